@@ -1,0 +1,142 @@
+#include "controlschema.h"
+
+#include <QStringBuilder>
+
+namespace rw::controlschema {
+
+namespace {
+
+// Step N brings the schema from version N-1 to N. Steps are append-only:
+// never edit one that has shipped, add the next.
+QStringList step(const SqlDialect &d, int version)
+{
+    const QString id = d.autoIdColumn();
+    const QString blob = d.blobType();
+    const QString big = d.bigintType();
+    switch (version) {
+    case 1:
+        return {
+            QStringLiteral("CREATE TABLE rewind_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"),
+            // One row per run of run/resume/rollback/recover.
+            QStringLiteral("CREATE TABLE rewind_runs (run_id ") % id
+                % QStringLiteral(", dataset TEXT NOT NULL, kind TEXT NOT NULL, plan_id TEXT, mode TEXT,"
+                                 " status TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT,"
+                                 " os_user TEXT, scope_json TEXT, error TEXT)"),
+            // A plan locks a run to what was previewed: scope and source fingerprint.
+            QStringLiteral("CREATE TABLE rewind_plans (plan_id TEXT PRIMARY KEY, dataset TEXT NOT NULL,"
+                           " created_at TEXT NOT NULL, scope_json TEXT NOT NULL,"
+                           " fingerprint TEXT NOT NULL, summary_json TEXT)"),
+            // Per-partition checkpoint, written in the publish transaction.
+            QStringLiteral("CREATE TABLE rewind_checkpoints (run_id ") % big
+                % QStringLiteral(" NOT NULL REFERENCES rewind_runs(run_id), part TEXT NOT NULL,"
+                                 " part_is_null INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL,"
+                                 " committed_at TEXT, counts_json TEXT,"
+                                 " PRIMARY KEY (run_id, part, part_is_null))"),
+            // What Rewind knows of each published partition. `source_sig` is
+            // the source fingerprint at publish time; a different one today
+            // makes the partition stale.
+            QStringLiteral("CREATE TABLE rewind_partition_state (dataset TEXT NOT NULL, part TEXT NOT NULL,"
+                           " part_is_null INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL,"
+                           " source_rows ") % big
+                % QStringLiteral(", source_sig TEXT, published_at TEXT, finalized_at TEXT, last_run_id ") % big
+                % QStringLiteral(", PRIMARY KEY (dataset, part, part_is_null))"),
+            QStringLiteral("CREATE TABLE rewind_audit (audit_id ") % id
+                % QStringLiteral(", at TEXT NOT NULL, os_user TEXT, action TEXT NOT NULL, dataset TEXT,"
+                                 " stream TEXT, run_id ") % big
+                % QStringLiteral(", detail_json TEXT)"),
+        };
+    case 2:
+        return {
+            QStringLiteral("CREATE TABLE rewind_offsets (stream TEXT NOT NULL, group_id TEXT NOT NULL,"
+                           " partition_id ") % big
+                % QStringLiteral(" NOT NULL, committed_offset ") % big
+                % QStringLiteral(" NOT NULL, updated_at TEXT NOT NULL,"
+                                 " PRIMARY KEY (stream, group_id, partition_id))"),
+            QStringLiteral("CREATE TABLE rewind_dlq (dlq_id ") % id
+                % QStringLiteral(", source_kind TEXT NOT NULL, source_name TEXT NOT NULL, part TEXT,"
+                                 " log_offset ") % big
+                % QStringLiteral(", event_id TEXT, record_key TEXT, error_class TEXT NOT NULL,"
+                                 " error TEXT NOT NULL, original_payload ") % blob
+                % QStringLiteral(", payload ") % blob
+                % QStringLiteral(", status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,"
+                                 " first_seen TEXT NOT NULL, last_attempt_at TEXT)"),
+            QStringLiteral("CREATE INDEX rewind_dlq_status ON rewind_dlq (status, error_class)"),
+            QStringLiteral("CREATE TABLE rewind_dlq_history (history_id ") % id
+                % QStringLiteral(", dlq_id ") % big
+                % QStringLiteral(" NOT NULL REFERENCES rewind_dlq(dlq_id), at TEXT NOT NULL, os_user TEXT,"
+                                 " action TEXT NOT NULL, from_status TEXT, to_status TEXT, reason TEXT,"
+                                 " payload_before ") % blob
+                % QStringLiteral(", payload_after ") % blob % u')',
+        };
+    case 3:
+        return {
+            QStringLiteral("CREATE TABLE rewind_frozen (dataset TEXT PRIMARY KEY, frozen_at TEXT NOT NULL,"
+                           " os_user TEXT, reason TEXT)"),
+            QStringLiteral("CREATE INDEX rewind_audit_at ON rewind_audit (at)"),
+        };
+    default:
+        return {};
+    }
+}
+
+constexpr int kLatest = 3;
+
+} // namespace
+
+int latestVersion() { return kLatest; }
+
+bool isControlTable(const QString &name) { return name.startsWith(QLatin1String(kPrefix)); }
+
+Result<int> currentVersion(const Database &db)
+{
+    auto has = db.hasRelation(QStringLiteral("rewind_meta"));
+    if (!has)
+        return fail(has.error());
+    if (!*has)
+        return 0;
+    auto value = db.scalar(QStringLiteral("SELECT value FROM rewind_meta WHERE key = 'schema_version'"));
+    if (!value)
+        return fail(value.error());
+    bool ok = false;
+    const int version = value->toString().toInt(&ok);
+    if (!ok)
+        return internalError(QStringLiteral("rewind_meta.schema_version is not a number: \"%1\"").arg(value->toString()));
+    return version;
+}
+
+Status migrate(const Database &db, int targetVersion)
+{
+    if (targetVersion < 0)
+        targetVersion = kLatest;
+    auto current = currentVersion(db);
+    if (!current)
+        return fail(current.error());
+    if (*current > kLatest)
+        return internalError(QStringLiteral("%1 was written by a newer Rewind (control schema version %2; this build knows up to %3)")
+                                 .arg(db.url().display())
+                                 .arg(*current)
+                                 .arg(kLatest));
+    for (int version = *current + 1; version <= targetVersion; ++version) {
+        const Status applied = db.writeTransaction([&]() -> Status {
+            // Re-check inside the write lock: another process may have migrated meanwhile.
+            auto now = currentVersion(db);
+            if (!now)
+                return fail(now.error());
+            if (*now >= version)
+                return {};
+            if (auto s = db.execAll(step(db.dialect(), version)); !s)
+                return s;
+            if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_meta (key, value) VALUES ('schema_version', ?)")
+                                     % db.dialect().upsertSet({QStringLiteral("key")}, {QStringLiteral("value")}),
+                                 {QString::number(version)});
+                !r)
+                return fail(r.error());
+            return {};
+        });
+        if (!applied)
+            return applied;
+    }
+    return {};
+}
+
+} // namespace rw::controlschema

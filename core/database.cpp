@@ -1,0 +1,269 @@
+#include "database.h"
+
+#include <QAtomicInteger>
+#include <QFileInfo>
+#include <QLoggingCategory>
+#include <QMutex>
+#include <QSet>
+#include <QSqlError>
+#include <QSqlRecord>
+#include <QStringBuilder>
+#include <QThread>
+#include <QUrl>
+
+Q_LOGGING_CATEGORY(lcDb, "rewind.db")
+
+namespace rw {
+
+namespace {
+
+QAtomicInteger<quint64> g_nextDatabaseId{1};
+
+QString describe(const QSqlError &error)
+{
+    QString text = error.databaseText();
+    if (text.isEmpty())
+        text = error.text();
+    return text.trimmed();
+}
+
+QString abbreviate(const QString &sql)
+{
+    QString oneLine = sql.simplified();
+    if (oneLine.size() > 160)
+        oneLine = oneLine.left(157) + QStringLiteral("...");
+    return oneLine;
+}
+
+} // namespace
+
+Result<DatabaseUrl> DatabaseUrl::parse(const QString &text)
+{
+    DatabaseUrl url;
+    if (text.trimmed().isEmpty())
+        return badInput(QStringLiteral("--db: no database given (a SQLite path, sqlite:PATH or postgresql://...)"));
+    if (text.startsWith(QLatin1String("postgresql://")) || text.startsWith(QLatin1String("postgres://"))) {
+        const QUrl parsed(text, QUrl::StrictMode);
+        if (!parsed.isValid() || parsed.host().isEmpty() || parsed.path().size() < 2)
+            return badInput(QStringLiteral("--db: malformed PostgreSQL URL (expected postgresql://user[:password]@host[:port]/dbname)"));
+        url.kind = SqlDialect::Kind::Postgres;
+        url.host = parsed.host();
+        url.port = parsed.port(5432);
+        url.user = parsed.userName();
+        url.password = parsed.password();
+        url.databaseName = parsed.path().mid(1);
+        return url;
+    }
+    url.kind = SqlDialect::Kind::Sqlite;
+    url.path = text.startsWith(QLatin1String("sqlite:")) ? text.mid(7) : text;
+    if (url.path.startsWith(QLatin1String("//")))
+        url.path = url.path.mid(2); // sqlite:///abs/path
+    if (url.path.isEmpty())
+        return badInput(QStringLiteral("--db: empty SQLite path"));
+    return url;
+}
+
+QString DatabaseUrl::display() const
+{
+    if (kind == SqlDialect::Kind::Sqlite)
+        return path;
+    return QStringLiteral("postgresql://") % (user.isEmpty() ? QString() : user % u'@') % host % u':'
+           % QString::number(port) % u'/' % databaseName;
+}
+
+struct Database::Shared {
+    quint64 id = 0;
+    DatabaseUrl url;
+    std::shared_ptr<const SqlDialect> dialect;
+    QMutex mutex;
+    QSet<QString> connectionNames;
+
+    ~Shared()
+    {
+        // Only the current thread's connection can be closed safely here; the
+        // others belong to threads that may still be running.
+        const QString mine = connectionName();
+        if (connectionNames.contains(mine)) {
+            QSqlDatabase::database(mine, false).close();
+            QSqlDatabase::removeDatabase(mine);
+        }
+    }
+
+    QString connectionName() const
+    {
+        return QStringLiteral("rewind-%1-%2")
+            .arg(id)
+            .arg(reinterpret_cast<quintptr>(QThread::currentThreadId()));
+    }
+};
+
+const SqlDialect &Database::dialect() const { return *m_shared->dialect; }
+const DatabaseUrl &Database::url() const { return m_shared->url; }
+
+Result<Database> Database::open(const QString &text, OpenMode mode)
+{
+    auto url = DatabaseUrl::parse(text);
+    if (!url)
+        return fail(url.error());
+    auto dialect = makeDialect(url->kind);
+    if (!dialect)
+        return badInput(QStringLiteral("--db %1: the %2 backend is not available in this build")
+                            .arg(url->display(), QStringLiteral("PostgreSQL")));
+    if (url->kind == SqlDialect::Kind::Sqlite && mode == OpenMode::MustExist
+        && !QFileInfo::exists(url->path))
+        return badInput(QStringLiteral("--db %1: no such database file").arg(url->path));
+    if (!QSqlDatabase::isDriverAvailable(dialect->driverName()))
+        return internalError(QStringLiteral("the Qt SQL driver %1 is not installed (Debian: libqt6sql6-sqlite)")
+                                 .arg(dialect->driverName()));
+
+    auto shared = std::make_shared<Shared>();
+    shared->id = g_nextDatabaseId.fetchAndAddRelaxed(1);
+    shared->url = *url;
+    shared->dialect = std::move(dialect);
+    Database db(std::move(shared));
+    if (auto conn = db.connection(); !conn)
+        return fail(conn.error());
+    return db;
+}
+
+Result<QSqlDatabase> Database::connection() const
+{
+    const QString name = m_shared->connectionName();
+    {
+        QMutexLocker lock(&m_shared->mutex);
+        if (m_shared->connectionNames.contains(name))
+            return QSqlDatabase::database(name, false);
+    }
+    QSqlDatabase conn = QSqlDatabase::addDatabase(m_shared->dialect->driverName(), name);
+    const DatabaseUrl &url = m_shared->url;
+    if (url.kind == SqlDialect::Kind::Sqlite) {
+        conn.setDatabaseName(url.path);
+        conn.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
+    } else {
+        conn.setHostName(url.host);
+        conn.setPort(url.port);
+        conn.setUserName(url.user);
+        conn.setPassword(url.password);
+        conn.setDatabaseName(url.databaseName);
+    }
+    if (!conn.open()) {
+        const QString why = describe(conn.lastError());
+        conn = QSqlDatabase();
+        QSqlDatabase::removeDatabase(name);
+        return internalError(QStringLiteral("cannot open database %1: %2").arg(url.display(), why));
+    }
+    for (const QString &statement : m_shared->dialect->sessionSetup()) {
+        QSqlQuery q(conn);
+        if (!q.exec(statement))
+            return internalError(QStringLiteral("cannot set up database %1 (%2): %3")
+                                     .arg(url.display(), statement, describe(q.lastError())));
+    }
+    QMutexLocker lock(&m_shared->mutex);
+    m_shared->connectionNames.insert(name);
+    return conn;
+}
+
+Result<QSqlQuery> Database::exec(const QString &sql, const QVariantList &binds) const
+{
+    auto conn = connection();
+    if (!conn)
+        return fail(conn.error());
+    QSqlQuery query(*conn);
+    query.setForwardOnly(true);
+    if (!query.prepare(sql))
+        return internalError(QStringLiteral("SQL error: %1\n  in: %2").arg(describe(query.lastError()), abbreviate(sql)));
+    for (const QVariant &value : binds)
+        query.addBindValue(value);
+    if (!query.exec())
+        return internalError(QStringLiteral("SQL error: %1\n  in: %2").arg(describe(query.lastError()), abbreviate(sql)));
+    return query;
+}
+
+Result<QVariant> Database::scalar(const QString &sql, const QVariantList &binds) const
+{
+    auto query = exec(sql, binds);
+    if (!query)
+        return fail(query.error());
+    if (!query->next())
+        return QVariant();
+    return query->value(0);
+}
+
+Status Database::execAll(const QStringList &statements) const
+{
+    for (const QString &statement : statements) {
+        if (auto r = exec(statement); !r)
+            return fail(r.error());
+    }
+    return {};
+}
+
+Status Database::writeTransaction(const std::function<Status()> &body) const
+{
+    if (auto begin = exec(dialect().beginWrite()); !begin)
+        return fail(begin.error());
+    Status result = body();
+    if (result) {
+        if (auto commit = exec(QStringLiteral("COMMIT")); commit)
+            return {};
+        else
+            result = fail(commit.error());
+    }
+    if (auto rollback = exec(QStringLiteral("ROLLBACK")); !rollback)
+        qCWarning(lcDb) << "rollback failed:" << rollback.error().message;
+    return result;
+}
+
+Result<QStringList> Database::relations() const
+{
+    auto query = exec(dialect().listRelations());
+    if (!query)
+        return fail(query.error());
+    QStringList names;
+    while (query->next())
+        names << query->value(0).toString();
+    return names;
+}
+
+Result<bool> Database::hasRelation(const QString &name) const
+{
+    auto names = relations();
+    if (!names)
+        return fail(names.error());
+    return names->contains(name);
+}
+
+Result<std::vector<ColumnInfo>> Database::columns(const QString &relation) const
+{
+    auto query = exec(dialect().listColumns(), {relation});
+    if (!query)
+        return fail(query.error());
+    std::vector<ColumnInfo> result;
+    while (query->next())
+        result.push_back({query->value(0).toString(), query->value(1).toString()});
+    return result;
+}
+
+Result<QString> Database::quotedRelation(const QString &name) const
+{
+    auto exists = hasRelation(name);
+    if (!exists)
+        return fail(exists.error());
+    if (!*exists)
+        return badInput(QStringLiteral("no table or view named \"%1\" in %2").arg(name, url().display()));
+    return quote(name);
+}
+
+Result<QStringList> Database::selectColumns(const QString &select) const
+{
+    auto query = exec(QStringLiteral("SELECT * FROM (") % select % QStringLiteral(") AS rewind_probe LIMIT 0"));
+    if (!query)
+        return fail(Error::badInput(query.error().message));
+    QStringList names;
+    const QSqlRecord record = query->record();
+    for (int i = 0; i < record.count(); ++i)
+        names << record.fieldName(i);
+    return names;
+}
+
+} // namespace rw

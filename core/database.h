@@ -1,0 +1,85 @@
+#pragma once
+
+#include "error.h"
+#include "sqldialect.h"
+
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QString>
+#include <QVariant>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace rw {
+
+// A parsed --db argument: a SQLite path, `sqlite:PATH`, or (later)
+// `postgresql://user[:password]@host[:port]/dbname`.
+struct DatabaseUrl {
+    SqlDialect::Kind kind = SqlDialect::Kind::Sqlite;
+    QString path; // SQLite file
+    QString host;
+    int port = 0;
+    QString user;
+    QString password;
+    QString databaseName;
+
+    static Result<DatabaseUrl> parse(const QString &text);
+    // For messages: never includes a password.
+    QString display() const;
+};
+
+struct ColumnInfo {
+    QString name;
+    QString type;
+};
+
+// A handle on one database. Cheap to copy; copies share one identity.
+//
+// Threading: a QSqlDatabase may only be used by the thread that opened it, so
+// every thread that calls into a Database gets its own connection, opened on
+// first use and closed when the last copy of the handle is destroyed (for the
+// destroying thread) or at process exit. Never pass a QSqlQuery across threads.
+class Database {
+public:
+    enum class OpenMode { MustExist, CreateIfMissing };
+
+    static Result<Database> open(const QString &url, OpenMode mode = OpenMode::MustExist);
+
+    const SqlDialect &dialect() const;
+    const DatabaseUrl &url() const;
+    QString quote(const QString &identifier) const { return dialect().quote(identifier); }
+
+    // This thread's connection, opened (with the dialect's session set-up) on first use.
+    Result<QSqlDatabase> connection() const;
+
+    // Runs one statement with positional bound values. Errors name the statement.
+    Result<QSqlQuery> exec(const QString &sql, const QVariantList &binds = {}) const;
+    // First column of the first row, or a null QVariant when there is no row.
+    Result<QVariant> scalar(const QString &sql, const QVariantList &binds = {}) const;
+    // Runs a semicolon-free script of statements one by one.
+    Status execAll(const QStringList &statements) const;
+
+    // Runs `body` inside a write transaction (BEGIN IMMEDIATE on SQLite):
+    // commits when it succeeds, rolls back when it fails.
+    Status writeTransaction(const std::function<Status()> &body) const;
+
+    // Catalog. Names are matched exactly (case-sensitively) so that a quoted
+    // identifier always means what the spec says.
+    Result<QStringList> relations() const;
+    Result<bool> hasRelation(const QString &name) const;
+    Result<std::vector<ColumnInfo>> columns(const QString &relation) const;
+    // The quoted name of an existing relation, or a BadInput error naming it.
+    Result<QString> quotedRelation(const QString &name) const;
+    // The columns a SELECT yields, by running it with LIMIT 0.
+    Result<QStringList> selectColumns(const QString &select) const;
+
+private:
+    struct Shared;
+    explicit Database(std::shared_ptr<Shared> shared) : m_shared(std::move(shared)) {}
+    std::shared_ptr<Shared> m_shared;
+};
+
+} // namespace rw

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace rw {
+
+// Everything that differs between SQL engines lives behind this interface:
+// session set-up, transaction start, catalog queries, type names and the few
+// expressions whose spelling differs. Portable SQL is written by the query
+// builders; dialect-specific text comes only from here.
+class SqlDialect {
+public:
+    enum class Kind { Sqlite, Postgres };
+
+    virtual ~SqlDialect() = default;
+
+    virtual Kind kind() const = 0;
+    virtual QString name() const = 0;
+    // The Qt SQL driver that speaks this dialect.
+    virtual QString driverName() const = 0;
+
+    // Statements run once on every new connection.
+    virtual QStringList sessionSetup() const = 0;
+    // Starts a write transaction that takes the write lock up front, so two
+    // writers never deadlock upgrading a read lock.
+    virtual QString beginWrite() const = 0;
+
+    // Catalog: user tables and views, one column "name".
+    virtual QString listRelations() const = 0;
+    // Columns of one relation, bound parameter: relation name. Columns "name", "type".
+    virtual QString listColumns() const = 0;
+
+    // DDL pieces.
+    virtual QString autoIdColumn() const = 0; // an auto-increment integer primary key
+    virtual QString blobType() const = 0;
+    virtual QString bigintType() const = 0;
+    virtual QString doubleType() const = 0;
+
+    // Expressions.
+    // Double-quotes an identifier, doubling embedded quotes. Standard SQL;
+    // both engines accept any character inside a quoted identifier but NUL.
+    QString quote(const QString &identifier) const;
+    QString quoteQualified(const QString &identifier) const { return quote(identifier); }
+    virtual QString nullSafeEqual(const QString &a, const QString &b) const = 0;
+    virtual QString castText(const QString &expr) const = 0;
+    // Current UTC time as ISO-8601 text with milliseconds and a Z.
+    virtual QString nowUtcText() const = 0;
+    // Upsert tail for a table whose conflict target is `conflictColumns`.
+    virtual QString upsertSet(const QStringList &conflictColumns,
+                              const QStringList &updateColumns) const = 0;
+};
+
+std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind);
+
+} // namespace rw

@@ -1,0 +1,84 @@
+#include "timeutil.h"
+
+#include <QRegularExpression>
+#include <QStringBuilder>
+
+namespace rw::timeutil {
+
+Result<qint64> parseDuration(const QString &text)
+{
+    static const QRegularExpression whole(QStringLiteral("^(?:\\d+[smhd])+$"));
+    static const QRegularExpression part(QStringLiteral("(\\d+)([smhd])"));
+    const QString t = text.trimmed();
+    if (!whole.match(t).hasMatch())
+        return badInput(QStringLiteral("\"%1\" is not a duration (use a number and a unit: 90s, 15m, 2h, 1d)").arg(text));
+    qint64 seconds = 0;
+    auto it = part.globalMatch(t);
+    while (it.hasNext()) {
+        const auto m = it.next();
+        const qint64 n = m.captured(1).toLongLong();
+        switch (m.captured(2).at(0).toLatin1()) {
+        case 's': seconds += n; break;
+        case 'm': seconds += n * 60; break;
+        case 'h': seconds += n * 3600; break;
+        case 'd': seconds += n * 86400; break;
+        }
+    }
+    return seconds;
+}
+
+QString formatDuration(qint64 seconds)
+{
+    if (seconds == 0)
+        return QStringLiteral("0s");
+    QString out;
+    const qint64 d = seconds / 86400, h = seconds % 86400 / 3600, m = seconds % 3600 / 60, s = seconds % 60;
+    if (d) out += QString::number(d) % u'd';
+    if (h) out += QString::number(h) % u'h';
+    if (m) out += QString::number(m) % u'm';
+    if (s) out += QString::number(s) % u's';
+    return out;
+}
+
+Result<QDateTime> parseTimestamp(const QString &text)
+{
+    const QString t = text.trimmed();
+    static const QRegularExpression epoch(QStringLiteral("^-?\\d+(\\.\\d+)?$"));
+    if (epoch.match(t).hasMatch()) {
+        const double secs = t.toDouble();
+        return QDateTime::fromMSecsSinceEpoch(qint64(secs * 1000.0), Qt::UTC);
+    }
+    static const QRegularExpression iso(QStringLiteral(
+        "^(\\d{4}-\\d{2}-\\d{2})(?:[T ](\\d{2}:\\d{2}(?::\\d{2}(?:[.,]\\d+)?)?))?\\s*(Z|[+-]\\d{2}(?::?\\d{2})?)?$"),
+        QRegularExpression::CaseInsensitiveOption);
+    const auto m = iso.match(t);
+    if (!m.hasMatch())
+        return badInput(QStringLiteral("\"%1\" is not a timestamp (use ISO-8601 such as 2025-05-06T10:20:00Z, or epoch seconds)").arg(text));
+    QString timePart = m.captured(2).isEmpty() ? QStringLiteral("00:00:00") : m.captured(2);
+    timePart.replace(u',', u'.');
+    if (timePart.size() == 5)
+        timePart += QStringLiteral(":00");
+    const QDate date = QDate::fromString(m.captured(1), Qt::ISODate);
+    QString whole = timePart.section(u'.', 0, 0);
+    const QString fraction = timePart.section(u'.', 1);
+    const QTime time = QTime::fromString(whole, QStringLiteral("HH:mm:ss"));
+    if (!date.isValid() || !time.isValid())
+        return badInput(QStringLiteral("\"%1\" is not a valid date and time").arg(text));
+    qint64 ms = 0;
+    if (!fraction.isEmpty())
+        ms = qint64(QString(QStringLiteral("0.") % fraction).toDouble() * 1000.0 + 0.5);
+    int offsetSeconds = 0;
+    const QString zone = m.captured(3);
+    if (!zone.isEmpty() && zone.compare(QLatin1String("Z"), Qt::CaseInsensitive) != 0) {
+        const int sign = zone.at(0) == u'-' ? -1 : 1;
+        QString digits = zone.mid(1);
+        digits.remove(u':');
+        const int hh = digits.left(2).toInt();
+        const int mm = digits.size() >= 4 ? digits.mid(2, 2).toInt() : 0;
+        offsetSeconds = sign * (hh * 3600 + mm * 60);
+    }
+    QDateTime local(date, time, Qt::UTC);
+    return local.addMSecs(ms).addSecs(-offsetSeconds);
+}
+
+} // namespace rw::timeutil
