@@ -74,12 +74,23 @@ QStringList step(const SqlDialect &d, int version)
                            " os_user TEXT, reason TEXT)"),
             QStringLiteral("CREATE INDEX rewind_audit_at ON rewind_audit (at)"),
         };
+    case 4:
+        return {
+            // Who runs it (for telling a live run from an interrupted one) and its final result.
+            QStringLiteral("ALTER TABLE rewind_runs ADD COLUMN pid ") % big,
+            QStringLiteral("ALTER TABLE rewind_runs ADD COLUMN host TEXT"),
+            QStringLiteral("ALTER TABLE rewind_runs ADD COLUMN result_json TEXT"),
+            QStringLiteral("CREATE TABLE rewind_check_results (run_id ") % big
+                % QStringLiteral(" NOT NULL, part TEXT NOT NULL, part_is_null INTEGER NOT NULL DEFAULT 0, name TEXT NOT NULL,"
+                                 " passed INTEGER NOT NULL, detail TEXT, at TEXT NOT NULL)"),
+            QStringLiteral("CREATE INDEX rewind_check_results_run ON rewind_check_results (run_id)"),
+        };
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 3;
+constexpr int kLatest = 4;
 
 } // namespace
 

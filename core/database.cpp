@@ -1,5 +1,7 @@
 #include "database.h"
 
+#include "sqlitefunctions.h"
+
 #include <QAtomicInteger>
 #include <QFileInfo>
 #include <QLoggingCategory>
@@ -25,6 +27,23 @@ QString describe(const QSqlError &error)
     if (text.isEmpty())
         text = error.text();
     return text.trimmed();
+}
+
+QString abbreviate(const QString &sql);
+
+// SQLITE_BUSY (5) and SQLITE_LOCKED (6); PostgreSQL serialization failure and deadlock.
+bool isTransient(const QSqlError &error)
+{
+    const QString code = error.nativeErrorCode();
+    return code == QLatin1String("5") || code == QLatin1String("6") || code == QLatin1String("40001")
+           || code == QLatin1String("40P01") || error.databaseText().contains(QLatin1String("database is locked"));
+}
+
+Error sqlError(const QSqlError &error, const QString &sql)
+{
+    Error e = Error::internal(QStringLiteral("SQL error: %1\n  in: %2").arg(describe(error), abbreviate(sql)));
+    e.transient = isTransient(error);
+    return e;
 }
 
 QString abbreviate(const QString &sql)
@@ -158,6 +177,10 @@ Result<QSqlDatabase> Database::connection() const
             return internalError(QStringLiteral("cannot set up database %1 (%2): %3")
                                      .arg(url.display(), statement, describe(q.lastError())));
     }
+    if (url.kind == SqlDialect::Kind::Sqlite) {
+        if (auto registered = registerSqliteFunctions(conn); !registered)
+            return fail(registered.error());
+    }
     QMutexLocker lock(&m_shared->mutex);
     m_shared->connectionNames.insert(name);
     return conn;
@@ -171,11 +194,11 @@ Result<QSqlQuery> Database::exec(const QString &sql, const QVariantList &binds) 
     QSqlQuery query(*conn);
     query.setForwardOnly(true);
     if (!query.prepare(sql))
-        return internalError(QStringLiteral("SQL error: %1\n  in: %2").arg(describe(query.lastError()), abbreviate(sql)));
+        return fail(sqlError(query.lastError(), sql));
     for (const QVariant &value : binds)
         query.addBindValue(value);
     if (!query.exec())
-        return internalError(QStringLiteral("SQL error: %1\n  in: %2").arg(describe(query.lastError()), abbreviate(sql)));
+        return fail(sqlError(query.lastError(), sql));
     return query;
 }
 

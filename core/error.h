@@ -18,6 +18,8 @@ struct Error {
 
     Code code = Code::Internal;
     QString message;
+    // A lock or busy condition that may clear by itself: worth a retry.
+    bool transient = false;
 
     static Error badInput(const QString &message) { return {Code::BadInput, message}; }
     static Error internal(const QString &message) { return {Code::Internal, message}; }

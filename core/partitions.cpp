@@ -1,5 +1,7 @@
 #include "partitions.h"
 
+#include "batchsql.h"
+
 #include <QMap>
 #include <QStringBuilder>
 
@@ -7,13 +9,30 @@ namespace rw {
 
 namespace {
 
-// Partitions are matched by (text value, is-null) so that a NULL partition
-// never collides with an empty string.
-using PartKey = std::pair<bool, QString>;
+// Partitions are matched by (is-null, text value) so that a NULL partition
+// never collides with an empty string. NULL sorts first, as in SQL; numeric
+// partition values sort as numbers (9 before 10).
+struct PartKey {
+    bool isNull = false;
+    QString text;
+
+    bool operator<(const PartKey &other) const
+    {
+        if (isNull != other.isNull)
+            return isNull;
+        bool leftNumber = false, rightNumber = false;
+        const double l = text.toDouble(&leftNumber);
+        const double r = other.text.toDouble(&rightNumber);
+        if (leftNumber && rightNumber && l != r)
+            return l < r;
+        return text < other.text;
+    }
+};
 
 PartKey keyOf(const QVariant &text, const QVariant &isNull)
 {
-    return {isNull.toInt() != 0, isNull.toInt() != 0 ? QString() : text.toString()};
+    const bool null = isNull.toInt() != 0;
+    return {null, null ? QString() : text.toString()};
 }
 
 struct StateRow {
@@ -26,6 +45,11 @@ struct StateRow {
 
 } // namespace
 
+bool partitionLess(const std::optional<QString> &a, const std::optional<QString> &b)
+{
+    return PartKey{!a, a.value_or(QString())} < PartKey{!b, b.value_or(QString())};
+}
+
 QString partitionLabel(const std::optional<QString> &partition)
 {
     return partition ? *partition : QStringLiteral("(all)");
@@ -33,13 +57,10 @@ QString partitionLabel(const std::optional<QString> &partition)
 
 QString sourceSignatureExpr(const Database &db, const DatasetSpec &dataset)
 {
-    const SqlDialect &d = db.dialect();
-    const QString latest = !dataset.ingestTime.isEmpty() ? dataset.ingestTime : dataset.orderBy;
-    QString sig = d.castText(QStringLiteral("COUNT(*)"));
-    if (!latest.isEmpty())
-        sig = sig % QStringLiteral(" || '|' || COALESCE(") % d.castText(QStringLiteral("MAX(") % db.quote(latest) % u')')
-              % QStringLiteral(", '')");
-    return sig;
+    // The same fingerprint a plan locks and a publish records: the row count
+    // and an order-independent checksum of every column.
+    auto sql = BatchSql::make(db, dataset);
+    return sql ? sql->fingerprintExpr() : QStringLiteral("NULL");
 }
 
 Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset)
@@ -135,8 +156,8 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
     out.reserve(counts.size());
     for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
         PartitionInfo info;
-        if (!it.key().first)
-            info.partition = it.key().second;
+        if (!it.key().isNull)
+            info.partition = it.key().text;
         info.sourceRows = it->sourceRows;
         info.targetRows = it->targetRows;
         info.duplicateKeys = it->duplicateKeys;

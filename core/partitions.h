@@ -23,14 +23,16 @@ struct PartitionInfo {
 };
 
 QString partitionLabel(const std::optional<QString> &partition); // "(all)" for null
+// Partition order: NULL first, numbers as numbers (9 before 10), else text.
+bool partitionLess(const std::optional<QString> &a, const std::optional<QString> &b);
 
 // Counts per partition in three set-based queries (source, target, state),
 // whatever the number of partitions. Reads only.
 Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset);
 
-// The source fingerprint a publish records: row count and the latest
-// ingest_time (or order_by) per partition. A partition whose fingerprint
-// differs from the recorded one is stale.
+// The source fingerprint a publish records, as an aggregate over the
+// source's rows: the row count and an order-independent checksum of every
+// column. A partition whose fingerprint differs from the recorded one is stale.
 QString sourceSignatureExpr(const Database &db, const DatasetSpec &dataset);
 
 } // namespace rw

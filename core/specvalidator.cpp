@@ -66,6 +66,15 @@ SqlShape shapeOf(const QString &sql)
     return shape;
 }
 
+// The engine's complaint without our "SQL error:" prefix or the statement.
+QString firstLine(const QString &message)
+{
+    QString line = message.section(u'\n', 0, 0);
+    if (line.startsWith(QLatin1String("SQL error: ")))
+        line = line.mid(11);
+    return line;
+}
+
 class Validator {
 public:
     Validator(const Spec &spec, const Database &db) : m_spec(spec), m_db(db) {}
@@ -153,7 +162,7 @@ private:
                     select.chop(1);
                 auto names = m_db.selectColumns(select);
                 if (!names) {
-                    error(ctx, QStringLiteral("transform"), QStringLiteral("does not compile as a SELECT: ") % names.error().message.section(u'\n', 0, 0));
+                    error(ctx, QStringLiteral("transform"), QStringLiteral("does not compile as a SELECT: ") % firstLine(names.error().message));
                 } else {
                     cols = *names;
                     haveColumns = true;
@@ -217,7 +226,7 @@ private:
             }
             auto names = m_db.selectColumns(probe);
             if (!names)
-                error(ctx, QStringLiteral("query"), QStringLiteral("does not compile: ") % names.error().message.section(u'\n', 0, 0));
+                error(ctx, QStringLiteral("query"), QStringLiteral("does not compile: ") % firstLine(names.error().message));
             else if (names->size() != 1)
                 error(ctx, QStringLiteral("query"), QStringLiteral("must return exactly one column, returns ") % QString::number(names->size()));
         }

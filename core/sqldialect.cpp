@@ -55,6 +55,26 @@ public:
     {
         return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%fZ','now')");
     }
+    QString dropTempTable(const QString &name) const override
+    {
+        return QStringLiteral("DROP TABLE IF EXISTS temp.") % quote(name);
+    }
+    QString createTempIndex(const QString &index, const QString &table, const QStringList &columns) const override
+    {
+        QStringList cols;
+        for (const auto &c : columns)
+            cols << quote(c);
+        return QStringLiteral("CREATE INDEX temp.") % quote(index) % QStringLiteral(" ON ") % quote(table) % QStringLiteral(" (")
+               % cols.join(u", ") % u')';
+    }
+    QString rowHash(const QStringList &quotedExpressions) const override
+    {
+        return QStringLiteral("rewind_hash(") % quotedExpressions.join(u", ") % u')';
+    }
+    QString jsonObject(const QStringList &namesAndExpressions) const override
+    {
+        return QStringLiteral("json_object(") % namesAndExpressions.join(u", ") % u')';
+    }
     QString upsertSet(const QStringList &conflictColumns,
                       const QStringList &updateColumns) const override
     {

@@ -48,6 +48,16 @@ public:
     virtual QString castText(const QString &expr) const = 0;
     // Current UTC time as ISO-8601 text with milliseconds and a Z.
     virtual QString nowUtcText() const = 0;
+    // Per-connection temporary work tables.
+    virtual QString dropTempTable(const QString &name) const = 0;
+    virtual QString createTempIndex(const QString &index, const QString &table, const QStringList &columns) const = 0;
+    // A deterministic 32-bit hash of a row's values, NULL-aware: summed over
+    // rows it is an order-independent checksum.
+    virtual QString rowHash(const QStringList &quotedExpressions) const = 0;
+
+    // A JSON object text from alternating name literals and expressions.
+    virtual QString jsonObject(const QStringList &namesAndExpressions) const = 0;
+
     // Upsert tail for a table whose conflict target is `conflictColumns`.
     virtual QString upsertSet(const QStringList &conflictColumns,
                               const QStringList &updateColumns) const = 0;

@@ -5,6 +5,9 @@
 #include <QStringBuilder>
 #include <QtGlobal>
 
+#include <pwd.h>
+#include <unistd.h>
+
 namespace rw {
 
 Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath)
@@ -29,6 +32,10 @@ QString osUser()
     QString user = qEnvironmentVariable("USER");
     if (user.isEmpty())
         user = qEnvironmentVariable("USERNAME");
+    if (user.isEmpty()) {
+        if (const passwd *entry = ::getpwuid(::geteuid()))
+            user = QString::fromLocal8Bit(entry->pw_name);
+    }
     return user.isEmpty() ? QStringLiteral("unknown") : user;
 }
 

@@ -1,0 +1,147 @@
+// rewind: the desktop console. Parses the command line, opens the window
+// and, for --screenshot, saves the window once its data has loaded.
+#include "mainwindow.h"
+#include "page.h"
+#include "settings.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QPixmap>
+#include <QTextStream>
+#include <QThreadPool>
+#include <QTimer>
+
+namespace {
+
+constexpr int kScreenshotTimeoutMs = 120000;
+
+int usageError(const QString &message)
+{
+    QTextStream(stderr) << "rewind: " << message << '\n';
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("rewind"));
+    QApplication::setOrganizationName(QStringLiteral("Rewind"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Rewind: operator console for reprocessing data pipelines."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Database: a SQLite path or sqlite:PATH."),
+                                      QStringLiteral("DB"));
+    const QCommandLineOption specOption(QStringLiteral("spec"), QStringLiteral("Pipeline spec (JSON)."), QStringLiteral("SPEC"));
+    const QCommandLineOption pageOption(QStringLiteral("page"),
+                                        QStringLiteral("Open on a page: %1.").arg(rw::MainWindow::plannedPages().join(u", ")),
+                                        QStringLiteral("NAME"));
+    const QCommandLineOption datasetOption(QStringLiteral("dataset"), QStringLiteral("Select this dataset."), QStringLiteral("D"));
+    const QCommandLineOption streamOption(QStringLiteral("stream"), QStringLiteral("Select this stream."), QStringLiteral("S"));
+    const QCommandLineOption screenshotOption(
+        QStringLiteral("screenshot"), QStringLiteral("Render the window with its data loaded, save it as PNG and exit."),
+        QStringLiteral("FILE.png"));
+    parser.addOptions({dbOption, specOption, pageOption, datasetOption, streamOption, screenshotOption});
+    if (!parser.parse(QApplication::arguments()))
+        return usageError(parser.errorText());
+    if (parser.isSet(QStringLiteral("help")))
+        parser.showHelp(0);
+    if (parser.isSet(QStringLiteral("version")))
+        parser.showVersion();
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("unexpected argument %1").arg(parser.positionalArguments().constFirst()));
+
+    // Which page, and which dataset or stream on it.
+    using Kind = rw::Navigator::Kind;
+    rw::MainWindow::Selection selection;
+    const QString page = parser.value(pageOption);
+    const QString dataset = parser.value(datasetOption);
+    const QString stream = parser.value(streamOption);
+    if (!page.isEmpty() && !rw::MainWindow::availablePages().contains(page)) {
+        const QString available = rw::MainWindow::availablePages().join(u", ");
+        if (rw::MainWindow::plannedPages().contains(page))
+            return usageError(QStringLiteral("--page %1: this page is not built yet; available pages: %2").arg(page, available));
+        return usageError(QStringLiteral("--page %1: unknown page; available pages: %2").arg(page, available));
+    }
+    if (page == QLatin1String("streams") || (page.isEmpty() && !stream.isEmpty() && dataset.isEmpty())) {
+        selection = {Kind::Stream, stream};
+        if (stream.isEmpty())
+            selection.kind = Kind::None; // first stream, chosen below once the spec is known
+    } else if (page.isEmpty() && !stream.isEmpty() && !dataset.isEmpty()) {
+        return usageError(QStringLiteral("both --dataset and --stream given: add --page partitions or --page streams"));
+    } else if (!dataset.isEmpty()) {
+        selection = {Kind::Dataset, dataset};
+    }
+    const bool wantStreamPage = page == QLatin1String("streams") || selection.kind == Kind::Stream;
+
+    // Which workspace.
+    QString db = parser.value(dbOption);
+    QString spec = parser.value(specOption);
+    if (db.isEmpty() != spec.isEmpty())
+        return usageError(db.isEmpty() ? QStringLiteral("--spec given without --db") : QStringLiteral("--db given without --spec"));
+    if (db.isEmpty()) {
+        const auto recents = rw::Settings().recentWorkspaces();
+        if (!recents.empty()) {
+            db = recents.front().db;
+            spec = recents.front().spec;
+        }
+    }
+    const QString screenshot = parser.value(screenshotOption);
+    if (!screenshot.isEmpty() && db.isEmpty())
+        return usageError(QStringLiteral("--screenshot needs a workspace: give --db and --spec"));
+
+    rw::MainWindow window;
+    if (screenshot.isEmpty()) {
+        window.restoreLayout();
+    } else {
+        window.resize(1400, 860);
+        const auto finish = [&window](int code, const QString &message) {
+            if (!message.isEmpty())
+                QTextStream(stderr) << "rewind: " << message << '\n';
+            window.hide();
+            QApplication::exit(code);
+        };
+        QObject::connect(&window, &rw::MainWindow::workspaceFailed, &window,
+                         [finish](int code, const QString &message) { finish(code, message); });
+        QObject::connect(&window, &rw::MainWindow::pageFailed, &window,
+                         [finish](const QString &message) { finish(1, message); });
+        QObject::connect(&window, &rw::MainWindow::workspaceOpened, &window, [&window, selection, wantStreamPage, finish] {
+            const rw::Spec &s = window.workspace()->spec;
+            if (selection.kind == Kind::Dataset && !s.dataset(selection.name))
+                return finish(2, s.requireDataset(selection.name).error().message);
+            if (selection.kind == Kind::Stream && !s.stream(selection.name))
+                return finish(2, s.requireStream(selection.name).error().message);
+            if (wantStreamPage && selection.kind == Kind::None) {
+                if (s.streams.empty())
+                    return finish(2, QStringLiteral("--page streams: the spec defines no streams"));
+                window.selectStream(s.streams.front().name);
+            }
+            if (!window.currentPage())
+                return finish(2, QStringLiteral("the spec defines nothing to show"));
+        });
+        QObject::connect(&window, &rw::MainWindow::pageLoaded, &window, [&window, screenshot, finish] {
+            // Let the views lay out and paint the new rows first.
+            QTimer::singleShot(100, &window, [&window, screenshot, finish] {
+                const QPixmap shot = window.grab();
+                if (!shot.save(screenshot, "PNG"))
+                    return finish(1, QStringLiteral("cannot write %1").arg(screenshot));
+                QTextStream(stdout) << screenshot << '\n';
+                finish(0, QString());
+            });
+        });
+        QTimer::singleShot(kScreenshotTimeoutMs, &window,
+                           [finish] { finish(1, QStringLiteral("timed out waiting for the data to load")); });
+    }
+    window.show();
+    if (!db.isEmpty())
+        window.openWorkspace(db, spec, selection);
+    const int code = QApplication::exec();
+    // Background loads may still be running (e.g. after an early exit): let
+    // them finish before their database connections are torn down.
+    QThreadPool::globalInstance()->waitForDone();
+    return code;
+}

@@ -1,0 +1,27 @@
+#include "failpoint.h"
+
+#include <QByteArray>
+#include <QtGlobal>
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+
+namespace rw {
+
+void failpoint(const char *name)
+{
+    static const QByteArray spec = qgetenv("REWIND_FAILPOINT");
+    if (spec.isEmpty())
+        return;
+    static std::atomic<int> hits{0};
+    const qsizetype colon = spec.indexOf(':');
+    const QByteArray wanted = colon < 0 ? spec : spec.left(colon);
+    const int nth = colon < 0 ? 1 : spec.mid(colon + 1).toInt();
+    if (wanted != name)
+        return;
+    if (hits.fetch_add(1) + 1 == nth)
+        std::raise(SIGKILL);
+}
+
+} // namespace rw

@@ -1,0 +1,222 @@
+#include "plans.h"
+
+#include "partitions.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QStringBuilder>
+
+#include <algorithm>
+
+namespace rw {
+
+QString partitionKey(const std::optional<QString> &label) { return label ? QStringLiteral("v:") % *label : QStringLiteral("null"); }
+
+namespace {
+
+std::optional<QString> labelOf(const QVariant &v)
+{
+    if (v.isNull())
+        return std::nullopt;
+    return v.toString();
+}
+
+// The partition values present in the source and the target, as stored.
+Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const DatasetSpec &dataset, const BatchSql &sql)
+{
+    std::vector<PartitionRef> out;
+    if (!dataset.partitioned()) {
+        out.push_back({QVariant(), std::nullopt});
+        return out;
+    }
+    const QString p = db.quote(dataset.partitionColumn);
+    QString query = QStringLiteral("SELECT DISTINCT ") % p % QStringLiteral(" FROM (") % sourceSelect(dataset, db) % QStringLiteral(") AS s");
+    if (sql.targetExists())
+        query = query % QStringLiteral(" UNION SELECT DISTINCT ") % p % QStringLiteral(" FROM ") % db.quote(dataset.target);
+    auto q = db.exec(query);
+    if (!q)
+        return fail(q.error());
+    QSet<QString> seen;
+    while (q->next()) {
+        const QVariant v = q->value(0);
+        const QString key = partitionKey(labelOf(v));
+        if (seen.contains(key))
+            continue; // 1 and '1' in a loosely typed column: one partition
+        seen.insert(key);
+        out.push_back({v, labelOf(v)});
+    }
+    std::sort(out.begin(), out.end(), [](const PartitionRef &a, const PartitionRef &b) { return partitionLess(a.label, b.label); });
+    return out;
+}
+
+QString preview(const std::vector<PartitionRef> &known)
+{
+    if (known.empty())
+        return QStringLiteral("it has no partitions");
+    const QString first = partitionLabel(known.front().label), last = partitionLabel(known.back().label);
+    return QStringLiteral("it has %1 partition%2, %3%4").arg(known.size()).arg(known.size() == 1 ? QString() : QStringLiteral("s"), first,
+                                                               known.size() > 1 ? QStringLiteral(" .. ") % last : QString());
+}
+
+} // namespace
+
+Result<std::vector<PartitionRef>> resolveScope(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                                               const ScopeRequest &request)
+{
+    const bool explicitList = !request.partitions.isEmpty();
+    const bool range = request.from || request.to;
+    if (!dataset.partitioned() && (explicitList || range))
+        return badInput(QStringLiteral("dataset \"%1\" has no partition_column: it is published whole, so --partition, --from and --to do not apply")
+                            .arg(dataset.name));
+    if (explicitList && (range || request.stale))
+        return badInput(QStringLiteral("give either --partition, or --from/--to, or --stale, not several"));
+    if (range && request.stale)
+        return badInput(QStringLiteral("give either --from/--to or --stale, not both"));
+    if (range && (!request.from || !request.to))
+        return badInput(QStringLiteral("--from and --to go together (both inclusive)"));
+
+    auto known = knownPartitions(db, dataset, sql);
+    if (!known)
+        return fail(known.error());
+
+    std::vector<PartitionRef> scope;
+    if (explicitList) {
+        for (const QString &wanted : request.partitions) {
+            const auto it = std::find_if(known->begin(), known->end(), [&](const PartitionRef &p) { return p.label && *p.label == wanted; });
+            if (it == known->end())
+                return badInput(QStringLiteral("unknown partition \"%1\" of dataset \"%2\" (%3)").arg(wanted, dataset.name, preview(*known)));
+            if (std::none_of(scope.begin(), scope.end(), [&](const PartitionRef &p) { return p.label == it->label; }))
+                scope.push_back(*it);
+        }
+    } else if (range) {
+        if (partitionLess(std::optional<QString>(*request.to), std::optional<QString>(*request.from)))
+            return badInput(QStringLiteral("--from %1 is after --to %2").arg(*request.from, *request.to));
+        for (const auto &p : *known)
+            if (p.label && !partitionLess(p.label, std::optional<QString>(*request.from))
+                && !partitionLess(std::optional<QString>(*request.to), p.label))
+                scope.push_back(p);
+        if (scope.empty())
+            return badInput(QStringLiteral("no partition of dataset \"%1\" lies between %2 and %3 (%4)")
+                                .arg(dataset.name, *request.from, *request.to, preview(*known)));
+    } else if (request.stale) {
+        auto parts = listPartitions(db, dataset);
+        if (!parts)
+            return fail(parts.error());
+        for (const auto &info : *parts)
+            if (info.status == QLatin1String("stale"))
+                for (const auto &p : *known)
+                    if (p.label == info.partition)
+                        scope.push_back(p);
+    } else {
+        scope = *known;
+    }
+    std::sort(scope.begin(), scope.end(), [](const PartitionRef &a, const PartitionRef &b) { return partitionLess(a.label, b.label); });
+    return scope;
+}
+
+Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope)
+{
+    QVariantList binds;
+    auto q = db.exec(sql.sourceStats(scope, binds), binds);
+    if (!q)
+        return fail(q.error());
+    SourceStatsMap out;
+    while (q->next()) {
+        const std::optional<QString> label = q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
+        out.insert(partitionKey(label), {q->value(2).toLongLong(), q->value(3).toString()});
+    }
+    return out;
+}
+
+Result<QStringList> stalePartitions(const Database &db, const BatchSql &sql, const Plan &plan)
+{
+    auto now = sourceStats(db, sql, plan.scope);
+    if (!now)
+        return fail(now.error());
+    QStringList stale;
+    for (const auto &p : plan.scope) {
+        const QString key = partitionKey(p.label);
+        if (plan.stats.value(key).fingerprint != now->value(key).fingerprint)
+            stale << partitionLabel(p.label);
+    }
+    return stale;
+}
+
+QString newPlanId()
+{
+    return QStringLiteral("plan-%1").arg(QRandomGenerator::system()->generate64() & 0xffffffffffffULL, 12, 16, QLatin1Char('0'));
+}
+
+QString scopeToJson(const std::vector<PartitionRef> &scope)
+{
+    QJsonArray list;
+    for (const auto &p : scope) {
+        QJsonObject o;
+        o.insert(QStringLiteral("partition"), p.label ? QJsonValue(*p.label) : QJsonValue(QJsonValue::Null));
+        o.insert(QStringLiteral("value"), QJsonValue::fromVariant(p.value));
+        list.append(o);
+    }
+    return QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact));
+}
+
+std::vector<PartitionRef> scopeFromJson(const QString &json)
+{
+    std::vector<PartitionRef> scope;
+    const QJsonArray list = QJsonDocument::fromJson(json.toUtf8()).array();
+    for (const auto &item : list) {
+        const QJsonObject o = item.toObject();
+        PartitionRef p;
+        const QJsonValue label = o.value(QStringLiteral("partition"));
+        if (!label.isNull())
+            p.label = label.toString();
+        const QJsonValue value = o.value(QStringLiteral("value"));
+        if (value.isDouble()) {
+            const double d = value.toDouble();
+            p.value = d == double(qint64(d)) ? QVariant(qint64(d)) : QVariant(d);
+        } else if (value.isString()) {
+            p.value = value.toString();
+        }
+        scope.push_back(p);
+    }
+    return scope;
+}
+
+Status storePlan(const Database &db, const Plan &plan, const QString &summaryJson)
+{
+    QJsonObject fingerprints;
+    for (auto it = plan.stats.cbegin(); it != plan.stats.cend(); ++it)
+        fingerprints.insert(it.key(), QJsonObject{{QStringLiteral("rows"), it->rows}, {QStringLiteral("fingerprint"), it->fingerprint}});
+    QJsonObject scope{{QStringLiteral("mode"), plan.mode},
+                      {QStringLiteral("partitions"), QJsonDocument::fromJson(scopeToJson(plan.scope).toUtf8()).array()}};
+    auto r = db.exec(QStringLiteral("INSERT INTO rewind_plans (plan_id, dataset, created_at, scope_json, fingerprint, summary_json) VALUES (?, ?, ")
+                         % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?)"),
+                     {plan.id, plan.dataset, QString::fromUtf8(QJsonDocument(scope).toJson(QJsonDocument::Compact)),
+                      QString::fromUtf8(QJsonDocument(fingerprints).toJson(QJsonDocument::Compact)), summaryJson});
+    if (!r)
+        return fail(r.error());
+    return {};
+}
+
+Result<Plan> loadPlan(const Database &db, const QString &planId)
+{
+    auto q = db.exec(QStringLiteral("SELECT dataset, scope_json, fingerprint FROM rewind_plans WHERE plan_id = ?"), {planId});
+    if (!q)
+        return fail(q.error());
+    if (!q->next())
+        return badInput(QStringLiteral("unknown plan \"%1\" (preview first: rewindctl preview prints a plan_id)").arg(planId));
+    Plan plan;
+    plan.id = planId;
+    plan.dataset = q->value(0).toString();
+    const QJsonObject scope = QJsonDocument::fromJson(q->value(1).toString().toUtf8()).object();
+    plan.mode = scope.value(QStringLiteral("mode")).toString();
+    plan.scope = scopeFromJson(QString::fromUtf8(QJsonDocument(scope.value(QStringLiteral("partitions")).toArray()).toJson()));
+    const QJsonObject fps = QJsonDocument::fromJson(q->value(2).toString().toUtf8()).object();
+    for (auto it = fps.begin(); it != fps.end(); ++it) {
+        const QJsonObject o = it.value().toObject();
+        plan.stats.insert(it.key(), {qint64(o.value(QStringLiteral("rows")).toDouble()), o.value(QStringLiteral("fingerprint")).toString()});
+    }
+    return plan;
+}
+
+} // namespace rw

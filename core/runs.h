@@ -1,0 +1,35 @@
+#pragma once
+
+#include "batch.h"
+
+#include <QHash>
+
+namespace rw {
+
+struct RunInfo {
+    qint64 runId = 0;
+    QString dataset;
+    QString kind;
+    QString planId;
+    QString mode;
+    QString status; // running, interrupted (its process is gone), succeeded, failed, check_failed, cancelled, stale_plan
+    QString startedAt;
+    QString finishedAt;
+    QString osUser;
+    QString error;
+    qint64 pid = 0;
+    QString host;
+    QHash<QString, PartitionResult> done;       // published partitions, by partitionKey()
+    std::vector<CheckResult> checks;            // every recorded gate result
+};
+
+// One run with its checkpoints. BadInput for an unknown id.
+Result<RunInfo> loadRun(const Database &db, qint64 runId);
+
+// Every run, newest first, without checkpoints.
+Result<std::vector<RunInfo>> listRuns(const Database &db, int limit = 200);
+
+// A run's result in the contract's shape, from what its checkpoints recorded.
+Result<RunResult> runResult(const Database &db, qint64 runId);
+
+} // namespace rw

@@ -1,0 +1,152 @@
+#include "sqlitefunctions.h"
+
+#include <QSqlDriver>
+#include <QVariant>
+
+#include <dlfcn.h>
+
+namespace rw {
+
+namespace {
+
+// The few declarations of sqlite3.h this file needs; the C ABI is stable.
+struct sqlite3;
+struct sqlite3_context;
+struct sqlite3_value;
+constexpr int kSqliteOk = 0;
+constexpr int kSqliteUtf8 = 1;
+constexpr int kSqliteDeterministic = 0x000000800;
+constexpr int kSqliteInteger = 1, kSqliteFloat = 2, kSqliteText = 3, kSqliteBlob = 4, kSqliteNull = 5;
+
+using ScalarFn = void (*)(sqlite3_context *, int, sqlite3_value **);
+using CreateFunctionFn = int (*)(sqlite3 *, const char *, int, int, void *, ScalarFn,
+                                 void (*)(sqlite3_context *, int, sqlite3_value **),
+                                 void (*)(sqlite3_context *), void (*)(void *));
+using ValueTypeFn = int (*)(sqlite3_value *);
+using ValueBlobFn = const void *(*)(sqlite3_value *);
+using ValueTextFn = const unsigned char *(*)(sqlite3_value *);
+using ValueBytesFn = int (*)(sqlite3_value *);
+using ValueInt64Fn = long long (*)(sqlite3_value *);
+using ValueDoubleFn = double (*)(sqlite3_value *);
+using ResultInt64Fn = void (*)(sqlite3_context *, long long);
+
+struct Api {
+    CreateFunctionFn createFunction = nullptr;
+    ValueTypeFn valueType = nullptr;
+    ValueBlobFn valueBlob = nullptr;
+    ValueTextFn valueText = nullptr;
+    ValueBytesFn valueBytes = nullptr;
+    ValueInt64Fn valueInt64 = nullptr;
+    ValueDoubleFn valueDouble = nullptr;
+    ResultInt64Fn resultInt64 = nullptr;
+
+    bool complete() const
+    {
+        return createFunction && valueType && valueBlob && valueText && valueBytes && valueInt64 && valueDouble
+               && resultInt64;
+    }
+};
+
+const Api &api()
+{
+    static const Api resolved = [] {
+        Api a;
+        void *lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_NOLOAD);
+        auto sym = [&](const char *name) {
+            void *p = lib ? dlsym(lib, name) : nullptr;
+            return p ? p : dlsym(RTLD_DEFAULT, name);
+        };
+        a.createFunction = reinterpret_cast<CreateFunctionFn>(sym("sqlite3_create_function_v2"));
+        a.valueType = reinterpret_cast<ValueTypeFn>(sym("sqlite3_value_type"));
+        a.valueBlob = reinterpret_cast<ValueBlobFn>(sym("sqlite3_value_blob"));
+        a.valueText = reinterpret_cast<ValueTextFn>(sym("sqlite3_value_text"));
+        a.valueBytes = reinterpret_cast<ValueBytesFn>(sym("sqlite3_value_bytes"));
+        a.valueInt64 = reinterpret_cast<ValueInt64Fn>(sym("sqlite3_value_int64"));
+        a.valueDouble = reinterpret_cast<ValueDoubleFn>(sym("sqlite3_value_double"));
+        a.resultInt64 = reinterpret_cast<ResultInt64Fn>(sym("sqlite3_result_int64"));
+        return a;
+    }();
+    return resolved;
+}
+
+constexpr quint32 kFnvOffset = 2166136261u;
+constexpr quint32 kFnvPrime = 16777619u;
+
+inline quint32 fnv(quint32 h, const unsigned char *bytes, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        h ^= bytes[i];
+        h *= kFnvPrime;
+    }
+    return h;
+}
+
+void rewindHash(sqlite3_context *context, int argc, sqlite3_value **argv)
+{
+    const Api &a = api();
+    quint32 h = kFnvOffset;
+    for (int i = 0; i < argc; ++i) {
+        int type = a.valueType(argv[i]);
+        long long integer = 0;
+        double real = 0;
+        if (type == kSqliteInteger) {
+            integer = a.valueInt64(argv[i]);
+        } else if (type == kSqliteFloat) {
+            // Integral reals hash like integers, so 3 and 3.0 match as SQL compares them.
+            real = a.valueDouble(argv[i]);
+            if (real >= -9.0e18 && real <= 9.0e18 && real == static_cast<double>(static_cast<long long>(real))) {
+                integer = static_cast<long long>(real);
+                type = kSqliteInteger;
+            }
+        }
+        const unsigned char tag = static_cast<unsigned char>(type);
+        h = fnv(h, &tag, 1);
+        switch (type) {
+        case kSqliteInteger:
+            h = fnv(h, reinterpret_cast<const unsigned char *>(&integer), sizeof integer);
+            break;
+        case kSqliteFloat:
+            h = fnv(h, reinterpret_cast<const unsigned char *>(&real), sizeof real);
+            break;
+        case kSqliteText: {
+            // Text (or blob) first, then its size, as the SQLite API requires.
+            const unsigned char *text = a.valueText(argv[i]);
+            h = fnv(h, text, a.valueBytes(argv[i]));
+            break;
+        }
+        case kSqliteBlob: {
+            const auto *blob = static_cast<const unsigned char *>(a.valueBlob(argv[i]));
+            h = fnv(h, blob, a.valueBytes(argv[i]));
+            break;
+        }
+        case kSqliteNull:
+        default:
+            break;
+        }
+        const unsigned char separator = 0x1f;
+        h = fnv(h, &separator, 1);
+    }
+    a.resultInt64(context, static_cast<long long>(h));
+}
+
+} // namespace
+
+Status registerSqliteFunctions(QSqlDatabase &connection)
+{
+    const Api &a = api();
+    if (!a.complete())
+        return internalError(QStringLiteral("cannot reach the SQLite library loaded by the Qt driver to register rewind_hash"));
+    const QVariant handle = connection.driver()->handle();
+    if (!handle.isValid() || qstrcmp(handle.typeName(), "sqlite3*") != 0)
+        return internalError(QStringLiteral("the Qt SQLite driver did not expose its sqlite3 handle"));
+    sqlite3 *db = *static_cast<sqlite3 *const *>(handle.data());
+    if (!db)
+        return internalError(QStringLiteral("the SQLite connection is not open"));
+    const int rc = a.createFunction(db, "rewind_hash", -1, kSqliteUtf8 | kSqliteDeterministic, nullptr, rewindHash,
+                                    nullptr, nullptr, nullptr);
+    if (rc != kSqliteOk)
+        return internalError(QStringLiteral("cannot register rewind_hash (SQLite error %1)").arg(rc));
+    return {};
+}
+
+} // namespace rw

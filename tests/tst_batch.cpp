@@ -1,0 +1,466 @@
+// The batch core as an operator relies on it: what a run writes into the
+// target, what a second run changes (nothing), what a failed gate or a stale
+// plan leaves (nothing), and what a reader sees during publishes.
+#include "batch.h"
+#include "controlschema.h"
+#include "partitions.h"
+#include "runs.h"
+#include "testsupport.h"
+#include "workspace.h"
+
+#include <QCryptographicHash>
+#include <QTest>
+#include <QThread>
+
+#include <atomic>
+
+using namespace rw;
+
+namespace {
+
+// 3 partitions; d2's target is "the bad day": doubled amounts, a row the
+// source no longer has, and a retried row present twice.
+const QStringList kWarehouse = {
+    QStringLiteral("CREATE TABLE src (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, updated_at TEXT)"),
+    QStringLiteral("CREATE INDEX src_dt ON src (dt)"),
+    QStringLiteral("CREATE TABLE ref (id INTEGER PRIMARY KEY)"),
+    QStringLiteral("INSERT INTO ref VALUES (1), (2), (3), (4), (5)"),
+    QStringLiteral("INSERT INTO src VALUES "
+                   "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 20, 'x', 't1'), (2, 'a', 'd1', 21, 'x', 't2'),"
+                   "(1, 'a', 'd2', 30, 'x', 't1'), (2, 'a', 'd2', 40, 'x', 't1'), (3, NULL, 'd2', 50, 'x', 't1'),"
+                   "(3, NULL, 'd2', 55, 'x', 't3'),"
+                   "(1, 'a', 'd3', 60, 'x', 't1'), (4, 'b', 'd3', 70, 'x', 't1')"),
+    QStringLiteral("CREATE TABLE tgt (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, updated_at TEXT)"),
+    QStringLiteral("INSERT INTO tgt VALUES "
+                   "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 21, 'x', 't2'),"
+                   "(1, 'a', 'd2', 60, 'x', 't1'), (2, 'a', 'd2', 80, 'x', 't1'), (2, 'a', 'd2', 80, 'x', 't1'),"
+                   "(9, 'z', 'd2', 1, 'x', 't0'),"
+                   "(1, 'a', 'd3', 60, 'x', 't1'), (4, 'b', 'd3', 70, 'x', 't1')"),
+};
+
+QByteArray spec(const QString &write, const QString &checks = QStringLiteral("[]"))
+{
+    return QStringLiteral(R"({"datasets": {"sales": {"source": "src", "target": "tgt", "partition_column": "dt",
+        "key": ["id", "sub"], "order_by": "updated_at", "write": "%1", "checks": %2}}})")
+        .arg(write, checks)
+        .toUtf8();
+}
+
+// Content of a table (or one partition), independent of row order.
+QString digest(const Database &db, const QString &table, const QString &where = QStringLiteral("1 = 1"))
+{
+    auto q = db.exec(QStringLiteral("SELECT id, sub, dt, amount, note, updated_at FROM ") + db.quote(table) + QStringLiteral(" WHERE ")
+                     + where + QStringLiteral(" ORDER BY dt, id, sub, amount, note, updated_at"));
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    while (q->next())
+        for (int i = 0; i < 6; ++i)
+            h.addData(QByteArray((q->value(i).isNull() ? QStringLiteral("<null>") : q->value(i).toString()).toUtf8() + '\x1f'));
+    return QString::fromLatin1(h.result().toHex());
+}
+
+qint64 count(const Database &db, const QString &sql)
+{
+    auto v = db.scalar(sql);
+    return v ? v->toLongLong() : -1;
+}
+
+struct Fixture {
+    QTemporaryDir dir;
+    std::optional<Workspace> ws;
+
+    explicit Fixture(const QByteArray &specJson, const QStringList &extra = {})
+    {
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("w.db"), kWarehouse + extra);
+        const QString specPath = testsupport::writeFile(dir, QStringLiteral("w.json"), specJson);
+        auto opened = openWorkspace(db.url().path, specPath);
+        if (!opened)
+            qFatal("%s", qPrintable(opened.error().message));
+        ws = std::move(*opened);
+    }
+    const Database &db() const { return ws->db; }
+    const DatasetSpec &dataset() const { return ws->spec.datasets.front(); }
+};
+
+BatchOptions execute(QStringList partitions = {})
+{
+    BatchOptions o;
+    o.execute = true;
+    o.scope.partitions = std::move(partitions);
+    return o;
+}
+
+const PartitionResult &part(const RunResult &r, const QString &label)
+{
+    for (const auto &p : r.partitions)
+        if (p.partition == label)
+            return p;
+    qFatal("no partition %s", qPrintable(label));
+}
+
+} // namespace
+
+class TestBatch : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void previewWritesOnlyThePlan()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        auto r = preview(f.db(), f.dataset(), {});
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, QStringLiteral("previewed"));
+        QVERIFY(!r->executed);
+        QVERIFY(r->runId.isNull());
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_plans WHERE plan_id = '") + r->planId + u'\''), 1);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'preview'")), 1);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_runs")), 0);
+
+        // d1: 3 source rows, key 2 twice -> 2 staged, 1 dropped, 2 unchanged.
+        const PartitionResult &d1 = part(*r, QStringLiteral("d1"));
+        QCOMPARE(d1.sourceRows, 3);
+        QCOMPARE(d1.stagedRows, 2);
+        QCOMPARE(d1.duplicatesDropped, 1);
+        QCOMPARE(d1.unchanged, 2);
+        // d2: (1,a) and (2,a) differ, (3,NULL) is new; merge deletes nothing.
+        const PartitionResult &d2 = part(*r, QStringLiteral("d2"));
+        QCOMPARE(d2.stagedRows, 3);
+        QCOMPARE(d2.updated, 2);
+        QCOMPARE(d2.inserted, 1);
+        QCOMPARE(d2.deleted, 0);
+    }
+
+    void mergeRunAndIdempotentRerun()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        auto first = run(f.db(), f.dataset(), execute());
+        QVERIFY2(first, qPrintable(first ? QString() : first.error().message));
+        QCOMPARE(first->status, QStringLiteral("succeeded"));
+        QCOMPARE(exitCodeOf(*first), 0);
+        // The bad day is fixed where rows differ: amounts 30 and 40, and the NULL-key row at its latest version.
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT SUM(amount) FROM tgt WHERE dt = 'd2' AND id IN (1, 2)")), 30 + 40 + 40);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE id = 3 AND sub IS NULL")), 1);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT amount FROM tgt WHERE id = 3 AND sub IS NULL")), 55);
+        // Merge leaves what it does not know: the stray row stays.
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE id = 9")), 1);
+
+        const QString after = digest(f.db(), QStringLiteral("tgt"));
+        auto second = run(f.db(), f.dataset(), execute());
+        QVERIFY(second);
+        const PartitionResult t = second->totals();
+        QCOMPARE(t.inserted, 0);
+        QCOMPARE(t.updated, 0);
+        QCOMPARE(t.deleted, 0);
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), after);
+        // Each run checkpointed every partition and left the state published.
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 6);
+        auto parts = listPartitions(f.db(), f.dataset());
+        QVERIFY(parts);
+        for (const auto &p : *parts)
+            QCOMPARE(p.status, QStringLiteral("loaded"));
+    }
+
+    void nullKeysNeverDuplicate()
+    {
+        Fixture f(spec(QStringLiteral("merge")), {QStringLiteral("INSERT INTO src VALUES (NULL, NULL, 'd1', 5, 'n', 't1'), (NULL, NULL, 'd1', 6, 'n', 't2')")});
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(run(f.db(), f.dataset(), execute({QStringLiteral("d1")})));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE id IS NULL AND sub IS NULL")), 1);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT amount FROM tgt WHERE id IS NULL AND sub IS NULL")), 6);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd1'")), 3);
+    }
+
+    void tiesAreBrokenDeterministically()
+    {
+        // Two versions of key (7,'t') with the same updated_at, inserted in
+        // opposite orders in two warehouses: both keep the same row.
+        QStringList results;
+        for (const bool reversed : {false, true}) {
+            const QString a = QStringLiteral("(7, 't', 'd1', 100, 'first', 'same')");
+            const QString b = QStringLiteral("(7, 't', 'd1', 200, 'second', 'same')");
+            Fixture f(spec(QStringLiteral("merge")),
+                      {QStringLiteral("INSERT INTO src VALUES ") + (reversed ? b : a), QStringLiteral("INSERT INTO src VALUES ") + (reversed ? a : b)});
+            QVERIFY(run(f.db(), f.dataset(), execute({QStringLiteral("d1")})));
+            QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE id = 7")), 1);
+            results << f.db().scalar(QStringLiteral("SELECT note FROM tgt WHERE id = 7"))->toString();
+        }
+        QCOMPARE(results.at(0), results.at(1));
+    }
+
+    void overwriteRepairsOnlyItsPartition()
+    {
+        Fixture f(spec(QStringLiteral("overwrite_partition")));
+        const QString d1 = digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd1'"));
+        const QString d3 = digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd3'"));
+        auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        const PartitionResult &d2 = part(*r, QStringLiteral("d2"));
+        // 4 target rows: (1,a) updated, one copy of (2,a) updated, its extra copy and (9,z) deleted.
+        QCOMPARE(d2.updated, 2);
+        QCOMPARE(d2.inserted, 1);
+        QCOMPARE(d2.deleted, 2);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2'")), 3);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE id = 9")), 0);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT SUM(amount) FROM tgt WHERE dt = 'd2'")), 30 + 40 + 55);
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd1'")), d1);
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd3'")), d3);
+        // The replaced partition is kept for rollback.
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_images_sales WHERE rewind_op = 'replaced'")), 4);
+        auto again = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
+        QVERIFY(again);
+        QCOMPARE(part(*again, QStringLiteral("d2")).deleted + part(*again, QStringLiteral("d2")).inserted + part(*again, QStringLiteral("d2")).updated, 0);
+    }
+
+    void mergeKeepsDuplicatesOverwriteRemovesThem()
+    {
+        Fixture merge(spec(QStringLiteral("merge")));
+        QVERIFY(run(merge.db(), merge.dataset(), execute({QStringLiteral("d2")})));
+        QCOMPARE(count(merge.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 2")), 2);
+        Fixture overwrite(spec(QStringLiteral("overwrite_partition")));
+        QVERIFY(run(overwrite.db(), overwrite.dataset(), execute({QStringLiteral("d2")})));
+        QCOMPARE(count(overwrite.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 2")), 1);
+    }
+
+    void firstRunCreatesTheTarget()
+    {
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("n.db"), kWarehouse);
+        const QString specPath = testsupport::writeFile(dir, QStringLiteral("n.json"),
+            R"({"datasets": {"fresh": {"source": "src", "target": "brand new", "partition_column": "dt", "key": ["id", "sub"], "order_by": "updated_at"}}})");
+        auto ws = openWorkspace(db.url().path, specPath);
+        QVERIFY(ws);
+        auto r = run(ws->db, ws->spec.datasets[0], execute());
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM \"brand new\"")), 7);
+        QCOMPARE(r->totals().inserted, 7);
+    }
+
+    void gateFailurePublishesNothing_data()
+    {
+        QTest::addColumn<QString>("checks");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("detail");
+        QTest::newRow("not_null") << QStringLiteral(R"([{"type": "not_null", "columns": ["sub"]}])") << QStringLiteral("not_null")
+                                  << QStringLiteral("1 rows with NULL in sub");
+        QTest::newRow("references") << QStringLiteral(R"([{"type": "references", "column": "amount", "table": "ref", "to": "id"}])")
+                                    << QStringLiteral("references:amount") << QStringLiteral("has no match in ref.id");
+        QTest::newRow("row_count") << QStringLiteral(R"([{"type": "row_count", "min": 4}])") << QStringLiteral("row_count")
+                                   << QStringLiteral("3 rows, fewer than the minimum 4");
+        QTest::newRow("total") << QStringLiteral(R"([{"type": "total", "column": "amount", "tolerance_pct": 0}])")
+                               << QStringLiteral("total:amount") << QStringLiteral("vs source");
+        QTest::newRow("sql") << QStringLiteral(R"([{"type": "sql", "name": "small", "query": "SELECT MAX(amount) FROM {staged}", "max": 45}])")
+                             << QStringLiteral("small") << QStringLiteral("value 55, above the maximum 45");
+    }
+
+    void gateFailurePublishesNothing()
+    {
+        QFETCH(QString, checks);
+        QFETCH(QString, name);
+        QFETCH(QString, detail);
+        // The total check compares against the source's own dedupe; make the
+        // transform disagree with it so that gate has something to catch.
+        QByteArray json = spec(QStringLiteral("merge"), checks);
+        if (name.startsWith(QLatin1String("total")))
+            json.replace("\"source\": \"src\",", "\"source\": \"src\", \"transform\": \"SELECT id, sub, dt, amount * 2 AS amount, note, updated_at FROM src\",");
+        Fixture f(json);
+        const QString before = digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'"));
+        auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, QStringLiteral("check_failed"));
+        QCOMPARE(exitCodeOf(*r), 3);
+        QVERIFY(!part(*r, QStringLiteral("d2")).published);
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'")), before);
+        const auto failed = std::find_if(r->checks.begin(), r->checks.end(), [](const CheckResult &c) { return !c.passed; });
+        QVERIFY(failed != r->checks.end());
+        QCOMPARE(failed->name, name);
+        QVERIFY2(failed->detail.contains(detail), qPrintable(failed->detail));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_check_results WHERE passed = 0")), 1);
+        auto parts = listPartitions(f.db(), f.dataset());
+        QCOMPARE(parts->at(1).status, QStringLiteral("failed"));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 0);
+    }
+
+    void failingPartitionDoesNotStopOthers()
+    {
+        Fixture f(spec(QStringLiteral("merge"), QStringLiteral(R"([{"type": "not_null", "columns": ["sub"]}])")));
+        auto r = run(f.db(), f.dataset(), execute());
+        QVERIFY(r);
+        QCOMPARE(r->status, QStringLiteral("check_failed"));
+        QVERIFY(part(*r, QStringLiteral("d1")).published);
+        QVERIFY(!part(*r, QStringLiteral("d2")).published);
+        QVERIFY(part(*r, QStringLiteral("d3")).published);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT amount FROM tgt WHERE dt = 'd2' AND id = 1")), 60);
+    }
+
+    void quarantineMovesFailingRowsToTheDlq()
+    {
+        Fixture f(spec(QStringLiteral("merge"), QStringLiteral(R"([{"type": "not_null", "columns": ["sub"], "on_fail": "quarantine"}])")));
+        auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE id = 3")), 0);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND error_class = 'not_null' AND part = 'd2'")), 1);
+        QCOMPARE(f.db().scalar(QStringLiteral("SELECT json_extract(payload, '$.amount') FROM rewind_dlq"))->toInt(), 55);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history WHERE action = 'quarantined'")), 1);
+    }
+
+    void stalePlanIsRefused()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        auto p = preview(f.db(), f.dataset(), {});
+        QVERIFY(p);
+        // Same row count, same length: only the checksum can tell.
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE src SET note = 'y' WHERE dt = 'd3' AND id = 4")));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        BatchOptions o = execute();
+        o.planId = p->planId;
+        auto r = run(f.db(), f.dataset(), o);
+        QVERIFY(!r);
+        QCOMPARE(r.error().exitCode(), 4);
+        QVERIFY2(r.error().message.contains(QStringLiteral("d3")), qPrintable(r.error().message));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_runs")), 0);
+
+        // A fresh preview executes.
+        auto fresh = preview(f.db(), f.dataset(), {});
+        o.planId = fresh->planId;
+        auto ok = run(f.db(), f.dataset(), o);
+        QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
+        QCOMPARE(ok->planId, fresh->planId);
+    }
+
+    void planExecutesExactlyItsScope()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        BatchOptions p;
+        p.scope.partitions = {QStringLiteral("d2")};
+        auto planned = preview(f.db(), f.dataset(), p);
+        QVERIFY(planned);
+        BatchOptions o = execute();
+        o.planId = planned->planId;
+        auto r = run(f.db(), f.dataset(), o);
+        QVERIFY(r);
+        QCOMPARE(r->partitions.size(), std::size_t(1));
+        QCOMPARE(r->partitions[0].partition.value_or(QString()), QStringLiteral("d2"));
+    }
+
+    void scopeErrors_data()
+    {
+        QTest::addColumn<QStringList>("partitions");
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown") << QStringList{QStringLiteral("d9")} << QString() << QString() << QStringLiteral("unknown partition \"d9\" of dataset \"sales\"");
+        QTest::newRow("empty range") << QStringList{} << QStringLiteral("e1") << QStringLiteral("e9") << QStringLiteral("no partition of dataset \"sales\" lies between e1 and e9");
+        QTest::newRow("reversed") << QStringList{} << QStringLiteral("d3") << QStringLiteral("d1") << QStringLiteral("--from d3 is after --to d1");
+        QTest::newRow("half range") << QStringList{} << QStringLiteral("d1") << QString() << QStringLiteral("--from and --to go together");
+    }
+
+    void scopeErrors()
+    {
+        QFETCH(QStringList, partitions);
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        QFETCH(QString, message);
+        Fixture f(spec(QStringLiteral("merge")));
+        BatchOptions o;
+        o.scope.partitions = partitions;
+        if (!from.isEmpty())
+            o.scope.from = from;
+        if (!to.isEmpty())
+            o.scope.to = to;
+        auto r = preview(f.db(), f.dataset(), o);
+        QVERIFY(!r);
+        QCOMPARE(r.error().exitCode(), 2);
+        QVERIFY2(r.error().message.contains(message), qPrintable(r.error().message));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_plans")), 0);
+    }
+
+    void rangeScope()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        BatchOptions o;
+        o.scope.from = QStringLiteral("d2");
+        o.scope.to = QStringLiteral("d3");
+        auto r = preview(f.db(), f.dataset(), o);
+        QVERIFY(r);
+        QCOMPARE(r->partitions.size(), std::size_t(2));
+    }
+
+    void samplesShowBeforeAndAfter()
+    {
+        Fixture f(spec(QStringLiteral("overwrite_partition")));
+        BatchOptions o;
+        o.samples = 5;
+        o.scope.partitions = {QStringLiteral("d2")};
+        auto r = preview(f.db(), f.dataset(), o);
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        const auto &s = r->partitions[0].samples;
+        QVERIFY(s.has_value());
+        // (1,a), and (2,a) against each of its two target copies.
+        QCOMPARE(s->updated.size(), std::size_t(3));
+        QCOMPARE(s->updated[0].first.value(QStringLiteral("amount")).toDouble(), 60.0);  // before
+        QCOMPARE(s->updated[0].second.value(QStringLiteral("amount")).toDouble(), 30.0); // after
+        QCOMPARE(s->inserted.size(), std::size_t(1));
+        QCOMPARE(s->deleted.size(), std::size_t(1)); // (9,z): no staged row has its key
+        QCOMPARE(s->deleted[0].value(QStringLiteral("id")).toInt(), 9);
+    }
+
+    void concurrentReaderSeesWholePartitions()
+    {
+        // 20 partitions of 50 rows each in the target; the source has 80
+        // per partition. A reader counting per partition during the run must
+        // only ever see 50 or 80.
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("c.db"), {
+            QStringLiteral("CREATE TABLE src (id INTEGER, dt INTEGER, v REAL)"),
+            QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1599) "
+                           "INSERT INTO src SELECT i % 80, i / 80, i FROM n"),
+            QStringLiteral("CREATE TABLE tgt (id INTEGER, dt INTEGER, v REAL)"),
+            QStringLiteral("INSERT INTO tgt SELECT id, dt, -v FROM src WHERE id < 50"),
+        });
+        const QString specPath = testsupport::writeFile(dir, QStringLiteral("c.json"),
+            R"({"datasets": {"c": {"source": "src", "target": "tgt", "partition_column": "dt", "key": ["id"], "write": "overwrite_partition"}}})");
+        auto ws = openWorkspace(db.url().path, specPath);
+        QVERIFY(ws);
+        std::atomic<bool> done{false};
+        std::atomic<int> torn{0};
+        std::atomic<int> reads{0};
+        QThread *reader = QThread::create([&] {
+            auto mine = Database::open(db.url().path);
+            while (!done.load()) {
+                auto q = mine->exec(QStringLiteral("SELECT dt, COUNT(*) FROM tgt GROUP BY dt"));
+                while (q && q->next()) {
+                    const int n = q->value(1).toInt();
+                    if (n != 50 && n != 80)
+                        ++torn;
+                }
+                ++reads;
+            }
+        });
+        reader->start();
+        auto r = run(ws->db, ws->spec.datasets[0], execute());
+        done = true;
+        reader->wait();
+        delete reader;
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QVERIFY(reads.load() > 0);
+        QCOMPARE(torn.load(), 0);
+        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM tgt")), 1600);
+    }
+
+    void frozenDatasetIsRefused()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        QVERIFY(f.db().exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, frozen_at, os_user, reason) VALUES ('sales', 'now', 'op', 'incident')")));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        auto r = run(f.db(), f.dataset(), execute());
+        QVERIFY(!r);
+        QVERIFY(r.error().message.contains(QStringLiteral("frozen")));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBatch)
+#include "tst_batch.moc"

@@ -1,0 +1,173 @@
+// rewindctl as a script sees it: JSON shapes, exit codes, messages.
+#include "demo.h"
+#include "testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using testsupport::runCli;
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_db;
+    QString m_spec;
+
+    QJsonObject json(const testsupport::CliResult &r)
+    {
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &error);
+        if (error.error != QJsonParseError::NoError)
+            qWarning() << "not one JSON document:" << r.out << r.err;
+        return doc.object();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_db = m_dir.filePath(QStringLiteral("demo.db"));
+        m_spec = m_dir.filePath(QStringLiteral("demo.json"));
+        const auto r = runCli({QStringLiteral("demo"), QStringLiteral("--out-db"), m_db, QStringLiteral("--out-spec"), m_spec,
+                               QStringLiteral("--seed"), QStringLiteral("5"), QStringLiteral("--scale"), QStringLiteral("0.02"),
+                               QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = json(r);
+        QVERIFY(o.value(QStringLiteral("total_rows")).toInteger() > 1000);
+        QVERIFY(QFile::exists(m_db));
+        QVERIFY(QFile::exists(m_spec));
+    }
+
+    void demoRefusesToOverwrite()
+    {
+        const QByteArray before = [&] { QFile f(m_db); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+        const auto r = runCli({QStringLiteral("demo"), QStringLiteral("--out-db"), m_db, QStringLiteral("--out-spec"),
+                               m_dir.filePath(QStringLiteral("other.json"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(m_db), qPrintable(r.err));
+        const QByteArray after = [&] { QFile f(m_db); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+        QVERIFY(before == after);
+        QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("other.json"))));
+    }
+
+    void datasets()
+    {
+        const auto r = runCli({QStringLiteral("datasets"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec,
+                               QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonArray list = json(r).value(QStringLiteral("datasets")).toArray();
+        QStringList names;
+        for (const auto &d : list) {
+            names << d[QStringLiteral("name")].toString();
+            QVERIFY(d.toObject().contains(QStringLiteral("target")));
+            QVERIFY(d.toObject().contains(QStringLiteral("write")));
+        }
+        QCOMPARE(names, (QStringList{QStringLiteral("fact_sales"), QStringLiteral("events"), QStringLiteral("customer_tiers")}));
+        QCOMPARE(list.at(2)[QStringLiteral("write")].toString(), QStringLiteral("scd2"));
+    }
+
+    void streams()
+    {
+        const auto r = runCli({QStringLiteral("streams"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec,
+                               QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonArray list = json(r).value(QStringLiteral("streams")).toArray();
+        QCOMPARE(list.size(), 1);
+        QCOMPARE(list.at(0)[QStringLiteral("name")].toString(), QStringLiteral("orders"));
+        QCOMPARE(list.at(0)[QStringLiteral("log")].toString(), QStringLiteral("orders_log"));
+        QCOMPARE(list.at(0)[QStringLiteral("sink")].toString(), QStringLiteral("orders_events"));
+    }
+
+    void partitionsJson()
+    {
+        const auto r = runCli({QStringLiteral("partitions"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec,
+                               QStringLiteral("--dataset"), QStringLiteral("fact_sales"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject o = json(r);
+        QCOMPARE(o[QStringLiteral("dataset")].toString(), QStringLiteral("fact_sales"));
+        const QJsonArray parts = o[QStringLiteral("partitions")].toArray();
+        QCOMPARE(parts.size(), 30);
+        const QJsonObject first = parts.at(0).toObject();
+        QCOMPARE(first[QStringLiteral("partition")].toString(), QStringLiteral("2025-05-01"));
+        for (const char *field : {"partition", "source_rows", "target_rows", "duplicate_keys", "status"})
+            QVERIFY2(first.contains(QLatin1String(field)), field);
+        QVERIFY(first[QStringLiteral("source_rows")].isDouble());
+        QCOMPARE(parts.at(29)[QStringLiteral("status")].toString(), QStringLiteral("unloaded"));
+    }
+
+    void partitionsText()
+    {
+        const auto r = runCli({QStringLiteral("partitions"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec,
+                               QStringLiteral("--dataset"), QStringLiteral("events")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QStringLiteral("PARTITION")));
+        QVERIFY(r.out.contains(QStringLiteral("2025-05-14")));
+        QVERIFY(r.out.contains(QStringLiteral("provisional")));
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no command") << QStringList{} << QStringLiteral("Usage: rewindctl");
+        QTest::newRow("unknown command") << QStringList{QStringLiteral("partishuns")} << QStringLiteral("unknown command \"partishuns\"");
+        QTest::newRow("unknown option") << QStringList{QStringLiteral("datasets"), QStringLiteral("--bogus")} << QStringLiteral("bogus");
+        QTest::newRow("missing db") << QStringList{QStringLiteral("datasets"), QStringLiteral("--spec"), QStringLiteral("x.json")}
+                                    << QStringLiteral("--db is required");
+        QTest::newRow("db not found") << QStringList{QStringLiteral("datasets"), QStringLiteral("--db"), QStringLiteral("/nonexistent/x.db"),
+                                                     QStringLiteral("--spec"), QStringLiteral("x.json")}
+                                      << QStringLiteral("no such database file");
+        QTest::newRow("missing dataset option") << QStringList{QStringLiteral("partitions")} << QStringLiteral("--dataset is required");
+        QTest::newRow("stray argument") << QStringList{QStringLiteral("datasets"), QStringLiteral("extra")} << QStringLiteral("unexpected argument \"extra\"");
+        QTest::newRow("bad scale") << QStringList{QStringLiteral("demo"), QStringLiteral("--out-db"), QStringLiteral("/tmp/rw-x.db"),
+                                                  QStringLiteral("--out-spec"), QStringLiteral("/tmp/rw-x.json"), QStringLiteral("--scale"), QStringLiteral("-1")}
+                                   << QStringLiteral("--scale \"-1\"");
+    }
+
+    void badInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const auto r = runCli(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    }
+
+    void unknownDataset()
+    {
+        const auto r = runCli({QStringLiteral("partitions"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec,
+                               QStringLiteral("--dataset"), QStringLiteral("fact_sale"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("unknown dataset \"fact_sale\" (the spec has: fact_sales, events, customer_tiers)")));
+        // Still exactly one JSON document on stdout.
+        QCOMPARE(json(r)[QStringLiteral("error")][QStringLiteral("exit_code")].toInt(), 2);
+    }
+
+    void badSpecExitsTwo()
+    {
+        const QString bad = testsupport::writeFile(m_dir, QStringLiteral("bad.json"), "{\"datasets\": {\"x\": ");
+        const auto r = runCli({QStringLiteral("datasets"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), bad});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("invalid JSON at line 1")), qPrintable(r.err));
+    }
+
+    void helpPerCommand()
+    {
+        const auto top = runCli({QStringLiteral("--help")});
+        QCOMPARE(top.exitCode, 0);
+        for (const char *command : {"demo", "datasets", "streams", "partitions"}) {
+            QVERIFY(top.out.contains(QLatin1String(command)));
+            const auto r = runCli({QLatin1String(command), QStringLiteral("--help")});
+            QCOMPARE(r.exitCode, 0);
+            QVERIFY2(r.out.contains(QStringLiteral("--json")), command);
+        }
+        QVERIFY(runCli({QStringLiteral("partitions"), QStringLiteral("--help")}).out.contains(QStringLiteral("--dataset")));
+        QVERIFY(runCli({QStringLiteral("demo"), QStringLiteral("--help")}).out.contains(QStringLiteral("--out-db")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,152 @@
+// The control schema: created on first open, migrated step by step from an
+// older version with its data kept, a no-op on re-open, and refused when a
+// newer Rewind wrote it. Also the connection set-up it relies on.
+#include "controlschema.h"
+#include "database.h"
+#include "testsupport.h"
+
+#include <QTest>
+#include <QThread>
+
+using namespace rw;
+
+class TestControlSchema : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void freshDatabaseGetsLatest()
+    {
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("fresh.db"), {});
+        QCOMPARE(*controlschema::currentVersion(db), 0);
+        QVERIFY(controlschema::migrate(db));
+        QCOMPARE(*controlschema::currentVersion(db), controlschema::latestVersion());
+        for (const char *table : {"rewind_meta", "rewind_runs", "rewind_plans", "rewind_checkpoints", "rewind_partition_state",
+                                  "rewind_audit", "rewind_offsets", "rewind_dlq", "rewind_dlq_history", "rewind_frozen"})
+            QVERIFY2(*db.hasRelation(QLatin1String(table)), table);
+    }
+
+    void olderDatabaseIsMigratedAndKeepsData()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("old.db"));
+        {
+            auto db = Database::open(path, Database::OpenMode::CreateIfMissing);
+            QVERIFY(db);
+            QVERIFY(controlschema::migrate(*db, 1)); // as an older Rewind left it
+            QCOMPARE(*controlschema::currentVersion(*db), 1);
+            QVERIFY(!*db->hasRelation(QStringLiteral("rewind_offsets")));
+            QVERIFY(db->exec(QStringLiteral("INSERT INTO rewind_audit (at, action) VALUES ('2025-01-01T00:00:00Z', 'old')")));
+        }
+        auto db = Database::open(path);
+        QVERIFY(db);
+        QVERIFY(controlschema::migrate(*db));
+        QCOMPARE(*controlschema::currentVersion(*db), controlschema::latestVersion());
+        QVERIFY(*db->hasRelation(QStringLiteral("rewind_offsets")));
+        QVERIFY(*db->hasRelation(QStringLiteral("rewind_frozen")));
+        QCOMPARE(db->scalar(QStringLiteral("SELECT action FROM rewind_audit"))->toString(), QStringLiteral("old"));
+    }
+
+    void reopeningIsANoOp()
+    {
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("again.db"), {});
+        QVERIFY(controlschema::migrate(db));
+        QVERIFY(db.exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, frozen_at) VALUES ('d', 'now')")));
+        QVERIFY(controlschema::migrate(db));
+        QVERIFY(controlschema::migrate(db));
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen"))->toInt(), 1);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_meta"))->toInt(), 1);
+    }
+
+    void newerDatabaseIsRefused()
+    {
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("newer.db"), {});
+        QVERIFY(controlschema::migrate(db));
+        QVERIFY(db.exec(QStringLiteral("UPDATE rewind_meta SET value = '999' WHERE key = 'schema_version'")));
+        auto again = controlschema::migrate(db);
+        QVERIFY(!again);
+        QVERIFY(again.error().message.contains(QStringLiteral("newer Rewind")));
+    }
+
+    void connectionIsWalWithBusyTimeout()
+    {
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("wal.db"), {});
+        QCOMPARE(db.scalar(QStringLiteral("PRAGMA journal_mode"))->toString(), QStringLiteral("wal"));
+        QVERIFY(db.scalar(QStringLiteral("PRAGMA busy_timeout"))->toInt() >= 1000);
+    }
+
+    void writeTransactionRollsBackOnFailure()
+    {
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("tx.db"), {QStringLiteral("CREATE TABLE t (v INTEGER)")});
+        const Status failed = db.writeTransaction([&]() -> Status {
+            if (auto r = db.exec(QStringLiteral("INSERT INTO t VALUES (1)")); !r)
+                return fail(r.error());
+            return badInput(QStringLiteral("gate failed"));
+        });
+        QVERIFY(!failed);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM t"))->toInt(), 0);
+        QVERIFY(db.writeTransaction([&]() -> Status {
+            if (auto r = db.exec(QStringLiteral("INSERT INTO t VALUES (2)")); !r)
+                return fail(r.error());
+            return {};
+        }));
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM t"))->toInt(), 1);
+    }
+
+    void oneConnectionPerThread()
+    {
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("threads.db"), {QStringLiteral("CREATE TABLE t (v INTEGER)")});
+        const QString mine = db.connection()->connectionName();
+        // The same handle used from another thread opens that thread's own connection.
+        QString theirs;
+        QThread worker;
+        QObject context;
+        context.moveToThread(&worker);
+        worker.start();
+        QMetaObject::invokeMethod(&context, [&] {
+            theirs = db.connection()->connectionName();
+            (void)db.exec(QStringLiteral("INSERT INTO t VALUES (7)"));
+        }, Qt::BlockingQueuedConnection);
+        worker.quit();
+        worker.wait();
+        QVERIFY(!theirs.isEmpty());
+        QVERIFY(theirs != mine);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT v FROM t"))->toInt(), 7);
+    }
+
+    void missingFileIsBadInput()
+    {
+        QTemporaryDir dir;
+        auto db = Database::open(dir.filePath(QStringLiteral("nope.db")));
+        QVERIFY(!db);
+        QCOMPARE(db.error().exitCode(), 2);
+        QVERIFY(db.error().message.contains(QStringLiteral("no such database file")));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("nope.db"))));
+    }
+
+    void urls_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("path");
+        QTest::newRow("plain") << QStringLiteral("/tmp/a.db") << QStringLiteral("/tmp/a.db");
+        QTest::newRow("sqlite:") << QStringLiteral("sqlite:/tmp/a.db") << QStringLiteral("/tmp/a.db");
+        QTest::newRow("sqlite:///") << QStringLiteral("sqlite:///tmp/a.db") << QStringLiteral("/tmp/a.db");
+        QTest::newRow("relative") << QStringLiteral("sqlite:w.db") << QStringLiteral("w.db");
+    }
+    void urls()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, path);
+        auto url = DatabaseUrl::parse(text);
+        QVERIFY(url);
+        QCOMPARE(url->path, path);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestControlSchema)
+#include "tst_controlschema.moc"

@@ -1,0 +1,319 @@
+#include "mainwindow.h"
+
+#include "background.h"
+#include "errorbanner.h"
+#include "openworkspacedialog.h"
+#include "partitionspage.h"
+#include "settings.h"
+#include "streampage.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTime>
+#include <QVBoxLayout>
+
+namespace rw {
+
+QStringList MainWindow::availablePages() { return {QStringLiteral("partitions"), QStringLiteral("streams")}; }
+
+QStringList MainWindow::plannedPages()
+{
+    return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("lag"),
+            QStringLiteral("dlq"),        QStringLiteral("streams"), QStringLiteral("audit")};
+}
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_navigator(new Navigator), m_stack(new QStackedWidget), m_welcome(nullptr),
+      m_welcomeText(nullptr), m_partitionsPage(new PartitionsPage), m_streamPage(new StreamPage),
+      m_banner(new ErrorBanner), m_statusText(new QLabel), m_busy(new QProgressBar), m_dbLabel(new QLabel)
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    resize(1400, 860);
+
+    m_welcome = buildWelcome();
+    m_stack->addWidget(m_welcome);
+    m_stack->addWidget(m_partitionsPage);
+    m_stack->addWidget(m_streamPage);
+
+    auto *splitter = new QSplitter(Qt::Horizontal);
+    splitter->addWidget(m_navigator);
+    splitter->addWidget(m_stack);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({360, 1040});
+    splitter->setChildrenCollapsible(false);
+    m_navigator->setMinimumWidth(220);
+
+    auto *central = new QWidget;
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_banner);
+    layout->addWidget(splitter, 1);
+    setCentralWidget(central);
+
+    connect(m_navigator, &Navigator::datasetSelected, this, &MainWindow::showDataset);
+    connect(m_navigator, &Navigator::streamSelected, this, &MainWindow::showStream);
+
+    for (Page *page : {static_cast<Page *>(m_partitionsPage), static_cast<Page *>(m_streamPage)}) {
+        // Only the page on show speaks for the window.
+        connect(page, &Page::pageLoaded, this, [this, page] {
+            if (currentPage() != page)
+                return;
+            m_statusText->setText(page->statusText() % QStringLiteral("  \u00b7  ")
+                                  % tr("loaded %1").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
+            Q_EMIT pageLoaded();
+        });
+        connect(page, &Page::loadFailed, this, [this, page](const QString &message) {
+            if (currentPage() != page)
+                return;
+            m_banner->showError(message);
+            m_statusText->setText(tr("Loading failed"));
+            Q_EMIT pageFailed(message);
+        });
+        connect(page, &Page::loadingChanged, this, [this, page](bool loading, const QString &what) {
+            if (currentPage() == page && !m_opening)
+                setBusy(loading, what);
+        });
+    }
+
+    buildMenus();
+    buildStatusBar();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+QWidget *MainWindow::buildWelcome()
+{
+    auto *w = new QWidget;
+    m_welcomeText = new QLabel(w);
+    m_welcomeText->setObjectName(QStringLiteral("welcomeText"));
+    m_welcomeText->setAlignment(Qt::AlignCenter);
+    m_welcomeText->setTextFormat(Qt::RichText);
+    m_welcomeText->setText(tr("<h2>No workspace open</h2>"
+                              "<p style='color:#5f6670'>Use <b>File \u203a Open workspace\u2026</b> (Ctrl+O) to open a "
+                              "database and its pipeline spec,<br>or pick one under <b>File \u203a Recent workspaces</b>.</p>"));
+    auto *layout = new QVBoxLayout(w);
+    layout->addWidget(m_welcomeText);
+    return w;
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *open = file->addAction(tr("&Open workspace\u2026"), this, &MainWindow::showOpenDialog);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("&Recent workspaces"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    QAction *refreshAction = view->addAction(tr("&Refresh"), this, &MainWindow::refresh);
+    refreshAction->setShortcut(QKeySequence::Refresh);
+    refreshAction->setShortcutContext(Qt::ApplicationShortcut);
+}
+
+void MainWindow::buildStatusBar()
+{
+    m_busy->setRange(0, 0);
+    m_busy->setMaximumWidth(120);
+    m_busy->setMaximumHeight(14);
+    m_busy->setTextVisible(false);
+    m_busy->hide();
+    m_dbLabel->setObjectName(QStringLiteral("dbLabel"));
+    m_dbLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    statusBar()->addWidget(m_busy);
+    statusBar()->addWidget(m_statusText, 1);
+    statusBar()->addPermanentWidget(m_dbLabel);
+    m_statusText->setText(tr("Ready"));
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const std::vector<WorkspaceLocation> recents = Settings().recentWorkspaces();
+    if (recents.empty()) {
+        m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+        return;
+    }
+    int n = 0;
+    for (const WorkspaceLocation &loc : recents) {
+        ++n;
+        const QString label = QStringLiteral("&%1  %2  \u2014  %3").arg(n).arg(QFileInfo(loc.spec).fileName(), loc.db);
+        QAction *a = m_recentMenu->addAction(label, this, [this, loc] { openWorkspace(loc.db, loc.spec); });
+        a->setToolTip(loc.spec);
+    }
+    m_recentMenu->addSeparator();
+    m_recentMenu->addAction(tr("Clear list"), this, [] { Settings().clearRecentWorkspaces(); });
+}
+
+void MainWindow::showOpenDialog()
+{
+    Settings settings;
+    OpenWorkspaceDialog dialog(this);
+    dialog.setBrowseDir(settings.lastBrowseDir());
+    if (!m_workspaceDb.isEmpty())
+        dialog.setPaths(m_workspaceDb, m_workspaceSpec);
+    else if (const auto recents = settings.recentWorkspaces(); !recents.empty())
+        dialog.setPaths(recents.front().db, recents.front().spec);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    settings.setLastBrowseDir(dialog.browseDir());
+    openWorkspace(dialog.databasePath(), dialog.specPath());
+}
+
+void MainWindow::openWorkspace(const QString &db, const QString &spec, const Selection &initial)
+{
+    const quint64 generation = ++m_openGeneration;
+    m_opening = true;
+    m_banner->dismiss();
+    setBusy(true, tr("Opening %1\u2026").arg(QFileInfo(spec).fileName()));
+    runInBackground(
+        this,
+        [db, spec]() -> Result<std::shared_ptr<const Workspace>> {
+            auto ws = rw::openWorkspace(db, spec);
+            if (!ws)
+                return fail(ws.error());
+            return std::make_shared<const Workspace>(std::move(*ws));
+        },
+        [this, generation, db, spec, initial](Result<std::shared_ptr<const Workspace>> result) {
+            if (generation != m_openGeneration)
+                return; // the operator opened something else meanwhile
+            m_opening = false;
+            setBusy(false, QString());
+            if (!result) {
+                m_banner->showError(tr("Could not open the workspace: %1").arg(result.error().message));
+                m_statusText->setText(tr("Open failed"));
+                Q_EMIT workspaceFailed(result.error().exitCode(), result.error().message);
+                return;
+            }
+            applyWorkspace(std::move(*result), db, spec, initial);
+        });
+}
+
+void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, const QString &db, const QString &spec,
+                                const Selection &initial)
+{
+    m_partitionsPage->clear();
+    m_streamPage->clear();
+    m_workspace = std::move(workspace);
+    m_workspaceDb = db;
+    m_workspaceSpec = spec;
+    Settings().addRecentWorkspace({db, spec});
+    m_navigator->setSpec(m_workspace->spec);
+    updateTitle();
+    m_statusText->setText(tr("Opened %1: %2 datasets, %3 streams")
+                              .arg(QFileInfo(spec).fileName())
+                              .arg(m_workspace->spec.datasets.size())
+                              .arg(m_workspace->spec.streams.size()));
+
+    bool selected = false;
+    if (initial.kind == Navigator::Kind::Dataset)
+        selected = selectDataset(initial.name);
+    else if (initial.kind == Navigator::Kind::Stream)
+        selected = selectStream(initial.name);
+    if (!selected && initial.kind != Navigator::Kind::None) {
+        const auto error = initial.kind == Navigator::Kind::Dataset ? m_workspace->spec.requireDataset(initial.name).error()
+                                                                    : m_workspace->spec.requireStream(initial.name).error();
+        m_banner->showMessage(ErrorBanner::Level::Warning, error.message);
+    }
+    if (!selected && !m_workspace->spec.datasets.empty())
+        selected = selectDataset(m_workspace->spec.datasets.front().name);
+    if (!selected && !m_workspace->spec.streams.empty())
+        selected = selectStream(m_workspace->spec.streams.front().name);
+    if (!selected) {
+        m_welcomeText->setText(tr("<h2>Nothing to show</h2><p style='color:#5f6670'>The spec %1 defines no datasets or streams.</p>")
+                                   .arg(spec.toHtmlEscaped()));
+        showPage(nullptr);
+    }
+    Q_EMIT workspaceOpened();
+}
+
+bool MainWindow::selectDataset(const QString &name) { return m_navigator->select(Navigator::Kind::Dataset, name); }
+
+bool MainWindow::selectStream(const QString &name) { return m_navigator->select(Navigator::Kind::Stream, name); }
+
+void MainWindow::showDataset(const QString &name)
+{
+    const DatasetSpec *dataset = m_workspace ? m_workspace->spec.dataset(name) : nullptr;
+    if (!dataset)
+        return;
+    showPage(m_partitionsPage);
+    m_partitionsPage->setDataset(m_workspace->db, *dataset);
+}
+
+void MainWindow::showStream(const QString &name)
+{
+    const StreamSpec *stream = m_workspace ? m_workspace->spec.stream(name) : nullptr;
+    if (!stream)
+        return;
+    showPage(m_streamPage);
+    m_streamPage->setStream(m_workspace->db, *stream);
+}
+
+void MainWindow::showPage(Page *page)
+{
+    if (page)
+        m_stack->setCurrentWidget(page);
+    else
+        m_stack->setCurrentWidget(m_welcome);
+    if (!m_opening)
+        setBusy(page && page->isLoading(), QString());
+}
+
+Page *MainWindow::currentPage() const { return qobject_cast<Page *>(m_stack->currentWidget()); }
+
+void MainWindow::refresh()
+{
+    if (Page *page = currentPage())
+        page->refresh();
+}
+
+void MainWindow::updateTitle()
+{
+    if (!m_workspace) {
+        setWindowTitle(tr("Rewind"));
+        m_dbLabel->setText(tr("No database"));
+        return;
+    }
+    const QString db = m_workspace->db.url().display();
+    setWindowTitle(tr("%1 \u2014 %2 \u2014 Rewind").arg(QFileInfo(m_workspaceSpec).fileName(), db));
+    m_dbLabel->setText(tr("Database: %1").arg(db));
+    m_dbLabel->setToolTip(tr("Spec: %1").arg(QFileInfo(m_workspaceSpec).absoluteFilePath()));
+}
+
+void MainWindow::setBusy(bool busy, const QString &what)
+{
+    m_busy->setVisible(busy);
+    if (busy)
+        m_statusText->setText(what);
+}
+
+void MainWindow::restoreLayout()
+{
+    Settings settings;
+    restoreGeometry(settings.windowGeometry());
+    restoreState(settings.windowState());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    Settings settings;
+    settings.setWindowGeometry(saveGeometry());
+    settings.setWindowState(saveState());
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace rw

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+#include <vector>
+
+class QSettings;
+
+namespace rw {
+
+// A database + spec pair as the operator opened it.
+struct WorkspaceLocation {
+    QString db;
+    QString spec;
+    bool operator==(const WorkspaceLocation &) const = default;
+};
+
+// Typed facade over QSettings: every key and its default live in
+// settings.cpp, nowhere else. Use on the GUI thread.
+class Settings {
+public:
+    static constexpr int kMaxRecentWorkspaces = 8;
+
+    Settings();
+    ~Settings();
+    Settings(const Settings &) = delete;
+    Settings &operator=(const Settings &) = delete;
+
+    // Most recent first, at most kMaxRecentWorkspaces, no duplicates.
+    std::vector<WorkspaceLocation> recentWorkspaces() const;
+    void addRecentWorkspace(const WorkspaceLocation &location);
+    void clearRecentWorkspaces();
+
+    QByteArray windowGeometry() const;
+    void setWindowGeometry(const QByteArray &geometry);
+    QByteArray windowState() const;
+    void setWindowState(const QByteArray &state);
+
+    // Directory the Open dialog starts browsing in.
+    QString lastBrowseDir() const;
+    void setLastBrowseDir(const QString &dir);
+
+private:
+    QSettings *m_settings;
+};
+
+} // namespace rw
