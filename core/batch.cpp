@@ -329,11 +329,13 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                                          {result.runId, label, isNull, c.name, c.passed ? 1 : 0, c.detail, nowIso()});
                         !r)
                         return fail(r.error());
+                // A backfill of a final partition leaves it final: the
+                // watermark passed it once and only moves forward.
                 if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_rows, source_sig, published_at, finalized_at, last_run_id) "
-                                                    "VALUES (?, ?, ?, 'published', ?, ?, ?, NULL, ?)")
-                                         % db.dialect().upsertSet({QStringLiteral("dataset"), QStringLiteral("part"), QStringLiteral("part_is_null")},
-                                                                  {QStringLiteral("status"), QStringLiteral("source_rows"), QStringLiteral("source_sig"),
-                                                                   QStringLiteral("published_at"), QStringLiteral("finalized_at"), QStringLiteral("last_run_id")}),
+                                                    "VALUES (?, ?, ?, 'published', ?, ?, ?, NULL, ?) ON CONFLICT (dataset, part, part_is_null) DO UPDATE SET "
+                                                    "status = CASE WHEN rewind_partition_state.finalized_at IS NOT NULL THEN 'final' ELSE 'published' END, "
+                                                    "source_rows = excluded.source_rows, source_sig = excluded.source_sig, "
+                                                    "published_at = excluded.published_at, last_run_id = excluded.last_run_id"),
                                      {dataset.name, label, isNull, partResult.sourceRows, partResult.fingerprint, nowIso(), result.runId});
                     !r)
                     return fail(r.error());
