@@ -209,7 +209,7 @@ QString resultJsonText(const RunResult &r) { return QString::fromStdString(toJso
 
 Status setRunStatus(const Database &db, const RunResult &result, const QString &error)
 {
-    return db.writeTransaction([&]() -> Status {
+    return Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
         auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ?, finished_at = ?, error = ?, result_json = ? WHERE run_id = ?"),
                          {result.status, result.finishedAt.isEmpty() ? QVariant() : QVariant(result.finishedAt),
                           error.isEmpty() ? QVariant() : QVariant(error), resultJsonText(result), result.runId});
@@ -219,7 +219,7 @@ Status setRunStatus(const Database &db, const RunResult &result, const QString &
                           QString::fromStdString(nlohmann::ordered_json{{"plan_id", result.planId.toStdString()},
                                                                         {"error", error.toStdString()}}
                                                      .dump()));
-    });
+    }); });
 }
 
 // The error that stops a chunk's transaction, and why.
@@ -350,9 +350,7 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 failpoint("after-commit");
             if (!outcome && stop == ChunkStop::None && outcome.error().transient && attempt < options.maxAttempts) {
                 sql.setTargetExists(targetExisted);
-                // Exponential backoff with jitter: 100 ms, 200 ms, 400 ms ... capped at 5 s.
-                const int base = std::min(5000, 100 << (attempt - 1));
-                const int wait = base / 2 + int(QRandomGenerator::global()->bounded(base / 2 + 1));
+                const int wait = Database::backoffMs(attempt);
                 qCInfo(lcBatch) << "partition" << progress.partition << "busy, retrying in" << wait << "ms (attempt" << attempt << ")";
                 QThread::msleep(wait);
                 continue;
@@ -376,7 +374,7 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             partResult.published = false;
             result.partitions.push_back(partResult);
             // Record the failure on its own: the partition's data is untouched.
-            const Status recorded = db.writeTransaction([&]() -> Status {
+            const Status recorded = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
                 const QString label = p.label.value_or(QString());
                 const int isNull = p.label ? 0 : 1;
                 for (const auto &c : checks)
@@ -398,7 +396,7 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                     return fail(r.error());
                 return writeAudit(db, QStringLiteral("check failed"), dataset.name, QString(), result.runId,
                                   QString::fromStdString(checksJson(checks).dump()));
-            });
+            }); });
             if (!recorded) {
                 result.status = QStringLiteral("failed");
                 result.error = recorded.error().message;
@@ -487,7 +485,7 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const 
 
     Plan plan{newPlanId(), dataset.name, dataset.write, *scope, *stats};
     result.planId = plan.id;
-    const Status stored = db.writeTransaction([&]() -> Status {
+    const Status stored = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
         if (auto s = storePlan(db, plan, resultJsonText(result)); !s)
             return s;
         return writeAudit(db, QStringLiteral("preview"), dataset.name, QString(), QVariant(),
@@ -495,7 +493,7 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const 
                                                                         {"partitions", scope->size()},
                                                                         {"totals", partitionJson(result.totals())}}
                                                      .dump()));
-    });
+    }); });
     if (!stored)
         return fail(stored.error());
     return result;
@@ -548,7 +546,7 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
     result.executed = true;
     result.status = QStringLiteral("running");
     result.startedAt = nowIso();
-    const Status started = db.writeTransaction([&]() -> Status {
+    const Status started = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
         if (options.planId.isEmpty())
             if (auto s = storePlan(db, plan, QString()); !s)
                 return s;
@@ -566,7 +564,7 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
                           QString::fromStdString(nlohmann::ordered_json{{"plan_id", plan.id.toStdString()},
                                                                         {"partitions", plan.scope.size()}}
                                                      .dump()));
-    });
+    }); });
     if (!started)
         return fail(started.error());
     executeChunks(db, dataset, *sql, plan, plan.scope, options, result, 0);
@@ -621,14 +619,14 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
         return fail(Error{Error::Code::StalePlan, QStringLiteral("run %1 cannot resume: the source of %2 changed since its plan %3; start a new run")
                                                       .arg(runId)
                                                       .arg(stale->join(QStringLiteral(", ")), plan->id)});
-    const Status marked = db.writeTransaction([&]() -> Status {
+    const Status marked = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
         auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = 'running', pid = ?, host = ?, finished_at = NULL, error = NULL WHERE run_id = ?"),
                          {QCoreApplication::applicationPid(), QSysInfo::machineHostName(), runId});
         if (!r)
             return fail(r.error());
         return writeAudit(db, QStringLiteral("run resumed"), info->dataset, QString(), runId,
                           QString::fromStdString(nlohmann::ordered_json{{"remaining", todo.size()}}.dump()));
-    });
+    }); });
     if (!marked)
         return fail(marked.error());
     executeChunks(db, **dataset, *sql, *plan, todo, options, result, int(result.partitions.size()));

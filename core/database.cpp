@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QMutex>
+#include <QRandomGenerator>
 #include <QSet>
 #include <QSqlError>
 #include <QSqlRecord>
@@ -157,7 +158,13 @@ Result<QSqlDatabase> Database::connection() const
     const DatabaseUrl &url = m_shared->url;
     if (url.kind == SqlDialect::Kind::Sqlite) {
         conn.setDatabaseName(url.path);
-        conn.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
+        // How long a statement waits for another writer's lock before
+        // reporting "busy" (then the batch core retries with backoff).
+        bool ok = false;
+        int busyMs = qEnvironmentVariableIntValue("REWIND_BUSY_TIMEOUT_MS", &ok);
+        if (!ok || busyMs < 0)
+            busyMs = 5000;
+        conn.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(busyMs));
     } else {
         conn.setHostName(url.host);
         conn.setPort(url.port);
@@ -235,6 +242,27 @@ Status Database::writeTransaction(const std::function<Status()> &body) const
     if (auto rollback = exec(QStringLiteral("ROLLBACK")); !rollback)
         qCWarning(lcDb) << "rollback failed:" << rollback.error().message;
     return result;
+}
+
+int Database::backoffMs(int attempt)
+{
+    const int base = std::min(5000, 100 << std::min(attempt - 1, 6));
+    return base / 2 + int(QRandomGenerator::global()->bounded(base / 2 + 1));
+}
+
+Status Database::retryTransient(int maxAttempts, const std::function<Status()> &attempt)
+{
+    for (int n = 1;; ++n) {
+        Status result = attempt();
+        if (result || !result.error().transient || n >= maxAttempts) {
+            if (!result && result.error().transient && n > 1)
+                result.error().message = QStringLiteral("the database stayed busy after %1 attempts: %2").arg(n).arg(result.error().message);
+            return result;
+        }
+        const int wait = backoffMs(n);
+        qCInfo(lcDb) << "database busy, retrying in" << wait << "ms (attempt" << n << "of" << maxAttempts << ")";
+        QThread::msleep(wait);
+    }
 }
 
 Result<QStringList> Database::relations() const

@@ -76,6 +76,13 @@ public:
     // The columns a SELECT yields, by running it with LIMIT 0.
     Result<QStringList> selectColumns(const QString &select) const;
 
+    // Runs `attempt` (typically a writeTransaction) again while it fails with a
+    // transient lock error, with exponential backoff and jitter (100 ms
+    // doubling, capped at 5 s), at most `maxAttempts` times.
+    static Status retryTransient(int maxAttempts, const std::function<Status()> &attempt);
+    // The wait before attempt number `attempt + 1`.
+    static int backoffMs(int attempt);
+
 private:
     struct Shared;
     explicit Database(std::shared_ptr<Shared> shared) : m_shared(std::move(shared)) {}

@@ -103,6 +103,12 @@ class TestBatch : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase()
+    {
+        // Short lock waits, so the retry tests take a second, not minutes.
+        qputenv("REWIND_BUSY_TIMEOUT_MS", "50");
+    }
+
     void previewWritesOnlyThePlan()
     {
         Fixture f(spec(QStringLiteral("merge")));
@@ -448,6 +454,116 @@ private Q_SLOTS:
         QVERIFY(reads.load() > 0);
         QCOMPARE(torn.load(), 0);
         QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM tgt")), 1600);
+    }
+
+    void cancelBetweenChunksThenResume()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        std::atomic<bool> cancel{false};
+        BatchOptions o = execute();
+        o.cancel = &cancel;
+        // Cancel as soon as the first partition is published.
+        o.progress = [&](const Progress &p) {
+            if (p.phase == QLatin1String("published") && p.partitionsDone == 1)
+                cancel = true;
+        };
+        auto r = run(f.db(), f.dataset(), o);
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, QStringLiteral("cancelled"));
+        QCOMPARE(exitCodeOf(*r), 1);
+        QCOMPARE(r->partitions.size(), std::size_t(1));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 1);
+        auto listed = listRuns(f.db());
+        QCOMPARE(listed->front().status, QStringLiteral("cancelled"));
+
+        auto resumed = resume(f.db(), f.ws->spec, r->runId.toLongLong(), execute());
+        QVERIFY2(resumed, qPrintable(resumed ? QString() : resumed.error().message));
+        QCOMPARE(resumed->status, QStringLiteral("succeeded"));
+        QCOMPARE(resumed->partitions.size(), std::size_t(3));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 3);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT SUM(amount) FROM tgt WHERE dt = 'd2' AND id IN (1, 2)")), 30 + 40 + 40);
+    }
+
+    void cancelInsideAChunkRollsItBack()
+    {
+        Fixture f(spec(QStringLiteral("overwrite_partition")));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        std::atomic<bool> cancel{false};
+        BatchOptions o = execute({QStringLiteral("d2")});
+        o.cancel = &cancel;
+        // Cancel after staging, before the publish: the chunk must roll back whole.
+        o.progress = [&](const Progress &p) {
+            if (p.phase == QLatin1String("diff"))
+                cancel = true;
+        };
+        auto r = run(f.db(), f.dataset(), o);
+        QVERIFY(r);
+        QCOMPARE(r->status, QStringLiteral("cancelled"));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints")), 0);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_images_sales")), -1); // never created: the DDL rolled back too
+        auto resumed = resume(f.db(), f.ws->spec, r->runId.toLongLong(), execute());
+        QVERIFY(resumed);
+        QCOMPARE(resumed->status, QStringLiteral("succeeded"));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2'")), 3);
+    }
+
+    void busyDatabaseIsRetriedWithBackoff()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        // Another writer holds the write lock for a while; our busy timeout is short.
+        auto other = Database::open(f.db().url().path);
+        QVERIFY(other);
+        std::atomic<bool> locked{false};
+        QThread *holder = QThread::create([&] {
+            auto mine = Database::open(f.db().url().path);
+            (void)mine->exec(QStringLiteral("BEGIN IMMEDIATE"));
+            locked = true;
+            QThread::msleep(700);
+            (void)mine->exec(QStringLiteral("COMMIT"));
+        });
+        holder->start();
+        while (!locked.load())
+            QThread::msleep(5);
+        auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
+        holder->wait();
+        delete holder;
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT SUM(amount) FROM tgt WHERE dt = 'd2' AND id IN (1, 2)")), 30 + 40 + 40);
+    }
+
+    void busyDatabaseGivesUpClearly()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        std::atomic<bool> locked{false};
+        std::atomic<bool> release{false};
+        QThread *holder = QThread::create([&] {
+            auto mine = Database::open(f.db().url().path);
+            (void)mine->exec(QStringLiteral("BEGIN IMMEDIATE"));
+            locked = true;
+            while (!release.load())
+                QThread::msleep(10);
+            (void)mine->exec(QStringLiteral("ROLLBACK"));
+        });
+        holder->start();
+        while (!locked.load())
+            QThread::msleep(5);
+        BatchOptions o = execute({QStringLiteral("d2")});
+        o.maxAttempts = 3;
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        auto r = run(f.db(), f.dataset(), o);
+        release = true;
+        holder->wait();
+        delete holder;
+        // The run could not even record its start: a clear error, nothing written.
+        if (r) {
+            QCOMPARE(r->status, QStringLiteral("failed"));
+            QVERIFY2(r->error.contains(QStringLiteral("busy after 3 attempts")), qPrintable(r->error));
+        } else {
+            QVERIFY2(r.error().message.contains(QStringLiteral("locked")), qPrintable(r.error().message));
+        }
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
     }
 
     void frozenDatasetIsRefused()
