@@ -118,9 +118,9 @@ Result<Samples> takeSamples(const Database &db, const BatchSql &sql, const Parti
 }
 
 // Per-partition counts of a GROUP BY query returning (label, is-null, n...).
-Result<QHash<QString, QList<qint64>>> countsBy(const Database &db, const QString &sql, int values)
+Result<QHash<QString, QList<qint64>>> countsBy(const Database &db, const QString &sql, const QVariantList &binds, int values)
 {
-    auto q = db.exec(sql);
+    auto q = db.exec(sql, binds);
     if (!q)
         return fail(q.error());
     QHash<QString, QList<qint64>> out;
@@ -148,7 +148,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     for (qsizetype i = 0; i < stage.size(); ++i)
         if (auto r = db.exec(stage[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    auto deduped = countsBy(db, sql.stagedCounts(), 1);
+    auto deduped = countsBy(db, sql.stagedCounts(), {}, 1);
     if (!deduped)
         return fail(deduped.error());
 
@@ -166,13 +166,15 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     for (qsizetype i = 0; i < copy.size(); ++i)
         if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    auto staged = countsBy(db, sql.stagedCounts(), 1);
+    auto staged = countsBy(db, sql.stagedCounts(), {}, 1);
     if (!staged)
         return fail(staged.error());
-    auto diff = countsBy(db, sql.diffCounts(), 2);
+    auto diff = countsBy(db, sql.diffCounts(), {}, 2);
     if (!diff)
         return fail(diff.error());
-    auto target = countsBy(db, sql.targetCounts(), 1);
+    binds.clear();
+    const QString targetCountsSql = sql.targetCounts(binds);
+    auto target = countsBy(db, targetCountsSql, binds, 1);
     if (!target)
         return fail(target.error());
 
@@ -266,7 +268,8 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 if (!now)
                     return fail(now.error());
                 const QString key = partitionKey(p.label);
-                if (now->value(key).fingerprint != plan.stats.value(key).fingerprint) {
+                // A run planned afresh locks each partition as it reads it.
+                if (plan.stats.contains(key) && now->value(key).fingerprint != plan.stats.value(key).fingerprint) {
                     stop = ChunkStop::StalePlan;
                     staleDetail = partitionLabel(p.label);
                     return fail(Error{Error::Code::StalePlan, QString()});
@@ -293,10 +296,15 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 if (auto s = db.execAll(ddl); !s)
                     return s;
                 sql.setTargetExists(true);
-                const QStringList images = overwrite ? QStringList{sql.saveImagesReplaced()}
-                                                     : QStringList{sql.saveImagesUpdated(), sql.saveImagesInserted()};
-                for (const QString &statement : images)
-                    if (auto r = db.exec(statement, {result.runId}); !r)
+                // Before-images only of what changes: the diff already counted it.
+                QVariantList imageBinds{result.runId};
+                if (overwrite || partResult.updated > 0) {
+                    const QString images = overwrite ? sql.saveImagesReplaced(imageBinds) : sql.saveImagesUpdated(imageBinds);
+                    if (auto r = db.exec(images, imageBinds); !r)
+                        return fail(r.error());
+                }
+                if (!overwrite && partResult.inserted > 0)
+                    if (auto r = db.exec(sql.saveImagesInserted(), {result.runId}); !r)
                         return fail(r.error());
                 QVariantList binds;
                 if (overwrite) {
@@ -530,13 +538,12 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
                                                           .arg(options.planId, stale->join(QStringLiteral(", ")))});
         plan = *loaded;
     } else {
+        // Planned afresh: each chunk fingerprints its partition inside its
+        // own transaction, so no separate pass over the source is needed.
         auto scope = resolveScope(db, dataset, *sql, options.scope);
         if (!scope)
             return fail(scope.error());
-        auto stats = sourceStats(db, *sql, *scope);
-        if (!stats)
-            return fail(stats.error());
-        plan = Plan{newPlanId(), dataset.name, dataset.write, *scope, *stats};
+        plan = Plan{newPlanId(), dataset.name, dataset.write, *scope, {}};
     }
 
     RunResult result;

@@ -1,5 +1,6 @@
 #include "batchsql.h"
 
+#include <QHash>
 #include <QStringBuilder>
 
 namespace rw {
@@ -26,6 +27,28 @@ Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
     if (!exists)
         return fail(exists.error());
     sql.m_targetExists = *exists;
+    if (sql.m_targetExists) {
+        // Key lookups into the target are cheap when an index leads with a
+        // key column, or with the partition column then a key column.
+        auto q = db.exec(db.dialect().listIndexColumns(), {dataset.target});
+        if (!q)
+            return fail(q.error());
+        QHash<QString, QStringList> indexes;
+        QStringList order;
+        while (q->next()) {
+            if (!indexes.contains(q->value(0).toString()))
+                order << q->value(0).toString();
+            indexes[q->value(0).toString()] << q->value(2).toString();
+        }
+        for (const QString &name : order) {
+            const QStringList cols = indexes.value(name);
+            const bool leadsWithKey = sql.m_key.contains(cols.value(0));
+            const bool partitionThenKey = dataset.partitioned() && cols.value(0) == dataset.partitionColumn
+                                          && sql.m_key.contains(cols.value(1));
+            if (leadsWithKey || partitionThenKey)
+                sql.m_targetIndexed = true;
+        }
+    }
     return sql;
 }
 
@@ -143,9 +166,20 @@ QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVaria
             d.createTempIndex(QStringLiteral("rewind_stage_key"), kStage, indexCols)};
 }
 
+QString BatchSql::tgt() const { return m_direct ? q(m_dataset->target) : q(kTgt); }
+
+QString BatchSql::tgtScope(const QString &qualifier, QVariantList &binds) const
+{
+    return m_direct ? scopePredicate(qualifier, m_tgtScope, binds) : QStringLiteral("1 = 1");
+}
+
 QStringList BatchSql::createTargetCopy(const std::vector<PartitionRef> &scope, QVariantList &binds) const
 {
     const SqlDialect &d = m_db.dialect();
+    m_tgtScope = scope;
+    m_direct = m_targetExists && m_targetIndexed;
+    if (m_direct)
+        return {d.dropTempTable(kTgt)};
     QStringList indexCols;
     if (m_dataset->partitioned())
         indexCols << m_dataset->partitionColumn;
@@ -192,19 +226,19 @@ QString BatchSql::stagedCounts() const
            % QStringLiteral(" AS s GROUP BY ") % partExpr(QStringLiteral("s"));
 }
 
-QString BatchSql::targetCounts() const
+QString BatchSql::targetCounts(QVariantList &binds) const
 {
-    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("t")) % QStringLiteral(", COUNT(*) FROM ") % q(kTgt)
-           % QStringLiteral(" AS t GROUP BY ") % partExpr(QStringLiteral("t"));
+    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("t")) % QStringLiteral(", COUNT(*) FROM ") % tgt()
+           % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) % QStringLiteral(" GROUP BY ") % partExpr(QStringLiteral("t"));
 }
 
 QString BatchSql::diffCounts() const
 {
-    const QString tgt = q(kTgt);
+    const QString target = tgt();
     return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s"))
-           % QStringLiteral(", SUM(CASE WHEN NOT EXISTS (SELECT 1 FROM ") % tgt % QStringLiteral(" AS t WHERE ")
+           % QStringLiteral(", SUM(CASE WHEN NOT EXISTS (SELECT 1 FROM ") % target % QStringLiteral(" AS t WHERE ")
            % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(") THEN 1 ELSE 0 END)")
-           % QStringLiteral(", SUM(CASE WHEN EXISTS (SELECT 1 FROM ") % tgt % QStringLiteral(" AS t WHERE ")
+           % QStringLiteral(", SUM(CASE WHEN EXISTS (SELECT 1 FROM ") % target % QStringLiteral(" AS t WHERE ")
            % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ")
            % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(") THEN 1 ELSE 0 END) FROM ") % q(kStage)
            % QStringLiteral(" AS s GROUP BY ") % partExpr(QStringLiteral("s"));
@@ -214,14 +248,14 @@ QString BatchSql::sampleInserted(const PartitionRef &p, QVariantList &binds) con
 {
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("s"), p, binds) % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
-           % q(kTgt) % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))
+           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))
            % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::sampleUpdated(const PartitionRef &p, QVariantList &binds) const
 {
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", ")
-           % columnList(QStringLiteral("t"), m_columns) % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s JOIN ") % q(kTgt)
+           % columnList(QStringLiteral("t"), m_columns) % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s JOIN ") % tgt()
            % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" WHERE ")
            % partitionFilter(QStringLiteral("s"), p, binds) % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
            % QStringLiteral(" ORDER BY ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
@@ -231,15 +265,15 @@ QString BatchSql::sampleUnchanged(const PartitionRef &p, QVariantList &binds) co
 {
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("s"), p, binds) % QStringLiteral(" AND EXISTS (SELECT 1 FROM ")
-           % q(kTgt) % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ")
-           % q(kTgt) % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ")
+           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ")
+           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ")
            % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key)
            % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::sampleDeleted(const PartitionRef &p, QVariantList &binds) const
 {
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), m_columns) % QStringLiteral(" FROM ") % q(kTgt)
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), m_columns) % QStringLiteral(" FROM ") % tgt()
            % QStringLiteral(" AS t WHERE ") % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
            % q(kStage) % QStringLiteral(" AS s WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))
            % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("t"), m_key) % QStringLiteral(" LIMIT ?");
@@ -270,10 +304,11 @@ QStringList BatchSql::createImagesIfMissing() const
             % QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0")};
 }
 
-QString BatchSql::saveImagesUpdated() const
+QString BatchSql::saveImagesUpdated(QVariantList &binds) const
 {
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
-           % QStringLiteral(", ?, 'updated' FROM ") % q(kTgt) % QStringLiteral(" AS t WHERE EXISTS (SELECT 1 FROM ") % q(kStage)
+           % QStringLiteral(", ?, 'updated' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds)
+           % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ")
            % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % u')';
 }
@@ -281,14 +316,14 @@ QString BatchSql::saveImagesUpdated() const
 QString BatchSql::saveImagesInserted() const
 {
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_columns)
-           % QStringLiteral(", ?, 'inserted' FROM ") % q(kStage) % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % q(kTgt)
+           % QStringLiteral(", ?, 'inserted' FROM ") % q(kStage) % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt()
            % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % u')';
 }
 
-QString BatchSql::saveImagesReplaced() const
+QString BatchSql::saveImagesReplaced(QVariantList &binds) const
 {
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
-           % QStringLiteral(", ?, 'replaced' FROM ") % q(kTgt) % QStringLiteral(" AS t");
+           % QStringLiteral(", ?, 'replaced' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds);
 }
 
 QString BatchSql::mergeUpdate(const PartitionRef &p, QVariantList &binds) const
@@ -307,7 +342,7 @@ QString BatchSql::mergeInsert() const
 {
     return QStringLiteral("INSERT INTO ") % q(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
            % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
-           % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % q(kTgt) % QStringLiteral(" AS t WHERE ")
+           % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ")
            % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % u')';
 }
 

@@ -44,7 +44,7 @@ public:
     // Per partition (label, is-null): inserted, updated staged rows.
     QString diffCounts() const;
     // Per partition (label, is-null): target rows in scope.
-    QString targetCounts() const;
+    QString targetCounts(QVariantList &binds) const;
 
     // Samples, LIMIT bound as the last value.
     QString sampleInserted(const PartitionRef &p, QVariantList &binds) const;
@@ -56,9 +56,10 @@ public:
     QString imagesTable() const;
     QStringList createTargetIfMissing() const;
     QStringList createImagesIfMissing() const;
-    QString saveImagesUpdated() const;  // bind: run id
+    // `binds` starts with the run id; the statement may append the scope's values.
+    QString saveImagesUpdated(QVariantList &binds) const;
     QString saveImagesInserted() const; // bind: run id
-    QString saveImagesReplaced() const; // bind: run id
+    QString saveImagesReplaced(QVariantList &binds) const;
     QString mergeUpdate(const PartitionRef &p, QVariantList &binds) const;
     QString mergeInsert() const;
     QString overwriteDelete(const PartitionRef &p, QVariantList &binds) const;
@@ -75,8 +76,16 @@ private:
     QString columnList(const QString &qualifier, const QStringList &columns) const;
     QString partitionFilter(const QString &qualifier, const PartitionRef &p, QVariantList &binds) const;
 
+    // The target as the diff reads it: the table itself when an index
+    // serves key lookups, else the per-connection copy rewind_tgt.
+    QString tgt() const;
+    QString tgtScope(const QString &qualifier, QVariantList &binds) const;
+
     Database m_db;
     const DatasetSpec *m_dataset;
+    bool m_targetIndexed = false;                  // an index leads with a key column (or partition, key)
+    mutable bool m_direct = false;                 // this scope reads the target directly
+    mutable std::vector<PartitionRef> m_tgtScope; // the scope of the last createTargetCopy
     QStringList m_columns; // as the source / transform yields them
     QStringList m_key;     // dataset key, or every column when it has none
     QStringList m_values;  // columns that are neither key nor partition

@@ -3,6 +3,7 @@
 #include "sqlitefunctions.h"
 
 #include <QAtomicInteger>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QMutex>
@@ -15,6 +16,8 @@
 #include <QUrl>
 
 Q_LOGGING_CATEGORY(lcDb, "rewind.db")
+// Every statement with its duration: QT_LOGGING_RULES="rewind.sql.debug=true".
+Q_LOGGING_CATEGORY(lcSql, "rewind.sql", QtWarningMsg)
 
 namespace rw {
 
@@ -204,8 +207,11 @@ Result<QSqlQuery> Database::exec(const QString &sql, const QVariantList &binds) 
         return fail(sqlError(query.lastError(), sql));
     for (const QVariant &value : binds)
         query.addBindValue(value);
+    QElapsedTimer timer;
+    timer.start();
     if (!query.exec())
         return fail(sqlError(query.lastError(), sql));
+    qCDebug(lcSql).noquote() << timer.elapsed() << "ms" << abbreviate(sql);
     return query;
 }
 

@@ -38,6 +38,12 @@ public:
         return QStringLiteral("SELECT name, type FROM pragma_table_info(?) ORDER BY cid");
     }
 
+    QString listIndexColumns() const override
+    {
+        return QStringLiteral("SELECT il.name, ii.seqno, ii.name FROM pragma_index_list(?) AS il "
+                              "JOIN pragma_index_info(il.name) AS ii ORDER BY il.name, ii.seqno");
+    }
+
     QString autoIdColumn() const override { return QStringLiteral("INTEGER PRIMARY KEY AUTOINCREMENT"); }
     QString blobType() const override { return QStringLiteral("BLOB"); }
     QString bigintType() const override { return QStringLiteral("INTEGER"); }

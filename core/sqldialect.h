@@ -33,6 +33,9 @@ public:
     // Columns of one relation, bound parameter: relation name. Columns "name", "type".
     virtual QString listColumns() const = 0;
 
+    // Indexes of a relation, bound parameter: relation name. Columns "index", "position", "column".
+    virtual QString listIndexColumns() const = 0;
+
     // DDL pieces.
     virtual QString autoIdColumn() const = 0; // an auto-increment integer primary key
     virtual QString blobType() const = 0;
