@@ -71,5 +71,6 @@ Result<Workspace> workspace(const Context &ctx);
 // The command tables of each area.
 std::vector<Command> workspaceCommands(); // demo, datasets, streams, partitions
 std::vector<Command> batchCommands();     // preview, run, resume, runs, run-show
+std::vector<Command> streamCommands();    // offsets, offsets-reset, replay
 
 } // namespace rw::cli

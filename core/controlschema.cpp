@@ -85,12 +85,25 @@ QStringList step(const SqlDialect &d, int version)
                                  " passed INTEGER NOT NULL, detail TEXT, at TEXT NOT NULL)"),
             QStringLiteral("CREATE INDEX rewind_check_results_run ON rewind_check_results (run_id)"),
         };
+    case 5:
+        return {
+            // Stream replays: a running one (pid, host alive) blocks offset resets of its group.
+            QStringLiteral("CREATE TABLE rewind_replays (replay_id ") % id
+                % QStringLiteral(", stream TEXT NOT NULL, group_id TEXT NOT NULL, status TEXT NOT NULL,"
+                                 " started_at TEXT NOT NULL, finished_at TEXT, os_user TEXT, pid ") % big
+                % QStringLiteral(", host TEXT, consumed ") % big % QStringLiteral(" NOT NULL DEFAULT 0, inserted ") % big
+                % QStringLiteral(" NOT NULL DEFAULT 0, duplicates ") % big % QStringLiteral(" NOT NULL DEFAULT 0, dead_lettered ") % big
+                % QStringLiteral(" NOT NULL DEFAULT 0, batches INTEGER NOT NULL DEFAULT 0, error TEXT)"),
+            QStringLiteral("CREATE INDEX rewind_replays_group ON rewind_replays (stream, group_id, status)"),
+            // A stream event re-read after a rewind is dead-lettered once.
+            QStringLiteral("CREATE INDEX rewind_dlq_source ON rewind_dlq (source_kind, source_name, part, log_offset)"),
+        };
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 4;
+constexpr int kLatest = 5;
 
 } // namespace
 

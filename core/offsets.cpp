@@ -1,0 +1,294 @@
+#include "offsets.h"
+
+#include "replaylock.h"
+#include "workspace.h"
+
+#include <QFile>
+#include <QMap>
+#include <QRegularExpression>
+#include <QStringBuilder>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rw {
+
+namespace {
+
+std::string s(const QString &text) { return text.toStdString(); }
+
+QString partitionList(const std::vector<PartitionOffsets> &parts)
+{
+    QStringList names;
+    for (const auto &p : parts)
+        names << QString::number(p.partition);
+    return names.isEmpty() ? QStringLiteral("no partitions: the log is empty") : names.join(u", ");
+}
+
+qint64 clampTo(qint64 value, const PartitionOffsets &p, bool &clamped)
+{
+    const qint64 out = std::clamp(value, p.logStart, p.logEnd);
+    clamped = out != value;
+    return out;
+}
+
+// First offset per partition whose record timestamp is at or after `ms`.
+Result<QMap<qint64, qint64>> firstOffsetsAtOrAfter(const Database &db, const StreamSpec &stream, qint64 ms)
+{
+    const LogColumns &c = stream.logColumns;
+    auto q = db.exec(QStringLiteral("SELECT ") % db.quote(c.partitionId) % QStringLiteral(", MIN(") % db.quote(c.logOffset)
+                         % QStringLiteral(") FROM ") % db.quote(stream.log) % QStringLiteral(" WHERE ")
+                         % recordTsMillisExpr(db.quote(c.recordTs)) % QStringLiteral(" >= ? GROUP BY ") % db.quote(c.partitionId),
+                     {ms});
+    if (!q)
+        return fail(q.error());
+    QMap<qint64, qint64> out;
+    while (q->next())
+        out.insert(q->value(0).toLongLong(), q->value(1).toLongLong());
+    return out;
+}
+
+Result<ResetPlan> plan(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request)
+{
+    auto offsets = listOffsets(db, stream, group);
+    if (!offsets)
+        return fail(offsets.error());
+    QMap<qint64, const PartitionOffsets *> byPartition;
+    for (const auto &p : *offsets)
+        byPartition.insert(p.partition, &p);
+    auto known = [&](qint64 partition, const QString &where) -> Status {
+        if (!byPartition.contains(partition))
+            return badInput(QStringLiteral("%1: partition %2 is not in the log \"%3\" of stream \"%4\" (it has %5)")
+                                .arg(where)
+                                .arg(partition)
+                                .arg(stream.log, stream.name, partitionList(*offsets)));
+        return {};
+    };
+    for (qint64 p : request.partitions)
+        if (auto k = known(p, QStringLiteral("--partition")); !k)
+            return fail(k.error());
+    QMap<qint64, qint64> fromFile;
+    for (const auto &[p, o] : request.fileOffsets) {
+        if (auto k = known(p, QStringLiteral("--from-file")); !k)
+            return fail(k.error());
+        fromFile.insert(p, o);
+    }
+    QMap<qint64, qint64> atTime;
+    if (request.kind == ResetRequest::Kind::ToDatetime) {
+        auto first = firstOffsetsAtOrAfter(db, stream, request.timestampMs);
+        if (!first)
+            return fail(first.error());
+        atTime = std::move(*first);
+    }
+
+    ResetPlan out;
+    out.stream = stream.name;
+    out.group = group;
+    out.request = request.describe();
+    for (const auto &p : *offsets) {
+        if (!request.partitions.empty()
+            && std::find(request.partitions.begin(), request.partitions.end(), p.partition) == request.partitions.end())
+            continue;
+        if (request.kind == ResetRequest::Kind::FromFile && !fromFile.contains(p.partition))
+            continue;
+        ResetPartition r{p.partition, p.committed, p.committed, p.logStart, p.logEnd, false};
+        switch (request.kind) {
+        case ResetRequest::Kind::ToEarliest: r.newOffset = p.logStart; break;
+        case ResetRequest::Kind::ToLatest: r.newOffset = p.logEnd; break;
+        case ResetRequest::Kind::ToCurrent: r.newOffset = p.committed; break;
+        case ResetRequest::Kind::ToOffset: r.newOffset = clampTo(request.value, p, r.clamped); break;
+        case ResetRequest::Kind::ShiftBy: r.newOffset = clampTo(p.committed + request.value, p, r.clamped); break;
+        case ResetRequest::Kind::ToDatetime: r.newOffset = atTime.value(p.partition, p.logEnd); break;
+        case ResetRequest::Kind::FromFile: r.newOffset = clampTo(fromFile.value(p.partition), p, r.clamped); break;
+        }
+        out.partitions.push_back(r);
+    }
+    return out;
+}
+
+Status apply(const Database &db, const StreamSpec &stream, const ResetPlan &plan)
+{
+    nlohmann::json pairs = nlohmann::json::array();
+    nlohmann::json detail = nlohmann::json::array();
+    for (const auto &p : plan.partitions) {
+        pairs.push_back({p.partition, p.newOffset});
+        detail.push_back({{"partition", p.partition}, {"from", p.current}, {"to", p.newOffset}});
+    }
+    const SqlDialect &d = db.dialect();
+    auto r = db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at) "
+                                    "SELECT ?, ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), ")
+                         % d.nowUtcText() % QStringLiteral(" FROM json_each(?) WHERE true")
+                         % d.upsertSet({QStringLiteral("stream"), QStringLiteral("group_id"), QStringLiteral("partition_id")},
+                                       {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
+                     {stream.name, plan.group, QString::fromStdString(pairs.dump())});
+    if (!r)
+        return fail(r.error());
+    const nlohmann::json audit = {{"group", s(plan.group)}, {"reset", s(plan.request)}, {"partitions", detail}};
+    return writeAudit(db, QStringLiteral("offsets-reset"), QString(), stream.name, QVariant(), QString::fromStdString(audit.dump()));
+}
+
+} // namespace
+
+QString ResetRequest::describe() const
+{
+    switch (kind) {
+    case Kind::ToEarliest: return QStringLiteral("to-earliest");
+    case Kind::ToLatest: return QStringLiteral("to-latest");
+    case Kind::ToCurrent: return QStringLiteral("to-current");
+    case Kind::ToOffset: return QStringLiteral("to-offset ") % QString::number(value);
+    case Kind::ShiftBy: return QStringLiteral("shift-by ") % QString::number(value);
+    case Kind::ToDatetime:
+        return QStringLiteral("to-datetime ") % QDateTime::fromMSecsSinceEpoch(timestampMs, Qt::UTC).toString(Qt::ISODateWithMs);
+    case Kind::FromFile: return QStringLiteral("from-file (%1 partitions)").arg(fileOffsets.size());
+    }
+    return QString();
+}
+
+QString recordTsMillisExpr(const QString &x)
+{
+    // Zones SQLite's date functions do not read (+HHMM, +HH) are rewritten to +HH:MM.
+    const QString iso = QStringLiteral("upper(CASE WHEN ") % x % QStringLiteral(" GLOB '*:[0-9][0-9]*[+-][0-9][0-9][0-9][0-9]' THEN substr(")
+                        % x % QStringLiteral(", 1, length(") % x % QStringLiteral(") - 2) || ':' || substr(") % x
+                        % QStringLiteral(", -2) WHEN ") % x % QStringLiteral(" GLOB '*:[0-9][0-9]*[+-][0-9][0-9]' THEN ") % x
+                        % QStringLiteral(" || ':00' ELSE ") % x % QStringLiteral(" END)");
+    return QStringLiteral("(CASE WHEN typeof(") % x % QStringLiteral(") IN ('integer', 'real') THEN CAST(round(") % x
+           % QStringLiteral(" * 1000.0) AS INTEGER) WHEN typeof(") % x % QStringLiteral(") = 'text' AND ") % x
+           % QStringLiteral(" GLOB '*[0-9]*' AND ltrim(") % x % QStringLiteral(", '-') NOT GLOB '*[^0-9.]*' THEN CAST(round(CAST(") % x
+           % QStringLiteral(" AS REAL) * 1000.0) AS INTEGER) ELSE CAST(round((julianday(") % iso
+           % QStringLiteral(") - 2440587.5) * 86400000.0) AS INTEGER) END)");
+}
+
+Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const StreamSpec &stream, const QString &group)
+{
+    const LogColumns &c = stream.logColumns;
+    const QString p = db.quote(c.partitionId);
+    const QString o = db.quote(c.logOffset);
+    auto q = db.exec(QStringLiteral("SELECT l.p, l.lo, l.hi, c.committed_offset FROM (SELECT ") % p % QStringLiteral(" AS p, MIN(") % o
+                         % QStringLiteral(") AS lo, MAX(") % o % QStringLiteral(") + 1 AS hi FROM ") % db.quote(stream.log)
+                         % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NOT NULL GROUP BY ") % p
+                         % QStringLiteral(") AS l LEFT JOIN rewind_offsets AS c ON c.stream = ? AND c.group_id = ? "
+                                          "AND c.partition_id = l.p ORDER BY l.p"),
+                     {stream.name, group});
+    if (!q)
+        return fail(q.error());
+    std::vector<PartitionOffsets> out;
+    while (q->next()) {
+        PartitionOffsets r;
+        r.partition = q->value(0).toLongLong();
+        r.logStart = q->value(1).toLongLong();
+        r.logEnd = q->value(2).toLongLong();
+        r.stored = !q->value(3).isNull();
+        r.committed = r.stored ? q->value(3).toLongLong() : r.logStart;
+        r.lag = std::max<qint64>(0, r.logEnd - std::max(r.committed, r.logStart));
+        out.push_back(r);
+    }
+    return out;
+}
+
+Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request,
+                               bool execute)
+{
+    if (!execute)
+        return plan(db, stream, group, request);
+    ResetPlan result;
+    const Status s = db.writeTransaction([&]() -> Status {
+        auto live = runningReplay(db, stream.name, group);
+        if (!live)
+            return fail(live.error());
+        if (*live)
+            return badInput(QStringLiteral("refused: %1 of group \"%2\" on stream \"%3\" is running; reset the offsets once it has finished")
+                                .arg((*live)->describe(), group, stream.name));
+        auto p = plan(db, stream, group, request);
+        if (!p)
+            return fail(p.error());
+        result = std::move(*p);
+        result.executed = true;
+        return apply(db, stream, result);
+    });
+    if (!s)
+        return fail(s.error());
+    return result;
+}
+
+QString resetPlanCsv(const ResetPlan &plan)
+{
+    QString out;
+    QString group = plan.group;
+    if (group.contains(u',') || group.contains(u'"'))
+        group = u'"' % QString(group).replace(QStringLiteral("\""), QStringLiteral("\"\"")) % u'"';
+    for (const auto &p : plan.partitions)
+        out += group % u',' % QString::number(p.partition) % u',' % QString::number(p.newOffset) % u'\n';
+    return out;
+}
+
+Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path, const QString &group)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+        return badInput(QStringLiteral("--from-file %1: cannot read it (%2)").arg(path, file.errorString()));
+    std::vector<std::pair<qint64, qint64>> out;
+    int lineNo = 0;
+    while (!file.atEnd()) {
+        ++lineNo;
+        const QString line = QString::fromUtf8(file.readLine()).trimmed();
+        if (line.isEmpty() || line.startsWith(u'#'))
+            continue;
+        // The group may be quoted; partition and offset are the last two fields.
+        const qsizetype last = line.lastIndexOf(u',');
+        const qsizetype middle = last > 0 ? line.lastIndexOf(u',', last - 1) : -1;
+        const QString where = QStringLiteral("--from-file %1 line %2").arg(path).arg(lineNo);
+        if (middle < 0)
+            return badInput(where % QStringLiteral(": expected \"group,partition,offset\", got \"") % line % u'"');
+        QString rowGroup = line.left(middle).trimmed();
+        if (rowGroup.size() >= 2 && rowGroup.startsWith(u'"') && rowGroup.endsWith(u'"'))
+            rowGroup = rowGroup.mid(1, rowGroup.size() - 2).replace(QStringLiteral("\"\""), QStringLiteral("\""));
+        bool okP = false, okO = false;
+        const qint64 partition = line.mid(middle + 1, last - middle - 1).trimmed().toLongLong(&okP);
+        const qint64 offset = line.mid(last + 1).trimmed().toLongLong(&okO);
+        if (!okP || !okO) {
+            if (out.empty() && lineNo == 1 && !okP && !okO)
+                continue; // a header line
+            return badInput(where % QStringLiteral(": partition and offset must be integers, got \"") % line % u'"');
+        }
+        if (rowGroup != group)
+            return badInput(where % QStringLiteral(": the row is for group \"") % rowGroup % QStringLiteral("\", not \"") % group % u'"');
+        if (std::any_of(out.begin(), out.end(), [&](const auto &e) { return e.first == partition; }))
+            return badInput(where % QStringLiteral(": partition ") % QString::number(partition) % QStringLiteral(" appears twice"));
+        out.emplace_back(partition, offset);
+    }
+    if (out.empty())
+        return badInput(QStringLiteral("--from-file %1: no \"group,partition,offset\" rows").arg(path));
+    return out;
+}
+
+Result<qint64> parseResetDuration(const QString &text)
+{
+    static const QRegularExpression iso(QStringLiteral("^P(?:(\\d+)W)?(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:[.,]\\d+)?)S)?)?$"),
+                                        QRegularExpression::CaseInsensitiveOption);
+    const QString t = text.trimmed();
+    const auto m = iso.match(t);
+    if (m.hasMatch() && t.size() > 1 && !t.endsWith(u'T', Qt::CaseInsensitive)) {
+        const double seconds = m.captured(1).toLongLong() * 7 * 86400.0 + m.captured(2).toLongLong() * 86400.0
+                               + m.captured(3).toLongLong() * 3600.0 + m.captured(4).toLongLong() * 60.0
+                               + QString(m.captured(5)).replace(u',', u'.').toDouble();
+        return qint64(std::llround(seconds * 1000.0));
+    }
+    static const QRegularExpression shortForm(QStringLiteral("^(?:\\d+[smhd])+$"));
+    if (shortForm.match(t).hasMatch()) {
+        qint64 seconds = 0;
+        static const QRegularExpression part(QStringLiteral("(\\d+)([smhd])"));
+        auto it = part.globalMatch(t);
+        while (it.hasNext()) {
+            const auto pm = it.next();
+            const qint64 n = pm.captured(1).toLongLong();
+            const char unit = pm.captured(2).at(0).toLatin1();
+            seconds += n * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
+        }
+        return seconds * 1000;
+    }
+    return badInput(QStringLiteral("\"%1\" is not a duration (use ISO-8601 PnDTnHnMnS such as PT30M or P1DT2H, or 90s, 15m, 2h, 1d)").arg(text));
+}
+
+} // namespace rw

@@ -1,0 +1,462 @@
+#include "replay.h"
+
+#include "failpoint.h"
+#include "offsets.h"
+#include "replaylock.h"
+#include "workspace.h"
+
+#include <QElapsedTimer>
+#include <QMap>
+#include <QStringBuilder>
+
+#include <nlohmann/json.hpp>
+
+namespace rw {
+
+namespace {
+
+struct Slice {
+    qint64 partition = 0;
+    qint64 lo = 0; // first offset, inclusive
+    qint64 hi = 0; // end offset, exclusive: the committed offset after the slice
+};
+using Batch = std::vector<Slice>;
+
+struct Bind;
+
+// SQL text plus its positional binds, built together so they stay in step.
+struct Sql {
+    QString text;
+    QVariantList binds;
+    Sql &operator<<(const QString &t)
+    {
+        text += t;
+        return *this;
+    }
+    Sql &operator<<(const Bind &b);
+};
+
+// A bound value in an Sql stream: `sql << "x = " << Bind{v}`.
+struct Bind {
+    QVariant value;
+};
+
+Sql &Sql::operator<<(const Bind &b)
+{
+    text += u'?';
+    binds << b.value;
+    return *this;
+}
+
+const QString kSlices = QStringLiteral("temp.rewind_replay_slices");
+
+class Replayer {
+public:
+    Replayer(const Database &db, const StreamSpec &stream, QString group, const ReplayOptions &options)
+        : m_db(db), m_stream(stream), m_group(std::move(group)), m_options(options)
+    {
+        const LogColumns &c = stream.logColumns;
+        m_p = QStringLiteral("l.") % db.quote(c.partitionId);
+        m_o = QStringLiteral("l.") % db.quote(c.logOffset);
+        m_e = QStringLiteral("l.") % db.quote(c.eventId);
+        m_payload = QStringLiteral("l.") % db.quote(c.payload);
+        m_from = QStringLiteral(" FROM ") % kSlices % QStringLiteral(" AS s CROSS JOIN ") % db.quote(stream.log) % QStringLiteral(" AS l ON ")
+                 % m_p % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi");
+    }
+
+    Result<ReplayResult> run()
+    {
+        QElapsedTimer timer;
+        timer.start();
+        m_result.stream = m_stream.name;
+        m_result.group = m_group;
+        m_result.executed = m_options.execute;
+        if (m_options.batchSize <= 0)
+            return badInput(QStringLiteral("--batch-size must be positive"));
+        if (m_options.execute) {
+            auto id = beginReplay(m_db, m_stream.name, m_group);
+            if (!id)
+                return fail(id.error());
+            m_result.replayId = *id;
+        }
+        Status s = m_options.execute ? execute() : dryRun();
+        if (m_options.execute) {
+            if (!s)
+                finishReplay(m_db, m_result.replayId, QStringLiteral("failed"), s.error().message);
+            else if (auto f = finishReplay(m_db, m_result.replayId, m_result.status, QString()); !f)
+                s = f;
+        }
+        if (!s)
+            return fail(s.error());
+        m_result.seconds = timer.nsecsElapsed() / 1e9;
+        return m_result;
+    }
+
+private:
+    // Where each partition starts and what the batches cover.
+    Status planSlices()
+    {
+        auto offsets = listOffsets(m_db, m_stream, m_group);
+        if (!offsets)
+            return fail(offsets.error());
+        qint64 budget = m_options.maxEvents.value_or(std::numeric_limits<qint64>::max());
+        Batch current;
+        qint64 fill = 0;
+        for (const auto &p : *offsets) {
+            const qint64 start = std::max(p.committed, p.logStart);
+            const qint64 end = start + std::min(std::max<qint64>(0, p.logEnd - start), budget);
+            budget -= end - start;
+            m_result.partitions.push_back({p.partition, start, end, 0});
+            m_offsetsTotal += end - start;
+            for (qint64 cur = start; cur < end;) {
+                const qint64 take = std::min(m_options.batchSize - fill, end - cur);
+                current.push_back({p.partition, cur, cur + take});
+                fill += take;
+                cur += take;
+                if (fill == m_options.batchSize) {
+                    m_batches.push_back(std::move(current));
+                    current.clear();
+                    fill = 0;
+                }
+            }
+        }
+        if (!current.empty())
+            m_batches.push_back(std::move(current));
+        return {};
+    }
+
+    Status fillSlices(const Batch &batch)
+    {
+        if (auto r = m_db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_replay_slices (p INTEGER, lo INTEGER, hi INTEGER)")); !r)
+            return fail(r.error());
+        if (auto r = m_db.exec(QStringLiteral("DELETE FROM ") % kSlices); !r)
+            return fail(r.error());
+        nlohmann::json rows = nlohmann::json::array();
+        for (const Slice &s : batch)
+            rows.push_back({s.partition, s.lo, s.hi});
+        auto r = m_db.exec(QStringLiteral("INSERT INTO ") % kSlices
+                               % QStringLiteral(" (p, lo, hi) SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), "
+                                                "json_extract(value, '$[2]') FROM json_each(?)"),
+                           {QString::fromStdString(rows.dump())});
+        if (!r)
+            return fail(r.error());
+        return {};
+    }
+
+    // 1 when the event goes to the sink, 0 when it goes to the DLQ.
+    void valid(Sql &sql) const
+    {
+        sql << QStringLiteral("(") << m_e << QStringLiteral(" IS NOT NULL AND CASE WHEN json_valid(") << m_payload << QStringLiteral(") THEN ");
+        if (m_stream.required.isEmpty())
+            sql << QStringLiteral("1");
+        for (qsizetype i = 0; i < m_stream.required.size(); ++i) {
+            if (i > 0)
+                sql << QStringLiteral(" AND ");
+            sql << QStringLiteral("json_extract(") << m_payload << QStringLiteral(", ") << Bind{pathOf(m_stream.required[i])}
+                << QStringLiteral(") IS NOT NULL");
+        }
+        sql << QStringLiteral(" ELSE 0 END)");
+    }
+
+    QString pathOf(const QString &field) const
+    {
+        for (const auto &[name, path] : m_stream.fields)
+            if (name == field)
+                return path;
+        return QString();
+    }
+
+    Status ensureSink()
+    {
+        auto exists = m_db.hasRelation(m_stream.sink);
+        if (!exists)
+            return fail(exists.error());
+        const QString sink = m_db.quote(m_stream.sink);
+        if (!*exists) {
+            QStringList cols{QStringLiteral("\"event_id\" TEXT PRIMARY KEY")};
+            for (const auto &[name, path] : m_stream.fields)
+                cols << m_db.quote(name);
+            if (auto r = m_db.exec(QStringLiteral("CREATE TABLE ") % sink % QStringLiteral(" (") % cols.join(QStringLiteral(", ")) % u')'); !r)
+                return fail(r.error());
+            m_result.sinkCreated = true;
+            return {};
+        }
+        auto unique = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM pragma_index_list(?) AS il WHERE il.\"unique\" = 1 "
+                                                 "AND (SELECT COUNT(*) FROM pragma_index_info(il.name)) = 1 "
+                                                 "AND (SELECT name FROM pragma_index_info(il.name)) = 'event_id'"),
+                                  {m_stream.sink});
+        if (!unique)
+            return fail(unique.error());
+        if (unique->toLongLong() > 0)
+            return {};
+        auto r = m_db.exec(QStringLiteral("CREATE UNIQUE INDEX ") % m_db.quote(QStringLiteral("rewind_uq_") % m_stream.sink % QStringLiteral("_event_id"))
+                           % QStringLiteral(" ON ") % sink % QStringLiteral(" (\"event_id\")"));
+        if (!r)
+            return fail(Error::badInput(QStringLiteral("sink \"%1\" of stream \"%2\" has no unique index on event_id and one cannot be added "
+                                                       "(duplicate event_ids already in it?): %3")
+                                            .arg(m_stream.sink, m_stream.name, r.error().message)));
+        return {};
+    }
+
+    // Batches read offset ranges per partition: without an index on
+    // (partition, offset) each would scan the whole log.
+    Status ensureLogIndex()
+    {
+        const LogColumns &c = m_stream.logColumns;
+        auto has = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM pragma_index_list(?) AS il "
+                                              "WHERE (SELECT name FROM pragma_index_info(il.name) WHERE seqno = 0) = ? "
+                                              "AND (SELECT name FROM pragma_index_info(il.name) WHERE seqno = 1) = ?"),
+                               {m_stream.log, c.partitionId, c.logOffset});
+        if (!has)
+            return fail(has.error());
+        if (has->toLongLong() > 0)
+            return {};
+        auto r = m_db.exec(QStringLiteral("CREATE INDEX IF NOT EXISTS ") % m_db.quote(QStringLiteral("rewind_ix_") % m_stream.log % QStringLiteral("_offsets"))
+                           % QStringLiteral(" ON ") % m_db.quote(m_stream.log) % QStringLiteral(" (") % m_db.quote(c.partitionId)
+                           % QStringLiteral(", ") % m_db.quote(c.logOffset) % u')');
+        if (!r)
+            return fail(r.error());
+        m_result.logIndexCreated = true;
+        return {};
+    }
+
+    Status dryRun()
+    {
+        m_result.status = QStringLiteral("dry_run");
+        if (auto s = planSlices(); !s)
+            return s;
+        Batch all;
+        for (const auto &p : m_result.partitions)
+            if (p.to > p.from)
+                all.push_back({p.partition, p.from, p.to});
+        m_result.batches = int(m_batches.size());
+        if (all.empty())
+            return {};
+        // Temp tables live in this connection only: the database is not written.
+        if (auto s = fillSlices(all); !s)
+            return s;
+        auto perPartition = m_db.exec(QStringLiteral("SELECT s.p, COUNT(*)") % m_from % QStringLiteral(" GROUP BY s.p"));
+        if (!perPartition)
+            return fail(perPartition.error());
+        QMap<qint64, qint64> counts;
+        while (perPartition->next())
+            counts.insert(perPartition->value(0).toLongLong(), perPartition->value(1).toLongLong());
+        for (auto &p : m_result.partitions) {
+            p.consumed = counts.value(p.partition);
+            m_result.consumed += p.consumed;
+        }
+        auto sinkExists = m_db.hasRelation(m_stream.sink);
+        if (!sinkExists)
+            return fail(sinkExists.error());
+        Sql sql;
+        Sql v;
+        valid(v);
+        // v.ok once per row; the DLQ and sink probes only where they matter.
+        sql << QStringLiteral("SELECT COUNT(DISTINCT CASE WHEN ok = 1 AND NOT in_sink THEN e END), SUM(ok), SUM(ok = 0 AND NOT in_dlq), SUM(ok = 0 AND in_dlq) FROM (SELECT ")
+            << m_e << QStringLiteral(" AS e, ") << v.text;
+        sql.binds << v.binds;
+        sql << QStringLiteral(" AS ok, ") << (*sinkExists ? QString(QStringLiteral("EXISTS (SELECT 1 FROM ") % m_db.quote(m_stream.sink)
+                                                                    % QStringLiteral(" AS k WHERE k.\"event_id\" = ") % m_e % u')')
+                                                          : QStringLiteral("0"))
+            << QStringLiteral(" AS in_sink, EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
+                    << Bind{m_stream.name}
+            << QStringLiteral(" AND d.part = CAST(") << m_p << QStringLiteral(" AS TEXT) AND d.log_offset = ") << m_o
+            << QStringLiteral(") AS in_dlq") << m_from << QStringLiteral(")");
+        auto q = m_db.exec(sql.text, sql.binds);
+        if (!q)
+            return fail(q.error());
+        if (q->next()) {
+            m_result.inserted = q->value(0).toLongLong();
+            m_result.duplicates = q->value(1).toLongLong() - m_result.inserted;
+            m_result.deadLettered = q->value(2).toLongLong();
+            m_result.alreadyDeadLettered = q->value(3).toLongLong();
+        }
+        return {};
+    }
+
+    Status execute()
+    {
+        if (auto s = planSlices(); !s)
+            return s;
+        if (!m_batches.empty()) {
+            const Status prepared = m_db.writeTransaction([&]() -> Status {
+                if (auto s = ensureSink(); !s)
+                    return s;
+                return ensureLogIndex();
+            });
+            if (!prepared)
+                return prepared;
+        }
+        buildStatements();
+        for (auto &p : m_result.partitions)
+            p.to = p.from; // advanced as batches commit
+        m_result.status = QStringLiteral("succeeded");
+        for (const Batch &batch : m_batches) {
+            if (m_options.cancel && m_options.cancel->load()) {
+                m_result.status = QStringLiteral("cancelled");
+                break;
+            }
+            failpoint("replay-batch-start");
+            if (auto s = runBatch(batch); !s)
+                return s;
+            failpoint("replay-after-commit");
+            if (m_options.progress)
+                m_options.progress({m_result.batches, int(m_batches.size()), m_result.consumed, m_offsetsTotal, m_result.inserted,
+                                    m_result.duplicates, m_result.deadLettered});
+        }
+        return {};
+    }
+
+    void buildStatements()
+    {
+        QStringList cols{QStringLiteral("\"event_id\"")};
+        Sql sink;
+        Sql v;
+        valid(v);
+        sink << QStringLiteral("SELECT ") << m_e;
+        for (const auto &[name, path] : m_stream.fields) {
+            cols << m_db.quote(name);
+            sink << QStringLiteral(", json_extract(") << m_payload << QStringLiteral(", ") << Bind{path} << QStringLiteral(")");
+        }
+        sink << m_from << QStringLiteral(" WHERE ") << v.text;
+        sink.binds << v.binds;
+        sink << QStringLiteral(" ON CONFLICT (\"event_id\") DO NOTHING");
+        sink.text = QStringLiteral("INSERT INTO ") % m_db.quote(m_stream.sink) % QStringLiteral(" (") % cols.join(QStringLiteral(", "))
+                    % QStringLiteral(") ") % sink.text;
+        m_sinkInsert = sink;
+
+        // Why an event is invalid, naming the fields.
+        Sql dlq;
+        dlq << QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, record_key, error_class, "
+                              "error, original_payload, payload, status, attempts, first_seen) SELECT 'stream', ")
+                    << Bind{m_stream.name}
+            << QStringLiteral(", CAST(") << m_p << QStringLiteral(" AS TEXT), ") << m_o << QStringLiteral(", ") << m_e
+            << QStringLiteral(", ") << m_e << QStringLiteral(", CASE WHEN json_valid(") << m_payload
+            << QStringLiteral(") IS NOT 1 THEN 'invalid_json' WHEN ") << m_e
+            << QStringLiteral(" IS NULL THEN 'missing_event_id' ELSE 'missing_field' END, CASE WHEN json_valid(") << m_payload
+            << QStringLiteral(") IS NOT 1 THEN CASE WHEN ") << m_payload
+            << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' END WHEN ") << m_e
+            << QStringLiteral(" IS NULL THEN 'event_id is NULL' ELSE 'required field missing or null: ' || rtrim(''");
+        for (const QString &field : m_stream.required)
+            dlq << QStringLiteral(" || CASE WHEN json_extract(") << m_payload << QStringLiteral(", ") << Bind{pathOf(field)}
+                << QStringLiteral(") IS NULL THEN ") << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))}
+                << QStringLiteral(" ELSE '' END");
+        dlq << QStringLiteral(", ', ') END, ") << m_payload << QStringLiteral(", ") << m_payload << QStringLiteral(", 'new', 0, ")
+            << m_db.dialect().nowUtcText() << m_from << QStringLiteral(" WHERE NOT ") << v.text;
+        dlq.binds << v.binds;
+        dlq << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
+                    << Bind{m_stream.name}
+            << QStringLiteral(" AND d.part = CAST(") << m_p << QStringLiteral(" AS TEXT) AND d.log_offset = ") << m_o << QStringLiteral(")");
+        m_dlqInsert = dlq;
+    }
+
+    Status runBatch(const Batch &batch)
+    {
+        qint64 consumed = 0, inserted = 0, fresh = 0, invalid = 0;
+        QMap<qint64, qint64> perPartition;
+        const int number = m_result.batches + 1;
+        const Status s = m_db.writeTransaction([&]() -> Status {
+            if (auto f = fillSlices(batch); !f)
+                return f;
+            auto sink = m_db.exec(m_sinkInsert.text, m_sinkInsert.binds);
+            if (!sink)
+                return fail(sink.error());
+            inserted = sink->numRowsAffected();
+            failpoint("replay-after-sink");
+            auto before = m_db.scalar(QStringLiteral("SELECT COALESCE(MAX(dlq_id), 0) FROM rewind_dlq"));
+            if (!before)
+                return fail(before.error());
+            auto dlq = m_db.exec(m_dlqInsert.text, m_dlqInsert.binds);
+            if (!dlq)
+                return fail(dlq.error());
+            fresh = dlq->numRowsAffected();
+            if (fresh > 0) {
+                auto history = m_db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, "
+                                                        "reason, payload_after) SELECT dlq_id, first_seen, ?, 'quarantined', NULL, 'new', "
+                                                        "? || error_class, payload FROM rewind_dlq WHERE dlq_id > ?"),
+                                         {osUser(), QString(QStringLiteral("replay ") % QString::number(m_result.replayId)
+                                                            % QStringLiteral(" of group ") % m_group % QStringLiteral(": ")),
+                                          *before});
+                if (!history)
+                    return fail(history.error());
+            }
+            // Every DLQ record in the batch's ranges, new or read before a rewind.
+            auto known = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM ") % kSlices
+                                         % QStringLiteral(" AS s JOIN rewind_dlq AS d ON d.source_kind = 'stream' AND d.source_name = ? "
+                                                          "AND d.part = CAST(s.p AS TEXT) AND d.log_offset >= s.lo AND d.log_offset < s.hi"),
+                                     {m_stream.name});
+            if (!known)
+                return fail(known.error());
+            invalid = known->toLongLong();
+            auto counts = m_db.exec(QStringLiteral("SELECT s.p, COUNT(*)") % m_from % QStringLiteral(" GROUP BY s.p"));
+            if (!counts)
+                return fail(counts.error());
+            while (counts->next()) {
+                perPartition.insert(counts->value(0).toLongLong(), counts->value(1).toLongLong());
+                consumed += counts->value(1).toLongLong();
+            }
+            const SqlDialect &d = m_db.dialect();
+            auto commit = m_db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at) "
+                                                   "SELECT ?, ?, p, hi, ")
+                                        % d.nowUtcText() % QStringLiteral(" FROM ") % kSlices % QStringLiteral(" WHERE true")
+                                        % d.upsertSet({QStringLiteral("stream"), QStringLiteral("group_id"), QStringLiteral("partition_id")},
+                                                      {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
+                                    {m_stream.name, m_group});
+            if (!commit)
+                return fail(commit.error());
+            const qint64 duplicates = consumed - invalid - inserted;
+            auto progress = m_db.exec(QStringLiteral("UPDATE rewind_replays SET consumed = consumed + ?, inserted = inserted + ?, "
+                                                     "duplicates = duplicates + ?, dead_lettered = dead_lettered + ?, batches = batches + 1 "
+                                                     "WHERE replay_id = ?"),
+                                      {consumed, inserted, duplicates, fresh, m_result.replayId});
+            if (!progress)
+                return fail(progress.error());
+            nlohmann::json slices = nlohmann::json::array();
+            for (const Slice &sl : batch)
+                slices.push_back({{"partition", sl.partition}, {"from", sl.lo}, {"to", sl.hi}});
+            const nlohmann::json detail = {{"replay_id", m_result.replayId}, {"group", m_group.toStdString()}, {"batch", number},
+                                           {"consumed", consumed}, {"inserted", inserted}, {"duplicates", duplicates},
+                                           {"dead_lettered", fresh}, {"partitions", slices}};
+            if (auto a = writeAudit(m_db, QStringLiteral("replay-batch"), QString(), m_stream.name, QVariant(),
+                                    QString::fromStdString(detail.dump()));
+                !a)
+                return a;
+            failpoint("replay-before-commit");
+            return {};
+        });
+        if (!s)
+            return s;
+        m_result.batches = number;
+        m_result.consumed += consumed;
+        m_result.inserted += inserted;
+        m_result.duplicates += consumed - invalid - inserted;
+        m_result.deadLettered += fresh;
+        m_result.alreadyDeadLettered += invalid - fresh;
+        for (const Slice &sl : batch)
+            for (auto &p : m_result.partitions)
+                if (p.partition == sl.partition) {
+                    p.to = sl.hi;
+                    p.consumed += perPartition.value(sl.partition);
+                }
+        return {};
+    }
+
+    const Database &m_db;
+    const StreamSpec &m_stream;
+    const QString m_group;
+    const ReplayOptions &m_options;
+    QString m_p, m_o, m_e, m_payload, m_from;
+    Sql m_sinkInsert, m_dlqInsert;
+    std::vector<Batch> m_batches;
+    qint64 m_offsetsTotal = 0;
+    ReplayResult m_result;
+};
+
+} // namespace
+
+Result<ReplayResult> replay(const Database &db, const StreamSpec &stream, const QString &group, const ReplayOptions &options)
+{
+    return Replayer(db, stream, group, options).run();
+}
+
+} // namespace rw

@@ -1,0 +1,321 @@
+// Consumer offsets and Kafka-style resets (rewindctl offsets, offsets-reset)
+// on a log built here: retention (a log start above 0), record timestamps in
+// ISO-8601 with and without zones, zone offsets, and epoch seconds.
+#include "database.h"
+#include "testsupport.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QSysInfo>
+#include <QTest>
+
+using testsupport::runCli;
+
+namespace {
+
+QJsonObject json(const testsupport::CliResult &r)
+{
+    return QJsonDocument::fromJson(r.out.toUtf8()).object();
+}
+
+// "0:3,1:5,2:7": partition:offset pairs of a result's "partitions", by `field`.
+QString offsetsOf(const QJsonObject &o, const char *field)
+{
+    QStringList out;
+    for (const auto &v : o.value(QStringLiteral("partitions")).toArray()) {
+        const QJsonObject p = v.toObject();
+        out << QString::number(p.value(QStringLiteral("partition")).toInteger()) + u':'
+                   + QString::number(p.value(QLatin1String(field)).toInteger());
+    }
+    return out.join(u',');
+}
+
+} // namespace
+
+class TestOffsets : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_spec;
+    int m_dbs = 0;
+
+    // Three partitions, 10 minutes of records each from 2025-05-06T10:00Z:
+    //  0: offsets 0..9 at 10:00 + i min, ISO text with Z, without zone, with fractions;
+    //  1: offsets 5..9 (retention removed 0..4) at 10:00 + (i - 4) min, written with zone offsets;
+    //  2: offsets 0..9 at 10:00 + i min as epoch seconds: INTEGER, REAL and numeric text.
+    // Group "g" committed 3 in partition 0 and 7 in partition 2, nothing in 1.
+    QString freshDb()
+    {
+        const QString name = QStringLiteral("offsets-%1.db").arg(++m_dbs);
+        QStringList sql{
+            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts, payload TEXT)"),
+            QStringLiteral("CREATE UNIQUE INDEX ev_log_offsets ON ev_log (partition_id, log_offset)"),
+        };
+        const QStringList p0{QStringLiteral("'2025-05-06T10:00:00Z'"), QStringLiteral("'2025-05-06 10:01:00'"),
+                             QStringLiteral("'2025-05-06T10:02:00Z'"), QStringLiteral("'2025-05-06T10:03:00.000Z'"),
+                             QStringLiteral("'2025-05-06T10:04:00Z'"), QStringLiteral("'2025-05-06 10:05:00.25'"),
+                             QStringLiteral("'2025-05-06T10:06:00Z'"), QStringLiteral("'2025-05-06T10:07:00'"),
+                             QStringLiteral("'2025-05-06T10:08:00Z'"), QStringLiteral("'2025-05-06 10:09:00'")};
+        const QStringList p1{QStringLiteral("'2025-05-06T12:01:00+02:00'"), QStringLiteral("'2025-05-06T07:32:00-02:30'"),
+                             QStringLiteral("'2025-05-06T12:03:00+0200'"), QStringLiteral("'2025-05-06 12:04:00.000 +02'"),
+                             QStringLiteral("'2025-05-06T05:05:00-05:00'")};
+        for (int i = 0; i < 10; ++i) {
+            sql << QStringLiteral("INSERT INTO ev_log VALUES (0, %1, 'e0-%1', %2, '{\"v\": %1}')").arg(i).arg(p0[i]);
+            const qint64 epoch = 1746525600 + i * 60; // 2025-05-06T10:00:00Z + i min
+            const QString ts = i % 3 == 0 ? QString::number(epoch)
+                               : i % 3 == 1 ? QString(QString::number(epoch) + QStringLiteral(".25"))
+                                            : QString(u'\'' + QString::number(epoch) + u'\'');
+            sql << QStringLiteral("INSERT INTO ev_log VALUES (2, %1, 'e2-%1', %2, '{\"v\": %1}')").arg(i).arg(ts);
+        }
+        for (int i = 5; i < 10; ++i)
+            sql << QStringLiteral("INSERT INTO ev_log VALUES (1, %1, 'e1-%1', %2, '{\"v\": %1}')").arg(i).arg(p1[i - 5]);
+        {
+            auto db = testsupport::makeDatabase(m_dir, name, sql);
+        }
+        const QString path = m_dir.filePath(name);
+        // Creates the control schema, then the group's commits.
+        const auto r = runCli({QStringLiteral("streams"), QStringLiteral("--db"), path, QStringLiteral("--spec"), m_spec});
+        if (r.exitCode != 0)
+            qFatal("%s", qPrintable(r.err));
+        auto db = rw::Database::open(path);
+        db->exec(QStringLiteral("INSERT INTO rewind_offsets VALUES ('ev', 'g', 0, 3, '2025-05-06T10:30:00Z'), "
+                                "('ev', 'g', 2, 7, '2025-05-06T10:30:00Z')"));
+        return path;
+    }
+
+    QStringList args(const QString &db, const QString &command) const
+    {
+        return {command, QStringLiteral("--db"), db, QStringLiteral("--spec"), m_spec, QStringLiteral("--stream"), QStringLiteral("ev"),
+                QStringLiteral("--group"), QStringLiteral("g"), QStringLiteral("--json")};
+    }
+
+    static QString committed(const QString &db)
+    {
+        auto d = rw::Database::open(db);
+        auto q = d->exec(QStringLiteral("SELECT group_concat(partition_id || ':' || committed_offset, ',') FROM "
+                                        "(SELECT * FROM rewind_offsets WHERE stream = 'ev' AND group_id = 'g' ORDER BY partition_id)"));
+        q->next();
+        return q->value(0).toString();
+    }
+
+    static qint64 scalar(const QString &db, const QString &sql)
+    {
+        auto d = rw::Database::open(db);
+        return d->scalar(sql)->toLongLong();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_spec = testsupport::writeFile(m_dir, QStringLiteral("ev.json"), R"({"streams": {"ev": {
+            "log": "ev_log", "sink": "ev_sink", "fields": {"v": "$.v"}, "required": ["v"]}}})");
+    }
+
+    void offsetsShowCommittedStartEndLag()
+    {
+        const QString db = freshDb();
+        const auto r = runCli(args(db, QStringLiteral("offsets")));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = json(r);
+        QCOMPARE(o.value(QStringLiteral("stream")).toString(), QStringLiteral("ev"));
+        QCOMPARE(o.value(QStringLiteral("group")).toString(), QStringLiteral("g"));
+        QCOMPARE(offsetsOf(o, "committed"), QStringLiteral("0:3,1:5,2:7")); // a new group starts at the log start
+        QCOMPARE(offsetsOf(o, "log_start"), QStringLiteral("0:0,1:5,2:0"));
+        QCOMPARE(offsetsOf(o, "log_end"), QStringLiteral("0:10,1:10,2:10"));
+        QCOMPARE(offsetsOf(o, "lag"), QStringLiteral("0:7,1:5,2:3"));
+
+        const auto fresh = runCli(QStringList(args(db, QStringLiteral("offsets"))).replaceInStrings(QRegularExpression(QStringLiteral("^g$")), QStringLiteral("new-group")));
+        QCOMPARE(offsetsOf(json(fresh), "committed"), QStringLiteral("0:0,1:5,2:0"));
+        QCOMPARE(offsetsOf(json(fresh), "lag"), QStringLiteral("0:10,1:5,2:10"));
+    }
+
+    void reset_data()
+    {
+        QTest::addColumn<QStringList>("options");
+        QTest::addColumn<QString>("expected");
+        const auto o = [](std::initializer_list<const char *> list) {
+            QStringList out;
+            for (const char *s : list)
+                out << QString::fromLatin1(s);
+            return out;
+        };
+        QTest::newRow("to-earliest (retention: log start 5)") << o({"--to-earliest"}) << QStringLiteral("0:0,1:5,2:0");
+        QTest::newRow("to-latest") << o({"--to-latest"}) << QStringLiteral("0:10,1:10,2:10");
+        QTest::newRow("to-current (a new partition: log start)") << o({"--to-current"}) << QStringLiteral("0:3,1:5,2:7");
+        QTest::newRow("to-offset inside") << o({"--to-offset", "6"}) << QStringLiteral("0:6,1:6,2:6");
+        QTest::newRow("to-offset below a log start") << o({"--to-offset", "2"}) << QStringLiteral("0:2,1:5,2:2");
+        QTest::newRow("to-offset negative") << o({"--to-offset", "-4"}) << QStringLiteral("0:0,1:5,2:0");
+        QTest::newRow("to-offset past the end") << o({"--to-offset", "99"}) << QStringLiteral("0:10,1:10,2:10");
+        QTest::newRow("shift-by +2") << o({"--shift-by", "2"}) << QStringLiteral("0:5,1:7,2:9");
+        QTest::newRow("shift-by +5 (clamped to the end)") << o({"--shift-by", "5"}) << QStringLiteral("0:8,1:10,2:10");
+        QTest::newRow("shift-by -4 (clamped to the start)") << o({"--shift-by", "-4"}) << QStringLiteral("0:0,1:5,2:3");
+        QTest::newRow("shift-by=-1") << o({"--shift-by=-1"}) << QStringLiteral("0:2,1:5,2:6");
+        QTest::newRow("to-datetime on a record") << o({"--to-datetime", "2025-05-06T10:03:00Z"}) << QStringLiteral("0:3,1:7,2:3");
+        QTest::newRow("to-datetime between records") << o({"--to-datetime", "2025-05-06T10:03:30Z"}) << QStringLiteral("0:4,1:8,2:4");
+        QTest::newRow("to-datetime with fraction") << o({"--to-datetime", "2025-05-06T10:05:00.1Z"}) << QStringLiteral("0:5,1:10,2:6");
+        QTest::newRow("to-datetime before an epoch fraction") << o({"--to-datetime", "2025-05-06T10:04:00.2Z"}) << QStringLiteral("0:5,1:9,2:4");
+        QTest::newRow("to-datetime after a fraction") << o({"--to-datetime", "2025-05-06T10:05:00.3Z"}) << QStringLiteral("0:6,1:10,2:6");
+        QTest::newRow("to-datetime with a zone offset") << o({"--to-datetime", "2025-05-06T12:03:00+02:00"}) << QStringLiteral("0:3,1:7,2:3");
+        QTest::newRow("to-datetime with a negative zone") << o({"--to-datetime", "2025-05-06T07:33:30-02:30"}) << QStringLiteral("0:4,1:8,2:4");
+        QTest::newRow("to-datetime without zone is UTC") << o({"--to-datetime", "2025-05-06 10:01:59"}) << QStringLiteral("0:2,1:6,2:2");
+        QTest::newRow("to-datetime epoch seconds") << o({"--to-datetime", "1746525780"}) << QStringLiteral("0:3,1:7,2:3");
+        QTest::newRow("to-datetime before the log") << o({"--to-datetime", "2025-05-06T09:00:00Z"}) << QStringLiteral("0:0,1:5,2:0");
+        QTest::newRow("to-datetime after the log: log end") << o({"--to-datetime", "2025-05-07"}) << QStringLiteral("0:10,1:10,2:10");
+        QTest::newRow("by-duration long ago") << o({"--by-duration", "P36500D"}) << QStringLiteral("0:0,1:5,2:0");
+        QTest::newRow("by-duration just now") << o({"--by-duration", "PT1S"}) << QStringLiteral("0:10,1:10,2:10");
+        QTest::newRow("single partition") << o({"--to-earliest", "--partition", "2"}) << QStringLiteral("2:0");
+        QTest::newRow("two partitions") << o({"--to-latest", "--partition", "0", "--partition", "1"}) << QStringLiteral("0:10,1:10");
+        QTest::newRow("single partition, shift") << o({"--shift-by", "-10", "--partition", "1"}) << QStringLiteral("1:5");
+    }
+
+    void reset()
+    {
+        QFETCH(QStringList, options);
+        QFETCH(QString, expected);
+        const QString db = freshDb();
+        const QString before = committed(db);
+
+        // The dry run is the default: it shows the plan and changes nothing.
+        const auto dry = runCli(args(db, QStringLiteral("offsets-reset")) + options);
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+        const QJsonObject plan = json(dry);
+        QCOMPARE(plan.value(QStringLiteral("executed")).toBool(), false);
+        QCOMPARE(offsetsOf(plan, "new"), expected);
+        QCOMPARE(committed(db), before);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset'")), 0);
+        for (const auto &v : plan.value(QStringLiteral("partitions")).toArray()) {
+            const QJsonObject p = v.toObject();
+            const qint64 n = p.value(QStringLiteral("new")).toInteger();
+            QVERIFY(n >= p.value(QStringLiteral("log_start")).toInteger() && n <= p.value(QStringLiteral("log_end")).toInteger());
+        }
+
+        const auto applied = runCli(args(db, QStringLiteral("offsets-reset")) + options + QStringList{QStringLiteral("--execute")});
+        QVERIFY2(applied.exitCode == 0, qPrintable(applied.err));
+        QCOMPARE(json(applied).value(QStringLiteral("executed")).toBool(), true);
+        QCOMPARE(offsetsOf(json(applied), "new"), expected);
+        const auto after = runCli(args(db, QStringLiteral("offsets")));
+        const QStringList shown = offsetsOf(json(after), "committed").split(u',');
+        for (const QString &pair : expected.split(u','))
+            QVERIFY2(shown.contains(pair), qPrintable(pair));
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset' AND stream = 'ev'")), 1);
+    }
+
+    void byDurationLandsBetweenRecords()
+    {
+        // now - D = 2025-05-06T10:03:30Z, written as PnDTnHnMnS.
+        const QString db = freshDb();
+        const qint64 secs = QDateTime::currentSecsSinceEpoch() - 1746525810;
+        const QString d = QStringLiteral("P%1DT%2H%3M%4S").arg(secs / 86400).arg(secs % 86400 / 3600).arg(secs % 3600 / 60).arg(secs % 60);
+        const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--by-duration"), d});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(offsetsOf(json(r), "new"), QStringLiteral("0:4,1:8,2:4"));
+    }
+
+    void exportThenImport()
+    {
+        const QString db = freshDb();
+        const QString csv = m_dir.filePath(QStringLiteral("plan.csv"));
+        const auto dry = runCli(args(db, QStringLiteral("offsets-reset"))
+                                + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:03:30Z"), QStringLiteral("--export"), csv});
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(f.readAll()), QStringLiteral("g,0,4\ng,1,8\ng,2,4\n"));
+        QCOMPARE(committed(db), QStringLiteral("0:3,2:7")); // export is not execute
+
+        const auto applied = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), csv, QStringLiteral("--execute")});
+        QVERIFY2(applied.exitCode == 0, qPrintable(applied.err));
+        QCOMPARE(committed(db), QStringLiteral("0:4,1:8,2:4"));
+
+        // A hand-written plan: a header, one partition, an offset clamped to the log.
+        const QString hand = testsupport::writeFile(m_dir, QStringLiteral("hand.csv"), "group,partition,offset\ng,1,2\n");
+        const auto one = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), hand, QStringLiteral("--execute")});
+        QVERIFY2(one.exitCode == 0, qPrintable(one.err));
+        QCOMPARE(offsetsOf(json(one), "new"), QStringLiteral("1:5"));
+        QCOMPARE(committed(db), QStringLiteral("0:4,1:5,2:4"));
+
+        const QString other = testsupport::writeFile(m_dir, QStringLiteral("other.csv"), "h,0,1\n");
+        const auto wrong = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), other});
+        QCOMPARE(wrong.exitCode, 2);
+        QVERIFY2(wrong.err.contains(QStringLiteral("line 1")) && wrong.err.contains(QStringLiteral("\"h\"")), qPrintable(wrong.err));
+        const QString missing = testsupport::writeFile(m_dir, QStringLiteral("missing.csv"), "g,7,1\n");
+        const auto absent = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), missing});
+        QCOMPARE(absent.exitCode, 2);
+        QVERIFY2(absent.err.contains(QStringLiteral("partition 7")), qPrintable(absent.err));
+    }
+
+    void refusedWhileAReplayRuns()
+    {
+        const QString db = freshDb();
+        {
+            auto d = rw::Database::open(db);
+            QVERIFY(d->exec(QStringLiteral("INSERT INTO rewind_replays (stream, group_id, status, started_at, pid, host) "
+                                           "VALUES ('ev', 'g', 'running', '2025-05-06T11:00:00Z', ?, ?)"),
+                            {QCoreApplication::applicationPid(), QSysInfo::machineHostName()}));
+        }
+        const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("running")), qPrintable(r.err));
+        QCOMPARE(committed(db), QStringLiteral("0:3,2:7"));
+        // Another group is not blocked, and a dead process blocks nothing.
+        const auto other = runCli(QStringList(args(db, QStringLiteral("offsets-reset"))).replaceInStrings(QRegularExpression(QStringLiteral("^g$")), QStringLiteral("g2"))
+                                  + QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        QCOMPARE(other.exitCode, 0);
+        {
+            auto d = rw::Database::open(db);
+            QVERIFY(d->exec(QStringLiteral("UPDATE rewind_replays SET pid = 999999999")));
+        }
+        const auto later = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        QVERIFY2(later.exitCode == 0, qPrintable(later.err));
+        QCOMPARE(committed(db), QStringLiteral("0:0,1:5,2:0"));
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("culprit");
+        QTest::newRow("unknown stream") << QStringList{QStringLiteral("--stream"), QStringLiteral("nope"), QStringLiteral("--to-earliest")} << QStringLiteral("\"nope\"");
+        QTest::newRow("malformed timestamp") << QStringList{QStringLiteral("--to-datetime"), QStringLiteral("yesterday-ish")} << QStringLiteral("yesterday-ish");
+        QTest::newRow("invalid date") << QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-02-30T10:00:00Z")} << QStringLiteral("2025-02-30");
+        QTest::newRow("malformed duration") << QStringList{QStringLiteral("--by-duration"), QStringLiteral("P1X")} << QStringLiteral("P1X");
+        QTest::newRow("partition not in the log") << QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--partition"), QStringLiteral("9")} << QStringLiteral("partition 9");
+        QTest::newRow("partition not a number") << QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--partition"), QStringLiteral("x")} << QStringLiteral("--partition");
+        QTest::newRow("offset not a number") << QStringList{QStringLiteral("--to-offset"), QStringLiteral("ten")} << QStringLiteral("--to-offset");
+        QTest::newRow("no reset option") << QStringList{} << QStringLiteral("--to-earliest");
+        QTest::newRow("two reset options") << QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--to-latest")} << QStringLiteral("--to-latest");
+    }
+
+    void badInput()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, culprit);
+        const QString db = freshDb();
+        QStringList a = args(db, QStringLiteral("offsets-reset"));
+        if (arguments.contains(QStringLiteral("--stream"))) {
+            const qsizetype i = a.indexOf(QStringLiteral("--stream"));
+            a.remove(i, 2);
+        }
+        const auto r = runCli(a + arguments + QStringList{QStringLiteral("--execute")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(culprit), qPrintable(r.err));
+        QCOMPARE(committed(db), QStringLiteral("0:3,2:7"));
+    }
+
+    void groupIsRequired()
+    {
+        const QString db = freshDb();
+        const auto r = runCli({QStringLiteral("offsets"), QStringLiteral("--db"), db, QStringLiteral("--spec"), m_spec, QStringLiteral("--stream"), QStringLiteral("ev")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--group")), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOffsets)
+#include "tst_offsets.moc"

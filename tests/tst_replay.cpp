@@ -1,0 +1,347 @@
+// Replay (rewindctl replay): the worked example on the demo (a loader that
+// crashed at 10:20 with its last commit at 10:15, rewound to 10:00), the DLQ
+// for malformed events, producer-retry duplicates, cancellation, and a
+// replay killed with SIGKILL at several points then run again: every valid
+// event exactly once, offsets at the log end. Counts are checked with SQL
+// written here, independently of the engine.
+#include "database.h"
+#include "replay.h"
+#include "spec.h"
+#include "testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+using testsupport::runCli;
+
+namespace {
+
+QJsonObject json(const QString &out) { return QJsonDocument::fromJson(out.toUtf8()).object(); }
+
+qint64 scalar(const QString &db, const QString &sql)
+{
+    auto d = rw::Database::open(db);
+    auto v = d->scalar(sql);
+    if (!v)
+        qFatal("%s", qPrintable(v.error().message));
+    return v->toLongLong();
+}
+
+const QString kValid = QStringLiteral("(event_id IS NOT NULL AND CASE WHEN json_valid(payload) THEN json_extract(payload, '$.order_id') IS NOT NULL "
+                                      "AND json_extract(payload, '$.amount') IS NOT NULL ELSE 0 END)");
+
+struct Proc {
+    int exitCode = -1;
+    bool crashed = false;
+    QByteArray out;
+    QByteArray err;
+};
+
+Proc rewindctl(const QStringList &args, const QString &failpoint = QString())
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (failpoint.isEmpty())
+        env.remove(QStringLiteral("REWIND_FAILPOINT"));
+    else
+        env.insert(QStringLiteral("REWIND_FAILPOINT"), failpoint);
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(REWINDCTL_PATH), args);
+    p.waitForFinished(120000);
+    return {p.exitCode(), p.exitStatus() == QProcess::CrashExit, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+} // namespace
+
+class TestReplay : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_demo;
+    QString m_demoSpec;
+    QString m_smallSpec;
+    int m_copies = 0;
+
+    QString demoCopy()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("demo-%1.db").arg(++m_copies));
+        QFile::copy(m_demo, path);
+        return path;
+    }
+
+    QStringList loader(const QString &db, const QString &command) const
+    {
+        return {command, QStringLiteral("--db"), db, QStringLiteral("--spec"), m_demoSpec, QStringLiteral("--stream"), QStringLiteral("orders"),
+                QStringLiteral("--group"), QStringLiteral("orders-loader"), QStringLiteral("--json")};
+    }
+
+    // A small log: valid events, a producer retry, malformed payloads; no sink yet.
+    QString smallLog()
+    {
+        const QString name = QStringLiteral("small-%1.db").arg(++m_copies);
+        {
+            testsupport::makeDatabase(m_dir, name, {
+                QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+                QStringLiteral("INSERT INTO ev_log VALUES "
+                               "(0, 0, 'a', '2025-05-06T10:00:00Z', '{\"order_id\": 1, \"amount\": 10.5, \"note\": \"x\"}'),"
+                               "(0, 1, 'b', '2025-05-06T10:01:00Z', '{\"order_id\": 2, \"amount\": 3}'),"
+                               "(0, 2, 'b', '2025-05-06T10:01:01Z', '{\"order_id\": 2, \"amount\": 3}'),"   // producer retry
+                               "(0, 3, 'c', '2025-05-06T10:02:00Z', '{\"order_id\": 3, \"amount\": '),"     // truncated
+                               "(0, 4, 'd', '2025-05-06T10:03:00Z', '{\"order_id\": 4}'),"                  // no amount
+                               "(0, 5, 'e', '2025-05-06T10:04:00Z', '{\"order_id\": 5, \"amount\": 7}'),"
+                               "(1, 0, 'f', '2025-05-06T10:00:00Z', '{\"order_id\": null, \"amount\": 1}'),"  // null order_id
+                               "(1, 1, NULL, '2025-05-06T10:00:30Z', '{\"order_id\": 7, \"amount\": 1}')," // no event_id
+                               "(1, 2, 'g', '2025-05-06T10:01:00Z', 'not json at all'),"
+                               "(1, 3, 'h', '2025-05-06T10:02:00Z', '{\"order_id\": 8, \"amount\": 0}'),"
+                               "(1, 4, 'a', '2025-05-06T10:03:00Z', '{\"order_id\": 1, \"amount\": 10.5}')"), // same id, other partition
+            });
+        }
+        return m_dir.filePath(name);
+    }
+
+    QStringList small(const QString &db, const QString &command) const
+    {
+        return {command, QStringLiteral("--db"), db, QStringLiteral("--spec"), m_smallSpec, QStringLiteral("--stream"), QStringLiteral("ev"),
+                QStringLiteral("--group"), QStringLiteral("g"), QStringLiteral("--json")};
+    }
+
+    static void verifyAtLogEnd(const QString &db, const QString &stream, const QString &group, const QString &log)
+    {
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT partition_id, MAX(log_offset) + 1 AS e FROM %1 GROUP BY partition_id) AS l "
+                                           "JOIN rewind_offsets AS o ON o.partition_id = l.partition_id AND o.stream = '%2' AND o.group_id = '%3' "
+                                           "AND o.committed_offset = l.e").arg(log, stream, group)),
+                 scalar(db, QStringLiteral("SELECT COUNT(DISTINCT partition_id) FROM %1").arg(log)));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_demo = m_dir.filePath(QStringLiteral("demo.db"));
+        m_demoSpec = m_dir.filePath(QStringLiteral("demo.json"));
+        const auto r = runCli({QStringLiteral("demo"), QStringLiteral("--out-db"), m_demo, QStringLiteral("--out-spec"), m_demoSpec,
+                               QStringLiteral("--scale"), QStringLiteral("0.05")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(runCli({QStringLiteral("streams"), QStringLiteral("--db"), m_demo, QStringLiteral("--spec"), m_demoSpec}).exitCode == 0);
+        m_smallSpec = testsupport::writeFile(m_dir, QStringLiteral("small.json"), R"({"streams": {"ev": {
+            "log": "ev_log", "sink": "ev_sink",
+            "fields": {"order_id": "$.order_id", "amount": "$.amount", "note": "$.note"},
+            "required": ["order_id", "amount"]}}})");
+    }
+
+    // Worked example 2: the loader committed at 10:15 and crashed at 10:20, so
+    // the sink already holds events past its last commit. Rewind to 10:00 and
+    // replay: every valid event exactly once.
+    void workedExample()
+    {
+        const QString db = demoCopy();
+        const qint64 sinkBefore = scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events"));
+        QVERIFY(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_log AS l JOIN rewind_offsets AS o ON o.group_id = 'orders-loader' "
+                                          "AND o.partition_id = l.partition_id AND l.log_offset >= o.committed_offset "
+                                          "JOIN orders_events AS s ON s.event_id = l.event_id")) > 0);
+
+        const auto reset = runCli(loader(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:00:00Z"), QStringLiteral("--execute")});
+        QVERIFY2(reset.exitCode == 0, qPrintable(reset.err));
+        const QString expectedOffsets = QStringLiteral(
+            "SELECT COUNT(*) FROM (SELECT partition_id, MIN(log_offset) AS o FROM orders_log WHERE record_ts >= '2025-05-06T10:00:00Z' GROUP BY partition_id) AS e "
+            "JOIN rewind_offsets AS c ON c.group_id = 'orders-loader' AND c.partition_id = e.partition_id AND c.committed_offset = e.o");
+        QCOMPARE(scalar(db, expectedOffsets), 4);
+
+        // What the range holds, by independent SQL.
+        const QString range = QStringLiteral("FROM orders_log WHERE record_ts >= '2025-05-06T10:00:00Z'");
+        const qint64 events = scalar(db, QStringLiteral("SELECT COUNT(*) ") + range);
+        const qint64 invalid = scalar(db, QStringLiteral("SELECT COUNT(*) ") + range + QStringLiteral(" AND NOT ") + kValid);
+        const qint64 fresh = scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) ") + range + QStringLiteral(" AND ") + kValid
+                                            + QStringLiteral(" AND event_id NOT IN (SELECT event_id FROM orders_events)"));
+        const qint64 allValid = scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") + kValid);
+        QVERIFY(invalid > 0);
+
+        // The dry run reports the same and writes nothing.
+        const auto dry = runCli(loader(db, QStringLiteral("replay")));
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+        const QJsonObject d = json(dry.out);
+        QCOMPARE(d.value(QStringLiteral("executed")).toBool(), false);
+        QCOMPARE(d.value(QStringLiteral("consumed")).toInteger(), events);
+        QCOMPARE(d.value(QStringLiteral("inserted")).toInteger(), fresh);
+        QCOMPARE(d.value(QStringLiteral("dead_lettered")).toInteger(), invalid);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), sinkBefore);
+        QCOMPARE(scalar(db, expectedOffsets), 4);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 0);
+
+        const auto run = runCli(loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("300")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject r = json(run.out);
+        QCOMPARE(r.value(QStringLiteral("executed")).toBool(), true);
+        QCOMPARE(r.value(QStringLiteral("consumed")).toInteger(), events);
+        QCOMPARE(r.value(QStringLiteral("inserted")).toInteger(), fresh);
+        QCOMPARE(r.value(QStringLiteral("dead_lettered")).toInteger(), invalid);
+        QCOMPARE(r.value(QStringLiteral("duplicates")).toInteger(), events - invalid - fresh);
+        QCOMPARE(r.value(QStringLiteral("partitions")).toArray().size(), 4);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), allValid);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_events")), allValid);
+        // The extracted values are the payload's.
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events AS s JOIN orders_log AS l ON l.event_id = s.event_id "
+                                           "WHERE l.record_ts >= '2025-05-06T10:20:00Z' AND json_valid(l.payload) "
+                                           "AND s.amount IS NOT json_extract(l.payload, '$.amount')")), 0);
+        verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"), QStringLiteral("orders_log"));
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE source_kind = 'stream' AND source_name = 'orders' AND status = 'new'")), invalid);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")), invalid);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'replay-batch' AND stream = 'orders'")),
+                 r.value(QStringLiteral("batches")).toInteger());
+        QVERIFY(r.value(QStringLiteral("batches")).toInteger() > 1);
+
+        // Nothing left to read; a second rewind and replay changes nothing and dead-letters nothing twice.
+        QCOMPARE(json(runCli(loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")}).out).value(QStringLiteral("consumed")).toInteger(), 0);
+        QVERIFY(runCli(loader(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:00:00Z"), QStringLiteral("--execute")}).exitCode == 0);
+        const QJsonObject again = json(runCli(loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")}).out);
+        QCOMPARE(again.value(QStringLiteral("consumed")).toInteger(), events);
+        QCOMPARE(again.value(QStringLiteral("inserted")).toInteger(), 0);
+        QCOMPARE(again.value(QStringLiteral("dead_lettered")).toInteger(), 0);
+        QCOMPARE(again.value(QStringLiteral("already_dead_lettered")).toInteger(), invalid);
+        QCOMPARE(again.value(QStringLiteral("duplicates")).toInteger(), events - invalid);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), allValid);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), invalid);
+    }
+
+    void malformedGoToTheDlqAndDoNotBlock()
+    {
+        const QString db = smallLog();
+        const auto run = runCli(small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("2")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject r = json(run.out);
+        QCOMPARE(r.value(QStringLiteral("sink_created")).toBool(), true);
+        QCOMPARE(r.value(QStringLiteral("consumed")).toInteger(), 11);
+        QCOMPARE(r.value(QStringLiteral("inserted")).toInteger(), 4);   // a, b, e, h
+        QCOMPARE(r.value(QStringLiteral("duplicates")).toInteger(), 2); // b retried, a in partition 1
+        QCOMPARE(r.value(QStringLiteral("dead_lettered")).toInteger(), 5);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 4);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'a' AND order_id = 1 AND amount = 10.5 AND note = 'x'")), 1);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'h' AND amount = 0 AND note IS NULL")), 1);
+        auto d = rw::Database::open(db);
+        auto q = d->exec(QStringLiteral("SELECT part || ':' || log_offset || ' ' || error_class || ' ' || error || ' ' || status "
+                                        "|| ' ' || (payload = original_payload) FROM rewind_dlq ORDER BY part, log_offset"));
+        QStringList rows;
+        while (q->next())
+            rows << q->value(0).toString();
+        QCOMPARE(rows, QStringList({QStringLiteral("0:3 invalid_json payload is not valid JSON new 1"),
+                                    QStringLiteral("0:4 missing_field required field missing or null: amount ($.amount) new 1"),
+                                    QStringLiteral("1:0 missing_field required field missing or null: order_id ($.order_id) new 1"),
+                                    QStringLiteral("1:1 missing_event_id event_id is NULL new 1"),
+                                    QStringLiteral("1:2 invalid_json payload is not valid JSON new 1")}));
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE source_kind = 'stream' AND source_name = 'ev' AND first_seen IS NOT NULL")), 5);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history h JOIN rewind_dlq d USING (dlq_id) WHERE h.to_status = 'new'")), 5);
+        verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
+    }
+
+    void maxEventsThenTheRest()
+    {
+        const QString db = smallLog();
+        const QJsonObject first = json(runCli(small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--max-events"), QStringLiteral("4")}).out);
+        QCOMPARE(first.value(QStringLiteral("consumed")).toInteger(), 4);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE group_id = 'g' AND partition_id = 0")), 4);
+        const QJsonObject rest = json(runCli(small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")}).out);
+        QCOMPARE(rest.value(QStringLiteral("consumed")).toInteger(), 7);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 4);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 5);
+        verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
+    }
+
+    void cancelBetweenBatchesThenResume()
+    {
+        const QString db = demoCopy();
+        auto database = rw::Database::open(db);
+        auto spec = rw::loadSpec(m_demoSpec);
+        QVERIFY(database && spec);
+        std::atomic<bool> cancel{false};
+        rw::ReplayOptions o;
+        o.execute = true;
+        o.batchSize = 200;
+        o.cancel = &cancel;
+        int calls = 0;
+        o.progress = [&](const rw::ReplayProgress &p) {
+            ++calls;
+            QVERIFY(p.batchesDone <= p.batchesTotal);
+            if (p.batchesDone == 2)
+                cancel = true;
+        };
+        auto r = rw::replay(*database, *spec->stream(QStringLiteral("orders")), QStringLiteral("orders-loader"), o);
+        QVERIFY2(r, r ? "" : qPrintable(r.error().message));
+        QCOMPARE(r->status, QStringLiteral("cancelled"));
+        QCOMPARE(r->batches, 2);
+        QCOMPARE(r->consumed, 400);
+        QCOMPARE(calls, 2);
+        cancel = false;
+        o.progress = nullptr;
+        auto rest = rw::replay(*database, *spec->stream(QStringLiteral("orders")), QStringLiteral("orders-loader"), o);
+        QVERIFY(rest);
+        QCOMPARE(rest->status, QStringLiteral("succeeded"));
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") + kValid));
+        verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"), QStringLiteral("orders_log"));
+    }
+
+    void killedThenReplayedAgain_data()
+    {
+        QTest::addColumn<QString>("failpoint");
+        QTest::newRow("before the first batch") << QStringLiteral("replay-batch-start:1");
+        QTest::newRow("sink written, batch 2 uncommitted") << QStringLiteral("replay-after-sink:2");
+        QTest::newRow("everything written, batch 3 uncommitted") << QStringLiteral("replay-before-commit:3");
+        QTest::newRow("batch 1 committed") << QStringLiteral("replay-after-commit:1");
+        QTest::newRow("starting batch 4") << QStringLiteral("replay-batch-start:4");
+    }
+
+    void killedThenReplayedAgain()
+    {
+        QFETCH(QString, failpoint);
+        const QString db = demoCopy();
+        QVERIFY(runCli(loader(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:00:00Z"), QStringLiteral("--execute")}).exitCode == 0);
+        const qint64 allValid = scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") + kValid);
+        const qint64 invalid = scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_log WHERE record_ts >= '2025-05-06T10:00:00Z' AND NOT ") + kValid);
+        const QStringList replay = loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("250")};
+
+        const Proc killed = rewindctl(replay, failpoint);
+        QVERIFY2(killed.crashed, "the replay was not killed");
+        // The dead replay does not block the next one.
+        const Proc again = rewindctl(replay);
+        QVERIFY2(again.exitCode == 0, again.err.constData());
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), allValid);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_events")), allValid);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), invalid);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")), invalid);
+        verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"), QStringLiteral("orders_log"));
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_replays WHERE status = 'succeeded'")), 1);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_replays WHERE status = 'interrupted'")), 1);
+        // Audit rows match committed batches: none for a rolled-back one.
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COALESCE(SUM(json_extract(detail_json, '$.consumed')), 0) FROM rewind_audit WHERE action = 'replay-batch'")),
+                 scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_log WHERE record_ts >= '2025-05-06T10:00:00Z'")));
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("culprit");
+        QTest::newRow("unknown stream") << QStringList{QStringLiteral("--stream"), QStringLiteral("nope")} << QStringLiteral("\"nope\"");
+        QTest::newRow("bad max-events") << QStringList{QStringLiteral("--max-events"), QStringLiteral("-3")} << QStringLiteral("--max-events");
+        QTest::newRow("bad batch size") << QStringList{QStringLiteral("--batch-size"), QStringLiteral("0")} << QStringLiteral("--batch-size");
+    }
+
+    void badInput()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, culprit);
+        const QString db = demoCopy();
+        QStringList a = loader(db, QStringLiteral("replay"));
+        if (arguments.contains(QStringLiteral("--stream")))
+            a.remove(a.indexOf(QStringLiteral("--stream")), 2);
+        const Proc r = rewindctl(a + arguments + QStringList{QStringLiteral("--execute")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(QString::fromUtf8(r.err).contains(culprit), r.err.constData());
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'replay-batch'")), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReplay)
+#include "tst_replay.moc"
