@@ -56,6 +56,9 @@ int exitCodeOf(const RunResult &result)
 
 namespace {
 
+// rewind_* tables key a NULL partition as ('', part_is_null = 1): the text must be empty, not NULL.
+const QString kNullPartText = QStringLiteral("");
+
 QString nowIso() { return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs); }
 
 bool cancelled(const BatchOptions &o) { return o.cancel && o.cancel->load(); }
@@ -322,7 +325,7 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 }
                 failpoint("after-write");
                 partResult.published = true;
-                const QString label = p.label.value_or(QString());
+                const QString label = p.label.value_or(kNullPartText);
                 const int isNull = p.label ? 0 : 1;
                 const QString counts = QString::fromStdString(partitionJson(partResult).dump());
                 if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, committed_at, counts_json) "
@@ -383,7 +386,7 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             result.partitions.push_back(partResult);
             // Record the failure on its own: the partition's data is untouched.
             const Status recorded = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
-                const QString label = p.label.value_or(QString());
+                const QString label = p.label.value_or(kNullPartText);
                 const int isNull = p.label ? 0 : 1;
                 for (const auto &c : checks)
                     if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_check_results (run_id, part, part_is_null, name, passed, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)"),

@@ -566,6 +566,36 @@ private Q_SLOTS:
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
     }
 
+    void unpartitionedAndNullPartitions()
+    {
+        Fixture f(spec(QStringLiteral("merge")), {QStringLiteral("INSERT INTO src VALUES (5, 'e', NULL, 1, 'x', 't1')")});
+        const QString specPath = testsupport::writeFile(f.dir, QStringLiteral("u.json"),
+            R"({"datasets": {"whole": {"source": "src", "target": "whole_tgt", "key": ["id", "sub"], "order_by": "updated_at"},
+                             "sales": {"source": "src", "target": "tgt", "partition_column": "dt", "key": ["id", "sub"], "order_by": "updated_at"}}})");
+        auto ws = openWorkspace(f.db().url().path, specPath);
+        QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
+        // Unpartitioned: one partition, null, published whole, twice without change.
+        for (int i = 0; i < 2; ++i) {
+            auto r = run(ws->db, *ws->spec.dataset(QStringLiteral("whole")), execute());
+            QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+            QCOMPARE(r->status, QStringLiteral("succeeded"));
+            QCOMPARE(r->partitions.size(), std::size_t(1));
+            QVERIFY(!r->partitions[0].partition.has_value());
+            QCOMPARE(r->totals().inserted, i == 0 ? 5 : 0);
+        }
+        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM whole_tgt")), 5);
+        auto parts = listPartitions(ws->db, *ws->spec.dataset(QStringLiteral("whole")));
+        QCOMPARE(parts->front().status, QStringLiteral("loaded"));
+        // A NULL partition value is its own partition, published and tracked.
+        auto r = run(ws->db, *ws->spec.dataset(QStringLiteral("sales")), execute());
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QVERIFY(!r->partitions.front().partition.has_value());
+        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt IS NULL")), 1);
+        auto sales = listPartitions(ws->db, *ws->spec.dataset(QStringLiteral("sales")));
+        QCOMPARE(sales->front().status, QStringLiteral("loaded"));
+        QVERIFY(!sales->front().partition.has_value());
+    }
+
     void frozenDatasetIsRefused()
     {
         Fixture f(spec(QStringLiteral("merge")));
