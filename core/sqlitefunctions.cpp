@@ -1,5 +1,7 @@
 #include "sqlitefunctions.h"
 
+#include "latenessfunctions.h"
+
 #include <QSqlDriver>
 #include <QVariant>
 
@@ -146,7 +148,7 @@ Status registerSqliteFunctions(QSqlDatabase &connection)
                                     nullptr, nullptr, nullptr);
     if (rc != kSqliteOk)
         return internalError(QStringLiteral("cannot register rewind_hash (SQLite error %1)").arg(rc));
-    return {};
+    return registerLatenessFunctions(connection);
 }
 
 } // namespace rw
