@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QTest>
 
 namespace testsupport {
@@ -37,6 +38,20 @@ CliResult runCli(const QStringList &arguments)
     out.flush();
     err.flush();
     return r;
+}
+
+ChildResult runRewindctl(const QStringList &arguments, const QString &failpoint)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (failpoint.isEmpty())
+        env.remove(QStringLiteral("REWIND_FAILPOINT"));
+    else
+        env.insert(QStringLiteral("REWIND_FAILPOINT"), failpoint);
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(REWINDCTL_PATH), arguments);
+    p.waitForFinished(300000);
+    return {p.exitCode(), p.exitStatus() == QProcess::CrashExit, p.readAllStandardOutput(), p.readAllStandardError()};
 }
 
 } // namespace testsupport

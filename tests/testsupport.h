@@ -21,4 +21,14 @@ struct CliResult {
 };
 CliResult runCli(const QStringList &arguments);
 
+// Runs the real rewindctl binary as a child process (for crash tests). With
+// `failpoint` set, REWIND_FAILPOINT makes the child SIGKILL itself there.
+struct ChildResult {
+    int exitCode = -1;
+    bool crashed = false;
+    QByteArray out;
+    QByteArray err;
+};
+ChildResult runRewindctl(const QStringList &arguments, const QString &failpoint = QString());
+
 } // namespace testsupport

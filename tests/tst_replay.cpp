@@ -33,25 +33,11 @@ qint64 scalar(const QString &db, const QString &sql)
 const QString kValid = QStringLiteral("(event_id IS NOT NULL AND CASE WHEN json_valid(payload) THEN json_extract(payload, '$.order_id') IS NOT NULL "
                                       "AND json_extract(payload, '$.amount') IS NOT NULL ELSE 0 END)");
 
-struct Proc {
-    int exitCode = -1;
-    bool crashed = false;
-    QByteArray out;
-    QByteArray err;
-};
+using Proc = testsupport::ChildResult;
 
 Proc rewindctl(const QStringList &args, const QString &failpoint = QString())
 {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    if (failpoint.isEmpty())
-        env.remove(QStringLiteral("REWIND_FAILPOINT"));
-    else
-        env.insert(QStringLiteral("REWIND_FAILPOINT"), failpoint);
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(REWINDCTL_PATH), args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), p.exitStatus() == QProcess::CrashExit, p.readAllStandardOutput(), p.readAllStandardError()};
+    return testsupport::runRewindctl(args, failpoint);
 }
 
 } // namespace
