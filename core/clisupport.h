@@ -72,6 +72,7 @@ Result<Workspace> workspace(const Context &ctx);
 std::vector<Command> workspaceCommands(); // demo, datasets, streams, partitions
 std::vector<Command> batchCommands();     // preview, run, resume, runs, run-show
 std::vector<Command> streamCommands();    // offsets, offsets-reset, replay
+std::vector<Command> auditCommands();     // audit, run-report
 std::vector<Command> lateCommands();      // lag, finalize
 
 } // namespace rw::cli

@@ -1,9 +1,13 @@
 #include "mainwindow.h"
 
+#include "auditpage.h"
 #include "background.h"
 #include "errorbanner.h"
 #include "openworkspacedialog.h"
 #include "partitionspage.h"
+#include "previewpage.h"
+#include "runmanager.h"
+#include "runspage.h"
 #include "settings.h"
 #include "streampage.h"
 
@@ -11,6 +15,7 @@
 #include <QCloseEvent>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMessageBox>
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QSplitter>
@@ -21,7 +26,11 @@
 
 namespace rw {
 
-QStringList MainWindow::availablePages() { return {QStringLiteral("partitions"), QStringLiteral("streams")}; }
+QStringList MainWindow::availablePages()
+{
+    return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("streams"),
+            QStringLiteral("audit")};
+}
 
 QStringList MainWindow::plannedPages()
 {
@@ -32,6 +41,7 @@ QStringList MainWindow::plannedPages()
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_navigator(new Navigator), m_stack(new QStackedWidget), m_welcome(nullptr),
       m_welcomeText(nullptr), m_partitionsPage(new PartitionsPage), m_streamPage(new StreamPage),
+      m_previewPage(new PreviewPage), m_runsPage(new RunsPage), m_auditPage(new AuditPage), m_runManager(new RunManager(this)),
       m_banner(new ErrorBanner), m_statusText(new QLabel), m_busy(new QProgressBar), m_dbLabel(new QLabel)
 {
     setObjectName(QStringLiteral("mainWindow"));
@@ -41,13 +51,18 @@ MainWindow::MainWindow(QWidget *parent)
     m_stack->addWidget(m_welcome);
     m_stack->addWidget(m_partitionsPage);
     m_stack->addWidget(m_streamPage);
+    m_stack->addWidget(m_previewPage);
+    m_stack->addWidget(m_runsPage);
+    m_stack->addWidget(m_auditPage);
+    m_previewPage->setRunManager(m_runManager);
+    m_runsPage->setRunManager(m_runManager);
 
     auto *splitter = new QSplitter(Qt::Horizontal);
     splitter->addWidget(m_navigator);
     splitter->addWidget(m_stack);
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
-    splitter->setSizes({360, 1040});
+    splitter->setSizes({300, 1100});
     splitter->setChildrenCollapsible(false);
     m_navigator->setMinimumWidth(220);
 
@@ -62,27 +77,18 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_navigator, &Navigator::datasetSelected, this, &MainWindow::showDataset);
     connect(m_navigator, &Navigator::streamSelected, this, &MainWindow::showStream);
 
-    for (Page *page : {static_cast<Page *>(m_partitionsPage), static_cast<Page *>(m_streamPage)}) {
-        // Only the page on show speaks for the window.
-        connect(page, &Page::pageLoaded, this, [this, page] {
-            if (currentPage() != page)
-                return;
-            m_statusText->setText(page->statusText() % QStringLiteral("  \u00b7  ")
-                                  % tr("loaded %1").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
-            Q_EMIT pageLoaded();
-        });
-        connect(page, &Page::loadFailed, this, [this, page](const QString &message) {
-            if (currentPage() != page)
-                return;
-            m_banner->showError(message);
-            m_statusText->setText(tr("Loading failed"));
-            Q_EMIT pageFailed(message);
-        });
-        connect(page, &Page::loadingChanged, this, [this, page](bool loading, const QString &what) {
-            if (currentPage() == page && !m_opening)
-                setBusy(loading, what);
-        });
-    }
+    connect(m_navigator, &Navigator::pageSelected, this, &MainWindow::showNamedPage);
+    for (Page *page : {static_cast<Page *>(m_partitionsPage), static_cast<Page *>(m_streamPage), static_cast<Page *>(m_previewPage),
+                       static_cast<Page *>(m_runsPage), static_cast<Page *>(m_auditPage)})
+        wirePage(page);
+    connect(m_partitionsPage, &PartitionsPage::previewRequested, this, [this](const QStringList &p) { previewPartitions(p); });
+    connect(m_partitionsPage, &PartitionsPage::runRequested, this, [this](const QStringList &p) { previewPartitions(p, true); });
+    connect(m_partitionsPage, &PartitionsPage::openRunRequested, this, [this](qint64 runId) {
+        showNamedPage(QStringLiteral("runs"));
+        m_runsPage->showRun(runId);
+    });
+    connect(m_previewPage, &PreviewPage::runLaunched, this, [this] { showNamedPage(QStringLiteral("runs")); });
+    connect(m_runManager, &RunManager::runFinished, this, &MainWindow::onRunFinished);
 
     buildMenus();
     buildStatusBar();
@@ -90,6 +96,103 @@ MainWindow::MainWindow(QWidget *parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::wirePage(Page *page)
+{
+    // Only the page on show speaks for the window.
+    connect(page, &Page::pageLoaded, this, [this, page] {
+        if (currentPage() != page)
+            return;
+        m_statusText->setText(page->statusText() % QStringLiteral("  \u00b7  ")
+                              % tr("loaded %1").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
+        Q_EMIT pageLoaded();
+    });
+    connect(page, &Page::loadFailed, this, [this, page](const QString &message) {
+        if (currentPage() != page)
+            return;
+        m_banner->showError(message);
+        m_statusText->setText(tr("Loading failed"));
+        Q_EMIT pageFailed(message);
+    });
+    connect(page, &Page::loadingChanged, this, [this, page](bool loading, const QString &what) {
+        if (currentPage() == page && !m_opening)
+            setBusy(loading, what);
+    });
+}
+
+QString MainWindow::currentPageName() const
+{
+    const Page *page = currentPage();
+    if (page == m_partitionsPage)
+        return QStringLiteral("partitions");
+    if (page == m_streamPage)
+        return QStringLiteral("streams");
+    if (page == m_previewPage)
+        return QStringLiteral("preview");
+    if (page == m_runsPage)
+        return QStringLiteral("runs");
+    if (page == m_auditPage)
+        return QStringLiteral("audit");
+    return QString();
+}
+
+bool MainWindow::showNamedPage(const QString &name)
+{
+    if (!m_workspace)
+        return false;
+    if (name == QLatin1String("partitions")) {
+        const QString dataset = m_partitionsPage->datasetName();
+        if (!dataset.isEmpty() && m_navigator->select(Navigator::Kind::Dataset, dataset))
+            return true;
+        return !m_workspace->spec.datasets.empty() && selectDataset(m_workspace->spec.datasets.front().name);
+    }
+    if (name == QLatin1String("streams")) {
+        return !m_workspace->spec.streams.empty() && selectStream(m_workspace->spec.streams.front().name);
+    }
+    Page *page = name == QLatin1String("preview") ? static_cast<Page *>(m_previewPage)
+                 : name == QLatin1String("runs")  ? static_cast<Page *>(m_runsPage)
+                 : name == QLatin1String("audit") ? static_cast<Page *>(m_auditPage)
+                                                  : nullptr;
+    if (!page)
+        return false;
+    {
+        const QSignalBlocker block(m_navigator);
+        m_navigator->select(Navigator::Kind::Page, name);
+    }
+    showPage(page);
+    if (page != m_previewPage)
+        page->refresh(); // runs and the audit log change behind our back
+    return true;
+}
+
+void MainWindow::previewPartitions(const QStringList &partitions, bool launchAfter)
+{
+    const auto db = m_partitionsPage->database();
+    const DatasetSpec *dataset = m_partitionsPage->dataset();
+    if (!db || !dataset)
+        return;
+    const DatasetSpec copy = *dataset;
+    showNamedPage(QStringLiteral("preview"));
+    m_previewPage->preview(*db, copy, partitions, launchAfter);
+}
+
+void MainWindow::onRunFinished(int liveRunId)
+{
+    const LiveRun *run = m_runManager->run(liveRunId);
+    if (!run)
+        return;
+    if (run->error && run->error->code != Error::Code::StalePlan)
+        m_banner->showError(tr("The run of %1 failed: %2").arg(run->dataset, run->error->message));
+    else if (run->result && run->result->status != QLatin1String("succeeded"))
+        m_banner->showMessage(ErrorBanner::Level::Warning,
+                              tr("Run #%1 of %2 ended %3%4")
+                                  .arg(run->result->runId.toString(), run->dataset, run->result->status,
+                                       run->result->error.isEmpty() ? QString() : QStringLiteral(": ") % run->result->error));
+    // What the run changed: partition counts and statuses, the audit log.
+    if (m_partitionsPage->datasetName() == run->dataset)
+        m_partitionsPage->refresh();
+    m_auditPage->refresh();
+}
 
 QWidget *MainWindow::buildWelcome()
 {
@@ -123,6 +226,16 @@ void MainWindow::buildMenus()
     QAction *refreshAction = view->addAction(tr("&Refresh"), this, &MainWindow::refresh);
     refreshAction->setShortcut(QKeySequence::Refresh);
     refreshAction->setShortcutContext(Qt::ApplicationShortcut);
+    view->addSeparator();
+    const std::pair<QString, QString> pages[] = {{QStringLiteral("partitions"), tr("&Partitions")},
+                                                 {QStringLiteral("preview"), tr("Pre&view")},
+                                                 {QStringLiteral("runs"), tr("R&uns")},
+                                                 {QStringLiteral("audit"), tr("&Audit log")}};
+    int key = Qt::Key_1;
+    for (const auto &[name, label] : pages) {
+        QAction *a = view->addAction(label, this, [this, name] { showNamedPage(name); });
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(key++)));
+    }
 }
 
 void MainWindow::buildStatusBar()
@@ -208,7 +321,12 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
 {
     m_partitionsPage->clear();
     m_streamPage->clear();
+    m_previewPage->clear();
+    m_runsPage->clear();
+    m_auditPage->clear();
     m_workspace = std::move(workspace);
+    m_runsPage->setWorkspace(m_workspace->db, m_workspace->spec);
+    m_auditPage->setDatabase(m_workspace->db);
     m_workspaceDb = db;
     m_workspaceSpec = spec;
     Settings().addRecentWorkspace({db, spec});
@@ -237,6 +355,31 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
         m_welcomeText->setText(tr("<h2>Nothing to show</h2><p style='color:#5f6670'>The spec %1 defines no datasets or streams.</p>")
                                    .arg(spec.toHtmlEscaped()));
         showPage(nullptr);
+        Q_EMIT workspaceOpened();
+        return;
+    }
+    // The page asked for, or the one shown when the console last closed.
+    QString page = initial.page;
+    if (page.isEmpty() && initial.kind == Navigator::Kind::None) {
+        page = Settings().lastPage();
+        if (page == QLatin1String("preview") || page == QLatin1String("streams"))
+            page.clear(); // a preview is not re-run on start
+    }
+    if (page == QLatin1String("preview")) {
+        const auto db = m_partitionsPage->database();
+        const DatasetSpec *dataset = m_partitionsPage->dataset();
+        if (db && dataset) {
+            const DatasetSpec copy = *dataset;
+            showNamedPage(page);
+            if (initial.partitions.isEmpty())
+                m_previewPage->previewMostUrgent(*db, copy);
+            else
+                m_previewPage->preview(*db, copy, initial.partitions);
+        }
+    } else if (page == QLatin1String("runs") || page == QLatin1String("audit")) {
+        showNamedPage(page);
+    } else if (!initial.partitions.isEmpty()) {
+        m_partitionsPage->selectAfterLoad(initial.partitions);
     }
     Q_EMIT workspaceOpened();
 }
@@ -269,6 +412,8 @@ void MainWindow::showPage(Page *page)
         m_stack->setCurrentWidget(page);
     else
         m_stack->setCurrentWidget(m_welcome);
+    if (page && m_workspace)
+        Settings().setLastPage(currentPageName());
     if (!m_opening)
         setBusy(page && page->isLoading(), QString());
 }
@@ -310,6 +455,19 @@ void MainWindow::restoreLayout()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (const int active = int(m_runManager->activeRuns().size()); active > 0 && isVisible()) {
+        const auto answer = QMessageBox::question(
+            this, tr("Runs in progress"),
+            tr("%n run(s) still in progress. Cancel them and quit? The partition being published rolls back; "
+               "published partitions stay, and the run can be resumed later.", nullptr, active),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+        for (int id : m_runManager->activeRuns())
+            m_runManager->cancel(id);
+    }
     Settings settings;
     settings.setWindowGeometry(saveGeometry());
     settings.setWindowState(saveState());

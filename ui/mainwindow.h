@@ -14,9 +14,13 @@ class QStackedWidget;
 
 namespace rw {
 
+class AuditPage;
 class ErrorBanner;
 class Page;
 class PartitionsPage;
+class PreviewPage;
+class RunManager;
+class RunsPage;
 class StreamPage;
 
 // The console frame: menus, the navigator on the left, a stack of pages on
@@ -33,6 +37,11 @@ public:
     struct Selection {
         Navigator::Kind kind = Navigator::Kind::None;
         QString name;
+        // A --page name; empty: the dataset's or stream's own page (or the last page).
+        QString page = {};
+        // For the preview page: these partitions; empty previews the one
+        // that most needs attention.
+        QStringList partitions = {};
     };
 
     // Page names of the public --page option that this build has.
@@ -51,6 +60,10 @@ public:
 
     bool selectDataset(const QString &name);
     bool selectStream(const QString &name);
+    // Shows a page by its --page name (partitions, preview, runs, audit, streams).
+    bool showNamedPage(const QString &name);
+    // Previews `partitions` of the current dataset on the preview page.
+    void previewPartitions(const QStringList &partitions, bool launchAfter = false);
     // Reloads the current page's data.
     void refresh();
 
@@ -63,6 +76,12 @@ public:
     Page *currentPage() const;
     PartitionsPage *partitionsPage() const { return m_partitionsPage; }
     StreamPage *streamPage() const { return m_streamPage; }
+    PreviewPage *previewPage() const { return m_previewPage; }
+    RunsPage *runsPage() const { return m_runsPage; }
+    AuditPage *auditPage() const { return m_auditPage; }
+    RunManager *runManager() const { return m_runManager; }
+    // The --page name of the page on show, empty for none.
+    QString currentPageName() const;
     ErrorBanner *banner() const { return m_banner; }
     Navigator *navigator() const { return m_navigator; }
     bool isOpening() const { return m_opening; }
@@ -88,6 +107,8 @@ private:
     void showDataset(const QString &name);
     void showStream(const QString &name);
     void showPage(Page *page);
+    void wirePage(Page *page);
+    void onRunFinished(int liveRunId);
     void updateTitle();
     void setBusy(bool busy, const QString &what);
 
@@ -97,6 +118,10 @@ private:
     QLabel *m_welcomeText;
     PartitionsPage *m_partitionsPage;
     StreamPage *m_streamPage;
+    PreviewPage *m_previewPage;
+    RunsPage *m_runsPage;
+    AuditPage *m_auditPage;
+    RunManager *m_runManager;
     ErrorBanner *m_banner;
     QMenu *m_recentMenu = nullptr;
     QLabel *m_statusText;

@@ -9,6 +9,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <tuple>
+
 namespace rw {
 
 namespace {
@@ -77,7 +79,7 @@ void Navigator::clear()
 {
     const QSignalBlocker block(m_tree);
     m_tree->clear();
-    m_datasets = m_streams = nullptr;
+    m_datasets = m_streams = m_pages = nullptr;
 }
 
 void Navigator::setSpec(const Spec &spec)
@@ -119,12 +121,27 @@ void Navigator::setSpec(const Spec &spec)
         item->setToolTip(0, tr("Stream %1\nlog: %2\nsink: %3").arg(s.name, s.log, s.sink));
         item->setToolTip(1, item->toolTip(0));
     }
+    m_pages = makeGroup(tr("Activity"), 3);
+    const std::tuple<QString, QString, QString> pages[] = {
+        {QStringLiteral("preview"), tr("Preview"), tr("what a re-run would change")},
+        {QStringLiteral("runs"), tr("Runs"), tr("live and past runs")},
+        {QStringLiteral("audit"), tr("Audit log"), tr("who did what, when")},
+    };
+    for (const auto &[name, label, detail] : pages) {
+        auto *item = new QTreeWidgetItem(m_pages, {label, detail});
+        item->setData(0, KindRole, int(Kind::Page));
+        item->setData(0, NameRole, name);
+        item->setForeground(1, palette().brush(QPalette::Disabled, QPalette::Text));
+    }
     m_tree->expandAll();
 }
 
 QTreeWidgetItem *Navigator::find(Kind kind, const QString &name) const
 {
-    QTreeWidgetItem *group = kind == Kind::Dataset ? m_datasets : kind == Kind::Stream ? m_streams : nullptr;
+    QTreeWidgetItem *group = kind == Kind::Dataset  ? m_datasets
+                             : kind == Kind::Stream ? m_streams
+                             : kind == Kind::Page   ? m_pages
+                                                    : nullptr;
     if (!group)
         return nullptr;
     for (int i = 0; i < group->childCount(); ++i)
@@ -168,6 +185,9 @@ void Navigator::onCurrentChanged(QTreeWidgetItem *current)
         break;
     case Kind::Stream:
         Q_EMIT streamSelected(name);
+        break;
+    case Kind::Page:
+        Q_EMIT pageSelected(name);
         break;
     case Kind::None:
         break;

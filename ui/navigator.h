@@ -14,7 +14,7 @@ struct Spec;
 class Navigator : public QWidget {
     Q_OBJECT
 public:
-    enum class Kind { None, Dataset, Stream };
+    enum class Kind { None, Dataset, Stream, Page };
 
     explicit Navigator(QWidget *parent = nullptr);
 
@@ -30,6 +30,8 @@ public:
 Q_SIGNALS:
     void datasetSelected(const QString &name);
     void streamSelected(const QString &name);
+    // A console page that is not about one dataset or stream: preview, runs, audit.
+    void pageSelected(const QString &name);
 
 private:
     void onCurrentChanged(QTreeWidgetItem *current);
@@ -38,6 +40,7 @@ private:
     QTreeWidget *m_tree;
     QTreeWidgetItem *m_datasets = nullptr;
     QTreeWidgetItem *m_streams = nullptr;
+    QTreeWidgetItem *m_pages = nullptr;
 };
 
 } // namespace rw

@@ -36,6 +36,8 @@ protected:
     bool finishLoad(quint64 generation);
     // Drops whatever is in flight.
     void cancelLoad();
+    // The latest request's generation.
+    quint64 currentGeneration() const { return m_generation; }
 
 private:
     quint64 m_generation = 0;

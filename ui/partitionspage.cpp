@@ -6,7 +6,10 @@
 #include "stattile.h"
 #include "statusstyle.h"
 
+#include <QAction>
 #include <QComboBox>
+#include <QItemSelectionModel>
+#include <QPushButton>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -14,6 +17,9 @@
 #include <QLocale>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <tuple>
+#include <utility>
 
 namespace rw {
 
@@ -45,7 +51,10 @@ PartitionsPage::PartitionsPage(QWidget *parent)
       m_targetTile(new StatTile(tr("target rows"), this)),
       m_duplicatesTile(new StatTile(tr("partitions with duplicate keys"), this)),
       m_attentionTile(new StatTile(tr("need attention"), this)), m_filter(new QLineEdit(this)),
-      m_statusCombo(new QComboBox(this)), m_shownCount(new QLabel(this)), m_view(new QTableView(this)),
+      m_statusCombo(new QComboBox(this)), m_shownCount(new QLabel(this)), m_selection(new QLabel(this)),
+      m_previewAction(new QAction(tr("Preview re-run"), this)), m_runAction(new QAction(tr("Run\u2026"), this)),
+      m_openRunAction(new QAction(tr("Open last run"), this)), m_previewButton(new QPushButton(this)),
+      m_runButton(new QPushButton(this)), m_openRunButton(new QPushButton(this)), m_view(new QTableView(this)),
       m_model(new PartitionsModel(this)), m_proxy(new PartitionsProxyModel(this))
 {
     setObjectName(QStringLiteral("partitionsPage"));
@@ -64,18 +73,64 @@ PartitionsPage::PartitionsPage(QWidget *parent)
         tiles->addWidget(tile);
     tiles->addStretch(1);
 
-    m_filter->setPlaceholderText(tr("Filter partitions\u2026"));
+    m_filter->setPlaceholderText(tr("Filter: regex or range 2025-05-01..2025-05-10"));
+    m_filter->setObjectName(QStringLiteral("partitionFilter"));
+    m_filter->setToolTip(tr("A regular expression matched against the partition (e.g. <code>05-1[0-4]</code>), "
+                            "or a range <code>FROM..TO</code> (inclusive; <code>2025-05-10..</code> and "
+                            "<code>..2025-05-03</code> work too)"));
     m_filter->setClearButtonEnabled(true);
-    m_filter->setMaximumWidth(260);
+    m_filter->setMinimumWidth(300);
+    m_filter->setMaximumWidth(340);
     m_statusCombo->addItem(tr("All statuses"));
     m_statusCombo->addItem(tr("Needs attention"));
     for (const QString &status : StatusStyle::statuses())
         m_statusCombo->addItem(StatusStyle::icon(status), status, status);
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
-        m_proxy->setPartitionFilter(text.trimmed());
+        const bool ok = m_proxy->setPartitionFilter(text.trimmed());
+        m_filter->setStyleSheet(ok ? QString() : QStringLiteral("QLineEdit { border: 1px solid #d03232; background: #fdecec; }"));
+        m_filter->setToolTip(ok ? QString() : m_proxy->partitionFilterError());
         updateCounts();
+        updateSelection();
     });
     connect(m_statusCombo, &QComboBox::currentIndexChanged, this, &PartitionsPage::applyStatusFilter);
+
+    // Actions on the selection; Ctrl+P / Ctrl+R work while the page is shown.
+    m_previewAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+    m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_openRunAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    m_previewAction->setToolTip(tr("Compute what a re-run of the selected partitions would change; writes nothing (Ctrl+P)"));
+    m_runAction->setToolTip(tr("Preview the selected partitions, then confirm the run (Ctrl+R)"));
+    m_openRunAction->setToolTip(tr("Show the last run that touched the selected partitions (Ctrl+L)"));
+    for (auto [action, button, name] : {std::tuple{m_previewAction, m_previewButton, "previewButton"},
+                                        std::tuple{m_runAction, m_runButton, "runButton"},
+                                        std::tuple{m_openRunAction, m_openRunButton, "openRunButton"}}) {
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        addAction(action);
+        button->setObjectName(QLatin1StringView(name));
+        button->setText(action->text() + QStringLiteral("  (") + action->shortcut().toString(QKeySequence::NativeText) + u')');
+        button->setToolTip(action->toolTip());
+        connect(button, &QPushButton::clicked, action, &QAction::trigger);
+    }
+    m_previewButton->setStyleSheet(QStringLiteral("QPushButton { font-weight: bold; }"));
+    connect(m_previewAction, &QAction::triggered, this, [this] {
+        if (hasSelection())
+            Q_EMIT previewRequested(selectedPartitions());
+    });
+    connect(m_runAction, &QAction::triggered, this, [this] {
+        if (hasSelection())
+            Q_EMIT runRequested(selectedPartitions());
+    });
+    connect(m_openRunAction, &QAction::triggered, this, [this] {
+        if (const qint64 id = lastRunOfSelection(); id > 0)
+            Q_EMIT openRunRequested(id);
+    });
+    m_selection->setObjectName(QStringLiteral("selectionSummary"));
+    m_selection->setStyleSheet(QStringLiteral("font-weight: bold; color: #2f3640;"));
+    auto *actions = new QHBoxLayout;
+    actions->addWidget(m_selection, 1);
+    actions->addWidget(m_previewButton);
+    actions->addWidget(m_runButton);
+    actions->addWidget(m_openRunButton);
 
     auto *filters = new QHBoxLayout;
     filters->addWidget(m_filter);
@@ -90,6 +145,7 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(PartitionsModel::PartitionColumn, Qt::DescendingOrder); // most recent first
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->setAlternatingRowColors(true);
     m_view->setShowGrid(true); // faint lines keep right-aligned numbers apart from the next column
     m_view->setWordWrap(false);
@@ -106,8 +162,81 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     layout->addWidget(m_subtitle);
     layout->addLayout(tiles);
     layout->addLayout(filters);
+    layout->addLayout(actions);
     layout->addWidget(m_view, 1);
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &PartitionsPage::updateSelection);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &PartitionsPage::updateSelection);
     clear();
+}
+
+QStringList PartitionsPage::selectedPartitions() const
+{
+    std::vector<std::optional<QString>> parts;
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows(PartitionsModel::PartitionColumn);
+    for (const QModelIndex &index : rows) {
+        const QVariant v = index.data(PartitionsModel::SortRole);
+        if (v.isNull())
+            return {}; // the unpartitioned whole: the whole dataset
+        parts.push_back(v.toString());
+    }
+    std::sort(parts.begin(), parts.end(), partitionLess);
+    QStringList out;
+    for (const auto &p : parts)
+        out << *p;
+    return out;
+}
+
+bool PartitionsPage::hasSelection() const { return m_view->selectionModel()->hasSelection(); }
+
+int PartitionsPage::selectPartitions(const QStringList &partitions)
+{
+    QItemSelection selection;
+    int n = 0;
+    int first = -1;
+    for (int r = 0; r < m_proxy->rowCount(); ++r) {
+        const QModelIndex index = m_proxy->index(r, PartitionsModel::PartitionColumn);
+        if (partitions.contains(index.data().toString())) {
+            selection.select(index, m_proxy->index(r, PartitionsModel::ColumnCount - 1));
+            ++n;
+            if (first < 0)
+                first = r;
+        }
+    }
+    m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+    if (first >= 0) {
+        m_view->selectionModel()->setCurrentIndex(m_proxy->index(first, 0), QItemSelectionModel::NoUpdate);
+        m_view->scrollTo(m_proxy->index(first, 0));
+    }
+    return n;
+}
+
+QString PartitionsPage::selectionText() const { return m_selection->text(); }
+
+qint64 PartitionsPage::lastRunOfSelection() const
+{
+    qint64 last = 0;
+    for (const QModelIndex &index : m_view->selectionModel()->selectedRows(PartitionsModel::LastRunColumn))
+        last = std::max(last, index.data(PartitionsModel::SortRole).toLongLong());
+    return last;
+}
+
+void PartitionsPage::updateSelection()
+{
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows(PartitionsModel::SourceRowsColumn);
+    qint64 sourceRows = 0;
+    for (const QModelIndex &index : rows)
+        sourceRows += index.data(PartitionsModel::SortRole).toLongLong();
+    const bool any = !rows.isEmpty();
+    m_selection->setText(any ? tr("%1 selected, %2 rows").arg(number(qint64(rows.size())), number(sourceRows))
+                             : tr("Select partitions (Shift/Ctrl+click, Ctrl+A) to preview or re-run them"));
+    m_selection->setStyleSheet(any ? QStringLiteral("font-weight: bold; color: #2f3640;") : QStringLiteral("color: #5f6670;"));
+    m_previewAction->setEnabled(any);
+    m_runAction->setEnabled(any);
+    m_previewButton->setEnabled(any);
+    m_runButton->setEnabled(any);
+    const bool hasRun = any && lastRunOfSelection() > 0;
+    m_openRunAction->setEnabled(hasRun);
+    m_openRunButton->setEnabled(hasRun);
 }
 
 void PartitionsPage::setDataset(const Database &db, const DatasetSpec &dataset)
@@ -153,6 +282,8 @@ void PartitionsPage::refresh()
             for (int c = 0; c < PartitionsModel::ColumnCount - 1; ++c)
                 m_view->setColumnWidth(c, m_view->columnWidth(c) + 16);
             updateHeader();
+            if (!m_pendingSelection.isEmpty())
+                selectPartitions(std::exchange(m_pendingSelection, {}));
             Q_EMIT pageLoaded();
         });
 }

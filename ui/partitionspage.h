@@ -6,9 +6,11 @@
 
 #include <optional>
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QTableView;
 
 namespace rw {
@@ -39,13 +41,40 @@ public:
     // The header (title, facts and figures) as one line of plain text.
     QString summaryText() const;
 
+    std::optional<Database> database() const { return m_db; }
+    const DatasetSpec *dataset() const { return m_dataset ? &*m_dataset : nullptr; }
+    // The selected partitions' labels, in partition order. A selected
+    // unpartitioned whole ("(all)") gives an empty list: the whole dataset.
+    QStringList selectedPartitions() const;
+    bool hasSelection() const;
+    // Selects exactly these partitions (those present); returns how many.
+    int selectPartitions(const QStringList &partitions);
+    // Selects these partitions once the current load is in.
+    void selectAfterLoad(const QStringList &partitions) { m_pendingSelection = partitions; }
+    // "3 selected, 41,230 rows" (source rows), or empty.
+    QString selectionText() const;
+    // The latest run that touched a selected partition, 0 for none.
+    qint64 lastRunOfSelection() const;
+    QLineEdit *filterEdit() const { return m_filter; }
+    QAction *previewAction() const { return m_previewAction; }
+    QAction *runAction() const { return m_runAction; }
+    QAction *openRunAction() const { return m_openRunAction; }
+
+Q_SIGNALS:
+    // The operator asked to preview (or preview then run) these partitions.
+    void previewRequested(const QStringList &partitions);
+    void runRequested(const QStringList &partitions);
+    void openRunRequested(qint64 runId);
+
 private:
     void updateHeader();
     void updateCounts();
     void applyStatusFilter(int comboIndex);
+    void updateSelection();
 
     std::optional<Database> m_db;
     std::optional<DatasetSpec> m_dataset;
+    QStringList m_pendingSelection;
 
     QLabel *m_title;
     QLabel *m_subtitle;
@@ -59,6 +88,13 @@ private:
     QLineEdit *m_filter;
     QComboBox *m_statusCombo;
     QLabel *m_shownCount;
+    QLabel *m_selection;
+    QAction *m_previewAction;
+    QAction *m_runAction;
+    QAction *m_openRunAction;
+    QPushButton *m_previewButton;
+    QPushButton *m_runButton;
+    QPushButton *m_openRunButton;
     QTableView *m_view;
     PartitionsModel *m_model;
     PartitionsProxyModel *m_proxy;

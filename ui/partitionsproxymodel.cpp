@@ -13,12 +13,35 @@ PartitionsProxyModel::PartitionsProxyModel(QObject *parent) : QSortFilterProxyMo
     setDynamicSortFilter(true);
 }
 
-void PartitionsProxyModel::setPartitionFilter(const QString &text)
+bool PartitionsProxyModel::setPartitionFilter(const QString &text)
 {
     if (text == m_partitionFilter)
-        return;
+        return m_filterError.isEmpty();
     m_partitionFilter = text;
+    m_filterError.clear();
+    m_range = false;
+    m_rangeFrom.reset();
+    m_rangeTo.reset();
+    m_regex = QRegularExpression();
+    if (const qsizetype dots = text.indexOf(QLatin1String("..")); dots >= 0 && !text.isEmpty()) {
+        m_range = true;
+        const QString from = text.left(dots).trimmed();
+        const QString to = text.mid(dots + 2).trimmed();
+        if (!from.isEmpty())
+            m_rangeFrom = from;
+        if (!to.isEmpty())
+            m_rangeTo = to;
+    } else if (!text.isEmpty()) {
+        QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption | QRegularExpression::DontCaptureOption);
+        if (re.isValid()) {
+            re.optimize();
+            m_regex = re;
+        } else {
+            m_filterError = tr("Not a valid regular expression: %1").arg(re.errorString());
+        }
+    }
     invalidateRowsFilter();
+    return m_filterError.isEmpty();
 }
 
 void PartitionsProxyModel::setStatusFilter(const QStringList &statuses)
@@ -58,9 +81,18 @@ bool PartitionsProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &so
     if (m_attentionOnly && !StatusStyle::needsAttention(status)
         && !statusIndex.data(PartitionsModel::AttentionRole).toBool())
         return false;
-    if (!m_partitionFilter.isEmpty()) {
+    if (m_range) {
+        const QVariant v = m->index(sourceRow, PartitionsModel::PartitionColumn, sourceParent).data(PartitionsModel::SortRole);
+        const std::optional<QString> partition = v.isNull() ? std::nullopt : std::optional<QString>(v.toString());
+        if (!partition)
+            return false; // the unpartitioned whole is in no range
+        if (m_rangeFrom && partitionLess(partition, m_rangeFrom))
+            return false;
+        if (m_rangeTo && partitionLess(m_rangeTo, partition))
+            return false;
+    } else if (m_regex.isValid() && !m_regex.pattern().isEmpty()) {
         const QString label = m->index(sourceRow, PartitionsModel::PartitionColumn, sourceParent).data().toString();
-        if (!label.contains(m_partitionFilter, Qt::CaseInsensitive))
+        if (!m_regex.match(label).hasMatch())
             return false;
     }
     return true;

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QStringList>
+
+#include <optional>
 
 namespace rw {
 
@@ -13,8 +16,13 @@ class PartitionsProxyModel : public QSortFilterProxyModel {
 public:
     explicit PartitionsProxyModel(QObject *parent = nullptr);
 
-    // Case-insensitive substring of the partition label; empty shows all.
-    void setPartitionFilter(const QString &text);
+    // A range "FROM..TO" (inclusive, in partition order; either end may be
+    // left out: "2025-05-10.." or "..2025-05-03"), or else a case-insensitive
+    // regular expression searched in the partition label. Empty shows all.
+    // Returns false (and filters nothing out) for an invalid expression.
+    bool setPartitionFilter(const QString &text);
+    // Why the last filter text was refused; empty when it was accepted.
+    QString partitionFilterError() const { return m_filterError; }
     // Only these statuses; empty shows all.
     void setStatusFilter(const QStringList &statuses);
     // Only partitions that are stale or failed, or whose counts disagree.
@@ -26,6 +34,11 @@ protected:
 
 private:
     QString m_partitionFilter;
+    QString m_filterError;
+    QRegularExpression m_regex; // invalid when no regex applies
+    std::optional<QString> m_rangeFrom;
+    std::optional<QString> m_rangeTo;
+    bool m_range = false;
     QStringList m_statuses;
     bool m_attentionOnly = false;
 };

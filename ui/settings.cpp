@@ -15,6 +15,7 @@ template <typename T> struct Key {
 // Every key with its default, in one place.
 const Key<QByteArray> kWindowGeometry{QLatin1StringView("window/geometry"), {}};
 const Key<QByteArray> kWindowState{QLatin1StringView("window/state"), {}};
+const Key<QString> kLastPage{QLatin1StringView("window/lastPage"), QStringLiteral("partitions")};
 const Key<QString> kLastBrowseDir{QLatin1StringView("open/lastDir"), QDir::homePath()};
 const QLatin1StringView kRecentArray("recent/workspaces"); // array of {db, spec}; default empty
 const QLatin1StringView kRecentDb("db");
@@ -73,6 +74,8 @@ QByteArray Settings::windowGeometry() const { return read(*m_settings, kWindowGe
 void Settings::setWindowGeometry(const QByteArray &geometry) { write(*m_settings, kWindowGeometry, geometry); }
 QByteArray Settings::windowState() const { return read(*m_settings, kWindowState); }
 void Settings::setWindowState(const QByteArray &state) { write(*m_settings, kWindowState, state); }
+QString Settings::lastPage() const { return read(*m_settings, kLastPage); }
+void Settings::setLastPage(const QString &page) { write(*m_settings, kLastPage, page); }
 QString Settings::lastBrowseDir() const { return read(*m_settings, kLastBrowseDir); }
 void Settings::setLastBrowseDir(const QString &dir) { write(*m_settings, kLastBrowseDir, dir); }
 

@@ -37,6 +37,10 @@ public:
     QByteArray windowState() const;
     void setWindowState(const QByteArray &state);
 
+    // The page shown when the console last closed (a --page name).
+    QString lastPage() const;
+    void setLastPage(const QString &page);
+
     // Directory the Open dialog starts browsing in.
     QString lastBrowseDir() const;
     void setLastBrowseDir(const QString &dir);

@@ -42,10 +42,16 @@ int main(int argc, char *argv[])
                                         QStringLiteral("NAME"));
     const QCommandLineOption datasetOption(QStringLiteral("dataset"), QStringLiteral("Select this dataset."), QStringLiteral("D"));
     const QCommandLineOption streamOption(QStringLiteral("stream"), QStringLiteral("Select this stream."), QStringLiteral("S"));
+    const QCommandLineOption partitionOption(
+        QStringLiteral("partition"),
+        QStringLiteral("With --page preview: preview this partition (repeatable); without it, the preview covers the "
+                       "dataset's partition that most needs attention (failed, then stale, then duplicate keys). "
+                       "With --page partitions: select it."),
+        QStringLiteral("P"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"), QStringLiteral("Render the window with its data loaded, save it as PNG and exit."),
         QStringLiteral("FILE.png"));
-    parser.addOptions({dbOption, specOption, pageOption, datasetOption, streamOption, screenshotOption});
+    parser.addOptions({dbOption, specOption, pageOption, datasetOption, streamOption, partitionOption, screenshotOption});
     if (!parser.parse(QApplication::arguments()))
         return usageError(parser.errorText());
     if (parser.isSet(QStringLiteral("help")))
@@ -77,6 +83,10 @@ int main(int argc, char *argv[])
         selection = {Kind::Dataset, dataset};
     }
     const bool wantStreamPage = page == QLatin1String("streams") || selection.kind == Kind::Stream;
+    selection.page = page;
+    selection.partitions = parser.values(partitionOption);
+    if (!selection.partitions.isEmpty() && page != QLatin1String("preview") && page != QLatin1String("partitions"))
+        return usageError(QStringLiteral("--partition is for --page preview or --page partitions"));
 
     // Which workspace.
     QString db = parser.value(dbOption);
@@ -91,6 +101,8 @@ int main(int argc, char *argv[])
         }
     }
     const QString screenshot = parser.value(screenshotOption);
+    if (!screenshot.isEmpty() && selection.page.isEmpty() && !wantStreamPage)
+        selection.page = QStringLiteral("partitions"); // not the page the last session ended on
     if (!screenshot.isEmpty() && db.isEmpty())
         return usageError(QStringLiteral("--screenshot needs a workspace: give --db and --spec"));
 

@@ -1,0 +1,409 @@
+// The batch loop driven through the widgets, on the demo warehouse: select
+// the bad day, preview it, confirm in the launch dialog, watch the run, and
+// find it all in the partitions, runs and audit pages.
+#include "auditmodel.h"
+#include "auditpage.h"
+#include "auditproxymodel.h"
+#include "batch.h"
+#include "checksmodel.h"
+#include "demo.h"
+#include "format.h"
+#include "diffchart.h"
+#include "launchdialog.h"
+#include "liverunwidget.h"
+#include "mainwindow.h"
+#include "partitions.h"
+#include "partitionsmodel.h"
+#include "partitionspage.h"
+#include "previewdiffmodel.h"
+#include "previewpage.h"
+#include "runmanager.h"
+#include "runsmodel.h"
+#include "runspage.h"
+#include "samplesmodel.h"
+#include "settings.h"
+#include "testsupport.h"
+#include "workspace.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabBar>
+#include <QTableView>
+#include <QTest>
+#include <QThreadPool>
+
+using rw::MainWindow;
+using Kind = rw::Navigator::Kind;
+
+namespace {
+
+constexpr int kTimeoutMs = 120000;
+const QString kBadDay = QStringLiteral("2025-05-14");
+
+const rw::PartitionInfo *find(const std::vector<rw::PartitionInfo> &list, const QString &partition)
+{
+    for (const auto &p : list)
+        if (p.partition == partition)
+            return &p;
+    return nullptr;
+}
+
+QStringList auditActions(const rw::AuditModel *model)
+{
+    QStringList out;
+    for (const auto &row : model->snapshot())
+        out << row.action;
+    return out;
+}
+
+} // namespace
+
+class TestBatchPages : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_db;
+    QString m_spec;
+
+    // A fresh copy of the demo for a test that writes.
+    std::pair<QString, QString> demoCopy(const QString &name)
+    {
+        const QString db = m_dir.filePath(name + QStringLiteral(".db"));
+        const QString spec = m_dir.filePath(name + QStringLiteral(".json"));
+        QFile::remove(db);
+        if (!QFile::copy(m_db, db))
+            qFatal("cannot copy the demo");
+        QFile::remove(spec);
+        QFile::copy(m_spec, spec);
+        return {db, spec};
+    }
+
+    static bool openAndWait(MainWindow &w, const QString &db, const QString &spec, const MainWindow::Selection &selection)
+    {
+        QSignalSpy opened(&w, &MainWindow::workspaceOpened);
+        w.openWorkspace(db, spec, selection);
+        return opened.wait(kTimeoutMs) || opened.count() > 0;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_batchpages"));
+        rw::Settings().clearRecentWorkspaces();
+        QVERIFY(m_dir.isValid());
+        m_db = m_dir.filePath(QStringLiteral("demo.db"));
+        m_spec = m_dir.filePath(QStringLiteral("demo.json"));
+        auto summary = rw::demo::generate({m_db, m_spec, 1, 0.02, true});
+        QVERIFY2(summary.has_value(), qPrintable(summary ? QString() : summary.error().message));
+    }
+
+    // The whole loop on the demo's bad day, through the widgets.
+    void previewConfirmRunAudit()
+    {
+        const auto [db, spec] = demoCopy(QStringLiteral("loop"));
+        // What core computes for the bad day, on an identical copy.
+        const auto [refDb, refSpec] = demoCopy(QStringLiteral("reference"));
+        auto ref = rw::openWorkspace(refDb, refSpec);
+        QVERIFY(ref.has_value());
+        const rw::DatasetSpec &sales = *ref->spec.dataset(QStringLiteral("fact_sales"));
+        rw::BatchOptions options;
+        options.scope.partitions = {kBadDay};
+        auto expected = rw::preview(ref->db, sales, options);
+        QVERIFY2(expected.has_value(), qPrintable(expected ? QString() : expected.error().message));
+        const rw::PartitionResult want = expected->partitions.at(0);
+        QVERIFY(want.updated > 0);  // doubled amounts
+        QVERIFY(want.inserted > 0); // lost rows
+        auto before = rw::listPartitions(ref->db, sales);
+        QVERIFY(before.has_value());
+        const rw::PartitionInfo badBefore = *find(*before, kBadDay);
+
+        MainWindow w;
+        w.show();
+        QVERIFY(openAndWait(w, db, spec, {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("partitions"), {}}));
+        rw::PartitionsPage *partitions = w.partitionsPage();
+        QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && partitions->model()->rowCount() == 30, kTimeoutMs);
+
+        // Select the bad day: the header sums the selection.
+        QCOMPARE(partitions->selectPartitions({kBadDay}), 1);
+        QCOMPARE(partitions->selectionText(), QStringLiteral("1 selected, %1 rows").arg(rw::fmt::number(badBefore.sourceRows)));
+
+        // Preview re-run: the preview page shows what core computes.
+        QTest::mouseClick(partitions->findChild<QPushButton *>(QStringLiteral("previewButton")), Qt::LeftButton);
+        rw::PreviewPage *preview = w.previewPage();
+        QCOMPARE(w.currentPage(), preview);
+        QTRY_VERIFY_WITH_TIMEOUT(preview->result().has_value(), kTimeoutMs);
+        QVERIFY(!preview->isRunning());
+        const rw::PreviewDiffModel *diff = preview->diffModel();
+        QCOMPARE(diff->rowCount(), 1);
+        const auto cell = [&](int column) { return diff->index(0, column).data(rw::PreviewDiffModel::SortRole).toLongLong(); };
+        QCOMPARE(diff->index(0, rw::PreviewDiffModel::PartitionColumn).data().toString(), kBadDay);
+        QCOMPARE(cell(rw::PreviewDiffModel::SourceColumn), want.sourceRows);
+        QCOMPARE(cell(rw::PreviewDiffModel::StagedColumn), want.stagedRows);
+        QCOMPARE(cell(rw::PreviewDiffModel::DuplicatesColumn), want.duplicatesDropped);
+        QCOMPARE(cell(rw::PreviewDiffModel::InsertedColumn), want.inserted);
+        QCOMPARE(cell(rw::PreviewDiffModel::UpdatedColumn), want.updated);
+        QCOMPARE(cell(rw::PreviewDiffModel::DeletedColumn), want.deleted);
+        QCOMPARE(cell(rw::PreviewDiffModel::UnchangedColumn), want.unchanged);
+        QCOMPARE(preview->checksModel()->rowCount(), int(expected->checks.size()));
+        QCOMPARE(preview->chart()->barCount(), 1);
+        // Updates first, before and after side by side, the amount highlighted.
+        QCOMPARE(preview->samplesModel()->category(), rw::SamplesModel::Category::Updated);
+        QVERIFY(preview->samplesModel()->rowCount() > 0);
+        QVERIFY(preview->samplesModel()->rowCount() <= rw::PreviewPage::kSamples);
+        int amountBefore = -1;
+        for (int c = 1; c < preview->samplesModel()->columnCount(); ++c)
+            if (preview->samplesModel()->columnName(c) == QLatin1String("amount") && !preview->samplesModel()->isAfterColumn(c))
+                amountBefore = c;
+        QVERIFY(amountBefore > 0);
+        const QModelIndex b = preview->samplesModel()->index(0, amountBefore);
+        const QModelIndex a = preview->samplesModel()->index(0, amountBefore + 1);
+        QVERIFY(b.data(rw::SamplesModel::ChangedRole).toBool());
+        QCOMPARE(b.data(rw::SamplesModel::SortRole).toDouble(), a.data(rw::SamplesModel::SortRole).toDouble() * 2); // the doubled amount
+        QVERIFY(!preview->samplesModel()->index(0, 1).data(rw::SamplesModel::ChangedRole).toBool()); // the key
+        preview->sampleTabs()->setCurrentIndex(0);
+        QCOMPARE(preview->samplesModel()->category(), rw::SamplesModel::Category::Inserted);
+        QVERIFY(preview->samplesModel()->rowCount() > 0);
+
+        // Nothing was written by the preview.
+        auto afterPreview = rw::listPartitions(ref->db, sales);
+        QCOMPARE(find(*afterPreview, kBadDay)->targetRows, badBefore.targetRows);
+
+        // Launch through the dialog.
+        QTest::mouseClick(preview->runButton(), Qt::LeftButton);
+        rw::LaunchDialog *dialog = preview->findChild<rw::LaunchDialog *>();
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->isVisible());
+        QVERIFY(dialog->summaryText().contains(QStringLiteral("Nothing is written until you confirm")));
+        QVERIFY(dialog->summaryText().contains(expected->planId.isEmpty() ? QString() : preview->result()->planId));
+        QVERIFY(dialog->summaryText().contains(rw::fmt::number(want.updated)));
+        if (dialog->destructive()) {
+            QVERIFY(!dialog->runButton()->isEnabled());
+            QTest::keyClicks(dialog->confirmEdit(), QStringLiteral("fact_sales"));
+        }
+        QVERIFY(dialog->runButton()->isEnabled());
+        QSignalSpy finished(w.runManager(), &rw::RunManager::runFinished);
+        QTest::mouseClick(dialog->runButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(kTimeoutMs));
+        const int liveId = finished.at(0).at(0).toInt();
+        const rw::LiveRun *run = w.runManager()->run(liveId);
+        QVERIFY(run && run->result);
+        QCOMPARE(run->result->status, QStringLiteral("succeeded"));
+        QCOMPARE(run->result->planId, preview->result()->planId);
+        QCOMPARE(run->result->totals().updated, want.updated);
+        QCOMPARE(w.currentPage(), w.runsPage());
+        QVERIFY(w.runsPage()->log()->toPlainText().contains(QStringLiteral("%1: publish").arg(kBadDay)));
+        QVERIFY(w.runsPage()->log()->toPlainText().contains(QStringLiteral("succeeded")));
+
+        // The runs page lists it, selected, with its report.
+        const qint64 runId = run->result->runId.toLongLong();
+        QTRY_VERIFY_WITH_TIMEOUT(w.runsPage()->model()->rowOf(runId) >= 0 && !w.runsPage()->isLoading(), kTimeoutMs);
+        QTRY_COMPARE(w.runsPage()->selectedRunId(), runId);
+        QVERIFY(w.runsPage()->reportText().contains(QStringLiteral("succeeded")));
+        QVERIFY(w.runsPage()->liveWidgets().isEmpty());
+        const QString jsonPath = m_dir.filePath(QStringLiteral("run.json"));
+        const QString mdPath = m_dir.filePath(QStringLiteral("run.md"));
+        QVERIFY(w.runsPage()->exportReport(runId, jsonPath, rw::RunsPage::ReportFormat::Json));
+        QVERIFY(w.runsPage()->exportReport(runId, mdPath, rw::RunsPage::ReportFormat::Markdown));
+        QFile jf(jsonPath);
+        QVERIFY(jf.open(QIODevice::ReadOnly));
+        const QJsonObject report = QJsonDocument::fromJson(jf.readAll()).object();
+        QCOMPARE(report.value(QStringLiteral("run_id")).toInteger(), runId);
+        QCOMPARE(report.value(QStringLiteral("os_user")).toString(), rw::osUser());
+        QCOMPARE(report.value(QStringLiteral("totals")).toObject().value(QStringLiteral("updated")).toInteger(), want.updated);
+        QFile mf(mdPath);
+        QVERIFY(mf.open(QIODevice::ReadOnly));
+        const QString md = QString::fromUtf8(mf.readAll());
+        QVERIFY(md.contains(QStringLiteral("| Run by | %1 |").arg(rw::osUser())));
+        QVERIFY(md.contains(QStringLiteral("## Gates")));
+
+        // The partition's counts and status updated on the partitions page.
+        w.showNamedPage(QStringLiteral("partitions"));
+        QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && partitions->model()->rowCount() == 30, kTimeoutMs);
+        const rw::PartitionInfo *badAfter = find(partitions->model()->snapshot(), kBadDay);
+        QVERIFY(badAfter);
+        QCOMPARE(badAfter->targetRows, want.stagedRows);
+        QVERIFY(badAfter->targetRows != badBefore.targetRows);
+        QCOMPARE(badAfter->lastRunId.toLongLong(), runId);
+        QVERIFY(badAfter->status == QLatin1String("loaded") || badAfter->status == QLatin1String("final"));
+
+        // The audit page shows the preview and the run.
+        w.showNamedPage(QStringLiteral("audit"));
+        rw::AuditPage *audit = w.auditPage();
+        QTRY_VERIFY_WITH_TIMEOUT(!audit->isLoading() && audit->model()->rowCount() > 0, kTimeoutMs);
+        const QStringList actions = auditActions(audit->model());
+        QCOMPARE(actions.at(0), QStringLiteral("run succeeded")); // newest first
+        QVERIFY(actions.contains(QStringLiteral("preview")));
+        QVERIFY(actions.contains(QStringLiteral("run started")));
+        QVERIFY(actions.contains(QStringLiteral("publish")));
+        audit->setActionFilter(QStringLiteral("preview"));
+        QVERIFY(audit->proxy()->rowCount() >= 1);
+        for (int r = 0; r < audit->proxy()->rowCount(); ++r)
+            QCOMPARE(audit->proxy()->index(r, rw::AuditModel::ActionColumn).data().toString(), QStringLiteral("preview"));
+        const QString csvPath = m_dir.filePath(QStringLiteral("audit.csv"));
+        QVERIFY(audit->exportTo(csvPath, rw::AuditPage::ExportFormat::Csv));
+        QFile csv(csvPath);
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), audit->proxy()->rowCount() + 1);
+        QCOMPARE(lines.at(0), QStringLiteral("id,at,os_user,action,dataset,stream,run_id,detail"));
+        audit->setActionFilter(QString());
+        audit->setDatasetFilter(QStringLiteral("fact_sales"));
+        const QString jsonAudit = m_dir.filePath(QStringLiteral("audit.json"));
+        QVERIFY(audit->exportTo(jsonAudit, rw::AuditPage::ExportFormat::Json));
+        QFile ja(jsonAudit);
+        QVERIFY(ja.open(QIODevice::ReadOnly));
+        const QJsonArray rows = QJsonDocument::fromJson(ja.readAll()).object().value(QStringLiteral("audit")).toArray();
+        QCOMPARE(rows.size(), audit->proxy()->rowCount());
+        QCOMPARE(rows.at(0)[QStringLiteral("action")].toString(), QStringLiteral("run succeeded"));
+        QCOMPARE(rows.at(0)[QStringLiteral("run_id")].toInteger(), runId);
+    }
+
+    // An overwrite plan is confirmed only by typing the dataset name; a
+    // stale plan is refused and the dialog offers to preview again.
+    void destructivePlanAndStalePlan()
+    {
+        const QString dbPath = m_dir.filePath(QStringLiteral("small.db"));
+        auto db = testsupport::makeDatabase(
+            m_dir, QStringLiteral("small.db"),
+            {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL)"),
+             QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 90) "
+                            "INSERT INTO raw_sales SELECT i, 1, '2025-05-0' || ((i % 3) + 1), i * 1.5 FROM n"),
+             QStringLiteral("CREATE TABLE copy_sales AS SELECT * FROM raw_sales"),
+             QStringLiteral("INSERT INTO copy_sales VALUES (999, 1, '2025-05-01', 1.0)")});
+        const QString spec = testsupport::writeFile(m_dir, QStringLiteral("small.json"), R"({
+          "datasets": {
+            "copy_sales": {"source": "raw_sales", "target": "copy_sales", "partition_column": "dt",
+                           "key": ["order_id", "item_id"], "write": "overwrite_partition"}
+          }
+        })");
+        MainWindow w;
+        w.show();
+        QVERIFY(openAndWait(w, dbPath, spec, {Kind::Dataset, QStringLiteral("copy_sales"), {}, {}}));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.partitionsPage()->isLoading() && w.partitionsPage()->model()->rowCount() == 3, kTimeoutMs);
+
+        // The runs page starts empty.
+        w.showNamedPage(QStringLiteral("runs"));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runsPage()->isLoading(), kTimeoutMs);
+        QVERIFY(w.runsPage()->showsEmptyState());
+        QVERIFY(w.runsPage()->emptyText().contains(QStringLiteral("No runs yet")));
+
+        // Run (Ctrl+R on the partitions page): preview, then the dialog.
+        w.showNamedPage(QStringLiteral("partitions"));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.partitionsPage()->isLoading() && w.partitionsPage()->model()->rowCount() == 3, kTimeoutMs);
+        QCOMPARE(w.partitionsPage()->selectPartitions({QStringLiteral("2025-05-01")}), 1);
+        w.partitionsPage()->runAction()->trigger();
+        rw::LaunchDialog *dialog = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((dialog = w.previewPage()->findChild<rw::LaunchDialog *>()) != nullptr, kTimeoutMs);
+        QCOMPARE(w.previewPage()->result()->partitions.at(0).deleted, 1);
+        QVERIFY(dialog->destructive());
+        QVERIFY(!dialog->runButton()->isEnabled());
+        QTest::keyClicks(dialog->confirmEdit(), QStringLiteral("copy_sale"));
+        QVERIFY(!dialog->runButton()->isEnabled());
+        QTest::keyClicks(dialog->confirmEdit(), QStringLiteral("s"));
+        QVERIFY(dialog->runButton()->isEnabled());
+
+        // Meanwhile the source changes: the locked plan is stale.
+        QVERIFY(db.exec(QStringLiteral("INSERT INTO raw_sales VALUES (500, 1, '2025-05-01', 7.0)")).has_value());
+        QSignalSpy finished(w.runManager(), &rw::RunManager::runFinished);
+        QTest::mouseClick(dialog->runButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(kTimeoutMs));
+        const rw::LiveRun *run = w.runManager()->run(finished.at(0).at(0).toInt());
+        QVERIFY(run->error && run->error->code == rw::Error::Code::StalePlan);
+        QVERIFY(dialog->isVisible());
+        QVERIFY(dialog->stateText().contains(QStringLiteral("source changed")));
+        QVERIFY(dialog->previewAgainButton()->isVisible());
+        QVERIFY(!dialog->runButton()->isEnabled());
+        auto target = db.scalar(QStringLiteral("SELECT COUNT(*) FROM copy_sales WHERE dt = '2025-05-01'"));
+        QCOMPARE(target->toInt(), 31); // nothing written
+
+        // Preview again, then run the fresh plan.
+        const QString stalePlan = w.previewPage()->result()->planId;
+        QTest::mouseClick(dialog->previewAgainButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(w.previewPage()->result().has_value() && w.previewPage()->result()->planId != stalePlan, kTimeoutMs);
+        QCOMPARE(w.previewPage()->result()->partitions.at(0).inserted, 1);
+        dialog = w.previewPage()->launch();
+        QVERIFY(dialog);
+        QTest::keyClicks(dialog->confirmEdit(), QStringLiteral("copy_sales"));
+        QTest::mouseClick(dialog->runButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(kTimeoutMs));
+        run = w.runManager()->run(finished.at(1).at(0).toInt());
+        QVERIFY(run->result);
+        QCOMPARE(run->result->status, QStringLiteral("succeeded"));
+        target = db.scalar(QStringLiteral("SELECT COUNT(*) FROM copy_sales WHERE dt = '2025-05-01'"));
+        QCOMPARE(target->toInt(), 31); // 30 + the new row; the stray 999 deleted
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runsPage()->isLoading() && !w.runsPage()->showsEmptyState(), kTimeoutMs);
+    }
+
+    // The demo's failed nightly run can be resumed from the runs page.
+    void resumeTheFailedRun()
+    {
+        const auto [db, spec] = demoCopy(QStringLiteral("resume"));
+        MainWindow w;
+        w.show();
+        QVERIFY(openAndWait(w, db, spec, {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("runs"), {}}));
+        rw::RunsPage *runs = w.runsPage();
+        QCOMPARE(w.currentPage(), runs);
+        QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()->rowCount() == 1, kTimeoutMs);
+        QCOMPARE(runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString(), QStringLiteral("failed"));
+        QVERIFY(runs->resumeButton()->isEnabled());
+        QVERIFY(runs->reportText().contains(QStringLiteral("connection to the warehouse was lost")));
+        QSignalSpy finished(w.runManager(), &rw::RunManager::runFinished);
+        QTest::mouseClick(runs->resumeButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(kTimeoutMs));
+        const rw::LiveRun *run = w.runManager()->run(finished.at(0).at(0).toInt());
+        QVERIFY2(run->result, qPrintable(run->error ? run->error->message : QString()));
+        QCOMPARE(run->result->status, QStringLiteral("succeeded"));
+        QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString()
+                                                           == QLatin1String("succeeded"),
+                                 kTimeoutMs);
+        QVERIFY(!runs->resumeButton()->isEnabled());
+    }
+
+    // --page preview without partitions previews the most urgent one.
+    void previewPageOnStart()
+    {
+        MainWindow w;
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::pageLoaded);
+        QVERIFY(openAndWait(w, m_db, m_spec, {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("preview"), {kBadDay}}));
+        QCOMPARE(w.currentPage(), w.previewPage());
+        QTRY_VERIFY_WITH_TIMEOUT(w.previewPage()->result().has_value(), kTimeoutMs);
+        QCOMPARE(w.previewPage()->diffModel()->index(0, 0).data().toString(), kBadDay);
+        QTRY_VERIFY(loaded.count() >= 1);
+    }
+
+    // Cancel sets the flag; the worker returns and nothing is left running.
+    void cancelledPreviewLeavesNoWorker()
+    {
+        auto ws = rw::openWorkspace(m_db, m_spec);
+        QVERIFY(ws.has_value());
+        const qint64 plansBefore = ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_plans"))->toLongLong();
+        rw::PreviewPage page;
+        page.show();
+        QSignalSpy loaded(&page, &rw::Page::pageLoaded);
+        page.preview(ws->db, *ws->spec.dataset(QStringLiteral("fact_sales")), {});
+        QVERIFY(page.isRunning());
+        QVERIFY(page.cancelButton()->isVisible());
+        QTest::mouseClick(page.cancelButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isRunning(), kTimeoutMs);
+        QCOMPARE(loaded.count(), 1);
+        QVERIFY(!page.result().has_value());
+        QVERIFY(page.messageText().contains(QStringLiteral("cancelled")));
+        QVERIFY(!page.cancelButton()->isVisible());
+        QTRY_COMPARE_WITH_TIMEOUT(QThreadPool::globalInstance()->activeThreadCount(), 0, kTimeoutMs);
+        QCOMPARE(ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_plans"))->toLongLong(), plansBefore); // no plan stored
+    }
+};
+
+QTEST_MAIN(TestBatchPages)
+#include "tst_batchpages.moc"

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "batch.h"
+
+#include <QDialog>
+
+class QDialogButtonBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+
+namespace rw {
+
+// Confirms a locked plan before anything is written. Shows the plan
+// (dataset, scope, mode, counts, gates) and says nothing is written until
+// the operator confirms. A destructive plan (deletes, overwrite mode) is
+// confirmed only by typing the dataset name.
+//
+// The dialog does not run anything: confirming emits confirmed() and waits
+// for its owner to call runStarted() (closes it), showStale() (the source
+// changed: offers "Preview again") or showError().
+class LaunchDialog : public QDialog {
+    Q_OBJECT
+public:
+    LaunchDialog(const RunResult &plan, QWidget *parent = nullptr);
+
+    static bool isDestructive(const RunResult &plan);
+    bool destructive() const { return m_destructive; }
+    bool canConfirm() const;
+
+    QLineEdit *confirmEdit() const { return m_confirm; }
+    QPushButton *runButton() const { return m_run; }
+    QPushButton *previewAgainButton() const { return m_previewAgain; }
+    QString summaryText() const;
+    QString stateText() const;
+
+    void runStarted();
+    void showStale(const QString &message);
+    void showError(const QString &message);
+
+Q_SIGNALS:
+    void confirmed();
+    void previewAgainRequested();
+
+private:
+    void updateButtons();
+
+    QString m_dataset;
+    bool m_destructive = false;
+    bool m_waiting = false;
+    bool m_stale = false;
+    QLabel *m_summary;
+    QLabel *m_state;
+    QLineEdit *m_confirm;
+    QPushButton *m_run;
+    QPushButton *m_previewAgain;
+    QDialogButtonBox *m_buttons;
+};
+
+} // namespace rw

@@ -1,0 +1,90 @@
+#pragma once
+
+#include "database.h"
+#include "page.h"
+#include "spec.h"
+
+#include <QMap>
+
+#include <optional>
+
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QSortFilterProxyModel;
+class QStackedWidget;
+class QTableView;
+class QTextBrowser;
+class QVBoxLayout;
+
+namespace rw {
+
+class LiveRunWidget;
+class RunManager;
+class RunsModel;
+
+// Runs: those in progress in this console (progress per run and for the
+// current partition, rows per second, ETA, a live log, Cancel), and the
+// history from the database (status, timings, counts) with a report of the
+// selected run, Resume, and export of the report as JSON or Markdown.
+class RunsPage : public Page {
+    Q_OBJECT
+public:
+    enum class ReportFormat { Json, Markdown };
+
+    explicit RunsPage(QWidget *parent = nullptr);
+
+    void setRunManager(RunManager *runs);
+    void setWorkspace(const Database &db, const Spec &spec);
+    // Selects `runId` once the history has it.
+    void showRun(qint64 runId);
+    qint64 selectedRunId() const;
+    // Resumes the selected run (interrupted, cancelled or failed only).
+    bool resumeSelected();
+    // Writes the selected run's report; false with a banner message on failure.
+    bool exportReport(qint64 runId, const QString &path, ReportFormat format);
+
+    void refresh() override;
+    void clear() override;
+    QString title() const override { return tr("Runs"); }
+    QString statusText() const override;
+
+    RunsModel *model() const { return m_model; }
+    QTableView *view() const { return m_view; }
+    QPlainTextEdit *log() const { return m_log; }
+    QString emptyText() const;
+    bool showsEmptyState() const;
+    QList<LiveRunWidget *> liveWidgets() const { return m_live.values(); }
+    QPushButton *resumeButton() const { return m_resume; }
+    QString reportText() const;
+
+private:
+    void onRunAdded(int id);
+    void onRunProgressed(int id);
+    void onRunFinished(int id);
+    void updateLiveSection();
+    void updateSelection();
+    void exportWithDialog(ReportFormat format);
+
+    std::optional<Database> m_db;
+    std::optional<Spec> m_spec;
+    RunManager *m_runs = nullptr;
+    qint64 m_pendingSelect = 0;
+
+    QLabel *m_liveTitle;
+    QLabel *m_noLive;
+    QVBoxLayout *m_liveBox;
+    QMap<int, LiveRunWidget *> m_live;
+    QPlainTextEdit *m_log;
+    QStackedWidget *m_historyStack;
+    QLabel *m_empty;
+    QTableView *m_view;
+    QTextBrowser *m_report;
+    QPushButton *m_resume;
+    QPushButton *m_exportJson;
+    QPushButton *m_exportMarkdown;
+    RunsModel *m_model;
+    QSortFilterProxyModel *m_proxy;
+};
+
+} // namespace rw
