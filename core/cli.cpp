@@ -14,7 +14,7 @@ const std::vector<Command> &commands()
 {
     static const std::vector<Command> list = [] {
         std::vector<Command> all;
-        for (auto area : {workspaceCommands, batchCommands, lateCommands, streamCommands, auditCommands}) {
+        for (auto area : {workspaceCommands, batchCommands, lateCommands, streamCommands, auditCommands, dlqCommands}) {
             auto more = area();
             all.insert(all.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
         }
@@ -23,13 +23,21 @@ const std::vector<Command> &commands()
     return list;
 }
 
+// A two-word command ("dlq list") is named by the first two arguments.
+QString commandName(const QStringList &args)
+{
+    const QString two = args.size() > 1 ? QString(args.at(0) % u' ' % args.at(1)) : QString();
+    const auto &all = commands();
+    return std::any_of(all.begin(), all.end(), [&](const Command &c) { return c.name == two; }) ? two : args.constFirst();
+}
+
 QString usage()
 {
     QString text = QStringLiteral("Usage: rewindctl COMMAND [options]\n\n"
                                   "Rewind's command-line twin: browse, preview and safely re-run data pipelines.\n\n"
                                   "Commands:\n");
     for (const auto &c : commands())
-        text += QStringLiteral("  ") % c.name.leftJustified(12) % c.summary % u'\n';
+        text += QStringLiteral("  ") % c.name.leftJustified(14) % c.summary % u'\n';
     text += QStringLiteral("\nRun 'rewindctl COMMAND --help' for a command's options.\n"
                            "Exit codes: 0 success (a dry run included), 1 failure, 2 bad input, 3 a quality check "
                            "failed, 4 the plan is stale.\n");
@@ -45,7 +53,7 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
         err << usage();
         return 2;
     }
-    const QString name = args.constFirst();
+    const QString name = commandName(args);
     if (name == QLatin1String("--help") || name == QLatin1String("-h") || name == QLatin1String("help")) {
         out << usage();
         return 0;
@@ -64,7 +72,7 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
     parser.addOption(help);
     parser.addOption(kJson);
     command->options(parser);
-    QStringList toParse = args;
+    QStringList toParse = args.mid(name.count(u' '));
     toParse[0] = QStringLiteral("rewindctl ") + name; // argv[0] for the help text
     if (!parser.parse(toParse)) {
         err << "rewindctl " << name << ": " << parser.errorText() << "\nRun 'rewindctl " << name << " --help'.\n";

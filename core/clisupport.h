@@ -74,5 +74,6 @@ std::vector<Command> batchCommands();     // preview, run, resume, runs, run-sho
 std::vector<Command> streamCommands();    // offsets, offsets-reset, replay
 std::vector<Command> auditCommands();     // audit, run-report
 std::vector<Command> lateCommands();      // lag, finalize
+std::vector<Command> dlqCommands();       // dlq list, show, fix, validate, replay, discard
 
 } // namespace rw::cli

@@ -98,12 +98,19 @@ QStringList step(const SqlDialect &d, int version)
             // A stream event re-read after a rewind is dead-lettered once.
             QStringLiteral("CREATE INDEX rewind_dlq_source ON rewind_dlq (source_kind, source_name, part, log_offset)"),
         };
+    case 6:
+        return {
+            // DLQ replay: the error of the last failed attempt (error_class/error keep the capture's).
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN last_error_class TEXT"),
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN last_error TEXT"),
+            QStringLiteral("CREATE INDEX rewind_dlq_history_record ON rewind_dlq_history (dlq_id, history_id)"),
+        };
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 5;
+constexpr int kLatest = 6;
 
 } // namespace
 

@@ -1,0 +1,351 @@
+// DLQ triage as an operator does it: records captured by a stream replay
+// (bad JSON, missing fields, invalid UTF-8, a 20 MB payload), listed,
+// grouped, shown byte for byte, fixed one by one or by JSON path in bulk,
+// refused when the fix is not JSON, discarded with a reason; every
+// transition with its history row. Checked with SQL written here.
+#include "dlq.h"
+#include "replay.h"
+#include "testsupport.h"
+#include "workspace.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace rw;
+using testsupport::runCli;
+
+namespace {
+
+QJsonObject json(const QString &out) { return QJsonDocument::fromJson(out.toUtf8()).object(); }
+
+const QByteArray kBadUtf8("{\"order_id\": 9, \"note\": \"caf\xe9 \xff\xfe\x80\" trailing", 44);
+
+QByteArray bigInvalid()
+{
+    // 20 MB of JSON that is cut short: not valid, so it is dead-lettered.
+    QByteArray big = "{\"order_id\": 10, \"blob\": \"";
+    big += QByteArray(20 * 1024 * 1024, 'x');
+    big += "\\u00e9\xc3\xa9\x01";
+    return big;
+}
+
+const QByteArray kSpec = R"({"streams": {"ev": {"log": "ev_log", "sink": "ev_sink",
+    "fields": {"order_id": "$.order_id", "amount": "$.amount"}, "required": ["order_id", "amount"]}}})";
+
+struct Fixture {
+    QTemporaryDir dir;
+    QString dbPath;
+    QString specPath;
+    std::optional<Workspace> ws;
+
+    Fixture()
+    {
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("d.db"), {
+            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+            QStringLiteral("INSERT INTO ev_log VALUES "
+                           "(0, 0, 'a', '2025-05-06T10:00:00Z', '{\"order_id\": 1, \"amount\": 10}'),"
+                           "(0, 1, 'b', '2025-05-06T10:01:00Z', '{\"order_id\": 2}'),"
+                           "(0, 2, 'c', '2025-05-06T10:02:00Z', '{\"order_id\": 3, \"amount\": '),"
+                           "(0, 3, 'd', '2025-05-06T10:03:00Z', '{\"order_id\": 4, \"amount\": null}')"),
+        });
+        // Bytes, bound as BLOBs: never decoded.
+        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 0, 'e', '2025-05-06T10:04:00Z', ?)"), {kBadUtf8}), "insert");
+        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 1, 'f', '2025-05-06T10:05:00Z', ?)"), {bigInvalid()}), "insert");
+        dbPath = db.url().path;
+        specPath = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
+        auto opened = openWorkspace(dbPath, specPath);
+        if (!opened)
+            qFatal("%s", qPrintable(opened.error().message));
+        ws = std::move(*opened);
+        ReplayOptions o;
+        o.execute = true;
+        auto r = replay(ws->db, *ws->spec.stream(QStringLiteral("ev")), QStringLiteral("g"), o);
+        if (!r)
+            qFatal("%s", qPrintable(r.error().message));
+    }
+
+    const Database &db() const { return ws->db; }
+    qint64 n(const QString &sql) const { return db().scalar(sql)->toLongLong(); }
+    QString text(const QString &sql) const { return db().scalar(sql)->toString(); }
+    qint64 id(const QString &eventId) const
+    {
+        return db().scalar(QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE event_id = ?"), {eventId})->toLongLong();
+    }
+    QStringList cli(const QString &sub, const QStringList &more = {}) const
+    {
+        return QStringList{QStringLiteral("dlq"), sub, QStringLiteral("--db"), dbPath, QStringLiteral("--spec"), specPath, QStringLiteral("--json")} + more;
+    }
+    // Everything a refused change must leave alone.
+    QString state() const
+    {
+        return text(QStringLiteral("SELECT group_concat(dlq_id || status || attempts || hex(payload), ',') FROM rewind_dlq"))
+               + QString::number(n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")))
+               + QString::number(n(QStringLiteral("SELECT COUNT(*) FROM rewind_audit")));
+    }
+};
+
+} // namespace
+
+class TestDlq : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void captureKeepsEveryByte()
+    {
+        Fixture f;
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new'")), 5);
+        // Invalid UTF-8: the stored bytes, the API, show --json and --original-out all give the same bytes.
+        auto d = showDlq(f.db(), f.id(QStringLiteral("e")));
+        QVERIFY(d);
+        QCOMPARE(*d->originalPayload, kBadUtf8);
+        QCOMPARE(*d->payload, kBadUtf8);
+        const QString out = f.dir.filePath(QStringLiteral("orig.bin"));
+        auto r = runCli(f.cli(QStringLiteral("show"), {QStringLiteral("--id"), QString::number(f.id(QStringLiteral("e"))), QStringLiteral("--original-out"), out}));
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject rec = json(r.out).value(QStringLiteral("record")).toObject();
+        QVERIFY(rec.value(QStringLiteral("original_payload")).isNull());
+        QCOMPARE(QByteArray::fromBase64(rec.value(QStringLiteral("original_payload_base64")).toString().toLatin1()), kBadUtf8);
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), kBadUtf8);
+
+        // 20 MB, byte for byte.
+        auto big = showDlq(f.db(), f.id(QStringLiteral("f")));
+        QVERIFY(big);
+        QCOMPARE(big->record.originalBytes, qint64(bigInvalid().size()));
+        QVERIFY(*big->originalPayload == bigInvalid());
+    }
+
+    void listFiltersCountsAndGroups()
+    {
+        Fixture f;
+        auto all = listDlq(f.db(), {}, 100);
+        QVERIFY(all);
+        QCOMPARE(all->total, 5);
+        DlqSelection missing;
+        missing.errorClasses = {QStringLiteral("missing_field")};
+        auto m = listDlq(f.db(), missing, 100);
+        QCOMPARE(m->total, 2);
+        // One signature for both missing_field records, one for the three invalid_json.
+        QCOMPARE(all->groups.size(), std::size_t(2));
+        QCOMPARE(all->groups[0].count, 3);
+        QCOMPARE(all->groups[0].errorClass, QStringLiteral("invalid_json"));
+
+        auto r = runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--status"), QStringLiteral("new"), QStringLiteral("--source"), QStringLiteral("stream:ev")}));
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = json(r.out);
+        QCOMPARE(doc.value(QStringLiteral("records")).toArray().size(), 5);
+        const QJsonObject first = doc.value(QStringLiteral("records")).toArray().at(0).toObject();
+        for (const char *key : {"id", "source", "event_id", "key", "error_class", "error", "status", "attempts", "first_seen"})
+            QVERIFY2(first.contains(QLatin1String(key)), key);
+        QCOMPARE(doc.value(QStringLiteral("by_status")).toObject().value(QStringLiteral("new")).toInt(), 5);
+        QCOMPARE(json(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--source"), QStringLiteral("dataset:ev")})).out).value(QStringLiteral("total")).toInt(), 0);
+        QCOMPARE(json(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--since"), QStringLiteral("2999-01-01")})).out).value(QStringLiteral("total")).toInt(), 0);
+        QCOMPARE(json(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--until"), QStringLiteral("2999-01-01T00:00:00Z")})).out).value(QStringLiteral("total")).toInt(), 5);
+        QCOMPARE(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--since"), QStringLiteral("yesterday-ish")})).exitCode, 2);
+        QCOMPARE(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--status"), QStringLiteral("lost")})).exitCode, 2);
+        // By signature, as list prints it.
+        const QString sig = all->groups[1].signature;
+        QCOMPARE(json(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--signature"), sig})).out).value(QStringLiteral("total")).toInt(), 2);
+    }
+
+    void signaturesNormaliseNumbersAndIds()
+    {
+        QCOMPARE(errorSignature(QStringLiteral("x"), QStringLiteral("order 123 not found at offset 77")),
+                 errorSignature(QStringLiteral("x"), QStringLiteral("order 9 not found at offset 1000001")));
+        QCOMPARE(errorSignature(QStringLiteral("x"), QStringLiteral("customer 0b8e2f1c-9a9e-4c5b-8d0a-1f2e3d4c5b6a unknown")),
+                 errorSignature(QStringLiteral("x"), QStringLiteral("customer 5f0e0c1a-1111-4222-8333-944455556666 unknown")));
+        QCOMPARE(errorSignature(QStringLiteral("x"), QStringLiteral("key 'ab-1' rejected")), errorSignature(QStringLiteral("x"), QStringLiteral("key 'zz' rejected")));
+        QVERIFY(errorSignature(QStringLiteral("x"), QStringLiteral("NULL in amount2")) != errorSignature(QStringLiteral("x"), QStringLiteral("NULL in amount3")));
+        QVERIFY(errorSignature(QStringLiteral("a"), QStringLiteral("m")) != errorSignature(QStringLiteral("b"), QStringLiteral("m")));
+    }
+
+    void fixOneRecordWithHistory()
+    {
+        Fixture f;
+        const QString id = QString::number(f.id(QStringLiteral("b")));
+        const QString before = f.state();
+        // A dry run shows the change and changes nothing.
+        auto dry = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), id, QStringLiteral("--set"), QStringLiteral("$.amount=12.5")}));
+        QCOMPARE(dry.exitCode, 0);
+        QCOMPARE(json(dry.out).value(QStringLiteral("executed")).toBool(), false);
+        QCOMPARE(json(dry.out).value(QStringLiteral("samples")).toArray().at(0).toObject().value(QStringLiteral("after")).toString(),
+                 QStringLiteral("{\"order_id\":2,\"amount\":12.5}"));
+        QCOMPARE(f.state(), before);
+
+        auto r = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), id, QStringLiteral("--set"), QStringLiteral("$.amount=12.5"),
+                                                      QStringLiteral("--reason"), QStringLiteral("producer bug 42"), QStringLiteral("--execute")}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ") + id), QStringLiteral("fixed"));
+        QCOMPARE(f.db().scalar(QStringLiteral("SELECT json_extract(CAST(payload AS TEXT), '$.amount') FROM rewind_dlq WHERE dlq_id = ") + id)->toDouble(), 12.5);
+        // The original stays as captured.
+        QCOMPARE(f.text(QStringLiteral("SELECT CAST(original_payload AS TEXT) FROM rewind_dlq WHERE dlq_id = ") + id), QStringLiteral("{\"order_id\": 2}"));
+
+        auto d = showDlq(f.db(), id.toLongLong());
+        QCOMPARE(d->history.size(), std::size_t(2));
+        const DlqHistoryEntry &q = d->history[0];
+        QCOMPARE(q.action, QStringLiteral("quarantined"));
+        QCOMPARE(q.toStatus.value_or(QString()), QStringLiteral("new"));
+        const DlqHistoryEntry &h = d->history[1];
+        QCOMPARE(h.action, QStringLiteral("fixed"));
+        QCOMPARE(h.fromStatus.value_or(QString()), QStringLiteral("new"));
+        QCOMPARE(h.toStatus.value_or(QString()), QStringLiteral("fixed"));
+        QCOMPARE(h.osUser, osUser());
+        QVERIFY(!h.at.isEmpty());
+        QVERIFY2(h.reason.value_or(QString()).contains(QStringLiteral("producer bug 42")), qPrintable(h.reason.value_or(QString())));
+        QCOMPARE(*h.payloadBefore, QByteArray("{\"order_id\": 2}"));
+        QCOMPARE(*h.payloadAfter, QByteArray("{\"order_id\":2,\"amount\":12.5}"));
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'dlq-fix'")), 1);
+
+        // show --json carries both payloads and the history.
+        const QJsonObject rec = json(runCli(f.cli(QStringLiteral("show"), {QStringLiteral("--id"), id})).out).value(QStringLiteral("record")).toObject();
+        QCOMPARE(rec.value(QStringLiteral("original_payload")).toString(), QStringLiteral("{\"order_id\": 2}"));
+        QCOMPARE(rec.value(QStringLiteral("payload")).toString(), QStringLiteral("{\"order_id\":2,\"amount\":12.5}"));
+        QCOMPARE(rec.value(QStringLiteral("history")).toArray().size(), 2);
+        QCOMPARE(rec.value(QStringLiteral("history")).toArray().at(1).toObject().value(QStringLiteral("payload_before")).toString(), QStringLiteral("{\"order_id\": 2}"));
+    }
+
+    void bulkFixByJsonPath()
+    {
+        Fixture f;
+        auto r = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--error-class"), QStringLiteral("missing_field"), QStringLiteral("--set"),
+                                                      QStringLiteral("$.amount=0"), QStringLiteral("--set"), QStringLiteral("$.note=checked by ops"),
+                                                      QStringLiteral("--set"), QStringLiteral("$.tags=[1,\"x\"]"), QStringLiteral("--execute")}));
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(json(r.out).value(QStringLiteral("fixed")).toInt(), 2);
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'fixed'")), 2);
+        // Numbers and arrays as JSON, text that does not parse as a string.
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'fixed' AND json_type(CAST(payload AS TEXT), '$.amount') = 'integer' "
+                                    "AND json_extract(CAST(payload AS TEXT), '$.note') = 'checked by ops' AND json_extract(CAST(payload AS TEXT), '$.tags[1]') = 'x'")),
+                 2);
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history WHERE action = 'fixed' AND payload_before IS NOT NULL AND payload_after IS NOT NULL")), 2);
+        // The other records are untouched.
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND payload IS original_payload")), 3);
+    }
+
+    void badFixesAreRefusedAndChangeNothing()
+    {
+        Fixture f;
+        const QString before = f.state();
+        const QString b = QString::number(f.id(QStringLiteral("b")));
+        const QString bad = testsupport::writeFile(f.dir, QStringLiteral("bad.json"), "{\"order_id\": 2,\n \"amount\": 12,,}");
+        auto r = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), b, QStringLiteral("--payload-file"), bad, QStringLiteral("--execute")}));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("not valid JSON")) && r.err.contains(QStringLiteral("line 2, column")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("at byte ")), qPrintable(r.err));
+        // Invalid UTF-8 is not JSON either.
+        const QString latin = testsupport::writeFile(f.dir, QStringLiteral("latin.json"), "{\"note\": \"caf\xe9\"}");
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), b, QStringLiteral("--payload-file"), latin, QStringLiteral("--execute")})).exitCode, 2);
+        // --set on a payload that is not JSON, a malformed path, a path without $.
+        const QString c = QString::number(f.id(QStringLiteral("c")));
+        auto notJson = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), c, QStringLiteral("--set"), QStringLiteral("$.amount=1"), QStringLiteral("--execute")}));
+        QCOMPARE(notJson.exitCode, 2);
+        QVERIFY2(notJson.err.contains(QStringLiteral("--payload-file")), qPrintable(notJson.err));
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--status"), QStringLiteral("new"), QStringLiteral("--set"), QStringLiteral("$.amount=1"),
+                                                      QStringLiteral("--execute")})).exitCode,
+                 2); // the selection holds c: all or nothing
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), b, QStringLiteral("--set"), QStringLiteral("$.a[=1"), QStringLiteral("--execute")})).exitCode, 2);
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), b, QStringLiteral("--set"), QStringLiteral("amount=1"), QStringLiteral("--execute")})).exitCode, 2);
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QStringLiteral("999"), QStringLiteral("--set"), QStringLiteral("$.a=1"),
+                                                      QStringLiteral("--execute")})).exitCode,
+                 2);
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--set"), QStringLiteral("$.a=1"), QStringLiteral("--execute")})).exitCode, 2); // no selection
+        QCOMPARE(f.state(), before);
+    }
+
+    void discardNeedsAReasonAndKeepsTheRecord()
+    {
+        Fixture f;
+        const QString d = QString::number(f.id(QStringLiteral("d")));
+        const QString before = f.state();
+        QCOMPARE(runCli(f.cli(QStringLiteral("discard"), {QStringLiteral("--id"), d, QStringLiteral("--execute")})).exitCode, 2);
+        auto dry = runCli(f.cli(QStringLiteral("discard"), {QStringLiteral("--id"), d, QStringLiteral("--reason"), QStringLiteral("test order")}));
+        QCOMPARE(dry.exitCode, 0);
+        QCOMPARE(f.state(), before);
+        auto r = runCli(f.cli(QStringLiteral("discard"), {QStringLiteral("--id"), d, QStringLiteral("--reason"), QStringLiteral("test order"), QStringLiteral("--execute")}));
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(json(r.out).value(QStringLiteral("discarded")).toInt(), 1);
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ") + d), QStringLiteral("discarded"));
+        QCOMPARE(f.text(QStringLiteral("SELECT reason || '|' || from_status || '|' || to_status || '|' || os_user FROM rewind_dlq_history WHERE action = 'discarded'")),
+                 QStringLiteral("test order|new|discarded|") + osUser());
+        // Discarded records cannot be discarded again, fixed, or replayed.
+        QCOMPARE(runCli(f.cli(QStringLiteral("discard"), {QStringLiteral("--id"), d, QStringLiteral("--reason"), QStringLiteral("again"), QStringLiteral("--execute")})).exitCode, 2);
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), d, QStringLiteral("--set"), QStringLiteral("$.amount=1"), QStringLiteral("--execute")})).exitCode, 2);
+        auto replayed = runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--id"), d, QStringLiteral("--execute")}));
+        QCOMPARE(json(replayed.out).value(QStringLiteral("skipped")).toInt(), 1);
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ") + d), QStringLiteral("discarded"));
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 5);
+    }
+
+    // new -> failed -> fixed -> replayed, new -> fixed -> replayed, failed -> discarded; with history.
+    void everyTransition()
+    {
+        Fixture f;
+        const qint64 b = f.id(QStringLiteral("b")), d = f.id(QStringLiteral("d")), c = f.id(QStringLiteral("c"));
+        // Replay as captured: all fail; attempts and last error kept.
+        auto first = runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--execute")}));
+        QCOMPARE(first.exitCode, 0);
+        QCOMPARE(json(first.out).value(QStringLiteral("failed")).toInt(), 5);
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'failed' AND attempts = 1 AND last_attempt_at IS NOT NULL "
+                                    "AND last_error IS NOT NULL")),
+                 5);
+        QCOMPARE(f.text(QStringLiteral("SELECT last_error FROM rewind_dlq WHERE dlq_id = %1").arg(b)), QStringLiteral("required field missing or null: amount ($.amount)"));
+        // The default selection (new, fixed) no longer holds them.
+        QCOMPARE(json(runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--execute")})).out).value(QStringLiteral("selected")).toInt(), 0);
+        // failed -> fixed -> replayed
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(b), QStringLiteral("--set"), QStringLiteral("$.amount=5"),
+                                                      QStringLiteral("--execute")})).exitCode,
+                 0);
+        // failed, named explicitly, replayed again: still failing, attempts 2.
+        QCOMPARE(runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--id"), QString::number(d), QStringLiteral("--execute")})).exitCode, 0);
+        QCOMPARE(f.n(QStringLiteral("SELECT attempts FROM rewind_dlq WHERE dlq_id = %1 AND status = 'failed'").arg(d)), 2);
+        auto r = runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--execute")}));
+        QCOMPARE(json(r.out).value(QStringLiteral("replayed")).toInt(), 1);
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'b' AND amount = 5")), 1);
+        // failed -> discarded
+        QCOMPARE(runCli(f.cli(QStringLiteral("discard"), {QStringLiteral("--id"), QString::number(c), QStringLiteral("--reason"), QStringLiteral("garbage"),
+                                                          QStringLiteral("--execute")})).exitCode,
+                 0);
+        auto hist = f.db().exec(QStringLiteral("SELECT action, from_status, to_status FROM rewind_dlq_history WHERE dlq_id = ? ORDER BY history_id"), {b});
+        QStringList steps;
+        while (hist->next())
+            steps << hist->value(0).toString() + u':' + hist->value(1).toString() + u'>' + hist->value(2).toString();
+        QCOMPARE(steps, (QStringList{QStringLiteral("quarantined:>new"), QStringLiteral("replay_failed:new>failed"), QStringLiteral("fixed:failed>fixed"),
+                                     QStringLiteral("replayed:fixed>replayed")}));
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(b)), QStringLiteral("replayed"));
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(c)), QStringLiteral("discarded"));
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(d)), QStringLiteral("failed"));
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'failed'")), 3);
+        // A replayed record cannot be fixed or discarded; nothing was ever deleted.
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(b), QStringLiteral("--set"), QStringLiteral("$.amount=6"),
+                                                      QStringLiteral("--execute")})).exitCode,
+                 2);
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 5);
+        QVERIFY(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'dlq-replay-batch'")) >= 3);
+    }
+
+    void twentyMegabytePayloadIsFixedAndReplayed()
+    {
+        Fixture f;
+        const qint64 id = f.id(QStringLiteral("f"));
+        QByteArray fixed = "{\"order_id\": 10, \"amount\": 1, \"blob\": \"";
+        fixed += QByteArray(20 * 1024 * 1024, 'y');
+        fixed += "\"}";
+        const QString file = testsupport::writeFile(f.dir, QStringLiteral("big.json"), fixed);
+        auto r = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(id), QStringLiteral("--payload-file"), file, QStringLiteral("--execute")}));
+        QCOMPARE(r.exitCode, 0);
+        auto d = showDlq(f.db(), id);
+        QVERIFY(*d->payload == fixed);
+        QVERIFY(*d->originalPayload == bigInvalid());
+        QVERIFY(*d->history.back().payloadBefore == bigInvalid());
+        QVERIFY(*d->history.back().payloadAfter == fixed);
+        auto replayed = runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--id"), QString::number(id), QStringLiteral("--execute")}));
+        QCOMPARE(json(replayed.out).value(QStringLiteral("replayed")).toInt(), 1);
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'f' AND order_id = 10")), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDlq)
+#include "tst_dlq.moc"
