@@ -7,6 +7,7 @@
 #include "partitions.h"
 #include "plans.h"
 #include "runs.h"
+#include "scd2.h"
 #include "workspace.h"
 
 #include <QCoreApplication>
@@ -66,8 +67,11 @@ bool cancelled(const BatchOptions &o) { return o.cancel && o.cancel->load(); }
 QJsonObject recordToJson(const QSqlRecord &record, int offset, int count)
 {
     QJsonObject o;
-    for (int i = 0; i < count; ++i)
-        o.insert(record.fieldName(offset + i), QJsonValue::fromVariant(record.value(offset + i)));
+    for (int i = 0; i < count; ++i) {
+        // A NULL arrives as a null QVariant of the column's type: keep it null.
+        const QVariant v = record.value(offset + i);
+        o.insert(record.fieldName(offset + i), v.isNull() ? QJsonValue(QJsonValue::Null) : QJsonValue::fromVariant(v));
+    }
     return o;
 }
 
@@ -142,7 +146,7 @@ Result<QHash<QString, QList<qint64>>> countsBy(const Database &db, const QString
 // rewind_tgt in place for the publish.
 Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
                                                   const std::vector<PartitionRef> &scope, const SourceStatsMap &stats,
-                                                  const QVariant &runId, const BatchOptions &options,
+                                                  const QVariant &runId, const BatchOptions &options, bool simulate,
                                                   std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase)
 {
     QVariantList binds;
@@ -164,6 +168,18 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     checks.insert(checks.end(), results->begin(), results->end());
 
     phase(QStringLiteral("diff"));
+    if (sql.isScd2()) {
+        auto parts = scd2Diff(db, sql, scope, simulate, options.samples, options.cancel);
+        if (!parts)
+            return fail(parts.error());
+        for (auto &r : *parts) {
+            const QString key = partitionKey(r.partition);
+            r.sourceRows = stats.value(key).rows;
+            r.fingerprint = stats.value(key).fingerprint;
+            r.duplicatesDropped = r.sourceRows - deduped->value(key, {0}).value(0);
+        }
+        return parts;
+    }
     binds.clear();
     const QStringList copy = sql.createTargetCopy(scope, binds);
     for (qsizetype i = 0; i < copy.size(); ++i)
@@ -277,7 +293,7 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                     staleDetail = partitionLabel(p.label);
                     return fail(Error{Error::Code::StalePlan, QString()});
                 }
-                auto parts = stageAndDiff(db, dataset, sql, one, *now, result.runId, options, checks, report);
+                auto parts = stageAndDiff(db, dataset, sql, one, *now, result.runId, options, false, checks, report);
                 if (!parts) {
                     if (cancelled(options))
                         stop = ChunkStop::Cancelled;
@@ -299,29 +315,35 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 if (auto s = db.execAll(ddl); !s)
                     return s;
                 sql.setTargetExists(true);
-                // Before-images only of what changes: the diff already counted it.
-                QVariantList imageBinds{result.runId};
-                if (overwrite || partResult.updated > 0) {
-                    const QString images = overwrite ? sql.saveImagesReplaced(imageBinds) : sql.saveImagesUpdated(imageBinds);
-                    if (auto r = db.exec(images, imageBinds); !r)
-                        return fail(r.error());
-                }
-                if (!overwrite && partResult.inserted > 0)
-                    if (auto r = db.exec(sql.saveImagesInserted(), {result.runId}); !r)
-                        return fail(r.error());
-                QVariantList binds;
-                if (overwrite) {
-                    if (auto r = db.exec(sql.overwriteDelete(p, binds), binds); !r)
-                        return fail(r.error());
-                    if (auto r = db.exec(sql.overwriteInsert()); !r)
-                        return fail(r.error());
+                if (sql.isScd2()) {
+                    // Before-images and the reconciliation of the month.
+                    if (auto s = scd2Publish(db, sql, partResult, result.runId); !s)
+                        return s;
                 } else {
-                    if (partResult.updated > 0)
-                        if (auto r = db.exec(sql.mergeUpdate(p, binds), binds); !r)
+                    // Before-images only of what changes: the diff already counted it.
+                    QVariantList imageBinds{result.runId};
+                    if (overwrite || partResult.updated > 0) {
+                        const QString images = overwrite ? sql.saveImagesReplaced(imageBinds) : sql.saveImagesUpdated(imageBinds);
+                        if (auto r = db.exec(images, imageBinds); !r)
                             return fail(r.error());
-                    if (partResult.inserted > 0)
-                        if (auto r = db.exec(sql.mergeInsert()); !r)
+                    }
+                    if (!overwrite && partResult.inserted > 0)
+                        if (auto r = db.exec(sql.saveImagesInserted(), {result.runId}); !r)
                             return fail(r.error());
+                    QVariantList binds;
+                    if (overwrite) {
+                        if (auto r = db.exec(sql.overwriteDelete(p, binds), binds); !r)
+                            return fail(r.error());
+                        if (auto r = db.exec(sql.overwriteInsert()); !r)
+                            return fail(r.error());
+                    } else {
+                        if (partResult.updated > 0)
+                            if (auto r = db.exec(sql.mergeUpdate(p, binds), binds); !r)
+                                return fail(r.error());
+                        if (partResult.inserted > 0)
+                            if (auto r = db.exec(sql.mergeInsert()); !r)
+                                return fail(r.error());
+                    }
                 }
                 failpoint("after-write");
                 partResult.published = true;
@@ -440,8 +462,10 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
     result.finishedAt = nowIso();
 }
 
-Status refuseFrozen(const Database &db, const DatasetSpec &dataset)
+Status refuseFrozen(const Database &db, const DatasetSpec &dataset, const BatchOptions &options)
 {
+    if (options.ignoreFreeze)
+        return {};
     auto frozen = db.exec(QStringLiteral("SELECT frozen_at, os_user, reason FROM rewind_frozen WHERE dataset = ?"), {dataset.name});
     if (!frozen)
         return fail(frozen.error());
@@ -473,6 +497,9 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const 
     auto scope = resolveScope(db, dataset, *sql, options.scope);
     if (!scope)
         return fail(scope.error());
+    if (sql->isScd2())
+        if (auto s = refuseScd2OutOfOrder(db, dataset, *sql, *scope); !s)
+            return fail(s.error());
     RunResult result;
     result.dataset = dataset.name;
     result.mode = dataset.write;
@@ -482,7 +509,7 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const 
         return fail(stats.error());
     Progress progress;
     progress.partitionsTotal = int(scope->size());
-    auto parts = stageAndDiff(db, dataset, *sql, *scope, *stats, QVariant(), options, result.checks, [&](const QString &phase) {
+    auto parts = stageAndDiff(db, dataset, *sql, *scope, *stats, QVariant(), options, true, result.checks, [&](const QString &phase) {
         progress.phase = phase;
         if (options.progress)
             options.progress(progress);
@@ -514,7 +541,7 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
 {
     if (!options.execute)
         return preview(db, dataset, options);
-    if (auto s = refuseFrozen(db, dataset); !s)
+    if (auto s = refuseFrozen(db, dataset, options); !s)
         return fail(s.error());
     auto sql = BatchSql::make(db, dataset);
     if (!sql)
@@ -548,6 +575,9 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
             return fail(scope.error());
         plan = Plan{newPlanId(), dataset.name, dataset.write, *scope, {}};
     }
+    if (sql->isScd2())
+        if (auto s = refuseScd2OutOfOrder(db, dataset, *sql, plan.scope); !s)
+            return fail(s.error());
 
     RunResult result;
     result.dataset = dataset.name;
@@ -588,6 +618,8 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
         return fail(info.error());
     if (info->status == QLatin1String("succeeded"))
         return badInput(QStringLiteral("run %1 already succeeded: nothing to resume").arg(runId));
+    if (info->status == QLatin1String("rolled_back"))
+        return badInput(QStringLiteral("run %1 was rolled back: start a new run").arg(runId));
     if (info->status == QLatin1String("running"))
         return badInput(QStringLiteral("run %1 is still running (process %2 on %3)").arg(runId).arg(info->pid).arg(info->host));
     auto dataset = spec.requireDataset(info->dataset);
@@ -595,7 +627,7 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
         return fail(dataset.error());
     if (!options.execute)
         return badInput(QStringLiteral("resume publishes: add --execute"));
-    if (auto s = refuseFrozen(db, **dataset); !s)
+    if (auto s = refuseFrozen(db, **dataset, options); !s)
         return fail(s.error());
     auto sql = BatchSql::make(db, **dataset);
     if (!sql)
@@ -620,6 +652,9 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
         else
             todo.push_back(p);
     }
+    if (sql->isScd2())
+        if (auto s = refuseScd2OutOfOrder(db, **dataset, *sql, todo); !s)
+            return fail(s.error());
     Plan remaining = *plan;
     remaining.scope = todo;
     auto stale = stalePartitions(db, *sql, remaining);

@@ -53,6 +53,11 @@ struct PartitionResult {
     qint64 deleted = 0;
     qint64 unchanged = 0;
     bool published = false;
+    // scd2 only: versions opened (= inserted) and versions closed at this
+    // partition's effective date (closed <= updated, which also counts
+    // versions whose end moved when an earlier month is re-applied).
+    std::optional<qint64> versionsOpened;
+    std::optional<qint64> versionsClosed;
     QString fingerprint; // of the scoped source rows: count and order-independent checksum
     std::optional<Samples> samples;
 };
@@ -96,6 +101,9 @@ struct BatchOptions {
     std::function<void(const Progress &)> progress;
     const std::atomic<bool> *cancel = nullptr;
     int maxAttempts = 5;     // per chunk, for transient lock errors
+    // Internal: publish although the dataset is frozen. Only for a caller
+    // that holds the freeze itself (recover re-running under its own freeze).
+    bool ignoreFreeze = false;
 };
 
 // Stages, dedupes, diffs and checks the scoped partitions and stores a plan.

@@ -36,6 +36,10 @@ Json partitionJson(const PartitionResult &p)
            {"deleted", p.deleted},
            {"unchanged", p.unchanged},
            {"published", p.published}};
+    if (p.versionsOpened)
+        j["versions_opened"] = *p.versionsOpened;
+    if (p.versionsClosed)
+        j["versions_closed"] = *p.versionsClosed;
     if (p.samples) {
         Json updated = Json::array();
         for (const auto &[before, after] : p.samples->updated)
@@ -64,6 +68,10 @@ PartitionResult partitionFromJson(const QString &json)
     p.deleted = j.value("deleted", 0LL);
     p.unchanged = j.value("unchanged", 0LL);
     p.published = j.value("published", false);
+    if (j.contains("versions_opened"))
+        p.versionsOpened = j.value("versions_opened", 0LL);
+    if (j.contains("versions_closed"))
+        p.versionsClosed = j.value("versions_closed", 0LL);
     return p;
 }
 
@@ -104,6 +112,15 @@ Json toJson(const RunResult &r)
              {"deleted", t.deleted},
              {"unchanged", t.unchanged}}},
            {"checks", checksJson(r.checks)}};
+    if (r.mode == QLatin1String("scd2")) {
+        qint64 opened = 0, closed = 0;
+        for (const auto &p : r.partitions) {
+            opened += p.versionsOpened.value_or(0);
+            closed += p.versionsClosed.value_or(0);
+        }
+        j["totals"]["versions_opened"] = opened;
+        j["totals"]["versions_closed"] = closed;
+    }
     if (!r.error.isEmpty())
         j["error"] = s(r.error);
     if (!r.startedAt.isEmpty())

@@ -196,7 +196,11 @@ QStringList BatchSql::createTargetCopy(const std::vector<PartitionRef> &scope, Q
 
 QStringList BatchSql::dropWorkTables() const
 {
-    return {m_db.dialect().dropTempTable(kStage), m_db.dialect().dropTempTable(kTgt)};
+    const SqlDialect &d = m_db.dialect();
+    QStringList out{d.dropTempTable(kStage), d.dropTempTable(kTgt)};
+    if (isScd2())
+        out << d.dropTempTable(QStringLiteral("rewind_scd2")) << d.dropTempTable(QStringLiteral("rewind_sim"));
+    return out;
 }
 
 QString BatchSql::keyMatch(const QString &a, const QString &b) const
@@ -205,6 +209,15 @@ QString BatchSql::keyMatch(const QString &a, const QString &b) const
     QStringList terms;
     if (m_dataset->partitioned())
         terms << d.nullSafeEqual(partExpr(a), partExpr(b));
+    for (const QString &k : m_key)
+        terms << d.nullSafeEqual(a % u'.' % q(k), b % u'.' % q(k));
+    return terms.join(QStringLiteral(" AND "));
+}
+
+QString BatchSql::keyEqual(const QString &a, const QString &b) const
+{
+    const SqlDialect &d = m_db.dialect();
+    QStringList terms;
     for (const QString &k : m_key)
         terms << d.nullSafeEqual(a % u'.' % q(k), b % u'.' % q(k));
     return terms.join(QStringLiteral(" AND "));
@@ -285,6 +298,22 @@ QStringList BatchSql::createTargetIfMissing() const
 {
     if (m_targetExists)
         return {};
+    if (isScd2()) {
+        // The staged columns plus the version's validity and current flag;
+        // versions of a key are looked up by (key, valid_from).
+        const Scd2Spec &v = *m_dataset->scd2;
+        const QString part = q(m_dataset->partitionColumn);
+        QStringList indexCols;
+        for (const QString &k : m_key.mid(0, 8))
+            indexCols << q(k);
+        indexCols << q(v.validFrom);
+        return {QStringLiteral("CREATE TABLE ") % q(m_dataset->target) % QStringLiteral(" AS SELECT ") % columnList(QString(), m_columns)
+                    % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom) % QStringLiteral(", ") % part
+                    % QStringLiteral(" AS ") % q(v.validTo) % QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current)
+                    % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0"),
+                QStringLiteral("CREATE INDEX ") % q(QStringLiteral("rewind_key_") % m_dataset->target) % QStringLiteral(" ON ")
+                    % q(m_dataset->target) % QStringLiteral(" (") % indexCols.join(u", ") % u')'};
+    }
     QStringList indexCols;
     if (m_dataset->partitioned())
         indexCols << q(m_dataset->partitionColumn);
@@ -298,6 +327,17 @@ QStringList BatchSql::createTargetIfMissing() const
 
 QStringList BatchSql::createImagesIfMissing() const
 {
+    if (isScd2()) {
+        // Whole versions, and the month (chunk) whose publish replaced them.
+        const Scd2Spec &v = *m_dataset->scd2;
+        const QString part = q(m_dataset->partitionColumn);
+        return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) % QStringLiteral(" AS SELECT ")
+                % columnList(QString(), m_columns) % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom)
+                % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) % QStringLiteral(", CAST(1 AS INTEGER) AS ")
+                % q(v.current) % QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType()
+                % QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op, ") % part % QStringLiteral(" AS rewind_part FROM ")
+                % q(kStage) % QStringLiteral(" WHERE 1 = 0")};
+    }
     // Before-images of what a publish replaced, typed like the staged rows.
     return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) % QStringLiteral(" AS SELECT ")
             % columnList(QString(), m_columns) % QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType()
@@ -355,6 +395,264 @@ QString BatchSql::overwriteInsert() const
 {
     return QStringLiteral("INSERT INTO ") % q(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
            % QStringLiteral(") SELECT ") % columnList(QString(), m_columns) % QStringLiteral(" FROM ") % q(kStage);
+}
+
+// --- scd2 -------------------------------------------------------------------
+
+namespace {
+const QString kScd2 = QStringLiteral("rewind_scd2");
+const QString kSim = QStringLiteral("rewind_sim");
+} // namespace
+
+QStringList BatchSql::targetColumns() const
+{
+    QStringList out = m_columns;
+    if (isScd2())
+        out << m_dataset->scd2->validFrom << m_dataset->scd2->validTo << m_dataset->scd2->current;
+    return out;
+}
+
+QString BatchSql::scd2SimTable() const { return q(kSim); }
+
+QStringList BatchSql::createScd2Sim(bool fromTarget) const
+{
+    const SqlDialect &d = m_db.dialect();
+    const Scd2Spec &v = *m_dataset->scd2;
+    QString select;
+    if (fromTarget) {
+        select = QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(" FROM ") % q(m_dataset->target)
+                 % QStringLiteral(" AS t WHERE EXISTS (SELECT 1 FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ")
+                 % keyEqual(QStringLiteral("t"), QStringLiteral("s")) % u')';
+    } else {
+        const QString part = q(m_dataset->partitionColumn);
+        select = QStringLiteral("SELECT ") % columnList(QString(), m_columns) % QStringLiteral(", ") % part % QStringLiteral(" AS ")
+                 % q(v.validFrom) % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo)
+                 % QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current) % QStringLiteral(" FROM ") % q(kStage)
+                 % QStringLiteral(" WHERE 1 = 0");
+    }
+    QStringList indexCols = m_key.mid(0, 8);
+    indexCols << v.validFrom;
+    return {d.dropTempTable(kSim), QStringLiteral("CREATE TEMP TABLE ") % q(kSim) % QStringLiteral(" AS ") % select,
+            d.createTempIndex(QStringLiteral("rewind_sim_key"), kSim, indexCols)};
+}
+
+QStringList BatchSql::createScd2Work(const QString &dim, const PartitionRef &month, QVariantList &binds) const
+{
+    const SqlDialect &d = m_db.dialect();
+    const Scd2Spec &v = *m_dataset->scd2;
+    const QString vf = q(v.validFrom), vt = q(v.validTo);
+    const QString part = QStringLiteral("s.") % q(m_dataset->partitionColumn);
+    auto trackedEqual = [&](const QString &a) {
+        QStringList terms;
+        for (const QString &t : v.tracked)
+            terms << d.nullSafeEqual(a % u'.' % q(t), QStringLiteral("s.") % q(t));
+        return terms.isEmpty() ? QStringLiteral("1 = 1") : terms.join(QStringLiteral(" AND "));
+    };
+    const QString inner =
+        QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(", ") % part % QStringLiteral(" AS m, p.") % vf
+        % QStringLiteral(" AS p_vf, p.") % vt % QStringLiteral(" AS p_vt, (SELECT MIN(x.") % vf % QStringLiteral(") FROM ") % dim
+        % QStringLiteral(" AS x WHERE ") % keyEqual(QStringLiteral("x"), QStringLiteral("s")) % QStringLiteral(" AND x.") % vf
+        % QStringLiteral(" > ") % part % QStringLiteral(") AS e, CASE WHEN p.") % vf % QStringLiteral(" IS NULL OR NOT (")
+        % trackedEqual(QStringLiteral("p")) % QStringLiteral(") THEN 1 ELSE 0 END AS chg, CASE WHEN c.") % vf
+        % QStringLiteral(" IS NULL THEN 0 ELSE 1 END AS c_exists, CASE WHEN ") % trackedEqual(QStringLiteral("c"))
+        % QStringLiteral(" THEN 1 ELSE 0 END AS c_same FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % dim % QStringLiteral(" AS p ON ")
+        % keyEqual(QStringLiteral("p"), QStringLiteral("s")) % QStringLiteral(" AND p.") % vf % QStringLiteral(" < ") % part
+        % QStringLiteral(" AND (p.") % vt % QStringLiteral(" IS NULL OR p.") % vt % QStringLiteral(" >= ") % part
+        % QStringLiteral(") LEFT JOIN ") % dim % QStringLiteral(" AS c ON ") % keyEqual(QStringLiteral("c"), QStringLiteral("s"))
+        % QStringLiteral(" AND c.") % vf % QStringLiteral(" = ") % part % QStringLiteral(" WHERE ")
+        % partitionFilter(QStringLiteral("s"), month, binds);
+    const QString select =
+        QStringLiteral("SELECT ") % columnList(QStringLiteral("d"), m_key)
+        % QStringLiteral(", d.m, d.p_vf, d.p_vt, d.e, d.chg,"
+                         " CASE WHEN d.c_exists = 1 AND (d.chg = 0 OR d.c_same = 0) THEN 1 ELSE 0 END AS del_c,"
+                         " CASE WHEN d.chg = 1 AND (d.c_exists = 0 OR d.c_same = 0) THEN 1 ELSE 0 END AS ins_d,"
+                         " CASE WHEN d.chg = 1 AND d.p_vf IS NOT NULL AND NOT (")
+        % d.nullSafeEqual(QStringLiteral("d.p_vt"), QStringLiteral("d.m"))
+        % QStringLiteral(") THEN 1 ELSE 0 END AS close_p, CASE WHEN d.chg = 0 AND d.p_vf IS NOT NULL AND NOT (")
+        % d.nullSafeEqual(QStringLiteral("d.p_vt"), QStringLiteral("d.e")) % QStringLiteral(") THEN 1 ELSE 0 END AS extend_p FROM (")
+        % inner % QStringLiteral(") AS d");
+    return {d.dropTempTable(kScd2), QStringLiteral("CREATE TEMP TABLE ") % q(kScd2) % QStringLiteral(" AS ") % select,
+            d.createTempIndex(QStringLiteral("rewind_scd2_key"), kScd2, m_key.mid(0, 8))};
+}
+
+QString BatchSql::scd2Counts() const
+{
+    return QStringLiteral("SELECT COALESCE(SUM(ins_d), 0), COALESCE(SUM(close_p), 0), COALESCE(SUM(extend_p), 0), COALESCE(SUM(del_c), 0), "
+                          "COALESCE(SUM(CASE WHEN ins_d + close_p + extend_p + del_c > 0 THEN 1 ELSE 0 END), 0), COUNT(*) FROM ")
+           % q(kScd2);
+}
+
+QStringList BatchSql::scd2Apply(const QString &dim) const
+{
+    const Scd2Spec &v = *m_dataset->scd2;
+    const QString vf = q(v.validFrom), vt = q(v.validTo), cur = q(v.current);
+    const QString w = q(kScd2);
+    return {
+        QStringLiteral("DELETE FROM ") % dim % QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % w % QStringLiteral(" AS w WHERE w.del_c = 1 AND ")
+            % keyEqual(dim, QStringLiteral("w")) % QStringLiteral(" AND ") % dim % u'.' % vf % QStringLiteral(" = w.m)"),
+        QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt % QStringLiteral(" = w.m, ") % cur % QStringLiteral(" = 0 FROM ") % w
+            % QStringLiteral(" AS w WHERE w.close_p = 1 AND ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.")
+            % vf % QStringLiteral(" = w.p_vf"),
+        QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt % QStringLiteral(" = w.e, ") % cur
+            % QStringLiteral(" = CASE WHEN w.e IS NULL THEN 1 ELSE 0 END FROM ") % w % QStringLiteral(" AS w WHERE w.extend_p = 1 AND ")
+            % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf % QStringLiteral(" = w.p_vf"),
+        QStringLiteral("INSERT INTO ") % dim % QStringLiteral(" (") % columnList(QString(), targetColumns()) % QStringLiteral(") SELECT ")
+            % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
+            % QStringLiteral(", w.e, CASE WHEN w.e IS NULL THEN 1 ELSE 0 END FROM ") % w % QStringLiteral(" AS w JOIN ") % q(kStage)
+            % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
+            % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
+    };
+}
+
+QStringList BatchSql::scd2SaveImages() const
+{
+    const Scd2Spec &v = *m_dataset->scd2;
+    const QString vf = q(v.validFrom);
+    const QString w = q(kScd2);
+    const QString into = QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" (") % columnList(QString(), targetColumns())
+                         % QStringLiteral(", rewind_run_id, rewind_op, rewind_part) SELECT ");
+    const QString target = q(m_dataset->target);
+    return {
+        into % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(", ?, 'deleted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
+            % target % QStringLiteral(" AS t ON ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf
+            % QStringLiteral(" = w.m WHERE w.del_c = 1"),
+        into % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(", ?, 'updated', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
+            % target % QStringLiteral(" AS t ON ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf
+            % QStringLiteral(" = w.p_vf WHERE w.close_p = 1 OR w.extend_p = 1"),
+        into % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
+            % QStringLiteral(", w.e, CASE WHEN w.e IS NULL THEN 1 ELSE 0 END, ?, 'inserted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
+            % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
+            % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
+    };
+}
+
+QString BatchSql::scd2SampleOpened() const
+{
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ")
+           % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
+           % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1 ORDER BY ") % columnList(QStringLiteral("s"), m_key)
+           % QStringLiteral(" LIMIT ?");
+}
+
+QString BatchSql::scd2SampleUnchanged() const
+{
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ")
+           % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
+           % q(m_dataset->partitionColumn)
+           % QStringLiteral(" = w.m WHERE w.ins_d + w.close_p + w.extend_p + w.del_c = 0 ORDER BY ") % columnList(QStringLiteral("s"), m_key)
+           % QStringLiteral(" LIMIT ?");
+}
+
+QString BatchSql::scd2SampleClosed(const QString &dim) const
+{
+    // The version before, then as it is after: valid_to = the month, not current.
+    const Scd2Spec &v = *m_dataset->scd2;
+    QStringList after;
+    for (const QString &c : m_columns)
+        after << QStringLiteral("t.") % q(c);
+    after << QStringLiteral("t.") % q(v.validFrom) << QStringLiteral("w.m AS ") % q(v.validTo) << QStringLiteral("0 AS ") % q(v.current);
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(", ") % after.join(u", ")
+           % QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ") % dim % QStringLiteral(" AS t ON ")
+           % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % q(v.validFrom)
+           % QStringLiteral(" = w.p_vf WHERE w.close_p = 1 ORDER BY ") % columnList(QStringLiteral("w"), m_key) % QStringLiteral(" LIMIT ?");
+}
+
+// --- rollback -----------------------------------------------------------------
+
+std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(const QString &mode, const PartitionRef &p, const QVariant &runId) const
+{
+    const QString target = q(m_dataset->target);
+    const QString images = q(imagesTable());
+    std::vector<std::pair<QString, QVariantList>> out;
+    if (mode == QLatin1String("scd2")) {
+        const Scd2Spec &v = *m_dataset->scd2;
+        out.push_back({QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % images
+                           % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_part = ? AND i.rewind_op IN ('inserted', 'updated') AND ")
+                           % keyEqual(target, QStringLiteral("i")) % QStringLiteral(" AND ") % target % u'.' % q(v.validFrom)
+                           % QStringLiteral(" = i.") % q(v.validFrom) % u')',
+                       {runId, p.value}});
+        out.push_back({QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") % columnList(QString(), targetColumns())
+                           % QStringLiteral(") SELECT ") % columnList(QString(), targetColumns()) % QStringLiteral(" FROM ") % images
+                           % QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND rewind_op IN ('updated', 'deleted')"),
+                       {runId, p.value}});
+        return out;
+    }
+    const QString cols = columnList(QString(), m_columns);
+    if (mode == QLatin1String("overwrite_partition")) {
+        QVariantList b1;
+        const QString del = QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") % partitionFilter(QString(), p, b1);
+        out.push_back({del, b1});
+        QVariantList b2{runId};
+        const QString ins = QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") % cols % QStringLiteral(") SELECT ") % cols
+                            % QStringLiteral(" FROM ") % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'replaced' AND ")
+                            % partitionFilter(QStringLiteral("i"), p, b2);
+        out.push_back({ins, b2});
+        return out;
+    }
+    // merge: remove the keys it inserted; put back the rows it updated (as
+    // many rows of each key as it changed: untouched copies stay).
+    QVariantList b1;
+    const QString filter1 = partitionFilter(target, p, b1);
+    b1 << runId;
+    out.push_back({QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") % filter1 % QStringLiteral(" AND EXISTS (SELECT 1 FROM ")
+                       % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'inserted' AND ")
+                       % keyMatch(target, QStringLiteral("i")) % u')',
+                   b1});
+    QStringList group;
+    if (m_dataset->partitioned())
+        group << m_dataset->partitionColumn;
+    for (const QString &k : m_key)
+        if (!group.contains(k))
+            group << k;
+    QVariantList b2{runId};
+    const QString filter2 = partitionFilter(QStringLiteral("i"), p, b2);
+    out.push_back({QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE rowid IN (SELECT rid FROM (SELECT t.rowid AS rid, ROW_NUMBER() OVER (PARTITION BY ")
+                       % columnList(QStringLiteral("t"), group) % QStringLiteral(" ORDER BY t.rowid) AS rn, g.rewind_n FROM ") % target
+                       % QStringLiteral(" AS t JOIN (SELECT ") % columnList(QStringLiteral("i"), group) % QStringLiteral(", COUNT(*) AS rewind_n FROM ")
+                       % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'updated' AND ") % filter2
+                       % QStringLiteral(" GROUP BY ") % columnList(QStringLiteral("i"), group) % QStringLiteral(") AS g ON ")
+                       % keyMatch(QStringLiteral("t"), QStringLiteral("g")) % QStringLiteral(") AS x WHERE x.rn <= x.rewind_n)"),
+                   b2});
+    QVariantList b3{runId};
+    const QString ins = QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") % cols % QStringLiteral(") SELECT ") % cols
+                        % QStringLiteral(" FROM ") % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'updated' AND ")
+                        % partitionFilter(QStringLiteral("i"), p, b3);
+    out.push_back({ins, b3});
+    return out;
+}
+
+std::pair<QString, QVariantList> BatchSql::rollbackRemovedCount(const QString &mode, const PartitionRef &p, const QVariant &runId) const
+{
+    const QString images = q(imagesTable());
+    if (mode == QLatin1String("scd2"))
+        return {QStringLiteral("SELECT COUNT(*) FROM ") % images
+                    % QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND rewind_op IN ('inserted', 'updated')"),
+                {runId, p.value}};
+    if (mode == QLatin1String("overwrite_partition")) {
+        QVariantList b;
+        const QString filter = partitionFilter(QString(), p, b);
+        return {QStringLiteral("SELECT COUNT(*) FROM ") % q(m_dataset->target) % QStringLiteral(" WHERE ") % filter, b};
+    }
+    QVariantList b{runId};
+    const QString filter = partitionFilter(QStringLiteral("i"), p, b);
+    return {QStringLiteral("SELECT COUNT(*) FROM ") % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op IN ('inserted', 'updated') AND ")
+                % filter,
+            b};
+}
+
+std::pair<QString, QVariantList> BatchSql::rollbackRestoredCount(const QString &mode, const PartitionRef &p, const QVariant &runId) const
+{
+    const QString images = q(imagesTable());
+    if (mode == QLatin1String("scd2"))
+        return {QStringLiteral("SELECT COUNT(*) FROM ") % images
+                    % QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND rewind_op IN ('updated', 'deleted')"),
+                {runId, p.value}};
+    QVariantList b{runId};
+    const QString filter = partitionFilter(QStringLiteral("i"), p, b);
+    return {QStringLiteral("SELECT COUNT(*) FROM ") % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = ")
+                % (mode == QLatin1String("overwrite_partition") ? QStringLiteral("'replaced'") : QStringLiteral("'updated'"))
+                % QStringLiteral(" AND ") % filter,
+            b};
 }
 
 } // namespace rw

@@ -65,7 +65,44 @@ public:
     QString overwriteDelete(const PartitionRef &p, QVariantList &binds) const;
     QString overwriteInsert() const;
 
+    // --- scd2 (the partition value is the effective date) --------------------
+    // Work table rewind_scd2: per staged key of `month`, the version current
+    // just before it (p_vf, p_vt) in `dim`, the start of the next later
+    // version (e), and what reconciling the month does: del_c (drop a version
+    // starting at the month that should not be there), ins_d (open a
+    // version), close_p (close the earlier version at the month), extend_p
+    // (the earlier version runs on to e). `dim` is a quoted table name.
+    bool isScd2() const { return m_dataset->scd2.has_value(); }
+    QStringList createScd2Work(const QString &dim, const PartitionRef &month, QVariantList &binds) const; // 2nd takes binds
+    // opened, closed, extended, deleted, keys acted on, keys.
+    QString scd2Counts() const;
+    // Statements reconciling `dim` with the month in rewind_scd2, in order:
+    // delete, close, extend, insert (run each only when its count is > 0).
+    QStringList scd2Apply(const QString &dim) const;
+    // Before-images of what scd2Apply changes in the target: deleted,
+    // updated (closed or extended), inserted. Each binds the run id.
+    QStringList scd2SaveImages() const;
+    // The dimension as a preview simulates it: the target's versions of the
+    // staged keys, or an empty table shaped like the target.
+    QStringList createScd2Sim(bool fromTarget) const;
+    QString scd2SimTable() const;
+    QString quotedTarget() const { return q(m_dataset->target); }
+    // scd2 samples (LIMIT bound last): opened versions; unchanged staged rows;
+    // closed versions, before then after.
+    QString scd2SampleOpened() const;
+    QString scd2SampleUnchanged() const;
+    QString scd2SampleClosed(const QString &dim) const;
+    QStringList targetColumns() const; // columns(), plus valid_from, valid_to, current for scd2
+
+    // --- rollback of one partition of run `runId` (mode as the run recorded) ---
+    std::vector<std::pair<QString, QVariantList>> rollbackStatements(const QString &mode, const PartitionRef &p,
+                                                                      const QVariant &runId) const;
+    // Rows the rollback removes from the target, and rows it puts back.
+    std::pair<QString, QVariantList> rollbackRemovedCount(const QString &mode, const PartitionRef &p, const QVariant &runId) const;
+    std::pair<QString, QVariantList> rollbackRestoredCount(const QString &mode, const PartitionRef &p, const QVariant &runId) const;
+
     QString keyMatch(const QString &a, const QString &b) const; // partition + key, null-safe
+    QString keyEqual(const QString &a, const QString &b) const; // key only, null-safe
     QString rowsDiffer(const QString &a, const QString &b) const;
     QString partExpr(const QString &qualifier) const;      // the partition column or NULL
     QString partLabelColumns(const QString &qualifier) const; // label text, is-null flag

@@ -75,5 +75,6 @@ std::vector<Command> streamCommands();    // offsets, offsets-reset, replay
 std::vector<Command> auditCommands();     // audit, run-report
 std::vector<Command> lateCommands();      // lag, finalize
 std::vector<Command> dlqCommands();       // dlq list, show, fix, validate, replay, discard
+std::vector<Command> recoveryCommands();  // duplicates, freeze, unfreeze, recover, rollback
 
 } // namespace rw::cli

@@ -1,0 +1,608 @@
+#include "recovery.h"
+
+#include "batchsql.h"
+#include "partitions.h"
+#include "plans.h"
+#include "workspace.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QSqlRecord>
+#include <QStringBuilder>
+#include <QTextStream>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace rw {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+QString nowIso() { return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs); }
+
+std::optional<QString> labelOf(const QSqlQuery &q, int at)
+{
+    return q.value(at + 1).toInt() ? std::nullopt : std::optional<QString>(q.value(at).toString());
+}
+
+// Partition column (if any) then key columns, each once.
+QStringList identityColumns(const DatasetSpec &dataset, const BatchSql &sql)
+{
+    QStringList cols;
+    if (dataset.partitioned())
+        cols << dataset.partitionColumn;
+    for (const QString &k : sql.keyColumns())
+        if (!cols.contains(k))
+            cols << k;
+    return cols;
+}
+
+QString quotedList(const Database &db, const QStringList &columns, const QString &qualifier = QString())
+{
+    QStringList out;
+    for (const QString &c : columns)
+        out << (qualifier.isEmpty() ? db.quote(c) : qualifier % u'.' % db.quote(c));
+    return out.join(QStringLiteral(", "));
+}
+
+bool isNumericType(const QString &type)
+{
+    const QString t = type.toUpper();
+    for (const char *n : {"INT", "REAL", "FLOA", "DOUB", "NUM", "DEC"})
+        if (t.contains(QLatin1String(n)))
+            return true;
+    return false;
+}
+
+bool sameSum(const QVariant &a, const QVariant &b)
+{
+    const double x = a.isNull() ? 0.0 : a.toDouble(), y = b.isNull() ? 0.0 : b.toDouble();
+    return std::fabs(x - y) <= 1e-9 * std::max({1.0, std::fabs(x), std::fabs(y)});
+}
+
+Status auditStep(const Database &db, const QString &dataset, const QString &action, const QVariant &runId, const Json &detail)
+{
+    return Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
+        return writeAudit(db, action, dataset, QString(), runId, QString::fromStdString(detail.dump()));
+    }); });
+}
+
+Json duplicatesDetail(const DuplicateReport &d)
+{
+    Json parts = Json::array();
+    for (const auto &p : d.partitions)
+        parts.push_back({{"partition", p.partition ? Json(p.partition->toStdString()) : Json(nullptr)},
+                         {"duplicate_keys", p.duplicateKeys},
+                         {"extra_rows", p.extraRows}});
+    return {{"duplicate_keys", d.duplicateKeys}, {"extra_rows", d.extraRows}, {"partitions", parts}};
+}
+
+} // namespace
+
+Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset, int samples)
+{
+    DuplicateReport out;
+    out.dataset = dataset.name;
+    out.target = dataset.target;
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    if (!sql->targetExists())
+        return out;
+    const QStringList cols = identityColumns(dataset, *sql);
+    const QString where = dataset.scd2 ? QStringLiteral(" WHERE ") % db.quote(dataset.scd2->current) % QStringLiteral(" = 1") : QString();
+    const QString inner = QStringLiteral("SELECT ") % quotedList(db, cols) % QStringLiteral(", COUNT(*) AS rewind_n FROM ") % sql->quotedTarget()
+                          % where % QStringLiteral(" GROUP BY ") % quotedList(db, cols) % QStringLiteral(" HAVING COUNT(*) > 1");
+    auto q = db.exec(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("d")) % QStringLiteral(", COUNT(*), SUM(d.rewind_n - 1) FROM (")
+                     % inner % QStringLiteral(") AS d GROUP BY ") % sql->partExpr(QStringLiteral("d")));
+    if (!q)
+        return fail(q.error());
+    while (q->next()) {
+        DuplicatePartition p{labelOf(*q, 0), q->value(2).toLongLong(), q->value(3).toLongLong()};
+        out.duplicateKeys += p.duplicateKeys;
+        out.extraRows += p.extraRows;
+        out.partitions.push_back(p);
+    }
+    std::sort(out.partitions.begin(), out.partitions.end(),
+              [](const DuplicatePartition &a, const DuplicatePartition &b) { return partitionLess(a.partition, b.partition); });
+    if (samples > 0 && out.duplicateKeys > 0) {
+        auto s = db.exec(QStringLiteral("SELECT * FROM (") % inner % QStringLiteral(") AS d ORDER BY ") % quotedList(db, cols, QStringLiteral("d"))
+                             % QStringLiteral(" LIMIT ?"),
+                         {samples});
+        if (!s)
+            return fail(s.error());
+        while (s->next()) {
+            const QSqlRecord r = s->record();
+            QJsonObject o;
+            for (int i = 0; i < cols.size(); ++i)
+                o.insert(cols[i], r.value(i).isNull() ? QJsonValue(QJsonValue::Null) : QJsonValue::fromVariant(r.value(i)));
+            o.insert(QStringLiteral("rows"), r.value(int(cols.size())).toLongLong());
+            out.samples.push_back(o);
+        }
+    }
+    return out;
+}
+
+Result<std::optional<FreezeInfo>> freezeInfo(const Database &db, const QString &dataset)
+{
+    auto q = db.exec(QStringLiteral("SELECT frozen_at, os_user, reason FROM rewind_frozen WHERE dataset = ?"), {dataset});
+    if (!q)
+        return fail(q.error());
+    if (!q->next())
+        return std::optional<FreezeInfo>();
+    return std::optional<FreezeInfo>(FreezeInfo{q->value(0).toString(), q->value(1).toString(), q->value(2).toString()});
+}
+
+Result<bool> freeze(const Database &db, const QString &dataset, const QString &reason, const QString &action)
+{
+    bool added = false;
+    const Status s = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
+        auto present = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"), {dataset});
+        if (!present)
+            return fail(present.error());
+        added = present->toLongLong() == 0;
+        if (!added)
+            return {};
+        auto r = db.exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, frozen_at, os_user, reason) VALUES (?, ?, ?, ?)"),
+                         {dataset, nowIso(), osUser(), reason});
+        if (!r)
+            return fail(r.error());
+        return writeAudit(db, action, dataset, QString(), QVariant(), QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
+    }); });
+    if (!s)
+        return fail(s.error());
+    return added;
+}
+
+Result<bool> unfreeze(const Database &db, const QString &dataset, const QString &reason, const QString &action)
+{
+    bool removed = false;
+    const Status s = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
+        auto present = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"), {dataset});
+        if (!present)
+            return fail(present.error());
+        removed = present->toLongLong() > 0;
+        if (!removed)
+            return {};
+        auto r = db.exec(QStringLiteral("DELETE FROM rewind_frozen WHERE dataset = ?"), {dataset});
+        if (!r)
+            return fail(r.error());
+        return writeAudit(db, action, dataset, QString(), QVariant(), QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
+    }); });
+    if (!s)
+        return fail(s.error());
+    return removed;
+}
+
+Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset, const std::vector<PartitionRef> &scope)
+{
+    std::vector<TotalsRow> out;
+    if (scope.empty())
+        return out;
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    QStringList numeric;
+    if (sql->targetExists()) {
+        auto cols = db.columns(dataset.target);
+        if (!cols)
+            return fail(cols.error());
+        for (const ColumnInfo &c : *cols)
+            if (isNumericType(c.type) && sql->columns().contains(c.name) && c.name != dataset.partitionColumn)
+                numeric << c.name;
+    }
+    QStringList sums;
+    for (const QString &c : numeric)
+        sums << QStringLiteral("SUM(x.") % db.quote(c) % u')';
+    const QString aggregates = QStringLiteral("COUNT(*)") % (sums.isEmpty() ? QString() : QStringLiteral(", ") % sums.join(QStringLiteral(", ")));
+
+    struct Side {
+        qint64 rows = 0;
+        QVariantList sums;
+    };
+    auto collect = [&](const QString &query, const QVariantList &binds) -> Result<QHash<QString, Side>> {
+        auto q = db.exec(query, binds);
+        if (!q)
+            return fail(q.error());
+        QHash<QString, Side> byPart;
+        while (q->next()) {
+            Side side;
+            side.rows = q->value(2).toLongLong();
+            for (int i = 0; i < numeric.size(); ++i)
+                side.sums << q->value(3 + i);
+            byPart.insert(partitionKey(labelOf(*q, 0)), side);
+        }
+        return byPart;
+    };
+
+    // The source as a re-run stages it: deduped to one row per (partition, key).
+    QVariantList binds;
+    const QStringList stage = sql->createStage(scope, binds);
+    for (qsizetype i = 0; i < stage.size(); ++i)
+        if (auto r = db.exec(stage[i], i == 1 ? binds : QVariantList()); !r)
+            return fail(r.error());
+    auto source = collect(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
+                              % QStringLiteral(" FROM ") % db.quote(QStringLiteral("rewind_stage")) % QStringLiteral(" AS x GROUP BY ")
+                              % sql->partExpr(QStringLiteral("x")),
+                          {});
+    (void)db.execAll(sql->dropWorkTables());
+    if (!source)
+        return fail(source.error());
+    QHash<QString, Side> target;
+    if (sql->targetExists()) {
+        QVariantList tb;
+        const QString scopeSql = sql->scopePredicate(QStringLiteral("x"), scope, tb);
+        auto t = collect(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
+                             % QStringLiteral(" FROM ") % sql->quotedTarget() % QStringLiteral(" AS x WHERE ") % scopeSql
+                             % QStringLiteral(" GROUP BY ") % sql->partExpr(QStringLiteral("x")),
+                         tb);
+        if (!t)
+            return fail(t.error());
+        target = *t;
+    }
+    for (const PartitionRef &p : scope) {
+        const QString key = partitionKey(p.label);
+        const Side s = source->value(key), t = target.value(key);
+        TotalsRow row;
+        row.partition = p.label;
+        row.sourceRows = s.rows;
+        row.targetRows = t.rows;
+        row.match = s.rows == t.rows;
+        for (int i = 0; i < numeric.size(); ++i) {
+            const QVariant a = s.sums.value(i), b = t.sums.value(i);
+            row.sums.emplace_back(numeric[i], a, b);
+            row.match = row.match && sameSum(a, b);
+        }
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, const RecoverOptions &options)
+{
+    if (dataset.write == QLatin1String("scd2"))
+        return badInput(QStringLiteral("dataset \"%1\" is an scd2 dimension: recover re-runs by overwrite, which would drop its history; "
+                                       "use rewindctl duplicates to inspect it and rollback to undo a bad run")
+                            .arg(dataset.name));
+    if (dataset.key.isEmpty())
+        return badInput(QStringLiteral("dataset \"%1\" has no key: duplicates are defined per key; add \"key\" to its spec").arg(dataset.name));
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+
+    RecoveryResult result;
+    result.dataset = dataset.name;
+    result.target = dataset.target;
+    result.executed = options.execute;
+    result.uniqueIndex = QStringLiteral("rewind_unique_") % dataset.target;
+    result.uniqueIndexColumns = identityColumns(dataset, *sql);
+
+    auto before = findDuplicates(db, dataset, options.samples);
+    if (!before)
+        return fail(before.error());
+    result.before = *before;
+
+    // The affected partitions, as stored.
+    std::vector<PartitionRef> scope;
+    QStringList labels;
+    bool nullPartition = false;
+    for (const auto &p : result.before.partitions) {
+        if (p.partition)
+            labels << *p.partition;
+        else
+            nullPartition = true;
+    }
+    if (!result.before.partitions.empty()) {
+        ScopeRequest request;
+        if (dataset.partitioned())
+            request.partitions = labels;
+        if (!dataset.partitioned() || !labels.isEmpty()) {
+            auto resolved = resolveScope(db, dataset, *sql, request);
+            if (!resolved)
+                return fail(resolved.error());
+            scope = *resolved;
+        }
+    }
+    auto totalsNow = compareTotals(db, dataset, scope);
+    if (!totalsNow)
+        return fail(totalsNow.error());
+    result.totalsBefore = *totalsNow;
+
+    auto indexExists = [&]() -> Result<bool> {
+        auto q = db.exec(db.dialect().listIndexColumns(), {dataset.target});
+        if (!q)
+            return fail(q.error());
+        while (q->next())
+            if (q->value(0).toString() == result.uniqueIndex)
+                return true;
+        return false;
+    };
+    const QString affected = labels.isEmpty() ? (scope.empty() ? QStringLiteral("none") : QStringLiteral("the whole dataset"))
+                                              : labels.join(QStringLiteral(", "));
+
+    if (!options.execute) {
+        result.status = QStringLiteral("planned");
+        result.totals = result.totalsBefore;
+        result.totalsMatch = std::all_of(result.totals.begin(), result.totals.end(), [](const TotalsRow &t) { return t.match; });
+        auto has = indexExists();
+        if (!has)
+            return fail(has.error());
+        result.steps = {
+            {QStringLiteral("freeze"), QStringLiteral("planned"), QStringLiteral("freeze \"%1\": Rewind's writers refuse it").arg(dataset.name)},
+            {QStringLiteral("identify"), QStringLiteral("done"),
+             QStringLiteral("%1 duplicate keys, %2 extra rows").arg(result.before.duplicateKeys).arg(result.before.extraRows)},
+            {QStringLiteral("rerun"), scope.empty() ? QStringLiteral("skipped") : QStringLiteral("planned"),
+             QStringLiteral("overwrite partitions from the deduped source: %1").arg(affected)},
+            {QStringLiteral("totals"), QStringLiteral("planned"), QStringLiteral("row counts and sums of numeric columns against the source")},
+            {QStringLiteral("unique_index"), QStringLiteral("planned"),
+             *has ? QStringLiteral("%1 already exists").arg(result.uniqueIndex)
+                  : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)").arg(result.uniqueIndex, dataset.target, result.uniqueIndexColumns.join(u", "))},
+            {QStringLiteral("unfreeze"), QStringLiteral("planned"), QStringLiteral("lift the freeze")},
+        };
+        if (!options.reportPath.isEmpty()) {
+            result.reportPath = options.reportPath;
+            QFile file(options.reportPath);
+            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+                return badInput(QStringLiteral("--report %1: cannot write: %2").arg(options.reportPath, file.errorString()));
+            file.write(recoveryReportMarkdown(result).toUtf8());
+        }
+        return result;
+    }
+
+    auto stop = [&](const QString &step, const QString &message) {
+        result.steps.push_back({step, QStringLiteral("failed"), message});
+        result.status = QStringLiteral("failed");
+        result.error = message % QStringLiteral(" (\"") % dataset.name % QStringLiteral("\" stays frozen: rewindctl unfreeze when resolved)");
+        result.leftFrozen = true;
+        (void)auditStep(db, dataset.name, QStringLiteral("recover failed"), result.rerunId,
+                        Json{{"step", step.toStdString()}, {"error", message.toStdString()}});
+    };
+    auto finishReport = [&]() -> Result<RecoveryResult> {
+        result.reportPath = options.reportPath;
+        if (result.reportPath.isEmpty()) {
+            const QFileInfo dbFile(db.url().path);
+            const QString dir = db.url().path.isEmpty() ? QDir::currentPath() : dbFile.absolutePath();
+            result.reportPath = dir % QStringLiteral("/recovery-") % dataset.name % u'-'
+                                % QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")) % QStringLiteral(".md");
+        }
+        QFile file(result.reportPath);
+        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            return internalError(QStringLiteral("recovery report %1: cannot write: %2").arg(result.reportPath, file.errorString()));
+        file.write(recoveryReportMarkdown(result).toUtf8());
+        return result;
+    };
+
+    // 1. Freeze (or adopt a freeze already in place).
+    auto frozen = freezeInfo(db, dataset.name);
+    if (!frozen)
+        return fail(frozen.error());
+    if (*frozen) {
+        result.steps.push_back({QStringLiteral("freeze"), QStringLiteral("done"),
+                                QStringLiteral("already frozen since %1 by %2%3").arg((*frozen)->frozenAt, (*frozen)->osUser,
+                                                                                      (*frozen)->reason.isEmpty() ? QString() : QStringLiteral(" (") % (*frozen)->reason % u')')});
+        if (auto s = auditStep(db, dataset.name, QStringLiteral("recover freeze"), QVariant(), Json{{"already_frozen", true}}); !s)
+            return fail(s.error());
+    } else {
+        auto f = freeze(db, dataset.name, QStringLiteral("recover: duplicate incident"), QStringLiteral("recover freeze"));
+        if (!f)
+            return fail(f.error());
+        result.steps.push_back({QStringLiteral("freeze"), QStringLiteral("done"), QStringLiteral("frozen: Rewind's writers refuse it")});
+    }
+
+    // 2. Identify.
+    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover identify"), QVariant(), duplicatesDetail(result.before)); !s)
+        return fail(s.error());
+    result.steps.push_back({QStringLiteral("identify"), QStringLiteral("done"),
+                            QStringLiteral("%1 duplicate keys, %2 extra rows in %3").arg(result.before.duplicateKeys).arg(result.before.extraRows).arg(affected)});
+    if (nullPartition && dataset.partitioned()) {
+        stop(QStringLiteral("identify"), QStringLiteral("duplicates in the NULL partition of %1 cannot be re-run by partition name").arg(dataset.partitionColumn));
+        return finishReport();
+    }
+
+    // 3. Re-run the affected partitions by overwrite, through the batch core, under our freeze.
+    if (scope.empty()) {
+        result.steps.push_back({QStringLiteral("rerun"), QStringLiteral("skipped"), QStringLiteral("no duplicate keys")});
+    } else {
+        DatasetSpec overwrite = dataset;
+        overwrite.write = QStringLiteral("overwrite_partition");
+        BatchOptions o;
+        o.execute = true;
+        o.ignoreFreeze = true;
+        if (dataset.partitioned())
+            o.scope.partitions = labels;
+        auto rerun = run(db, overwrite, o);
+        if (!rerun) {
+            stop(QStringLiteral("rerun"), rerun.error().message);
+            return finishReport();
+        }
+        result.rerun = *rerun;
+        result.rerunId = rerun->runId;
+        if (rerun->status != QLatin1String("succeeded")) {
+            stop(QStringLiteral("rerun"), QStringLiteral("run %1 ended %2%3")
+                                              .arg(rerun->runId.toString(), rerun->status,
+                                                   rerun->error.isEmpty() ? QString() : QStringLiteral(": ") % rerun->error));
+            return finishReport();
+        }
+        const PartitionResult t = rerun->totals();
+        if (auto s = auditStep(db, dataset.name, QStringLiteral("recover rerun"), rerun->runId,
+                               Json{{"partitions", rerun->partitions.size()}, {"inserted", t.inserted}, {"deleted", t.deleted}});
+            !s)
+            return fail(s.error());
+        result.steps.push_back({QStringLiteral("rerun"), QStringLiteral("done"),
+                                QStringLiteral("run %1 overwrote %2 partition(s): %3 rows written, %4 removed")
+                                    .arg(rerun->runId.toString())
+                                    .arg(rerun->partitions.size())
+                                    .arg(t.stagedRows)
+                                    .arg(t.deleted)});
+    }
+
+    // 4. Business totals against the source.
+    auto totals = compareTotals(db, dataset, scope);
+    if (!totals)
+        return fail(totals.error());
+    result.totals = *totals;
+    result.totalsMatch = std::all_of(result.totals.begin(), result.totals.end(), [](const TotalsRow &t) { return t.match; });
+    {
+        Json rows = Json::array();
+        for (const auto &t : result.totals)
+            rows.push_back({{"partition", t.partition ? Json(t.partition->toStdString()) : Json(nullptr)},
+                            {"source_rows", t.sourceRows},
+                            {"target_rows", t.targetRows},
+                            {"match", t.match}});
+        if (auto s = auditStep(db, dataset.name, QStringLiteral("recover totals"), result.rerunId, Json{{"match", result.totalsMatch}, {"partitions", rows}}); !s)
+            return fail(s.error());
+    }
+    if (!result.totalsMatch) {
+        stop(QStringLiteral("totals"), QStringLiteral("business totals differ from the source after the re-run"));
+        return finishReport();
+    }
+    result.steps.push_back({QStringLiteral("totals"), QStringLiteral("done"),
+                            QStringLiteral("row counts and sums match the deduped source in %1 partition(s)").arg(result.totals.size())});
+
+    // 5. A unique index on (partition, key), then unfreeze.
+    if (sql->targetExists()) {
+        QStringList nullTerms;
+        for (const QString &c : result.uniqueIndexColumns)
+            nullTerms << db.quote(c) % QStringLiteral(" IS NULL");
+        auto nulls = db.exec(QStringLiteral("SELECT ") % [&] {
+            QStringList sums;
+            for (const QString &c : result.uniqueIndexColumns)
+                sums << QStringLiteral("SUM(CASE WHEN ") % db.quote(c) % QStringLiteral(" IS NULL THEN 1 ELSE 0 END)");
+            return sums.join(QStringLiteral(", "));
+        }() % QStringLiteral(" FROM ") % sql->quotedTarget());
+        if (!nulls)
+            return fail(nulls.error());
+        QStringList nullable;
+        if (nulls->next())
+            for (int i = 0; i < result.uniqueIndexColumns.size(); ++i)
+                if (nulls->value(i).toLongLong() > 0)
+                    nullable << QStringLiteral("%1 (%2 rows)").arg(result.uniqueIndexColumns[i]).arg(nulls->value(i).toLongLong());
+        if (!nullable.isEmpty()) {
+            stop(QStringLiteral("unique_index"),
+                 QStringLiteral("key columns hold NULL: %1; a unique index treats NULLs as distinct, so it would not stop duplicates of those keys. "
+                                "Make the key NOT NULL (or fill the NULLs), then add the index")
+                     .arg(nullable.join(QStringLiteral(", "))));
+            return finishReport();
+        }
+        auto after = findDuplicates(db, dataset, options.samples);
+        if (!after)
+            return fail(after.error());
+        result.after = *after;
+        if (after->duplicateKeys > 0) {
+            stop(QStringLiteral("unique_index"), QStringLiteral("%1 duplicate keys remain (%2 extra rows): the unique index cannot be added")
+                                                     .arg(after->duplicateKeys)
+                                                     .arg(after->extraRows));
+            return finishReport();
+        }
+        auto has = indexExists();
+        if (!has)
+            return fail(has.error());
+        const Status indexed = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
+            auto r = db.exec(QStringLiteral("CREATE UNIQUE INDEX IF NOT EXISTS ") % db.quote(result.uniqueIndex) % QStringLiteral(" ON ")
+                             % sql->quotedTarget() % QStringLiteral(" (") % quotedList(db, result.uniqueIndexColumns) % u')');
+            if (!r)
+                return fail(r.error());
+            return writeAudit(db, QStringLiteral("recover unique index"), dataset.name, QString(), result.rerunId,
+                              QString::fromStdString(Json{{"index", result.uniqueIndex.toStdString()},
+                                                          {"columns", result.uniqueIndexColumns.join(u',').toStdString()},
+                                                          {"already_present", *has}}
+                                                         .dump()));
+        }); });
+        if (!indexed) {
+            stop(QStringLiteral("unique_index"), indexed.error().message);
+            return finishReport();
+        }
+        result.uniqueIndexAdded = true;
+        result.steps.push_back({QStringLiteral("unique_index"), QStringLiteral("done"),
+                                *has ? QStringLiteral("%1 was already in place").arg(result.uniqueIndex)
+                                     : QStringLiteral("added %1 on %2 (%3)").arg(result.uniqueIndex, dataset.target, result.uniqueIndexColumns.join(u", "))});
+    } else {
+        result.after = result.before;
+        result.steps.push_back({QStringLiteral("unique_index"), QStringLiteral("skipped"), QStringLiteral("the target does not exist yet")});
+    }
+    auto lifted = unfreeze(db, dataset.name, QStringLiteral("recover finished"), QStringLiteral("recover unfreeze"));
+    if (!lifted)
+        return fail(lifted.error());
+    result.steps.push_back({QStringLiteral("unfreeze"), QStringLiteral("done"), QStringLiteral("writers may publish again")});
+    result.status = QStringLiteral("recovered");
+    return finishReport();
+}
+
+QString recoveryReportMarkdown(const RecoveryResult &r)
+{
+    QString md;
+    QTextStream out(&md);
+    const QString now = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
+    out << "# Duplicate incident recovery: " << r.dataset << "\n\n";
+    out << "- Target table: `" << r.target << "`\n";
+    out << "- " << (r.executed ? "Recovered" : "Planned (dry run, nothing changed)") << " at " << now << " by " << osUser() << '\n';
+    out << "- Outcome: **" << r.status << "**";
+    if (!r.error.isEmpty())
+        out << ": " << r.error;
+    out << "\n\n## What happened\n\n";
+    out << "The target held " << r.before.duplicateKeys << " duplicate key(s): " << r.before.extraRows
+        << " row(s) beyond one per (partition, key).\n\n";
+    if (!r.before.partitions.empty()) {
+        out << "| partition | duplicate keys | extra rows |\n|---|---:|---:|\n";
+        for (const auto &p : r.before.partitions)
+            out << "| " << partitionLabel(p.partition) << " | " << p.duplicateKeys << " | " << p.extraRows << " |\n";
+        out << '\n';
+    }
+    if (!r.before.samples.empty()) {
+        out << "Examples:\n\n";
+        for (const auto &s : r.before.samples)
+            out << "- `" << QString::fromUtf8(QJsonDocument(s).toJson(QJsonDocument::Compact)) << "`\n";
+        out << '\n';
+    }
+    out << "## Steps\n\n| step | status | detail |\n|---|---|---|\n";
+    for (const auto &s : r.steps)
+        out << "| " << s.step << " | " << s.status << " | " << QString(s.detail).replace(u'|', QStringLiteral("\\|")) << " |\n";
+    out << "\n## Counts before and after\n\n";
+    if (r.totalsBefore.empty()) {
+        out << "No partition was affected.\n\n";
+    } else {
+        out << "| partition | target rows before | target rows after | source rows (deduped) |\n|---|---:|---:|---:|\n";
+        for (std::size_t i = 0; i < r.totalsBefore.size(); ++i) {
+            const auto &b = r.totalsBefore[i];
+            const QString afterRows = i < r.totals.size() && r.executed ? QString::number(r.totals[i].targetRows) : QStringLiteral("-");
+            out << "| " << partitionLabel(b.partition) << " | " << b.targetRows << " | " << afterRows << " | " << b.sourceRows << " |\n";
+        }
+        out << '\n';
+    }
+    out << "## Business totals against the source\n\n";
+    if (r.totals.empty()) {
+        out << "Nothing to compare.\n\n";
+    } else {
+        out << "| partition | column | source | target | match |\n|---|---|---:|---:|---|\n";
+        for (const auto &t : r.totals) {
+            out << "| " << partitionLabel(t.partition) << " | (rows) | " << t.sourceRows << " | " << t.targetRows << " | "
+                << (t.sourceRows == t.targetRows ? "yes" : "**no**") << " |\n";
+            for (const auto &[column, source, target] : t.sums)
+                out << "| " << partitionLabel(t.partition) << " | " << column << " | " << source.toString() << " | " << target.toString() << " | "
+                    << (sameSum(source, target) ? "yes" : "**no**") << " |\n";
+        }
+        out << "\nTotals " << (r.totalsMatch ? "match" : "do **not** match") << (r.executed ? "" : " (as the target is now)") << ".\n\n";
+    }
+    out << "## Preventing a recurrence\n\n";
+    if (r.uniqueIndexAdded)
+        out << "A unique index `" << r.uniqueIndex << "` on `" << r.target << "` (" << r.uniqueIndexColumns.join(QStringLiteral(", "))
+            << ") now makes the database refuse a second row for the same key, whoever writes it.\n";
+    else
+        out << "Planned: a unique index `" << r.uniqueIndex << "` on `" << r.target << "` (" << r.uniqueIndexColumns.join(QStringLiteral(", "))
+            << ").\n";
+    if (!r.rerunId.isNull())
+        out << "\nThe clean-up was run " << r.rerunId.toString() << "; `rewindctl rollback --run " << r.rerunId.toString()
+            << " --execute` would restore the state before it.\n";
+    if (r.leftFrozen)
+        out << "\nThe dataset is still **frozen**: lift it with `rewindctl unfreeze --dataset " << r.dataset << " --execute` once resolved.\n";
+    out.flush();
+    return md;
+}
+
+} // namespace rw

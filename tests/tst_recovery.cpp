@@ -1,0 +1,308 @@
+// Undoing and repairing: rollback of merge and overwrite runs to exactly the
+// rows before them, refusal when a later run built on them, duplicate
+// reports, the freeze, and the guided recovery of a retry storm.
+#include "batch.h"
+#include "recovery.h"
+#include "rollback.h"
+#include "runs.h"
+#include "testsupport.h"
+#include "workspace.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSqlRecord>
+#include <QTest>
+
+using namespace rw;
+
+namespace {
+
+// d2's target is a bad day: doubled amounts, a stray row, a retried row twice.
+const QStringList kWarehouse = {
+    QStringLiteral("CREATE TABLE src (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, updated_at TEXT)"),
+    QStringLiteral("INSERT INTO src VALUES "
+                   "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 20, 'x', 't1'), (2, 'a', 'd1', 21, 'x', 't2'),"
+                   "(1, 'a', 'd2', 30, 'x', 't1'), (2, 'a', 'd2', 40, 'x', 't1'), (3, NULL, 'd2', 50, 'x', 't1'),"
+                   "(1, 'a', 'd3', 60, 'x', 't1'), (4, 'b', 'd3', 70, 'x', 't1')"),
+    QStringLiteral("CREATE TABLE tgt (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, updated_at TEXT)"),
+    QStringLiteral("INSERT INTO tgt VALUES "
+                   "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 21, 'x', 't2'),"
+                   "(1, 'a', 'd2', 60, 'x', 't1'), (2, 'a', 'd2', 80, 'x', 't1'), (2, 'a', 'd2', 80, 'x', 't1'),"
+                   "(2, 'a', 'd2', 40, 'x', 't1'), (9, 'z', 'd2', 1, 'x', 't0'),"
+                   "(1, 'a', 'd3', 60, 'x', 't1')"),
+};
+
+QByteArray spec(const QString &write)
+{
+    return QStringLiteral(R"({"datasets": {"sales": {"source": "src", "target": "tgt", "partition_column": "dt",
+        "key": ["id", "sub"], "order_by": "updated_at", "write": "%1"}}})")
+        .arg(write)
+        .toUtf8();
+}
+
+// A table's rows as a multiset, independent of order.
+QString digest(const Database &db, const QString &table)
+{
+    auto q = db.exec(QStringLiteral("SELECT * FROM ") + db.quote(table));
+    QStringList rows;
+    while (q->next()) {
+        QStringList cells;
+        for (int i = 0; i < q->record().count(); ++i)
+            cells << (q->value(i).isNull() ? QStringLiteral("<null>") : q->value(i).toString());
+        rows << cells.join(u'|');
+    }
+    rows.sort();
+    return QString::fromLatin1(QCryptographicHash::hash(rows.join(u'\n').toUtf8(), QCryptographicHash::Sha256).toHex());
+}
+
+qint64 count(const Database &db, const QString &sql)
+{
+    auto v = db.scalar(sql);
+    return v ? v->toLongLong() : -1;
+}
+
+struct Fixture {
+    QTemporaryDir dir;
+    QString dbPath;
+    QString specPath;
+    std::optional<Workspace> ws;
+
+    explicit Fixture(const QByteArray &specJson, const QStringList &warehouse = kWarehouse)
+    {
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("w.db"), warehouse);
+        dbPath = db.url().path;
+        specPath = testsupport::writeFile(dir, QStringLiteral("w.json"), specJson);
+        auto opened = openWorkspace(dbPath, specPath);
+        if (!opened)
+            qFatal("%s", qPrintable(opened.error().message));
+        ws = std::move(*opened);
+    }
+    const Database &db() const { return ws->db; }
+    const DatasetSpec &dataset() const { return ws->spec.datasets.front(); }
+    QStringList args() const { return {QStringLiteral("--db"), dbPath, QStringLiteral("--spec"), specPath}; }
+    testsupport::CliResult cli(const QStringList &command) const { return testsupport::runCli(command + args()); }
+};
+
+BatchOptions execute(QStringList partitions = {})
+{
+    BatchOptions o;
+    o.execute = true;
+    o.scope.partitions = std::move(partitions);
+    return o;
+}
+
+qint64 runId(const Result<RunResult> &r) { return r->runId.toLongLong(); }
+
+QJsonObject json(const QString &text) { return QJsonDocument::fromJson(text.toUtf8()).object(); }
+
+} // namespace
+
+class TestRecovery : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void rollbackRestoresExactly_data()
+    {
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("merge") << QStringLiteral("merge");
+        QTest::newRow("overwrite") << QStringLiteral("overwrite_partition");
+    }
+
+    void rollbackRestoresExactly()
+    {
+        QFETCH(QString, mode);
+        Fixture f(spec(mode));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        auto r = run(f.db(), f.dataset(), execute());
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        const QString after = digest(f.db(), QStringLiteral("tgt"));
+        QVERIFY(after != before);
+
+        // The dry run shows what would come back and changes nothing.
+        const auto dry = f.cli({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId(r)), QStringLiteral("--json")});
+        QCOMPARE(dry.exitCode, 0);
+        const QJsonObject plan = json(dry.out);
+        QCOMPARE(plan[QStringLiteral("executed")].toBool(), false);
+        QCOMPARE(plan[QStringLiteral("partitions")].toArray().size(), 3);
+        QVERIFY(plan[QStringLiteral("totals")].toObject()[QStringLiteral("rows_restored")].toInteger() > 0);
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), after);
+
+        const auto done = f.cli({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId(r)), QStringLiteral("--execute"),
+                                 QStringLiteral("--json")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err));
+        QCOMPARE(json(done.out)[QStringLiteral("status")].toString(), QStringLiteral("rolled_back"));
+        // Row for row the table before the run, the retried duplicate included.
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 2")), 3);
+        QCOMPARE(loadRun(f.db(), runId(r))->status, QStringLiteral("rolled_back"));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'rollback partition'")), 3);
+        // Twice is refused, and a rolled-back run cannot be resumed.
+        QCOMPARE(f.cli({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId(r)), QStringLiteral("--execute")}).exitCode, 2);
+        // A new run after the rollback behaves as the first one did.
+        QVERIFY(run(f.db(), f.dataset(), execute()));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), after);
+    }
+
+    void rollbackRefusedAfterLaterRun()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        auto first = run(f.db(), f.dataset(), execute());
+        QVERIFY(first);
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE src SET amount = amount + 1 WHERE dt = 'd3'")));
+        auto second = run(f.db(), f.dataset(), execute({QStringLiteral("d3")}));
+        QVERIFY(second);
+        const QString afterSecond = digest(f.db(), QStringLiteral("tgt"));
+
+        const auto refused = f.cli({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId(first)), QStringLiteral("--execute"),
+                                    QStringLiteral("--json")});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("run %1").arg(runId(second))), qPrintable(refused.err));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), afterSecond);
+
+        // Undo the later run first, then the earlier one: back to the start.
+        QVERIFY(rollback(f.db(), f.ws->spec, runId(second), true));
+        auto r = rollback(f.db(), f.ws->spec, runId(first), true);
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+    }
+
+    void duplicatesPerPartitionNullSafe()
+    {
+        Fixture f(spec(QStringLiteral("merge")),
+                  kWarehouse + QStringList{QStringLiteral("INSERT INTO tgt VALUES (5, NULL, 'd3', 1, 'x', 't1'), (5, NULL, 'd3', 2, 'x', 't2')")});
+        auto d = findDuplicates(f.db(), f.dataset(), 10);
+        QVERIFY(d);
+        QCOMPARE(d->duplicateKeys, 2);
+        QCOMPARE(d->extraRows, 3);
+        QCOMPARE(d->partitions.size(), std::size_t(2));
+        QCOMPARE(d->partitions[0].partition, std::optional<QString>(QStringLiteral("d2")));
+        QCOMPARE(d->partitions[0].extraRows, 2);
+        QCOMPARE(d->partitions[1].duplicateKeys, 1);
+        const auto out = f.cli({QStringLiteral("duplicates"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--json")});
+        QCOMPARE(out.exitCode, 0);
+        const QJsonObject j = json(out.out);
+        QCOMPARE(j[QStringLiteral("duplicate_keys")].toInteger(), 2);
+        QCOMPARE(j[QStringLiteral("extra_rows")].toInteger(), 3);
+        QCOMPARE(j[QStringLiteral("partitions")].toArray().at(0).toObject()[QStringLiteral("partition")].toString(), QStringLiteral("d2"));
+        QCOMPARE(j[QStringLiteral("samples")].toArray().size(), 2);
+    }
+
+    void freezeIsHonoured()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        // A dry run changes nothing.
+        QCOMPARE(f.cli({QStringLiteral("freeze"), QStringLiteral("--dataset"), QStringLiteral("sales")}).exitCode, 0);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
+        const auto frozen = f.cli({QStringLiteral("freeze"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--reason"),
+                                   QStringLiteral("incident 42"), QStringLiteral("--execute"), QStringLiteral("--json")});
+        QCOMPARE(frozen.exitCode, 0);
+        QCOMPARE(json(frozen.out)[QStringLiteral("frozen")].toBool(), true);
+
+        const auto refused = f.cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")});
+        QVERIFY(refused.exitCode != 0);
+        QVERIFY(refused.err.contains(QStringLiteral("frozen")));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        // A preview still works: it writes no data.
+        QCOMPARE(f.cli({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("sales")}).exitCode, 0);
+
+        QCOMPARE(f.cli({QStringLiteral("unfreeze"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")}).exitCode, 0);
+        QCOMPARE(f.cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")}).exitCode, 0);
+        QVERIFY(digest(f.db(), QStringLiteral("tgt")) != before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action IN ('freeze', 'unfreeze')")), 2);
+    }
+
+    void recoverRetryStorm()
+    {
+        // 4 days of orders with re-sent versions; the fact is the clean load,
+        // then a retry storm writes 30% of days 3 and 4 a second time.
+        const QStringList warehouse = {
+            QStringLiteral("CREATE TABLE raw (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty INTEGER, updated_at TEXT)"),
+            QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999) "
+                           "INSERT INTO raw SELECT i / 2, i % 2 + 1, '2025-05-0' || (1 + i / 500), (i * 7919) % 10000 / 100.0, 1 + i % 5, "
+                           "'2025-05-10T00:00:00Z' FROM n"),
+            QStringLiteral("INSERT INTO raw SELECT order_id, item_id, dt, amount + 1.25, qty, '2025-05-11T00:00:00Z' FROM raw WHERE order_id % 7 = 0"),
+            QStringLiteral("CREATE TABLE fact (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty INTEGER, updated_at TEXT)"),
+            QStringLiteral("INSERT INTO fact SELECT order_id, item_id, dt, amount, qty, MAX(updated_at) FROM raw GROUP BY order_id, item_id, dt"),
+            QStringLiteral("CREATE TABLE clean AS SELECT * FROM fact"),
+            QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt IN ('2025-05-03', '2025-05-04') AND (order_id * 31 + item_id) % 10 < 3"),
+        };
+        Fixture f(R"({"datasets": {"sales": {"source": "raw", "target": "fact", "partition_column": "dt",
+            "key": ["order_id", "item_id"], "order_by": "updated_at", "write": "merge"}}})",
+                  warehouse);
+        const qint64 extra = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM fact")) - count(f.db(), QStringLiteral("SELECT COUNT(*) FROM clean"));
+        QVERIFY(extra > 100);
+        const QString stormy = digest(f.db(), QStringLiteral("fact"));
+
+        // Dry run: the incident and the plan, nothing changed.
+        const auto dry = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--json")});
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+        QJsonObject j = json(dry.out);
+        QCOMPARE(j[QStringLiteral("executed")].toBool(), false);
+        QCOMPARE(j[QStringLiteral("duplicate_keys")].toInteger(), extra);
+        QCOMPARE(j[QStringLiteral("extra_rows")].toInteger(), extra);
+        QCOMPARE(j[QStringLiteral("totals_match")].toBool(), false);
+        QCOMPARE(j[QStringLiteral("unique_index_added")].toBool(), false);
+        QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
+
+        const QString report = f.dir.filePath(QStringLiteral("incident.md"));
+        const auto done = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"),
+                                 QStringLiteral("--report"), report, QStringLiteral("--json")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        j = json(done.out);
+        QCOMPARE(j[QStringLiteral("executed")].toBool(), true);
+        QCOMPARE(j[QStringLiteral("duplicate_keys")].toInteger(), extra);
+        QCOMPARE(j[QStringLiteral("totals_match")].toBool(), true);
+        QCOMPARE(j[QStringLiteral("unique_index_added")].toBool(), true);
+        const QJsonArray parts = j[QStringLiteral("partitions")].toArray();
+        QCOMPARE(parts.size(), 2);
+        QCOMPARE(parts.at(0).toObject()[QStringLiteral("partition")].toString(), QStringLiteral("2025-05-03"));
+        QCOMPARE(parts.at(1).toObject()[QStringLiteral("partition")].toString(), QStringLiteral("2025-05-04"));
+        QCOMPARE(j[QStringLiteral("report")].toString(), report);
+
+        // The table is the clean load, row for row.
+        QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
+        // The database now refuses a duplicate, whoever writes it.
+        QVERIFY(!f.db().exec(QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt = '2025-05-01' LIMIT 1")));
+        QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
+        for (const char *step : {"recover freeze", "recover identify", "recover rerun", "recover totals", "recover unique index", "recover unfreeze"})
+            QVERIFY2(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = '%1'").arg(QLatin1String(step))) == 1, step);
+        QFile md(report);
+        QVERIFY(md.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(md.readAll());
+        QVERIFY(text.contains(QStringLiteral("# Duplicate incident recovery: sales")));
+        QVERIFY(text.contains(QStringLiteral("rewind_unique_fact")));
+
+        // Recovering a clean dataset changes nothing more.
+        const auto again = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"),
+                                  QStringLiteral("--report"), report, QStringLiteral("--json")});
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QCOMPARE(json(again.out)[QStringLiteral("duplicate_keys")].toInteger(), 0);
+        QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
+    }
+
+    void recoverRefusesAnIneffectiveIndex()
+    {
+        // A NULL key column: a unique index would not stop duplicates of it.
+        Fixture f(spec(QStringLiteral("merge")));
+        const auto r = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"),
+                              QStringLiteral("--report"), f.dir.filePath(QStringLiteral("r.md")), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 1);
+        const QJsonObject j = json(r.out);
+        QCOMPARE(j[QStringLiteral("unique_index_added")].toBool(), false);
+        QVERIFY2(j[QStringLiteral("error")].toString().contains(QStringLiteral("NULL")), qPrintable(r.out));
+        // The duplicates are gone; the dataset stays frozen for the operator to decide.
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 2")), 1);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRecovery)
+#include "tst_recovery.moc"

@@ -1,0 +1,303 @@
+// The scd2 write mode: a monthly backfill builds exactly the history a
+// gaps-and-islands query computes on its own, resumes after a SIGKILL,
+// changes nothing when re-run, refuses an out-of-order month, and rolls back.
+#include "batch.h"
+#include "rollback.h"
+#include "testsupport.h"
+#include "workspace.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+using namespace rw;
+
+namespace {
+
+// 60 customers over 6 months; tiers move now and then, some customers join
+// late or skip a month, one has a NULL id, and some months were sent twice
+// (the later send wins).
+const QStringList kWarehouse = {
+    QStringLiteral("CREATE TABLE tiers (customer_id INTEGER, month TEXT, customer_tier TEXT, updated_at TEXT)"),
+    QStringLiteral("WITH RECURSIVE c(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM c WHERE id < 60), "
+                   "m(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM m WHERE k < 5) "
+                   "INSERT INTO tiers SELECT id, date('2025-01-01', '+' || k || ' months'), "
+                   "CASE (id * 7 + (k + id % 3) / 2 * (id % 4)) % 4 WHEN 0 THEN 'bronze' WHEN 1 THEN 'silver' WHEN 2 THEN 'gold' ELSE 'platinum' END, "
+                   "date('2025-01-01', '+' || k || ' months') || 'T01:00:00Z' FROM c, m "
+                   "WHERE NOT (id % 10 = 3 AND k < 2) AND NOT (id % 13 = 5 AND k = 3)"),
+    QStringLiteral("INSERT INTO tiers SELECT NULL, month, CASE WHEN month < '2025-04-01' THEN 'gold' ELSE 'silver' END, month || 'T01:00:00Z' "
+                   "FROM (SELECT DISTINCT month FROM tiers)"),
+    QStringLiteral("INSERT INTO tiers SELECT customer_id, month, 'resent', month || 'T00:30:00Z' FROM tiers WHERE customer_id % 9 = 2"),
+    QStringLiteral("INSERT INTO tiers SELECT customer_id, month, 'corrected', month || 'T02:00:00Z' FROM tiers "
+                   "WHERE customer_id % 11 = 4 AND month = '2025-03-01' AND customer_tier <> 'resent'"),
+};
+
+const QByteArray kSpec = R"({"datasets": {"customer_tiers": {"source": "tiers", "target": "dim", "partition_column": "month",
+    "key": ["customer_id"], "order_by": "updated_at", "write": "scd2",
+    "scd2": {"tracked": ["customer_tier"], "valid_from": "effective_from", "valid_to": "effective_to", "current": "is_current"}}}})";
+
+const QStringList kMonths = {QStringLiteral("2025-01-01"), QStringLiteral("2025-02-01"), QStringLiteral("2025-03-01"),
+                             QStringLiteral("2025-04-01"), QStringLiteral("2025-05-01"), QStringLiteral("2025-06-01")};
+
+// The expected dimension, computed independently: dedupe each month, then
+// gaps and islands: a version starts where the tier differs from the key's
+// previous month present; it ends where the next one starts.
+QString expectedHistory(const QString &upTo)
+{
+    return QStringLiteral(
+               "WITH d AS (SELECT customer_id, month, customer_tier FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY customer_id, month "
+               "ORDER BY updated_at DESC) AS rn FROM tiers WHERE month <= '%1') WHERE rn = 1), "
+               "c AS (SELECT *, CASE WHEN LAG(month) OVER w IS NOT NULL AND LAG(customer_tier) OVER w IS customer_tier THEN 0 ELSE 1 END AS starts "
+               "FROM d WINDOW w AS (PARTITION BY customer_id ORDER BY month)), "
+               "s AS (SELECT customer_id, month, customer_tier FROM c WHERE starts = 1) "
+               "SELECT customer_id, customer_tier, month AS effective_from, LEAD(month) OVER (PARTITION BY customer_id ORDER BY month) AS effective_to, "
+               "CASE WHEN LEAD(month) OVER (PARTITION BY customer_id ORDER BY month) IS NULL THEN 1 ELSE 0 END AS is_current FROM s")
+        .arg(upTo);
+}
+
+qint64 count(const Database &db, const QString &sql)
+{
+    auto v = db.scalar(sql);
+    return v ? v->toLongLong() : -1;
+}
+
+// Rows of the dimension not in the expected history and back (0 and 0: equal).
+QString differences(const Database &db, const QString &upTo = QStringLiteral("9999"))
+{
+    const QString dim = QStringLiteral("SELECT customer_id, customer_tier, effective_from, effective_to, is_current FROM dim");
+    const qint64 extra = count(db, QStringLiteral("SELECT COUNT(*) FROM (") + dim + QStringLiteral(" EXCEPT SELECT * FROM (") + expectedHistory(upTo)
+                                       + QStringLiteral("))"));
+    const qint64 missing = count(db, QStringLiteral("SELECT COUNT(*) FROM (") + expectedHistory(upTo) + QStringLiteral(" EXCEPT ") + dim + u')');
+    const qint64 rows = count(db, QStringLiteral("SELECT COUNT(*) FROM dim"));
+    const qint64 expected = count(db, QStringLiteral("SELECT COUNT(*) FROM (") + expectedHistory(upTo) + u')');
+    return QStringLiteral("extra %1 missing %2 rows %3/%4").arg(extra).arg(missing).arg(rows).arg(expected);
+}
+bool same(const QString &differencesText)
+{
+    const QStringList w = differencesText.split(u' ');
+    const QStringList rows = w.value(5).split(u'/');
+    return w.value(1) == QLatin1String("0") && w.value(3) == QLatin1String("0") && rows.value(0) == rows.value(1);
+}
+
+struct Fixture {
+    QTemporaryDir dir;
+    QString dbPath;
+    QString specPath;
+    std::optional<Workspace> ws;
+
+    Fixture()
+    {
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("w.db"), kWarehouse);
+        dbPath = db.url().path;
+        specPath = testsupport::writeFile(dir, QStringLiteral("w.json"), kSpec);
+        auto opened = openWorkspace(dbPath, specPath);
+        if (!opened)
+            qFatal("%s", qPrintable(opened.error().message));
+        ws = std::move(*opened);
+    }
+    const Database &db() const { return ws->db; }
+    const DatasetSpec &dataset() const { return ws->spec.datasets.front(); }
+    QStringList args() const { return {QStringLiteral("--db"), dbPath, QStringLiteral("--spec"), specPath}; }
+};
+
+BatchOptions scope(QStringList partitions = {}, bool execute = true)
+{
+    BatchOptions o;
+    o.execute = execute;
+    o.scope.partitions = std::move(partitions);
+    return o;
+}
+
+BatchOptions range(const QString &from, const QString &to)
+{
+    BatchOptions o;
+    o.execute = true;
+    o.scope.from = from;
+    o.scope.to = to;
+    return o;
+}
+
+struct Child {
+    int exitCode = -1;
+    bool crashed = false;
+    QByteArray out;
+    QByteArray err;
+};
+
+Child rewindctl(const QStringList &args, const QString &failpoint = QString())
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("REWIND_FAILPOINT"));
+    if (!failpoint.isEmpty())
+        env.insert(QStringLiteral("REWIND_FAILPOINT"), failpoint);
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(REWINDCTL_PATH), args);
+    p.waitForFinished(300000);
+    return {p.exitCode(), p.exitStatus() == QProcess::CrashExit, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+} // namespace
+
+class TestScd2 : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void backfillMatchesIndependentHistory()
+    {
+        Fixture f;
+        // The preview simulates the months in order: per month, the
+        // versions opened and closed that the expected history has.
+        auto p = preview(f.db(), f.dataset(), scope({}, false));
+        QVERIFY2(p, qPrintable(p ? QString() : p.error().message));
+        QCOMPARE(p->partitions.size(), std::size_t(6));
+        QVERIFY(!*f.db().hasRelation(QStringLiteral("dim")));
+        for (const auto &part : p->partitions) {
+            const QString m = *part.partition;
+            QCOMPARE(part.versionsOpened.value_or(-1),
+                     count(f.db(), QStringLiteral("SELECT COUNT(*) FROM (") + expectedHistory(QStringLiteral("9999"))
+                                       + QStringLiteral(") WHERE effective_from = '") + m + u'\''));
+            QCOMPARE(part.versionsClosed.value_or(-1),
+                     count(f.db(), QStringLiteral("SELECT COUNT(*) FROM (") + expectedHistory(QStringLiteral("9999"))
+                                       + QStringLiteral(") WHERE effective_to = '") + m + u'\''));
+            QCOMPARE(part.inserted, *part.versionsOpened);
+            QCOMPARE(part.unchanged, part.stagedRows - part.inserted);
+        }
+
+        auto r = run(f.db(), f.dataset(), scope());
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));
+        for (std::size_t i = 0; i < r->partitions.size(); ++i) {
+            QCOMPARE(r->partitions[i].versionsOpened, p->partitions[i].versionsOpened);
+            QCOMPARE(r->partitions[i].versionsClosed, p->partitions[i].versionsClosed);
+        }
+        // One current version per key, the NULL key included.
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM (SELECT customer_id FROM dim WHERE is_current = 1 GROUP BY customer_id HAVING COUNT(*) > 1)")), 0);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim WHERE customer_id IS NULL")), 2);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim WHERE customer_id IS NULL AND is_current = 1 AND effective_from = '2025-04-01'")), 1);
+    }
+
+    void monthByMonthThenRerunIsANoop()
+    {
+        Fixture f;
+        for (const QString &m : kMonths) {
+            auto r = run(f.db(), f.dataset(), scope({m}));
+            QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+            QVERIFY2(same(differences(f.db(), m)), qPrintable(differences(f.db(), m)));
+        }
+        const qint64 rows = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim"));
+        const qint64 sum = count(f.db(), QStringLiteral("SELECT SUM(rowid * 7 + is_current + length(COALESCE(effective_to, ''))) FROM dim"));
+        // The whole range again, then the last month again: nothing changes.
+        for (const BatchOptions &o : {scope(), scope({kMonths.last()})}) {
+            auto again = run(f.db(), f.dataset(), o);
+            QVERIFY2(again, qPrintable(again ? QString() : again.error().message));
+            const PartitionResult t = again->totals();
+            QCOMPARE(t.inserted, 0);
+            QCOMPARE(t.updated, 0);
+            QCOMPARE(t.deleted, 0);
+            QCOMPARE(t.unchanged, t.stagedRows);
+            QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim")), rows);
+            QCOMPARE(count(f.db(), QStringLiteral("SELECT SUM(rowid * 7 + is_current + length(COALESCE(effective_to, ''))) FROM dim")), sum);
+        }
+        // The contract's JSON carries the scd2 counts.
+        const auto cli = testsupport::runCli(QStringList{QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("customer_tiers"),
+                                                         QStringLiteral("--partition"), kMonths.last(), QStringLiteral("--json")}
+                                             + f.args());
+        QCOMPARE(cli.exitCode, 0);
+        const QJsonObject part = QJsonDocument::fromJson(cli.out.toUtf8()).object()[QStringLiteral("partitions")].toArray().at(0).toObject();
+        QCOMPARE(part[QStringLiteral("versions_opened")].toInt(), 0);
+        QCOMPARE(part[QStringLiteral("versions_closed")].toInt(), 0);
+    }
+
+    void outOfOrderMonthIsRefused()
+    {
+        Fixture f;
+        QVERIFY(run(f.db(), f.dataset(), range(kMonths[0], kMonths[3])));
+        const qint64 rows = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim"));
+        // Month 2 alone after months 3 and 4: refused, exit 2, naming what to do.
+        const auto refused = testsupport::runCli(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("customer_tiers"),
+                                                             QStringLiteral("--partition"), kMonths[1], QStringLiteral("--execute")}
+                                                 + f.args());
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("--from 2025-02-01 --to 2025-04-01")), qPrintable(refused.err));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim")), rows);
+        // Skipping ahead is fine; a month before the last applied one is not.
+        QVERIFY(run(f.db(), f.dataset(), scope({kMonths[5]})));
+        auto gap = run(f.db(), f.dataset(), scope({kMonths[4]}));
+        QVERIFY(!gap);
+        QCOMPARE(gap.error().code, Error::Code::BadInput);
+        // The whole range from that month on is accepted.
+        auto whole = run(f.db(), f.dataset(), range(kMonths[4], kMonths[5]));
+        QVERIFY2(whole, qPrintable(whole ? QString() : whole.error().message));
+        QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));
+
+        // A corrected source for month 3 onwards, re-run from month 3: the
+        // history follows the new source, transitions removed included.
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE tiers SET customer_tier = 'platinum', updated_at = updated_at || 'x' "
+                                           "WHERE customer_id % 5 = 1 AND month >= '2025-03-01'")));
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE tiers SET customer_tier = (SELECT t2.customer_tier FROM tiers AS t2 WHERE t2.customer_id = tiers.customer_id "
+                                           "AND t2.month = '2025-02-01' ORDER BY t2.updated_at DESC LIMIT 1), updated_at = updated_at || 'y' "
+                                           "WHERE customer_id % 5 = 2 AND month = '2025-03-01'")));
+        QVERIFY(!run(f.db(), f.dataset(), range(kMonths[2], kMonths[4])));
+        auto redo = run(f.db(), f.dataset(), range(kMonths[2], kMonths[5]));
+        QVERIFY2(redo, qPrintable(redo ? QString() : redo.error().message));
+        QVERIFY(redo->totals().inserted + redo->totals().deleted > 0);
+        QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));
+    }
+
+    void killedBackfillResumes()
+    {
+        Fixture f;
+        // Killed with month 4 written but uncommitted: months 1-3 are published.
+        const Child killed = rewindctl(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("customer_tiers"),
+                                                   QStringLiteral("--execute"), QStringLiteral("--json")} + f.args(),
+                                       QStringLiteral("after-write:4"));
+        QVERIFY2(killed.crashed, killed.err.constData());
+        QVERIFY2(same(differences(f.db(), kMonths[2])), qPrintable(differences(f.db(), kMonths[2])));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 3);
+        const qint64 id = count(f.db(), QStringLiteral("SELECT MAX(run_id) FROM rewind_runs"));
+
+        const Child resumed = rewindctl(QStringList{QStringLiteral("resume"), QStringLiteral("--run"), QString::number(id), QStringLiteral("--execute"),
+                                                    QStringLiteral("--json")} + f.args());
+        QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+        const QJsonObject result = QJsonDocument::fromJson(resumed.out).object();
+        QCOMPARE(result[QStringLiteral("status")].toString(), QStringLiteral("succeeded"));
+        QCOMPARE(result[QStringLiteral("partitions")].toArray().size(), 6);
+        QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE run_id = %1 AND status = 'done'").arg(id)), 6);
+    }
+
+    void rollbackOfScd2Runs()
+    {
+        Fixture f;
+        auto first = run(f.db(), f.dataset(), range(kMonths[0], kMonths[2]));
+        QVERIFY(first);
+        auto second = run(f.db(), f.dataset(), range(kMonths[3], kMonths[5]));
+        QVERIFY(second);
+        QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));
+
+        // The first run's history is what the second built on.
+        auto refused = rollback(f.db(), f.ws->spec, first->runId.toLongLong(), true);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, Error::Code::BadInput);
+        QVERIFY2(refused.error().message.contains(QStringLiteral("run %1").arg(second->runId.toLongLong())), qPrintable(refused.error().message));
+
+        auto dry = rollback(f.db(), f.ws->spec, second->runId.toLongLong(), false);
+        QVERIFY(dry);
+        QCOMPARE(dry->partitions.size(), std::size_t(3));
+        QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));
+
+        auto undone = rollback(f.db(), f.ws->spec, second->runId.toLongLong(), true);
+        QVERIFY2(undone, qPrintable(undone ? QString() : undone.error().message));
+        QVERIFY2(same(differences(f.db(), kMonths[2])), qPrintable(differences(f.db(), kMonths[2])));
+        // Months 4-6 may be applied again; the result is the full history.
+        QVERIFY(run(f.db(), f.dataset(), range(kMonths[3], kMonths[5])));
+        QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScd2)
+#include "tst_scd2.moc"
