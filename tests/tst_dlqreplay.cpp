@@ -89,25 +89,11 @@ std::unique_ptr<Fixture> streamDlq(int events)
     return f;
 }
 
-struct Proc {
-    int exitCode = -1;
-    bool crashed = false;
-    QByteArray out;
-    QByteArray err;
-};
+using Proc = testsupport::ChildResult;
 
 Proc rewindctl(const QStringList &args, const QString &failpoint = QString())
 {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    if (failpoint.isEmpty())
-        env.remove(QStringLiteral("REWIND_FAILPOINT"));
-    else
-        env.insert(QStringLiteral("REWIND_FAILPOINT"), failpoint);
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(REWINDCTL_PATH), args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), p.exitStatus() == QProcess::CrashExit, p.readAllStandardOutput(), p.readAllStandardError()};
+    return testsupport::runRewindctl(args, failpoint);
 }
 
 } // namespace
