@@ -48,7 +48,6 @@ cat > "$work/spec.json" <<'JSON'
 JSON
 "$rewindctl" datasets --db "$work/base.db" --spec "$work/spec.json" >/dev/null   # control schema in place
 
-now() { date +%s.%N; }
 best() { sort -n | head -1; }
 
 hand_run() { # db day
@@ -74,28 +73,37 @@ FROM s LEFT JOIN tgt t ON t.dt = '$2' AND t.order_id = s.order_id;
 SQL
 }
 
+export -f hand_run hand_diff
 fresh() { rm -f "$work/run.db"*; sqlite3 "$work/base.db" ".backup '$work/run.db'"; }
 
+# Prints "wall cpu": the best of 3 of each, cpu being user + system time of
+# the process (steadier than wall time when the machine is shared).
 measure() { # label command...
   local label=$1; shift
-  local times=()
+  local walls=() cpus=()
   for _ in 1 2 3; do
     fresh
-    local t0 t1; t0=$(now); "$@" >/dev/null; t1=$(now)
-    times+=("$(echo "$t1 - $t0" | bc -l)")
+    local out; out=$(/usr/bin/time -f '%e %U %S' bash -c '"$@" >/dev/null 2>&1' _ "$@" 2>&1 | tail -1)
+    read -r w u s <<<"$out"
+    walls+=("$w"); cpus+=("$(echo "$u + $s" | bc -l)")
   done
-  printf '%s\n' "${times[@]}" | best
+  echo "$(printf '%s\n' "${walls[@]}" | best) $(printf '%s\n' "${cpus[@]}" | best)"
 }
 
 command -v bc >/dev/null || apt-get install -y -qq bc >/dev/null
 ws=(--db "$work/run.db" --spec "$work/spec.json")
-printf '%-44s %10s %10s %7s\n' "operation (best of 3, seconds)" "rewind" "by hand" "ratio"
+row() { # label "wall cpu" "wall cpu"
+  read -r rw rc <<<"$2"; read -r hw hc <<<"$3"
+  printf '%-40s %8.3f %8.3f %6.2fx   %8.3f %8.3f %6.2fx\n' "$1" "$rw" "$hw" "$(echo "$rw / $hw" | bc -l)" \
+    "$rc" "$hc" "$(echo "$rc / $hc" | bc -l)"
+}
+printf '%-40s %8s %8s %7s   %8s %8s %7s\n' "operation (best of 3, seconds)" "wall rw" "by hand" "ratio" "cpu rw" "by hand" "ratio"
 for day in 2025-01-10 2025-01-03; do
   r=$(measure run "$rewindctl" run "${ws[@]}" --dataset sales --partition "$day" --execute)
   h=$(measure hand hand_run "$work/run.db" "$day")
   kind=$([ "$day" = 2025-01-10 ] && echo "bad day, 95% updated" || echo "clean day, no change")
-  printf '%-44s %10.3f %10.3f %6.2fx\n' "run one partition ($kind)" "$r" "$h" "$(echo "$r / $h" | bc -l)"
+  row "run one partition ($kind)" "$r" "$h"
 done
 r=$(measure preview "$rewindctl" preview "${ws[@]}" --dataset sales --partition 2025-01-10)
 h=$(measure hand hand_diff "$work/run.db" 2025-01-10)
-printf '%-44s %10.3f %10.3f %6.2fx\n' "preview one partition (diff)" "$r" "$h" "$(echo "$r / $h" | bc -l)"
+row "preview one partition (diff)" "$r" "$h"

@@ -87,23 +87,29 @@ Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &s
     return out;
 }
 
-Result<Samples> takeSamples(const Database &db, const BatchSql &sql, const PartitionRef &p, int limit, bool withDeletes)
+// Sample rows of each diff category of `r`, skipping the empty ones (their
+// queries would scan the whole partition to find nothing).
+Result<Samples> takeSamples(const Database &db, const BatchSql &sql, const PartitionRef &p, int limit, const PartitionResult &r)
 {
     Samples s;
     const int width = int(sql.columns().size());
     QVariantList binds;
-    const QString insertedSql = sql.sampleInserted(p, binds);
-    auto inserted = sampleRows(db, insertedSql, binds, limit, width);
-    if (!inserted)
-        return fail(inserted.error());
-    s.inserted = *inserted;
-    binds.clear();
-    const QString unchangedSql = sql.sampleUnchanged(p, binds);
-    auto unchanged = sampleRows(db, unchangedSql, binds, limit, width);
-    if (!unchanged)
-        return fail(unchanged.error());
-    s.unchanged = *unchanged;
-    if (withDeletes) {
+    if (r.inserted > 0) {
+        const QString insertedSql = sql.sampleInserted(p, binds);
+        auto inserted = sampleRows(db, insertedSql, binds, limit, width);
+        if (!inserted)
+            return fail(inserted.error());
+        s.inserted = *inserted;
+    }
+    if (r.unchanged > 0) {
+        binds.clear();
+        const QString unchangedSql = sql.sampleUnchanged(p, binds);
+        auto unchanged = sampleRows(db, unchangedSql, binds, limit, width);
+        if (!unchanged)
+            return fail(unchanged.error());
+        s.unchanged = *unchanged;
+    }
+    if (r.deleted > 0) {
         binds.clear();
         const QString deletedSql = sql.sampleDeleted(p, binds);
         auto deleted = sampleRows(db, deletedSql, binds, limit, width);
@@ -111,6 +117,8 @@ Result<Samples> takeSamples(const Database &db, const BatchSql &sql, const Parti
             return fail(deleted.error());
         s.deleted = *deleted;
     }
+    if (r.updated == 0)
+        return s;
     binds.clear();
     const QString updatedSql = sql.sampleUpdated(p, binds);
     binds << limit;
@@ -143,10 +151,10 @@ Result<QHash<QString, QList<qint64>>> countsBy(const Database &db, const QString
 
 // Stages the scope, runs the gates, and diffs against the target: the work
 // shared by preview and by each chunk of a run. Leaves rewind_stage and
-// rewind_tgt in place for the publish.
+// rewind_tgt in place for the publish (`publish`: index the stage for it).
 Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
                                                   const std::vector<PartitionRef> &scope, const SourceStatsMap &stats,
-                                                  const QVariant &runId, const BatchOptions &options, bool simulate,
+                                                  const QVariant &runId, const BatchOptions &options, bool simulate, bool publish,
                                                   std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase)
 {
     QVariantList binds;
@@ -158,6 +166,10 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     auto deduped = countsBy(db, sql.stagedCounts(), {}, 1);
     if (!deduped)
         return fail(deduped.error());
+    const bool overwrite = dataset.write == QLatin1String("overwrite_partition");
+    if (!dataset.checks.empty() || sql.isScd2() || publish || (overwrite && options.samples > 0))
+        if (auto r = db.exec(sql.indexStage()); !r)
+            return fail(r.error());
 
     if (cancelled(options))
         return internalError(QStringLiteral("cancelled"));
@@ -185,19 +197,18 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     for (qsizetype i = 0; i < copy.size(); ++i)
         if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    auto staged = countsBy(db, sql.stagedCounts(), {}, 1);
-    if (!staged)
-        return fail(staged.error());
     auto diff = countsBy(db, sql.diffCounts(), {}, 2);
     if (!diff)
         return fail(diff.error());
-    binds.clear();
-    const QString targetCountsSql = sql.targetCounts(binds);
-    auto target = countsBy(db, targetCountsSql, binds, 1);
-    if (!target)
-        return fail(target.error());
-
-    const bool overwrite = dataset.write == QLatin1String("overwrite_partition");
+    QHash<QString, QList<qint64>> target; // rows in scope, for overwrite's deletes
+    if (overwrite) {
+        binds.clear();
+        const QString targetCountsSql = sql.targetCounts(binds);
+        auto counts = countsBy(db, targetCountsSql, binds, 1);
+        if (!counts)
+            return fail(counts.error());
+        target = *counts;
+    }
     std::vector<PartitionResult> out;
     for (const auto &p : scope) {
         const QString key = partitionKey(p.label);
@@ -207,16 +218,16 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
         r.fingerprint = stats.value(key).fingerprint;
         const qint64 dedupedRows = deduped->value(key, {0}).value(0);
         r.duplicatesDropped = r.sourceRows - dedupedRows;
-        r.stagedRows = staged->value(key, {0}).value(0);
+        r.stagedRows = dedupedRows; // the target copy leaves the stage as it was
         const QList<qint64> d = diff->value(key, {0, 0});
         r.inserted = d.value(0);
         r.updated = d.value(1);
         r.unchanged = r.stagedRows - r.inserted - r.updated;
         // Overwrite: every target row not matched by a staged row goes
         // (extra copies of a duplicated key included).
-        r.deleted = overwrite ? target->value(key, {0}).value(0) - (r.stagedRows - r.inserted) : 0;
+        r.deleted = overwrite ? target.value(key, {0}).value(0) - (r.stagedRows - r.inserted) : 0;
         if (options.samples > 0) {
-            auto samples = takeSamples(db, sql, p, options.samples, overwrite);
+            auto samples = takeSamples(db, sql, p, options.samples, r);
             if (!samples)
                 return fail(samples.error());
             r.samples = *samples;
@@ -293,7 +304,7 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                     staleDetail = partitionLabel(p.label);
                     return fail(Error{Error::Code::StalePlan, QString()});
                 }
-                auto parts = stageAndDiff(db, dataset, sql, one, *now, result.runId, options, false, checks, report);
+                auto parts = stageAndDiff(db, dataset, sql, one, *now, result.runId, options, false, true, checks, report);
                 if (!parts) {
                     if (cancelled(options))
                         stop = ChunkStop::Cancelled;
@@ -509,7 +520,7 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const 
         return fail(stats.error());
     Progress progress;
     progress.partitionsTotal = int(scope->size());
-    auto parts = stageAndDiff(db, dataset, *sql, *scope, *stats, QVariant(), options, true, result.checks, [&](const QString &phase) {
+    auto parts = stageAndDiff(db, dataset, *sql, *scope, *stats, QVariant(), options, true, false, result.checks, [&](const QString &phase) {
         progress.phase = phase;
         if (options.progress)
             options.progress(progress);

@@ -48,6 +48,12 @@ Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
             if (leadsWithKey || partitionThenKey)
                 sql.m_targetIndexed = true;
         }
+        // The diff joins on the target's row identity; a table without one
+        // (SQLite WITHOUT ROWID) is read through an indexed temporary copy.
+        if (sql.m_targetIndexed
+            && !db.exec(QStringLiteral("SELECT ") % db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" FROM ")
+                        % db.dialect().quote(dataset.target) % QStringLiteral(" AS t WHERE 1 = 0")))
+            sql.m_targetIndexed = false;
     }
     return sql;
 }
@@ -140,8 +146,10 @@ QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVaria
     } else {
         // One row per (partition, key): the latest by order_by, ties broken by
         // the row's own values so the choice never depends on physical order.
+        // Within one partition the partition column is constant: leaving it out
+        // of the window's sort key makes every comparison cheaper.
         QStringList partitionBy;
-        if (m_dataset->partitioned())
+        if (m_dataset->partitioned() && scope.size() != 1)
             partitionBy << q(m_dataset->partitionColumn);
         for (const QString &k : m_key)
             partitionBy << q(k);
@@ -158,12 +166,16 @@ QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVaria
                  % QStringLiteral(" ORDER BY ") % orderBy.join(u", ") % QStringLiteral(") AS rewind_rn FROM (")
                  % scopedSource(scope, binds) % QStringLiteral(") AS s) AS ranked WHERE rewind_rn = 1");
     }
+    return {d.dropTempTable(kStage), QStringLiteral("CREATE TEMP TABLE ") % q(kStage) % QStringLiteral(" AS ") % select};
+}
+
+QString BatchSql::indexStage() const
+{
     QStringList indexCols;
     if (m_dataset->partitioned())
         indexCols << m_dataset->partitionColumn;
     indexCols << m_key.mid(0, 8);
-    return {d.dropTempTable(kStage), QStringLiteral("CREATE TEMP TABLE ") % q(kStage) % QStringLiteral(" AS ") % select,
-            d.createTempIndex(QStringLiteral("rewind_stage_key"), kStage, indexCols)};
+    return m_db.dialect().createTempIndex(QStringLiteral("rewind_stage_key"), kStage, indexCols);
 }
 
 QString BatchSql::tgt() const { return m_direct ? q(m_dataset->target) : q(kTgt); }
@@ -247,14 +259,16 @@ QString BatchSql::targetCounts(QVariantList &binds) const
 
 QString BatchSql::diffCounts() const
 {
-    const QString target = tgt();
-    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s"))
-           % QStringLiteral(", SUM(CASE WHEN NOT EXISTS (SELECT 1 FROM ") % target % QStringLiteral(" AS t WHERE ")
-           % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(") THEN 1 ELSE 0 END)")
-           % QStringLiteral(", SUM(CASE WHEN EXISTS (SELECT 1 FROM ") % target % QStringLiteral(" AS t WHERE ")
-           % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ")
-           % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(") THEN 1 ELSE 0 END) FROM ") % q(kStage)
-           % QStringLiteral(" AS s GROUP BY ") % partExpr(QStringLiteral("s"));
+    // One probe per staged row: the outer join marks inserts, and an update is
+    // a staged row with at least one differing match (counted once even when
+    // the target holds the key twice).
+    const SqlDialect &d = m_db.dialect();
+    const QString tid = d.rowIdentity(QStringLiteral("t"));
+    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", SUM(CASE WHEN ") % tid
+           % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), COUNT(DISTINCT CASE WHEN ") % tid % QStringLiteral(" IS NOT NULL AND ")
+           % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" THEN ") % d.rowIdentity(QStringLiteral("s"))
+           % QStringLiteral(" END) FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ")
+           % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" GROUP BY ") % partExpr(QStringLiteral("s"));
 }
 
 QString BatchSql::sampleInserted(const PartitionRef &p, QVariantList &binds) const

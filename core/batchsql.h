@@ -36,6 +36,10 @@ public:
     QString fingerprintExpr() const;
 
     QStringList createStage(const std::vector<PartitionRef> &scope, QVariantList &binds) const; // last one takes binds
+    // The staged rows' (partition, key) index: lookups from the target into
+    // the stage (before-images, publish, deleted samples, gates, scd2) need it;
+    // the diff, which probes the target, does not.
+    QString indexStage() const;
     QStringList createTargetCopy(const std::vector<PartitionRef> &scope, QVariantList &binds) const;
     QStringList dropWorkTables() const;
 

@@ -53,6 +53,7 @@ public:
     {
         return a % QStringLiteral(" IS ") % b;
     }
+    QString rowIdentity(const QString &alias) const override { return alias % QStringLiteral(".rowid"); }
     QString castText(const QString &expr) const override
     {
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");

@@ -49,6 +49,9 @@ public:
     QString quoteQualified(const QString &identifier) const { return quote(identifier); }
     virtual QString nullSafeEqual(const QString &a, const QString &b) const = 0;
     virtual QString castText(const QString &expr) const = 0;
+    // The engine's physical row identity of `alias` (never NULL for a real
+    // row, so it also marks which side of an outer join matched).
+    virtual QString rowIdentity(const QString &alias) const = 0;
     // Current UTC time as ISO-8601 text with milliseconds and a Z.
     virtual QString nowUtcText() const = 0;
     // Per-connection temporary work tables.
