@@ -3,7 +3,8 @@
 #
 #   bench/batch.sh [ROWS]      (default 2,000,000 source rows in 20 daily partitions, 5% duplicates)
 #
-# Builds the warehouse with the sqlite3 shell, then times, best of 3:
+# Builds the warehouse with the sqlite3 shell, then times, alternating the two and
+# keeping the best of RUNS (default 5) of wall and of CPU time:
 #   - a one-partition `rewindctl run --execute` on the bad day (every row's amount
 #     differs: 95% of the partition is updated) against a hand-written dedupe +
 #     UPDATE ... FROM + INSERT ... WHERE NOT EXISTS in one transaction;
@@ -76,18 +77,29 @@ SQL
 export -f hand_run hand_diff
 fresh() { rm -f "$work/run.db"*; sqlite3 "$work/base.db" ".backup '$work/run.db'"; }
 
-# Prints "wall cpu": the best of 3 of each, cpu being user + system time of
-# the process (steadier than wall time when the machine is shared).
-measure() { # label command...
-  local label=$1; shift
-  local walls=() cpus=()
-  for _ in 1 2 3; do
-    fresh
-    local out; out=$(/usr/bin/time -f '%e %U %S' bash -c '"$@" >/dev/null 2>&1' _ "$@" 2>&1 | tail -1)
-    read -r w u s <<<"$out"
-    walls+=("$w"); cpus+=("$(echo "$u + $s" | bc -l)")
+# Times one command once on a fresh copy: "wall cpu", cpu being user + system
+# time of the process tree (steadier than wall time on a shared machine).
+once() {
+  fresh
+  local out; out=$(/usr/bin/time -f '%e %U %S' bash -c '"$@" >/dev/null 2>&1' _ "$@" 2>&1 | tail -1)
+  read -r w u s <<<"$out"
+  echo "$w $(echo "$u + $s" | bc -l)"
+}
+best2() { # "wall cpu" lines -> best wall, best cpu
+  awk 'NR == 1 || $1 < w { w = $1 } NR == 1 || $2 < c { c = $2 } END { print w, c }'
+}
+# Alternates Rewind and the hand-written SQL ${RUNS:-5} times; sets r and h.
+pair() { # rewind-command... -- hand-command...
+  local a=() b=() seen=0
+  for x in "$@"; do
+    if [ "$x" = -- ]; then seen=1; elif [ $seen = 0 ]; then a+=("$x"); else b+=("$x"); fi
   done
-  echo "$(printf '%s\n' "${walls[@]}" | best) $(printf '%s\n' "${cpus[@]}" | best)"
+  local ra="" hb=""
+  for _ in $(seq "${RUNS:-5}"); do
+    ra+="$(once "${a[@]}")"$'\n'
+    hb+="$(once "${b[@]}")"$'\n'
+  done
+  r=$(printf '%s' "$ra" | best2); h=$(printf '%s' "$hb" | best2)
 }
 
 command -v bc >/dev/null || apt-get install -y -qq bc >/dev/null
@@ -97,13 +109,11 @@ row() { # label "wall cpu" "wall cpu"
   printf '%-40s %8.3f %8.3f %6.2fx   %8.3f %8.3f %6.2fx\n' "$1" "$rw" "$hw" "$(echo "$rw / $hw" | bc -l)" \
     "$rc" "$hc" "$(echo "$rc / $hc" | bc -l)"
 }
-printf '%-40s %8s %8s %7s   %8s %8s %7s\n' "operation (best of 3, seconds)" "wall rw" "by hand" "ratio" "cpu rw" "by hand" "ratio"
+printf '%-40s %8s %8s %7s   %8s %8s %7s\n' "operation (best of ${RUNS:-5}, seconds)" "wall rw" "by hand" "ratio" "cpu rw" "by hand" "ratio"
 for day in 2025-01-10 2025-01-03; do
-  r=$(measure run "$rewindctl" run "${ws[@]}" --dataset sales --partition "$day" --execute)
-  h=$(measure hand hand_run "$work/run.db" "$day")
+  pair "$rewindctl" run "${ws[@]}" --dataset sales --partition "$day" --execute -- hand_run "$work/run.db" "$day"
   kind=$([ "$day" = 2025-01-10 ] && echo "bad day, 95% updated" || echo "clean day, no change")
   row "run one partition ($kind)" "$r" "$h"
 done
-r=$(measure preview "$rewindctl" preview "${ws[@]}" --dataset sales --partition 2025-01-10)
-h=$(measure hand hand_diff "$work/run.db" 2025-01-10)
+pair "$rewindctl" preview "${ws[@]}" --dataset sales --partition 2025-01-10 -- hand_diff "$work/run.db" 2025-01-10
 row "preview one partition (diff)" "$r" "$h"

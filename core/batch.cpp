@@ -163,11 +163,24 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     for (qsizetype i = 0; i < stage.size(); ++i)
         if (auto r = db.exec(stage[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    auto deduped = countsBy(db, sql.stagedCounts(), {}, 1);
-    if (!deduped)
-        return fail(deduped.error());
+    // Staged rows per partition; one partition's is a count the engine keeps.
+    auto countStage = [&]() -> Result<QHash<QString, QList<qint64>>> {
+        if (scope.size() != 1)
+            return countsBy(db, sql.stagedCounts(), {}, 1);
+        auto n = db.scalar(sql.stagedTotal());
+        if (!n)
+            return fail(n.error());
+        return QHash<QString, QList<qint64>>{{partitionKey(scope.front().label), {n->toLongLong()}}};
+    };
+    auto dedupedCounts = countStage();
+    if (!dedupedCounts)
+        return fail(dedupedCounts.error());
+    const QHash<QString, QList<qint64>> deduped = *dedupedCounts;
     const bool overwrite = dataset.write == QLatin1String("overwrite_partition");
-    if (!dataset.checks.empty() || sql.isScd2() || publish || (overwrite && options.samples > 0))
+    // A merge publish into an indexed target works by row identity (no stage index).
+    const bool useMatches = publish && !overwrite && !sql.isScd2() && sql.readsTargetDirectly();
+    sql.setUseMatches(useMatches);
+    if (!dataset.checks.empty() || sql.isScd2() || (publish && !useMatches) || (overwrite && options.samples > 0))
         if (auto r = db.exec(sql.indexStage()); !r)
             return fail(r.error());
 
@@ -188,7 +201,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
             const QString key = partitionKey(r.partition);
             r.sourceRows = stats.value(key).rows;
             r.fingerprint = stats.value(key).fingerprint;
-            r.duplicatesDropped = r.sourceRows - deduped->value(key, {0}).value(0);
+            r.duplicatesDropped = r.sourceRows - deduped.value(key, {0}).value(0);
         }
         return parts;
     }
@@ -197,9 +210,24 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     for (qsizetype i = 0; i < copy.size(); ++i)
         if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    auto diff = countsBy(db, sql.diffCounts(), {}, 2);
+    // Gates may have quarantined staged rows.
+    auto stagedCounts = dataset.checks.empty() ? dedupedCounts : countStage();
+    if (!stagedCounts)
+        return fail(stagedCounts.error());
+    const QHash<QString, QList<qint64>> staged = *stagedCounts;
+    if (useMatches)
+        if (auto s = db.execAll(sql.createMatches()); !s)
+            return fail(s.error());
+    auto diff = countsBy(db, useMatches ? sql.matchCounts(false) : sql.diffCounts(false), {}, 3);
     if (!diff)
         return fail(diff.error());
+    for (auto it = diff->cbegin(); it != diff->cend(); ++it)
+        if (it.value().value(0) != staged.value(it.key(), {0}).value(0)) { // a key the target holds twice
+            diff = countsBy(db, useMatches ? sql.matchCounts(true) : sql.diffCounts(true), {}, 3);
+            if (!diff)
+                return fail(diff.error());
+            break;
+        }
     QHash<QString, QList<qint64>> target; // rows in scope, for overwrite's deletes
     if (overwrite) {
         binds.clear();
@@ -216,12 +244,12 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
         r.partition = p.label;
         r.sourceRows = stats.value(key).rows;
         r.fingerprint = stats.value(key).fingerprint;
-        const qint64 dedupedRows = deduped->value(key, {0}).value(0);
+        const qint64 dedupedRows = deduped.value(key, {0}).value(0);
         r.duplicatesDropped = r.sourceRows - dedupedRows;
-        r.stagedRows = dedupedRows; // the target copy leaves the stage as it was
-        const QList<qint64> d = diff->value(key, {0, 0});
-        r.inserted = d.value(0);
-        r.updated = d.value(1);
+        r.stagedRows = staged.value(key, {0}).value(0);
+        const QList<qint64> d = diff->value(key, {0, 0, 0});
+        r.inserted = d.value(1);
+        r.updated = d.value(2);
         r.unchanged = r.stagedRows - r.inserted - r.updated;
         // Overwrite: every target row not matched by a staged row goes
         // (extra copies of a duplicated key included).

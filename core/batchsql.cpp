@@ -8,6 +8,7 @@ namespace rw {
 namespace {
 const QString kStage = QStringLiteral("rewind_stage");
 const QString kTgt = QStringLiteral("rewind_tgt");
+const QString kMatch = QStringLiteral("rewind_match");
 } // namespace
 
 Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
@@ -209,7 +210,7 @@ QStringList BatchSql::createTargetCopy(const std::vector<PartitionRef> &scope, Q
 QStringList BatchSql::dropWorkTables() const
 {
     const SqlDialect &d = m_db.dialect();
-    QStringList out{d.dropTempTable(kStage), d.dropTempTable(kTgt)};
+    QStringList out{d.dropTempTable(kStage), d.dropTempTable(kTgt), d.dropTempTable(kMatch)};
     if (isScd2())
         out << d.dropTempTable(QStringLiteral("rewind_scd2")) << d.dropTempTable(QStringLiteral("rewind_sim"));
     return out;
@@ -251,24 +252,50 @@ QString BatchSql::stagedCounts() const
            % QStringLiteral(" AS s GROUP BY ") % partExpr(QStringLiteral("s"));
 }
 
+QString BatchSql::stagedTotal() const { return QStringLiteral("SELECT COUNT(*) FROM ") % q(kStage); }
+
 QString BatchSql::targetCounts(QVariantList &binds) const
 {
     return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("t")) % QStringLiteral(", COUNT(*) FROM ") % tgt()
            % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) % QStringLiteral(" GROUP BY ") % partExpr(QStringLiteral("t"));
 }
 
-QString BatchSql::diffCounts() const
+QString BatchSql::diffCounts(bool targetKeysRepeat) const
 {
     // One probe per staged row: the outer join marks inserts, and an update is
-    // a staged row with at least one differing match (counted once even when
-    // the target holds the key twice).
+    // a staged row with at least one differing match. Join rows beyond the
+    // staged count mean the target repeats keys; only then is counting
+    // distinct staged rows (slower) needed to count each update once.
     const SqlDialect &d = m_db.dialect();
     const QString tid = d.rowIdentity(QStringLiteral("t"));
-    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", SUM(CASE WHEN ") % tid
-           % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), COUNT(DISTINCT CASE WHEN ") % tid % QStringLiteral(" IS NOT NULL AND ")
-           % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" THEN ") % d.rowIdentity(QStringLiteral("s"))
-           % QStringLiteral(" END) FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ")
-           % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" GROUP BY ") % partExpr(QStringLiteral("s"));
+    const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
+    const QString updated = targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs % QStringLiteral(" THEN ")
+                                                       % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" END)"))
+                                             : QString(QStringLiteral("SUM(CASE WHEN ") % differs % QStringLiteral(" THEN 1 ELSE 0 END)"));
+    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN ") % tid
+           % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ")
+           % tgt() % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" GROUP BY ")
+           % partExpr(QStringLiteral("s"));
+}
+
+QStringList BatchSql::createMatches() const
+{
+    const SqlDialect &d = m_db.dialect();
+    const QString tid = d.rowIdentity(QStringLiteral("t"));
+    const QString part = m_dataset->partitioned() ? QString(partExpr(QStringLiteral("s")) % QStringLiteral(" AS ") % q(m_dataset->partitionColumn) % QStringLiteral(", "))
+                                                  : QString();
+    return {d.dropTempTable(kMatch), QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") % part
+           % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS sid, ") % tid % QStringLiteral(" AS tid, CASE WHEN ") % tid
+           % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
+           % QStringLiteral(" THEN 1 ELSE 0 END AS d FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % q(m_dataset->target)
+           % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))};
+}
+
+QString BatchSql::matchCounts(bool targetKeysRepeat) const
+{
+    const QString updated = targetKeysRepeat ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.d = 1 THEN m.sid END)") : QStringLiteral("SUM(m.d)");
+    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("m")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN m.tid IS NULL THEN 1 ELSE 0 END), ")
+           % updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m GROUP BY ") % partExpr(QStringLiteral("m"));
 }
 
 QString BatchSql::sampleInserted(const PartitionRef &p, QVariantList &binds) const
@@ -360,6 +387,11 @@ QStringList BatchSql::createImagesIfMissing() const
 
 QString BatchSql::saveImagesUpdated(QVariantList &binds) const
 {
+    if (m_useMatches)
+        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
+               % QStringLiteral(", ?, 'updated' FROM ") % q(m_dataset->target) % QStringLiteral(" AS t WHERE ")
+               % m_db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" IN (SELECT m.tid FROM ") % q(kMatch)
+               % QStringLiteral(" AS m WHERE m.d = 1)");
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
            % QStringLiteral(", ?, 'updated' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds)
            % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage)
@@ -369,6 +401,9 @@ QString BatchSql::saveImagesUpdated(QVariantList &binds) const
 
 QString BatchSql::saveImagesInserted() const
 {
+    if (m_useMatches)
+        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_columns)
+               % QStringLiteral(", ?, 'inserted' FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ") % insertedByMatch();
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_columns)
            % QStringLiteral(", ?, 'inserted' FROM ") % q(kStage) % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt()
            % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % u')';
@@ -387,13 +422,30 @@ QString BatchSql::mergeUpdate(const PartitionRef &p, QVariantList &binds) const
     QStringList sets;
     for (const QString &c : m_values)
         sets << q(c) % QStringLiteral(" = s.") % q(c);
+    if (m_useMatches) {
+        const SqlDialect &d = m_db.dialect();
+        return QStringLiteral("UPDATE ") % q(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ")
+               % QStringLiteral(" FROM (SELECT m.tid AS rewind_tid, ") % columnList(QStringLiteral("x"), m_values) % QStringLiteral(" FROM ")
+               % q(kMatch) % QStringLiteral(" AS m JOIN ") % q(kStage) % QStringLiteral(" AS x ON ") % d.rowIdentity(QStringLiteral("x"))
+               % QStringLiteral(" = m.sid WHERE m.d = 1) AS s WHERE ") % d.rowIdentity(QStringLiteral("t")) % QStringLiteral(" = s.rewind_tid");
+    }
     return QStringLiteral("UPDATE ") % q(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ") % QStringLiteral(" FROM ")
            % q(kStage) % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(" AND ")
            % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
 }
 
+QString BatchSql::insertedByMatch() const
+{
+    return m_db.dialect().rowIdentity(QStringLiteral("s")) % QStringLiteral(" IN (SELECT m.sid FROM ") % q(kMatch)
+           % QStringLiteral(" AS m WHERE m.tid IS NULL)");
+}
+
 QString BatchSql::mergeInsert() const
 {
+    if (m_useMatches)
+        return QStringLiteral("INSERT INTO ") % q(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
+               % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
+               % QStringLiteral(" AS s WHERE ") % insertedByMatch();
     return QStringLiteral("INSERT INTO ") % q(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
            % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ")

@@ -42,11 +42,23 @@ public:
     QString indexStage() const;
     QStringList createTargetCopy(const std::vector<PartitionRef> &scope, QVariantList &binds) const;
     QStringList dropWorkTables() const;
+    // True when the diff reads the target table itself (it exists, an index
+    // serves key lookups, and rows have an identity).
+    bool readsTargetDirectly() const { return m_targetExists && m_targetIndexed; }
+
+    // Merge publish by row identity. Work table rewind_match: per staged row
+    // its identity, the matching target row's identity (NULL: an insert) and
+    // whether they differ; then counts, before-images and the write are
+    // identity lookups instead of key probes. Only when readsTargetDirectly().
+    QStringList createMatches() const;
+    QString matchCounts(bool targetKeysRepeat) const; // like diffCounts
+    void setUseMatches(bool on) const { m_useMatches = on; }
 
     // Per partition (label, is-null): staged rows.
     QString stagedCounts() const;
+    QString stagedTotal() const; // all partitions together: a count the engine keeps
     // Per partition (label, is-null): inserted, updated staged rows.
-    QString diffCounts() const;
+    QString diffCounts(bool targetKeysRepeat) const; // label, is-null, join rows, inserted, updated
     // Per partition (label, is-null): target rows in scope.
     QString targetCounts(QVariantList &binds) const;
 
@@ -121,6 +133,7 @@ private:
     // serves key lookups, else the per-connection copy rewind_tgt.
     QString tgt() const;
     QString tgtScope(const QString &qualifier, QVariantList &binds) const;
+    QString insertedByMatch() const; // staged rows (alias s) that matched no target row
 
     Database m_db;
     const DatasetSpec *m_dataset;
@@ -131,6 +144,7 @@ private:
     QStringList m_key;     // dataset key, or every column when it has none
     QStringList m_values;  // columns that are neither key nor partition
     bool m_targetExists = false;
+    mutable bool m_useMatches = false; // publish statements read rewind_match
 };
 
 } // namespace rw
