@@ -264,7 +264,9 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
     return out;
 }
 
-Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, const RecoverOptions &options)
+namespace {
+
+Status checkRecoverable(const DatasetSpec &dataset)
 {
     if (dataset.write == QLatin1String("scd2"))
         return badInput(QStringLiteral("dataset \"%1\" is an scd2 dimension: recover re-runs by overwrite, which would drop its history; "
@@ -272,113 +274,135 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
                             .arg(dataset.name));
     if (dataset.key.isEmpty())
         return badInput(QStringLiteral("dataset \"%1\" has no key: duplicates are defined per key; add \"key\" to its spec").arg(dataset.name));
-    auto sql = BatchSql::make(db, dataset);
-    if (!sql)
-        return fail(sql.error());
+    return {};
+}
 
-    RecoveryResult result;
-    result.dataset = dataset.name;
-    result.target = dataset.target;
-    result.executed = options.execute;
-    result.uniqueIndex = QStringLiteral("rewind_unique_") % dataset.target;
-    result.uniqueIndexColumns = identityColumns(dataset, *sql);
+QString affectedText(const RecoveryResult &r)
+{
+    return r.scopeLabels.isEmpty() ? (r.scope.empty() ? QStringLiteral("none") : QStringLiteral("the whole dataset"))
+                                   : r.scopeLabels.join(QStringLiteral(", "));
+}
 
-    auto before = findDuplicates(db, dataset, options.samples);
+// Finds the duplicates, then the affected partitions as stored and their totals.
+Status identify(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, RecoveryResult &result, int samples)
+{
+    auto before = findDuplicates(db, dataset, samples);
     if (!before)
         return fail(before.error());
     result.before = *before;
-
-    // The affected partitions, as stored.
-    std::vector<PartitionRef> scope;
-    QStringList labels;
-    bool nullPartition = false;
+    result.scope.clear();
+    result.scopeLabels.clear();
+    result.nullPartition = false;
     for (const auto &p : result.before.partitions) {
         if (p.partition)
-            labels << *p.partition;
+            result.scopeLabels << *p.partition;
         else
-            nullPartition = true;
+            result.nullPartition = true;
     }
     if (!result.before.partitions.empty()) {
         ScopeRequest request;
         if (dataset.partitioned())
-            request.partitions = labels;
-        if (!dataset.partitioned() || !labels.isEmpty()) {
-            auto resolved = resolveScope(db, dataset, *sql, request);
+            request.partitions = result.scopeLabels;
+        if (!dataset.partitioned() || !result.scopeLabels.isEmpty()) {
+            auto resolved = resolveScope(db, dataset, sql, request);
             if (!resolved)
                 return fail(resolved.error());
-            scope = *resolved;
+            result.scope = *resolved;
         }
     }
-    auto totalsNow = compareTotals(db, dataset, scope);
+    auto totalsNow = compareTotals(db, dataset, result.scope);
     if (!totalsNow)
         return fail(totalsNow.error());
     result.totalsBefore = *totalsNow;
+    return {};
+}
 
-    auto indexExists = [&]() -> Result<bool> {
-        auto q = db.exec(db.dialect().listIndexColumns(), {dataset.target});
-        if (!q)
-            return fail(q.error());
-        while (q->next())
-            if (q->value(0).toString() == result.uniqueIndex)
-                return true;
-        return false;
+Result<bool> uniqueIndexExists(const Database &db, const DatasetSpec &dataset, const QString &index)
+{
+    auto q = db.exec(db.dialect().listIndexColumns(), {dataset.target});
+    if (!q)
+        return fail(q.error());
+    while (q->next())
+        if (q->value(0).toString() == index)
+            return true;
+    return false;
+}
+
+// A failed step: recorded, audited, and the dataset left frozen.
+void stopRecovery(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const QString &step, const QString &message)
+{
+    result.steps.push_back({step, QStringLiteral("failed"), message});
+    result.status = QStringLiteral("failed");
+    result.error = message % QStringLiteral(" (\"") % dataset.name % QStringLiteral("\" stays frozen: rewindctl unfreeze when resolved)");
+    result.leftFrozen = true;
+    (void)auditStep(db, dataset.name, QStringLiteral("recover failed"), result.rerunId,
+                    Json{{"step", step.toStdString()}, {"error", message.toStdString()}});
+}
+
+// Steps run in order, and none after a failed one.
+Status requireStep(const RecoveryResult &result, const QString &step, const QString &previous)
+{
+    if (result.failed())
+        return badInput(QStringLiteral("the recovery of \"%1\" failed (%2): step %3 is not run").arg(result.dataset, result.error, step));
+    const RecoveryStep *p = result.step(previous);
+    if (!p || p->status == QLatin1String("planned"))
+        return badInput(QStringLiteral("recovery step %1 comes after step %2, which has not run").arg(step, previous));
+    return {};
+}
+
+} // namespace
+
+const RecoveryStep *RecoveryResult::step(const QString &name) const
+{
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it)
+        if (it->step == name)
+            return &*it;
+    return nullptr;
+}
+
+Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset, int samples)
+{
+    if (auto s = checkRecoverable(dataset); !s)
+        return fail(s.error());
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    RecoveryResult result;
+    result.dataset = dataset.name;
+    result.target = dataset.target;
+    result.status = QStringLiteral("planned");
+    result.uniqueIndex = QStringLiteral("rewind_unique_") % dataset.target;
+    result.uniqueIndexColumns = identityColumns(dataset, *sql);
+    if (auto s = identify(db, dataset, *sql, result, samples); !s)
+        return fail(s.error());
+    return result;
+}
+
+Result<std::vector<RecoveryStep>> plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan)
+{
+    auto has = uniqueIndexExists(db, dataset, plan.uniqueIndex);
+    if (!has)
+        return fail(has.error());
+    return std::vector<RecoveryStep>{
+        {QStringLiteral("freeze"), QStringLiteral("planned"), QStringLiteral("freeze \"%1\": Rewind's writers refuse it").arg(dataset.name)},
+        {QStringLiteral("identify"), QStringLiteral("done"),
+         QStringLiteral("%1 duplicate keys, %2 extra rows").arg(plan.before.duplicateKeys).arg(plan.before.extraRows)},
+        {QStringLiteral("rerun"), plan.scope.empty() ? QStringLiteral("skipped") : QStringLiteral("planned"),
+         QStringLiteral("overwrite partitions from the deduped source: %1").arg(affectedText(plan))},
+        {QStringLiteral("totals"), QStringLiteral("planned"), QStringLiteral("row counts and sums of numeric columns against the source")},
+        {QStringLiteral("unique_index"), QStringLiteral("planned"),
+         *has ? QStringLiteral("%1 already exists").arg(plan.uniqueIndex)
+              : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)").arg(plan.uniqueIndex, dataset.target, plan.uniqueIndexColumns.join(u", "))},
+        {QStringLiteral("unfreeze"), QStringLiteral("planned"), QStringLiteral("lift the freeze")},
     };
-    const QString affected = labels.isEmpty() ? (scope.empty() ? QStringLiteral("none") : QStringLiteral("the whole dataset"))
-                                              : labels.join(QStringLiteral(", "));
+}
 
-    if (!options.execute) {
-        result.status = QStringLiteral("planned");
-        result.totals = result.totalsBefore;
-        result.totalsMatch = std::all_of(result.totals.begin(), result.totals.end(), [](const TotalsRow &t) { return t.match; });
-        auto has = indexExists();
-        if (!has)
-            return fail(has.error());
-        result.steps = {
-            {QStringLiteral("freeze"), QStringLiteral("planned"), QStringLiteral("freeze \"%1\": Rewind's writers refuse it").arg(dataset.name)},
-            {QStringLiteral("identify"), QStringLiteral("done"),
-             QStringLiteral("%1 duplicate keys, %2 extra rows").arg(result.before.duplicateKeys).arg(result.before.extraRows)},
-            {QStringLiteral("rerun"), scope.empty() ? QStringLiteral("skipped") : QStringLiteral("planned"),
-             QStringLiteral("overwrite partitions from the deduped source: %1").arg(affected)},
-            {QStringLiteral("totals"), QStringLiteral("planned"), QStringLiteral("row counts and sums of numeric columns against the source")},
-            {QStringLiteral("unique_index"), QStringLiteral("planned"),
-             *has ? QStringLiteral("%1 already exists").arg(result.uniqueIndex)
-                  : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)").arg(result.uniqueIndex, dataset.target, result.uniqueIndexColumns.join(u", "))},
-            {QStringLiteral("unfreeze"), QStringLiteral("planned"), QStringLiteral("lift the freeze")},
-        };
-        if (!options.reportPath.isEmpty()) {
-            result.reportPath = options.reportPath;
-            QFile file(options.reportPath);
-            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-                return badInput(QStringLiteral("--report %1: cannot write: %2").arg(options.reportPath, file.errorString()));
-            file.write(recoveryReportMarkdown(result).toUtf8());
-        }
-        return result;
-    }
-
-    auto stop = [&](const QString &step, const QString &message) {
-        result.steps.push_back({step, QStringLiteral("failed"), message});
-        result.status = QStringLiteral("failed");
-        result.error = message % QStringLiteral(" (\"") % dataset.name % QStringLiteral("\" stays frozen: rewindctl unfreeze when resolved)");
-        result.leftFrozen = true;
-        (void)auditStep(db, dataset.name, QStringLiteral("recover failed"), result.rerunId,
-                        Json{{"step", step.toStdString()}, {"error", message.toStdString()}});
-    };
-    auto finishReport = [&]() -> Result<RecoveryResult> {
-        result.reportPath = options.reportPath;
-        if (result.reportPath.isEmpty()) {
-            const QFileInfo dbFile(db.url().path);
-            const QString dir = db.url().path.isEmpty() ? QDir::currentPath() : dbFile.absolutePath();
-            result.reportPath = dir % QStringLiteral("/recovery-") % dataset.name % u'-'
-                                % QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")) % QStringLiteral(".md");
-        }
-        QFile file(result.reportPath);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-            return internalError(QStringLiteral("recovery report %1: cannot write: %2").arg(result.reportPath, file.errorString()));
-        file.write(recoveryReportMarkdown(result).toUtf8());
-        return result;
-    };
-
-    // 1. Freeze (or adopt a freeze already in place).
+Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryResult &result)
+{
+    if (result.failed())
+        return badInput(QStringLiteral("the recovery of \"%1\" failed: %2").arg(result.dataset, result.error));
+    result.executed = true;
+    result.steps.clear(); // a dry run's plan gives way to what is done
     auto frozen = freezeInfo(db, dataset.name);
     if (!frozen)
         return fail(frozen.error());
@@ -394,82 +418,138 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
             return fail(f.error());
         result.steps.push_back({QStringLiteral("freeze"), QStringLiteral("done"), QStringLiteral("frozen: Rewind's writers refuse it")});
     }
+    return {};
+}
 
-    // 2. Identify.
+Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, bool refresh, int samples)
+{
+    if (auto s = requireStep(result, QStringLiteral("identify"), QStringLiteral("freeze")); !s)
+        return s;
+    if (refresh) {
+        auto sql = BatchSql::make(db, dataset);
+        if (!sql)
+            return fail(sql.error());
+        if (auto s = identify(db, dataset, *sql, result, samples); !s)
+            return s;
+    }
     if (auto s = auditStep(db, dataset.name, QStringLiteral("recover identify"), QVariant(), duplicatesDetail(result.before)); !s)
         return fail(s.error());
     result.steps.push_back({QStringLiteral("identify"), QStringLiteral("done"),
-                            QStringLiteral("%1 duplicate keys, %2 extra rows in %3").arg(result.before.duplicateKeys).arg(result.before.extraRows).arg(affected)});
-    if (nullPartition && dataset.partitioned()) {
-        stop(QStringLiteral("identify"), QStringLiteral("duplicates in the NULL partition of %1 cannot be re-run by partition name").arg(dataset.partitionColumn));
-        return finishReport();
-    }
+                            QStringLiteral("%1 duplicate keys, %2 extra rows in %3").arg(result.before.duplicateKeys).arg(result.before.extraRows).arg(affectedText(result))});
+    if (result.nullPartition && dataset.partitioned())
+        stopRecovery(db, dataset, result, QStringLiteral("identify"),
+                     QStringLiteral("duplicates in the NULL partition of %1 cannot be re-run by partition name").arg(dataset.partitionColumn));
+    return {};
+}
 
-    // 3. Re-run the affected partitions by overwrite, through the batch core, under our freeze.
-    if (scope.empty()) {
+namespace {
+
+DatasetSpec overwriteOf(const DatasetSpec &dataset)
+{
+    DatasetSpec overwrite = dataset;
+    overwrite.write = QStringLiteral("overwrite_partition");
+    return overwrite;
+}
+
+} // namespace
+
+Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &dataset, const RecoveryResult &result, int samples)
+{
+    if (result.scope.empty()) {
+        RunResult none;
+        none.dataset = dataset.name;
+        none.mode = QStringLiteral("overwrite_partition");
+        none.status = QStringLiteral("previewed");
+        return none;
+    }
+    BatchOptions o;
+    o.samples = samples;
+    if (dataset.partitioned())
+        o.scope.partitions = result.scopeLabels;
+    return preview(db, overwriteOf(dataset), o);
+}
+
+Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const RecoveryRerunOptions &options)
+{
+    if (auto s = requireStep(result, QStringLiteral("rerun"), QStringLiteral("identify")); !s)
+        return s;
+    if (result.scope.empty()) {
         result.steps.push_back({QStringLiteral("rerun"), QStringLiteral("skipped"), QStringLiteral("no duplicate keys")});
-    } else {
-        DatasetSpec overwrite = dataset;
-        overwrite.write = QStringLiteral("overwrite_partition");
-        BatchOptions o;
-        o.execute = true;
-        o.ignoreFreeze = true;
-        if (dataset.partitioned())
-            o.scope.partitions = labels;
-        auto rerun = run(db, overwrite, o);
-        if (!rerun) {
-            stop(QStringLiteral("rerun"), rerun.error().message);
-            return finishReport();
-        }
-        result.rerun = *rerun;
-        result.rerunId = rerun->runId;
-        if (rerun->status != QLatin1String("succeeded")) {
-            stop(QStringLiteral("rerun"), QStringLiteral("run %1 ended %2%3")
-                                              .arg(rerun->runId.toString(), rerun->status,
-                                                   rerun->error.isEmpty() ? QString() : QStringLiteral(": ") % rerun->error));
-            return finishReport();
-        }
-        const PartitionResult t = rerun->totals();
-        if (auto s = auditStep(db, dataset.name, QStringLiteral("recover rerun"), rerun->runId,
-                               Json{{"partitions", rerun->partitions.size()}, {"inserted", t.inserted}, {"deleted", t.deleted}});
-            !s)
-            return fail(s.error());
-        result.steps.push_back({QStringLiteral("rerun"), QStringLiteral("done"),
-                                QStringLiteral("run %1 overwrote %2 partition(s): %3 rows written, %4 removed")
-                                    .arg(rerun->runId.toString())
-                                    .arg(rerun->partitions.size())
-                                    .arg(t.stagedRows)
-                                    .arg(t.deleted)});
+        return {};
     }
+    BatchOptions o;
+    o.execute = true;
+    o.ignoreFreeze = true;
+    o.planId = options.planId;
+    o.progress = options.progress;
+    o.cancel = options.cancel;
+    if (dataset.partitioned() && o.planId.isEmpty()) // a plan fixes its scope
+        o.scope.partitions = result.scopeLabels;
+    auto rerun = run(db, overwriteOf(dataset), o);
+    if (!rerun) {
+        // A stale (or unusable) preview is the operator's to look at again,
+        // not a failed recovery: nothing was written.
+        if (!options.planId.isEmpty() && (rerun.error().code == Error::Code::StalePlan || rerun.error().code == Error::Code::BadInput))
+            return fail(rerun.error());
+        stopRecovery(db, dataset, result, QStringLiteral("rerun"), rerun.error().message);
+        return {};
+    }
+    result.rerun = *rerun;
+    result.rerunId = rerun->runId;
+    if (rerun->status != QLatin1String("succeeded")) {
+        stopRecovery(db, dataset, result, QStringLiteral("rerun"),
+                     QStringLiteral("run %1 ended %2%3")
+                         .arg(rerun->runId.toString(), rerun->status, rerun->error.isEmpty() ? QString() : QStringLiteral(": ") % rerun->error));
+        return {};
+    }
+    const PartitionResult t = rerun->totals();
+    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover rerun"), rerun->runId,
+                           Json{{"partitions", rerun->partitions.size()}, {"inserted", t.inserted}, {"deleted", t.deleted}});
+        !s)
+        return fail(s.error());
+    result.steps.push_back({QStringLiteral("rerun"), QStringLiteral("done"),
+                            QStringLiteral("run %1 overwrote %2 partition(s): %3 rows written, %4 removed")
+                                .arg(rerun->runId.toString())
+                                .arg(rerun->partitions.size())
+                                .arg(t.stagedRows)
+                                .arg(t.deleted)});
+    return {};
+}
 
-    // 4. Business totals against the source.
-    auto totals = compareTotals(db, dataset, scope);
+Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryResult &result)
+{
+    if (auto s = requireStep(result, QStringLiteral("totals"), QStringLiteral("rerun")); !s)
+        return s;
+    auto totals = compareTotals(db, dataset, result.scope);
     if (!totals)
         return fail(totals.error());
     result.totals = *totals;
     result.totalsMatch = std::all_of(result.totals.begin(), result.totals.end(), [](const TotalsRow &t) { return t.match; });
-    {
-        Json rows = Json::array();
-        for (const auto &t : result.totals)
-            rows.push_back({{"partition", t.partition ? Json(t.partition->toStdString()) : Json(nullptr)},
-                            {"source_rows", t.sourceRows},
-                            {"target_rows", t.targetRows},
-                            {"match", t.match}});
-        if (auto s = auditStep(db, dataset.name, QStringLiteral("recover totals"), result.rerunId, Json{{"match", result.totalsMatch}, {"partitions", rows}}); !s)
-            return fail(s.error());
-    }
+    Json rows = Json::array();
+    for (const auto &t : result.totals)
+        rows.push_back({{"partition", t.partition ? Json(t.partition->toStdString()) : Json(nullptr)},
+                        {"source_rows", t.sourceRows},
+                        {"target_rows", t.targetRows},
+                        {"match", t.match}});
+    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover totals"), result.rerunId, Json{{"match", result.totalsMatch}, {"partitions", rows}}); !s)
+        return fail(s.error());
     if (!result.totalsMatch) {
-        stop(QStringLiteral("totals"), QStringLiteral("business totals differ from the source after the re-run"));
-        return finishReport();
+        stopRecovery(db, dataset, result, QStringLiteral("totals"), QStringLiteral("business totals differ from the source after the re-run"));
+        return {};
     }
     result.steps.push_back({QStringLiteral("totals"), QStringLiteral("done"),
                             QStringLiteral("row counts and sums match the deduped source in %1 partition(s)").arg(result.totals.size())});
+    return {};
+}
 
-    // 5. A unique index on (partition, key), then unfreeze.
+Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, int samples)
+{
+    if (auto s = requireStep(result, QStringLiteral("unique_index"), QStringLiteral("totals")); !s)
+        return s;
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
     if (sql->targetExists()) {
-        QStringList nullTerms;
-        for (const QString &c : result.uniqueIndexColumns)
-            nullTerms << db.quote(c) % QStringLiteral(" IS NULL");
         auto nulls = db.exec(QStringLiteral("SELECT ") % [&] {
             QStringList sums;
             for (const QString &c : result.uniqueIndexColumns)
@@ -484,23 +564,22 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
                 if (nulls->value(i).toLongLong() > 0)
                     nullable << QStringLiteral("%1 (%2 rows)").arg(result.uniqueIndexColumns[i]).arg(nulls->value(i).toLongLong());
         if (!nullable.isEmpty()) {
-            stop(QStringLiteral("unique_index"),
-                 QStringLiteral("key columns hold NULL: %1; a unique index treats NULLs as distinct, so it would not stop duplicates of those keys. "
-                                "Make the key NOT NULL (or fill the NULLs), then add the index")
-                     .arg(nullable.join(QStringLiteral(", "))));
-            return finishReport();
+            stopRecovery(db, dataset, result, QStringLiteral("unique_index"),
+                         QStringLiteral("key columns hold NULL: %1; a unique index treats NULLs as distinct, so it would not stop duplicates of those keys. "
+                                        "Make the key NOT NULL (or fill the NULLs), then add the index")
+                             .arg(nullable.join(QStringLiteral(", "))));
+            return {};
         }
-        auto after = findDuplicates(db, dataset, options.samples);
+        auto after = findDuplicates(db, dataset, samples);
         if (!after)
             return fail(after.error());
         result.after = *after;
         if (after->duplicateKeys > 0) {
-            stop(QStringLiteral("unique_index"), QStringLiteral("%1 duplicate keys remain (%2 extra rows): the unique index cannot be added")
-                                                     .arg(after->duplicateKeys)
-                                                     .arg(after->extraRows));
-            return finishReport();
+            stopRecovery(db, dataset, result, QStringLiteral("unique_index"),
+                         QStringLiteral("%1 duplicate keys remain (%2 extra rows): the unique index cannot be added").arg(after->duplicateKeys).arg(after->extraRows));
+            return {};
         }
-        auto has = indexExists();
+        auto has = uniqueIndexExists(db, dataset, result.uniqueIndex);
         if (!has)
             return fail(has.error());
         const Status indexed = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
@@ -515,8 +594,8 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
                                                          .dump()));
         }); });
         if (!indexed) {
-            stop(QStringLiteral("unique_index"), indexed.error().message);
-            return finishReport();
+            stopRecovery(db, dataset, result, QStringLiteral("unique_index"), indexed.error().message);
+            return {};
         }
         result.uniqueIndexAdded = true;
         result.steps.push_back({QStringLiteral("unique_index"), QStringLiteral("done"),
@@ -531,6 +610,63 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
         return fail(lifted.error());
     result.steps.push_back({QStringLiteral("unfreeze"), QStringLiteral("done"), QStringLiteral("writers may publish again")});
     result.status = QStringLiteral("recovered");
+    return {};
+}
+
+Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, const RecoverOptions &options)
+{
+    auto plan = planRecovery(db, dataset, options.samples);
+    if (!plan)
+        return fail(plan.error());
+    RecoveryResult result = std::move(*plan);
+    result.executed = options.execute;
+
+    if (!options.execute) {
+        result.totals = result.totalsBefore;
+        result.totalsMatch = std::all_of(result.totals.begin(), result.totals.end(), [](const TotalsRow &t) { return t.match; });
+        auto steps = plannedRecoverySteps(db, dataset, result);
+        if (!steps)
+            return fail(steps.error());
+        result.steps = std::move(*steps);
+        if (!options.reportPath.isEmpty()) {
+            result.reportPath = options.reportPath;
+            QFile file(options.reportPath);
+            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+                return badInput(QStringLiteral("--report %1: cannot write: %2").arg(options.reportPath, file.errorString()));
+            file.write(recoveryReportMarkdown(result).toUtf8());
+        }
+        return result;
+    }
+
+    auto finishReport = [&]() -> Result<RecoveryResult> {
+        result.reportPath = options.reportPath;
+        if (result.reportPath.isEmpty()) {
+            const QFileInfo dbFile(db.url().path);
+            const QString dir = db.url().path.isEmpty() ? QDir::currentPath() : dbFile.absolutePath();
+            result.reportPath = dir % QStringLiteral("/recovery-") % dataset.name % u'-'
+                                % QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")) % QStringLiteral(".md");
+        }
+        QFile file(result.reportPath);
+        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            return internalError(QStringLiteral("recovery report %1: cannot write: %2").arg(result.reportPath, file.errorString()));
+        file.write(recoveryReportMarkdown(result).toUtf8());
+        return result;
+    };
+
+    // The five steps; a failed one stops here with the dataset frozen.
+    const std::function<Status()> steps[] = {
+        [&] { return recoverFreeze(db, dataset, result); },
+        [&] { return recoverIdentify(db, dataset, result, false, options.samples); },
+        [&] { return recoverRerun(db, dataset, result); },
+        [&] { return recoverTotals(db, dataset, result); },
+        [&] { return recoverUniqueIndex(db, dataset, result, options.samples); },
+    };
+    for (const auto &step : steps) {
+        if (auto s = step(); !s)
+            return fail(s.error());
+        if (result.failed())
+            return finishReport();
+    }
     return finishReport();
 }
 

@@ -6,6 +6,9 @@
 
 #include <QJsonObject>
 
+#include <atomic>
+#include <functional>
+
 #include <optional>
 #include <vector>
 
@@ -92,6 +95,14 @@ struct RecoveryResult {
     bool leftFrozen = false;
     std::vector<RecoveryStep> steps;
     QString reportPath;
+    // The affected partitions as stored (what step 3 re-runs) and their labels.
+    std::vector<PartitionRef> scope;
+    QStringList scopeLabels;
+    bool nullPartition = false; // duplicates in the NULL partition of a partitioned dataset
+
+    bool failed() const { return status == QLatin1String("failed"); }
+    // The step recorded with this name, or nullptr.
+    const RecoveryStep *step(const QString &name) const;
 };
 
 // The five steps of a duplicate incident, each audited: freeze the dataset;
@@ -103,6 +114,45 @@ struct RecoveryResult {
 // the plan; changes nothing.
 // Errors: BadInput for an scd2 dataset or a dataset without a key.
 Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, const RecoverOptions &options);
+
+// The same five steps one at a time, for the console's wizard: recover()
+// is planRecovery() followed by these, in this order, each carrying the
+// result along. Each appends its RecoveryStep (and its audit row) to
+// `result`. A step that fails on the data (totals differ, a NULL key, ...)
+// is not an error: it marks the result failed, records "recover failed"
+// and leaves the dataset frozen; the steps after it are refused (BadInput).
+// An Error is returned only when the database could not be read or written.
+//
+// Threading: as above; `result` is the caller's value, so a GUI can copy it
+// into a worker and take the updated copy back.
+
+// Finds the duplicates, the affected partitions and their business totals
+// (result.before, scope, totalsBefore). Changes nothing.
+// Errors: BadInput for an scd2 dataset or a dataset without a key.
+Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset, int samples = 5);
+// What a dry run reports for each step of `plan` (status planned/done/skipped).
+Result<std::vector<RecoveryStep>> plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan);
+// 1. Freezes the dataset, or adopts a freeze already in place.
+Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryResult &result);
+// 2. Records the duplicates. With `refresh`, finds them again first (the
+// dataset is frozen by now, so they no longer move) and recomputes the scope.
+Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, bool refresh = false, int samples = 5);
+// What step 3 would write: a preview of the overwrite of result.scope (a
+// stored plan, no data written). Empty partitions when the scope is.
+Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &dataset, const RecoveryResult &result, int samples = 0);
+
+struct RecoveryRerunOptions {
+    QString planId; // a plan from previewRecoveryRerun(): refused (StalePlan) if the source changed since
+    std::function<void(const Progress &)> progress;
+    const std::atomic<bool> *cancel = nullptr;
+};
+// 3. Re-runs result.scope by overwrite from the deduped source through the
+// batch core, under the recovery's freeze. Errors: StalePlan with a planId.
+Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const RecoveryRerunOptions &options = {});
+// 4. Compares business totals of the scope with the source (result.totals).
+Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryResult &result);
+// 5. Adds the unique index on (partition, key), unfreezes; status "recovered".
+Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, int samples = 5);
 
 // The Markdown recovery report.
 QString recoveryReportMarkdown(const RecoveryResult &result);

@@ -98,6 +98,27 @@ qint64 runId(const Result<RunResult> &r) { return r->runId.toLongLong(); }
 
 QJsonObject json(const QString &text) { return QJsonDocument::fromJson(text.toUtf8()).object(); }
 
+
+// 4 days of orders with re-sent versions; the fact is the clean load, then a
+// retry storm writes 30% of days 3 and 4 a second time.
+QStringList retryStorm()
+{
+    return {
+        QStringLiteral("CREATE TABLE raw (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty INTEGER, updated_at TEXT)"),
+        QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999) "
+                       "INSERT INTO raw SELECT i / 2, i % 2 + 1, '2025-05-0' || (1 + i / 500), (i * 7919) % 10000 / 100.0, 1 + i % 5, "
+                       "'2025-05-10T00:00:00Z' FROM n"),
+        QStringLiteral("INSERT INTO raw SELECT order_id, item_id, dt, amount + 1.25, qty, '2025-05-11T00:00:00Z' FROM raw WHERE order_id % 7 = 0"),
+        QStringLiteral("CREATE TABLE fact (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty INTEGER, updated_at TEXT)"),
+        QStringLiteral("INSERT INTO fact SELECT order_id, item_id, dt, amount, qty, MAX(updated_at) FROM raw GROUP BY order_id, item_id, dt"),
+        QStringLiteral("CREATE TABLE clean AS SELECT * FROM fact"),
+        QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt IN ('2025-05-03', '2025-05-04') AND (order_id * 31 + item_id) % 10 < 3"),
+    };
+}
+
+const QByteArray kStormSpec = R"({"datasets": {"sales": {"source": "raw", "target": "fact", "partition_column": "dt",
+    "key": ["order_id", "item_id"], "order_by": "updated_at", "write": "merge"}}})";
+
 } // namespace
 
 class TestRecovery : public QObject {
@@ -219,22 +240,8 @@ private Q_SLOTS:
 
     void recoverRetryStorm()
     {
-        // 4 days of orders with re-sent versions; the fact is the clean load,
-        // then a retry storm writes 30% of days 3 and 4 a second time.
-        const QStringList warehouse = {
-            QStringLiteral("CREATE TABLE raw (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty INTEGER, updated_at TEXT)"),
-            QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999) "
-                           "INSERT INTO raw SELECT i / 2, i % 2 + 1, '2025-05-0' || (1 + i / 500), (i * 7919) % 10000 / 100.0, 1 + i % 5, "
-                           "'2025-05-10T00:00:00Z' FROM n"),
-            QStringLiteral("INSERT INTO raw SELECT order_id, item_id, dt, amount + 1.25, qty, '2025-05-11T00:00:00Z' FROM raw WHERE order_id % 7 = 0"),
-            QStringLiteral("CREATE TABLE fact (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty INTEGER, updated_at TEXT)"),
-            QStringLiteral("INSERT INTO fact SELECT order_id, item_id, dt, amount, qty, MAX(updated_at) FROM raw GROUP BY order_id, item_id, dt"),
-            QStringLiteral("CREATE TABLE clean AS SELECT * FROM fact"),
-            QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt IN ('2025-05-03', '2025-05-04') AND (order_id * 31 + item_id) % 10 < 3"),
-        };
-        Fixture f(R"({"datasets": {"sales": {"source": "raw", "target": "fact", "partition_column": "dt",
-            "key": ["order_id", "item_id"], "order_by": "updated_at", "write": "merge"}}})",
-                  warehouse);
+        const QStringList warehouse = retryStorm();
+        Fixture f(kStormSpec, warehouse);
         const qint64 extra = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM fact")) - count(f.db(), QStringLiteral("SELECT COUNT(*) FROM clean"));
         QVERIFY(extra > 100);
         const QString stormy = digest(f.db(), QStringLiteral("fact"));
@@ -286,6 +293,105 @@ private Q_SLOTS:
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         QCOMPARE(json(again.out)[QStringLiteral("duplicate_keys")].toInteger(), 0);
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
+    }
+
+    void recoverStepByStep()
+    {
+        // The wizard's path: plan, then each step on its own, with the
+        // re-run locked to its preview.
+        Fixture f(kStormSpec, retryStorm());
+        const qint64 extra = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM fact")) - count(f.db(), QStringLiteral("SELECT COUNT(*) FROM clean"));
+        const QString stormy = digest(f.db(), QStringLiteral("fact"));
+        auto plan = planRecovery(f.db(), f.dataset(), 3);
+        QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
+        QCOMPARE(plan->before.extraRows, extra);
+        QCOMPARE(plan->scopeLabels, (QStringList{QStringLiteral("2025-05-03"), QStringLiteral("2025-05-04")}));
+        QCOMPARE(plan->before.samples.size(), std::size_t(3));
+        QCOMPARE(plan->totalsBefore.size(), std::size_t(2));
+        QVERIFY(!plan->totalsBefore[0].match);
+        auto planned = plannedRecoverySteps(f.db(), f.dataset(), *plan);
+        QVERIFY(planned);
+        QCOMPARE(planned->size(), std::size_t(6));
+        QVERIFY(planned->at(4).detail.startsWith(QStringLiteral("CREATE UNIQUE INDEX rewind_unique_fact")));
+        QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
+
+        RecoveryResult r = *plan;
+        // Out of order is refused and changes nothing.
+        QCOMPARE(recoverRerun(f.db(), f.dataset(), r).error().code, Error::Code::BadInput);
+        QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
+
+        QVERIFY(recoverFreeze(f.db(), f.dataset(), r));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")), 1);
+        QVERIFY(recoverIdentify(f.db(), f.dataset(), r, true, 3));
+        QCOMPARE(r.before.extraRows, extra);
+
+        auto preview = previewRecoveryRerun(f.db(), f.dataset(), r, 2);
+        QVERIFY2(preview, qPrintable(preview ? QString() : preview.error().message));
+        QCOMPARE(preview->partitions.size(), std::size_t(2));
+        QCOMPARE(preview->mode, QStringLiteral("overwrite_partition"));
+        // Staged: one row per key of the clean load; the stormy extras go.
+        QCOMPARE(preview->totals().stagedRows,
+                 count(f.db(), QStringLiteral("SELECT COUNT(*) FROM clean WHERE dt IN ('2025-05-03', '2025-05-04')")));
+        QVERIFY(preview->totals().duplicatesDropped > 0); // the re-sent versions in the source
+        QVERIFY(preview->totals().deleted > 0);
+        QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
+
+        // A source change after the preview: the locked re-run is refused
+        // without failing the recovery; a fresh preview goes through.
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE raw SET amount = amount WHERE dt = '2025-05-03'")));
+        QVERIFY(f.db().exec(QStringLiteral("INSERT INTO raw VALUES (9999, 1, '2025-05-03', 5, 1, '2025-05-12T00:00:00Z')")));
+        RecoveryRerunOptions locked;
+        locked.planId = preview->planId;
+        const Status stale = recoverRerun(f.db(), f.dataset(), r, locked);
+        QVERIFY(!stale);
+        QCOMPARE(stale.error().code, Error::Code::StalePlan);
+        QVERIFY(!r.failed());
+        QVERIFY(f.db().exec(QStringLiteral("DELETE FROM raw WHERE order_id = 9999")));
+        preview = previewRecoveryRerun(f.db(), f.dataset(), r);
+        QVERIFY(preview);
+        locked.planId = preview->planId;
+        int progressCalls = 0;
+        locked.progress = [&](const Progress &) { ++progressCalls; };
+        QVERIFY(recoverRerun(f.db(), f.dataset(), r, locked));
+        QVERIFY(progressCalls > 0);
+        QVERIFY(!r.rerunId.isNull());
+        QCOMPARE(r.step(QStringLiteral("rerun"))->status, QStringLiteral("done"));
+
+        QVERIFY(recoverTotals(f.db(), f.dataset(), r));
+        QVERIFY(r.totalsMatch);
+        QCOMPARE(r.totals.size(), std::size_t(2));
+        QVERIFY(recoverUniqueIndex(f.db(), f.dataset(), r));
+        QCOMPARE(r.status, QStringLiteral("recovered"));
+        QVERIFY(r.uniqueIndexAdded);
+        QCOMPARE(r.after->duplicateKeys, 0);
+
+        QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
+        QVERIFY(!f.db().exec(QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt = '2025-05-01' LIMIT 1")));
+        for (const char *step : {"recover freeze", "recover identify", "recover rerun", "recover totals", "recover unique index", "recover unfreeze"})
+            QVERIFY2(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = '%1'").arg(QLatin1String(step))) == 1, step);
+        const QString md = recoveryReportMarkdown(r);
+        QVERIFY(md.contains(QStringLiteral("| rerun | done |")));
+        QVERIFY(md.contains(QString::number(extra)));
+    }
+
+    void recoverStepsStopAfterAFailure()
+    {
+        // A NULL key: step 5 fails, the dataset stays frozen, nothing after runs.
+        Fixture f(spec(QStringLiteral("merge")));
+        auto plan = planRecovery(f.db(), f.dataset());
+        QVERIFY(plan);
+        RecoveryResult r = *plan;
+        QVERIFY(recoverFreeze(f.db(), f.dataset(), r));
+        QVERIFY(recoverIdentify(f.db(), f.dataset(), r));
+        QVERIFY(recoverRerun(f.db(), f.dataset(), r));
+        QVERIFY(recoverTotals(f.db(), f.dataset(), r));
+        QVERIFY(recoverUniqueIndex(f.db(), f.dataset(), r));
+        QVERIFY(r.failed());
+        QVERIFY(r.leftFrozen);
+        QVERIFY(r.error.contains(QStringLiteral("NULL")));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 1);
+        QCOMPARE(recoverUniqueIndex(f.db(), f.dataset(), r).error().code, Error::Code::BadInput);
     }
 
     void recoverRefusesAnIneffectiveIndex()
