@@ -6,6 +6,7 @@
 #include "openworkspacedialog.h"
 #include "partitionspage.h"
 #include "previewpage.h"
+#include "recoverpage.h"
 #include "runmanager.h"
 #include "runspage.h"
 #include "settings.h"
@@ -29,19 +30,19 @@ namespace rw {
 QStringList MainWindow::availablePages()
 {
     return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("streams"),
-            QStringLiteral("audit")};
+            QStringLiteral("audit"), QStringLiteral("recover")};
 }
 
 QStringList MainWindow::plannedPages()
 {
     return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("lag"),
-            QStringLiteral("dlq"),        QStringLiteral("streams"), QStringLiteral("audit")};
+            QStringLiteral("dlq"),        QStringLiteral("streams"), QStringLiteral("audit"), QStringLiteral("recover")};
 }
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_navigator(new Navigator), m_stack(new QStackedWidget), m_welcome(nullptr),
       m_welcomeText(nullptr), m_partitionsPage(new PartitionsPage), m_streamPage(new StreamPage),
-      m_previewPage(new PreviewPage), m_runsPage(new RunsPage), m_auditPage(new AuditPage), m_runManager(new RunManager(this)),
+      m_previewPage(new PreviewPage), m_runsPage(new RunsPage), m_auditPage(new AuditPage), m_recoverPage(new RecoverPage), m_runManager(new RunManager(this)),
       m_banner(new ErrorBanner), m_statusText(new QLabel), m_busy(new QProgressBar), m_dbLabel(new QLabel)
 {
     setObjectName(QStringLiteral("mainWindow"));
@@ -54,6 +55,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_stack->addWidget(m_previewPage);
     m_stack->addWidget(m_runsPage);
     m_stack->addWidget(m_auditPage);
+    m_stack->addWidget(m_recoverPage);
     m_previewPage->setRunManager(m_runManager);
     m_runsPage->setRunManager(m_runManager);
 
@@ -79,7 +81,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     connect(m_navigator, &Navigator::pageSelected, this, &MainWindow::showNamedPage);
     for (Page *page : {static_cast<Page *>(m_partitionsPage), static_cast<Page *>(m_streamPage), static_cast<Page *>(m_previewPage),
-                       static_cast<Page *>(m_runsPage), static_cast<Page *>(m_auditPage)})
+                       static_cast<Page *>(m_runsPage), static_cast<Page *>(m_auditPage), static_cast<Page *>(m_recoverPage)})
         wirePage(page);
     connect(m_partitionsPage, &PartitionsPage::previewRequested, this, [this](const QStringList &p) { previewPartitions(p); });
     connect(m_partitionsPage, &PartitionsPage::runRequested, this, [this](const QStringList &p) { previewPartitions(p, true); });
@@ -87,6 +89,17 @@ MainWindow::MainWindow(QWidget *parent)
         showNamedPage(QStringLiteral("runs"));
         m_runsPage->showRun(runId);
     });
+    // Recovery and rollback change a dataset behind the partitions page and the audit log.
+    connect(m_partitionsPage, &PartitionsPage::recoverRequested, this, [this] { showNamedPage(QStringLiteral("recover")); });
+    connect(m_recoverPage, &RecoverPage::backRequested, this, [this] { showNamedPage(QStringLiteral("partitions")); });
+    const auto datasetChanged = [this](const QString &dataset) {
+        if (m_partitionsPage->datasetName() == dataset)
+            m_partitionsPage->refresh();
+        m_auditPage->refresh();
+    };
+    connect(m_recoverPage, &RecoverPage::datasetChanged, this, datasetChanged);
+    connect(m_runsPage, &RunsPage::rolledBack, this, [datasetChanged](qint64, const QString &dataset) { datasetChanged(dataset); });
+    connect(m_runsPage, &RunsPage::notice, this, [this](const QString &message) { m_banner->showMessage(ErrorBanner::Level::Info, message); });
     connect(m_previewPage, &PreviewPage::runLaunched, this, [this] { showNamedPage(QStringLiteral("runs")); });
     connect(m_runManager, &RunManager::runFinished, this, &MainWindow::onRunFinished);
 
@@ -133,6 +146,8 @@ QString MainWindow::currentPageName() const
         return QStringLiteral("runs");
     if (page == m_auditPage)
         return QStringLiteral("audit");
+    if (page == m_recoverPage)
+        return QStringLiteral("recover");
     return QString();
 }
 
@@ -148,6 +163,17 @@ bool MainWindow::showNamedPage(const QString &name)
     }
     if (name == QLatin1String("streams")) {
         return !m_workspace->spec.streams.empty() && selectStream(m_workspace->spec.streams.front().name);
+    }
+    if (name == QLatin1String("recover")) {
+        // The current dataset's recovery; one under way for it carries on.
+        const auto db = m_partitionsPage->database();
+        const DatasetSpec *dataset = m_partitionsPage->dataset();
+        if (!db || !dataset)
+            return false;
+        showPage(m_recoverPage);
+        if (m_recoverPage->datasetName() != dataset->name || !m_recoverPage->result() || m_recoverPage->nextStep() == RecoverPage::ReportStep)
+            m_recoverPage->setDataset(*db, *dataset);
+        return true;
     }
     Page *page = name == QLatin1String("preview") ? static_cast<Page *>(m_previewPage)
                  : name == QLatin1String("runs")  ? static_cast<Page *>(m_runsPage)
@@ -324,6 +350,7 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
     m_previewPage->clear();
     m_runsPage->clear();
     m_auditPage->clear();
+    m_recoverPage->clear();
     m_workspace = std::move(workspace);
     m_runsPage->setWorkspace(m_workspace->db, m_workspace->spec);
     m_auditPage->setDatabase(m_workspace->db);
@@ -362,8 +389,8 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
     QString page = initial.page;
     if (page.isEmpty() && initial.kind == Navigator::Kind::None) {
         page = Settings().lastPage();
-        if (page == QLatin1String("preview") || page == QLatin1String("streams"))
-            page.clear(); // a preview is not re-run on start
+        if (page == QLatin1String("preview") || page == QLatin1String("streams") || page == QLatin1String("recover"))
+            page.clear(); // a preview (or a recovery) is not started on start
     }
     if (page == QLatin1String("preview")) {
         const auto db = m_partitionsPage->database();
@@ -376,7 +403,7 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
             else
                 m_previewPage->preview(*db, copy, initial.partitions);
         }
-    } else if (page == QLatin1String("runs") || page == QLatin1String("audit")) {
+    } else if (page == QLatin1String("runs") || page == QLatin1String("audit") || page == QLatin1String("recover")) {
         showNamedPage(page);
     } else if (!initial.partitions.isEmpty()) {
         m_partitionsPage->selectAfterLoad(initial.partitions);

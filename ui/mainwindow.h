@@ -19,6 +19,7 @@ class ErrorBanner;
 class Page;
 class PartitionsPage;
 class PreviewPage;
+class RecoverPage;
 class RunManager;
 class RunsPage;
 class StreamPage;
@@ -60,7 +61,8 @@ public:
 
     bool selectDataset(const QString &name);
     bool selectStream(const QString &name);
-    // Shows a page by its --page name (partitions, preview, runs, audit, streams).
+    // Shows a page by its --page name (partitions, preview, runs, audit, streams,
+    // recover: the recovery wizard of the current dataset).
     bool showNamedPage(const QString &name);
     // Previews `partitions` of the current dataset on the preview page.
     void previewPartitions(const QStringList &partitions, bool launchAfter = false);
@@ -79,6 +81,7 @@ public:
     PreviewPage *previewPage() const { return m_previewPage; }
     RunsPage *runsPage() const { return m_runsPage; }
     AuditPage *auditPage() const { return m_auditPage; }
+    RecoverPage *recoverPage() const { return m_recoverPage; }
     RunManager *runManager() const { return m_runManager; }
     // The --page name of the page on show, empty for none.
     QString currentPageName() const;
@@ -121,6 +124,7 @@ private:
     PreviewPage *m_previewPage;
     RunsPage *m_runsPage;
     AuditPage *m_auditPage;
+    RecoverPage *m_recoverPage;
     RunManager *m_runManager;
     ErrorBanner *m_banner;
     QMenu *m_recentMenu = nullptr;

@@ -53,8 +53,9 @@ PartitionsPage::PartitionsPage(QWidget *parent)
       m_attentionTile(new StatTile(tr("need attention"), this)), m_filter(new QLineEdit(this)),
       m_statusCombo(new QComboBox(this)), m_shownCount(new QLabel(this)), m_selection(new QLabel(this)),
       m_previewAction(new QAction(tr("Preview re-run"), this)), m_runAction(new QAction(tr("Run\u2026"), this)),
-      m_openRunAction(new QAction(tr("Open last run"), this)), m_previewButton(new QPushButton(this)),
-      m_runButton(new QPushButton(this)), m_openRunButton(new QPushButton(this)), m_view(new QTableView(this)),
+      m_openRunAction(new QAction(tr("Open last run"), this)), m_recoverAction(new QAction(tr("Recover duplicates\u2026"), this)),
+      m_previewButton(new QPushButton(this)), m_runButton(new QPushButton(this)), m_openRunButton(new QPushButton(this)),
+      m_recoverButton(new QPushButton(this)), m_view(new QTableView(this)),
       m_model(new PartitionsModel(this)), m_proxy(new PartitionsProxyModel(this))
 {
     setObjectName(QStringLiteral("partitionsPage"));
@@ -124,6 +125,18 @@ PartitionsPage::PartitionsPage(QWidget *parent)
         if (const qint64 id = lastRunOfSelection(); id > 0)
             Q_EMIT openRunRequested(id);
     });
+    // The guided recovery is about the whole dataset, not the selection.
+    m_recoverAction->setToolTip(tr("Guided recovery of a duplicate incident: freeze, identify, re-run the affected partitions, "
+                                   "check totals, add a unique index, unfreeze"));
+    addAction(m_recoverAction);
+    m_recoverButton->setObjectName(QStringLiteral("recoverButton"));
+    m_recoverButton->setText(m_recoverAction->text());
+    m_recoverButton->setToolTip(m_recoverAction->toolTip());
+    connect(m_recoverButton, &QPushButton::clicked, m_recoverAction, &QAction::trigger);
+    connect(m_recoverAction, &QAction::triggered, this, [this] {
+        if (m_dataset)
+            Q_EMIT recoverRequested();
+    });
     m_selection->setObjectName(QStringLiteral("selectionSummary"));
     m_selection->setStyleSheet(QStringLiteral("font-weight: bold; color: #2f3640;"));
     auto *actions = new QHBoxLayout;
@@ -131,6 +144,8 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     actions->addWidget(m_previewButton);
     actions->addWidget(m_runButton);
     actions->addWidget(m_openRunButton);
+    actions->addSpacing(12);
+    actions->addWidget(m_recoverButton);
 
     auto *filters = new QHBoxLayout;
     filters->addWidget(m_filter);
@@ -312,6 +327,8 @@ void PartitionsPage::updateHeader()
 {
     if (!m_dataset) {
         m_title->setText(tr("No dataset selected"));
+        m_recoverAction->setEnabled(false);
+        m_recoverButton->setEnabled(false);
         m_subtitle->clear();
         m_statusChips->clear();
         m_summary.clear();
@@ -323,6 +340,11 @@ void PartitionsPage::updateHeader()
         return;
     }
     const DatasetSpec &d = *m_dataset;
+    const bool recoverable = !d.key.isEmpty() && d.write != QLatin1String("scd2");
+    m_recoverAction->setEnabled(recoverable);
+    m_recoverButton->setEnabled(recoverable);
+    m_recoverButton->setToolTip(recoverable ? m_recoverAction->toolTip()
+                                            : tr("Recovery re-runs by overwrite per key: it needs a key and is not for scd2 dimensions"));
     const std::vector<PartitionInfo> &rows = m_model->snapshot();
     qint64 source = 0, target = 0, withDuplicates = 0, attention = 0;
     QMap<QString, int> perStatus;

@@ -59,12 +59,15 @@ public:
     QAction *previewAction() const { return m_previewAction; }
     QAction *runAction() const { return m_runAction; }
     QAction *openRunAction() const { return m_openRunAction; }
+    QAction *recoverAction() const { return m_recoverAction; }
 
 Q_SIGNALS:
     // The operator asked to preview (or preview then run) these partitions.
     void previewRequested(const QStringList &partitions);
     void runRequested(const QStringList &partitions);
     void openRunRequested(qint64 runId);
+    // The operator asked for the guided duplicate-incident recovery of this dataset.
+    void recoverRequested();
 
 private:
     void updateHeader();
@@ -92,9 +95,11 @@ private:
     QAction *m_previewAction;
     QAction *m_runAction;
     QAction *m_openRunAction;
+    QAction *m_recoverAction;
     QPushButton *m_previewButton;
     QPushButton *m_runButton;
     QPushButton *m_openRunButton;
+    QPushButton *m_recoverButton;
     QTableView *m_view;
     PartitionsModel *m_model;
     PartitionsProxyModel *m_proxy;

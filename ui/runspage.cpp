@@ -2,8 +2,11 @@
 
 #include "background.h"
 #include "batchjson.h"
+#include "confirmdialog.h"
+#include "format.h"
 #include "liverunwidget.h"
 #include "runmanager.h"
+#include "rollbackmodel.h"
 #include "runreport.h"
 #include "runsmodel.h"
 
@@ -20,6 +23,7 @@
 #include <QStackedWidget>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace rw {
@@ -42,6 +46,7 @@ RunsPage::RunsPage(QWidget *parent)
     : Page(parent), m_liveTitle(heading(tr("In progress"), this)), m_noLive(new QLabel(this)), m_liveBox(new QVBoxLayout),
       m_log(new QPlainTextEdit(this)), m_historyStack(new QStackedWidget(this)), m_empty(new QLabel(this)),
       m_view(new QTableView(this)), m_report(new QTextBrowser(this)), m_resume(new QPushButton(tr("Resume"), this)),
+      m_rollback(new QPushButton(tr("Rollback\u2026"), this)),
       m_exportJson(new QPushButton(tr("Export JSON\u2026"), this)),
       m_exportMarkdown(new QPushButton(tr("Export Markdown\u2026"), this)), m_model(new RunsModel(this)),
       m_proxy(new QSortFilterProxyModel(this))
@@ -91,7 +96,11 @@ RunsPage::RunsPage(QWidget *parent)
     m_resume->setToolTip(tr("Continue the run from its first unfinished partition, with the same plan"));
     m_exportJson->setToolTip(tr("Save the selected run's report as JSON (the rewindctl run-show shape)"));
     m_exportMarkdown->setToolTip(tr("Save the selected run's report as Markdown: what, by whom, counts, gates"));
+    m_rollback->setObjectName(QStringLiteral("rollbackRun"));
+    m_rollback->setToolTip(tr("Restore every partition the selected run published to its state before the run: "
+                              "shows what comes back first, then asks you to type the dataset name"));
     connect(m_resume, &QPushButton::clicked, this, &RunsPage::resumeSelected);
+    connect(m_rollback, &QPushButton::clicked, this, &RunsPage::rollbackSelected);
     connect(m_exportJson, &QPushButton::clicked, this, [this] { exportWithDialog(ReportFormat::Json); });
     connect(m_exportMarkdown, &QPushButton::clicked, this, [this] { exportWithDialog(ReportFormat::Markdown); });
 
@@ -99,6 +108,7 @@ RunsPage::RunsPage(QWidget *parent)
     buttons->addWidget(heading(tr("History"), this));
     buttons->addStretch(1);
     buttons->addWidget(m_resume);
+    buttons->addWidget(m_rollback);
     buttons->addWidget(m_exportJson);
     buttons->addWidget(m_exportMarkdown);
 
@@ -235,14 +245,17 @@ void RunsPage::updateSelection()
     const int row = m_model->rowOf(id);
     const bool has = row >= 0;
     QString status;
+    QString kind;
     if (has) {
         const RunSummary &r = m_model->snapshot()[std::size_t(row)];
         status = r.info.status;
+        kind = r.info.kind;
         m_report->setMarkdown(runReportMarkdown(r.info, r.result));
     } else {
         m_report->clear();
     }
     m_resume->setEnabled(has && RunsModel::resumable(status) && m_spec.has_value());
+    m_rollback->setEnabled(has && canRollBack(kind, status) && m_spec.has_value() && !m_rollbackDialog);
     m_exportJson->setEnabled(has);
     m_exportMarkdown->setEnabled(has);
 }
@@ -259,6 +272,119 @@ bool RunsPage::resumeSelected()
     m_runs->resumeRun(*m_db, *m_spec, id, r.info.dataset);
     m_resume->setEnabled(false);
     return true;
+}
+
+ConfirmDialog *RunsPage::rollbackDialog() const { return m_rollbackDialog; }
+
+bool RunsPage::canRollBack(const QString &kind, const QString &status)
+{
+    // Runs that may have published partitions and are no longer running.
+    static const QStringList statuses = {QStringLiteral("succeeded"), QStringLiteral("check_failed"), QStringLiteral("failed"),
+                                         QStringLiteral("cancelled"), QStringLiteral("interrupted")};
+    return kind == QLatin1String("run") && statuses.contains(status);
+}
+
+bool RunsPage::rollbackSelected()
+{
+    const qint64 id = selectedRunId();
+    const int row = m_model->rowOf(id);
+    if (row < 0 || !m_db || !m_spec || m_rollbackDialog)
+        return false;
+    const RunSummary &r = m_model->snapshot()[std::size_t(row)];
+    if (!canRollBack(r.info.kind, r.info.status))
+        return false;
+    const quint64 generation = ++m_rollbackGeneration;
+    m_rollback->setEnabled(false);
+    Q_EMIT loadingChanged(true, tr("Working out what a rollback of run %1 restores\u2026").arg(id));
+    runInBackground(
+        this, [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, false); },
+        [this, generation, id](Result<RollbackResult> plan) {
+            if (generation != m_rollbackGeneration)
+                return;
+            Q_EMIT loadingChanged(false, QString());
+            updateSelection();
+            if (!plan) {
+                Q_EMIT loadFailed(tr("Rollback of run %1 refused: %2").arg(id).arg(plan.error().message));
+                return;
+            }
+            if (plan->status == QLatin1String("nothing_to_restore") || plan->partitions.empty()) {
+                Q_EMIT notice(tr("Run %1 published no partition: there is nothing to roll back.").arg(id));
+                return;
+            }
+            showRollbackPlan(*plan);
+        });
+    return true;
+}
+
+void RunsPage::showRollbackPlan(const RollbackResult &plan)
+{
+    qint64 removed = 0, restored = 0;
+    for (const RollbackPartition &p : plan.partitions) {
+        removed += p.rowsRemoved;
+        restored += p.rowsRestored;
+    }
+    const QString html =
+        tr("<h3>Roll back run %1 of %2</h3>"
+           "<p>Every partition run %1 published (%3, %4 partition(s)) goes back to exactly its state before the run, "
+           "from the before-images kept at publish: <b>%5</b> row(s) it wrote are removed and <b>%6</b> row(s) it replaced "
+           "come back. Each partition is restored in its own transaction, with an audit row.</p>")
+            .arg(plan.runId)
+            .arg(plan.dataset.toHtmlEscaped(), plan.mode.toHtmlEscaped())
+            .arg(plan.partitions.size())
+            .arg(fmt::number(removed), fmt::number(restored));
+    auto *dialog = new ConfirmDialog(tr("Roll back run %1").arg(plan.runId), html, plan.dataset, tr("Roll back"), this);
+    dialog->setObjectName(QStringLiteral("rollbackDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto *model = new RollbackModel(dialog);
+    model->resetData(plan.partitions);
+    auto *table = new QTableView;
+    table->setObjectName(QStringLiteral("rollbackPlan"));
+    table->setModel(model);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setSelectionMode(QAbstractItemView::NoSelection);
+    table->setMaximumHeight(220);
+    table->resizeColumnsToContents();
+    dialog->addDetail(table);
+    m_rollbackDialog = dialog;
+    const qint64 id = plan.runId;
+    const QString dataset = plan.dataset;
+    connect(dialog, &QDialog::finished, this, [this] { QTimer::singleShot(0, this, &RunsPage::updateSelection); });
+    connect(dialog, &ConfirmDialog::confirmed, this, [this, id, dataset] {
+        if (!m_db || !m_spec)
+            return;
+        const quint64 generation = ++m_rollbackGeneration;
+        Q_EMIT loadingChanged(true, tr("Rolling back run %1\u2026").arg(id));
+        runInBackground(
+            this, [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, true); },
+            [this, generation, id, dataset](Result<RollbackResult> done) {
+                if (generation != m_rollbackGeneration)
+                    return;
+                Q_EMIT loadingChanged(false, QString());
+                if (!done) {
+                    if (m_rollbackDialog)
+                        m_rollbackDialog->showError(tr("Not rolled back: %1").arg(done.error().message));
+                    return;
+                }
+                qint64 removed = 0, restored = 0;
+                for (const RollbackPartition &p : done->partitions) {
+                    removed += p.rowsRemoved;
+                    restored += p.rowsRestored;
+                }
+                if (m_rollbackDialog)
+                    m_rollbackDialog->finish();
+                Q_EMIT notice(tr("Run %1 of %2 rolled back: %3 partition(s) restored, %4 row(s) removed, %5 row(s) restored.")
+                                  .arg(id)
+                                  .arg(dataset)
+                                  .arg(done->partitions.size())
+                                  .arg(fmt::number(removed), fmt::number(restored)));
+                m_pendingSelect = id;
+                refresh();
+                Q_EMIT rolledBack(id, dataset);
+            });
+    });
+    dialog->open();
+    updateSelection();
 }
 
 bool RunsPage::exportReport(qint64 runId, const QString &path, ReportFormat format)

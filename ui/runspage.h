@@ -2,9 +2,11 @@
 
 #include "database.h"
 #include "page.h"
+#include "rollback.h"
 #include "spec.h"
 
 #include <QMap>
+#include <QPointer>
 
 #include <optional>
 
@@ -19,6 +21,7 @@ class QVBoxLayout;
 
 namespace rw {
 
+class ConfirmDialog;
 class LiveRunWidget;
 class RunManager;
 class RunsModel;
@@ -26,7 +29,7 @@ class RunsModel;
 // Runs: those in progress in this console (progress per run and for the
 // current partition, rows per second, ETA, a live log, Cancel), and the
 // history from the database (status, timings, counts) with a report of the
-// selected run, Resume, and export of the report as JSON or Markdown.
+// selected run, Resume, Rollback, and export of the report as JSON or Markdown.
 class RunsPage : public Page {
     Q_OBJECT
 public:
@@ -41,6 +44,14 @@ public:
     qint64 selectedRunId() const;
     // Resumes the selected run (interrupted, cancelled or failed only).
     bool resumeSelected();
+    // Rollback of the selected run: a dry run in the background, then a
+    // typed confirmation (the dataset name) showing what each partition gets
+    // back, then the rollback itself. A refusal (a later run touched the
+    // partitions) comes back as loadFailed() with the core's message.
+    bool rollbackSelected();
+    // The confirmation of the rollback in progress, if any.
+    ConfirmDialog *rollbackDialog() const;
+    static bool canRollBack(const QString &kind, const QString &status);
     // Writes the selected run's report; false with a banner message on failure.
     bool exportReport(qint64 runId, const QString &path, ReportFormat format);
 
@@ -56,9 +67,17 @@ public:
     bool showsEmptyState() const;
     QList<LiveRunWidget *> liveWidgets() const { return m_live.values(); }
     QPushButton *resumeButton() const { return m_resume; }
+    QPushButton *rollbackButton() const { return m_rollback; }
     QString reportText() const;
 
+Q_SIGNALS:
+    // For the window's banner: something worth saying that is not an error.
+    void notice(const QString &message);
+    // Run `runId` of `dataset` was rolled back: its partitions changed.
+    void rolledBack(qint64 runId, const QString &dataset);
+
 private:
+    void showRollbackPlan(const RollbackResult &plan);
     void onRunAdded(int id);
     void onRunProgressed(int id);
     void onRunFinished(int id);
@@ -81,6 +100,9 @@ private:
     QTableView *m_view;
     QTextBrowser *m_report;
     QPushButton *m_resume;
+    QPushButton *m_rollback;
+    QPointer<ConfirmDialog> m_rollbackDialog;
+    quint64 m_rollbackGeneration = 0;
     QPushButton *m_exportJson;
     QPushButton *m_exportMarkdown;
     RunsModel *m_model;
