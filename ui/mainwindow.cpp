@@ -100,6 +100,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_recoverPage, &RecoverPage::datasetChanged, this, datasetChanged);
     connect(m_runsPage, &RunsPage::rolledBack, this, [datasetChanged](qint64, const QString &dataset) { datasetChanged(dataset); });
     connect(m_runsPage, &RunsPage::notice, this, [this](const QString &message) { m_banner->showMessage(ErrorBanner::Level::Info, message); });
+    connect(m_runsPage, &RunsPage::actionFailed, m_banner, &ErrorBanner::showError);
     connect(m_previewPage, &PreviewPage::runLaunched, this, [this] { showNamedPage(QStringLiteral("runs")); });
     connect(m_runManager, &RunManager::runFinished, this, &MainWindow::onRunFinished);
 

@@ -699,7 +699,9 @@ void RecoverPage::updateViews()
     QString plan = tr("<p><b>The plan</b> (a dry run; nothing has changed yet):</p><table cellspacing='4'>");
     for (const RecoveryStep &s : m_planned)
         plan += QStringLiteral("<tr><td style='padding-right:12px'><code>%1</code></td><td style='color:#5f6670; padding-right:12px'>%2</td><td>%3</td></tr>")
-                    .arg(s.step.toHtmlEscaped(), s.status.toHtmlEscaped(), s.detail.toHtmlEscaped());
+                    .arg(s.step.toHtmlEscaped(),
+                         s.status == QLatin1String("done") ? tr("found") : s.status == QLatin1String("planned") ? tr("to do") : s.status.toHtmlEscaped(),
+                         s.detail.toHtmlEscaped());
     m_plan->setText(plan + QStringLiteral("</table>"));
 
     // 2. The duplicates: as planned, or as identified under the freeze.
@@ -729,7 +731,7 @@ void RecoverPage::updateViews()
         const PartitionResult t = m_rerunPreview->totals();
         m_rerunSummary->setText(r.scope.empty() ? tr("No partition to re-run: there are no duplicate keys.")
                                                 : tr("<b>Preview</b> (plan <code>%1</code>): overwrite %2 partition(s), %3 rows staged from the deduped "
-                                                     "source; <b>%4</b> inserted, <b>%5</b> updated, <b style='color:#c01c1c'>%6</b> deleted, %7 unchanged.")
+                                                     "source.<br><b>%4</b> inserted, <b>%5</b> updated, <b style='color:#c01c1c'>%6</b> deleted, %7 unchanged.")
                                                       .arg(m_rerunPreview->planId.toHtmlEscaped())
                                                       .arg(m_rerunPreview->partitions.size())
                                                       .arg(fmt::number(t.stagedRows), fmt::number(t.inserted), fmt::number(t.updated),

@@ -26,6 +26,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace rw {
 
 namespace {
@@ -97,8 +99,6 @@ RunsPage::RunsPage(QWidget *parent)
     m_exportJson->setToolTip(tr("Save the selected run's report as JSON (the rewindctl run-show shape)"));
     m_exportMarkdown->setToolTip(tr("Save the selected run's report as Markdown: what, by whom, counts, gates"));
     m_rollback->setObjectName(QStringLiteral("rollbackRun"));
-    m_rollback->setToolTip(tr("Restore every partition the selected run published to its state before the run: "
-                              "shows what comes back first, then asks you to type the dataset name"));
     connect(m_resume, &QPushButton::clicked, this, &RunsPage::resumeSelected);
     connect(m_rollback, &QPushButton::clicked, this, &RunsPage::rollbackSelected);
     connect(m_exportJson, &QPushButton::clicked, this, [this] { exportWithDialog(ReportFormat::Json); });
@@ -246,16 +246,22 @@ void RunsPage::updateSelection()
     const bool has = row >= 0;
     QString status;
     QString kind;
+    bool published = false; // rollback only undoes what a run published
     if (has) {
         const RunSummary &r = m_model->snapshot()[std::size_t(row)];
         status = r.info.status;
         kind = r.info.kind;
+        published = std::any_of(r.result.partitions.begin(), r.result.partitions.end(), [](const PartitionResult &p) { return p.published; });
         m_report->setMarkdown(runReportMarkdown(r.info, r.result));
     } else {
         m_report->clear();
     }
     m_resume->setEnabled(has && RunsModel::resumable(status) && m_spec.has_value());
-    m_rollback->setEnabled(has && canRollBack(kind, status) && m_spec.has_value() && !m_rollbackDialog);
+    m_rollback->setEnabled(has && published && canRollBack(kind, status) && m_spec.has_value() && !m_rollbackDialog);
+    m_rollback->setToolTip(has && !published && canRollBack(kind, status)
+                               ? tr("Run %1 published no partition: there is nothing to roll back").arg(id)
+                               : tr("Restore every partition the selected run published to its state before the run: "
+                                    "shows what comes back first, then asks you to type the dataset name"));
     m_exportJson->setEnabled(has);
     m_exportMarkdown->setEnabled(has);
 }
@@ -304,7 +310,7 @@ bool RunsPage::rollbackSelected()
             Q_EMIT loadingChanged(false, QString());
             updateSelection();
             if (!plan) {
-                Q_EMIT loadFailed(tr("Rollback of run %1 refused: %2").arg(id).arg(plan.error().message));
+                Q_EMIT actionFailed(tr("Rollback of run %1 refused: %2").arg(id).arg(plan.error().message));
                 return;
             }
             if (plan->status == QLatin1String("nothing_to_restore") || plan->partitions.empty()) {
@@ -343,8 +349,11 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan)
     table->verticalHeader()->hide();
     table->horizontalHeader()->setStretchLastSection(true);
     table->setSelectionMode(QAbstractItemView::NoSelection);
-    table->setMaximumHeight(220);
     table->resizeColumnsToContents();
+    // As tall as its rows, up to about eight of them.
+    const int rows = std::min(model->rowCount(), 8);
+    table->setFixedHeight(table->horizontalHeader()->sizeHint().height() + rows * table->verticalHeader()->defaultSectionSize()
+                          + 2 * table->frameWidth() + 2);
     dialog->addDetail(table);
     m_rollbackDialog = dialog;
     const qint64 id = plan.runId;
@@ -383,6 +392,7 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan)
                 Q_EMIT rolledBack(id, dataset);
             });
     });
+    dialog->adjustSize();
     dialog->open();
     updateSelection();
 }

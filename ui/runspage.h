@@ -47,7 +47,7 @@ public:
     // Rollback of the selected run: a dry run in the background, then a
     // typed confirmation (the dataset name) showing what each partition gets
     // back, then the rollback itself. A refusal (a later run touched the
-    // partitions) comes back as loadFailed() with the core's message.
+    // partitions) comes back as actionFailed() with the core's message.
     bool rollbackSelected();
     // The confirmation of the rollback in progress, if any.
     ConfirmDialog *rollbackDialog() const;
@@ -71,8 +71,10 @@ public:
     QString reportText() const;
 
 Q_SIGNALS:
-    // For the window's banner: something worth saying that is not an error.
+    // For the window's banner: something worth saying that is not an error,
+    // and an action refused or failed (not a load).
     void notice(const QString &message);
+    void actionFailed(const QString &message);
     // Run `runId` of `dataset` was rolled back: its partitions changed.
     void rolledBack(qint64 runId, const QString &dataset);
 

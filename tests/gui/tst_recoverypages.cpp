@@ -113,6 +113,16 @@ struct Workspace {
     const rw::DatasetSpec &dataset() const { return ws->spec.datasets.front(); }
 };
 
+// With REWIND_TEST_SHOTS=DIR, saves the widget as DIR/NAME.png (to look at).
+void shot(QWidget *w, const QString &name)
+{
+    const QString dir = qEnvironmentVariable("REWIND_TEST_SHOTS");
+    if (dir.isEmpty())
+        return;
+    QTest::qWait(100); // let the layouts settle, as they would on screen
+    w->grab().save(dir + u'/' + name + QStringLiteral(".png"));
+}
+
 bool openAndWait(MainWindow &w, const QString &db, const QString &spec, const MainWindow::Selection &selection)
 {
     QSignalSpy opened(&w, &MainWindow::workspaceOpened);
@@ -180,6 +190,7 @@ private Q_SLOTS:
 
         // 1. Freeze.
         QVERIFY(runStep(page, rw::RecoverPage::FreezeStep));
+        shot(&w, QStringLiteral("1-freeze"));
         QCOMPARE(page->stepStatus(rw::RecoverPage::FreezeStep), QStringLiteral("done"));
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")), 1);
         QVERIFY(page->nextButton()->isEnabled());
@@ -188,6 +199,7 @@ private Q_SLOTS:
         // 2. Identify: the duplicates per partition, with examples.
         QCOMPARE(page->shownStep(), rw::RecoverPage::IdentifyStep);
         QVERIFY(runStep(page, rw::RecoverPage::IdentifyStep));
+        shot(&w, QStringLiteral("2-identify"));
         QCOMPARE(page->duplicatesModel()->rowCount(), 2);
         qint64 extraShown = 0;
         for (int r = 0; r < 2; ++r)
@@ -206,7 +218,9 @@ private Q_SLOTS:
         QVERIFY(page->actionButton()->isEnabled());
         QTest::mouseClick(page->actionButton(), Qt::LeftButton);
         QTRY_VERIFY(page->confirmDialog() && page->confirmDialog()->isVisible());
+        shot(&w, QStringLiteral("3-rerun-preview"));
         rw::ConfirmDialog *confirm = page->confirmDialog();
+        shot(confirm, QStringLiteral("3-rerun-confirm"));
         QVERIFY(confirm->summaryText().contains(QStringLiteral("2025-05-03, 2025-05-04")));
         QVERIFY(!confirm->actionButton()->isEnabled());
         QTest::keyClicks(confirm->confirmEdit(), QStringLiteral("sale"));
@@ -219,12 +233,15 @@ private Q_SLOTS:
         QCOMPARE(page->stepStatus(rw::RecoverPage::RerunStep), QStringLiteral("done"));
         QVERIFY(!page->result()->rerunId.isNull());
         QVERIFY(page->stepText().contains(QStringLiteral("overwrote 2 partition(s)")));
+        shot(&w, QStringLiteral("3-rerun-done"));
         QTest::mouseClick(page->nextButton(), Qt::LeftButton);
 
         // 4. Totals: off before the check (the storm), matching after it.
         QCOMPARE(page->shownStep(), rw::RecoverPage::TotalsStep);
         QVERIFY(page->totalsModel()->mismatches() > 0);
+        shot(&w, QStringLiteral("4-totals-before"));
         QVERIFY(runStep(page, rw::RecoverPage::TotalsStep));
+        shot(&w, QStringLiteral("4-totals-after"));
         QCOMPARE(page->totalsModel()->mismatches(), 0);
         QVERIFY(page->totalsModel()->rowCount() >= 2 * 3); // rows, sum(order_id)..., per partition
         QVERIFY(page->result()->totalsMatch);
@@ -235,6 +252,7 @@ private Q_SLOTS:
         QCOMPARE(page->shownStep(), rw::RecoverPage::IndexStep);
         QVERIFY(page->stepText().contains(QStringLiteral("CREATE UNIQUE INDEX rewind_unique_fact")));
         QVERIFY(runStep(page, rw::RecoverPage::IndexStep));
+        shot(&w, QStringLiteral("5-index"));
         QCOMPARE(page->result()->status, QStringLiteral("recovered"));
         QCOMPARE(page->banner()->level(), rw::ErrorBanner::Level::Info);
         QVERIFY(page->banner()->message().contains(QStringLiteral("recovered")));
@@ -242,6 +260,7 @@ private Q_SLOTS:
 
         // The report, on screen and saved.
         QCOMPARE(page->shownStep(), rw::RecoverPage::ReportStep);
+        shot(&w, QStringLiteral("6-report"));
         const QString report = page->reportText();
         QVERIFY(report.contains(QStringLiteral("Duplicate incident recovery: sales")));
         QVERIFY2(report.contains(QStringLiteral("%1 duplicate key(s)").arg(extra)), qPrintable(report));
@@ -299,6 +318,7 @@ private Q_SLOTS:
         QVERIFY(page->goNext());
         QVERIFY(runStep(page, rw::RecoverPage::IndexStep));
 
+        shot(&w, QStringLiteral("fail-index"));
         QCOMPARE(page->stepStatus(rw::RecoverPage::IndexStep), QStringLiteral("failed"));
         QCOMPARE(page->banner()->level(), rw::ErrorBanner::Level::Error);
         QVERIFY2(page->banner()->message().contains(QStringLiteral("NULL")), qPrintable(page->banner()->message()));
@@ -348,6 +368,7 @@ private Q_SLOTS:
         QVERIFY(restored > 0);
         QVERIFY(dialog->summaryText().contains(QStringLiteral("Roll back run %1 of sales").arg(runId)));
         QCOMPARE(digest(db, QStringLiteral("tgt")), after);
+        shot(dialog, QStringLiteral("rollback-dialog"));
 
         // Typed confirmation, then the rollback in the background.
         QVERIFY(!dialog->actionButton()->isEnabled());
@@ -361,6 +382,7 @@ private Q_SLOTS:
         QCOMPARE(digest(db, QStringLiteral("tgt")), before);
         QCOMPARE(w.banner()->level(), rw::ErrorBanner::Level::Info);
         QVERIFY2(w.banner()->message().contains(QStringLiteral("rolled back: 3 partition(s) restored")), qPrintable(w.banner()->message()));
+        shot(&w, QStringLiteral("rollback-done"));
         QVERIFY(!runs->rollbackButton()->isEnabled()); // twice is not offered
     }
 
@@ -384,10 +406,11 @@ private Q_SLOTS:
         rw::RunsPage *runs = w.runsPage();
         QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()->rowCount() == 2, kTimeoutMs);
         runs->showRun(first->runId.toLongLong());
-        QSignalSpy failed(runs, &rw::Page::loadFailed);
+        QSignalSpy failed(runs, &rw::RunsPage::actionFailed);
         QTest::mouseClick(runs->rollbackButton(), Qt::LeftButton);
         QVERIFY(failed.wait(kTimeoutMs) || failed.count() > 0);
         QVERIFY(!runs->rollbackDialog());
+        shot(&w, QStringLiteral("rollback-refused"));
         QCOMPARE(w.banner()->level(), rw::ErrorBanner::Level::Error);
         const QString message = w.banner()->message();
         QVERIFY2(message.contains(QStringLiteral("later run %1").arg(second->runId.toLongLong())), qPrintable(message));
