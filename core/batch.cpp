@@ -163,6 +163,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     for (qsizetype i = 0; i < stage.size(); ++i)
         if (auto r = db.exec(stage[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
+    failpoint("after-stage");
     // Staged rows per partition; one partition's is a count the engine keeps.
     auto countStage = [&]() -> Result<QHash<QString, QList<qint64>>> {
         if (scope.size() != 1)
@@ -191,6 +192,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (!results)
         return fail(results.error());
     checks.insert(checks.end(), results->begin(), results->end());
+    failpoint("after-checks");
 
     phase(QStringLiteral("diff"));
     if (sql.isScd2()) {
