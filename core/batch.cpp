@@ -628,6 +628,8 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
     result.status = QStringLiteral("running");
     result.startedAt = nowIso();
     const Status started = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
+        if (auto s = refuseConcurrentRun(db, dataset.name); !s)
+            return s;
         if (options.planId.isEmpty())
             if (auto s = storePlan(db, plan, QString()); !s)
                 return s;
@@ -706,6 +708,8 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
                                                       .arg(runId)
                                                       .arg(stale->join(QStringLiteral(", ")), plan->id)});
     const Status marked = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
+        if (auto s = refuseConcurrentRun(db, info->dataset, runId); !s)
+            return s;
         auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = 'running', pid = ?, host = ?, finished_at = NULL, error = NULL WHERE run_id = ?"),
                          {QCoreApplication::applicationPid(), QSysInfo::machineHostName(), runId});
         if (!r)

@@ -168,6 +168,36 @@ private Q_SLOTS:
         QCOMPARE(integrity(db), QStringLiteral("ok"));
     }
 
+    // Two rewindctl runs of one dataset started together: never both
+    // writing. One refuses naming the other, or they run one after the
+    // other; the publishes of two runs never interleave.
+    void twoRunsOfOneDatasetNeverBothWrite()
+    {
+        const QString db = freshCopy(QStringLiteral("two-runs.db"));
+        QProcess a, b;
+        const QStringList run = QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                                            QStringLiteral("--execute")} + ws(db);
+        a.start(QStringLiteral(REWINDCTL_PATH), run);
+        b.start(QStringLiteral(REWINDCTL_PATH), run);
+        QVERIFY(a.waitForFinished(120000));
+        QVERIFY(b.waitForFinished(120000));
+        int succeeded = 0;
+        for (QProcess *p : {&a, &b}) {
+            const QByteArray err = p->readAllStandardError();
+            if (p->exitCode() == 0)
+                ++succeeded;
+            else
+                QVERIFY2(p->exitCode() == 1 && err.contains("refused: run "), err.constData());
+        }
+        QVERIFY(succeeded >= 1);
+        QCOMPARE(digest(db), m_expected);
+        // Publishes grouped by run: each run's are one contiguous block in commit order.
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT run_id, LAG(run_id) OVER (ORDER BY audit_id) AS prev "
+                                           "FROM rewind_audit WHERE action = 'publish') WHERE prev IS NOT NULL AND prev <> run_id")),
+                 succeeded - 1);
+        QCOMPARE(integrity(db), QStringLiteral("ok"));
+    }
+
     // finalize --execute publishes the days the watermark passed; killed, then
     // run again, it finishes the rest and every day ends final, once.
     void finalizeKilledThenRerun_data()
