@@ -160,7 +160,7 @@ LagPage::LagPage(QWidget *parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);
-    split->setSizes({570, 510});
+    split->setSizes({530, 550});
 
     auto *content = new QWidget(this);
     auto *contentLayout = new QVBoxLayout(content);
@@ -347,7 +347,7 @@ void LagPage::showSnapshot(LatenessSnapshot snapshot)
     m_strip->setRows(s.partitions);
     m_view->resizeColumnsToContents();
     for (int c = 0; c < LagPartitionsModel::ColumnCount - 1; ++c)
-        m_view->setColumnWidth(c, m_view->columnWidth(c) + 6);
+        m_view->setColumnWidth(c, m_view->columnWidth(c) + 2);
 
     {
         const QSignalBlocker block(m_slider);

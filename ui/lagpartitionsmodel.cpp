@@ -61,8 +61,8 @@ QVariant LagPartitionsModel::headerData(int section, Qt::Orientation orientation
     case P50Column: return tr("p50");
     case P99Column: return tr("p99");
     case MaxColumn: return tr("Max");
-    case LateColumn: return m_whatIf >= 0 ? tr("Late > %1").arg(durationLabel(m_whatIfSeconds)) : tr("Late");
-    case LateShareColumn: return tr("Late %");
+    case LateColumn: return m_whatIf >= 0 ? tr("> %1").arg(durationLabel(m_whatIfSeconds)) : tr("Late");
+    case LateShareColumn: return tr("late %");
     default: return {};
     }
 }

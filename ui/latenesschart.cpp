@@ -7,6 +7,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QValueAxis>
 
@@ -142,7 +143,7 @@ void LatenessChart::setReport(const LatenessReport &report)
     auto *pct = new QValueAxis;
     pct->setRange(0, 100);
     pct->setLabelFormat(QStringLiteral("%.0f%%"));
-    pct->setTitleText(tr("cumulative"));
+    pct->setTitleText(tr("cumulative share (green line)"));
     pct->setGridLineVisible(false);
     chart->addAxis(pct, Qt::AlignRight);
     m_cumulative = new QLineSeries;
@@ -193,6 +194,12 @@ void LatenessChart::setReport(const LatenessReport &report)
     m_watermark->attachAxis(x);
     m_watermark->attachAxis(y);
     m_watermark->setVisible(false);
+
+    // The axes name the bars and the line: the legend is for the markers.
+    for (QLegendMarker *marker : chart->legend()->markers(series))
+        marker->setVisible(false);
+    for (QLegendMarker *marker : chart->legend()->markers(m_cumulative))
+        marker->setVisible(false);
 
     QChart *old = this->chart();
     setChart(chart);
