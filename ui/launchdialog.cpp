@@ -79,7 +79,7 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
 
-    auto *confirmLabel = new QLabel(this);
+    auto *confirmLabel = m_confirmLabel = new QLabel(this);
     confirmLabel->setWordWrap(true);
     confirmLabel->setTextFormat(Qt::RichText);
     confirmLabel->setText(tr("<b style='color:#c01c1c'>This plan is destructive</b> (%1). To confirm, type the dataset "
@@ -144,6 +144,23 @@ QString LaunchDialog::summaryText() const
 }
 
 QString LaunchDialog::stateText() const { return m_state->isVisible() ? m_state->text() : QString(); }
+
+void LaunchDialog::setPurpose(const QString &heading, const QString &note, const QString &runLabel)
+{
+    QString html = m_summary->text();
+    const qsizetype end = html.indexOf(QStringLiteral("</h3>"));
+    if (html.startsWith(QStringLiteral("<h3>")) && end > 0)
+        html = QStringLiteral("<h3>") % heading.toHtmlEscaped() % QStringLiteral("</h3><p>") % note.toHtmlEscaped() % QStringLiteral("</p>")
+               % html.mid(end + 5);
+    m_summary->setText(html);
+    setWindowTitle(heading);
+    m_run->setText(runLabel);
+    m_destructive = true;
+    m_confirmLabel->setText(tr("To confirm, type the dataset name <code>%1</code>:").arg(m_dataset.toHtmlEscaped()));
+    m_confirmLabel->setVisible(true);
+    m_confirm->setVisible(true);
+    updateButtons();
+}
 
 void LaunchDialog::runStarted()
 {

@@ -34,6 +34,11 @@ public:
     QString summaryText() const;
     QString stateText() const;
 
+    // Re-labels the dialog for another purpose than a plain re-run (finalize,
+    // backfill): its heading, a note above the plan, and the Run button; the
+    // plan is then confirmed only by typing the dataset name, whatever it does.
+    void setPurpose(const QString &heading, const QString &note, const QString &runLabel);
+
     void runStarted();
     void showStale(const QString &message);
     void showError(const QString &message);
@@ -50,6 +55,7 @@ private:
     bool m_waiting = false;
     bool m_stale = false;
     QLabel *m_summary;
+    QLabel *m_confirmLabel = nullptr;
     QLabel *m_state;
     QLineEdit *m_confirm;
     QPushButton *m_run;

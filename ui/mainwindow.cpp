@@ -3,6 +3,7 @@
 #include "auditpage.h"
 #include "background.h"
 #include "errorbanner.h"
+#include "lagpage.h"
 #include "openworkspacedialog.h"
 #include "partitionspage.h"
 #include "previewpage.h"
@@ -28,8 +29,8 @@ namespace rw {
 
 QStringList MainWindow::availablePages()
 {
-    return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("streams"),
-            QStringLiteral("audit")};
+    return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("lag"),
+            QStringLiteral("streams"),    QStringLiteral("audit")};
 }
 
 QStringList MainWindow::plannedPages()
@@ -41,7 +42,7 @@ QStringList MainWindow::plannedPages()
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_navigator(new Navigator), m_stack(new QStackedWidget), m_welcome(nullptr),
       m_welcomeText(nullptr), m_partitionsPage(new PartitionsPage), m_streamPage(new StreamPage),
-      m_previewPage(new PreviewPage), m_runsPage(new RunsPage), m_auditPage(new AuditPage), m_runManager(new RunManager(this)),
+      m_previewPage(new PreviewPage), m_runsPage(new RunsPage), m_auditPage(new AuditPage), m_lagPage(new LagPage), m_runManager(new RunManager(this)),
       m_banner(new ErrorBanner), m_statusText(new QLabel), m_busy(new QProgressBar), m_dbLabel(new QLabel)
 {
     setObjectName(QStringLiteral("mainWindow"));
@@ -54,7 +55,9 @@ MainWindow::MainWindow(QWidget *parent)
     m_stack->addWidget(m_previewPage);
     m_stack->addWidget(m_runsPage);
     m_stack->addWidget(m_auditPage);
+    m_stack->addWidget(m_lagPage);
     m_previewPage->setRunManager(m_runManager);
+    m_lagPage->setRunManager(m_runManager);
     m_runsPage->setRunManager(m_runManager);
 
     auto *splitter = new QSplitter(Qt::Horizontal);
@@ -79,7 +82,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     connect(m_navigator, &Navigator::pageSelected, this, &MainWindow::showNamedPage);
     for (Page *page : {static_cast<Page *>(m_partitionsPage), static_cast<Page *>(m_streamPage), static_cast<Page *>(m_previewPage),
-                       static_cast<Page *>(m_runsPage), static_cast<Page *>(m_auditPage)})
+                       static_cast<Page *>(m_runsPage), static_cast<Page *>(m_auditPage), static_cast<Page *>(m_lagPage)})
         wirePage(page);
     connect(m_partitionsPage, &PartitionsPage::previewRequested, this, [this](const QStringList &p) { previewPartitions(p); });
     connect(m_partitionsPage, &PartitionsPage::runRequested, this, [this](const QStringList &p) { previewPartitions(p, true); });
@@ -133,6 +136,8 @@ QString MainWindow::currentPageName() const
         return QStringLiteral("runs");
     if (page == m_auditPage)
         return QStringLiteral("audit");
+    if (page == m_lagPage)
+        return QStringLiteral("lag");
     return QString();
 }
 
@@ -146,6 +151,8 @@ bool MainWindow::showNamedPage(const QString &name)
             return true;
         return !m_workspace->spec.datasets.empty() && selectDataset(m_workspace->spec.datasets.front().name);
     }
+    if (name == QLatin1String("lag"))
+        return showLag();
     if (name == QLatin1String("streams")) {
         return !m_workspace->spec.streams.empty() && selectStream(m_workspace->spec.streams.front().name);
     }
@@ -376,7 +383,7 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
             else
                 m_previewPage->preview(*db, copy, initial.partitions);
         }
-    } else if (page == QLatin1String("runs") || page == QLatin1String("audit")) {
+    } else if (page == QLatin1String("runs") || page == QLatin1String("audit") || page == QLatin1String("lag")) {
         showNamedPage(page);
     } else if (!initial.partitions.isEmpty()) {
         m_partitionsPage->selectAfterLoad(initial.partitions);
@@ -404,6 +411,32 @@ void MainWindow::showStream(const QString &name)
         return;
     showPage(m_streamPage);
     m_streamPage->setStream(m_workspace->db, *stream);
+}
+
+// The lag page shows the dataset on the partitions page when it has event
+// and ingest times, else the first dataset that has them.
+bool MainWindow::showLag()
+{
+    const DatasetSpec *dataset = m_partitionsPage->dataset();
+    if (!dataset || !LagPage::hasLateness(*dataset)) {
+        dataset = nullptr;
+        for (const DatasetSpec &d : m_workspace->spec.datasets)
+            if (LagPage::hasLateness(d)) {
+                dataset = &d;
+                break;
+            }
+    }
+    if (!dataset && !m_workspace->spec.datasets.empty())
+        dataset = &m_workspace->spec.datasets.front();
+    if (!dataset)
+        return false;
+    {
+        const QSignalBlocker block(m_navigator);
+        m_navigator->select(Navigator::Kind::Page, QStringLiteral("lag"));
+    }
+    showPage(m_lagPage);
+    m_lagPage->setDataset(m_workspace->db, *dataset);
+    return true;
 }
 
 void MainWindow::showPage(Page *page)

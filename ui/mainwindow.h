@@ -16,6 +16,7 @@ namespace rw {
 
 class AuditPage;
 class ErrorBanner;
+class LagPage;
 class Page;
 class PartitionsPage;
 class PreviewPage;
@@ -79,6 +80,7 @@ public:
     PreviewPage *previewPage() const { return m_previewPage; }
     RunsPage *runsPage() const { return m_runsPage; }
     AuditPage *auditPage() const { return m_auditPage; }
+    LagPage *lagPage() const { return m_lagPage; }
     RunManager *runManager() const { return m_runManager; }
     // The --page name of the page on show, empty for none.
     QString currentPageName() const;
@@ -106,6 +108,7 @@ private:
                         const Selection &initial);
     void showDataset(const QString &name);
     void showStream(const QString &name);
+    bool showLag();
     void showPage(Page *page);
     void wirePage(Page *page);
     void onRunFinished(int liveRunId);
@@ -121,6 +124,7 @@ private:
     PreviewPage *m_previewPage;
     RunsPage *m_runsPage;
     AuditPage *m_auditPage;
+    LagPage *m_lagPage;
     RunManager *m_runManager;
     ErrorBanner *m_banner;
     QMenu *m_recentMenu = nullptr;
