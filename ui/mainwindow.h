@@ -15,6 +15,7 @@ class QStackedWidget;
 namespace rw {
 
 class AuditPage;
+class DlqPage;
 class ErrorBanner;
 class Page;
 class PartitionsPage;
@@ -60,7 +61,7 @@ public:
 
     bool selectDataset(const QString &name);
     bool selectStream(const QString &name);
-    // Shows a page by its --page name (partitions, preview, runs, audit, streams).
+    // Shows a page by its --page name (partitions, preview, runs, audit, streams, dlq).
     bool showNamedPage(const QString &name);
     // Previews `partitions` of the current dataset on the preview page.
     void previewPartitions(const QStringList &partitions, bool launchAfter = false);
@@ -79,6 +80,7 @@ public:
     PreviewPage *previewPage() const { return m_previewPage; }
     RunsPage *runsPage() const { return m_runsPage; }
     AuditPage *auditPage() const { return m_auditPage; }
+    DlqPage *dlqPage() const { return m_dlqPage; }
     RunManager *runManager() const { return m_runManager; }
     // The --page name of the page on show, empty for none.
     QString currentPageName() const;
@@ -121,6 +123,7 @@ private:
     PreviewPage *m_previewPage;
     RunsPage *m_runsPage;
     AuditPage *m_auditPage;
+    DlqPage *m_dlqPage;
     RunManager *m_runManager;
     ErrorBanner *m_banner;
     QMenu *m_recentMenu = nullptr;

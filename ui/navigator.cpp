@@ -121,11 +121,12 @@ void Navigator::setSpec(const Spec &spec)
         item->setToolTip(0, tr("Stream %1\nlog: %2\nsink: %3").arg(s.name, s.log, s.sink));
         item->setToolTip(1, item->toolTip(0));
     }
-    m_pages = makeGroup(tr("Activity"), 3);
+    m_pages = makeGroup(tr("Activity"), 4);
     const std::tuple<QString, QString, QString> pages[] = {
         {QStringLiteral("preview"), tr("Preview"), tr("what a re-run would change")},
         {QStringLiteral("runs"), tr("Runs"), tr("live and past runs")},
         {QStringLiteral("audit"), tr("Audit log"), tr("who did what, when")},
+        {QStringLiteral("dlq"), tr("Dead-letter queue"), tr("quarantined records: fix, replay")},
     };
     for (const auto &[name, label, detail] : pages) {
         auto *item = new QTreeWidgetItem(m_pages, {label, detail});
