@@ -141,12 +141,18 @@ DlqPage::DlqPage(QWidget *parent)
     m_recordsView->setModel(m_records);
     m_recordsView->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_recordsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    const std::pair<int, int> widths[] = {{DlqRecordsModel::IdColumn, 60},    {DlqRecordsModel::StatusColumn, 80},
-                                          {DlqRecordsModel::SourceColumn, 190}, {DlqRecordsModel::EventColumn, 120},
-                                          {DlqRecordsModel::ErrorColumn, 330}, {DlqRecordsModel::AttemptsColumn, 64},
-                                          {DlqRecordsModel::FirstSeenColumn, 140}};
+    const std::pair<int, int> widths[] = {{DlqRecordsModel::IdColumn, 52},      {DlqRecordsModel::StatusColumn, 78},
+                                          {DlqRecordsModel::CheckColumn, 170},   {DlqRecordsModel::SourceColumn, 175},
+                                          {DlqRecordsModel::EventColumn, 115},   {DlqRecordsModel::ErrorColumn, 320},
+                                          {DlqRecordsModel::AttemptsColumn, 64}, {DlqRecordsModel::FirstSeenColumn, 140}};
     for (const auto &[column, width] : widths)
         m_recordsView->setColumnWidth(column, width);
+    // The dry-run column appears once there is a verdict to show.
+    m_recordsView->setColumnHidden(DlqRecordsModel::CheckColumn, true);
+    connect(m_records, &QAbstractItemModel::dataChanged, this,
+            [this] { m_recordsView->setColumnHidden(DlqRecordsModel::CheckColumn, !m_records->hasVerdicts()); });
+    connect(m_records, &QAbstractItemModel::modelReset, this,
+            [this] { m_recordsView->setColumnHidden(DlqRecordsModel::CheckColumn, !m_records->hasVerdicts()); });
     connect(m_records, &DlqRecordsModel::pageFetched, this, [this] {
         updateCount();
         onFirstPage();
@@ -264,16 +270,20 @@ void DlqPage::buildActions(QWidget *host)
     actions->addWidget(m_allMatching);
     actions->addSpacing(8);
     actions->addWidget(m_validate);
-    actions->addSpacing(12);
+    actions->addSpacing(16);
     actions->addWidget(new QLabel(tr("Batch"), host));
     actions->addWidget(m_batchSize);
     actions->addWidget(new QLabel(tr("Velocity"), host));
     actions->addWidget(m_velocity);
     actions->addWidget(m_replay);
-    actions->addSpacing(12);
-    actions->addWidget(m_reason, 1);
-    actions->addWidget(m_discard);
+    actions->addStretch(1);
     layout->addLayout(actions);
+    auto *discard = new QHBoxLayout;
+    discard->setSpacing(6);
+    discard->addWidget(new QLabel(tr("Discard with a reason:"), host));
+    discard->addWidget(m_reason, 1);
+    discard->addWidget(m_discard);
+    layout->addLayout(discard);
 
     // Replay progress with Cancel.
     m_progressFrame->setObjectName(QStringLiteral("dlqProgress"));

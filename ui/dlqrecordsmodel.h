@@ -22,7 +22,7 @@ namespace rw {
 class DlqRecordsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { IdColumn, StatusColumn, SourceColumn, EventColumn, ErrorColumn, AttemptsColumn, FirstSeenColumn, CheckColumn, ColumnCount };
+    enum Column { IdColumn, StatusColumn, CheckColumn, SourceColumn, EventColumn, ErrorColumn, AttemptsColumn, FirstSeenColumn, ColumnCount };
     enum Role { SortRole = Qt::UserRole + 1, IdRole, StatusRole, SignatureRole };
     static constexpr int kDefaultPageSize = 250;
 
@@ -54,6 +54,7 @@ public:
     void setVerdicts(const std::vector<DlqVerdict> &verdicts);
     void clearVerdicts();
     const DlqVerdict *verdict(qint64 id) const;
+    bool hasVerdicts() const { return !m_verdicts.isEmpty(); }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
