@@ -500,6 +500,8 @@ void DlqPage::maybeLoaded()
 
 void DlqPage::loadDetail(qint64 id)
 {
+    if (m_payload->isModified() && m_payload->recordId() != id)
+        showResult(false, tr("Your unsaved edit of record #%1 was dropped.").arg(m_payload->recordId()));
     const quint64 generation = ++m_detailGeneration;
     runInBackground(
         this, [db = *m_db, id] { return showDlq(db, id); },
@@ -590,7 +592,7 @@ void DlqPage::updateActions()
     m_discard->setText(n > 0 ? tr("Discard %1").arg(what) : tr("Discard"));
     m_discard->setToolTip(m_reason->text().trimmed().isEmpty() ? tr("Type a reason first: it is kept in each record's history")
                                                                : tr("Mark the records discarded with the reason; they stay in the DLQ with their history"));
-    m_payload->setSelectionSize(m_busy ? 0 : n);
+    m_payload->setSelectionSize(n);
     m_applySet->setEnabled(!m_busy);
 }
 
@@ -600,7 +602,7 @@ void DlqPage::setBusy(bool busy)
     m_allMatching->setEnabled(!busy);
     m_status->setEnabled(!busy);
     m_groupsView->setEnabled(!busy);
-    m_payload->saveButton()->setVisible(!busy);
+    m_payload->setBusy(busy);
     updateActions();
 }
 
@@ -614,7 +616,10 @@ void DlqPage::finishOperation(const QString &operation, bool ok, const QString &
 {
     setBusy(false);
     showResult(ok, message);
-    if (ok && operation != kOperationValidate) {
+    // A replay writes even when records fail (they become failed) or when it
+    // stops early (the committed batches stay); the others write only on success.
+    const bool wrote = operation == kOperationReplay || (ok && operation != kOperationValidate);
+    if (wrote) {
         // What changed: the rows in place, the counts, the record on show.
         if (m_allMatching->isChecked() || touched.isEmpty())
             m_records->reload();

@@ -181,7 +181,13 @@ void DlqPayloadPanel::clearRecord()
 
 bool DlqPayloadPanel::isModified() const { return m_id != 0 && m_current->toPlainText() != m_loadedText; }
 
-bool DlqPayloadPanel::canSave() const { return m_editable && isModified() && m_current->isValid(); }
+bool DlqPayloadPanel::canSave() const { return !m_busy && m_editable && isModified() && m_current->isValid(); }
+
+void DlqPayloadPanel::setBusy(bool busy)
+{
+    m_busy = busy;
+    updateState();
+}
 
 void DlqPayloadPanel::setSelectionSize(qint64 records)
 {
@@ -203,7 +209,7 @@ void DlqPayloadPanel::updateState()
     m_save->setEnabled(canSave());
     m_format->setEnabled(m_editable);
     m_revert->setEnabled(m_editable && isModified());
-    m_setPath->setEnabled(m_selection > 0 && !m_path->text().trimmed().isEmpty());
+    m_setPath->setEnabled(!m_busy && m_selection > 0 && !m_path->text().trimmed().isEmpty());
     m_setPath->setText(m_selection > 1 ? tr("Set on %1 records\u2026").arg(fmt::number(m_selection)) : tr("Set on selection\u2026"));
 }
 

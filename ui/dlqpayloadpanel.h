@@ -39,6 +39,8 @@ public:
     bool canSave() const;
     // Number of records the path tool would apply to, for its button.
     void setSelectionSize(qint64 records);
+    // While the page runs an operation: no save, no set.
+    void setBusy(bool busy);
 
     JsonEditor *originalEditor() const { return m_original; }
     JsonEditor *currentEditor() const { return m_current; }
@@ -59,6 +61,7 @@ private:
     QString m_status;
     bool m_editable = false;
     qint64 m_selection = 0;
+    bool m_busy = false;
     QLabel *m_header;
     QLabel *m_originalNote;
     JsonEditor *m_original;

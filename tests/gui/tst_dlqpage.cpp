@@ -341,6 +341,15 @@ private Q_SLOTS:
         // A dry run: nothing changed.
         QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND attempts = 0")).toInt(), 3);
         QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")).toInt(), 3);
+
+        // Replaying them anyway: each becomes failed, and the rows say so.
+        QTest::mouseClick(page->replayButton(), Qt::LeftButton);
+        QVERIFY(waitFor(done, 2));
+        QCOMPARE(done.last().at(1).toBool(), false); // failures are not a success
+        QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'failed' AND attempts = 1")).toInt(), 3);
+        for (const QString &e : {QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")})
+            QTRY_COMPARE_WITH_TIMEOUT(m->index(m->rowOf(f.id(e)), DlqRecordsModel::StatusColumn).data().toString(), QStringLiteral("failed"), kTimeoutMs);
+        QVERIFY(page->resultLabel()->text().contains(QLatin1String("3 failed")));
     }
 
     void setPathOnSelectionThenDiscardWithReason()
