@@ -15,6 +15,7 @@ class QStackedWidget;
 namespace rw {
 
 class AuditPage;
+class DlqPage;
 class ErrorBanner;
 class LagPage;
 class Page;
@@ -61,7 +62,7 @@ public:
 
     bool selectDataset(const QString &name);
     bool selectStream(const QString &name);
-    // Shows a page by its --page name (partitions, preview, runs, audit, streams).
+    // Shows a page by its --page name (partitions, preview, runs, audit, streams, dlq).
     bool showNamedPage(const QString &name);
     // Previews `partitions` of the current dataset on the preview page.
     void previewPartitions(const QStringList &partitions, bool launchAfter = false);
@@ -81,6 +82,7 @@ public:
     RunsPage *runsPage() const { return m_runsPage; }
     AuditPage *auditPage() const { return m_auditPage; }
     LagPage *lagPage() const { return m_lagPage; }
+    DlqPage *dlqPage() const { return m_dlqPage; }
     RunManager *runManager() const { return m_runManager; }
     // The --page name of the page on show, empty for none.
     QString currentPageName() const;
@@ -125,6 +127,7 @@ private:
     RunsPage *m_runsPage;
     AuditPage *m_auditPage;
     LagPage *m_lagPage;
+    DlqPage *m_dlqPage;
     RunManager *m_runManager;
     ErrorBanner *m_banner;
     QMenu *m_recentMenu = nullptr;

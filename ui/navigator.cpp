@@ -127,6 +127,7 @@ void Navigator::setSpec(const Spec &spec)
         {QStringLiteral("preview"), tr("Preview"), tr("what a re-run would change")},
         {QStringLiteral("runs"), tr("Runs"), tr("live and past runs")},
         {QStringLiteral("audit"), tr("Audit log"), tr("who did what, when")},
+        {QStringLiteral("dlq"), tr("Dead-letter queue"), tr("quarantined records: fix, replay")},
     };
     m_pages = makeGroup(tr("Activity"), std::size(pages));
     for (const auto &[name, label, detail] : pages) {
