@@ -43,8 +43,21 @@ bool isTransient(const QSqlError &error)
            || code == QLatin1String("40P01") || error.databaseText().contains(QLatin1String("database is locked"));
 }
 
+// SQLITE_FULL (13), or a size limit reached (PRAGMA max_page_count);
+// PostgreSQL disk_full (53100).
+bool isDiskFull(const QSqlError &error)
+{
+    const QString code = error.nativeErrorCode();
+    return code == QLatin1String("13") || code == QLatin1String("53100")
+           || error.databaseText().contains(QLatin1String("database or disk is full"));
+}
+
 Error sqlError(const QSqlError &error, const QString &sql)
 {
+    if (isDiskFull(error))
+        return Error::internal(QStringLiteral("the disk is full (or the database reached its size limit): %1; the transaction was "
+                                              "rolled back, nothing of it was written; free space and run again\n  in: %2")
+                                   .arg(describe(error), abbreviate(sql)));
     Error e = Error::internal(QStringLiteral("SQL error: %1\n  in: %2").arg(describe(error), abbreviate(sql)));
     e.transient = isTransient(error);
     return e;

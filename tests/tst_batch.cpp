@@ -640,6 +640,30 @@ private Q_SLOTS:
         QCOMPARE(ok->status, QStringLiteral("succeeded"));
     }
 
+    // A full disk (here the database's size limit, PRAGMA max_page_count, on
+    // the connection the run uses): a clean failure saying so, nothing
+    // half-written, a sound file; once space is freed the run succeeds.
+    void fullDiskFailsCleanlyThenSucceeds()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        const qint64 pages = count(f.db(), QStringLiteral("PRAGMA page_count"));
+        QVERIFY(f.db().exec(QStringLiteral("PRAGMA max_page_count = %1").arg(pages)));
+        auto full = run(f.db(), f.dataset(), execute());
+        const QString message = full ? full->error : full.error().message;
+        QVERIFY2(message.contains(QStringLiteral("the disk is full")), qPrintable(message));
+        QVERIFY(!full || full->status == QStringLiteral("failed"));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints")), 0);
+        QCOMPARE(f.db().scalar(QStringLiteral("PRAGMA integrity_check"))->toString(), QStringLiteral("ok"));
+
+        QVERIFY(f.db().exec(QStringLiteral("PRAGMA max_page_count = 1000000")));
+        auto ok = run(f.db(), f.dataset(), execute());
+        QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
+        QCOMPARE(ok->status, QStringLiteral("succeeded"));
+        QVERIFY(digest(f.db(), QStringLiteral("tgt")) != before);
+    }
+
     void frozenDatasetIsRefused()
     {
         Fixture f(spec(QStringLiteral("merge")));
