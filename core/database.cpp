@@ -201,6 +201,16 @@ Result<QSqlDatabase> Database::connection() const
                                      .arg(url.display(), statement, describe(q.lastError())));
     }
     if (url.kind == SqlDialect::Kind::Sqlite) {
+        // Durability across power loss: NORMAL (the default) may lose the
+        // last commits, never consistency; FULL or EXTRA syncs every commit.
+        const QByteArray sync = qgetenv("REWIND_SQLITE_SYNCHRONOUS").toUpper();
+        if (!sync.isEmpty()) {
+            if (sync != "NORMAL" && sync != "FULL" && sync != "EXTRA")
+                return badInput(QStringLiteral("REWIND_SQLITE_SYNCHRONOUS=%1: expected NORMAL, FULL or EXTRA").arg(QString::fromLatin1(sync)));
+            QSqlQuery q(conn);
+            if (!q.exec(QStringLiteral("PRAGMA synchronous=") % QString::fromLatin1(sync)))
+                return internalError(QStringLiteral("cannot set synchronous=%1 on %2: %3").arg(QString::fromLatin1(sync), url.display(), describe(q.lastError())));
+        }
         if (auto registered = registerSqliteFunctions(conn); !registered)
             return fail(registered.error());
     }
