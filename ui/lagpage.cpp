@@ -602,35 +602,7 @@ void LagPage::watchRun(int id, QPointer<LaunchDialog> dialog)
     if (const LiveRun *run = m_runs->run(id))
         m_live->update(*run);
     updateActions();
-    auto *started = new QMetaObject::Connection;
-    auto *finished = new QMetaObject::Connection;
-    const auto disconnectBoth = [started, finished] {
-        QObject::disconnect(*started);
-        QObject::disconnect(*finished);
-        delete started;
-        delete finished;
-    };
-    *started = connect(m_runs, &RunManager::runStarted, this, [id, dialog, disconnectBoth](int which) {
-        if (which != id)
-            return;
-        disconnectBoth();
-        if (dialog)
-            dialog->runStarted();
-    });
-    *finished = connect(m_runs, &RunManager::runFinished, this, [this, id, dialog, disconnectBoth](int which) {
-        if (which != id)
-            return;
-        disconnectBoth();
-        const LiveRun *run = m_runs->run(id);
-        if (!dialog || !run)
-            return;
-        if (run->error && run->error->code == Error::Code::StalePlan)
-            dialog->showStale(run->error->message);
-        else if (run->error)
-            dialog->showError(run->error->message);
-        else
-            dialog->runStarted();
-    });
+    followLaunch(m_runs, id, this, dialog);
 }
 
 } // namespace rw

@@ -2,6 +2,7 @@
 
 #include "format.h"
 #include "partitions.h"
+#include "runmanager.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -188,6 +189,44 @@ void LaunchDialog::showError(const QString &message)
     m_state->setText(tr("The run could not start: %1").arg(message));
     m_state->show();
     updateButtons();
+}
+
+void followLaunch(RunManager *runs, int id, QObject *context, QPointer<LaunchDialog> dialog, std::function<void()> onLaunched)
+{
+    auto *started = new QMetaObject::Connection;
+    auto *finished = new QMetaObject::Connection;
+    const auto disconnectBoth = [started, finished] {
+        QObject::disconnect(*started);
+        QObject::disconnect(*finished);
+        delete started;
+        delete finished;
+    };
+    const auto launched = [dialog, onLaunched] {
+        if (dialog)
+            dialog->runStarted();
+        if (onLaunched)
+            onLaunched();
+    };
+    *started = QObject::connect(runs, &RunManager::runStarted, context, [id, disconnectBoth, launched](int which) {
+        if (which != id)
+            return;
+        disconnectBoth();
+        launched();
+    });
+    *finished = QObject::connect(runs, &RunManager::runFinished, context, [runs, id, dialog, disconnectBoth, launched](int which) {
+        if (which != id)
+            return;
+        disconnectBoth();
+        const LiveRun *run = runs->run(id);
+        if (!dialog || !run)
+            return;
+        if (run->error && run->error->code == Error::Code::StalePlan)
+            dialog->showStale(run->error->message);
+        else if (run->error)
+            dialog->showError(run->error->message);
+        else
+            launched();
+    });
 }
 
 } // namespace rw

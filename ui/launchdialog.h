@@ -3,6 +3,9 @@
 #include "batch.h"
 
 #include <QDialog>
+#include <QPointer>
+
+#include <functional>
 
 class QDialogButtonBox;
 class QLabel;
@@ -62,5 +65,15 @@ private:
     QPushButton *m_previewAgain;
     QDialogButtonBox *m_buttons;
 };
+
+class RunManager;
+
+// Follows run `id` of `runs` once it was launched from `dialog`: when it
+// starts (or finishes first), the dialog closes as launched and `onLaunched`
+// runs; a run that fails before starting shows its error (or the stale plan)
+// in the dialog instead. The connections live as long as `context` and are
+// dropped after the first answer; the dialog may be gone by then.
+void followLaunch(RunManager *runs, int id, QObject *context, QPointer<LaunchDialog> dialog,
+                  std::function<void()> onLaunched = {});
 
 } // namespace rw
