@@ -163,6 +163,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     for (qsizetype i = 0; i < stage.size(); ++i)
         if (auto r = db.exec(stage[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
+    failpoint("after-stage");
     // Staged rows per partition; one partition's is a count the engine keeps.
     auto countStage = [&]() -> Result<QHash<QString, QList<qint64>>> {
         if (scope.size() != 1)
@@ -191,6 +192,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (!results)
         return fail(results.error());
     checks.insert(checks.end(), results->begin(), results->end());
+    failpoint("after-checks");
 
     phase(QStringLiteral("diff"));
     if (sql.isScd2()) {
@@ -626,6 +628,8 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
     result.status = QStringLiteral("running");
     result.startedAt = nowIso();
     const Status started = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
+        if (auto s = refuseConcurrentRun(db, dataset.name); !s)
+            return s;
         if (options.planId.isEmpty())
             if (auto s = storePlan(db, plan, QString()); !s)
                 return s;
@@ -704,6 +708,8 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
                                                       .arg(runId)
                                                       .arg(stale->join(QStringLiteral(", ")), plan->id)});
     const Status marked = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
+        if (auto s = refuseConcurrentRun(db, info->dataset, runId); !s)
+            return s;
         auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = 'running', pid = ?, host = ?, finished_at = NULL, error = NULL WHERE run_id = ?"),
                          {QCoreApplication::applicationPid(), QSysInfo::machineHostName(), runId});
         if (!r)

@@ -18,6 +18,14 @@ const QCommandLineOption kFrom({QStringLiteral("from")}, QStringLiteral("First p
 const QCommandLineOption kTo({QStringLiteral("to")}, QStringLiteral("Last partition of a range (inclusive)."), QStringLiteral("P"));
 const QCommandLineOption kBuckets({QStringLiteral("buckets")}, QStringLiteral("Log-scaled histogram buckets for lateness >= 0 (1 to 200, default 16)."),
                                   QStringLiteral("N"), QStringLiteral("16"));
+const QCommandLineOption kWhatIf({QStringLiteral("what-if")},
+                                 QStringLiteral("Also count the events later than allowed lateness D (like 90s, 15m, 2h, 1d; repeatable): "
+                                                "the console's watermark slider."),
+                                 QStringLiteral("D"));
+const QCommandLineOption kFinalizePlan({QStringLiteral("plan")},
+                                       QStringLiteral("With --execute: publish exactly this stored plan (a preview of days the "
+                                                      "watermark has passed); refused, exit 4, if its source changed."),
+                                       QStringLiteral("ID"));
 
 Result<const DatasetSpec *> datasetOf(const Context &ctx, const Workspace &ws)
 {
@@ -55,6 +63,12 @@ Status runLag(Context &ctx)
         options.from = ctx.parser.value(kFrom);
     if (ctx.parser.isSet(kTo))
         options.to = ctx.parser.value(kTo);
+    for (const QString &text : ctx.parser.values(kWhatIf)) {
+        auto seconds = timeutil::parseDuration(text);
+        if (!seconds)
+            return badInput(QStringLiteral("--what-if \"%1\": %2").arg(text, seconds.error().message));
+        options.whatIfSeconds.push_back(*seconds);
+    }
     auto ws = workspace(ctx);
     if (!ws)
         return fail(ws.error());
@@ -101,6 +115,9 @@ Status runLag(Context &ctx)
                 << " events later (" << percent(*r.lateFraction) << ")\n";
     else if (!r.allowedLatenessSeconds)
         ctx.out << "no allowed_lateness in the spec\n";
+    for (const auto &w : r.whatIf)
+        ctx.out << "what if allowed_lateness " << timeutil::formatDuration(w.seconds) << ": " << thousands(w.late) << " events later ("
+                << percent(w.lateFraction) << ")\n";
     if (r.suggestion)
         ctx.out << "suggested allowed_lateness " << timeutil::formatDuration(r.suggestion->seconds) << ": "
                 << percent(r.suggestion->lateFraction) << " of events later; a day becomes final "
@@ -124,6 +141,9 @@ Status runFinalize(Context &ctx)
         return fail(dataset.error());
     FinalizeOptions options;
     options.execute = ctx.given(QStringLiteral("execute"));
+    options.planId = ctx.parser.value(kFinalizePlan);
+    if (!options.planId.isEmpty() && !options.execute)
+        return badInput(QStringLiteral("--plan is for --execute"));
     if (!ctx.json && ::isatty(STDERR_FILENO)) {
         QTextStream *err = &ctx.err;
         options.progress = [err](const Progress &p) {
@@ -180,13 +200,13 @@ std::vector<Command> lateCommands()
         {QStringLiteral("lag"), QStringLiteral("Lateness distribution (ingest - event time): percentiles, histogram, suggested allowed_lateness."),
          [](QCommandLineParser &p) {
              workspaceOptions(p);
-             p.addOptions({kDataset, kFrom, kTo, kBuckets});
+             p.addOptions({kDataset, kFrom, kTo, kBuckets, kWhatIf});
          },
          runLag},
         {QStringLiteral("finalize"), QStringLiteral("Watermark: list (or, with --execute, publish and mark final) the days it has passed."),
          [](QCommandLineParser &p) {
              workspaceOptions(p);
-             p.addOptions({kDataset, kExecute});
+             p.addOptions({kDataset, kFinalizePlan, kExecute});
          },
          runFinalize},
     };

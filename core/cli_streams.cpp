@@ -72,6 +72,40 @@ Result<qint64> integerOption(const Context &ctx, const QCommandLineOption &optio
     return n;
 }
 
+// --- consumer-groups ------------------------------------------------------------
+
+Status runConsumerGroups(Context &ctx)
+{
+    auto name = required(ctx, kStreamOpt);
+    if (!name)
+        return fail(name.error());
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto stream = ws->spec.requireStream(*name);
+    if (!stream)
+        return fail(stream.error());
+    auto groups = listConsumerGroups(ws->db, **stream);
+    if (!groups)
+        return fail(groups.error());
+    if (ctx.json) {
+        Json list = Json::array();
+        for (const auto &g : *groups)
+            list.push_back({{"group", s(g.group)}, {"partitions", g.partitions}, {"lag", g.lag}, {"last_commit_at", s(g.lastCommitAt)}});
+        ctx.print({{"stream", s((*stream)->name)}, {"groups", list}});
+        return {};
+    }
+    ctx.out << "stream " << (*stream)->name << " (log " << (*stream)->log << ")\n\n";
+    TextTable table({QStringLiteral("GROUP"), QStringLiteral("PARTITIONS"), QStringLiteral("LAG"), QStringLiteral("LAST COMMIT")},
+                    {false, true, true, false});
+    for (const auto &g : *groups)
+        table.add({g.group, QString::number(g.partitions), thousands(g.lag), g.lastCommitAt});
+    table.print(ctx.out);
+    if (groups->empty())
+        ctx.out << "no consumer group has committed offsets on this stream\n";
+    return {};
+}
+
 // --- offsets ------------------------------------------------------------------
 
 Status runOffsets(Context &ctx)
@@ -291,6 +325,12 @@ Status runReplay(Context &ctx)
 std::vector<Command> streamCommands()
 {
     return {
+        {QStringLiteral("consumer-groups"), QStringLiteral("The consumer groups of a stream with their total lag."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOption(kStreamOpt);
+         },
+         runConsumerGroups},
         {QStringLiteral("offsets"), QStringLiteral("A consumer group's committed offsets, log start, log end and lag per partition."),
          streamGroupOptions, runOffsets},
         {QStringLiteral("offsets-reset"), QStringLiteral("Reset a group's offsets as kafka-consumer-groups does: a dry run unless --execute."),

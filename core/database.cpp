@@ -43,8 +43,21 @@ bool isTransient(const QSqlError &error)
            || code == QLatin1String("40P01") || error.databaseText().contains(QLatin1String("database is locked"));
 }
 
+// SQLITE_FULL (13), or a size limit reached (PRAGMA max_page_count);
+// PostgreSQL disk_full (53100).
+bool isDiskFull(const QSqlError &error)
+{
+    const QString code = error.nativeErrorCode();
+    return code == QLatin1String("13") || code == QLatin1String("53100")
+           || error.databaseText().contains(QLatin1String("database or disk is full"));
+}
+
 Error sqlError(const QSqlError &error, const QString &sql)
 {
+    if (isDiskFull(error))
+        return Error::internal(QStringLiteral("the disk is full (or the database reached its size limit): %1; the transaction was "
+                                              "rolled back, nothing of it was written; free space and run again\n  in: %2")
+                                   .arg(describe(error), abbreviate(sql)));
     Error e = Error::internal(QStringLiteral("SQL error: %1\n  in: %2").arg(describe(error), abbreviate(sql)));
     e.transient = isTransient(error);
     return e;
@@ -188,6 +201,16 @@ Result<QSqlDatabase> Database::connection() const
                                      .arg(url.display(), statement, describe(q.lastError())));
     }
     if (url.kind == SqlDialect::Kind::Sqlite) {
+        // Durability across power loss: NORMAL (the default) may lose the
+        // last commits, never consistency; FULL or EXTRA syncs every commit.
+        const QByteArray sync = qgetenv("REWIND_SQLITE_SYNCHRONOUS").toUpper();
+        if (!sync.isEmpty()) {
+            if (sync != "NORMAL" && sync != "FULL" && sync != "EXTRA")
+                return badInput(QStringLiteral("REWIND_SQLITE_SYNCHRONOUS=%1: expected NORMAL, FULL or EXTRA").arg(QString::fromLatin1(sync)));
+            QSqlQuery q(conn);
+            if (!q.exec(QStringLiteral("PRAGMA synchronous=") % QString::fromLatin1(sync)))
+                return internalError(QStringLiteral("cannot set synchronous=%1 on %2: %3").arg(QString::fromLatin1(sync), url.display(), describe(q.lastError())));
+        }
         if (auto registered = registerSqliteFunctions(conn); !registered)
             return fail(registered.error());
     }

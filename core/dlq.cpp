@@ -221,9 +221,13 @@ Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection,
         result.total += statuses->value(1).toLongLong();
     }
 
-    auto groups = db.exec(QStringLiteral("SELECT d.error_class, rewind_dlq_signature(d.error_class, d.error) AS sig, d.status, COUNT(*), MIN(d.error) "
-                                         "FROM rewind_dlq AS d WHERE ")
-                              % *pred % QStringLiteral(" GROUP BY d.error_class, sig, d.status ORDER BY d.error_class, sig, d.status"),
+    // The signature is computed once per distinct message, not once per record:
+    // a million records failing the same few ways group in one pass.
+    auto groups = db.exec(QStringLiteral("SELECT e.error_class, rewind_dlq_signature(e.error_class, e.error) AS sig, e.status, SUM(e.n), MIN(e.error) "
+                                         "FROM (SELECT d.error_class, d.error, d.status, COUNT(*) AS n FROM rewind_dlq AS d WHERE ")
+                              % *pred
+                              % QStringLiteral(" GROUP BY d.error_class, d.error, d.status) AS e "
+                                               "GROUP BY e.error_class, sig, e.status ORDER BY e.error_class, sig, e.status"),
                           binds);
     if (!groups)
         return fail(groups.error());
@@ -237,6 +241,47 @@ Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection,
     }
     std::stable_sort(result.groups.begin(), result.groups.end(), [](const DlqGroup &a, const DlqGroup &b) { return a.count > b.count; });
     return result;
+}
+
+Result<std::vector<DlqRecord>> pageDlq(const Database &db, const DlqSelection &selection, qint64 afterId, int limit)
+{
+    if (!selection.signature.isEmpty())
+        if (auto s = dlqinternal::ensureSignatureFunction(db); !s)
+            return fail(s.error());
+    QVariantList binds;
+    auto pred = dlqinternal::selectionPredicate(selection, binds);
+    if (!pred)
+        return fail(pred.error());
+    auto q = db.exec(QStringLiteral("SELECT ") % kRecordColumns % QStringLiteral(" FROM rewind_dlq AS d WHERE d.dlq_id > ? AND ") % *pred
+                         % QStringLiteral(" ORDER BY d.dlq_id LIMIT ?"),
+                     QVariantList{afterId} + binds + QVariantList{qMax(0, limit)});
+    if (!q)
+        return fail(q.error());
+    std::vector<DlqRecord> records;
+    while (q->next())
+        records.push_back(readRecord(*q));
+    return records;
+}
+
+Result<DlqCounts> countDlq(const Database &db, const DlqSelection &selection)
+{
+    if (!selection.signature.isEmpty())
+        if (auto s = dlqinternal::ensureSignatureFunction(db); !s)
+            return fail(s.error());
+    QVariantList binds;
+    auto pred = dlqinternal::selectionPredicate(selection, binds);
+    if (!pred)
+        return fail(pred.error());
+    auto q = db.exec(QStringLiteral("SELECT d.status, COUNT(*) FROM rewind_dlq AS d WHERE ") % *pred % QStringLiteral(" GROUP BY d.status ORDER BY d.status"),
+                     binds);
+    if (!q)
+        return fail(q.error());
+    DlqCounts counts;
+    while (q->next()) {
+        counts.byStatus.emplace_back(q->value(0).toString(), q->value(1).toLongLong());
+        counts.total += q->value(1).toLongLong();
+    }
+    return counts;
 }
 
 Result<DlqDetail> showDlq(const Database &db, qint64 id)

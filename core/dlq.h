@@ -92,6 +92,21 @@ struct DlqListResult {
 // Filters, counts per status and groups by error signature. Reads only.
 Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection, int limit);
 
+// One page of the selection in id order: the records with an id above
+// `afterId` (0: from the start), at most `limit`. A keyset seek on the primary
+// key, so the millionth record's page costs what the first one does (a
+// signature filter still evaluates the signature per record it passes).
+// Reads only.
+Result<std::vector<DlqRecord>> pageDlq(const Database &db, const DlqSelection &selection, qint64 afterId, int limit);
+
+struct DlqCounts {
+    qint64 total = 0;
+    std::vector<std::pair<QString, qint64>> byStatus;
+};
+
+// How many records match the selection, per status; no grouping. Reads only.
+Result<DlqCounts> countDlq(const Database &db, const DlqSelection &selection);
+
 struct DlqHistoryEntry {
     qint64 id = 0;
     QString at;

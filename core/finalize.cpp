@@ -3,6 +3,7 @@
 #include "batchjson.h"
 #include "latenessfunctions.h"
 #include "partitions.h"
+#include "plans.h"
 #include "workspace.h"
 
 #include <QDateTime>
@@ -106,7 +107,22 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
     }
 
     BatchOptions batch;
-    batch.scope.partitions = result.finalized;
+    if (options.planId.isEmpty()) {
+        batch.scope.partitions = result.finalized;
+    } else {
+        auto plan = loadPlan(db, options.planId);
+        if (!plan)
+            return fail(plan.error());
+        QStringList outside;
+        for (const PartitionRef &p : plan->scope)
+            if (!p.label || !result.finalized.contains(*p.label))
+                outside << partitionLabel(p.label);
+        if (!outside.isEmpty())
+            return badInput(QStringLiteral("plan %1 covers %2, which the watermark has not made final-eligible (or that are final "
+                                           "already): preview the days to finalize again")
+                                .arg(options.planId, outside.join(QStringLiteral(", "))));
+        batch.planId = options.planId;
+    }
     batch.execute = true;
     batch.progress = options.progress;
     batch.cancel = options.cancel;

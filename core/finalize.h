@@ -27,6 +27,11 @@ namespace rw {
 
 struct FinalizeOptions {
     bool execute = false;
+    // Executed: publish exactly this stored plan (a preview of days the
+    // watermark has passed, as the console shows before its confirmation)
+    // instead of planning afresh. Refused (BadInput) when it covers a day
+    // finalize would not finalize; StalePlan when its source changed.
+    QString planId;
     std::function<void(const Progress &)> progress;
     const std::atomic<bool> *cancel = nullptr;
 };

@@ -188,6 +188,10 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
                 report.suggestion = c;
         }
     }
+    for (const qint64 seconds : options.whatIfSeconds) {
+        const qint64 late = report.count > 0 ? laterThan(all, suffix, seconds * 1000) : 0;
+        report.whatIf.push_back({seconds, late, fraction(late, report.count)});
+    }
 
     // Histogram: negative, log-scaled lateness buckets, unparseable.
     const std::vector<qint64> edges = bucketEdges(report.percentiles.max.value_or(0), options.buckets);
@@ -227,6 +231,13 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
             out.histogram[bucketOf(entry.latenessMs)] += entry.count;
         }
         out.percentiles = percentilesOf(values, out.count);
+        if (!options.whatIfSeconds.empty()) {
+            std::vector<qint64> partSuffix(values.size() + 1, 0);
+            for (std::size_t i = values.size(); i-- > 0;)
+                partSuffix[i] = partSuffix[i + 1] + values[i].count;
+            for (const qint64 seconds : options.whatIfSeconds)
+                out.whatIfLate.push_back(laterThan(values, partSuffix, seconds * 1000));
+        }
     }
     std::sort(parts.begin(), parts.end(),
               [](const PartitionLateness &a, const PartitionLateness &b) { return partitionLess(a.partition, b.partition); });
@@ -257,6 +268,9 @@ Json toJson(const LatenessReport &r)
                       // The watermark trails the newest event time by the allowed
                       // lateness: a day becomes final that long after it ends.
                       {"finalization_delay_seconds", r.suggestion->seconds}};
+    Json whatIf = Json::array();
+    for (const auto &w : r.whatIf)
+        whatIf.push_back({{"allowed_lateness_seconds", w.seconds}, {"late_count", w.late}, {"late_fraction", w.lateFraction}});
     Json partitions = Json::array();
     for (const auto &p : r.partitions) {
         Json late = r.allowedLatenessSeconds && p.count > 0 ? Json(fraction(p.late, p.count)) : Json(nullptr);
@@ -268,8 +282,10 @@ Json toJson(const LatenessReport &r)
                               {"late_fraction", late},
                               {"percentiles_seconds", percentilesJson(p.percentiles)},
                               {"histogram_counts", p.histogram}});
+        if (!p.whatIfLate.empty())
+            partitions.back()["what_if_late_counts"] = p.whatIfLate;
     }
-    return {
+    Json out = {
         {"dataset", r.dataset.toStdString()},
         {"count", r.count},
         {"percentiles_seconds", pct},
@@ -287,6 +303,9 @@ Json toJson(const LatenessReport &r)
         {"candidates", candidates},
         {"partitions", partitions},
     };
+    if (!r.whatIf.empty())
+        out["what_if"] = whatIf;
+    return out;
 }
 
 } // namespace rw

@@ -25,6 +25,10 @@ struct LatenessOptions {
     std::optional<QString> from; // inclusive; with `to`, as for run --from/--to
     std::optional<QString> to;
     int buckets = 16;            // log-scaled buckets for lateness >= 0
+    // Allowed latenesses to answer "how many events would be late" for, in
+    // seconds (the console's watermark slider): LatenessReport::whatIf and
+    // PartitionLateness::whatIfLate, exact, from the same pass.
+    std::vector<qint64> whatIfSeconds;
 };
 
 // Nearest-rank percentiles in milliseconds: the smallest value with at least
@@ -56,6 +60,7 @@ struct PartitionLateness {
     qint64 late = 0; // later than allowed_lateness
     LatenessPercentiles percentiles;
     std::vector<qint64> histogram; // counts aligned with LatenessReport::histogram
+    std::vector<qint64> whatIfLate; // events later than each LatenessOptions::whatIfSeconds
 };
 
 struct LatenessReport {
@@ -71,6 +76,7 @@ struct LatenessReport {
     qint64 late = 0;
     std::optional<double> lateFraction; // late / count; empty without allowed_lateness or values
     std::vector<LatenessCandidate> candidates;
+    std::vector<LatenessCandidate> whatIf;        // one per LatenessOptions::whatIfSeconds, in its order
     std::optional<LatenessCandidate> suggestion; // smallest candidate keeping >= 99% on time
     std::vector<PartitionLateness> partitions;   // sorted as partitions are
 };

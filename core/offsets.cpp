@@ -187,6 +187,30 @@ Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const Stre
     return out;
 }
 
+Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, const StreamSpec &stream)
+{
+    const LogColumns &c = stream.logColumns;
+    const QString p = db.quote(c.partitionId);
+    const QString o = db.quote(c.logOffset);
+    // Every group against every log partition: a partition the group never
+    // committed in counts from the log start, as in listOffsets.
+    auto q = db.exec(QStringLiteral("SELECT g.group_id, g.parts, g.last_at, SUM(CASE WHEN c.committed_offset IS NULL OR c.committed_offset < l.lo "
+                                    "THEN l.hi - l.lo WHEN c.committed_offset < l.hi THEN l.hi - c.committed_offset ELSE 0 END) "
+                                    "FROM (SELECT group_id, COUNT(*) AS parts, MAX(updated_at) AS last_at FROM rewind_offsets "
+                                    "WHERE stream = ? GROUP BY group_id) AS g CROSS JOIN (SELECT ")
+                         % p % QStringLiteral(" AS p, MIN(") % o % QStringLiteral(") AS lo, MAX(") % o % QStringLiteral(") + 1 AS hi FROM ")
+                         % db.quote(stream.log) % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NOT NULL GROUP BY ") % p
+                         % QStringLiteral(") AS l LEFT JOIN rewind_offsets AS c ON c.stream = ? AND c.group_id = g.group_id "
+                                          "AND c.partition_id = l.p GROUP BY g.group_id, g.parts, g.last_at ORDER BY g.group_id"),
+                     {stream.name, stream.name});
+    if (!q)
+        return fail(q.error());
+    std::vector<ConsumerGroupInfo> out;
+    while (q->next())
+        out.push_back({q->value(0).toString(), q->value(1).toLongLong(), q->value(2).toString(), q->value(3).toLongLong()});
+    return out;
+}
+
 Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request,
                                bool execute)
 {

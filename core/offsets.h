@@ -25,6 +25,18 @@ struct PartitionOffsets {
 // Committed offsets of stream/group per log partition, in one query. Reads only.
 Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const StreamSpec &stream, const QString &group);
 
+// A consumer group of a stream: one that has committed offsets in rewind_offsets.
+struct ConsumerGroupInfo {
+    QString group;
+    qint64 partitions = 0;   // partitions with a committed offset
+    QString lastCommitAt;    // newest updated_at, as stored
+    qint64 lag = 0;          // summed over the log's partitions, as listOffsets computes it
+};
+
+// The stream's consumer groups with their total lag, in one query, sorted by
+// name. Reads only.
+Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, const StreamSpec &stream);
+
 // A reset, as `kafka-consumer-groups --reset-offsets` takes it.
 struct ResetRequest {
     enum class Kind { ToEarliest, ToLatest, ToCurrent, ToOffset, ShiftBy, ToDatetime, FromFile };

@@ -44,6 +44,25 @@ const char *kColumns = "run_id, dataset, kind, plan_id, mode, status, started_at
 
 } // namespace
 
+Status refuseConcurrentRun(const Database &db, const QString &dataset, qint64 exceptRunId)
+{
+    auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns)
+                         % QStringLiteral(" FROM rewind_runs WHERE dataset = ? AND status = 'running' AND run_id <> ? ORDER BY run_id"),
+                     {dataset, exceptRunId});
+    if (!q)
+        return fail(q.error());
+    while (q->next()) {
+        const RunInfo other = fromRow(*q);
+        if (other.status == QLatin1String("running"))
+            return fail(Error{Error::Code::Internal,
+                              QStringLiteral("refused: run %1 of dataset \"%2\" is running (%3, process %4 on %5, started %6); "
+                                             "wait for it to finish, or cancel it")
+                                  .arg(other.runId)
+                                  .arg(dataset, other.kind, QString::number(other.pid), other.host, other.startedAt)});
+    }
+    return {};
+}
+
 Result<RunInfo> loadRun(const Database &db, qint64 runId)
 {
     auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns) % QStringLiteral(" FROM rewind_runs WHERE run_id = ?"), {runId});

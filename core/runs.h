@@ -26,6 +26,12 @@ struct RunInfo {
 // One run with its checkpoints. BadInput for an unknown id.
 Result<RunInfo> loadRun(const Database &db, qint64 runId);
 
+// Refuses (Error::Code::Internal, exit 1) while another run of `dataset`,
+// other than `exceptRunId`, is running in a live process: two writers never
+// publish one dataset at once. Call inside the write transaction that marks
+// the caller's run as running, so no other run can start in between.
+Status refuseConcurrentRun(const Database &db, const QString &dataset, qint64 exceptRunId = 0);
+
 // Every run, newest first, without checkpoints.
 Result<std::vector<RunInfo>> listRuns(const Database &db, int limit = 200);
 

@@ -8,7 +8,9 @@
 #include "testsupport.h"
 #include "workspace.h"
 
+#include <QCoreApplication>
 #include <QCryptographicHash>
+#include <QSysInfo>
 #include <QTest>
 #include <QThread>
 
@@ -612,6 +614,54 @@ private Q_SLOTS:
         auto sales = listPartitions(ws->db, *ws->spec.dataset(QStringLiteral("sales")));
         QCOMPARE(sales->front().status, QStringLiteral("loaded"));
         QVERIFY(!sales->front().partition.has_value());
+    }
+
+    // A run of the dataset in a live process blocks a second one, with a
+    // message naming it; once its process is gone it blocks nothing.
+    void liveRunOfTheDatasetIsRefused()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        QVERIFY(f.db().exec(QStringLiteral("INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, started_at, os_user, pid, host) "
+                                           "VALUES ('sales', 'run', 'plan-x', 'merge', 'running', '2025-05-01T00:00:00Z', 'someone', ?, ?)"),
+                            {QCoreApplication::applicationPid(), QSysInfo::machineHostName()}));
+        auto refused = run(f.db(), f.dataset(), execute());
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.contains(QStringLiteral("refused: run 1 of dataset \"sales\" is running")), qPrintable(refused.error().message));
+        QCOMPARE(int(refused.error().code), int(Error::Code::Internal)); // exit 1
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_runs")), 1);
+
+        // The same row from a process that is gone (a pid above any pid_max):
+        // interrupted, no obstacle.
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE rewind_runs SET pid = ? WHERE run_id = 1"), {0x7ffffff0}));
+        auto ok = run(f.db(), f.dataset(), execute());
+        QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
+        QCOMPARE(ok->status, QStringLiteral("succeeded"));
+    }
+
+    // A full disk (here the database's size limit, PRAGMA max_page_count, on
+    // the connection the run uses): a clean failure saying so, nothing
+    // half-written, a sound file; once space is freed the run succeeds.
+    void fullDiskFailsCleanlyThenSucceeds()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        const qint64 pages = count(f.db(), QStringLiteral("PRAGMA page_count"));
+        QVERIFY(f.db().exec(QStringLiteral("PRAGMA max_page_count = %1").arg(pages)));
+        auto full = run(f.db(), f.dataset(), execute());
+        const QString message = full ? full->error : full.error().message;
+        QVERIFY2(message.contains(QStringLiteral("the disk is full")), qPrintable(message));
+        QVERIFY(!full || full->status == QStringLiteral("failed"));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints")), 0);
+        QCOMPARE(f.db().scalar(QStringLiteral("PRAGMA integrity_check"))->toString(), QStringLiteral("ok"));
+
+        QVERIFY(f.db().exec(QStringLiteral("PRAGMA max_page_count = 1000000")));
+        auto ok = run(f.db(), f.dataset(), execute());
+        QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
+        QCOMPARE(ok->status, QStringLiteral("succeeded"));
+        QVERIFY(digest(f.db(), QStringLiteral("tgt")) != before);
     }
 
     void frozenDatasetIsRefused()

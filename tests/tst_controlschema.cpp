@@ -78,6 +78,32 @@ private Q_SLOTS:
         QVERIFY(db.scalar(QStringLiteral("PRAGMA busy_timeout"))->toInt() >= 1000);
     }
 
+    // NORMAL by default; REWIND_SQLITE_SYNCHRONOUS=FULL syncs every commit;
+    // a value SQLite does not know is refused, naming the variable.
+    void synchronousModeIsConfigurable()
+    {
+        QTemporaryDir dir;
+        {
+            auto db = testsupport::makeDatabase(dir, QStringLiteral("sync.db"), {});
+            QCOMPARE(db.scalar(QStringLiteral("PRAGMA synchronous"))->toInt(), 1);
+        }
+        qputenv("REWIND_SQLITE_SYNCHRONOUS", "full");
+        {
+            auto db = Database::open(dir.filePath(QStringLiteral("sync.db")));
+            QVERIFY(db);
+            QCOMPARE(db->scalar(QStringLiteral("PRAGMA synchronous"))->toInt(), 2);
+        }
+        qputenv("REWIND_SQLITE_SYNCHRONOUS", "sometimes");
+        {
+            auto db = Database::open(dir.filePath(QStringLiteral("sync.db")));
+            const auto r = db ? db->scalar(QStringLiteral("SELECT 1")) : Result<QVariant>(fail(db.error()));
+            QVERIFY(!r);
+            QVERIFY2(r.error().message.contains(QStringLiteral("REWIND_SQLITE_SYNCHRONOUS=SOMETIMES")), qPrintable(r.error().message));
+            QCOMPARE(int(r.error().code), int(Error::Code::BadInput));
+        }
+        qunsetenv("REWIND_SQLITE_SYNCHRONOUS");
+    }
+
     void writeTransactionRollsBackOnFailure()
     {
         QTemporaryDir dir;

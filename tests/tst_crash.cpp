@@ -1,7 +1,10 @@
-// Crash safety: rewindctl killed with SIGKILL at several points of a run,
-// then resumed, leaves the target exactly as an uninterrupted run does: no
-// duplicate, no gap. The kill is a real SIGKILL of a child process, raised
-// by the REWIND_FAILPOINT hook (core/failpoint.h).
+// Crash matrix: rewindctl killed with SIGKILL at every failpoint of a batch
+// run (merge and overwrite), of finalize and of recover, then resumed or
+// re-run, leaves the target exactly as an uninterrupted run does: no
+// duplicate, no gap, a consistent run ledger, and a database that passes
+// PRAGMA integrity_check. The kill is a real SIGKILL of a child process,
+// raised by the REWIND_FAILPOINT hook (core/failpoint.h). Stream replay, DLQ
+// replay and SCD2 have their own kill tests (tst_replay, tst_dlqreplay, tst_scd2).
 #include "database.h"
 #include "testsupport.h"
 
@@ -39,6 +42,12 @@ qint64 scalar(const QString &path, const QString &sql)
 {
     auto db = Database::open(path);
     return db->scalar(sql)->toLongLong();
+}
+
+QString integrity(const QString &path)
+{
+    auto db = Database::open(path);
+    return db->scalar(QStringLiteral("PRAGMA integrity_check"))->toString();
 }
 
 } // namespace
@@ -82,9 +91,15 @@ private Q_SLOTS:
         });
         m_initial = db.url().path;
         } // closing the last connection checkpoints the WAL, so a plain file copy is the whole database
+        // The same repair by merge and by overwrite; `late` is finalized by the
+        // watermark (every day is past it) into a target its first publish creates.
         m_spec = testsupport::writeFile(m_dir, QStringLiteral("crash.json"), R"({"datasets": {"fact": {
             "source": "raw", "target": "fact", "partition_column": "dt", "key": ["order_id"], "order_by": "updated_at",
-            "write": "merge", "checks": [{"type": "row_count", "min": 1}, {"type": "unique_key"}]}}})");
+            "write": "merge", "checks": [{"type": "row_count", "min": 1}, {"type": "unique_key"}]},
+          "fact_ow": {"source": "raw", "target": "fact", "partition_column": "dt", "key": ["order_id"], "order_by": "updated_at",
+            "write": "overwrite_partition", "checks": [{"type": "row_count", "min": 1}]},
+          "late": {"transform": "SELECT order_id, dt, amount, updated_at FROM raw", "target": "late_fact", "partition_column": "dt",
+            "key": ["order_id"], "order_by": "updated_at", "write": "merge", "event_time": "updated_at", "allowed_lateness": "1h"}}})");
         // Make sure the control schema exists in the template, as on a workspace in use.
         QVERIFY(rewindctl(QStringList{QStringLiteral("datasets")} + ws(m_initial)).exitCode == 0);
 
@@ -100,21 +115,30 @@ private Q_SLOTS:
 
     void killedThenResumed_data()
     {
+        QTest::addColumn<QString>("dataset");
         QTest::addColumn<QString>("failpoint");
-        QTest::newRow("before the first chunk") << QStringLiteral("chunk-start:1");
-        QTest::newRow("starting chunk 3") << QStringLiteral("chunk-start:3");
-        QTest::newRow("staged, before publish of chunk 2") << QStringLiteral("before-publish:2");
-        QTest::newRow("data written, chunk 4 uncommitted") << QStringLiteral("after-write:4");
-        QTest::newRow("checkpoint written, chunk 1 uncommitted") << QStringLiteral("before-commit:1");
-        QTest::newRow("chunk 5 committed") << QStringLiteral("after-commit:5");
-        QTest::newRow("last chunk uncommitted") << QStringLiteral("before-commit:6");
+        const QList<std::pair<const char *, const char *>> points = {
+            {"before the first chunk", "chunk-start:1"},
+            {"starting chunk 3", "chunk-start:3"},
+            {"chunk 2 staged", "after-stage:2"},
+            {"chunk 3 gated", "after-checks:3"},
+            {"staged, before publish of chunk 2", "before-publish:2"},
+            {"data written, chunk 4 uncommitted", "after-write:4"},
+            {"checkpoint written, chunk 1 uncommitted", "before-commit:1"},
+            {"chunk 5 committed", "after-commit:5"},
+            {"last chunk uncommitted", "before-commit:6"},
+        };
+        for (const char *dataset : {"fact", "fact_ow"})
+            for (const auto &[label, point] : points)
+                QTest::addRow("%s, %s", dataset, label) << QString::fromUtf8(dataset) << QString::fromUtf8(point);
     }
 
     void killedThenResumed()
     {
+        QFETCH(QString, dataset);
         QFETCH(QString, failpoint);
-        const QString db = freshCopy(QStringLiteral("crash-") + QString(failpoint).replace(u':', u'-') + QStringLiteral(".db"));
-        const Proc killed = rewindctl(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+        const QString db = freshCopy(QStringLiteral("crash-") + dataset + u'-' + QString(failpoint).replace(u':', u'-') + QStringLiteral(".db"));
+        const Proc killed = rewindctl(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), dataset,
                                                   QStringLiteral("--execute"), QStringLiteral("--json")} + ws(db),
                                       failpoint);
         QVERIFY2(killed.crashed, "the run was not killed");
@@ -139,6 +163,111 @@ private Q_SLOTS:
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT order_id, dt FROM fact GROUP BY 1, 2 HAVING COUNT(*) > 1)")), 0);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE run_id = ") + id + QStringLiteral(" AND status = 'done'")), 6);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish'")), 6);
+        // The ledger: one run, succeeded; no other run left running.
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE kind = 'run' AND status <> 'succeeded'")), 0);
+        QCOMPARE(integrity(db), QStringLiteral("ok"));
+    }
+
+    // Two rewindctl runs of one dataset started together: never both
+    // writing. One refuses naming the other, or they run one after the
+    // other; the publishes of two runs never interleave.
+    void twoRunsOfOneDatasetNeverBothWrite()
+    {
+        const QString db = freshCopy(QStringLiteral("two-runs.db"));
+        QProcess a, b;
+        const QStringList run = QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                                            QStringLiteral("--execute")} + ws(db);
+        a.start(QStringLiteral(REWINDCTL_PATH), run);
+        b.start(QStringLiteral(REWINDCTL_PATH), run);
+        QVERIFY(a.waitForFinished(120000));
+        QVERIFY(b.waitForFinished(120000));
+        int succeeded = 0;
+        for (QProcess *p : {&a, &b}) {
+            const QByteArray err = p->readAllStandardError();
+            if (p->exitCode() == 0)
+                ++succeeded;
+            else
+                QVERIFY2(p->exitCode() == 1 && err.contains("refused: run "), err.constData());
+        }
+        QVERIFY(succeeded >= 1);
+        QCOMPARE(digest(db), m_expected);
+        // Publishes grouped by run: each run's are one contiguous block in commit order.
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT run_id, LAG(run_id) OVER (ORDER BY audit_id) AS prev "
+                                           "FROM rewind_audit WHERE action = 'publish') WHERE prev IS NOT NULL AND prev <> run_id")),
+                 succeeded - 1);
+        QCOMPARE(integrity(db), QStringLiteral("ok"));
+    }
+
+    // finalize --execute publishes the days the watermark passed; killed, then
+    // run again, it finishes the rest and every day ends final, once.
+    void finalizeKilledThenRerun_data()
+    {
+        QTest::addColumn<QString>("failpoint");
+        QTest::newRow("first day staged") << QStringLiteral("after-stage:1");
+        QTest::newRow("third day uncommitted") << QStringLiteral("before-commit:3");
+        QTest::newRow("fourth day committed") << QStringLiteral("after-commit:4");
+    }
+    void finalizeKilledThenRerun()
+    {
+        QFETCH(QString, failpoint);
+        const QStringList finalize = QStringList{QStringLiteral("finalize"), QStringLiteral("--dataset"), QStringLiteral("late"),
+                                                 QStringLiteral("--execute"), QStringLiteral("--json")};
+        const QString clean = freshCopy(QStringLiteral("finalize-clean-") + QString(failpoint).replace(u':', u'-') + QStringLiteral(".db"));
+        const Proc uninterrupted = rewindctl(finalize + ws(clean));
+        QVERIFY2(uninterrupted.exitCode == 0, uninterrupted.err.constData());
+        QCOMPARE(scalar(clean, QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE dataset = 'late' AND status = 'final'")), 6);
+
+        const QString db = freshCopy(QStringLiteral("finalize-") + QString(failpoint).replace(u':', u'-') + QStringLiteral(".db"));
+        QVERIFY(rewindctl(finalize + ws(db), failpoint).crashed);
+        const Proc again = rewindctl(finalize + ws(db));
+        QVERIFY2(again.exitCode == 0, again.err.constData());
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE dataset = 'late' AND status = 'final'")), 6);
+        const QString rows = QStringLiteral("SELECT COUNT(*) FROM late_fact");
+        QCOMPARE(scalar(db, rows), scalar(clean, rows));
+        const QString sum = QStringLiteral("SELECT CAST(ROUND(SUM(amount) * 100) AS INTEGER) FROM late_fact");
+        QCOMPARE(scalar(db, sum), scalar(clean, sum));
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT order_id, dt FROM late_fact GROUP BY 1, 2 HAVING COUNT(*) > 1)")), 0);
+        QCOMPARE(integrity(db), QStringLiteral("ok"));
+    }
+
+    // recover --execute on a retry storm, killed inside its re-run, then run
+    // again: the same table as an uninterrupted recovery, unfrozen, indexed.
+    void recoverKilledThenRerun_data()
+    {
+        QTest::addColumn<QString>("failpoint");
+        QTest::newRow("re-run staged") << QStringLiteral("after-stage:1");
+        QTest::newRow("re-run written, uncommitted") << QStringLiteral("after-write:1");
+        QTest::newRow("re-run committed") << QStringLiteral("after-commit:1");
+    }
+    void recoverKilledThenRerun()
+    {
+        QFETCH(QString, failpoint);
+        const QString tag = QString(failpoint).replace(u':', u'-');
+        auto storm = [&](const QString &name) {
+            const QString path = freshCopy(name);
+            auto d = Database::open(path);
+            // A retry storm doubled part of two days.
+            (void)d->exec(QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt IN ('2025-05-03', '2025-05-05') AND order_id % 7 = 0"));
+            return path;
+        };
+        const QStringList recover{QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("fact_ow"), QStringLiteral("--execute"),
+                                  QStringLiteral("--json")};
+        const QString clean = storm(QStringLiteral("recover-clean-") + tag + QStringLiteral(".db"));
+        const Proc uninterrupted = rewindctl(recover + ws(clean) + QStringList{QStringLiteral("--report"), m_dir.filePath(QStringLiteral("clean-") + tag + QStringLiteral(".md"))});
+        QVERIFY2(uninterrupted.exitCode == 0, uninterrupted.err.constData());
+
+        const QString db = storm(QStringLiteral("recover-") + tag + QStringLiteral(".db"));
+        const QStringList report{QStringLiteral("--report"), m_dir.filePath(QStringLiteral("killed-") + tag + QStringLiteral(".md"))};
+        QVERIFY(rewindctl(recover + ws(db) + report, failpoint).crashed);
+        const Proc again = rewindctl(recover + ws(db) + report);
+        QVERIFY2(again.exitCode == 0, QByteArray(again.err + again.out).constData());
+        QCOMPARE(digest(db), digest(clean));
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT order_id, dt FROM fact GROUP BY 1, 2 HAVING COUNT(*) > 1)")), 0);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
+        // The unique index now refuses a duplicate.
+        auto d = Database::open(db);
+        QVERIFY(!d->exec(QStringLiteral("INSERT INTO fact SELECT * FROM fact LIMIT 1")));
+        QCOMPARE(integrity(db), QStringLiteral("ok"));
     }
 };
 

@@ -345,6 +345,32 @@ private Q_SLOTS:
         QCOMPARE(json(replayed.out).value(QStringLiteral("replayed")).toInt(), 1);
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'f' AND order_id = 10")), 1);
     }
+
+    // 100 MB payloads, built and compared in SQL: a valid one reaches the
+    // sink through replay, a cut-short one is dead-lettered byte for byte.
+    void hundredMegabytePayloadsThroughReplayAndTheDlq()
+    {
+        Fixture f;
+        const qint64 size = 100LL * 1024 * 1024;
+        QVERIFY(f.db().exec(QStringLiteral("INSERT INTO ev_log VALUES (2, 0, 'h', '2025-05-06T11:00:00Z', "
+                                           "'{\"order_id\": 20, \"amount\": 5, \"blob\": \"' || printf('%.*c', ?, 'z') || '\"}'), "
+                                           "(2, 1, 'i', '2025-05-06T11:01:00Z', '{\"order_id\": 21, \"amount\": 6, \"blob\": \"' || printf('%.*c', ?, 'z'))"),
+                            {size, size}));
+        ReplayOptions o;
+        o.execute = true;
+        auto r = replay(f.db(), *f.ws->spec.stream(QStringLiteral("ev")), QStringLiteral("g"), o);
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->consumed, qint64(2));
+        QCOMPARE(r->inserted, qint64(1));
+        QCOMPARE(r->deadLettered, qint64(1));
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'h' AND order_id = 20 AND amount = 5")), 1);
+        QCOMPARE(f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq AS d JOIN ev_log AS l ON l.event_id = d.event_id "
+                                    "WHERE d.event_id = 'i' AND d.error_class = 'invalid_json' AND d.original_payload = l.payload "
+                                    "AND d.payload = l.payload AND length(d.original_payload) > ?"),
+                        {size})
+                     ->toLongLong(),
+                 1);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDlq)

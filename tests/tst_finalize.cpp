@@ -221,6 +221,53 @@ private Q_SLOTS:
         QCOMPARE(plan->alreadyFinal, QStringList{d1});
     }
 
+    // The console's flow: preview the eligible days, confirm, execute that
+    // locked plan. A plan beyond the eligible days or with a changed source is refused.
+    void executesAPreviewedPlan()
+    {
+        Fixture f;
+        auto dry = finalize(f.db(), f.dataset("events"), {});
+        QVERIFY(dry);
+        QCOMPARE(dry->finalized, (QStringList{d1, d2, d3}));
+
+        BatchOptions wide;
+        wide.scope.partitions = {d3, d4};
+        auto tooWide = rw::preview(f.db(), f.dataset("events"), wide);
+        QVERIFY(tooWide);
+        FinalizeOptions execute;
+        execute.execute = true;
+        execute.planId = tooWide->planId;
+        auto refused = finalize(f.db(), f.dataset("events"), execute);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, Error::Code::BadInput);
+        QVERIFY2(refused.error().message.contains(d4), qPrintable(refused.error().message));
+        QVERIFY(!*f.db().hasRelation(QStringLiteral("out")));
+
+        BatchOptions eligible;
+        eligible.scope.partitions = dry->finalized;
+        auto plan = rw::preview(f.db(), f.dataset("events"), eligible);
+        QVERIFY(plan);
+        // The source of the 2nd changes after the preview: the plan is stale.
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE src SET v = 2 WHERE id = 3")));
+        execute.planId = plan->planId;
+        auto stale = finalize(f.db(), f.dataset("events"), execute);
+        QVERIFY(!stale);
+        QCOMPARE(stale.error().code, Error::Code::StalePlan);
+        QCOMPARE(f.count(QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE status = 'final'")), 0);
+
+        plan = rw::preview(f.db(), f.dataset("events"), eligible);
+        QVERIFY(plan);
+        auto cli = f.cli(QStringLiteral("finalize"), {QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--plan"),
+                                                      plan->planId, QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
+        const Json j = Json::parse(cli.out.toStdString());
+        QCOMPARE(strings(j["finalized"]), (QStringList{d1, d2, d3}));
+        QCOMPARE(QString::fromStdString(j["run"]["plan_id"].get<std::string>()), plan->planId);
+        QCOMPARE(f.statuses("events").value(d1), QStringLiteral("final"));
+        QCOMPARE(f.statuses("events").value(d3), QStringLiteral("final"));
+        QCOMPARE(f.count(QStringLiteral("SELECT COUNT(*) FROM out")), 6);
+    }
+
     void executeMarksOnlyWhatItPublished()
     {
         Fixture f;

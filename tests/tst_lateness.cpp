@@ -346,6 +346,71 @@ private Q_SLOTS:
         QVERIFY(!plain->lateFraction.has_value()); // no allowed_lateness
     }
 
+    // The what-if counts (the console's watermark slider) are exactly what a
+    // spec with that allowed_lateness would report, overall and per partition.
+    void whatIfMatchesTheSpecsAllowedLateness()
+    {
+        std::vector<Row> rows;
+        std::vector<qint64> values;
+        quint32 x = 777;
+        for (int i = 0; i < 3000; ++i) {
+            x = x * 1103515245u + 12345u;
+            const qint64 lateness = qint64((x >> 8) % 20000) - 50; // a few negative, up to ~5.5h
+            const qint64 event = kDay0 + (i % 4) * 86400 + (i * 13) % 86400;
+            values.push_back(lateness);
+            rows.push_back({iso(event, QStringLiteral("yyyy-MM-dd")), iso(event), iso(event + lateness)});
+        }
+        QTemporaryDir dir;
+        auto db = makeEvents(dir, rows);
+        const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
+        auto ws = openWorkspace(db.url().path, spec);
+        QVERIFY(ws);
+        LatenessOptions options;
+        options.whatIfSeconds = {0, 1, 59, 60, 600, 3600, 7200, 18000, 100000};
+        auto r = lag(*ws, QStringLiteral("events"), options);
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->whatIf.size(), options.whatIfSeconds.size());
+        for (std::size_t i = 0; i < options.whatIfSeconds.size(); ++i) {
+            const qint64 w = options.whatIfSeconds[i];
+            const qint64 expected = std::count_if(values.begin(), values.end(), [w](qint64 v) { return v > w; });
+            QCOMPARE(r->whatIf[i].seconds, w);
+            QCOMPARE(r->whatIf[i].late, expected);
+            QCOMPARE(r->whatIf[i].lateFraction, double(expected) / double(values.size()));
+            // The same figures as a spec saying allowed_lateness = w.
+            DatasetSpec changed = *ws->spec.dataset(QStringLiteral("events"));
+            changed.allowedLatenessSeconds = w;
+            auto same = lateness(ws->db, changed, {});
+            QVERIFY(same);
+            QCOMPARE(same->late, r->whatIf[i].late);
+            QCOMPARE(same->lateFraction.value_or(-1), r->whatIf[i].lateFraction);
+            qint64 perPartition = 0;
+            for (std::size_t p = 0; p < r->partitions.size(); ++p) {
+                QCOMPARE(r->partitions[p].whatIfLate.size(), options.whatIfSeconds.size());
+                QCOMPARE(r->partitions[p].whatIfLate[i], same->partitions[p].late);
+                perPartition += r->partitions[p].whatIfLate[i];
+            }
+            QCOMPARE(perPartition, expected);
+        }
+
+        // The CLI twin: lag --what-if.
+        auto cli = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"), db.url().path, QStringLiteral("--spec"), spec,
+                                        QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--what-if"),
+                                        QStringLiteral("1h"), QStringLiteral("--what-if"), QStringLiteral("90s"), QStringLiteral("--json")});
+        QCOMPARE(cli.exitCode, 0);
+        const Json j = Json::parse(cli.out.toStdString());
+        QCOMPARE(j["what_if"].size(), 2u);
+        QCOMPARE(j["what_if"][0]["allowed_lateness_seconds"].get<qint64>(), 3600);
+        QCOMPARE(j["what_if"][0]["late_count"].get<qint64>(),
+                 qint64(std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 3600; })));
+        QCOMPARE(j["what_if"][1]["late_count"].get<qint64>(),
+                 qint64(std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 90; })));
+        auto bad = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"), db.url().path, QStringLiteral("--spec"), spec,
+                                        QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--what-if"),
+                                        QStringLiteral("soon")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("--what-if")), qPrintable(bad.err));
+    }
+
     void cliContractAndBadInput()
     {
         std::vector<Row> rows;

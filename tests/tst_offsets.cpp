@@ -136,6 +136,32 @@ private Q_SLOTS:
         QCOMPARE(offsetsOf(json(fresh), "lag"), QStringLiteral("0:10,1:5,2:10"));
     }
 
+    void consumerGroupsWithTheirLag()
+    {
+        const QString db = freshDb();
+        {
+            auto d = rw::Database::open(db);
+            QVERIFY(d->exec(QStringLiteral("INSERT INTO rewind_offsets VALUES ('ev', 'done', 0, 10, '2025-05-06T11:00:00Z'), "
+                                           "('ev', 'done', 1, 10, '2025-05-06T11:00:00Z'), ('ev', 'done', 2, 12, '2025-05-06T11:00:01Z'), "
+                                           "('other', 'g', 0, 1, '2025-05-06T11:00:00Z')")));
+        }
+        const auto r = runCli({QStringLiteral("consumer-groups"), QStringLiteral("--db"), db, QStringLiteral("--spec"), m_spec,
+                               QStringLiteral("--stream"), QStringLiteral("ev"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonArray groups = json(r).value(QStringLiteral("groups")).toArray();
+        QCOMPARE(groups.size(), 2);
+        // "done" is at the end everywhere (past it in partition 2: no negative lag).
+        QCOMPARE(groups[0].toObject().value(QStringLiteral("group")).toString(), QStringLiteral("done"));
+        QCOMPARE(groups[0].toObject().value(QStringLiteral("lag")).toInteger(), 0);
+        QCOMPARE(groups[0].toObject().value(QStringLiteral("partitions")).toInteger(), 3);
+        QCOMPARE(groups[0].toObject().value(QStringLiteral("last_commit_at")).toString(), QStringLiteral("2025-05-06T11:00:01Z"));
+        // "g": 7 + 5 (nothing committed in 1: from its log start) + 3, as offsets sums it.
+        QCOMPARE(groups[1].toObject().value(QStringLiteral("group")).toString(), QStringLiteral("g"));
+        QCOMPARE(groups[1].toObject().value(QStringLiteral("lag")).toInteger(), 15);
+        QCOMPARE(groups[1].toObject().value(QStringLiteral("partitions")).toInteger(), 2);
+        QCOMPARE(json(runCli(args(db, QStringLiteral("offsets")))).value(QStringLiteral("total_lag")).toInteger(), 15);
+    }
+
     void reset_data()
     {
         QTest::addColumn<QStringList>("options");

@@ -2,6 +2,7 @@
 
 #include "format.h"
 #include "partitions.h"
+#include "runmanager.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -79,7 +80,7 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
 
-    auto *confirmLabel = new QLabel(this);
+    auto *confirmLabel = m_confirmLabel = new QLabel(this);
     confirmLabel->setWordWrap(true);
     confirmLabel->setTextFormat(Qt::RichText);
     confirmLabel->setText(tr("<b style='color:#c01c1c'>This plan is destructive</b> (%1). To confirm, type the dataset "
@@ -145,6 +146,23 @@ QString LaunchDialog::summaryText() const
 
 QString LaunchDialog::stateText() const { return m_state->isVisible() ? m_state->text() : QString(); }
 
+void LaunchDialog::setPurpose(const QString &heading, const QString &note, const QString &runLabel)
+{
+    QString html = m_summary->text();
+    const qsizetype end = html.indexOf(QStringLiteral("</h3>"));
+    if (html.startsWith(QStringLiteral("<h3>")) && end > 0)
+        html = QStringLiteral("<h3>") % heading.toHtmlEscaped() % QStringLiteral("</h3><p>") % note.toHtmlEscaped() % QStringLiteral("</p>")
+               % html.mid(end + 5);
+    m_summary->setText(html);
+    setWindowTitle(heading);
+    m_run->setText(runLabel);
+    m_destructive = true;
+    m_confirmLabel->setText(tr("To confirm, type the dataset name <code>%1</code>:").arg(m_dataset.toHtmlEscaped()));
+    m_confirmLabel->setVisible(true);
+    m_confirm->setVisible(true);
+    updateButtons();
+}
+
 void LaunchDialog::runStarted()
 {
     m_waiting = false;
@@ -171,6 +189,44 @@ void LaunchDialog::showError(const QString &message)
     m_state->setText(tr("The run could not start: %1").arg(message));
     m_state->show();
     updateButtons();
+}
+
+void followLaunch(RunManager *runs, int id, QObject *context, QPointer<LaunchDialog> dialog, std::function<void()> onLaunched)
+{
+    auto *started = new QMetaObject::Connection;
+    auto *finished = new QMetaObject::Connection;
+    const auto disconnectBoth = [started, finished] {
+        QObject::disconnect(*started);
+        QObject::disconnect(*finished);
+        delete started;
+        delete finished;
+    };
+    const auto launched = [dialog, onLaunched] {
+        if (dialog)
+            dialog->runStarted();
+        if (onLaunched)
+            onLaunched();
+    };
+    *started = QObject::connect(runs, &RunManager::runStarted, context, [id, disconnectBoth, launched](int which) {
+        if (which != id)
+            return;
+        disconnectBoth();
+        launched();
+    });
+    *finished = QObject::connect(runs, &RunManager::runFinished, context, [runs, id, dialog, disconnectBoth, launched](int which) {
+        if (which != id)
+            return;
+        disconnectBoth();
+        const LiveRun *run = runs->run(id);
+        if (!dialog || !run)
+            return;
+        if (run->error && run->error->code == Error::Code::StalePlan)
+            dialog->showStale(run->error->message);
+        else if (run->error)
+            dialog->showError(run->error->message);
+        else
+            launched();
+    });
 }
 
 } // namespace rw

@@ -3,6 +3,9 @@
 #include "batch.h"
 
 #include <QDialog>
+#include <QPointer>
+
+#include <functional>
 
 class QDialogButtonBox;
 class QLabel;
@@ -34,6 +37,11 @@ public:
     QString summaryText() const;
     QString stateText() const;
 
+    // Re-labels the dialog for another purpose than a plain re-run (finalize,
+    // backfill): its heading, a note above the plan, and the Run button; the
+    // plan is then confirmed only by typing the dataset name, whatever it does.
+    void setPurpose(const QString &heading, const QString &note, const QString &runLabel);
+
     void runStarted();
     void showStale(const QString &message);
     void showError(const QString &message);
@@ -50,11 +58,22 @@ private:
     bool m_waiting = false;
     bool m_stale = false;
     QLabel *m_summary;
+    QLabel *m_confirmLabel = nullptr;
     QLabel *m_state;
     QLineEdit *m_confirm;
     QPushButton *m_run;
     QPushButton *m_previewAgain;
     QDialogButtonBox *m_buttons;
 };
+
+class RunManager;
+
+// Follows run `id` of `runs` once it was launched from `dialog`: when it
+// starts (or finishes first), the dialog closes as launched and `onLaunched`
+// runs; a run that fails before starting shows its error (or the stale plan)
+// in the dialog instead. The connections live as long as `context` and are
+// dropped after the first answer; the dialog may be gone by then.
+void followLaunch(RunManager *runs, int id, QObject *context, QPointer<LaunchDialog> dialog,
+                  std::function<void()> onLaunched = {});
 
 } // namespace rw

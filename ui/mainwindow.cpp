@@ -2,7 +2,9 @@
 
 #include "auditpage.h"
 #include "background.h"
+#include "dlqpage.h"
 #include "errorbanner.h"
+#include "lagpage.h"
 #include "openworkspacedialog.h"
 #include "partitionspage.h"
 #include "previewpage.h"
@@ -29,8 +31,8 @@ namespace rw {
 
 QStringList MainWindow::availablePages()
 {
-    return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("streams"),
-            QStringLiteral("audit"), QStringLiteral("recover")};
+    return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("lag"),
+            QStringLiteral("streams"),    QStringLiteral("audit"),   QStringLiteral("dlq"),  QStringLiteral("recover")};
 }
 
 QStringList MainWindow::plannedPages()
@@ -42,7 +44,8 @@ QStringList MainWindow::plannedPages()
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_navigator(new Navigator), m_stack(new QStackedWidget), m_welcome(nullptr),
       m_welcomeText(nullptr), m_partitionsPage(new PartitionsPage), m_streamPage(new StreamPage),
-      m_previewPage(new PreviewPage), m_runsPage(new RunsPage), m_auditPage(new AuditPage), m_recoverPage(new RecoverPage), m_runManager(new RunManager(this)),
+      m_previewPage(new PreviewPage), m_runsPage(new RunsPage), m_auditPage(new AuditPage), m_recoverPage(new RecoverPage),
+      m_lagPage(new LagPage), m_dlqPage(new DlqPage), m_runManager(new RunManager(this)),
       m_banner(new ErrorBanner), m_statusText(new QLabel), m_busy(new QProgressBar), m_dbLabel(new QLabel)
 {
     setObjectName(QStringLiteral("mainWindow"));
@@ -56,7 +59,10 @@ MainWindow::MainWindow(QWidget *parent)
     m_stack->addWidget(m_runsPage);
     m_stack->addWidget(m_auditPage);
     m_stack->addWidget(m_recoverPage);
+    m_stack->addWidget(m_lagPage);
+    m_stack->addWidget(m_dlqPage);
     m_previewPage->setRunManager(m_runManager);
+    m_lagPage->setRunManager(m_runManager);
     m_runsPage->setRunManager(m_runManager);
 
     auto *splitter = new QSplitter(Qt::Horizontal);
@@ -81,7 +87,8 @@ MainWindow::MainWindow(QWidget *parent)
 
     connect(m_navigator, &Navigator::pageSelected, this, &MainWindow::showNamedPage);
     for (Page *page : {static_cast<Page *>(m_partitionsPage), static_cast<Page *>(m_streamPage), static_cast<Page *>(m_previewPage),
-                       static_cast<Page *>(m_runsPage), static_cast<Page *>(m_auditPage), static_cast<Page *>(m_recoverPage)})
+                       static_cast<Page *>(m_runsPage), static_cast<Page *>(m_auditPage), static_cast<Page *>(m_recoverPage),
+                       static_cast<Page *>(m_lagPage), static_cast<Page *>(m_dlqPage)})
         wirePage(page);
     connect(m_partitionsPage, &PartitionsPage::previewRequested, this, [this](const QStringList &p) { previewPartitions(p); });
     connect(m_partitionsPage, &PartitionsPage::runRequested, this, [this](const QStringList &p) { previewPartitions(p, true); });
@@ -149,6 +156,10 @@ QString MainWindow::currentPageName() const
         return QStringLiteral("audit");
     if (page == m_recoverPage)
         return QStringLiteral("recover");
+    if (page == m_lagPage)
+        return QStringLiteral("lag");
+    if (page == m_dlqPage)
+        return QStringLiteral("dlq");
     return QString();
 }
 
@@ -162,6 +173,8 @@ bool MainWindow::showNamedPage(const QString &name)
             return true;
         return !m_workspace->spec.datasets.empty() && selectDataset(m_workspace->spec.datasets.front().name);
     }
+    if (name == QLatin1String("lag"))
+        return showLag();
     if (name == QLatin1String("streams")) {
         return !m_workspace->spec.streams.empty() && selectStream(m_workspace->spec.streams.front().name);
     }
@@ -179,6 +192,7 @@ bool MainWindow::showNamedPage(const QString &name)
     Page *page = name == QLatin1String("preview") ? static_cast<Page *>(m_previewPage)
                  : name == QLatin1String("runs")  ? static_cast<Page *>(m_runsPage)
                  : name == QLatin1String("audit") ? static_cast<Page *>(m_auditPage)
+                 : name == QLatin1String("dlq")   ? static_cast<Page *>(m_dlqPage)
                                                   : nullptr;
     if (!page)
         return false;
@@ -257,7 +271,9 @@ void MainWindow::buildMenus()
     const std::pair<QString, QString> pages[] = {{QStringLiteral("partitions"), tr("&Partitions")},
                                                  {QStringLiteral("preview"), tr("Pre&view")},
                                                  {QStringLiteral("runs"), tr("R&uns")},
-                                                 {QStringLiteral("audit"), tr("&Audit log")}};
+                                                 {QStringLiteral("audit"), tr("&Audit log")},
+                                                 {QStringLiteral("dlq"), tr("&Dead-letter queue")},
+                                                 {QStringLiteral("lag"), tr("&Lateness")}};
     int key = Qt::Key_1;
     for (const auto &[name, label] : pages) {
         QAction *a = view->addAction(label, this, [this, name] { showNamedPage(name); });
@@ -352,9 +368,11 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
     m_runsPage->clear();
     m_auditPage->clear();
     m_recoverPage->clear();
+    m_dlqPage->clear();
     m_workspace = std::move(workspace);
     m_runsPage->setWorkspace(m_workspace->db, m_workspace->spec);
     m_auditPage->setDatabase(m_workspace->db);
+    m_dlqPage->setWorkspace(m_workspace->db, m_workspace->spec);
     m_workspaceDb = db;
     m_workspaceSpec = spec;
     Settings().addRecentWorkspace({db, spec});
@@ -404,7 +422,8 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
             else
                 m_previewPage->preview(*db, copy, initial.partitions);
         }
-    } else if (page == QLatin1String("runs") || page == QLatin1String("audit") || page == QLatin1String("recover")) {
+    } else if (page == QLatin1String("runs") || page == QLatin1String("audit") || page == QLatin1String("lag")
+               || page == QLatin1String("dlq") || page == QLatin1String("recover")) {
         showNamedPage(page);
     } else if (!initial.partitions.isEmpty()) {
         m_partitionsPage->selectAfterLoad(initial.partitions);
@@ -432,6 +451,32 @@ void MainWindow::showStream(const QString &name)
         return;
     showPage(m_streamPage);
     m_streamPage->setStream(m_workspace->db, *stream);
+}
+
+// The lag page shows the dataset on the partitions page when it has event
+// and ingest times, else the first dataset that has them.
+bool MainWindow::showLag()
+{
+    const DatasetSpec *dataset = m_partitionsPage->dataset();
+    if (!dataset || !LagPage::hasLateness(*dataset)) {
+        dataset = nullptr;
+        for (const DatasetSpec &d : m_workspace->spec.datasets)
+            if (LagPage::hasLateness(d)) {
+                dataset = &d;
+                break;
+            }
+    }
+    if (!dataset && !m_workspace->spec.datasets.empty())
+        dataset = &m_workspace->spec.datasets.front();
+    if (!dataset)
+        return false;
+    {
+        const QSignalBlocker block(m_navigator);
+        m_navigator->select(Navigator::Kind::Page, QStringLiteral("lag"));
+    }
+    showPage(m_lagPage);
+    m_lagPage->setDataset(m_workspace->db, *dataset);
+    return true;
 }
 
 void MainWindow::showPage(Page *page)

@@ -15,7 +15,9 @@ class QStackedWidget;
 namespace rw {
 
 class AuditPage;
+class DlqPage;
 class ErrorBanner;
+class LagPage;
 class Page;
 class PartitionsPage;
 class PreviewPage;
@@ -61,7 +63,7 @@ public:
 
     bool selectDataset(const QString &name);
     bool selectStream(const QString &name);
-    // Shows a page by its --page name (partitions, preview, runs, audit, streams,
+    // Shows a page by its --page name (partitions, preview, runs, audit, streams, dlq,
     // recover: the recovery wizard of the current dataset).
     bool showNamedPage(const QString &name);
     // Previews `partitions` of the current dataset on the preview page.
@@ -82,6 +84,8 @@ public:
     RunsPage *runsPage() const { return m_runsPage; }
     AuditPage *auditPage() const { return m_auditPage; }
     RecoverPage *recoverPage() const { return m_recoverPage; }
+    LagPage *lagPage() const { return m_lagPage; }
+    DlqPage *dlqPage() const { return m_dlqPage; }
     RunManager *runManager() const { return m_runManager; }
     // The --page name of the page on show, empty for none.
     QString currentPageName() const;
@@ -109,6 +113,7 @@ private:
                         const Selection &initial);
     void showDataset(const QString &name);
     void showStream(const QString &name);
+    bool showLag();
     void showPage(Page *page);
     void wirePage(Page *page);
     void onRunFinished(int liveRunId);
@@ -125,6 +130,8 @@ private:
     RunsPage *m_runsPage;
     AuditPage *m_auditPage;
     RecoverPage *m_recoverPage;
+    LagPage *m_lagPage;
+    DlqPage *m_dlqPage;
     RunManager *m_runManager;
     ErrorBanner *m_banner;
     QMenu *m_recentMenu = nullptr;

@@ -9,6 +9,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <iterator>
 #include <tuple>
 
 namespace rw {
@@ -121,12 +122,14 @@ void Navigator::setSpec(const Spec &spec)
         item->setToolTip(0, tr("Stream %1\nlog: %2\nsink: %3").arg(s.name, s.log, s.sink));
         item->setToolTip(1, item->toolTip(0));
     }
-    m_pages = makeGroup(tr("Activity"), 3);
     const std::tuple<QString, QString, QString> pages[] = {
+        {QStringLiteral("lag"), tr("Lateness"), tr("late data, watermark, finalize")},
         {QStringLiteral("preview"), tr("Preview"), tr("what a re-run would change")},
         {QStringLiteral("runs"), tr("Runs"), tr("live and past runs")},
         {QStringLiteral("audit"), tr("Audit log"), tr("who did what, when")},
+        {QStringLiteral("dlq"), tr("Dead-letter queue"), tr("quarantined records: fix, replay")},
     };
+    m_pages = makeGroup(tr("Activity"), std::size(pages));
     for (const auto &[name, label, detail] : pages) {
         auto *item = new QTreeWidgetItem(m_pages, {label, detail});
         item->setData(0, KindRole, int(Kind::Page));

@@ -465,38 +465,7 @@ LaunchDialog *PreviewPage::launch()
     QPointer<LaunchDialog> guard(dialog);
     connect(dialog, &LaunchDialog::confirmed, this, [this, guard, db, dataset, planId] {
         const int id = m_runs->startRun(db, dataset, planId);
-        auto *started = new QMetaObject::Connection;
-        auto *finished = new QMetaObject::Connection;
-        const auto disconnectBoth = [started, finished] {
-            QObject::disconnect(*started);
-            QObject::disconnect(*finished);
-            delete started;
-            delete finished;
-        };
-        *started = connect(m_runs, &RunManager::runStarted, this, [this, id, guard, disconnectBoth](int which) {
-            if (which != id)
-                return;
-            disconnectBoth();
-            if (guard)
-                guard->runStarted();
-            Q_EMIT runLaunched(id);
-        });
-        *finished = connect(m_runs, &RunManager::runFinished, this, [this, id, guard, disconnectBoth](int which) {
-            if (which != id)
-                return;
-            disconnectBoth();
-            const LiveRun *run = m_runs->run(id);
-            if (!guard || !run)
-                return;
-            if (run->error && run->error->code == Error::Code::StalePlan)
-                guard->showStale(run->error->message);
-            else if (run->error)
-                guard->showError(run->error->message);
-            else {
-                guard->runStarted();
-                Q_EMIT runLaunched(id);
-            }
-        });
+        followLaunch(m_runs, id, this, guard, [this, id] { Q_EMIT runLaunched(id); });
     });
     connect(dialog, &LaunchDialog::previewAgainRequested, this, &PreviewPage::refresh);
     dialog->open();

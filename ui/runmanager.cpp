@@ -1,6 +1,7 @@
 #include "runmanager.h"
 
 #include "background.h"
+#include "finalize.h"
 #include "partitions.h"
 
 #include <QLocale>
@@ -81,6 +82,26 @@ int RunManager::startRun(const Database &db, const DatasetSpec &dataset, const Q
         options.planId = planId;
         options.execute = true;
         return rw::run(db, dataset, options);
+    });
+}
+
+int RunManager::startFinalize(const Database &db, const DatasetSpec &dataset, const QString &planId)
+{
+    LiveRun run;
+    run.dataset = dataset.name;
+    run.planId = planId;
+    return launch(std::move(run), [db, dataset, planId](const BatchOptions &base) -> Result<RunResult> {
+        FinalizeOptions options;
+        options.execute = true;
+        options.planId = planId;
+        options.progress = base.progress;
+        options.cancel = base.cancel;
+        auto result = rw::finalize(db, dataset, options);
+        if (!result)
+            return fail(result.error());
+        if (!result->run)
+            return badInput(QStringLiteral("nothing to finalize: no day of %1 is eligible any more").arg(dataset.name));
+        return *result->run;
     });
 }
 

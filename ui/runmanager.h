@@ -52,6 +52,11 @@ public:
 
     // Executes the stored plan `planId` (from a preview) for `dataset`.
     int startRun(const Database &db, const DatasetSpec &dataset, const QString &planId);
+    // Finalizes `dataset` by executing the stored plan `planId` (a preview
+    // of the days the watermark has passed): rw::finalize with that plan,
+    // which publishes them and marks them final. The LiveRun's result is the
+    // publishing run.
+    int startFinalize(const Database &db, const DatasetSpec &dataset, const QString &planId);
     // Continues an interrupted, cancelled or failed run.
     int resumeRun(const Database &db, const Spec &spec, qint64 runId, const QString &dataset);
     void cancel(int id);

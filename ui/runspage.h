@@ -85,6 +85,7 @@ private:
     void onRunFinished(int id);
     void updateLiveSection();
     void updateSelection();
+    void showReport(const QString &markdown); // empty: none
     void exportWithDialog(ReportFormat format);
 
     std::optional<Database> m_db;
@@ -101,6 +102,7 @@ private:
     QLabel *m_empty;
     QTableView *m_view;
     QTextBrowser *m_report;
+    QString m_reportMarkdown; // what m_report shows, so an unchanged report is not laid out again
     QPushButton *m_resume;
     QPushButton *m_rollback;
     QPointer<ConfirmDialog> m_rollbackDialog;

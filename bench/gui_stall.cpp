@@ -1,0 +1,348 @@
+// gui_stall: how responsive the console stays under load (issue 12).
+//
+//   gui_stall --db DB --spec SPEC --scenario backfill --dataset D --from DAY --to DAY
+//   gui_stall --db DB --spec SPEC --scenario dlq
+//
+// Opens the real console window (MainWindow; the offscreen platform unless
+// QT_QPA_PLATFORM says otherwise) and, while a 10 ms timer ticks on the GUI
+// thread, either
+//   - backfill: previews the days FROM..TO on the Preview page, confirms the
+//     launch dialog as an operator would and lets the RunManager execute the
+//     plan, exactly the path of Preview > Run; or
+//   - dlq: opens the dead-letter queue page, timing its first rows and its
+//     full load (counts, signatures, first record), with peak RSS.
+// It prints, per phase, the longest gap between timer ticks (a stall of the
+// event loop) and how many gaps exceeded 50 ms. Exit 0 when the scenario ran,
+// whatever the numbers; 1 when it could not run; 2 for bad usage.
+//
+// Built by `cmake --build build --target gui_stall` (not part of `all`);
+// bench/gui builds the data and runs both scenarios.
+#include "dlqgroupsmodel.h"
+#include "dlqpage.h"
+#include "dlqrecordsmodel.h"
+#include "launchdialog.h"
+#include "mainwindow.h"
+#include "previewpage.h"
+#include "runmanager.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDate>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTextStream>
+#include <QTimer>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace {
+
+constexpr int kTickMs = 10;
+constexpr qint64 kStallMs = 50;
+
+QTextStream &out()
+{
+    static QTextStream s(stdout);
+    return s;
+}
+
+// "VmHWM" (peak) or "VmRSS" (now) of this process, in MB.
+double memoryMb(const char *field)
+{
+    QFile f(QStringLiteral("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    const QByteArray key = QByteArray(field) + ':';
+    for (const QByteArray &line : f.readAll().split('\n'))
+        if (line.startsWith(key))
+            return line.mid(key.size()).trimmed().split(' ').value(0).toDouble() / 1024.0;
+    return -1;
+}
+
+// Gaps between ticks of a 10 ms timer on the GUI thread, per named phase.
+class StallMeter : public QObject {
+public:
+    struct Phase {
+        qint64 ticks = 0;
+        qint64 longestMs = 0;
+        qint64 longestAtMs = 0; // since the phase began
+        qint64 over50 = 0;
+        qint64 startedMs = 0;
+        qint64 endedMs = -1;
+        std::vector<qint64> gaps;
+    };
+
+    StallMeter()
+    {
+        m_clock.start();
+        m_last = 0;
+        m_timer.setTimerType(Qt::PreciseTimer);
+        m_timer.setInterval(kTickMs);
+        QObject::connect(&m_timer, &QTimer::timeout, this, [this] { tick(); });
+        m_timer.start();
+    }
+
+    void begin(const QString &phase)
+    {
+        end();
+        m_current = phase;
+        m_order.push_back(phase);
+        m_phases[phase].startedMs = m_clock.elapsed();
+    }
+    void end()
+    {
+        if (!m_current.isEmpty())
+            m_phases[m_current].endedMs = m_clock.elapsed();
+        m_current.clear();
+    }
+    qint64 elapsedMs() const { return m_clock.elapsed(); }
+
+    void report() const
+    {
+        out() << QStringLiteral("event loop (a %1 ms timer on the GUI thread):\n").arg(kTickMs);
+        for (const QString &name : m_order) {
+            const Phase &p = m_phases.at(name);
+            std::vector<qint64> gaps = p.gaps;
+            std::sort(gaps.begin(), gaps.end());
+            const qint64 p99 = gaps.empty() ? 0 : gaps[std::min(gaps.size() - 1, gaps.size() * 99 / 100)];
+            out() << QStringLiteral("  %1: %2 s, %3 ticks, longest gap %4 ms (at +%5 s), p99 gap %6 ms, gaps over %7 ms: %8\n")
+                         .arg(name, -14)
+                         .arg((p.endedMs - p.startedMs) / 1000.0, 0, 'f', 2)
+                         .arg(p.ticks)
+                         .arg(p.longestMs)
+                         .arg(p.longestAtMs / 1000.0, 0, 'f', 2)
+                         .arg(p99)
+                         .arg(kStallMs)
+                         .arg(p.over50);
+        }
+    }
+    qint64 longest(const QString &phase) const
+    {
+        const auto it = m_phases.find(phase);
+        return it == m_phases.end() ? 0 : it->second.longestMs;
+    }
+
+private:
+    void tick()
+    {
+        const qint64 now = m_clock.elapsed();
+        const qint64 gap = now - m_last;
+        m_last = now;
+        if (m_current.isEmpty())
+            return;
+        Phase &p = m_phases[m_current];
+        ++p.ticks;
+        p.gaps.push_back(gap);
+        if (gap > p.longestMs) {
+            p.longestMs = gap;
+            p.longestAtMs = now - p.startedMs;
+        }
+        if (gap > kStallMs)
+            ++p.over50;
+    }
+
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_last;
+    QString m_current;
+    std::vector<QString> m_order;
+    std::map<QString, Phase> m_phases;
+};
+
+int failed(const QString &message)
+{
+    QTextStream(stderr) << "gui_stall: " << message << '\n';
+    QApplication::exit(1);
+    return 1;
+}
+
+QString verdict(bool met) { return met ? QStringLiteral("met") : QStringLiteral("MISSED"); }
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    // Its own settings: the harness must not change an operator's recent workspaces.
+    QApplication::setOrganizationName(QStringLiteral("Rewind"));
+    QApplication::setApplicationName(QStringLiteral("rewind-gui-stall"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Measures how long the console's event loop stalls during a backfill, "
+                                                    "and how fast the dead-letter queue page opens."));
+    parser.addHelpOption();
+    const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Database."), QStringLiteral("DB"));
+    const QCommandLineOption specOption(QStringLiteral("spec"), QStringLiteral("Spec."), QStringLiteral("SPEC"));
+    const QCommandLineOption scenarioOption(QStringLiteral("scenario"), QStringLiteral("backfill or dlq."), QStringLiteral("S"));
+    const QCommandLineOption datasetOption(QStringLiteral("dataset"), QStringLiteral("backfill: the dataset."), QStringLiteral("D"));
+    const QCommandLineOption fromOption(QStringLiteral("from"), QStringLiteral("backfill: first day (YYYY-MM-DD)."), QStringLiteral("DAY"));
+    const QCommandLineOption toOption(QStringLiteral("to"), QStringLiteral("backfill: last day (YYYY-MM-DD)."), QStringLiteral("DAY"));
+    const QCommandLineOption timeoutOption(QStringLiteral("timeout"), QStringLiteral("Give up after S seconds (default 3600)."),
+                                           QStringLiteral("S"), QStringLiteral("3600"));
+    parser.addOptions({dbOption, specOption, scenarioOption, datasetOption, fromOption, toOption, timeoutOption});
+    parser.process(app);
+
+    const QString db = parser.value(dbOption), spec = parser.value(specOption), scenario = parser.value(scenarioOption);
+    const QString dataset = parser.value(datasetOption);
+    const QDate from = QDate::fromString(parser.value(fromOption), Qt::ISODate);
+    const QDate to = QDate::fromString(parser.value(toOption), Qt::ISODate);
+    const auto usage = [](const QString &message) {
+        QTextStream(stderr) << "gui_stall: " << message << '\n';
+        return 2;
+    };
+    if (db.isEmpty() || spec.isEmpty())
+        return usage(QStringLiteral("--db and --spec are required"));
+    if (scenario != QLatin1String("backfill") && scenario != QLatin1String("dlq"))
+        return usage(QStringLiteral("--scenario must be backfill or dlq"));
+    if (scenario == QLatin1String("backfill") && (dataset.isEmpty() || !from.isValid() || !to.isValid() || to < from))
+        return usage(QStringLiteral("backfill needs --dataset and --from DAY --to DAY (YYYY-MM-DD, from <= to)"));
+    QStringList days;
+    for (QDate d = from; d.isValid() && d <= to; d = d.addDays(1))
+        days << d.toString(Qt::ISODate);
+
+    rw::MainWindow window;
+    window.resize(1400, 860);
+    window.show();
+    StallMeter meter;
+    bool done = false;
+    double firstRowsS = -1, loadedS = -1, rssAtFirstRows = -1;
+    qint64 dlqClickMs = 0;
+    const rw::LiveRun *finishedRun = nullptr;
+
+    QObject::connect(&window, &rw::MainWindow::workspaceFailed, &app,
+                     [](int, const QString &message) { failed(QStringLiteral("cannot open the workspace: ") + message); });
+    QObject::connect(&window, &rw::MainWindow::pageFailed, &app,
+                     [](const QString &message) { failed(QStringLiteral("a page failed to load: ") + message); });
+    QTimer::singleShot(parser.value(timeoutOption).toInt() * 1000, &app, [&done] {
+        if (!done)
+            failed(QStringLiteral("timed out"));
+    });
+
+    const auto finish = [&] {
+        done = true;
+        meter.end();
+        QApplication::exit(0);
+    };
+
+    if (scenario == QLatin1String("backfill")) {
+        rw::PreviewPage *preview = window.previewPage();
+        rw::RunManager *runs = window.runManager();
+        bool previewing = false, launched = false;
+        // 1. The workspace opens on the dataset's partitions page.
+        QObject::connect(&window, &rw::MainWindow::pageLoaded, &app, [&] {
+            if (previewing || window.currentPageName() != QLatin1String("partitions"))
+                return;
+            previewing = true;
+            meter.begin(QStringLiteral("preview"));
+            window.previewPartitions(days); // as Partitions > Preview does
+        });
+        // 2. The preview is in: Run, confirm the dialog as the operator would.
+        QObject::connect(preview, &rw::Page::pageLoaded, &app, [&] {
+            if (!previewing || launched)
+                return;
+            launched = true;
+            meter.begin(QStringLiteral("confirm"));
+            rw::LaunchDialog *dialog = preview->launch();
+            if (!dialog)
+                return void(failed(QStringLiteral("the preview did not give a plan to run")));
+            if (dialog->destructive())
+                dialog->confirmEdit()->setText(dataset);
+            if (!dialog->canConfirm())
+                return void(failed(QStringLiteral("the launch dialog cannot be confirmed")));
+            meter.begin(QStringLiteral("run"));
+            dialog->runButton()->click();
+        });
+        // 3. The run ends: keep ticking a little to see the page settle.
+        QObject::connect(runs, &rw::RunManager::runFinished, &app, [&](int id) {
+            finishedRun = runs->run(id);
+            meter.begin(QStringLiteral("after run"));
+            QTimer::singleShot(1000, &app, finish);
+        });
+        meter.begin(QStringLiteral("open"));
+        rw::MainWindow::Selection selection;
+        selection.kind = rw::Navigator::Kind::Dataset;
+        selection.name = dataset;
+        selection.page = QStringLiteral("partitions");
+        window.openWorkspace(db, spec, selection);
+    } else {
+        bool clicked = false;
+        rw::DlqPage *page = window.dlqPage();
+        // 1. The workspace opens on its first page; 2. the operator opens the DLQ.
+        QObject::connect(&window, &rw::MainWindow::workspaceOpened, &app, [&] {
+            QTimer::singleShot(500, &app, [&] { // let the first page settle
+                clicked = true;
+                meter.begin(QStringLiteral("dlq open"));
+                dlqClickMs = meter.elapsedMs();
+                window.showNamedPage(QStringLiteral("dlq"));
+            });
+        });
+        QObject::connect(page->recordsModel(), &rw::DlqRecordsModel::pageFetched, &app, [&](int rows) {
+            if (!clicked || firstRowsS >= 0 || rows <= 0)
+                return;
+            firstRowsS = (meter.elapsedMs() - dlqClickMs) / 1000.0;
+            rssAtFirstRows = memoryMb("VmHWM");
+        });
+        QObject::connect(page, &rw::Page::pageLoaded, &app, [&] {
+            if (!clicked || loadedS >= 0)
+                return;
+            loadedS = (meter.elapsedMs() - dlqClickMs) / 1000.0;
+            meter.begin(QStringLiteral("dlq idle"));
+            QTimer::singleShot(1000, &app, finish);
+        });
+        meter.begin(QStringLiteral("open"));
+        window.openWorkspace(db, spec);
+    }
+
+    const int code = app.exec();
+    if (code != 0 || !done)
+        return code ? code : 1;
+
+    out() << QStringLiteral("gui_stall %1: %2 (%3)\n").arg(scenario, db, QString::fromLatin1(qgetenv("QT_QPA_PLATFORM")));
+    meter.report();
+    if (scenario == QLatin1String("backfill")) {
+        if (!finishedRun)
+            return failed(QStringLiteral("no run finished"));
+        if (finishedRun->error)
+            return failed(QStringLiteral("the run failed: ") + finishedRun->error->message);
+        const rw::PartitionResult t = finishedRun->result->totals();
+        out() << QStringLiteral("run: %1 days %2..%3, status %4, %5 source rows, %6 staged, %7 inserted, %8 updated, %9 s\n")
+                     .arg(days.size())
+                     .arg(days.constFirst(), days.constLast(), finishedRun->result->status)
+                     .arg(t.sourceRows)
+                     .arg(t.stagedRows)
+                     .arg(t.inserted)
+                     .arg(t.updated)
+                     .arg(finishedRun->clock.elapsed() / 1000.0, 0, 'f', 2);
+        const qint64 worst = std::max({meter.longest(QStringLiteral("preview")), meter.longest(QStringLiteral("run"))});
+        out() << QStringLiteral("longest stall during preview and run: %1 ms (target: none over %2 ms: %3)\n")
+                     .arg(worst)
+                     .arg(kStallMs)
+                     .arg(verdict(worst <= kStallMs));
+        out() << QStringLiteral("peak RSS: %1 MB\n").arg(memoryMb("VmHWM"), 0, 'f', 0);
+        if (finishedRun->result->status != QLatin1String("succeeded"))
+            return failed(QStringLiteral("the run ended ") + finishedRun->result->status);
+    } else {
+        if (firstRowsS < 0 || loadedS < 0)
+            return failed(QStringLiteral("the DLQ page did not load"));
+        const rw::DlqPage *page = window.dlqPage();
+        out() << QStringLiteral("dlq page: %1 records in the queue, %2 rows shown; first rows %3 s after opening the page, "
+                                "fully loaded (counts, signatures, first record) %4 s\n")
+                     .arg(page->groupsModel()->total())
+                     .arg(page->recordsModel()->rowCount())
+                     .arg(firstRowsS, 0, 'f', 3)
+                     .arg(loadedS, 0, 'f', 3);
+        const double peak = memoryMb("VmHWM");
+        out() << QStringLiteral("peak RSS: %1 MB at first rows, %2 MB at the end (target: open under 1 s: %3; under 300 MB: %4)\n")
+                     .arg(rssAtFirstRows, 0, 'f', 0)
+                     .arg(peak, 0, 'f', 0)
+                     .arg(verdict(firstRowsS < 1.0), verdict(peak < 300));
+        out() << QStringLiteral("longest stall while opening: %1 ms\n").arg(meter.longest(QStringLiteral("dlq open")));
+    }
+    return 0;
+}
