@@ -24,6 +24,7 @@
 #include <QStringBuilder>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace rw {
@@ -410,9 +411,28 @@ QString RecoverPage::stepStatus(Step step) const
     return s && s->status != QLatin1String("planned") ? s->status : QString();
 }
 
+void RecoverPage::showReport()
+{
+    const QString markdown = reportMarkdown();
+    if (markdown == m_reportMarkdown)
+        return;
+    m_reportMarkdown = markdown;
+    if (markdown.isEmpty()) {
+        m_report->clear();
+        return;
+    }
+    // Parsed into a document no view shows, then handed over (the browser
+    // owns it and deletes the one it replaces).
+    auto *document = new QTextDocument(m_report);
+    document->setMarkdown(markdown);
+    m_report->setDocument(document);
+}
+
 void RecoverPage::showStep(Step step)
 {
     m_shown = step;
+    if (step == ReportStep)
+        showReport();
     m_pages->setCurrentIndex(int(step));
     {
         const QSignalBlocker block(m_steps);
@@ -674,6 +694,7 @@ void RecoverPage::updateViews()
         m_totalsCaption->clear();
         m_totalsModel->resetData({});
         m_indexText->clear();
+        m_reportMarkdown.clear();
         m_report->clear();
         updateSteps();
         return;
@@ -784,7 +805,10 @@ void RecoverPage::updateViews()
                                      failed ? tr("Failed:") : done->status == QLatin1String("skipped") ? tr("Skipped:") : tr("Done:"), text));
         m_state[s]->show();
     }
-    m_report->setMarkdown(r.executed ? recoveryReportMarkdown(r) : QString());
+    // Only once the recovery ran, and only when shown: laying out Markdown
+    // tables in a browser is slow (see RunsPage::showReport).
+    if (m_shown == ReportStep)
+        showReport();
     updateSteps();
 }
 

@@ -119,6 +119,7 @@ private:
     void confirmRerun();
     void executeStep(Step step, const QString &planId = QString());
     void onProgress(const Progress &p);
+    void showReport();
 
     std::optional<Database> m_db;
     std::optional<DatasetSpec> m_dataset;
@@ -126,6 +127,7 @@ private:
     std::vector<RecoveryStep> m_planned;
     std::optional<FreezeInfo> m_freezeAtPlan;
     std::optional<RunResult> m_rerunPreview;
+    QString m_reportMarkdown; // what the report browser shows
     std::array<QString, StepCount> m_outcome; // per step: what it did, or why it failed
     Step m_shown = FreezeStep;
     bool m_busy = false;
