@@ -127,18 +127,22 @@ private:
         if (auto s = dlqinternal::requireIds(m_db, m_selection.ids); !s)
             return s;
         DlqSelection sel = m_selection;
-        if (sel.ids.isEmpty() && sel.statuses.isEmpty())
-            sel.statuses = {dlqstatus::New, dlqstatus::Fixed};
+        // By default the new and fixed records (kept out of the status index, see below).
+        const bool defaultStatuses = sel.ids.isEmpty() && sel.statuses.isEmpty();
         if (!sel.signature.isEmpty())
             if (auto s = dlqinternal::ensureSignatureFunction(m_db); !s)
                 return s;
         auto pred = dlqinternal::selectionPredicate(sel, m_binds);
         if (!pred)
             return fail(pred.error());
-        m_pred = *pred % QStringLiteral(" AND d.status IN ('new', 'fixed', 'failed')");
+        // `|| ''` keeps the status index out of the batch query: walking
+        // dlq_id from the last batch on reads one batch, where the index
+        // would read and sort every replayable record for each batch.
+        const QString selected = *pred % (defaultStatuses ? QStringLiteral(" AND (d.status || '') IN ('new', 'fixed')") : QString());
+        m_pred = selected % QStringLiteral(" AND (d.status || '') IN ('new', 'fixed', 'failed')");
         auto counts = m_db.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(CASE WHEN d.status IN ('new', 'fixed', 'failed') THEN 1 ELSE 0 END), 0) "
                                                "FROM rewind_dlq AS d WHERE ")
-                                    % *pred,
+                                    % selected,
                                 m_binds);
         if (!counts)
             return fail(counts.error());
@@ -163,6 +167,10 @@ private:
                                          "status TEXT, doc TEXT, event_id TEXT, error_class TEXT, error TEXT, landed INTEGER NOT NULL DEFAULT 0, "
                                          "dest TEXT)"));
             !s)
+            return s;
+        // The earlier-record-with-this-event lookup of landed(): without it a
+        // batch compares every pair of its records.
+        if (auto s = exec(QStringLiteral("CREATE INDEX IF NOT EXISTS temp.rewind_dlq_work_event ON rewind_dlq_work (kind, name, event_id)")); !s)
             return s;
         return {};
     }
@@ -532,7 +540,8 @@ private:
                           % now
                           % QStringLiteral(", last_error_class = COALESCE(w.error_class, rewind_dlq.last_error_class), "
                                            "last_error = COALESCE(w.error, rewind_dlq.last_error) FROM ")
-                          % kWork % QStringLiteral(" AS w WHERE rewind_dlq.dlq_id = w.dlq_id"));
+                          % kWork % QStringLiteral(" AS w WHERE rewind_dlq.dlq_id = w.dlq_id AND rewind_dlq.dlq_id IN (SELECT dlq_id FROM ")
+                          % kWork % QStringLiteral(")"));
             !s)
             return s;
         if (auto s = exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason) SELECT w.dlq_id, ") % now
