@@ -81,6 +81,7 @@ rewind_fuzz() {
   local scratch failed=0 target
   rewind_symbolizer_env
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/rewind-fuzz.XXXXXX")
+  rm -rf "$dir/fuzz-artifacts"
   mkdir -p "$dir/fuzz-artifacts"
   for target in spec payload; do
     local corpus="$scratch/corpus-$target" log="$dir/fuzz-artifacts/fuzz_$target.log"
