@@ -32,9 +32,14 @@ QString scratchDir()
     const QString base = qEnvironmentVariableIsSet("REWIND_FUZZ_SCRATCH") ? qEnvironmentVariable("REWIND_FUZZ_SCRATCH")
                          : QDir(QStringLiteral("/dev/shm")).exists() ? QStringLiteral("/dev/shm")
                                                                       : QDir::tempPath();
-    static QTemporaryDir *dir = new QTemporaryDir(base + QStringLiteral("/rewind-fuzz-XXXXXX"));
-    if (!dir->isValid())
-        violated("cannot create a scratch directory");
+    // Removed at a normal exit; a crash leaves it for a look.
+    static QTemporaryDir *dir = [&] {
+        auto *d = new QTemporaryDir(base + QStringLiteral("/rewind-fuzz-XXXXXX"));
+        if (!d->isValid())
+            violated("cannot create a scratch directory");
+        std::atexit([] { dir->remove(); });
+        return d;
+    }();
     return dir->path();
 }
 
