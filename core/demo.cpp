@@ -22,6 +22,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QStringBuilder>
 
@@ -118,7 +119,8 @@ QString fill(QString sql, const Subs &subs)
 {
     for (const auto &[name, value] : subs)
         sql.replace(QString(u'{' % name % u'}'), value);
-    Q_ASSERT(!sql.contains(u'{') || sql.contains(QLatin1String("{staged}")));
+    // Every {NAME} token is filled. Other braces are JSON literals in the SQL.
+    Q_ASSERT(!sql.contains(QRegularExpression(QStringLiteral("\\{[A-Z][A-Z0-9_]*\\}"))));
     return sql;
 }
 

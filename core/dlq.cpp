@@ -330,6 +330,9 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
             return badInput(QStringLiteral("the new payload is not valid JSON (at byte %1): %2; nothing changed")
                                 .arg(e.byte)
                                 .arg(QString::fromUtf8(e.what())));
+        } catch (const nlohmann::json::exception &e) {
+            // Valid syntax the parser still refuses: a number out of double's range (1e400).
+            return badInput(QStringLiteral("the new payload is not usable JSON: %1; nothing changed").arg(QString::fromUtf8(e.what())));
         }
         auto valid = db.scalar(QStringLiteral("SELECT json_valid(CAST(? AS TEXT))"), {*request.payload});
         if (!valid)

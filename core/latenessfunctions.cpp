@@ -1,5 +1,7 @@
 #include "latenessfunctions.h"
 
+#include "timeutil.h"
+
 #include <QSqlDriver>
 #include <QVariant>
 
@@ -127,6 +129,15 @@ qint64 fractionMs(const char *p, const char *e)
     return ms;
 }
 
+// Epoch numbers name seconds within years 0000-9999, as ISO-8601 text does.
+// Epoch milliseconds (13 digits today) land far outside and are unparseable:
+// counted apart by lag, ignored by the watermark, rather than read as a date
+// some 50,000 years ahead.
+inline bool inEpochRange(qint64 ms)
+{
+    return ms >= timeutil::kMinEpochSeconds * 1000 && ms <= timeutil::kMaxEpochSeconds * 1000 + 999;
+}
+
 // Milliseconds since the epoch of ISO-8601 or epoch-seconds text. Returns
 // false (rather than an optional) so the hot path keeps the value in registers.
 bool parseMs(const char *text, qsizetype size, qint64 &out)
@@ -166,7 +177,7 @@ bool parseMs(const char *text, qsizetype size, qint64 &out)
                 seconds = seconds * 10 + (*d - '0');
             const qint64 ms = seconds * 1000 + fractionMs(fracStart, e);
             out = negative ? -ms : ms;
-            return true;
+            return inEpochRange(out);
         }
         if (negative)
             return false;
@@ -357,14 +368,14 @@ inline bool timeOf(const Api &a, sqlite3_value *value, bool &missing, qint64 &ou
     switch (a.valueType(value)) {
     case kSqliteInteger: {
         const long long seconds = a.valueInt64(value);
-        if (seconds > 9'000'000'000'000LL || seconds < -9'000'000'000'000LL)
+        if (seconds > timeutil::kMaxEpochSeconds || seconds < timeutil::kMinEpochSeconds)
             return false;
         out = qint64(seconds) * 1000;
         return true;
     }
     case kSqliteFloat: {
         const double seconds = a.valueDouble(value);
-        if (!std::isfinite(seconds) || std::fabs(seconds) > 9.0e12)
+        if (!std::isfinite(seconds) || seconds > double(timeutil::kMaxEpochSeconds) || seconds < double(timeutil::kMinEpochSeconds))
             return false;
         out = std::llround(seconds * 1000.0);
         return true;

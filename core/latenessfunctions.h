@@ -16,7 +16,9 @@ namespace rw {
 //   rewind_epoch_ms(ts)         ts (ISO-8601 text in any zone form, fractions
 //                               allowed; or Unix epoch seconds, as a number or
 //                               as text) in milliseconds since the epoch;
-//                               NULL when it cannot be parsed.
+//                               NULL when it cannot be parsed, and for epoch
+//                               numbers outside years 0000-9999 (epoch
+//                               milliseconds among seconds land there).
 //   rewind_lateness(event_time, ingest_time, partition)
 //                               an aggregate: in one pass and without sorting,
 //                               a hash map of (partition, lateness in ms) ->

@@ -5,6 +5,7 @@
 #include "timeutil.h"
 
 #include <QFile>
+#include <QRegularExpression>
 #include <QSet>
 #include <QStringBuilder>
 
@@ -420,6 +421,11 @@ Result<Spec> parseSpec(const QByteArray &json, const QString &origin)
         const qsizetype colon = what.indexOf(QLatin1String(": "), what.indexOf(QLatin1String("column")));
         const QString detail = colon >= 0 ? what.mid(colon + 2) : what;
         return badInput(QStringLiteral("spec %1: invalid JSON at %2: %3").arg(origin, lineAndColumn(json, e.byte), detail));
+    } catch (const Json::exception &e) {
+        // Valid syntax the parser still refuses: a number out of double's range (1e400).
+        QString what = QString::fromUtf8(e.what());
+        what.remove(QRegularExpression(QStringLiteral("^\\[[^\\]]*\\] ")));
+        return badInput(QStringLiteral("spec %1: invalid JSON: %2").arg(origin, what));
     }
     QStringList errors;
     Spec spec;

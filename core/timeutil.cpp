@@ -12,17 +12,28 @@ Result<qint64> parseDuration(const QString &text)
     const QString t = text.trimmed();
     if (!whole.match(t).hasMatch())
         return badInput(QStringLiteral("\"%1\" is not a duration (use a number and a unit: 90s, 15m, 2h, 1d)").arg(text));
+    // At most 100 years: anything longer is a typo, and the sum stays far
+    // from overflowing when it is turned into milliseconds.
+    constexpr qint64 kMaxSeconds = 100LL * 366 * 86400;
+    const auto tooLong = [&] {
+        return badInput(QStringLiteral("\"%1\" is too long a duration (at most 100 years)").arg(text));
+    };
     qint64 seconds = 0;
     auto it = part.globalMatch(t);
     while (it.hasNext()) {
         const auto m = it.next();
-        const qint64 n = m.captured(1).toLongLong();
+        bool ok = false;
+        const qint64 n = m.captured(1).toLongLong(&ok);
+        qint64 unit = 1;
         switch (m.captured(2).at(0).toLatin1()) {
-        case 's': seconds += n; break;
-        case 'm': seconds += n * 60; break;
-        case 'h': seconds += n * 3600; break;
-        case 'd': seconds += n * 86400; break;
+        case 'm': unit = 60; break;
+        case 'h': unit = 3600; break;
+        case 'd': unit = 86400; break;
+        default: break;
         }
+        if (!ok || n > kMaxSeconds / unit || seconds + n * unit > kMaxSeconds)
+            return tooLong();
+        seconds += n * unit;
     }
     return seconds;
 }
@@ -45,7 +56,11 @@ Result<QDateTime> parseTimestamp(const QString &text)
     const QString t = text.trimmed();
     static const QRegularExpression epoch(QStringLiteral("^-?\\d+(\\.\\d+)?$"));
     if (epoch.match(t).hasMatch()) {
+        // Epoch seconds within the years ISO-8601 text can name (0000-9999);
+        // a milliseconds value (13 digits) is out of it, not silently read.
         const double secs = t.toDouble();
+        if (!(secs >= double(kMinEpochSeconds) && secs <= double(kMaxEpochSeconds)))
+            return badInput(QStringLiteral("\"%1\" is out of range for epoch seconds (years 0000 to 9999; milliseconds are not accepted)").arg(text));
         return QDateTime::fromMSecsSinceEpoch(qint64(secs * 1000.0), Qt::UTC);
     }
     static const QRegularExpression iso(QStringLiteral(

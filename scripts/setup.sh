@@ -9,10 +9,22 @@ REWIND_PACKAGES=(
   qt6-base-dev qt6-charts-dev libqt6sql6-sqlite libqt6sql6-psql libgl-dev
   nlohmann-json3-dev xvfb xauth fonts-dejavu-core
 )
+# Only scripts/test needs these: clang 16 for the libFuzzer targets (Debian
+# 12's default clang 14 cannot compile std::expected); libclang-rt-16-dev
+# holds libFuzzer and clang's sanitizer runtimes; llvm-16 the symbolizer that
+# puts file:line into sanitizer reports. The sanitizer build uses gcc, whose
+# libasan/libubsan come with build-essential.
+REWIND_FUZZ_PACKAGES=(clang-16 libclang-rt-16-dev llvm-16)
+REWIND_SYMBOLIZER=/usr/lib/llvm-16/bin/llvm-symbolizer
+rewind_symbolizer_env() {
+  [ -x "$REWIND_SYMBOLIZER" ] && export ASAN_SYMBOLIZER_PATH=$REWIND_SYMBOLIZER
+  return 0
+}
 
+# Installs REWIND_PACKAGES and any packages named as arguments.
 rewind_install_packages() {
   local missing=()
-  for p in "${REWIND_PACKAGES[@]}"; do
+  for p in "${REWIND_PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -29,4 +41,70 @@ rewind_build() {
   [ -f "$REWIND_BUILD/CMakeCache.txt" ] && generator=()  # keep the generator an existing build dir was made with
   cmake -S "$REWIND_ROOT" -B "$REWIND_BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREWIND_BUILD_GUI=ON >/dev/null
   cmake --build "$REWIND_BUILD" --parallel "$(nproc)"
+}
+
+# Address + undefined-behaviour sanitizer build of core, rewindctl and the
+# core tests, in its own tree, then the core tests under it. Skipped with
+# REWIND_SKIP_SANITIZE=1. -O1 -g1: quicker to build than -O2 -g, and enough
+# for stacks with file and line. Debug configuration: Q_ASSERT is live.
+rewind_sanitize() {
+  local dir=${REWIND_ASAN_BUILD:-$REWIND_ROOT/build-asan}
+  local generator=()
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  [ -f "$dir/CMakeCache.txt" ] && generator=()
+  cmake -S "$REWIND_ROOT" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
+    -DREWIND_BUILD_GUI=OFF -DREWIND_SANITIZE=ON >/dev/null
+  cmake --build "$dir" --parallel "$(nproc)"
+  (
+    cd "$dir"
+    rewind_symbolizer_env
+    export ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=0
+    export LSAN_OPTIONS=suppressions=$REWIND_ROOT/tests/lsan.supp:print_suppressions=0
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    ctest --output-on-failure --parallel "$(nproc)" "$@"
+  )
+}
+
+# libFuzzer targets (tests/fuzz) built with clang 16 in their own tree, each
+# run for REWIND_FUZZ_SECONDS (60) over a copy of its seed corpus. A crash,
+# sanitizer report, leak or hang fails the stage; the input is printed
+# (base64) and kept in $dir/fuzz-artifacts. Skipped with REWIND_SKIP_FUZZ=1.
+rewind_fuzz() {
+  local dir=${REWIND_FUZZ_BUILD:-$REWIND_ROOT/build-fuzz}
+  local seconds=${REWIND_FUZZ_SECONDS:-60}
+  local generator=()
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  [ -f "$dir/CMakeCache.txt" ] && generator=()
+  CC=clang-16 CXX=clang++-16 cmake -S "$REWIND_ROOT" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DREWIND_BUILD_GUI=OFF -DREWIND_FUZZ=ON >/dev/null
+  cmake --build "$dir" --parallel "$(nproc)" --target fuzz_spec fuzz_payload
+  local scratch failed=0 target
+  rewind_symbolizer_env
+  scratch=$(mktemp -d "${TMPDIR:-/tmp}/rewind-fuzz.XXXXXX")
+  rm -rf "$dir/fuzz-artifacts"
+  mkdir -p "$dir/fuzz-artifacts"
+  for target in spec payload; do
+    local corpus="$scratch/corpus-$target" log="$dir/fuzz-artifacts/fuzz_$target.log"
+    mkdir -p "$corpus"
+    cp "$REWIND_ROOT/tests/fuzz/corpus/$target/"* "$corpus/"
+    echo "rewind: fuzz_$target for ${seconds}s" >&2
+    if ! REWIND_FUZZ_SCRATCH=$scratch ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        "$dir/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
+        -artifact_prefix="$dir/fuzz-artifacts/fuzz_$target-" "$corpus" >"$log" 2>&1; then
+      failed=1
+      echo "rewind: fuzz_$target FAILED; the end of its log ($log):" >&2
+      tail -n 80 "$log" >&2
+      local artifact
+      for artifact in $(grep -o "Test unit written to [^ ]*" "$log" | sed 's/Test unit written to //'); do
+        echo "rewind: input $artifact (base64):" >&2
+        base64 "$artifact" | head -c 20000 >&2
+        echo >&2
+      done
+    else
+      grep -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|INFO: (seed corpus|-max_total_time)" "$log" >&2 || true
+      echo "rewind: fuzz_$target: no crash" >&2
+    fi
+  done
+  rm -rf "$scratch"
+  return $failed
 }
