@@ -67,6 +67,16 @@ QString BatchSql::columnList(const QString &qualifier, const QStringList &column
     return out.join(QStringLiteral(", "));
 }
 
+// One group per partition; an unpartitioned dataset is one group, and, as
+// under a GROUP BY, none at all when there are no rows (PostgreSQL refuses
+// GROUP BY NULL).
+QString BatchSql::groupByPart(const QString &qualifier) const
+{
+    if (!m_dataset->partitioned())
+        return QStringLiteral(" HAVING COUNT(*) > 0");
+    return QStringLiteral(" GROUP BY ") % partExpr(qualifier);
+}
+
 QString BatchSql::partExpr(const QString &qualifier) const
 {
     if (!m_dataset->partitioned())
@@ -134,7 +144,7 @@ QString BatchSql::fingerprintExpr() const
 QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantList &binds) const
 {
     return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", COUNT(*), ") % fingerprintExpr()
-           % QStringLiteral(" FROM (") % scopedSource(scope, binds) % QStringLiteral(") AS s GROUP BY ") % partExpr(QStringLiteral("s"));
+           % QStringLiteral(" FROM (") % scopedSource(scope, binds) % QStringLiteral(") AS s") % groupByPart(QStringLiteral("s"));
 }
 
 QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVariantList &binds) const
@@ -249,7 +259,7 @@ QString BatchSql::rowsDiffer(const QString &a, const QString &b) const
 QString BatchSql::stagedCounts() const
 {
     return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", COUNT(*) FROM ") % q(kStage)
-           % QStringLiteral(" AS s GROUP BY ") % partExpr(QStringLiteral("s"));
+           % QStringLiteral(" AS s") % groupByPart(QStringLiteral("s"));
 }
 
 QString BatchSql::stagedTotal() const { return QStringLiteral("SELECT COUNT(*) FROM ") % q(kStage); }
@@ -257,7 +267,7 @@ QString BatchSql::stagedTotal() const { return QStringLiteral("SELECT COUNT(*) F
 QString BatchSql::targetCounts(QVariantList &binds) const
 {
     return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("t")) % QStringLiteral(", COUNT(*) FROM ") % tgt()
-           % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) % QStringLiteral(" GROUP BY ") % partExpr(QStringLiteral("t"));
+           % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) % groupByPart(QStringLiteral("t"));
 }
 
 QString BatchSql::diffCounts(bool targetKeysRepeat) const
@@ -274,8 +284,7 @@ QString BatchSql::diffCounts(bool targetKeysRepeat) const
                                              : QString(QStringLiteral("SUM(CASE WHEN ") % differs % QStringLiteral(" THEN 1 ELSE 0 END)"));
     return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN ") % tid
            % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ")
-           % tgt() % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" GROUP BY ")
-           % partExpr(QStringLiteral("s"));
+           % tgt() % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % groupByPart(QStringLiteral("s"));
 }
 
 QStringList BatchSql::createMatches() const
@@ -295,7 +304,7 @@ QString BatchSql::matchCounts(bool targetKeysRepeat) const
 {
     const QString updated = targetKeysRepeat ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.d = 1 THEN m.sid END)") : QStringLiteral("SUM(m.d)");
     return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("m")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN m.tid IS NULL THEN 1 ELSE 0 END), ")
-           % updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m GROUP BY ") % partExpr(QStringLiteral("m"));
+           % updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m") % groupByPart(QStringLiteral("m"));
 }
 
 QString BatchSql::sampleInserted(const PartitionRef &p, QVariantList &binds) const

@@ -121,6 +121,7 @@ public:
     QString keyEqual(const QString &a, const QString &b) const; // key only, null-safe
     QString rowsDiffer(const QString &a, const QString &b) const;
     QString partExpr(const QString &qualifier) const;      // the partition column or NULL
+    QString groupByPart(const QString &qualifier) const;   // " GROUP BY <part>", or one group
     QString partLabelColumns(const QString &qualifier) const; // label text, is-null flag
 
 private:

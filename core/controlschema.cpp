@@ -155,6 +155,8 @@ Status migrate(const Database &db, int targetVersion)
                 return fail(now.error());
             if (*now >= version)
                 return {};
+            if (auto s = db.execAll(db.dialect().controlSchemaSetup()); !s)
+                return s;
             if (auto s = db.execAll(step(db.dialect(), version)); !s)
                 return s;
             if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_meta (key, value) VALUES ('schema_version', ?)")

@@ -9,11 +9,14 @@
 #include <QMutex>
 #include <QRandomGenerator>
 #include <QSet>
+#include <QSqlDriver>
 #include <QSqlError>
+#include <QSqlField>
 #include <QSqlRecord>
 #include <QStringBuilder>
 #include <QThread>
 #include <QUrl>
+#include <QUrlQuery>
 
 Q_LOGGING_CATEGORY(lcDb, "rewind.db")
 // Every statement with its duration: QT_LOGGING_RULES="rewind.sql.debug=true".
@@ -35,12 +38,14 @@ QString describe(const QSqlError &error)
 
 QString abbreviate(const QString &sql);
 
-// SQLITE_BUSY (5) and SQLITE_LOCKED (6); PostgreSQL serialization failure and deadlock.
+// SQLITE_BUSY (5) and SQLITE_LOCKED (6); PostgreSQL serialization failure,
+// deadlock and lock_timeout (lock_not_available).
 bool isTransient(const QSqlError &error)
 {
     const QString code = error.nativeErrorCode();
     return code == QLatin1String("5") || code == QLatin1String("6") || code == QLatin1String("40001")
-           || code == QLatin1String("40P01") || error.databaseText().contains(QLatin1String("database is locked"));
+           || code == QLatin1String("40P01") || code == QLatin1String("55P03")
+           || error.databaseText().contains(QLatin1String("database is locked"));
 }
 
 // SQLITE_FULL (13), or a size limit reached (PRAGMA max_page_count);
@@ -71,6 +76,48 @@ QString abbreviate(const QString &sql)
     return oneLine;
 }
 
+// `sql` with each `?` outside string literals, quoted identifiers and
+// comments replaced by the next value of `binds` as an SQL literal.
+Result<QString> withLiterals(const QString &sql, const QVariantList &binds, const QSqlDriver &driver)
+{
+    if (binds.isEmpty())
+        return sql;
+    QString out;
+    out.reserve(sql.size() + 16 * binds.size());
+    qsizetype next = 0;
+    for (qsizetype i = 0; i < sql.size(); ++i) {
+        const QChar c = sql[i];
+        if (c == u'\'' || c == u'"') {
+            const qsizetype end = sql.indexOf(c, i + 1);
+            const qsizetype stop = end < 0 ? sql.size() : end + 1;
+            out += QStringView(sql).mid(i, stop - i);
+            i = stop - 1;
+        } else if (c == u'-' && i + 1 < sql.size() && sql[i + 1] == u'-') {
+            const qsizetype end = sql.indexOf(u'\n', i);
+            const qsizetype stop = end < 0 ? sql.size() : end;
+            out += QStringView(sql).mid(i, stop - i);
+            i = stop - 1;
+        } else if (c == u'/' && i + 1 < sql.size() && sql[i + 1] == u'*') {
+            const qsizetype end = sql.indexOf(QLatin1String("*/"), i + 2);
+            const qsizetype stop = end < 0 ? sql.size() : end + 2;
+            out += QStringView(sql).mid(i, stop - i);
+            i = stop - 1;
+        } else if (c == u'?') {
+            if (next >= binds.size())
+                return internalError(QStringLiteral("more placeholders than the %1 bound values in: %2").arg(binds.size()).arg(abbreviate(sql)));
+            const QVariant &value = binds[next++];
+            QSqlField field(QString(), value.metaType());
+            field.setValue(value);
+            out += driver.formatValue(field);
+        } else {
+            out += c;
+        }
+    }
+    if (next != binds.size())
+        return internalError(QStringLiteral("%1 bound values for %2 placeholders in: %3").arg(binds.size()).arg(next).arg(abbreviate(sql)));
+    return out;
+}
+
 } // namespace
 
 Result<DatabaseUrl> DatabaseUrl::parse(const QString &text)
@@ -79,18 +126,34 @@ Result<DatabaseUrl> DatabaseUrl::parse(const QString &text)
     if (text.trimmed().isEmpty())
         return badInput(QStringLiteral("--db: no database given (a SQLite path, sqlite:PATH or postgresql://...)"));
     if (text.startsWith(QLatin1String("postgresql://")) || text.startsWith(QLatin1String("postgres://"))) {
-        const QUrl parsed(text, QUrl::StrictMode);
+        const QUrl parsed(text, QUrl::TolerantMode);
         if (!parsed.isValid() || parsed.host().isEmpty() || parsed.path().size() < 2)
             return badInput(QStringLiteral("--db: malformed PostgreSQL URL (expected postgresql://user[:password]@host[:port]/dbname)"));
         url.kind = SqlDialect::Kind::Postgres;
+        url.text = text;
         url.host = parsed.host();
         url.port = parsed.port(5432);
-        url.user = parsed.userName();
-        url.password = parsed.password();
-        url.databaseName = parsed.path().mid(1);
+        url.user = parsed.userName(QUrl::FullyDecoded);
+        url.password = parsed.password(QUrl::FullyDecoded);
+        url.databaseName = parsed.path(QUrl::FullyDecoded).mid(1);
+        // libpq connection parameters passed through; the password, when
+        // not in the URL, comes from PGPASSWORD or ~/.pgpass (libpq reads both).
+        static const QStringList known = {QStringLiteral("sslmode"), QStringLiteral("options"), QStringLiteral("connect_timeout"),
+                                          QStringLiteral("application_name"), QStringLiteral("sslrootcert"),
+                                          QStringLiteral("sslcert"), QStringLiteral("sslkey")};
+        QStringList options;
+        for (const auto &[key, value] : QUrlQuery(parsed).queryItems(QUrl::FullyDecoded)) {
+            if (!known.contains(key))
+                return badInput(QStringLiteral("--db: unknown PostgreSQL URL parameter \"%1\" (known: %2)").arg(key, known.join(u", ")));
+            QString quoted = value;
+            quoted.replace(u'\\', QStringLiteral("\\\\")).replace(u'\'', QStringLiteral("\\'"));
+            options << key % QStringLiteral("='") % quoted % u'\'';
+        }
+        url.connectOptions = options.join(u';');
         return url;
     }
     url.kind = SqlDialect::Kind::Sqlite;
+    url.text = text;
     url.path = text.startsWith(QLatin1String("sqlite:")) ? text.mid(7) : text;
     if (url.path.startsWith(QLatin1String("//")))
         url.path = url.path.mid(2); // sqlite:///abs/path
@@ -149,8 +212,9 @@ Result<Database> Database::open(const QString &text, OpenMode mode)
         && !QFileInfo::exists(url->path))
         return badInput(QStringLiteral("--db %1: no such database file").arg(url->path));
     if (!QSqlDatabase::isDriverAvailable(dialect->driverName()))
-        return internalError(QStringLiteral("the Qt SQL driver %1 is not installed (Debian: libqt6sql6-sqlite)")
-                                 .arg(dialect->driverName()));
+        return internalError(QStringLiteral("the Qt SQL driver %1 is not installed (Debian: %2)")
+                                 .arg(dialect->driverName(), url->kind == SqlDialect::Kind::Sqlite ? QStringLiteral("libqt6sql6-sqlite")
+                                                                                                   : QStringLiteral("libqt6sql6-psql")));
 
     auto shared = std::make_shared<Shared>();
     shared->id = g_nextDatabaseId.fetchAndAddRelaxed(1);
@@ -172,14 +236,14 @@ Result<QSqlDatabase> Database::connection() const
     }
     QSqlDatabase conn = QSqlDatabase::addDatabase(m_shared->dialect->driverName(), name);
     const DatabaseUrl &url = m_shared->url;
+    // How long a statement waits for another writer's lock before reporting
+    // "busy" (then the batch core retries with backoff).
+    bool ok = false;
+    int busyMs = qEnvironmentVariableIntValue("REWIND_BUSY_TIMEOUT_MS", &ok);
+    if (!ok || busyMs < 0)
+        busyMs = 5000;
     if (url.kind == SqlDialect::Kind::Sqlite) {
         conn.setDatabaseName(url.path);
-        // How long a statement waits for another writer's lock before
-        // reporting "busy" (then the batch core retries with backoff).
-        bool ok = false;
-        int busyMs = qEnvironmentVariableIntValue("REWIND_BUSY_TIMEOUT_MS", &ok);
-        if (!ok || busyMs < 0)
-            busyMs = 5000;
         conn.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(busyMs));
     } else {
         conn.setHostName(url.host);
@@ -187,6 +251,8 @@ Result<QSqlDatabase> Database::connection() const
         conn.setUserName(url.user);
         conn.setPassword(url.password);
         conn.setDatabaseName(url.databaseName);
+        if (!url.connectOptions.isEmpty())
+            conn.setConnectOptions(url.connectOptions);
     }
     if (!conn.open()) {
         const QString why = describe(conn.lastError());
@@ -199,6 +265,11 @@ Result<QSqlDatabase> Database::connection() const
         if (!q.exec(statement))
             return internalError(QStringLiteral("cannot set up database %1 (%2): %3")
                                      .arg(url.display(), statement, describe(q.lastError())));
+    }
+    if (url.kind == SqlDialect::Kind::Postgres) {
+        QSqlQuery q(conn);
+        if (!q.exec(QStringLiteral("SET lock_timeout = %1").arg(busyMs)))
+            return internalError(QStringLiteral("cannot set lock_timeout on %1: %2").arg(url.display(), describe(q.lastError())));
     }
     if (url.kind == SqlDialect::Kind::Sqlite) {
         // Durability across power loss: NORMAL (the default) may lose the
@@ -226,12 +297,26 @@ Result<QSqlQuery> Database::exec(const QString &sql, const QVariantList &binds) 
         return fail(conn.error());
     QSqlQuery query(*conn);
     query.setForwardOnly(true);
+    QElapsedTimer timer;
+    timer.start();
+    // PostgreSQL: the bound values are written into the statement as
+    // literals by the driver's own escaping (what Qt's PREPARE/EXECUTE path
+    // sends anyway), because PostgreSQL prepares only DML (the core binds
+    // values into CREATE TABLE ... AS too) and infers a literal's type from
+    // its context where a bare parameter ("SELECT ?") has none.
+    if (dialect().kind() == SqlDialect::Kind::Postgres) {
+        auto text = withLiterals(sql, binds, *conn->driver());
+        if (!text)
+            return fail(text.error());
+        if (!query.exec(*text))
+            return fail(sqlError(query.lastError(), sql));
+        qCDebug(lcSql).noquote() << timer.elapsed() << "ms" << abbreviate(sql);
+        return query;
+    }
     if (!query.prepare(sql))
         return fail(sqlError(query.lastError(), sql));
     for (const QVariant &value : binds)
         query.addBindValue(value);
-    QElapsedTimer timer;
-    timer.start();
     if (!query.exec())
         return fail(sqlError(query.lastError(), sql));
     qCDebug(lcSql).noquote() << timer.elapsed() << "ms" << abbreviate(sql);
@@ -261,7 +346,9 @@ Status Database::writeTransaction(const std::function<Status()> &body) const
 {
     if (auto begin = exec(dialect().beginWrite()); !begin)
         return fail(begin.error());
-    Status result = body();
+    Status result = execAll(dialect().afterBeginWrite());
+    if (result)
+        result = body();
     if (result) {
         if (auto commit = exec(QStringLiteral("COMMIT")); commit)
             return {};

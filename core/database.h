@@ -15,16 +15,18 @@
 
 namespace rw {
 
-// A parsed --db argument: a SQLite path, `sqlite:PATH`, or (later)
-// `postgresql://user[:password]@host[:port]/dbname`.
+// A parsed --db argument: a SQLite path, `sqlite:PATH`, or
+// `postgresql://user[:password]@host[:port]/dbname[?sslmode=...&options=...]`.
 struct DatabaseUrl {
     SqlDialect::Kind kind = SqlDialect::Kind::Sqlite;
+    QString text; // as given: what another process opens the same database with
     QString path; // SQLite file
     QString host;
     int port = 0;
     QString user;
     QString password;
     QString databaseName;
+    QString connectOptions; // libpq parameters, "key='value';..."
 
     static Result<DatabaseUrl> parse(const QString &text);
     // For messages: never includes a password.

@@ -78,7 +78,10 @@ Result<RunInfo> loadRun(const Database &db, qint64 runId)
         const std::optional<QString> label = cp->value(1).toInt() ? std::nullopt : std::optional<QString>(cp->value(0).toString());
         info.done.insert(partitionKey(label), partitionFromJson(cp->value(2).toString()));
     }
-    auto checks = db.exec(QStringLiteral("SELECT name, part, part_is_null, passed, detail FROM rewind_check_results WHERE run_id = ? ORDER BY rowid"), {runId});
+    // In the order they were written: rows of this table are never updated,
+    // so the row identity (SQLite rowid, PostgreSQL ctid) follows insertion.
+    auto checks = db.exec(QStringLiteral("SELECT name, part, part_is_null, passed, detail FROM rewind_check_results WHERE run_id = ? ORDER BY ")
+                         % db.dialect().rowIdentity(QString()), {runId});
     if (!checks)
         return fail(checks.error());
     while (checks->next())

@@ -27,6 +27,11 @@ public:
     // Starts a write transaction that takes the write lock up front, so two
     // writers never deadlock upgrading a read lock.
     virtual QString beginWrite() const = 0;
+    // Statements run right after beginWrite() (PostgreSQL: the writers' lock).
+    virtual QStringList afterBeginWrite() const { return {}; }
+    // Statements run at the start of a control-schema migration's
+    // transaction, so that its tables land where the control schema lives.
+    virtual QStringList controlSchemaSetup() const { return {}; }
 
     // Catalog: user tables and views, one column "name".
     virtual QString listRelations() const = 0;
@@ -50,7 +55,8 @@ public:
     virtual QString nullSafeEqual(const QString &a, const QString &b) const = 0;
     virtual QString castText(const QString &expr) const = 0;
     // The engine's physical row identity of `alias` (never NULL for a real
-    // row, so it also marks which side of an outer join matched).
+    // row, so it also marks which side of an outer join matched); with no
+    // alias, of the statement's one table.
     virtual QString rowIdentity(const QString &alias) const = 0;
     // Current UTC time as ISO-8601 text with milliseconds and a Z.
     virtual QString nowUtcText() const = 0;
@@ -61,12 +67,16 @@ public:
     // rows it is an order-independent checksum.
     virtual QString rowHash(const QStringList &quotedExpressions) const = 0;
 
+    // The value at `path` (an SQL expression holding a JSON path like
+    // '$.a.b') of the JSON text `document`: a number or text, NULL when absent.
+    virtual QString jsonExtract(const QString &document, const QString &path) const = 0;
     // A JSON object text from alternating name literals and expressions.
     virtual QString jsonObject(const QStringList &namesAndExpressions) const = 0;
 
-    // Upsert tail for a table whose conflict target is `conflictColumns`.
-    virtual QString upsertSet(const QStringList &conflictColumns,
-                              const QStringList &updateColumns) const = 0;
+    // Upsert tail for a table whose conflict target is `conflictColumns`:
+    // ON CONFLICT (...) DO NOTHING / DO UPDATE SET c = excluded.c, the same
+    // text on both engines.
+    QString upsertSet(const QStringList &conflictColumns, const QStringList &updateColumns) const;
 };
 
 std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind);

@@ -8,7 +8,22 @@
 // Helpers shared by the tests: scratch databases and specs in a temp dir.
 namespace testsupport {
 
-// Creates (or truncates) a SQLite file in `dir` and runs `statements` on it.
+// The engine a suite runs on: SQLite, or PostgreSQL when REWIND_TEST_ENGINE is
+// "postgres" (CTest's <suite>_pg variants), on the server REWIND_TEST_PG_URL
+// names (scripts/test starts a throwaway one).
+bool onPostgres();
+// Why this run's engine cannot be used (PostgreSQL asked for, no server), or
+// empty. Suites skip in initTestCase through REWIND_REQUIRE_ENGINE().
+QString engineUnavailable();
+#define REWIND_REQUIRE_ENGINE()                                                  \
+    do {                                                                         \
+        if (const QString why = testsupport::engineUnavailable(); !why.isEmpty()) \
+            QSKIP(qPrintable(why));                                              \
+    } while (false)
+
+// A fresh database with `statements` run on it: on SQLite a new file in `dir`
+// (truncated if present); on PostgreSQL a new, empty database on the test
+// server (named after `fileName` and made unique).
 rw::Database makeDatabase(const QTemporaryDir &dir, const QString &fileName, const QStringList &statements);
 
 QString writeFile(const QTemporaryDir &dir, const QString &fileName, const QByteArray &content);

@@ -11,6 +11,7 @@
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QSysInfo>
+#include <QStringBuilder>
 #include <QTest>
 #include <QThread>
 
@@ -74,7 +75,7 @@ struct Fixture {
     {
         auto db = testsupport::makeDatabase(dir, QStringLiteral("w.db"), kWarehouse + extra);
         const QString specPath = testsupport::writeFile(dir, QStringLiteral("w.json"), specJson);
-        auto opened = openWorkspace(db.url().path, specPath);
+        auto opened = openWorkspace(db.url().text, specPath);
         if (!opened)
             qFatal("%s", qPrintable(opened.error().message));
         ws = std::move(*opened);
@@ -107,6 +108,7 @@ class TestBatch : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
+        REWIND_REQUIRE_ENGINE();
         // Short lock waits, so the retry tests take a second, not minutes.
         qputenv("REWIND_BUSY_TIMEOUT_MS", "50");
     }
@@ -254,7 +256,7 @@ private Q_SLOTS:
         auto db = testsupport::makeDatabase(dir, QStringLiteral("n.db"), kWarehouse);
         const QString specPath = testsupport::writeFile(dir, QStringLiteral("n.json"),
             R"({"datasets": {"fresh": {"source": "src", "target": "brand new", "partition_column": "dt", "key": ["id", "sub"], "order_by": "updated_at"}}})");
-        auto ws = openWorkspace(db.url().path, specPath);
+        auto ws = openWorkspace(db.url().text, specPath);
         QVERIFY(ws);
         auto r = run(ws->db, ws->spec.datasets[0], execute());
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
@@ -324,10 +326,11 @@ private Q_SLOTS:
         Fixture f(spec(QStringLiteral("merge"), QStringLiteral(R"([{"type": "not_null", "columns": ["sub"], "on_fail": "quarantine"}])")));
         auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QVERIFY2(r->status == QLatin1String("succeeded"), qPrintable(r->status + u' ' + r->error));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE id = 3")), 0);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND error_class = 'not_null' AND part = 'd2'")), 1);
-        QCOMPARE(f.db().scalar(QStringLiteral("SELECT json_extract(payload, '$.amount') FROM rewind_dlq"))->toInt(), 55);
+        QCOMPARE(f.db().scalar(QStringLiteral("SELECT ") % f.db().dialect().jsonExtract(QStringLiteral("payload"), QStringLiteral("'$.amount'"))
+                                   % QStringLiteral(" FROM rewind_dlq"))->toInt(), 55);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history WHERE action = 'quarantined'")), 1);
     }
 
@@ -448,13 +451,13 @@ private Q_SLOTS:
         });
         const QString specPath = testsupport::writeFile(dir, QStringLiteral("c.json"),
             R"({"datasets": {"c": {"source": "src", "target": "tgt", "partition_column": "dt", "key": ["id"], "write": "overwrite_partition"}}})");
-        auto ws = openWorkspace(db.url().path, specPath);
+        auto ws = openWorkspace(db.url().text, specPath);
         QVERIFY(ws);
         std::atomic<bool> done{false};
         std::atomic<int> torn{0};
         std::atomic<int> reads{0};
         QThread *reader = QThread::create([&] {
-            auto mine = Database::open(db.url().path);
+            auto mine = Database::open(db.url().text);
             while (!done.load()) {
                 auto q = mine->exec(QStringLiteral("SELECT dt, COUNT(*) FROM tgt GROUP BY dt"));
                 while (q && q->next()) {
@@ -532,12 +535,13 @@ private Q_SLOTS:
     {
         Fixture f(spec(QStringLiteral("merge")));
         // Another writer holds the write lock for a while; our busy timeout is short.
-        auto other = Database::open(f.db().url().path);
+        auto other = Database::open(f.db().url().text);
         QVERIFY(other);
         std::atomic<bool> locked{false};
         QThread *holder = QThread::create([&] {
-            auto mine = Database::open(f.db().url().path);
-            (void)mine->exec(QStringLiteral("BEGIN IMMEDIATE"));
+            auto mine = Database::open(f.db().url().text);
+            (void)mine->exec(mine->dialect().beginWrite());
+            (void)mine->execAll(mine->dialect().afterBeginWrite());
             locked = true;
             QThread::msleep(700);
             (void)mine->exec(QStringLiteral("COMMIT"));
@@ -559,8 +563,9 @@ private Q_SLOTS:
         std::atomic<bool> locked{false};
         std::atomic<bool> release{false};
         QThread *holder = QThread::create([&] {
-            auto mine = Database::open(f.db().url().path);
-            (void)mine->exec(QStringLiteral("BEGIN IMMEDIATE"));
+            auto mine = Database::open(f.db().url().text);
+            (void)mine->exec(mine->dialect().beginWrite());
+            (void)mine->execAll(mine->dialect().afterBeginWrite());
             locked = true;
             while (!release.load())
                 QThread::msleep(10);
@@ -581,7 +586,8 @@ private Q_SLOTS:
             QCOMPARE(r->status, QStringLiteral("failed"));
             QVERIFY2(r->error.contains(QStringLiteral("busy after 3 attempts")), qPrintable(r->error));
         } else {
-            QVERIFY2(r.error().message.contains(QStringLiteral("locked")), qPrintable(r.error().message));
+            QVERIFY2(r.error().message.contains(QStringLiteral("locked")) || r.error().message.contains(QStringLiteral("busy after 3 attempts")),
+                     qPrintable(r.error().message));
         }
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
     }
@@ -592,13 +598,13 @@ private Q_SLOTS:
         const QString specPath = testsupport::writeFile(f.dir, QStringLiteral("u.json"),
             R"({"datasets": {"whole": {"source": "src", "target": "whole_tgt", "key": ["id", "sub"], "order_by": "updated_at"},
                              "sales": {"source": "src", "target": "tgt", "partition_column": "dt", "key": ["id", "sub"], "order_by": "updated_at"}}})");
-        auto ws = openWorkspace(f.db().url().path, specPath);
+        auto ws = openWorkspace(f.db().url().text, specPath);
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
         // Unpartitioned: one partition, null, published whole, twice without change.
         for (int i = 0; i < 2; ++i) {
             auto r = run(ws->db, *ws->spec.dataset(QStringLiteral("whole")), execute());
             QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-            QCOMPARE(r->status, QStringLiteral("succeeded"));
+            QVERIFY2(r->status == QLatin1String("succeeded"), qPrintable(r->status + u' ' + r->error));
             QCOMPARE(r->partitions.size(), std::size_t(1));
             QVERIFY(!r->partitions[0].partition.has_value());
             QCOMPARE(r->totals().inserted, i == 0 ? 5 : 0);
@@ -645,6 +651,8 @@ private Q_SLOTS:
     // half-written, a sound file; once space is freed the run succeeds.
     void fullDiskFailsCleanlyThenSucceeds()
     {
+        if (testsupport::onPostgres())
+            QSKIP("SQLite's size limit; PostgreSQL's disk_full (53100) is mapped to the same message, not yet tested on a full tablespace");
         Fixture f(spec(QStringLiteral("merge")));
         const QString before = digest(f.db(), QStringLiteral("tgt"));
         const qint64 pages = count(f.db(), QStringLiteral("PRAGMA page_count"));

@@ -7,6 +7,7 @@
 
 #include <QTest>
 #include <QThread>
+#include <QUrl>
 
 using namespace rw;
 
@@ -14,6 +15,8 @@ class TestControlSchema : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase() { REWIND_REQUIRE_ENGINE(); }
+
     void freshDatabaseGetsLatest()
     {
         QTemporaryDir dir;
@@ -29,9 +32,9 @@ private Q_SLOTS:
     void olderDatabaseIsMigratedAndKeepsData()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("old.db"));
+        const QString path = testsupport::makeDatabase(dir, QStringLiteral("old.db"), {}).url().text;
         {
-            auto db = Database::open(path, Database::OpenMode::CreateIfMissing);
+            auto db = Database::open(path);
             QVERIFY(db);
             QVERIFY(controlschema::migrate(*db, 1)); // as an older Rewind left it
             QCOMPARE(*controlschema::currentVersion(*db), 1);
@@ -72,6 +75,8 @@ private Q_SLOTS:
 
     void connectionIsWalWithBusyTimeout()
     {
+        if (testsupport::onPostgres())
+            QSKIP("SQLite's journal mode");
         QTemporaryDir dir;
         auto db = testsupport::makeDatabase(dir, QStringLiteral("wal.db"), {});
         QCOMPARE(db.scalar(QStringLiteral("PRAGMA journal_mode"))->toString(), QStringLiteral("wal"));
@@ -82,6 +87,8 @@ private Q_SLOTS:
     // a value SQLite does not know is refused, naming the variable.
     void synchronousModeIsConfigurable()
     {
+        if (testsupport::onPostgres())
+            QSKIP("SQLite's synchronous mode");
         QTemporaryDir dir;
         {
             auto db = testsupport::makeDatabase(dir, QStringLiteral("sync.db"), {});
@@ -145,8 +152,33 @@ private Q_SLOTS:
         QCOMPARE(db.scalar(QStringLiteral("SELECT v FROM t"))->toInt(), 7);
     }
 
+    // On PostgreSQL the control tables live in the schema "rewind", apart from
+    // the user's tables, yet are found without qualification; user tables
+    // in other schemas are listed schema-qualified.
+    void postgresControlTablesLiveInSchemaRewind()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("PostgreSQL's schemas");
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("schema.db"),
+                                            {QStringLiteral("CREATE TABLE fact (id INTEGER)"), QStringLiteral("CREATE SCHEMA sales"),
+                                             QStringLiteral("CREATE TABLE sales.fact_sales (id INTEGER, amount NUMERIC(12, 2))")});
+        QVERIFY(controlschema::migrate(db));
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'rewind' AND tablename = 'rewind_runs'"))->toInt(), 1);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'rewind%'"))->toInt(), 0);
+        const QStringList names = *db.relations();
+        QVERIFY2(names.contains(QStringLiteral("fact")) && names.contains(QStringLiteral("sales.fact_sales")) && names.contains(QStringLiteral("rewind_runs")),
+                 qPrintable(names.join(u' ')));
+        const auto cols = *db.columns(QStringLiteral("sales.fact_sales"));
+        QCOMPARE(int(cols.size()), 2);
+        QCOMPARE(cols[1].name, QStringLiteral("amount"));
+        QCOMPARE(cols[1].type, QStringLiteral("numeric(12,2)"));
+    }
+
     void missingFileIsBadInput()
     {
+        if (testsupport::onPostgres())
+            QSKIP("a SQLite file");
         QTemporaryDir dir;
         auto db = Database::open(dir.filePath(QStringLiteral("nope.db")));
         QVERIFY(!db);
@@ -171,6 +203,40 @@ private Q_SLOTS:
         auto url = DatabaseUrl::parse(text);
         QVERIFY(url);
         QCOMPARE(url->path, path);
+    }
+
+    void postgresUrls()
+    {
+        auto url = DatabaseUrl::parse(QStringLiteral("postgresql://ops:s%40cret@db.example:6543/wh?sslmode=require&options=-c%20statement_timeout%3D5000"));
+        QVERIFY(url);
+        QCOMPARE(int(url->kind), int(SqlDialect::Kind::Postgres));
+        QCOMPARE(url->user, QStringLiteral("ops"));
+        QCOMPARE(url->password, QStringLiteral("s@cret"));
+        QCOMPARE(url->host, QStringLiteral("db.example"));
+        QCOMPARE(url->port, 6543);
+        QCOMPARE(url->databaseName, QStringLiteral("wh"));
+        QCOMPARE(url->connectOptions, QStringLiteral("sslmode='require';options='-c statement_timeout=5000'"));
+        QVERIFY(!url->display().contains(QStringLiteral("cret")));
+        auto bad = DatabaseUrl::parse(QStringLiteral("postgresql://ops@db/wh?sslmod=require"));
+        QVERIFY(!bad);
+        QCOMPARE(bad.error().exitCode(), 2);
+        QVERIFY2(bad.error().message.contains(QStringLiteral("\"sslmod\"")), qPrintable(bad.error().message));
+        QVERIFY(!DatabaseUrl::parse(QStringLiteral("postgresql:///nohost")));
+    }
+
+    // The URL's options reach the server: a statement_timeout set there is
+    // what the session reports.
+    void postgresOptionsReachTheServer()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("a PostgreSQL server");
+        QTemporaryDir dir;
+        QUrl url(testsupport::makeDatabase(dir, QStringLiteral("opts.db"), {}).url().text);
+        url.setQuery(QStringLiteral("options=-c%20statement_timeout%3D4321&application_name=rewind-test"));
+        auto db = Database::open(url.toString());
+        QVERIFY2(db, qPrintable(db ? QString() : db.error().message));
+        QCOMPARE(db->scalar(QStringLiteral("SHOW statement_timeout"))->toString(), QStringLiteral("4321ms"));
+        QCOMPARE(db->scalar(QStringLiteral("SHOW application_name"))->toString(), QStringLiteral("rewind-test"));
     }
 };
 
