@@ -5,8 +5,12 @@ namespace rw {
 // Crash-testing hook. When the environment variable REWIND_FAILPOINT is
 // "NAME" or "NAME:N", the N-th time (default 1st) the code passes failpoint
 // NAME, the process kills itself with SIGKILL: no destructor, no rollback,
-// exactly like a power cut of the process. Unset, it costs one getenv.
-// Used by the crash-resume tests (tests/tst_crash.cpp).
+// exactly like a power cut of the process. Just before, it writes
+// "rewind: failpoint NAME:N reached" to stderr. Unset, it costs one getenv.
+// Used by the crash-resume tests (tests/tst_crash.cpp, tst_scd2, tst_replay,
+// tst_dlqreplay). A batch chunk passes chunk-start, after-stage, after-checks,
+// before-publish, (scd2: scd2-after-images, scd2-after-close), after-write,
+// before-commit and after-commit, in that order.
 void failpoint(const char *name);
 
 } // namespace rw

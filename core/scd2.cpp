@@ -1,5 +1,6 @@
 #include "scd2.h"
 
+#include "failpoint.h"
 #include "partitions.h"
 
 #include <QSqlRecord>
@@ -122,12 +123,18 @@ Status scd2Publish(const Database &db, const BatchSql &sql, const PartitionResul
         if (imageNeeded[k] > 0)
             if (auto r = db.exec(images[k], {runId}); !r)
                 return fail(r.error());
+    failpoint("scd2-after-images");
     const QStringList apply = sql.scd2Apply(sql.quotedTarget()); // delete, close, extend, insert
     const qint64 needed[] = {deleted, closed, extended, opened};
-    for (qsizetype k = 0; k < apply.size(); ++k)
+    for (qsizetype k = 0; k < apply.size(); ++k) {
         if (needed[k] > 0)
             if (auto r = db.exec(apply[k]); !r)
                 return fail(r.error());
+        // Old versions closed, their successors not open yet: the torn state
+        // only the chunk's transaction keeps anyone from seeing.
+        if (k == 1)
+            failpoint("scd2-after-close");
+    }
     return {};
 }
 

@@ -3,11 +3,17 @@
 #include "cli.h"
 
 #include <QCoreApplication>
+#include <QCryptographicHash>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QStringBuilder>
 #include <QUrl>
 #include <QProcess>
+#include <QSqlRecord>
 #include <QTest>
+
+#include <algorithm>
 
 namespace testsupport {
 
@@ -98,6 +104,143 @@ ChildResult runRewindctl(const QStringList &arguments, const QString &failpoint)
     p.start(QStringLiteral(REWINDCTL_PATH), arguments);
     p.waitForFinished(300000);
     return {p.exitCode(), p.exitStatus() == QProcess::CrashExit, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+const QList<BatchFailpoint> &batchRunFailpoints()
+{
+    static const QList<BatchFailpoint> points = {
+        {"before the first chunk", "chunk-start:1", 0},
+        {"starting chunk 3", "chunk-start:3", 2},
+        {"chunk 2 staged", "after-stage:2", 1},
+        {"chunk 3 gated", "after-checks:3", 2},
+        {"staged, before publish of chunk 2", "before-publish:2", 1},
+        {"data written, chunk 4 uncommitted", "after-write:4", 3},
+        {"checkpoint written, chunk 1 uncommitted", "before-commit:1", 0},
+        {"chunk 5 committed", "after-commit:5", 5},
+        {"last chunk uncommitted", "before-commit:6", 5},
+        {"last chunk committed, run not closed", "after-commit:6", 6},
+    };
+    return points;
+}
+
+qint64 scalarAt(const QString &dbPath, const QString &sql)
+{
+    auto db = rw::Database::open(dbPath);
+    if (!db)
+        return -1;
+    auto v = db->scalar(sql);
+    return v ? v->toLongLong() : -1;
+}
+
+QString integrityCheck(const QString &dbPath)
+{
+    auto db = rw::Database::open(dbPath);
+    if (!db)
+        return db.error().message;
+    auto v = db->scalar(QStringLiteral("PRAGMA integrity_check"));
+    return v ? v->toString() : v.error().message;
+}
+
+QString digest(const QString &dbPath, const QString &select)
+{
+    auto db = rw::Database::open(dbPath);
+    if (!db)
+        return db.error().message;
+    auto q = db->exec(select);
+    if (!q)
+        return q.error().message;
+    QStringList rows;
+    while (q->next()) {
+        const QSqlRecord r = q->record();
+        QString line;
+        for (int i = 0; i < r.count(); ++i)
+            line += (r.isNull(i) ? QStringLiteral("\\N") : r.value(i).toString()) + u'|';
+        rows << line;
+    }
+    std::sort(rows.begin(), rows.end());
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    for (const QString &row : std::as_const(rows))
+        h.addData(QString(row + u'\n').toUtf8());
+    return QStringLiteral("%1 rows, sha256 %2").arg(rows.size()).arg(QString::fromLatin1(h.result().toHex()));
+}
+
+Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceArgs, const QString &failpoint, int committed,
+                       const std::function<QString()> &atKill)
+{
+    Resumed out;
+    const ChildResult killed = runRewindctl(runArgs + workspaceArgs, failpoint);
+    const QString where = failpoint.contains(u':') ? failpoint : failpoint + QStringLiteral(":1");
+    const QByteArray mark = QStringLiteral("rewind: failpoint %1 reached").arg(where).toUtf8();
+    if (!killed.crashed || !killed.err.contains(mark)) {
+        out.problem = QStringLiteral("the run was not killed at %1 (exit code %2, %3): %4")
+                          .arg(failpoint)
+                          .arg(killed.exitCode)
+                          .arg(killed.crashed ? QStringLiteral("crashed elsewhere") : QStringLiteral("not crashed"),
+                               QString::fromUtf8(killed.err.trimmed()));
+        return out;
+    }
+    // The dead run shows as interrupted, not running.
+    const ChildResult runs = runRewindctl(QStringList{QStringLiteral("runs"), QStringLiteral("--json")} + workspaceArgs);
+    const QJsonArray list = QJsonDocument::fromJson(runs.out).object()[QStringLiteral("runs")].toArray();
+    if (runs.exitCode != 0 || list.size() != 1) {
+        out.problem = QStringLiteral("runs --json: exit %1, %2 runs: %3").arg(runs.exitCode).arg(list.size()).arg(QString::fromUtf8(runs.err));
+        return out;
+    }
+    const QJsonObject run = list.at(0).toObject();
+    out.runId = run[QStringLiteral("run_id")].toInteger();
+    if (run[QStringLiteral("status")].toString() != QLatin1String("interrupted")) {
+        out.problem = QStringLiteral("the killed run shows as %1, not interrupted").arg(run[QStringLiteral("status")].toString());
+        return out;
+    }
+    // Nothing half-published: the chunks committed before the kill, no more.
+    const QString dbPath = workspaceArgs.value(workspaceArgs.indexOf(QStringLiteral("--db")) + 1);
+    const qint64 done = scalarAt(dbPath, QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'"));
+    if (done != committed) {
+        out.problem = QStringLiteral("killed at %1: %2 checkpoints, expected %3").arg(failpoint).arg(done).arg(committed);
+        return out;
+    }
+    if (atKill)
+        if (out.problem = atKill(); !out.problem.isEmpty()) {
+            out.problem = QStringLiteral("killed at %1: %2").arg(failpoint, out.problem);
+            return out;
+        }
+    const ChildResult resumed = runRewindctl(QStringList{QStringLiteral("resume"), QStringLiteral("--run"), QString::number(out.runId),
+                                                         QStringLiteral("--execute"), QStringLiteral("--json")}
+                                             + workspaceArgs);
+    out.result = QJsonDocument::fromJson(resumed.out).object();
+    if (resumed.exitCode != 0 || resumed.crashed || out.result[QStringLiteral("status")].toString() != QLatin1String("succeeded"))
+        out.problem = QStringLiteral("resume --run %1: exit %2, status %3: %4")
+                          .arg(out.runId)
+                          .arg(resumed.exitCode)
+                          .arg(out.result[QStringLiteral("status")].toString(), QString::fromUtf8(resumed.err.trimmed()));
+    return out;
+}
+
+QString ledgerProblems(const QString &dbPath, const QString &dataset, qint64 runId, int partitions)
+{
+    const QString id = QString::number(runId);
+    const struct {
+        const char *what;
+        QString sql;
+        qint64 expected;
+    } checks[] = {
+        {"runs", QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE kind = 'run'"), 1},
+        {"the run succeeded", QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE run_id = ") + id + QStringLiteral(" AND status = 'succeeded' AND finished_at IS NOT NULL"), 1},
+        {"runs not succeeded", QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE status <> 'succeeded'"), 0},
+        {"checkpoints", QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints"), partitions},
+        {"done checkpoints of the run", QStringLiteral("SELECT COUNT(DISTINCT part || '/' || part_is_null) FROM rewind_checkpoints WHERE status = 'done' AND run_id = ") + id, partitions},
+        {"publish audit rows", QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish'"), partitions},
+        {"publish audit rows of the run", QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish' AND run_id = ") + id, partitions},
+        {"partition states", QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE dataset = '") + dataset + u'\'', partitions},
+        {"published by the run", QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE dataset = '") + dataset
+                                      + QStringLiteral("' AND status = 'published' AND published_at IS NOT NULL AND last_run_id = ") + id,
+         partitions},
+    };
+    QStringList problems;
+    for (const auto &c : checks)
+        if (const qint64 n = scalarAt(dbPath, c.sql); n != c.expected)
+            problems << QStringLiteral("%1: %2, expected %3").arg(QLatin1String(c.what)).arg(n).arg(c.expected);
+    return problems.join(QStringLiteral("; "));
 }
 
 } // namespace testsupport

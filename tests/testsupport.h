@@ -2,8 +2,12 @@
 
 #include "database.h"
 
+#include <QJsonObject>
+#include <QList>
 #include <QString>
 #include <QTemporaryDir>
+
+#include <functional>
 
 // Helpers shared by the tests: scratch databases and specs in a temp dir.
 namespace testsupport {
@@ -45,5 +49,46 @@ struct ChildResult {
     QByteArray err;
 };
 ChildResult runRewindctl(const QStringList &arguments, const QString &failpoint = QString());
+
+// --- The batch crash matrix (tst_crash for merge and overwrite, tst_scd2) ---
+
+// A REWIND_FAILPOINT value of a batch run over 6 partitions, and how many
+// partitions are committed when it kills the run.
+struct BatchFailpoint {
+    const char *label;
+    const char *point;
+    int committed;
+};
+// Every failpoint a batch chunk passes (core/batch.cpp), at chunks spread over
+// a 6-partition run: the first, a middle one, the last.
+const QList<BatchFailpoint> &batchRunFailpoints();
+
+// What a test reads back from a database file, each on a connection of its own.
+qint64 scalarAt(const QString &dbPath, const QString &sql); // -1 on an error
+QString integrityCheck(const QString &dbPath);
+// SHA-256 of the rows `select` returns, every column (NULL told apart from
+// ''), in sorted order: equal digests mean equal multisets of rows.
+QString digest(const QString &dbPath, const QString &select);
+
+// Runs `runArgs` (rewindctl run ... --execute --json) with `failpoint` set
+// and makes sure the child died there (its failpoint mark and a crash: a
+// failpoint the run never reaches is a problem, never a pass), that `runs`
+// shows the dead run as interrupted, and that `committed` partitions have
+// a checkpoint; `atKill` (if set) may then look at the dead run's database
+// and return a problem; then resumes it with --execute and makes sure it
+// succeeded.
+struct Resumed {
+    QString problem; // empty when all of the above held
+    qint64 runId = -1;
+    QJsonObject result; // resume's --json output
+};
+Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceArgs, const QString &failpoint, int committed,
+                       const std::function<QString()> &atKill = {});
+
+// The run ledger after a batch run `runId` of `dataset` over `partitions`
+// partitions finished: the run succeeded and is the only run, no run is left
+// running; each partition has one 'done' checkpoint, one publish audit row
+// and a published state naming the run. Empty when consistent, else what is not.
+QString ledgerProblems(const QString &dbPath, const QString &dataset, qint64 runId, int partitions);
 
 } // namespace testsupport

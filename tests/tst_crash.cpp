@@ -8,7 +8,6 @@
 #include "database.h"
 #include "testsupport.h"
 
-#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -26,29 +25,11 @@ Proc rewindctl(const QStringList &args, const QString &failpoint = QString())
     return testsupport::runRewindctl(args, failpoint);
 }
 
-QString digest(const QString &path)
-{
-    auto db = Database::open(path);
-    auto q = db->exec(QStringLiteral("SELECT order_id, dt, amount, updated_at FROM fact ORDER BY dt, order_id, amount, updated_at"));
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    while (q->next())
-        h.addData(QString(q->value(0).toString() + u'|' + q->value(1).toString() + u'|' + q->value(2).toString() + u'|'
-                          + q->value(3).toString() + u'\n')
-                      .toUtf8());
-    return QString::fromLatin1(h.result().toHex());
-}
+QString digest(const QString &path) { return testsupport::digest(path, QStringLiteral("SELECT order_id, dt, amount, updated_at FROM fact")); }
 
-qint64 scalar(const QString &path, const QString &sql)
-{
-    auto db = Database::open(path);
-    return db->scalar(sql)->toLongLong();
-}
+qint64 scalar(const QString &path, const QString &sql) { return testsupport::scalarAt(path, sql); }
 
-QString integrity(const QString &path)
-{
-    auto db = Database::open(path);
-    return db->scalar(QStringLiteral("PRAGMA integrity_check"))->toString();
-}
+QString integrity(const QString &path) { return testsupport::integrityCheck(path); }
 
 } // namespace
 
@@ -89,7 +70,7 @@ private Q_SLOTS:
                            "FROM raw WHERE updated_at = '2025-05-10T00:00:00Z' AND NOT (dt = '2025-05-04' AND order_id % 3 = 0)"),
             QStringLiteral("CREATE INDEX fact_dt ON fact (dt, order_id)"),
         });
-        m_initial = db.url().path;
+        m_initial = db.url().text;
         } // closing the last connection checkpoints the WAL, so a plain file copy is the whole database
         // The same repair by merge and by overwrite; `late` is finalized by the
         // watermark (every day is past it) into a target its first publish creates.
@@ -117,54 +98,30 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("dataset");
         QTest::addColumn<QString>("failpoint");
-        const QList<std::pair<const char *, const char *>> points = {
-            {"before the first chunk", "chunk-start:1"},
-            {"starting chunk 3", "chunk-start:3"},
-            {"chunk 2 staged", "after-stage:2"},
-            {"chunk 3 gated", "after-checks:3"},
-            {"staged, before publish of chunk 2", "before-publish:2"},
-            {"data written, chunk 4 uncommitted", "after-write:4"},
-            {"checkpoint written, chunk 1 uncommitted", "before-commit:1"},
-            {"chunk 5 committed", "after-commit:5"},
-            {"last chunk uncommitted", "before-commit:6"},
-        };
+        QTest::addColumn<int>("committed");
         for (const char *dataset : {"fact", "fact_ow"})
-            for (const auto &[label, point] : points)
-                QTest::addRow("%s, %s", dataset, label) << QString::fromUtf8(dataset) << QString::fromUtf8(point);
+            for (const auto &[label, point, committed] : testsupport::batchRunFailpoints())
+                QTest::addRow("%s, %s", dataset, label) << QString::fromUtf8(dataset) << QString::fromUtf8(point) << committed;
     }
 
     void killedThenResumed()
     {
         QFETCH(QString, dataset);
         QFETCH(QString, failpoint);
+        QFETCH(int, committed);
         const QString db = freshCopy(QStringLiteral("crash-") + dataset + u'-' + QString(failpoint).replace(u':', u'-') + QStringLiteral(".db"));
-        const Proc killed = rewindctl(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), dataset,
-                                                  QStringLiteral("--execute"), QStringLiteral("--json")} + ws(db),
-                                      failpoint);
-        QVERIFY2(killed.crashed, "the run was not killed");
-
-        // The dead run shows as interrupted, not running.
-        const Proc runs = rewindctl(QStringList{QStringLiteral("runs"), QStringLiteral("--json")} + ws(db));
-        QCOMPARE(runs.exitCode, 0);
-        const QJsonObject run = QJsonDocument::fromJson(runs.out).object()[QStringLiteral("runs")].toArray().at(0).toObject();
-        QCOMPARE(run[QStringLiteral("status")].toString(), QStringLiteral("interrupted"));
-        const QString id = QString::number(run[QStringLiteral("run_id")].toInteger());
-
-        // Nothing half-published: every partition is either its old self or its new self.
-        const Proc resumed = rewindctl(QStringList{QStringLiteral("resume"), QStringLiteral("--run"), id, QStringLiteral("--execute"),
-                                                   QStringLiteral("--json")} + ws(db));
-        QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
-        const QJsonObject result = QJsonDocument::fromJson(resumed.out).object();
-        QCOMPARE(result[QStringLiteral("status")].toString(), QStringLiteral("succeeded"));
-        QCOMPARE(result[QStringLiteral("partitions")].toArray().size(), 6);
+        // Killed there, shown as interrupted with only whole chunks published, then resumed.
+        const auto resumed = testsupport::killThenResume(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), dataset,
+                                                                     QStringLiteral("--execute"), QStringLiteral("--json")},
+                                                         ws(db), failpoint, committed);
+        QVERIFY2(resumed.problem.isEmpty(), qPrintable(resumed.problem));
+        QCOMPARE(resumed.result[QStringLiteral("partitions")].toArray().size(), 6);
 
         QCOMPARE(digest(db), m_expected);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM fact")), m_expectedRows);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT order_id, dt FROM fact GROUP BY 1, 2 HAVING COUNT(*) > 1)")), 0);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE run_id = ") + id + QStringLiteral(" AND status = 'done'")), 6);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish'")), 6);
-        // The ledger: one run, succeeded; no other run left running.
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE kind = 'run' AND status <> 'succeeded'")), 0);
+        const QString ledger = testsupport::ledgerProblems(db, dataset, resumed.runId, 6);
+        QVERIFY2(ledger.isEmpty(), qPrintable(ledger));
         QCOMPARE(integrity(db), QStringLiteral("ok"));
     }
 
