@@ -49,6 +49,7 @@ Sql &Sql::operator<<(const Bind &b)
 }
 
 const QString kSlices = QStringLiteral("temp.rewind_replay_slices");
+const QString kBatchTable = QStringLiteral("rewind_replay_batch");
 
 class Replayer {
 public:
@@ -82,6 +83,8 @@ public:
         Status s = m_options.execute ? execute() : dryRun();
         if (m_restoreCache)
             m_db.exec(QStringLiteral("PRAGMA cache_size = %1").arg(*m_restoreCache));
+        if (m_options.execute)
+            m_db.exec(m_db.dialect().dropTempTable(kBatchTable)); // its memory, on a connection that may live on
         if (m_options.execute) {
             if (!s)
                 finishReplay(m_db, m_result.replayId, QStringLiteral("failed"), s.error().message);
@@ -313,48 +316,76 @@ private:
         return {};
     }
 
+    // The batch's events, read from the log and validated once: one row per
+    // event with its partition, offset, event_id, json_valid(payload) and the
+    // extracted fields (NULL when the payload is not JSON). The sink insert,
+    // the DLQ insert and the checks all read this instead of the log, so each
+    // payload is parsed once per batch.
+    static QString stageColumn(qsizetype field) { return QStringLiteral("c") % QString::number(field); }
+
+    // 1 when the staged event goes to the sink, 0 when it goes to the DLQ:
+    // the same test as valid(), on the staged columns.
+    QString stagedValid() const
+    {
+        QString v = QStringLiteral("(b.e IS NOT NULL AND b.jv IS 1");
+        for (const QString &field : m_stream.required)
+            v += QStringLiteral(" AND b.") % stageColumn(fieldIndex(field)) % QStringLiteral(" IS NOT NULL");
+        return v + u')';
+    }
+
+    qsizetype fieldIndex(const QString &field) const
+    {
+        for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
+            if (m_stream.fields[i].first == field)
+                return i;
+        return -1;
+    }
+
     void buildStatements()
     {
+        Sql stage;
+        stage << QStringLiteral("CREATE TEMP TABLE ") << kBatchTable << QStringLiteral(" AS SELECT s.p AS p, ") << m_o << QStringLiteral(" AS o, ")
+              << m_e << QStringLiteral(" AS e, json_valid(") << m_payload << QStringLiteral(") AS jv");
+        for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
+            stage << QStringLiteral(", CASE WHEN json_valid(") << m_payload << QStringLiteral(") THEN json_extract(") << m_payload
+                  << QStringLiteral(", ") << Bind{m_stream.fields[i].second} << QStringLiteral(") END AS ") << stageColumn(i);
+        stage << m_from;
+        m_stage = stage;
+
+        const QString from = QStringLiteral(" FROM temp.") % kBatchTable % QStringLiteral(" AS b");
+        const QString ok = stagedValid();
         QStringList cols{QStringLiteral("\"event_id\"")};
-        Sql sink;
-        Sql v;
-        valid(v);
-        sink << QStringLiteral("SELECT ") << m_e;
-        for (const auto &[name, path] : m_stream.fields) {
-            cols << m_db.quote(name);
-            sink << QStringLiteral(", json_extract(") << m_payload << QStringLiteral(", ") << Bind{path} << QStringLiteral(")");
+        QString sink = QStringLiteral("SELECT b.e");
+        for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i) {
+            cols << m_db.quote(m_stream.fields[i].first);
+            sink += QStringLiteral(", b.") % stageColumn(i);
         }
-        sink << m_from << QStringLiteral(" WHERE ") << v.text;
-        sink.binds << v.binds;
         // In key order the unique index is walked once per batch instead of
         // probed at random; among equal event_ids the earliest offset wins.
-        sink << QStringLiteral(" ORDER BY ") << m_e << QStringLiteral(", s.p, ") << m_o << QStringLiteral(" ON CONFLICT (\"event_id\") DO NOTHING");
-        sink.text = QStringLiteral("INSERT INTO ") % m_db.quote(m_stream.sink) % QStringLiteral(" (") % cols.join(QStringLiteral(", "))
-                    % QStringLiteral(") ") % sink.text;
-        m_sinkInsert = sink;
+        m_sinkInsert.text = QStringLiteral("INSERT INTO ") % m_db.quote(m_stream.sink) % QStringLiteral(" (") % cols.join(QStringLiteral(", "))
+                            % QStringLiteral(") ") % sink % from % QStringLiteral(" WHERE ") % ok
+                            % QStringLiteral(" ORDER BY b.e, b.p, b.o ON CONFLICT (\"event_id\") DO NOTHING");
 
-        // Why an event is invalid, naming the fields.
+        // Why an event is invalid, naming the fields. Only the invalid events
+        // (few) go back to the log, by (partition, offset), for their payload.
         Sql dlq;
         dlq << QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, record_key, error_class, "
                               "error, original_payload, payload, status, attempts, first_seen) SELECT 'stream', ")
                     << Bind{m_stream.name}
-            << QStringLiteral(", CAST(") << m_p << QStringLiteral(" AS TEXT), ") << m_o << QStringLiteral(", ") << m_e
-            << QStringLiteral(", ") << m_e << QStringLiteral(", CASE WHEN json_valid(") << m_payload
-            << QStringLiteral(") IS NOT 1 THEN 'invalid_json' WHEN ") << m_e
-            << QStringLiteral(" IS NULL THEN 'missing_event_id' ELSE 'missing_field' END, CASE WHEN json_valid(") << m_payload
-            << QStringLiteral(") IS NOT 1 THEN CASE WHEN ") << m_payload
-            << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' END WHEN ") << m_e
-            << QStringLiteral(" IS NULL THEN 'event_id is NULL' ELSE 'required field missing or null: ' || rtrim(''");
+            << QStringLiteral(", CAST(b.p AS TEXT), b.o, b.e, b.e, CASE WHEN b.jv IS NOT 1 THEN 'invalid_json' WHEN b.e IS NULL THEN "
+                              "'missing_event_id' ELSE 'missing_field' END, CASE WHEN b.jv IS NOT 1 THEN CASE WHEN ")
+            << m_payload
+            << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' END WHEN b.e IS NULL THEN 'event_id is NULL' "
+                              "ELSE 'required field missing or null: ' || rtrim(''");
         for (const QString &field : m_stream.required)
-            dlq << QStringLiteral(" || CASE WHEN json_extract(") << m_payload << QStringLiteral(", ") << Bind{pathOf(field)}
-                << QStringLiteral(") IS NULL THEN ") << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))}
-                << QStringLiteral(" ELSE '' END");
+            dlq << QStringLiteral(" || CASE WHEN b.") << stageColumn(fieldIndex(field)) << QStringLiteral(" IS NULL THEN ")
+                << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))} << QStringLiteral(" ELSE '' END");
         dlq << QStringLiteral(", ', ') END, ") << m_payload << QStringLiteral(", ") << m_payload << QStringLiteral(", 'new', 0, ")
-            << m_db.dialect().nowUtcText() << m_from << QStringLiteral(" WHERE NOT ") << v.text;
-        dlq.binds << v.binds;
-        dlq << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
+            << m_db.dialect().nowUtcText() << from << QStringLiteral(" CROSS JOIN ") << m_db.quote(m_stream.log) << QStringLiteral(" AS l ON ")
+            << m_p << QStringLiteral(" = b.p AND ") << m_o << QStringLiteral(" = b.o WHERE NOT ") << ok
+            << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
                     << Bind{m_stream.name}
-            << QStringLiteral(" AND d.part = CAST(") << m_p << QStringLiteral(" AS TEXT) AND d.log_offset = ") << m_o << QStringLiteral(")");
+            << QStringLiteral(" AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o)");
         m_dlqInsert = dlq;
     }
 
@@ -366,6 +397,10 @@ private:
         const Status s = m_db.writeTransaction([&]() -> Status {
             if (auto f = fillSlices(batch); !f)
                 return f;
+            if (auto r = m_db.exec(m_db.dialect().dropTempTable(kBatchTable)); !r)
+                return fail(r.error());
+            if (auto r = m_db.exec(m_stage.text, m_stage.binds); !r)
+                return fail(r.error());
             auto sink = m_db.exec(m_sinkInsert.text, m_sinkInsert.binds);
             if (!sink)
                 return fail(sink.error());
@@ -454,7 +489,7 @@ private:
     const QString m_group;
     const ReplayOptions &m_options;
     QString m_p, m_o, m_e, m_payload, m_from;
-    Sql m_sinkInsert, m_dlqInsert;
+    Sql m_stage, m_sinkInsert, m_dlqInsert;
     std::vector<Batch> m_batches;
     qint64 m_offsetsTotal = 0;
     std::optional<qint64> m_restoreCache;
