@@ -9,6 +9,8 @@
 #include <QMap>
 #include <QStringBuilder>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace rw {
@@ -98,35 +100,51 @@ public:
     }
 
 private:
-    // Where each partition starts and what the batches cover.
+    // Where each partition starts and what the batches cover. A batch takes
+    // its events from every partition with events left, in equal shares: a
+    // log landed in arrival order holds the partitions interleaved, so a batch
+    // then reads one stretch of the log instead of every partition's events
+    // being spread over the whole table.
     Status planSlices()
     {
         auto offsets = listOffsets(m_db, m_stream, m_group);
         if (!offsets)
             return fail(offsets.error());
         qint64 budget = m_options.maxEvents.value_or(std::numeric_limits<qint64>::max());
-        Batch current;
-        qint64 fill = 0;
+        std::vector<qint64> next;
         for (const auto &p : *offsets) {
             const qint64 start = std::max(p.committed, p.logStart);
             const qint64 end = start + std::min(std::max<qint64>(0, p.logEnd - start), budget);
             budget -= end - start;
             m_result.partitions.push_back({p.partition, start, end, 0});
             m_offsetsTotal += end - start;
-            for (qint64 cur = start; cur < end;) {
-                const qint64 take = std::min(m_options.batchSize - fill, end - cur);
-                current.push_back({p.partition, cur, cur + take});
-                fill += take;
-                cur += take;
-                if (fill == m_options.batchSize) {
-                    m_batches.push_back(std::move(current));
-                    current.clear();
-                    fill = 0;
+            next.push_back(start);
+        }
+        const auto &parts = m_result.partitions;
+        for (qint64 left = m_offsetsTotal; left > 0;) {
+            Batch batch;
+            qint64 fill = 0;
+            while (fill < m_options.batchSize && left > 0) {
+                qint64 active = 0;
+                for (size_t i = 0; i < parts.size(); ++i)
+                    active += next[i] < parts[i].to ? 1 : 0;
+                const qint64 share = std::max<qint64>(1, (m_options.batchSize - fill) / active);
+                for (size_t i = 0; i < parts.size() && fill < m_options.batchSize; ++i) {
+                    const qint64 take = std::min({share, parts[i].to - next[i], m_options.batchSize - fill});
+                    if (take <= 0)
+                        continue;
+                    auto same = std::find_if(batch.begin(), batch.end(), [&](const Slice &sl) { return sl.partition == parts[i].partition; });
+                    if (same != batch.end())
+                        same->hi += take; // slices of one partition in a batch are contiguous
+                    else
+                        batch.push_back({parts[i].partition, next[i], next[i] + take});
+                    next[i] += take;
+                    fill += take;
+                    left -= take;
                 }
             }
+            m_batches.push_back(std::move(batch));
         }
-        if (!current.empty())
-            m_batches.push_back(std::move(current));
         return {};
     }
 

@@ -269,6 +269,32 @@ private Q_SLOTS:
         verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"), QStringLiteral("orders_log"));
     }
 
+    // A batch takes its events from every partition in equal shares, so a
+    // replay killed after its first batch has moved every partition forward.
+    void batchesSpanPartitions()
+    {
+        const QString db = smallLog();
+        const QStringList replay = small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("4")};
+        const Proc killed = rewindctl(replay, QStringLiteral("replay-after-commit:1"));
+        QVERIFY2(killed.crashed, "the replay was not killed");
+        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE group_id = 'g' AND partition_id = 0")), 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE group_id = 'g' AND partition_id = 1")), 2);
+        // a (0:0), b (0:1); f (1:0) has a null order_id, (1:1) no event_id.
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id IN ('a', 'b')")), 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 2);
+
+        // The rest: 4 + 3 events, two batches of at most 4.
+        const Proc rest = rewindctl(replay);
+        QVERIFY2(rest.exitCode == 0, rest.err.constData());
+        const QJsonObject r = json(QString::fromUtf8(rest.out));
+        QCOMPARE(r.value(QStringLiteral("consumed")).toInteger(), 7);
+        QCOMPARE(r.value(QStringLiteral("batches")).toInteger(), 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 4);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 5);
+        verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
+    }
+
     void killedThenReplayedAgain_data()
     {
         QTest::addColumn<QString>("failpoint");
