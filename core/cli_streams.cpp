@@ -26,7 +26,8 @@ const QCommandLineOption kFromFile({QStringLiteral("from-file")}, QStringLiteral
 const QCommandLineOption kStreamPartition({QStringLiteral("partition")}, QStringLiteral("Limit the reset to partition N (repeatable)."), QStringLiteral("N"));
 const QCommandLineOption kExport({QStringLiteral("export")}, QStringLiteral("Write the reset plan (group,partition,offset) to a CSV file; with or without --execute."), QStringLiteral("CSV"));
 const QCommandLineOption kMaxEvents({QStringLiteral("max-events")}, QStringLiteral("Consume at most N events in all."), QStringLiteral("N"));
-const QCommandLineOption kBatchSize({QStringLiteral("batch-size")}, QStringLiteral("Events per transaction (default 50000)."), QStringLiteral("N"), QStringLiteral("50000"));
+const QCommandLineOption kBatchSize({QStringLiteral("batch-size")}, QStringLiteral("Events per transaction (default %1).").arg(kDefaultReplayBatchSize),
+                                   QStringLiteral("N"), QString::number(kDefaultReplayBatchSize));
 
 void streamGroupOptions(QCommandLineParser &p)
 {

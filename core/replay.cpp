@@ -9,6 +9,8 @@
 #include <QMap>
 #include <QStringBuilder>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace rw {
@@ -49,6 +51,7 @@ Sql &Sql::operator<<(const Bind &b)
 }
 
 const QString kSlices = QStringLiteral("temp.rewind_replay_slices");
+const QString kBatchTable = QStringLiteral("rewind_replay_batch");
 
 class Replayer {
 public:
@@ -62,6 +65,11 @@ public:
         m_payload = QStringLiteral("l.") % db.quote(c.payload);
         m_from = QStringLiteral(" FROM ") % kSlices % QStringLiteral(" AS s CROSS JOIN ") % db.quote(stream.log) % QStringLiteral(" AS l ON ")
                  % m_p % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi");
+        // Events per slice: one count over the log's (partition, offset) index
+        // each, about 4x cheaper than a join and GROUP BY.
+        m_countSlices = QStringLiteral("SELECT s.p, (SELECT COUNT(*) FROM ") % db.quote(stream.log) % QStringLiteral(" AS l WHERE ") % m_p
+                        % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi) FROM ") % kSlices
+                        % QStringLiteral(" AS s");
     }
 
     Result<ReplayResult> run()
@@ -82,6 +90,8 @@ public:
         Status s = m_options.execute ? execute() : dryRun();
         if (m_restoreCache)
             m_db.exec(QStringLiteral("PRAGMA cache_size = %1").arg(*m_restoreCache));
+        if (m_options.execute)
+            m_db.exec(m_db.dialect().dropTempTable(kBatchTable)); // its memory, on a connection that may live on
         if (m_options.execute) {
             if (!s)
                 finishReplay(m_db, m_result.replayId, QStringLiteral("failed"), s.error().message);
@@ -95,35 +105,51 @@ public:
     }
 
 private:
-    // Where each partition starts and what the batches cover.
+    // Where each partition starts and what the batches cover. A batch takes
+    // its events from every partition with events left, in equal shares: a
+    // log landed in arrival order holds the partitions interleaved, so a batch
+    // then reads one stretch of the log instead of every partition's events
+    // being spread over the whole table.
     Status planSlices()
     {
         auto offsets = listOffsets(m_db, m_stream, m_group);
         if (!offsets)
             return fail(offsets.error());
         qint64 budget = m_options.maxEvents.value_or(std::numeric_limits<qint64>::max());
-        Batch current;
-        qint64 fill = 0;
+        std::vector<qint64> next;
         for (const auto &p : *offsets) {
             const qint64 start = std::max(p.committed, p.logStart);
             const qint64 end = start + std::min(std::max<qint64>(0, p.logEnd - start), budget);
             budget -= end - start;
             m_result.partitions.push_back({p.partition, start, end, 0});
             m_offsetsTotal += end - start;
-            for (qint64 cur = start; cur < end;) {
-                const qint64 take = std::min(m_options.batchSize - fill, end - cur);
-                current.push_back({p.partition, cur, cur + take});
-                fill += take;
-                cur += take;
-                if (fill == m_options.batchSize) {
-                    m_batches.push_back(std::move(current));
-                    current.clear();
-                    fill = 0;
+            next.push_back(start);
+        }
+        const auto &parts = m_result.partitions;
+        for (qint64 left = m_offsetsTotal; left > 0;) {
+            Batch batch;
+            qint64 fill = 0;
+            while (fill < m_options.batchSize && left > 0) {
+                qint64 active = 0;
+                for (size_t i = 0; i < parts.size(); ++i)
+                    active += next[i] < parts[i].to ? 1 : 0;
+                const qint64 share = std::max<qint64>(1, (m_options.batchSize - fill) / active);
+                for (size_t i = 0; i < parts.size() && fill < m_options.batchSize; ++i) {
+                    const qint64 take = std::min({share, parts[i].to - next[i], m_options.batchSize - fill});
+                    if (take <= 0)
+                        continue;
+                    auto same = std::find_if(batch.begin(), batch.end(), [&](const Slice &sl) { return sl.partition == parts[i].partition; });
+                    if (same != batch.end())
+                        same->hi += take; // slices of one partition in a batch are contiguous
+                    else
+                        batch.push_back({parts[i].partition, next[i], next[i] + take});
+                    next[i] += take;
+                    fill += take;
+                    left -= take;
                 }
             }
+            m_batches.push_back(std::move(batch));
         }
-        if (!current.empty())
-            m_batches.push_back(std::move(current));
         return {};
     }
 
@@ -237,12 +263,12 @@ private:
         // Temp tables live in this connection only: the database is not written.
         if (auto s = fillSlices(all); !s)
             return s;
-        auto perPartition = m_db.exec(QStringLiteral("SELECT s.p, COUNT(*)") % m_from % QStringLiteral(" GROUP BY s.p"));
+        auto perPartition = m_db.exec(m_countSlices);
         if (!perPartition)
             return fail(perPartition.error());
         QMap<qint64, qint64> counts;
         while (perPartition->next())
-            counts.insert(perPartition->value(0).toLongLong(), perPartition->value(1).toLongLong());
+            counts[perPartition->value(0).toLongLong()] += perPartition->value(1).toLongLong();
         for (auto &p : m_result.partitions) {
             p.consumed = counts.value(p.partition);
             m_result.consumed += p.consumed;
@@ -313,48 +339,76 @@ private:
         return {};
     }
 
+    // The batch's events, read from the log and validated once: one row per
+    // event with its partition, offset, event_id, json_valid(payload) and the
+    // extracted fields (NULL when the payload is not JSON). The sink insert,
+    // the DLQ insert and the checks all read this instead of the log, so each
+    // payload is parsed once per batch.
+    static QString stageColumn(qsizetype field) { return QStringLiteral("c") % QString::number(field); }
+
+    // 1 when the staged event goes to the sink, 0 when it goes to the DLQ:
+    // the same test as valid(), on the staged columns.
+    QString stagedValid() const
+    {
+        QString v = QStringLiteral("(b.e IS NOT NULL AND b.jv IS 1");
+        for (const QString &field : m_stream.required)
+            v += QStringLiteral(" AND b.") % stageColumn(fieldIndex(field)) % QStringLiteral(" IS NOT NULL");
+        return v + u')';
+    }
+
+    qsizetype fieldIndex(const QString &field) const
+    {
+        for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
+            if (m_stream.fields[i].first == field)
+                return i;
+        return -1;
+    }
+
     void buildStatements()
     {
+        Sql stage;
+        stage << QStringLiteral("CREATE TEMP TABLE ") << kBatchTable << QStringLiteral(" AS SELECT s.p AS p, ") << m_o << QStringLiteral(" AS o, ")
+              << m_e << QStringLiteral(" AS e, json_valid(") << m_payload << QStringLiteral(") AS jv");
+        for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
+            stage << QStringLiteral(", CASE WHEN json_valid(") << m_payload << QStringLiteral(") THEN json_extract(") << m_payload
+                  << QStringLiteral(", ") << Bind{m_stream.fields[i].second} << QStringLiteral(") END AS ") << stageColumn(i);
+        stage << m_from;
+        m_stage = stage;
+
+        const QString from = QStringLiteral(" FROM temp.") % kBatchTable % QStringLiteral(" AS b");
+        const QString ok = stagedValid();
         QStringList cols{QStringLiteral("\"event_id\"")};
-        Sql sink;
-        Sql v;
-        valid(v);
-        sink << QStringLiteral("SELECT ") << m_e;
-        for (const auto &[name, path] : m_stream.fields) {
-            cols << m_db.quote(name);
-            sink << QStringLiteral(", json_extract(") << m_payload << QStringLiteral(", ") << Bind{path} << QStringLiteral(")");
+        QString sink = QStringLiteral("SELECT b.e");
+        for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i) {
+            cols << m_db.quote(m_stream.fields[i].first);
+            sink += QStringLiteral(", b.") % stageColumn(i);
         }
-        sink << m_from << QStringLiteral(" WHERE ") << v.text;
-        sink.binds << v.binds;
         // In key order the unique index is walked once per batch instead of
         // probed at random; among equal event_ids the earliest offset wins.
-        sink << QStringLiteral(" ORDER BY ") << m_e << QStringLiteral(", s.p, ") << m_o << QStringLiteral(" ON CONFLICT (\"event_id\") DO NOTHING");
-        sink.text = QStringLiteral("INSERT INTO ") % m_db.quote(m_stream.sink) % QStringLiteral(" (") % cols.join(QStringLiteral(", "))
-                    % QStringLiteral(") ") % sink.text;
-        m_sinkInsert = sink;
+        m_sinkInsert.text = QStringLiteral("INSERT INTO ") % m_db.quote(m_stream.sink) % QStringLiteral(" (") % cols.join(QStringLiteral(", "))
+                            % QStringLiteral(") ") % sink % from % QStringLiteral(" WHERE ") % ok
+                            % QStringLiteral(" ORDER BY b.e, b.p, b.o ON CONFLICT (\"event_id\") DO NOTHING");
 
-        // Why an event is invalid, naming the fields.
+        // Why an event is invalid, naming the fields. Only the invalid events
+        // (few) go back to the log, by (partition, offset), for their payload.
         Sql dlq;
         dlq << QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, record_key, error_class, "
                               "error, original_payload, payload, status, attempts, first_seen) SELECT 'stream', ")
                     << Bind{m_stream.name}
-            << QStringLiteral(", CAST(") << m_p << QStringLiteral(" AS TEXT), ") << m_o << QStringLiteral(", ") << m_e
-            << QStringLiteral(", ") << m_e << QStringLiteral(", CASE WHEN json_valid(") << m_payload
-            << QStringLiteral(") IS NOT 1 THEN 'invalid_json' WHEN ") << m_e
-            << QStringLiteral(" IS NULL THEN 'missing_event_id' ELSE 'missing_field' END, CASE WHEN json_valid(") << m_payload
-            << QStringLiteral(") IS NOT 1 THEN CASE WHEN ") << m_payload
-            << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' END WHEN ") << m_e
-            << QStringLiteral(" IS NULL THEN 'event_id is NULL' ELSE 'required field missing or null: ' || rtrim(''");
+            << QStringLiteral(", CAST(b.p AS TEXT), b.o, b.e, b.e, CASE WHEN b.jv IS NOT 1 THEN 'invalid_json' WHEN b.e IS NULL THEN "
+                              "'missing_event_id' ELSE 'missing_field' END, CASE WHEN b.jv IS NOT 1 THEN CASE WHEN ")
+            << m_payload
+            << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' END WHEN b.e IS NULL THEN 'event_id is NULL' "
+                              "ELSE 'required field missing or null: ' || rtrim(''");
         for (const QString &field : m_stream.required)
-            dlq << QStringLiteral(" || CASE WHEN json_extract(") << m_payload << QStringLiteral(", ") << Bind{pathOf(field)}
-                << QStringLiteral(") IS NULL THEN ") << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))}
-                << QStringLiteral(" ELSE '' END");
+            dlq << QStringLiteral(" || CASE WHEN b.") << stageColumn(fieldIndex(field)) << QStringLiteral(" IS NULL THEN ")
+                << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))} << QStringLiteral(" ELSE '' END");
         dlq << QStringLiteral(", ', ') END, ") << m_payload << QStringLiteral(", ") << m_payload << QStringLiteral(", 'new', 0, ")
-            << m_db.dialect().nowUtcText() << m_from << QStringLiteral(" WHERE NOT ") << v.text;
-        dlq.binds << v.binds;
-        dlq << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
+            << m_db.dialect().nowUtcText() << from << QStringLiteral(" CROSS JOIN ") << m_db.quote(m_stream.log) << QStringLiteral(" AS l ON ")
+            << m_p << QStringLiteral(" = b.p AND ") << m_o << QStringLiteral(" = b.o WHERE NOT ") << ok
+            << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
                     << Bind{m_stream.name}
-            << QStringLiteral(" AND d.part = CAST(") << m_p << QStringLiteral(" AS TEXT) AND d.log_offset = ") << m_o << QStringLiteral(")");
+            << QStringLiteral(" AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o)");
         m_dlqInsert = dlq;
     }
 
@@ -366,6 +420,10 @@ private:
         const Status s = m_db.writeTransaction([&]() -> Status {
             if (auto f = fillSlices(batch); !f)
                 return f;
+            if (auto r = m_db.exec(m_db.dialect().dropTempTable(kBatchTable)); !r)
+                return fail(r.error());
+            if (auto r = m_db.exec(m_stage.text, m_stage.binds); !r)
+                return fail(r.error());
             auto sink = m_db.exec(m_sinkInsert.text, m_sinkInsert.binds);
             if (!sink)
                 return fail(sink.error());
@@ -396,11 +454,11 @@ private:
             if (!known)
                 return fail(known.error());
             invalid = known->toLongLong();
-            auto counts = m_db.exec(QStringLiteral("SELECT s.p, COUNT(*)") % m_from % QStringLiteral(" GROUP BY s.p"));
+            auto counts = m_db.exec(m_countSlices);
             if (!counts)
                 return fail(counts.error());
             while (counts->next()) {
-                perPartition.insert(counts->value(0).toLongLong(), counts->value(1).toLongLong());
+                perPartition[counts->value(0).toLongLong()] += counts->value(1).toLongLong();
                 consumed += counts->value(1).toLongLong();
             }
             const SqlDialect &d = m_db.dialect();
@@ -453,8 +511,8 @@ private:
     const StreamSpec &m_stream;
     const QString m_group;
     const ReplayOptions &m_options;
-    QString m_p, m_o, m_e, m_payload, m_from;
-    Sql m_sinkInsert, m_dlqInsert;
+    QString m_p, m_o, m_e, m_payload, m_from, m_countSlices;
+    Sql m_stage, m_sinkInsert, m_dlqInsert;
     std::vector<Batch> m_batches;
     qint64 m_offsetsTotal = 0;
     std::optional<qint64> m_restoreCache;

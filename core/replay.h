@@ -25,10 +25,16 @@ struct ReplayProgress {
 // `cancel` may be set from any thread: it is checked between batches, so a
 // cancelled replay stops at a batch boundary with everything before it
 // committed; running it again continues from there.
+// Events per transaction unless told otherwise. Larger batches mean fewer
+// commits and fewer walks of the sink's event_id index (2M events: 50k ->
+// 250k batches took CPU from about 16 s to 11 s); the batch's staged events
+// are held in memory (about 0.3 KB each), so peak memory grows with it.
+inline constexpr qint64 kDefaultReplayBatchSize = 250000;
+
 struct ReplayOptions {
     bool execute = false;              // without it: report what would be consumed, write nothing
     std::optional<qint64> maxEvents;   // at most this many offsets in all
-    qint64 batchSize = 50000;          // offsets per transaction
+    qint64 batchSize = kDefaultReplayBatchSize; // offsets per transaction
     std::function<void(const ReplayProgress &)> progress;
     const std::atomic<bool> *cancel = nullptr;
 };

@@ -269,6 +269,60 @@ private Q_SLOTS:
         verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"), QStringLiteral("orders_log"));
     }
 
+    // A batch takes its events from every partition in equal shares, so a
+    // replay killed after its first batch has moved every partition forward.
+    void batchesSpanPartitions()
+    {
+        const QString db = smallLog();
+        const QStringList replay = small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("4")};
+        const Proc killed = rewindctl(replay, QStringLiteral("replay-after-commit:1"));
+        QVERIFY2(killed.crashed, "the replay was not killed");
+        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE group_id = 'g' AND partition_id = 0")), 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE group_id = 'g' AND partition_id = 1")), 2);
+        // a (0:0), b (0:1); f (1:0) has a null order_id, (1:1) no event_id.
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id IN ('a', 'b')")), 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 2);
+
+        // The rest: 4 + 3 events, two batches of at most 4.
+        const Proc rest = rewindctl(replay);
+        QVERIFY2(rest.exitCode == 0, rest.err.constData());
+        const QJsonObject r = json(QString::fromUtf8(rest.out));
+        QCOMPARE(r.value(QStringLiteral("consumed")).toInteger(), 7);
+        QCOMPARE(r.value(QStringLiteral("batches")).toInteger(), 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 4);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 5);
+        verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
+    }
+
+    // Without --batch-size a batch is 250,000 events: 260,000 events in two
+    // partitions are two transactions, the first moving each partition by 125,000.
+    void defaultBatchSize()
+    {
+        const QString name = QStringLiteral("big-%1.db").arg(++m_copies);
+        testsupport::makeDatabase(m_dir, name, {
+            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+            QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 259999) "
+                           "INSERT INTO ev_log SELECT i % 2, i / 2, 'e' || i, '2025-05-06T10:00:00Z', "
+                           "'{\"order_id\": ' || i || ', \"amount\": 1}' FROM n"),
+        });
+        const QString db = m_dir.filePath(name);
+        const QStringList replay = small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")};
+        const Proc killed = rewindctl(replay, QStringLiteral("replay-after-commit:1"));
+        QVERIFY2(killed.crashed, "the replay was not killed");
+        QCOMPARE(scalar(db, QStringLiteral("SELECT SUM(committed_offset) FROM rewind_offsets WHERE group_id = 'g'")), 250000);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_offsets WHERE group_id = 'g' AND committed_offset = 125000")), 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 250000);
+        const Proc rest = rewindctl(replay);
+        QVERIFY2(rest.exitCode == 0, rest.err.constData());
+        const QJsonObject r = json(QString::fromUtf8(rest.out));
+        QCOMPARE(r.value(QStringLiteral("consumed")).toInteger(), 10000);
+        QCOMPARE(r.value(QStringLiteral("batches")).toInteger(), 1);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 260000);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'replay-batch'")), 2);
+        verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
+    }
+
     void killedThenReplayedAgain_data()
     {
         QTest::addColumn<QString>("failpoint");

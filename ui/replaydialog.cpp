@@ -46,7 +46,7 @@ ReplayDialog::ReplayDialog(const ReplayResult &dryRun, const QString &sink, QWid
     m_max->setGroupSeparatorShown(true);
     m_batch->setObjectName(QStringLiteral("replayBatchSize"));
     m_batch->setRange(1, 10'000'000);
-    m_batch->setValue(50000);
+    m_batch->setValue(int(rw::kDefaultReplayBatchSize));
     m_batch->setGroupSeparatorShown(true);
     auto *form = new QFormLayout;
     form->addRow(tr("At most (events)"), m_max);
