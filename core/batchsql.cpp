@@ -681,8 +681,10 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(const
             group << k;
     QVariantList b2{runId};
     const QString filter2 = partitionFilter(QStringLiteral("i"), p, b2);
-    out.push_back({QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE rowid IN (SELECT rid FROM (SELECT t.rowid AS rid, ROW_NUMBER() OVER (PARTITION BY ")
-                       % columnList(QStringLiteral("t"), group) % QStringLiteral(" ORDER BY t.rowid) AS rn, g.rewind_n FROM ") % target
+    const QString tid = m_db.dialect().rowIdentity(QStringLiteral("t"));
+    out.push_back({QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") % m_db.dialect().rowIdentity(QString())
+                       % QStringLiteral(" IN (SELECT rid FROM (SELECT ") % tid % QStringLiteral(" AS rid, ROW_NUMBER() OVER (PARTITION BY ")
+                       % columnList(QStringLiteral("t"), group) % QStringLiteral(" ORDER BY ") % tid % QStringLiteral(") AS rn, g.rewind_n FROM ") % target
                        % QStringLiteral(" AS t JOIN (SELECT ") % columnList(QStringLiteral("i"), group) % QStringLiteral(", COUNT(*) AS rewind_n FROM ")
                        % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'updated' AND ") % filter2
                        % QStringLiteral(" GROUP BY ") % columnList(QStringLiteral("i"), group) % QStringLiteral(") AS g ON ")

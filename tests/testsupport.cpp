@@ -137,6 +137,23 @@ QString integrityCheck(const QString &dbPath)
     auto db = rw::Database::open(dbPath);
     if (!db)
         return db.error().message;
+    if (db->dialect().kind() == rw::SqlDialect::Kind::Postgres) {
+        // amcheck: every heap page of the user's and Rewind's tables, and
+        // every B-tree index against its invariants (an error if broken).
+        const QString relations = QStringLiteral("SELECT c.oid FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+                                                 "WHERE n.nspname IN ('public', 'rewind') AND c.relkind = ");
+        if (auto r = db->exec(QStringLiteral("CREATE EXTENSION IF NOT EXISTS amcheck")); !r)
+            return r.error().message;
+        auto heap = db->scalar(QStringLiteral("SELECT COUNT(*) FROM (") % relations
+                               % QStringLiteral("'r') AS t CROSS JOIN LATERAL verify_heapam(t.oid) AS v"));
+        if (!heap)
+            return heap.error().message;
+        if (heap->toLongLong() != 0)
+            return QStringLiteral("%1 corrupt heap tuples").arg(heap->toLongLong());
+        auto indexes = db->scalar(QStringLiteral("SELECT COUNT(bt_index_check(t.oid, true)) FROM (") % relations
+                                  % QStringLiteral("'i' AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'btree')) AS t"));
+        return indexes ? QStringLiteral("ok") : indexes.error().message;
+    }
     auto v = db->scalar(QStringLiteral("PRAGMA integrity_check"));
     return v ? v->toString() : v.error().message;
 }

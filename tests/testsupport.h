@@ -65,6 +65,9 @@ const QList<BatchFailpoint> &batchRunFailpoints();
 
 // What a test reads back from a database file, each on a connection of its own.
 qint64 scalarAt(const QString &dbPath, const QString &sql); // -1 on an error
+// "ok", or what is broken: SQLite's PRAGMA integrity_check; on PostgreSQL
+// amcheck's verify_heapam over every table and bt_index_check over every
+// B-tree index of the schemas public and rewind.
 QString integrityCheck(const QString &dbPath);
 // SHA-256 of the rows `select` returns, every column (NULL told apart from
 // ''), in sorted order: equal digests mean equal multisets of rows.

@@ -39,12 +39,14 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        testsupport::makeDatabase(
+        REWIND_REQUIRE_ENGINE();
+        m_db = testsupport::makeDatabase(
             m_dir, QStringLiteral("audit.db"),
             {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, updated_at TEXT)"),
              QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) "
-                            "INSERT INTO raw_sales SELECT i, 1, '2025-05-0' || ((i % 3) + 1), i * 1.0, '2025-05-20T00:00:00Z' FROM n")});
-        m_db = m_dir.filePath(QStringLiteral("audit.db"));
+                            "INSERT INTO raw_sales SELECT i, 1, '2025-05-0' || ((i % 3) + 1), i * 1.0, '2025-05-20T00:00:00Z' FROM n")})
+                   .url()
+                   .text;
         m_spec = testsupport::writeFile(m_dir, QStringLiteral("audit.json"), R"({
           "datasets": {
             "fact_sales": {"source": "raw_sales", "target": "fact_sales", "partition_column": "dt",

@@ -14,6 +14,8 @@ class TestIdentifiers : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase() { REWIND_REQUIRE_ENGINE(); }
+
     void quoting_data()
     {
         QTest::addColumn<QString>("name");
@@ -53,7 +55,7 @@ private Q_SLOTS:
                                 "\"key\": [\"order id\"],"
                                 "\"order_by\": \"a\\\"mount\"}}}";
         const QString specPath = testsupport::writeFile(dir, QStringLiteral("hostile.json"), spec);
-        auto ws = openWorkspace(db.url().path, specPath);
+        auto ws = openWorkspace(db.url().text, specPath);
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
         const DatasetSpec &d = ws->spec.datasets.at(0);
         QCOMPARE(d.source, source);

@@ -41,6 +41,8 @@ class TestPartitions : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase() { REWIND_REQUIRE_ENGINE(); }
+
     void demoCountsMatchIndependentSql()
     {
         QTemporaryDir dir;
@@ -79,7 +81,7 @@ private Q_SLOTS:
         const QString specPath = testsupport::writeFile(dir, QStringLiteral("s.json"), R"({"datasets": {
             "d": {"source": "src", "target": "tgt", "partition_column": "p", "key": ["k1", "k2"], "order_by": "ts"},
             "whole": {"source": "src", "target": "tgt", "key": ["k1", "k2"], "order_by": "ts"}}})");
-        auto ws = openWorkspace(db.url().path, specPath);
+        auto ws = openWorkspace(db.url().text, specPath);
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
 
         auto parts = listPartitions(ws->db, *ws->spec.dataset(QStringLiteral("d")));
@@ -119,7 +121,7 @@ private Q_SLOTS:
         const QString specPath = testsupport::writeFile(dir, QStringLiteral("s.json"), R"({"datasets": {
             "d": {"source": "src", "target": "tgt", "partition_column": "dt", "key": ["id"],
                   "event_time": "ev", "ingest_time": "ing", "allowed_lateness": "2h"}}})");
-        auto ws = openWorkspace(db.url().path, specPath);
+        auto ws = openWorkspace(db.url().text, specPath);
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
         // d1 final, d2 published (provisional), d3 failed, d4 never published; then d1 gets a late row.
         // Publish-time fingerprints, as a publish records them.

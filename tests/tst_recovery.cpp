@@ -73,7 +73,7 @@ struct Fixture {
     explicit Fixture(const QByteArray &specJson, const QStringList &warehouse = kWarehouse)
     {
         auto db = testsupport::makeDatabase(dir, QStringLiteral("w.db"), warehouse);
-        dbPath = db.url().path;
+        dbPath = db.url().text;
         specPath = testsupport::writeFile(dir, QStringLiteral("w.json"), specJson);
         auto opened = openWorkspace(dbPath, specPath);
         if (!opened)
@@ -110,7 +110,8 @@ QStringList retryStorm()
                        "'2025-05-10T00:00:00Z' FROM n"),
         QStringLiteral("INSERT INTO raw SELECT order_id, item_id, dt, amount + 1.25, qty, '2025-05-11T00:00:00Z' FROM raw WHERE order_id % 7 = 0"),
         QStringLiteral("CREATE TABLE fact (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty INTEGER, updated_at TEXT)"),
-        QStringLiteral("INSERT INTO fact SELECT order_id, item_id, dt, amount, qty, MAX(updated_at) FROM raw GROUP BY order_id, item_id, dt"),
+        QStringLiteral("INSERT INTO fact SELECT order_id, item_id, dt, amount, qty, updated_at FROM (SELECT raw.*, ROW_NUMBER() OVER "
+                       "(PARTITION BY order_id, item_id, dt ORDER BY updated_at DESC) AS rn FROM raw) AS latest WHERE rn = 1"),
         QStringLiteral("CREATE TABLE clean AS SELECT * FROM fact"),
         QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt IN ('2025-05-03', '2025-05-04') AND (order_id * 31 + item_id) % 10 < 3"),
     };
@@ -125,6 +126,8 @@ class TestRecovery : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase() { REWIND_REQUIRE_ENGINE(); }
+
     void rollbackRestoresExactly_data()
     {
         QTest::addColumn<QString>("mode");
