@@ -105,12 +105,16 @@ QStringList step(const SqlDialect &d, int version)
             QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN last_error TEXT"),
             QStringLiteral("CREATE INDEX rewind_dlq_history_record ON rewind_dlq_history (dlq_id, history_id)"),
         };
+    case 7:
+        // The engine's own functions (PostgreSQL: rewind.epoch_ms; SQLite
+        // registers its functions on every connection instead).
+        return d.controlFunctions();
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 6;
+constexpr int kLatest = 7;
 
 } // namespace
 

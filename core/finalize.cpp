@@ -52,15 +52,13 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
     if (!dataset.allowedLatenessSeconds)
         return badInput(QStringLiteral("dataset \"%1\" has no allowed_lateness: set \"allowed_lateness\" (like \"2h\") in the spec to finalize partitions")
                             .arg(dataset.name));
-    if (db.dialect().kind() != SqlDialect::Kind::Sqlite)
-        return badInput(QStringLiteral("finalize needs the rewind_epoch_ms function, which only SQLite databases have so far"));
 
     FinalizeResult result;
     result.dataset = dataset.name;
     result.allowedLatenessSeconds = *dataset.allowedLatenessSeconds;
 
     // The watermark: one aggregate over the source's event times.
-    auto maxEvent = db.scalar(QStringLiteral("SELECT MAX(rewind_epoch_ms(") % db.quote(dataset.eventTime) % QStringLiteral(")) FROM (")
+    auto maxEvent = db.scalar(QStringLiteral("SELECT MAX(") % db.dialect().epochMs(db.quote(dataset.eventTime)) % QStringLiteral(") FROM (")
                               % sourceSelect(dataset, db) % QStringLiteral(") AS src"));
     if (!maxEvent)
         return fail(maxEvent.error());

@@ -5,6 +5,7 @@
 #include "plans.h"
 #include "timeutil.h"
 
+#include <QHash>
 #include <QStringBuilder>
 
 #include <algorithm>
@@ -99,6 +100,64 @@ const std::vector<qint64> &latenessCandidatesSeconds()
     return candidates;
 }
 
+namespace {
+
+// SQLite: one pass of the rewind_lateness aggregate (a hash map in C++,
+// no sort), decoded.
+Result<LatenessCounts> sqliteLatenessCounts(const Database &db, const DatasetSpec &dataset, const QString &part, const QString &where,
+                                            const QVariantList &binds)
+{
+    const QString sql = QStringLiteral("SELECT rewind_lateness(") % db.quote(dataset.eventTime) % QStringLiteral(", ")
+                        % db.quote(dataset.ingestTime) % QStringLiteral(", ") % part % QStringLiteral(") FROM (")
+                        % sourceSelect(dataset, db) % QStringLiteral(") AS src") % where;
+    auto blob = db.scalar(sql, binds);
+    if (!blob)
+        return fail(blob.error());
+    return decodeLatenessCounts(blob->toByteArray());
+}
+
+// Other engines: the same counts from one GROUP BY (partition, lateness in
+// ms) in the engine; the rows with an unreadable timestamp form the group
+// whose lateness is NULL. Reads one row per distinct lateness, never the
+// source's rows.
+Result<LatenessCounts> groupedLatenessCounts(const Database &db, const DatasetSpec &dataset, const QString &part, const QString &where,
+                                             const QVariantList &binds)
+{
+    const SqlDialect &d = db.dialect();
+    const QString event = db.quote(dataset.eventTime);
+    const QString ingest = db.quote(dataset.ingestTime);
+    const QString sql = QStringLiteral("SELECT ") % d.castText(QStringLiteral("p")) % QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ms, "
+                                                                                                    "COUNT(*), SUM(missing) FROM (SELECT ")
+                        % part % QStringLiteral(" AS p, ") % d.epochMs(ingest) % QStringLiteral(" - ") % d.epochMs(event)
+                        % QStringLiteral(" AS ms, CASE WHEN ") % event % QStringLiteral(" IS NULL OR ") % ingest
+                        % QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS missing FROM (") % sourceSelect(dataset, db)
+                        % QStringLiteral(") AS src") % where % QStringLiteral(") AS t GROUP BY p, ms");
+    auto q = db.exec(sql, binds);
+    if (!q)
+        return fail(q.error());
+    LatenessCounts counts;
+    QHash<std::pair<bool, QString>, quint32> index; // (is NULL, partition text) -> slot
+    while (q->next()) {
+        const bool isNull = q->value(1).toInt() == 1;
+        const std::pair<bool, QString> key{isNull, isNull ? QString() : q->value(0).toString()};
+        auto it = index.find(key);
+        if (it == index.end()) {
+            it = index.insert(key, quint32(counts.partitions.size()));
+            counts.partitions.push_back({isNull ? std::nullopt : std::optional<QString>(q->value(0).toString()), 0, 0});
+        }
+        const qint64 n = q->value(3).toLongLong();
+        if (q->value(2).isNull()) {
+            counts.partitions[*it].unparseable += n;
+            counts.partitions[*it].missing += q->value(4).toLongLong();
+        } else {
+            counts.entries.push_back({*it, q->value(2).toLongLong(), n});
+        }
+    }
+    return counts;
+}
+
+} // namespace
+
 Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, const LatenessOptions &options)
 {
     if (dataset.eventTime.isEmpty() || dataset.ingestTime.isEmpty())
@@ -107,8 +166,6 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
                                  dataset.eventTime.isEmpty() ? QStringLiteral("event_time") : QStringLiteral("ingest_time")));
     if (options.buckets < 1 || options.buckets > 200)
         return badInput(QStringLiteral("--buckets %1: expected a number from 1 to 200").arg(options.buckets));
-    if (db.dialect().kind() != SqlDialect::Kind::Sqlite)
-        return badInput(QStringLiteral("lag needs the rewind_lateness aggregate, which only SQLite databases have so far"));
 
     // The range, resolved exactly as run --from/--to resolves it.
     QString where;
@@ -132,13 +189,8 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
                 % QStringLiteral(")");
     }
     const QString part = dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
-    const QString sql = QStringLiteral("SELECT rewind_lateness(") % db.quote(dataset.eventTime) % QStringLiteral(", ")
-                        % db.quote(dataset.ingestTime) % QStringLiteral(", ") % part % QStringLiteral(") FROM (")
-                        % sourceSelect(dataset, db) % QStringLiteral(") AS src") % where;
-    auto blob = db.scalar(sql, binds);
-    if (!blob)
-        return fail(blob.error());
-    auto counts = decodeLatenessCounts(blob->toByteArray());
+    auto counts = db.dialect().kind() == SqlDialect::Kind::Sqlite ? sqliteLatenessCounts(db, dataset, part, where, binds)
+                                                                  : groupedLatenessCounts(db, dataset, part, where, binds);
     if (!counts)
         return fail(counts.error());
 

@@ -94,6 +94,7 @@ public:
     {
         return QStringLiteral("rewind_hash(") % quotedExpressions.join(u", ") % u')';
     }
+    QString epochMs(const QString &expr) const override { return QStringLiteral("rewind_epoch_ms(") % expr % u')'; }
     QString jsonExtract(const QString &document, const QString &path) const override
     {
         return QStringLiteral("json_extract(") % document % QStringLiteral(", ") % path % u')';
@@ -198,6 +199,47 @@ public:
     QString rowHash(const QStringList &quotedExpressions) const override
     {
         return QStringLiteral("CAST(hashtext(CAST(ROW(") % quotedExpressions.join(u", ") % QStringLiteral(", 0) AS TEXT)) AS BIGINT)");
+    }
+    QString epochMs(const QString &expr) const override { return QStringLiteral("rewind.epoch_ms(") % expr % u')'; }
+    // rewind.epoch_ms, one per kind of column a timestamp comes in. Text
+    // reads as SQLite's rewind_epoch_ms does: epoch seconds (at most 13
+    // integer digits, fraction to the millisecond), or an ISO-8601 date and
+    // time (no zone: UTC), else NULL; the cast of a text that merely looks
+    // like a date (2025-02-30) fails inside its own block and gives NULL.
+    QStringList controlFunctions() const override
+    {
+        // Years 0000 to 9999 only, as on SQLite: epoch milliseconds among
+        // epoch seconds land outside and read as unparseable.
+        const QString inRange = QStringLiteral("CASE WHEN ms BETWEEN -62167219200000 AND 253402300799999 THEN ms END");
+        auto fromNumber = [&](const QString &type) -> QString {
+            return QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v ") % type
+                   % QStringLiteral(") RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT ") % inRange
+                   % QStringLiteral(" FROM (SELECT CASE WHEN abs(v) < 1e13 THEN CAST(round(CAST(v AS numeric) * 1000) AS bigint) END AS ms) AS x $f$");
+        };
+        return {
+            QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
+                           "DECLARE t text := btrim(v); ms bigint;\n"
+                           "BEGIN\n"
+                           "  IF t IS NULL OR t = '' THEN RETURN NULL; END IF;\n"
+                           "  IF t ~ '^-?[0-9]{1,13}(\\.[0-9]+)?$' THEN\n"
+                           "    ms := CAST(round(CAST(t AS numeric) * 1000) AS bigint);\n"
+                           "  ELSIF t ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?)? ?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$' THEN\n"
+                           "    BEGIN\n"
+                           "      ms := CAST(round(extract(epoch FROM CAST(replace(t, ',', '.') AS timestamptz)) * 1000) AS bigint);\n"
+                           "    EXCEPTION WHEN others THEN RETURN NULL;\n"
+                           "    END;\n"
+                           "  ELSE\n"
+                           "    RETURN NULL;\n"
+                           "  END IF;\n"
+                           "  RETURN ") % inRange % QStringLiteral(";\n"
+                           "END $f$"),
+            fromNumber(QStringLiteral("numeric")),
+            fromNumber(QStringLiteral("double precision")),
+            QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v timestamptz) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE "
+                           "AS $f$ SELECT CAST(round(extract(epoch FROM v) * 1000) AS bigint) $f$"),
+            QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v timestamp) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE "
+                           "AS $f$ SELECT CAST(round(extract(epoch FROM v AT TIME ZONE 'UTC') * 1000) AS bigint) $f$"),
+        };
     }
     // SQL/JSON path: '$.a.b' means the same as in SQLite.
     QString jsonExtract(const QString &document, const QString &path) const override

@@ -73,6 +73,14 @@ public:
     // A JSON object text from alternating name literals and expressions.
     virtual QString jsonObject(const QStringList &namesAndExpressions) const = 0;
 
+    // Event time: milliseconds since the epoch of a timestamp expression
+    // (ISO-8601 text in any zone form, epoch seconds as a number or text, or
+    // a timestamp column), NULL when it cannot be read.
+    virtual QString epochMs(const QString &expr) const = 0;
+    // Functions the engine keeps in the database (created with the control
+    // schema; SQLite registers its own on each connection instead).
+    virtual QStringList controlFunctions() const { return {}; }
+
     // Upsert tail for a table whose conflict target is `conflictColumns`:
     // ON CONFLICT (...) DO NOTHING / DO UPDATE SET c = excluded.c, the same
     // text on both engines.

@@ -20,17 +20,26 @@ namespace {
 // 3rd's partition; a text MAX() would pick 2025-05-04T02:00:00Z instead.
 // allowed_lateness 3h: watermark 2025-05-04T00:00:00Z, exactly the end of the
 // 3rd: days 1..3 are final-eligible, the 4th is not.
-const QStringList kSetup = {
-    QStringLiteral("CREATE TABLE src (id INTEGER, dt TEXT, region TEXT, ev, ing, v INTEGER)"),
+// SQLite keeps the epoch integers integers in untyped columns; PostgreSQL
+// holds every form as text, which reads the same way.
+QStringList setup()
+{
+    const bool pg = testsupport::onPostgres();
+    const QString untyped = pg ? QStringLiteral("TEXT") : QString();
+    auto epoch = [&](const char *n) { return pg ? u'\'' + QLatin1String(n) + u'\'' : QString(QLatin1String(n)); };
+    return {
+    QStringLiteral("CREATE TABLE src (id INTEGER, dt TEXT, region TEXT, ev %1, ing %1, v INTEGER)").arg(untyped),
     QStringLiteral("INSERT INTO src VALUES"
-                   " (1, '2025-05-01', 'eu', 1746057600, '2025-05-01T00:05:00Z', 1),"
+                   " (1, '2025-05-01', 'eu', %1, '2025-05-01T00:05:00Z', 1),"
                    " (2, '2025-05-01', 'us', '2025-05-01T12:00:00Z', '2025-05-01T12:00:30Z', 1),"
                    " (3, '2025-05-02', 'eu', '2025-05-02T08:00:00+02:00', '2025-05-02T06:01:00Z', 1),"
-                   " (4, '2025-05-02', 'us', '2025-05-02T20:00:00Z', 1746216060, 1),"
+                   " (4, '2025-05-02', 'us', '2025-05-02T20:00:00Z', %2, 1),"
                    " (5, '2025-05-03', 'us', '2025-05-03T22:00:00-05:00', '2025-05-04T03:00:10Z', 1),"
                    " (6, '2025-05-03', 'eu', '2025-05-03T10:00:00Z', '2025-05-03T10:00:00Z', 1),"
-                   " (7, '2025-05-04', 'eu', '2025-05-04T02:00:00Z', '2025-05-04T02:00:05Z', 1)"),
-};
+                   " (7, '2025-05-04', 'eu', '2025-05-04T02:00:00Z', '2025-05-04T02:00:05Z', 1)")
+            .arg(epoch("1746057600"), epoch("1746216060")),
+    };
+}
 
 const QByteArray kSpec = R"({"datasets": {
     "events": {"source": "src", "target": "out", "partition_column": "dt", "key": ["id"], "order_by": "ing",
@@ -49,8 +58,8 @@ struct Fixture {
 
     Fixture()
     {
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("f.db"), kSetup);
-        dbPath = db.url().path;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("f.db"), setup());
+        dbPath = db.url().text;
         specPath = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
         auto opened = openWorkspace(dbPath, specPath);
         if (!opened)
@@ -96,6 +105,8 @@ class TestFinalize : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase() { REWIND_REQUIRE_ENGINE(); }
+
     void dryRunChangesNothingExecuteFinalizes()
     {
         Fixture f;

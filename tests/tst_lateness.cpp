@@ -46,12 +46,15 @@ struct Row {
     QVariant ingest;
 };
 
+QString untyped() { return testsupport::onPostgres() ? QStringLiteral("TEXT") : QString(); }
+
 Database makeEvents(const QTemporaryDir &dir, const std::vector<Row> &rows, const QString &file = QStringLiteral("l.db"))
 {
     auto db = testsupport::makeDatabase(dir, file, {
-        // Untyped timestamp columns keep integers integers and text text.
-        QStringLiteral("CREATE TABLE ev (id INTEGER, dt TEXT, event_ts, ingested_at)"),
-        QStringLiteral("CREATE TABLE ev_epoch (id INTEGER, dt TEXT, event_ts, ingested_at)"),
+        // Untyped timestamp columns keep integers integers and text text
+        // (SQLite); PostgreSQL holds both as text, which reads the same way.
+        QStringLiteral("CREATE TABLE ev (id INTEGER, dt TEXT, event_ts %1, ingested_at %1)").arg(untyped()),
+        QStringLiteral("CREATE TABLE ev_epoch (id INTEGER, dt TEXT, event_ts %1, ingested_at %1)").arg(untyped()),
     });
     const Status inserted = db.writeTransaction([&]() -> Status {
         qint64 id = 0;
@@ -84,6 +87,8 @@ class TestLateness : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase() { REWIND_REQUIRE_ENGINE(); }
+
     void parsesEveryTimestampForm_data()
     {
         QTest::addColumn<QString>("text");
@@ -141,7 +146,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         auto db = makeEvents(dir, rows);
         const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
-        auto ws = openWorkspace(db.url().path, spec);
+        auto ws = openWorkspace(db.url().text, spec);
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
         auto r = lag(*ws, QStringLiteral("events"));
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
@@ -221,7 +226,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         auto db = makeEvents(dir, rows);
         const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
-        auto ws = openWorkspace(db.url().path, spec);
+        auto ws = openWorkspace(db.url().text, spec);
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
         auto r = lag(*ws, QStringLiteral("events"));
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
@@ -278,7 +283,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         auto db = makeEvents(dir, rows);
         const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
-        auto ws = openWorkspace(db.url().path, spec);
+        auto ws = openWorkspace(db.url().text, spec);
         QVERIFY(ws);
         auto r = lag(*ws, QStringLiteral("events"));
         QVERIFY(r);
@@ -317,7 +322,7 @@ private Q_SLOTS:
                             {i, iso(event, QStringLiteral("yyyy-MM-dd")), ev, event + values[std::size_t(i)]}));
         }
         const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
-        auto ws = openWorkspace(db.url().path, spec);
+        auto ws = openWorkspace(db.url().text, spec);
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
         auto isoReport = lag(*ws, QStringLiteral("events"));
         auto epochReport = lag(*ws, QStringLiteral("epoch"));
@@ -363,7 +368,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         auto db = makeEvents(dir, rows);
         const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
-        auto ws = openWorkspace(db.url().path, spec);
+        auto ws = openWorkspace(db.url().text, spec);
         QVERIFY(ws);
         LatenessOptions options;
         options.whatIfSeconds = {0, 1, 59, 60, 600, 3600, 7200, 18000, 100000};
@@ -393,7 +398,7 @@ private Q_SLOTS:
         }
 
         // The CLI twin: lag --what-if.
-        auto cli = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"), db.url().path, QStringLiteral("--spec"), spec,
+        auto cli = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"), spec,
                                         QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--what-if"),
                                         QStringLiteral("1h"), QStringLiteral("--what-if"), QStringLiteral("90s"), QStringLiteral("--json")});
         QCOMPARE(cli.exitCode, 0);
@@ -404,7 +409,7 @@ private Q_SLOTS:
                  qint64(std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 3600; })));
         QCOMPARE(j["what_if"][1]["late_count"].get<qint64>(),
                  qint64(std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 90; })));
-        auto bad = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"), db.url().path, QStringLiteral("--spec"), spec,
+        auto bad = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"), spec,
                                         QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--what-if"),
                                         QStringLiteral("soon")});
         QCOMPARE(bad.exitCode, 2);
@@ -419,7 +424,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         auto db = makeEvents(dir, rows);
         const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
-        const QStringList base{QStringLiteral("--db"), db.url().path, QStringLiteral("--spec"), spec};
+        const QStringList base{QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"), spec};
 
         auto ok = testsupport::runCli(QStringList{QStringLiteral("lag")} + base
                                       + QStringList{QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--buckets"),
