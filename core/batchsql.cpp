@@ -28,7 +28,13 @@ Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
     if (!exists)
         return fail(exists.error());
     sql.m_targetExists = *exists;
+    // Key column types, so the dialect can spell key joins the engine hashes.
     if (sql.m_targetExists) {
+        auto types = db.columns(dataset.target);
+        if (!types)
+            return fail(types.error());
+        for (const ColumnInfo &c : *types)
+            sql.m_types.insert(c.name, c.type);
         // Key lookups into the target are cheap when an index leads with a
         // key column, or with the partition column then a key column.
         auto q = db.exec(db.dialect().listIndexColumns(), {dataset.target});
@@ -231,9 +237,9 @@ QString BatchSql::keyMatch(const QString &a, const QString &b) const
     const SqlDialect &d = m_db.dialect();
     QStringList terms;
     if (m_dataset->partitioned())
-        terms << d.nullSafeEqual(partExpr(a), partExpr(b));
+        terms << d.nullSafeKeyEqual(partExpr(a), partExpr(b), m_types.value(m_dataset->partitionColumn));
     for (const QString &k : m_key)
-        terms << d.nullSafeEqual(a % u'.' % q(k), b % u'.' % q(k));
+        terms << d.nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k), m_types.value(k));
     return terms.join(QStringLiteral(" AND "));
 }
 
@@ -242,7 +248,7 @@ QString BatchSql::keyEqual(const QString &a, const QString &b) const
     const SqlDialect &d = m_db.dialect();
     QStringList terms;
     for (const QString &k : m_key)
-        terms << d.nullSafeEqual(a % u'.' % q(k), b % u'.' % q(k));
+        terms << d.nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k), m_types.value(k));
     return terms.join(QStringLiteral(" AND "));
 }
 

@@ -4,6 +4,8 @@
 #include "database.h"
 #include "spec.h"
 
+#include <QHash>
+
 namespace rw {
 
 // Builds the set-based SQL of a batch operation for one dataset. Every
@@ -143,6 +145,7 @@ private:
     mutable std::vector<PartitionRef> m_tgtScope; // the scope of the last createTargetCopy
     QStringList m_columns; // as the source / transform yields them
     QStringList m_key;     // dataset key, or every column when it has none
+    QHash<QString, QString> m_types; // the target's column types, by name (empty before it exists)
     QStringList m_values;  // columns that are neither key nor partition
     bool m_targetExists = false;
     mutable bool m_useMatches = false; // publish statements read rewind_match

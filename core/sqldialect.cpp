@@ -170,6 +170,29 @@ public:
     {
         return a % QStringLiteral(" IS NOT DISTINCT FROM ") % b;
     }
+    // IS NOT DISTINCT FROM is no operator: PostgreSQL can neither hash nor
+    // merge join on it, so a diff would compare every staged row with every
+    // target row. COALESCE(a, x) = COALESCE(b, x) is an equality it hashes;
+    // the second term keeps a NULL apart from a real x, so any x of the
+    // column's type will do.
+    QString nullSafeKeyEqual(const QString &a, const QString &b, const QString &type) const override
+    {
+        const QString t = type.toLower();
+        QString x;
+        if (t.startsWith(QLatin1String("integer")) || t.startsWith(QLatin1String("bigint")) || t.startsWith(QLatin1String("smallint"))
+            || t.startsWith(QLatin1String("numeric")) || t.startsWith(QLatin1String("real")) || t.startsWith(QLatin1String("double")))
+            x = QStringLiteral("0");
+        else if (t == QLatin1String("text") || t.startsWith(QLatin1String("character")))
+            x = QStringLiteral("''");
+        else if (t == QLatin1String("date") || t.startsWith(QLatin1String("timestamp")))
+            x = QStringLiteral("CAST('1970-01-01' AS ") % type % u')';
+        else if (t == QLatin1String("boolean"))
+            x = QStringLiteral("false");
+        else
+            return nullSafeEqual(a, b);
+        return QStringLiteral("(COALESCE(") % a % QStringLiteral(", ") % x % QStringLiteral(") = COALESCE(") % b % QStringLiteral(", ") % x
+               % QStringLiteral(") AND (") % a % QStringLiteral(" IS NULL) = (") % b % QStringLiteral(" IS NULL))");
+    }
     QString rowIdentity(const QString &alias) const override
     {
         return alias.isEmpty() ? QStringLiteral("ctid") : alias % QStringLiteral(".ctid");

@@ -53,6 +53,14 @@ public:
     QString quote(const QString &identifier) const;
     QString quoteQualified(const QString &identifier) const { return quote(identifier); }
     virtual QString nullSafeEqual(const QString &a, const QString &b) const = 0;
+    // nullSafeEqual for a join key whose column type (as the catalog names
+    // it; empty when unknown) is `type`, spelled so the engine can hash or
+    // merge join on it.
+    virtual QString nullSafeKeyEqual(const QString &a, const QString &b, const QString &type) const
+    {
+        Q_UNUSED(type);
+        return nullSafeEqual(a, b);
+    }
     virtual QString castText(const QString &expr) const = 0;
     // The engine's physical row identity of `alias` (never NULL for a real
     // row, so it also marks which side of an outer join matched); with no

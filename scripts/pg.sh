@@ -44,7 +44,7 @@ rewind_pg_start() {
   chmod 755 "$REWIND_PG_DIR"
   [ ${#as[@]} -gt 0 ] && chown postgres: "$REWIND_PG_DIR"
   port=$(rewind_pg_free_port) || { REWIND_TEST_PG_SKIP="no free port in 54320-54400"; return 0; }
-  if ! "${as[@]}" "$REWIND_PG_BIN/initdb" -D "$REWIND_PG_DIR/data" -U rewind --auth=trust -E UTF8 --locale=C.UTF-8 \
+  if ! "${as[@]}" "$REWIND_PG_BIN/initdb" -D "$REWIND_PG_DIR/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 \
       >"$REWIND_PG_DIR/initdb.log" 2>&1; then
     REWIND_TEST_PG_SKIP="initdb failed: $(tail -n 3 "$REWIND_PG_DIR/initdb.log" | tr '\n' ' ')"
     echo "rewind: $REWIND_TEST_PG_SKIP; PostgreSQL tests will be skipped" >&2
@@ -59,7 +59,7 @@ rewind_pg_start() {
     echo "rewind: $REWIND_TEST_PG_SKIP; PostgreSQL tests will be skipped" >&2
     return 0
   fi
-  export REWIND_TEST_PG_URL="postgresql://rewind@127.0.0.1:$port/postgres"
+  export REWIND_TEST_PG_URL="postgresql://postgres@127.0.0.1:$port/postgres"
   unset REWIND_TEST_PG_SKIP
   echo "rewind: throwaway PostgreSQL at $REWIND_TEST_PG_URL (data in $REWIND_PG_DIR)" >&2
 }

@@ -30,8 +30,9 @@ QString engineUnavailable()
 
 namespace {
 
-// A new database on the test server; returns its URL.
-QString createPostgresDatabase(const QString &fileName)
+// A new database on the test server (a copy of `templateName` when given);
+// returns its URL.
+QString createPostgresDatabase(const QString &fileName, const QString &templateName = QString())
 {
     const QString serverUrl = qEnvironmentVariable("REWIND_TEST_PG_URL");
     if (serverUrl.isEmpty())
@@ -48,7 +49,9 @@ QString createPostgresDatabase(const QString &fileName)
                              .arg(++serial);
     if (auto r = server->exec(QStringLiteral("DROP DATABASE IF EXISTS ") % server->quote(name)); !r)
         qFatal("%s", qPrintable(r.error().message));
-    if (auto r = server->exec(QStringLiteral("CREATE DATABASE ") % server->quote(name)); !r)
+    if (auto r = server->exec(QStringLiteral("CREATE DATABASE ") % server->quote(name)
+                              % (templateName.isEmpty() ? QString() : QString(QStringLiteral(" TEMPLATE ") % server->quote(templateName))));
+        !r)
         qFatal("%s", qPrintable(r.error().message));
     QUrl url(serverUrl);
     url.setPath(u'/' % name);
@@ -56,6 +59,19 @@ QString createPostgresDatabase(const QString &fileName)
 }
 
 } // namespace
+
+QString copyDatabase(const QString &url, const QTemporaryDir &dir, const QString &fileName)
+{
+    if (!onPostgres()) {
+        const QString path = dir.filePath(fileName);
+        QFile::remove(path);
+        if (!QFile::copy(url, path))
+            qFatal("cannot copy %s to %s", qPrintable(url), qPrintable(path));
+        return path;
+    }
+    const QString copy = createPostgresDatabase(fileName, QUrl(url).path().mid(1));
+    return copy;
+}
 
 rw::Database makeDatabase(const QTemporaryDir &dir, const QString &fileName, const QStringList &statements)
 {

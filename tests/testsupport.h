@@ -30,6 +30,11 @@ QString engineUnavailable();
 // server (named after `fileName` and made unique).
 rw::Database makeDatabase(const QTemporaryDir &dir, const QString &fileName, const QStringList &statements);
 
+// A copy of the database at `url` (no connection to it may be open), made
+// whole: on SQLite a file copy named `fileName` in `dir`; on PostgreSQL a new
+// database created from it as a template. Returns the copy's URL.
+QString copyDatabase(const QString &url, const QTemporaryDir &dir, const QString &fileName);
+
 QString writeFile(const QTemporaryDir &dir, const QString &fileName, const QByteArray &content);
 
 // Runs rewindctl in-process; returns exit code and captures stdout/stderr.

@@ -166,6 +166,7 @@ private Q_SLOTS:
         QVERIFY(controlschema::migrate(db));
         QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'rewind' AND tablename = 'rewind_runs'"))->toInt(), 1);
         QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'rewind%'"))->toInt(), 0);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT schemaname FROM pg_tables WHERE tablename = 'fact'"))->toString(), QStringLiteral("public"));
         const QStringList names = *db.relations();
         QVERIFY2(names.contains(QStringLiteral("fact")) && names.contains(QStringLiteral("sales.fact_sales")) && names.contains(QStringLiteral("rewind_runs")),
                  qPrintable(names.join(u' ')));
