@@ -208,6 +208,8 @@ Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, co
 Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request,
                                bool execute)
 {
+    if (auto setup = db.execAll(db.dialect().streamSessionSetup()); !setup)
+        return fail(setup.error());
     if (!execute)
         return plan(db, stream, group, request);
     ResetPlan result;

@@ -282,7 +282,9 @@ public:
     QStringList streamSessionSetup() const override
     {
         return {QStringLiteral("CREATE OR REPLACE FUNCTION pg_temp.rewind_try_jsonb(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE "
-                               "AS $rw$ BEGIN RETURN CAST(t AS jsonb); EXCEPTION WHEN others THEN RETURN NULL; END $rw$")};
+                               "AS $rw$ BEGIN RETURN CAST(t AS jsonb); EXCEPTION WHEN others THEN RETURN NULL; END $rw$"),
+                QStringLiteral("CREATE OR REPLACE FUNCTION pg_temp.rewind_try_timestamptz(t text) RETURNS timestamptz LANGUAGE plpgsql STABLE "
+                               "AS $rw$ BEGIN RETURN CAST(t AS timestamptz); EXCEPTION WHEN others THEN RETURN NULL; END $rw$")};
     }
     QString fixedOrderJoin() const override { return QStringLiteral("JOIN"); }
     QString tempTable(const QString &name) const override { return QStringLiteral("pg_temp.") % quote(name); }
@@ -352,8 +354,10 @@ public:
     }
     // By the column's type: timestamps and dates as instants (a timestamp
     // without zone read in the session's UTC), numbers as epoch seconds, text
-    // as numeric epoch seconds or ISO-8601 (checked by pattern first: a cast
-    // of unreadable text would abort the statement).
+    // as numeric epoch seconds or ISO-8601 (the pattern keeps out what
+    // PostgreSQL reads but SQLite does not, like 'now'; the cast attempt of
+    // streamSessionSetup() makes an impossible date like 2025-02-30 NULL
+    // instead of aborting the statement).
     QString epochMillis(const QString &x, const QString &columnType) const override
     {
         const QString t = columnType.toLower();
@@ -367,8 +371,8 @@ public:
         return QStringLiteral("(CASE WHEN ") % text % QStringLiteral(" ~ '^\\s*-?[0-9]+(\\.[0-9]*)?\\s*$' THEN CAST(round(CAST(") % text
                % QStringLiteral(" AS NUMERIC) * 1000) AS BIGINT) WHEN ") % text
                % QStringLiteral(" ~ '^\\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?)?\\s*([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$' "
-                                "THEN CAST(round(extract(epoch FROM CAST(")
-               % text % QStringLiteral(" AS TIMESTAMPTZ)) * 1000) AS BIGINT) END)");
+                                "THEN CAST(round(extract(epoch FROM pg_temp.rewind_try_timestamptz(")
+               % text % QStringLiteral(")) * 1000) AS BIGINT) END)");
     }
 };
 

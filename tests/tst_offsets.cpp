@@ -270,6 +270,20 @@ private Q_SLOTS:
         QCOMPARE(on("1746525600"), QStringLiteral("0:0"));
     }
 
+    // A record_ts that is not a time (or an impossible date) never matches
+    // and does not stop the reset.
+    void unreadableTimestampsAreSkipped()
+    {
+        const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("unreadable-%1.db").arg(++m_dbs), {
+            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+            QStringLiteral("INSERT INTO ev_log VALUES (0, 0, 'a', '2025-05-06T10:00:00Z', '{}'), (0, 1, 'b', 'garbage', '{}'), "
+                           "(0, 2, 'c', '2025-02-30T11:00:00Z', '{}'), (0, 3, 'd', '2025-05-06T10:03:00Z', '{}')"),
+        }).url().text;
+        const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:01:00Z")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(offsetsOf(json(r), "new"), QStringLiteral("0:3"));
+    }
+
     void byDurationLandsBetweenRecords()
     {
         // now - D = 2025-05-06T10:03:30Z, written as PnDTnHnMnS.
