@@ -52,6 +52,8 @@ Sql &Sql::operator<<(const Bind &b)
 
 const QString kSlicesTable = QStringLiteral("rewind_replay_slices");
 const QString kBatchTable = QStringLiteral("rewind_replay_batch");
+// Events whose field values decide a new sink's column types (PostgreSQL).
+constexpr qint64 kTypeSample = 10000;
 
 class Replayer {
 public:
@@ -250,7 +252,8 @@ private:
     }
 
     // The declared type of each field's sink column, from the JSON types its
-    // values have in the first batch (the dialect decides; SQLite declares none).
+    // values have in the first kTypeSample events of the first batch (the
+    // dialect decides; SQLite declares none).
     Result<QStringList> fieldTypes()
     {
         const SqlDialect &d = m_db.dialect();
@@ -262,7 +265,10 @@ private:
         for (const auto &[name, path] : m_stream.fields) {
             QStringList seen;
             if (typed && !m_batches.empty()) {
-                auto q = m_db.exec(QStringLiteral("SELECT DISTINCT ") % d.jsonTypeAt(m_payload, QStringLiteral("?")) % m_from, {path});
+                auto q = m_db.exec(QStringLiteral("SELECT DISTINCT t FROM (SELECT ") % d.jsonTypeAt(m_payload, QStringLiteral("?"))
+                                       % QStringLiteral(" AS t") % m_from % QStringLiteral(" LIMIT ") % QString::number(kTypeSample)
+                                       % QStringLiteral(") AS v"),
+                                   {path});
                 if (!q)
                     return fail(q.error());
                 while (q->next())
