@@ -38,9 +38,18 @@ qint64 clampTo(qint64 value, const PartitionOffsets &p, bool &clamped)
 Result<QMap<qint64, qint64>> firstOffsetsAtOrAfter(const Database &db, const StreamSpec &stream, qint64 ms)
 {
     const LogColumns &c = stream.logColumns;
+    // The record timestamp's declared type: text, numbers and (PostgreSQL)
+    // timestamp columns are read differently.
+    auto columns = db.columns(stream.log);
+    if (!columns)
+        return fail(columns.error());
+    QString type;
+    for (const ColumnInfo &col : *columns)
+        if (col.name == c.recordTs)
+            type = col.type;
     auto q = db.exec(QStringLiteral("SELECT ") % db.quote(c.partitionId) % QStringLiteral(", MIN(") % db.quote(c.logOffset)
                          % QStringLiteral(") FROM ") % db.quote(stream.log) % QStringLiteral(" WHERE ")
-                         % recordTsMillisExpr(db.quote(c.recordTs)) % QStringLiteral(" >= ? GROUP BY ") % db.quote(c.partitionId),
+                         % db.dialect().epochMillis(db.quote(c.recordTs), type) % QStringLiteral(" >= ? GROUP BY ") % db.quote(c.partitionId),
                      {ms});
     if (!q)
         return fail(q.error());
@@ -117,9 +126,8 @@ Status apply(const Database &db, const StreamSpec &stream, const ResetPlan &plan
         detail.push_back({{"partition", p.partition}, {"from", p.current}, {"to", p.newOffset}});
     }
     const SqlDialect &d = db.dialect();
-    auto r = db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at) "
-                                    "SELECT ?, ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), ")
-                         % d.nowUtcText() % QStringLiteral(" FROM json_each(?) WHERE true")
+    auto r = db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at) ")
+                         % d.jsonIntegerRows(QStringLiteral("?, ?, "), 2, QStringLiteral(", ") % d.nowUtcText()) % QStringLiteral(" WHERE true")
                          % d.upsertSet({QStringLiteral("stream"), QStringLiteral("group_id"), QStringLiteral("partition_id")},
                                        {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
                      {stream.name, plan.group, QString::fromStdString(pairs.dump())});
@@ -144,20 +152,6 @@ QString ResetRequest::describe() const
     case Kind::FromFile: return QStringLiteral("from-file (%1 partitions)").arg(fileOffsets.size());
     }
     return QString();
-}
-
-QString recordTsMillisExpr(const QString &x)
-{
-    // Zones SQLite's date functions do not read (+HHMM, +HH) are rewritten to +HH:MM.
-    const QString iso = QStringLiteral("upper(CASE WHEN ") % x % QStringLiteral(" GLOB '*:[0-9][0-9]*[+-][0-9][0-9][0-9][0-9]' THEN substr(")
-                        % x % QStringLiteral(", 1, length(") % x % QStringLiteral(") - 2) || ':' || substr(") % x
-                        % QStringLiteral(", -2) WHEN ") % x % QStringLiteral(" GLOB '*:[0-9][0-9]*[+-][0-9][0-9]' THEN ") % x
-                        % QStringLiteral(" || ':00' ELSE ") % x % QStringLiteral(" END)");
-    return QStringLiteral("(CASE WHEN typeof(") % x % QStringLiteral(") IN ('integer', 'real') THEN CAST(round(") % x
-           % QStringLiteral(" * 1000.0) AS INTEGER) WHEN typeof(") % x % QStringLiteral(") = 'text' AND ") % x
-           % QStringLiteral(" GLOB '*[0-9]*' AND ltrim(") % x % QStringLiteral(", '-') NOT GLOB '*[^0-9.]*' THEN CAST(round(CAST(") % x
-           % QStringLiteral(" AS REAL) * 1000.0) AS INTEGER) ELSE CAST(round((julianday(") % iso
-           % QStringLiteral(") - 2440587.5) * 86400000.0) AS INTEGER) END)");
 }
 
 Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const StreamSpec &stream, const QString &group)
@@ -214,6 +208,8 @@ Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, co
 Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request,
                                bool execute)
 {
+    if (auto setup = db.execAll(db.dialect().streamSessionSetup()); !setup)
+        return fail(setup.error());
     if (!execute)
         return plan(db, stream, group, request);
     ResetPlan result;

@@ -83,9 +83,4 @@ Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path,
 // --by-duration takes it; also PnW) or a short form (90s, 15m, 2h, 1d) to milliseconds.
 Result<qint64> parseResetDuration(const QString &text);
 
-// SQLite expression giving a record timestamp as integer epoch milliseconds:
-// epoch seconds (INTEGER, REAL or numeric text) or ISO-8601 text with or
-// without zone (Z, +HH:MM, +HHMM, +HH; none means UTC). NULL when unreadable.
-QString recordTsMillisExpr(const QString &quotedColumn);
-
 } // namespace rw

@@ -50,8 +50,10 @@ Sql &Sql::operator<<(const Bind &b)
     return *this;
 }
 
-const QString kSlices = QStringLiteral("temp.rewind_replay_slices");
+const QString kSlicesTable = QStringLiteral("rewind_replay_slices");
 const QString kBatchTable = QStringLiteral("rewind_replay_batch");
+// Events whose field values decide a new sink's column types (PostgreSQL).
+constexpr qint64 kTypeSample = 10000;
 
 class Replayer {
 public:
@@ -59,16 +61,17 @@ public:
         : m_db(db), m_stream(stream), m_group(std::move(group)), m_options(options)
     {
         const LogColumns &c = stream.logColumns;
+        m_slices = db.dialect().tempTable(kSlicesTable);
         m_p = QStringLiteral("l.") % db.quote(c.partitionId);
         m_o = QStringLiteral("l.") % db.quote(c.logOffset);
         m_e = QStringLiteral("l.") % db.quote(c.eventId);
         m_payload = QStringLiteral("l.") % db.quote(c.payload);
-        m_from = QStringLiteral(" FROM ") % kSlices % QStringLiteral(" AS s CROSS JOIN ") % db.quote(stream.log) % QStringLiteral(" AS l ON ")
+        m_from = QStringLiteral(" FROM ") % m_slices % QStringLiteral(" AS s ") % db.dialect().fixedOrderJoin() % u' ' % db.quote(stream.log) % QStringLiteral(" AS l ON ")
                  % m_p % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi");
         // Events per slice: one count over the log's (partition, offset) index
         // each, about 4x cheaper than a join and GROUP BY.
         m_countSlices = QStringLiteral("SELECT s.p, (SELECT COUNT(*) FROM ") % db.quote(stream.log) % QStringLiteral(" AS l WHERE ") % m_p
-                        % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi) FROM ") % kSlices
+                        % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi) FROM ") % m_slices
                         % QStringLiteral(" AS s");
     }
 
@@ -81,6 +84,8 @@ public:
         m_result.executed = m_options.execute;
         if (m_options.batchSize <= 0)
             return badInput(QStringLiteral("--batch-size must be positive"));
+        if (auto setup = m_db.execAll(m_db.dialect().streamSessionSetup()); !setup)
+            return fail(setup.error());
         if (m_options.execute) {
             auto id = beginReplay(m_db, m_stream.name, m_group);
             if (!id)
@@ -89,7 +94,7 @@ public:
         }
         Status s = m_options.execute ? execute() : dryRun();
         if (m_restoreCache)
-            m_db.exec(QStringLiteral("PRAGMA cache_size = %1").arg(*m_restoreCache));
+            m_db.exec(m_db.dialect().setPageCacheSize(*m_restoreCache));
         if (m_options.execute)
             m_db.exec(m_db.dialect().dropTempTable(kBatchTable)); // its memory, on a connection that may live on
         if (m_options.execute) {
@@ -155,35 +160,40 @@ private:
 
     Status fillSlices(const Batch &batch)
     {
-        if (auto r = m_db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_replay_slices (p INTEGER, lo INTEGER, hi INTEGER)")); !r)
+        const QString big = m_db.dialect().bigintType();
+        if (auto r = m_db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_replay_slices (p ") % big % QStringLiteral(", lo ") % big
+                               % QStringLiteral(", hi ") % big % u')');
+            !r)
             return fail(r.error());
-        if (auto r = m_db.exec(QStringLiteral("DELETE FROM ") % kSlices); !r)
+        if (auto r = m_db.exec(QStringLiteral("DELETE FROM ") % m_slices); !r)
             return fail(r.error());
         nlohmann::json rows = nlohmann::json::array();
         for (const Slice &s : batch)
             rows.push_back({s.partition, s.lo, s.hi});
-        auto r = m_db.exec(QStringLiteral("INSERT INTO ") % kSlices
-                               % QStringLiteral(" (p, lo, hi) SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), "
-                                                "json_extract(value, '$[2]') FROM json_each(?)"),
+        auto r = m_db.exec(QStringLiteral("INSERT INTO ") % m_slices % QStringLiteral(" (p, lo, hi) ")
+                               % m_db.dialect().jsonIntegerRows(QString(), 3, QString()),
                            {QString::fromStdString(rows.dump())});
         if (!r)
             return fail(r.error());
         return {};
     }
 
-    // 1 when the event goes to the sink, 0 when it goes to the DLQ.
+    // 1 when the event goes to the sink, 0 when it goes to the DLQ (an
+    // integer on both engines).
     void valid(Sql &sql) const
     {
-        sql << QStringLiteral("(") << m_e << QStringLiteral(" IS NOT NULL AND CASE WHEN json_valid(") << m_payload << QStringLiteral(") THEN ");
+        const SqlDialect &d = m_db.dialect();
+        sql << QStringLiteral("CASE WHEN ") << m_e << QStringLiteral(" IS NOT NULL AND ") << d.isTrue(d.jsonValid(m_payload))
+            << QStringLiteral(" THEN CASE WHEN ");
         if (m_stream.required.isEmpty())
-            sql << QStringLiteral("1");
+            sql << QStringLiteral("1 = 1");
         for (qsizetype i = 0; i < m_stream.required.size(); ++i) {
             if (i > 0)
                 sql << QStringLiteral(" AND ");
-            sql << QStringLiteral("json_extract(") << m_payload << QStringLiteral(", ") << Bind{pathOf(m_stream.required[i])}
-                << QStringLiteral(") IS NOT NULL");
+            sql << d.jsonExtract(m_payload, QStringLiteral("?")) << QStringLiteral(" IS NOT NULL");
+            sql.binds << pathOf(m_stream.required[i]);
         }
-        sql << QStringLiteral(" ELSE 0 END)");
+        sql << QStringLiteral(" THEN 1 ELSE 0 END ELSE 0 END");
     }
 
     QString pathOf(const QString &field) const
@@ -201,22 +211,24 @@ private:
             return fail(exists.error());
         const QString sink = m_db.quote(m_stream.sink);
         if (!*exists) {
+            auto types = fieldTypes();
+            if (!types)
+                return fail(types.error());
             QStringList cols{QStringLiteral("\"event_id\" TEXT PRIMARY KEY")};
-            for (const auto &[name, path] : m_stream.fields)
-                cols << m_db.quote(name);
+            for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
+                cols << (types->at(i).isEmpty() ? m_db.quote(m_stream.fields[i].first)
+                                                : QString(m_db.quote(m_stream.fields[i].first) % u' ' % types->at(i)));
             if (auto r = m_db.exec(QStringLiteral("CREATE TABLE ") % sink % QStringLiteral(" (") % cols.join(QStringLiteral(", ")) % u')'); !r)
                 return fail(r.error());
             m_result.sinkCreated = true;
             return {};
         }
-        auto unique = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM pragma_index_list(?) AS il WHERE il.\"unique\" = 1 "
-                                                 "AND (SELECT COUNT(*) FROM pragma_index_info(il.name)) = 1 "
-                                                 "AND (SELECT name FROM pragma_index_info(il.name)) = 'event_id'"),
-                                  {m_stream.sink});
+        auto unique = indexColumns(m_db.dialect().listUniqueIndexColumns(), m_stream.sink);
         if (!unique)
             return fail(unique.error());
-        if (unique->toLongLong() > 0)
-            return {};
+        for (const QStringList &columns : *unique)
+            if (columns == QStringList{QStringLiteral("event_id")})
+                return {};
         auto r = m_db.exec(QStringLiteral("CREATE UNIQUE INDEX ") % m_db.quote(QStringLiteral("rewind_uq_") % m_stream.sink % QStringLiteral("_event_id"))
                            % QStringLiteral(" ON ") % sink % QStringLiteral(" (\"event_id\")"));
         if (!r)
@@ -226,19 +238,59 @@ private:
         return {};
     }
 
+    // The columns of each index a catalog query (dialect listIndexColumns
+    // shape: index, position, column) reports for `relation`.
+    Result<QList<QStringList>> indexColumns(const QString &catalogSql, const QString &relation) const
+    {
+        auto q = m_db.exec(catalogSql, {relation});
+        if (!q)
+            return fail(q.error());
+        QMap<QString, QStringList> byIndex;
+        while (q->next())
+            byIndex[q->value(0).toString()] << q->value(2).toString();
+        return byIndex.values();
+    }
+
+    // The declared type of each field's sink column, from the JSON types its
+    // values have in the first kTypeSample events of the first batch (the
+    // dialect decides; SQLite declares none).
+    Result<QStringList> fieldTypes()
+    {
+        const SqlDialect &d = m_db.dialect();
+        QStringList out;
+        const bool typed = !d.sinkColumnType({}).isEmpty();
+        if (typed && !m_batches.empty())
+            if (auto s = fillSlices(m_batches.front()); !s)
+                return fail(s.error());
+        for (const auto &[name, path] : m_stream.fields) {
+            QStringList seen;
+            if (typed && !m_batches.empty()) {
+                auto q = m_db.exec(QStringLiteral("SELECT DISTINCT t FROM (SELECT ") % d.jsonTypeAt(m_payload, QStringLiteral("?"))
+                                       % QStringLiteral(" AS t") % m_from % QStringLiteral(" LIMIT ") % QString::number(kTypeSample)
+                                       % QStringLiteral(") AS v"),
+                                   {path});
+                if (!q)
+                    return fail(q.error());
+                while (q->next())
+                    if (!q->value(0).isNull())
+                        seen << q->value(0).toString();
+            }
+            out << d.sinkColumnType(seen);
+        }
+        return out;
+    }
+
     // Batches read offset ranges per partition: without an index on
     // (partition, offset) each would scan the whole log.
     Status ensureLogIndex()
     {
         const LogColumns &c = m_stream.logColumns;
-        auto has = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM pragma_index_list(?) AS il "
-                                              "WHERE (SELECT name FROM pragma_index_info(il.name) WHERE seqno = 0) = ? "
-                                              "AND (SELECT name FROM pragma_index_info(il.name) WHERE seqno = 1) = ?"),
-                               {m_stream.log, c.partitionId, c.logOffset});
-        if (!has)
-            return fail(has.error());
-        if (has->toLongLong() > 0)
-            return {};
+        auto indexes = indexColumns(m_db.dialect().listIndexColumns(), m_stream.log);
+        if (!indexes)
+            return fail(indexes.error());
+        for (const QStringList &columns : *indexes)
+            if (columns.size() >= 2 && columns[0] == c.partitionId && columns[1] == c.logOffset)
+                return {};
         auto r = m_db.exec(QStringLiteral("CREATE INDEX IF NOT EXISTS ") % m_db.quote(QStringLiteral("rewind_ix_") % m_stream.log % QStringLiteral("_offsets"))
                            % QStringLiteral(" ON ") % m_db.quote(m_stream.log) % QStringLiteral(" (") % m_db.quote(c.partitionId)
                            % QStringLiteral(", ") % m_db.quote(c.logOffset) % u')');
@@ -280,16 +332,17 @@ private:
         Sql v;
         valid(v);
         // v.ok once per row; the DLQ and sink probes only where they matter.
-        sql << QStringLiteral("SELECT COUNT(DISTINCT CASE WHEN ok = 1 AND NOT in_sink THEN e END), SUM(ok), SUM(ok = 0 AND NOT in_dlq), SUM(ok = 0 AND in_dlq) FROM (SELECT ")
+        sql << QStringLiteral("SELECT COUNT(DISTINCT CASE WHEN ok = 1 AND NOT in_sink THEN e END), SUM(ok), "
+                              "SUM(CASE WHEN ok = 0 AND NOT in_dlq THEN 1 ELSE 0 END), SUM(CASE WHEN ok = 0 AND in_dlq THEN 1 ELSE 0 END) FROM (SELECT ")
             << m_e << QStringLiteral(" AS e, ") << v.text;
         sql.binds << v.binds;
         sql << QStringLiteral(" AS ok, ") << (*sinkExists ? QString(QStringLiteral("EXISTS (SELECT 1 FROM ") % m_db.quote(m_stream.sink)
                                                                     % QStringLiteral(" AS k WHERE k.\"event_id\" = ") % m_e % u')')
-                                                          : QStringLiteral("0"))
+                                                          : QStringLiteral("1 = 0"))
             << QStringLiteral(" AS in_sink, EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
                     << Bind{m_stream.name}
             << QStringLiteral(" AND d.part = CAST(") << m_p << QStringLiteral(" AS TEXT) AND d.log_offset = ") << m_o
-            << QStringLiteral(") AS in_dlq") << m_from << QStringLiteral(")");
+            << QStringLiteral(") AS in_dlq") << m_from << QStringLiteral(") AS v");
         auto q = m_db.exec(sql.text, sql.binds);
         if (!q)
             return fail(q.error());
@@ -315,11 +368,15 @@ private:
             if (!prepared)
                 return prepared;
         }
-        buildStatements();
+        if (!m_batches.empty())
+            if (auto b = buildStatements(); !b)
+                return b;
         // A page cache that holds the sink's event_id index keeps inserts off the disk.
-        auto cache = m_db.scalar(QStringLiteral("PRAGMA cache_size"));
-        if (cache && m_db.exec(QStringLiteral("PRAGMA cache_size = -131072")))
-            m_restoreCache = cache->toLongLong();
+        if (const QString size = m_db.dialect().pageCacheSize(); !size.isEmpty()) {
+            auto cache = m_db.scalar(size);
+            if (cache && m_db.exec(m_db.dialect().setPageCacheSize(-131072)))
+                m_restoreCache = cache->toLongLong();
+        }
         for (auto &p : m_result.partitions)
             p.to = p.from; // advanced as batches commit
         m_result.status = QStringLiteral("succeeded");
@@ -350,7 +407,7 @@ private:
     // the same test as valid(), on the staged columns.
     QString stagedValid() const
     {
-        QString v = QStringLiteral("(b.e IS NOT NULL AND b.jv IS 1");
+        QString v = QStringLiteral("(b.e IS NOT NULL AND ") % m_db.dialect().isTrue(QStringLiteral("b.jv"));
         for (const QString &field : m_stream.required)
             v += QStringLiteral(" AND b.") % stageColumn(fieldIndex(field)) % QStringLiteral(" IS NOT NULL");
         return v + u')';
@@ -364,24 +421,32 @@ private:
         return -1;
     }
 
-    void buildStatements()
+    Status buildStatements()
     {
+        const SqlDialect &d = m_db.dialect();
         Sql stage;
-        stage << QStringLiteral("CREATE TEMP TABLE ") << kBatchTable << QStringLiteral(" AS SELECT s.p AS p, ") << m_o << QStringLiteral(" AS o, ")
-              << m_e << QStringLiteral(" AS e, json_valid(") << m_payload << QStringLiteral(") AS jv");
-        for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
-            stage << QStringLiteral(", CASE WHEN json_valid(") << m_payload << QStringLiteral(") THEN json_extract(") << m_payload
-                  << QStringLiteral(", ") << Bind{m_stream.fields[i].second} << QStringLiteral(") END AS ") << stageColumn(i);
-        stage << m_from;
+        stage << QStringLiteral("CREATE TEMP TABLE ") << kBatchTable << QStringLiteral(" AS ")
+              << d.jsonStageSelect({{QStringLiteral("s.p"), QStringLiteral("p")}, {m_o, QStringLiteral("o")}, {m_e, QStringLiteral("e")}},
+                                   m_payload, int(m_stream.fields.size()), m_from);
+        for (const auto &field : m_stream.fields)
+            stage.binds << field.second;
         m_stage = stage;
 
-        const QString from = QStringLiteral(" FROM temp.") % kBatchTable % QStringLiteral(" AS b");
+        // The sink's declared column types (PostgreSQL: extracted text is cast to them).
+        QMap<QString, QString> sinkTypes;
+        if (auto columns = m_db.columns(m_stream.sink); columns)
+            for (const ColumnInfo &c : *columns)
+                sinkTypes.insert(c.name, c.type);
+        else
+            return fail(columns.error());
+
+        const QString from = QStringLiteral(" FROM ") % d.tempTable(kBatchTable) % QStringLiteral(" AS b");
         const QString ok = stagedValid();
         QStringList cols{QStringLiteral("\"event_id\"")};
         QString sink = QStringLiteral("SELECT b.e");
         for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i) {
             cols << m_db.quote(m_stream.fields[i].first);
-            sink += QStringLiteral(", b.") % stageColumn(i);
+            sink += QStringLiteral(", ") % d.sinkValue(QStringLiteral("b.") % stageColumn(i), sinkTypes.value(m_stream.fields[i].first));
         }
         // In key order the unique index is walked once per batch instead of
         // probed at random; among equal event_ids the earliest offset wins.
@@ -395,8 +460,9 @@ private:
         dlq << QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, record_key, error_class, "
                               "error, original_payload, payload, status, attempts, first_seen) SELECT 'stream', ")
                     << Bind{m_stream.name}
-            << QStringLiteral(", CAST(b.p AS TEXT), b.o, b.e, b.e, CASE WHEN b.jv IS NOT 1 THEN 'invalid_json' WHEN b.e IS NULL THEN "
-                              "'missing_event_id' ELSE 'missing_field' END, CASE WHEN b.jv IS NOT 1 THEN CASE WHEN ")
+            << QStringLiteral(", CAST(b.p AS TEXT), b.o, b.e, b.e, CASE WHEN ") << d.isNotTrue(QStringLiteral("b.jv"))
+            << QStringLiteral(" THEN 'invalid_json' WHEN b.e IS NULL THEN 'missing_event_id' ELSE 'missing_field' END, CASE WHEN ")
+            << d.isNotTrue(QStringLiteral("b.jv")) << QStringLiteral(" THEN CASE WHEN ")
             << m_payload
             << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' END WHEN b.e IS NULL THEN 'event_id is NULL' "
                               "ELSE 'required field missing or null: ' || rtrim(''");
@@ -404,12 +470,13 @@ private:
             dlq << QStringLiteral(" || CASE WHEN b.") << stageColumn(fieldIndex(field)) << QStringLiteral(" IS NULL THEN ")
                 << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))} << QStringLiteral(" ELSE '' END");
         dlq << QStringLiteral(", ', ') END, ") << m_payload << QStringLiteral(", ") << m_payload << QStringLiteral(", 'new', 0, ")
-            << m_db.dialect().nowUtcText() << from << QStringLiteral(" CROSS JOIN ") << m_db.quote(m_stream.log) << QStringLiteral(" AS l ON ")
+            << m_db.dialect().nowUtcText() << from << u' ' % d.fixedOrderJoin() % u' ' << m_db.quote(m_stream.log) << QStringLiteral(" AS l ON ")
             << m_p << QStringLiteral(" = b.p AND ") << m_o << QStringLiteral(" = b.o WHERE NOT ") << ok
             << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
                     << Bind{m_stream.name}
             << QStringLiteral(" AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o)");
         m_dlqInsert = dlq;
+        return {};
     }
 
     Status runBatch(const Batch &batch)
@@ -447,7 +514,7 @@ private:
                     return fail(history.error());
             }
             // Every DLQ record in the batch's ranges, new or read before a rewind.
-            auto known = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM ") % kSlices
+            auto known = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM ") % m_slices
                                          % QStringLiteral(" AS s JOIN rewind_dlq AS d ON d.source_kind = 'stream' AND d.source_name = ? "
                                                           "AND d.part = CAST(s.p AS TEXT) AND d.log_offset >= s.lo AND d.log_offset < s.hi"),
                                      {m_stream.name});
@@ -464,7 +531,7 @@ private:
             const SqlDialect &d = m_db.dialect();
             auto commit = m_db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at) "
                                                    "SELECT ?, ?, p, hi, ")
-                                        % d.nowUtcText() % QStringLiteral(" FROM ") % kSlices % QStringLiteral(" WHERE true")
+                                        % d.nowUtcText() % QStringLiteral(" FROM ") % m_slices % QStringLiteral(" WHERE true")
                                         % d.upsertSet({QStringLiteral("stream"), QStringLiteral("group_id"), QStringLiteral("partition_id")},
                                                       {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
                                     {m_stream.name, m_group});
@@ -511,7 +578,7 @@ private:
     const StreamSpec &m_stream;
     const QString m_group;
     const ReplayOptions &m_options;
-    QString m_p, m_o, m_e, m_payload, m_from, m_countSlices;
+    QString m_slices, m_p, m_o, m_e, m_payload, m_from, m_countSlices;
     Sql m_stage, m_sinkInsert, m_dlqInsert;
     std::vector<Batch> m_batches;
     qint64 m_offsetsTotal = 0;

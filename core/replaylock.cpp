@@ -70,7 +70,12 @@ Result<qint64> beginReplay(const Database &db, const QString &stream, const QStr
                            {stream, group, osUser(), QCoreApplication::applicationPid(), QSysInfo::machineHostName()});
         if (!ins)
             return fail(ins.error());
-        id = ins->lastInsertId().toLongLong();
+        // Inside the write lock no other writer inserts: the newest id is ours
+        // (PostgreSQL's driver has no last insert id for identity columns).
+        auto newest = db.scalar(QStringLiteral("SELECT MAX(replay_id) FROM rewind_replays"));
+        if (!newest)
+            return fail(newest.error());
+        id = newest->toLongLong();
         return {};
     });
     if (!s)

@@ -103,6 +103,58 @@ public:
     {
         return QStringLiteral("json_object(") % namesAndExpressions.join(u", ") % u')';
     }
+
+    // Streams
+    QString fixedOrderJoin() const override { return QStringLiteral("CROSS JOIN"); }
+    QString tempTable(const QString &name) const override { return QStringLiteral("temp.") % quote(name); }
+    QString jsonValid(const QString &expr) const override { return QStringLiteral("json_valid(") % expr % u')'; }
+    QString isTrue(const QString &expr) const override { return expr % QStringLiteral(" IS 1"); }
+    QString isNotTrue(const QString &expr) const override { return expr % QStringLiteral(" IS NOT 1"); }
+    QString jsonIntegerRows(const QString &leading, int columns, const QString &trailing) const override
+    {
+        QStringList items;
+        for (int i = 0; i < columns; ++i)
+            items << QStringLiteral("json_extract(value, '$[%1]')").arg(i);
+        return QStringLiteral("SELECT ") % leading % items.join(QStringLiteral(", ")) % trailing % QStringLiteral(" FROM json_each(?)");
+    }
+    QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough, const QString &payload, int paths,
+                            const QString &fromClause) const override
+    {
+        QString out = QStringLiteral("SELECT ");
+        for (const auto &[expr, alias] : passThrough)
+            out += expr % QStringLiteral(" AS ") % alias % QStringLiteral(", ");
+        out += QStringLiteral("json_valid(") % payload % QStringLiteral(") AS jv");
+        for (int i = 0; i < paths; ++i)
+            out += QStringLiteral(", CASE WHEN json_valid(") % payload % QStringLiteral(") THEN json_extract(") % payload
+                   % QStringLiteral(", ?) END AS c") % QString::number(i);
+        return out + fromClause;
+    }
+    QString jsonTypeAt(const QString &payload, const QString &path) const override
+    {
+        return QStringLiteral("json_type(") % payload % QStringLiteral(", ") % path % u')';
+    }
+    QString sinkColumnType(const QStringList &) const override { return QString(); }
+    QString sinkValue(const QString &expr, const QString &) const override { return expr; }
+    QString listUniqueIndexColumns() const override
+    {
+        return QStringLiteral("SELECT il.name, ii.seqno, ii.name FROM pragma_index_list(?) AS il "
+                              "JOIN pragma_index_info(il.name) AS ii WHERE il.\"unique\" = 1 AND il.partial = 0 ORDER BY il.name, ii.seqno");
+    }
+    QString epochMillis(const QString &x, const QString &) const override
+    {
+        // Zones SQLite's date functions do not read (+HHMM, +HH) are rewritten to +HH:MM.
+        const QString iso = QStringLiteral("upper(CASE WHEN ") % x % QStringLiteral(" GLOB '*:[0-9][0-9]*[+-][0-9][0-9][0-9][0-9]' THEN substr(")
+                            % x % QStringLiteral(", 1, length(") % x % QStringLiteral(") - 2) || ':' || substr(") % x
+                            % QStringLiteral(", -2) WHEN ") % x % QStringLiteral(" GLOB '*:[0-9][0-9]*[+-][0-9][0-9]' THEN ") % x
+                            % QStringLiteral(" || ':00' ELSE ") % x % QStringLiteral(" END)");
+        return QStringLiteral("(CASE WHEN typeof(") % x % QStringLiteral(") IN ('integer', 'real') THEN CAST(round(") % x
+               % QStringLiteral(" * 1000.0) AS INTEGER) WHEN typeof(") % x % QStringLiteral(") = 'text' AND ") % x
+               % QStringLiteral(" GLOB '*[0-9]*' AND ltrim(") % x % QStringLiteral(", '-') NOT GLOB '*[^0-9.]*' THEN CAST(round(CAST(") % x
+               % QStringLiteral(" AS REAL) * 1000.0) AS INTEGER) ELSE CAST(round((julianday(") % iso
+               % QStringLiteral(") - 2440587.5) * 86400000.0) AS INTEGER) END)");
+    }
+    QString pageCacheSize() const override { return QStringLiteral("PRAGMA cache_size"); }
+    QString setPageCacheSize(qint64 size) const override { return QStringLiteral("PRAGMA cache_size = %1").arg(size); }
 };
 
 
@@ -284,6 +336,108 @@ private:
         return QStringLiteral("SELECT c.oid FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace, "
                               "(SELECT CAST(? AS TEXT) AS name) AS r WHERE (c.relname = r.name AND pg_table_is_visible(c.oid)) "
                               "OR n.nspname || '.' || c.relname = r.name ORDER BY pg_table_is_visible(c.oid) DESC LIMIT 1");
+    }
+
+public:
+    // Streams
+    // JSON validity without PostgreSQL 16's IS JSON: a cast attempt in a
+    // PL/pgSQL exception block, as a temporary function of the session (no
+    // control-schema migration, no CREATE privilege on a schema needed). It
+    // parses each payload once; about 4 us a row above the plain cast.
+    QStringList streamSessionSetup() const override
+    {
+        return {QStringLiteral("CREATE OR REPLACE FUNCTION pg_temp.rewind_try_jsonb(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE "
+                               "AS $rw$ BEGIN RETURN CAST(t AS jsonb); EXCEPTION WHEN others THEN RETURN NULL; END $rw$"),
+                QStringLiteral("CREATE OR REPLACE FUNCTION pg_temp.rewind_try_timestamptz(t text) RETURNS timestamptz LANGUAGE plpgsql STABLE "
+                               "AS $rw$ BEGIN RETURN CAST(t AS timestamptz); EXCEPTION WHEN others THEN RETURN NULL; END $rw$")};
+    }
+    QString fixedOrderJoin() const override { return QStringLiteral("JOIN"); }
+    QString tempTable(const QString &name) const override { return QStringLiteral("pg_temp.") % quote(name); }
+    QString jsonValid(const QString &expr) const override
+    {
+        return QStringLiteral("(pg_temp.rewind_try_jsonb(") % expr % QStringLiteral(") IS NOT NULL)");
+    }
+    QString isTrue(const QString &expr) const override { return expr % QStringLiteral(" IS TRUE"); }
+    QString isNotTrue(const QString &expr) const override { return expr % QStringLiteral(" IS NOT TRUE"); }
+    QString jsonIntegerRows(const QString &leading, int columns, const QString &trailing) const override
+    {
+        QStringList items;
+        for (int i = 0; i < columns; ++i)
+            items << QStringLiteral("CAST(value ->> %1 AS BIGINT)").arg(i);
+        return QStringLiteral("SELECT ") % leading % items.join(QStringLiteral(", ")) % trailing
+               % QStringLiteral(" FROM jsonb_array_elements(CAST(? AS jsonb)) AS value");
+    }
+    // The payload parsed once in a subquery that OFFSET 0 keeps from being
+    // flattened (which would call the parser once per use).
+    QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough, const QString &payload, int paths,
+                            const QString &fromClause) const override
+    {
+        QString inner = QStringLiteral("SELECT ");
+        QString out = QStringLiteral("SELECT ");
+        for (const auto &[expr, alias] : passThrough) {
+            inner += expr % QStringLiteral(" AS ") % alias % QStringLiteral(", ");
+            out += QStringLiteral("x.") % alias % QStringLiteral(", ");
+        }
+        inner += QStringLiteral("pg_temp.rewind_try_jsonb(") % payload % QStringLiteral(") AS j") % fromClause;
+        out += QStringLiteral("(x.j IS NOT NULL) AS jv");
+        for (int i = 0; i < paths; ++i)
+            out += QStringLiteral(", (jsonb_path_query_first(x.j, CAST(? AS jsonpath)) #>> '{}') AS c") % QString::number(i);
+        return out % QStringLiteral(" FROM (") % inner % QStringLiteral(" OFFSET 0) AS x");
+    }
+    QString jsonTypeAt(const QString &payload, const QString &path) const override
+    {
+        return QStringLiteral("jsonb_typeof(jsonb_path_query_first(pg_temp.rewind_try_jsonb(") % payload % QStringLiteral("), CAST(") % path
+               % QStringLiteral(" AS jsonpath)))");
+    }
+    // JSON numbers become NUMERIC (exact, like the text), booleans BOOLEAN,
+    // anything else (strings, mixed, objects, only nulls) TEXT.
+    QString sinkColumnType(const QStringList &jsonTypes) const override
+    {
+        QStringList seen = jsonTypes;
+        seen.removeAll(QStringLiteral("null"));
+        seen.removeDuplicates();
+        if (seen == QStringList{QStringLiteral("number")})
+            return QStringLiteral("NUMERIC");
+        if (seen == QStringList{QStringLiteral("boolean")})
+            return QStringLiteral("BOOLEAN");
+        return QStringLiteral("TEXT");
+    }
+    QString sinkValue(const QString &expr, const QString &type) const override
+    {
+        const QString t = type.toLower();
+        if (t.isEmpty() || t == QLatin1String("text") || t.startsWith(QLatin1String("character")))
+            return expr;
+        return QStringLiteral("CAST(") % expr % QStringLiteral(" AS ") % type % u')';
+    }
+    QString listUniqueIndexColumns() const override
+    {
+        return QStringLiteral("SELECT i.relname, k.n - 1, a.attname FROM pg_index AS x JOIN pg_class AS i ON i.oid = x.indexrelid "
+                              "CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) "
+                              "JOIN pg_attribute AS a ON a.attrelid = x.indrelid AND a.attnum = k.attnum "
+                              "WHERE x.indisunique AND x.indpred IS NULL AND x.indrelid = (")
+               % relationOid() % QStringLiteral(") ORDER BY i.relname, k.n");
+    }
+    // By the column's type: timestamps and dates as instants (a timestamp
+    // without zone read in the session's UTC), numbers as epoch seconds, text
+    // as numeric epoch seconds or ISO-8601 (the pattern keeps out what
+    // PostgreSQL reads but SQLite does not, like 'now'; the cast attempt of
+    // streamSessionSetup() makes an impossible date like 2025-02-30 NULL
+    // instead of aborting the statement).
+    QString epochMillis(const QString &x, const QString &columnType) const override
+    {
+        const QString t = columnType.toLower();
+        if (t.startsWith(QLatin1String("timestamp")) || t == QLatin1String("date"))
+            return QStringLiteral("CAST(round(extract(epoch FROM ") % x % QStringLiteral(") * 1000) AS BIGINT)");
+        static const QStringList numeric{QStringLiteral("smallint"), QStringLiteral("integer"), QStringLiteral("bigint"),
+                                         QStringLiteral("real"), QStringLiteral("double precision")};
+        if (numeric.contains(t) || t.startsWith(QLatin1String("numeric")))
+            return QStringLiteral("CAST(round(") % x % QStringLiteral(" * 1000.0) AS BIGINT)");
+        const QString text = QStringLiteral("CAST(") % x % QStringLiteral(" AS TEXT)");
+        return QStringLiteral("(CASE WHEN ") % text % QStringLiteral(" ~ '^\\s*-?[0-9]+(\\.[0-9]*)?\\s*$' THEN CAST(round(CAST(") % text
+               % QStringLiteral(" AS NUMERIC) * 1000) AS BIGINT) WHEN ") % text
+               % QStringLiteral(" ~ '^\\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?)?\\s*([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$' "
+                                "THEN CAST(round(extract(epoch FROM pg_temp.rewind_try_timestamptz(")
+               % text % QStringLiteral(")) * 1000) AS BIGINT) END)");
     }
 };
 

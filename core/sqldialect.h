@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QString>
+#include <QList>
+#include <QPair>
 #include <QStringList>
 
 #include <memory>
@@ -93,7 +95,54 @@ public:
     // ON CONFLICT (...) DO NOTHING / DO UPDATE SET c = excluded.c, the same
     // text on both engines.
     QString upsertSet(const QStringList &conflictColumns, const QStringList &updateColumns) const;
+
+    // Streams
+    // Statements a connection runs before the stream SQL below uses its
+    // helpers (PostgreSQL: per-session functions in pg_temp; SQLite: none).
+    virtual QStringList streamSessionSetup() const { return {}; }
+    // A join whose tables are read in the order written (SQLite: CROSS JOIN,
+    // which its planner never reorders), with an ON condition.
+    virtual QString fixedOrderJoin() const = 0;
+    // A per-connection temporary table, qualified (temp.x, pg_temp.x).
+    virtual QString tempTable(const QString &name) const = 0;
+    // 1 (SQLite) or true (PostgreSQL) when the text `expr` is valid JSON;
+    // never NULL for a NULL payload on PostgreSQL, NULL on SQLite.
+    virtual QString jsonValid(const QString &expr) const = 0;
+    // `expr IS 1` / `expr IS NOT 1` for a flag from jsonValid (or a column of it).
+    virtual QString isTrue(const QString &expr) const = 0;
+    virtual QString isNotTrue(const QString &expr) const = 0;
+    // SELECT of the elements of a bound JSON array of integer arrays ("[[1,2],[3,4]]"):
+    // `leading` (select items before them, with a trailing ", " if any), then element
+    // 0..columns-1 of each inner array as integers, then `trailing` (", x" items).
+    virtual QString jsonIntegerRows(const QString &leading, int columns, const QString &trailing) const = 0;
+    // A SELECT staging events: `passThrough` (expression, alias) pairs, then
+    // "jv" (jsonValid of `payload`) and "c0".."c<n-1>" (the value at the
+    // n bound paths, text or number, NULL when the payload is not JSON),
+    // then `fromClause` (" FROM ..."). Each payload is parsed once per row.
+    virtual QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough, const QString &payload, int paths,
+                                    const QString &fromClause) const = 0;
+    // The JSON type of the value at bound path `path` in the valid JSON text `payload`.
+    virtual QString jsonTypeAt(const QString &payload, const QString &path) const = 0;
+    // The column type a sink gets for a field whose values had these JSON
+    // types (jsonTypeAt, NULLs left out). Empty: no declared type (SQLite
+    // keeps each value's own type).
+    virtual QString sinkColumnType(const QStringList &jsonTypes) const = 0;
+    // The staged value `expr` as written to a sink column declared `type`
+    // (as listColumns reports it).
+    virtual QString sinkValue(const QString &expr, const QString &type) const = 0;
+    // Unique indexes of a relation, bound parameter: relation name. Columns "index", "position", "column".
+    virtual QString listUniqueIndexColumns() const = 0;
+    // Record timestamps as integer epoch milliseconds, NULL when unreadable:
+    // epoch seconds (numbers, numeric text), ISO-8601 text with or without a
+    // zone (none means UTC), or a timestamp column. `columnType` is the
+    // column's declared type as listColumns reports it. Needs streamSessionSetup().
+    virtual QString epochMillis(const QString &quotedColumn, const QString &columnType) const = 0;
+    // Reading and setting this connection's page cache size (SQLite: PRAGMA
+    // cache_size; empty where the engine has no such setting).
+    virtual QString pageCacheSize() const { return {}; }
+    virtual QString setPageCacheSize(qint64 size) const { Q_UNUSED(size); return {}; }
 };
+
 
 std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind);
 

@@ -50,11 +50,14 @@ private:
     //  1: offsets 5..9 (retention removed 0..4) at 10:00 + (i - 4) min, written with zone offsets;
     //  2: offsets 0..9 at 10:00 + i min as epoch seconds: INTEGER, REAL and numeric text.
     // Group "g" committed 3 in partition 0 and 7 in partition 2, nothing in 1.
+    // On SQLite record_ts has no declared type (each value keeps its own); on
+    // PostgreSQL it is TEXT, the epoch numbers written as their text.
     QString freshDb()
     {
         const QString name = QStringLiteral("offsets-%1.db").arg(++m_dbs);
         QStringList sql{
-            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts, payload TEXT)"),
+            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts%1, payload TEXT)")
+                .arg(testsupport::onPostgres() ? QStringLiteral(" TEXT") : QString()),
             QStringLiteral("CREATE UNIQUE INDEX ev_log_offsets ON ev_log (partition_id, log_offset)"),
         };
         const QStringList p0{QStringLiteral("'2025-05-06T10:00:00Z'"), QStringLiteral("'2025-05-06 10:01:00'"),
@@ -75,10 +78,7 @@ private:
         }
         for (int i = 5; i < 10; ++i)
             sql << QStringLiteral("INSERT INTO ev_log VALUES (1, %1, 'e1-%1', %2, '{\"v\": %1}')").arg(i).arg(p1[i - 5]);
-        {
-            auto db = testsupport::makeDatabase(m_dir, name, sql);
-        }
-        const QString path = m_dir.filePath(name);
+        const QString path = testsupport::makeDatabase(m_dir, name, sql).url().text;
         // Creates the control schema, then the group's commits.
         const auto r = runCli({QStringLiteral("streams"), QStringLiteral("--db"), path, QStringLiteral("--spec"), m_spec});
         if (r.exitCode != 0)
@@ -98,10 +98,12 @@ private:
     static QString committed(const QString &db)
     {
         auto d = rw::Database::open(db);
-        auto q = d->exec(QStringLiteral("SELECT group_concat(partition_id || ':' || committed_offset, ',') FROM "
-                                        "(SELECT * FROM rewind_offsets WHERE stream = 'ev' AND group_id = 'g' ORDER BY partition_id)"));
-        q->next();
-        return q->value(0).toString();
+        auto q = d->exec(QStringLiteral("SELECT partition_id, committed_offset FROM rewind_offsets WHERE stream = 'ev' AND group_id = 'g' "
+                                        "ORDER BY partition_id"));
+        QStringList pairs;
+        while (q->next())
+            pairs << q->value(0).toString() + u':' + q->value(1).toString();
+        return pairs.join(u',');
     }
 
     static qint64 scalar(const QString &db, const QString &sql)
@@ -113,6 +115,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
+        REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
         m_spec = testsupport::writeFile(m_dir, QStringLiteral("ev.json"), R"({"streams": {"ev": {
             "log": "ev_log", "sink": "ev_sink", "fields": {"v": "$.v"}, "required": ["v"]}}})");
@@ -231,6 +234,54 @@ private Q_SLOTS:
         for (const QString &pair : expected.split(u','))
             QVERIFY2(shown.contains(pair), qPrintable(pair));
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset' AND stream = 'ev'")), 1);
+    }
+
+    // A log whose record_ts column has a declared type: epoch seconds as
+    // integers or floats, ISO text, or (read as instants on PostgreSQL)
+    // timestamps with and without zone. Offsets 0..4 at 10:00 + i min.
+    void toDatetimeOnTypedColumns_data()
+    {
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<QString>("literal"); // record i's literal: {E} epoch seconds, {M} the minute
+        QTest::newRow("BIGINT epoch") << QStringLiteral("BIGINT") << QStringLiteral("{E}");
+        QTest::newRow("DOUBLE PRECISION epoch") << QStringLiteral("DOUBLE PRECISION") << QStringLiteral("{E}.5");
+        QTest::newRow("TEXT with zone") << QStringLiteral("TEXT") << QStringLiteral("'2025-05-06T12:0{M}:00+02:00'");
+        QTest::newRow("TIMESTAMPTZ") << QStringLiteral("TIMESTAMPTZ") << QStringLiteral("'2025-05-06T12:0{M}:00+02:00'");
+        QTest::newRow("TIMESTAMP (UTC)") << QStringLiteral("TIMESTAMP") << QStringLiteral("'2025-05-06 10:0{M}:00'");
+    }
+
+    void toDatetimeOnTypedColumns()
+    {
+        QFETCH(QString, type);
+        QFETCH(QString, literal);
+        QStringList sql{QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts %1, payload TEXT)").arg(type)};
+        for (int i = 0; i < 5; ++i)
+            sql << QStringLiteral("INSERT INTO ev_log VALUES (0, %1, 'e%1', %2, '{\"v\": 1}')")
+                       .arg(i)
+                       .arg(QString(literal).replace(QStringLiteral("{E}"), QString::number(1746525600 + i * 60)).replace(QStringLiteral("{M}"), QString::number(i)));
+        const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("typed-%1.db").arg(++m_dbs), sql).url().text;
+        const auto on = [&](const char *t) {
+            return offsetsOf(json(runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QString::fromLatin1(t)})),
+                             "new");
+        };
+        QCOMPARE(on("2025-05-06T10:02:00Z"), QStringLiteral("0:2"));
+        QCOMPARE(on("2025-05-06T10:02:30Z"), QStringLiteral("0:3"));
+        QCOMPARE(on("2025-05-06T12:04:00.6+02:00"), QStringLiteral("0:5"));
+        QCOMPARE(on("1746525600"), QStringLiteral("0:0"));
+    }
+
+    // A record_ts that is not a time (or an impossible date) never matches
+    // and does not stop the reset.
+    void unreadableTimestampsAreSkipped()
+    {
+        const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("unreadable-%1.db").arg(++m_dbs), {
+            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+            QStringLiteral("INSERT INTO ev_log VALUES (0, 0, 'a', '2025-05-06T10:00:00Z', '{}'), (0, 1, 'b', 'garbage', '{}'), "
+                           "(0, 2, 'c', '2025-02-30T11:00:00Z', '{}'), (0, 3, 'd', '2025-05-06T10:03:00Z', '{}')"),
+        }).url().text;
+        const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:01:00Z")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(offsetsOf(json(r), "new"), QStringLiteral("0:3"));
     }
 
     void byDurationLandsBetweenRecords()
