@@ -55,12 +55,13 @@ private Q_SLOTS:
         // the target has day 2 doubled and day 4 missing a third of its rows.
         {
         auto db = testsupport::makeDatabase(m_dir, QStringLiteral("initial.db"), {
-            QStringLiteral("CREATE TABLE raw (order_id INTEGER, dt TEXT, amount REAL, updated_at TEXT)"),
+            // DOUBLE PRECISION, not REAL: PostgreSQL's REAL is 4 bytes, and its sums depend on row order.
+            QStringLiteral("CREATE TABLE raw (order_id INTEGER, dt TEXT, amount DOUBLE PRECISION, updated_at TEXT)"),
             QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 17999) "
                            "INSERT INTO raw SELECT i % 3000, '2025-05-0' || (1 + i / 3000), (i * 7919) % 1000 / 10.0, '2025-05-10T00:00:00Z' FROM n"),
             QStringLiteral("INSERT INTO raw SELECT order_id, dt, amount + 1, '2025-05-11T00:00:00Z' FROM raw WHERE order_id % 10 = 0"),
             QStringLiteral("CREATE INDEX raw_dt ON raw (dt)"),
-            QStringLiteral("CREATE TABLE fact (order_id INTEGER, dt TEXT, amount REAL, updated_at TEXT)"),
+            QStringLiteral("CREATE TABLE fact (order_id INTEGER, dt TEXT, amount DOUBLE PRECISION, updated_at TEXT)"),
             QStringLiteral("INSERT INTO fact SELECT order_id, dt, CASE WHEN dt = '2025-05-02' THEN amount * 2 ELSE amount END, updated_at "
                            "FROM raw WHERE updated_at = '2025-05-10T00:00:00Z' AND NOT (dt = '2025-05-04' AND order_id % 3 = 0)"),
             QStringLiteral("CREATE INDEX fact_dt ON fact (dt, order_id)"),
