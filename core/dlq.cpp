@@ -347,7 +347,7 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
             // Valid syntax the parser still refuses: a number out of double's range (1e400).
             return badInput(QStringLiteral("the new payload is not usable JSON: %1; nothing changed").arg(QString::fromUtf8(e.what())));
         }
-        auto valid = db.scalar(QStringLiteral("SELECT CASE WHEN ") % db.dialect().jsonValid(QStringLiteral("CAST(? AS TEXT)"))
+        auto valid = db.scalar(QStringLiteral("SELECT CASE WHEN ") % db.dialect().isValidJson(QStringLiteral("CAST(? AS TEXT)"))
                                    % QStringLiteral(" THEN 1 ELSE 0 END"),
                                {db.dialect().payloadValue(*request.payload)});
         if (!valid)
@@ -383,7 +383,7 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
 
     if (!request.sets.empty()) {
         auto bad = db.exec(QStringLiteral("SELECT d.dlq_id FROM rewind_dlq AS d WHERE ") % *pred
-                               % QStringLiteral(" AND NOT (") % db.dialect().jsonValid(QStringLiteral("CAST(d.payload AS TEXT)"))
+                               % QStringLiteral(" AND NOT (") % db.dialect().isValidJson(QStringLiteral("CAST(d.payload AS TEXT)"))
                                % QStringLiteral(") ORDER BY d.dlq_id LIMIT 20"),
                            predBinds);
         if (!bad)

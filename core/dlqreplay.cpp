@@ -284,7 +284,7 @@ private:
         if (auto s = exec(QStringLiteral("UPDATE ") % kWork
                           % QStringLiteral(" SET error_class = 'invalid_json', error = CASE WHEN doc IS NULL THEN 'payload is NULL' "
                                            "ELSE 'payload is not valid JSON' END, doc = NULL WHERE NOT (")
-                          % m_db.dialect().jsonValid(QStringLiteral("doc")) % u')');
+                          % m_db.dialect().isValidJson(QStringLiteral("doc")) % u')');
             !s)
             return s;
         for (const SourcePlan &p : m_sources)

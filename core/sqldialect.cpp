@@ -98,22 +98,13 @@ public:
         return QStringLiteral("rewind_hash(") % quotedExpressions.join(u", ") % u')';
     }
     QString epochMs(const QString &expr) const override { return QStringLiteral("rewind_epoch_ms(") % expr % u')'; }
-    QString jsonExtract(const QString &document, const QString &path) const override
-    {
-        return QStringLiteral("json_extract(") % document % QStringLiteral(", ") % path % u')';
-    }
-    QString jsonObject(const QStringList &namesAndExpressions) const override
-    {
-        return QStringLiteral("json_object(") % namesAndExpressions.join(u", ") % u')';
-    }
-
-    // DLQ
+    // DLQ (before jsonExtract here: the end of this class is the Streams block's)
     QStringList dlqSessionFunctions() const override { return {}; }
     QString dlqSessionFunctionsPresent() const override { return QString(); }
     QString jsonArrayTexts(const QString &array) const override { return QStringLiteral("SELECT value FROM json_each(") % array % u')'; }
     QString jsonArrayIntegers(const QString &array) const override { return jsonArrayTexts(array); }
     QString jsonEach(const QString &document) const override { return QStringLiteral("json_each(") % document % u')'; }
-    QString jsonValid(const QString &text) const override { return QStringLiteral("json_valid(") % text % QStringLiteral(") IS 1"); }
+    QString isValidJson(const QString &text) const override { return QStringLiteral("json_valid(") % text % QStringLiteral(") IS 1"); }
     QString jsonIsObject(const QString &document) const override
     {
         return QStringLiteral("json_type(") % document % QStringLiteral(") IS 'object'");
@@ -141,6 +132,15 @@ public:
     }
     QString workColumn(const QString &quotedName, const QString &) const override { return quotedName; }
     QString fromJsonText(const QString &expr, const QString &) const override { return expr; }
+
+    QString jsonExtract(const QString &document, const QString &path) const override
+    {
+        return QStringLiteral("json_extract(") % document % QStringLiteral(", ") % path % u')';
+    }
+    QString jsonObject(const QStringList &namesAndExpressions) const override
+    {
+        return QStringLiteral("json_object(") % namesAndExpressions.join(u", ") % u')';
+    }
 };
 
 
@@ -371,7 +371,7 @@ END $f$)sql")};
         return QStringLiteral("jsonb_each(CASE WHEN ") % jsonIsObject(document) % QStringLiteral(" THEN CAST(") % document
                % QStringLiteral(" AS jsonb) END)");
     }
-    QString jsonValid(const QString &text) const override
+    QString isValidJson(const QString &text) const override
     {
         return QStringLiteral("COALESCE(pg_temp.rewind_json_valid(CAST(") % text % QStringLiteral(" AS TEXT)), false)");
     }

@@ -95,7 +95,7 @@ public:
     // a column "key" (no rows for anything but an object).
     virtual QString jsonEach(const QString &document) const = 0;
     // A predicate: `text` is well-formed JSON (false or NULL otherwise).
-    virtual QString jsonValid(const QString &text) const = 0;
+    virtual QString isValidJson(const QString &text) const = 0;
     // A predicate: the JSON `document` is an object (false or NULL otherwise).
     virtual QString jsonIsObject(const QString &document) const = 0;
     // The JSON text `document` with each (path, value) set, creating what is
