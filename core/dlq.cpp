@@ -48,10 +48,14 @@ QString idList(const QList<qint64> &ids)
     return s.join(QStringLiteral(", "));
 }
 
-const QString kRecordColumns = QStringLiteral(
-    "d.dlq_id, d.source_kind, d.source_name, d.part, d.log_offset, d.event_id, d.record_key, d.error_class, d.error, d.status, d.attempts, "
-    "d.first_seen, d.last_attempt_at, d.last_error_class, d.last_error, length(CAST(d.original_payload AS BLOB)), "
-    "length(CAST(d.payload AS BLOB)), CAST(d.payload AS BLOB) IS NOT CAST(d.original_payload AS BLOB)");
+QString recordColumns(const SqlDialect &d)
+{
+    return QStringLiteral("d.dlq_id, d.source_kind, d.source_name, d.part, d.log_offset, d.event_id, d.record_key, d.error_class, d.error, d.status, "
+                          "d.attempts, d.first_seen, d.last_attempt_at, d.last_error_class, d.last_error, ")
+           % d.payloadLength(QStringLiteral("d.original_payload")) % QStringLiteral(", ") % d.payloadLength(QStringLiteral("d.payload"))
+           % QStringLiteral(", CASE WHEN ") % d.nullSafeDistinct(d.payloadBytes(QStringLiteral("d.payload")), d.payloadBytes(QStringLiteral("d.original_payload")))
+           % QStringLiteral(" THEN 1 ELSE 0 END");
+}
 
 std::optional<QString> optText(const QVariant &v) { return v.isNull() ? std::nullopt : std::optional<QString>(v.toString()); }
 
@@ -88,7 +92,8 @@ Status refuseFinished(const Database &db, const QList<qint64> &ids, const QStrin
 {
     if (ids.isEmpty())
         return {};
-    auto q = db.exec(QStringLiteral("SELECT dlq_id, status FROM rewind_dlq WHERE dlq_id IN (SELECT value FROM json_each(?)) "
+    auto q = db.exec(QStringLiteral("SELECT dlq_id, status FROM rewind_dlq WHERE dlq_id IN (") % db.dialect().jsonArrayIntegers(QStringLiteral("?"))
+                         % QStringLiteral(") "
                                     "AND status IN ('replayed', 'discarded') ORDER BY dlq_id"),
                      {jsonArray(ids)});
     if (!q)
@@ -111,31 +116,32 @@ Result<QString> openSelection(const Database &db, DlqSelection selection, const 
             if (!statuses.contains(s))
                 return badInput(QStringLiteral("--status %1: only %2 records can be changed this way").arg(s, statuses.join(QStringLiteral(", "))));
     if (!selection.signature.isEmpty())
-        if (auto s = dlqinternal::ensureSignatureFunction(db); !s)
+        if (auto s = dlqinternal::ensureFunctions(db); !s)
             return fail(s.error());
-    return dlqinternal::selectionPredicate(selection, binds);
+    return dlqinternal::selectionPredicate(db.dialect(), selection, binds);
 }
 
 } // namespace
 
 namespace dlqinternal {
 
-Result<QString> selectionPredicate(const DlqSelection &selection, QVariantList &binds)
+Result<QString> selectionPredicate(const SqlDialect &dialect, const DlqSelection &selection, QVariantList &binds)
 {
+    const QString texts = u'(' % dialect.jsonArrayTexts(QStringLiteral("?")) % u')';
     QStringList terms;
     if (!selection.ids.isEmpty()) {
-        terms << QStringLiteral("d.dlq_id IN (SELECT value FROM json_each(?))");
+        terms << QStringLiteral("d.dlq_id IN (") % dialect.jsonArrayIntegers(QStringLiteral("?")) % u')';
         binds << jsonArray(selection.ids);
     }
     if (!selection.statuses.isEmpty()) {
         for (const QString &s : selection.statuses)
             if (!kStatuses.contains(s))
                 return badInput(QStringLiteral("unknown DLQ status \"%1\" (statuses: %2)").arg(s, kStatuses.join(QStringLiteral(", "))));
-        terms << QStringLiteral("d.status IN (SELECT value FROM json_each(?))");
+        terms << QStringLiteral("d.status IN ") % texts;
         binds << jsonArray(selection.statuses);
     }
     if (!selection.errorClasses.isEmpty()) {
-        terms << QStringLiteral("(d.error_class IN (SELECT value FROM json_each(?)) OR d.last_error_class IN (SELECT value FROM json_each(?)))");
+        terms << QStringLiteral("(d.error_class IN ") % texts % QStringLiteral(" OR d.last_error_class IN ") % texts % u')';
         binds << jsonArray(selection.errorClasses) << jsonArray(selection.errorClasses);
     }
     if (!selection.sources.isEmpty()) {
@@ -170,7 +176,7 @@ Result<QString> selectionPredicate(const DlqSelection &selection, QVariantList &
         binds << *t;
     }
     if (!selection.signature.isEmpty()) {
-        terms << QStringLiteral("rewind_dlq_signature(d.error_class, d.error) = ?");
+        terms << dialect.dlqSignature(QStringLiteral("d.error_class"), QStringLiteral("d.error")) % QStringLiteral(" = ?");
         binds << selection.signature;
     }
     return terms.isEmpty() ? QStringLiteral("1 = 1") : terms.join(QStringLiteral(" AND "));
@@ -180,7 +186,8 @@ Status requireIds(const Database &db, const QList<qint64> &ids)
 {
     if (ids.isEmpty())
         return {};
-    auto q = db.exec(QStringLiteral("SELECT j.value FROM json_each(?) AS j WHERE NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.dlq_id = j.value)"),
+    auto q = db.exec(QStringLiteral("SELECT j.value FROM (") % db.dialect().jsonArrayIntegers(QStringLiteral("?"))
+                         % QStringLiteral(") AS j WHERE NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.dlq_id = j.value)"),
                      {jsonArray(ids)});
     if (!q)
         return fail(q.error());
@@ -196,14 +203,14 @@ Status requireIds(const Database &db, const QList<qint64> &ids)
 
 Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection, int limit)
 {
-    if (auto s = dlqinternal::ensureSignatureFunction(db); !s)
+    if (auto s = dlqinternal::ensureFunctions(db); !s)
         return fail(s.error());
     QVariantList binds;
-    auto pred = dlqinternal::selectionPredicate(selection, binds);
+    auto pred = dlqinternal::selectionPredicate(db.dialect(), selection, binds);
     if (!pred)
         return fail(pred.error());
     DlqListResult result;
-    auto records = db.exec(QStringLiteral("SELECT ") % kRecordColumns % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred
+    auto records = db.exec(QStringLiteral("SELECT ") % recordColumns(db.dialect()) % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred
                                % QStringLiteral(" ORDER BY d.dlq_id LIMIT ?"),
                            QVariantList(binds) << qMax(0, limit));
     if (!records)
@@ -223,8 +230,8 @@ Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection,
 
     // The signature is computed once per distinct message, not once per record:
     // a million records failing the same few ways group in one pass.
-    auto groups = db.exec(QStringLiteral("SELECT e.error_class, rewind_dlq_signature(e.error_class, e.error) AS sig, e.status, SUM(e.n), MIN(e.error) "
-                                         "FROM (SELECT d.error_class, d.error, d.status, COUNT(*) AS n FROM rewind_dlq AS d WHERE ")
+    auto groups = db.exec(QStringLiteral("SELECT e.error_class, ") % db.dialect().dlqSignature(QStringLiteral("e.error_class"), QStringLiteral("e.error"))
+                              % QStringLiteral(" AS sig, e.status, SUM(e.n), MIN(e.error) FROM (SELECT d.error_class, d.error, d.status, COUNT(*) AS n FROM rewind_dlq AS d WHERE ")
                               % *pred
                               % QStringLiteral(" GROUP BY d.error_class, d.error, d.status) AS e "
                                                "GROUP BY e.error_class, sig, e.status ORDER BY e.error_class, sig, e.status"),
@@ -246,13 +253,13 @@ Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection,
 Result<std::vector<DlqRecord>> pageDlq(const Database &db, const DlqSelection &selection, qint64 afterId, int limit)
 {
     if (!selection.signature.isEmpty())
-        if (auto s = dlqinternal::ensureSignatureFunction(db); !s)
+        if (auto s = dlqinternal::ensureFunctions(db); !s)
             return fail(s.error());
     QVariantList binds;
-    auto pred = dlqinternal::selectionPredicate(selection, binds);
+    auto pred = dlqinternal::selectionPredicate(db.dialect(), selection, binds);
     if (!pred)
         return fail(pred.error());
-    auto q = db.exec(QStringLiteral("SELECT ") % kRecordColumns % QStringLiteral(" FROM rewind_dlq AS d WHERE d.dlq_id > ? AND ") % *pred
+    auto q = db.exec(QStringLiteral("SELECT ") % recordColumns(db.dialect()) % QStringLiteral(" FROM rewind_dlq AS d WHERE d.dlq_id > ? AND ") % *pred
                          % QStringLiteral(" ORDER BY d.dlq_id LIMIT ?"),
                      QVariantList{afterId} + binds + QVariantList{qMax(0, limit)});
     if (!q)
@@ -266,10 +273,10 @@ Result<std::vector<DlqRecord>> pageDlq(const Database &db, const DlqSelection &s
 Result<DlqCounts> countDlq(const Database &db, const DlqSelection &selection)
 {
     if (!selection.signature.isEmpty())
-        if (auto s = dlqinternal::ensureSignatureFunction(db); !s)
+        if (auto s = dlqinternal::ensureFunctions(db); !s)
             return fail(s.error());
     QVariantList binds;
-    auto pred = dlqinternal::selectionPredicate(selection, binds);
+    auto pred = dlqinternal::selectionPredicate(db.dialect(), selection, binds);
     if (!pred)
         return fail(pred.error());
     auto q = db.exec(QStringLiteral("SELECT d.status, COUNT(*) FROM rewind_dlq AS d WHERE ") % *pred % QStringLiteral(" GROUP BY d.status ORDER BY d.status"),
@@ -286,8 +293,9 @@ Result<DlqCounts> countDlq(const Database &db, const DlqSelection &selection)
 
 Result<DlqDetail> showDlq(const Database &db, qint64 id)
 {
-    auto q = db.exec(QStringLiteral("SELECT ") % kRecordColumns
-                         % QStringLiteral(", CAST(d.original_payload AS BLOB), CAST(d.payload AS BLOB) FROM rewind_dlq AS d WHERE d.dlq_id = ?"),
+    auto q = db.exec(QStringLiteral("SELECT ") % recordColumns(db.dialect())
+                         % QStringLiteral(", ") % db.dialect().payloadBytes(QStringLiteral("d.original_payload")) % QStringLiteral(", ")
+                         % db.dialect().payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(" FROM rewind_dlq AS d WHERE d.dlq_id = ?"),
                      {id});
     if (!q)
         return fail(q.error());
@@ -297,8 +305,10 @@ Result<DlqDetail> showDlq(const Database &db, qint64 id)
     detail.record = readRecord(*q);
     detail.originalPayload = optBytes(q->value(18));
     detail.payload = optBytes(q->value(19));
-    auto h = db.exec(QStringLiteral("SELECT history_id, at, os_user, action, from_status, to_status, reason, CAST(payload_before AS BLOB), "
-                                    "CAST(payload_after AS BLOB) FROM rewind_dlq_history WHERE dlq_id = ? ORDER BY history_id"),
+    auto h = db.exec(QStringLiteral("SELECT history_id, at, os_user, action, from_status, to_status, reason, ")
+                         % db.dialect().payloadBytes(QStringLiteral("payload_before")) % QStringLiteral(", ")
+                         % db.dialect().payloadBytes(QStringLiteral("payload_after"))
+                         % QStringLiteral(" FROM rewind_dlq_history WHERE dlq_id = ? ORDER BY history_id"),
                      {id});
     if (!h)
         return fail(h.error());
@@ -318,6 +328,9 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
     if (request.payload && (request.selection.ids.size() != 1 || request.selection.byFilter()))
         return badInput(QStringLiteral("--payload-file replaces the payload of exactly one record: give one --id and no other selection"));
 
+    if (auto s = dlqinternal::ensureFunctions(db); !s)
+        return fail(s.error());
+
     // The new payload expression, with its binds, over alias d.
     QString expr;
     QVariantList exprBinds;
@@ -334,16 +347,18 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
             // Valid syntax the parser still refuses: a number out of double's range (1e400).
             return badInput(QStringLiteral("the new payload is not usable JSON: %1; nothing changed").arg(QString::fromUtf8(e.what())));
         }
-        auto valid = db.scalar(QStringLiteral("SELECT json_valid(CAST(? AS TEXT))"), {*request.payload});
+        auto valid = db.scalar(QStringLiteral("SELECT CASE WHEN ") % db.dialect().isValidJson(QStringLiteral("CAST(? AS TEXT)"))
+                                   % QStringLiteral(" THEN 1 ELSE 0 END"),
+                               {db.dialect().payloadValue(*request.payload)});
         if (!valid)
             return fail(valid.error());
         if (valid->toInt() != 1)
             return badInput(QStringLiteral("the new payload is not valid JSON for the database's JSON functions; nothing changed"));
         expr = QStringLiteral("?");
-        exprBinds << *request.payload;
+        exprBinds << db.dialect().payloadValue(*request.payload);
         description = QStringLiteral("payload replaced (%1 bytes)").arg(request.payload->size());
     } else {
-        QStringList args, what;
+        QStringList what;
         for (const auto &[path, value] : request.sets) {
             if (!path.startsWith(u'$'))
                 return badInput(QStringLiteral("--set %1=…: a JSON path starts with $ (like $.amount or $.items[0].sku)").arg(path));
@@ -351,11 +366,9 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
             static const QRegularExpression syntax(QStringLiteral("^\\$(?:\\.(?:\"[^\"]*\"|[^.\\[\\]\"]+)|\\[(?:\\d+|#(?:-\\d+)?)\\])*$"));
             if (!syntax.match(path).hasMatch())
                 return badInput(QStringLiteral("--set %1=…: malformed JSON path (expected $ then .key, .\"key\", [N] or [#-N] steps); nothing changed").arg(path));
-            args << QStringLiteral("?, CASE WHEN json_valid(?) THEN json(?) ELSE ? END");
-            exprBinds << path << value << value << value;
             what << path % QStringLiteral(" = ") % value;
         }
-        expr = QStringLiteral("json_set(CAST(d.payload AS TEXT), ") % args.join(QStringLiteral(", ")) % u')';
+        expr = db.dialect().jsonSet(QStringLiteral("CAST(d.payload AS TEXT)"), request.sets, exprBinds);
         description = QStringLiteral("set ") % what.join(QStringLiteral(", "));
     }
 
@@ -370,7 +383,8 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
 
     if (!request.sets.empty()) {
         auto bad = db.exec(QStringLiteral("SELECT d.dlq_id FROM rewind_dlq AS d WHERE ") % *pred
-                               % QStringLiteral(" AND json_valid(CAST(d.payload AS TEXT)) IS NOT 1 ORDER BY d.dlq_id LIMIT 20"),
+                               % QStringLiteral(" AND NOT (") % db.dialect().isValidJson(QStringLiteral("CAST(d.payload AS TEXT)"))
+                               % QStringLiteral(") ORDER BY d.dlq_id LIMIT 20"),
                            predBinds);
         if (!bad)
             return fail(bad.error());
@@ -382,11 +396,11 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
                                 .arg(idList(ids)));
     }
 
-    const QString after = QStringLiteral("CAST(") % expr % QStringLiteral(" AS BLOB)");
+    const QString after = db.dialect().payloadBytes(expr);
     DlqFixResult result;
     result.executed = request.execute;
-    auto counts = db.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(CASE WHEN ") % after
-                              % QStringLiteral(" IS NOT CAST(d.payload AS BLOB) THEN 1 ELSE 0 END), 0) FROM rewind_dlq AS d WHERE ") % *pred,
+    auto counts = db.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(CASE WHEN ") % db.dialect().nullSafeDistinct(after, db.dialect().payloadBytes(QStringLiteral("d.payload")))
+                              % QStringLiteral(" THEN 1 ELSE 0 END), 0) FROM rewind_dlq AS d WHERE ") % *pred,
                           exprBinds + predBinds);
     if (!counts && counts.error().message.contains(QLatin1String("JSON path")))
         return badInput(QStringLiteral("--set: malformed JSON path (%1); nothing changed").arg(counts.error().message.simplified()));
@@ -396,7 +410,7 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
         result.selected = counts->value(0).toLongLong();
         result.changed = counts->value(1).toLongLong();
     }
-    auto samples = db.exec(QStringLiteral("SELECT d.dlq_id, CAST(d.payload AS BLOB), ") % after % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred
+    auto samples = db.exec(QStringLiteral("SELECT d.dlq_id, ") % db.dialect().payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(", ") % after % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred
                                % QStringLiteral(" ORDER BY d.dlq_id LIMIT 5"),
                            exprBinds + predBinds);
     if (!samples)
@@ -408,27 +422,28 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
 
     const QString reason = request.reason.isEmpty() ? description : QString(request.reason % QStringLiteral(" (") % description % u')');
     const Status s = db.writeTransaction([&]() -> Status {
-        if (auto r = db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_dlq_fix (dlq_id INTEGER PRIMARY KEY, from_status TEXT, "
-                                            "p_before BLOB, p_after BLOB)"));
+        const QString blob = db.dialect().blobType();
+        if (auto r = db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_dlq_fix (dlq_id ") % db.dialect().bigintType()
+                             % QStringLiteral(" PRIMARY KEY, from_status TEXT, p_before ") % blob % QStringLiteral(", p_after ") % blob % u')');
             !r)
             return fail(r.error());
-        if (auto r = db.exec(QStringLiteral("DELETE FROM temp.rewind_dlq_fix")); !r)
+        if (auto r = db.exec(QStringLiteral("DELETE FROM rewind_dlq_fix")); !r)
             return fail(r.error());
-        auto staged = db.exec(QStringLiteral("INSERT INTO temp.rewind_dlq_fix (dlq_id, from_status, p_before, p_after) SELECT d.dlq_id, d.status, "
-                                             "CAST(d.payload AS BLOB), ")
+        auto staged = db.exec(QStringLiteral("INSERT INTO rewind_dlq_fix (dlq_id, from_status, p_before, p_after) SELECT d.dlq_id, d.status, ")
+                                  % db.dialect().payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(", ")
                                   % after % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred,
                               exprBinds + predBinds);
         if (!staged)
             return fail(staged.error());
-        auto updated = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = 'fixed', payload = (SELECT f.p_after FROM temp.rewind_dlq_fix AS f "
-                                              "WHERE f.dlq_id = rewind_dlq.dlq_id) WHERE dlq_id IN (SELECT dlq_id FROM temp.rewind_dlq_fix)"));
+        auto updated = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = 'fixed', payload = (SELECT f.p_after FROM rewind_dlq_fix AS f "
+                                              "WHERE f.dlq_id = rewind_dlq.dlq_id) WHERE dlq_id IN (SELECT dlq_id FROM rewind_dlq_fix)"));
         if (!updated)
             return fail(updated.error());
         result.selected = updated->numRowsAffected();
         auto history = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason, "
                                               "payload_before, payload_after) SELECT f.dlq_id, ")
                                    % db.dialect().nowUtcText()
-                                   % QStringLiteral(", ?, 'fixed', f.from_status, 'fixed', ?, f.p_before, f.p_after FROM temp.rewind_dlq_fix AS f"),
+                                   % QStringLiteral(", ?, 'fixed', f.from_status, 'fixed', ?, f.p_before, f.p_after FROM rewind_dlq_fix AS f"),
                                {osUser(), reason});
         if (!history)
             return fail(history.error());
@@ -470,23 +485,25 @@ Result<DlqDiscardResult> discardDlq(const Database &db, const DlqSelection &sele
     if (!execute || result.selected == 0)
         return result;
     const Status s = db.writeTransaction([&]() -> Status {
-        if (auto r = db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_dlq_discard (dlq_id INTEGER PRIMARY KEY, from_status TEXT)")); !r)
+        if (auto r = db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_dlq_discard (dlq_id ") % db.dialect().bigintType()
+                             % QStringLiteral(" PRIMARY KEY, from_status TEXT)"));
+            !r)
             return fail(r.error());
-        if (auto r = db.exec(QStringLiteral("DELETE FROM temp.rewind_dlq_discard")); !r)
+        if (auto r = db.exec(QStringLiteral("DELETE FROM rewind_dlq_discard")); !r)
             return fail(r.error());
-        if (auto r = db.exec(QStringLiteral("INSERT INTO temp.rewind_dlq_discard (dlq_id, from_status) SELECT d.dlq_id, d.status FROM rewind_dlq AS d WHERE ")
+        if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_dlq_discard (dlq_id, from_status) SELECT d.dlq_id, d.status FROM rewind_dlq AS d WHERE ")
                                  % *pred,
                              binds);
             !r)
             return fail(r.error());
-        auto updated = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = 'discarded' WHERE dlq_id IN (SELECT dlq_id FROM temp.rewind_dlq_discard)"));
+        auto updated = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = 'discarded' WHERE dlq_id IN (SELECT dlq_id FROM rewind_dlq_discard)"));
         if (!updated)
             return fail(updated.error());
         result.selected = updated->numRowsAffected();
         auto history = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason) "
                                               "SELECT x.dlq_id, ")
                                    % db.dialect().nowUtcText()
-                                   % QStringLiteral(", ?, 'discarded', x.from_status, 'discarded', ? FROM temp.rewind_dlq_discard AS x"),
+                                   % QStringLiteral(", ?, 'discarded', x.from_status, 'discarded', ? FROM rewind_dlq_discard AS x"),
                                {osUser(), reason});
         if (!history)
             return fail(history.error());

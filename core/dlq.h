@@ -236,9 +236,11 @@ QString errorSignature(const QString &errorClass, const QString &error);
 
 namespace dlqinternal {
 // The WHERE predicate (over alias d) of a selection, appending its binds.
-Result<QString> selectionPredicate(const DlqSelection &selection, QVariantList &binds);
-// Registers rewind_dlq_signature(class, error) on this thread's connection.
-Status ensureSignatureFunction(const Database &db);
+Result<QString> selectionPredicate(const SqlDialect &dialect, const DlqSelection &selection, QVariantList &binds);
+// Makes the DLQ's SQL functions available on this thread's connection:
+// rewind_dlq_signature(class, error) on SQLite, the JSON helpers of
+// SqlDialect::dlqSessionFunctions on PostgreSQL. Outside a transaction.
+Status ensureFunctions(const Database &db);
 // BadInput naming ids of the selection that do not exist.
 Status requireIds(const Database &db, const QList<qint64> &ids);
 } // namespace dlqinternal

@@ -1,6 +1,6 @@
 // DLQ validate and replay: batch by batch, set-based per batch and source.
 //
-// A batch is a work table (temp.rewind_dlq_work) of up to N selected records
+// A batch is a work table (rewind_dlq_work, temporary) of up to N selected records
 // with their current payload as text. Validation marks each failing row with
 // an error class and message (one UPDATE per check and source); the valid
 // rows are then written where they belong and every row of the batch
@@ -23,8 +23,10 @@ namespace rw {
 
 namespace {
 
-const QString kWork = QStringLiteral("temp.rewind_dlq_work");
-const QString kRows = QStringLiteral("temp.rewind_dlq_rows");
+// Temporary tables, named unqualified: temporary tables come first in name
+// resolution on both engines.
+const QString kWork = QStringLiteral("rewind_dlq_work");
+const QString kRows = QStringLiteral("rewind_dlq_rows");
 
 // Where the records of one (source_kind, source_name) go, and how they are checked.
 struct SourcePlan {
@@ -33,6 +35,7 @@ struct SourcePlan {
     const StreamSpec *stream = nullptr;
     const DatasetSpec *dataset = nullptr;
     QStringList columns; // dataset: the target's columns
+    QStringList types;   // and their types; stream: the sink's fields' types
     QString problemClass; // set: every record of this source fails with it
     QString problem;
     QString dest;
@@ -103,8 +106,8 @@ public:
             m_result.status = QStringLiteral("cancelled");
         for (auto it = m_failures.cbegin(); it != m_failures.cend(); ++it)
             m_result.failuresByClass.emplace_back(it.key(), it.value());
-        (void)m_db.exec(QStringLiteral("DROP TABLE IF EXISTS ") % kWork);
-        (void)m_db.exec(QStringLiteral("DROP TABLE IF EXISTS ") % kRows);
+        (void)m_db.exec(m_db.dialect().dropTempTable(kWork));
+        (void)m_db.exec(m_db.dialect().dropTempTable(kRows));
         m_result.seconds = clock.nsecsElapsed() / 1e9;
         return m_result;
     }
@@ -129,10 +132,9 @@ private:
         DlqSelection sel = m_selection;
         // By default the new and fixed records (kept out of the status index, see below).
         const bool defaultStatuses = sel.ids.isEmpty() && sel.statuses.isEmpty();
-        if (!sel.signature.isEmpty())
-            if (auto s = dlqinternal::ensureSignatureFunction(m_db); !s)
-                return s;
-        auto pred = dlqinternal::selectionPredicate(sel, m_binds);
+        if (auto s = dlqinternal::ensureFunctions(m_db); !s)
+            return s;
+        auto pred = dlqinternal::selectionPredicate(m_db.dialect(), sel, m_binds);
         if (!pred)
             return fail(pred.error());
         // `|| ''` keeps the status index out of the batch query: walking
@@ -163,14 +165,18 @@ private:
         for (SourcePlan &p : m_sources)
             if (auto s = planSource(p); !s)
                 return s;
-        if (auto s = exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_dlq_work (dlq_id INTEGER PRIMARY KEY, kind TEXT, name TEXT, "
-                                         "status TEXT, doc TEXT, event_id TEXT, error_class TEXT, error TEXT, landed INTEGER NOT NULL DEFAULT 0, "
-                                         "dest TEXT)"));
+        if (auto s = exec(m_db.dialect().dropTempTable(kWork)); !s)
+            return s;
+        if (auto s = exec(QStringLiteral("CREATE TEMP TABLE ") % kWork % QStringLiteral(" (dlq_id ") % m_db.dialect().bigintType()
+                          % QStringLiteral(" PRIMARY KEY, kind TEXT, name TEXT, status TEXT, doc TEXT, event_id TEXT, error_class TEXT, error TEXT, "
+                                           "landed INTEGER NOT NULL DEFAULT 0, dest TEXT)"));
             !s)
             return s;
         // The earlier-record-with-this-event lookup of landed(): without it a
         // batch compares every pair of its records.
-        if (auto s = exec(QStringLiteral("CREATE INDEX IF NOT EXISTS temp.rewind_dlq_work_event ON rewind_dlq_work (kind, name, event_id)")); !s)
+        if (auto s = exec(m_db.dialect().createTempIndex(QStringLiteral("rewind_dlq_work_event"), kWork,
+                                                         {QStringLiteral("kind"), QStringLiteral("name"), QStringLiteral("event_id")}));
+            !s)
             return s;
         return {};
     }
@@ -185,17 +191,26 @@ private:
                 return {};
             }
             p.dest = QStringLiteral("sink ") % p.stream->sink;
-            if (!m_options.execute)
-                return {};
             auto exists = m_db.hasRelation(p.stream->sink);
             if (!exists)
                 return fail(exists.error());
-            if (*exists)
+            // What the fields are written as: the sink's types, TEXT for a sink still to be made.
+            QMap<QString, QString> sinkTypes;
+            if (*exists) {
+                auto sinkCols = m_db.columns(p.stream->sink);
+                if (!sinkCols)
+                    return fail(sinkCols.error());
+                for (const ColumnInfo &c : *sinkCols)
+                    sinkTypes.insert(c.name, c.type);
+            }
+            for (const auto &[name, path] : p.stream->fields)
+                p.types << sinkTypes.value(name, QStringLiteral("TEXT"));
+            if (!m_options.execute || *exists)
                 return {};
             // The sink as stream replay creates it: event_id plus the fields.
             QStringList cols{QStringLiteral("\"event_id\" TEXT PRIMARY KEY")};
             for (const auto &[name, path] : p.stream->fields)
-                cols << m_db.quote(name);
+                cols << m_db.dialect().workColumn(m_db.quote(name), QStringLiteral("TEXT"));
             return m_db.writeTransaction([&] {
                 return exec(QStringLiteral("CREATE TABLE IF NOT EXISTS ") % m_db.quote(p.stream->sink) % QStringLiteral(" (")
                             % cols.join(QStringLiteral(", ")) % u')');
@@ -231,8 +246,10 @@ private:
         auto cols = m_db.columns(p.dataset->target);
         if (!cols)
             return fail(cols.error());
-        for (const ColumnInfo &c : *cols)
+        for (const ColumnInfo &c : *cols) {
             p.columns << c.name;
+            p.types << c.type;
+        }
         if (m_options.execute) {
             auto frozen = m_db.exec(QStringLiteral("SELECT frozen_at, os_user FROM rewind_frozen WHERE dataset = ?"), {p.name});
             if (!frozen)
@@ -266,7 +283,8 @@ private:
         m_batch.size = n;
         if (auto s = exec(QStringLiteral("UPDATE ") % kWork
                           % QStringLiteral(" SET error_class = 'invalid_json', error = CASE WHEN doc IS NULL THEN 'payload is NULL' "
-                                           "ELSE 'payload is not valid JSON' END WHERE json_valid(doc) IS NOT 1"));
+                                           "ELSE 'payload is not valid JSON' END, doc = NULL WHERE NOT (")
+                          % m_db.dialect().isValidJson(QStringLiteral("doc")) % u')');
             !s)
             return s;
         for (const SourcePlan &p : m_sources)
@@ -287,6 +305,9 @@ private:
             return {};
         return transition();
     }
+
+    // The value at a bound JSON path of the work row's payload.
+    QString extract() const { return m_db.dialect().jsonExtract(QStringLiteral("w.doc"), QStringLiteral("?")); }
 
     // "w.kind = ? AND w.name = ?" for one source; binds appended.
     QString of(const SourcePlan &p, QVariantList &binds) const
@@ -325,9 +346,9 @@ private:
                 for (const auto &[name, fieldPath] : p.stream->fields)
                     if (name == field)
                         path = fieldPath;
-                message += QStringLiteral(" || CASE WHEN json_extract(w.doc, ?) IS NULL THEN ? ELSE '' END");
+                message += QStringLiteral(" || CASE WHEN ") % extract() % QStringLiteral(" IS NULL THEN ? ELSE '' END");
                 messageBinds << path << QString(field % QStringLiteral(" (") % path % QStringLiteral("), "));
-                missing << QStringLiteral("json_extract(w.doc, ?) IS NULL");
+                missing << extract() % QStringLiteral(" IS NULL");
                 missingBinds << path;
             }
             message += QStringLiteral(", ', ')");
@@ -336,15 +357,18 @@ private:
         // A dataset row: a JSON object of the target's columns passing the row-level checks.
         const DatasetSpec &d = *p.dataset;
         if (auto s = setError(p, QStringLiteral("not_an_object"), QStringLiteral("'payload is not a JSON object'"), {},
-                              QStringLiteral("json_type(w.doc) IS NOT 'object'"), {});
+                              QStringLiteral("NOT (") % m_db.dialect().jsonIsObject(QStringLiteral("w.doc")) % u')', {});
             !s)
             return s;
         const QString columns = jsonArray(p.columns);
         if (auto s = setError(p, QStringLiteral("unknown_column"),
-                              QStringLiteral("'not a column of ' || ? || ': ' || (SELECT group_concat(j.key, ', ') FROM json_each(w.doc) AS j "
-                                             "WHERE j.key NOT IN (SELECT value FROM json_each(?)))"),
+                              QStringLiteral("'not a column of ' || ? || ': ' || (SELECT ") % m_db.dialect().stringAgg(QStringLiteral("j.key"), QStringLiteral("', '"))
+                                  % QStringLiteral(" FROM ") % m_db.dialect().jsonEach(QStringLiteral("w.doc")) % QStringLiteral(" AS j WHERE j.key NOT IN (")
+                                  % m_db.dialect().jsonArrayTexts(QStringLiteral("?")) % QStringLiteral("))"),
                               {d.target, columns},
-                              QStringLiteral("EXISTS (SELECT 1 FROM json_each(w.doc) AS j WHERE j.key NOT IN (SELECT value FROM json_each(?)))"), {columns});
+                              QStringLiteral("EXISTS (SELECT 1 FROM ") % m_db.dialect().jsonEach(QStringLiteral("w.doc")) % QStringLiteral(" AS j WHERE j.key NOT IN (")
+                                  % m_db.dialect().jsonArrayTexts(QStringLiteral("?")) % QStringLiteral("))"),
+                              {columns});
             !s)
             return s;
         for (const CheckSpec &check : d.checks) {
@@ -352,7 +376,7 @@ private:
                 QStringList terms;
                 QVariantList binds;
                 for (const QString &c : check.columns) {
-                    terms << QStringLiteral("json_extract(w.doc, ?) IS NULL");
+                    terms << extract() % QStringLiteral(" IS NULL");
                     binds << columnPath(c);
                 }
                 const QString message = QStringLiteral("NULL in ") % check.columns.join(QStringLiteral(" or ")) % QStringLiteral(" (check ") % check.name % u')';
@@ -362,8 +386,13 @@ private:
             } else if (check.type == QLatin1String("references")) {
                 const QString message = check.column % QStringLiteral(" has no match in ") % check.refTable % u'.' % check.refColumn
                                         % QStringLiteral(" (check ") % check.name % u')';
-                const QString failing = QStringLiteral("json_extract(w.doc, ?) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ") % m_db.quote(check.refTable)
-                                        % QStringLiteral(" AS r WHERE r.") % m_db.quote(check.refColumn) % QStringLiteral(" = json_extract(w.doc, ?))");
+                // Compared as SQLite compares them; on PostgreSQL as text (the
+                // extracted value is text there): exact for integer and text keys.
+                const QString refColumn = QStringLiteral("r.") % m_db.quote(check.refColumn);
+                const QString failing = extract() % QStringLiteral(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ") % m_db.quote(check.refTable)
+                                        % QStringLiteral(" AS r WHERE ")
+                                        % (m_db.dialect().kind() == SqlDialect::Kind::Sqlite ? refColumn : m_db.dialect().castText(refColumn))
+                                        % QStringLiteral(" = ") % extract() % u')';
                 if (auto s = setError(p, QStringLiteral("references"), QStringLiteral("?"), {message}, failing, {columnPath(check.column), columnPath(check.column)});
                     !s)
                     return s;
@@ -412,17 +441,18 @@ private:
                         binds);
         }
         // Dataset: extract the rows, keep the last record per key, find those the target already holds.
-        QStringList defs{QStringLiteral("rewind_dlq_id INTEGER")}, cols, extracts;
+        QStringList defs{QStringLiteral("rewind_dlq_id ") % m_db.dialect().bigintType()}, cols, extracts;
         QVariantList extractBinds;
-        for (const QString &c : p.columns) {
-            defs << m_db.quote(c);
+        for (qsizetype i = 0; i < p.columns.size(); ++i) {
+            const QString &c = p.columns.at(i);
+            defs << m_db.dialect().workColumn(m_db.quote(c), p.types.value(i));
             cols << m_db.quote(c);
-            extracts << QStringLiteral("json_extract(w.doc, ?)");
+            extracts << m_db.dialect().fromJsonText(extract(), p.types.value(i));
             extractBinds << columnPath(c);
         }
-        if (auto s = exec(QStringLiteral("DROP TABLE IF EXISTS ") % kRows); !s)
+        if (auto s = exec(m_db.dialect().dropTempTable(kRows)); !s)
             return s;
-        if (auto s = exec(QStringLiteral("CREATE TEMP TABLE rewind_dlq_rows (") % defs.join(QStringLiteral(", ")) % u')'); !s)
+        if (auto s = exec(QStringLiteral("CREATE TEMP TABLE ") % kRows % QStringLiteral(" (") % defs.join(QStringLiteral(", ")) % u')'); !s)
             return s;
         QVariantList insertBinds = extractBinds;
         const QString where2 = of(p, insertBinds);
@@ -450,9 +480,10 @@ private:
             QStringList cols{QStringLiteral("\"event_id\"")};
             QStringList values{QStringLiteral("w.event_id")};
             QVariantList binds;
+            qsizetype i = 0;
             for (const auto &[name, path] : p.stream->fields) {
                 cols << m_db.quote(name);
-                values << QStringLiteral("json_extract(w.doc, ?)");
+                values << m_db.dialect().fromJsonText(extract(), p.types.value(i++));
                 binds << path;
             }
             const QString where = of(p, binds);

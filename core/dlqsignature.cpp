@@ -1,7 +1,8 @@
 // Error signatures: an error message with its numbers and ids replaced by
 // placeholders, so that records failing the same way group together. The
 // same function is registered in SQLite (rewind_dlq_signature) so grouping
-// runs in the database as a GROUP BY.
+// runs in the database as a GROUP BY; PostgreSQL computes it with the same
+// regular expressions in SQL (SqlDialect::dlqSignature).
 #include "dlq.h"
 
 #include <QRegularExpression>
@@ -91,10 +92,24 @@ void signatureFn(sqlite3_context *context, int argc, sqlite3_value **argv)
 
 namespace dlqinternal {
 
-Status ensureSignatureFunction(const Database &db)
+Status ensureFunctions(const Database &db)
 {
-    if (db.dialect().kind() != SqlDialect::Kind::Sqlite)
+    if (db.dialect().kind() != SqlDialect::Kind::Sqlite) {
+        // PostgreSQL: the signature is plain SQL (SqlDialect::dlqSignature);
+        // the JSON helpers are made once per connection.
+        const QStringList statements = db.dialect().dlqSessionFunctions();
+        if (statements.isEmpty())
+            return {};
+        auto present = db.scalar(db.dialect().dlqSessionFunctionsPresent());
+        if (!present)
+            return fail(present.error());
+        if (present->toLongLong() == statements.size())
+            return {};
+        for (const QString &sql : statements)
+            if (auto r = db.exec(sql); !r)
+                return fail(r.error());
         return {};
+    }
     auto connection = db.connection();
     if (!connection)
         return fail(connection.error());

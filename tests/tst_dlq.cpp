@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSqlRecord>
 #include <QTest>
 
 using namespace rw;
@@ -19,6 +20,22 @@ using testsupport::runCli;
 namespace {
 
 QJsonObject json(const QString &out) { return QJsonDocument::fromJson(out.toUtf8()).object(); }
+QJsonObject parsed(const QString &text) { return QJsonDocument::fromJson(text.toUtf8()).object(); }
+
+QList<QVariantList> rows(const Database &db, const QString &sql)
+{
+    QList<QVariantList> out;
+    auto q = db.exec(sql);
+    if (!q)
+        qFatal("%s", qPrintable(q.error().message));
+    while (q->next()) {
+        QVariantList row;
+        for (int i = 0; i < q->record().count(); ++i)
+            row << q->value(i);
+        out << row;
+    }
+    return out;
+}
 
 const QByteArray kBadUtf8("{\"order_id\": 9, \"note\": \"caf\xe9 \xff\xfe\x80\" trailing", 44);
 
@@ -31,6 +48,35 @@ QByteArray bigInvalid()
     return big;
 }
 
+// The invalid UTF-8 record: bytes on SQLite; PostgreSQL text cannot hold
+// invalid UTF-8, so there it is the same cut-short JSON with valid text.
+QByteArray badPayload()
+{
+    return testsupport::onPostgres() ? QByteArray("{\"order_id\": 9, \"note\": \"caf\xc3\xa9 \" trailing") : kBadUtf8;
+}
+
+// Portable SQL for what a stream replay of ev_log (group g) leaves behind: the
+// valid event in the sink, the others dead-lettered with the errors replay
+// gives them and a quarantined history row each. The capture itself is
+// stream replay's (tst_replay); captureMatchesTheSeed checks this seed
+// against it on SQLite.
+const QStringList kCapture = {
+    QStringLiteral("CREATE TABLE ev_sink (event_id TEXT PRIMARY KEY, order_id NUMERIC, amount NUMERIC)"),
+    QStringLiteral("INSERT INTO ev_sink (event_id, order_id, amount) VALUES ('a', 1, 10)"),
+    QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, record_key, error_class, error, original_payload, payload, "
+                   "status, attempts, first_seen) SELECT 'stream', 'ev', CAST(l.partition_id AS TEXT), l.log_offset, l.event_id, l.event_id, c.cls, c.msg, "
+                   "l.payload, l.payload, 'new', 0, '2025-05-06T12:00:00.000Z' FROM ev_log AS l JOIN ("
+                   "SELECT 'b' AS e, 'missing_field' AS cls, 'required field missing or null: amount ($.amount)' AS msg "
+                   "UNION ALL SELECT 'c', 'invalid_json', 'payload is not valid JSON' "
+                   "UNION ALL SELECT 'd', 'missing_field', 'required field missing or null: amount ($.amount)' "
+                   "UNION ALL SELECT 'e', 'invalid_json', 'payload is not valid JSON' "
+                   "UNION ALL SELECT 'f', 'invalid_json', 'payload is not valid JSON') AS c ON c.e = l.event_id "
+                   "ORDER BY l.partition_id, l.log_offset"),
+    QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason, payload_after) "
+                   "SELECT dlq_id, first_seen, ?, 'quarantined', NULL, 'new', 'replay 1 of group g: ' || error_class, payload FROM rewind_dlq "
+                   "ORDER BY dlq_id"),
+};
+
 const QByteArray kSpec = R"({"streams": {"ev": {"log": "ev_log", "sink": "ev_sink",
     "fields": {"order_id": "$.order_id", "amount": "$.amount"}, "required": ["order_id", "amount"]}}})";
 
@@ -40,7 +86,9 @@ struct Fixture {
     QString specPath;
     std::optional<Workspace> ws;
 
-    Fixture()
+    // byReplay: dead-letter by running stream replay (SQLite only for now);
+    // otherwise by the portable seed above.
+    explicit Fixture(bool byReplay = false)
     {
         auto db = testsupport::makeDatabase(dir, QStringLiteral("d.db"), {
             QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
@@ -50,20 +98,28 @@ struct Fixture {
                            "(0, 2, 'c', '2025-05-06T10:02:00Z', '{\"order_id\": 3, \"amount\": '),"
                            "(0, 3, 'd', '2025-05-06T10:03:00Z', '{\"order_id\": 4, \"amount\": null}')"),
         });
-        // Bytes, bound as BLOBs: never decoded.
-        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 0, 'e', '2025-05-06T10:04:00Z', ?)"), {kBadUtf8}), "insert");
-        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 1, 'f', '2025-05-06T10:05:00Z', ?)"), {bigInvalid()}), "insert");
-        dbPath = db.url().path;
+        // Bytes, bound as BLOBs on SQLite: never decoded.
+        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 0, 'e', '2025-05-06T10:04:00Z', ?)"), {db.dialect().payloadValue(badPayload())}),
+                 "insert");
+        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 1, 'f', '2025-05-06T10:05:00Z', ?)"), {db.dialect().payloadValue(bigInvalid())}),
+                 "insert");
+        dbPath = db.url().text;
         specPath = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
         auto opened = openWorkspace(dbPath, specPath);
         if (!opened)
             qFatal("%s", qPrintable(opened.error().message));
         ws = std::move(*opened);
-        ReplayOptions o;
-        o.execute = true;
-        auto r = replay(ws->db, *ws->spec.stream(QStringLiteral("ev")), QStringLiteral("g"), o);
-        if (!r)
-            qFatal("%s", qPrintable(r.error().message));
+        if (byReplay) {
+            ReplayOptions o;
+            o.execute = true;
+            auto r = replay(ws->db, *ws->spec.stream(QStringLiteral("ev")), QStringLiteral("g"), o);
+            if (!r)
+                qFatal("%s", qPrintable(r.error().message));
+            return;
+        }
+        for (const QString &sql : kCapture)
+            if (auto r = ws->db.exec(sql, sql.contains(u'?') ? QVariantList{osUser()} : QVariantList{}); !r)
+                qFatal("%s", qPrintable(r.error().message));
     }
 
     const Database &db() const { return ws->db; }
@@ -73,6 +129,11 @@ struct Fixture {
     {
         return db().scalar(QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE event_id = ?"), {eventId})->toLongLong();
     }
+    QJsonObject payload(qint64 id) const
+    {
+        auto d = showDlq(db(), id);
+        return d && d->payload ? QJsonDocument::fromJson(*d->payload).object() : QJsonObject();
+    }
     QStringList cli(const QString &sub, const QStringList &more = {}) const
     {
         return QStringList{QStringLiteral("dlq"), sub, QStringLiteral("--db"), dbPath, QStringLiteral("--spec"), specPath, QStringLiteral("--json")} + more;
@@ -80,8 +141,11 @@ struct Fixture {
     // Everything a refused change must leave alone.
     QString state() const
     {
-        return text(QStringLiteral("SELECT group_concat(dlq_id || status || attempts || hex(payload), ',') FROM rewind_dlq"))
-               + QString::number(n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")))
+        QString s;
+        auto q = db().exec(QStringLiteral("SELECT dlq_id, status, attempts, payload FROM rewind_dlq ORDER BY dlq_id"));
+        while (q && q->next())
+            s += q->value(0).toString() + q->value(1).toString() + q->value(2).toString() + QString::fromLatin1(q->value(3).toByteArray().toHex()) + u',';
+        return s + QString::number(n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")))
                + QString::number(n(QStringLiteral("SELECT COUNT(*) FROM rewind_audit")));
     }
 };
@@ -92,9 +156,13 @@ class TestDlq : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase() { REWIND_REQUIRE_ENGINE(); }
+
     void captureKeepsEveryByte()
     {
-        Fixture f;
+        if (testsupport::onPostgres())
+            QSKIP("invalid UTF-8 payloads: PostgreSQL text cannot hold them (and dead-lettering them is stream replay's part)");
+        Fixture f(true);
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new'")), 5);
         // Invalid UTF-8: the stored bytes, the API, show --json and --original-out all give the same bytes.
         auto d = showDlq(f.db(), f.id(QStringLiteral("e")));
@@ -116,6 +184,17 @@ private Q_SLOTS:
         QVERIFY(big);
         QCOMPARE(big->record.originalBytes, qint64(bigInvalid().size()));
         QVERIFY(*big->originalPayload == bigInvalid());
+
+        // The seed the other tests start from is what replay dead-letters.
+        Fixture seeded;
+        const QString records = QStringLiteral("SELECT dlq_id, source_kind, source_name, part, log_offset, event_id, record_key, error_class, error, "
+                                               "original_payload, payload, status, attempts FROM rewind_dlq ORDER BY dlq_id");
+        QCOMPARE(rows(seeded.db(), records), rows(f.db(), records));
+        const QString history = QStringLiteral("SELECT dlq_id, os_user, action, from_status, to_status, reason, payload_before, payload_after "
+                                               "FROM rewind_dlq_history ORDER BY history_id");
+        QCOMPARE(rows(seeded.db(), history), rows(f.db(), history));
+        const QString sink = QStringLiteral("SELECT event_id, order_id, amount FROM ev_sink ORDER BY event_id");
+        QCOMPARE(rows(seeded.db(), sink), rows(f.db(), sink));
     }
 
     void listFiltersCountsAndGroups()
@@ -171,15 +250,16 @@ private Q_SLOTS:
         auto dry = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), id, QStringLiteral("--set"), QStringLiteral("$.amount=12.5")}));
         QCOMPARE(dry.exitCode, 0);
         QCOMPARE(json(dry.out).value(QStringLiteral("executed")).toBool(), false);
-        QCOMPARE(json(dry.out).value(QStringLiteral("samples")).toArray().at(0).toObject().value(QStringLiteral("after")).toString(),
-                 QStringLiteral("{\"order_id\":2,\"amount\":12.5}"));
+        // Compared as JSON: PostgreSQL's jsonb orders and spaces keys its own way.
+        const QJsonObject fixedPayload{{QStringLiteral("order_id"), 2}, {QStringLiteral("amount"), 12.5}};
+        QCOMPARE(parsed(json(dry.out).value(QStringLiteral("samples")).toArray().at(0).toObject().value(QStringLiteral("after")).toString()), fixedPayload);
         QCOMPARE(f.state(), before);
 
         auto r = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), id, QStringLiteral("--set"), QStringLiteral("$.amount=12.5"),
                                                       QStringLiteral("--reason"), QStringLiteral("producer bug 42"), QStringLiteral("--execute")}));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ") + id), QStringLiteral("fixed"));
-        QCOMPARE(f.db().scalar(QStringLiteral("SELECT json_extract(CAST(payload AS TEXT), '$.amount') FROM rewind_dlq WHERE dlq_id = ") + id)->toDouble(), 12.5);
+        QCOMPARE(f.payload(id.toLongLong()).value(QStringLiteral("amount")).toDouble(), 12.5);
         // The original stays as captured.
         QCOMPARE(f.text(QStringLiteral("SELECT CAST(original_payload AS TEXT) FROM rewind_dlq WHERE dlq_id = ") + id), QStringLiteral("{\"order_id\": 2}"));
 
@@ -196,13 +276,13 @@ private Q_SLOTS:
         QVERIFY(!h.at.isEmpty());
         QVERIFY2(h.reason.value_or(QString()).contains(QStringLiteral("producer bug 42")), qPrintable(h.reason.value_or(QString())));
         QCOMPARE(*h.payloadBefore, QByteArray("{\"order_id\": 2}"));
-        QCOMPARE(*h.payloadAfter, QByteArray("{\"order_id\":2,\"amount\":12.5}"));
+        QCOMPARE(QJsonDocument::fromJson(*h.payloadAfter).object(), fixedPayload);
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'dlq-fix'")), 1);
 
         // show --json carries both payloads and the history.
         const QJsonObject rec = json(runCli(f.cli(QStringLiteral("show"), {QStringLiteral("--id"), id})).out).value(QStringLiteral("record")).toObject();
         QCOMPARE(rec.value(QStringLiteral("original_payload")).toString(), QStringLiteral("{\"order_id\": 2}"));
-        QCOMPARE(rec.value(QStringLiteral("payload")).toString(), QStringLiteral("{\"order_id\":2,\"amount\":12.5}"));
+        QCOMPARE(parsed(rec.value(QStringLiteral("payload")).toString()), fixedPayload);
         QCOMPARE(rec.value(QStringLiteral("history")).toArray().size(), 2);
         QCOMPARE(rec.value(QStringLiteral("history")).toArray().at(1).toObject().value(QStringLiteral("payload_before")).toString(), QStringLiteral("{\"order_id\": 2}"));
     }
@@ -217,12 +297,21 @@ private Q_SLOTS:
         QCOMPARE(json(r.out).value(QStringLiteral("fixed")).toInt(), 2);
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'fixed'")), 2);
         // Numbers and arrays as JSON, text that does not parse as a string.
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'fixed' AND json_type(CAST(payload AS TEXT), '$.amount') = 'integer' "
-                                    "AND json_extract(CAST(payload AS TEXT), '$.note') = 'checked by ops' AND json_extract(CAST(payload AS TEXT), '$.tags[1]') = 'x'")),
-                 2);
+        for (const QString &e : {QStringLiteral("b"), QStringLiteral("d")}) {
+            const qint64 id = f.id(e);
+            QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(id)), QStringLiteral("fixed"));
+            auto d = showDlq(f.db(), id);
+            QVERIFY(d && d->payload);
+            QVERIFY2(d->payload->contains("\"amount\": 0") || d->payload->contains("\"amount\":0"), d->payload->constData()); // an integer
+            const QJsonObject o = f.payload(id);
+            QCOMPARE(o.value(QStringLiteral("amount")), QJsonValue(0));
+            QCOMPARE(o.value(QStringLiteral("note")), QJsonValue(QStringLiteral("checked by ops")));
+            QCOMPARE(o.value(QStringLiteral("tags")).toArray(), (QJsonArray{1, QStringLiteral("x")}));
+            QCOMPARE(o.value(QStringLiteral("order_id")).toInt(), e == QLatin1String("b") ? 2 : 4);
+        }
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history WHERE action = 'fixed' AND payload_before IS NOT NULL AND payload_after IS NOT NULL")), 2);
         // The other records are untouched.
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND payload IS original_payload")), 3);
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND payload = original_payload")), 3);
     }
 
     void badFixesAreRefusedAndChangeNothing()
@@ -350,7 +439,9 @@ private Q_SLOTS:
     // sink through replay, a cut-short one is dead-lettered byte for byte.
     void hundredMegabytePayloadsThroughReplayAndTheDlq()
     {
-        Fixture f;
+        if (testsupport::onPostgres())
+            QSKIP("stream replay (core/replay.cpp) is not on PostgreSQL yet: its port comes with the streams work; this test is replay's capture");
+        Fixture f(true);
         const qint64 size = 100LL * 1024 * 1024;
         QVERIFY(f.db().exec(QStringLiteral("INSERT INTO ev_log VALUES (2, 0, 'h', '2025-05-06T11:00:00Z', "
                                            "'{\"order_id\": 20, \"amount\": 5, \"blob\": \"' || printf('%.*c', ?, 'z') || '\"}'), "

@@ -26,7 +26,7 @@ QString fill(qint64 n)
                "SELECT 'stream', 'ev', CAST(i % 4 AS TEXT), i, 'ev-' || i, "
                "CASE WHEN i % 3 = 0 THEN 'missing_field' ELSE 'invalid_json' END, "
                "CASE WHEN i % 3 = 0 THEN 'order ' || i || ' has no amount' ELSE 'unexpected end of input' END, "
-               "CAST(json_object('order_id', i) AS BLOB), CAST(json_object('order_id', i) AS BLOB), "
+               "'{\"order_id\": ' || i || '}', '{\"order_id\": ' || i || '}', "
                "CASE WHEN i % 10 = 0 THEN 'failed' ELSE 'new' END, 0, '2025-05-06T10:00:00Z' FROM g")
         .arg(n);
 }
@@ -41,7 +41,7 @@ struct Fixture {
                                                      {QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
                                                                      "event_id TEXT, record_ts TEXT, payload TEXT)")})
                                .url()
-                               .path;
+                               .text;
         auto opened = openWorkspace(db, testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec));
         if (!opened)
             qFatal("%s", qPrintable(opened.error().message));
@@ -74,6 +74,8 @@ class TestDlqPaging : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase() { REWIND_REQUIRE_ENGINE(); }
+
     void pagesCoverTheSelectionExactlyOnce_data()
     {
         QTest::addColumn<QStringList>("statuses");
@@ -150,6 +152,39 @@ private Q_SLOTS:
         QVERIFY2(deepMs < 200, qPrintable(QStringLiteral("deep page took %1 ms (first %2 ms)").arg(deepMs).arg(firstMs)));
         auto last = pageDlq(f.db(), {}, 199900, 250);
         QCOMPARE(last->size(), std::size_t(100));
+    }
+
+    // The database computes signatures for grouping and filtering (SQLite: the
+    // registered function; PostgreSQL: the same patterns in SQL): each
+    // message's signature there is errorSignature()'s.
+    void signaturesInTheDatabaseAreErrorSignature()
+    {
+        Fixture f(1); // and one record of the fill
+        const QStringList messages = {
+            QStringLiteral("order 42 missing"), QStringLiteral("ord-17 id=3.5e-3 amount2 x"), QStringLiteral("hash 0xdeadBEEF and abcdef12 and deadbeefcafe1"),
+            QStringLiteral("key 'quoted 12' rejected"), QStringLiteral("customer 123e4567-e89b-12d3-a456-426614174000 unknown"),
+            QStringLiteral("version 1.5.3 then -4 and +7.25E+3"), QStringLiteral("  spaced\t\tout \n message  "), QStringLiteral("abcdefgh deadbeef 12345678"),
+            QStringLiteral("x_12 y.5 z,6 (7) [8]"), QStringLiteral("caf\u00e9 9\u00a0items\u2003now"), QStringLiteral("0x 0xZ 0x1g 1e5e5"),
+            QStringLiteral("'unterminated 5"), QStringLiteral("it''s 'a' 'b c' 3"), QStringLiteral("")};
+        for (const QString &m : messages)
+            QVERIFY(f.db().exec(QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, error_class, error, status, attempts, first_seen) "
+                                               "VALUES ('stream', 'ev', 'c', ?, 'new', 0, '2025-05-06T10:00:00Z')"),
+                                {m}));
+        auto all = pageDlq(f.db(), {}, 0, 100);
+        QVERIFY(all);
+        QCOMPARE(all->size(), std::size_t(messages.size() + 1));
+        for (const DlqRecord &r : *all) {
+            DlqSelection s;
+            s.ids = {r.id};
+            s.signature = errorSignature(r.errorClass, r.error);
+            auto n = countDlq(f.db(), s);
+            QVERIFY(n);
+            QVERIFY2(n->total == 1, qPrintable(QStringLiteral("\"%1\": the database's signature differs from \"%2\"").arg(r.error, s.signature)));
+        }
+        auto list = listDlq(f.db(), {}, 0);
+        QVERIFY(list);
+        for (const DlqGroup &g : list->groups)
+            QCOMPARE(g.signature, errorSignature(g.errorClass, g.example));
     }
 
     void aBadFilterIsRefused()
