@@ -1,16 +1,22 @@
 // rw::demo::generate: a deterministic demo warehouse built by set-based SQL.
 //
-// Every bulk row comes from a recursive CTE feeding an INSERT ... SELECT.
-// Pseudo-randomness is integer arithmetic inside SQLite: each generator
+// Every bulk row comes from a recursive CTE feeding an INSERT ... SELECT,
+// on SQLite or PostgreSQL: the few spellings that differ (date formatting,
+// hex, JSON validity) come from the dialect, and the rest is portable SQL.
+// Pseudo-randomness is integer arithmetic inside the engine: each generator
 // carries Park-Miller (MINSTD) streams, x(n+1) = x(n) * a mod (2^31 - 1),
 // whose starting states are derived from the seed in C++. Intermediate values
-// stay below 2^48, so SQLite never spills into REAL. Incident rows (duplicate
+// stay below 2^48, so SQLite never spills into REAL; every generator column
+// starts as a BIGINT so PostgreSQL never computes them in 32-bit integers
+// (which would overflow). Incident rows (duplicate
 // versions, malformed events, ...) are picked with exact counts by a
 // permutation of the row index: (i * m + offset) mod N is a bijection on
 // [0, N) when m is coprime with N, and with m near N / phi (Fibonacci
 // hashing) the rows with the smallest ranks are spread over the whole range.
 // Amounts are integer cents divided by 100.0, which is already the double
-// ROUND(x, 2) would give, without its per-row cost.
+// ROUND(x, 2) would give, without its per-row cost, and the same double on
+// both engines (PostgreSQL divides exactly in numeric, then rounds once into
+// the double column). The same seed and scale give the same rows on both.
 #include "demo.h"
 
 #include "controlschema.h"
@@ -19,6 +25,7 @@
 #include "spec.h"
 #include "workspace.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -141,11 +148,21 @@ QString next(const char *column, int multiplier)
 // The day text of the generator's next row, carried in the recursion so that
 // it is formatted once per day rather than once per row. `perDay` is the
 // number of rows per day.
-QString nextDay(const char *perDay)
+QString nextDay(const SqlDialect &d, const char *perDay)
 {
-    return QStringLiteral("CASE WHEN (n + 1) % ") % QLatin1String(perDay)
-           % QStringLiteral(" = 0 THEN date({DAY0} + (n + 1) / ") % QLatin1String(perDay)
-           % QStringLiteral(" * 86400, 'unixepoch') ELSE dt END");
+    return QStringLiteral("CASE WHEN (n + 1) % ") % QLatin1String(perDay) % QStringLiteral(" = 0 THEN ")
+           % d.epochDateText(QStringLiteral("{DAY0} + (n + 1) / ") % QLatin1String(perDay) % QStringLiteral(" * 86400"))
+           % QStringLiteral(" ELSE dt END");
+}
+
+// One of `values` (plain words, no quotes) picked by an integer expression
+// in [0, values.size()).
+QString pick(const QString &index, const QStringList &values)
+{
+    QString sql = QStringLiteral("CASE ") % index;
+    for (qsizetype i = 0; i < values.size(); ++i)
+        sql += QStringLiteral(" WHEN ") % QString::number(i) % QStringLiteral(" THEN '") % values.at(i) % u'\'';
+    return sql + QStringLiteral(" END");
 }
 
 // ---------------------------------------------------------------------------
@@ -221,48 +238,63 @@ const QStringList kTables = {
     QStringLiteral("orders_events"),
 };
 
-QStringList schema()
+// Integers are the dialect's 64-bit type (INTEGER on SQLite), amounts its
+// double (REAL); days and times are ISO-8601 text on both engines.
+QStringList schema(const SqlDialect &d)
 {
+    const Subs types = {text("INT", d.bigintType()), text("REAL", d.doubleType())};
     const QString sales = QStringLiteral(
-        "(order_id INTEGER, item_id INTEGER, dt TEXT, customer_id INTEGER, amount REAL, updated_at TEXT)");
+        "(order_id {INT}, item_id {INT}, dt TEXT, customer_id {INT}, amount {REAL}, updated_at TEXT)");
     const QString events = QStringLiteral(
-        "(event_id TEXT, user_id INTEGER, event_type TEXT, dt TEXT, event_ts TEXT, ingested_at TEXT, value REAL)");
-    return {
-        QStringLiteral("CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, name TEXT, region TEXT)"),
+        "(event_id TEXT, user_id {INT}, event_type TEXT, dt TEXT, event_ts TEXT, ingested_at TEXT, value {REAL})");
+    QStringList statements = {
+        QStringLiteral("CREATE TABLE customers (customer_id {INT} PRIMARY KEY, name TEXT, region TEXT)"),
         QStringLiteral("CREATE TABLE raw_sales ") % sales,
         QStringLiteral("CREATE TABLE fact_sales ") % sales,
         QStringLiteral("CREATE TABLE raw_events ") % events,
         QStringLiteral("CREATE TABLE events ") % events,
-        QStringLiteral("CREATE TABLE customer_tier_monthly (customer_id INTEGER, month TEXT, customer_tier TEXT, updated_at TEXT)"),
-        QStringLiteral("CREATE TABLE orders_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
-        QStringLiteral("CREATE TABLE orders_events (event_id TEXT PRIMARY KEY, order_id INTEGER, amount REAL, event_time TEXT)"),
+        QStringLiteral("CREATE TABLE customer_tier_monthly (customer_id {INT}, month TEXT, customer_tier TEXT, updated_at TEXT)"),
+        QStringLiteral("CREATE TABLE orders_log (partition_id {INT}, log_offset {INT}, event_id TEXT, record_ts TEXT, payload TEXT)"),
+        QStringLiteral("CREATE TABLE orders_events (event_id TEXT PRIMARY KEY, order_id {INT}, amount {REAL}, event_time TEXT)"),
     };
+    for (QString &statement : statements)
+        statement = fill(statement, types);
+    return statements;
 }
+
+const QStringList kFirstNames = {
+    QStringLiteral("Ada"),  QStringLiteral("Ben"),   QStringLiteral("Chloe"), QStringLiteral("Dmitri"), QStringLiteral("Elena"),
+    QStringLiteral("Farid"), QStringLiteral("Grace"), QStringLiteral("Hiro"),  QStringLiteral("Ines"),   QStringLiteral("Jonas"),
+    QStringLiteral("Keiko"), QStringLiteral("Liam"),  QStringLiteral("Maya"),  QStringLiteral("Nils"),   QStringLiteral("Olga"),
+    QStringLiteral("Pedro"), QStringLiteral("Quinn"), QStringLiteral("Rosa"),  QStringLiteral("Sami"),   QStringLiteral("Tara"),
+    QStringLiteral("Umar"),  QStringLiteral("Vera"),  QStringLiteral("Wen"),   QStringLiteral("Yusuf"),
+};
+const QStringList kLastNames = {
+    QStringLiteral("Andersen"), QStringLiteral("Bauer"),  QStringLiteral("Costa"),  QStringLiteral("Dubois"),
+    QStringLiteral("Evans"),    QStringLiteral("Fischer"), QStringLiteral("Garcia"), QStringLiteral("Hansen"),
+    QStringLiteral("Ivanova"),  QStringLiteral("Jensen"), QStringLiteral("Kowalski"), QStringLiteral("Lopez"),
+    QStringLiteral("Moreau"),   QStringLiteral("Novak"),  QStringLiteral("Okafor"), QStringLiteral("Petrov"),
+    QStringLiteral("Rossi"),    QStringLiteral("Silva"),  QStringLiteral("Tanaka"), QStringLiteral("Urban"),
+    QStringLiteral("Varga"),    QStringLiteral("Weber"),  QStringLiteral("Yilmaz"), QStringLiteral("Zhang"),
+};
 
 Status customers(const Database &db, const Sizes &sz, const Seeds &seeds)
 {
     static const QString sql = QStringLiteral(R"(
 WITH RECURSIVE g(n, x, y) AS (
-  SELECT 1, {X0}, {Y0}
+  SELECT CAST(1 AS BIGINT), CAST({X0} AS BIGINT), CAST({Y0} AS BIGINT)
   UNION ALL
   SELECT n + 1, {NX}, {NY} FROM g WHERE n < {C}
 )
 INSERT INTO customers (customer_id, name, region)
-SELECT n,
-  json_extract('["Ada","Ben","Chloe","Dmitri","Elena","Farid","Grace","Hiro","Ines","Jonas","Keiko","Liam",
-                 "Maya","Nils","Olga","Pedro","Quinn","Rosa","Sami","Tara","Umar","Vera","Wen","Yusuf"]',
-               '$[' || (x % 24) || ']')
-  || ' ' ||
-  json_extract('["Andersen","Bauer","Costa","Dubois","Evans","Fischer","Garcia","Hansen","Ivanova","Jensen",
-                 "Kowalski","Lopez","Moreau","Novak","Okafor","Petrov","Rossi","Silva","Tanaka","Urban",
-                 "Varga","Weber","Yilmaz","Zhang"]',
-               '$[' || (y % 24) || ']'),
+SELECT n, {FIRST} || ' ' || {LAST},
   CASE (x / 24) % 10 WHEN 0 THEN 'LATAM' WHEN 1 THEN 'APAC' WHEN 2 THEN 'APAC'
                      WHEN 3 THEN 'NA' WHEN 4 THEN 'NA' WHEN 5 THEN 'NA' ELSE 'EMEA' END
 FROM g
 )");
     return step(db, QStringLiteral("customers"),
-                fill(sql, {num("X0", seeds.stream(11)), num("Y0", seeds.stream(12)), text("NX", next("x", 48271)),
+                fill(sql, {text("FIRST", pick(QStringLiteral("x % 24"), kFirstNames)), text("LAST", pick(QStringLiteral("y % 24"), kLastNames)),
+                           num("X0", seeds.stream(11)), num("Y0", seeds.stream(12)), text("NX", next("x", 48271)),
                            text("NY", next("y", 69621)), num("C", sz.customers)}));
 }
 
@@ -271,9 +303,10 @@ FROM g
 // incidents of the 14th (doubled, rows missing) and the 21st/22nd (retry storm).
 Status sales(const Database &db, const Sizes &sz, const Seeds &seeds)
 {
+    const SqlDialect &d = db.dialect();
     static const QString raw = QStringLiteral(R"(
 WITH RECURSIVE g(n, x, y, z, dt) AS (
-  SELECT 0, {X0}, {Y0}, {Z0}, '2025-05-01'
+  SELECT CAST(0 AS BIGINT), CAST({X0} AS BIGINT), CAST({Y0} AS BIGINT), CAST({Z0} AS BIGINT), CAST('2025-05-01' AS TEXT)
   UNION ALL
   SELECT n + 1, {NX}, {NY}, {NZ}, {NEXTDAY} FROM g WHERE n + 1 < {ROWS}
 ),
@@ -289,7 +322,7 @@ SELECT 10000000 + r.d * 1000000 + r.i / 3,
   1 + r.x % {C},
   CASE WHEN v.version = 0 THEN (500 + r.y % 49500) / 100.0
        ELSE ((500 + r.y % 49500) * (85 + r.z % 11 + (r.z / 11 % 2) * 20) + 50) / 100 / 100.0 END,
-  replace(datetime({DAY0} + r.d * 86400 + r.z % 86400 + v.version * (3600 + r.x % 82800), 'unixepoch'), ' ', 'T') || 'Z'
+  {UPDATED}
 FROM r CROSS JOIN (SELECT 0 AS version UNION ALL SELECT 1 AS version) AS v
 WHERE v.version = 0 OR r.dup
 )");
@@ -297,7 +330,9 @@ WHERE v.version = 0 OR r.dup
     if (auto s = step(db, QStringLiteral("raw_sales"),
                       fill(raw, {num("X0", seeds.stream(21)), num("Y0", seeds.stream(22)), num("Z0", seeds.stream(23)),
                                  text("NX", next("x", 48271)), text("NY", next("y", 69621)), text("NZ", next("z", 16807)),
-                                 text("NEXTDAY", nextDay("{R}")), num("ROWS", r * kSalesDays), num("M", spreadMultiplier(r)),
+                                 text("NEXTDAY", nextDay(d, "{R}")), num("ROWS", r * kSalesDays), num("M", spreadMultiplier(r)),
+                                 text("UPDATED", d.epochIsoText(QStringLiteral(
+                                                     "{DAY0} + r.d * 86400 + r.z % 86400 + v.version * (3600 + r.x % 82800)"))),
                                  num("R", r), num("PERM", seeds.offset(24)),
                                  num("DUPS", atLeastOne(r * 0.01)), num("C", sz.customers), num("DAY0", kDay0)}));
         !s)
@@ -306,13 +341,15 @@ WHERE v.version = 0 OR r.dup
         return s;
 
     // The published fact: latest version per key, days 01..28 (29 failed, 30 never ran).
-    // The 14th was loaded by a buggy job that doubled amounts.
+    // The 14th was loaded by a buggy job that doubled amounts (in cents, see the top).
     static const QString fact = QStringLiteral(R"(
 INSERT INTO fact_sales (order_id, item_id, dt, customer_id, amount, updated_at)
 SELECT order_id, item_id, dt, customer_id,
-       CASE WHEN dt = '2025-05-14' THEN ROUND(amount * 2, 2) ELSE amount END, updated_at
-FROM (SELECT order_id, item_id, dt, customer_id, amount, MAX(updated_at) AS updated_at
-      FROM raw_sales WHERE dt <= '2025-05-28' GROUP BY dt, order_id, item_id)
+       CASE WHEN dt = '2025-05-14' THEN CAST(ROUND(amount * 200) AS BIGINT) / 100.0 ELSE amount END, updated_at
+FROM (SELECT order_id, item_id, dt, customer_id, amount, updated_at,
+             ROW_NUMBER() OVER (PARTITION BY dt, order_id, item_id ORDER BY updated_at DESC) AS latest
+      FROM raw_sales WHERE dt <= '2025-05-28') AS versions
+WHERE latest = 1
 )");
     if (auto s = step(db, QStringLiteral("fact_sales"), fact); !s)
         return s;
@@ -324,11 +361,11 @@ FROM (SELECT order_id, item_id, dt, customer_id, amount, MAX(updated_at) AS upda
                                  {num("H", seeds.offset(25))});
     // The buggy load of the 14th also lost about 5% of its rows.
     static const QString missing = QStringLiteral(R"(
-DELETE FROM fact_sales WHERE rowid IN (
-  SELECT rowid FROM fact_sales WHERE dt = '2025-05-14' ORDER BY {HASH}, order_id, item_id LIMIT {K})
+DELETE FROM fact_sales WHERE {ROWID} IN (
+  SELECT {ROWID} FROM fact_sales WHERE dt = '2025-05-14' ORDER BY {HASH}, order_id, item_id LIMIT {K})
 )");
     if (auto s = step(db, QStringLiteral("fact_sales 2025-05-14"),
-                      fill(missing, {text("HASH", keyHash), num("K", atLeastOne(r * 0.05))}));
+                      fill(missing, {text("ROWID", d.rowIdentity(QString())), text("HASH", keyHash), num("K", atLeastOne(r * 0.05))}));
         !s)
         return s;
     // Retry storm: about 30% of the 21st's and 22nd's rows were written twice.
@@ -336,7 +373,7 @@ DELETE FROM fact_sales WHERE rowid IN (
 INSERT INTO fact_sales (order_id, item_id, dt, customer_id, amount, updated_at)
 SELECT order_id, item_id, dt, customer_id, amount, updated_at
 FROM (SELECT f.*, ROW_NUMBER() OVER (PARTITION BY dt ORDER BY {HASH}, order_id, item_id) AS rn
-      FROM fact_sales AS f WHERE dt IN ('2025-05-21', '2025-05-22'))
+      FROM fact_sales AS f WHERE dt IN ('2025-05-21', '2025-05-22')) AS ranked
 WHERE rn <= {K}
 ORDER BY dt, order_id, item_id
 )");
@@ -347,19 +384,24 @@ ORDER BY dt, order_id, item_id
 // The SELECT list of one raw_events row from a generator CTE with columns
 // n, d (day index), x, y, z. Lateness: ~90% 0-120 s (skewed to small), ~8%
 // 2-60 min, ~1.5% 1-2 h, ~0.5% 2 h to 3 days.
-QString eventColumns()
+QString eventColumns(const SqlDialect &d)
 {
-    return QStringLiteral(R"(
-  printf('ev-%08x', (n * 2654435761 + {EVH}) % 4294967296),
+    // Filled here only partly: {EVH} and {U} are the caller's.
+    QString sql = QStringLiteral(R"(
+  'ev-' || {HEX},
   1 + (y / 1000) % {U},
   CASE WHEN (x / 86400) % 20 < 12 THEN 'page_view' WHEN (x / 86400) % 20 < 16 THEN 'click'
        WHEN (x / 86400) % 20 < 18 THEN 'add_to_cart' WHEN (x / 86400) % 20 < 19 THEN 'purchase' ELSE 'search' END,
   dt,
-  replace(datetime(ts, 'unixepoch'), ' ', 'T') || 'Z',
-  replace(datetime(ts + lat, 'unixepoch'), ' ', 'T') || 'Z',
+  {EVENT_TS},
+  {INGESTED_AT},
   CASE WHEN (x / 86400) % 20 < 12 THEN (z / 7) % 3000 / 10.0
        WHEN (x / 86400) % 20 = 18 THEN (500 + (z / 1000) % 20000) / 100.0 ELSE 1.0 END
 )");
+    sql.replace(QLatin1String("{HEX}"), d.hex8(QStringLiteral("(n * 2654435761 + {EVH}) % 4294967296")));
+    sql.replace(QLatin1String("{EVENT_TS}"), d.epochIsoText(QStringLiteral("ts")));
+    sql.replace(QLatin1String("{INGESTED_AT}"), d.epochIsoText(QStringLiteral("ts + lat")));
+    return sql;
 }
 
 const QString kLateness = QStringLiteral(R"(
@@ -373,7 +415,7 @@ Status events(const Database &db, const Sizes &sz, const Seeds &seeds)
 {
     static const QString raw = QStringLiteral(R"(
 WITH RECURSIVE g(n, x, y, z, dt) AS (
-  SELECT 0, {X0}, {Y0}, {Z0}, '2025-05-01'
+  SELECT CAST(0 AS BIGINT), CAST({X0} AS BIGINT), CAST({Y0} AS BIGINT), CAST({Z0} AS BIGINT), CAST('2025-05-01' AS TEXT)
   UNION ALL
   SELECT n + 1, {NX}, {NY}, {NZ}, {NEXTDAY} FROM g WHERE n + 1 < {ROWS}
 ),
@@ -383,10 +425,10 @@ SELECT {COLUMNS} FROM e
 )");
     const qint64 rows = sz.eventsPerDay * kEventDays;
     if (auto s = step(db, QStringLiteral("raw_events"),
-                      fill(raw, {text("COLUMNS", eventColumns()), text("LAT", kLateness), num("X0", seeds.stream(31)),
+                      fill(raw, {text("COLUMNS", eventColumns(db.dialect())), text("LAT", kLateness), num("X0", seeds.stream(31)),
                                  num("Y0", seeds.stream(32)), num("Z0", seeds.stream(33)), text("NX", next("x", 48271)),
                                  text("NY", next("y", 69621)), text("NZ", next("z", 16807)), num("ROWS", rows),
-                                 text("NEXTDAY", nextDay("{E}")),
+                                 text("NEXTDAY", nextDay(db.dialect(), "{E}")),
                                  num("E", sz.eventsPerDay), num("DAY0", kDay0), num("EVH", seeds.offset(34)),
                                  num("U", sz.usersForEvents)}));
         !s)
@@ -405,7 +447,7 @@ Status lateEvents(const Database &db, const Sizes &sz, const Seeds &seeds)
 {
     static const QString late = QStringLiteral(R"(
 WITH RECURSIVE g(n, x, y, z) AS (
-  SELECT {N0}, {X0}, {Y0}, {Z0}
+  SELECT CAST({N0} AS BIGINT), CAST({X0} AS BIGINT), CAST({Y0} AS BIGINT), CAST({Z0} AS BIGINT)
   UNION ALL
   SELECT n + 1, {NX}, {NY}, {NZ} FROM g WHERE n + 1 < {N0} + 2 * {L}
 ),
@@ -417,7 +459,7 @@ INSERT INTO raw_events (event_id, user_id, event_type, dt, event_ts, ingested_at
 SELECT {COLUMNS} FROM e
 )");
     return step(db, QStringLiteral("late raw_events"),
-                fill(late, {text("COLUMNS", eventColumns()), num("N0", sz.eventsPerDay * kEventDays),
+                fill(late, {text("COLUMNS", eventColumns(db.dialect())), num("N0", sz.eventsPerDay * kEventDays),
                             num("L", std::max<qint64>(2, std::llround(sz.eventsPerDay * 0.005))),
                             num("X0", seeds.stream(35)), num("Y0", seeds.stream(36)), num("Z0", seeds.stream(37)),
                             text("NX", next("x", 48271)), text("NY", next("y", 69621)), text("NZ", next("z", 16807)),
@@ -430,17 +472,19 @@ Status correctSales(const Database &db, const Sizes &sz, const Seeds &seeds)
 {
     static const QString sql = QStringLiteral(R"(
 UPDATE raw_sales
-SET amount = ROUND(amount * (85 + {HASH} % 11 + ({HASH} / 11 % 2) * 20) / 100.0, 2),
-    updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', {JUNE1} + {HASH} % 86400, 'unixepoch')
-WHERE rowid IN (
-  SELECT MIN(rowid) FROM raw_sales WHERE dt = '2025-05-27'
+SET amount = (CAST(ROUND(amount * 100) AS BIGINT) * (85 + {HASH} % 11 + ({HASH} / 11 % 2) * 20) + 50) / 100 / 100.0,
+    updated_at = {UPDATED}
+WHERE {ROWID} IN (
+  SELECT MIN({ROWID}) FROM raw_sales WHERE dt = '2025-05-27'
   GROUP BY order_id, item_id HAVING COUNT(*) = 1
   ORDER BY {HASH}, order_id, item_id LIMIT {K})
 )");
     const QString hash = fill(QStringLiteral("((order_id * 4 + item_id) * 2654435761 + {H}) % 4294967296"),
                               {num("H", seeds.offset(26))});
+    const SqlDialect &d = db.dialect();
     return step(db, QStringLiteral("raw_sales corrections"),
-                fill(sql, {text("HASH", hash), num("JUNE1", kJune1), num("K", atLeastOne(sz.salesPerDay * 0.02))}));
+                fill(sql, {text("UPDATED", d.epochIsoText(QStringLiteral("{JUNE1} + {HASH} % 86400"))), text("HASH", hash),
+                           text("ROWID", d.rowIdentity(QString())), num("JUNE1", kJune1), num("K", atLeastOne(sz.salesPerDay * 0.02))}));
 }
 
 Status tiers(const Database &db, const Seeds &seeds)
@@ -450,7 +494,7 @@ Status tiers(const Database &db, const Seeds &seeds)
 WITH RECURSIVE t(customer_id, m, tier, x) AS (
   SELECT customer_id, 0,
          CASE WHEN s % 100 < 50 THEN 0 WHEN s % 100 < 80 THEN 1 WHEN s % 100 < 95 THEN 2 ELSE 3 END, s
-  FROM (SELECT customer_id, 1 + (customer_id * 2654435761 + {H}) % 2147483646 AS s FROM customers)
+  FROM (SELECT customer_id, CAST(1 + (customer_id * 2654435761 + {H}) % 2147483646 AS BIGINT) AS s FROM customers) AS c
   UNION ALL
   SELECT customer_id, m + 1,
          CASE WHEN {NX} % 10 <> 0 THEN tier
@@ -460,32 +504,54 @@ WITH RECURSIVE t(customer_id, m, tier, x) AS (
   FROM t WHERE m + 1 < {MONTHS}
 )
 INSERT INTO customer_tier_monthly (customer_id, month, customer_tier, updated_at)
-SELECT customer_id, date('2025-01-01', '+' || m || ' months'),
+SELECT customer_id, {MONTH},
        CASE tier WHEN 0 THEN 'bronze' WHEN 1 THEN 'silver' WHEN 2 THEN 'gold' ELSE 'platinum' END,
-       strftime('%Y-%m-%dT%H:%M:%SZ', strftime('%s', date('2025-01-01', '+' || m || ' months')) + x % 172800, 'unixepoch')
+       {UPDATED}
 FROM t
 ORDER BY customer_id, m
 )");
+    // The months' first days (text and epoch seconds), from C++: twelve
+    // constants, the same on both engines.
+    QString month = QStringLiteral("CASE m");
+    QString monthStart = QStringLiteral("CASE m");
+    for (int m = 0; m < kMonths; ++m) {
+        const QDateTime first(QDate(2025, 1, 1).addMonths(m), QTime(0, 0), Qt::UTC);
+        month += QStringLiteral(" WHEN ") % QString::number(m) % QStringLiteral(" THEN '") % first.date().toString(Qt::ISODate) % u'\'';
+        monthStart += QStringLiteral(" WHEN ") % QString::number(m) % QStringLiteral(" THEN ") % QString::number(first.toSecsSinceEpoch());
+    }
+    month += QStringLiteral(" END");
+    monthStart += QStringLiteral(" END");
     return step(db, QStringLiteral("customer_tier_monthly"),
-                fill(sql, {num("H", seeds.offset(41)), text("NX", next("x", 48271)), num("MONTHS", kMonths)}));
+                fill(sql, {text("MONTH", month),
+                           text("UPDATED", db.dialect().epochIsoText(u'(' % monthStart % QStringLiteral(") + x % 172800"))),
+                           num("H", seeds.offset(41)), text("NX", next("x", 48271)), num("MONTHS", kMonths)}));
 }
 
 // The JSON payload of the order at generator row `n` with states x, y.
 // Around 0.3% are malformed: half truncated text, half valid JSON without
 // "amount".
-QString payloadExpr(const QString &n, const QString &x, const QString &y)
+//
+// The JSON text is concatenated rather than built by the engine's JSON
+// functions, so that it is the same text on both engines: it is exactly
+// what SQLite's json_object() wrote (compact, keys in this order, the
+// amount as SQLite prints a REAL: 150.0, 15.05, 1.1), where PostgreSQL's
+// json_build_object() would add spaces and print numerics at full scale.
+QString payloadExpr(const SqlDialect &d, const QString &n, const QString &x, const QString &y)
 {
     const QString o = u'(' % n % u" % {P})";
     const QString rank = u"((" % o % u" * {M} + (" % n % u" / {P}) * 7919 + {PERM}) % {P})";
-    const QString eventTime =
-        u"replace(datetime({START} + " % o % u" * {SPAN} / {P} - (" % x % u" / 10) % 30, 'unixepoch'), ' ', 'T') || 'Z'";
-    const QString orderId = u"30000000 + " % n;
-    const QString amount = u"(100 + " % y % u" % 30000) / 100.0";
+    const QString eventTime = d.epochIsoText(u"{START} + " % o % u" * {SPAN} / {P} - (" % x % u" / 10) % 30");
+    const QString orderId = u"CAST(30000000 + " % n % u" AS TEXT)";
+    const QString cents = u"(100 + " % y % u" % 30000)";
+    const QString amount = u"CAST(" % cents % u" / 100 AS TEXT) || '.' || CASE WHEN " % cents % u" % 100 = 0 THEN '0' WHEN "
+                           % cents % u" % 10 = 0 THEN CAST(" % cents % u" % 100 / 10 AS TEXT) WHEN " % cents
+                           % u" % 100 < 10 THEN '0' || CAST(" % cents % u" % 100 AS TEXT) ELSE CAST(" % cents
+                           % u" % 100 AS TEXT) END";
     const QString currency = u"CASE " % x % u" % 10 WHEN 7 THEN 'USD' WHEN 8 THEN 'USD' WHEN 9 THEN 'GBP' ELSE 'EUR' END";
-    const QString full = u"json_object('order_id', " % orderId % u", 'amount', " % amount % u", 'currency', " % currency
-                         % u", 'event_time', " % eventTime % u')';
-    const QString noAmount =
-        u"json_object('order_id', " % orderId % u", 'currency', " % currency % u", 'event_time', " % eventTime % u')';
+    const QString full = u"('{\"order_id\":' || " % orderId % u" || ',\"amount\":' || " % amount % u" || ',\"currency\":\"' || "
+                         % currency % u" || '\",\"event_time\":\"' || " % eventTime % u" || '\"}')";
+    const QString noAmount = u"('{\"order_id\":' || " % orderId % u" || ',\"currency\":\"' || " % currency
+                             % u" || '\",\"event_time\":\"' || " % eventTime % u" || '\"}')";
     return u"CASE WHEN " % rank % u" < {BAD1} THEN substr(" % full % u", 1, length(" % full % u") * 2 / 3)" % u" WHEN "
            % rank % u" < {BAD} THEN " % noAmount % u" ELSE " % full % u" END";
 }
@@ -497,7 +563,7 @@ Status orders(const Database &db, const Sizes &sz, const Seeds &seeds)
     // copy is made there.
     static const QString sql = QStringLiteral(R"(
 WITH RECURSIVE g(n, x, y, eid, payload) AS (
-  SELECT 0, {X0}, {Y0}, {EID0}, {PAYLOAD0}
+  SELECT CAST(0 AS BIGINT), CAST({X0} AS BIGINT), CAST({Y0} AS BIGINT), CAST({EID0} AS TEXT), CAST({PAYLOAD0} AS TEXT)
   UNION ALL
   SELECT n + 1, {NX}, {NY},
          CASE WHEN {RETRY} THEN eid ELSE {EID1} END,
@@ -505,7 +571,7 @@ WITH RECURSIVE g(n, x, y, eid, payload) AS (
   FROM g WHERE n + 1 < {ROWS}
 )
 INSERT INTO orders_log (partition_id, log_offset, event_id, record_ts, payload)
-SELECT n / {P}, n % {P}, eid, replace(datetime({START} + (n % {P}) * {SPAN} / {P}, 'unixepoch'), ' ', 'T') || 'Z', payload
+SELECT n / {P}, n % {P}, eid, {RECORD_TS}, payload
 FROM g
 WHERE NOT (n / {P} = 2 AND n % {P} < {LOST})
 )");
@@ -515,14 +581,16 @@ WHERE NOT (n / {P} = 2 AND n % {P} < {LOST})
     const qint64 bad1 = atLeastOne(p * 0.0015);
     const qint64 bad = bad1 + atLeastOne(p * 0.0015);
     const qint64 retries = std::max<qint64>(2, std::llround(p * 0.0005));
-    const QString eid = QStringLiteral("printf('ord-%08x', (({N}) * 2654435761 + {EH}) % 4294967296)");
+    const SqlDialect &d = db.dialect();
+    const QString eid = u"'ord-' || " % d.hex8(QStringLiteral("(({N}) * 2654435761 + {EH}) % 4294967296"));
     const QString retry = QStringLiteral("((n + 1) % {P} > 0 AND ((n + 1) % {P} * {M} + ((n + 1) / {P}) * 7919 + {PERM}) % {P} "
                                          "BETWEEN {BAD} AND {BAD} + {RETRIES} - 1)");
     const QString statement =
         fill(sql, {text("EID0", QString(eid).replace(QLatin1String("{N}"), QLatin1String("0"))),
                    text("EID1", QString(eid).replace(QLatin1String("{N}"), QLatin1String("n + 1"))),
-                   text("PAYLOAD0", payloadExpr(QStringLiteral("0"), QStringLiteral("{X0}"), QStringLiteral("{Y0}"))),
-                   text("PAYLOAD1", payloadExpr(QStringLiteral("(n + 1)"), nx, ny)), text("RETRY", retry),
+                   text("PAYLOAD0", payloadExpr(d, QStringLiteral("0"), QStringLiteral("{X0}"), QStringLiteral("{Y0}"))),
+                   text("PAYLOAD1", payloadExpr(d, QStringLiteral("(n + 1)"), nx, ny)), text("RETRY", retry),
+                   text("RECORD_TS", d.epochIsoText(QStringLiteral("{START} + (n % {P}) * {SPAN} / {P}"))),
                    num("X0", seeds.stream(51)), num("Y0", seeds.stream(52)), text("NX", nx), text("NY", ny),
                    num("EH", seeds.offset(53)), num("PERM", seeds.offset(54) % p), num("P", p),
                    num("ROWS", p * kOrderPartitions), num("START", kOrdersStart), num("SPAN", kOrdersSpan),
@@ -533,18 +601,25 @@ WHERE NOT (n / {P} = 2 AND n % {P} < {LOST})
                       QStringLiteral("CREATE UNIQUE INDEX orders_log_offset ON orders_log (partition_id, log_offset)"));
         !s)
         return s;
-    // What the consumer wrote before it crashed at 10:20: every valid event once.
+    // What the consumer wrote before it crashed at 10:20: every valid event
+    // once (a retried event's copies carry the same payload).
     static const QString sink = QStringLiteral(R"(
-INSERT OR IGNORE INTO orders_events (event_id, order_id, amount, event_time)
-SELECT event_id, json_extract(payload, '$.order_id'), json_extract(payload, '$.amount'), json_extract(payload, '$.event_time')
-FROM orders_log
-WHERE record_ts < '2025-05-06T10:20:00Z'
-  AND CASE WHEN json_valid(payload)
-           THEN json_type(payload, '$.order_id') IS NOT NULL AND json_type(payload, '$.amount') IS NOT NULL
-           ELSE 0 END
+INSERT INTO orders_events (event_id, order_id, amount, event_time)
+SELECT event_id, CAST({ORDER_ID} AS {INT}), CAST({AMOUNT} AS {REAL}), {EVENT_TIME}
+FROM (SELECT partition_id, log_offset, event_id, {DOC} AS doc
+      FROM orders_log WHERE record_ts < '2025-05-06T10:20:00Z') AS l
+WHERE {HAS_ORDER_ID} AND {HAS_AMOUNT}
 ORDER BY partition_id, log_offset
+{IGNORE}
 )");
-    return step(db, QStringLiteral("orders_events"), sink);
+    auto path = [](const char *member) -> QString { return QStringLiteral("'$.") % QLatin1String(member) % u'\''; };
+    const QString doc = QStringLiteral("doc");
+    return step(db, QStringLiteral("orders_events"),
+                fill(sink, {text("ORDER_ID", d.jsonExtract(doc, path("order_id"))), text("AMOUNT", d.jsonExtract(doc, path("amount"))),
+                            text("EVENT_TIME", d.jsonExtract(doc, path("event_time"))), text("DOC", d.jsonOrNull(QStringLiteral("payload"))),
+                            text("HAS_ORDER_ID", d.jsonHasPath(doc, path("order_id"))),
+                            text("HAS_AMOUNT", d.jsonHasPath(doc, path("amount"))), text("INT", d.bigintType()),
+                            text("REAL", d.doubleType()), text("IGNORE", d.upsertSet({QStringLiteral("event_id")}, {}))}));
 }
 
 // ---------------------------------------------------------------------------
@@ -555,21 +630,27 @@ Status controlState(const Database &db, const Spec &spec)
     const DatasetSpec *sales = spec.dataset(QStringLiteral("fact_sales"));
     const DatasetSpec *events = spec.dataset(QStringLiteral("events"));
     Q_ASSERT(sales && events);
+    const SqlDialect &d = db.dialect();
 
     // The failed nightly run of 2025-05-29 kept its plan, so `rewindctl resume`
     // can finish it: the plan locks the day's source fingerprint.
+    // The day's count and fingerprint are one aggregate row; its JSON is
+    // written here, as the planner writes a plan's.
+    static const QString lock = QStringLiteral("SELECT COUNT(*), {SIG} FROM ({SOURCE}) AS src WHERE {PART} = '2025-05-29'");
+    auto locked = db.exec(fill(lock, {text("PART", db.quote(sales->partitionColumn)), text("SIG", sourceSignatureExpr(db, *sales)),
+                                      text("SOURCE", sourceSelect(*sales, db))}));
+    if (!locked)
+        return internalError(QStringLiteral("demo: rewind_plans: %1").arg(locked.error().message));
+    if (!locked->next())
+        return internalError(QStringLiteral("demo: rewind_plans: no fingerprint for 2025-05-29"));
+    const Json fingerprint = {
+        {"v:2025-05-29", {{"rows", locked->value(0).toLongLong()}, {"fingerprint", locked->value(1).toString().toStdString()}}}};
     static const QString plan = QStringLiteral(R"(
 INSERT INTO rewind_plans (plan_id, dataset, created_at, scope_json, fingerprint, summary_json)
-SELECT 'plan-nightly-0529', ?, '2025-05-31T02:02:47Z',
-       '{"mode":"merge","partitions":[{"partition":"2025-05-29","value":"2025-05-29"}]}',
-       json_object('v:2025-05-29', json_object('rows', COUNT(*), 'fingerprint', {SIG})), NULL
-FROM ({SOURCE}) AS src WHERE {PART} = '2025-05-29'
+VALUES ('plan-nightly-0529', ?, '2025-05-31T02:02:47Z',
+        '{"mode":"merge","partitions":[{"partition":"2025-05-29","value":"2025-05-29"}]}', ?, NULL)
 )");
-    if (auto s = step(db, QStringLiteral("rewind_plans"),
-                      fill(plan, {text("PART", db.quote(sales->partitionColumn)), text("SIG", sourceSignatureExpr(db, *sales)),
-                                  text("SOURCE", sourceSelect(*sales, db))}),
-                      {sales->name});
-        !s)
+    if (auto s = step(db, QStringLiteral("rewind_plans"), plan, {sales->name, QString::fromStdString(fingerprint.dump())}); !s)
         return s;
     static const QString run = QStringLiteral(R"(
 INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, started_at, finished_at, os_user, scope_json, error)
@@ -592,7 +673,7 @@ SELECT ?, CAST({PART} AS TEXT), 0,
        CASE WHEN {PART} = '2025-05-29' THEN 'failed' ELSE 'published' END,
        COUNT(*), {SIG},
        CASE WHEN {PART} = '2025-05-29' THEN NULL
-            ELSE strftime('%Y-%m-%dT%H:%M:%SZ', {NIGHT} + (CAST(substr({PART}, 9, 2) AS INTEGER) - 1) * 6, 'unixepoch') END,
+            ELSE {PUBLISHED} END,
        NULL,
        CASE WHEN {PART} = '2025-05-29' THEN (SELECT MAX(run_id) FROM rewind_runs WHERE status = 'failed') END
 FROM ({SOURCE}) AS src
@@ -600,7 +681,8 @@ WHERE {PART} <= '2025-05-29'
 GROUP BY {PART}
 )");
     if (auto s = step(db, QStringLiteral("fact_sales partition state"),
-                      fill(salesState, {text("PART", part), text("SIG", sourceSignatureExpr(db, *sales)),
+                      fill(salesState, {text("PUBLISHED", d.epochIsoText(QStringLiteral("{NIGHT} + (CAST(substr({PART}, 9, 2) AS INTEGER) - 1) * 6"))),
+                                        text("PART", part), text("SIG", sourceSignatureExpr(db, *sales)),
                                         text("SOURCE", sourceSelect(*sales, db)), num("NIGHT", kPublishNight)}),
                       {sales->name});
         !s)
@@ -615,14 +697,15 @@ INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_
 SELECT ?, CAST({PART} AS TEXT), 0,
        CASE WHEN {PART} < '2025-05-14' THEN 'final' ELSE 'published' END,
        COUNT(*), {SIG},
-       strftime('%Y-%m-%dT%H:%M:%SZ', MAX({INGEST}), '+30 minutes'),
-       CASE WHEN {PART} < '2025-05-14' THEN strftime('%Y-%m-%dT%H:%M:%SZ', MAX({INGEST}), '+30 minutes') END,
+       {PUBLISHED},
+       CASE WHEN {PART} < '2025-05-14' THEN {PUBLISHED} END,
        NULL
 FROM ({SOURCE}) AS src
 GROUP BY {PART}
 )");
     if (auto s = step(db, QStringLiteral("events partition state"),
-                      fill(eventsState, {text("PART", evPart), text("INGEST", ingest), text("SIG", sourceSignatureExpr(db, *events)),
+                      fill(eventsState, {text("PUBLISHED", d.epochIsoText(d.isoTextEpoch(QStringLiteral("MAX({INGEST})")) % QStringLiteral(" + 1800"))),
+                                         text("PART", evPart), text("INGEST", ingest), text("SIG", sourceSignatureExpr(db, *events)),
                                          text("SOURCE", sourceSelect(*events, db))}),
                       {events->name});
         !s)
@@ -665,30 +748,22 @@ Status checkTarget(const QString &path, const QString &what, bool overwrite)
     return {};
 }
 
-// Writes the whole demo into a fresh database file. The handle (and this
-// thread's connection) is gone when it returns, so the caller may delete the
-// file on failure.
-Result<Summary> build(const QString &dbPath, const Options &options, const Spec &spec)
+// Writes the whole demo into a database that holds none of it yet.
+Result<Summary> build(const Database &db, const Options &options, const Spec &spec)
 {
-    auto opened = Database::open(dbPath, Database::OpenMode::CreateIfMissing);
-    if (!opened)
-        return fail(opened.error());
-    const Database &db = *opened;
     if (auto s = controlschema::migrate(db); !s)
         return fail(s.error());
-    // Bulk loading into a brand-new file: a bigger page cache for the sorts
-    // and index builds, and an in-memory rollback journal instead of
+    // Bulk loading into a brand-new SQLite file: a bigger page cache for the
+    // sorts and index builds, and an in-memory rollback journal instead of
     // writing every page twice through the WAL. WAL is restored at the end.
-    if (auto s = step(db, QStringLiteral("cache"), QStringLiteral("PRAGMA cache_size = -131072")); !s)
-        return fail(s.error());
-    if (auto s = step(db, QStringLiteral("journal"), QStringLiteral("PRAGMA journal_mode = MEMORY")); !s)
-        return fail(s.error());
+    if (auto s = db.execAll(db.dialect().demoLoadBegin()); !s)
+        return internalError(QStringLiteral("demo: set-up: %1").arg(s.error().message));
 
     const Sizes sz(options.scale);
     const Seeds seeds(options.seed);
 
     Status built = db.writeTransaction([&]() -> Status {
-        if (auto s = db.execAll(schema()); !s)
+        if (auto s = db.execAll(schema(db.dialect())); !s)
             return s;
         if (auto s = customers(db, sz, seeds); !s)
             return s;
@@ -719,8 +794,11 @@ Result<Summary> build(const QString &dbPath, const Options &options, const Spec 
     if (!changed)
         return fail(changed.error());
 
-    if (auto s = step(db, QStringLiteral("journal"), QStringLiteral("PRAGMA journal_mode = WAL")); !s)
-        return fail(s.error());
+    QStringList quotedTables;
+    for (const QString &table : kTables)
+        quotedTables << db.quote(table);
+    if (auto s = db.execAll(db.dialect().demoLoadEnd(quotedTables)); !s)
+        return internalError(QStringLiteral("demo: finishing: %1").arg(s.error().message));
 
     Summary summary;
     QStringList counts;
@@ -743,6 +821,85 @@ Result<Summary> build(const QString &dbPath, const Options &options, const Spec 
 
 const QStringList kSqliteSuffixes = {QString(), QStringLiteral("-wal"), QStringLiteral("-shm"), QStringLiteral("-journal")};
 
+// A new SQLite file. The handle (and this thread's connection) is gone when
+// it returns, so the caller may delete the file on failure.
+Result<Summary> buildFile(const QString &dbPath, const Options &options, const Spec &spec)
+{
+    auto opened = Database::open(dbPath, Database::OpenMode::CreateIfMissing);
+    if (!opened)
+        return fail(opened.error());
+    return build(*opened, options, spec);
+}
+
+// The tables of a demo workspace in a database, by the names the demo and
+// its commands give them: the demo's own, each dataset's target and SCD2
+// images, each stream's log and sink. A PostgreSQL database holds one demo
+// at a time, as a SQLite file does.
+QStringList demoTables(const Spec &spec)
+{
+    QStringList names = kTables;
+    for (const auto &dataset : spec.datasets)
+        names << dataset.source << dataset.target << QStringLiteral("rewind_images_") + dataset.name;
+    for (const auto &stream : spec.streams)
+        names << stream.log << stream.sink;
+    names.removeDuplicates();
+    return names;
+}
+
+// Drops the demo's tables and the control schema: on PostgreSQL what
+// overwriting replaces, and what a failed build leaves.
+Status dropDemo(const Database &db, const Spec &spec)
+{
+    return db.writeTransaction([&]() -> Status {
+        QStringList statements;
+        for (const QString &table : demoTables(spec))
+            statements << QStringLiteral("DROP TABLE IF EXISTS ") % db.quote(table);
+        statements << db.dialect().demoDropControlSchema();
+        if (auto s = db.execAll(statements); !s)
+            return badInput(QStringLiteral("demo: cannot drop the demo's tables in %1: %2").arg(db.url().display(), s.error().message));
+        return {};
+    });
+}
+
+// The demo into an existing PostgreSQL database: refused when it already
+// holds the demo's tables or a Rewind control schema, unless overwriting,
+// which first drops them (as overwriting a SQLite file replaces it). A
+// failed build drops what it made.
+Result<Summary> generatePostgres(const Options &options, const Spec &spec, const QByteArray &specJson)
+{
+    auto opened = Database::open(options.dbPath);
+    if (!opened)
+        return fail(opened.error());
+    const Database &db = *opened;
+    auto relations = db.relations();
+    if (!relations)
+        return fail(relations.error());
+    QStringList held;
+    QStringList names = demoTables(spec);
+    names << QStringLiteral("rewind_meta");
+    for (const QString &name : std::as_const(names))
+        if (relations->contains(name))
+            held << name;
+    if (!held.isEmpty() && !options.overwrite)
+        return badInput(QStringLiteral("demo: database %1 already holds %2; drop them or allow overwriting "
+                                       "(rewindctl demo --force), which drops the demo's tables and the schema rewind")
+                            .arg(db.url().display(), held.join(QStringLiteral(", "))));
+    if (!held.isEmpty()) {
+        if (auto s = dropDemo(db, spec); !s)
+            return fail(s.error());
+    }
+    auto summary = build(db, options, spec);
+    if (summary) {
+        if (auto s = writeSpecFile(options.specPath, specJson); !s)
+            summary = fail(s.error());
+    }
+    if (!summary) {
+        if (auto s = dropDemo(db, spec); !s)
+            return internalError(summary.error().message % QStringLiteral("; cleaning up failed too: ") % s.error().message);
+    }
+    return summary;
+}
+
 } // namespace
 
 Result<Summary> generate(const Options &options)
@@ -754,14 +911,15 @@ Result<Summary> generate(const Options &options)
     auto url = DatabaseUrl::parse(options.dbPath);
     if (!url)
         return fail(url.error());
-    if (url->kind != SqlDialect::Kind::Sqlite)
-        return badInput(QStringLiteral("demo: %1: the demo writes a SQLite file").arg(url->display()));
+    const bool sqlite = url->kind == SqlDialect::Kind::Sqlite;
     const QString dbPath = url->path;
-    if (auto s = checkTarget(dbPath, QStringLiteral("database"), options.overwrite); !s)
-        return fail(s.error());
+    if (sqlite) {
+        if (auto s = checkTarget(dbPath, QStringLiteral("database"), options.overwrite); !s)
+            return fail(s.error());
+    }
     if (auto s = checkTarget(options.specPath, QStringLiteral("spec"), true); !s)
         return fail(s.error());
-    if (QFileInfo(dbPath).absoluteFilePath() == QFileInfo(options.specPath).absoluteFilePath())
+    if (sqlite && QFileInfo(dbPath).absoluteFilePath() == QFileInfo(options.specPath).absoluteFilePath())
         return badInput(QStringLiteral("demo: the database and the spec are the same file: %1").arg(dbPath));
 
     // The spec comes first: its DatasetSpecs drive the fingerprints.
@@ -769,6 +927,8 @@ Result<Summary> generate(const Options &options)
     auto spec = parseSpec(specJson, options.specPath);
     if (!spec)
         return internalError(QStringLiteral("demo: the generated spec does not parse: %1").arg(spec.error().message));
+    if (!sqlite)
+        return generatePostgres(options, *spec, specJson);
 
     if (options.overwrite) {
         for (const QString &suffix : kSqliteSuffixes) {
@@ -783,7 +943,7 @@ Result<Summary> generate(const Options &options)
         for (const QString &suffix : kSqliteSuffixes)
             QFile::remove(dbPath + suffix);
     };
-    auto summary = build(dbPath, options, *spec);
+    auto summary = buildFile(dbPath, options, *spec);
     if (!summary) {
         removeDatabase();
         return summary;
