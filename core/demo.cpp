@@ -223,11 +223,18 @@ Result<Summary> generatePostgres(const Options &options, const Spec &spec, const
     if (!relations)
         return fail(relations.error());
     QStringList held;
-    QStringList names = demoTables(spec);
-    names << QStringLiteral("rewind_meta");
-    for (const QString &name : std::as_const(names))
+    const QStringList names = demoTables(spec);
+    for (const QString &name : names)
         if (relations->contains(name))
             held << name;
+    // The schema rewind is the control schema's, and what overwriting or
+    // cleaning up drops: one that exists, even holding other tables, is
+    // held too.
+    auto controlSchema = db.scalar(db.dialect().demoControlSchemaExists());
+    if (!controlSchema)
+        return fail(controlSchema.error());
+    if (controlSchema->toLongLong() > 0)
+        held << QStringLiteral("the schema rewind");
     if (!held.isEmpty() && !options.overwrite)
         return badInput(QStringLiteral("demo: database %1 already holds %2; drop them or allow overwriting "
                                        "(rewindctl demo --force), which drops the demo's tables and the schema rewind")

@@ -110,6 +110,10 @@ public:
     }
     QStringList demoLoadEnd(const QStringList &) const override { return {QStringLiteral("PRAGMA journal_mode = WAL")}; }
     QStringList demoDropControlSchema() const override { return {}; }
+    QString demoControlSchemaExists() const override
+    {
+        return QStringLiteral("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'rewind_meta'");
+    }
     QString epochDateText(const QString &seconds) const override
     {
         return QStringLiteral("date(") % seconds % QStringLiteral(", 'unixepoch')");
@@ -257,6 +261,10 @@ public:
         return statements;
     }
     QStringList demoDropControlSchema() const override { return {QStringLiteral("DROP SCHEMA IF EXISTS rewind CASCADE")}; }
+    QString demoControlSchemaExists() const override
+    {
+        return QStringLiteral("SELECT COUNT(*) FROM pg_namespace WHERE nspname = 'rewind'");
+    }
     QString epochDateText(const QString &seconds) const override
     {
         return QStringLiteral("to_char(to_timestamp(") % seconds % QStringLiteral(") AT TIME ZONE 'UTC', 'YYYY-MM-DD')");

@@ -82,6 +82,9 @@ public:
     // Drops the control schema with everything in it (PostgreSQL: the schema
     // rewind; SQLite never needs it: its demo replaces the whole file).
     virtual QStringList demoDropControlSchema() const = 0;
+    // One row, one column: 1 when the control schema exists (PostgreSQL: the
+    // schema rewind, even empty or holding other tables), else 0.
+    virtual QString demoControlSchemaExists() const = 0;
     // Whole seconds since the Unix epoch (an integer expression) as UTC text:
     // 'YYYY-MM-DD', and 'YYYY-MM-DDTHH:MM:SSZ'.
     virtual QString epochDateText(const QString &seconds) const = 0;

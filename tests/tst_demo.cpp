@@ -605,6 +605,15 @@ private Q_SLOTS:
         QCOMPARE(count(taken, QStringLiteral("SELECT COUNT(*) FROM customers")), r->tables.at(0).rows);
         QCOMPARE(count(taken, QStringLiteral("SELECT n FROM mine")), qint64(42));
 
+        // A schema rewind of the user's own is never dropped without --force.
+        const Database schemaOnly = testsupport::makeDatabase(
+            dir, QStringLiteral("schema.db"), {QStringLiteral("CREATE SCHEMA rewind"), QStringLiteral("CREATE TABLE rewind.notes (n INTEGER)")});
+        auto refused = demo::generate({schemaOnly.url().text, dir.filePath(QStringLiteral("schema.json")), 1, 0.01, false});
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.contains(QLatin1String("the schema rewind")), qPrintable(refused.error().message));
+        QCOMPARE(count(schemaOnly, QStringLiteral("SELECT COUNT(*) FROM rewind.notes")), qint64(0));
+        QVERIFY(!*schemaOnly.hasRelation(QStringLiteral("customers")));
+
         // A second demo into it is refused: it names the tables it found.
         auto again = demo::generate({db, dir.filePath(QStringLiteral("again.json")), 1, 0.01, false});
         QVERIFY(!again);
