@@ -11,11 +11,11 @@ namespace {
 
 // --- demo -------------------------------------------------------------------
 
-const QCommandLineOption kOutDb({QStringLiteral("out-db")}, QStringLiteral("SQLite file to create."), QStringLiteral("PATH"));
+const QCommandLineOption kOutDb({QStringLiteral("out-db")}, QStringLiteral("SQLite file to create, or an existing PostgreSQL database (postgresql://user@host:port/db) to fill."), QStringLiteral("PATH"));
 const QCommandLineOption kOutSpec({QStringLiteral("out-spec")}, QStringLiteral("Spec file to write."), QStringLiteral("PATH"));
 const QCommandLineOption kSeed({QStringLiteral("seed")}, QStringLiteral("Random seed (default 1): the same seed gives the same data."), QStringLiteral("N"), QStringLiteral("1"));
 const QCommandLineOption kScale({QStringLiteral("scale")}, QStringLiteral("Size factor (default 1: about a million rows)."), QStringLiteral("N"), QStringLiteral("1"));
-const QCommandLineOption kForce({QStringLiteral("force")}, QStringLiteral("Replace an existing --out-db."));
+const QCommandLineOption kForce({QStringLiteral("force")}, QStringLiteral("Replace an existing --out-db (PostgreSQL: drop the demo's tables and the schema rewind first)."));
 
 Status runDemo(Context &ctx)
 {

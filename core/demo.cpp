@@ -1,37 +1,23 @@
-// rw::demo::generate: a deterministic demo warehouse built by set-based SQL.
-//
-// Every bulk row comes from a recursive CTE feeding an INSERT ... SELECT.
-// Pseudo-randomness is integer arithmetic inside SQLite: each generator
-// carries Park-Miller (MINSTD) streams, x(n+1) = x(n) * a mod (2^31 - 1),
-// whose starting states are derived from the seed in C++. Intermediate values
-// stay below 2^48, so SQLite never spills into REAL. Incident rows (duplicate
-// versions, malformed events, ...) are picked with exact counts by a
-// permutation of the row index: (i * m + offset) mod N is a bijection on
-// [0, N) when m is coprime with N, and with m near N / phi (Fibonacci
-// hashing) the rows with the smallest ranks are spread over the whole range.
-// Amounts are integer cents divided by 100.0, which is already the double
-// ROUND(x, 2) would give, without its per-row cost.
+// rw::demo::generate: a deterministic demo warehouse and its spec, into a
+// new SQLite file or an existing PostgreSQL database. The data itself comes
+// from demodata.cpp.
 #include "demo.h"
 
 #include "controlschema.h"
 #include "database.h"
-#include "partitions.h"
+#include "demodata.h"
 #include "spec.h"
 #include "workspace.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QRegularExpression>
 #include <QSaveFile>
 #include <QStringBuilder>
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cmath>
-#include <numeric>
-#include <utility>
 
 namespace rw::demo {
 
@@ -40,113 +26,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr double kMaxScale = 50.0;
-constexpr qint64 kDay0 = 1746057600;         // 2025-05-01T00:00:00Z
-constexpr qint64 kLateIngest = 1747267200;   // 2025-05-15T00:00:00Z
-constexpr qint64 kPublishNight = 1748656800; // 2025-05-31T02:00:00Z: the nightly load
-constexpr qint64 kJune1 = 1748736000;        // 2025-06-01T00:00:00Z
-constexpr qint64 kOrdersStart = 1746511200;  // 2025-05-06T06:00:00Z
-constexpr qint64 kOrdersSpan = 6 * 3600;     // the log covers 06:00..12:00
-constexpr int kSalesDays = 30;
-constexpr int kEventDays = 14;
-constexpr int kMonths = 12;
-constexpr int kOrderPartitions = 4;
-
-// Sizes at a given scale. Minimums keep every incident visible at tiny scales.
-struct Sizes {
-    qint64 customers = 0;     // rows in customers
-    qint64 salesPerDay = 0;   // distinct keys per raw_sales day
-    qint64 eventsPerDay = 0;  // raw_events rows per day
-    qint64 usersForEvents = 0;
-    qint64 ordersPerPartition = 0; // offsets per orders_log partition
-
-    explicit Sizes(double scale)
-    {
-        auto scaled = [scale](double base, qint64 minimum) { return std::max(minimum, qint64(std::llround(base * scale))); };
-        customers = scaled(5000, 50);
-        salesPerDay = scaled(10000, 50);
-        eventsPerDay = scaled(12000, 50);
-        usersForEvents = scaled(20000, 100);
-        ordersPerPartition = scaled(25000, 50);
-    }
-};
-
-// A multiplier m coprime with n, near n / phi: i -> (i * m) mod n is then a
-// permutation of [0, n) that scatters neighbouring indexes.
-qint64 spreadMultiplier(qint64 n)
-{
-    qint64 m = std::max<qint64>(1, qint64(double(n) * 0.6180339887498949));
-    while (std::gcd(m, n) != 1)
-        ++m;
-    return m;
-}
-
-qint64 atLeastOne(double value) { return std::max<qint64>(1, qint64(std::llround(value))); }
-
-// SplitMix64: turns (seed, salt) into well-spread 64-bit values in C++, once
-// per generator (never per row).
-quint64 splitMix(quint64 x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
-
-class Seeds {
-public:
-    explicit Seeds(quint32 seed) : m_seed(seed) {}
-    // A MINSTD state in [1, 2^31 - 2].
-    qint64 stream(quint64 salt) const { return 1 + qint64(splitMix(mixKey(salt)) % 2147483646ULL); }
-    // An offset below 2^32, for hashes and permutations.
-    qint64 offset(quint64 salt) const { return qint64(splitMix(mixKey(salt)) % 4294967296ULL); }
-
-private:
-    quint64 mixKey(quint64 salt) const { return (quint64(m_seed) << 32) ^ (salt * 0x2545F4914F6CDD1DULL); }
-    quint32 m_seed;
-};
-
-// Fills {NAME} tokens in a SQL template. Only numbers and fixed SQL fragments
-// generated here are substituted: no user text reaches the statement.
-using Subs = std::vector<std::pair<QString, QString>>;
-
-std::pair<QString, QString> num(const char *name, qint64 value)
-{
-    return {QLatin1String(name), QString::number(value)};
-}
-std::pair<QString, QString> text(const char *name, const QString &value) { return {QLatin1String(name), value}; }
-
-QString fill(QString sql, const Subs &subs)
-{
-    for (const auto &[name, value] : subs)
-        sql.replace(QString(u'{' % name % u'}'), value);
-    // Every {NAME} token is filled. Other braces are JSON literals in the SQL.
-    Q_ASSERT(!sql.contains(QRegularExpression(QStringLiteral("\\{[A-Z][A-Z0-9_]*\\}"))));
-    return sql;
-}
-
-// Prefixes a failed step's error with what the generator was doing.
-Status step(const Database &db, const QString &what, const QString &sql, const QVariantList &binds = {})
-{
-    if (auto r = db.exec(sql, binds); !r)
-        return internalError(QStringLiteral("demo: %1: %2").arg(what, r.error().message));
-    return {};
-}
-
-// The next MINSTD state of a column, as SQL.
-QString next(const char *column, int multiplier)
-{
-    return u'(' % QLatin1String(column) % u" * " % QString::number(multiplier) % u" % 2147483647)";
-}
-
-// The day text of the generator's next row, carried in the recursion so that
-// it is formatted once per day rather than once per row. `perDay` is the
-// number of rows per day.
-QString nextDay(const char *perDay)
-{
-    return QStringLiteral("CASE WHEN (n + 1) % ") % QLatin1String(perDay)
-           % QStringLiteral(" = 0 THEN date({DAY0} + (n + 1) / ") % QLatin1String(perDay)
-           % QStringLiteral(" * 86400, 'unixepoch') ELSE dt END");
-}
 
 // ---------------------------------------------------------------------------
 // The spec
@@ -207,438 +86,6 @@ Json buildSpec()
     return spec;
 }
 
-// ---------------------------------------------------------------------------
-// Bulk data
-
-const QStringList kTables = {
-    QStringLiteral("customers"),
-    QStringLiteral("raw_sales"),
-    QStringLiteral("fact_sales"),
-    QStringLiteral("raw_events"),
-    QStringLiteral("events"),
-    QStringLiteral("customer_tier_monthly"),
-    QStringLiteral("orders_log"),
-    QStringLiteral("orders_events"),
-};
-
-QStringList schema()
-{
-    const QString sales = QStringLiteral(
-        "(order_id INTEGER, item_id INTEGER, dt TEXT, customer_id INTEGER, amount REAL, updated_at TEXT)");
-    const QString events = QStringLiteral(
-        "(event_id TEXT, user_id INTEGER, event_type TEXT, dt TEXT, event_ts TEXT, ingested_at TEXT, value REAL)");
-    return {
-        QStringLiteral("CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, name TEXT, region TEXT)"),
-        QStringLiteral("CREATE TABLE raw_sales ") % sales,
-        QStringLiteral("CREATE TABLE fact_sales ") % sales,
-        QStringLiteral("CREATE TABLE raw_events ") % events,
-        QStringLiteral("CREATE TABLE events ") % events,
-        QStringLiteral("CREATE TABLE customer_tier_monthly (customer_id INTEGER, month TEXT, customer_tier TEXT, updated_at TEXT)"),
-        QStringLiteral("CREATE TABLE orders_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
-        QStringLiteral("CREATE TABLE orders_events (event_id TEXT PRIMARY KEY, order_id INTEGER, amount REAL, event_time TEXT)"),
-    };
-}
-
-Status customers(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
-    static const QString sql = QStringLiteral(R"(
-WITH RECURSIVE g(n, x, y) AS (
-  SELECT 1, {X0}, {Y0}
-  UNION ALL
-  SELECT n + 1, {NX}, {NY} FROM g WHERE n < {C}
-)
-INSERT INTO customers (customer_id, name, region)
-SELECT n,
-  json_extract('["Ada","Ben","Chloe","Dmitri","Elena","Farid","Grace","Hiro","Ines","Jonas","Keiko","Liam",
-                 "Maya","Nils","Olga","Pedro","Quinn","Rosa","Sami","Tara","Umar","Vera","Wen","Yusuf"]',
-               '$[' || (x % 24) || ']')
-  || ' ' ||
-  json_extract('["Andersen","Bauer","Costa","Dubois","Evans","Fischer","Garcia","Hansen","Ivanova","Jensen",
-                 "Kowalski","Lopez","Moreau","Novak","Okafor","Petrov","Rossi","Silva","Tanaka","Urban",
-                 "Varga","Weber","Yilmaz","Zhang"]',
-               '$[' || (y % 24) || ']'),
-  CASE (x / 24) % 10 WHEN 0 THEN 'LATAM' WHEN 1 THEN 'APAC' WHEN 2 THEN 'APAC'
-                     WHEN 3 THEN 'NA' WHEN 4 THEN 'NA' WHEN 5 THEN 'NA' ELSE 'EMEA' END
-FROM g
-)");
-    return step(db, QStringLiteral("customers"),
-                fill(sql, {num("X0", seeds.stream(11)), num("Y0", seeds.stream(12)), text("NX", next("x", 48271)),
-                           text("NY", next("y", 69621)), num("C", sz.customers)}));
-}
-
-// raw_sales: 30 days of keys; about 1% of keys get a second, later version
-// with a corrected amount. fact_sales: the deduped days 01..28 with the
-// incidents of the 14th (doubled, rows missing) and the 21st/22nd (retry storm).
-Status sales(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
-    static const QString raw = QStringLiteral(R"(
-WITH RECURSIVE g(n, x, y, z, dt) AS (
-  SELECT 0, {X0}, {Y0}, {Z0}, '2025-05-01'
-  UNION ALL
-  SELECT n + 1, {NX}, {NY}, {NZ}, {NEXTDAY} FROM g WHERE n + 1 < {ROWS}
-),
-r AS (
-  SELECT n / {R} AS d, n % {R} AS i, x, y, z, dt,
-         ((n % {R}) * {M} + (n / {R}) * 7919 + {PERM}) % {R} < {DUPS} AS dup
-  FROM g
-)
-INSERT INTO raw_sales (order_id, item_id, dt, customer_id, amount, updated_at)
-SELECT 10000000 + r.d * 1000000 + r.i / 3,
-  r.i % 3 + 1,
-  r.dt,
-  1 + r.x % {C},
-  CASE WHEN v.version = 0 THEN (500 + r.y % 49500) / 100.0
-       ELSE ((500 + r.y % 49500) * (85 + r.z % 11 + (r.z / 11 % 2) * 20) + 50) / 100 / 100.0 END,
-  replace(datetime({DAY0} + r.d * 86400 + r.z % 86400 + v.version * (3600 + r.x % 82800), 'unixepoch'), ' ', 'T') || 'Z'
-FROM r CROSS JOIN (SELECT 0 AS version UNION ALL SELECT 1 AS version) AS v
-WHERE v.version = 0 OR r.dup
-)");
-    const qint64 r = sz.salesPerDay;
-    if (auto s = step(db, QStringLiteral("raw_sales"),
-                      fill(raw, {num("X0", seeds.stream(21)), num("Y0", seeds.stream(22)), num("Z0", seeds.stream(23)),
-                                 text("NX", next("x", 48271)), text("NY", next("y", 69621)), text("NZ", next("z", 16807)),
-                                 text("NEXTDAY", nextDay("{R}")), num("ROWS", r * kSalesDays), num("M", spreadMultiplier(r)),
-                                 num("R", r), num("PERM", seeds.offset(24)),
-                                 num("DUPS", atLeastOne(r * 0.01)), num("C", sz.customers), num("DAY0", kDay0)}));
-        !s)
-        return s;
-    if (auto s = step(db, QStringLiteral("raw_sales index"), QStringLiteral("CREATE INDEX raw_sales_dt ON raw_sales (dt)")); !s)
-        return s;
-
-    // The published fact: latest version per key, days 01..28 (29 failed, 30 never ran).
-    // The 14th was loaded by a buggy job that doubled amounts.
-    static const QString fact = QStringLiteral(R"(
-INSERT INTO fact_sales (order_id, item_id, dt, customer_id, amount, updated_at)
-SELECT order_id, item_id, dt, customer_id,
-       CASE WHEN dt = '2025-05-14' THEN ROUND(amount * 2, 2) ELSE amount END, updated_at
-FROM (SELECT order_id, item_id, dt, customer_id, amount, MAX(updated_at) AS updated_at
-      FROM raw_sales WHERE dt <= '2025-05-28' GROUP BY dt, order_id, item_id)
-)");
-    if (auto s = step(db, QStringLiteral("fact_sales"), fact); !s)
-        return s;
-    if (auto s = step(db, QStringLiteral("fact_sales index"), QStringLiteral("CREATE INDEX fact_sales_dt ON fact_sales (dt)")); !s)
-        return s;
-
-    // A deterministic shuffle of a day's keys.
-    const QString keyHash = fill(QStringLiteral("((order_id * 4 + item_id) * 2654435761 + {H}) % 4294967296"),
-                                 {num("H", seeds.offset(25))});
-    // The buggy load of the 14th also lost about 5% of its rows.
-    static const QString missing = QStringLiteral(R"(
-DELETE FROM fact_sales WHERE rowid IN (
-  SELECT rowid FROM fact_sales WHERE dt = '2025-05-14' ORDER BY {HASH}, order_id, item_id LIMIT {K})
-)");
-    if (auto s = step(db, QStringLiteral("fact_sales 2025-05-14"),
-                      fill(missing, {text("HASH", keyHash), num("K", atLeastOne(r * 0.05))}));
-        !s)
-        return s;
-    // Retry storm: about 30% of the 21st's and 22nd's rows were written twice.
-    static const QString storm = QStringLiteral(R"(
-INSERT INTO fact_sales (order_id, item_id, dt, customer_id, amount, updated_at)
-SELECT order_id, item_id, dt, customer_id, amount, updated_at
-FROM (SELECT f.*, ROW_NUMBER() OVER (PARTITION BY dt ORDER BY {HASH}, order_id, item_id) AS rn
-      FROM fact_sales AS f WHERE dt IN ('2025-05-21', '2025-05-22'))
-WHERE rn <= {K}
-ORDER BY dt, order_id, item_id
-)");
-    return step(db, QStringLiteral("fact_sales retry storm"),
-                fill(storm, {text("HASH", keyHash), num("K", atLeastOne(r * 0.30))}));
-}
-
-// The SELECT list of one raw_events row from a generator CTE with columns
-// n, d (day index), x, y, z. Lateness: ~90% 0-120 s (skewed to small), ~8%
-// 2-60 min, ~1.5% 1-2 h, ~0.5% 2 h to 3 days.
-QString eventColumns()
-{
-    return QStringLiteral(R"(
-  printf('ev-%08x', (n * 2654435761 + {EVH}) % 4294967296),
-  1 + (y / 1000) % {U},
-  CASE WHEN (x / 86400) % 20 < 12 THEN 'page_view' WHEN (x / 86400) % 20 < 16 THEN 'click'
-       WHEN (x / 86400) % 20 < 18 THEN 'add_to_cart' WHEN (x / 86400) % 20 < 19 THEN 'purchase' ELSE 'search' END,
-  dt,
-  replace(datetime(ts, 'unixepoch'), ' ', 'T') || 'Z',
-  replace(datetime(ts + lat, 'unixepoch'), ' ', 'T') || 'Z',
-  CASE WHEN (x / 86400) % 20 < 12 THEN (z / 7) % 3000 / 10.0
-       WHEN (x / 86400) % 20 = 18 THEN (500 + (z / 1000) % 20000) / 100.0 ELSE 1.0 END
-)");
-}
-
-const QString kLateness = QStringLiteral(R"(
-  CASE WHEN y % 1000 < 900 THEN (z % 121) * (z / 121 % 121) / 120
-       WHEN y % 1000 < 980 THEN 121 + z % 3480
-       WHEN y % 1000 < 995 THEN 3601 + z % 3600
-       ELSE 7201 + (z % 1000) * (z % 1000) * 252000 / 1000000 END
-)");
-
-Status events(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
-    static const QString raw = QStringLiteral(R"(
-WITH RECURSIVE g(n, x, y, z, dt) AS (
-  SELECT 0, {X0}, {Y0}, {Z0}, '2025-05-01'
-  UNION ALL
-  SELECT n + 1, {NX}, {NY}, {NZ}, {NEXTDAY} FROM g WHERE n + 1 < {ROWS}
-),
-e AS (SELECT n, x, y, z, dt, {DAY0} + (n / {E}) * 86400 + x % 86400 AS ts, {LAT} AS lat FROM g)
-INSERT INTO raw_events (event_id, user_id, event_type, dt, event_ts, ingested_at, value)
-SELECT {COLUMNS} FROM e
-)");
-    const qint64 rows = sz.eventsPerDay * kEventDays;
-    if (auto s = step(db, QStringLiteral("raw_events"),
-                      fill(raw, {text("COLUMNS", eventColumns()), text("LAT", kLateness), num("X0", seeds.stream(31)),
-                                 num("Y0", seeds.stream(32)), num("Z0", seeds.stream(33)), text("NX", next("x", 48271)),
-                                 text("NY", next("y", 69621)), text("NZ", next("z", 16807)), num("ROWS", rows),
-                                 text("NEXTDAY", nextDay("{E}")),
-                                 num("E", sz.eventsPerDay), num("DAY0", kDay0), num("EVH", seeds.offset(34)),
-                                 num("U", sz.usersForEvents)}));
-        !s)
-        return s;
-    if (auto s = step(db, QStringLiteral("raw_events index"), QStringLiteral("CREATE INDEX raw_events_dt ON raw_events (dt)")); !s)
-        return s;
-    // Published as the source stood at publish time.
-    if (auto s = step(db, QStringLiteral("events"), QStringLiteral("INSERT INTO events SELECT * FROM raw_events")); !s)
-        return s;
-    return step(db, QStringLiteral("events index"), QStringLiteral("CREATE INDEX events_dt ON events (dt)"));
-}
-
-// After publish: late events for the 3rd and the 7th, ingested on the 15th
-// and 16th, long after both days were finalized.
-Status lateEvents(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
-    static const QString late = QStringLiteral(R"(
-WITH RECURSIVE g(n, x, y, z) AS (
-  SELECT {N0}, {X0}, {Y0}, {Z0}
-  UNION ALL
-  SELECT n + 1, {NX}, {NY}, {NZ} FROM g WHERE n + 1 < {N0} + 2 * {L}
-),
-e AS (SELECT n, x, y, z, CASE WHEN n - {N0} < {L} THEN '2025-05-03' ELSE '2025-05-07' END AS dt,
-             {DAY0} + (CASE WHEN n - {N0} < {L} THEN 2 ELSE 6 END) * 86400 + x % 86400 AS ts,
-             {LATE} + y % 172800 - ({DAY0} + (CASE WHEN n - {N0} < {L} THEN 2 ELSE 6 END) * 86400 + x % 86400) AS lat
-      FROM g)
-INSERT INTO raw_events (event_id, user_id, event_type, dt, event_ts, ingested_at, value)
-SELECT {COLUMNS} FROM e
-)");
-    return step(db, QStringLiteral("late raw_events"),
-                fill(late, {text("COLUMNS", eventColumns()), num("N0", sz.eventsPerDay * kEventDays),
-                            num("L", std::max<qint64>(2, std::llround(sz.eventsPerDay * 0.005))),
-                            num("X0", seeds.stream(35)), num("Y0", seeds.stream(36)), num("Z0", seeds.stream(37)),
-                            text("NX", next("x", 48271)), text("NY", next("y", 69621)), text("NZ", next("z", 16807)),
-                            num("DAY0", kDay0), num("LATE", kLateIngest), num("EVH", seeds.offset(34)),
-                            num("U", sz.usersForEvents)}));
-}
-
-// After publish: about 2% of the 27th's keys corrected on June 1st.
-Status correctSales(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
-    static const QString sql = QStringLiteral(R"(
-UPDATE raw_sales
-SET amount = ROUND(amount * (85 + {HASH} % 11 + ({HASH} / 11 % 2) * 20) / 100.0, 2),
-    updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', {JUNE1} + {HASH} % 86400, 'unixepoch')
-WHERE rowid IN (
-  SELECT MIN(rowid) FROM raw_sales WHERE dt = '2025-05-27'
-  GROUP BY order_id, item_id HAVING COUNT(*) = 1
-  ORDER BY {HASH}, order_id, item_id LIMIT {K})
-)");
-    const QString hash = fill(QStringLiteral("((order_id * 4 + item_id) * 2654435761 + {H}) % 4294967296"),
-                              {num("H", seeds.offset(26))});
-    return step(db, QStringLiteral("raw_sales corrections"),
-                fill(sql, {text("HASH", hash), num("JUNE1", kJune1), num("K", atLeastOne(sz.salesPerDay * 0.02))}));
-}
-
-Status tiers(const Database &db, const Seeds &seeds)
-{
-    // One chain per customer; each month the tier moves one step with ~10% probability.
-    static const QString sql = QStringLiteral(R"(
-WITH RECURSIVE t(customer_id, m, tier, x) AS (
-  SELECT customer_id, 0,
-         CASE WHEN s % 100 < 50 THEN 0 WHEN s % 100 < 80 THEN 1 WHEN s % 100 < 95 THEN 2 ELSE 3 END, s
-  FROM (SELECT customer_id, 1 + (customer_id * 2654435761 + {H}) % 2147483646 AS s FROM customers)
-  UNION ALL
-  SELECT customer_id, m + 1,
-         CASE WHEN {NX} % 10 <> 0 THEN tier
-              WHEN tier = 0 THEN 1 WHEN tier = 3 THEN 2
-              WHEN {NX} / 10 % 2 = 0 THEN tier + 1 ELSE tier - 1 END,
-         {NX}
-  FROM t WHERE m + 1 < {MONTHS}
-)
-INSERT INTO customer_tier_monthly (customer_id, month, customer_tier, updated_at)
-SELECT customer_id, date('2025-01-01', '+' || m || ' months'),
-       CASE tier WHEN 0 THEN 'bronze' WHEN 1 THEN 'silver' WHEN 2 THEN 'gold' ELSE 'platinum' END,
-       strftime('%Y-%m-%dT%H:%M:%SZ', strftime('%s', date('2025-01-01', '+' || m || ' months')) + x % 172800, 'unixepoch')
-FROM t
-ORDER BY customer_id, m
-)");
-    return step(db, QStringLiteral("customer_tier_monthly"),
-                fill(sql, {num("H", seeds.offset(41)), text("NX", next("x", 48271)), num("MONTHS", kMonths)}));
-}
-
-// The JSON payload of the order at generator row `n` with states x, y.
-// Around 0.3% are malformed: half truncated text, half valid JSON without
-// "amount".
-QString payloadExpr(const QString &n, const QString &x, const QString &y)
-{
-    const QString o = u'(' % n % u" % {P})";
-    const QString rank = u"((" % o % u" * {M} + (" % n % u" / {P}) * 7919 + {PERM}) % {P})";
-    const QString eventTime =
-        u"replace(datetime({START} + " % o % u" * {SPAN} / {P} - (" % x % u" / 10) % 30, 'unixepoch'), ' ', 'T') || 'Z'";
-    const QString orderId = u"30000000 + " % n;
-    const QString amount = u"(100 + " % y % u" % 30000) / 100.0";
-    const QString currency = u"CASE " % x % u" % 10 WHEN 7 THEN 'USD' WHEN 8 THEN 'USD' WHEN 9 THEN 'GBP' ELSE 'EUR' END";
-    const QString full = u"json_object('order_id', " % orderId % u", 'amount', " % amount % u", 'currency', " % currency
-                         % u", 'event_time', " % eventTime % u')';
-    const QString noAmount =
-        u"json_object('order_id', " % orderId % u", 'currency', " % currency % u", 'event_time', " % eventTime % u')';
-    return u"CASE WHEN " % rank % u" < {BAD1} THEN substr(" % full % u", 1, length(" % full % u") * 2 / 3)" % u" WHEN "
-           % rank % u" < {BAD} THEN " % noAmount % u" ELSE " % full % u" END";
-}
-
-Status orders(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
-    // A producer retry re-sends the previous record: same event_id, same
-    // payload, next offset. The recursive step sees the previous row, so the
-    // copy is made there.
-    static const QString sql = QStringLiteral(R"(
-WITH RECURSIVE g(n, x, y, eid, payload) AS (
-  SELECT 0, {X0}, {Y0}, {EID0}, {PAYLOAD0}
-  UNION ALL
-  SELECT n + 1, {NX}, {NY},
-         CASE WHEN {RETRY} THEN eid ELSE {EID1} END,
-         CASE WHEN {RETRY} THEN payload ELSE {PAYLOAD1} END
-  FROM g WHERE n + 1 < {ROWS}
-)
-INSERT INTO orders_log (partition_id, log_offset, event_id, record_ts, payload)
-SELECT n / {P}, n % {P}, eid, replace(datetime({START} + (n % {P}) * {SPAN} / {P}, 'unixepoch'), ' ', 'T') || 'Z', payload
-FROM g
-WHERE NOT (n / {P} = 2 AND n % {P} < {LOST})
-)");
-    const QString nx = next("x", 48271);
-    const QString ny = next("y", 69621);
-    const qint64 p = sz.ordersPerPartition;
-    const qint64 bad1 = atLeastOne(p * 0.0015);
-    const qint64 bad = bad1 + atLeastOne(p * 0.0015);
-    const qint64 retries = std::max<qint64>(2, std::llround(p * 0.0005));
-    const QString eid = QStringLiteral("printf('ord-%08x', (({N}) * 2654435761 + {EH}) % 4294967296)");
-    const QString retry = QStringLiteral("((n + 1) % {P} > 0 AND ((n + 1) % {P} * {M} + ((n + 1) / {P}) * 7919 + {PERM}) % {P} "
-                                         "BETWEEN {BAD} AND {BAD} + {RETRIES} - 1)");
-    const QString statement =
-        fill(sql, {text("EID0", QString(eid).replace(QLatin1String("{N}"), QLatin1String("0"))),
-                   text("EID1", QString(eid).replace(QLatin1String("{N}"), QLatin1String("n + 1"))),
-                   text("PAYLOAD0", payloadExpr(QStringLiteral("0"), QStringLiteral("{X0}"), QStringLiteral("{Y0}"))),
-                   text("PAYLOAD1", payloadExpr(QStringLiteral("(n + 1)"), nx, ny)), text("RETRY", retry),
-                   num("X0", seeds.stream(51)), num("Y0", seeds.stream(52)), text("NX", nx), text("NY", ny),
-                   num("EH", seeds.offset(53)), num("PERM", seeds.offset(54) % p), num("P", p),
-                   num("ROWS", p * kOrderPartitions), num("START", kOrdersStart), num("SPAN", kOrdersSpan),
-                   num("M", spreadMultiplier(p)), num("BAD1", bad1), num("BAD", bad), num("RETRIES", retries), num("LOST", atLeastOne(p * 0.10))});
-    if (auto s = step(db, QStringLiteral("orders_log"), statement); !s)
-        return s;
-    if (auto s = step(db, QStringLiteral("orders_log index"),
-                      QStringLiteral("CREATE UNIQUE INDEX orders_log_offset ON orders_log (partition_id, log_offset)"));
-        !s)
-        return s;
-    // What the consumer wrote before it crashed at 10:20: every valid event once.
-    static const QString sink = QStringLiteral(R"(
-INSERT OR IGNORE INTO orders_events (event_id, order_id, amount, event_time)
-SELECT event_id, json_extract(payload, '$.order_id'), json_extract(payload, '$.amount'), json_extract(payload, '$.event_time')
-FROM orders_log
-WHERE record_ts < '2025-05-06T10:20:00Z'
-  AND CASE WHEN json_valid(payload)
-           THEN json_type(payload, '$.order_id') IS NOT NULL AND json_type(payload, '$.amount') IS NOT NULL
-           ELSE 0 END
-ORDER BY partition_id, log_offset
-)");
-    return step(db, QStringLiteral("orders_events"), sink);
-}
-
-// ---------------------------------------------------------------------------
-// What Rewind knew at the end of the nightly load of 2025-05-31.
-
-Status controlState(const Database &db, const Spec &spec)
-{
-    const DatasetSpec *sales = spec.dataset(QStringLiteral("fact_sales"));
-    const DatasetSpec *events = spec.dataset(QStringLiteral("events"));
-    Q_ASSERT(sales && events);
-
-    // The failed nightly run of 2025-05-29 kept its plan, so `rewindctl resume`
-    // can finish it: the plan locks the day's source fingerprint.
-    static const QString plan = QStringLiteral(R"(
-INSERT INTO rewind_plans (plan_id, dataset, created_at, scope_json, fingerprint, summary_json)
-SELECT 'plan-nightly-0529', ?, '2025-05-31T02:02:47Z',
-       '{"mode":"merge","partitions":[{"partition":"2025-05-29","value":"2025-05-29"}]}',
-       json_object('v:2025-05-29', json_object('rows', COUNT(*), 'fingerprint', {SIG})), NULL
-FROM ({SOURCE}) AS src WHERE {PART} = '2025-05-29'
-)");
-    if (auto s = step(db, QStringLiteral("rewind_plans"),
-                      fill(plan, {text("PART", db.quote(sales->partitionColumn)), text("SIG", sourceSignatureExpr(db, *sales)),
-                                  text("SOURCE", sourceSelect(*sales, db))}),
-                      {sales->name});
-        !s)
-        return s;
-    static const QString run = QStringLiteral(R"(
-INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, started_at, finished_at, os_user, scope_json, error)
-VALUES (?, 'run', 'plan-nightly-0529', 'merge', 'failed', '2025-05-31T02:02:48Z', '2025-05-31T02:03:29Z', 'etl',
-        '[{"partition":"2025-05-29","value":"2025-05-29"}]', ?)
-)");
-    if (auto s = step(db, QStringLiteral("rewind_runs"), run,
-                      {sales->name, QStringLiteral("partition 2025-05-29: the connection to the warehouse was lost while "
-                                                   "writing (server closed the connection unexpectedly); rolled back, "
-                                                   "nothing published; the nightly load stopped before 2025-05-30")});
-        !s)
-        return s;
-
-    // Fingerprints are computed with the engine's own expression over the
-    // dataset's own SELECT, so a listing right after this agrees exactly.
-    const QString part = db.quote(sales->partitionColumn);
-    static const QString salesState = QStringLiteral(R"(
-INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_rows, source_sig, published_at, finalized_at, last_run_id)
-SELECT ?, CAST({PART} AS TEXT), 0,
-       CASE WHEN {PART} = '2025-05-29' THEN 'failed' ELSE 'published' END,
-       COUNT(*), {SIG},
-       CASE WHEN {PART} = '2025-05-29' THEN NULL
-            ELSE strftime('%Y-%m-%dT%H:%M:%SZ', {NIGHT} + (CAST(substr({PART}, 9, 2) AS INTEGER) - 1) * 6, 'unixepoch') END,
-       NULL,
-       CASE WHEN {PART} = '2025-05-29' THEN (SELECT MAX(run_id) FROM rewind_runs WHERE status = 'failed') END
-FROM ({SOURCE}) AS src
-WHERE {PART} <= '2025-05-29'
-GROUP BY {PART}
-)");
-    if (auto s = step(db, QStringLiteral("fact_sales partition state"),
-                      fill(salesState, {text("PART", part), text("SIG", sourceSignatureExpr(db, *sales)),
-                                        text("SOURCE", sourceSelect(*sales, db)), num("NIGHT", kPublishNight)}),
-                      {sales->name});
-        !s)
-        return s;
-
-    // Events: published half an hour after a day's last ingest; the days the
-    // watermark has passed (all but the 14th) are final.
-    const QString evPart = db.quote(events->partitionColumn);
-    const QString ingest = db.quote(events->ingestTime);
-    static const QString eventsState = QStringLiteral(R"(
-INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_rows, source_sig, published_at, finalized_at, last_run_id)
-SELECT ?, CAST({PART} AS TEXT), 0,
-       CASE WHEN {PART} < '2025-05-14' THEN 'final' ELSE 'published' END,
-       COUNT(*), {SIG},
-       strftime('%Y-%m-%dT%H:%M:%SZ', MAX({INGEST}), '+30 minutes'),
-       CASE WHEN {PART} < '2025-05-14' THEN strftime('%Y-%m-%dT%H:%M:%SZ', MAX({INGEST}), '+30 minutes') END,
-       NULL
-FROM ({SOURCE}) AS src
-GROUP BY {PART}
-)");
-    if (auto s = step(db, QStringLiteral("events partition state"),
-                      fill(eventsState, {text("PART", evPart), text("INGEST", ingest), text("SIG", sourceSignatureExpr(db, *events)),
-                                         text("SOURCE", sourceSelect(*events, db))}),
-                      {events->name});
-        !s)
-        return s;
-
-    // The loader committed at 10:15 and crashed at 10:20; the audit consumer is at the log end.
-    static const QString offsets = QStringLiteral(R"(
-INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at)
-SELECT 'orders', 'orders-loader', partition_id, MIN(log_offset), '2025-05-06T10:15:02Z'
-FROM orders_log WHERE record_ts >= '2025-05-06T10:15:00Z' GROUP BY partition_id
-UNION ALL
-SELECT 'orders', 'orders-audit', partition_id, MAX(log_offset) + 1, '2025-05-06T12:00:05Z'
-FROM orders_log GROUP BY partition_id
-)");
-    return step(db, QStringLiteral("rewind_offsets"), offsets);
-}
 
 Status writeSpecFile(const QString &path, const QByteArray &content)
 {
@@ -665,53 +112,28 @@ Status checkTarget(const QString &path, const QString &what, bool overwrite)
     return {};
 }
 
-// Writes the whole demo into a fresh database file. The handle (and this
-// thread's connection) is gone when it returns, so the caller may delete the
-// file on failure.
-Result<Summary> build(const QString &dbPath, const Options &options, const Spec &spec)
+// Writes the whole demo into a database that holds none of it yet.
+Result<Summary> build(const Database &db, const Options &options, const Spec &spec)
 {
-    auto opened = Database::open(dbPath, Database::OpenMode::CreateIfMissing);
-    if (!opened)
-        return fail(opened.error());
-    const Database &db = *opened;
     if (auto s = controlschema::migrate(db); !s)
         return fail(s.error());
-    // Bulk loading into a brand-new file: a bigger page cache for the sorts
-    // and index builds, and an in-memory rollback journal instead of
+    // Bulk loading into a brand-new SQLite file: a bigger page cache for the
+    // sorts and index builds, and an in-memory rollback journal instead of
     // writing every page twice through the WAL. WAL is restored at the end.
-    if (auto s = step(db, QStringLiteral("cache"), QStringLiteral("PRAGMA cache_size = -131072")); !s)
-        return fail(s.error());
-    if (auto s = step(db, QStringLiteral("journal"), QStringLiteral("PRAGMA journal_mode = MEMORY")); !s)
-        return fail(s.error());
+    if (auto s = db.execAll(db.dialect().demoLoadBegin()); !s)
+        return internalError(QStringLiteral("demo: set-up: %1").arg(s.error().message));
 
-    const Sizes sz(options.scale);
-    const Seeds seeds(options.seed);
-
-    Status built = db.writeTransaction([&]() -> Status {
-        if (auto s = db.execAll(schema()); !s)
-            return s;
-        if (auto s = customers(db, sz, seeds); !s)
-            return s;
-        if (auto s = sales(db, sz, seeds); !s)
-            return s;
-        if (auto s = events(db, sz, seeds); !s)
-            return s;
-        if (auto s = tiers(db, seeds); !s)
-            return s;
-        return orders(db, sz, seeds);
-    });
+    Status built = db.writeTransaction([&]() -> Status { return data::writeTables(db, options.scale, options.seed); });
     if (!built)
         return fail(built.error());
 
-    Status recorded = db.writeTransaction([&]() -> Status { return controlState(db, spec); });
+    Status recorded = db.writeTransaction([&]() -> Status { return data::writeControlState(db, spec); });
     if (!recorded)
         return fail(recorded.error());
 
     // Source changes after the publish: these partitions become stale.
     Status changed = db.writeTransaction([&]() -> Status {
-        if (auto s = lateEvents(db, sz, seeds); !s)
-            return s;
-        if (auto s = correctSales(db, sz, seeds); !s)
+        if (auto s = data::changeSources(db, options.scale, options.seed); !s)
             return s;
         const Json detail = {{"seed", options.seed}, {"scale", options.scale}};
         return writeAudit(db, QStringLiteral("demo"), QString(), QString(), QVariant(), QString::fromStdString(detail.dump()));
@@ -719,19 +141,22 @@ Result<Summary> build(const QString &dbPath, const Options &options, const Spec 
     if (!changed)
         return fail(changed.error());
 
-    if (auto s = step(db, QStringLiteral("journal"), QStringLiteral("PRAGMA journal_mode = WAL")); !s)
-        return fail(s.error());
+    QStringList quotedTables;
+    for (const QString &table : data::tables())
+        quotedTables << db.quote(table);
+    if (auto s = db.execAll(db.dialect().demoLoadEnd(quotedTables)); !s)
+        return internalError(QStringLiteral("demo: finishing: %1").arg(s.error().message));
 
     Summary summary;
     QStringList counts;
-    for (const QString &table : kTables)
+    for (const QString &table : data::tables())
         counts << QStringLiteral("SELECT ") % QString::number(counts.size()) % QStringLiteral(", COUNT(*) FROM ") % db.quote(table);
     auto rows = db.exec(counts.join(QStringLiteral(" UNION ALL ")) % QStringLiteral(" ORDER BY 1"));
     if (!rows)
         return fail(rows.error());
     while (rows->next()) {
         const qint64 n = rows->value(1).toLongLong();
-        summary.tables.push_back({kTables.at(rows->value(0).toInt()), n});
+        summary.tables.push_back({data::tables().at(rows->value(0).toInt()), n});
         summary.totalRows += n;
     }
 
@@ -742,6 +167,93 @@ Result<Summary> build(const QString &dbPath, const Options &options, const Spec 
 }
 
 const QStringList kSqliteSuffixes = {QString(), QStringLiteral("-wal"), QStringLiteral("-shm"), QStringLiteral("-journal")};
+
+// A new SQLite file. The handle (and this thread's connection) is gone when
+// it returns, so the caller may delete the file on failure.
+Result<Summary> buildFile(const QString &dbPath, const Options &options, const Spec &spec)
+{
+    auto opened = Database::open(dbPath, Database::OpenMode::CreateIfMissing);
+    if (!opened)
+        return fail(opened.error());
+    return build(*opened, options, spec);
+}
+
+// The tables of a demo workspace in a database, by the names the demo and
+// its commands give them: the demo's own, each dataset's target and SCD2
+// images, each stream's log and sink. A PostgreSQL database holds one demo
+// at a time, as a SQLite file does.
+QStringList demoTables(const Spec &spec)
+{
+    QStringList names = data::tables();
+    for (const auto &dataset : spec.datasets)
+        names << dataset.source << dataset.target << QStringLiteral("rewind_images_") + dataset.name;
+    for (const auto &stream : spec.streams)
+        names << stream.log << stream.sink;
+    names.removeDuplicates();
+    return names;
+}
+
+// Drops the demo's tables and the control schema: on PostgreSQL what
+// overwriting replaces, and what a failed build leaves.
+Status dropDemo(const Database &db, const Spec &spec)
+{
+    return db.writeTransaction([&]() -> Status {
+        QStringList statements;
+        for (const QString &table : demoTables(spec))
+            statements << QStringLiteral("DROP TABLE IF EXISTS ") % db.quote(table);
+        statements << db.dialect().demoDropControlSchema();
+        if (auto s = db.execAll(statements); !s)
+            return badInput(QStringLiteral("demo: cannot drop the demo's tables in %1: %2").arg(db.url().display(), s.error().message));
+        return {};
+    });
+}
+
+// The demo into an existing PostgreSQL database: refused when it already
+// holds the demo's tables or a Rewind control schema, unless overwriting,
+// which first drops them (as overwriting a SQLite file replaces it). A
+// failed build drops what it made.
+Result<Summary> generatePostgres(const Options &options, const Spec &spec, const QByteArray &specJson)
+{
+    auto opened = Database::open(options.dbPath);
+    if (!opened)
+        return badInput(QStringLiteral("demo: the demo fills an existing PostgreSQL database (create it first, e.g. with "
+                                       "createdb): %1").arg(opened.error().message));
+    const Database &db = *opened;
+    auto relations = db.relations();
+    if (!relations)
+        return fail(relations.error());
+    QStringList held;
+    const QStringList names = demoTables(spec);
+    for (const QString &name : names)
+        if (relations->contains(name))
+            held << name;
+    // The schema rewind is the control schema's, and what overwriting or
+    // cleaning up drops: one that exists, even holding other tables, is
+    // held too.
+    auto controlSchema = db.scalar(db.dialect().demoControlSchemaExists());
+    if (!controlSchema)
+        return fail(controlSchema.error());
+    if (controlSchema->toLongLong() > 0)
+        held << QStringLiteral("the schema rewind");
+    if (!held.isEmpty() && !options.overwrite)
+        return badInput(QStringLiteral("demo: database %1 already holds %2; drop them or allow overwriting "
+                                       "(rewindctl demo --force), which drops the demo's tables and the schema rewind")
+                            .arg(db.url().display(), held.join(QStringLiteral(", "))));
+    if (!held.isEmpty()) {
+        if (auto s = dropDemo(db, spec); !s)
+            return fail(s.error());
+    }
+    auto summary = build(db, options, spec);
+    if (summary) {
+        if (auto s = writeSpecFile(options.specPath, specJson); !s)
+            summary = fail(s.error());
+    }
+    if (!summary) {
+        if (auto s = dropDemo(db, spec); !s)
+            return internalError(summary.error().message % QStringLiteral("; cleaning up failed too: ") % s.error().message);
+    }
+    return summary;
+}
 
 } // namespace
 
@@ -754,14 +266,15 @@ Result<Summary> generate(const Options &options)
     auto url = DatabaseUrl::parse(options.dbPath);
     if (!url)
         return fail(url.error());
-    if (url->kind != SqlDialect::Kind::Sqlite)
-        return badInput(QStringLiteral("demo: %1: the demo writes a SQLite file").arg(url->display()));
+    const bool sqlite = url->kind == SqlDialect::Kind::Sqlite;
     const QString dbPath = url->path;
-    if (auto s = checkTarget(dbPath, QStringLiteral("database"), options.overwrite); !s)
-        return fail(s.error());
+    if (sqlite) {
+        if (auto s = checkTarget(dbPath, QStringLiteral("database"), options.overwrite); !s)
+            return fail(s.error());
+    }
     if (auto s = checkTarget(options.specPath, QStringLiteral("spec"), true); !s)
         return fail(s.error());
-    if (QFileInfo(dbPath).absoluteFilePath() == QFileInfo(options.specPath).absoluteFilePath())
+    if (sqlite && QFileInfo(dbPath).absoluteFilePath() == QFileInfo(options.specPath).absoluteFilePath())
         return badInput(QStringLiteral("demo: the database and the spec are the same file: %1").arg(dbPath));
 
     // The spec comes first: its DatasetSpecs drive the fingerprints.
@@ -769,6 +282,8 @@ Result<Summary> generate(const Options &options)
     auto spec = parseSpec(specJson, options.specPath);
     if (!spec)
         return internalError(QStringLiteral("demo: the generated spec does not parse: %1").arg(spec.error().message));
+    if (!sqlite)
+        return generatePostgres(options, *spec, specJson);
 
     if (options.overwrite) {
         for (const QString &suffix : kSqliteSuffixes) {
@@ -783,7 +298,7 @@ Result<Summary> generate(const Options &options)
         for (const QString &suffix : kSqliteSuffixes)
             QFile::remove(dbPath + suffix);
     };
-    auto summary = build(dbPath, options, *spec);
+    auto summary = buildFile(dbPath, options, *spec);
     if (!summary) {
         removeDatabase();
         return summary;
