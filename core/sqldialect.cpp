@@ -193,6 +193,7 @@ public:
     }
     QString pageCacheSize() const override { return QStringLiteral("PRAGMA cache_size"); }
     QString setPageCacheSize(qint64 size) const override { return QStringLiteral("PRAGMA cache_size = %1").arg(size); }
+
     // Demo
     QStringList demoLoadBegin() const override
     {
@@ -522,6 +523,8 @@ END $f$)sql")};
     QString fromJsonText(const QString &expr, const QString &type) const override
     {
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS ") % type % u')';
+    }
+
     // Demo
     // PostgreSQL 15 cannot test text for JSON validity without trying the
     // cast (pg_input_is_valid is 16), and a failed cast aborts the
