@@ -352,6 +352,8 @@ public:
     // integer digits, fraction to the millisecond), or an ISO-8601 date and
     // time (no zone: UTC), else NULL; the cast of a text that merely looks
     // like a date (2025-02-30) fails inside its own block and gives NULL.
+    // That block is a subtransaction, which a parallel worker cannot start:
+    // the text form is not PARALLEL SAFE (the others are).
     QStringList controlFunctions() const override
     {
         // Years 0000 to 9999 only, as on SQLite: epoch milliseconds among
@@ -363,7 +365,7 @@ public:
                    % QStringLiteral(" FROM (SELECT CASE WHEN abs(v) < 1e13 THEN CAST(round(CAST(v AS numeric) * 1000) AS bigint) END AS ms) AS x $f$");
         };
         return {
-            QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
+            QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $f$\n"
                            "DECLARE t text := btrim(v); ms bigint;\n"
                            "BEGIN\n"
                            "  IF t IS NULL OR t = '' THEN RETURN NULL; END IF;\n"

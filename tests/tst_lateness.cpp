@@ -7,6 +7,7 @@
 
 #include <QDateTime>
 #include <QTest>
+#include <QUrl>
 
 #include <nlohmann/json.hpp>
 
@@ -206,6 +207,31 @@ private Q_SLOTS:
         QCOMPARE(ranged->count, qint64(inRange.size()));
         QCOMPARE(ranged->percentiles.p90.value_or(-1), nearestRank(inRange, 900) * 1000);
         QCOMPARE(ranged->partitions.size(), std::size_t(2));
+    }
+
+    // PostgreSQL may run the lateness query in parallel workers, which
+    // cannot read a text timestamp that needs the exception block: forced
+    // parallel plans must still count every row.
+    void postgresParallelPlans()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("PostgreSQL's parallel query");
+        const QString d = QStringLiteral("2025-05-01");
+        QTemporaryDir dir;
+        auto db = makeEvents(dir, {{d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-05-01T10:00:30Z")},
+                                   {d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-02-30T10:00:00Z")},
+                                   {d, QStringLiteral("1746093600"), QStringLiteral("2025-05-01T10:01:00Z")}});
+        QUrl url(db.url().text);
+        url.setQuery(QStringLiteral("options=-c%20force_parallel_mode%3Don"));
+        const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
+        auto ws = openWorkspace(url.toString(QUrl::FullyEncoded), spec);
+        QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
+        QCOMPARE(ws->db.scalar(QStringLiteral("SHOW force_parallel_mode"))->toString(), QStringLiteral("on"));
+        auto r = lag(*ws, QStringLiteral("events"));
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->count, 2);
+        QCOMPARE(r->unparseable, 1);
+        QCOMPARE(r->percentiles.max.value_or(0), 60000);
     }
 
     void negativeAndUnparseableTimestamps()
