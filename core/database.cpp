@@ -8,6 +8,7 @@
 #include <QLoggingCategory>
 #include <QMutex>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QSet>
 #include <QSqlDriver>
 #include <QSqlError>
@@ -46,6 +47,20 @@ bool isTransient(const QSqlError &error)
     return code == QLatin1String("5") || code == QLatin1String("6") || code == QLatin1String("40001")
            || code == QLatin1String("40P01") || code == QLatin1String("55P03")
            || error.databaseText().contains(QLatin1String("database is locked"));
+}
+
+// The PostgreSQL server ended the session: connection exceptions (class
+// 08), administrator or crash shutdown (57P01-57P03), or libpq's own
+// message when the socket closed. (SQLite has no session to lose; its
+// errors, a full disk among them, are never this.)
+bool isConnectionLost(const QSqlError &error)
+{
+    const QString code = error.nativeErrorCode();
+    const QString text = error.databaseText() + error.driverText();
+    return error.type() == QSqlError::ConnectionError || code.startsWith(QLatin1String("08")) || code == QLatin1String("57P01")
+           || code == QLatin1String("57P02") || code == QLatin1String("57P03")
+           || text.contains(QLatin1String("server closed the connection")) || text.contains(QLatin1String("no connection to the server"))
+           || text.contains(QLatin1String("terminating connection"));
 }
 
 // SQLITE_FULL (13), or a size limit reached (PRAGMA max_page_count);
@@ -176,6 +191,7 @@ struct Database::Shared {
     std::shared_ptr<const SqlDialect> dialect;
     QMutex mutex;
     QSet<QString> connectionNames;
+    QSet<QString> inTransaction; // connections inside writeTransaction()
 
     ~Shared()
     {
@@ -229,12 +245,30 @@ Result<Database> Database::open(const QString &text, OpenMode mode)
 Result<QSqlDatabase> Database::connection() const
 {
     const QString name = m_shared->connectionName();
+    bool known = false;
     {
         QMutexLocker lock(&m_shared->mutex);
-        if (m_shared->connectionNames.contains(name))
-            return QSqlDatabase::database(name, false);
+        known = m_shared->connectionNames.contains(name);
     }
-    QSqlDatabase conn = QSqlDatabase::addDatabase(m_shared->dialect->driverName(), name);
+    if (known) {
+        QSqlDatabase existing = QSqlDatabase::database(name, false);
+        if (existing.isOpen())
+            return existing;
+        // Closed after the server dropped it (see exec()): opened again below,
+        // with the session set-up, under the same name; but never inside the
+        // write transaction it was running, whose statements must not go on
+        // in autocommit on a new session.
+        QMutexLocker lock(&m_shared->mutex);
+        if (m_shared->inTransaction.contains(name)) {
+            Error e = Error::internal(QStringLiteral("the connection to %1 was lost inside a transaction, which the server rolled back")
+                                          .arg(m_shared->url.display()));
+            e.transient = true;
+            return fail(e);
+        }
+        m_shared->connectionNames.remove(name);
+    }
+    QSqlDatabase conn = known ? QSqlDatabase::database(name, false)
+                              : QSqlDatabase::addDatabase(m_shared->dialect->driverName(), name);
     const DatabaseUrl &url = m_shared->url;
     // How long a statement waits for another writer's lock before reporting
     // "busy" (then the batch core retries with backoff).
@@ -295,32 +329,50 @@ Result<QSqlQuery> Database::exec(const QString &sql, const QVariantList &binds) 
     auto conn = connection();
     if (!conn)
         return fail(conn.error());
-    QSqlQuery query(*conn);
-    query.setForwardOnly(true);
-    QElapsedTimer timer;
-    timer.start();
-    // PostgreSQL: the bound values are written into the statement as
-    // literals by the driver's own escaping (what Qt's PREPARE/EXECUTE path
-    // sends anyway), because PostgreSQL prepares only DML (the core binds
-    // values into CREATE TABLE ... AS too) and infers a literal's type from
-    // its context where a bare parameter ("SELECT ?") has none.
-    if (dialect().kind() == SqlDialect::Kind::Postgres) {
-        auto text = withLiterals(sql, binds, *conn->driver());
-        if (!text)
-            return fail(text.error());
-        if (!query.exec(*text))
-            return fail(sqlError(query.lastError(), sql));
-        qCDebug(lcSql).noquote() << timer.elapsed() << "ms" << abbreviate(sql);
-        return query;
+    QSqlError failure;
+    {
+        QSqlQuery query(*conn);
+        query.setForwardOnly(true);
+        QElapsedTimer timer;
+        timer.start();
+        // PostgreSQL: the bound values are written into the statement as
+        // literals by the driver's own escaping (what Qt's PREPARE/EXECUTE path
+        // sends anyway), because PostgreSQL prepares only DML (the core binds
+        // values into CREATE TABLE ... AS too) and infers a literal's type from
+        // its context where a bare parameter ("SELECT ?") has none.
+        if (dialect().kind() == SqlDialect::Kind::Postgres) {
+            auto text = withLiterals(sql, binds, *conn->driver());
+            if (!text)
+                return fail(text.error());
+            if (query.exec(*text)) {
+                qCDebug(lcSql).noquote() << timer.elapsed() << "ms" << abbreviate(sql);
+                return query;
+            }
+            failure = query.lastError();
+        } else if (!query.prepare(sql)) {
+            failure = query.lastError();
+        } else {
+            for (const QVariant &value : binds)
+                query.addBindValue(value);
+            if (query.exec()) {
+                qCDebug(lcSql).noquote() << timer.elapsed() << "ms" << abbreviate(sql);
+                return query;
+            }
+            failure = query.lastError();
+        }
     }
-    if (!query.prepare(sql))
-        return fail(sqlError(query.lastError(), sql));
-    for (const QVariant &value : binds)
-        query.addBindValue(value);
-    if (!query.exec())
-        return fail(sqlError(query.lastError(), sql));
-    qCDebug(lcSql).noquote() << timer.elapsed() << "ms" << abbreviate(sql);
-    return query;
+    if (dialect().kind() == SqlDialect::Kind::Postgres && isConnectionLost(failure)) {
+        // The open transaction died with the session: the caller's retry
+        // (retryTransient) starts it again on a new connection, which the
+        // next statement opens.
+        conn->close();
+        Error e = Error::internal(QStringLiteral("lost the connection to %1: %2; the transaction was rolled back by the server, "
+                                                 "a new connection is opened for the next statement\n  in: %3")
+                                      .arg(url().display(), describe(failure), abbreviate(sql)));
+        e.transient = true;
+        return fail(e);
+    }
+    return fail(sqlError(failure, sql));
 }
 
 Result<QVariant> Database::scalar(const QString &sql, const QVariantList &binds) const
@@ -344,8 +396,22 @@ Status Database::execAll(const QStringList &statements) const
 
 Status Database::writeTransaction(const std::function<Status()> &body) const
 {
+    const QString name = m_shared->connectionName();
+    {
+        QMutexLocker lock(&m_shared->mutex);
+        if (m_shared->inTransaction.contains(name))
+            return internalError(QStringLiteral("nested write transaction on %1").arg(url().display()));
+    }
     if (auto begin = exec(dialect().beginWrite()); !begin)
         return fail(begin.error());
+    {
+        QMutexLocker lock(&m_shared->mutex);
+        m_shared->inTransaction.insert(name);
+    }
+    const auto leave = qScopeGuard([&] {
+        QMutexLocker lock(&m_shared->mutex);
+        m_shared->inTransaction.remove(name);
+    });
     Status result = execAll(dialect().afterBeginWrite());
     if (result)
         result = body();
@@ -355,6 +421,9 @@ Status Database::writeTransaction(const std::function<Status()> &body) const
         else
             result = fail(commit.error());
     }
+    // A session the server ended has rolled back already: nothing to send.
+    if (!QSqlDatabase::database(name, false).isOpen())
+        return result;
     if (auto rollback = exec(QStringLiteral("ROLLBACK")); !rollback)
         qCWarning(lcDb) << "rollback failed:" << rollback.error().message;
     return result;
@@ -376,7 +445,7 @@ Status Database::retryTransient(int maxAttempts, const std::function<Status()> &
             return result;
         }
         const int wait = backoffMs(n);
-        qCInfo(lcDb) << "database busy, retrying in" << wait << "ms (attempt" << n << "of" << maxAttempts << ")";
+        qCInfo(lcDb) << "database busy or connection lost, retrying in" << wait << "ms (attempt" << n << "of" << maxAttempts << ")";
         QThread::msleep(wait);
     }
 }

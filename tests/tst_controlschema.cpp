@@ -176,6 +176,49 @@ private Q_SLOTS:
         QCOMPARE(cols[1].type, QStringLiteral("numeric(12,2)"));
     }
 
+    // A session the server ends (a restart, a failover, pg_terminate_backend)
+    // is reported as transient; the next statement opens a new connection;
+    // a write transaction it was inside is rolled back, never continued in
+    // autocommit, and a retry writes it once.
+    void postgresLostConnectionIsReopenedAndRetried()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("a PostgreSQL server");
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("lost.db"), {QStringLiteral("CREATE TABLE t (v INTEGER)")});
+        auto other = Database::open(db.url().text);
+        QVERIFY(other);
+        auto terminate = [&] {
+            const QVariant pid = *db.scalar(QStringLiteral("SELECT pg_backend_pid()"));
+            return other->scalar(QStringLiteral("SELECT pg_terminate_backend(?)"), {pid})->toBool();
+        };
+        const QVariant before = *db.scalar(QStringLiteral("SELECT pg_backend_pid()"));
+        QVERIFY(terminate());
+        auto lost = db.exec(QStringLiteral("SELECT 1"));
+        QVERIFY(!lost);
+        QVERIFY(lost.error().transient);
+        QVERIFY2(lost.error().message.contains(QStringLiteral("lost the connection")), qPrintable(lost.error().message));
+        QCOMPARE(db.scalar(QStringLiteral("SELECT 1"))->toInt(), 1);
+        QVERIFY(*db.scalar(QStringLiteral("SELECT pg_backend_pid()")) != before);
+
+        int attempts = 0;
+        const Status written = Database::retryTransient(3, [&] {
+            return db.writeTransaction([&]() -> Status {
+                if (auto r = db.exec(QStringLiteral("INSERT INTO t VALUES (1)")); !r)
+                    return fail(r.error());
+                if (++attempts == 1 && !terminate())
+                    return internalError(QStringLiteral("could not terminate the session"));
+                if (auto r = db.exec(QStringLiteral("INSERT INTO t VALUES (2)")); !r)
+                    return fail(r.error());
+                return {};
+            });
+        });
+        QVERIFY2(written, qPrintable(written ? QString() : written.error().message));
+        QCOMPARE(attempts, 2);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM t"))->toInt(), 2);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT SUM(v) FROM t"))->toInt(), 3);
+    }
+
     void missingFileIsBadInput()
     {
         if (testsupport::onPostgres())
