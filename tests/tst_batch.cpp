@@ -10,12 +10,18 @@
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QScopeGuard>
 #include <QSysInfo>
 #include <QStringBuilder>
 #include <QTest>
 #include <QThread>
 
 #include <atomic>
+
+#include <unistd.h>
 
 using namespace rw;
 
@@ -670,6 +676,60 @@ private Q_SLOTS:
         QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
         QCOMPARE(ok->status, QStringLiteral("succeeded"));
         QVERIFY(digest(f.db(), QStringLiteral("tgt")) != before);
+    }
+
+    // The same on a real full file system: as root, the workspace is copied
+    // onto a small tmpfs, opened, and the rest of the tmpfs filled, so the
+    // run's writes meet ENOSPC; then the filler is deleted (space freed) and
+    // the run succeeds.
+    void fullTmpfsFailsCleanlyThenSucceeds()
+    {
+        if (testsupport::onPostgres())
+            QSKIP("a SQLite file on a tmpfs");
+        if (::geteuid() != 0)
+            QSKIP("mounting a tmpfs needs root; fullDiskFailsCleanlyThenSucceeds covers a full disk with PRAGMA max_page_count");
+        Fixture f(spec(QStringLiteral("merge")));
+        QVERIFY(f.db().exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)")));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        QTemporaryDir mnt;
+        QProcess mount;
+        mount.start(QStringLiteral("mount"), {QStringLiteral("-t"), QStringLiteral("tmpfs"), QStringLiteral("-o"), QStringLiteral("size=4m"),
+                                              QStringLiteral("tmpfs"), mnt.path()});
+        mount.waitForFinished(30000);
+        if (mount.exitStatus() != QProcess::NormalExit || mount.exitCode() != 0)
+            QSKIP(qPrintable(QStringLiteral("mount -t tmpfs refused (%1); fullDiskFailsCleanlyThenSucceeds covers a full disk with "
+                                            "PRAGMA max_page_count")
+                                 .arg(QString::fromLocal8Bit(mount.readAllStandardError()).trimmed())));
+        // Declared before the workspace: unmounts after its connection closes.
+        const auto unmount = qScopeGuard([&] { QProcess::execute(QStringLiteral("umount"), {QStringLiteral("-l"), mnt.path()}); });
+        const QString dbPath = mnt.filePath(QStringLiteral("w.db"));
+        QVERIFY(QFile::copy(f.db().url().path, dbPath));
+        const QString specPath = testsupport::writeFile(f.dir, QStringLiteral("tmpfs.json"), spec(QStringLiteral("merge")));
+        auto ws = openWorkspace(dbPath, specPath);
+        QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
+        const DatasetSpec &dataset = *ws->spec.dataset(QStringLiteral("sales"));
+        QVERIFY(listPartitions(ws->db, dataset)); // the WAL and its index exist before the disk fills
+
+        QFile filler(mnt.filePath(QStringLiteral("filler")));
+        QVERIFY(filler.open(QIODevice::WriteOnly));
+        const QByteArray chunk(4096, 'x');
+        while (filler.write(chunk) == chunk.size() && filler.flush()) {
+        }
+        filler.close();
+        auto full = run(ws->db, dataset, execute());
+        const QString message = full ? full->error : full.error().message;
+        QVERIFY2(message.contains(QStringLiteral("the disk is full")), qPrintable(message));
+        QVERIFY(!full || full->status == QStringLiteral("failed"));
+        QCOMPARE(digest(ws->db, QStringLiteral("tgt")), before);
+        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 0);
+        QCOMPARE(ws->db.scalar(QStringLiteral("PRAGMA integrity_check"))->toString(), QStringLiteral("ok"));
+
+        QVERIFY(filler.remove());
+        auto ok = run(ws->db, dataset, execute());
+        QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
+        QVERIFY2(ok->status == QLatin1String("succeeded"), qPrintable(ok->status + u' ' + ok->error));
+        QVERIFY(digest(ws->db, QStringLiteral("tgt")) != before);
+        QCOMPARE(ws->db.scalar(QStringLiteral("PRAGMA integrity_check"))->toString(), QStringLiteral("ok"));
     }
 
     void frozenDatasetIsRefused()
