@@ -56,7 +56,7 @@ struct Command {
     std::function<Status(Context &)> run;
 };
 
-inline const QCommandLineOption kDb({QStringLiteral("db")}, QStringLiteral("Database: a SQLite path or sqlite:PATH."), QStringLiteral("DB"));
+inline const QCommandLineOption kDb({QStringLiteral("db")}, QStringLiteral("Database: a SQLite path, sqlite:PATH, or postgresql://user@host[:port]/dbname[?sslmode=...]."), QStringLiteral("DB"));
 inline const QCommandLineOption kSpec({QStringLiteral("spec")}, QStringLiteral("Pipeline spec (JSON)."), QStringLiteral("SPEC"));
 inline const QCommandLineOption kJson({QStringLiteral("json")}, QStringLiteral("Print exactly one JSON document on stdout."));
 inline const QCommandLineOption kDataset({QStringLiteral("dataset")}, QStringLiteral("Dataset name from the spec."), QStringLiteral("D"));

@@ -34,7 +34,7 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(QStringLiteral("Rewind: operator console for reprocessing data pipelines."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Database: a SQLite path or sqlite:PATH."),
+    const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Database: a SQLite path, sqlite:PATH, or postgresql://user@host[:port]/dbname[?sslmode=...]."),
                                       QStringLiteral("DB"));
     const QCommandLineOption specOption(QStringLiteral("spec"), QStringLiteral("Pipeline spec (JSON)."), QStringLiteral("SPEC"));
     const QCommandLineOption pageOption(QStringLiteral("page"),
