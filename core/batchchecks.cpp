@@ -52,6 +52,7 @@ public:
 
 private:
     QString q(const QString &id) const { return m_db.quote(id); }
+    QString qt(const QString &table) const { return m_db.quoteTable(table); }
 
     // Runs a per-partition aggregate "SELECT label, is_null, value ..." into a map.
     Result<QHash<QString, QVariant>> perPartition(const QString &sql, const QVariantList &binds = {})
@@ -88,7 +89,7 @@ private:
         }
         // references: a non-NULL value with no row in the referenced table.
         return QStringLiteral("(s.") % q(check.column) % QStringLiteral(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ")
-               % q(check.refTable) % QStringLiteral(" AS r WHERE r.") % q(check.refColumn) % QStringLiteral(" = s.") % q(check.column)
+               % qt(check.refTable) % QStringLiteral(" AS r WHERE r.") % q(check.refColumn) % QStringLiteral(" = s.") % q(check.column)
                % QStringLiteral("))");
     }
 
@@ -240,11 +241,11 @@ private:
                 partitionBy << q(k);
             const QString order = m_dataset.orderBy.isEmpty() ? QStringLiteral("1") : q(m_dataset.orderBy) % QStringLiteral(" DESC NULLS LAST");
             const QString ranked = partitionBy.isEmpty()
-                                       ? QString(QStringLiteral("SELECT *, 1 AS rewind_rn FROM ") % q(m_dataset.source) % QStringLiteral(" AS src WHERE ")
+                                       ? QString(QStringLiteral("SELECT *, 1 AS rewind_rn FROM ") % qt(m_dataset.source) % QStringLiteral(" AS src WHERE ")
                                              % m_sql.scopePredicate(QStringLiteral("src"), m_scope, binds))
                                        : QString(QStringLiteral("SELECT *, ROW_NUMBER() OVER (PARTITION BY ") % partitionBy.join(u", ")
                                              % QStringLiteral(" ORDER BY ") % order % QStringLiteral(") AS rewind_rn FROM ")
-                                             % q(m_dataset.source) % QStringLiteral(" AS src WHERE ")
+                                             % qt(m_dataset.source) % QStringLiteral(" AS src WHERE ")
                                              % m_sql.scopePredicate(QStringLiteral("src"), m_scope, binds));
             const QString sql = QStringLiteral("SELECT ") % m_sql.partLabelColumns(QStringLiteral("s")) % QStringLiteral(", SUM(s.")
                                 % q(check.column) % QStringLiteral(") FROM (") % ranked % QStringLiteral(") AS s WHERE rewind_rn = 1 GROUP BY ")

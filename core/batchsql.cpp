@@ -59,7 +59,7 @@ Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
         // (SQLite WITHOUT ROWID) is read through an indexed temporary copy.
         if (sql.m_targetIndexed
             && !db.exec(QStringLiteral("SELECT ") % db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" FROM ")
-                        % db.dialect().quote(dataset.target) % QStringLiteral(" AS t WHERE 1 = 0")))
+                        % db.quoteTable(dataset.target) % QStringLiteral(" AS t WHERE 1 = 0")))
             sql.m_targetIndexed = false;
     }
     return sql;
@@ -195,7 +195,7 @@ QString BatchSql::indexStage() const
     return m_db.dialect().createTempIndex(QStringLiteral("rewind_stage_key"), kStage, indexCols);
 }
 
-QString BatchSql::tgt() const { return m_direct ? q(m_dataset->target) : q(kTgt); }
+QString BatchSql::tgt() const { return m_direct ? qt(m_dataset->target) : q(kTgt); }
 
 QString BatchSql::tgtScope(const QString &qualifier, QVariantList &binds) const
 {
@@ -215,7 +215,7 @@ QStringList BatchSql::createTargetCopy(const std::vector<PartitionRef> &scope, Q
     indexCols << m_key.mid(0, 8);
     QString select;
     if (m_targetExists)
-        select = QStringLiteral("SELECT ") % columnList(QString(), m_columns) % QStringLiteral(" FROM ") % q(m_dataset->target)
+        select = QStringLiteral("SELECT ") % columnList(QString(), m_columns) % QStringLiteral(" FROM ") % qt(m_dataset->target)
                  % QStringLiteral(" AS t WHERE ") % scopePredicate(QStringLiteral("t"), scope, binds);
     else
         select = QStringLiteral("SELECT * FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0");
@@ -302,7 +302,7 @@ QStringList BatchSql::createMatches() const
     return {d.dropTempTable(kMatch), QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") % part
            % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS sid, ") % tid % QStringLiteral(" AS tid, CASE WHEN ") % tid
            % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
-           % QStringLiteral(" THEN 1 ELSE 0 END AS d FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % q(m_dataset->target)
+           % QStringLiteral(" THEN 1 ELSE 0 END AS d FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % qt(m_dataset->target)
            % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))};
 }
 
@@ -363,22 +363,22 @@ QStringList BatchSql::createTargetIfMissing() const
         for (const QString &k : m_key.mid(0, 8))
             indexCols << q(k);
         indexCols << q(v.validFrom);
-        return {QStringLiteral("CREATE TABLE ") % q(m_dataset->target) % QStringLiteral(" AS SELECT ") % columnList(QString(), m_columns)
+        return {QStringLiteral("CREATE TABLE ") % qt(m_dataset->target) % QStringLiteral(" AS SELECT ") % columnList(QString(), m_columns)
                     % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom) % QStringLiteral(", ") % part
                     % QStringLiteral(" AS ") % q(v.validTo) % QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current)
                     % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0"),
                 QStringLiteral("CREATE INDEX ") % q(QStringLiteral("rewind_key_") % m_dataset->target) % QStringLiteral(" ON ")
-                    % q(m_dataset->target) % QStringLiteral(" (") % indexCols.join(u", ") % u')'};
+                    % qt(m_dataset->target) % QStringLiteral(" (") % indexCols.join(u", ") % u')'};
     }
     QStringList indexCols;
     if (m_dataset->partitioned())
         indexCols << q(m_dataset->partitionColumn);
     for (const QString &k : m_key.mid(0, 8))
         indexCols << q(k);
-    return {QStringLiteral("CREATE TABLE ") % q(m_dataset->target) % QStringLiteral(" AS SELECT * FROM ") % q(kStage)
+    return {QStringLiteral("CREATE TABLE ") % qt(m_dataset->target) % QStringLiteral(" AS SELECT * FROM ") % q(kStage)
                 % QStringLiteral(" WHERE 1 = 0"),
             QStringLiteral("CREATE INDEX ") % q(QStringLiteral("rewind_key_") % m_dataset->target) % QStringLiteral(" ON ")
-                % q(m_dataset->target) % QStringLiteral(" (") % indexCols.join(u", ") % u')'};
+                % qt(m_dataset->target) % QStringLiteral(" (") % indexCols.join(u", ") % u')'};
 }
 
 QStringList BatchSql::createImagesIfMissing() const
@@ -404,7 +404,7 @@ QString BatchSql::saveImagesUpdated(QVariantList &binds) const
 {
     if (m_useMatches)
         return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
-               % QStringLiteral(", ?, 'updated' FROM ") % q(m_dataset->target) % QStringLiteral(" AS t WHERE ")
+               % QStringLiteral(", ?, 'updated' FROM ") % qt(m_dataset->target) % QStringLiteral(" AS t WHERE ")
                % m_db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" IN (SELECT m.tid FROM ") % q(kMatch)
                % QStringLiteral(" AS m WHERE m.d = 1)");
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
@@ -439,12 +439,12 @@ QString BatchSql::mergeUpdate(const PartitionRef &p, QVariantList &binds) const
         sets << q(c) % QStringLiteral(" = s.") % q(c);
     if (m_useMatches) {
         const SqlDialect &d = m_db.dialect();
-        return QStringLiteral("UPDATE ") % q(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ")
+        return QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ")
                % QStringLiteral(" FROM (SELECT m.tid AS rewind_tid, ") % columnList(QStringLiteral("x"), m_values) % QStringLiteral(" FROM ")
                % q(kMatch) % QStringLiteral(" AS m JOIN ") % q(kStage) % QStringLiteral(" AS x ON ") % d.rowIdentity(QStringLiteral("x"))
                % QStringLiteral(" = m.sid WHERE m.d = 1) AS s WHERE ") % d.rowIdentity(QStringLiteral("t")) % QStringLiteral(" = s.rewind_tid");
     }
-    return QStringLiteral("UPDATE ") % q(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ") % QStringLiteral(" FROM ")
+    return QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ") % QStringLiteral(" FROM ")
            % q(kStage) % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(" AND ")
            % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
 }
@@ -458,10 +458,10 @@ QString BatchSql::insertedByMatch() const
 QString BatchSql::mergeInsert() const
 {
     if (m_useMatches)
-        return QStringLiteral("INSERT INTO ") % q(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
+        return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
                % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
                % QStringLiteral(" AS s WHERE ") % insertedByMatch();
-    return QStringLiteral("INSERT INTO ") % q(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
+    return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
            % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ")
            % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % u')';
@@ -469,12 +469,12 @@ QString BatchSql::mergeInsert() const
 
 QString BatchSql::overwriteDelete(const PartitionRef &p, QVariantList &binds) const
 {
-    return QStringLiteral("DELETE FROM ") % q(m_dataset->target) % QStringLiteral(" WHERE ") % partitionFilter(QString(), p, binds);
+    return QStringLiteral("DELETE FROM ") % qt(m_dataset->target) % QStringLiteral(" WHERE ") % partitionFilter(QString(), p, binds);
 }
 
 QString BatchSql::overwriteInsert() const
 {
-    return QStringLiteral("INSERT INTO ") % q(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
+    return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
            % QStringLiteral(") SELECT ") % columnList(QString(), m_columns) % QStringLiteral(" FROM ") % q(kStage);
 }
 
@@ -501,7 +501,7 @@ QStringList BatchSql::createScd2Sim(bool fromTarget) const
     const Scd2Spec &v = *m_dataset->scd2;
     QString select;
     if (fromTarget) {
-        select = QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(" FROM ") % q(m_dataset->target)
+        select = QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(" FROM ") % qt(m_dataset->target)
                  % QStringLiteral(" AS t WHERE EXISTS (SELECT 1 FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ")
                  % keyEqual(QStringLiteral("t"), QStringLiteral("s")) % u')';
     } else {
@@ -592,7 +592,7 @@ QStringList BatchSql::scd2SaveImages() const
     const QString w = q(kScd2);
     const QString into = QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" (") % columnList(QString(), targetColumns())
                          % QStringLiteral(", rewind_run_id, rewind_op, rewind_part) SELECT ");
-    const QString target = q(m_dataset->target);
+    const QString target = qt(m_dataset->target);
     return {
         into % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(", ?, 'deleted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
             % target % QStringLiteral(" AS t ON ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf
@@ -642,7 +642,7 @@ QString BatchSql::scd2SampleClosed(const QString &dim) const
 
 std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(const QString &mode, const PartitionRef &p, const QVariant &runId) const
 {
-    const QString target = q(m_dataset->target);
+    const QString target = qt(m_dataset->target);
     const QString images = q(imagesTable());
     std::vector<std::pair<QString, QVariantList>> out;
     if (mode == QLatin1String("scd2")) {
@@ -714,7 +714,7 @@ std::pair<QString, QVariantList> BatchSql::rollbackRemovedCount(const QString &m
     if (mode == QLatin1String("overwrite_partition")) {
         QVariantList b;
         const QString filter = partitionFilter(QString(), p, b);
-        return {QStringLiteral("SELECT COUNT(*) FROM ") % q(m_dataset->target) % QStringLiteral(" WHERE ") % filter, b};
+        return {QStringLiteral("SELECT COUNT(*) FROM ") % qt(m_dataset->target) % QStringLiteral(" WHERE ") % filter, b};
     }
     QVariantList b{runId};
     const QString filter = partitionFilter(QStringLiteral("i"), p, b);

@@ -104,7 +104,7 @@ public:
     // staged keys, or an empty table shaped like the target.
     QStringList createScd2Sim(bool fromTarget) const;
     QString scd2SimTable() const;
-    QString quotedTarget() const { return q(m_dataset->target); }
+    QString quotedTarget() const { return qt(m_dataset->target); }
     // scd2 samples (LIMIT bound last): opened versions; unchanged staged rows;
     // closed versions, before then after.
     QString scd2SampleOpened() const;
@@ -129,6 +129,7 @@ public:
 private:
     BatchSql(const Database &db, const DatasetSpec &dataset) : m_db(db), m_dataset(&dataset) {}
     QString q(const QString &identifier) const { return m_db.quote(identifier); }
+    QString qt(const QString &table) const { return m_db.quoteTable(table); }
     QString columnList(const QString &qualifier, const QStringList &columns) const;
     QString partitionFilter(const QString &qualifier, const PartitionRef &p, QVariantList &binds) const;
 

@@ -120,7 +120,11 @@ constexpr int kLatest = 7;
 
 int latestVersion() { return kLatest; }
 
-bool isControlTable(const QString &name) { return name.startsWith(QLatin1String(kPrefix)); }
+bool isControlTable(const QString &name)
+{
+    // rewind.rewind_runs names the same table on PostgreSQL.
+    return name.startsWith(QLatin1String(kPrefix)) || name.section(u'.', -1).startsWith(QLatin1String(kPrefix));
+}
 
 Result<int> currentVersion(const Database &db)
 {

@@ -4,6 +4,7 @@
 
 #include <QAtomicInteger>
 #include <QElapsedTimer>
+#include <QHash>
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QMutex>
@@ -192,6 +193,7 @@ struct Database::Shared {
     QMutex mutex;
     QSet<QString> connectionNames;
     QSet<QString> inTransaction; // connections inside writeTransaction()
+    QHash<QString, QString> quotedTables; // quoteTable() answers that needed the catalog
 
     ~Shared()
     {
@@ -463,10 +465,33 @@ Result<QStringList> Database::relations() const
 
 Result<bool> Database::hasRelation(const QString &name) const
 {
-    auto names = relations();
-    if (!names)
-        return fail(names.error());
-    return names->contains(name);
+    auto query = exec(dialect().findRelation(), {name});
+    if (!query)
+        return fail(query.error());
+    return query->next();
+}
+
+QString Database::quoteTable(const QString &name) const
+{
+    const qsizetype dot = name.indexOf(u'.');
+    const QString visible = dialect().visibleRelationNamed();
+    if (dot <= 0 || dot == name.size() - 1 || visible.isNull())
+        return quote(name);
+    {
+        QMutexLocker lock(&m_shared->mutex);
+        if (auto it = m_shared->quotedTables.constFind(name); it != m_shared->quotedTables.cend())
+            return *it;
+    }
+    // A relation whose own name holds the dot wins; a name that cannot be
+    // looked up is taken as qualified (and not remembered).
+    auto whole = exec(visible, {name});
+    const bool literal = whole && whole->next();
+    const QString quoted = literal ? quote(name) : QString(quote(name.left(dot)) % u'.' % quote(name.mid(dot + 1)));
+    if (whole) {
+        QMutexLocker lock(&m_shared->mutex);
+        m_shared->quotedTables.insert(name, quoted);
+    }
+    return quoted;
 }
 
 Result<std::vector<ColumnInfo>> Database::columns(const QString &relation) const
@@ -487,7 +512,7 @@ Result<QString> Database::quotedRelation(const QString &name) const
         return fail(exists.error());
     if (!*exists)
         return badInput(QStringLiteral("no table or view named \"%1\" in %2").arg(name, url().display()));
-    return quote(name);
+    return quoteTable(name);
 }
 
 Result<QStringList> Database::selectColumns(const QString &select) const

@@ -53,6 +53,11 @@ public:
     const SqlDialect &dialect() const;
     const DatabaseUrl &url() const;
     QString quote(const QString &identifier) const { return dialect().quote(identifier); }
+    // The quoted name of a user table or view as a spec names it. On
+    // PostgreSQL, `sales.fact_sales` is table fact_sales in schema sales
+    // ("sales"."fact_sales"), unless a visible relation is named by the whole
+    // dotted name; SQLite names are always one identifier.
+    QString quoteTable(const QString &name) const;
 
     // This thread's connection, opened (with the dialect's session set-up) on first use.
     Result<QSqlDatabase> connection() const;

@@ -212,7 +212,7 @@ private:
             for (const auto &[name, path] : p.stream->fields)
                 cols << m_db.dialect().workColumn(m_db.quote(name), QStringLiteral("TEXT"));
             return m_db.writeTransaction([&] {
-                return exec(QStringLiteral("CREATE TABLE IF NOT EXISTS ") % m_db.quote(p.stream->sink) % QStringLiteral(" (")
+                return exec(QStringLiteral("CREATE TABLE IF NOT EXISTS ") % m_db.quoteTable(p.stream->sink) % QStringLiteral(" (")
                             % cols.join(QStringLiteral(", ")) % u')');
             });
         }
@@ -389,7 +389,7 @@ private:
                 // Compared as SQLite compares them; on PostgreSQL as text (the
                 // extracted value is text there): exact for integer and text keys.
                 const QString refColumn = QStringLiteral("r.") % m_db.quote(check.refColumn);
-                const QString failing = extract() % QStringLiteral(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ") % m_db.quote(check.refTable)
+                const QString failing = extract() % QStringLiteral(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ") % m_db.quoteTable(check.refTable)
                                         % QStringLiteral(" AS r WHERE ")
                                         % (m_db.dialect().kind() == SqlDialect::Kind::Sqlite ? refColumn : m_db.dialect().castText(refColumn))
                                         % QStringLiteral(" = ") % extract() % u')';
@@ -435,7 +435,7 @@ private:
                              % QStringLiteral(" AS w2 WHERE w2.kind = w.kind AND w2.name = w.name AND w2.event_id = w.event_id "
                                               "AND w2.error_class IS NULL AND w2.dlq_id < w.dlq_id)");
             if (*exists)
-                landed += QStringLiteral(" OR EXISTS (SELECT 1 FROM ") % m_db.quote(p.stream->sink) % QStringLiteral(" AS k WHERE k.\"event_id\" = w.event_id)");
+                landed += QStringLiteral(" OR EXISTS (SELECT 1 FROM ") % m_db.quoteTable(p.stream->sink) % QStringLiteral(" AS k WHERE k.\"event_id\" = w.event_id)");
             return exec(QStringLiteral("UPDATE ") % kWork % QStringLiteral(" AS w SET landed = 1 WHERE ") % where
                             % QStringLiteral(" AND w.error_class IS NULL AND (") % landed % u')',
                         binds);
@@ -463,7 +463,7 @@ private:
             !s)
             return s;
         if (auto s = exec(QStringLiteral("UPDATE ") % kWork % QStringLiteral(" AS w SET landed = 1 WHERE w.dlq_id IN (SELECT r.rewind_dlq_id FROM ") % kRows
-                          % QStringLiteral(" AS r WHERE EXISTS (SELECT 1 FROM ") % m_db.quote(p.dataset->target) % QStringLiteral(" AS t WHERE ")
+                          % QStringLiteral(" AS r WHERE EXISTS (SELECT 1 FROM ") % m_db.quoteTable(p.dataset->target) % QStringLiteral(" AS t WHERE ")
                           % rowMatch(p.columns, QStringLiteral("t"), QStringLiteral("r")) % QStringLiteral("))"));
             !s)
             return s;
@@ -488,7 +488,7 @@ private:
             }
             const QString where = of(p, binds);
             qint64 inserted = 0;
-            if (auto s = exec(QStringLiteral("INSERT INTO ") % m_db.quote(p.stream->sink) % QStringLiteral(" (") % cols.join(QStringLiteral(", "))
+            if (auto s = exec(QStringLiteral("INSERT INTO ") % m_db.quoteTable(p.stream->sink) % QStringLiteral(" (") % cols.join(QStringLiteral(", "))
                                   % QStringLiteral(") SELECT ") % values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % kWork
                                   % QStringLiteral(" AS w WHERE ") % where % QStringLiteral(" AND w.error_class IS NULL AND w.landed = 0"),
                               binds, &inserted);
@@ -499,7 +499,7 @@ private:
         }
         // Merge into the target by key, null-safe: update where different, insert where missing.
         const DatasetSpec &d = *p.dataset;
-        const QString target = m_db.quote(d.target);
+        const QString target = m_db.quoteTable(d.target);
         QStringList cols, rcols, sets, valueCols;
         for (const QString &c : p.columns) {
             cols << m_db.quote(c);

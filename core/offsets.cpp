@@ -48,7 +48,7 @@ Result<QMap<qint64, qint64>> firstOffsetsAtOrAfter(const Database &db, const Str
         if (col.name == c.recordTs)
             type = col.type;
     auto q = db.exec(QStringLiteral("SELECT ") % db.quote(c.partitionId) % QStringLiteral(", MIN(") % db.quote(c.logOffset)
-                         % QStringLiteral(") FROM ") % db.quote(stream.log) % QStringLiteral(" WHERE ")
+                         % QStringLiteral(") FROM ") % db.quoteTable(stream.log) % QStringLiteral(" WHERE ")
                          % db.dialect().epochMillis(db.quote(c.recordTs), type) % QStringLiteral(" >= ? GROUP BY ") % db.quote(c.partitionId),
                      {ms});
     if (!q)
@@ -160,7 +160,7 @@ Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const Stre
     const QString p = db.quote(c.partitionId);
     const QString o = db.quote(c.logOffset);
     auto q = db.exec(QStringLiteral("SELECT l.p, l.lo, l.hi, c.committed_offset FROM (SELECT ") % p % QStringLiteral(" AS p, MIN(") % o
-                         % QStringLiteral(") AS lo, MAX(") % o % QStringLiteral(") + 1 AS hi FROM ") % db.quote(stream.log)
+                         % QStringLiteral(") AS lo, MAX(") % o % QStringLiteral(") + 1 AS hi FROM ") % db.quoteTable(stream.log)
                          % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NOT NULL GROUP BY ") % p
                          % QStringLiteral(") AS l LEFT JOIN rewind_offsets AS c ON c.stream = ? AND c.group_id = ? "
                                           "AND c.partition_id = l.p ORDER BY l.p"),
@@ -193,7 +193,7 @@ Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, co
                                     "FROM (SELECT group_id, COUNT(*) AS parts, MAX(updated_at) AS last_at FROM rewind_offsets "
                                     "WHERE stream = ? GROUP BY group_id) AS g CROSS JOIN (SELECT ")
                          % p % QStringLiteral(" AS p, MIN(") % o % QStringLiteral(") AS lo, MAX(") % o % QStringLiteral(") + 1 AS hi FROM ")
-                         % db.quote(stream.log) % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NOT NULL GROUP BY ") % p
+                         % db.quoteTable(stream.log) % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NOT NULL GROUP BY ") % p
                          % QStringLiteral(") AS l LEFT JOIN rewind_offsets AS c ON c.stream = ? AND c.group_id = g.group_id "
                                           "AND c.partition_id = l.p GROUP BY g.group_id, g.parts, g.last_at ORDER BY g.group_id"),
                      {stream.name, stream.name});

@@ -103,7 +103,7 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
     if (!targetExists)
         return fail(targetExists.error());
     if (*targetExists) {
-        const QString target = db.quote(dataset.target);
+        const QString target = db.quoteTable(dataset.target);
         QString inner;
         if (dataset.key.isEmpty()) {
             inner = QStringLiteral("SELECT ") % part % QStringLiteral(" AS p, COUNT(*) AS c, 0 AS dup_rows FROM ") % target

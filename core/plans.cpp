@@ -56,7 +56,7 @@ Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const Data
     const QString source = u'(' % sourceSelect(dataset, db) % QStringLiteral(") AS s");
     QString query = distinct(source, leadsWithPartition(dataset.source));
     if (sql.targetExists())
-        query = query % QStringLiteral(" UNION ") % distinct(db.quote(dataset.target), leadsWithPartition(dataset.target));
+        query = query % QStringLiteral(" UNION ") % distinct(db.quoteTable(dataset.target), leadsWithPartition(dataset.target));
     auto q = db.exec(query);
     if (!q)
         return fail(q.error());

@@ -66,11 +66,11 @@ public:
         m_o = QStringLiteral("l.") % db.quote(c.logOffset);
         m_e = QStringLiteral("l.") % db.quote(c.eventId);
         m_payload = QStringLiteral("l.") % db.quote(c.payload);
-        m_from = QStringLiteral(" FROM ") % m_slices % QStringLiteral(" AS s ") % db.dialect().fixedOrderJoin() % u' ' % db.quote(stream.log) % QStringLiteral(" AS l ON ")
+        m_from = QStringLiteral(" FROM ") % m_slices % QStringLiteral(" AS s ") % db.dialect().fixedOrderJoin() % u' ' % db.quoteTable(stream.log) % QStringLiteral(" AS l ON ")
                  % m_p % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi");
         // Events per slice: one count over the log's (partition, offset) index
         // each, about 4x cheaper than a join and GROUP BY.
-        m_countSlices = QStringLiteral("SELECT s.p, (SELECT COUNT(*) FROM ") % db.quote(stream.log) % QStringLiteral(" AS l WHERE ") % m_p
+        m_countSlices = QStringLiteral("SELECT s.p, (SELECT COUNT(*) FROM ") % db.quoteTable(stream.log) % QStringLiteral(" AS l WHERE ") % m_p
                         % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi) FROM ") % m_slices
                         % QStringLiteral(" AS s");
     }
@@ -209,7 +209,7 @@ private:
         auto exists = m_db.hasRelation(m_stream.sink);
         if (!exists)
             return fail(exists.error());
-        const QString sink = m_db.quote(m_stream.sink);
+        const QString sink = m_db.quoteTable(m_stream.sink);
         if (!*exists) {
             auto types = fieldTypes();
             if (!types)
@@ -292,7 +292,7 @@ private:
             if (columns.size() >= 2 && columns[0] == c.partitionId && columns[1] == c.logOffset)
                 return {};
         auto r = m_db.exec(QStringLiteral("CREATE INDEX IF NOT EXISTS ") % m_db.quote(QStringLiteral("rewind_ix_") % m_stream.log % QStringLiteral("_offsets"))
-                           % QStringLiteral(" ON ") % m_db.quote(m_stream.log) % QStringLiteral(" (") % m_db.quote(c.partitionId)
+                           % QStringLiteral(" ON ") % m_db.quoteTable(m_stream.log) % QStringLiteral(" (") % m_db.quote(c.partitionId)
                            % QStringLiteral(", ") % m_db.quote(c.logOffset) % u')');
         if (!r)
             return fail(r.error());
@@ -336,7 +336,7 @@ private:
                               "SUM(CASE WHEN ok = 0 AND NOT in_dlq THEN 1 ELSE 0 END), SUM(CASE WHEN ok = 0 AND in_dlq THEN 1 ELSE 0 END) FROM (SELECT ")
             << m_e << QStringLiteral(" AS e, ") << v.text;
         sql.binds << v.binds;
-        sql << QStringLiteral(" AS ok, ") << (*sinkExists ? QString(QStringLiteral("EXISTS (SELECT 1 FROM ") % m_db.quote(m_stream.sink)
+        sql << QStringLiteral(" AS ok, ") << (*sinkExists ? QString(QStringLiteral("EXISTS (SELECT 1 FROM ") % m_db.quoteTable(m_stream.sink)
                                                                     % QStringLiteral(" AS k WHERE k.\"event_id\" = ") % m_e % u')')
                                                           : QStringLiteral("1 = 0"))
             << QStringLiteral(" AS in_sink, EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
@@ -450,7 +450,7 @@ private:
         }
         // In key order the unique index is walked once per batch instead of
         // probed at random; among equal event_ids the earliest offset wins.
-        m_sinkInsert.text = QStringLiteral("INSERT INTO ") % m_db.quote(m_stream.sink) % QStringLiteral(" (") % cols.join(QStringLiteral(", "))
+        m_sinkInsert.text = QStringLiteral("INSERT INTO ") % m_db.quoteTable(m_stream.sink) % QStringLiteral(" (") % cols.join(QStringLiteral(", "))
                             % QStringLiteral(") ") % sink % from % QStringLiteral(" WHERE ") % ok
                             % QStringLiteral(" ORDER BY b.e, b.p, b.o ON CONFLICT (\"event_id\") DO NOTHING");
 
@@ -470,7 +470,7 @@ private:
             dlq << QStringLiteral(" || CASE WHEN b.") << stageColumn(fieldIndex(field)) << QStringLiteral(" IS NULL THEN ")
                 << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))} << QStringLiteral(" ELSE '' END");
         dlq << QStringLiteral(", ', ') END, ") << m_payload << QStringLiteral(", ") << m_payload << QStringLiteral(", 'new', 0, ")
-            << m_db.dialect().nowUtcText() << from << u' ' % d.fixedOrderJoin() % u' ' << m_db.quote(m_stream.log) << QStringLiteral(" AS l ON ")
+            << m_db.dialect().nowUtcText() << from << u' ' % d.fixedOrderJoin() % u' ' << m_db.quoteTable(m_stream.log) << QStringLiteral(" AS l ON ")
             << m_p << QStringLiteral(" = b.p AND ") << m_o << QStringLiteral(" = b.o WHERE NOT ") << ok
             << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
                     << Bind{m_stream.name}

@@ -469,7 +469,7 @@ QString sourceSelect(const DatasetSpec &dataset, const Database &db)
 {
     if (!dataset.transform.isEmpty())
         return dataset.transform;
-    return QStringLiteral("SELECT * FROM ") % db.quote(dataset.source);
+    return QStringLiteral("SELECT * FROM ") % db.quoteTable(dataset.source);
 }
 
 } // namespace rw

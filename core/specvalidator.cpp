@@ -118,6 +118,13 @@ private:
         return QStringLiteral(" (columns: ") % names.join(u", ") % u')';
     }
 
+    // Listed by the catalog, or a name that means a relation some other way
+    // (public.fact_sales on PostgreSQL).
+    bool exists(const QString &name) const
+    {
+        return m_relations.contains(name) || m_db.hasRelation(name).value_or(false);
+    }
+
     // Checks that `relation` exists and is not one of Rewind's own tables.
     bool relation(const QString &context, const QString &field, const QString &name)
     {
@@ -125,7 +132,7 @@ private:
             error(context, field, QStringLiteral("\"") % name % QStringLiteral("\" is one of Rewind's own control tables"));
             return false;
         }
-        if (!m_relations.contains(name)) {
+        if (!exists(name)) {
             error(context, field, QStringLiteral("no table or view named \"") % name % QStringLiteral("\" in the database"));
             return false;
         }
@@ -173,7 +180,7 @@ private:
         if (!d.target.isEmpty()) {
             if (controlschema::isControlTable(d.target))
                 error(ctx, QStringLiteral("target"), QStringLiteral("\"") % d.target % QStringLiteral("\" is one of Rewind's own control tables"));
-            else if (m_relations.contains(d.target) && haveColumns) {
+            else if (exists(d.target) && haveColumns) {
                 const QStringList targetCols = columnsOf(d.target);
                 for (const QString &c : cols)
                     if (!targetCols.contains(c))
@@ -247,7 +254,7 @@ private:
         }
         if (controlschema::isControlTable(s.sink)) {
             error(ctx, QStringLiteral("sink"), QStringLiteral("\"") % s.sink % QStringLiteral("\" is one of Rewind's own control tables"));
-        } else if (m_relations.contains(s.sink)) {
+        } else if (exists(s.sink)) {
             const QStringList cols = columnsOf(s.sink);
             const QString where = QStringLiteral("sink \"") % s.sink % u'"';
             column(ctx, QStringLiteral("sink"), QStringLiteral("event_id"), cols, where);

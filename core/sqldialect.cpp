@@ -53,6 +53,11 @@ public:
     {
         return QStringLiteral("SELECT name, type FROM pragma_table_info(?) ORDER BY cid");
     }
+    QString findRelation() const override
+    {
+        return QStringLiteral("SELECT 1 FROM sqlite_schema WHERE type IN ('table','view') AND name = ? "
+                              "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
+    }
 
     QString listIndexColumns() const override
     {
@@ -273,6 +278,12 @@ public:
     {
         return QStringLiteral("SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute AS a WHERE a.attrelid = (")
                % relationOid() % QStringLiteral(") AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum");
+    }
+    QString findRelation() const override { return relationOid(); }
+    QString visibleRelationNamed() const override
+    {
+        return QStringLiteral("SELECT 1 FROM pg_class AS c WHERE c.relname = CAST(? AS TEXT) AND c.relkind IN ")
+               % relationKinds() % QStringLiteral(" AND pg_table_is_visible(c.oid)");
     }
     QString listIndexColumns() const override
     {
@@ -590,11 +601,16 @@ private:
     static constexpr qint64 kWriterLock = 7305467101; // "rewind" writers
     // The oid of the relation named by the bound parameter: a visible bare
     // name, or schema.name.
+    static QString relationKinds() { return QStringLiteral("('r', 'v', 'm', 'p', 'f')"); }
+    // The user table or view a name means: a visible one of that name, else
+    // schema.relation.
     static QString relationOid()
     {
         return QStringLiteral("SELECT c.oid FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace, "
-                              "(SELECT CAST(? AS TEXT) AS name) AS r WHERE (c.relname = r.name AND pg_table_is_visible(c.oid)) "
-                              "OR n.nspname || '.' || c.relname = r.name ORDER BY pg_table_is_visible(c.oid) DESC LIMIT 1");
+                              "(SELECT CAST(? AS TEXT) AS name) AS r WHERE c.relkind IN ")
+               % relationKinds()
+               % QStringLiteral(" AND ((c.relname = r.name AND pg_table_is_visible(c.oid)) "
+                                "OR n.nspname || '.' || c.relname = r.name) ORDER BY pg_table_is_visible(c.oid) DESC LIMIT 1");
     }
 
 public:

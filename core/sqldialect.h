@@ -44,6 +44,14 @@ public:
     // Columns of one relation, bound parameter: relation name. Columns "name", "type".
     virtual QString listColumns() const = 0;
 
+    // One row when a user table or view is named by the bound name, none
+    // otherwise (PostgreSQL: a visible relation, or one named schema.relation).
+    virtual QString findRelation() const = 0;
+    // Whether a relation name may be schema-qualified (sales.fact_sales).
+    // Null when not; else a query, bound parameter: the name, that yields
+    // one row when a visible relation is named by the whole dotted name.
+    virtual QString visibleRelationNamed() const { return {}; }
+
     // Indexes of a relation, bound parameter: relation name. Columns "index", "position", "column".
     virtual QString listIndexColumns() const = 0;
 
@@ -57,7 +65,6 @@ public:
     // Double-quotes an identifier, doubling embedded quotes. Standard SQL;
     // both engines accept any character inside a quoted identifier but NUL.
     QString quote(const QString &identifier) const;
-    QString quoteQualified(const QString &identifier) const { return quote(identifier); }
     virtual QString nullSafeEqual(const QString &a, const QString &b) const = 0;
     // nullSafeEqual for a join key whose column type (as the catalog names
     // it; empty when unknown) is `type`, spelled so the engine can hash or

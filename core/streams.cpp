@@ -13,7 +13,7 @@ Result<std::vector<StreamPartitionInfo>> listStreamPartitions(const Database &db
     auto q = db.exec(QStringLiteral("SELECT ") % p % QStringLiteral(", MIN(") % o % QStringLiteral("), MAX(") % o
                      % QStringLiteral(") + 1, COUNT(*), ") % db.dialect().castText(QStringLiteral("MIN(") % ts % u')')
                      % QStringLiteral(", ") % db.dialect().castText(QStringLiteral("MAX(") % ts % u')')
-                     % QStringLiteral(" FROM ") % db.quote(stream.log) % QStringLiteral(" GROUP BY ") % p
+                     % QStringLiteral(" FROM ") % db.quoteTable(stream.log) % QStringLiteral(" GROUP BY ") % p
                      % QStringLiteral(" ORDER BY ") % p);
     if (!q)
         return fail(q.error());
@@ -31,7 +31,7 @@ Result<qint64> sinkRowCount(const Database &db, const StreamSpec &stream)
         return fail(exists.error());
     if (!*exists)
         return 0;
-    auto n = db.scalar(QStringLiteral("SELECT COUNT(*) FROM ") % db.quote(stream.sink));
+    auto n = db.scalar(QStringLiteral("SELECT COUNT(*) FROM ") % db.quoteTable(stream.sink));
     if (!n)
         return fail(n.error());
     return n->toLongLong();

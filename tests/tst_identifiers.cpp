@@ -6,9 +6,24 @@
 #include "testsupport.h"
 #include "workspace.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 using namespace rw;
+
+namespace {
+
+QJsonObject cliJson(const QStringList &arguments, int expectedExit = 0)
+{
+    const auto r = testsupport::runCli(arguments);
+    if (r.exitCode != expectedExit)
+        qWarning().noquote() << arguments.join(u' ') << "exit" << r.exitCode << r.out << r.err;
+    return r.exitCode == expectedExit ? QJsonDocument::fromJson(r.out.toUtf8()).object() : QJsonObject();
+}
+
+} // namespace
 
 class TestIdentifiers : public QObject {
     Q_OBJECT
@@ -102,6 +117,101 @@ private Q_SLOTS:
         auto v = db.scalar(QStringLiteral("SELECT v FROM t WHERE v = ?"), {hostile});
         QVERIFY(v);
         QCOMPARE(v->toString(), hostile);
+    }
+
+    // sales.fact_sales is table fact_sales in schema sales on PostgreSQL:
+    // every command reads and writes there, and a first run creates the
+    // target in its schema; public.x names the visible x.
+    void schemaQualifiedTablesOnPostgres()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("SQLite has no schemas: a dotted name is one table there (dottedNameIsOneTable)");
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("schemas.db"),
+            {QStringLiteral("CREATE SCHEMA sales"), QStringLiteral("CREATE SCHEMA feeds"),
+             QStringLiteral("CREATE TABLE sales.fact_sales (id INTEGER, dt TEXT, amount NUMERIC(12,2), updated_at TEXT)"),
+             QStringLiteral("INSERT INTO sales.fact_sales VALUES (1, 'd1', 10.50, 't1'), (1, 'd1', 11.00, 't2'), (2, 'd1', 5, 't1'), (3, 'd2', 7, 't1')"),
+             // a same-named table in public must not be what sales.fact_sales means
+             QStringLiteral("CREATE TABLE fact_sales (id INTEGER, dt TEXT, amount NUMERIC(12,2), updated_at TEXT)"),
+             QStringLiteral("CREATE TABLE public.dim (id INTEGER)"),
+             QStringLiteral("INSERT INTO public.dim VALUES (1), (2), (3)"),
+             QStringLiteral("CREATE TABLE feeds.orders_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+             QStringLiteral("INSERT INTO feeds.orders_log VALUES (0, 0, 'e1', '2026-01-01T00:00:00Z', '{\"amount\": 1}'), "
+                            "(0, 1, 'e2', '2026-01-01T00:00:01Z', '{\"amount\": 2}'), (0, 2, 'e1', '2026-01-01T00:00:02Z', '{\"amount\": 1}')")});
+        const QString spec = testsupport::writeFile(dir, QStringLiteral("schemas.json"),
+            R"({"datasets": {"sales": {"source": "sales.fact_sales", "target": "sales.fact_out", "partition_column": "dt",
+                 "key": ["id"], "order_by": "updated_at", "write": "merge",
+                 "checks": [{"type": "references", "column": "id", "table": "public.dim", "to": "id"}]}},
+                "streams": {"orders": {"log": "feeds.orders_log", "sink": "feeds.orders_sink",
+                 "fields": {"amount": "$.amount"}}}})");
+        const QStringList ws{QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"), spec, QStringLiteral("--json")};
+
+        auto parts = cliJson(QStringList{QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("sales")} + ws);
+        QCOMPARE(parts.value(u"partitions").toArray().size(), 2);
+        QCOMPARE(parts.value(u"partitions").toArray().at(0).toObject().value(u"source_rows").toInt(), 3);
+
+        auto run = cliJson(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")} + ws);
+        QCOMPARE(run.value(u"status").toString(), QStringLiteral("succeeded"));
+        QCOMPARE(run.value(u"totals").toObject().value(u"inserted").toInt(), 3);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM sales.fact_out"))->toInt(), 3);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM sales.fact_out WHERE id = 1 AND amount = 11.00"))->toInt(), 1);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+                                          "WHERE attrelid = CAST('sales.fact_out' AS regclass) AND attname = 'amount'"))->toString(),
+                 QStringLiteral("numeric(12,2)"));
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM public.fact_sales"))->toInt(), 0);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE tablename = 'fact_out'"))->toInt(), 1);
+
+        // The second run finds the target it created and changes nothing.
+        auto again = cliJson(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")} + ws);
+        QCOMPARE(again.value(u"totals").toObject().value(u"unchanged").toInt(), 3);
+        QCOMPARE(again.value(u"totals").toObject().value(u"inserted").toInt(), 0);
+        parts = cliJson(QStringList{QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("sales")} + ws);
+        QCOMPARE(parts.value(u"partitions").toArray().at(0).toObject().value(u"target_rows").toInt(), 2);
+
+        auto replay = cliJson(QStringList{QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("orders"), QStringLiteral("--group"),
+                                          QStringLiteral("g"), QStringLiteral("--execute")} + ws);
+        QCOMPARE(replay.value(u"consumed").toInt(), 3);
+        QCOMPARE(replay.value(u"inserted").toInt(), 2);
+        QCOMPARE(replay.value(u"duplicates").toInt(), 1);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM feeds.orders_sink"))->toInt(), 2);
+        auto offsets = cliJson(QStringList{QStringLiteral("offsets"), QStringLiteral("--stream"), QStringLiteral("orders"), QStringLiteral("--group"),
+                                           QStringLiteral("g")} + ws);
+        QCOMPARE(offsets.value(u"partitions").toArray().at(0).toObject().value(u"committed").toInt(), 3);
+
+        // Quoting: the dotted form splits, a visible relation named with the dot stays whole.
+        QCOMPARE(db.quoteTable(QStringLiteral("sales.fact_sales")), QStringLiteral("\"sales\".\"fact_sales\""));
+        QVERIFY(db.exec(QStringLiteral("CREATE TABLE \"odd.name\" (x INTEGER)")));
+        QCOMPARE(db.quoteTable(QStringLiteral("odd.name")), QStringLiteral("\"odd.name\""));
+        QVERIFY(*db.hasRelation(QStringLiteral("public.dim")));
+        QVERIFY(!*db.hasRelation(QStringLiteral("sales.nothing")));
+
+        // A missing schema is named, and nothing is written.
+        const QString bad = testsupport::writeFile(dir, QStringLiteral("bad.json"),
+            R"({"datasets": {"x": {"source": "nosuch.fact_sales", "target": "sales.x_out", "key": ["id"]}}})");
+        const auto refused = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("x"), QStringLiteral("--execute"),
+                                                  QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"), bad, QStringLiteral("--json")});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("nosuch.fact_sales")), qPrintable(refused.err));
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE tablename = 'x_out'"))->toInt(), 0);
+    }
+
+    // A table whose name holds a dot is that one table, on both engines.
+    void dottedNameIsOneTable()
+    {
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("dotted.db"),
+            {QStringLiteral("CREATE TABLE \"raw.sales\" (id INTEGER, dt TEXT)"),
+             QStringLiteral("INSERT INTO \"raw.sales\" VALUES (1, 'd1'), (2, 'd1'), (2, 'd2')")});
+        const QString spec = testsupport::writeFile(dir, QStringLiteral("dotted.json"),
+            R"({"datasets": {"d": {"source": "raw.sales", "target": "pub.sales", "partition_column": "dt", "key": ["id"]}}})");
+        const QStringList ws{QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"), spec, QStringLiteral("--json")};
+        if (testsupport::onPostgres()) // the target's schema must exist there
+            QVERIFY(db.exec(QStringLiteral("CREATE SCHEMA pub")));
+        auto run = cliJson(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("d"), QStringLiteral("--execute")} + ws);
+        QCOMPARE(run.value(u"totals").toObject().value(u"inserted").toInt(), 3);
+        QCOMPARE(db.scalar(testsupport::onPostgres() ? QStringLiteral("SELECT COUNT(*) FROM pub.sales") : QStringLiteral("SELECT COUNT(*) FROM \"pub.sales\""))
+                     ->toInt(),
+                 3);
     }
 
     void catalogIsCaseExact()
