@@ -10,8 +10,20 @@
 
 namespace rw {
 
+namespace {
+std::function<void(const char *)> &failpointHook()
+{
+    static std::function<void(const char *)> hook;
+    return hook;
+}
+} // namespace
+
+void setFailpointHook(std::function<void(const char *name)> hook) { failpointHook() = std::move(hook); }
+
 void failpoint(const char *name)
 {
+    if (const auto &hook = failpointHook())
+        hook(name);
     static const QByteArray spec = qgetenv("REWIND_FAILPOINT");
     if (spec.isEmpty())
         return;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 namespace rw {
 
 // Crash-testing hook. When the environment variable REWIND_FAILPOINT is
@@ -12,5 +14,11 @@ namespace rw {
 // before-publish, (scd2: scd2-after-images, scd2-after-close), after-write,
 // before-commit and after-commit, in that order.
 void failpoint(const char *name);
+
+// In-process tests: `hook` is called with the name at every failpoint passed
+// (before REWIND_FAILPOINT is looked at), e.g. to end a database session
+// mid-publish. Set it before the code under test runs; an empty function
+// removes it.
+void setFailpointHook(std::function<void(const char *name)> hook);
 
 } // namespace rw

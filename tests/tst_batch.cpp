@@ -3,6 +3,7 @@
 // plan leaves (nothing), and what a reader sees during publishes.
 #include "batch.h"
 #include "controlschema.h"
+#include "failpoint.h"
 #include "partitions.h"
 #include "runs.h"
 #include "testsupport.h"
@@ -535,6 +536,83 @@ private Q_SLOTS:
         QVERIFY(resumed);
         QCOMPARE(resumed->status, QStringLiteral("succeeded"));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2'")), 3);
+    }
+
+    // The server ends the run's session after chunk 2's data is written,
+    // before its checkpoint: that transaction is lost whole, and the run
+    // reconnects and publishes the partition again, once.
+    void lostConnectionMidPublishIsRetried_data()
+    {
+        QTest::addColumn<QString>("write");
+        QTest::newRow("merge") << QStringLiteral("merge");
+        QTest::newRow("overwrite") << QStringLiteral("overwrite_partition");
+    }
+
+    void lostConnectionMidPublishIsRetried()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("needs a server that can end the session (PostgreSQL); SQLite has no connection to lose");
+        QFETCH(QString, write);
+        Fixture reference(spec(write));
+        QVERIFY(run(reference.db(), reference.dataset(), execute()));
+
+        Fixture f(spec(write));
+        auto other = Database::open(f.db().url().text);
+        QVERIFY(other);
+        const QVariant pid = *f.db().scalar(QStringLiteral("SELECT pg_backend_pid()"));
+        int writes = 0;
+        bool ended = false;
+        setFailpointHook([&](const char *name) {
+            if (qstrcmp(name, "after-write") == 0 && ++writes == 2)
+                ended = other->scalar(QStringLiteral("SELECT pg_terminate_backend(?)"), {pid}).value_or(false).toBool();
+        });
+        const auto unhook = qScopeGuard([] { setFailpointHook({}); });
+        auto r = run(f.db(), f.dataset(), execute());
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QVERIFY(ended);
+        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(writes, 4); // chunk 2 wrote twice
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), digest(reference.db(), QStringLiteral("tgt")));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 3);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish'")), 3);
+        QVERIFY(*f.db().scalar(QStringLiteral("SELECT pg_backend_pid()")) != pid);
+    }
+
+    // With no attempt left the run stops like a killed one: chunk 1 stays
+    // published, chunk 2 is not, and resume finishes with nothing doubled.
+    void lostConnectionWithoutRetryResumes()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("needs a server that can end the session (PostgreSQL); SQLite has no connection to lose");
+        Fixture reference(spec(QStringLiteral("merge")));
+        QVERIFY(run(reference.db(), reference.dataset(), execute()));
+
+        Fixture f(spec(QStringLiteral("merge")));
+        const QString d2Before = digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'"));
+        auto other = Database::open(f.db().url().text);
+        QVERIFY(other);
+        const QVariant pid = *f.db().scalar(QStringLiteral("SELECT pg_backend_pid()"));
+        int writes = 0;
+        setFailpointHook([&](const char *name) {
+            if (qstrcmp(name, "after-write") == 0 && ++writes == 2)
+                other->scalar(QStringLiteral("SELECT pg_terminate_backend(?)"), {pid});
+        });
+        const auto unhook = qScopeGuard([] { setFailpointHook({}); });
+        BatchOptions once = execute();
+        once.maxAttempts = 1;
+        auto r = run(f.db(), f.dataset(), once);
+        setFailpointHook({});
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QVERIFY2(r->status != QStringLiteral("succeeded"), qPrintable(r->status));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 1);
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'")), d2Before);
+
+        auto resumed = resume(f.db(), f.ws->spec, r->runId.toLongLong(), execute());
+        QVERIFY2(resumed, qPrintable(resumed ? QString() : resumed.error().message));
+        QCOMPARE(resumed->status, QStringLiteral("succeeded"));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), digest(reference.db(), QStringLiteral("tgt")));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 3);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish'")), 3);
     }
 
     void busyDatabaseIsRetriedWithBackoff()
