@@ -55,6 +55,13 @@ dedupe_sql() { # source where
   (SELECT *, ROW_NUMBER() OVER (PARTITION BY dt, order_id ORDER BY updated_at DESC) AS rn FROM $1 WHERE $2) WHERE rn = 1"
 }
 
+# The same on PostgreSQL, as one would write it there: DISTINCT ON keeps the
+# first row of each (dt, order_id) in the ORDER BY (no ties on updated_at).
+dedupe_sql_pg() { # source where
+  echo "SELECT DISTINCT ON (dt, order_id) order_id, dt, customer_id, amount, status, updated_at, event_ts, ingested_at
+  FROM $1 WHERE $2 ORDER BY dt, order_id, updated_at DESC"
+}
+
 # sales.db: source `src`, merge target `tgt` (dataset sales) and overwrite
 # target `tgt_ow` (dataset sales_ow), both loaded for days 1-30, day 10 with
 # every amount doubled.
@@ -77,6 +84,41 @@ SQL
                "write": "overwrite_partition"}}}
 JSON
   "$rw" datasets --db "$db" --spec "$spec" >/dev/null   # the control schema, outside any timing
+}
+
+# The sales data set in PostgreSQL, for `bench/run --pg`: the very rows of a
+# sales.db made by gen_sales (COPY from the sqlite3 shell's CSV, so both engines
+# hold the same rows), with the types SQLite's INTEGER / REAL / TEXT columns
+# store (bigint, double precision, text), the same indexes, statistics
+# gathered, autovacuum off on these tables (so no background vacuum lands in a
+# timed run) and Rewind's control schema created. Target: an empty database.
+gen_sales_pg() { # sqlite_db spec pg_url
+  local db=$1 spec=$2 url=$3 rw=${REWINDCTL:?} t
+  local psql=(psql -X -q -v ON_ERROR_STOP=1 "$url")
+  "${psql[@]}" >/dev/null <<'SQL'
+CREATE TABLE src (order_id bigint, dt text, customer_id bigint, amount double precision, status text, updated_at text,
+                  event_ts text, ingested_at text);
+CREATE TABLE tgt (LIKE src);
+CREATE TABLE tgt_ow (LIKE src);
+SQL
+  for t in src tgt; do
+    sqlite3 -bail -csv "$db" "SELECT * FROM $t" | "${psql[@]}" -c "\\copy $t FROM STDIN (FORMAT csv)" >/dev/null
+  done
+  "${psql[@]}" >/dev/null <<'SQL'
+INSERT INTO tgt_ow SELECT * FROM tgt;
+CREATE INDEX src_dt ON src (dt);
+CREATE INDEX tgt_key ON tgt (dt, order_id);
+CREATE INDEX tgt_ow_key ON tgt_ow (dt, order_id);
+ALTER TABLE src SET (autovacuum_enabled = off);
+ALTER TABLE tgt SET (autovacuum_enabled = off);
+ALTER TABLE tgt_ow SET (autovacuum_enabled = off);
+VACUUM ANALYZE src;
+VACUUM ANALYZE tgt;
+VACUUM ANALYZE tgt_ow;
+SQL
+  "$rw" datasets --db "$url" --spec "$spec" >/dev/null   # the control schema, outside any timing
+  "${psql[@]}" -c "VACUUM ANALYZE" >/dev/null
+  "${psql[@]}" -c "CHECKPOINT" >/dev/null 2>&1 || true   # superuser or pg_checkpoint only; a nicety
 }
 
 # year.db: 365 daily partitions (dataset year, ROWS source rows), loaded by a

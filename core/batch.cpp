@@ -217,15 +217,24 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (!stagedCounts)
         return fail(stagedCounts.error());
     const QHash<QString, QList<qint64>> staged = *stagedCounts;
-    if (useMatches)
-        if (auto s = db.execAll(sql.createMatches()); !s)
-            return fail(s.error());
-    auto diff = countsBy(db, useMatches ? sql.matchCounts(false) : sql.diffCounts(false), {}, 3);
+    if (useMatches) {
+        binds.clear();
+        const QStringList matches = sql.createMatches(binds);
+        for (qsizetype i = 0; i < matches.size(); ++i)
+            if (auto r = db.exec(matches[i], i == matches.size() - 1 ? binds : QVariantList()); !r)
+                return fail(r.error());
+    }
+    const auto diffQuery = [&](bool targetKeysRepeat) {
+        binds.clear();
+        const QString counts = useMatches ? sql.matchCounts(targetKeysRepeat) : sql.diffCounts(targetKeysRepeat, binds);
+        return countsBy(db, counts, binds, 3);
+    };
+    auto diff = diffQuery(false);
     if (!diff)
         return fail(diff.error());
     for (auto it = diff->cbegin(); it != diff->cend(); ++it)
         if (it.value().value(0) != staged.value(it.key(), {0}).value(0)) { // a key the target holds twice
-            diff = countsBy(db, useMatches ? sql.matchCounts(true) : sql.diffCounts(true), {}, 3);
+            diff = diffQuery(true);
             if (!diff)
                 return fail(diff.error());
             break;

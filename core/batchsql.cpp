@@ -276,13 +276,17 @@ QString BatchSql::targetCounts(QVariantList &binds) const
            % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) % groupByPart(QStringLiteral("t"));
 }
 
-QString BatchSql::diffCounts(bool targetKeysRepeat) const
+QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds) const
 {
     // One probe per staged row: the outer join marks inserts, and an update is
     // a staged row with at least one differing match. Join rows beyond the
     // staged count mean the target repeats keys; only then is counting
     // distinct staged rows (slower) needed to count each update once.
+    // The target side is restricted to the scope's partitions (the key match
+    // implies it): PostgreSQL cannot probe an index with the null-safe key
+    // match, so without it the join read and sorted the whole target.
     const SqlDialect &d = m_db.dialect();
+    const QString inScope = tgtScope(QStringLiteral("t"), binds);
     const QString tid = d.rowIdentity(QStringLiteral("t"));
     const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
     const QString updated = targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs % QStringLiteral(" THEN ")
@@ -290,12 +294,14 @@ QString BatchSql::diffCounts(bool targetKeysRepeat) const
                                              : QString(QStringLiteral("SUM(CASE WHEN ") % differs % QStringLiteral(" THEN 1 ELSE 0 END)"));
     return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN ") % tid
            % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ")
-           % tgt() % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % groupByPart(QStringLiteral("s"));
+           % tgt() % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inScope
+           % groupByPart(QStringLiteral("s"));
 }
 
-QStringList BatchSql::createMatches() const
+QStringList BatchSql::createMatches(QVariantList &binds) const
 {
     const SqlDialect &d = m_db.dialect();
+    const QString inScope = tgtScope(QStringLiteral("t"), binds); // as in diffCounts
     const QString tid = d.rowIdentity(QStringLiteral("t"));
     const QString part = m_dataset->partitioned() ? QString(partExpr(QStringLiteral("s")) % QStringLiteral(" AS ") % q(m_dataset->partitionColumn) % QStringLiteral(", "))
                                                   : QString();
@@ -303,7 +309,7 @@ QStringList BatchSql::createMatches() const
            % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS sid, ") % tid % QStringLiteral(" AS tid, CASE WHEN ") % tid
            % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
            % QStringLiteral(" THEN 1 ELSE 0 END AS d FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % qt(m_dataset->target)
-           % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))};
+           % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inScope};
 }
 
 QString BatchSql::matchCounts(bool targetKeysRepeat) const

@@ -52,7 +52,7 @@ public:
     // its identity, the matching target row's identity (NULL: an insert) and
     // whether they differ; then counts, before-images and the write are
     // identity lookups instead of key probes. Only when readsTargetDirectly().
-    QStringList createMatches() const;
+    QStringList createMatches(QVariantList &binds) const; // last one takes binds
     QString matchCounts(bool targetKeysRepeat) const; // like diffCounts
     void setUseMatches(bool on) const { m_useMatches = on; }
 
@@ -60,7 +60,7 @@ public:
     QString stagedCounts() const;
     QString stagedTotal() const; // all partitions together: a count the engine keeps
     // Per partition (label, is-null): inserted, updated staged rows.
-    QString diffCounts(bool targetKeysRepeat) const; // label, is-null, join rows, inserted, updated
+    QString diffCounts(bool targetKeysRepeat, QVariantList &binds) const; // label, is-null, join rows, inserted, updated
     // Per partition (label, is-null): target rows in scope.
     QString targetCounts(QVariantList &binds) const;
 
