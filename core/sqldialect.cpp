@@ -579,8 +579,8 @@ END $f$)sql")};
     QString jsonOrNull(const QString &text) const override { return QStringLiteral("pg_temp.rewind_demo_jsonb(") % text % u')'; }
     QString jsonHasPath(const QString &document, const QString &path) const override
     {
-        return QStringLiteral("jsonb_path_exists(CAST(") % document % QStringLiteral(" AS jsonb), ") % strictPath(path)
-               % QStringLiteral(", '{}', true)");
+        return QStringLiteral("COALESCE(jsonb_path_exists(CAST(") % document % QStringLiteral(" AS jsonb), ") % strictPath(path)
+               % QStringLiteral(", '{}', true), false)");
     }
 
 private:
