@@ -9,6 +9,7 @@
 #include <QLoggingCategory>
 #include <QMutex>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSet>
 #include <QSqlDriver>
@@ -35,7 +36,12 @@ QString describe(const QSqlError &error)
     QString text = error.databaseText();
     if (text.isEmpty())
         text = error.text();
-    return text.trimmed();
+    text = text.trimmed();
+    // libpq prefixes the severity ("ERROR:  column ... does not exist"):
+    // the message reads as SQLite's do without it.
+    static const QRegularExpression severity(QStringLiteral("^(ERROR|FATAL|PANIC):\\s+"));
+    text.remove(severity);
+    return text;
 }
 
 QString abbreviate(const QString &sql);
@@ -294,6 +300,10 @@ Result<QSqlDatabase> Database::connection() const
         const QString why = describe(conn.lastError());
         conn = QSqlDatabase();
         QSqlDatabase::removeDatabase(name);
+        // A database the server does not have is bad input, as a missing
+        // SQLite file is (exit 2); an unreachable server is not.
+        if (url.kind == SqlDialect::Kind::Postgres && why.contains(QStringLiteral("database \"%1\" does not exist").arg(url.databaseName)))
+            return badInput(QStringLiteral("--db %1: no such database on the server").arg(url.display()));
         return internalError(QStringLiteral("cannot open database %1: %2").arg(url.display(), why));
     }
     for (const QString &statement : m_shared->dialect->sessionSetup()) {

@@ -430,8 +430,8 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
         if (auto r = db.exec(QStringLiteral("DELETE FROM rewind_dlq_fix")); !r)
             return fail(r.error());
         auto staged = db.exec(QStringLiteral("INSERT INTO rewind_dlq_fix (dlq_id, from_status, p_before, p_after) SELECT d.dlq_id, d.status, ")
-                                  % db.dialect().payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(", ")
-                                  % after % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred,
+                                  % db.dialect().payloadStored(QStringLiteral("d.payload")) % QStringLiteral(", ")
+                                  % db.dialect().payloadStored(expr) % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred,
                               exprBinds + predBinds);
         if (!staged)
             return fail(staged.error());

@@ -2,6 +2,7 @@
 
 #include <QRegularExpression>
 #include <QStringBuilder>
+#include <QStringDecoder>
 
 #include <nlohmann/json.hpp>
 
@@ -128,6 +129,7 @@ public:
         return QStringLiteral("group_concat(") % expr % QStringLiteral(", ") % separatorLiteral % u')';
     }
     QString payloadBytes(const QString &expr) const override { return QStringLiteral("CAST(") % expr % QStringLiteral(" AS BLOB)"); }
+    QString payloadStored(const QString &expr) const override { return payloadBytes(expr); }
     QString payloadLength(const QString &expr) const override { return QStringLiteral("length(CAST(") % expr % QStringLiteral(" AS BLOB))"); }
     QString nullSafeDistinct(const QString &a, const QString &b) const override { return a % QStringLiteral(" IS NOT ") % b; }
     QVariant payloadValue(const QByteArray &bytes) const override { return bytes; }
@@ -403,8 +405,8 @@ public:
     // SQL/JSON path: '$.a.b' means the same as in SQLite.
     QString jsonExtract(const QString &document, const QString &path) const override
     {
-        return QStringLiteral("(jsonb_path_query_first(CAST(") % document % QStringLiteral(" AS jsonb), CAST(") % path
-               % QStringLiteral(" AS jsonpath)) #>> '{}')");
+        return QStringLiteral("(jsonb_path_query_first(CAST(") % document % QStringLiteral(" AS jsonb), ") % strictPath(path)
+               % QStringLiteral(", '{}', true) #>> '{}')");
     }
     QString jsonObject(const QStringList &namesAndExpressions) const override
     {
@@ -514,10 +516,18 @@ END $f$)sql")};
     {
         return QStringLiteral("string_agg(") % expr % QStringLiteral(", ") % separatorLiteral % u')';
     }
-    QString payloadBytes(const QString &expr) const override { return expr; }
+    // As bytea: the driver hands text over decoded, dropping a leading BOM.
+    QString payloadBytes(const QString &expr) const override { return QStringLiteral("convert_to(") % expr % QStringLiteral(", 'UTF8')"); }
+    QString payloadStored(const QString &expr) const override { return expr; }
     QString payloadLength(const QString &expr) const override { return QStringLiteral("octet_length(") % expr % u')'; }
     QString nullSafeDistinct(const QString &a, const QString &b) const override { return a % QStringLiteral(" IS DISTINCT FROM ") % b; }
-    QVariant payloadValue(const QByteArray &bytes) const override { return QString::fromUtf8(bytes); }
+    // The bytes as they are: a leading UTF-8 BOM stays a character (which
+    // jsonb then refuses, as SQLite does), where QString::fromUtf8 drops it.
+    QVariant payloadValue(const QByteArray &bytes) const override
+    {
+        QStringDecoder decode(QStringDecoder::Utf8, QStringDecoder::Flag::ConvertInitialBom);
+        return QString(decode(bytes));
+    }
     // errorSignature() step by step with the same patterns (\b spelled as the
     // ASCII word-character lookarounds it means there, \d as [0-9]), each
     // replaced everywhere, then simplified(): QChar::isSpace runs become one
@@ -580,11 +590,19 @@ END $f$)sql")};
     QString jsonOrNull(const QString &text) const override { return QStringLiteral("pg_temp.rewind_demo_jsonb(") % text % u')'; }
     QString jsonHasPath(const QString &document, const QString &path) const override
     {
-        return QStringLiteral("jsonb_path_exists(CAST(") % document % QStringLiteral(" AS jsonb), CAST(") % path
-               % QStringLiteral(" AS jsonpath))");
+        return QStringLiteral("COALESCE(jsonb_path_exists(CAST(") % document % QStringLiteral(" AS jsonb), ") % strictPath(path)
+               % QStringLiteral(", '{}', true), false)");
     }
 
 private:
+    // A SQLite JSON path ('$.a.b') as an SQL/JSON path in strict mode, which
+    // reads it as SQLite does: lax mode would step into arrays ('$.a' on
+    // [{"a": 1}] is 1 there, NULL on SQLite). Callers pass silent => true, so
+    // a step that does not apply is NULL, not an error.
+    static QString strictPath(const QString &path)
+    {
+        return QStringLiteral("CAST('strict ' || ") % path % QStringLiteral(" AS jsonpath)");
+    }
     // A SQLite JSON path as rewind_json_set's steps: a JSON array of ".key",
     // "[N", "[#" and "[#-N". The caller has checked the path's syntax.
     static QString jsonPathSteps(const QString &path)
@@ -656,13 +674,14 @@ public:
         inner += QStringLiteral("pg_temp.rewind_try_jsonb(") % payload % QStringLiteral(") AS j") % fromClause;
         out += QStringLiteral("(x.j IS NOT NULL) AS jv");
         for (int i = 0; i < paths; ++i)
-            out += QStringLiteral(", (jsonb_path_query_first(x.j, CAST(? AS jsonpath)) #>> '{}') AS c") % QString::number(i);
+            out += QStringLiteral(", (jsonb_path_query_first(x.j, ") % strictPath(QStringLiteral("?")) % QStringLiteral(", '{}', true) #>> '{}') AS c")
+                   % QString::number(i);
         return out % QStringLiteral(" FROM (") % inner % QStringLiteral(" OFFSET 0) AS x");
     }
     QString jsonTypeAt(const QString &payload, const QString &path) const override
     {
-        return QStringLiteral("jsonb_typeof(jsonb_path_query_first(pg_temp.rewind_try_jsonb(") % payload % QStringLiteral("), CAST(") % path
-               % QStringLiteral(" AS jsonpath)))");
+        return QStringLiteral("jsonb_typeof(jsonb_path_query_first(pg_temp.rewind_try_jsonb(") % payload % QStringLiteral("), ") % strictPath(path)
+               % QStringLiteral(", '{}', true))");
     }
     // JSON numbers become NUMERIC (exact, like the text), booleans BOOLEAN,
     // anything else (strings, mixed, objects, only nulls) TEXT.

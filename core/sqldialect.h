@@ -124,6 +124,8 @@ public:
     virtual QString stringAgg(const QString &expr, const QString &separatorLiteral) const = 0;
     // A payload column read as the bytes it holds, and its length in bytes.
     virtual QString payloadBytes(const QString &expr) const = 0;
+    // A payload expression as a payload column (blobType()) stores it.
+    virtual QString payloadStored(const QString &expr) const = 0;
     virtual QString payloadLength(const QString &expr) const = 0;
     // `a` differs from `b`, NULL-aware.
     virtual QString nullSafeDistinct(const QString &a, const QString &b) const = 0;

@@ -186,8 +186,14 @@ QString digest(const QString &dbPath, const QString &select)
     while (q->next()) {
         const QSqlRecord r = q->record();
         QString line;
-        for (int i = 0; i < r.count(); ++i)
-            line += (r.isNull(i) ? QStringLiteral("\\N") : r.value(i).toString()) + u'|';
+        for (int i = 0; i < r.count(); ++i) {
+            const QVariant v = r.value(i);
+            // Bytes as hex: a BLOB need not be UTF-8.
+            line += (r.isNull(i)                                 ? QStringLiteral("\\N")
+                     : v.typeId() == QMetaType::QByteArray ? QString::fromLatin1(v.toByteArray().toHex())
+                                                                 : v.toString())
+                    + u'|';
+        }
         rows << line;
     }
     std::sort(rows.begin(), rows.end());

@@ -75,7 +75,7 @@ qint64 scalarAt(const QString &dbPath, const QString &sql); // -1 on an error
 // B-tree index of the schemas public and rewind.
 QString integrityCheck(const QString &dbPath);
 // SHA-256 of the rows `select` returns, every column (NULL told apart from
-// ''), in sorted order: equal digests mean equal multisets of rows.
+// '', bytes as hex), in sorted order: equal digests mean equal multisets of rows.
 QString digest(const QString &dbPath, const QString &select);
 
 // Runs `runArgs` (rewindctl run ... --execute --json) with `failpoint` set

@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
+#include <QUrl>
 
 using testsupport::runCli;
 
@@ -16,6 +17,27 @@ private:
     QTemporaryDir m_dir;
     QString m_db;
     QString m_spec;
+
+    // What demoRefusesToOverwrite compares: the SQLite file's bytes; on
+    // PostgreSQL every relation's name and row count.
+    QByteArray snapshot() const
+    {
+        if (!testsupport::onPostgres()) {
+            QFile f(m_db);
+            if (!f.open(QIODevice::ReadOnly))
+                return {};
+            return f.readAll();
+        }
+        auto db = rw::Database::open(m_db);
+        if (!db)
+            return {};
+        QByteArray out;
+        for (const QString &name : db->relations().value_or(QStringList())) {
+            out += name.toUtf8() + ' '
+                   + db->scalar(QStringLiteral("SELECT COUNT(*) FROM ") + db->quote(name)).value_or(QVariant()).toByteArray() + '\n';
+        }
+        return out;
+    }
 
     QJsonObject json(const testsupport::CliResult &r)
     {
@@ -29,7 +51,10 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        m_db = m_dir.filePath(QStringLiteral("demo.db"));
+        REWIND_REQUIRE_ENGINE();
+        // On PostgreSQL the demo goes into a new, empty database on the test server.
+        m_db = testsupport::onPostgres() ? testsupport::makeDatabase(m_dir, QStringLiteral("demo.db"), {}).url().text
+                                         : m_dir.filePath(QStringLiteral("demo.db"));
         m_spec = m_dir.filePath(QStringLiteral("demo.json"));
         const auto r = runCli({QStringLiteral("demo"), QStringLiteral("--out-db"), m_db, QStringLiteral("--out-spec"), m_spec,
                                QStringLiteral("--seed"), QStringLiteral("5"), QStringLiteral("--scale"), QStringLiteral("0.02"),
@@ -37,19 +62,20 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = json(r);
         QVERIFY(o.value(QStringLiteral("total_rows")).toInteger() > 1000);
-        QVERIFY(QFile::exists(m_db));
+        if (!testsupport::onPostgres())
+            QVERIFY(QFile::exists(m_db));
         QVERIFY(QFile::exists(m_spec));
     }
 
     void demoRefusesToOverwrite()
     {
-        const QByteArray before = [&] { QFile f(m_db); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+        const QByteArray before = snapshot();
+        QVERIFY(!before.isEmpty());
         const auto r = runCli({QStringLiteral("demo"), QStringLiteral("--out-db"), m_db, QStringLiteral("--out-spec"),
                                m_dir.filePath(QStringLiteral("other.json"))});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(m_db), qPrintable(r.err));
-        const QByteArray after = [&] { QFile f(m_db); f.open(QIODevice::ReadOnly); return f.readAll(); }();
-        QVERIFY(before == after);
+        QVERIFY2(r.err.contains(testsupport::onPostgres() ? rw::DatabaseUrl::parse(m_db)->display() : m_db), qPrintable(r.err));
+        QCOMPARE(snapshot(), before);
         QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("other.json"))));
     }
 
@@ -120,6 +146,13 @@ private Q_SLOTS:
         QTest::newRow("db not found") << QStringList{QStringLiteral("datasets"), QStringLiteral("--db"), QStringLiteral("/nonexistent/x.db"),
                                                      QStringLiteral("--spec"), QStringLiteral("x.json")}
                                       << QStringLiteral("no such database file");
+        if (testsupport::onPostgres()) {
+            QUrl missing(qEnvironmentVariable("REWIND_TEST_PG_URL"));
+            missing.setPath(QStringLiteral("/rw_no_such_database"));
+            QTest::newRow("database not on the server") << QStringList{QStringLiteral("datasets"), QStringLiteral("--db"), missing.toString(),
+                                                                        QStringLiteral("--spec"), QStringLiteral("x.json")}
+                                                         << QStringLiteral("no such database on the server");
+        }
         QTest::newRow("missing dataset option") << QStringList{QStringLiteral("partitions")} << QStringLiteral("--dataset is required");
         QTest::newRow("stray argument") << QStringList{QStringLiteral("datasets"), QStringLiteral("extra")} << QStringLiteral("unexpected argument \"extra\"");
         QTest::newRow("bad scale") << QStringList{QStringLiteral("demo"), QStringLiteral("--out-db"), QStringLiteral("/tmp/rw-x.db"),
@@ -152,6 +185,91 @@ private Q_SLOTS:
         const auto r = runCli({QStringLiteral("datasets"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), bad});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("invalid JSON at line 1")), qPrintable(r.err));
+    }
+
+    // Every command of CONTRACT.md once, on the demo, as a script drives it:
+    // exit codes and the JSON a script reads (the _pg run is the same
+    // assertions on PostgreSQL). Runs after the read-only tests above.
+    void everyCommandOnTheDemo()
+    {
+        const auto cli = [&](QStringList args) {
+            args << QStringLiteral("--db") << m_db << QStringLiteral("--spec") << m_spec << QStringLiteral("--json");
+            return runCli(args);
+        };
+        const auto ok = [&](const QStringList &args) {
+            const auto r = cli(args);
+            if (r.exitCode != 0)
+                qWarning() << args << r.err;
+            return r.exitCode == 0 ? json(r) : QJsonObject();
+        };
+        const QString day = QStringLiteral("2025-05-02");
+        const QJsonObject preview = ok({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("fact_sales"), QStringLiteral("--partition"), day});
+        QCOMPARE(preview[QStringLiteral("executed")].toBool(true), false);
+        QCOMPARE(preview[QStringLiteral("partitions")].toArray().at(0)[QStringLiteral("partition")].toString(), day);
+        const qint64 staged = preview[QStringLiteral("totals")][QStringLiteral("staged_rows")].toInteger();
+        QVERIFY(staged > 0);
+
+        const QJsonObject run = ok({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact_sales"), QStringLiteral("--plan"), preview[QStringLiteral("plan_id")].toString(), QStringLiteral("--execute")});
+        QCOMPARE(run[QStringLiteral("status")].toString(), QStringLiteral("succeeded"));
+        QCOMPARE(run[QStringLiteral("totals")][QStringLiteral("staged_rows")].toInteger(), staged);
+        const qint64 runId = run[QStringLiteral("run_id")].toInteger();
+        QCOMPARE(ok({QStringLiteral("runs")})[QStringLiteral("runs")].toArray().at(0)[QStringLiteral("run_id")].toInteger(), runId);
+        QCOMPARE(ok({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("fact_sales")})[QStringLiteral("partitions")]
+                     .toArray().at(1)[QStringLiteral("target_rows")].toInteger(),
+                 staged);
+
+        const QJsonObject dups = ok({QStringLiteral("duplicates"), QStringLiteral("--dataset"), QStringLiteral("fact_sales")});
+        QVERIFY(dups.contains(QStringLiteral("duplicate_keys")) && dups.contains(QStringLiteral("extra_rows")));
+        QCOMPARE(ok({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("fact_sales")})[QStringLiteral("executed")].toBool(true), false);
+
+        QCOMPARE(cli({QStringLiteral("freeze"), QStringLiteral("--dataset"), QStringLiteral("fact_sales"), QStringLiteral("--execute")}).exitCode, 0);
+        const auto frozen = cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact_sales"), QStringLiteral("--partition"), day,
+                                 QStringLiteral("--execute")});
+        QVERIFY(frozen.exitCode != 0);
+        QVERIFY2(frozen.err.contains(QLatin1String("is frozen")), qPrintable(frozen.err));
+        QCOMPARE(ok({QStringLiteral("runs")})[QStringLiteral("runs")].toArray().at(0)[QStringLiteral("run_id")].toInteger(), runId);
+        QCOMPARE(cli({QStringLiteral("unfreeze"), QStringLiteral("--dataset"), QStringLiteral("fact_sales"), QStringLiteral("--execute")}).exitCode, 0);
+
+        const QJsonObject lag = ok({QStringLiteral("lag"), QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--buckets"), QStringLiteral("5")});
+        QVERIFY(lag[QStringLiteral("count")].toInteger() > 0);
+        for (const char *p : {"p50", "p90", "p99", "p999", "max"})
+            QVERIFY2(lag[QStringLiteral("percentiles_seconds")][QLatin1String(p)].isDouble(), p);
+        QCOMPARE(lag[QStringLiteral("allowed_lateness_seconds")].toInteger(), 7200);
+        const QJsonObject fin = ok({QStringLiteral("finalize"), QStringLiteral("--dataset"), QStringLiteral("events")});
+        QVERIFY(fin[QStringLiteral("watermark")].isString());
+        // The watermark has not passed the last day; the demo finalized days before it.
+        QVERIFY(fin[QStringLiteral("provisional")].toArray().contains(QStringLiteral("2025-05-14")));
+        QVERIFY(fin[QStringLiteral("finalized")].toArray().size() + fin[QStringLiteral("already_final")].toArray().size() > 0);
+
+        const QJsonObject offsets = ok({QStringLiteral("offsets"), QStringLiteral("--stream"), QStringLiteral("orders"), QStringLiteral("--group"), QStringLiteral("cli")});
+        QVERIFY(!offsets[QStringLiteral("partitions")].toArray().isEmpty());
+        QCOMPARE(cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("orders"), QStringLiteral("--group"), QStringLiteral("cli"),
+                      QStringLiteral("--to-datetime"), QStringLiteral("2025-13-45")}).exitCode,
+                 2);
+        const QJsonObject reset = ok({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("orders"), QStringLiteral("--group"),
+                                      QStringLiteral("cli"), QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        QCOMPARE(reset[QStringLiteral("executed")].toBool(), true);
+        const QJsonObject replay = ok({QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("orders"), QStringLiteral("--group"), QStringLiteral("cli"),
+                                       QStringLiteral("--execute")});
+        const qint64 consumed = replay[QStringLiteral("consumed")].toInteger();
+        QVERIFY(consumed > 0);
+        QCOMPARE(replay[QStringLiteral("inserted")].toInteger() + replay[QStringLiteral("duplicates")].toInteger()
+                     + replay[QStringLiteral("dead_lettered")].toInteger(),
+                 consumed);
+        const QJsonArray records = ok({QStringLiteral("dlq"), QStringLiteral("list")})[QStringLiteral("records")].toArray();
+        QVERIFY(!records.isEmpty());
+        const QString id = QString::number(records.at(0)[QStringLiteral("id")].toInteger());
+        QCOMPARE(ok({QStringLiteral("dlq"), QStringLiteral("show"), QStringLiteral("--id"), id}).isEmpty(), false);
+        QCOMPARE(ok({QStringLiteral("dlq"), QStringLiteral("validate"), QStringLiteral("--id"), id})[QStringLiteral("selected")].toInteger(), 1);
+        QCOMPARE(ok({QStringLiteral("dlq"), QStringLiteral("replay"), QStringLiteral("--id"), id})[QStringLiteral("executed")].toBool(true), false);
+        QCOMPARE(cli({QStringLiteral("dlq"), QStringLiteral("discard"), QStringLiteral("--id"), id, QStringLiteral("--reason"), QStringLiteral("cli test"),
+                      QStringLiteral("--execute")}).exitCode,
+                 0);
+        QCOMPARE(ok({QStringLiteral("dlq"), QStringLiteral("list"), QStringLiteral("--status"), QStringLiteral("discarded")})[QStringLiteral("records")].toArray().size(), 1);
+
+        QCOMPARE(cli({QStringLiteral("rollback"), QStringLiteral("--run"), QStringLiteral("999999")}).exitCode, 2);
+        QCOMPARE(ok({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId)})[QStringLiteral("executed")].toBool(true), false);
+        QVERIFY(!ok({QStringLiteral("audit"), QStringLiteral("--limit"), QStringLiteral("5")}).isEmpty());
     }
 
     void helpPerCommand()

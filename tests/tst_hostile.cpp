@@ -13,6 +13,7 @@
 #include "workspace.h"
 
 #include <QDateTime>
+#include <QStringDecoder>
 #include <QTest>
 
 #include <cmath>
@@ -20,6 +21,14 @@
 using namespace rw;
 
 namespace {
+
+// Whether a PostgreSQL text column can hold these bytes: valid UTF-8, no NUL.
+bool textHolds(const QByteArray &bytes)
+{
+    QStringDecoder decode(QStringDecoder::Utf8, QStringDecoder::Flag::ConvertInitialBom);
+    const QString text = decode(bytes);
+    return !decode.hasError() && !bytes.contains('\0');
+}
 
 QByteArray nested(int depth)
 {
@@ -41,12 +50,15 @@ struct Stream {
         });
         qint64 offset = 0;
         for (const QByteArray &p : payloads) {
-            // Bound as bytes (a BLOB), as a log written by another system may hold them.
-            if (!db.exec(QStringLiteral("INSERT INTO ev_log VALUES (0, ?, ?, '2025-05-06T10:00:00Z', ?)"), {offset, QStringLiteral("e%1").arg(offset), p}))
+            // SQLite: bound as bytes (a BLOB), as a log written by another
+            // system may hold them. PostgreSQL: as text (the log's payload
+            // column is TEXT there).
+            if (!db.exec(QStringLiteral("INSERT INTO ev_log VALUES (0, ?, ?, '2025-05-06T10:00:00Z', ?)"),
+                         {offset, QStringLiteral("e%1").arg(offset), db.dialect().payloadValue(p)}))
                 qFatal("insert");
             ++offset;
         }
-        auto opened = openWorkspace(db.url().path, testsupport::writeFile(dir, QStringLiteral("s.json"), kStreamSpec));
+        auto opened = openWorkspace(db.url().text, testsupport::writeFile(dir, QStringLiteral("s.json"), kStreamSpec));
         if (!opened)
             qFatal("%s", qPrintable(opened.error().message));
         ws = std::move(*opened);
@@ -62,10 +74,11 @@ struct Stream {
     {
         return value(QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE event_id = ?"), {eventId});
     }
+    // Every DLQ record's id, status and payload, and the length of the history.
     QString state() const
     {
-        return value(QStringLiteral("SELECT group_concat(dlq_id || status || hex(payload), ',') || (SELECT COUNT(*) FROM rewind_dlq_history) FROM rewind_dlq"))
-            .toString();
+        return testsupport::digest(db().url().text, QStringLiteral("SELECT dlq_id, status, payload FROM rewind_dlq"))
+               + value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")).toString();
     }
     // validate (a dry-run replay) of one record: "valid" or its error class.
     QString verdict(qint64 id) const
@@ -89,42 +102,57 @@ class TestHostile : public QObject {
 private Q_SLOTS:
     // Where a hostile event lands: SQLite's JSON functions judge it, as the
     // replay's validation does (docs/cli.md, dlq).
+    void initTestCase() { REWIND_REQUIRE_ENGINE(); }
+
     void payloadThroughReplayFixAndValidate_data()
     {
         QTest::addColumn<QByteArray>("payload");
         QTest::addColumn<QString>("lands");     // "sink" or the DLQ error class
         QTest::addColumn<QString>("setResult"); // fix --set $.amount=5 on its DLQ record: the verdict after, or the refusal's text ("not ...")
         QTest::addColumn<QString>("replaceResult"); // fix --payload-file with these bytes: the verdict after, or the refusal's text
+        const bool pg = testsupport::onPostgres();
 
         QTest::newRow("truncated") << QByteArray("{\"order_id\": 4, \"amount\": ") << QStringLiteral("invalid_json")
                                    << QStringLiteral("not JSON") << QStringLiteral("not valid JSON (at byte 27)");
-        // Deeper than SQLite's JSON nesting limit (2000): not JSON to the database.
-        QTest::newRow("nested 10k deep") << nested(10000) << QStringLiteral("invalid_json") << QStringLiteral("not JSON")
-                                         << QStringLiteral("not valid JSON for the database's JSON functions");
+        // Deeper than SQLite's JSON nesting limit (2000): not JSON to the
+        // database. jsonb (PostgreSQL) has no such limit.
+        if (pg)
+            QTest::newRow("nested 10k deep") << nested(10000) << QStringLiteral("sink") << QString() << QStringLiteral("valid");
+        else
+            QTest::newRow("nested 10k deep") << nested(10000) << QStringLiteral("invalid_json") << QStringLiteral("not JSON")
+                                             << QStringLiteral("not valid JSON for the database's JSON functions");
         QTest::newRow("nested 1998 deep") << nested(1998) << QStringLiteral("sink") << QString() << QStringLiteral("valid");
-        // SQLite reads 1e400 as +Infinity; the strict fix parser refuses it.
+        // SQLite reads 1e400 as +Infinity (PostgreSQL as an exact NUMERIC); the strict fix parser refuses it.
         QTest::newRow("1e400") << QByteArray("{\"order_id\": 7, \"amount\": 1e400}") << QStringLiteral("sink") << QString()
                                << QStringLiteral("number overflow");
         QTest::newRow("-1e400 amount null") << QByteArray("{\"order_id\": -1e400, \"amount\": null}") << QStringLiteral("missing_field")
                                             << QStringLiteral("valid") << QStringLiteral("number overflow");
         QTest::newRow("huge integers") << QByteArray("{\"order_id\": 123456789012345678901234567890, \"amount\": 18446744073709551616}")
                                        << QStringLiteral("sink") << QString() << QStringLiteral("valid");
-        // Duplicate keys: the first occurrence is the one json_extract and json_set see.
-        QTest::newRow("duplicate keys, first wins") << QByteArray("{\"order_id\": 8, \"amount\": 1, \"amount\": null}") << QStringLiteral("sink")
-                                                    << QString() << QStringLiteral("valid");
-        QTest::newRow("duplicate keys, first null") << QByteArray("{\"order_id\": 8, \"amount\": null, \"amount\": 1}")
-                                                    << QStringLiteral("missing_field") << QStringLiteral("valid") << QStringLiteral("missing_field");
+        // Duplicate keys: the first occurrence is the one json_extract and
+        // json_set see; jsonb (PostgreSQL) keeps the last one only.
+        const QString firstWins = pg ? QStringLiteral("missing_field") : QStringLiteral("sink");
+        const QString firstNull = pg ? QStringLiteral("sink") : QStringLiteral("missing_field");
+        const auto verdictAfterSet = [](const QString &lands) { return lands == QLatin1String("sink") ? QString() : QStringLiteral("valid"); };
+        const auto verdictAfterReplace = [](const QString &lands) { return lands == QLatin1String("sink") ? QStringLiteral("valid") : lands; };
+        QTest::newRow("duplicate keys, first wins") << QByteArray("{\"order_id\": 8, \"amount\": 1, \"amount\": null}") << firstWins
+                                                    << verdictAfterSet(firstWins) << verdictAfterReplace(firstWins);
+        QTest::newRow("duplicate keys, first null") << QByteArray("{\"order_id\": 8, \"amount\": null, \"amount\": 1}") << firstNull
+                                                    << verdictAfterSet(firstNull) << verdictAfterReplace(firstNull);
         QTest::newRow("BOM") << QByteArray("\xef\xbb\xbf{\"order_id\": 10, \"amount\": 1}") << QStringLiteral("invalid_json")
                              << QStringLiteral("not JSON") << QStringLiteral("not valid JSON for the database's JSON functions");
         // Not UTF-8 inside a string: SQLite keeps the bytes; a fix must be UTF-8.
+        // (A PostgreSQL text log cannot hold these bytes, nor a NUL.)
         QTest::newRow("invalid UTF-8") << QByteArray("{\"order_id\": 11, \"amount\": 1, \"note\": \"caf\xe9 \xff\xfe\x80\"}") << QStringLiteral("sink")
                                        << QString() << QStringLiteral("not valid JSON");
         QTest::newRow("invalid UTF-8, amount missing") << QByteArray("{\"order_id\": 11, \"note\": \"\xc3\x28\"}")
                                                       << QStringLiteral("missing_field") << QStringLiteral("valid") << QStringLiteral("not valid JSON");
         QTest::newRow("NUL byte") << QByteArray("{\"order_id\": 12, \"amount\": 1, \"note\": \"a\0b\"}", 44) << QStringLiteral("invalid_json")
                                   << QStringLiteral("not JSON") << QStringLiteral("not valid JSON");
-        QTest::newRow("lone surrogate") << QByteArray("{\"order_id\": 13, \"amount\": 1, \"note\": \"\\ud800\"}") << QStringLiteral("sink")
-                                        << QString() << QStringLiteral("not valid JSON");
+        // SQLite keeps a lone surrogate escape; jsonb refuses it.
+        QTest::newRow("lone surrogate") << QByteArray("{\"order_id\": 13, \"amount\": 1, \"note\": \"\\ud800\"}")
+                                        << (pg ? QStringLiteral("invalid_json") : QStringLiteral("sink"))
+                                        << (pg ? QStringLiteral("not JSON") : QString()) << QStringLiteral("not valid JSON");
         QTest::newRow("empty") << QByteArray("") << QStringLiteral("invalid_json") << QStringLiteral("not JSON")
                                << QStringLiteral("not valid JSON");
         // $.amount does not apply to an array: json_set leaves it as it is (only re-serialised).
@@ -139,7 +167,12 @@ private Q_SLOTS:
         QFETCH(QString, setResult);
         QFETCH(QString, replaceResult);
         // e0: the hostile event; e1: a plain missing_field record to replace the payload of.
-        Stream s({payload, QByteArray("{\"order_id\": 1}")});
+        // A PostgreSQL text column holds valid UTF-8 without NUL only: there
+        // e0 is a plain event and only the replacement below is hostile.
+        const bool storable = !testsupport::onPostgres() || textHolds(payload);
+        Stream s({storable ? payload : QByteArray("{\"order_id\": 0, \"amount\": 0}"), QByteArray("{\"order_id\": 1}")});
+        if (!storable)
+            lands = QStringLiteral("sink");
 
         // Exactly once: in the sink or in the DLQ, with the bytes as given.
         const qint64 inSink = s.value(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'e0'")).toLongLong();
@@ -147,6 +180,8 @@ private Q_SLOTS:
         QCOMPARE(inSink + (id.isNull() ? 0 : 1), 1);
         if (lands == QLatin1String("sink")) {
             QVERIFY(id.isNull());
+            if (storable)
+                QCOMPARE(s.value(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'e0' AND order_id IS NOT NULL AND amount IS NOT NULL")).toInt(), 1);
         } else {
             QVERIFY(!id.isNull());
             auto shown = showDlq(s.db(), id.toLongLong());
@@ -196,9 +231,15 @@ private Q_SLOTS:
     }
 
     // Numbers SQLite reads beyond double range land as +/-Infinity, kept as such.
+    // On PostgreSQL the sink column is NUMERIC and keeps the number exactly.
     void hugeNumberLandsAsInfinity()
     {
         Stream s({QByteArray("{\"order_id\": 7, \"amount\": 1e400}")});
+        if (testsupport::onPostgres()) {
+            QCOMPARE(s.value(QStringLiteral("SELECT CAST(amount AS TEXT) FROM ev_sink WHERE event_id = 'e0'")).toString(),
+                     QString(u'1' + QString(400, u'0')));
+            return;
+        }
         const double amount = s.value(QStringLiteral("SELECT amount FROM ev_sink WHERE event_id = 'e0'")).toDouble();
         QVERIFY(std::isinf(amount) && amount > 0);
     }
@@ -274,9 +315,14 @@ private Q_SLOTS:
         constexpr qint64 t = 1746094800; // 2025-05-01T10:20:00Z
         constexpr qint64 future = 4102444800; // 2100-01-01T00:00:00Z
         QTemporaryDir dir;
+        // SQLite columns without a type hold integers, reals and text side
+        // by side. A PostgreSQL column has one type: events as TEXT, ingest
+        // times as NUMERIC, so both kinds of column meet each hostile value.
+        const QString columns = testsupport::onPostgres() ? QStringLiteral("(id INTEGER, dt TEXT, event_ts TEXT, ingested_at NUMERIC)")
+                                                          : QStringLiteral("(id INTEGER, dt TEXT, event_ts, ingested_at)");
         auto db = testsupport::makeDatabase(dir, QStringLiteral("l.db"), {
-            QStringLiteral("CREATE TABLE ev (id INTEGER, dt TEXT, event_ts, ingested_at)"),
-            QStringLiteral("CREATE TABLE ev_shifted (id INTEGER, dt TEXT, event_ts, ingested_at)"),
+            QStringLiteral("CREATE TABLE ev ") + columns,
+            QStringLiteral("CREATE TABLE ev_shifted ") + columns,
         });
         const QVariantList rows[] = {
             {1, t, t + 30},                 // 30 s late
@@ -299,7 +345,7 @@ private Q_SLOTS:
         const QByteArray spec = "{\"datasets\": {"
     "            \"events\": {\"source\": \"ev\", \"target\": \"ev_out\", \"key\": [\"id\"], \"event_time\": \"event_ts\", \"ingest_time\": \"ingested_at\", \"allowed_lateness\": \"1m\"},"
     "            \"shifted\": {\"source\": \"ev_shifted\", \"target\": \"ev_out2\", \"key\": [\"id\"], \"event_time\": \"event_ts\", \"ingest_time\": \"ingested_at\", \"allowed_lateness\": \"1m\"}}}";
-        auto ws = openWorkspace(db.url().path, testsupport::writeFile(dir, QStringLiteral("s.json"), spec));
+        auto ws = openWorkspace(db.url().text, testsupport::writeFile(dir, QStringLiteral("s.json"), spec));
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
         auto r = lateness(ws->db, *ws->spec.dataset(QStringLiteral("events")), {});
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
@@ -325,8 +371,9 @@ private Q_SLOTS:
         QCOMPARE(shifted->percentiles.max, r->percentiles.max);
 
         // The watermark's parse agrees: a milliseconds value is no event time.
-        QVERIFY(ws->db.scalar(QStringLiteral("SELECT rewind_epoch_ms(?)"), {(t + 60) * 1000})->isNull());
-        QCOMPARE(ws->db.scalar(QStringLiteral("SELECT rewind_epoch_ms(?)"), {future})->toLongLong(), future * 1000);
+        const QString epochMs = QStringLiteral("SELECT ") + ws->db.dialect().epochMs(QStringLiteral("?"));
+        QVERIFY(ws->db.scalar(epochMs, {(t + 60) * 1000})->isNull());
+        QCOMPARE(ws->db.scalar(epochMs, {future})->toLongLong(), future * 1000);
     }
 };
 

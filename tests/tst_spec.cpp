@@ -70,6 +70,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
+        REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
         m_db = testsupport::makeDatabase(m_dir, QStringLiteral("spec.db"), kSchema);
     }
@@ -114,6 +115,11 @@ private Q_SLOTS:
         };
         const auto st = [](const char *body) -> QByteArray {
             return QByteArray(R"({"streams": {"s": {)") + body + "}}}";
+        };
+        // The engine's own words for an unknown column, quoted in the message.
+        const auto noSuchColumn = [](const char *name) -> QString {
+            return testsupport::onPostgres() ? QStringLiteral("column \"%1\" does not exist").arg(QLatin1String(name))
+                                             : QStringLiteral("no such column: %1").arg(QLatin1String(name));
         };
         const char *base = R"("source": "raw_sales", "target": "fact_sales", "key": ["order_id", "item_id"], )";
 
@@ -160,7 +166,7 @@ private Q_SLOTS:
         QTest::newRow("transform two statements") << ds(R"("transform": "SELECT * FROM raw_sales; DROP TABLE customers", "target": "t", "key": ["order_id"])")
                                                   << QStringLiteral("\"transform\": must be a single SELECT, but holds more than one statement");
         QTest::newRow("transform does not compile") << ds(R"("transform": "SELECT nope FROM raw_sales", "target": "t", "key": ["order_id"])")
-                                                    << QStringLiteral("\"transform\": does not compile as a SELECT: no such column: nope");
+                                                    << (QStringLiteral("\"transform\": does not compile as a SELECT: ") + noSuchColumn("nope"));
         QTest::newRow("key not in transform output") << ds(R"("transform": "SELECT item_id, dt FROM raw_sales", "target": "t", "key": ["order_id"])")
                                                      << QStringLiteral("\"key\": column \"order_id\" is not in the transform's output");
         QTest::newRow("target lacks column") << ds(R"("source": "raw_sales", "target": "narrow_target", "key": ["order_id"])")
@@ -170,7 +176,7 @@ private Q_SLOTS:
         QTest::newRow("references unknown column") << ds(QByteArray(base).append(R"("checks": [{"type": "references", "column": "customer_id", "table": "customers", "to": "id"}])").constData())
                                                    << QStringLiteral("checks[0]: \"to\": column \"id\" is not in table \"customers\"");
         QTest::newRow("sql check does not compile") << ds(QByteArray(base).append(R"("checks": [{"type": "sql", "name": "x", "query": "SELECT COUNT(*) FROM {staged} WHERE amout < 0", "max": 0}])").constData())
-                                                    << QStringLiteral("checks[0]: \"query\": does not compile: no such column: amout");
+                                                    << (QStringLiteral("checks[0]: \"query\": does not compile: ") + noSuchColumn("amout"));
         QTest::newRow("control table as target") << ds(R"("source": "raw_sales", "target": "rewind_runs", "key": ["order_id"])")
                                                  << QStringLiteral("\"target\": \"rewind_runs\" is one of Rewind's own control tables");
         QTest::newRow("stream missing log") << st(R"("log": "nolog", "sink": "x", "fields": {"a": "$.a"})")
@@ -223,7 +229,7 @@ private Q_SLOTS:
     {
         const QString specPath = testsupport::writeFile(m_dir, QStringLiteral("bad.json"),
                                                         R"({"datasets": {"d": {"source": "missing", "target": "t", "key": ["k"]}}})");
-        auto ws = openWorkspace(m_db->url().path, specPath);
+        auto ws = openWorkspace(m_db->url().text, specPath);
         QVERIFY(!ws);
         QCOMPARE(ws.error().exitCode(), 2);
         // The control schema was not created: nothing changed.
