@@ -35,6 +35,21 @@ Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
             return fail(types.error());
         for (const ColumnInfo &c : *types)
             sql.m_types.insert(c.name, c.type);
+        // A source column of another type than the target's: cast in the stage.
+        QStringList quoted;
+        for (const QString &c : *columns)
+            quoted << db.quote(c);
+        if (const QString typesSql = db.dialect().selectColumnTypes(sourceSelect(dataset, db), quoted); !typesSql.isEmpty()) {
+            auto sourceTypes = db.exec(typesSql);
+            if (!sourceTypes)
+                return fail(sourceTypes.error());
+            if (sourceTypes->next())
+                for (qsizetype i = 0; i < columns->size(); ++i) {
+                    const QString want = sql.m_types.value(columns->at(i));
+                    if (db.dialect().needsCast(sourceTypes->value(int(i)).toString(), want))
+                        sql.m_casts.insert(columns->at(i), want);
+                }
+        }
         // Key lookups into the target are cheap when an index leads with a
         // key column, or with the partition column then a key column.
         auto q = db.exec(db.dialect().listIndexColumns(), {dataset.target});
@@ -63,6 +78,15 @@ Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
             sql.m_targetIndexed = false;
     }
     return sql;
+}
+
+QString BatchSql::stagedColumnList() const
+{
+    QStringList out;
+    for (const QString &c : m_columns)
+        out << (m_casts.contains(c) ? QString(QStringLiteral("CAST(") % q(c) % QStringLiteral(" AS ") % m_casts.value(c) % QStringLiteral(") AS ") % q(c))
+                                    : q(c));
+    return out.join(QStringLiteral(", "));
 }
 
 QString BatchSql::columnList(const QString &qualifier, const QStringList &columns) const
@@ -158,7 +182,7 @@ QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVaria
     const SqlDialect &d = m_db.dialect();
     QString select;
     if (m_dataset->key.isEmpty()) {
-        select = QStringLiteral("SELECT ") % columnList(QString(), m_columns) % QStringLiteral(" FROM (") % scopedSource(scope, binds)
+        select = QStringLiteral("SELECT ") % stagedColumnList() % QStringLiteral(" FROM (") % scopedSource(scope, binds)
                  % QStringLiteral(") AS s");
     } else {
         // One row per (partition, key): the latest by order_by, ties broken by
@@ -178,7 +202,7 @@ QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVaria
                 orderBy << q(c) % QStringLiteral(" DESC NULLS LAST");
         if (orderBy.isEmpty())
             orderBy << QStringLiteral("1");
-        select = QStringLiteral("SELECT ") % columnList(QString(), m_columns) % QStringLiteral(" FROM (SELECT ")
+        select = QStringLiteral("SELECT ") % stagedColumnList() % QStringLiteral(" FROM (SELECT ")
                  % columnList(QString(), m_columns) % QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ") % partitionBy.join(u", ")
                  % QStringLiteral(" ORDER BY ") % orderBy.join(u", ") % QStringLiteral(") AS rewind_rn FROM (")
                  % scopedSource(scope, binds) % QStringLiteral(") AS s) AS ranked WHERE rewind_rn = 1");
