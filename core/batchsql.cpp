@@ -89,6 +89,13 @@ QString BatchSql::stagedColumnList() const
     return out.join(QStringLiteral(", "));
 }
 
+QString BatchSql::currentFlag(const QString &zeroOrOne) const
+{
+    if (isScd2() && m_types.value(m_dataset->scd2->current).startsWith(QLatin1String("bool"), Qt::CaseInsensitive))
+        return u'(' % zeroOrOne % QStringLiteral(") = 1");
+    return zeroOrOne;
+}
+
 QString BatchSql::columnList(const QString &qualifier, const QStringList &columns) const
 {
     QStringList out;
@@ -413,8 +420,9 @@ QStringList BatchSql::createImagesIfMissing() const
         const QString part = q(m_dataset->partitionColumn);
         return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) % QStringLiteral(" AS SELECT ")
                 % columnList(QString(), m_columns) % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom)
-                % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) % QStringLiteral(", CAST(1 AS INTEGER) AS ")
-                % q(v.current) % QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType()
+                % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) % QStringLiteral(", ")
+                % currentFlag(QStringLiteral("CAST(1 AS INTEGER)")) % QStringLiteral(" AS ") % q(v.current) % QStringLiteral(", CAST(NULL AS ")
+                % m_db.dialect().bigintType()
                 % QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op, ") % part % QStringLiteral(" AS rewind_part FROM ")
                 % q(kStage) % QStringLiteral(" WHERE 1 = 0")};
     }
@@ -595,17 +603,18 @@ QStringList BatchSql::scd2Apply(const QString &dim) const
     return {
         QStringLiteral("DELETE FROM ") % dim % QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % w % QStringLiteral(" AS w WHERE w.del_c = 1 AND ")
             % keyEqual(dim, QStringLiteral("w")) % QStringLiteral(" AND ") % dim % u'.' % vf % QStringLiteral(" = w.m)"),
-        QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt % QStringLiteral(" = w.m, ") % cur % QStringLiteral(" = 0 FROM ") % w
+        QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt % QStringLiteral(" = w.m, ") % cur % QStringLiteral(" = ") % currentFlag(QStringLiteral("0")) % QStringLiteral(" FROM ") % w
             % QStringLiteral(" AS w WHERE w.close_p = 1 AND ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.")
             % vf % QStringLiteral(" = w.p_vf"),
         QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt % QStringLiteral(" = w.e, ") % cur
-            % QStringLiteral(" = CASE WHEN w.e IS NULL THEN 1 ELSE 0 END FROM ") % w % QStringLiteral(" AS w WHERE w.extend_p = 1 AND ")
+            % QStringLiteral(" = ") % currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) % QStringLiteral(" FROM ") % w
+            % QStringLiteral(" AS w WHERE w.extend_p = 1 AND ")
             % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf % QStringLiteral(" = w.p_vf"),
         QStringLiteral("INSERT INTO ") % dim % QStringLiteral(" (") % columnList(QString(), targetColumns()) % QStringLiteral(") SELECT ")
             % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
-            % QStringLiteral(", w.e, CASE WHEN w.e IS NULL THEN 1 ELSE 0 END FROM ") % w % QStringLiteral(" AS w JOIN ") % q(kStage)
-            % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
-            % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
+            % QStringLiteral(", w.e, ") % currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) % QStringLiteral(" FROM ") % w
+            % QStringLiteral(" AS w JOIN ") % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w"))
+            % QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
     };
 }
 
@@ -625,7 +634,8 @@ QStringList BatchSql::scd2SaveImages() const
             % target % QStringLiteral(" AS t ON ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf
             % QStringLiteral(" = w.p_vf WHERE w.close_p = 1 OR w.extend_p = 1"),
         into % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
-            % QStringLiteral(", w.e, CASE WHEN w.e IS NULL THEN 1 ELSE 0 END, ?, 'inserted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
+            % QStringLiteral(", w.e, ") % currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END"))
+            % QStringLiteral(", ?, 'inserted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
             % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
             % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
     };

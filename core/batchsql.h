@@ -137,6 +137,9 @@ private:
     QString q(const QString &identifier) const { return m_db.quote(identifier); }
     QString columnList(const QString &qualifier, const QStringList &columns) const;
     QString stagedColumnList() const; // the source's columns as the stage holds them
+    // A 0/1 expression as the value of the scd2 current column: a boolean
+    // where the target declares one (a dimension made beforehand), else as is.
+    QString currentFlag(const QString &zeroOrOne) const;
     QString partitionFilter(const QString &qualifier, const PartitionRef &p, QVariantList &binds) const;
 
     // The target as the diff reads it: the table itself when an index

@@ -96,7 +96,7 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
     if (!sql->targetExists())
         return out;
     const QStringList cols = identityColumns(dataset, *sql);
-    const QString where = dataset.scd2 ? QStringLiteral(" WHERE ") % db.quote(dataset.scd2->current) % QStringLiteral(" = 1") : QString();
+    const QString where = dataset.scd2 ? QStringLiteral(" WHERE CAST(") % db.quote(dataset.scd2->current) % QStringLiteral(" AS INTEGER) = 1") : QString();
     const QString inner = QStringLiteral("SELECT ") % quotedList(db, cols) % QStringLiteral(", COUNT(*) AS rewind_n FROM ") % sql->quotedTarget()
                           % where % QStringLiteral(" GROUP BY ") % quotedList(db, cols) % QStringLiteral(" HAVING COUNT(*) > 1");
     auto q = db.exec(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("d")) % QStringLiteral(", COUNT(*), SUM(d.rewind_n - 1) FROM (")

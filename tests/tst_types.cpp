@@ -51,6 +51,9 @@ QStringList warehouse()
         QStringLiteral("INSERT INTO raw_customers VALUES (1, 'gold', '2026-01-01', '2026-01-01 08:00:00+00'),"
                        "(2, 'silver', '2026-01-01', '2026-01-01 08:00:00+00'), (1, 'platinum', '2026-02-01', '2026-02-01 08:00:00+00'),"
                        "(2, 'silver', '2026-02-01', '2026-02-01 08:00:00+00')"),
+        // A dimension made beforehand, its current flag a boolean.
+        QStringLiteral("CREATE TABLE dim_bool (customer_id BIGINT, tier TEXT, eff DATE, changed_at %1, effective_from DATE, effective_to DATE, "
+                       "is_current BOOLEAN)").arg(kTz),
         // Prices keyed by a date and a numeric: no partition.
         QStringLiteral("CREATE TABLE raw_prices (day DATE, price NUMERIC(12,2), sku TEXT, seen_at %1)").arg(kTz),
         QStringLiteral("INSERT INTO raw_prices VALUES ('2026-03-01', 10.50, 'x', '2026-03-01 10:00:00+00'),"
@@ -93,6 +96,9 @@ const QByteArray kSpec = R"({
     "dim_customer": {"source": "raw_customers", "target": "dim_customer", "partition_column": "eff", "key": ["customer_id"],
                      "order_by": "changed_at", "write": "scd2",
                      "scd2": {"tracked": ["tier"], "valid_from": "effective_from", "valid_to": "effective_to", "current": "is_current"}},
+    "dim_bool": {"source": "raw_customers", "target": "dim_bool", "partition_column": "eff", "key": ["customer_id"],
+                 "order_by": "changed_at", "write": "scd2",
+                 "scd2": {"tracked": ["tier"], "valid_from": "effective_from", "valid_to": "effective_to", "current": "is_current"}},
     "prices": {"source": "raw_prices", "target": "prices", "key": ["day", "price", "sku"], "write": "merge",
                "checks": [{"type": "not_null", "columns": ["day", "price"]}, {"type": "unique_key"}, {"type": "row_count", "min": 1},
                           {"type": "total", "column": "price", "tolerance_pct": 0}]},
@@ -452,6 +458,35 @@ private Q_SLOTS:
                                        "AND effective_to IS NULL")),
                  1);
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM dim_customer")), 3);
+    }
+
+    // A dimension made beforehand with a boolean current flag.
+    void scd2BooleanCurrent()
+    {
+        fresh();
+        const QJsonObject run = json({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("dim_bool"), QStringLiteral("--execute")});
+        QCOMPARE(run.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
+        QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM dim_bool")), 3);
+        QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM dim_bool WHERE customer_id = 1 AND tier = 'gold' AND effective_to = '2026-02-01' "
+                                       "AND is_current = false")),
+                 1);
+        QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM dim_bool WHERE is_current = true AND effective_to IS NULL")), 2);
+        const QJsonArray parts = json({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("dim_bool")})
+                                     .value(QStringLiteral("partitions"))
+                                     .toArray();
+        for (const auto &p : parts)
+            QCOMPARE(p.toObject().value(QStringLiteral("duplicate_keys")).toInteger(), 0);
+        QCOMPARE(json({QStringLiteral("duplicates"), QStringLiteral("--dataset"), QStringLiteral("dim_bool")}).value(QStringLiteral("duplicate_keys")).toInteger(), 0);
+        QVERIFY(m_db->exec(QStringLiteral("INSERT INTO raw_customers VALUES (2, 'gold', '2026-03-01', '2026-03-01 08:00:00+00')")));
+        const QJsonObject later = json({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("dim_bool"), QStringLiteral("--partition"),
+                                        QStringLiteral("2026-03-01"), QStringLiteral("--execute")});
+        QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM dim_bool WHERE customer_id = 2 AND tier = 'silver' AND is_current = false "
+                                       "AND effective_to = '2026-03-01'")),
+                 1);
+        json({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(later.value(QStringLiteral("run_id")).toInteger()),
+              QStringLiteral("--execute")});
+        QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM dim_bool WHERE customer_id = 2 AND is_current = true AND effective_to IS NULL")), 1);
+        QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM dim_bool")), 3);
     }
 
     // A key of a date and a numeric: 10.5 and 10.50 are the same key.
