@@ -8,6 +8,7 @@
 // says which engine expects what.
 #include "testsupport.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -599,7 +600,10 @@ private Q_SLOTS:
         const QJsonObject dups = json({QStringLiteral("duplicates"), QStringLiteral("--dataset"), QStringLiteral("fact_sales")});
         QCOMPARE(dups.value(QStringLiteral("duplicate_keys")).toInteger(), 1);
         QCOMPARE(dups.value(QStringLiteral("extra_rows")).toInteger(), 1);
-        const QJsonObject rec = json({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("fact_sales"), QStringLiteral("--execute")});
+        const QString report = m_dir.filePath(QStringLiteral("recovery.md"));
+        const QJsonObject rec = json({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("fact_sales"), QStringLiteral("--report"),
+                                      report, QStringLiteral("--execute")});
+        QVERIFY(QFile::exists(report));
         QVERIFY2(rec.value(QStringLiteral("totals_match")).toBool(), qPrintable(QString::fromUtf8(QJsonDocument(rec).toJson())));
         QVERIFY(rec.value(QStringLiteral("unique_index_added")).toBool());
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM fact_sales WHERE order_id = 3")), 1);
