@@ -64,14 +64,11 @@ QString nowIso() { return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWi
 
 bool cancelled(const BatchOptions &o) { return o.cancel && o.cancel->load(); }
 
-QJsonObject recordToJson(const QSqlRecord &record, int offset, int count)
+QJsonObject recordToJson(const SqlDialect &dialect, const QSqlRecord &record, int offset, int count)
 {
     QJsonObject o;
-    for (int i = 0; i < count; ++i) {
-        // A NULL arrives as a null QVariant of the column's type: keep it null.
-        const QVariant v = record.value(offset + i);
-        o.insert(record.fieldName(offset + i), v.isNull() ? QJsonValue(QJsonValue::Null) : QJsonValue::fromVariant(v));
-    }
+    for (int i = 0; i < count; ++i)
+        o.insert(record.fieldName(offset + i), dialect.jsonValue(record.field(offset + i)));
     return o;
 }
 
@@ -83,7 +80,7 @@ Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &s
         return fail(q.error());
     std::vector<QJsonObject> out;
     while (q->next())
-        out.push_back(recordToJson(q->record(), 0, width));
+        out.push_back(recordToJson(db.dialect(), q->record(), 0, width));
     return out;
 }
 
@@ -127,7 +124,7 @@ Result<Samples> takeSamples(const Database &db, const BatchSql &sql, const Parti
         return fail(q.error());
     while (q->next()) {
         const QSqlRecord r = q->record();
-        s.updated.emplace_back(recordToJson(r, width, width), recordToJson(r, 0, width));
+        s.updated.emplace_back(recordToJson(db.dialect(), r, width, width), recordToJson(db.dialect(), r, 0, width));
     }
     return s;
 }

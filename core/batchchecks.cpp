@@ -76,7 +76,7 @@ private:
     {
         return QStringLiteral("SELECT ") % m_sql.partLabelColumns(QStringLiteral("s")) % QStringLiteral(", ") % valueExpr
                % QStringLiteral(" FROM rewind_stage AS s") % (where.isEmpty() ? QString() : QStringLiteral(" WHERE ") % where)
-               % QStringLiteral(" GROUP BY ") % m_sql.partExpr(QStringLiteral("s"));
+               % m_sql.groupByPart(QStringLiteral("s"));
     }
 
     QString failingPredicate(const CheckSpec &check) const
@@ -172,7 +172,7 @@ private:
                             % (m_dataset.partitioned() ? QStringLiteral("s.") % q(m_dataset.partitionColumn) : QStringLiteral("NULL"))
                             % QStringLiteral(" AS ") % (m_dataset.partitioned() ? q(m_dataset.partitionColumn) : QStringLiteral("p"))
                             % QStringLiteral(" FROM rewind_stage AS s GROUP BY ") % cols.join(u", ")
-                            % QStringLiteral(" HAVING COUNT(*) > 1) AS d GROUP BY ") % m_sql.partExpr(QStringLiteral("d"));
+                            % QStringLiteral(" HAVING COUNT(*) > 1) AS d") % m_sql.groupByPart(QStringLiteral("d"));
         auto counts = perPartition(sql);
         if (!counts)
             return fail(counts.error());
@@ -247,9 +247,12 @@ private:
                                              % QStringLiteral(" ORDER BY ") % order % QStringLiteral(") AS rewind_rn FROM ")
                                              % qt(m_dataset.source) % QStringLiteral(" AS src WHERE ")
                                              % m_sql.scopePredicate(QStringLiteral("src"), m_scope, binds));
-            const QString sql = QStringLiteral("SELECT ") % m_sql.partLabelColumns(QStringLiteral("s")) % QStringLiteral(", SUM(s.")
-                                % q(check.column) % QStringLiteral(") FROM (") % ranked % QStringLiteral(") AS s WHERE rewind_rn = 1 GROUP BY ")
-                                % m_sql.partExpr(QStringLiteral("s"));
+            const QString cast = m_sql.targetCast(check.column);
+            const QString column = cast.isEmpty() ? QString(QStringLiteral("s.") % q(check.column))
+                                                  : QString(QStringLiteral("CAST(s.") % q(check.column) % QStringLiteral(" AS ") % cast % u')');
+            const QString sql = QStringLiteral("SELECT ") % m_sql.partLabelColumns(QStringLiteral("s")) % QStringLiteral(", SUM(")
+                                % column % QStringLiteral(") FROM (") % ranked % QStringLiteral(") AS s WHERE rewind_rn = 1")
+                                % m_sql.groupByPart(QStringLiteral("s"));
             auto sums = perPartition(sql, binds);
             if (!sums)
                 return fail(sums.error());

@@ -35,6 +35,21 @@ Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
             return fail(types.error());
         for (const ColumnInfo &c : *types)
             sql.m_types.insert(c.name, c.type);
+        // A source column of another type than the target's: cast in the stage.
+        QStringList quoted;
+        for (const QString &c : *columns)
+            quoted << db.quote(c);
+        if (const QString typesSql = db.dialect().selectColumnTypes(sourceSelect(dataset, db), quoted); !typesSql.isEmpty()) {
+            auto sourceTypes = db.exec(typesSql);
+            if (!sourceTypes)
+                return fail(sourceTypes.error());
+            if (sourceTypes->next())
+                for (qsizetype i = 0; i < columns->size(); ++i) {
+                    const QString want = sql.m_types.value(columns->at(i));
+                    if (db.dialect().needsCast(sourceTypes->value(int(i)).toString(), want))
+                        sql.m_casts.insert(columns->at(i), want);
+                }
+        }
         // Key lookups into the target are cheap when an index leads with a
         // key column, or with the partition column then a key column.
         auto q = db.exec(db.dialect().listIndexColumns(), {dataset.target});
@@ -63,6 +78,22 @@ Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
             sql.m_targetIndexed = false;
     }
     return sql;
+}
+
+QString BatchSql::stagedColumnList() const
+{
+    QStringList out;
+    for (const QString &c : m_columns)
+        out << (m_casts.contains(c) ? QString(QStringLiteral("CAST(") % q(c) % QStringLiteral(" AS ") % m_casts.value(c) % QStringLiteral(") AS ") % q(c))
+                                    : q(c));
+    return out.join(QStringLiteral(", "));
+}
+
+QString BatchSql::currentFlag(const QString &zeroOrOne) const
+{
+    if (isScd2() && m_types.value(m_dataset->scd2->current).startsWith(QLatin1String("bool"), Qt::CaseInsensitive))
+        return u'(' % zeroOrOne % QStringLiteral(") = 1");
+    return zeroOrOne;
 }
 
 QString BatchSql::columnList(const QString &qualifier, const QStringList &columns) const
@@ -158,7 +189,7 @@ QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVaria
     const SqlDialect &d = m_db.dialect();
     QString select;
     if (m_dataset->key.isEmpty()) {
-        select = QStringLiteral("SELECT ") % columnList(QString(), m_columns) % QStringLiteral(" FROM (") % scopedSource(scope, binds)
+        select = QStringLiteral("SELECT ") % stagedColumnList() % QStringLiteral(" FROM (") % scopedSource(scope, binds)
                  % QStringLiteral(") AS s");
     } else {
         // One row per (partition, key): the latest by order_by, ties broken by
@@ -178,7 +209,7 @@ QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVaria
                 orderBy << q(c) % QStringLiteral(" DESC NULLS LAST");
         if (orderBy.isEmpty())
             orderBy << QStringLiteral("1");
-        select = QStringLiteral("SELECT ") % columnList(QString(), m_columns) % QStringLiteral(" FROM (SELECT ")
+        select = QStringLiteral("SELECT ") % stagedColumnList() % QStringLiteral(" FROM (SELECT ")
                  % columnList(QString(), m_columns) % QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ") % partitionBy.join(u", ")
                  % QStringLiteral(" ORDER BY ") % orderBy.join(u", ") % QStringLiteral(") AS rewind_rn FROM (")
                  % scopedSource(scope, binds) % QStringLiteral(") AS s) AS ranked WHERE rewind_rn = 1");
@@ -395,8 +426,9 @@ QStringList BatchSql::createImagesIfMissing() const
         const QString part = q(m_dataset->partitionColumn);
         return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) % QStringLiteral(" AS SELECT ")
                 % columnList(QString(), m_columns) % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom)
-                % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) % QStringLiteral(", CAST(1 AS INTEGER) AS ")
-                % q(v.current) % QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType()
+                % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) % QStringLiteral(", ")
+                % currentFlag(QStringLiteral("CAST(1 AS INTEGER)")) % QStringLiteral(" AS ") % q(v.current) % QStringLiteral(", CAST(NULL AS ")
+                % m_db.dialect().bigintType()
                 % QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op, ") % part % QStringLiteral(" AS rewind_part FROM ")
                 % q(kStage) % QStringLiteral(" WHERE 1 = 0")};
     }
@@ -577,17 +609,18 @@ QStringList BatchSql::scd2Apply(const QString &dim) const
     return {
         QStringLiteral("DELETE FROM ") % dim % QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % w % QStringLiteral(" AS w WHERE w.del_c = 1 AND ")
             % keyEqual(dim, QStringLiteral("w")) % QStringLiteral(" AND ") % dim % u'.' % vf % QStringLiteral(" = w.m)"),
-        QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt % QStringLiteral(" = w.m, ") % cur % QStringLiteral(" = 0 FROM ") % w
+        QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt % QStringLiteral(" = w.m, ") % cur % QStringLiteral(" = ") % currentFlag(QStringLiteral("0")) % QStringLiteral(" FROM ") % w
             % QStringLiteral(" AS w WHERE w.close_p = 1 AND ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.")
             % vf % QStringLiteral(" = w.p_vf"),
         QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt % QStringLiteral(" = w.e, ") % cur
-            % QStringLiteral(" = CASE WHEN w.e IS NULL THEN 1 ELSE 0 END FROM ") % w % QStringLiteral(" AS w WHERE w.extend_p = 1 AND ")
+            % QStringLiteral(" = ") % currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) % QStringLiteral(" FROM ") % w
+            % QStringLiteral(" AS w WHERE w.extend_p = 1 AND ")
             % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf % QStringLiteral(" = w.p_vf"),
         QStringLiteral("INSERT INTO ") % dim % QStringLiteral(" (") % columnList(QString(), targetColumns()) % QStringLiteral(") SELECT ")
             % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
-            % QStringLiteral(", w.e, CASE WHEN w.e IS NULL THEN 1 ELSE 0 END FROM ") % w % QStringLiteral(" AS w JOIN ") % q(kStage)
-            % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
-            % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
+            % QStringLiteral(", w.e, ") % currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) % QStringLiteral(" FROM ") % w
+            % QStringLiteral(" AS w JOIN ") % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w"))
+            % QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
     };
 }
 
@@ -607,7 +640,8 @@ QStringList BatchSql::scd2SaveImages() const
             % target % QStringLiteral(" AS t ON ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf
             % QStringLiteral(" = w.p_vf WHERE w.close_p = 1 OR w.extend_p = 1"),
         into % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
-            % QStringLiteral(", w.e, CASE WHEN w.e IS NULL THEN 1 ELSE 0 END, ?, 'inserted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
+            % QStringLiteral(", w.e, ") % currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END"))
+            % QStringLiteral(", ?, 'inserted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
             % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
             % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
     };

@@ -119,6 +119,12 @@ public:
     std::pair<QString, QVariantList> rollbackRemovedCount(const QString &mode, const PartitionRef &p, const QVariant &runId) const;
     std::pair<QString, QVariantList> rollbackRestoredCount(const QString &mode, const PartitionRef &p, const QVariant &runId) const;
 
+    // The target's type for a source column whose values the engine would
+    // neither compare with nor write to the target's column as they are
+    // (text into a date on PostgreSQL); empty when none is needed. The stage
+    // holds such columns cast to the target's type.
+    QString targetCast(const QString &column) const { return m_casts.value(column); }
+
     QString keyMatch(const QString &a, const QString &b) const; // partition + key, null-safe
     QString keyEqual(const QString &a, const QString &b) const; // key only, null-safe
     QString rowsDiffer(const QString &a, const QString &b) const;
@@ -131,6 +137,10 @@ private:
     QString q(const QString &identifier) const { return m_db.quote(identifier); }
     QString qt(const QString &table) const { return m_db.quoteTable(table); }
     QString columnList(const QString &qualifier, const QStringList &columns) const;
+    QString stagedColumnList() const; // the source's columns as the stage holds them
+    // A 0/1 expression as the value of the scd2 current column: a boolean
+    // where the target declares one (a dimension made beforehand), else as is.
+    QString currentFlag(const QString &zeroOrOne) const;
     QString partitionFilter(const QString &qualifier, const PartitionRef &p, QVariantList &binds) const;
 
     // The target as the diff reads it: the table itself when an index
@@ -147,6 +157,7 @@ private:
     QStringList m_columns; // as the source / transform yields them
     QStringList m_key;     // dataset key, or every column when it has none
     QHash<QString, QString> m_types; // the target's column types, by name (empty before it exists)
+    QHash<QString, QString> m_casts; // target types the stage casts source columns to, by name
     QStringList m_values;  // columns that are neither key nor partition
     bool m_targetExists = false;
     mutable bool m_useMatches = false; // publish statements read rewind_match

@@ -117,7 +117,7 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
             QString countExpr = QStringLiteral("COUNT(*)");
             if (dataset.scd2) {
                 const QString current = db.quote(dataset.scd2->current);
-                countExpr = QStringLiteral("SUM(CASE WHEN ") % current % QStringLiteral(" = 1 THEN 1 ELSE 0 END)");
+                countExpr = QStringLiteral("SUM(CASE WHEN CAST(") % current % QStringLiteral(" AS INTEGER) = 1 THEN 1 ELSE 0 END)"); // 1 or true
             }
             inner = QStringLiteral("SELECT ") % part % QStringLiteral(" AS p, COUNT(*) AS c, ") % countExpr
                     % QStringLiteral(" AS dup_rows FROM ") % target % QStringLiteral(" GROUP BY ")

@@ -15,13 +15,6 @@ QString partitionKey(const std::optional<QString> &label) { return label ? QStri
 
 namespace {
 
-std::optional<QString> labelOf(const QVariant &v)
-{
-    if (v.isNull())
-        return std::nullopt;
-    return v.toString();
-}
-
 // The partition values present in the source and the target, as stored.
 Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const DatasetSpec &dataset, const BatchSql &sql)
 {
@@ -47,27 +40,36 @@ Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const Data
     };
     auto distinct = [&](const QString &from, bool indexed) -> QString {
         if (!indexed)
-            return QStringLiteral("SELECT DISTINCT ") % p % QStringLiteral(" FROM ") % from;
+            return QStringLiteral("SELECT DISTINCT ") % p % QStringLiteral(" AS v FROM ") % from;
         return QStringLiteral("SELECT v FROM (WITH RECURSIVE d(v) AS (SELECT MIN(") % p % QStringLiteral(") FROM ") % from
                % QStringLiteral(" UNION ALL SELECT (SELECT MIN(") % p % QStringLiteral(") FROM ") % from % QStringLiteral(" WHERE ") % p
                % QStringLiteral(" > d.v) FROM d WHERE d.v IS NOT NULL) SELECT v FROM d WHERE v IS NOT NULL) AS walk UNION ALL SELECT NULL WHERE EXISTS (SELECT 1 FROM ")
                % from % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NULL)");
     };
-    const QString source = u'(' % sourceSelect(dataset, db) % QStringLiteral(") AS s");
-    QString query = distinct(source, leadsWithPartition(dataset.source));
+    // Source values of another type than the target's read as the target's
+    // type (as the stage holds them), so that the two sides unite.
+    const QString cast = sql.targetCast(dataset.partitionColumn);
+    const QString source = cast.isEmpty() ? QString(u'(' % sourceSelect(dataset, db) % QStringLiteral(") AS s"))
+                                          : QString(QStringLiteral("(SELECT CAST(") % p % QStringLiteral(" AS ") % cast % QStringLiteral(") AS ") % p
+                                                    % QStringLiteral(" FROM (") % sourceSelect(dataset, db) % QStringLiteral(") AS s0) AS s"));
+    QString query = distinct(source, cast.isEmpty() && leadsWithPartition(dataset.source));
     if (sql.targetExists())
         query = query % QStringLiteral(" UNION ") % distinct(db.quoteTable(dataset.target), leadsWithPartition(dataset.target));
-    auto q = db.exec(query);
+    // Labelled by the text form the listing and the stats use (a date as
+    // 2026-03-01, whatever type the driver would read it into).
+    auto q = db.exec(QStringLiteral("SELECT v, ") % db.dialect().castText(QStringLiteral("v")) % QStringLiteral(" FROM (") % query
+                     % QStringLiteral(") AS known"));
     if (!q)
         return fail(q.error());
     QSet<QString> seen;
     while (q->next()) {
         const QVariant v = q->value(0);
-        const QString key = partitionKey(labelOf(v));
+        const std::optional<QString> label = v.isNull() ? std::nullopt : std::optional<QString>(q->value(1).toString());
+        const QString key = partitionKey(label);
         if (seen.contains(key))
             continue; // 1 and '1' in a loosely typed column: one partition
         seen.insert(key);
-        out.push_back({v, labelOf(v)});
+        out.push_back({v.isNull() ? v : db.dialect().partitionBind(v, *label), label});
     }
     std::sort(out.begin(), out.end(), [](const PartitionRef &a, const PartitionRef &b) { return partitionLess(a.label, b.label); });
     return out;

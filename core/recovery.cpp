@@ -96,11 +96,11 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
     if (!sql->targetExists())
         return out;
     const QStringList cols = identityColumns(dataset, *sql);
-    const QString where = dataset.scd2 ? QStringLiteral(" WHERE ") % db.quote(dataset.scd2->current) % QStringLiteral(" = 1") : QString();
+    const QString where = dataset.scd2 ? QStringLiteral(" WHERE CAST(") % db.quote(dataset.scd2->current) % QStringLiteral(" AS INTEGER) = 1") : QString();
     const QString inner = QStringLiteral("SELECT ") % quotedList(db, cols) % QStringLiteral(", COUNT(*) AS rewind_n FROM ") % sql->quotedTarget()
                           % where % QStringLiteral(" GROUP BY ") % quotedList(db, cols) % QStringLiteral(" HAVING COUNT(*) > 1");
     auto q = db.exec(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("d")) % QStringLiteral(", COUNT(*), SUM(d.rewind_n - 1) FROM (")
-                     % inner % QStringLiteral(") AS d GROUP BY ") % sql->partExpr(QStringLiteral("d")));
+                     % inner % QStringLiteral(") AS d") % sql->groupByPart(QStringLiteral("d")));
     if (!q)
         return fail(q.error());
     while (q->next()) {
@@ -121,7 +121,7 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
             const QSqlRecord r = s->record();
             QJsonObject o;
             for (int i = 0; i < cols.size(); ++i)
-                o.insert(cols[i], r.value(i).isNull() ? QJsonValue(QJsonValue::Null) : QJsonValue::fromVariant(r.value(i)));
+                o.insert(cols[i], db.dialect().jsonValue(r.field(i)));
             o.insert(QStringLiteral("rows"), r.value(int(cols.size())).toLongLong());
             out.samples.push_back(o);
         }
@@ -228,8 +228,8 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
         if (auto r = db.exec(stage[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
     auto source = collect(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
-                              % QStringLiteral(" FROM ") % db.quote(QStringLiteral("rewind_stage")) % QStringLiteral(" AS x GROUP BY ")
-                              % sql->partExpr(QStringLiteral("x")),
+                              % QStringLiteral(" FROM ") % db.quote(QStringLiteral("rewind_stage")) % QStringLiteral(" AS x")
+                              % sql->groupByPart(QStringLiteral("x")),
                           {});
     (void)db.execAll(sql->dropWorkTables());
     if (!source)
@@ -240,7 +240,7 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
         const QString scopeSql = sql->scopePredicate(QStringLiteral("x"), scope, tb);
         auto t = collect(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
                              % QStringLiteral(" FROM ") % sql->quotedTarget() % QStringLiteral(" AS x WHERE ") % scopeSql
-                             % QStringLiteral(" GROUP BY ") % sql->partExpr(QStringLiteral("x")),
+                             % sql->groupByPart(QStringLiteral("x")),
                          tb);
         if (!t)
             return fail(t.error());

@@ -12,14 +12,11 @@ namespace rw {
 
 namespace {
 
-QJsonObject rowJson(const QSqlRecord &record, int offset, int count)
+QJsonObject rowJson(const SqlDialect &dialect, const QSqlRecord &record, int offset, int count)
 {
     QJsonObject o;
-    for (int i = 0; i < count; ++i) {
-        // A NULL arrives as a null QVariant of the column's type: keep it null.
-        const QVariant v = record.value(offset + i);
-        o.insert(record.fieldName(offset + i), v.isNull() ? QJsonValue(QJsonValue::Null) : QJsonValue::fromVariant(v));
-    }
+    for (int i = 0; i < count; ++i)
+        o.insert(record.fieldName(offset + i), dialect.jsonValue(record.field(offset + i)));
     return o;
 }
 
@@ -30,7 +27,7 @@ Result<std::vector<QJsonObject>> rows(const Database &db, const QString &sql, in
         return fail(q.error());
     std::vector<QJsonObject> out;
     while (q->next())
-        out.push_back(rowJson(q->record(), 0, width));
+        out.push_back(rowJson(db.dialect(), q->record(), 0, width));
     return out;
 }
 
@@ -95,7 +92,7 @@ Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql
                 return fail(closedRows.error());
             while (closedRows->next()) {
                 const QSqlRecord rec = closedRows->record();
-                s.updated.emplace_back(rowJson(rec, 0, full), rowJson(rec, full, full));
+                s.updated.emplace_back(rowJson(db.dialect(), rec, 0, full), rowJson(db.dialect(), rec, full, full));
             }
             r.samples = s;
         }

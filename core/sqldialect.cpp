@@ -1,5 +1,6 @@
 #include "sqldialect.h"
 
+#include <QDateTime>
 #include <QRegularExpression>
 #include <QStringBuilder>
 #include <QStringDecoder>
@@ -26,6 +27,27 @@ QString SqlDialect::upsertSet(const QStringList &conflictColumns, const QStringL
     if (sets.isEmpty())
         return QStringLiteral(" ON CONFLICT (") % target.join(u", ") % QStringLiteral(") DO NOTHING");
     return QStringLiteral(" ON CONFLICT (") % target.join(u", ") % QStringLiteral(") DO UPDATE SET ") % sets.join(u", ");
+}
+
+QJsonValue SqlDialect::jsonValue(const QSqlField &field) const
+{
+    const QVariant v = field.value();
+    if (v.isNull())
+        return QJsonValue(QJsonValue::Null);
+    switch (v.typeId()) {
+    case QMetaType::QDate:
+        return v.toDate().toString(Qt::ISODate);
+    case QMetaType::QTime: {
+        const QTime t = v.toTime();
+        return t.toString(t.msec() ? Qt::ISODateWithMs : Qt::ISODate);
+    }
+    case QMetaType::QDateTime: {
+        const QDateTime t = v.toDateTime();
+        return t.toString(t.time().msec() ? Qt::ISODateWithMs : Qt::ISODate);
+    }
+    default:
+        return QJsonValue::fromVariant(v);
+    }
 }
 
 namespace {
@@ -87,6 +109,8 @@ public:
     {
         return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%fZ','now')");
     }
+    // As read: a loosely typed column may hold 1 and '1', which differ.
+    QVariant partitionBind(const QVariant &value, const QString &) const override { return value; }
     QString dropTempTable(const QString &name) const override
     {
         return QStringLiteral("DROP TABLE IF EXISTS temp.") % quote(name);
@@ -340,6 +364,41 @@ public:
     QString nowUtcText() const override
     {
         return QStringLiteral("to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')");
+    }
+    // The text form, an untyped literal the column's type reads back exactly
+    // (a date, timestamp or numeric read into C++ would come back converted:
+    // a timestamp into local time, a numeric into a double).
+    QVariant partitionBind(const QVariant &, const QString &text) const override { return text; }
+    // pg_typeof of a column of an empty outer-joined row: its declared type,
+    // without a modifier (numeric, not numeric(12,2)).
+    QString selectColumnTypes(const QString &select, const QStringList &quotedColumns) const override
+    {
+        QStringList types;
+        for (const QString &c : quotedColumns)
+            types << QStringLiteral("CAST(pg_typeof(s.") % c % QStringLiteral(") AS TEXT)");
+        return QStringLiteral("SELECT ") % types.join(u", ") % QStringLiteral(" FROM (SELECT 1) AS rewind_one LEFT JOIN (SELECT * FROM (") % select
+               % QStringLiteral(") AS x LIMIT 0) AS s ON true");
+    }
+    // Types that differ beyond their modifier: text against a date, say,
+    // which PostgreSQL neither compares nor assigns implicitly.
+    bool needsCast(const QString &from, const QString &to) const override
+    {
+        static const QRegularExpression modifier(QStringLiteral("\\([0-9, ]*\\)"));
+        QString base = to;
+        base.remove(modifier);
+        return !from.isEmpty() && !to.isEmpty() && from.simplified().compare(base.simplified(), Qt::CaseInsensitive) != 0;
+    }
+    // The driver hands a timestamptz over in the process's local time and a
+    // timestamp as its wall time, both as local QDateTimes: tell them apart
+    // by the column's type oid, so an instant shows in UTC with its Z.
+    QJsonValue jsonValue(const QSqlField &field) const override
+    {
+        constexpr int kTimestamptzOid = 1184;
+        if (field.typeID() == kTimestamptzOid && !field.isNull() && field.value().typeId() == QMetaType::QDateTime) {
+            const QDateTime t = field.value().toDateTime().toUTC();
+            return t.toString(t.time().msec() ? Qt::ISODateWithMs : Qt::ISODate);
+        }
+        return SqlDialect::jsonValue(field);
     }
     QString dropTempTable(const QString &name) const override
     {

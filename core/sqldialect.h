@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QJsonValue>
+#include <QSqlField>
 #include <QString>
 #include <QList>
 #include <QPair>
@@ -225,6 +227,32 @@ public:
     // cache_size; empty where the engine has no such setting).
     virtual QString pageCacheSize() const { return {}; }
     virtual QString setPageCacheSize(qint64 size) const { Q_UNUSED(size); return {}; }
+
+    // Typed values
+    // A value the driver read from `field` as JSON (samples): a date, time or
+    // timestamp as ISO-8601 text (an instant in UTC with a Z), NULL as null.
+    virtual QJsonValue jsonValue(const QSqlField &field) const;
+    // A partition value read from the database (`value` as the driver typed
+    // it, `text` its castText() form), as bound again to select the rows of
+    // that partition.
+    virtual QVariant partitionBind(const QVariant &value, const QString &text) const = 0;
+    // One row naming the type of each of `quotedColumns` of the SELECT
+    // `select`, in order (engines whose columns hold what they are given
+    // need none: empty). And whether a value of type `from` (as that row
+    // names it) must be cast to be compared with and written to a column
+    // declared `to` (as listColumns names it).
+    virtual QString selectColumnTypes(const QString &select, const QStringList &quotedColumns) const
+    {
+        Q_UNUSED(select);
+        Q_UNUSED(quotedColumns);
+        return {};
+    }
+    virtual bool needsCast(const QString &from, const QString &to) const
+    {
+        Q_UNUSED(from);
+        Q_UNUSED(to);
+        return false;
+    }
 };
 
 
