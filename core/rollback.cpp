@@ -133,6 +133,34 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                                      later->size() > 1 ? QStringLiteral("those") : QStringLiteral("it")));
     }
 
+    // A duplicate recovery's re-run is followed by a unique index on the key:
+    // undoing the re-run would bring back the duplicate keys that index
+    // forbids, and the restore would fail halfway through its statements.
+    if (!todo.empty()) {
+        auto added = db.exec(QStringLiteral("SELECT detail_json FROM rewind_audit WHERE action = 'recover unique index' AND run_id = ? AND dataset = ?"),
+                             {runId, ds.name});
+        if (!added)
+            return fail(added.error());
+        QStringList indexes;
+        while (added->next()) {
+            const auto detail = nlohmann::json::parse(added->value(0).toString().toStdString(), nullptr, false);
+            if (detail.is_object() && detail.value("index", nlohmann::json()).is_string() && !detail.value("already_present", false))
+                indexes << QString::fromStdString(detail["index"].get<std::string>());
+        }
+        if (!indexes.isEmpty()) {
+            auto present = db.exec(db.dialect().listIndexColumns(), {ds.target});
+            if (!present)
+                return fail(present.error());
+            while (present->next())
+                if (indexes.contains(present->value(0).toString()))
+                    return badInput(QStringLiteral("run %1 is the re-run of a duplicate recovery of dataset \"%2\", which then added the unique index "
+                                                   "\"%3\" on \"%4\": rolling the run back would bring back the duplicate keys that index forbids. "
+                                                   "Drop the index first if the duplicates really must come back")
+                                        .arg(runId)
+                                        .arg(ds.name, present->value(0).toString(), ds.target));
+        }
+    }
+
     // A rollback is a writer: it honours a freeze.
     if (execute) {
         auto frozen = db.exec(QStringLiteral("SELECT frozen_at, os_user FROM rewind_frozen WHERE dataset = ?"), {ds.name});

@@ -290,6 +290,20 @@ private Q_SLOTS:
         QVERIFY(text.contains(QStringLiteral("# Duplicate incident recovery: sales")));
         QVERIFY(text.contains(QStringLiteral("rewind_unique_fact")));
 
+        // Rolling the re-run back would restore the duplicates the new index
+        // forbids: refused up front, naming the index, nothing changed.
+        const QString rerun = QString::number(j[QStringLiteral("run_id")].toInteger());
+        for (const bool executed : {false, true}) {
+            QStringList args{QStringLiteral("rollback"), QStringLiteral("--run"), rerun, QStringLiteral("--json")};
+            if (executed)
+                args << QStringLiteral("--execute");
+            const auto undo = f.cli(args);
+            QCOMPARE(undo.exitCode, 2);
+            QVERIFY2(undo.err.contains(QStringLiteral("rewind_unique_fact")), qPrintable(undo.err));
+            QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
+        }
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'rollback partition'")), 0);
+
         // Recovering a clean dataset changes nothing more.
         const auto again = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"),
                                   QStringLiteral("--report"), report, QStringLiteral("--json")});
