@@ -14,7 +14,7 @@ const QString kMatch = QStringLiteral("rewind_match");
 Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
 {
     BatchSql sql(db, dataset);
-    auto columns = db.selectColumns(sourceSelect(dataset, db));
+    auto columns = db.selectColumns(sourceSelect(dataset, db), &sql.m_columnTypes);
     if (!columns)
         return fail(columns.error());
     sql.m_columns = *columns;
@@ -144,7 +144,7 @@ QString BatchSql::fingerprintExpr() const
         cols << q(c);
     const SqlDialect &d = m_db.dialect();
     return d.castText(QStringLiteral("COUNT(*)")) % QStringLiteral(" || ':' || ")
-           % d.castText(QStringLiteral("COALESCE(SUM(") % d.rowHash(cols) % QStringLiteral("), 0)"));
+           % d.castText(QStringLiteral("COALESCE(SUM(") % d.rowHash(cols, m_columnTypes) % QStringLiteral("), 0)"));
 }
 
 QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantList &binds) const

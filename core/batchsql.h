@@ -145,6 +145,7 @@ private:
     mutable bool m_direct = false;                 // this scope reads the target directly
     mutable std::vector<PartitionRef> m_tgtScope; // the scope of the last createTargetCopy
     QStringList m_columns; // as the source / transform yields them
+    QList<int> m_columnTypes; // their engine type ids (Database::selectColumns)
     QStringList m_key;     // dataset key, or every column when it has none
     QHash<QString, QString> m_types; // the target's column types, by name (empty before it exists)
     QStringList m_values;  // columns that are neither key nor partition
