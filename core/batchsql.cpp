@@ -319,31 +319,41 @@ QString BatchSql::matchCounts(bool targetKeysRepeat) const
            % updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m") % groupByPart(QStringLiteral("m"));
 }
 
+// The samples' target side is restricted to the sample's partition too (the
+// key match implies it), as in diffCounts: PostgreSQL cannot probe an index
+// with the null-safe key match and would read the whole target otherwise.
 QString BatchSql::sampleInserted(const PartitionRef &p, QVariantList &binds) const
 {
+    const QString where = partitionFilter(QStringLiteral("s"), p, binds);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
-           % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("s"), p, binds) % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
-           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))
-           % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
+           % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
+           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ")
+           % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key)
+           % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::sampleUpdated(const PartitionRef &p, QVariantList &binds) const
 {
+    const QString where = partitionFilter(QStringLiteral("s"), p, binds);
+    const QString inPart = partitionFilter(QStringLiteral("t"), p, binds);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", ")
            % columnList(QStringLiteral("t"), m_columns) % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s JOIN ") % tgt()
            % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" WHERE ")
-           % partitionFilter(QStringLiteral("s"), p, binds) % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
-           % QStringLiteral(" ORDER BY ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
+           % where % QStringLiteral(" AND ") % inPart % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" ORDER BY ")
+           % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::sampleUnchanged(const PartitionRef &p, QVariantList &binds) const
 {
+    const QString where = partitionFilter(QStringLiteral("s"), p, binds);
+    const QString inPart1 = partitionFilter(QStringLiteral("t"), p, binds);
+    const QString inPart2 = partitionFilter(QStringLiteral("t"), p, binds);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
-           % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("s"), p, binds) % QStringLiteral(" AND EXISTS (SELECT 1 FROM ")
-           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ")
-           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ")
-           % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key)
-           % QStringLiteral(" LIMIT ?");
+           % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND EXISTS (SELECT 1 FROM ")
+           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inPart1
+           % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))
+           % QStringLiteral(" AND ") % inPart2 % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
+           % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::sampleDeleted(const PartitionRef &p, QVariantList &binds) const
