@@ -155,7 +155,12 @@ QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantLi
 
 QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVariantList &binds) const
 {
-    const SqlDialect &d = m_db.dialect();
+    const QString select = stageSelect(scope, binds);
+    return {m_db.dialect().dropTempTable(kStage), QStringLiteral("CREATE TEMP TABLE ") % q(kStage) % QStringLiteral(" AS ") % select};
+}
+
+QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantList &binds) const
+{
     QString select;
     if (m_dataset->key.isEmpty()) {
         select = QStringLiteral("SELECT ") % columnList(QString(), m_columns) % QStringLiteral(" FROM (") % scopedSource(scope, binds)
@@ -183,7 +188,7 @@ QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVaria
                  % QStringLiteral(" ORDER BY ") % orderBy.join(u", ") % QStringLiteral(") AS rewind_rn FROM (")
                  % scopedSource(scope, binds) % QStringLiteral(") AS s) AS ranked WHERE rewind_rn = 1");
     }
-    return {d.dropTempTable(kStage), QStringLiteral("CREATE TEMP TABLE ") % q(kStage) % QStringLiteral(" AS ") % select};
+    return select;
 }
 
 QString BatchSql::indexStage() const
@@ -268,7 +273,12 @@ QString BatchSql::stagedCounts() const
            % QStringLiteral(" AS s") % groupByPart(QStringLiteral("s"));
 }
 
-QString BatchSql::stagedTotal() const { return QStringLiteral("SELECT COUNT(*) FROM ") % q(kStage); }
+QString BatchSql::stagedTotal() const
+{
+    if (m_stageInMatches)
+        return QStringLiteral("SELECT COALESCE(MAX(rewind_sid), 0) FROM ") % q(kMatch);
+    return QStringLiteral("SELECT COUNT(*) FROM ") % q(kStage);
+}
 
 QString BatchSql::targetCounts(QVariantList &binds) const
 {
@@ -306,16 +316,34 @@ QStringList BatchSql::createMatches(QVariantList &binds) const
     const QString part = m_dataset->partitioned() ? QString(partExpr(QStringLiteral("s")) % QStringLiteral(" AS ") % q(m_dataset->partitionColumn) % QStringLiteral(", "))
                                                   : QString();
     return {d.dropTempTable(kMatch), QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") % part
-           % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS sid, ") % tid % QStringLiteral(" AS tid, CASE WHEN ") % tid
+           % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS rewind_sid, ") % tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid
            % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
-           % QStringLiteral(" THEN 1 ELSE 0 END AS d FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % qt(m_dataset->target)
+           % QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % qt(m_dataset->target)
            % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inScope};
 }
 
+QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &scope, QVariantList &binds) const
+{
+    const SqlDialect &d = m_db.dialect();
+    const QString select = stageSelect(scope, binds); // binds in statement order: the source's scope, then the target's
+    const QString inScope = scopePredicate(QStringLiteral("t"), scope, binds);
+    const QString tid = d.rowIdentity(QStringLiteral("t"));
+    return {d.dropTempTable(kStage), d.dropTempTable(kMatch),
+            QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") % columnList(QStringLiteral("s"), m_columns)
+                % QStringLiteral(", s.rewind_sid, ") % tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid % QStringLiteral(" IS NOT NULL AND ")
+                % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM (SELECT ")
+                % columnList(QStringLiteral("x"), m_columns) % QStringLiteral(", ROW_NUMBER() OVER () AS rewind_sid FROM (") % select
+                % QStringLiteral(") AS x) AS s LEFT JOIN ") % qt(m_dataset->target) % QStringLiteral(" AS t ON ")
+                % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inScope};
+}
+
+QString BatchSql::stageTable() const { return m_stageInMatches ? q(kMatch) : q(kStage); }
+
 QString BatchSql::matchCounts(bool targetKeysRepeat) const
 {
-    const QString updated = targetKeysRepeat ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.d = 1 THEN m.sid END)") : QStringLiteral("SUM(m.d)");
-    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("m")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN m.tid IS NULL THEN 1 ELSE 0 END), ")
+    const QString updated =
+        targetKeysRepeat ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.rewind_d = 1 THEN m.rewind_sid END)") : QStringLiteral("SUM(m.rewind_d)");
+    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("m")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN m.rewind_tid IS NULL THEN 1 ELSE 0 END), ")
            % updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m") % groupByPart(QStringLiteral("m"));
 }
 
@@ -413,7 +441,7 @@ QStringList BatchSql::createImagesIfMissing() const
     // Before-images of what a publish replaced, typed like the staged rows.
     return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) % QStringLiteral(" AS SELECT ")
             % columnList(QString(), m_columns) % QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType()
-            % QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0")};
+            % QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op FROM ") % stageTable() % QStringLiteral(" WHERE 1 = 0")};
 }
 
 QString BatchSql::saveImagesUpdated(QVariantList &binds) const
@@ -421,8 +449,8 @@ QString BatchSql::saveImagesUpdated(QVariantList &binds) const
     if (m_useMatches)
         return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
                % QStringLiteral(", ?, 'updated' FROM ") % qt(m_dataset->target) % QStringLiteral(" AS t WHERE ")
-               % m_db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" IN (SELECT m.tid FROM ") % q(kMatch)
-               % QStringLiteral(" AS m WHERE m.d = 1)");
+               % m_db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" IN (SELECT m.rewind_tid FROM ") % q(kMatch)
+               % QStringLiteral(" AS m WHERE m.rewind_d = 1)");
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
            % QStringLiteral(", ?, 'updated' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds)
            % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage)
@@ -434,7 +462,7 @@ QString BatchSql::saveImagesInserted() const
 {
     if (m_useMatches)
         return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_columns)
-               % QStringLiteral(", ?, 'inserted' FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ") % insertedByMatch();
+               % QStringLiteral(", ?, 'inserted' FROM ") % stageTable() % QStringLiteral(" AS s WHERE ") % insertedByMatch();
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_columns)
            % QStringLiteral(", ?, 'inserted' FROM ") % q(kStage) % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt()
            % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % u')';
@@ -449,16 +477,22 @@ QString BatchSql::saveImagesReplaced(QVariantList &binds) const
 QString BatchSql::mergeUpdate(const PartitionRef &p, QVariantList &binds) const
 {
     // Touches only rows whose values differ; the partition filter lets the
-    // target's partition index narrow the scan.
+    // target's partition index narrow the scan (by row identity, each
+    // changed row is one lookup: SQLite's rowid search, PostgreSQL's
+    // parameterized TID scan; EXPLAIN: neither reads the rest of the target).
     QStringList sets;
     for (const QString &c : m_values)
         sets << q(c) % QStringLiteral(" = s.") % q(c);
     if (m_useMatches) {
         const SqlDialect &d = m_db.dialect();
-        return QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ")
-               % QStringLiteral(" FROM (SELECT m.tid AS rewind_tid, ") % columnList(QStringLiteral("x"), m_values) % QStringLiteral(" FROM ")
-               % q(kMatch) % QStringLiteral(" AS m JOIN ") % q(kStage) % QStringLiteral(" AS x ON ") % d.rowIdentity(QStringLiteral("x"))
-               % QStringLiteral(" = m.sid WHERE m.d = 1) AS s WHERE ") % d.rowIdentity(QStringLiteral("t")) % QStringLiteral(" = s.rewind_tid");
+        const QString changed = m_stageInMatches
+                                    ? QString(QStringLiteral("SELECT m.rewind_tid, ") % columnList(QStringLiteral("m"), m_values) % QStringLiteral(" FROM ")
+                                              % q(kMatch) % QStringLiteral(" AS m WHERE m.rewind_d = 1"))
+                                    : QString(QStringLiteral("SELECT m.rewind_tid, ") % columnList(QStringLiteral("x"), m_values) % QStringLiteral(" FROM ")
+                                              % q(kMatch) % QStringLiteral(" AS m JOIN ") % q(kStage) % QStringLiteral(" AS x ON ")
+                                              % d.rowIdentity(QStringLiteral("x")) % QStringLiteral(" = m.rewind_sid WHERE m.rewind_d = 1"));
+        return QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ") % QStringLiteral(" FROM (")
+               % changed % QStringLiteral(") AS s WHERE ") % d.rowIdentity(QStringLiteral("t")) % QStringLiteral(" = s.rewind_tid");
     }
     return QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ") % QStringLiteral(" FROM ")
            % q(kStage) % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(" AND ")
@@ -467,15 +501,17 @@ QString BatchSql::mergeUpdate(const PartitionRef &p, QVariantList &binds) const
 
 QString BatchSql::insertedByMatch() const
 {
-    return m_db.dialect().rowIdentity(QStringLiteral("s")) % QStringLiteral(" IN (SELECT m.sid FROM ") % q(kMatch)
-           % QStringLiteral(" AS m WHERE m.tid IS NULL)");
+    if (m_stageInMatches) // an unmatched staged row is one row of rewind_match
+        return QStringLiteral("s.rewind_tid IS NULL");
+    return m_db.dialect().rowIdentity(QStringLiteral("s")) % QStringLiteral(" IN (SELECT m.rewind_sid FROM ") % q(kMatch)
+           % QStringLiteral(" AS m WHERE m.rewind_tid IS NULL)");
 }
 
 QString BatchSql::mergeInsert() const
 {
     if (m_useMatches)
         return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
-               % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
+               % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % stageTable()
                % QStringLiteral(" AS s WHERE ") % insertedByMatch();
     return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
            % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
