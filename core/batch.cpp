@@ -156,9 +156,22 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
 {
     QVariantList binds;
     phase(QStringLiteral("stage"));
-    const QStringList stage = sql.createStage(scope, binds);
+    const bool overwrite = dataset.write == QLatin1String("overwrite_partition");
+    // A merge publish into an indexed target works by row identity (no stage
+    // index); with no gates and no samples to read the stage, the staged
+    // rows are written once, already joined to their target rows.
+    const bool useMatches = publish && !overwrite && !sql.isScd2() && sql.readsTargetDirectly();
+    // Only on PostgreSQL: measured on 19,000 staged rows of a 570,000-row
+    // target, about 150 ms against 250 ms for stage then match there; on
+    // SQLite 0.14-0.20 CPU s against 0.12-0.15 (the window co-routine under
+    // the join costs more than the second pass), so SQLite keeps two.
+    const bool stageInMatches = useMatches && dataset.checks.empty() && options.samples == 0 && scope.size() == 1
+                                && db.dialect().kind() == SqlDialect::Kind::Postgres;
+    sql.setUseMatches(useMatches);
+    sql.setStageInMatches(stageInMatches);
+    const QStringList stage = stageInMatches ? sql.createStageWithMatches(scope, binds) : sql.createStage(scope, binds);
     for (qsizetype i = 0; i < stage.size(); ++i)
-        if (auto r = db.exec(stage[i], i == 1 ? binds : QVariantList()); !r)
+        if (auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList()); !r)
             return fail(r.error());
     failpoint("after-stage");
     // Staged rows per partition; one partition's is a count the engine keeps.
@@ -174,10 +187,6 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (!dedupedCounts)
         return fail(dedupedCounts.error());
     const QHash<QString, QList<qint64>> deduped = *dedupedCounts;
-    const bool overwrite = dataset.write == QLatin1String("overwrite_partition");
-    // A merge publish into an indexed target works by row identity (no stage index).
-    const bool useMatches = publish && !overwrite && !sql.isScd2() && sql.readsTargetDirectly();
-    sql.setUseMatches(useMatches);
     if (!dataset.checks.empty() || sql.isScd2() || (publish && !useMatches) || (overwrite && options.samples > 0))
         if (auto r = db.exec(sql.indexStage()); !r)
             return fail(r.error());
@@ -214,7 +223,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (!stagedCounts)
         return fail(stagedCounts.error());
     const QHash<QString, QList<qint64>> staged = *stagedCounts;
-    if (useMatches) {
+    if (useMatches && !stageInMatches) {
         binds.clear();
         const QStringList matches = sql.createMatches(binds);
         for (qsizetype i = 0; i < matches.size(); ++i)

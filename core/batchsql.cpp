@@ -14,7 +14,7 @@ const QString kMatch = QStringLiteral("rewind_match");
 Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
 {
     BatchSql sql(db, dataset);
-    auto columns = db.selectColumns(sourceSelect(dataset, db));
+    auto columns = db.selectColumns(sourceSelect(dataset, db), &sql.m_columnTypes);
     if (!columns)
         return fail(columns.error());
     sql.m_columns = *columns;
@@ -175,7 +175,7 @@ QString BatchSql::fingerprintExpr() const
         cols << q(c);
     const SqlDialect &d = m_db.dialect();
     return d.castText(QStringLiteral("COUNT(*)")) % QStringLiteral(" || ':' || ")
-           % d.castText(QStringLiteral("COALESCE(SUM(") % d.rowHash(cols) % QStringLiteral("), 0)"));
+           % d.castText(QStringLiteral("COALESCE(SUM(") % d.rowHash(cols, m_columnTypes) % QStringLiteral("), 0)"));
 }
 
 QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantList &binds) const
@@ -186,7 +186,12 @@ QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantLi
 
 QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVariantList &binds) const
 {
-    const SqlDialect &d = m_db.dialect();
+    const QString select = stageSelect(scope, binds);
+    return {m_db.dialect().dropTempTable(kStage), QStringLiteral("CREATE TEMP TABLE ") % q(kStage) % QStringLiteral(" AS ") % select};
+}
+
+QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantList &binds) const
+{
     QString select;
     if (m_dataset->key.isEmpty()) {
         select = QStringLiteral("SELECT ") % stagedColumnList() % QStringLiteral(" FROM (") % scopedSource(scope, binds)
@@ -214,7 +219,7 @@ QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVaria
                  % QStringLiteral(" ORDER BY ") % orderBy.join(u", ") % QStringLiteral(") AS rewind_rn FROM (")
                  % scopedSource(scope, binds) % QStringLiteral(") AS s) AS ranked WHERE rewind_rn = 1");
     }
-    return {d.dropTempTable(kStage), QStringLiteral("CREATE TEMP TABLE ") % q(kStage) % QStringLiteral(" AS ") % select};
+    return select;
 }
 
 QString BatchSql::indexStage() const
@@ -299,7 +304,12 @@ QString BatchSql::stagedCounts() const
            % QStringLiteral(" AS s") % groupByPart(QStringLiteral("s"));
 }
 
-QString BatchSql::stagedTotal() const { return QStringLiteral("SELECT COUNT(*) FROM ") % q(kStage); }
+QString BatchSql::stagedTotal() const
+{
+    if (m_stageInMatches)
+        return QStringLiteral("SELECT COALESCE(MAX(rewind_sid), 0) FROM ") % q(kMatch);
+    return QStringLiteral("SELECT COUNT(*) FROM ") % q(kStage);
+}
 
 QString BatchSql::targetCounts(QVariantList &binds) const
 {
@@ -337,44 +347,72 @@ QStringList BatchSql::createMatches(QVariantList &binds) const
     const QString part = m_dataset->partitioned() ? QString(partExpr(QStringLiteral("s")) % QStringLiteral(" AS ") % q(m_dataset->partitionColumn) % QStringLiteral(", "))
                                                   : QString();
     return {d.dropTempTable(kMatch), QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") % part
-           % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS sid, ") % tid % QStringLiteral(" AS tid, CASE WHEN ") % tid
+           % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS rewind_sid, ") % tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid
            % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
-           % QStringLiteral(" THEN 1 ELSE 0 END AS d FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % qt(m_dataset->target)
+           % QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % qt(m_dataset->target)
            % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inScope};
 }
 
+QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &scope, QVariantList &binds) const
+{
+    const SqlDialect &d = m_db.dialect();
+    const QString select = stageSelect(scope, binds); // binds in statement order: the source's scope, then the target's
+    const QString inScope = scopePredicate(QStringLiteral("t"), scope, binds);
+    const QString tid = d.rowIdentity(QStringLiteral("t"));
+    return {d.dropTempTable(kStage), d.dropTempTable(kMatch),
+            QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") % columnList(QStringLiteral("s"), m_columns)
+                % QStringLiteral(", s.rewind_sid, ") % tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid % QStringLiteral(" IS NOT NULL AND ")
+                % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM (SELECT ")
+                % columnList(QStringLiteral("x"), m_columns) % QStringLiteral(", ROW_NUMBER() OVER () AS rewind_sid FROM (") % select
+                % QStringLiteral(") AS x) AS s LEFT JOIN ") % qt(m_dataset->target) % QStringLiteral(" AS t ON ")
+                % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inScope};
+}
+
+QString BatchSql::stageTable() const { return m_stageInMatches ? q(kMatch) : q(kStage); }
+
 QString BatchSql::matchCounts(bool targetKeysRepeat) const
 {
-    const QString updated = targetKeysRepeat ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.d = 1 THEN m.sid END)") : QStringLiteral("SUM(m.d)");
-    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("m")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN m.tid IS NULL THEN 1 ELSE 0 END), ")
+    const QString updated =
+        targetKeysRepeat ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.rewind_d = 1 THEN m.rewind_sid END)") : QStringLiteral("SUM(m.rewind_d)");
+    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("m")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN m.rewind_tid IS NULL THEN 1 ELSE 0 END), ")
            % updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m") % groupByPart(QStringLiteral("m"));
 }
 
+// The samples' target side is restricted to the sample's partition too (the
+// key match implies it), as in diffCounts: PostgreSQL cannot probe an index
+// with the null-safe key match and would read the whole target otherwise.
 QString BatchSql::sampleInserted(const PartitionRef &p, QVariantList &binds) const
 {
+    const QString where = partitionFilter(QStringLiteral("s"), p, binds);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
-           % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("s"), p, binds) % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
-           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))
-           % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
+           % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
+           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ")
+           % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key)
+           % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::sampleUpdated(const PartitionRef &p, QVariantList &binds) const
 {
+    const QString where = partitionFilter(QStringLiteral("s"), p, binds);
+    const QString inPart = partitionFilter(QStringLiteral("t"), p, binds);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", ")
            % columnList(QStringLiteral("t"), m_columns) % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s JOIN ") % tgt()
            % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" WHERE ")
-           % partitionFilter(QStringLiteral("s"), p, binds) % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
-           % QStringLiteral(" ORDER BY ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
+           % where % QStringLiteral(" AND ") % inPart % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" ORDER BY ")
+           % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::sampleUnchanged(const PartitionRef &p, QVariantList &binds) const
 {
+    const QString where = partitionFilter(QStringLiteral("s"), p, binds);
+    const QString inPart1 = partitionFilter(QStringLiteral("t"), p, binds);
+    const QString inPart2 = partitionFilter(QStringLiteral("t"), p, binds);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
-           % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("s"), p, binds) % QStringLiteral(" AND EXISTS (SELECT 1 FROM ")
-           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ")
-           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ")
-           % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key)
-           % QStringLiteral(" LIMIT ?");
+           % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND EXISTS (SELECT 1 FROM ")
+           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inPart1
+           % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))
+           % QStringLiteral(" AND ") % inPart2 % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
+           % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::sampleDeleted(const PartitionRef &p, QVariantList &binds) const
@@ -435,7 +473,7 @@ QStringList BatchSql::createImagesIfMissing() const
     // Before-images of what a publish replaced, typed like the staged rows.
     return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) % QStringLiteral(" AS SELECT ")
             % columnList(QString(), m_columns) % QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType()
-            % QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0")};
+            % QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op FROM ") % stageTable() % QStringLiteral(" WHERE 1 = 0")};
 }
 
 QString BatchSql::saveImagesUpdated(QVariantList &binds) const
@@ -443,8 +481,8 @@ QString BatchSql::saveImagesUpdated(QVariantList &binds) const
     if (m_useMatches)
         return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
                % QStringLiteral(", ?, 'updated' FROM ") % qt(m_dataset->target) % QStringLiteral(" AS t WHERE ")
-               % m_db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" IN (SELECT m.tid FROM ") % q(kMatch)
-               % QStringLiteral(" AS m WHERE m.d = 1)");
+               % m_db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" IN (SELECT m.rewind_tid FROM ") % q(kMatch)
+               % QStringLiteral(" AS m WHERE m.rewind_d = 1)");
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
            % QStringLiteral(", ?, 'updated' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds)
            % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage)
@@ -456,7 +494,7 @@ QString BatchSql::saveImagesInserted() const
 {
     if (m_useMatches)
         return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_columns)
-               % QStringLiteral(", ?, 'inserted' FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ") % insertedByMatch();
+               % QStringLiteral(", ?, 'inserted' FROM ") % stageTable() % QStringLiteral(" AS s WHERE ") % insertedByMatch();
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_columns)
            % QStringLiteral(", ?, 'inserted' FROM ") % q(kStage) % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt()
            % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % u')';
@@ -471,16 +509,22 @@ QString BatchSql::saveImagesReplaced(QVariantList &binds) const
 QString BatchSql::mergeUpdate(const PartitionRef &p, QVariantList &binds) const
 {
     // Touches only rows whose values differ; the partition filter lets the
-    // target's partition index narrow the scan.
+    // target's partition index narrow the scan (by row identity, each
+    // changed row is one lookup: SQLite's rowid search, PostgreSQL's
+    // parameterized TID scan; EXPLAIN: neither reads the rest of the target).
     QStringList sets;
     for (const QString &c : m_values)
         sets << q(c) % QStringLiteral(" = s.") % q(c);
     if (m_useMatches) {
         const SqlDialect &d = m_db.dialect();
-        return QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ")
-               % QStringLiteral(" FROM (SELECT m.tid AS rewind_tid, ") % columnList(QStringLiteral("x"), m_values) % QStringLiteral(" FROM ")
-               % q(kMatch) % QStringLiteral(" AS m JOIN ") % q(kStage) % QStringLiteral(" AS x ON ") % d.rowIdentity(QStringLiteral("x"))
-               % QStringLiteral(" = m.sid WHERE m.d = 1) AS s WHERE ") % d.rowIdentity(QStringLiteral("t")) % QStringLiteral(" = s.rewind_tid");
+        const QString changed = m_stageInMatches
+                                    ? QString(QStringLiteral("SELECT m.rewind_tid, ") % columnList(QStringLiteral("m"), m_values) % QStringLiteral(" FROM ")
+                                              % q(kMatch) % QStringLiteral(" AS m WHERE m.rewind_d = 1"))
+                                    : QString(QStringLiteral("SELECT m.rewind_tid, ") % columnList(QStringLiteral("x"), m_values) % QStringLiteral(" FROM ")
+                                              % q(kMatch) % QStringLiteral(" AS m JOIN ") % q(kStage) % QStringLiteral(" AS x ON ")
+                                              % d.rowIdentity(QStringLiteral("x")) % QStringLiteral(" = m.rewind_sid WHERE m.rewind_d = 1"));
+        return QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ") % QStringLiteral(" FROM (")
+               % changed % QStringLiteral(") AS s WHERE ") % d.rowIdentity(QStringLiteral("t")) % QStringLiteral(" = s.rewind_tid");
     }
     return QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ") % QStringLiteral(" FROM ")
            % q(kStage) % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(" AND ")
@@ -489,15 +533,17 @@ QString BatchSql::mergeUpdate(const PartitionRef &p, QVariantList &binds) const
 
 QString BatchSql::insertedByMatch() const
 {
-    return m_db.dialect().rowIdentity(QStringLiteral("s")) % QStringLiteral(" IN (SELECT m.sid FROM ") % q(kMatch)
-           % QStringLiteral(" AS m WHERE m.tid IS NULL)");
+    if (m_stageInMatches) // an unmatched staged row is one row of rewind_match
+        return QStringLiteral("s.rewind_tid IS NULL");
+    return m_db.dialect().rowIdentity(QStringLiteral("s")) % QStringLiteral(" IN (SELECT m.rewind_sid FROM ") % q(kMatch)
+           % QStringLiteral(" AS m WHERE m.rewind_tid IS NULL)");
 }
 
 QString BatchSql::mergeInsert() const
 {
     if (m_useMatches)
         return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
-               % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
+               % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % stageTable()
                % QStringLiteral(" AS s WHERE ") % insertedByMatch();
     return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
            % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)

@@ -38,6 +38,7 @@ public:
     QString fingerprintExpr() const;
 
     QStringList createStage(const std::vector<PartitionRef> &scope, QVariantList &binds) const; // last one takes binds
+    QString stageSelect(const std::vector<PartitionRef> &scope, QVariantList &binds) const; // the staged rows
     // The staged rows' (partition, key) index: lookups from the target into
     // the stage (before-images, publish, deleted samples, gates, scd2) need it;
     // the diff, which probes the target, does not.
@@ -55,6 +56,14 @@ public:
     QStringList createMatches(QVariantList &binds) const; // last one takes binds
     QString matchCounts(bool targetKeysRepeat) const; // like diffCounts
     void setUseMatches(bool on) const { m_useMatches = on; }
+    // The same in one statement with the stage: rewind_match holds the staged
+    // rows themselves (each numbered 1..n as rewind_sid) joined to their
+    // target rows, and no rewind_stage is written (one write and one read of
+    // the staged rows less). For a one-partition merge publish with no gates
+    // and no samples (which read rewind_stage); implies setUseMatches(true)
+    // and needs readsTargetDirectly(). stagedTotal() then reads n.
+    QStringList createStageWithMatches(const std::vector<PartitionRef> &scope, QVariantList &binds) const; // last one takes binds
+    void setStageInMatches(bool on) const { m_stageInMatches = on; }
 
     // Per partition (label, is-null): staged rows.
     QString stagedCounts() const;
@@ -148,6 +157,7 @@ private:
     QString tgt() const;
     QString tgtScope(const QString &qualifier, QVariantList &binds) const;
     QString insertedByMatch() const; // staged rows (alias s) that matched no target row
+    QString stageTable() const;      // rewind_stage, or rewind_match when it holds the staged rows
 
     Database m_db;
     const DatasetSpec *m_dataset;
@@ -155,12 +165,14 @@ private:
     mutable bool m_direct = false;                 // this scope reads the target directly
     mutable std::vector<PartitionRef> m_tgtScope; // the scope of the last createTargetCopy
     QStringList m_columns; // as the source / transform yields them
+    QList<int> m_columnTypes; // their engine type ids (Database::selectColumns)
     QStringList m_key;     // dataset key, or every column when it has none
     QHash<QString, QString> m_types; // the target's column types, by name (empty before it exists)
     QHash<QString, QString> m_casts; // target types the stage casts source columns to, by name
     QStringList m_values;  // columns that are neither key nor partition
     bool m_targetExists = false;
     mutable bool m_useMatches = false; // publish statements read rewind_match
+    mutable bool m_stageInMatches = false; // ... which holds the staged rows (createStageWithMatches)
 };
 
 } // namespace rw

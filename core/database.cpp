@@ -525,15 +525,18 @@ Result<QString> Database::quotedRelation(const QString &name) const
     return quoteTable(name);
 }
 
-Result<QStringList> Database::selectColumns(const QString &select) const
+Result<QStringList> Database::selectColumns(const QString &select, QList<int> *nativeTypes) const
 {
     auto query = exec(QStringLiteral("SELECT * FROM (") % select % QStringLiteral(") AS rewind_probe LIMIT 0"));
     if (!query)
         return fail(Error::badInput(query.error().message));
     QStringList names;
     const QSqlRecord record = query->record();
-    for (int i = 0; i < record.count(); ++i)
+    for (int i = 0; i < record.count(); ++i) {
         names << record.fieldName(i);
+        if (nativeTypes)
+            *nativeTypes << record.field(i).typeID();
+    }
     return names;
 }
 

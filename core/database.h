@@ -81,7 +81,10 @@ public:
     // The quoted name of an existing relation, or a BadInput error naming it.
     Result<QString> quotedRelation(const QString &name) const;
     // The columns a SELECT yields, by running it with LIMIT 0.
-    Result<QStringList> selectColumns(const QString &select) const;
+    // The column names a SELECT yields; `nativeTypes`, when given, gets each
+    // column's engine type id as the driver reports it (PostgreSQL: the type
+    // OID; -1 when unknown).
+    Result<QStringList> selectColumns(const QString &select, QList<int> *nativeTypes = nullptr) const;
 
     // Runs `attempt` (typically a writeTransaction) again while it fails with a
     // transient lock error, with exponential backoff and jitter (100 ms

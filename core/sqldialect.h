@@ -89,6 +89,14 @@ public:
     // A deterministic 32-bit hash of a row's values, NULL-aware: summed over
     // rows it is an order-independent checksum.
     virtual QString rowHash(const QStringList &quotedExpressions) const = 0;
+    // rowHash of columns whose engine type ids (Database::selectColumns'
+    // nativeTypes; -1 unknown) are `nativeTypes`: the engine may pick a
+    // cheaper hash when it knows every type has one.
+    virtual QString rowHash(const QStringList &quotedExpressions, const QList<int> &nativeTypes) const
+    {
+        Q_UNUSED(nativeTypes);
+        return rowHash(quotedExpressions);
+    }
 
     // The value at `path` (an SQL expression holding a JSON path like
     // '$.a.b') of the JSON text `document`: a number or text, NULL when absent.
