@@ -169,6 +169,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
                                 && db.dialect().kind() == SqlDialect::Kind::Postgres;
     sql.setUseMatches(useMatches);
     sql.setStageInMatches(stageInMatches);
+    sql.setStageKeysNotNull(false);
     const QStringList stage = stageInMatches ? sql.createStageWithMatches(scope, binds) : sql.createStage(scope, binds);
     for (qsizetype i = 0; i < stage.size(); ++i)
         if (auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList()); !r)
@@ -212,6 +213,12 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
             r.duplicatesDropped = r.sourceRows - deduped.value(key, {0}).value(0);
         }
         return parts;
+    }
+    if (!stageInMatches) {
+        auto nullKey = db.exec(sql.stageKeysNullProbe());
+        if (!nullKey)
+            return fail(nullKey.error());
+        sql.setStageKeysNotNull(!nullKey->next());
     }
     binds.clear();
     const QStringList copy = sql.createTargetCopy(scope, binds);

@@ -279,6 +279,29 @@ QString BatchSql::keyMatch(const QString &a, const QString &b) const
     return terms.join(QStringLiteral(" AND "));
 }
 
+QString BatchSql::stageKeyMatch(const QString &a) const
+{
+    const QString s = QStringLiteral("s");
+    if (!m_stageKeysNotNull)
+        return keyMatch(a, s);
+    QStringList terms;
+    if (m_dataset->partitioned())
+        terms << partExpr(a) % QStringLiteral(" = ") % partExpr(s);
+    for (const QString &k : m_key)
+        terms << a % u'.' % q(k) % QStringLiteral(" = s.") % q(k);
+    return terms.join(QStringLiteral(" AND "));
+}
+
+QString BatchSql::stageKeysNullProbe() const
+{
+    QStringList terms;
+    if (m_dataset->partitioned())
+        terms << partExpr(QString()) % QStringLiteral(" IS NULL");
+    for (const QString &k : m_key)
+        terms << q(k) % QStringLiteral(" IS NULL");
+    return QStringLiteral("SELECT 1 FROM ") % q(kStage) % QStringLiteral(" WHERE ") % terms.join(QStringLiteral(" OR ")) % QStringLiteral(" LIMIT 1");
+}
+
 QString BatchSql::keyEqual(const QString &a, const QString &b) const
 {
     const SqlDialect &d = m_db.dialect();
@@ -335,7 +358,7 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds) const
                                              : QString(QStringLiteral("SUM(CASE WHEN ") % differs % QStringLiteral(" THEN 1 ELSE 0 END)"));
     return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN ") % tid
            % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ")
-           % tgt() % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inScope
+           % tgt() % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope
            % groupByPart(QStringLiteral("s"));
 }
 
@@ -350,7 +373,7 @@ QStringList BatchSql::createMatches(QVariantList &binds) const
            % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS rewind_sid, ") % tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid
            % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
            % QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % qt(m_dataset->target)
-           % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inScope};
+           % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope};
 }
 
 QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &scope, QVariantList &binds) const
@@ -386,7 +409,7 @@ QString BatchSql::sampleInserted(const PartitionRef &p, QVariantList &binds) con
     const QString where = partitionFilter(QStringLiteral("s"), p, binds);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
-           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ")
+           % tgt() % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
            % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key)
            % QStringLiteral(" LIMIT ?");
 }
@@ -397,7 +420,7 @@ QString BatchSql::sampleUpdated(const PartitionRef &p, QVariantList &binds) cons
     const QString inPart = partitionFilter(QStringLiteral("t"), p, binds);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", ")
            % columnList(QStringLiteral("t"), m_columns) % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s JOIN ") % tgt()
-           % QStringLiteral(" AS t ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" WHERE ")
+           % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" WHERE ")
            % where % QStringLiteral(" AND ") % inPart % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" ORDER BY ")
            % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
 }
@@ -409,8 +432,8 @@ QString BatchSql::sampleUnchanged(const PartitionRef &p, QVariantList &binds) co
     const QString inPart2 = partitionFilter(QStringLiteral("t"), p, binds);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND EXISTS (SELECT 1 FROM ")
-           % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inPart1
-           % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))
+           % tgt() % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inPart1
+           % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t"))
            % QStringLiteral(" AND ") % inPart2 % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
            % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
 }
@@ -419,7 +442,7 @@ QString BatchSql::sampleDeleted(const PartitionRef &p, QVariantList &binds) cons
 {
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), m_columns) % QStringLiteral(" FROM ") % tgt()
            % QStringLiteral(" AS t WHERE ") % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
-           % q(kStage) % QStringLiteral(" AS s WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s"))
+           % q(kStage) % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t"))
            % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("t"), m_key) % QStringLiteral(" LIMIT ?");
 }
 
@@ -486,7 +509,7 @@ QString BatchSql::saveImagesUpdated(QVariantList &binds) const
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
            % QStringLiteral(", ?, 'updated' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds)
            % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage)
-           % QStringLiteral(" AS s WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ")
+           % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
            % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % u')';
 }
 
@@ -497,7 +520,7 @@ QString BatchSql::saveImagesInserted() const
                % QStringLiteral(", ?, 'inserted' FROM ") % stageTable() % QStringLiteral(" AS s WHERE ") % insertedByMatch();
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_columns)
            % QStringLiteral(", ?, 'inserted' FROM ") % q(kStage) % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt()
-           % QStringLiteral(" AS t WHERE ") % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % u')';
+           % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')';
 }
 
 QString BatchSql::saveImagesReplaced(QVariantList &binds) const
@@ -528,7 +551,7 @@ QString BatchSql::mergeUpdate(const PartitionRef &p, QVariantList &binds) const
     }
     return QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ") % QStringLiteral(" FROM ")
            % q(kStage) % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(" AND ")
-           % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
+           % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
 }
 
 QString BatchSql::insertedByMatch() const
@@ -548,7 +571,7 @@ QString BatchSql::mergeInsert() const
     return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
            % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ")
-           % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % u')';
+           % stageKeyMatch(QStringLiteral("t")) % u')';
 }
 
 QString BatchSql::overwriteDelete(const PartitionRef &p, QVariantList &binds) const

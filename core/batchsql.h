@@ -135,6 +135,14 @@ public:
     QString targetCast(const QString &column) const { return m_casts.value(column); }
 
     QString keyMatch(const QString &a, const QString &b) const; // partition + key, null-safe
+    // keyMatch of `a` with the staged row `s`: plain equality once
+    // setStageKeysNotNull(true) says no staged partition or key is NULL, where
+    // it means the same and, unlike PostgreSQL's null-safe spelling, lets the
+    // planner hash join on the columns themselves and probe their index.
+    QString stageKeyMatch(const QString &a) const;
+    // One row when a staged row's partition or a key column is NULL.
+    QString stageKeysNullProbe() const;
+    void setStageKeysNotNull(bool on) const { m_stageKeysNotNull = on; }
     QString keyEqual(const QString &a, const QString &b) const; // key only, null-safe
     QString rowsDiffer(const QString &a, const QString &b) const;
     QString partExpr(const QString &qualifier) const;      // the partition column or NULL
@@ -173,6 +181,7 @@ private:
     bool m_targetExists = false;
     mutable bool m_useMatches = false; // publish statements read rewind_match
     mutable bool m_stageInMatches = false; // ... which holds the staged rows (createStageWithMatches)
+    mutable bool m_stageKeysNotNull = false; // no staged row has a NULL partition or key (stageKeysNullProbe)
 };
 
 } // namespace rw
