@@ -29,6 +29,29 @@
 
 namespace rw {
 
+namespace {
+
+// The pages' stack, sized by the page on show only. QStackedWidget asks every
+// page for its size hints, so each layout pass of the window (a label that
+// changes during a run is enough) laid out the word-wrapped text of all eight
+// pages: 20-35 ms of the GUI thread each time, measured with bench/gui.
+class PageStack : public QStackedWidget {
+public:
+    PageStack()
+    {
+        connect(this, &QStackedWidget::currentChanged, this, [this] { updateGeometry(); });
+    }
+    QSize sizeHint() const override { return currentWidget() ? currentWidget()->sizeHint() : QStackedWidget::sizeHint(); }
+    QSize minimumSizeHint() const override
+    {
+        return currentWidget() ? currentWidget()->minimumSizeHint() : QStackedWidget::minimumSizeHint();
+    }
+    bool hasHeightForWidth() const override { return currentWidget() && currentWidget()->hasHeightForWidth(); }
+    int heightForWidth(int width) const override { return currentWidget() ? currentWidget()->heightForWidth(width) : -1; }
+};
+
+} // namespace
+
 QStringList MainWindow::availablePages()
 {
     return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("lag"),
@@ -42,7 +65,7 @@ QStringList MainWindow::plannedPages()
 }
 
 MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), m_navigator(new Navigator), m_stack(new QStackedWidget), m_welcome(nullptr),
+    : QMainWindow(parent), m_navigator(new Navigator), m_stack(new PageStack), m_welcome(nullptr),
       m_welcomeText(nullptr), m_partitionsPage(new PartitionsPage), m_streamPage(new StreamPage),
       m_previewPage(new PreviewPage), m_runsPage(new RunsPage), m_auditPage(new AuditPage), m_recoverPage(new RecoverPage),
       m_lagPage(new LagPage), m_dlqPage(new DlqPage), m_runManager(new RunManager(this)),
