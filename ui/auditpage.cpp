@@ -79,6 +79,7 @@ AuditPage::AuditPage(QWidget *parent)
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(AuditModel::IdColumn, Qt::DescendingOrder);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    measureFirstRowsOnly(m_view);
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
     m_view->verticalHeader()->hide();

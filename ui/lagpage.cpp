@@ -117,6 +117,7 @@ LagPage::LagPage(QWidget *parent)
     m_view->sortByColumn(LagPartitionsModel::PartitionColumn, Qt::AscendingOrder);
     m_view->setColumnHidden(LagPartitionsModel::P50Column, true); // a tile, and in the strip's tooltip
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    measureFirstRowsOnly(m_view);
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
     m_view->verticalHeader()->hide();

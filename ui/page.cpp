@@ -1,6 +1,15 @@
 #include "page.h"
 
+#include <QHeaderView>
+#include <QTableView>
+
 namespace rw {
+
+void measureFirstRowsOnly(QTableView *view)
+{
+    constexpr int kMeasuredRows = 50;
+    view->horizontalHeader()->setResizeContentsPrecision(kMeasuredRows);
+}
 
 quint64 Page::beginLoad(const QString &what)
 {

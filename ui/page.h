@@ -2,7 +2,14 @@
 
 #include <QWidget>
 
+class QTableView;
+
 namespace rw {
+
+// Makes `view` fit its columns to the contents (resizeColumnsToContents) of
+// its first rows only: measuring every cell of a few hundred rows held the
+// GUI thread for tens of milliseconds each time.
+void measureFirstRowsOnly(QTableView *view);
 
 // A page of the console's right-hand stack. Pages load their data off the
 // GUI thread; each request carries a generation and only the answer to the

@@ -160,6 +160,7 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(PartitionsModel::PartitionColumn, Qt::DescendingOrder); // most recent first
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    measureFirstRowsOnly(m_view);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->setAlternatingRowColors(true);
     m_view->setShowGrid(true); // faint lines keep right-aligned numbers apart from the next column

@@ -78,6 +78,7 @@ RunsPage::RunsPage(QWidget *parent)
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(RunsModel::RunColumn, Qt::DescendingOrder);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    measureFirstRowsOnly(m_view);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
