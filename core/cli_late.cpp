@@ -163,7 +163,11 @@ Status runFinalize(Context &ctx)
         const FinalizeResult &r = *result;
         ctx.out << r.dataset << ": watermark " << (r.watermarkMs ? isoUtc(*r.watermarkMs) : QStringLiteral("(no event time)"))
                 << " = max event time " << (r.maxEventMs ? isoUtc(*r.maxEventMs) : QStringLiteral("-")) << " - "
-                << timeutil::formatDuration(r.allowedLatenessSeconds) << "\n\n";
+                << timeutil::formatDuration(r.allowedLatenessSeconds) << '\n';
+        if (r.futureEvents > 0)
+            ctx.out << "  " << r.futureEvents << (r.futureEvents == 1 ? " event has its" : " events have their")
+                    << " event time after now: ignored for the watermark (a producer's clock, or a wrong time zone?)\n";
+        ctx.out << '\n';
         auto line = [&](const char *title, const QStringList &values) {
             ctx.out << "  " << QString::fromLatin1(title).leftJustified(26) << (values.isEmpty() ? QStringLiteral("-") : values.join(QStringLiteral(", ")))
                     << '\n';

@@ -57,15 +57,24 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
     result.dataset = dataset.name;
     result.allowedLatenessSeconds = *dataset.allowedLatenessSeconds;
 
-    // The watermark: one aggregate over the source's event times.
-    auto maxEvent = db.scalar(QStringLiteral("SELECT MAX(") % db.dialect().epochMs(db.quote(dataset.eventTime)) % QStringLiteral(") FROM (")
-                              % sourceSelect(dataset, db) % QStringLiteral(") AS src"));
+    // The watermark: one aggregate over the source's event times, those
+    // not after now (a clock or parsing error in the future would pass
+    // every day up to it).
+    const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+    auto maxEvent = db.exec(QStringLiteral("SELECT MAX(CASE WHEN e <= ? THEN e END), SUM(CASE WHEN e > ? THEN 1 ELSE 0 END) FROM (SELECT ")
+                                % db.dialect().epochMs(db.quote(dataset.eventTime)) % QStringLiteral(" AS e FROM (") % sourceSelect(dataset, db)
+                                % QStringLiteral(") AS src) AS t"),
+                            {nowMs, nowMs});
     if (!maxEvent)
         return fail(maxEvent.error());
-    if (!maxEvent->isNull()) {
-        result.maxEventMs = maxEvent->toLongLong();
-        result.watermarkMs = *result.maxEventMs - *dataset.allowedLatenessSeconds * 1000;
+    if (maxEvent->next()) {
+        if (!maxEvent->value(0).isNull()) {
+            result.maxEventMs = maxEvent->value(0).toLongLong();
+            result.watermarkMs = *result.maxEventMs - *dataset.allowedLatenessSeconds * 1000;
+        }
+        result.futureEvents = maxEvent->value(1).toLongLong();
     }
+    maxEvent->finish(); // an open read would lock the temporary tables the publish drops (SQLite)
 
     auto parts = listPartitions(db, dataset);
     if (!parts)
@@ -179,6 +188,7 @@ Json toJson(const FinalizeResult &r)
         {"executed", r.executed},
         {"allowed_lateness_seconds", r.allowedLatenessSeconds},
         {"max_event_time", r.maxEventMs ? Json(isoUtc(*r.maxEventMs).toStdString()) : Json(nullptr)},
+        {"future_events", r.futureEvents},
         {"already_final", list(r.alreadyFinal)},
         {"undated", undated},
         {"failed", list(r.failed)},

@@ -16,7 +16,9 @@ namespace rw {
 //
 // The watermark is max(event_time) over the dataset's source minus
 // allowed_lateness (event times parsed as lag parses them: ISO-8601 in any
-// zone form, or epoch seconds; unparseable ones are ignored). A day partition
+// zone form, or epoch seconds; unparseable ones are ignored). Event times
+// after the moment it is computed are ignored too, and counted: one event a
+// producer stamped in 2099 would otherwise finalize every day until then. A day partition
 // (value 'YYYY-MM-DD', a UTC day) is final once the watermark reaches its
 // end, the next midnight. Other partition values (and the single partition
 // of an unpartitioned dataset) are never finalized by the watermark: they are
@@ -42,6 +44,7 @@ struct FinalizeResult {
     qint64 allowedLatenessSeconds = 0;
     std::optional<qint64> maxEventMs;
     std::optional<qint64> watermarkMs; // empty when no event time parses
+    qint64 futureEvents = 0; // event times after the moment of computing: ignored
     // Each partition appears in exactly one list.
     QStringList finalized;    // dry run: would be published and marked final; executed: were
     QStringList provisional;  // day partitions the watermark has not passed

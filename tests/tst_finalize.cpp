@@ -148,6 +148,31 @@ private Q_SLOTS:
         QCOMPARE(again->provisional, QStringList{d4});
     }
 
+    // An event stamped far in the future (a producer's clock, a wrong time
+    // zone) does not move the watermark: it would finalize every day up to
+    // 2099, including days still receiving events. It is counted instead.
+    void eventTimeInTheFutureIsIgnoredAndCounted()
+    {
+        Fixture f;
+        QVERIFY(f.db().exec(QStringLiteral("INSERT INTO src VALUES (8, '2025-05-04', 'eu', '2099-01-01T00:00:00Z', '2025-05-04T02:10:00Z', 1)")));
+        auto dry = f.cli(QStringLiteral("finalize"), {QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--json")});
+        QCOMPARE(dry.exitCode, 0);
+        const Json j = Json::parse(dry.out.toStdString());
+        QCOMPARE(QString::fromStdString(j["watermark"].get<std::string>()), QStringLiteral("2025-05-04T00:00:00Z"));
+        QCOMPARE(QString::fromStdString(j["max_event_time"].get<std::string>()), QStringLiteral("2025-05-04T03:00:00Z"));
+        QCOMPARE(j["future_events"].get<qint64>(), 1);
+        QCOMPARE(strings(j["finalized"]), (QStringList{d1, d2, d3}));
+        QCOMPARE(strings(j["provisional"]), QStringList{d4});
+        auto text = f.cli(QStringLiteral("finalize"), {QStringLiteral("--dataset"), QStringLiteral("events")});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains(QStringLiteral("1 event has its event time after now")), qPrintable(text.out));
+        // Executed, the future event's day stays provisional.
+        auto run = f.cli(QStringLiteral("finalize"), {QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--execute"), QStringLiteral("--json")});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(f.statuses("events").value(d4), QStringLiteral("unloaded"));
+        QCOMPARE(f.count(QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE status = 'final'")), 3);
+    }
+
     void lateEventAfterFinalizationIsStaleThenBackfilledFinal()
     {
         Fixture f;
