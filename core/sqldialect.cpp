@@ -314,6 +314,17 @@ public:
         return QStringLiteral("SELECT 1 FROM pg_class AS c WHERE c.relname = CAST(? AS TEXT) AND c.relkind IN ")
                % relationKinds() % QStringLiteral(" AND pg_table_is_visible(c.oid)");
     }
+    // An unqualified name is created in current_schema(): the first schema
+    // of the search path that exists (NULL when none does). CREATE on the
+    // schema is what CREATE TABLE needs (PostgreSQL 15 no longer grants it
+    // on public to every role).
+    QString schemaForNewTable() const override
+    {
+        return QStringLiteral("SELECT r.s, CASE WHEN n.oid IS NULL THEN 0 ELSE 1 END, "
+                              "CASE WHEN n.oid IS NOT NULL AND has_schema_privilege(n.oid, 'CREATE') THEN 1 ELSE 0 END "
+                              "FROM (SELECT COALESCE(CAST(? AS TEXT), current_schema()) AS s) AS r "
+                              "LEFT JOIN pg_namespace AS n ON n.nspname = r.s");
+    }
     QString listIndexColumns() const override
     {
         return QStringLiteral("SELECT i.relname, k.n - 1, a.attname FROM pg_index AS x JOIN pg_class AS i ON i.oid = x.indexrelid "

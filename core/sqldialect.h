@@ -54,6 +54,14 @@ public:
     // one row when a visible relation is named by the whole dotted name.
     virtual QString visibleRelationNamed() const { return {}; }
 
+    // Where a new table goes, for names that may carry a schema. Null when
+    // they never do (SQLite); else a query, bound parameter: the schema a
+    // qualified name names, or NULL for an unqualified name, that yields one
+    // row: the schema the table would be created in (NULL when there is
+    // none), 1 when that schema exists, 1 when this session may create
+    // tables in it.
+    virtual QString schemaForNewTable() const { return {}; }
+
     // Indexes of a relation, bound parameter: relation name. Columns "index", "position", "column".
     virtual QString listIndexColumns() const = 0;
 
