@@ -87,6 +87,7 @@ Error sqlError(const QSqlError &error, const QString &sql)
                                    .arg(describe(error), abbreviate(sql)));
     Error e = Error::internal(QStringLiteral("SQL error: %1\n  in: %2").arg(describe(error), abbreviate(sql)));
     e.transient = isTransient(error);
+    e.sqlState = error.nativeErrorCode();
     return e;
 }
 

@@ -112,6 +112,9 @@ public:
         return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%fZ','now')");
     }
     // As read: a loosely typed column may hold 1 and '1', which differ.
+    // SQLite keeps a timestamp as the text (or number) it was given: the
+    // label is that, as stored.
+    QString partitionText(const QString &expr) const override { return castText(expr); }
     QVariant partitionBind(const QVariant &value, const QString &) const override { return value; }
     QString dropTempTable(const QString &name) const override
     {
@@ -382,6 +385,23 @@ public:
     // The text form, an untyped literal the column's type reads back exactly
     // (a date, timestamp or numeric read into C++ would come back converted:
     // a timestamp into local time, a numeric into a double).
+    // The type is known only to the engine (a transform's column, a cast
+    // to the target's type), so the label picks its form by pg_typeof; each
+    // branch reads the value through its text form, which every type has,
+    // so the CASE compiles whatever the column's type. to_json writes an
+    // instant in ISO-8601 (T, fractions only when there are any); AT TIME
+    // ZONE 'UTC' makes it independent of the session's zone.
+    QString partitionText(const QString &expr) const override
+    {
+        const QString text = QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");
+        return QStringLiteral("CASE pg_typeof(") % expr
+               % QStringLiteral(") WHEN CAST('timestamp with time zone' AS regtype) THEN (to_json(CAST(") % text
+               % QStringLiteral(" AS TIMESTAMP WITH TIME ZONE) AT TIME ZONE 'UTC') #>> '{}') || 'Z' "
+                                "WHEN CAST('timestamp without time zone' AS regtype) THEN to_json(CAST(")
+               % text % QStringLiteral(" AS TIMESTAMP WITHOUT TIME ZONE)) #>> '{}' ELSE ") % text % QStringLiteral(" END");
+    }
+    // The label is bound as an untyped literal, which the column's type
+    // reads exactly (ISO-8601 into a timestamptz included).
     QVariant partitionBind(const QVariant &, const QString &text) const override { return text; }
     // pg_typeof of a column of an empty outer-joined row: its declared type,
     // without a modifier (numeric, not numeric(12,2)).

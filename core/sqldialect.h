@@ -248,9 +248,17 @@ public:
     // A value the driver read from `field` as JSON (samples): a date, time or
     // timestamp as ISO-8601 text (an instant in UTC with a Z), NULL as null.
     virtual QJsonValue jsonValue(const QSqlField &field) const;
+    // The label of a partition value `expr`: the text partitions are listed,
+    // chosen (--partition, --from, --to) and recorded by. Its castText()
+    // form, except that an instant reads as samples show it, in ISO-8601
+    // whatever the session's time zone: a timestamptz in UTC with a Z
+    // (2026-03-01T10:00:00Z), a timestamp without zone with a T. A date
+    // stays 2026-03-01. Dearer than castText() (PostgreSQL: a type test and
+    // a round trip through text): use it on grouped values where possible.
+    virtual QString partitionText(const QString &expr) const = 0;
     // A partition value read from the database (`value` as the driver typed
-    // it, `text` its castText() form), as bound again to select the rows of
-    // that partition.
+    // it, `text` its partitionText() form), as bound again to select the rows
+    // of that partition.
     virtual QVariant partitionBind(const QVariant &value, const QString &text) const = 0;
     // One row naming the type of each of `quotedColumns` of the SELECT
     // `select`, in order (engines whose columns hold what they are given
