@@ -189,8 +189,8 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
                 % QStringLiteral(")");
     }
     const QString part = dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
-    auto counts = db.dialect().kind() == SqlDialect::Kind::Sqlite ? sqliteLatenessCounts(db, dataset, part, where, binds)
-                                                                  : groupedLatenessCounts(db, dataset, part, where, binds);
+    auto counts = db.dialect().inProcessFunctions() ? sqliteLatenessCounts(db, dataset, part, where, binds)
+                                                    : groupedLatenessCounts(db, dataset, part, where, binds);
     if (!counts)
         return fail(counts.error());
 

@@ -60,6 +60,14 @@ public:
     QString name() const override { return QStringLiteral("sqlite"); }
     QString driverName() const override { return QStringLiteral("QSQLITE"); }
 
+    // sqlite3_create_function: the lateness aggregate is a hash map in C++,
+    // one pass and no sort.
+    bool inProcessFunctions() const override { return true; }
+    // Stage then match: measured on 19,000 staged rows of a 570,000-row
+    // target, 0.14-0.20 CPU s joined against 0.12-0.15 in two passes (the
+    // window co-routine under the join costs more than the second pass).
+    bool stagesJoinedToTarget() const override { return false; }
+
     QStringList sessionSetup() const override
     {
         return {QStringLiteral("PRAGMA journal_mode=WAL"),
@@ -174,6 +182,9 @@ public:
     {
         return QStringLiteral("json_extract(") % document % QStringLiteral(", ") % path % u')';
     }
+    // json_extract yields numbers and text as the JSON holds them, compared
+    // with the column's values as SQLite compares values.
+    QString comparedWithJsonValue(const QString &expr) const override { return expr; }
     QString jsonObject(const QStringList &namesAndExpressions) const override
     {
         return QStringLiteral("json_object(") % namesAndExpressions.join(u", ") % u')';
@@ -276,6 +287,14 @@ public:
     Kind kind() const override { return Kind::Postgres; }
     QString name() const override { return QStringLiteral("postgresql"); }
     QString driverName() const override { return QStringLiteral("QPSQL"); }
+
+    // The server cannot call into this process: epochMs, dlqSignature and
+    // the PL/pgSQL helpers do that work in SQL.
+    bool inProcessFunctions() const override { return false; }
+    // One statement: measured on 19,000 staged rows of a 570,000-row
+    // target, about 150 ms against 250 ms for stage then match (one write
+    // and one read of the staged rows less).
+    bool stagesJoinedToTarget() const override { return true; }
 
     QStringList sessionSetup() const override
     {
@@ -521,6 +540,9 @@ public:
         return QStringLiteral("(jsonb_path_query_first(CAST(") % document % QStringLiteral(" AS jsonb), ") % strictPath(path)
                % QStringLiteral(", '{}', true) #>> '{}')");
     }
+    // jsonExtract yields text: compare the column's text form (exact for
+    // integer and text keys).
+    QString comparedWithJsonValue(const QString &expr) const override { return castText(expr); }
     QString jsonObject(const QStringList &namesAndExpressions) const override
     {
         return QStringLiteral("CAST(json_build_object(") % namesAndExpressions.join(u", ") % QStringLiteral(") AS TEXT)");

@@ -41,6 +41,18 @@ public:
     // transaction, so that its tables land where the control schema lives.
     virtual QStringList controlSchemaSetup() const { return {}; }
 
+    // Strategy
+    // Whether the engine runs in this process and calls C++ functions Rewind
+    // registers on each connection (rewind_lateness, rewind_dlq_signature):
+    // SQLite. Otherwise the same work is SQL from this dialect (epochMs,
+    // dlqSignature, dlqSessionFunctions), run by the server.
+    virtual bool inProcessFunctions() const = 0;
+    // Whether a one-partition merge publish stages its rows already joined
+    // to their target rows, in one statement (BatchSql::createStageWithMatches),
+    // rather than writing the stage and then matching it (see each engine's
+    // answer for the measurements).
+    virtual bool stagesJoinedToTarget() const = 0;
+
     // Catalog: user tables and views, one column "name".
     virtual QString listRelations() const = 0;
     // Columns of one relation, bound parameter: relation name. Columns "name", "type".
@@ -109,6 +121,8 @@ public:
     // The value at `path` (an SQL expression holding a JSON path like
     // '$.a.b') of the JSON text `document`: a number or text, NULL when absent.
     virtual QString jsonExtract(const QString &document, const QString &path) const = 0;
+    // The column `expr` as compared with a value jsonExtract() yields.
+    virtual QString comparedWithJsonValue(const QString &expr) const = 0;
     // A JSON object text from alternating name literals and expressions.
     virtual QString jsonObject(const QStringList &namesAndExpressions) const = 0;
 
