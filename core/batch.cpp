@@ -161,12 +161,9 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     // index); with no gates and no samples to read the stage, the staged
     // rows are written once, already joined to their target rows.
     const bool useMatches = publish && !overwrite && !sql.isScd2() && sql.readsTargetDirectly();
-    // Only on PostgreSQL: measured on 19,000 staged rows of a 570,000-row
-    // target, about 150 ms against 250 ms for stage then match there; on
-    // SQLite 0.14-0.20 CPU s against 0.12-0.15 (the window co-routine under
-    // the join costs more than the second pass), so SQLite keeps two.
+    // Where the engine is faster that way (SqlDialect::stagesJoinedToTarget).
     const bool stageInMatches = useMatches && dataset.checks.empty() && options.samples == 0 && scope.size() == 1
-                                && db.dialect().kind() == SqlDialect::Kind::Postgres;
+                                && db.dialect().stagesJoinedToTarget();
     sql.setUseMatches(useMatches);
     sql.setStageInMatches(stageInMatches);
     sql.setStageKeysNotNull(false);

@@ -142,7 +142,7 @@ private:
             auto inserted = m_db.exec(
                 QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, record_key, error_class, error, "
                                "original_payload, payload, status, attempts, first_seen) SELECT 'dataset', ?, ")
-                    % d.castText(m_sql.partExpr(QStringLiteral("s"))) % QStringLiteral(", ")
+                    % d.partitionText(m_sql.partExpr(QStringLiteral("s"))) % QStringLiteral(", ")
                     % (key.isEmpty() ? QStringLiteral("NULL") : d.jsonObject(key)) % QStringLiteral(", ?, ?, ") % d.jsonObject(row)
                     % QStringLiteral(", ") % d.jsonObject(row) % QStringLiteral(", 'new', 0, ") % d.nowUtcText()
                     % QStringLiteral(" FROM rewind_stage AS s WHERE ") % failing,

@@ -124,14 +124,25 @@ QString BatchSql::partExpr(const QString &qualifier) const
 QString BatchSql::partLabelColumns(const QString &qualifier) const
 {
     const QString p = partExpr(qualifier);
-    return m_db.dialect().castText(p) % QStringLiteral(", CASE WHEN ") % p % QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
+    return m_db.dialect().partitionText(p) % QStringLiteral(", CASE WHEN ") % p % QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
+}
+
+QString BatchSql::sourcePartExpr(const QString &qualifier) const
+{
+    const QString p = partExpr(qualifier);
+    const QString cast = m_dataset->partitioned() ? m_casts.value(m_dataset->partitionColumn) : QString();
+    return cast.isEmpty() ? p : QString(QStringLiteral("CAST(") % p % QStringLiteral(" AS ") % cast % u')');
 }
 
 QString BatchSql::scopePredicate(const QString &qualifier, const std::vector<PartitionRef> &scope, QVariantList &binds) const
 {
+    return scopeOn(partExpr(qualifier), scope, binds);
+}
+
+QString BatchSql::scopeOn(const QString &p, const std::vector<PartitionRef> &scope, QVariantList &binds) const
+{
     if (!m_dataset->partitioned())
         return QStringLiteral("1 = 1");
-    const QString p = partExpr(qualifier);
     QStringList marks;
     bool withNull = false;
     for (const auto &ref : scope) {
@@ -164,8 +175,10 @@ QString BatchSql::partitionFilter(const QString &qualifier, const PartitionRef &
 
 QString BatchSql::scopedSource(const std::vector<PartitionRef> &scope, QVariantList &binds) const
 {
+    // Partition values are labels of the target's type: a source column of
+    // another type is compared as that type reads it.
     return QStringLiteral("SELECT * FROM (") % sourceSelect(*m_dataset, m_db) % QStringLiteral(") AS src WHERE ")
-           % scopePredicate(QStringLiteral("src"), scope, binds);
+           % scopeOn(sourcePartExpr(QStringLiteral("src")), scope, binds);
 }
 
 QString BatchSql::fingerprintExpr() const
@@ -180,8 +193,14 @@ QString BatchSql::fingerprintExpr() const
 
 QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantList &binds) const
 {
-    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", COUNT(*), ") % fingerprintExpr()
-           % QStringLiteral(" FROM (") % scopedSource(scope, binds) % QStringLiteral(") AS s") % groupByPart(QStringLiteral("s"));
+    if (!m_dataset->partitioned())
+        return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", COUNT(*), ") % fingerprintExpr()
+               % QStringLiteral(" FROM (") % scopedSource(scope, binds) % QStringLiteral(") AS s") % groupByPart(QStringLiteral("s"));
+    // Labelled as the stage holds the values (see scopedSource).
+    const QString p = sourcePartExpr(QStringLiteral("s"));
+    return QStringLiteral("SELECT ") % m_db.dialect().partitionText(p) % QStringLiteral(", CASE WHEN ") % p
+           % QStringLiteral(" IS NULL THEN 1 ELSE 0 END, COUNT(*), ") % fingerprintExpr() % QStringLiteral(" FROM (") % scopedSource(scope, binds)
+           % QStringLiteral(") AS s GROUP BY ") % p;
 }
 
 QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVariantList &binds) const

@@ -159,6 +159,10 @@ private:
     // where the target declares one (a dimension made beforehand), else as is.
     QString currentFlag(const QString &zeroOrOne) const;
     QString partitionFilter(const QString &qualifier, const PartitionRef &p, QVariantList &binds) const;
+    // The source's partition column as the target's type reads it (as the
+    // stage holds it; the column itself when no cast is needed).
+    QString sourcePartExpr(const QString &qualifier) const;
+    QString scopeOn(const QString &partition, const std::vector<PartitionRef> &scope, QVariantList &binds) const;
 
     // The target as the diff reads it: the table itself when an index
     // serves key lookups, else the per-connection copy rewind_tgt.

@@ -87,6 +87,7 @@ Error sqlError(const QSqlError &error, const QString &sql)
                                    .arg(describe(error), abbreviate(sql)));
     Error e = Error::internal(QStringLiteral("SQL error: %1\n  in: %2").arg(describe(error), abbreviate(sql)));
     e.transient = isTransient(error);
+    e.sqlState = error.nativeErrorCode();
     return e;
 }
 
@@ -502,6 +503,26 @@ QString Database::quoteTable(const QString &name) const
         m_shared->quotedTables.insert(name, quoted);
     }
     return quoted;
+}
+
+Result<std::optional<Database::NewTableHome>> Database::newTableHome(const QString &name) const
+{
+    const QString sql = dialect().schemaForNewTable();
+    if (sql.isNull())
+        return std::optional<NewTableHome>();
+    // Qualified exactly when quoteTable() splits the name.
+    const qsizetype dot = name.indexOf(u'.');
+    const bool qualified = dot > 0 && quoteTable(name) != quote(name);
+    auto q = exec(sql, {qualified ? QVariant(name.left(dot)) : QVariant()});
+    if (!q)
+        return fail(q.error());
+    NewTableHome home;
+    if (q->next()) {
+        home.schema = q->value(0).toString();
+        home.schemaExists = q->value(1).toInt() == 1;
+        home.mayCreate = q->value(2).toInt() == 1;
+    }
+    return std::optional<NewTableHome>(home);
 }
 
 Result<std::vector<ColumnInfo>> Database::columns(const QString &relation) const

@@ -78,6 +78,18 @@ public:
     Result<QStringList> relations() const;
     Result<bool> hasRelation(const QString &name) const;
     Result<std::vector<ColumnInfo>> columns(const QString &relation) const;
+    // Where a table named `name` that does not exist yet would be created:
+    // the schema (empty when there is none to create it in), whether that
+    // exists and whether this session may create tables in it. nullopt where
+    // names carry no schema (SQLite). PostgreSQL: `sales.x` goes to schema
+    // sales, an unqualified name to the first existing schema of the search
+    // path.
+    struct NewTableHome {
+        QString schema;
+        bool schemaExists = false;
+        bool mayCreate = false;
+    };
+    Result<std::optional<NewTableHome>> newTableHome(const QString &name) const;
     // The quoted name of an existing relation, or a BadInput error naming it.
     Result<QString> quotedRelation(const QString &name) const;
     // The columns a SELECT yields, by running it with LIMIT 0.

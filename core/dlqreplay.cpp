@@ -386,12 +386,9 @@ private:
             } else if (check.type == QLatin1String("references")) {
                 const QString message = check.column % QStringLiteral(" has no match in ") % check.refTable % u'.' % check.refColumn
                                         % QStringLiteral(" (check ") % check.name % u')';
-                // Compared as SQLite compares them; on PostgreSQL as text (the
-                // extracted value is text there): exact for integer and text keys.
                 const QString refColumn = QStringLiteral("r.") % m_db.quote(check.refColumn);
                 const QString failing = extract() % QStringLiteral(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ") % m_db.quoteTable(check.refTable)
-                                        % QStringLiteral(" AS r WHERE ")
-                                        % (m_db.dialect().kind() == SqlDialect::Kind::Sqlite ? refColumn : m_db.dialect().castText(refColumn))
+                                        % QStringLiteral(" AS r WHERE ") % m_db.dialect().comparedWithJsonValue(refColumn)
                                         % QStringLiteral(" = ") % extract() % u')';
                 if (auto s = setError(p, QStringLiteral("references"), QStringLiteral("?"), {message}, failing, {columnPath(check.column), columnPath(check.column)});
                     !s)

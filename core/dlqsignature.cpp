@@ -94,8 +94,8 @@ namespace dlqinternal {
 
 Status ensureFunctions(const Database &db)
 {
-    if (db.dialect().kind() != SqlDialect::Kind::Sqlite) {
-        // PostgreSQL: the signature is plain SQL (SqlDialect::dlqSignature);
+    if (!db.dialect().inProcessFunctions()) {
+        // A server engine: the signature is plain SQL (SqlDialect::dlqSignature);
         // the JSON helpers are made once per connection.
         const QStringList statements = db.dialect().dlqSessionFunctions();
         if (statements.isEmpty())

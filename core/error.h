@@ -20,6 +20,9 @@ struct Error {
     QString message;
     // A lock or busy condition that may clear by itself: worth a retry.
     bool transient = false;
+    // The engine's error code when a statement failed (PostgreSQL's
+    // SQLSTATE, SQLite's result code), else empty.
+    QString sqlState = {};
 
     static Error badInput(const QString &message) { return {Code::BadInput, message}; }
     static Error internal(const QString &message) { return {Code::Internal, message}; }

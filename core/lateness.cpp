@@ -126,7 +126,7 @@ Result<LatenessCounts> groupedLatenessCounts(const Database &db, const DatasetSp
     const SqlDialect &d = db.dialect();
     const QString event = db.quote(dataset.eventTime);
     const QString ingest = db.quote(dataset.ingestTime);
-    const QString sql = QStringLiteral("SELECT ") % d.castText(QStringLiteral("p")) % QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ms, "
+    const QString sql = QStringLiteral("SELECT ") % d.partitionText(QStringLiteral("p")) % QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ms, "
                                                                                                     "COUNT(*), SUM(missing) FROM (SELECT ")
                         % part % QStringLiteral(" AS p, ") % d.epochMs(ingest) % QStringLiteral(" - ") % d.epochMs(event)
                         % QStringLiteral(" AS ms, CASE WHEN ") % event % QStringLiteral(" IS NULL OR ") % ingest
@@ -189,8 +189,8 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
                 % QStringLiteral(")");
     }
     const QString part = dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
-    auto counts = db.dialect().kind() == SqlDialect::Kind::Sqlite ? sqliteLatenessCounts(db, dataset, part, where, binds)
-                                                                  : groupedLatenessCounts(db, dataset, part, where, binds);
+    auto counts = db.dialect().inProcessFunctions() ? sqliteLatenessCounts(db, dataset, part, where, binds)
+                                                    : groupedLatenessCounts(db, dataset, part, where, binds);
     if (!counts)
         return fail(counts.error());
 

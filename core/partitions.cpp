@@ -67,9 +67,15 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
 {
     const SqlDialect &d = db.dialect();
     const QString part = dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
-    const QString partCols = d.castText(part) % QStringLiteral(", CASE WHEN ") % part
-                             % QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
     const QString groupBy = dataset.partitioned() ? QStringLiteral(" GROUP BY ") % part : QString();
+    auto sql = BatchSql::make(db, dataset);
+    // A source partition value of another type than the target's is labelled
+    // as the target's type reads it (as runs stage it), so both sides agree.
+    const QString cast = sql && dataset.partitioned() ? sql->targetCast(dataset.partitionColumn) : QString();
+    const QString sourcePart = cast.isEmpty() ? part : QString(QStringLiteral("CAST(") % part % QStringLiteral(" AS ") % cast % u')');
+    const QString partCols = d.partitionText(sourcePart) % QStringLiteral(", CASE WHEN ") % sourcePart
+                             % QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
+    const QString sourceGroupBy = dataset.partitioned() ? QStringLiteral(" GROUP BY ") % sourcePart : QString();
 
     struct Counts {
         qint64 sourceRows = 0;
@@ -83,8 +89,8 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
 
     // 1. Source: rows and fingerprint per partition.
     const QString sourceSql = QStringLiteral("SELECT ") % partCols % QStringLiteral(", COUNT(*), ")
-                              % sourceSignatureExpr(db, dataset) % QStringLiteral(" FROM (")
-                              % sourceSelect(dataset, db) % QStringLiteral(") AS src") % groupBy;
+                              % (sql ? sql->fingerprintExpr() : QStringLiteral("NULL")) % QStringLiteral(" FROM (")
+                              % sourceSelect(dataset, db) % QStringLiteral(") AS src") % sourceGroupBy;
     auto source = db.exec(sourceSql);
     if (!source)
         return fail(source.error());
@@ -124,7 +130,7 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
                     % (dataset.partitioned() ? part % QStringLiteral(", ") : QString()) % keyCols.join(u", ");
         }
         const QString p = QStringLiteral("p");
-        const QString targetSql = QStringLiteral("SELECT ") % d.castText(p) % QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ")
+        const QString targetSql = QStringLiteral("SELECT ") % d.partitionText(p) % QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ")
                                   % QStringLiteral("SUM(c), SUM(CASE WHEN dup_rows > 1 THEN 1 ELSE 0 END) FROM (") % inner
                                   % QStringLiteral(") AS t GROUP BY p");
         auto targetRows = db.exec(targetSql);

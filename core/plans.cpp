@@ -1,6 +1,7 @@
 #include "plans.h"
 
 #include "partitions.h"
+#include "timeutil.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -15,14 +16,10 @@ QString partitionKey(const std::optional<QString> &label) { return label ? QStri
 
 namespace {
 
-// The partition values present in the source and the target, as stored.
-Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const DatasetSpec &dataset, const BatchSql &sql)
+// A SELECT of one column v: the partition values present in the source and
+// the target, as stored (the source's read as the target's type).
+QString knownValues(const Database &db, const DatasetSpec &dataset, const BatchSql &sql)
 {
-    std::vector<PartitionRef> out;
-    if (!dataset.partitioned()) {
-        out.push_back({QVariant(), std::nullopt});
-        return out;
-    }
     const QString p = db.quote(dataset.partitionColumn);
     // With an index leading with the partition column, walk the distinct
     // values with one index seek each (a loose index scan) instead of
@@ -55,9 +52,20 @@ Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const Data
     QString query = distinct(source, cast.isEmpty() && leadsWithPartition(dataset.source));
     if (sql.targetExists())
         query = query % QStringLiteral(" UNION ") % distinct(db.quoteTable(dataset.target), leadsWithPartition(dataset.target));
+    return query;
+}
+
+// The partition values present in the source and the target, labelled.
+Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const DatasetSpec &dataset, const QString &values)
+{
+    std::vector<PartitionRef> out;
+    if (!dataset.partitioned()) {
+        out.push_back({QVariant(), std::nullopt});
+        return out;
+    }
     // Labelled by the text form the listing and the stats use (a date as
     // 2026-03-01, whatever type the driver would read it into).
-    auto q = db.exec(QStringLiteral("SELECT v, ") % db.dialect().castText(QStringLiteral("v")) % QStringLiteral(" FROM (") % query
+    auto q = db.exec(QStringLiteral("SELECT v, ") % db.dialect().partitionText(QStringLiteral("v")) % QStringLiteral(" FROM (") % values
                      % QStringLiteral(") AS known"));
     if (!q)
         return fail(q.error());
@@ -73,6 +81,32 @@ Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const Data
     }
     std::sort(out.begin(), out.end(), [](const PartitionRef &a, const PartitionRef &b) { return partitionLess(a.label, b.label); });
     return out;
+}
+
+// The label `text` (from --partition, --from or --to) has as a value of the
+// partition column: the engine reads it as the column's type (the unknown
+// literal of a UNION ALL takes the other branch's type), so any spelling of
+// a value gets that value's one label (2026-03-01T11:00:00+01:00 and
+// 2026-03-01 10:00:00+00 read as 2026-03-01T10:00:00Z in a timestamptz).
+// Reads no rows (WHERE 1 = 0). BadInput, naming it, when the text is no
+// value of that type.
+Result<QString> labelOf(const Database &db, const DatasetSpec &dataset, const QString &values, const QString &option, const QString &text)
+{
+    auto q = db.exec(QStringLiteral("SELECT ") % db.dialect().partitionText(QStringLiteral("w")) % QStringLiteral(" FROM (SELECT v AS w FROM (")
+                         % values % QStringLiteral(") AS k WHERE 1 = 0 UNION ALL SELECT ?) AS x"),
+                     {text});
+    if (!q) {
+        // Class 22, data exception: the text is not a value of the column's type.
+        if (q.error().sqlState.startsWith(QLatin1String("22"))) {
+            QString why = q.error().message.section(u'\n', 0, 0);
+            if (why.startsWith(QLatin1String("SQL error: ")))
+                why = why.mid(11);
+            return badInput(QStringLiteral("%1 \"%2\" is not a value of partition column \"%3\" of dataset \"%4\": %5")
+                                .arg(option, text, dataset.partitionColumn, dataset.name, why));
+        }
+        return fail(q.error());
+    }
+    return q->next() ? q->value(0).toString() : text;
 }
 
 QString preview(const std::vector<PartitionRef> &known)
@@ -101,26 +135,113 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
     if (range && (!request.from || !request.to))
         return badInput(QStringLiteral("--from and --to go together (both inclusive)"));
 
-    auto known = knownPartitions(db, dataset, sql);
+    const QString values = dataset.partitioned() ? knownValues(db, dataset, sql) : QString();
+    auto known = knownPartitions(db, dataset, values);
     if (!known)
         return fail(known.error());
+    auto labelled = [&](const QString &label) {
+        return std::find_if(known->begin(), known->end(), [&](const PartitionRef &p) { return p.label && *p.label == label; });
+    };
+    // Instant partitions: every label is a timestamp with a time of day (a
+    // timestamptz or timestamp column; SQLite's text as written). They are
+    // named and ranged as instants, in any spelling.
+    QList<QDateTime> instants; // per known partition; invalid for NULL
+    bool byInstant = dataset.partitioned();
+    for (const auto &p : *known) {
+        if (!p.label) {
+            instants << QDateTime();
+            continue;
+        }
+        QDateTime t;
+        if (p.label->contains(u':'))
+            if (auto parsed = timeutil::parseTimestamp(*p.label))
+                t = *parsed;
+        byInstant = byInstant && t.isValid();
+        instants << t;
+    }
+    byInstant = byInstant && std::any_of(known->begin(), known->end(), [](const PartitionRef &p) { return p.label.has_value(); });
+    // What `text` names: its label; or, as the column's type reads it (the
+    // engine's), a value's label; or, for instant partitions, an instant
+    // (BadInput when it is none).
+    struct Named {
+        QString label;
+        QDateTime instant; // valid for instant partitions
+    };
+    auto named = [&](const QString &option, const QString &text) -> Result<Named> {
+        QString label = text;
+        std::optional<Error> refused; // by the engine; an instant may still read it (epoch seconds)
+        if (labelled(text) == known->end()) {
+            auto l = labelOf(db, dataset, values, option, text);
+            if (l)
+                label = *l;
+            else if (byInstant && l.error().code == Error::Code::BadInput)
+                refused = l.error();
+            else
+                return fail(l.error());
+        }
+        if (!byInstant)
+            return Named{label, QDateTime()};
+        if (const auto it = labelled(label); it != known->end() && !refused)
+            return Named{label, instants.at(it - known->begin())};
+        const auto t = timeutil::parseTimestamp(text);
+        if (!t && refused)
+            return fail(*refused);
+        if (!t)
+            return badInput(QStringLiteral("%1 \"%2\": partition column \"%3\" of dataset \"%4\" holds timestamps, and this is none "
+                                           "(use ISO-8601 such as %5)")
+                                .arg(option, text, dataset.partitionColumn, dataset.name, partitionLabel(known->back().label)));
+        return Named{label, *t};
+    };
 
     std::vector<PartitionRef> scope;
     if (explicitList) {
         for (const QString &wanted : request.partitions) {
-            const auto it = std::find_if(known->begin(), known->end(), [&](const PartitionRef &p) { return p.label && *p.label == wanted; });
+            auto n = named(QStringLiteral("--partition"), wanted);
+            if (!n)
+                return fail(n.error());
+            auto it = labelled(n->label);
+            if (it == known->end() && byInstant) {
+                QList<qsizetype> same;
+                for (qsizetype i = 0; i < instants.size(); ++i)
+                    if (instants.at(i).isValid() && instants.at(i) == n->instant)
+                        same << i;
+                if (same.size() > 1) {
+                    QStringList listed;
+                    for (qsizetype i : same)
+                        listed << *known->at(std::size_t(i)).label;
+                    return badInput(QStringLiteral("--partition \"%1\" is the same instant as several partitions of dataset \"%2\" (%3): "
+                                                   "name one as listed")
+                                        .arg(wanted, dataset.name, listed.join(QStringLiteral(", "))));
+                }
+                if (same.size() == 1)
+                    it = known->begin() + same.constFirst();
+            }
             if (it == known->end())
                 return badInput(QStringLiteral("unknown partition \"%1\" of dataset \"%2\" (%3)").arg(wanted, dataset.name, preview(*known)));
             if (std::none_of(scope.begin(), scope.end(), [&](const PartitionRef &p) { return p.label == it->label; }))
                 scope.push_back(*it);
         }
     } else if (range) {
-        if (partitionLess(std::optional<QString>(*request.to), std::optional<QString>(*request.from)))
+        auto from = named(QStringLiteral("--from"), *request.from);
+        if (!from)
+            return fail(from.error());
+        auto to = named(QStringLiteral("--to"), *request.to);
+        if (!to)
+            return fail(to.error());
+        const bool reversed = byInstant ? to->instant < from->instant
+                                        : partitionLess(std::optional<QString>(to->label), std::optional<QString>(from->label));
+        if (reversed)
             return badInput(QStringLiteral("--from %1 is after --to %2").arg(*request.from, *request.to));
-        for (const auto &p : *known)
-            if (p.label && !partitionLess(p.label, std::optional<QString>(*request.from))
-                && !partitionLess(std::optional<QString>(*request.to), p.label))
+        for (qsizetype i = 0; i < instants.size(); ++i) {
+            const PartitionRef &p = known->at(std::size_t(i));
+            if (!p.label)
+                continue;
+            const bool inside = byInstant ? instants.at(i) >= from->instant && instants.at(i) <= to->instant
+                                          : !partitionLess(p.label, std::optional<QString>(from->label))
+                                                && !partitionLess(std::optional<QString>(to->label), p.label);
+            if (inside)
                 scope.push_back(p);
+        }
         if (scope.empty())
             return badInput(QStringLiteral("no partition of dataset \"%1\" lies between %2 and %3 (%4)")
                                 .arg(dataset.name, *request.from, *request.to, preview(*known)));

@@ -133,10 +133,35 @@ private:
             return false;
         }
         if (!exists(name)) {
-            error(context, field, QStringLiteral("no table or view named \"") % name % QStringLiteral("\" in the database"));
+            QString why;
+            if (auto home = m_db.newTableHome(name); home && *home && !(*home)->schemaExists && !(*home)->schema.isEmpty())
+                why = QStringLiteral(": schema \"") % (*home)->schema % QStringLiteral("\" does not exist");
+            error(context, field, QStringLiteral("no table or view named \"") % name % QStringLiteral("\" in the database") % why);
             return false;
         }
         return true;
+    }
+
+    // A table a first run creates (a target, a sink) that is not there yet:
+    // where it would go must exist and take new tables, else the first
+    // write would fail on the engine's own error, after the run began.
+    void creatable(const QString &context, const QString &field, const QString &name)
+    {
+        auto home = m_db.newTableHome(name);
+        if (!home) {
+            error(context, field, QStringLiteral("cannot tell where table \"") % name % QStringLiteral("\" would be created: ") % firstLine(home.error().message));
+            return;
+        }
+        if (!*home)
+            return; // no schemas: any name can be created
+        const QString table = QStringLiteral("table \"") % name % QStringLiteral("\" does not exist and cannot be created: ");
+        if ((*home)->schema.isEmpty())
+            error(context, field, table % QStringLiteral("no schema of the search path exists to create it in"));
+        else if (!(*home)->schemaExists)
+            error(context, field, table % QStringLiteral("schema \"") % (*home)->schema % QStringLiteral("\" does not exist (create it first)"));
+        else if (!(*home)->mayCreate)
+            error(context, field, table % QStringLiteral("no privilege to create tables in schema \"") % (*home)->schema
+                                      % QStringLiteral("\" (GRANT CREATE ON SCHEMA, or create the table first)"));
     }
 
     void column(const QString &context, const QString &field, const QString &name, const QStringList &available,
@@ -180,7 +205,9 @@ private:
         if (!d.target.isEmpty()) {
             if (controlschema::isControlTable(d.target))
                 error(ctx, QStringLiteral("target"), QStringLiteral("\"") % d.target % QStringLiteral("\" is one of Rewind's own control tables"));
-            else if (exists(d.target) && haveColumns) {
+            else if (!exists(d.target))
+                creatable(ctx, QStringLiteral("target"), d.target);
+            else if (haveColumns) {
                 const QStringList targetCols = columnsOf(d.target);
                 for (const QString &c : cols)
                     if (!targetCols.contains(c))
@@ -254,7 +281,9 @@ private:
         }
         if (controlschema::isControlTable(s.sink)) {
             error(ctx, QStringLiteral("sink"), QStringLiteral("\"") % s.sink % QStringLiteral("\" is one of Rewind's own control tables"));
-        } else if (exists(s.sink)) {
+        } else if (!exists(s.sink)) {
+            creatable(ctx, QStringLiteral("sink"), s.sink);
+        } else {
             const QStringList cols = columnsOf(s.sink);
             const QString where = QStringLiteral("sink \"") % s.sink % u'"';
             column(ctx, QStringLiteral("sink"), QStringLiteral("event_id"), cols, where);

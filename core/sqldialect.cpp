@@ -60,6 +60,14 @@ public:
     QString name() const override { return QStringLiteral("sqlite"); }
     QString driverName() const override { return QStringLiteral("QSQLITE"); }
 
+    // sqlite3_create_function: the lateness aggregate is a hash map in C++,
+    // one pass and no sort.
+    bool inProcessFunctions() const override { return true; }
+    // Stage then match: measured on 19,000 staged rows of a 570,000-row
+    // target, 0.14-0.20 CPU s joined against 0.12-0.15 in two passes (the
+    // window co-routine under the join costs more than the second pass).
+    bool stagesJoinedToTarget() const override { return false; }
+
     QStringList sessionSetup() const override
     {
         return {QStringLiteral("PRAGMA journal_mode=WAL"),
@@ -112,6 +120,9 @@ public:
         return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%fZ','now')");
     }
     // As read: a loosely typed column may hold 1 and '1', which differ.
+    // SQLite keeps a timestamp as the text (or number) it was given: the
+    // label is that, as stored.
+    QString partitionText(const QString &expr) const override { return castText(expr); }
     QVariant partitionBind(const QVariant &value, const QString &) const override { return value; }
     QString dropTempTable(const QString &name) const override
     {
@@ -171,6 +182,9 @@ public:
     {
         return QStringLiteral("json_extract(") % document % QStringLiteral(", ") % path % u')';
     }
+    // json_extract yields numbers and text as the JSON holds them, compared
+    // with the column's values as SQLite compares values.
+    QString comparedWithJsonValue(const QString &expr) const override { return expr; }
     QString jsonObject(const QStringList &namesAndExpressions) const override
     {
         return QStringLiteral("json_object(") % namesAndExpressions.join(u", ") % u')';
@@ -274,6 +288,14 @@ public:
     QString name() const override { return QStringLiteral("postgresql"); }
     QString driverName() const override { return QStringLiteral("QPSQL"); }
 
+    // The server cannot call into this process: epochMs, dlqSignature and
+    // the PL/pgSQL helpers do that work in SQL.
+    bool inProcessFunctions() const override { return false; }
+    // One statement: measured on 19,000 staged rows of a 570,000-row
+    // target, about 150 ms against 250 ms for stage then match (one write
+    // and one read of the staged rows less).
+    bool stagesJoinedToTarget() const override { return true; }
+
     QStringList sessionSetup() const override
     {
         return {QStringLiteral("SET search_path = \"$user\", public, rewind"),
@@ -313,6 +335,17 @@ public:
     {
         return QStringLiteral("SELECT 1 FROM pg_class AS c WHERE c.relname = CAST(? AS TEXT) AND c.relkind IN ")
                % relationKinds() % QStringLiteral(" AND pg_table_is_visible(c.oid)");
+    }
+    // An unqualified name is created in current_schema(): the first schema
+    // of the search path that exists (NULL when none does). CREATE on the
+    // schema is what CREATE TABLE needs (PostgreSQL 15 no longer grants it
+    // on public to every role).
+    QString schemaForNewTable() const override
+    {
+        return QStringLiteral("SELECT r.s, CASE WHEN n.oid IS NULL THEN 0 ELSE 1 END, "
+                              "CASE WHEN n.oid IS NOT NULL AND has_schema_privilege(n.oid, 'CREATE') THEN 1 ELSE 0 END "
+                              "FROM (SELECT COALESCE(CAST(? AS TEXT), current_schema()) AS s) AS r "
+                              "LEFT JOIN pg_namespace AS n ON n.nspname = r.s");
     }
     QString listIndexColumns() const override
     {
@@ -371,6 +404,26 @@ public:
     // The text form, an untyped literal the column's type reads back exactly
     // (a date, timestamp or numeric read into C++ would come back converted:
     // a timestamp into local time, a numeric into a double).
+    // The type is known only to the engine (a transform's column, a cast
+    // to the target's type), so the label picks its form by pg_typeof; each
+    // branch reads the value through its text form, which every type has,
+    // so the CASE compiles whatever the column's type. to_json writes an
+    // instant in ISO-8601 (T, fractions only when there are any); AT TIME
+    // ZONE 'UTC' makes it independent of the session's zone. The types by
+    // their fixed OIDs (timestamptz 1184, timestamp 1114): a
+    // CAST('...' AS regtype) is looked up again for every group (about
+    // 1.5 us each, measured on 150,000 groups; the OIDs cost 0.4 us).
+    QString partitionText(const QString &expr) const override
+    {
+        const QString text = QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");
+        return QStringLiteral("CASE CAST(pg_typeof(") % expr
+               % QStringLiteral(") AS oid) WHEN 1184 THEN (to_json(CAST(") % text
+               % QStringLiteral(" AS TIMESTAMP WITH TIME ZONE) AT TIME ZONE 'UTC') #>> '{}') || 'Z' "
+                                "WHEN 1114 THEN to_json(CAST(")
+               % text % QStringLiteral(" AS TIMESTAMP WITHOUT TIME ZONE)) #>> '{}' ELSE ") % text % QStringLiteral(" END");
+    }
+    // The label is bound as an untyped literal, which the column's type
+    // reads exactly (ISO-8601 into a timestamptz included).
     QVariant partitionBind(const QVariant &, const QString &text) const override { return text; }
     // pg_typeof of a column of an empty outer-joined row: its declared type,
     // without a modifier (numeric, not numeric(12,2)).
@@ -490,6 +543,9 @@ public:
         return QStringLiteral("(jsonb_path_query_first(CAST(") % document % QStringLiteral(" AS jsonb), ") % strictPath(path)
                % QStringLiteral(", '{}', true) #>> '{}')");
     }
+    // jsonExtract yields text: compare the column's text form (exact for
+    // integer and text keys).
+    QString comparedWithJsonValue(const QString &expr) const override { return castText(expr); }
     QString jsonObject(const QStringList &namesAndExpressions) const override
     {
         return QStringLiteral("CAST(json_build_object(") % namesAndExpressions.join(u", ") % QStringLiteral(") AS TEXT)");

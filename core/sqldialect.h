@@ -41,6 +41,18 @@ public:
     // transaction, so that its tables land where the control schema lives.
     virtual QStringList controlSchemaSetup() const { return {}; }
 
+    // Strategy
+    // Whether the engine runs in this process and calls C++ functions Rewind
+    // registers on each connection (rewind_lateness, rewind_dlq_signature):
+    // SQLite. Otherwise the same work is SQL from this dialect (epochMs,
+    // dlqSignature, dlqSessionFunctions), run by the server.
+    virtual bool inProcessFunctions() const = 0;
+    // Whether a one-partition merge publish stages its rows already joined
+    // to their target rows, in one statement (BatchSql::createStageWithMatches),
+    // rather than writing the stage and then matching it (see each engine's
+    // answer for the measurements).
+    virtual bool stagesJoinedToTarget() const = 0;
+
     // Catalog: user tables and views, one column "name".
     virtual QString listRelations() const = 0;
     // Columns of one relation, bound parameter: relation name. Columns "name", "type".
@@ -53,6 +65,14 @@ public:
     // Null when not; else a query, bound parameter: the name, that yields
     // one row when a visible relation is named by the whole dotted name.
     virtual QString visibleRelationNamed() const { return {}; }
+
+    // Where a new table goes, for names that may carry a schema. Null when
+    // they never do (SQLite); else a query, bound parameter: the schema a
+    // qualified name names, or NULL for an unqualified name, that yields one
+    // row: the schema the table would be created in (NULL when there is
+    // none), 1 when that schema exists, 1 when this session may create
+    // tables in it.
+    virtual QString schemaForNewTable() const { return {}; }
 
     // Indexes of a relation, bound parameter: relation name. Columns "index", "position", "column".
     virtual QString listIndexColumns() const = 0;
@@ -101,6 +121,8 @@ public:
     // The value at `path` (an SQL expression holding a JSON path like
     // '$.a.b') of the JSON text `document`: a number or text, NULL when absent.
     virtual QString jsonExtract(const QString &document, const QString &path) const = 0;
+    // The column `expr` as compared with a value jsonExtract() yields.
+    virtual QString comparedWithJsonValue(const QString &expr) const = 0;
     // A JSON object text from alternating name literals and expressions.
     virtual QString jsonObject(const QStringList &namesAndExpressions) const = 0;
 
@@ -240,9 +262,17 @@ public:
     // A value the driver read from `field` as JSON (samples): a date, time or
     // timestamp as ISO-8601 text (an instant in UTC with a Z), NULL as null.
     virtual QJsonValue jsonValue(const QSqlField &field) const;
+    // The label of a partition value `expr`: the text partitions are listed,
+    // chosen (--partition, --from, --to) and recorded by. Its castText()
+    // form, except that an instant reads as samples show it, in ISO-8601
+    // whatever the session's time zone: a timestamptz in UTC with a Z
+    // (2026-03-01T10:00:00Z), a timestamp without zone with a T. A date
+    // stays 2026-03-01. Dearer than castText() (PostgreSQL: a type test and
+    // a round trip through text): use it on grouped values where possible.
+    virtual QString partitionText(const QString &expr) const = 0;
     // A partition value read from the database (`value` as the driver typed
-    // it, `text` its castText() form), as bound again to select the rows of
-    // that partition.
+    // it, `text` its partitionText() form), as bound again to select the rows
+    // of that partition.
     virtual QVariant partitionBind(const QVariant &value, const QString &text) const = 0;
     // One row naming the type of each of `quotedColumns` of the SELECT
     // `select`, in order (engines whose columns hold what they are given

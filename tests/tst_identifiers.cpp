@@ -195,6 +195,109 @@ private Q_SLOTS:
         QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE tablename = 'x_out'"))->toInt(), 0);
     }
 
+    // A target, sink, log or references table in a schema that does not
+    // exist is refused by the spec check, before anything runs: exit 2,
+    // naming the table and the schema, and nothing is written (no table, no
+    // control schema, no audit or run row).
+    void missingSchemaRefusedUpFront()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("SQLite has no schemas: a dotted name is one table there (dottedNameIsOneTable)");
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("noschema.db"),
+            {QStringLiteral("CREATE TABLE raw (id INTEGER, dt TEXT)"), QStringLiteral("INSERT INTO raw VALUES (1, 'd1'), (2, 'd2')"),
+             QStringLiteral("CREATE TABLE orders_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+             QStringLiteral("INSERT INTO orders_log VALUES (0, 0, 'e1', '2026-01-01T00:00:00Z', '{\"amount\": 1}')")});
+        auto refused = [&](const QByteArray &spec, const QStringList &command, const QString &table, const QString &schema) {
+            const QString path = testsupport::writeFile(dir, QStringLiteral("bad.json"), spec);
+            const auto r = testsupport::runCli(command + QStringList{QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"), path, QStringLiteral("--json")});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(QStringLiteral("\"") + table + u'"'), qPrintable(r.err));
+            QVERIFY2(r.err.contains(QStringLiteral("schema \"") + schema + QStringLiteral("\" does not exist")), qPrintable(r.err));
+        };
+        const QStringList run{QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("d"), QStringLiteral("--execute")};
+        const QStringList preview{QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("d")};
+        const QStringList replay{QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("s"), QStringLiteral("--group"),
+                                 QStringLiteral("g"), QStringLiteral("--execute")};
+        const QByteArray badTarget = R"({"datasets": {"d": {"source": "raw", "target": "nosuch.out", "partition_column": "dt", "key": ["id"]}}})";
+        const QByteArray badSink = R"({"streams": {"s": {"log": "orders_log", "sink": "gone.events", "fields": {"amount": "$.amount"}}}})";
+        const QByteArray badLog = R"({"streams": {"s": {"log": "gone.orders_log", "sink": "events", "fields": {"amount": "$.amount"}}}})";
+        const QByteArray badRef = R"({"datasets": {"d": {"source": "raw", "target": "out", "partition_column": "dt", "key": ["id"],
+                                      "checks": [{"type": "references", "column": "id", "table": "dims.customer", "to": "id"}]}}})";
+        auto nothingWritten = [&](qint64 audit, qint64 runs) {
+            QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE tablename IN ('out', 'events')"))->toInt(), 0);
+            QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_namespace WHERE nspname IN ('nosuch', 'gone', 'dims')"))->toInt(), 0);
+            if (audit < 0) { // before any good command: not even the control schema
+                QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_namespace WHERE nspname = 'rewind'"))->toInt(), 0);
+                return;
+            }
+            QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind.rewind_audit"))->toLongLong(), audit);
+            QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind.rewind_runs"))->toLongLong(), runs);
+        };
+        for (int round = 0; round < 2; ++round) {
+            qint64 audit = -1, runs = -1;
+            if (round == 1) {
+                // The control schema exists and a good run is recorded: the refusals add nothing to it.
+                const QString good = testsupport::writeFile(dir, QStringLiteral("good.json"),
+                    R"({"datasets": {"d": {"source": "raw", "target": "good_out", "partition_column": "dt", "key": ["id"]}}})");
+                const auto ok = testsupport::runCli(run + QStringList{QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"), good});
+                QCOMPARE(ok.exitCode, 0);
+                audit = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind.rewind_audit"))->toLongLong();
+                runs = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind.rewind_runs"))->toLongLong();
+                QVERIFY(audit > 0 && runs > 0);
+            }
+            refused(badTarget, run, QStringLiteral("nosuch.out"), QStringLiteral("nosuch"));
+            refused(badTarget, preview, QStringLiteral("nosuch.out"), QStringLiteral("nosuch"));
+            refused(badTarget, {QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("d")}, QStringLiteral("nosuch.out"),
+                    QStringLiteral("nosuch"));
+            refused(badSink, replay, QStringLiteral("gone.events"), QStringLiteral("gone"));
+            refused(badLog, replay, QStringLiteral("gone.orders_log"), QStringLiteral("gone"));
+            refused(badRef, run, QStringLiteral("dims.customer"), QStringLiteral("dims"));
+            nothingWritten(audit, runs);
+        }
+    }
+
+    // A first run would create the target where this role may not create
+    // tables (PostgreSQL 15's public, a schema granted USAGE only): refused
+    // up front, naming the schema; a target that exists there is fine.
+    void noCreatePrivilegeRefusedUpFront()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("SQLite has no schemas or privileges");
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("noprivilege.db"),
+            {QStringLiteral("CREATE TABLE raw (id INTEGER, dt TEXT)"), QStringLiteral("INSERT INTO raw VALUES (1, 'd1'), (2, 'd2')"),
+             QStringLiteral("CREATE SCHEMA locked"), QStringLiteral("CREATE TABLE locked.made (id INTEGER, dt TEXT)")});
+        // Roles are the whole server's: a name of this fixture's own.
+        const rw::DatabaseUrl &url = db.url();
+        const QString role = QStringLiteral("lim_") + url.databaseName.left(50);
+        QVERIFY(db.exec(QStringLiteral("CREATE ROLE ") + db.quote(role) + QStringLiteral(" LOGIN")));
+        const QStringList grants{QStringLiteral("GRANT USAGE ON SCHEMA locked TO %1"), QStringLiteral("GRANT SELECT ON raw TO %1"),
+                                 QStringLiteral("GRANT SELECT, INSERT, UPDATE, DELETE ON locked.made TO %1"),
+                                 QString(QStringLiteral("GRANT CREATE ON DATABASE ") + db.quote(url.databaseName) + QStringLiteral(" TO %1"))};
+        for (const QString &grant : grants)
+            QVERIFY(db.exec(grant.arg(db.quote(role))));
+        const QString asRole = QStringLiteral("postgresql://%1@%2:%3/%4").arg(role, url.host).arg(url.port).arg(url.databaseName);
+        auto cli = [&](const QByteArray &spec) {
+            const QString path = testsupport::writeFile(dir, QStringLiteral("spec.json"), spec);
+            return testsupport::runCli({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("d"), QStringLiteral("--db"), asRole,
+                                        QStringLiteral("--spec"), path, QStringLiteral("--json")});
+        };
+        for (const auto &[target, schema] : {std::pair{QStringLiteral("locked.out"), QStringLiteral("locked")},
+                                             std::pair{QStringLiteral("out"), QStringLiteral("public")}}) {
+            const auto r = cli(QStringLiteral(R"({"datasets": {"d": {"source": "raw", "target": "%1", "partition_column": "dt", "key": ["id"]}}})")
+                                   .arg(target)
+                                   .toUtf8());
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(QStringLiteral("\"") + target + u'"'), qPrintable(r.err));
+            QVERIFY2(r.err.contains(QStringLiteral("no privilege to create tables in schema \"") + schema + u'"'), qPrintable(r.err));
+        }
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_namespace WHERE nspname = 'rewind'"))->toInt(), 0);
+        // An existing target in that schema needs no CREATE there.
+        const auto ok = cli(R"({"datasets": {"d": {"source": "raw", "target": "locked.made", "partition_column": "dt", "key": ["id"]}}})");
+        QVERIFY2(ok.exitCode == 0, qPrintable(ok.err));
+    }
+
     // A table whose name holds a dot is that one table, on both engines.
     void dottedNameIsOneTable()
     {

@@ -69,6 +69,9 @@ QStringList warehouse()
                        "('3', '2026-03-02', '5.75', '2026-03-02 09:00:00+00')"),
         QStringLiteral("CREATE TABLE typed_sales (order_id BIGINT, dt DATE, amount NUMERIC(12,2), updated_at %1)").arg(kTz),
         QStringLiteral("INSERT INTO typed_sales VALUES (1, '2026-03-01', 10.50, '2026-03-01 10:00:00+00')"),
+        // Wall-clock timestamps (no zone) to partition by.
+        QStringLiteral("CREATE TABLE raw_wall (id BIGINT, ts TIMESTAMP)"),
+        QStringLiteral("INSERT INTO raw_wall VALUES (1, '2026-03-01 10:00:00'), (2, '2026-03-01 10:00:00'), (3, '2026-03-02 08:30:00')"),
         // A topic whose record_ts is a real timestamp.
         QStringLiteral("CREATE TABLE orders_log (partition_id INTEGER, log_offset BIGINT, event_id TEXT, record_ts %1, payload TEXT)").arg(kTz),
         QStringLiteral("INSERT INTO orders_log VALUES "
@@ -110,7 +113,8 @@ const QByteArray kSpec = R"({
                     "order_by": "updated_at", "write": "merge",
                     "checks": [{"type": "not_null", "columns": ["amount"], "on_fail": "quarantine"}]},
     "by_instant": {"source": "raw_sales", "target": "by_instant", "partition_column": "updated_at", "key": ["order_id", "item_id"],
-                   "write": "merge"}
+                   "write": "merge"},
+    "by_wall": {"source": "raw_wall", "target": "by_wall", "partition_column": "ts", "key": ["id"], "write": "merge"}
   },
   "streams": {
     "orders": {"log": "orders_log", "sink": "orders_events",
@@ -509,34 +513,110 @@ private Q_SLOTS:
         QCOMPARE(dups.value(QStringLiteral("duplicate_keys")).toInteger(), 0);
     }
 
-    // Partitions by a timestamptz column: listed, chosen and published by
-    // the text the listing shows.
+    // Partitions by a timestamptz column. PostgreSQL labels the instant as
+    // samples show it, in ISO-8601 UTC with a Z (this process's zone is New
+    // York); SQLite keeps the text as written. Either way --partition,
+    // --from and --to take the instant in any spelling, and refuse one that
+    // is no timestamp (exit 2, naming it).
     void instantPartitions()
     {
         fresh();
+        const bool pg = testsupport::onPostgres();
+        const QStringList labels = pg ? QStringList{QStringLiteral("2026-03-01T10:00:00Z"), QStringLiteral("2026-03-01T11:00:00Z"),
+                                                    QStringLiteral("2026-03-02T10:00:00Z"), QStringLiteral("2026-03-03T10:00:00Z")}
+                                      : QStringList{QStringLiteral("2026-03-01 10:00:00+00"), QStringLiteral("2026-03-01 11:00:00+00"),
+                                                    QStringLiteral("2026-03-02 10:00:00+00"), QStringLiteral("2026-03-03 10:00:00+00")};
         const QJsonArray parts = json({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("by_instant")})
                                      .value(QStringLiteral("partitions"))
                                      .toArray();
-        QCOMPARE(parts.size(), 4);
-        const QString first = parts.at(0).toObject().value(QStringLiteral("partition")).toString();
-        QCOMPARE(first, QStringLiteral("2026-03-01 10:00:00+00")); // PostgreSQL's text of the instant (UTC session); SQLite's as written
+        QCOMPARE(partitionValues(parts), labels);
+        const QString first = labels.at(0);
         QCOMPARE(parts.at(0).toObject().value(QStringLiteral("source_rows")).toInteger(), 2);
-        const QJsonObject run = json({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("by_instant"), QStringLiteral("--partition"), first,
-                                      QStringLiteral("--execute")});
+
+        // One instant, five spellings (epoch seconds too): each previews that one partition.
+        for (const QString &spelling : {QStringLiteral("2026-03-01T10:00:00Z"), QStringLiteral("2026-03-01T11:00:00+01:00"),
+                                        QStringLiteral("2026-03-01 10:00:00+00"), QStringLiteral("2026-03-01T05:00:00-05:00"),
+                                        QStringLiteral("1772359200")}) {
+            const QJsonArray previewed = json({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("by_instant"),
+                                               QStringLiteral("--partition"), spelling})
+                                             .value(QStringLiteral("partitions"))
+                                             .toArray();
+            QVERIFY2(previewed.size() == 1, qPrintable(spelling));
+            QCOMPARE(previewed.at(0).toObject().value(QStringLiteral("partition")).toString(), first);
+            QCOMPARE(previewed.at(0).toObject().value(QStringLiteral("inserted")).toInteger(), 2);
+        }
+
+        const QJsonObject run = json({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("by_instant"), QStringLiteral("--partition"),
+                                      QStringLiteral("2026-03-01T11:00:00+01:00"), QStringLiteral("--execute")});
+        QCOMPARE(run.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
+        QCOMPARE(partitionValues(run.value(QStringLiteral("partitions")).toArray()), QStringList{first});
         QCOMPARE(run.value(QStringLiteral("totals")).toObject().value(QStringLiteral("inserted")).toInteger(), 2);
         QCOMPARE(run.value(QStringLiteral("partitions")).toArray().at(0).toObject().value(QStringLiteral("source_rows")).toInteger(), 2);
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_instant")), 2);
-        const QJsonObject range = json({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("by_instant"), QStringLiteral("--from"), first,
-                                        QStringLiteral("--to"), QStringLiteral("2026-03-02 10:00:00+00"), QStringLiteral("--execute")});
-        QCOMPARE(range.value(QStringLiteral("partitions")).toArray().size(), 3);
+
+        // A range by ISO ends, one of them at another offset.
+        const QJsonObject range = json({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("by_instant"), QStringLiteral("--from"),
+                                        QStringLiteral("2026-03-01T10:00:00Z"), QStringLiteral("--to"), QStringLiteral("2026-03-02T11:00:00+01:00"),
+                                        QStringLiteral("--execute")});
+        QCOMPARE(partitionValues(range.value(QStringLiteral("partitions")).toArray()), labels.mid(0, 3));
         QCOMPARE(range.value(QStringLiteral("totals")).toObject().value(QStringLiteral("unchanged")).toInteger(), 2);
         QCOMPARE(range.value(QStringLiteral("totals")).toObject().value(QStringLiteral("inserted")).toInteger(), 3);
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_instant")), 5);
         const QJsonArray after = json({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("by_instant")})
                                      .value(QStringLiteral("partitions"))
                                      .toArray();
+        QCOMPARE(partitionValues(after), labels);
         QCOMPARE(findPartition(after, first).value(QStringLiteral("status")).toString(), QStringLiteral("loaded"));
         QCOMPARE(findPartition(after, first).value(QStringLiteral("target_rows")).toInteger(), 2);
+        QCOMPARE(findPartition(after, labels.at(2)).value(QStringLiteral("status")).toString(), QStringLiteral("loaded"));
+        QCOMPARE(findPartition(after, labels.at(3)).value(QStringLiteral("status")).toString(), QStringLiteral("unloaded"));
+
+        // Rolled back by the labels the run recorded: the range's three rows go.
+        const QJsonObject rb = json({QStringLiteral("rollback"), QStringLiteral("--run"),
+                                     QString::number(range.value(QStringLiteral("run_id")).toInteger()), QStringLiteral("--execute")});
+        QVERIFY2(rb.value(QStringLiteral("executed")).toBool(), qPrintable(QString::fromUtf8(QJsonDocument(rb).toJson())));
+        QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_instant")), 2);
+
+        // No timestamp: refused, naming it; nothing written.
+        for (const QStringList &bad : {QStringList{QStringLiteral("--partition"), QStringLiteral("2026-03-01T25:00:00Z")},
+                                       QStringList{QStringLiteral("--partition"), QStringLiteral("yesterday noon")},
+                                       QStringList{QStringLiteral("--from"), QStringLiteral("2026-02-30T10:00:00Z"), QStringLiteral("--to"),
+                                                   QStringLiteral("2026-03-02T10:00:00Z")}}) {
+            for (const QStringList &command : {QStringList{QStringLiteral("preview")}, QStringList{QStringLiteral("run"), QStringLiteral("--execute")}}) {
+                const auto r = cli(command + QStringList{QStringLiteral("--dataset"), QStringLiteral("by_instant"), QStringLiteral("--json")} + bad);
+                QCOMPARE(r.exitCode, 2);
+                QVERIFY2(r.err.contains(bad.at(1)), qPrintable(r.err));
+            }
+        }
+        QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_instant")), 2);
+    }
+
+    // Partitions by a timestamp without zone: PostgreSQL labels them in
+    // ISO-8601 with a T and no zone, SQLite as written; the other spelling
+    // is taken too.
+    void wallClockPartitions()
+    {
+        fresh();
+        const bool pg = testsupport::onPostgres();
+        const QStringList labels = pg ? QStringList{QStringLiteral("2026-03-01T10:00:00"), QStringLiteral("2026-03-02T08:30:00")}
+                                      : QStringList{QStringLiteral("2026-03-01 10:00:00"), QStringLiteral("2026-03-02 08:30:00")};
+        QCOMPARE(partitionValues(json({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("by_wall")})
+                                     .value(QStringLiteral("partitions"))
+                                     .toArray()),
+                 labels);
+        for (const QString &spelling : {QStringLiteral("2026-03-01T10:00:00"), QStringLiteral("2026-03-01 10:00:00")}) {
+            const QJsonObject run = json({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("by_wall"), QStringLiteral("--partition"),
+                                          spelling, QStringLiteral("--execute")});
+            QCOMPARE(partitionValues(run.value(QStringLiteral("partitions")).toArray()), QStringList{labels.at(0)});
+        }
+        QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_wall")), 2);
+        QCOMPARE(findPartition(json({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("by_wall")})
+                                   .value(QStringLiteral("partitions"))
+                                   .toArray(),
+                               labels.at(0))
+                     .value(QStringLiteral("status"))
+                     .toString(),
+                 QStringLiteral("loaded"));
     }
 
     // Text in the source, real types in a target made beforehand: the
