@@ -88,6 +88,11 @@ private:
     }
 
 private Q_SLOTS:
+    // As the console does before it exits: a page's background load may
+    // outlive the test that started it (slower on PostgreSQL), and must not
+    // run into the next test or the process's teardown of its connection.
+    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);

@@ -15,6 +15,7 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
+#include <QThreadPool>
 
 using rw::MainWindow;
 using Kind = rw::Navigator::Kind;
@@ -74,6 +75,11 @@ SqlWorkspace makeSqlWorkspace(const QTemporaryDir &dir)
 class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // As the console does before it exits: a page's background load may
+    // outlive the test that started it (slower on PostgreSQL), and must not
+    // run into the next test or the process's teardown of its connection.
+    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true); // settings go to a test location

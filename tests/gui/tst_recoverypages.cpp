@@ -29,6 +29,7 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
+#include <QThreadPool>
 
 using rw::MainWindow;
 using Kind = rw::Navigator::Kind;
@@ -158,6 +159,11 @@ private:
     }
 
 private Q_SLOTS:
+    // As the console does before it exits: a page's background load may
+    // outlive the test that started it (slower on PostgreSQL), and must not
+    // run into the next test or the process's teardown of its connection.
+    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
