@@ -109,12 +109,24 @@ QStringList step(const SqlDialect &d, int version)
         // The engine's own functions (PostgreSQL: rewind.epoch_ms; SQLite
         // registers its functions on every connection instead).
         return d.controlFunctions();
+    case 8:
+        // The DLQ page pages one error signature by dlq_id. PostgreSQL
+        // computes a signature with five regexp_replace calls and cannot
+        // estimate how many rows match one, so it scanned and sorted the
+        // whole DLQ for each page (8 s on a million records); with this
+        // index it walks the signature's rows in dlq_id order. SQLite needs
+        // none (it walks dlq_id) and could not have it: its signature is a
+        // function Rewind registers, which other tools reading the file lack.
+        if (d.kind() != SqlDialect::Kind::Postgres)
+            return {};
+        return {QStringLiteral("CREATE INDEX rewind_dlq_signature ON rewind_dlq ((")
+                % d.dlqSignature(QStringLiteral("error_class"), QStringLiteral("error")) % QStringLiteral("), dlq_id)")};
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 7;
+constexpr int kLatest = 8;
 
 } // namespace
 

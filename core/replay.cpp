@@ -456,6 +456,9 @@ private:
 
         // Why an event is invalid, naming the fields. Only the invalid events
         // (few) go back to the log, by (partition, offset), for their payload.
+        // In log order, so that DLQ ids (the order the DLQ lists records in)
+        // follow the log on every engine: PostgreSQL's join returns its rows
+        // in any order, SQLite's happened to follow the batch table.
         Sql dlq;
         dlq << QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, record_key, error_class, "
                               "error, original_payload, payload, status, attempts, first_seen) SELECT 'stream', ")
@@ -474,7 +477,7 @@ private:
             << m_p << QStringLiteral(" = b.p AND ") << m_o << QStringLiteral(" = b.o WHERE NOT ") << ok
             << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
                     << Bind{m_stream.name}
-            << QStringLiteral(" AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o)");
+            << QStringLiteral(" AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o) ORDER BY b.p, b.o");
         m_dlqInsert = dlq;
         return {};
     }

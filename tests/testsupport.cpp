@@ -1,6 +1,7 @@
 #include "testsupport.h"
 
 #include "cli.h"
+#include "demo.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -86,6 +87,24 @@ rw::Database makeDatabase(const QTemporaryDir &dir, const QString &fileName, con
     if (auto s = db->execAll(statements); !s)
         qFatal("setup failed: %s", qPrintable(s.error().message));
     return *db;
+}
+
+Demo buildDemo(const QTemporaryDir &dir, const QString &name, double scale)
+{
+    const QString file = name + QStringLiteral(".db");
+    const Demo demo{onPostgres() ? makeDatabase(dir, file, {}).url().text : dir.filePath(file), dir.filePath(name + QStringLiteral(".json"))};
+    if (auto summary = rw::demo::generate({demo.db, demo.spec, 1, scale, true}); !summary)
+        qFatal("cannot build the demo: %s", qPrintable(summary.error().message));
+    return demo;
+}
+
+Demo copyDemo(const Demo &demo, const QTemporaryDir &dir, const QString &name)
+{
+    const QString spec = dir.filePath(name + QStringLiteral(".json"));
+    QFile::remove(spec);
+    if (!QFile::copy(demo.spec, spec))
+        qFatal("cannot copy %s to %s", qPrintable(demo.spec), qPrintable(spec));
+    return {copyDatabase(demo.db, dir, name + QStringLiteral(".db")), spec};
 }
 
 QString writeFile(const QTemporaryDir &dir, const QString &fileName, const QByteArray &content)

@@ -35,6 +35,21 @@ rw::Database makeDatabase(const QTemporaryDir &dir, const QString &fileName, con
 // database created from it as a template. Returns the copy's URL.
 QString copyDatabase(const QString &url, const QTemporaryDir &dir, const QString &fileName);
 
+// The demo warehouse (rw::demo::generate, seed 1) built once by a suite, and
+// fresh copies of it for its tests. The built one is never opened by a test:
+// on PostgreSQL a copy is CREATE DATABASE ... TEMPLATE, which needs the
+// template to have no session open (a console page's worker threads keep
+// theirs until the process exits).
+struct Demo {
+    QString db;   // SQLite file or postgresql:// URL: what a workspace opens
+    QString spec; // the demo's spec file
+};
+// Builds the demo into `dir`: a file `name`.db on SQLite, a new database on
+// the PostgreSQL test server. Fails the test (qFatal) when it cannot.
+Demo buildDemo(const QTemporaryDir &dir, const QString &name, double scale = 0.02);
+// A whole copy of `demo` named after `name` (database and spec).
+Demo copyDemo(const Demo &demo, const QTemporaryDir &dir, const QString &name);
+
 QString writeFile(const QTemporaryDir &dir, const QString &fileName, const QByteArray &content);
 
 // Runs rewindctl in-process; returns exit code and captures stdout/stderr.

@@ -6,7 +6,6 @@
 #include "auditproxymodel.h"
 #include "batch.h"
 #include "checksmodel.h"
-#include "demo.h"
 #include "format.h"
 #include "diffchart.h"
 #include "launchdialog.h"
@@ -70,20 +69,15 @@ class TestBatchPages : public QObject {
 
 private:
     QTemporaryDir m_dir;
-    QString m_db;
+    testsupport::Demo m_demo; // never opened: copied per test
+    QString m_db;             // a copy for the tests that only read
     QString m_spec;
 
     // A fresh copy of the demo for a test that writes.
     std::pair<QString, QString> demoCopy(const QString &name)
     {
-        const QString db = m_dir.filePath(name + QStringLiteral(".db"));
-        const QString spec = m_dir.filePath(name + QStringLiteral(".json"));
-        QFile::remove(db);
-        if (!QFile::copy(m_db, db))
-            qFatal("cannot copy the demo");
-        QFile::remove(spec);
-        QFile::copy(m_spec, spec);
-        return {db, spec};
+        const testsupport::Demo copy = testsupport::copyDemo(m_demo, m_dir, name);
+        return {copy.db, copy.spec};
     }
 
     static bool openAndWait(MainWindow &w, const QString &db, const QString &spec, const MainWindow::Selection &selection)
@@ -94,17 +88,21 @@ private:
     }
 
 private Q_SLOTS:
+    // As the console does before it exits: a page's background load may
+    // outlive the test that started it (slower on PostgreSQL), and must not
+    // run into the next test or the process's teardown of its connection.
+    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_batchpages"));
         rw::Settings().clearRecentWorkspaces();
+        REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
-        m_db = m_dir.filePath(QStringLiteral("demo.db"));
-        m_spec = m_dir.filePath(QStringLiteral("demo.json"));
-        auto summary = rw::demo::generate({m_db, m_spec, 1, 0.02, true});
-        QVERIFY2(summary.has_value(), qPrintable(summary ? QString() : summary.error().message));
+        m_demo = testsupport::buildDemo(m_dir, QStringLiteral("demo"));
+        std::tie(m_db, m_spec) = demoCopy(QStringLiteral("shared"));
     }
 
     // The whole loop on the demo's bad day, through the widgets.
@@ -272,7 +270,6 @@ private Q_SLOTS:
     // stale plan is refused and the dialog offers to preview again.
     void destructivePlanAndStalePlan()
     {
-        const QString dbPath = m_dir.filePath(QStringLiteral("small.db"));
         auto db = testsupport::makeDatabase(
             m_dir, QStringLiteral("small.db"),
             {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL)"),
@@ -288,7 +285,7 @@ private Q_SLOTS:
         })");
         MainWindow w;
         w.show();
-        QVERIFY(openAndWait(w, dbPath, spec, {Kind::Dataset, QStringLiteral("copy_sales"), {}, {}}));
+        QVERIFY(openAndWait(w, db.url().text, spec, {Kind::Dataset, QStringLiteral("copy_sales"), {}, {}}));
         QTRY_VERIFY_WITH_TIMEOUT(!w.partitionsPage()->isLoading() && w.partitionsPage()->model()->rowCount() == 3, kTimeoutMs);
 
         // The runs page starts empty.

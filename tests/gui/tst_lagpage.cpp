@@ -1,7 +1,6 @@
 // The lag page on the demo warehouse: the watermark slider against core's
 // lag, the chart, the heat strip, and Backfill stale / Finalize driven
 // through the launch dialog to the statuses they change.
-#include "demo.h"
 #include "lagpage.h"
 #include "lagpartitionsmodel.h"
 #include "latenesschart.h"
@@ -24,7 +23,9 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
+#include <QStringBuilder>
 #include <QTest>
+#include <QThreadPool>
 
 namespace {
 
@@ -48,19 +49,14 @@ class TestLagPage : public QObject {
 
 private:
     QTemporaryDir m_dir;
-    QString m_db;
+    testsupport::Demo m_demo; // never opened: copied per test
+    QString m_db;             // a copy for the tests that only read
     QString m_spec;
 
     std::pair<QString, QString> demoCopy(const QString &name)
     {
-        const QString db = m_dir.filePath(name + QStringLiteral(".db"));
-        const QString spec = m_dir.filePath(name + QStringLiteral(".json"));
-        QFile::remove(db);
-        if (!QFile::copy(m_db, db))
-            qFatal("cannot copy the demo");
-        QFile::remove(spec);
-        QFile::copy(m_spec, spec);
-        return {db, spec};
+        const testsupport::Demo copy = testsupport::copyDemo(m_demo, m_dir, name);
+        return {copy.db, copy.spec};
     }
 
     // A lag page on `dataset` of the workspace, loaded.
@@ -72,16 +68,20 @@ private:
     }
 
 private Q_SLOTS:
+    // As the console does before it exits: a page's background load may
+    // outlive the test that started it (slower on PostgreSQL), and must not
+    // run into the next test or the process's teardown of its connection.
+    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_lagpage"));
+        REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
-        m_db = m_dir.filePath(QStringLiteral("demo.db"));
-        m_spec = m_dir.filePath(QStringLiteral("demo.json"));
-        auto summary = rw::demo::generate({m_db, m_spec, 1, 0.02, true});
-        QVERIFY2(summary.has_value(), qPrintable(summary ? QString() : summary.error().message));
+        m_demo = testsupport::buildDemo(m_dir, QStringLiteral("demo"));
+        std::tie(m_db, m_spec) = demoCopy(QStringLiteral("shared"));
     }
 
     // Moving the slider shows what `lag` reports for a spec with that
@@ -252,9 +252,12 @@ private Q_SLOTS:
         auto before = rw::finalize(ws->db, events, {});
         QVERIFY(before);
         // An event two days past the newest moves the watermark on.
-        QVERIFY(ws->db.exec(QStringLiteral("INSERT INTO raw_events (event_id, dt, event_ts, ingested_at) "
-                                           "SELECT 'late-watermark', date(MAX(dt), '+2 days'), date(MAX(dt), '+2 days') || 'T12:00:00Z', "
-                                           "date(MAX(dt), '+2 days') || 'T12:00:05Z' FROM raw_events")));
+        // (The demo's days are ISO text on both engines; date arithmetic is spelt per engine.)
+        const QString later = testsupport::onPostgres() ? QStringLiteral("to_char(CAST(MAX(dt) AS date) + 2, 'YYYY-MM-DD')")
+                                                        : QStringLiteral("date(MAX(dt), '+2 days')");
+        QVERIFY(ws->db.exec(QStringLiteral("INSERT INTO raw_events (event_id, dt, event_ts, ingested_at) SELECT 'late-watermark', ") % later
+                            % QStringLiteral(", ") % later % QStringLiteral(" || 'T12:00:00Z', ") % later
+                            % QStringLiteral(" || 'T12:00:05Z' FROM raw_events")));
         auto dry = rw::finalize(ws->db, events, {});
         QVERIFY(dry);
         QVERIFY2(!dry->finalized.isEmpty(), "the watermark should have passed a day");

@@ -54,7 +54,11 @@ QStringList column(const QAbstractItemModel &m, int col, int role = Qt::DisplayR
 class TestPartitionsModel : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates)); }
+    void initTestCase()
+    {
+        REWIND_REQUIRE_ENGINE();
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+    }
 
     void structureHoldsAcrossResets()
     {
@@ -236,7 +240,7 @@ private Q_SLOTS:
             dir, QStringLiteral("w.db"),
             {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, updated_at TEXT)"),
              QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 78) "
-                            "INSERT INTO raw_sales SELECT i, 1, '2025-05-' || printf('%02d', (i % 12) + 1), i * 1.5, "
+                            "INSERT INTO raw_sales SELECT i, 1, '2025-05-' || substr(CAST(101 + i % 12 AS TEXT), 2), i * 1.5, "
                             "'2025-05-20T00:00:00Z' FROM n"),
              QStringLiteral("CREATE TABLE fact_sales AS SELECT * FROM raw_sales WHERE dt <= '2025-05-05'"),
              QStringLiteral("INSERT INTO fact_sales SELECT * FROM raw_sales WHERE dt = '2025-05-02' LIMIT 1")});

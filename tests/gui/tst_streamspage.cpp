@@ -2,7 +2,6 @@
 // through the dialog (its dry run against offsets-reset, then applied and
 // committed), and a replay through the page into the sink.
 #include "consumergroupsmodel.h"
-#include "demo.h"
 #include "groupoffsetsmodel.h"
 #include "offsets.h"
 #include "offsetschart.h"
@@ -24,6 +23,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
+#include <QThreadPool>
 
 using Method = rw::ResetOffsetsDialog::Method;
 
@@ -57,18 +57,15 @@ class TestStreamsPage : public QObject {
 
 private:
     QTemporaryDir m_dir;
-    QString m_db;
+    testsupport::Demo m_demo; // never opened: copied per test
+    QString m_db;             // a copy for the tests that only read
     QString m_spec;
     int m_copies = 0;
 
     std::pair<QString, QString> demoCopy()
     {
-        const QString name = QStringLiteral("copy%1").arg(++m_copies);
-        const QString db = m_dir.filePath(name + QStringLiteral(".db"));
-        const QString spec = m_dir.filePath(name + QStringLiteral(".json"));
-        if (!QFile::copy(m_db, db) || !QFile::copy(m_spec, spec))
-            qFatal("cannot copy the demo");
-        return {db, spec};
+        const testsupport::Demo copy = testsupport::copyDemo(m_demo, m_dir, QStringLiteral("copy%1").arg(++m_copies));
+        return {copy.db, copy.spec};
     }
 
     static bool load(rw::StreamPage &page, const rw::Workspace &ws)
@@ -79,16 +76,20 @@ private:
     }
 
 private Q_SLOTS:
+    // As the console does before it exits: a page's background load may
+    // outlive the test that started it (slower on PostgreSQL), and must not
+    // run into the next test or the process's teardown of its connection.
+    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_streamspage"));
+        REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
-        m_db = m_dir.filePath(QStringLiteral("demo.db"));
-        m_spec = m_dir.filePath(QStringLiteral("demo.json"));
-        auto summary = rw::demo::generate({m_db, m_spec, 1, 0.02, true});
-        QVERIFY2(summary.has_value(), qPrintable(summary ? QString() : summary.error().message));
+        m_demo = testsupport::buildDemo(m_dir, QStringLiteral("demo"));
+        std::tie(m_db, m_spec) = demoCopy();
     }
 
     // The page opens on the group furthest behind: the demo's crashed loader.
