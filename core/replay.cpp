@@ -400,15 +400,30 @@ private:
     // payload is parsed once per batch.
     static QString stageColumn(qsizetype field) { return QStringLiteral("c") % QString::number(field); }
 
-    // The staged events' SELECT (its binds: the fields' paths).
+    // The staged events' SELECT (its binds: the fields' paths). Against a
+    // sink with typed columns it adds "fit" (1 when every value fits its
+    // column, else 0), computed once per event for the sink and DLQ inserts.
+    // Needs m_sinkTypes.
     Sql stageSelect() const
     {
+        const SqlDialect &d = m_db.dialect();
         Sql stage;
-        stage.text = m_db.dialect().jsonStageSelect({{QStringLiteral("s.p"), QStringLiteral("p")}, {m_o, QStringLiteral("o")}, {m_e, QStringLiteral("e")}},
-                                                    m_payload, int(m_stream.fields.size()), m_from);
+        stage.text = d.jsonStageSelect({{QStringLiteral("s.p"), QStringLiteral("p")}, {m_o, QStringLiteral("o")}, {m_e, QStringLiteral("e")}},
+                                       m_payload, int(m_stream.fields.size()), m_from);
         for (const auto &field : m_stream.fields)
             stage.binds << field.second;
+        if (hasTypeChecks())
+            stage.text = QStringLiteral("SELECT y.*, CASE WHEN ") % valuesFit(d, stagedValues(QStringLiteral("y"))) % QStringLiteral(" THEN 1 ELSE 0 END AS fit FROM (")
+                         % stage.text % d.subqueryFence() % QStringLiteral(") AS y");
         return stage;
+    }
+
+    bool hasTypeChecks() const
+    {
+        for (const FieldValue &f : stagedValues(QStringLiteral("b")))
+            if (!m_db.dialect().valueFitsType(f.value, f.type).isEmpty())
+                return true;
+        return false;
     }
 
     // Every required field of the staged event b is there.
@@ -421,12 +436,12 @@ private:
     }
 
     // The staged event's fields, each with its sink column's type.
-    std::vector<FieldValue> stagedValues() const
+    std::vector<FieldValue> stagedValues(const QString &alias) const
     {
         std::vector<FieldValue> values;
         for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i) {
             const auto &[name, path] = m_stream.fields[i];
-            values.push_back({name, path, m_sinkTypes.value(name), QStringLiteral("b.") % stageColumn(i)});
+            values.push_back({name, path, m_sinkTypes.value(name), alias % u'.' % stageColumn(i)});
         }
         return values;
     }
@@ -449,7 +464,7 @@ private:
     QString stagedValid() const
     {
         return QStringLiteral("(b.e IS NOT NULL AND ") % m_db.dialect().isTrue(QStringLiteral("b.jv")) % QStringLiteral(" AND ") % stagedPresent()
-               % QStringLiteral(" AND ") % valuesFit(m_db.dialect(), stagedValues()) % u')';
+               % (hasTypeChecks() ? QStringLiteral(" AND b.fit = 1)") : QStringLiteral(")"));
     }
 
     qsizetype fieldIndex(const QString &field) const
@@ -463,11 +478,11 @@ private:
     Status buildStatements()
     {
         const SqlDialect &d = m_db.dialect();
+        if (auto s = readSinkTypes(); !s)
+            return s;
         const Sql select = stageSelect();
         m_stage.text = QStringLiteral("CREATE TEMP TABLE ") % kBatchTable % QStringLiteral(" AS ") % select.text;
         m_stage.binds = select.binds;
-        if (auto s = readSinkTypes(); !s)
-            return s;
 
         const QString from = QStringLiteral(" FROM ") % d.tempTable(kBatchTable) % QStringLiteral(" AS b");
         const QString ok = stagedValid();
@@ -501,7 +516,7 @@ private:
                 << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))} << QStringLiteral(" ELSE '' END");
         dlq << QStringLiteral(", ', ') ELSE ");
         QVariantList messageBinds;
-        dlq.text += badValueMessage(d, stagedValues(), messageBinds);
+        dlq.text += badValueMessage(d, stagedValues(QStringLiteral("b")), messageBinds);
         dlq.binds << messageBinds;
         dlq << QStringLiteral(" END, ") << m_payload << QStringLiteral(", ") << m_payload << QStringLiteral(", 'new', 0, ")
             << m_db.dialect().nowUtcText() << from << u' ' % d.fixedOrderJoin() % u' ' << m_db.quoteTable(m_stream.log) << QStringLiteral(" AS l ON ")

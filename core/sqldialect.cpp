@@ -207,6 +207,8 @@ public:
     }
     QString sinkColumnType(const QStringList &) const override { return QString(); }
     QString sinkValue(const QString &expr, const QString &) const override { return expr; }
+    // A subquery with an OFFSET is never flattened.
+    QString subqueryFence() const override { return QStringLiteral(" LIMIT -1 OFFSET 0"); }
     // Columns whose declared type names a number: SQLite would keep a text
     // that is not a number as text there. A text is numeric as SQLite's
     // affinity reads it: blanks around, a sign, digits with at most one
@@ -829,6 +831,7 @@ public:
     // to: the cast is tried by rewind_fits (streamSessionSetup()) in its own
     // exception block, after a pattern that only values of that type match
     // has let the common ones through without it (a subtransaction each).
+    QString subqueryFence() const override { return QStringLiteral(" OFFSET 0"); }
     QString valueFitsType(const QString &v, const QString &type) const override
     {
         const QString t = type.toLower().simplified();
@@ -838,20 +841,25 @@ public:
                    % u')';
         if (t.isEmpty() || t == QLatin1String("text") || t.startsWith(QLatin1String("character")))
             return QString();
-        QString sure; // a pattern every match of which the cast reads
-        if (t == QLatin1String("smallint"))
-            sure = QStringLiteral("^-?[0-9]{1,4}$");
-        else if (t == QLatin1String("integer"))
-            sure = QStringLiteral("^-?[0-9]{1,9}$");
-        else if (t == QLatin1String("bigint"))
-            sure = QStringLiteral("^-?[0-9]{1,18}$");
-        else if (t == QLatin1String("numeric"))
-            sure = QStringLiteral("^-?[0-9]{1,255}(\\.[0-9]{1,255})?$");
-        else if (t == QLatin1String("real") || t == QLatin1String("double precision"))
-            sure = QStringLiteral("^-?[0-9]{1,30}(\\.[0-9]{1,30})?$");
-        else if (t == QLatin1String("boolean"))
-            sure = QStringLiteral("^(true|false)$");
-        else if (t == QLatin1String("date") || t.startsWith(QLatin1String("timestamp")))
+        if (t == QLatin1String("boolean")) // JSON's true and false, without a pattern
+            return QStringLiteral("(CASE WHEN ") % v % QStringLiteral(" IS NULL OR ") % v
+                   % QStringLiteral(" IN ('true', 'false') THEN true ELSE pg_temp.rewind_fits(") % v % QStringLiteral(", 'boolean') END)");
+        // A pattern every match of which the cast reads, with a length limit
+        // (PostgreSQL's regular expressions are slow with bounded repeats:
+        // digits are counted apart).
+        QString sure, limit;
+        const QString digits = QStringLiteral("char_length(split_part(ltrim(") % v % QStringLiteral(", '-'), '.', 1)) <= ");
+        const QString numberPattern = QStringLiteral("^-?[0-9]+(\\.[0-9]+)?$");
+        if (t == QLatin1String("smallint") || t == QLatin1String("integer") || t == QLatin1String("bigint")) {
+            sure = QStringLiteral("^-?[0-9]+$");
+            limit = digits % QString::number(t == QLatin1String("smallint") ? 4 : t == QLatin1String("integer") ? 9 : 18);
+        } else if (t == QLatin1String("numeric")) {
+            sure = numberPattern; // numeric reads 131072 digits before the point, 16383 after
+            limit = QStringLiteral("char_length(") % v % QStringLiteral(") <= 16000");
+        } else if (t == QLatin1String("real") || t == QLatin1String("double precision")) {
+            sure = numberPattern; // 30 characters stay within real's range and above its smallest value
+            limit = QStringLiteral("char_length(") % v % QStringLiteral(") <= 30");
+        } else if (t == QLatin1String("date") || t.startsWith(QLatin1String("timestamp")))
             // Days up to 28: every month has them.
             sure = QStringLiteral("^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])"
                                   "([T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?(Z|[+-](0[0-9]|1[0-5])(:[0-5][0-9])?)?)?$");
@@ -859,15 +867,19 @@ public:
             // numeric(p,s): at most p-s-1 integer digits stay within p-s after rounding to s places.
             static const QRegularExpression numeric(QStringLiteral("^numeric\\(([0-9]+),(-?[0-9]+)\\)$"));
             if (const auto m = numeric.match(t); m.hasMatch()) {
-                const int digits = std::min(m.captured(1).toInt() - m.captured(2).toInt() - 1, 255);
-                if (digits >= 1)
-                    sure = QStringLiteral("^-?[0-9]{1,%1}(\\.[0-9]{1,255})?$").arg(digits);
+                const int integerDigits = m.captured(1).toInt() - m.captured(2).toInt() - 1;
+                if (integerDigits >= 1) {
+                    sure = numberPattern;
+                    limit = digits % QString::number(integerDigits) % QStringLiteral(" AND char_length(") % v % QStringLiteral(") <= 16000");
+                }
             }
         }
         QString literal = type;
         literal.replace(u'\'', QStringLiteral("''"));
         return QStringLiteral("(CASE WHEN ") % v % QStringLiteral(" IS NULL THEN true ")
-               % (sure.isEmpty() ? QString() : QString(QStringLiteral("WHEN ") % v % QStringLiteral(" ~ '") % sure % QStringLiteral("' THEN true ")))
+               % (sure.isEmpty() ? QString()
+                                 : QString(QStringLiteral("WHEN ") % v % QStringLiteral(" ~ '") % sure % u'\''
+                                           % (limit.isEmpty() ? QString() : QString(QStringLiteral(" AND ") % limit)) % QStringLiteral(" THEN true ")))
                % QStringLiteral("ELSE pg_temp.rewind_fits(") % v % QStringLiteral(", '") % literal % QStringLiteral("') END)");
     }
     QString listUniqueIndexColumns() const override

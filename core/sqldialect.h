@@ -234,6 +234,9 @@ public:
     // fits. Empty when every value fits. `expr` may be evaluated more than
     // once: pass a column.
     virtual QString valueFitsType(const QString &expr, const QString &type) const = 0;
+    // A tail for a subquery in FROM that keeps the engine from merging it
+    // into the outer query (which would compute its columns once per use).
+    virtual QString subqueryFence() const = 0;
     // Unique indexes of a relation, bound parameter: relation name. Columns "index", "position", "column".
     virtual QString listUniqueIndexColumns() const = 0;
     // Record timestamps as integer epoch milliseconds, NULL when unreadable:
