@@ -14,7 +14,7 @@ namespace {
 
 const QCommandLineOption kId({QStringLiteral("id")}, QStringLiteral("DLQ record id (repeatable)."), QStringLiteral("ID"));
 const QCommandLineOption kStatus({QStringLiteral("status")}, QStringLiteral("Status: new, fixed, replayed, failed, discarded (repeatable, or comma-separated)."), QStringLiteral("S"));
-const QCommandLineOption kErrorClass({QStringLiteral("error-class")}, QStringLiteral("Error class, like invalid_json, missing_field, not_null, references (repeatable)."), QStringLiteral("C"));
+const QCommandLineOption kErrorClass({QStringLiteral("error-class")}, QStringLiteral("Error class, like invalid_json, missing_field, bad_value, not_null, references (repeatable)."), QStringLiteral("C"));
 const QCommandLineOption kSource({QStringLiteral("source")}, QStringLiteral("Source: NAME, stream:NAME or dataset:NAME (repeatable)."), QStringLiteral("SRC"));
 const QCommandLineOption kSince({QStringLiteral("since")}, QStringLiteral("First seen at or after T (ISO-8601 or epoch seconds)."), QStringLiteral("T"));
 const QCommandLineOption kUntil({QStringLiteral("until")}, QStringLiteral("First seen before T."), QStringLiteral("T"));

@@ -7,6 +7,7 @@
 // changes status, all in one transaction with history and an audit row.
 #include "dlq.h"
 
+#include "badvalue.h"
 #include "failpoint.h"
 #include "workspace.h"
 
@@ -328,6 +329,33 @@ private:
                     binds);
     }
 
+    // bad_value: a field whose value its column's type does not take (the
+    // write would fail the batch), as stream replay judges it. `fields` name
+    // their paths; their values are extracted once per row.
+    Status badValues(const SourcePlan &p, std::vector<FieldValue> fields)
+    {
+        QStringList extracts;
+        QVariantList paths;
+        std::vector<FieldValue> checked;
+        for (FieldValue &f : fields) {
+            if (m_db.dialect().valueFitsType(QStringLiteral("x.v"), f.type).isEmpty())
+                continue;
+            const QString alias = QStringLiteral("v") % QString::number(checked.size());
+            f.value = QStringLiteral("x.") % alias;
+            extracts << extract() % QStringLiteral(" AS ") % alias;
+            paths << f.path;
+            checked.push_back(std::move(f));
+        }
+        if (checked.empty())
+            return {};
+        const QString values = QStringLiteral(" FROM (SELECT ") % extracts.join(QStringLiteral(", ")) % QStringLiteral(") AS x");
+        QVariantList messageBinds;
+        const QString message = QStringLiteral("(SELECT ") % badValueMessage(m_db.dialect(), checked, messageBinds) % values % u')';
+        messageBinds << paths;
+        return setError(p, QStringLiteral("bad_value"), message, messageBinds,
+                        QStringLiteral("EXISTS (SELECT 1") % values % QStringLiteral(" WHERE NOT ") % valuesFit(m_db.dialect(), checked) % u')', paths);
+    }
+
     Status validate(const SourcePlan &p)
     {
         if (!p.problemClass.isEmpty())
@@ -352,7 +380,13 @@ private:
                 missingBinds << path;
             }
             message += QStringLiteral(", ', ')");
-            return setError(p, QStringLiteral("missing_field"), message, messageBinds, u'(' % missing.join(QStringLiteral(" OR ")) % u')', missingBinds);
+            if (auto s = setError(p, QStringLiteral("missing_field"), message, messageBinds, u'(' % missing.join(QStringLiteral(" OR ")) % u')', missingBinds);
+                !s)
+                return s;
+            std::vector<FieldValue> fields;
+            for (qsizetype i = 0; i < qsizetype(p.stream->fields.size()); ++i)
+                fields.push_back({p.stream->fields[i].first, p.stream->fields[i].second, p.types.value(i), QString()});
+            return badValues(p, std::move(fields));
         }
         // A dataset row: a JSON object of the target's columns passing the row-level checks.
         const DatasetSpec &d = *p.dataset;
@@ -370,6 +404,11 @@ private:
                                   % m_db.dialect().jsonArrayTexts(QStringLiteral("?")) % QStringLiteral("))"),
                               {columns});
             !s)
+            return s;
+        std::vector<FieldValue> fields;
+        for (qsizetype i = 0; i < p.columns.size(); ++i)
+            fields.push_back({p.columns.at(i), columnPath(p.columns.at(i)), p.types.value(i), QString()});
+        if (auto s = badValues(p, std::move(fields)); !s)
             return s;
         for (const CheckSpec &check : d.checks) {
             if (check.type == QLatin1String("not_null")) {

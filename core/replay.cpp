@@ -1,5 +1,6 @@
 #include "replay.h"
 
+#include "badvalue.h"
 #include "failpoint.h"
 #include "offsets.h"
 #include "replaylock.h"
@@ -178,24 +179,6 @@ private:
         return {};
     }
 
-    // 1 when the event goes to the sink, 0 when it goes to the DLQ (an
-    // integer on both engines).
-    void valid(Sql &sql) const
-    {
-        const SqlDialect &d = m_db.dialect();
-        sql << QStringLiteral("CASE WHEN ") << m_e << QStringLiteral(" IS NOT NULL AND ") << d.isTrue(d.jsonValid(m_payload))
-            << QStringLiteral(" THEN CASE WHEN ");
-        if (m_stream.required.isEmpty())
-            sql << QStringLiteral("1 = 1");
-        for (qsizetype i = 0; i < m_stream.required.size(); ++i) {
-            if (i > 0)
-                sql << QStringLiteral(" AND ");
-            sql << d.jsonExtract(m_payload, QStringLiteral("?")) << QStringLiteral(" IS NOT NULL");
-            sql.binds << pathOf(m_stream.required[i]);
-        }
-        sql << QStringLiteral(" THEN 1 ELSE 0 END ELSE 0 END");
-    }
-
     QString pathOf(const QString &field) const
     {
         for (const auto &[name, path] : m_stream.fields)
@@ -328,21 +311,35 @@ private:
         auto sinkExists = m_db.hasRelation(m_stream.sink);
         if (!sinkExists)
             return fail(sinkExists.error());
+        // The sink's column types, or those its first replay would give it.
+        if (*sinkExists) {
+            if (auto s = readSinkTypes(); !s)
+                return s;
+        } else {
+            auto types = fieldTypes();
+            if (!types)
+                return fail(types.error());
+            for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
+                m_sinkTypes.insert(m_stream.fields[i].first, types->at(i));
+            if (auto s = fillSlices(all); !s) // fieldTypes() read the first batch
+                return s;
+        }
+        // The events staged as a replay stages them, judged by the same test.
+        const Sql stage = stageSelect();
         Sql sql;
-        Sql v;
-        valid(v);
-        // v.ok once per row; the DLQ and sink probes only where they matter.
+        // ok once per row; the DLQ and sink probes only where they matter.
         sql << QStringLiteral("SELECT COUNT(DISTINCT CASE WHEN ok = 1 AND NOT in_sink THEN e END), SUM(ok), "
-                              "SUM(CASE WHEN ok = 0 AND NOT in_dlq THEN 1 ELSE 0 END), SUM(CASE WHEN ok = 0 AND in_dlq THEN 1 ELSE 0 END) FROM (SELECT ")
-            << m_e << QStringLiteral(" AS e, ") << v.text;
-        sql.binds << v.binds;
-        sql << QStringLiteral(" AS ok, ") << (*sinkExists ? QString(QStringLiteral("EXISTS (SELECT 1 FROM ") % m_db.quoteTable(m_stream.sink)
-                                                                    % QStringLiteral(" AS k WHERE k.\"event_id\" = ") % m_e % u')')
-                                                          : QStringLiteral("1 = 0"))
+                              "SUM(CASE WHEN ok = 0 AND NOT in_dlq THEN 1 ELSE 0 END), SUM(CASE WHEN ok = 0 AND in_dlq THEN 1 ELSE 0 END) FROM (SELECT "
+                              "b.e AS e, CASE WHEN ")
+            << stagedValid() << QStringLiteral(" THEN 1 ELSE 0 END AS ok, ")
+            << (*sinkExists ? QString(QStringLiteral("EXISTS (SELECT 1 FROM ") % m_db.quoteTable(m_stream.sink)
+                                      % QStringLiteral(" AS k WHERE k.\"event_id\" = b.e)"))
+                            : QStringLiteral("1 = 0"))
             << QStringLiteral(" AS in_sink, EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
                     << Bind{m_stream.name}
-            << QStringLiteral(" AND d.part = CAST(") << m_p << QStringLiteral(" AS TEXT) AND d.log_offset = ") << m_o
-            << QStringLiteral(") AS in_dlq") << m_from << QStringLiteral(") AS v");
+            << QStringLiteral(" AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o) AS in_dlq FROM (") << stage.text
+            << QStringLiteral(") AS b) AS v");
+        sql.binds << stage.binds;
         auto q = m_db.exec(sql.text, sql.binds);
         if (!q)
             return fail(q.error());
@@ -403,14 +400,71 @@ private:
     // payload is parsed once per batch.
     static QString stageColumn(qsizetype field) { return QStringLiteral("c") % QString::number(field); }
 
-    // 1 when the staged event goes to the sink, 0 when it goes to the DLQ:
-    // the same test as valid(), on the staged columns.
+    // The staged events' SELECT (its binds: the fields' paths). Against a
+    // sink with typed columns it adds "fit" (1 when every value fits its
+    // column, else 0), computed once per event for the sink and DLQ inserts.
+    // Needs m_sinkTypes.
+    Sql stageSelect() const
+    {
+        const SqlDialect &d = m_db.dialect();
+        Sql stage;
+        stage.text = d.jsonStageSelect({{QStringLiteral("s.p"), QStringLiteral("p")}, {m_o, QStringLiteral("o")}, {m_e, QStringLiteral("e")}},
+                                       m_payload, int(m_stream.fields.size()), m_from);
+        for (const auto &field : m_stream.fields)
+            stage.binds << field.second;
+        if (hasTypeChecks())
+            stage.text = QStringLiteral("SELECT y.*, CASE WHEN ") % valuesFit(d, stagedValues(QStringLiteral("y"))) % QStringLiteral(" THEN 1 ELSE 0 END AS fit FROM (")
+                         % stage.text % d.subqueryFence() % QStringLiteral(") AS y");
+        return stage;
+    }
+
+    bool hasTypeChecks() const
+    {
+        for (const FieldValue &f : stagedValues(QStringLiteral("b")))
+            if (!m_db.dialect().valueFitsType(f.value, f.type).isEmpty())
+                return true;
+        return false;
+    }
+
+    // Every required field of the staged event b is there.
+    QString stagedPresent() const
+    {
+        QStringList terms;
+        for (const QString &field : m_stream.required)
+            terms << QStringLiteral("b.") % stageColumn(fieldIndex(field)) % QStringLiteral(" IS NOT NULL");
+        return terms.isEmpty() ? QStringLiteral("(1 = 1)") : QString(u'(' % terms.join(QStringLiteral(" AND ")) % u')');
+    }
+
+    // The staged event's fields, each with its sink column's type.
+    std::vector<FieldValue> stagedValues(const QString &alias) const
+    {
+        std::vector<FieldValue> values;
+        for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i) {
+            const auto &[name, path] = m_stream.fields[i];
+            values.push_back({name, path, m_sinkTypes.value(name), alias % u'.' % stageColumn(i)});
+        }
+        return values;
+    }
+
+    // The sink's declared column types (PostgreSQL casts the extracted text to them).
+    Status readSinkTypes()
+    {
+        auto columns = m_db.columns(m_stream.sink);
+        if (!columns)
+            return fail(columns.error());
+        m_sinkTypes.clear();
+        for (const ColumnInfo &c : *columns)
+            m_sinkTypes.insert(c.name, c.type);
+        return {};
+    }
+
+    // Whether the staged event b goes to the sink (else to the DLQ): an
+    // event_id, valid JSON, every required field, and every field's value
+    // one its sink column takes (dry run and replay alike).
     QString stagedValid() const
     {
-        QString v = QStringLiteral("(b.e IS NOT NULL AND ") % m_db.dialect().isTrue(QStringLiteral("b.jv"));
-        for (const QString &field : m_stream.required)
-            v += QStringLiteral(" AND b.") % stageColumn(fieldIndex(field)) % QStringLiteral(" IS NOT NULL");
-        return v + u')';
+        return QStringLiteral("(b.e IS NOT NULL AND ") % m_db.dialect().isTrue(QStringLiteral("b.jv")) % QStringLiteral(" AND ") % stagedPresent()
+               % (hasTypeChecks() ? QStringLiteral(" AND b.fit = 1)") : QStringLiteral(")"));
     }
 
     qsizetype fieldIndex(const QString &field) const
@@ -424,21 +478,11 @@ private:
     Status buildStatements()
     {
         const SqlDialect &d = m_db.dialect();
-        Sql stage;
-        stage << QStringLiteral("CREATE TEMP TABLE ") << kBatchTable << QStringLiteral(" AS ")
-              << d.jsonStageSelect({{QStringLiteral("s.p"), QStringLiteral("p")}, {m_o, QStringLiteral("o")}, {m_e, QStringLiteral("e")}},
-                                   m_payload, int(m_stream.fields.size()), m_from);
-        for (const auto &field : m_stream.fields)
-            stage.binds << field.second;
-        m_stage = stage;
-
-        // The sink's declared column types (PostgreSQL: extracted text is cast to them).
-        QMap<QString, QString> sinkTypes;
-        if (auto columns = m_db.columns(m_stream.sink); columns)
-            for (const ColumnInfo &c : *columns)
-                sinkTypes.insert(c.name, c.type);
-        else
-            return fail(columns.error());
+        if (auto s = readSinkTypes(); !s)
+            return s;
+        const Sql select = stageSelect();
+        m_stage.text = QStringLiteral("CREATE TEMP TABLE ") % kBatchTable % QStringLiteral(" AS ") % select.text;
+        m_stage.binds = select.binds;
 
         const QString from = QStringLiteral(" FROM ") % d.tempTable(kBatchTable) % QStringLiteral(" AS b");
         const QString ok = stagedValid();
@@ -446,7 +490,7 @@ private:
         QString sink = QStringLiteral("SELECT b.e");
         for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i) {
             cols << m_db.quote(m_stream.fields[i].first);
-            sink += QStringLiteral(", ") % d.sinkValue(QStringLiteral("b.") % stageColumn(i), sinkTypes.value(m_stream.fields[i].first));
+            sink += QStringLiteral(", ") % d.sinkValue(QStringLiteral("b.") % stageColumn(i), m_sinkTypes.value(m_stream.fields[i].first));
         }
         // In key order the unique index is walked once per batch instead of
         // probed at random; among equal event_ids the earliest offset wins.
@@ -464,15 +508,20 @@ private:
                               "error, original_payload, payload, status, attempts, first_seen) SELECT 'stream', ")
                     << Bind{m_stream.name}
             << QStringLiteral(", CAST(b.p AS TEXT), b.o, b.e, b.e, CASE WHEN ") << d.isNotTrue(QStringLiteral("b.jv"))
-            << QStringLiteral(" THEN 'invalid_json' WHEN b.e IS NULL THEN 'missing_event_id' ELSE 'missing_field' END, CASE WHEN ")
+            << QStringLiteral(" THEN 'invalid_json' WHEN b.e IS NULL THEN 'missing_event_id' WHEN NOT ") << stagedPresent()
+            << QStringLiteral(" THEN 'missing_field' ELSE 'bad_value' END, CASE WHEN ")
             << d.isNotTrue(QStringLiteral("b.jv")) << QStringLiteral(" THEN CASE WHEN ")
             << m_payload
-            << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' END WHEN b.e IS NULL THEN 'event_id is NULL' "
-                              "ELSE 'required field missing or null: ' || rtrim(''");
+            << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' END WHEN b.e IS NULL THEN 'event_id is NULL' WHEN NOT ")
+            << stagedPresent() << QStringLiteral(" THEN 'required field missing or null: ' || rtrim(''");
         for (const QString &field : m_stream.required)
             dlq << QStringLiteral(" || CASE WHEN b.") << stageColumn(fieldIndex(field)) << QStringLiteral(" IS NULL THEN ")
                 << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))} << QStringLiteral(" ELSE '' END");
-        dlq << QStringLiteral(", ', ') END, ") << m_payload << QStringLiteral(", ") << m_payload << QStringLiteral(", 'new', 0, ")
+        dlq << QStringLiteral(", ', ') ELSE ");
+        QVariantList messageBinds;
+        dlq.text += badValueMessage(d, stagedValues(QStringLiteral("b")), messageBinds);
+        dlq.binds << messageBinds;
+        dlq << QStringLiteral(" END, ") << m_payload << QStringLiteral(", ") << m_payload << QStringLiteral(", 'new', 0, ")
             << m_db.dialect().nowUtcText() << from << u' ' % d.fixedOrderJoin() % u' ' << m_db.quoteTable(m_stream.log) << QStringLiteral(" AS l ON ")
             << m_p << QStringLiteral(" = b.p AND ") << m_o << QStringLiteral(" = b.o WHERE NOT ") << ok
             << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
@@ -583,6 +632,7 @@ private:
     const ReplayOptions &m_options;
     QString m_slices, m_p, m_o, m_e, m_payload, m_from, m_countSlices;
     Sql m_stage, m_sinkInsert, m_dlqInsert;
+    QMap<QString, QString> m_sinkTypes; // field -> its sink column's declared type
     std::vector<Batch> m_batches;
     qint64 m_offsetsTotal = 0;
     std::optional<qint64> m_restoreCache;

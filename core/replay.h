@@ -68,7 +68,8 @@ struct ReplayResult {
 // maxEvents), batch by batch. Each batch is one write transaction: valid
 // events into the sink (each event_id at most once: a unique index, ON
 // CONFLICT DO NOTHING), invalid ones (payload not JSON, a required field
-// missing or null, no event_id) into the DLQ with their history rows, the
+// missing or null, no event_id, a value the sink column's declared type does
+// not take: bad_value) into the DLQ with their history rows, the
 // new committed offsets and an audit row. All set-based SQL. The sink is
 // created from the spec's fields on first use. A replay killed at any point
 // and run again ends with every valid event exactly once.

@@ -221,6 +221,33 @@ public:
     }
     QString sinkColumnType(const QStringList &) const override { return QString(); }
     QString sinkValue(const QString &expr, const QString &) const override { return expr; }
+    // A subquery with an OFFSET is never flattened.
+    QString subqueryFence() const override { return QStringLiteral(" LIMIT -1 OFFSET 0"); }
+    // Columns whose declared type names a number: SQLite would keep a text
+    // that is not a number as text there. A text is numeric as SQLite's
+    // affinity reads it: blanks around, a sign, digits with at most one
+    // point, an exponent. Dates, booleans and other names store anything
+    // and cannot be checked.
+    QString valueFitsType(const QString &v, const QString &type) const override
+    {
+        static const QRegularExpression numericName(
+            QStringLiteral("^\\s*(((UNSIGNED\\s+)?(TINY|SMALL|MEDIUM|BIG)?\\s*INT(EGER)?[248]?)|REAL|FLOAT[48]?|DOUBLE(\\s+PRECISION)?"
+                           "|NUMERIC|DECIMAL|NUMBER)\\s*(\\(.*\\))?\\s*$"),
+            QRegularExpression::CaseInsensitiveOption);
+        if (!numericName.match(type).hasMatch())
+            return QString();
+        const QString t = QStringLiteral("trim(") % v % QStringLiteral(", ' ' || char(9, 10, 11, 12, 13))");
+        const QString s = QStringLiteral("(CASE WHEN substr(") % t % QStringLiteral(", 1, 1) IN ('+', '-') THEN substr(") % t
+                          % QStringLiteral(", 2) ELSE ") % t % QStringLiteral(" END)");
+        const QString e = QStringLiteral("instr(upper(") % s % QStringLiteral("), 'E')");
+        const QString m = QStringLiteral("(CASE WHEN ") % e % QStringLiteral(" > 0 THEN substr(") % s % QStringLiteral(", 1, ") % e
+                          % QStringLiteral(" - 1) ELSE ") % s % QStringLiteral(" END)");
+        const QString x = QStringLiteral("(CASE WHEN ") % e % QStringLiteral(" > 0 THEN substr(") % s % QStringLiteral(", ") % e
+                          % QStringLiteral(" + 1) ELSE '0' END)");
+        return QStringLiteral("(CASE WHEN typeof(") % v % QStringLiteral(") <> 'text' THEN 1 WHEN ") % m % QStringLiteral(" GLOB '*[0-9]*' AND ") % m
+               % QStringLiteral(" NOT GLOB '*[^0-9.]*' AND ") % m % QStringLiteral(" NOT GLOB '*.*.*' AND (") % x % QStringLiteral(" GLOB '[0-9]*' OR ") % x
+               % QStringLiteral(" GLOB '[+-][0-9]*') AND substr(") % x % QStringLiteral(", 2) NOT GLOB '*[^0-9]*' THEN 1 ELSE 0 END = 1)");
+    }
     QString listUniqueIndexColumns() const override
     {
         return QStringLiteral("SELECT il.name, ii.seqno, ii.name FROM pragma_index_list(?) AS il "
@@ -611,12 +638,14 @@ BEGIN
     END IF;
   END LOOP;
   RETURN jsonb_set(doc, pth, val, true);
-END $f$)sql")};
+END $f$)sql"),
+                // stream sinks' typed columns (dlq replay of stream records)
+                fitsFunction()};
     }
     QString dlqSessionFunctionsPresent() const override
     {
         return QStringLiteral("SELECT COUNT(*) FROM pg_proc WHERE pronamespace = pg_my_temp_schema() "
-                              "AND proname IN ('rewind_json_valid', 'rewind_json_or_text', 'rewind_json_set')");
+                              "AND proname IN ('rewind_json_valid', 'rewind_json_or_text', 'rewind_json_set', 'rewind_fits')");
     }
     QString jsonArrayTexts(const QString &array) const override
     {
@@ -780,7 +809,19 @@ public:
         return {QStringLiteral("CREATE OR REPLACE FUNCTION pg_temp.rewind_try_jsonb(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE "
                                "AS $rw$ BEGIN RETURN CAST(t AS jsonb); EXCEPTION WHEN others THEN RETURN NULL; END $rw$"),
                 QStringLiteral("CREATE OR REPLACE FUNCTION pg_temp.rewind_try_timestamptz(t text) RETURNS timestamptz LANGUAGE plpgsql STABLE "
-                               "AS $rw$ BEGIN RETURN CAST(t AS timestamptz); EXCEPTION WHEN others THEN RETURN NULL; END $rw$")};
+                               "AS $rw$ BEGIN RETURN CAST(t AS timestamptz); EXCEPTION WHEN others THEN RETURN NULL; END $rw$"),
+                fitsFunction()};
+    }
+    // valueFitsType()'s cast attempt: whether the text `v` casts to the type
+    // named `t` (a catalog type name, as listColumns gives it). Only data
+    // exceptions (bad syntax, out of range, overflow) and a domain's CHECK
+    // mean "does not fit": anything else, like an unknown type, still fails
+    // the statement.
+    static QString fitsFunction()
+    {
+        return QStringLiteral("CREATE OR REPLACE FUNCTION pg_temp.rewind_fits(v text, t text) RETURNS boolean LANGUAGE plpgsql STABLE AS $rw$ "
+                              "BEGIN IF v IS NULL THEN RETURN true; END IF; EXECUTE 'SELECT CAST($1 AS ' || t || ')' USING v; RETURN true; "
+                              "EXCEPTION WHEN data_exception OR check_violation THEN RETURN false; END $rw$");
     }
     QString fixedOrderJoin() const override { return QStringLiteral("JOIN"); }
     QString tempTable(const QString &name) const override { return QStringLiteral("pg_temp.") % quote(name); }
@@ -840,6 +881,62 @@ public:
         if (t.isEmpty() || t == QLatin1String("text") || t.startsWith(QLatin1String("character")))
             return expr;
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS ") % type % u')';
+    }
+    // The text fits a character(n) column when what is past n is blanks
+    // (which the assignment drops). Any other type that sinkValue() casts
+    // to: the cast is tried by rewind_fits (streamSessionSetup()) in its own
+    // exception block, after a pattern that only values of that type match
+    // has let the common ones through without it (a subtransaction each).
+    QString subqueryFence() const override { return QStringLiteral(" OFFSET 0"); }
+    QString valueFitsType(const QString &v, const QString &type) const override
+    {
+        const QString t = type.toLower().simplified();
+        static const QRegularExpression sized(QStringLiteral("^(character varying|character|varchar|char|bpchar)\\(([0-9]+)\\)$"));
+        if (const auto m = sized.match(t); m.hasMatch())
+            return QStringLiteral("(") % v % QStringLiteral(" IS NULL OR char_length(rtrim(") % v % QStringLiteral(", ' ')) <= ") % m.captured(2)
+                   % u')';
+        if (t.isEmpty() || t == QLatin1String("text") || t.startsWith(QLatin1String("character")))
+            return QString();
+        if (t == QLatin1String("boolean")) // JSON's true and false, without a pattern
+            return QStringLiteral("(CASE WHEN ") % v % QStringLiteral(" IS NULL OR ") % v
+                   % QStringLiteral(" IN ('true', 'false') THEN true ELSE pg_temp.rewind_fits(") % v % QStringLiteral(", 'boolean') END)");
+        // A pattern every match of which the cast reads, with a length limit
+        // (PostgreSQL's regular expressions are slow with bounded repeats:
+        // digits are counted apart).
+        QString sure, limit;
+        const QString digits = QStringLiteral("char_length(split_part(ltrim(") % v % QStringLiteral(", '-'), '.', 1)) <= ");
+        const QString numberPattern = QStringLiteral("^-?[0-9]+(\\.[0-9]+)?$");
+        if (t == QLatin1String("smallint") || t == QLatin1String("integer") || t == QLatin1String("bigint")) {
+            sure = QStringLiteral("^-?[0-9]+$");
+            limit = digits % QString::number(t == QLatin1String("smallint") ? 4 : t == QLatin1String("integer") ? 9 : 18);
+        } else if (t == QLatin1String("numeric")) {
+            sure = numberPattern; // numeric reads 131072 digits before the point, 16383 after
+            limit = QStringLiteral("char_length(") % v % QStringLiteral(") <= 16000");
+        } else if (t == QLatin1String("real") || t == QLatin1String("double precision")) {
+            sure = numberPattern; // 30 characters stay within real's range and above its smallest value
+            limit = QStringLiteral("char_length(") % v % QStringLiteral(") <= 30");
+        } else if (t == QLatin1String("date") || t.startsWith(QLatin1String("timestamp")))
+            // Days up to 28: every month has them.
+            sure = QStringLiteral("^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])"
+                                  "([T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?(Z|[+-](0[0-9]|1[0-5])(:[0-5][0-9])?)?)?$");
+        else {
+            // numeric(p,s): at most p-s-1 integer digits stay within p-s after rounding to s places.
+            static const QRegularExpression numeric(QStringLiteral("^numeric\\(([0-9]+),(-?[0-9]+)\\)$"));
+            if (const auto m = numeric.match(t); m.hasMatch()) {
+                const int integerDigits = m.captured(1).toInt() - m.captured(2).toInt() - 1;
+                if (integerDigits >= 1) {
+                    sure = numberPattern;
+                    limit = digits % QString::number(integerDigits) % QStringLiteral(" AND char_length(") % v % QStringLiteral(") <= 16000");
+                }
+            }
+        }
+        QString literal = type;
+        literal.replace(u'\'', QStringLiteral("''"));
+        return QStringLiteral("(CASE WHEN ") % v % QStringLiteral(" IS NULL THEN true ")
+               % (sure.isEmpty() ? QString()
+                                 : QString(QStringLiteral("WHEN ") % v % QStringLiteral(" ~ '") % sure % u'\''
+                                           % (limit.isEmpty() ? QString() : QString(QStringLiteral(" AND ") % limit)) % QStringLiteral(" THEN true ")))
+               % QStringLiteral("ELSE pg_temp.rewind_fits(") % v % QStringLiteral(", '") % literal % QStringLiteral("') END)");
     }
     QString listUniqueIndexColumns() const override
     {

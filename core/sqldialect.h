@@ -246,6 +246,19 @@ public:
     // The staged value `expr` as written to a sink column declared `type`
     // (as listColumns reports it).
     virtual QString sinkValue(const QString &expr, const QString &type) const = 0;
+    // A predicate, never NULL: the value `expr` (as jsonStageSelect or
+    // jsonExtract gives it) can be written to a sink column declared `type`
+    // (as listColumns reports it) without failing the statement. PostgreSQL:
+    // sinkValue()'s cast succeeds, or the text fits a character(n) column
+    // (needs streamSessionSetup() or dlqSessionFunctions()). SQLite stores
+    // anything in any column: only columns of a numeric type name (INTEGER,
+    // REAL, NUMERIC, ...) are checked, a number or numeric text fits. NULL
+    // fits. Empty when every value fits. `expr` may be evaluated more than
+    // once: pass a column.
+    virtual QString valueFitsType(const QString &expr, const QString &type) const = 0;
+    // A tail for a subquery in FROM that keeps the engine from merging it
+    // into the outer query (which would compute its columns once per use).
+    virtual QString subqueryFence() const = 0;
     // Unique indexes of a relation, bound parameter: relation name. Columns "index", "position", "column".
     virtual QString listUniqueIndexColumns() const = 0;
     // Record timestamps as integer epoch milliseconds, NULL when unreadable:

@@ -1,0 +1,35 @@
+#include "badvalue.h"
+
+#include <QStringBuilder>
+#include <QStringList>
+
+namespace rw {
+
+QString valuesFit(const SqlDialect &dialect, const std::vector<FieldValue> &fields)
+{
+    QStringList terms;
+    for (const FieldValue &f : fields)
+        if (QString fits = dialect.valueFitsType(f.value, f.type); !fits.isEmpty())
+            terms << fits;
+    return terms.isEmpty() ? QStringLiteral("(1 = 1)") : QString(u'(' % terms.join(QStringLiteral(" AND ")) % u')');
+}
+
+QString badValueMessage(const SqlDialect &dialect, const std::vector<FieldValue> &fields, QVariantList &binds)
+{
+    // rtrim drops the last "; ": every part ends in a quote.
+    QString message = QStringLiteral("rtrim(''");
+    for (const FieldValue &f : fields) {
+        const QString fits = dialect.valueFitsType(f.value, f.type);
+        if (fits.isEmpty())
+            continue;
+        const QString text = QStringLiteral("CAST(") % f.value % QStringLiteral(" AS TEXT)");
+        message += QStringLiteral(" || CASE WHEN NOT ") % fits % QStringLiteral(" THEN ? || substr(") % text % QStringLiteral(", 1, ")
+                   % QString::number(kBadValueShown) % QStringLiteral(") || CASE WHEN length(") % text % QStringLiteral(") > ")
+                   % QString::number(kBadValueShown) % QStringLiteral(" THEN '...\"; ' ELSE '\"; ' END ELSE '' END");
+        binds << QString(QStringLiteral("field ") % f.field % QStringLiteral(" (") % f.path % QStringLiteral(") is not a valid ") % f.type
+                         % QStringLiteral(": \""));
+    }
+    return message % QStringLiteral(", '; ')");
+}
+
+} // namespace rw
