@@ -255,9 +255,9 @@ private Q_SLOTS:
         // (The demo's days are ISO text on both engines; date arithmetic is spelt per engine.)
         const QString later = testsupport::onPostgres() ? QStringLiteral("to_char(CAST(MAX(dt) AS date) + 2, 'YYYY-MM-DD')")
                                                         : QStringLiteral("date(MAX(dt), '+2 days')");
-        QVERIFY(ws->db.exec(QStringLiteral("INSERT INTO raw_events (event_id, dt, event_ts, ingested_at) SELECT 'late-watermark', ") % later
-                            % QStringLiteral(", ") % later % QStringLiteral(" || 'T12:00:00Z', ") % later
-                            % QStringLiteral(" || 'T12:00:05Z' FROM raw_events")));
+        QVERIFY(ws->db.exec(QStringLiteral("INSERT INTO raw_events (event_id, dt, event_ts, ingested_at) SELECT 'late-watermark', %1, "
+                                           "%1 || 'T12:00:00Z', %1 || 'T12:00:05Z' FROM raw_events")
+                                .arg(later)));
         auto dry = rw::finalize(ws->db, events, {});
         QVERIFY(dry);
         QVERIFY2(!dry->finalized.isEmpty(), "the watermark should have passed a day");
