@@ -16,7 +16,9 @@ QString valuesFit(const SqlDialect &dialect, const std::vector<FieldValue> &fiel
 
 QString badValueMessage(const SqlDialect &dialect, const std::vector<FieldValue> &fields, QVariantList &binds)
 {
-    // rtrim drops the last "; ": every part ends in a quote.
+    // The parts are concatenated, each ending in '"; '; rtrim strips the
+    // characters ';' and ' ' from the end, which drops the last separator
+    // and stops at its quote. (SQLite 3.40 has no concat_ws to join them.)
     QString message = QStringLiteral("rtrim(''");
     for (const FieldValue &f : fields) {
         const QString fits = dialect.valueFitsType(f.value, f.type);

@@ -207,7 +207,8 @@ std::vector<Command> lateCommands()
              p.addOptions({kDataset, kFrom, kTo, kBuckets, kWhatIf});
          },
          runLag},
-        {QStringLiteral("finalize"), QStringLiteral("Watermark: list (or, with --execute, publish and mark final) the days it has passed."),
+        {QStringLiteral("finalize"), QStringLiteral("Watermark: list (or, with --execute, publish and mark final) the days it has passed. "
+                                                       "Event times after now are left out of the watermark and counted."),
          [](QCommandLineParser &p) {
              workspaceOptions(p);
              p.addOptions({kDataset, kFinalizePlan, kExecute});

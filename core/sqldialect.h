@@ -309,4 +309,8 @@ public:
 
 std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind);
 
+// One per engine, in sqlitedialect.cpp and postgresdialect.cpp; makeDialect picks.
+std::shared_ptr<const SqlDialect> makeSqliteDialect();
+std::shared_ptr<const SqlDialect> makePostgresDialect();
+
 } // namespace rw
