@@ -185,7 +185,8 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (!dedupedCounts)
         return fail(dedupedCounts.error());
     const QHash<QString, QList<qint64>> deduped = *dedupedCounts;
-    if (!dataset.checks.empty() || sql.isScd2() || (publish && !useMatches) || (overwrite && options.samples > 0))
+    if (!dataset.checks.empty() || sql.isScd2()
+        || (db.dialect().indexesStageForJoins() && ((publish && !useMatches) || (overwrite && options.samples > 0))))
         if (auto r = db.exec(sql.indexStage()); !r)
             return fail(r.error());
 

@@ -231,12 +231,8 @@ QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantLi
         for (const QString &c : m_values)
             if (c != m_dataset->orderBy)
                 orderBy << q(c) % QStringLiteral(" DESC NULLS LAST");
-        if (orderBy.isEmpty())
-            orderBy << QStringLiteral("1");
-        select = QStringLiteral("SELECT ") % stagedColumnList() % QStringLiteral(" FROM (SELECT ")
-                 % columnList(QString(), m_columns) % QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ") % partitionBy.join(u", ")
-                 % QStringLiteral(" ORDER BY ") % orderBy.join(u", ") % QStringLiteral(") AS rewind_rn FROM (")
-                 % scopedSource(scope, binds) % QStringLiteral(") AS s) AS ranked WHERE rewind_rn = 1");
+        select = m_db.dialect().latestPerKey(stagedColumnList(), columnList(QString(), m_columns), partitionBy, orderBy,
+                                             scopedSource(scope, binds));
     }
     return select;
 }

@@ -31,6 +31,18 @@ public:
     // target, about 150 ms against 250 ms for stage then match (one write
     // and one read of the staged rows less).
     bool stagesJoinedToTarget() const override { return true; }
+    // Hash joins: on a 95,000-row stage the index took 51 ms to build and
+    // the diff and publish that followed took as long with it as without.
+    bool indexesStageForJoins() const override { return false; }
+    // Measured on a 100,000-row partition (95,000 keys): 75-100 ms against
+    // 175-185 ms for ROW_NUMBER() in a window, the same rows chosen.
+    QString latestPerKey(const QString &outer, const QString &inner, const QStringList &partitionBy, const QStringList &orderBy,
+                         const QString &from) const override
+    {
+        return QStringLiteral("SELECT ") % outer % QStringLiteral(" FROM (SELECT DISTINCT ON (") % partitionBy.join(u", ")
+               % QStringLiteral(") ") % inner % QStringLiteral(" FROM (") % from % QStringLiteral(") AS s ORDER BY ")
+               % (partitionBy + orderBy).join(u", ") % QStringLiteral(") AS ranked");
+    }
 
     QStringList sessionSetup() const override
     {
@@ -154,7 +166,8 @@ public:
         const QString text = QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");
         return QStringLiteral("CASE CAST(pg_typeof(") % expr
                % QStringLiteral(") AS oid) WHEN 1184 THEN (to_json(CAST(") % text
-               % QStringLiteral(" AS TIMESTAMP WITH TIME ZONE) AT TIME ZONE 'UTC') #>> '{}') || 'Z' "
+               % QStringLiteral(" AS TIMESTAMP WITH TIME ZONE) AT TIME ZONE 'UTC') #>> '{}') || CASE WHEN isfinite(CAST(") % text
+               % QStringLiteral(" AS TIMESTAMP WITH TIME ZONE)) THEN 'Z' ELSE '' END "
                                 "WHEN 1114 THEN to_json(CAST(")
                % text % QStringLiteral(" AS TIMESTAMP WITHOUT TIME ZONE)) #>> '{}' ELSE ") % text % QStringLiteral(" END");
     }

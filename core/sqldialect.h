@@ -52,6 +52,17 @@ public:
     // rather than writing the stage and then matching it (see each engine's
     // answer for the measurements).
     virtual bool stagesJoinedToTarget() const = 0;
+    // Whether the stage is indexed by key before a publish or samples read
+    // it by key. SQLite joins by nested loops: without the index each staged
+    // row would scan. (Gates and SCD2 index it on every engine.)
+    virtual bool indexesStageForJoins() const = 0;
+    // The dedupe: `outer` over one row of `from` (aliased s) per distinct
+    // `partitionBy`, the first by `orderBy` (empty: any). `inner` lists the
+    // columns of s that `outer` reads from the chosen rows (aliased ranked).
+    // The standard form numbers the rows of a window; PostgreSQL's DISTINCT ON
+    // does the same with one sort and no window.
+    virtual QString latestPerKey(const QString &outer, const QString &inner, const QStringList &partitionBy, const QStringList &orderBy,
+                                 const QString &from) const;
 
     // Catalog: user tables and views, one column "name".
     virtual QString listRelations() const = 0;

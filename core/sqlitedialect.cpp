@@ -20,6 +20,7 @@ public:
     // target, 0.14-0.20 CPU s joined against 0.12-0.15 in two passes (the
     // window co-routine under the join costs more than the second pass).
     bool stagesJoinedToTarget() const override { return false; }
+    bool indexesStageForJoins() const override { return true; }
 
     QStringList sessionSetup() const override
     {

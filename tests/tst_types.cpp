@@ -591,6 +591,28 @@ private Q_SLOTS:
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_instant")), 2);
     }
 
+    // A timestamp partition at infinity is labelled "infinity" on both
+    // engines (no zone is appended to it), and selected by that label.
+    void infiniteInstantPartitions()
+    {
+        fresh();
+        QVERIFY(m_db->exec(QStringLiteral("INSERT INTO raw_sales VALUES (8, 'h', '2026-03-04', 1.00, 'infinity', '2026-03-04 10:00:00+00', "
+                                          "'2026-03-04 10:00:00+00'), (9, 'i', '2026-03-04', 2.00, '-infinity', '2026-03-04 10:00:00+00', "
+                                          "'2026-03-04 10:00:00+00')")));
+        const QStringList labels = partitionValues(json({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("by_instant")})
+                                                       .value(QStringLiteral("partitions"))
+                                                       .toArray());
+        QVERIFY2(labels.contains(QStringLiteral("infinity")) && labels.contains(QStringLiteral("-infinity")), qPrintable(labels.join(u' ')));
+        for (const QString &label : {QStringLiteral("infinity"), QStringLiteral("-infinity")}) {
+            const QJsonObject run = json({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("by_instant"), QStringLiteral("--partition"),
+                                          label, QStringLiteral("--execute")});
+            QCOMPARE(partitionValues(run.value(QStringLiteral("partitions")).toArray()), QStringList{label});
+            QCOMPARE(run.value(QStringLiteral("totals")).toObject().value(QStringLiteral("inserted")).toInteger(), 1);
+        }
+        QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_instant")), 2);
+        QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_instant WHERE order_id IN (8, 9)")), 2);
+    }
+
     // Partitions by a timestamp without zone: PostgreSQL labels them in
     // ISO-8601 with a T and no zone, SQLite as written; the other spelling
     // is taken too.
