@@ -3,6 +3,7 @@
 #include "sqlitefunctions.h"
 
 #include <QAtomicInteger>
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QHash>
 #include <QFileInfo>
@@ -30,6 +31,28 @@ namespace rw {
 namespace {
 
 QAtomicInteger<quint64> g_nextDatabaseId{1};
+
+// The connections a worker thread opened, closed and removed when the thread
+// ends. A pool thread that expires then leaves no session open on the
+// server, and a later thread given the same id (the connection's name
+// carries it) opens its own instead of finding one that Qt says belongs to
+// another thread. The main thread's connections live as long as the process.
+struct ThreadConnections {
+    QStringList names;
+    ~ThreadConnections()
+    {
+        // Removing the last handle deletes the driver, which closes it.
+        for (const QString &name : std::as_const(names))
+            QSqlDatabase::removeDatabase(name);
+    }
+};
+thread_local ThreadConnections t_connections;
+
+bool onWorkerThread()
+{
+    const QCoreApplication *app = QCoreApplication::instance();
+    return app && QThread::currentThread() != app->thread();
+}
 
 QString describe(const QSqlError &error)
 {
@@ -276,8 +299,10 @@ Result<QSqlDatabase> Database::connection() const
         }
         m_shared->connectionNames.remove(name);
     }
-    QSqlDatabase conn = known ? QSqlDatabase::database(name, false)
-                              : QSqlDatabase::addDatabase(m_shared->dialect->driverName(), name);
+    const bool added = !QSqlDatabase::contains(name);
+    QSqlDatabase conn = added ? QSqlDatabase::addDatabase(m_shared->dialect->driverName(), name) : QSqlDatabase::database(name, false);
+    if (added && onWorkerThread())
+        t_connections.names << name;
     const DatabaseUrl &url = m_shared->url;
     // How long a statement waits for another writer's lock before reporting
     // "busy" (then the batch core retries with backoff).

@@ -5,9 +5,12 @@
 #include "database.h"
 #include "testsupport.h"
 
+#include <QSqlDatabase>
 #include <QTest>
 #include <QThread>
 #include <QUrl>
+
+#include <thread>
 
 using namespace rw;
 
@@ -150,6 +153,40 @@ private Q_SLOTS:
         QVERIFY(!theirs.isEmpty());
         QVERIFY(theirs != mine);
         QCOMPARE(db.scalar(QStringLiteral("SELECT v FROM t"))->toInt(), 7);
+    }
+
+    // Threads come and go (a pool's expire after 30 s idle) and a new one may
+    // get a finished one's id: each opens its own connection, which closes
+    // when its thread ends, so no session outlives the thread.
+    void workerConnectionsEndWithTheirThread()
+    {
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("threads.db"), {QStringLiteral("CREATE TABLE t (v INTEGER)")});
+        const bool pg = testsupport::onPostgres();
+        const QString sessions = QStringLiteral("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database()");
+        const qint64 before = pg ? db.scalar(sessions)->toLongLong() : 0;
+        const QStringList namesBefore = QSqlDatabase::connectionNames();
+        for (int i = 1; i <= 4; ++i) {
+            QString name;
+            QString error;
+            std::thread worker([&] {
+                auto conn = db.connection();
+                if (!conn) {
+                    error = conn.error().message;
+                    return;
+                }
+                name = conn->connectionName();
+                if (auto r = db.exec(QStringLiteral("INSERT INTO t VALUES (?)"), {i}); !r)
+                    error = r.error().message;
+            });
+            worker.join();
+            QVERIFY2(error.isEmpty(), qPrintable(QStringLiteral("thread %1: %2").arg(i).arg(error)));
+            QVERIFY(!QSqlDatabase::connectionNames().contains(name));
+        }
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM t"))->toInt(), 4);
+        QCOMPARE(QSqlDatabase::connectionNames(), namesBefore);
+        if (pg) // the server ends a backend shortly after its client closes
+            QTRY_COMPARE_WITH_TIMEOUT(db.scalar(sessions)->toLongLong(), before, 5000);
     }
 
     // On PostgreSQL the control tables live in the schema "rewind", apart from
