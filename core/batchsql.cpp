@@ -317,6 +317,21 @@ QString BatchSql::stageKeysNullProbe() const
     return QStringLiteral("SELECT 1 FROM ") % q(kStage) % QStringLiteral(" WHERE ") % terms.join(QStringLiteral(" OR ")) % QStringLiteral(" LIMIT 1");
 }
 
+QString BatchSql::sourceKeysNullProbe(const std::vector<PartitionRef> &scope, QVariantList &binds) const
+{
+    // A cast to the target's type keeps NULL and only NULL: the source's
+    // NULLs are the stage's.
+    QStringList terms;
+    if (m_dataset->partitioned())
+        terms << partExpr(QStringLiteral("s")) % QStringLiteral(" IS NULL");
+    for (const QString &k : m_key)
+        terms << QStringLiteral("s.") % q(k) % QStringLiteral(" IS NULL");
+    if (terms.isEmpty())
+        terms << QStringLiteral("1 = 0");
+    return QStringLiteral("SELECT 1 FROM (") % scopedSource(scope, binds) % QStringLiteral(") AS s WHERE ") % terms.join(QStringLiteral(" OR "))
+           % QStringLiteral(" LIMIT 1");
+}
+
 QString BatchSql::keyEqual(const QString &a, const QString &b) const
 {
     const SqlDialect &d = m_db.dialect();
@@ -403,7 +418,7 @@ QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &sc
                 % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM (SELECT ")
                 % columnList(QStringLiteral("x"), m_columns) % QStringLiteral(", ROW_NUMBER() OVER () AS rewind_sid FROM (") % select
                 % QStringLiteral(") AS x) AS s LEFT JOIN ") % qt(m_dataset->target) % QStringLiteral(" AS t ON ")
-                % keyMatch(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND ") % inScope};
+                % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope};
 }
 
 QString BatchSql::stageTable() const { return m_stageInMatches ? q(kMatch) : q(kStage); }

@@ -142,6 +142,9 @@ public:
     QString stageKeyMatch(const QString &a) const;
     // One row when a staged row's partition or a key column is NULL.
     QString stageKeysNullProbe() const;
+    // The same probe of the source rows in scope, before the stage exists
+    // (createStageWithMatches then matches on plain `=` when it finds none).
+    QString sourceKeysNullProbe(const std::vector<PartitionRef> &scope, QVariantList &binds) const;
     void setStageKeysNotNull(bool on) const { m_stageKeysNotNull = on; }
     QString keyEqual(const QString &a, const QString &b) const; // key only, null-safe
     QString rowsDiffer(const QString &a, const QString &b) const;
