@@ -20,7 +20,7 @@ const QColor kColors[] = {QColor(0x2e, 0x9a, 0x4b), QColor(0x2f, 0x6f, 0xd0), QC
 
 QStringList DiffChart::categories()
 {
-    return {tr("inserted"), tr("updated"), tr("deleted"), tr("unchanged"), tr("duplicates dropped")};
+    return {tr("inserted"), tr("updated"), tr("deleted"), tr("unchanged"), tr("dupes dropped")};
 }
 
 DiffChart::DiffChart(QWidget *parent) : QChartView(parent)
@@ -38,7 +38,9 @@ void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions)
     auto *chart = new QChart;
     chart->setTitle(tr("Rows per partition"));
     chart->setAnimationOptions(QChart::NoAnimation);
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    // On the right, one entry per line: in one row below the bars the five
+    // names were cut to "inser...", "upda...".
+    chart->legend()->setAlignment(Qt::AlignRight);
     QFont small = chart->legend()->font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     chart->legend()->setFont(small);
@@ -73,6 +75,11 @@ void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions)
 
     auto *x = new QBarCategoryAxis;
     x->append(labels);
+    // A partition's name in full, as in the table: upright under one bar,
+    // turned on its side under several (side by side they overlapped).
+    x->setTruncateLabels(false);
+    if (partitions.size() > 1)
+        x->setLabelsAngle(-90);
     chart->addAxis(x, Qt::AlignBottom);
     series->attachAxis(x);
     auto *y = new QValueAxis;

@@ -43,13 +43,15 @@ QVariant PreviewDiffModel::headerData(int section, Qt::Orientation orientation, 
         return {};
     if (role == Qt::TextAlignmentRole)
         return QVariant::fromValue(Qt::Alignment((section == PartitionColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
+    if (role == Qt::ToolTipRole && section == DuplicatesColumn)
+        return tr("Duplicates dropped: source rows that a later row with the same key replaced");
     if (role != Qt::DisplayRole)
         return {};
     switch (section) {
     case PartitionColumn: return tr("Partition");
     case SourceColumn: return tr("Source");
     case StagedColumn: return tr("Staged");
-    case DuplicatesColumn: return tr("Dupes dropped");
+    case DuplicatesColumn: return tr("Dupes");
     case InsertedColumn: return tr("Inserted");
     case UpdatedColumn: return tr("Updated");
     case DeletedColumn: return tr("Deleted");

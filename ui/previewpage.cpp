@@ -160,6 +160,9 @@ PreviewPage::PreviewPage(QWidget *parent)
     leftLayout->addWidget(m_diffView, 1);
     leftLayout->addWidget(sectionLabel(tr("Gates"), left));
     leftLayout->addWidget(m_checksView, 1);
+    // Every column stretched shares the width; stretching the last one as
+    // well pushed "Gates" past the edge.
+    m_diffView->horizontalHeader()->setStretchLastSection(false);
     m_diffView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_diffView->horizontalHeader()->setSectionResizeMode(PreviewDiffModel::PartitionColumn, QHeaderView::ResizeToContents);
     m_diffView->horizontalHeader()->setMinimumSectionSize(48);
@@ -425,6 +428,9 @@ void PreviewPage::showResult(RunResult result)
     qint64 counts[4] = {t.inserted, t.updated, t.deleted, t.unchanged};
     for (int i = 0; i < 4; ++i)
         m_sampleTabs->setTabText(i, QStringLiteral("%1 (%2)").arg(SamplesModel::categoryName(SamplesModel::Category(i)), fmt::number(counts[i])));
+    // Longer counts make longer tabs: the layout must ask again, or the bar
+    // keeps its old width and scrolls ("d (0)" with arrows).
+    m_sampleTabs->updateGeometry();
     // Open on the category an operator most wants to see.
     int tab = t.updated > 0 ? 1 : t.deleted > 0 ? 2 : t.inserted > 0 ? 0 : 3;
     if (m_sampleTabs->currentIndex() == tab)
