@@ -175,11 +175,31 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
         if (!nullKey)
             return fail(nullKey.error());
         sql.setStageKeysNotNull(!nullKey->next());
+        failpoint("after-key-probe");
     }
-    const QStringList stage = stageInMatches ? sql.createStageWithMatches(scope, binds) : sql.createStage(scope, binds);
-    for (qsizetype i = 0; i < stage.size(); ++i)
-        if (auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList()); !r)
-            return fail(r.error());
+    const auto writeStage = [&]() -> Status {
+        binds.clear();
+        const QStringList stage = stageInMatches ? sql.createStageWithMatches(scope, binds) : sql.createStage(scope, binds);
+        for (qsizetype i = 0; i < stage.size(); ++i)
+            if (auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList()); !r)
+                return fail(r.error());
+        return {};
+    };
+    if (auto s = writeStage(); !s)
+        return fail(s.error());
+    if (stageInMatches && sql.stageKeysNotNull()) {
+        // Each statement reads the source afresh (READ COMMITTED): a NULL key
+        // written since the probe would go unmatched on plain `=` and be
+        // inserted twice. Then the stage is matched again, null-safe.
+        auto lateNull = db.exec(sql.stageKeysNullProbe());
+        if (!lateNull)
+            return fail(lateNull.error());
+        if (lateNull->next()) {
+            sql.setStageKeysNotNull(false);
+            if (auto s = writeStage(); !s)
+                return fail(s.error());
+        }
+    }
     failpoint("after-stage");
     // Staged rows per partition; one partition's is a count the engine keeps.
     auto countStage = [&]() -> Result<QHash<QString, QList<qint64>>> {

@@ -314,7 +314,7 @@ QString BatchSql::stageKeysNullProbe() const
         terms << partExpr(QString()) % QStringLiteral(" IS NULL");
     for (const QString &k : m_key)
         terms << q(k) % QStringLiteral(" IS NULL");
-    return QStringLiteral("SELECT 1 FROM ") % q(kStage) % QStringLiteral(" WHERE ") % terms.join(QStringLiteral(" OR ")) % QStringLiteral(" LIMIT 1");
+    return QStringLiteral("SELECT 1 FROM ") % stageTable() % QStringLiteral(" WHERE ") % terms.join(QStringLiteral(" OR ")) % QStringLiteral(" LIMIT 1");
 }
 
 QString BatchSql::sourceKeysNullProbe(const std::vector<PartitionRef> &scope, QVariantList &binds) const

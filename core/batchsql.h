@@ -140,12 +140,14 @@ public:
     // it means the same and, unlike PostgreSQL's null-safe spelling, lets the
     // planner hash join on the columns themselves and probe their index.
     QString stageKeyMatch(const QString &a) const;
-    // One row when a staged row's partition or a key column is NULL.
+    // One row when a staged row's partition or a key column is NULL (in
+    // rewind_match when the stage was written joined to the target).
     QString stageKeysNullProbe() const;
     // The same probe of the source rows in scope, before the stage exists
     // (createStageWithMatches then matches on plain `=` when it finds none).
     QString sourceKeysNullProbe(const std::vector<PartitionRef> &scope, QVariantList &binds) const;
     void setStageKeysNotNull(bool on) const { m_stageKeysNotNull = on; }
+    bool stageKeysNotNull() const { return m_stageKeysNotNull; }
     QString keyEqual(const QString &a, const QString &b) const; // key only, null-safe
     QString rowsDiffer(const QString &a, const QString &b) const;
     QString partExpr(const QString &qualifier) const;      // the partition column or NULL
