@@ -9,7 +9,7 @@ QString valuesFit(const SqlDialect &dialect, const std::vector<FieldValue> &fiel
 {
     QStringList terms;
     for (const FieldValue &f : fields)
-        if (QString fits = dialect.valueFitsType(f.value, f.type); !fits.isEmpty())
+        if (QString fits = dialect.valueFitsType(f.value, f.type, f.strict); !fits.isEmpty())
             terms << fits;
     return terms.isEmpty() ? QStringLiteral("(1 = 1)") : QString(u'(' % terms.join(QStringLiteral(" AND ")) % u')');
 }
@@ -21,7 +21,7 @@ QString badValueMessage(const SqlDialect &dialect, const std::vector<FieldValue>
     // and stops at its quote. (SQLite 3.40 has no concat_ws to join them.)
     QString message = QStringLiteral("rtrim(''");
     for (const FieldValue &f : fields) {
-        const QString fits = dialect.valueFitsType(f.value, f.type);
+        const QString fits = dialect.valueFitsType(f.value, f.type, f.strict);
         if (fits.isEmpty())
             continue;
         const QString text = QStringLiteral("CAST(") % f.value % QStringLiteral(" AS TEXT)");

@@ -18,6 +18,7 @@ struct FieldValue {
     QString path;  // its JSON path
     QString type;  // the column's declared type, as listColumns reports it
     QString value; // the SQL expression of its value: a column, evaluated more than once
+    bool strict = false; // the column is a SQLite STRICT table's
 };
 
 // A predicate: every field's value fits its column ("(1 = 1)" when none needs a check).

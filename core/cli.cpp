@@ -4,6 +4,8 @@
 
 #include <QStringBuilder>
 
+#include <algorithm>
+
 namespace rw::cli {
 
 namespace {
@@ -36,8 +38,11 @@ QString usage()
     QString text = QStringLiteral("Usage: rewindctl COMMAND [options]\n\n"
                                   "Rewind's command-line twin: browse, preview and safely re-run data pipelines.\n\n"
                                   "Commands:\n");
+    qsizetype width = 0;
     for (const auto &c : commands())
-        text += QStringLiteral("  ") % c.name.leftJustified(14) % c.summary % u'\n';
+        width = std::max(width, c.name.size());
+    for (const auto &c : commands())
+        text += QStringLiteral("  ") % c.name.leftJustified(width + 2) % c.summary % u'\n';
     text += QStringLiteral("\nRun 'rewindctl COMMAND --help' for a command's options.\n"
                            "Exit codes: 0 success (a dry run included), 1 failure, 2 bad input, 3 a quality check "
                            "failed, 4 the plan is stale.\n");

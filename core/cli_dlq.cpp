@@ -395,7 +395,7 @@ Status runReplayOrValidate(Context &ctx, bool validateOnly)
             << " already landed), " << thousands(r->failed) << (r->executed ? " failed" : " would fail") << ", " << thousands(r->skipped)
             << " skipped (replayed or discarded)\n";
     if (r->executed)
-        ctx.out << thousands(r->inserted) << " rows inserted, " << thousands(r->updated) << " updated, in " << r->batches << " batches, "
+        ctx.out << thousands(r->inserted) << " rows inserted, " << thousands(r->updated) << " updated, in " << r->batches << (r->batches == 1 ? " batch, " : " batches, ")
                 << QString::number(r->seconds, 'f', 1) << " s (" << r->status << ")\n";
     else if (!validateOnly)
         ctx.out << "\nDry run: nothing changed. Add --execute to replay.\n";

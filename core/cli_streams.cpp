@@ -314,7 +314,7 @@ Status runReplay(Context &ctx)
         ctx.out << " (" << thousands(r->alreadyDeadLettered) << " already in the DLQ)";
     ctx.out << ".\n";
     if (r->executed)
-        ctx.out << r->batches << " batches in " << QString::number(r->seconds, 'f', 2) << " s"
+        ctx.out << r->batches << (r->batches == 1 ? " batch in " : " batches in ") << QString::number(r->seconds, 'f', 2) << " s"
                 << (r->sinkCreated ? QStringLiteral("; created the sink ") % t->stream->sink : QString()) << ".\n";
     else
         ctx.out << "Dry run: nothing written. Add --execute to replay.\n";

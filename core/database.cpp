@@ -557,7 +557,7 @@ Result<std::vector<ColumnInfo>> Database::columns(const QString &relation) const
         return fail(query.error());
     std::vector<ColumnInfo> result;
     while (query->next())
-        result.push_back({query->value(0).toString(), query->value(1).toString()});
+        result.push_back({query->value(0).toString(), query->value(1).toString(), query->value(2).toInt() == 1});
     return result;
 }
 

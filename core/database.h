@@ -36,6 +36,7 @@ struct DatabaseUrl {
 struct ColumnInfo {
     QString name;
     QString type;
+    bool strict = false; // a SQLite STRICT table's: values its type does not take are refused
 };
 
 // A handle on one database. Cheap to copy; copies share one identity.

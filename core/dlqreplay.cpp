@@ -37,6 +37,7 @@ struct SourcePlan {
     const DatasetSpec *dataset = nullptr;
     QStringList columns; // dataset: the target's columns
     QStringList types;   // and their types; stream: the sink's fields' types
+    QList<bool> strict;  // and whether each is a SQLite STRICT table's column
     QString problemClass; // set: every record of this source fails with it
     QString problem;
     QString dest;
@@ -196,16 +197,19 @@ private:
             if (!exists)
                 return fail(exists.error());
             // What the fields are written as: the sink's types, TEXT for a sink still to be made.
-            QMap<QString, QString> sinkTypes;
+            QMap<QString, ColumnInfo> sinkColumns;
             if (*exists) {
                 auto sinkCols = m_db.columns(p.stream->sink);
                 if (!sinkCols)
                     return fail(sinkCols.error());
                 for (const ColumnInfo &c : *sinkCols)
-                    sinkTypes.insert(c.name, c.type);
+                    sinkColumns.insert(c.name, c);
             }
-            for (const auto &[name, path] : p.stream->fields)
-                p.types << sinkTypes.value(name, QStringLiteral("TEXT"));
+            for (const auto &[name, path] : p.stream->fields) {
+                const ColumnInfo column = sinkColumns.value(name, {name, QStringLiteral("TEXT")});
+                p.types << column.type;
+                p.strict << column.strict;
+            }
             if (!m_options.execute || *exists)
                 return {};
             // The sink as stream replay creates it: event_id plus the fields.
@@ -250,6 +254,7 @@ private:
         for (const ColumnInfo &c : *cols) {
             p.columns << c.name;
             p.types << c.type;
+            p.strict << c.strict;
         }
         if (m_options.execute) {
             auto frozen = m_db.exec(QStringLiteral("SELECT frozen_at, os_user FROM rewind_frozen WHERE dataset = ?"), {p.name});
@@ -338,7 +343,7 @@ private:
         QVariantList paths;
         std::vector<FieldValue> checked;
         for (FieldValue &f : fields) {
-            if (m_db.dialect().valueFitsType(QStringLiteral("x.v"), f.type).isEmpty())
+            if (m_db.dialect().valueFitsType(QStringLiteral("x.v"), f.type, f.strict).isEmpty())
                 continue;
             const QString alias = QStringLiteral("v") % QString::number(checked.size());
             f.value = QStringLiteral("x.") % alias;
@@ -385,7 +390,7 @@ private:
                 return s;
             std::vector<FieldValue> fields;
             for (qsizetype i = 0; i < qsizetype(p.stream->fields.size()); ++i)
-                fields.push_back({p.stream->fields[i].first, p.stream->fields[i].second, p.types.value(i), QString()});
+                fields.push_back({p.stream->fields[i].first, p.stream->fields[i].second, p.types.value(i), QString(), p.strict.value(i)});
             return badValues(p, std::move(fields));
         }
         // A dataset row: a JSON object of the target's columns passing the row-level checks.
@@ -407,7 +412,7 @@ private:
             return s;
         std::vector<FieldValue> fields;
         for (qsizetype i = 0; i < p.columns.size(); ++i)
-            fields.push_back({p.columns.at(i), columnPath(p.columns.at(i)), p.types.value(i), QString()});
+            fields.push_back({p.columns.at(i), columnPath(p.columns.at(i)), p.types.value(i), QString(), p.strict.value(i)});
         if (auto s = badValues(p, std::move(fields)); !s)
             return s;
         for (const CheckSpec &check : d.checks) {

@@ -75,7 +75,7 @@ public:
     }
     QString listColumns() const override
     {
-        return QStringLiteral("SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute AS a WHERE a.attrelid = (")
+        return QStringLiteral("SELECT a.attname, format_type(a.atttypid, a.atttypmod), 0 FROM pg_attribute AS a WHERE a.attrelid = (")
                % relationOid() % QStringLiteral(") AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum");
     }
     QString findRelation() const override { return relationOid(); }
@@ -610,7 +610,7 @@ public:
     // exception block, after a pattern that only values of that type match
     // has let the common ones through without it (a subtransaction each).
     QString subqueryFence() const override { return QStringLiteral(" OFFSET 0"); }
-    QString valueFitsType(const QString &v, const QString &type) const override
+    QString valueFitsType(const QString &v, const QString &type, bool) const override
     {
         const QString t = type.toLower().simplified();
         static const QRegularExpression sized(QStringLiteral("^(character varying|character|varchar|char|bpchar)\\(([0-9]+)\\)$"));

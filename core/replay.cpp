@@ -313,14 +313,14 @@ private:
             return fail(sinkExists.error());
         // The sink's column types, or those its first replay would give it.
         if (*sinkExists) {
-            if (auto s = readSinkTypes(); !s)
+            if (auto s = readSinkColumns(); !s)
                 return s;
         } else {
             auto types = fieldTypes();
             if (!types)
                 return fail(types.error());
             for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
-                m_sinkTypes.insert(m_stream.fields[i].first, types->at(i));
+                m_sinkColumns.insert(m_stream.fields[i].first, {m_stream.fields[i].first, types->at(i)});
             if (auto s = fillSlices(all); !s) // fieldTypes() read the first batch
                 return s;
         }
@@ -403,7 +403,7 @@ private:
     // The staged events' SELECT (its binds: the fields' paths). Against a
     // sink with typed columns it adds "fit" (1 when every value fits its
     // column, else 0), computed once per event for the sink and DLQ inserts.
-    // Needs m_sinkTypes.
+    // Needs m_sinkColumns.
     Sql stageSelect() const
     {
         const SqlDialect &d = m_db.dialect();
@@ -421,7 +421,7 @@ private:
     bool hasTypeChecks() const
     {
         for (const FieldValue &f : stagedValues(QStringLiteral("b")))
-            if (!m_db.dialect().valueFitsType(f.value, f.type).isEmpty())
+            if (!m_db.dialect().valueFitsType(f.value, f.type, f.strict).isEmpty())
                 return true;
         return false;
     }
@@ -441,20 +441,21 @@ private:
         std::vector<FieldValue> values;
         for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i) {
             const auto &[name, path] = m_stream.fields[i];
-            values.push_back({name, path, m_sinkTypes.value(name), alias % u'.' % stageColumn(i)});
+            const ColumnInfo column = m_sinkColumns.value(name);
+            values.push_back({name, path, column.type, alias % u'.' % stageColumn(i), column.strict});
         }
         return values;
     }
 
-    // The sink's declared column types (PostgreSQL casts the extracted text to them).
-    Status readSinkTypes()
+    // The sink's columns and their declared types (PostgreSQL casts the extracted text to them).
+    Status readSinkColumns()
     {
         auto columns = m_db.columns(m_stream.sink);
         if (!columns)
             return fail(columns.error());
-        m_sinkTypes.clear();
+        m_sinkColumns.clear();
         for (const ColumnInfo &c : *columns)
-            m_sinkTypes.insert(c.name, c.type);
+            m_sinkColumns.insert(c.name, c);
         return {};
     }
 
@@ -478,7 +479,7 @@ private:
     Status buildStatements()
     {
         const SqlDialect &d = m_db.dialect();
-        if (auto s = readSinkTypes(); !s)
+        if (auto s = readSinkColumns(); !s)
             return s;
         const Sql select = stageSelect();
         m_stage.text = QStringLiteral("CREATE TEMP TABLE ") % kBatchTable % QStringLiteral(" AS ") % select.text;
@@ -490,7 +491,7 @@ private:
         QString sink = QStringLiteral("SELECT b.e");
         for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i) {
             cols << m_db.quote(m_stream.fields[i].first);
-            sink += QStringLiteral(", ") % d.sinkValue(QStringLiteral("b.") % stageColumn(i), m_sinkTypes.value(m_stream.fields[i].first));
+            sink += QStringLiteral(", ") % d.sinkValue(QStringLiteral("b.") % stageColumn(i), m_sinkColumns.value(m_stream.fields[i].first).type);
         }
         // In key order the unique index is walked once per batch instead of
         // probed at random; among equal event_ids the earliest offset wins.
@@ -632,7 +633,7 @@ private:
     const ReplayOptions &m_options;
     QString m_slices, m_p, m_o, m_e, m_payload, m_from, m_countSlices;
     Sql m_stage, m_sinkInsert, m_dlqInsert;
-    QMap<QString, QString> m_sinkTypes; // field -> its sink column's declared type
+    QMap<QString, ColumnInfo> m_sinkColumns; // field -> its sink column (declared type, strict)
     std::vector<Batch> m_batches;
     qint64 m_offsetsTotal = 0;
     std::optional<qint64> m_restoreCache;

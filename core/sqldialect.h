@@ -66,7 +66,9 @@ public:
 
     // Catalog: user tables and views, one column "name".
     virtual QString listRelations() const = 0;
-    // Columns of one relation, bound parameter: relation name. Columns "name", "type".
+    // Columns of one relation, bound parameter: relation name. Columns
+    // "name", "type", "strict" (1 for a SQLite STRICT table's columns, which
+    // refuse a value their type does not take; else 0).
     virtual QString listColumns() const = 0;
 
     // One row when a user table or view is named by the bound name, none
@@ -259,14 +261,16 @@ public:
     virtual QString sinkValue(const QString &expr, const QString &type) const = 0;
     // A predicate, never NULL: the value `expr` (as jsonStageSelect or
     // jsonExtract gives it) can be written to a sink column declared `type`
-    // (as listColumns reports it) without failing the statement. PostgreSQL:
-    // sinkValue()'s cast succeeds, or the text fits a character(n) column
-    // (needs streamSessionSetup() or dlqSessionFunctions()). SQLite stores
-    // anything in any column: only columns of a numeric type name (INTEGER,
-    // REAL, NUMERIC, ...) are checked, a number or numeric text fits. NULL
-    // fits. Empty when every value fits. `expr` may be evaluated more than
-    // once: pass a column.
-    virtual QString valueFitsType(const QString &expr, const QString &type) const = 0;
+    // (as listColumns reports it, with its "strict") without failing the
+    // statement. PostgreSQL: sinkValue()'s cast succeeds, or the text fits a
+    // character(n) column (needs streamSessionSetup() or
+    // dlqSessionFunctions()). SQLite stores anything in any column of an
+    // ordinary table: only columns of a numeric type name (INTEGER, REAL,
+    // NUMERIC, ...) are checked, a number or numeric text fits. A STRICT
+    // table's INTEGER takes what converts to an integer without loss, REAL a
+    // number or numeric text, BLOB only a blob. NULL fits. Empty when every
+    // value fits. `expr` may be evaluated more than once: pass a column.
+    virtual QString valueFitsType(const QString &expr, const QString &type, bool strict) const = 0;
     // A tail for a subquery in FROM that keeps the engine from merging it
     // into the outer query (which would compute its columns once per use).
     virtual QString subqueryFence() const = 0;

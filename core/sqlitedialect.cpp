@@ -38,7 +38,10 @@ public:
     }
     QString listColumns() const override
     {
-        return QStringLiteral("SELECT name, type FROM pragma_table_info(?) ORDER BY cid");
+        // pragma_table_info resolves the name as a query would (temp first).
+        return QStringLiteral("SELECT c.name, c.type, coalesce((SELECT t.strict FROM pragma_table_list(r.n) AS t "
+                              "ORDER BY t.schema = 'temp' DESC, t.schema = 'main' DESC LIMIT 1), 0) "
+                              "FROM (SELECT ? AS n) AS r, pragma_table_info(r.n) AS c ORDER BY c.cid");
     }
     QString findRelation() const override
     {
@@ -177,19 +180,33 @@ public:
     QString sinkValue(const QString &expr, const QString &) const override { return expr; }
     // A subquery with an OFFSET is never flattened.
     QString subqueryFence() const override { return QStringLiteral(" LIMIT -1 OFFSET 0"); }
-    // Columns whose declared type names a number: SQLite would keep a text
-    // that is not a number as text there. A text is numeric as SQLite's
-    // affinity reads it: blanks around, a sign, digits with at most one
-    // point, an exponent. Dates, booleans and other names store anything
-    // and cannot be checked.
-    QString valueFitsType(const QString &v, const QString &type) const override
+    // An ordinary table's columns whose declared type names a number: SQLite
+    // would keep a text that is not a number as text there. Dates, booleans
+    // and other names store anything and cannot be checked.
+    QString valueFitsType(const QString &v, const QString &type, bool strict) const override
     {
+        if (strict) { // a STRICT table's types: INT, INTEGER, REAL, TEXT, BLOB, ANY
+            const QString t = type.trimmed().toUpper();
+            if (t == QLatin1String("INT") || t == QLatin1String("INTEGER"))
+                return integerFits(v);
+            if (t == QLatin1String("REAL"))
+                return numberFits(v);
+            if (t == QLatin1String("BLOB"))
+                return u'(' % v % QStringLiteral(" IS NULL OR typeof(") % v % QStringLiteral(") = 'blob')");
+            return QString(); // TEXT takes every value JSON gives, ANY anything
+        }
         static const QRegularExpression numericName(
             QStringLiteral("^\\s*(((UNSIGNED\\s+)?(TINY|SMALL|MEDIUM|BIG)?\\s*INT(EGER)?[248]?)|REAL|FLOAT[48]?|DOUBLE(\\s+PRECISION)?"
                            "|NUMERIC|DECIMAL|NUMBER)\\s*(\\(.*\\))?\\s*$"),
             QRegularExpression::CaseInsensitiveOption);
         if (!numericName.match(type).hasMatch())
             return QString();
+        return numberFits(v);
+    }
+    // The text `v` is a number as SQLite's numeric affinity reads it: blanks
+    // around, a sign, digits with at most one point, an exponent.
+    static QString numericText(const QString &v)
+    {
         const QString t = QStringLiteral("trim(") % v % QStringLiteral(", ' ' || char(9, 10, 11, 12, 13))");
         const QString s = QStringLiteral("(CASE WHEN substr(") % t % QStringLiteral(", 1, 1) IN ('+', '-') THEN substr(") % t
                           % QStringLiteral(", 2) ELSE ") % t % QStringLiteral(" END)");
@@ -198,9 +215,28 @@ public:
                           % QStringLiteral(" - 1) ELSE ") % s % QStringLiteral(" END)");
         const QString x = QStringLiteral("(CASE WHEN ") % e % QStringLiteral(" > 0 THEN substr(") % s % QStringLiteral(", ") % e
                           % QStringLiteral(" + 1) ELSE '0' END)");
-        return QStringLiteral("(CASE WHEN typeof(") % v % QStringLiteral(") <> 'text' THEN 1 WHEN ") % m % QStringLiteral(" GLOB '*[0-9]*' AND ") % m
+        return QStringLiteral("(instr(") % v % QStringLiteral(", char(0)) = 0 AND ") % m % QStringLiteral(" GLOB '*[0-9]*' AND ") % m
                % QStringLiteral(" NOT GLOB '*[^0-9.]*' AND ") % m % QStringLiteral(" NOT GLOB '*.*.*' AND (") % x % QStringLiteral(" GLOB '[0-9]*' OR ") % x
-               % QStringLiteral(" GLOB '[+-][0-9]*') AND substr(") % x % QStringLiteral(", 2) NOT GLOB '*[^0-9]*' THEN 1 ELSE 0 END = 1)");
+               % QStringLiteral(" GLOB '[+-][0-9]*') AND substr(") % x % QStringLiteral(", 2) NOT GLOB '*[^0-9]*')");
+    }
+    // Any value but text that is not a number.
+    static QString numberFits(const QString &v)
+    {
+        return QStringLiteral("(CASE WHEN typeof(") % v % QStringLiteral(") <> 'text' THEN 1 WHEN ") % numericText(v)
+               % QStringLiteral(" THEN 1 ELSE 0 END = 1)");
+    }
+    // What a STRICT INTEGER column keeps: an integer, or a real or numeric
+    // text whose value is a 64-bit integer (3.0, '1e3'; not 1.5 or 2^63).
+    // CAST AS NUMERIC reads text as affinity does; its real results are
+    // checked for a whole value strictly inside the 64-bit range, as SQLite
+    // converts them.
+    static QString integerFits(const QString &v)
+    {
+        const QString n = QStringLiteral("CAST(") % v % QStringLiteral(" AS NUMERIC)");
+        return QStringLiteral("(CASE WHEN typeof(") % v % QStringLiteral(") IN ('integer', 'null') THEN 1 WHEN typeof(") % v
+               % QStringLiteral(") = 'real' OR (typeof(") % v % QStringLiteral(") = 'text' AND ") % numericText(v) % QStringLiteral(") THEN typeof(") % n
+               % QStringLiteral(") = 'integer' OR (") % n % QStringLiteral(" = CAST(") % n % QStringLiteral(" AS INTEGER) AND ") % n
+               % QStringLiteral(" > -9.223372036854775808e18 AND ") % n % QStringLiteral(" < 9.223372036854775808e18) ELSE 0 END = 1)");
     }
     QString listUniqueIndexColumns() const override
     {

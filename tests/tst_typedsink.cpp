@@ -6,7 +6,8 @@
 // nothing, and dlq replay judges a fixed record by the same rule. Driven
 // through rewindctl. PostgreSQL checks every typed column; SQLite stores
 // anything anywhere, so there only a numeric type name is checked (a text
-// that is no number), and the expectations say which engine does what.
+// that is no number), and the expectations say which engine does what; a
+// SQLite STRICT sink is checked as strictly as the engine stores.
 #include "testsupport.h"
 
 #include <QJsonArray>
@@ -14,6 +15,8 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QTest>
+
+#include <limits>
 
 using testsupport::runCli;
 
@@ -278,6 +281,110 @@ private Q_SLOTS:
             badValues += expected(e) == QLatin1String("bad_value") ? 1 : 0;
         QCOMPARE(r.value(QStringLiteral("failures_by_class")).toObject().value(QStringLiteral("bad_value")).toInteger(), badValues - 1);
         QCOMPARE(r.value(QStringLiteral("failed")).toInteger(), scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")) - 1);
+    }
+
+    // A SQLite STRICT table refuses what its column type does not take (1.5
+    // in INTEGER, 'x' in REAL, any non-blob in BLOB). The check for a STRICT
+    // column says "fits" exactly when the engine takes the value: every value
+    // below (boundaries of the 64-bit range, blanks, exponents, and 4,000
+    // random strings of number characters) is inserted on its own into a
+    // STRICT table and the predicate's answer compared with the outcome.
+    void strictColumnCheckMatchesSqlite()
+    {
+        if (m_pg)
+            QSKIP("STRICT tables are SQLite's");
+        auto db = testsupport::makeDatabase(m_dir, QStringLiteral("strict-probe.db"), {
+            QStringLiteral("CREATE TABLE probe (v ANY) STRICT"),
+            QStringLiteral("CREATE TABLE v_int (v INTEGER) STRICT"),
+            QStringLiteral("CREATE TABLE v_real (v REAL) STRICT"),
+            QStringLiteral("CREATE TABLE v_blob (v BLOB) STRICT"),
+        });
+        QVariantList values{1, 1.5, 3.0, 0.0, -0.0, 9.3e18, -9.223372036854775808e18, 9.223372036854775807e18, -9.2233720368547748e18,
+                            qint64(std::numeric_limits<qint64>::max()), qint64(std::numeric_limits<qint64>::min()), 1e300, QVariant()};
+        for (const char *text : {"7", "7.0", "7.5", "1e3", " 7 ", "\t7\n", "x", "", "9223372036854775807", "9223372036854775808",
+                                 "-9223372036854775808", "-9223372036854775809", "0x10", "+5", "-0", "1.", ".5", "1e400", ".", "1e", "e5",
+                                 "+", "1e+", "1e-5", "1E18", "1e19", "123456789012345678.0", "-.5e1", "1..2", "[1]", "{\"a\": 1}", "true",
+                                 "Infinity", "NaN", "07", "1_0"})
+            values << QString::fromUtf8(text);
+        values << QString(QStringLiteral("7") + QChar(0));
+        const QString chars = QStringLiteral("0123456789.eE+- \t");
+        quint32 seed = 12345;
+        auto next = [&seed] { return seed = seed * 1103515245u + 12345u, (seed >> 16) & 0x7fff; };
+        for (int i = 0; i < 4000; ++i) {
+            QString text;
+            for (int n = int(next() % 7); n > 0; --n)
+                text += chars.at(int(next() % chars.size()));
+            values << text;
+        }
+        const struct {
+            QString table, type;
+        } columns[] = {{QStringLiteral("v_int"), QStringLiteral("INTEGER")}, {QStringLiteral("v_real"), QStringLiteral("REAL")},
+                       {QStringLiteral("v_blob"), QStringLiteral("BLOB")}};
+        for (const auto &column : columns) {
+            const QString fits = db.dialect().valueFitsType(QStringLiteral("p.v"), column.type, true);
+            QVERIFY(!fits.isEmpty());
+            for (const QVariant &value : values) {
+                QVERIFY(db.exec(QStringLiteral("DELETE FROM probe")));
+                QVERIFY(db.exec(QStringLiteral("INSERT INTO probe VALUES (?)"), {value}));
+                const bool taken = bool(db.exec(QStringLiteral("INSERT INTO %1 SELECT v FROM probe").arg(column.table)));
+                auto said = db.scalar(QStringLiteral("SELECT CASE WHEN %1 THEN 1 ELSE 0 END FROM probe AS p").arg(fits));
+                QVERIFY(said);
+                QVERIFY2(said->toInt() == (taken ? 1 : 0),
+                         qPrintable(QStringLiteral("%1 %2: the engine %3 it").arg(column.type, value.toString(), taken ? QStringLiteral("takes") : QStringLiteral("refuses"))));
+            }
+        }
+        // TEXT and ANY take every value JSON gives: no check.
+        QVERIFY(db.dialect().valueFitsType(QStringLiteral("p.v"), QStringLiteral("TEXT"), true).isEmpty());
+        QVERIFY(db.dialect().valueFitsType(QStringLiteral("p.v"), QStringLiteral("ANY"), true).isEmpty());
+    }
+
+    // Replay into a STRICT sink: an event the sink would refuse is bad_value
+    // in the DLQ instead of failing the batch (which would stop the consumer
+    // on every retry); the rest land, the offsets reach the log end, and a
+    // fixed record replays.
+    void strictSinkOnSqlite()
+    {
+        if (m_pg)
+            QSKIP("STRICT tables are SQLite's");
+        const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("strict-%1.db").arg(++m_copies), {
+            QStringLiteral("CREATE TABLE typed_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+            QStringLiteral("INSERT INTO typed_log VALUES "
+                           "(0, 0, 'ok-int', '2025-05-06T10:00:00Z', '{\"amount\": 2.5, \"qty\": 3, \"note\": \"a\"}'), "
+                           "(0, 1, 'ok-whole', '2025-05-06T10:00:00Z', '{\"amount\": \"4\", \"qty\": 3.0}'), "
+                           "(0, 2, 'ok-text', '2025-05-06T10:00:00Z', '{\"amount\": 1, \"qty\": \" 7 \"}'), "
+                           "(1, 0, 'bad-fraction', '2025-05-06T10:00:00Z', '{\"amount\": 1, \"qty\": 1.5}'), "
+                           "(1, 1, 'bad-range', '2025-05-06T10:00:00Z', '{\"amount\": 1, \"qty\": 9223372036854775808}'), "
+                           "(1, 2, 'bad-real', '2025-05-06T10:00:00Z', '{\"amount\": \"abc\", \"qty\": 1}'), "
+                           "(1, 3, 'bad-array', '2025-05-06T10:00:00Z', '{\"amount\": 1, \"qty\": [1]}')"),
+            QStringLiteral("CREATE TABLE typed_sink (event_id TEXT PRIMARY KEY, amount REAL, qty INTEGER, \"at\" TEXT, flag ANY, note TEXT) STRICT"),
+        }).url().text;
+        const auto run = runCli(replay(db, QStringLiteral("ts"), {QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("3")}));
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject r = json(run.out);
+        QCOMPARE(r.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
+        QCOMPARE(r.value(QStringLiteral("inserted")).toInteger(), 3);
+        QCOMPARE(r.value(QStringLiteral("dead_lettered")).toInteger(), 4);
+        QCOMPARE(pairs(db, QStringLiteral("SELECT event_id, qty FROM typed_sink")),
+                 (QMap<QString, QString>{{QStringLiteral("ok-int"), QStringLiteral("3")}, {QStringLiteral("ok-whole"), QStringLiteral("3")},
+                                         {QStringLiteral("ok-text"), QStringLiteral("7")}}));
+        const QMap<QString, QString> errors = pairs(db, QStringLiteral("SELECT event_id, error FROM rewind_dlq WHERE error_class = 'bad_value'"));
+        QCOMPARE(errors.size(), 4);
+        QCOMPARE(errors.value(QStringLiteral("bad-fraction")), QStringLiteral("field qty ($.qty) is not a valid INTEGER: \"1.5\""));
+        QCOMPARE(errors.value(QStringLiteral("bad-real")), QStringLiteral("field amount ($.amount) is not a valid REAL: \"abc\""));
+        QCOMPARE(errors.value(QStringLiteral("bad-array")), QStringLiteral("field qty ($.qty) is not a valid INTEGER: \"[1]\""));
+        QVERIFY(errors.contains(QStringLiteral("bad-range")));
+        verifyAtLogEnd(db, QStringLiteral("ts"), QStringLiteral("typed_log"));
+
+        // Fixed, the record lands; the others fail again with bad_value.
+        const QString id = QString::number(scalar(db, QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE event_id = 'bad-fraction'")));
+        QVERIFY(runCli(dlq(db, QStringLiteral("fix"), {QStringLiteral("--id"), id, QStringLiteral("--set"), QStringLiteral("$.qty=2"), QStringLiteral("--execute")}))
+                    .exitCode == 0);
+        const auto replayed = runCli(dlq(db, QStringLiteral("replay"), {QStringLiteral("--execute")}));
+        QVERIFY2(replayed.exitCode == 0, qPrintable(replayed.err));
+        QCOMPARE(json(replayed.out).value(QStringLiteral("replayed")).toInteger(), 1);
+        QCOMPARE(json(replayed.out).value(QStringLiteral("failed")).toInteger(), 3);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT qty FROM typed_sink WHERE event_id = 'bad-fraction'")), 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'failed' AND last_error_class = 'bad_value'")), 3);
     }
 
     // A sink Rewind makes takes its types from the first batch's values
