@@ -52,9 +52,10 @@ public:
     // rather than writing the stage and then matching it (see each engine's
     // answer for the measurements).
     virtual bool stagesJoinedToTarget() const = 0;
-    // Whether the stage is indexed by key before a publish or samples read
-    // it by key. SQLite joins by nested loops: without the index each staged
-    // row would scan. (Gates and SCD2 index it on every engine.)
+    // Whether the stage is indexed by key before a publish that matches it
+    // row by row, or an overwrite's samples, read it by key. SQLite joins by
+    // nested loops: without the index each staged row would scan. (Gates
+    // and SCD2 index it on every engine.)
     virtual bool indexesStageForJoins() const = 0;
     // The dedupe: `outer` over one row of `from` (aliased s) per distinct
     // `partitionBy`, the first by `orderBy` (empty: any). `inner` lists the
