@@ -70,7 +70,7 @@ void JsonEditor::validateNow()
     m_debounce->stop();
     m_problem = checkJson(bytes());
     QList<QTextEdit::ExtraSelection> marks;
-    if (m_problem) {
+    if (m_problem && !document()->isEmpty()) { // an empty editor (no record) has nothing to point at
         const QTextBlock block = document()->findBlockByNumber(m_problem->line - 1);
         if (block.isValid()) {
             QTextEdit::ExtraSelection line;

@@ -261,8 +261,18 @@ private Q_SLOTS:
         QCOMPARE(panel->originalEditor()->toPlainText(), QStringLiteral(R"({"order_id": 3, "amount": )"));
         QVERIFY(panel->originalEditor()->isReadOnly());
         QVERIFY(!editor->isReadOnly());
-        // As stored: invalid, and the label says where.
+        // As stored: invalid, and the label says where; the line is marked.
         QTRY_VERIFY(panel->validationLabel()->text().contains(QLatin1String("Line 1, column 27")));
+        QVERIFY(!editor->extraSelections().isEmpty());
+        // No record (as when the selection is cleared): empty editors, nothing marked in them.
+        panel->clearRecord();
+        QVERIFY(editor->toPlainText().isEmpty());
+        QVERIFY(editor->extraSelections().isEmpty());
+        QVERIFY(panel->originalEditor()->extraSelections().isEmpty());
+        QVERIFY(page->selectRecord(f.id(QStringLiteral("b"))));
+        QVERIFY(page->selectRecord(c));
+        QTRY_COMPARE_WITH_TIMEOUT(panel->recordId(), c, kTimeoutMs);
+        QTRY_VERIFY(!editor->extraSelections().isEmpty());
         QVERIFY(!panel->saveButton()->isEnabled());
 
         // Typing: still wrong on line 3, the label follows as the text changes.
