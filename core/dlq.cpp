@@ -396,12 +396,23 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
                                 .arg(idList(ids)));
     }
 
-    const QString after = db.dialect().payloadBytes(expr);
+    // Whether a record's payload changes: a replaced payload by its bytes; a
+    // --set by the JSON value, so a path set to the value it holds leaves the
+    // record's bytes as they were (the engine's JSON text would respace them).
+    const SqlDialect &d = db.dialect();
+    const QString differs = request.payload ? d.nullSafeDistinct(d.payloadBytes(expr), d.payloadBytes(QStringLiteral("d.payload")))
+                                            : d.jsonValuesDiffer(QStringLiteral("CAST(d.payload AS TEXT)"), expr);
+    const QVariantList differsBinds = exprBinds;
+    // The payload after the fix, in bytes and as stored; binds: differsBinds + exprBinds.
+    const QString after = QStringLiteral("CASE WHEN ") % differs % QStringLiteral(" THEN ") % d.payloadBytes(expr) % QStringLiteral(" ELSE ")
+                          % d.payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(" END");
+    const QString stored = QStringLiteral("CASE WHEN ") % differs % QStringLiteral(" THEN ") % d.payloadStored(expr) % QStringLiteral(" ELSE d.payload END");
+    const QVariantList afterBinds = differsBinds + exprBinds;
     DlqFixResult result;
     result.executed = request.execute;
-    auto counts = db.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(CASE WHEN ") % db.dialect().nullSafeDistinct(after, db.dialect().payloadBytes(QStringLiteral("d.payload")))
+    auto counts = db.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(CASE WHEN ") % differs
                               % QStringLiteral(" THEN 1 ELSE 0 END), 0) FROM rewind_dlq AS d WHERE ") % *pred,
-                          exprBinds + predBinds);
+                          differsBinds + predBinds);
     if (!counts && counts.error().message.contains(QLatin1String("JSON path")))
         return badInput(QStringLiteral("--set: malformed JSON path (%1); nothing changed").arg(counts.error().message.simplified()));
     if (!counts)
@@ -410,9 +421,9 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
         result.selected = counts->value(0).toLongLong();
         result.changed = counts->value(1).toLongLong();
     }
-    auto samples = db.exec(QStringLiteral("SELECT d.dlq_id, ") % db.dialect().payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(", ") % after % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred
+    auto samples = db.exec(QStringLiteral("SELECT d.dlq_id, ") % d.payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(", ") % after % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred
                                % QStringLiteral(" ORDER BY d.dlq_id LIMIT 5"),
-                           exprBinds + predBinds);
+                           afterBinds + predBinds);
     if (!samples)
         return fail(samples.error());
     while (samples->next())
@@ -430,9 +441,9 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
         if (auto r = db.exec(QStringLiteral("DELETE FROM rewind_dlq_fix")); !r)
             return fail(r.error());
         auto staged = db.exec(QStringLiteral("INSERT INTO rewind_dlq_fix (dlq_id, from_status, p_before, p_after) SELECT d.dlq_id, d.status, ")
-                                  % db.dialect().payloadStored(QStringLiteral("d.payload")) % QStringLiteral(", ")
-                                  % db.dialect().payloadStored(expr) % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred,
-                              exprBinds + predBinds);
+                                  % d.payloadStored(QStringLiteral("d.payload")) % QStringLiteral(", ") % stored
+                                  % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred,
+                              afterBinds + predBinds);
         if (!staged)
             return fail(staged.error());
         auto updated = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = 'fixed', payload = (SELECT f.p_after FROM rewind_dlq_fix AS f "

@@ -410,6 +410,10 @@ END $f$)sql"),
     QString payloadStored(const QString &expr) const override { return expr; }
     QString payloadLength(const QString &expr) const override { return QStringLiteral("octet_length(") % expr % u')'; }
     QString nullSafeDistinct(const QString &a, const QString &b) const override { return a % QStringLiteral(" IS DISTINCT FROM ") % b; }
+    QString jsonValuesDiffer(const QString &a, const QString &b) const override
+    {
+        return QStringLiteral("CAST(") % a % QStringLiteral(" AS jsonb) IS DISTINCT FROM CAST(") % b % QStringLiteral(" AS jsonb)");
+    }
     // The bytes as they are: a leading UTF-8 BOM stays a character (which
     // jsonb then refuses, as SQLite does), where QString::fromUtf8 drops it.
     QVariant payloadValue(const QByteArray &bytes) const override

@@ -175,6 +175,10 @@ public:
     virtual QString payloadLength(const QString &expr) const = 0;
     // `a` differs from `b`, NULL-aware.
     virtual QString nullSafeDistinct(const QString &a, const QString &b) const = 0;
+    // The JSON texts `a` and `b` (both valid) hold different values, as the
+    // engine reads them: spacing aside (SQLite: json() of each; key order
+    // counts, as json_set keeps it), or as jsonb (PostgreSQL).
+    virtual QString jsonValuesDiffer(const QString &a, const QString &b) const = 0;
     // A payload as a bound value: bytes on SQLite, UTF-8 text on PostgreSQL.
     virtual QVariant payloadValue(const QByteArray &bytes) const = 0;
     // rewind_dlq_signature(class, error): errorSignature() in SQL.

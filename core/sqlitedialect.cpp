@@ -127,6 +127,10 @@ public:
     QString payloadStored(const QString &expr) const override { return payloadBytes(expr); }
     QString payloadLength(const QString &expr) const override { return QStringLiteral("length(CAST(") % expr % QStringLiteral(" AS BLOB))"); }
     QString nullSafeDistinct(const QString &a, const QString &b) const override { return a % QStringLiteral(" IS NOT ") % b; }
+    QString jsonValuesDiffer(const QString &a, const QString &b) const override
+    {
+        return QStringLiteral("json(") % a % QStringLiteral(") IS NOT json(") % b % u')';
+    }
     QVariant payloadValue(const QByteArray &bytes) const override { return bytes; }
     QString dlqSignature(const QString &errorClass, const QString &error) const override
     {

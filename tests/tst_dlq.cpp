@@ -314,6 +314,39 @@ private Q_SLOTS:
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND payload = original_payload")), 3);
     }
 
+    // A --set that leaves the JSON value as it was changes no byte of the
+    // payload (the engine's JSON text would respace it: "a payload never
+    // fixed keeps its bytes"), and counts as unchanged on both engines.
+    void setToTheSameValueKeepsTheBytes()
+    {
+        Fixture f;
+        const qint64 b = f.id(QStringLiteral("b")), d = f.id(QStringLiteral("d"));
+        const QString before = f.text(QStringLiteral("SELECT CAST(payload AS TEXT) FROM rewind_dlq WHERE dlq_id = %1").arg(b));
+        QCOMPARE(before, QStringLiteral("{\"order_id\": 2}"));
+        // order_id set to what each holds: b 2, d 4 (two runs, one id each).
+        for (const auto &[id, value] : {std::pair{b, 2}, std::pair{d, 4}}) {
+            const auto dry = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(id), QStringLiteral("--set"),
+                                                                  QStringLiteral("$.order_id=%1").arg(value)}));
+            QCOMPARE(dry.exitCode, 0);
+            QCOMPARE(json(dry.out).value(QStringLiteral("changed")).toInt(), 0);
+            const QJsonObject sample = json(dry.out).value(QStringLiteral("samples")).toArray().at(0).toObject();
+            QCOMPARE(sample.value(QStringLiteral("after")), sample.value(QStringLiteral("before")));
+            const auto run = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(id), QStringLiteral("--set"),
+                                                                  QStringLiteral("$.order_id=%1").arg(value), QStringLiteral("--execute")}));
+            QCOMPARE(run.exitCode, 0);
+            QCOMPARE(json(run.out).value(QStringLiteral("changed")).toInt(), 0);
+        }
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id IN (%1, %2) AND payload = original_payload").arg(b).arg(d)), 2);
+        QCOMPARE(f.text(QStringLiteral("SELECT CAST(payload AS TEXT) FROM rewind_dlq WHERE dlq_id = %1").arg(b)), before);
+        // A value that differs is a change, and is written.
+        const auto changed = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(d), QStringLiteral("--set"),
+                                                                  QStringLiteral("$.amount=7"), QStringLiteral("--execute")}));
+        QCOMPARE(changed.exitCode, 0);
+        QCOMPARE(json(changed.out).value(QStringLiteral("changed")).toInt(), 1);
+        QCOMPARE(f.payload(d).value(QStringLiteral("amount")), QJsonValue(7));
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id = %1 AND payload = original_payload").arg(d)), 0);
+    }
+
     void badFixesAreRefusedAndChangeNothing()
     {
         Fixture f;
