@@ -197,9 +197,12 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
             if (isNumericType(c.type) && sql->columns().contains(c.name) && c.name != dataset.partitionColumn)
                 numeric << c.name;
     }
+    // Each sum as the engine's exact text: PostgreSQL sums integers as
+    // numeric, which the driver would read as a double (15000041417.0, and
+    // rounded past 2^53); the JSON then gives an integer sum as an integer.
     QStringList sums;
     for (const QString &c : numeric)
-        sums << QStringLiteral("SUM(x.") % db.quote(c) % u')';
+        sums << db.dialect().castText(QStringLiteral("SUM(x.") % db.quote(c) % u')');
     const QString aggregates = QStringLiteral("COUNT(*)") % (sums.isEmpty() ? QString() : QStringLiteral(", ") % sums.join(QStringLiteral(", ")));
 
     struct Side {

@@ -14,6 +14,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSqlRecord>
+#include <QRegularExpression>
 #include <QTest>
 
 using namespace rw;
@@ -104,12 +105,12 @@ QJsonObject json(const QString &text) { return QJsonDocument::fromJson(text.toUt
 QStringList retryStorm()
 {
     return {
-        QStringLiteral("CREATE TABLE raw (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty INTEGER, updated_at TEXT)"),
+        QStringLiteral("CREATE TABLE raw (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty BIGINT, updated_at TEXT)"),
         QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999) "
                        "INSERT INTO raw SELECT i / 2, i % 2 + 1, '2025-05-0' || (1 + i / 500), (i * 7919) % 10000 / 100.0, 1 + i % 5, "
                        "'2025-05-10T00:00:00Z' FROM n"),
         QStringLiteral("INSERT INTO raw SELECT order_id, item_id, dt, amount + 1.25, qty, '2025-05-11T00:00:00Z' FROM raw WHERE order_id % 7 = 0"),
-        QStringLiteral("CREATE TABLE fact (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty INTEGER, updated_at TEXT)"),
+        QStringLiteral("CREATE TABLE fact (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty BIGINT, updated_at TEXT)"),
         QStringLiteral("INSERT INTO fact SELECT order_id, item_id, dt, amount, qty, updated_at FROM (SELECT raw.*, ROW_NUMBER() OVER "
                        "(PARTITION BY order_id, item_id, dt ORDER BY updated_at DESC) AS rn FROM raw) AS latest WHERE rn = 1"),
         QStringLiteral("CREATE TABLE clean AS SELECT * FROM fact"),
@@ -275,6 +276,15 @@ private Q_SLOTS:
         QCOMPARE(parts.at(0).toObject()[QStringLiteral("partition")].toString(), QStringLiteral("2025-05-03"));
         QCOMPARE(parts.at(1).toObject()[QStringLiteral("partition")].toString(), QStringLiteral("2025-05-04"));
         QCOMPARE(j[QStringLiteral("report")].toString(), report);
+        // Sums of integer columns are JSON integers, equal to the table's, on both engines
+        // (PostgreSQL sums a bigint as numeric).
+        // (Read from the text: QJsonDocument prints 15.0 as 15.)
+        static const QRegularExpression qtyJson(QStringLiteral("\"qty\":\\s*\\{\\s*\"source\":\\s*([^,\\s]+),\\s*\"target\":\\s*([^\\s}]+)"));
+        const auto m = qtyJson.match(done.out);
+        QVERIFY2(m.hasMatch(), qPrintable(done.out));
+        const QString qtySum = QString::number(count(f.db(), QStringLiteral("SELECT SUM(qty) FROM clean WHERE dt = '2025-05-03'")));
+        QCOMPARE(m.captured(1), qtySum);
+        QCOMPARE(m.captured(2), qtySum);
 
         // The table is the clean load, row for row.
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
