@@ -35,7 +35,6 @@ Json samplesJson(const std::vector<QJsonObject> &samples)
     return out;
 }
 
-// A sum as JSON: an integer when its text is one, else a number.
 Json variantJson(const QVariant &v)
 {
     if (v.isNull())

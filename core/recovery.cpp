@@ -60,6 +60,17 @@ bool isNumericType(const QString &type)
     return false;
 }
 
+// A sum's text as a number: an integer when it is one, else a double.
+QVariant sumValue(const QVariant &text)
+{
+    if (text.isNull())
+        return QVariant();
+    bool ok = false;
+    if (const qlonglong i = text.toString().toLongLong(&ok); ok)
+        return i;
+    return text.toString().toDouble();
+}
+
 bool sameSum(const QVariant &a, const QVariant &b)
 {
     const double x = a.isNull() ? 0.0 : a.toDouble(), y = b.isNull() ? 0.0 : b.toDouble();
@@ -197,9 +208,9 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
             if (isNumericType(c.type) && sql->columns().contains(c.name) && c.name != dataset.partitionColumn)
                 numeric << c.name;
     }
-    // Each sum as the engine's exact text: PostgreSQL sums integers as
-    // numeric, which the driver would read as a double (15000041417.0, and
-    // rounded past 2^53); the JSON then gives an integer sum as an integer.
+    // Each sum as the engine's exact text (sumValue() reads it): PostgreSQL
+    // sums bigints as numeric, which the driver would read as a double
+    // (15000041417.0, and rounded past 2^53).
     QStringList sums;
     for (const QString &c : numeric)
         sums << db.dialect().castText(QStringLiteral("SUM(x.") % db.quote(c) % u')');
@@ -218,7 +229,7 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
             Side side;
             side.rows = q->value(2).toLongLong();
             for (int i = 0; i < numeric.size(); ++i)
-                side.sums << q->value(3 + i);
+                side.sums << sumValue(q->value(3 + i));
             byPart.insert(partitionKey(labelOf(*q, 0)), side);
         }
         return byPart;
