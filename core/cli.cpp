@@ -66,6 +66,16 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
     const auto &all = commands();
     const auto command = std::find_if(all.begin(), all.end(), [&](const Command &c) { return c.name == name; });
     if (command == all.end()) {
+        // "dlq frob": name the group's commands rather than call "dlq" unknown.
+        QStringList group;
+        for (const Command &c : all)
+            if (c.name.startsWith(name % u' '))
+                group << c.name.mid(name.size() + 1);
+        if (!group.isEmpty()) {
+            err << "rewindctl: unknown command \"" << name << (args.size() > 1 ? QString(u' ' % args.at(1)) : QString()) << "\": "
+                << name << " takes " << group.join(QStringLiteral(", ")) << "\n";
+            return 2;
+        }
         err << "rewindctl: unknown command \"" << name << "\"\n\n" << usage();
         return 2;
     }

@@ -140,6 +140,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         QTest::newRow("no command") << QStringList{} << QStringLiteral("Usage: rewindctl");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("partishuns")} << QStringLiteral("unknown command \"partishuns\"");
+        QTest::newRow("unknown dlq command") << QStringList{QStringLiteral("dlq"), QStringLiteral("frob")}
+                                             << QStringLiteral("unknown command \"dlq frob\": dlq takes list, show, fix, validate, replay, discard");
         QTest::newRow("unknown option") << QStringList{QStringLiteral("datasets"), QStringLiteral("--bogus")} << QStringLiteral("bogus");
         QTest::newRow("missing db") << QStringList{QStringLiteral("datasets"), QStringLiteral("--spec"), QStringLiteral("x.json")}
                                     << QStringLiteral("--db is required");
