@@ -352,6 +352,16 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             options.progress(progress);
     };
     bool anyCheckFailed = false;
+    // The partition's state: this run failed on it (its data untouched).
+    const auto markFailed = [&](const PartitionRef &p) -> Status {
+        if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, last_run_id) VALUES (?, ?, ?, 'failed', ?)")
+                                 % db.dialect().upsertSet({QStringLiteral("dataset"), QStringLiteral("part"), QStringLiteral("part_is_null")},
+                                                          {QStringLiteral("status"), QStringLiteral("last_run_id")}),
+                             {dataset.name, p.label.value_or(kNullPartText), p.label ? 0 : 1, result.runId});
+            !r)
+            return fail(r.error());
+        return {};
+    };
 
     for (const PartitionRef &p : todo) {
         failpoint("chunk-start");
@@ -511,12 +521,8 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                                      {result.runId, label, isNull, nowIso(), QString::fromStdString(partitionJson(partResult).dump())});
                     !r)
                     return fail(r.error());
-                if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, last_run_id) VALUES (?, ?, ?, 'failed', ?)")
-                                         % db.dialect().upsertSet({QStringLiteral("dataset"), QStringLiteral("part"), QStringLiteral("part_is_null")},
-                                                                  {QStringLiteral("status"), QStringLiteral("last_run_id")}),
-                                     {dataset.name, label, isNull, result.runId});
-                    !r)
-                    return fail(r.error());
+                if (auto s = markFailed(p); !s)
+                    return s;
                 return writeAudit(db, QStringLiteral("check failed"), dataset.name, QString(), result.runId,
                                   QString::fromStdString(checksJson(checks).dump()));
             }); });
@@ -545,6 +551,10 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                                  .arg(options.maxAttempts)
                                  .arg(outcome.error().message)
                            : QStringLiteral("partition %1: %2").arg(progress.partition, outcome.error().message);
+        // Shown as failed, as a failed check is, when the database still
+        // answers (after a lost connection or a full disk it may not: the
+        // run's own status says it then).
+        (void)Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&] { return markFailed(p); }); });
         break;
     }
     if (result.status == QLatin1String("running"))

@@ -357,6 +357,47 @@ private Q_SLOTS:
         QCOMPARE(count(f.db(), QStringLiteral("SELECT amount FROM tgt WHERE dt = 'd2' AND id = 1")), 60);
     }
 
+    // A write the database refuses (here a trigger) fails the run at that
+    // partition: nothing of it is published, and `partitions` shows it
+    // failed by this run, as a failed check is shown. Once the cause is
+    // gone, resume publishes it.
+    void refusedWriteMarksThePartitionFailed()
+    {
+        Fixture f(spec(QStringLiteral("merge")));
+        const QString d2Before = digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'"));
+        const QStringList block = testsupport::onPostgres()
+                                      ? QStringList{QStringLiteral("CREATE FUNCTION block_d2() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                                                                   "IF NEW.dt = 'd2' THEN RAISE EXCEPTION 'blocked by the test'; END IF; RETURN NEW; END $$"),
+                                                    QStringLiteral("CREATE TRIGGER block_d2 BEFORE INSERT OR UPDATE ON tgt FOR EACH ROW EXECUTE FUNCTION block_d2()")}
+                                      : QStringList{QStringLiteral("CREATE TRIGGER block_d2_i BEFORE INSERT ON tgt WHEN NEW.dt = 'd2' BEGIN "
+                                                                   "SELECT RAISE(ABORT, 'blocked by the test'); END"),
+                                                    QStringLiteral("CREATE TRIGGER block_d2_u BEFORE UPDATE ON tgt WHEN NEW.dt = 'd2' BEGIN "
+                                                                   "SELECT RAISE(ABORT, 'blocked by the test'); END")};
+        for (const QString &statement : block)
+            QVERIFY(f.db().exec(statement));
+        BatchOptions once = execute();
+        once.maxAttempts = 1;
+        auto r = run(f.db(), f.dataset(), once);
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, QStringLiteral("failed"));
+        QVERIFY2(r->error.contains(QStringLiteral("partition d2")) && r->error.contains(QStringLiteral("blocked by the test")), qPrintable(r->error));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'")), d2Before);
+        auto parts = listPartitions(f.db(), f.dataset());
+        QVERIFY(parts);
+        QCOMPARE(parts->at(0).status, QStringLiteral("loaded"));
+        QCOMPARE(parts->at(1).status, QStringLiteral("failed"));
+        QCOMPARE(parts->at(1).lastRunId, r->runId);
+
+        for (const QString &drop : testsupport::onPostgres() ? QStringList{QStringLiteral("DROP TRIGGER block_d2 ON tgt")}
+                                                             : QStringList{QStringLiteral("DROP TRIGGER block_d2_i"), QStringLiteral("DROP TRIGGER block_d2_u")})
+            QVERIFY(f.db().exec(drop));
+        auto resumed = resume(f.db(), f.ws->spec, r->runId.toLongLong(), execute());
+        QVERIFY2(resumed, qPrintable(resumed ? QString() : resumed.error().message));
+        QCOMPARE(resumed->status, QStringLiteral("succeeded"));
+        parts = listPartitions(f.db(), f.dataset());
+        QCOMPARE(parts->at(1).status, QStringLiteral("loaded"));
+    }
+
     void quarantineMovesFailingRowsToTheDlq()
     {
         Fixture f(spec(QStringLiteral("merge"), QStringLiteral(R"([{"type": "not_null", "columns": ["sub"], "on_fail": "quarantine"}])")));
