@@ -59,6 +59,15 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
         return 2;
     }
     const QString name = commandName(args);
+    // Input refused before the command runs: the message on stderr and, when
+    // --json was asked for, the same error document as a failing command's.
+    const bool wantsJson = args.contains(QStringLiteral("--json")) || args.contains(QStringLiteral("-json"));
+    const auto refuse = [&](const QString &message, const QString &more) {
+        err << message << more;
+        if (wantsJson)
+            out << QString::fromStdString(Json{{"error", {{"exit_code", 2}, {"message", s(message.section(QStringLiteral(": "), 1))}}}}.dump(2)) << '\n';
+        return 2;
+    };
     if (name == QLatin1String("--help") || name == QLatin1String("-h") || name == QLatin1String("help")) {
         out << usage();
         return 0;
@@ -71,13 +80,11 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
         for (const Command &c : all)
             if (c.name.startsWith(name % u' '))
                 group << c.name.mid(name.size() + 1);
-        if (!group.isEmpty()) {
-            err << "rewindctl: unknown command \"" << name << (args.size() > 1 ? QString(u' ' % args.at(1)) : QString()) << "\": "
-                << name << " takes " << group.join(QStringLiteral(", ")) << "\n";
-            return 2;
-        }
-        err << "rewindctl: unknown command \"" << name << "\"\n\n" << usage();
-        return 2;
+        if (!group.isEmpty())
+            return refuse(QStringLiteral("rewindctl: unknown command \"%1%2\": %1 takes %3")
+                              .arg(name, args.size() > 1 ? QString(u' ' % args.at(1)) : QString(), group.join(QStringLiteral(", "))),
+                          QStringLiteral("\n"));
+        return refuse(QStringLiteral("rewindctl: unknown command \"%1\"").arg(name), QStringLiteral("\n\n") + usage());
     }
 
     QCommandLineParser parser;
@@ -89,19 +96,15 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
     command->options(parser);
     QStringList toParse = args.mid(name.count(u' '));
     toParse[0] = QStringLiteral("rewindctl ") + name; // argv[0] for the help text
-    if (!parser.parse(toParse)) {
-        err << "rewindctl " << name << ": " << parser.errorText() << "\nRun 'rewindctl " << name << " --help'.\n";
-        return 2;
-    }
+    if (!parser.parse(toParse))
+        return refuse(QStringLiteral("rewindctl %1: %2").arg(name, parser.errorText()), QStringLiteral("\nRun 'rewindctl %1 --help'.\n").arg(name));
     if (parser.isSet(help)) {
         out << parser.helpText();
         return 0;
     }
-    if (!parser.positionalArguments().isEmpty()) {
-        err << "rewindctl " << name << ": unexpected argument \"" << parser.positionalArguments().constFirst()
-            << "\"\nRun 'rewindctl " << name << " --help'.\n";
-        return 2;
-    }
+    if (!parser.positionalArguments().isEmpty())
+        return refuse(QStringLiteral("rewindctl %1: unexpected argument \"%2\"").arg(name, parser.positionalArguments().constFirst()),
+                      QStringLiteral("\nRun 'rewindctl %1 --help'.\n").arg(name));
 
     Context ctx{parser, out, err, parser.isSet(kJson)};
     const Status result = command->run(ctx);

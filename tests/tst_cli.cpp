@@ -169,6 +169,17 @@ private Q_SLOTS:
         const auto r = runCli(args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+        // With --json: the same refusal, and exactly one JSON document on stdout saying it.
+        if (args.isEmpty())
+            return;
+        const auto j = runCli(args + QStringList{QStringLiteral("--json")});
+        QCOMPARE(j.exitCode, 2);
+        QVERIFY2(j.err.contains(message), qPrintable(j.err));
+        const QJsonObject error = json(j)[QStringLiteral("error")].toObject();
+        QCOMPARE(error[QStringLiteral("exit_code")].toInt(), 2);
+        QVERIFY2(!error[QStringLiteral("message")].toString().isEmpty() && !error[QStringLiteral("message")].toString().startsWith(QLatin1String("rewindctl")),
+                 qPrintable(j.out));
     }
 
     void unknownDataset()
