@@ -108,15 +108,9 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
             result.provisional << day;
     }
 
-    if (!options.execute || result.finalized.isEmpty()) {
-        result.executed = options.execute;
-        return result;
-    }
-
-    BatchOptions batch;
-    if (options.planId.isEmpty()) {
-        batch.scope.partitions = result.finalized;
-    } else {
+    // A plan is checked whether or not anything is eligible: an unknown one,
+    // or one covering a day that is not, is refused (exit 2), dry run or not.
+    if (!options.planId.isEmpty()) {
         auto plan = loadPlan(db, options.planId);
         if (!plan)
             return fail(plan.error());
@@ -128,8 +122,17 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
             return badInput(QStringLiteral("plan %1 covers %2, which the watermark has not made final-eligible (or that are final "
                                            "already): preview the days to finalize again")
                                 .arg(options.planId, outside.join(QStringLiteral(", "))));
-        batch.planId = options.planId;
     }
+    if (!options.execute || result.finalized.isEmpty()) {
+        result.executed = options.execute;
+        return result;
+    }
+
+    BatchOptions batch;
+    if (options.planId.isEmpty())
+        batch.scope.partitions = result.finalized;
+    else
+        batch.planId = options.planId;
     batch.execute = true;
     batch.progress = options.progress;
     batch.cancel = options.cancel;

@@ -302,6 +302,16 @@ private Q_SLOTS:
         QCOMPARE(f.statuses("events").value(d1), QStringLiteral("final"));
         QCOMPARE(f.statuses("events").value(d3), QStringLiteral("final"));
         QCOMPARE(f.count(QStringLiteral("SELECT COUNT(*) FROM out")), 6);
+
+        // Nothing is eligible now: the same plan (its days final already) and
+        // an unknown plan are still refused, not passed over.
+        for (const QString &id : {plan->planId, QStringLiteral("plan-000000000000")}) {
+            const auto again = f.cli(QStringLiteral("finalize"), {QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--plan"), id,
+                                                                  QStringLiteral("--execute")});
+            QCOMPARE(again.exitCode, 2);
+            QVERIFY2(again.err.contains(id), qPrintable(again.err));
+        }
+        QCOMPARE(f.count(QStringLiteral("SELECT COUNT(*) FROM out")), 6);
     }
 
     void executeMarksOnlyWhatItPublished()
