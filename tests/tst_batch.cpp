@@ -19,6 +19,7 @@
 #include <QStringBuilder>
 #include <QTest>
 #include <QThread>
+#include <QUrl>
 
 #include <atomic>
 
@@ -806,7 +807,7 @@ private Q_SLOTS:
     void fullDiskFailsCleanlyThenSucceeds()
     {
         if (testsupport::onPostgres())
-            QSKIP("SQLite's size limit; PostgreSQL's disk_full (53100) is mapped to the same message, not yet tested on a full tablespace");
+            QSKIP("SQLite's size limit; PostgreSQL's disk_full (53100) is fullTablespaceOnPostgres");
         Fixture f(spec(QStringLiteral("merge")));
         const QString before = digest(f.db(), QStringLiteral("tgt"));
         const qint64 pages = count(f.db(), QStringLiteral("PRAGMA page_count"));
@@ -878,6 +879,66 @@ private Q_SLOTS:
         QVERIFY2(ok->status == QLatin1String("succeeded"), qPrintable(ok->status + u' ' + ok->error));
         QVERIFY(digest(ws->db, QStringLiteral("tgt")) != before);
         QCOMPARE(ws->db.scalar(QStringLiteral("PRAGMA integrity_check"))->toString(), QStringLiteral("ok"));
+    }
+
+    // PostgreSQL's disk_full (53100) on a real full file system: the
+    // checkpoint table is moved to a tablespace on a small tmpfs, which is
+    // then filled, so the publish transaction's checkpoint insert cannot
+    // extend its file after the target rows were written. The whole
+    // transaction rolls back: the target is as before, no checkpoint, the
+    // run failed with the disk-full message. Space freed, the run succeeds.
+    // Needs root and the test server on this machine (scripts/test's).
+    void fullTablespaceOnPostgres()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("PostgreSQL's tablespaces; fullTmpfsFailsCleanlyThenSucceeds is SQLite's");
+        if (::geteuid() != 0)
+            QSKIP("mounting a tmpfs needs root");
+        const QString host = QUrl(qEnvironmentVariable("REWIND_TEST_PG_URL")).host();
+        if (host != QLatin1String("127.0.0.1") && host != QLatin1String("localhost"))
+            QSKIP("the test server is not on this machine: its tablespace directory cannot be made here");
+        Fixture f(spec(QStringLiteral("merge")));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        QTemporaryDir mnt;
+        QVERIFY(mnt.isValid());
+        if (QProcess::execute(QStringLiteral("mount"), {QStringLiteral("-t"), QStringLiteral("tmpfs"), QStringLiteral("-o"), QStringLiteral("size=2m"),
+                                                         QStringLiteral("tmpfs"), mnt.path()})
+            != 0)
+            QSKIP("mount -t tmpfs refused");
+        const auto unmount = qScopeGuard([&] { QProcess::execute(QStringLiteral("umount"), {QStringLiteral("-l"), mnt.path()}); });
+        if (QProcess::execute(QStringLiteral("chown"), {QStringLiteral("postgres:"), mnt.path()}) != 0)
+            QSKIP("no postgres user to own the tablespace directory");
+        const QString space = QStringLiteral("rw_full_%1").arg(QCoreApplication::applicationPid());
+        QVERIFY(f.db().exec(QStringLiteral("CREATE TABLESPACE %1 LOCATION '%2'").arg(space, mnt.path())));
+        const auto dropSpace = qScopeGuard([&] {
+            (void)f.db().exec(QStringLiteral("ALTER TABLE rewind_checkpoints SET TABLESPACE pg_default"));
+            (void)f.db().exec(QStringLiteral("DROP TABLESPACE %1").arg(space));
+        });
+        QVERIFY(f.db().exec(QStringLiteral("ALTER TABLE rewind_checkpoints SET TABLESPACE %1").arg(space)));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints")), 0);
+
+        QFile filler(mnt.filePath(QStringLiteral("filler")));
+        QVERIFY(filler.open(QIODevice::WriteOnly));
+        const QByteArray chunk(4096, 'x');
+        while (filler.write(chunk) == chunk.size() && filler.flush()) {
+        }
+        filler.close();
+        BatchOptions once = execute({QStringLiteral("d2")});
+        once.maxAttempts = 1;
+        auto full = run(f.db(), f.dataset(), once);
+        const QString message = full ? full->error : full.error().message;
+        QVERIFY2(message.contains(QStringLiteral("the disk is full")), qPrintable(message));
+        QVERIFY(!full || full->status == QStringLiteral("failed"));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints")), 0);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish'")), 0);
+
+        QVERIFY(filler.remove());
+        auto ok = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
+        QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
+        QVERIFY2(ok->status == QLatin1String("succeeded"), qPrintable(ok->status + u' ' + ok->error));
+        QVERIFY(digest(f.db(), QStringLiteral("tgt")) != before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 1);
     }
 
     void frozenDatasetIsRefused()
