@@ -23,7 +23,10 @@ void TextTable::print(QTextStream &out) const
         QStringList padded;
         for (qsizetype i = 0; i < cells.size(); ++i)
             padded << (m_numeric.value(i) ? cells[i].rightJustified(width[i]) : cells[i].leftJustified(width[i]));
-        out << padded.join(QStringLiteral("  ")).trimmed() << '\n';
+        QString text = padded.join(QStringLiteral("  "));
+        while (text.endsWith(u' ')) // a right-aligned first column keeps its leading spaces
+            text.chop(1);
+        out << text << '\n';
     };
     line(m_header);
     for (const auto &row : m_rows)

@@ -134,6 +134,29 @@ private Q_SLOTS:
         QVERIFY(r.out.contains(QStringLiteral("provisional")));
     }
 
+    // Numbers stand right-aligned under their headings, the first column too.
+    void offsetsTextAligned()
+    {
+        const auto r = runCli({QStringLiteral("offsets"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec,
+                               QStringLiteral("--stream"), QStringLiteral("orders"), QStringLiteral("--group"), QStringLiteral("orders-loader")});
+        QCOMPARE(r.exitCode, 0);
+        const QStringList lines = r.out.split(u'\n');
+        const auto header = std::find_if(lines.cbegin(), lines.cend(), [](const QString &l) { return l.startsWith(QStringLiteral("PARTITION")); });
+        QVERIFY(header != lines.cend());
+        const qsizetype partitionEnd = QStringLiteral("PARTITION").size();
+        const qsizetype committedEnd = header->indexOf(QStringLiteral("COMMITTED")) + QStringLiteral("COMMITTED").size();
+        const qsizetype lagEnd = header->size();
+        QVERIFY(header->endsWith(QStringLiteral("LAG")));
+        int rows = 0;
+        for (auto line = header + 1; line != lines.cend() && !line->isEmpty(); ++line, ++rows) {
+            QCOMPARE(line->size(), lagEnd);
+            QVERIFY2(line->at(partitionEnd - 1).isDigit() && line->at(partitionEnd) == u' ', qPrintable(*line));
+            QVERIFY2(line->at(committedEnd - 1).isDigit() && line->at(committedEnd) == u' ', qPrintable(*line));
+            QCOMPARE(line->left(partitionEnd).trimmed(), QString::number(rows));
+        }
+        QCOMPARE(rows, 4);
+    }
+
     void badInput_data()
     {
         QTest::addColumn<QStringList>("args");
