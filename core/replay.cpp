@@ -71,6 +71,14 @@ public:
                  % m_p % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi");
         // Events per slice: one count over the log's (partition, offset) index
         // each, about 4x cheaper than a join and GROUP BY.
+        // The same events read the other way round: the log's rows between two
+        // storage positions, each kept when a slice holds it. See stageStatement().
+        if (const QString pos = db.dialect().storageOrderColumn(); !pos.isEmpty()) {
+            m_rangeFrom = QStringLiteral(" FROM ") % db.quoteTable(stream.log) % QStringLiteral(" AS l ") % db.dialect().fixedOrderJoin() % u' ' % m_slices
+                          % QStringLiteral(" AS s ON s.p = ") % m_p % QStringLiteral(" AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o
+                          % QStringLiteral(" < s.hi WHERE l.") % pos % QStringLiteral(" BETWEEN ? AND ?");
+            m_rangeProbe = QStringLiteral("SELECT MIN(l.") % pos % QStringLiteral("), MAX(l.") % pos % QStringLiteral("), COUNT(*)") % m_from;
+        }
         m_countSlices = QStringLiteral("SELECT s.p, (SELECT COUNT(*) FROM ") % db.quoteTable(stream.log) % QStringLiteral(" AS l WHERE ") % m_p
                         % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi) FROM ") % m_slices
                         % QStringLiteral(" AS s");
@@ -162,7 +170,7 @@ private:
     Status fillSlices(const Batch &batch)
     {
         const QString big = m_db.dialect().bigintType();
-        if (auto r = m_db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_replay_slices (p ") % big % QStringLiteral(", lo ") % big
+        if (auto r = m_db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_replay_slices (p ") % big % QStringLiteral(" PRIMARY KEY, lo ") % big
                                % QStringLiteral(", hi ") % big % u')');
             !r)
             return fail(r.error());
@@ -404,12 +412,13 @@ private:
     // sink with typed columns it adds "fit" (1 when every value fits its
     // column, else 0), computed once per event for the sink and DLQ inserts.
     // Needs m_sinkColumns.
-    Sql stageSelect() const
+    Sql stageSelect() const { return stageSelect(m_from); }
+    Sql stageSelect(const QString &from) const
     {
         const SqlDialect &d = m_db.dialect();
         Sql stage;
         stage.text = d.jsonStageSelect({{QStringLiteral("s.p"), QStringLiteral("p")}, {m_o, QStringLiteral("o")}, {m_e, QStringLiteral("e")}},
-                                       m_payload, int(m_stream.fields.size()), m_from);
+                                       m_payload, int(m_stream.fields.size()), from);
         for (const auto &field : m_stream.fields)
             stage.binds << field.second;
         if (hasTypeChecks())
@@ -484,6 +493,19 @@ private:
         const Sql select = stageSelect();
         m_stage.text = QStringLiteral("CREATE TEMP TABLE ") % kBatchTable % QStringLiteral(" AS ") % select.text;
         m_stage.binds = select.binds;
+        if (!m_rangeFrom.isEmpty()) {
+            // Not when a log column takes the position's name (it would range
+            // over the column), nor on a table without one (WITHOUT ROWID, a view).
+            auto columns = m_db.columns(m_stream.log);
+            if (!columns)
+                return fail(columns.error());
+            const QString pos = d.storageOrderColumn();
+            const bool shadowed = std::ranges::any_of(*columns, [&](const ColumnInfo &c) { return c.name.compare(pos, Qt::CaseInsensitive) == 0; });
+            if (!shadowed && m_db.exec(QStringLiteral("SELECT ") % pos % QStringLiteral(" FROM ") % m_db.quoteTable(m_stream.log) % QStringLiteral(" LIMIT 0"))) {
+                const Sql ranged = stageSelect(m_rangeFrom);
+                m_rangeStage = Sql{QStringLiteral("CREATE TEMP TABLE ") % kBatchTable % QStringLiteral(" AS ") % ranged.text, ranged.binds};
+            }
+        }
 
         const QString from = QStringLiteral(" FROM ") % d.tempTable(kBatchTable) % QStringLiteral(" AS b");
         const QString ok = stagedValid();
@@ -532,6 +554,29 @@ private:
         return {};
     }
 
+    // The statement that stages the batch whose slices are filled. A log
+    // landed in arrival order holds a batch's events together in storage:
+    // reading them through the (partition, offset) index looks each row up on
+    // its own, about twice the cost of scanning the stretch they lie in (2M
+    // events: 4.7 s against 2.5 s). The stretch is read when it holds at most
+    // twice the batch's events.
+    Result<Sql> stageStatement() const
+    {
+        if (!m_rangeStage)
+            return m_stage;
+        auto q = m_db.exec(m_rangeProbe);
+        if (!q)
+            return fail(q.error());
+        if (!q->next() || q->value(0).isNull())
+            return m_stage;
+        const qint64 first = q->value(0).toLongLong(), last = q->value(1).toLongLong(), events = q->value(2).toLongLong();
+        if (last - first + 1 > 2 * events)
+            return m_stage;
+        Sql ranged = *m_rangeStage;
+        ranged.binds << first << last;
+        return ranged;
+    }
+
     Status runBatch(const Batch &batch)
     {
         qint64 consumed = 0, inserted = 0, fresh = 0, invalid = 0;
@@ -542,7 +587,10 @@ private:
                 return f;
             if (auto r = m_db.exec(m_db.dialect().dropTempTable(kBatchTable)); !r)
                 return fail(r.error());
-            if (auto r = m_db.exec(m_stage.text, m_stage.binds); !r)
+            auto stage = stageStatement();
+            if (!stage)
+                return fail(stage.error());
+            if (auto r = m_db.exec(stage->text, stage->binds); !r)
                 return fail(r.error());
             auto sink = m_db.exec(m_sinkInsert.text, m_sinkInsert.binds);
             if (!sink)
@@ -631,8 +679,9 @@ private:
     const StreamSpec &m_stream;
     const QString m_group;
     const ReplayOptions &m_options;
-    QString m_slices, m_p, m_o, m_e, m_payload, m_from, m_countSlices;
+    QString m_slices, m_p, m_o, m_e, m_payload, m_from, m_countSlices, m_rangeFrom, m_rangeProbe;
     Sql m_stage, m_sinkInsert, m_dlqInsert;
+    std::optional<Sql> m_rangeStage; // m_stage over a stretch of storage positions (binds: first, last)
     QMap<QString, ColumnInfo> m_sinkColumns; // field -> its sink column (declared type, strict)
     std::vector<Batch> m_batches;
     qint64 m_offsetsTotal = 0;

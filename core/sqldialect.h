@@ -239,6 +239,10 @@ public:
     virtual QString fixedOrderJoin() const = 0;
     // A per-connection temporary table, qualified (temp.x, pg_temp.x).
     virtual QString tempTable(const QString &name) const = 0;
+    // A column giving each row's place in its table's storage, whose range a
+    // scan reads in storage order (SQLite: rowid); empty when the engine has
+    // none a query can range over.
+    virtual QString storageOrderColumn() const { return {}; }
     // 1 (SQLite) or true (PostgreSQL) when the text `expr` is valid JSON;
     // never NULL for a NULL payload on PostgreSQL, NULL on SQLite.
     virtual QString jsonValid(const QString &expr) const = 0;

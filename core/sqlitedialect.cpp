@@ -154,6 +154,7 @@ public:
     // Streams
     QString fixedOrderJoin() const override { return QStringLiteral("CROSS JOIN"); }
     QString tempTable(const QString &name) const override { return QStringLiteral("temp.") % quote(name); }
+    QString storageOrderColumn() const override { return QStringLiteral("rowid"); }
     QString jsonValid(const QString &expr) const override { return QStringLiteral("json_valid(") % expr % u')'; }
     QString isTrue(const QString &expr) const override { return expr % QStringLiteral(" IS 1"); }
     QString isNotTrue(const QString &expr) const override { return expr % QStringLiteral(" IS NOT 1"); }

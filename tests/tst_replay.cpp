@@ -338,6 +338,65 @@ private Q_SLOTS:
         verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
     }
 
+    // The small log's events stored other ways. On SQLite a batch is read by
+    // scanning the stretch of rowids its events lie in when that stretch is
+    // short (the small log, stored partition by partition, puts 4 other
+    // events inside the first batch's stretch), else through the (partition,
+    // offset) index; a table without rowids, or whose own column is named
+    // rowid, is always read through the index. Every layout ends the same.
+    void logLayouts_data()
+    {
+        QTest::addColumn<QString>("create");
+        QTest::addColumn<QString>("order");
+        const QString plain = QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)");
+        QTest::newRow("partition by partition") << plain << QStringLiteral("partition_id, log_offset");
+        QTest::newRow("arrival order") << plain << QStringLiteral("record_ts, partition_id");
+        QTest::newRow("newest first") << plain << QStringLiteral("partition_id DESC, log_offset DESC");
+        QTest::newRow("column named rowid, some null")
+            << QStringLiteral("CREATE TABLE ev_log (rowid INTEGER, partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)")
+            << QStringLiteral("partition_id, log_offset");
+        if (!testsupport::onPostgres())
+            QTest::newRow("without rowid")
+                << QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT, "
+                                  "PRIMARY KEY (partition_id, log_offset)) WITHOUT ROWID")
+                << QStringLiteral("partition_id, log_offset");
+    }
+    void logLayouts()
+    {
+        QFETCH(QString, create);
+        QFETCH(QString, order);
+        const QString source = smallLog();
+        const QString name = QStringLiteral("layout-%1.db").arg(++m_copies);
+        const QString db = testsupport::makeDatabase(m_dir, name, {create}).url().text;
+        {
+            auto from = rw::Database::open(source);
+            auto to = rw::Database::open(db);
+            QVERIFY(from && to);
+            auto rows = from->exec(QStringLiteral("SELECT partition_id, log_offset, event_id, record_ts, payload FROM ev_log ORDER BY ") + order);
+            QVERIFY(rows);
+            for (int i = 0; rows->next(); ++i) {
+                QVariantList values;
+                for (int c = 0; c < 5; ++c)
+                    values << rows->value(c);
+                const bool hasRowid = create.contains(QStringLiteral("rowid INTEGER"));
+                if (hasRowid) // 1, 2, NULL, 4, 5, NULL, ...
+                    values.prepend(i % 3 == 2 ? QVariant() : QVariant(i + 1));
+                QVERIFY(to->exec(QStringLiteral("INSERT INTO ev_log VALUES (?, ?, ?, ?, ?") + (hasRowid ? QStringLiteral(", ?)") : QStringLiteral(")")),
+                                 values));
+            }
+        }
+        const QStringList replay = small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("4")};
+        const Proc run = rewindctl(replay);
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QCOMPARE(json(QString::fromUtf8(run.out)).value(QStringLiteral("batches")).toInteger(), 3);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id IN ('a', 'b', 'e', 'h')")), 4);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 4);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT amount FROM ev_sink WHERE event_id = 'h'")), 0);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 5);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT SUM(log_offset) FROM rewind_dlq")), 3 + 4 + 0 + 1 + 2);
+        verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
+    }
+
     // Without --batch-size a batch is 250,000 events: 260,000 events in two
     // partitions are two transactions, the first moving each partition by 125,000.
     void defaultBatchSize()
