@@ -177,6 +177,10 @@ Status runList(Context &ctx)
         ctx.print({{"total", r->total}, {"by_status", statusCounts(r->byStatus)}, {"records", records}, {"groups", groups}});
         return {};
     }
+    if (r->total == 0) { // no table of headings over nothing
+        ctx.out << "0 records.\n";
+        return {};
+    }
     TextTable table({QStringLiteral("ID"), QStringLiteral("SOURCE"), QStringLiteral("WHERE"), QStringLiteral("EVENT/KEY"), QStringLiteral("CLASS"),
                      QStringLiteral("STATUS"), QStringLiteral("ATTEMPTS"), QStringLiteral("FIRST SEEN"), QStringLiteral("ERROR")},
                     {true, false, false, false, false, false, true, false, false});
@@ -184,7 +188,7 @@ Status runList(Context &ctx)
         table.add({QString::number(rec.id), rec.source(), where(rec), rec.eventId.value_or(rec.key.value_or(QString())), rec.errorClass, rec.status,
                    QString::number(rec.attempts), rec.firstSeen, (rec.lastError ? *rec.lastError : rec.error).left(80)});
     table.print(ctx.out);
-    ctx.out << '\n' << thousands(r->total) << " records";
+    ctx.out << '\n' << thousands(r->total) << (r->total == 1 ? " record" : " records");
     if (qint64(r->records.size()) < r->total)
         ctx.out << " (first " << r->records.size() << " shown; --limit N)";
     QStringList counts;

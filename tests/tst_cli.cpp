@@ -302,6 +302,12 @@ private Q_SLOTS:
                       QStringLiteral("--execute")}).exitCode,
                  0);
         QCOMPARE(ok({QStringLiteral("dlq"), QStringLiteral("list"), QStringLiteral("--status"), QStringLiteral("discarded")})[QStringLiteral("records")].toArray().size(), 1);
+        const QStringList workspace{QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec};
+        const auto one = runCli(QStringList{QStringLiteral("dlq"), QStringLiteral("list"), QStringLiteral("--status"), QStringLiteral("discarded")} + workspace);
+        QVERIFY2(one.out.contains(QStringLiteral("\n1 record: discarded 1\n")), qPrintable(one.out));
+        const auto none = runCli(QStringList{QStringLiteral("dlq"), QStringLiteral("list"), QStringLiteral("--error-class"), QStringLiteral("no_such_class")} + workspace);
+        QCOMPARE(none.exitCode, 0);
+        QCOMPARE(none.out, QStringLiteral("0 records.\n"));
 
         QCOMPARE(cli({QStringLiteral("rollback"), QStringLiteral("--run"), QStringLiteral("999999")}).exitCode, 2);
         QCOMPARE(ok({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId)})[QStringLiteral("executed")].toBool(true), false);
