@@ -657,11 +657,16 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
         if (result.reportPath.isEmpty()) {
             const QFileInfo dbFile(db.url().path);
             const QString dir = db.url().path.isEmpty() ? QDir::currentPath() : dbFile.absolutePath();
-            result.reportPath = dir % QStringLiteral("/recovery-") % dataset.name % u'-'
-                                % QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")) % QStringLiteral(".md");
+            // Never over an earlier report (two recoveries in one second): -2, -3, ...
+            const QString stem = dir % QStringLiteral("/recovery-") % dataset.name % u'-'
+                                 % QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+            result.reportPath = stem % QStringLiteral(".md");
+            for (int n = 2; QFileInfo::exists(result.reportPath); ++n)
+                result.reportPath = stem % u'-' % QString::number(n) % QStringLiteral(".md");
         }
         QFile file(result.reportPath);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        const auto mode = options.reportPath.isEmpty() ? QIODevice::WriteOnly | QIODevice::NewOnly : QIODevice::WriteOnly | QIODevice::Truncate;
+        if (!file.open(mode))
             return internalError(QStringLiteral("recovery report %1: cannot write: %2").arg(result.reportPath, file.errorString()));
         file.write(recoveryReportMarkdown(result).toUtf8());
         return result;

@@ -9,7 +9,9 @@
 #include "workspace.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -314,12 +316,38 @@ private Q_SLOTS:
         }
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'rollback partition'")), 0);
 
-        // Recovering a clean dataset changes nothing more.
-        const auto again = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"),
-                                  QStringLiteral("--report"), report, QStringLiteral("--json")});
+        // Recovering a clean dataset changes nothing more. On SQLite its
+        // report goes next to the database, named by the second, never over
+        // an earlier report of that second (stand-ins for the next seconds).
+        QStringList args{QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"), QStringLiteral("--json")};
+        QStringList earlier;
+        if (testsupport::onPostgres()) {
+            args << QStringLiteral("--report") << report;
+        } else {
+            const QDateTime now = QDateTime::currentDateTimeUtc();
+            for (int s = 0; s < 10; ++s) {
+                earlier << f.dir.filePath(QStringLiteral("recovery-sales-") + now.addSecs(s).toString(QStringLiteral("yyyyMMdd-HHmmss"))
+                                          + QStringLiteral(".md"));
+                testsupport::writeFile(f.dir, QFileInfo(earlier.back()).fileName(), "earlier report\n");
+            }
+        }
+        const auto again = f.cli(args);
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         QCOMPARE(json(again.out)[QStringLiteral("duplicate_keys")].toInteger(), 0);
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
+        if (!earlier.isEmpty()) {
+            const QString written = json(again.out)[QStringLiteral("report")].toString();
+            QVERIFY2(written.endsWith(QStringLiteral("-2.md")) && QFileInfo(written).absolutePath() == QFileInfo(earlier.front()).absolutePath(),
+                     qPrintable(written));
+            QFile second(written);
+            QVERIFY(second.open(QIODevice::ReadOnly));
+            QVERIFY(second.readAll().startsWith("# Duplicate incident recovery: sales"));
+            for (const QString &path : earlier) {
+                QFile kept(path);
+                QVERIFY(kept.open(QIODevice::ReadOnly));
+                QCOMPARE(kept.readAll(), QByteArray("earlier report\n"));
+            }
+        }
     }
 
     void recoverStepByStep()
