@@ -5,6 +5,7 @@
 #include "database.h"
 #include "testsupport.h"
 
+#include <QScopeGuard>
 #include <QSqlDatabase>
 #include <QTest>
 #include <QThread>
@@ -318,6 +319,31 @@ private Q_SLOTS:
         QVERIFY2(db, qPrintable(db ? QString() : db.error().message));
         QCOMPARE(db->scalar(QStringLiteral("SHOW statement_timeout"))->toString(), QStringLiteral("4321ms"));
         QCOMPARE(db->scalar(QStringLiteral("SHOW application_name"))->toString(), QStringLiteral("rewind-test"));
+    }
+
+    // Rewind's sessions get 64 MB of work_mem over the server's default; a
+    // value the connection's options (or the role, or the database) set stays.
+    void postgresWorkMem()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("a PostgreSQL server");
+        QTemporaryDir dir;
+        const QString plain = testsupport::makeDatabase(dir, QStringLiteral("wm.db"), {}).url().text;
+        auto db = Database::open(plain);
+        QVERIFY2(db, qPrintable(db ? QString() : db.error().message));
+        const QString source = db->scalar(QStringLiteral("SELECT source FROM pg_settings WHERE name = 'work_mem'"))->toString();
+        if (source == QLatin1String("default") || source == QLatin1String("configuration file"))
+            QCOMPARE(db->scalar(QStringLiteral("SELECT pg_size_bytes(current_setting('work_mem')) >= pg_size_bytes('64MB')"))->toBool(), true);
+        QUrl url(plain);
+        url.setQuery(QStringLiteral("options=-c%20work_mem%3D8MB"));
+        auto small = Database::open(url.toString());
+        QVERIFY2(small, qPrintable(small ? QString() : small.error().message));
+        QCOMPARE(small->scalar(QStringLiteral("SHOW work_mem"))->toString(), QStringLiteral("8MB"));
+        QVERIFY(small->exec(QStringLiteral("ALTER ROLE CURRENT_USER SET work_mem = '2MB'")));
+        const auto reset = qScopeGuard([&] { small->exec(QStringLiteral("ALTER ROLE CURRENT_USER RESET work_mem")); });
+        auto role = Database::open(plain + QStringLiteral("?application_name=role"));
+        QVERIFY2(role, qPrintable(role ? QString() : role.error().message));
+        QCOMPARE(role->scalar(QStringLiteral("SHOW work_mem"))->toString(), QStringLiteral("2MB"));
     }
 };
 
