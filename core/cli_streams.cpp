@@ -5,6 +5,7 @@
 #include "timeutil.h"
 
 #include <QFile>
+#include <QSaveFile>
 #include <QStringBuilder>
 
 #include <unistd.h>
@@ -214,14 +215,21 @@ Status runOffsetsReset(Context &ctx)
     if (!t)
         return fail(t.error());
     const bool execute = ctx.given(QStringLiteral("execute"));
+    // An export that cannot be written is found before the reset is applied;
+    // the file is replaced only once the plan is written whole.
+    std::optional<QSaveFile> exportFile;
+    if (ctx.parser.isSet(kExport)) {
+        exportFile.emplace(ctx.parser.value(kExport));
+        if (!exportFile->open(QIODevice::WriteOnly | QIODevice::Text))
+            return badInput(QStringLiteral("--export %1: cannot write it (%2); nothing changed").arg(exportFile->fileName(), exportFile->errorString()));
+    }
     auto plan = resetOffsets(t->ws.db, *t->stream, t->group, *request, execute);
     if (!plan)
         return fail(plan.error());
-    if (ctx.parser.isSet(kExport)) {
-        QFile f(ctx.parser.value(kExport));
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text) || f.write(resetPlanCsv(*plan).toUtf8()) < 0)
-            return internalError(QStringLiteral("--export %1: cannot write it (%2)").arg(f.fileName(), f.errorString()));
-    }
+    if (exportFile && (exportFile->write(resetPlanCsv(*plan).toUtf8()) < 0 || !exportFile->commit()))
+        return internalError(QStringLiteral("--export %1: cannot write it (%2)%3")
+                                 .arg(exportFile->fileName(), exportFile->errorString(),
+                                      plan->executed ? QStringLiteral("; the reset itself was applied and audited") : QString()));
     if (ctx.json) {
         Json list = Json::array();
         for (const auto &p : plan->partitions)

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rw {
 
@@ -108,7 +109,13 @@ Result<ResetPlan> plan(const Database &db, const StreamSpec &stream, const QStri
         case ResetRequest::Kind::ToLatest: r.newOffset = p.logEnd; break;
         case ResetRequest::Kind::ToCurrent: r.newOffset = p.committed; break;
         case ResetRequest::Kind::ToOffset: r.newOffset = clampTo(request.value, p, r.clamped); break;
-        case ResetRequest::Kind::ShiftBy: r.newOffset = clampTo(p.committed + request.value, p, r.clamped); break;
+        case ResetRequest::Kind::ShiftBy: {
+            qint64 shifted = 0; // past the 64-bit range: as far as it goes, then clamped
+            if (__builtin_add_overflow(p.committed, request.value, &shifted))
+                shifted = request.value > 0 ? std::numeric_limits<qint64>::max() : std::numeric_limits<qint64>::min();
+            r.newOffset = clampTo(shifted, p, r.clamped);
+            break;
+        }
         case ResetRequest::Kind::ToDatetime: r.newOffset = atTime.value(p.partition, p.logEnd); break;
         case ResetRequest::Kind::FromFile: r.newOffset = clampTo(fromFile.value(p.partition), p, r.clamped); break;
         }
@@ -210,16 +217,26 @@ Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, con
 {
     if (auto setup = db.execAll(db.dialect().streamSessionSetup()); !setup)
         return fail(setup.error());
-    if (!execute)
-        return plan(db, stream, group, request);
-    ResetPlan result;
-    const Status s = db.writeTransaction([&]() -> Status {
+    // As kafka-consumer-groups refuses to plan a reset for an active group,
+    // dry run or not: the offsets a running replay moves make any plan stale.
+    const auto idle = [&]() -> Status {
         auto live = runningReplay(db, stream.name, group);
         if (!live)
             return fail(live.error());
         if (*live)
             return badInput(QStringLiteral("refused: %1 of group \"%2\" on stream \"%3\" is running; reset the offsets once it has finished")
                                 .arg((*live)->describe(), group, stream.name));
+        return {};
+    };
+    if (!execute) {
+        if (auto s = idle(); !s)
+            return fail(s.error());
+        return plan(db, stream, group, request);
+    }
+    ResetPlan result;
+    const Status s = db.writeTransaction([&]() -> Status {
+        if (auto i = idle(); !i)
+            return i;
         auto p = plan(db, stream, group, request);
         if (!p)
             return fail(p.error());
@@ -249,6 +266,7 @@ Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path,
     if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
         return badInput(QStringLiteral("--from-file %1: cannot read it (%2)").arg(path, file.errorString()));
     std::vector<std::pair<qint64, qint64>> out;
+    QStringList otherGroups;
     int lineNo = 0;
     while (!file.atEnd()) {
         ++lineNo;
@@ -272,12 +290,18 @@ Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path,
                 continue; // a header line
             return badInput(where % QStringLiteral(": partition and offset must be integers, got \"") % line % u'"');
         }
-        if (rowGroup != group)
-            return badInput(where % QStringLiteral(": the row is for group \"") % rowGroup % QStringLiteral("\", not \"") % group % u'"');
+        if (rowGroup != group) { // a file exported for several groups: only this group's rows
+            if (!otherGroups.contains(rowGroup))
+                otherGroups << rowGroup;
+            continue;
+        }
         if (std::any_of(out.begin(), out.end(), [&](const auto &e) { return e.first == partition; }))
             return badInput(where % QStringLiteral(": partition ") % QString::number(partition) % QStringLiteral(" appears twice"));
         out.emplace_back(partition, offset);
     }
+    if (out.empty() && !otherGroups.isEmpty())
+        return badInput(QStringLiteral("--from-file %1: no rows for group \"%2\" (the file has rows for %3)")
+                            .arg(path, group, otherGroups.join(QStringLiteral(", "))));
     if (out.empty())
         return badInput(QStringLiteral("--from-file %1: no \"group,partition,offset\" rows").arg(path));
     return out;
@@ -288,25 +312,31 @@ Result<qint64> parseResetDuration(const QString &text)
     static const QRegularExpression iso(QStringLiteral("^P(?:(\\d+)W)?(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:[.,]\\d+)?)S)?)?$"),
                                         QRegularExpression::CaseInsensitiveOption);
     const QString t = text.trimmed();
+    // At most 1000 years back: longer is a typo (and a number too long for
+    // 64 bits must not read as 0, landing the reset on "now").
+    constexpr double kMaxSeconds = 1000.0 * 366 * 86400;
+    const auto tooLong = [&] { return badInput(QStringLiteral("\"%1\" is too long a duration (at most 1000 years)").arg(text)); };
     const auto m = iso.match(t);
     if (m.hasMatch() && t.size() > 1 && !t.endsWith(u'T', Qt::CaseInsensitive)) {
-        const double seconds = m.captured(1).toLongLong() * 7 * 86400.0 + m.captured(2).toLongLong() * 86400.0
-                               + m.captured(3).toLongLong() * 3600.0 + m.captured(4).toLongLong() * 60.0
-                               + QString(m.captured(5)).replace(u',', u'.').toDouble();
+        const double seconds = m.captured(1).toDouble() * 7 * 86400.0 + m.captured(2).toDouble() * 86400.0 + m.captured(3).toDouble() * 3600.0
+                               + m.captured(4).toDouble() * 60.0 + QString(m.captured(5)).replace(u',', u'.').toDouble();
+        if (!(seconds <= kMaxSeconds))
+            return tooLong();
         return qint64(std::llround(seconds * 1000.0));
     }
     static const QRegularExpression shortForm(QStringLiteral("^(?:\\d+[smhd])+$"));
     if (shortForm.match(t).hasMatch()) {
-        qint64 seconds = 0;
+        double seconds = 0;
         static const QRegularExpression part(QStringLiteral("(\\d+)([smhd])"));
         auto it = part.globalMatch(t);
         while (it.hasNext()) {
             const auto pm = it.next();
-            const qint64 n = pm.captured(1).toLongLong();
             const char unit = pm.captured(2).at(0).toLatin1();
-            seconds += n * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
+            seconds += pm.captured(1).toDouble() * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
         }
-        return seconds * 1000;
+        if (!(seconds <= kMaxSeconds))
+            return tooLong();
+        return qint64(seconds) * 1000;
     }
     return badInput(QStringLiteral("\"%1\" is not a duration (use ISO-8601 PnDTnHnMnS such as PT30M or P1DT2H, or 90s, 15m, 2h, 1d)").arg(text));
 }

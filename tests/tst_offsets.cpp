@@ -186,6 +186,8 @@ private Q_SLOTS:
         QTest::newRow("shift-by +5 (clamped to the end)") << o({"--shift-by", "5"}) << QStringLiteral("0:8,1:10,2:10");
         QTest::newRow("shift-by -4 (clamped to the start)") << o({"--shift-by", "-4"}) << QStringLiteral("0:0,1:5,2:3");
         QTest::newRow("shift-by=-1") << o({"--shift-by=-1"}) << QStringLiteral("0:2,1:5,2:6");
+        QTest::newRow("shift-by past 64 bits (clamped to the end)") << o({"--shift-by", "9223372036854775807"}) << QStringLiteral("0:10,1:10,2:10");
+        QTest::newRow("shift-by below 64 bits (clamped to the start)") << o({"--shift-by", "-9223372036854775808"}) << QStringLiteral("0:0,1:5,2:0");
         QTest::newRow("to-datetime on a record") << o({"--to-datetime", "2025-05-06T10:03:00Z"}) << QStringLiteral("0:3,1:7,2:3");
         QTest::newRow("to-datetime between records") << o({"--to-datetime", "2025-05-06T10:03:30Z"}) << QStringLiteral("0:4,1:8,2:4");
         QTest::newRow("to-datetime with fraction") << o({"--to-datetime", "2025-05-06T10:05:00.1Z"}) << QStringLiteral("0:5,1:10,2:6");
@@ -318,10 +320,17 @@ private Q_SLOTS:
         QCOMPARE(offsetsOf(json(one), "new"), QStringLiteral("1:5"));
         QCOMPARE(committed(db), QStringLiteral("0:4,1:5,2:4"));
 
-        const QString other = testsupport::writeFile(m_dir, QStringLiteral("other.csv"), "h,0,1\n");
+        // A file for several groups: only this group's rows count, as in Kafka;
+        // none for it is refused, naming the groups the file has.
+        const QString several = testsupport::writeFile(m_dir, QStringLiteral("several.csv"), "h,0,1\ng,2,6\nh,1,9\n");
+        const auto mine = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), several, QStringLiteral("--execute")});
+        QVERIFY2(mine.exitCode == 0, qPrintable(mine.err));
+        QCOMPARE(offsetsOf(json(mine), "new"), QStringLiteral("2:6"));
+        QCOMPARE(committed(db), QStringLiteral("0:4,1:5,2:6"));
+        const QString other = testsupport::writeFile(m_dir, QStringLiteral("other.csv"), "h,0,1\nk,0,2\n");
         const auto wrong = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), other});
         QCOMPARE(wrong.exitCode, 2);
-        QVERIFY2(wrong.err.contains(QStringLiteral("line 1")) && wrong.err.contains(QStringLiteral("\"h\"")), qPrintable(wrong.err));
+        QVERIFY2(wrong.err.contains(QStringLiteral("no rows for group \"g\"")) && wrong.err.contains(QStringLiteral("h, k")), qPrintable(wrong.err));
         const QString missing = testsupport::writeFile(m_dir, QStringLiteral("missing.csv"), "g,7,1\n");
         const auto absent = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), missing});
         QCOMPARE(absent.exitCode, 2);
@@ -341,6 +350,10 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("running")), qPrintable(r.err));
         QCOMPARE(committed(db), QStringLiteral("0:3,2:7"));
+        // A dry run too, as kafka-consumer-groups refuses an active group: its plan would be stale.
+        const auto dry = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-earliest")});
+        QCOMPARE(dry.exitCode, 2);
+        QVERIFY2(dry.err.contains(QStringLiteral("running")), qPrintable(dry.err));
         // Another group is not blocked, and a dead process blocks nothing.
         const auto other = runCli(QStringList(args(db, QStringLiteral("offsets-reset"))).replaceInStrings(QRegularExpression(QStringLiteral("^g$")), QStringLiteral("g2"))
                                   + QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
@@ -362,6 +375,12 @@ private Q_SLOTS:
         QTest::newRow("malformed timestamp") << QStringList{QStringLiteral("--to-datetime"), QStringLiteral("yesterday-ish")} << QStringLiteral("yesterday-ish");
         QTest::newRow("invalid date") << QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-02-30T10:00:00Z")} << QStringLiteral("2025-02-30");
         QTest::newRow("malformed duration") << QStringList{QStringLiteral("--by-duration"), QStringLiteral("P1X")} << QStringLiteral("P1X");
+        // A number too long for 64 bits used to read as 0: the reset landed on "now".
+        QTest::newRow("duration past 64 bits") << QStringList{QStringLiteral("--by-duration"), QStringLiteral("PT9999999999999999999H")} << QStringLiteral("too long");
+        QTest::newRow("duration of 3M days") << QStringList{QStringLiteral("--by-duration"), QStringLiteral("P3000000D")} << QStringLiteral("P3000000D");
+        QTest::newRow("short duration past 64 bits") << QStringList{QStringLiteral("--by-duration"), QStringLiteral("99999999999999999999h")} << QStringLiteral("too long");
+        QTest::newRow("export into a missing folder")
+            << QStringList{QStringLiteral("--to-latest"), QStringLiteral("--export"), QStringLiteral("/nonexistent-folder/plan.csv")} << QStringLiteral("nothing changed");
         QTest::newRow("partition not in the log") << QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--partition"), QStringLiteral("9")} << QStringLiteral("partition 9");
         QTest::newRow("partition not a number") << QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--partition"), QStringLiteral("x")} << QStringLiteral("--partition");
         QTest::newRow("offset not a number") << QStringList{QStringLiteral("--to-offset"), QStringLiteral("ten")} << QStringLiteral("--to-offset");
