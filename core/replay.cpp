@@ -69,8 +69,6 @@ public:
         m_payload = QStringLiteral("l.") % db.quote(c.payload);
         m_from = QStringLiteral(" FROM ") % m_slices % QStringLiteral(" AS s ") % db.dialect().fixedOrderJoin() % u' ' % db.quoteTable(stream.log) % QStringLiteral(" AS l ON ")
                  % m_p % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi");
-        // Events per slice: one count over the log's (partition, offset) index
-        // each, about 4x cheaper than a join and GROUP BY.
         // The same events read the other way round: the log's rows between two
         // storage positions, each kept when a slice holds it. See stageStatement().
         if (const QString pos = db.dialect().storageOrderColumn(); !pos.isEmpty()) {
@@ -79,6 +77,8 @@ public:
                           % QStringLiteral(" < s.hi WHERE l.") % pos % QStringLiteral(" BETWEEN ? AND ?");
             m_rangeProbe = QStringLiteral("SELECT MIN(l.") % pos % QStringLiteral("), MAX(l.") % pos % QStringLiteral("), COUNT(*)") % m_from;
         }
+        // Events per slice: one count over the log's (partition, offset) index
+        // each, about 4x cheaper than a join and GROUP BY.
         m_countSlices = QStringLiteral("SELECT s.p, (SELECT COUNT(*) FROM ") % db.quoteTable(stream.log) % QStringLiteral(" AS l WHERE ") % m_p
                         % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi) FROM ") % m_slices
                         % QStringLiteral(" AS s");
