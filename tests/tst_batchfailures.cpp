@@ -8,6 +8,7 @@
 #include "partitions.h"
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QScopeGuard>
@@ -17,11 +18,48 @@
 #include <QUrl>
 
 #include <atomic>
+#include <memory>
+#include <optional>
 
 #include <unistd.h>
 
 using namespace rw;
 using namespace batchtest;
+
+// Another writer holding the write lock, on a thread of its own, until
+// `holdMs` has passed (0: until release()); its transaction then ends
+// having written nothing.
+class LockHolder {
+public:
+    LockHolder(const QString &url, int holdMs)
+    {
+        m_thread.reset(QThread::create([this, url, holdMs] {
+            auto mine = Database::open(url);
+            (void)mine->exec(mine->dialect().beginWrite());
+            (void)mine->execAll(mine->dialect().afterBeginWrite());
+            m_locked = true;
+            QElapsedTimer held;
+            held.start();
+            while (holdMs > 0 ? held.elapsed() < holdMs : !m_release.load())
+                QThread::msleep(5);
+            (void)mine->exec(QStringLiteral("ROLLBACK"));
+        }));
+        m_thread->start();
+        while (!m_locked.load())
+            QThread::msleep(5);
+    }
+    ~LockHolder()
+    {
+        release();
+        m_thread->wait();
+    }
+    void release() { m_release = true; }
+
+private:
+    std::atomic<bool> m_locked{false};
+    std::atomic<bool> m_release{false};
+    std::unique_ptr<QThread> m_thread;
+};
 
 class TestBatchFailures : public QObject {
     Q_OBJECT
@@ -156,23 +194,9 @@ private Q_SLOTS:
     {
         Fixture f(spec(QStringLiteral("merge")));
         // Another writer holds the write lock for a while; our busy timeout is short.
-        auto other = Database::open(f.db().url().text);
-        QVERIFY(other);
-        std::atomic<bool> locked{false};
-        QThread *holder = QThread::create([&] {
-            auto mine = Database::open(f.db().url().text);
-            (void)mine->exec(mine->dialect().beginWrite());
-            (void)mine->execAll(mine->dialect().afterBeginWrite());
-            locked = true;
-            QThread::msleep(700);
-            (void)mine->exec(QStringLiteral("COMMIT"));
-        });
-        holder->start();
-        while (!locked.load())
-            QThread::msleep(5);
+        std::optional<LockHolder> holder(std::in_place, f.db().url().text, 700);
         auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
-        holder->wait();
-        delete holder;
+        holder.reset();
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
         QCOMPARE(r->status, QStringLiteral("succeeded"));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT SUM(amount) FROM tgt WHERE dt = 'd2' AND id IN (1, 2)")), 30 + 40 + 40);
@@ -181,27 +205,12 @@ private Q_SLOTS:
     void busyDatabaseGivesUpClearly()
     {
         Fixture f(spec(QStringLiteral("merge")));
-        std::atomic<bool> locked{false};
-        std::atomic<bool> release{false};
-        QThread *holder = QThread::create([&] {
-            auto mine = Database::open(f.db().url().text);
-            (void)mine->exec(mine->dialect().beginWrite());
-            (void)mine->execAll(mine->dialect().afterBeginWrite());
-            locked = true;
-            while (!release.load())
-                QThread::msleep(10);
-            (void)mine->exec(QStringLiteral("ROLLBACK"));
-        });
-        holder->start();
-        while (!locked.load())
-            QThread::msleep(5);
+        std::optional<LockHolder> holder(std::in_place, f.db().url().text, 0);
         BatchOptions o = execute({QStringLiteral("d2")});
         o.maxAttempts = 3;
         const QString before = digest(f.db(), QStringLiteral("tgt"));
         auto r = run(f.db(), f.dataset(), o);
-        release = true;
-        holder->wait();
-        delete holder;
+        holder.reset();
         // The run could not even record its start: a clear error, nothing written.
         if (r) {
             QCOMPARE(r->status, QStringLiteral("failed"));
