@@ -6,7 +6,7 @@ REWIND_BUILD=${REWIND_BUILD:-$REWIND_ROOT/build}
 
 REWIND_PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  qt6-base-dev qt6-charts-dev libqt6sql6-sqlite libqt6sql6-psql libgl-dev
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6sql6-sqlite libqt6sql6-psql libgl-dev
   nlohmann-json3-dev xvfb xauth fonts-dejavu-core
 )
 # Only scripts/test needs these: clang 16 for the libFuzzer targets (Debian
