@@ -125,7 +125,7 @@ Status runOffsets(Context &ctx)
         Json list = Json::array();
         for (const auto &p : *offsets)
             list.push_back({{"partition", p.partition}, {"committed", p.committed}, {"log_start", p.logStart}, {"log_end", p.logEnd},
-                            {"lag", p.lag}, {"stored", p.stored}});
+                            {"lag", p.lag}, {"stored", p.stored}, {"no_events", p.noEvents}});
         ctx.print({{"stream", s(t->stream->name)}, {"group", s(t->group)}, {"partitions", list}, {"total_lag", lag}});
         return {};
     }
@@ -138,6 +138,9 @@ Status runOffsets(Context &ctx)
                    QString::number(p.logStart), QString::number(p.logEnd), thousands(p.lag)});
     table.print(ctx.out);
     ctx.out << "\ntotal lag: " << thousands(lag) << " events\n";
+    for (const auto &p : *offsets)
+        if (p.noEvents)
+            ctx.out << "partition " << p.partition << ": no events left in the log; the group's commit there is kept (log start and end shown as it)\n";
     return {};
 }
 
@@ -234,7 +237,8 @@ Status runOffsetsReset(Context &ctx)
         Json list = Json::array();
         for (const auto &p : plan->partitions)
             list.push_back({{"partition", p.partition}, {"current", p.current}, {"new", p.newOffset}, {"log_start", p.logStart},
-                            {"log_end", p.logEnd}, {"clamped", p.clamped}});
+                            {"log_end", p.logEnd}, {"clamped", p.clamped}, {"stored", p.stored},
+                            {"unreadable_timestamps", p.unreadableTimestamps}});
         ctx.print({{"stream", s(plan->stream)}, {"group", s(plan->group)}, {"executed", plan->executed}, {"reset", s(plan->request)},
                    {"partitions", list}});
         return {};
@@ -243,11 +247,25 @@ Status runOffsetsReset(Context &ctx)
     TextTable table({QStringLiteral("PARTITION"), QStringLiteral("CURRENT"), QStringLiteral("NEW"), QStringLiteral("LOG START"),
                      QStringLiteral("LOG END"), QStringLiteral("NOTE")},
                     {true, true, true, true, true, false});
-    for (const auto &p : plan->partitions)
-        table.add({QString::number(p.partition), QString::number(p.current), QString::number(p.newOffset), QString::number(p.logStart),
-                   QString::number(p.logEnd), p.clamped ? QStringLiteral("clamped to the log") : QString()});
+    qint64 unreadable = 0;
+    for (const auto &p : plan->partitions) {
+        QStringList notes;
+        if (p.clamped)
+            notes << QStringLiteral("clamped to the log");
+        if (p.unreadableTimestamps)
+            notes << thousands(p.unreadableTimestamps) % (p.unreadableTimestamps == 1 ? QStringLiteral(" event") : QStringLiteral(" events"))
+                         % QStringLiteral(" without a readable record_ts skipped");
+        unreadable += p.unreadableTimestamps;
+        table.add({QString::number(p.partition), p.stored ? QString::number(p.current) : QString::number(p.current) % QStringLiteral(" (new)"),
+                   QString::number(p.newOffset), QString::number(p.logStart), QString::number(p.logEnd), notes.join(QStringLiteral("; "))});
+    }
     table.print(ctx.out);
-    if (plan->executed)
+    if (unreadable)
+        ctx.out << "\nNote: " << thousands(unreadable) << (unreadable == 1 ? " event has" : " events have") << " a " << t->stream->logColumns.recordTs
+                << " that is not ISO-8601 or epoch seconds (years 0000 to 9999): left out of --to-datetime.\n";
+    if (plan->partitions.empty())
+        ctx.out << "Nothing to reset: the log " << t->stream->log << " has no events and the group has no committed offsets.\n";
+    else if (plan->executed)
         ctx.out << "\nApplied and audited.\n";
     else
         ctx.out << "\nDry run: nothing changed. Add --execute to apply it.\n";

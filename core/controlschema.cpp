@@ -121,12 +121,16 @@ QStringList step(const SqlDialect &d, int version)
             return {};
         return {QStringLiteral("CREATE INDEX rewind_dlq_signature ON rewind_dlq ((")
                 % d.dlqSignature(QStringLiteral("error_class"), QStringLiteral("error")) % QStringLiteral("), dlq_id)")};
+    case 9:
+        // rewind.epoch_ms drops digits past the millisecond instead of
+        // rounding them (09:59:59.9996 is before 10:00:00, as on SQLite).
+        return d.controlFunctions();
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 8;
+constexpr int kLatest = 9;
 
 } // namespace
 

@@ -5,6 +5,7 @@
 #include <QSqlDriver>
 #include <QVariant>
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -115,7 +116,9 @@ int daysInMonth(int y, int m)
     return days[m - 1];
 }
 
-// Milliseconds of a fraction's digits [p, e), rounded to the nearest millisecond.
+// Milliseconds of a fraction's digits [p, e). Digits past the millisecond
+// are dropped, not rounded: 09:59:59.9996 is before 10:00:00, and reads so
+// (as the command line's timestamps and PostgreSQL's rewind.epoch_ms do).
 qint64 fractionMs(const char *p, const char *e)
 {
     qint64 ms = 0;
@@ -124,8 +127,6 @@ qint64 fractionMs(const char *p, const char *e)
         ms = ms * 10 + (*p - '0');
     for (; n < 3; ++n)
         ms *= 10;
-    if (p < e && *p >= '5')
-        ++ms;
     return ms;
 }
 
@@ -377,8 +378,16 @@ inline bool timeOf(const Api &a, sqlite3_value *value, bool &missing, qint64 &ou
         const double seconds = a.valueDouble(value);
         if (!std::isfinite(seconds) || seconds > double(timeutil::kMaxEpochSeconds) || seconds < double(timeutil::kMinEpochSeconds))
             return false;
-        out = std::llround(seconds * 1000.0);
-        return true;
+        if (std::fabs(seconds) < 0.001) {
+            out = 0;
+            return true;
+        }
+        // The shortest decimal that reads back as this double (what was
+        // written: 1746525599.9996), then its digits as text's are read.
+        // seconds * 1000 in binary could land either side of a millisecond.
+        char digits[64];
+        const auto written = std::to_chars(digits, digits + sizeof digits, seconds, std::chars_format::fixed);
+        return written.ec == std::errc() && parseMs(digits, written.ptr - digits, out);
     }
     case kSqliteText:
         return parseMs(reinterpret_cast<const char *>(a.valueText(value)), a.valueBytes(value), out);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace rw {
 
@@ -35,8 +36,14 @@ qint64 clampTo(qint64 value, const PartitionOffsets &p, bool &clamped)
     return out;
 }
 
-// First offset per partition whose record timestamp is at or after `ms`.
-Result<QMap<qint64, qint64>> firstOffsetsAtOrAfter(const Database &db, const StreamSpec &stream, qint64 ms)
+struct FirstAtOrAfter {
+    std::optional<qint64> offset; // none: no readable timestamp at or after the instant
+    qint64 unreadable = 0;        // events whose record timestamp cannot be read
+};
+
+// First offset per partition whose record timestamp is at or after `ms`,
+// and how many timestamps could not be read, in one pass over the log.
+Result<QMap<qint64, FirstAtOrAfter>> firstOffsetsAtOrAfter(const Database &db, const StreamSpec &stream, qint64 ms)
 {
     const LogColumns &c = stream.logColumns;
     // The record timestamp's declared type: text, numbers and (PostgreSQL)
@@ -48,15 +55,21 @@ Result<QMap<qint64, qint64>> firstOffsetsAtOrAfter(const Database &db, const Str
     for (const ColumnInfo &col : *columns)
         if (col.name == c.recordTs)
             type = col.type;
-    auto q = db.exec(QStringLiteral("SELECT ") % db.quote(c.partitionId) % QStringLiteral(", MIN(") % db.quote(c.logOffset)
-                         % QStringLiteral(") FROM ") % db.quoteTable(stream.log) % QStringLiteral(" WHERE ")
-                         % db.dialect().epochMillis(db.quote(c.recordTs), type) % QStringLiteral(" >= ? GROUP BY ") % db.quote(c.partitionId),
+    auto q = db.exec(QStringLiteral("SELECT p, MIN(CASE WHEN t >= ? THEN o END), SUM(CASE WHEN t IS NULL THEN 1 ELSE 0 END) FROM (SELECT ")
+                         % db.quote(c.partitionId) % QStringLiteral(" AS p, ") % db.quote(c.logOffset) % QStringLiteral(" AS o, ")
+                         % db.dialect().epochMillis(db.quote(c.recordTs), type) % QStringLiteral(" AS t FROM ") % db.quoteTable(stream.log)
+                         % QStringLiteral(") AS l GROUP BY p"),
                      {ms});
     if (!q)
         return fail(q.error());
-    QMap<qint64, qint64> out;
-    while (q->next())
-        out.insert(q->value(0).toLongLong(), q->value(1).toLongLong());
+    QMap<qint64, FirstAtOrAfter> out;
+    while (q->next()) {
+        FirstAtOrAfter f;
+        if (!q->value(1).isNull())
+            f.offset = q->value(1).toLongLong();
+        f.unreadable = q->value(2).toLongLong();
+        out.insert(q->value(0).toLongLong(), f);
+    }
     return out;
 }
 
@@ -85,7 +98,7 @@ Result<ResetPlan> plan(const Database &db, const StreamSpec &stream, const QStri
             return fail(k.error());
         fromFile.insert(p, o);
     }
-    QMap<qint64, qint64> atTime;
+    QMap<qint64, FirstAtOrAfter> atTime;
     if (request.kind == ResetRequest::Kind::ToDatetime) {
         auto first = firstOffsetsAtOrAfter(db, stream, request.timestampMs);
         if (!first)
@@ -103,7 +116,7 @@ Result<ResetPlan> plan(const Database &db, const StreamSpec &stream, const QStri
             continue;
         if (request.kind == ResetRequest::Kind::FromFile && !fromFile.contains(p.partition))
             continue;
-        ResetPartition r{p.partition, p.committed, p.committed, p.logStart, p.logEnd, false};
+        ResetPartition r{p.partition, p.committed, p.committed, p.logStart, p.logEnd, false, p.stored, 0};
         switch (request.kind) {
         case ResetRequest::Kind::ToEarliest: r.newOffset = p.logStart; break;
         case ResetRequest::Kind::ToLatest: r.newOffset = p.logEnd; break;
@@ -116,7 +129,12 @@ Result<ResetPlan> plan(const Database &db, const StreamSpec &stream, const QStri
             r.newOffset = clampTo(shifted, p, r.clamped);
             break;
         }
-        case ResetRequest::Kind::ToDatetime: r.newOffset = atTime.value(p.partition, p.logEnd); break;
+        case ResetRequest::Kind::ToDatetime: {
+            const FirstAtOrAfter first = atTime.value(p.partition);
+            r.newOffset = first.offset.value_or(p.logEnd);
+            r.unreadableTimestamps = first.unreadable;
+            break;
+        }
         case ResetRequest::Kind::FromFile: r.newOffset = clampTo(fromFile.value(p.partition), p, r.clamped); break;
         }
         out.partitions.push_back(r);
@@ -156,7 +174,8 @@ QString ResetRequest::describe() const
     case Kind::ShiftBy: return QStringLiteral("shift-by ") % QString::number(value);
     case Kind::ToDatetime:
         return QStringLiteral("to-datetime ") % QDateTime::fromMSecsSinceEpoch(timestampMs, Qt::UTC).toString(Qt::ISODateWithMs);
-    case Kind::FromFile: return QStringLiteral("from-file (%1 partitions)").arg(fileOffsets.size());
+    case Kind::FromFile:
+        return QStringLiteral("from-file (%1 %2)").arg(fileOffsets.size()).arg(fileOffsets.size() == 1 ? QStringLiteral("partition") : QStringLiteral("partitions"));
     }
     return QString();
 }
@@ -169,19 +188,23 @@ Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const Stre
     auto q = db.exec(QStringLiteral("SELECT l.p, l.lo, l.hi, c.committed_offset FROM (SELECT ") % p % QStringLiteral(" AS p, MIN(") % o
                          % QStringLiteral(") AS lo, MAX(") % o % QStringLiteral(") + 1 AS hi FROM ") % db.quoteTable(stream.log)
                          % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NOT NULL GROUP BY ") % p
-                         % QStringLiteral(") AS l LEFT JOIN rewind_offsets AS c ON c.stream = ? AND c.group_id = ? "
-                                          "AND c.partition_id = l.p ORDER BY l.p"),
-                     {stream.name, group});
+                         % QStringLiteral(") AS l LEFT JOIN rewind_offsets AS c ON c.stream = ? AND c.group_id = ? AND c.partition_id = l.p "
+                                          // and the group's commits in partitions that have no events left
+                                          "UNION ALL SELECT c.partition_id, NULL, NULL, c.committed_offset FROM rewind_offsets AS c "
+                                          "WHERE c.stream = ? AND c.group_id = ? AND NOT EXISTS (SELECT 1 FROM ")
+                         % db.quoteTable(stream.log) % QStringLiteral(" AS e WHERE e.") % p % QStringLiteral(" = c.partition_id) ORDER BY 1"),
+                     {stream.name, group, stream.name, group});
     if (!q)
         return fail(q.error());
     std::vector<PartitionOffsets> out;
     while (q->next()) {
         PartitionOffsets r;
         r.partition = q->value(0).toLongLong();
-        r.logStart = q->value(1).toLongLong();
-        r.logEnd = q->value(2).toLongLong();
         r.stored = !q->value(3).isNull();
-        r.committed = r.stored ? q->value(3).toLongLong() : r.logStart;
+        r.noEvents = q->value(1).isNull();
+        r.committed = r.stored ? q->value(3).toLongLong() : q->value(1).toLongLong();
+        r.logStart = r.noEvents ? r.committed : q->value(1).toLongLong();
+        r.logEnd = r.noEvents ? r.committed : q->value(2).toLongLong();
         r.lag = std::max<qint64>(0, r.logEnd - std::max(r.committed, r.logStart));
         out.push_back(r);
     }
@@ -241,6 +264,8 @@ Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, con
         if (!p)
             return fail(p.error());
         result = std::move(*p);
+        if (result.partitions.empty())
+            return Status{}; // nothing to commit, nothing to audit
         result.executed = true;
         return apply(db, stream, result);
     });

@@ -20,6 +20,10 @@ struct PartitionOffsets {
     qint64 logStart = 0;    // smallest offset still present
     qint64 logEnd = 0;      // largest offset plus one
     qint64 lag = 0;         // offsets still to read: logEnd - max(committed, logStart), at least 0
+    // A committed offset in a partition that has no events left in the log
+    // (all removed): kept and shown, with log start and end at the committed
+    // offset, since what the log's end was is no longer known.
+    bool noEvents = false;
 };
 
 // Committed offsets of stream/group per log partition, in one query. Reads only.
@@ -55,6 +59,10 @@ struct ResetPartition {
     qint64 logStart = 0;
     qint64 logEnd = 0;
     bool clamped = false;  // the requested offset was outside [logStart, logEnd]
+    bool stored = true;    // the group has a committed offset here (else `current` is the log start)
+    // --to-datetime: events of this partition whose record timestamp cannot
+    // be read (NULL, not a timestamp, out of range); not considered.
+    qint64 unreadableTimestamps = 0;
 };
 
 struct ResetPlan {
@@ -68,7 +76,8 @@ struct ResetPlan {
 // Computes the new offsets. Refuses (BadInput) a --partition or a file row
 // for a partition the log does not have. With `execute`, applies them, with
 // an audit row, in one write transaction; refused (BadInput) while a replay
-// of the same group runs. Without it, reads only.
+// of the same group runs. Without it, reads only. A plan with no partitions
+// (an empty log, nothing committed) is never applied: `executed` stays false.
 Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request,
                                bool execute);
 

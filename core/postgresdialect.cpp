@@ -267,7 +267,7 @@ public:
         auto fromNumber = [&](const QString &type) -> QString {
             return QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v ") % type
                    % QStringLiteral(") RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT ") % inRange
-                   % QStringLiteral(" FROM (SELECT CASE WHEN abs(v) < 1e13 THEN CAST(round(CAST(v AS numeric) * 1000) AS bigint) END AS ms) AS x $f$");
+                   % QStringLiteral(" FROM (SELECT CASE WHEN abs(v) < 1e13 THEN CAST(trunc(CAST(CAST(v AS text) AS numeric) * 1000) AS bigint) END AS ms) AS x $f$");
         };
         return {
             QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $f$\n"
@@ -275,10 +275,10 @@ public:
                            "BEGIN\n"
                            "  IF t IS NULL OR t = '' THEN RETURN NULL; END IF;\n"
                            "  IF t ~ '^-?[0-9]{1,13}(\\.[0-9]+)?$' THEN\n"
-                           "    ms := CAST(round(CAST(t AS numeric) * 1000) AS bigint);\n"
+                           "    ms := CAST(trunc(CAST(t AS numeric) * 1000) AS bigint);\n"
                            "  ELSIF t ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?)? ?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$' THEN\n"
                            "    BEGIN\n"
-                           "      ms := CAST(round(extract(epoch FROM CAST(replace(t, ',', '.') AS timestamptz)) * 1000) AS bigint);\n"
+                           "      ms := CAST(floor(extract(epoch FROM CAST(replace(t, ',', '.') AS timestamptz)) * 1000) AS bigint);\n"
                            "    EXCEPTION WHEN others THEN RETURN NULL;\n"
                            "    END;\n"
                            "  ELSE\n"
@@ -289,9 +289,9 @@ public:
             fromNumber(QStringLiteral("numeric")),
             fromNumber(QStringLiteral("double precision")),
             QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v timestamptz) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE "
-                           "AS $f$ SELECT CAST(round(extract(epoch FROM v) * 1000) AS bigint) $f$"),
+                           "AS $f$ SELECT CAST(floor(extract(epoch FROM v) * 1000) AS bigint) $f$"),
             QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v timestamp) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE "
-                           "AS $f$ SELECT CAST(round(extract(epoch FROM v AT TIME ZONE 'UTC') * 1000) AS bigint) $f$"),
+                           "AS $f$ SELECT CAST(floor(extract(epoch FROM v AT TIME ZONE 'UTC') * 1000) AS bigint) $f$"),
         };
     }
     // SQL/JSON path: '$.a.b' means the same as in SQLite.
@@ -688,18 +688,28 @@ public:
     // instead of aborting the statement).
     QString epochMillis(const QString &x, const QString &columnType) const override
     {
+        // As rewind.epoch_ms and SQLite's rewind_epoch_ms read them: digits
+        // past the millisecond dropped (floor for instants, toward zero for
+        // epoch numbers), years 0000 to 9999 only (a 13-digit epoch in
+        // milliseconds reads as unreadable, not as a date far ahead).
         const QString t = columnType.toLower();
         if (t.startsWith(QLatin1String("timestamp")) || t == QLatin1String("date"))
-            return QStringLiteral("CAST(round(extract(epoch FROM ") % x % QStringLiteral(") * 1000) AS BIGINT)");
+            return QStringLiteral("CAST(floor(extract(epoch FROM ") % x % QStringLiteral(") * 1000) AS BIGINT)");
+        const auto fromNumber = [](const QString &number) -> QString {
+            return QStringLiteral("CASE WHEN ") % number % QStringLiteral(" BETWEEN -62167219200 AND 253402300799.999999 THEN CAST(trunc(")
+                   % number % QStringLiteral(" * 1000) AS BIGINT) END");
+        };
         static const QStringList numeric{QStringLiteral("smallint"), QStringLiteral("integer"), QStringLiteral("bigint"),
                                          QStringLiteral("real"), QStringLiteral("double precision")};
+        // A float's shortest text is the decimal that was written; its
+        // binary value times 1000 could land either side of a millisecond.
         if (numeric.contains(t) || t.startsWith(QLatin1String("numeric")))
-            return QStringLiteral("CAST(round(") % x % QStringLiteral(" * 1000.0) AS BIGINT)");
+            return u'(' % fromNumber(QStringLiteral("CAST(CAST(") % x % QStringLiteral(" AS TEXT) AS NUMERIC)")) % u')';
         const QString text = QStringLiteral("CAST(") % x % QStringLiteral(" AS TEXT)");
-        return QStringLiteral("(CASE WHEN ") % text % QStringLiteral(" ~ '^\\s*-?[0-9]+(\\.[0-9]*)?\\s*$' THEN CAST(round(CAST(") % text
-               % QStringLiteral(" AS NUMERIC) * 1000) AS BIGINT) WHEN ") % text
+        return QStringLiteral("(CASE WHEN ") % text % QStringLiteral(" ~ '^\\s*-?[0-9]{1,13}(\\.[0-9]+)?\\s*$' THEN ")
+               % fromNumber(QStringLiteral("CAST(") % text % QStringLiteral(" AS NUMERIC)")) % QStringLiteral(" WHEN ") % text
                % QStringLiteral(" ~ '^\\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?)?\\s*([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$' "
-                                "THEN CAST(round(extract(epoch FROM pg_temp.rewind_try_timestamptz(")
+                                "THEN CAST(floor(extract(epoch FROM pg_temp.rewind_try_timestamptz(")
                % text % QStringLiteral(")) * 1000) AS BIGINT) END)");
     }
 };

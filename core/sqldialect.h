@@ -287,8 +287,9 @@ public:
     virtual QString listUniqueIndexColumns() const = 0;
     // Record timestamps as integer epoch milliseconds, NULL when unreadable:
     // epoch seconds (numbers, numeric text), ISO-8601 text with or without a
-    // zone (none means UTC), or a timestamp column. `columnType` is the
-    // column's declared type as listColumns reports it. Needs streamSessionSetup().
+    // zone (none means UTC), or a timestamp column; digits past the
+    // millisecond dropped, as epochMs() does. `columnType` is the column's
+    // declared type as listColumns reports it. Needs streamSessionSetup().
     virtual QString epochMillis(const QString &quotedColumn, const QString &columnType) const = 0;
     // Reading and setting this connection's page cache size (SQLite: PRAGMA
     // cache_size; empty where the engine has no such setting).

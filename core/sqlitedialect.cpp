@@ -248,19 +248,8 @@ public:
         return QStringLiteral("SELECT il.name, ii.seqno, ii.name FROM pragma_index_list(?) AS il "
                               "JOIN pragma_index_info(il.name) AS ii WHERE il.\"unique\" = 1 AND il.partial = 0 ORDER BY il.name, ii.seqno");
     }
-    QString epochMillis(const QString &x, const QString &) const override
-    {
-        // Zones SQLite's date functions do not read (+HHMM, +HH) are rewritten to +HH:MM.
-        const QString iso = QStringLiteral("upper(CASE WHEN ") % x % QStringLiteral(" GLOB '*:[0-9][0-9]*[+-][0-9][0-9][0-9][0-9]' THEN substr(")
-                            % x % QStringLiteral(", 1, length(") % x % QStringLiteral(") - 2) || ':' || substr(") % x
-                            % QStringLiteral(", -2) WHEN ") % x % QStringLiteral(" GLOB '*:[0-9][0-9]*[+-][0-9][0-9]' THEN ") % x
-                            % QStringLiteral(" || ':00' ELSE ") % x % QStringLiteral(" END)");
-        return QStringLiteral("(CASE WHEN typeof(") % x % QStringLiteral(") IN ('integer', 'real') THEN CAST(round(") % x
-               % QStringLiteral(" * 1000.0) AS INTEGER) WHEN typeof(") % x % QStringLiteral(") = 'text' AND ") % x
-               % QStringLiteral(" GLOB '*[0-9]*' AND ltrim(") % x % QStringLiteral(", '-') NOT GLOB '*[^0-9.]*' THEN CAST(round(CAST(") % x
-               % QStringLiteral(" AS REAL) * 1000.0) AS INTEGER) ELSE CAST(round((julianday(") % iso
-               % QStringLiteral(") - 2440587.5) * 86400000.0) AS INTEGER) END)");
-    }
+    // The registered parser lag and the watermark read timestamps with.
+    QString epochMillis(const QString &x, const QString &) const override { return epochMs(x); }
     QString pageCacheSize() const override { return QStringLiteral("PRAGMA cache_size"); }
     QString setPageCacheSize(qint64 size) const override { return QStringLiteral("PRAGMA cache_size = %1").arg(size); }
 

@@ -51,6 +51,21 @@ QString formatDuration(qint64 seconds)
     return out;
 }
 
+namespace {
+
+// Milliseconds of a fraction of a second's digits ("1236" is 123): digits
+// past the millisecond are dropped, never rounded up, so an instant just
+// before T never reads as T.
+qint64 fractionMillis(const QString &digits)
+{
+    qint64 ms = 0;
+    for (int i = 0; i < 3; ++i)
+        ms = ms * 10 + (i < digits.size() ? digits.at(i).digitValue() : 0);
+    return ms;
+}
+
+} // namespace
+
 Result<QDateTime> parseTimestamp(const QString &text)
 {
     const QString t = text.trimmed();
@@ -61,7 +76,12 @@ Result<QDateTime> parseTimestamp(const QString &text)
         const double secs = t.toDouble();
         if (!(secs >= double(kMinEpochSeconds) && secs <= double(kMaxEpochSeconds)))
             return badInput(QStringLiteral("\"%1\" is out of range for epoch seconds (years 0000 to 9999; milliseconds are not accepted)").arg(text));
-        return QDateTime::fromMSecsSinceEpoch(qint64(secs * 1000.0), Qt::UTC);
+        // From the digits, not the double: digits past the millisecond are
+        // dropped, as the engines' rewind_epoch_ms drops them in the data.
+        const bool negative = t.startsWith(u'-');
+        const QString whole = t.section(u'.', 0, 0).remove(u'-');
+        const qint64 ms = whole.toLongLong() * 1000 + fractionMillis(t.section(u'.', 1));
+        return QDateTime::fromMSecsSinceEpoch(negative ? -ms : ms, Qt::UTC);
     }
     static const QRegularExpression iso(QStringLiteral(
         "^(\\d{4}-\\d{2}-\\d{2})(?:[T ](\\d{2}:\\d{2}(?::\\d{2}(?:[.,]\\d+)?)?))?\\s*(Z|[+-]\\d{2}(?::?\\d{2})?)?$"),
@@ -79,9 +99,7 @@ Result<QDateTime> parseTimestamp(const QString &text)
     const QTime time = QTime::fromString(whole, QStringLiteral("HH:mm:ss"));
     if (!date.isValid() || !time.isValid())
         return badInput(QStringLiteral("\"%1\" is not a valid date and time").arg(text));
-    qint64 ms = 0;
-    if (!fraction.isEmpty())
-        ms = qint64(QString(QStringLiteral("0.") % fraction).toDouble() * 1000.0 + 0.5);
+    const qint64 ms = fractionMillis(fraction);
     int offsetSeconds = 0;
     const QString zone = m.captured(3);
     if (!zone.isEmpty() && zone.compare(QLatin1String("Z"), Qt::CaseInsensitive) != 0) {

@@ -23,14 +23,15 @@ QJsonObject json(const testsupport::CliResult &r)
     return QJsonDocument::fromJson(r.out.toUtf8()).object();
 }
 
-// "0:3,1:5,2:7": partition:offset pairs of a result's "partitions", by `field`.
+// "0:3,1:5,2:7": partition:offset pairs of a result's "partitions", by `field` (a flag as 0 or 1).
 QString offsetsOf(const QJsonObject &o, const char *field)
 {
     QStringList out;
     for (const auto &v : o.value(QStringLiteral("partitions")).toArray()) {
         const QJsonObject p = v.toObject();
+        const QJsonValue value = p.value(QLatin1String(field));
         out << QString::number(p.value(QStringLiteral("partition")).toInteger()) + u':'
-                   + QString::number(p.value(QLatin1String(field)).toInteger());
+                   + QString::number(value.isBool() ? int(value.toBool()) : value.toInteger());
     }
     return out.join(u',');
 }
@@ -272,18 +273,138 @@ private Q_SLOTS:
         QCOMPARE(on("1746525600"), QStringLiteral("0:0"));
     }
 
-    // A record_ts that is not a time (or an impossible date) never matches
-    // and does not stop the reset.
+    // A record_ts that is not a time (or an impossible date, or epoch
+    // milliseconds where seconds belong) never matches and does not stop the
+    // reset; the plan counts them and the text output says so.
     void unreadableTimestampsAreSkipped()
     {
         const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("unreadable-%1.db").arg(++m_dbs), {
             QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
             QStringLiteral("INSERT INTO ev_log VALUES (0, 0, 'a', '2025-05-06T10:00:00Z', '{}'), (0, 1, 'b', 'garbage', '{}'), "
-                           "(0, 2, 'c', '2025-02-30T11:00:00Z', '{}'), (0, 3, 'd', '2025-05-06T10:03:00Z', '{}')"),
+                           "(0, 2, 'c', '2025-02-30T11:00:00Z', '{}'), (0, 3, 'd', '2025-05-06T10:03:00Z', '{}'), "
+                           "(0, 4, 'e', '1746525900000', '{}'), (1, 0, 'f', NULL, '{}')"),
         }).url().text;
-        const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:01:00Z")});
+        const auto at = [&](const char *t) {
+            return runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QString::fromLatin1(t)});
+        };
+        const auto r = at("2025-05-06T10:01:00Z");
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QCOMPARE(offsetsOf(json(r), "new"), QStringLiteral("0:3"));
+        QCOMPARE(offsetsOf(json(r), "new"), QStringLiteral("0:3,1:1"));
+        QCOMPARE(offsetsOf(json(r), "unreadable_timestamps"), QStringLiteral("0:3,1:1"));
+        // Past the last readable record: the log end, not the epoch-milliseconds
+        // record (which, read as seconds, would lie 55,000 years ahead).
+        QCOMPARE(offsetsOf(json(at("2025-05-06T10:04:00Z")), "new"), QStringLiteral("0:5,1:1"));
+        const auto text = runCli(QStringList(args(db, QStringLiteral("offsets-reset")).mid(0, 9))
+                      + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:01:00Z")});
+        QVERIFY2(text.exitCode == 0, qPrintable(text.err));
+        QVERIFY2(text.out.contains(QStringLiteral("3 events without a readable record_ts skipped"))
+                     && text.out.contains(QStringLiteral("4 events have a record_ts that is not ISO-8601 or epoch seconds")),
+                 qPrintable(text.out));
+    }
+
+    // Digits past the millisecond are dropped, in the data and on the command
+    // line: an instant a fraction of a millisecond before T is before T.
+    void subMillisecondDigitsAreDropped_data()
+    {
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<QStringList>("values"); // offsets 0, 1, 2
+        QTest::newRow("TEXT, ISO and epoch") << QStringLiteral("TEXT")
+                                             << QStringList{QStringLiteral("'2025-05-06T09:59:59.9996Z'"), QStringLiteral("'1746525599.9999'"),
+                                                            QStringLiteral("'2025-05-06 10:00:00.000400'")};
+        QTest::newRow("DOUBLE PRECISION epoch") << QStringLiteral("DOUBLE PRECISION")
+                                                << QStringList{QStringLiteral("1746525599.9996"), QStringLiteral("1746525599.999999"),
+                                                               QStringLiteral("1746525600.0004")};
+        QTest::newRow("TIMESTAMPTZ with microseconds") << QStringLiteral("TIMESTAMPTZ")
+                                                       << QStringList{QStringLiteral("'2025-05-06T09:59:59.999600Z'"),
+                                                                      QStringLiteral("'2025-05-06T11:59:59.999999+02:00'"),
+                                                                      QStringLiteral("'2025-05-06T10:00:00.000400Z'")};
+    }
+
+    void subMillisecondDigitsAreDropped()
+    {
+        QFETCH(QString, type);
+        QFETCH(QStringList, values);
+        QStringList sql{QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts %1, payload TEXT)").arg(type)};
+        for (int i = 0; i < values.size(); ++i)
+            sql << QStringLiteral("INSERT INTO ev_log VALUES (0, %1, 'e%1', %2, '{\"v\": 1}')").arg(i).arg(values[i]);
+        const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("subms-%1.db").arg(++m_dbs), sql).url().text;
+        const auto on = [&](const char *t) {
+            const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QString::fromLatin1(t)});
+            return offsetsOf(json(r), "new") + (r.err.isEmpty() ? QString() : r.err);
+        };
+        QCOMPARE(on("2025-05-06T10:00:00Z"), QStringLiteral("0:2"));
+        QCOMPARE(on("1746525600.0009"), QStringLiteral("0:2"));       // 10:00:00.000 on the command line too
+        QCOMPARE(on("2025-05-06T09:59:59.9999Z"), QStringLiteral("0:0")); // .999 both sides
+        QCOMPARE(on("2025-05-06T10:00:00.001Z"), QStringLiteral("0:3"));  // after every record: the log end
+    }
+
+    // Kafka keeps a partition whose records retention removed (log start =
+    // log end); a commit in a partition with no events left stays visible.
+    void aPartitionWithNoEventsLeftKeepsItsCommit()
+    {
+        const QString db = freshDb();
+        {
+            auto d = rw::Database::open(db);
+            QVERIFY(d->exec(QStringLiteral("DELETE FROM ev_log WHERE partition_id = 2")));
+        }
+        const auto r = runCli(args(db, QStringLiteral("offsets")));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(offsetsOf(json(r), "committed"), QStringLiteral("0:3,1:5,2:7"));
+        QCOMPARE(offsetsOf(json(r), "log_start"), QStringLiteral("0:0,1:5,2:7"));
+        QCOMPARE(offsetsOf(json(r), "log_end"), QStringLiteral("0:10,1:10,2:7"));
+        QCOMPARE(offsetsOf(json(r), "lag"), QStringLiteral("0:7,1:5,2:0"));
+        QCOMPARE(offsetsOf(json(r), "no_events"), QStringLiteral("0:0,1:0,2:1"));
+        const auto text = runCli(args(db, QStringLiteral("offsets")).mid(0, 9));
+        QVERIFY2(text.out.contains(QStringLiteral("partition 2: no events left in the log")), qPrintable(text.out));
+        // Resets leave it where it is; --partition still names it.
+        const auto earliest = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        QVERIFY2(earliest.exitCode == 0, qPrintable(earliest.err));
+        QCOMPARE(offsetsOf(json(earliest), "new"), QStringLiteral("0:0,1:5,2:7"));
+        QCOMPARE(committed(db), QStringLiteral("0:0,1:5,2:7"));
+        const auto one = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-offset"), QStringLiteral("3"),
+                                                                                     QStringLiteral("--partition"), QStringLiteral("2")});
+        QVERIFY2(one.exitCode == 0, qPrintable(one.err));
+        QCOMPARE(offsetsOf(json(one), "new"), QStringLiteral("2:7"));
+        // A replay reads nothing from it and leaves its commit.
+        const auto replayed = runCli(args(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")});
+        QVERIFY2(replayed.exitCode == 0, qPrintable(replayed.err));
+        QCOMPARE(json(replayed).value(QStringLiteral("consumed")).toInteger(), 15);
+        QCOMPARE(committed(db), QStringLiteral("0:10,1:10,2:7"));
+    }
+
+    // An empty log and a group with nothing committed: nothing to reset, so
+    // nothing is applied or audited, --execute or not.
+    void resetOnAnEmptyLogChangesNothing()
+    {
+        const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("empty-%1.db").arg(++m_dbs), {
+            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+        }).url().text;
+        const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--execute")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(json(r).value(QStringLiteral("executed")).toBool(), false);
+        QCOMPARE(json(r).value(QStringLiteral("partitions")).toArray().size(), 0);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset'")), 0);
+        const auto text = runCli(args(db, QStringLiteral("offsets-reset")).mid(0, 9) + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--execute")});
+        QVERIFY2(text.exitCode == 0 && text.out.contains(QStringLiteral("Nothing to reset")) && !text.out.contains(QStringLiteral("Applied")),
+                 qPrintable(text.out));
+    }
+
+    // The text plan marks a partition the group never committed in, as
+    // `offsets` does.
+    void textPlanMarksNewPartitions()
+    {
+        const QString db = freshDb();
+        const auto r = runCli(args(db, QStringLiteral("offsets-reset")).mid(0, 9) + QStringList{QStringLiteral("--to-latest")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = r.out.split(u'\n');
+        const auto row = [&](const QString &partition) {
+            for (const QString &line : lines)
+                if (line.trimmed().startsWith(partition + u' '))
+                    return line.simplified();
+            return QString();
+        };
+        QCOMPARE(row(QStringLiteral("0")), QStringLiteral("0 3 10 0 10"));
+        QCOMPARE(row(QStringLiteral("1")), QStringLiteral("1 5 (new) 10 5 10"));
     }
 
     void byDurationLandsBetweenRecords()
@@ -318,6 +439,7 @@ private Q_SLOTS:
         const auto one = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), hand, QStringLiteral("--execute")});
         QVERIFY2(one.exitCode == 0, qPrintable(one.err));
         QCOMPARE(offsetsOf(json(one), "new"), QStringLiteral("1:5"));
+        QCOMPARE(json(one).value(QStringLiteral("reset")).toString(), QStringLiteral("from-file (1 partition)"));
         QCOMPARE(committed(db), QStringLiteral("0:4,1:5,2:4"));
 
         // A file for several groups: only this group's rows count, as in Kafka;

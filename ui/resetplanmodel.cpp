@@ -4,6 +4,10 @@
 
 #include <QBrush>
 #include <QFont>
+#include <QStringList>
+
+#include <algorithm>
+#include <climits>
 
 namespace rw {
 
@@ -59,7 +63,16 @@ QVariant ResetPlanModel::data(const QModelIndex &index, int role) const
     const ResetPartition &p = m_rows[std::size_t(index.row())];
     const int column = index.column();
     const qint64 values[] = {p.partition, p.current, p.newOffset, toReplay(p), p.logStart, p.logEnd};
-    const QString note = p.clamped ? tr("clamped to the log") : p.newOffset == p.current ? tr("unchanged") : QString();
+    QStringList notes;
+    if (p.clamped)
+        notes << tr("clamped to the log");
+    else if (p.newOffset == p.current)
+        notes << tr("unchanged");
+    if (!p.stored)
+        notes << tr("nothing committed yet");
+    if (p.unreadableTimestamps)
+        notes << tr("%n event(s) without a readable timestamp skipped", nullptr, int(std::min<qint64>(p.unreadableTimestamps, INT_MAX)));
+    const QString note = notes.join(QStringLiteral("; "));
     switch (role) {
     case Qt::DisplayRole:
         if (column == NoteColumn)
