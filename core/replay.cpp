@@ -6,11 +6,23 @@
 #include "replaylock.h"
 #include "workspace.h"
 
+#include <QCoreApplication>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
 #include <QMap>
+#include <QScopeGuard>
 #include <QStringBuilder>
+#include <QTemporaryDir>
 
 #include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <signal.h>
 
 #include <nlohmann/json.hpp>
 
@@ -53,6 +65,8 @@ Sql &Sql::operator<<(const Bind &b)
 
 const QString kSlicesTable = QStringLiteral("rewind_replay_slices");
 const QString kBatchTable = QStringLiteral("rewind_replay_batch");
+// The schema name a staged batch's scratch file is attached under (SQLite).
+const QString kStageSchema = QStringLiteral("rewind_replay_stage");
 // Events whose field values decide a new sink's column types (PostgreSQL).
 constexpr qint64 kTypeSample = 10000;
 
@@ -104,6 +118,8 @@ public:
         Status s = m_options.execute ? execute() : dryRun();
         if (m_restoreCache)
             m_db.exec(m_db.dialect().setPageCacheSize(*m_restoreCache));
+        if (m_restoreAutoCheckpoint)
+            m_db.exec(QStringLiteral("PRAGMA wal_autocheckpoint = %1").arg(*m_restoreAutoCheckpoint));
         if (m_options.execute)
             m_db.exec(m_db.dialect().dropTempTable(kBatchTable)); // its memory, on a connection that may live on
         if (m_options.execute) {
@@ -373,6 +389,7 @@ private:
             if (!prepared)
                 return prepared;
         }
+        m_pipelined = m_batches.size() > 1 && pipelineAvailable();
         if (!m_batches.empty())
             if (auto b = buildStatements(); !b)
                 return b;
@@ -385,13 +402,41 @@ private:
         for (auto &p : m_result.partitions)
             p.to = p.from; // advanced as batches commit
         m_result.status = QStringLiteral("succeeded");
-        for (const Batch &batch : m_batches) {
+        std::thread stager;
+        if (m_pipelined) {
+            // The stager checkpoints the WAL after each batch it stages, on
+            // its core, instead of this connection at its commits.
+            if (auto pages = m_db.scalar(QStringLiteral("PRAGMA wal_autocheckpoint")); pages && m_db.exec(QStringLiteral("PRAGMA wal_autocheckpoint = 0")))
+                m_restoreAutoCheckpoint = pages->toLongLong();
+            m_ready.assign(m_batches.size(), false);
+            stager = std::thread([this] { stageAhead(); });
+            // The first batch is staged here while the stager does the second.
+            if (auto first = stageToFile(0); !first) {
+                std::lock_guard lock(m_mutex);
+                m_stageError = first.error();
+            } else {
+                std::lock_guard lock(m_mutex);
+                m_ready[0] = true;
+            }
+        }
+        // However the loop ends, the stager stops before the scratch files go.
+        const auto stopStager = qScopeGuard([&] {
+            if (!stager.joinable())
+                return;
+            {
+                std::lock_guard lock(m_mutex);
+                m_stop = true;
+            }
+            m_wake.notify_all();
+            stager.join();
+        });
+        for (std::size_t k = 0; k < m_batches.size(); ++k) {
             if (m_options.cancel && m_options.cancel->load()) {
                 m_result.status = QStringLiteral("cancelled");
                 break;
             }
             failpoint("replay-batch-start");
-            if (auto s = runBatch(batch); !s)
+            if (auto s = runBatch(m_batches[k], k); !s)
                 return s;
             failpoint("replay-after-commit");
             if (m_options.progress)
@@ -490,9 +535,7 @@ private:
         const SqlDialect &d = m_db.dialect();
         if (auto s = readSinkColumns(); !s)
             return s;
-        const Sql select = stageSelect();
-        m_stage.text = QStringLiteral("CREATE TEMP TABLE ") % kBatchTable % QStringLiteral(" AS ") % select.text;
-        m_stage.binds = select.binds;
+        m_stage = stageSelect();
         if (!m_rangeFrom.isEmpty()) {
             // Not when a log column takes the position's name (it would range
             // over the column), nor on a table without one (WITHOUT ROWID, a view).
@@ -502,12 +545,12 @@ private:
             const QString pos = d.storageOrderColumn();
             const bool shadowed = std::ranges::any_of(*columns, [&](const ColumnInfo &c) { return c.name.compare(pos, Qt::CaseInsensitive) == 0; });
             if (!shadowed && m_db.exec(QStringLiteral("SELECT ") % pos % QStringLiteral(" FROM ") % m_db.quoteTable(m_stream.log) % QStringLiteral(" LIMIT 0"))) {
-                const Sql ranged = stageSelect(m_rangeFrom);
-                m_rangeStage = Sql{QStringLiteral("CREATE TEMP TABLE ") % kBatchTable % QStringLiteral(" AS ") % ranged.text, ranged.binds};
+                m_rangeStage = stageSelect(m_rangeFrom);
             }
         }
 
-        const QString from = QStringLiteral(" FROM ") % d.tempTable(kBatchTable) % QStringLiteral(" AS b");
+        const QString from = QStringLiteral(" FROM ") % (m_pipelined ? QString(kStageSchema % u'.' % kBatchTable) : d.tempTable(kBatchTable))
+                             % QStringLiteral(" AS b");
         const QString ok = stagedValid();
         QStringList cols{QStringLiteral("\"event_id\"")};
         QString sink = QStringLiteral("SELECT b.e");
@@ -577,21 +620,150 @@ private:
         return ranged;
     }
 
-    Status runBatch(const Batch &batch)
+    // --- staging ahead (SQLite) ---
+    //
+    // The staging statement (reading the batch from the log, json_valid,
+    // json_extract) is about as much work as the rest of the batch (the sink
+    // insert, DLQ rows, offsets, audit and commit). On SQLite the next batch
+    // is staged on a second connection, in a thread of its own, while this
+    // one writes the current batch: the two run on two cores. A staged batch
+    // is a table in a scratch database file of its own (one per batch, in a
+    // temporary folder), written by the stager and then attached here for
+    // the batch's transaction: two files, so neither connection ever waits
+    // on the other's lock. The stager reads only the log (a WAL snapshot);
+    // every write to the workspace stays in this connection's per-batch
+    // transaction, so a replay killed at any point resumes as before.
+    // REWIND_REPLAY_PIPELINE=0 stages each batch in turn on one connection.
+    bool pipelineAvailable()
+    {
+        if (m_db.dialect().kind() != SqlDialect::Kind::Sqlite || qgetenv("REWIND_REPLAY_PIPELINE") == "0")
+            return false;
+        // A second connection must open the same database: a file, not an in-memory one.
+        const QString path = m_db.url().path;
+        if (path.isEmpty() || path.startsWith(u':') || path.startsWith(QLatin1String("file:")) || !QFileInfo(path).isFile())
+            return false;
+        // Scratch folders are named for their process; a replay killed
+        // before removing its own leaves one, removed here once that
+        // process is gone (another user's stay: kill() is refused).
+        const QString prefix = QStringLiteral("rewind-replay-");
+        const QDir temp(QDir::tempPath());
+        for (const QFileInfo &left : temp.entryInfoList({prefix % u'*'}, QDir::Dirs | QDir::NoDotAndDotDot)) {
+            bool ok = false;
+            const qint64 pid = left.fileName().mid(prefix.size()).section(u'-', 0, 0).toLongLong(&ok);
+            if (ok && pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
+                QDir(left.filePath()).removeRecursively();
+        }
+        m_scratch.emplace(temp.filePath(prefix % QString::number(QCoreApplication::applicationPid()) % QStringLiteral("-XXXXXX")));
+        return m_scratch->isValid();
+    }
+
+    QString scratchFile(std::size_t k) const { return m_scratch->filePath(QStringLiteral("batch-%1.db").arg(k)); }
+
+    // The stager's thread: stages batch after batch from the second, at
+    // most one ahead of the batch being written; stops at the first error
+    // (kept for the writer to report).
+    void stageAhead()
+    {
+        for (std::size_t k = 1; k < m_batches.size(); ++k) {
+            {
+                std::unique_lock lock(m_mutex);
+                m_wake.wait(lock, [&] { return m_stop || k <= m_consumed + 1; });
+                if (m_stop)
+                    return;
+            }
+            const Status s = stageToFile(k);
+            if (s) // passive: copies what the WAL holds so far, never waits on the writer
+                m_db.exec(QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
+            {
+                std::lock_guard lock(m_mutex);
+                if (!s)
+                    m_stageError = s.error();
+                else
+                    m_ready[k] = true;
+            }
+            m_wake.notify_all();
+            if (!s)
+                return;
+        }
+    }
+
+    Status stageToFile(std::size_t k)
+    {
+        const QString file = scratchFile(k);
+        QFile::remove(file);
+        if (auto r = m_db.exec(QStringLiteral("ATTACH DATABASE ? AS ") % kStageSchema, {file}); !r)
+            return fail(r.error());
+        const Status staged = [&]() -> Status {
+            // Scratch: nothing to roll back, nothing to make durable.
+            if (auto r = m_db.execAll({QStringLiteral("PRAGMA ") % kStageSchema % QStringLiteral(".journal_mode = OFF"),
+                                       QStringLiteral("PRAGMA ") % kStageSchema % QStringLiteral(".synchronous = OFF")});
+                !r)
+                return r;
+            if (auto f = fillSlices(m_batches[k]); !f)
+                return f;
+            auto stage = stageStatement();
+            if (!stage)
+                return fail(stage.error());
+            if (auto r = m_db.exec(QStringLiteral("CREATE TABLE ") % kStageSchema % u'.' % kBatchTable % QStringLiteral(" AS ") % stage->text,
+                                   stage->binds);
+                !r)
+                return fail(r.error());
+            return {};
+        }();
+        m_db.exec(QStringLiteral("DETACH DATABASE ") % kStageSchema);
+        return staged;
+    }
+
+    // Waits for batch k's scratch file and attaches it (outside any
+    // transaction, as SQLite requires).
+    Status attachStaged(std::size_t k)
+    {
+        {
+            std::unique_lock lock(m_mutex);
+            m_wake.wait(lock, [&] { return m_ready[k] || m_stageError; });
+            if (!m_ready[k])
+                return fail(*m_stageError);
+        }
+        if (auto r = m_db.exec(QStringLiteral("ATTACH DATABASE ? AS ") % kStageSchema, {scratchFile(k)}); !r)
+            return fail(r.error());
+        return {};
+    }
+
+    void releaseStaged(std::size_t k)
+    {
+        m_db.exec(QStringLiteral("DETACH DATABASE ") % kStageSchema);
+        QFile::remove(scratchFile(k));
+        {
+            std::lock_guard lock(m_mutex);
+            m_consumed = k + 1;
+        }
+        m_wake.notify_all();
+    }
+
+    Status runBatch(const Batch &batch, std::size_t k)
     {
         qint64 consumed = 0, inserted = 0, fresh = 0, invalid = 0;
         QMap<qint64, qint64> perPartition;
         const int number = m_result.batches + 1;
+        if (m_pipelined)
+            if (auto a = attachStaged(k); !a)
+                return a;
+        const auto release = qScopeGuard([&] {
+            if (m_pipelined)
+                releaseStaged(k);
+        });
         const Status s = m_db.writeTransaction([&]() -> Status {
             if (auto f = fillSlices(batch); !f)
                 return f;
-            if (auto r = m_db.exec(m_db.dialect().dropTempTable(kBatchTable)); !r)
-                return fail(r.error());
-            auto stage = stageStatement();
-            if (!stage)
-                return fail(stage.error());
-            if (auto r = m_db.exec(stage->text, stage->binds); !r)
-                return fail(r.error());
+            if (!m_pipelined) {
+                if (auto r = m_db.exec(m_db.dialect().dropTempTable(kBatchTable)); !r)
+                    return fail(r.error());
+                auto stage = stageStatement();
+                if (!stage)
+                    return fail(stage.error());
+                if (auto r = m_db.exec(QStringLiteral("CREATE TEMP TABLE ") % kBatchTable % QStringLiteral(" AS ") % stage->text, stage->binds); !r)
+                    return fail(r.error());
+            }
             auto sink = m_db.exec(m_sinkInsert.text, m_sinkInsert.binds);
             if (!sink)
                 return fail(sink.error());
@@ -680,12 +852,23 @@ private:
     const QString m_group;
     const ReplayOptions &m_options;
     QString m_slices, m_p, m_o, m_e, m_payload, m_from, m_countSlices, m_rangeFrom, m_rangeProbe;
-    Sql m_stage, m_sinkInsert, m_dlqInsert;
+    Sql m_stage, m_sinkInsert, m_dlqInsert; // m_stage: the staged batch's SELECT
     std::optional<Sql> m_rangeStage; // m_stage over a stretch of storage positions (binds: first, last)
+    // Staging ahead (see pipelineAvailable()). The stager thread reads the
+    // members above and writes only m_ready and m_stageError, under m_mutex.
+    bool m_pipelined = false;
+    std::optional<QTemporaryDir> m_scratch;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::vector<bool> m_ready;  // per batch: staged into its file
+    std::size_t m_consumed = 0; // batches whose transaction is over (their files released)
+    bool m_stop = false;
+    std::optional<Error> m_stageError;
     QMap<QString, ColumnInfo> m_sinkColumns; // field -> its sink column (declared type, strict)
     std::vector<Batch> m_batches;
     qint64 m_offsetsTotal = 0;
     std::optional<qint64> m_restoreCache;
+    std::optional<qint64> m_restoreAutoCheckpoint;
     ReplayResult m_result;
 };
 

@@ -7,6 +7,8 @@
 
 #include <dlfcn.h>
 
+#include <mutex>
+
 namespace rw {
 
 namespace {
@@ -132,6 +134,22 @@ void rewindHash(sqlite3_context *context, int argc, sqlite3_value **argv)
 }
 
 } // namespace
+
+void configureSqliteLibrary()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        void *lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_NOLOAD);
+        void *p = lib ? dlsym(lib, "sqlite3_config") : nullptr;
+        if (!p)
+            p = dlsym(RTLD_DEFAULT, "sqlite3_config");
+        if (!p)
+            return;
+        constexpr int kConfigMemStatus = 9; // SQLITE_CONFIG_MEMSTATUS
+        // SQLITE_MISUSE once the library is initialised: then nothing changes.
+        reinterpret_cast<int (*)(int, ...)>(p)(kConfigMemStatus, 0);
+    });
+}
 
 Status registerSqliteFunctions(QSqlDatabase &connection)
 {

@@ -16,4 +16,12 @@ namespace rw {
 // loaded (dlsym), so core links no SQLite of its own.
 Status registerSqliteFunctions(QSqlDatabase &connection);
 
+// Process-wide SQLite settings, applied before the first SQLite connection of
+// the process opens (later calls, and calls once one is open, change
+// nothing). Turns off SQLite's memory statistics: with them on, every
+// allocation of every connection takes one global mutex, which two threads
+// replaying a stream (a stager and a writer) then fight over. Rewind reads
+// none of those statistics.
+void configureSqliteLibrary();
+
 } // namespace rw
