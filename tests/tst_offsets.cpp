@@ -328,7 +328,7 @@ private Q_SLOTS:
         for (int i = 0; i < values.size(); ++i)
             sql << QStringLiteral("INSERT INTO ev_log VALUES (0, %1, 'e%1', %2, '{\"v\": 1}')").arg(i).arg(values[i]);
         const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("subms-%1.db").arg(++m_dbs), sql).url().text;
-        const auto on = [&](const char *t) {
+        const auto on = [&](const char *t) -> QString {
             const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QString::fromLatin1(t)});
             return offsetsOf(json(r), "new") + (r.err.isEmpty() ? QString() : r.err);
         };
