@@ -150,7 +150,8 @@ Result<QHash<QString, QList<qint64>>> countsBy(const Database &db, const QString
 // shared by preview and by each chunk of a run. Leaves rewind_stage and
 // rewind_tgt in place for the publish (`publish`: index the stage for it).
 Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
-                                                  const std::vector<PartitionRef> &scope, const SourceStatsMap &stats,
+                                                  const std::vector<PartitionRef> &scope,
+                                                  const std::function<Result<SourceStatsMap>()> &sourceStats,
                                                   const QVariant &runId, const BatchOptions &options, bool simulate, bool publish,
                                                   std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase)
 {
@@ -233,6 +234,10 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
         auto parts = scd2Diff(db, sql, scope, simulate, options.samples, options.cancel);
         if (!parts)
             return fail(parts.error());
+        auto read = sourceStats();
+        if (!read)
+            return fail(read.error());
+        const SourceStatsMap &stats = *read;
         for (auto &r : *parts) {
             const QString key = partitionKey(r.partition);
             r.sourceRows = stats.value(key).rows;
@@ -288,6 +293,10 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
             return fail(counts.error());
         target = *counts;
     }
+    auto read = sourceStats();
+    if (!read)
+        return fail(read.error());
+    const SourceStatsMap &stats = *read;
     std::vector<PartitionResult> out;
     for (const auto &p : scope) {
         const QString key = partitionKey(p.label);
@@ -352,6 +361,7 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             options.progress(progress);
     };
     bool anyCheckFailed = false;
+    SourceStatsReader fingerprints(db); // one second connection for the run's chunks
     // The partition's state: this run failed on it (its data untouched).
     const auto markFailed = [&](const PartitionRef &p) -> Status {
         if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, last_run_id) VALUES (?, ?, ?, 'failed', ?)")
@@ -382,18 +392,25 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             const bool targetExisted = sql.targetExists();
             outcome = db.writeTransaction([&]() -> Status {
                 // Inside the write lock: the fingerprint the publish records
-                // is of exactly the rows it publishes.
-                auto now = sourceStats(db, sql, one);
-                if (!now)
-                    return fail(now.error());
+                // is of exactly the rows it publishes. It is read on a second
+                // connection while this one stages, and compared before
+                // anything is published.
+                fingerprints.start(sql, one);
                 const QString key = partitionKey(p.label);
-                // A run planned afresh locks each partition as it reads it.
-                if (plan.stats.contains(key) && now->value(key).fingerprint != plan.stats.value(key).fingerprint) {
+                bool stale = false;
+                const auto now = [&]() -> Result<SourceStatsMap> {
+                    auto read = fingerprints.take();
+                    // A run planned afresh locks each partition as it reads it.
+                    if (read && plan.stats.contains(key) && read->value(key).fingerprint != plan.stats.value(key).fingerprint)
+                        stale = true;
+                    return read;
+                };
+                auto parts = stageAndDiff(db, dataset, sql, one, now, result.runId, options, false, true, checks, report);
+                if (stale) {
                     stop = ChunkStop::StalePlan;
                     staleDetail = partitionLabel(p.label);
                     return fail(Error{Error::Code::StalePlan, QString()});
                 }
-                auto parts = stageAndDiff(db, dataset, sql, one, *now, result.runId, options, false, true, checks, report);
                 if (!parts) {
                     if (cancelled(options))
                         stop = ChunkStop::Cancelled;
@@ -604,12 +621,19 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const 
     result.dataset = dataset.name;
     result.mode = dataset.write;
     result.startedAt = nowIso();
-    auto stats = sourceStats(db, *sql, *scope);
-    if (!stats)
-        return fail(stats.error());
+    // The fingerprint that locks the plan, read while the scope is staged.
+    SourceStatsReader fingerprints(db);
+    fingerprints.start(*sql, *scope);
+    std::optional<SourceStatsMap> stats;
+    const auto now = [&]() -> Result<SourceStatsMap> {
+        auto read = fingerprints.take();
+        if (read)
+            stats = *read;
+        return read;
+    };
     Progress progress;
     progress.partitionsTotal = int(scope->size());
-    auto parts = stageAndDiff(db, dataset, *sql, *scope, *stats, QVariant(), options, true, false, result.checks, [&](const QString &phase) {
+    auto parts = stageAndDiff(db, dataset, *sql, *scope, now, QVariant(), options, true, false, result.checks, [&](const QString &phase) {
         progress.phase = phase;
         if (options.progress)
             options.progress(progress);

@@ -363,6 +363,14 @@ Result<QSqlDatabase> Database::connection() const
     return conn;
 }
 
+bool Database::sharedAcrossConnections() const
+{
+    const DatabaseUrl &url = m_shared->url;
+    if (url.kind != SqlDialect::Kind::Sqlite)
+        return true;
+    return !url.path.isEmpty() && !url.path.startsWith(u':') && !url.path.startsWith(QLatin1String("file:")) && QFileInfo(url.path).isFile();
+}
+
 Result<QSqlQuery> Database::exec(const QString &sql, const QVariantList &binds) const
 {
     auto conn = connection();

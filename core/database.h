@@ -62,6 +62,9 @@ public:
 
     // This thread's connection, opened (with the dialect's session set-up) on first use.
     Result<QSqlDatabase> connection() const;
+    // Whether a connection opened on another thread reaches the same data: a
+    // server, or an SQLite file (not an in-memory database).
+    bool sharedAcrossConnections() const;
 
     // Runs one statement with positional bound values. Errors name the statement.
     Result<QSqlQuery> exec(const QString &sql, const QVariantList &binds = {}) const;

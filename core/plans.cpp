@@ -9,6 +9,9 @@
 #include <QStringBuilder>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 namespace rw {
 
@@ -261,10 +264,11 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
     return scope;
 }
 
-Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope)
+namespace {
+
+Result<SourceStatsMap> readSourceStats(const Database &db, const QString &sql, const QVariantList &binds)
 {
-    QVariantList binds;
-    auto q = db.exec(sql.sourceStats(scope, binds), binds);
+    auto q = db.exec(sql, binds);
     if (!q)
         return fail(q.error());
     SourceStatsMap out;
@@ -272,6 +276,92 @@ Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql, cons
         const std::optional<QString> label = q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
         out.insert(partitionKey(label), {q->value(2).toLongLong(), q->value(3).toString()});
     }
+    return out;
+}
+
+} // namespace
+
+Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope)
+{
+    QVariantList binds;
+    const QString text = sql.sourceStats(scope, binds);
+    return readSourceStats(db, text, binds);
+}
+
+struct SourceStatsReader::State {
+    explicit State(const Database &d) : db(d) {}
+    Database db;
+    bool side = false; // read on the thread (else in start())
+    std::thread thread;
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::optional<std::pair<QString, QVariantList>> job;
+    std::optional<Result<SourceStatsMap>> result;
+    bool busy = false;
+    bool quit = false;
+
+    void loop()
+    {
+        for (;;) {
+            std::unique_lock lock(mutex);
+            wake.wait(lock, [&] { return quit || job; });
+            if (quit)
+                return;
+            auto [text, binds] = std::move(*job);
+            job.reset();
+            busy = true;
+            lock.unlock();
+            Result<SourceStatsMap> read = readSourceStats(db, text, binds);
+            lock.lock();
+            result = std::move(read);
+            busy = false;
+            wake.notify_all();
+        }
+    }
+};
+
+SourceStatsReader::SourceStatsReader(const Database &db) : m(std::make_unique<State>(db))
+{
+    m->side = db.sharedAcrossConnections();
+}
+
+SourceStatsReader::~SourceStatsReader()
+{
+    if (!m->thread.joinable())
+        return;
+    {
+        std::lock_guard lock(m->mutex);
+        m->quit = true;
+    }
+    m->wake.notify_all();
+    m->thread.join();
+}
+
+void SourceStatsReader::start(const BatchSql &sql, const std::vector<PartitionRef> &scope)
+{
+    QVariantList binds;
+    QString text = sql.sourceStats(scope, binds);
+    if (!m->side) {
+        m->result = readSourceStats(m->db, text, binds);
+        return;
+    }
+    if (!m->thread.joinable())
+        m->thread = std::thread([state = m.get()] { state->loop(); });
+    std::unique_lock lock(m->mutex);
+    m->wake.wait(lock, [&] { return !m->busy && !m->job; }); // a read not taken finishes first
+    m->result.reset();
+    m->job.emplace(std::move(text), std::move(binds));
+    m->wake.notify_all();
+}
+
+Result<SourceStatsMap> SourceStatsReader::take()
+{
+    std::unique_lock lock(m->mutex);
+    m->wake.wait(lock, [&] { return m->result.has_value() || (!m->busy && !m->job); });
+    if (!m->result)
+        return internalError(QStringLiteral("no source fingerprint was started"));
+    Result<SourceStatsMap> out = std::move(*m->result);
+    m->result.reset();
     return out;
 }
 

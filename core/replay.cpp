@@ -638,9 +638,7 @@ private:
     {
         if (m_db.dialect().kind() != SqlDialect::Kind::Sqlite || qgetenv("REWIND_REPLAY_PIPELINE") == "0")
             return false;
-        // A second connection must open the same database: a file, not an in-memory one.
-        const QString path = m_db.url().path;
-        if (path.isEmpty() || path.startsWith(u':') || path.startsWith(QLatin1String("file:")) || !QFileInfo(path).isFile())
+        if (!m_db.sharedAcrossConnections())
             return false;
         // Scratch folders are named for their process; a replay killed
         // before removing its own leaves one, removed here once that
