@@ -296,6 +296,7 @@ struct SourceStatsReader::State {
     std::mutex mutex;
     std::condition_variable wake;
     std::optional<std::pair<QString, QVariantList>> job;
+    std::pair<QString, QVariantList> last; // the last job, read again on the caller's thread if the side read fails
     std::optional<Result<SourceStatsMap>> result;
     bool busy = false;
     bool quit = false;
@@ -350,6 +351,7 @@ void SourceStatsReader::start(const BatchSql &sql, const std::vector<PartitionRe
     std::unique_lock lock(m->mutex);
     m->wake.wait(lock, [&] { return !m->busy && !m->job; }); // a read not taken finishes first
     m->result.reset();
+    m->last = {text, binds};
     m->job.emplace(std::move(text), std::move(binds));
     m->wake.notify_all();
 }
@@ -362,6 +364,11 @@ Result<SourceStatsMap> SourceStatsReader::take()
         return internalError(QStringLiteral("no source fingerprint was started"));
     Result<SourceStatsMap> out = std::move(*m->result);
     m->result.reset();
+    lock.unlock();
+    // The second connection may be refused (a server at max_connections)
+    // or lost: read again here, as without it; a real error repeats.
+    if (!out && m->side)
+        return readSourceStats(m->db, m->last.first, m->last.second);
     return out;
 }
 

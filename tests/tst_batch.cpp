@@ -309,6 +309,39 @@ private Q_SLOTS:
         QCOMPARE(ok->planId, fresh->planId);
     }
 
+    // The fingerprint is read on a second connection while the first stages;
+    // a server that refuses that connection (here the role's connection
+    // limit) still previews and runs, the fingerprint read on the one.
+    void fingerprintWithoutASecondConnection()
+    {
+        if (!testsupport::onPostgres())
+            QSKIP("PostgreSQL: a role limited to one connection");
+        Fixture f(spec(QStringLiteral("merge")));
+        const QString role = QStringLiteral("rw_tst_one_%1").arg(QCoreApplication::applicationPid());
+        QVERIFY(f.db().execAll({QStringLiteral("CREATE ROLE %1 LOGIN CONNECTION LIMIT 1").arg(role),
+                                QStringLiteral("GRANT ALL ON SCHEMA public, rewind TO %1").arg(role),
+                                QStringLiteral("GRANT ALL ON ALL TABLES IN SCHEMA public, rewind TO %1").arg(role),
+                                QStringLiteral("GRANT ALL ON ALL SEQUENCES IN SCHEMA public, rewind TO %1").arg(role)}));
+        const auto dropRole = qScopeGuard([&] {
+            (void)f.db().execAll({QStringLiteral("DROP OWNED BY %1").arg(role), QStringLiteral("DROP ROLE %1").arg(role)});
+        });
+        const rw::DatabaseUrl &u = f.db().url();
+        const QString url = QStringLiteral("postgresql://%1@%2:%3/%4").arg(role, u.host).arg(u.port).arg(u.databaseName);
+        {
+            auto one = Database::open(url);
+            QVERIFY2(one, qPrintable(one ? QString() : one.error().message));
+            auto p = preview(*one, f.dataset(), {});
+            QVERIFY2(p, qPrintable(p ? QString() : p.error().message));
+            QCOMPARE(part(*p, QStringLiteral("d2")).sourceRows, count(f.db(), QStringLiteral("SELECT COUNT(*) FROM src WHERE dt = 'd2'")));
+            BatchOptions o = execute();
+            o.planId = p->planId;
+            auto r = run(*one, f.dataset(), o);
+            QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+            QCOMPARE(r->status, QStringLiteral("succeeded"));
+            QCOMPARE(part(*r, QStringLiteral("d2")).fingerprint, part(*p, QStringLiteral("d2")).fingerprint);
+        }
+    }
+
     void planExecutesExactlyItsScope()
     {
         Fixture f(spec(QStringLiteral("merge")));
