@@ -129,18 +129,25 @@ Result<Samples> takeSamples(const Database &db, const BatchSql &sql, const Parti
     return s;
 }
 
-// Per-partition counts of a GROUP BY query returning (label, is-null, n...).
-Result<QHash<QString, QList<qint64>>> countsBy(const Database &db, const QString &sql, const QVariantList &binds, int values)
+// Per-partition counts of a GROUP BY query returning (label, is-null, n...),
+// or, given the key of its one partition, of a query returning (n...).
+Result<QHash<QString, QList<qint64>>> countsBy(const Database &db, const QString &sql, const QVariantList &binds, int values,
+                                               const std::optional<QString> &onePartition = std::nullopt)
 {
     auto q = db.exec(sql, binds);
     if (!q)
         return fail(q.error());
     QHash<QString, QList<qint64>> out;
+    const int first = onePartition ? 0 : 2;
     while (q->next()) {
-        const std::optional<QString> label = q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
         QList<qint64> v;
         for (int i = 0; i < values; ++i)
-            v << q->value(2 + i).toLongLong();
+            v << q->value(first + i).toLongLong();
+        if (onePartition) {
+            out.insert(*onePartition, v);
+            continue;
+        }
+        const std::optional<QString> label = q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
         out.insert(partitionKey(label), v);
     }
     return out;
@@ -272,7 +279,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     const auto diffQuery = [&](bool targetKeysRepeat) {
         binds.clear();
         const QString counts = useMatches ? sql.matchCounts(targetKeysRepeat) : sql.diffCounts(targetKeysRepeat, binds);
-        return countsBy(db, counts, binds, 3);
+        return countsBy(db, counts, binds, 3, sql.countedPartition());
     };
     auto diff = diffQuery(false);
     if (!diff)
@@ -288,7 +295,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (overwrite) {
         binds.clear();
         const QString targetCountsSql = sql.targetCounts(binds);
-        auto counts = countsBy(db, targetCountsSql, binds, 1);
+        auto counts = countsBy(db, targetCountsSql, binds, 1, sql.countedPartition());
         if (!counts)
             return fail(counts.error());
         target = *counts;

@@ -1,5 +1,7 @@
 #include "batchsql.h"
 
+#include "plans.h"
+
 #include <QHash>
 #include <QStringBuilder>
 
@@ -114,6 +116,26 @@ QString BatchSql::groupByPart(const QString &qualifier) const
     return QStringLiteral(" GROUP BY ") % partExpr(qualifier);
 }
 
+std::optional<QString> BatchSql::onePartitionKey(const std::vector<PartitionRef> &scope)
+{
+    if (scope.size() != 1)
+        return std::nullopt;
+    return partitionKey(scope.front().label);
+}
+
+std::optional<QString> BatchSql::countedPartition() const { return onePartitionKey(m_tgtScope); }
+
+QString BatchSql::countLabels(const QString &qualifier, const std::vector<PartitionRef> &scope) const
+{
+    return scope.size() == 1 ? QString() : QString(partLabelColumns(qualifier) % QStringLiteral(", "));
+}
+
+QString BatchSql::countGrouping(const QString &qualifier, const std::vector<PartitionRef> &scope) const
+{
+    // As under a GROUP BY: no row when nothing is counted.
+    return scope.size() == 1 ? QStringLiteral(" HAVING COUNT(*) > 0") : groupByPart(qualifier);
+}
+
 QString BatchSql::partExpr(const QString &qualifier) const
 {
     if (!m_dataset->partitioned())
@@ -193,9 +215,9 @@ QString BatchSql::fingerprintExpr() const
 
 QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantList &binds) const
 {
-    if (!m_dataset->partitioned())
-        return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", COUNT(*), ") % fingerprintExpr()
-               % QStringLiteral(" FROM (") % scopedSource(scope, binds) % QStringLiteral(") AS s") % groupByPart(QStringLiteral("s"));
+    if (!m_dataset->partitioned() || scope.size() == 1)
+        return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), scope) % QStringLiteral("COUNT(*), ") % fingerprintExpr()
+               % QStringLiteral(" FROM (") % scopedSource(scope, binds) % QStringLiteral(") AS s") % countGrouping(QStringLiteral("s"), scope);
     // Labelled as the stage holds the values (see scopedSource).
     const QString p = sourcePartExpr(QStringLiteral("s"));
     return QStringLiteral("SELECT ") % m_db.dialect().partitionText(p) % QStringLiteral(", CASE WHEN ") % p
@@ -366,8 +388,8 @@ QString BatchSql::stagedTotal() const
 
 QString BatchSql::targetCounts(QVariantList &binds) const
 {
-    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("t")) % QStringLiteral(", COUNT(*) FROM ") % tgt()
-           % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) % groupByPart(QStringLiteral("t"));
+    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("t"), m_tgtScope) % QStringLiteral("COUNT(*) FROM ") % tgt()
+           % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) % countGrouping(QStringLiteral("t"), m_tgtScope);
 }
 
 QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds) const
@@ -386,10 +408,10 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds) const
     const QString updated = targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs % QStringLiteral(" THEN ")
                                                        % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" END)"))
                                              : QString(QStringLiteral("SUM(CASE WHEN ") % differs % QStringLiteral(" THEN 1 ELSE 0 END)"));
-    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN ") % tid
+    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), m_tgtScope) % QStringLiteral("COUNT(*), SUM(CASE WHEN ") % tid
            % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ")
            % tgt() % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope
-           % groupByPart(QStringLiteral("s"));
+           % countGrouping(QStringLiteral("s"), m_tgtScope);
 }
 
 QStringList BatchSql::createMatches(QVariantList &binds) const
@@ -427,8 +449,8 @@ QString BatchSql::matchCounts(bool targetKeysRepeat) const
 {
     const QString updated =
         targetKeysRepeat ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.rewind_d = 1 THEN m.rewind_sid END)") : QStringLiteral("SUM(m.rewind_d)");
-    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("m")) % QStringLiteral(", COUNT(*), SUM(CASE WHEN m.rewind_tid IS NULL THEN 1 ELSE 0 END), ")
-           % updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m") % groupByPart(QStringLiteral("m"));
+    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("m"), m_tgtScope) % QStringLiteral("COUNT(*), SUM(CASE WHEN m.rewind_tid IS NULL THEN 1 ELSE 0 END), ")
+           % updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m") % countGrouping(QStringLiteral("m"), m_tgtScope);
 }
 
 // The samples' target side is restricted to the sample's partition too (the

@@ -65,6 +65,16 @@ public:
     QStringList createStageWithMatches(const std::vector<PartitionRef> &scope, QVariantList &binds) const; // last one takes binds
     void setStageInMatches(bool on) const { m_stageInMatches = on; }
 
+    // The counts below (diffCounts, matchCounts, targetCounts, and
+    // sourceStats of a one-partition scope) come per partition: label,
+    // is-null, then the counts. For a scope of one partition they come as one
+    // row of counts alone, under no GROUP BY (SQLite sorts every counted row
+    // for one: 20,000 rows, the diff took 24 ms against 11 ms without); the
+    // caller knows the label: this key (partitionKey), for the scope of the
+    // last createTargetCopy, or none.
+    std::optional<QString> countedPartition() const;
+    static std::optional<QString> onePartitionKey(const std::vector<PartitionRef> &scope);
+
     // Per partition (label, is-null): staged rows.
     QString stagedCounts() const;
     QString stagedTotal() const; // all partitions together: a count the engine keeps
@@ -152,6 +162,10 @@ public:
     QString rowsDiffer(const QString &a, const QString &b) const;
     QString partExpr(const QString &qualifier) const;      // the partition column or NULL
     QString groupByPart(const QString &qualifier) const;   // " GROUP BY <part>", or one group
+    // The label columns (with a trailing comma) and the grouping of a count
+    // over `scope`: none for one partition (see countedPartition).
+    QString countLabels(const QString &qualifier, const std::vector<PartitionRef> &scope) const;
+    QString countGrouping(const QString &qualifier, const std::vector<PartitionRef> &scope) const;
     QString partLabelColumns(const QString &qualifier) const; // label text, is-null flag
 
 private:

@@ -266,13 +266,20 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
 
 namespace {
 
-Result<SourceStatsMap> readSourceStats(const Database &db, const QString &sql, const QVariantList &binds)
+// `onePartition`: the key of the scope's only partition, whose row comes
+// without label columns (BatchSql::countedPartition).
+Result<SourceStatsMap> readSourceStats(const Database &db, const QString &sql, const QVariantList &binds,
+                                       const std::optional<QString> &onePartition)
 {
     auto q = db.exec(sql, binds);
     if (!q)
         return fail(q.error());
     SourceStatsMap out;
     while (q->next()) {
+        if (onePartition) {
+            out.insert(*onePartition, {q->value(0).toLongLong(), q->value(1).toString()});
+            continue;
+        }
         const std::optional<QString> label = q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
         out.insert(partitionKey(label), {q->value(2).toLongLong(), q->value(3).toString()});
     }
@@ -285,7 +292,7 @@ Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql, cons
 {
     QVariantList binds;
     const QString text = sql.sourceStats(scope, binds);
-    return readSourceStats(db, text, binds);
+    return readSourceStats(db, text, binds, BatchSql::onePartitionKey(scope));
 }
 
 struct SourceStatsReader::State {
@@ -295,8 +302,14 @@ struct SourceStatsReader::State {
     std::thread thread;
     std::mutex mutex;
     std::condition_variable wake;
-    std::optional<std::pair<QString, QVariantList>> job;
-    std::pair<QString, QVariantList> last; // the last job, read again on the caller's thread if the side read fails
+    struct Job {
+        QString text;
+        QVariantList binds;
+        std::optional<QString> onePartition;
+        Result<SourceStatsMap> read(const Database &on) const { return readSourceStats(on, text, binds, onePartition); }
+    };
+    std::optional<Job> job;
+    Job last; // the last job, read again on the caller's thread if the side read fails
     std::optional<Result<SourceStatsMap>> result;
     bool busy = false;
     bool quit = false;
@@ -308,11 +321,11 @@ struct SourceStatsReader::State {
             wake.wait(lock, [&] { return quit || job; });
             if (quit)
                 return;
-            auto [text, binds] = std::move(*job);
+            const Job next = std::move(*job);
             job.reset();
             busy = true;
             lock.unlock();
-            Result<SourceStatsMap> read = readSourceStats(db, text, binds);
+            Result<SourceStatsMap> read = next.read(db);
             lock.lock();
             result = std::move(read);
             busy = false;
@@ -340,10 +353,11 @@ SourceStatsReader::~SourceStatsReader()
 
 void SourceStatsReader::start(const BatchSql &sql, const std::vector<PartitionRef> &scope)
 {
-    QVariantList binds;
-    QString text = sql.sourceStats(scope, binds);
+    State::Job next;
+    next.text = sql.sourceStats(scope, next.binds);
+    next.onePartition = BatchSql::onePartitionKey(scope);
     if (!m->side) {
-        m->result = readSourceStats(m->db, text, binds);
+        m->result = next.read(m->db);
         return;
     }
     if (!m->thread.joinable())
@@ -351,8 +365,8 @@ void SourceStatsReader::start(const BatchSql &sql, const std::vector<PartitionRe
     std::unique_lock lock(m->mutex);
     m->wake.wait(lock, [&] { return !m->busy && !m->job; }); // a read not taken finishes first
     m->result.reset();
-    m->last = {text, binds};
-    m->job.emplace(std::move(text), std::move(binds));
+    m->last = next;
+    m->job = std::move(next);
     m->wake.notify_all();
 }
 
@@ -368,7 +382,7 @@ Result<SourceStatsMap> SourceStatsReader::take()
     // The second connection may be refused (a server at max_connections)
     // or lost: read again here, as without it; a real error repeats.
     if (!out && m->side)
-        return readSourceStats(m->db, m->last.first, m->last.second);
+        return m->last.read(m->db);
     return out;
 }
 
