@@ -222,8 +222,11 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (!dedupedCounts)
         return fail(dedupedCounts.error());
     const QHash<QString, QList<qint64>> deduped = *dedupedCounts;
+    // Indexed for what looks staged rows up by key: gates, SCD2, a merge's
+    // update by key match, samples. An overwrite's publish reads the stage
+    // whole (its diff probes the target, not the stage).
     if (!dataset.checks.empty() || sql.isScd2()
-        || (db.dialect().indexesStageForJoins() && ((publish && !useMatches) || (overwrite && options.samples > 0))))
+        || (db.dialect().indexesStageForJoins() && ((publish && !useMatches && !overwrite) || (overwrite && options.samples > 0))))
         if (auto r = db.exec(sql.indexStage()); !r)
             return fail(r.error());
 
