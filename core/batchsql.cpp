@@ -339,21 +339,6 @@ QString BatchSql::stageKeysNullProbe() const
     return QStringLiteral("SELECT 1 FROM ") % stageTable() % QStringLiteral(" WHERE ") % terms.join(QStringLiteral(" OR ")) % QStringLiteral(" LIMIT 1");
 }
 
-QString BatchSql::sourceKeysNullProbe(const std::vector<PartitionRef> &scope, QVariantList &binds) const
-{
-    // A cast to the target's type keeps NULL and only NULL: the source's
-    // NULLs are the stage's.
-    QStringList terms;
-    if (m_dataset->partitioned())
-        terms << partExpr(QStringLiteral("s")) % QStringLiteral(" IS NULL");
-    for (const QString &k : m_key)
-        terms << QStringLiteral("s.") % q(k) % QStringLiteral(" IS NULL");
-    if (terms.isEmpty())
-        terms << QStringLiteral("1 = 0");
-    return QStringLiteral("SELECT 1 FROM (") % scopedSource(scope, binds) % QStringLiteral(") AS s WHERE ") % terms.join(QStringLiteral(" OR "))
-           % QStringLiteral(" LIMIT 1");
-}
-
 QString BatchSql::keyEqual(const QString &a, const QString &b) const
 {
     const SqlDialect &d = m_db.dialect();

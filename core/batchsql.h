@@ -153,9 +153,6 @@ public:
     // One row when a staged row's partition or a key column is NULL (in
     // rewind_match when the stage was written joined to the target).
     QString stageKeysNullProbe() const;
-    // The same probe of the source rows in scope, before the stage exists
-    // (createStageWithMatches then matches on plain `=` when it finds none).
-    QString sourceKeysNullProbe(const std::vector<PartitionRef> &scope, QVariantList &binds) const;
     void setStageKeysNotNull(bool on) const { m_stageKeysNotNull = on; }
     bool stageKeysNotNull() const { return m_stageKeysNotNull; }
     QString keyEqual(const QString &a, const QString &b) const; // key only, null-safe

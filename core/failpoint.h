@@ -10,8 +10,7 @@ namespace rw {
 // exactly like a power cut of the process. Just before, it writes
 // "rewind: failpoint NAME:N reached" to stderr. Unset, it costs one getenv.
 // Used by the crash-resume tests (tests/tst_crash.cpp, tst_scd2, tst_replay,
-// tst_dlqreplay). A batch chunk passes chunk-start, (PostgreSQL's one-statement
-// merge match: after-key-probe), after-stage, after-checks,
+// tst_dlqreplay). A batch chunk passes chunk-start, after-stage, after-checks,
 // before-publish, (scd2: scd2-after-images, scd2-after-close), after-write,
 // before-commit and after-commit, in that order.
 void failpoint(const char *name);
