@@ -419,8 +419,15 @@ QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &sc
     const QString select = stageSelect(scope, binds); // binds in statement order: the source's scope, then the target's
     const QString inScope = scopePredicate(QStringLiteral("t"), scope, binds);
     const QString tid = d.rowIdentity(QStringLiteral("t"));
+    // The matched target row's values too (rewind_o1, ...): the before-images
+    // of the rows that change are then read here, not looked up again by
+    // row identity (95,000 updated rows on PostgreSQL: 550 ms of lookups).
+    QStringList old;
+    for (qsizetype i = 0; i < m_columns.size(); ++i)
+        old << QStringLiteral("t.") % q(m_columns[i]) % QStringLiteral(" AS rewind_o") % QString::number(i + 1);
     return {d.dropTempTable(kStage), d.dropTempTable(kMatch),
             QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") % columnList(QStringLiteral("s"), m_columns)
+                % QStringLiteral(", ") % old.join(u", ")
                 % QStringLiteral(", s.rewind_sid, ") % tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid % QStringLiteral(" IS NOT NULL AND ")
                 % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM (SELECT ")
                 % columnList(QStringLiteral("x"), m_columns) % QStringLiteral(", ROW_NUMBER() OVER () AS rewind_sid FROM (") % select
@@ -538,6 +545,13 @@ QStringList BatchSql::createImagesIfMissing() const
 
 QString BatchSql::saveImagesUpdated(QVariantList &binds) const
 {
+    if (m_stageInMatches) {
+        QStringList old;
+        for (qsizetype i = 0; i < m_columns.size(); ++i)
+            old << QStringLiteral("m.rewind_o") % QString::number(i + 1);
+        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % old.join(u", ")
+               % QStringLiteral(", ?, 'updated' FROM ") % q(kMatch) % QStringLiteral(" AS m WHERE m.rewind_d = 1");
+    }
     if (m_useMatches)
         return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
                % QStringLiteral(", ?, 'updated' FROM ") % qt(m_dataset->target) % QStringLiteral(" AS t WHERE ")

@@ -58,7 +58,8 @@ public:
     void setUseMatches(bool on) const { m_useMatches = on; }
     // The same in one statement with the stage: rewind_match holds the staged
     // rows themselves (each numbered 1..n as rewind_sid) joined to their
-    // target rows, and no rewind_stage is written (one write and one read of
+    // target rows, whose values it keeps for the before-images (rewind_o1,
+    // ... in column order), and no rewind_stage is written (one write and one read of
     // the staged rows less). For a one-partition merge publish with no gates
     // and no samples (which read rewind_stage); implies setUseMatches(true)
     // and needs readsTargetDirectly(). stagedTotal() then reads n.
