@@ -153,6 +153,100 @@ Result<QHash<QString, QList<qint64>>> countsBy(const Database &db, const QString
     return out;
 }
 
+using Counts = QHash<QString, QList<qint64>>; // per partitionKey
+
+// Each partition's result from its counts: deduped and staged rows, the diff
+// (join rows, inserted, updated) and, for an overwrite, the target's rows.
+std::vector<PartitionResult> partitionResults(const std::vector<PartitionRef> &scope, const SourceStatsMap &stats, const Counts &deduped,
+                                              const Counts &staged, const Counts &diff, const std::optional<Counts> &target)
+{
+    std::vector<PartitionResult> out;
+    for (const auto &p : scope) {
+        const QString key = partitionKey(p.label);
+        PartitionResult r;
+        r.partition = p.label;
+        r.sourceRows = stats.value(key).rows;
+        r.fingerprint = stats.value(key).fingerprint;
+        r.duplicatesDropped = r.sourceRows - deduped.value(key, {0}).value(0);
+        r.stagedRows = staged.value(key, {0}).value(0);
+        const QList<qint64> d = diff.value(key, {0, 0, 0});
+        r.inserted = d.value(1);
+        r.updated = d.value(2);
+        r.unchanged = r.stagedRows - r.inserted - r.updated;
+        // Overwrite: every target row not matched by a staged row goes
+        // (extra copies of a duplicated key included).
+        r.deleted = target ? target->value(key, {0}).value(0) - (r.stagedRows - r.inserted) : 0;
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+// The target's rows per partition in the scope of the last createTargetCopy.
+Result<Counts> targetRowCounts(const Database &db, const BatchSql &sql)
+{
+    QVariantList binds;
+    const QString text = sql.targetCounts(binds);
+    return countsBy(db, text, binds, 1, sql.countedPartition());
+}
+
+// A preview with no gates and no samples reads nothing of the staged rows but
+// their counts: the deduped rows are counted and joined to the target in one
+// statement and never written, where the engine does that faster
+// (SqlDialect::stagesJoinedToTarget). Measured on PostgreSQL, 95,000 staged
+// rows: 210-340 ms against 510-530 ms to write the stage, count it and diff
+// it; on SQLite, 19,000 rows, 79-92 ms against 57-60 ms.
+// A NULL partition or key (plain `=` leaves it unmatched) or a key the
+// target repeats (each staged row's update counted once) asks again.
+Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                                                      const std::vector<PartitionRef> &scope,
+                                                      const std::function<Result<SourceStatsMap>()> &sourceStats,
+                                                      const std::function<void(const QString &)> &phase)
+{
+    phase(QStringLiteral("diff"));
+    QVariantList binds;
+    const QStringList copy = sql.createTargetCopy(scope, binds);
+    for (qsizetype i = 0; i < copy.size(); ++i)
+        if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
+            return fail(r.error());
+    const std::optional<QString> one = BatchSql::onePartitionKey(scope);
+    sql.setStageKeysNotNull(true);
+    bool targetKeysRepeat = false;
+    Counts staged, diff;
+    for (;;) {
+        binds.clear();
+        const QString text = sql.dedupedDiffCounts(scope, targetKeysRepeat, binds);
+        auto counts = countsBy(db, text, binds, 5, one);
+        if (!counts)
+            return fail(counts.error());
+        const bool anyNull = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(4) != 0; });
+        const bool repeats = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(1) != v.value(0); });
+        if (anyNull && sql.stageKeysNotNull()) {
+            sql.setStageKeysNotNull(false);
+            continue;
+        }
+        if (repeats && !targetKeysRepeat) {
+            targetKeysRepeat = true;
+            continue;
+        }
+        for (auto it = counts->cbegin(); it != counts->cend(); ++it) {
+            staged.insert(it.key(), {it.value().value(0)});
+            diff.insert(it.key(), it.value().mid(1, 3));
+        }
+        break;
+    }
+    std::optional<Counts> target;
+    if (dataset.write == QLatin1String("overwrite_partition")) {
+        auto counts = targetRowCounts(db, sql);
+        if (!counts)
+            return fail(counts.error());
+        target = std::move(*counts);
+    }
+    auto read = sourceStats();
+    if (!read)
+        return fail(read.error());
+    return partitionResults(scope, *read, staged, staged, diff, target);
+}
+
 // Stages the scope, runs the gates, and diffs against the target: the work
 // shared by preview and by each chunk of a run. Leaves rewind_stage and
 // rewind_tgt in place for the publish (`publish`: index the stage for it).
@@ -162,6 +256,9 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
                                                   const QVariant &runId, const BatchOptions &options, bool simulate, bool publish,
                                                   std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase)
 {
+    if (!publish && !sql.isScd2() && dataset.checks.empty() && options.samples == 0 && sql.targetExists() && !dataset.key.isEmpty()
+        && db.dialect().stagesJoinedToTarget())
+        return diffWithoutStage(db, dataset, sql, scope, sourceStats, phase);
     QVariantList binds;
     phase(QStringLiteral("stage"));
     const bool overwrite = dataset.write == QLatin1String("overwrite_partition");
@@ -287,44 +384,24 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
                 return fail(diff.error());
             break;
         }
-    QHash<QString, QList<qint64>> target; // rows in scope, for overwrite's deletes
+    std::optional<Counts> target;
     if (overwrite) {
-        binds.clear();
-        const QString targetCountsSql = sql.targetCounts(binds);
-        auto counts = countsBy(db, targetCountsSql, binds, 1, sql.countedPartition());
+        auto counts = targetRowCounts(db, sql);
         if (!counts)
             return fail(counts.error());
-        target = *counts;
+        target = std::move(*counts);
     }
     auto read = sourceStats();
     if (!read)
         return fail(read.error());
-    const SourceStatsMap &stats = *read;
-    std::vector<PartitionResult> out;
-    for (const auto &p : scope) {
-        const QString key = partitionKey(p.label);
-        PartitionResult r;
-        r.partition = p.label;
-        r.sourceRows = stats.value(key).rows;
-        r.fingerprint = stats.value(key).fingerprint;
-        const qint64 dedupedRows = deduped.value(key, {0}).value(0);
-        r.duplicatesDropped = r.sourceRows - dedupedRows;
-        r.stagedRows = staged.value(key, {0}).value(0);
-        const QList<qint64> d = diff->value(key, {0, 0, 0});
-        r.inserted = d.value(1);
-        r.updated = d.value(2);
-        r.unchanged = r.stagedRows - r.inserted - r.updated;
-        // Overwrite: every target row not matched by a staged row goes
-        // (extra copies of a duplicated key included).
-        r.deleted = overwrite ? target.value(key, {0}).value(0) - (r.stagedRows - r.inserted) : 0;
-        if (options.samples > 0) {
-            auto samples = takeSamples(db, sql, p, options.samples, r);
+    std::vector<PartitionResult> out = partitionResults(scope, *read, deduped, staged, *diff, target);
+    if (options.samples > 0)
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            auto samples = takeSamples(db, sql, scope[i], options.samples, out[i]);
             if (!samples)
                 return fail(samples.error());
-            r.samples = *samples;
+            out[i].samples = *samples;
         }
-        out.push_back(std::move(r));
-    }
     return out;
 }
 

@@ -399,6 +399,35 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds) const
            % countGrouping(QStringLiteral("s"), m_tgtScope);
 }
 
+QString BatchSql::dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat, QVariantList &binds) const
+{
+    const SqlDialect &d = m_db.dialect();
+    // Numbered per partition: the highest number is the partition's count of
+    // staged rows, and join rows beyond it mean the target repeats a key.
+    const QString numbering = scope.size() == 1 || !m_dataset->partitioned()
+                                  ? QStringLiteral("ROW_NUMBER() OVER ()")
+                                  : QString(QStringLiteral("ROW_NUMBER() OVER (PARTITION BY ") % partExpr(QStringLiteral("x")) % u')');
+    const QString staged = QStringLiteral("SELECT ") % columnList(QStringLiteral("x"), m_columns) % QStringLiteral(", ") % numbering
+                           % QStringLiteral(" AS rewind_sid FROM (") % stageSelect(scope, binds) % QStringLiteral(") AS x");
+    const QString inScope = tgtScope(QStringLiteral("t"), binds); // binds in statement order: the source's, then the target's
+    const QString tid = d.rowIdentity(QStringLiteral("t"));
+    const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
+    const QString updated = targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs % QStringLiteral(" THEN s.rewind_sid END)"))
+                                             : QString(QStringLiteral("SUM(CASE WHEN ") % differs % QStringLiteral(" THEN 1 ELSE 0 END)"));
+    QStringList nullTerms;
+    if (m_dataset->partitioned())
+        nullTerms << partExpr(QStringLiteral("s")) % QStringLiteral(" IS NULL");
+    for (const QString &k : m_key)
+        nullTerms << QStringLiteral("s.") % q(k) % QStringLiteral(" IS NULL");
+    const QString anyNull = nullTerms.isEmpty() ? QStringLiteral("0")
+                                                : QString(QStringLiteral("MAX(CASE WHEN ") % nullTerms.join(QStringLiteral(" OR "))
+                                                          % QStringLiteral(" THEN 1 ELSE 0 END)"));
+    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), scope) % QStringLiteral("MAX(s.rewind_sid), COUNT(*), SUM(CASE WHEN ") % tid
+           % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") % anyNull % QStringLiteral(" FROM (") % staged
+           % QStringLiteral(") AS s LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
+           % inScope % countGrouping(QStringLiteral("s"), scope);
+}
+
 QStringList BatchSql::createMatches(QVariantList &binds) const
 {
     const SqlDialect &d = m_db.dialect();

@@ -83,6 +83,13 @@ public:
     QString diffCounts(bool targetKeysRepeat, QVariantList &binds) const; // label, is-null, join rows, inserted, updated
     // Per partition (label, is-null): target rows in scope.
     QString targetCounts(QVariantList &binds) const;
+    // A preview's diff with no stage written (no gates or samples read one):
+    // the deduped rows of `scope`, numbered, joined to the target in one
+    // statement. Per partition (label, is-null, as diffCounts): staged rows,
+    // join rows, inserted, updated, and 1 when a staged partition or key is
+    // NULL (stageKeyMatch must then be null-safe: setStageKeysNotNull(false)
+    // and ask again). After createTargetCopy(scope).
+    QString dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat, QVariantList &binds) const;
 
     // Samples, LIMIT bound as the last value.
     QString sampleInserted(const PartitionRef &p, QVariantList &binds) const;

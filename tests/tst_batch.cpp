@@ -62,6 +62,55 @@ private Q_SLOTS:
         QCOMPARE(d2.deleted, 0);
     }
 
+    // With no samples (and no gates) a preview counts without writing the
+    // stage; with samples it stages. Both count alike: a NULL key the target
+    // holds too is an update, not an insert; a key the target holds twice
+    // is one update; an overwrite deletes what no staged row matches.
+    void previewCountsTheSameWithoutAStage_data()
+    {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<bool>("indexed");
+        QTest::newRow("merge") << QStringLiteral("merge") << false;
+        QTest::newRow("merge, indexed target") << QStringLiteral("merge") << true;
+        QTest::newRow("overwrite") << QStringLiteral("overwrite_partition") << false;
+    }
+    void previewCountsTheSameWithoutAStage()
+    {
+        QFETCH(QString, mode);
+        QFETCH(bool, indexed);
+        QStringList extra{QStringLiteral("INSERT INTO tgt VALUES (3, NULL, 'd2', 50, 'x', 't1')")};
+        if (indexed)
+            extra << QStringLiteral("CREATE INDEX tgt_key ON tgt (dt, id, sub)");
+        Fixture f(spec(mode), extra);
+        BatchOptions sampled;
+        sampled.samples = 1;
+        for (const QStringList &partitions : {QStringList{}, QStringList{QStringLiteral("d2")}}) {
+            BatchOptions counted;
+            counted.scope.partitions = partitions;
+            sampled.scope.partitions = partitions;
+            auto a = preview(f.db(), f.dataset(), counted);
+            auto b = preview(f.db(), f.dataset(), sampled);
+            QVERIFY2(a && b, qPrintable(a ? (b ? QString() : b.error().message) : a.error().message));
+            QCOMPARE(a->partitions.size(), b->partitions.size());
+            for (std::size_t i = 0; i < a->partitions.size(); ++i) {
+                const PartitionResult &x = a->partitions[i], &y = b->partitions[i];
+                QCOMPARE(x.partition, y.partition);
+                QCOMPARE(x.sourceRows, y.sourceRows);
+                QCOMPARE(x.stagedRows, y.stagedRows);
+                QCOMPARE(x.duplicatesDropped, y.duplicatesDropped);
+                QCOMPARE(x.inserted, y.inserted);
+                QCOMPARE(x.updated, y.updated);
+                QCOMPARE(x.unchanged, y.unchanged);
+                QCOMPARE(x.deleted, y.deleted);
+            }
+            const PartitionResult &d2 = part(*a, QStringLiteral("d2"));
+            QCOMPARE(d2.stagedRows, 3);
+            QCOMPARE(d2.inserted, 0); // (3, NULL) is the target's
+            QCOMPARE(d2.updated, 3);  // (2, a) twice in the target: one staged row
+            QCOMPARE(d2.deleted, mode == QLatin1String("merge") ? 0 : 2);
+        }
+    }
+
     // Unindexed, the diff reads a keyed copy of the target; indexed, the
     // publish works by row identity (rewind_match). Both must agree.
     void mergeRunAndIdempotentRerun_data()
