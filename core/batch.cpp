@@ -189,6 +189,26 @@ Result<Counts> targetRowCounts(const Database &db, const BatchSql &sql)
     return countsBy(db, text, binds, 1, sql.countedPartition());
 }
 
+// The results of stageAndDiff from its counts: the overwrite's target rows
+// and the source fingerprint read here.
+Result<std::vector<PartitionResult>> finishResults(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                                                   const std::vector<PartitionRef> &scope,
+                                                   const std::function<Result<SourceStatsMap>()> &sourceStats, const Counts &deduped,
+                                                   const Counts &staged, const Counts &diff)
+{
+    std::optional<Counts> target;
+    if (dataset.write == QLatin1String("overwrite_partition")) {
+        auto counts = targetRowCounts(db, sql);
+        if (!counts)
+            return fail(counts.error());
+        target = std::move(*counts);
+    }
+    auto read = sourceStats();
+    if (!read)
+        return fail(read.error());
+    return partitionResults(scope, *read, deduped, staged, diff, target);
+}
+
 // A preview with no gates and no samples reads nothing of the staged rows but
 // their counts: the deduped rows are counted and joined to the target in one
 // statement and never written, where the engine does that faster
@@ -234,17 +254,7 @@ Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const 
         }
         break;
     }
-    std::optional<Counts> target;
-    if (dataset.write == QLatin1String("overwrite_partition")) {
-        auto counts = targetRowCounts(db, sql);
-        if (!counts)
-            return fail(counts.error());
-        target = std::move(*counts);
-    }
-    auto read = sourceStats();
-    if (!read)
-        return fail(read.error());
-    return partitionResults(scope, *read, staged, staged, diff, target);
+    return finishResults(db, dataset, sql, scope, sourceStats, staged, staged, diff);
 }
 
 // Stages the scope, runs the gates, and diffs against the target: the work
@@ -384,23 +394,13 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
                 return fail(diff.error());
             break;
         }
-    std::optional<Counts> target;
-    if (overwrite) {
-        auto counts = targetRowCounts(db, sql);
-        if (!counts)
-            return fail(counts.error());
-        target = std::move(*counts);
-    }
-    auto read = sourceStats();
-    if (!read)
-        return fail(read.error());
-    std::vector<PartitionResult> out = partitionResults(scope, *read, deduped, staged, *diff, target);
-    if (options.samples > 0)
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            auto samples = takeSamples(db, sql, scope[i], options.samples, out[i]);
+    auto out = finishResults(db, dataset, sql, scope, sourceStats, deduped, staged, *diff);
+    if (out && options.samples > 0)
+        for (std::size_t i = 0; i < out->size(); ++i) {
+            auto samples = takeSamples(db, sql, scope[i], options.samples, (*out)[i]);
             if (!samples)
                 return fail(samples.error());
-            out[i].samples = *samples;
+            (*out)[i].samples = *samples;
         }
     return out;
 }
