@@ -257,6 +257,70 @@ Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const 
     return finishResults(db, dataset, sql, scope, sourceStats, staged, staged, diff);
 }
 
+// A merge publish of one partition into a target read directly, with no
+// gates and no samples, where the engine is faster that way
+// (SqlDialect::stagesJoinedToTarget): the staged rows are written once,
+// already joined to their target rows (createStageWithMatches), and one read
+// of them counts everything (matchSummary). Matched on plain `=` first:
+// measured on PostgreSQL, 95,000 staged rows, the null-safe match sorted both
+// sides on disk (about 800 ms) where `=` hashes them. A NULL partition or key
+// (which `=` leaves unmatched: it would be inserted twice) writes the stage
+// again, null-safe; a key the target repeats counts again, each staged row's
+// update once. (Probing the source for NULL keys first cost a scan of its
+// partition in every run, 110 ms of 100,000 rows, for a rare case; the NULL
+// probe, the staged total and the counts as three reads, 50-60 ms.)
+Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                                                     const std::vector<PartitionRef> &scope,
+                                                     const std::function<Result<SourceStatsMap>()> &sourceStats,
+                                                     const BatchOptions &options, const std::function<void(const QString &)> &phase)
+{
+    phase(QStringLiteral("stage"));
+    const std::optional<QString> one = BatchSql::onePartitionKey(scope);
+    sql.setStageKeysNotNull(true);
+    bool targetKeysRepeat = false;
+    bool written = false;
+    Counts staged, diff;
+    for (;;) {
+        if (!written) {
+            QVariantList binds;
+            const QStringList stage = sql.createStageWithMatches(scope, binds);
+            for (qsizetype i = 0; i < stage.size(); ++i)
+                if (auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList()); !r)
+                    return fail(r.error());
+            written = true;
+        }
+        auto counts = countsBy(db, sql.matchSummary(targetKeysRepeat), {}, 5, one);
+        if (!counts)
+            return fail(counts.error());
+        const bool anyNull = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(4) != 0; });
+        const bool repeats = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(1) != v.value(0); });
+        if (anyNull && sql.stageKeysNotNull()) {
+            sql.setStageKeysNotNull(false);
+            written = false;
+            continue;
+        }
+        if (repeats && !targetKeysRepeat) {
+            targetKeysRepeat = true;
+            continue;
+        }
+        for (auto it = counts->cbegin(); it != counts->cend(); ++it) {
+            staged.insert(it.key(), {it.value().value(0)});
+            diff.insert(it.key(), it.value().mid(1, 3));
+        }
+        break;
+    }
+    failpoint("after-stage");
+    if (cancelled(options))
+        return internalError(QStringLiteral("cancelled"));
+    phase(QStringLiteral("diff"));
+    QVariantList binds;
+    const QStringList copy = sql.createTargetCopy(scope, binds); // reads the target directly: sets the scope only
+    for (qsizetype i = 0; i < copy.size(); ++i)
+        if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
+            return fail(r.error());
+    return finishResults(db, dataset, sql, scope, sourceStats, staged, staged, diff);
+}
+
 // Stages the scope, runs the gates, and diffs against the target: the work
 // shared by preview and by each chunk of a run. Leaves rewind_stage and
 // rewind_tgt in place for the publish (`publish`: index the stage for it).
@@ -269,47 +333,25 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (!publish && !sql.isScd2() && dataset.checks.empty() && options.samples == 0 && sql.targetExists() && !dataset.key.isEmpty()
         && db.dialect().stagesJoinedToTarget())
         return diffWithoutStage(db, dataset, sql, scope, sourceStats, phase);
-    QVariantList binds;
-    phase(QStringLiteral("stage"));
     const bool overwrite = dataset.write == QLatin1String("overwrite_partition");
     // A merge publish into an indexed target works by row identity (no stage
     // index); with no gates and no samples to read the stage, the staged
     // rows are written once, already joined to their target rows.
     const bool useMatches = publish && !overwrite && !sql.isScd2() && sql.readsTargetDirectly();
-    // Where the engine is faster that way (SqlDialect::stagesJoinedToTarget).
     const bool stageInMatches = useMatches && dataset.checks.empty() && options.samples == 0 && scope.size() == 1
                                 && db.dialect().stagesJoinedToTarget();
     sql.setUseMatches(useMatches);
     sql.setStageInMatches(stageInMatches);
-    // Matched on plain `=` first: measured on PostgreSQL, 95,000 staged rows,
-    // the null-safe match sorted both sides on disk (about 800 ms) where `=`
-    // hashes them. The staged rows are then probed for a NULL key, which `=`
-    // leaves unmatched (it would be inserted twice), and matched again,
-    // null-safe, if there is one. (Probing the source first cost a scan of
-    // its partition in every run, 110 ms of 100,000 rows, for a rare case.)
-    sql.setStageKeysNotNull(stageInMatches);
-    const auto writeStage = [&]() -> Status {
-        binds.clear();
-        const QStringList stage = stageInMatches ? sql.createStageWithMatches(scope, binds) : sql.createStage(scope, binds);
-        for (qsizetype i = 0; i < stage.size(); ++i)
-            if (auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList()); !r)
-                return fail(r.error());
-        return {};
-    };
-    if (auto s = writeStage(); !s)
-        return fail(s.error());
-    if (stageInMatches) {
-        auto nullKey = db.exec(sql.stageKeysNullProbe());
-        if (!nullKey)
-            return fail(nullKey.error());
-        if (nullKey->next()) {
-            sql.setStageKeysNotNull(false);
-            if (auto s = writeStage(); !s)
-                return fail(s.error());
-        }
-    }
+    if (stageInMatches)
+        return diffWithMatches(db, dataset, sql, scope, sourceStats, options, phase);
+    phase(QStringLiteral("stage"));
+    QVariantList binds;
+    const QStringList stage = sql.createStage(scope, binds);
+    for (qsizetype i = 0; i < stage.size(); ++i)
+        if (auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList()); !r)
+            return fail(r.error());
     failpoint("after-stage");
-    // Staged rows per partition; one partition's is a count the engine keeps.
+    // Staged rows per partition.
     auto countStage = [&]() -> Result<QHash<QString, QList<qint64>>> {
         if (scope.size() != 1)
             return countsBy(db, sql.stagedCounts(), {}, 1);
@@ -356,12 +398,10 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
         }
         return parts;
     }
-    if (!stageInMatches) {
-        auto nullKey = db.exec(sql.stageKeysNullProbe());
-        if (!nullKey)
-            return fail(nullKey.error());
-        sql.setStageKeysNotNull(!nullKey->next());
-    }
+    auto nullKey = db.exec(sql.stageKeysNullProbe());
+    if (!nullKey)
+        return fail(nullKey.error());
+    sql.setStageKeysNotNull(!nullKey->next());
     binds.clear();
     const QStringList copy = sql.createTargetCopy(scope, binds);
     for (qsizetype i = 0; i < copy.size(); ++i)
@@ -372,7 +412,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (!stagedCounts)
         return fail(stagedCounts.error());
     const QHash<QString, QList<qint64>> staged = *stagedCounts;
-    if (useMatches && !stageInMatches) {
+    if (useMatches) {
         binds.clear();
         const QStringList matches = sql.createMatches(binds);
         for (qsizetype i = 0; i < matches.size(); ++i)

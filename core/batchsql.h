@@ -62,8 +62,13 @@ public:
     // ... in column order), and no rewind_stage is written (one write and one read of
     // the staged rows less). For a one-partition merge publish with no gates
     // and no samples (which read rewind_stage); implies setUseMatches(true)
-    // and needs readsTargetDirectly(). stagedTotal() then reads n.
+    // and needs readsTargetDirectly(). Its counts come from matchSummary.
     QStringList createStageWithMatches(const std::vector<PartitionRef> &scope, QVariantList &binds) const; // last one takes binds
+    // One row, from one read of that rewind_match: staged rows (the highest
+    // row number), join rows (more: the target repeats a key, ask again with
+    // targetKeysRepeat), inserted, updated, and 1 when a staged partition or
+    // key is NULL (as dedupedDiffCounts: then write it again null-safe).
+    QString matchSummary(bool targetKeysRepeat) const;
     void setStageInMatches(bool on) const { m_stageInMatches = on; }
 
     // The counts below (diffCounts, matchCounts, targetCounts, and
@@ -78,7 +83,7 @@ public:
 
     // Per partition (label, is-null): staged rows.
     QString stagedCounts() const;
-    QString stagedTotal() const; // all partitions together: a count the engine keeps
+    QString stagedTotal() const; // all partitions together
     // Per partition (label, is-null): inserted, updated staged rows.
     QString diffCounts(bool targetKeysRepeat, QVariantList &binds) const; // label, is-null, join rows, inserted, updated
     // Per partition (label, is-null): target rows in scope.
@@ -157,9 +162,12 @@ public:
     // setStageKeysNotNull(true) says no staged partition or key is NULL, where
     // it means the same and, unlike PostgreSQL's null-safe spelling, lets the
     // planner hash join on the columns themselves and probe their index.
+    // Where the stage is written already joined to the target
+    // (createStageWithMatches) or not written (dedupedDiffCounts), no staged
+    // row exists to look at first: the caller matches on `=` and, when the
+    // rows it got hold a NULL partition or key, asks again null-safe.
     QString stageKeyMatch(const QString &a) const;
-    // One row when a staged row's partition or a key column is NULL (in
-    // rewind_match when the stage was written joined to the target).
+    // One row when a staged row's partition or a key column is NULL.
     QString stageKeysNullProbe() const;
     void setStageKeysNotNull(bool on) const { m_stageKeysNotNull = on; }
     bool stageKeysNotNull() const { return m_stageKeysNotNull; }
@@ -194,6 +202,12 @@ private:
     QString tgtScope(const QString &qualifier, QVariantList &binds) const;
     QString insertedByMatch() const; // staged rows (alias s) that matched no target row
     QString stageTable() const;      // rewind_stage, or rewind_match when it holds the staged rows
+    QString anyKeyNull(const QString &qualifier) const; // 1 when a row's partition or a key column is NULL, aggregated
+
+    // The per-connection temporary tables (batchsql.cpp, batchsql_scd2.cpp).
+    static inline const QString kStage = QStringLiteral("rewind_stage");
+    static inline const QString kTgt = QStringLiteral("rewind_tgt");
+    static inline const QString kMatch = QStringLiteral("rewind_match");
 
     Database m_db;
     const DatasetSpec *m_dataset;
