@@ -59,6 +59,11 @@ public:
     // nested loops: without the index each staged row would scan. (Gates
     // and SCD2 index it on every engine.)
     virtual bool indexesStageForJoins() const = 0;
+    // Whether CREATE TABLE ... AS reports the rows it wrote as the
+    // statement's affected rows (QSqlQuery::numRowsAffected): PostgreSQL's
+    // command tag does; SQLite's change count covers only INSERT, UPDATE and
+    // DELETE, and would give an earlier statement's.
+    virtual bool createdTableReportsRows() const = 0;
     // The dedupe: `outer` over one row of `from` (aliased s) per distinct
     // `partitionBy`, the first by `orderBy` (empty: any). `inner` lists the
     // columns of s that `outer` reads from the chosen rows (aliased ranked).

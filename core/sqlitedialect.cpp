@@ -21,6 +21,7 @@ public:
     // window co-routine under the join costs more than the second pass).
     bool stagesJoinedToTarget() const override { return false; }
     bool indexesStageForJoins() const override { return true; }
+    bool createdTableReportsRows() const override { return false; }
 
     QStringList sessionSetup() const override
     {
