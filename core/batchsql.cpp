@@ -622,7 +622,7 @@ QString BatchSql::mergeUpdate(const PartitionRef &p, QVariantList &binds) const
     if (m_stageInMatches) {
         // By key, not by row identity: measured on PostgreSQL, 95,000 changed
         // rows, the planner hashes them against the partition's rows
-        // (560-880 ms) where a TID scan per row took 960-970 ms. A target
+        // (560-890 ms) where a TID scan per row took 960-975 ms. A target
         // row that repeats a changed key is rewritten with the same values.
         return QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ")
                % QStringLiteral(" FROM (SELECT ") % columnList(QStringLiteral("m"), m_columns) % QStringLiteral(" FROM ") % q(kMatch)
