@@ -209,6 +209,43 @@ Result<std::vector<PartitionResult>> finishResults(const Database &db, const Dat
     return partitionResults(scope, *read, deduped, staged, diff, target);
 }
 
+// Runs `count` (per partition: staged rows, join rows, inserted, updated, 1
+// when a staged partition or key is NULL) until its answer stands: first on
+// plain `=`; after a NULL, again null-safe (`rewrite` first, where the staged
+// rows must be written again); after join rows beyond the staged ones (a key
+// the target repeats), again counting each staged row's update once.
+// Returns the staged rows and the diff (join rows, inserted, updated).
+Result<std::pair<Counts, Counts>> countAskingAgain(const BatchSql &sql, const std::function<Result<Counts>(bool targetKeysRepeat)> &count,
+                                                    const std::function<Status()> &rewrite)
+{
+    sql.setStageKeysNotNull(true);
+    bool targetKeysRepeat = false;
+    for (;;) {
+        auto counts = count(targetKeysRepeat);
+        if (!counts)
+            return fail(counts.error());
+        const bool anyNull = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(4) != 0; });
+        const bool repeats = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(1) != v.value(0); });
+        if (anyNull && sql.stageKeysNotNull()) {
+            sql.setStageKeysNotNull(false);
+            if (rewrite)
+                if (auto s = rewrite(); !s)
+                    return fail(s.error());
+            continue;
+        }
+        if (repeats && !targetKeysRepeat) {
+            targetKeysRepeat = true;
+            continue;
+        }
+        std::pair<Counts, Counts> out;
+        for (auto it = counts->cbegin(); it != counts->cend(); ++it) {
+            out.first.insert(it.key(), {it.value().value(0)});
+            out.second.insert(it.key(), it.value().mid(1, 3));
+        }
+        return out;
+    }
+}
+
 // A preview with no gates and no samples reads nothing of the staged rows but
 // their counts: the deduped rows are counted and joined to the target in one
 // statement and never written, where the engine does that faster
@@ -229,32 +266,17 @@ Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const 
         if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
     const std::optional<QString> one = BatchSql::onePartitionKey(scope);
-    sql.setStageKeysNotNull(true);
-    bool targetKeysRepeat = false;
-    Counts staged, diff;
-    for (;;) {
-        binds.clear();
-        const QString text = sql.dedupedDiffCounts(scope, targetKeysRepeat, binds);
-        auto counts = countsBy(db, text, binds, 5, one);
-        if (!counts)
-            return fail(counts.error());
-        const bool anyNull = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(4) != 0; });
-        const bool repeats = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(1) != v.value(0); });
-        if (anyNull && sql.stageKeysNotNull()) {
-            sql.setStageKeysNotNull(false);
-            continue;
-        }
-        if (repeats && !targetKeysRepeat) {
-            targetKeysRepeat = true;
-            continue;
-        }
-        for (auto it = counts->cbegin(); it != counts->cend(); ++it) {
-            staged.insert(it.key(), {it.value().value(0)});
-            diff.insert(it.key(), it.value().mid(1, 3));
-        }
-        break;
-    }
-    return finishResults(db, dataset, sql, scope, sourceStats, staged, staged, diff);
+    auto counts = countAskingAgain(
+        sql,
+        [&](bool targetKeysRepeat) {
+            QVariantList b;
+            const QString text = sql.dedupedDiffCounts(scope, targetKeysRepeat, b);
+            return countsBy(db, text, b, 5, one);
+        },
+        {});
+    if (!counts)
+        return fail(counts.error());
+    return finishResults(db, dataset, sql, scope, sourceStats, counts->first, counts->first, counts->second);
 }
 
 // A merge publish of one partition into a target read directly, with no
@@ -276,39 +298,21 @@ Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const D
 {
     phase(QStringLiteral("stage"));
     const std::optional<QString> one = BatchSql::onePartitionKey(scope);
+    const auto writeStage = [&]() -> Status {
+        QVariantList binds;
+        const QStringList stage = sql.createStageWithMatches(scope, binds);
+        for (qsizetype i = 0; i < stage.size(); ++i)
+            if (auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList()); !r)
+                return fail(r.error());
+        return {};
+    };
     sql.setStageKeysNotNull(true);
-    bool targetKeysRepeat = false;
-    bool written = false;
-    Counts staged, diff;
-    for (;;) {
-        if (!written) {
-            QVariantList binds;
-            const QStringList stage = sql.createStageWithMatches(scope, binds);
-            for (qsizetype i = 0; i < stage.size(); ++i)
-                if (auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList()); !r)
-                    return fail(r.error());
-            written = true;
-        }
-        auto counts = countsBy(db, sql.matchSummary(targetKeysRepeat), {}, 5, one);
-        if (!counts)
-            return fail(counts.error());
-        const bool anyNull = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(4) != 0; });
-        const bool repeats = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(1) != v.value(0); });
-        if (anyNull && sql.stageKeysNotNull()) {
-            sql.setStageKeysNotNull(false);
-            written = false;
-            continue;
-        }
-        if (repeats && !targetKeysRepeat) {
-            targetKeysRepeat = true;
-            continue;
-        }
-        for (auto it = counts->cbegin(); it != counts->cend(); ++it) {
-            staged.insert(it.key(), {it.value().value(0)});
-            diff.insert(it.key(), it.value().mid(1, 3));
-        }
-        break;
-    }
+    if (auto s = writeStage(); !s)
+        return fail(s.error());
+    auto counts = countAskingAgain(
+        sql, [&](bool targetKeysRepeat) { return countsBy(db, sql.matchSummary(targetKeysRepeat), {}, 5, one); }, writeStage);
+    if (!counts)
+        return fail(counts.error());
     failpoint("after-stage");
     if (cancelled(options))
         return internalError(QStringLiteral("cancelled"));
@@ -318,7 +322,7 @@ Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const D
     for (qsizetype i = 0; i < copy.size(); ++i)
         if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    return finishResults(db, dataset, sql, scope, sourceStats, staged, staged, diff);
+    return finishResults(db, dataset, sql, scope, sourceStats, counts->first, counts->first, counts->second);
 }
 
 // Stages the scope, runs the gates, and diffs against the target: the work
