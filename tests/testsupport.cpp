@@ -31,6 +31,31 @@ QString engineUnavailable()
 
 namespace {
 
+// The databases this process created on the test server, dropped when it
+// ends (WITH (FORCE): a connection a test left open does not keep one), so a
+// run against a long-lived server (REWIND_TEST_PG_URL pointed at one's own)
+// leaves nothing behind. Runs as QCoreApplication goes, after the test object.
+QStringList &createdDatabases()
+{
+    static QStringList names;
+    return names;
+}
+
+void dropCreatedDatabases()
+{
+    if (createdDatabases().isEmpty())
+        return;
+    auto server = rw::Database::open(qEnvironmentVariable("REWIND_TEST_PG_URL"));
+    if (!server) {
+        qWarning("cannot reach the test server to drop this run's databases: %s", qPrintable(server.error().message));
+        return;
+    }
+    for (const QString &name : std::as_const(createdDatabases()))
+        if (auto r = server->exec(QStringLiteral("DROP DATABASE IF EXISTS ") % server->quote(name) % QStringLiteral(" WITH (FORCE)")); !r)
+            qWarning("cannot drop test database %s: %s", qPrintable(name), qPrintable(r.error().message));
+    createdDatabases().clear();
+}
+
 // A new database on the test server (a copy of `templateName` when given);
 // returns its URL.
 QString createPostgresDatabase(const QString &fileName, const QString &templateName = QString())
@@ -54,6 +79,9 @@ QString createPostgresDatabase(const QString &fileName, const QString &templateN
                               % (templateName.isEmpty() ? QString() : QString(QStringLiteral(" TEMPLATE ") % server->quote(templateName))));
         !r)
         qFatal("%s", qPrintable(r.error().message));
+    if (createdDatabases().isEmpty())
+        qAddPostRoutine(dropCreatedDatabases);
+    createdDatabases() << name;
     QUrl url(serverUrl);
     url.setPath(u'/' % name);
     return url.toString();
