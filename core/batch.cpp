@@ -192,8 +192,9 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                             return fail(r.error());
                     } else {
                         if (partResult.updated > 0)
-                            if (auto r = db.exec(sql.mergeUpdate(p, binds), binds); !r)
-                                return fail(r.error());
+                            for (const auto &[text, b] : sql.mergeUpdate(p))
+                                if (auto r = db.exec(text, b); !r)
+                                    return fail(r.error());
                         if (partResult.inserted > 0)
                             if (auto r = db.exec(sql.mergeInsert()); !r)
                                 return fail(r.error());

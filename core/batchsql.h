@@ -110,7 +110,8 @@ public:
     QString saveImagesUpdated(QVariantList &binds) const;
     QString saveImagesInserted() const; // bind: run id
     QString saveImagesReplaced(QVariantList &binds) const;
-    QString mergeUpdate(const PartitionRef &p, QVariantList &binds) const;
+    // The UPDATE of the changed rows, with the statements the engine needs around it, in order.
+    std::vector<std::pair<QString, QVariantList>> mergeUpdate(const PartitionRef &p) const;
     QString mergeInsert() const;
     QString overwriteDelete(const PartitionRef &p, QVariantList &binds) const;
     QString overwriteInsert() const;

@@ -150,6 +150,13 @@ public:
     {
         return alias.isEmpty() ? QStringLiteral("ctid") : alias % QStringLiteral(".ctid");
     }
+    // Measured at 10M rows, 189,999 changed rows of a day (each on a fresh
+    // copy, alternating): 1,110-1,159 ms hashed against 1,280-1,362 ms for
+    // the same UPDATE joined by key; a TID scan per row was slower than both.
+    std::pair<QString, QString> aroundHashedIdentityJoin() const override
+    {
+        return {QStringLiteral("SET LOCAL enable_tidscan = off"), QStringLiteral("SET LOCAL enable_tidscan = on")};
+    }
     QString castText(const QString &expr) const override
     {
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");

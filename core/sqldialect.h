@@ -122,6 +122,12 @@ public:
     // row, so it also marks which side of an outer join matched); with no
     // alias, of the statement's one table.
     virtual QString rowIdentity(const QString &alias) const = 0;
+    // Statements before and after an UPDATE that joins the target to a work
+    // table on rowIdentity for many rows, so that the engine hashes the
+    // identities of the rows it scans rather than looking each one up (empty
+    // where lookups are its best plan). PostgreSQL: TID scans off for the
+    // statement, else a TID scan per row in a nested loop.
+    virtual std::pair<QString, QString> aroundHashedIdentityJoin() const = 0;
     // Current UTC time as ISO-8601 text with milliseconds and a Z.
     virtual QString nowUtcText() const = 0;
     // Per-connection temporary work tables.

@@ -69,6 +69,8 @@ public:
     {
         return alias.isEmpty() ? QStringLiteral("rowid") : alias % QStringLiteral(".rowid");
     }
+    // A rowid lookup per row is SQLite's best join: nothing to change.
+    std::pair<QString, QString> aroundHashedIdentityJoin() const override { return {}; }
     QString castText(const QString &expr) const override
     {
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");
