@@ -13,8 +13,6 @@
 
 namespace rw {
 
-namespace {
-
 QJsonObject recordToJson(const SqlDialect &dialect, const QSqlRecord &record, int offset, int count)
 {
     QJsonObject o;
@@ -34,6 +32,8 @@ Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &s
         out.push_back(recordToJson(db.dialect(), q->record(), 0, width));
     return out;
 }
+
+namespace {
 
 // Sample rows of each diff category of `r`, skipping the empty ones (their
 // queries would scan the whole partition to find nothing).

@@ -7,6 +7,9 @@
 #include "batch.h"
 #include "plans.h"
 
+#include <QJsonObject>
+#include <QSqlRecord>
+
 #include <functional>
 
 namespace rw {
@@ -14,6 +17,12 @@ namespace rw {
 class BatchSql;
 
 inline bool cancelled(const BatchOptions &o) { return o.cancel && o.cancel->load(); }
+
+// Columns [offset, offset + count) of a result row as a JSON object, by
+// column name (sample rows of previews, runs and SCD2 diffs).
+QJsonObject recordToJson(const SqlDialect &dialect, const QSqlRecord &record, int offset, int count);
+// The first `width` columns of each row of `sql`, its LIMIT bound last (after `binds`).
+Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &sql, QVariantList binds, int limit, int width);
 
 // Stages the scope, runs the gates, and diffs against the target: the work
 // shared by preview and by each chunk of a run. Leaves rewind_stage and

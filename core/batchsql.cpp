@@ -613,9 +613,11 @@ QString BatchSql::saveImagesReplaced(QVariantList &binds) const
 std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate(const PartitionRef &p) const
 {
     // Touches only rows whose values differ; the partition filter lets the
-    // target's partition index narrow the scan (by row identity, each
-    // changed row is one lookup: SQLite's rowid search, PostgreSQL's
-    // parameterized TID scan; EXPLAIN: neither reads the rest of the target).
+    // target's partition index narrow the scan. Matched by row identity
+    // (m_useMatches), each changed row is one lookup (SQLite's rowid search,
+    // PostgreSQL's parameterized TID scan; EXPLAIN: neither reads the rest
+    // of the target), except from rewind_match of a one-statement stage,
+    // where the day's identities are hashed (below).
     const SqlDialect &d = m_db.dialect();
     QStringList sets;
     for (const QString &c : m_values)

@@ -1,5 +1,6 @@
 #include "scd2.h"
 
+#include "batchdiff.h"
 #include "failpoint.h"
 #include "partitions.h"
 
@@ -11,25 +12,6 @@
 namespace rw {
 
 namespace {
-
-QJsonObject rowJson(const SqlDialect &dialect, const QSqlRecord &record, int offset, int count)
-{
-    QJsonObject o;
-    for (int i = 0; i < count; ++i)
-        o.insert(record.fieldName(offset + i), dialect.jsonValue(record.field(offset + i)));
-    return o;
-}
-
-Result<std::vector<QJsonObject>> rows(const Database &db, const QString &sql, int limit, int width)
-{
-    auto q = db.exec(sql, {limit});
-    if (!q)
-        return fail(q.error());
-    std::vector<QJsonObject> out;
-    while (q->next())
-        out.push_back(rowJson(db.dialect(), q->record(), 0, width));
-    return out;
-}
 
 Status execWith(const Database &db, const QStringList &statements, int bindsAt, const QVariantList &binds)
 {
@@ -78,11 +60,11 @@ Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql
         if (samples > 0) {
             Samples s;
             const int width = int(sql.columns().size());
-            auto ins = rows(db, sql.scd2SampleOpened(), samples, width);
+            auto ins = sampleRows(db, sql.scd2SampleOpened(), {}, samples, width);
             if (!ins)
                 return fail(ins.error());
             s.inserted = *ins;
-            auto same = rows(db, sql.scd2SampleUnchanged(), samples, width);
+            auto same = sampleRows(db, sql.scd2SampleUnchanged(), {}, samples, width);
             if (!same)
                 return fail(same.error());
             s.unchanged = *same;
@@ -92,7 +74,7 @@ Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql
                 return fail(closedRows.error());
             while (closedRows->next()) {
                 const QSqlRecord rec = closedRows->record();
-                s.updated.emplace_back(rowJson(db.dialect(), rec, 0, full), rowJson(db.dialect(), rec, full, full));
+                s.updated.emplace_back(recordToJson(db.dialect(), rec, 0, full), recordToJson(db.dialect(), rec, full, full));
             }
             r.samples = s;
         }
