@@ -371,7 +371,9 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds) const
     // One probe per staged row: the outer join marks inserts, and an update is
     // a staged row with at least one differing match. Join rows beyond the
     // staged count mean the target repeats keys; only then is counting
-    // distinct staged rows (slower) needed to count each update once.
+    // distinct staged rows (slower) needed to count each update once. The
+    // last column says whether a staged partition or key is NULL, which a
+    // match on plain `=` (setStageKeysNotNull(true)) leaves unmatched.
     // The target side is restricted to the scope's partitions (the key match
     // implies it): PostgreSQL cannot probe an index with the null-safe key
     // match, so without it the join read and sorted the whole target.
@@ -383,7 +385,8 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds) const
                                                        % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" END)"))
                                              : QString(QStringLiteral("SUM(CASE WHEN ") % differs % QStringLiteral(" THEN 1 ELSE 0 END)"));
     return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), m_tgtScope) % QStringLiteral("COUNT(*), SUM(CASE WHEN ") % tid
-           % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ")
+           % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") % anyKeyNull(QStringLiteral("s"))
+           % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ")
            % tgt() % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope
            % countGrouping(QStringLiteral("s"), m_tgtScope);
 }

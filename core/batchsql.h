@@ -85,7 +85,8 @@ public:
     QString stagedCounts() const;
     QString stagedTotal() const; // all partitions together
     // Per partition (label, is-null): inserted, updated staged rows.
-    QString diffCounts(bool targetKeysRepeat, QVariantList &binds) const; // label, is-null, join rows, inserted, updated
+    // label, is-null, join rows, inserted, updated, 1 when a staged partition or key is NULL
+    QString diffCounts(bool targetKeysRepeat, QVariantList &binds) const;
     // Per partition (label, is-null): target rows in scope.
     QString targetCounts(QVariantList &binds) const;
     // A preview's diff with no stage written (no gates or samples read one):
@@ -168,7 +169,8 @@ public:
     // row exists to look at first: the caller matches on `=` and, when the
     // rows it got hold a NULL partition or key, asks again null-safe.
     QString stageKeyMatch(const QString &a) const;
-    // One row when a staged row's partition or a key column is NULL.
+    // One row when a staged row's partition or a key column is NULL (before
+    // createMatches, whose table keeps no keys to look at afterwards).
     QString stageKeysNullProbe() const;
     void setStageKeysNotNull(bool on) const { m_stageKeysNotNull = on; }
     bool stageKeysNotNull() const { return m_stageKeysNotNull; }

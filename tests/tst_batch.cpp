@@ -111,6 +111,34 @@ private Q_SLOTS:
         }
     }
 
+    // An overwrite's diff matches on plain `=` and asks again null-safe when a
+    // staged key is NULL: the run reports (3, NULL) as the target's row
+    // updated, not inserted, and the day holds it once.
+    void overwriteRunCountsANullKeyAsTheTargets_data()
+    {
+        QTest::addColumn<bool>("indexed");
+        QTest::newRow("unindexed target") << false;
+        QTest::newRow("indexed target") << true;
+    }
+    void overwriteRunCountsANullKeyAsTheTargets()
+    {
+        QFETCH(bool, indexed);
+        QStringList extra{QStringLiteral("INSERT INTO tgt VALUES (3, NULL, 'd2', 50, 'x', 't1')")};
+        if (indexed)
+            extra << QStringLiteral("CREATE INDEX tgt_key ON tgt (dt, id, sub)");
+        Fixture f(spec(QStringLiteral("overwrite_partition")), extra);
+        auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        const PartitionResult &d2 = part(*r, QStringLiteral("d2"));
+        QCOMPARE(d2.stagedRows, 3);
+        QCOMPARE(d2.inserted, 0);
+        QCOMPARE(d2.updated, 3);
+        QCOMPARE(d2.deleted, 2);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2'")), 3);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 3 AND sub IS NULL")), 1);
+    }
+
     // Unindexed, the diff reads a keyed copy of the target; indexed, the
     // publish works by row identity (rewind_match). Both must agree.
     void mergeRunAndIdempotentRerun_data()
