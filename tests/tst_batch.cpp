@@ -139,6 +139,39 @@ private Q_SLOTS:
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 3 AND sub IS NULL")), 1);
     }
 
+    // Indexed, an overwrite's diff reads the target itself; unindexed, a
+    // keyed copy of it. Every partition counts alike and the target ends
+    // alike.
+    void overwriteCountsTheSameIndexedOrNot()
+    {
+        const QStringList nullKeyRow{QStringLiteral("INSERT INTO tgt VALUES (3, NULL, 'd2', 50, 'x', 't1')")};
+        Fixture plain(spec(QStringLiteral("overwrite_partition")), nullKeyRow);
+        Fixture indexed(spec(QStringLiteral("overwrite_partition")), nullKeyRow + QStringList{QStringLiteral("CREATE INDEX tgt_key ON tgt (dt, id, sub)")});
+        auto a = run(plain.db(), plain.dataset(), execute());
+        auto b = run(indexed.db(), indexed.dataset(), execute());
+        QVERIFY2(a && b, qPrintable(a ? (b ? QString() : b.error().message) : a.error().message));
+        QCOMPARE(a->partitions.size(), std::size_t(3));
+        QCOMPARE(b->partitions.size(), a->partitions.size());
+        for (std::size_t i = 0; i < a->partitions.size(); ++i) {
+            const PartitionResult &x = a->partitions[i], &y = b->partitions[i];
+            QCOMPARE(y.partition, x.partition);
+            QCOMPARE(y.sourceRows, x.sourceRows);
+            QCOMPARE(y.fingerprint, x.fingerprint);
+            QCOMPARE(y.stagedRows, x.stagedRows);
+            QCOMPARE(y.duplicatesDropped, x.duplicatesDropped);
+            QCOMPARE(y.inserted, x.inserted);
+            QCOMPARE(y.updated, x.updated);
+            QCOMPARE(y.unchanged, x.unchanged);
+            QCOMPARE(y.deleted, x.deleted);
+        }
+        // d1 as loaded; d2: (9, z) and the extra copy of (2, a) go; d3 as loaded.
+        QCOMPARE(part(*b, QStringLiteral("d1")).unchanged, 2);
+        QCOMPARE(part(*b, QStringLiteral("d2")).deleted, 2);
+        QCOMPARE(part(*b, QStringLiteral("d3")).unchanged, 2);
+        QCOMPARE(digest(indexed.db(), QStringLiteral("tgt")), digest(plain.db(), QStringLiteral("tgt")));
+        QCOMPARE(count(indexed.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 3);
+    }
+
     // Unindexed, the diff reads a keyed copy of the target; indexed, the
     // publish works by row identity (rewind_match). Both must agree.
     void mergeRunAndIdempotentRerun_data()
@@ -352,9 +385,19 @@ private Q_SLOTS:
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history WHERE action = 'quarantined'")), 1);
     }
 
+    void stalePlanIsRefused_data()
+    {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QStringList>("extra");
+        QTest::newRow("merge") << QStringLiteral("merge") << QStringList();
+        QTest::newRow("overwrite, indexed target") << QStringLiteral("overwrite_partition")
+                                                   << QStringList{QStringLiteral("CREATE INDEX tgt_key ON tgt (dt, id, sub)")};
+    }
     void stalePlanIsRefused()
     {
-        Fixture f(spec(QStringLiteral("merge")));
+        QFETCH(QString, mode);
+        QFETCH(QStringList, extra);
+        Fixture f(spec(mode), extra);
         auto p = preview(f.db(), f.dataset(), {});
         QVERIFY(p);
         // Same row count, same length: only the checksum can tell.
@@ -375,6 +418,35 @@ private Q_SLOTS:
         auto ok = run(f.db(), f.dataset(), o);
         QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
         QCOMPARE(ok->planId, fresh->planId);
+    }
+
+    // The source of a partition changes after the run has checked its plan
+    // (here between two chunks): that partition's chunk, comparing the
+    // fingerprint it reads inside its write transaction, stops the run as
+    // stale and writes nothing; the chunks before it stay published.
+    void sourceChangedMidRunStopsAsStale_data() { stalePlanIsRefused_data(); }
+    void sourceChangedMidRunStopsAsStale()
+    {
+        QFETCH(QString, mode);
+        QFETCH(QStringList, extra);
+        Fixture f(spec(mode), extra);
+        auto p = preview(f.db(), f.dataset(), {});
+        QVERIFY(p);
+        const QString d3 = digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd3'"));
+        BatchOptions o = execute();
+        o.planId = p->planId;
+        o.progress = [&](const Progress &pr) {
+            if (pr.phase == QLatin1String("published") && pr.partitionsDone == 1)
+                QVERIFY(f.db().exec(QStringLiteral("UPDATE src SET note = 'y' WHERE dt = 'd3' AND id = 4")));
+        };
+        auto r = run(f.db(), f.dataset(), o);
+        QVERIFY(!r);
+        QCOMPARE(r.error().exitCode(), 4);
+        QVERIFY2(r.error().message.contains(QStringLiteral("partition d3 changed")), qPrintable(r.error().message));
+        QCOMPARE(listRuns(f.db())->front().status, QStringLiteral("stale_plan"));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 2);
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd3'")), d3);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 9")), mode == QLatin1String("merge") ? 1 : 0);
     }
 
     // The fingerprint is read on a second connection while the first stages;

@@ -142,6 +142,7 @@ private Q_SLOTS:
         // written joined to the target, and the before-images come from that
         // join (d2: a key the target holds three times, a NULL key).
         QTest::newRow("merge, one partition, indexed target") << QStringLiteral("merge") << QStringList{QStringLiteral("d2")} << true;
+        QTest::newRow("overwrite, indexed target") << QStringLiteral("overwrite_partition") << QStringList() << true;
     }
 
     void rollbackRestoresExactly()
