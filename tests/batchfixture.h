@@ -95,4 +95,30 @@ inline const PartitionResult &part(const RunResult &r, const QString &label)
     qFatal("no partition %s", qPrintable(label));
 }
 
+// Where two results' partitions count differently (partition, source and
+// staged rows, duplicates, the diff), one line each; empty when they agree.
+inline QString countsDiffer(const RunResult &a, const RunResult &b)
+{
+    if (a.partitions.size() != b.partitions.size())
+        return QStringLiteral("%1 partitions against %2").arg(a.partitions.size()).arg(b.partitions.size());
+    QStringList out;
+    for (std::size_t i = 0; i < a.partitions.size(); ++i) {
+        const PartitionResult &x = a.partitions[i], &y = b.partitions[i];
+        const auto fields = [](const PartitionResult &r) {
+            return QStringLiteral("%1: source %2, staged %3, dropped %4, inserted %5, updated %6, unchanged %7, deleted %8")
+                .arg(r.partition.value_or(QStringLiteral("NULL")))
+                .arg(r.sourceRows)
+                .arg(r.stagedRows)
+                .arg(r.duplicatesDropped)
+                .arg(r.inserted)
+                .arg(r.updated)
+                .arg(r.unchanged)
+                .arg(r.deleted);
+        };
+        if (fields(x) != fields(y))
+            out << fields(x) + QStringLiteral(" | ") + fields(y);
+    }
+    return out.join(u'\n');
+}
+
 } // namespace batchtest

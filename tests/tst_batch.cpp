@@ -91,18 +91,8 @@ private Q_SLOTS:
             auto a = preview(f.db(), f.dataset(), counted);
             auto b = preview(f.db(), f.dataset(), sampled);
             QVERIFY2(a && b, qPrintable(a ? (b ? QString() : b.error().message) : a.error().message));
-            QCOMPARE(a->partitions.size(), b->partitions.size());
-            for (std::size_t i = 0; i < a->partitions.size(); ++i) {
-                const PartitionResult &x = a->partitions[i], &y = b->partitions[i];
-                QCOMPARE(x.partition, y.partition);
-                QCOMPARE(x.sourceRows, y.sourceRows);
-                QCOMPARE(x.stagedRows, y.stagedRows);
-                QCOMPARE(x.duplicatesDropped, y.duplicatesDropped);
-                QCOMPARE(x.inserted, y.inserted);
-                QCOMPARE(x.updated, y.updated);
-                QCOMPARE(x.unchanged, y.unchanged);
-                QCOMPARE(x.deleted, y.deleted);
-            }
+            const QString differ = countsDiffer(*a, *b);
+            QVERIFY2(differ.isEmpty(), qPrintable(differ));
             const PartitionResult &d2 = part(*a, QStringLiteral("d2"));
             QCOMPARE(d2.stagedRows, 3);
             QCOMPARE(d2.inserted, 0); // (3, NULL) is the target's
@@ -151,19 +141,10 @@ private Q_SLOTS:
         auto b = run(indexed.db(), indexed.dataset(), execute());
         QVERIFY2(a && b, qPrintable(a ? (b ? QString() : b.error().message) : a.error().message));
         QCOMPARE(a->partitions.size(), std::size_t(3));
-        QCOMPARE(b->partitions.size(), a->partitions.size());
-        for (std::size_t i = 0; i < a->partitions.size(); ++i) {
-            const PartitionResult &x = a->partitions[i], &y = b->partitions[i];
-            QCOMPARE(y.partition, x.partition);
-            QCOMPARE(y.sourceRows, x.sourceRows);
-            QCOMPARE(y.fingerprint, x.fingerprint);
-            QCOMPARE(y.stagedRows, x.stagedRows);
-            QCOMPARE(y.duplicatesDropped, x.duplicatesDropped);
-            QCOMPARE(y.inserted, x.inserted);
-            QCOMPARE(y.updated, x.updated);
-            QCOMPARE(y.unchanged, x.unchanged);
-            QCOMPARE(y.deleted, x.deleted);
-        }
+        const QString differ = countsDiffer(*a, *b);
+        QVERIFY2(differ.isEmpty(), qPrintable(differ));
+        for (std::size_t i = 0; i < a->partitions.size(); ++i)
+            QCOMPARE(b->partitions[i].fingerprint, a->partitions[i].fingerprint);
         // d1 as loaded; d2: (9, z) and the extra copy of (2, a) go; d3 as loaded.
         QCOMPARE(part(*b, QStringLiteral("d1")).unchanged, 2);
         QCOMPARE(part(*b, QStringLiteral("d2")).deleted, 2);
