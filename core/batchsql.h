@@ -84,8 +84,8 @@ public:
     // Per partition (label, is-null): staged rows.
     QString stagedCounts() const;
     QString stagedTotal() const; // all partitions together
-    // Per partition (label, is-null): inserted, updated staged rows.
-    // label, is-null, join rows, inserted, updated, 1 when a staged partition or key is NULL
+    // Per partition (label, is-null): join rows, inserted, updated staged
+    // rows, and 1 when a staged partition or key is NULL.
     QString diffCounts(bool targetKeysRepeat, QVariantList &binds) const;
     // Per partition (label, is-null): target rows in scope.
     QString targetCounts(QVariantList &binds) const;
