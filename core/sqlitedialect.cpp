@@ -117,7 +117,10 @@ public:
     {
         QStringList args;
         for (const auto &[path, value] : pathValues) {
-            args << QStringLiteral("?, CASE WHEN json_valid(?) THEN json(?) ELSE ? END");
+            // Text that does not parse as JSON is set as a JSON string. Quoted
+            // here, not by json_set: SQLite 3.40 sets the root ($) to such
+            // text raw, unquoted, which is no longer JSON.
+            args << QStringLiteral("?, CASE WHEN json_valid(?) THEN json(?) ELSE json_quote(?) END");
             binds << path << value << value << value;
         }
         return QStringLiteral("json_set(") % document % QStringLiteral(", ") % args.join(QStringLiteral(", ")) % u')';

@@ -347,6 +347,26 @@ private Q_SLOTS:
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id = %1 AND payload = original_payload").arg(d)), 0);
     }
 
+    // The path $ is the whole payload: set to JSON it becomes that JSON, set to
+    // text that does not parse it becomes a JSON string, on both engines
+    // (SQLite's json_set alone left such text unquoted, and the fix failed).
+    void setAtTheRootReplacesThePayload()
+    {
+        Fixture f;
+        const qint64 b = f.id(QStringLiteral("b")), d = f.id(QStringLiteral("d"));
+        const auto obj = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(b), QStringLiteral("--set"),
+                                                              QStringLiteral("$={\"order_id\": 2, \"amount\": 3}"), QStringLiteral("--execute")}));
+        QCOMPARE(obj.exitCode, 0);
+        QCOMPARE(json(obj.out).value(QStringLiteral("changed")).toInt(), 1);
+        QCOMPARE(f.payload(b), (QJsonObject{{QStringLiteral("order_id"), 2}, {QStringLiteral("amount"), 3}}));
+        const auto text = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(d), QStringLiteral("--set"),
+                                                               QStringLiteral("$=items[#-1]=\"x\""), QStringLiteral("--execute")}));
+        QCOMPARE(text.exitCode, 0);
+        QCOMPARE(json(text.out).value(QStringLiteral("changed")).toInt(), 1);
+        QCOMPARE(f.text(QStringLiteral("SELECT CAST(payload AS TEXT) FROM rewind_dlq WHERE dlq_id = %1").arg(d)), QStringLiteral("\"items[#-1]=\\\"x\\\"\""));
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id IN (%1, %2) AND status = 'fixed'").arg(b).arg(d)), 2);
+    }
+
     void badFixesAreRefusedAndChangeNothing()
     {
         Fixture f;
