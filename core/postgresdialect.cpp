@@ -341,12 +341,15 @@ BEGIN
 EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
   RETURN to_jsonb(v);
 END $f$)sql"),
-                // steps: ".key", "[N", "[#", "[#-N". As SQLite's json_set:
-                // missing objects and arrays on the way are created; a step
-                // through a scalar or an index past the end changes nothing.
+                // steps: ".key", "[N", "[#", "[#-N". As SQLite's json_set: a
+                // missing object on the way is created before a .key step, a
+                // missing array only before [0]; any other step through a
+                // missing value or a scalar, or an index past the end, leaves
+                // the document as it was (nothing half-created).
                 QStringLiteral(R"sql(CREATE OR REPLACE FUNCTION pg_temp.rewind_json_set(doc jsonb, steps jsonb, val jsonb) RETURNS jsonb LANGUAGE plpgsql AS $f$
 DECLARE
   n int := jsonb_array_length(steps);
+  orig jsonb := doc;
   pth text[] := '{}';
   s text;
   cur jsonb;
@@ -359,21 +362,25 @@ BEGIN
     s := steps ->> i;
     cur := doc #> pth;
     IF left(s, 1) = '.' THEN
-      IF jsonb_typeof(cur) IS DISTINCT FROM 'object' THEN RETURN doc; END IF;
+      IF jsonb_typeof(cur) IS DISTINCT FROM 'object' THEN RETURN orig; END IF;
       pth := pth || substr(s, 2);
     ELSE
-      IF jsonb_typeof(cur) IS DISTINCT FROM 'array' THEN RETURN doc; END IF;
+      IF jsonb_typeof(cur) IS DISTINCT FROM 'array' THEN RETURN orig; END IF;
       len := jsonb_array_length(cur);
       s := substr(s, 2);
       IF s = '#' THEN idx := len;
       ELSIF left(s, 1) = '#' THEN idx := len + CAST(substr(s, 2) AS int);
       ELSE idx := CAST(s AS int);
       END IF;
-      IF idx < 0 OR idx > len THEN RETURN doc; END IF;
+      IF idx < 0 OR idx > len THEN RETURN orig; END IF;
       pth := pth || CAST(idx AS text);
     END IF;
     IF i < n - 1 AND doc #> pth IS NULL THEN
-      doc := jsonb_set(doc, pth, CASE WHEN left(steps ->> (i + 1), 1) = '.' THEN jsonb '{}' ELSE jsonb '[]' END, true);
+      s := steps ->> (i + 1);
+      IF left(s, 1) = '.' THEN doc := jsonb_set(doc, pth, jsonb '{}', true);
+      ELSIF s = '[0' THEN doc := jsonb_set(doc, pth, jsonb '[]', true);
+      ELSE RETURN orig;
+      END IF;
     END IF;
   END LOOP;
   RETURN jsonb_set(doc, pth, val, true);

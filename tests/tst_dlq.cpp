@@ -367,6 +367,51 @@ private Q_SLOTS:
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id IN (%1, %2) AND status = 'fixed'").arg(b).arg(d)), 2);
     }
 
+    // A --set path follows SQLite's json_set on both engines (PostgreSQL runs
+    // an emulation): what is created on the way, and when nothing changes.
+    // One record, its payload replaced before each case.
+    void setFollowsOnePathRuleOnBothEngines()
+    {
+        struct Case {
+            const char *what, *doc, *path, *value, *after; // after nullptr: the payload stays as it was
+        };
+        const char *obj = R"({"a": 1})", *nested = R"({"a": {"b": [1, 2]}})";
+        const Case cases[] = {
+            {"missing object created", obj, "$.x.y", "5", R"({"a": 1, "x": {"y": 5}})"},
+            {"missing array created for [0]", obj, "$.x[0]", "5", R"({"a": 1, "x": [5]})"},
+            {"arrays in arrays for [0][0]", obj, "$.x[0][0]", "5", R"({"a": 1, "x": [[5]]})"},
+            {"object in a new array", obj, "$.x[0].y", "5", R"({"a": 1, "x": [{"y": 5}]})"},
+            {"no array created for [#]", obj, "$.x[#]", "5", nullptr},
+            {"no array created for [#-1]", obj, "$.items[#-1]", "5", nullptr},
+            {"nothing half-created", obj, "$.x.y[2]", "5", nullptr},
+            {"append", nested, "$.a.b[#]", "3", R"({"a": {"b": [1, 2, 3]}})"},
+            {"last element", nested, "$.a.b[#-1]", "x", R"({"a": {"b": [1, "x"]}})"},
+            {"index past the end", nested, "$.a.b[5]", "9", nullptr},
+            {"through a scalar", nested, "$.a.b.c", "9", nullptr},
+            {"top-level array", "[1, 2]", "$[#]", R"({"k": 2})", R"([1, 2, {"k": 2}])"},
+        };
+        Fixture f;
+        const qint64 id = f.id(QStringLiteral("b"));
+        for (const Case &c : cases) {
+            DlqFixRequest replace;
+            replace.selection.ids = {id};
+            replace.payload = QByteArray(c.doc);
+            replace.execute = true;
+            QVERIFY2(fixDlq(f.db(), replace), c.what);
+            DlqFixRequest set;
+            set.selection.ids = {id};
+            set.sets = {{QString::fromUtf8(c.path), QString::fromUtf8(c.value)}};
+            set.execute = true;
+            const auto fixed = fixDlq(f.db(), set);
+            QVERIFY2(fixed, qPrintable(QString::fromUtf8(c.what) % QStringLiteral(": ") % (fixed ? QString() : fixed.error().message)));
+            QVERIFY2(fixed->changed == (c.after ? 1 : 0), c.what);
+            const auto shown = showDlq(f.db(), id);
+            QVERIFY2(shown && shown->payload, c.what);
+            QVERIFY2(QJsonDocument::fromJson(*shown->payload) == QJsonDocument::fromJson(c.after ? c.after : c.doc),
+                     qPrintable(QString::fromUtf8(c.what) % QStringLiteral(": ") % QString::fromUtf8(*shown->payload)));
+        }
+    }
+
     void badFixesAreRefusedAndChangeNothing()
     {
         Fixture f;
