@@ -125,12 +125,17 @@ QStringList step(const SqlDialect &d, int version)
         // rewind.epoch_ms drops digits past the millisecond instead of
         // rounding them (09:59:59.9996 is before 10:00:00, as on SQLite).
         return d.controlFunctions();
+    case 10:
+        // rewind.epoch_ms reads text as SQLite does where they differed:
+        // lower-case t and z, tabs and newlines around, no 24:00 or leap
+        // second, offsets to +-15:59, digits past the millisecond dropped.
+        return d.controlFunctions();
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 9;
+constexpr int kLatest = 10;
 
 } // namespace
 

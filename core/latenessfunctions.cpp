@@ -184,7 +184,10 @@ bool parseMs(const char *text, qsizetype size, qint64 &out)
             return false;
     }
 
-    // ISO-8601: YYYY-MM-DD[(T| )HH:MM[:SS[(.|,)fraction]]][ ][Z|+HH[[:]MM]]
+    // ISO-8601: YYYY-MM-DD[(T| )HH:MM[:SS[(.|,)fraction]]][ ][Z|+HH[[:]MM]].
+    // Read the same by PostgreSQL's rewind.epoch_ms (tst_lateness compares
+    // the two): no 24:00 or leap second, an offset within PostgreSQL's
+    // +-15:59.
     if (e - p < 10 || !isDigit(p[0]) || !isDigit(p[1]) || !isDigit(p[2]) || !isDigit(p[3]) || p[4] != '-' || !isDigit(p[5])
         || !isDigit(p[6]) || p[7] != '-' || !isDigit(p[8]) || !isDigit(p[9]))
         return false;
@@ -196,7 +199,8 @@ bool parseMs(const char *text, qsizetype size, qint64 &out)
     thread_local qint64 lastDays = 0;
     const int date = year * 10000 + month * 100 + day;
     if (date != lastDate) {
-        if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month))
+        // Years 0001-9999: PostgreSQL's calendar has no year 0000.
+        if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month))
             return false;
         lastDays = daysFromCivil(year, month, day);
         lastDate = date;
@@ -242,14 +246,16 @@ bool parseMs(const char *text, qsizetype size, qint64 &out)
             const int hh = digits2(p);
             int mm = 0;
             p += 2;
-            if (p < e && *p == ':')
-                ++p;
             if (p < e) {
+                if (*p == ':')
+                    ++p;
                 if (e - p < 2 || !isDigit(p[0]) || !isDigit(p[1]))
                     return false;
                 mm = digits2(p);
                 p += 2;
             }
+            if (hh > 15 || mm > 59)
+                return false;
             offsetSeconds = sign * (hh * 3600 + mm * 60);
         }
     }

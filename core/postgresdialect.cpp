@@ -279,22 +279,31 @@ public:
                    % QStringLiteral(" FROM (SELECT CASE WHEN abs(v) < 1e13 THEN CAST(trunc(CAST(CAST(v AS text) AS numeric) * 1000) AS bigint) END AS ms) AS x $f$");
         };
         return {
-            QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $f$\n"
-                           "DECLARE t text := btrim(v); ms bigint;\n"
-                           "BEGIN\n"
-                           "  IF t IS NULL OR t = '' THEN RETURN NULL; END IF;\n"
-                           "  IF t ~ '^-?[0-9]{1,13}(\\.[0-9]+)?$' THEN\n"
-                           "    ms := CAST(trunc(CAST(t AS numeric) * 1000) AS bigint);\n"
-                           "  ELSIF t ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?)? ?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$' THEN\n"
-                           "    BEGIN\n"
-                           "      ms := CAST(floor(extract(epoch FROM CAST(replace(t, ',', '.') AS timestamptz)) * 1000) AS bigint);\n"
-                           "    EXCEPTION WHEN others THEN RETURN NULL;\n"
-                           "    END;\n"
-                           "  ELSE\n"
-                           "    RETURN NULL;\n"
-                           "  END IF;\n"
-                           "  RETURN ") % inRange % QStringLiteral(";\n"
-                           "END $f$"),
+            // ISO text as the C++ parser reads it: the pattern admits hours
+            // 00-23, minutes and seconds 00-59 and offsets to +-15:59 (so
+            // timestamptz never rolls 24:00 or a leap second over); digits
+            // past the millisecond are dropped before the cast (it would
+            // round them to the microsecond). The cast refuses what the
+            // pattern cannot (2025-02-30, year 0000).
+            QStringLiteral(R"sql(CREATE OR REPLACE FUNCTION rewind.epoch_ms(v text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $f$
+DECLARE t text := btrim(v, E' \t\n\r\f\v'); ms bigint;
+BEGIN
+  IF t IS NULL OR t = '' THEN RETURN NULL; END IF;
+  IF t ~ '^-?[0-9]{1,13}(\.[0-9]+)?$' THEN
+    ms := CAST(trunc(CAST(t AS numeric) * 1000) AS bigint);
+  ELSIF t ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.,][0-9]+)?)?)?[ \t\n\r\f\v]*([Zz]|[+-](0[0-9]|1[0-5])(:?[0-5][0-9])?)?$' THEN
+    IF substr(t, 20, 1) IN ('.', ',') AND length(t) >= 24 AND translate(substr(t, 21, 4), '0123456789', '') = '' THEN
+      t := left(t, 23) || regexp_replace(substr(t, 24), '^[0-9]+', '');
+    END IF;
+    BEGIN
+      ms := CAST(floor(extract(epoch FROM CAST(replace(t, ',', '.') AS timestamptz)) * 1000) AS bigint);
+    EXCEPTION WHEN others THEN RETURN NULL;
+    END;
+  ELSE
+    RETURN NULL;
+  END IF;
+  RETURN )sql") % inRange % QStringLiteral(R"sql(;
+END $f$)sql"),
             fromNumber(QStringLiteral("numeric")),
             fromNumber(QStringLiteral("double precision")),
             QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v timestamptz) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE "

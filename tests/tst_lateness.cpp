@@ -1,5 +1,6 @@
 // Lateness distributions (rewindctl lag), checked against answers computed
 // here independently of core: plain sorting of the values the test inserted.
+#include "controlschema.h"
 #include "lateness.h"
 #include "latenessfunctions.h"
 #include "testsupport.h"
@@ -87,6 +88,20 @@ Result<LatenessReport> lag(const Workspace &ws, const QString &dataset, Lateness
 class TestLateness : public QObject {
     Q_OBJECT
 
+    QTemporaryDir m_dir;
+    std::optional<Database> m_engine;
+    // A database with the control schema: the engine's own timestamp
+    // function (SQLite: registered from this process; PostgreSQL: rewind.epoch_ms).
+    const Database &engine()
+    {
+        if (!m_engine) {
+            m_engine = testsupport::makeDatabase(m_dir, QStringLiteral("parse.db"), {});
+            if (auto s = controlschema::migrate(*m_engine); !s)
+                qFatal("%s", qPrintable(s.error().message));
+        }
+        return *m_engine;
+    }
+
 private Q_SLOTS:
     void initTestCase() { REWIND_REQUIRE_ENGINE(); }
 
@@ -117,6 +132,34 @@ private Q_SLOTS:
         QTest::newRow("empty") << QString() << qint64(-1);
         QTest::newRow("trailing junk") << QStringLiteral("2025-05-01T10:20:00Zx") << qint64(-1);
         QTest::newRow("epoch dot") << QStringLiteral("12.") << qint64(-1);
+        // Where PostgreSQL's rewind.epoch_ms and this parser once differed.
+        QTest::newRow("hour 24") << QStringLiteral("2025-05-01T24:00:00Z") << qint64(-1);
+        QTest::newRow("leap second") << QStringLiteral("2025-05-01T23:59:60Z") << qint64(-1);
+        QTest::newRow("year 0000") << QStringLiteral("0000-01-01") << qint64(-1);
+        QTest::newRow("year 0001") << QStringLiteral("0001-01-01") << qint64(-62135596800000);
+        QTest::newRow("year 9999") << QStringLiteral("9999-12-31T23:59:59.999Z") << qint64(253402300799999);
+        QTest::newRow("date and zone") << QStringLiteral("2025-05-01Z") << kDay0 * 1000;
+        QTest::newRow("space before offset") << QStringLiteral("2025-05-01T12:20:00 +02:00") << t;
+        QTest::newRow("half-hour offset") << QStringLiteral("2025-05-01T15:50:00+05:30") << t;
+        QTest::newRow("offset 15:59") << QStringLiteral("2025-05-02T02:19:00+15:59") << t;
+        QTest::newRow("offset 16") << QStringLiteral("2025-05-01T10:20:00+16:00") << qint64(-1);
+        QTest::newRow("offset minutes 75") << QStringLiteral("2025-05-01T10:20:00+01:75") << qint64(-1);
+        QTest::newRow("offset colon alone") << QStringLiteral("2025-05-01T11:20:00+01:") << qint64(-1);
+        QTest::newRow("fraction and offset") << QStringLiteral("2025-05-01T12:20:00.5+02:00") << t + 500;
+        QTest::newRow("fraction, offset no colon") << QStringLiteral("2025-05-01T12:20:00.5+0200") << t + 500;
+        QTest::newRow("lower z, minutes only") << QStringLiteral("2025-05-01 10:20z") << t;
+        QTest::newRow("tab and newline") << QStringLiteral("\t2025-05-01\n") << kDay0 * 1000;
+        QTest::newRow("two spaces") << QStringLiteral("2025-05-01  10:20:00") << qint64(-1);
+        QTest::newRow("fraction without seconds") << QStringLiteral("2025-05-01T10:20.5") << qint64(-1);
+        QTest::newRow("seven fraction digits") << QStringLiteral("2025-05-01T10:20:00.9999999Z") << t + 999;
+        QTest::newRow("seven digits, offset") << QStringLiteral("2025-05-01T12:20:00,1239996+02:00") << t + 123;
+        QTest::newRow("negative epoch") << QStringLiteral("-1.5") << qint64(-1500);
+        QTest::newRow("plus epoch") << QStringLiteral("+1746094800") << qint64(-1);
+        QTest::newRow("epoch exponent") << QStringLiteral("1.7e9") << qint64(-1);
+        QTest::newRow("epoch milliseconds") << QStringLiteral("1746094800000") << qint64(-1);
+        QTest::newRow("last epoch second") << QStringLiteral("253402300799.9999") << qint64(253402300799999);
+        QTest::newRow("first epoch second") << QStringLiteral("-62167219200") << qint64(-62167219200000);
+        QTest::newRow("before the first") << QStringLiteral("-62167219200.5") << qint64(-1);
     }
 
     void parsesEveryTimestampForm()
@@ -124,8 +167,13 @@ private Q_SLOTS:
         QFETCH(QString, text);
         QFETCH(qint64, ms);
         const QByteArray bytes = text.toUtf8();
-        const auto parsed = parseEpochMs(bytes.constData(), bytes.size());
-        QCOMPARE(parsed.value_or(-1), ms);
+        // This process's parser (SQLite's rewind_epoch_ms, the watermark) and
+        // the engine's: on PostgreSQL, rewind.epoch_ms is SQL of its own.
+        QCOMPARE(parseEpochMs(bytes.constData(), bytes.size()).value_or(-1), ms);
+        const Database &db = engine();
+        const auto read = db.scalar(QStringLiteral("SELECT ") % db.dialect().epochMs(QStringLiteral("CAST(? AS TEXT)")), {text});
+        QVERIFY2(read, read ? "" : qPrintable(read.error().message));
+        QCOMPARE(read->isNull() ? qint64(-1) : read->toLongLong(), ms);
     }
 
     void percentilesMatchAKnownDistribution()
