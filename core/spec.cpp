@@ -336,8 +336,16 @@ StreamSpec parseStream(const QString &name, const Json &value, QStringList &erro
                 continue;
             }
             const QString path = qs(it->get<std::string>());
+            // The steps SQLite's json_extract and PostgreSQL's jsonpath read
+            // alike: a bare name as an identifier, any other key quoted (no
+            // quote or backslash in it: their escapes differ), an index.
+            static const QRegularExpression sharedPath(QStringLiteral(R"re(^\$(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|"[^"\\]*")|\[[0-9]+\])*$)re"));
             if (!path.startsWith(u'$'))
                 f.error(QStringLiteral("fields"), QStringLiteral("\"") % column % QStringLiteral("\": JSONPath \"") % path % QStringLiteral("\" must start with \"$\""));
+            else if (!sharedPath.match(path).hasMatch())
+                f.error(QStringLiteral("fields"), QStringLiteral("\"") % column % QStringLiteral("\": JSONPath \"") % path
+                                                      % QStringLiteral("\" is not one every engine reads alike: use $ then .name (letters, digits, _), "
+                                                                       ".\"any other key\" or [N] steps, like $.items[0].\"unit-price\""));
             if (column == QLatin1String("event_id"))
                 f.error(QStringLiteral("fields"), QStringLiteral("\"event_id\" is written by Rewind from the log; do not map it"));
             s.fields.emplace_back(column, path);

@@ -96,6 +96,17 @@ private Q_SLOTS:
         QCOMPARE(spec->stream(QStringLiteral("orders"))->fields.size(), std::size_t(2));
     }
 
+    // Field paths in the form both engines read alike: any key quoted, an
+    // index, the whole payload.
+    void sharedJsonPathsAccepted()
+    {
+        const QByteArray json("{\"streams\": {\"s\": {\"log\": \"orders_log\", \"sink\": \"x\", \"fields\": {"
+                              "\"a\": \"$.lines[0].\\\"unit-price\\\"\", \"b\": \"$\", \"c\": \"$._y2[10][0]\"}}}}");
+        auto spec = parseSpec(json, QStringLiteral("paths.json"));
+        QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().message));
+        QCOMPARE(spec->stream(QStringLiteral("s"))->fields.front().second, QStringLiteral("$.lines[0].\"unit-price\""));
+    }
+
     void watermarkParsed()
     {
         auto spec = parseSpec(R"({"datasets": {"e": {"source": "raw_sales", "target": "t", "key": ["order_id"],
@@ -187,6 +198,20 @@ private Q_SLOTS:
                                             << QStringLiteral("stream \"s\": \"sink\": must differ from \"log\"");
         QTest::newRow("stream bad jsonpath") << st(R"("log": "orders_log", "sink": "x", "fields": {"a": "a"})")
                                              << QStringLiteral("stream \"s\": \"fields\": \"a\": JSONPath \"a\" must start with \"$\"");
+        // Paths the engines read differently, or one of them not at all.
+        const QString notAlike = QStringLiteral("\" is not one every engine reads alike: use $ then .name");
+        QTest::newRow("jsonpath from the end") << st("\"log\": \"orders_log\", \"sink\": \"x\", \"fields\": {\"a\": \"$.items[#-1]\"}")
+                                               << QStringLiteral("\"fields\": \"a\": JSONPath \"$.items[#-1]") + notAlike;
+        QTest::newRow("jsonpath last") << st(R"("log": "orders_log", "sink": "x", "fields": {"a": "$.items[last]"})")
+                                       << QStringLiteral("JSONPath \"$.items[last]") + notAlike;
+        QTest::newRow("jsonpath filter") << st(R"j("log": "orders_log", "sink": "x", "fields": {"a": "$.amount ? (@ > 1)"})j")
+                                         << QStringLiteral("JSONPath \"$.amount ? (@ > 1)") + notAlike;
+        QTest::newRow("jsonpath bare dash") << st(R"("log": "orders_log", "sink": "x", "fields": {"a": "$.unit-price"})")
+                                            << QStringLiteral("JSONPath \"$.unit-price") + notAlike;
+        QTest::newRow("jsonpath unclosed") << st("\"log\": \"orders_log\", \"sink\": \"x\", \"fields\": {\"a\": \"$.a[\"}")
+                                           << QStringLiteral("JSONPath \"$.a[") + notAlike;
+        QTest::newRow("jsonpath escaped quote") << st("\"log\": \"orders_log\", \"sink\": \"x\", \"fields\": {\"a\": \"$.\\\"a\\\\\\\"b\\\"\"}")
+                                                << notAlike;
         QTest::newRow("stream required not a field") << st(R"("log": "orders_log", "sink": "x", "fields": {"a": "$.a"}, "required": ["b"])")
                                                      << QStringLiteral("stream \"s\": \"required\": names \"b\", which is not one of \"fields\"");
         QTest::newRow("stream sink lacks field column") << st(R"("log": "orders_log", "sink": "orders_events", "fields": {"currency": "$.currency"})")
