@@ -71,17 +71,17 @@ Result<QDateTime> parseTimestamp(const QString &text)
     const QString t = text.trimmed();
     static const QRegularExpression epoch(QStringLiteral("^-?\\d+(\\.\\d+)?$"));
     if (epoch.match(t).hasMatch()) {
-        // Epoch seconds within the years ISO-8601 text can name (0000-9999);
-        // a milliseconds value (13 digits) is out of it, not silently read.
-        const double secs = t.toDouble();
-        if (!(secs >= double(kMinEpochSeconds) && secs <= double(kMaxEpochSeconds)))
-            return badInput(QStringLiteral("\"%1\" is out of range for epoch seconds (years 0000 to 9999; milliseconds are not accepted)").arg(text));
-        // From the digits, not the double: digits past the millisecond are
-        // dropped, as the engines' rewind_epoch_ms drops them in the data.
+        // Epoch seconds within years 0000-9999, to the millisecond, as the
+        // engines' rewind_epoch_ms reads them in the data (digits past the
+        // millisecond dropped); a milliseconds value (13 digits) is out of
+        // range, not silently read.
         const bool negative = t.startsWith(u'-');
         const QString whole = t.section(u'.', 0, 0).remove(u'-');
-        const qint64 ms = whole.toLongLong() * 1000 + fractionMillis(t.section(u'.', 1));
-        return QDateTime::fromMSecsSinceEpoch(negative ? -ms : ms, Qt::UTC);
+        const qint64 ms = whole.size() > 13 ? 0 : whole.toLongLong() * 1000 + fractionMillis(t.section(u'.', 1));
+        const qint64 signedMs = negative ? -ms : ms;
+        if (whole.size() > 13 || signedMs < kMinEpochSeconds * 1000 || signedMs > kMaxEpochSeconds * 1000 + 999)
+            return badInput(QStringLiteral("\"%1\" is out of range for epoch seconds (years 0000 to 9999; milliseconds are not accepted)").arg(text));
+        return QDateTime::fromMSecsSinceEpoch(signedMs, Qt::UTC);
     }
     static const QRegularExpression iso(QStringLiteral(
         "^(\\d{4}-\\d{2}-\\d{2})(?:[T ](\\d{2}:\\d{2}(?::\\d{2}(?:[.,]\\d+)?)?))?\\s*(Z|[+-]\\d{2}(?::?\\d{2})?)?$"),
@@ -108,6 +108,9 @@ Result<QDateTime> parseTimestamp(const QString &text)
         digits.remove(u':');
         const int hh = digits.left(2).toInt();
         const int mm = digits.size() >= 4 ? digits.mid(2, 2).toInt() : 0;
+        // As the data's timestamps are read (latenessfunctions.cpp, rewind.epoch_ms).
+        if (hh > 15 || mm > 59)
+            return badInput(QStringLiteral("\"%1\": the zone offset %2 is out of range (at most +-15:59)").arg(text, zone));
         offsetSeconds = sign * (hh * 3600 + mm * 60);
     }
     QDateTime local(date, time, Qt::UTC);

@@ -4,6 +4,7 @@
 #include "lateness.h"
 #include "latenessfunctions.h"
 #include "testsupport.h"
+#include "timeutil.h"
 #include "workspace.h"
 
 #include <QDateTime>
@@ -170,6 +171,9 @@ private Q_SLOTS:
         // This process's parser (SQLite's rewind_epoch_ms, the watermark) and
         // the engine's: on PostgreSQL, rewind.epoch_ms is SQL of its own.
         QCOMPARE(parseEpochMs(bytes.constData(), bytes.size()).value_or(-1), ms);
+        // As an operator types it (--to-datetime, --since): the same instant, or refused.
+        const auto typed = timeutil::parseTimestamp(text);
+        QCOMPARE(typed ? typed->toMSecsSinceEpoch() : qint64(-1), ms);
         const Database &db = engine();
         const auto read = db.scalar(QStringLiteral("SELECT ") % db.dialect().epochMs(QStringLiteral("CAST(? AS TEXT)")), {text});
         QVERIFY2(read, read ? "" : qPrintable(read.error().message));
