@@ -75,13 +75,16 @@ Result<QDateTime> parseTimestamp(const QString &text)
         // engines' rewind_epoch_ms reads them in the data (digits past the
         // millisecond dropped); a milliseconds value (13 digits) is out of
         // range, not silently read.
-        const bool negative = t.startsWith(u'-');
-        const QString whole = t.section(u'.', 0, 0).remove(u'-');
-        const qint64 ms = whole.size() > 13 ? 0 : whole.toLongLong() * 1000 + fractionMillis(t.section(u'.', 1));
-        const qint64 signedMs = negative ? -ms : ms;
-        if (whole.size() > 13 || signedMs < kMinEpochSeconds * 1000 || signedMs > kMaxEpochSeconds * 1000 + 999)
+        const auto outOfRange = [&] {
             return badInput(QStringLiteral("\"%1\" is out of range for epoch seconds (years 0000 to 9999; milliseconds are not accepted)").arg(text));
-        return QDateTime::fromMSecsSinceEpoch(signedMs, Qt::UTC);
+        };
+        const QString whole = t.section(u'.', 0, 0).remove(u'-');
+        if (whole.size() > 13)
+            return outOfRange();
+        const qint64 ms = (whole.toLongLong() * 1000 + fractionMillis(t.section(u'.', 1))) * (t.startsWith(u'-') ? -1 : 1);
+        if (ms < kMinEpochSeconds * 1000 || ms > kMaxEpochSeconds * 1000 + 999)
+            return outOfRange();
+        return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
     }
     static const QRegularExpression iso(QStringLiteral(
         "^(\\d{4}-\\d{2}-\\d{2})(?:[T ](\\d{2}:\\d{2}(?::\\d{2}(?:[.,]\\d+)?)?))?\\s*(Z|[+-]\\d{2}(?::?\\d{2})?)?$"),
