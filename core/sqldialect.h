@@ -188,9 +188,9 @@ public:
     virtual QString payloadLength(const QString &expr) const = 0;
     // `a` differs from `b`, NULL-aware.
     virtual QString nullSafeDistinct(const QString &a, const QString &b) const = 0;
-    // The JSON texts `a` and `b` (both valid) hold different values, as the
-    // engine reads them: spacing aside (SQLite: json() of each; key order
-    // counts, as json_set keeps it), or as jsonb (PostgreSQL).
+    // The JSON texts `a` and `b` (both valid) hold different values, by
+    // jsonb's rules on both engines: spacing, key order and string escapes
+    // aside, numbers by value (1.0 = 1). SQLite: rewind_json_differ.
     virtual QString jsonValuesDiffer(const QString &a, const QString &b) const = 0;
     // A payload as a bound value: bytes on SQLite, UTF-8 text on PostgreSQL.
     virtual QVariant payloadValue(const QByteArray &bytes) const = 0;

@@ -135,7 +135,7 @@ public:
     QString nullSafeDistinct(const QString &a, const QString &b) const override { return a % QStringLiteral(" IS NOT ") % b; }
     QString jsonValuesDiffer(const QString &a, const QString &b) const override
     {
-        return QStringLiteral("json(") % a % QStringLiteral(") IS NOT json(") % b % u')';
+        return QStringLiteral("rewind_json_differ(") % a % QStringLiteral(", ") % b % QStringLiteral(") = 1");
     }
     QVariant payloadValue(const QByteArray &bytes) const override { return bytes; }
     QString dlqSignature(const QString &errorClass, const QString &error) const override

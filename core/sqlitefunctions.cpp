@@ -5,6 +5,8 @@
 #include <QSqlDriver>
 #include <QVariant>
 
+#include <nlohmann/json.hpp>
+
 #include <dlfcn.h>
 
 #include <mutex>
@@ -133,6 +135,37 @@ void rewindHash(sqlite3_context *context, int argc, sqlite3_value **argv)
     a.resultInt64(context, static_cast<long long>(h));
 }
 
+// rewind_json_differ(a, b): 1 when two JSON texts hold different values, as
+// PostgreSQL's jsonb compares them: numbers by value (1.0 = 1 = 1e0), strings
+// after their escapes, objects whatever their key order (a repeated key: its
+// last value). NULL differs from anything but NULL; a text that does not
+// parse is compared by its bytes.
+void rewindJsonDiffer(sqlite3_context *context, int, sqlite3_value **argv)
+{
+    const Api &a = api();
+    const bool nullA = a.valueType(argv[0]) == kSqliteNull, nullB = a.valueType(argv[1]) == kSqliteNull;
+    if (nullA || nullB) {
+        a.resultInt64(context, nullA == nullB ? 0 : 1);
+        return;
+    }
+    const auto bytes = [&](sqlite3_value *v) {
+        const auto *text = reinterpret_cast<const char *>(a.valueText(v)); // text first, then its size
+        return std::string_view(text ? text : "", static_cast<size_t>(a.valueBytes(v)));
+    };
+    const std::string_view textA = bytes(argv[0]), textB = bytes(argv[1]);
+    if (textA == textB) {
+        a.resultInt64(context, 0);
+        return;
+    }
+    const auto valueA = nlohmann::json::parse(textA.begin(), textA.end(), nullptr, false),
+               valueB = nlohmann::json::parse(textB.begin(), textB.end(), nullptr, false);
+    if (valueA.is_discarded() || valueB.is_discarded()) {
+        a.resultInt64(context, 1); // the bytes differ
+        return;
+    }
+    a.resultInt64(context, valueA == valueB ? 0 : 1);
+}
+
 } // namespace
 
 void configureSqliteLibrary()
@@ -166,6 +199,10 @@ Status registerSqliteFunctions(QSqlDatabase &connection)
                                     nullptr, nullptr, nullptr);
     if (rc != kSqliteOk)
         return internalError(QStringLiteral("cannot register rewind_hash (SQLite error %1)").arg(rc));
+    if (const int jrc = a.createFunction(db, "rewind_json_differ", 2, kSqliteUtf8 | kSqliteDeterministic, nullptr, rewindJsonDiffer,
+                                         nullptr, nullptr, nullptr);
+        jrc != kSqliteOk)
+        return internalError(QStringLiteral("cannot register rewind_json_differ (SQLite error %1)").arg(jrc));
     return registerLatenessFunctions(connection);
 }
 

@@ -10,6 +10,9 @@ namespace rw {
 //   rewind_hash(a, b, ...)  a 32-bit FNV-1a hash of its arguments' types and
 //                           bytes, deterministic, NULL-aware. Summed over rows it
 //                           gives an order-independent checksum of a row set.
+//   rewind_json_differ(a, b)  1 when two JSON texts hold different values by
+//                           jsonb's rules (numbers by value, key order and
+//                           string escapes aside), else 0.
 // PostgreSQL gets the same function from SQL (see the dialect).
 //
 // The SQLite C API is reached through the library the Qt driver already

@@ -368,7 +368,8 @@ private Q_SLOTS:
     }
 
     // A --set path follows SQLite's json_set on both engines (PostgreSQL runs
-    // an emulation): what is created on the way, and when nothing changes.
+    // an emulation): what is created on the way, and when nothing changes
+    // (the same JSON value, however spelled, counts as unchanged).
     // One record, its payload replaced before each case.
     void setFollowsOnePathRuleOnBothEngines()
     {
@@ -389,6 +390,14 @@ private Q_SLOTS:
             {"index past the end", nested, "$.a.b[5]", "9", nullptr},
             {"through a scalar", nested, "$.a.b.c", "9", nullptr},
             {"top-level array", "[1, 2]", "$[#]", R"({"k": 2})", R"([1, 2, {"k": 2}])"},
+            // The same value spelled otherwise is no change, on both engines
+            // (jsonb's equality): the payload keeps its bytes.
+            {"same number, no fraction", R"({"a": 1.0})", "$.a", "1", nullptr},
+            {"same number, exponent", R"({"a": 100})", "$.a", "1e2", nullptr},
+            {"same string, escaped", R"({"a": "A"})", "$.a", R"("\u0041")", nullptr},
+            {"same object, keys reordered", R"({"a": {"x": 1, "y": 2}})", "$.a", R"({"y": 2, "x": 1})", nullptr},
+            {"another number", R"({"a": 1.0})", "$.a", "1.5", R"({"a": 1.5})"},
+            {"a number for a string", R"({"a": "1"})", "$.a", "1", R"({"a": 1})"},
         };
         Fixture f;
         const qint64 id = f.id(QStringLiteral("b"));
