@@ -10,6 +10,10 @@
 #include <dlfcn.h>
 
 #include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
 
 namespace rw {
 
@@ -135,10 +139,34 @@ void rewindHash(sqlite3_context *context, int argc, sqlite3_value **argv)
     a.resultInt64(context, static_cast<long long>(h));
 }
 
+// A JSON text as SQLite's JSON functions read it: of a repeated key in an
+// object, the first (json_extract reads it, json_set sets it). Discarded when
+// it does not parse. Keys are tracked by depth: the parser reports where each
+// object starts, not always where a skipped one ends.
+nlohmann::json parseFirstKeyWins(std::string_view text)
+{
+    using Event = nlohmann::json::parse_event_t;
+    std::vector<std::unordered_set<std::string>> seen; // per depth, the current object's keys
+    const nlohmann::json::parser_callback_t firstWins = [&](int depth, Event event, nlohmann::json &parsed) {
+        const auto at = static_cast<size_t>(depth);
+        if (event == Event::object_start) {
+            if (seen.size() < at + 2)
+                seen.resize(at + 2);
+            seen[at + 1].clear();
+        } else if (event == Event::key) {
+            if (seen.size() < at + 1)
+                seen.resize(at + 1);
+            return seen[at].insert(parsed.get<std::string>()).second;
+        }
+        return true;
+    };
+    return nlohmann::json::parse(text.begin(), text.end(), firstWins, false);
+}
+
 // rewind_json_differ(a, b): 1 when two JSON texts hold different values, as
 // PostgreSQL's jsonb compares them: numbers by value (1.0 = 1 = 1e0), strings
 // after their escapes, objects whatever their key order (a repeated key: its
-// last value). NULL differs from anything but NULL; a text that does not
+// first value, which SQLite reads, where jsonb keeps the last). NULL differs from anything but NULL; a text that does not
 // parse is compared by its bytes.
 void rewindJsonDiffer(sqlite3_context *context, int, sqlite3_value **argv)
 {
@@ -157,8 +185,7 @@ void rewindJsonDiffer(sqlite3_context *context, int, sqlite3_value **argv)
         a.resultInt64(context, 0);
         return;
     }
-    const auto valueA = nlohmann::json::parse(textA.begin(), textA.end(), nullptr, false),
-               valueB = nlohmann::json::parse(textB.begin(), textB.end(), nullptr, false);
+    const auto valueA = parseFirstKeyWins(textA), valueB = parseFirstKeyWins(textB);
     if (valueA.is_discarded() || valueB.is_discarded()) {
         a.resultInt64(context, 1); // the bytes differ
         return;

@@ -421,6 +421,19 @@ private Q_SLOTS:
             if (!c.after) // unchanged: not one byte rewritten
                 QVERIFY2(*shown->payload == QByteArray(c.doc), qPrintable(QString::fromUtf8(c.what) % QStringLiteral(": ") % QString::fromUtf8(*shown->payload)));
         }
+        // A repeated key: each engine compares the value it reads, SQLite the
+        // first (which --set sets), PostgreSQL's jsonb the last.
+        DlqFixRequest replace;
+        replace.selection.ids = {id};
+        replace.payload = QByteArray(R"({"a": 1, "a": 2})");
+        replace.execute = true;
+        QVERIFY(fixDlq(f.db(), replace));
+        DlqFixRequest set;
+        set.selection.ids = {id};
+        set.sets = {{QStringLiteral("$.a"), QStringLiteral("2")}};
+        const auto repeated = fixDlq(f.db(), set);
+        QVERIFY(repeated);
+        QCOMPARE(repeated->changed, testsupport::onPostgres() ? 0 : 1);
     }
 
     void badFixesAreRefusedAndChangeNothing()
