@@ -54,7 +54,10 @@ QString recordColumns(const SqlDialect &d)
                           "d.attempts, d.first_seen, d.last_attempt_at, d.last_error_class, d.last_error, ")
            % d.payloadLength(QStringLiteral("d.original_payload")) % QStringLiteral(", ") % d.payloadLength(QStringLiteral("d.payload"))
            % QStringLiteral(", CASE WHEN ") % d.nullSafeDistinct(d.payloadBytes(QStringLiteral("d.payload")), d.payloadBytes(QStringLiteral("d.original_payload")))
-           % QStringLiteral(" THEN 1 ELSE 0 END");
+           % QStringLiteral(" THEN 1 ELSE 0 END, ")
+           // The signature as the database groups and filters by it (a text
+           // read back may have lost a leading byte-order mark on the way).
+           % d.dlqSignature(QStringLiteral("d.error_class"), QStringLiteral("d.error"));
 }
 
 std::optional<QString> optText(const QVariant &v) { return v.isNull() ? std::nullopt : std::optional<QString>(v.toString()); }
@@ -72,7 +75,6 @@ DlqRecord readRecord(const QSqlQuery &q)
     r.key = optText(q.value(6));
     r.errorClass = q.value(7).toString();
     r.error = q.value(8).toString();
-    r.signature = errorSignature(r.errorClass, r.error);
     r.status = q.value(9).toString();
     r.attempts = q.value(10).toInt();
     r.firstSeen = q.value(11).toString();
@@ -82,6 +84,7 @@ DlqRecord readRecord(const QSqlQuery &q)
     r.originalBytes = q.value(15).toLongLong();
     r.payloadBytes = q.value(16).toLongLong();
     r.payloadChanged = q.value(17).toInt() != 0;
+    r.signature = q.value(18).toString();
     return r;
 }
 
@@ -252,9 +255,8 @@ Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection,
 
 Result<std::vector<DlqRecord>> pageDlq(const Database &db, const DlqSelection &selection, qint64 afterId, int limit)
 {
-    if (!selection.signature.isEmpty())
-        if (auto s = dlqinternal::ensureFunctions(db); !s)
-            return fail(s.error());
+    if (auto s = dlqinternal::ensureFunctions(db); !s) // each record's signature
+        return fail(s.error());
     QVariantList binds;
     auto pred = dlqinternal::selectionPredicate(db.dialect(), selection, binds);
     if (!pred)
@@ -293,6 +295,8 @@ Result<DlqCounts> countDlq(const Database &db, const DlqSelection &selection)
 
 Result<DlqDetail> showDlq(const Database &db, qint64 id)
 {
+    if (auto s = dlqinternal::ensureFunctions(db); !s) // the record's signature
+        return fail(s.error());
     auto q = db.exec(QStringLiteral("SELECT ") % recordColumns(db.dialect())
                          % QStringLiteral(", ") % db.dialect().payloadBytes(QStringLiteral("d.original_payload")) % QStringLiteral(", ")
                          % db.dialect().payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(" FROM rewind_dlq AS d WHERE d.dlq_id = ?"),
@@ -303,8 +307,8 @@ Result<DlqDetail> showDlq(const Database &db, qint64 id)
         return badInput(QStringLiteral("no DLQ record with id %1 (see rewindctl dlq list)").arg(id));
     DlqDetail detail;
     detail.record = readRecord(*q);
-    detail.originalPayload = optBytes(q->value(18));
-    detail.payload = optBytes(q->value(19));
+    detail.originalPayload = optBytes(q->value(19));
+    detail.payload = optBytes(q->value(20));
     auto h = db.exec(QStringLiteral("SELECT history_id, at, os_user, action, from_status, to_status, reason, ")
                          % db.dialect().payloadBytes(QStringLiteral("payload_before")) % QStringLiteral(", ")
                          % db.dialect().payloadBytes(QStringLiteral("payload_after"))

@@ -8,6 +8,7 @@
 #include <QRegularExpression>
 #include <QSqlDriver>
 #include <QStringBuilder>
+#include <QStringDecoder>
 
 #include <dlfcn.h>
 
@@ -76,7 +77,11 @@ QString textArg(sqlite3_value *v)
     const unsigned char *text = a.valueText(v);
     if (!text)
         return QString();
-    return QString::fromUtf8(reinterpret_cast<const char *>(text), a.valueBytes(v));
+    // A leading byte-order mark stays a character, as in the message Rewind
+    // reads back (QString::fromUtf8 drops it, and the signature the
+    // database grouped by was then not the record's).
+    QStringDecoder decode(QStringDecoder::Utf8, QStringDecoder::Flag::ConvertInitialBom);
+    return decode(QByteArrayView(text, a.valueBytes(v)));
 }
 
 void signatureFn(sqlite3_context *context, int argc, sqlite3_value **argv)
