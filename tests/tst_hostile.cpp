@@ -125,6 +125,9 @@ private Q_SLOTS:
         // SQLite reads 1e400 as +Infinity (PostgreSQL as an exact NUMERIC); the strict fix parser refuses it.
         QTest::newRow("1e400") << QByteArray("{\"order_id\": 7, \"amount\": 1e400}") << QStringLiteral("sink") << QString()
                                << QStringLiteral("number overflow");
+        // Past NUMERIC's range (an exponent over 131072): jsonb refuses it.
+        QTest::newRow("1e200000") << QByteArray("{\"order_id\": 7, \"amount\": 1e200000}") << (pg ? QStringLiteral("invalid_json") : QStringLiteral("sink"))
+                                  << (pg ? QStringLiteral("not JSON") : QString()) << QStringLiteral("number overflow");
         QTest::newRow("-1e400 amount null") << QByteArray("{\"order_id\": -1e400, \"amount\": null}") << QStringLiteral("missing_field")
                                             << QStringLiteral("valid") << QStringLiteral("number overflow");
         QTest::newRow("huge integers") << QByteArray("{\"order_id\": 123456789012345678901234567890, \"amount\": 18446744073709551616}")
