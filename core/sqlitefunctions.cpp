@@ -9,10 +9,11 @@
 
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 namespace rw {
@@ -139,35 +140,175 @@ void rewindHash(sqlite3_context *context, int argc, sqlite3_value **argv)
     a.resultInt64(context, static_cast<long long>(h));
 }
 
-// A JSON text as SQLite's JSON functions read it: of a repeated key in an
-// object, the first (json_extract reads it, json_set sets it). Discarded when
-// it does not parse. Keys are tracked by depth: the parser reports where each
-// object starts, not always where a skipped one ends.
-nlohmann::json parseFirstKeyWins(std::string_view text)
+// A JSON number token as an exact decimal: sign, digits without leading or
+// trailing zeros, exponent ("-1234e-2" for -12.340, "0" for any zero), so
+// that equal values, however spelled, compare equal and no two values merge
+// (as a double would merge 12345678901234567890123 and ...124). nullopt for
+// an exponent too long to add up here.
+std::optional<std::string> exactNumber(std::string_view token)
 {
-    using Event = nlohmann::json::parse_event_t;
-    std::vector<std::unordered_set<std::string>> seen; // per depth, the current object's keys
-    const nlohmann::json::parser_callback_t firstWins = [&](int depth, Event event, nlohmann::json &parsed) {
-        const auto at = static_cast<size_t>(depth);
-        if (event == Event::object_start) {
-            if (seen.size() < at + 2)
-                seen.resize(at + 2);
-            seen[at + 1].clear();
-        } else if (event == Event::key) {
-            if (seen.size() < at + 1)
-                seen.resize(at + 1);
-            return seen[at].insert(parsed.get<std::string>()).second;
-        }
+    const bool negative = !token.empty() && token.front() == '-';
+    if (negative)
+        token.remove_prefix(1);
+    const size_t e = token.find_first_of("eE");
+    const std::string_view mantissa = token.substr(0, e);
+    long long exponent = 0;
+    if (e != std::string_view::npos) {
+        std::string_view digits = token.substr(e + 1);
+        const bool down = !digits.empty() && digits.front() == '-';
+        if (!digits.empty() && (digits.front() == '-' || digits.front() == '+'))
+            digits.remove_prefix(1);
+        while (digits.size() > 1 && digits.front() == '0')
+            digits.remove_prefix(1);
+        if (digits.size() > 15)
+            return std::nullopt;
+        for (const char c : digits)
+            exponent = exponent * 10 + (c - '0');
+        if (down)
+            exponent = -exponent;
+    }
+    const size_t dot = mantissa.find('.');
+    std::string digits(mantissa.substr(0, dot));
+    if (dot != std::string_view::npos) {
+        digits += mantissa.substr(dot + 1);
+        exponent -= static_cast<long long>(mantissa.size() - dot - 1);
+    }
+    const size_t first = digits.find_first_not_of('0');
+    if (first == std::string::npos)
+        return std::string("0");
+    digits.erase(0, first);
+    const size_t last = digits.find_last_not_of('0');
+    exponent += static_cast<long long>(digits.size() - 1 - last);
+    digits.erase(last + 1);
+    return (negative ? "-" : "") + digits + 'e' + std::to_string(exponent);
+}
+
+// Builds the value of a JSON text for comparing values (nlohmann's SAX
+// interface): numbers as their exactNumber (held as binary, which no JSON
+// string can be), and of a repeated key in an object the first value, which
+// SQLite's json_extract reads and json_set sets.
+class ValueBuilder {
+public:
+    using json = nlohmann::json;
+    json root;
+
+    bool null() { return put(nullptr); }
+    bool boolean(bool v) { return put(v); }
+    bool number_integer(json::number_integer_t v) { return number(std::to_string(v)); }
+    bool number_unsigned(json::number_unsigned_t v) { return number(std::to_string(v)); }
+    bool number_float(json::number_float_t, const std::string &token) { return number(token); }
+    bool string(std::string &v) { return put(std::move(v)); }
+    bool binary(json::binary_t &) { return false; }
+    bool start_object(std::size_t) { return open(json::object()); }
+    bool start_array(std::size_t) { return open(json::array()); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+    bool key(std::string &k)
+    {
+        if (m_skipping > 0)
+            return true;
+        if (m_open.back()->contains(k))
+            m_skipNext = true; // a repeated key: its value is left out
+        else
+            m_key = std::move(k);
         return true;
-    };
-    return nlohmann::json::parse(text.begin(), text.end(), firstWins, false);
+    }
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) { return false; }
+
+private:
+    std::vector<json *> m_open; // the containers from the root to the current one
+    std::string m_key;
+    int m_skipping = 0; // depth inside a left-out value
+    bool m_skipNext = false;
+
+    bool number(const std::string &token)
+    {
+        const auto exact = exactNumber(token);
+        if (!exact)
+            return false;
+        return put(json::binary(std::vector<std::uint8_t>(exact->begin(), exact->end())));
+    }
+    json *place(json value)
+    {
+        if (m_open.empty()) {
+            root = std::move(value);
+            return &root;
+        }
+        json &parent = *m_open.back();
+        if (parent.is_array()) {
+            parent.push_back(std::move(value));
+            return &parent.back();
+        }
+        return &(parent[m_key] = std::move(value));
+    }
+    bool put(json value)
+    {
+        if (m_skipping > 0)
+            return true;
+        if (m_skipNext) {
+            m_skipNext = false;
+            return true;
+        }
+        place(std::move(value));
+        return true;
+    }
+    bool open(json container)
+    {
+        if (m_skipping > 0 || m_skipNext) {
+            m_skipNext = false;
+            ++m_skipping;
+            return true;
+        }
+        m_open.push_back(place(std::move(container)));
+        return true;
+    }
+    bool close()
+    {
+        if (m_skipping > 0)
+            --m_skipping;
+        else
+            m_open.pop_back();
+        return true;
+    }
+};
+
+std::optional<nlohmann::json> jsonValue(std::string_view text)
+{
+    ValueBuilder builder;
+    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder))
+        return std::nullopt;
+    return std::move(builder.root);
+}
+
+// The text without the spacing between tokens (what SQLite's json() takes
+// out; strings are left as they are).
+std::string withoutSpacing(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    bool inString = false, escaped = false;
+    for (const char c : text) {
+        if (inString) {
+            escaped = !escaped && c == '\\';
+            if (c == '"' && !escaped)
+                inString = false;
+        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            continue;
+        } else if (c == '"') {
+            inString = true;
+        }
+        out += c;
+    }
+    return out;
 }
 
 // rewind_json_differ(a, b): 1 when two JSON texts hold different values, as
-// PostgreSQL's jsonb compares them: numbers by value (1.0 = 1 = 1e0), strings
-// after their escapes, objects whatever their key order (a repeated key: its
-// first value, which SQLite reads, where jsonb keeps the last). NULL differs from anything but NULL; a text that does not
-// parse is compared by its bytes.
+// PostgreSQL's jsonb compares them: numbers by exact value (1.0 = 1 = 1e0),
+// strings after their escapes, objects whatever their key order (of a
+// repeated key the first value, which SQLite reads, where jsonb keeps the
+// last). NULL differs from anything but NULL. A text the strict parser
+// refuses (a number past double's range, a lone surrogate, bytes that are
+// not UTF-8 in a string) is compared as json() would write it: spacing aside.
 void rewindJsonDiffer(sqlite3_context *context, int, sqlite3_value **argv)
 {
     const Api &a = api();
@@ -185,12 +326,12 @@ void rewindJsonDiffer(sqlite3_context *context, int, sqlite3_value **argv)
         a.resultInt64(context, 0);
         return;
     }
-    const auto valueA = parseFirstKeyWins(textA), valueB = parseFirstKeyWins(textB);
-    if (valueA.is_discarded() || valueB.is_discarded()) {
-        a.resultInt64(context, 1); // the bytes differ
+    const auto valueA = jsonValue(textA), valueB = jsonValue(textB);
+    if (!valueA || !valueB) {
+        a.resultInt64(context, withoutSpacing(textA) == withoutSpacing(textB) ? 0 : 1);
         return;
     }
-    a.resultInt64(context, valueA == valueB ? 0 : 1);
+    a.resultInt64(context, *valueA == *valueB ? 0 : 1);
 }
 
 } // namespace
