@@ -289,8 +289,11 @@ std::string withoutSpacing(std::string_view text)
     bool inString = false, escaped = false;
     for (const char c : text) {
         if (inString) {
-            escaped = !escaped && c == '\\';
-            if (c == '"' && !escaped)
+            if (escaped)
+                escaped = false; // this character is escaped, a quote too
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
                 inString = false;
         } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
             continue;
