@@ -17,13 +17,13 @@
 //
 // Built by `cmake --build build --target gui_stall` (not part of `all`);
 // bench/gui builds the data and runs both scenarios.
-#include "dlqgroupsmodel.h"
-#include "dlqpage.h"
-#include "dlqrecordsmodel.h"
-#include "launchdialog.h"
-#include "mainwindow.h"
-#include "previewpage.h"
-#include "runmanager.h"
+#include "ui/dlq/dlqgroupsmodel.h"
+#include "ui/dlq/dlqpage.h"
+#include "ui/dlq/dlqrecordsmodel.h"
+#include "ui/batch/launchdialog.h"
+#include "ui/window/mainwindow.h"
+#include "ui/batch/previewpage.h"
+#include "ui/batch/runmanager.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

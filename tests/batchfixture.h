@@ -3,9 +3,9 @@
 // what a table holds.
 #pragma once
 
-#include "batch.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/batch/batch.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QCryptographicHash>
 #include <QStringList>

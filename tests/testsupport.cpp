@@ -1,7 +1,7 @@
-#include "testsupport.h"
+#include "tests/testsupport.h"
 
-#include "cli.h"
-#include "demo.h"
+#include "app/rewindctl/cli.h"
+#include "core/demo/demo.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "database.h"
+#include "core/sql/database.h"
 
 #include <QJsonObject>
 #include <QList>

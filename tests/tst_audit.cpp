@@ -1,11 +1,11 @@
 // The audit log as core and rewindctl show it: rw::listAudit (order, filters,
 // limit), `rewindctl audit --json`, and the run report.
-#include "audit.h"
-#include "batch.h"
-#include "runreport.h"
-#include "runs.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/workspace/audit.h"
+#include "core/batch/batch.h"
+#include "core/batch/runreport.h"
+#include "core/batch/runs.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -2,14 +2,14 @@
 // target, what a second run changes (nothing), what a failed gate or a stale
 // plan leaves (nothing), and what a reader sees during publishes. When the
 // database itself fails the run: tst_batchfailures.
-#include "batch.h"
-#include "batchfixture.h"
-#include "controlschema.h"
-#include "failpoint.h"
-#include "partitions.h"
-#include "runs.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/batch/batch.h"
+#include "tests/batchfixture.h"
+#include "core/sql/controlschema.h"
+#include "core/util/failpoint.h"
+#include "core/batch/partitions.h"
+#include "core/batch/runs.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QCoreApplication>
 #include <QScopeGuard>

@@ -3,9 +3,9 @@
 // tmpfs, a full PostgreSQL tablespace). Each time nothing of the partition is
 // published, the run says why, and the same run succeeds (or resumes) once
 // the cause is gone. The warehouse is tst_batch's (batchfixture.h).
-#include "batchfixture.h"
-#include "failpoint.h"
-#include "partitions.h"
+#include "tests/batchfixture.h"
+#include "core/util/failpoint.h"
+#include "core/batch/partitions.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

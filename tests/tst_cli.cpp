@@ -1,6 +1,6 @@
 // rewindctl as a script sees it: JSON shapes, exit codes, messages.
-#include "demo.h"
-#include "testsupport.h"
+#include "core/demo/demo.h"
+#include "tests/testsupport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

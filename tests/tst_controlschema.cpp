@@ -1,9 +1,9 @@
 // The control schema: created on first open, migrated step by step from an
 // older version with its data kept, a no-op on re-open, and refused when a
 // newer Rewind wrote it. Also the connection set-up it relies on.
-#include "controlschema.h"
-#include "database.h"
-#include "testsupport.h"
+#include "core/sql/controlschema.h"
+#include "core/sql/database.h"
+#include "tests/testsupport.h"
 
 #include <QScopeGuard>
 #include <QSqlDatabase>

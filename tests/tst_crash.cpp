@@ -5,8 +5,8 @@
 // PRAGMA integrity_check. The kill is a real SIGKILL of a child process,
 // raised by the REWIND_FAILPOINT hook (core/failpoint.h). Stream replay, DLQ
 // replay and SCD2 have their own kill tests (tst_replay, tst_dlqreplay, tst_scd2).
-#include "database.h"
-#include "testsupport.h"
+#include "core/sql/database.h"
+#include "tests/testsupport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

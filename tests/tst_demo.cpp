@@ -3,10 +3,10 @@
 // PostgreSQL, where it also must write the same values as on SQLite.
 // Expectations are plain SQL written here (portable, or spelled per engine
 // where the engines differ), independent of core.
-#include "demo.h"
-#include "partitions.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/demo/demo.h"
+#include "core/batch/partitions.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QCryptographicHash>
 #include <QElapsedTimer>

@@ -3,10 +3,10 @@
 // grouped, shown byte for byte, fixed one by one or by JSON path in bulk,
 // refused when the fix is not JSON, discarded with a reason; every
 // transition with its history row. Checked with SQL written here.
-#include "dlq.h"
-#include "replay.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/dlq/dlq.h"
+#include "core/streams/replay.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,9 +1,9 @@
 // DLQ paging for the console: keyset pages walk the whole selection in id
 // order without gaps or repeats, honour filters, and a page deep in a large
 // DLQ costs what the first one does. Rows are made by SQL written here.
-#include "dlq.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/dlq/dlq.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QElapsedTimer>
 #include <QTest>

@@ -3,11 +3,11 @@
 // in the sink; nothing written twice however often replay runs; a velocity
 // limit that holds when measured; cancellation at a batch boundary; and a
 // replay killed with SIGKILL then run again: no record lost or doubled.
-#include "batch.h"
-#include "dlq.h"
-#include "replay.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/batch/batch.h"
+#include "core/dlq/dlq.h"
+#include "core/streams/replay.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>

@@ -1,10 +1,10 @@
 // Watermark, finalization and partition statuses on a crafted warehouse whose
 // answers are worked out by hand in the comments.
-#include "batch.h"
-#include "finalize.h"
-#include "partitions.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/batch/batch.h"
+#include "core/lateness/finalize.h"
+#include "core/batch/partitions.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QTest>
 

@@ -4,13 +4,13 @@
 // negative lateness and epoch milliseconds among seconds through lag. Each
 // has one defined outcome, asserted here; none crashes (the sanitizer stage
 // of scripts/test runs this under ASan and UBSan).
-#include "dlq.h"
-#include "lateness.h"
-#include "latenessfunctions.h"
-#include "replay.h"
-#include "testsupport.h"
-#include "timeutil.h"
-#include "workspace.h"
+#include "core/dlq/dlq.h"
+#include "core/lateness/lateness.h"
+#include "core/lateness/latenessfunctions.h"
+#include "core/streams/replay.h"
+#include "tests/testsupport.h"
+#include "core/util/timeutil.h"
+#include "core/workspace/workspace.h"
 
 #include <QDateTime>
 #include <QStringDecoder>

@@ -1,10 +1,10 @@
 // Identifiers from specs are validated against the catalog and quoted;
 // values are bound. Hostile names work as names and never as SQL.
-#include "database.h"
-#include "partitions.h"
-#include "spec.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/sql/database.h"
+#include "core/batch/partitions.h"
+#include "core/workspace/spec.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

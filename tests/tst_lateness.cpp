@@ -1,11 +1,11 @@
 // Lateness distributions (rewindctl lag), checked against answers computed
 // here independently of core: plain sorting of the values the test inserted.
-#include "controlschema.h"
-#include "lateness.h"
-#include "latenessfunctions.h"
-#include "testsupport.h"
-#include "timeutil.h"
-#include "workspace.h"
+#include "core/sql/controlschema.h"
+#include "core/lateness/lateness.h"
+#include "core/lateness/latenessfunctions.h"
+#include "tests/testsupport.h"
+#include "core/util/timeutil.h"
+#include "core/workspace/workspace.h"
 
 #include <QDateTime>
 #include <QTest>

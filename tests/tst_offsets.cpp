@@ -1,8 +1,8 @@
 // Consumer offsets and Kafka-style resets (rewindctl offsets, offsets-reset)
 // on a log built here: retention (a log start above 0), record timestamps in
 // ISO-8601 with and without zones, zone offsets, and epoch seconds.
-#include "database.h"
-#include "testsupport.h"
+#include "core/sql/database.h"
+#include "tests/testsupport.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

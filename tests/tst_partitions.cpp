@@ -1,9 +1,9 @@
 // Partition counts and statuses, checked against SQL written independently here.
-#include "controlschema.h"
-#include "demo.h"
-#include "partitions.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/sql/controlschema.h"
+#include "core/demo/demo.h"
+#include "core/batch/partitions.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QMap>
 #include <QTest>

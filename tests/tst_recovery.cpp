@@ -1,12 +1,12 @@
 // Undoing and repairing: rollback of merge and overwrite runs to exactly the
 // rows before them, refusal when a later run built on them, duplicate
 // reports, the freeze, and the guided recovery of a retry storm.
-#include "batch.h"
-#include "recovery.h"
-#include "rollback.h"
-#include "runs.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/batch/batch.h"
+#include "core/recovery/recovery.h"
+#include "core/batch/rollback.h"
+#include "core/batch/runs.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>

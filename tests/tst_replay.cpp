@@ -6,10 +6,10 @@
 // end. Expected counts come from the generator's own record of what it
 // wrote (orders_truth), not from the engine's JSON functions; all fixture
 // SQL is portable, so the suite runs on SQLite and PostgreSQL alike.
-#include "database.h"
-#include "replay.h"
-#include "spec.h"
-#include "testsupport.h"
+#include "core/sql/database.h"
+#include "core/streams/replay.h"
+#include "core/workspace/spec.h"
+#include "tests/testsupport.h"
 
 #include <QDir>
 #include <QJsonArray>

@@ -2,10 +2,10 @@
 // gaps-and-islands query computes on its own, killed at every failpoint of a
 // batch run and resumed ends exactly as an uninterrupted run, changes nothing
 // when re-run, refuses an out-of-order month, and rolls back.
-#include "batch.h"
-#include "rollback.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/batch/batch.h"
+#include "core/batch/rollback.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,9 +1,9 @@
 // Spec loading and validation: a valid spec loads; each bad spec is refused
 // with a message that names the dataset or stream, the field and the problem.
-#include "database.h"
-#include "spec.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/sql/database.h"
+#include "core/workspace/spec.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QTest>
 

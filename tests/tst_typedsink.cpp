@@ -8,7 +8,7 @@
 // anything anywhere, so there only a numeric type name is checked (a text
 // that is no number), and the expectations say which engine does what; a
 // SQLite STRICT sink is checked as strictly as the engine stores.
-#include "testsupport.h"
+#include "tests/testsupport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -6,7 +6,7 @@
 // affinity); where a real type changes the answer (an instant written with
 // another offset is the same instant only in a real timestamptz), the test
 // says which engine expects what.
-#include "testsupport.h"
+#include "tests/testsupport.h"
 
 #include <QFile>
 #include <QJsonArray>

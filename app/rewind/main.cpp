@@ -1,8 +1,8 @@
 // rewind: the desktop console. Parses the command line, opens the window
 // and, for --screenshot, saves the window once its data has loaded.
-#include "mainwindow.h"
-#include "page.h"
-#include "settings.h"
+#include "ui/window/mainwindow.h"
+#include "ui/common/page.h"
+#include "ui/common/settings.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

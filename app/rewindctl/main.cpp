@@ -1,5 +1,5 @@
-#include "cli.h"
-#include "processmemory.h"
+#include "app/rewindctl/cli.h"
+#include "app/rewindctl/processmemory.h"
 
 #include <QCoreApplication>
 

@@ -11,11 +11,11 @@
 // - each event lands exactly once: in the sink, or in the DLQ;
 // - the DLQ keeps the bytes as given;
 // - a refused fix is BadInput and changes nothing; nothing is Internal.
-#include "database.h"
-#include "dlq.h"
-#include "fuzzsupport.h"
-#include "replay.h"
-#include "workspace.h"
+#include "core/sql/database.h"
+#include "core/dlq/dlq.h"
+#include "tests/fuzz/fuzzsupport.h"
+#include "core/streams/replay.h"
+#include "core/workspace/workspace.h"
 
 #include <QByteArray>
 #include <QDir>

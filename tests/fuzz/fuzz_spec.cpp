@@ -3,9 +3,9 @@
 // - no crash, no sanitizer report, no exception escaping;
 // - a refusal is a BadInput error with a message (never Internal);
 // - validation only reads: the catalog and its rows are unchanged after it.
-#include "database.h"
-#include "fuzzsupport.h"
-#include "spec.h"
+#include "core/sql/database.h"
+#include "tests/fuzz/fuzzsupport.h"
+#include "core/workspace/spec.h"
 
 #include <QByteArray>
 #include <QDir>

@@ -1,16 +1,16 @@
 // The batch pages' models under QAbstractItemModelTester, and the partition
 // filter (regex or range) on 10,000 partitions.
-#include "auditmodel.h"
-#include "auditproxymodel.h"
-#include "checksmodel.h"
-#include "format.h"
-#include "partitionsmodel.h"
-#include "partitionspage.h"
-#include "partitionsproxymodel.h"
-#include "previewdiffmodel.h"
-#include "previewpage.h"
-#include "runsmodel.h"
-#include "samplesmodel.h"
+#include "ui/audit/auditmodel.h"
+#include "ui/audit/auditproxymodel.h"
+#include "ui/batch/checksmodel.h"
+#include "ui/common/format.h"
+#include "ui/batch/partitionsmodel.h"
+#include "ui/batch/partitionspage.h"
+#include "ui/batch/partitionsproxymodel.h"
+#include "ui/batch/previewdiffmodel.h"
+#include "ui/batch/previewpage.h"
+#include "ui/batch/runsmodel.h"
+#include "ui/batch/samplesmodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QDate>

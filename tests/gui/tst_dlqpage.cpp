@@ -5,20 +5,20 @@
 // cancel a throttled replay; open a million-record DLQ with one page loaded;
 // the demo's malformed events through the main window. Every model runs
 // under QAbstractItemModelTester.
-#include "dlq.h"
-#include "dlqgroupsmodel.h"
-#include "dlqhistorymodel.h"
-#include "dlqpage.h"
-#include "dlqpayloadpanel.h"
-#include "dlqrecordsmodel.h"
-#include "format.h"
-#include "jsoneditor.h"
-#include "mainwindow.h"
-#include "navigator.h"
-#include "replay.h"
-#include "settings.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "core/dlq/dlq.h"
+#include "ui/dlq/dlqgroupsmodel.h"
+#include "ui/dlq/dlqhistorymodel.h"
+#include "ui/dlq/dlqpage.h"
+#include "ui/dlq/dlqpayloadpanel.h"
+#include "ui/dlq/dlqrecordsmodel.h"
+#include "ui/common/format.h"
+#include "ui/common/jsoneditor.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/navigator.h"
+#include "core/streams/replay.h"
+#include "ui/common/settings.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>

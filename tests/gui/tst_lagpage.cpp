@@ -1,17 +1,17 @@
 // The lag page on the demo warehouse: the watermark slider against core's
 // lag, the chart, the heat strip, and Backfill stale / Finalize driven
 // through the launch dialog to the statuses they change.
-#include "lagpage.h"
-#include "lagpartitionsmodel.h"
-#include "latenesschart.h"
-#include "latenessstrip.h"
-#include "launchdialog.h"
-#include "mainwindow.h"
-#include "partitions.h"
-#include "runmanager.h"
-#include "settings.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "ui/lateness/lagpage.h"
+#include "ui/lateness/lagpartitionsmodel.h"
+#include "ui/lateness/latenesschart.h"
+#include "ui/lateness/latenessstrip.h"
+#include "ui/batch/launchdialog.h"
+#include "ui/window/mainwindow.h"
+#include "core/batch/partitions.h"
+#include "ui/batch/runmanager.h"
+#include "ui/common/settings.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>

@@ -1,14 +1,14 @@
 // The console frame: opens a workspace in the background, shows a dataset's
 // partitions and a stream's log, and reports errors in the banner.
-#include "errorbanner.h"
-#include "mainwindow.h"
-#include "partitions.h"
-#include "partitionsmodel.h"
-#include "partitionspage.h"
-#include "settings.h"
-#include "streampage.h"
-#include "streampartitionsmodel.h"
-#include "testsupport.h"
+#include "ui/common/errorbanner.h"
+#include "ui/window/mainwindow.h"
+#include "core/batch/partitions.h"
+#include "ui/batch/partitionsmodel.h"
+#include "ui/batch/partitionspage.h"
+#include "ui/common/settings.h"
+#include "ui/streams/streampage.h"
+#include "ui/streams/streampartitionsmodel.h"
+#include "tests/testsupport.h"
 
 #include <QHash>
 #include <QSignalSpy>

@@ -1,11 +1,11 @@
 // PartitionsModel and PartitionsProxyModel: structure under
 // QAbstractItemModelTester, raw numbers for sorting, status colours, and a
 // snapshot taken by core from a real database.
-#include "controlschema.h"
-#include "partitionsmodel.h"
-#include "partitionsproxymodel.h"
-#include "statusstyle.h"
-#include "testsupport.h"
+#include "core/sql/controlschema.h"
+#include "ui/batch/partitionsmodel.h"
+#include "ui/batch/partitionsproxymodel.h"
+#include "ui/common/statusstyle.h"
+#include "tests/testsupport.h"
 
 #include <QAbstractItemModelTester>
 #include <QBrush>

@@ -1,17 +1,17 @@
 // The streams page on the demo: the crashed consumer group, an offsets reset
 // through the dialog (its dry run against offsets-reset, then applied and
 // committed), and a replay through the page into the sink.
-#include "consumergroupsmodel.h"
-#include "groupoffsetsmodel.h"
-#include "offsets.h"
-#include "offsetschart.h"
-#include "replaydialog.h"
-#include "resetoffsetsdialog.h"
-#include "resetplanmodel.h"
-#include "settings.h"
-#include "streampage.h"
-#include "testsupport.h"
-#include "workspace.h"
+#include "ui/streams/consumergroupsmodel.h"
+#include "ui/streams/groupoffsetsmodel.h"
+#include "core/streams/offsets.h"
+#include "ui/streams/offsetschart.h"
+#include "ui/streams/replaydialog.h"
+#include "ui/streams/resetoffsetsdialog.h"
+#include "ui/streams/resetplanmodel.h"
+#include "ui/common/settings.h"
+#include "ui/streams/streampage.h"
+#include "tests/testsupport.h"
+#include "core/workspace/workspace.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>

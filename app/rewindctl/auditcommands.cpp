@@ -1,0 +1,133 @@
+// rewindctl audit, run-report.
+#include "core/workspace/audit.h"
+#include "core/batch/batchjson.h"
+#include "app/rewindctl/clisupport.h"
+#include "core/batch/runreport.h"
+#include "core/batch/runs.h"
+
+#include <QStringBuilder>
+
+namespace rw::cli {
+
+namespace {
+
+const QCommandLineOption kAuditLimit({QStringLiteral("limit")}, QStringLiteral("At most N rows, newest first (default 100)."),
+                                     QStringLiteral("N"), QStringLiteral("100"));
+const QCommandLineOption kAuditAction({QStringLiteral("action")}, QStringLiteral("Only this action (e.g. preview, \"run started\")."),
+                                      QStringLiteral("A"));
+const QCommandLineOption kAuditDataset({QStringLiteral("dataset")}, QStringLiteral("Only rows about this dataset."), QStringLiteral("D"));
+const QCommandLineOption kReportRun({QStringLiteral("run")}, QStringLiteral("Run id (from rewindctl runs)."), QStringLiteral("ID"));
+const QCommandLineOption kReportFormat({QStringLiteral("format")}, QStringLiteral("md (default) or json."), QStringLiteral("F"),
+                                       QStringLiteral("md"));
+
+Json detailJson(const QString &text)
+{
+    if (text.isEmpty())
+        return nullptr;
+    Json j = Json::parse(text.toStdString(), nullptr, false);
+    return j.is_discarded() ? Json(s(text)) : j;
+}
+
+Status runAudit(Context &ctx)
+{
+    bool ok = false;
+    const int limit = ctx.parser.value(kAuditLimit).toInt(&ok);
+    if (!ok || limit <= 0)
+        return badInput(QStringLiteral("--limit \"%1\": expected a positive number").arg(ctx.parser.value(kAuditLimit)));
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    AuditFilter filter;
+    filter.action = ctx.parser.value(kAuditAction);
+    filter.dataset = ctx.parser.value(kAuditDataset);
+    if (!filter.dataset.isEmpty())
+        if (auto d = ws->spec.requireDataset(filter.dataset); !d)
+            return fail(d.error());
+    auto rows = listAudit(ws->db, filter, limit);
+    if (!rows)
+        return fail(rows.error());
+    if (ctx.json) {
+        Json list = Json::array();
+        for (const AuditRow &r : *rows)
+            list.push_back({{"id", r.id},
+                            {"at", s(r.at)},
+                            {"os_user", s(r.osUser)},
+                            {"action", s(r.action)},
+                            {"dataset", r.dataset.isEmpty() ? Json(nullptr) : Json(s(r.dataset))},
+                            {"stream", r.stream.isEmpty() ? Json(nullptr) : Json(s(r.stream))},
+                            {"run_id", r.runId.isNull() ? Json(nullptr) : Json(r.runId.toLongLong())},
+                            {"detail", detailJson(r.detail)}});
+        ctx.print({{"audit", list}});
+        return {};
+    }
+    if (rows->empty()) {
+        ctx.out << "No audit rows.\n";
+        return {};
+    }
+    TextTable table({QStringLiteral("ID"), QStringLiteral("AT"), QStringLiteral("USER"), QStringLiteral("ACTION"),
+                     QStringLiteral("DATASET/STREAM"), QStringLiteral("RUN"), QStringLiteral("DETAIL")},
+                    {true, false, false, false, false, true, false});
+    for (const AuditRow &r : *rows) {
+        QString detail = r.detail;
+        if (detail.size() > 80)
+            detail = detail.left(77) % QStringLiteral("...");
+        table.add({QString::number(r.id), r.at, r.osUser, r.action, r.dataset.isEmpty() ? r.stream : r.dataset,
+                   r.runId.isNull() ? QStringLiteral("-") : r.runId.toString(), detail});
+    }
+    table.print(ctx.out);
+    return {};
+}
+
+Status runReport(Context &ctx)
+{
+    auto text = required(ctx, kReportRun);
+    if (!text)
+        return fail(text.error());
+    bool ok = false;
+    const qint64 id = text->toLongLong(&ok);
+    if (!ok || id <= 0)
+        return badInput(QStringLiteral("--run \"%1\": expected a run id").arg(*text));
+    const QString format = ctx.parser.value(kReportFormat);
+    if (format != QLatin1String("md") && format != QLatin1String("json"))
+        return badInput(QStringLiteral("--format \"%1\": expected md or json").arg(format));
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto info = loadRun(ws->db, id);
+    if (!info)
+        return fail(info.error());
+    auto result = runResult(ws->db, id);
+    if (!result)
+        return fail(result.error());
+    if (ctx.json || format == QLatin1String("json")) {
+        Json j = toJson(*result);
+        j["os_user"] = s(info->osUser);
+        j["host"] = s(info->host);
+        ctx.print(j);
+        return {};
+    }
+    ctx.out << runReportMarkdown(*info, *result);
+    return {};
+}
+
+} // namespace
+
+std::vector<Command> auditCommands()
+{
+    return {
+        {QStringLiteral("audit"), QStringLiteral("The audit log, newest first: who previewed, ran, resumed, reset or replayed what."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOptions({kAuditLimit, kAuditAction, kAuditDataset});
+         },
+         runAudit},
+        {QStringLiteral("run-report"), QStringLiteral("A run's report for people (Markdown) or as JSON: what, by whom, counts, gates."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOptions({kReportRun, kReportFormat});
+         },
+         runReport},
+    };
+}
+
+} // namespace rw::cli

@@ -1,0 +1,262 @@
+// rewindctl preview, run, resume, runs, run-show.
+#include "core/batch/batch.h"
+#include "core/batch/batchjson.h"
+#include "app/rewindctl/clisupport.h"
+#include "core/batch/partitions.h"
+#include "core/batch/runs.h"
+
+#include <QStringBuilder>
+
+#include <unistd.h>
+
+namespace rw::cli {
+
+namespace {
+
+// --- preview, run, resume, runs, run-show ------------------------------------
+
+const QCommandLineOption kPartition({QStringLiteral("partition")}, QStringLiteral("A partition to cover (repeatable)."), QStringLiteral("P"));
+const QCommandLineOption kFrom({QStringLiteral("from")}, QStringLiteral("First partition of a range (inclusive)."), QStringLiteral("P"));
+const QCommandLineOption kTo({QStringLiteral("to")}, QStringLiteral("Last partition of a range (inclusive)."), QStringLiteral("P"));
+const QCommandLineOption kStale({QStringLiteral("stale")}, QStringLiteral("Every stale partition (source changed since its publish)."));
+const QCommandLineOption kSamples({QStringLiteral("samples")}, QStringLiteral("Add up to N example rows per category."), QStringLiteral("N"), QStringLiteral("0"));
+const QCommandLineOption kPlan({QStringLiteral("plan")}, QStringLiteral("Execute exactly this stored plan (from preview); refused, exit 4, if its source changed."), QStringLiteral("ID"));
+const QCommandLineOption kRun({QStringLiteral("run")}, QStringLiteral("Run id (from rewindctl runs)."), QStringLiteral("ID"));
+const QCommandLineOption kLimit({QStringLiteral("limit")}, QStringLiteral("At most N rows (default 50)."), QStringLiteral("N"), QStringLiteral("50"));
+
+void scopeOptions(QCommandLineParser &p)
+{
+    workspaceOptions(p);
+    p.addOptions({kDataset, kPartition, kFrom, kTo, kStale, kSamples});
+}
+
+Result<BatchOptions> batchOptions(const Context &ctx, bool withScope)
+{
+    BatchOptions o;
+    if (withScope) {
+        o.scope.partitions = ctx.parser.values(kPartition);
+        if (ctx.parser.isSet(kFrom))
+            o.scope.from = ctx.parser.value(kFrom);
+        if (ctx.parser.isSet(kTo))
+            o.scope.to = ctx.parser.value(kTo);
+        o.scope.stale = ctx.parser.isSet(kStale);
+    }
+    bool ok = false;
+    o.samples = ctx.parser.value(kSamples).toInt(&ok);
+    if (!ok || o.samples < 0 || o.samples > 1000)
+        return badInput(QStringLiteral("--samples \"%1\": expected a number from 0 to 1000").arg(ctx.parser.value(kSamples)));
+    if (ctx.given(QStringLiteral("plan")))
+        o.planId = ctx.parser.value(kPlan);
+    o.execute = ctx.given(QStringLiteral("execute"));
+    // A live progress line on a terminal, unless the output is JSON.
+    if (!ctx.json && ctx.err.device() != nullptr && ::isatty(STDERR_FILENO)) {
+        QTextStream *err = &ctx.err;
+        o.progress = [err](const Progress &p) {
+            *err << "\r\033[K[" << p.partitionsDone << '/' << p.partitionsTotal << "] " << p.partition << ' ' << p.phase
+                 << ", " << thousands(p.rowsDone) << " rows done";
+            err->flush();
+        };
+    }
+    return o;
+}
+
+void printRunText(Context &ctx, const RunResult &r)
+{
+    if (!ctx.json && ctx.err.device() != nullptr && ::isatty(STDERR_FILENO))
+        ctx.err << "\r\033[K";
+    ctx.out << r.dataset << " (" << r.mode << "): " << r.status;
+    if (!r.runId.isNull())
+        ctx.out << ", run " << r.runId.toString();
+    ctx.out << ", plan " << r.planId << "\n\n";
+    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("SOURCE"), QStringLiteral("STAGED"), QStringLiteral("DUPES DROPPED"),
+                     QStringLiteral("INSERT"), QStringLiteral("UPDATE"), QStringLiteral("DELETE"), QStringLiteral("UNCHANGED"),
+                     QStringLiteral("PUBLISHED")},
+                    {false, true, true, true, true, true, true, true, false});
+    for (const auto &p : r.partitions)
+        table.add({partitionLabel(p.partition), thousands(p.sourceRows), thousands(p.stagedRows), thousands(p.duplicatesDropped),
+                   thousands(p.inserted), thousands(p.updated), thousands(p.deleted), thousands(p.unchanged),
+                   p.published ? QStringLiteral("yes") : QStringLiteral("no")});
+    const PartitionResult t = r.totals();
+    table.add({QStringLiteral("total"), thousands(t.sourceRows), thousands(t.stagedRows), thousands(t.duplicatesDropped),
+               thousands(t.inserted), thousands(t.updated), thousands(t.deleted), thousands(t.unchanged), QString()});
+    table.print(ctx.out);
+    int failed = 0;
+    for (const auto &c : r.checks) {
+        if (c.passed)
+            continue;
+        if (failed++ == 0)
+            ctx.out << "\nFailed checks:\n";
+        ctx.out << "  " << partitionLabel(c.partition) << "  " << c.name << ": " << c.detail << '\n';
+    }
+    if (!r.checks.empty() && failed == 0)
+        ctx.out << '\n' << r.checks.size() << " checks passed.\n";
+    if (!r.error.isEmpty())
+        ctx.out << "\nError: " << r.error << '\n';
+    if (!r.executed)
+        ctx.out << "\nNothing was written but plan " << r.planId << ". To publish exactly this:\n  rewindctl run --db "
+                << ctx.parser.value(kDb) << " --spec " << ctx.parser.value(kSpec) << " --dataset " << r.dataset << " --plan "
+                << r.planId << " --execute\n";
+    else if (r.status == QLatin1String("failed") || r.status == QLatin1String("cancelled"))
+        ctx.out << "\nResume with: rewindctl resume --db " << ctx.parser.value(kDb) << " --spec " << ctx.parser.value(kSpec)
+                << " --run " << r.runId.toString() << " --execute\n";
+}
+
+// Prints a run result and turns its status into the exit code.
+Status report(Context &ctx, const RunResult &r)
+{
+    if (ctx.json)
+        ctx.print(toJson(r));
+    else
+        printRunText(ctx, r);
+    const int code = exitCodeOf(r);
+    if (code == 0)
+        return {};
+    Error e{static_cast<Error::Code>(code), r.error.isEmpty() ? QStringLiteral("run %1: %2").arg(r.runId.toString(), r.status) : r.error};
+    return fail(e);
+}
+
+Status runBatch(Context &ctx, bool forcePreview)
+{
+    auto name = required(ctx, kDataset);
+    if (!name)
+        return fail(name.error());
+    auto options = batchOptions(ctx, true);
+    if (!options)
+        return fail(options.error());
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto dataset = ws->spec.requireDataset(*name);
+    if (!dataset)
+        return fail(dataset.error());
+    if (forcePreview)
+        options->execute = false;
+    auto result = forcePreview ? preview(ws->db, **dataset, *options) : run(ws->db, **dataset, *options);
+    if (!result)
+        return fail(result.error());
+    ctx.reported = true;
+    return report(ctx, *result);
+}
+
+Status runPreview(Context &ctx) { return runBatch(ctx, true); }
+Status runRun(Context &ctx) { return runBatch(ctx, false); }
+
+Result<qint64> runIdOption(const Context &ctx)
+{
+    auto text = required(ctx, kRun);
+    if (!text)
+        return fail(text.error());
+    bool ok = false;
+    const qint64 id = text->toLongLong(&ok);
+    if (!ok || id <= 0)
+        return badInput(QStringLiteral("--run \"%1\": expected a run id (a positive number)").arg(*text));
+    return id;
+}
+
+Status runResume(Context &ctx)
+{
+    auto id = runIdOption(ctx);
+    if (!id)
+        return fail(id.error());
+    auto options = batchOptions(ctx, false);
+    if (!options)
+        return fail(options.error());
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto result = resume(ws->db, ws->spec, *id, *options);
+    if (!result)
+        return fail(result.error());
+    ctx.reported = true;
+    return report(ctx, *result);
+}
+
+Status runRuns(Context &ctx)
+{
+    bool ok = false;
+    const int limit = ctx.parser.value(kLimit).toInt(&ok);
+    if (!ok || limit <= 0)
+        return badInput(QStringLiteral("--limit \"%1\": expected a positive number").arg(ctx.parser.value(kLimit)));
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto runs = listRuns(ws->db, limit);
+    if (!runs)
+        return fail(runs.error());
+    if (ctx.json) {
+        Json list = Json::array();
+        for (const auto &r : *runs)
+            list.push_back({{"run_id", r.runId},
+                            {"dataset", s(r.dataset)},
+                            {"status", s(r.status)},
+                            {"started_at", s(r.startedAt)},
+                            {"finished_at", r.finishedAt.isEmpty() ? Json(nullptr) : Json(s(r.finishedAt))},
+                            {"kind", s(r.kind)},
+                            {"plan_id", r.planId.isEmpty() ? Json(nullptr) : Json(s(r.planId))},
+                            {"os_user", s(r.osUser)}});
+        ctx.print({{"runs", list}});
+        return {};
+    }
+    TextTable table({QStringLiteral("RUN"), QStringLiteral("DATASET"), QStringLiteral("KIND"), QStringLiteral("STATUS"),
+                     QStringLiteral("STARTED"), QStringLiteral("FINISHED"), QStringLiteral("USER")},
+                    {true, false, false, false, false, false, false});
+    for (const auto &r : *runs)
+        table.add({QString::number(r.runId), r.dataset, r.kind, r.status, r.startedAt,
+                   r.finishedAt.isEmpty() ? QStringLiteral("-") : r.finishedAt, r.osUser});
+    table.print(ctx.out);
+    return {};
+}
+
+Status runShow(Context &ctx)
+{
+    auto id = runIdOption(ctx);
+    if (!id)
+        return fail(id.error());
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto result = runResult(ws->db, *id);
+    if (!result)
+        return fail(result.error());
+    if (ctx.json) {
+        ctx.print(toJson(*result));
+        return {};
+    }
+    printRunText(ctx, *result);
+    return {};
+}
+
+} // namespace
+
+std::vector<Command> batchCommands()
+{
+    return {
+        {QStringLiteral("preview"), QStringLiteral("Stage, dedupe, diff and check partitions; store a plan. Writes no data."), scopeOptions, runPreview},
+        {QStringLiteral("run"), QStringLiteral("Re-run partitions: a preview unless --execute; publishes each partition atomically."),
+         [](QCommandLineParser &p) {
+             scopeOptions(p);
+             p.addOptions({kPlan, kExecute});
+         },
+         runRun},
+        {QStringLiteral("resume"), QStringLiteral("Continue an interrupted, cancelled or failed run from its first unfinished partition."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOptions({kRun, kExecute, kSamples});
+         },
+         runResume},
+        {QStringLiteral("runs"), QStringLiteral("List runs, newest first."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOption(kLimit);
+         },
+         runRuns},
+        {QStringLiteral("run-show"), QStringLiteral("One run: its plan, per-partition results, gate results and error."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOption(kRun);
+         },
+         runShow},
+    };
+}
+
+} // namespace rw::cli

@@ -1,0 +1,127 @@
+#include "app/rewindctl/cli.h"
+
+#include "app/rewindctl/clisupport.h"
+
+#include <QStringBuilder>
+
+#include <algorithm>
+
+namespace rw::cli {
+
+namespace {
+
+// --- the frame ------------------------------------------------------------------
+
+const std::vector<Command> &commands()
+{
+    static const std::vector<Command> list = [] {
+        std::vector<Command> all;
+        for (auto area : {workspaceCommands, batchCommands, lateCommands, streamCommands, auditCommands, dlqCommands, recoveryCommands}) {
+            auto more = area();
+            all.insert(all.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+        }
+        return all;
+    }();
+    return list;
+}
+
+// A two-word command ("dlq list") is named by the first two arguments.
+QString commandName(const QStringList &args)
+{
+    const QString two = args.size() > 1 ? QString(args.at(0) % u' ' % args.at(1)) : QString();
+    const auto &all = commands();
+    return std::any_of(all.begin(), all.end(), [&](const Command &c) { return c.name == two; }) ? two : args.constFirst();
+}
+
+QString usage()
+{
+    QString text = QStringLiteral("Usage: rewindctl COMMAND [options]\n\n"
+                                  "Rewind's command-line twin: browse, preview and safely re-run data pipelines.\n\n"
+                                  "Commands:\n");
+    qsizetype width = 0;
+    for (const auto &c : commands())
+        width = std::max(width, c.name.size());
+    for (const auto &c : commands())
+        text += QStringLiteral("  ") % c.name.leftJustified(width + 2) % c.summary % u'\n';
+    text += QStringLiteral("\nRun 'rewindctl COMMAND --help' for a command's options.\n"
+                           "Exit codes: 0 success (a dry run included), 1 failure, 2 bad input, 3 a quality check "
+                           "failed, 4 the plan is stale.\n");
+    return text;
+}
+
+} // namespace
+
+int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
+{
+    const QStringList args = arguments.mid(1);
+    if (args.isEmpty()) {
+        err << usage();
+        return 2;
+    }
+    const QString name = commandName(args);
+    // Input refused before the command runs: the message on stderr and, when
+    // --json was asked for, the same error document as a failing command's.
+    const bool wantsJson = args.contains(QStringLiteral("--json")) || args.contains(QStringLiteral("-json"));
+    const auto refuse = [&](const QString &message, const QString &more) {
+        err << message << more;
+        if (wantsJson)
+            out << QString::fromStdString(Json{{"error", {{"exit_code", 2}, {"message", s(message.section(QStringLiteral(": "), 1))}}}}.dump(2)) << '\n';
+        return 2;
+    };
+    if (name == QLatin1String("--help") || name == QLatin1String("-h") || name == QLatin1String("help")) {
+        out << usage();
+        return 0;
+    }
+    const auto &all = commands();
+    const auto command = std::find_if(all.begin(), all.end(), [&](const Command &c) { return c.name == name; });
+    if (command == all.end()) {
+        // "dlq frob": name the group's commands rather than call "dlq" unknown.
+        QStringList group;
+        for (const Command &c : all)
+            if (c.name.startsWith(name % u' '))
+                group << c.name.mid(name.size() + 1);
+        if (!group.isEmpty())
+            return refuse(QStringLiteral("rewindctl: unknown command \"%1%2\": %1 takes %3")
+                              .arg(name, args.size() > 1 ? QString(u' ' % args.at(1)) : QString(), group.join(QStringLiteral(", "))),
+                          QStringLiteral("\n"));
+        return refuse(QStringLiteral("rewindctl: unknown command \"%1\"").arg(name), QStringLiteral("\n\n") + usage());
+    }
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(command->summary);
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
+    parser.addOption(help);
+    parser.addOption(kJson);
+    command->options(parser);
+    QStringList toParse = args.mid(name.count(u' '));
+    toParse[0] = QStringLiteral("rewindctl ") + name; // argv[0] for the help text
+    if (!parser.parse(toParse))
+        return refuse(QStringLiteral("rewindctl %1: %2").arg(name, parser.errorText()), QStringLiteral("\nRun 'rewindctl %1 --help'.\n").arg(name));
+    if (parser.isSet(help)) {
+        out << parser.helpText();
+        return 0;
+    }
+    if (!parser.positionalArguments().isEmpty())
+        return refuse(QStringLiteral("rewindctl %1: unexpected argument \"%2\"").arg(name, parser.positionalArguments().constFirst()),
+                      QStringLiteral("\nRun 'rewindctl %1 --help'.\n").arg(name));
+
+    Context ctx{parser, out, err, parser.isSet(kJson)};
+    const Status result = command->run(ctx);
+    if (result)
+        return 0;
+    const Error &error = result.error();
+    err << "rewindctl " << name << ": " << error.message << '\n';
+    if (ctx.json && !ctx.reported)
+        ctx.print({{"error", {{"exit_code", error.exitCode()}, {"message", s(error.message)}}}});
+    return error.exitCode();
+}
+
+int run(const QStringList &arguments)
+{
+    QTextStream out(stdout);
+    QTextStream err(stderr);
+    return run(arguments, out, err);
+}
+
+} // namespace rw::cli

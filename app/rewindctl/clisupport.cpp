@@ -1,0 +1,61 @@
+#include "app/rewindctl/clisupport.h"
+
+#include <QLocale>
+#include <QStringBuilder>
+
+namespace rw::cli {
+
+QString thousands(qint64 n)
+{
+    static const QLocale english(QLocale::English, QLocale::UnitedStates);
+    return english.toString(n);
+}
+
+void TextTable::print(QTextStream &out) const
+{
+    QList<qsizetype> width;
+    for (const QString &h : m_header)
+        width << h.size();
+    for (const auto &row : m_rows)
+        for (qsizetype i = 0; i < row.size() && i < width.size(); ++i)
+            width[i] = std::max(width[i], row[i].size());
+    auto line = [&](const QStringList &cells) {
+        QStringList padded;
+        for (qsizetype i = 0; i < cells.size(); ++i)
+            padded << (m_numeric.value(i) ? cells[i].rightJustified(width[i]) : cells[i].leftJustified(width[i]));
+        QString text = padded.join(QStringLiteral("  "));
+        while (text.endsWith(u' ')) // a right-aligned first column keeps its leading spaces
+            text.chop(1);
+        out << text << '\n';
+    };
+    line(m_header);
+    for (const auto &row : m_rows)
+        line(row);
+}
+
+void workspaceOptions(QCommandLineParser &p)
+{
+    p.addOption(kDb);
+    p.addOption(kSpec);
+}
+
+Result<QString> required(const Context &ctx, const QCommandLineOption &option)
+{
+    const QString name = option.names().constFirst();
+    if (!ctx.parser.isSet(option) || ctx.parser.value(option).isEmpty())
+        return badInput(QStringLiteral("--%1 is required").arg(name));
+    return ctx.parser.value(option);
+}
+
+Result<Workspace> workspace(const Context &ctx)
+{
+    auto db = required(ctx, kDb);
+    if (!db)
+        return fail(db.error());
+    auto spec = required(ctx, kSpec);
+    if (!spec)
+        return fail(spec.error());
+    return openWorkspace(*db, *spec);
+}
+
+} // namespace rw::cli

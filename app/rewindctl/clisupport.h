@@ -1,0 +1,80 @@
+#pragma once
+
+// Shared by the rewindctl command files (cli_*.cpp): the command table entry,
+// the output context, common options and small formatting helpers.
+
+#include "core/util/error.h"
+#include "core/workspace/workspace.h"
+
+#include <QCommandLineOption>
+#include <QCommandLineParser>
+#include <QTextStream>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace rw::cli {
+
+using Json = nlohmann::ordered_json;
+
+inline std::string s(const QString &text) { return text.toStdString(); }
+inline Json nullable(const std::optional<QString> &value) { return value ? Json(s(*value)) : Json(nullptr); }
+QString thousands(qint64 n);
+
+// A plain text table for people: left-aligned text, right-aligned numbers.
+class TextTable {
+public:
+    explicit TextTable(QStringList header, QList<bool> numeric = {}) : m_header(std::move(header)), m_numeric(std::move(numeric)) {}
+    void add(QStringList row) { m_rows << std::move(row); }
+    void print(QTextStream &out) const;
+
+private:
+    QStringList m_header;
+    QList<bool> m_numeric;
+    QList<QStringList> m_rows;
+};
+
+struct Context {
+    QCommandLineParser &parser;
+    QTextStream &out;
+    QTextStream &err;
+    bool json = false;
+    bool reported = false; // the command already printed its result document
+
+    void print(const Json &document) { out << QString::fromStdString(document.dump(2)) << '\n'; }
+    // True when the option was given (safe for options a command does not define).
+    bool given(const QString &name) const { return parser.optionNames().contains(name); }
+};
+
+struct Command {
+    QString name;
+    QString summary;
+    std::function<void(QCommandLineParser &)> options;
+    std::function<Status(Context &)> run;
+};
+
+inline const QCommandLineOption kDb({QStringLiteral("db")}, QStringLiteral("Database: a SQLite path, sqlite:PATH, or postgresql://user@host[:port]/dbname[?sslmode=...]."), QStringLiteral("DB"));
+inline const QCommandLineOption kSpec({QStringLiteral("spec")}, QStringLiteral("Pipeline spec (JSON)."), QStringLiteral("SPEC"));
+inline const QCommandLineOption kJson({QStringLiteral("json")}, QStringLiteral("Print exactly one JSON document on stdout."));
+inline const QCommandLineOption kDataset({QStringLiteral("dataset")}, QStringLiteral("Dataset name from the spec."), QStringLiteral("D"));
+inline const QCommandLineOption kExecute({QStringLiteral("execute")}, QStringLiteral("Apply the change. Without it, a dry run: print what would change, change nothing."));
+
+void workspaceOptions(QCommandLineParser &p);
+// The value of a required option, or BadInput naming it.
+Result<QString> required(const Context &ctx, const QCommandLineOption &option);
+// Opens --db with --spec (validated).
+Result<Workspace> workspace(const Context &ctx);
+
+// The command tables of each area.
+std::vector<Command> workspaceCommands(); // demo, datasets, streams, partitions
+std::vector<Command> batchCommands();     // preview, run, resume, runs, run-show
+std::vector<Command> streamCommands();    // offsets, offsets-reset, replay
+std::vector<Command> auditCommands();     // audit, run-report
+std::vector<Command> lateCommands();      // lag, finalize
+std::vector<Command> dlqCommands();       // dlq list, show, fix, validate, replay, discard
+std::vector<Command> recoveryCommands();  // duplicates, freeze, unfreeze, recover, rollback
+
+} // namespace rw::cli

@@ -1,0 +1,324 @@
+// rewindctl duplicates, freeze, unfreeze, recover, rollback.
+#include "core/batch/batchjson.h"
+#include "app/rewindctl/clisupport.h"
+#include "core/batch/partitions.h"
+#include "core/recovery/recovery.h"
+#include "core/batch/rollback.h"
+
+#include <QJsonDocument>
+#include <QStringBuilder>
+
+namespace rw::cli {
+
+namespace {
+
+const QCommandLineOption kSamplesOpt({QStringLiteral("samples")}, QStringLiteral("Up to N example duplicate keys (default 5)."), QStringLiteral("N"),
+                                     QStringLiteral("5"));
+const QCommandLineOption kReason({QStringLiteral("reason")}, QStringLiteral("Why (kept with the freeze and in the audit log)."), QStringLiteral("TEXT"));
+const QCommandLineOption kReport({QStringLiteral("report")}, QStringLiteral("Write the Markdown recovery report to FILE (default: next to the database)."),
+                                 QStringLiteral("FILE"));
+const QCommandLineOption kRunId({QStringLiteral("run")}, QStringLiteral("Run id (from rewindctl runs)."), QStringLiteral("ID"));
+
+Json partitionsJson(const DuplicateReport &d)
+{
+    Json parts = Json::array();
+    for (const auto &p : d.partitions)
+        parts.push_back({{"partition", nullable(p.partition)}, {"duplicate_keys", p.duplicateKeys}, {"extra_rows", p.extraRows}});
+    return parts;
+}
+
+Json samplesJson(const std::vector<QJsonObject> &samples)
+{
+    Json out = Json::array();
+    for (const auto &o : samples)
+        out.push_back(Json::parse(QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString()));
+    return out;
+}
+
+Json variantJson(const QVariant &v)
+{
+    if (v.isNull())
+        return nullptr;
+    bool ok = false;
+    const qlonglong i = v.toLongLong(&ok);
+    if (ok && v.typeId() != QMetaType::Double)
+        return i;
+    const double d = v.toDouble(&ok);
+    return ok ? Json(d) : Json(s(v.toString()));
+}
+
+Result<int> samplesOption(const Context &ctx)
+{
+    bool ok = false;
+    const int n = ctx.parser.value(kSamplesOpt).toInt(&ok);
+    if (!ok || n < 0 || n > 1000)
+        return badInput(QStringLiteral("--samples \"%1\": expected a number from 0 to 1000").arg(ctx.parser.value(kSamplesOpt)));
+    return n;
+}
+
+Result<std::pair<Workspace, const DatasetSpec *>> datasetOf(const Context &ctx)
+{
+    auto name = required(ctx, kDataset);
+    if (!name)
+        return fail(name.error());
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto dataset = ws->spec.requireDataset(*name);
+    if (!dataset)
+        return fail(dataset.error());
+    const DatasetSpec *d = *dataset;
+    return std::pair<Workspace, const DatasetSpec *>(std::move(*ws), d);
+}
+
+Status runDuplicates(Context &ctx)
+{
+    auto samples = samplesOption(ctx);
+    if (!samples)
+        return fail(samples.error());
+    auto wd = datasetOf(ctx);
+    if (!wd)
+        return fail(wd.error());
+    auto d = findDuplicates(wd->first.db, *wd->second, *samples);
+    if (!d)
+        return fail(d.error());
+    if (ctx.json) {
+        ctx.print({{"dataset", s(d->dataset)},
+                   {"target", s(d->target)},
+                   {"duplicate_keys", d->duplicateKeys},
+                   {"extra_rows", d->extraRows},
+                   {"partitions", partitionsJson(*d)},
+                   {"samples", samplesJson(d->samples)}});
+        return {};
+    }
+    ctx.out << d->dataset << " (" << d->target << "): " << thousands(d->duplicateKeys) << " duplicate keys, " << thousands(d->extraRows)
+            << " extra rows\n";
+    if (d->partitions.empty())
+        return {};
+    ctx.out << '\n';
+    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("DUPLICATE KEYS"), QStringLiteral("EXTRA ROWS")}, {false, true, true});
+    for (const auto &p : d->partitions)
+        table.add({partitionLabel(p.partition), thousands(p.duplicateKeys), thousands(p.extraRows)});
+    table.print(ctx.out);
+    if (!d->samples.empty()) {
+        ctx.out << "\nExamples:\n";
+        for (const auto &o : d->samples)
+            ctx.out << "  " << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)) << '\n';
+    }
+    return {};
+}
+
+Status runFreeze(Context &ctx, bool freezing)
+{
+    auto wd = datasetOf(ctx);
+    if (!wd)
+        return fail(wd.error());
+    const Database &db = wd->first.db;
+    const QString name = wd->second->name;
+    const bool execute = ctx.given(QStringLiteral("execute"));
+    const QString reason = ctx.given(QStringLiteral("reason")) ? ctx.parser.value(kReason) : QString();
+    auto state = freezeInfo(db, name);
+    if (!state)
+        return fail(state.error());
+    const bool wasFrozen = state->has_value();
+    bool changed = false;
+    if (execute) {
+        auto r = freezing ? freeze(db, name, reason) : unfreeze(db, name, reason);
+        if (!r)
+            return fail(r.error());
+        changed = *r;
+        state = freezeInfo(db, name);
+        if (!state)
+            return fail(state.error());
+    }
+    const bool frozenNow = execute ? state->has_value() : wasFrozen;
+    if (ctx.json) {
+        Json j{{"dataset", s(name)}, {"executed", execute}, {"frozen", frozenNow}, {"was_frozen", wasFrozen}, {"changed", changed}};
+        if (*state) {
+            j["frozen_at"] = s((*state)->frozenAt);
+            j["os_user"] = s((*state)->osUser);
+            j["reason"] = s((*state)->reason);
+        }
+        ctx.print(j);
+        return {};
+    }
+    if (!execute) {
+        if (freezing == wasFrozen)
+            ctx.out << name << " is " << (wasFrozen ? "already frozen" : "not frozen") << ": nothing to do.\n";
+        else
+            ctx.out << "Would " << (freezing ? "freeze " : "unfreeze ") << name << ". Add --execute to do it.\n";
+        return {};
+    }
+    if (!changed)
+        ctx.out << name << " was " << (wasFrozen ? "already frozen" : "not frozen") << ": nothing changed.\n";
+    else
+        ctx.out << name << (freezing ? " is frozen: Rewind's writers refuse it until rewindctl unfreeze.\n" : " is unfrozen.\n");
+    return {};
+}
+
+Json totalsJson(const std::vector<TotalsRow> &rows)
+{
+    Json out = Json::array();
+    for (const auto &t : rows) {
+        Json sums = Json::object();
+        for (const auto &[column, source, target] : t.sums)
+            sums[s(column)] = {{"source", variantJson(source)}, {"target", variantJson(target)}};
+        out.push_back({{"partition", nullable(t.partition)},
+                       {"source_rows", t.sourceRows},
+                       {"target_rows", t.targetRows},
+                       {"sums", sums},
+                       {"match", t.match}});
+    }
+    return out;
+}
+
+Status runRecover(Context &ctx)
+{
+    auto samples = samplesOption(ctx);
+    if (!samples)
+        return fail(samples.error());
+    auto wd = datasetOf(ctx);
+    if (!wd)
+        return fail(wd.error());
+    RecoverOptions o;
+    o.execute = ctx.given(QStringLiteral("execute"));
+    o.samples = *samples;
+    if (ctx.given(QStringLiteral("report")))
+        o.reportPath = ctx.parser.value(kReport);
+    auto r = recover(wd->first.db, *wd->second, o);
+    if (!r)
+        return fail(r.error());
+    if (ctx.json) {
+        Json steps = Json::array();
+        for (const auto &st : r->steps)
+            steps.push_back({{"step", s(st.step)}, {"status", s(st.status)}, {"detail", s(st.detail)}});
+        Json j{{"dataset", s(r->dataset)},
+               {"duplicate_keys", r->before.duplicateKeys},
+               {"extra_rows", r->before.extraRows},
+               {"partitions", partitionsJson(r->before)},
+               {"totals_match", r->totalsMatch},
+               {"unique_index_added", r->uniqueIndexAdded},
+               {"executed", r->executed},
+               {"status", s(r->status)},
+               {"target", s(r->target)},
+               {"unique_index", s(r->uniqueIndex)},
+               {"unique_index_columns", Json::array()},
+               {"run_id", r->rerunId.isNull() ? Json(nullptr) : Json(r->rerunId.toLongLong())},
+               {"totals", totalsJson(r->totals)},
+               {"steps", steps},
+               {"samples", samplesJson(r->before.samples)},
+               {"report", r->reportPath.isEmpty() ? Json(nullptr) : Json(s(r->reportPath))}};
+        for (const QString &c : r->uniqueIndexColumns)
+            j["unique_index_columns"].push_back(s(c));
+        if (r->after)
+            j["after"] = {{"duplicate_keys", r->after->duplicateKeys}, {"extra_rows", r->after->extraRows}};
+        if (!r->error.isEmpty())
+            j["error"] = s(r->error);
+        ctx.print(j);
+    } else {
+        ctx.out << r->dataset << " (" << r->target << "): " << thousands(r->before.duplicateKeys) << " duplicate keys, "
+                << thousands(r->before.extraRows) << " extra rows\n\n";
+        TextTable table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DETAIL")});
+        for (const auto &st : r->steps)
+            table.add({st.step, st.status, st.detail});
+        table.print(ctx.out);
+        ctx.out << "\nTotals " << (r->totalsMatch ? "match" : "do not match") << " the source"
+                << (r->executed ? QString() : QStringLiteral(" (as the target is now)")) << ".\n";
+        if (!r->reportPath.isEmpty())
+            ctx.out << "Report: " << r->reportPath << '\n';
+        if (!r->executed)
+            ctx.out << "Dry run: nothing changed. Add --execute to recover.\n";
+    }
+    ctx.reported = true;
+    if (r->status == QLatin1String("failed"))
+        return internalError(r->error);
+    return {};
+}
+
+Status runRollback(Context &ctx)
+{
+    auto text = required(ctx, kRunId);
+    if (!text)
+        return fail(text.error());
+    bool ok = false;
+    const qint64 id = text->toLongLong(&ok);
+    if (!ok || id <= 0)
+        return badInput(QStringLiteral("--run \"%1\": expected a run id (a positive number)").arg(*text));
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    const bool execute = ctx.given(QStringLiteral("execute"));
+    auto r = rollback(ws->db, ws->spec, id, execute);
+    if (!r)
+        return fail(r.error());
+    if (ctx.json) {
+        Json parts = Json::array();
+        qint64 removed = 0, restored = 0;
+        for (const auto &p : r->partitions) {
+            parts.push_back({{"partition", nullable(p.partition)},
+                             {"rows_removed", p.rowsRemoved},
+                             {"rows_restored", p.rowsRestored},
+                             {"restored", p.restored}});
+            removed += p.rowsRemoved;
+            restored += p.rowsRestored;
+        }
+        ctx.print({{"run_id", r->runId},
+                   {"dataset", s(r->dataset)},
+                   {"mode", s(r->mode)},
+                   {"executed", r->executed},
+                   {"status", s(r->status)},
+                   {"partitions", parts},
+                   {"totals", {{"rows_removed", removed}, {"rows_restored", restored}}}});
+        return {};
+    }
+    ctx.out << "Run " << r->runId << " of " << r->dataset << " (" << r->mode << "): " << r->status << "\n\n";
+    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("ROWS REMOVED"), QStringLiteral("ROWS RESTORED"), QStringLiteral("RESTORED")},
+                    {false, true, true, false});
+    for (const auto &p : r->partitions)
+        table.add({partitionLabel(p.partition), thousands(p.rowsRemoved), thousands(p.rowsRestored), p.restored ? QStringLiteral("yes") : QStringLiteral("no")});
+    table.print(ctx.out);
+    if (!r->executed)
+        ctx.out << "\nDry run: nothing changed. Add --execute to restore these partitions to their state before run " << r->runId << ".\n";
+    return {};
+}
+
+} // namespace
+
+std::vector<Command> recoveryCommands()
+{
+    return {
+        {QStringLiteral("duplicates"), QStringLiteral("Duplicate keys in a dataset's target: per partition, with examples. Reads only."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOptions({kDataset, kSamplesOpt});
+         },
+         runDuplicates},
+        {QStringLiteral("freeze"), QStringLiteral("Stop Rewind's writers from touching a dataset (a dry run unless --execute)."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOptions({kDataset, kReason, kExecute});
+         },
+         [](Context &ctx) { return runFreeze(ctx, true); }},
+        {QStringLiteral("unfreeze"), QStringLiteral("Lift a dataset's freeze (a dry run unless --execute)."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOptions({kDataset, kReason, kExecute});
+         },
+         [](Context &ctx) { return runFreeze(ctx, false); }},
+        {QStringLiteral("recover"),
+         QStringLiteral("Duplicate incident: freeze, find duplicates, re-run them by overwrite, check totals, add a unique index, unfreeze."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOptions({kDataset, kSamplesOpt, kReport, kExecute});
+         },
+         runRecover},
+        {QStringLiteral("rollback"), QStringLiteral("Restore every partition a run published to its state before the run (dry run unless --execute)."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOptions({kRunId, kExecute});
+         },
+         runRollback},
+    };
+}
+
+} // namespace rw::cli

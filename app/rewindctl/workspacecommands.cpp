@@ -1,0 +1,187 @@
+// rewindctl demo, datasets, streams, partitions.
+#include "app/rewindctl/clisupport.h"
+#include "core/demo/demo.h"
+#include "core/batch/partitions.h"
+
+#include <QStringBuilder>
+
+namespace rw::cli {
+
+namespace {
+
+// --- demo -------------------------------------------------------------------
+
+const QCommandLineOption kOutDb({QStringLiteral("out-db")}, QStringLiteral("SQLite file to create, or an existing PostgreSQL database (postgresql://user@host:port/db) to fill."), QStringLiteral("PATH"));
+const QCommandLineOption kOutSpec({QStringLiteral("out-spec")}, QStringLiteral("Spec file to write."), QStringLiteral("PATH"));
+const QCommandLineOption kSeed({QStringLiteral("seed")}, QStringLiteral("Random seed (default 1): the same seed gives the same data."), QStringLiteral("N"), QStringLiteral("1"));
+const QCommandLineOption kScale({QStringLiteral("scale")}, QStringLiteral("Size factor (default 1: about a million rows)."), QStringLiteral("N"), QStringLiteral("1"));
+const QCommandLineOption kForce({QStringLiteral("force")}, QStringLiteral("Replace an existing --out-db (PostgreSQL: drop the demo's tables and the schema rewind first)."));
+
+Status runDemo(Context &ctx)
+{
+    demo::Options options;
+    auto outDb = required(ctx, kOutDb);
+    if (!outDb)
+        return fail(outDb.error());
+    auto outSpec = required(ctx, kOutSpec);
+    if (!outSpec)
+        return fail(outSpec.error());
+    options.dbPath = *outDb;
+    options.specPath = *outSpec;
+    bool ok = false;
+    const uint seed = ctx.parser.value(kSeed).toUInt(&ok);
+    if (!ok)
+        return badInput(QStringLiteral("--seed \"%1\": expected a non-negative integer").arg(ctx.parser.value(kSeed)));
+    options.seed = seed;
+    options.scale = ctx.parser.value(kScale).toDouble(&ok);
+    if (!ok || options.scale <= 0)
+        return badInput(QStringLiteral("--scale \"%1\": expected a positive number").arg(ctx.parser.value(kScale)));
+    options.overwrite = ctx.parser.isSet(kForce);
+    auto summary = demo::generate(options);
+    if (!summary)
+        return fail(summary.error());
+    if (ctx.json) {
+        Json tables = Json::array();
+        for (const auto &t : summary->tables)
+            tables.push_back({{"table", s(t.table)}, {"rows", t.rows}});
+        ctx.print({{"db", s(options.dbPath)}, {"spec", s(options.specPath)}, {"seed", options.seed},
+                   {"scale", options.scale}, {"tables", tables}, {"total_rows", summary->totalRows}});
+        return {};
+    }
+    TextTable table({QStringLiteral("TABLE"), QStringLiteral("ROWS")}, {false, true});
+    for (const auto &t : summary->tables)
+        table.add({t.table, thousands(t.rows)});
+    table.print(ctx.out);
+    ctx.out << "\nWrote " << thousands(summary->totalRows) << " rows to " << options.dbPath << " and the spec to "
+            << options.specPath << ".\nOpen it with:  rewind --db " << options.dbPath << " --spec " << options.specPath
+            << '\n';
+    return {};
+}
+
+// --- datasets, streams -------------------------------------------------------
+
+Status runDatasets(Context &ctx)
+{
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    if (ctx.json) {
+        Json list = Json::array();
+        for (const auto &d : ws->spec.datasets) {
+            Json key = Json::array();
+            for (const QString &k : d.key)
+                key.push_back(s(k));
+            list.push_back({{"name", s(d.name)},
+                            {"target", s(d.target)},
+                            {"write", s(d.write)},
+                            {"source", d.source.isEmpty() ? Json(nullptr) : Json(s(d.source))},
+                            {"partition_column", d.partitioned() ? Json(s(d.partitionColumn)) : Json(nullptr)},
+                            {"key", key}});
+        }
+        ctx.print({{"datasets", list}});
+        return {};
+    }
+    TextTable table({QStringLiteral("DATASET"), QStringLiteral("SOURCE"), QStringLiteral("TARGET"), QStringLiteral("WRITE"),
+                     QStringLiteral("PARTITION BY"), QStringLiteral("KEY")},
+                    {});
+    for (const auto &d : ws->spec.datasets)
+        table.add({d.name, d.source.isEmpty() ? QStringLiteral("(transform)") : d.source, d.target, d.write,
+                   d.partitioned() ? d.partitionColumn : QStringLiteral("-"), d.key.join(u',')});
+    table.print(ctx.out);
+    return {};
+}
+
+Status runStreams(Context &ctx)
+{
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    if (ctx.json) {
+        Json list = Json::array();
+        for (const auto &st : ws->spec.streams)
+            list.push_back({{"name", s(st.name)}, {"log", s(st.log)}, {"sink", s(st.sink)}});
+        ctx.print({{"streams", list}});
+        return {};
+    }
+    TextTable table({QStringLiteral("STREAM"), QStringLiteral("LOG"), QStringLiteral("SINK"), QStringLiteral("FIELDS")}, {});
+    for (const auto &st : ws->spec.streams) {
+        QStringList fields;
+        for (const auto &[name, path] : st.fields)
+            fields << name;
+        table.add({st.name, st.log, st.sink, fields.join(u',')});
+    }
+    table.print(ctx.out);
+    return {};
+}
+
+// --- partitions ---------------------------------------------------------------
+
+Status runPartitions(Context &ctx)
+{
+    auto name = required(ctx, kDataset);
+    if (!name)
+        return fail(name.error());
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto dataset = ws->spec.requireDataset(*name);
+    if (!dataset)
+        return fail(dataset.error());
+    auto parts = listPartitions(ws->db, **dataset);
+    if (!parts)
+        return fail(parts.error());
+    if (ctx.json) {
+        Json list = Json::array();
+        for (const auto &p : *parts)
+            list.push_back({{"partition", nullable(p.partition)},
+                            {"source_rows", p.sourceRows},
+                            {"target_rows", p.targetRows},
+                            {"duplicate_keys", p.duplicateKeys},
+                            {"status", s(p.status)},
+                            {"last_run_id", p.lastRunId.isNull() ? Json(nullptr) : Json(p.lastRunId.toLongLong())},
+                            {"last_published", p.lastPublished.isEmpty() ? Json(nullptr) : Json(s(p.lastPublished))}});
+        ctx.print({{"dataset", s(*name)}, {"partitions", list}});
+        return {};
+    }
+    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("STATUS"), QStringLiteral("SOURCE ROWS"),
+                     QStringLiteral("TARGET ROWS"), QStringLiteral("DUP KEYS"), QStringLiteral("LAST RUN"),
+                     QStringLiteral("LAST PUBLISHED")},
+                    {false, false, true, true, true, true, false});
+    qint64 source = 0, target = 0, dupes = 0;
+    for (const auto &p : *parts) {
+        table.add({partitionLabel(p.partition), p.status, thousands(p.sourceRows), thousands(p.targetRows),
+                   thousands(p.duplicateKeys), p.lastRunId.isNull() ? QStringLiteral("-") : p.lastRunId.toString(),
+                   p.lastPublished.isEmpty() ? QStringLiteral("-") : p.lastPublished});
+        source += p.sourceRows;
+        target += p.targetRows;
+        dupes += p.duplicateKeys;
+    }
+    const DatasetSpec &d = **dataset;
+    ctx.out << d.name << ": " << (d.source.isEmpty() ? QStringLiteral("(transform)") : d.source) << " -> " << d.target
+            << " (" << d.write << "), " << parts->size() << " partitions\n\n";
+    table.print(ctx.out);
+    ctx.out << "\ntotal: " << thousands(source) << " source rows, " << thousands(target) << " target rows, "
+            << thousands(dupes) << " duplicate keys\n";
+    return {};
+}
+
+
+} // namespace
+
+std::vector<Command> workspaceCommands()
+{
+    return {
+        {QStringLiteral("demo"), QStringLiteral("Write a demo warehouse and its spec, with staged incidents."),
+         [](QCommandLineParser &p) { p.addOptions({kOutDb, kOutSpec, kSeed, kScale, kForce}); }, runDemo},
+        {QStringLiteral("datasets"), QStringLiteral("List the spec's datasets."), workspaceOptions, runDatasets},
+        {QStringLiteral("streams"), QStringLiteral("List the spec's streams."), workspaceOptions, runStreams},
+        {QStringLiteral("partitions"), QStringLiteral("Source rows, target rows, duplicate keys and status per partition."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOption(kDataset);
+         },
+         runPartitions},
+    };
+}
+
+} // namespace rw::cli

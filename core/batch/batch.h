@@ -1,0 +1,127 @@
+#pragma once
+
+#include "core/sql/database.h"
+#include "core/workspace/spec.h"
+
+#include <QJsonObject>
+#include <QVariant>
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace rw {
+
+// Which partitions an operation covers. Empty means every partition of the source.
+struct ScopeRequest {
+    QStringList partitions;        // --partition, repeatable
+    std::optional<QString> from;   // --from (inclusive)
+    std::optional<QString> to;     // --to (inclusive)
+    bool stale = false;            // --stale: every stale partition
+};
+
+// One partition: its value as stored (bound as is, so indexes apply) and its label.
+struct PartitionRef {
+    QVariant value;                // null for the NULL partition / an unpartitioned dataset
+    std::optional<QString> label;  // text as stored; nullopt for NULL
+};
+
+struct CheckResult {
+    QString name;
+    std::optional<QString> partition;
+    bool passed = true;
+    QString detail;
+    qint64 quarantined = 0; // rows moved to the DLQ by an on_fail: quarantine check
+};
+
+// Up to N example rows per category (JSON objects of column -> value).
+struct Samples {
+    std::vector<QJsonObject> inserted;
+    std::vector<std::pair<QJsonObject, QJsonObject>> updated; // before, after
+    std::vector<QJsonObject> deleted;
+    std::vector<QJsonObject> unchanged;
+};
+
+struct PartitionResult {
+    std::optional<QString> partition;
+    qint64 sourceRows = 0;
+    qint64 stagedRows = 0;
+    qint64 duplicatesDropped = 0;
+    qint64 inserted = 0;
+    qint64 updated = 0;
+    qint64 deleted = 0;
+    qint64 unchanged = 0;
+    bool published = false;
+    // scd2 only: versions opened (= inserted) and versions closed at this
+    // partition's effective date (closed <= updated, which also counts
+    // versions whose end moved when an earlier month is re-applied).
+    std::optional<qint64> versionsOpened;
+    std::optional<qint64> versionsClosed;
+    QString fingerprint; // of the scoped source rows: count and order-independent checksum
+    std::optional<Samples> samples;
+};
+
+struct RunResult {
+    QString dataset;
+    QString mode;
+    QString planId;
+    QVariant runId; // null for a preview
+    bool executed = false;
+    QString status; // previewed, succeeded, failed, check_failed, cancelled, stale_plan
+    QString error;
+    std::vector<PartitionResult> partitions;
+    std::vector<CheckResult> checks;
+    QString startedAt;
+    QString finishedAt;
+
+    PartitionResult totals() const;
+    bool checksPassed() const;
+};
+
+struct Progress {
+    int partitionsDone = 0;
+    int partitionsTotal = 0;
+    qint64 rowsDone = 0;   // staged rows of finished partitions
+    QString partition;     // the one being worked on
+    QString phase;         // stage, diff, checks, publish
+};
+
+// Options common to preview, run and resume.
+//
+// Threading: every call below runs on the calling thread, using that
+// thread's connection. `progress` is called on the same thread; `cancel` may
+// be set from any thread: it is checked between statements, and a cancelled
+// chunk rolls back whole.
+struct BatchOptions {
+    ScopeRequest scope;
+    QString planId;          // run: execute this stored plan (refused if its source changed)
+    int samples = 0;         // example rows per category
+    bool execute = false;    // run: publish; otherwise a preview
+    std::function<void(const Progress &)> progress;
+    const std::atomic<bool> *cancel = nullptr;
+    int maxAttempts = 5;     // per chunk, for transient lock errors
+    // Internal: publish although the dataset is frozen. Only for a caller
+    // that holds the freeze itself (recover re-running under its own freeze).
+    bool ignoreFreeze = false;
+};
+
+// Stages, dedupes, diffs and checks the scoped partitions and stores a plan.
+// Writes only the plan and an audit row.
+Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const BatchOptions &options);
+
+// Plans (or loads --plan), then publishes partition by partition, each in one
+// transaction with its checkpoint, partition state, before-images and audit row.
+// Without options.execute it is preview().
+// Errors: BadInput (scope), StalePlan (exit 4). A failed check is not an
+// error: the result has status "check_failed" (exit 3) and that partition unpublished.
+Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const BatchOptions &options);
+
+// Continues a run that was interrupted, cancelled or failed from its first
+// unfinished partition, with the same plan.
+Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, const BatchOptions &options);
+
+// The exit code a finished result maps to (0, 3 or 4).
+int exitCodeOf(const RunResult &result);
+
+} // namespace rw

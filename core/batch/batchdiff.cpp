@@ -1,0 +1,427 @@
+#include "core/batch/batchdiff.h"
+
+#include "core/batch/batchchecks.h"
+#include "core/batch/batchsql.h"
+#include "core/util/failpoint.h"
+#include "core/batch/partitions.h"
+#include "core/batch/scd2.h"
+
+#include <QJsonObject>
+#include <QSqlRecord>
+
+#include <algorithm>
+
+namespace rw {
+
+QJsonObject recordToJson(const SqlDialect &dialect, const QSqlRecord &record, int offset, int count)
+{
+    QJsonObject o;
+    for (int i = 0; i < count; ++i)
+        o.insert(record.fieldName(offset + i), dialect.jsonValue(record.field(offset + i)));
+    return o;
+}
+
+Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &sql, QVariantList binds, int limit, int width)
+{
+    binds << limit;
+    auto q = db.exec(sql, binds);
+    if (!q)
+        return fail(q.error());
+    std::vector<QJsonObject> out;
+    while (q->next())
+        out.push_back(recordToJson(db.dialect(), q->record(), 0, width));
+    return out;
+}
+
+namespace {
+
+// Sample rows of each diff category of `r`, skipping the empty ones (their
+// queries would scan the whole partition to find nothing).
+Result<Samples> takeSamples(const Database &db, const BatchSql &sql, const PartitionRef &p, int limit, const PartitionResult &r)
+{
+    Samples s;
+    const int width = int(sql.columns().size());
+    QVariantList binds;
+    if (r.inserted > 0) {
+        const QString insertedSql = sql.sampleInserted(p, binds);
+        auto inserted = sampleRows(db, insertedSql, binds, limit, width);
+        if (!inserted)
+            return fail(inserted.error());
+        s.inserted = *inserted;
+    }
+    if (r.unchanged > 0) {
+        binds.clear();
+        const QString unchangedSql = sql.sampleUnchanged(p, binds);
+        auto unchanged = sampleRows(db, unchangedSql, binds, limit, width);
+        if (!unchanged)
+            return fail(unchanged.error());
+        s.unchanged = *unchanged;
+    }
+    if (r.deleted > 0) {
+        binds.clear();
+        const QString deletedSql = sql.sampleDeleted(p, binds);
+        auto deleted = sampleRows(db, deletedSql, binds, limit, width);
+        if (!deleted)
+            return fail(deleted.error());
+        s.deleted = *deleted;
+    }
+    if (r.updated == 0)
+        return s;
+    binds.clear();
+    const QString updatedSql = sql.sampleUpdated(p, binds);
+    binds << limit;
+    auto q = db.exec(updatedSql, binds);
+    if (!q)
+        return fail(q.error());
+    while (q->next()) {
+        const QSqlRecord r = q->record();
+        s.updated.emplace_back(recordToJson(db.dialect(), r, width, width), recordToJson(db.dialect(), r, 0, width));
+    }
+    return s;
+}
+
+// Per-partition counts of a GROUP BY query returning (label, is-null, n...),
+// or, given the key of its one partition, of a query returning (n...).
+Result<QHash<QString, QList<qint64>>> countsBy(const Database &db, const QString &sql, const QVariantList &binds, int values,
+                                               const std::optional<QString> &onePartition = std::nullopt)
+{
+    auto q = db.exec(sql, binds);
+    if (!q)
+        return fail(q.error());
+    QHash<QString, QList<qint64>> out;
+    const int first = onePartition ? 0 : 2;
+    while (q->next()) {
+        QList<qint64> v;
+        for (int i = 0; i < values; ++i)
+            v << q->value(first + i).toLongLong();
+        if (onePartition) {
+            out.insert(*onePartition, v);
+            continue;
+        }
+        const std::optional<QString> label = q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
+        out.insert(partitionKey(label), v);
+    }
+    return out;
+}
+
+using Counts = QHash<QString, QList<qint64>>; // per partitionKey
+
+// Each partition's result from its counts: deduped and staged rows, the diff
+// (join rows, inserted, updated) and, for an overwrite, the target's rows.
+std::vector<PartitionResult> partitionResults(const std::vector<PartitionRef> &scope, const SourceStatsMap &stats, const Counts &deduped,
+                                              const Counts &staged, const Counts &diff, const std::optional<Counts> &target)
+{
+    std::vector<PartitionResult> out;
+    for (const auto &p : scope) {
+        const QString key = partitionKey(p.label);
+        PartitionResult r;
+        r.partition = p.label;
+        r.sourceRows = stats.value(key).rows;
+        r.fingerprint = stats.value(key).fingerprint;
+        r.duplicatesDropped = r.sourceRows - deduped.value(key, {0}).value(0);
+        r.stagedRows = staged.value(key, {0}).value(0);
+        const QList<qint64> d = diff.value(key, {0, 0, 0});
+        r.inserted = d.value(1);
+        r.updated = d.value(2);
+        r.unchanged = r.stagedRows - r.inserted - r.updated;
+        // Overwrite: every target row not matched by a staged row goes
+        // (extra copies of a duplicated key included).
+        r.deleted = target ? target->value(key, {0}).value(0) - (r.stagedRows - r.inserted) : 0;
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+// The target's rows per partition in the scope of the last createTargetCopy.
+Result<Counts> targetRowCounts(const Database &db, const BatchSql &sql)
+{
+    QVariantList binds;
+    const QString text = sql.targetCounts(binds);
+    return countsBy(db, text, binds, 1, sql.countedPartition());
+}
+
+// The results of stageAndDiff from its counts: the overwrite's target rows
+// and the source fingerprint read here.
+Result<std::vector<PartitionResult>> finishResults(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                                                   const std::vector<PartitionRef> &scope,
+                                                   const std::function<Result<SourceStatsMap>()> &sourceStats, const Counts &deduped,
+                                                   const Counts &staged, const Counts &diff)
+{
+    std::optional<Counts> target;
+    if (dataset.write == QLatin1String("overwrite_partition")) {
+        auto counts = targetRowCounts(db, sql);
+        if (!counts)
+            return fail(counts.error());
+        target = std::move(*counts);
+    }
+    auto read = sourceStats();
+    if (!read)
+        return fail(read.error());
+    return partitionResults(scope, *read, deduped, staged, diff, target);
+}
+
+// Runs `count` (per partition: staged rows, join rows, inserted, updated, 1
+// when a staged partition or key is NULL) until its answer stands: first on
+// plain `=`; after a NULL, again null-safe (`rewrite` first, where the staged
+// rows must be written again); after join rows beyond the staged ones (a key
+// the target repeats), again counting each staged row's update once.
+// Returns the staged rows and the diff (join rows, inserted, updated).
+Result<std::pair<Counts, Counts>> countAskingAgain(const BatchSql &sql, const std::function<Result<Counts>(bool targetKeysRepeat)> &count,
+                                                    const std::function<Status()> &rewrite)
+{
+    sql.setStageKeysNotNull(true);
+    bool targetKeysRepeat = false;
+    for (;;) {
+        auto counts = count(targetKeysRepeat);
+        if (!counts)
+            return fail(counts.error());
+        const bool anyNull = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(4) != 0; });
+        const bool repeats = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(1) != v.value(0); });
+        if (anyNull && sql.stageKeysNotNull()) {
+            sql.setStageKeysNotNull(false);
+            if (rewrite)
+                if (auto s = rewrite(); !s)
+                    return fail(s.error());
+            continue;
+        }
+        if (repeats && !targetKeysRepeat) {
+            targetKeysRepeat = true;
+            continue;
+        }
+        std::pair<Counts, Counts> out;
+        for (auto it = counts->cbegin(); it != counts->cend(); ++it) {
+            out.first.insert(it.key(), {it.value().value(0)});
+            out.second.insert(it.key(), it.value().mid(1, 3));
+        }
+        return out;
+    }
+}
+
+// A preview with no gates and no samples reads nothing of the staged rows but
+// their counts: the deduped rows are counted and joined to the target in one
+// statement and never written, where the engine does that faster
+// (SqlDialect::stagesJoinedToTarget). Measured on PostgreSQL, 95,000 staged
+// rows: 210-340 ms against 510-530 ms to write the stage, count it and diff
+// it; on SQLite, 19,000 rows, 79-92 ms against 57-60 ms.
+// A NULL partition or key (plain `=` leaves it unmatched) or a key the
+// target repeats (each staged row's update counted once) asks again.
+Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                                                      const std::vector<PartitionRef> &scope,
+                                                      const std::function<Result<SourceStatsMap>()> &sourceStats,
+                                                      const std::function<void(const QString &)> &phase)
+{
+    phase(QStringLiteral("diff"));
+    QVariantList binds;
+    const QStringList copy = sql.createTargetCopy(scope, binds);
+    for (qsizetype i = 0; i < copy.size(); ++i)
+        if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
+            return fail(r.error());
+    const std::optional<QString> one = BatchSql::onePartitionKey(scope);
+    auto counts = countAskingAgain(
+        sql,
+        [&](bool targetKeysRepeat) {
+            QVariantList b;
+            const QString text = sql.dedupedDiffCounts(scope, targetKeysRepeat, b);
+            return countsBy(db, text, b, 5, one);
+        },
+        {});
+    if (!counts)
+        return fail(counts.error());
+    return finishResults(db, dataset, sql, scope, sourceStats, counts->first, counts->first, counts->second);
+}
+
+// A merge publish of one partition into a target read directly, with no
+// gates and no samples, where the engine is faster that way
+// (SqlDialect::stagesJoinedToTarget): the staged rows are written once,
+// already joined to their target rows (createStageWithMatches), and one read
+// of them counts everything (matchSummary). Matched on plain `=` first:
+// measured on PostgreSQL, 95,000 staged rows, the null-safe match sorted both
+// sides on disk (about 800 ms) where `=` hashes them. A NULL partition or key
+// (which `=` leaves unmatched: it would be inserted twice) writes the stage
+// again, null-safe; a key the target repeats counts again, each staged row's
+// update once. (Probing the source for NULL keys first cost a scan of its
+// partition in every run, 110 ms of 100,000 rows, for a rare case; the NULL
+// probe, the staged total and the counts as three reads, 50-60 ms.)
+Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                                                     const std::vector<PartitionRef> &scope,
+                                                     const std::function<Result<SourceStatsMap>()> &sourceStats,
+                                                     const BatchOptions &options, const std::function<void(const QString &)> &phase)
+{
+    phase(QStringLiteral("stage"));
+    const std::optional<QString> one = BatchSql::onePartitionKey(scope);
+    const auto writeStage = [&]() -> Status {
+        QVariantList binds;
+        const QStringList stage = sql.createStageWithMatches(scope, binds);
+        for (qsizetype i = 0; i < stage.size(); ++i)
+            if (auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList()); !r)
+                return fail(r.error());
+        return {};
+    };
+    sql.setStageKeysNotNull(true);
+    if (auto s = writeStage(); !s)
+        return fail(s.error());
+    auto counts = countAskingAgain(
+        sql, [&](bool targetKeysRepeat) { return countsBy(db, sql.matchSummary(targetKeysRepeat), {}, 5, one); }, writeStage);
+    if (!counts)
+        return fail(counts.error());
+    failpoint("after-stage");
+    if (cancelled(options))
+        return internalError(QStringLiteral("cancelled"));
+    phase(QStringLiteral("diff"));
+    QVariantList binds;
+    const QStringList copy = sql.createTargetCopy(scope, binds); // reads the target directly: sets the scope only
+    for (qsizetype i = 0; i < copy.size(); ++i)
+        if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
+            return fail(r.error());
+    return finishResults(db, dataset, sql, scope, sourceStats, counts->first, counts->first, counts->second);
+}
+
+} // namespace
+
+Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                                                  const std::vector<PartitionRef> &scope,
+                                                  const std::function<Result<SourceStatsMap>()> &sourceStats,
+                                                  const QVariant &runId, const BatchOptions &options, bool simulate, bool publish,
+                                                  std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase)
+{
+    if (!publish && !sql.isScd2() && dataset.checks.empty() && options.samples == 0 && sql.targetExists() && !dataset.key.isEmpty()
+        && db.dialect().stagesJoinedToTarget())
+        return diffWithoutStage(db, dataset, sql, scope, sourceStats, phase);
+    const bool overwrite = dataset.write == QLatin1String("overwrite_partition");
+    // A merge publish into an indexed target works by row identity (no stage
+    // index); with no gates and no samples to read the stage, the staged
+    // rows are written once, already joined to their target rows.
+    const bool useMatches = publish && !overwrite && !sql.isScd2() && sql.readsTargetDirectly();
+    const bool stageInMatches = useMatches && dataset.checks.empty() && options.samples == 0 && scope.size() == 1
+                                && db.dialect().stagesJoinedToTarget();
+    sql.setUseMatches(useMatches);
+    sql.setStageInMatches(stageInMatches);
+    if (stageInMatches)
+        return diffWithMatches(db, dataset, sql, scope, sourceStats, options, phase);
+    phase(QStringLiteral("stage"));
+    QVariantList binds;
+    const QStringList stage = sql.createStage(scope, binds);
+    int created = -1; // rows the stage's CREATE TABLE ... AS reported, where it does
+    for (qsizetype i = 0; i < stage.size(); ++i) {
+        auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList());
+        if (!r)
+            return fail(r.error());
+        if (i == stage.size() - 1 && db.dialect().createdTableReportsRows())
+            created = r->numRowsAffected();
+    }
+    failpoint("after-stage");
+    // Staged rows per partition.
+    auto countStage = [&]() -> Result<QHash<QString, QList<qint64>>> {
+        if (scope.size() != 1)
+            return countsBy(db, sql.stagedCounts(), {}, 1);
+        auto n = db.scalar(sql.stagedTotal());
+        if (!n)
+            return fail(n.error());
+        return QHash<QString, QList<qint64>>{{partitionKey(scope.front().label), {n->toLongLong()}}};
+    };
+    // One partition's count as the engine reported it writing the stage
+    // (PostgreSQL: a read of 95,000 staged rows less, 30-40 ms).
+    auto dedupedCounts = created >= 0 && scope.size() == 1
+                             ? Result<QHash<QString, QList<qint64>>>(
+                                   QHash<QString, QList<qint64>>{{partitionKey(scope.front().label), {qint64(created)}}})
+                             : countStage();
+    if (!dedupedCounts)
+        return fail(dedupedCounts.error());
+    const QHash<QString, QList<qint64>> deduped = *dedupedCounts;
+    // Indexed for what looks staged rows up by key: gates, SCD2, a merge's
+    // update by key match, samples. An overwrite's publish reads the stage
+    // whole (its diff probes the target, not the stage).
+    if (!dataset.checks.empty() || sql.isScd2()
+        || (db.dialect().indexesStageForJoins() && ((publish && !useMatches && !overwrite) || (overwrite && options.samples > 0))))
+        if (auto r = db.exec(sql.indexStage()); !r)
+            return fail(r.error());
+
+    if (cancelled(options))
+        return internalError(QStringLiteral("cancelled"));
+    phase(QStringLiteral("checks"));
+    auto results = runChecks(db, dataset, sql, scope, runId);
+    if (!results)
+        return fail(results.error());
+    checks.insert(checks.end(), results->begin(), results->end());
+    failpoint("after-checks");
+
+    phase(QStringLiteral("diff"));
+    if (sql.isScd2()) {
+        auto parts = scd2Diff(db, sql, scope, simulate, options.samples, options.cancel);
+        if (!parts)
+            return fail(parts.error());
+        auto read = sourceStats();
+        if (!read)
+            return fail(read.error());
+        const SourceStatsMap &stats = *read;
+        for (auto &r : *parts) {
+            const QString key = partitionKey(r.partition);
+            r.sourceRows = stats.value(key).rows;
+            r.fingerprint = stats.value(key).fingerprint;
+            r.duplicatesDropped = r.sourceRows - deduped.value(key, {0}).value(0);
+        }
+        return parts;
+    }
+    // Matched on plain `=` (an index probe or a hash join on every engine); a
+    // staged NULL partition or key, which `=` leaves unmatched, is seen in the
+    // diff's counts and asks again null-safe. (Probed for first, it cost a
+    // scan of the stage: 36 ms of 95,000 rows on PostgreSQL.) rewind_match
+    // keeps no keys to look at, so a match by row identity probes first.
+    if (useMatches) {
+        auto nullKey = db.exec(sql.stageKeysNullProbe());
+        if (!nullKey)
+            return fail(nullKey.error());
+        sql.setStageKeysNotNull(!nullKey->next());
+    } else {
+        sql.setStageKeysNotNull(true);
+    }
+    binds.clear();
+    const QStringList copy = sql.createTargetCopy(scope, binds);
+    for (qsizetype i = 0; i < copy.size(); ++i)
+        if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
+            return fail(r.error());
+    // Gates may have quarantined staged rows.
+    auto stagedCounts = dataset.checks.empty() ? dedupedCounts : countStage();
+    if (!stagedCounts)
+        return fail(stagedCounts.error());
+    const QHash<QString, QList<qint64>> staged = *stagedCounts;
+    if (useMatches) {
+        binds.clear();
+        const QStringList matches = sql.createMatches(binds);
+        for (qsizetype i = 0; i < matches.size(); ++i)
+            if (auto r = db.exec(matches[i], i == matches.size() - 1 ? binds : QVariantList()); !r)
+                return fail(r.error());
+    }
+    const auto diffQuery = [&](bool targetKeysRepeat) {
+        binds.clear();
+        const QString counts = useMatches ? sql.matchCounts(targetKeysRepeat) : sql.diffCounts(targetKeysRepeat, binds);
+        return countsBy(db, counts, binds, useMatches ? 3 : 4, sql.countedPartition());
+    };
+    auto diff = diffQuery(false);
+    if (!diff)
+        return fail(diff.error());
+    if (!useMatches && std::any_of(diff->cbegin(), diff->cend(), [](const QList<qint64> &v) { return v.value(3) != 0; })) {
+        sql.setStageKeysNotNull(false);
+        diff = diffQuery(false);
+        if (!diff)
+            return fail(diff.error());
+    }
+    for (auto it = diff->cbegin(); it != diff->cend(); ++it)
+        if (it.value().value(0) != staged.value(it.key(), {0}).value(0)) { // a key the target holds twice
+            diff = diffQuery(true);
+            if (!diff)
+                return fail(diff.error());
+            break;
+        }
+    auto out = finishResults(db, dataset, sql, scope, sourceStats, deduped, staged, *diff);
+    if (out && options.samples > 0)
+        for (std::size_t i = 0; i < out->size(); ++i) {
+            auto samples = takeSamples(db, sql, scope[i], options.samples, (*out)[i]);
+            if (!samples)
+                return fail(samples.error());
+            (*out)[i].samples = *samples;
+        }
+    return out;
+}
+
+} // namespace rw

@@ -1,0 +1,133 @@
+#include "core/batch/batchjson.h"
+
+#include <QJsonDocument>
+
+namespace rw {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string s(const QString &t) { return t.toStdString(); }
+
+Json fromQt(const QJsonObject &o)
+{
+    return Json::parse(QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString());
+}
+
+Json rows(const std::vector<QJsonObject> &list)
+{
+    Json out = Json::array();
+    for (const auto &o : list)
+        out.push_back(fromQt(o));
+    return out;
+}
+
+} // namespace
+
+Json partitionJson(const PartitionResult &p)
+{
+    Json j{{"partition", p.partition ? Json(s(*p.partition)) : Json(nullptr)},
+           {"source_rows", p.sourceRows},
+           {"staged_rows", p.stagedRows},
+           {"duplicates_dropped", p.duplicatesDropped},
+           {"inserted", p.inserted},
+           {"updated", p.updated},
+           {"deleted", p.deleted},
+           {"unchanged", p.unchanged},
+           {"published", p.published}};
+    if (p.versionsOpened)
+        j["versions_opened"] = *p.versionsOpened;
+    if (p.versionsClosed)
+        j["versions_closed"] = *p.versionsClosed;
+    if (p.samples) {
+        Json updated = Json::array();
+        for (const auto &[before, after] : p.samples->updated)
+            updated.push_back({{"before", fromQt(before)}, {"after", fromQt(after)}});
+        j["samples"] = {{"inserted", rows(p.samples->inserted)},
+                        {"updated", updated},
+                        {"deleted", rows(p.samples->deleted)},
+                        {"unchanged", rows(p.samples->unchanged)}};
+    }
+    return j;
+}
+
+PartitionResult partitionFromJson(const QString &json)
+{
+    PartitionResult p;
+    const Json j = Json::parse(json.toStdString(), nullptr, false);
+    if (!j.is_object())
+        return p;
+    if (j.value("partition", Json()).is_string())
+        p.partition = QString::fromStdString(j["partition"].get<std::string>());
+    p.sourceRows = j.value("source_rows", 0LL);
+    p.stagedRows = j.value("staged_rows", 0LL);
+    p.duplicatesDropped = j.value("duplicates_dropped", 0LL);
+    p.inserted = j.value("inserted", 0LL);
+    p.updated = j.value("updated", 0LL);
+    p.deleted = j.value("deleted", 0LL);
+    p.unchanged = j.value("unchanged", 0LL);
+    p.published = j.value("published", false);
+    if (j.contains("versions_opened"))
+        p.versionsOpened = j.value("versions_opened", 0LL);
+    if (j.contains("versions_closed"))
+        p.versionsClosed = j.value("versions_closed", 0LL);
+    return p;
+}
+
+Json checksJson(const std::vector<CheckResult> &checks)
+{
+    Json out = Json::array();
+    for (const auto &c : checks) {
+        Json j{{"name", s(c.name)},
+               {"partition", c.partition ? Json(s(*c.partition)) : Json(nullptr)},
+               {"passed", c.passed},
+               {"detail", s(c.detail)}};
+        if (c.quarantined > 0)
+            j["quarantined"] = c.quarantined;
+        out.push_back(j);
+    }
+    return out;
+}
+
+Json toJson(const RunResult &r)
+{
+    Json partitions = Json::array();
+    for (const auto &p : r.partitions)
+        partitions.push_back(partitionJson(p));
+    const PartitionResult t = r.totals();
+    Json j{{"dataset", s(r.dataset)},
+           {"mode", s(r.mode)},
+           {"plan_id", r.planId.isEmpty() ? Json(nullptr) : Json(s(r.planId))},
+           {"run_id", r.runId.isNull() ? Json(nullptr) : Json(r.runId.toLongLong())},
+           {"executed", r.executed},
+           {"status", s(r.status)},
+           {"partitions", partitions},
+           {"totals",
+            {{"source_rows", t.sourceRows},
+             {"staged_rows", t.stagedRows},
+             {"duplicates_dropped", t.duplicatesDropped},
+             {"inserted", t.inserted},
+             {"updated", t.updated},
+             {"deleted", t.deleted},
+             {"unchanged", t.unchanged}}},
+           {"checks", checksJson(r.checks)}};
+    if (r.mode == QLatin1String("scd2")) {
+        qint64 opened = 0, closed = 0;
+        for (const auto &p : r.partitions) {
+            opened += p.versionsOpened.value_or(0);
+            closed += p.versionsClosed.value_or(0);
+        }
+        j["totals"]["versions_opened"] = opened;
+        j["totals"]["versions_closed"] = closed;
+    }
+    if (!r.error.isEmpty())
+        j["error"] = s(r.error);
+    if (!r.startedAt.isEmpty())
+        j["started_at"] = s(r.startedAt);
+    if (!r.finishedAt.isEmpty())
+        j["finished_at"] = s(r.finishedAt);
+    return j;
+}
+
+} // namespace rw

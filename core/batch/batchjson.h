@@ -1,0 +1,16 @@
+#pragma once
+
+#include "core/batch/batch.h"
+
+#include <nlohmann/json.hpp>
+
+namespace rw {
+
+// The contract's JSON for run, preview, resume and run-show.
+nlohmann::ordered_json toJson(const RunResult &result);
+nlohmann::ordered_json partitionJson(const PartitionResult &partition);
+nlohmann::ordered_json checksJson(const std::vector<CheckResult> &checks);
+// Back from partitionJson (checkpoints keep it).
+PartitionResult partitionFromJson(const QString &json);
+
+} // namespace rw

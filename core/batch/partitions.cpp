@@ -1,0 +1,193 @@
+#include "core/batch/partitions.h"
+
+#include "core/batch/batchsql.h"
+
+#include <QMap>
+#include <QStringBuilder>
+
+namespace rw {
+
+namespace {
+
+// Partitions are matched by (is-null, text value) so that a NULL partition
+// never collides with an empty string. NULL sorts first, as in SQL; numeric
+// partition values sort as numbers (9 before 10).
+struct PartKey {
+    bool isNull = false;
+    QString text;
+
+    bool operator<(const PartKey &other) const
+    {
+        if (isNull != other.isNull)
+            return isNull;
+        bool leftNumber = false, rightNumber = false;
+        const double l = text.toDouble(&leftNumber);
+        const double r = other.text.toDouble(&rightNumber);
+        if (leftNumber && rightNumber && l != r)
+            return l < r;
+        return text < other.text;
+    }
+};
+
+PartKey keyOf(const QVariant &text, const QVariant &isNull)
+{
+    const bool null = isNull.toInt() != 0;
+    return {null, null ? QString() : text.toString()};
+}
+
+struct StateRow {
+    QString status;
+    QString sourceSig;
+    QString publishedAt;
+    QString finalizedAt;
+    QVariant lastRunId;
+};
+
+} // namespace
+
+bool partitionLess(const std::optional<QString> &a, const std::optional<QString> &b)
+{
+    return PartKey{!a, a.value_or(QString())} < PartKey{!b, b.value_or(QString())};
+}
+
+QString partitionLabel(const std::optional<QString> &partition)
+{
+    return partition ? *partition : QStringLiteral("(all)");
+}
+
+QString sourceSignatureExpr(const Database &db, const DatasetSpec &dataset)
+{
+    // The same fingerprint a plan locks and a publish records: the row count
+    // and an order-independent checksum of every column.
+    auto sql = BatchSql::make(db, dataset);
+    return sql ? sql->fingerprintExpr() : QStringLiteral("NULL");
+}
+
+Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset)
+{
+    const SqlDialect &d = db.dialect();
+    const QString part = dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
+    const QString groupBy = dataset.partitioned() ? QStringLiteral(" GROUP BY ") % part : QString();
+    auto sql = BatchSql::make(db, dataset);
+    // A source partition value of another type than the target's is labelled
+    // as the target's type reads it (as runs stage it), so both sides agree.
+    const QString cast = sql && dataset.partitioned() ? sql->targetCast(dataset.partitionColumn) : QString();
+    const QString sourcePart = cast.isEmpty() ? part : QString(QStringLiteral("CAST(") % part % QStringLiteral(" AS ") % cast % u')');
+    const QString partCols = d.partitionText(sourcePart) % QStringLiteral(", CASE WHEN ") % sourcePart
+                             % QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
+    const QString sourceGroupBy = dataset.partitioned() ? QStringLiteral(" GROUP BY ") % sourcePart : QString();
+
+    struct Counts {
+        qint64 sourceRows = 0;
+        QString sourceSig;
+        qint64 targetRows = 0;
+        qint64 duplicateKeys = 0;
+        bool inSource = false;
+        bool inTarget = false;
+    };
+    QMap<PartKey, Counts> counts;
+
+    // 1. Source: rows and fingerprint per partition.
+    const QString sourceSql = QStringLiteral("SELECT ") % partCols % QStringLiteral(", COUNT(*), ")
+                              % (sql ? sql->fingerprintExpr() : QStringLiteral("NULL")) % QStringLiteral(" FROM (")
+                              % sourceSelect(dataset, db) % QStringLiteral(") AS src") % sourceGroupBy;
+    auto source = db.exec(sourceSql);
+    if (!source)
+        return fail(source.error());
+    while (source->next()) {
+        const qint64 rows = source->value(2).toLongLong();
+        if (!dataset.partitioned() && rows == 0)
+            break; // an empty unpartitioned source has no partition yet
+        Counts &c = counts[keyOf(source->value(0), source->value(1))];
+        c.sourceRows = rows;
+        c.sourceSig = source->value(3).toString();
+        c.inSource = true;
+    }
+
+    // 2. Target: rows and duplicate keys per partition, in one pass grouped by key.
+    auto targetExists = db.hasRelation(dataset.target);
+    if (!targetExists)
+        return fail(targetExists.error());
+    if (*targetExists) {
+        const QString target = db.quoteTable(dataset.target);
+        QString inner;
+        if (dataset.key.isEmpty()) {
+            inner = QStringLiteral("SELECT ") % part % QStringLiteral(" AS p, COUNT(*) AS c, 0 AS dup_rows FROM ") % target
+                    % groupBy;
+        } else {
+            QStringList keyCols;
+            for (const QString &k : dataset.key)
+                keyCols << db.quote(k);
+            // For an SCD2 dimension, versions of a key are expected: only
+            // current rows can be duplicates.
+            QString countExpr = QStringLiteral("COUNT(*)");
+            if (dataset.scd2) {
+                const QString current = db.quote(dataset.scd2->current);
+                countExpr = QStringLiteral("SUM(CASE WHEN CAST(") % current % QStringLiteral(" AS INTEGER) = 1 THEN 1 ELSE 0 END)"); // 1 or true
+            }
+            inner = QStringLiteral("SELECT ") % part % QStringLiteral(" AS p, COUNT(*) AS c, ") % countExpr
+                    % QStringLiteral(" AS dup_rows FROM ") % target % QStringLiteral(" GROUP BY ")
+                    % (dataset.partitioned() ? part % QStringLiteral(", ") : QString()) % keyCols.join(u", ");
+        }
+        const QString p = QStringLiteral("p");
+        const QString targetSql = QStringLiteral("SELECT ") % d.partitionText(p) % QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ")
+                                  % QStringLiteral("SUM(c), SUM(CASE WHEN dup_rows > 1 THEN 1 ELSE 0 END) FROM (") % inner
+                                  % QStringLiteral(") AS t GROUP BY p");
+        auto targetRows = db.exec(targetSql);
+        if (!targetRows)
+            return fail(targetRows.error());
+        while (targetRows->next()) {
+            Counts &c = counts[keyOf(targetRows->value(0), targetRows->value(1))];
+            c.targetRows = targetRows->value(2).toLongLong();
+            c.duplicateKeys = dataset.key.isEmpty() ? 0 : targetRows->value(3).toLongLong();
+            c.inTarget = true;
+        }
+    }
+
+    // 3. What Rewind recorded at publish time.
+    QMap<PartKey, StateRow> states;
+    auto state = db.exec(QStringLiteral("SELECT part, part_is_null, status, source_sig, published_at, finalized_at, last_run_id "
+                                        "FROM rewind_partition_state WHERE dataset = ?"),
+                         {dataset.name});
+    if (!state)
+        return fail(state.error());
+    while (state->next()) {
+        states.insert(keyOf(state->value(0), state->value(1)),
+                      StateRow{state->value(2).toString(), state->value(3).toString(), state->value(4).toString(),
+                               state->value(5).toString(), state->value(6)});
+        counts[keyOf(state->value(0), state->value(1))]; // a published partition whose source rows are gone still shows
+    }
+
+    std::vector<PartitionInfo> out;
+    out.reserve(counts.size());
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
+        PartitionInfo info;
+        if (!it.key().isNull)
+            info.partition = it.key().text;
+        info.sourceRows = it->sourceRows;
+        info.targetRows = it->targetRows;
+        info.duplicateKeys = it->duplicateKeys;
+        const auto st = states.constFind(it.key());
+        if (st != states.cend()) {
+            info.lastRunId = st->lastRunId;
+            info.lastPublished = st->publishedAt;
+            if (st->status == QLatin1String("failed"))
+                info.status = QStringLiteral("failed");
+            else if (st->sourceSig != it->sourceSig)
+                info.status = QStringLiteral("stale");
+            else if (st->status == QLatin1String("final") || !st->finalizedAt.isEmpty())
+                info.status = QStringLiteral("final");
+            else
+                info.status = dataset.hasWatermark() ? QStringLiteral("provisional") : QStringLiteral("loaded");
+        } else if (it->targetRows > 0) {
+            // Published by something other than Rewind.
+            info.status = dataset.hasWatermark() ? QStringLiteral("provisional") : QStringLiteral("loaded");
+        } else {
+            info.status = QStringLiteral("unloaded");
+        }
+        out.push_back(std::move(info));
+    }
+    return out;
+}
+
+} // namespace rw

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "core/sql/database.h"
+#include "core/workspace/spec.h"
+
+#include <QMetaType>
+
+#include <optional>
+#include <vector>
+
+namespace rw {
+
+// One row of the partitions view: what the source holds, what is published,
+// and what Rewind knows of it.
+struct PartitionInfo {
+    std::optional<QString> partition; // as stored, as text; nullopt for an unpartitioned dataset
+    qint64 sourceRows = 0;
+    qint64 targetRows = 0;
+    qint64 duplicateKeys = 0; // keys with more than one row in the target (current rows for scd2)
+    QString status;           // unloaded, loaded, provisional, final, stale, failed
+    QVariant lastRunId;       // null when no Rewind run touched it
+    QString lastPublished;    // ISO-8601, empty when never published by Rewind
+};
+
+QString partitionLabel(const std::optional<QString> &partition); // "(all)" for null
+// Partition order: NULL first, numbers as numbers (9 before 10), else text.
+bool partitionLess(const std::optional<QString> &a, const std::optional<QString> &b);
+
+// Counts per partition in three set-based queries (source, target, state),
+// whatever the number of partitions. Reads only.
+Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset);
+
+// The source fingerprint a publish records, as an aggregate over the
+// source's rows: the row count and an order-independent checksum of every
+// column. A partition whose fingerprint differs from the recorded one is stale.
+QString sourceSignatureExpr(const Database &db, const DatasetSpec &dataset);
+
+} // namespace rw
+
+Q_DECLARE_METATYPE(rw::PartitionInfo)

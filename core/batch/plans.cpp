@@ -1,0 +1,482 @@
+#include "core/batch/plans.h"
+
+#include "core/batch/partitions.h"
+#include "core/util/timeutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QStringBuilder>
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace rw {
+
+QString partitionKey(const std::optional<QString> &label) { return label ? QStringLiteral("v:") % *label : QStringLiteral("null"); }
+
+namespace {
+
+// A SELECT of one column v: the partition values present in the source and
+// the target, as stored (the source's read as the target's type).
+QString knownValues(const Database &db, const DatasetSpec &dataset, const BatchSql &sql)
+{
+    const QString p = db.quote(dataset.partitionColumn);
+    // With an index leading with the partition column, walk the distinct
+    // values with one index seek each (a loose index scan) instead of
+    // reading every row; without one, a single DISTINCT pass.
+    auto leadsWithPartition = [&](const QString &table) -> bool {
+        if (table.isEmpty())
+            return false;
+        auto q = db.exec(db.dialect().listIndexColumns(), {table});
+        if (!q)
+            return false;
+        while (q->next())
+            if (q->value(1).toInt() == 0 && q->value(2).toString() == dataset.partitionColumn)
+                return true;
+        return false;
+    };
+    auto distinct = [&](const QString &from, bool indexed) -> QString {
+        if (!indexed)
+            return QStringLiteral("SELECT DISTINCT ") % p % QStringLiteral(" AS v FROM ") % from;
+        return QStringLiteral("SELECT v FROM (WITH RECURSIVE d(v) AS (SELECT MIN(") % p % QStringLiteral(") FROM ") % from
+               % QStringLiteral(" UNION ALL SELECT (SELECT MIN(") % p % QStringLiteral(") FROM ") % from % QStringLiteral(" WHERE ") % p
+               % QStringLiteral(" > d.v) FROM d WHERE d.v IS NOT NULL) SELECT v FROM d WHERE v IS NOT NULL) AS walk UNION ALL SELECT NULL WHERE EXISTS (SELECT 1 FROM ")
+               % from % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NULL)");
+    };
+    // Source values of another type than the target's read as the target's
+    // type (as the stage holds them), so that the two sides unite.
+    const QString cast = sql.targetCast(dataset.partitionColumn);
+    const QString source = cast.isEmpty() ? QString(u'(' % sourceSelect(dataset, db) % QStringLiteral(") AS s"))
+                                          : QString(QStringLiteral("(SELECT CAST(") % p % QStringLiteral(" AS ") % cast % QStringLiteral(") AS ") % p
+                                                    % QStringLiteral(" FROM (") % sourceSelect(dataset, db) % QStringLiteral(") AS s0) AS s"));
+    QString query = distinct(source, cast.isEmpty() && leadsWithPartition(dataset.source));
+    if (sql.targetExists())
+        query = query % QStringLiteral(" UNION ") % distinct(db.quoteTable(dataset.target), leadsWithPartition(dataset.target));
+    return query;
+}
+
+// The partition values present in the source and the target, labelled.
+Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const DatasetSpec &dataset, const QString &values)
+{
+    std::vector<PartitionRef> out;
+    if (!dataset.partitioned()) {
+        out.push_back({QVariant(), std::nullopt});
+        return out;
+    }
+    // Labelled by the text form the listing and the stats use (a date as
+    // 2026-03-01, whatever type the driver would read it into).
+    auto q = db.exec(QStringLiteral("SELECT v, ") % db.dialect().partitionText(QStringLiteral("v")) % QStringLiteral(" FROM (") % values
+                     % QStringLiteral(") AS known"));
+    if (!q)
+        return fail(q.error());
+    QSet<QString> seen;
+    while (q->next()) {
+        const QVariant v = q->value(0);
+        const std::optional<QString> label = v.isNull() ? std::nullopt : std::optional<QString>(q->value(1).toString());
+        const QString key = partitionKey(label);
+        if (seen.contains(key))
+            continue; // 1 and '1' in a loosely typed column: one partition
+        seen.insert(key);
+        out.push_back({v.isNull() ? v : db.dialect().partitionBind(v, *label), label});
+    }
+    std::sort(out.begin(), out.end(), [](const PartitionRef &a, const PartitionRef &b) { return partitionLess(a.label, b.label); });
+    return out;
+}
+
+// The label `text` (from --partition, --from or --to) has as a value of the
+// partition column: the engine reads it as the column's type (the unknown
+// literal of a UNION ALL takes the other branch's type), so any spelling of
+// a value gets that value's one label (2026-03-01T11:00:00+01:00 and
+// 2026-03-01 10:00:00+00 read as 2026-03-01T10:00:00Z in a timestamptz).
+// Reads no rows (WHERE 1 = 0). BadInput, naming it, when the text is no
+// value of that type.
+Result<QString> labelOf(const Database &db, const DatasetSpec &dataset, const QString &values, const QString &option, const QString &text)
+{
+    auto q = db.exec(QStringLiteral("SELECT ") % db.dialect().partitionText(QStringLiteral("w")) % QStringLiteral(" FROM (SELECT v AS w FROM (")
+                         % values % QStringLiteral(") AS k WHERE 1 = 0 UNION ALL SELECT ?) AS x"),
+                     {text});
+    if (!q) {
+        // Class 22, data exception: the text is not a value of the column's type.
+        if (q.error().sqlState.startsWith(QLatin1String("22"))) {
+            QString why = q.error().message.section(u'\n', 0, 0);
+            if (why.startsWith(QLatin1String("SQL error: ")))
+                why = why.mid(11);
+            return badInput(QStringLiteral("%1 \"%2\" is not a value of partition column \"%3\" of dataset \"%4\": %5")
+                                .arg(option, text, dataset.partitionColumn, dataset.name, why));
+        }
+        return fail(q.error());
+    }
+    return q->next() ? q->value(0).toString() : text;
+}
+
+QString preview(const std::vector<PartitionRef> &known)
+{
+    if (known.empty())
+        return QStringLiteral("it has no partitions");
+    const QString first = partitionLabel(known.front().label), last = partitionLabel(known.back().label);
+    return QStringLiteral("it has %1 partition%2, %3%4").arg(known.size()).arg(known.size() == 1 ? QString() : QStringLiteral("s"), first,
+                                                               known.size() > 1 ? QStringLiteral(" .. ") % last : QString());
+}
+
+} // namespace
+
+Result<std::vector<PartitionRef>> resolveScope(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                                               const ScopeRequest &request)
+{
+    const bool explicitList = !request.partitions.isEmpty();
+    const bool range = request.from || request.to;
+    if (!dataset.partitioned() && (explicitList || range))
+        return badInput(QStringLiteral("dataset \"%1\" has no partition_column: it is published whole, so --partition, --from and --to do not apply")
+                            .arg(dataset.name));
+    if (explicitList && (range || request.stale))
+        return badInput(QStringLiteral("give either --partition, or --from/--to, or --stale, not several"));
+    if (range && request.stale)
+        return badInput(QStringLiteral("give either --from/--to or --stale, not both"));
+    if (range && (!request.from || !request.to))
+        return badInput(QStringLiteral("--from and --to go together (both inclusive)"));
+
+    const QString values = dataset.partitioned() ? knownValues(db, dataset, sql) : QString();
+    auto known = knownPartitions(db, dataset, values);
+    if (!known)
+        return fail(known.error());
+    auto labelled = [&](const QString &label) {
+        return std::find_if(known->begin(), known->end(), [&](const PartitionRef &p) { return p.label && *p.label == label; });
+    };
+    // Instant partitions: every label is a timestamp with a time of day (a
+    // timestamptz or timestamp column; SQLite's text as written). They are
+    // named and ranged as instants, in any spelling.
+    QList<QDateTime> instants; // per known partition; invalid for NULL
+    bool byInstant = dataset.partitioned();
+    for (const auto &p : *known) {
+        if (!p.label) {
+            instants << QDateTime();
+            continue;
+        }
+        QDateTime t;
+        if (p.label->contains(u':'))
+            if (auto parsed = timeutil::parseTimestamp(*p.label))
+                t = *parsed;
+        byInstant = byInstant && t.isValid();
+        instants << t;
+    }
+    byInstant = byInstant && std::any_of(known->begin(), known->end(), [](const PartitionRef &p) { return p.label.has_value(); });
+    // What `text` names: its label; or, as the column's type reads it (the
+    // engine's), a value's label; or, for instant partitions, an instant
+    // (BadInput when it is none).
+    struct Named {
+        QString label;
+        QDateTime instant; // valid for instant partitions
+    };
+    auto named = [&](const QString &option, const QString &text) -> Result<Named> {
+        QString label = text;
+        std::optional<Error> refused; // by the engine; an instant may still read it (epoch seconds)
+        if (labelled(text) == known->end()) {
+            auto l = labelOf(db, dataset, values, option, text);
+            if (l)
+                label = *l;
+            else if (byInstant && l.error().code == Error::Code::BadInput)
+                refused = l.error();
+            else
+                return fail(l.error());
+        }
+        if (!byInstant)
+            return Named{label, QDateTime()};
+        if (const auto it = labelled(label); it != known->end() && !refused)
+            return Named{label, instants.at(it - known->begin())};
+        const auto t = timeutil::parseTimestamp(text);
+        if (!t && refused)
+            return fail(*refused);
+        if (!t)
+            return badInput(QStringLiteral("%1 \"%2\": partition column \"%3\" of dataset \"%4\" holds timestamps, and this is none "
+                                           "(use ISO-8601 such as %5)")
+                                .arg(option, text, dataset.partitionColumn, dataset.name, partitionLabel(known->back().label)));
+        return Named{label, *t};
+    };
+
+    std::vector<PartitionRef> scope;
+    if (explicitList) {
+        for (const QString &wanted : request.partitions) {
+            auto n = named(QStringLiteral("--partition"), wanted);
+            if (!n)
+                return fail(n.error());
+            auto it = labelled(n->label);
+            if (it == known->end() && byInstant) {
+                QList<qsizetype> same;
+                for (qsizetype i = 0; i < instants.size(); ++i)
+                    if (instants.at(i).isValid() && instants.at(i) == n->instant)
+                        same << i;
+                if (same.size() > 1) {
+                    QStringList listed;
+                    for (qsizetype i : same)
+                        listed << *known->at(std::size_t(i)).label;
+                    return badInput(QStringLiteral("--partition \"%1\" is the same instant as several partitions of dataset \"%2\" (%3): "
+                                                   "name one as listed")
+                                        .arg(wanted, dataset.name, listed.join(QStringLiteral(", "))));
+                }
+                if (same.size() == 1)
+                    it = known->begin() + same.constFirst();
+            }
+            if (it == known->end())
+                return badInput(QStringLiteral("unknown partition \"%1\" of dataset \"%2\" (%3)").arg(wanted, dataset.name, preview(*known)));
+            if (std::none_of(scope.begin(), scope.end(), [&](const PartitionRef &p) { return p.label == it->label; }))
+                scope.push_back(*it);
+        }
+    } else if (range) {
+        auto from = named(QStringLiteral("--from"), *request.from);
+        if (!from)
+            return fail(from.error());
+        auto to = named(QStringLiteral("--to"), *request.to);
+        if (!to)
+            return fail(to.error());
+        const bool reversed = byInstant ? to->instant < from->instant
+                                        : partitionLess(std::optional<QString>(to->label), std::optional<QString>(from->label));
+        if (reversed)
+            return badInput(QStringLiteral("--from %1 is after --to %2").arg(*request.from, *request.to));
+        for (qsizetype i = 0; i < instants.size(); ++i) {
+            const PartitionRef &p = known->at(std::size_t(i));
+            if (!p.label)
+                continue;
+            const bool inside = byInstant ? instants.at(i) >= from->instant && instants.at(i) <= to->instant
+                                          : !partitionLess(p.label, std::optional<QString>(from->label))
+                                                && !partitionLess(std::optional<QString>(to->label), p.label);
+            if (inside)
+                scope.push_back(p);
+        }
+        if (scope.empty())
+            return badInput(QStringLiteral("no partition of dataset \"%1\" lies between %2 and %3 (%4)")
+                                .arg(dataset.name, *request.from, *request.to, preview(*known)));
+    } else if (request.stale) {
+        auto parts = listPartitions(db, dataset);
+        if (!parts)
+            return fail(parts.error());
+        for (const auto &info : *parts)
+            if (info.status == QLatin1String("stale"))
+                for (const auto &p : *known)
+                    if (p.label == info.partition)
+                        scope.push_back(p);
+    } else {
+        scope = *known;
+    }
+    std::sort(scope.begin(), scope.end(), [](const PartitionRef &a, const PartitionRef &b) { return partitionLess(a.label, b.label); });
+    return scope;
+}
+
+namespace {
+
+// `onePartition`: the key of the scope's only partition, whose row comes
+// without label columns (BatchSql::countedPartition).
+Result<SourceStatsMap> readSourceStats(const Database &db, const QString &sql, const QVariantList &binds,
+                                       const std::optional<QString> &onePartition)
+{
+    auto q = db.exec(sql, binds);
+    if (!q)
+        return fail(q.error());
+    SourceStatsMap out;
+    while (q->next()) {
+        if (onePartition) {
+            out.insert(*onePartition, {q->value(0).toLongLong(), q->value(1).toString()});
+            continue;
+        }
+        const std::optional<QString> label = q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
+        out.insert(partitionKey(label), {q->value(2).toLongLong(), q->value(3).toString()});
+    }
+    return out;
+}
+
+} // namespace
+
+Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope)
+{
+    QVariantList binds;
+    const QString text = sql.sourceStats(scope, binds);
+    return readSourceStats(db, text, binds, BatchSql::onePartitionKey(scope));
+}
+
+struct SourceStatsReader::State {
+    explicit State(const Database &d) : db(d) {}
+    Database db;
+    bool side = false; // read on the thread (else in start())
+    std::thread thread;
+    std::mutex mutex;
+    std::condition_variable wake;
+    struct Job {
+        QString text;
+        QVariantList binds;
+        std::optional<QString> onePartition;
+        Result<SourceStatsMap> read(const Database &on) const { return readSourceStats(on, text, binds, onePartition); }
+    };
+    std::optional<Job> job;
+    Job last; // the last job, read again on the caller's thread if the side read fails
+    std::optional<Result<SourceStatsMap>> result;
+    bool busy = false;
+    bool quit = false;
+
+    void loop()
+    {
+        for (;;) {
+            std::unique_lock lock(mutex);
+            wake.wait(lock, [&] { return quit || job; });
+            if (quit)
+                return;
+            const Job next = std::move(*job);
+            job.reset();
+            busy = true;
+            lock.unlock();
+            Result<SourceStatsMap> read = next.read(db);
+            lock.lock();
+            result = std::move(read);
+            busy = false;
+            wake.notify_all();
+        }
+    }
+};
+
+SourceStatsReader::SourceStatsReader(const Database &db) : m(std::make_unique<State>(db))
+{
+    m->side = db.sharedAcrossConnections();
+}
+
+SourceStatsReader::~SourceStatsReader()
+{
+    if (!m->thread.joinable())
+        return;
+    {
+        std::lock_guard lock(m->mutex);
+        m->quit = true;
+    }
+    m->wake.notify_all();
+    m->thread.join();
+}
+
+void SourceStatsReader::start(const BatchSql &sql, const std::vector<PartitionRef> &scope)
+{
+    State::Job next;
+    next.text = sql.sourceStats(scope, next.binds);
+    next.onePartition = BatchSql::onePartitionKey(scope);
+    if (!m->side) {
+        m->result = next.read(m->db);
+        return;
+    }
+    if (!m->thread.joinable())
+        m->thread = std::thread([state = m.get()] { state->loop(); });
+    std::unique_lock lock(m->mutex);
+    m->wake.wait(lock, [&] { return !m->busy && !m->job; }); // a read not taken finishes first
+    m->result.reset();
+    m->last = next;
+    m->job = std::move(next);
+    m->wake.notify_all();
+}
+
+Result<SourceStatsMap> SourceStatsReader::take()
+{
+    std::unique_lock lock(m->mutex);
+    m->wake.wait(lock, [&] { return m->result.has_value() || (!m->busy && !m->job); });
+    if (!m->result)
+        return internalError(QStringLiteral("no source fingerprint was started"));
+    Result<SourceStatsMap> out = std::move(*m->result);
+    m->result.reset();
+    lock.unlock();
+    // The second connection may be refused (a server at max_connections)
+    // or lost: read again here, as without it; a real error repeats.
+    if (!out && m->side)
+        return m->last.read(m->db);
+    return out;
+}
+
+Result<QStringList> stalePartitions(const Database &db, const BatchSql &sql, const Plan &plan)
+{
+    if (std::none_of(plan.scope.begin(), plan.scope.end(), [&](const PartitionRef &p) { return plan.stats.contains(partitionKey(p.label)); }))
+        return QStringList();
+    auto now = sourceStats(db, sql, plan.scope);
+    if (!now)
+        return fail(now.error());
+    QStringList stale;
+    for (const auto &p : plan.scope) {
+        const QString key = partitionKey(p.label);
+        // A partition the plan did not fingerprint (a run planned afresh) is not locked.
+        if (plan.stats.contains(key) && plan.stats.value(key).fingerprint != now->value(key).fingerprint)
+            stale << partitionLabel(p.label);
+    }
+    return stale;
+}
+
+QString newPlanId()
+{
+    return QStringLiteral("plan-%1").arg(QRandomGenerator::system()->generate64() & 0xffffffffffffULL, 12, 16, QLatin1Char('0'));
+}
+
+QString scopeToJson(const std::vector<PartitionRef> &scope)
+{
+    QJsonArray list;
+    for (const auto &p : scope) {
+        QJsonObject o;
+        o.insert(QStringLiteral("partition"), p.label ? QJsonValue(*p.label) : QJsonValue(QJsonValue::Null));
+        o.insert(QStringLiteral("value"), QJsonValue::fromVariant(p.value));
+        list.append(o);
+    }
+    return QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact));
+}
+
+std::vector<PartitionRef> scopeFromJson(const QString &json)
+{
+    std::vector<PartitionRef> scope;
+    const QJsonArray list = QJsonDocument::fromJson(json.toUtf8()).array();
+    for (const auto &item : list) {
+        const QJsonObject o = item.toObject();
+        PartitionRef p;
+        const QJsonValue label = o.value(QStringLiteral("partition"));
+        if (!label.isNull())
+            p.label = label.toString();
+        const QJsonValue value = o.value(QStringLiteral("value"));
+        if (value.isDouble()) {
+            const double d = value.toDouble();
+            p.value = d == double(qint64(d)) ? QVariant(qint64(d)) : QVariant(d);
+        } else if (value.isString()) {
+            p.value = value.toString();
+        }
+        scope.push_back(p);
+    }
+    return scope;
+}
+
+Status storePlan(const Database &db, const Plan &plan, const QString &summaryJson)
+{
+    QJsonObject fingerprints;
+    for (auto it = plan.stats.cbegin(); it != plan.stats.cend(); ++it)
+        fingerprints.insert(it.key(), QJsonObject{{QStringLiteral("rows"), it->rows}, {QStringLiteral("fingerprint"), it->fingerprint}});
+    QJsonObject scope{{QStringLiteral("mode"), plan.mode},
+                      {QStringLiteral("partitions"), QJsonDocument::fromJson(scopeToJson(plan.scope).toUtf8()).array()}};
+    auto r = db.exec(QStringLiteral("INSERT INTO rewind_plans (plan_id, dataset, created_at, scope_json, fingerprint, summary_json) VALUES (?, ?, ")
+                         % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?)"),
+                     {plan.id, plan.dataset, QString::fromUtf8(QJsonDocument(scope).toJson(QJsonDocument::Compact)),
+                      QString::fromUtf8(QJsonDocument(fingerprints).toJson(QJsonDocument::Compact)), summaryJson});
+    if (!r)
+        return fail(r.error());
+    return {};
+}
+
+Result<Plan> loadPlan(const Database &db, const QString &planId)
+{
+    auto q = db.exec(QStringLiteral("SELECT dataset, scope_json, fingerprint FROM rewind_plans WHERE plan_id = ?"), {planId});
+    if (!q)
+        return fail(q.error());
+    if (!q->next())
+        return badInput(QStringLiteral("unknown plan \"%1\" (preview first: rewindctl preview prints a plan_id)").arg(planId));
+    Plan plan;
+    plan.id = planId;
+    plan.dataset = q->value(0).toString();
+    const QJsonObject scope = QJsonDocument::fromJson(q->value(1).toString().toUtf8()).object();
+    plan.mode = scope.value(QStringLiteral("mode")).toString();
+    plan.scope = scopeFromJson(QString::fromUtf8(QJsonDocument(scope.value(QStringLiteral("partitions")).toArray()).toJson()));
+    const QJsonObject fps = QJsonDocument::fromJson(q->value(2).toString().toUtf8()).object();
+    for (auto it = fps.begin(); it != fps.end(); ++it) {
+        const QJsonObject o = it.value().toObject();
+        plan.stats.insert(it.key(), {qint64(o.value(QStringLiteral("rows")).toDouble()), o.value(QStringLiteral("fingerprint")).toString()});
+    }
+    return plan;
+}
+
+} // namespace rw

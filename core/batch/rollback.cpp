@@ -1,0 +1,256 @@
+#include "core/batch/rollback.h"
+
+#include "core/batch/batchsql.h"
+#include "core/batch/partitions.h"
+#include "core/batch/plans.h"
+#include "core/batch/runs.h"
+#include "core/workspace/workspace.h"
+
+#include <QDateTime>
+#include <QStringBuilder>
+
+#include <nlohmann/json.hpp>
+
+namespace rw {
+
+namespace {
+
+Result<qint64> countOf(const Database &db, const std::pair<QString, QVariantList> &query)
+{
+    auto v = db.scalar(query.first, query.second);
+    if (!v)
+        return fail(v.error());
+    return v->toLongLong();
+}
+
+// Later runs that published what `runId` published (scd2: anything of the dataset).
+Result<QStringList> laterRuns(const Database &db, const QString &dataset, qint64 runId, bool anyPartition)
+{
+    const QString sql =
+        QStringLiteral("SELECT c.run_id, MIN(CASE WHEN c.part_is_null = 1 THEN '(all)' ELSE c.part END), COUNT(*) FROM rewind_checkpoints AS c "
+                       "JOIN rewind_runs AS r ON r.run_id = c.run_id WHERE r.dataset = ? AND c.run_id > ? AND c.status = 'done'")
+        % (anyPartition ? QString()
+                        : QStringLiteral(" AND EXISTS (SELECT 1 FROM rewind_checkpoints AS m WHERE m.run_id = ? AND m.status = 'done'"
+                                         " AND m.part = c.part AND m.part_is_null = c.part_is_null)"))
+        % QStringLiteral(" GROUP BY c.run_id ORDER BY c.run_id");
+    QVariantList binds{dataset, runId};
+    if (!anyPartition)
+        binds << runId;
+    auto q = db.exec(sql, binds);
+    if (!q)
+        return fail(q.error());
+    QStringList out;
+    while (q->next()) {
+        const qint64 n = q->value(2).toLongLong();
+        out << QStringLiteral("run %1 (%2%3)")
+                   .arg(q->value(0).toLongLong())
+                   .arg(q->value(1).toString(), n > 1 ? QStringLiteral(" and %1 more partition%2").arg(n - 1).arg(n > 2 ? QStringLiteral("s") : QString())
+                                                      : QString());
+    }
+    return out;
+}
+
+Status restorePartitionState(const Database &db, const QString &dataset, const PartitionRef &p, qint64 runId)
+{
+    const QString part = p.label.value_or(QString());
+    const int isNull = p.label ? 0 : 1;
+    // The publish before this run, if any, is what the partition holds again.
+    auto prev = db.exec(QStringLiteral("SELECT c.run_id, c.committed_at FROM rewind_checkpoints AS c JOIN rewind_runs AS r ON r.run_id = c.run_id "
+                                       "WHERE r.dataset = ? AND c.part = ? AND c.part_is_null = ? AND c.status = 'done' AND c.run_id < ? "
+                                       "ORDER BY c.run_id DESC LIMIT 1"),
+                        {dataset, part, isNull, runId});
+    if (!prev)
+        return fail(prev.error());
+    if (prev->next()) {
+        // Its source fingerprint is not kept: unknown, so the partition shows stale.
+        auto r = db.exec(QStringLiteral("UPDATE rewind_partition_state SET status = CASE WHEN finalized_at IS NOT NULL THEN 'final' ELSE 'published' END, "
+                                        "source_sig = NULL, published_at = ?, last_run_id = ? WHERE dataset = ? AND part = ? AND part_is_null = ?"),
+                         {prev->value(1), prev->value(0), dataset, part, isNull});
+        if (!r)
+            return fail(r.error());
+        return {};
+    }
+    auto r = db.exec(QStringLiteral("DELETE FROM rewind_partition_state WHERE dataset = ? AND part = ? AND part_is_null = ? AND finalized_at IS NULL"),
+                     {dataset, part, isNull});
+    if (!r)
+        return fail(r.error());
+    auto f = db.exec(QStringLiteral("UPDATE rewind_partition_state SET source_sig = NULL, published_at = NULL, last_run_id = NULL "
+                                    "WHERE dataset = ? AND part = ? AND part_is_null = ?"),
+                     {dataset, part, isNull});
+    if (!f)
+        return fail(f.error());
+    return {};
+}
+
+} // namespace
+
+Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 runId, bool execute)
+{
+    auto info = loadRun(db, runId);
+    if (!info)
+        return fail(info.error());
+    if (info->kind != QLatin1String("run"))
+        return badInput(QStringLiteral("%1 %2 is not a batch run: only runs can be rolled back").arg(info->kind).arg(runId));
+    if (info->status == QLatin1String("running"))
+        return badInput(QStringLiteral("run %1 is still running (process %2 on %3): cancel it first").arg(runId).arg(info->pid).arg(info->host));
+    auto dataset = spec.requireDataset(info->dataset);
+    if (!dataset)
+        return fail(dataset.error());
+    const DatasetSpec &ds = **dataset;
+    const QString mode = info->mode;
+    if (mode == QLatin1String("scd2") && !ds.scd2)
+        return badInput(QStringLiteral("run %1 wrote dataset \"%2\" as scd2, but the spec no longer configures \"scd2\"").arg(runId).arg(ds.name));
+
+    RollbackResult result;
+    result.runId = runId;
+    result.dataset = ds.name;
+    result.mode = mode;
+    result.executed = execute;
+
+    // The partitions it published, in its scope's order, with their stored values.
+    auto scopeJson = db.scalar(QStringLiteral("SELECT scope_json FROM rewind_runs WHERE run_id = ?"), {runId});
+    if (!scopeJson)
+        return fail(scopeJson.error());
+    std::vector<PartitionRef> todo;
+    for (const PartitionRef &p : scopeFromJson(scopeJson->toString()))
+        if (info->done.contains(partitionKey(p.label)))
+            todo.push_back(p);
+    std::sort(todo.begin(), todo.end(), [](const PartitionRef &a, const PartitionRef &b) { return partitionLess(b.label, a.label); });
+
+    if (todo.empty()) {
+        if (info->status == QLatin1String("rolled_back"))
+            return badInput(QStringLiteral("run %1 was already rolled back").arg(runId));
+        result.status = QStringLiteral("nothing_to_restore");
+    } else {
+        auto later = laterRuns(db, ds.name, runId, mode == QLatin1String("scd2"));
+        if (!later)
+            return fail(later.error());
+        if (!later->isEmpty())
+            return badInput(QStringLiteral("run %1 cannot be rolled back: later %2 also published %3 of dataset \"%4\"; roll %5 back first")
+                                .arg(runId)
+                                .arg(later->join(QStringLiteral(", ")),
+                                     mode == QLatin1String("scd2") ? QStringLiteral("history") : QStringLiteral("partitions"), ds.name,
+                                     later->size() > 1 ? QStringLiteral("those") : QStringLiteral("it")));
+    }
+
+    // A duplicate recovery's re-run is followed by a unique index on the key:
+    // undoing the re-run would bring back the duplicate keys that index
+    // forbids, and the restore would fail halfway through its statements.
+    if (!todo.empty()) {
+        auto added = db.exec(QStringLiteral("SELECT detail_json FROM rewind_audit WHERE action = 'recover unique index' AND run_id = ? AND dataset = ?"),
+                             {runId, ds.name});
+        if (!added)
+            return fail(added.error());
+        QStringList indexes;
+        while (added->next()) {
+            const auto detail = nlohmann::json::parse(added->value(0).toString().toStdString(), nullptr, false);
+            if (detail.is_object() && detail.value("index", nlohmann::json()).is_string() && !detail.value("already_present", false))
+                indexes << QString::fromStdString(detail["index"].get<std::string>());
+        }
+        if (!indexes.isEmpty()) {
+            auto present = db.exec(db.dialect().listIndexColumns(), {ds.target});
+            if (!present)
+                return fail(present.error());
+            while (present->next())
+                if (indexes.contains(present->value(0).toString()))
+                    return badInput(QStringLiteral("run %1 is the re-run of a duplicate recovery of dataset \"%2\", which then added the unique index "
+                                                   "\"%3\" on \"%4\": rolling the run back would bring back the duplicate keys that index forbids. "
+                                                   "Drop the index first if the duplicates really must come back")
+                                        .arg(runId)
+                                        .arg(ds.name, present->value(0).toString(), ds.target));
+        }
+    }
+
+    // A rollback is a writer: it honours a freeze.
+    if (execute) {
+        auto frozen = db.exec(QStringLiteral("SELECT frozen_at, os_user FROM rewind_frozen WHERE dataset = ?"), {ds.name});
+        if (!frozen)
+            return fail(frozen.error());
+        if (frozen->next())
+            return internalError(QStringLiteral("dataset \"%1\" is frozen since %2 by %3: writes are refused until rewindctl unfreeze")
+                                     .arg(ds.name, frozen->value(0).toString(), frozen->value(1).toString()));
+    }
+
+    auto sql = BatchSql::make(db, ds);
+    if (!sql)
+        return fail(sql.error());
+    auto images = db.hasRelation(sql->imagesTable());
+    if (!images)
+        return fail(images.error());
+
+    for (const PartitionRef &p : todo) {
+        RollbackPartition rp;
+        rp.partition = p.label;
+        auto measure = [&]() -> Status {
+            if (!*images)
+                return {}; // the run changed nothing that needed an image
+            auto removed = countOf(db, sql->rollbackRemovedCount(mode, p, runId));
+            if (!removed)
+                return fail(removed.error());
+            auto restored = countOf(db, sql->rollbackRestoredCount(mode, p, runId));
+            if (!restored)
+                return fail(restored.error());
+            rp.rowsRemoved = *removed;
+            rp.rowsRestored = *restored;
+            return {};
+        };
+        if (!execute) {
+            if (auto s = measure(); !s)
+                return fail(s.error());
+            result.partitions.push_back(rp);
+            continue;
+        }
+        const Status done = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
+            if (auto s = measure(); !s)
+                return s;
+            // Overwrite without images: the partition was empty before the run.
+            if (*images || mode == QLatin1String("overwrite_partition")) {
+                for (const auto &[statement, binds] : sql->rollbackStatements(mode, p, runId)) {
+                    if (!*images && statement.startsWith(QLatin1String("INSERT")))
+                        continue;
+                    if (auto r = db.exec(statement, binds); !r)
+                        return fail(r.error());
+                }
+            }
+            if (auto r = db.exec(QStringLiteral("UPDATE rewind_checkpoints SET status = 'rolled_back' WHERE run_id = ? AND part = ? AND part_is_null = ?"),
+                                 {runId, p.label.value_or(QString()), p.label ? 0 : 1});
+                !r)
+                return fail(r.error());
+            if (auto s = restorePartitionState(db, ds.name, p, runId); !s)
+                return s;
+            return writeAudit(db, QStringLiteral("rollback partition"), ds.name, QString(), runId,
+                              QString::fromStdString(nlohmann::ordered_json{{"partition", p.label ? nlohmann::ordered_json(p.label->toStdString())
+                                                                                                  : nlohmann::ordered_json(nullptr)},
+                                                                            {"rows_removed", rp.rowsRemoved},
+                                                                            {"rows_restored", rp.rowsRestored}}
+                                                         .dump()));
+        }); });
+        if (!done)
+            return fail(Error{done.error().code, QStringLiteral("rollback of run %1, partition %2: %3")
+                                                     .arg(runId)
+                                                     .arg(partitionLabel(p.label), done.error().message)});
+        rp.restored = true;
+        result.partitions.push_back(rp);
+    }
+    std::sort(result.partitions.begin(), result.partitions.end(),
+              [](const RollbackPartition &a, const RollbackPartition &b) { return partitionLess(a.partition, b.partition); });
+
+    if (!execute) {
+        if (result.status.isEmpty())
+            result.status = QStringLiteral("would_restore");
+        return result;
+    }
+    const Status marked = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
+        if (auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = 'rolled_back' WHERE run_id = ?"), {runId}); !r)
+            return fail(r.error());
+        return writeAudit(db, QStringLiteral("rollback"), ds.name, QString(), runId,
+                          QString::fromStdString(nlohmann::ordered_json{{"partitions", result.partitions.size()}}.dump()));
+    }); });
+    if (!marked)
+        return fail(marked.error());
+    if (result.status.isEmpty())
+        result.status = QStringLiteral("rolled_back");
+    return result;
+}
+
+} // namespace rw

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "core/batch/batch.h"
+#include "core/sql/database.h"
+#include "core/workspace/spec.h"
+
+#include <optional>
+#include <vector>
+
+namespace rw {
+
+// Undoing a publish from the before-images the batch core kept
+// (rewind_images_<dataset>): every partition the run published goes back to
+// exactly its state before the run.
+//
+// Refused (BadInput) when a later run published one of those partitions
+// (for scd2: any later month, whose history builds on the run's): the
+// message names the later run, which must be rolled back first.
+// Each partition is restored in one transaction with its audit row and its
+// checkpoint marked rolled_back, so an interrupted rollback continues where
+// it stopped when started again. Partitions are restored last first.
+//
+// Threading: runs on the calling thread with that thread's connection.
+
+struct RollbackPartition {
+    std::optional<QString> partition;
+    qint64 rowsRemoved = 0;  // rows the run wrote that go
+    qint64 rowsRestored = 0; // rows it replaced that come back
+    bool restored = false;
+};
+
+struct RollbackResult {
+    qint64 runId = 0;
+    QString dataset;
+    QString mode;
+    bool executed = false;
+    QString status; // would_restore (dry run), rolled_back, nothing_to_restore
+    std::vector<RollbackPartition> partitions;
+};
+
+Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 runId, bool execute);
+
+} // namespace rw

@@ -1,0 +1,148 @@
+#include "core/batch/runs.h"
+
+#include "core/batch/batchjson.h"
+#include "core/batch/plans.h"
+
+#include <QStringBuilder>
+#include <QSysInfo>
+
+#include <cerrno>
+#include <signal.h>
+
+namespace rw {
+
+namespace {
+
+bool processAlive(qint64 pid, const QString &host)
+{
+    if (pid <= 0 || host != QSysInfo::machineHostName())
+        return host != QSysInfo::machineHostName() && pid > 0; // another machine's run: trust its status
+    return ::kill(pid_t(pid), 0) == 0 || errno == EPERM;
+}
+
+RunInfo fromRow(const QSqlQuery &q)
+{
+    RunInfo r;
+    r.runId = q.value(0).toLongLong();
+    r.dataset = q.value(1).toString();
+    r.kind = q.value(2).toString();
+    r.planId = q.value(3).toString();
+    r.mode = q.value(4).toString();
+    r.status = q.value(5).toString();
+    r.startedAt = q.value(6).toString();
+    r.finishedAt = q.value(7).toString();
+    r.osUser = q.value(8).toString();
+    r.error = q.value(9).toString();
+    r.pid = q.value(10).toLongLong();
+    r.host = q.value(11).toString();
+    if (r.status == QLatin1String("running") && !processAlive(r.pid, r.host))
+        r.status = QStringLiteral("interrupted");
+    return r;
+}
+
+const char *kColumns = "run_id, dataset, kind, plan_id, mode, status, started_at, finished_at, os_user, error, pid, host";
+
+} // namespace
+
+Status refuseConcurrentRun(const Database &db, const QString &dataset, qint64 exceptRunId)
+{
+    auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns)
+                         % QStringLiteral(" FROM rewind_runs WHERE dataset = ? AND status = 'running' AND run_id <> ? ORDER BY run_id"),
+                     {dataset, exceptRunId});
+    if (!q)
+        return fail(q.error());
+    while (q->next()) {
+        const RunInfo other = fromRow(*q);
+        if (other.status == QLatin1String("running"))
+            return fail(Error{Error::Code::Internal,
+                              QStringLiteral("refused: run %1 of dataset \"%2\" is running (%3, process %4 on %5, started %6); "
+                                             "wait for it to finish, or cancel it")
+                                  .arg(other.runId)
+                                  .arg(dataset, other.kind, QString::number(other.pid), other.host, other.startedAt)});
+    }
+    return {};
+}
+
+Result<RunInfo> loadRun(const Database &db, qint64 runId)
+{
+    auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns) % QStringLiteral(" FROM rewind_runs WHERE run_id = ?"), {runId});
+    if (!q)
+        return fail(q.error());
+    if (!q->next())
+        return badInput(QStringLiteral("unknown run %1 (rewindctl runs lists them)").arg(runId));
+    RunInfo info = fromRow(*q);
+    auto cp = db.exec(QStringLiteral("SELECT part, part_is_null, counts_json FROM rewind_checkpoints WHERE run_id = ? AND status = 'done'"), {runId});
+    if (!cp)
+        return fail(cp.error());
+    while (cp->next()) {
+        const std::optional<QString> label = cp->value(1).toInt() ? std::nullopt : std::optional<QString>(cp->value(0).toString());
+        info.done.insert(partitionKey(label), partitionFromJson(cp->value(2).toString()));
+    }
+    // In the order they were written: rows of this table are never updated,
+    // so the row identity (SQLite rowid, PostgreSQL ctid) follows insertion.
+    auto checks = db.exec(QStringLiteral("SELECT name, part, part_is_null, passed, detail FROM rewind_check_results WHERE run_id = ? ORDER BY ")
+                         % db.dialect().rowIdentity(QString()), {runId});
+    if (!checks)
+        return fail(checks.error());
+    while (checks->next())
+        info.checks.push_back({checks->value(0).toString(),
+                               checks->value(2).toInt() ? std::nullopt : std::optional<QString>(checks->value(1).toString()),
+                               checks->value(3).toInt() != 0, checks->value(4).toString(), 0});
+    return info;
+}
+
+Result<std::vector<RunInfo>> listRuns(const Database &db, int limit)
+{
+    auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns) % QStringLiteral(" FROM rewind_runs ORDER BY run_id DESC LIMIT ?"), {limit});
+    if (!q)
+        return fail(q.error());
+    std::vector<RunInfo> out;
+    while (q->next())
+        out.push_back(fromRow(*q));
+    return out;
+}
+
+Result<RunResult> runResult(const Database &db, qint64 runId)
+{
+    auto info = loadRun(db, runId);
+    if (!info)
+        return fail(info.error());
+    RunResult r;
+    r.dataset = info->dataset;
+    r.mode = info->mode;
+    r.planId = info->planId;
+    r.runId = info->runId;
+    r.executed = true;
+    r.status = info->status;
+    r.error = info->error;
+    r.startedAt = info->startedAt;
+    r.finishedAt = info->finishedAt;
+    r.checks = info->checks;
+    // Published partitions from their checkpoints; the rest of the plan as not published.
+    auto scope = db.scalar(QStringLiteral("SELECT scope_json FROM rewind_runs WHERE run_id = ?"), {runId});
+    if (!scope)
+        return fail(scope.error());
+    auto failedCp = db.exec(QStringLiteral("SELECT part, part_is_null, counts_json FROM rewind_checkpoints WHERE run_id = ? AND status <> 'done'"), {runId});
+    if (!failedCp)
+        return fail(failedCp.error());
+    QHash<QString, PartitionResult> unpublished;
+    while (failedCp->next()) {
+        const std::optional<QString> label = failedCp->value(1).toInt() ? std::nullopt : std::optional<QString>(failedCp->value(0).toString());
+        unpublished.insert(partitionKey(label), partitionFromJson(failedCp->value(2).toString()));
+    }
+    for (const PartitionRef &p : scopeFromJson(scope->toString())) {
+        const QString key = partitionKey(p.label);
+        if (info->done.contains(key)) {
+            r.partitions.push_back(info->done.value(key));
+        } else if (unpublished.contains(key)) {
+            r.partitions.push_back(unpublished.value(key));
+        } else {
+            PartitionResult pending;
+            pending.partition = p.label;
+            r.partitions.push_back(pending);
+        }
+    }
+    return r;
+}
+
+} // namespace rw

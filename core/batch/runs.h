@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/batch/batch.h"
+
+#include <QHash>
+
+namespace rw {
+
+struct RunInfo {
+    qint64 runId = 0;
+    QString dataset;
+    QString kind;
+    QString planId;
+    QString mode;
+    QString status; // running, interrupted (its process is gone), succeeded, failed, check_failed, cancelled, stale_plan
+    QString startedAt;
+    QString finishedAt;
+    QString osUser;
+    QString error;
+    qint64 pid = 0;
+    QString host;
+    QHash<QString, PartitionResult> done;       // published partitions, by partitionKey()
+    std::vector<CheckResult> checks;            // every recorded gate result
+};
+
+// One run with its checkpoints. BadInput for an unknown id.
+Result<RunInfo> loadRun(const Database &db, qint64 runId);
+
+// Refuses (Error::Code::Internal, exit 1) while another run of `dataset`,
+// other than `exceptRunId`, is running in a live process: two writers never
+// publish one dataset at once. Call inside the write transaction that marks
+// the caller's run as running, so no other run can start in between.
+Status refuseConcurrentRun(const Database &db, const QString &dataset, qint64 exceptRunId = 0);
+
+// Every run, newest first, without checkpoints.
+Result<std::vector<RunInfo>> listRuns(const Database &db, int limit = 200);
+
+// A run's result in the contract's shape, from what its checkpoints recorded.
+Result<RunResult> runResult(const Database &db, qint64 runId);
+
+} // namespace rw

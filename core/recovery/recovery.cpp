@@ -1,0 +1,763 @@
+#include "core/recovery/recovery.h"
+
+#include "core/batch/batchsql.h"
+#include "core/batch/partitions.h"
+#include "core/batch/plans.h"
+#include "core/workspace/workspace.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QSqlRecord>
+#include <QStringBuilder>
+#include <QTextStream>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace rw {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+QString nowIso() { return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs); }
+
+std::optional<QString> labelOf(const QSqlQuery &q, int at)
+{
+    return q.value(at + 1).toInt() ? std::nullopt : std::optional<QString>(q.value(at).toString());
+}
+
+// Partition column (if any) then key columns, each once.
+QStringList identityColumns(const DatasetSpec &dataset, const BatchSql &sql)
+{
+    QStringList cols;
+    if (dataset.partitioned())
+        cols << dataset.partitionColumn;
+    for (const QString &k : sql.keyColumns())
+        if (!cols.contains(k))
+            cols << k;
+    return cols;
+}
+
+QString quotedList(const Database &db, const QStringList &columns, const QString &qualifier = QString())
+{
+    QStringList out;
+    for (const QString &c : columns)
+        out << (qualifier.isEmpty() ? db.quote(c) : qualifier % u'.' % db.quote(c));
+    return out.join(QStringLiteral(", "));
+}
+
+bool isNumericType(const QString &type)
+{
+    const QString t = type.toUpper();
+    for (const char *n : {"INT", "REAL", "FLOA", "DOUB", "NUM", "DEC"})
+        if (t.contains(QLatin1String(n)))
+            return true;
+    return false;
+}
+
+// A sum's text as a number: an integer when it is one, else a double.
+QVariant sumValue(const QVariant &text)
+{
+    if (text.isNull())
+        return QVariant();
+    bool ok = false;
+    if (const qlonglong i = text.toString().toLongLong(&ok); ok)
+        return i;
+    return text.toString().toDouble();
+}
+
+bool sameSum(const QVariant &a, const QVariant &b)
+{
+    const double x = a.isNull() ? 0.0 : a.toDouble(), y = b.isNull() ? 0.0 : b.toDouble();
+    return std::fabs(x - y) <= 1e-9 * std::max({1.0, std::fabs(x), std::fabs(y)});
+}
+
+Status auditStep(const Database &db, const QString &dataset, const QString &action, const QVariant &runId, const Json &detail)
+{
+    return Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
+        return writeAudit(db, action, dataset, QString(), runId, QString::fromStdString(detail.dump()));
+    }); });
+}
+
+Json duplicatesDetail(const DuplicateReport &d)
+{
+    Json parts = Json::array();
+    for (const auto &p : d.partitions)
+        parts.push_back({{"partition", p.partition ? Json(p.partition->toStdString()) : Json(nullptr)},
+                         {"duplicate_keys", p.duplicateKeys},
+                         {"extra_rows", p.extraRows}});
+    return {{"duplicate_keys", d.duplicateKeys}, {"extra_rows", d.extraRows}, {"partitions", parts}};
+}
+
+} // namespace
+
+Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset, int samples)
+{
+    DuplicateReport out;
+    out.dataset = dataset.name;
+    out.target = dataset.target;
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    if (!sql->targetExists())
+        return out;
+    const QStringList cols = identityColumns(dataset, *sql);
+    const QString where = dataset.scd2 ? QStringLiteral(" WHERE CAST(") % db.quote(dataset.scd2->current) % QStringLiteral(" AS INTEGER) = 1") : QString();
+    const QString inner = QStringLiteral("SELECT ") % quotedList(db, cols) % QStringLiteral(", COUNT(*) AS rewind_n FROM ") % sql->quotedTarget()
+                          % where % QStringLiteral(" GROUP BY ") % quotedList(db, cols) % QStringLiteral(" HAVING COUNT(*) > 1");
+    auto q = db.exec(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("d")) % QStringLiteral(", COUNT(*), SUM(d.rewind_n - 1) FROM (")
+                     % inner % QStringLiteral(") AS d") % sql->groupByPart(QStringLiteral("d")));
+    if (!q)
+        return fail(q.error());
+    while (q->next()) {
+        DuplicatePartition p{labelOf(*q, 0), q->value(2).toLongLong(), q->value(3).toLongLong()};
+        out.duplicateKeys += p.duplicateKeys;
+        out.extraRows += p.extraRows;
+        out.partitions.push_back(p);
+    }
+    std::sort(out.partitions.begin(), out.partitions.end(),
+              [](const DuplicatePartition &a, const DuplicatePartition &b) { return partitionLess(a.partition, b.partition); });
+    if (samples > 0 && out.duplicateKeys > 0) {
+        auto s = db.exec(QStringLiteral("SELECT * FROM (") % inner % QStringLiteral(") AS d ORDER BY ") % quotedList(db, cols, QStringLiteral("d"))
+                             % QStringLiteral(" LIMIT ?"),
+                         {samples});
+        if (!s)
+            return fail(s.error());
+        while (s->next()) {
+            const QSqlRecord r = s->record();
+            QJsonObject o;
+            for (int i = 0; i < cols.size(); ++i)
+                o.insert(cols[i], db.dialect().jsonValue(r.field(i)));
+            o.insert(QStringLiteral("rows"), r.value(int(cols.size())).toLongLong());
+            out.samples.push_back(o);
+        }
+    }
+    return out;
+}
+
+Result<std::optional<FreezeInfo>> freezeInfo(const Database &db, const QString &dataset)
+{
+    auto q = db.exec(QStringLiteral("SELECT frozen_at, os_user, reason FROM rewind_frozen WHERE dataset = ?"), {dataset});
+    if (!q)
+        return fail(q.error());
+    if (!q->next())
+        return std::optional<FreezeInfo>();
+    return std::optional<FreezeInfo>(FreezeInfo{q->value(0).toString(), q->value(1).toString(), q->value(2).toString()});
+}
+
+Result<bool> freeze(const Database &db, const QString &dataset, const QString &reason, const QString &action)
+{
+    bool added = false;
+    const Status s = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
+        auto present = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"), {dataset});
+        if (!present)
+            return fail(present.error());
+        added = present->toLongLong() == 0;
+        if (!added)
+            return {};
+        auto r = db.exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, frozen_at, os_user, reason) VALUES (?, ?, ?, ?)"),
+                         {dataset, nowIso(), osUser(), reason});
+        if (!r)
+            return fail(r.error());
+        return writeAudit(db, action, dataset, QString(), QVariant(), QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
+    }); });
+    if (!s)
+        return fail(s.error());
+    return added;
+}
+
+Result<bool> unfreeze(const Database &db, const QString &dataset, const QString &reason, const QString &action)
+{
+    bool removed = false;
+    const Status s = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
+        auto present = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"), {dataset});
+        if (!present)
+            return fail(present.error());
+        removed = present->toLongLong() > 0;
+        if (!removed)
+            return {};
+        auto r = db.exec(QStringLiteral("DELETE FROM rewind_frozen WHERE dataset = ?"), {dataset});
+        if (!r)
+            return fail(r.error());
+        return writeAudit(db, action, dataset, QString(), QVariant(), QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
+    }); });
+    if (!s)
+        return fail(s.error());
+    return removed;
+}
+
+Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset, const std::vector<PartitionRef> &scope)
+{
+    std::vector<TotalsRow> out;
+    if (scope.empty())
+        return out;
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    QStringList numeric;
+    if (sql->targetExists()) {
+        auto cols = db.columns(dataset.target);
+        if (!cols)
+            return fail(cols.error());
+        for (const ColumnInfo &c : *cols)
+            if (isNumericType(c.type) && sql->columns().contains(c.name) && c.name != dataset.partitionColumn)
+                numeric << c.name;
+    }
+    // Each sum as the engine's exact text (sumValue() reads it): PostgreSQL
+    // sums bigints as numeric, which the driver would read as a double
+    // (15000041417.0, and rounded past 2^53).
+    QStringList sums;
+    for (const QString &c : numeric)
+        sums << db.dialect().castText(QStringLiteral("SUM(x.") % db.quote(c) % u')');
+    const QString aggregates = QStringLiteral("COUNT(*)") % (sums.isEmpty() ? QString() : QStringLiteral(", ") % sums.join(QStringLiteral(", ")));
+
+    struct Side {
+        qint64 rows = 0;
+        QVariantList sums;
+    };
+    auto collect = [&](const QString &query, const QVariantList &binds) -> Result<QHash<QString, Side>> {
+        auto q = db.exec(query, binds);
+        if (!q)
+            return fail(q.error());
+        QHash<QString, Side> byPart;
+        while (q->next()) {
+            Side side;
+            side.rows = q->value(2).toLongLong();
+            for (int i = 0; i < numeric.size(); ++i)
+                side.sums << sumValue(q->value(3 + i));
+            byPart.insert(partitionKey(labelOf(*q, 0)), side);
+        }
+        return byPart;
+    };
+
+    // The source as a re-run stages it: deduped to one row per (partition, key).
+    QVariantList binds;
+    const QStringList stage = sql->createStage(scope, binds);
+    for (qsizetype i = 0; i < stage.size(); ++i)
+        if (auto r = db.exec(stage[i], i == 1 ? binds : QVariantList()); !r)
+            return fail(r.error());
+    auto source = collect(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
+                              % QStringLiteral(" FROM ") % db.quote(QStringLiteral("rewind_stage")) % QStringLiteral(" AS x")
+                              % sql->groupByPart(QStringLiteral("x")),
+                          {});
+    (void)db.execAll(sql->dropWorkTables());
+    if (!source)
+        return fail(source.error());
+    QHash<QString, Side> target;
+    if (sql->targetExists()) {
+        QVariantList tb;
+        const QString scopeSql = sql->scopePredicate(QStringLiteral("x"), scope, tb);
+        auto t = collect(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
+                             % QStringLiteral(" FROM ") % sql->quotedTarget() % QStringLiteral(" AS x WHERE ") % scopeSql
+                             % sql->groupByPart(QStringLiteral("x")),
+                         tb);
+        if (!t)
+            return fail(t.error());
+        target = *t;
+    }
+    for (const PartitionRef &p : scope) {
+        const QString key = partitionKey(p.label);
+        const Side s = source->value(key), t = target.value(key);
+        TotalsRow row;
+        row.partition = p.label;
+        row.sourceRows = s.rows;
+        row.targetRows = t.rows;
+        row.match = s.rows == t.rows;
+        for (int i = 0; i < numeric.size(); ++i) {
+            const QVariant a = s.sums.value(i), b = t.sums.value(i);
+            row.sums.emplace_back(numeric[i], a, b);
+            row.match = row.match && sameSum(a, b);
+        }
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+namespace {
+
+Status checkRecoverable(const DatasetSpec &dataset)
+{
+    if (dataset.write == QLatin1String("scd2"))
+        return badInput(QStringLiteral("dataset \"%1\" is an scd2 dimension: recover re-runs by overwrite, which would drop its history; "
+                                       "use rewindctl duplicates to inspect it and rollback to undo a bad run")
+                            .arg(dataset.name));
+    if (dataset.key.isEmpty())
+        return badInput(QStringLiteral("dataset \"%1\" has no key: duplicates are defined per key; add \"key\" to its spec").arg(dataset.name));
+    return {};
+}
+
+QString affectedText(const RecoveryResult &r)
+{
+    return r.scopeLabels.isEmpty() ? (r.scope.empty() ? QStringLiteral("none") : QStringLiteral("the whole dataset"))
+                                   : r.scopeLabels.join(QStringLiteral(", "));
+}
+
+// Finds the duplicates, then the affected partitions as stored and their totals.
+Status identify(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, RecoveryResult &result, int samples)
+{
+    auto before = findDuplicates(db, dataset, samples);
+    if (!before)
+        return fail(before.error());
+    result.before = *before;
+    result.scope.clear();
+    result.scopeLabels.clear();
+    result.nullPartition = false;
+    for (const auto &p : result.before.partitions) {
+        if (p.partition)
+            result.scopeLabels << *p.partition;
+        else
+            result.nullPartition = true;
+    }
+    if (!result.before.partitions.empty()) {
+        ScopeRequest request;
+        if (dataset.partitioned())
+            request.partitions = result.scopeLabels;
+        if (!dataset.partitioned() || !result.scopeLabels.isEmpty()) {
+            auto resolved = resolveScope(db, dataset, sql, request);
+            if (!resolved)
+                return fail(resolved.error());
+            result.scope = *resolved;
+        }
+    }
+    auto totalsNow = compareTotals(db, dataset, result.scope);
+    if (!totalsNow)
+        return fail(totalsNow.error());
+    result.totalsBefore = *totalsNow;
+    return {};
+}
+
+Result<bool> uniqueIndexExists(const Database &db, const DatasetSpec &dataset, const QString &index)
+{
+    auto q = db.exec(db.dialect().listIndexColumns(), {dataset.target});
+    if (!q)
+        return fail(q.error());
+    while (q->next())
+        if (q->value(0).toString() == index)
+            return true;
+    return false;
+}
+
+// A failed step: recorded, audited, and the dataset left frozen.
+void stopRecovery(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const QString &step, const QString &message)
+{
+    result.steps.push_back({step, QStringLiteral("failed"), message});
+    result.status = QStringLiteral("failed");
+    result.error = message % QStringLiteral(" (\"") % dataset.name % QStringLiteral("\" stays frozen: rewindctl unfreeze when resolved)");
+    result.leftFrozen = true;
+    (void)auditStep(db, dataset.name, QStringLiteral("recover failed"), result.rerunId,
+                    Json{{"step", step.toStdString()}, {"error", message.toStdString()}});
+}
+
+// Steps run in order, and none after a failed one.
+Status requireStep(const RecoveryResult &result, const QString &step, const QString &previous)
+{
+    if (result.failed())
+        return badInput(QStringLiteral("the recovery of \"%1\" failed (%2): step %3 is not run").arg(result.dataset, result.error, step));
+    const RecoveryStep *p = result.step(previous);
+    if (!p || p->status == QLatin1String("planned"))
+        return badInput(QStringLiteral("recovery step %1 comes after step %2, which has not run").arg(step, previous));
+    return {};
+}
+
+} // namespace
+
+const RecoveryStep *RecoveryResult::step(const QString &name) const
+{
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it)
+        if (it->step == name)
+            return &*it;
+    return nullptr;
+}
+
+Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset, int samples)
+{
+    if (auto s = checkRecoverable(dataset); !s)
+        return fail(s.error());
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    RecoveryResult result;
+    result.dataset = dataset.name;
+    result.target = dataset.target;
+    result.status = QStringLiteral("planned");
+    result.uniqueIndex = QStringLiteral("rewind_unique_") % dataset.target;
+    result.uniqueIndexColumns = identityColumns(dataset, *sql);
+    if (auto s = identify(db, dataset, *sql, result, samples); !s)
+        return fail(s.error());
+    return result;
+}
+
+Result<std::vector<RecoveryStep>> plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan)
+{
+    auto has = uniqueIndexExists(db, dataset, plan.uniqueIndex);
+    if (!has)
+        return fail(has.error());
+    return std::vector<RecoveryStep>{
+        {QStringLiteral("freeze"), QStringLiteral("planned"), QStringLiteral("freeze \"%1\": Rewind's writers refuse it").arg(dataset.name)},
+        {QStringLiteral("identify"), QStringLiteral("done"),
+         QStringLiteral("%1 duplicate keys, %2 extra rows").arg(plan.before.duplicateKeys).arg(plan.before.extraRows)},
+        {QStringLiteral("rerun"), plan.scope.empty() ? QStringLiteral("skipped") : QStringLiteral("planned"),
+         QStringLiteral("overwrite partitions from the deduped source: %1").arg(affectedText(plan))},
+        {QStringLiteral("totals"), QStringLiteral("planned"), QStringLiteral("row counts and sums of numeric columns against the source")},
+        {QStringLiteral("unique_index"), QStringLiteral("planned"),
+         *has ? QStringLiteral("%1 already exists").arg(plan.uniqueIndex)
+              : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)").arg(plan.uniqueIndex, dataset.target, plan.uniqueIndexColumns.join(u", "))},
+        {QStringLiteral("unfreeze"), QStringLiteral("planned"), QStringLiteral("lift the freeze")},
+    };
+}
+
+Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryResult &result)
+{
+    if (result.failed())
+        return badInput(QStringLiteral("the recovery of \"%1\" failed: %2").arg(result.dataset, result.error));
+    result.executed = true;
+    result.steps.clear(); // a dry run's plan gives way to what is done
+    auto frozen = freezeInfo(db, dataset.name);
+    if (!frozen)
+        return fail(frozen.error());
+    if (*frozen) {
+        result.steps.push_back({QStringLiteral("freeze"), QStringLiteral("done"),
+                                QStringLiteral("already frozen since %1 by %2%3").arg((*frozen)->frozenAt, (*frozen)->osUser,
+                                                                                      (*frozen)->reason.isEmpty() ? QString() : QStringLiteral(" (") % (*frozen)->reason % u')')});
+        if (auto s = auditStep(db, dataset.name, QStringLiteral("recover freeze"), QVariant(), Json{{"already_frozen", true}}); !s)
+            return fail(s.error());
+    } else {
+        auto f = freeze(db, dataset.name, QStringLiteral("recover: duplicate incident"), QStringLiteral("recover freeze"));
+        if (!f)
+            return fail(f.error());
+        result.steps.push_back({QStringLiteral("freeze"), QStringLiteral("done"), QStringLiteral("frozen: Rewind's writers refuse it")});
+    }
+    return {};
+}
+
+Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, bool refresh, int samples)
+{
+    if (auto s = requireStep(result, QStringLiteral("identify"), QStringLiteral("freeze")); !s)
+        return s;
+    if (refresh) {
+        auto sql = BatchSql::make(db, dataset);
+        if (!sql)
+            return fail(sql.error());
+        if (auto s = identify(db, dataset, *sql, result, samples); !s)
+            return s;
+    }
+    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover identify"), QVariant(), duplicatesDetail(result.before)); !s)
+        return fail(s.error());
+    result.steps.push_back({QStringLiteral("identify"), QStringLiteral("done"),
+                            QStringLiteral("%1 duplicate keys, %2 extra rows in %3").arg(result.before.duplicateKeys).arg(result.before.extraRows).arg(affectedText(result))});
+    if (result.nullPartition && dataset.partitioned())
+        stopRecovery(db, dataset, result, QStringLiteral("identify"),
+                     QStringLiteral("duplicates in the NULL partition of %1 cannot be re-run by partition name").arg(dataset.partitionColumn));
+    return {};
+}
+
+namespace {
+
+DatasetSpec overwriteOf(const DatasetSpec &dataset)
+{
+    DatasetSpec overwrite = dataset;
+    overwrite.write = QStringLiteral("overwrite_partition");
+    return overwrite;
+}
+
+} // namespace
+
+Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &dataset, const RecoveryResult &result, int samples)
+{
+    if (result.scope.empty()) {
+        RunResult none;
+        none.dataset = dataset.name;
+        none.mode = QStringLiteral("overwrite_partition");
+        none.status = QStringLiteral("previewed");
+        return none;
+    }
+    BatchOptions o;
+    o.samples = samples;
+    if (dataset.partitioned())
+        o.scope.partitions = result.scopeLabels;
+    return preview(db, overwriteOf(dataset), o);
+}
+
+Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const RecoveryRerunOptions &options)
+{
+    if (auto s = requireStep(result, QStringLiteral("rerun"), QStringLiteral("identify")); !s)
+        return s;
+    if (result.scope.empty()) {
+        result.steps.push_back({QStringLiteral("rerun"), QStringLiteral("skipped"), QStringLiteral("no duplicate keys")});
+        return {};
+    }
+    BatchOptions o;
+    o.execute = true;
+    o.ignoreFreeze = true;
+    o.planId = options.planId;
+    o.progress = options.progress;
+    o.cancel = options.cancel;
+    if (dataset.partitioned() && o.planId.isEmpty()) // a plan fixes its scope
+        o.scope.partitions = result.scopeLabels;
+    auto rerun = run(db, overwriteOf(dataset), o);
+    if (!rerun) {
+        // A stale (or unusable) preview is the operator's to look at again,
+        // not a failed recovery: nothing was written.
+        if (!options.planId.isEmpty() && (rerun.error().code == Error::Code::StalePlan || rerun.error().code == Error::Code::BadInput))
+            return fail(rerun.error());
+        stopRecovery(db, dataset, result, QStringLiteral("rerun"), rerun.error().message);
+        return {};
+    }
+    result.rerun = *rerun;
+    result.rerunId = rerun->runId;
+    if (rerun->status != QLatin1String("succeeded")) {
+        stopRecovery(db, dataset, result, QStringLiteral("rerun"),
+                     QStringLiteral("run %1 ended %2%3")
+                         .arg(rerun->runId.toString(), rerun->status, rerun->error.isEmpty() ? QString() : QStringLiteral(": ") % rerun->error));
+        return {};
+    }
+    const PartitionResult t = rerun->totals();
+    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover rerun"), rerun->runId,
+                           Json{{"partitions", rerun->partitions.size()}, {"inserted", t.inserted}, {"deleted", t.deleted}});
+        !s)
+        return fail(s.error());
+    result.steps.push_back({QStringLiteral("rerun"), QStringLiteral("done"),
+                            QStringLiteral("run %1 overwrote %2 partition(s): %3 rows written, %4 removed")
+                                .arg(rerun->runId.toString())
+                                .arg(rerun->partitions.size())
+                                .arg(t.stagedRows)
+                                .arg(t.deleted)});
+    return {};
+}
+
+Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryResult &result)
+{
+    if (auto s = requireStep(result, QStringLiteral("totals"), QStringLiteral("rerun")); !s)
+        return s;
+    auto totals = compareTotals(db, dataset, result.scope);
+    if (!totals)
+        return fail(totals.error());
+    result.totals = *totals;
+    result.totalsMatch = std::all_of(result.totals.begin(), result.totals.end(), [](const TotalsRow &t) { return t.match; });
+    Json rows = Json::array();
+    for (const auto &t : result.totals)
+        rows.push_back({{"partition", t.partition ? Json(t.partition->toStdString()) : Json(nullptr)},
+                        {"source_rows", t.sourceRows},
+                        {"target_rows", t.targetRows},
+                        {"match", t.match}});
+    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover totals"), result.rerunId, Json{{"match", result.totalsMatch}, {"partitions", rows}}); !s)
+        return fail(s.error());
+    if (!result.totalsMatch) {
+        stopRecovery(db, dataset, result, QStringLiteral("totals"), QStringLiteral("business totals differ from the source after the re-run"));
+        return {};
+    }
+    result.steps.push_back({QStringLiteral("totals"), QStringLiteral("done"),
+                            QStringLiteral("row counts and sums match the deduped source in %1 partition(s)").arg(result.totals.size())});
+    return {};
+}
+
+Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, int samples)
+{
+    if (auto s = requireStep(result, QStringLiteral("unique_index"), QStringLiteral("totals")); !s)
+        return s;
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    if (sql->targetExists()) {
+        auto nulls = db.exec(QStringLiteral("SELECT ") % [&] {
+            QStringList sums;
+            for (const QString &c : result.uniqueIndexColumns)
+                sums << QStringLiteral("SUM(CASE WHEN ") % db.quote(c) % QStringLiteral(" IS NULL THEN 1 ELSE 0 END)");
+            return sums.join(QStringLiteral(", "));
+        }() % QStringLiteral(" FROM ") % sql->quotedTarget());
+        if (!nulls)
+            return fail(nulls.error());
+        QStringList nullable;
+        if (nulls->next())
+            for (int i = 0; i < result.uniqueIndexColumns.size(); ++i)
+                if (nulls->value(i).toLongLong() > 0)
+                    nullable << QStringLiteral("%1 (%2 rows)").arg(result.uniqueIndexColumns[i]).arg(nulls->value(i).toLongLong());
+        if (!nullable.isEmpty()) {
+            stopRecovery(db, dataset, result, QStringLiteral("unique_index"),
+                         QStringLiteral("key columns hold NULL: %1; a unique index treats NULLs as distinct, so it would not stop duplicates of those keys. "
+                                        "Make the key NOT NULL (or fill the NULLs), then add the index")
+                             .arg(nullable.join(QStringLiteral(", "))));
+            return {};
+        }
+        auto after = findDuplicates(db, dataset, samples);
+        if (!after)
+            return fail(after.error());
+        result.after = *after;
+        if (after->duplicateKeys > 0) {
+            stopRecovery(db, dataset, result, QStringLiteral("unique_index"),
+                         QStringLiteral("%1 duplicate keys remain (%2 extra rows): the unique index cannot be added").arg(after->duplicateKeys).arg(after->extraRows));
+            return {};
+        }
+        auto has = uniqueIndexExists(db, dataset, result.uniqueIndex);
+        if (!has)
+            return fail(has.error());
+        const Status indexed = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
+            auto r = db.exec(QStringLiteral("CREATE UNIQUE INDEX IF NOT EXISTS ") % db.quote(result.uniqueIndex) % QStringLiteral(" ON ")
+                             % sql->quotedTarget() % QStringLiteral(" (") % quotedList(db, result.uniqueIndexColumns) % u')');
+            if (!r)
+                return fail(r.error());
+            return writeAudit(db, QStringLiteral("recover unique index"), dataset.name, QString(), result.rerunId,
+                              QString::fromStdString(Json{{"index", result.uniqueIndex.toStdString()},
+                                                          {"columns", result.uniqueIndexColumns.join(u',').toStdString()},
+                                                          {"already_present", *has}}
+                                                         .dump()));
+        }); });
+        if (!indexed) {
+            stopRecovery(db, dataset, result, QStringLiteral("unique_index"), indexed.error().message);
+            return {};
+        }
+        result.uniqueIndexAdded = true;
+        result.steps.push_back({QStringLiteral("unique_index"), QStringLiteral("done"),
+                                *has ? QStringLiteral("%1 was already in place").arg(result.uniqueIndex)
+                                     : QStringLiteral("added %1 on %2 (%3)").arg(result.uniqueIndex, dataset.target, result.uniqueIndexColumns.join(u", "))});
+    } else {
+        result.after = result.before;
+        result.steps.push_back({QStringLiteral("unique_index"), QStringLiteral("skipped"), QStringLiteral("the target does not exist yet")});
+    }
+    auto lifted = unfreeze(db, dataset.name, QStringLiteral("recover finished"), QStringLiteral("recover unfreeze"));
+    if (!lifted)
+        return fail(lifted.error());
+    result.steps.push_back({QStringLiteral("unfreeze"), QStringLiteral("done"), QStringLiteral("writers may publish again")});
+    result.status = QStringLiteral("recovered");
+    return {};
+}
+
+Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, const RecoverOptions &options)
+{
+    auto plan = planRecovery(db, dataset, options.samples);
+    if (!plan)
+        return fail(plan.error());
+    RecoveryResult result = std::move(*plan);
+    result.executed = options.execute;
+
+    if (!options.execute) {
+        result.totals = result.totalsBefore;
+        result.totalsMatch = std::all_of(result.totals.begin(), result.totals.end(), [](const TotalsRow &t) { return t.match; });
+        auto steps = plannedRecoverySteps(db, dataset, result);
+        if (!steps)
+            return fail(steps.error());
+        result.steps = std::move(*steps);
+        if (!options.reportPath.isEmpty()) {
+            result.reportPath = options.reportPath;
+            QFile file(options.reportPath);
+            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+                return badInput(QStringLiteral("--report %1: cannot write: %2").arg(options.reportPath, file.errorString()));
+            file.write(recoveryReportMarkdown(result).toUtf8());
+        }
+        return result;
+    }
+
+    auto finishReport = [&]() -> Result<RecoveryResult> {
+        result.reportPath = options.reportPath;
+        if (result.reportPath.isEmpty()) {
+            const QFileInfo dbFile(db.url().path);
+            const QString dir = db.url().path.isEmpty() ? QDir::currentPath() : dbFile.absolutePath();
+            // Never over an earlier report (two recoveries in one second): -2, -3, ...
+            const QString stem = dir % QStringLiteral("/recovery-") % dataset.name % u'-'
+                                 % QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+            result.reportPath = stem % QStringLiteral(".md");
+            for (int n = 2; QFileInfo::exists(result.reportPath); ++n)
+                result.reportPath = stem % u'-' % QString::number(n) % QStringLiteral(".md");
+        }
+        QFile file(result.reportPath);
+        const auto mode = options.reportPath.isEmpty() ? QIODevice::WriteOnly | QIODevice::NewOnly : QIODevice::WriteOnly | QIODevice::Truncate;
+        if (!file.open(mode))
+            return internalError(QStringLiteral("recovery report %1: cannot write: %2").arg(result.reportPath, file.errorString()));
+        file.write(recoveryReportMarkdown(result).toUtf8());
+        return result;
+    };
+
+    // The five steps; a failed one stops here with the dataset frozen.
+    const std::function<Status()> steps[] = {
+        [&] { return recoverFreeze(db, dataset, result); },
+        [&] { return recoverIdentify(db, dataset, result, false, options.samples); },
+        [&] { return recoverRerun(db, dataset, result); },
+        [&] { return recoverTotals(db, dataset, result); },
+        [&] { return recoverUniqueIndex(db, dataset, result, options.samples); },
+    };
+    for (const auto &step : steps) {
+        if (auto s = step(); !s)
+            return fail(s.error());
+        if (result.failed())
+            return finishReport();
+    }
+    return finishReport();
+}
+
+QString recoveryReportMarkdown(const RecoveryResult &r)
+{
+    QString md;
+    QTextStream out(&md);
+    const QString now = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
+    out << "# Duplicate incident recovery: " << r.dataset << "\n\n";
+    out << "- Target table: `" << r.target << "`\n";
+    out << "- " << (r.executed ? "Recovered" : "Planned (dry run, nothing changed)") << " at " << now << " by " << osUser() << '\n';
+    out << "- Outcome: **" << r.status << "**";
+    if (!r.error.isEmpty())
+        out << ": " << r.error;
+    out << "\n\n## What happened\n\n";
+    out << "The target held " << r.before.duplicateKeys << " duplicate key(s): " << r.before.extraRows
+        << " row(s) beyond one per (partition, key).\n\n";
+    if (!r.before.partitions.empty()) {
+        out << "| partition | duplicate keys | extra rows |\n|---|---:|---:|\n";
+        for (const auto &p : r.before.partitions)
+            out << "| " << partitionLabel(p.partition) << " | " << p.duplicateKeys << " | " << p.extraRows << " |\n";
+        out << '\n';
+    }
+    if (!r.before.samples.empty()) {
+        out << "Examples:\n\n";
+        for (const auto &s : r.before.samples)
+            out << "- `" << QString::fromUtf8(QJsonDocument(s).toJson(QJsonDocument::Compact)) << "`\n";
+        out << '\n';
+    }
+    out << "## Steps\n\n| step | status | detail |\n|---|---|---|\n";
+    for (const auto &s : r.steps)
+        out << "| " << s.step << " | " << s.status << " | " << QString(s.detail).replace(u'|', QStringLiteral("\\|")) << " |\n";
+    out << "\n## Counts before and after\n\n";
+    if (r.totalsBefore.empty()) {
+        out << "No partition was affected.\n\n";
+    } else {
+        out << "| partition | target rows before | target rows after | source rows (deduped) |\n|---|---:|---:|---:|\n";
+        for (std::size_t i = 0; i < r.totalsBefore.size(); ++i) {
+            const auto &b = r.totalsBefore[i];
+            const QString afterRows = i < r.totals.size() && r.executed ? QString::number(r.totals[i].targetRows) : QStringLiteral("-");
+            out << "| " << partitionLabel(b.partition) << " | " << b.targetRows << " | " << afterRows << " | " << b.sourceRows << " |\n";
+        }
+        out << '\n';
+    }
+    out << "## Business totals against the source\n\n";
+    if (r.totals.empty()) {
+        out << "Nothing to compare.\n\n";
+    } else {
+        out << "| partition | column | source | target | match |\n|---|---|---:|---:|---|\n";
+        for (const auto &t : r.totals) {
+            out << "| " << partitionLabel(t.partition) << " | (rows) | " << t.sourceRows << " | " << t.targetRows << " | "
+                << (t.sourceRows == t.targetRows ? "yes" : "**no**") << " |\n";
+            for (const auto &[column, source, target] : t.sums)
+                out << "| " << partitionLabel(t.partition) << " | " << column << " | " << source.toString() << " | " << target.toString() << " | "
+                    << (sameSum(source, target) ? "yes" : "**no**") << " |\n";
+        }
+        out << "\nTotals " << (r.totalsMatch ? "match" : "do **not** match") << (r.executed ? "" : " (as the target is now)") << ".\n\n";
+    }
+    out << "## Preventing a recurrence\n\n";
+    if (r.uniqueIndexAdded)
+        out << "A unique index `" << r.uniqueIndex << "` on `" << r.target << "` (" << r.uniqueIndexColumns.join(QStringLiteral(", "))
+            << ") now makes the database refuse a second row for the same key, whoever writes it.\n";
+    else
+        out << "Planned: a unique index `" << r.uniqueIndex << "` on `" << r.target << "` (" << r.uniqueIndexColumns.join(QStringLiteral(", "))
+            << ").\n";
+    if (!r.rerunId.isNull())
+        out << "\nThe clean-up was run " << r.rerunId.toString() << "; `rewindctl rollback --run " << r.rerunId.toString()
+            << " --execute` would restore the state before it.\n";
+    if (r.leftFrozen)
+        out << "\nThe dataset is still **frozen**: lift it with `rewindctl unfreeze --dataset " << r.dataset << " --execute` once resolved.\n";
+    out.flush();
+    return md;
+}
+
+} // namespace rw

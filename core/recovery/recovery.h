@@ -1,0 +1,160 @@
+#pragma once
+
+#include "core/batch/batch.h"
+#include "core/sql/database.h"
+#include "core/workspace/spec.h"
+
+#include <QJsonObject>
+
+#include <atomic>
+#include <functional>
+
+#include <optional>
+#include <vector>
+
+namespace rw {
+
+// Duplicate incidents: finding duplicate keys in a dataset's target,
+// freezing writers, and the guided recovery.
+//
+// Threading: every call runs on the calling thread with that thread's connection.
+
+struct DuplicatePartition {
+    std::optional<QString> partition;
+    qint64 duplicateKeys = 0; // keys with more than one row (current rows for scd2)
+    qint64 extraRows = 0;     // rows beyond the first of each such key
+};
+
+struct DuplicateReport {
+    QString dataset;
+    QString target;
+    qint64 duplicateKeys = 0;
+    qint64 extraRows = 0;
+    std::vector<DuplicatePartition> partitions;
+    std::vector<QJsonObject> samples; // partition and key columns, plus "rows"
+};
+
+// Duplicates per (partition, key), NULL keys matching NULL keys, in one
+// grouped query. Reads only.
+Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset, int samples = 5);
+
+struct FreezeInfo {
+    QString frozenAt;
+    QString osUser;
+    QString reason;
+};
+Result<std::optional<FreezeInfo>> freezeInfo(const Database &db, const QString &dataset);
+// Freezes (or lifts the freeze of) a dataset with its audit row. Freezing a
+// frozen dataset, or unfreezing one that is not, changes nothing.
+// `action` names the audit row.
+Result<bool> freeze(const Database &db, const QString &dataset, const QString &reason,
+                    const QString &action = QStringLiteral("freeze")); // true: newly frozen
+Result<bool> unfreeze(const Database &db, const QString &dataset, const QString &reason,
+                      const QString &action = QStringLiteral("unfreeze")); // true: was frozen
+
+struct TotalsRow {
+    std::optional<QString> partition;
+    qint64 sourceRows = 0; // deduped source, as a re-run stages it
+    qint64 targetRows = 0;
+    std::vector<std::tuple<QString, QVariant, QVariant>> sums; // column, source sum, target sum
+    bool match = true;
+};
+
+// Business totals of `scope` (row counts and sums of numeric columns): the
+// deduped source against the target. Reads only (temporary work tables).
+Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset, const std::vector<PartitionRef> &scope);
+
+struct RecoveryStep {
+    QString step;   // freeze, identify, rerun, totals, unique_index, unfreeze
+    QString status; // done, skipped, failed, planned
+    QString detail;
+};
+
+struct RecoverOptions {
+    bool execute = false;
+    QString reportPath; // empty: recovery-<dataset>-<time>.md next to the database (only with execute)
+    int samples = 5;
+};
+
+struct RecoveryResult {
+    QString dataset;
+    QString target;
+    bool executed = false;
+    QString status; // planned, recovered, failed
+    QString error;
+    DuplicateReport before;
+    std::optional<DuplicateReport> after;
+    QVariant rerunId;
+    std::optional<RunResult> rerun;
+    std::vector<TotalsRow> totalsBefore; // the affected partitions before the re-run
+    std::vector<TotalsRow> totals;       // after it (the dry run: as they are)
+    bool totalsMatch = false;
+    bool uniqueIndexAdded = false;
+    QString uniqueIndex;
+    QStringList uniqueIndexColumns;
+    bool leftFrozen = false;
+    std::vector<RecoveryStep> steps;
+    QString reportPath;
+    // The affected partitions as stored (what step 3 re-runs) and their labels.
+    std::vector<PartitionRef> scope;
+    QStringList scopeLabels;
+    bool nullPartition = false; // duplicates in the NULL partition of a partitioned dataset
+
+    bool failed() const { return status == QLatin1String("failed"); }
+    // The step recorded with this name, or nullptr.
+    const RecoveryStep *step(const QString &name) const;
+};
+
+// The five steps of a duplicate incident, each audited: freeze the dataset;
+// find duplicate keys; re-run the affected partitions by overwrite from the
+// deduped source through the batch core; compare business totals with the
+// source; add a unique index on (partition, key) and unfreeze. A failed step
+// stops the recovery and leaves the dataset frozen (result status "failed").
+// Without options.execute: reports the duplicates, the current totals and
+// the plan; changes nothing.
+// Errors: BadInput for an scd2 dataset or a dataset without a key.
+Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, const RecoverOptions &options);
+
+// The same five steps one at a time, for the console's wizard: recover()
+// is planRecovery() followed by these, in this order, each carrying the
+// result along. Each appends its RecoveryStep (and its audit row) to
+// `result`. A step that fails on the data (totals differ, a NULL key, ...)
+// is not an error: it marks the result failed, records "recover failed"
+// and leaves the dataset frozen; the steps after it are refused (BadInput).
+// An Error is returned only when the database could not be read or written.
+//
+// Threading: as above; `result` is the caller's value, so a GUI can copy it
+// into a worker and take the updated copy back.
+
+// Finds the duplicates, the affected partitions and their business totals
+// (result.before, scope, totalsBefore). Changes nothing.
+// Errors: BadInput for an scd2 dataset or a dataset without a key.
+Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset, int samples = 5);
+// What a dry run reports for each step of `plan` (status planned/done/skipped).
+Result<std::vector<RecoveryStep>> plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan);
+// 1. Freezes the dataset, or adopts a freeze already in place.
+Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryResult &result);
+// 2. Records the duplicates. With `refresh`, finds them again first (the
+// dataset is frozen by now, so they no longer move) and recomputes the scope.
+Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, bool refresh = false, int samples = 5);
+// What step 3 would write: a preview of the overwrite of result.scope (a
+// stored plan, no data written). Empty partitions when the scope is.
+Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &dataset, const RecoveryResult &result, int samples = 0);
+
+struct RecoveryRerunOptions {
+    QString planId; // a plan from previewRecoveryRerun(): refused (StalePlan) if the source changed since
+    std::function<void(const Progress &)> progress;
+    const std::atomic<bool> *cancel = nullptr;
+};
+// 3. Re-runs result.scope by overwrite from the deduped source through the
+// batch core, under the recovery's freeze. Errors: StalePlan with a planId.
+Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const RecoveryRerunOptions &options = {});
+// 4. Compares business totals of the scope with the source (result.totals).
+Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryResult &result);
+// 5. Adds the unique index on (partition, key), unfreezes; status "recovered".
+Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, int samples = 5);
+
+// The Markdown recovery report.
+QString recoveryReportMarkdown(const RecoveryResult &result);
+
+} // namespace rw

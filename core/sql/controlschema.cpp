@@ -1,0 +1,204 @@
+#include "core/sql/controlschema.h"
+
+#include <QStringBuilder>
+
+namespace rw::controlschema {
+
+namespace {
+
+// Step N brings the schema from version N-1 to N. Steps are append-only:
+// never edit one that has shipped, add the next.
+QStringList step(const SqlDialect &d, int version)
+{
+    const QString id = d.autoIdColumn();
+    const QString blob = d.blobType();
+    const QString big = d.bigintType();
+    switch (version) {
+    case 1:
+        return {
+            QStringLiteral("CREATE TABLE rewind_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"),
+            // One row per run of run/resume/rollback/recover.
+            QStringLiteral("CREATE TABLE rewind_runs (run_id ") % id
+                % QStringLiteral(", dataset TEXT NOT NULL, kind TEXT NOT NULL, plan_id TEXT, mode TEXT,"
+                                 " status TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT,"
+                                 " os_user TEXT, scope_json TEXT, error TEXT)"),
+            // A plan locks a run to what was previewed: scope and source fingerprint.
+            QStringLiteral("CREATE TABLE rewind_plans (plan_id TEXT PRIMARY KEY, dataset TEXT NOT NULL,"
+                           " created_at TEXT NOT NULL, scope_json TEXT NOT NULL,"
+                           " fingerprint TEXT NOT NULL, summary_json TEXT)"),
+            // Per-partition checkpoint, written in the publish transaction.
+            QStringLiteral("CREATE TABLE rewind_checkpoints (run_id ") % big
+                % QStringLiteral(" NOT NULL REFERENCES rewind_runs(run_id), part TEXT NOT NULL,"
+                                 " part_is_null INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL,"
+                                 " committed_at TEXT, counts_json TEXT,"
+                                 " PRIMARY KEY (run_id, part, part_is_null))"),
+            // What Rewind knows of each published partition. `source_sig` is
+            // the source fingerprint at publish time; a different one today
+            // makes the partition stale.
+            QStringLiteral("CREATE TABLE rewind_partition_state (dataset TEXT NOT NULL, part TEXT NOT NULL,"
+                           " part_is_null INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL,"
+                           " source_rows ") % big
+                % QStringLiteral(", source_sig TEXT, published_at TEXT, finalized_at TEXT, last_run_id ") % big
+                % QStringLiteral(", PRIMARY KEY (dataset, part, part_is_null))"),
+            QStringLiteral("CREATE TABLE rewind_audit (audit_id ") % id
+                % QStringLiteral(", at TEXT NOT NULL, os_user TEXT, action TEXT NOT NULL, dataset TEXT,"
+                                 " stream TEXT, run_id ") % big
+                % QStringLiteral(", detail_json TEXT)"),
+        };
+    case 2:
+        return {
+            QStringLiteral("CREATE TABLE rewind_offsets (stream TEXT NOT NULL, group_id TEXT NOT NULL,"
+                           " partition_id ") % big
+                % QStringLiteral(" NOT NULL, committed_offset ") % big
+                % QStringLiteral(" NOT NULL, updated_at TEXT NOT NULL,"
+                                 " PRIMARY KEY (stream, group_id, partition_id))"),
+            QStringLiteral("CREATE TABLE rewind_dlq (dlq_id ") % id
+                % QStringLiteral(", source_kind TEXT NOT NULL, source_name TEXT NOT NULL, part TEXT,"
+                                 " log_offset ") % big
+                % QStringLiteral(", event_id TEXT, record_key TEXT, error_class TEXT NOT NULL,"
+                                 " error TEXT NOT NULL, original_payload ") % blob
+                % QStringLiteral(", payload ") % blob
+                % QStringLiteral(", status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,"
+                                 " first_seen TEXT NOT NULL, last_attempt_at TEXT)"),
+            QStringLiteral("CREATE INDEX rewind_dlq_status ON rewind_dlq (status, error_class)"),
+            QStringLiteral("CREATE TABLE rewind_dlq_history (history_id ") % id
+                % QStringLiteral(", dlq_id ") % big
+                % QStringLiteral(" NOT NULL REFERENCES rewind_dlq(dlq_id), at TEXT NOT NULL, os_user TEXT,"
+                                 " action TEXT NOT NULL, from_status TEXT, to_status TEXT, reason TEXT,"
+                                 " payload_before ") % blob
+                % QStringLiteral(", payload_after ") % blob % u')',
+        };
+    case 3:
+        return {
+            QStringLiteral("CREATE TABLE rewind_frozen (dataset TEXT PRIMARY KEY, frozen_at TEXT NOT NULL,"
+                           " os_user TEXT, reason TEXT)"),
+            QStringLiteral("CREATE INDEX rewind_audit_at ON rewind_audit (at)"),
+        };
+    case 4:
+        return {
+            // Who runs it (for telling a live run from an interrupted one) and its final result.
+            QStringLiteral("ALTER TABLE rewind_runs ADD COLUMN pid ") % big,
+            QStringLiteral("ALTER TABLE rewind_runs ADD COLUMN host TEXT"),
+            QStringLiteral("ALTER TABLE rewind_runs ADD COLUMN result_json TEXT"),
+            QStringLiteral("CREATE TABLE rewind_check_results (run_id ") % big
+                % QStringLiteral(" NOT NULL, part TEXT NOT NULL, part_is_null INTEGER NOT NULL DEFAULT 0, name TEXT NOT NULL,"
+                                 " passed INTEGER NOT NULL, detail TEXT, at TEXT NOT NULL)"),
+            QStringLiteral("CREATE INDEX rewind_check_results_run ON rewind_check_results (run_id)"),
+        };
+    case 5:
+        return {
+            // Stream replays: a running one (pid, host alive) blocks offset resets of its group.
+            QStringLiteral("CREATE TABLE rewind_replays (replay_id ") % id
+                % QStringLiteral(", stream TEXT NOT NULL, group_id TEXT NOT NULL, status TEXT NOT NULL,"
+                                 " started_at TEXT NOT NULL, finished_at TEXT, os_user TEXT, pid ") % big
+                % QStringLiteral(", host TEXT, consumed ") % big % QStringLiteral(" NOT NULL DEFAULT 0, inserted ") % big
+                % QStringLiteral(" NOT NULL DEFAULT 0, duplicates ") % big % QStringLiteral(" NOT NULL DEFAULT 0, dead_lettered ") % big
+                % QStringLiteral(" NOT NULL DEFAULT 0, batches INTEGER NOT NULL DEFAULT 0, error TEXT)"),
+            QStringLiteral("CREATE INDEX rewind_replays_group ON rewind_replays (stream, group_id, status)"),
+            // A stream event re-read after a rewind is dead-lettered once.
+            QStringLiteral("CREATE INDEX rewind_dlq_source ON rewind_dlq (source_kind, source_name, part, log_offset)"),
+        };
+    case 6:
+        return {
+            // DLQ replay: the error of the last failed attempt (error_class/error keep the capture's).
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN last_error_class TEXT"),
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN last_error TEXT"),
+            QStringLiteral("CREATE INDEX rewind_dlq_history_record ON rewind_dlq_history (dlq_id, history_id)"),
+        };
+    case 7:
+        // The engine's own functions (PostgreSQL: rewind.epoch_ms; SQLite
+        // registers its functions on every connection instead).
+        return d.controlFunctions();
+    case 8:
+        // The DLQ page pages one error signature by dlq_id. PostgreSQL
+        // computes a signature with five regexp_replace calls and cannot
+        // estimate how many rows match one, so it scanned and sorted the
+        // whole DLQ for each page (8 s on a million records); with this
+        // index it walks the signature's rows in dlq_id order. SQLite needs
+        // none (it walks dlq_id) and could not have it: its signature is a
+        // function Rewind registers, which other tools reading the file lack.
+        if (d.kind() != SqlDialect::Kind::Postgres)
+            return {};
+        return {QStringLiteral("CREATE INDEX rewind_dlq_signature ON rewind_dlq ((")
+                % d.dlqSignature(QStringLiteral("error_class"), QStringLiteral("error")) % QStringLiteral("), dlq_id)")};
+    case 9:
+        // rewind.epoch_ms drops digits past the millisecond instead of
+        // rounding them (09:59:59.9996 is before 10:00:00, as on SQLite).
+        return d.controlFunctions();
+    case 10:
+        // rewind.epoch_ms reads text as SQLite does where they differed:
+        // lower-case t and z, tabs and newlines around, no 24:00 or leap
+        // second, offsets to +-15:59, digits past the millisecond dropped.
+        return d.controlFunctions();
+    default:
+        return {};
+    }
+}
+
+constexpr int kLatest = 10;
+
+} // namespace
+
+int latestVersion() { return kLatest; }
+
+bool isControlTable(const QString &name)
+{
+    // rewind.rewind_runs names the same table on PostgreSQL.
+    return name.startsWith(QLatin1String(kPrefix)) || name.section(u'.', -1).startsWith(QLatin1String(kPrefix));
+}
+
+Result<int> currentVersion(const Database &db)
+{
+    auto has = db.hasRelation(QStringLiteral("rewind_meta"));
+    if (!has)
+        return fail(has.error());
+    if (!*has)
+        return 0;
+    auto value = db.scalar(QStringLiteral("SELECT value FROM rewind_meta WHERE key = 'schema_version'"));
+    if (!value)
+        return fail(value.error());
+    bool ok = false;
+    const int version = value->toString().toInt(&ok);
+    if (!ok)
+        return internalError(QStringLiteral("rewind_meta.schema_version is not a number: \"%1\"").arg(value->toString()));
+    return version;
+}
+
+Status migrate(const Database &db, int targetVersion)
+{
+    if (targetVersion < 0)
+        targetVersion = kLatest;
+    auto current = currentVersion(db);
+    if (!current)
+        return fail(current.error());
+    if (*current > kLatest)
+        return internalError(QStringLiteral("%1 was written by a newer Rewind (control schema version %2; this build knows up to %3)")
+                                 .arg(db.url().display())
+                                 .arg(*current)
+                                 .arg(kLatest));
+    for (int version = *current + 1; version <= targetVersion; ++version) {
+        const Status applied = db.writeTransaction([&]() -> Status {
+            // Re-check inside the write lock: another process may have migrated meanwhile.
+            auto now = currentVersion(db);
+            if (!now)
+                return fail(now.error());
+            if (*now >= version)
+                return {};
+            if (auto s = db.execAll(db.dialect().controlSchemaSetup()); !s)
+                return s;
+            if (auto s = db.execAll(step(db.dialect(), version)); !s)
+                return s;
+            if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_meta (key, value) VALUES ('schema_version', ?)")
+                                     % db.dialect().upsertSet({QStringLiteral("key")}, {QStringLiteral("value")}),
+                                 {QString::number(version)});
+                !r)
+                return fail(r.error());
+            return {};
+        });
+        if (!applied)
+            return applied;
+    }
+    return {};
+}
+
+} // namespace rw::controlschema

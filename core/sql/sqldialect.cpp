@@ -1,0 +1,68 @@
+#include "core/sql/sqldialect.h"
+
+#include <QDateTime>
+#include <QStringBuilder>
+
+namespace rw {
+
+QString SqlDialect::quote(const QString &identifier) const
+{
+    QString escaped = identifier;
+    escaped.replace(u'"', QStringLiteral("\"\""));
+    return u'"' % escaped % u'"';
+}
+
+QString SqlDialect::upsertSet(const QStringList &conflictColumns, const QStringList &updateColumns) const
+{
+    QStringList target;
+    for (const auto &c : conflictColumns)
+        target << quote(c);
+    QStringList sets;
+    for (const auto &c : updateColumns)
+        sets << quote(c) % QStringLiteral(" = excluded.") % quote(c);
+    if (sets.isEmpty())
+        return QStringLiteral(" ON CONFLICT (") % target.join(u", ") % QStringLiteral(") DO NOTHING");
+    return QStringLiteral(" ON CONFLICT (") % target.join(u", ") % QStringLiteral(") DO UPDATE SET ") % sets.join(u", ");
+}
+
+QString SqlDialect::latestPerKey(const QString &outer, const QString &inner, const QStringList &partitionBy, const QStringList &orderBy,
+                                 const QString &from) const
+{
+    return QStringLiteral("SELECT ") % outer % QStringLiteral(" FROM (SELECT ") % inner % QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ")
+           % partitionBy.join(u", ") % QStringLiteral(" ORDER BY ") % (orderBy.isEmpty() ? QStringLiteral("1") : orderBy.join(u", "))
+           % QStringLiteral(") AS rewind_rn FROM (") % from % QStringLiteral(") AS s) AS ranked WHERE rewind_rn = 1");
+}
+
+QJsonValue SqlDialect::jsonValue(const QSqlField &field) const
+{
+    const QVariant v = field.value();
+    if (v.isNull())
+        return QJsonValue(QJsonValue::Null);
+    switch (v.typeId()) {
+    case QMetaType::QDate:
+        return v.toDate().toString(Qt::ISODate);
+    case QMetaType::QTime: {
+        const QTime t = v.toTime();
+        return t.toString(t.msec() ? Qt::ISODateWithMs : Qt::ISODate);
+    }
+    case QMetaType::QDateTime: {
+        const QDateTime t = v.toDateTime();
+        return t.toString(t.time().msec() ? Qt::ISODateWithMs : Qt::ISODate);
+    }
+    default:
+        return QJsonValue::fromVariant(v);
+    }
+}
+
+std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind)
+{
+    switch (kind) {
+    case SqlDialect::Kind::Sqlite:
+        return makeSqliteDialect();
+    case SqlDialect::Kind::Postgres:
+        return makePostgresDialect();
+    }
+    return nullptr;
+}
+
+} // namespace rw

@@ -1,0 +1,303 @@
+#include "core/sql/sqldialect.h"
+
+#include <QRegularExpression>
+#include <QStringBuilder>
+
+namespace rw {
+
+namespace {
+
+class SqliteDialect final : public SqlDialect {
+public:
+    Kind kind() const override { return Kind::Sqlite; }
+    QString name() const override { return QStringLiteral("sqlite"); }
+    QString driverName() const override { return QStringLiteral("QSQLITE"); }
+
+    // sqlite3_create_function: the lateness aggregate is a hash map in C++,
+    // one pass and no sort.
+    bool inProcessFunctions() const override { return true; }
+    // Stage then match: measured on 19,000 staged rows of a 570,000-row
+    // target, 0.14-0.20 CPU s joined against 0.12-0.15 in two passes (the
+    // window co-routine under the join costs more than the second pass).
+    bool stagesJoinedToTarget() const override { return false; }
+    bool indexesStageForJoins() const override { return true; }
+    bool createdTableReportsRows() const override { return false; }
+
+    QStringList sessionSetup() const override
+    {
+        return {QStringLiteral("PRAGMA journal_mode=WAL"),
+                QStringLiteral("PRAGMA synchronous=NORMAL"),
+                QStringLiteral("PRAGMA foreign_keys=ON"),
+                QStringLiteral("PRAGMA temp_store=MEMORY")};
+    }
+    QString beginWrite() const override { return QStringLiteral("BEGIN IMMEDIATE"); }
+
+    QString listRelations() const override
+    {
+        return QStringLiteral("SELECT name FROM sqlite_schema WHERE type IN ('table','view') "
+                              "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name");
+    }
+    QString listColumns() const override
+    {
+        // pragma_table_info resolves the name as a query would (temp first).
+        return QStringLiteral("SELECT c.name, c.type, coalesce((SELECT t.strict FROM pragma_table_list(r.n) AS t "
+                              "ORDER BY t.schema = 'temp' DESC, t.schema = 'main' DESC LIMIT 1), 0) "
+                              "FROM (SELECT ? AS n) AS r, pragma_table_info(r.n) AS c ORDER BY c.cid");
+    }
+    QString findRelation() const override
+    {
+        return QStringLiteral("SELECT 1 FROM sqlite_schema WHERE type IN ('table','view') AND name = ? "
+                              "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
+    }
+
+    QString listIndexColumns() const override
+    {
+        return QStringLiteral("SELECT il.name, ii.seqno, ii.name FROM pragma_index_list(?) AS il "
+                              "JOIN pragma_index_info(il.name) AS ii ORDER BY il.name, ii.seqno");
+    }
+
+    QString autoIdColumn() const override { return QStringLiteral("INTEGER PRIMARY KEY AUTOINCREMENT"); }
+    QString blobType() const override { return QStringLiteral("BLOB"); }
+    QString bigintType() const override { return QStringLiteral("INTEGER"); }
+    QString doubleType() const override { return QStringLiteral("REAL"); }
+
+    QString nullSafeEqual(const QString &a, const QString &b) const override
+    {
+        return a % QStringLiteral(" IS ") % b;
+    }
+    QString rowIdentity(const QString &alias) const override
+    {
+        return alias.isEmpty() ? QStringLiteral("rowid") : alias % QStringLiteral(".rowid");
+    }
+    // A rowid lookup per row is SQLite's best join: nothing to change.
+    std::pair<QString, QString> aroundHashedIdentityJoin() const override { return {}; }
+    QString castText(const QString &expr) const override
+    {
+        return QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");
+    }
+    QString nowUtcText() const override
+    {
+        return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%fZ','now')");
+    }
+    // As read: a loosely typed column may hold 1 and '1', which differ.
+    // SQLite keeps a timestamp as the text (or number) it was given: the
+    // label is that, as stored.
+    QString partitionText(const QString &expr) const override { return castText(expr); }
+    QVariant partitionBind(const QVariant &value, const QString &) const override { return value; }
+    QString dropTempTable(const QString &name) const override
+    {
+        return QStringLiteral("DROP TABLE IF EXISTS temp.") % quote(name);
+    }
+    QString createTempIndex(const QString &index, const QString &table, const QStringList &columns) const override
+    {
+        QStringList cols;
+        for (const auto &c : columns)
+            cols << quote(c);
+        return QStringLiteral("CREATE INDEX temp.") % quote(index) % QStringLiteral(" ON ") % quote(table) % QStringLiteral(" (")
+               % cols.join(u", ") % u')';
+    }
+    using SqlDialect::rowHash; // the type-aware overload: rewind_hash for every type
+    QString rowHash(const QStringList &quotedExpressions) const override
+    {
+        return QStringLiteral("rewind_hash(") % quotedExpressions.join(u", ") % u')';
+    }
+    QString epochMs(const QString &expr) const override { return QStringLiteral("rewind_epoch_ms(") % expr % u')'; }
+    // DLQ (before jsonExtract here: the end of this class is the Streams block's)
+    QStringList dlqSessionFunctions() const override { return {}; }
+    QString dlqSessionFunctionsPresent() const override { return QString(); }
+    QString jsonArrayTexts(const QString &array) const override { return QStringLiteral("SELECT value FROM json_each(") % array % u')'; }
+    QString jsonArrayIntegers(const QString &array) const override { return jsonArrayTexts(array); }
+    QString jsonEach(const QString &document) const override { return QStringLiteral("json_each(") % document % u')'; }
+    QString isValidJson(const QString &text) const override { return QStringLiteral("json_valid(") % text % QStringLiteral(") IS 1"); }
+    QString jsonIsObject(const QString &document) const override
+    {
+        return QStringLiteral("json_type(") % document % QStringLiteral(") IS 'object'");
+    }
+    QString jsonSet(const QString &document, const std::vector<std::pair<QString, QString>> &pathValues, QVariantList &binds) const override
+    {
+        QStringList args;
+        for (const auto &[path, value] : pathValues) {
+            // Text that does not parse as JSON is set as a JSON string. Quoted
+            // here, not by json_set: SQLite 3.40 sets the root ($) to such
+            // text raw, unquoted, which is no longer JSON.
+            args << QStringLiteral("?, CASE WHEN json_valid(?) THEN json(?) ELSE json_quote(?) END");
+            binds << path << value << value << value;
+        }
+        return QStringLiteral("json_set(") % document % QStringLiteral(", ") % args.join(QStringLiteral(", ")) % u')';
+    }
+    QString stringAgg(const QString &expr, const QString &separatorLiteral) const override
+    {
+        return QStringLiteral("group_concat(") % expr % QStringLiteral(", ") % separatorLiteral % u')';
+    }
+    QString payloadBytes(const QString &expr) const override { return QStringLiteral("CAST(") % expr % QStringLiteral(" AS BLOB)"); }
+    QString payloadStored(const QString &expr) const override { return payloadBytes(expr); }
+    QString payloadLength(const QString &expr) const override { return QStringLiteral("length(CAST(") % expr % QStringLiteral(" AS BLOB))"); }
+    QString nullSafeDistinct(const QString &a, const QString &b) const override { return a % QStringLiteral(" IS NOT ") % b; }
+    QString jsonValuesDiffer(const QString &a, const QString &b) const override
+    {
+        return QStringLiteral("rewind_json_differ(") % a % QStringLiteral(", ") % b % QStringLiteral(") = 1");
+    }
+    QVariant payloadValue(const QByteArray &bytes) const override { return bytes; }
+    QString dlqSignature(const QString &errorClass, const QString &error) const override
+    {
+        return QStringLiteral("rewind_dlq_signature(") % errorClass % QStringLiteral(", ") % error % u')';
+    }
+    QString workColumn(const QString &quotedName, const QString &) const override { return quotedName; }
+    QString fromJsonText(const QString &expr, const QString &) const override { return expr; }
+
+    QString jsonExtract(const QString &document, const QString &path) const override
+    {
+        return QStringLiteral("json_extract(") % document % QStringLiteral(", ") % path % u')';
+    }
+    // json_extract yields numbers and text as the JSON holds them, compared
+    // with the column's values as SQLite compares values.
+    QString comparedWithJsonValue(const QString &expr) const override { return expr; }
+    QString jsonObject(const QStringList &namesAndExpressions) const override
+    {
+        return QStringLiteral("json_object(") % namesAndExpressions.join(u", ") % u')';
+    }
+
+    // Streams
+    QString fixedOrderJoin() const override { return QStringLiteral("CROSS JOIN"); }
+    QString tempTable(const QString &name) const override { return QStringLiteral("temp.") % quote(name); }
+    QString storageOrderColumn() const override { return QStringLiteral("rowid"); }
+    QString jsonValid(const QString &expr) const override { return QStringLiteral("json_valid(") % expr % u')'; }
+    QString isTrue(const QString &expr) const override { return expr % QStringLiteral(" IS 1"); }
+    QString isNotTrue(const QString &expr) const override { return expr % QStringLiteral(" IS NOT 1"); }
+    QString jsonIntegerRows(const QString &leading, int columns, const QString &trailing) const override
+    {
+        QStringList items;
+        for (int i = 0; i < columns; ++i)
+            items << QStringLiteral("json_extract(value, '$[%1]')").arg(i);
+        return QStringLiteral("SELECT ") % leading % items.join(QStringLiteral(", ")) % trailing % QStringLiteral(" FROM json_each(?)");
+    }
+    QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough, const QString &payload, int paths,
+                            const QString &fromClause) const override
+    {
+        QString out = QStringLiteral("SELECT ");
+        for (const auto &[expr, alias] : passThrough)
+            out += expr % QStringLiteral(" AS ") % alias % QStringLiteral(", ");
+        out += QStringLiteral("json_valid(") % payload % QStringLiteral(") AS jv");
+        for (int i = 0; i < paths; ++i)
+            out += QStringLiteral(", CASE WHEN json_valid(") % payload % QStringLiteral(") THEN json_extract(") % payload
+                   % QStringLiteral(", ?) END AS c") % QString::number(i);
+        return out + fromClause;
+    }
+    QString jsonTypeAt(const QString &payload, const QString &path) const override
+    {
+        return QStringLiteral("json_type(") % payload % QStringLiteral(", ") % path % u')';
+    }
+    QString sinkColumnType(const QStringList &) const override { return QString(); }
+    QString sinkValue(const QString &expr, const QString &) const override { return expr; }
+    // A subquery with an OFFSET is never flattened.
+    QString subqueryFence() const override { return QStringLiteral(" LIMIT -1 OFFSET 0"); }
+    // An ordinary table's columns whose declared type names a number: SQLite
+    // would keep a text that is not a number as text there. Dates, booleans
+    // and other names store anything and cannot be checked.
+    QString valueFitsType(const QString &v, const QString &type, bool strict) const override
+    {
+        if (strict) { // a STRICT table's types: INT, INTEGER, REAL, TEXT, BLOB, ANY
+            const QString t = type.trimmed().toUpper();
+            if (t == QLatin1String("INT") || t == QLatin1String("INTEGER"))
+                return integerFits(v);
+            if (t == QLatin1String("REAL"))
+                return numberFits(v);
+            if (t == QLatin1String("BLOB"))
+                return u'(' % v % QStringLiteral(" IS NULL OR typeof(") % v % QStringLiteral(") = 'blob')");
+            return QString(); // TEXT takes every value JSON gives, ANY anything
+        }
+        static const QRegularExpression numericName(
+            QStringLiteral("^\\s*(((UNSIGNED\\s+)?(TINY|SMALL|MEDIUM|BIG)?\\s*INT(EGER)?[248]?)|REAL|FLOAT[48]?|DOUBLE(\\s+PRECISION)?"
+                           "|NUMERIC|DECIMAL|NUMBER)\\s*(\\(.*\\))?\\s*$"),
+            QRegularExpression::CaseInsensitiveOption);
+        if (!numericName.match(type).hasMatch())
+            return QString();
+        return numberFits(v);
+    }
+    // The text `v` is a number as SQLite's numeric affinity reads it: blanks
+    // around, a sign, digits with at most one point, an exponent.
+    static QString numericText(const QString &v)
+    {
+        const QString t = QStringLiteral("trim(") % v % QStringLiteral(", ' ' || char(9, 10, 11, 12, 13))");
+        const QString s = QStringLiteral("(CASE WHEN substr(") % t % QStringLiteral(", 1, 1) IN ('+', '-') THEN substr(") % t
+                          % QStringLiteral(", 2) ELSE ") % t % QStringLiteral(" END)");
+        const QString e = QStringLiteral("instr(upper(") % s % QStringLiteral("), 'E')");
+        const QString m = QStringLiteral("(CASE WHEN ") % e % QStringLiteral(" > 0 THEN substr(") % s % QStringLiteral(", 1, ") % e
+                          % QStringLiteral(" - 1) ELSE ") % s % QStringLiteral(" END)");
+        const QString x = QStringLiteral("(CASE WHEN ") % e % QStringLiteral(" > 0 THEN substr(") % s % QStringLiteral(", ") % e
+                          % QStringLiteral(" + 1) ELSE '0' END)");
+        return QStringLiteral("(instr(") % v % QStringLiteral(", char(0)) = 0 AND ") % m % QStringLiteral(" GLOB '*[0-9]*' AND ") % m
+               % QStringLiteral(" NOT GLOB '*[^0-9.]*' AND ") % m % QStringLiteral(" NOT GLOB '*.*.*' AND (") % x % QStringLiteral(" GLOB '[0-9]*' OR ") % x
+               % QStringLiteral(" GLOB '[+-][0-9]*') AND substr(") % x % QStringLiteral(", 2) NOT GLOB '*[^0-9]*')");
+    }
+    // Any value but text that is not a number.
+    static QString numberFits(const QString &v)
+    {
+        return QStringLiteral("(CASE WHEN typeof(") % v % QStringLiteral(") <> 'text' THEN 1 WHEN ") % numericText(v)
+               % QStringLiteral(" THEN 1 ELSE 0 END = 1)");
+    }
+    // What a STRICT INTEGER column keeps: an integer, or a real or numeric
+    // text whose value is a 64-bit integer (3.0, '1e3'; not 1.5 or 2^63).
+    // CAST AS NUMERIC reads text as affinity does; its real results are
+    // checked for a whole value strictly inside the 64-bit range, as SQLite
+    // converts them.
+    static QString integerFits(const QString &v)
+    {
+        const QString n = QStringLiteral("CAST(") % v % QStringLiteral(" AS NUMERIC)");
+        return QStringLiteral("(CASE WHEN typeof(") % v % QStringLiteral(") IN ('integer', 'null') THEN 1 WHEN typeof(") % v
+               % QStringLiteral(") = 'real' OR (typeof(") % v % QStringLiteral(") = 'text' AND ") % numericText(v) % QStringLiteral(") THEN typeof(") % n
+               % QStringLiteral(") = 'integer' OR (") % n % QStringLiteral(" = CAST(") % n % QStringLiteral(" AS INTEGER) AND ") % n
+               % QStringLiteral(" > -9.223372036854775808e18 AND ") % n % QStringLiteral(" < 9.223372036854775808e18) ELSE 0 END = 1)");
+    }
+    QString listUniqueIndexColumns() const override
+    {
+        return QStringLiteral("SELECT il.name, ii.seqno, ii.name FROM pragma_index_list(?) AS il "
+                              "JOIN pragma_index_info(il.name) AS ii WHERE il.\"unique\" = 1 AND il.partial = 0 ORDER BY il.name, ii.seqno");
+    }
+    // The registered parser lag and the watermark read timestamps with.
+    QString epochMillis(const QString &x, const QString &) const override { return epochMs(x); }
+    QString pageCacheSize() const override { return QStringLiteral("PRAGMA cache_size"); }
+    QString setPageCacheSize(qint64 size) const override { return QStringLiteral("PRAGMA cache_size = %1").arg(size); }
+
+    // Demo
+    QStringList demoLoadBegin() const override
+    {
+        return {QStringLiteral("PRAGMA cache_size = -131072"), QStringLiteral("PRAGMA journal_mode = MEMORY")};
+    }
+    QStringList demoLoadEnd(const QStringList &) const override { return {QStringLiteral("PRAGMA journal_mode = WAL")}; }
+    QStringList demoDropControlSchema() const override { return {}; }
+    QString demoControlSchemaExists() const override
+    {
+        return QStringLiteral("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'rewind_meta'");
+    }
+    QString epochDateText(const QString &seconds) const override
+    {
+        return QStringLiteral("date(") % seconds % QStringLiteral(", 'unixepoch')");
+    }
+    QString epochIsoText(const QString &seconds) const override
+    {
+        return QStringLiteral("replace(datetime(") % seconds % QStringLiteral(", 'unixepoch'), ' ', 'T') || 'Z'");
+    }
+    QString isoTextEpoch(const QString &text) const override
+    {
+        return QStringLiteral("CAST(strftime('%s', ") % text % QStringLiteral(") AS INTEGER)");
+    }
+    QString hex8(const QString &value) const override { return QStringLiteral("printf('%08x', ") % value % u')'; }
+    QString jsonOrNull(const QString &text) const override
+    {
+        return QStringLiteral("CASE WHEN json_valid(") % text % QStringLiteral(") THEN ") % text % QStringLiteral(" END");
+    }
+    QString jsonHasPath(const QString &document, const QString &path) const override
+    {
+        return QStringLiteral("json_type(") % document % QStringLiteral(", ") % path % QStringLiteral(") IS NOT NULL");
+    }
+};
+
+} // namespace
+
+std::shared_ptr<const SqlDialect> makeSqliteDialect()
+{
+    return std::make_shared<SqliteDialect>();
+}
+
+} // namespace rw

@@ -1,0 +1,369 @@
+#include "core/streams/offsets.h"
+
+#include "core/streams/replaylock.h"
+#include "core/workspace/workspace.h"
+
+#include <QFile>
+#include <QMap>
+#include <QRegularExpression>
+#include <QStringBuilder>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+namespace rw {
+
+namespace {
+
+std::string s(const QString &text) { return text.toStdString(); }
+
+QString partitionList(const std::vector<PartitionOffsets> &parts)
+{
+    QStringList names;
+    for (const auto &p : parts)
+        names << QString::number(p.partition);
+    return names.isEmpty() ? QStringLiteral("no partitions: the log is empty") : names.join(u", ");
+}
+
+qint64 clampTo(qint64 value, const PartitionOffsets &p, bool &clamped)
+{
+    const qint64 out = std::clamp(value, p.logStart, p.logEnd);
+    clamped = out != value;
+    return out;
+}
+
+struct FirstAtOrAfter {
+    std::optional<qint64> offset; // none: no readable timestamp at or after the instant
+    qint64 unreadable = 0;        // events whose record timestamp cannot be read
+};
+
+// First offset per partition whose record timestamp is at or after `ms`,
+// and how many timestamps could not be read, in one pass over the log.
+Result<QMap<qint64, FirstAtOrAfter>> firstOffsetsAtOrAfter(const Database &db, const StreamSpec &stream, qint64 ms)
+{
+    const LogColumns &c = stream.logColumns;
+    // The record timestamp's declared type: text, numbers and (PostgreSQL)
+    // timestamp columns are read differently.
+    auto columns = db.columns(stream.log);
+    if (!columns)
+        return fail(columns.error());
+    QString type;
+    for (const ColumnInfo &col : *columns)
+        if (col.name == c.recordTs)
+            type = col.type;
+    auto q = db.exec(QStringLiteral("SELECT p, MIN(CASE WHEN t >= ? THEN o END), SUM(CASE WHEN t IS NULL THEN 1 ELSE 0 END) FROM (SELECT ")
+                         % db.quote(c.partitionId) % QStringLiteral(" AS p, ") % db.quote(c.logOffset) % QStringLiteral(" AS o, ")
+                         % db.dialect().epochMillis(db.quote(c.recordTs), type) % QStringLiteral(" AS t FROM ") % db.quoteTable(stream.log)
+                         % QStringLiteral(") AS l GROUP BY p"),
+                     {ms});
+    if (!q)
+        return fail(q.error());
+    QMap<qint64, FirstAtOrAfter> out;
+    while (q->next()) {
+        FirstAtOrAfter f;
+        if (!q->value(1).isNull())
+            f.offset = q->value(1).toLongLong();
+        f.unreadable = q->value(2).toLongLong();
+        out.insert(q->value(0).toLongLong(), f);
+    }
+    return out;
+}
+
+Result<ResetPlan> plan(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request)
+{
+    auto offsets = listOffsets(db, stream, group);
+    if (!offsets)
+        return fail(offsets.error());
+    QMap<qint64, const PartitionOffsets *> byPartition;
+    for (const auto &p : *offsets)
+        byPartition.insert(p.partition, &p);
+    auto known = [&](qint64 partition, const QString &where) -> Status {
+        if (!byPartition.contains(partition))
+            return badInput(QStringLiteral("%1: partition %2 is not in the log \"%3\" of stream \"%4\" (it has %5)")
+                                .arg(where)
+                                .arg(partition)
+                                .arg(stream.log, stream.name, partitionList(*offsets)));
+        return {};
+    };
+    for (qint64 p : request.partitions)
+        if (auto k = known(p, QStringLiteral("--partition")); !k)
+            return fail(k.error());
+    QMap<qint64, qint64> fromFile;
+    for (const auto &[p, o] : request.fileOffsets) {
+        if (auto k = known(p, QStringLiteral("--from-file")); !k)
+            return fail(k.error());
+        fromFile.insert(p, o);
+    }
+    QMap<qint64, FirstAtOrAfter> atTime;
+    if (request.kind == ResetRequest::Kind::ToDatetime) {
+        auto first = firstOffsetsAtOrAfter(db, stream, request.timestampMs);
+        if (!first)
+            return fail(first.error());
+        atTime = std::move(*first);
+    }
+
+    ResetPlan out;
+    out.stream = stream.name;
+    out.group = group;
+    out.request = request.describe();
+    for (const auto &p : *offsets) {
+        if (!request.partitions.empty()
+            && std::find(request.partitions.begin(), request.partitions.end(), p.partition) == request.partitions.end())
+            continue;
+        if (request.kind == ResetRequest::Kind::FromFile && !fromFile.contains(p.partition))
+            continue;
+        ResetPartition r{p.partition, p.committed, p.committed, p.logStart, p.logEnd, false, p.stored, 0};
+        switch (request.kind) {
+        case ResetRequest::Kind::ToEarliest: r.newOffset = p.logStart; break;
+        case ResetRequest::Kind::ToLatest: r.newOffset = p.logEnd; break;
+        case ResetRequest::Kind::ToCurrent: r.newOffset = p.committed; break;
+        case ResetRequest::Kind::ToOffset: r.newOffset = clampTo(request.value, p, r.clamped); break;
+        case ResetRequest::Kind::ShiftBy: {
+            qint64 shifted = 0; // past the 64-bit range: as far as it goes, then clamped
+            if (__builtin_add_overflow(p.committed, request.value, &shifted))
+                shifted = request.value > 0 ? std::numeric_limits<qint64>::max() : std::numeric_limits<qint64>::min();
+            r.newOffset = clampTo(shifted, p, r.clamped);
+            break;
+        }
+        case ResetRequest::Kind::ToDatetime: {
+            const FirstAtOrAfter first = atTime.value(p.partition);
+            r.newOffset = first.offset.value_or(p.logEnd);
+            r.unreadableTimestamps = first.unreadable;
+            break;
+        }
+        case ResetRequest::Kind::FromFile: r.newOffset = clampTo(fromFile.value(p.partition), p, r.clamped); break;
+        }
+        out.partitions.push_back(r);
+    }
+    return out;
+}
+
+Status apply(const Database &db, const StreamSpec &stream, const ResetPlan &plan)
+{
+    nlohmann::json pairs = nlohmann::json::array();
+    nlohmann::json detail = nlohmann::json::array();
+    for (const auto &p : plan.partitions) {
+        pairs.push_back({p.partition, p.newOffset});
+        detail.push_back({{"partition", p.partition}, {"from", p.current}, {"to", p.newOffset}});
+    }
+    const SqlDialect &d = db.dialect();
+    auto r = db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at) ")
+                         % d.jsonIntegerRows(QStringLiteral("?, ?, "), 2, QStringLiteral(", ") % d.nowUtcText()) % QStringLiteral(" WHERE true")
+                         % d.upsertSet({QStringLiteral("stream"), QStringLiteral("group_id"), QStringLiteral("partition_id")},
+                                       {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
+                     {stream.name, plan.group, QString::fromStdString(pairs.dump())});
+    if (!r)
+        return fail(r.error());
+    const nlohmann::json audit = {{"group", s(plan.group)}, {"reset", s(plan.request)}, {"partitions", detail}};
+    return writeAudit(db, QStringLiteral("offsets-reset"), QString(), stream.name, QVariant(), QString::fromStdString(audit.dump()));
+}
+
+} // namespace
+
+QString ResetRequest::describe() const
+{
+    switch (kind) {
+    case Kind::ToEarliest: return QStringLiteral("to-earliest");
+    case Kind::ToLatest: return QStringLiteral("to-latest");
+    case Kind::ToCurrent: return QStringLiteral("to-current");
+    case Kind::ToOffset: return QStringLiteral("to-offset ") % QString::number(value);
+    case Kind::ShiftBy: return QStringLiteral("shift-by ") % QString::number(value);
+    case Kind::ToDatetime:
+        return QStringLiteral("to-datetime ") % QDateTime::fromMSecsSinceEpoch(timestampMs, Qt::UTC).toString(Qt::ISODateWithMs);
+    case Kind::FromFile:
+        return QStringLiteral("from-file (%1 %2)").arg(fileOffsets.size()).arg(fileOffsets.size() == 1 ? QStringLiteral("partition") : QStringLiteral("partitions"));
+    }
+    return QString();
+}
+
+Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const StreamSpec &stream, const QString &group)
+{
+    const LogColumns &c = stream.logColumns;
+    const QString p = db.quote(c.partitionId);
+    const QString o = db.quote(c.logOffset);
+    auto q = db.exec(QStringLiteral("SELECT l.p, l.lo, l.hi, c.committed_offset FROM (SELECT ") % p % QStringLiteral(" AS p, MIN(") % o
+                         % QStringLiteral(") AS lo, MAX(") % o % QStringLiteral(") + 1 AS hi FROM ") % db.quoteTable(stream.log)
+                         % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NOT NULL GROUP BY ") % p
+                         % QStringLiteral(") AS l LEFT JOIN rewind_offsets AS c ON c.stream = ? AND c.group_id = ? AND c.partition_id = l.p "
+                                          // and the group's commits in partitions that have no events left
+                                          "UNION ALL SELECT c.partition_id, NULL, NULL, c.committed_offset FROM rewind_offsets AS c "
+                                          "WHERE c.stream = ? AND c.group_id = ? AND NOT EXISTS (SELECT 1 FROM ")
+                         % db.quoteTable(stream.log) % QStringLiteral(" AS e WHERE e.") % p % QStringLiteral(" = c.partition_id) ORDER BY 1"),
+                     {stream.name, group, stream.name, group});
+    if (!q)
+        return fail(q.error());
+    std::vector<PartitionOffsets> out;
+    while (q->next()) {
+        PartitionOffsets r;
+        r.partition = q->value(0).toLongLong();
+        r.stored = !q->value(3).isNull();
+        r.noEvents = q->value(1).isNull();
+        r.committed = r.stored ? q->value(3).toLongLong() : q->value(1).toLongLong();
+        r.logStart = r.noEvents ? r.committed : q->value(1).toLongLong();
+        r.logEnd = r.noEvents ? r.committed : q->value(2).toLongLong();
+        r.lag = std::max<qint64>(0, r.logEnd - std::max(r.committed, r.logStart));
+        out.push_back(r);
+    }
+    return out;
+}
+
+Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, const StreamSpec &stream)
+{
+    const LogColumns &c = stream.logColumns;
+    const QString p = db.quote(c.partitionId);
+    const QString o = db.quote(c.logOffset);
+    // Every group against every log partition: a partition the group never
+    // committed in counts from the log start, as in listOffsets.
+    auto q = db.exec(QStringLiteral("SELECT g.group_id, g.parts, g.last_at, SUM(CASE WHEN c.committed_offset IS NULL OR c.committed_offset < l.lo "
+                                    "THEN l.hi - l.lo WHEN c.committed_offset < l.hi THEN l.hi - c.committed_offset ELSE 0 END) "
+                                    "FROM (SELECT group_id, COUNT(*) AS parts, MAX(updated_at) AS last_at FROM rewind_offsets "
+                                    "WHERE stream = ? GROUP BY group_id) AS g CROSS JOIN (SELECT ")
+                         % p % QStringLiteral(" AS p, MIN(") % o % QStringLiteral(") AS lo, MAX(") % o % QStringLiteral(") + 1 AS hi FROM ")
+                         % db.quoteTable(stream.log) % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NOT NULL GROUP BY ") % p
+                         % QStringLiteral(") AS l LEFT JOIN rewind_offsets AS c ON c.stream = ? AND c.group_id = g.group_id "
+                                          "AND c.partition_id = l.p GROUP BY g.group_id, g.parts, g.last_at ORDER BY g.group_id"),
+                     {stream.name, stream.name});
+    if (!q)
+        return fail(q.error());
+    std::vector<ConsumerGroupInfo> out;
+    while (q->next())
+        out.push_back({q->value(0).toString(), q->value(1).toLongLong(), q->value(2).toString(), q->value(3).toLongLong()});
+    return out;
+}
+
+Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request,
+                               bool execute)
+{
+    if (auto setup = db.execAll(db.dialect().streamSessionSetup()); !setup)
+        return fail(setup.error());
+    // As kafka-consumer-groups refuses to plan a reset for an active group,
+    // dry run or not: the offsets a running replay moves make any plan stale.
+    const auto idle = [&]() -> Status {
+        auto live = runningReplay(db, stream.name, group);
+        if (!live)
+            return fail(live.error());
+        if (*live)
+            return badInput(QStringLiteral("refused: %1 of group \"%2\" on stream \"%3\" is running; reset the offsets once it has finished")
+                                .arg((*live)->describe(), group, stream.name));
+        return {};
+    };
+    if (!execute) {
+        if (auto s = idle(); !s)
+            return fail(s.error());
+        return plan(db, stream, group, request);
+    }
+    ResetPlan result;
+    const Status s = db.writeTransaction([&]() -> Status {
+        if (auto i = idle(); !i)
+            return i;
+        auto p = plan(db, stream, group, request);
+        if (!p)
+            return fail(p.error());
+        result = std::move(*p);
+        if (result.partitions.empty())
+            return Status{}; // nothing to commit, nothing to audit
+        result.executed = true;
+        return apply(db, stream, result);
+    });
+    if (!s)
+        return fail(s.error());
+    return result;
+}
+
+QString resetPlanCsv(const ResetPlan &plan)
+{
+    QString out;
+    QString group = plan.group;
+    if (group.contains(u',') || group.contains(u'"'))
+        group = u'"' % QString(group).replace(QStringLiteral("\""), QStringLiteral("\"\"")) % u'"';
+    for (const auto &p : plan.partitions)
+        out += group % u',' % QString::number(p.partition) % u',' % QString::number(p.newOffset) % u'\n';
+    return out;
+}
+
+Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path, const QString &group)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+        return badInput(QStringLiteral("--from-file %1: cannot read it (%2)").arg(path, file.errorString()));
+    std::vector<std::pair<qint64, qint64>> out;
+    QStringList otherGroups;
+    int lineNo = 0;
+    while (!file.atEnd()) {
+        ++lineNo;
+        const QString line = QString::fromUtf8(file.readLine()).trimmed();
+        if (line.isEmpty() || line.startsWith(u'#'))
+            continue;
+        // The group may be quoted; partition and offset are the last two fields.
+        const qsizetype last = line.lastIndexOf(u',');
+        const qsizetype middle = last > 0 ? line.lastIndexOf(u',', last - 1) : -1;
+        const QString where = QStringLiteral("--from-file %1 line %2").arg(path).arg(lineNo);
+        if (middle < 0)
+            return badInput(where % QStringLiteral(": expected \"group,partition,offset\", got \"") % line % u'"');
+        QString rowGroup = line.left(middle).trimmed();
+        if (rowGroup.size() >= 2 && rowGroup.startsWith(u'"') && rowGroup.endsWith(u'"'))
+            rowGroup = rowGroup.mid(1, rowGroup.size() - 2).replace(QStringLiteral("\"\""), QStringLiteral("\""));
+        bool okP = false, okO = false;
+        const qint64 partition = line.mid(middle + 1, last - middle - 1).trimmed().toLongLong(&okP);
+        const qint64 offset = line.mid(last + 1).trimmed().toLongLong(&okO);
+        if (!okP || !okO) {
+            if (out.empty() && lineNo == 1 && !okP && !okO)
+                continue; // a header line
+            return badInput(where % QStringLiteral(": partition and offset must be integers, got \"") % line % u'"');
+        }
+        if (rowGroup != group) { // a file exported for several groups: only this group's rows
+            if (!otherGroups.contains(rowGroup))
+                otherGroups << rowGroup;
+            continue;
+        }
+        if (std::any_of(out.begin(), out.end(), [&](const auto &e) { return e.first == partition; }))
+            return badInput(where % QStringLiteral(": partition ") % QString::number(partition) % QStringLiteral(" appears twice"));
+        out.emplace_back(partition, offset);
+    }
+    if (out.empty() && !otherGroups.isEmpty())
+        return badInput(QStringLiteral("--from-file %1: no rows for group \"%2\" (the file has rows for %3)")
+                            .arg(path, group, otherGroups.join(QStringLiteral(", "))));
+    if (out.empty())
+        return badInput(QStringLiteral("--from-file %1: no \"group,partition,offset\" rows").arg(path));
+    return out;
+}
+
+Result<qint64> parseResetDuration(const QString &text)
+{
+    static const QRegularExpression iso(QStringLiteral("^P(?:(\\d+)W)?(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:[.,]\\d+)?)S)?)?$"),
+                                        QRegularExpression::CaseInsensitiveOption);
+    const QString t = text.trimmed();
+    // At most 1000 years back: longer is a typo (and a number too long for
+    // 64 bits must not read as 0, landing the reset on "now").
+    constexpr double kMaxSeconds = 1000.0 * 366 * 86400;
+    const auto tooLong = [&] { return badInput(QStringLiteral("\"%1\" is too long a duration (at most 1000 years)").arg(text)); };
+    const auto m = iso.match(t);
+    if (m.hasMatch() && t.size() > 1 && !t.endsWith(u'T', Qt::CaseInsensitive)) {
+        const double seconds = m.captured(1).toDouble() * 7 * 86400.0 + m.captured(2).toDouble() * 86400.0 + m.captured(3).toDouble() * 3600.0
+                               + m.captured(4).toDouble() * 60.0 + QString(m.captured(5)).replace(u',', u'.').toDouble();
+        if (!(seconds <= kMaxSeconds))
+            return tooLong();
+        return qint64(std::llround(seconds * 1000.0));
+    }
+    static const QRegularExpression shortForm(QStringLiteral("^(?:\\d+[smhd])+$"));
+    if (shortForm.match(t).hasMatch()) {
+        double seconds = 0;
+        static const QRegularExpression part(QStringLiteral("(\\d+)([smhd])"));
+        auto it = part.globalMatch(t);
+        while (it.hasNext()) {
+            const auto pm = it.next();
+            const char unit = pm.captured(2).at(0).toLatin1();
+            seconds += pm.captured(1).toDouble() * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
+        }
+        if (!(seconds <= kMaxSeconds))
+            return tooLong();
+        return qint64(seconds) * 1000;
+    }
+    return badInput(QStringLiteral("\"%1\" is not a duration (use ISO-8601 PnDTnHnMnS such as PT30M or P1DT2H, or 90s, 15m, 2h, 1d)").arg(text));
+}
+
+} // namespace rw

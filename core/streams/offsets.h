@@ -1,0 +1,95 @@
+#pragma once
+
+#include "core/sql/database.h"
+#include "core/workspace/spec.h"
+
+#include <QDateTime>
+
+#include <optional>
+#include <vector>
+
+namespace rw {
+
+// A consumer group's position in one partition of a stream's log. The
+// committed offset is the next offset to read, as in Kafka; a group that
+// never committed in a partition starts at the log start.
+struct PartitionOffsets {
+    qint64 partition = 0;
+    qint64 committed = 0;   // stored, or the log start when nothing is stored
+    bool stored = false;    // a committed offset exists in rewind_offsets
+    qint64 logStart = 0;    // smallest offset still present
+    qint64 logEnd = 0;      // largest offset plus one
+    qint64 lag = 0;         // offsets still to read: logEnd - max(committed, logStart), at least 0
+    // A committed offset in a partition that has no events left in the log
+    // (all removed): kept and shown, with log start and end at the committed
+    // offset, since what the log's end was is no longer known.
+    bool noEvents = false;
+};
+
+// Committed offsets of stream/group per log partition, in one query. Reads only.
+Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const StreamSpec &stream, const QString &group);
+
+// A consumer group of a stream: one that has committed offsets in rewind_offsets.
+struct ConsumerGroupInfo {
+    QString group;
+    qint64 partitions = 0;   // partitions with a committed offset
+    QString lastCommitAt;    // newest updated_at, as stored
+    qint64 lag = 0;          // summed over the log's partitions, as listOffsets computes it
+};
+
+// The stream's consumer groups with their total lag, in one query, sorted by
+// name. Reads only.
+Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, const StreamSpec &stream);
+
+// A reset, as `kafka-consumer-groups --reset-offsets` takes it.
+struct ResetRequest {
+    enum class Kind { ToEarliest, ToLatest, ToCurrent, ToOffset, ShiftBy, ToDatetime, FromFile };
+    Kind kind = Kind::ToCurrent;
+    qint64 value = 0;              // ToOffset: the offset; ShiftBy: the shift (may be negative)
+    qint64 timestampMs = 0;        // ToDatetime (and --by-duration, resolved to now - D)
+    std::vector<std::pair<qint64, qint64>> fileOffsets; // FromFile: partition -> offset
+    std::vector<qint64> partitions; // --partition: limit to these; empty means every partition
+    QString describe() const;      // "to-datetime 2025-05-06T10:00:00.000Z", for audit rows
+};
+
+struct ResetPartition {
+    qint64 partition = 0;
+    qint64 current = 0;    // committed now (log start when nothing is stored)
+    qint64 newOffset = 0;
+    qint64 logStart = 0;
+    qint64 logEnd = 0;
+    bool clamped = false;  // the requested offset was outside [logStart, logEnd]
+    bool stored = true;    // the group has a committed offset here (else `current` is the log start)
+    // --to-datetime: events of this partition whose record timestamp cannot
+    // be read (NULL, not a timestamp, out of range); not considered.
+    qint64 unreadableTimestamps = 0;
+};
+
+struct ResetPlan {
+    QString stream;
+    QString group;
+    QString request;       // ResetRequest::describe()
+    bool executed = false;
+    std::vector<ResetPartition> partitions;
+};
+
+// Computes the new offsets. Refuses (BadInput) a --partition or a file row
+// for a partition the log does not have. With `execute`, applies them, with
+// an audit row, in one write transaction; refused (BadInput) while a replay
+// of the same group runs. Without it, reads only. A plan with no partitions
+// (an empty log, nothing committed) is never applied: `executed` stays false.
+Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request,
+                               bool execute);
+
+// The reset plan as CSV lines "group,partition,offset" (no header), as
+// kafka-consumer-groups --export writes them.
+QString resetPlanCsv(const ResetPlan &plan);
+// Reads such a file (a header line is allowed); rows must name `group`.
+// Errors name the file and line.
+Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path, const QString &group);
+
+// An ISO-8601 duration (PnDTnHnMnS, fractions of seconds allowed, as
+// --by-duration takes it; also PnW) or a short form (90s, 15m, 2h, 1d) to milliseconds.
+Result<qint64> parseResetDuration(const QString &text);
+
+} // namespace rw

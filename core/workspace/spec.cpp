@@ -1,0 +1,483 @@
+#include "core/workspace/spec.h"
+
+#include "core/sql/controlschema.h"
+#include "core/sql/database.h"
+#include "core/util/timeutil.h"
+
+#include <QFile>
+#include <QRegularExpression>
+#include <QSet>
+#include <QStringBuilder>
+
+#include <nlohmann/json.hpp>
+
+namespace rw {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+QString qs(const std::string &s) { return QString::fromStdString(s); }
+
+QString jsonTypeName(const Json &v)
+{
+    if (v.is_string()) return QStringLiteral("a string");
+    if (v.is_boolean()) return QStringLiteral("a boolean");
+    if (v.is_number()) return QStringLiteral("a number");
+    if (v.is_array()) return QStringLiteral("an array");
+    if (v.is_object()) return QStringLiteral("an object");
+    return QStringLiteral("null");
+}
+
+// Reads the fields of one JSON object, recording an error for each field of
+// the wrong type and for each field it does not know.
+class Fields {
+public:
+    Fields(const Json &object, QString context, QStringList &errors)
+        : m_object(object), m_context(std::move(context)), m_errors(errors)
+    {
+    }
+
+    void error(const QString &field, const QString &what)
+    {
+        m_errors << m_context % QStringLiteral(": \"") % field % QStringLiteral("\": ") % what;
+    }
+    void error(const QString &what) { m_errors << m_context % QStringLiteral(": ") % what; }
+
+    bool has(const char *field) const { return m_object.contains(field); }
+
+    QString string(const char *field, bool required = false)
+    {
+        remember(QLatin1String(field));
+        const auto it = m_object.find(field);
+        if (it == m_object.end()) {
+            if (required)
+                error(QLatin1String(field), QStringLiteral("is required"));
+            return {};
+        }
+        if (!it->is_string()) {
+            error(QLatin1String(field), QStringLiteral("must be a string, not ") % jsonTypeName(*it));
+            return {};
+        }
+        const QString value = qs(it->get<std::string>());
+        if (value.trimmed().isEmpty())
+            error(QLatin1String(field), QStringLiteral("must not be empty"));
+        return value;
+    }
+
+    QStringList strings(const char *field, bool required = false)
+    {
+        remember(QLatin1String(field));
+        const auto it = m_object.find(field);
+        if (it == m_object.end()) {
+            if (required)
+                error(QLatin1String(field), QStringLiteral("is required"));
+            return {};
+        }
+        if (!it->is_array()) {
+            error(QLatin1String(field), QStringLiteral("must be an array of column names, not ") % jsonTypeName(*it));
+            return {};
+        }
+        QStringList out;
+        for (const auto &item : *it) {
+            if (!item.is_string() || item.get<std::string>().empty()) {
+                error(QLatin1String(field), QStringLiteral("must hold only non-empty strings, found ") % jsonTypeName(item));
+                return {};
+            }
+            const QString name = qs(item.get<std::string>());
+            if (out.contains(name)) {
+                error(QLatin1String(field), QStringLiteral("names \"") % name % QStringLiteral("\" twice"));
+                return {};
+            }
+            out << name;
+        }
+        if (out.isEmpty() && required)
+            error(QLatin1String(field), QStringLiteral("must name at least one column"));
+        return out;
+    }
+
+    std::optional<double> number(const char *field)
+    {
+        remember(QLatin1String(field));
+        const auto it = m_object.find(field);
+        if (it == m_object.end())
+            return std::nullopt;
+        if (!it->is_number()) {
+            error(QLatin1String(field), QStringLiteral("must be a number, not ") % jsonTypeName(*it));
+            return std::nullopt;
+        }
+        return it->get<double>();
+    }
+
+    const Json *object(const char *field)
+    {
+        remember(QLatin1String(field));
+        const auto it = m_object.find(field);
+        if (it == m_object.end())
+            return nullptr;
+        if (!it->is_object()) {
+            error(QLatin1String(field), QStringLiteral("must be an object, not ") % jsonTypeName(*it));
+            return nullptr;
+        }
+        return &*it;
+    }
+
+    const Json *array(const char *field)
+    {
+        remember(QLatin1String(field));
+        const auto it = m_object.find(field);
+        if (it == m_object.end())
+            return nullptr;
+        if (!it->is_array()) {
+            error(QLatin1String(field), QStringLiteral("must be an array, not ") % jsonTypeName(*it));
+            return nullptr;
+        }
+        return &*it;
+    }
+
+    void remember(const QString &field)
+    {
+        if (!m_known.contains(field))
+            m_known << field;
+    }
+
+    // Reports every field that no accessor asked for: usually a typo.
+    void rejectUnknown()
+    {
+        for (auto it = m_object.begin(); it != m_object.end(); ++it) {
+            const QString key = qs(it.key());
+            if (!m_known.contains(key))
+                error(key, QStringLiteral("is not a known field (known: ") % m_known.join(u", ") % u')');
+        }
+    }
+
+private:
+    const Json &m_object;
+    QString m_context;
+    QStringList &m_errors;
+    QStringList m_known;
+};
+
+const QStringList kWriteModes = {QStringLiteral("merge"), QStringLiteral("overwrite_partition"), QStringLiteral("scd2")};
+const QStringList kCheckTypes = {QStringLiteral("not_null"), QStringLiteral("unique_key"), QStringLiteral("references"),
+                                 QStringLiteral("row_count"), QStringLiteral("total"), QStringLiteral("sql")};
+
+CheckSpec parseCheck(const Json &value, const QString &context, const DatasetSpec &dataset, QStringList &errors)
+{
+    CheckSpec check;
+    if (!value.is_object()) {
+        errors << context % QStringLiteral(": must be an object, not ") % jsonTypeName(value);
+        return check;
+    }
+    Fields f(value, context, errors);
+    check.type = f.string("type", true);
+    check.name = f.string("name");
+    if (check.type.isEmpty())
+        return check;
+    if (!kCheckTypes.contains(check.type)) {
+        f.error(QStringLiteral("type"), QStringLiteral("unknown check type \"") % check.type % QStringLiteral("\" (known: ")
+                    % kCheckTypes.join(u", ") % u')');
+        return check;
+    }
+    const bool rowLevel = check.type == QLatin1String("not_null") || check.type == QLatin1String("references");
+    if (rowLevel) {
+        if (f.has("on_fail")) {
+            check.onFail = f.string("on_fail");
+            if (check.onFail != QLatin1String("fail") && check.onFail != QLatin1String("quarantine"))
+                f.error(QStringLiteral("on_fail"), QStringLiteral("must be \"fail\" or \"quarantine\", not \"") % check.onFail % u'"');
+        }
+    }
+    if (check.type == QLatin1String("not_null")) {
+        check.columns = f.strings("columns", true);
+    } else if (check.type == QLatin1String("unique_key")) {
+        if (dataset.key.isEmpty())
+            f.error(QStringLiteral("a unique_key check needs the dataset's \"key\""));
+    } else if (check.type == QLatin1String("references")) {
+        check.column = f.string("column", true);
+        check.refTable = f.string("table", true);
+        check.refColumn = f.string("to", true);
+    } else if (check.type == QLatin1String("row_count")) {
+        check.min = f.number("min");
+        check.max = f.number("max");
+        if (!check.min && !check.max && !f.has("min") && !f.has("max"))
+            f.error(QStringLiteral("a row_count check needs \"min\" or \"max\""));
+        if (check.min && check.max && *check.min > *check.max)
+            f.error(QStringLiteral("min"), QStringLiteral("is greater than \"max\""));
+    } else if (check.type == QLatin1String("total")) {
+        check.column = f.string("column", true);
+        const auto tolerance = f.number("tolerance_pct");
+        if (tolerance) {
+            if (*tolerance < 0)
+                f.error(QStringLiteral("tolerance_pct"), QStringLiteral("must not be negative"));
+            check.tolerancePct = *tolerance;
+        }
+    } else if (check.type == QLatin1String("sql")) {
+        check.query = f.string("query", true);
+        check.min = f.number("min");
+        check.max = f.number("max");
+        if (!f.has("name"))
+            f.error(QStringLiteral("name"), QStringLiteral("is required for an sql check"));
+        if (!check.min && !check.max && !f.has("min") && !f.has("max"))
+            f.error(QStringLiteral("an sql check needs \"min\" or \"max\" for its single value"));
+    }
+    f.rejectUnknown();
+    if (check.name.isEmpty())
+        check.name = check.column.isEmpty() ? check.type : check.type % u':' % check.column;
+    return check;
+}
+
+DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &errors)
+{
+    DatasetSpec d;
+    d.name = name;
+    const QString context = QStringLiteral("dataset \"") % name % u'"';
+    if (!value.is_object()) {
+        errors << context % QStringLiteral(": must be an object, not ") % jsonTypeName(value);
+        return d;
+    }
+    Fields f(value, context, errors);
+    d.source = f.string("source");
+    d.transform = f.string("transform");
+    d.target = f.string("target", true);
+    d.partitionColumn = f.string("partition_column");
+    d.key = f.strings("key");
+    d.orderBy = f.string("order_by");
+    if (f.has("write"))
+        d.write = f.string("write");
+    d.eventTime = f.string("event_time");
+    d.ingestTime = f.string("ingest_time");
+    const QString lateness = f.string("allowed_lateness");
+    const Json *scd2 = f.object("scd2");
+    const Json *checks = f.array("checks");
+
+    if (d.source.isEmpty() && d.transform.isEmpty() && !f.has("source") && !f.has("transform"))
+        f.error(QStringLiteral("needs a \"source\" table or a \"transform\" SELECT"));
+    if (!d.target.isEmpty() && d.target == d.source)
+        f.error(QStringLiteral("target"), QStringLiteral("must differ from \"source\" (both are \"") % d.source % QStringLiteral("\")"));
+    if (!kWriteModes.contains(d.write))
+        f.error(QStringLiteral("write"), QStringLiteral("unknown write mode \"") % d.write % QStringLiteral("\" (known: ")
+                    % kWriteModes.join(u", ") % u')');
+    if ((d.write == QLatin1String("merge") || d.write == QLatin1String("scd2")) && d.key.isEmpty() && !f.has("key"))
+        f.error(QStringLiteral("key"), QStringLiteral("is required for write \"") % d.write % u'"');
+    if (f.has("key") && d.key.isEmpty() && value["key"].is_array())
+        f.error(QStringLiteral("key"), QStringLiteral("must name at least one column"));
+    if (!lateness.isEmpty()) {
+        auto seconds = timeutil::parseDuration(lateness);
+        if (!seconds)
+            f.error(QStringLiteral("allowed_lateness"), seconds.error().message);
+        else
+            d.allowedLatenessSeconds = *seconds;
+        if (d.eventTime.isEmpty() && !f.has("event_time"))
+            f.error(QStringLiteral("allowed_lateness"), QStringLiteral("needs \"event_time\" to set a watermark"));
+    }
+    if (!d.ingestTime.isEmpty() && d.eventTime.isEmpty() && !f.has("event_time"))
+        f.error(QStringLiteral("ingest_time"), QStringLiteral("needs \"event_time\" to measure lateness"));
+    if (scd2) {
+        Scd2Spec s;
+        Fields sf(*scd2, context % QStringLiteral(": \"scd2\""), errors);
+        s.tracked = sf.strings("tracked", true);
+        s.validFrom = sf.string("valid_from", true);
+        s.validTo = sf.string("valid_to", true);
+        s.current = sf.string("current", true);
+        sf.rejectUnknown();
+        const QStringList names = {s.validFrom, s.validTo, s.current};
+        if (QSet<QString>(names.begin(), names.end()).size() != 3 && !s.validFrom.isEmpty() && !s.validTo.isEmpty() && !s.current.isEmpty())
+            sf.error(QStringLiteral("valid_from, valid_to and current must be three different columns"));
+        d.scd2 = s;
+        if (d.write != QLatin1String("scd2"))
+            f.error(QStringLiteral("scd2"), QStringLiteral("is only used with \"write\": \"scd2\" (write is \"") % d.write % QStringLiteral("\")"));
+    } else if (d.write == QLatin1String("scd2")) {
+        f.error(QStringLiteral("scd2"), QStringLiteral("is required for write \"scd2\" (tracked, valid_from, valid_to, current)"));
+    }
+    if (d.write == QLatin1String("scd2") && d.partitionColumn.isEmpty() && !f.has("partition_column"))
+        f.error(QStringLiteral("partition_column"), QStringLiteral("is required for write \"scd2\" (it holds the effective date)"));
+    if (checks) {
+        int index = 0;
+        for (const auto &c : *checks) {
+            d.checks.push_back(parseCheck(c, context % QStringLiteral(": checks[") % QString::number(index) % u']', d, errors));
+            ++index;
+        }
+    }
+    f.rejectUnknown();
+    return d;
+}
+
+StreamSpec parseStream(const QString &name, const Json &value, QStringList &errors)
+{
+    StreamSpec s;
+    s.name = name;
+    const QString context = QStringLiteral("stream \"") % name % u'"';
+    if (!value.is_object()) {
+        errors << context % QStringLiteral(": must be an object, not ") % jsonTypeName(value);
+        return s;
+    }
+    Fields f(value, context, errors);
+    s.log = f.string("log", true);
+    s.sink = f.string("sink", true);
+    if (const Json *cols = f.object("log_columns")) {
+        Fields cf(*cols, context % QStringLiteral(": \"log_columns\""), errors);
+        auto take = [&](const char *field, QString &slot) {
+            const QString v = cf.string(field);
+            if (!v.isEmpty())
+                slot = v;
+        };
+        take("partition_id", s.logColumns.partitionId);
+        take("log_offset", s.logColumns.logOffset);
+        take("event_id", s.logColumns.eventId);
+        take("record_ts", s.logColumns.recordTs);
+        take("payload", s.logColumns.payload);
+        cf.rejectUnknown();
+    }
+    if (const Json *fields = f.object("fields")) {
+        for (auto it = fields->begin(); it != fields->end(); ++it) {
+            const QString column = qs(it.key());
+            if (!it->is_string()) {
+                f.error(QStringLiteral("fields"), QStringLiteral("\"") % column % QStringLiteral("\" must map to a JSONPath string such as \"$.") % column % QStringLiteral("\", not ") % jsonTypeName(*it));
+                continue;
+            }
+            const QString path = qs(it->get<std::string>());
+            // The steps SQLite's json_extract and PostgreSQL's jsonpath read
+            // alike: a bare name as an identifier, any other key quoted (no
+            // quote or backslash in it: their escapes differ), an index.
+            static const QRegularExpression sharedPath(QStringLiteral(R"re(^\$(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|"[^"\\]*")|\[[0-9]+\])*$)re"));
+            if (!path.startsWith(u'$'))
+                f.error(QStringLiteral("fields"), QStringLiteral("\"") % column % QStringLiteral("\": JSONPath \"") % path % QStringLiteral("\" must start with \"$\""));
+            else if (!sharedPath.match(path).hasMatch())
+                f.error(QStringLiteral("fields"), QStringLiteral("\"") % column % QStringLiteral("\": JSONPath \"") % path
+                                                      % QStringLiteral("\" is not one every engine reads alike: use $ then .name (letters, digits, _), "
+                                                                       ".\"any other key\" or [N] steps, like $.items[0].\"unit-price\""));
+            if (column == QLatin1String("event_id"))
+                f.error(QStringLiteral("fields"), QStringLiteral("\"event_id\" is written by Rewind from the log; do not map it"));
+            s.fields.emplace_back(column, path);
+        }
+    } else if (!f.has("fields")) {
+        f.error(QStringLiteral("fields"), QStringLiteral("is required (sink column -> JSONPath into the payload)"));
+    }
+    s.required = f.strings("required");
+    for (const QString &r : s.required) {
+        const bool known = std::any_of(s.fields.begin(), s.fields.end(), [&](const auto &p) { return p.first == r; });
+        if (!known)
+            f.error(QStringLiteral("required"), QStringLiteral("names \"") % r % QStringLiteral("\", which is not one of \"fields\""));
+    }
+    if (!s.log.isEmpty() && s.log == s.sink)
+        f.error(QStringLiteral("sink"), QStringLiteral("must differ from \"log\" (both are \"") % s.log % QStringLiteral("\")"));
+    f.rejectUnknown();
+    return s;
+}
+
+QString lineAndColumn(const QByteArray &json, std::size_t byte)
+{
+    int line = 1, column = 1;
+    const qsizetype end = std::min<qsizetype>(qsizetype(byte > 0 ? byte - 1 : 0), json.size());
+    for (qsizetype i = 0; i < end; ++i) {
+        if (json.at(i) == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return QStringLiteral("line %1, column %2").arg(line).arg(column);
+}
+
+} // namespace
+
+const DatasetSpec *Spec::dataset(const QString &name) const
+{
+    for (const auto &d : datasets)
+        if (d.name == name)
+            return &d;
+    return nullptr;
+}
+
+const StreamSpec *Spec::stream(const QString &name) const
+{
+    for (const auto &s : streams)
+        if (s.name == name)
+            return &s;
+    return nullptr;
+}
+
+Result<const DatasetSpec *> Spec::requireDataset(const QString &name) const
+{
+    if (const auto *d = dataset(name))
+        return d;
+    QStringList names;
+    for (const auto &d : datasets)
+        names << d.name;
+    return badInput(QStringLiteral("unknown dataset \"%1\" (the spec has: %2)").arg(name, names.isEmpty() ? QStringLiteral("none") : names.join(u", ")));
+}
+
+Result<const StreamSpec *> Spec::requireStream(const QString &name) const
+{
+    if (const auto *s = stream(name))
+        return s;
+    QStringList names;
+    for (const auto &s : streams)
+        names << s.name;
+    return badInput(QStringLiteral("unknown stream \"%1\" (the spec has: %2)").arg(name, names.isEmpty() ? QStringLiteral("none") : names.join(u", ")));
+}
+
+Result<Spec> parseSpec(const QByteArray &json, const QString &origin)
+{
+    Json root;
+    try {
+        root = Json::parse(json.constData(), json.constData() + json.size());
+    } catch (const Json::parse_error &e) {
+        QString what = QString::fromUtf8(e.what());
+        // nlohmann's text starts with "[json.exception.parse_error.101] parse error at line L, column C: ..."
+        const qsizetype colon = what.indexOf(QLatin1String(": "), what.indexOf(QLatin1String("column")));
+        const QString detail = colon >= 0 ? what.mid(colon + 2) : what;
+        return badInput(QStringLiteral("spec %1: invalid JSON at %2: %3").arg(origin, lineAndColumn(json, e.byte), detail));
+    } catch (const Json::exception &e) {
+        // Valid syntax the parser still refuses: a number out of double's range (1e400).
+        QString what = QString::fromUtf8(e.what());
+        what.remove(QRegularExpression(QStringLiteral("^\\[[^\\]]*\\] ")));
+        return badInput(QStringLiteral("spec %1: invalid JSON: %2").arg(origin, what));
+    }
+    QStringList errors;
+    Spec spec;
+    spec.path = origin;
+    if (!root.is_object())
+        return badInput(QStringLiteral("spec %1: the top level must be an object with \"datasets\" and/or \"streams\", not %2")
+                            .arg(origin, jsonTypeName(root)));
+    Fields top(root, QStringLiteral("spec"), errors);
+    const Json *datasets = top.object("datasets");
+    const Json *streams = top.object("streams");
+    top.string("description");
+    top.rejectUnknown();
+    if (!datasets && !streams && errors.isEmpty())
+        errors << QStringLiteral("spec: defines no \"datasets\" and no \"streams\"");
+    if (datasets)
+        for (auto it = datasets->begin(); it != datasets->end(); ++it)
+            spec.datasets.push_back(parseDataset(qs(it.key()), it.value(), errors));
+    if (streams)
+        for (auto it = streams->begin(); it != streams->end(); ++it)
+            spec.streams.push_back(parseStream(qs(it.key()), it.value(), errors));
+    if (!errors.isEmpty()) {
+        QStringList lines;
+        for (const QString &e : errors)
+            lines << QStringLiteral("spec ") % origin % QStringLiteral(": ") % (e.startsWith(QLatin1String("spec: ")) ? e.mid(6) : e);
+        return badInput(lines.join(u'\n'));
+    }
+    return spec;
+}
+
+Result<Spec> loadSpec(const QString &path)
+{
+    QFile file(path);
+    if (!file.exists())
+        return badInput(QStringLiteral("--spec %1: no such file").arg(path));
+    if (!file.open(QIODevice::ReadOnly))
+        return badInput(QStringLiteral("--spec %1: cannot read: %2").arg(path, file.errorString()));
+    return parseSpec(file.readAll(), path);
+}
+
+QString sourceSelect(const DatasetSpec &dataset, const Database &db)
+{
+    if (!dataset.transform.isEmpty())
+        return dataset.transform;
+    return QStringLiteral("SELECT * FROM ") % db.quoteTable(dataset.source);
+}
+
+} // namespace rw

@@ -1,0 +1,101 @@
+#pragma once
+
+#include "core/util/error.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace rw {
+
+class Database;
+
+// A quality gate run on the staged rows before publish.
+struct CheckSpec {
+    QString type; // not_null, unique_key, references, row_count, total, sql
+    QString name; // defaults to the type (plus the column for single-column checks)
+    QStringList columns;      // not_null
+    QString column;           // references, total
+    QString refTable;         // references: "table"
+    QString refColumn;        // references: "to"
+    std::optional<double> min; // row_count, sql
+    std::optional<double> max; // row_count, sql
+    double tolerancePct = 0;   // total
+    QString query;             // sql: may use {staged}
+    QString onFail = QStringLiteral("fail"); // not_null, references: fail | quarantine
+};
+
+struct Scd2Spec {
+    QStringList tracked;
+    QString validFrom;
+    QString validTo;
+    QString current;
+};
+
+struct DatasetSpec {
+    QString name;
+    QString source;    // table or view; may be empty when transform is given
+    QString transform; // a single SELECT; empty means SELECT * FROM source
+    QString target;
+    QString partitionColumn; // empty: unpartitioned (one partition, value null)
+    QStringList key;
+    QString orderBy;
+    QString write = QStringLiteral("merge"); // merge | overwrite_partition | scd2
+    QString eventTime;
+    QString ingestTime;
+    std::optional<qint64> allowedLatenessSeconds;
+    std::optional<Scd2Spec> scd2;
+    std::vector<CheckSpec> checks;
+
+    bool partitioned() const { return !partitionColumn.isEmpty(); }
+    bool hasWatermark() const { return allowedLatenessSeconds.has_value(); }
+};
+
+struct LogColumns {
+    QString partitionId = QStringLiteral("partition_id");
+    QString logOffset = QStringLiteral("log_offset");
+    QString eventId = QStringLiteral("event_id");
+    QString recordTs = QStringLiteral("record_ts");
+    QString payload = QStringLiteral("payload");
+};
+
+struct StreamSpec {
+    QString name;
+    QString log;
+    QString sink;
+    LogColumns logColumns;
+    std::vector<std::pair<QString, QString>> fields; // sink column -> JSONPath, in spec order
+    QStringList required;
+};
+
+struct Spec {
+    QString path;
+    std::vector<DatasetSpec> datasets;
+    std::vector<StreamSpec> streams;
+
+    const DatasetSpec *dataset(const QString &name) const;
+    const StreamSpec *stream(const QString &name) const;
+    // BadInput errors that list what exists.
+    Result<const DatasetSpec *> requireDataset(const QString &name) const;
+    Result<const StreamSpec *> requireStream(const QString &name) const;
+};
+
+// Parses and checks the shape of a spec: JSON syntax (errors give line and
+// column), field types, known modes and check types. `origin` names the file
+// in messages. Every error names the dataset or stream and the field.
+Result<Spec> parseSpec(const QByteArray &json, const QString &origin);
+Result<Spec> loadSpec(const QString &path);
+
+// Checks a parsed spec against the database catalog: tables and columns
+// exist, the transform is a single SELECT that compiles, target differs from
+// source. Reads only; collects every problem into one BadInput error.
+Status validateSpec(const Spec &spec, const Database &db);
+
+// The SELECT that yields a dataset's rows: its transform, or every column of
+// its source.
+QString sourceSelect(const DatasetSpec &dataset, const Database &db);
+
+} // namespace rw

@@ -1,0 +1,54 @@
+#include "core/workspace/workspace.h"
+
+#include "core/sql/controlschema.h"
+
+#include <QStringBuilder>
+#include <QtGlobal>
+
+#include <pwd.h>
+#include <unistd.h>
+
+namespace rw {
+
+Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath)
+{
+    if (specPath.isEmpty())
+        return badInput(QStringLiteral("--spec: no pipeline spec given"));
+    auto db = Database::open(dbUrl);
+    if (!db)
+        return fail(db.error());
+    auto spec = loadSpec(specPath);
+    if (!spec)
+        return fail(spec.error());
+    if (auto valid = validateSpec(*spec, *db); !valid)
+        return fail(valid.error());
+    if (auto migrated = controlschema::migrate(*db); !migrated)
+        return fail(migrated.error());
+    return Workspace{std::move(*db), std::move(*spec)};
+}
+
+QString osUser()
+{
+    QString user = qEnvironmentVariable("USER");
+    if (user.isEmpty())
+        user = qEnvironmentVariable("USERNAME");
+    if (user.isEmpty()) {
+        if (const passwd *entry = ::getpwuid(::geteuid()))
+            user = QString::fromLocal8Bit(entry->pw_name);
+    }
+    return user.isEmpty() ? QStringLiteral("unknown") : user;
+}
+
+Status writeAudit(const Database &db, const QString &action, const QString &dataset, const QString &stream,
+                  const QVariant &runId, const QString &detailJson)
+{
+    auto r = db.exec(QStringLiteral("INSERT INTO rewind_audit (at, os_user, action, dataset, stream, run_id, detail_json) VALUES (")
+                         % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?, ?, ?, ?)"),
+                     {osUser(), action, dataset.isEmpty() ? QVariant() : QVariant(dataset),
+                      stream.isEmpty() ? QVariant() : QVariant(stream), runId, detailJson});
+    if (!r)
+        return fail(r.error());
+    return {};
+}
+
+} // namespace rw

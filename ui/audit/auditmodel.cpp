@@ -1,0 +1,119 @@
+#include "ui/audit/auditmodel.h"
+
+#include "ui/common/format.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+#include <QJsonDocument>
+
+namespace rw {
+
+namespace {
+
+QColor actionColor(const QString &action)
+{
+    if (action.contains(QLatin1String("failed")) || action.contains(QLatin1String("stale")) || action.contains(QLatin1String("check_failed")))
+        return QColor(0xc0, 0x1c, 0x1c);
+    if (action.contains(QLatin1String("cancelled")))
+        return QColor(0xb3, 0x4a, 0x00);
+    if (action == QLatin1String("run succeeded") || action == QLatin1String("publish"))
+        return QColor(0x2e, 0x7d, 0x32);
+    if (action == QLatin1String("preview"))
+        return QColor(0x2f, 0x6f, 0xd0);
+    return QColor(0x30, 0x34, 0x3a);
+}
+
+// Compact one-line JSON for the table; the tooltip shows it indented.
+QString compact(const QString &json)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(json.toUtf8());
+    return doc.isNull() ? json : QString::fromUtf8(doc.toJson(QJsonDocument::Compact));
+}
+
+} // namespace
+
+AuditModel::AuditModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void AuditModel::resetData(std::vector<AuditRow> rows)
+{
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+int AuditModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+
+int AuditModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant AuditModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case IdColumn: return tr("#");
+    case AtColumn: return tr("At (UTC)");
+    case UserColumn: return tr("User");
+    case ActionColumn: return tr("Action");
+    case SubjectColumn: return tr("Dataset / stream");
+    case RunColumn: return tr("Run");
+    case DetailColumn: return tr("Detail");
+    default: return {};
+    }
+}
+
+QVariant AuditModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const AuditRow &r = m_rows[std::size_t(index.row())];
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case IdColumn: return r.id;
+        case AtColumn: return fmt::timestamp(r.at);
+        case UserColumn: return r.osUser;
+        case ActionColumn: return r.action;
+        case SubjectColumn: return r.dataset.isEmpty() ? r.stream : r.dataset;
+        case RunColumn: return r.runId.isNull() ? QStringLiteral("\u2014") : QStringLiteral("#%1").arg(r.runId.toLongLong());
+        case DetailColumn: return compact(r.detail);
+        default: return {};
+        }
+    case SortRole:
+        switch (column) {
+        case IdColumn: return r.id;
+        case RunColumn: return r.runId.isNull() ? qint64(-1) : r.runId.toLongLong();
+        case AtColumn: return r.at;
+        default: return data(index, Qt::DisplayRole);
+        }
+    case ActionRole: return r.action;
+    case DatasetRole: return r.dataset.isEmpty() ? r.stream : r.dataset;
+    case Qt::ToolTipRole:
+        if (column == DetailColumn && !r.detail.isEmpty()) {
+            const QJsonDocument doc = QJsonDocument::fromJson(r.detail.toUtf8());
+            return doc.isNull() ? r.detail : QString::fromUtf8(doc.toJson(QJsonDocument::Indented));
+        }
+        return {};
+    case Qt::TextAlignmentRole:
+        if (column == IdColumn || column == RunColumn)
+            return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
+        return QVariant::fromValue(Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter));
+    case Qt::ForegroundRole:
+        if (column == ActionColumn)
+            return QBrush(actionColor(r.action));
+        if (column == DetailColumn || column == IdColumn)
+            return QBrush(QColor(0x5f, 0x66, 0x70));
+        return {};
+    case Qt::FontRole:
+        if (column == ActionColumn) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    default: return {};
+    }
+}
+
+} // namespace rw

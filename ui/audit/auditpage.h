@@ -1,0 +1,64 @@
+#pragma once
+
+#include "core/sql/database.h"
+#include "ui/common/page.h"
+
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QStackedWidget;
+class QTableView;
+
+namespace rw {
+
+class AuditModel;
+class AuditProxyModel;
+
+// Every audited action (previews, runs, publishes, resumes, cancels, later
+// offset resets and DLQ actions), newest first, filterable by dataset and
+// action, exportable as CSV or JSON.
+class AuditPage : public Page {
+    Q_OBJECT
+public:
+    enum class ExportFormat { Csv, Json };
+    static constexpr int kLimit = 10000;
+
+    explicit AuditPage(QWidget *parent = nullptr);
+
+    void setDatabase(const Database &db);
+    // Selects the filters (empty: all). Values unknown to the log are kept.
+    void setDatasetFilter(const QString &dataset);
+    void setActionFilter(const QString &action);
+    // Writes the rows shown (filters applied); false with a banner message on failure.
+    bool exportTo(const QString &path, ExportFormat format);
+
+    void refresh() override;
+    void clear() override;
+    QString title() const override { return tr("Audit log"); }
+    QString statusText() const override;
+
+    AuditModel *model() const { return m_model; }
+    AuditProxyModel *proxy() const { return m_proxy; }
+    QTableView *view() const { return m_view; }
+    bool showsEmptyState() const;
+
+private:
+    void rebuildFilterChoices();
+    void updateCount();
+    void exportWithDialog();
+
+    std::optional<Database> m_db;
+    QComboBox *m_dataset;
+    QComboBox *m_action;
+    QLabel *m_count;
+    QPushButton *m_export;
+    QStackedWidget *m_stack;
+    QLabel *m_empty;
+    QTableView *m_view;
+    AuditModel *m_model;
+    AuditProxyModel *m_proxy;
+};
+
+} // namespace rw

@@ -1,0 +1,101 @@
+#include "ui/batch/diffchart.h"
+
+#include "core/batch/partitions.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QLegend>
+#include <QStackedBarSeries>
+#include <QValueAxis>
+
+namespace rw {
+
+namespace {
+
+const QColor kColors[] = {QColor(0x2e, 0x9a, 0x4b), QColor(0x2f, 0x6f, 0xd0), QColor(0xd0, 0x32, 0x32),
+                          QColor(0xc4, 0xc9, 0xd1), QColor(0xe8, 0x9a, 0x10)};
+
+} // namespace
+
+QStringList DiffChart::categories()
+{
+    return {tr("inserted"), tr("updated"), tr("deleted"), tr("unchanged"), tr("dupes dropped")};
+}
+
+DiffChart::DiffChart(QWidget *parent) : QChartView(parent)
+{
+    setObjectName(QStringLiteral("diffChart"));
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumHeight(220);
+    clear();
+}
+
+void DiffChart::clear() { setPartitions({}); }
+
+void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions)
+{
+    auto *chart = new QChart;
+    chart->setTitle(tr("Rows per partition"));
+    chart->setAnimationOptions(QChart::NoAnimation);
+    // On the right, one entry per line: in one row below the bars the five
+    // names were cut to "inser...", "upda...".
+    chart->legend()->setAlignment(Qt::AlignRight);
+    QFont small = chart->legend()->font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    chart->legend()->setFont(small);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->setBackgroundRoundness(0);
+
+    auto *series = new QStackedBarSeries;
+    const QStringList names = categories();
+    QList<QBarSet *> sets;
+    for (int i = 0; i < names.size(); ++i) {
+        auto *set = new QBarSet(names[i]);
+        set->setColor(kColors[i]);
+        set->setBorderColor(kColors[i].darker(115));
+        sets << set;
+    }
+    QStringList labels;
+    qreal max = 0;
+    for (const PartitionResult &p : partitions) {
+        labels << partitionLabel(p.partition);
+        const qreal values[] = {qreal(p.inserted), qreal(p.updated), qreal(p.deleted), qreal(p.unchanged),
+                                qreal(p.duplicatesDropped)};
+        qreal sum = 0;
+        for (int i = 0; i < 5; ++i) {
+            sets[i]->append(values[i]);
+            sum += values[i];
+        }
+        max = std::max(max, sum);
+    }
+    series->append(sets);
+    series->setBarWidth(partitions.size() == 1 ? 0.35 : 0.7);
+    chart->addSeries(series);
+
+    auto *x = new QBarCategoryAxis;
+    x->append(labels);
+    // A partition's name in full, as in the table: upright under one bar,
+    // turned on its side under several (side by side they overlapped).
+    x->setTruncateLabels(false);
+    if (partitions.size() > 1)
+        x->setLabelsAngle(-90);
+    chart->addAxis(x, Qt::AlignBottom);
+    series->attachAxis(x);
+    auto *y = new QValueAxis;
+    y->setLabelFormat(QStringLiteral("%.0f"));
+    y->setRange(0, max > 0 ? max * 1.05 : 1);
+    y->applyNiceNumbers();
+    y->setTitleText(tr("rows"));
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(y);
+    if (partitions.empty())
+        chart->setTitle(tr("Rows per partition (nothing previewed)"));
+
+    QChart *old = this->chart();
+    setChart(chart);
+    delete old;
+    m_bars = int(partitions.size());
+}
+
+} // namespace rw

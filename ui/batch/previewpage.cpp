@@ -1,0 +1,482 @@
+#include "ui/batch/previewpage.h"
+
+#include "ui/common/background.h"
+#include "ui/batch/checksmodel.h"
+#include "ui/batch/diffchart.h"
+#include "ui/common/format.h"
+#include "ui/batch/launchdialog.h"
+#include "ui/batch/previewdiffmodel.h"
+#include "ui/batch/runmanager.h"
+#include "ui/batch/samplesmodel.h"
+#include "ui/common/stattile.h"
+
+#include <QAction>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabBar>
+#include <QTableView>
+#include <QThreadPool>
+#include <QVBoxLayout>
+
+namespace rw {
+
+namespace {
+
+QTableView *makeTable(QAbstractItemModel *model, const QString &name, int sortRole, QWidget *parent)
+{
+    auto *view = new QTableView(parent);
+    view->setObjectName(name);
+    if (sortRole >= 0) {
+        auto *proxy = new QSortFilterProxyModel(view);
+        proxy->setSourceModel(model);
+        proxy->setSortRole(sortRole);
+        view->setModel(proxy);
+        view->setSortingEnabled(true);
+    } else {
+        view->setModel(model);
+    }
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setAlternatingRowColors(true);
+    view->setWordWrap(false);
+    view->verticalHeader()->hide();
+    measureFirstRowsOnly(view); // the samples: 40 ms per preview before
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->horizontalHeader()->setHighlightSections(false);
+    view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    return view;
+}
+
+QLabel *sectionLabel(const QString &text, QWidget *parent)
+{
+    auto *label = new QLabel(text, parent);
+    QFont f = label->font();
+    f.setBold(true);
+    label->setFont(f);
+    return label;
+}
+
+int score(const PartitionInfo &p)
+{
+    if (p.status == QLatin1String("failed"))
+        return 5;
+    if (p.status == QLatin1String("stale"))
+        return 4;
+    if (p.duplicateKeys > 0)
+        return 3;
+    if (p.status != QLatin1String("unloaded") && p.targetRows > p.sourceRows)
+        return 2;
+    if (p.status == QLatin1String("unloaded"))
+        return 1;
+    return 0;
+}
+
+} // namespace
+
+std::optional<QString> PreviewPage::mostUrgentPartition(const std::vector<PartitionInfo> &partitions)
+{
+    const PartitionInfo *best = nullptr;
+    for (const PartitionInfo &p : partitions) {
+        if (!best || score(p) > score(*best) || (score(p) == score(*best) && partitionLess(best->partition, p.partition)))
+            best = &p;
+    }
+    if (!best)
+        return std::nullopt;
+    return best->partition;
+}
+
+PreviewPage::PreviewPage(QWidget *parent)
+    : Page(parent), m_stack(new QStackedWidget(this)), m_empty(new QLabel(this)), m_title(new QLabel(this)),
+      m_subtitle(new QLabel(this)), m_progress(new QProgressBar(this)), m_phase(new QLabel(this)),
+      m_cancel(new QPushButton(tr("Cancel"), this)), m_againButton(new QPushButton(tr("Preview again"), this)),
+      m_runButton(new QPushButton(tr("Run this plan\u2026"), this)), m_staged(new StatTile(tr("staged rows"), this)),
+      m_duplicates(new StatTile(tr("duplicates dropped"), this)), m_inserted(new StatTile(tr("inserted"), this)),
+      m_updated(new StatTile(tr("updated"), this)), m_deleted(new StatTile(tr("deleted"), this)),
+      m_unchanged(new StatTile(tr("unchanged"), this)), m_gates(new StatTile(tr("gates failed"), this)),
+      m_diffModel(new PreviewDiffModel(this)), m_checksModel(new ChecksModel(this)), m_samplesModel(new SamplesModel(this))
+{
+    setObjectName(QStringLiteral("previewPage"));
+    QFont titleFont = m_title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    m_subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_subtitle->setWordWrap(true);
+
+    m_runButton->setObjectName(QStringLiteral("runPlanButton"));
+    m_runButton->setToolTip(tr("Confirm and execute the plan this preview locked (Ctrl+R)"));
+    m_runButton->setStyleSheet(QStringLiteral("QPushButton { font-weight: bold; padding: 4px 14px; }"));
+    m_againButton->setToolTip(tr("Preview the same scope again (F5)"));
+    m_cancel->setObjectName(QStringLiteral("cancelPreview"));
+    auto *runAction = new QAction(tr("Run this plan"), this);
+    runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    runAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(runAction);
+    connect(runAction, &QAction::triggered, this, [this] { launch(); });
+    connect(m_runButton, &QPushButton::clicked, this, [this] { launch(); });
+    connect(m_againButton, &QPushButton::clicked, this, &PreviewPage::refresh);
+    connect(m_cancel, &QPushButton::clicked, this, &PreviewPage::cancel);
+
+    auto *header = new QHBoxLayout;
+    auto *titles = new QVBoxLayout;
+    titles->addWidget(m_title);
+    titles->addWidget(m_subtitle);
+    header->addLayout(titles, 1);
+    header->addWidget(m_againButton, 0, Qt::AlignTop);
+    header->addWidget(m_runButton, 0, Qt::AlignTop);
+
+    m_progress->setRange(0, 0);
+    m_progress->setMaximumHeight(16);
+    m_progress->setTextVisible(false);
+    auto *progressRow = new QHBoxLayout;
+    progressRow->addWidget(m_progress, 1);
+    progressRow->addWidget(m_phase);
+    progressRow->addWidget(m_cancel);
+
+    auto *tiles = new QHBoxLayout;
+    tiles->setSpacing(8);
+    for (StatTile *tile : {m_staged, m_duplicates, m_inserted, m_updated, m_deleted, m_unchanged, m_gates})
+        tiles->addWidget(tile);
+    tiles->addStretch(1);
+
+    m_diffView = makeTable(m_diffModel, QStringLiteral("previewDiffView"), PreviewDiffModel::SortRole, this);
+    m_checksView = makeTable(m_checksModel, QStringLiteral("previewChecksView"), ChecksModel::SortRole, this);
+    m_samplesView = makeTable(m_samplesModel, QStringLiteral("previewSamplesView"), -1, this);
+    m_samplesView->horizontalHeader()->setStretchLastSection(false);
+    m_chart = new DiffChart(this);
+
+    auto *left = new QWidget(this);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(sectionLabel(tr("Diff per partition"), left));
+    leftLayout->addWidget(m_diffView, 1);
+    leftLayout->addWidget(sectionLabel(tr("Gates"), left));
+    leftLayout->addWidget(m_checksView, 1);
+    // Every column stretched shares the width; stretching the last one as
+    // well pushed "Gates" past the edge.
+    m_diffView->horizontalHeader()->setStretchLastSection(false);
+    m_diffView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_diffView->horizontalHeader()->setSectionResizeMode(PreviewDiffModel::PartitionColumn, QHeaderView::ResizeToContents);
+    m_diffView->horizontalHeader()->setMinimumSectionSize(48);
+    m_chart->setMinimumWidth(320);
+    auto *top = new QSplitter(Qt::Horizontal, this);
+    top->addWidget(left);
+    top->addWidget(m_chart);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
+    top->setSizes({740, 340});
+    top->setChildrenCollapsible(false);
+
+    m_sampleTabs = new QTabBar(this);
+    m_sampleTabs->setObjectName(QStringLiteral("sampleTabs"));
+    m_sampleTabs->setDrawBase(false);
+    for (auto c : {SamplesModel::Category::Inserted, SamplesModel::Category::Updated, SamplesModel::Category::Deleted,
+                   SamplesModel::Category::Unchanged})
+        m_sampleTabs->addTab(SamplesModel::categoryName(c));
+    m_samplesNote = new QLabel(this);
+    m_samplesNote->setStyleSheet(QStringLiteral("color: #5f6670;"));
+    m_samplesNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never squeezes the tabs
+    m_sampleTabs->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    m_sampleTabs->setExpanding(false);
+    connect(m_sampleTabs, &QTabBar::currentChanged, this, &PreviewPage::showSamples);
+    auto *bottom = new QWidget(this);
+    auto *bottomLayout = new QVBoxLayout(bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    auto *samplesHeader = new QHBoxLayout;
+    samplesHeader->addWidget(sectionLabel(tr("Sample rows"), bottom));
+    samplesHeader->addWidget(m_sampleTabs);
+    samplesHeader->addWidget(m_samplesNote, 1);
+    bottomLayout->addLayout(samplesHeader);
+    bottomLayout->addWidget(m_samplesView, 1);
+
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(top);
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+
+    auto *content = new QWidget(this);
+    auto *contentLayout = new QVBoxLayout(content);
+    contentLayout->setContentsMargins(0, 0, 0, 0);
+    contentLayout->setSpacing(8);
+    contentLayout->addLayout(tiles);
+    contentLayout->addWidget(split, 1);
+
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true);
+    m_empty->setObjectName(QStringLiteral("previewEmpty"));
+    m_stack->addWidget(m_empty);
+    m_stack->addWidget(content);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 12, 16, 12);
+    layout->setSpacing(8);
+    layout->addLayout(header);
+    layout->addLayout(progressRow);
+    layout->addWidget(m_stack, 1);
+    clear();
+}
+
+PreviewPage::~PreviewPage()
+{
+    // Workers post progress to this page: stop them and let them end first.
+    if (m_cancelFlag)
+        m_cancelFlag->store(true);
+    if (m_inFlight > 0)
+        QThreadPool::globalInstance()->waitForDone();
+}
+
+QString PreviewPage::title() const
+{
+    return m_dataset ? tr("Preview of %1").arg(m_dataset->name) : tr("Preview");
+}
+
+QString PreviewPage::statusText() const
+{
+    if (!m_result)
+        return title();
+    const PartitionResult t = m_result->totals();
+    return tr("Preview of %1: %2 inserted, %3 updated, %4 deleted, %5 unchanged (plan %6)")
+        .arg(m_result->dataset, fmt::number(t.inserted), fmt::number(t.updated), fmt::number(t.deleted),
+             fmt::number(t.unchanged), m_result->planId);
+}
+
+QString PreviewPage::messageText() const { return m_stack->currentWidget() == m_empty ? m_empty->text() : m_subtitle->text(); }
+
+void PreviewPage::showEmpty(const QString &message)
+{
+    m_empty->setText(message);
+    m_stack->setCurrentWidget(m_empty);
+}
+
+void PreviewPage::clear()
+{
+    cancel();
+    cancelLoad();
+    m_db.reset();
+    m_dataset.reset();
+    m_result.reset();
+    m_partitions.clear();
+    m_diffModel->resetData({}, {});
+    m_checksModel->resetData({});
+    m_samplesModel->resetData({}, SamplesModel::Category::Inserted, {});
+    m_chart->clear();
+    m_title->setText(tr("Preview"));
+    m_subtitle->setText(tr("Nothing previewed yet."));
+    for (StatTile *tile : {m_staged, m_duplicates, m_inserted, m_updated, m_deleted, m_unchanged, m_gates}) {
+        tile->setValue(QStringLiteral("\u2014"));
+        tile->setAlert(false);
+    }
+    m_runButton->setEnabled(false);
+    m_againButton->setEnabled(false);
+    setRunning(false);
+    showEmpty(tr("<h3>No preview yet</h3><p style='color:#5f6670'>Select partitions on a dataset's page and press "
+                 "<b>Preview re-run</b> (Ctrl+P). A preview computes what a re-run would change and writes nothing.</p>"));
+}
+
+void PreviewPage::setRunning(bool running, const QString &what)
+{
+    m_progress->setVisible(running);
+    m_phase->setVisible(running);
+    m_cancel->setVisible(running);
+    m_cancel->setEnabled(running);
+    if (running)
+        m_phase->setText(what);
+    m_runButton->setEnabled(!running && m_result && m_result->status == QLatin1String("previewed"));
+    m_againButton->setEnabled(!running && m_dataset.has_value());
+}
+
+void PreviewPage::preview(const Database &db, const DatasetSpec &dataset, const QStringList &partitions, bool launchAfter)
+{
+    start(db, dataset, partitions, false, launchAfter);
+}
+
+void PreviewPage::previewMostUrgent(const Database &db, const DatasetSpec &dataset) { start(db, dataset, {}, true, false); }
+
+void PreviewPage::refresh()
+{
+    if (m_db && m_dataset)
+        start(*m_db, *m_dataset, m_partitions, false, false);
+}
+
+void PreviewPage::cancel()
+{
+    if (m_cancelFlag && m_inFlight > 0) {
+        m_cancelFlag->store(true);
+        m_cancel->setEnabled(false);
+        m_phase->setText(tr("Cancelling\u2026"));
+    }
+}
+
+void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QStringList &partitions, bool autoPick, bool launchAfter)
+{
+    if (m_cancelFlag)
+        m_cancelFlag->store(true); // the previous preview's answer is no longer wanted
+    m_db = db;
+    m_dataset = dataset;
+    m_partitions = partitions;
+    m_result.reset();
+    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
+    const QString scope = autoPick ? tr("the partition that most needs attention")
+                                   : partitions.isEmpty() ? tr("every partition") : partitions.join(QStringLiteral(", "));
+    m_title->setText(tr("Preview: %1").arg(dataset.name));
+    m_subtitle->setText(tr("Previewing %1\u2026 Nothing is written.").arg(scope));
+    showEmpty(tr("<h3>Previewing %1</h3><p style='color:#5f6670'>Staging, deduplicating, diffing against %2 and running "
+                 "the gates.<br>Nothing is written to the target.</p>")
+                  .arg(scope.toHtmlEscaped(), dataset.target.toHtmlEscaped()));
+    const quint64 generation = beginLoad(tr("Previewing %1\u2026").arg(dataset.name));
+    setRunning(true, tr("starting"));
+    ++m_inFlight;
+    auto cancel = m_cancelFlag;
+    runInBackground(
+        this,
+        [db, dataset, partitions, autoPick, cancel, this, generation]() -> Result<RunResult> {
+            BatchOptions options;
+            options.samples = kSamples;
+            options.cancel = cancel.get();
+            options.scope.partitions = partitions;
+            if (autoPick && dataset.partitioned()) {
+                auto list = listPartitions(db, dataset);
+                if (!list)
+                    return fail(list.error());
+                if (const auto p = mostUrgentPartition(*list))
+                    options.scope.partitions = {*p};
+            }
+            // Worker thread: phases go to the GUI thread queued. The page
+            // outlives its workers (see the destructor).
+            options.progress = [this, generation](const Progress &p) {
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, generation, phase = p.phase] {
+                        if (generation == currentGeneration())
+                            m_phase->setText(phase);
+                    },
+                    Qt::QueuedConnection);
+            };
+            if (cancel->load())
+                return internalError(QStringLiteral("cancelled"));
+            return rw::preview(db, dataset, options);
+        },
+        [this, generation, launchAfter, cancel](Result<RunResult> result) {
+            --m_inFlight;
+            if (!finishLoad(generation))
+                return;
+            setRunning(false);
+            if (cancel->load()) {
+                m_subtitle->setText(tr("Preview cancelled. Nothing was written."));
+                showEmpty(tr("<h3>Preview cancelled</h3><p style='color:#5f6670'>Nothing was written. Press <b>Preview "
+                             "again</b> (F5) to start over.</p>"));
+                Q_EMIT pageLoaded();
+                return;
+            }
+            if (!result) {
+                m_subtitle->setText(tr("The preview failed."));
+                showEmpty(tr("<h3>The preview failed</h3><p style='color:#5f6670'>%1</p>").arg(result.error().message.toHtmlEscaped()));
+                Q_EMIT loadFailed(tr("Preview of %1 failed: %2").arg(datasetName(), result.error().message));
+                return;
+            }
+            showResult(std::move(*result));
+            Q_EMIT pageLoaded();
+            if (launchAfter)
+                launch();
+        });
+}
+
+void PreviewPage::showResult(RunResult result)
+{
+    m_result = std::move(result);
+    const RunResult &r = *m_result;
+    QStringList labels;
+    for (const PartitionResult &p : r.partitions)
+        labels << partitionLabel(p.partition);
+    m_partitions.clear();
+    for (const PartitionResult &p : r.partitions)
+        if (p.partition)
+            m_partitions << *p.partition;
+    const QString scope = labels.size() <= 4 ? labels.join(QStringLiteral(", ")) : tr("%1 partitions").arg(labels.size());
+    m_title->setText(tr("Preview: %1 \u00b7 %2").arg(r.dataset, scope));
+    m_subtitle->setText(tr("Plan %1  \u00b7  mode %2  \u00b7  target %3  \u00b7  previewed %4  \u00b7  <b>nothing has been written</b>")
+                            .arg(r.planId, r.mode, m_dataset ? m_dataset->target : QString(), fmt::timestamp(r.finishedAt)));
+    m_subtitle->setTextFormat(Qt::RichText);
+
+    const PartitionResult t = r.totals();
+    m_staged->setValue(fmt::number(t.stagedRows));
+    m_duplicates->setValue(fmt::number(t.duplicatesDropped));
+    m_duplicates->setAlert(t.duplicatesDropped > 0);
+    m_inserted->setValue(fmt::number(t.inserted));
+    m_updated->setValue(fmt::number(t.updated));
+    m_deleted->setValue(fmt::number(t.deleted));
+    m_deleted->setAlert(t.deleted > 0);
+    m_unchanged->setValue(fmt::number(t.unchanged));
+    m_diffModel->resetData(r.partitions, r.checks);
+    m_checksModel->resetData(r.checks);
+    const int failed = m_checksModel->failedCount();
+    m_gates->setValue(QStringLiteral("%1 / %2").arg(failed).arg(r.checks.size()),
+                      failed ? tr("Partitions whose gates fail are not published") : tr("Every gate passes"));
+    m_gates->setAlert(failed > 0);
+    m_chart->setPartitions(r.partitions);
+
+    qint64 counts[4] = {t.inserted, t.updated, t.deleted, t.unchanged};
+    for (int i = 0; i < 4; ++i)
+        m_sampleTabs->setTabText(i, QStringLiteral("%1 (%2)").arg(SamplesModel::categoryName(SamplesModel::Category(i)), fmt::number(counts[i])));
+    // Longer counts make longer tabs: the layout must ask again, or the bar
+    // keeps its old width and scrolls ("d (0)" with arrows).
+    m_sampleTabs->updateGeometry();
+    // Open on the category an operator most wants to see.
+    int tab = t.updated > 0 ? 1 : t.deleted > 0 ? 2 : t.inserted > 0 ? 0 : 3;
+    if (m_sampleTabs->currentIndex() == tab)
+        showSamples(tab);
+    else
+        m_sampleTabs->setCurrentIndex(tab);
+
+    m_checksView->resizeColumnsToContents();
+    m_stack->setCurrentIndex(1);
+    setRunning(false);
+}
+
+void PreviewPage::showSamples(int tab)
+{
+    if (tab < 0)
+        return;
+    const auto category = SamplesModel::Category(tab);
+    m_samplesModel->resetData(m_result ? m_result->partitions : std::vector<PartitionResult>{}, category,
+                              m_dataset ? m_dataset->key : QStringList());
+    m_samplesView->resizeColumnsToContents();
+    for (int c = 0; c < m_samplesModel->columnCount(); ++c)
+        m_samplesView->setColumnWidth(c, std::min(m_samplesView->columnWidth(c) + 12, 260));
+    const int rows = m_samplesModel->rowCount();
+    m_samplesNote->setText(rows == 0 ? tr("no %1 rows").arg(SamplesModel::categoryName(category).toLower())
+                                     : category == SamplesModel::Category::Updated
+                                           ? tr("%1 example rows; before \u2190 and after \u2192 side by side, changed cells highlighted").arg(rows)
+                                           : tr("%1 example rows (up to %2 per partition)").arg(rows).arg(kSamples));
+}
+
+LaunchDialog *PreviewPage::launch()
+{
+    if (!m_result || !m_db || !m_dataset || !m_runs || isRunning() || m_result->status != QLatin1String("previewed"))
+        return nullptr;
+    auto *dialog = new LaunchDialog(*m_result, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    const Database db = *m_db;
+    const DatasetSpec dataset = *m_dataset;
+    const QString planId = m_result->planId;
+    QPointer<LaunchDialog> guard(dialog);
+    connect(dialog, &LaunchDialog::confirmed, this, [this, guard, db, dataset, planId] {
+        const int id = m_runs->startRun(db, dataset, planId);
+        followLaunch(m_runs, id, this, guard, [this, id] { Q_EMIT runLaunched(id); });
+    });
+    connect(dialog, &LaunchDialog::previewAgainRequested, this, &PreviewPage::refresh);
+    dialog->open();
+    return dialog;
+}
+
+} // namespace rw

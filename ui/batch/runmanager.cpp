@@ -1,0 +1,226 @@
+#include "ui/batch/runmanager.h"
+
+#include "ui/common/background.h"
+#include "core/lateness/finalize.h"
+#include "core/batch/partitions.h"
+
+#include <QLocale>
+#include <QThreadPool>
+#include <QTime>
+
+namespace rw {
+
+namespace {
+
+QString n(qint64 v)
+{
+    static const QLocale english(QLocale::English, QLocale::UnitedStates);
+    return english.toString(v);
+}
+
+const QStringList &phases()
+{
+    static const QStringList list{QStringLiteral("stage"), QStringLiteral("checks"), QStringLiteral("diff"),
+                                  QStringLiteral("publish")};
+    return list;
+}
+
+} // namespace
+
+double LiveRun::rowsPerSecond() const
+{
+    const double seconds = clock.isValid() ? clock.elapsed() / 1000.0 : 0.0;
+    return seconds > 0.05 ? double(progress.rowsDone) / seconds : 0.0;
+}
+
+double LiveRun::etaSeconds() const
+{
+    if (!clock.isValid() || progress.partitionsDone <= 0 || progress.partitionsTotal <= 0)
+        return -1;
+    const double perPartition = clock.elapsed() / 1000.0 / progress.partitionsDone;
+    return perPartition * (progress.partitionsTotal - progress.partitionsDone);
+}
+
+int LiveRun::phaseStep() const
+{
+    if (progress.phase == QLatin1String("published") || progress.phase == QLatin1String("check failed"))
+        return 4;
+    const qsizetype i = phases().indexOf(progress.phase);
+    return i < 0 ? 0 : int(i) + 1;
+}
+
+QString LiveRun::statusText() const
+{
+    if (finished) {
+        if (error)
+            return error->code == Error::Code::StalePlan ? QStringLiteral("stale_plan") : QStringLiteral("failed");
+        return result ? result->status : QStringLiteral("failed");
+    }
+    if (cancelRequested)
+        return QStringLiteral("cancelling");
+    return started ? QStringLiteral("running") : QStringLiteral("starting");
+}
+
+RunManager::RunManager(QObject *parent) : QObject(parent) {}
+
+RunManager::~RunManager()
+{
+    for (auto &[id, run] : m_runs)
+        run.cancel->store(true);
+    // The workers post to this object: let them end before it goes.
+    if (m_inFlight > 0)
+        QThreadPool::globalInstance()->waitForDone();
+}
+
+int RunManager::startRun(const Database &db, const DatasetSpec &dataset, const QString &planId)
+{
+    LiveRun run;
+    run.dataset = dataset.name;
+    run.planId = planId;
+    return launch(std::move(run), [db, dataset, planId](const BatchOptions &base) {
+        BatchOptions options = base;
+        options.planId = planId;
+        options.execute = true;
+        return rw::run(db, dataset, options);
+    });
+}
+
+int RunManager::startFinalize(const Database &db, const DatasetSpec &dataset, const QString &planId)
+{
+    LiveRun run;
+    run.dataset = dataset.name;
+    run.planId = planId;
+    return launch(std::move(run), [db, dataset, planId](const BatchOptions &base) -> Result<RunResult> {
+        FinalizeOptions options;
+        options.execute = true;
+        options.planId = planId;
+        options.progress = base.progress;
+        options.cancel = base.cancel;
+        auto result = rw::finalize(db, dataset, options);
+        if (!result)
+            return fail(result.error());
+        if (!result->run)
+            return badInput(QStringLiteral("nothing to finalize: no day of %1 is eligible any more").arg(dataset.name));
+        return *result->run;
+    });
+}
+
+int RunManager::resumeRun(const Database &db, const Spec &spec, qint64 runId, const QString &dataset)
+{
+    LiveRun run;
+    run.dataset = dataset;
+    run.resumedRunId = runId;
+    return launch(std::move(run), [db, spec, runId](const BatchOptions &base) {
+        BatchOptions options = base;
+        options.execute = true;
+        return rw::resume(db, spec, runId, options);
+    });
+}
+
+int RunManager::launch(LiveRun run, std::function<Result<RunResult>(const BatchOptions &)> work)
+{
+    const int id = m_nextId++;
+    run.id = id;
+    run.clock.start();
+    auto cancel = run.cancel;
+    LiveRun &stored = m_runs.emplace(id, std::move(run)).first->second;
+    ++m_inFlight;
+    Q_EMIT runAdded(id);
+    appendLog(stored, stored.resumedRunId ? tr("resuming run #%1 of %2").arg(stored.resumedRunId).arg(stored.dataset)
+                                          : tr("starting a run of %1 with plan %2").arg(stored.dataset, stored.planId));
+    runInBackground(
+        this,
+        [this, id, cancel, work = std::move(work)]() -> Result<RunResult> {
+            BatchOptions options;
+            options.cancel = cancel.get();
+            // Worker thread: hand each report to the GUI thread. The manager
+            // outlives its workers (see the destructor).
+            options.progress = [this, id](const Progress &p) {
+                QMetaObject::invokeMethod(this, [this, id, p] { onProgress(id, p); }, Qt::QueuedConnection);
+            };
+            return work(options);
+        },
+        [this, id](Result<RunResult> result) { onFinished(id, std::move(result)); });
+    return id;
+}
+
+void RunManager::cancel(int id)
+{
+    auto it = m_runs.find(id);
+    if (it == m_runs.end() || it->second.finished)
+        return;
+    it->second.cancel->store(true);
+    it->second.cancelRequested = true;
+    appendLog(it->second, tr("cancel requested: the current partition rolls back"));
+    Q_EMIT runProgressed(id);
+}
+
+const LiveRun *RunManager::run(int id) const
+{
+    auto it = m_runs.find(id);
+    return it == m_runs.end() ? nullptr : &it->second;
+}
+
+QList<int> RunManager::activeRuns() const
+{
+    QList<int> out;
+    for (const auto &[id, run] : m_runs)
+        if (!run.finished)
+            out << id;
+    return out;
+}
+
+void RunManager::appendLog(LiveRun &run, const QString &line)
+{
+    const QString stamped = QTime::currentTime().toString(QStringLiteral("HH:mm:ss")) + QStringLiteral("  ") + line;
+    run.log << stamped;
+    Q_EMIT logAppended(run.id, stamped);
+}
+
+void RunManager::onProgress(int id, const Progress &p)
+{
+    auto it = m_runs.find(id);
+    if (it == m_runs.end() || it->second.finished)
+        return; // a late report after the result
+    LiveRun &run = it->second;
+    const bool first = !run.started;
+    const Progress before = run.progress;
+    run.progress = p;
+    run.started = true;
+    if (first)
+        Q_EMIT runStarted(id);
+    if (p.partition != before.partition || p.phase != before.phase || first) {
+        QString line = tr("%1: %2").arg(p.partition.isEmpty() ? tr("(plan)") : p.partition, p.phase);
+        if (p.phase == QLatin1String("published") || p.phase == QLatin1String("check failed"))
+            line += tr(" (%1 of %2 partitions, %3 rows)").arg(p.partitionsDone).arg(p.partitionsTotal).arg(n(p.rowsDone));
+        appendLog(run, line);
+    }
+    Q_EMIT runProgressed(id);
+}
+
+void RunManager::onFinished(int id, Result<RunResult> result)
+{
+    --m_inFlight;
+    auto it = m_runs.find(id);
+    if (it == m_runs.end())
+        return;
+    LiveRun &run = it->second;
+    run.finished = true;
+    if (result) {
+        run.result = std::move(*result);
+        const PartitionResult t = run.result->totals();
+        appendLog(run, tr("run #%1 %2: %3 inserted, %4 updated, %5 deleted, %6 unchanged")
+                           .arg(run.result->runId.toString(), run.result->status, n(t.inserted), n(t.updated),
+                                n(t.deleted), n(t.unchanged)));
+        if (!run.result->error.isEmpty())
+            appendLog(run, run.result->error);
+        run.planId = run.result->planId;
+    } else {
+        run.error = result.error();
+        appendLog(run, result.error().code == Error::Code::StalePlan ? tr("refused, stale plan: %1").arg(result.error().message)
+                                                                     : tr("failed: %1").arg(result.error().message));
+    }
+    Q_EMIT runFinished(id);
+}
+
+} // namespace rw

@@ -1,0 +1,147 @@
+#include "ui/batch/runsmodel.h"
+
+#include "ui/common/format.h"
+
+#include <QBrush>
+
+#include <algorithm>
+#include <QColor>
+#include <QFont>
+
+namespace rw {
+
+namespace {
+
+QColor statusColor(const QString &status)
+{
+    if (status == QLatin1String("succeeded"))
+        return QColor(0x2e, 0x7d, 0x32);
+    if (status == QLatin1String("running"))
+        return QColor(0x2f, 0x6f, 0xd0);
+    if (status == QLatin1String("cancelled") || status == QLatin1String("interrupted") || status == QLatin1String("stale_plan"))
+        return QColor(0xb3, 0x4a, 0x00);
+    return QColor(0xc0, 0x1c, 0x1c); // failed, check_failed
+}
+
+bool numeric(int column) { return column == RunsModel::RunColumn || column >= RunsModel::PartitionsColumn; }
+
+} // namespace
+
+RunsModel::RunsModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void RunsModel::resetData(std::vector<RunSummary> runs)
+{
+    beginResetModel();
+    m_rows = std::move(runs);
+    endResetModel();
+}
+
+int RunsModel::rowOf(qint64 runId) const
+{
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].info.runId == runId)
+            return int(i);
+    return -1;
+}
+
+bool RunsModel::resumable(const QString &status)
+{
+    return status == QLatin1String("interrupted") || status == QLatin1String("cancelled") || status == QLatin1String("failed");
+}
+
+int RunsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+
+int RunsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::TextAlignmentRole)
+        return QVariant::fromValue(Qt::Alignment((numeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case RunColumn: return tr("Run");
+    case DatasetColumn: return tr("Dataset");
+    case StatusColumn: return tr("Status");
+    case StartedColumn: return tr("Started (UTC)");
+    case DurationColumn: return tr("Duration");
+    case UserColumn: return tr("By");
+    case PartitionsColumn: return tr("Published");
+    case InsertedColumn: return tr("Inserted");
+    case UpdatedColumn: return tr("Updated");
+    case DeletedColumn: return tr("Deleted");
+    case UnchangedColumn: return tr("Unchanged");
+    case GatesColumn: return tr("Gates failed");
+    default: return {};
+    }
+}
+
+QVariant RunsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const RunSummary &r = m_rows[std::size_t(index.row())];
+    const int column = index.column();
+    const PartitionResult t = r.result.totals();
+    const int published = int(std::count_if(r.result.partitions.begin(), r.result.partitions.end(),
+                                            [](const PartitionResult &p) { return p.published; }));
+    const int failedGates = int(std::count_if(r.result.checks.begin(), r.result.checks.end(),
+                                              [](const CheckResult &c) { return !c.passed; }));
+    const double seconds = fmt::secondsBetween(r.info.startedAt, r.info.finishedAt);
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case RunColumn: return QStringLiteral("#%1").arg(r.info.runId);
+        case DatasetColumn: return r.info.dataset;
+        case StatusColumn: return r.info.status;
+        case StartedColumn: return fmt::timestamp(r.info.startedAt);
+        case DurationColumn: return r.info.finishedAt.isEmpty() ? QStringLiteral("\u2014") : fmt::duration(seconds);
+        case UserColumn: return r.info.osUser;
+        case PartitionsColumn: return QStringLiteral("%1 / %2").arg(published).arg(r.result.partitions.size());
+        case InsertedColumn: return fmt::number(t.inserted);
+        case UpdatedColumn: return fmt::number(t.updated);
+        case DeletedColumn: return fmt::number(t.deleted);
+        case UnchangedColumn: return fmt::number(t.unchanged);
+        case GatesColumn: return failedGates;
+        default: return {};
+        }
+    case SortRole:
+        switch (column) {
+        case RunColumn: return r.info.runId;
+        case DurationColumn: return seconds;
+        case PartitionsColumn: return published;
+        case InsertedColumn: return t.inserted;
+        case UpdatedColumn: return t.updated;
+        case DeletedColumn: return t.deleted;
+        case UnchangedColumn: return t.unchanged;
+        case GatesColumn: return failedGates;
+        default: return data(index, Qt::DisplayRole);
+        }
+    case RunIdRole: return r.info.runId;
+    case StatusRole: return r.info.status;
+    case Qt::ToolTipRole:
+        if (column == StatusColumn && !r.info.error.isEmpty())
+            return r.info.error;
+        return {};
+    case Qt::TextAlignmentRole:
+        return QVariant::fromValue(Qt::Alignment((numeric(column) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
+    case Qt::ForegroundRole:
+        if (column == StatusColumn)
+            return QBrush(statusColor(r.info.status));
+        if (column == GatesColumn && failedGates > 0)
+            return QBrush(QColor(0xc0, 0x1c, 0x1c));
+        return {};
+    case Qt::FontRole:
+        if (column == StatusColumn) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    default: return {};
+    }
+}
+
+} // namespace rw

@@ -1,0 +1,492 @@
+#include "ui/batch/runspage.h"
+
+#include "ui/common/background.h"
+#include "core/batch/batchjson.h"
+#include "ui/common/confirmdialog.h"
+#include "ui/common/format.h"
+#include "ui/batch/liverunwidget.h"
+#include "ui/batch/runmanager.h"
+#include "ui/batch/rollbackmodel.h"
+#include "core/batch/runreport.h"
+#include "ui/batch/runsmodel.h"
+
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTextDocument>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace rw {
+
+namespace {
+
+QLabel *heading(const QString &text, QWidget *parent)
+{
+    auto *label = new QLabel(text, parent);
+    QFont f = label->font();
+    f.setBold(true);
+    f.setPointSizeF(f.pointSizeF() * 1.15);
+    label->setFont(f);
+    return label;
+}
+
+} // namespace
+
+RunsPage::RunsPage(QWidget *parent)
+    : Page(parent), m_liveTitle(heading(tr("In progress"), this)), m_noLive(new QLabel(this)), m_liveBox(new QVBoxLayout),
+      m_log(new QPlainTextEdit(this)), m_historyStack(new QStackedWidget(this)), m_empty(new QLabel(this)),
+      m_view(new QTableView(this)), m_report(new QTextBrowser(this)), m_resume(new QPushButton(tr("Resume"), this)),
+      m_rollback(new QPushButton(tr("Rollback\u2026"), this)),
+      m_exportJson(new QPushButton(tr("Export JSON\u2026"), this)),
+      m_exportMarkdown(new QPushButton(tr("Export Markdown\u2026"), this)), m_model(new RunsModel(this)),
+      m_proxy(new QSortFilterProxyModel(this))
+{
+    setObjectName(QStringLiteral("runsPage"));
+    auto *title = new QLabel(tr("Runs"), this);
+    QFont titleFont = title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
+    titleFont.setBold(true);
+    title->setFont(titleFont);
+
+    m_noLive->setText(tr("No run in progress. Start one from a preview (Run this plan\u2026, Ctrl+R)."));
+    m_noLive->setStyleSheet(QStringLiteral("color: #5f6670;"));
+    m_log->setObjectName(QStringLiteral("runLog"));
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(5000);
+    m_log->setPlaceholderText(tr("The live log of the runs started here appears in this panel."));
+    m_log->setFont(QFont(QStringLiteral("monospace")));
+    m_log->setMaximumHeight(130);
+    m_log->hide(); // until a run started here logs something
+
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(RunsModel::SortRole);
+    m_view->setObjectName(QStringLiteral("runsView"));
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(RunsModel::RunColumn, Qt::DescendingOrder);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    measureFirstRowsOnly(m_view);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setAlternatingRowColors(true);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsPage::updateSelection);
+
+    m_empty->setObjectName(QStringLiteral("runsEmpty"));
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setText(tr("<h3>No runs yet</h3><p style='color:#5f6670'>Preview a re-run from a dataset's partitions "
+                        "(Ctrl+P), then confirm it (Ctrl+R).<br>Every run, its counts and its gates appear here.</p>"));
+    m_report->setObjectName(QStringLiteral("runReport"));
+    m_report->setOpenLinks(false);
+    m_report->setPlaceholderText(tr("Select a run to see its report."));
+
+    m_resume->setObjectName(QStringLiteral("resumeRun"));
+    m_resume->setToolTip(tr("Continue the run from its first unfinished partition, with the same plan"));
+    m_exportJson->setToolTip(tr("Save the selected run's report as JSON (the rewindctl run-show shape)"));
+    m_exportMarkdown->setToolTip(tr("Save the selected run's report as Markdown: what, by whom, counts, gates"));
+    m_rollback->setObjectName(QStringLiteral("rollbackRun"));
+    connect(m_resume, &QPushButton::clicked, this, &RunsPage::resumeSelected);
+    connect(m_rollback, &QPushButton::clicked, this, &RunsPage::rollbackSelected);
+    connect(m_exportJson, &QPushButton::clicked, this, [this] { exportWithDialog(ReportFormat::Json); });
+    connect(m_exportMarkdown, &QPushButton::clicked, this, [this] { exportWithDialog(ReportFormat::Markdown); });
+
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(heading(tr("History"), this));
+    buttons->addStretch(1);
+    buttons->addWidget(m_resume);
+    buttons->addWidget(m_rollback);
+    buttons->addWidget(m_exportJson);
+    buttons->addWidget(m_exportMarkdown);
+
+    auto *historySplit = new QSplitter(Qt::Vertical, this);
+    historySplit->addWidget(m_view);
+    historySplit->addWidget(m_report);
+    historySplit->setStretchFactor(0, 2);
+    historySplit->setStretchFactor(1, 3);
+    historySplit->setChildrenCollapsible(false);
+    m_historyStack->addWidget(m_empty);
+    m_historyStack->addWidget(historySplit);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 12, 16, 12);
+    layout->setSpacing(8);
+    layout->addWidget(title);
+    layout->addWidget(m_liveTitle);
+    layout->addWidget(m_noLive);
+    layout->addLayout(m_liveBox);
+    layout->addWidget(m_log);
+    layout->addLayout(buttons);
+    layout->addWidget(m_historyStack, 1);
+    clear();
+}
+
+void RunsPage::setRunManager(RunManager *runs)
+{
+    m_runs = runs;
+    connect(runs, &RunManager::runAdded, this, &RunsPage::onRunAdded);
+    connect(runs, &RunManager::runStarted, this, &RunsPage::onRunProgressed);
+    connect(runs, &RunManager::runProgressed, this, &RunsPage::onRunProgressed);
+    connect(runs, &RunManager::runFinished, this, &RunsPage::onRunFinished);
+    connect(runs, &RunManager::logAppended, this, [this](int id, const QString &line) {
+        const LiveRun *run = m_runs->run(id);
+        m_log->appendPlainText(run ? QStringLiteral("[%1] %2").arg(run->dataset, line) : line);
+        m_log->show();
+    });
+}
+
+void RunsPage::setWorkspace(const Database &db, const Spec &spec)
+{
+    m_db = db;
+    m_spec = spec;
+    refresh();
+}
+
+void RunsPage::clear()
+{
+    cancelLoad();
+    m_db.reset();
+    m_spec.reset();
+    m_model->resetData({});
+    m_historyStack->setCurrentWidget(m_empty);
+    showReport(QString());
+    updateSelection();
+    updateLiveSection();
+}
+
+QString RunsPage::statusText() const
+{
+    return tr("%1 runs in the history, %2 in progress").arg(m_model->rowCount()).arg(m_runs ? m_runs->activeRuns().size() : 0);
+}
+
+QString RunsPage::emptyText() const { return m_empty->text(); }
+
+bool RunsPage::showsEmptyState() const { return m_historyStack->currentWidget() == m_empty; }
+
+QString RunsPage::reportText() const { return m_report->toPlainText(); }
+
+void RunsPage::refresh()
+{
+    if (!m_db)
+        return;
+    const quint64 generation = beginLoad(tr("Loading runs\u2026"));
+    runInBackground(
+        this,
+        [db = *m_db]() -> Result<std::vector<RunSummary>> {
+            auto runs = listRuns(db, 200);
+            if (!runs)
+                return fail(runs.error());
+            std::vector<RunSummary> out;
+            out.reserve(runs->size());
+            for (RunInfo &info : *runs) {
+                auto result = runResult(db, info.runId);
+                if (!result)
+                    return fail(result.error());
+                result->status = info.status; // "interrupted" is derived in listRuns
+                out.push_back({std::move(info), std::move(*result)});
+            }
+            return out;
+        },
+        [this, generation](Result<std::vector<RunSummary>> result) {
+            if (!finishLoad(generation))
+                return;
+            if (!result) {
+                Q_EMIT loadFailed(tr("Could not load the runs: %1").arg(result.error().message));
+                return;
+            }
+            const qint64 keep = m_pendingSelect ? m_pendingSelect : selectedRunId();
+            m_model->resetData(std::move(*result));
+            m_historyStack->setCurrentIndex(m_model->rowCount() == 0 ? 0 : 1);
+            m_view->resizeColumnsToContents();
+            if (keep > 0)
+                showRun(keep);
+            else if (m_proxy->rowCount() > 0)
+                m_view->selectRow(0);
+            updateSelection();
+            Q_EMIT pageLoaded();
+        });
+}
+
+void RunsPage::showRun(qint64 runId)
+{
+    const int row = m_model->rowOf(runId);
+    if (row < 0) {
+        m_pendingSelect = runId; // not loaded yet
+        return;
+    }
+    m_pendingSelect = 0;
+    const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
+    m_view->selectRow(index.row());
+    m_view->scrollTo(index);
+}
+
+qint64 RunsPage::selectedRunId() const
+{
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    return rows.isEmpty() ? 0 : rows.first().data(RunsModel::RunIdRole).toLongLong();
+}
+
+void RunsPage::updateSelection()
+{
+    const qint64 id = selectedRunId();
+    const int row = m_model->rowOf(id);
+    const bool has = row >= 0;
+    QString status;
+    QString kind;
+    bool published = false; // rollback only undoes what a run published
+    if (has) {
+        const RunSummary &r = m_model->snapshot()[std::size_t(row)];
+        status = r.info.status;
+        kind = r.info.kind;
+        published = std::any_of(r.result.partitions.begin(), r.result.partitions.end(), [](const PartitionResult &p) { return p.published; });
+        showReport(status == QLatin1String("running")
+                       ? tr("Run %1 is in progress: the panel above follows it, and its report is written here when it ends.").arg(id)
+                       : runReportMarkdown(r.info, r.result));
+    } else {
+        showReport(QString());
+    }
+    m_resume->setEnabled(has && RunsModel::resumable(status) && m_spec.has_value());
+    m_rollback->setEnabled(has && published && canRollBack(kind, status) && m_spec.has_value() && !m_rollbackDialog);
+    m_rollback->setToolTip(has && !published && canRollBack(kind, status)
+                               ? tr("Run %1 published no partition: there is nothing to roll back").arg(id)
+                               : tr("Restore every partition the selected run published to its state before the run: "
+                                    "shows what comes back first, then asks you to type the dataset name"));
+    m_exportJson->setEnabled(has);
+    m_exportMarkdown->setEnabled(has);
+}
+
+void RunsPage::showReport(const QString &markdown)
+{
+    if (markdown == m_reportMarkdown)
+        return;
+    m_reportMarkdown = markdown;
+    if (markdown.isEmpty()) {
+        m_report->clear();
+        return;
+    }
+    // Parsed into a document no view shows, then handed over: setMarkdown on
+    // the visible browser lays the tables out again after every block it
+    // inserts (seconds for a 30-partition report on Qt 6.4).
+    // The browser owns a document parented to it and deletes the one it replaces.
+    auto *document = new QTextDocument(m_report);
+    document->setMarkdown(markdown);
+    m_report->setDocument(document);
+}
+
+bool RunsPage::resumeSelected()
+{
+    const qint64 id = selectedRunId();
+    const int row = m_model->rowOf(id);
+    if (row < 0 || !m_runs || !m_db || !m_spec)
+        return false;
+    const RunSummary &r = m_model->snapshot()[std::size_t(row)];
+    if (!RunsModel::resumable(r.info.status))
+        return false;
+    m_runs->resumeRun(*m_db, *m_spec, id, r.info.dataset);
+    m_resume->setEnabled(false);
+    return true;
+}
+
+ConfirmDialog *RunsPage::rollbackDialog() const { return m_rollbackDialog; }
+
+bool RunsPage::canRollBack(const QString &kind, const QString &status)
+{
+    // Runs that may have published partitions and are no longer running.
+    static const QStringList statuses = {QStringLiteral("succeeded"), QStringLiteral("check_failed"), QStringLiteral("failed"),
+                                         QStringLiteral("cancelled"), QStringLiteral("interrupted")};
+    return kind == QLatin1String("run") && statuses.contains(status);
+}
+
+bool RunsPage::rollbackSelected()
+{
+    const qint64 id = selectedRunId();
+    const int row = m_model->rowOf(id);
+    if (row < 0 || !m_db || !m_spec || m_rollbackDialog)
+        return false;
+    const RunSummary &r = m_model->snapshot()[std::size_t(row)];
+    if (!canRollBack(r.info.kind, r.info.status))
+        return false;
+    const quint64 generation = ++m_rollbackGeneration;
+    m_rollback->setEnabled(false);
+    Q_EMIT loadingChanged(true, tr("Working out what a rollback of run %1 restores\u2026").arg(id));
+    runInBackground(
+        this, [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, false); },
+        [this, generation, id](Result<RollbackResult> plan) {
+            if (generation != m_rollbackGeneration)
+                return;
+            Q_EMIT loadingChanged(false, QString());
+            updateSelection();
+            if (!plan) {
+                Q_EMIT actionFailed(tr("Rollback of run %1 refused: %2").arg(id).arg(plan.error().message));
+                return;
+            }
+            if (plan->status == QLatin1String("nothing_to_restore") || plan->partitions.empty()) {
+                Q_EMIT notice(tr("Run %1 published no partition: there is nothing to roll back.").arg(id));
+                return;
+            }
+            showRollbackPlan(*plan);
+        });
+    return true;
+}
+
+void RunsPage::showRollbackPlan(const RollbackResult &plan)
+{
+    qint64 removed = 0, restored = 0;
+    for (const RollbackPartition &p : plan.partitions) {
+        removed += p.rowsRemoved;
+        restored += p.rowsRestored;
+    }
+    const QString html =
+        tr("<h3>Roll back run %1 of %2</h3>"
+           "<p>Every partition run %1 published (%3, %4 partition(s)) goes back to exactly its state before the run, "
+           "from the before-images kept at publish: <b>%5</b> row(s) it wrote are removed and <b>%6</b> row(s) it replaced "
+           "come back. Each partition is restored in its own transaction, with an audit row.</p>")
+            .arg(plan.runId)
+            .arg(plan.dataset.toHtmlEscaped(), plan.mode.toHtmlEscaped())
+            .arg(plan.partitions.size())
+            .arg(fmt::number(removed), fmt::number(restored));
+    auto *dialog = new ConfirmDialog(tr("Roll back run %1").arg(plan.runId), html, plan.dataset, tr("Roll back"), this);
+    dialog->setObjectName(QStringLiteral("rollbackDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto *model = new RollbackModel(dialog);
+    model->resetData(plan.partitions);
+    auto *table = new QTableView;
+    table->setObjectName(QStringLiteral("rollbackPlan"));
+    table->setModel(model);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setSelectionMode(QAbstractItemView::NoSelection);
+    table->resizeColumnsToContents();
+    // As tall as its rows, up to about eight of them.
+    const int rows = std::min(model->rowCount(), 8);
+    table->setFixedHeight(table->horizontalHeader()->sizeHint().height() + rows * table->verticalHeader()->defaultSectionSize()
+                          + 2 * table->frameWidth() + 2);
+    dialog->addDetail(table);
+    m_rollbackDialog = dialog;
+    const qint64 id = plan.runId;
+    const QString dataset = plan.dataset;
+    connect(dialog, &QDialog::finished, this, [this] { QTimer::singleShot(0, this, &RunsPage::updateSelection); });
+    connect(dialog, &ConfirmDialog::confirmed, this, [this, id, dataset] {
+        if (!m_db || !m_spec)
+            return;
+        const quint64 generation = ++m_rollbackGeneration;
+        Q_EMIT loadingChanged(true, tr("Rolling back run %1\u2026").arg(id));
+        runInBackground(
+            this, [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, true); },
+            [this, generation, id, dataset](Result<RollbackResult> done) {
+                if (generation != m_rollbackGeneration)
+                    return;
+                Q_EMIT loadingChanged(false, QString());
+                if (!done) {
+                    if (m_rollbackDialog)
+                        m_rollbackDialog->showError(tr("Not rolled back: %1").arg(done.error().message));
+                    return;
+                }
+                qint64 removed = 0, restored = 0;
+                for (const RollbackPartition &p : done->partitions) {
+                    removed += p.rowsRemoved;
+                    restored += p.rowsRestored;
+                }
+                if (m_rollbackDialog)
+                    m_rollbackDialog->finish();
+                Q_EMIT notice(tr("Run %1 of %2 rolled back: %3 partition(s) restored, %4 row(s) removed, %5 row(s) restored.")
+                                  .arg(id)
+                                  .arg(dataset)
+                                  .arg(done->partitions.size())
+                                  .arg(fmt::number(removed), fmt::number(restored)));
+                m_pendingSelect = id;
+                refresh();
+                Q_EMIT rolledBack(id, dataset);
+            });
+    });
+    dialog->adjustSize();
+    dialog->open();
+    updateSelection();
+}
+
+bool RunsPage::exportReport(qint64 runId, const QString &path, ReportFormat format)
+{
+    const int row = m_model->rowOf(runId);
+    if (row < 0)
+        return false;
+    const RunSummary &r = m_model->snapshot()[std::size_t(row)];
+    QByteArray content;
+    if (format == ReportFormat::Json) {
+        nlohmann::ordered_json j = toJson(r.result);
+        j["os_user"] = r.info.osUser.toStdString();
+        j["host"] = r.info.host.toStdString();
+        content = QByteArray::fromStdString(j.dump(2)) + '\n';
+    } else {
+        content = runReportMarkdown(r.info, r.result).toUtf8();
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(content) != content.size()) {
+        Q_EMIT loadFailed(tr("Could not write %1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    return true;
+}
+
+void RunsPage::exportWithDialog(ReportFormat format)
+{
+    const qint64 id = selectedRunId();
+    if (id <= 0)
+        return;
+    const bool json = format == ReportFormat::Json;
+    const QString path = QFileDialog::getSaveFileName(this, json ? tr("Export run report as JSON") : tr("Export run report as Markdown"),
+                                                      QStringLiteral("run-%1.%2").arg(id).arg(json ? QStringLiteral("json") : QStringLiteral("md")),
+                                                      json ? tr("JSON (*.json)") : tr("Markdown (*.md)"));
+    if (!path.isEmpty())
+        exportReport(id, path, format);
+}
+
+void RunsPage::onRunAdded(int id)
+{
+    auto *w = new LiveRunWidget(id, this);
+    connect(w, &LiveRunWidget::cancelRequested, m_runs, &RunManager::cancel);
+    m_live.insert(id, w);
+    m_liveBox->addWidget(w);
+    if (const LiveRun *run = m_runs->run(id))
+        w->update(*run);
+    updateLiveSection();
+}
+
+void RunsPage::onRunProgressed(int id)
+{
+    LiveRunWidget *w = m_live.value(id);
+    const LiveRun *run = m_runs->run(id);
+    if (w && run)
+        w->update(*run);
+    if (run && run->started && run->progress.partitionsDone == 0 && run->progress.phase == QLatin1String("stage"))
+        refresh(); // the new run row is in the database: show it as running
+}
+
+void RunsPage::onRunFinished(int id)
+{
+    if (LiveRunWidget *w = m_live.take(id))
+        w->deleteLater();
+    const LiveRun *run = m_runs->run(id);
+    if (run && run->result && !run->result->runId.isNull())
+        m_pendingSelect = run->result->runId.toLongLong();
+    updateLiveSection();
+    refresh();
+}
+
+void RunsPage::updateLiveSection() { m_noLive->setVisible(m_live.isEmpty()); }
+
+} // namespace rw

@@ -1,0 +1,165 @@
+#include "ui/batch/samplesmodel.h"
+
+#include "core/batch/partitions.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+#include <QJsonValue>
+#include <QStringBuilder>
+
+namespace rw {
+
+SamplesModel::SamplesModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+QString SamplesModel::categoryName(Category category)
+{
+    switch (category) {
+    case Category::Inserted: return tr("Inserted");
+    case Category::Updated: return tr("Updated");
+    case Category::Deleted: return tr("Deleted");
+    case Category::Unchanged: return tr("Unchanged");
+    }
+    return {};
+}
+
+void SamplesModel::resetData(const std::vector<PartitionResult> &partitions, Category category, const QStringList &keyColumns)
+{
+    beginResetModel();
+    m_category = category;
+    m_rows.clear();
+    QStringList others;
+    const auto addColumns = [&](const QJsonObject &o) {
+        for (auto it = o.begin(); it != o.end(); ++it)
+            if (!keyColumns.contains(it.key()) && !others.contains(it.key()))
+                others << it.key();
+    };
+    for (const PartitionResult &p : partitions) {
+        if (!p.samples)
+            continue;
+        const QString label = partitionLabel(p.partition);
+        const Samples &s = *p.samples;
+        switch (category) {
+        case Category::Inserted:
+        case Category::Deleted:
+        case Category::Unchanged: {
+            const auto &list = category == Category::Inserted ? s.inserted : category == Category::Deleted ? s.deleted : s.unchanged;
+            for (const QJsonObject &o : list) {
+                addColumns(o);
+                m_rows.push_back({label, {}, o});
+            }
+            break;
+        }
+        case Category::Updated:
+            for (const auto &[before, after] : s.updated) {
+                addColumns(after);
+                m_rows.push_back({label, before, after});
+            }
+            break;
+        }
+    }
+    others.sort();
+    m_columns = keyColumns;
+    // Key columns the rows do not hold (a transform may rename) are dropped.
+    if (!m_rows.empty())
+        m_columns.removeIf([&](const QString &c) { return !m_rows.front().row.contains(c); });
+    m_columns << others;
+    endResetModel();
+}
+
+int SamplesModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+
+int SamplesModel::columnCount(const QModelIndex &parent) const
+{
+    if (parent.isValid())
+        return 0;
+    return 1 + int(m_columns.size()) * (m_category == Category::Updated ? 2 : 1);
+}
+
+QString SamplesModel::columnName(int section) const
+{
+    if (section <= 0)
+        return {};
+    const int i = m_category == Category::Updated ? (section - 1) / 2 : section - 1;
+    return m_columns.value(i);
+}
+
+bool SamplesModel::isAfterColumn(int section) const { return m_category == Category::Updated && section > 0 && (section - 1) % 2 == 1; }
+
+QVariant SamplesModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= columnCount())
+        return {};
+    if (role == Qt::DisplayRole) {
+        if (section == 0)
+            return tr("Partition");
+        if (m_category != Category::Updated)
+            return columnName(section);
+        return QString(columnName(section) % (isAfterColumn(section) ? tr(" \u2192 after") : tr(" \u2190 before")));
+    }
+    if (role == Qt::ToolTipRole && m_category == Category::Updated && section > 0)
+        return isAfterColumn(section) ? tr("The row as the re-run would write it") : tr("The row as it is in the target now");
+    return {};
+}
+
+QVariant SamplesModel::cell(const QJsonObject &o, const QString &column) const
+{
+    const QJsonValue v = o.value(column);
+    if (v.isNull() || v.isUndefined())
+        return QVariant();
+    return v.toVariant();
+}
+
+QVariant SamplesModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row &r = m_rows[std::size_t(index.row())];
+    const int column = index.column();
+    if (column == 0) {
+        if (role == Qt::DisplayRole || role == SortRole)
+            return r.partition;
+        return {};
+    }
+    const QString name = columnName(column);
+    const bool updated = m_category == Category::Updated;
+    const bool after = isAfterColumn(column);
+    const QVariant value = cell(updated && !after ? r.before : r.row, name);
+    const bool changed = updated && r.before.value(name) != r.row.value(name);
+    switch (role) {
+    case Qt::DisplayRole:
+        return value.isNull() ? QStringLiteral("NULL") : value.toString();
+    case SortRole: return value;
+    case ChangedRole: return changed;
+    case Qt::TextAlignmentRole:
+        if (value.typeId() == QMetaType::Double || value.typeId() == QMetaType::LongLong || value.typeId() == QMetaType::Int)
+            return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
+        return QVariant::fromValue(Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter));
+    case Qt::BackgroundRole:
+        if (changed)
+            return QBrush(after ? QColor(0xd8, 0xf3, 0xdc) : QColor(0xfd, 0xe2, 0xe2));
+        if (updated && !after)
+            return QBrush(QColor(0xf6, 0xf7, 0xf9));
+        return {};
+    case Qt::ForegroundRole:
+        if (value.isNull())
+            return QBrush(QColor(0x9a, 0x9e, 0xa6));
+        if (changed)
+            return QBrush(after ? QColor(0x1b, 0x5e, 0x20) : QColor(0xb7, 0x1c, 0x1c));
+        return {};
+    case Qt::FontRole:
+        if (changed) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (changed)
+            return tr("%1: %2 \u2192 %3").arg(name, cell(r.before, name).toString(), cell(r.row, name).toString());
+        return {};
+    default: return {};
+    }
+}
+
+} // namespace rw

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "core/batch/batch.h"
+
+#include <QAbstractTableModel>
+#include <QJsonObject>
+#include <QStringList>
+
+#include <vector>
+
+namespace rw {
+
+// Example rows of one diff category across the previewed partitions. For
+// "updated" each column appears twice, before and after side by side, and
+// the cells whose value changed are highlighted (ChangedRole is true).
+class SamplesModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum class Category { Inserted, Updated, Deleted, Unchanged };
+    enum Role { SortRole = Qt::UserRole + 1, ChangedRole };
+
+    explicit SamplesModel(QObject *parent = nullptr);
+
+    // `keyColumns` come first; the other columns follow by name.
+    void resetData(const std::vector<PartitionResult> &partitions, Category category, const QStringList &keyColumns);
+    Category category() const { return m_category; }
+    // The data column behind a view column ("" for the partition column).
+    QString columnName(int section) const;
+    // For Updated: whether `section` shows the after image.
+    bool isAfterColumn(int section) const;
+
+    static QString categoryName(Category category);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    struct Row {
+        QString partition;
+        QJsonObject before; // Updated only
+        QJsonObject row;    // the row, or the after image
+    };
+    QVariant cell(const QJsonObject &o, const QString &column) const;
+
+    Category m_category = Category::Inserted;
+    QStringList m_columns;
+    std::vector<Row> m_rows;
+};
+
+} // namespace rw

@@ -1,0 +1,67 @@
+#include "ui/common/jsonhighlighter.h"
+
+namespace rw {
+
+JsonHighlighter::JsonHighlighter(QTextDocument *parent) : QSyntaxHighlighter(parent)
+{
+    m_key.setForeground(QColor(0x7a, 0x3f, 0xc0));
+    m_string.setForeground(QColor(0x1f, 0x7a, 0x3a));
+    m_number.setForeground(QColor(0x1f, 0x5f, 0xbf));
+    m_literal.setForeground(QColor(0xb3, 0x4a, 0x00));
+    m_literal.setFontWeight(QFont::Bold);
+    m_punctuation.setForeground(QColor(0x6b, 0x72, 0x7c));
+}
+
+QTextCharFormat JsonHighlighter::format(Token token) const
+{
+    switch (token) {
+    case Token::Key: return m_key;
+    case Token::String: return m_string;
+    case Token::Number: return m_number;
+    case Token::Literal: return m_literal;
+    case Token::Punctuation: return m_punctuation;
+    }
+    return {};
+}
+
+void JsonHighlighter::highlightBlock(const QString &text)
+{
+    const qsizetype n = text.size();
+    qsizetype i = 0;
+    while (i < n) {
+        const QChar c = text.at(i);
+        if (c == u'"') {
+            qsizetype j = i + 1;
+            while (j < n && text.at(j) != u'"')
+                j += text.at(j) == u'\\' ? 2 : 1;
+            j = std::min(j + 1, n);
+            // A string followed by a colon is a key.
+            qsizetype k = j;
+            while (k < n && text.at(k).isSpace())
+                ++k;
+            setFormat(int(i), int(j - i), k < n && text.at(k) == u':' ? m_key : m_string);
+            i = j;
+        } else if (c == u'-' || c.isDigit()) {
+            qsizetype j = i + 1;
+            while (j < n && (text.at(j).isDigit() || text.at(j) == u'.' || text.at(j) == u'e' || text.at(j) == u'E' || text.at(j) == u'+'
+                             || text.at(j) == u'-'))
+                ++j;
+            setFormat(int(i), int(j - i), m_number);
+            i = j;
+        } else if (c.isLetter()) {
+            qsizetype j = i + 1;
+            while (j < n && text.at(j).isLetter())
+                ++j;
+            const QStringView word = QStringView(text).mid(i, j - i);
+            if (word == u"true" || word == u"false" || word == u"null")
+                setFormat(int(i), int(j - i), m_literal);
+            i = j;
+        } else {
+            if (c == u'{' || c == u'}' || c == u'[' || c == u']' || c == u':' || c == u',')
+                setFormat(int(i), 1, m_punctuation);
+            ++i;
+        }
+    }
+}
+
+} // namespace rw

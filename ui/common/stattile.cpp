@@ -1,0 +1,39 @@
+#include "ui/common/stattile.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace rw {
+
+StatTile::StatTile(const QString &caption, QWidget *parent)
+    : QFrame(parent), m_value(new QLabel(QStringLiteral("\u2014"), this)), m_caption(new QLabel(caption, this))
+{
+    setObjectName(QStringLiteral("statTile"));
+    setStyleSheet(QStringLiteral("#statTile { background: #f6f7f9; border: 1px solid #dfe2e7; border-radius: 6px; }"));
+    QFont valueFont = m_value->font();
+    valueFont.setPointSizeF(valueFont.pointSizeF() * 1.45);
+    valueFont.setBold(true);
+    m_value->setFont(valueFont);
+    m_caption->setStyleSheet(QStringLiteral("color: #5f6670;"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(12, 6, 12, 6);
+    layout->setSpacing(0);
+    layout->addWidget(m_value);
+    layout->addWidget(m_caption);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+}
+
+void StatTile::setValue(const QString &value, const QString &toolTip)
+{
+    m_value->setText(value);
+    setToolTip(toolTip);
+}
+
+void StatTile::setAlert(bool on)
+{
+    m_value->setStyleSheet(on ? QStringLiteral("color: #c01c1c;") : QString());
+}
+
+QString StatTile::value() const { return m_value->text(); }
+
+} // namespace rw

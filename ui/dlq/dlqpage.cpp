@@ -1,0 +1,833 @@
+#include "ui/dlq/dlqpage.h"
+
+#include "ui/common/background.h"
+#include "ui/dlq/dlqgroupsmodel.h"
+#include "ui/dlq/dlqhistorymodel.h"
+#include "ui/dlq/dlqpayloadpanel.h"
+#include "ui/dlq/dlqrecordsmodel.h"
+#include "ui/common/format.h"
+#include "ui/common/stattile.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListView>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStackedLayout>
+#include <QStringBuilder>
+#include <QTabWidget>
+#include <QTableView>
+#include <QThreadPool>
+#include <QVBoxLayout>
+
+namespace rw {
+
+namespace {
+
+const QString kOperationValidate = QStringLiteral("validate");
+const QString kOperationReplay = QStringLiteral("replay");
+const QString kOperationDiscard = QStringLiteral("discard");
+const QString kOperationFix = QStringLiteral("fix");
+const QString kOperationSet = QStringLiteral("set");
+
+qint64 countOf(const std::vector<std::pair<QString, qint64>> &byStatus, const QString &status)
+{
+    for (const auto &[s, n] : byStatus)
+        if (s == status)
+            return n;
+    return 0;
+}
+
+QString shortPayload(const QByteArray &bytes)
+{
+    QString text = QString::fromUtf8(bytes.left(160)).simplified();
+    if (bytes.size() > 160)
+        text += u'\u2026';
+    return text.toHtmlEscaped();
+}
+
+QTableView *makeTable(QWidget *parent, const QString &name)
+{
+    auto *view = new QTableView(parent);
+    view->setObjectName(name);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setAlternatingRowColors(true);
+    view->setWordWrap(false);
+    view->verticalHeader()->hide();
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    return view;
+}
+
+} // namespace
+
+DlqPage::DlqPage(QWidget *parent)
+    : Page(parent), m_totalTile(new StatTile(tr("records"), this)), m_newTile(new StatTile(tr("new"), this)),
+      m_failedTile(new StatTile(tr("failed"), this)), m_fixedTile(new StatTile(tr("fixed"), this)),
+      m_replayedTile(new StatTile(tr("replayed"), this)), m_discardedTile(new StatTile(tr("discarded"), this)),
+      m_groupsView(new QListView(this)), m_groups(new DlqGroupsModel(this)), m_status(new QComboBox(this)), m_count(new QLabel(this)),
+      m_recordsView(makeTable(this, QStringLiteral("dlqRecords"))), m_records(new DlqRecordsModel(this)), m_empty(new QLabel(this)),
+      m_recordsArea(new QWidget(this)), m_allMatching(new QCheckBox(this)), m_validate(new QPushButton(tr("Validate"), this)),
+      m_batchSize(new QSpinBox(this)), m_velocity(new QSpinBox(this)), m_replay(new QPushButton(tr("Replay"), this)),
+      m_reason(new QLineEdit(this)), m_discard(new QPushButton(tr("Discard"), this)), m_progressFrame(new QFrame(this)),
+      m_progress(new QProgressBar(this)), m_progressText(new QLabel(this)), m_cancel(new QPushButton(tr("Cancel"), this)),
+      m_result(new QLabel(this)), m_pendingBar(new QFrame(this)), m_pendingText(new QLabel(this)), m_applySet(new QPushButton(tr("Apply"), this)),
+      m_dropSet(new QPushButton(tr("Cancel"), this)), m_tabs(new QTabWidget(this)), m_payload(new DlqPayloadPanel(this)),
+      m_historyView(makeTable(this, QStringLiteral("dlqHistory"))), m_history(new DlqHistoryModel(this))
+{
+    setObjectName(QStringLiteral("dlqPage"));
+    auto *title = new QLabel(tr("Dead-letter queue"), this);
+    QFont titleFont = title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
+    titleFont.setBold(true);
+    title->setFont(titleFont);
+    auto *subtitle = new QLabel(tr("Records quarantined by stream replays and batch checks: fix, validate, replay or discard them. "
+                                   "Nothing is ever deleted; every change is in the record's history."),
+                                this);
+    subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    subtitle->setWordWrap(true);
+    auto *heading = new QVBoxLayout;
+    heading->setSpacing(2);
+    heading->addWidget(title);
+    heading->addWidget(subtitle);
+    auto *header = new QHBoxLayout;
+    header->addLayout(heading, 1);
+    for (StatTile *t : {m_totalTile, m_newTile, m_failedTile, m_fixedTile, m_replayedTile, m_discardedTile})
+        header->addWidget(t);
+
+    // Left: error signatures.
+    m_groupsView->setObjectName(QStringLiteral("dlqSignatures"));
+    m_groupsView->setModel(m_groups);
+    m_groupsView->setWordWrap(true);
+    m_groupsView->setSpacing(2);
+    m_groupsView->setAlternatingRowColors(true);
+    m_groupsView->setStyleSheet(QStringLiteral("QListView { border: 1px solid #dfe2e7; }"));
+    connect(m_groupsView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex &current) {
+        if (current.isValid())
+            setSignatureFilter(current.data(DlqGroupsModel::SignatureRole).toString());
+    });
+    auto *left = new QWidget(this);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    auto *sigCaption = new QLabel(tr("<b>Error signatures</b>"), left);
+    sigCaption->setToolTip(tr("Errors with their numbers, ids and quoted values replaced by placeholders, so records failing "
+                              "the same way group together"));
+    leftLayout->addWidget(sigCaption);
+    leftLayout->addWidget(m_groupsView, 1);
+
+    // Records.
+    m_status->setObjectName(QStringLiteral("dlqStatusFilter"));
+    m_status->addItem(tr("All statuses"), QString());
+    for (const QString &s : {dlqstatus::New, dlqstatus::Failed, dlqstatus::Fixed, dlqstatus::Replayed, dlqstatus::Discarded})
+        m_status->addItem(s, s);
+    connect(m_status, &QComboBox::currentIndexChanged, this, [this] { setStatusFilter(m_status->currentData().toString()); });
+    m_count->setObjectName(QStringLiteral("dlqCount"));
+    m_count->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    auto *filters = new QHBoxLayout;
+    filters->addWidget(new QLabel(tr("Status:"), this));
+    filters->addWidget(m_status);
+    filters->addStretch(1);
+    filters->addWidget(m_count);
+
+    m_recordsView->setModel(m_records);
+    m_recordsView->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_recordsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    const std::pair<int, int> widths[] = {{DlqRecordsModel::IdColumn, 52},      {DlqRecordsModel::StatusColumn, 78},
+                                          {DlqRecordsModel::CheckColumn, 170},   {DlqRecordsModel::SourceColumn, 175},
+                                          {DlqRecordsModel::EventColumn, 115},   {DlqRecordsModel::ErrorColumn, 320},
+                                          {DlqRecordsModel::AttemptsColumn, 64}, {DlqRecordsModel::FirstSeenColumn, 140}};
+    for (const auto &[column, width] : widths)
+        m_recordsView->setColumnWidth(column, width);
+    // The dry-run column appears once there is a verdict to show.
+    m_recordsView->setColumnHidden(DlqRecordsModel::CheckColumn, true);
+    connect(m_records, &QAbstractItemModel::dataChanged, this,
+            [this] { m_recordsView->setColumnHidden(DlqRecordsModel::CheckColumn, !m_records->hasVerdicts()); });
+    connect(m_records, &QAbstractItemModel::modelReset, this,
+            [this] { m_recordsView->setColumnHidden(DlqRecordsModel::CheckColumn, !m_records->hasVerdicts()); });
+    connect(m_records, &DlqRecordsModel::pageFetched, this, [this] {
+        updateCount();
+        onFirstPage();
+    });
+    connect(m_records, &DlqRecordsModel::fetchFailed, this, [this](const QString &message) {
+        if (m_waitFirstPage) {
+            m_waitFirstPage = false;
+            if (finishLoad(m_loadGeneration))
+                Q_EMIT loadFailed(tr("Could not load the DLQ records: %1").arg(message));
+            return;
+        }
+        showResult(false, tr("Could not load more records: %1").arg(message));
+    });
+    connect(m_recordsView->selectionModel(), &QItemSelectionModel::selectionChanged, this, &DlqPage::updateActions);
+    connect(m_recordsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
+        if (current.isValid())
+            loadDetail(m_records->record(current.row()).id);
+    });
+    m_empty->setObjectName(QStringLiteral("dlqEmpty"));
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true);
+    auto *stack = new QStackedLayout(m_recordsArea);
+    stack->setContentsMargins(0, 0, 0, 0);
+    stack->addWidget(m_recordsView);
+    stack->addWidget(m_empty);
+
+    auto *recordsBox = new QWidget(this);
+    auto *rl = new QVBoxLayout(recordsBox);
+    rl->setContentsMargins(0, 0, 0, 0);
+    rl->setSpacing(6);
+    rl->addLayout(filters);
+    rl->addWidget(m_recordsArea, 1);
+    buildActions(recordsBox);
+
+    // Bottom: the JSON panel and the history.
+    m_historyView->setModel(m_history);
+    m_historyView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_historyView->setColumnWidth(DlqHistoryModel::AtColumn, 150);
+    m_historyView->setColumnWidth(DlqHistoryModel::UserColumn, 90);
+    m_historyView->setColumnWidth(DlqHistoryModel::ActionColumn, 100);
+    m_historyView->setColumnWidth(DlqHistoryModel::TransitionColumn, 150);
+    m_tabs->setObjectName(QStringLiteral("dlqTabs"));
+    m_tabs->addTab(m_payload, tr("Payload"));
+    m_tabs->addTab(m_historyView, tr("History"));
+    m_tabs->setDocumentMode(true);
+    connect(m_payload, &DlqPayloadPanel::saveRequested, this, &DlqPage::saveFix);
+    connect(m_payload, &DlqPayloadPanel::setPathRequested, this, &DlqPage::previewSetPath);
+
+    auto *vertical = new QSplitter(Qt::Vertical, this);
+    vertical->addWidget(recordsBox);
+    vertical->addWidget(m_tabs);
+    vertical->setStretchFactor(0, 1);
+    vertical->setStretchFactor(1, 1);
+    vertical->setChildrenCollapsible(false);
+
+    auto *horizontal = new QSplitter(Qt::Horizontal, this);
+    horizontal->addWidget(left);
+    horizontal->addWidget(vertical);
+    horizontal->setStretchFactor(0, 0);
+    horizontal->setStretchFactor(1, 1);
+    horizontal->setSizes({250, 850});
+    horizontal->setChildrenCollapsible(false);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 12, 16, 12);
+    layout->setSpacing(8);
+    layout->addLayout(header);
+    layout->addWidget(horizontal, 1);
+    clear();
+}
+
+DlqPage::~DlqPage()
+{
+    if (m_cancelFlag) {
+        // The replay stops at its next batch boundary; it posts progress to
+        // this page, so let it end before the page goes.
+        m_cancelFlag->store(true);
+        QThreadPool::globalInstance()->waitForDone();
+    }
+}
+
+void DlqPage::buildActions(QWidget *host)
+{
+    auto *layout = qobject_cast<QVBoxLayout *>(host->layout());
+    m_allMatching->setObjectName(QStringLiteral("dlqAllMatching"));
+    m_allMatching->setToolTip(tr("Apply the actions to every record of the signature and status chosen, not only the selected rows"));
+    connect(m_allMatching, &QCheckBox::toggled, this, &DlqPage::updateActions);
+    m_validate->setObjectName(QStringLiteral("dlqValidate"));
+    m_validate->setToolTip(tr("Dry run: check each record as a replay would (JSON, required fields, checks); nothing is written"));
+    connect(m_validate, &QPushButton::clicked, this, &DlqPage::validateSelection);
+    m_batchSize->setObjectName(QStringLiteral("dlqBatchSize"));
+    m_batchSize->setRange(1, 100000);
+    m_batchSize->setValue(500);
+    m_batchSize->setToolTip(tr("Records per transaction"));
+    m_velocity->setObjectName(QStringLiteral("dlqVelocity"));
+    m_velocity->setRange(0, 1000000);
+    m_velocity->setValue(0);
+    m_velocity->setSpecialValueText(tr("unlimited"));
+    m_velocity->setSuffix(tr(" rec/s"));
+    m_velocity->setToolTip(tr("Velocity: replay at most this many records per second (0: as fast as possible)"));
+    m_replay->setObjectName(QStringLiteral("dlqReplay"));
+    m_replay->setToolTip(tr("Write the valid records where they belong (a stream's sink by event_id, a dataset's target by key); "
+                            "the invalid ones become failed"));
+    connect(m_replay, &QPushButton::clicked, this, &DlqPage::replaySelection);
+    m_reason->setObjectName(QStringLiteral("dlqReason"));
+    m_reason->setPlaceholderText(tr("reason (required to discard)"));
+    m_reason->setClearButtonEnabled(true);
+    connect(m_reason, &QLineEdit::textChanged, this, &DlqPage::updateActions);
+    m_discard->setObjectName(QStringLiteral("dlqDiscard"));
+    m_discard->setToolTip(tr("Mark the records discarded with the reason; they stay in the DLQ with their history"));
+    connect(m_discard, &QPushButton::clicked, this, &DlqPage::discardSelection);
+
+    auto *actions = new QHBoxLayout;
+    actions->setSpacing(6);
+    actions->addWidget(m_allMatching);
+    actions->addSpacing(8);
+    actions->addWidget(m_validate);
+    actions->addSpacing(16);
+    actions->addWidget(new QLabel(tr("Batch"), host));
+    actions->addWidget(m_batchSize);
+    actions->addWidget(new QLabel(tr("Velocity"), host));
+    actions->addWidget(m_velocity);
+    actions->addWidget(m_replay);
+    actions->addStretch(1);
+    layout->addLayout(actions);
+    auto *discard = new QHBoxLayout;
+    discard->setSpacing(6);
+    discard->addWidget(new QLabel(tr("Discard with a reason:"), host));
+    discard->addWidget(m_reason, 1);
+    discard->addWidget(m_discard);
+    layout->addLayout(discard);
+
+    // Replay progress with Cancel.
+    m_progressFrame->setObjectName(QStringLiteral("dlqProgress"));
+    m_progressFrame->setStyleSheet(QStringLiteral("#dlqProgress { background: #f4f8fe; border: 1px solid #c9d9f2; border-radius: 4px; }"));
+    m_progress->setFormat(tr("%v of %m records"));
+    m_progressText->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_cancel->setObjectName(QStringLiteral("dlqCancel"));
+    m_cancel->setToolTip(tr("Stop at the next batch boundary; the batches already committed stay replayed"));
+    connect(m_cancel, &QPushButton::clicked, this, &DlqPage::cancelReplay);
+    auto *pl = new QHBoxLayout(m_progressFrame);
+    pl->setContentsMargins(8, 4, 8, 4);
+    pl->addWidget(m_progress, 2);
+    pl->addWidget(m_progressText, 3);
+    pl->addWidget(m_cancel);
+    m_progressFrame->hide();
+    layout->addWidget(m_progressFrame);
+
+    // The set-by-path dry run, waiting for Apply.
+    m_pendingBar->setObjectName(QStringLiteral("dlqPendingSet"));
+    m_pendingBar->setStyleSheet(QStringLiteral("#dlqPendingSet { background: #fff8e6; border: 1px solid #f0d78c; border-radius: 4px; }"));
+    m_pendingText->setTextFormat(Qt::RichText);
+    m_pendingText->setWordWrap(true);
+    m_applySet->setObjectName(QStringLiteral("dlqApplySet"));
+    connect(m_applySet, &QPushButton::clicked, this, &DlqPage::applyPendingSet);
+    connect(m_dropSet, &QPushButton::clicked, this, [this] {
+        m_pendingSet.reset();
+        m_pendingBar->hide();
+    });
+    auto *bl = new QHBoxLayout(m_pendingBar);
+    bl->setContentsMargins(8, 4, 8, 4);
+    bl->addWidget(m_pendingText, 1);
+    bl->addWidget(m_applySet);
+    bl->addWidget(m_dropSet);
+    m_pendingBar->hide();
+    layout->addWidget(m_pendingBar);
+
+    m_result->setObjectName(QStringLiteral("dlqResult"));
+    m_result->setWordWrap(true);
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_result);
+}
+
+void DlqPage::setWorkspace(const Database &db, const Spec &spec)
+{
+    clear();
+    m_db = db;
+    m_spec = spec;
+    m_empty->setText(QString());
+    updateActions();
+}
+
+void DlqPage::clear()
+{
+    cancelLoad();
+    ++m_detailGeneration;
+    m_db.reset();
+    m_spec.reset();
+    m_records->clear();
+    m_groups->resetData({}, 0);
+    m_history->resetData({});
+    m_payload->clearRecord();
+    m_filteredTotal = -1;
+    m_lastReplay.reset();
+    m_pendingSet.reset();
+    m_pendingBar->hide();
+    m_result->clear();
+    m_waitFirstPage = m_waitSummary = m_waitDetail = false;
+    for (StatTile *t : {m_totalTile, m_newTile, m_failedTile, m_fixedTile, m_replayedTile, m_discardedTile})
+        t->setValue(QStringLiteral("\u2014"));
+    m_empty->setText(tr("<h3>No workspace open</h3>"));
+    updateCount();
+    updateActions();
+}
+
+bool DlqPage::showsEmptyState() const
+{
+    return qobject_cast<QStackedLayout *>(m_recordsArea->layout())->currentWidget() == m_empty;
+}
+
+QString DlqPage::statusText() const { return tr("Dead-letter queue: %1").arg(m_count->text()); }
+
+void DlqPage::refresh()
+{
+    if (!m_db)
+        return;
+    m_loadGeneration = beginLoad(tr("Loading the dead-letter queue\u2026"));
+    m_waitFirstPage = m_waitSummary = true;
+    m_waitDetail = false;
+    m_records->clearVerdicts();
+    applyFilter(false);
+    loadSummary();
+}
+
+void DlqPage::setStatusFilter(const QString &status)
+{
+    if (const int i = m_status->findData(status); i >= 0 && i != m_status->currentIndex()) {
+        m_status->setCurrentIndex(i); // comes back here through the combo
+        return;
+    }
+    if (status == m_statusFilter)
+        return;
+    m_statusFilter = status;
+    applyFilter(true);
+}
+
+void DlqPage::setSignatureFilter(const QString &signature)
+{
+    if (signature == m_signatureFilter)
+        return;
+    m_signatureFilter = signature;
+    if (const int row = m_groups->rowOf(signature); row >= 0) {
+        const QSignalBlocker block(m_groupsView->selectionModel());
+        m_groupsView->setCurrentIndex(m_groups->index(row));
+    }
+    applyFilter(false);
+}
+
+void DlqPage::applyFilter(bool reloadGroups)
+{
+    if (!m_db)
+        return;
+    DlqSelection filter;
+    if (!m_statusFilter.isEmpty())
+        filter.statuses = {m_statusFilter};
+    filter.signature = m_signatureFilter;
+    m_pendingSet.reset();
+    m_pendingBar->hide();
+    m_records->setFilter(*m_db, filter);
+    m_filteredTotal = -1;
+    if (const int row = m_groups->rowOf(m_signatureFilter); row >= 0 && !m_groups->snapshot().empty())
+        m_filteredTotal = m_groups->index(row).data(DlqGroupsModel::CountRole).toLongLong();
+    updateCount();
+    updateActions();
+    if (reloadGroups)
+        loadSummary();
+}
+
+void DlqPage::loadSummary()
+{
+    const quint64 generation = m_loadGeneration;
+    DlqSelection byStatus;
+    if (!m_statusFilter.isEmpty())
+        byStatus.statuses = {m_statusFilter};
+    runInBackground(
+        this,
+        [db = *m_db, byStatus]() -> Result<Summary> {
+            auto all = countDlq(db, {});
+            if (!all)
+                return fail(all.error());
+            auto filtered = listDlq(db, byStatus, 0);
+            if (!filtered)
+                return fail(filtered.error());
+            return Summary{std::move(*all), std::move(*filtered)};
+        },
+        [this, generation](Result<Summary> summary) {
+            if (generation != m_loadGeneration || !m_db)
+                return;
+            if (!summary) {
+                m_waitSummary = false;
+                if (finishLoad(generation))
+                    Q_EMIT loadFailed(tr("Could not load the DLQ summary: %1").arg(summary.error().message));
+                return;
+            }
+            const auto &by = summary->all.byStatus;
+            m_totalTile->setValue(fmt::number(summary->all.total));
+            m_newTile->setValue(fmt::number(countOf(by, dlqstatus::New)));
+            m_failedTile->setValue(fmt::number(countOf(by, dlqstatus::Failed)));
+            m_failedTile->setAlert(countOf(by, dlqstatus::Failed) > 0);
+            m_fixedTile->setValue(fmt::number(countOf(by, dlqstatus::Fixed)));
+            m_replayedTile->setValue(fmt::number(countOf(by, dlqstatus::Replayed)));
+            m_discardedTile->setValue(fmt::number(countOf(by, dlqstatus::Discarded)));
+            {
+                const QSignalBlocker block(m_groupsView->selectionModel());
+                m_groups->resetData(std::move(summary->filtered.groups), summary->filtered.total);
+                const int row = m_groups->rowOf(m_signatureFilter);
+                m_groupsView->setCurrentIndex(m_groups->index(std::max(0, row)));
+                m_filteredTotal = row >= 0 ? m_groups->index(row).data(DlqGroupsModel::CountRole).toLongLong() : 0;
+            }
+            m_empty->setText(summary->all.total == 0
+                                 ? tr("<h3>The dead-letter queue is empty</h3><p style='color:#5f6670'>Events a stream replay cannot "
+                                      "load (not JSON, a required field missing) and rows a batch check quarantines land here.<br>"
+                                      "For the demo: <code>rewindctl replay --stream orders --group orders-loader --execute</code>.</p>")
+                                 : tr("<h3>No records match</h3><p style='color:#5f6670'>Choose another signature or status.</p>"));
+            updateCount();
+            m_waitSummary = false;
+            maybeLoaded();
+        });
+}
+
+void DlqPage::onFirstPage()
+{
+    if (!m_waitFirstPage || m_records->pagesFetched() == 0)
+        return;
+    m_waitFirstPage = false;
+    if (!m_recordsView->currentIndex().isValid() && m_records->rowCount() > 0) {
+        m_waitDetail = true;
+        m_recordsView->selectRow(0); // shows the first record's payloads
+    } else if (m_records->rowCount() == 0) {
+        m_payload->clearRecord();
+        m_history->resetData({});
+    }
+    maybeLoaded();
+}
+
+void DlqPage::maybeLoaded()
+{
+    const bool empty = m_records->rowCount() == 0 && !m_records->isFetching();
+    qobject_cast<QStackedLayout *>(m_recordsArea->layout())->setCurrentWidget(empty && !m_waitSummary ? static_cast<QWidget *>(m_empty) : m_recordsView);
+    if (m_waitFirstPage || m_waitSummary || m_waitDetail || !isLoading())
+        return;
+    if (finishLoad(m_loadGeneration))
+        Q_EMIT pageLoaded();
+}
+
+void DlqPage::loadDetail(qint64 id)
+{
+    if (m_payload->isModified() && m_payload->recordId() != id)
+        showResult(false, tr("Your unsaved edit of record #%1 was dropped.").arg(m_payload->recordId()));
+    const quint64 generation = ++m_detailGeneration;
+    runInBackground(
+        this, [db = *m_db, id] { return showDlq(db, id); },
+        [this, generation, id](Result<DlqDetail> detail) {
+            if (generation != m_detailGeneration)
+                return;
+            if (!detail) {
+                m_payload->clearRecord();
+                m_history->resetData({});
+                showResult(false, tr("Could not show record #%1: %2").arg(id).arg(detail.error().message));
+            } else {
+                m_payload->showRecord(*detail);
+                m_tabs->setTabText(1, tr("History (%1)").arg(detail->history.size()));
+                m_history->resetData(std::move(detail->history));
+                m_historyView->scrollToBottom();
+            }
+            Q_EMIT recordShown(id);
+            if (m_waitDetail) {
+                m_waitDetail = false;
+                maybeLoaded();
+            }
+        });
+}
+
+bool DlqPage::selectRecord(qint64 id)
+{
+    const int row = m_records->rowOf(id);
+    if (row < 0)
+        return false;
+    m_recordsView->clearSelection();
+    m_recordsView->selectRow(row);
+    m_recordsView->scrollTo(m_records->index(row, 0));
+    return true;
+}
+
+QList<qint64> DlqPage::selectedIds() const
+{
+    QList<qint64> ids;
+    for (const QModelIndex &i : m_recordsView->selectionModel()->selectedRows())
+        ids << m_records->record(i.row()).id;
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+void DlqPage::setApplyToAllMatching(bool all) { m_allMatching->setChecked(all); }
+
+DlqSelection DlqPage::actionSelection() const
+{
+    if (m_allMatching->isChecked())
+        return m_records->filter();
+    DlqSelection s;
+    s.ids = selectedIds();
+    return s;
+}
+
+qint64 DlqPage::selectionSize() const
+{
+    if (m_allMatching->isChecked())
+        return m_filteredTotal >= 0 ? m_filteredTotal : m_records->rowCount();
+    return m_recordsView->selectionModel()->selectedRows().size();
+}
+
+void DlqPage::updateCount()
+{
+    const int loaded = m_records->rowCount();
+    QString text;
+    if (!m_db)
+        text = QString();
+    else if (m_filteredTotal >= 0)
+        text = loaded >= m_filteredTotal ? tr("%1 records").arg(fmt::number(m_filteredTotal))
+                                         : tr("%1 of %2 records loaded \u00b7 more as you scroll").arg(fmt::number(loaded), fmt::number(m_filteredTotal));
+    else
+        text = m_records->isComplete() ? tr("%1 records").arg(fmt::number(loaded)) : tr("%1 records loaded \u00b7 more as you scroll").arg(fmt::number(loaded));
+    m_count->setText(text);
+    m_allMatching->setText(m_filteredTotal >= 0 ? tr("All %1 matching").arg(fmt::number(m_filteredTotal)) : tr("All matching"));
+}
+
+void DlqPage::updateActions()
+{
+    const qint64 n = selectionSize();
+    const bool ready = m_db && !m_busy && n > 0;
+    const QString what = m_allMatching->isChecked() ? tr("%1 matching").arg(fmt::number(n)) : tr("%1 selected").arg(fmt::number(n));
+    m_validate->setEnabled(ready);
+    m_replay->setEnabled(ready && m_spec.has_value());
+    m_discard->setEnabled(ready && !m_reason->text().trimmed().isEmpty());
+    m_validate->setText(n > 0 ? tr("Validate %1").arg(what) : tr("Validate"));
+    m_replay->setText(n > 0 ? tr("Replay %1").arg(what) : tr("Replay"));
+    m_discard->setText(n > 0 ? tr("Discard %1").arg(what) : tr("Discard"));
+    m_discard->setToolTip(m_reason->text().trimmed().isEmpty() ? tr("Type a reason first: it is kept in each record's history")
+                                                               : tr("Mark the records discarded with the reason; they stay in the DLQ with their history"));
+    m_payload->setSelectionSize(n);
+    m_applySet->setEnabled(!m_busy);
+}
+
+void DlqPage::setBusy(bool busy)
+{
+    m_busy = busy;
+    m_allMatching->setEnabled(!busy);
+    m_status->setEnabled(!busy);
+    m_groupsView->setEnabled(!busy);
+    m_payload->setBusy(busy);
+    updateActions();
+}
+
+void DlqPage::showResult(bool ok, const QString &message)
+{
+    m_result->setStyleSheet(ok ? QStringLiteral("color: #2e7d32;") : QStringLiteral("color: #c01c1c;"));
+    m_result->setText(message);
+}
+
+void DlqPage::finishOperation(const QString &operation, bool ok, const QString &message, const QList<qint64> &touched)
+{
+    setBusy(false);
+    showResult(ok, message);
+    // A replay writes even when records fail (they become failed) or when it
+    // stops early (the committed batches stay); the others write only on success.
+    const bool wrote = operation == kOperationReplay || (ok && operation != kOperationValidate);
+    if (wrote) {
+        // What changed: the rows in place, the counts, the record on show.
+        if (m_allMatching->isChecked() || touched.isEmpty())
+            m_records->reload();
+        else
+            m_records->refreshRecords(touched);
+        m_loadGeneration = currentGeneration(); // the summary of this state, without the loading spinner
+        loadSummary();
+        if (m_payload->recordId() != 0)
+            loadDetail(m_payload->recordId());
+    }
+    Q_EMIT operationFinished(operation, ok, message);
+}
+
+void DlqPage::validateSelection()
+{
+    if (!m_db || !m_spec || m_busy || selectionSize() == 0)
+        return;
+    const DlqSelection selection = actionSelection();
+    DlqReplayOptions options;
+    options.execute = false;
+    options.batchSize = m_batchSize->value();
+    options.maxRecords = int(std::clamp<qint64>(std::max<qint64>(selection.ids.size(), m_records->rowCount()), 1, 100000));
+    setBusy(true);
+    showResult(true, tr("Validating\u2026"));
+    runInBackground(
+        this, [db = *m_db, spec = *m_spec, selection, options] { return replayDlq(db, spec, selection, options); },
+        [this](Result<DlqReplayResult> result) {
+            if (!result)
+                return finishOperation(kOperationValidate, false, tr("Validation failed: %1").arg(result.error().message), {});
+            m_records->setVerdicts(result->records);
+            m_lastReplay = *result;
+            QStringList why;
+            for (const auto &[cls, n] : result->failuresByClass)
+                why << QStringLiteral("%1 %2").arg(fmt::number(n), cls);
+            QString message = tr("Dry run of %1 records: %2 valid, would be replayed (%3 already landed); %4 still invalid%5; %6 skipped "
+                                 "(replayed or discarded). Nothing was written.")
+                                  .arg(fmt::number(result->selected), fmt::number(result->replayed), fmt::number(result->alreadyLanded),
+                                       fmt::number(result->failed), why.isEmpty() ? QString() : QString(QStringLiteral(" (") % why.join(QStringLiteral(", ")) % u')'),
+                                       fmt::number(result->skipped));
+            finishOperation(kOperationValidate, true, message, {});
+        });
+}
+
+void DlqPage::replaySelection()
+{
+    if (!m_db || !m_spec || m_busy || selectionSize() == 0)
+        return;
+    const DlqSelection selection = actionSelection();
+    const QList<qint64> touched = selection.ids;
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    m_cancelFlag = cancel;
+    const qint64 expected = selectionSize();
+    DlqReplayOptions options;
+    options.execute = true;
+    options.batchSize = m_batchSize->value();
+    if (m_velocity->value() > 0)
+        options.maxPerSecond = double(m_velocity->value());
+    options.maxRecords = int(std::clamp<qint64>(selection.ids.size(), 1000, 100000));
+    // Worker thread: each report after a committed batch is handed to the
+    // GUI thread. The page outlives its replay (see the destructor).
+    options.progress = [this](const DlqReplayProgress &p) {
+        QMetaObject::invokeMethod(this, [this, p] { onReplayProgress(p); }, Qt::QueuedConnection);
+    };
+    options.cancel = cancel.get();
+    setBusy(true);
+    m_progress->setRange(0, int(std::min<qint64>(std::max<qint64>(expected, 1), INT_MAX)));
+    m_progress->setValue(0);
+    m_progressText->setText(options.maxPerSecond ? tr("starting \u00b7 at most %1 records/s").arg(fmt::number(m_velocity->value())) : tr("starting"));
+    m_cancel->setEnabled(true);
+    m_progressFrame->show();
+    showResult(true, tr("Replaying\u2026"));
+    runInBackground(
+        this,
+        // `cancel` is held here so the flag outlives the page if need be.
+        [db = *m_db, spec = *m_spec, selection, options, cancel] { return replayDlq(db, spec, selection, options); },
+        [this, touched, cancel](Result<DlqReplayResult> result) {
+            if (m_cancelFlag == cancel)
+                m_cancelFlag.reset();
+            m_progressFrame->hide();
+            if (!result)
+                return finishOperation(kOperationReplay, false, tr("Replay failed: %1").arg(result.error().message), touched);
+            m_lastReplay = *result;
+            m_records->setVerdicts(result->records);
+            const QString head = result->status == QLatin1String("cancelled") ? tr("Replay cancelled after %1 batches:").arg(result->batches)
+                                                                               : tr("Replay done in %1:").arg(fmt::duration(result->seconds));
+            const QString message = head % u' '
+                                    % tr("%1 replayed (%2 inserted, %3 updated, %4 already there), %5 failed, %6 skipped.")
+                                          .arg(fmt::number(result->replayed), fmt::number(result->inserted), fmt::number(result->updated),
+                                               fmt::number(result->alreadyLanded), fmt::number(result->failed), fmt::number(result->skipped));
+            finishOperation(kOperationReplay, result->failed == 0, message, touched);
+        });
+}
+
+void DlqPage::onReplayProgress(const DlqReplayProgress &p)
+{
+    m_progress->setRange(0, int(std::min<qint64>(std::max<qint64>(p.selected, 1), INT_MAX)));
+    m_progress->setValue(int(std::min<qint64>(p.processed, INT_MAX)));
+    m_progressText->setText(tr("batch %1 \u00b7 replayed %2 \u00b7 failed %3").arg(p.batchesDone).arg(fmt::number(p.replayed), fmt::number(p.failed)));
+    Q_EMIT replayProgressed(p.processed, p.selected);
+}
+
+void DlqPage::cancelReplay()
+{
+    if (!m_cancelFlag)
+        return;
+    m_cancelFlag->store(true);
+    m_cancel->setEnabled(false);
+    m_progressText->setText(tr("cancelling at the next batch boundary\u2026"));
+}
+
+void DlqPage::discardSelection()
+{
+    const QString reason = m_reason->text().trimmed();
+    if (!m_db || m_busy || selectionSize() == 0)
+        return;
+    if (reason.isEmpty()) {
+        showResult(false, tr("Type a reason to discard: it is kept in each record's history."));
+        m_reason->setFocus();
+        return;
+    }
+    const DlqSelection selection = actionSelection();
+    setBusy(true);
+    runInBackground(
+        this, [db = *m_db, selection, reason] { return discardDlq(db, selection, reason, true); },
+        [this, selection](Result<DlqDiscardResult> result) {
+            if (!result)
+                return finishOperation(kOperationDiscard, false, tr("Discard refused: %1").arg(result.error().message), selection.ids);
+            m_reason->clear();
+            finishOperation(kOperationDiscard, true, tr("%1 records discarded; they stay in the DLQ with the reason in their history.")
+                                                         .arg(fmt::number(result->selected)),
+                            selection.ids);
+        });
+}
+
+void DlqPage::saveFix(qint64 id, const QByteArray &payload)
+{
+    if (!m_db || m_busy || id == 0)
+        return;
+    DlqFixRequest request;
+    request.selection.ids = {id};
+    request.payload = payload;
+    request.reason = tr("edited in the console");
+    request.execute = true;
+    setBusy(true);
+    runInBackground(
+        this, [db = *m_db, request] { return fixDlq(db, request); },
+        [this, id](Result<DlqFixResult> result) {
+            if (!result)
+                return finishOperation(kOperationFix, false, tr("Fix of #%1 refused: %2").arg(id).arg(result.error().message), {id});
+            finishOperation(kOperationFix, true, tr("Record #%1 fixed: its payload is saved and its status is fixed. Validate or replay it next.").arg(id),
+                            {id});
+        });
+}
+
+void DlqPage::previewSetPath(const QString &path, const QString &value)
+{
+    if (!m_db || m_busy || selectionSize() == 0)
+        return;
+    DlqFixRequest request;
+    request.selection = actionSelection();
+    request.sets = {{path, value}};
+    request.reason = tr("set in the console");
+    request.execute = false;
+    m_pendingSet.reset();
+    m_pendingBar->hide();
+    setBusy(true);
+    runInBackground(
+        this, [db = *m_db, request] { return fixDlq(db, request); },
+        [this, request, path, value](Result<DlqFixResult> result) {
+            if (!result)
+                return finishOperation(kOperationSet, false, tr("Cannot set %1: %2").arg(path, result.error().message), {});
+            setBusy(false);
+            m_pendingSet = request;
+            m_pendingSet->execute = true;
+            QString text = tr("Set <b>%1</b> = <b>%2</b> on %3 records: %4 would change.")
+                               .arg(path.toHtmlEscaped(), value.toHtmlEscaped(), fmt::number(result->selected), fmt::number(result->changed));
+            if (!result->samples.empty()) {
+                const DlqChange &c = result->samples.front();
+                text += QStringLiteral("<br><span style='color:#5f6670'>#%1: <code>%2</code> \u2192 <code>%3</code></span>")
+                            .arg(c.id)
+                            .arg(shortPayload(c.before), shortPayload(c.after));
+            }
+            m_pendingText->setText(text);
+            m_applySet->setEnabled(result->selected > 0);
+            m_pendingBar->show();
+            showResult(true, tr("Dry run: nothing changed yet. Apply to store it."));
+        });
+}
+
+void DlqPage::applyPendingSet()
+{
+    if (!m_db || m_busy || !m_pendingSet)
+        return;
+    const DlqFixRequest request = *m_pendingSet;
+    m_pendingSet.reset();
+    m_pendingBar->hide();
+    setBusy(true);
+    runInBackground(
+        this, [db = *m_db, request] { return fixDlq(db, request); },
+        [this, request](Result<DlqFixResult> result) {
+            const QString path = request.sets.front().first;
+            if (!result)
+                return finishOperation(kOperationSet, false, tr("Cannot set %1: %2").arg(path, result.error().message), request.selection.ids);
+            finishOperation(kOperationSet, true,
+                            tr("%1 set on %2 records (%3 changed); they are fixed. Validate or replay them next.")
+                                .arg(path, fmt::number(result->selected), fmt::number(result->changed)),
+                            request.selection.ids);
+        });
+}
+
+} // namespace rw

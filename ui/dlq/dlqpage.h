@@ -1,0 +1,178 @@
+#pragma once
+
+#include "core/sql/database.h"
+#include "core/dlq/dlq.h"
+#include "ui/common/page.h"
+#include "core/workspace/spec.h"
+
+#include <atomic>
+#include <memory>
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QFrame;
+class QLabel;
+class QLineEdit;
+class QListView;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTabWidget;
+class QTableView;
+
+namespace rw {
+
+class DlqGroupsModel;
+class DlqHistoryModel;
+class DlqPayloadPanel;
+class DlqRecordsModel;
+class StatTile;
+
+// DLQ triage: error signatures with counts on the left; the records of the
+// chosen signature and status, paged lazily; the selected record's original
+// and current payloads (editable, validated as typed) and its history; and
+// actions on the selection (or on every record of the filter): set a JSON
+// path, validate (dry run per record), replay with batch size, velocity,
+// progress and Cancel, discard with a reason.
+//
+// Everything touching the database runs off the GUI thread through core
+// (pageDlq, listDlq, showDlq, fixDlq, replayDlq, discardDlq). One operation
+// runs at a time; a replay is cancelled (at a batch boundary) when the page
+// is destroyed.
+class DlqPage : public Page {
+    Q_OBJECT
+public:
+    explicit DlqPage(QWidget *parent = nullptr);
+    ~DlqPage() override;
+
+    // Forgets the previous workspace; loads when shown (refresh()).
+    void setWorkspace(const Database &db, const Spec &spec);
+
+    void refresh() override;
+    void clear() override;
+    QString title() const override { return tr("Dead-letter queue"); }
+    QString statusText() const override;
+
+    // Filters (empty: all). Reload the records from their first page.
+    void setStatusFilter(const QString &status);
+    void setSignatureFilter(const QString &signature);
+    // What the actions apply to: the selected rows, or every record of the filter.
+    void setApplyToAllMatching(bool all);
+    DlqSelection actionSelection() const;
+    QList<qint64> selectedIds() const;
+    // Selects the row of record `id` (loaded rows only) and shows it.
+    bool selectRecord(qint64 id);
+
+    // The actions, as the buttons run them. Each ends with operationFinished().
+    void validateSelection();
+    void replaySelection();
+    void cancelReplay();
+    void discardSelection();
+    void saveFix(qint64 id, const QByteArray &payload);
+    // Dry run first: shows what would change and waits for applyPendingSet().
+    void previewSetPath(const QString &path, const QString &value);
+    void applyPendingSet();
+    bool isBusy() const { return m_busy; }
+
+    DlqRecordsModel *recordsModel() const { return m_records; }
+    DlqGroupsModel *groupsModel() const { return m_groups; }
+    DlqHistoryModel *historyModel() const { return m_history; }
+    QTableView *recordsView() const { return m_recordsView; }
+    QListView *groupsView() const { return m_groupsView; }
+    DlqPayloadPanel *payloadPanel() const { return m_payload; }
+    QSpinBox *batchSizeBox() const { return m_batchSize; }
+    QSpinBox *velocityBox() const { return m_velocity; }
+    QLineEdit *reasonEdit() const { return m_reason; }
+    QPushButton *validateButton() const { return m_validate; }
+    QPushButton *replayButton() const { return m_replay; }
+    QPushButton *discardButton() const { return m_discard; }
+    QPushButton *cancelButton() const { return m_cancel; }
+    QPushButton *applySetButton() const { return m_applySet; }
+    QProgressBar *progressBar() const { return m_progress; }
+    QLabel *resultLabel() const { return m_result; }
+    QLabel *pendingSetLabel() const { return m_pendingText; }
+    bool showsEmptyState() const;
+    // The last replay or validation, for the operator (and tests).
+    const std::optional<DlqReplayResult> &lastReplay() const { return m_lastReplay; }
+
+Q_SIGNALS:
+    // An action ended; `message` is what the result line says.
+    void operationFinished(const QString &operation, bool ok, const QString &message);
+    // The record's payloads and history are shown.
+    void recordShown(qint64 id);
+    // A replay reported a committed batch.
+    void replayProgressed(qint64 processed, qint64 selected);
+
+private:
+    struct Summary {
+        DlqCounts all;
+        DlqListResult filtered;
+    };
+
+    void buildActions(QWidget *host);
+    void applyFilter(bool reloadGroups);
+    void loadSummary();
+    void loadDetail(qint64 id);
+    void onFirstPage();
+    void maybeLoaded();
+    void updateActions();
+    void onReplayProgress(const DlqReplayProgress &progress);
+    void updateCount();
+    void setBusy(bool busy);
+    void finishOperation(const QString &operation, bool ok, const QString &message, const QList<qint64> &touched);
+    void showResult(bool ok, const QString &message);
+    qint64 selectionSize() const;
+
+    std::optional<Database> m_db;
+    std::optional<Spec> m_spec;
+    QString m_statusFilter;
+    QString m_signatureFilter;
+    qint64 m_filteredTotal = -1;
+    bool m_busy = false;
+    bool m_waitFirstPage = false;
+    bool m_waitSummary = false;
+    bool m_waitDetail = false;
+    quint64 m_loadGeneration = 0;
+    quint64 m_detailGeneration = 0;
+    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    std::optional<DlqReplayResult> m_lastReplay;
+    std::optional<DlqFixRequest> m_pendingSet;
+
+    StatTile *m_totalTile;
+    StatTile *m_newTile;
+    StatTile *m_failedTile;
+    StatTile *m_fixedTile;
+    StatTile *m_replayedTile;
+    StatTile *m_discardedTile;
+    QListView *m_groupsView;
+    DlqGroupsModel *m_groups;
+    QComboBox *m_status;
+    QLabel *m_count;
+    QTableView *m_recordsView;
+    DlqRecordsModel *m_records;
+    QLabel *m_empty;
+    QWidget *m_recordsArea;
+    QCheckBox *m_allMatching;
+    QPushButton *m_validate;
+    QSpinBox *m_batchSize;
+    QSpinBox *m_velocity;
+    QPushButton *m_replay;
+    QLineEdit *m_reason;
+    QPushButton *m_discard;
+    QFrame *m_progressFrame;
+    QProgressBar *m_progress;
+    QLabel *m_progressText;
+    QPushButton *m_cancel;
+    QLabel *m_result;
+    QFrame *m_pendingBar;
+    QLabel *m_pendingText;
+    QPushButton *m_applySet;
+    QPushButton *m_dropSet;
+    QTabWidget *m_tabs;
+    DlqPayloadPanel *m_payload;
+    QTableView *m_historyView;
+    DlqHistoryModel *m_history;
+};
+
+} // namespace rw

@@ -1,0 +1,273 @@
+#include "ui/dlq/dlqrecordsmodel.h"
+
+#include "ui/common/background.h"
+#include "ui/common/format.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+#include <QStringBuilder>
+
+namespace rw {
+
+namespace {
+
+QColor statusColor(const QString &status)
+{
+    if (status == dlqstatus::New)
+        return QColor(0x2f, 0x6f, 0xd0);
+    if (status == dlqstatus::Fixed)
+        return QColor(0x7a, 0x3f, 0xc0);
+    if (status == dlqstatus::Replayed)
+        return QColor(0x2e, 0x7d, 0x32);
+    if (status == dlqstatus::Failed)
+        return QColor(0xc0, 0x1c, 0x1c);
+    return QColor(0x6b, 0x72, 0x7c); // discarded
+}
+
+QString where(const DlqRecord &r)
+{
+    if (r.sourceKind == QLatin1String("stream") && r.partition && r.offset)
+        return QStringLiteral("%1 \u00b7 p%2 @%3").arg(r.source(), *r.partition).arg(*r.offset);
+    if (r.partition)
+        return QString(r.source() % QStringLiteral(" \u00b7 ") % *r.partition);
+    return r.source();
+}
+
+} // namespace
+
+DlqRecordsModel::DlqRecordsModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void DlqRecordsModel::setFilter(const Database &db, const DlqSelection &filter)
+{
+    beginResetModel();
+    ++m_generation;
+    m_db = db;
+    m_filter = filter;
+    m_rows.clear();
+    m_rowOf.clear();
+    m_pagesFetched = 0;
+    m_fetching = false;
+    m_complete = false;
+    endResetModel();
+    fetchPage();
+}
+
+void DlqRecordsModel::clear()
+{
+    beginResetModel();
+    ++m_generation;
+    m_db.reset();
+    m_filter = {};
+    m_rows.clear();
+    m_rowOf.clear();
+    m_verdicts.clear();
+    m_pagesFetched = 0;
+    m_fetching = false;
+    m_complete = true;
+    endResetModel();
+}
+
+void DlqRecordsModel::reload()
+{
+    if (m_db)
+        setFilter(*m_db, m_filter);
+}
+
+int DlqRecordsModel::rowOf(qint64 id) const { return m_rowOf.value(id, -1); }
+
+bool DlqRecordsModel::canFetchMore(const QModelIndex &parent) const
+{
+    return !parent.isValid() && m_db && !m_complete && !m_fetching;
+}
+
+void DlqRecordsModel::fetchMore(const QModelIndex &parent)
+{
+    if (canFetchMore(parent))
+        fetchPage();
+}
+
+void DlqRecordsModel::fetchPage()
+{
+    if (!m_db || m_fetching || m_complete)
+        return;
+    m_fetching = true;
+    const quint64 generation = m_generation;
+    const qint64 after = m_rows.empty() ? 0 : m_rows.back().id;
+    const int limit = m_pageSize;
+    runInBackground(
+        this, [db = *m_db, filter = m_filter, after, limit] { return pageDlq(db, filter, after, limit); },
+        [this, generation, limit](Result<std::vector<DlqRecord>> page) {
+            if (generation != m_generation)
+                return; // the filter changed meanwhile
+            if (!page) {
+                m_fetching = false;
+                m_complete = true; // do not hammer a failing database from the view
+                Q_EMIT fetchFailed(page.error().message);
+                return;
+            }
+            ++m_pagesFetched;
+            m_complete = int(page->size()) < limit;
+            // Still fetching while the rows go in: a view (or a model tester)
+            // asking for more in between must not read from the old end.
+            if (!page->empty()) {
+                const int first = int(m_rows.size());
+                beginInsertRows({}, first, first + int(page->size()) - 1);
+                for (DlqRecord &r : *page) {
+                    m_rowOf.insert(r.id, int(m_rows.size()));
+                    m_rows.push_back(std::move(r));
+                }
+                endInsertRows();
+            }
+            m_fetching = false;
+            Q_EMIT pageFetched(int(page->size()));
+        });
+}
+
+void DlqRecordsModel::refreshRecords(const QList<qint64> &ids)
+{
+    if (!m_db || ids.isEmpty())
+        return;
+    QList<qint64> loaded;
+    for (qint64 id : ids)
+        if (m_rowOf.contains(id))
+            loaded << id;
+    if (loaded.isEmpty())
+        return;
+    const quint64 generation = m_generation;
+    DlqSelection byId;
+    byId.ids = loaded;
+    runInBackground(
+        this, [db = *m_db, byId] { return pageDlq(db, byId, 0, int(byId.ids.size())); },
+        [this, generation, loaded](Result<std::vector<DlqRecord>> records) {
+            if (generation != m_generation || !records)
+                return;
+            for (DlqRecord &r : *records) {
+                const int row = rowOf(r.id);
+                if (row < 0)
+                    continue;
+                m_rows[std::size_t(row)] = std::move(r);
+                Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+            }
+            Q_EMIT recordsRefreshed(loaded);
+        });
+}
+
+void DlqRecordsModel::setVerdicts(const std::vector<DlqVerdict> &verdicts)
+{
+    for (const DlqVerdict &v : verdicts)
+        m_verdicts.insert(v.id, v);
+    if (!m_rows.empty())
+        Q_EMIT dataChanged(index(0, CheckColumn), index(rowCount() - 1, CheckColumn));
+}
+
+void DlqRecordsModel::clearVerdicts()
+{
+    m_verdicts.clear();
+    if (!m_rows.empty())
+        Q_EMIT dataChanged(index(0, CheckColumn), index(rowCount() - 1, CheckColumn));
+}
+
+const DlqVerdict *DlqRecordsModel::verdict(qint64 id) const
+{
+    const auto it = m_verdicts.constFind(id);
+    return it == m_verdicts.cend() ? nullptr : &*it;
+}
+
+int DlqRecordsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+
+int DlqRecordsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant DlqRecordsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case IdColumn: return tr("#");
+    case StatusColumn: return tr("Status");
+    case SourceColumn: return tr("Source");
+    case EventColumn: return tr("Event / key");
+    case ErrorColumn: return tr("Error");
+    case AttemptsColumn: return tr("Attempts");
+    case FirstSeenColumn: return tr("First seen (UTC)");
+    case CheckColumn: return tr("Dry run");
+    default: return {};
+    }
+}
+
+QVariant DlqRecordsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const DlqRecord &r = m_rows[std::size_t(index.row())];
+    const int column = index.column();
+    const DlqVerdict *v = verdict(r.id);
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case IdColumn: return r.id;
+        case StatusColumn: return r.status;
+        case SourceColumn: return where(r);
+        case EventColumn: return r.eventId.value_or(r.key.value_or(QStringLiteral("\u2014")));
+        case ErrorColumn: {
+            const QString error = r.lastError ? *r.lastError : r.error;
+            const QString cls = r.lastErrorClass ? *r.lastErrorClass : r.errorClass;
+            return QString(cls % QStringLiteral(": ") % error);
+        }
+        case AttemptsColumn: return r.attempts;
+        case FirstSeenColumn: return fmt::timestamp(r.firstSeen);
+        case CheckColumn:
+            if (!v)
+                return QString();
+            if (!v->valid)
+                return QString(QStringLiteral("\u2717 ") % v->errorClass % QStringLiteral(": ") % v->error);
+            return v->alreadyLanded ? tr("\u2713 valid (already landed)") : tr("\u2713 valid");
+        default: return {};
+        }
+    case SortRole:
+        switch (column) {
+        case IdColumn: return r.id;
+        case AttemptsColumn: return r.attempts;
+        case FirstSeenColumn: return r.firstSeen;
+        default: return data(index, Qt::DisplayRole);
+        }
+    case IdRole: return r.id;
+    case StatusRole: return r.status;
+    case SignatureRole: return r.signature;
+    case Qt::ToolTipRole:
+        if (column == ErrorColumn) {
+            QString tip = tr("Captured: %1: %2").arg(r.errorClass, r.error);
+            if (r.lastError)
+                tip += u'\n' % tr("Last replay (%1): %2: %3").arg(fmt::timestamp(r.lastAttemptAt.value_or(QString())), r.lastErrorClass.value_or(QString()), *r.lastError);
+            tip += u'\n' % tr("Signature: %1").arg(r.signature);
+            return tip;
+        }
+        if (column == CheckColumn && v && !v->valid)
+            return QString(v->errorClass % QStringLiteral(": ") % v->error);
+        if (column == EventColumn && r.key)
+            return tr("Key: %1").arg(*r.key);
+        return {};
+    case Qt::TextAlignmentRole:
+        if (column == IdColumn || column == AttemptsColumn)
+            return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
+        return QVariant::fromValue(Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter));
+    case Qt::ForegroundRole:
+        if (column == StatusColumn)
+            return QBrush(statusColor(r.status));
+        if (column == CheckColumn && v)
+            return QBrush(v->valid ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc0, 0x1c, 0x1c));
+        if (column == IdColumn)
+            return QBrush(QColor(0x5f, 0x66, 0x70));
+        return {};
+    case Qt::FontRole:
+        if (column == StatusColumn) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    default: return {};
+    }
+}
+
+} // namespace rw

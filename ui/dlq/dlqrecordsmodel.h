@@ -1,0 +1,88 @@
+#pragma once
+
+#include "core/sql/database.h"
+#include "core/dlq/dlq.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+
+#include <optional>
+#include <vector>
+
+namespace rw {
+
+// The DLQ records of a filter, paged lazily: the first page is fetched when
+// the filter is set, the next one when the view scrolls to the end
+// (canFetchMore/fetchMore). Pages are keyset reads (rw::pageDlq) run off the
+// GUI thread; a generation counter drops pages of a superseded filter, so a
+// DLQ of a million records opens with one page loaded.
+//
+// Rows once loaded stay (a record whose status changes is updated in place,
+// not removed, so the operator's selection does not jump).
+class DlqRecordsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { IdColumn, StatusColumn, CheckColumn, SourceColumn, EventColumn, ErrorColumn, AttemptsColumn, FirstSeenColumn, ColumnCount };
+    enum Role { SortRole = Qt::UserRole + 1, IdRole, StatusRole, SignatureRole };
+    static constexpr int kDefaultPageSize = 250;
+
+    explicit DlqRecordsModel(QObject *parent = nullptr);
+
+    // Drops every row and loads the first page of `filter`.
+    void setFilter(const Database &db, const DlqSelection &filter);
+    // Drops every row and forgets the database.
+    void clear();
+    // Reloads from the first page with the same filter.
+    void reload();
+    // Reloads these records' rows in place (after a fix, replay or discard).
+    void refreshRecords(const QList<qint64> &ids);
+
+    void setPageSize(int rows) { m_pageSize = std::max(1, rows); }
+    int pageSize() const { return m_pageSize; }
+    const DlqSelection &filter() const { return m_filter; }
+    // Pages fetched since the filter was set.
+    int pagesFetched() const { return m_pagesFetched; }
+    bool isFetching() const { return m_fetching; }
+    // True once a page came back short: every matching record is loaded.
+    bool isComplete() const { return m_complete; }
+
+    const DlqRecord &record(int row) const { return m_rows[std::size_t(row)]; }
+    // The row of record `id`, -1 when it is not loaded.
+    int rowOf(qint64 id) const;
+
+    // The dry-run verdicts of a validation, shown in the check column.
+    void setVerdicts(const std::vector<DlqVerdict> &verdicts);
+    void clearVerdicts();
+    const DlqVerdict *verdict(qint64 id) const;
+    bool hasVerdicts() const { return !m_verdicts.isEmpty(); }
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    bool canFetchMore(const QModelIndex &parent) const override;
+    void fetchMore(const QModelIndex &parent) override;
+
+Q_SIGNALS:
+    // A page arrived and its rows are in (possibly none).
+    void pageFetched(int rows);
+    void fetchFailed(const QString &message);
+    // Rows of refreshRecords() were updated.
+    void recordsRefreshed(const QList<qint64> &ids);
+
+private:
+    void fetchPage();
+
+    std::optional<Database> m_db;
+    DlqSelection m_filter;
+    std::vector<DlqRecord> m_rows;
+    QHash<qint64, int> m_rowOf;
+    QHash<qint64, DlqVerdict> m_verdicts;
+    int m_pageSize = kDefaultPageSize;
+    int m_pagesFetched = 0;
+    quint64 m_generation = 0;
+    bool m_fetching = false;
+    bool m_complete = true;
+};
+
+} // namespace rw

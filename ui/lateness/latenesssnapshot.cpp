@@ -1,0 +1,111 @@
+#include "ui/lateness/latenesssnapshot.h"
+
+#include "core/batch/plans.h"
+#include "core/util/timeutil.h"
+
+#include <QHash>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace rw {
+
+std::vector<qint64> latenessGrid(std::optional<qint64> maxMs, std::optional<qint64> extra)
+{
+    static const std::vector<qint64> steps = [] {
+        std::vector<qint64> s;
+        for (qint64 v = 0; v <= 10; ++v)
+            s.push_back(v);
+        for (qint64 v : {12, 15, 20, 25, 30, 40, 45, 50})
+            s.push_back(v);
+        for (double m : {1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 15.0, 20.0, 25.0, 30.0, 40.0, 45.0, 50.0})
+            s.push_back(qint64(m * 60));
+        for (double h : {1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 18.0, 21.0})
+            s.push_back(qint64(h * 3600));
+        for (double d : {1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, 14.0, 21.0, 30.0, 60.0, 90.0, 180.0, 365.0})
+            s.push_back(qint64(d * 86400));
+        return s;
+    }();
+    // The spec's value inside the range keeps a shorter grid a prefix of a longer one.
+    const qint64 top = std::max<qint64>({3600, maxMs ? (*maxMs + 999) / 1000 : 0, extra.value_or(0)});
+    std::vector<qint64> grid;
+    for (qint64 s : steps) {
+        grid.push_back(s);
+        if (s >= top)
+            break;
+    }
+    if (extra && std::find(grid.begin(), grid.end(), *extra) == grid.end())
+        grid.push_back(*extra);
+    std::sort(grid.begin(), grid.end());
+    return grid;
+}
+
+QString latenessText(qint64 ms)
+{
+    if (ms < 0)
+        return u'\u2212' + latenessText(-ms);
+    const auto trimmed = [](double v) {
+        return v >= 10 ? QString::number(std::llround(v)) : QString::number(v, 'f', 1).remove(QStringLiteral(".0"));
+    };
+    if (ms < 1000)
+        return QStringLiteral("%1 ms").arg(ms);
+    const double s = double(ms) / 1000.0;
+    if (s < 60)
+        return trimmed(s) + QStringLiteral(" s");
+    if (s < 3600)
+        return trimmed(s / 60) + QStringLiteral(" min");
+    if (s < 86400)
+        return trimmed(s / 3600) + QStringLiteral(" h");
+    return trimmed(s / 86400) + QStringLiteral(" d");
+}
+
+QString durationLabel(qint64 seconds) { return seconds == 0 ? QStringLiteral("0s") : timeutil::formatDuration(seconds); }
+
+QString percentText(double fraction)
+{
+    const double p = fraction * 100.0;
+    if (p == 0)
+        return QStringLiteral("0 %");
+    return QString::number(p, 'f', p < 0.01 ? 4 : p < 10 ? 2 : 1) + QStringLiteral(" %");
+}
+
+Result<LatenessSnapshot> loadLatenessSnapshot(const Database &db, const DatasetSpec &dataset)
+{
+    LatenessSnapshot snap;
+    // One aggregate answers every slider step: ask for all of them, then
+    // keep the steps up to the first one past the maximum.
+    LatenessOptions options;
+    options.buckets = 16;
+    options.whatIfSeconds = latenessGrid(std::numeric_limits<qint64>::max() / 2, dataset.allowedLatenessSeconds);
+    auto report = lateness(db, dataset, options);
+    if (!report)
+        return fail(report.error());
+    snap.report = std::move(*report);
+    snap.grid = latenessGrid(snap.report.percentiles.max, dataset.allowedLatenessSeconds);
+    const std::size_t keep = snap.grid.size(); // a prefix of the full grid
+    snap.report.whatIf.resize(keep);
+    for (PartitionLateness &p : snap.report.partitions)
+        p.whatIfLate.resize(std::min(keep, p.whatIfLate.size()));
+
+    if (dataset.allowedLatenessSeconds && !dataset.eventTime.isEmpty()) {
+        auto dry = finalize(db, dataset, {});
+        if (!dry)
+            return fail(dry.error());
+        snap.finalize = std::move(*dry);
+    }
+    auto parts = listPartitions(db, dataset);
+    if (!parts)
+        return fail(parts.error());
+    QHash<QString, QString> status;
+    for (const PartitionInfo &p : *parts) {
+        status.insert(partitionKey(p.partition), p.status);
+        if (p.status == QLatin1String("stale"))
+            ++snap.staleCount;
+    }
+    for (const PartitionLateness &p : snap.report.partitions)
+        snap.partitions.push_back({p.partition, status.value(partitionKey(p.partition), QStringLiteral("unloaded")), p});
+    return snap;
+}
+
+} // namespace rw

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/recovery/recovery.h"
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace rw {
+
+// Business totals of a recovery: per partition the row count and the sum of
+// each numeric column, deduped source against target, and whether they
+// match. One row per (partition, measure). Takes a snapshot with resetData().
+class TotalsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { PartitionColumn, MeasureColumn, SourceColumn, TargetColumn, MatchColumn, ColumnCount };
+    enum Role { SortRole = Qt::UserRole + 1, MatchRole };
+
+    explicit TotalsModel(QObject *parent = nullptr);
+
+    void resetData(const std::vector<TotalsRow> &totals);
+    int mismatches() const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    struct Row {
+        QString partition;
+        QString measure;
+        QVariant source;
+        QVariant target;
+        bool match = true;
+    };
+    std::vector<Row> m_rows;
+};
+
+} // namespace rw

@@ -1,0 +1,108 @@
+#include "ui/streams/resetplanmodel.h"
+
+#include "ui/common/format.h"
+
+#include <QBrush>
+#include <QFont>
+#include <QStringList>
+
+#include <algorithm>
+#include <climits>
+
+namespace rw {
+
+ResetPlanModel::ResetPlanModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void ResetPlanModel::resetData(std::vector<ResetPartition> snapshot)
+{
+    beginResetModel();
+    m_rows = std::move(snapshot);
+    endResetModel();
+}
+
+qint64 ResetPlanModel::toReplay(const ResetPartition &p) { return std::max<qint64>(0, p.logEnd - std::max(p.newOffset, p.logStart)); }
+
+qint64 ResetPlanModel::totalToReplay() const
+{
+    qint64 total = 0;
+    for (const ResetPartition &p : m_rows)
+        total += toReplay(p);
+    return total;
+}
+
+int ResetPlanModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+
+int ResetPlanModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant ResetPlanModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::TextAlignmentRole)
+        return QVariant::fromValue(Qt::Alignment((section == NoteColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
+    if (role == Qt::ToolTipRole && section == ReplayColumn)
+        return tr("Offsets from the new position to the log end: what the group reads next");
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case PartitionColumn: return tr("Partition");
+    case CurrentColumn: return tr("Current");
+    case NewColumn: return tr("New");
+    case ReplayColumn: return tr("Events to replay");
+    case LogStartColumn: return tr("Log start");
+    case LogEndColumn: return tr("Log end");
+    case NoteColumn: return tr("Note");
+    default: return {};
+    }
+}
+
+QVariant ResetPlanModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const ResetPartition &p = m_rows[std::size_t(index.row())];
+    const int column = index.column();
+    const qint64 values[] = {p.partition, p.current, p.newOffset, toReplay(p), p.logStart, p.logEnd};
+    QStringList notes;
+    if (p.clamped)
+        notes << tr("clamped to the log");
+    else if (p.newOffset == p.current)
+        notes << tr("unchanged");
+    if (!p.stored)
+        notes << tr("nothing committed yet");
+    if (p.unreadableTimestamps)
+        notes << tr("%n event(s) without a readable timestamp skipped", nullptr, int(std::min<qint64>(p.unreadableTimestamps, INT_MAX)));
+    const QString note = notes.join(QStringLiteral("; "));
+    switch (role) {
+    case Qt::DisplayRole:
+        if (column == NoteColumn)
+            return note;
+        if (column == PartitionColumn)
+            return QString::number(p.partition);
+        return fmt::number(values[column]);
+    case SortRole:
+        if (column == NoteColumn)
+            return note;
+        return values[column];
+    case Qt::TextAlignmentRole:
+        return QVariant::fromValue(Qt::Alignment((column == NoteColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
+    case Qt::FontRole:
+        if (column == NewColumn && p.newOffset != p.current) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::ForegroundRole:
+        if (column == NewColumn && p.newOffset < p.current)
+            return QBrush(QColor(0x2f, 0x6f, 0xd0)); // rewound: events read again
+        if (column == NewColumn && p.newOffset > p.current)
+            return QBrush(QColor(0xb3, 0x4a, 0x00)); // skipped ahead: events never read
+        if (column == NoteColumn && p.clamped)
+            return QBrush(QColor(0xb3, 0x4a, 0x00));
+        return {};
+    default: return {};
+    }
+}
+
+} // namespace rw

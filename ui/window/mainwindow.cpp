@@ -1,0 +1,573 @@
+#include "ui/window/mainwindow.h"
+
+#include "ui/audit/auditpage.h"
+#include "ui/common/background.h"
+#include "ui/dlq/dlqpage.h"
+#include "ui/common/errorbanner.h"
+#include "ui/lateness/lagpage.h"
+#include "ui/window/openworkspacedialog.h"
+#include "ui/batch/partitionspage.h"
+#include "ui/batch/previewpage.h"
+#include "ui/recovery/recoverpage.h"
+#include "ui/batch/runmanager.h"
+#include "ui/batch/runspage.h"
+#include "ui/common/settings.h"
+#include "ui/streams/streampage.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMessageBox>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTime>
+#include <QVBoxLayout>
+
+namespace rw {
+
+namespace {
+
+// The pages' stack, sized by the page on show only. QStackedWidget asks every
+// page for its size hints, so each layout pass of the window (a label that
+// changes during a run is enough) laid out the word-wrapped text of all eight
+// pages: 20-35 ms of the GUI thread each time, measured with bench/gui.
+class PageStack : public QStackedWidget {
+public:
+    PageStack()
+    {
+        connect(this, &QStackedWidget::currentChanged, this, [this] { updateGeometry(); });
+    }
+    QSize sizeHint() const override { return currentWidget() ? currentWidget()->sizeHint() : QStackedWidget::sizeHint(); }
+    QSize minimumSizeHint() const override
+    {
+        return currentWidget() ? currentWidget()->minimumSizeHint() : QStackedWidget::minimumSizeHint();
+    }
+    bool hasHeightForWidth() const override { return currentWidget() && currentWidget()->hasHeightForWidth(); }
+    int heightForWidth(int width) const override { return currentWidget() ? currentWidget()->heightForWidth(width) : -1; }
+};
+
+} // namespace
+
+QStringList MainWindow::availablePages()
+{
+    return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("lag"),
+            QStringLiteral("streams"),    QStringLiteral("audit"),   QStringLiteral("dlq"),  QStringLiteral("recover")};
+}
+
+QStringList MainWindow::plannedPages()
+{
+    return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("lag"),
+            QStringLiteral("dlq"),        QStringLiteral("streams"), QStringLiteral("audit"), QStringLiteral("recover")};
+}
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_navigator(new Navigator), m_stack(new PageStack), m_welcome(nullptr),
+      m_welcomeText(nullptr), m_partitionsPage(new PartitionsPage), m_streamPage(new StreamPage),
+      m_previewPage(new PreviewPage), m_runsPage(new RunsPage), m_auditPage(new AuditPage), m_recoverPage(new RecoverPage),
+      m_lagPage(new LagPage), m_dlqPage(new DlqPage), m_runManager(new RunManager(this)),
+      m_banner(new ErrorBanner), m_statusText(new QLabel), m_busy(new QProgressBar), m_dbLabel(new QLabel)
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    resize(1400, 860);
+
+    m_welcome = buildWelcome();
+    m_stack->addWidget(m_welcome);
+    m_stack->addWidget(m_partitionsPage);
+    m_stack->addWidget(m_streamPage);
+    m_stack->addWidget(m_previewPage);
+    m_stack->addWidget(m_runsPage);
+    m_stack->addWidget(m_auditPage);
+    m_stack->addWidget(m_recoverPage);
+    m_stack->addWidget(m_lagPage);
+    m_stack->addWidget(m_dlqPage);
+    m_previewPage->setRunManager(m_runManager);
+    m_lagPage->setRunManager(m_runManager);
+    m_runsPage->setRunManager(m_runManager);
+
+    auto *splitter = new QSplitter(Qt::Horizontal);
+    splitter->addWidget(m_navigator);
+    splitter->addWidget(m_stack);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({300, 1100});
+    splitter->setChildrenCollapsible(false);
+    m_navigator->setMinimumWidth(220);
+
+    auto *central = new QWidget;
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_banner);
+    layout->addWidget(splitter, 1);
+    setCentralWidget(central);
+
+    connect(m_navigator, &Navigator::datasetSelected, this, &MainWindow::showDataset);
+    connect(m_navigator, &Navigator::streamSelected, this, &MainWindow::showStream);
+
+    connect(m_navigator, &Navigator::pageSelected, this, &MainWindow::showNamedPage);
+    for (Page *page : {static_cast<Page *>(m_partitionsPage), static_cast<Page *>(m_streamPage), static_cast<Page *>(m_previewPage),
+                       static_cast<Page *>(m_runsPage), static_cast<Page *>(m_auditPage), static_cast<Page *>(m_recoverPage),
+                       static_cast<Page *>(m_lagPage), static_cast<Page *>(m_dlqPage)})
+        wirePage(page);
+    connect(m_partitionsPage, &PartitionsPage::previewRequested, this, [this](const QStringList &p) { previewPartitions(p); });
+    connect(m_partitionsPage, &PartitionsPage::runRequested, this, [this](const QStringList &p) { previewPartitions(p, true); });
+    connect(m_partitionsPage, &PartitionsPage::openRunRequested, this, [this](qint64 runId) {
+        showNamedPage(QStringLiteral("runs"));
+        m_runsPage->showRun(runId);
+    });
+    // Recovery and rollback change a dataset behind the partitions page and the audit log.
+    connect(m_partitionsPage, &PartitionsPage::recoverRequested, this, [this] { showNamedPage(QStringLiteral("recover")); });
+    connect(m_recoverPage, &RecoverPage::backRequested, this, [this] { showNamedPage(QStringLiteral("partitions")); });
+    const auto datasetChanged = [this](const QString &dataset) {
+        if (m_partitionsPage->datasetName() == dataset)
+            m_partitionsPage->refresh();
+        m_auditPage->refresh();
+    };
+    connect(m_recoverPage, &RecoverPage::datasetChanged, this, datasetChanged);
+    connect(m_runsPage, &RunsPage::rolledBack, this, [datasetChanged](qint64, const QString &dataset) { datasetChanged(dataset); });
+    connect(m_runsPage, &RunsPage::notice, this, [this](const QString &message) { m_banner->showMessage(ErrorBanner::Level::Info, message); });
+    connect(m_runsPage, &RunsPage::actionFailed, m_banner, &ErrorBanner::showError);
+    connect(m_previewPage, &PreviewPage::runLaunched, this, [this] { showNamedPage(QStringLiteral("runs")); });
+    connect(m_runManager, &RunManager::runFinished, this, &MainWindow::onRunFinished);
+
+    buildMenus();
+    buildStatusBar();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::wirePage(Page *page)
+{
+    // Only the page on show speaks for the window.
+    connect(page, &Page::pageLoaded, this, [this, page] {
+        if (currentPage() != page)
+            return;
+        m_statusText->setText(page->statusText() % QStringLiteral("  \u00b7  ")
+                              % tr("loaded %1").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
+        Q_EMIT pageLoaded();
+    });
+    connect(page, &Page::loadFailed, this, [this, page](const QString &message) {
+        if (currentPage() != page)
+            return;
+        m_banner->showError(message);
+        m_statusText->setText(tr("Loading failed"));
+        Q_EMIT pageFailed(message);
+    });
+    connect(page, &Page::loadingChanged, this, [this, page](bool loading, const QString &what) {
+        if (currentPage() == page && !m_opening)
+            setBusy(loading, what);
+    });
+}
+
+QString MainWindow::currentPageName() const
+{
+    const Page *page = currentPage();
+    if (page == m_partitionsPage)
+        return QStringLiteral("partitions");
+    if (page == m_streamPage)
+        return QStringLiteral("streams");
+    if (page == m_previewPage)
+        return QStringLiteral("preview");
+    if (page == m_runsPage)
+        return QStringLiteral("runs");
+    if (page == m_auditPage)
+        return QStringLiteral("audit");
+    if (page == m_recoverPage)
+        return QStringLiteral("recover");
+    if (page == m_lagPage)
+        return QStringLiteral("lag");
+    if (page == m_dlqPage)
+        return QStringLiteral("dlq");
+    return QString();
+}
+
+bool MainWindow::showNamedPage(const QString &name)
+{
+    if (!m_workspace)
+        return false;
+    if (name == QLatin1String("partitions")) {
+        const QString dataset = m_partitionsPage->datasetName();
+        if (!dataset.isEmpty() && m_navigator->select(Navigator::Kind::Dataset, dataset))
+            return true;
+        return !m_workspace->spec.datasets.empty() && selectDataset(m_workspace->spec.datasets.front().name);
+    }
+    if (name == QLatin1String("lag"))
+        return showLag();
+    if (name == QLatin1String("streams")) {
+        return !m_workspace->spec.streams.empty() && selectStream(m_workspace->spec.streams.front().name);
+    }
+    if (name == QLatin1String("recover")) {
+        // The current dataset's recovery; one under way for it carries on.
+        const auto db = m_partitionsPage->database();
+        const DatasetSpec *dataset = m_partitionsPage->dataset();
+        if (!db || !dataset)
+            return false;
+        showPage(m_recoverPage);
+        if (m_recoverPage->datasetName() != dataset->name || !m_recoverPage->result() || m_recoverPage->nextStep() == RecoverPage::ReportStep)
+            m_recoverPage->setDataset(*db, *dataset);
+        return true;
+    }
+    Page *page = name == QLatin1String("preview") ? static_cast<Page *>(m_previewPage)
+                 : name == QLatin1String("runs")  ? static_cast<Page *>(m_runsPage)
+                 : name == QLatin1String("audit") ? static_cast<Page *>(m_auditPage)
+                 : name == QLatin1String("dlq")   ? static_cast<Page *>(m_dlqPage)
+                                                  : nullptr;
+    if (!page)
+        return false;
+    {
+        const QSignalBlocker block(m_navigator);
+        m_navigator->select(Navigator::Kind::Page, name);
+    }
+    showPage(page);
+    if (page != m_previewPage)
+        page->refresh(); // runs and the audit log change behind our back
+    return true;
+}
+
+void MainWindow::previewPartitions(const QStringList &partitions, bool launchAfter)
+{
+    const auto db = m_partitionsPage->database();
+    const DatasetSpec *dataset = m_partitionsPage->dataset();
+    if (!db || !dataset)
+        return;
+    const DatasetSpec copy = *dataset;
+    showNamedPage(QStringLiteral("preview"));
+    m_previewPage->preview(*db, copy, partitions, launchAfter);
+}
+
+void MainWindow::onRunFinished(int liveRunId)
+{
+    const LiveRun *run = m_runManager->run(liveRunId);
+    if (!run)
+        return;
+    if (run->error && run->error->code != Error::Code::StalePlan)
+        m_banner->showError(tr("The run of %1 failed: %2").arg(run->dataset, run->error->message));
+    else if (run->result && run->result->status != QLatin1String("succeeded"))
+        m_banner->showMessage(ErrorBanner::Level::Warning,
+                              tr("Run #%1 of %2 ended %3%4")
+                                  .arg(run->result->runId.toString(), run->dataset, run->result->status,
+                                       run->result->error.isEmpty() ? QString() : QStringLiteral(": ") % run->result->error));
+    // What the run changed: partition counts and statuses, the audit log.
+    if (m_partitionsPage->datasetName() == run->dataset)
+        m_partitionsPage->refresh();
+    m_auditPage->refresh();
+}
+
+QWidget *MainWindow::buildWelcome()
+{
+    auto *w = new QWidget;
+    m_welcomeText = new QLabel(w);
+    m_welcomeText->setObjectName(QStringLiteral("welcomeText"));
+    m_welcomeText->setAlignment(Qt::AlignCenter);
+    m_welcomeText->setTextFormat(Qt::RichText);
+    m_welcomeText->setText(tr("<h2>No workspace open</h2>"
+                              "<p style='color:#5f6670'>Use <b>File \u203a Open workspace\u2026</b> (Ctrl+O) to open a "
+                              "database and its pipeline spec,<br>or pick one under <b>File \u203a Recent workspaces</b>.</p>"));
+    auto *layout = new QVBoxLayout(w);
+    layout->addWidget(m_welcomeText);
+    return w;
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *open = file->addAction(tr("&Open workspace\u2026"), this, &MainWindow::showOpenDialog);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("&Recent workspaces"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    QAction *refreshAction = view->addAction(tr("&Refresh"), this, &MainWindow::refresh);
+    refreshAction->setShortcut(QKeySequence::Refresh);
+    refreshAction->setShortcutContext(Qt::ApplicationShortcut);
+    view->addSeparator();
+    const std::pair<QString, QString> pages[] = {{QStringLiteral("partitions"), tr("&Partitions")},
+                                                 {QStringLiteral("preview"), tr("Pre&view")},
+                                                 {QStringLiteral("runs"), tr("R&uns")},
+                                                 {QStringLiteral("audit"), tr("&Audit log")},
+                                                 {QStringLiteral("dlq"), tr("&Dead-letter queue")},
+                                                 {QStringLiteral("lag"), tr("&Lateness")}};
+    int key = Qt::Key_1;
+    for (const auto &[name, label] : pages) {
+        QAction *a = view->addAction(label, this, [this, name] { showNamedPage(name); });
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(key++)));
+    }
+}
+
+void MainWindow::buildStatusBar()
+{
+    m_busy->setRange(0, 0);
+    m_busy->setMaximumWidth(120);
+    m_busy->setMaximumHeight(14);
+    m_busy->setTextVisible(false);
+    m_busy->hide();
+    m_dbLabel->setObjectName(QStringLiteral("dbLabel"));
+    m_dbLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    statusBar()->addWidget(m_busy);
+    statusBar()->addWidget(m_statusText, 1);
+    statusBar()->addPermanentWidget(m_dbLabel);
+    m_statusText->setText(tr("Ready"));
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const std::vector<WorkspaceLocation> recents = Settings().recentWorkspaces();
+    if (recents.empty()) {
+        m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+        return;
+    }
+    int n = 0;
+    for (const WorkspaceLocation &loc : recents) {
+        ++n;
+        const QString label = QStringLiteral("&%1  %2  \u2014  %3").arg(n).arg(QFileInfo(loc.spec).fileName(), loc.db);
+        QAction *a = m_recentMenu->addAction(label, this, [this, loc] { openWorkspace(loc.db, loc.spec); });
+        a->setToolTip(loc.spec);
+    }
+    m_recentMenu->addSeparator();
+    m_recentMenu->addAction(tr("Clear list"), this, [] { Settings().clearRecentWorkspaces(); });
+}
+
+void MainWindow::showOpenDialog()
+{
+    Settings settings;
+    OpenWorkspaceDialog dialog(this);
+    dialog.setBrowseDir(settings.lastBrowseDir());
+    if (!m_workspaceDb.isEmpty())
+        dialog.setPaths(m_workspaceDb, m_workspaceSpec);
+    else if (const auto recents = settings.recentWorkspaces(); !recents.empty())
+        dialog.setPaths(recents.front().db, recents.front().spec);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    settings.setLastBrowseDir(dialog.browseDir());
+    openWorkspace(dialog.databasePath(), dialog.specPath());
+}
+
+void MainWindow::openWorkspace(const QString &db, const QString &spec, const Selection &initial)
+{
+    const quint64 generation = ++m_openGeneration;
+    m_opening = true;
+    m_banner->dismiss();
+    setBusy(true, tr("Opening %1\u2026").arg(QFileInfo(spec).fileName()));
+    runInBackground(
+        this,
+        [db, spec]() -> Result<std::shared_ptr<const Workspace>> {
+            auto ws = rw::openWorkspace(db, spec);
+            if (!ws)
+                return fail(ws.error());
+            return std::make_shared<const Workspace>(std::move(*ws));
+        },
+        [this, generation, db, spec, initial](Result<std::shared_ptr<const Workspace>> result) {
+            if (generation != m_openGeneration)
+                return; // the operator opened something else meanwhile
+            m_opening = false;
+            setBusy(false, QString());
+            if (!result) {
+                m_banner->showError(tr("Could not open the workspace: %1").arg(result.error().message));
+                m_statusText->setText(tr("Open failed"));
+                Q_EMIT workspaceFailed(result.error().exitCode(), result.error().message);
+                return;
+            }
+            applyWorkspace(std::move(*result), db, spec, initial);
+        });
+}
+
+void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, const QString &db, const QString &spec,
+                                const Selection &initial)
+{
+    m_partitionsPage->clear();
+    m_streamPage->clear();
+    m_previewPage->clear();
+    m_runsPage->clear();
+    m_auditPage->clear();
+    m_recoverPage->clear();
+    m_dlqPage->clear();
+    m_workspace = std::move(workspace);
+    m_runsPage->setWorkspace(m_workspace->db, m_workspace->spec);
+    m_auditPage->setDatabase(m_workspace->db);
+    m_dlqPage->setWorkspace(m_workspace->db, m_workspace->spec);
+    m_workspaceDb = db;
+    m_workspaceSpec = spec;
+    Settings().addRecentWorkspace({db, spec});
+    m_navigator->setSpec(m_workspace->spec);
+    updateTitle();
+    m_statusText->setText(tr("Opened %1: %2 datasets, %3 streams")
+                              .arg(QFileInfo(spec).fileName())
+                              .arg(m_workspace->spec.datasets.size())
+                              .arg(m_workspace->spec.streams.size()));
+
+    bool selected = false;
+    if (initial.kind == Navigator::Kind::Dataset)
+        selected = selectDataset(initial.name);
+    else if (initial.kind == Navigator::Kind::Stream)
+        selected = selectStream(initial.name);
+    if (!selected && initial.kind != Navigator::Kind::None) {
+        const auto error = initial.kind == Navigator::Kind::Dataset ? m_workspace->spec.requireDataset(initial.name).error()
+                                                                    : m_workspace->spec.requireStream(initial.name).error();
+        m_banner->showMessage(ErrorBanner::Level::Warning, error.message);
+    }
+    if (!selected && !m_workspace->spec.datasets.empty())
+        selected = selectDataset(m_workspace->spec.datasets.front().name);
+    if (!selected && !m_workspace->spec.streams.empty())
+        selected = selectStream(m_workspace->spec.streams.front().name);
+    if (!selected) {
+        m_welcomeText->setText(tr("<h2>Nothing to show</h2><p style='color:#5f6670'>The spec %1 defines no datasets or streams.</p>")
+                                   .arg(spec.toHtmlEscaped()));
+        showPage(nullptr);
+        Q_EMIT workspaceOpened();
+        return;
+    }
+    // The page asked for, or the one shown when the console last closed.
+    QString page = initial.page;
+    if (page.isEmpty() && initial.kind == Navigator::Kind::None) {
+        page = Settings().lastPage();
+        if (page == QLatin1String("preview") || page == QLatin1String("streams") || page == QLatin1String("recover"))
+            page.clear(); // a preview (or a recovery) is not started on start
+    }
+    if (page == QLatin1String("preview")) {
+        const auto db = m_partitionsPage->database();
+        const DatasetSpec *dataset = m_partitionsPage->dataset();
+        if (db && dataset) {
+            const DatasetSpec copy = *dataset;
+            showNamedPage(page);
+            if (initial.partitions.isEmpty())
+                m_previewPage->previewMostUrgent(*db, copy);
+            else
+                m_previewPage->preview(*db, copy, initial.partitions);
+        }
+    } else if (page == QLatin1String("runs") || page == QLatin1String("audit") || page == QLatin1String("lag")
+               || page == QLatin1String("dlq") || page == QLatin1String("recover")) {
+        showNamedPage(page);
+    } else if (!initial.partitions.isEmpty()) {
+        m_partitionsPage->selectAfterLoad(initial.partitions);
+    }
+    Q_EMIT workspaceOpened();
+}
+
+bool MainWindow::selectDataset(const QString &name) { return m_navigator->select(Navigator::Kind::Dataset, name); }
+
+bool MainWindow::selectStream(const QString &name) { return m_navigator->select(Navigator::Kind::Stream, name); }
+
+void MainWindow::showDataset(const QString &name)
+{
+    const DatasetSpec *dataset = m_workspace ? m_workspace->spec.dataset(name) : nullptr;
+    if (!dataset)
+        return;
+    showPage(m_partitionsPage);
+    m_partitionsPage->setDataset(m_workspace->db, *dataset);
+}
+
+void MainWindow::showStream(const QString &name)
+{
+    const StreamSpec *stream = m_workspace ? m_workspace->spec.stream(name) : nullptr;
+    if (!stream)
+        return;
+    showPage(m_streamPage);
+    m_streamPage->setStream(m_workspace->db, *stream);
+}
+
+// The lag page shows the dataset on the partitions page when it has event
+// and ingest times, else the first dataset that has them.
+bool MainWindow::showLag()
+{
+    const DatasetSpec *dataset = m_partitionsPage->dataset();
+    if (!dataset || !LagPage::hasLateness(*dataset)) {
+        dataset = nullptr;
+        for (const DatasetSpec &d : m_workspace->spec.datasets)
+            if (LagPage::hasLateness(d)) {
+                dataset = &d;
+                break;
+            }
+    }
+    if (!dataset && !m_workspace->spec.datasets.empty())
+        dataset = &m_workspace->spec.datasets.front();
+    if (!dataset)
+        return false;
+    {
+        const QSignalBlocker block(m_navigator);
+        m_navigator->select(Navigator::Kind::Page, QStringLiteral("lag"));
+    }
+    showPage(m_lagPage);
+    m_lagPage->setDataset(m_workspace->db, *dataset);
+    return true;
+}
+
+void MainWindow::showPage(Page *page)
+{
+    if (page)
+        m_stack->setCurrentWidget(page);
+    else
+        m_stack->setCurrentWidget(m_welcome);
+    if (page && m_workspace)
+        Settings().setLastPage(currentPageName());
+    if (!m_opening)
+        setBusy(page && page->isLoading(), QString());
+}
+
+Page *MainWindow::currentPage() const { return qobject_cast<Page *>(m_stack->currentWidget()); }
+
+void MainWindow::refresh()
+{
+    if (Page *page = currentPage())
+        page->refresh();
+}
+
+void MainWindow::updateTitle()
+{
+    if (!m_workspace) {
+        setWindowTitle(tr("Rewind"));
+        m_dbLabel->setText(tr("No database"));
+        return;
+    }
+    const QString db = m_workspace->db.url().display();
+    setWindowTitle(tr("%1 \u2014 %2 \u2014 Rewind").arg(QFileInfo(m_workspaceSpec).fileName(), db));
+    m_dbLabel->setText(tr("Database: %1").arg(db));
+    m_dbLabel->setToolTip(tr("Spec: %1").arg(QFileInfo(m_workspaceSpec).absoluteFilePath()));
+}
+
+void MainWindow::setBusy(bool busy, const QString &what)
+{
+    m_busy->setVisible(busy);
+    if (busy)
+        m_statusText->setText(what);
+}
+
+void MainWindow::restoreLayout()
+{
+    Settings settings;
+    restoreGeometry(settings.windowGeometry());
+    restoreState(settings.windowState());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (const int active = int(m_runManager->activeRuns().size()); active > 0 && isVisible()) {
+        const auto answer = QMessageBox::question(
+            this, tr("Runs in progress"),
+            tr("%n run(s) still in progress. Cancel them and quit? The partition being published rolls back; "
+               "published partitions stay, and the run can be resumed later.", nullptr, active),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+        for (int id : m_runManager->activeRuns())
+            m_runManager->cancel(id);
+    }
+    Settings settings;
+    settings.setWindowGeometry(saveGeometry());
+    settings.setWindowState(saveState());
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace rw

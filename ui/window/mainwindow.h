@@ -1,0 +1,149 @@
+#pragma once
+
+#include "ui/window/navigator.h"
+#include "core/workspace/workspace.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QStackedWidget;
+
+namespace rw {
+
+class AuditPage;
+class DlqPage;
+class ErrorBanner;
+class LagPage;
+class Page;
+class PartitionsPage;
+class PreviewPage;
+class RecoverPage;
+class RunManager;
+class RunsPage;
+class StreamPage;
+
+// The console frame: menus, the navigator on the left, a stack of pages on
+// the right, an error banner on top and a status bar. It owns the open
+// workspace and delegates everything about data to the pages.
+//
+// Opening a workspace (rw::openWorkspace) and every page load run off the
+// GUI thread; a newer request makes older answers irrelevant.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // What to show once a workspace is open; None selects the first dataset
+    // (or the first stream when there is no dataset).
+    struct Selection {
+        Navigator::Kind kind = Navigator::Kind::None;
+        QString name;
+        // A --page name; empty: the dataset's or stream's own page (or the last page).
+        QString page = {};
+        // For the preview page: these partitions; empty previews the one
+        // that most needs attention.
+        QStringList partitions = {};
+    };
+
+    // Page names of the public --page option that this build has.
+    static QStringList availablePages();
+    // Every page name of the public --page option.
+    static QStringList plannedPages();
+
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Starts opening a workspace in the background. On success the old one
+    // is replaced and workspaceOpened() is emitted; on failure the old one
+    // stays, the banner shows why and workspaceFailed() is emitted.
+    void openWorkspace(const QString &db, const QString &spec, const Selection &initial);
+    void openWorkspace(const QString &db, const QString &spec) { openWorkspace(db, spec, Selection()); }
+
+    bool selectDataset(const QString &name);
+    bool selectStream(const QString &name);
+    // Shows a page by its --page name (partitions, preview, runs, audit, streams, dlq,
+    // recover: the recovery wizard of the current dataset).
+    bool showNamedPage(const QString &name);
+    // Previews `partitions` of the current dataset on the preview page.
+    void previewPartitions(const QStringList &partitions, bool launchAfter = false);
+    // Reloads the current page's data.
+    void refresh();
+
+    // Restores the window geometry saved by the last session.
+    void restoreLayout();
+
+    const Workspace *workspace() const { return m_workspace.get(); }
+    QString workspaceDb() const { return m_workspaceDb; }
+    QString workspaceSpec() const { return m_workspaceSpec; }
+    Page *currentPage() const;
+    PartitionsPage *partitionsPage() const { return m_partitionsPage; }
+    StreamPage *streamPage() const { return m_streamPage; }
+    PreviewPage *previewPage() const { return m_previewPage; }
+    RunsPage *runsPage() const { return m_runsPage; }
+    AuditPage *auditPage() const { return m_auditPage; }
+    RecoverPage *recoverPage() const { return m_recoverPage; }
+    LagPage *lagPage() const { return m_lagPage; }
+    DlqPage *dlqPage() const { return m_dlqPage; }
+    RunManager *runManager() const { return m_runManager; }
+    // The --page name of the page on show, empty for none.
+    QString currentPageName() const;
+    ErrorBanner *banner() const { return m_banner; }
+    Navigator *navigator() const { return m_navigator; }
+    bool isOpening() const { return m_opening; }
+
+Q_SIGNALS:
+    void workspaceOpened();
+    void workspaceFailed(int exitCode, const QString &message);
+    // The current page's data has loaded.
+    void pageLoaded();
+    void pageFailed(const QString &message);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void buildMenus();
+    void buildStatusBar();
+    QWidget *buildWelcome();
+    void showOpenDialog();
+    void rebuildRecentMenu();
+    void applyWorkspace(std::shared_ptr<const Workspace> workspace, const QString &db, const QString &spec,
+                        const Selection &initial);
+    void showDataset(const QString &name);
+    void showStream(const QString &name);
+    bool showLag();
+    void showPage(Page *page);
+    void wirePage(Page *page);
+    void onRunFinished(int liveRunId);
+    void updateTitle();
+    void setBusy(bool busy, const QString &what);
+
+    Navigator *m_navigator;
+    QStackedWidget *m_stack;
+    QWidget *m_welcome;
+    QLabel *m_welcomeText;
+    PartitionsPage *m_partitionsPage;
+    StreamPage *m_streamPage;
+    PreviewPage *m_previewPage;
+    RunsPage *m_runsPage;
+    AuditPage *m_auditPage;
+    RecoverPage *m_recoverPage;
+    LagPage *m_lagPage;
+    DlqPage *m_dlqPage;
+    RunManager *m_runManager;
+    ErrorBanner *m_banner;
+    QMenu *m_recentMenu = nullptr;
+    QLabel *m_statusText;
+    QProgressBar *m_busy;
+    QLabel *m_dbLabel;
+
+    std::shared_ptr<const Workspace> m_workspace;
+    QString m_workspaceDb;
+    QString m_workspaceSpec;
+    quint64 m_openGeneration = 0;
+    bool m_opening = false;
+};
+
+} // namespace rw
