@@ -9,6 +9,9 @@ REWIND_PACKAGES=(
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6sql6-sqlite libqt6sql6-psql libgl-dev
   nlohmann-json3-dev xvfb xauth fonts-dejavu-core
 )
+# Only scripts/test needs these: the validators of resources/ (desktop entry,
+# AppStream metainfo).
+REWIND_CHECK_PACKAGES=(desktop-file-utils appstream)
 # Only scripts/test needs these: clang 16 for the libFuzzer targets (Debian
 # 12's default clang 14 cannot compile std::expected); libclang-rt-16-dev
 # holds libFuzzer and clang's sanitizer runtimes; llvm-16 the symbolizer that

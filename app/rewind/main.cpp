@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QPixmap>
 #include <QTextStream>
 #include <QThreadPool>
@@ -29,6 +30,12 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("rewind"));
     QApplication::setOrganizationName(QStringLiteral("Rewind"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    // resources/rewind.qrc; the desktop entry names the same icon for the shell.
+    QApplication::setDesktopFileName(QStringLiteral("rewind"));
+    QIcon icon;
+    for (const int size : {16, 32, 48, 64, 128, 256})
+        icon.addFile(QStringLiteral(":/icons/rewind-%1.png").arg(size), QSize(size, size));
+    QApplication::setWindowIcon(icon);
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Rewind: operator console for reprocessing data pipelines."));
