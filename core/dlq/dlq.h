@@ -16,6 +16,7 @@
 // connection.
 
 #include "core/sql/database.h"
+#include "core/sql/sqliteapi.h"
 #include "core/workspace/spec.h"
 
 #include <QByteArray>
@@ -23,6 +24,7 @@
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace rw {
@@ -234,12 +236,17 @@ Result<DlqReplayResult> replayDlq(const Database &db, const Spec &spec, const Dl
 // by placeholders, so "order 123 missing" and "order 456 missing" group.
 QString errorSignature(const QString &errorClass, const QString &error);
 
+// The DLQ's SQLite function, registered on every SQLite connection
+// (core/sql/sqlitefunctions.h): rewind_dlq_signature(class, error), the same
+// as errorSignature, so grouping runs in the database as a GROUP BY.
+std::span<const sqlite::Function> dlqSqliteFunctions();
+
 namespace dlqinternal {
 // The WHERE predicate (over alias d) of a selection, appending its binds.
 Result<QString> selectionPredicate(const SqlDialect &dialect, const DlqSelection &selection, QVariantList &binds);
-// Makes the DLQ's SQL functions available on this thread's connection:
-// rewind_dlq_signature(class, error) on SQLite, the JSON helpers of
-// SqlDialect::dlqSessionFunctions on PostgreSQL. Outside a transaction.
+// Makes the DLQ's SQL functions available on this thread's connection: on
+// PostgreSQL the JSON helpers of SqlDialect::dlqSessionFunctions (SQLite's
+// are registered as each connection opens). Outside a transaction.
 Status ensureFunctions(const Database &db);
 // BadInput naming ids of the selection that do not exist.
 Status requireIds(const Database &db, const QList<qint64> &ids);

@@ -1,9 +1,7 @@
 #include "core/lateness/latenessfunctions.h"
 
+#include "core/sql/sqliteapi.h"
 #include "core/util/timeutil.h"
-
-#include <QSqlDriver>
-#include <QVariant>
 
 #include <charconv>
 #include <cmath>
@@ -12,84 +10,9 @@
 #include <string>
 #include <unordered_map>
 
-#include <dlfcn.h>
-
 namespace rw {
 
 namespace {
-
-// The few declarations of sqlite3.h this file needs; the C ABI is stable.
-struct sqlite3;
-struct sqlite3_context;
-struct sqlite3_value;
-constexpr int kSqliteOk = 0;
-constexpr int kSqliteUtf8 = 1;
-constexpr int kSqliteDeterministic = 0x000000800;
-constexpr int kSqliteInteger = 1, kSqliteFloat = 2, kSqliteText = 3, kSqliteNull = 5;
-
-using StepFn = void (*)(sqlite3_context *, int, sqlite3_value **);
-using FinalFn = void (*)(sqlite3_context *);
-using CreateFunctionFn = int (*)(sqlite3 *, const char *, int, int, void *, StepFn, StepFn, FinalFn, void (*)(void *));
-using ValueTypeFn = int (*)(sqlite3_value *);
-using ValueTextFn = const unsigned char *(*)(sqlite3_value *);
-using ValueBytesFn = int (*)(sqlite3_value *);
-using ValueInt64Fn = long long (*)(sqlite3_value *);
-using ValueDoubleFn = double (*)(sqlite3_value *);
-using ResultInt64Fn = void (*)(sqlite3_context *, long long);
-using ResultNullFn = void (*)(sqlite3_context *);
-using ResultBlobFn = void (*)(sqlite3_context *, const void *, int, void (*)(void *));
-using ResultErrorFn = void (*)(sqlite3_context *, const char *, int);
-using ResultErrorNomemFn = void (*)(sqlite3_context *);
-using AggregateContextFn = void *(*)(sqlite3_context *, int);
-
-struct Api {
-    CreateFunctionFn createFunction = nullptr;
-    ValueTypeFn valueType = nullptr;
-    ValueTextFn valueText = nullptr;
-    ValueBytesFn valueBytes = nullptr;
-    ValueInt64Fn valueInt64 = nullptr;
-    ValueDoubleFn valueDouble = nullptr;
-    ResultInt64Fn resultInt64 = nullptr;
-    ResultNullFn resultNull = nullptr;
-    ResultBlobFn resultBlob = nullptr;
-    ResultErrorFn resultError = nullptr;
-    ResultErrorNomemFn resultErrorNomem = nullptr;
-    AggregateContextFn aggregateContext = nullptr;
-
-    bool complete() const
-    {
-        return createFunction && valueType && valueText && valueBytes && valueInt64 && valueDouble && resultInt64 && resultNull
-               && resultBlob && resultError && resultErrorNomem && aggregateContext;
-    }
-};
-
-template <typename F> F symbol(void *lib, const char *name)
-{
-    void *p = lib ? dlsym(lib, name) : nullptr;
-    return reinterpret_cast<F>(p ? p : dlsym(RTLD_DEFAULT, name));
-}
-
-const Api &api()
-{
-    static const Api resolved = [] {
-        Api a;
-        void *lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_NOLOAD);
-        a.createFunction = symbol<CreateFunctionFn>(lib, "sqlite3_create_function_v2");
-        a.valueType = symbol<ValueTypeFn>(lib, "sqlite3_value_type");
-        a.valueText = symbol<ValueTextFn>(lib, "sqlite3_value_text");
-        a.valueBytes = symbol<ValueBytesFn>(lib, "sqlite3_value_bytes");
-        a.valueInt64 = symbol<ValueInt64Fn>(lib, "sqlite3_value_int64");
-        a.valueDouble = symbol<ValueDoubleFn>(lib, "sqlite3_value_double");
-        a.resultInt64 = symbol<ResultInt64Fn>(lib, "sqlite3_result_int64");
-        a.resultNull = symbol<ResultNullFn>(lib, "sqlite3_result_null");
-        a.resultBlob = symbol<ResultBlobFn>(lib, "sqlite3_result_blob");
-        a.resultError = symbol<ResultErrorFn>(lib, "sqlite3_result_error");
-        a.resultErrorNomem = symbol<ResultErrorNomemFn>(lib, "sqlite3_result_error_nomem");
-        a.aggregateContext = symbol<AggregateContextFn>(lib, "sqlite3_aggregate_context");
-        return a;
-    }();
-    return resolved;
-}
 
 // --- parsing ---------------------------------------------------------------------
 
@@ -347,9 +270,9 @@ struct LatenessState {
     std::string lastText;
     CountMap counts;
 
-    quint32 partitionOf(const Api &a, sqlite3_value *value)
+    quint32 partitionOf(const sqlite::Api &a, sqlite::sqlite3_value *value)
     {
-        if (a.valueType(value) == kSqliteNull) {
+        if (a.valueType(value) == sqlite::kNull) {
             if (nullIndex < 0) {
                 nullIndex = qint64(partitions.size());
                 partitions.push_back({true, {}, 0, 0});
@@ -370,17 +293,17 @@ struct LatenessState {
 };
 
 // One timestamp argument in epoch milliseconds; `missing` when it is NULL.
-inline bool timeOf(const Api &a, sqlite3_value *value, bool &missing, qint64 &out)
+inline bool timeOf(const sqlite::Api &a, sqlite::sqlite3_value *value, bool &missing, qint64 &out)
 {
     switch (a.valueType(value)) {
-    case kSqliteInteger: {
+    case sqlite::kInteger: {
         const long long seconds = a.valueInt64(value);
         if (seconds > timeutil::kMaxEpochSeconds || seconds < timeutil::kMinEpochSeconds)
             return false;
         out = qint64(seconds) * 1000;
         return true;
     }
-    case kSqliteFloat: {
+    case sqlite::kFloat: {
         const double seconds = a.valueDouble(value);
         if (!std::isfinite(seconds) || seconds > double(timeutil::kMaxEpochSeconds) || seconds < double(timeutil::kMinEpochSeconds))
             return false;
@@ -395,9 +318,9 @@ inline bool timeOf(const Api &a, sqlite3_value *value, bool &missing, qint64 &ou
         const auto written = std::to_chars(digits, digits + sizeof digits, seconds, std::chars_format::fixed);
         return written.ec == std::errc() && parseMs(digits, written.ptr - digits, out);
     }
-    case kSqliteText:
+    case sqlite::kText:
         return parseMs(reinterpret_cast<const char *>(a.valueText(value)), a.valueBytes(value), out);
-    case kSqliteNull:
+    case sqlite::kNull:
         missing = true;
         return false;
     default: // a blob is not a timestamp
@@ -405,9 +328,9 @@ inline bool timeOf(const Api &a, sqlite3_value *value, bool &missing, qint64 &ou
     }
 }
 
-void latenessStep(sqlite3_context *context, int, sqlite3_value **argv)
+void latenessStep(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value **argv)
 {
-    const Api &a = api();
+    const sqlite::Api &a = sqlite::api();
     auto **slot = static_cast<LatenessState **>(a.aggregateContext(context, sizeof(LatenessState *)));
     if (!slot) {
         a.resultErrorNomem(context);
@@ -443,9 +366,9 @@ template <typename T> void put(std::string &out, const T &value)
 
 constexpr quint32 kMagic = 0x314c5752; // "RWL1"
 
-void latenessFinal(sqlite3_context *context)
+void latenessFinal(sqlite::sqlite3_context *context)
 {
-    const Api &a = api();
+    const sqlite::Api &a = sqlite::api();
     auto **slot = static_cast<LatenessState **>(a.aggregateContext(context, 0));
     LatenessState *state = slot ? *slot : nullptr;
     try {
@@ -476,7 +399,7 @@ void latenessFinal(sqlite3_context *context)
         if (out.size() > 0x7fffffffu)
             a.resultError(context, "rewind_lateness: too many distinct lateness values", -1);
         else
-            a.resultBlob(context, out.data(), int(out.size()), reinterpret_cast<void (*)(void *)>(-1)); // SQLITE_TRANSIENT
+            a.resultBlob(context, out.data(), int(out.size()), sqlite::transient()); // SQLITE_TRANSIENT
     } catch (...) {
         a.resultErrorNomem(context);
     }
@@ -485,9 +408,9 @@ void latenessFinal(sqlite3_context *context)
         *slot = nullptr;
 }
 
-void epochMs(sqlite3_context *context, int, sqlite3_value **argv)
+void epochMs(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value **argv)
 {
-    const Api &a = api();
+    const sqlite::Api &a = sqlite::api();
     bool missing = false;
     qint64 ms = 0;
     if (timeOf(a, argv[0], missing, ms))
@@ -556,24 +479,13 @@ Result<LatenessCounts> decodeLatenessCounts(const QByteArray &blob)
     return out;
 }
 
-Status registerLatenessFunctions(QSqlDatabase &connection)
+std::span<const sqlite::Function> latenessSqliteFunctions()
 {
-    const Api &a = api();
-    if (!a.complete())
-        return internalError(QStringLiteral("cannot reach the SQLite library loaded by the Qt driver to register rewind_lateness"));
-    const QVariant handle = connection.driver()->handle();
-    if (!handle.isValid() || qstrcmp(handle.typeName(), "sqlite3*") != 0)
-        return internalError(QStringLiteral("the Qt SQLite driver did not expose its sqlite3 handle"));
-    sqlite3 *db = *static_cast<sqlite3 *const *>(handle.data());
-    if (!db)
-        return internalError(QStringLiteral("the SQLite connection is not open"));
-    int rc = a.createFunction(db, "rewind_epoch_ms", 1, kSqliteUtf8 | kSqliteDeterministic, nullptr, epochMs, nullptr, nullptr, nullptr);
-    if (rc == kSqliteOk)
-        rc = a.createFunction(db, "rewind_lateness", 3, kSqliteUtf8 | kSqliteDeterministic, nullptr, nullptr, latenessStep,
-                              latenessFinal, nullptr);
-    if (rc != kSqliteOk)
-        return internalError(QStringLiteral("cannot register rewind_lateness (SQLite error %1)").arg(rc));
-    return {};
+    static constexpr sqlite::Function functions[] = {
+        {.name = "rewind_epoch_ms", .arguments = 1, .scalar = epochMs},
+        {.name = "rewind_lateness", .arguments = 3, .step = latenessStep, .final = latenessFinal},
+    };
+    return functions;
 }
 
 } // namespace rw

@@ -1,17 +1,18 @@
 #pragma once
 
+#include "core/sql/sqliteapi.h"
 #include "core/util/error.h"
 
 #include <QByteArray>
-#include <QSqlDatabase>
 
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace rw {
 
 // Rewind's SQLite functions for event-time work, registered on every SQLite
-// connection next to rewind_hash (see sqlitefunctions.h):
+// connection with the other subsystems' (core/sql/sqlitefunctions.h):
 //
 //   rewind_epoch_ms(ts)         ts (ISO-8601 text in any zone form, fractions
 //                               allowed; or Unix epoch seconds, as a number or
@@ -27,7 +28,7 @@ namespace rw {
 //                               blob that decodeLatenessCounts() reads.
 //
 // Both parse the same forms as timeutil::parseTimestamp, without allocating.
-Status registerLatenessFunctions(QSqlDatabase &connection);
+std::span<const sqlite::Function> latenessSqliteFunctions();
 
 // Milliseconds since the epoch of an ISO-8601 or epoch-seconds text, or
 // nullopt. Exposed for tests and for callers that hold a single value.

@@ -311,7 +311,7 @@ Result<QSqlDatabase> Database::connection() const
     if (!ok || busyMs < 0)
         busyMs = 5000;
     if (url.kind == SqlDialect::Kind::Sqlite) {
-        configureSqliteLibrary(); // the driver, just added, has loaded the library
+        sqlite::configureLibrary(); // the driver, just added, has loaded the library
         conn.setDatabaseName(url.path);
         conn.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(busyMs));
     } else {

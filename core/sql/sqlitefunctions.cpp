@@ -1,16 +1,11 @@
 #include "core/sql/sqlitefunctions.h"
 
-#include "core/lateness/latenessfunctions.h"
+#include "core/sql/sqliteapi.h"
 
-#include <QSqlDriver>
-#include <QVariant>
 
 #include <nlohmann/json.hpp>
 
-#include <dlfcn.h>
-
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,66 +14,6 @@
 namespace rw {
 
 namespace {
-
-// The few declarations of sqlite3.h this file needs; the C ABI is stable.
-struct sqlite3;
-struct sqlite3_context;
-struct sqlite3_value;
-constexpr int kSqliteOk = 0;
-constexpr int kSqliteUtf8 = 1;
-constexpr int kSqliteDeterministic = 0x000000800;
-constexpr int kSqliteInteger = 1, kSqliteFloat = 2, kSqliteText = 3, kSqliteBlob = 4, kSqliteNull = 5;
-
-using ScalarFn = void (*)(sqlite3_context *, int, sqlite3_value **);
-using CreateFunctionFn = int (*)(sqlite3 *, const char *, int, int, void *, ScalarFn,
-                                 void (*)(sqlite3_context *, int, sqlite3_value **),
-                                 void (*)(sqlite3_context *), void (*)(void *));
-using ValueTypeFn = int (*)(sqlite3_value *);
-using ValueBlobFn = const void *(*)(sqlite3_value *);
-using ValueTextFn = const unsigned char *(*)(sqlite3_value *);
-using ValueBytesFn = int (*)(sqlite3_value *);
-using ValueInt64Fn = long long (*)(sqlite3_value *);
-using ValueDoubleFn = double (*)(sqlite3_value *);
-using ResultInt64Fn = void (*)(sqlite3_context *, long long);
-
-struct Api {
-    CreateFunctionFn createFunction = nullptr;
-    ValueTypeFn valueType = nullptr;
-    ValueBlobFn valueBlob = nullptr;
-    ValueTextFn valueText = nullptr;
-    ValueBytesFn valueBytes = nullptr;
-    ValueInt64Fn valueInt64 = nullptr;
-    ValueDoubleFn valueDouble = nullptr;
-    ResultInt64Fn resultInt64 = nullptr;
-
-    bool complete() const
-    {
-        return createFunction && valueType && valueBlob && valueText && valueBytes && valueInt64 && valueDouble
-               && resultInt64;
-    }
-};
-
-const Api &api()
-{
-    static const Api resolved = [] {
-        Api a;
-        void *lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_NOLOAD);
-        auto sym = [&](const char *name) {
-            void *p = lib ? dlsym(lib, name) : nullptr;
-            return p ? p : dlsym(RTLD_DEFAULT, name);
-        };
-        a.createFunction = reinterpret_cast<CreateFunctionFn>(sym("sqlite3_create_function_v2"));
-        a.valueType = reinterpret_cast<ValueTypeFn>(sym("sqlite3_value_type"));
-        a.valueBlob = reinterpret_cast<ValueBlobFn>(sym("sqlite3_value_blob"));
-        a.valueText = reinterpret_cast<ValueTextFn>(sym("sqlite3_value_text"));
-        a.valueBytes = reinterpret_cast<ValueBytesFn>(sym("sqlite3_value_bytes"));
-        a.valueInt64 = reinterpret_cast<ValueInt64Fn>(sym("sqlite3_value_int64"));
-        a.valueDouble = reinterpret_cast<ValueDoubleFn>(sym("sqlite3_value_double"));
-        a.resultInt64 = reinterpret_cast<ResultInt64Fn>(sym("sqlite3_result_int64"));
-        return a;
-    }();
-    return resolved;
-}
 
 constexpr quint32 kFnvOffset = 2166136261u;
 constexpr quint32 kFnvPrime = 16777619u;
@@ -92,45 +27,45 @@ inline quint32 fnv(quint32 h, const unsigned char *bytes, int n)
     return h;
 }
 
-void rewindHash(sqlite3_context *context, int argc, sqlite3_value **argv)
+void rewindHash(sqlite::sqlite3_context *context, int argc, sqlite::sqlite3_value **argv)
 {
-    const Api &a = api();
+    const sqlite::Api &a = sqlite::api();
     quint32 h = kFnvOffset;
     for (int i = 0; i < argc; ++i) {
         int type = a.valueType(argv[i]);
         long long integer = 0;
         double real = 0;
-        if (type == kSqliteInteger) {
+        if (type == sqlite::kInteger) {
             integer = a.valueInt64(argv[i]);
-        } else if (type == kSqliteFloat) {
+        } else if (type == sqlite::kFloat) {
             // Integral reals hash like integers, so 3 and 3.0 match as SQL compares them.
             real = a.valueDouble(argv[i]);
             if (real >= -9.0e18 && real <= 9.0e18 && real == static_cast<double>(static_cast<long long>(real))) {
                 integer = static_cast<long long>(real);
-                type = kSqliteInteger;
+                type = sqlite::kInteger;
             }
         }
         const unsigned char tag = static_cast<unsigned char>(type);
         h = fnv(h, &tag, 1);
         switch (type) {
-        case kSqliteInteger:
+        case sqlite::kInteger:
             h = fnv(h, reinterpret_cast<const unsigned char *>(&integer), sizeof integer);
             break;
-        case kSqliteFloat:
+        case sqlite::kFloat:
             h = fnv(h, reinterpret_cast<const unsigned char *>(&real), sizeof real);
             break;
-        case kSqliteText: {
+        case sqlite::kText: {
             // Text (or blob) first, then its size, as the SQLite API requires.
             const unsigned char *text = a.valueText(argv[i]);
             h = fnv(h, text, a.valueBytes(argv[i]));
             break;
         }
-        case kSqliteBlob: {
+        case sqlite::kBlob: {
             const auto *blob = static_cast<const unsigned char *>(a.valueBlob(argv[i]));
             h = fnv(h, blob, a.valueBytes(argv[i]));
             break;
         }
-        case kSqliteNull:
+        case sqlite::kNull:
         default:
             break;
         }
@@ -312,15 +247,15 @@ std::string withoutSpacing(std::string_view text)
 // last). NULL differs from anything but NULL. A text the strict parser
 // refuses (a number past double's range, a lone surrogate, bytes that are
 // not UTF-8 in a string) is compared as json() would write it: spacing aside.
-void rewindJsonDiffer(sqlite3_context *context, int, sqlite3_value **argv)
+void rewindJsonDiffer(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value **argv)
 {
-    const Api &a = api();
-    const bool nullA = a.valueType(argv[0]) == kSqliteNull, nullB = a.valueType(argv[1]) == kSqliteNull;
+    const sqlite::Api &a = sqlite::api();
+    const bool nullA = a.valueType(argv[0]) == sqlite::kNull, nullB = a.valueType(argv[1]) == sqlite::kNull;
     if (nullA || nullB) {
         a.resultInt64(context, nullA == nullB ? 0 : 1);
         return;
     }
-    const auto bytes = [&](sqlite3_value *v) {
+    const auto bytes = [&](sqlite::sqlite3_value *v) {
         const auto *text = reinterpret_cast<const char *>(a.valueText(v)); // text first, then its size
         return std::string_view(text ? text : "", static_cast<size_t>(a.valueBytes(v)));
     };
@@ -339,42 +274,21 @@ void rewindJsonDiffer(sqlite3_context *context, int, sqlite3_value **argv)
 
 } // namespace
 
-void configureSqliteLibrary()
+std::span<const sqlite::Function> sqlSqliteFunctions()
 {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        void *lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_NOLOAD);
-        void *p = lib ? dlsym(lib, "sqlite3_config") : nullptr;
-        if (!p)
-            p = dlsym(RTLD_DEFAULT, "sqlite3_config");
-        if (!p)
-            return;
-        constexpr int kConfigMemStatus = 9; // SQLITE_CONFIG_MEMSTATUS
-        // SQLITE_MISUSE once the library is initialised: then nothing changes.
-        reinterpret_cast<int (*)(int, ...)>(p)(kConfigMemStatus, 0);
-    });
+    static constexpr sqlite::Function functions[] = {
+        {.name = "rewind_hash", .arguments = -1, .scalar = rewindHash},
+        {.name = "rewind_json_differ", .arguments = 2, .scalar = rewindJsonDiffer},
+    };
+    return functions;
 }
 
 Status registerSqliteFunctions(QSqlDatabase &connection)
 {
-    const Api &a = api();
-    if (!a.complete())
-        return internalError(QStringLiteral("cannot reach the SQLite library loaded by the Qt driver to register rewind_hash"));
-    const QVariant handle = connection.driver()->handle();
-    if (!handle.isValid() || qstrcmp(handle.typeName(), "sqlite3*") != 0)
-        return internalError(QStringLiteral("the Qt SQLite driver did not expose its sqlite3 handle"));
-    sqlite3 *db = *static_cast<sqlite3 *const *>(handle.data());
-    if (!db)
-        return internalError(QStringLiteral("the SQLite connection is not open"));
-    const int rc = a.createFunction(db, "rewind_hash", -1, kSqliteUtf8 | kSqliteDeterministic, nullptr, rewindHash,
-                                    nullptr, nullptr, nullptr);
-    if (rc != kSqliteOk)
-        return internalError(QStringLiteral("cannot register rewind_hash (SQLite error %1)").arg(rc));
-    if (const int jrc = a.createFunction(db, "rewind_json_differ", 2, kSqliteUtf8 | kSqliteDeterministic, nullptr, rewindJsonDiffer,
-                                         nullptr, nullptr, nullptr);
-        jrc != kSqliteOk)
-        return internalError(QStringLiteral("cannot register rewind_json_differ (SQLite error %1)").arg(jrc));
-    return registerLatenessFunctions(connection);
+    for (const SqliteFunctionSet &set : sqliteFunctionSets())
+        if (auto registered = sqlite::createFunctions(connection, set()); !registered)
+            return registered;
+    return {};
 }
 
 } // namespace rw

@@ -1,30 +1,38 @@
 #pragma once
 
-#include "core/util/error.h"
+#include "core/sql/sqliteapi.h"
 
 #include <QSqlDatabase>
 
+#include <span>
+
 namespace rw {
 
-// Registers Rewind's SQL functions on an open SQLite connection:
-//   rewind_hash(a, b, ...)  a 32-bit FNV-1a hash of its arguments' types and
-//                           bytes, deterministic, NULL-aware. Summed over rows it
-//                           gives an order-independent checksum of a row set.
-//   rewind_json_differ(a, b)  1 when two JSON texts hold different values by
-//                           jsonb's rules (numbers by value, key order and
-//                           string escapes aside), else 0.
-// PostgreSQL gets the same function from SQL (see the dialect).
-//
-// The SQLite C API is reached through the library the Qt driver already
-// loaded (dlsym), so core links no SQLite of its own.
-Status registerSqliteFunctions(QSqlDatabase &connection);
+// Rewind's SQL functions on SQLite, one set per subsystem that has any. Each
+// subsystem owns its set; this layer names none of them:
+//   sql       rewind_hash(a, b, ...)  a 32-bit FNV-1a hash of its arguments'
+//                           types and bytes, deterministic, NULL-aware. Summed
+//                           over rows it gives an order-independent checksum
+//                           of a row set.
+//             rewind_json_differ(a, b)  1 when two JSON texts hold different
+//                           values by jsonb's rules (numbers by value, key
+//                           order and string escapes aside), else 0.
+//   lateness  rewind_epoch_ms, rewind_lateness (core/lateness/latenessfunctions.h)
+//   dlq       rewind_dlq_signature (core/dlq/dlq.h)
+// PostgreSQL gets the same functions from SQL (the control schema's
+// migrations and each subsystem's dialect).
+using SqliteFunctionSet = std::span<const sqlite::Function> (*)();
 
-// Process-wide SQLite settings, applied before the first SQLite connection of
-// the process opens (later calls, and calls once one is open, change
-// nothing). Turns off SQLite's memory statistics: with them on, every
-// allocation of every connection takes one global mutex, which two threads
-// replaying a stream (a stager and a writer) then fight over. Rewind reads
-// none of those statistics.
-void configureSqliteLibrary();
+// The sql layer's own set (above).
+std::span<const sqlite::Function> sqlSqliteFunctions();
+
+// Every subsystem's set. Defined in core/workspace/sqlfunctionsets.cpp, the
+// one file that names every subsystem, so that a subsystem adds its
+// functions there and the sql layer calls up into none.
+std::span<const SqliteFunctionSet> sqliteFunctionSets();
+
+// Registers every set on a new SQLite connection (Database does, as each
+// connection opens).
+Status registerSqliteFunctions(QSqlDatabase &connection);
 
 } // namespace rw
