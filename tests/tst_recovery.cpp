@@ -393,7 +393,7 @@ private Q_SLOTS:
         auto preview = previewRecoveryRerun(f.db(), f.dataset(), r, 2);
         QVERIFY2(preview, qPrintable(preview ? QString() : preview.error().message));
         QCOMPARE(preview->partitions.size(), std::size_t(2));
-        QCOMPARE(preview->mode, QStringLiteral("overwrite_partition"));
+        QCOMPARE(enumName(preview->mode), QStringLiteral("overwrite_partition"));
         // Staged: one row per key of the clean load; the stormy extras go.
         QCOMPARE(preview->totals().stagedRows,
                  count(f.db(), QStringLiteral("SELECT COUNT(*) FROM clean WHERE dt IN ('2025-05-03', '2025-05-04')")));

@@ -89,7 +89,7 @@ private Q_SLOTS:
         QCOMPARE(sales->checks.size(), std::size_t(6));
         QCOMPARE(sales->checks[2].onFail, QStringLiteral("quarantine"));
         QCOMPARE(sales->checks[5].name, QStringLiteral("no_negative"));
-        QCOMPARE(spec->dataset(QStringLiteral("from_view"))->write, QStringLiteral("overwrite_partition"));
+        QCOMPARE(spec->dataset(QStringLiteral("from_view"))->write, WriteMode::OverwritePartition);
         const StreamSpec *odd = spec->stream(QStringLiteral("odd"));
         QVERIFY(odd);
         QCOMPARE(odd->logColumns.payload, QStringLiteral("body"));

@@ -64,7 +64,7 @@ void printRunText(Context &ctx, const RunResult &r)
 {
     if (!ctx.json && ctx.err.device() != nullptr && ::isatty(STDERR_FILENO))
         ctx.err << "\r\033[K";
-    ctx.out << r.dataset << " (" << r.mode << "): " << r.status;
+    ctx.out << r.dataset << " (" << enumName(r.mode) << "): " << r.status;
     if (!r.runId.isNull())
         ctx.out << ", run " << r.runId.toString();
     ctx.out << ", plan " << r.planId << "\n\n";

@@ -264,14 +264,14 @@ Status runRollback(Context &ctx)
         }
         ctx.print({{"run_id", r->runId},
                    {"dataset", s(r->dataset)},
-                   {"mode", s(r->mode)},
+                   {"mode", s(enumName(r->mode))},
                    {"executed", r->executed},
                    {"status", s(r->status)},
                    {"partitions", parts},
                    {"totals", {{"rows_removed", removed}, {"rows_restored", restored}}}});
         return {};
     }
-    ctx.out << "Run " << r->runId << " of " << r->dataset << " (" << r->mode << "): " << r->status << "\n\n";
+    ctx.out << "Run " << r->runId << " of " << r->dataset << " (" << enumName(r->mode) << "): " << r->status << "\n\n";
     TextTable table({QStringLiteral("PARTITION"), QStringLiteral("ROWS REMOVED"), QStringLiteral("ROWS RESTORED"), QStringLiteral("RESTORED")},
                     {false, true, true, false});
     for (const auto &p : r->partitions)

@@ -73,7 +73,7 @@ Status runDatasets(Context &ctx)
                 key.push_back(s(k));
             list.push_back({{"name", s(d.name)},
                             {"target", s(d.target)},
-                            {"write", s(d.write)},
+                            {"write", s(enumName(d.write))},
                             {"source", d.source.isEmpty() ? Json(nullptr) : Json(s(d.source))},
                             {"partition_column", d.partitioned() ? Json(s(d.partitionColumn)) : Json(nullptr)},
                             {"key", key}});
@@ -85,7 +85,7 @@ Status runDatasets(Context &ctx)
                      QStringLiteral("PARTITION BY"), QStringLiteral("KEY")},
                     {});
     for (const auto &d : ws->spec.datasets)
-        table.add({d.name, d.source.isEmpty() ? QStringLiteral("(transform)") : d.source, d.target, d.write,
+        table.add({d.name, d.source.isEmpty() ? QStringLiteral("(transform)") : d.source, d.target, enumName(d.write),
                    d.partitioned() ? d.partitionColumn : QStringLiteral("-"), d.key.join(u',')});
     table.print(ctx.out);
     return {};
@@ -158,7 +158,7 @@ Status runPartitions(Context &ctx)
     }
     const DatasetSpec &d = **dataset;
     ctx.out << d.name << ": " << (d.source.isEmpty() ? QStringLiteral("(transform)") : d.source) << " -> " << d.target
-            << " (" << d.write << "), " << parts->size() << " partitions\n\n";
+            << " (" << enumName(d.write) << "), " << parts->size() << " partitions\n\n";
     table.print(ctx.out);
     ctx.out << "\ntotal: " << thousands(source) << " source rows, " << thousands(target) << " target rows, "
             << thousands(dupes) << " duplicate keys\n";

@@ -86,7 +86,7 @@ enum class ChunkStop { None, CheckFailed, StalePlan, Cancelled };
 void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql, const Plan &plan,
                    const std::vector<PartitionRef> &todo, const BatchOptions &options, RunResult &result, int alreadyDone)
 {
-    const bool overwrite = dataset.write == QLatin1String("overwrite_partition");
+    const bool overwrite = dataset.write == WriteMode::OverwritePartition;
     Progress progress;
     progress.partitionsTotal = int(todo.size()) + alreadyDone;
     progress.partitionsDone = alreadyDone;
@@ -421,7 +421,7 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
             return badInput(QStringLiteral("plan %1 is for dataset \"%2\", not \"%3\"").arg(options.planId, loaded->dataset, dataset.name));
         if (loaded->mode != dataset.write)
             return badInput(QStringLiteral("plan %1 was made for write mode %2, but the spec now says %3: preview again")
-                                .arg(options.planId, loaded->mode, dataset.write));
+                                .arg(options.planId, enumName(loaded->mode), enumName(dataset.write)));
         auto stale = stalePartitions(db, *sql, *loaded);
         if (!stale)
             return fail(stale.error());
@@ -456,7 +456,7 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
                 return s;
         auto r = db.exec(QStringLiteral("INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, started_at, os_user, scope_json, pid, host) "
                                         "VALUES (?, 'run', ?, ?, 'running', ?, ?, ?, ?, ?)"),
-                         {dataset.name, plan.id, plan.mode, result.startedAt, osUser(), scopeToJson(plan.scope),
+                         {dataset.name, plan.id, enumName(plan.mode), result.startedAt, osUser(), scopeToJson(plan.scope),
                           QCoreApplication::applicationPid(), QSysInfo::machineHostName()});
         if (!r)
             return fail(r.error());

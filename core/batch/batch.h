@@ -64,7 +64,7 @@ struct PartitionResult {
 
 struct RunResult {
     QString dataset;
-    QString mode;
+    WriteMode mode = WriteMode::Merge;
     QString planId;
     QVariant runId; // null for a preview
     bool executed = false;

@@ -148,7 +148,7 @@ Result<std::vector<PartitionResult>> finishResults(const Database &db, const Dat
                                                    const Counts &staged, const Counts &diff)
 {
     std::optional<Counts> target;
-    if (dataset.write == QLatin1String("overwrite_partition")) {
+    if (dataset.write == WriteMode::OverwritePartition) {
         auto counts = targetRowCounts(db, sql);
         if (!counts)
             return fail(counts.error());
@@ -287,7 +287,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (!publish && !sql.isScd2() && dataset.checks.empty() && options.samples == 0 && sql.targetExists() && !dataset.key.isEmpty()
         && db.dialect().stagesJoinedToTarget())
         return diffWithoutStage(db, dataset, sql, scope, sourceStats, phase);
-    const bool overwrite = dataset.write == QLatin1String("overwrite_partition");
+    const bool overwrite = dataset.write == WriteMode::OverwritePartition;
     // A merge publish into an indexed target works by row identity (no stage
     // index); with no gates and no samples to read the stage, the staged
     // rows are written once, already joined to their target rows.

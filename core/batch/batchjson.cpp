@@ -97,7 +97,7 @@ Json toJson(const RunResult &r)
         partitions.push_back(partitionJson(p));
     const PartitionResult t = r.totals();
     Json j{{"dataset", s(r.dataset)},
-           {"mode", s(r.mode)},
+           {"mode", s(enumName(r.mode))},
            {"plan_id", r.planId.isEmpty() ? Json(nullptr) : Json(s(r.planId))},
            {"run_id", r.runId.isNull() ? Json(nullptr) : Json(r.runId.toLongLong())},
            {"executed", r.executed},
@@ -112,7 +112,7 @@ Json toJson(const RunResult &r)
              {"deleted", t.deleted},
              {"unchanged", t.unchanged}}},
            {"checks", checksJson(r.checks)}};
-    if (r.mode == QLatin1String("scd2")) {
+    if (r.mode == WriteMode::Scd2) {
         qint64 opened = 0, closed = 0;
         for (const auto &p : r.partitions) {
             opened += p.versionsOpened.value_or(0);

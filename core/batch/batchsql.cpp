@@ -701,12 +701,12 @@ QStringList BatchSql::targetColumns() const
 
 // --- rollback -----------------------------------------------------------------
 
-std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(const QString &mode, const PartitionRef &p, const QVariant &runId) const
+std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVariant &runId) const
 {
     const QString target = qt(m_dataset->target);
     const QString images = q(imagesTable());
     std::vector<std::pair<QString, QVariantList>> out;
-    if (mode == QLatin1String("scd2")) {
+    if (mode == WriteMode::Scd2) {
         const Scd2Spec &v = *m_dataset->scd2;
         out.push_back({QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % images
                            % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_part = ? AND i.rewind_op IN ('inserted', 'updated') AND ")
@@ -720,7 +720,7 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(const
         return out;
     }
     const QString cols = columnList(QString(), m_columns);
-    if (mode == QLatin1String("overwrite_partition")) {
+    if (mode == WriteMode::OverwritePartition) {
         QVariantList b1;
         const QString del = QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") % partitionFilter(QString(), p, b1);
         out.push_back({del, b1});
@@ -765,14 +765,14 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(const
     return out;
 }
 
-std::pair<QString, QVariantList> BatchSql::rollbackRemovedCount(const QString &mode, const PartitionRef &p, const QVariant &runId) const
+std::pair<QString, QVariantList> BatchSql::rollbackRemovedCount(WriteMode mode, const PartitionRef &p, const QVariant &runId) const
 {
     const QString images = q(imagesTable());
-    if (mode == QLatin1String("scd2"))
+    if (mode == WriteMode::Scd2)
         return {QStringLiteral("SELECT COUNT(*) FROM ") % images
                     % QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND rewind_op IN ('inserted', 'updated')"),
                 {runId, p.value}};
-    if (mode == QLatin1String("overwrite_partition")) {
+    if (mode == WriteMode::OverwritePartition) {
         QVariantList b;
         const QString filter = partitionFilter(QString(), p, b);
         return {QStringLiteral("SELECT COUNT(*) FROM ") % qt(m_dataset->target) % QStringLiteral(" WHERE ") % filter, b};
@@ -784,17 +784,17 @@ std::pair<QString, QVariantList> BatchSql::rollbackRemovedCount(const QString &m
             b};
 }
 
-std::pair<QString, QVariantList> BatchSql::rollbackRestoredCount(const QString &mode, const PartitionRef &p, const QVariant &runId) const
+std::pair<QString, QVariantList> BatchSql::rollbackRestoredCount(WriteMode mode, const PartitionRef &p, const QVariant &runId) const
 {
     const QString images = q(imagesTable());
-    if (mode == QLatin1String("scd2"))
+    if (mode == WriteMode::Scd2)
         return {QStringLiteral("SELECT COUNT(*) FROM ") % images
                     % QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND rewind_op IN ('updated', 'deleted')"),
                 {runId, p.value}};
     QVariantList b{runId};
     const QString filter = partitionFilter(QStringLiteral("i"), p, b);
     return {QStringLiteral("SELECT COUNT(*) FROM ") % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = ")
-                % (mode == QLatin1String("overwrite_partition") ? QStringLiteral("'replaced'") : QStringLiteral("'updated'"))
+                % (mode == WriteMode::OverwritePartition ? QStringLiteral("'replaced'") : QStringLiteral("'updated'"))
                 % QStringLiteral(" AND ") % filter,
             b};
 }

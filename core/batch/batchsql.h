@@ -147,11 +147,11 @@ public:
     QStringList targetColumns() const; // columns(), plus valid_from, valid_to, current for scd2
 
     // --- rollback of one partition of run `runId` (mode as the run recorded) ---
-    std::vector<std::pair<QString, QVariantList>> rollbackStatements(const QString &mode, const PartitionRef &p,
+    std::vector<std::pair<QString, QVariantList>> rollbackStatements(WriteMode mode, const PartitionRef &p,
                                                                       const QVariant &runId) const;
     // Rows the rollback removes from the target, and rows it puts back.
-    std::pair<QString, QVariantList> rollbackRemovedCount(const QString &mode, const PartitionRef &p, const QVariant &runId) const;
-    std::pair<QString, QVariantList> rollbackRestoredCount(const QString &mode, const PartitionRef &p, const QVariant &runId) const;
+    std::pair<QString, QVariantList> rollbackRemovedCount(WriteMode mode, const PartitionRef &p, const QVariant &runId) const;
+    std::pair<QString, QVariantList> rollbackRestoredCount(WriteMode mode, const PartitionRef &p, const QVariant &runId) const;
 
     // The target's type for a source column whose values the engine would
     // neither compare with nor write to the target's column as they are

@@ -447,7 +447,7 @@ Status storePlan(const Database &db, const Plan &plan, const QString &summaryJso
     QJsonObject fingerprints;
     for (auto it = plan.stats.cbegin(); it != plan.stats.cend(); ++it)
         fingerprints.insert(it.key(), QJsonObject{{QStringLiteral("rows"), it->rows}, {QStringLiteral("fingerprint"), it->fingerprint}});
-    QJsonObject scope{{QStringLiteral("mode"), plan.mode},
+    QJsonObject scope{{QStringLiteral("mode"), enumName(plan.mode)},
                       {QStringLiteral("partitions"), QJsonDocument::fromJson(scopeToJson(plan.scope).toUtf8()).array()}};
     auto r = db.exec(QStringLiteral("INSERT INTO rewind_plans (plan_id, dataset, created_at, scope_json, fingerprint, summary_json) VALUES (?, ?, ")
                          % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?)"),
@@ -469,7 +469,11 @@ Result<Plan> loadPlan(const Database &db, const QString &planId)
     plan.id = planId;
     plan.dataset = q->value(0).toString();
     const QJsonObject scope = QJsonDocument::fromJson(q->value(1).toString().toUtf8()).object();
-    plan.mode = scope.value(QStringLiteral("mode")).toString();
+    const QString mode = scope.value(QStringLiteral("mode")).toString();
+    if (const auto known = enumFromName<WriteMode>(mode))
+        plan.mode = *known;
+    else
+        return badInput(QStringLiteral("plan \"%1\" records an unknown write mode \"%2\": preview again").arg(planId, mode));
     plan.scope = scopeFromJson(QString::fromUtf8(QJsonDocument(scope.value(QStringLiteral("partitions")).toArray()).toJson()));
     const QJsonObject fps = QJsonDocument::fromJson(q->value(2).toString().toUtf8()).object();
     for (auto it = fps.begin(); it != fps.end(); ++it) {

@@ -23,7 +23,7 @@ QString partitionKey(const std::optional<QString> &label);
 struct Plan {
     QString id;
     QString dataset;
-    QString mode;
+    WriteMode mode = WriteMode::Merge;
     std::vector<PartitionRef> scope;
     SourceStatsMap stats;
 };

@@ -97,8 +97,11 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     if (!dataset)
         return fail(dataset.error());
     const DatasetSpec &ds = **dataset;
-    const QString mode = info->mode;
-    if (mode == QLatin1String("scd2") && !ds.scd2)
+    const auto recorded = writeMode(*info);
+    if (!recorded)
+        return fail(recorded.error());
+    const WriteMode mode = *recorded;
+    if (mode == WriteMode::Scd2 && !ds.scd2)
         return badInput(QStringLiteral("run %1 wrote dataset \"%2\" as scd2, but the spec no longer configures \"scd2\"").arg(runId).arg(ds.name));
 
     RollbackResult result;
@@ -122,14 +125,14 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
             return badInput(QStringLiteral("run %1 was already rolled back").arg(runId));
         result.status = QStringLiteral("nothing_to_restore");
     } else {
-        auto later = laterRuns(db, ds.name, runId, mode == QLatin1String("scd2"));
+        auto later = laterRuns(db, ds.name, runId, mode == WriteMode::Scd2);
         if (!later)
             return fail(later.error());
         if (!later->isEmpty())
             return badInput(QStringLiteral("run %1 cannot be rolled back: later %2 also published %3 of dataset \"%4\"; roll %5 back first")
                                 .arg(runId)
                                 .arg(later->join(QStringLiteral(", ")),
-                                     mode == QLatin1String("scd2") ? QStringLiteral("history") : QStringLiteral("partitions"), ds.name,
+                                     mode == WriteMode::Scd2 ? QStringLiteral("history") : QStringLiteral("partitions"), ds.name,
                                      later->size() > 1 ? QStringLiteral("those") : QStringLiteral("it")));
     }
 
@@ -204,7 +207,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
             if (auto s = measure(); !s)
                 return s;
             // Overwrite without images: the partition was empty before the run.
-            if (*images || mode == QLatin1String("overwrite_partition")) {
+            if (*images || mode == WriteMode::OverwritePartition) {
                 for (const auto &[statement, binds] : sql->rollbackStatements(mode, p, runId)) {
                     if (!*images && statement.startsWith(QLatin1String("INSERT")))
                         continue;

@@ -32,7 +32,7 @@ struct RollbackPartition {
 struct RollbackResult {
     qint64 runId = 0;
     QString dataset;
-    QString mode;
+    WriteMode mode = WriteMode::Merge;
     bool executed = false;
     QString status; // would_restore (dry run), rolled_back, nothing_to_restore
     std::vector<RollbackPartition> partitions;

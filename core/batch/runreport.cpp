@@ -32,7 +32,7 @@ QString runReportMarkdown(const RunInfo &info, const RunResult &result)
     md += QStringLiteral("| What | |\n|---|---|\n");
     md += QStringLiteral("| Dataset | %1 |\n").arg(cell(result.dataset));
     md += QStringLiteral("| Kind | %1 |\n").arg(cell(info.kind.isEmpty() ? QStringLiteral("run") : info.kind));
-    md += QStringLiteral("| Write mode | %1 |\n").arg(cell(result.mode));
+    md += QStringLiteral("| Write mode | %1 |\n").arg(cell(enumName(result.mode)));
     md += QStringLiteral("| Plan | %1 |\n").arg(cell(result.planId.isEmpty() ? QStringLiteral("-") : result.planId));
     md += QStringLiteral("| Status | **%1** |\n").arg(cell(result.status));
     md += QStringLiteral("| Run by | %1 |\n").arg(cell(info.osUser.isEmpty() ? QStringLiteral("-") : info.osUser));

@@ -102,14 +102,24 @@ Result<std::vector<RunInfo>> listRuns(const Database &db, int limit)
     return out;
 }
 
+Result<WriteMode> writeMode(const RunInfo &run)
+{
+    if (const auto mode = enumFromName<WriteMode>(run.mode))
+        return *mode;
+    return internalError(QStringLiteral("run %1 recorded an unknown write mode \"%2\"").arg(run.runId).arg(run.mode));
+}
+
 Result<RunResult> runResult(const Database &db, qint64 runId)
 {
     auto info = loadRun(db, runId);
     if (!info)
         return fail(info.error());
+    auto mode = writeMode(*info);
+    if (!mode)
+        return fail(mode.error());
     RunResult r;
     r.dataset = info->dataset;
-    r.mode = info->mode;
+    r.mode = *mode;
     r.planId = info->planId;
     r.runId = info->runId;
     r.executed = true;

@@ -11,7 +11,7 @@ struct RunInfo {
     QString dataset;
     QString kind;
     QString planId;
-    QString mode;
+    QString mode; // as recorded; writeMode() reads it
     QString status; // running, interrupted (its process is gone), succeeded, failed, check_failed, cancelled, stale_plan
     QString startedAt;
     QString finishedAt;
@@ -22,6 +22,10 @@ struct RunInfo {
     QHash<QString, PartitionResult> done;       // published partitions, by partitionKey()
     std::vector<CheckResult> checks;            // every recorded gate result
 };
+
+// The write mode a run recorded (Internal when the row holds none Rewind knows).
+Result<WriteMode> writeMode(const RunInfo &run);
+
 
 // One run with its checkpoints. BadInput for an unknown id.
 Result<RunInfo> loadRun(const Database &db, qint64 runId);

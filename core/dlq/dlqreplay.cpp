@@ -233,7 +233,7 @@ private:
             return {};
         }
         p.dest = QStringLiteral("target ") % p.dataset->target;
-        if (p.dataset->write == QLatin1String("scd2")) {
+        if (p.dataset->write == WriteMode::Scd2) {
             p.problemClass = QStringLiteral("unsupported");
             p.problem = QStringLiteral("dataset \"%1\" writes scd2: re-run its partition instead of replaying rows").arg(p.name);
             return {};

@@ -282,7 +282,7 @@ namespace {
 
 Status checkRecoverable(const DatasetSpec &dataset)
 {
-    if (dataset.write == QLatin1String("scd2"))
+    if (dataset.write == WriteMode::Scd2)
         return badInput(QStringLiteral("dataset \"%1\" is an scd2 dimension: recover re-runs by overwrite, which would drop its history; "
                                        "use rewindctl duplicates to inspect it and rollback to undo a bad run")
                             .arg(dataset.name));
@@ -461,7 +461,7 @@ namespace {
 DatasetSpec overwriteOf(const DatasetSpec &dataset)
 {
     DatasetSpec overwrite = dataset;
-    overwrite.write = QStringLiteral("overwrite_partition");
+    overwrite.write = WriteMode::OverwritePartition;
     return overwrite;
 }
 
@@ -472,7 +472,7 @@ Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &da
     if (result.scope.empty()) {
         RunResult none;
         none.dataset = dataset.name;
-        none.mode = QStringLiteral("overwrite_partition");
+        none.mode = WriteMode::OverwritePartition;
         none.status = QStringLiteral("previewed");
         return none;
     }

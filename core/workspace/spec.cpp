@@ -158,7 +158,6 @@ private:
     QStringList m_known;
 };
 
-const QStringList kWriteModes = {QStringLiteral("merge"), QStringLiteral("overwrite_partition"), QStringLiteral("scd2")};
 const QStringList kCheckTypes = {QStringLiteral("not_null"), QStringLiteral("unique_key"), QStringLiteral("references"),
                                  QStringLiteral("row_count"), QStringLiteral("total"), QStringLiteral("sql")};
 
@@ -242,8 +241,9 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
     d.partitionColumn = f.string("partition_column");
     d.key = f.strings("key");
     d.orderBy = f.string("order_by");
-    if (f.has("write"))
-        d.write = f.string("write");
+    const QString write = f.has("write") ? f.string("write") : enumName(d.write);
+    if (const auto mode = enumFromName<WriteMode>(write))
+        d.write = *mode;
     d.eventTime = f.string("event_time");
     d.ingestTime = f.string("ingest_time");
     const QString lateness = f.string("allowed_lateness");
@@ -254,11 +254,12 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
         f.error(QStringLiteral("needs a \"source\" table or a \"transform\" SELECT"));
     if (!d.target.isEmpty() && d.target == d.source)
         f.error(QStringLiteral("target"), QStringLiteral("must differ from \"source\" (both are \"") % d.source % QStringLiteral("\")"));
-    if (!kWriteModes.contains(d.write))
-        f.error(QStringLiteral("write"), QStringLiteral("unknown write mode \"") % d.write % QStringLiteral("\" (known: ")
-                    % kWriteModes.join(u", ") % u')');
-    if ((d.write == QLatin1String("merge") || d.write == QLatin1String("scd2")) && d.key.isEmpty() && !f.has("key"))
-        f.error(QStringLiteral("key"), QStringLiteral("is required for write \"") % d.write % u'"');
+    const bool knownWrite = enumFromName<WriteMode>(write).has_value();
+    if (!knownWrite)
+        f.error(QStringLiteral("write"), QStringLiteral("unknown write mode \"") % write % QStringLiteral("\" (known: ")
+                    % enumNames<WriteMode>() % u')');
+    if (knownWrite && d.write != WriteMode::OverwritePartition && d.key.isEmpty() && !f.has("key"))
+        f.error(QStringLiteral("key"), QStringLiteral("is required for write \"") % write % u'"');
     if (f.has("key") && d.key.isEmpty() && value["key"].is_array())
         f.error(QStringLiteral("key"), QStringLiteral("must name at least one column"));
     if (!lateness.isEmpty()) {
@@ -284,12 +285,12 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
         if (QSet<QString>(names.begin(), names.end()).size() != 3 && !s.validFrom.isEmpty() && !s.validTo.isEmpty() && !s.current.isEmpty())
             sf.error(QStringLiteral("valid_from, valid_to and current must be three different columns"));
         d.scd2 = s;
-        if (d.write != QLatin1String("scd2"))
-            f.error(QStringLiteral("scd2"), QStringLiteral("is only used with \"write\": \"scd2\" (write is \"") % d.write % QStringLiteral("\")"));
-    } else if (d.write == QLatin1String("scd2")) {
+        if (!knownWrite || d.write != WriteMode::Scd2)
+            f.error(QStringLiteral("scd2"), QStringLiteral("is only used with \"write\": \"scd2\" (write is \"") % write % QStringLiteral("\")"));
+    } else if (knownWrite && d.write == WriteMode::Scd2) {
         f.error(QStringLiteral("scd2"), QStringLiteral("is required for write \"scd2\" (tracked, valid_from, valid_to, current)"));
     }
-    if (d.write == QLatin1String("scd2") && d.partitionColumn.isEmpty() && !f.has("partition_column"))
+    if (knownWrite && d.write == WriteMode::Scd2 && d.partitionColumn.isEmpty() && !f.has("partition_column"))
         f.error(QStringLiteral("partition_column"), QStringLiteral("is required for write \"scd2\" (it holds the effective date)"));
     if (checks) {
         int index = 0;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/util/enumnames.h"
 #include "core/util/error.h"
 
 #include <QString>
@@ -28,6 +29,17 @@ struct CheckSpec {
     QString onFail = QStringLiteral("fail"); // not_null, references: fail | quarantine
 };
 
+// How a run writes a dataset's target.
+enum class WriteMode {
+    Merge,              // insert new keys, update changed rows
+    OverwritePartition, // replace each partition in scope
+    Scd2,               // versions with valid_from/valid_to/current
+};
+template <> struct EnumNames<WriteMode> {
+    static constexpr std::pair<WriteMode, std::string_view> names[] = {
+        {WriteMode::Merge, "merge"}, {WriteMode::OverwritePartition, "overwrite_partition"}, {WriteMode::Scd2, "scd2"}};
+};
+
 struct Scd2Spec {
     QStringList tracked;
     QString validFrom;
@@ -43,7 +55,7 @@ struct DatasetSpec {
     QString partitionColumn; // empty: unpartitioned (one partition, value null)
     QStringList key;
     QString orderBy;
-    QString write = QStringLiteral("merge"); // merge | overwrite_partition | scd2
+    WriteMode write = WriteMode::Merge;
     QString eventTime;
     QString ingestTime;
     std::optional<qint64> allowedLatenessSeconds;

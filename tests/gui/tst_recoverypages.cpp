@@ -231,7 +231,7 @@ private Q_SLOTS:
         QCOMPARE(page->shownStep(), rw::RecoverPage::RerunStep);
         QTRY_VERIFY_WITH_TIMEOUT(page->rerunPreview().has_value() && !page->isBusy(), kTimeoutMs);
         QCOMPARE(page->rerunModel()->rowCount(), 2);
-        QCOMPARE(page->rerunPreview()->mode, QStringLiteral("overwrite_partition"));
+        QCOMPARE(page->rerunPreview()->mode, rw::WriteMode::OverwritePartition);
         QCOMPARE(digest(db, QStringLiteral("fact")), stormy);
         QVERIFY(page->actionButton()->isEnabled());
         QTest::mouseClick(page->actionButton(), Qt::LeftButton);

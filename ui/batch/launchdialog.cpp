@@ -30,7 +30,7 @@ QString scopeText(const RunResult &plan)
 
 bool LaunchDialog::isDestructive(const RunResult &plan)
 {
-    return plan.totals().deleted > 0 || plan.mode == QLatin1String("overwrite_partition");
+    return plan.totals().deleted > 0 || plan.mode == WriteMode::OverwritePartition;
 }
 
 LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
@@ -54,8 +54,8 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
     QString html = QStringLiteral("<h3>Re-run %1</h3><table cellspacing='3'>").arg(plan.dataset.toHtmlEscaped());
     html += row.arg(tr("Dataset"), plan.dataset.toHtmlEscaped());
     html += row.arg(tr("Scope"), scopeText(plan).toHtmlEscaped());
-    html += row.arg(tr("Write mode"), plan.mode.toHtmlEscaped()
-                                          + (plan.mode == QLatin1String("overwrite_partition")
+    html += row.arg(tr("Write mode"), enumName(plan.mode).toHtmlEscaped()
+                                          + (plan.mode == WriteMode::OverwritePartition
                                                  ? tr(" <b style='color:#c01c1c'>(each partition is replaced whole)</b>")
                                                  : QString()));
     html += row.arg(tr("Locked plan"), plan.planId.toHtmlEscaped());
@@ -85,7 +85,7 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
     confirmLabel->setTextFormat(Qt::RichText);
     confirmLabel->setText(tr("<b style='color:#c01c1c'>This plan is destructive</b> (%1). To confirm, type the dataset "
                              "name <code>%2</code>:")
-                              .arg(plan.mode == QLatin1String("overwrite_partition") ? tr("overwrite mode") : tr("it deletes rows"),
+                              .arg(plan.mode == WriteMode::OverwritePartition ? tr("overwrite mode") : tr("it deletes rows"),
                                    plan.dataset.toHtmlEscaped()));
     m_confirm->setObjectName(QStringLiteral("confirmName"));
     m_confirm->setPlaceholderText(plan.dataset);

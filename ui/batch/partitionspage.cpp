@@ -341,7 +341,7 @@ void PartitionsPage::updateHeader()
         return;
     }
     const DatasetSpec &d = *m_dataset;
-    const bool recoverable = !d.key.isEmpty() && d.write != QLatin1String("scd2");
+    const bool recoverable = !d.key.isEmpty() && d.write != WriteMode::Scd2;
     m_recoverAction->setEnabled(recoverable);
     m_recoverButton->setEnabled(recoverable);
     m_recoverButton->setToolTip(recoverable ? m_recoverAction->toolTip()
@@ -358,7 +358,7 @@ void PartitionsPage::updateHeader()
     }
 
     m_title->setText(d.name);
-    QStringList facts{tr("target %1").arg(d.target), tr("mode %1").arg(d.write),
+    QStringList facts{tr("target %1").arg(d.target), tr("mode %1").arg(enumName(d.write)),
                       d.partitioned() ? tr("partitioned by %1").arg(d.partitionColumn) : tr("unpartitioned")};
     if (d.hasWatermark())
         facts << tr("allowed lateness %1").arg(describeLateness(*d.allowedLatenessSeconds));

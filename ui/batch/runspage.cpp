@@ -357,7 +357,7 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan)
            "from the before-images kept at publish: <b>%5</b> row(s) it wrote are removed and <b>%6</b> row(s) it replaced "
            "come back. Each partition is restored in its own transaction, with an audit row.</p>")
             .arg(plan.runId)
-            .arg(plan.dataset.toHtmlEscaped(), plan.mode.toHtmlEscaped())
+            .arg(plan.dataset.toHtmlEscaped(), enumName(plan.mode).toHtmlEscaped())
             .arg(plan.partitions.size())
             .arg(fmt::number(removed), fmt::number(restored));
     auto *dialog = new ConfirmDialog(tr("Roll back run %1").arg(plan.runId), html, plan.dataset, tr("Roll back"), this);

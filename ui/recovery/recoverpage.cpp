@@ -307,7 +307,7 @@ void RecoverPage::setDataset(const Database &db, const DatasetSpec &dataset)
     m_title->setText(tr("Recover duplicates: %1").arg(dataset.name));
     QStringList facts{tr("target %1").arg(dataset.target), tr("key %1").arg(dataset.key.join(QStringLiteral(", "))),
                       dataset.partitioned() ? tr("partitioned by %1").arg(dataset.partitionColumn) : tr("unpartitioned"),
-                      tr("mode %1").arg(dataset.write)};
+                      tr("mode %1").arg(enumName(dataset.write))};
     m_subtitle->setText(facts.join(QStringLiteral("  \u00b7  ")));
     updateViews();
     showStep(FreezeStep);

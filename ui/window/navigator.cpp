@@ -102,12 +102,12 @@ void Navigator::setSpec(const Spec &spec)
     m_datasets = makeGroup(tr("Datasets"), spec.datasets.size());
     const QIcon datasetIcon = drawnIcon(false);
     for (const DatasetSpec &d : spec.datasets) {
-        auto *item = new QTreeWidgetItem(m_datasets, {d.name, d.target % QStringLiteral(" \u00b7 ") % d.write});
+        auto *item = new QTreeWidgetItem(m_datasets, {d.name, d.target % QStringLiteral(" \u00b7 ") % enumName(d.write)});
         item->setIcon(0, datasetIcon);
         item->setData(0, KindRole, int(Kind::Dataset));
         item->setData(0, NameRole, d.name);
         item->setToolTip(0, tr("Dataset %1\nsource: %2\ntarget: %3\nwrite: %4%5")
-                                .arg(d.name, d.source.isEmpty() ? tr("(transform)") : d.source, d.target, d.write,
+                                .arg(d.name, d.source.isEmpty() ? tr("(transform)") : d.source, d.target, enumName(d.write),
                                      d.partitioned() ? tr("\npartitioned by %1").arg(d.partitionColumn) : QString()));
         item->setToolTip(1, item->toolTip(0));
     }
