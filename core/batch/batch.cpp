@@ -1,3 +1,4 @@
+#include "core/batch/partitionstate.h"
 #include "core/batch/batch.h"
 
 #include "core/batch/batchchecks.h"
@@ -6,7 +7,7 @@
 #include "core/batch/batchsql.h"
 #include "core/util/failpoint.h"
 #include "core/batch/partitions.h"
-#include "core/batch/plans.h"
+#include "core/batch/planstore.h"
 #include "core/batch/runs.h"
 #include "core/batch/scd2.h"
 #include "core/workspace/workspace.h"
@@ -101,13 +102,7 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
     SourceStatsReader fingerprints(db); // one second connection for the run's chunks
     // The partition's state: this run failed on it (its data untouched).
     const auto markFailed = [&](const PartitionRef &p) -> Status {
-        if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, last_run_id) VALUES (?, ?, ?, 'failed', ?)")
-                                 % db.dialect().upsertSet({QStringLiteral("dataset"), QStringLiteral("part"), QStringLiteral("part_is_null")},
-                                                          {QStringLiteral("status"), QStringLiteral("last_run_id")}),
-                             {dataset.name, p.label.value_or(kNullPartText), p.label ? 0 : 1, result.runId});
-            !r)
-            return fail(r.error());
-        return {};
+        return partitionstate::markFailed(db, dataset.name, p.label.value_or(kNullPartText), !p.label, result.runId);
     };
 
     for (const PartitionRef &p : todo) {
@@ -219,14 +214,10 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                         return fail(r.error());
                 // A backfill of a final partition leaves it final: the
                 // watermark passed it once and only moves forward.
-                if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_rows, source_sig, published_at, finalized_at, last_run_id) "
-                                                    "VALUES (?, ?, ?, 'published', ?, ?, ?, NULL, ?) ON CONFLICT (dataset, part, part_is_null) DO UPDATE SET "
-                                                    "status = CASE WHEN rewind_partition_state.finalized_at IS NOT NULL THEN 'final' ELSE 'published' END, "
-                                                    "source_rows = excluded.source_rows, source_sig = excluded.source_sig, "
-                                                    "published_at = excluded.published_at, last_run_id = excluded.last_run_id"),
-                                     {dataset.name, label, isNull, partResult.sourceRows, partResult.fingerprint, nowIso(), result.runId});
-                    !r)
-                    return fail(r.error());
+                if (auto s = partitionstate::markPublished(db, dataset.name, label, isNull, partResult.sourceRows, partResult.fingerprint,
+                                                           nowIso(), result.runId);
+                    !s)
+                    return s;
                 if (auto s = writeAudit(db, QStringLiteral("publish"), dataset.name, QString(), result.runId,
                                         QString::fromStdString(partitionJson(partResult).dump()));
                     !s)

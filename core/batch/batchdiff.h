@@ -5,7 +5,7 @@
 // (batch.cpp); the statements themselves are BatchSql's.
 
 #include "core/batch/batch.h"
-#include "core/batch/plans.h"
+#include "core/batch/fingerprint.h"
 
 #include <QJsonObject>
 #include <QSqlRecord>

@@ -1,6 +1,6 @@
 #include "core/batch/batchsql.h"
 
-#include "core/batch/plans.h"
+#include "core/batch/scope.h"
 
 #include <QHash>
 #include <QStringBuilder>

@@ -1,3 +1,4 @@
+#include "core/batch/partitionstate.h"
 #include "core/batch/partitions.h"
 
 #include "core/batch/batchsql.h"
@@ -146,16 +147,14 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
 
     // 3. What Rewind recorded at publish time.
     QMap<PartKey, StateRow> states;
-    auto state = db.exec(QStringLiteral("SELECT part, part_is_null, status, source_sig, published_at, finalized_at, last_run_id "
-                                        "FROM rewind_partition_state WHERE dataset = ?"),
-                         {dataset.name});
+    auto state = partitionstate::read(db, dataset.name);
     if (!state)
         return fail(state.error());
-    while (state->next()) {
-        states.insert(keyOf(state->value(0), state->value(1)),
-                      StateRow{state->value(2).toString(), state->value(3).toString(), state->value(4).toString(),
-                               state->value(5).toString(), state->value(6)});
-        counts[keyOf(state->value(0), state->value(1))]; // a published partition whose source rows are gone still shows
+    for (partitionstate::Row &row : *state) {
+        const PartKey key = keyOf(row.part, row.isNull);
+        states.insert(key, StateRow{std::move(row.status), std::move(row.sourceSig), std::move(row.publishedAt), std::move(row.finalizedAt),
+                                    std::move(row.lastRunId)});
+        counts[key]; // a published partition whose source rows are gone still shows
     }
 
     std::vector<PartitionInfo> out;

@@ -1,8 +1,9 @@
+#include "core/batch/partitionstate.h"
 #include "core/batch/rollback.h"
 
 #include "core/batch/batchsql.h"
 #include "core/batch/partitions.h"
-#include "core/batch/plans.h"
+#include "core/batch/scope.h"
 #include "core/batch/runs.h"
 #include "core/workspace/workspace.h"
 
@@ -61,25 +62,9 @@ Status restorePartitionState(const Database &db, const QString &dataset, const P
                         {dataset, part, isNull, runId});
     if (!prev)
         return fail(prev.error());
-    if (prev->next()) {
-        // Its source fingerprint is not kept: unknown, so the partition shows stale.
-        auto r = db.exec(QStringLiteral("UPDATE rewind_partition_state SET status = CASE WHEN finalized_at IS NOT NULL THEN 'final' ELSE 'published' END, "
-                                        "source_sig = NULL, published_at = ?, last_run_id = ? WHERE dataset = ? AND part = ? AND part_is_null = ?"),
-                         {prev->value(1), prev->value(0), dataset, part, isNull});
-        if (!r)
-            return fail(r.error());
-        return {};
-    }
-    auto r = db.exec(QStringLiteral("DELETE FROM rewind_partition_state WHERE dataset = ? AND part = ? AND part_is_null = ? AND finalized_at IS NULL"),
-                     {dataset, part, isNull});
-    if (!r)
-        return fail(r.error());
-    auto f = db.exec(QStringLiteral("UPDATE rewind_partition_state SET source_sig = NULL, published_at = NULL, last_run_id = NULL "
-                                    "WHERE dataset = ? AND part = ? AND part_is_null = ?"),
-                     {dataset, part, isNull});
-    if (!f)
-        return fail(f.error());
-    return {};
+    if (prev->next())
+        return partitionstate::revertToPublish(db, dataset, part, isNull, prev->value(0), prev->value(1));
+    return partitionstate::forgetPublish(db, dataset, part, isNull);
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 #include "core/batch/runs.h"
 
 #include "core/batch/batchjson.h"
-#include "core/batch/plans.h"
+#include "core/batch/scope.h"
 
 #include <QStringBuilder>
 #include <QSysInfo>

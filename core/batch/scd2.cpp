@@ -1,3 +1,4 @@
+#include "core/batch/partitionstate.h"
 #include "core/batch/scd2.h"
 
 #include "core/batch/batchdiff.h"
@@ -126,13 +127,10 @@ Status refuseScd2OutOfOrder(const Database &db, const DatasetSpec &dataset, cons
             return badInput(QStringLiteral("dataset \"%1\" (scd2): some rows have no effective date (%2 is NULL); scd2 needs one per row")
                                 .arg(dataset.name, dataset.partitionColumn));
     // Months already applied: recorded by Rewind, or present as versions.
-    QStringList applied;
-    auto state = db.exec(QStringLiteral("SELECT part FROM rewind_partition_state WHERE dataset = ? AND part_is_null = 0 AND published_at IS NOT NULL"),
-                         {dataset.name});
-    if (!state)
-        return fail(state.error());
-    while (state->next())
-        applied << state->value(0).toString();
+    auto published = partitionstate::publishedParts(db, dataset.name);
+    if (!published)
+        return fail(published.error());
+    QStringList applied = *published;
     if (sql.targetExists()) {
         const QString vf = db.quote(dataset.scd2->validFrom);
         auto versions = db.exec(QStringLiteral("SELECT DISTINCT ") % vf % QStringLiteral(" FROM ") % sql.quotedTarget() % QStringLiteral(" WHERE ")

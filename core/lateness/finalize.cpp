@@ -1,9 +1,10 @@
+#include "core/batch/partitionstate.h"
 #include "core/lateness/finalize.h"
 
 #include "core/batch/batchjson.h"
 #include "core/lateness/latenessfunctions.h"
 #include "core/batch/partitions.h"
-#include "core/batch/plans.h"
+#include "core/batch/planstore.h"
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>
@@ -80,13 +81,11 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
     if (!parts)
         return fail(parts.error());
     QSet<QString> finalizedBefore;
-    auto finalizedRows = db.exec(QStringLiteral("SELECT part FROM rewind_partition_state WHERE dataset = ? AND part_is_null = 0 "
-                                                "AND finalized_at IS NOT NULL"),
-                                 {dataset.name});
-    if (!finalizedRows)
-        return fail(finalizedRows.error());
-    while (finalizedRows->next())
-        finalizedBefore.insert(finalizedRows->value(0).toString());
+    auto finalizedParts = partitionstate::finalizedParts(db, dataset.name);
+    if (!finalizedParts)
+        return fail(finalizedParts.error());
+    for (const QString &part : std::as_const(*finalizedParts))
+        finalizedBefore.insert(part);
 
     for (const PartitionInfo &info : *parts) {
         const auto start = info.partition ? dayPartitionStartMs(*info.partition) : std::nullopt;
@@ -152,20 +151,10 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
 
     if (!result.finalized.isEmpty()) {
         const Status marked = db.writeTransaction([&]() -> Status {
-            QStringList marks;
-            QVariantList binds{nowIso(), dataset.name};
-            for (const QString &day : std::as_const(result.finalized)) {
-                marks << QStringLiteral("?");
-                binds << day;
-            }
             // A partition published moments ago has a state row; the run
             // recorded its fingerprint, so late data arriving since shows as stale.
-            if (auto r = db.exec(QStringLiteral("UPDATE rewind_partition_state SET status = 'final', finalized_at = ? "
-                                                "WHERE dataset = ? AND part_is_null = 0 AND part IN (")
-                                     % marks.join(u',') % QStringLiteral(")"),
-                                 binds);
-                !r)
-                return fail(r.error());
+            if (auto s = partitionstate::markFinal(db, dataset.name, result.finalized, nowIso()); !s)
+                return s;
             const Json detail = {{"watermark", isoUtc(*result.watermarkMs).toStdString()},
                                  {"allowed_lateness_seconds", result.allowedLatenessSeconds},
                                  {"partitions", list(result.finalized)}};

@@ -2,7 +2,7 @@
 
 #include "core/lateness/latenessfunctions.h"
 #include "core/batch/partitions.h"
-#include "core/batch/plans.h"
+#include "core/batch/scope.h"
 #include "core/util/timeutil.h"
 
 #include <QHash>

@@ -2,7 +2,7 @@
 
 #include "core/batch/batchsql.h"
 #include "core/batch/partitions.h"
-#include "core/batch/plans.h"
+#include "core/batch/scope.h"
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>

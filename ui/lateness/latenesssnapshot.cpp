@@ -1,6 +1,6 @@
 #include "ui/lateness/latenesssnapshot.h"
 
-#include "core/batch/plans.h"
+#include "core/batch/scope.h"
 #include "core/util/timeutil.h"
 
 #include <QHash>

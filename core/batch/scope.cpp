@@ -1,19 +1,17 @@
-#include "core/batch/plans.h"
+#include "core/batch/scope.h"
 
 #include "core/batch/partitions.h"
 #include "core/util/timeutil.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QRandomGenerator>
+#include <QJsonObject>
 #include <QStringBuilder>
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 
 namespace rw {
+
 
 QString partitionKey(const std::optional<QString> &label) { return label ? QStringLiteral("v:") % *label : QStringLiteral("null"); }
 
@@ -264,150 +262,6 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
     return scope;
 }
 
-namespace {
-
-// `onePartition`: the key of the scope's only partition, whose row comes
-// without label columns (BatchSql::countedPartition).
-Result<SourceStatsMap> readSourceStats(const Database &db, const QString &sql, const QVariantList &binds,
-                                       const std::optional<QString> &onePartition)
-{
-    auto q = db.exec(sql, binds);
-    if (!q)
-        return fail(q.error());
-    SourceStatsMap out;
-    while (q->next()) {
-        if (onePartition) {
-            out.insert(*onePartition, {q->value(0).toLongLong(), q->value(1).toString()});
-            continue;
-        }
-        const std::optional<QString> label = q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
-        out.insert(partitionKey(label), {q->value(2).toLongLong(), q->value(3).toString()});
-    }
-    return out;
-}
-
-} // namespace
-
-Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope)
-{
-    QVariantList binds;
-    const QString text = sql.sourceStats(scope, binds);
-    return readSourceStats(db, text, binds, BatchSql::onePartitionKey(scope));
-}
-
-struct SourceStatsReader::State {
-    explicit State(const Database &d) : db(d) {}
-    Database db;
-    bool side = false; // read on the thread (else in start())
-    std::thread thread;
-    std::mutex mutex;
-    std::condition_variable wake;
-    struct Job {
-        QString text;
-        QVariantList binds;
-        std::optional<QString> onePartition;
-        Result<SourceStatsMap> read(const Database &on) const { return readSourceStats(on, text, binds, onePartition); }
-    };
-    std::optional<Job> job;
-    Job last; // the last job, read again on the caller's thread if the side read fails
-    std::optional<Result<SourceStatsMap>> result;
-    bool busy = false;
-    bool quit = false;
-
-    void loop()
-    {
-        for (;;) {
-            std::unique_lock lock(mutex);
-            wake.wait(lock, [&] { return quit || job; });
-            if (quit)
-                return;
-            const Job next = std::move(*job);
-            job.reset();
-            busy = true;
-            lock.unlock();
-            Result<SourceStatsMap> read = next.read(db);
-            lock.lock();
-            result = std::move(read);
-            busy = false;
-            wake.notify_all();
-        }
-    }
-};
-
-SourceStatsReader::SourceStatsReader(const Database &db) : m(std::make_unique<State>(db))
-{
-    m->side = db.sharedAcrossConnections();
-}
-
-SourceStatsReader::~SourceStatsReader()
-{
-    if (!m->thread.joinable())
-        return;
-    {
-        std::lock_guard lock(m->mutex);
-        m->quit = true;
-    }
-    m->wake.notify_all();
-    m->thread.join();
-}
-
-void SourceStatsReader::start(const BatchSql &sql, const std::vector<PartitionRef> &scope)
-{
-    State::Job next;
-    next.text = sql.sourceStats(scope, next.binds);
-    next.onePartition = BatchSql::onePartitionKey(scope);
-    if (!m->side) {
-        m->result = next.read(m->db);
-        return;
-    }
-    if (!m->thread.joinable())
-        m->thread = std::thread([state = m.get()] { state->loop(); });
-    std::unique_lock lock(m->mutex);
-    m->wake.wait(lock, [&] { return !m->busy && !m->job; }); // a read not taken finishes first
-    m->result.reset();
-    m->last = next;
-    m->job = std::move(next);
-    m->wake.notify_all();
-}
-
-Result<SourceStatsMap> SourceStatsReader::take()
-{
-    std::unique_lock lock(m->mutex);
-    m->wake.wait(lock, [&] { return m->result.has_value() || (!m->busy && !m->job); });
-    if (!m->result)
-        return internalError(QStringLiteral("no source fingerprint was started"));
-    Result<SourceStatsMap> out = std::move(*m->result);
-    m->result.reset();
-    lock.unlock();
-    // The second connection may be refused (a server at max_connections)
-    // or lost: read again here, as without it; a real error repeats.
-    if (!out && m->side)
-        return m->last.read(m->db);
-    return out;
-}
-
-Result<QStringList> stalePartitions(const Database &db, const BatchSql &sql, const Plan &plan)
-{
-    if (std::none_of(plan.scope.begin(), plan.scope.end(), [&](const PartitionRef &p) { return plan.stats.contains(partitionKey(p.label)); }))
-        return QStringList();
-    auto now = sourceStats(db, sql, plan.scope);
-    if (!now)
-        return fail(now.error());
-    QStringList stale;
-    for (const auto &p : plan.scope) {
-        const QString key = partitionKey(p.label);
-        // A partition the plan did not fingerprint (a run planned afresh) is not locked.
-        if (plan.stats.contains(key) && plan.stats.value(key).fingerprint != now->value(key).fingerprint)
-            stale << partitionLabel(p.label);
-    }
-    return stale;
-}
-
-QString newPlanId()
-{
-    return QStringLiteral("plan-%1").arg(QRandomGenerator::system()->generate64() & 0xffffffffffffULL, 12, 16, QLatin1Char('0'));
-}
-
 QString scopeToJson(const std::vector<PartitionRef> &scope)
 {
     QJsonArray list;
@@ -440,47 +294,6 @@ std::vector<PartitionRef> scopeFromJson(const QString &json)
         scope.push_back(p);
     }
     return scope;
-}
-
-Status storePlan(const Database &db, const Plan &plan, const QString &summaryJson)
-{
-    QJsonObject fingerprints;
-    for (auto it = plan.stats.cbegin(); it != plan.stats.cend(); ++it)
-        fingerprints.insert(it.key(), QJsonObject{{QStringLiteral("rows"), it->rows}, {QStringLiteral("fingerprint"), it->fingerprint}});
-    QJsonObject scope{{QStringLiteral("mode"), enumName(plan.mode)},
-                      {QStringLiteral("partitions"), QJsonDocument::fromJson(scopeToJson(plan.scope).toUtf8()).array()}};
-    auto r = db.exec(QStringLiteral("INSERT INTO rewind_plans (plan_id, dataset, created_at, scope_json, fingerprint, summary_json) VALUES (?, ?, ")
-                         % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?)"),
-                     {plan.id, plan.dataset, QString::fromUtf8(QJsonDocument(scope).toJson(QJsonDocument::Compact)),
-                      QString::fromUtf8(QJsonDocument(fingerprints).toJson(QJsonDocument::Compact)), summaryJson});
-    if (!r)
-        return fail(r.error());
-    return {};
-}
-
-Result<Plan> loadPlan(const Database &db, const QString &planId)
-{
-    auto q = db.exec(QStringLiteral("SELECT dataset, scope_json, fingerprint FROM rewind_plans WHERE plan_id = ?"), {planId});
-    if (!q)
-        return fail(q.error());
-    if (!q->next())
-        return badInput(QStringLiteral("unknown plan \"%1\" (preview first: rewindctl preview prints a plan_id)").arg(planId));
-    Plan plan;
-    plan.id = planId;
-    plan.dataset = q->value(0).toString();
-    const QJsonObject scope = QJsonDocument::fromJson(q->value(1).toString().toUtf8()).object();
-    const QString mode = scope.value(QStringLiteral("mode")).toString();
-    if (const auto known = enumFromName<WriteMode>(mode))
-        plan.mode = *known;
-    else
-        return badInput(QStringLiteral("plan \"%1\" records an unknown write mode \"%2\": preview again").arg(planId, mode));
-    plan.scope = scopeFromJson(QString::fromUtf8(QJsonDocument(scope.value(QStringLiteral("partitions")).toArray()).toJson()));
-    const QJsonObject fps = QJsonDocument::fromJson(q->value(2).toString().toUtf8()).object();
-    for (auto it = fps.begin(); it != fps.end(); ++it) {
-        const QJsonObject o = it.value().toObject();
-        plan.stats.insert(it.key(), {qint64(o.value(QStringLiteral("rows")).toDouble()), o.value(QStringLiteral("fingerprint")).toString()});
-    }
-    return plan;
 }
 
 } // namespace rw

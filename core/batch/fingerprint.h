@@ -1,12 +1,14 @@
 #pragma once
 
-#include "core/batch/batch.h"
 #include "core/batch/batchsql.h"
+#include "core/batch/scope.h"
 
 #include <QHash>
 
 #include <memory>
 
+// A partition's source fingerprint (row count and order-independent
+// checksum): what locks a plan to the source it previewed.
 namespace rw {
 
 // Fingerprint of a partition's scoped source rows, keyed by partitionKey().
@@ -15,23 +17,6 @@ struct SourceStats {
     QString fingerprint;
 };
 using SourceStatsMap = QHash<QString, SourceStats>;
-
-QString partitionKey(const std::optional<QString> &label);
-
-// A preview locked for execution: the dataset, mode, scope and each
-// partition's source fingerprint.
-struct Plan {
-    QString id;
-    QString dataset;
-    WriteMode mode = WriteMode::Merge;
-    std::vector<PartitionRef> scope;
-    SourceStatsMap stats;
-};
-
-// The partitions a request names, checked against those the source (and
-// target) hold, sorted. BadInput names an unknown partition.
-Result<std::vector<PartitionRef>> resolveScope(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
-                                               const ScopeRequest &request);
 
 // One set-based pass over the scoped source: rows and fingerprint per partition.
 Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope);
@@ -60,17 +45,5 @@ private:
     struct State;
     std::unique_ptr<State> m;
 };
-
-// The partitions of `plan` whose source fingerprint differs now (empty: fresh).
-Result<QStringList> stalePartitions(const Database &db, const BatchSql &sql, const Plan &plan);
-
-// Stores a plan; call inside a write transaction.
-Status storePlan(const Database &db, const Plan &plan, const QString &summaryJson);
-Result<Plan> loadPlan(const Database &db, const QString &planId);
-QString newPlanId();
-
-// JSON text of a scope (for rewind_runs.scope_json and plans) and back.
-QString scopeToJson(const std::vector<PartitionRef> &scope);
-std::vector<PartitionRef> scopeFromJson(const QString &json);
 
 } // namespace rw

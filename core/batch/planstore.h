@@ -1,0 +1,27 @@
+#pragma once
+
+#include "core/batch/fingerprint.h"
+#include "core/batch/scope.h"
+
+// Plans: a preview locked for execution, stored in rewind_plans.
+namespace rw {
+
+// A preview locked for execution: the dataset, mode, scope and each
+// partition's source fingerprint.
+struct Plan {
+    QString id;
+    QString dataset;
+    WriteMode mode = WriteMode::Merge;
+    std::vector<PartitionRef> scope;
+    SourceStatsMap stats;
+};
+
+// The partitions of `plan` whose source fingerprint differs now (empty: fresh).
+Result<QStringList> stalePartitions(const Database &db, const BatchSql &sql, const Plan &plan);
+
+// Stores a plan; call inside a write transaction.
+Status storePlan(const Database &db, const Plan &plan, const QString &summaryJson);
+Result<Plan> loadPlan(const Database &db, const QString &planId);
+QString newPlanId();
+
+} // namespace rw
