@@ -3,6 +3,8 @@
 // from demodata.cpp.
 #include "core/demo/demo.h"
 
+#include "core/demo/demodialect.h"
+
 #include "core/sql/controlschema.h"
 #include "core/sql/database.h"
 #include "core/demo/demodata.h"
@@ -120,7 +122,7 @@ Result<Summary> build(const Database &db, const Options &options, const Spec &sp
     // Bulk loading into a brand-new SQLite file: a bigger page cache for the
     // sorts and index builds, and an in-memory rollback journal instead of
     // writing every page twice through the WAL. WAL is restored at the end.
-    if (auto s = db.execAll(db.dialect().demoLoadBegin()); !s)
+    if (auto s = db.execAll(DemoDialect::of(db.dialect()).loadBegin()); !s)
         return internalError(QStringLiteral("demo: set-up: %1").arg(s.error().message));
 
     Status built = db.writeTransaction([&]() -> Status { return data::writeTables(db, options.scale, options.seed); });
@@ -144,7 +146,7 @@ Result<Summary> build(const Database &db, const Options &options, const Spec &sp
     QStringList quotedTables;
     for (const QString &table : data::tables())
         quotedTables << db.quote(table);
-    if (auto s = db.execAll(db.dialect().demoLoadEnd(quotedTables)); !s)
+    if (auto s = db.execAll(DemoDialect::of(db.dialect()).loadEnd(quotedTables)); !s)
         return internalError(QStringLiteral("demo: finishing: %1").arg(s.error().message));
 
     Summary summary;
@@ -201,7 +203,7 @@ Status dropDemo(const Database &db, const Spec &spec)
         QStringList statements;
         for (const QString &table : demoTables(spec))
             statements << QStringLiteral("DROP TABLE IF EXISTS ") % db.quote(table);
-        statements << db.dialect().demoDropControlSchema();
+        statements << DemoDialect::of(db.dialect()).dropControlSchema();
         if (auto s = db.execAll(statements); !s)
             return badInput(QStringLiteral("demo: cannot drop the demo's tables in %1: %2").arg(db.url().display(), s.error().message));
         return {};
@@ -230,7 +232,7 @@ Result<Summary> generatePostgres(const Options &options, const Spec &spec, const
     // The schema rewind is the control schema's, and what overwriting or
     // cleaning up drops: one that exists, even holding other tables, is
     // held too.
-    auto controlSchema = db.scalar(db.dialect().demoControlSchemaExists());
+    auto controlSchema = db.scalar(DemoDialect::of(db.dialect()).controlSchemaExists());
     if (!controlSchema)
         return fail(controlSchema.error());
     if (controlSchema->toLongLong() > 0)

@@ -19,6 +19,8 @@
 // the double column). The same seed and scale give the same rows on both.
 #include "core/demo/demodata.h"
 
+#include "core/demo/demodialect.h"
+
 #include "core/sql/database.h"
 #include "core/batch/partitions.h"
 #include "core/workspace/spec.h"
@@ -144,7 +146,7 @@ QString next(const char *column, int multiplier)
 QString nextDay(const SqlDialect &d, const char *perDay)
 {
     return QStringLiteral("CASE WHEN (n + 1) % ") % QLatin1String(perDay) % QStringLiteral(" = 0 THEN ")
-           % d.epochDateText(QStringLiteral("{DAY0} + (n + 1) / ") % QLatin1String(perDay) % QStringLiteral(" * 86400"))
+           % DemoDialect::of(d).epochDateText(QStringLiteral("{DAY0} + (n + 1) / ") % QLatin1String(perDay) % QStringLiteral(" * 86400"))
            % QStringLiteral(" ELSE dt END");
 }
 
@@ -265,7 +267,7 @@ WHERE v.version = 0 OR r.dup
                       fill(raw, {num("X0", seeds.stream(21)), num("Y0", seeds.stream(22)), num("Z0", seeds.stream(23)),
                                  text("NX", next("x", 48271)), text("NY", next("y", 69621)), text("NZ", next("z", 16807)),
                                  text("NEXTDAY", nextDay(d, "{R}")), num("ROWS", r * kSalesDays), num("M", spreadMultiplier(r)),
-                                 text("UPDATED", d.epochIsoText(QStringLiteral(
+                                 text("UPDATED", DemoDialect::of(d).epochIsoText(QStringLiteral(
                                                      "{DAY0} + r.d * 86400 + r.z % 86400 + v.version * (3600 + r.x % 82800)"))),
                                  num("R", r), num("PERM", seeds.offset(24)),
                                  num("DUPS", atLeastOne(r * 0.01)), num("C", sz.customers), num("DAY0", kDay0)}));
@@ -332,9 +334,9 @@ QString eventColumns(const SqlDialect &d)
   CASE WHEN (x / 86400) % 20 < 12 THEN (z / 7) % 3000 / 10.0
        WHEN (x / 86400) % 20 = 18 THEN (500 + (z / 1000) % 20000) / 100.0 ELSE 1.0 END
 )");
-    sql.replace(QLatin1String("{HEX}"), d.hex8(QStringLiteral("(n * 2654435761 + {EVH}) % 4294967296")));
-    sql.replace(QLatin1String("{EVENT_TS}"), d.epochIsoText(QStringLiteral("ts")));
-    sql.replace(QLatin1String("{INGESTED_AT}"), d.epochIsoText(QStringLiteral("ts + lat")));
+    sql.replace(QLatin1String("{HEX}"), DemoDialect::of(d).hex8(QStringLiteral("(n * 2654435761 + {EVH}) % 4294967296")));
+    sql.replace(QLatin1String("{EVENT_TS}"), DemoDialect::of(d).epochIsoText(QStringLiteral("ts")));
+    sql.replace(QLatin1String("{INGESTED_AT}"), DemoDialect::of(d).epochIsoText(QStringLiteral("ts + lat")));
     return sql;
 }
 
@@ -417,7 +419,7 @@ WHERE {ROWID} IN (
                               {num("H", seeds.offset(26))});
     const SqlDialect &d = db.dialect();
     return step(db, QStringLiteral("raw_sales corrections"),
-                fill(sql, {text("UPDATED", d.epochIsoText(QStringLiteral("{JUNE1} + {HASH} % 86400"))), text("HASH", hash),
+                fill(sql, {text("UPDATED", DemoDialect::of(d).epochIsoText(QStringLiteral("{JUNE1} + {HASH} % 86400"))), text("HASH", hash),
                            text("ROWID", d.rowIdentity(QString())), num("JUNE1", kJune1), num("K", atLeastOne(sz.salesPerDay * 0.02))}));
 }
 
@@ -457,7 +459,7 @@ ORDER BY customer_id, m
     monthStart += QStringLiteral(" END");
     return step(db, QStringLiteral("customer_tier_monthly"),
                 fill(sql, {text("MONTH", month),
-                           text("UPDATED", db.dialect().epochIsoText(u'(' % monthStart % QStringLiteral(") + x % 172800"))),
+                           text("UPDATED", DemoDialect::of(db.dialect()).epochIsoText(u'(' % monthStart % QStringLiteral(") + x % 172800"))),
                            num("H", seeds.offset(41)), text("NX", next("x", 48271)), num("MONTHS", kMonths)}));
 }
 
@@ -474,7 +476,7 @@ QString payloadExpr(const SqlDialect &d, const QString &n, const QString &x, con
 {
     const QString o = u'(' % n % u" % {P})";
     const QString rank = u"((" % o % u" * {M} + (" % n % u" / {P}) * 7919 + {PERM}) % {P})";
-    const QString eventTime = d.epochIsoText(u"{START} + " % o % u" * {SPAN} / {P} - (" % x % u" / 10) % 30");
+    const QString eventTime = DemoDialect::of(d).epochIsoText(u"{START} + " % o % u" * {SPAN} / {P} - (" % x % u" / 10) % 30");
     const QString orderId = u"CAST(30000000 + " % n % u" AS TEXT)";
     const QString cents = u"(100 + " % y % u" % 30000)";
     const QString amount = u"CAST(" % cents % u" / 100 AS TEXT) || '.' || CASE WHEN " % cents % u" % 100 = 0 THEN '0' WHEN "
@@ -516,7 +518,7 @@ WHERE NOT (n / {P} = 2 AND n % {P} < {LOST})
     const qint64 bad = bad1 + atLeastOne(p * 0.0015);
     const qint64 retries = std::max<qint64>(2, std::llround(p * 0.0005));
     const SqlDialect &d = db.dialect();
-    const QString eid = u"'ord-' || " % d.hex8(QStringLiteral("(({N}) * 2654435761 + {EH}) % 4294967296"));
+    const QString eid = u"'ord-' || " % DemoDialect::of(d).hex8(QStringLiteral("(({N}) * 2654435761 + {EH}) % 4294967296"));
     const QString retry = QStringLiteral("((n + 1) % {P} > 0 AND ((n + 1) % {P} * {M} + ((n + 1) / {P}) * 7919 + {PERM}) % {P} "
                                          "BETWEEN {BAD} AND {BAD} + {RETRIES} - 1)");
     const QString statement =
@@ -524,7 +526,7 @@ WHERE NOT (n / {P} = 2 AND n % {P} < {LOST})
                    text("EID1", QString(eid).replace(QLatin1String("{N}"), QLatin1String("n + 1"))),
                    text("PAYLOAD0", payloadExpr(d, QStringLiteral("0"), QStringLiteral("{X0}"), QStringLiteral("{Y0}"))),
                    text("PAYLOAD1", payloadExpr(d, QStringLiteral("(n + 1)"), nx, ny)), text("RETRY", retry),
-                   text("RECORD_TS", d.epochIsoText(QStringLiteral("{START} + (n % {P}) * {SPAN} / {P}"))),
+                   text("RECORD_TS", DemoDialect::of(d).epochIsoText(QStringLiteral("{START} + (n % {P}) * {SPAN} / {P}"))),
                    num("X0", seeds.stream(51)), num("Y0", seeds.stream(52)), text("NX", nx), text("NY", ny),
                    num("EH", seeds.offset(53)), num("PERM", seeds.offset(54) % p), num("P", p),
                    num("ROWS", p * kOrderPartitions), num("START", kOrdersStart), num("SPAN", kOrdersSpan),
@@ -550,9 +552,9 @@ ORDER BY partition_id, log_offset
     const QString doc = QStringLiteral("doc");
     return step(db, QStringLiteral("orders_events"),
                 fill(sink, {text("ORDER_ID", d.jsonExtract(doc, path("order_id"))), text("AMOUNT", d.jsonExtract(doc, path("amount"))),
-                            text("EVENT_TIME", d.jsonExtract(doc, path("event_time"))), text("DOC", d.jsonOrNull(QStringLiteral("payload"))),
-                            text("HAS_ORDER_ID", d.jsonHasPath(doc, path("order_id"))),
-                            text("HAS_AMOUNT", d.jsonHasPath(doc, path("amount"))), text("INT", d.bigintType()),
+                            text("EVENT_TIME", d.jsonExtract(doc, path("event_time"))), text("DOC", DemoDialect::of(d).jsonOrNull(QStringLiteral("payload"))),
+                            text("HAS_ORDER_ID", DemoDialect::of(d).jsonHasPath(doc, path("order_id"))),
+                            text("HAS_AMOUNT", DemoDialect::of(d).jsonHasPath(doc, path("amount"))), text("INT", d.bigintType()),
                             text("REAL", d.doubleType()), text("IGNORE", d.upsertSet({QStringLiteral("event_id")}, {}))}));
 }
 
@@ -615,7 +617,7 @@ WHERE {PART} <= '2025-05-29'
 GROUP BY {PART}
 )");
     if (auto s = step(db, QStringLiteral("fact_sales partition state"),
-                      fill(salesState, {text("PUBLISHED", d.epochIsoText(QStringLiteral("{NIGHT} + (CAST(substr({PART}, 9, 2) AS INTEGER) - 1) * 6"))),
+                      fill(salesState, {text("PUBLISHED", DemoDialect::of(d).epochIsoText(QStringLiteral("{NIGHT} + (CAST(substr({PART}, 9, 2) AS INTEGER) - 1) * 6"))),
                                         text("PART", part), text("SIG", sourceSignatureExpr(db, *sales)),
                                         text("SOURCE", sourceSelect(*sales, db)), num("NIGHT", kPublishNight)}),
                       {sales->name});
@@ -638,7 +640,7 @@ FROM ({SOURCE}) AS src
 GROUP BY {PART}
 )");
     if (auto s = step(db, QStringLiteral("events partition state"),
-                      fill(eventsState, {text("PUBLISHED", d.epochIsoText(d.isoTextEpoch(QStringLiteral("MAX({INGEST})")) % QStringLiteral(" + 1800"))),
+                      fill(eventsState, {text("PUBLISHED", DemoDialect::of(d).epochIsoText(DemoDialect::of(d).isoTextEpoch(QStringLiteral("MAX({INGEST})")) % QStringLiteral(" + 1800"))),
                                          text("PART", evPart), text("INGEST", ingest), text("SIG", sourceSignatureExpr(db, *events)),
                                          text("SOURCE", sourceSelect(*events, db))}),
                       {events->name});

@@ -474,51 +474,6 @@ END $f$)sql"),
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS ") % type % u')';
     }
 
-    // Demo
-    // PostgreSQL 15 cannot test text for JSON validity without trying the
-    // cast (pg_input_is_valid is 16), and a failed cast aborts the
-    // statement: a session-local function catches it. It lives in pg_temp,
-    // so it leaves nothing behind in the user's database.
-    QStringList demoLoadBegin() const override
-    {
-        return {QStringLiteral("CREATE OR REPLACE FUNCTION pg_temp.rewind_demo_jsonb(t text) RETURNS jsonb LANGUAGE plpgsql "
-                               "IMMUTABLE AS $$BEGIN RETURN CAST(t AS jsonb); EXCEPTION WHEN others THEN RETURN NULL; END$$")};
-    }
-    QStringList demoLoadEnd(const QStringList &quotedTables) const override
-    {
-        QStringList statements;
-        for (const auto &t : quotedTables)
-            statements << QStringLiteral("ANALYZE ") % t;
-        return statements;
-    }
-    QStringList demoDropControlSchema() const override { return {QStringLiteral("DROP SCHEMA IF EXISTS rewind CASCADE")}; }
-    QString demoControlSchemaExists() const override
-    {
-        return QStringLiteral("SELECT COUNT(*) FROM pg_namespace WHERE nspname = 'rewind'");
-    }
-    QString epochDateText(const QString &seconds) const override
-    {
-        return QStringLiteral("to_char(to_timestamp(") % seconds % QStringLiteral(") AT TIME ZONE 'UTC', 'YYYY-MM-DD')");
-    }
-    QString epochIsoText(const QString &seconds) const override
-    {
-        return QStringLiteral("to_char(to_timestamp(") % seconds
-               % QStringLiteral(") AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')");
-    }
-    QString isoTextEpoch(const QString &text) const override
-    {
-        return QStringLiteral("CAST(extract(epoch FROM CAST(") % text % QStringLiteral(" AS timestamptz)) AS BIGINT)");
-    }
-    QString hex8(const QString &value) const override
-    {
-        return QStringLiteral("lpad(to_hex(CAST(") % value % QStringLiteral(" AS BIGINT)), 8, '0')");
-    }
-    QString jsonOrNull(const QString &text) const override { return QStringLiteral("pg_temp.rewind_demo_jsonb(") % text % u')'; }
-    QString jsonHasPath(const QString &document, const QString &path) const override
-    {
-        return QStringLiteral("COALESCE(jsonb_path_exists(CAST(") % document % QStringLiteral(" AS jsonb), ") % strictPath(path)
-               % QStringLiteral(", '{}', true), false)");
-    }
 
 private:
     // A SQLite JSON path ('$.a.b') as an SQL/JSON path in strict mode, which

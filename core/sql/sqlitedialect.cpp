@@ -259,38 +259,6 @@ public:
     QString pageCacheSize() const override { return QStringLiteral("PRAGMA cache_size"); }
     QString setPageCacheSize(qint64 size) const override { return QStringLiteral("PRAGMA cache_size = %1").arg(size); }
 
-    // Demo
-    QStringList demoLoadBegin() const override
-    {
-        return {QStringLiteral("PRAGMA cache_size = -131072"), QStringLiteral("PRAGMA journal_mode = MEMORY")};
-    }
-    QStringList demoLoadEnd(const QStringList &) const override { return {QStringLiteral("PRAGMA journal_mode = WAL")}; }
-    QStringList demoDropControlSchema() const override { return {}; }
-    QString demoControlSchemaExists() const override
-    {
-        return QStringLiteral("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'rewind_meta'");
-    }
-    QString epochDateText(const QString &seconds) const override
-    {
-        return QStringLiteral("date(") % seconds % QStringLiteral(", 'unixepoch')");
-    }
-    QString epochIsoText(const QString &seconds) const override
-    {
-        return QStringLiteral("replace(datetime(") % seconds % QStringLiteral(", 'unixepoch'), ' ', 'T') || 'Z'");
-    }
-    QString isoTextEpoch(const QString &text) const override
-    {
-        return QStringLiteral("CAST(strftime('%s', ") % text % QStringLiteral(") AS INTEGER)");
-    }
-    QString hex8(const QString &value) const override { return QStringLiteral("printf('%08x', ") % value % u')'; }
-    QString jsonOrNull(const QString &text) const override
-    {
-        return QStringLiteral("CASE WHEN json_valid(") % text % QStringLiteral(") THEN ") % text % QStringLiteral(" END");
-    }
-    QString jsonHasPath(const QString &document, const QString &path) const override
-    {
-        return QStringLiteral("json_type(") % document % QStringLiteral(", ") % path % QStringLiteral(") IS NOT NULL");
-    }
 };
 
 } // namespace
