@@ -42,21 +42,26 @@ struct Target {
     QString group;
 };
 
-Result<Target> target(const Context &ctx)
+// The stream the command names, in its workspace, and (with `withGroup`) the group.
+Result<Target> target(const Context &ctx, bool withGroup = true)
 {
     auto name = required(ctx, kStreamOpt);
     if (!name)
         return fail(name.error());
-    auto group = required(ctx, kGroupOpt);
-    if (!group)
-        return fail(group.error());
+    QString group;
+    if (withGroup) {
+        auto g = required(ctx, kGroupOpt);
+        if (!g)
+            return fail(g.error());
+        group = *g;
+    }
     auto ws = workspace(ctx);
     if (!ws)
         return fail(ws.error());
     auto stream = ws->spec.requireStream(*name);
     if (!stream)
         return fail(stream.error());
-    Target t{std::move(*ws), nullptr, *group};
+    Target t{std::move(*ws), nullptr, group};
     t.stream = t.ws.spec.stream(*name);
     return t;
 }
@@ -78,26 +83,21 @@ Result<qint64> integerOption(const Context &ctx, const QCommandLineOption &optio
 
 Status runConsumerGroups(Context &ctx)
 {
-    auto name = required(ctx, kStreamOpt);
-    if (!name)
-        return fail(name.error());
-    auto ws = workspace(ctx);
-    if (!ws)
-        return fail(ws.error());
-    auto stream = ws->spec.requireStream(*name);
-    if (!stream)
-        return fail(stream.error());
-    auto groups = listConsumerGroups(ws->db, **stream);
+    auto t = target(ctx, false);
+    if (!t)
+        return fail(t.error());
+    const StreamSpec *stream = t->stream;
+    auto groups = listConsumerGroups(t->ws.db, *stream);
     if (!groups)
         return fail(groups.error());
     if (ctx.json) {
         Json list = Json::array();
         for (const auto &g : *groups)
             list.push_back({{"group", s(g.group)}, {"partitions", g.partitions}, {"lag", g.lag}, {"last_commit_at", s(g.lastCommitAt)}});
-        ctx.print({{"stream", s((*stream)->name)}, {"groups", list}});
+        ctx.print({{"stream", s(stream->name)}, {"groups", list}});
         return {};
     }
-    ctx.out << "stream " << (*stream)->name << " (log " << (*stream)->log << ")\n\n";
+    ctx.out << "stream " << stream->name << " (log " << stream->log << ")\n\n";
     TextTable table({QStringLiteral("GROUP"), QStringLiteral("PARTITIONS"), QStringLiteral("LAG"), QStringLiteral("LAST COMMIT")},
                     {false, true, true, false});
     for (const auto &g : *groups)

@@ -216,49 +216,15 @@ public:
     // text on both engines.
     QString upsertSet(const QStringList &conflictColumns, const QStringList &updateColumns) const;
 
-    // Streams
-    // Statements a connection runs before the stream SQL below uses its
-    // helpers (PostgreSQL: per-session functions in pg_temp; SQLite: none).
-    virtual QStringList streamSessionSetup() const { return {}; }
-    // A join whose tables are read in the order written (SQLite: CROSS JOIN,
-    // which its planner never reorders), with an ON condition.
-    virtual QString fixedOrderJoin() const = 0;
-    // A per-connection temporary table, qualified (temp.x, pg_temp.x).
-    virtual QString tempTable(const QString &name) const = 0;
-    // A column giving each row's place in its table's storage, whose range a
-    // scan reads in storage order (SQLite: rowid); empty when the engine has
-    // none a query can range over.
-    virtual QString storageOrderColumn() const { return {}; }
-    // 1 (SQLite) or true (PostgreSQL) when the text `expr` is valid JSON;
-    // never NULL for a NULL payload on PostgreSQL, NULL on SQLite.
-    virtual QString jsonValid(const QString &expr) const = 0;
-    // `expr IS 1` / `expr IS NOT 1` for a flag from jsonValid (or a column of it).
-    virtual QString isTrue(const QString &expr) const = 0;
-    virtual QString isNotTrue(const QString &expr) const = 0;
-    // SELECT of the elements of a bound JSON array of integer arrays ("[[1,2],[3,4]]"):
-    // `leading` (select items before them, with a trailing ", " if any), then element
-    // 0..columns-1 of each inner array as integers, then `trailing` (", x" items).
-    virtual QString jsonIntegerRows(const QString &leading, int columns, const QString &trailing) const = 0;
-    // A SELECT staging events: `passThrough` (expression, alias) pairs, then
-    // "jv" (jsonValid of `payload`) and "c0".."c<n-1>" (the value at the
-    // n bound paths, text or number, NULL when the payload is not JSON),
-    // then `fromClause` (" FROM ..."). Each payload is parsed once per row.
-    virtual QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough, const QString &payload, int paths,
-                                    const QString &fromClause) const = 0;
-    // The JSON type of the value at bound path `path` in the valid JSON text `payload`.
-    virtual QString jsonTypeAt(const QString &payload, const QString &path) const = 0;
-    // The column type a sink gets for a field whose values had these JSON
-    // types (jsonTypeAt, NULLs left out). Empty: no declared type (SQLite
-    // keeps each value's own type).
-    virtual QString sinkColumnType(const QStringList &jsonTypes) const = 0;
-    // The staged value `expr` as written to a sink column declared `type`
-    // (as listColumns reports it).
-    virtual QString sinkValue(const QString &expr, const QString &type) const = 0;
+    // Streams (the rest of the streams' SQL: core/streams/streamsdialect.h)
+    // Statements that make valueFitsType()'s helpers available on this
+    // connection (PostgreSQL: a function in pg_temp; SQLite: none).
+    virtual QStringList valueFitsSetup() const { return {}; }
     // A predicate, never NULL: the value `expr` (as jsonStageSelect or
     // jsonExtract gives it) can be written to a sink column declared `type`
     // (as listColumns reports it, with its "strict") without failing the
     // statement. PostgreSQL: sinkValue()'s cast succeeds, or the text fits a
-    // character(n) column (needs streamSessionSetup() or
+    // character(n) column (needs valueFitsSetup() or
     // dlqSessionFunctions()). SQLite stores anything in any column of an
     // ordinary table: only columns of a numeric type name (INTEGER, REAL,
     // NUMERIC, ...) are checked, a number or numeric text fits. A STRICT
@@ -266,21 +232,6 @@ public:
     // number or numeric text, BLOB only a blob. NULL fits. Empty when every
     // value fits. `expr` may be evaluated more than once: pass a column.
     virtual QString valueFitsType(const QString &expr, const QString &type, bool strict) const = 0;
-    // A tail for a subquery in FROM that keeps the engine from merging it
-    // into the outer query (which would compute its columns once per use).
-    virtual QString subqueryFence() const = 0;
-    // Unique indexes of a relation, bound parameter: relation name. Columns "index", "position", "column".
-    virtual QString listUniqueIndexColumns() const = 0;
-    // Record timestamps as integer epoch milliseconds, NULL when unreadable:
-    // epoch seconds (numbers, numeric text), ISO-8601 text with or without a
-    // zone (none means UTC), or a timestamp column; digits past the
-    // millisecond dropped, as epochMs() does. `columnType` is the column's
-    // declared type as listColumns reports it. Needs streamSessionSetup().
-    virtual QString epochMillis(const QString &quotedColumn, const QString &columnType) const = 0;
-    // Reading and setting this connection's page cache size (SQLite: PRAGMA
-    // cache_size; empty where the engine has no such setting).
-    virtual QString pageCacheSize() const { return {}; }
-    virtual QString setPageCacheSize(qint64 size) const { Q_UNUSED(size); return {}; }
 
     // Typed values
     // A value the driver read from `field` as JSON (samples): a date, time or

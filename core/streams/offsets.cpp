@@ -1,6 +1,8 @@
 #include "core/streams/offsets.h"
 
 #include "core/streams/replaylock.h"
+#include "core/streams/streamlog.h"
+#include "core/streams/streamsdialect.h"
 #include "core/workspace/workspace.h"
 
 #include <QFile>
@@ -36,46 +38,9 @@ qint64 clampTo(qint64 value, const PartitionOffsets &p, bool &clamped)
     return out;
 }
 
-struct FirstAtOrAfter {
-    std::optional<qint64> offset; // none: no readable timestamp at or after the instant
-    qint64 unreadable = 0;        // events whose record timestamp cannot be read
-};
-
-// First offset per partition whose record timestamp is at or after `ms`,
-// and how many timestamps could not be read, in one pass over the log.
-Result<QMap<qint64, FirstAtOrAfter>> firstOffsetsAtOrAfter(const Database &db, const StreamSpec &stream, qint64 ms)
+Result<ResetPlan> plan(const StreamLog &log, const StreamSpec &stream, const QString &group, const ResetRequest &request)
 {
-    const LogColumns &c = stream.logColumns;
-    // The record timestamp's declared type: text, numbers and (PostgreSQL)
-    // timestamp columns are read differently.
-    auto columns = db.columns(stream.log);
-    if (!columns)
-        return fail(columns.error());
-    QString type;
-    for (const ColumnInfo &col : *columns)
-        if (col.name == c.recordTs)
-            type = col.type;
-    auto q = db.exec(QStringLiteral("SELECT p, MIN(CASE WHEN t >= ? THEN o END), SUM(CASE WHEN t IS NULL THEN 1 ELSE 0 END) FROM (SELECT ")
-                         % db.quote(c.partitionId) % QStringLiteral(" AS p, ") % db.quote(c.logOffset) % QStringLiteral(" AS o, ")
-                         % db.dialect().epochMillis(db.quote(c.recordTs), type) % QStringLiteral(" AS t FROM ") % db.quoteTable(stream.log)
-                         % QStringLiteral(") AS l GROUP BY p"),
-                     {ms});
-    if (!q)
-        return fail(q.error());
-    QMap<qint64, FirstAtOrAfter> out;
-    while (q->next()) {
-        FirstAtOrAfter f;
-        if (!q->value(1).isNull())
-            f.offset = q->value(1).toLongLong();
-        f.unreadable = q->value(2).toLongLong();
-        out.insert(q->value(0).toLongLong(), f);
-    }
-    return out;
-}
-
-Result<ResetPlan> plan(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request)
-{
-    auto offsets = listOffsets(db, stream, group);
+    auto offsets = log.committedOffsets(group);
     if (!offsets)
         return fail(offsets.error());
     QMap<qint64, const PartitionOffsets *> byPartition;
@@ -100,7 +65,7 @@ Result<ResetPlan> plan(const Database &db, const StreamSpec &stream, const QStri
     }
     QMap<qint64, FirstAtOrAfter> atTime;
     if (request.kind == ResetRequest::Kind::ToDatetime) {
-        auto first = firstOffsetsAtOrAfter(db, stream, request.timestampMs);
+        auto first = log.firstOffsetsAtOrAfter(request.timestampMs);
         if (!first)
             return fail(first.error());
         atTime = std::move(*first);
@@ -142,22 +107,16 @@ Result<ResetPlan> plan(const Database &db, const StreamSpec &stream, const QStri
     return out;
 }
 
-Status apply(const Database &db, const StreamSpec &stream, const ResetPlan &plan)
+Status apply(const Database &db, const StreamLog &log, const StreamSpec &stream, const ResetPlan &plan)
 {
-    nlohmann::json pairs = nlohmann::json::array();
+    std::vector<std::pair<qint64, qint64>> offsets;
     nlohmann::json detail = nlohmann::json::array();
     for (const auto &p : plan.partitions) {
-        pairs.push_back({p.partition, p.newOffset});
+        offsets.emplace_back(p.partition, p.newOffset);
         detail.push_back({{"partition", p.partition}, {"from", p.current}, {"to", p.newOffset}});
     }
-    const SqlDialect &d = db.dialect();
-    auto r = db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at) ")
-                         % d.jsonIntegerRows(QStringLiteral("?, ?, "), 2, QStringLiteral(", ") % d.nowUtcText()) % QStringLiteral(" WHERE true")
-                         % d.upsertSet({QStringLiteral("stream"), QStringLiteral("group_id"), QStringLiteral("partition_id")},
-                                       {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
-                     {stream.name, plan.group, QString::fromStdString(pairs.dump())});
-    if (!r)
-        return fail(r.error());
+    if (auto c = log.commit(plan.group, offsets); !c)
+        return c;
     const nlohmann::json audit = {{"group", s(plan.group)}, {"reset", s(plan.request)}, {"partitions", detail}};
     return writeAudit(db, QStringLiteral("offsets-reset"), QString(), stream.name, QVariant(), QString::fromStdString(audit.dump()));
 }
@@ -182,64 +141,20 @@ QString ResetRequest::describe() const
 
 Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const StreamSpec &stream, const QString &group)
 {
-    const LogColumns &c = stream.logColumns;
-    const QString p = db.quote(c.partitionId);
-    const QString o = db.quote(c.logOffset);
-    auto q = db.exec(QStringLiteral("SELECT l.p, l.lo, l.hi, c.committed_offset FROM (SELECT ") % p % QStringLiteral(" AS p, MIN(") % o
-                         % QStringLiteral(") AS lo, MAX(") % o % QStringLiteral(") + 1 AS hi FROM ") % db.quoteTable(stream.log)
-                         % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NOT NULL GROUP BY ") % p
-                         % QStringLiteral(") AS l LEFT JOIN rewind_offsets AS c ON c.stream = ? AND c.group_id = ? AND c.partition_id = l.p "
-                                          // and the group's commits in partitions that have no events left
-                                          "UNION ALL SELECT c.partition_id, NULL, NULL, c.committed_offset FROM rewind_offsets AS c "
-                                          "WHERE c.stream = ? AND c.group_id = ? AND NOT EXISTS (SELECT 1 FROM ")
-                         % db.quoteTable(stream.log) % QStringLiteral(" AS e WHERE e.") % p % QStringLiteral(" = c.partition_id) ORDER BY 1"),
-                     {stream.name, group, stream.name, group});
-    if (!q)
-        return fail(q.error());
-    std::vector<PartitionOffsets> out;
-    while (q->next()) {
-        PartitionOffsets r;
-        r.partition = q->value(0).toLongLong();
-        r.stored = !q->value(3).isNull();
-        r.noEvents = q->value(1).isNull();
-        r.committed = r.stored ? q->value(3).toLongLong() : q->value(1).toLongLong();
-        r.logStart = r.noEvents ? r.committed : q->value(1).toLongLong();
-        r.logEnd = r.noEvents ? r.committed : q->value(2).toLongLong();
-        r.lag = std::max<qint64>(0, r.logEnd - std::max(r.committed, r.logStart));
-        out.push_back(r);
-    }
-    return out;
+    return openStreamLog(db, stream)->committedOffsets(group);
 }
 
 Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, const StreamSpec &stream)
 {
-    const LogColumns &c = stream.logColumns;
-    const QString p = db.quote(c.partitionId);
-    const QString o = db.quote(c.logOffset);
-    // Every group against every log partition: a partition the group never
-    // committed in counts from the log start, as in listOffsets.
-    auto q = db.exec(QStringLiteral("SELECT g.group_id, g.parts, g.last_at, SUM(CASE WHEN c.committed_offset IS NULL OR c.committed_offset < l.lo "
-                                    "THEN l.hi - l.lo WHEN c.committed_offset < l.hi THEN l.hi - c.committed_offset ELSE 0 END) "
-                                    "FROM (SELECT group_id, COUNT(*) AS parts, MAX(updated_at) AS last_at FROM rewind_offsets "
-                                    "WHERE stream = ? GROUP BY group_id) AS g CROSS JOIN (SELECT ")
-                         % p % QStringLiteral(" AS p, MIN(") % o % QStringLiteral(") AS lo, MAX(") % o % QStringLiteral(") + 1 AS hi FROM ")
-                         % db.quoteTable(stream.log) % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NOT NULL GROUP BY ") % p
-                         % QStringLiteral(") AS l LEFT JOIN rewind_offsets AS c ON c.stream = ? AND c.group_id = g.group_id "
-                                          "AND c.partition_id = l.p GROUP BY g.group_id, g.parts, g.last_at ORDER BY g.group_id"),
-                     {stream.name, stream.name});
-    if (!q)
-        return fail(q.error());
-    std::vector<ConsumerGroupInfo> out;
-    while (q->next())
-        out.push_back({q->value(0).toString(), q->value(1).toLongLong(), q->value(2).toString(), q->value(3).toLongLong()});
-    return out;
+    return openStreamLog(db, stream)->consumerGroups();
 }
 
 Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request,
                                bool execute)
 {
-    if (auto setup = db.execAll(db.dialect().streamSessionSetup()); !setup)
+    if (auto setup = prepareStreamSession(db); !setup)
         return fail(setup.error());
+    const std::unique_ptr<StreamLog> log = openStreamLog(db, stream);
     // As kafka-consumer-groups refuses to plan a reset for an active group,
     // dry run or not: the offsets a running replay moves make any plan stale.
     const auto idle = [&]() -> Status {
@@ -254,20 +169,20 @@ Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, con
     if (!execute) {
         if (auto s = idle(); !s)
             return fail(s.error());
-        return plan(db, stream, group, request);
+        return plan(*log, stream, group, request);
     }
     ResetPlan result;
     const Status s = db.writeTransaction([&]() -> Status {
         if (auto i = idle(); !i)
             return i;
-        auto p = plan(db, stream, group, request);
+        auto p = plan(*log, stream, group, request);
         if (!p)
             return fail(p.error());
         result = std::move(*p);
         if (result.partitions.empty())
             return Status{}; // nothing to commit, nothing to audit
         result.executed = true;
-        return apply(db, stream, result);
+        return apply(db, *log, stream, result);
     });
     if (!s)
         return fail(s.error());

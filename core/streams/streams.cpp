@@ -1,27 +1,16 @@
 #include "core/streams/streams.h"
 
+#include "core/streams/streamlog.h"
+
+#include <QMap>
+
 #include <QStringBuilder>
 
 namespace rw {
 
 Result<std::vector<StreamPartitionInfo>> listStreamPartitions(const Database &db, const StreamSpec &stream)
 {
-    const LogColumns &c = stream.logColumns;
-    const QString p = db.quote(c.partitionId);
-    const QString o = db.quote(c.logOffset);
-    const QString ts = db.quote(c.recordTs);
-    auto q = db.exec(QStringLiteral("SELECT ") % p % QStringLiteral(", MIN(") % o % QStringLiteral("), MAX(") % o
-                     % QStringLiteral(") + 1, COUNT(*), ") % db.dialect().castText(QStringLiteral("MIN(") % ts % u')')
-                     % QStringLiteral(", ") % db.dialect().castText(QStringLiteral("MAX(") % ts % u')')
-                     % QStringLiteral(" FROM ") % db.quoteTable(stream.log) % QStringLiteral(" GROUP BY ") % p
-                     % QStringLiteral(" ORDER BY ") % p);
-    if (!q)
-        return fail(q.error());
-    std::vector<StreamPartitionInfo> out;
-    while (q->next())
-        out.push_back({q->value(0).toLongLong(), q->value(1).toLongLong(), q->value(2).toLongLong(),
-                       q->value(3).toLongLong(), q->value(4).toString(), q->value(5).toString()});
-    return out;
+    return openStreamLog(db, stream)->partitions();
 }
 
 Result<qint64> sinkRowCount(const Database &db, const StreamSpec &stream)
@@ -35,6 +24,17 @@ Result<qint64> sinkRowCount(const Database &db, const StreamSpec &stream)
     if (!n)
         return fail(n.error());
     return n->toLongLong();
+}
+
+Result<QList<QStringList>> relationIndexColumns(const Database &db, const QString &catalogSql, const QString &relation)
+{
+    auto q = db.exec(catalogSql, {relation});
+    if (!q)
+        return fail(q.error());
+    QMap<QString, QStringList> byIndex;
+    while (q->next())
+        byIndex[q->value(0).toString()] << q->value(2).toString();
+    return byIndex.values();
 }
 
 } // namespace rw

@@ -1,0 +1,108 @@
+#pragma once
+
+// Internal to replay (replay.cpp, replaystatements.cpp, replaysink.cpp):
+// one replay of a stream's group, and the SQL it builds.
+
+#include "core/sql/badvalue.h"
+#include "core/streams/replay.h"
+#include "core/streams/replaypipeline.h"
+#include "core/streams/streamlog.h"
+#include "core/streams/streamsdialect.h"
+
+#include <QMap>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace rw {
+
+namespace replay_detail {
+
+// A batch's share of one partition: the offset range it reads.
+using Slice = OffsetRange;
+using Batch = std::vector<Slice>;
+
+struct Bind;
+
+// SQL text plus its positional binds, built together so they stay in step.
+struct Sql {
+    QString text;
+    QVariantList binds;
+    Sql &operator<<(const QString &t)
+    {
+        text += t;
+        return *this;
+    }
+    Sql &operator<<(const Bind &b);
+};
+
+// A bound value in an Sql stream: `sql << "x = " << Bind{v}`.
+struct Bind {
+    QVariant value;
+};
+
+inline Sql &Sql::operator<<(const Bind &b)
+{
+    text += u'?';
+    binds << b.value;
+    return *this;
+}
+
+// Threading: run() on one thread with that thread's connection; the
+// pipeline's stager thread calls stageBatch() only.
+class Replayer {
+public:
+    Replayer(const Database &db, const StreamSpec &stream, QString group, const ReplayOptions &options);
+    Result<ReplayResult> run();
+
+private:
+    // replay.cpp: planning, the dry run, the batch loop.
+    Status planSlices();
+    Status dryRun();
+    Status execute();
+    Status runBatch(const Batch &batch, std::size_t k);
+
+    // replaystatements.cpp: the slices, the staged batch and the statements that read it.
+    Status fillSlices(const Batch &batch);
+    // Fills the slices, has the log make them readable and stages them as `createTable` AS ...
+    Status stageBatch(const Batch &batch, const QString &createTable);
+    Result<Sql> stageStatement() const;
+    Sql stageSelect() const { return stageSelect(m_from); }
+    Sql stageSelect(const QString &from) const;
+    bool hasTypeChecks() const;
+    QString stagedPresent() const;
+    std::vector<FieldValue> stagedValues(const QString &alias) const;
+    QString stagedValid() const;
+    qsizetype fieldIndex(const QString &field) const;
+    QString pathOf(const QString &field) const;
+    Sql dryRunCounts(bool sinkExists) const;
+    Status buildStatements();
+
+    // replaysink.cpp: the sink, its columns and their types.
+    Status ensureSink();
+    Result<QStringList> fieldTypes();
+    Status readSinkColumns();
+
+    const Database &m_db;
+    const StreamSpec &m_stream;
+    const QString m_group;
+    const ReplayOptions &m_options;
+    const StreamsDialect &m_sd;
+    std::unique_ptr<StreamLog> m_log;
+    EventRelation m_events; // where the batch's SQL reads events
+    QString m_slices, m_p, m_o, m_e, m_payload, m_from, m_countSlices, m_rangeFrom, m_rangeProbe;
+    Sql m_stage, m_sinkInsert, m_dlqInsert; // m_stage: the staged batch's SELECT
+    std::optional<Sql> m_rangeStage; // m_stage over a stretch of storage positions (binds: first, last)
+    std::unique_ptr<ReplayPipeline> m_pipeline; // staging ahead, when it runs
+    QMap<QString, ColumnInfo> m_sinkColumns; // field -> its sink column (declared type, strict)
+    std::vector<Batch> m_batches;
+    qint64 m_offsetsTotal = 0;
+    std::optional<qint64> m_restoreCache;
+    std::optional<qint64> m_restoreAutoCheckpoint;
+    ReplayResult m_result;
+};
+
+} // namespace replay_detail
+
+} // namespace rw

@@ -1,0 +1,91 @@
+#include "core/streams/replayer.h"
+
+#include <QStringBuilder>
+
+namespace rw::replay_detail {
+
+namespace {
+
+// Events whose field values decide a new sink's column types (PostgreSQL).
+constexpr qint64 kTypeSample = 10000;
+
+} // namespace
+
+Status Replayer::ensureSink()
+{
+    auto exists = m_db.hasRelation(m_stream.sink);
+    if (!exists)
+        return fail(exists.error());
+    const QString sink = m_db.quoteTable(m_stream.sink);
+    if (!*exists) {
+        auto types = fieldTypes();
+        if (!types)
+            return fail(types.error());
+        QStringList cols{QStringLiteral("\"event_id\" TEXT PRIMARY KEY")};
+        for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
+            cols << (types->at(i).isEmpty() ? m_db.quote(m_stream.fields[i].first)
+                                            : QString(m_db.quote(m_stream.fields[i].first) % u' ' % types->at(i)));
+        if (auto r = m_db.exec(QStringLiteral("CREATE TABLE ") % sink % QStringLiteral(" (") % cols.join(QStringLiteral(", ")) % u')'); !r)
+            return fail(r.error());
+        m_result.sinkCreated = true;
+        return {};
+    }
+    auto unique = relationIndexColumns(m_db, m_sd.listUniqueIndexColumns(), m_stream.sink);
+    if (!unique)
+        return fail(unique.error());
+    for (const QStringList &columns : *unique)
+        if (columns == QStringList{QStringLiteral("event_id")})
+            return {};
+    auto r = m_db.exec(QStringLiteral("CREATE UNIQUE INDEX ") % m_db.quote(QStringLiteral("rewind_uq_") % m_stream.sink % QStringLiteral("_event_id"))
+                       % QStringLiteral(" ON ") % sink % QStringLiteral(" (\"event_id\")"));
+    if (!r)
+        return fail(Error::badInput(QStringLiteral("sink \"%1\" of stream \"%2\" has no unique index on event_id and one cannot be added "
+                                                   "(duplicate event_ids already in it?): %3")
+                                        .arg(m_stream.sink, m_stream.name, r.error().message)));
+    return {};
+}
+
+// The declared type of each field's sink column, from the JSON types its
+// values have in the first kTypeSample events of the first batch (the
+// dialect decides; SQLite declares none).
+Result<QStringList> Replayer::fieldTypes()
+{
+    QStringList out;
+    const bool typed = !m_sd.sinkColumnType({}).isEmpty();
+    if (typed && !m_batches.empty()) {
+        if (auto s = fillSlices(m_batches.front()); !s)
+            return fail(s.error());
+        if (auto s = m_log->readRange(m_batches.front()); !s)
+            return fail(s.error());
+    }
+    for (const auto &[name, path] : m_stream.fields) {
+        QStringList seen;
+        if (typed && !m_batches.empty()) {
+            auto q = m_db.exec(QStringLiteral("SELECT DISTINCT t FROM (SELECT ") % m_sd.jsonTypeAt(m_payload, QStringLiteral("?"))
+                                   % QStringLiteral(" AS t") % m_from % QStringLiteral(" LIMIT ") % QString::number(kTypeSample)
+                                   % QStringLiteral(") AS v"),
+                               {path});
+            if (!q)
+                return fail(q.error());
+            while (q->next())
+                if (!q->value(0).isNull())
+                    seen << q->value(0).toString();
+        }
+        out << m_sd.sinkColumnType(seen);
+    }
+    return out;
+}
+
+// The sink's columns and their declared types (PostgreSQL casts the extracted text to them).
+Status Replayer::readSinkColumns()
+{
+    auto columns = m_db.columns(m_stream.sink);
+    if (!columns)
+        return fail(columns.error());
+    m_sinkColumns.clear();
+    for (const ColumnInfo &c : *columns)
+        m_sinkColumns.insert(c.name, c);
+    return {};
+}
+
+} // namespace rw::replay_detail

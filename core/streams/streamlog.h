@@ -1,0 +1,85 @@
+#pragma once
+
+#include "core/streams/offsets.h"
+#include "core/streams/streams.h"
+
+#include <QMap>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace rw {
+
+// Offsets [from, to) of one partition.
+struct OffsetRange {
+    qint64 partition = 0;
+    qint64 from = 0;
+    qint64 to = 0;
+};
+
+// A partition's first offset whose record timestamp is at or after an instant.
+struct FirstAtOrAfter {
+    std::optional<qint64> offset; // none: no readable timestamp at or after the instant
+    qint64 unreadable = 0;        // events whose record timestamp cannot be read
+};
+
+// Where replay's SQL reads a batch's events: a relation of the workspace
+// with the log's columns (partition, offset, event_id, record_ts, payload).
+struct EventRelation {
+    QString table; // unquoted, as Database::quoteTable takes it
+    LogColumns columns;
+};
+
+// One kind of log a stream reads: a log table of the workspace (TableLog)
+// today, a Kafka topic next. Offsets, resets and replay ask only this of it.
+// Replay's staging, dedupe by event_id, DLQ routing and its one transaction
+// per batch (sink rows and rewind_offsets together) stay shared: a log only
+// makes a batch's events readable by SQL (readRange) in eventRelation(), so
+// the same INSERT ... SELECT statements serve every kind. rewind_offsets is
+// the truth for what reached the sink; a log that keeps its own record of a
+// group's offsets follows it (followCommitted).
+// Threading: a StreamLog is made per operation (openStreamLog) and used on
+// the thread that made it, with that thread's connection, except readRange
+// (below). It holds copies of the handle and spec: no ownership to manage.
+class StreamLog {
+public:
+    virtual ~StreamLog() = default;
+
+    // Per partition: log start and end (low and high watermark), events
+    // present, first and last record timestamps. Reads only.
+    virtual Result<std::vector<StreamPartitionInfo>> partitions() const = 0;
+    // The group's committed offsets against each partition's log start and
+    // end (see PartitionOffsets). Reads only.
+    virtual Result<std::vector<PartitionOffsets>> committedOffsets(const QString &group) const = 0;
+    // The groups that have committed offsets, with their total lag, sorted
+    // by name. Reads only.
+    virtual Result<std::vector<ConsumerGroupInfo>> consumerGroups() const = 0;
+    // Per partition, the first offset whose record timestamp is at or after
+    // `ms` (epoch milliseconds). Reads only.
+    virtual Result<QMap<qint64, FirstAtOrAfter>> firstOffsetsAtOrAfter(qint64 ms) const = 0;
+    // Makes (partition, next offset to read) pairs the group's committed
+    // offsets. TableLog: rewind_offsets, inside the caller's write transaction.
+    virtual Status commit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const = 0;
+
+    // Replay.
+    // Readies the log for range reads before the first batch, inside the
+    // caller's write transaction (TableLog: an index on (partition, offset)).
+    // True when it changed the database.
+    virtual Result<bool> prepareReads() const = 0;
+    virtual EventRelation eventRelation() const = 0;
+    // Makes the events of `ranges` readable in eventRelation() on the calling
+    // thread's connection (a log that is not a table fetches them into a
+    // work table). TableLog: nothing to do. May be called from a replay's
+    // staging thread, with that thread's connection.
+    virtual Status readRange(const std::vector<OffsetRange> &ranges) const = 0;
+    // Called after a replay batch's transaction committed `reached` (the
+    // ranges read, `to` being the new committed offset) to rewind_offsets.
+    // TableLog: nothing, rewind_offsets is its record.
+    virtual Status followCommitted(const QString &group, const std::vector<OffsetRange> &reached) const = 0;
+};
+
+// The log of `stream`, its kind chosen once from the spec.
+std::unique_ptr<StreamLog> openStreamLog(const Database &db, const StreamSpec &stream);
+
+} // namespace rw

@@ -1,0 +1,21 @@
+#include "core/streams/streamsdialect.h"
+
+namespace rw {
+
+const StreamsDialect &StreamsDialect::of(const Database &db)
+{
+    switch (db.dialect().kind()) {
+    case SqlDialect::Kind::Sqlite: return sqliteStreamsDialect();
+    case SqlDialect::Kind::Postgres: return postgresStreamsDialect();
+    }
+    return sqliteStreamsDialect();
+}
+
+Status prepareStreamSession(const Database &db)
+{
+    if (auto setup = db.execAll(StreamsDialect::of(db).sessionSetup() + db.dialect().valueFitsSetup()); !setup)
+        return fail(setup.error());
+    return {};
+}
+
+} // namespace rw

@@ -1,0 +1,88 @@
+#pragma once
+
+#include "core/sql/database.h"
+
+#include <QList>
+#include <QPair>
+#include <QStringList>
+
+namespace rw {
+
+// The engine-specific SQL of stream offsets and replay, one implementation
+// per engine (sqlitestreamsdialect.cpp, postgresstreamsdialect.cpp). What
+// other subsystems share (valueFitsType, dropTempTable, ...) stays in
+// SqlDialect. Stateless: one shared instance per engine kind, usable from
+// any thread.
+class StreamsDialect {
+public:
+    virtual ~StreamsDialect() = default;
+
+    // The dialect of `db`'s engine.
+    static const StreamsDialect &of(const Database &db);
+
+    // Statements a connection runs before the stream SQL below uses its
+    // helpers (PostgreSQL: per-session functions in pg_temp; SQLite: none).
+    // Run with SqlDialect::valueFitsSetup() through prepareStreamSession().
+    virtual QStringList sessionSetup() const { return {}; }
+    // A join whose tables are read in the order written (SQLite: CROSS JOIN,
+    // which its planner never reorders), with an ON condition.
+    virtual QString fixedOrderJoin() const = 0;
+    // A per-connection temporary table, qualified (temp.x, pg_temp.x).
+    virtual QString tempTable(const QString &name) const = 0;
+    // A column giving each row's place in its table's storage, whose range a
+    // scan reads in storage order (SQLite: rowid); empty when the engine has
+    // none a query can range over.
+    virtual QString storageOrderColumn() const { return {}; }
+    // `expr IS 1` / `expr IS NOT 1` for the staged "jv" flag (or a column of it).
+    virtual QString isTrue(const QString &expr) const = 0;
+    virtual QString isNotTrue(const QString &expr) const = 0;
+    // SELECT of the elements of a bound JSON array of integer arrays ("[[1,2],[3,4]]"):
+    // `leading` (select items before them, with a trailing ", " if any), then element
+    // 0..columns-1 of each inner array as integers, then `trailing` (", x" items).
+    virtual QString jsonIntegerRows(const QString &leading, int columns, const QString &trailing) const = 0;
+    // A SELECT staging events: `passThrough` (expression, alias) pairs, then
+    // "jv" (1 or true when `payload` is valid JSON; NULL on SQLite, false on
+    // PostgreSQL for a NULL payload) and "c0".."c<n-1>" (the value at the
+    // n bound paths, text or number, NULL when the payload is not JSON),
+    // then `fromClause` (" FROM ..."). Each payload is parsed once per row.
+    virtual QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough, const QString &payload, int paths,
+                                    const QString &fromClause) const = 0;
+    // The JSON type of the value at bound path `path` in the valid JSON text `payload`.
+    virtual QString jsonTypeAt(const QString &payload, const QString &path) const = 0;
+    // The column type a sink gets for a field whose values had these JSON
+    // types (jsonTypeAt, NULLs left out). Empty: no declared type (SQLite
+    // keeps each value's own type).
+    virtual QString sinkColumnType(const QStringList &jsonTypes) const = 0;
+    // The staged value `expr` as written to a sink column declared `type`
+    // (as listColumns reports it).
+    virtual QString sinkValue(const QString &expr, const QString &type) const = 0;
+    // A tail for a subquery in FROM that keeps the engine from merging it
+    // into the outer query (which would compute its columns once per use).
+    virtual QString subqueryFence() const = 0;
+    // Unique indexes of a relation, bound parameter: relation name. Columns "index", "position", "column".
+    virtual QString listUniqueIndexColumns() const = 0;
+    // Record timestamps as integer epoch milliseconds, NULL when unreadable:
+    // epoch seconds (numbers, numeric text), ISO-8601 text with or without a
+    // zone (none means UTC), or a timestamp column; digits past the
+    // millisecond dropped, as epochMs() does. `columnType` is the column's
+    // declared type as listColumns reports it. Needs sessionSetup().
+    virtual QString epochMillis(const QString &quotedColumn, const QString &columnType) const = 0;
+    // Reading and setting this connection's page cache size (SQLite: PRAGMA
+    // cache_size; empty where the engine has no such setting).
+    virtual QString pageCacheSize() const { return {}; }
+    virtual QString setPageCacheSize(qint64 size) const
+    {
+        Q_UNUSED(size);
+        return {};
+    }
+};
+
+// Runs StreamsDialect::sessionSetup() and SqlDialect::valueFitsSetup() on
+// the calling thread's connection: the helpers stream SQL needs.
+Status prepareStreamSession(const Database &db);
+
+// One per engine; StreamsDialect::of picks.
+const StreamsDialect &sqliteStreamsDialect();
+const StreamsDialect &postgresStreamsDialect();
+
+} // namespace rw
