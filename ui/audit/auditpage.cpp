@@ -2,7 +2,6 @@
 
 #include "ui/audit/auditmodel.h"
 #include "ui/audit/auditproxymodel.h"
-#include "ui/common/background.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -128,12 +127,9 @@ void AuditPage::refresh()
 {
     if (!m_db)
         return;
-    const quint64 generation = beginLoad(tr("Loading the audit log\u2026"));
-    runInBackground(
-        this, [db = *m_db] { return listAudit(db, {}, kLimit); },
-        [this, generation](Result<std::vector<AuditRow>> result) {
-            if (!finishLoad(generation))
-                return;
+    startLoad(
+        tr("Loading the audit log\u2026"), [db = *m_db] { return listAudit(db, {}, kLimit); },
+        [this](Result<std::vector<AuditRow>> result) {
             if (!result) {
                 Q_EMIT loadFailed(tr("Could not load the audit log: %1").arg(result.error().message));
                 return;

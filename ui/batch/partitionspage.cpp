@@ -1,6 +1,5 @@
 #include "ui/batch/partitionspage.h"
 
-#include "ui/common/background.h"
 #include "ui/batch/partitionsmodel.h"
 #include "ui/batch/partitionsproxymodel.h"
 #include "ui/common/stattile.h"
@@ -281,13 +280,9 @@ void PartitionsPage::refresh()
 {
     if (!m_db || !m_dataset)
         return;
-    const quint64 generation = beginLoad(tr("Loading partitions of %1\u2026").arg(m_dataset->name));
-    updateHeader();
-    runInBackground(
-        this, [db = *m_db, dataset = *m_dataset] { return listPartitions(db, dataset); },
-        [this, generation](Result<std::vector<PartitionInfo>> result) {
-            if (!finishLoad(generation))
-                return;
+    startLoad(
+        tr("Loading partitions of %1\u2026").arg(m_dataset->name), [db = *m_db, dataset = *m_dataset] { return listPartitions(db, dataset); },
+        [this](Result<std::vector<PartitionInfo>> result) {
             if (!result) {
                 updateHeader();
                 Q_EMIT loadFailed(tr("Could not load the partitions of %1: %2").arg(datasetName(), result.error().message));
@@ -302,6 +297,7 @@ void PartitionsPage::refresh()
                 selectPartitions(std::exchange(m_pendingSelection, {}));
             Q_EMIT pageLoaded();
         });
+    updateHeader();
 }
 
 void PartitionsPage::applyStatusFilter(int comboIndex)

@@ -1,6 +1,5 @@
 #include "ui/batch/previewpage.h"
 
-#include "ui/common/background.h"
 #include "ui/batch/checksmodel.h"
 #include "ui/batch/diffchart.h"
 #include "ui/common/format.h"
@@ -22,7 +21,6 @@
 #include <QStackedWidget>
 #include <QTabBar>
 #include <QTableView>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace rw {
@@ -226,15 +224,6 @@ PreviewPage::PreviewPage(QWidget *parent)
     clear();
 }
 
-PreviewPage::~PreviewPage()
-{
-    // Workers post progress to this page: stop them and let them end first.
-    if (m_cancelFlag)
-        m_cancelFlag->store(true);
-    if (m_inFlight > 0)
-        QThreadPool::globalInstance()->waitForDone();
-}
-
 QString PreviewPage::title() const
 {
     return m_dataset ? tr("Preview of %1").arg(m_dataset->name) : tr("Preview");
@@ -310,8 +299,9 @@ void PreviewPage::refresh()
 
 void PreviewPage::cancel()
 {
-    if (m_cancelFlag && m_inFlight > 0) {
-        m_cancelFlag->store(true);
+    if (m_previewJobs.isRunning()) {
+        m_previewJobs.requestCancel();
+        m_cancelRequested = true;
         m_cancel->setEnabled(false);
         m_phase->setText(tr("Cancelling\u2026"));
     }
@@ -319,13 +309,11 @@ void PreviewPage::cancel()
 
 void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QStringList &partitions, bool autoPick, bool launchAfter)
 {
-    if (m_cancelFlag)
-        m_cancelFlag->store(true); // the previous preview's answer is no longer wanted
     m_db = db;
     m_dataset = dataset;
     m_partitions = partitions;
     m_result.reset();
-    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
+    m_cancelRequested = false;
     const QString scope = autoPick ? tr("the partition that most needs attention")
                                    : partitions.isEmpty() ? tr("every partition") : partitions.join(QStringLiteral(", "));
     m_title->setText(tr("Preview: %1").arg(dataset.name));
@@ -333,16 +321,14 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QS
     showEmpty(tr("<h3>Previewing %1</h3><p style='color:#5f6670'>Staging, deduplicating, diffing against %2 and running "
                  "the gates.<br>Nothing is written to the target.</p>")
                   .arg(scope.toHtmlEscaped(), dataset.target.toHtmlEscaped()));
-    const quint64 generation = beginLoad(tr("Previewing %1\u2026").arg(dataset.name));
+    const quint64 load = beginLoad(tr("Previewing %1\u2026").arg(dataset.name));
     setRunning(true, tr("starting"));
-    ++m_inFlight;
-    auto cancel = m_cancelFlag;
-    runInBackground(
-        this,
-        [db, dataset, partitions, autoPick, cancel, this, generation]() -> Result<RunResult> {
+    // Starting supersedes the preview in flight: its flag is set, its answer dropped.
+    m_previewJobs.start(
+        [db, dataset, partitions, autoPick, this](const JobToken &job) -> Result<RunResult> {
             BatchOptions options;
             options.samples = kSamples;
-            options.cancel = cancel.get();
+            options.cancel = job.cancelFlag();
             options.scope.partitions = partitions;
             if (autoPick && dataset.partitioned()) {
                 auto list = listPartitions(db, dataset);
@@ -351,27 +337,18 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QS
                 if (const auto p = mostUrgentPartition(*list))
                     options.scope.partitions = {*p};
             }
-            // Worker thread: phases go to the GUI thread queued. The page
-            // outlives its workers (see the destructor).
-            options.progress = [this, generation](const Progress &p) {
-                QMetaObject::invokeMethod(
-                    this,
-                    [this, generation, phase = p.phase] {
-                        if (generation == currentGeneration())
-                            m_phase->setText(phase);
-                    },
-                    Qt::QueuedConnection);
-            };
-            if (cancel->load())
+            // Worker thread: phases are posted back; `this` is only touched
+            // there, while this preview is current.
+            options.progress = [this, job](const Progress &p) { job.post([this, phase = p.phase] { m_phase->setText(phase); }); };
+            if (job.isCancelled())
                 return internalError(QStringLiteral("cancelled"));
             return rw::preview(db, dataset, options);
         },
-        [this, generation, launchAfter, cancel](Result<RunResult> result) {
-            --m_inFlight;
-            if (!finishLoad(generation))
+        [this, load, launchAfter](Result<RunResult> result) {
+            if (!finishLoad(load))
                 return;
             setRunning(false);
-            if (cancel->load()) {
+            if (m_cancelRequested) {
                 m_subtitle->setText(tr("Preview cancelled. Nothing was written."));
                 showEmpty(tr("<h3>Preview cancelled</h3><p style='color:#5f6670'>Nothing was written. Press <b>Preview "
                              "again</b> (F5) to start over.</p>"));

@@ -1,6 +1,5 @@
 #include "ui/batch/runspage.h"
 
-#include "ui/common/background.h"
 #include "core/batch/batchjson.h"
 #include "ui/common/confirmdialog.h"
 #include "ui/common/format.h"
@@ -184,9 +183,8 @@ void RunsPage::refresh()
 {
     if (!m_db)
         return;
-    const quint64 generation = beginLoad(tr("Loading runs\u2026"));
-    runInBackground(
-        this,
+    startLoad(
+        tr("Loading runs\u2026"),
         [db = *m_db]() -> Result<std::vector<RunSummary>> {
             auto runs = listRuns(db, 200);
             if (!runs)
@@ -202,9 +200,7 @@ void RunsPage::refresh()
             }
             return out;
         },
-        [this, generation](Result<std::vector<RunSummary>> result) {
-            if (!finishLoad(generation))
-                return;
+        [this](Result<std::vector<RunSummary>> result) {
             if (!result) {
                 Q_EMIT loadFailed(tr("Could not load the runs: %1").arg(result.error().message));
                 return;
@@ -321,14 +317,11 @@ bool RunsPage::rollbackSelected()
     const RunSummary &r = m_model->snapshot()[std::size_t(row)];
     if (!canRollBack(r.info.kind, r.info.status))
         return false;
-    const quint64 generation = ++m_rollbackGeneration;
     m_rollback->setEnabled(false);
     Q_EMIT loadingChanged(true, tr("Working out what a rollback of run %1 restores\u2026").arg(id));
-    runInBackground(
-        this, [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, false); },
-        [this, generation, id](Result<RollbackResult> plan) {
-            if (generation != m_rollbackGeneration)
-                return;
+    m_rollbackJobs.start(
+        [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, false); },
+        [this, id](Result<RollbackResult> plan) {
             Q_EMIT loadingChanged(false, QString());
             updateSelection();
             if (!plan) {
@@ -384,13 +377,10 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan)
     connect(dialog, &ConfirmDialog::confirmed, this, [this, id, dataset] {
         if (!m_db || !m_spec)
             return;
-        const quint64 generation = ++m_rollbackGeneration;
         Q_EMIT loadingChanged(true, tr("Rolling back run %1\u2026").arg(id));
-        runInBackground(
-            this, [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, true); },
-            [this, generation, id, dataset](Result<RollbackResult> done) {
-                if (generation != m_rollbackGeneration)
-                    return;
+        m_rollbackJobs.start(
+            [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, true); },
+            [this, id, dataset](Result<RollbackResult> done) {
                 Q_EMIT loadingChanged(false, QString());
                 if (!done) {
                     if (m_rollbackDialog)

@@ -106,7 +106,7 @@ private:
     QPushButton *m_resume;
     QPushButton *m_rollback;
     QPointer<ConfirmDialog> m_rollbackDialog;
-    quint64 m_rollbackGeneration = 0;
+    JobTracker m_rollbackJobs{this};
     QPushButton *m_exportJson;
     QPushButton *m_exportMarkdown;
     RunsModel *m_model;

@@ -1,6 +1,5 @@
 #include "ui/dlq/dlqpage.h"
 
-#include "ui/common/background.h"
 #include "ui/dlq/dlqgroupsmodel.h"
 #include "ui/dlq/dlqhistorymodel.h"
 #include "ui/dlq/dlqpayloadpanel.h"
@@ -25,7 +24,6 @@
 #include <QStringBuilder>
 #include <QTabWidget>
 #include <QTableView>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace rw {
@@ -160,7 +158,7 @@ DlqPage::DlqPage(QWidget *parent)
     connect(m_records, &DlqRecordsModel::fetchFailed, this, [this](const QString &message) {
         if (m_waitFirstPage) {
             m_waitFirstPage = false;
-            if (finishLoad(m_loadGeneration))
+            if (finishLoad(m_loadId))
                 Q_EMIT loadFailed(tr("Could not load the DLQ records: %1").arg(message));
             return;
         }
@@ -222,16 +220,6 @@ DlqPage::DlqPage(QWidget *parent)
     layout->addLayout(header);
     layout->addWidget(horizontal, 1);
     clear();
-}
-
-DlqPage::~DlqPage()
-{
-    if (m_cancelFlag) {
-        // The replay stops at its next batch boundary; it posts progress to
-        // this page, so let it end before the page goes.
-        m_cancelFlag->store(true);
-        QThreadPool::globalInstance()->waitForDone();
-    }
 }
 
 void DlqPage::buildActions(QWidget *host)
@@ -338,7 +326,8 @@ void DlqPage::setWorkspace(const Database &db, const Spec &spec)
 void DlqPage::clear()
 {
     cancelLoad();
-    ++m_detailGeneration;
+    m_summaryJobs.cancel();
+    m_detailJobs.cancel();
     m_db.reset();
     m_spec.reset();
     m_records->clear();
@@ -369,7 +358,7 @@ void DlqPage::refresh()
 {
     if (!m_db)
         return;
-    m_loadGeneration = beginLoad(tr("Loading the dead-letter queue\u2026"));
+    m_loadId = beginLoad(tr("Loading the dead-letter queue\u2026"));
     m_waitFirstPage = m_waitSummary = true;
     m_waitDetail = false;
     m_records->clearVerdicts();
@@ -423,12 +412,10 @@ void DlqPage::applyFilter(bool reloadGroups)
 
 void DlqPage::loadSummary()
 {
-    const quint64 generation = m_loadGeneration;
     DlqSelection byStatus;
     if (!m_statusFilter.isEmpty())
         byStatus.statuses = {m_statusFilter};
-    runInBackground(
-        this,
+    m_summaryJobs.start( // a newer summary drops this one
         [db = *m_db, byStatus]() -> Result<Summary> {
             auto all = countDlq(db, {});
             if (!all)
@@ -438,12 +425,12 @@ void DlqPage::loadSummary()
                 return fail(filtered.error());
             return Summary{std::move(*all), std::move(*filtered)};
         },
-        [this, generation](Result<Summary> summary) {
-            if (generation != m_loadGeneration || !m_db)
+        [this](Result<Summary> summary) {
+            if (!m_db)
                 return;
             if (!summary) {
                 m_waitSummary = false;
-                if (finishLoad(generation))
+                if (finishLoad(m_loadId))
                     Q_EMIT loadFailed(tr("Could not load the DLQ summary: %1").arg(summary.error().message));
                 return;
             }
@@ -494,7 +481,7 @@ void DlqPage::maybeLoaded()
     qobject_cast<QStackedLayout *>(m_recordsArea->layout())->setCurrentWidget(empty && !m_waitSummary ? static_cast<QWidget *>(m_empty) : m_recordsView);
     if (m_waitFirstPage || m_waitSummary || m_waitDetail || !isLoading())
         return;
-    if (finishLoad(m_loadGeneration))
+    if (finishLoad(m_loadId))
         Q_EMIT pageLoaded();
 }
 
@@ -502,12 +489,9 @@ void DlqPage::loadDetail(qint64 id)
 {
     if (m_payload->isModified() && m_payload->recordId() != id)
         showResult(false, tr("Your unsaved edit of record #%1 was dropped.").arg(m_payload->recordId()));
-    const quint64 generation = ++m_detailGeneration;
-    runInBackground(
-        this, [db = *m_db, id] { return showDlq(db, id); },
-        [this, generation, id](Result<DlqDetail> detail) {
-            if (generation != m_detailGeneration)
-                return;
+    m_detailJobs.start(
+        [db = *m_db, id] { return showDlq(db, id); },
+        [this, id](Result<DlqDetail> detail) {
             if (!detail) {
                 m_payload->clearRecord();
                 m_history->resetData({});
@@ -625,7 +609,6 @@ void DlqPage::finishOperation(const QString &operation, bool ok, const QString &
             m_records->reload();
         else
             m_records->refreshRecords(touched);
-        m_loadGeneration = currentGeneration(); // the summary of this state, without the loading spinner
         loadSummary();
         if (m_payload->recordId() != 0)
             loadDetail(m_payload->recordId());
@@ -644,8 +627,8 @@ void DlqPage::validateSelection()
     options.maxRecords = int(std::clamp<qint64>(std::max<qint64>(selection.ids.size(), m_records->rowCount()), 1, 100000));
     setBusy(true);
     showResult(true, tr("Validating\u2026"));
-    runInBackground(
-        this, [db = *m_db, spec = *m_spec, selection, options] { return replayDlq(db, spec, selection, options); },
+    tasks().start(
+        [db = *m_db, spec = *m_spec, selection, options] { return replayDlq(db, spec, selection, options); },
         [this](Result<DlqReplayResult> result) {
             if (!result)
                 return finishOperation(kOperationValidate, false, tr("Validation failed: %1").arg(result.error().message), {});
@@ -669,8 +652,6 @@ void DlqPage::replaySelection()
         return;
     const DlqSelection selection = actionSelection();
     const QList<qint64> touched = selection.ids;
-    auto cancel = std::make_shared<std::atomic<bool>>(false);
-    m_cancelFlag = cancel;
     const qint64 expected = selectionSize();
     DlqReplayOptions options;
     options.execute = true;
@@ -678,12 +659,6 @@ void DlqPage::replaySelection()
     if (m_velocity->value() > 0)
         options.maxPerSecond = double(m_velocity->value());
     options.maxRecords = int(std::clamp<qint64>(selection.ids.size(), 1000, 100000));
-    // Worker thread: each report after a committed batch is handed to the
-    // GUI thread. The page outlives its replay (see the destructor).
-    options.progress = [this](const DlqReplayProgress &p) {
-        QMetaObject::invokeMethod(this, [this, p] { onReplayProgress(p); }, Qt::QueuedConnection);
-    };
-    options.cancel = cancel.get();
     setBusy(true);
     m_progress->setRange(0, int(std::min<qint64>(std::max<qint64>(expected, 1), INT_MAX)));
     m_progress->setValue(0);
@@ -691,13 +666,15 @@ void DlqPage::replaySelection()
     m_cancel->setEnabled(true);
     m_progressFrame->show();
     showResult(true, tr("Replaying\u2026"));
-    runInBackground(
-        this,
-        // `cancel` is held here so the flag outlives the page if need be.
-        [db = *m_db, spec = *m_spec, selection, options, cancel] { return replayDlq(db, spec, selection, options); },
-        [this, touched, cancel](Result<DlqReplayResult> result) {
-            if (m_cancelFlag == cancel)
-                m_cancelFlag.reset();
+    m_replayJobs.start(
+        [this, db = *m_db, spec = *m_spec, selection, options](const JobToken &job) mutable {
+            // Worker thread: each report after a committed batch is posted
+            // back; `this` is only touched there, while this replay is current.
+            options.progress = [this, job](const DlqReplayProgress &p) { job.post([this, p] { onReplayProgress(p); }); };
+            options.cancel = job.cancelFlag();
+            return replayDlq(db, spec, selection, options);
+        },
+        [this, touched](Result<DlqReplayResult> result) {
             m_progressFrame->hide();
             if (!result)
                 return finishOperation(kOperationReplay, false, tr("Replay failed: %1").arg(result.error().message), touched);
@@ -723,9 +700,9 @@ void DlqPage::onReplayProgress(const DlqReplayProgress &p)
 
 void DlqPage::cancelReplay()
 {
-    if (!m_cancelFlag)
+    if (!m_replayJobs.isRunning())
         return;
-    m_cancelFlag->store(true);
+    m_replayJobs.requestCancel();
     m_cancel->setEnabled(false);
     m_progressText->setText(tr("cancelling at the next batch boundary\u2026"));
 }
@@ -742,8 +719,8 @@ void DlqPage::discardSelection()
     }
     const DlqSelection selection = actionSelection();
     setBusy(true);
-    runInBackground(
-        this, [db = *m_db, selection, reason] { return discardDlq(db, selection, reason, true); },
+    tasks().start(
+        [db = *m_db, selection, reason] { return discardDlq(db, selection, reason, true); },
         [this, selection](Result<DlqDiscardResult> result) {
             if (!result)
                 return finishOperation(kOperationDiscard, false, tr("Discard refused: %1").arg(result.error().message), selection.ids);
@@ -764,8 +741,8 @@ void DlqPage::saveFix(qint64 id, const QByteArray &payload)
     request.reason = tr("edited in the console");
     request.execute = true;
     setBusy(true);
-    runInBackground(
-        this, [db = *m_db, request] { return fixDlq(db, request); },
+    tasks().start(
+        [db = *m_db, request] { return fixDlq(db, request); },
         [this, id](Result<DlqFixResult> result) {
             if (!result)
                 return finishOperation(kOperationFix, false, tr("Fix of #%1 refused: %2").arg(id).arg(result.error().message), {id});
@@ -786,8 +763,8 @@ void DlqPage::previewSetPath(const QString &path, const QString &value)
     m_pendingSet.reset();
     m_pendingBar->hide();
     setBusy(true);
-    runInBackground(
-        this, [db = *m_db, request] { return fixDlq(db, request); },
+    tasks().start(
+        [db = *m_db, request] { return fixDlq(db, request); },
         [this, request, path, value](Result<DlqFixResult> result) {
             if (!result)
                 return finishOperation(kOperationSet, false, tr("Cannot set %1: %2").arg(path, result.error().message), {});
@@ -817,8 +794,8 @@ void DlqPage::applyPendingSet()
     m_pendingSet.reset();
     m_pendingBar->hide();
     setBusy(true);
-    runInBackground(
-        this, [db = *m_db, request] { return fixDlq(db, request); },
+    tasks().start(
+        [db = *m_db, request] { return fixDlq(db, request); },
         [this, request](Result<DlqFixResult> result) {
             const QString path = request.sets.front().first;
             if (!result)

@@ -44,7 +44,6 @@ class DlqPage : public Page {
     Q_OBJECT
 public:
     explicit DlqPage(QWidget *parent = nullptr);
-    ~DlqPage() override;
 
     // Forgets the previous workspace; loads when shown (refresh()).
     void setWorkspace(const Database &db, const Spec &spec);
@@ -133,9 +132,14 @@ private:
     bool m_waitFirstPage = false;
     bool m_waitSummary = false;
     bool m_waitDetail = false;
-    quint64 m_loadGeneration = 0;
-    quint64 m_detailGeneration = 0;
-    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    // A load is the first page of records, the summary and the first
+    // record's detail: the page is loaded when all three are in.
+    quint64 m_loadId = 0;
+    JobTracker m_summaryJobs{this};
+    JobTracker m_detailJobs{this};
+    // Its tracker's destructor cancels a replay in flight (at its next batch
+    // boundary) and drops its reports: the page does not wait for it.
+    JobTracker m_replayJobs{this};
     std::optional<DlqReplayResult> m_lastReplay;
     std::optional<DlqFixRequest> m_pendingSet;
 

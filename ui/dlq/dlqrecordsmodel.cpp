@@ -1,6 +1,5 @@
 #include "ui/dlq/dlqrecordsmodel.h"
 
-#include "ui/common/background.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
@@ -41,7 +40,7 @@ DlqRecordsModel::DlqRecordsModel(QObject *parent) : QAbstractTableModel(parent) 
 void DlqRecordsModel::setFilter(const Database &db, const DlqSelection &filter)
 {
     beginResetModel();
-    ++m_generation;
+    m_jobs.cancel(); // pages of the old filter are dropped
     m_db = db;
     m_filter = filter;
     m_rows.clear();
@@ -56,7 +55,7 @@ void DlqRecordsModel::setFilter(const Database &db, const DlqSelection &filter)
 void DlqRecordsModel::clear()
 {
     beginResetModel();
-    ++m_generation;
+    m_jobs.cancel(); // pages of the old filter are dropped
     m_db.reset();
     m_filter = {};
     m_rows.clear();
@@ -92,14 +91,11 @@ void DlqRecordsModel::fetchPage()
     if (!m_db || m_fetching || m_complete)
         return;
     m_fetching = true;
-    const quint64 generation = m_generation;
     const qint64 after = m_rows.empty() ? 0 : m_rows.back().id;
     const int limit = m_pageSize;
-    runInBackground(
-        this, [db = *m_db, filter = m_filter, after, limit] { return pageDlq(db, filter, after, limit); },
-        [this, generation, limit](Result<std::vector<DlqRecord>> page) {
-            if (generation != m_generation)
-                return; // the filter changed meanwhile
+    m_jobs.start(
+        [db = *m_db, filter = m_filter, after, limit] { return pageDlq(db, filter, after, limit); },
+        [this, limit](Result<std::vector<DlqRecord>> page) {
             if (!page) {
                 m_fetching = false;
                 m_complete = true; // do not hammer a failing database from the view
@@ -134,13 +130,12 @@ void DlqRecordsModel::refreshRecords(const QList<qint64> &ids)
             loaded << id;
     if (loaded.isEmpty())
         return;
-    const quint64 generation = m_generation;
     DlqSelection byId;
     byId.ids = loaded;
-    runInBackground(
-        this, [db = *m_db, byId] { return pageDlq(db, byId, 0, int(byId.ids.size())); },
-        [this, generation, loaded](Result<std::vector<DlqRecord>> records) {
-            if (generation != m_generation || !records)
+    m_jobs.start(
+        [db = *m_db, byId] { return pageDlq(db, byId, 0, int(byId.ids.size())); },
+        [this, loaded](Result<std::vector<DlqRecord>> records) {
+            if (!records)
                 return;
             for (DlqRecord &r : *records) {
                 const int row = rowOf(r.id);

@@ -2,6 +2,7 @@
 
 #include "core/sql/database.h"
 #include "core/dlq/dlq.h"
+#include "ui/common/jobtracker.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
@@ -14,7 +15,7 @@ namespace rw {
 // The DLQ records of a filter, paged lazily: the first page is fetched when
 // the filter is set, the next one when the view scrolls to the end
 // (canFetchMore/fetchMore). Pages are keyset reads (rw::pageDlq) run off the
-// GUI thread; a generation counter drops pages of a superseded filter, so a
+// GUI thread; setting a filter drops the pages still coming for the old one, so a
 // DLQ of a million records opens with one page loaded.
 //
 // Rows once loaded stay (a record whose status changes is updated in place,
@@ -80,7 +81,7 @@ private:
     QHash<qint64, DlqVerdict> m_verdicts;
     int m_pageSize = kDefaultPageSize;
     int m_pagesFetched = 0;
-    quint64 m_generation = 0;
+    JobTracker m_jobs{this, JobTracker::Policy::Concurrent}; // this filter's page and refresh reads
     bool m_fetching = false;
     bool m_complete = true;
 };

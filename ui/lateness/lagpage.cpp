@@ -1,6 +1,5 @@
 #include "ui/lateness/lagpage.h"
 
-#include "ui/common/background.h"
 #include "ui/common/format.h"
 #include "ui/lateness/lagpartitionsmodel.h"
 #include "ui/lateness/latenesschart.h"
@@ -290,13 +289,9 @@ void LagPage::refresh()
     m_subtitle->setText(tr("lateness = %1 \u2212 %2  \u00b7  allowed_lateness %3  \u00b7  loading\u2026")
                             .arg(d.ingestTime, d.eventTime,
                                  d.allowedLatenessSeconds ? durationLabel(*d.allowedLatenessSeconds) : tr("not set")));
-    const quint64 generation = beginLoad(tr("Measuring the lateness of %1\u2026").arg(d.name));
-    updateActions();
-    runInBackground(
-        this, [db = *m_db, dataset = d]() { return loadLatenessSnapshot(db, dataset); },
-        [this, generation](Result<LatenessSnapshot> result) {
-            if (!finishLoad(generation))
-                return;
+    startLoad(
+        tr("Measuring the lateness of %1\u2026").arg(d.name), [db = *m_db, dataset = d]() { return loadLatenessSnapshot(db, dataset); },
+        [this](Result<LatenessSnapshot> result) {
             if (!result) {
                 m_empty->setText(result.error().message);
                 m_stack->setCurrentWidget(m_empty);
@@ -307,6 +302,7 @@ void LagPage::refresh()
             showSnapshot(std::move(*result));
             Q_EMIT pageLoaded();
         });
+    updateActions();
 }
 
 void LagPage::showSnapshot(LatenessSnapshot snapshot)
@@ -494,8 +490,7 @@ void LagPage::startFinalize()
     m_preparing = true;
     m_actionState->setText(tr("Previewing the days the watermark has passed\u2026"));
     updateActions();
-    runInBackground(
-        this,
+    tasks().start(
         [db = *m_db, dataset = *m_dataset]() -> Result<LaunchPlan> {
             auto dry = finalize(db, dataset, {});
             if (!dry)
@@ -528,8 +523,7 @@ void LagPage::startBackfill()
     m_preparing = true;
     m_actionState->setText(tr("Previewing the stale partitions\u2026"));
     updateActions();
-    runInBackground(
-        this,
+    tasks().start(
         [db = *m_db, dataset = *m_dataset]() -> Result<LaunchPlan> {
             BatchOptions options;
             options.scope.stale = true;

@@ -1,6 +1,5 @@
 #include "ui/recovery/recoverpage.h"
 
-#include "ui/common/background.h"
 #include "ui/common/confirmdialog.h"
 #include "ui/recovery/duplicatesmodel.h"
 #include "ui/common/errorbanner.h"
@@ -301,7 +300,7 @@ void RecoverPage::setDataset(const Database &db, const DatasetSpec &dataset)
     m_freezeAtPlan.reset();
     m_rerunPreview.reset();
     m_outcome = {};
-    ++m_stepGeneration;
+    m_stepJobs.cancel();
     m_busy = false;
     m_banner->dismiss();
     m_title->setText(tr("Recover duplicates: %1").arg(dataset.name));
@@ -332,7 +331,7 @@ QString RecoverPage::statusText() const
 void RecoverPage::clear()
 {
     cancelLoad();
-    ++m_stepGeneration;
+    m_stepJobs.cancel();
     m_db.reset();
     m_dataset.reset();
     m_result.reset();
@@ -359,10 +358,8 @@ void RecoverPage::refresh()
             previewRerun();
         return;
     }
-    const quint64 generation = beginLoad(tr("Looking for duplicates in %1\u2026").arg(m_dataset->name));
-    setBusy(true, tr("Looking for duplicate keys in %1\u2026").arg(m_dataset->target));
-    runInBackground(
-        this,
+    startLoad(
+        tr("Looking for duplicates in %1\u2026").arg(m_dataset->name),
         [db = *m_db, dataset = *m_dataset]() -> Result<Plan> {
             auto plan = planRecovery(db, dataset, 10);
             if (!plan)
@@ -375,9 +372,7 @@ void RecoverPage::refresh()
                 return fail(frozen.error());
             return Plan{std::move(*plan), std::move(*steps), *frozen};
         },
-        [this, generation](Result<Plan> plan) {
-            if (!finishLoad(generation))
-                return;
+        [this](Result<Plan> plan) {
             setBusy(false, QString());
             if (!plan) {
                 Q_EMIT loadFailed(tr("Could not plan the recovery of %1: %2").arg(datasetName(), plan.error().message));
@@ -391,6 +386,7 @@ void RecoverPage::refresh()
             showStep(FreezeStep);
             Q_EMIT pageLoaded();
         });
+    setBusy(true, tr("Looking for duplicate keys in %1\u2026").arg(m_dataset->target));
 }
 
 RecoverPage::Step RecoverPage::nextStep() const
@@ -549,14 +545,11 @@ void RecoverPage::previewRerun()
 {
     if (!m_db || !m_dataset || !m_result)
         return;
-    const quint64 generation = ++m_stepGeneration;
     m_rerunPreview.reset();
     setBusy(true, tr("Previewing the re-run of %1 partition(s)\u2026").arg(m_result->scope.size()));
-    runInBackground(
-        this, [db = *m_db, dataset = *m_dataset, result = *m_result] { return previewRecoveryRerun(db, dataset, result, 0); },
-        [this, generation](Result<RunResult> preview) {
-            if (generation != m_stepGeneration)
-                return;
+    m_stepJobs.start(
+        [db = *m_db, dataset = *m_dataset, result = *m_result] { return previewRecoveryRerun(db, dataset, result, 0); },
+        [this](Result<RunResult> preview) {
             setBusy(false, QString());
             if (!preview) {
                 m_banner->showError(tr("Could not preview the re-run: %1").arg(preview.error().message));
@@ -616,18 +609,18 @@ void RecoverPage::executeStep(Step step, const QString &planId)
 {
     if (!m_db || !m_dataset || !m_result)
         return;
-    const quint64 generation = ++m_stepGeneration;
     static const char *const busyTexts[] = {"Freezing %1\u2026", "Identifying duplicate keys in %1\u2026", "Re-running %1\u2026",
                                             "Comparing business totals of %1 with the source\u2026", "Adding the unique index to %1\u2026"};
     setBusy(true, tr(busyTexts[step]).arg(step == FreezeStep ? m_dataset->name : m_dataset->target));
     m_banner->dismiss();
     RecoveryRerunOptions options;
     options.planId = planId;
-    if (step == RerunStep)
-        options.progress = [this](const Progress &p) { QMetaObject::invokeMethod(this, [this, p] { onProgress(p); }, Qt::QueuedConnection); };
-    runInBackground(
-        this,
-        [db = *m_db, dataset = *m_dataset, snapshot = *m_result, step, options]() -> Result<RecoveryResult> {
+    m_stepJobs.start(
+        [this, db = *m_db, dataset = *m_dataset, snapshot = *m_result, step, options](const JobToken &job) mutable -> Result<RecoveryResult> {
+            // Worker thread: `this` is only captured by the reports posted
+            // back, which run only while this step is current.
+            if (step == RerunStep)
+                options.progress = [this, job](const Progress &p) { job.post([this, p] { onProgress(p); }); };
             RecoveryResult result = snapshot;
             Status s;
             switch (step) {
@@ -642,9 +635,7 @@ void RecoverPage::executeStep(Step step, const QString &planId)
                 return fail(s.error());
             return result;
         },
-        [this, generation, step](Result<RecoveryResult> result) {
-            if (generation != m_stepGeneration)
-                return;
+        [this, step](Result<RecoveryResult> result) {
             setBusy(false, QString());
             if (!result) {
                 if (result.error().code == Error::Code::StalePlan) {

@@ -131,7 +131,7 @@ private:
     std::array<QString, StepCount> m_outcome; // per step: what it did, or why it failed
     Step m_shown = FreezeStep;
     bool m_busy = false;
-    quint64 m_stepGeneration = 0;
+    JobTracker m_stepJobs{this};
 
     QLabel *m_title;
     QLabel *m_subtitle;

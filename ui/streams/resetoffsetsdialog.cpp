@@ -1,6 +1,5 @@
 #include "ui/streams/resetoffsetsdialog.h"
 
-#include "ui/common/background.h"
 #include "ui/common/format.h"
 #include "ui/streams/resetplanmodel.h"
 #include "core/util/timeutil.h"
@@ -268,7 +267,7 @@ void ResetOffsetsDialog::invalidate()
 {
     if (m_applying)
         return;
-    ++m_generation; // an answer for older inputs is dropped
+    m_planJobs.cancel(); // an answer for older inputs is dropped
     m_busy = false;
     m_dryRun.reset();
     m_dryRunRequest.reset();
@@ -305,16 +304,12 @@ void ResetOffsetsDialog::dryRun()
         setState(req.error().message, QStringLiteral("#c01c1c"));
         return;
     }
-    const quint64 generation = ++m_generation;
     m_busy = true;
     setState(tr("Computing the dry run\u2026"));
     updateButtons();
-    runInBackground(
-        this,
+    m_planJobs.start(
         [db = m_db, stream = m_stream, group = m_group, r = *req]() { return resetOffsets(db, stream, group, r, false); },
-        [this, generation, r = *req](Result<ResetPlan> plan) {
-            if (generation != m_generation)
-                return;
+        [this, r = *req](Result<ResetPlan> plan) {
             m_busy = false;
             if (!plan) {
                 setState(plan.error().message, QStringLiteral("#c01c1c"));
@@ -344,17 +339,13 @@ void ResetOffsetsDialog::apply()
 {
     if (!canApply() || !m_dryRunRequest)
         return;
-    const quint64 generation = ++m_generation;
     m_busy = true;
     m_applying = true;
     setState(tr("Applying\u2026"));
     updateButtons();
-    runInBackground(
-        this,
+    m_planJobs.start(
         [db = m_db, stream = m_stream, group = m_group, r = *m_dryRunRequest]() { return resetOffsets(db, stream, group, r, true); },
-        [this, generation](Result<ResetPlan> plan) {
-            if (generation != m_generation)
-                return;
+        [this](Result<ResetPlan> plan) {
             m_busy = false;
             m_applying = false;
             if (!plan) {

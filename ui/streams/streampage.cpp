@@ -1,6 +1,5 @@
 #include "ui/streams/streampage.h"
 
-#include "ui/common/background.h"
 #include "ui/streams/consumergroupsmodel.h"
 #include "ui/common/format.h"
 #include "ui/streams/groupoffsetsmodel.h"
@@ -19,7 +18,6 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace rw {
@@ -231,16 +229,6 @@ StreamPage::StreamPage(QWidget *parent)
     clear();
 }
 
-StreamPage::~StreamPage()
-{
-    // The replay worker posts progress to this page: let it stop first.
-    if (m_replaying) {
-        if (m_replayCancel)
-            m_replayCancel->store(true);
-        QThreadPool::globalInstance()->waitForDone();
-    }
-}
-
 void StreamPage::setStream(const Database &db, const StreamSpec &stream)
 {
     const bool same = m_stream && m_stream->name == stream.name;
@@ -276,7 +264,7 @@ QString StreamPage::statusText() const
 void StreamPage::clear()
 {
     cancelLoad();
-    ++m_groupGeneration;
+    m_groupJobs.cancel();
     m_db.reset();
     m_stream.reset();
     m_sinkRows = -1;
@@ -295,12 +283,8 @@ void StreamPage::refresh()
 {
     if (!m_db || !m_stream)
         return;
-    const quint64 generation = beginLoad(tr("Loading stream %1\u2026").arg(m_stream->name));
-    ++m_groupGeneration;
-    updateHeader();
-    updateActions();
-    runInBackground(
-        this,
+    startLoad(
+        tr("Loading stream %1\u2026").arg(m_stream->name),
         [db = *m_db, stream = *m_stream, wanted = m_group]() -> Result<StreamSnapshot> {
             auto partitions = listStreamPartitions(db, stream);
             if (!partitions)
@@ -332,9 +316,7 @@ void StreamPage::refresh()
             }
             return snap;
         },
-        [this, generation](Result<StreamSnapshot> result) {
-            if (!finishLoad(generation))
-                return;
+        [this](Result<StreamSnapshot> result) {
             if (!result) {
                 updateHeader();
                 updateActions();
@@ -350,6 +332,9 @@ void StreamPage::refresh()
             updateHeader();
             Q_EMIT pageLoaded();
         });
+    m_groupJobs.cancel();
+    updateHeader();
+    updateActions();
 }
 
 bool StreamPage::selectGroup(const QString &group)
@@ -364,12 +349,10 @@ void StreamPage::loadGroup(const QString &group)
 {
     if (!m_db || !m_stream)
         return;
-    const quint64 generation = ++m_groupGeneration;
     m_group = group;
     m_groupTitle->setText(tr("Group %1 \u00b7 loading\u2026").arg(group));
     updateActions();
-    runInBackground(
-        this,
+    m_groupJobs.start(
         [db = *m_db, stream = *m_stream, group]() -> Result<GroupSnapshot> {
             auto offsets = listOffsets(db, stream, group);
             if (!offsets)
@@ -382,9 +365,7 @@ void StreamPage::loadGroup(const QString &group)
                 return fail(sink.error());
             return GroupSnapshot{std::move(*offsets), std::move(*groups), *sink};
         },
-        [this, generation, group](Result<GroupSnapshot> result) {
-            if (generation != m_groupGeneration)
-                return;
+        [this, group](Result<GroupSnapshot> result) {
             if (!result) {
                 Q_EMIT loadFailed(tr("Could not load the offsets of group %1: %2").arg(group, result.error().message));
                 return;
@@ -458,8 +439,7 @@ void StreamPage::startReplay()
     updateActions();
     m_replayStatus->setText(tr("Dry run of the replay\u2026"));
     const QString group = m_group;
-    runInBackground(
-        this,
+    tasks().start(
         [db = *m_db, stream = *m_stream, group]() {
             ReplayOptions options; // a dry run
             return replay(db, stream, group, options);
@@ -488,8 +468,6 @@ void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
     if (!m_db || !m_stream || m_group.isEmpty() || m_replaying)
         return;
     m_replaying = true;
-    m_replayCancel = std::make_shared<std::atomic<bool>>(false);
-    const quint64 generation = ++m_replayGeneration;
     m_progress->setRange(0, 0);
     m_progress->setValue(0);
     m_cancelButton->setEnabled(true);
@@ -500,21 +478,16 @@ void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
     if (maxEvents > 0)
         options.maxEvents = maxEvents;
     options.batchSize = std::max<qint64>(1, batchSize);
-    options.cancel = m_replayCancel.get();
-    runInBackground(
-        this,
-        [this, db = *m_db, stream = *m_stream, group = m_group, options, cancel = m_replayCancel, generation]() {
-            // Worker thread: reports go to the page with queued calls; the
-            // page waits for this worker before it goes (see the destructor).
+    m_replayJobs.start(
+        [this, db = *m_db, stream = *m_stream, group = m_group, options](const JobToken &job) {
+            // Worker thread: `this` is only captured by the reports posted
+            // back, which run only while this replay is current.
             ReplayOptions o = options;
-            o.progress = [this, generation](const ReplayProgress &p) {
-                QMetaObject::invokeMethod(this, [this, generation, p] { onReplayProgress(generation, p); }, Qt::QueuedConnection);
-            };
+            o.cancel = job.cancelFlag();
+            o.progress = [this, job](const ReplayProgress &p) { job.post([this, p] { onReplayProgress(p); }); };
             return replay(db, stream, group, o);
         },
-        [this, generation](Result<ReplayResult> result) {
-            if (generation != m_replayGeneration)
-                return;
+        [this](Result<ReplayResult> result) {
             m_replaying = false;
             updateActions();
             if (!result) {
@@ -548,9 +521,9 @@ void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
         });
 }
 
-void StreamPage::onReplayProgress(quint64 generation, const ReplayProgress &p)
+void StreamPage::onReplayProgress(const ReplayProgress &p)
 {
-    if (generation != m_replayGeneration || !m_replaying)
+    if (!m_replaying)
         return;
     m_progress->setRange(0, int(std::min<qint64>(p.offsetsTotal, std::numeric_limits<int>::max())));
     m_progress->setValue(int(std::min<qint64>(p.consumed, std::numeric_limits<int>::max())));
@@ -563,9 +536,9 @@ void StreamPage::onReplayProgress(quint64 generation, const ReplayProgress &p)
 
 void StreamPage::cancelReplay()
 {
-    if (!m_replaying || !m_replayCancel)
+    if (!m_replaying)
         return;
-    m_replayCancel->store(true);
+    m_replayJobs.requestCancel();
     m_cancelButton->setEnabled(false);
     m_replayStatus->setText(tr("Cancelling: the replay stops after the batch in progress\u2026"));
 }

@@ -1,7 +1,6 @@
 #include "ui/window/mainwindow.h"
 
 #include "ui/audit/auditpage.h"
-#include "ui/common/background.h"
 #include "ui/dlq/dlqpage.h"
 #include "ui/common/errorbanner.h"
 #include "ui/lateness/lagpage.h"
@@ -355,21 +354,17 @@ void MainWindow::showOpenDialog()
 
 void MainWindow::openWorkspace(const QString &db, const QString &spec, const Selection &initial)
 {
-    const quint64 generation = ++m_openGeneration;
     m_opening = true;
     m_banner->dismiss();
     setBusy(true, tr("Opening %1\u2026").arg(QFileInfo(spec).fileName()));
-    runInBackground(
-        this,
+    m_openJobs.start( // a newer open drops this one's answer
         [db, spec]() -> Result<std::shared_ptr<const Workspace>> {
             auto ws = rw::openWorkspace(db, spec);
             if (!ws)
                 return fail(ws.error());
             return std::make_shared<const Workspace>(std::move(*ws));
         },
-        [this, generation, db, spec, initial](Result<std::shared_ptr<const Workspace>> result) {
-            if (generation != m_openGeneration)
-                return; // the operator opened something else meanwhile
+        [this, db, spec, initial](Result<std::shared_ptr<const Workspace>> result) {
             m_opening = false;
             setBusy(false, QString());
             if (!result) {

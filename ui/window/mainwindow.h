@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/common/jobtracker.h"
 #include "ui/window/navigator.h"
 #include "core/workspace/workspace.h"
 
@@ -142,7 +143,7 @@ private:
     std::shared_ptr<const Workspace> m_workspace;
     QString m_workspaceDb;
     QString m_workspaceSpec;
-    quint64 m_openGeneration = 0;
+    JobTracker m_openJobs{this};
     bool m_opening = false;
 };
 
