@@ -1,5 +1,6 @@
 #include "ui/batch/runspage.h"
 
+#include "ui/common/style.h"
 #include "core/batch/batchjson.h"
 #include "ui/common/confirmdialog.h"
 #include "ui/common/format.h"
@@ -35,10 +36,7 @@ namespace {
 QLabel *heading(const QString &text, QWidget *parent)
 {
     auto *label = new QLabel(text, parent);
-    QFont f = label->font();
-    f.setBold(true);
-    f.setPointSizeF(f.pointSizeF() * 1.15);
-    label->setFont(f);
+    style::makeTitle(label, 1.15);
     return label;
 }
 
@@ -55,13 +53,10 @@ RunsPage::RunsPage(QWidget *parent)
 {
     setObjectName(QStringLiteral("runsPage"));
     auto *title = new QLabel(tr("Runs"), this);
-    QFont titleFont = title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    title->setFont(titleFont);
+    style::makeTitle(title);
 
     m_noLive->setText(tr("No run in progress. Start one from a preview (Run this plan\u2026, Ctrl+R)."));
-    m_noLive->setStyleSheet(QStringLiteral("color: #5f6670;"));
+    m_noLive->setStyleSheet(style::textColour(style::Colour::Muted));
     m_log->setObjectName(QStringLiteral("runLog"));
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(5000);
@@ -76,21 +71,15 @@ RunsPage::RunsPage(QWidget *parent)
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(RunsModel::RunColumn, Qt::DescendingOrder);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     measureFirstRowsOnly(m_view);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->setAlternatingRowColors(true);
-    m_view->setWordWrap(false);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
-    m_view->horizontalHeader()->setStretchLastSection(true);
-    m_view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    style::setupTable(m_view, 8, true);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsPage::updateSelection);
 
     m_empty->setObjectName(QStringLiteral("runsEmpty"));
     m_empty->setAlignment(Qt::AlignCenter);
-    m_empty->setText(tr("<h3>No runs yet</h3><p style='color:#5f6670'>Preview a re-run from a dataset's partitions "
-                        "(Ctrl+P), then confirm it (Ctrl+R).<br>Every run, its counts and its gates appear here.</p>"));
+    m_empty->setText(style::emptyState(tr("No runs yet"), tr("Preview a re-run from a dataset's partitions "
+                        "(Ctrl+P), then confirm it (Ctrl+R).<br>Every run, its counts and its gates appear here.")));
     m_report->setObjectName(QStringLiteral("runReport"));
     m_report->setOpenLinks(false);
     m_report->setPlaceholderText(tr("Select a run to see its report."));
@@ -122,9 +111,7 @@ RunsPage::RunsPage(QWidget *parent)
     m_historyStack->addWidget(m_empty);
     m_historyStack->addWidget(historySplit);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addWidget(title);
     layout->addWidget(m_liveTitle);
     layout->addWidget(m_noLive);

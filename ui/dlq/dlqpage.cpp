@@ -1,5 +1,6 @@
 #include "ui/dlq/dlqpage.h"
 
+#include "ui/common/style.h"
 #include "ui/dlq/dlqgroupsmodel.h"
 #include "ui/dlq/dlqhistorymodel.h"
 #include "ui/dlq/dlqpayloadpanel.h"
@@ -56,13 +57,7 @@ QTableView *makeTable(QWidget *parent, const QString &name)
 {
     auto *view = new QTableView(parent);
     view->setObjectName(name);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setAlternatingRowColors(true);
-    view->setWordWrap(false);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
-    view->horizontalHeader()->setStretchLastSection(true);
-    view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    style::setupTable(view, 8, true);
     return view;
 }
 
@@ -84,14 +79,11 @@ DlqPage::DlqPage(QWidget *parent)
 {
     setObjectName(QStringLiteral("dlqPage"));
     auto *title = new QLabel(tr("Dead-letter queue"), this);
-    QFont titleFont = title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    title->setFont(titleFont);
+    style::makeTitle(title);
     auto *subtitle = new QLabel(tr("Records quarantined by stream replays and batch checks: fix, validate, replay or discard them. "
                                    "Nothing is ever deleted; every change is in the record's history."),
                                 this);
-    subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
     subtitle->setWordWrap(true);
     auto *heading = new QVBoxLayout;
     heading->setSpacing(2);
@@ -108,7 +100,7 @@ DlqPage::DlqPage(QWidget *parent)
     m_groupsView->setWordWrap(true);
     m_groupsView->setSpacing(2);
     m_groupsView->setAlternatingRowColors(true);
-    m_groupsView->setStyleSheet(QStringLiteral("QListView { border: 1px solid #dfe2e7; }"));
+    m_groupsView->setStyleSheet(QStringLiteral("QListView { border: 1px solid %1; }").arg(style::colour(style::Colour::Border)));
     connect(m_groupsView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex &current) {
         if (current.isValid())
             setSignatureFilter(current.data(DlqGroupsModel::SignatureRole).toString());
@@ -129,7 +121,7 @@ DlqPage::DlqPage(QWidget *parent)
         m_status->addItem(s, s);
     connect(m_status, &QComboBox::currentIndexChanged, this, [this] { setStatusFilter(m_status->currentData().toString()); });
     m_count->setObjectName(QStringLiteral("dlqCount"));
-    m_count->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_count->setStyleSheet(style::textColour(style::Colour::Subtitle));
     auto *filters = new QHBoxLayout;
     filters->addWidget(new QLabel(tr("Status:"), this));
     filters->addWidget(m_status);
@@ -214,9 +206,7 @@ DlqPage::DlqPage(QWidget *parent)
     horizontal->setSizes({250, 850});
     horizontal->setChildrenCollapsible(false);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addLayout(header);
     layout->addWidget(horizontal, 1);
     clear();
@@ -277,7 +267,7 @@ void DlqPage::buildActions(QWidget *host)
     m_progressFrame->setObjectName(QStringLiteral("dlqProgress"));
     m_progressFrame->setStyleSheet(QStringLiteral("#dlqProgress { background: #f4f8fe; border: 1px solid #c9d9f2; border-radius: 4px; }"));
     m_progress->setFormat(tr("%v of %m records"));
-    m_progressText->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_progressText->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_cancel->setObjectName(QStringLiteral("dlqCancel"));
     m_cancel->setToolTip(tr("Stop at the next batch boundary; the batches already committed stay replayed"));
     connect(m_cancel, &QPushButton::clicked, this, &DlqPage::cancelReplay);
@@ -450,10 +440,10 @@ void DlqPage::loadSummary()
                 m_filteredTotal = row >= 0 ? m_groups->index(row).data(DlqGroupsModel::CountRole).toLongLong() : 0;
             }
             m_empty->setText(summary->all.total == 0
-                                 ? tr("<h3>The dead-letter queue is empty</h3><p style='color:#5f6670'>Events a stream replay cannot "
+                                 ? style::emptyState(tr("The dead-letter queue is empty"), tr("Events a stream replay cannot "
                                       "load (not JSON, a required field missing) and rows a batch check quarantines land here.<br>"
-                                      "For the demo: <code>rewindctl replay --stream orders --group orders-loader --execute</code>.</p>")
-                                 : tr("<h3>No records match</h3><p style='color:#5f6670'>Choose another signature or status.</p>"));
+                                      "For the demo: <code>rewindctl replay --stream orders --group orders-loader --execute</code>."))
+                                 : style::emptyState(tr("No records match"), tr("Choose another signature or status.")));
             updateCount();
             m_waitSummary = false;
             maybeLoaded();
@@ -592,7 +582,7 @@ void DlqPage::setBusy(bool busy)
 
 void DlqPage::showResult(bool ok, const QString &message)
 {
-    m_result->setStyleSheet(ok ? QStringLiteral("color: #2e7d32;") : QStringLiteral("color: #c01c1c;"));
+    m_result->setStyleSheet(ok ? style::textColour(style::Colour::Ok) : style::textColour(style::Colour::Error));
     m_result->setText(message);
 }
 
@@ -775,9 +765,9 @@ void DlqPage::previewSetPath(const QString &path, const QString &value)
                                .arg(path.toHtmlEscaped(), value.toHtmlEscaped(), fmt::number(result->selected), fmt::number(result->changed));
             if (!result->samples.empty()) {
                 const DlqChange &c = result->samples.front();
-                text += QStringLiteral("<br><span style='color:#5f6670'>#%1: <code>%2</code> \u2192 <code>%3</code></span>")
-                            .arg(c.id)
-                            .arg(shortPayload(c.before), shortPayload(c.after));
+                text += QStringLiteral("<br>")
+                        % style::coloured(QStringLiteral("#%1: <code>%2</code> \u2192 <code>%3</code>").arg(c.id).arg(shortPayload(c.before), shortPayload(c.after)),
+                                          style::Colour::Muted);
             }
             m_pendingText->setText(text);
             m_applySet->setEnabled(result->selected > 0);

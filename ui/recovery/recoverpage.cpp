@@ -1,5 +1,6 @@
 #include "ui/recovery/recoverpage.h"
 
+#include "ui/common/style.h"
 #include "ui/common/confirmdialog.h"
 #include "ui/recovery/duplicatesmodel.h"
 #include "ui/common/errorbanner.h"
@@ -48,13 +49,8 @@ QTableView *table(QWidget *parent, const QString &objectName)
 {
     auto *view = new QTableView(parent);
     view->setObjectName(objectName);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
-    view->horizontalHeader()->setStretchLastSection(true);
     view->setSelectionMode(QAbstractItemView::NoSelection);
-    view->setAlternatingRowColors(true);
-    view->setWordWrap(false);
-    view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    style::setupTable(view, 8, true);
     return view;
 }
 
@@ -65,14 +61,11 @@ QWidget *stepPage(const QString &heading, const QString &explanation, QVBoxLayou
     layout->setContentsMargins(12, 0, 0, 0);
     layout->setSpacing(8);
     auto *h = new QLabel(heading, page);
-    QFont f = h->font();
-    f.setBold(true);
-    f.setPointSizeF(f.pointSizeF() * 1.25);
-    h->setFont(f);
+    style::makeTitle(h, 1.25);
     layout->addWidget(h);
     QLabel *e = wrapped(page);
     e->setText(explanation);
-    e->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    e->setStyleSheet(style::textColour(style::Colour::Subtitle));
     layout->addWidget(e);
     return page;
 }
@@ -104,11 +97,8 @@ RecoverPage::RecoverPage(QWidget *parent)
       m_rerunModel(new PreviewDiffModel(this)), m_totalsModel(new TotalsModel(this))
 {
     setObjectName(QStringLiteral("recoverPage"));
-    QFont titleFont = m_title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    m_title->setFont(titleFont);
-    m_subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    style::makeTitle(m_title);
+    m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_banner->setObjectName(QStringLiteral("recoverBanner"));
 
     m_steps->setObjectName(QStringLiteral("recoverSteps"));
@@ -140,7 +130,7 @@ RecoverPage::RecoverPage(QWidget *parent)
     m_progress->setTextVisible(false);
     m_progress->hide();
     m_progressText->setObjectName(QStringLiteral("recoverProgressText"));
-    m_progressText->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_progressText->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_action->setObjectName(QStringLiteral("recoverAction"));
     m_action->setStyleSheet(QStringLiteral("QPushButton { font-weight: bold; padding: 4px 14px; }"));
     m_next->setObjectName(QStringLiteral("recoverNext"));
@@ -161,9 +151,7 @@ RecoverPage::RecoverPage(QWidget *parent)
     body->addWidget(m_steps);
     body->addWidget(m_pages, 1);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_subtitle);
     layout->addWidget(m_banner);
@@ -710,10 +698,10 @@ void RecoverPage::updateViews()
     m_incident->setText(incident);
     QString plan = tr("<p><b>The plan</b> (a dry run; nothing has changed yet):</p><table cellspacing='4'>");
     for (const RecoveryStep &s : m_planned)
-        plan += QStringLiteral("<tr><td style='padding-right:12px'><code>%1</code></td><td style='color:#5f6670; padding-right:12px'>%2</td><td>%3</td></tr>")
+        plan += QStringLiteral("<tr><td style='padding-right:12px'><code>%1</code></td><td style='color:%4; padding-right:12px'>%2</td><td>%3</td></tr>")
                     .arg(s.step.toHtmlEscaped(),
                          s.status == QLatin1String("done") ? tr("found") : s.status == QLatin1String("planned") ? tr("to do") : s.status.toHtmlEscaped(),
-                         s.detail.toHtmlEscaped());
+                         s.detail.toHtmlEscaped(), style::colour(style::Colour::Muted));
     m_plan->setText(plan + QStringLiteral("</table>"));
 
     // 2. The duplicates: as planned, or as identified under the freeze.
@@ -792,7 +780,7 @@ void RecoverPage::updateViews()
                 text += QStringLiteral("; ") % u->detail.toHtmlEscaped();
         const bool failed = done->status == QLatin1String("failed");
         m_state[s]->setText(QStringLiteral("<p style='color:%1'><b>%2</b> %3</p>")
-                                .arg(failed ? QStringLiteral("#c01c1c") : QStringLiteral("#2e7d32"),
+                                .arg(failed ? style::colour(style::Colour::Error) : style::colour(style::Colour::Ok),
                                      failed ? tr("Failed:") : done->status == QLatin1String("skipped") ? tr("Skipped:") : tr("Done:"), text));
         m_state[s]->show();
     }

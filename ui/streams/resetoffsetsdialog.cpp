@@ -1,5 +1,6 @@
 #include "ui/streams/resetoffsetsdialog.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "ui/streams/resetplanmodel.h"
 #include "core/util/timeutil.h"
@@ -125,7 +126,7 @@ ResetOffsetsDialog::ResetOffsetsDialog(const Database &db, const StreamSpec &str
     m_view->setAlternatingRowColors(true);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setSelectionMode(QAbstractItemView::NoSelection);
-    m_view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    m_view->setStyleSheet(style::tableStyleSheet());
     m_summary->setObjectName(QStringLiteral("resetSummary"));
     m_summary->setWordWrap(true);
     m_state->setObjectName(QStringLiteral("resetState"));
@@ -279,7 +280,7 @@ void ResetOffsetsDialog::invalidate()
 
 void ResetOffsetsDialog::setState(const QString &text, const QString &colour)
 {
-    m_state->setStyleSheet(colour.isEmpty() ? QStringLiteral("color: #4a5059;") : QStringLiteral("color: %1;").arg(colour));
+    m_state->setStyleSheet(colour.isEmpty() ? style::textColour(style::Colour::Subtitle) : QStringLiteral("color: %1;").arg(colour));
     m_state->setText(text);
 }
 
@@ -301,7 +302,7 @@ void ResetOffsetsDialog::dryRun()
 {
     auto req = request();
     if (!req) {
-        setState(req.error().message, QStringLiteral("#c01c1c"));
+        setState(req.error().message, style::colour(style::Colour::Error));
         return;
     }
     m_busy = true;
@@ -312,7 +313,7 @@ void ResetOffsetsDialog::dryRun()
         [this, r = *req](Result<ResetPlan> plan) {
             m_busy = false;
             if (!plan) {
-                setState(plan.error().message, QStringLiteral("#c01c1c"));
+                setState(plan.error().message, style::colour(style::Colour::Error));
                 updateButtons();
                 Q_EMIT failed(plan.error().message);
                 return;
@@ -349,7 +350,7 @@ void ResetOffsetsDialog::apply()
             m_busy = false;
             m_applying = false;
             if (!plan) {
-                setState(tr("Not applied: %1").arg(plan.error().message), QStringLiteral("#c01c1c"));
+                setState(tr("Not applied: %1").arg(plan.error().message), style::colour(style::Colour::Error));
                 updateButtons();
                 Q_EMIT failed(plan.error().message);
                 return;
@@ -361,7 +362,7 @@ void ResetOffsetsDialog::apply()
                        && plan->partitions[i].newOffset == m_dryRun->partitions[i].newOffset;
             Q_EMIT applied(*plan);
             if (same) {
-                setState(tr("Applied and audited."), QStringLiteral("#2e7d32"));
+                setState(tr("Applied and audited."), style::colour(style::Colour::Ok));
                 accept();
                 return;
             }
@@ -383,7 +384,7 @@ void ResetOffsetsDialog::exportCsv()
         return;
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text) || f.write(resetPlanCsv(*m_dryRun).toUtf8()) < 0) {
-        setState(tr("Cannot write %1: %2").arg(path, f.errorString()), QStringLiteral("#c01c1c"));
+        setState(tr("Cannot write %1: %2").arg(path, f.errorString()), style::colour(style::Colour::Error));
         return;
     }
     setState(tr("Plan written to %1 (usable with --from-file).").arg(path));

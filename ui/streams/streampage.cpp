@@ -1,5 +1,6 @@
 #include "ui/streams/streampage.h"
 
+#include "ui/common/style.h"
 #include "ui/streams/consumergroupsmodel.h"
 #include "ui/common/format.h"
 #include "ui/streams/groupoffsetsmodel.h"
@@ -39,34 +40,6 @@ struct GroupSnapshot {
     qint64 sinkRows = 0;
 };
 
-QLabel *sectionLabel(const QString &text, QWidget *parent)
-{
-    auto *label = new QLabel(text, parent);
-    QFont f = label->font();
-    f.setBold(true);
-    label->setFont(f);
-    return label;
-}
-
-void styleTable(QTableView *view)
-{
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setAlternatingRowColors(true);
-    view->setShowGrid(true);
-    view->setWordWrap(false);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 10);
-    view->horizontalHeader()->setHighlightSections(false);
-    view->horizontalHeader()->setStretchLastSection(true);
-    view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
-}
-
-void fitColumns(QTableView *view, int columns, int padding = 24)
-{
-    view->resizeColumnsToContents();
-    for (int c = 0; c < columns - 1; ++c)
-        view->setColumnWidth(c, view->columnWidth(c) + padding);
-}
 
 } // namespace
 
@@ -84,12 +57,9 @@ StreamPage::StreamPage(QWidget *parent)
       m_duplicatesTile(new StatTile(tr("duplicates"), this)), m_deadTile(new StatTile(tr("dead-lettered"), this))
 {
     setObjectName(QStringLiteral("streamPage"));
-    QFont titleFont = m_title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    m_title->setFont(titleFont);
+    style::makeTitle(m_title);
     m_subtitle->setObjectName(QStringLiteral("streamHeader"));
-    m_subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_subtitle->setWordWrap(true);
 
@@ -106,7 +76,7 @@ StreamPage::StreamPage(QWidget *parent)
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(StreamPartitionsModel::PartitionColumn, Qt::AscendingOrder);
-    styleTable(m_view);
+    style::setupTable(m_view, 10);
 
     // Consumer groups.
     m_groupsProxy->setSourceModel(m_groupsModel);
@@ -116,7 +86,7 @@ StreamPage::StreamPage(QWidget *parent)
     m_groupsView->setSortingEnabled(true);
     m_groupsView->sortByColumn(ConsumerGroupsModel::GroupColumn, Qt::AscendingOrder);
     m_groupsView->setSelectionMode(QAbstractItemView::SingleSelection);
-    styleTable(m_groupsView);
+    style::setupTable(m_groupsView, 10);
     m_groupsView->setColumnHidden(ConsumerGroupsModel::PartitionsColumn, true); // in the tooltip
     m_groupsView->setMinimumWidth(330);
     connect(m_groupsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
@@ -135,7 +105,7 @@ StreamPage::StreamPage(QWidget *parent)
     m_offsetsView->setModel(offsetsProxy);
     m_offsetsView->setSortingEnabled(true);
     m_offsetsView->sortByColumn(GroupOffsetsModel::PartitionColumn, Qt::AscendingOrder);
-    styleTable(m_offsetsView);
+    style::setupTable(m_offsetsView, 10);
 
     QFont groupFont = m_groupTitle->font();
     groupFont.setPointSizeF(groupFont.pointSizeF() * 1.15);
@@ -158,7 +128,7 @@ StreamPage::StreamPage(QWidget *parent)
     connect(m_cancelButton, &QPushButton::clicked, this, &StreamPage::cancelReplay);
     m_replayStatus->setObjectName(QStringLiteral("replayStatus"));
     m_replayStatus->setWordWrap(true);
-    m_replayStatus->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_replayStatus->setStyleSheet(style::textColour(style::Colour::Subtitle));
 
     auto *groupHeader = new QHBoxLayout;
     groupHeader->addWidget(m_groupTitle, 1);
@@ -196,7 +166,7 @@ StreamPage::StreamPage(QWidget *parent)
     auto *groupsPane = new QWidget(this);
     auto *groupsLayout = new QVBoxLayout(groupsPane);
     groupsLayout->setContentsMargins(0, 0, 0, 0);
-    groupsLayout->addWidget(sectionLabel(tr("Consumer groups"), groupsPane));
+    groupsLayout->addWidget(style::sectionLabel(tr("Consumer groups"), groupsPane));
     groupsLayout->addWidget(m_groupsView, 1);
 
     auto *groupsSplit = new QSplitter(Qt::Horizontal, this);
@@ -209,7 +179,7 @@ StreamPage::StreamPage(QWidget *parent)
     auto *logPane = new QWidget(this);
     auto *logLayout = new QVBoxLayout(logPane);
     logLayout->setContentsMargins(0, 0, 0, 0);
-    logLayout->addWidget(sectionLabel(tr("Log partitions"), logPane));
+    logLayout->addWidget(style::sectionLabel(tr("Log partitions"), logPane));
     logLayout->addWidget(m_view, 1);
 
     auto *vertical = new QSplitter(Qt::Vertical, this);
@@ -219,9 +189,7 @@ StreamPage::StreamPage(QWidget *parent)
     vertical->setStretchFactor(1, 1);
     vertical->setChildrenCollapsible(false);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_subtitle);
     layout->addLayout(tiles);
@@ -325,9 +293,9 @@ void StreamPage::refresh()
             }
             m_sinkRows = result->sinkRows;
             m_model->resetData(std::move(result->partitions));
-            fitColumns(m_view, StreamPartitionsModel::ColumnCount);
+            style::fitColumns(m_view, StreamPartitionsModel::ColumnCount);
             m_groupsModel->resetData(std::move(result->groups));
-            fitColumns(m_groupsView, ConsumerGroupsModel::ColumnCount, 12);
+            style::fitColumns(m_groupsView, ConsumerGroupsModel::ColumnCount, 12);
             showGroupOffsets(result->group, std::move(result->offsets));
             updateHeader();
             Q_EMIT pageLoaded();
@@ -385,7 +353,7 @@ void StreamPage::showGroupOffsets(const QString &group, std::vector<PartitionOff
         lag += p.lag;
     m_chart->setOffsets(group, offsets);
     m_offsetsModel->resetData(std::move(offsets));
-    fitColumns(m_offsetsView, GroupOffsetsModel::ColumnCount, 12);
+    style::fitColumns(m_offsetsView, GroupOffsetsModel::ColumnCount, 12);
     if (group.isEmpty())
         m_groupTitle->setText(tr("No consumer group has committed offsets on this stream"));
     else

@@ -1,5 +1,7 @@
 #include "ui/window/mainwindow.h"
 
+#include "ui/common/style.h"
+
 #include "ui/audit/auditpage.h"
 #include "ui/dlq/dlqpage.h"
 #include "ui/common/errorbanner.h"
@@ -264,9 +266,8 @@ QWidget *MainWindow::buildWelcome()
     m_welcomeText->setObjectName(QStringLiteral("welcomeText"));
     m_welcomeText->setAlignment(Qt::AlignCenter);
     m_welcomeText->setTextFormat(Qt::RichText);
-    m_welcomeText->setText(tr("<h2>No workspace open</h2>"
-                              "<p style='color:#5f6670'>Use <b>File \u203a Open workspace\u2026</b> (Ctrl+O) to open a "
-                              "database and its pipeline spec,<br>or pick one under <b>File \u203a Recent workspaces</b>.</p>"));
+    m_welcomeText->setText(style::emptyState(tr("No workspace open"), tr("Use <b>File \u203a Open workspace\u2026</b> (Ctrl+O) to open a "
+                              "database and its pipeline spec,<br>or pick one under <b>File \u203a Recent workspaces</b>."), 2));
     auto *layout = new QVBoxLayout(w);
     layout->addWidget(m_welcomeText);
     return w;
@@ -416,8 +417,7 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
     if (!selected && !m_workspace->spec.streams.empty())
         selected = selectStream(m_workspace->spec.streams.front().name);
     if (!selected) {
-        m_welcomeText->setText(tr("<h2>Nothing to show</h2><p style='color:#5f6670'>The spec %1 defines no datasets or streams.</p>")
-                                   .arg(spec.toHtmlEscaped()));
+        m_welcomeText->setText(style::emptyState(tr("Nothing to show"), tr("The spec %1 defines no datasets or streams.").arg(spec.toHtmlEscaped()), 2));
         showPage(nullptr);
         Q_EMIT workspaceOpened();
         return;
