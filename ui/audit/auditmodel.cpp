@@ -33,33 +33,17 @@ QString compact(const QString &json)
 
 } // namespace
 
-AuditModel::AuditModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void AuditModel::resetData(std::vector<AuditRow> rows)
+AuditModel::AuditModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("#")},
+        {tr("At (UTC)")},
+        {tr("User")},
+        {tr("Action")},
+        {tr("Dataset / stream")},
+        {tr("Run")},
+        {tr("Detail")},
+    }, parent)
 {
-    beginResetModel();
-    m_rows = std::move(rows);
-    endResetModel();
-}
-
-int AuditModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int AuditModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant AuditModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case IdColumn: return tr("#");
-    case AtColumn: return tr("At (UTC)");
-    case UserColumn: return tr("User");
-    case ActionColumn: return tr("Action");
-    case SubjectColumn: return tr("Dataset / stream");
-    case RunColumn: return tr("Run");
-    case DetailColumn: return tr("Detail");
-    default: return {};
-    }
 }
 
 QVariant AuditModel::data(const QModelIndex &index, int role) const

@@ -10,7 +10,15 @@
 
 namespace rw {
 
-ChecksModel::ChecksModel(QObject *parent) : QAbstractTableModel(parent) {}
+ChecksModel::ChecksModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Result")},
+        {tr("Gate")},
+        {tr("Partition")},
+        {tr("Detail")},
+    }, parent)
+{
+}
 
 void ChecksModel::resetData(std::vector<CheckResult> checks)
 {
@@ -24,23 +32,6 @@ void ChecksModel::resetData(std::vector<CheckResult> checks)
 int ChecksModel::failedCount() const
 {
     return int(std::count_if(m_rows.begin(), m_rows.end(), [](const CheckResult &c) { return !c.passed; }));
-}
-
-int ChecksModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int ChecksModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant ChecksModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case ResultColumn: return tr("Result");
-    case NameColumn: return tr("Gate");
-    case PartitionColumn: return tr("Partition");
-    case DetailColumn: return tr("Detail");
-    default: return {};
-    }
 }
 
 QVariant ChecksModel::data(const QModelIndex &index, int role) const

@@ -30,13 +30,18 @@ const QColor kDuplicate(0xc0, 0x1c, 0x1c);
 
 } // namespace
 
-PartitionsModel::PartitionsModel(QObject *parent) : QAbstractTableModel(parent), m_locale(numberLocale()) {}
-
-void PartitionsModel::resetData(std::vector<PartitionInfo> snapshot)
+PartitionsModel::PartitionsModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Partition"), kAlignText},
+        {tr("Status"), kAlignText},
+        {tr("Source rows"), kAlignNumber},
+        {tr("Target rows"), kAlignNumber},
+        {tr("Target − source"), kAlignNumber},
+        {tr("Duplicate keys"), kAlignNumber},
+        {tr("Last run"), kAlignNumber},
+        {tr("Last published"), kAlignText},
+    }, parent), m_locale(numberLocale())
 {
-    beginResetModel();
-    m_rows = std::move(snapshot);
-    endResetModel();
 }
 
 bool PartitionsModel::rowCountsDisagree(const PartitionInfo &p)
@@ -50,37 +55,6 @@ bool PartitionsModel::needsAttention(const PartitionInfo &p)
     const bool published = p.status != QLatin1String("unloaded");
     return StatusStyle::needsAttention(p.status) || p.duplicateKeys > 0
            || (published && (p.targetRows > p.sourceRows || (p.targetRows == 0 && p.sourceRows > 0)));
-}
-
-int PartitionsModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int PartitionsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant PartitionsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::TextAlignmentRole) {
-        const bool number = section == SourceRowsColumn || section == TargetRowsColumn || section == DifferenceColumn
-                            || section == DuplicateKeysColumn || section == LastRunColumn;
-        return QVariant::fromValue(Qt::Alignment((number ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
-    }
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case StatusColumn: return tr("Status");
-    case SourceRowsColumn: return tr("Source rows");
-    case TargetRowsColumn: return tr("Target rows");
-    case DifferenceColumn: return tr("Target − source");
-    case DuplicateKeysColumn: return tr("Duplicate keys");
-    case LastRunColumn: return tr("Last run");
-    case LastPublishedColumn: return tr("Last published");
-    default: return {};
-    }
 }
 
 QVariant PartitionsModel::display(const PartitionInfo &p, int column) const

@@ -11,7 +11,20 @@
 
 namespace rw {
 
-PreviewDiffModel::PreviewDiffModel(QObject *parent) : QAbstractTableModel(parent) {}
+PreviewDiffModel::PreviewDiffModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Partition"), kAlignText},
+        {tr("Source"), kAlignNumber},
+        {tr("Staged"), kAlignNumber},
+        {tr("Dupes"), kAlignNumber, tr("Duplicates dropped: source rows that a later row with the same key replaced")},
+        {tr("Inserted"), kAlignNumber},
+        {tr("Updated"), kAlignNumber},
+        {tr("Deleted"), kAlignNumber},
+        {tr("Unchanged"), kAlignNumber},
+        {tr("Gates"), kAlignNumber},
+    }, parent)
+{
+}
 
 void PreviewDiffModel::resetData(std::vector<PartitionResult> partitions, std::vector<CheckResult> checks)
 {
@@ -31,34 +44,6 @@ int PreviewDiffModel::failedGates(int row) const
         if (!c.passed && (!c.partition || c.partition == partition))
             ++failed;
     return failed;
-}
-
-int PreviewDiffModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int PreviewDiffModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant PreviewDiffModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::TextAlignmentRole)
-        return QVariant::fromValue(Qt::Alignment((section == PartitionColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
-    if (role == Qt::ToolTipRole && section == DuplicatesColumn)
-        return tr("Duplicates dropped: source rows that a later row with the same key replaced");
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case SourceColumn: return tr("Source");
-    case StagedColumn: return tr("Staged");
-    case DuplicatesColumn: return tr("Dupes");
-    case InsertedColumn: return tr("Inserted");
-    case UpdatedColumn: return tr("Updated");
-    case DeletedColumn: return tr("Deleted");
-    case UnchangedColumn: return tr("Unchanged");
-    case GatesColumn: return tr("Gates");
-    default: return {};
-    }
 }
 
 qint64 PreviewDiffModel::value(const PartitionResult &p, int column) const

@@ -35,7 +35,19 @@ QString where(const DlqRecord &r)
 
 } // namespace
 
-DlqRecordsModel::DlqRecordsModel(QObject *parent) : QAbstractTableModel(parent) {}
+DlqRecordsModel::DlqRecordsModel(QObject *parent)
+    : TableModel({
+        {tr("#")},
+        {tr("Status")},
+        {tr("Dry run")},
+        {tr("Source")},
+        {tr("Event / key")},
+        {tr("Error")},
+        {tr("Attempts")},
+        {tr("First seen (UTC)")},
+    }, parent)
+{
+}
 
 void DlqRecordsModel::setFilter(const Database &db, const DlqSelection &filter)
 {
@@ -170,25 +182,6 @@ const DlqVerdict *DlqRecordsModel::verdict(qint64 id) const
 }
 
 int DlqRecordsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int DlqRecordsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant DlqRecordsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case IdColumn: return tr("#");
-    case StatusColumn: return tr("Status");
-    case SourceColumn: return tr("Source");
-    case EventColumn: return tr("Event / key");
-    case ErrorColumn: return tr("Error");
-    case AttemptsColumn: return tr("Attempts");
-    case FirstSeenColumn: return tr("First seen (UTC)");
-    case CheckColumn: return tr("Dry run");
-    default: return {};
-    }
-}
 
 QVariant DlqRecordsModel::data(const QModelIndex &index, int role) const
 {

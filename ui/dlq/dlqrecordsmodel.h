@@ -4,7 +4,7 @@
 #include "core/dlq/dlq.h"
 #include "ui/common/jobtracker.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/tablemodel.h"
 #include <QHash>
 
 #include <optional>
@@ -20,11 +20,11 @@ namespace rw {
 //
 // Rows once loaded stay (a record whose status changes is updated in place,
 // not removed, so the operator's selection does not jump).
-class DlqRecordsModel : public QAbstractTableModel {
+class DlqRecordsModel : public TableModel {
     Q_OBJECT
 public:
     enum Column { IdColumn, StatusColumn, CheckColumn, SourceColumn, EventColumn, ErrorColumn, AttemptsColumn, FirstSeenColumn, ColumnCount };
-    enum Role { SortRole = Qt::UserRole + 1, IdRole, StatusRole, SignatureRole };
+    enum Role { IdRole = FirstCustomRole, StatusRole, SignatureRole };
     static constexpr int kDefaultPageSize = 250;
 
     explicit DlqRecordsModel(QObject *parent = nullptr);
@@ -58,9 +58,7 @@ public:
     bool hasVerdicts() const { return !m_verdicts.isEmpty(); }
 
     int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     bool canFetchMore(const QModelIndex &parent) const override;
     void fetchMore(const QModelIndex &parent) override;
 

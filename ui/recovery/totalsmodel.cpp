@@ -36,7 +36,16 @@ QString show(const QVariant &v)
 
 } // namespace
 
-TotalsModel::TotalsModel(QObject *parent) : QAbstractTableModel(parent) {}
+TotalsModel::TotalsModel(QObject *parent)
+    : TableModel({
+        {tr("Partition")},
+        {tr("Measure")},
+        {tr("Source (deduped)")},
+        {tr("Target")},
+        {tr("Match")},
+    }, parent)
+{
+}
 
 void TotalsModel::resetData(const std::vector<TotalsRow> &totals)
 {
@@ -57,22 +66,6 @@ int TotalsModel::mismatches() const
 }
 
 int TotalsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int TotalsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant TotalsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case MeasureColumn: return tr("Measure");
-    case SourceColumn: return tr("Source (deduped)");
-    case TargetColumn: return tr("Target");
-    case MatchColumn: return tr("Match");
-    default: return {};
-    }
-}
 
 QVariant TotalsModel::data(const QModelIndex &index, int role) const
 {

@@ -11,13 +11,17 @@
 
 namespace rw {
 
-ResetPlanModel::ResetPlanModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void ResetPlanModel::resetData(std::vector<ResetPartition> snapshot)
+ResetPlanModel::ResetPlanModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Partition"), kAlignNumber},
+        {tr("Current"), kAlignNumber},
+        {tr("New"), kAlignNumber},
+        {tr("Events to replay"), kAlignNumber, tr("Offsets from the new position to the log end: what the group reads next")},
+        {tr("Log start"), kAlignNumber},
+        {tr("Log end"), kAlignNumber},
+        {tr("Note"), kAlignText},
+    }, parent)
 {
-    beginResetModel();
-    m_rows = std::move(snapshot);
-    endResetModel();
 }
 
 qint64 ResetPlanModel::toReplay(const ResetPartition &p) { return std::max<qint64>(0, p.logEnd - std::max(p.newOffset, p.logStart)); }
@@ -28,32 +32,6 @@ qint64 ResetPlanModel::totalToReplay() const
     for (const ResetPartition &p : m_rows)
         total += toReplay(p);
     return total;
-}
-
-int ResetPlanModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int ResetPlanModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant ResetPlanModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::TextAlignmentRole)
-        return QVariant::fromValue(Qt::Alignment((section == NoteColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
-    if (role == Qt::ToolTipRole && section == ReplayColumn)
-        return tr("Offsets from the new position to the log end: what the group reads next");
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case CurrentColumn: return tr("Current");
-    case NewColumn: return tr("New");
-    case ReplayColumn: return tr("Events to replay");
-    case LogStartColumn: return tr("Log start");
-    case LogEndColumn: return tr("Log end");
-    case NoteColumn: return tr("Note");
-    default: return {};
-    }
 }
 
 QVariant ResetPlanModel::data(const QModelIndex &index, int role) const
