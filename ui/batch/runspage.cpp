@@ -1,5 +1,6 @@
 #include "ui/batch/runspage.h"
 
+#include "ui/common/markdownview.h"
 #include "ui/common/style.h"
 #include "core/batch/batchjson.h"
 #include "ui/common/confirmdialog.h"
@@ -22,8 +23,6 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableView>
-#include <QTextBrowser>
-#include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -45,7 +44,7 @@ QLabel *heading(const QString &text, QWidget *parent)
 RunsPage::RunsPage(QWidget *parent)
     : Page(parent), m_liveTitle(heading(tr("In progress"), this)), m_noLive(new QLabel(this)), m_liveBox(new QVBoxLayout),
       m_log(new QPlainTextEdit(this)), m_historyStack(new QStackedWidget(this)), m_empty(new QLabel(this)),
-      m_view(new QTableView(this)), m_report(new QTextBrowser(this)), m_resume(new QPushButton(tr("Resume"), this)),
+      m_view(new QTableView(this)), m_report(new MarkdownView(this)), m_resume(new QPushButton(tr("Resume"), this)),
       m_rollback(new QPushButton(tr("Rollback\u2026"), this)),
       m_exportJson(new QPushButton(tr("Export JSON\u2026"), this)),
       m_exportMarkdown(new QPushButton(tr("Export Markdown\u2026"), this)), m_model(new RunsModel(this)),
@@ -81,7 +80,6 @@ RunsPage::RunsPage(QWidget *parent)
     m_empty->setText(style::emptyState(tr("No runs yet"), tr("Preview a re-run from a dataset's partitions "
                         "(Ctrl+P), then confirm it (Ctrl+R).<br>Every run, its counts and its gates appear here.")));
     m_report->setObjectName(QStringLiteral("runReport"));
-    m_report->setOpenLinks(false);
     m_report->setPlaceholderText(tr("Select a run to see its report."));
 
     m_resume->setObjectName(QStringLiteral("resumeRun"));
@@ -253,23 +251,7 @@ void RunsPage::updateSelection()
     m_exportMarkdown->setEnabled(has);
 }
 
-void RunsPage::showReport(const QString &markdown)
-{
-    if (markdown == m_reportMarkdown)
-        return;
-    m_reportMarkdown = markdown;
-    if (markdown.isEmpty()) {
-        m_report->clear();
-        return;
-    }
-    // Parsed into a document no view shows, then handed over: setMarkdown on
-    // the visible browser lays the tables out again after every block it
-    // inserts (seconds for a 30-partition report on Qt 6.4).
-    // The browser owns a document parented to it and deletes the one it replaces.
-    auto *document = new QTextDocument(m_report);
-    document->setMarkdown(markdown);
-    m_report->setDocument(document);
-}
+void RunsPage::showReport(const QString &markdown) { m_report->showMarkdown(markdown); }
 
 bool RunsPage::resumeSelected()
 {

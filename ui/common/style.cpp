@@ -56,6 +56,17 @@ void makeSubtitle(QLabel *label)
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
 }
 
+QLabel *richLabel(QWidget *parent, const QString &objectName)
+{
+    auto *label = new QLabel(parent);
+    label->setWordWrap(true);
+    label->setTextFormat(Qt::RichText);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    if (!objectName.isEmpty())
+        label->setObjectName(objectName);
+    return label;
+}
+
 QLabel *sectionLabel(const QString &text, QWidget *parent)
 {
     auto *label = new QLabel(text, parent);

@@ -36,6 +36,8 @@ QLabel *pageTitle(const QString &text, QWidget *parent);
 void makeTitle(QLabel *label, qreal scale = 1.6);
 // The grey line under a page's title; selectable.
 void makeSubtitle(QLabel *label);
+// A word-wrapped, selectable rich-text label (a wizard's explanations).
+QLabel *richLabel(QWidget *parent, const QString &objectName = QString());
 // A bold label above a section of a page.
 QLabel *sectionLabel(const QString &text, QWidget *parent);
 // The light frame and grid of a data table.

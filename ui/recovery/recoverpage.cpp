@@ -1,5 +1,6 @@
 #include "ui/recovery/recoverpage.h"
 
+#include "ui/common/markdownview.h"
 #include "ui/common/style.h"
 #include "ui/common/confirmdialog.h"
 #include "ui/recovery/duplicatesmodel.h"
@@ -23,8 +24,6 @@
 #include <QStackedWidget>
 #include <QStringBuilder>
 #include <QTableView>
-#include <QTextBrowser>
-#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace rw {
@@ -33,17 +32,6 @@ namespace {
 
 // The core's step names, in the wizard's order (unfreeze goes with the index).
 const char *const kStepNames[] = {"freeze", "identify", "rerun", "totals", "unique_index"};
-
-QLabel *wrapped(QWidget *parent, const QString &objectName = QString())
-{
-    auto *label = new QLabel(parent);
-    label->setWordWrap(true);
-    label->setTextFormat(Qt::RichText);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    if (!objectName.isEmpty())
-        label->setObjectName(objectName);
-    return label;
-}
 
 QTableView *table(QWidget *parent, const QString &objectName)
 {
@@ -63,7 +51,7 @@ QWidget *stepPage(const QString &heading, const QString &explanation, QVBoxLayou
     auto *h = new QLabel(heading, page);
     style::makeTitle(h, 1.25);
     layout->addWidget(h);
-    QLabel *e = wrapped(page);
+    QLabel *e = style::richLabel(page);
     e->setText(explanation);
     e->setStyleSheet(style::textColour(style::Colour::Subtitle));
     layout->addWidget(e);
@@ -167,9 +155,9 @@ QWidget *RecoverPage::buildFreezePage()
                              tr("Stops Rewind's own writers (runs, resumes, rollbacks, replays) from touching the dataset while it "
                                 "is repaired, so the duplicates stop moving. Previews still work. Every step is recorded in the audit log."),
                              l);
-    m_incident = wrapped(page, QStringLiteral("recoverIncident"));
-    m_plan = wrapped(page, QStringLiteral("recoverPlan"));
-    m_state[FreezeStep] = wrapped(page);
+    m_incident = style::richLabel(page, QStringLiteral("recoverIncident"));
+    m_plan = style::richLabel(page, QStringLiteral("recoverPlan"));
+    m_state[FreezeStep] = style::richLabel(page);
     l->addWidget(m_incident);
     l->addWidget(m_plan);
     l->addWidget(m_state[FreezeStep]);
@@ -184,7 +172,7 @@ QWidget *RecoverPage::buildIdentifyPage()
                              tr("Finds the keys that have more than one row per partition (NULL keys match NULL keys) in one grouped "
                                 "query, now that the dataset is frozen, and records them. The partitions listed here are the ones step 3 re-runs."),
                              l);
-    m_identifyCaption = wrapped(page, QStringLiteral("identifyCaption"));
+    m_identifyCaption = style::richLabel(page, QStringLiteral("identifyCaption"));
     m_duplicatesView = table(page, QStringLiteral("duplicatesView"));
     m_duplicatesView->setModel(m_duplicatesModel);
     m_samples = new QPlainTextEdit(page);
@@ -192,7 +180,7 @@ QWidget *RecoverPage::buildIdentifyPage()
     m_samples->setReadOnly(true);
     m_samples->setFont(QFont(QStringLiteral("monospace")));
     m_samples->setMaximumHeight(110);
-    m_state[IdentifyStep] = wrapped(page);
+    m_state[IdentifyStep] = style::richLabel(page);
     l->addWidget(m_identifyCaption);
     l->addWidget(m_duplicatesView, 1);
     l->addWidget(new QLabel(tr("Example keys (partition, key, rows):"), page));
@@ -209,10 +197,10 @@ QWidget *RecoverPage::buildRerunPage()
                                 "one transaction per partition with its checkpoint and before-images, so the run can be rolled back. "
                                 "The run executes exactly this preview, and is refused if the source changed since."),
                              l);
-    m_rerunSummary = wrapped(page, QStringLiteral("rerunSummary"));
+    m_rerunSummary = style::richLabel(page, QStringLiteral("rerunSummary"));
     m_rerunView = table(page, QStringLiteral("rerunView"));
     m_rerunView->setModel(m_rerunModel);
-    m_state[RerunStep] = wrapped(page);
+    m_state[RerunStep] = style::richLabel(page);
     l->addWidget(m_rerunSummary);
     l->addWidget(m_rerunView, 1);
     l->addWidget(m_state[RerunStep]);
@@ -226,10 +214,10 @@ QWidget *RecoverPage::buildTotalsPage()
                              tr("Compares, per affected partition, the row count and the sum of every numeric column of the target with "
                                 "the deduped source (what a clean load holds). A mismatch stops the recovery with the dataset still frozen."),
                              l);
-    m_totalsCaption = wrapped(page, QStringLiteral("totalsCaption"));
+    m_totalsCaption = style::richLabel(page, QStringLiteral("totalsCaption"));
     m_totalsView = table(page, QStringLiteral("totalsView"));
     m_totalsView->setModel(m_totalsModel);
-    m_state[TotalsStep] = wrapped(page);
+    m_state[TotalsStep] = style::richLabel(page);
     l->addWidget(m_totalsCaption);
     l->addWidget(m_totalsView, 1);
     l->addWidget(m_state[TotalsStep]);
@@ -244,8 +232,8 @@ QWidget *RecoverPage::buildIndexPage()
                                 "whoever writes it, then lifts the freeze. Refused if a key column holds NULL (a unique index treats "
                                 "NULLs as distinct) or duplicates remain."),
                              l);
-    m_indexText = wrapped(page, QStringLiteral("indexText"));
-    m_state[IndexStep] = wrapped(page);
+    m_indexText = style::richLabel(page, QStringLiteral("indexText"));
+    m_state[IndexStep] = style::richLabel(page);
     l->addWidget(m_indexText);
     l->addWidget(m_state[IndexStep]);
     l->addStretch(1);
@@ -257,9 +245,8 @@ QWidget *RecoverPage::buildReportPage()
     QVBoxLayout *l = nullptr;
     QWidget *page = stepPage(tr("Recovery report"),
                              tr("What happened, the steps, counts before and after, totals, and what now prevents a recurrence."), l);
-    m_report = new QTextBrowser(page);
+    m_report = new MarkdownView(page);
     m_report->setObjectName(QStringLiteral("recoveryReport"));
-    m_report->setOpenLinks(false);
     m_saveReport = new QPushButton(tr("Save as\u2026"), page);
     m_saveReport->setObjectName(QStringLiteral("saveReport"));
     m_saveReport->setToolTip(tr("Save the report as Markdown"));
@@ -395,28 +382,11 @@ QString RecoverPage::stepStatus(Step step) const
     return s && s->status != QLatin1String("planned") ? s->status : QString();
 }
 
-void RecoverPage::showReport()
-{
-    const QString markdown = reportMarkdown();
-    if (markdown == m_reportMarkdown)
-        return;
-    m_reportMarkdown = markdown;
-    if (markdown.isEmpty()) {
-        m_report->clear();
-        return;
-    }
-    // Parsed into a document no view shows, then handed over (the browser
-    // owns it and deletes the one it replaces).
-    auto *document = new QTextDocument(m_report);
-    document->setMarkdown(markdown);
-    m_report->setDocument(document);
-}
-
 void RecoverPage::showStep(Step step)
 {
     m_shown = step;
     if (step == ReportStep)
-        showReport();
+        m_report->showMarkdown(reportMarkdown());
     m_pages->setCurrentIndex(int(step));
     {
         const QSignalBlocker block(m_steps);
@@ -673,8 +643,7 @@ void RecoverPage::updateViews()
         m_totalsCaption->clear();
         m_totalsModel->resetData({});
         m_indexText->clear();
-        m_reportMarkdown.clear();
-        m_report->clear();
+        m_report->showMarkdown(QString());
         updateSteps();
         return;
     }
@@ -785,9 +754,9 @@ void RecoverPage::updateViews()
         m_state[s]->show();
     }
     // Only once the recovery ran, and only when shown: laying out Markdown
-    // tables in a browser is slow (see RunsPage::showReport).
+    // tables in a browser is slow (see MarkdownView).
     if (m_shown == ReportStep)
-        showReport();
+        m_report->showMarkdown(reportMarkdown());
     updateSteps();
 }
 
