@@ -21,6 +21,7 @@
 #include "ui/batch/runspage.h"
 #include "ui/batch/samplesmodel.h"
 #include "ui/common/settings.h"
+#include "tests/gui/guitest.h"
 #include "tests/testsupport.h"
 #include "core/workspace/workspace.h"
 
@@ -32,7 +33,6 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QTabBar>
 #include <QTableView>
 #include <QTest>
@@ -88,17 +88,11 @@ private:
     }
 
 private Q_SLOTS:
-    // As the console does before it exits: a page's background load may
-    // outlive the test that started it (slower on PostgreSQL), and must not
-    // run into the next test or the process's teardown of its connection.
-    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+    void cleanup() { guitest::waitForBackgroundWork(); }
 
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_batchpages"));
-        rw::Settings().clearRecentWorkspaces();
+        guitest::useTestSettings(QStringLiteral("tst_batchpages"), true);
         REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
         m_demo = testsupport::buildDemo(m_dir, QStringLiteral("demo"));

@@ -17,6 +17,7 @@
 #include "ui/window/navigator.h"
 #include "core/streams/replay.h"
 #include "ui/common/settings.h"
+#include "tests/gui/guitest.h"
 #include "tests/testsupport.h"
 #include "core/workspace/workspace.h"
 
@@ -30,10 +31,8 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
-#include <QThreadPool>
 #include <QTreeWidget>
 
 using namespace rw;
@@ -140,17 +139,11 @@ class TestDlqPage : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    // As the console does before it exits: a page's background load may
-    // outlive the test that started it (slower on PostgreSQL), and must not
-    // run into the next test or the process's teardown of its connection.
-    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+    void cleanup() { guitest::waitForBackgroundWork(); }
 
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_dlqpage"));
-        Settings().clearRecentWorkspaces();
+        guitest::useTestSettings(QStringLiteral("tst_dlqpage"), true);
         REWIND_REQUIRE_ENGINE();
     }
 

@@ -10,6 +10,7 @@
 #include "core/batch/partitions.h"
 #include "ui/batch/runmanager.h"
 #include "ui/common/settings.h"
+#include "tests/gui/guitest.h"
 #include "tests/testsupport.h"
 #include "core/workspace/workspace.h"
 
@@ -22,10 +23,8 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
-#include <QStandardPaths>
 #include <QStringBuilder>
 #include <QTest>
-#include <QThreadPool>
 
 namespace {
 
@@ -68,16 +67,11 @@ private:
     }
 
 private Q_SLOTS:
-    // As the console does before it exits: a page's background load may
-    // outlive the test that started it (slower on PostgreSQL), and must not
-    // run into the next test or the process's teardown of its connection.
-    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+    void cleanup() { guitest::waitForBackgroundWork(); }
 
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_lagpage"));
+        guitest::useTestSettings(QStringLiteral("tst_lagpage"), false);
         REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
         m_demo = testsupport::buildDemo(m_dir, QStringLiteral("demo"));

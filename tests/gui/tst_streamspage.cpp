@@ -10,6 +10,7 @@
 #include "ui/streams/resetplanmodel.h"
 #include "ui/common/settings.h"
 #include "ui/streams/streampage.h"
+#include "tests/gui/guitest.h"
 #include "tests/testsupport.h"
 #include "core/workspace/workspace.h"
 
@@ -21,9 +22,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QTest>
-#include <QThreadPool>
 
 using Method = rw::ResetOffsetsDialog::Method;
 
@@ -76,16 +75,11 @@ private:
     }
 
 private Q_SLOTS:
-    // As the console does before it exits: a page's background load may
-    // outlive the test that started it (slower on PostgreSQL), and must not
-    // run into the next test or the process's teardown of its connection.
-    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+    void cleanup() { guitest::waitForBackgroundWork(); }
 
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_streamspage"));
+        guitest::useTestSettings(QStringLiteral("tst_streamspage"), false);
         REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
         m_demo = testsupport::buildDemo(m_dir, QStringLiteral("demo"));
