@@ -1,5 +1,6 @@
 #include "ui/audit/auditmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
@@ -14,13 +15,13 @@ namespace {
 QColor actionColor(const QString &action)
 {
     if (action.contains(QLatin1String("failed")) || action.contains(QLatin1String("stale")) || action.contains(QLatin1String("check_failed")))
-        return QColor(0xc0, 0x1c, 0x1c);
+        return style::qcolor(style::Colour::Error);
     if (action.contains(QLatin1String("cancelled")))
-        return QColor(0xb3, 0x4a, 0x00);
+        return style::qcolor(style::Colour::Warning);
     if (action == QLatin1String("run succeeded") || action == QLatin1String("publish"))
-        return QColor(0x2e, 0x7d, 0x32);
+        return style::qcolor(style::Colour::Ok);
     if (action == QLatin1String("preview"))
-        return QColor(0x2f, 0x6f, 0xd0);
+        return style::qcolor(style::Colour::Accent);
     return QColor(0x30, 0x34, 0x3a);
 }
 
@@ -87,15 +88,10 @@ QVariant AuditModel::data(const QModelIndex &index, int role) const
         if (column == ActionColumn)
             return QBrush(actionColor(r.action));
         if (column == DetailColumn || column == IdColumn)
-            return QBrush(QColor(0x5f, 0x66, 0x70));
+            return QBrush(style::qcolor(style::Colour::Muted));
         return {};
     case Qt::FontRole:
-        if (column == ActionColumn) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(column == ActionColumn);
     default: return {};
     }
 }

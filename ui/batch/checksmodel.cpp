@@ -1,5 +1,6 @@
 #include "ui/batch/checksmodel.h"
 
+#include "ui/common/style.h"
 #include "core/batch/partitions.h"
 
 #include <QBrush>
@@ -57,11 +58,11 @@ QVariant ChecksModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole: return c.detail;
     case Qt::ForegroundRole:
         if (index.column() == ResultColumn)
-            return QBrush(c.passed ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc0, 0x1c, 0x1c));
+            return QBrush(c.passed ? style::qcolor(style::Colour::Ok) : style::qcolor(style::Colour::Error));
         return {};
     case Qt::BackgroundRole:
         if (!c.passed)
-            return QBrush(QColor(0xfd, 0xe6, 0xe6));
+            return QBrush(style::qcolor(style::Colour::ErrorTint));
         return {};
     case Qt::FontRole:
         if (index.column() == ResultColumn || !c.passed) {

@@ -174,7 +174,7 @@ void LaunchDialog::showStale(const QString &message)
 {
     m_waiting = false;
     m_stale = true;
-    m_state->setStyleSheet(QStringLiteral("color: #b34a00;"));
+    m_state->setStyleSheet(style::textColour(style::Colour::Warning));
     m_state->setText(tr("Refused: the source changed since this preview, so the plan no longer describes what would be "
                         "written. Nothing was written.\n%1").arg(message));
     m_state->show();

@@ -1,5 +1,6 @@
 #include "ui/batch/partitionsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/statusstyle.h"
 
 #include <QBrush>
@@ -140,7 +141,7 @@ QVariant PartitionsModel::data(const QModelIndex &index, int role) const
         if (column == StatusColumn)
             return QBrush(StatusStyle::tint(p.status));
         if (duplicates || extraRows)
-            return QBrush(QColor(0xfd, 0xe6, 0xe6));
+            return QBrush(style::qcolor(style::Colour::ErrorTint));
         return {};
     case Qt::ForegroundRole:
         if (duplicates || extraRows)
@@ -149,15 +150,10 @@ QVariant PartitionsModel::data(const QModelIndex &index, int role) const
             return QBrush(kMismatch);
         if (column == DuplicateKeysColumn || column == DifferenceColumn || ((column == LastRunColumn || column == LastPublishedColumn)
                                               && display(p, column).toString() == QStringLiteral("\u2014")))
-            return QBrush(QColor(0x9a, 0x9e, 0xa6)); // zeros and blanks recede
+            return QBrush(style::qcolor(style::Colour::Faint)); // zeros and blanks recede
         return {};
     case Qt::FontRole:
-        if (duplicates || extraRows || column == StatusColumn) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(duplicates || extraRows || column == StatusColumn);
     default: return {};
     }
 }

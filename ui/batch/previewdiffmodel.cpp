@@ -1,5 +1,6 @@
 #include "ui/batch/previewdiffmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "core/batch/partitions.h"
 
@@ -84,19 +85,14 @@ QVariant PreviewDiffModel::data(const QModelIndex &index, int role) const
         return QVariant::fromValue(Qt::Alignment((column == PartitionColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
     case Qt::ForegroundRole:
         if (column == GatesColumn)
-            return QBrush(failed ? QColor(0xc0, 0x1c, 0x1c) : QColor(0x2e, 0x7d, 0x32));
+            return QBrush(failed ? style::qcolor(style::Colour::Error) : style::qcolor(style::Colour::Ok));
         if (column == DeletedColumn && p.deleted > 0)
-            return QBrush(QColor(0xc0, 0x1c, 0x1c));
+            return QBrush(style::qcolor(style::Colour::Error));
         if (column != PartitionColumn && value(p, column) == 0)
-            return QBrush(QColor(0x9a, 0x9e, 0xa6));
+            return QBrush(style::qcolor(style::Colour::Faint));
         return {};
     case Qt::FontRole:
-        if (column == GatesColumn || ((column == InsertedColumn || column == UpdatedColumn || column == DeletedColumn) && value(p, column) > 0)) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(column == GatesColumn || ((column == InsertedColumn || column == UpdatedColumn || column == DeletedColumn) && value(p, column) > 0));
     default: return {};
     }
 }

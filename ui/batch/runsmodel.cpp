@@ -1,5 +1,6 @@
 #include "ui/batch/runsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
@@ -15,12 +16,12 @@ namespace {
 QColor statusColor(const QString &status)
 {
     if (status == QLatin1String("succeeded"))
-        return QColor(0x2e, 0x7d, 0x32);
+        return style::qcolor(style::Colour::Ok);
     if (status == QLatin1String("running"))
-        return QColor(0x2f, 0x6f, 0xd0);
+        return style::qcolor(style::Colour::Accent);
     if (status == QLatin1String("cancelled") || status == QLatin1String("interrupted") || status == QLatin1String("stale_plan"))
-        return QColor(0xb3, 0x4a, 0x00);
-    return QColor(0xc0, 0x1c, 0x1c); // failed, check_failed
+        return style::qcolor(style::Colour::Warning);
+    return style::qcolor(style::Colour::Error); // failed, check_failed
 }
 
 } // namespace
@@ -109,15 +110,10 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const
         if (column == StatusColumn)
             return QBrush(statusColor(r.info.status));
         if (column == GatesColumn && failedGates > 0)
-            return QBrush(QColor(0xc0, 0x1c, 0x1c));
+            return QBrush(style::qcolor(style::Colour::Error));
         return {};
     case Qt::FontRole:
-        if (column == StatusColumn) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(column == StatusColumn);
     default: return {};
     }
 }

@@ -14,12 +14,18 @@ QString colour(Colour c)
     case Colour::Subtitle: return QStringLiteral("#4a5059");
     case Colour::Strong: return QStringLiteral("#2f3640");
     case Colour::Error: return QStringLiteral("#c01c1c");
+    case Colour::ErrorTint: return QStringLiteral("#fde6e6");
     case Colour::Ok: return QStringLiteral("#2e7d32");
+    case Colour::Warning: return QStringLiteral("#b34a00");
+    case Colour::Accent: return QStringLiteral("#2f6fd0");
+    case Colour::Faint: return QStringLiteral("#9a9ea6");
     case Colour::Border: return QStringLiteral("#dfe2e7");
     case Colour::Grid: return QStringLiteral("#eceef1");
     }
     return QString();
 }
+
+QColor qcolor(Colour c) { return QColor(colour(c)); }
 
 QString textColour(Colour c) { return QStringLiteral("color: %1;").arg(colour(c)); }
 

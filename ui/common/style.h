@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QColor>
 #include <QString>
 
 class QLabel;
@@ -17,12 +18,17 @@ enum class Colour {
     Muted,    // captions, notes, the body of an empty state
     Subtitle, // a page's line under its title
     Strong,   // emphasised plain text
-    Error,    // errors and destructive amounts
-    Ok,       // success
-    Border,   // table frames
-    Grid,     // table grid lines
+    Error,     // errors, failures and destructive amounts
+    ErrorTint, // the background of a cell that failed
+    Ok,        // success, passed gates
+    Warning,   // lag, late events, skipped offsets
+    Accent,    // the console's blue: offsets read again, a neutral action
+    Faint,     // zeros and blanks that recede
+    Border,    // table frames
+    Grid,      // table grid lines
 };
 QString colour(Colour c);
+QColor qcolor(Colour c);
 // "color: #...;" for a label's style sheet.
 QString textColour(Colour c);
 // `html` in a colour: <span style=...>, or <b style=...> when `bold`.

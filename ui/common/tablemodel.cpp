@@ -1,6 +1,17 @@
 #include "ui/common/tablemodel.h"
 
+#include <QFont>
+
 namespace rw {
+
+QVariant boldIf(bool on)
+{
+    if (!on)
+        return {};
+    QFont f;
+    f.setBold(true);
+    return f;
+}
 
 TableModel::TableModel(std::vector<TableColumn> columns, QObject *parent) : QAbstractTableModel(parent), m_columns(std::move(columns)) {}
 

@@ -15,6 +15,9 @@ struct TableColumn {
     QString toolTip = {};
 };
 
+// Qt::FontRole for a cell set in bold when `on`: the default font, bold; else none.
+QVariant boldIf(bool on);
+
 // Column alignments, as the console's tables use them.
 inline const Qt::Alignment kAlignText = Qt::AlignLeft | Qt::AlignVCenter;
 inline const Qt::Alignment kAlignNumber = Qt::AlignRight | Qt::AlignVCenter;

@@ -1,5 +1,6 @@
 #include "ui/dlq/dlqrecordsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
@@ -14,13 +15,13 @@ namespace {
 QColor statusColor(const QString &status)
 {
     if (status == dlqstatus::New)
-        return QColor(0x2f, 0x6f, 0xd0);
+        return style::qcolor(style::Colour::Accent);
     if (status == dlqstatus::Fixed)
         return QColor(0x7a, 0x3f, 0xc0);
     if (status == dlqstatus::Replayed)
-        return QColor(0x2e, 0x7d, 0x32);
+        return style::qcolor(style::Colour::Ok);
     if (status == dlqstatus::Failed)
-        return QColor(0xc0, 0x1c, 0x1c);
+        return style::qcolor(style::Colour::Error);
     return QColor(0x6b, 0x72, 0x7c); // discarded
 }
 
@@ -243,17 +244,12 @@ QVariant DlqRecordsModel::data(const QModelIndex &index, int role) const
         if (column == StatusColumn)
             return QBrush(statusColor(r.status));
         if (column == CheckColumn && v)
-            return QBrush(v->valid ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc0, 0x1c, 0x1c));
+            return QBrush(v->valid ? style::qcolor(style::Colour::Ok) : style::qcolor(style::Colour::Error));
         if (column == IdColumn)
-            return QBrush(QColor(0x5f, 0x66, 0x70));
+            return QBrush(style::qcolor(style::Colour::Muted));
         return {};
     case Qt::FontRole:
-        if (column == StatusColumn) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(column == StatusColumn);
     default: return {};
     }
 }

@@ -1,5 +1,6 @@
 #include "ui/lateness/lagpartitionsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "ui/common/statusstyle.h"
 
@@ -105,7 +106,7 @@ QVariant LagPartitionsModel::data(const QModelIndex &index, int role) const
         return alignment(column);
     case Qt::ForegroundRole:
         if ((column == LateColumn || column == LateShareColumn) && late > 0)
-            return QBrush(QColor(0xb3, 0x4a, 0x00));
+            return QBrush(style::qcolor(style::Colour::Warning));
         return {};
     case Qt::ToolTipRole:
         if (column == StatusColumn)

@@ -408,12 +408,12 @@ void RecoverPage::updateSteps()
         QColor color(0x5f, 0x66, 0x70);
         if (status == QLatin1String("done")) {
             glyph = QStringLiteral("\u2714");
-            color = QColor(0x2e, 0x7d, 0x32);
+            color = style::qcolor(style::Colour::Ok);
         } else if (status == QLatin1String("skipped")) {
             glyph = QStringLiteral("\u2013");
         } else if (status == QLatin1String("failed")) {
             glyph = QStringLiteral("\u2718");
-            color = QColor(0xc0, 0x1c, 0x1c);
+            color = style::qcolor(style::Colour::Error);
         } else if (Step(s) == next && m_result) {
             glyph = QStringLiteral("\u25b6");
             color = QColor(0x1d, 0x1f, 0x23);

@@ -1,5 +1,6 @@
 #include "ui/recovery/totalsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "core/batch/partitions.h"
 
@@ -95,11 +96,11 @@ QVariant TotalsModel::data(const QModelIndex &index, int role) const
                                                                                 : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
         if (index.column() == MatchColumn)
-            return QBrush(r.match ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc0, 0x1c, 0x1c));
+            return QBrush(r.match ? style::qcolor(style::Colour::Ok) : style::qcolor(style::Colour::Error));
         return {};
     case Qt::BackgroundRole:
         if (!r.match)
-            return QBrush(QColor(0xfd, 0xe6, 0xe6));
+            return QBrush(style::qcolor(style::Colour::ErrorTint));
         return {};
     default: return {};
     }

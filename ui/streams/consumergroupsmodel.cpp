@@ -1,5 +1,6 @@
 #include "ui/streams/consumergroupsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
@@ -51,7 +52,7 @@ QVariant ConsumerGroupsModel::data(const QModelIndex &index, int role) const
         return alignment(column);
     case Qt::ForegroundRole:
         if (column == LagColumn && g.lag > 0)
-            return QBrush(QColor(0xb3, 0x4a, 0x00));
+            return QBrush(style::qcolor(style::Colour::Warning));
         return {};
     case Qt::ToolTipRole:
         return tr("Group %1: %2 events behind the log end; committed in %n partition(s)", nullptr, int(g.partitions))

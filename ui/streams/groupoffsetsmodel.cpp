@@ -1,5 +1,6 @@
 #include "ui/streams/groupoffsetsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
@@ -37,7 +38,7 @@ QVariant GroupOffsetsModel::data(const QModelIndex &index, int role) const
         return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
     case Qt::ForegroundRole:
         if (column == LagColumn && p.lag > 0)
-            return QBrush(QColor(0xb3, 0x4a, 0x00));
+            return QBrush(style::qcolor(style::Colour::Warning));
         if (column == CommittedColumn && !p.stored)
             return QBrush(QColor(0x80, 0x86, 0x8f));
         return {};

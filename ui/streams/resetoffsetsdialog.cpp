@@ -369,7 +369,7 @@ void ResetOffsetsDialog::apply()
             // The group committed between the dry run and the apply.
             m_model->resetData(plan->partitions);
             setState(tr("Applied and audited, but the offsets moved since the dry run: the table now shows what was applied."),
-                     QStringLiteral("#b34a00"));
+                     style::colour(style::Colour::Warning));
             updateButtons();
         });
 }

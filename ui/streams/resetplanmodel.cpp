@@ -1,5 +1,6 @@
 #include "ui/streams/resetplanmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
@@ -65,19 +66,14 @@ QVariant ResetPlanModel::data(const QModelIndex &index, int role) const
     case Qt::TextAlignmentRole:
         return QVariant::fromValue(Qt::Alignment((column == NoteColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
     case Qt::FontRole:
-        if (column == NewColumn && p.newOffset != p.current) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(column == NewColumn && p.newOffset != p.current);
     case Qt::ForegroundRole:
         if (column == NewColumn && p.newOffset < p.current)
-            return QBrush(QColor(0x2f, 0x6f, 0xd0)); // rewound: events read again
+            return QBrush(style::qcolor(style::Colour::Accent)); // rewound: events read again
         if (column == NewColumn && p.newOffset > p.current)
-            return QBrush(QColor(0xb3, 0x4a, 0x00)); // skipped ahead: events never read
+            return QBrush(style::qcolor(style::Colour::Warning)); // skipped ahead: events never read
         if (column == NoteColumn && p.clamped)
-            return QBrush(QColor(0xb3, 0x4a, 0x00));
+            return QBrush(style::qcolor(style::Colour::Warning));
         return {};
     default: return {};
     }

@@ -1,5 +1,6 @@
 #include "ui/streams/streampartitionsmodel.h"
 
+#include "ui/common/style.h"
 #include <QBrush>
 
 namespace rw {
@@ -64,7 +65,7 @@ QVariant StreamPartitionsModel::data(const QModelIndex &index, int role) const
         return alignment(column);
     case Qt::ForegroundRole:
         if (column == EventsColumn && gaps)
-            return QBrush(QColor(0xb3, 0x4a, 0x00));
+            return QBrush(style::qcolor(style::Colour::Warning));
         return {};
     case Qt::ToolTipRole:
         if (column == EventsColumn && gaps)
