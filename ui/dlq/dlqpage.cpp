@@ -1,6 +1,7 @@
 #include "ui/dlq/dlqpage.h"
 
 #include "ui/common/style.h"
+#include "ui/dlq/dlqactionbar.h"
 #include "ui/dlq/dlqgroupsmodel.h"
 #include "ui/dlq/dlqhistorymodel.h"
 #include "ui/dlq/dlqpayloadpanel.h"
@@ -69,12 +70,12 @@ DlqPage::DlqPage(QWidget *parent)
       m_replayedTile(new StatTile(tr("replayed"), this)), m_discardedTile(new StatTile(tr("discarded"), this)),
       m_groupsView(new QListView(this)), m_groups(new DlqGroupsModel(this)), m_status(new QComboBox(this)), m_count(new QLabel(this)),
       m_recordsView(makeTable(this, QStringLiteral("dlqRecords"))), m_records(new DlqRecordsModel(this)), m_empty(new QLabel(this)),
-      m_recordsArea(new QWidget(this)), m_allMatching(new QCheckBox(this)), m_validate(new QPushButton(tr("Validate"), this)),
-      m_batchSize(new QSpinBox(this)), m_velocity(new QSpinBox(this)), m_replay(new QPushButton(tr("Replay"), this)),
-      m_reason(new QLineEdit(this)), m_discard(new QPushButton(tr("Discard"), this)), m_progressFrame(new QFrame(this)),
-      m_progress(new QProgressBar(this)), m_progressText(new QLabel(this)), m_cancel(new QPushButton(tr("Cancel"), this)),
-      m_result(new QLabel(this)), m_pendingBar(new QFrame(this)), m_pendingText(new QLabel(this)), m_applySet(new QPushButton(tr("Apply"), this)),
-      m_dropSet(new QPushButton(tr("Cancel"), this)), m_tabs(new QTabWidget(this)), m_payload(new DlqPayloadPanel(this)),
+      m_recordsArea(new QWidget(this)), m_actions(new DlqActionBar(this)), m_allMatching(m_actions->allMatching()), m_validate(m_actions->validateButton()),
+      m_batchSize(m_actions->batchSize()), m_velocity(m_actions->velocity()), m_replay(m_actions->replayButton()),
+      m_reason(m_actions->reason()), m_discard(m_actions->discardButton()), m_progressFrame(m_actions->progressFrame()),
+      m_progress(m_actions->progress()), m_progressText(m_actions->progressText()), m_cancel(m_actions->cancelButton()),
+      m_result(m_actions->result()), m_pendingBar(m_actions->pendingBar()), m_pendingText(m_actions->pendingText()),
+      m_applySet(m_actions->applySetButton()), m_tabs(new QTabWidget(this)), m_payload(new DlqPayloadPanel(this)),
       m_historyView(makeTable(this, QStringLiteral("dlqHistory"))), m_history(new DlqHistoryModel(this))
 {
     setObjectName(QStringLiteral("dlqPage"));
@@ -175,7 +176,18 @@ DlqPage::DlqPage(QWidget *parent)
     rl->setSpacing(6);
     rl->addLayout(filters);
     rl->addWidget(m_recordsArea, 1);
-    buildActions(recordsBox);
+    rl->addWidget(m_actions);
+    connect(m_allMatching, &QCheckBox::toggled, this, &DlqPage::updateActions);
+    connect(m_validate, &QPushButton::clicked, this, &DlqPage::validateSelection);
+    connect(m_replay, &QPushButton::clicked, this, &DlqPage::replaySelection);
+    connect(m_reason, &QLineEdit::textChanged, this, &DlqPage::updateActions);
+    connect(m_discard, &QPushButton::clicked, this, &DlqPage::discardSelection);
+    connect(m_cancel, &QPushButton::clicked, this, &DlqPage::cancelReplay);
+    connect(m_applySet, &QPushButton::clicked, this, &DlqPage::applyPendingSet);
+    connect(m_actions->dropSetButton(), &QPushButton::clicked, this, [this] {
+        m_pendingSet.reset();
+        m_pendingBar->hide();
+    });
 
     // Bottom: the JSON panel and the history.
     m_historyView->setModel(m_history);
@@ -210,98 +222,6 @@ DlqPage::DlqPage(QWidget *parent)
     layout->addLayout(header);
     layout->addWidget(horizontal, 1);
     clear();
-}
-
-void DlqPage::buildActions(QWidget *host)
-{
-    auto *layout = qobject_cast<QVBoxLayout *>(host->layout());
-    m_allMatching->setObjectName(QStringLiteral("dlqAllMatching"));
-    m_allMatching->setToolTip(tr("Apply the actions to every record of the signature and status chosen, not only the selected rows"));
-    connect(m_allMatching, &QCheckBox::toggled, this, &DlqPage::updateActions);
-    m_validate->setObjectName(QStringLiteral("dlqValidate"));
-    m_validate->setToolTip(tr("Dry run: check each record as a replay would (JSON, required fields, checks); nothing is written"));
-    connect(m_validate, &QPushButton::clicked, this, &DlqPage::validateSelection);
-    m_batchSize->setObjectName(QStringLiteral("dlqBatchSize"));
-    m_batchSize->setRange(1, 100000);
-    m_batchSize->setValue(500);
-    m_batchSize->setToolTip(tr("Records per transaction"));
-    m_velocity->setObjectName(QStringLiteral("dlqVelocity"));
-    m_velocity->setRange(0, 1000000);
-    m_velocity->setValue(0);
-    m_velocity->setSpecialValueText(tr("unlimited"));
-    m_velocity->setSuffix(tr(" rec/s"));
-    m_velocity->setToolTip(tr("Velocity: replay at most this many records per second (0: as fast as possible)"));
-    m_replay->setObjectName(QStringLiteral("dlqReplay"));
-    m_replay->setToolTip(tr("Write the valid records where they belong (a stream's sink by event_id, a dataset's target by key); "
-                            "the invalid ones become failed"));
-    connect(m_replay, &QPushButton::clicked, this, &DlqPage::replaySelection);
-    m_reason->setObjectName(QStringLiteral("dlqReason"));
-    m_reason->setPlaceholderText(tr("reason (required to discard)"));
-    m_reason->setClearButtonEnabled(true);
-    connect(m_reason, &QLineEdit::textChanged, this, &DlqPage::updateActions);
-    m_discard->setObjectName(QStringLiteral("dlqDiscard"));
-    m_discard->setToolTip(tr("Mark the records discarded with the reason; they stay in the DLQ with their history"));
-    connect(m_discard, &QPushButton::clicked, this, &DlqPage::discardSelection);
-
-    auto *actions = new QHBoxLayout;
-    actions->setSpacing(6);
-    actions->addWidget(m_allMatching);
-    actions->addSpacing(8);
-    actions->addWidget(m_validate);
-    actions->addSpacing(16);
-    actions->addWidget(new QLabel(tr("Batch"), host));
-    actions->addWidget(m_batchSize);
-    actions->addWidget(new QLabel(tr("Velocity"), host));
-    actions->addWidget(m_velocity);
-    actions->addWidget(m_replay);
-    actions->addStretch(1);
-    layout->addLayout(actions);
-    auto *discard = new QHBoxLayout;
-    discard->setSpacing(6);
-    discard->addWidget(new QLabel(tr("Discard with a reason:"), host));
-    discard->addWidget(m_reason, 1);
-    discard->addWidget(m_discard);
-    layout->addLayout(discard);
-
-    // Replay progress with Cancel.
-    m_progressFrame->setObjectName(QStringLiteral("dlqProgress"));
-    m_progressFrame->setStyleSheet(QStringLiteral("#dlqProgress { background: #f4f8fe; border: 1px solid #c9d9f2; border-radius: 4px; }"));
-    m_progress->setFormat(tr("%v of %m records"));
-    m_progressText->setStyleSheet(style::textColour(style::Colour::Subtitle));
-    m_cancel->setObjectName(QStringLiteral("dlqCancel"));
-    m_cancel->setToolTip(tr("Stop at the next batch boundary; the batches already committed stay replayed"));
-    connect(m_cancel, &QPushButton::clicked, this, &DlqPage::cancelReplay);
-    auto *pl = new QHBoxLayout(m_progressFrame);
-    pl->setContentsMargins(8, 4, 8, 4);
-    pl->addWidget(m_progress, 2);
-    pl->addWidget(m_progressText, 3);
-    pl->addWidget(m_cancel);
-    m_progressFrame->hide();
-    layout->addWidget(m_progressFrame);
-
-    // The set-by-path dry run, waiting for Apply.
-    m_pendingBar->setObjectName(QStringLiteral("dlqPendingSet"));
-    m_pendingBar->setStyleSheet(QStringLiteral("#dlqPendingSet { background: #fff8e6; border: 1px solid #f0d78c; border-radius: 4px; }"));
-    m_pendingText->setTextFormat(Qt::RichText);
-    m_pendingText->setWordWrap(true);
-    m_applySet->setObjectName(QStringLiteral("dlqApplySet"));
-    connect(m_applySet, &QPushButton::clicked, this, &DlqPage::applyPendingSet);
-    connect(m_dropSet, &QPushButton::clicked, this, [this] {
-        m_pendingSet.reset();
-        m_pendingBar->hide();
-    });
-    auto *bl = new QHBoxLayout(m_pendingBar);
-    bl->setContentsMargins(8, 4, 8, 4);
-    bl->addWidget(m_pendingText, 1);
-    bl->addWidget(m_applySet);
-    bl->addWidget(m_dropSet);
-    m_pendingBar->hide();
-    layout->addWidget(m_pendingBar);
-
-    m_result->setObjectName(QStringLiteral("dlqResult"));
-    m_result->setWordWrap(true);
-    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_result);
 }
 
 void DlqPage::setWorkspace(const Database &db, const Spec &spec)

@@ -23,6 +23,7 @@ class QTableView;
 
 namespace rw {
 
+class DlqActionBar;
 class DlqGroupsModel;
 class DlqHistoryModel;
 class DlqPayloadPanel;
@@ -109,7 +110,6 @@ private:
         DlqListResult filtered;
     };
 
-    void buildActions(QWidget *host);
     void applyFilter(bool reloadGroups);
     void loadSummary();
     void loadDetail(qint64 id);
@@ -157,6 +157,7 @@ private:
     DlqRecordsModel *m_records;
     QLabel *m_empty;
     QWidget *m_recordsArea;
+    DlqActionBar *m_actions; // owns the action widgets below
     QCheckBox *m_allMatching;
     QPushButton *m_validate;
     QSpinBox *m_batchSize;
@@ -172,7 +173,6 @@ private:
     QFrame *m_pendingBar;
     QLabel *m_pendingText;
     QPushButton *m_applySet;
-    QPushButton *m_dropSet;
     QTabWidget *m_tabs;
     DlqPayloadPanel *m_payload;
     QTableView *m_historyView;
