@@ -70,12 +70,7 @@ DlqPage::DlqPage(QWidget *parent)
       m_replayedTile(new StatTile(tr("replayed"), this)), m_discardedTile(new StatTile(tr("discarded"), this)),
       m_groupsView(new QListView(this)), m_groups(new DlqGroupsModel(this)), m_status(new QComboBox(this)), m_count(new QLabel(this)),
       m_recordsView(makeTable(this, QStringLiteral("dlqRecords"))), m_records(new DlqRecordsModel(this)), m_empty(new QLabel(this)),
-      m_recordsArea(new QWidget(this)), m_actions(new DlqActionBar(this)), m_allMatching(m_actions->allMatching()), m_validate(m_actions->validateButton()),
-      m_batchSize(m_actions->batchSize()), m_velocity(m_actions->velocity()), m_replay(m_actions->replayButton()),
-      m_reason(m_actions->reason()), m_discard(m_actions->discardButton()), m_progressFrame(m_actions->progressFrame()),
-      m_progress(m_actions->progress()), m_progressText(m_actions->progressText()), m_cancel(m_actions->cancelButton()),
-      m_result(m_actions->result()), m_pendingBar(m_actions->pendingBar()), m_pendingText(m_actions->pendingText()),
-      m_applySet(m_actions->applySetButton()), m_tabs(new QTabWidget(this)), m_payload(new DlqPayloadPanel(this)),
+      m_recordsArea(new QWidget(this)), m_actions(new DlqActionBar(this)), m_tabs(new QTabWidget(this)), m_payload(new DlqPayloadPanel(this)),
       m_historyView(makeTable(this, QStringLiteral("dlqHistory"))), m_history(new DlqHistoryModel(this))
 {
     setObjectName(QStringLiteral("dlqPage"));
@@ -177,16 +172,16 @@ DlqPage::DlqPage(QWidget *parent)
     rl->addLayout(filters);
     rl->addWidget(m_recordsArea, 1);
     rl->addWidget(m_actions);
-    connect(m_allMatching, &QCheckBox::toggled, this, &DlqPage::updateActions);
-    connect(m_validate, &QPushButton::clicked, this, &DlqPage::validateSelection);
-    connect(m_replay, &QPushButton::clicked, this, &DlqPage::replaySelection);
-    connect(m_reason, &QLineEdit::textChanged, this, &DlqPage::updateActions);
-    connect(m_discard, &QPushButton::clicked, this, &DlqPage::discardSelection);
-    connect(m_cancel, &QPushButton::clicked, this, &DlqPage::cancelReplay);
-    connect(m_applySet, &QPushButton::clicked, this, &DlqPage::applyPendingSet);
+    connect(m_actions->allMatching(), &QCheckBox::toggled, this, &DlqPage::updateActions);
+    connect(m_actions->validateButton(), &QPushButton::clicked, this, &DlqPage::validateSelection);
+    connect(m_actions->replayButton(), &QPushButton::clicked, this, &DlqPage::replaySelection);
+    connect(m_actions->reason(), &QLineEdit::textChanged, this, &DlqPage::updateActions);
+    connect(m_actions->discardButton(), &QPushButton::clicked, this, &DlqPage::discardSelection);
+    connect(m_actions->cancelButton(), &QPushButton::clicked, this, &DlqPage::cancelReplay);
+    connect(m_actions->applySetButton(), &QPushButton::clicked, this, &DlqPage::applyPendingSet);
     connect(m_actions->dropSetButton(), &QPushButton::clicked, this, [this] {
         m_pendingSet.reset();
-        m_pendingBar->hide();
+        m_actions->pendingBar()->hide();
     });
 
     // Bottom: the JSON panel and the history.
@@ -247,8 +242,8 @@ void DlqPage::clear()
     m_filteredTotal = -1;
     m_lastReplay.reset();
     m_pendingSet.reset();
-    m_pendingBar->hide();
-    m_result->clear();
+    m_actions->pendingBar()->hide();
+    m_actions->result()->clear();
     m_waitFirstPage = m_waitSummary = m_waitDetail = false;
     for (StatTile *t : {m_totalTile, m_newTile, m_failedTile, m_fixedTile, m_replayedTile, m_discardedTile})
         t->setValue(QStringLiteral("\u2014"));
@@ -309,7 +304,7 @@ void DlqPage::applyFilter(bool reloadGroups)
         filter.statuses = {m_statusFilter};
     filter.signature = m_signatureFilter;
     m_pendingSet.reset();
-    m_pendingBar->hide();
+    m_actions->pendingBar()->hide();
     m_records->setFilter(*m_db, filter);
     m_filteredTotal = -1;
     if (const int row = m_groups->rowOf(m_signatureFilter); row >= 0 && !m_groups->snapshot().empty())
@@ -440,11 +435,11 @@ QList<qint64> DlqPage::selectedIds() const
     return ids;
 }
 
-void DlqPage::setApplyToAllMatching(bool all) { m_allMatching->setChecked(all); }
+void DlqPage::setApplyToAllMatching(bool all) { m_actions->allMatching()->setChecked(all); }
 
 DlqSelection DlqPage::actionSelection() const
 {
-    if (m_allMatching->isChecked())
+    if (m_actions->allMatching()->isChecked())
         return m_records->filter();
     DlqSelection s;
     s.ids = selectedIds();
@@ -453,7 +448,7 @@ DlqSelection DlqPage::actionSelection() const
 
 qint64 DlqPage::selectionSize() const
 {
-    if (m_allMatching->isChecked())
+    if (m_actions->allMatching()->isChecked())
         return m_filteredTotal >= 0 ? m_filteredTotal : m_records->rowCount();
     return m_recordsView->selectionModel()->selectedRows().size();
 }
@@ -470,30 +465,30 @@ void DlqPage::updateCount()
     else
         text = m_records->isComplete() ? tr("%1 records").arg(fmt::number(loaded)) : tr("%1 records loaded \u00b7 more as you scroll").arg(fmt::number(loaded));
     m_count->setText(text);
-    m_allMatching->setText(m_filteredTotal >= 0 ? tr("All %1 matching").arg(fmt::number(m_filteredTotal)) : tr("All matching"));
+    m_actions->allMatching()->setText(m_filteredTotal >= 0 ? tr("All %1 matching").arg(fmt::number(m_filteredTotal)) : tr("All matching"));
 }
 
 void DlqPage::updateActions()
 {
     const qint64 n = selectionSize();
     const bool ready = m_db && !m_busy && n > 0;
-    const QString what = m_allMatching->isChecked() ? tr("%1 matching").arg(fmt::number(n)) : tr("%1 selected").arg(fmt::number(n));
-    m_validate->setEnabled(ready);
-    m_replay->setEnabled(ready && m_spec.has_value());
-    m_discard->setEnabled(ready && !m_reason->text().trimmed().isEmpty());
-    m_validate->setText(n > 0 ? tr("Validate %1").arg(what) : tr("Validate"));
-    m_replay->setText(n > 0 ? tr("Replay %1").arg(what) : tr("Replay"));
-    m_discard->setText(n > 0 ? tr("Discard %1").arg(what) : tr("Discard"));
-    m_discard->setToolTip(m_reason->text().trimmed().isEmpty() ? tr("Type a reason first: it is kept in each record's history")
+    const QString what = m_actions->allMatching()->isChecked() ? tr("%1 matching").arg(fmt::number(n)) : tr("%1 selected").arg(fmt::number(n));
+    m_actions->validateButton()->setEnabled(ready);
+    m_actions->replayButton()->setEnabled(ready && m_spec.has_value());
+    m_actions->discardButton()->setEnabled(ready && !m_actions->reason()->text().trimmed().isEmpty());
+    m_actions->validateButton()->setText(n > 0 ? tr("Validate %1").arg(what) : tr("Validate"));
+    m_actions->replayButton()->setText(n > 0 ? tr("Replay %1").arg(what) : tr("Replay"));
+    m_actions->discardButton()->setText(n > 0 ? tr("Discard %1").arg(what) : tr("Discard"));
+    m_actions->discardButton()->setToolTip(m_actions->reason()->text().trimmed().isEmpty() ? tr("Type a reason first: it is kept in each record's history")
                                                                : tr("Mark the records discarded with the reason; they stay in the DLQ with their history"));
     m_payload->setSelectionSize(n);
-    m_applySet->setEnabled(!m_busy);
+    m_actions->applySetButton()->setEnabled(!m_busy);
 }
 
 void DlqPage::setBusy(bool busy)
 {
     m_busy = busy;
-    m_allMatching->setEnabled(!busy);
+    m_actions->allMatching()->setEnabled(!busy);
     m_status->setEnabled(!busy);
     m_groupsView->setEnabled(!busy);
     m_payload->setBusy(busy);
@@ -502,8 +497,8 @@ void DlqPage::setBusy(bool busy)
 
 void DlqPage::showResult(bool ok, const QString &message)
 {
-    m_result->setStyleSheet(ok ? style::textColour(style::Colour::Ok) : style::textColour(style::Colour::Error));
-    m_result->setText(message);
+    m_actions->result()->setStyleSheet(ok ? style::textColour(style::Colour::Ok) : style::textColour(style::Colour::Error));
+    m_actions->result()->setText(message);
 }
 
 void DlqPage::finishOperation(const QString &operation, bool ok, const QString &message, const QList<qint64> &touched)
@@ -515,7 +510,7 @@ void DlqPage::finishOperation(const QString &operation, bool ok, const QString &
     const bool wrote = operation == kOperationReplay || (ok && operation != kOperationValidate);
     if (wrote) {
         // What changed: the rows in place, the counts, the record on show.
-        if (m_allMatching->isChecked() || touched.isEmpty())
+        if (m_actions->allMatching()->isChecked() || touched.isEmpty())
             m_records->reload();
         else
             m_records->refreshRecords(touched);
@@ -533,7 +528,7 @@ void DlqPage::validateSelection()
     const DlqSelection selection = actionSelection();
     DlqReplayOptions options;
     options.execute = false;
-    options.batchSize = m_batchSize->value();
+    options.batchSize = m_actions->batchSize()->value();
     options.maxRecords = int(std::clamp<qint64>(std::max<qint64>(selection.ids.size(), m_records->rowCount()), 1, 100000));
     setBusy(true);
     showResult(true, tr("Validating\u2026"));
@@ -565,16 +560,16 @@ void DlqPage::replaySelection()
     const qint64 expected = selectionSize();
     DlqReplayOptions options;
     options.execute = true;
-    options.batchSize = m_batchSize->value();
-    if (m_velocity->value() > 0)
-        options.maxPerSecond = double(m_velocity->value());
+    options.batchSize = m_actions->batchSize()->value();
+    if (m_actions->velocity()->value() > 0)
+        options.maxPerSecond = double(m_actions->velocity()->value());
     options.maxRecords = int(std::clamp<qint64>(selection.ids.size(), 1000, 100000));
     setBusy(true);
-    m_progress->setRange(0, int(std::min<qint64>(std::max<qint64>(expected, 1), INT_MAX)));
-    m_progress->setValue(0);
-    m_progressText->setText(options.maxPerSecond ? tr("starting \u00b7 at most %1 records/s").arg(fmt::number(m_velocity->value())) : tr("starting"));
-    m_cancel->setEnabled(true);
-    m_progressFrame->show();
+    m_actions->progress()->setRange(0, int(std::min<qint64>(std::max<qint64>(expected, 1), INT_MAX)));
+    m_actions->progress()->setValue(0);
+    m_actions->progressText()->setText(options.maxPerSecond ? tr("starting \u00b7 at most %1 records/s").arg(fmt::number(m_actions->velocity()->value())) : tr("starting"));
+    m_actions->cancelButton()->setEnabled(true);
+    m_actions->progressFrame()->show();
     showResult(true, tr("Replaying\u2026"));
     m_replayJobs.start(
         [this, db = *m_db, spec = *m_spec, selection, options](const JobToken &job) mutable {
@@ -585,7 +580,7 @@ void DlqPage::replaySelection()
             return replayDlq(db, spec, selection, options);
         },
         [this, touched](Result<DlqReplayResult> result) {
-            m_progressFrame->hide();
+            m_actions->progressFrame()->hide();
             if (!result)
                 return finishOperation(kOperationReplay, false, tr("Replay failed: %1").arg(result.error().message), touched);
             m_lastReplay = *result;
@@ -602,9 +597,9 @@ void DlqPage::replaySelection()
 
 void DlqPage::onReplayProgress(const DlqReplayProgress &p)
 {
-    m_progress->setRange(0, int(std::min<qint64>(std::max<qint64>(p.selected, 1), INT_MAX)));
-    m_progress->setValue(int(std::min<qint64>(p.processed, INT_MAX)));
-    m_progressText->setText(tr("batch %1 \u00b7 replayed %2 \u00b7 failed %3").arg(p.batchesDone).arg(fmt::number(p.replayed), fmt::number(p.failed)));
+    m_actions->progress()->setRange(0, int(std::min<qint64>(std::max<qint64>(p.selected, 1), INT_MAX)));
+    m_actions->progress()->setValue(int(std::min<qint64>(p.processed, INT_MAX)));
+    m_actions->progressText()->setText(tr("batch %1 \u00b7 replayed %2 \u00b7 failed %3").arg(p.batchesDone).arg(fmt::number(p.replayed), fmt::number(p.failed)));
     Q_EMIT replayProgressed(p.processed, p.selected);
 }
 
@@ -613,18 +608,18 @@ void DlqPage::cancelReplay()
     if (!m_replayJobs.isRunning())
         return;
     m_replayJobs.requestCancel();
-    m_cancel->setEnabled(false);
-    m_progressText->setText(tr("cancelling at the next batch boundary\u2026"));
+    m_actions->cancelButton()->setEnabled(false);
+    m_actions->progressText()->setText(tr("cancelling at the next batch boundary\u2026"));
 }
 
 void DlqPage::discardSelection()
 {
-    const QString reason = m_reason->text().trimmed();
+    const QString reason = m_actions->reason()->text().trimmed();
     if (!m_db || m_busy || selectionSize() == 0)
         return;
     if (reason.isEmpty()) {
         showResult(false, tr("Type a reason to discard: it is kept in each record's history."));
-        m_reason->setFocus();
+        m_actions->reason()->setFocus();
         return;
     }
     const DlqSelection selection = actionSelection();
@@ -634,7 +629,7 @@ void DlqPage::discardSelection()
         [this, selection](Result<DlqDiscardResult> result) {
             if (!result)
                 return finishOperation(kOperationDiscard, false, tr("Discard refused: %1").arg(result.error().message), selection.ids);
-            m_reason->clear();
+            m_actions->reason()->clear();
             finishOperation(kOperationDiscard, true, tr("%1 records discarded; they stay in the DLQ with the reason in their history.")
                                                          .arg(fmt::number(result->selected)),
                             selection.ids);
@@ -671,7 +666,7 @@ void DlqPage::previewSetPath(const QString &path, const QString &value)
     request.reason = tr("set in the console");
     request.execute = false;
     m_pendingSet.reset();
-    m_pendingBar->hide();
+    m_actions->pendingBar()->hide();
     setBusy(true);
     tasks().start(
         [db = *m_db, request] { return fixDlq(db, request); },
@@ -689,9 +684,9 @@ void DlqPage::previewSetPath(const QString &path, const QString &value)
                         % style::coloured(QStringLiteral("#%1: <code>%2</code> \u2192 <code>%3</code>").arg(c.id).arg(shortPayload(c.before), shortPayload(c.after)),
                                           style::Colour::Muted);
             }
-            m_pendingText->setText(text);
-            m_applySet->setEnabled(result->selected > 0);
-            m_pendingBar->show();
+            m_actions->pendingText()->setText(text);
+            m_actions->applySetButton()->setEnabled(result->selected > 0);
+            m_actions->pendingBar()->show();
             showResult(true, tr("Dry run: nothing changed yet. Apply to store it."));
         });
 }
@@ -702,7 +697,7 @@ void DlqPage::applyPendingSet()
         return;
     const DlqFixRequest request = *m_pendingSet;
     m_pendingSet.reset();
-    m_pendingBar->hide();
+    m_actions->pendingBar()->hide();
     setBusy(true);
     tasks().start(
         [db = *m_db, request] { return fixDlq(db, request); },

@@ -9,15 +9,9 @@
 #include <memory>
 #include <optional>
 
-class QCheckBox;
 class QComboBox;
-class QFrame;
 class QLabel;
-class QLineEdit;
 class QListView;
-class QProgressBar;
-class QPushButton;
-class QSpinBox;
 class QTabWidget;
 class QTableView;
 
@@ -81,17 +75,7 @@ public:
     QTableView *recordsView() const { return m_recordsView; }
     QListView *groupsView() const { return m_groupsView; }
     DlqPayloadPanel *payloadPanel() const { return m_payload; }
-    QSpinBox *batchSizeBox() const { return m_batchSize; }
-    QSpinBox *velocityBox() const { return m_velocity; }
-    QLineEdit *reasonEdit() const { return m_reason; }
-    QPushButton *validateButton() const { return m_validate; }
-    QPushButton *replayButton() const { return m_replay; }
-    QPushButton *discardButton() const { return m_discard; }
-    QPushButton *cancelButton() const { return m_cancel; }
-    QPushButton *applySetButton() const { return m_applySet; }
-    QProgressBar *progressBar() const { return m_progress; }
-    QLabel *resultLabel() const { return m_result; }
-    QLabel *pendingSetLabel() const { return m_pendingText; }
+    DlqActionBar *actionBar() const { return m_actions; }
     bool showsEmptyState() const;
     // The last replay or validation, for the operator (and tests).
     const std::optional<DlqReplayResult> &lastReplay() const { return m_lastReplay; }
@@ -157,22 +141,7 @@ private:
     DlqRecordsModel *m_records;
     QLabel *m_empty;
     QWidget *m_recordsArea;
-    DlqActionBar *m_actions; // owns the action widgets below
-    QCheckBox *m_allMatching;
-    QPushButton *m_validate;
-    QSpinBox *m_batchSize;
-    QSpinBox *m_velocity;
-    QPushButton *m_replay;
-    QLineEdit *m_reason;
-    QPushButton *m_discard;
-    QFrame *m_progressFrame;
-    QProgressBar *m_progress;
-    QLabel *m_progressText;
-    QPushButton *m_cancel;
-    QLabel *m_result;
-    QFrame *m_pendingBar;
-    QLabel *m_pendingText;
-    QPushButton *m_applySet;
+    DlqActionBar *m_actions;
     QTabWidget *m_tabs;
     DlqPayloadPanel *m_payload;
     QTableView *m_historyView;
