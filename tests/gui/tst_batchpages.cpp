@@ -21,6 +21,7 @@
 #include "ui/batch/runspage.h"
 #include "ui/batch/samplesmodel.h"
 #include "ui/common/settings.h"
+#include "tests/gui/guitest.h"
 #include "tests/testsupport.h"
 #include "core/workspace/workspace.h"
 
@@ -32,7 +33,6 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QTabBar>
 #include <QTableView>
 #include <QTest>
@@ -68,17 +68,7 @@ class TestBatchPages : public QObject {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
-    testsupport::Demo m_demo; // never opened: copied per test
-    QString m_db;             // a copy for the tests that only read
-    QString m_spec;
-
-    // A fresh copy of the demo for a test that writes.
-    std::pair<QString, QString> demoCopy(const QString &name)
-    {
-        const testsupport::Demo copy = testsupport::copyDemo(m_demo, m_dir, name);
-        return {copy.db, copy.spec};
-    }
+    guitest::DemoFixture m_demo;
 
     static bool openAndWait(MainWindow &w, const QString &db, const QString &spec, const MainWindow::Selection &selection)
     {
@@ -88,29 +78,21 @@ private:
     }
 
 private Q_SLOTS:
-    // As the console does before it exits: a page's background load may
-    // outlive the test that started it (slower on PostgreSQL), and must not
-    // run into the next test or the process's teardown of its connection.
-    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+    void cleanup() { guitest::waitForBackgroundWork(); }
 
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_batchpages"));
-        rw::Settings().clearRecentWorkspaces();
+        guitest::useTestSettings(QStringLiteral("tst_batchpages"), true);
         REWIND_REQUIRE_ENGINE();
-        QVERIFY(m_dir.isValid());
-        m_demo = testsupport::buildDemo(m_dir, QStringLiteral("demo"));
-        std::tie(m_db, m_spec) = demoCopy(QStringLiteral("shared"));
+        QVERIFY(m_demo.build());
     }
 
     // The whole loop on the demo's bad day, through the widgets.
     void previewConfirmRunAudit()
     {
-        const auto [db, spec] = demoCopy(QStringLiteral("loop"));
+        const auto [db, spec] = m_demo.copy(QStringLiteral("loop"));
         // What core computes for the bad day, on an identical copy.
-        const auto [refDb, refSpec] = demoCopy(QStringLiteral("reference"));
+        const auto [refDb, refSpec] = m_demo.copy(QStringLiteral("reference"));
         auto ref = rw::openWorkspace(refDb, refSpec);
         QVERIFY(ref.has_value());
         const rw::DatasetSpec &sales = *ref->spec.dataset(QStringLiteral("fact_sales"));
@@ -208,8 +190,8 @@ private Q_SLOTS:
         QTRY_COMPARE(w.runsPage()->selectedRunId(), runId);
         QVERIFY(w.runsPage()->reportText().contains(QStringLiteral("succeeded")));
         QVERIFY(w.runsPage()->liveWidgets().isEmpty());
-        const QString jsonPath = m_dir.filePath(QStringLiteral("run.json"));
-        const QString mdPath = m_dir.filePath(QStringLiteral("run.md"));
+        const QString jsonPath = m_demo.dir().filePath(QStringLiteral("run.json"));
+        const QString mdPath = m_demo.dir().filePath(QStringLiteral("run.md"));
         QVERIFY(w.runsPage()->exportReport(runId, jsonPath, rw::RunsPage::ReportFormat::Json));
         QVERIFY(w.runsPage()->exportReport(runId, mdPath, rw::RunsPage::ReportFormat::Markdown));
         QFile jf(jsonPath);
@@ -247,7 +229,7 @@ private Q_SLOTS:
         QVERIFY(audit->proxy()->rowCount() >= 1);
         for (int r = 0; r < audit->proxy()->rowCount(); ++r)
             QCOMPARE(audit->proxy()->index(r, rw::AuditModel::ActionColumn).data().toString(), QStringLiteral("preview"));
-        const QString csvPath = m_dir.filePath(QStringLiteral("audit.csv"));
+        const QString csvPath = m_demo.dir().filePath(QStringLiteral("audit.csv"));
         QVERIFY(audit->exportTo(csvPath, rw::AuditPage::ExportFormat::Csv));
         QFile csv(csvPath);
         QVERIFY(csv.open(QIODevice::ReadOnly));
@@ -256,7 +238,7 @@ private Q_SLOTS:
         QCOMPARE(lines.at(0), QStringLiteral("id,at,os_user,action,dataset,stream,run_id,detail"));
         audit->setActionFilter(QString());
         audit->setDatasetFilter(QStringLiteral("fact_sales"));
-        const QString jsonAudit = m_dir.filePath(QStringLiteral("audit.json"));
+        const QString jsonAudit = m_demo.dir().filePath(QStringLiteral("audit.json"));
         QVERIFY(audit->exportTo(jsonAudit, rw::AuditPage::ExportFormat::Json));
         QFile ja(jsonAudit);
         QVERIFY(ja.open(QIODevice::ReadOnly));
@@ -271,13 +253,13 @@ private Q_SLOTS:
     void destructivePlanAndStalePlan()
     {
         auto db = testsupport::makeDatabase(
-            m_dir, QStringLiteral("small.db"),
+            m_demo.dir(), QStringLiteral("small.db"),
             {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL)"),
              QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 90) "
                             "INSERT INTO raw_sales SELECT i, 1, '2025-05-0' || ((i % 3) + 1), i * 1.5 FROM n"),
              QStringLiteral("CREATE TABLE copy_sales AS SELECT * FROM raw_sales"),
              QStringLiteral("INSERT INTO copy_sales VALUES (999, 1, '2025-05-01', 1.0)")});
-        const QString spec = testsupport::writeFile(m_dir, QStringLiteral("small.json"), R"({
+        const QString spec = testsupport::writeFile(m_demo.dir(), QStringLiteral("small.json"), R"({
           "datasets": {
             "copy_sales": {"source": "raw_sales", "target": "copy_sales", "partition_column": "dt",
                            "key": ["order_id", "item_id"], "write": "overwrite_partition"}
@@ -344,7 +326,7 @@ private Q_SLOTS:
     // The demo's failed nightly run can be resumed from the runs page.
     void resumeTheFailedRun()
     {
-        const auto [db, spec] = demoCopy(QStringLiteral("resume"));
+        const auto [db, spec] = m_demo.copy(QStringLiteral("resume"));
         MainWindow w;
         w.show();
         QVERIFY(openAndWait(w, db, spec, {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("runs"), {}}));
@@ -372,7 +354,7 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         QSignalSpy loaded(&w, &MainWindow::pageLoaded);
-        QVERIFY(openAndWait(w, m_db, m_spec, {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("preview"), {kBadDay}}));
+        QVERIFY(openAndWait(w, m_demo.db(), m_demo.spec(), {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("preview"), {kBadDay}}));
         QCOMPARE(w.currentPage(), w.previewPage());
         QTRY_VERIFY_WITH_TIMEOUT(w.previewPage()->result().has_value(), kTimeoutMs);
         QCOMPARE(w.previewPage()->diffModel()->index(0, 0).data().toString(), kBadDay);
@@ -382,7 +364,7 @@ private Q_SLOTS:
     // Cancel sets the flag; the worker returns and nothing is left running.
     void cancelledPreviewLeavesNoWorker()
     {
-        auto ws = rw::openWorkspace(m_db, m_spec);
+        auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
         QVERIFY(ws.has_value());
         const qint64 plansBefore = ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_plans"))->toLongLong();
         rw::PreviewPage page;

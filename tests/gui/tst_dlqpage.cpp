@@ -6,6 +6,7 @@
 // the demo's malformed events through the main window. Every model runs
 // under QAbstractItemModelTester.
 #include "core/dlq/dlq.h"
+#include "ui/dlq/dlqactionbar.h"
 #include "ui/dlq/dlqgroupsmodel.h"
 #include "ui/dlq/dlqhistorymodel.h"
 #include "ui/dlq/dlqpage.h"
@@ -17,6 +18,7 @@
 #include "ui/window/navigator.h"
 #include "core/streams/replay.h"
 #include "ui/common/settings.h"
+#include "tests/gui/guitest.h"
 #include "tests/testsupport.h"
 #include "core/workspace/workspace.h"
 
@@ -30,10 +32,8 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
-#include <QThreadPool>
 #include <QTreeWidget>
 
 using namespace rw;
@@ -140,17 +140,11 @@ class TestDlqPage : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    // As the console does before it exits: a page's background load may
-    // outlive the test that started it (slower on PostgreSQL), and must not
-    // run into the next test or the process's teardown of its connection.
-    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+    void cleanup() { guitest::waitForBackgroundWork(); }
 
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_dlqpage"));
-        Settings().clearRecentWorkspaces();
+        guitest::useTestSettings(QStringLiteral("tst_dlqpage"), true);
         REWIND_REQUIRE_ENGINE();
     }
 
@@ -308,10 +302,10 @@ private Q_SLOTS:
         QCOMPARE(f.history(QStringLiteral("c")), (QStringList{QStringLiteral("quarantined:new"), QStringLiteral("fixed:fixed")}));
 
         // Replay only this record, in batches of one.
-        page->batchSizeBox()->setValue(1);
+        page->actionBar()->batchSize()->setValue(1);
         QCOMPARE(page->selectedIds(), QList<qint64>{c});
-        QVERIFY(page->replayButton()->isEnabled());
-        QTest::mouseClick(page->replayButton(), Qt::LeftButton);
+        QVERIFY(page->actionBar()->replayButton()->isEnabled());
+        QTest::mouseClick(page->actionBar()->replayButton(), Qt::LeftButton);
         QVERIFY(waitFor(done, 2));
         QCOMPARE(done.last().at(0).toString(), QStringLiteral("replay"));
         QVERIFY2(opOk(done).isEmpty(), qPrintable(opOk(done)));
@@ -333,7 +327,7 @@ private Q_SLOTS:
                                   kTimeoutMs);
         QTRY_COMPARE_WITH_TIMEOUT(modelHistory(page->historyModel()), history, kTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(editor->isReadOnly(), kTimeoutMs);
-        QVERIFY(page->resultLabel()->text().contains(QLatin1String("1 replayed")));
+        QVERIFY(page->actionBar()->result()->text().contains(QLatin1String("1 replayed")));
     }
 
     void validateShowsADryRunPerRecord()
@@ -343,7 +337,7 @@ private Q_SLOTS:
         page->recordsView()->selectAll();
         QCOMPARE(page->selectedIds().size(), 3);
         QSignalSpy done(page.get(), &DlqPage::operationFinished);
-        QTest::mouseClick(page->validateButton(), Qt::LeftButton);
+        QTest::mouseClick(page->actionBar()->validateButton(), Qt::LeftButton);
         QVERIFY(waitFor(done));
         QVERIFY2(opOk(done).isEmpty(), qPrintable(opOk(done)));
         const DlqRecordsModel *m = page->recordsModel();
@@ -353,19 +347,19 @@ private Q_SLOTS:
             QCOMPARE(m->verdict(f.id(e))->valid, false);
         }
         QVERIFY(m->index(m->rowOf(f.id(QStringLiteral("c"))), DlqRecordsModel::CheckColumn).data().toString().contains(QLatin1String("invalid_json")));
-        QVERIFY(page->resultLabel()->text().contains(QLatin1String("Nothing was written")));
+        QVERIFY(page->actionBar()->result()->text().contains(QLatin1String("Nothing was written")));
         // A dry run: nothing changed.
         QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND attempts = 0")).toInt(), 3);
         QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")).toInt(), 3);
 
         // Replaying them anyway: each becomes failed, and the rows say so.
-        QTest::mouseClick(page->replayButton(), Qt::LeftButton);
+        QTest::mouseClick(page->actionBar()->replayButton(), Qt::LeftButton);
         QVERIFY(waitFor(done, 2));
         QCOMPARE(done.last().at(1).toBool(), false); // failures are not a success
         QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'failed' AND attempts = 1")).toInt(), 3);
         for (const QString &e : {QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")})
             QTRY_COMPARE_WITH_TIMEOUT(m->index(m->rowOf(f.id(e)), DlqRecordsModel::StatusColumn).data().toString(), QStringLiteral("failed"), kTimeoutMs);
-        QVERIFY(page->resultLabel()->text().contains(QLatin1String("3 failed")));
+        QVERIFY(page->actionBar()->result()->text().contains(QLatin1String("3 failed")));
     }
 
     void setPathOnSelectionThenDiscardWithReason()
@@ -392,10 +386,10 @@ private Q_SLOTS:
         QSignalSpy done(page.get(), &DlqPage::operationFinished);
         QTest::mouseClick(panel->setPathButton(), Qt::LeftButton);
         // The dry run waits for Apply; nothing changed yet.
-        QTRY_VERIFY_WITH_TIMEOUT(page->pendingSetLabel()->isVisible(), kTimeoutMs);
-        QVERIFY(page->pendingSetLabel()->text().contains(QLatin1String("2 would change")));
+        QTRY_VERIFY_WITH_TIMEOUT(page->actionBar()->pendingText()->isVisible(), kTimeoutMs);
+        QVERIFY(page->actionBar()->pendingText()->text().contains(QLatin1String("2 would change")));
         QCOMPARE(f.status(QStringLiteral("b")), QStringLiteral("new"));
-        QTest::mouseClick(page->applySetButton(), Qt::LeftButton);
+        QTest::mouseClick(page->actionBar()->applySetButton(), Qt::LeftButton);
         QVERIFY(waitFor(done));
         QVERIFY2(opOk(done).isEmpty(), qPrintable(opOk(done)));
         for (const QString &e : {QStringLiteral("b"), QStringLiteral("d")}) {
@@ -410,17 +404,17 @@ private Q_SLOTS:
         // Discard needs a reason.
         page->recordsView()->clearSelection();
         QVERIFY(page->selectRecord(d));
-        QVERIFY(!page->discardButton()->isEnabled());
-        QTest::keyClicks(page->reasonEdit(), QStringLiteral("test order, never billed"));
-        QVERIFY(page->discardButton()->isEnabled());
-        QTest::mouseClick(page->discardButton(), Qt::LeftButton);
+        QVERIFY(!page->actionBar()->discardButton()->isEnabled());
+        QTest::keyClicks(page->actionBar()->reason(), QStringLiteral("test order, never billed"));
+        QVERIFY(page->actionBar()->discardButton()->isEnabled());
+        QTest::mouseClick(page->actionBar()->discardButton(), Qt::LeftButton);
         QVERIFY(waitFor(done, 2));
         QVERIFY2(opOk(done).isEmpty(), qPrintable(opOk(done)));
         QCOMPARE(f.status(QStringLiteral("d")), QStringLiteral("discarded"));
         QCOMPARE(f.status(QStringLiteral("b")), QStringLiteral("fixed"));
         QCOMPARE(f.value(QStringLiteral("SELECT reason FROM rewind_dlq_history WHERE dlq_id = ? ORDER BY history_id DESC LIMIT 1"), {d}).toString(),
                  QStringLiteral("test order, never billed"));
-        QVERIFY(page->reasonEdit()->text().isEmpty());
+        QVERIFY(page->actionBar()->reason()->text().isEmpty());
         QTRY_COMPARE_WITH_TIMEOUT(page->historyModel()->rowCount(), 3, kTimeoutMs);
     }
 
@@ -436,17 +430,17 @@ private Q_SLOTS:
         QVERIFY(fixDlq(f.db(), fix));
         auto page = openPage(f);
         page->setApplyToAllMatching(true);
-        page->batchSizeBox()->setValue(20);
-        page->velocityBox()->setValue(100); // 600 records: six seconds unless cancelled
-        QVERIFY(page->replayButton()->text().contains(QLatin1String("600")));
+        page->actionBar()->batchSize()->setValue(20);
+        page->actionBar()->velocity()->setValue(100); // 600 records: six seconds unless cancelled
+        QVERIFY(page->actionBar()->replayButton()->text().contains(QLatin1String("600")));
         QSignalSpy progressed(page.get(), &DlqPage::replayProgressed);
         QSignalSpy done(page.get(), &DlqPage::operationFinished);
-        QTest::mouseClick(page->replayButton(), Qt::LeftButton);
-        QVERIFY(page->cancelButton()->isVisible());
+        QTest::mouseClick(page->actionBar()->replayButton(), Qt::LeftButton);
+        QVERIFY(page->actionBar()->cancelButton()->isVisible());
         QVERIFY(waitFor(progressed, 2));
-        QVERIFY(page->progressBar()->value() > 0);
-        QCOMPARE(page->progressBar()->maximum(), 600);
-        QTest::mouseClick(page->cancelButton(), Qt::LeftButton);
+        QVERIFY(page->actionBar()->progress()->value() > 0);
+        QCOMPARE(page->actionBar()->progress()->maximum(), 600);
+        QTest::mouseClick(page->actionBar()->cancelButton(), Qt::LeftButton);
         QVERIFY(waitFor(done));
         QVERIFY(page->lastReplay());
         QCOMPARE(page->lastReplay()->status, QStringLiteral("cancelled"));
@@ -455,8 +449,8 @@ private Q_SLOTS:
         QCOMPARE(replayed, page->lastReplay()->replayed);
         QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM ev_sink")).toLongLong(), replayed);
         QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'fixed'")).toLongLong(), 600 - replayed);
-        QVERIFY(page->resultLabel()->text().contains(QLatin1String("cancelled")));
-        QVERIFY(!page->cancelButton()->isVisible());
+        QVERIFY(page->actionBar()->result()->text().contains(QLatin1String("cancelled")));
+        QVERIFY(!page->actionBar()->cancelButton()->isVisible());
     }
 
     void aMillionRecordsOpenWithOnePage()

@@ -10,6 +10,7 @@
 #include "core/batch/partitions.h"
 #include "ui/batch/runmanager.h"
 #include "ui/common/settings.h"
+#include "tests/gui/guitest.h"
 #include "tests/testsupport.h"
 #include "core/workspace/workspace.h"
 
@@ -22,10 +23,8 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
-#include <QStandardPaths>
 #include <QStringBuilder>
 #include <QTest>
-#include <QThreadPool>
 
 namespace {
 
@@ -48,16 +47,7 @@ class TestLagPage : public QObject {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
-    testsupport::Demo m_demo; // never opened: copied per test
-    QString m_db;             // a copy for the tests that only read
-    QString m_spec;
-
-    std::pair<QString, QString> demoCopy(const QString &name)
-    {
-        const testsupport::Demo copy = testsupport::copyDemo(m_demo, m_dir, name);
-        return {copy.db, copy.spec};
-    }
+    guitest::DemoFixture m_demo;
 
     // A lag page on `dataset` of the workspace, loaded.
     static bool load(rw::LagPage &page, const rw::Workspace &ws, const QString &dataset)
@@ -68,27 +58,20 @@ private:
     }
 
 private Q_SLOTS:
-    // As the console does before it exits: a page's background load may
-    // outlive the test that started it (slower on PostgreSQL), and must not
-    // run into the next test or the process's teardown of its connection.
-    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+    void cleanup() { guitest::waitForBackgroundWork(); }
 
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_lagpage"));
+        guitest::useTestSettings(QStringLiteral("tst_lagpage"), false);
         REWIND_REQUIRE_ENGINE();
-        QVERIFY(m_dir.isValid());
-        m_demo = testsupport::buildDemo(m_dir, QStringLiteral("demo"));
-        std::tie(m_db, m_spec) = demoCopy(QStringLiteral("shared"));
+        QVERIFY(m_demo.build());
     }
 
     // Moving the slider shows what `lag` reports for a spec with that
     // allowed_lateness, without asking the database again.
     void sliderMatchesLag()
     {
-        auto ws = rw::openWorkspace(m_db, m_spec);
+        auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
         QVERIFY(ws);
         rw::RunManager runs;
         rw::LagPage page;
@@ -133,7 +116,7 @@ private Q_SLOTS:
         }
         // Consistent with the CLI: lag --what-if for the slider's value.
         page.slider()->setValue(last / 2);
-        auto cli = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec,
+        auto cli = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"), m_demo.db(), QStringLiteral("--spec"), m_demo.spec(),
                                         QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--what-if"),
                                         QStringLiteral("%1s").arg(page.whatIfSeconds()), QStringLiteral("--json")});
         QCOMPARE(cli.exitCode, 0);
@@ -160,7 +143,7 @@ private Q_SLOTS:
 
     void chartShowsTheDistribution()
     {
-        auto ws = rw::openWorkspace(m_db, m_spec);
+        auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
         QVERIFY(ws);
         rw::LagPage page;
         QVERIFY(load(page, *ws, QStringLiteral("events")));
@@ -185,7 +168,7 @@ private Q_SLOTS:
 
     void datasetWithoutTimestamps()
     {
-        auto ws = rw::openWorkspace(m_db, m_spec);
+        auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
         QVERIFY(ws);
         rw::LagPage page;
         QVERIFY(!rw::LagPage::hasLateness(*ws->spec.dataset(QStringLiteral("fact_sales"))));
@@ -199,7 +182,7 @@ private Q_SLOTS:
     // the preview-and-confirm flow; they are final again.
     void backfillStaleThroughTheDialog()
     {
-        const auto [db, spec] = demoCopy(QStringLiteral("backfill"));
+        const auto [db, spec] = m_demo.copy(QStringLiteral("backfill"));
         auto ws = rw::openWorkspace(db, spec);
         QVERIFY(ws);
         QStringList stale;
@@ -245,7 +228,7 @@ private Q_SLOTS:
     // through the dialog and it is final.
     void finalizeThroughTheDialog()
     {
-        const auto [db, spec] = demoCopy(QStringLiteral("finalize"));
+        const auto [db, spec] = m_demo.copy(QStringLiteral("finalize"));
         auto ws = rw::openWorkspace(db, spec);
         QVERIFY(ws);
         const rw::DatasetSpec &events = *ws->spec.dataset(QStringLiteral("events"));
@@ -295,7 +278,7 @@ private Q_SLOTS:
         QSignalSpy loaded(&w, &rw::MainWindow::pageLoaded);
         rw::MainWindow::Selection selection;
         selection.page = QStringLiteral("lag");
-        w.openWorkspace(m_db, m_spec, selection);
+        w.openWorkspace(m_demo.db(), m_demo.spec(), selection);
         QVERIFY(opened.count() > 0 || opened.wait(kTimeoutMs));
         QTRY_VERIFY_WITH_TIMEOUT(loaded.count() > 0, kTimeoutMs);
         QCOMPARE(w.currentPageName(), QStringLiteral("lag"));

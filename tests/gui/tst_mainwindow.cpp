@@ -8,14 +8,13 @@
 #include "ui/common/settings.h"
 #include "ui/streams/streampage.h"
 #include "ui/streams/streampartitionsmodel.h"
+#include "tests/gui/guitest.h"
 #include "tests/testsupport.h"
 
 #include <QHash>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
-#include <QThreadPool>
 
 using rw::MainWindow;
 using Kind = rw::Navigator::Kind;
@@ -75,17 +74,11 @@ SqlWorkspace makeSqlWorkspace(const QTemporaryDir &dir)
 class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    // As the console does before it exits: a page's background load may
-    // outlive the test that started it (slower on PostgreSQL), and must not
-    // run into the next test or the process's teardown of its connection.
-    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+    void cleanup() { guitest::waitForBackgroundWork(); }
 
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true); // settings go to a test location
-        QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
-        rw::Settings().clearRecentWorkspaces();
+        guitest::useTestSettings(QStringLiteral("tst_mainwindow"), true);
         REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
         m_small = makeSqlWorkspace(m_dir);

@@ -15,6 +15,7 @@
 #include "ui/batch/runsmodel.h"
 #include "ui/batch/runspage.h"
 #include "ui/common/settings.h"
+#include "tests/gui/guitest.h"
 #include "tests/testsupport.h"
 #include "ui/recovery/totalsmodel.h"
 #include "core/workspace/workspace.h"
@@ -26,10 +27,8 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSqlRecord>
-#include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
-#include <QThreadPool>
 
 using rw::MainWindow;
 using Kind = rw::Navigator::Kind;
@@ -159,17 +158,11 @@ private:
     }
 
 private Q_SLOTS:
-    // As the console does before it exits: a page's background load may
-    // outlive the test that started it (slower on PostgreSQL), and must not
-    // run into the next test or the process's teardown of its connection.
-    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+    void cleanup() { guitest::waitForBackgroundWork(); }
 
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_recoverypages"));
-        rw::Settings().clearRecentWorkspaces();
+        guitest::useTestSettings(QStringLiteral("tst_recoverypages"), true);
         REWIND_REQUIRE_ENGINE();
     }
 

@@ -10,6 +10,7 @@
 #include "ui/streams/resetplanmodel.h"
 #include "ui/common/settings.h"
 #include "ui/streams/streampage.h"
+#include "tests/gui/guitest.h"
 #include "tests/testsupport.h"
 #include "core/workspace/workspace.h"
 
@@ -21,9 +22,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QTest>
-#include <QThreadPool>
 
 using Method = rw::ResetOffsetsDialog::Method;
 
@@ -56,17 +55,7 @@ class TestStreamsPage : public QObject {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
-    testsupport::Demo m_demo; // never opened: copied per test
-    QString m_db;             // a copy for the tests that only read
-    QString m_spec;
-    int m_copies = 0;
-
-    std::pair<QString, QString> demoCopy()
-    {
-        const testsupport::Demo copy = testsupport::copyDemo(m_demo, m_dir, QStringLiteral("copy%1").arg(++m_copies));
-        return {copy.db, copy.spec};
-    }
+    guitest::DemoFixture m_demo;
 
     static bool load(rw::StreamPage &page, const rw::Workspace &ws)
     {
@@ -76,26 +65,19 @@ private:
     }
 
 private Q_SLOTS:
-    // As the console does before it exits: a page's background load may
-    // outlive the test that started it (slower on PostgreSQL), and must not
-    // run into the next test or the process's teardown of its connection.
-    void cleanup() { QThreadPool::globalInstance()->waitForDone(); }
+    void cleanup() { guitest::waitForBackgroundWork(); }
 
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_streamspage"));
+        guitest::useTestSettings(QStringLiteral("tst_streamspage"), false);
         REWIND_REQUIRE_ENGINE();
-        QVERIFY(m_dir.isValid());
-        m_demo = testsupport::buildDemo(m_dir, QStringLiteral("demo"));
-        std::tie(m_db, m_spec) = demoCopy();
+        QVERIFY(m_demo.build());
     }
 
     // The page opens on the group furthest behind: the demo's crashed loader.
     void showsTheCrashedGroup()
     {
-        auto ws = rw::openWorkspace(m_db, m_spec);
+        auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
         QVERIFY(ws);
         rw::StreamPage page;
         QAbstractItemModelTester groupsTester(page.groupsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -157,7 +139,7 @@ private Q_SLOTS:
         QFETCH(QString, value);
         QFETCH(QStringList, partitions);
         QFETCH(QStringList, cli);
-        auto ws = rw::openWorkspace(m_db, m_spec);
+        auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
         QVERIFY(ws);
         rw::StreamPage page;
         QVERIFY(load(page, *ws));
@@ -175,8 +157,8 @@ private Q_SLOTS:
         QTest::mouseClick(dialog->dryRunButton(), Qt::LeftButton);
         QVERIFY(done.count() > 0 || done.wait(kTimeoutMs));
 
-        const auto r = testsupport::runCli(QStringList{QStringLiteral("offsets-reset"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"),
-                                                       m_spec, QStringLiteral("--stream"), kStream, QStringLiteral("--group"), kCrashed,
+        const auto r = testsupport::runCli(QStringList{QStringLiteral("offsets-reset"), QStringLiteral("--db"), m_demo.db(), QStringLiteral("--spec"),
+                                                       m_demo.spec(), QStringLiteral("--stream"), kStream, QStringLiteral("--group"), kCrashed,
                                                        QStringLiteral("--json")}
                                            + cli);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -197,14 +179,14 @@ private Q_SLOTS:
                                              - std::max(e[QStringLiteral("new")].toInteger(), e[QStringLiteral("log_start")].toInteger())));
         }
         // A dry run changes nothing.
-        QCOMPARE(committed(ws->db, kCrashed), committed(rw::openWorkspace(m_db, m_spec)->db, kCrashed));
+        QCOMPARE(committed(ws->db, kCrashed), committed(rw::openWorkspace(m_demo.db(), m_demo.spec())->db, kCrashed));
         dialog->reject();
     }
 
     // Applying after the typed confirmation commits exactly the dry run's offsets.
     void resetAppliesAfterConfirmation()
     {
-        const auto [db, spec] = demoCopy();
+        const auto [db, spec] = m_demo.copy();
         auto ws = rw::openWorkspace(db, spec);
         QVERIFY(ws);
         const auto before = committed(ws->db, kCrashed);
@@ -255,7 +237,7 @@ private Q_SLOTS:
     // the committed offsets as core says.
     void replayThroughThePage()
     {
-        const auto [db, spec] = demoCopy();
+        const auto [db, spec] = m_demo.copy();
         auto ws = rw::openWorkspace(db, spec);
         QVERIFY(ws);
         const rw::StreamSpec &orders = *ws->spec.stream(kStream);
@@ -305,7 +287,7 @@ private Q_SLOTS:
     // every valid event is in the sink once.
     void cancelThenContinue()
     {
-        const auto [db, spec] = demoCopy();
+        const auto [db, spec] = m_demo.copy();
         auto ws = rw::openWorkspace(db, spec);
         QVERIFY(ws);
         const rw::StreamSpec &orders = *ws->spec.stream(kStream);

@@ -1,5 +1,6 @@
 #include "ui/audit/auditmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
@@ -14,13 +15,13 @@ namespace {
 QColor actionColor(const QString &action)
 {
     if (action.contains(QLatin1String("failed")) || action.contains(QLatin1String("stale")) || action.contains(QLatin1String("check_failed")))
-        return QColor(0xc0, 0x1c, 0x1c);
+        return style::qcolor(style::Colour::Error);
     if (action.contains(QLatin1String("cancelled")))
-        return QColor(0xb3, 0x4a, 0x00);
+        return style::qcolor(style::Colour::Warning);
     if (action == QLatin1String("run succeeded") || action == QLatin1String("publish"))
-        return QColor(0x2e, 0x7d, 0x32);
+        return style::qcolor(style::Colour::Ok);
     if (action == QLatin1String("preview"))
-        return QColor(0x2f, 0x6f, 0xd0);
+        return style::qcolor(style::Colour::Accent);
     return QColor(0x30, 0x34, 0x3a);
 }
 
@@ -33,33 +34,17 @@ QString compact(const QString &json)
 
 } // namespace
 
-AuditModel::AuditModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void AuditModel::resetData(std::vector<AuditRow> rows)
+AuditModel::AuditModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("#")},
+        {tr("At (UTC)")},
+        {tr("User")},
+        {tr("Action")},
+        {tr("Dataset / stream")},
+        {tr("Run")},
+        {tr("Detail")},
+    }, parent)
 {
-    beginResetModel();
-    m_rows = std::move(rows);
-    endResetModel();
-}
-
-int AuditModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int AuditModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant AuditModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case IdColumn: return tr("#");
-    case AtColumn: return tr("At (UTC)");
-    case UserColumn: return tr("User");
-    case ActionColumn: return tr("Action");
-    case SubjectColumn: return tr("Dataset / stream");
-    case RunColumn: return tr("Run");
-    case DetailColumn: return tr("Detail");
-    default: return {};
-    }
 }
 
 QVariant AuditModel::data(const QModelIndex &index, int role) const
@@ -103,15 +88,10 @@ QVariant AuditModel::data(const QModelIndex &index, int role) const
         if (column == ActionColumn)
             return QBrush(actionColor(r.action));
         if (column == DetailColumn || column == IdColumn)
-            return QBrush(QColor(0x5f, 0x66, 0x70));
+            return QBrush(style::qcolor(style::Colour::Muted));
         return {};
     case Qt::FontRole:
-        if (column == ActionColumn) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(column == ActionColumn);
     default: return {};
     }
 }

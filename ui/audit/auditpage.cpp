@@ -1,8 +1,8 @@
 #include "ui/audit/auditpage.h"
 
+#include "ui/common/style.h"
 #include "ui/audit/auditmodel.h"
 #include "ui/audit/auditproxymodel.h"
-#include "ui/common/background.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -41,12 +41,9 @@ AuditPage::AuditPage(QWidget *parent)
 {
     setObjectName(QStringLiteral("auditPage"));
     auto *title = new QLabel(tr("Audit log"), this);
-    QFont titleFont = title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    title->setFont(titleFont);
+    style::makeTitle(title);
     auto *subtitle = new QLabel(tr("Every preview, run, publish, resume and cancel, with who did it and when; newest first."), this);
-    subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
 
     m_dataset->setObjectName(QStringLiteral("auditDataset"));
     m_action->setObjectName(QStringLiteral("auditAction"));
@@ -78,25 +75,17 @@ AuditPage::AuditPage(QWidget *parent)
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(AuditModel::IdColumn, Qt::DescendingOrder);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     measureFirstRowsOnly(m_view);
-    m_view->setAlternatingRowColors(true);
-    m_view->setWordWrap(false);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
-    m_view->horizontalHeader()->setStretchLastSection(true);
-    m_view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    style::setupTable(m_view, 8, true);
 
     m_empty->setObjectName(QStringLiteral("auditEmpty"));
     m_empty->setAlignment(Qt::AlignCenter);
-    m_empty->setText(tr("<h3>Nothing audited yet</h3><p style='color:#5f6670'>Previews, runs, resumes and cancels are "
-                        "recorded here as they happen.</p>"));
+    m_empty->setText(style::emptyState(tr("Nothing audited yet"), tr("Previews, runs, resumes and cancels are "
+                        "recorded here as they happen.")));
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_view);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addWidget(title);
     layout->addWidget(subtitle);
     layout->addLayout(filters);
@@ -128,12 +117,9 @@ void AuditPage::refresh()
 {
     if (!m_db)
         return;
-    const quint64 generation = beginLoad(tr("Loading the audit log\u2026"));
-    runInBackground(
-        this, [db = *m_db] { return listAudit(db, {}, kLimit); },
-        [this, generation](Result<std::vector<AuditRow>> result) {
-            if (!finishLoad(generation))
-                return;
+    startLoad(
+        tr("Loading the audit log\u2026"), [db = *m_db] { return listAudit(db, {}, kLimit); },
+        [this](Result<std::vector<AuditRow>> result) {
             if (!result) {
                 Q_EMIT loadFailed(tr("Could not load the audit log: %1").arg(result.error().message));
                 return;
@@ -141,9 +127,7 @@ void AuditPage::refresh()
             m_model->resetData(std::move(*result));
             rebuildFilterChoices();
             m_stack->setCurrentIndex(m_model->rowCount() == 0 ? 0 : 1);
-            m_view->resizeColumnsToContents();
-            for (int c = 0; c < AuditModel::DetailColumn; ++c)
-                m_view->setColumnWidth(c, m_view->columnWidth(c) + 12);
+            style::fitColumns(m_view, AuditModel::DetailColumn + 1, 12);
             updateCount();
             Q_EMIT pageLoaded();
         });

@@ -1,5 +1,6 @@
 #include "ui/batch/checksmodel.h"
 
+#include "ui/common/style.h"
 #include "core/batch/partitions.h"
 
 #include <QBrush>
@@ -10,7 +11,15 @@
 
 namespace rw {
 
-ChecksModel::ChecksModel(QObject *parent) : QAbstractTableModel(parent) {}
+ChecksModel::ChecksModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Result")},
+        {tr("Gate")},
+        {tr("Partition")},
+        {tr("Detail")},
+    }, parent)
+{
+}
 
 void ChecksModel::resetData(std::vector<CheckResult> checks)
 {
@@ -24,23 +33,6 @@ void ChecksModel::resetData(std::vector<CheckResult> checks)
 int ChecksModel::failedCount() const
 {
     return int(std::count_if(m_rows.begin(), m_rows.end(), [](const CheckResult &c) { return !c.passed; }));
-}
-
-int ChecksModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int ChecksModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant ChecksModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case ResultColumn: return tr("Result");
-    case NameColumn: return tr("Gate");
-    case PartitionColumn: return tr("Partition");
-    case DetailColumn: return tr("Detail");
-    default: return {};
-    }
 }
 
 QVariant ChecksModel::data(const QModelIndex &index, int role) const
@@ -66,11 +58,11 @@ QVariant ChecksModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole: return c.detail;
     case Qt::ForegroundRole:
         if (index.column() == ResultColumn)
-            return QBrush(c.passed ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc0, 0x1c, 0x1c));
+            return QBrush(c.passed ? style::qcolor(style::Colour::Ok) : style::qcolor(style::Colour::Error));
         return {};
     case Qt::BackgroundRole:
         if (!c.passed)
-            return QBrush(QColor(0xfd, 0xe6, 0xe6));
+            return QBrush(style::qcolor(style::Colour::ErrorTint));
         return {};
     case Qt::FontRole:
         if (index.column() == ResultColumn || !c.passed) {

@@ -1,5 +1,6 @@
 #include "ui/batch/diffchart.h"
 
+#include "ui/common/style.h"
 #include "core/batch/partitions.h"
 
 #include <QBarCategoryAxis>
@@ -13,7 +14,7 @@ namespace rw {
 
 namespace {
 
-const QColor kColors[] = {QColor(0x2e, 0x9a, 0x4b), QColor(0x2f, 0x6f, 0xd0), QColor(0xd0, 0x32, 0x32),
+const QColor kColors[] = {QColor(0x2e, 0x9a, 0x4b), style::qcolor(style::Colour::Accent), QColor(0xd0, 0x32, 0x32),
                           QColor(0xc4, 0xc9, 0xd1), QColor(0xe8, 0x9a, 0x10)};
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "ui/batch/launchdialog.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "core/batch/partitions.h"
 #include "ui/batch/runmanager.h"
@@ -50,7 +51,7 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
             ++failed;
             failedNames << (c.partition ? c.name % QStringLiteral(" (") % *c.partition % u')' : c.name);
         }
-    const QString row = QStringLiteral("<tr><td style='color:#5f6670; padding-right:14px'>%1</td><td>%2</td></tr>");
+    const QString row = QStringLiteral("<tr><td style='color:%1; padding-right:14px'>%2</td><td>%3</td></tr>").arg(style::colour(style::Colour::Muted), QStringLiteral("%1"), QStringLiteral("%2"));
     QString html = QStringLiteral("<h3>Re-run %1</h3><table cellspacing='3'>").arg(plan.dataset.toHtmlEscaped());
     html += row.arg(tr("Dataset"), plan.dataset.toHtmlEscaped());
     html += row.arg(tr("Scope"), scopeText(plan).toHtmlEscaped());
@@ -63,7 +64,7 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
     html += row.arg(tr("Changes"),
                     tr("<b>%1</b> inserted, <b>%2</b> updated, <b style='color:%5'>%3</b> deleted, %4 unchanged")
                         .arg(fmt::number(t.inserted), fmt::number(t.updated), fmt::number(t.deleted), fmt::number(t.unchanged),
-                             t.deleted > 0 ? QStringLiteral("#c01c1c") : QStringLiteral("inherit")));
+                             t.deleted > 0 ? style::colour(style::Colour::Error) : QStringLiteral("inherit")));
     html += row.arg(tr("Gates"), failed == 0 ? tr("<span style='color:#2e7d32'>all %1 passed</span>").arg(plan.checks.size())
                                              : tr("<span style='color:#c01c1c'><b>%1 of %2 failed</b>: %3. Those partitions "
                                                   "will not be published.</span>")
@@ -173,7 +174,7 @@ void LaunchDialog::showStale(const QString &message)
 {
     m_waiting = false;
     m_stale = true;
-    m_state->setStyleSheet(QStringLiteral("color: #b34a00;"));
+    m_state->setStyleSheet(style::textColour(style::Colour::Warning));
     m_state->setText(tr("Refused: the source changed since this preview, so the plan no longer describes what would be "
                         "written. Nothing was written.\n%1").arg(message));
     m_state->show();
@@ -185,7 +186,7 @@ void LaunchDialog::showStale(const QString &message)
 void LaunchDialog::showError(const QString &message)
 {
     m_waiting = false;
-    m_state->setStyleSheet(QStringLiteral("color: #c01c1c;"));
+    m_state->setStyleSheet(style::textColour(style::Colour::Error));
     m_state->setText(tr("The run could not start: %1").arg(message));
     m_state->show();
     updateButtons();

@@ -1,5 +1,6 @@
 #include "ui/batch/liverunwidget.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "ui/batch/runmanager.h"
 
@@ -20,7 +21,7 @@ LiveRunWidget::LiveRunWidget(int liveRunId, QWidget *parent)
     QFont f = m_title->font();
     f.setBold(true);
     m_title->setFont(f);
-    m_detail->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_detail->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_overall->setFormat(tr("%v of %m partitions"));
     m_partition->setRange(0, 4);
     m_partition->setFormat(tr("current partition: step %v of %m"));

@@ -1,5 +1,6 @@
 #include "ui/batch/partitionsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/statusstyle.h"
 
 #include <QBrush>
@@ -30,13 +31,18 @@ const QColor kDuplicate(0xc0, 0x1c, 0x1c);
 
 } // namespace
 
-PartitionsModel::PartitionsModel(QObject *parent) : QAbstractTableModel(parent), m_locale(numberLocale()) {}
-
-void PartitionsModel::resetData(std::vector<PartitionInfo> snapshot)
+PartitionsModel::PartitionsModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Partition"), kAlignText},
+        {tr("Status"), kAlignText},
+        {tr("Source rows"), kAlignNumber},
+        {tr("Target rows"), kAlignNumber},
+        {tr("Target − source"), kAlignNumber},
+        {tr("Duplicate keys"), kAlignNumber},
+        {tr("Last run"), kAlignNumber},
+        {tr("Last published"), kAlignText},
+    }, parent), m_locale(numberLocale())
 {
-    beginResetModel();
-    m_rows = std::move(snapshot);
-    endResetModel();
 }
 
 bool PartitionsModel::rowCountsDisagree(const PartitionInfo &p)
@@ -50,37 +56,6 @@ bool PartitionsModel::needsAttention(const PartitionInfo &p)
     const bool published = p.status != QLatin1String("unloaded");
     return StatusStyle::needsAttention(p.status) || p.duplicateKeys > 0
            || (published && (p.targetRows > p.sourceRows || (p.targetRows == 0 && p.sourceRows > 0)));
-}
-
-int PartitionsModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int PartitionsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant PartitionsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::TextAlignmentRole) {
-        const bool number = section == SourceRowsColumn || section == TargetRowsColumn || section == DifferenceColumn
-                            || section == DuplicateKeysColumn || section == LastRunColumn;
-        return QVariant::fromValue(Qt::Alignment((number ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
-    }
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case StatusColumn: return tr("Status");
-    case SourceRowsColumn: return tr("Source rows");
-    case TargetRowsColumn: return tr("Target rows");
-    case DifferenceColumn: return tr("Target − source");
-    case DuplicateKeysColumn: return tr("Duplicate keys");
-    case LastRunColumn: return tr("Last run");
-    case LastPublishedColumn: return tr("Last published");
-    default: return {};
-    }
 }
 
 QVariant PartitionsModel::display(const PartitionInfo &p, int column) const
@@ -166,7 +141,7 @@ QVariant PartitionsModel::data(const QModelIndex &index, int role) const
         if (column == StatusColumn)
             return QBrush(StatusStyle::tint(p.status));
         if (duplicates || extraRows)
-            return QBrush(QColor(0xfd, 0xe6, 0xe6));
+            return QBrush(style::qcolor(style::Colour::ErrorTint));
         return {};
     case Qt::ForegroundRole:
         if (duplicates || extraRows)
@@ -175,15 +150,10 @@ QVariant PartitionsModel::data(const QModelIndex &index, int role) const
             return QBrush(kMismatch);
         if (column == DuplicateKeysColumn || column == DifferenceColumn || ((column == LastRunColumn || column == LastPublishedColumn)
                                               && display(p, column).toString() == QStringLiteral("\u2014")))
-            return QBrush(QColor(0x9a, 0x9e, 0xa6)); // zeros and blanks recede
+            return QBrush(style::qcolor(style::Colour::Faint)); // zeros and blanks recede
         return {};
     case Qt::FontRole:
-        if (duplicates || extraRows || column == StatusColumn) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(duplicates || extraRows || column == StatusColumn);
     default: return {};
     }
 }

@@ -2,7 +2,7 @@
 
 #include "core/batch/partitions.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/tablemodel.h"
 #include <QLocale>
 
 #include <vector>
@@ -11,21 +11,18 @@ namespace rw {
 
 // The partitions of one dataset, from an immutable snapshot taken off the
 // GUI thread (rw::listPartitions) and handed over whole with resetData().
-class PartitionsModel : public QAbstractTableModel {
+class PartitionsModel : public SnapshotTableModel<PartitionInfo> {
     Q_OBJECT
 public:
     enum Column { PartitionColumn, StatusColumn, SourceRowsColumn, TargetRowsColumn, DifferenceColumn,
                   DuplicateKeysColumn, LastRunColumn, LastPublishedColumn, ColumnCount };
+    // SortRole: raw values: numbers as qint64, status as a severity rank, partition as text or null.
     enum Role {
-        SortRole = Qt::UserRole + 1, // raw values: numbers as qint64, status as a severity rank, partition as text or null
-        StatusRole,                  // the status text, whatever the column
-        AttentionRole,               // bool: see needsAttention()
+        StatusRole = FirstCustomRole, // the status text, whatever the column
+        AttentionRole,                // bool: see needsAttention()
     };
 
     explicit PartitionsModel(QObject *parent = nullptr);
-
-    void resetData(std::vector<PartitionInfo> snapshot);
-    const std::vector<PartitionInfo> &snapshot() const { return m_rows; }
 
     // Target rows differ from source rows on a published partition, or the
     // target holds duplicate keys.
@@ -35,17 +32,13 @@ public:
     // keyed target may hold fewer rows than its source: dedupe drops some.)
     static bool needsAttention(const PartitionInfo &p);
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     QVariant display(const PartitionInfo &p, int column) const;
     QVariant sortValue(const PartitionInfo &p, int column) const;
     QVariant toolTip(const PartitionInfo &p, int column) const;
 
-    std::vector<PartitionInfo> m_rows;
     QLocale m_locale;
 };
 

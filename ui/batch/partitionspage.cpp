@@ -1,6 +1,6 @@
 #include "ui/batch/partitionspage.h"
 
-#include "ui/common/background.h"
+#include "ui/common/style.h"
 #include "ui/batch/partitionsmodel.h"
 #include "ui/batch/partitionsproxymodel.h"
 #include "ui/common/stattile.h"
@@ -59,12 +59,9 @@ PartitionsPage::PartitionsPage(QWidget *parent)
       m_model(new PartitionsModel(this)), m_proxy(new PartitionsProxyModel(this))
 {
     setObjectName(QStringLiteral("partitionsPage"));
-    QFont titleFont = m_title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    m_title->setFont(titleFont);
+    style::makeTitle(m_title);
     m_subtitle->setObjectName(QStringLiteral("partitionsHeader"));
-    m_subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_statusChips->setTextFormat(Qt::RichText);
 
@@ -159,21 +156,11 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(PartitionsModel::PartitionColumn, Qt::DescendingOrder); // most recent first
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     measureFirstRowsOnly(m_view);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_view->setAlternatingRowColors(true);
-    m_view->setShowGrid(true); // faint lines keep right-aligned numbers apart from the next column
-    m_view->setWordWrap(false);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 10);
-    m_view->horizontalHeader()->setHighlightSections(false);
-    m_view->horizontalHeader()->setStretchLastSection(true);
-    m_view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    style::setupTable(m_view, 10);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_subtitle);
     layout->addLayout(tiles);
@@ -245,7 +232,7 @@ void PartitionsPage::updateSelection()
     const bool any = !rows.isEmpty();
     m_selection->setText(any ? tr("%1 selected, %2 rows").arg(number(qint64(rows.size())), number(sourceRows))
                              : tr("Select partitions (Shift/Ctrl+click, Ctrl+A) to preview or re-run them"));
-    m_selection->setStyleSheet(any ? QStringLiteral("font-weight: bold; color: #2f3640;") : QStringLiteral("color: #5f6670;"));
+    m_selection->setStyleSheet(any ? QStringLiteral("font-weight: bold; color: #2f3640;") : style::textColour(style::Colour::Muted));
     m_previewAction->setEnabled(any);
     m_runAction->setEnabled(any);
     m_previewButton->setEnabled(any);
@@ -281,27 +268,22 @@ void PartitionsPage::refresh()
 {
     if (!m_db || !m_dataset)
         return;
-    const quint64 generation = beginLoad(tr("Loading partitions of %1\u2026").arg(m_dataset->name));
-    updateHeader();
-    runInBackground(
-        this, [db = *m_db, dataset = *m_dataset] { return listPartitions(db, dataset); },
-        [this, generation](Result<std::vector<PartitionInfo>> result) {
-            if (!finishLoad(generation))
-                return;
+    startLoad(
+        tr("Loading partitions of %1\u2026").arg(m_dataset->name), [db = *m_db, dataset = *m_dataset] { return listPartitions(db, dataset); },
+        [this](Result<std::vector<PartitionInfo>> result) {
             if (!result) {
                 updateHeader();
                 Q_EMIT loadFailed(tr("Could not load the partitions of %1: %2").arg(datasetName(), result.error().message));
                 return;
             }
             m_model->resetData(std::move(*result));
-            m_view->resizeColumnsToContents();
-            for (int c = 0; c < PartitionsModel::ColumnCount - 1; ++c)
-                m_view->setColumnWidth(c, m_view->columnWidth(c) + 16);
+            style::fitColumns(m_view, PartitionsModel::ColumnCount, 16);
             updateHeader();
             if (!m_pendingSelection.isEmpty())
                 selectPartitions(std::exchange(m_pendingSelection, {}));
             Q_EMIT pageLoaded();
         });
+    updateHeader();
 }
 
 void PartitionsPage::applyStatusFilter(int comboIndex)

@@ -1,5 +1,6 @@
 #include "ui/batch/previewdiffmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "core/batch/partitions.h"
 
@@ -11,7 +12,20 @@
 
 namespace rw {
 
-PreviewDiffModel::PreviewDiffModel(QObject *parent) : QAbstractTableModel(parent) {}
+PreviewDiffModel::PreviewDiffModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Partition"), kAlignText},
+        {tr("Source"), kAlignNumber},
+        {tr("Staged"), kAlignNumber},
+        {tr("Dupes"), kAlignNumber, tr("Duplicates dropped: source rows that a later row with the same key replaced")},
+        {tr("Inserted"), kAlignNumber},
+        {tr("Updated"), kAlignNumber},
+        {tr("Deleted"), kAlignNumber},
+        {tr("Unchanged"), kAlignNumber},
+        {tr("Gates"), kAlignNumber},
+    }, parent)
+{
+}
 
 void PreviewDiffModel::resetData(std::vector<PartitionResult> partitions, std::vector<CheckResult> checks)
 {
@@ -31,34 +45,6 @@ int PreviewDiffModel::failedGates(int row) const
         if (!c.passed && (!c.partition || c.partition == partition))
             ++failed;
     return failed;
-}
-
-int PreviewDiffModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int PreviewDiffModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant PreviewDiffModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::TextAlignmentRole)
-        return QVariant::fromValue(Qt::Alignment((section == PartitionColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
-    if (role == Qt::ToolTipRole && section == DuplicatesColumn)
-        return tr("Duplicates dropped: source rows that a later row with the same key replaced");
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case SourceColumn: return tr("Source");
-    case StagedColumn: return tr("Staged");
-    case DuplicatesColumn: return tr("Dupes");
-    case InsertedColumn: return tr("Inserted");
-    case UpdatedColumn: return tr("Updated");
-    case DeletedColumn: return tr("Deleted");
-    case UnchangedColumn: return tr("Unchanged");
-    case GatesColumn: return tr("Gates");
-    default: return {};
-    }
 }
 
 qint64 PreviewDiffModel::value(const PartitionResult &p, int column) const
@@ -99,19 +85,14 @@ QVariant PreviewDiffModel::data(const QModelIndex &index, int role) const
         return QVariant::fromValue(Qt::Alignment((column == PartitionColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
     case Qt::ForegroundRole:
         if (column == GatesColumn)
-            return QBrush(failed ? QColor(0xc0, 0x1c, 0x1c) : QColor(0x2e, 0x7d, 0x32));
+            return QBrush(failed ? style::qcolor(style::Colour::Error) : style::qcolor(style::Colour::Ok));
         if (column == DeletedColumn && p.deleted > 0)
-            return QBrush(QColor(0xc0, 0x1c, 0x1c));
+            return QBrush(style::qcolor(style::Colour::Error));
         if (column != PartitionColumn && value(p, column) == 0)
-            return QBrush(QColor(0x9a, 0x9e, 0xa6));
+            return QBrush(style::qcolor(style::Colour::Faint));
         return {};
     case Qt::FontRole:
-        if (column == GatesColumn || ((column == InsertedColumn || column == UpdatedColumn || column == DeletedColumn) && value(p, column) > 0)) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(column == GatesColumn || ((column == InsertedColumn || column == UpdatedColumn || column == DeletedColumn) && value(p, column) > 0));
     default: return {};
     }
 }

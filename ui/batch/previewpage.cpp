@@ -1,6 +1,6 @@
 #include "ui/batch/previewpage.h"
 
-#include "ui/common/background.h"
+#include "ui/common/style.h"
 #include "ui/batch/checksmodel.h"
 #include "ui/batch/diffchart.h"
 #include "ui/common/format.h"
@@ -22,7 +22,6 @@
 #include <QStackedWidget>
 #include <QTabBar>
 #include <QTableView>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace rw {
@@ -42,25 +41,9 @@ QTableView *makeTable(QAbstractItemModel *model, const QString &name, int sortRo
     } else {
         view->setModel(model);
     }
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setAlternatingRowColors(true);
-    view->setWordWrap(false);
-    view->verticalHeader()->hide();
     measureFirstRowsOnly(view); // the samples: 40 ms per preview before
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
-    view->horizontalHeader()->setStretchLastSection(true);
-    view->horizontalHeader()->setHighlightSections(false);
-    view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    style::setupTable(view);
     return view;
-}
-
-QLabel *sectionLabel(const QString &text, QWidget *parent)
-{
-    auto *label = new QLabel(text, parent);
-    QFont f = label->font();
-    f.setBold(true);
-    label->setFont(f);
-    return label;
 }
 
 int score(const PartitionInfo &p)
@@ -103,11 +86,8 @@ PreviewPage::PreviewPage(QWidget *parent)
       m_diffModel(new PreviewDiffModel(this)), m_checksModel(new ChecksModel(this)), m_samplesModel(new SamplesModel(this))
 {
     setObjectName(QStringLiteral("previewPage"));
-    QFont titleFont = m_title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    m_title->setFont(titleFont);
-    m_subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    style::makeTitle(m_title);
+    m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_subtitle->setWordWrap(true);
 
@@ -156,9 +136,9 @@ PreviewPage::PreviewPage(QWidget *parent)
     auto *left = new QWidget(this);
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(sectionLabel(tr("Diff per partition"), left));
+    leftLayout->addWidget(style::sectionLabel(tr("Diff per partition"), left));
     leftLayout->addWidget(m_diffView, 1);
-    leftLayout->addWidget(sectionLabel(tr("Gates"), left));
+    leftLayout->addWidget(style::sectionLabel(tr("Gates"), left));
     leftLayout->addWidget(m_checksView, 1);
     // Every column stretched shares the width; stretching the last one as
     // well pushed "Gates" past the edge.
@@ -182,7 +162,7 @@ PreviewPage::PreviewPage(QWidget *parent)
                    SamplesModel::Category::Unchanged})
         m_sampleTabs->addTab(SamplesModel::categoryName(c));
     m_samplesNote = new QLabel(this);
-    m_samplesNote->setStyleSheet(QStringLiteral("color: #5f6670;"));
+    m_samplesNote->setStyleSheet(style::textColour(style::Colour::Muted));
     m_samplesNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never squeezes the tabs
     m_sampleTabs->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     m_sampleTabs->setExpanding(false);
@@ -191,7 +171,7 @@ PreviewPage::PreviewPage(QWidget *parent)
     auto *bottomLayout = new QVBoxLayout(bottom);
     bottomLayout->setContentsMargins(0, 0, 0, 0);
     auto *samplesHeader = new QHBoxLayout;
-    samplesHeader->addWidget(sectionLabel(tr("Sample rows"), bottom));
+    samplesHeader->addWidget(style::sectionLabel(tr("Sample rows"), bottom));
     samplesHeader->addWidget(m_sampleTabs);
     samplesHeader->addWidget(m_samplesNote, 1);
     bottomLayout->addLayout(samplesHeader);
@@ -217,22 +197,11 @@ PreviewPage::PreviewPage(QWidget *parent)
     m_stack->addWidget(m_empty);
     m_stack->addWidget(content);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addLayout(header);
     layout->addLayout(progressRow);
     layout->addWidget(m_stack, 1);
     clear();
-}
-
-PreviewPage::~PreviewPage()
-{
-    // Workers post progress to this page: stop them and let them end first.
-    if (m_cancelFlag)
-        m_cancelFlag->store(true);
-    if (m_inFlight > 0)
-        QThreadPool::globalInstance()->waitForDone();
 }
 
 QString PreviewPage::title() const
@@ -279,8 +248,8 @@ void PreviewPage::clear()
     m_runButton->setEnabled(false);
     m_againButton->setEnabled(false);
     setRunning(false);
-    showEmpty(tr("<h3>No preview yet</h3><p style='color:#5f6670'>Select partitions on a dataset's page and press "
-                 "<b>Preview re-run</b> (Ctrl+P). A preview computes what a re-run would change and writes nothing.</p>"));
+    showEmpty(style::emptyState(tr("No preview yet"), tr("Select partitions on a dataset's page and press "
+                 "<b>Preview re-run</b> (Ctrl+P). A preview computes what a re-run would change and writes nothing.")));
 }
 
 void PreviewPage::setRunning(bool running, const QString &what)
@@ -310,8 +279,9 @@ void PreviewPage::refresh()
 
 void PreviewPage::cancel()
 {
-    if (m_cancelFlag && m_inFlight > 0) {
-        m_cancelFlag->store(true);
+    if (m_previewJobs.isRunning()) {
+        m_previewJobs.requestCancel();
+        m_cancelRequested = true;
         m_cancel->setEnabled(false);
         m_phase->setText(tr("Cancelling\u2026"));
     }
@@ -319,30 +289,26 @@ void PreviewPage::cancel()
 
 void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QStringList &partitions, bool autoPick, bool launchAfter)
 {
-    if (m_cancelFlag)
-        m_cancelFlag->store(true); // the previous preview's answer is no longer wanted
     m_db = db;
     m_dataset = dataset;
     m_partitions = partitions;
     m_result.reset();
-    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
+    m_cancelRequested = false;
     const QString scope = autoPick ? tr("the partition that most needs attention")
                                    : partitions.isEmpty() ? tr("every partition") : partitions.join(QStringLiteral(", "));
     m_title->setText(tr("Preview: %1").arg(dataset.name));
     m_subtitle->setText(tr("Previewing %1\u2026 Nothing is written.").arg(scope));
-    showEmpty(tr("<h3>Previewing %1</h3><p style='color:#5f6670'>Staging, deduplicating, diffing against %2 and running "
-                 "the gates.<br>Nothing is written to the target.</p>")
-                  .arg(scope.toHtmlEscaped(), dataset.target.toHtmlEscaped()));
-    const quint64 generation = beginLoad(tr("Previewing %1\u2026").arg(dataset.name));
+    showEmpty(style::emptyState(tr("Previewing %1").arg(scope.toHtmlEscaped()),
+                                tr("Staging, deduplicating, diffing against %1 and running the gates.<br>Nothing is written to the target.")
+                                    .arg(dataset.target.toHtmlEscaped())));
+    const quint64 load = beginLoad(tr("Previewing %1\u2026").arg(dataset.name));
     setRunning(true, tr("starting"));
-    ++m_inFlight;
-    auto cancel = m_cancelFlag;
-    runInBackground(
-        this,
-        [db, dataset, partitions, autoPick, cancel, this, generation]() -> Result<RunResult> {
+    // Starting supersedes the preview in flight: its flag is set, its answer dropped.
+    m_previewJobs.start(
+        [db, dataset, partitions, autoPick, this](const JobToken &job) -> Result<RunResult> {
             BatchOptions options;
             options.samples = kSamples;
-            options.cancel = cancel.get();
+            options.cancel = job.cancelFlag();
             options.scope.partitions = partitions;
             if (autoPick && dataset.partitioned()) {
                 auto list = listPartitions(db, dataset);
@@ -351,36 +317,27 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QS
                 if (const auto p = mostUrgentPartition(*list))
                     options.scope.partitions = {*p};
             }
-            // Worker thread: phases go to the GUI thread queued. The page
-            // outlives its workers (see the destructor).
-            options.progress = [this, generation](const Progress &p) {
-                QMetaObject::invokeMethod(
-                    this,
-                    [this, generation, phase = p.phase] {
-                        if (generation == currentGeneration())
-                            m_phase->setText(phase);
-                    },
-                    Qt::QueuedConnection);
-            };
-            if (cancel->load())
+            // Worker thread: phases are posted back; `this` is only touched
+            // there, while this preview is current.
+            options.progress = [this, job](const Progress &p) { job.post([this, phase = p.phase] { m_phase->setText(phase); }); };
+            if (job.isCancelled())
                 return internalError(QStringLiteral("cancelled"));
             return rw::preview(db, dataset, options);
         },
-        [this, generation, launchAfter, cancel](Result<RunResult> result) {
-            --m_inFlight;
-            if (!finishLoad(generation))
+        [this, load, launchAfter](Result<RunResult> result) {
+            if (!finishLoad(load))
                 return;
             setRunning(false);
-            if (cancel->load()) {
+            if (m_cancelRequested) {
                 m_subtitle->setText(tr("Preview cancelled. Nothing was written."));
-                showEmpty(tr("<h3>Preview cancelled</h3><p style='color:#5f6670'>Nothing was written. Press <b>Preview "
-                             "again</b> (F5) to start over.</p>"));
+                showEmpty(style::emptyState(tr("Preview cancelled"), tr("Nothing was written. Press <b>Preview "
+                             "again</b> (F5) to start over.")));
                 Q_EMIT pageLoaded();
                 return;
             }
             if (!result) {
                 m_subtitle->setText(tr("The preview failed."));
-                showEmpty(tr("<h3>The preview failed</h3><p style='color:#5f6670'>%1</p>").arg(result.error().message.toHtmlEscaped()));
+                showEmpty(style::emptyState(tr("The preview failed"), result.error().message.toHtmlEscaped()));
                 Q_EMIT loadFailed(tr("Preview of %1 failed: %2").arg(datasetName(), result.error().message));
                 return;
             }

@@ -38,7 +38,6 @@ public:
     static constexpr int kSamples = 20;
 
     explicit PreviewPage(QWidget *parent = nullptr);
-    ~PreviewPage() override;
 
     void setRunManager(RunManager *runs) { m_runs = runs; }
 
@@ -51,7 +50,7 @@ public:
     // next check and the page shows "cancelled".
     void cancel();
     // A worker is still busy (a cancelled one included, until it returns).
-    bool isRunning() const { return m_inFlight > 0; }
+    bool isRunning() const { return m_previewJobs.isRunning(); }
 
     // Failed first, then stale, duplicate keys, more target than source rows,
     // then unloaded; ties go to the latest partition. nullopt for none.
@@ -91,8 +90,9 @@ private:
     std::optional<DatasetSpec> m_dataset;
     QStringList m_partitions;
     std::optional<RunResult> m_result;
-    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
-    int m_inFlight = 0;
+    // The preview in flight; its tracker's destructor cancels it, nothing waits.
+    JobTracker m_previewJobs{this};
+    bool m_cancelRequested = false;
     RunManager *m_runs = nullptr;
 
     QStackedWidget *m_stack;

@@ -5,30 +5,14 @@
 
 namespace rw {
 
-RollbackModel::RollbackModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void RollbackModel::resetData(std::vector<RollbackPartition> partitions)
+RollbackModel::RollbackModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Partition")},
+        {tr("Rows removed")},
+        {tr("Rows restored")},
+        {tr("State")},
+    }, parent)
 {
-    beginResetModel();
-    m_rows = std::move(partitions);
-    endResetModel();
-}
-
-int RollbackModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int RollbackModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant RollbackModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case RemovedColumn: return tr("Rows removed");
-    case RestoredColumn: return tr("Rows restored");
-    case StateColumn: return tr("State");
-    default: return {};
-    }
 }
 
 QVariant RollbackModel::data(const QModelIndex &index, int role) const

@@ -1,11 +1,9 @@
 #include "ui/batch/runmanager.h"
 
-#include "ui/common/background.h"
 #include "core/lateness/finalize.h"
 #include "core/batch/partitions.h"
 
 #include <QLocale>
-#include <QThreadPool>
 #include <QTime>
 
 namespace rw {
@@ -61,16 +59,7 @@ QString LiveRun::statusText() const
     return started ? QStringLiteral("running") : QStringLiteral("starting");
 }
 
-RunManager::RunManager(QObject *parent) : QObject(parent) {}
-
-RunManager::~RunManager()
-{
-    for (auto &[id, run] : m_runs)
-        run.cancel->store(true);
-    // The workers post to this object: let them end before it goes.
-    if (m_inFlight > 0)
-        QThreadPool::globalInstance()->waitForDone();
-}
+RunManager::RunManager(QObject *parent) : QObject(parent), m_jobs(this, JobTracker::Policy::Concurrent) {}
 
 int RunManager::startRun(const Database &db, const DatasetSpec &dataset, const QString &planId)
 {
@@ -122,22 +111,17 @@ int RunManager::launch(LiveRun run, std::function<Result<RunResult>(const BatchO
     const int id = m_nextId++;
     run.id = id;
     run.clock.start();
-    auto cancel = run.cancel;
     LiveRun &stored = m_runs.emplace(id, std::move(run)).first->second;
-    ++m_inFlight;
     Q_EMIT runAdded(id);
     appendLog(stored, stored.resumedRunId ? tr("resuming run #%1 of %2").arg(stored.resumedRunId).arg(stored.dataset)
                                           : tr("starting a run of %1 with plan %2").arg(stored.dataset, stored.planId));
-    runInBackground(
-        this,
-        [this, id, cancel, work = std::move(work)]() -> Result<RunResult> {
+    stored.jobId = m_jobs.start(
+        [this, id, work = std::move(work)](const JobToken &job) -> Result<RunResult> {
             BatchOptions options;
-            options.cancel = cancel.get();
-            // Worker thread: hand each report to the GUI thread. The manager
-            // outlives its workers (see the destructor).
-            options.progress = [this, id](const Progress &p) {
-                QMetaObject::invokeMethod(this, [this, id, p] { onProgress(id, p); }, Qt::QueuedConnection);
-            };
+            options.cancel = job.cancelFlag();
+            // Worker thread: each report is posted back; `this` is only
+            // touched there, and only while the manager exists.
+            options.progress = [this, id, job](const Progress &p) { job.post([this, id, p] { onProgress(id, p); }); };
             return work(options);
         },
         [this, id](Result<RunResult> result) { onFinished(id, std::move(result)); });
@@ -149,7 +133,7 @@ void RunManager::cancel(int id)
     auto it = m_runs.find(id);
     if (it == m_runs.end() || it->second.finished)
         return;
-    it->second.cancel->store(true);
+    m_jobs.requestCancel(it->second.jobId);
     it->second.cancelRequested = true;
     appendLog(it->second, tr("cancel requested: the current partition rolls back"));
     Q_EMIT runProgressed(id);
@@ -200,7 +184,6 @@ void RunManager::onProgress(int id, const Progress &p)
 
 void RunManager::onFinished(int id, Result<RunResult> result)
 {
-    --m_inFlight;
     auto it = m_runs.find(id);
     if (it == m_runs.end())
         return;

@@ -3,6 +3,7 @@
 #include "core/batch/batch.h"
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
+#include "ui/common/jobtracker.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -27,7 +28,7 @@ struct LiveRun {
     std::optional<Error> error;      // when finished with one (StalePlan included)
     QStringList log;
     QElapsedTimer clock;
-    std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
+    quint64 jobId = 0;               // its job in the manager's tracker (cancel)
 
     double rowsPerSecond() const;
     // Seconds left, from the pace of the finished partitions; -1 when unknown.
@@ -43,12 +44,12 @@ struct LiveRun {
 // delivered to this object's (GUI) thread with a queued invocation, so all
 // signals below are emitted on the GUI thread. Cancel sets the run's atomic
 // flag; core stops between statements and rolls the current chunk back.
-// The destructor cancels what is still running and waits for it.
+// The destructor cancels what is still running and does not wait: the
+// workers hold no pointer they dereference off the GUI thread.
 class RunManager : public QObject {
     Q_OBJECT
 public:
     explicit RunManager(QObject *parent = nullptr);
-    ~RunManager() override;
 
     // Executes the stored plan `planId` (from a preview) for `dataset`.
     int startRun(const Database &db, const DatasetSpec &dataset, const QString &planId);
@@ -81,7 +82,7 @@ private:
 
     std::map<int, LiveRun> m_runs;
     int m_nextId = 1;
-    int m_inFlight = 0;
+    JobTracker m_jobs; // runs side by side
 };
 
 } // namespace rw

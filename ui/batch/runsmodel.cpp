@@ -1,5 +1,6 @@
 #include "ui/batch/runsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
@@ -15,25 +16,32 @@ namespace {
 QColor statusColor(const QString &status)
 {
     if (status == QLatin1String("succeeded"))
-        return QColor(0x2e, 0x7d, 0x32);
+        return style::qcolor(style::Colour::Ok);
     if (status == QLatin1String("running"))
-        return QColor(0x2f, 0x6f, 0xd0);
+        return style::qcolor(style::Colour::Accent);
     if (status == QLatin1String("cancelled") || status == QLatin1String("interrupted") || status == QLatin1String("stale_plan"))
-        return QColor(0xb3, 0x4a, 0x00);
-    return QColor(0xc0, 0x1c, 0x1c); // failed, check_failed
+        return style::qcolor(style::Colour::Warning);
+    return style::qcolor(style::Colour::Error); // failed, check_failed
 }
-
-bool numeric(int column) { return column == RunsModel::RunColumn || column >= RunsModel::PartitionsColumn; }
 
 } // namespace
 
-RunsModel::RunsModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void RunsModel::resetData(std::vector<RunSummary> runs)
+RunsModel::RunsModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Run"), kAlignNumber},
+        {tr("Dataset"), kAlignText},
+        {tr("Status"), kAlignText},
+        {tr("Started (UTC)"), kAlignText},
+        {tr("Duration"), kAlignText},
+        {tr("By"), kAlignText},
+        {tr("Published"), kAlignNumber},
+        {tr("Inserted"), kAlignNumber},
+        {tr("Updated"), kAlignNumber},
+        {tr("Deleted"), kAlignNumber},
+        {tr("Unchanged"), kAlignNumber},
+        {tr("Gates failed"), kAlignNumber},
+    }, parent)
 {
-    beginResetModel();
-    m_rows = std::move(runs);
-    endResetModel();
 }
 
 int RunsModel::rowOf(qint64 runId) const
@@ -47,35 +55,6 @@ int RunsModel::rowOf(qint64 runId) const
 bool RunsModel::resumable(const QString &status)
 {
     return status == QLatin1String("interrupted") || status == QLatin1String("cancelled") || status == QLatin1String("failed");
-}
-
-int RunsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int RunsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::TextAlignmentRole)
-        return QVariant::fromValue(Qt::Alignment((numeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case RunColumn: return tr("Run");
-    case DatasetColumn: return tr("Dataset");
-    case StatusColumn: return tr("Status");
-    case StartedColumn: return tr("Started (UTC)");
-    case DurationColumn: return tr("Duration");
-    case UserColumn: return tr("By");
-    case PartitionsColumn: return tr("Published");
-    case InsertedColumn: return tr("Inserted");
-    case UpdatedColumn: return tr("Updated");
-    case DeletedColumn: return tr("Deleted");
-    case UnchangedColumn: return tr("Unchanged");
-    case GatesColumn: return tr("Gates failed");
-    default: return {};
-    }
 }
 
 QVariant RunsModel::data(const QModelIndex &index, int role) const
@@ -126,20 +105,15 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const
             return r.info.error;
         return {};
     case Qt::TextAlignmentRole:
-        return QVariant::fromValue(Qt::Alignment((numeric(column) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
+        return alignment(column);
     case Qt::ForegroundRole:
         if (column == StatusColumn)
             return QBrush(statusColor(r.info.status));
         if (column == GatesColumn && failedGates > 0)
-            return QBrush(QColor(0xc0, 0x1c, 0x1c));
+            return QBrush(style::qcolor(style::Colour::Error));
         return {};
     case Qt::FontRole:
-        if (column == StatusColumn) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(column == StatusColumn);
     default: return {};
     }
 }

@@ -2,7 +2,7 @@
 
 #include "core/batch/runs.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/tablemodel.h"
 
 #include <vector>
 
@@ -15,29 +15,21 @@ struct RunSummary {
 };
 
 // The run history, newest first, from a snapshot taken off the GUI thread.
-class RunsModel : public QAbstractTableModel {
+class RunsModel : public SnapshotTableModel<RunSummary> {
     Q_OBJECT
 public:
     enum Column { RunColumn, DatasetColumn, StatusColumn, StartedColumn, DurationColumn, UserColumn, PartitionsColumn,
                   InsertedColumn, UpdatedColumn, DeletedColumn, UnchangedColumn, GatesColumn, ColumnCount };
-    enum Role { SortRole = Qt::UserRole + 1, RunIdRole, StatusRole };
+    enum Role { RunIdRole = FirstCustomRole, StatusRole };
 
     explicit RunsModel(QObject *parent = nullptr);
 
-    void resetData(std::vector<RunSummary> runs);
-    const std::vector<RunSummary> &snapshot() const { return m_rows; }
     // Row of a run id, or -1.
     int rowOf(qint64 runId) const;
     // Interrupted, cancelled and failed runs can be resumed.
     static bool resumable(const QString &status);
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    std::vector<RunSummary> m_rows;
 };
 
 } // namespace rw

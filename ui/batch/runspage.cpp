@@ -1,6 +1,7 @@
 #include "ui/batch/runspage.h"
 
-#include "ui/common/background.h"
+#include "ui/common/markdownview.h"
+#include "ui/common/style.h"
 #include "core/batch/batchjson.h"
 #include "ui/common/confirmdialog.h"
 #include "ui/common/format.h"
@@ -22,8 +23,6 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableView>
-#include <QTextBrowser>
-#include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -36,10 +35,7 @@ namespace {
 QLabel *heading(const QString &text, QWidget *parent)
 {
     auto *label = new QLabel(text, parent);
-    QFont f = label->font();
-    f.setBold(true);
-    f.setPointSizeF(f.pointSizeF() * 1.15);
-    label->setFont(f);
+    style::makeTitle(label, 1.15);
     return label;
 }
 
@@ -48,7 +44,7 @@ QLabel *heading(const QString &text, QWidget *parent)
 RunsPage::RunsPage(QWidget *parent)
     : Page(parent), m_liveTitle(heading(tr("In progress"), this)), m_noLive(new QLabel(this)), m_liveBox(new QVBoxLayout),
       m_log(new QPlainTextEdit(this)), m_historyStack(new QStackedWidget(this)), m_empty(new QLabel(this)),
-      m_view(new QTableView(this)), m_report(new QTextBrowser(this)), m_resume(new QPushButton(tr("Resume"), this)),
+      m_view(new QTableView(this)), m_report(new MarkdownView(this)), m_resume(new QPushButton(tr("Resume"), this)),
       m_rollback(new QPushButton(tr("Rollback\u2026"), this)),
       m_exportJson(new QPushButton(tr("Export JSON\u2026"), this)),
       m_exportMarkdown(new QPushButton(tr("Export Markdown\u2026"), this)), m_model(new RunsModel(this)),
@@ -56,13 +52,10 @@ RunsPage::RunsPage(QWidget *parent)
 {
     setObjectName(QStringLiteral("runsPage"));
     auto *title = new QLabel(tr("Runs"), this);
-    QFont titleFont = title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    title->setFont(titleFont);
+    style::makeTitle(title);
 
     m_noLive->setText(tr("No run in progress. Start one from a preview (Run this plan\u2026, Ctrl+R)."));
-    m_noLive->setStyleSheet(QStringLiteral("color: #5f6670;"));
+    m_noLive->setStyleSheet(style::textColour(style::Colour::Muted));
     m_log->setObjectName(QStringLiteral("runLog"));
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(5000);
@@ -77,23 +70,16 @@ RunsPage::RunsPage(QWidget *parent)
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(RunsModel::RunColumn, Qt::DescendingOrder);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     measureFirstRowsOnly(m_view);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->setAlternatingRowColors(true);
-    m_view->setWordWrap(false);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
-    m_view->horizontalHeader()->setStretchLastSection(true);
-    m_view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    style::setupTable(m_view, 8, true);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsPage::updateSelection);
 
     m_empty->setObjectName(QStringLiteral("runsEmpty"));
     m_empty->setAlignment(Qt::AlignCenter);
-    m_empty->setText(tr("<h3>No runs yet</h3><p style='color:#5f6670'>Preview a re-run from a dataset's partitions "
-                        "(Ctrl+P), then confirm it (Ctrl+R).<br>Every run, its counts and its gates appear here.</p>"));
+    m_empty->setText(style::emptyState(tr("No runs yet"), tr("Preview a re-run from a dataset's partitions "
+                        "(Ctrl+P), then confirm it (Ctrl+R).<br>Every run, its counts and its gates appear here.")));
     m_report->setObjectName(QStringLiteral("runReport"));
-    m_report->setOpenLinks(false);
     m_report->setPlaceholderText(tr("Select a run to see its report."));
 
     m_resume->setObjectName(QStringLiteral("resumeRun"));
@@ -123,9 +109,7 @@ RunsPage::RunsPage(QWidget *parent)
     m_historyStack->addWidget(m_empty);
     m_historyStack->addWidget(historySplit);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addWidget(title);
     layout->addWidget(m_liveTitle);
     layout->addWidget(m_noLive);
@@ -184,9 +168,8 @@ void RunsPage::refresh()
 {
     if (!m_db)
         return;
-    const quint64 generation = beginLoad(tr("Loading runs\u2026"));
-    runInBackground(
-        this,
+    startLoad(
+        tr("Loading runs\u2026"),
         [db = *m_db]() -> Result<std::vector<RunSummary>> {
             auto runs = listRuns(db, 200);
             if (!runs)
@@ -202,9 +185,7 @@ void RunsPage::refresh()
             }
             return out;
         },
-        [this, generation](Result<std::vector<RunSummary>> result) {
-            if (!finishLoad(generation))
-                return;
+        [this](Result<std::vector<RunSummary>> result) {
             if (!result) {
                 Q_EMIT loadFailed(tr("Could not load the runs: %1").arg(result.error().message));
                 return;
@@ -270,23 +251,7 @@ void RunsPage::updateSelection()
     m_exportMarkdown->setEnabled(has);
 }
 
-void RunsPage::showReport(const QString &markdown)
-{
-    if (markdown == m_reportMarkdown)
-        return;
-    m_reportMarkdown = markdown;
-    if (markdown.isEmpty()) {
-        m_report->clear();
-        return;
-    }
-    // Parsed into a document no view shows, then handed over: setMarkdown on
-    // the visible browser lays the tables out again after every block it
-    // inserts (seconds for a 30-partition report on Qt 6.4).
-    // The browser owns a document parented to it and deletes the one it replaces.
-    auto *document = new QTextDocument(m_report);
-    document->setMarkdown(markdown);
-    m_report->setDocument(document);
-}
+void RunsPage::showReport(const QString &markdown) { m_report->showMarkdown(markdown); }
 
 bool RunsPage::resumeSelected()
 {
@@ -321,14 +286,11 @@ bool RunsPage::rollbackSelected()
     const RunSummary &r = m_model->snapshot()[std::size_t(row)];
     if (!canRollBack(r.info.kind, r.info.status))
         return false;
-    const quint64 generation = ++m_rollbackGeneration;
     m_rollback->setEnabled(false);
     Q_EMIT loadingChanged(true, tr("Working out what a rollback of run %1 restores\u2026").arg(id));
-    runInBackground(
-        this, [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, false); },
-        [this, generation, id](Result<RollbackResult> plan) {
-            if (generation != m_rollbackGeneration)
-                return;
+    m_rollbackJobs.start(
+        [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, false); },
+        [this, id](Result<RollbackResult> plan) {
             Q_EMIT loadingChanged(false, QString());
             updateSelection();
             if (!plan) {
@@ -384,13 +346,10 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan)
     connect(dialog, &ConfirmDialog::confirmed, this, [this, id, dataset] {
         if (!m_db || !m_spec)
             return;
-        const quint64 generation = ++m_rollbackGeneration;
         Q_EMIT loadingChanged(true, tr("Rolling back run %1\u2026").arg(id));
-        runInBackground(
-            this, [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, true); },
-            [this, generation, id, dataset](Result<RollbackResult> done) {
-                if (generation != m_rollbackGeneration)
-                    return;
+        m_rollbackJobs.start(
+            [db = *m_db, spec = *m_spec, id] { return rollback(db, spec, id, true); },
+            [this, id, dataset](Result<RollbackResult> done) {
                 Q_EMIT loadingChanged(false, QString());
                 if (!done) {
                     if (m_rollbackDialog)

@@ -16,13 +16,13 @@ class QPushButton;
 class QSortFilterProxyModel;
 class QStackedWidget;
 class QTableView;
-class QTextBrowser;
 class QVBoxLayout;
 
 namespace rw {
 
 class ConfirmDialog;
 class LiveRunWidget;
+class MarkdownView;
 class RunManager;
 class RunsModel;
 
@@ -101,12 +101,11 @@ private:
     QStackedWidget *m_historyStack;
     QLabel *m_empty;
     QTableView *m_view;
-    QTextBrowser *m_report;
-    QString m_reportMarkdown; // what m_report shows, so an unchanged report is not laid out again
+    MarkdownView *m_report;
     QPushButton *m_resume;
     QPushButton *m_rollback;
     QPointer<ConfirmDialog> m_rollbackDialog;
-    quint64 m_rollbackGeneration = 0;
+    JobTracker m_rollbackJobs{this};
     QPushButton *m_exportJson;
     QPushButton *m_exportMarkdown;
     RunsModel *m_model;

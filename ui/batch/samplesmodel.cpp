@@ -1,5 +1,8 @@
 #include "ui/batch/samplesmodel.h"
 
+#include "ui/common/style.h"
+#include "ui/common/tablemodel.h"
+
 #include "core/batch/partitions.h"
 
 #include <QBrush>
@@ -143,17 +146,12 @@ QVariant SamplesModel::data(const QModelIndex &index, int role) const
         return {};
     case Qt::ForegroundRole:
         if (value.isNull())
-            return QBrush(QColor(0x9a, 0x9e, 0xa6));
+            return QBrush(style::qcolor(style::Colour::Faint));
         if (changed)
             return QBrush(after ? QColor(0x1b, 0x5e, 0x20) : QColor(0xb7, 0x1c, 0x1c));
         return {};
     case Qt::FontRole:
-        if (changed) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(changed);
     case Qt::ToolTipRole:
         if (changed)
             return tr("%1: %2 \u2192 %3").arg(name, cell(r.before, name).toString(), cell(r.row, name).toString());

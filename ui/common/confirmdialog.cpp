@@ -1,5 +1,6 @@
 #include "ui/common/confirmdialog.h"
 
+#include "ui/common/style.h"
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -89,7 +90,7 @@ void ConfirmDialog::finish()
 void ConfirmDialog::showError(const QString &message)
 {
     m_waiting = false;
-    m_state->setStyleSheet(QStringLiteral("color: #c01c1c;"));
+    m_state->setStyleSheet(style::textColour(style::Colour::Error));
     m_state->setText(message);
     m_state->show();
     updateButtons();

@@ -1,5 +1,6 @@
 #include "ui/common/errorbanner.h"
 
+#include "ui/common/style.h"
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStyle>
@@ -39,7 +40,7 @@ void ErrorBanner::showMessage(Level level, const QString &message)
     m_text->setText(message);
     QStyle::StandardPixmap icon = QStyle::SP_MessageBoxInformation;
     QString background = QStringLiteral("#e8f0fc");
-    QString border = QStringLiteral("#2f6fd0");
+    QString border = style::colour(style::Colour::Accent);
     if (level == Level::Warning) {
         icon = QStyle::SP_MessageBoxWarning;
         background = QStringLiteral("#fff4d6");

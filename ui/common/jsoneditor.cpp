@@ -1,5 +1,6 @@
 #include "ui/common/jsoneditor.h"
 
+#include "ui/common/style.h"
 #include "ui/common/jsonhighlighter.h"
 
 #include <QFontDatabase>
@@ -80,7 +81,7 @@ void JsonEditor::validateNow()
             marks << line;
             QTextEdit::ExtraSelection at;
             at.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
-            at.format.setUnderlineColor(QColor(0xc0, 0x1c, 0x1c));
+            at.format.setUnderlineColor(style::qcolor(style::Colour::Error));
             at.format.setBackground(QColor(0xf6, 0xc4, 0xc4));
             at.cursor = QTextCursor(block);
             at.cursor.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor, std::min(m_problem->column - 1, block.length() - 1));

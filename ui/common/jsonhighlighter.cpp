@@ -1,5 +1,6 @@
 #include "ui/common/jsonhighlighter.h"
 
+#include "ui/common/style.h"
 namespace rw {
 
 JsonHighlighter::JsonHighlighter(QTextDocument *parent) : QSyntaxHighlighter(parent)
@@ -7,7 +8,7 @@ JsonHighlighter::JsonHighlighter(QTextDocument *parent) : QSyntaxHighlighter(par
     m_key.setForeground(QColor(0x7a, 0x3f, 0xc0));
     m_string.setForeground(QColor(0x1f, 0x7a, 0x3a));
     m_number.setForeground(QColor(0x1f, 0x5f, 0xbf));
-    m_literal.setForeground(QColor(0xb3, 0x4a, 0x00));
+    m_literal.setForeground(style::qcolor(style::Colour::Warning));
     m_literal.setFontWeight(QFont::Bold);
     m_punctuation.setForeground(QColor(0x6b, 0x72, 0x7c));
 }

@@ -13,28 +13,30 @@ void measureFirstRowsOnly(QTableView *view)
 
 quint64 Page::beginLoad(const QString &what)
 {
-    ++m_generation;
-    m_loading = true;
-    Q_EMIT loadingChanged(true, what);
-    return m_generation;
+    const quint64 id = m_loads.begin();
+    setLoading(true, what);
+    return id;
 }
 
-bool Page::finishLoad(quint64 generation)
+bool Page::finishLoad(quint64 id)
 {
-    if (generation != m_generation)
+    if (!m_loads.isCurrent(id))
         return false; // superseded: a newer request is in flight or done
-    m_loading = false;
-    Q_EMIT loadingChanged(false, QString());
+    setLoading(false, QString());
     return true;
 }
 
 void Page::cancelLoad()
 {
-    ++m_generation;
-    if (m_loading) {
-        m_loading = false;
-        Q_EMIT loadingChanged(false, QString());
-    }
+    m_loads.cancel();
+    if (m_loading)
+        setLoading(false, QString());
+}
+
+void Page::setLoading(bool loading, const QString &what)
+{
+    m_loading = loading;
+    Q_EMIT loadingChanged(loading, what);
 }
 
 } // namespace rw

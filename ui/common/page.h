@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/common/jobtracker.h"
+
 #include <QWidget>
 
 class QTableView;
@@ -12,12 +14,12 @@ namespace rw {
 void measureFirstRowsOnly(QTableView *view);
 
 // A page of the console's right-hand stack. Pages load their data off the
-// GUI thread; each request carries a generation and only the answer to the
-// latest request is shown.
+// GUI thread through their load tracker: a new load supersedes the one in
+// flight, and only the answer to the latest is shown.
 class Page : public QWidget {
     Q_OBJECT
 public:
-    explicit Page(QWidget *parent = nullptr) : QWidget(parent) {}
+    explicit Page(QWidget *parent = nullptr) : QWidget(parent), m_loads(this), m_tasks(this, JobTracker::Policy::Concurrent) {}
 
     // Reloads the current subject; does nothing when there is none.
     virtual void refresh() = 0;
@@ -37,17 +39,36 @@ Q_SIGNALS:
     void loadingChanged(bool loading, const QString &what);
 
 protected:
-    // Starts a request: returns its generation.
+    // Loads in the background (see JobTracker::start): enters the loading
+    // state showing `what`; `done` runs on the GUI thread, loading ended,
+    // only for the latest load. Returns the load's id.
+    template <typename Work, typename Done>
+    quint64 startLoad(const QString &what, Work work, Done done)
+    {
+        setLoading(true, what);
+        return m_loads.start(std::move(work), [this, done = std::move(done)](auto result) mutable {
+            setLoading(false, QString());
+            done(std::move(result));
+        });
+    }
+    // A load made of several parts (the DLQ page): supersedes the load in
+    // flight and returns the new load's id; finishLoad ends it.
     quint64 beginLoad(const QString &what);
-    // True when `generation` is the latest request; ends the loading state if so.
-    bool finishLoad(quint64 generation);
-    // Drops whatever is in flight.
+    // True when `id` is the latest load; ends the loading state if so.
+    bool finishLoad(quint64 id);
+    // Drops whatever load is in flight.
     void cancelLoad();
-    // The latest request's generation.
-    quint64 currentGeneration() const { return m_generation; }
+    // True while `id` is the latest load and not finished.
+    bool isCurrentLoad(quint64 id) const { return m_loads.isCurrent(id); }
+    // One-off jobs that do not supersede each other (an action's dry run, a
+    // write): each delivers, unless the page is gone.
+    JobTracker &tasks() { return m_tasks; }
 
 private:
-    quint64 m_generation = 0;
+    void setLoading(bool loading, const QString &what);
+
+    JobTracker m_loads;
+    JobTracker m_tasks;
     bool m_loading = false;
 };
 

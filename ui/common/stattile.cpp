@@ -1,5 +1,6 @@
 #include "ui/common/stattile.h"
 
+#include "ui/common/style.h"
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -14,7 +15,7 @@ StatTile::StatTile(const QString &caption, QWidget *parent)
     valueFont.setPointSizeF(valueFont.pointSizeF() * 1.45);
     valueFont.setBold(true);
     m_value->setFont(valueFont);
-    m_caption->setStyleSheet(QStringLiteral("color: #5f6670;"));
+    m_caption->setStyleSheet(style::textColour(style::Colour::Muted));
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 6, 12, 6);
     layout->setSpacing(0);
@@ -31,7 +32,7 @@ void StatTile::setValue(const QString &value, const QString &toolTip)
 
 void StatTile::setAlert(bool on)
 {
-    m_value->setStyleSheet(on ? QStringLiteral("color: #c01c1c;") : QString());
+    m_value->setStyleSheet(on ? style::textColour(style::Colour::Error) : QString());
 }
 
 QString StatTile::value() const { return m_value->text(); }

@@ -20,38 +20,22 @@ QString preview(const std::optional<QByteArray> &payload)
 
 } // namespace
 
-DlqHistoryModel::DlqHistoryModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void DlqHistoryModel::resetData(std::vector<DlqHistoryEntry> entries)
+DlqHistoryModel::DlqHistoryModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("At (UTC)")},
+        {tr("User")},
+        {tr("Action")},
+        {tr("Status")},
+        {tr("Reason / detail")},
+    }, parent)
 {
-    beginResetModel();
-    m_entries = std::move(entries);
-    endResetModel();
-}
-
-int DlqHistoryModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_entries.size()); }
-
-int DlqHistoryModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant DlqHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case AtColumn: return tr("At (UTC)");
-    case UserColumn: return tr("User");
-    case ActionColumn: return tr("Action");
-    case TransitionColumn: return tr("Status");
-    case ReasonColumn: return tr("Reason / detail");
-    default: return {};
-    }
 }
 
 QVariant DlqHistoryModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const DlqHistoryEntry &e = m_entries[std::size_t(index.row())];
+    const DlqHistoryEntry &e = m_rows[std::size_t(index.row())];
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {

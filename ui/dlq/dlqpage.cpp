@@ -1,6 +1,7 @@
 #include "ui/dlq/dlqpage.h"
 
-#include "ui/common/background.h"
+#include "ui/common/style.h"
+#include "ui/dlq/dlqactionbar.h"
 #include "ui/dlq/dlqgroupsmodel.h"
 #include "ui/dlq/dlqhistorymodel.h"
 #include "ui/dlq/dlqpayloadpanel.h"
@@ -25,7 +26,6 @@
 #include <QStringBuilder>
 #include <QTabWidget>
 #include <QTableView>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace rw {
@@ -58,13 +58,7 @@ QTableView *makeTable(QWidget *parent, const QString &name)
 {
     auto *view = new QTableView(parent);
     view->setObjectName(name);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setAlternatingRowColors(true);
-    view->setWordWrap(false);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
-    view->horizontalHeader()->setStretchLastSection(true);
-    view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    style::setupTable(view, 8, true);
     return view;
 }
 
@@ -76,24 +70,16 @@ DlqPage::DlqPage(QWidget *parent)
       m_replayedTile(new StatTile(tr("replayed"), this)), m_discardedTile(new StatTile(tr("discarded"), this)),
       m_groupsView(new QListView(this)), m_groups(new DlqGroupsModel(this)), m_status(new QComboBox(this)), m_count(new QLabel(this)),
       m_recordsView(makeTable(this, QStringLiteral("dlqRecords"))), m_records(new DlqRecordsModel(this)), m_empty(new QLabel(this)),
-      m_recordsArea(new QWidget(this)), m_allMatching(new QCheckBox(this)), m_validate(new QPushButton(tr("Validate"), this)),
-      m_batchSize(new QSpinBox(this)), m_velocity(new QSpinBox(this)), m_replay(new QPushButton(tr("Replay"), this)),
-      m_reason(new QLineEdit(this)), m_discard(new QPushButton(tr("Discard"), this)), m_progressFrame(new QFrame(this)),
-      m_progress(new QProgressBar(this)), m_progressText(new QLabel(this)), m_cancel(new QPushButton(tr("Cancel"), this)),
-      m_result(new QLabel(this)), m_pendingBar(new QFrame(this)), m_pendingText(new QLabel(this)), m_applySet(new QPushButton(tr("Apply"), this)),
-      m_dropSet(new QPushButton(tr("Cancel"), this)), m_tabs(new QTabWidget(this)), m_payload(new DlqPayloadPanel(this)),
+      m_recordsArea(new QWidget(this)), m_actions(new DlqActionBar(this)), m_tabs(new QTabWidget(this)), m_payload(new DlqPayloadPanel(this)),
       m_historyView(makeTable(this, QStringLiteral("dlqHistory"))), m_history(new DlqHistoryModel(this))
 {
     setObjectName(QStringLiteral("dlqPage"));
     auto *title = new QLabel(tr("Dead-letter queue"), this);
-    QFont titleFont = title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    title->setFont(titleFont);
+    style::makeTitle(title);
     auto *subtitle = new QLabel(tr("Records quarantined by stream replays and batch checks: fix, validate, replay or discard them. "
                                    "Nothing is ever deleted; every change is in the record's history."),
                                 this);
-    subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
     subtitle->setWordWrap(true);
     auto *heading = new QVBoxLayout;
     heading->setSpacing(2);
@@ -110,7 +96,7 @@ DlqPage::DlqPage(QWidget *parent)
     m_groupsView->setWordWrap(true);
     m_groupsView->setSpacing(2);
     m_groupsView->setAlternatingRowColors(true);
-    m_groupsView->setStyleSheet(QStringLiteral("QListView { border: 1px solid #dfe2e7; }"));
+    m_groupsView->setStyleSheet(QStringLiteral("QListView { border: 1px solid %1; }").arg(style::colour(style::Colour::Border)));
     connect(m_groupsView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex &current) {
         if (current.isValid())
             setSignatureFilter(current.data(DlqGroupsModel::SignatureRole).toString());
@@ -131,7 +117,7 @@ DlqPage::DlqPage(QWidget *parent)
         m_status->addItem(s, s);
     connect(m_status, &QComboBox::currentIndexChanged, this, [this] { setStatusFilter(m_status->currentData().toString()); });
     m_count->setObjectName(QStringLiteral("dlqCount"));
-    m_count->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_count->setStyleSheet(style::textColour(style::Colour::Subtitle));
     auto *filters = new QHBoxLayout;
     filters->addWidget(new QLabel(tr("Status:"), this));
     filters->addWidget(m_status);
@@ -160,7 +146,7 @@ DlqPage::DlqPage(QWidget *parent)
     connect(m_records, &DlqRecordsModel::fetchFailed, this, [this](const QString &message) {
         if (m_waitFirstPage) {
             m_waitFirstPage = false;
-            if (finishLoad(m_loadGeneration))
+            if (finishLoad(m_loadId))
                 Q_EMIT loadFailed(tr("Could not load the DLQ records: %1").arg(message));
             return;
         }
@@ -185,7 +171,18 @@ DlqPage::DlqPage(QWidget *parent)
     rl->setSpacing(6);
     rl->addLayout(filters);
     rl->addWidget(m_recordsArea, 1);
-    buildActions(recordsBox);
+    rl->addWidget(m_actions);
+    connect(m_actions->allMatching(), &QCheckBox::toggled, this, &DlqPage::updateActions);
+    connect(m_actions->validateButton(), &QPushButton::clicked, this, &DlqPage::validateSelection);
+    connect(m_actions->replayButton(), &QPushButton::clicked, this, &DlqPage::replaySelection);
+    connect(m_actions->reason(), &QLineEdit::textChanged, this, &DlqPage::updateActions);
+    connect(m_actions->discardButton(), &QPushButton::clicked, this, &DlqPage::discardSelection);
+    connect(m_actions->cancelButton(), &QPushButton::clicked, this, &DlqPage::cancelReplay);
+    connect(m_actions->applySetButton(), &QPushButton::clicked, this, &DlqPage::applyPendingSet);
+    connect(m_actions->dropSetButton(), &QPushButton::clicked, this, [this] {
+        m_pendingSet.reset();
+        m_actions->pendingBar()->hide();
+    });
 
     // Bottom: the JSON panel and the history.
     m_historyView->setModel(m_history);
@@ -216,114 +213,10 @@ DlqPage::DlqPage(QWidget *parent)
     horizontal->setSizes({250, 850});
     horizontal->setChildrenCollapsible(false);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addLayout(header);
     layout->addWidget(horizontal, 1);
     clear();
-}
-
-DlqPage::~DlqPage()
-{
-    if (m_cancelFlag) {
-        // The replay stops at its next batch boundary; it posts progress to
-        // this page, so let it end before the page goes.
-        m_cancelFlag->store(true);
-        QThreadPool::globalInstance()->waitForDone();
-    }
-}
-
-void DlqPage::buildActions(QWidget *host)
-{
-    auto *layout = qobject_cast<QVBoxLayout *>(host->layout());
-    m_allMatching->setObjectName(QStringLiteral("dlqAllMatching"));
-    m_allMatching->setToolTip(tr("Apply the actions to every record of the signature and status chosen, not only the selected rows"));
-    connect(m_allMatching, &QCheckBox::toggled, this, &DlqPage::updateActions);
-    m_validate->setObjectName(QStringLiteral("dlqValidate"));
-    m_validate->setToolTip(tr("Dry run: check each record as a replay would (JSON, required fields, checks); nothing is written"));
-    connect(m_validate, &QPushButton::clicked, this, &DlqPage::validateSelection);
-    m_batchSize->setObjectName(QStringLiteral("dlqBatchSize"));
-    m_batchSize->setRange(1, 100000);
-    m_batchSize->setValue(500);
-    m_batchSize->setToolTip(tr("Records per transaction"));
-    m_velocity->setObjectName(QStringLiteral("dlqVelocity"));
-    m_velocity->setRange(0, 1000000);
-    m_velocity->setValue(0);
-    m_velocity->setSpecialValueText(tr("unlimited"));
-    m_velocity->setSuffix(tr(" rec/s"));
-    m_velocity->setToolTip(tr("Velocity: replay at most this many records per second (0: as fast as possible)"));
-    m_replay->setObjectName(QStringLiteral("dlqReplay"));
-    m_replay->setToolTip(tr("Write the valid records where they belong (a stream's sink by event_id, a dataset's target by key); "
-                            "the invalid ones become failed"));
-    connect(m_replay, &QPushButton::clicked, this, &DlqPage::replaySelection);
-    m_reason->setObjectName(QStringLiteral("dlqReason"));
-    m_reason->setPlaceholderText(tr("reason (required to discard)"));
-    m_reason->setClearButtonEnabled(true);
-    connect(m_reason, &QLineEdit::textChanged, this, &DlqPage::updateActions);
-    m_discard->setObjectName(QStringLiteral("dlqDiscard"));
-    m_discard->setToolTip(tr("Mark the records discarded with the reason; they stay in the DLQ with their history"));
-    connect(m_discard, &QPushButton::clicked, this, &DlqPage::discardSelection);
-
-    auto *actions = new QHBoxLayout;
-    actions->setSpacing(6);
-    actions->addWidget(m_allMatching);
-    actions->addSpacing(8);
-    actions->addWidget(m_validate);
-    actions->addSpacing(16);
-    actions->addWidget(new QLabel(tr("Batch"), host));
-    actions->addWidget(m_batchSize);
-    actions->addWidget(new QLabel(tr("Velocity"), host));
-    actions->addWidget(m_velocity);
-    actions->addWidget(m_replay);
-    actions->addStretch(1);
-    layout->addLayout(actions);
-    auto *discard = new QHBoxLayout;
-    discard->setSpacing(6);
-    discard->addWidget(new QLabel(tr("Discard with a reason:"), host));
-    discard->addWidget(m_reason, 1);
-    discard->addWidget(m_discard);
-    layout->addLayout(discard);
-
-    // Replay progress with Cancel.
-    m_progressFrame->setObjectName(QStringLiteral("dlqProgress"));
-    m_progressFrame->setStyleSheet(QStringLiteral("#dlqProgress { background: #f4f8fe; border: 1px solid #c9d9f2; border-radius: 4px; }"));
-    m_progress->setFormat(tr("%v of %m records"));
-    m_progressText->setStyleSheet(QStringLiteral("color: #4a5059;"));
-    m_cancel->setObjectName(QStringLiteral("dlqCancel"));
-    m_cancel->setToolTip(tr("Stop at the next batch boundary; the batches already committed stay replayed"));
-    connect(m_cancel, &QPushButton::clicked, this, &DlqPage::cancelReplay);
-    auto *pl = new QHBoxLayout(m_progressFrame);
-    pl->setContentsMargins(8, 4, 8, 4);
-    pl->addWidget(m_progress, 2);
-    pl->addWidget(m_progressText, 3);
-    pl->addWidget(m_cancel);
-    m_progressFrame->hide();
-    layout->addWidget(m_progressFrame);
-
-    // The set-by-path dry run, waiting for Apply.
-    m_pendingBar->setObjectName(QStringLiteral("dlqPendingSet"));
-    m_pendingBar->setStyleSheet(QStringLiteral("#dlqPendingSet { background: #fff8e6; border: 1px solid #f0d78c; border-radius: 4px; }"));
-    m_pendingText->setTextFormat(Qt::RichText);
-    m_pendingText->setWordWrap(true);
-    m_applySet->setObjectName(QStringLiteral("dlqApplySet"));
-    connect(m_applySet, &QPushButton::clicked, this, &DlqPage::applyPendingSet);
-    connect(m_dropSet, &QPushButton::clicked, this, [this] {
-        m_pendingSet.reset();
-        m_pendingBar->hide();
-    });
-    auto *bl = new QHBoxLayout(m_pendingBar);
-    bl->setContentsMargins(8, 4, 8, 4);
-    bl->addWidget(m_pendingText, 1);
-    bl->addWidget(m_applySet);
-    bl->addWidget(m_dropSet);
-    m_pendingBar->hide();
-    layout->addWidget(m_pendingBar);
-
-    m_result->setObjectName(QStringLiteral("dlqResult"));
-    m_result->setWordWrap(true);
-    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_result);
 }
 
 void DlqPage::setWorkspace(const Database &db, const Spec &spec)
@@ -338,7 +231,8 @@ void DlqPage::setWorkspace(const Database &db, const Spec &spec)
 void DlqPage::clear()
 {
     cancelLoad();
-    ++m_detailGeneration;
+    m_summaryJobs.cancel();
+    m_detailJobs.cancel();
     m_db.reset();
     m_spec.reset();
     m_records->clear();
@@ -348,8 +242,8 @@ void DlqPage::clear()
     m_filteredTotal = -1;
     m_lastReplay.reset();
     m_pendingSet.reset();
-    m_pendingBar->hide();
-    m_result->clear();
+    m_actions->pendingBar()->hide();
+    m_actions->result()->clear();
     m_waitFirstPage = m_waitSummary = m_waitDetail = false;
     for (StatTile *t : {m_totalTile, m_newTile, m_failedTile, m_fixedTile, m_replayedTile, m_discardedTile})
         t->setValue(QStringLiteral("\u2014"));
@@ -369,7 +263,7 @@ void DlqPage::refresh()
 {
     if (!m_db)
         return;
-    m_loadGeneration = beginLoad(tr("Loading the dead-letter queue\u2026"));
+    m_loadId = beginLoad(tr("Loading the dead-letter queue\u2026"));
     m_waitFirstPage = m_waitSummary = true;
     m_waitDetail = false;
     m_records->clearVerdicts();
@@ -410,7 +304,7 @@ void DlqPage::applyFilter(bool reloadGroups)
         filter.statuses = {m_statusFilter};
     filter.signature = m_signatureFilter;
     m_pendingSet.reset();
-    m_pendingBar->hide();
+    m_actions->pendingBar()->hide();
     m_records->setFilter(*m_db, filter);
     m_filteredTotal = -1;
     if (const int row = m_groups->rowOf(m_signatureFilter); row >= 0 && !m_groups->snapshot().empty())
@@ -423,12 +317,10 @@ void DlqPage::applyFilter(bool reloadGroups)
 
 void DlqPage::loadSummary()
 {
-    const quint64 generation = m_loadGeneration;
     DlqSelection byStatus;
     if (!m_statusFilter.isEmpty())
         byStatus.statuses = {m_statusFilter};
-    runInBackground(
-        this,
+    m_summaryJobs.start( // a newer summary drops this one
         [db = *m_db, byStatus]() -> Result<Summary> {
             auto all = countDlq(db, {});
             if (!all)
@@ -438,12 +330,12 @@ void DlqPage::loadSummary()
                 return fail(filtered.error());
             return Summary{std::move(*all), std::move(*filtered)};
         },
-        [this, generation](Result<Summary> summary) {
-            if (generation != m_loadGeneration || !m_db)
+        [this](Result<Summary> summary) {
+            if (!m_db)
                 return;
             if (!summary) {
                 m_waitSummary = false;
-                if (finishLoad(generation))
+                if (finishLoad(m_loadId))
                     Q_EMIT loadFailed(tr("Could not load the DLQ summary: %1").arg(summary.error().message));
                 return;
             }
@@ -463,10 +355,10 @@ void DlqPage::loadSummary()
                 m_filteredTotal = row >= 0 ? m_groups->index(row).data(DlqGroupsModel::CountRole).toLongLong() : 0;
             }
             m_empty->setText(summary->all.total == 0
-                                 ? tr("<h3>The dead-letter queue is empty</h3><p style='color:#5f6670'>Events a stream replay cannot "
+                                 ? style::emptyState(tr("The dead-letter queue is empty"), tr("Events a stream replay cannot "
                                       "load (not JSON, a required field missing) and rows a batch check quarantines land here.<br>"
-                                      "For the demo: <code>rewindctl replay --stream orders --group orders-loader --execute</code>.</p>")
-                                 : tr("<h3>No records match</h3><p style='color:#5f6670'>Choose another signature or status.</p>"));
+                                      "For the demo: <code>rewindctl replay --stream orders --group orders-loader --execute</code>."))
+                                 : style::emptyState(tr("No records match"), tr("Choose another signature or status.")));
             updateCount();
             m_waitSummary = false;
             maybeLoaded();
@@ -494,7 +386,7 @@ void DlqPage::maybeLoaded()
     qobject_cast<QStackedLayout *>(m_recordsArea->layout())->setCurrentWidget(empty && !m_waitSummary ? static_cast<QWidget *>(m_empty) : m_recordsView);
     if (m_waitFirstPage || m_waitSummary || m_waitDetail || !isLoading())
         return;
-    if (finishLoad(m_loadGeneration))
+    if (finishLoad(m_loadId))
         Q_EMIT pageLoaded();
 }
 
@@ -502,12 +394,9 @@ void DlqPage::loadDetail(qint64 id)
 {
     if (m_payload->isModified() && m_payload->recordId() != id)
         showResult(false, tr("Your unsaved edit of record #%1 was dropped.").arg(m_payload->recordId()));
-    const quint64 generation = ++m_detailGeneration;
-    runInBackground(
-        this, [db = *m_db, id] { return showDlq(db, id); },
-        [this, generation, id](Result<DlqDetail> detail) {
-            if (generation != m_detailGeneration)
-                return;
+    m_detailJobs.start(
+        [db = *m_db, id] { return showDlq(db, id); },
+        [this, id](Result<DlqDetail> detail) {
             if (!detail) {
                 m_payload->clearRecord();
                 m_history->resetData({});
@@ -546,11 +435,11 @@ QList<qint64> DlqPage::selectedIds() const
     return ids;
 }
 
-void DlqPage::setApplyToAllMatching(bool all) { m_allMatching->setChecked(all); }
+void DlqPage::setApplyToAllMatching(bool all) { m_actions->allMatching()->setChecked(all); }
 
 DlqSelection DlqPage::actionSelection() const
 {
-    if (m_allMatching->isChecked())
+    if (m_actions->allMatching()->isChecked())
         return m_records->filter();
     DlqSelection s;
     s.ids = selectedIds();
@@ -559,7 +448,7 @@ DlqSelection DlqPage::actionSelection() const
 
 qint64 DlqPage::selectionSize() const
 {
-    if (m_allMatching->isChecked())
+    if (m_actions->allMatching()->isChecked())
         return m_filteredTotal >= 0 ? m_filteredTotal : m_records->rowCount();
     return m_recordsView->selectionModel()->selectedRows().size();
 }
@@ -576,30 +465,30 @@ void DlqPage::updateCount()
     else
         text = m_records->isComplete() ? tr("%1 records").arg(fmt::number(loaded)) : tr("%1 records loaded \u00b7 more as you scroll").arg(fmt::number(loaded));
     m_count->setText(text);
-    m_allMatching->setText(m_filteredTotal >= 0 ? tr("All %1 matching").arg(fmt::number(m_filteredTotal)) : tr("All matching"));
+    m_actions->allMatching()->setText(m_filteredTotal >= 0 ? tr("All %1 matching").arg(fmt::number(m_filteredTotal)) : tr("All matching"));
 }
 
 void DlqPage::updateActions()
 {
     const qint64 n = selectionSize();
     const bool ready = m_db && !m_busy && n > 0;
-    const QString what = m_allMatching->isChecked() ? tr("%1 matching").arg(fmt::number(n)) : tr("%1 selected").arg(fmt::number(n));
-    m_validate->setEnabled(ready);
-    m_replay->setEnabled(ready && m_spec.has_value());
-    m_discard->setEnabled(ready && !m_reason->text().trimmed().isEmpty());
-    m_validate->setText(n > 0 ? tr("Validate %1").arg(what) : tr("Validate"));
-    m_replay->setText(n > 0 ? tr("Replay %1").arg(what) : tr("Replay"));
-    m_discard->setText(n > 0 ? tr("Discard %1").arg(what) : tr("Discard"));
-    m_discard->setToolTip(m_reason->text().trimmed().isEmpty() ? tr("Type a reason first: it is kept in each record's history")
+    const QString what = m_actions->allMatching()->isChecked() ? tr("%1 matching").arg(fmt::number(n)) : tr("%1 selected").arg(fmt::number(n));
+    m_actions->validateButton()->setEnabled(ready);
+    m_actions->replayButton()->setEnabled(ready && m_spec.has_value());
+    m_actions->discardButton()->setEnabled(ready && !m_actions->reason()->text().trimmed().isEmpty());
+    m_actions->validateButton()->setText(n > 0 ? tr("Validate %1").arg(what) : tr("Validate"));
+    m_actions->replayButton()->setText(n > 0 ? tr("Replay %1").arg(what) : tr("Replay"));
+    m_actions->discardButton()->setText(n > 0 ? tr("Discard %1").arg(what) : tr("Discard"));
+    m_actions->discardButton()->setToolTip(m_actions->reason()->text().trimmed().isEmpty() ? tr("Type a reason first: it is kept in each record's history")
                                                                : tr("Mark the records discarded with the reason; they stay in the DLQ with their history"));
     m_payload->setSelectionSize(n);
-    m_applySet->setEnabled(!m_busy);
+    m_actions->applySetButton()->setEnabled(!m_busy);
 }
 
 void DlqPage::setBusy(bool busy)
 {
     m_busy = busy;
-    m_allMatching->setEnabled(!busy);
+    m_actions->allMatching()->setEnabled(!busy);
     m_status->setEnabled(!busy);
     m_groupsView->setEnabled(!busy);
     m_payload->setBusy(busy);
@@ -608,8 +497,8 @@ void DlqPage::setBusy(bool busy)
 
 void DlqPage::showResult(bool ok, const QString &message)
 {
-    m_result->setStyleSheet(ok ? QStringLiteral("color: #2e7d32;") : QStringLiteral("color: #c01c1c;"));
-    m_result->setText(message);
+    m_actions->result()->setStyleSheet(ok ? style::textColour(style::Colour::Ok) : style::textColour(style::Colour::Error));
+    m_actions->result()->setText(message);
 }
 
 void DlqPage::finishOperation(const QString &operation, bool ok, const QString &message, const QList<qint64> &touched)
@@ -621,11 +510,10 @@ void DlqPage::finishOperation(const QString &operation, bool ok, const QString &
     const bool wrote = operation == kOperationReplay || (ok && operation != kOperationValidate);
     if (wrote) {
         // What changed: the rows in place, the counts, the record on show.
-        if (m_allMatching->isChecked() || touched.isEmpty())
+        if (m_actions->allMatching()->isChecked() || touched.isEmpty())
             m_records->reload();
         else
             m_records->refreshRecords(touched);
-        m_loadGeneration = currentGeneration(); // the summary of this state, without the loading spinner
         loadSummary();
         if (m_payload->recordId() != 0)
             loadDetail(m_payload->recordId());
@@ -640,12 +528,12 @@ void DlqPage::validateSelection()
     const DlqSelection selection = actionSelection();
     DlqReplayOptions options;
     options.execute = false;
-    options.batchSize = m_batchSize->value();
+    options.batchSize = m_actions->batchSize()->value();
     options.maxRecords = int(std::clamp<qint64>(std::max<qint64>(selection.ids.size(), m_records->rowCount()), 1, 100000));
     setBusy(true);
     showResult(true, tr("Validating\u2026"));
-    runInBackground(
-        this, [db = *m_db, spec = *m_spec, selection, options] { return replayDlq(db, spec, selection, options); },
+    tasks().start(
+        [db = *m_db, spec = *m_spec, selection, options] { return replayDlq(db, spec, selection, options); },
         [this](Result<DlqReplayResult> result) {
             if (!result)
                 return finishOperation(kOperationValidate, false, tr("Validation failed: %1").arg(result.error().message), {});
@@ -669,36 +557,30 @@ void DlqPage::replaySelection()
         return;
     const DlqSelection selection = actionSelection();
     const QList<qint64> touched = selection.ids;
-    auto cancel = std::make_shared<std::atomic<bool>>(false);
-    m_cancelFlag = cancel;
     const qint64 expected = selectionSize();
     DlqReplayOptions options;
     options.execute = true;
-    options.batchSize = m_batchSize->value();
-    if (m_velocity->value() > 0)
-        options.maxPerSecond = double(m_velocity->value());
+    options.batchSize = m_actions->batchSize()->value();
+    if (m_actions->velocity()->value() > 0)
+        options.maxPerSecond = double(m_actions->velocity()->value());
     options.maxRecords = int(std::clamp<qint64>(selection.ids.size(), 1000, 100000));
-    // Worker thread: each report after a committed batch is handed to the
-    // GUI thread. The page outlives its replay (see the destructor).
-    options.progress = [this](const DlqReplayProgress &p) {
-        QMetaObject::invokeMethod(this, [this, p] { onReplayProgress(p); }, Qt::QueuedConnection);
-    };
-    options.cancel = cancel.get();
     setBusy(true);
-    m_progress->setRange(0, int(std::min<qint64>(std::max<qint64>(expected, 1), INT_MAX)));
-    m_progress->setValue(0);
-    m_progressText->setText(options.maxPerSecond ? tr("starting \u00b7 at most %1 records/s").arg(fmt::number(m_velocity->value())) : tr("starting"));
-    m_cancel->setEnabled(true);
-    m_progressFrame->show();
+    m_actions->progress()->setRange(0, int(std::min<qint64>(std::max<qint64>(expected, 1), INT_MAX)));
+    m_actions->progress()->setValue(0);
+    m_actions->progressText()->setText(options.maxPerSecond ? tr("starting \u00b7 at most %1 records/s").arg(fmt::number(m_actions->velocity()->value())) : tr("starting"));
+    m_actions->cancelButton()->setEnabled(true);
+    m_actions->progressFrame()->show();
     showResult(true, tr("Replaying\u2026"));
-    runInBackground(
-        this,
-        // `cancel` is held here so the flag outlives the page if need be.
-        [db = *m_db, spec = *m_spec, selection, options, cancel] { return replayDlq(db, spec, selection, options); },
-        [this, touched, cancel](Result<DlqReplayResult> result) {
-            if (m_cancelFlag == cancel)
-                m_cancelFlag.reset();
-            m_progressFrame->hide();
+    m_replayJobs.start(
+        [this, db = *m_db, spec = *m_spec, selection, options](const JobToken &job) mutable {
+            // Worker thread: each report after a committed batch is posted
+            // back; `this` is only touched there, while this replay is current.
+            options.progress = [this, job](const DlqReplayProgress &p) { job.post([this, p] { onReplayProgress(p); }); };
+            options.cancel = job.cancelFlag();
+            return replayDlq(db, spec, selection, options);
+        },
+        [this, touched](Result<DlqReplayResult> result) {
+            m_actions->progressFrame()->hide();
             if (!result)
                 return finishOperation(kOperationReplay, false, tr("Replay failed: %1").arg(result.error().message), touched);
             m_lastReplay = *result;
@@ -715,39 +597,39 @@ void DlqPage::replaySelection()
 
 void DlqPage::onReplayProgress(const DlqReplayProgress &p)
 {
-    m_progress->setRange(0, int(std::min<qint64>(std::max<qint64>(p.selected, 1), INT_MAX)));
-    m_progress->setValue(int(std::min<qint64>(p.processed, INT_MAX)));
-    m_progressText->setText(tr("batch %1 \u00b7 replayed %2 \u00b7 failed %3").arg(p.batchesDone).arg(fmt::number(p.replayed), fmt::number(p.failed)));
+    m_actions->progress()->setRange(0, int(std::min<qint64>(std::max<qint64>(p.selected, 1), INT_MAX)));
+    m_actions->progress()->setValue(int(std::min<qint64>(p.processed, INT_MAX)));
+    m_actions->progressText()->setText(tr("batch %1 \u00b7 replayed %2 \u00b7 failed %3").arg(p.batchesDone).arg(fmt::number(p.replayed), fmt::number(p.failed)));
     Q_EMIT replayProgressed(p.processed, p.selected);
 }
 
 void DlqPage::cancelReplay()
 {
-    if (!m_cancelFlag)
+    if (!m_replayJobs.isRunning())
         return;
-    m_cancelFlag->store(true);
-    m_cancel->setEnabled(false);
-    m_progressText->setText(tr("cancelling at the next batch boundary\u2026"));
+    m_replayJobs.requestCancel();
+    m_actions->cancelButton()->setEnabled(false);
+    m_actions->progressText()->setText(tr("cancelling at the next batch boundary\u2026"));
 }
 
 void DlqPage::discardSelection()
 {
-    const QString reason = m_reason->text().trimmed();
+    const QString reason = m_actions->reason()->text().trimmed();
     if (!m_db || m_busy || selectionSize() == 0)
         return;
     if (reason.isEmpty()) {
         showResult(false, tr("Type a reason to discard: it is kept in each record's history."));
-        m_reason->setFocus();
+        m_actions->reason()->setFocus();
         return;
     }
     const DlqSelection selection = actionSelection();
     setBusy(true);
-    runInBackground(
-        this, [db = *m_db, selection, reason] { return discardDlq(db, selection, reason, true); },
+    tasks().start(
+        [db = *m_db, selection, reason] { return discardDlq(db, selection, reason, true); },
         [this, selection](Result<DlqDiscardResult> result) {
             if (!result)
                 return finishOperation(kOperationDiscard, false, tr("Discard refused: %1").arg(result.error().message), selection.ids);
-            m_reason->clear();
+            m_actions->reason()->clear();
             finishOperation(kOperationDiscard, true, tr("%1 records discarded; they stay in the DLQ with the reason in their history.")
                                                          .arg(fmt::number(result->selected)),
                             selection.ids);
@@ -764,8 +646,8 @@ void DlqPage::saveFix(qint64 id, const QByteArray &payload)
     request.reason = tr("edited in the console");
     request.execute = true;
     setBusy(true);
-    runInBackground(
-        this, [db = *m_db, request] { return fixDlq(db, request); },
+    tasks().start(
+        [db = *m_db, request] { return fixDlq(db, request); },
         [this, id](Result<DlqFixResult> result) {
             if (!result)
                 return finishOperation(kOperationFix, false, tr("Fix of #%1 refused: %2").arg(id).arg(result.error().message), {id});
@@ -784,10 +666,10 @@ void DlqPage::previewSetPath(const QString &path, const QString &value)
     request.reason = tr("set in the console");
     request.execute = false;
     m_pendingSet.reset();
-    m_pendingBar->hide();
+    m_actions->pendingBar()->hide();
     setBusy(true);
-    runInBackground(
-        this, [db = *m_db, request] { return fixDlq(db, request); },
+    tasks().start(
+        [db = *m_db, request] { return fixDlq(db, request); },
         [this, request, path, value](Result<DlqFixResult> result) {
             if (!result)
                 return finishOperation(kOperationSet, false, tr("Cannot set %1: %2").arg(path, result.error().message), {});
@@ -798,13 +680,13 @@ void DlqPage::previewSetPath(const QString &path, const QString &value)
                                .arg(path.toHtmlEscaped(), value.toHtmlEscaped(), fmt::number(result->selected), fmt::number(result->changed));
             if (!result->samples.empty()) {
                 const DlqChange &c = result->samples.front();
-                text += QStringLiteral("<br><span style='color:#5f6670'>#%1: <code>%2</code> \u2192 <code>%3</code></span>")
-                            .arg(c.id)
-                            .arg(shortPayload(c.before), shortPayload(c.after));
+                text += QStringLiteral("<br>")
+                        % style::coloured(QStringLiteral("#%1: <code>%2</code> \u2192 <code>%3</code>").arg(c.id).arg(shortPayload(c.before), shortPayload(c.after)),
+                                          style::Colour::Muted);
             }
-            m_pendingText->setText(text);
-            m_applySet->setEnabled(result->selected > 0);
-            m_pendingBar->show();
+            m_actions->pendingText()->setText(text);
+            m_actions->applySetButton()->setEnabled(result->selected > 0);
+            m_actions->pendingBar()->show();
             showResult(true, tr("Dry run: nothing changed yet. Apply to store it."));
         });
 }
@@ -815,10 +697,10 @@ void DlqPage::applyPendingSet()
         return;
     const DlqFixRequest request = *m_pendingSet;
     m_pendingSet.reset();
-    m_pendingBar->hide();
+    m_actions->pendingBar()->hide();
     setBusy(true);
-    runInBackground(
-        this, [db = *m_db, request] { return fixDlq(db, request); },
+    tasks().start(
+        [db = *m_db, request] { return fixDlq(db, request); },
         [this, request](Result<DlqFixResult> result) {
             const QString path = request.sets.front().first;
             if (!result)

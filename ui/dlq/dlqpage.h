@@ -9,20 +9,15 @@
 #include <memory>
 #include <optional>
 
-class QCheckBox;
 class QComboBox;
-class QFrame;
 class QLabel;
-class QLineEdit;
 class QListView;
-class QProgressBar;
-class QPushButton;
-class QSpinBox;
 class QTabWidget;
 class QTableView;
 
 namespace rw {
 
+class DlqActionBar;
 class DlqGroupsModel;
 class DlqHistoryModel;
 class DlqPayloadPanel;
@@ -44,7 +39,6 @@ class DlqPage : public Page {
     Q_OBJECT
 public:
     explicit DlqPage(QWidget *parent = nullptr);
-    ~DlqPage() override;
 
     // Forgets the previous workspace; loads when shown (refresh()).
     void setWorkspace(const Database &db, const Spec &spec);
@@ -81,17 +75,7 @@ public:
     QTableView *recordsView() const { return m_recordsView; }
     QListView *groupsView() const { return m_groupsView; }
     DlqPayloadPanel *payloadPanel() const { return m_payload; }
-    QSpinBox *batchSizeBox() const { return m_batchSize; }
-    QSpinBox *velocityBox() const { return m_velocity; }
-    QLineEdit *reasonEdit() const { return m_reason; }
-    QPushButton *validateButton() const { return m_validate; }
-    QPushButton *replayButton() const { return m_replay; }
-    QPushButton *discardButton() const { return m_discard; }
-    QPushButton *cancelButton() const { return m_cancel; }
-    QPushButton *applySetButton() const { return m_applySet; }
-    QProgressBar *progressBar() const { return m_progress; }
-    QLabel *resultLabel() const { return m_result; }
-    QLabel *pendingSetLabel() const { return m_pendingText; }
+    DlqActionBar *actionBar() const { return m_actions; }
     bool showsEmptyState() const;
     // The last replay or validation, for the operator (and tests).
     const std::optional<DlqReplayResult> &lastReplay() const { return m_lastReplay; }
@@ -110,7 +94,6 @@ private:
         DlqListResult filtered;
     };
 
-    void buildActions(QWidget *host);
     void applyFilter(bool reloadGroups);
     void loadSummary();
     void loadDetail(qint64 id);
@@ -133,9 +116,14 @@ private:
     bool m_waitFirstPage = false;
     bool m_waitSummary = false;
     bool m_waitDetail = false;
-    quint64 m_loadGeneration = 0;
-    quint64 m_detailGeneration = 0;
-    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    // A load is the first page of records, the summary and the first
+    // record's detail: the page is loaded when all three are in.
+    quint64 m_loadId = 0;
+    JobTracker m_summaryJobs{this};
+    JobTracker m_detailJobs{this};
+    // Its tracker's destructor cancels a replay in flight (at its next batch
+    // boundary) and drops its reports: the page does not wait for it.
+    JobTracker m_replayJobs{this};
     std::optional<DlqReplayResult> m_lastReplay;
     std::optional<DlqFixRequest> m_pendingSet;
 
@@ -153,22 +141,7 @@ private:
     DlqRecordsModel *m_records;
     QLabel *m_empty;
     QWidget *m_recordsArea;
-    QCheckBox *m_allMatching;
-    QPushButton *m_validate;
-    QSpinBox *m_batchSize;
-    QSpinBox *m_velocity;
-    QPushButton *m_replay;
-    QLineEdit *m_reason;
-    QPushButton *m_discard;
-    QFrame *m_progressFrame;
-    QProgressBar *m_progress;
-    QLabel *m_progressText;
-    QPushButton *m_cancel;
-    QLabel *m_result;
-    QFrame *m_pendingBar;
-    QLabel *m_pendingText;
-    QPushButton *m_applySet;
-    QPushButton *m_dropSet;
+    DlqActionBar *m_actions;
     QTabWidget *m_tabs;
     DlqPayloadPanel *m_payload;
     QTableView *m_historyView;

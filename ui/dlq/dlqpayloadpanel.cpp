@@ -1,5 +1,6 @@
 #include "ui/dlq/dlqpayloadpanel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "ui/common/jsoneditor.h"
 
@@ -18,15 +19,6 @@ namespace rw {
 namespace {
 
 constexpr qint64 kTruncatedBytes = 64 * 1024;
-
-QLabel *caption(const QString &text, QWidget *parent)
-{
-    auto *l = new QLabel(text, parent);
-    QFont f = l->font();
-    f.setBold(true);
-    l->setFont(f);
-    return l;
-}
 
 // The payload as text, and a note when it is not shown exactly as stored.
 std::pair<QString, QString> asText(const std::optional<QByteArray> &payload)
@@ -59,7 +51,7 @@ DlqPayloadPanel::DlqPayloadPanel(QWidget *parent)
     m_original->setObjectName(QStringLiteral("dlqOriginalPayload"));
     m_original->setReadOnly(true);
     m_original->setStyleSheet(QStringLiteral("QPlainTextEdit { background: #f6f7f9; }"));
-    m_originalNote->setStyleSheet(QStringLiteral("color: #5f6670;"));
+    m_originalNote->setStyleSheet(style::textColour(style::Colour::Muted));
     m_current->setObjectName(QStringLiteral("dlqCurrentPayload"));
     m_validation->setObjectName(QStringLiteral("dlqValidation"));
     m_validation->setWordWrap(true);
@@ -80,7 +72,7 @@ DlqPayloadPanel::DlqPayloadPanel(QWidget *parent)
     ol->setContentsMargins(0, 0, 0, 0);
     ol->setSpacing(4);
     auto *oh = new QHBoxLayout;
-    oh->addWidget(caption(tr("Original, as captured"), originalBox));
+    oh->addWidget(style::sectionLabel(tr("Original, as captured"), originalBox));
     oh->addStretch(1);
     oh->addWidget(m_originalNote);
     ol->addLayout(oh);
@@ -91,7 +83,7 @@ DlqPayloadPanel::DlqPayloadPanel(QWidget *parent)
     cl->setContentsMargins(0, 0, 0, 0);
     cl->setSpacing(4);
     auto *ch = new QHBoxLayout;
-    ch->addWidget(caption(tr("Current payload"), currentBox));
+    ch->addWidget(style::sectionLabel(tr("Current payload"), currentBox));
     ch->addStretch(1);
     ch->addWidget(m_format);
     ch->addWidget(m_revert);
@@ -200,10 +192,10 @@ void DlqPayloadPanel::updateState()
     if (m_id == 0) {
         m_validation->clear();
     } else if (const auto &problem = m_current->problem()) {
-        m_validation->setStyleSheet(QStringLiteral("color: #c01c1c;"));
+        m_validation->setStyleSheet(style::textColour(style::Colour::Error));
         m_validation->setText(tr("\u2717 Line %1, column %2: %3").arg(problem->line).arg(problem->column).arg(problem->message));
     } else {
-        m_validation->setStyleSheet(QStringLiteral("color: #2e7d32;"));
+        m_validation->setStyleSheet(style::textColour(style::Colour::Ok));
         m_validation->setText(isModified() ? tr("\u2713 Valid JSON \u00b7 edited, not saved") : tr("\u2713 Valid JSON"));
     }
     m_save->setEnabled(canSave());

@@ -1,6 +1,6 @@
 #include "ui/dlq/dlqrecordsmodel.h"
 
-#include "ui/common/background.h"
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
@@ -15,13 +15,13 @@ namespace {
 QColor statusColor(const QString &status)
 {
     if (status == dlqstatus::New)
-        return QColor(0x2f, 0x6f, 0xd0);
+        return style::qcolor(style::Colour::Accent);
     if (status == dlqstatus::Fixed)
         return QColor(0x7a, 0x3f, 0xc0);
     if (status == dlqstatus::Replayed)
-        return QColor(0x2e, 0x7d, 0x32);
+        return style::qcolor(style::Colour::Ok);
     if (status == dlqstatus::Failed)
-        return QColor(0xc0, 0x1c, 0x1c);
+        return style::qcolor(style::Colour::Error);
     return QColor(0x6b, 0x72, 0x7c); // discarded
 }
 
@@ -36,12 +36,24 @@ QString where(const DlqRecord &r)
 
 } // namespace
 
-DlqRecordsModel::DlqRecordsModel(QObject *parent) : QAbstractTableModel(parent) {}
+DlqRecordsModel::DlqRecordsModel(QObject *parent)
+    : TableModel({
+        {tr("#")},
+        {tr("Status")},
+        {tr("Dry run")},
+        {tr("Source")},
+        {tr("Event / key")},
+        {tr("Error")},
+        {tr("Attempts")},
+        {tr("First seen (UTC)")},
+    }, parent)
+{
+}
 
 void DlqRecordsModel::setFilter(const Database &db, const DlqSelection &filter)
 {
     beginResetModel();
-    ++m_generation;
+    m_jobs.cancel(); // pages of the old filter are dropped
     m_db = db;
     m_filter = filter;
     m_rows.clear();
@@ -56,7 +68,7 @@ void DlqRecordsModel::setFilter(const Database &db, const DlqSelection &filter)
 void DlqRecordsModel::clear()
 {
     beginResetModel();
-    ++m_generation;
+    m_jobs.cancel(); // pages of the old filter are dropped
     m_db.reset();
     m_filter = {};
     m_rows.clear();
@@ -92,14 +104,11 @@ void DlqRecordsModel::fetchPage()
     if (!m_db || m_fetching || m_complete)
         return;
     m_fetching = true;
-    const quint64 generation = m_generation;
     const qint64 after = m_rows.empty() ? 0 : m_rows.back().id;
     const int limit = m_pageSize;
-    runInBackground(
-        this, [db = *m_db, filter = m_filter, after, limit] { return pageDlq(db, filter, after, limit); },
-        [this, generation, limit](Result<std::vector<DlqRecord>> page) {
-            if (generation != m_generation)
-                return; // the filter changed meanwhile
+    m_jobs.start(
+        [db = *m_db, filter = m_filter, after, limit] { return pageDlq(db, filter, after, limit); },
+        [this, limit](Result<std::vector<DlqRecord>> page) {
             if (!page) {
                 m_fetching = false;
                 m_complete = true; // do not hammer a failing database from the view
@@ -134,13 +143,12 @@ void DlqRecordsModel::refreshRecords(const QList<qint64> &ids)
             loaded << id;
     if (loaded.isEmpty())
         return;
-    const quint64 generation = m_generation;
     DlqSelection byId;
     byId.ids = loaded;
-    runInBackground(
-        this, [db = *m_db, byId] { return pageDlq(db, byId, 0, int(byId.ids.size())); },
-        [this, generation, loaded](Result<std::vector<DlqRecord>> records) {
-            if (generation != m_generation || !records)
+    m_jobs.start(
+        [db = *m_db, byId] { return pageDlq(db, byId, 0, int(byId.ids.size())); },
+        [this, loaded](Result<std::vector<DlqRecord>> records) {
+            if (!records)
                 return;
             for (DlqRecord &r : *records) {
                 const int row = rowOf(r.id);
@@ -175,25 +183,6 @@ const DlqVerdict *DlqRecordsModel::verdict(qint64 id) const
 }
 
 int DlqRecordsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int DlqRecordsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant DlqRecordsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case IdColumn: return tr("#");
-    case StatusColumn: return tr("Status");
-    case SourceColumn: return tr("Source");
-    case EventColumn: return tr("Event / key");
-    case ErrorColumn: return tr("Error");
-    case AttemptsColumn: return tr("Attempts");
-    case FirstSeenColumn: return tr("First seen (UTC)");
-    case CheckColumn: return tr("Dry run");
-    default: return {};
-    }
-}
 
 QVariant DlqRecordsModel::data(const QModelIndex &index, int role) const
 {
@@ -255,17 +244,12 @@ QVariant DlqRecordsModel::data(const QModelIndex &index, int role) const
         if (column == StatusColumn)
             return QBrush(statusColor(r.status));
         if (column == CheckColumn && v)
-            return QBrush(v->valid ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc0, 0x1c, 0x1c));
+            return QBrush(v->valid ? style::qcolor(style::Colour::Ok) : style::qcolor(style::Colour::Error));
         if (column == IdColumn)
-            return QBrush(QColor(0x5f, 0x66, 0x70));
+            return QBrush(style::qcolor(style::Colour::Muted));
         return {};
     case Qt::FontRole:
-        if (column == StatusColumn) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(column == StatusColumn);
     default: return {};
     }
 }

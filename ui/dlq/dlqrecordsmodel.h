@@ -2,8 +2,9 @@
 
 #include "core/sql/database.h"
 #include "core/dlq/dlq.h"
+#include "ui/common/jobtracker.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/tablemodel.h"
 #include <QHash>
 
 #include <optional>
@@ -14,16 +15,16 @@ namespace rw {
 // The DLQ records of a filter, paged lazily: the first page is fetched when
 // the filter is set, the next one when the view scrolls to the end
 // (canFetchMore/fetchMore). Pages are keyset reads (rw::pageDlq) run off the
-// GUI thread; a generation counter drops pages of a superseded filter, so a
+// GUI thread; setting a filter drops the pages still coming for the old one, so a
 // DLQ of a million records opens with one page loaded.
 //
 // Rows once loaded stay (a record whose status changes is updated in place,
 // not removed, so the operator's selection does not jump).
-class DlqRecordsModel : public QAbstractTableModel {
+class DlqRecordsModel : public TableModel {
     Q_OBJECT
 public:
     enum Column { IdColumn, StatusColumn, CheckColumn, SourceColumn, EventColumn, ErrorColumn, AttemptsColumn, FirstSeenColumn, ColumnCount };
-    enum Role { SortRole = Qt::UserRole + 1, IdRole, StatusRole, SignatureRole };
+    enum Role { IdRole = FirstCustomRole, StatusRole, SignatureRole };
     static constexpr int kDefaultPageSize = 250;
 
     explicit DlqRecordsModel(QObject *parent = nullptr);
@@ -57,9 +58,7 @@ public:
     bool hasVerdicts() const { return !m_verdicts.isEmpty(); }
 
     int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     bool canFetchMore(const QModelIndex &parent) const override;
     void fetchMore(const QModelIndex &parent) override;
 
@@ -80,7 +79,7 @@ private:
     QHash<qint64, DlqVerdict> m_verdicts;
     int m_pageSize = kDefaultPageSize;
     int m_pagesFetched = 0;
-    quint64 m_generation = 0;
+    JobTracker m_jobs{this, JobTracker::Policy::Concurrent}; // this filter's page and refresh reads
     bool m_fetching = false;
     bool m_complete = true;
 };

@@ -1,6 +1,6 @@
 #include "ui/lateness/lagpage.h"
 
-#include "ui/common/background.h"
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "ui/lateness/lagpartitionsmodel.h"
 #include "ui/lateness/latenesschart.h"
@@ -25,15 +25,6 @@
 namespace rw {
 
 namespace {
-
-QLabel *sectionLabel(const QString &text, QWidget *parent)
-{
-    auto *label = new QLabel(text, parent);
-    QFont f = label->font();
-    f.setBold(true);
-    label->setFont(f);
-    return label;
-}
 
 QString ms(const std::optional<qint64> &v) { return v ? latenessText(*v) : QStringLiteral("\u2014"); }
 
@@ -60,11 +51,8 @@ LagPage::LagPage(QWidget *parent)
       m_backfill(new QPushButton(tr("Backfill stale\u2026"), this)), m_actionState(new QLabel(this)), m_liveBox(new QVBoxLayout)
 {
     setObjectName(QStringLiteral("lagPage"));
-    QFont titleFont = m_title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    m_title->setFont(titleFont);
-    m_subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    style::makeTitle(m_title);
+    m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_subtitle->setWordWrap(true);
     m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -91,11 +79,11 @@ LagPage::LagPage(QWidget *parent)
     m_finalization->setObjectName(QStringLiteral("finalizationText"));
     m_finalization->setTextFormat(Qt::RichText);
     m_finalization->setWordWrap(true);
-    m_finalization->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_finalization->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_specButton->setToolTip(tr("Back to the spec's allowed_lateness"));
     m_suggestButton->setToolTip(tr("The smallest round duration keeping 99% of events on time"));
     auto *sliderRow = new QHBoxLayout;
-    sliderRow->addWidget(sectionLabel(tr("Watermark what-if: allowed lateness"), whatIfBox));
+    sliderRow->addWidget(style::sectionLabel(tr("Watermark what-if: allowed lateness"), whatIfBox));
     sliderRow->addWidget(m_slider, 1);
     sliderRow->addWidget(m_sliderValue);
     sliderRow->addWidget(m_specButton);
@@ -116,15 +104,8 @@ LagPage::LagPage(QWidget *parent)
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(LagPartitionsModel::PartitionColumn, Qt::AscendingOrder);
     m_view->setColumnHidden(LagPartitionsModel::P50Column, true); // a tile, and in the strip's tooltip
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     measureFirstRowsOnly(m_view);
-    m_view->setAlternatingRowColors(true);
-    m_view->setWordWrap(false);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
-    m_view->horizontalHeader()->setStretchLastSection(true);
-    m_view->horizontalHeader()->setHighlightSections(false);
-    m_view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    style::setupTable(m_view);
     connect(m_strip, &LatenessStrip::partitionClicked, this, [this, proxy](int row) {
         const QModelIndex index = proxy->mapFromSource(m_model->index(row, 0));
         m_view->selectRow(index.row());
@@ -137,7 +118,7 @@ LagPage::LagPage(QWidget *parent)
     m_statusSummary->setTextFormat(Qt::RichText);
     m_actionState->setObjectName(QStringLiteral("lagActionState"));
     m_actionState->setWordWrap(true);
-    m_actionState->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_actionState->setStyleSheet(style::textColour(style::Colour::Subtitle));
     connect(m_finalize, &QPushButton::clicked, this, &LagPage::startFinalize);
     connect(m_backfill, &QPushButton::clicked, this, &LagPage::startBackfill);
     auto *actions = new QHBoxLayout;
@@ -149,7 +130,7 @@ LagPage::LagPage(QWidget *parent)
     auto *rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->setSpacing(6);
-    rightLayout->addWidget(sectionLabel(tr("Partitions"), right));
+    rightLayout->addWidget(style::sectionLabel(tr("Partitions"), right));
     rightLayout->addWidget(m_view, 1);
     rightLayout->addLayout(actions);
     rightLayout->addWidget(m_actionState);
@@ -169,19 +150,17 @@ LagPage::LagPage(QWidget *parent)
     contentLayout->setSpacing(6);
     contentLayout->addWidget(whatIfBox);
     contentLayout->addWidget(split, 1);
-    m_stripLabel = sectionLabel(QString(), content);
+    m_stripLabel = style::sectionLabel(QString(), content);
     contentLayout->addWidget(m_stripLabel);
     contentLayout->addWidget(m_strip);
 
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
-    m_empty->setStyleSheet(QStringLiteral("color: #5f6670;"));
+    m_empty->setStyleSheet(style::textColour(style::Colour::Muted));
     m_stack->addWidget(m_empty);
     m_stack->addWidget(content);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_subtitle);
     layout->addLayout(tiles);
@@ -290,13 +269,9 @@ void LagPage::refresh()
     m_subtitle->setText(tr("lateness = %1 \u2212 %2  \u00b7  allowed_lateness %3  \u00b7  loading\u2026")
                             .arg(d.ingestTime, d.eventTime,
                                  d.allowedLatenessSeconds ? durationLabel(*d.allowedLatenessSeconds) : tr("not set")));
-    const quint64 generation = beginLoad(tr("Measuring the lateness of %1\u2026").arg(d.name));
-    updateActions();
-    runInBackground(
-        this, [db = *m_db, dataset = d]() { return loadLatenessSnapshot(db, dataset); },
-        [this, generation](Result<LatenessSnapshot> result) {
-            if (!finishLoad(generation))
-                return;
+    startLoad(
+        tr("Measuring the lateness of %1\u2026").arg(d.name), [db = *m_db, dataset = d]() { return loadLatenessSnapshot(db, dataset); },
+        [this](Result<LatenessSnapshot> result) {
             if (!result) {
                 m_empty->setText(result.error().message);
                 m_stack->setCurrentWidget(m_empty);
@@ -307,6 +282,7 @@ void LagPage::refresh()
             showSnapshot(std::move(*result));
             Q_EMIT pageLoaded();
         });
+    updateActions();
 }
 
 void LagPage::showSnapshot(LatenessSnapshot snapshot)
@@ -346,9 +322,7 @@ void LagPage::showSnapshot(LatenessSnapshot snapshot)
     m_chart->setReport(r);
     m_model->resetData(s.partitions);
     m_strip->setRows(s.partitions);
-    m_view->resizeColumnsToContents();
-    for (int c = 0; c < LagPartitionsModel::ColumnCount - 1; ++c)
-        m_view->setColumnWidth(c, m_view->columnWidth(c) + 2);
+    style::fitColumns(m_view, LagPartitionsModel::ColumnCount, 2);
 
     {
         const QSignalBlocker block(m_slider);
@@ -420,7 +394,7 @@ void LagPage::onSlider(int step)
                              "tick = status")
                               .arg(durationLabel(seconds), percentText(m_strip->scaleTop())));
 
-    const QString colour = fraction > 0.01 ? QStringLiteral("#c01c1c") : QStringLiteral("#2e7d32");
+    const QString colour = fraction > 0.01 ? style::colour(style::Colour::Error) : style::colour(style::Colour::Ok);
     QString spec;
     if (m_dataset->allowedLatenessSeconds && *m_dataset->allowedLatenessSeconds != seconds && s.report.lateFraction)
         spec = tr(" (spec %1: %2)").arg(durationLabel(*m_dataset->allowedLatenessSeconds), percentText(*s.report.lateFraction));
@@ -494,8 +468,7 @@ void LagPage::startFinalize()
     m_preparing = true;
     m_actionState->setText(tr("Previewing the days the watermark has passed\u2026"));
     updateActions();
-    runInBackground(
-        this,
+    tasks().start(
         [db = *m_db, dataset = *m_dataset]() -> Result<LaunchPlan> {
             auto dry = finalize(db, dataset, {});
             if (!dry)
@@ -528,8 +501,7 @@ void LagPage::startBackfill()
     m_preparing = true;
     m_actionState->setText(tr("Previewing the stale partitions\u2026"));
     updateActions();
-    runInBackground(
-        this,
+    tasks().start(
         [db = *m_db, dataset = *m_dataset]() -> Result<LaunchPlan> {
             BatchOptions options;
             options.scope.stale = true;

@@ -1,5 +1,6 @@
 #include "ui/lateness/lagpartitionsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "ui/common/statusstyle.h"
 
@@ -9,11 +10,23 @@ namespace rw {
 
 namespace {
 
-bool numeric(int column) { return column >= LagPartitionsModel::EventsColumn; }
+QString lateTip() { return LagPartitionsModel::tr("Events whose lateness (ingest time \u2212 event time) exceeds the slider's allowed lateness"); }
 
 } // namespace
 
-LagPartitionsModel::LagPartitionsModel(QObject *parent) : QAbstractTableModel(parent) {}
+LagPartitionsModel::LagPartitionsModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Partition"), kAlignText},
+        {tr("Status"), kAlignText},
+        {tr("Events"), kAlignNumber},
+        {tr("p50"), kAlignNumber},
+        {tr("p99"), kAlignNumber},
+        {tr("Max"), kAlignNumber},
+        {tr("Late"), kAlignNumber, lateTip()},
+        {tr("late %"), kAlignNumber, lateTip()},
+    }, parent)
+{
+}
 
 void LagPartitionsModel::resetData(std::vector<LagPartitionRow> rows)
 {
@@ -40,31 +53,12 @@ qint64 LagPartitionsModel::lateAt(int row) const
     return std::size_t(m_whatIf) < late.size() ? late[std::size_t(m_whatIf)] : 0;
 }
 
-int LagPartitionsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int LagPartitionsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
 QVariant LagPartitionsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::TextAlignmentRole)
-        return QVariant::fromValue(Qt::Alignment((numeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
-    if (role == Qt::ToolTipRole && (section == LateColumn || section == LateShareColumn))
-        return tr("Events whose lateness (ingest time \u2212 event time) exceeds the slider's allowed lateness");
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case StatusColumn: return tr("Status");
-    case EventsColumn: return tr("Events");
-    case P50Column: return tr("p50");
-    case P99Column: return tr("p99");
-    case MaxColumn: return tr("Max");
-    case LateColumn: return m_whatIf >= 0 ? tr("> %1").arg(durationLabel(m_whatIfSeconds)) : tr("Late");
-    case LateShareColumn: return tr("late %");
-    default: return {};
-    }
+    // The late column's title follows the slider.
+    if (orientation == Qt::Horizontal && role == Qt::DisplayRole && section == LateColumn && m_whatIf >= 0)
+        return tr("> %1").arg(durationLabel(m_whatIfSeconds));
+    return SnapshotTableModel::headerData(section, orientation, role);
 }
 
 QVariant LagPartitionsModel::data(const QModelIndex &index, int role) const
@@ -109,10 +103,10 @@ QVariant LagPartitionsModel::data(const QModelIndex &index, int role) const
             return StatusStyle::icon(r.status);
         return {};
     case Qt::TextAlignmentRole:
-        return QVariant::fromValue(Qt::Alignment((numeric(column) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
+        return alignment(column);
     case Qt::ForegroundRole:
         if ((column == LateColumn || column == LateShareColumn) && late > 0)
-            return QBrush(QColor(0xb3, 0x4a, 0x00));
+            return QBrush(style::qcolor(style::Colour::Warning));
         return {};
     case Qt::ToolTipRole:
         if (column == StatusColumn)

@@ -2,7 +2,7 @@
 
 #include "ui/lateness/latenesssnapshot.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/tablemodel.h"
 
 #include <vector>
 
@@ -12,12 +12,11 @@ namespace rw {
 // events would be late at the watermark slider's allowed lateness. Takes a
 // snapshot (resetData); moving the slider (setWhatIf) only re-reads counts
 // already in it.
-class LagPartitionsModel : public QAbstractTableModel {
+class LagPartitionsModel : public SnapshotTableModel<LagPartitionRow> {
     Q_OBJECT
 public:
     enum Column { PartitionColumn, StatusColumn, EventsColumn, P50Column, P99Column, MaxColumn, LateColumn, LateShareColumn,
                   ColumnCount };
-    enum Role { SortRole = Qt::UserRole + 1 };
 
     explicit LagPartitionsModel(QObject *parent = nullptr);
 
@@ -29,13 +28,10 @@ public:
     // Events of `row` later than the slider's allowed lateness (0 without one).
     qint64 lateAt(int row) const;
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    std::vector<LagPartitionRow> m_rows;
     int m_whatIf = -1;
     qint64 m_whatIfSeconds = 0;
 };

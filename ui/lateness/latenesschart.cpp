@@ -1,5 +1,6 @@
 #include "ui/lateness/latenesschart.h"
 
+#include "ui/common/style.h"
 #include "ui/lateness/latenesssnapshot.h"
 
 #include <QBarCategoryAxis>
@@ -93,8 +94,8 @@ void LatenessChart::setReport(const LatenessReport &report)
     m_markers.clear();
     m_negative = false;
     auto *bars = new QBarSet(tr("events"));
-    bars->setColor(QColor(0x2f, 0x6f, 0xd0));
-    bars->setBorderColor(QColor(0x2f, 0x6f, 0xd0).darker(115));
+    bars->setColor(style::qcolor(style::Colour::Accent));
+    bars->setBorderColor(style::qcolor(style::Colour::Accent).darker(115));
     QStringList labels;
     qint64 peak = 0;
     QList<qint64> counts;
@@ -148,7 +149,7 @@ void LatenessChart::setReport(const LatenessReport &report)
     chart->addAxis(pct, Qt::AlignRight);
     m_cumulative = new QLineSeries;
     m_cumulative->setName(tr("cumulative"));
-    m_cumulative->setPen(QPen(QColor(0x2e, 0x7d, 0x32), 2));
+    m_cumulative->setPen(QPen(style::qcolor(style::Colour::Ok), 2));
     if (report.count > 0 && !counts.isEmpty()) {
         qint64 running = 0;
         m_cumulative->append(-0.5, 0);
@@ -167,7 +168,7 @@ void LatenessChart::setReport(const LatenessReport &report)
         QString name;
         std::optional<qint64> ms;
         QColor color;
-    } marks[] = {{QStringLiteral("p50"), p.p50, QColor(0x5f, 0x66, 0x70)},
+    } marks[] = {{QStringLiteral("p50"), p.p50, style::qcolor(style::Colour::Muted)},
                  {QStringLiteral("p90"), p.p90, QColor(0x7a, 0x3f, 0xc0)},
                  {QStringLiteral("p99"), p.p99, QColor(0xe8, 0x9a, 0x10)},
                  {QStringLiteral("p99.9"), p.p999, QColor(0xc0, 0x3a, 0x8a)}};

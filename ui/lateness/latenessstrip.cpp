@@ -1,5 +1,6 @@
 #include "ui/lateness/latenessstrip.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "ui/common/statusstyle.h"
 
@@ -107,7 +108,7 @@ void LatenessStrip::paintEvent(QPaintEvent *)
         const QRectF tick(r.left(), r.bottom() + 2, r.width() - 1, kTick);
         p.fillRect(tick, StatusStyle::color(m_rows[std::size_t(i)].status));
     }
-    p.setPen(QColor(0xdf, 0xe2, 0xe7));
+    p.setPen(style::qcolor(style::Colour::Border));
     p.setBrush(Qt::NoBrush);
     p.drawRect(QRectF(kLeft, kTop, width() - kLeft - kRight - 1, kCell));
     // Partition labels: as many as fit, evenly spaced, first and last always.

@@ -5,29 +5,13 @@
 
 namespace rw {
 
-DuplicatesModel::DuplicatesModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void DuplicatesModel::resetData(std::vector<DuplicatePartition> partitions)
+DuplicatesModel::DuplicatesModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Partition")},
+        {tr("Duplicate keys")},
+        {tr("Extra rows")},
+    }, parent)
 {
-    beginResetModel();
-    m_rows = std::move(partitions);
-    endResetModel();
-}
-
-int DuplicatesModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int DuplicatesModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant DuplicatesModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case KeysColumn: return tr("Duplicate keys");
-    case ExtraRowsColumn: return tr("Extra rows");
-    default: return {};
-    }
 }
 
 QVariant DuplicatesModel::data(const QModelIndex &index, int role) const

@@ -1,6 +1,7 @@
 #include "ui/recovery/recoverpage.h"
 
-#include "ui/common/background.h"
+#include "ui/common/markdownview.h"
+#include "ui/common/style.h"
 #include "ui/common/confirmdialog.h"
 #include "ui/recovery/duplicatesmodel.h"
 #include "ui/common/errorbanner.h"
@@ -23,8 +24,6 @@
 #include <QStackedWidget>
 #include <QStringBuilder>
 #include <QTableView>
-#include <QTextBrowser>
-#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace rw {
@@ -34,28 +33,12 @@ namespace {
 // The core's step names, in the wizard's order (unfreeze goes with the index).
 const char *const kStepNames[] = {"freeze", "identify", "rerun", "totals", "unique_index"};
 
-QLabel *wrapped(QWidget *parent, const QString &objectName = QString())
-{
-    auto *label = new QLabel(parent);
-    label->setWordWrap(true);
-    label->setTextFormat(Qt::RichText);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    if (!objectName.isEmpty())
-        label->setObjectName(objectName);
-    return label;
-}
-
 QTableView *table(QWidget *parent, const QString &objectName)
 {
     auto *view = new QTableView(parent);
     view->setObjectName(objectName);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
-    view->horizontalHeader()->setStretchLastSection(true);
     view->setSelectionMode(QAbstractItemView::NoSelection);
-    view->setAlternatingRowColors(true);
-    view->setWordWrap(false);
-    view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    style::setupTable(view, 8, true);
     return view;
 }
 
@@ -66,14 +49,11 @@ QWidget *stepPage(const QString &heading, const QString &explanation, QVBoxLayou
     layout->setContentsMargins(12, 0, 0, 0);
     layout->setSpacing(8);
     auto *h = new QLabel(heading, page);
-    QFont f = h->font();
-    f.setBold(true);
-    f.setPointSizeF(f.pointSizeF() * 1.25);
-    h->setFont(f);
+    style::makeTitle(h, 1.25);
     layout->addWidget(h);
-    QLabel *e = wrapped(page);
+    QLabel *e = style::richLabel(page);
     e->setText(explanation);
-    e->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    e->setStyleSheet(style::textColour(style::Colour::Subtitle));
     layout->addWidget(e);
     return page;
 }
@@ -105,11 +85,8 @@ RecoverPage::RecoverPage(QWidget *parent)
       m_rerunModel(new PreviewDiffModel(this)), m_totalsModel(new TotalsModel(this))
 {
     setObjectName(QStringLiteral("recoverPage"));
-    QFont titleFont = m_title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    m_title->setFont(titleFont);
-    m_subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    style::makeTitle(m_title);
+    m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_banner->setObjectName(QStringLiteral("recoverBanner"));
 
     m_steps->setObjectName(QStringLiteral("recoverSteps"));
@@ -141,7 +118,7 @@ RecoverPage::RecoverPage(QWidget *parent)
     m_progress->setTextVisible(false);
     m_progress->hide();
     m_progressText->setObjectName(QStringLiteral("recoverProgressText"));
-    m_progressText->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_progressText->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_action->setObjectName(QStringLiteral("recoverAction"));
     m_action->setStyleSheet(QStringLiteral("QPushButton { font-weight: bold; padding: 4px 14px; }"));
     m_next->setObjectName(QStringLiteral("recoverNext"));
@@ -162,9 +139,7 @@ RecoverPage::RecoverPage(QWidget *parent)
     body->addWidget(m_steps);
     body->addWidget(m_pages, 1);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_subtitle);
     layout->addWidget(m_banner);
@@ -180,9 +155,9 @@ QWidget *RecoverPage::buildFreezePage()
                              tr("Stops Rewind's own writers (runs, resumes, rollbacks, replays) from touching the dataset while it "
                                 "is repaired, so the duplicates stop moving. Previews still work. Every step is recorded in the audit log."),
                              l);
-    m_incident = wrapped(page, QStringLiteral("recoverIncident"));
-    m_plan = wrapped(page, QStringLiteral("recoverPlan"));
-    m_state[FreezeStep] = wrapped(page);
+    m_incident = style::richLabel(page, QStringLiteral("recoverIncident"));
+    m_plan = style::richLabel(page, QStringLiteral("recoverPlan"));
+    m_state[FreezeStep] = style::richLabel(page);
     l->addWidget(m_incident);
     l->addWidget(m_plan);
     l->addWidget(m_state[FreezeStep]);
@@ -197,7 +172,7 @@ QWidget *RecoverPage::buildIdentifyPage()
                              tr("Finds the keys that have more than one row per partition (NULL keys match NULL keys) in one grouped "
                                 "query, now that the dataset is frozen, and records them. The partitions listed here are the ones step 3 re-runs."),
                              l);
-    m_identifyCaption = wrapped(page, QStringLiteral("identifyCaption"));
+    m_identifyCaption = style::richLabel(page, QStringLiteral("identifyCaption"));
     m_duplicatesView = table(page, QStringLiteral("duplicatesView"));
     m_duplicatesView->setModel(m_duplicatesModel);
     m_samples = new QPlainTextEdit(page);
@@ -205,7 +180,7 @@ QWidget *RecoverPage::buildIdentifyPage()
     m_samples->setReadOnly(true);
     m_samples->setFont(QFont(QStringLiteral("monospace")));
     m_samples->setMaximumHeight(110);
-    m_state[IdentifyStep] = wrapped(page);
+    m_state[IdentifyStep] = style::richLabel(page);
     l->addWidget(m_identifyCaption);
     l->addWidget(m_duplicatesView, 1);
     l->addWidget(new QLabel(tr("Example keys (partition, key, rows):"), page));
@@ -222,10 +197,10 @@ QWidget *RecoverPage::buildRerunPage()
                                 "one transaction per partition with its checkpoint and before-images, so the run can be rolled back. "
                                 "The run executes exactly this preview, and is refused if the source changed since."),
                              l);
-    m_rerunSummary = wrapped(page, QStringLiteral("rerunSummary"));
+    m_rerunSummary = style::richLabel(page, QStringLiteral("rerunSummary"));
     m_rerunView = table(page, QStringLiteral("rerunView"));
     m_rerunView->setModel(m_rerunModel);
-    m_state[RerunStep] = wrapped(page);
+    m_state[RerunStep] = style::richLabel(page);
     l->addWidget(m_rerunSummary);
     l->addWidget(m_rerunView, 1);
     l->addWidget(m_state[RerunStep]);
@@ -239,10 +214,10 @@ QWidget *RecoverPage::buildTotalsPage()
                              tr("Compares, per affected partition, the row count and the sum of every numeric column of the target with "
                                 "the deduped source (what a clean load holds). A mismatch stops the recovery with the dataset still frozen."),
                              l);
-    m_totalsCaption = wrapped(page, QStringLiteral("totalsCaption"));
+    m_totalsCaption = style::richLabel(page, QStringLiteral("totalsCaption"));
     m_totalsView = table(page, QStringLiteral("totalsView"));
     m_totalsView->setModel(m_totalsModel);
-    m_state[TotalsStep] = wrapped(page);
+    m_state[TotalsStep] = style::richLabel(page);
     l->addWidget(m_totalsCaption);
     l->addWidget(m_totalsView, 1);
     l->addWidget(m_state[TotalsStep]);
@@ -257,8 +232,8 @@ QWidget *RecoverPage::buildIndexPage()
                                 "whoever writes it, then lifts the freeze. Refused if a key column holds NULL (a unique index treats "
                                 "NULLs as distinct) or duplicates remain."),
                              l);
-    m_indexText = wrapped(page, QStringLiteral("indexText"));
-    m_state[IndexStep] = wrapped(page);
+    m_indexText = style::richLabel(page, QStringLiteral("indexText"));
+    m_state[IndexStep] = style::richLabel(page);
     l->addWidget(m_indexText);
     l->addWidget(m_state[IndexStep]);
     l->addStretch(1);
@@ -270,9 +245,8 @@ QWidget *RecoverPage::buildReportPage()
     QVBoxLayout *l = nullptr;
     QWidget *page = stepPage(tr("Recovery report"),
                              tr("What happened, the steps, counts before and after, totals, and what now prevents a recurrence."), l);
-    m_report = new QTextBrowser(page);
+    m_report = new MarkdownView(page);
     m_report->setObjectName(QStringLiteral("recoveryReport"));
-    m_report->setOpenLinks(false);
     m_saveReport = new QPushButton(tr("Save as\u2026"), page);
     m_saveReport->setObjectName(QStringLiteral("saveReport"));
     m_saveReport->setToolTip(tr("Save the report as Markdown"));
@@ -301,7 +275,7 @@ void RecoverPage::setDataset(const Database &db, const DatasetSpec &dataset)
     m_freezeAtPlan.reset();
     m_rerunPreview.reset();
     m_outcome = {};
-    ++m_stepGeneration;
+    m_stepJobs.cancel();
     m_busy = false;
     m_banner->dismiss();
     m_title->setText(tr("Recover duplicates: %1").arg(dataset.name));
@@ -332,7 +306,7 @@ QString RecoverPage::statusText() const
 void RecoverPage::clear()
 {
     cancelLoad();
-    ++m_stepGeneration;
+    m_stepJobs.cancel();
     m_db.reset();
     m_dataset.reset();
     m_result.reset();
@@ -359,10 +333,8 @@ void RecoverPage::refresh()
             previewRerun();
         return;
     }
-    const quint64 generation = beginLoad(tr("Looking for duplicates in %1\u2026").arg(m_dataset->name));
-    setBusy(true, tr("Looking for duplicate keys in %1\u2026").arg(m_dataset->target));
-    runInBackground(
-        this,
+    startLoad(
+        tr("Looking for duplicates in %1\u2026").arg(m_dataset->name),
         [db = *m_db, dataset = *m_dataset]() -> Result<Plan> {
             auto plan = planRecovery(db, dataset, 10);
             if (!plan)
@@ -375,9 +347,7 @@ void RecoverPage::refresh()
                 return fail(frozen.error());
             return Plan{std::move(*plan), std::move(*steps), *frozen};
         },
-        [this, generation](Result<Plan> plan) {
-            if (!finishLoad(generation))
-                return;
+        [this](Result<Plan> plan) {
             setBusy(false, QString());
             if (!plan) {
                 Q_EMIT loadFailed(tr("Could not plan the recovery of %1: %2").arg(datasetName(), plan.error().message));
@@ -391,6 +361,7 @@ void RecoverPage::refresh()
             showStep(FreezeStep);
             Q_EMIT pageLoaded();
         });
+    setBusy(true, tr("Looking for duplicate keys in %1\u2026").arg(m_dataset->target));
 }
 
 RecoverPage::Step RecoverPage::nextStep() const
@@ -411,28 +382,11 @@ QString RecoverPage::stepStatus(Step step) const
     return s && s->status != QLatin1String("planned") ? s->status : QString();
 }
 
-void RecoverPage::showReport()
-{
-    const QString markdown = reportMarkdown();
-    if (markdown == m_reportMarkdown)
-        return;
-    m_reportMarkdown = markdown;
-    if (markdown.isEmpty()) {
-        m_report->clear();
-        return;
-    }
-    // Parsed into a document no view shows, then handed over (the browser
-    // owns it and deletes the one it replaces).
-    auto *document = new QTextDocument(m_report);
-    document->setMarkdown(markdown);
-    m_report->setDocument(document);
-}
-
 void RecoverPage::showStep(Step step)
 {
     m_shown = step;
     if (step == ReportStep)
-        showReport();
+        m_report->showMarkdown(reportMarkdown());
     m_pages->setCurrentIndex(int(step));
     {
         const QSignalBlocker block(m_steps);
@@ -454,12 +408,12 @@ void RecoverPage::updateSteps()
         QColor color(0x5f, 0x66, 0x70);
         if (status == QLatin1String("done")) {
             glyph = QStringLiteral("\u2714");
-            color = QColor(0x2e, 0x7d, 0x32);
+            color = style::qcolor(style::Colour::Ok);
         } else if (status == QLatin1String("skipped")) {
             glyph = QStringLiteral("\u2013");
         } else if (status == QLatin1String("failed")) {
             glyph = QStringLiteral("\u2718");
-            color = QColor(0xc0, 0x1c, 0x1c);
+            color = style::qcolor(style::Colour::Error);
         } else if (Step(s) == next && m_result) {
             glyph = QStringLiteral("\u25b6");
             color = QColor(0x1d, 0x1f, 0x23);
@@ -549,14 +503,11 @@ void RecoverPage::previewRerun()
 {
     if (!m_db || !m_dataset || !m_result)
         return;
-    const quint64 generation = ++m_stepGeneration;
     m_rerunPreview.reset();
     setBusy(true, tr("Previewing the re-run of %1 partition(s)\u2026").arg(m_result->scope.size()));
-    runInBackground(
-        this, [db = *m_db, dataset = *m_dataset, result = *m_result] { return previewRecoveryRerun(db, dataset, result, 0); },
-        [this, generation](Result<RunResult> preview) {
-            if (generation != m_stepGeneration)
-                return;
+    m_stepJobs.start(
+        [db = *m_db, dataset = *m_dataset, result = *m_result] { return previewRecoveryRerun(db, dataset, result, 0); },
+        [this](Result<RunResult> preview) {
             setBusy(false, QString());
             if (!preview) {
                 m_banner->showError(tr("Could not preview the re-run: %1").arg(preview.error().message));
@@ -616,18 +567,18 @@ void RecoverPage::executeStep(Step step, const QString &planId)
 {
     if (!m_db || !m_dataset || !m_result)
         return;
-    const quint64 generation = ++m_stepGeneration;
     static const char *const busyTexts[] = {"Freezing %1\u2026", "Identifying duplicate keys in %1\u2026", "Re-running %1\u2026",
                                             "Comparing business totals of %1 with the source\u2026", "Adding the unique index to %1\u2026"};
     setBusy(true, tr(busyTexts[step]).arg(step == FreezeStep ? m_dataset->name : m_dataset->target));
     m_banner->dismiss();
     RecoveryRerunOptions options;
     options.planId = planId;
-    if (step == RerunStep)
-        options.progress = [this](const Progress &p) { QMetaObject::invokeMethod(this, [this, p] { onProgress(p); }, Qt::QueuedConnection); };
-    runInBackground(
-        this,
-        [db = *m_db, dataset = *m_dataset, snapshot = *m_result, step, options]() -> Result<RecoveryResult> {
+    m_stepJobs.start(
+        [this, db = *m_db, dataset = *m_dataset, snapshot = *m_result, step, options](const JobToken &job) mutable -> Result<RecoveryResult> {
+            // Worker thread: `this` is only captured by the reports posted
+            // back, which run only while this step is current.
+            if (step == RerunStep)
+                options.progress = [this, job](const Progress &p) { job.post([this, p] { onProgress(p); }); };
             RecoveryResult result = snapshot;
             Status s;
             switch (step) {
@@ -642,9 +593,7 @@ void RecoverPage::executeStep(Step step, const QString &planId)
                 return fail(s.error());
             return result;
         },
-        [this, generation, step](Result<RecoveryResult> result) {
-            if (generation != m_stepGeneration)
-                return;
+        [this, step](Result<RecoveryResult> result) {
             setBusy(false, QString());
             if (!result) {
                 if (result.error().code == Error::Code::StalePlan) {
@@ -694,8 +643,7 @@ void RecoverPage::updateViews()
         m_totalsCaption->clear();
         m_totalsModel->resetData({});
         m_indexText->clear();
-        m_reportMarkdown.clear();
-        m_report->clear();
+        m_report->showMarkdown(QString());
         updateSteps();
         return;
     }
@@ -719,10 +667,10 @@ void RecoverPage::updateViews()
     m_incident->setText(incident);
     QString plan = tr("<p><b>The plan</b> (a dry run; nothing has changed yet):</p><table cellspacing='4'>");
     for (const RecoveryStep &s : m_planned)
-        plan += QStringLiteral("<tr><td style='padding-right:12px'><code>%1</code></td><td style='color:#5f6670; padding-right:12px'>%2</td><td>%3</td></tr>")
+        plan += QStringLiteral("<tr><td style='padding-right:12px'><code>%1</code></td><td style='color:%4; padding-right:12px'>%2</td><td>%3</td></tr>")
                     .arg(s.step.toHtmlEscaped(),
                          s.status == QLatin1String("done") ? tr("found") : s.status == QLatin1String("planned") ? tr("to do") : s.status.toHtmlEscaped(),
-                         s.detail.toHtmlEscaped());
+                         s.detail.toHtmlEscaped(), style::colour(style::Colour::Muted));
     m_plan->setText(plan + QStringLiteral("</table>"));
 
     // 2. The duplicates: as planned, or as identified under the freeze.
@@ -801,14 +749,14 @@ void RecoverPage::updateViews()
                 text += QStringLiteral("; ") % u->detail.toHtmlEscaped();
         const bool failed = done->status == QLatin1String("failed");
         m_state[s]->setText(QStringLiteral("<p style='color:%1'><b>%2</b> %3</p>")
-                                .arg(failed ? QStringLiteral("#c01c1c") : QStringLiteral("#2e7d32"),
+                                .arg(failed ? style::colour(style::Colour::Error) : style::colour(style::Colour::Ok),
                                      failed ? tr("Failed:") : done->status == QLatin1String("skipped") ? tr("Skipped:") : tr("Done:"), text));
         m_state[s]->show();
     }
     // Only once the recovery ran, and only when shown: laying out Markdown
-    // tables in a browser is slow (see RunsPage::showReport).
+    // tables in a browser is slow (see MarkdownView).
     if (m_shown == ReportStep)
-        showReport();
+        m_report->showMarkdown(reportMarkdown());
     updateSteps();
 }
 

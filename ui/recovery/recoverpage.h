@@ -19,11 +19,11 @@ class QProgressBar;
 class QPushButton;
 class QStackedWidget;
 class QTableView;
-class QTextBrowser;
 
 namespace rw {
 
 class ConfirmDialog;
+class MarkdownView;
 class DuplicatesModel;
 class ErrorBanner;
 class PreviewDiffModel;
@@ -119,7 +119,6 @@ private:
     void confirmRerun();
     void executeStep(Step step, const QString &planId = QString());
     void onProgress(const Progress &p);
-    void showReport();
 
     std::optional<Database> m_db;
     std::optional<DatasetSpec> m_dataset;
@@ -127,11 +126,10 @@ private:
     std::vector<RecoveryStep> m_planned;
     std::optional<FreezeInfo> m_freezeAtPlan;
     std::optional<RunResult> m_rerunPreview;
-    QString m_reportMarkdown; // what the report browser shows
     std::array<QString, StepCount> m_outcome; // per step: what it did, or why it failed
     Step m_shown = FreezeStep;
     bool m_busy = false;
-    quint64 m_stepGeneration = 0;
+    JobTracker m_stepJobs{this};
 
     QLabel *m_title;
     QLabel *m_subtitle;
@@ -149,7 +147,7 @@ private:
     QLabel *m_totalsCaption;
     QTableView *m_totalsView;
     QLabel *m_indexText;
-    QTextBrowser *m_report;
+    MarkdownView *m_report;
     QPushButton *m_saveReport;
     QPushButton *m_back;
     QProgressBar *m_progress;

@@ -1,5 +1,6 @@
 #include "ui/recovery/totalsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "core/batch/partitions.h"
 
@@ -36,7 +37,16 @@ QString show(const QVariant &v)
 
 } // namespace
 
-TotalsModel::TotalsModel(QObject *parent) : QAbstractTableModel(parent) {}
+TotalsModel::TotalsModel(QObject *parent)
+    : TableModel({
+        {tr("Partition")},
+        {tr("Measure")},
+        {tr("Source (deduped)")},
+        {tr("Target")},
+        {tr("Match")},
+    }, parent)
+{
+}
 
 void TotalsModel::resetData(const std::vector<TotalsRow> &totals)
 {
@@ -57,22 +67,6 @@ int TotalsModel::mismatches() const
 }
 
 int TotalsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int TotalsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant TotalsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case MeasureColumn: return tr("Measure");
-    case SourceColumn: return tr("Source (deduped)");
-    case TargetColumn: return tr("Target");
-    case MatchColumn: return tr("Match");
-    default: return {};
-    }
-}
 
 QVariant TotalsModel::data(const QModelIndex &index, int role) const
 {
@@ -102,11 +96,11 @@ QVariant TotalsModel::data(const QModelIndex &index, int role) const
                                                                                 : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
         if (index.column() == MatchColumn)
-            return QBrush(r.match ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc0, 0x1c, 0x1c));
+            return QBrush(r.match ? style::qcolor(style::Colour::Ok) : style::qcolor(style::Colour::Error));
         return {};
     case Qt::BackgroundRole:
         if (!r.match)
-            return QBrush(QColor(0xfd, 0xe6, 0xe6));
+            return QBrush(style::qcolor(style::Colour::ErrorTint));
         return {};
     default: return {};
     }

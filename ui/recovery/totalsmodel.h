@@ -2,7 +2,7 @@
 
 #include "core/recovery/recovery.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/tablemodel.h"
 
 #include <vector>
 
@@ -11,11 +11,11 @@ namespace rw {
 // Business totals of a recovery: per partition the row count and the sum of
 // each numeric column, deduped source against target, and whether they
 // match. One row per (partition, measure). Takes a snapshot with resetData().
-class TotalsModel : public QAbstractTableModel {
+class TotalsModel : public TableModel {
     Q_OBJECT
 public:
     enum Column { PartitionColumn, MeasureColumn, SourceColumn, TargetColumn, MatchColumn, ColumnCount };
-    enum Role { SortRole = Qt::UserRole + 1, MatchRole };
+    enum Role { MatchRole = FirstCustomRole };
 
     explicit TotalsModel(QObject *parent = nullptr);
 
@@ -23,9 +23,7 @@ public:
     int mismatches() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     struct Row {

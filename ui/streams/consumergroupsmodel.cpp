@@ -1,24 +1,20 @@
 #include "ui/streams/consumergroupsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
 
 namespace rw {
 
-namespace {
-
-bool numeric(int column) { return column == ConsumerGroupsModel::LagColumn || column == ConsumerGroupsModel::PartitionsColumn; }
-
-} // namespace
-
-ConsumerGroupsModel::ConsumerGroupsModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void ConsumerGroupsModel::resetData(std::vector<ConsumerGroupInfo> snapshot)
+ConsumerGroupsModel::ConsumerGroupsModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Group"), kAlignText},
+        {tr("Lag"), kAlignNumber},
+        {tr("Committed in"), kAlignNumber},
+        {tr("Last commit"), kAlignText},
+    }, parent)
 {
-    beginResetModel();
-    m_rows = std::move(snapshot);
-    endResetModel();
 }
 
 int ConsumerGroupsModel::rowOf(const QString &group) const
@@ -27,27 +23,6 @@ int ConsumerGroupsModel::rowOf(const QString &group) const
         if (m_rows[i].group == group)
             return int(i);
     return -1;
-}
-
-int ConsumerGroupsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int ConsumerGroupsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant ConsumerGroupsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::TextAlignmentRole)
-        return QVariant::fromValue(Qt::Alignment((numeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case GroupColumn: return tr("Group");
-    case LagColumn: return tr("Lag");
-    case PartitionsColumn: return tr("Committed in");
-    case LastCommitColumn: return tr("Last commit");
-    default: return {};
-    }
 }
 
 QVariant ConsumerGroupsModel::data(const QModelIndex &index, int role) const
@@ -74,10 +49,10 @@ QVariant ConsumerGroupsModel::data(const QModelIndex &index, int role) const
         default: return {};
         }
     case Qt::TextAlignmentRole:
-        return QVariant::fromValue(Qt::Alignment((numeric(column) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
+        return alignment(column);
     case Qt::ForegroundRole:
         if (column == LagColumn && g.lag > 0)
-            return QBrush(QColor(0xb3, 0x4a, 0x00));
+            return QBrush(style::qcolor(style::Colour::Warning));
         return {};
     case Qt::ToolTipRole:
         return tr("Group %1: %2 events behind the log end; committed in %n partition(s)", nullptr, int(g.partitions))

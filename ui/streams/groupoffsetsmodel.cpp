@@ -1,42 +1,21 @@
 #include "ui/streams/groupoffsetsmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
 
 namespace rw {
 
-GroupOffsetsModel::GroupOffsetsModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void GroupOffsetsModel::resetData(std::vector<PartitionOffsets> snapshot)
+GroupOffsetsModel::GroupOffsetsModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Partition"), kAlignNumber},
+        {tr("Committed"), kAlignNumber, tr("The next offset the group reads, as in Kafka")},
+        {tr("Log start"), kAlignNumber},
+        {tr("Log end"), kAlignNumber},
+        {tr("Lag"), kAlignNumber},
+    }, parent)
 {
-    beginResetModel();
-    m_rows = std::move(snapshot);
-    endResetModel();
-}
-
-int GroupOffsetsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int GroupOffsetsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant GroupOffsetsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::TextAlignmentRole)
-        return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
-    if (role == Qt::ToolTipRole && section == CommittedColumn)
-        return tr("The next offset the group reads, as in Kafka");
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case CommittedColumn: return tr("Committed");
-    case LogStartColumn: return tr("Log start");
-    case LogEndColumn: return tr("Log end");
-    case LagColumn: return tr("Lag");
-    default: return {};
-    }
 }
 
 QVariant GroupOffsetsModel::data(const QModelIndex &index, int role) const
@@ -59,7 +38,7 @@ QVariant GroupOffsetsModel::data(const QModelIndex &index, int role) const
         return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
     case Qt::ForegroundRole:
         if (column == LagColumn && p.lag > 0)
-            return QBrush(QColor(0xb3, 0x4a, 0x00));
+            return QBrush(style::qcolor(style::Colour::Warning));
         if (column == CommittedColumn && !p.stored)
             return QBrush(QColor(0x80, 0x86, 0x8f));
         return {};

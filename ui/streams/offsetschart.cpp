@@ -1,5 +1,6 @@
 #include "ui/streams/offsetschart.h"
 
+#include "ui/common/style.h"
 #include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
@@ -32,7 +33,7 @@ void OffsetsChart::setOffsets(const QString &group, const std::vector<PartitionO
     const struct {
         QString name;
         QColor color;
-    } sets[] = {{tr("committed"), QColor(0x2f, 0x6f, 0xd0)}, {tr("log end"), QColor(0xa8, 0xb0, 0xbb)}, {tr("lag"), QColor(0xe0, 0x7b, 0x10)}};
+    } sets[] = {{tr("committed"), style::qcolor(style::Colour::Accent)}, {tr("log end"), QColor(0xa8, 0xb0, 0xbb)}, {tr("lag"), QColor(0xe0, 0x7b, 0x10)}};
     auto *series = new QBarSeries;
     QList<QBarSet *> bars;
     for (const auto &s : sets) {

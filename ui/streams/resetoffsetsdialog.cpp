@@ -1,6 +1,6 @@
 #include "ui/streams/resetoffsetsdialog.h"
 
-#include "ui/common/background.h"
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "ui/streams/resetplanmodel.h"
 #include "core/util/timeutil.h"
@@ -126,7 +126,7 @@ ResetOffsetsDialog::ResetOffsetsDialog(const Database &db, const StreamSpec &str
     m_view->setAlternatingRowColors(true);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setSelectionMode(QAbstractItemView::NoSelection);
-    m_view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
+    m_view->setStyleSheet(style::tableStyleSheet());
     m_summary->setObjectName(QStringLiteral("resetSummary"));
     m_summary->setWordWrap(true);
     m_state->setObjectName(QStringLiteral("resetState"));
@@ -268,7 +268,7 @@ void ResetOffsetsDialog::invalidate()
 {
     if (m_applying)
         return;
-    ++m_generation; // an answer for older inputs is dropped
+    m_planJobs.cancel(); // an answer for older inputs is dropped
     m_busy = false;
     m_dryRun.reset();
     m_dryRunRequest.reset();
@@ -280,7 +280,7 @@ void ResetOffsetsDialog::invalidate()
 
 void ResetOffsetsDialog::setState(const QString &text, const QString &colour)
 {
-    m_state->setStyleSheet(colour.isEmpty() ? QStringLiteral("color: #4a5059;") : QStringLiteral("color: %1;").arg(colour));
+    m_state->setStyleSheet(colour.isEmpty() ? style::textColour(style::Colour::Subtitle) : QStringLiteral("color: %1;").arg(colour));
     m_state->setText(text);
 }
 
@@ -302,22 +302,18 @@ void ResetOffsetsDialog::dryRun()
 {
     auto req = request();
     if (!req) {
-        setState(req.error().message, QStringLiteral("#c01c1c"));
+        setState(req.error().message, style::colour(style::Colour::Error));
         return;
     }
-    const quint64 generation = ++m_generation;
     m_busy = true;
     setState(tr("Computing the dry run\u2026"));
     updateButtons();
-    runInBackground(
-        this,
+    m_planJobs.start(
         [db = m_db, stream = m_stream, group = m_group, r = *req]() { return resetOffsets(db, stream, group, r, false); },
-        [this, generation, r = *req](Result<ResetPlan> plan) {
-            if (generation != m_generation)
-                return;
+        [this, r = *req](Result<ResetPlan> plan) {
             m_busy = false;
             if (!plan) {
-                setState(plan.error().message, QStringLiteral("#c01c1c"));
+                setState(plan.error().message, style::colour(style::Colour::Error));
                 updateButtons();
                 Q_EMIT failed(plan.error().message);
                 return;
@@ -344,21 +340,17 @@ void ResetOffsetsDialog::apply()
 {
     if (!canApply() || !m_dryRunRequest)
         return;
-    const quint64 generation = ++m_generation;
     m_busy = true;
     m_applying = true;
     setState(tr("Applying\u2026"));
     updateButtons();
-    runInBackground(
-        this,
+    m_planJobs.start(
         [db = m_db, stream = m_stream, group = m_group, r = *m_dryRunRequest]() { return resetOffsets(db, stream, group, r, true); },
-        [this, generation](Result<ResetPlan> plan) {
-            if (generation != m_generation)
-                return;
+        [this](Result<ResetPlan> plan) {
             m_busy = false;
             m_applying = false;
             if (!plan) {
-                setState(tr("Not applied: %1").arg(plan.error().message), QStringLiteral("#c01c1c"));
+                setState(tr("Not applied: %1").arg(plan.error().message), style::colour(style::Colour::Error));
                 updateButtons();
                 Q_EMIT failed(plan.error().message);
                 return;
@@ -370,14 +362,14 @@ void ResetOffsetsDialog::apply()
                        && plan->partitions[i].newOffset == m_dryRun->partitions[i].newOffset;
             Q_EMIT applied(*plan);
             if (same) {
-                setState(tr("Applied and audited."), QStringLiteral("#2e7d32"));
+                setState(tr("Applied and audited."), style::colour(style::Colour::Ok));
                 accept();
                 return;
             }
             // The group committed between the dry run and the apply.
             m_model->resetData(plan->partitions);
             setState(tr("Applied and audited, but the offsets moved since the dry run: the table now shows what was applied."),
-                     QStringLiteral("#b34a00"));
+                     style::colour(style::Colour::Warning));
             updateButtons();
         });
 }
@@ -392,7 +384,7 @@ void ResetOffsetsDialog::exportCsv()
         return;
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text) || f.write(resetPlanCsv(*m_dryRun).toUtf8()) < 0) {
-        setState(tr("Cannot write %1: %2").arg(path, f.errorString()), QStringLiteral("#c01c1c"));
+        setState(tr("Cannot write %1: %2").arg(path, f.errorString()), style::colour(style::Colour::Error));
         return;
     }
     setState(tr("Plan written to %1 (usable with --from-file).").arg(path));

@@ -3,6 +3,7 @@
 #include "core/sql/database.h"
 #include "core/streams/offsets.h"
 #include "core/workspace/spec.h"
+#include "ui/common/jobtracker.h"
 
 #include <QDialog>
 
@@ -74,7 +75,8 @@ private:
     std::optional<ResetPlan> m_applied;
     bool m_busy = false;
     bool m_applying = false; // inputs are frozen until the answer is in
-    quint64 m_generation = 0;
+    // Dry runs and the apply: a newer request drops the older answer.
+    JobTracker m_planJobs{this};
 
     QComboBox *m_method;
     QStackedWidget *m_valueStack;

@@ -1,5 +1,6 @@
 #include "ui/streams/resetplanmodel.h"
 
+#include "ui/common/style.h"
 #include "ui/common/format.h"
 
 #include <QBrush>
@@ -11,13 +12,17 @@
 
 namespace rw {
 
-ResetPlanModel::ResetPlanModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void ResetPlanModel::resetData(std::vector<ResetPartition> snapshot)
+ResetPlanModel::ResetPlanModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Partition"), kAlignNumber},
+        {tr("Current"), kAlignNumber},
+        {tr("New"), kAlignNumber},
+        {tr("Events to replay"), kAlignNumber, tr("Offsets from the new position to the log end: what the group reads next")},
+        {tr("Log start"), kAlignNumber},
+        {tr("Log end"), kAlignNumber},
+        {tr("Note"), kAlignText},
+    }, parent)
 {
-    beginResetModel();
-    m_rows = std::move(snapshot);
-    endResetModel();
 }
 
 qint64 ResetPlanModel::toReplay(const ResetPartition &p) { return std::max<qint64>(0, p.logEnd - std::max(p.newOffset, p.logStart)); }
@@ -28,32 +33,6 @@ qint64 ResetPlanModel::totalToReplay() const
     for (const ResetPartition &p : m_rows)
         total += toReplay(p);
     return total;
-}
-
-int ResetPlanModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int ResetPlanModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant ResetPlanModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::TextAlignmentRole)
-        return QVariant::fromValue(Qt::Alignment((section == NoteColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
-    if (role == Qt::ToolTipRole && section == ReplayColumn)
-        return tr("Offsets from the new position to the log end: what the group reads next");
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case CurrentColumn: return tr("Current");
-    case NewColumn: return tr("New");
-    case ReplayColumn: return tr("Events to replay");
-    case LogStartColumn: return tr("Log start");
-    case LogEndColumn: return tr("Log end");
-    case NoteColumn: return tr("Note");
-    default: return {};
-    }
 }
 
 QVariant ResetPlanModel::data(const QModelIndex &index, int role) const
@@ -87,19 +66,14 @@ QVariant ResetPlanModel::data(const QModelIndex &index, int role) const
     case Qt::TextAlignmentRole:
         return QVariant::fromValue(Qt::Alignment((column == NoteColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
     case Qt::FontRole:
-        if (column == NewColumn && p.newOffset != p.current) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return boldIf(column == NewColumn && p.newOffset != p.current);
     case Qt::ForegroundRole:
         if (column == NewColumn && p.newOffset < p.current)
-            return QBrush(QColor(0x2f, 0x6f, 0xd0)); // rewound: events read again
+            return QBrush(style::qcolor(style::Colour::Accent)); // rewound: events read again
         if (column == NewColumn && p.newOffset > p.current)
-            return QBrush(QColor(0xb3, 0x4a, 0x00)); // skipped ahead: events never read
+            return QBrush(style::qcolor(style::Colour::Warning)); // skipped ahead: events never read
         if (column == NoteColumn && p.clamped)
-            return QBrush(QColor(0xb3, 0x4a, 0x00));
+            return QBrush(style::qcolor(style::Colour::Warning));
         return {};
     default: return {};
     }

@@ -1,6 +1,6 @@
 #include "ui/streams/streampage.h"
 
-#include "ui/common/background.h"
+#include "ui/common/style.h"
 #include "ui/streams/consumergroupsmodel.h"
 #include "ui/common/format.h"
 #include "ui/streams/groupoffsetsmodel.h"
@@ -19,7 +19,6 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace rw {
@@ -41,34 +40,6 @@ struct GroupSnapshot {
     qint64 sinkRows = 0;
 };
 
-QLabel *sectionLabel(const QString &text, QWidget *parent)
-{
-    auto *label = new QLabel(text, parent);
-    QFont f = label->font();
-    f.setBold(true);
-    label->setFont(f);
-    return label;
-}
-
-void styleTable(QTableView *view)
-{
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setAlternatingRowColors(true);
-    view->setShowGrid(true);
-    view->setWordWrap(false);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 10);
-    view->horizontalHeader()->setHighlightSections(false);
-    view->horizontalHeader()->setStretchLastSection(true);
-    view->setStyleSheet(QStringLiteral("QTableView { border: 1px solid #dfe2e7; gridline-color: #eceef1; }"));
-}
-
-void fitColumns(QTableView *view, int columns, int padding = 24)
-{
-    view->resizeColumnsToContents();
-    for (int c = 0; c < columns - 1; ++c)
-        view->setColumnWidth(c, view->columnWidth(c) + padding);
-}
 
 } // namespace
 
@@ -86,12 +57,9 @@ StreamPage::StreamPage(QWidget *parent)
       m_duplicatesTile(new StatTile(tr("duplicates"), this)), m_deadTile(new StatTile(tr("dead-lettered"), this))
 {
     setObjectName(QStringLiteral("streamPage"));
-    QFont titleFont = m_title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.6);
-    titleFont.setBold(true);
-    m_title->setFont(titleFont);
+    style::makeTitle(m_title);
     m_subtitle->setObjectName(QStringLiteral("streamHeader"));
-    m_subtitle->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_subtitle->setWordWrap(true);
 
@@ -108,7 +76,7 @@ StreamPage::StreamPage(QWidget *parent)
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(StreamPartitionsModel::PartitionColumn, Qt::AscendingOrder);
-    styleTable(m_view);
+    style::setupTable(m_view, 10);
 
     // Consumer groups.
     m_groupsProxy->setSourceModel(m_groupsModel);
@@ -118,7 +86,7 @@ StreamPage::StreamPage(QWidget *parent)
     m_groupsView->setSortingEnabled(true);
     m_groupsView->sortByColumn(ConsumerGroupsModel::GroupColumn, Qt::AscendingOrder);
     m_groupsView->setSelectionMode(QAbstractItemView::SingleSelection);
-    styleTable(m_groupsView);
+    style::setupTable(m_groupsView, 10);
     m_groupsView->setColumnHidden(ConsumerGroupsModel::PartitionsColumn, true); // in the tooltip
     m_groupsView->setMinimumWidth(330);
     connect(m_groupsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
@@ -137,7 +105,7 @@ StreamPage::StreamPage(QWidget *parent)
     m_offsetsView->setModel(offsetsProxy);
     m_offsetsView->setSortingEnabled(true);
     m_offsetsView->sortByColumn(GroupOffsetsModel::PartitionColumn, Qt::AscendingOrder);
-    styleTable(m_offsetsView);
+    style::setupTable(m_offsetsView, 10);
 
     QFont groupFont = m_groupTitle->font();
     groupFont.setPointSizeF(groupFont.pointSizeF() * 1.15);
@@ -160,7 +128,7 @@ StreamPage::StreamPage(QWidget *parent)
     connect(m_cancelButton, &QPushButton::clicked, this, &StreamPage::cancelReplay);
     m_replayStatus->setObjectName(QStringLiteral("replayStatus"));
     m_replayStatus->setWordWrap(true);
-    m_replayStatus->setStyleSheet(QStringLiteral("color: #4a5059;"));
+    m_replayStatus->setStyleSheet(style::textColour(style::Colour::Subtitle));
 
     auto *groupHeader = new QHBoxLayout;
     groupHeader->addWidget(m_groupTitle, 1);
@@ -198,7 +166,7 @@ StreamPage::StreamPage(QWidget *parent)
     auto *groupsPane = new QWidget(this);
     auto *groupsLayout = new QVBoxLayout(groupsPane);
     groupsLayout->setContentsMargins(0, 0, 0, 0);
-    groupsLayout->addWidget(sectionLabel(tr("Consumer groups"), groupsPane));
+    groupsLayout->addWidget(style::sectionLabel(tr("Consumer groups"), groupsPane));
     groupsLayout->addWidget(m_groupsView, 1);
 
     auto *groupsSplit = new QSplitter(Qt::Horizontal, this);
@@ -211,7 +179,7 @@ StreamPage::StreamPage(QWidget *parent)
     auto *logPane = new QWidget(this);
     auto *logLayout = new QVBoxLayout(logPane);
     logLayout->setContentsMargins(0, 0, 0, 0);
-    logLayout->addWidget(sectionLabel(tr("Log partitions"), logPane));
+    logLayout->addWidget(style::sectionLabel(tr("Log partitions"), logPane));
     logLayout->addWidget(m_view, 1);
 
     auto *vertical = new QSplitter(Qt::Vertical, this);
@@ -221,24 +189,12 @@ StreamPage::StreamPage(QWidget *parent)
     vertical->setStretchFactor(1, 1);
     vertical->setChildrenCollapsible(false);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(8);
+    auto *layout = style::pageLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_subtitle);
     layout->addLayout(tiles);
     layout->addWidget(vertical, 1);
     clear();
-}
-
-StreamPage::~StreamPage()
-{
-    // The replay worker posts progress to this page: let it stop first.
-    if (m_replaying) {
-        if (m_replayCancel)
-            m_replayCancel->store(true);
-        QThreadPool::globalInstance()->waitForDone();
-    }
 }
 
 void StreamPage::setStream(const Database &db, const StreamSpec &stream)
@@ -276,7 +232,7 @@ QString StreamPage::statusText() const
 void StreamPage::clear()
 {
     cancelLoad();
-    ++m_groupGeneration;
+    m_groupJobs.cancel();
     m_db.reset();
     m_stream.reset();
     m_sinkRows = -1;
@@ -295,12 +251,8 @@ void StreamPage::refresh()
 {
     if (!m_db || !m_stream)
         return;
-    const quint64 generation = beginLoad(tr("Loading stream %1\u2026").arg(m_stream->name));
-    ++m_groupGeneration;
-    updateHeader();
-    updateActions();
-    runInBackground(
-        this,
+    startLoad(
+        tr("Loading stream %1\u2026").arg(m_stream->name),
         [db = *m_db, stream = *m_stream, wanted = m_group]() -> Result<StreamSnapshot> {
             auto partitions = listStreamPartitions(db, stream);
             if (!partitions)
@@ -332,9 +284,7 @@ void StreamPage::refresh()
             }
             return snap;
         },
-        [this, generation](Result<StreamSnapshot> result) {
-            if (!finishLoad(generation))
-                return;
+        [this](Result<StreamSnapshot> result) {
             if (!result) {
                 updateHeader();
                 updateActions();
@@ -343,13 +293,16 @@ void StreamPage::refresh()
             }
             m_sinkRows = result->sinkRows;
             m_model->resetData(std::move(result->partitions));
-            fitColumns(m_view, StreamPartitionsModel::ColumnCount);
+            style::fitColumns(m_view, StreamPartitionsModel::ColumnCount);
             m_groupsModel->resetData(std::move(result->groups));
-            fitColumns(m_groupsView, ConsumerGroupsModel::ColumnCount, 12);
+            style::fitColumns(m_groupsView, ConsumerGroupsModel::ColumnCount, 12);
             showGroupOffsets(result->group, std::move(result->offsets));
             updateHeader();
             Q_EMIT pageLoaded();
         });
+    m_groupJobs.cancel();
+    updateHeader();
+    updateActions();
 }
 
 bool StreamPage::selectGroup(const QString &group)
@@ -364,12 +317,10 @@ void StreamPage::loadGroup(const QString &group)
 {
     if (!m_db || !m_stream)
         return;
-    const quint64 generation = ++m_groupGeneration;
     m_group = group;
     m_groupTitle->setText(tr("Group %1 \u00b7 loading\u2026").arg(group));
     updateActions();
-    runInBackground(
-        this,
+    m_groupJobs.start(
         [db = *m_db, stream = *m_stream, group]() -> Result<GroupSnapshot> {
             auto offsets = listOffsets(db, stream, group);
             if (!offsets)
@@ -382,9 +333,7 @@ void StreamPage::loadGroup(const QString &group)
                 return fail(sink.error());
             return GroupSnapshot{std::move(*offsets), std::move(*groups), *sink};
         },
-        [this, generation, group](Result<GroupSnapshot> result) {
-            if (generation != m_groupGeneration)
-                return;
+        [this, group](Result<GroupSnapshot> result) {
             if (!result) {
                 Q_EMIT loadFailed(tr("Could not load the offsets of group %1: %2").arg(group, result.error().message));
                 return;
@@ -404,7 +353,7 @@ void StreamPage::showGroupOffsets(const QString &group, std::vector<PartitionOff
         lag += p.lag;
     m_chart->setOffsets(group, offsets);
     m_offsetsModel->resetData(std::move(offsets));
-    fitColumns(m_offsetsView, GroupOffsetsModel::ColumnCount, 12);
+    style::fitColumns(m_offsetsView, GroupOffsetsModel::ColumnCount, 12);
     if (group.isEmpty())
         m_groupTitle->setText(tr("No consumer group has committed offsets on this stream"));
     else
@@ -458,8 +407,7 @@ void StreamPage::startReplay()
     updateActions();
     m_replayStatus->setText(tr("Dry run of the replay\u2026"));
     const QString group = m_group;
-    runInBackground(
-        this,
+    tasks().start(
         [db = *m_db, stream = *m_stream, group]() {
             ReplayOptions options; // a dry run
             return replay(db, stream, group, options);
@@ -488,8 +436,6 @@ void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
     if (!m_db || !m_stream || m_group.isEmpty() || m_replaying)
         return;
     m_replaying = true;
-    m_replayCancel = std::make_shared<std::atomic<bool>>(false);
-    const quint64 generation = ++m_replayGeneration;
     m_progress->setRange(0, 0);
     m_progress->setValue(0);
     m_cancelButton->setEnabled(true);
@@ -500,21 +446,16 @@ void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
     if (maxEvents > 0)
         options.maxEvents = maxEvents;
     options.batchSize = std::max<qint64>(1, batchSize);
-    options.cancel = m_replayCancel.get();
-    runInBackground(
-        this,
-        [this, db = *m_db, stream = *m_stream, group = m_group, options, cancel = m_replayCancel, generation]() {
-            // Worker thread: reports go to the page with queued calls; the
-            // page waits for this worker before it goes (see the destructor).
+    m_replayJobs.start(
+        [this, db = *m_db, stream = *m_stream, group = m_group, options](const JobToken &job) {
+            // Worker thread: `this` is only captured by the reports posted
+            // back, which run only while this replay is current.
             ReplayOptions o = options;
-            o.progress = [this, generation](const ReplayProgress &p) {
-                QMetaObject::invokeMethod(this, [this, generation, p] { onReplayProgress(generation, p); }, Qt::QueuedConnection);
-            };
+            o.cancel = job.cancelFlag();
+            o.progress = [this, job](const ReplayProgress &p) { job.post([this, p] { onReplayProgress(p); }); };
             return replay(db, stream, group, o);
         },
-        [this, generation](Result<ReplayResult> result) {
-            if (generation != m_replayGeneration)
-                return;
+        [this](Result<ReplayResult> result) {
             m_replaying = false;
             updateActions();
             if (!result) {
@@ -548,9 +489,9 @@ void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
         });
 }
 
-void StreamPage::onReplayProgress(quint64 generation, const ReplayProgress &p)
+void StreamPage::onReplayProgress(const ReplayProgress &p)
 {
-    if (generation != m_replayGeneration || !m_replaying)
+    if (!m_replaying)
         return;
     m_progress->setRange(0, int(std::min<qint64>(p.offsetsTotal, std::numeric_limits<int>::max())));
     m_progress->setValue(int(std::min<qint64>(p.consumed, std::numeric_limits<int>::max())));
@@ -563,9 +504,9 @@ void StreamPage::onReplayProgress(quint64 generation, const ReplayProgress &p)
 
 void StreamPage::cancelReplay()
 {
-    if (!m_replaying || !m_replayCancel)
+    if (!m_replaying)
         return;
-    m_replayCancel->store(true);
+    m_replayJobs.requestCancel();
     m_cancelButton->setEnabled(false);
     m_replayStatus->setText(tr("Cancelling: the replay stops after the batch in progress\u2026"));
 }

@@ -40,7 +40,6 @@ class StreamPage : public Page {
     Q_OBJECT
 public:
     explicit StreamPage(QWidget *parent = nullptr);
-    ~StreamPage() override;
 
     // Shows `stream` and starts loading its log extents and groups in the background.
     void setStream(const Database &db, const StreamSpec &stream);
@@ -91,19 +90,20 @@ private:
     void loadGroup(const QString &group);
     void showGroupOffsets(const QString &group, std::vector<PartitionOffsets> offsets);
     void updateActions();
-    void onReplayProgress(quint64 generation, const ReplayProgress &progress);
+    void onReplayProgress(const ReplayProgress &progress);
 
     std::optional<Database> m_db;
     std::optional<StreamSpec> m_stream;
     qint64 m_sinkRows = -1; // -1: unknown
     QString m_group;
-    quint64 m_groupGeneration = 0;
+    JobTracker m_groupJobs{this};
 
     // Replay state.
     bool m_replaying = false;
     bool m_preparingReplay = false;
-    quint64 m_replayGeneration = 0;
-    std::shared_ptr<std::atomic<bool>> m_replayCancel;
+    // Its tracker's destructor cancels a replay in flight (at its next batch
+    // boundary) and drops its reports: the page does not wait for it.
+    JobTracker m_replayJobs{this};
     std::optional<ReplayResult> m_replayResult;
     QPointer<ReplayDialog> m_replayDialog;
     QPointer<ResetOffsetsDialog> m_resetDialog;

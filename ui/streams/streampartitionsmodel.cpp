@@ -1,16 +1,11 @@
 #include "ui/streams/streampartitionsmodel.h"
 
+#include "ui/common/style.h"
 #include <QBrush>
 
 namespace rw {
 
 namespace {
-
-bool isNumeric(int column)
-{
-    return column == StreamPartitionsModel::PartitionColumn || column == StreamPartitionsModel::LogStartColumn
-           || column == StreamPartitionsModel::LogEndColumn || column == StreamPartitionsModel::EventsColumn;
-}
 
 QString timestampText(const QString &stored)
 {
@@ -24,42 +19,17 @@ QString timestampText(const QString &stored)
 
 } // namespace
 
-StreamPartitionsModel::StreamPartitionsModel(QObject *parent) : QAbstractTableModel(parent)
+StreamPartitionsModel::StreamPartitionsModel(QObject *parent)
+    : SnapshotTableModel({
+        {tr("Partition"), kAlignNumber},
+        {tr("Log start"), kAlignNumber},
+        {tr("Log end"), kAlignNumber},
+        {tr("Events"), kAlignNumber},
+        {tr("First record"), kAlignText},
+        {tr("Last record"), kAlignText},
+    }, parent)
 {
     m_locale.setNumberOptions(m_locale.numberOptions() & ~QLocale::OmitGroupSeparator);
-}
-
-void StreamPartitionsModel::resetData(std::vector<StreamPartitionInfo> snapshot)
-{
-    beginResetModel();
-    m_rows = std::move(snapshot);
-    endResetModel();
-}
-
-int StreamPartitionsModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int StreamPartitionsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant StreamPartitionsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::TextAlignmentRole)
-        return QVariant::fromValue(Qt::Alignment((isNumeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case PartitionColumn: return tr("Partition");
-    case LogStartColumn: return tr("Log start");
-    case LogEndColumn: return tr("Log end");
-    case EventsColumn: return tr("Events");
-    case FirstRecordColumn: return tr("First record");
-    case LastRecordColumn: return tr("Last record");
-    default: return {};
-    }
 }
 
 QVariant StreamPartitionsModel::data(const QModelIndex &index, int role) const
@@ -92,10 +62,10 @@ QVariant StreamPartitionsModel::data(const QModelIndex &index, int role) const
         default: return {};
         }
     case Qt::TextAlignmentRole:
-        return QVariant::fromValue(Qt::Alignment((isNumeric(column) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
+        return alignment(column);
     case Qt::ForegroundRole:
         if (column == EventsColumn && gaps)
-            return QBrush(QColor(0xb3, 0x4a, 0x00));
+            return QBrush(style::qcolor(style::Colour::Warning));
         return {};
     case Qt::ToolTipRole:
         if (column == EventsColumn && gaps)

@@ -1,7 +1,8 @@
 #include "ui/window/mainwindow.h"
 
+#include "ui/common/style.h"
+
 #include "ui/audit/auditpage.h"
-#include "ui/common/background.h"
 #include "ui/dlq/dlqpage.h"
 #include "ui/common/errorbanner.h"
 #include "ui/lateness/lagpage.h"
@@ -52,17 +53,9 @@ public:
 
 } // namespace
 
-QStringList MainWindow::availablePages()
-{
-    return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("lag"),
-            QStringLiteral("streams"),    QStringLiteral("audit"),   QStringLiteral("dlq"),  QStringLiteral("recover")};
-}
+QStringList MainWindow::availablePages() { return PageRegistry::names(); }
 
-QStringList MainWindow::plannedPages()
-{
-    return {QStringLiteral("partitions"), QStringLiteral("preview"), QStringLiteral("runs"), QStringLiteral("lag"),
-            QStringLiteral("dlq"),        QStringLiteral("streams"), QStringLiteral("audit"), QStringLiteral("recover")};
-}
+QStringList MainWindow::plannedPages() { return PageRegistry::helpNames(); }
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_navigator(new Navigator), m_stack(new PageStack), m_welcome(nullptr),
@@ -76,14 +69,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_welcome = buildWelcome();
     m_stack->addWidget(m_welcome);
-    m_stack->addWidget(m_partitionsPage);
-    m_stack->addWidget(m_streamPage);
-    m_stack->addWidget(m_previewPage);
-    m_stack->addWidget(m_runsPage);
-    m_stack->addWidget(m_auditPage);
-    m_stack->addWidget(m_recoverPage);
-    m_stack->addWidget(m_lagPage);
-    m_stack->addWidget(m_dlqPage);
+    registerPages();
     m_previewPage->setRunManager(m_runManager);
     m_lagPage->setRunManager(m_runManager);
     m_runsPage->setRunManager(m_runManager);
@@ -109,10 +95,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_navigator, &Navigator::streamSelected, this, &MainWindow::showStream);
 
     connect(m_navigator, &Navigator::pageSelected, this, &MainWindow::showNamedPage);
-    for (Page *page : {static_cast<Page *>(m_partitionsPage), static_cast<Page *>(m_streamPage), static_cast<Page *>(m_previewPage),
-                       static_cast<Page *>(m_runsPage), static_cast<Page *>(m_auditPage), static_cast<Page *>(m_recoverPage),
-                       static_cast<Page *>(m_lagPage), static_cast<Page *>(m_dlqPage)})
-        wirePage(page);
+    for (const PageRegistry::Entry &entry : m_pages.entries())
+        wirePage(entry.page);
     connect(m_partitionsPage, &PartitionsPage::previewRequested, this, [this](const QStringList &p) { previewPartitions(p); });
     connect(m_partitionsPage, &PartitionsPage::runRequested, this, [this](const QStringList &p) { previewPartitions(p, true); });
     connect(m_partitionsPage, &PartitionsPage::openRunRequested, this, [this](qint64 runId) {
@@ -141,6 +125,53 @@ MainWindow::MainWindow(QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::registerPages()
+{
+    // In the stack's order; the View menu's by menuKey.
+    m_pages.add({QStringLiteral("partitions"), m_partitionsPage,
+                 [this] {
+                     const QString dataset = m_partitionsPage->datasetName();
+                     if (!dataset.isEmpty() && m_navigator->select(Navigator::Kind::Dataset, dataset))
+                         return true;
+                     return !m_workspace->spec.datasets.empty() && selectDataset(m_workspace->spec.datasets.front().name);
+                 },
+                 tr("&Partitions"), 1});
+    m_pages.add({QStringLiteral("streams"), m_streamPage,
+                 [this] { return !m_workspace->spec.streams.empty() && selectStream(m_workspace->spec.streams.front().name); }});
+    m_pages.add({QStringLiteral("preview"), m_previewPage, [this] { return showListedPage(m_previewPage, false); }, tr("Pre&view"), 2});
+    // Runs and the audit log change behind our back: they reload when shown.
+    m_pages.add({QStringLiteral("runs"), m_runsPage, [this] { return showListedPage(m_runsPage, true); }, tr("R&uns"), 3});
+    m_pages.add({QStringLiteral("audit"), m_auditPage, [this] { return showListedPage(m_auditPage, true); }, tr("&Audit log"), 4});
+    m_pages.add({QStringLiteral("recover"), m_recoverPage, [this] {
+                     // The current dataset's recovery; one under way for it carries on.
+                     const auto db = m_partitionsPage->database();
+                     const DatasetSpec *dataset = m_partitionsPage->dataset();
+                     if (!db || !dataset)
+                         return false;
+                     showPage(m_recoverPage);
+                     if (m_recoverPage->datasetName() != dataset->name || !m_recoverPage->result()
+                         || m_recoverPage->nextStep() == RecoverPage::ReportStep)
+                         m_recoverPage->setDataset(*db, *dataset);
+                     return true;
+                 }});
+    m_pages.add({QStringLiteral("lag"), m_lagPage, [this] { return showLag(); }, tr("&Lateness"), 6, false});
+    m_pages.add({QStringLiteral("dlq"), m_dlqPage, [this] { return showListedPage(m_dlqPage, true); }, tr("&Dead-letter queue"), 5});
+    for (const PageRegistry::Entry &entry : m_pages.entries())
+        m_stack->addWidget(entry.page);
+}
+
+bool MainWindow::showListedPage(Page *page, bool reload)
+{
+    {
+        const QSignalBlocker block(m_navigator);
+        m_navigator->select(Navigator::Kind::Page, m_pages.nameOf(page));
+    }
+    showPage(page);
+    if (reload)
+        page->refresh();
+    return true;
+}
+
 void MainWindow::wirePage(Page *page)
 {
     // Only the page on show speaks for the window.
@@ -164,69 +195,14 @@ void MainWindow::wirePage(Page *page)
     });
 }
 
-QString MainWindow::currentPageName() const
-{
-    const Page *page = currentPage();
-    if (page == m_partitionsPage)
-        return QStringLiteral("partitions");
-    if (page == m_streamPage)
-        return QStringLiteral("streams");
-    if (page == m_previewPage)
-        return QStringLiteral("preview");
-    if (page == m_runsPage)
-        return QStringLiteral("runs");
-    if (page == m_auditPage)
-        return QStringLiteral("audit");
-    if (page == m_recoverPage)
-        return QStringLiteral("recover");
-    if (page == m_lagPage)
-        return QStringLiteral("lag");
-    if (page == m_dlqPage)
-        return QStringLiteral("dlq");
-    return QString();
-}
+QString MainWindow::currentPageName() const { return m_pages.nameOf(currentPage()); }
 
 bool MainWindow::showNamedPage(const QString &name)
 {
     if (!m_workspace)
         return false;
-    if (name == QLatin1String("partitions")) {
-        const QString dataset = m_partitionsPage->datasetName();
-        if (!dataset.isEmpty() && m_navigator->select(Navigator::Kind::Dataset, dataset))
-            return true;
-        return !m_workspace->spec.datasets.empty() && selectDataset(m_workspace->spec.datasets.front().name);
-    }
-    if (name == QLatin1String("lag"))
-        return showLag();
-    if (name == QLatin1String("streams")) {
-        return !m_workspace->spec.streams.empty() && selectStream(m_workspace->spec.streams.front().name);
-    }
-    if (name == QLatin1String("recover")) {
-        // The current dataset's recovery; one under way for it carries on.
-        const auto db = m_partitionsPage->database();
-        const DatasetSpec *dataset = m_partitionsPage->dataset();
-        if (!db || !dataset)
-            return false;
-        showPage(m_recoverPage);
-        if (m_recoverPage->datasetName() != dataset->name || !m_recoverPage->result() || m_recoverPage->nextStep() == RecoverPage::ReportStep)
-            m_recoverPage->setDataset(*db, *dataset);
-        return true;
-    }
-    Page *page = name == QLatin1String("preview") ? static_cast<Page *>(m_previewPage)
-                 : name == QLatin1String("runs")  ? static_cast<Page *>(m_runsPage)
-                 : name == QLatin1String("audit") ? static_cast<Page *>(m_auditPage)
-                 : name == QLatin1String("dlq")   ? static_cast<Page *>(m_dlqPage)
-                                                  : nullptr;
-    if (!page)
-        return false;
-    {
-        const QSignalBlocker block(m_navigator);
-        m_navigator->select(Navigator::Kind::Page, name);
-    }
-    showPage(page);
-    if (page != m_previewPage)
-        page->refresh(); // runs and the audit log change behind our back
-    return true;
+    const PageRegistry::Entry *entry = m_pages.find(name);
+    return entry && entry->show();
 }
 
 void MainWindow::previewPartitions(const QStringList &partitions, bool launchAfter)
@@ -265,9 +241,8 @@ QWidget *MainWindow::buildWelcome()
     m_welcomeText->setObjectName(QStringLiteral("welcomeText"));
     m_welcomeText->setAlignment(Qt::AlignCenter);
     m_welcomeText->setTextFormat(Qt::RichText);
-    m_welcomeText->setText(tr("<h2>No workspace open</h2>"
-                              "<p style='color:#5f6670'>Use <b>File \u203a Open workspace\u2026</b> (Ctrl+O) to open a "
-                              "database and its pipeline spec,<br>or pick one under <b>File \u203a Recent workspaces</b>.</p>"));
+    m_welcomeText->setText(style::emptyState(tr("No workspace open"), tr("Use <b>File \u203a Open workspace\u2026</b> (Ctrl+O) to open a "
+                              "database and its pipeline spec,<br>or pick one under <b>File \u203a Recent workspaces</b>."), 2));
     auto *layout = new QVBoxLayout(w);
     layout->addWidget(m_welcomeText);
     return w;
@@ -291,16 +266,9 @@ void MainWindow::buildMenus()
     refreshAction->setShortcut(QKeySequence::Refresh);
     refreshAction->setShortcutContext(Qt::ApplicationShortcut);
     view->addSeparator();
-    const std::pair<QString, QString> pages[] = {{QStringLiteral("partitions"), tr("&Partitions")},
-                                                 {QStringLiteral("preview"), tr("Pre&view")},
-                                                 {QStringLiteral("runs"), tr("R&uns")},
-                                                 {QStringLiteral("audit"), tr("&Audit log")},
-                                                 {QStringLiteral("dlq"), tr("&Dead-letter queue")},
-                                                 {QStringLiteral("lag"), tr("&Lateness")}};
-    int key = Qt::Key_1;
-    for (const auto &[name, label] : pages) {
-        QAction *a = view->addAction(label, this, [this, name] { showNamedPage(name); });
-        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(key++)));
+    for (const PageRegistry::Entry *entry : m_pages.menuEntries()) {
+        QAction *a = view->addAction(entry->menuLabel, this, [this, name = entry->name] { showNamedPage(name); });
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + entry->menuKey)));
     }
 }
 
@@ -355,21 +323,17 @@ void MainWindow::showOpenDialog()
 
 void MainWindow::openWorkspace(const QString &db, const QString &spec, const Selection &initial)
 {
-    const quint64 generation = ++m_openGeneration;
     m_opening = true;
     m_banner->dismiss();
     setBusy(true, tr("Opening %1\u2026").arg(QFileInfo(spec).fileName()));
-    runInBackground(
-        this,
+    m_openJobs.start( // a newer open drops this one's answer
         [db, spec]() -> Result<std::shared_ptr<const Workspace>> {
             auto ws = rw::openWorkspace(db, spec);
             if (!ws)
                 return fail(ws.error());
             return std::make_shared<const Workspace>(std::move(*ws));
         },
-        [this, generation, db, spec, initial](Result<std::shared_ptr<const Workspace>> result) {
-            if (generation != m_openGeneration)
-                return; // the operator opened something else meanwhile
+        [this, db, spec, initial](Result<std::shared_ptr<const Workspace>> result) {
             m_opening = false;
             setBusy(false, QString());
             if (!result) {
@@ -385,13 +349,9 @@ void MainWindow::openWorkspace(const QString &db, const QString &spec, const Sel
 void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, const QString &db, const QString &spec,
                                 const Selection &initial)
 {
-    m_partitionsPage->clear();
-    m_streamPage->clear();
-    m_previewPage->clear();
-    m_runsPage->clear();
-    m_auditPage->clear();
-    m_recoverPage->clear();
-    m_dlqPage->clear();
+    for (const PageRegistry::Entry &entry : m_pages.entries())
+        if (entry.clearOnOpen)
+            entry.page->clear();
     m_workspace = std::move(workspace);
     m_runsPage->setWorkspace(m_workspace->db, m_workspace->spec);
     m_auditPage->setDatabase(m_workspace->db);
@@ -421,8 +381,7 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
     if (!selected && !m_workspace->spec.streams.empty())
         selected = selectStream(m_workspace->spec.streams.front().name);
     if (!selected) {
-        m_welcomeText->setText(tr("<h2>Nothing to show</h2><p style='color:#5f6670'>The spec %1 defines no datasets or streams.</p>")
-                                   .arg(spec.toHtmlEscaped()));
+        m_welcomeText->setText(style::emptyState(tr("Nothing to show"), tr("The spec %1 defines no datasets or streams.").arg(spec.toHtmlEscaped()), 2));
         showPage(nullptr);
         Q_EMIT workspaceOpened();
         return;
@@ -445,9 +404,8 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
             else
                 m_previewPage->preview(*db, copy, initial.partitions);
         }
-    } else if (page == QLatin1String("runs") || page == QLatin1String("audit") || page == QLatin1String("lag")
-               || page == QLatin1String("dlq") || page == QLatin1String("recover")) {
-        showNamedPage(page);
+    } else if (m_pages.find(page) && page != QLatin1String("partitions") && page != QLatin1String("streams")) {
+        showNamedPage(page); // the dataset's or stream's own page is on show already
     } else if (!initial.partitions.isEmpty()) {
         m_partitionsPage->selectAfterLoad(initial.partitions);
     }

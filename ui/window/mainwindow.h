@@ -1,6 +1,8 @@
 #pragma once
 
+#include "ui/common/jobtracker.h"
 #include "ui/window/navigator.h"
+#include "ui/window/pageregistry.h"
 #include "core/workspace/workspace.h"
 
 #include <QMainWindow>
@@ -114,6 +116,9 @@ private:
     void showDataset(const QString &name);
     void showStream(const QString &name);
     bool showLag();
+    void registerPages();
+    // Selects `page` in the navigator's activity group and shows it; reloads it if `reload`.
+    bool showListedPage(Page *page, bool reload);
     void showPage(Page *page);
     void wirePage(Page *page);
     void onRunFinished(int liveRunId);
@@ -132,6 +137,7 @@ private:
     RecoverPage *m_recoverPage;
     LagPage *m_lagPage;
     DlqPage *m_dlqPage;
+    PageRegistry m_pages; // the pages above by --page name
     RunManager *m_runManager;
     ErrorBanner *m_banner;
     QMenu *m_recentMenu = nullptr;
@@ -142,7 +148,7 @@ private:
     std::shared_ptr<const Workspace> m_workspace;
     QString m_workspaceDb;
     QString m_workspaceSpec;
-    quint64 m_openGeneration = 0;
+    JobTracker m_openJobs{this};
     bool m_opening = false;
 };
 
