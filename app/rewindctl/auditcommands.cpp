@@ -116,16 +116,10 @@ std::vector<Command> auditCommands()
 {
     return {
         {QStringLiteral("audit"), QStringLiteral("The audit log, newest first: who previewed, ran, resumed, reset or replayed what."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOptions({kAuditLimit, kAuditAction, kAuditDataset});
-         },
+         withWorkspace({kAuditLimit, kAuditAction, kAuditDataset}),
          runAudit},
         {QStringLiteral("run-report"), QStringLiteral("A run's report for people (Markdown) or as JSON: what, by whom, counts, gates."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOptions({kReportRun, kReportFormat});
-         },
+         withWorkspace({kReportRun, kReportFormat}),
          runReport},
     };
 }

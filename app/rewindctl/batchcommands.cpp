@@ -239,22 +239,13 @@ std::vector<Command> batchCommands()
          },
          runRun},
         {QStringLiteral("resume"), QStringLiteral("Continue an interrupted, cancelled or failed run from its first unfinished partition."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOptions({kRun, kExecute, kSamples});
-         },
+         withWorkspace({kRun, kExecute, kSamples}),
          runResume},
         {QStringLiteral("runs"), QStringLiteral("List runs, newest first."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOption(kLimit);
-         },
+         withWorkspace({kLimit}),
          runRuns},
         {QStringLiteral("run-show"), QStringLiteral("One run: its plan, per-partition results, gate results and error."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOption(kRun);
-         },
+         withWorkspace({kRun}),
          runShow},
     };
 }

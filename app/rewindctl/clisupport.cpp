@@ -39,6 +39,14 @@ void workspaceOptions(QCommandLineParser &p)
     p.addOption(kSpec);
 }
 
+std::function<void(QCommandLineParser &)> withWorkspace(const QList<QCommandLineOption> &more)
+{
+    return [more](QCommandLineParser &p) {
+        workspaceOptions(p);
+        p.addOptions(more);
+    };
+}
+
 Result<QString> required(const Context &ctx, const QCommandLineOption &option)
 {
     const QString name = option.names().constFirst();

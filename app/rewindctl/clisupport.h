@@ -63,6 +63,8 @@ inline const QCommandLineOption kDataset({QStringLiteral("dataset")}, QStringLit
 inline const QCommandLineOption kExecute({QStringLiteral("execute")}, QStringLiteral("Apply the change. Without it, a dry run: print what would change, change nothing."));
 
 void workspaceOptions(QCommandLineParser &p);
+// A command's options: --db and --spec, then `more`, in that order.
+std::function<void(QCommandLineParser &)> withWorkspace(const QList<QCommandLineOption> &more);
 // The value of a required option, or BadInput naming it.
 Result<QString> required(const Context &ctx, const QCommandLineOption &option);
 // Opens --db with --spec (validated).

@@ -449,10 +449,7 @@ std::vector<Command> dlqCommands()
          },
          runList},
         {QStringLiteral("dlq show"), QStringLiteral("One dead-letter record: original and current payload, full history."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOptions({kId, kPayloadOut, kOriginalOut});
-         },
+         withWorkspace({kId, kPayloadOut, kOriginalOut}),
          runShow},
         {QStringLiteral("dlq fix"), QStringLiteral("Edit payloads (--set JSONPATH=VALUE or --payload-file); status becomes fixed."),
          [](QCommandLineParser &p) {

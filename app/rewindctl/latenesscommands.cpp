@@ -202,17 +202,11 @@ std::vector<Command> lateCommands()
 {
     return {
         {QStringLiteral("lag"), QStringLiteral("Lateness distribution (ingest - event time): percentiles, histogram, suggested allowed_lateness."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOptions({kDataset, kFrom, kTo, kBuckets, kWhatIf});
-         },
+         withWorkspace({kDataset, kFrom, kTo, kBuckets, kWhatIf}),
          runLag},
         {QStringLiteral("finalize"), QStringLiteral("Watermark: list (or, with --execute, publish and mark final) the days it has passed. "
                                                        "Event times after now are left out of the watermark and counted."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOptions({kDataset, kFinalizePlan, kExecute});
-         },
+         withWorkspace({kDataset, kFinalizePlan, kExecute}),
          runFinalize},
     };
 }

@@ -288,35 +288,20 @@ std::vector<Command> recoveryCommands()
 {
     return {
         {QStringLiteral("duplicates"), QStringLiteral("Duplicate keys in a dataset's target: per partition, with examples. Reads only."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOptions({kDataset, kSamplesOpt});
-         },
+         withWorkspace({kDataset, kSamplesOpt}),
          runDuplicates},
         {QStringLiteral("freeze"), QStringLiteral("Stop Rewind's writers from touching a dataset (a dry run unless --execute)."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOptions({kDataset, kReason, kExecute});
-         },
+         withWorkspace({kDataset, kReason, kExecute}),
          [](Context &ctx) { return runFreeze(ctx, true); }},
         {QStringLiteral("unfreeze"), QStringLiteral("Lift a dataset's freeze (a dry run unless --execute)."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOptions({kDataset, kReason, kExecute});
-         },
+         withWorkspace({kDataset, kReason, kExecute}),
          [](Context &ctx) { return runFreeze(ctx, false); }},
         {QStringLiteral("recover"),
          QStringLiteral("Duplicate incident: freeze, find duplicates, re-run them by overwrite, check totals, add a unique index, unfreeze."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOptions({kDataset, kSamplesOpt, kReport, kExecute});
-         },
+         withWorkspace({kDataset, kSamplesOpt, kReport, kExecute}),
          runRecover},
         {QStringLiteral("rollback"), QStringLiteral("Restore every partition a run published to its state before the run (dry run unless --execute)."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOptions({kRunId, kExecute});
-         },
+         withWorkspace({kRunId, kExecute}),
          runRollback},
     };
 }

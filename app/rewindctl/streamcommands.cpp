@@ -353,10 +353,7 @@ std::vector<Command> streamCommands()
 {
     return {
         {QStringLiteral("consumer-groups"), QStringLiteral("The consumer groups of a stream with their total lag."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOption(kStreamOpt);
-         },
+         withWorkspace({kStreamOpt}),
          runConsumerGroups},
         {QStringLiteral("offsets"), QStringLiteral("A consumer group's committed offsets, log start, log end and lag per partition."),
          streamGroupOptions, runOffsets},

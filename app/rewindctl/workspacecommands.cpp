@@ -176,10 +176,7 @@ std::vector<Command> workspaceCommands()
         {QStringLiteral("datasets"), QStringLiteral("List the spec's datasets."), workspaceOptions, runDatasets},
         {QStringLiteral("streams"), QStringLiteral("List the spec's streams."), workspaceOptions, runStreams},
         {QStringLiteral("partitions"), QStringLiteral("Source rows, target rows, duplicate keys and status per partition."),
-         [](QCommandLineParser &p) {
-             workspaceOptions(p);
-             p.addOption(kDataset);
-         },
+         withWorkspace({kDataset}),
          runPartitions},
     };
 }
