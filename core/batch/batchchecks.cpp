@@ -1,5 +1,6 @@
 #include "core/batch/batchchecks.h"
 
+#include "core/dlq/dlq.h"
 #include "core/workspace/workspace.h"
 
 #include <QHash>
@@ -149,11 +150,10 @@ private:
                 {m_dataset.name, check.type, QString(message % QStringLiteral(" (check ") % check.name % u')')});
             if (!inserted)
                 return fail(inserted.error());
-            auto history = m_db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason, payload_after) "
-                                                    "SELECT dlq_id, first_seen, ?, 'quarantined', NULL, 'new', ?, payload FROM rewind_dlq WHERE dlq_id > ?"),
-                                     {osUser(), QString(QStringLiteral("run ") % m_runId.toString() % QStringLiteral(": check ") % check.name), *before});
-            if (!history)
-                return fail(history.error());
+            if (auto s = recordQuarantined(m_db, *before, QStringLiteral("run ") % m_runId.toString() % QStringLiteral(": check ") % check.name,
+                                           false);
+                !s)
+                return fail(s.error());
         }
         auto removed = m_db.exec(QStringLiteral("DELETE FROM rewind_stage AS s WHERE ") % failing);
         if (!removed)

@@ -472,6 +472,18 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
     return result;
 }
 
+Status recordQuarantined(const Database &db, const QVariant &afterId, const QString &reason, bool withErrorClass)
+{
+    auto history = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason, payload_after) "
+                                          "SELECT dlq_id, first_seen, ?, 'quarantined', NULL, 'new', ")
+                               % (withErrorClass ? QStringLiteral("? || error_class") : QStringLiteral("?"))
+                               % QStringLiteral(", payload FROM rewind_dlq WHERE dlq_id > ?"),
+                           {osUser(), reason, afterId});
+    if (!history)
+        return fail(history.error());
+    return {};
+}
+
 Result<DlqDiscardResult> discardDlq(const Database &db, const DlqSelection &selection, const QString &reason, bool execute)
 {
     if (reason.trimmed().isEmpty())

@@ -1,5 +1,6 @@
 #include "core/streams/replay.h"
 
+#include "core/dlq/dlq.h"
 #include "core/streams/replayer.h"
 #include "core/streams/replaylock.h"
 #include "core/util/failpoint.h"
@@ -285,15 +286,12 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k)
             return fail(dlq.error());
         fresh = dlq->numRowsAffected();
         if (fresh > 0) {
-            auto history = m_db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, "
-                                                    "reason, payload_after) SELECT dlq_id, first_seen, ?, 'quarantined', NULL, 'new', "
-                                                    "? || error_class, payload FROM rewind_dlq WHERE dlq_id > ?"),
-                                     {osUser(),
-                                      QString(QStringLiteral("replay ") % QString::number(m_result.replayId) % QStringLiteral(" of group ") % m_group
-                                              % QStringLiteral(": ")),
-                                      *before});
-            if (!history)
-                return fail(history.error());
+            if (auto s = recordQuarantined(m_db, *before,
+                                           QStringLiteral("replay ") % QString::number(m_result.replayId) % QStringLiteral(" of group ") % m_group
+                                               % QStringLiteral(": "),
+                                           true);
+                !s)
+                return fail(s.error());
         }
         // Every DLQ record in the batch's ranges, new or read before a rewind.
         auto known = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM ") % m_slices
