@@ -47,6 +47,21 @@ std::function<void(QCommandLineParser &)> withWorkspace(const QList<QCommandLine
     };
 }
 
+Result<std::pair<Workspace, const DatasetSpec *>> datasetOf(const Context &ctx)
+{
+    auto name = required(ctx, kDataset);
+    if (!name)
+        return fail(name.error());
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto dataset = ws->spec.requireDataset(*name);
+    if (!dataset)
+        return fail(dataset.error());
+    const DatasetSpec *d = *dataset;
+    return std::pair<Workspace, const DatasetSpec *>(std::move(*ws), d);
+}
+
 Result<QString> required(const Context &ctx, const QCommandLineOption &option)
 {
     const QString name = option.names().constFirst();

@@ -69,6 +69,9 @@ std::function<void(QCommandLineParser &)> withWorkspace(const QList<QCommandLine
 Result<QString> required(const Context &ctx, const QCommandLineOption &option);
 // Opens --db with --spec (validated).
 Result<Workspace> workspace(const Context &ctx);
+// The same, and the --dataset it names (BadInput naming a missing option or
+// an unknown dataset). The pointer is into the returned workspace's spec.
+Result<std::pair<Workspace, const DatasetSpec *>> datasetOf(const Context &ctx);
 
 // The command tables of each area.
 std::vector<Command> workspaceCommands(); // demo, datasets, streams, partitions

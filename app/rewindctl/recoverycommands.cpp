@@ -56,21 +56,6 @@ Result<int> samplesOption(const Context &ctx)
     return n;
 }
 
-Result<std::pair<Workspace, const DatasetSpec *>> datasetOf(const Context &ctx)
-{
-    auto name = required(ctx, kDataset);
-    if (!name)
-        return fail(name.error());
-    auto ws = workspace(ctx);
-    if (!ws)
-        return fail(ws.error());
-    auto dataset = ws->spec.requireDataset(*name);
-    if (!dataset)
-        return fail(dataset.error());
-    const DatasetSpec *d = *dataset;
-    return std::pair<Workspace, const DatasetSpec *>(std::move(*ws), d);
-}
-
 Status runDuplicates(Context &ctx)
 {
     auto samples = samplesOption(ctx);

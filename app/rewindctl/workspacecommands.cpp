@@ -118,16 +118,11 @@ Status runStreams(Context &ctx)
 
 Status runPartitions(Context &ctx)
 {
-    auto name = required(ctx, kDataset);
-    if (!name)
-        return fail(name.error());
-    auto ws = workspace(ctx);
-    if (!ws)
-        return fail(ws.error());
-    auto dataset = ws->spec.requireDataset(*name);
-    if (!dataset)
-        return fail(dataset.error());
-    auto parts = listPartitions(ws->db, **dataset);
+    auto wd = datasetOf(ctx);
+    if (!wd)
+        return fail(wd.error());
+    const DatasetSpec &d = *wd->second;
+    auto parts = listPartitions(wd->first.db, d);
     if (!parts)
         return fail(parts.error());
     if (ctx.json) {
@@ -140,7 +135,7 @@ Status runPartitions(Context &ctx)
                             {"status", s(p.status)},
                             {"last_run_id", p.lastRunId.isNull() ? Json(nullptr) : Json(p.lastRunId.toLongLong())},
                             {"last_published", p.lastPublished.isEmpty() ? Json(nullptr) : Json(s(p.lastPublished))}});
-        ctx.print({{"dataset", s(*name)}, {"partitions", list}});
+        ctx.print({{"dataset", s(d.name)}, {"partitions", list}});
         return {};
     }
     TextTable table({QStringLiteral("PARTITION"), QStringLiteral("STATUS"), QStringLiteral("SOURCE ROWS"),
@@ -156,7 +151,6 @@ Status runPartitions(Context &ctx)
         target += p.targetRows;
         dupes += p.duplicateKeys;
     }
-    const DatasetSpec &d = **dataset;
     ctx.out << d.name << ": " << (d.source.isEmpty() ? QStringLiteral("(transform)") : d.source) << " -> " << d.target
             << " (" << enumName(d.write) << "), " << parts->size() << " partitions\n\n";
     table.print(ctx.out);
