@@ -3,6 +3,7 @@
 // grouped, shown byte for byte, fixed one by one or by JSON path in bulk,
 // refused when the fix is not JSON, discarded with a reason; every
 // transition with its history row. Checked with SQL written here.
+#include "core/dlq/dlqdialect.h"
 #include "core/dlq/dlq.h"
 #include "core/streams/replay.h"
 #include "tests/testsupport.h"
@@ -99,9 +100,9 @@ struct Fixture {
                            "(0, 3, 'd', '2025-05-06T10:03:00Z', '{\"order_id\": 4, \"amount\": null}')"),
         });
         // Bytes, bound as BLOBs on SQLite: never decoded.
-        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 0, 'e', '2025-05-06T10:04:00Z', ?)"), {db.dialect().payloadValue(badPayload())}),
+        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 0, 'e', '2025-05-06T10:04:00Z', ?)"), {DlqDialect::of(db.dialect()).payloadValue(badPayload())}),
                  "insert");
-        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 1, 'f', '2025-05-06T10:05:00Z', ?)"), {db.dialect().payloadValue(bigInvalid())}),
+        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 1, 'f', '2025-05-06T10:05:00Z', ?)"), {DlqDialect::of(db.dialect()).payloadValue(bigInvalid())}),
                  "insert");
         dbPath = db.url().text;
         specPath = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
@@ -444,7 +445,7 @@ private Q_SLOTS:
         // as replay may quarantine it): the same value is still no change.
         // Spacing inside a string, after an escaped quote, still counts.
         const QByteArray huge = "{\"a\": 1e400, \"b\": 1, \"c\": \"x\\\" y\"}";
-        QVERIFY(f.db().exec(QStringLiteral("UPDATE rewind_dlq SET payload = ? WHERE dlq_id = ?"), {f.db().dialect().payloadValue(huge), id}));
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE rewind_dlq SET payload = ? WHERE dlq_id = ?"), {DlqDialect::of(f.db().dialect()).payloadValue(huge), id}));
         struct Set {
             const char *path, *value;
             int changed;

@@ -4,6 +4,7 @@
 // negative lateness and epoch milliseconds among seconds through lag. Each
 // has one defined outcome, asserted here; none crashes (the sanitizer stage
 // of scripts/test runs this under ASan and UBSan).
+#include "core/dlq/dlqdialect.h"
 #include "core/dlq/dlq.h"
 #include "core/lateness/lateness.h"
 #include "core/lateness/latenessfunctions.h"
@@ -54,7 +55,7 @@ struct Stream {
             // system may hold them. PostgreSQL: as text (the log's payload
             // column is TEXT there).
             if (!db.exec(QStringLiteral("INSERT INTO ev_log VALUES (0, ?, ?, '2025-05-06T10:00:00Z', ?)"),
-                         {offset, QStringLiteral("e%1").arg(offset), db.dialect().payloadValue(p)}))
+                         {offset, QStringLiteral("e%1").arg(offset), DlqDialect::of(db.dialect()).payloadValue(p)}))
                 qFatal("insert");
             ++offset;
         }

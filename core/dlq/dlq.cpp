@@ -1,6 +1,8 @@
 // DLQ triage: list, show, fix, discard. Replay and validate are in dlqreplay.cpp.
 #include "core/dlq/dlq.h"
 
+#include "core/dlq/dlqdialect.h"
+
 #include "core/util/failpoint.h"
 #include "core/util/timeutil.h"
 #include "core/workspace/workspace.h"
@@ -52,8 +54,8 @@ QString recordColumns(const SqlDialect &d)
 {
     return QStringLiteral("d.dlq_id, d.source_kind, d.source_name, d.part, d.log_offset, d.event_id, d.record_key, d.error_class, d.error, d.status, "
                           "d.attempts, d.first_seen, d.last_attempt_at, d.last_error_class, d.last_error, ")
-           % d.payloadLength(QStringLiteral("d.original_payload")) % QStringLiteral(", ") % d.payloadLength(QStringLiteral("d.payload"))
-           % QStringLiteral(", CASE WHEN ") % d.nullSafeDistinct(d.payloadBytes(QStringLiteral("d.payload")), d.payloadBytes(QStringLiteral("d.original_payload")))
+           % DlqDialect::of(d).payloadLength(QStringLiteral("d.original_payload")) % QStringLiteral(", ") % DlqDialect::of(d).payloadLength(QStringLiteral("d.payload"))
+           % QStringLiteral(", CASE WHEN ") % DlqDialect::of(d).nullSafeDistinct(DlqDialect::of(d).payloadBytes(QStringLiteral("d.payload")), DlqDialect::of(d).payloadBytes(QStringLiteral("d.original_payload")))
            % QStringLiteral(" THEN 1 ELSE 0 END, ")
            // The signature as the database groups and filters by it (a text
            // read back may have lost a leading byte-order mark on the way).
@@ -95,7 +97,7 @@ Status refuseFinished(const Database &db, const QList<qint64> &ids, const QStrin
 {
     if (ids.isEmpty())
         return {};
-    auto q = db.exec(QStringLiteral("SELECT dlq_id, status FROM rewind_dlq WHERE dlq_id IN (") % db.dialect().jsonArrayIntegers(QStringLiteral("?"))
+    auto q = db.exec(QStringLiteral("SELECT dlq_id, status FROM rewind_dlq WHERE dlq_id IN (") % DlqDialect::of(db.dialect()).jsonArrayIntegers(QStringLiteral("?"))
                          % QStringLiteral(") "
                                     "AND status IN ('replayed', 'discarded') ORDER BY dlq_id"),
                      {jsonArray(ids)});
@@ -130,10 +132,10 @@ namespace dlqinternal {
 
 Result<QString> selectionPredicate(const SqlDialect &dialect, const DlqSelection &selection, QVariantList &binds)
 {
-    const QString texts = u'(' % dialect.jsonArrayTexts(QStringLiteral("?")) % u')';
+    const QString texts = u'(' % DlqDialect::of(dialect).jsonArrayTexts(QStringLiteral("?")) % u')';
     QStringList terms;
     if (!selection.ids.isEmpty()) {
-        terms << QStringLiteral("d.dlq_id IN (") % dialect.jsonArrayIntegers(QStringLiteral("?")) % u')';
+        terms << QStringLiteral("d.dlq_id IN (") % DlqDialect::of(dialect).jsonArrayIntegers(QStringLiteral("?")) % u')';
         binds << jsonArray(selection.ids);
     }
     if (!selection.statuses.isEmpty()) {
@@ -189,7 +191,7 @@ Status requireIds(const Database &db, const QList<qint64> &ids)
 {
     if (ids.isEmpty())
         return {};
-    auto q = db.exec(QStringLiteral("SELECT j.value FROM (") % db.dialect().jsonArrayIntegers(QStringLiteral("?"))
+    auto q = db.exec(QStringLiteral("SELECT j.value FROM (") % DlqDialect::of(db.dialect()).jsonArrayIntegers(QStringLiteral("?"))
                          % QStringLiteral(") AS j WHERE NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.dlq_id = j.value)"),
                      {jsonArray(ids)});
     if (!q)
@@ -298,8 +300,8 @@ Result<DlqDetail> showDlq(const Database &db, qint64 id)
     if (auto s = dlqinternal::ensureFunctions(db); !s) // the record's signature
         return fail(s.error());
     auto q = db.exec(QStringLiteral("SELECT ") % recordColumns(db.dialect())
-                         % QStringLiteral(", ") % db.dialect().payloadBytes(QStringLiteral("d.original_payload")) % QStringLiteral(", ")
-                         % db.dialect().payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(" FROM rewind_dlq AS d WHERE d.dlq_id = ?"),
+                         % QStringLiteral(", ") % DlqDialect::of(db.dialect()).payloadBytes(QStringLiteral("d.original_payload")) % QStringLiteral(", ")
+                         % DlqDialect::of(db.dialect()).payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(" FROM rewind_dlq AS d WHERE d.dlq_id = ?"),
                      {id});
     if (!q)
         return fail(q.error());
@@ -310,8 +312,8 @@ Result<DlqDetail> showDlq(const Database &db, qint64 id)
     detail.originalPayload = optBytes(q->value(19));
     detail.payload = optBytes(q->value(20));
     auto h = db.exec(QStringLiteral("SELECT history_id, at, os_user, action, from_status, to_status, reason, ")
-                         % db.dialect().payloadBytes(QStringLiteral("payload_before")) % QStringLiteral(", ")
-                         % db.dialect().payloadBytes(QStringLiteral("payload_after"))
+                         % DlqDialect::of(db.dialect()).payloadBytes(QStringLiteral("payload_before")) % QStringLiteral(", ")
+                         % DlqDialect::of(db.dialect()).payloadBytes(QStringLiteral("payload_after"))
                          % QStringLiteral(" FROM rewind_dlq_history WHERE dlq_id = ? ORDER BY history_id"),
                      {id});
     if (!h)
@@ -351,15 +353,15 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
             // Valid syntax the parser still refuses: a number out of double's range (1e400).
             return badInput(QStringLiteral("the new payload is not usable JSON: %1; nothing changed").arg(QString::fromUtf8(e.what())));
         }
-        auto valid = db.scalar(QStringLiteral("SELECT CASE WHEN ") % db.dialect().isValidJson(QStringLiteral("CAST(? AS TEXT)"))
+        auto valid = db.scalar(QStringLiteral("SELECT CASE WHEN ") % DlqDialect::of(db.dialect()).isValidJson(QStringLiteral("CAST(? AS TEXT)"))
                                    % QStringLiteral(" THEN 1 ELSE 0 END"),
-                               {db.dialect().payloadValue(*request.payload)});
+                               {DlqDialect::of(db.dialect()).payloadValue(*request.payload)});
         if (!valid)
             return fail(valid.error());
         if (valid->toInt() != 1)
             return badInput(QStringLiteral("the new payload is not valid JSON for the database's JSON functions; nothing changed"));
         expr = QStringLiteral("?");
-        exprBinds << db.dialect().payloadValue(*request.payload);
+        exprBinds << DlqDialect::of(db.dialect()).payloadValue(*request.payload);
         description = QStringLiteral("payload replaced (%1 bytes)").arg(request.payload->size());
     } else {
         QStringList what;
@@ -372,7 +374,7 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
                 return badInput(QStringLiteral("--set %1=…: malformed JSON path (expected $ then .key, .\"key\", [N] or [#-N] steps); nothing changed").arg(path));
             what << path % QStringLiteral(" = ") % value;
         }
-        expr = db.dialect().jsonSet(QStringLiteral("CAST(d.payload AS TEXT)"), request.sets, exprBinds);
+        expr = DlqDialect::of(db.dialect()).jsonSet(QStringLiteral("CAST(d.payload AS TEXT)"), request.sets, exprBinds);
         description = QStringLiteral("set ") % what.join(QStringLiteral(", "));
     }
 
@@ -387,7 +389,7 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
 
     if (!request.sets.empty()) {
         auto bad = db.exec(QStringLiteral("SELECT d.dlq_id FROM rewind_dlq AS d WHERE ") % *pred
-                               % QStringLiteral(" AND NOT (") % db.dialect().isValidJson(QStringLiteral("CAST(d.payload AS TEXT)"))
+                               % QStringLiteral(" AND NOT (") % DlqDialect::of(db.dialect()).isValidJson(QStringLiteral("CAST(d.payload AS TEXT)"))
                                % QStringLiteral(") ORDER BY d.dlq_id LIMIT 20"),
                            predBinds);
         if (!bad)
@@ -404,13 +406,13 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
     // --set by the JSON value, so a path set to the value it holds leaves the
     // record's bytes as they were (the engine's JSON text would respace them).
     const SqlDialect &d = db.dialect();
-    const QString differs = request.payload ? d.nullSafeDistinct(d.payloadBytes(expr), d.payloadBytes(QStringLiteral("d.payload")))
-                                            : d.jsonValuesDiffer(QStringLiteral("CAST(d.payload AS TEXT)"), expr);
+    const QString differs = request.payload ? DlqDialect::of(d).nullSafeDistinct(DlqDialect::of(d).payloadBytes(expr), DlqDialect::of(d).payloadBytes(QStringLiteral("d.payload")))
+                                            : DlqDialect::of(d).jsonValuesDiffer(QStringLiteral("CAST(d.payload AS TEXT)"), expr);
     const QVariantList differsBinds = exprBinds;
     // The payload after the fix, in bytes and as stored; binds: differsBinds + exprBinds.
-    const QString after = QStringLiteral("CASE WHEN ") % differs % QStringLiteral(" THEN ") % d.payloadBytes(expr) % QStringLiteral(" ELSE ")
-                          % d.payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(" END");
-    const QString stored = QStringLiteral("CASE WHEN ") % differs % QStringLiteral(" THEN ") % d.payloadStored(expr) % QStringLiteral(" ELSE d.payload END");
+    const QString after = QStringLiteral("CASE WHEN ") % differs % QStringLiteral(" THEN ") % DlqDialect::of(d).payloadBytes(expr) % QStringLiteral(" ELSE ")
+                          % DlqDialect::of(d).payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(" END");
+    const QString stored = QStringLiteral("CASE WHEN ") % differs % QStringLiteral(" THEN ") % DlqDialect::of(d).payloadStored(expr) % QStringLiteral(" ELSE d.payload END");
     const QVariantList afterBinds = differsBinds + exprBinds;
     DlqFixResult result;
     result.executed = request.execute;
@@ -425,7 +427,7 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
         result.selected = counts->value(0).toLongLong();
         result.changed = counts->value(1).toLongLong();
     }
-    auto samples = db.exec(QStringLiteral("SELECT d.dlq_id, ") % d.payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(", ") % after % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred
+    auto samples = db.exec(QStringLiteral("SELECT d.dlq_id, ") % DlqDialect::of(d).payloadBytes(QStringLiteral("d.payload")) % QStringLiteral(", ") % after % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred
                                % QStringLiteral(" ORDER BY d.dlq_id LIMIT 5"),
                            afterBinds + predBinds);
     if (!samples)
@@ -445,7 +447,7 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
         if (auto r = db.exec(QStringLiteral("DELETE FROM rewind_dlq_fix")); !r)
             return fail(r.error());
         auto staged = db.exec(QStringLiteral("INSERT INTO rewind_dlq_fix (dlq_id, from_status, p_before, p_after) SELECT d.dlq_id, d.status, ")
-                                  % d.payloadStored(QStringLiteral("d.payload")) % QStringLiteral(", ") % stored
+                                  % DlqDialect::of(d).payloadStored(QStringLiteral("d.payload")) % QStringLiteral(", ") % stored
                                   % QStringLiteral(" FROM rewind_dlq AS d WHERE ") % *pred,
                               afterBinds + predBinds);
         if (!staged)

@@ -6,6 +6,7 @@
 // rows are then written where they belong and every row of the batch
 // changes status, all in one transaction with history and an audit row.
 #include "core/dlq/dlq.h"
+#include "core/dlq/dlqdialect.h"
 
 #include "core/sql/badvalue.h"
 #include "core/util/failpoint.h"
@@ -215,7 +216,7 @@ private:
             // The sink as stream replay creates it: event_id plus the fields.
             QStringList cols{QStringLiteral("\"event_id\" TEXT PRIMARY KEY")};
             for (const auto &[name, path] : p.stream->fields)
-                cols << m_db.dialect().workColumn(m_db.quote(name), QStringLiteral("TEXT"));
+                cols << DlqDialect::of(m_db.dialect()).workColumn(m_db.quote(name), QStringLiteral("TEXT"));
             return m_db.writeTransaction([&] {
                 return exec(QStringLiteral("CREATE TABLE IF NOT EXISTS ") % m_db.quoteTable(p.stream->sink) % QStringLiteral(" (")
                             % cols.join(QStringLiteral(", ")) % u')');
@@ -290,7 +291,7 @@ private:
         if (auto s = exec(QStringLiteral("UPDATE ") % kWork
                           % QStringLiteral(" SET error_class = 'invalid_json', error = CASE WHEN doc IS NULL THEN 'payload is NULL' "
                                            "ELSE 'payload is not valid JSON' END, doc = NULL WHERE NOT (")
-                          % m_db.dialect().isValidJson(QStringLiteral("doc")) % u')');
+                          % DlqDialect::of(m_db.dialect()).isValidJson(QStringLiteral("doc")) % u')');
             !s)
             return s;
         for (const SourcePlan &p : m_sources)
@@ -396,17 +397,17 @@ private:
         // A dataset row: a JSON object of the target's columns passing the row-level checks.
         const DatasetSpec &d = *p.dataset;
         if (auto s = setError(p, QStringLiteral("not_an_object"), QStringLiteral("'payload is not a JSON object'"), {},
-                              QStringLiteral("NOT (") % m_db.dialect().jsonIsObject(QStringLiteral("w.doc")) % u')', {});
+                              QStringLiteral("NOT (") % DlqDialect::of(m_db.dialect()).jsonIsObject(QStringLiteral("w.doc")) % u')', {});
             !s)
             return s;
         const QString columns = jsonArray(p.columns);
         if (auto s = setError(p, QStringLiteral("unknown_column"),
-                              QStringLiteral("'not a column of ' || ? || ': ' || (SELECT ") % m_db.dialect().stringAgg(QStringLiteral("j.key"), QStringLiteral("', '"))
-                                  % QStringLiteral(" FROM ") % m_db.dialect().jsonEach(QStringLiteral("w.doc")) % QStringLiteral(" AS j WHERE j.key NOT IN (")
-                                  % m_db.dialect().jsonArrayTexts(QStringLiteral("?")) % QStringLiteral("))"),
+                              QStringLiteral("'not a column of ' || ? || ': ' || (SELECT ") % DlqDialect::of(m_db.dialect()).stringAgg(QStringLiteral("j.key"), QStringLiteral("', '"))
+                                  % QStringLiteral(" FROM ") % DlqDialect::of(m_db.dialect()).jsonEach(QStringLiteral("w.doc")) % QStringLiteral(" AS j WHERE j.key NOT IN (")
+                                  % DlqDialect::of(m_db.dialect()).jsonArrayTexts(QStringLiteral("?")) % QStringLiteral("))"),
                               {d.target, columns},
-                              QStringLiteral("EXISTS (SELECT 1 FROM ") % m_db.dialect().jsonEach(QStringLiteral("w.doc")) % QStringLiteral(" AS j WHERE j.key NOT IN (")
-                                  % m_db.dialect().jsonArrayTexts(QStringLiteral("?")) % QStringLiteral("))"),
+                              QStringLiteral("EXISTS (SELECT 1 FROM ") % DlqDialect::of(m_db.dialect()).jsonEach(QStringLiteral("w.doc")) % QStringLiteral(" AS j WHERE j.key NOT IN (")
+                                  % DlqDialect::of(m_db.dialect()).jsonArrayTexts(QStringLiteral("?")) % QStringLiteral("))"),
                               {columns});
             !s)
             return s;
@@ -486,9 +487,9 @@ private:
         QVariantList extractBinds;
         for (qsizetype i = 0; i < p.columns.size(); ++i) {
             const QString &c = p.columns.at(i);
-            defs << m_db.dialect().workColumn(m_db.quote(c), p.types.value(i));
+            defs << DlqDialect::of(m_db.dialect()).workColumn(m_db.quote(c), p.types.value(i));
             cols << m_db.quote(c);
-            extracts << m_db.dialect().fromJsonText(extract(), p.types.value(i));
+            extracts << DlqDialect::of(m_db.dialect()).fromJsonText(extract(), p.types.value(i));
             extractBinds << columnPath(c);
         }
         if (auto s = exec(m_db.dialect().dropTempTable(kRows)); !s)
@@ -524,7 +525,7 @@ private:
             qsizetype i = 0;
             for (const auto &[name, path] : p.stream->fields) {
                 cols << m_db.quote(name);
-                values << m_db.dialect().fromJsonText(extract(), p.types.value(i++));
+                values << DlqDialect::of(m_db.dialect()).fromJsonText(extract(), p.types.value(i++));
                 binds << path;
             }
             const QString where = of(p, binds);

@@ -5,6 +5,8 @@
 // regular expressions in SQL (SqlDialect::dlqSignature).
 #include "core/dlq/dlq.h"
 
+#include "core/dlq/dlqdialect.h"
+
 #include <QRegularExpression>
 #include <QStringBuilder>
 #include <QStringDecoder>
@@ -64,10 +66,12 @@ Status ensureFunctions(const Database &db)
     // SQLite: registered as the connection opened. A server engine: the
     // signature is plain SQL (SqlDialect::dlqSignature); the JSON helpers
     // are made once per connection.
-    const QStringList statements = db.dialect().dlqSessionFunctions();
+    const DlqDialect &dlq = DlqDialect::of(db.dialect());
+    QStringList statements = dlq.sessionFunctions();
     if (statements.isEmpty())
         return {};
-    auto present = db.scalar(db.dialect().dlqSessionFunctionsPresent());
+    statements << db.dialect().valueFitsSetup(); // stream sinks' typed columns (DLQ replay of stream records)
+    auto present = db.scalar(dlq.sessionFunctionsPresent());
     if (!present)
         return fail(present.error());
     if (present->toLongLong() == statements.size())

@@ -5,6 +5,7 @@
 // cancel a throttled replay; open a million-record DLQ with one page loaded;
 // the demo's malformed events through the main window. Every model runs
 // under QAbstractItemModelTester.
+#include "core/dlq/dlqdialect.h"
 #include "core/dlq/dlq.h"
 #include "ui/dlq/dlqactionbar.h"
 #include "ui/dlq/dlqgroupsmodel.h"
@@ -458,7 +459,7 @@ private Q_SLOTS:
         Fixture f({QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)")});
         QElapsedTimer build;
         build.start();
-        const QString payload = f.db().dialect().payloadStored(QStringLiteral("'{\"order_id\": ' || i"));
+        const QString payload = DlqDialect::of(f.db().dialect()).payloadStored(QStringLiteral("'{\"order_id\": ' || i"));
         QVERIFY(f.db().exec(QStringLiteral(
             "WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 1000000) "
             "INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, error_class, error, original_payload, payload, "
