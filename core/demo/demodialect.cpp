@@ -1,5 +1,7 @@
 #include "core/demo/demodialect.h"
 
+#include "core/sql/perengine.h"
+
 #include <QStringBuilder>
 
 namespace rw {
@@ -98,15 +100,7 @@ private:
 
 const DemoDialect &DemoDialect::of(const SqlDialect &dialect)
 {
-    static const SqliteDemoDialect sqlite;
-    static const PostgresDemoDialect postgres;
-    switch (dialect.kind()) {
-    case SqlDialect::Kind::Postgres:
-        return postgres;
-    case SqlDialect::Kind::Sqlite:
-        break;
-    }
-    return sqlite;
+    return perEngine<DemoDialect, SqliteDemoDialect, PostgresDemoDialect>(dialect);
 }
 
 } // namespace rw

@@ -1,5 +1,7 @@
 #include "core/dlq/dlqdialect.h"
 
+#include "core/sql/perengine.h"
+
 #include <QRegularExpression>
 #include <QStringBuilder>
 #include <QStringDecoder>
@@ -204,15 +206,7 @@ private:
 
 const DlqDialect &DlqDialect::of(const SqlDialect &dialect)
 {
-    static const SqliteDlqDialect sqlite;
-    static const PostgresDlqDialect postgres;
-    switch (dialect.kind()) {
-    case SqlDialect::Kind::Postgres:
-        return postgres;
-    case SqlDialect::Kind::Sqlite:
-        break;
-    }
-    return sqlite;
+    return perEngine<DlqDialect, SqliteDlqDialect, PostgresDlqDialect>(dialect);
 }
 
 } // namespace rw
