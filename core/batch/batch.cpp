@@ -331,74 +331,10 @@ Result<RunResult> finish(const Database &db, RunResult result)
     return result;
 }
 
-} // namespace
-
-Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const BatchOptions &options)
+// run() past its checks: plans (or loads the plan) and publishes.
+Result<RunResult> execute(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog, const BatchOptions &options)
 {
-    auto sql = BatchSql::make(db, dataset);
-    if (!sql)
-        return fail(sql.error());
-    if (!options.planId.isEmpty())
-        return badInput(QStringLiteral("--plan is for executing a stored plan: add --execute"));
-    auto scope = resolveScope(db, dataset, *sql, options.scope);
-    if (!scope)
-        return fail(scope.error());
-    if (sql->isScd2())
-        if (auto s = refuseScd2OutOfOrder(db, dataset, *sql, *scope); !s)
-            return fail(s.error());
-    RunResult result;
-    result.dataset = dataset.name;
-    result.mode = dataset.write;
-    result.startedAt = nowIso();
-    // The fingerprint that locks the plan, read while the scope is staged.
-    SourceStatsReader fingerprints(db);
-    fingerprints.start(*sql, *scope);
-    std::optional<SourceStatsMap> stats;
-    const auto now = [&]() -> Result<SourceStatsMap> {
-        auto read = fingerprints.take();
-        if (read)
-            stats = *read;
-        return read;
-    };
-    Progress progress;
-    progress.partitionsTotal = int(scope->size());
-    auto parts = stageAndDiff(db, dataset, *sql, *scope, now, QVariant(), options, true, false, result.checks, [&](const QString &phase) {
-        progress.phase = phase;
-        if (options.progress)
-            options.progress(progress);
-    });
-    (void)db.execAll(sql->dropWorkTables());
-    if (!parts)
-        return fail(parts.error());
-    result.partitions = std::move(*parts);
-    result.status = QStringLiteral("previewed");
-    result.finishedAt = nowIso();
-
-    Plan plan{newPlanId(), dataset.name, dataset.write, *scope, *stats};
-    result.planId = plan.id;
-    const Status stored = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
-        if (auto s = storePlan(db, plan, resultJsonText(result)); !s)
-            return s;
-        return writeAudit(db, QStringLiteral("preview"), dataset.name, QString(), QVariant(),
-                          QString::fromStdString(nlohmann::ordered_json{{"plan_id", plan.id.toStdString()},
-                                                                        {"partitions", scope->size()},
-                                                                        {"totals", partitionJson(result.totals())}}
-                                                     .dump()));
-    }); });
-    if (!stored)
-        return fail(stored.error());
-    return result;
-}
-
-Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const BatchOptions &options)
-{
-    if (!options.execute)
-        return preview(db, dataset, options);
-    if (auto s = refuseFrozen(db, dataset, options); !s)
-        return fail(s.error());
-    auto sql = BatchSql::make(db, dataset);
-    if (!sql)
-        return fail(sql.error());
+    BatchSql sql(db, dataset, catalog);
 
     Plan plan;
     if (!options.planId.isEmpty()) {
@@ -413,7 +349,7 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
         if (loaded->mode != dataset.write)
             return badInput(QStringLiteral("plan %1 was made for write mode %2, but the spec now says %3: preview again")
                                 .arg(options.planId, enumName(loaded->mode), enumName(dataset.write)));
-        auto stale = stalePartitions(db, *sql, *loaded);
+        auto stale = stalePartitions(db, sql, *loaded);
         if (!stale)
             return fail(stale.error());
         if (!stale->isEmpty())
@@ -423,13 +359,13 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
     } else {
         // Planned afresh: each chunk fingerprints its partition inside its
         // own transaction, so no separate pass over the source is needed.
-        auto scope = resolveScope(db, dataset, *sql, options.scope);
+        auto scope = resolveScope(db, dataset, sql, options.scope);
         if (!scope)
             return fail(scope.error());
         plan = Plan{newPlanId(), dataset.name, dataset.write, *scope, {}};
     }
-    if (sql->isScd2())
-        if (auto s = refuseScd2OutOfOrder(db, dataset, *sql, plan.scope); !s)
+    if (sql.isScd2())
+        if (auto s = refuseScd2OutOfOrder(db, dataset, sql, plan.scope); !s)
             return fail(s.error());
 
     RunResult result;
@@ -462,8 +398,94 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
     }); });
     if (!started)
         return fail(started.error());
-    executeChunks(db, dataset, *sql, plan, plan.scope, options, result, 0);
+    executeChunks(db, dataset, sql, plan, plan.scope, options, result, 0);
     return finish(db, std::move(result));
+}
+
+} // namespace
+
+Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const BatchOptions &options)
+{
+    auto catalog = DatasetCatalog::resolve(db, dataset);
+    if (!catalog)
+        return fail(catalog.error());
+    return preview(db, dataset, *catalog, options);
+}
+
+Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog, const BatchOptions &options)
+{
+    BatchSql sql(db, dataset, catalog);
+    if (!options.planId.isEmpty())
+        return badInput(QStringLiteral("--plan is for executing a stored plan: add --execute"));
+    auto scope = resolveScope(db, dataset, sql, options.scope);
+    if (!scope)
+        return fail(scope.error());
+    if (sql.isScd2())
+        if (auto s = refuseScd2OutOfOrder(db, dataset, sql, *scope); !s)
+            return fail(s.error());
+    RunResult result;
+    result.dataset = dataset.name;
+    result.mode = dataset.write;
+    result.startedAt = nowIso();
+    // The fingerprint that locks the plan, read while the scope is staged.
+    SourceStatsReader fingerprints(db);
+    fingerprints.start(sql, *scope);
+    std::optional<SourceStatsMap> stats;
+    const auto now = [&]() -> Result<SourceStatsMap> {
+        auto read = fingerprints.take();
+        if (read)
+            stats = *read;
+        return read;
+    };
+    Progress progress;
+    progress.partitionsTotal = int(scope->size());
+    auto parts = stageAndDiff(db, dataset, sql, *scope, now, QVariant(), options, true, false, result.checks, [&](const QString &phase) {
+        progress.phase = phase;
+        if (options.progress)
+            options.progress(progress);
+    });
+    (void)db.execAll(sql.dropWorkTables());
+    if (!parts)
+        return fail(parts.error());
+    result.partitions = std::move(*parts);
+    result.status = QStringLiteral("previewed");
+    result.finishedAt = nowIso();
+
+    Plan plan{newPlanId(), dataset.name, dataset.write, *scope, *stats};
+    result.planId = plan.id;
+    const Status stored = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
+        if (auto s = storePlan(db, plan, resultJsonText(result)); !s)
+            return s;
+        return writeAudit(db, QStringLiteral("preview"), dataset.name, QString(), QVariant(),
+                          QString::fromStdString(nlohmann::ordered_json{{"plan_id", plan.id.toStdString()},
+                                                                        {"partitions", scope->size()},
+                                                                        {"totals", partitionJson(result.totals())}}
+                                                     .dump()));
+    }); });
+    if (!stored)
+        return fail(stored.error());
+    return result;
+}
+
+Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const BatchOptions &options)
+{
+    if (!options.execute)
+        return preview(db, dataset, options);
+    if (auto s = refuseFrozen(db, dataset, options); !s)
+        return fail(s.error());
+    auto catalog = DatasetCatalog::resolve(db, dataset);
+    if (!catalog)
+        return fail(catalog.error());
+    return execute(db, dataset, *catalog, options);
+}
+
+Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog, const BatchOptions &options)
+{
+    if (!options.execute)
+        return preview(db, dataset, catalog, options);
+    if (auto s = refuseFrozen(db, dataset, options); !s)
+        return fail(s.error());
+    return execute(db, dataset, catalog, options);
 }
 
 Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, const BatchOptions &options)

@@ -117,6 +117,13 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const 
 // error: the result has status "check_failed" (exit 3) and that partition unpublished.
 Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const BatchOptions &options);
 
+// preview() and run() with the catalog the caller's operation resolved
+// already (a recovery's re-run): `dataset` may differ from the one it was
+// resolved for in its write mode only.
+struct DatasetCatalog;
+Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog, const BatchOptions &options);
+Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog, const BatchOptions &options);
+
 // Continues a run that was interrupted, cancelled or failed from its first
 // unfinished partition, with the same plan.
 Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, const BatchOptions &options);

@@ -166,7 +166,7 @@ Result<std::vector<PartitionResult>> finishResults(const Database &db, const Dat
 // rows must be written again); after join rows beyond the staged ones (a key
 // the target repeats), again counting each staged row's update once.
 // Returns the staged rows and the diff (join rows, inserted, updated).
-Result<std::pair<Counts, Counts>> countAskingAgain(const BatchSql &sql, const std::function<Result<Counts>(bool targetKeysRepeat)> &count,
+Result<std::pair<Counts, Counts>> countAskingAgain(BatchSql &sql, const std::function<Result<Counts>(bool targetKeysRepeat)> &count,
                                                     const std::function<Status()> &rewrite)
 {
     sql.setStageKeysNotNull(true);
@@ -177,7 +177,7 @@ Result<std::pair<Counts, Counts>> countAskingAgain(const BatchSql &sql, const st
             return fail(counts.error());
         const bool anyNull = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(4) != 0; });
         const bool repeats = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(1) != v.value(0); });
-        if (anyNull && sql.stageKeysNotNull()) {
+        if (anyNull && sql.strategy().stageKeysNotNull) {
             sql.setStageKeysNotNull(false);
             if (rewrite)
                 if (auto s = rewrite(); !s)
@@ -205,14 +205,15 @@ Result<std::pair<Counts, Counts>> countAskingAgain(const BatchSql &sql, const st
 // it; on SQLite, 19,000 rows, 79-92 ms against 57-60 ms.
 // A NULL partition or key (plain `=` leaves it unmatched) or a key the
 // target repeats (each staged row's update counted once) asks again.
-Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
                                                       const std::vector<PartitionRef> &scope,
                                                       const std::function<Result<SourceStatsMap>()> &sourceStats,
                                                       const std::function<void(const QString &)> &phase)
 {
     phase(QStringLiteral("diff"));
+    sql.setStrategy(sql.strategyFor(scope, BatchStrategy::Match::ByKey));
     QVariantList binds;
-    const QStringList copy = sql.createTargetCopy(scope, binds);
+    const QStringList copy = sql.createTargetCopy(binds);
     for (qsizetype i = 0; i < copy.size(); ++i)
         if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
@@ -242,7 +243,7 @@ Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const 
 // update once. (Probing the source for NULL keys first cost a scan of its
 // partition in every run, 110 ms of 100,000 rows, for a rare case; the NULL
 // probe, the staged total and the counts as three reads, 50-60 ms.)
-Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
                                                      const std::vector<PartitionRef> &scope,
                                                      const std::function<Result<SourceStatsMap>()> &sourceStats,
                                                      const BatchOptions &options, const std::function<void(const QString &)> &phase)
@@ -269,7 +270,7 @@ Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const D
         return internalError(QStringLiteral("cancelled"));
     phase(QStringLiteral("diff"));
     QVariantList binds;
-    const QStringList copy = sql.createTargetCopy(scope, binds); // reads the target directly: sets the scope only
+    const QStringList copy = sql.createTargetCopy(binds); // reads the target directly: nothing to copy
     for (qsizetype i = 0; i < copy.size(); ++i)
         if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
@@ -278,7 +279,7 @@ Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const D
 
 } // namespace
 
-Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
                                                   const std::vector<PartitionRef> &scope,
                                                   const std::function<Result<SourceStatsMap>()> &sourceStats,
                                                   const QVariant &runId, const BatchOptions &options, bool simulate, bool publish,
@@ -294,8 +295,8 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     const bool useMatches = publish && !overwrite && !sql.isScd2() && sql.readsTargetDirectly();
     const bool stageInMatches = useMatches && dataset.checks.empty() && options.samples == 0 && scope.size() == 1
                                 && db.dialect().stagesJoinedToTarget();
-    sql.setUseMatches(useMatches);
-    sql.setStageInMatches(stageInMatches);
+    using Match = BatchStrategy::Match;
+    sql.setStrategy(sql.strategyFor(scope, stageInMatches ? Match::StagedWithIdentity : useMatches ? Match::ByIdentity : Match::ByKey));
     if (stageInMatches)
         return diffWithMatches(db, dataset, sql, scope, sourceStats, options, phase);
     phase(QStringLiteral("stage"));
@@ -376,7 +377,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
         sql.setStageKeysNotNull(true);
     }
     binds.clear();
-    const QStringList copy = sql.createTargetCopy(scope, binds);
+    const QStringList copy = sql.createTargetCopy(binds);
     for (qsizetype i = 0; i < copy.size(); ++i)
         if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());

@@ -28,7 +28,9 @@ Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &s
 // shared by preview and by each chunk of a run. Leaves rewind_stage and
 // rewind_tgt in place for the publish (`publish`: index the stage for it).
 // Gate results are appended to `checks`; `phase` names each step as it starts.
-Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+// Decides how the scope is staged and matched (BatchStrategy) and leaves it
+// on `sql`, where the publish statements read it.
+Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
                                                   const std::vector<PartitionRef> &scope,
                                                   const std::function<Result<SourceStatsMap>()> &sourceStats,
                                                   const QVariant &runId, const BatchOptions &options, bool simulate, bool publish,

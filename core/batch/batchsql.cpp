@@ -9,85 +9,24 @@ namespace rw {
 
 Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
 {
-    BatchSql sql(db, dataset);
-    auto columns = db.selectColumns(sourceSelect(dataset, db), &sql.m_columnTypes);
-    if (!columns)
-        return fail(columns.error());
-    sql.m_columns = *columns;
-    sql.m_key = dataset.key.isEmpty() ? *columns : dataset.key;
-    for (const QString &c : *columns)
-        if (!dataset.key.contains(c) && c != dataset.partitionColumn)
-            sql.m_values << c;
-    if (dataset.key.isEmpty())
-        sql.m_values.clear(); // every column is the key: rows match or they do not
-    auto exists = db.hasRelation(dataset.target);
-    if (!exists)
-        return fail(exists.error());
-    sql.m_targetExists = *exists;
-    // Key column types, so the dialect can spell key joins the engine hashes.
-    if (sql.m_targetExists) {
-        auto types = db.columns(dataset.target);
-        if (!types)
-            return fail(types.error());
-        for (const ColumnInfo &c : *types)
-            sql.m_types.insert(c.name, c.type);
-        // A source column of another type than the target's: cast in the stage.
-        QStringList quoted;
-        for (const QString &c : *columns)
-            quoted << db.quote(c);
-        if (const QString typesSql = db.dialect().selectColumnTypes(sourceSelect(dataset, db), quoted); !typesSql.isEmpty()) {
-            auto sourceTypes = db.exec(typesSql);
-            if (!sourceTypes)
-                return fail(sourceTypes.error());
-            if (sourceTypes->next())
-                for (qsizetype i = 0; i < columns->size(); ++i) {
-                    const QString want = sql.m_types.value(columns->at(i));
-                    if (db.dialect().needsCast(sourceTypes->value(int(i)).toString(), want))
-                        sql.m_casts.insert(columns->at(i), want);
-                }
-        }
-        // Key lookups into the target are cheap when an index leads with a
-        // key column, or with the partition column then a key column.
-        auto q = db.exec(db.dialect().listIndexColumns(), {dataset.target});
-        if (!q)
-            return fail(q.error());
-        QHash<QString, QStringList> indexes;
-        QStringList order;
-        while (q->next()) {
-            if (!indexes.contains(q->value(0).toString()))
-                order << q->value(0).toString();
-            indexes[q->value(0).toString()] << q->value(2).toString();
-        }
-        for (const QString &name : order) {
-            const QStringList cols = indexes.value(name);
-            const bool leadsWithKey = sql.m_key.contains(cols.value(0));
-            const bool partitionThenKey = dataset.partitioned() && cols.value(0) == dataset.partitionColumn
-                                          && sql.m_key.contains(cols.value(1));
-            if (leadsWithKey || partitionThenKey)
-                sql.m_targetIndexed = true;
-        }
-        // The diff joins on the target's row identity; a table without one
-        // (SQLite WITHOUT ROWID) is read through an indexed temporary copy.
-        if (sql.m_targetIndexed
-            && !db.exec(QStringLiteral("SELECT ") % db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" FROM ")
-                        % db.quoteTable(dataset.target) % QStringLiteral(" AS t WHERE 1 = 0")))
-            sql.m_targetIndexed = false;
-    }
-    return sql;
+    auto catalog = DatasetCatalog::resolve(db, dataset);
+    if (!catalog)
+        return fail(catalog.error());
+    return BatchSql(db, dataset, std::move(*catalog));
 }
 
 QString BatchSql::stagedColumnList() const
 {
     QStringList out;
-    for (const QString &c : m_columns)
-        out << (m_casts.contains(c) ? QString(QStringLiteral("CAST(") % q(c) % QStringLiteral(" AS ") % m_casts.value(c) % QStringLiteral(") AS ") % q(c))
+    for (const QString &c : m_cat.columns)
+        out << (m_cat.casts.contains(c) ? QString(QStringLiteral("CAST(") % q(c) % QStringLiteral(" AS ") % m_cat.casts.value(c) % QStringLiteral(") AS ") % q(c))
                                     : q(c));
     return out.join(QStringLiteral(", "));
 }
 
 QString BatchSql::currentFlag(const QString &zeroOrOne) const
 {
-    if (isScd2() && m_types.value(m_dataset->scd2->current).startsWith(QLatin1String("bool"), Qt::CaseInsensitive))
+    if (isScd2() && m_cat.targetTypes.value(m_dataset->scd2->current).startsWith(QLatin1String("bool"), Qt::CaseInsensitive))
         return u'(' % zeroOrOne % QStringLiteral(") = 1");
     return zeroOrOne;
 }
@@ -117,7 +56,7 @@ std::optional<QString> BatchSql::onePartitionKey(const std::vector<PartitionRef>
     return partitionKey(scope.front().label);
 }
 
-std::optional<QString> BatchSql::countedPartition() const { return onePartitionKey(m_tgtScope); }
+std::optional<QString> BatchSql::countedPartition() const { return onePartitionKey(m_strategy.scope); }
 
 QString BatchSql::countLabels(const QString &qualifier, const std::vector<PartitionRef> &scope) const
 {
@@ -146,7 +85,7 @@ QString BatchSql::partLabelColumns(const QString &qualifier) const
 QString BatchSql::sourcePartExpr(const QString &qualifier) const
 {
     const QString p = partExpr(qualifier);
-    const QString cast = m_dataset->partitioned() ? m_casts.value(m_dataset->partitionColumn) : QString();
+    const QString cast = m_dataset->partitioned() ? m_cat.casts.value(m_dataset->partitionColumn) : QString();
     return cast.isEmpty() ? p : QString(QStringLiteral("CAST(") % p % QStringLiteral(" AS ") % cast % u')');
 }
 
@@ -200,11 +139,11 @@ QString BatchSql::scopedSource(const std::vector<PartitionRef> &scope, QVariantL
 QString BatchSql::fingerprintExpr() const
 {
     QStringList cols;
-    for (const QString &c : m_columns)
+    for (const QString &c : m_cat.columns)
         cols << q(c);
     const SqlDialect &d = m_db.dialect();
     return d.castText(QStringLiteral("COUNT(*)")) % QStringLiteral(" || ':' || ")
-           % d.castText(QStringLiteral("COALESCE(SUM(") % d.rowHash(cols, m_columnTypes) % QStringLiteral("), 0)"));
+           % d.castText(QStringLiteral("COALESCE(SUM(") % d.rowHash(cols, m_cat.columnTypes) % QStringLiteral("), 0)"));
 }
 
 QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantList &binds) const
@@ -239,15 +178,15 @@ QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantLi
         QStringList partitionBy;
         if (m_dataset->partitioned() && scope.size() != 1)
             partitionBy << q(m_dataset->partitionColumn);
-        for (const QString &k : m_key)
+        for (const QString &k : m_cat.key)
             partitionBy << q(k);
         QStringList orderBy;
         if (!m_dataset->orderBy.isEmpty())
             orderBy << q(m_dataset->orderBy) % QStringLiteral(" DESC NULLS LAST");
-        for (const QString &c : m_values)
+        for (const QString &c : m_cat.values)
             if (c != m_dataset->orderBy)
                 orderBy << q(c) % QStringLiteral(" DESC NULLS LAST");
-        select = m_db.dialect().latestPerKey(stagedColumnList(), columnList(QString(), m_columns), partitionBy, orderBy,
+        select = m_db.dialect().latestPerKey(stagedColumnList(), columnList(QString(), m_cat.columns), partitionBy, orderBy,
                                              scopedSource(scope, binds));
     }
     return select;
@@ -258,32 +197,39 @@ QString BatchSql::indexStage() const
     QStringList indexCols;
     if (m_dataset->partitioned())
         indexCols << m_dataset->partitionColumn;
-    indexCols << m_key.mid(0, 8);
+    indexCols << m_cat.key.mid(0, 8);
     return m_db.dialect().createTempIndex(QStringLiteral("rewind_stage_key"), kStage, indexCols);
 }
 
-QString BatchSql::tgt() const { return m_direct ? qt(m_dataset->target) : q(kTgt); }
+QString BatchSql::tgt() const { return m_strategy.targetDirect ? qt(m_dataset->target) : q(kTgt); }
 
 QString BatchSql::tgtScope(const QString &qualifier, QVariantList &binds) const
 {
-    return m_direct ? scopePredicate(qualifier, m_tgtScope, binds) : QStringLiteral("1 = 1");
+    return m_strategy.targetDirect ? scopePredicate(qualifier, m_strategy.scope, binds) : QStringLiteral("1 = 1");
 }
 
-QStringList BatchSql::createTargetCopy(const std::vector<PartitionRef> &scope, QVariantList &binds) const
+BatchStrategy BatchSql::strategyFor(const std::vector<PartitionRef> &scope, BatchStrategy::Match match) const
+{
+    BatchStrategy out;
+    out.scope = scope;
+    out.targetDirect = readsTargetDirectly();
+    out.match = match;
+    return out;
+}
+
+QStringList BatchSql::createTargetCopy(QVariantList &binds) const
 {
     const SqlDialect &d = m_db.dialect();
-    m_tgtScope = scope;
-    m_direct = m_targetExists && m_targetIndexed;
-    if (m_direct)
+    if (m_strategy.targetDirect)
         return {d.dropTempTable(kTgt)};
     QStringList indexCols;
     if (m_dataset->partitioned())
         indexCols << m_dataset->partitionColumn;
-    indexCols << m_key.mid(0, 8);
+    indexCols << m_cat.key.mid(0, 8);
     QString select;
-    if (m_targetExists)
-        select = QStringLiteral("SELECT ") % columnList(QString(), m_columns) % QStringLiteral(" FROM ") % qt(m_dataset->target)
-                 % QStringLiteral(" AS t WHERE ") % scopePredicate(QStringLiteral("t"), scope, binds);
+    if (m_cat.targetExists)
+        select = QStringLiteral("SELECT ") % columnList(QString(), m_cat.columns) % QStringLiteral(" FROM ") % qt(m_dataset->target)
+                 % QStringLiteral(" AS t WHERE ") % scopePredicate(QStringLiteral("t"), m_strategy.scope, binds);
     else
         select = QStringLiteral("SELECT * FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0");
     return {d.dropTempTable(kTgt), QStringLiteral("CREATE TEMP TABLE ") % q(kTgt) % QStringLiteral(" AS ") % select,
@@ -304,21 +250,21 @@ QString BatchSql::keyMatch(const QString &a, const QString &b) const
     const SqlDialect &d = m_db.dialect();
     QStringList terms;
     if (m_dataset->partitioned())
-        terms << d.nullSafeKeyEqual(partExpr(a), partExpr(b), m_types.value(m_dataset->partitionColumn));
-    for (const QString &k : m_key)
-        terms << d.nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k), m_types.value(k));
+        terms << d.nullSafeKeyEqual(partExpr(a), partExpr(b), m_cat.targetTypes.value(m_dataset->partitionColumn));
+    for (const QString &k : m_cat.key)
+        terms << d.nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k), m_cat.targetTypes.value(k));
     return terms.join(QStringLiteral(" AND "));
 }
 
 QString BatchSql::stageKeyMatch(const QString &a) const
 {
     const QString s = QStringLiteral("s");
-    if (!m_stageKeysNotNull)
+    if (!m_strategy.stageKeysNotNull)
         return keyMatch(a, s);
     QStringList terms;
     if (m_dataset->partitioned())
         terms << partExpr(a) % QStringLiteral(" = ") % partExpr(s);
-    for (const QString &k : m_key)
+    for (const QString &k : m_cat.key)
         terms << a % u'.' % q(k) % QStringLiteral(" = s.") % q(k);
     return terms.join(QStringLiteral(" AND "));
 }
@@ -328,7 +274,7 @@ QString BatchSql::stageKeysNullProbe() const
     QStringList terms;
     if (m_dataset->partitioned())
         terms << partExpr(QString()) % QStringLiteral(" IS NULL");
-    for (const QString &k : m_key)
+    for (const QString &k : m_cat.key)
         terms << q(k) % QStringLiteral(" IS NULL");
     return QStringLiteral("SELECT 1 FROM ") % q(kStage) % QStringLiteral(" WHERE ") % terms.join(QStringLiteral(" OR ")) % QStringLiteral(" LIMIT 1");
 }
@@ -337,17 +283,17 @@ QString BatchSql::keyEqual(const QString &a, const QString &b) const
 {
     const SqlDialect &d = m_db.dialect();
     QStringList terms;
-    for (const QString &k : m_key)
-        terms << d.nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k), m_types.value(k));
+    for (const QString &k : m_cat.key)
+        terms << d.nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k), m_cat.targetTypes.value(k));
     return terms.join(QStringLiteral(" AND "));
 }
 
 QString BatchSql::rowsDiffer(const QString &a, const QString &b) const
 {
-    if (m_values.isEmpty())
+    if (m_cat.values.isEmpty())
         return QStringLiteral("1 = 0");
     QStringList terms;
-    for (const QString &c : m_values)
+    for (const QString &c : m_cat.values)
         terms << m_db.dialect().nullSafeEqual(a % u'.' % q(c), b % u'.' % q(c));
     return QStringLiteral("NOT (") % terms.join(QStringLiteral(" AND ")) % u')';
 }
@@ -362,8 +308,8 @@ QString BatchSql::stagedTotal() const { return QStringLiteral("SELECT COUNT(*) F
 
 QString BatchSql::targetCounts(QVariantList &binds) const
 {
-    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("t"), m_tgtScope) % QStringLiteral("COUNT(*) FROM ") % tgt()
-           % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) % countGrouping(QStringLiteral("t"), m_tgtScope);
+    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("t"), m_strategy.scope) % QStringLiteral("COUNT(*) FROM ") % tgt()
+           % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) % countGrouping(QStringLiteral("t"), m_strategy.scope);
 }
 
 QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds) const
@@ -384,11 +330,11 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds) const
     const QString updated = targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs % QStringLiteral(" THEN ")
                                                        % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" END)"))
                                              : QString(QStringLiteral("SUM(CASE WHEN ") % differs % QStringLiteral(" THEN 1 ELSE 0 END)"));
-    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), m_tgtScope) % QStringLiteral("COUNT(*), SUM(CASE WHEN ") % tid
+    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), m_strategy.scope) % QStringLiteral("COUNT(*), SUM(CASE WHEN ") % tid
            % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") % anyKeyNull(QStringLiteral("s"))
            % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ")
            % tgt() % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope
-           % countGrouping(QStringLiteral("s"), m_tgtScope);
+           % countGrouping(QStringLiteral("s"), m_strategy.scope);
 }
 
 QString BatchSql::dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat, QVariantList &binds) const
@@ -399,7 +345,7 @@ QString BatchSql::dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool
     const QString numbering = scope.size() == 1 || !m_dataset->partitioned()
                                   ? QStringLiteral("ROW_NUMBER() OVER ()")
                                   : QString(QStringLiteral("ROW_NUMBER() OVER (PARTITION BY ") % partExpr(QStringLiteral("x")) % u')');
-    const QString staged = QStringLiteral("SELECT ") % columnList(QStringLiteral("x"), m_columns) % QStringLiteral(", ") % numbering
+    const QString staged = QStringLiteral("SELECT ") % columnList(QStringLiteral("x"), m_cat.columns) % QStringLiteral(", ") % numbering
                            % QStringLiteral(" AS rewind_sid FROM (") % stageSelect(scope, binds) % QStringLiteral(") AS x");
     const QString inScope = tgtScope(QStringLiteral("t"), binds); // binds in statement order: the source's, then the target's
     const QString tid = d.rowIdentity(QStringLiteral("t"));
@@ -436,26 +382,26 @@ QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &sc
     // of the rows that change are then read here, not looked up again by
     // row identity (95,000 updated rows on PostgreSQL: 550 ms of lookups).
     QStringList old;
-    for (qsizetype i = 0; i < m_columns.size(); ++i)
-        old << QStringLiteral("t.") % q(m_columns[i]) % QStringLiteral(" AS rewind_o") % QString::number(i + 1);
+    for (qsizetype i = 0; i < m_cat.columns.size(); ++i)
+        old << QStringLiteral("t.") % q(m_cat.columns[i]) % QStringLiteral(" AS rewind_o") % QString::number(i + 1);
     return {d.dropTempTable(kStage), d.dropTempTable(kMatch),
-            QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") % columnList(QStringLiteral("s"), m_columns)
+            QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") % columnList(QStringLiteral("s"), m_cat.columns)
                 % QStringLiteral(", ") % old.join(u", ")
                 % QStringLiteral(", s.rewind_sid, ") % tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid % QStringLiteral(" IS NOT NULL AND ")
                 % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM (SELECT ")
-                % columnList(QStringLiteral("x"), m_columns) % QStringLiteral(", ROW_NUMBER() OVER () AS rewind_sid FROM (") % select
+                % columnList(QStringLiteral("x"), m_cat.columns) % QStringLiteral(", ROW_NUMBER() OVER () AS rewind_sid FROM (") % select
                 % QStringLiteral(") AS x) AS s LEFT JOIN ") % qt(m_dataset->target) % QStringLiteral(" AS t ON ")
                 % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope};
 }
 
-QString BatchSql::stageTable() const { return m_stageInMatches ? q(kMatch) : q(kStage); }
+QString BatchSql::stageTable() const { return stagedInMatches() ? q(kMatch) : q(kStage); }
 
 QString BatchSql::anyKeyNull(const QString &qualifier) const
 {
     QStringList terms;
     if (m_dataset->partitioned())
         terms << partExpr(qualifier) % QStringLiteral(" IS NULL");
-    for (const QString &k : m_key)
+    for (const QString &k : m_cat.key)
         terms << qualifier % u'.' % q(k) % QStringLiteral(" IS NULL");
     if (terms.isEmpty())
         return QStringLiteral("0");
@@ -474,8 +420,8 @@ QString BatchSql::matchCounts(bool targetKeysRepeat) const
 {
     const QString updated =
         targetKeysRepeat ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.rewind_d = 1 THEN m.rewind_sid END)") : QStringLiteral("SUM(m.rewind_d)");
-    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("m"), m_tgtScope) % QStringLiteral("COUNT(*), SUM(CASE WHEN m.rewind_tid IS NULL THEN 1 ELSE 0 END), ")
-           % updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m") % countGrouping(QStringLiteral("m"), m_tgtScope);
+    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("m"), m_strategy.scope) % QStringLiteral("COUNT(*), SUM(CASE WHEN m.rewind_tid IS NULL THEN 1 ELSE 0 END), ")
+           % updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m") % countGrouping(QStringLiteral("m"), m_strategy.scope);
 }
 
 // The samples' target side is restricted to the sample's partition too (the
@@ -484,10 +430,10 @@ QString BatchSql::matchCounts(bool targetKeysRepeat) const
 QString BatchSql::sampleInserted(const PartitionRef &p, QVariantList &binds) const
 {
     const QString where = partitionFilter(QStringLiteral("s"), p, binds);
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
            % tgt() % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
-           % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key)
+           % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_cat.key)
            % QStringLiteral(" LIMIT ?");
 }
 
@@ -495,11 +441,11 @@ QString BatchSql::sampleUpdated(const PartitionRef &p, QVariantList &binds) cons
 {
     const QString where = partitionFilter(QStringLiteral("s"), p, binds);
     const QString inPart = partitionFilter(QStringLiteral("t"), p, binds);
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", ")
-           % columnList(QStringLiteral("t"), m_columns) % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s JOIN ") % tgt()
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", ")
+           % columnList(QStringLiteral("t"), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s JOIN ") % tgt()
            % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" WHERE ")
            % where % QStringLiteral(" AND ") % inPart % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" ORDER BY ")
-           % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
+           % columnList(QStringLiteral("s"), m_cat.key) % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::sampleUnchanged(const PartitionRef &p, QVariantList &binds) const
@@ -507,27 +453,27 @@ QString BatchSql::sampleUnchanged(const PartitionRef &p, QVariantList &binds) co
     const QString where = partitionFilter(QStringLiteral("s"), p, binds);
     const QString inPart1 = partitionFilter(QStringLiteral("t"), p, binds);
     const QString inPart2 = partitionFilter(QStringLiteral("t"), p, binds);
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND EXISTS (SELECT 1 FROM ")
            % tgt() % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inPart1
            % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t"))
            % QStringLiteral(" AND ") % inPart2 % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
-           % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(" LIMIT ?");
+           % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_cat.key) % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::sampleDeleted(const PartitionRef &p, QVariantList &binds) const
 {
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), m_columns) % QStringLiteral(" FROM ") % tgt()
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), m_cat.columns) % QStringLiteral(" FROM ") % tgt()
            % QStringLiteral(" AS t WHERE ") % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
            % q(kStage) % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t"))
-           % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("t"), m_key) % QStringLiteral(" LIMIT ?");
+           % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("t"), m_cat.key) % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::imagesTable() const { return QStringLiteral("rewind_images_") % m_dataset->name; }
 
 QStringList BatchSql::createTargetIfMissing() const
 {
-    if (m_targetExists)
+    if (m_cat.targetExists)
         return {};
     if (isScd2()) {
         // The staged columns plus the version's validity and current flag;
@@ -535,10 +481,10 @@ QStringList BatchSql::createTargetIfMissing() const
         const Scd2Spec &v = *m_dataset->scd2;
         const QString part = q(m_dataset->partitionColumn);
         QStringList indexCols;
-        for (const QString &k : m_key.mid(0, 8))
+        for (const QString &k : m_cat.key.mid(0, 8))
             indexCols << q(k);
         indexCols << q(v.validFrom);
-        return {QStringLiteral("CREATE TABLE ") % qt(m_dataset->target) % QStringLiteral(" AS SELECT ") % columnList(QString(), m_columns)
+        return {QStringLiteral("CREATE TABLE ") % qt(m_dataset->target) % QStringLiteral(" AS SELECT ") % columnList(QString(), m_cat.columns)
                     % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom) % QStringLiteral(", ") % part
                     % QStringLiteral(" AS ") % q(v.validTo) % QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current)
                     % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0"),
@@ -548,7 +494,7 @@ QStringList BatchSql::createTargetIfMissing() const
     QStringList indexCols;
     if (m_dataset->partitioned())
         indexCols << q(m_dataset->partitionColumn);
-    for (const QString &k : m_key.mid(0, 8))
+    for (const QString &k : m_cat.key.mid(0, 8))
         indexCols << q(k);
     return {QStringLiteral("CREATE TABLE ") % qt(m_dataset->target) % QStringLiteral(" AS SELECT * FROM ") % q(kStage)
                 % QStringLiteral(" WHERE 1 = 0"),
@@ -563,7 +509,7 @@ QStringList BatchSql::createImagesIfMissing() const
         const Scd2Spec &v = *m_dataset->scd2;
         const QString part = q(m_dataset->partitionColumn);
         return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) % QStringLiteral(" AS SELECT ")
-                % columnList(QString(), m_columns) % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom)
+                % columnList(QString(), m_cat.columns) % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom)
                 % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) % QStringLiteral(", ")
                 % currentFlag(QStringLiteral("CAST(1 AS INTEGER)")) % QStringLiteral(" AS ") % q(v.current) % QStringLiteral(", CAST(NULL AS ")
                 % m_db.dialect().bigintType()
@@ -572,25 +518,25 @@ QStringList BatchSql::createImagesIfMissing() const
     }
     // Before-images of what a publish replaced, typed like the staged rows.
     return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) % QStringLiteral(" AS SELECT ")
-            % columnList(QString(), m_columns) % QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType()
+            % columnList(QString(), m_cat.columns) % QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType()
             % QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op FROM ") % stageTable() % QStringLiteral(" WHERE 1 = 0")};
 }
 
 QString BatchSql::saveImagesUpdated(QVariantList &binds) const
 {
-    if (m_stageInMatches) {
+    if (stagedInMatches()) {
         QStringList old;
-        for (qsizetype i = 0; i < m_columns.size(); ++i)
+        for (qsizetype i = 0; i < m_cat.columns.size(); ++i)
             old << QStringLiteral("m.rewind_o") % QString::number(i + 1);
         return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % old.join(u", ")
                % QStringLiteral(", ?, 'updated' FROM ") % q(kMatch) % QStringLiteral(" AS m WHERE m.rewind_d = 1");
     }
-    if (m_useMatches)
-        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
+    if (byIdentity())
+        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_cat.columns)
                % QStringLiteral(", ?, 'updated' FROM ") % qt(m_dataset->target) % QStringLiteral(" AS t WHERE ")
                % m_db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" IN (SELECT m.rewind_tid FROM ") % q(kMatch)
                % QStringLiteral(" AS m WHERE m.rewind_d = 1)");
-    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
+    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_cat.columns)
            % QStringLiteral(", ?, 'updated' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds)
            % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
@@ -599,17 +545,17 @@ QString BatchSql::saveImagesUpdated(QVariantList &binds) const
 
 QString BatchSql::saveImagesInserted() const
 {
-    if (m_useMatches)
-        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_columns)
+    if (byIdentity())
+        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_cat.columns)
                % QStringLiteral(", ?, 'inserted' FROM ") % stageTable() % QStringLiteral(" AS s WHERE ") % insertedByMatch();
-    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_columns)
+    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("s"), m_cat.columns)
            % QStringLiteral(", ?, 'inserted' FROM ") % q(kStage) % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt()
            % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')';
 }
 
 QString BatchSql::saveImagesReplaced(QVariantList &binds) const
 {
-    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_columns)
+    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_cat.columns)
            % QStringLiteral(", ?, 'replaced' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds);
 }
 
@@ -617,16 +563,16 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate(const Partit
 {
     // Touches only rows whose values differ; the partition filter lets the
     // target's partition index narrow the scan. Matched by row identity
-    // (m_useMatches), each changed row is one lookup (SQLite's rowid search,
+    // (Match::ByIdentity), each changed row is one lookup (SQLite's rowid search,
     // PostgreSQL's parameterized TID scan; EXPLAIN: neither reads the rest
     // of the target), except from rewind_match of a one-statement stage,
     // where the day's identities are hashed (below).
     const SqlDialect &d = m_db.dialect();
     QStringList sets;
-    for (const QString &c : m_values)
+    for (const QString &c : m_cat.values)
         sets << q(c) % QStringLiteral(" = s.") % q(c);
     QVariantList binds;
-    if (m_stageInMatches) {
+    if (stagedInMatches()) {
         // By row identity, hashed: the day's rows (the partition filter) are
         // scanned once and their identities hashed against the changed rows
         // (SqlDialect::aroundHashedIdentityJoin). Measured on PostgreSQL:
@@ -645,8 +591,8 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate(const Partit
             out.push_back({after, {}});
         return out;
     }
-    if (m_useMatches) {
-        const QString changed = QStringLiteral("SELECT m.rewind_tid, ") % columnList(QStringLiteral("x"), m_values) % QStringLiteral(" FROM ")
+    if (byIdentity()) {
+        const QString changed = QStringLiteral("SELECT m.rewind_tid, ") % columnList(QStringLiteral("x"), m_cat.values) % QStringLiteral(" FROM ")
                                 % q(kMatch) % QStringLiteral(" AS m JOIN ") % q(kStage) % QStringLiteral(" AS x ON ")
                                 % d.rowIdentity(QStringLiteral("x")) % QStringLiteral(" = m.rewind_sid WHERE m.rewind_d = 1");
         return {{QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ") % QStringLiteral(" FROM (")
@@ -662,7 +608,7 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate(const Partit
 
 QString BatchSql::insertedByMatch() const
 {
-    if (m_stageInMatches) // an unmatched staged row is one row of rewind_match
+    if (stagedInMatches()) // an unmatched staged row is one row of rewind_match
         return QStringLiteral("s.rewind_tid IS NULL");
     return m_db.dialect().rowIdentity(QStringLiteral("s")) % QStringLiteral(" IN (SELECT m.rewind_sid FROM ") % q(kMatch)
            % QStringLiteral(" AS m WHERE m.rewind_tid IS NULL)");
@@ -670,12 +616,12 @@ QString BatchSql::insertedByMatch() const
 
 QString BatchSql::mergeInsert() const
 {
-    if (m_useMatches)
-        return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
-               % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % stageTable()
+    if (byIdentity())
+        return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_cat.columns)
+               % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % stageTable()
                % QStringLiteral(" AS s WHERE ") % insertedByMatch();
-    return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
-           % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kStage)
+    return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_cat.columns)
+           % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage)
            % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ")
            % stageKeyMatch(QStringLiteral("t")) % u')';
 }
@@ -687,13 +633,13 @@ QString BatchSql::overwriteDelete(const PartitionRef &p, QVariantList &binds) co
 
 QString BatchSql::overwriteInsert() const
 {
-    return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_columns)
-           % QStringLiteral(") SELECT ") % columnList(QString(), m_columns) % QStringLiteral(" FROM ") % q(kStage);
+    return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_cat.columns)
+           % QStringLiteral(") SELECT ") % columnList(QString(), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage);
 }
 
 QStringList BatchSql::targetColumns() const
 {
-    QStringList out = m_columns;
+    QStringList out = m_cat.columns;
     if (isScd2())
         out << m_dataset->scd2->validFrom << m_dataset->scd2->validTo << m_dataset->scd2->current;
     return out;

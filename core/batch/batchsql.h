@@ -1,12 +1,30 @@
 #pragma once
 
 #include "core/batch/batch.h"
+#include "core/batch/catalog.h"
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
 
 #include <QHash>
 
 namespace rw {
+
+// How one scope's statements read the target and find the staged rows:
+// decided by stageAndDiff (batchdiff.cpp) before it writes anything, and kept
+// by the publish that follows.
+struct BatchStrategy {
+    enum class Match {
+        ByKey,       // rewind_stage, matched to the target on partition and key
+        ByIdentity,  // rewind_match beside it: per staged row, its target row's identity (createMatches)
+        StagedWithIdentity, // rewind_match holds the staged rows themselves, no rewind_stage (createStageWithMatches)
+    };
+    std::vector<PartitionRef> scope; // the partitions the target is read in
+    bool targetDirect = false;       // the diff reads the target table itself, not its copy rewind_tgt
+    Match match = Match::ByKey;
+    // No staged row has a NULL partition or key: keys match on plain `=`
+    // (see stageKeyMatch). Set first, cleared when a count says otherwise.
+    bool stageKeysNotNull = false;
+};
 
 // Builds the set-based SQL of a batch operation for one dataset. Every
 // identifier is quoted; partition values are bound (see partitionBinds()).
@@ -17,14 +35,27 @@ namespace rw {
 // Rows are matched on the partition and the key with null-safe equality.
 class BatchSql {
 public:
-    // Resolves the dataset's columns from the catalog.
+    // `catalog` resolved for `dataset` (or a variant of it with another
+    // write mode) in this operation.
+    BatchSql(const Database &db, const DatasetSpec &dataset, DatasetCatalog catalog)
+        : m_db(db), m_dataset(&dataset), m_cat(std::move(catalog)) {}
+    // Resolves the catalog, for an operation that makes one BatchSql.
     static Result<BatchSql> make(const Database &db, const DatasetSpec &dataset);
 
-    const QStringList &columns() const { return m_columns; }
-    const QStringList &keyColumns() const { return m_key; }
-    const QStringList &valueColumns() const { return m_values; }
-    bool targetExists() const { return m_targetExists; }
-    void setTargetExists(bool exists) { m_targetExists = exists; }
+    const DatasetCatalog &catalog() const { return m_cat; }
+    const QStringList &columns() const { return m_cat.columns; }
+    const QStringList &keyColumns() const { return m_cat.key; }
+    const QStringList &valueColumns() const { return m_cat.values; }
+    bool targetExists() const { return m_cat.targetExists; }
+    void setTargetExists(bool exists) { m_cat.targetExists = exists; }
+
+    // The strategy of `scope` for `match`: the target read directly when it
+    // exists and an index serves key lookups. ByIdentity and
+    // StagedWithIdentity need such a target.
+    BatchStrategy strategyFor(const std::vector<PartitionRef> &scope, BatchStrategy::Match match) const;
+    void setStrategy(BatchStrategy strategy) { m_strategy = std::move(strategy); }
+    const BatchStrategy &strategy() const { return m_strategy; }
+    void setStageKeysNotNull(bool on) { m_strategy.stageKeysNotNull = on; }
 
     // `WHERE`-clause predicate on the partition column for `scope`, with
     // its bound values appended to `binds`. TRUE for an unpartitioned dataset.
@@ -43,33 +74,33 @@ public:
     // the stage (before-images, publish, deleted samples, gates, scd2) need it;
     // the diff, which probes the target, does not.
     QString indexStage() const;
-    QStringList createTargetCopy(const std::vector<PartitionRef> &scope, QVariantList &binds) const;
+    // The target as the strategy's scope reads it: nothing to write when it
+    // reads the table itself, else the indexed copy rewind_tgt.
+    QStringList createTargetCopy(QVariantList &binds) const;
     QStringList dropWorkTables() const;
-    // True when the diff reads the target table itself (it exists, an index
-    // serves key lookups, and rows have an identity).
-    bool readsTargetDirectly() const { return m_targetExists && m_targetIndexed; }
+    // True when the diff can read the target table itself (it exists, an
+    // index serves key lookups, and rows have an identity).
+    bool readsTargetDirectly() const { return m_cat.targetExists && m_cat.targetIndexed; }
 
     // Merge publish by row identity. Work table rewind_match: per staged row
     // its identity, the matching target row's identity (NULL: an insert) and
     // whether they differ; then counts, before-images and the write are
-    // identity lookups instead of key probes. Only when readsTargetDirectly().
+    // identity lookups instead of key probes. Match::ByIdentity.
     QStringList createMatches(QVariantList &binds) const; // last one takes binds
     QString matchCounts(bool targetKeysRepeat) const; // like diffCounts
-    void setUseMatches(bool on) const { m_useMatches = on; }
     // The same in one statement with the stage: rewind_match holds the staged
     // rows themselves (each numbered 1..n as rewind_sid) joined to their
     // target rows, whose values it keeps for the before-images (rewind_o1,
     // ... in column order), and no rewind_stage is written (one write and one read of
     // the staged rows less). For a one-partition merge publish with no gates
-    // and no samples (which read rewind_stage); implies setUseMatches(true)
-    // and needs readsTargetDirectly(). Its counts come from matchSummary.
+    // and no samples (which read rewind_stage): Match::StagedWithIdentity.
+    // Its counts come from matchSummary.
     QStringList createStageWithMatches(const std::vector<PartitionRef> &scope, QVariantList &binds) const; // last one takes binds
     // One row, from one read of that rewind_match: staged rows (the highest
     // row number), join rows (more: the target repeats a key, ask again with
     // targetKeysRepeat), inserted, updated, and 1 when a staged partition or
     // key is NULL (as dedupedDiffCounts: then write it again null-safe).
     QString matchSummary(bool targetKeysRepeat) const;
-    void setStageInMatches(bool on) const { m_stageInMatches = on; }
 
     // The counts below (diffCounts, matchCounts, targetCounts, and
     // sourceStats of a one-partition scope) come per partition: label,
@@ -77,7 +108,7 @@ public:
     // row of counts alone, under no GROUP BY (SQLite sorts every counted row
     // for one: 20,000 rows, the diff took 24 ms against 11 ms without); the
     // caller knows the label: this key (partitionKey), for the scope of the
-    // last createTargetCopy, or none.
+    // strategy's scope, or none.
     std::optional<QString> countedPartition() const;
     static std::optional<QString> onePartitionKey(const std::vector<PartitionRef> &scope);
 
@@ -94,7 +125,7 @@ public:
     // statement. Per partition (label, is-null, as diffCounts): staged rows,
     // join rows, inserted, updated, and 1 when a staged partition or key is
     // NULL (stageKeyMatch must then be null-safe: setStageKeysNotNull(false)
-    // and ask again). After createTargetCopy(scope).
+    // and ask again). After createTargetCopy.
     QString dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat, QVariantList &binds) const;
 
     // Samples, LIMIT bound as the last value.
@@ -157,11 +188,11 @@ public:
     // neither compare with nor write to the target's column as they are
     // (text into a date on PostgreSQL); empty when none is needed. The stage
     // holds such columns cast to the target's type.
-    QString targetCast(const QString &column) const { return m_casts.value(column); }
+    QString targetCast(const QString &column) const { return m_cat.casts.value(column); }
 
     QString keyMatch(const QString &a, const QString &b) const; // partition + key, null-safe
-    // keyMatch of `a` with the staged row `s`: plain equality once
-    // setStageKeysNotNull(true) says no staged partition or key is NULL, where
+    // keyMatch of `a` with the staged row `s`: plain equality while the
+    // strategy says no staged partition or key is NULL, where
     // it means the same and, unlike PostgreSQL's null-safe spelling, lets the
     // planner hash join on the columns themselves and probe their index.
     // Where the stage is written already joined to the target
@@ -172,8 +203,6 @@ public:
     // One row when a staged row's partition or a key column is NULL (before
     // createMatches, whose table keeps no keys to look at afterwards).
     QString stageKeysNullProbe() const;
-    void setStageKeysNotNull(bool on) const { m_stageKeysNotNull = on; }
-    bool stageKeysNotNull() const { return m_stageKeysNotNull; }
     QString keyEqual(const QString &a, const QString &b) const; // key only, null-safe
     QString rowsDiffer(const QString &a, const QString &b) const;
     QString partExpr(const QString &qualifier) const;      // the partition column or NULL
@@ -185,7 +214,6 @@ public:
     QString partLabelColumns(const QString &qualifier) const; // label text, is-null flag
 
 private:
-    BatchSql(const Database &db, const DatasetSpec &dataset) : m_db(db), m_dataset(&dataset) {}
     QString q(const QString &identifier) const { return m_db.quote(identifier); }
     QString qt(const QString &table) const { return m_db.quoteTable(table); }
     QString columnList(const QString &qualifier, const QStringList &columns) const;
@@ -205,6 +233,8 @@ private:
     QString tgtScope(const QString &qualifier, QVariantList &binds) const;
     QString insertedByMatch() const; // staged rows (alias s) that matched no target row
     QString stageTable() const;      // rewind_stage, or rewind_match when it holds the staged rows
+    bool byIdentity() const { return m_strategy.match != BatchStrategy::Match::ByKey; }
+    bool stagedInMatches() const { return m_strategy.match == BatchStrategy::Match::StagedWithIdentity; }
     QString anyKeyNull(const QString &qualifier) const; // 1 when a row's partition or a key column is NULL, aggregated
 
     // The per-connection temporary tables (batchsql.cpp, batchsql_scd2.cpp).
@@ -214,19 +244,8 @@ private:
 
     Database m_db;
     const DatasetSpec *m_dataset;
-    bool m_targetIndexed = false;                  // an index leads with a key column (or partition, key)
-    mutable bool m_direct = false;                 // this scope reads the target directly
-    mutable std::vector<PartitionRef> m_tgtScope; // the scope of the last createTargetCopy
-    QStringList m_columns; // as the source / transform yields them
-    QList<int> m_columnTypes; // their engine type ids (Database::selectColumns)
-    QStringList m_key;     // dataset key, or every column when it has none
-    QHash<QString, QString> m_types; // the target's column types, by name (empty before it exists)
-    QHash<QString, QString> m_casts; // target types the stage casts source columns to, by name
-    QStringList m_values;  // columns that are neither key nor partition
-    bool m_targetExists = false;
-    mutable bool m_useMatches = false; // publish statements read rewind_match
-    mutable bool m_stageInMatches = false; // ... which holds the staged rows (createStageWithMatches)
-    mutable bool m_stageKeysNotNull = false; // no staged row has a NULL partition or key (stageKeysNullProbe)
+    DatasetCatalog m_cat;
+    BatchStrategy m_strategy;
 };
 
 } // namespace rw

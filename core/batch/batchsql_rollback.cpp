@@ -27,7 +27,7 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(Write
                        {runId, p.value}});
         return out;
     }
-    const QString cols = columnList(QString(), m_columns);
+    const QString cols = columnList(QString(), m_cat.columns);
     if (mode == WriteMode::OverwritePartition) {
         QVariantList b1;
         const QString del = QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") % partitionFilter(QString(), p, b1);
@@ -51,7 +51,7 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(Write
     QStringList group;
     if (m_dataset->partitioned())
         group << m_dataset->partitionColumn;
-    for (const QString &k : m_key)
+    for (const QString &k : m_cat.key)
         if (!group.contains(k))
             group << k;
     QVariantList b2{runId};

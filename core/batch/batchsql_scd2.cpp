@@ -25,12 +25,12 @@ QStringList BatchSql::createScd2Sim(bool fromTarget) const
                  % keyEqual(QStringLiteral("t"), QStringLiteral("s")) % u')';
     } else {
         const QString part = q(m_dataset->partitionColumn);
-        select = QStringLiteral("SELECT ") % columnList(QString(), m_columns) % QStringLiteral(", ") % part % QStringLiteral(" AS ")
+        select = QStringLiteral("SELECT ") % columnList(QString(), m_cat.columns) % QStringLiteral(", ") % part % QStringLiteral(" AS ")
                  % q(v.validFrom) % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo)
                  % QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current) % QStringLiteral(" FROM ") % q(kStage)
                  % QStringLiteral(" WHERE 1 = 0");
     }
-    QStringList indexCols = m_key.mid(0, 8);
+    QStringList indexCols = m_cat.key.mid(0, 8);
     indexCols << v.validFrom;
     return {d.dropTempTable(kSim), QStringLiteral("CREATE TEMP TABLE ") % q(kSim) % QStringLiteral(" AS ") % select,
             d.createTempIndex(QStringLiteral("rewind_sim_key"), kSim, indexCols)};
@@ -49,7 +49,7 @@ QStringList BatchSql::createScd2Work(const QString &dim, const PartitionRef &mon
         return terms.isEmpty() ? QStringLiteral("1 = 1") : terms.join(QStringLiteral(" AND "));
     };
     const QString inner =
-        QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_key) % QStringLiteral(", ") % part % QStringLiteral(" AS m, p.") % vf
+        QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.key) % QStringLiteral(", ") % part % QStringLiteral(" AS m, p.") % vf
         % QStringLiteral(" AS p_vf, p.") % vt % QStringLiteral(" AS p_vt, (SELECT MIN(x.") % vf % QStringLiteral(") FROM ") % dim
         % QStringLiteral(" AS x WHERE ") % keyEqual(QStringLiteral("x"), QStringLiteral("s")) % QStringLiteral(" AND x.") % vf
         % QStringLiteral(" > ") % part % QStringLiteral(") AS e, CASE WHEN p.") % vf % QStringLiteral(" IS NULL OR NOT (")
@@ -62,7 +62,7 @@ QStringList BatchSql::createScd2Work(const QString &dim, const PartitionRef &mon
         % QStringLiteral(" AND c.") % vf % QStringLiteral(" = ") % part % QStringLiteral(" WHERE ")
         % partitionFilter(QStringLiteral("s"), month, binds);
     const QString select =
-        QStringLiteral("SELECT ") % columnList(QStringLiteral("d"), m_key)
+        QStringLiteral("SELECT ") % columnList(QStringLiteral("d"), m_cat.key)
         % QStringLiteral(", d.m, d.p_vf, d.p_vt, d.e, d.chg,"
                          " CASE WHEN d.c_exists = 1 AND (d.chg = 0 OR d.c_same = 0) THEN 1 ELSE 0 END AS del_c,"
                          " CASE WHEN d.chg = 1 AND (d.c_exists = 0 OR d.c_same = 0) THEN 1 ELSE 0 END AS ins_d,"
@@ -72,7 +72,7 @@ QStringList BatchSql::createScd2Work(const QString &dim, const PartitionRef &mon
         % d.nullSafeEqual(QStringLiteral("d.p_vt"), QStringLiteral("d.e")) % QStringLiteral(") THEN 1 ELSE 0 END AS extend_p FROM (")
         % inner % QStringLiteral(") AS d");
     return {d.dropTempTable(kScd2), QStringLiteral("CREATE TEMP TABLE ") % q(kScd2) % QStringLiteral(" AS ") % select,
-            d.createTempIndex(QStringLiteral("rewind_scd2_key"), kScd2, m_key.mid(0, 8))};
+            d.createTempIndex(QStringLiteral("rewind_scd2_key"), kScd2, m_cat.key.mid(0, 8))};
 }
 
 QString BatchSql::scd2Counts() const
@@ -98,7 +98,7 @@ QStringList BatchSql::scd2Apply(const QString &dim) const
             % QStringLiteral(" AS w WHERE w.extend_p = 1 AND ")
             % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf % QStringLiteral(" = w.p_vf"),
         QStringLiteral("INSERT INTO ") % dim % QStringLiteral(" (") % columnList(QString(), targetColumns()) % QStringLiteral(") SELECT ")
-            % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
+            % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
             % QStringLiteral(", w.e, ") % currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) % QStringLiteral(" FROM ") % w
             % QStringLiteral(" AS w JOIN ") % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w"))
             % QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
@@ -120,7 +120,7 @@ QStringList BatchSql::scd2SaveImages() const
         into % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(", ?, 'updated', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
             % target % QStringLiteral(" AS t ON ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf
             % QStringLiteral(" = w.p_vf WHERE w.close_p = 1 OR w.extend_p = 1"),
-        into % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
+        into % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
             % QStringLiteral(", w.e, ") % currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END"))
             % QStringLiteral(", ?, 'inserted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
             % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
@@ -130,18 +130,18 @@ QStringList BatchSql::scd2SaveImages() const
 
 QString BatchSql::scd2SampleOpened() const
 {
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ")
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ")
            % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
-           % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1 ORDER BY ") % columnList(QStringLiteral("s"), m_key)
+           % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1 ORDER BY ") % columnList(QStringLiteral("s"), m_cat.key)
            % QStringLiteral(" LIMIT ?");
 }
 
 QString BatchSql::scd2SampleUnchanged() const
 {
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_columns) % QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ")
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ")
            % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
            % q(m_dataset->partitionColumn)
-           % QStringLiteral(" = w.m WHERE w.ins_d + w.close_p + w.extend_p + w.del_c = 0 ORDER BY ") % columnList(QStringLiteral("s"), m_key)
+           % QStringLiteral(" = w.m WHERE w.ins_d + w.close_p + w.extend_p + w.del_c = 0 ORDER BY ") % columnList(QStringLiteral("s"), m_cat.key)
            % QStringLiteral(" LIMIT ?");
 }
 
@@ -150,13 +150,13 @@ QString BatchSql::scd2SampleClosed(const QString &dim) const
     // The version before, then as it is after: valid_to = the month, not current.
     const Scd2Spec &v = *m_dataset->scd2;
     QStringList after;
-    for (const QString &c : m_columns)
+    for (const QString &c : m_cat.columns)
         after << QStringLiteral("t.") % q(c);
     after << QStringLiteral("t.") % q(v.validFrom) << QStringLiteral("w.m AS ") % q(v.validTo) << QStringLiteral("0 AS ") % q(v.current);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(", ") % after.join(u", ")
            % QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ") % dim % QStringLiteral(" AS t ON ")
            % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % q(v.validFrom)
-           % QStringLiteral(" = w.p_vf WHERE w.close_p = 1 ORDER BY ") % columnList(QStringLiteral("w"), m_key) % QStringLiteral(" LIMIT ?");
+           % QStringLiteral(" = w.p_vf WHERE w.close_p = 1 ORDER BY ") % columnList(QStringLiteral("w"), m_cat.key) % QStringLiteral(" LIMIT ?");
 }
 
 } // namespace rw

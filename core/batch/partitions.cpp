@@ -66,10 +66,17 @@ QString sourceSignatureExpr(const Database &db, const DatasetSpec &dataset)
 
 Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset)
 {
+    auto sql = BatchSql::make(db, dataset);
+    // Without the catalog (the source cannot be read), its own statements
+    // say why.
+    return listPartitions(db, dataset, sql ? &*sql : nullptr);
+}
+
+Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset, const BatchSql *sql)
+{
     const SqlDialect &d = db.dialect();
     const QString part = dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
     const QString groupBy = dataset.partitioned() ? QStringLiteral(" GROUP BY ") % part : QString();
-    auto sql = BatchSql::make(db, dataset);
     // A source partition value of another type than the target's is labelled
     // as the target's type reads it (as runs stage it), so both sides agree.
     const QString cast = sql && dataset.partitioned() ? sql->targetCast(dataset.partitionColumn) : QString();
@@ -106,7 +113,7 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
     }
 
     // 2. Target: rows and duplicate keys per partition, in one pass grouped by key.
-    auto targetExists = db.hasRelation(dataset.target);
+    auto targetExists = sql ? Result<bool>(sql->targetExists()) : db.hasRelation(dataset.target);
     if (!targetExists)
         return fail(targetExists.error());
     if (*targetExists) {

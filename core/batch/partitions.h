@@ -10,6 +10,8 @@
 
 namespace rw {
 
+class BatchSql;
+
 // One row of the partitions view: what the source holds, what is published,
 // and what Rewind knows of it.
 struct PartitionInfo {
@@ -29,6 +31,8 @@ bool partitionLess(const std::optional<QString> &a, const std::optional<QString>
 // Counts per partition in three set-based queries (source, target, state),
 // whatever the number of partitions. Reads only.
 Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset);
+// The same with the catalog its operation resolved already (`sql` of `dataset`).
+Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset, const BatchSql *sql);
 
 // The source fingerprint a publish records, as an aggregate over the
 // source's rows: the row count and an order-independent checksum of every

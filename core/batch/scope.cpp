@@ -247,7 +247,7 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
             return badInput(QStringLiteral("no partition of dataset \"%1\" lies between %2 and %3 (%4)")
                                 .arg(dataset.name, *request.from, *request.to, preview(*known)));
     } else if (request.stale) {
-        auto parts = listPartitions(db, dataset);
+        auto parts = listPartitions(db, dataset, &sql);
         if (!parts)
             return fail(parts.error());
         for (const auto &info : *parts)

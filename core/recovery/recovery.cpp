@@ -71,12 +71,6 @@ QVariant sumValue(const QVariant &text)
     return text.toString().toDouble();
 }
 
-bool sameSum(const QVariant &a, const QVariant &b)
-{
-    const double x = a.isNull() ? 0.0 : a.toDouble(), y = b.isNull() ? 0.0 : b.toDouble();
-    return std::fabs(x - y) <= 1e-9 * std::max({1.0, std::fabs(x), std::fabs(y)});
-}
-
 Status auditStep(const Database &db, const QString &dataset, const QString &action, const QVariant &runId, const Json &detail)
 {
     return Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
@@ -94,24 +88,19 @@ Json duplicatesDetail(const DuplicateReport &d)
     return {{"duplicate_keys", d.duplicateKeys}, {"extra_rows", d.extraRows}, {"partitions", parts}};
 }
 
-} // namespace
-
-Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset, int samples)
+Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, int samples)
 {
     DuplicateReport out;
     out.dataset = dataset.name;
     out.target = dataset.target;
-    auto sql = BatchSql::make(db, dataset);
-    if (!sql)
-        return fail(sql.error());
-    if (!sql->targetExists())
+    if (!sql.targetExists())
         return out;
-    const QStringList cols = identityColumns(dataset, *sql);
+    const QStringList cols = identityColumns(dataset, sql);
     const QString where = dataset.scd2 ? QStringLiteral(" WHERE CAST(") % db.quote(dataset.scd2->current) % QStringLiteral(" AS INTEGER) = 1") : QString();
-    const QString inner = QStringLiteral("SELECT ") % quotedList(db, cols) % QStringLiteral(", COUNT(*) AS rewind_n FROM ") % sql->quotedTarget()
+    const QString inner = QStringLiteral("SELECT ") % quotedList(db, cols) % QStringLiteral(", COUNT(*) AS rewind_n FROM ") % sql.quotedTarget()
                           % where % QStringLiteral(" GROUP BY ") % quotedList(db, cols) % QStringLiteral(" HAVING COUNT(*) > 1");
-    auto q = db.exec(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("d")) % QStringLiteral(", COUNT(*), SUM(d.rewind_n - 1) FROM (")
-                     % inner % QStringLiteral(") AS d") % sql->groupByPart(QStringLiteral("d")));
+    auto q = db.exec(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("d")) % QStringLiteral(", COUNT(*), SUM(d.rewind_n - 1) FROM (")
+                     % inner % QStringLiteral(") AS d") % sql.groupByPart(QStringLiteral("d")));
     if (!q)
         return fail(q.error());
     while (q->next()) {
@@ -138,6 +127,22 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
         }
     }
     return out;
+}
+
+} // namespace
+
+bool sameSum(const QVariant &a, const QVariant &b)
+{
+    const double x = a.isNull() ? 0.0 : a.toDouble(), y = b.isNull() ? 0.0 : b.toDouble();
+    return std::fabs(x - y) <= 1e-9 * std::max({1.0, std::fabs(x), std::fabs(y)});
+}
+
+Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset, int samples)
+{
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    return findDuplicates(db, dataset, *sql, samples);
 }
 
 Result<std::optional<FreezeInfo>> freezeInfo(const Database &db, const QString &dataset)
@@ -191,21 +196,20 @@ Result<bool> unfreeze(const Database &db, const QString &dataset, const QString 
     return removed;
 }
 
-Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset, const std::vector<PartitionRef> &scope)
+namespace {
+
+Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, const std::vector<PartitionRef> &scope)
 {
     std::vector<TotalsRow> out;
     if (scope.empty())
         return out;
-    auto sql = BatchSql::make(db, dataset);
-    if (!sql)
-        return fail(sql.error());
     QStringList numeric;
-    if (sql->targetExists()) {
+    if (sql.targetExists()) {
         auto cols = db.columns(dataset.target);
         if (!cols)
             return fail(cols.error());
         for (const ColumnInfo &c : *cols)
-            if (isNumericType(c.type) && sql->columns().contains(c.name) && c.name != dataset.partitionColumn)
+            if (isNumericType(c.type) && sql.columns().contains(c.name) && c.name != dataset.partitionColumn)
                 numeric << c.name;
     }
     // Each sum as the engine's exact text (sumValue() reads it): PostgreSQL
@@ -237,24 +241,24 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
 
     // The source as a re-run stages it: deduped to one row per (partition, key).
     QVariantList binds;
-    const QStringList stage = sql->createStage(scope, binds);
+    const QStringList stage = sql.createStage(scope, binds);
     for (qsizetype i = 0; i < stage.size(); ++i)
         if (auto r = db.exec(stage[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    auto source = collect(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
+    auto source = collect(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
                               % QStringLiteral(" FROM ") % db.quote(QStringLiteral("rewind_stage")) % QStringLiteral(" AS x")
-                              % sql->groupByPart(QStringLiteral("x")),
+                              % sql.groupByPart(QStringLiteral("x")),
                           {});
-    (void)db.execAll(sql->dropWorkTables());
+    (void)db.execAll(sql.dropWorkTables());
     if (!source)
         return fail(source.error());
     QHash<QString, Side> target;
-    if (sql->targetExists()) {
+    if (sql.targetExists()) {
         QVariantList tb;
-        const QString scopeSql = sql->scopePredicate(QStringLiteral("x"), scope, tb);
-        auto t = collect(QStringLiteral("SELECT ") % sql->partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
-                             % QStringLiteral(" FROM ") % sql->quotedTarget() % QStringLiteral(" AS x WHERE ") % scopeSql
-                             % sql->groupByPart(QStringLiteral("x")),
+        const QString scopeSql = sql.scopePredicate(QStringLiteral("x"), scope, tb);
+        auto t = collect(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
+                             % QStringLiteral(" FROM ") % sql.quotedTarget() % QStringLiteral(" AS x WHERE ") % scopeSql
+                             % sql.groupByPart(QStringLiteral("x")),
                          tb);
         if (!t)
             return fail(t.error());
@@ -276,6 +280,18 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
         out.push_back(std::move(row));
     }
     return out;
+}
+
+} // namespace
+
+Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset, const std::vector<PartitionRef> &scope)
+{
+    if (scope.empty())
+        return std::vector<TotalsRow>{};
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    return compareTotals(db, dataset, *sql, scope);
 }
 
 namespace {
@@ -300,7 +316,7 @@ QString affectedText(const RecoveryResult &r)
 // Finds the duplicates, then the affected partitions as stored and their totals.
 Status identify(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, RecoveryResult &result, int samples)
 {
-    auto before = findDuplicates(db, dataset, samples);
+    auto before = findDuplicates(db, dataset, sql, samples);
     if (!before)
         return fail(before.error());
     result.before = *before;
@@ -324,7 +340,7 @@ Status identify(const Database &db, const DatasetSpec &dataset, const BatchSql &
             result.scope = *resolved;
         }
     }
-    auto totalsNow = compareTotals(db, dataset, result.scope);
+    auto totalsNow = compareTotals(db, dataset, sql, result.scope);
     if (!totalsNow)
         return fail(totalsNow.error());
     result.totalsBefore = *totalsNow;
@@ -374,6 +390,24 @@ const RecoveryStep *RecoveryResult::step(const QString &name) const
     return nullptr;
 }
 
+namespace {
+
+// After checkRecoverable.
+Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, int samples)
+{
+    RecoveryResult result;
+    result.dataset = dataset.name;
+    result.target = dataset.target;
+    result.status = QStringLiteral("planned");
+    result.uniqueIndex = QStringLiteral("rewind_unique_") % dataset.target;
+    result.uniqueIndexColumns = identityColumns(dataset, sql);
+    if (auto s = identify(db, dataset, sql, result, samples); !s)
+        return fail(s.error());
+    return result;
+}
+
+} // namespace
+
 Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset, int samples)
 {
     if (auto s = checkRecoverable(dataset); !s)
@@ -381,15 +415,7 @@ Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &datas
     auto sql = BatchSql::make(db, dataset);
     if (!sql)
         return fail(sql.error());
-    RecoveryResult result;
-    result.dataset = dataset.name;
-    result.target = dataset.target;
-    result.status = QStringLiteral("planned");
-    result.uniqueIndex = QStringLiteral("rewind_unique_") % dataset.target;
-    result.uniqueIndexColumns = identityColumns(dataset, *sql);
-    if (auto s = identify(db, dataset, *sql, result, samples); !s)
-        return fail(s.error());
-    return result;
+    return planRecovery(db, dataset, *sql, samples);
 }
 
 Result<std::vector<RecoveryStep>> plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan)
@@ -483,7 +509,9 @@ Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &da
     return preview(db, overwriteOf(dataset), o);
 }
 
-Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const RecoveryRerunOptions &options)
+namespace {
+
+Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, RecoveryResult &result, const RecoveryRerunOptions &options)
 {
     if (auto s = requireStep(result, QStringLiteral("rerun"), QStringLiteral("identify")); !s)
         return s;
@@ -499,7 +527,7 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResu
     o.cancel = options.cancel;
     if (dataset.partitioned() && o.planId.isEmpty()) // a plan fixes its scope
         o.scope.partitions = result.scopeLabels;
-    auto rerun = run(db, overwriteOf(dataset), o);
+    auto rerun = run(db, overwriteOf(dataset), sql.catalog(), o);
     if (!rerun) {
         // A stale (or unusable) preview is the operator's to look at again,
         // not a failed recovery: nothing was written.
@@ -530,11 +558,23 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResu
     return {};
 }
 
-Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryResult &result)
+} // namespace
+
+Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const RecoveryRerunOptions &options)
+{
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    return recoverRerun(db, dataset, *sql, result, options);
+}
+
+namespace {
+
+Status recoverTotals(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, RecoveryResult &result)
 {
     if (auto s = requireStep(result, QStringLiteral("totals"), QStringLiteral("rerun")); !s)
         return s;
-    auto totals = compareTotals(db, dataset, result.scope);
+    auto totals = compareTotals(db, dataset, sql, result.scope);
     if (!totals)
         return fail(totals.error());
     result.totals = *totals;
@@ -556,20 +596,29 @@ Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryRes
     return {};
 }
 
-Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, int samples)
+} // namespace
+
+Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryResult &result)
 {
-    if (auto s = requireStep(result, QStringLiteral("unique_index"), QStringLiteral("totals")); !s)
-        return s;
     auto sql = BatchSql::make(db, dataset);
     if (!sql)
         return fail(sql.error());
-    if (sql->targetExists()) {
+    return recoverTotals(db, dataset, *sql, result);
+}
+
+namespace {
+
+Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, RecoveryResult &result, int samples)
+{
+    if (auto s = requireStep(result, QStringLiteral("unique_index"), QStringLiteral("totals")); !s)
+        return s;
+    if (sql.targetExists()) {
         auto nulls = db.exec(QStringLiteral("SELECT ") % [&] {
             QStringList sums;
             for (const QString &c : result.uniqueIndexColumns)
                 sums << QStringLiteral("SUM(CASE WHEN ") % db.quote(c) % QStringLiteral(" IS NULL THEN 1 ELSE 0 END)");
             return sums.join(QStringLiteral(", "));
-        }() % QStringLiteral(" FROM ") % sql->quotedTarget());
+        }() % QStringLiteral(" FROM ") % sql.quotedTarget());
         if (!nulls)
             return fail(nulls.error());
         QStringList nullable;
@@ -584,7 +633,7 @@ Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, Recove
                              .arg(nullable.join(QStringLiteral(", "))));
             return {};
         }
-        auto after = findDuplicates(db, dataset, samples);
+        auto after = findDuplicates(db, dataset, sql, samples);
         if (!after)
             return fail(after.error());
         result.after = *after;
@@ -598,7 +647,7 @@ Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, Recove
             return fail(has.error());
         const Status indexed = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
             auto r = db.exec(QStringLiteral("CREATE UNIQUE INDEX IF NOT EXISTS ") % db.quote(result.uniqueIndex) % QStringLiteral(" ON ")
-                             % sql->quotedTarget() % QStringLiteral(" (") % quotedList(db, result.uniqueIndexColumns) % u')');
+                             % sql.quotedTarget() % QStringLiteral(" (") % quotedList(db, result.uniqueIndexColumns) % u')');
             if (!r)
                 return fail(r.error());
             return writeAudit(db, QStringLiteral("recover unique index"), dataset.name, QString(), result.rerunId,
@@ -627,9 +676,26 @@ Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, Recove
     return {};
 }
 
+} // namespace
+
+Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, int samples)
+{
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    return recoverUniqueIndex(db, dataset, *sql, result, samples);
+}
+
 Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, const RecoverOptions &options)
 {
-    auto plan = planRecovery(db, dataset, options.samples);
+    if (auto s = checkRecoverable(dataset); !s)
+        return fail(s.error());
+    // One catalog for the whole recovery: its re-run changes the target's
+    // rows, not its columns or indexes (the last step adds its index).
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    auto plan = planRecovery(db, dataset, *sql, options.samples);
     if (!plan)
         return fail(plan.error());
     RecoveryResult result = std::move(*plan);
@@ -676,9 +742,9 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
     const std::function<Status()> steps[] = {
         [&] { return recoverFreeze(db, dataset, result); },
         [&] { return recoverIdentify(db, dataset, result, false, options.samples); },
-        [&] { return recoverRerun(db, dataset, result); },
-        [&] { return recoverTotals(db, dataset, result); },
-        [&] { return recoverUniqueIndex(db, dataset, result, options.samples); },
+        [&] { return recoverRerun(db, dataset, *sql, result, {}); },
+        [&] { return recoverTotals(db, dataset, *sql, result); },
+        [&] { return recoverUniqueIndex(db, dataset, *sql, result, options.samples); },
     };
     for (const auto &step : steps) {
         if (auto s = step(); !s)
@@ -687,77 +753,6 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
             return finishReport();
     }
     return finishReport();
-}
-
-QString recoveryReportMarkdown(const RecoveryResult &r)
-{
-    QString md;
-    QTextStream out(&md);
-    const QString now = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
-    out << "# Duplicate incident recovery: " << r.dataset << "\n\n";
-    out << "- Target table: `" << r.target << "`\n";
-    out << "- " << (r.executed ? "Recovered" : "Planned (dry run, nothing changed)") << " at " << now << " by " << osUser() << '\n';
-    out << "- Outcome: **" << r.status << "**";
-    if (!r.error.isEmpty())
-        out << ": " << r.error;
-    out << "\n\n## What happened\n\n";
-    out << "The target held " << r.before.duplicateKeys << " duplicate key(s): " << r.before.extraRows
-        << " row(s) beyond one per (partition, key).\n\n";
-    if (!r.before.partitions.empty()) {
-        out << "| partition | duplicate keys | extra rows |\n|---|---:|---:|\n";
-        for (const auto &p : r.before.partitions)
-            out << "| " << partitionLabel(p.partition) << " | " << p.duplicateKeys << " | " << p.extraRows << " |\n";
-        out << '\n';
-    }
-    if (!r.before.samples.empty()) {
-        out << "Examples:\n\n";
-        for (const auto &s : r.before.samples)
-            out << "- `" << QString::fromUtf8(QJsonDocument(s).toJson(QJsonDocument::Compact)) << "`\n";
-        out << '\n';
-    }
-    out << "## Steps\n\n| step | status | detail |\n|---|---|---|\n";
-    for (const auto &s : r.steps)
-        out << "| " << s.step << " | " << s.status << " | " << QString(s.detail).replace(u'|', QStringLiteral("\\|")) << " |\n";
-    out << "\n## Counts before and after\n\n";
-    if (r.totalsBefore.empty()) {
-        out << "No partition was affected.\n\n";
-    } else {
-        out << "| partition | target rows before | target rows after | source rows (deduped) |\n|---|---:|---:|---:|\n";
-        for (std::size_t i = 0; i < r.totalsBefore.size(); ++i) {
-            const auto &b = r.totalsBefore[i];
-            const QString afterRows = i < r.totals.size() && r.executed ? QString::number(r.totals[i].targetRows) : QStringLiteral("-");
-            out << "| " << partitionLabel(b.partition) << " | " << b.targetRows << " | " << afterRows << " | " << b.sourceRows << " |\n";
-        }
-        out << '\n';
-    }
-    out << "## Business totals against the source\n\n";
-    if (r.totals.empty()) {
-        out << "Nothing to compare.\n\n";
-    } else {
-        out << "| partition | column | source | target | match |\n|---|---|---:|---:|---|\n";
-        for (const auto &t : r.totals) {
-            out << "| " << partitionLabel(t.partition) << " | (rows) | " << t.sourceRows << " | " << t.targetRows << " | "
-                << (t.sourceRows == t.targetRows ? "yes" : "**no**") << " |\n";
-            for (const auto &[column, source, target] : t.sums)
-                out << "| " << partitionLabel(t.partition) << " | " << column << " | " << source.toString() << " | " << target.toString() << " | "
-                    << (sameSum(source, target) ? "yes" : "**no**") << " |\n";
-        }
-        out << "\nTotals " << (r.totalsMatch ? "match" : "do **not** match") << (r.executed ? "" : " (as the target is now)") << ".\n\n";
-    }
-    out << "## Preventing a recurrence\n\n";
-    if (r.uniqueIndexAdded)
-        out << "A unique index `" << r.uniqueIndex << "` on `" << r.target << "` (" << r.uniqueIndexColumns.join(QStringLiteral(", "))
-            << ") now makes the database refuse a second row for the same key, whoever writes it.\n";
-    else
-        out << "Planned: a unique index `" << r.uniqueIndex << "` on `" << r.target << "` (" << r.uniqueIndexColumns.join(QStringLiteral(", "))
-            << ").\n";
-    if (!r.rerunId.isNull())
-        out << "\nThe clean-up was run " << r.rerunId.toString() << "; `rewindctl rollback --run " << r.rerunId.toString()
-            << " --execute` would restore the state before it.\n";
-    if (r.leftFrozen)
-        out << "\nThe dataset is still **frozen**: lift it with `rewindctl unfreeze --dataset " << r.dataset << " --execute` once resolved.\n";
-    out.flush();
-    return md;
 }
 
 } // namespace rw

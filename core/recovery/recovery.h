@@ -60,6 +60,9 @@ struct TotalsRow {
     bool match = true;
 };
 
+// A column's sums agree: equal within floating-point rounding (NULL: 0).
+bool sameSum(const QVariant &a, const QVariant &b);
+
 // Business totals of `scope` (row counts and sums of numeric columns): the
 // deduped source against the target. Reads only (temporary work tables).
 Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset, const std::vector<PartitionRef> &scope);

@@ -1,0 +1,83 @@
+#include "core/recovery/recovery.h"
+
+#include "core/batch/partitions.h"
+#include "core/workspace/workspace.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QTextStream>
+
+namespace rw {
+
+QString recoveryReportMarkdown(const RecoveryResult &r)
+{
+    QString md;
+    QTextStream out(&md);
+    const QString now = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
+    out << "# Duplicate incident recovery: " << r.dataset << "\n\n";
+    out << "- Target table: `" << r.target << "`\n";
+    out << "- " << (r.executed ? "Recovered" : "Planned (dry run, nothing changed)") << " at " << now << " by " << osUser() << '\n';
+    out << "- Outcome: **" << r.status << "**";
+    if (!r.error.isEmpty())
+        out << ": " << r.error;
+    out << "\n\n## What happened\n\n";
+    out << "The target held " << r.before.duplicateKeys << " duplicate key(s): " << r.before.extraRows
+        << " row(s) beyond one per (partition, key).\n\n";
+    if (!r.before.partitions.empty()) {
+        out << "| partition | duplicate keys | extra rows |\n|---|---:|---:|\n";
+        for (const auto &p : r.before.partitions)
+            out << "| " << partitionLabel(p.partition) << " | " << p.duplicateKeys << " | " << p.extraRows << " |\n";
+        out << '\n';
+    }
+    if (!r.before.samples.empty()) {
+        out << "Examples:\n\n";
+        for (const auto &s : r.before.samples)
+            out << "- `" << QString::fromUtf8(QJsonDocument(s).toJson(QJsonDocument::Compact)) << "`\n";
+        out << '\n';
+    }
+    out << "## Steps\n\n| step | status | detail |\n|---|---|---|\n";
+    for (const auto &s : r.steps)
+        out << "| " << s.step << " | " << s.status << " | " << QString(s.detail).replace(u'|', QStringLiteral("\\|")) << " |\n";
+    out << "\n## Counts before and after\n\n";
+    if (r.totalsBefore.empty()) {
+        out << "No partition was affected.\n\n";
+    } else {
+        out << "| partition | target rows before | target rows after | source rows (deduped) |\n|---|---:|---:|---:|\n";
+        for (std::size_t i = 0; i < r.totalsBefore.size(); ++i) {
+            const auto &b = r.totalsBefore[i];
+            const QString afterRows = i < r.totals.size() && r.executed ? QString::number(r.totals[i].targetRows) : QStringLiteral("-");
+            out << "| " << partitionLabel(b.partition) << " | " << b.targetRows << " | " << afterRows << " | " << b.sourceRows << " |\n";
+        }
+        out << '\n';
+    }
+    out << "## Business totals against the source\n\n";
+    if (r.totals.empty()) {
+        out << "Nothing to compare.\n\n";
+    } else {
+        out << "| partition | column | source | target | match |\n|---|---|---:|---:|---|\n";
+        for (const auto &t : r.totals) {
+            out << "| " << partitionLabel(t.partition) << " | (rows) | " << t.sourceRows << " | " << t.targetRows << " | "
+                << (t.sourceRows == t.targetRows ? "yes" : "**no**") << " |\n";
+            for (const auto &[column, source, target] : t.sums)
+                out << "| " << partitionLabel(t.partition) << " | " << column << " | " << source.toString() << " | " << target.toString() << " | "
+                    << (sameSum(source, target) ? "yes" : "**no**") << " |\n";
+        }
+        out << "\nTotals " << (r.totalsMatch ? "match" : "do **not** match") << (r.executed ? "" : " (as the target is now)") << ".\n\n";
+    }
+    out << "## Preventing a recurrence\n\n";
+    if (r.uniqueIndexAdded)
+        out << "A unique index `" << r.uniqueIndex << "` on `" << r.target << "` (" << r.uniqueIndexColumns.join(QStringLiteral(", "))
+            << ") now makes the database refuse a second row for the same key, whoever writes it.\n";
+    else
+        out << "Planned: a unique index `" << r.uniqueIndex << "` on `" << r.target << "` (" << r.uniqueIndexColumns.join(QStringLiteral(", "))
+            << ").\n";
+    if (!r.rerunId.isNull())
+        out << "\nThe clean-up was run " << r.rerunId.toString() << "; `rewindctl rollback --run " << r.rerunId.toString()
+            << " --execute` would restore the state before it.\n";
+    if (r.leftFrozen)
+        out << "\nThe dataset is still **frozen**: lift it with `rewindctl unfreeze --dataset " << r.dataset << " --execute` once resolved.\n";
+    out.flush();
+    return md;
+}
+
+} // namespace rw
