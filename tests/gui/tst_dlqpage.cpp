@@ -224,7 +224,7 @@ private Q_SLOTS:
         QAbstractItemModelTester t2(&groups, QAbstractItemModelTester::FailureReportingMode::Fatal);
         groups.resetData(list->groups, list->total);
         QCOMPARE(groups.rowCount(), int(list->groups.size()) + 1);
-        QCOMPARE(groups.index(0).data(DlqGroupsModel::CountRole).toLongLong(), 3);
+        QCOMPARE(groups.index(0, 0).data(DlqGroupsModel::CountRole).toLongLong(), 3);
         QCOMPARE(groups.rowOf(list->groups[0].signature), 1);
         groups.resetData({}, 0);
 
@@ -374,7 +374,7 @@ private Q_SLOTS:
                                                                      f.value(QStringLiteral("SELECT error FROM rewind_dlq WHERE event_id = 'b'")).toString()));
         QVERIFY(sigRow > 0);
         QSignalSpy fetched(page->recordsModel(), &DlqRecordsModel::pageFetched);
-        page->groupsView()->setCurrentIndex(page->groupsModel()->index(sigRow));
+        page->groupsView()->setCurrentIndex(page->groupsModel()->index(sigRow, 0));
         QVERIFY(waitFor(fetched));
         QCOMPARE(page->recordsModel()->rowCount(), 2);
         page->recordsView()->selectAll();
@@ -507,13 +507,13 @@ private Q_SLOTS:
         qInfo("summary after %lld ms", t.elapsed());
         QCOMPARE(page.groupsModel()->total(), 1000000);
         QCOMPARE(page.groupsModel()->rowCount(), 3);
-        QCOMPARE(page.groupsModel()->index(1).data(DlqGroupsModel::CountRole).toLongLong(), 666667);
+        QCOMPARE(page.groupsModel()->index(1, 0).data(DlqGroupsModel::CountRole).toLongLong(), 666667);
         QVERIFY(page.statusText().contains(QStringLiteral("of %1").arg(fmt::number(1000000))));
         QVERIFY(page.recordsModel()->rowCount() < 2000);
 
         // A signature: its first page, quickly, and the total from the side list.
         t.restart();
-        page.groupsView()->setCurrentIndex(page.groupsModel()->index(2));
+        page.groupsView()->setCurrentIndex(page.groupsModel()->index(2, 0));
         QVERIFY(fetched.wait(kTimeoutMs));
         qInfo("signature's first rows after %lld ms", t.elapsed());
         QCOMPARE(page.recordsModel()->rowCount(), DlqRecordsModel::kDefaultPageSize);
