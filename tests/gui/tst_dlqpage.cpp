@@ -56,24 +56,15 @@ const QStringList kLog = {
                    "(0, 3, 'd', '2025-05-06T10:03:00Z', '{\"order_id\": 4, \"amount\": null}')"),
 };
 
-struct Fixture {
-    QTemporaryDir dir;
-    std::optional<Workspace> ws;
-
-    explicit Fixture(const QStringList &setup = kLog)
+struct Fixture : testsupport::WorkspaceFixture {
+    explicit Fixture(const QStringList &setup = kLog) : WorkspaceFixture(setup, kSpec, QStringLiteral("d.db"), QStringLiteral("s.json"))
     {
-        const QString db = testsupport::makeDatabase(dir, QStringLiteral("d.db"), setup).url().text;
-        auto opened = openWorkspace(db, testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec));
-        if (!opened)
-            qFatal("%s", qPrintable(opened.error().message));
-        ws = std::move(*opened);
         ReplayOptions o;
         o.execute = true;
         auto r = replay(ws->db, *ws->spec.stream(QStringLiteral("ev")), QStringLiteral("g"), o);
         if (!r)
             qFatal("%s", qPrintable(r.error().message));
     }
-    const Database &db() const { return ws->db; }
     QVariant value(const QString &sql, const QVariantList &binds = {}) const
     {
         auto v = db().scalar(sql, binds);
