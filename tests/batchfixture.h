@@ -62,21 +62,8 @@ inline qint64 count(const Database &db, const QString &sql)
     return v ? v->toLongLong() : -1;
 }
 
-struct Fixture {
-    QTemporaryDir dir;
-    std::optional<Workspace> ws;
-
-    explicit Fixture(const QByteArray &specJson, const QStringList &extra = {})
-    {
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("w.db"), kWarehouse + extra);
-        const QString specPath = testsupport::writeFile(dir, QStringLiteral("w.json"), specJson);
-        auto opened = openWorkspace(db.url().text, specPath);
-        if (!opened)
-            qFatal("%s", qPrintable(opened.error().message));
-        ws = std::move(*opened);
-    }
-    const Database &db() const { return ws->db; }
-    const DatasetSpec &dataset() const { return ws->spec.datasets.front(); }
+struct Fixture : testsupport::WorkspaceFixture {
+    explicit Fixture(const QByteArray &specJson, const QStringList &extra = {}) : WorkspaceFixture(kWarehouse + extra, specJson) {}
 };
 
 inline BatchOptions execute(QStringList partitions = {})

@@ -145,6 +145,17 @@ QString writeFile(const QTemporaryDir &dir, const QString &fileName, const QByte
     return path;
 }
 
+WorkspaceFixture::WorkspaceFixture(const QStringList &statements, const QByteArray &specJson, const QString &dbName,
+                                   const QString &specName)
+{
+    dbPath = makeDatabase(dir, dbName, statements).url().text;
+    specPath = writeFile(dir, specName, specJson);
+    auto opened = rw::openWorkspace(dbPath, specPath);
+    if (!opened)
+        qFatal("%s", qPrintable(opened.error().message));
+    ws = std::move(*opened);
+}
+
 CliResult runCli(const QStringList &arguments)
 {
     CliResult r;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sql/database.h"
+#include "core/workspace/workspace.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -8,6 +9,7 @@
 #include <QTemporaryDir>
 
 #include <functional>
+#include <optional>
 
 // Helpers shared by the tests: scratch databases and specs in a temp dir.
 namespace testsupport {
@@ -59,6 +61,26 @@ struct CliResult {
     QString err;
 };
 CliResult runCli(const QStringList &arguments);
+
+// A test's own workspace: a fresh database (makeDatabase, `statements` run on
+// it) and `specJson` written beside it, opened with rw::openWorkspace. Fails
+// the test (qFatal) when it does not open.
+struct WorkspaceFixture {
+    QTemporaryDir dir;
+    QString dbPath;   // what --db names: the SQLite file or the PostgreSQL URL
+    QString specPath; // what --spec names
+    std::optional<rw::Workspace> ws;
+
+    WorkspaceFixture(const QStringList &statements, const QByteArray &specJson, const QString &dbName = QStringLiteral("w.db"),
+                     const QString &specName = QStringLiteral("w.json"));
+    const rw::Database &db() const { return ws->db; }
+    // The spec's first dataset.
+    const rw::DatasetSpec &dataset() const { return ws->spec.datasets.front(); }
+    // --db and --spec, for rewindctl.
+    QStringList args() const { return {QStringLiteral("--db"), dbPath, QStringLiteral("--spec"), specPath}; }
+    // rewindctl `command` on this workspace (in-process).
+    CliResult cli(const QStringList &command) const { return runCli(command + args()); }
+};
 
 // Runs the real rewindctl binary as a child process (for crash tests). With
 // `failpoint` set, REWIND_FAILPOINT makes the child SIGKILL itself there.

@@ -81,35 +81,25 @@ const QStringList kCapture = {
 const QByteArray kSpec = R"({"streams": {"ev": {"log": "ev_log", "sink": "ev_sink",
     "fields": {"order_id": "$.order_id", "amount": "$.amount"}, "required": ["order_id", "amount"]}}})";
 
-struct Fixture {
-    QTemporaryDir dir;
-    QString dbPath;
-    QString specPath;
-    std::optional<Workspace> ws;
-
+struct Fixture : testsupport::WorkspaceFixture {
     // byReplay: dead-letter by running stream replay (SQLite only for now);
     // otherwise by the portable seed above.
     explicit Fixture(bool byReplay = false)
-    {
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("d.db"), {
+        : WorkspaceFixture({
             QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
             QStringLiteral("INSERT INTO ev_log VALUES "
                            "(0, 0, 'a', '2025-05-06T10:00:00Z', '{\"order_id\": 1, \"amount\": 10}'),"
                            "(0, 1, 'b', '2025-05-06T10:01:00Z', '{\"order_id\": 2}'),"
                            "(0, 2, 'c', '2025-05-06T10:02:00Z', '{\"order_id\": 3, \"amount\": '),"
                            "(0, 3, 'd', '2025-05-06T10:03:00Z', '{\"order_id\": 4, \"amount\": null}')"),
-        });
+        }, kSpec, QStringLiteral("d.db"), QStringLiteral("s.json"))
+    {
         // Bytes, bound as BLOBs on SQLite: never decoded.
+        const Database &db = ws->db;
         QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 0, 'e', '2025-05-06T10:04:00Z', ?)"), {DlqDialect::of(db.dialect()).payloadValue(badPayload())}),
                  "insert");
         QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 1, 'f', '2025-05-06T10:05:00Z', ?)"), {DlqDialect::of(db.dialect()).payloadValue(bigInvalid())}),
                  "insert");
-        dbPath = db.url().text;
-        specPath = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
-        auto opened = openWorkspace(dbPath, specPath);
-        if (!opened)
-            qFatal("%s", qPrintable(opened.error().message));
-        ws = std::move(*opened);
         if (byReplay) {
             ReplayOptions o;
             o.execute = true;
@@ -123,7 +113,6 @@ struct Fixture {
                 qFatal("%s", qPrintable(r.error().message));
     }
 
-    const Database &db() const { return ws->db; }
     qint64 n(const QString &sql) const { return db().scalar(sql)->toLongLong(); }
     QString text(const QString &sql) const { return db().scalar(sql)->toString(); }
     qint64 id(const QString &eventId) const

@@ -31,25 +31,14 @@ QString fill(qint64 n)
         .arg(n);
 }
 
-struct Fixture {
-    QTemporaryDir dir;
-    std::optional<Workspace> ws;
-
+struct Fixture : testsupport::WorkspaceFixture {
     explicit Fixture(qint64 n)
+        : WorkspaceFixture({QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)")},
+                           kSpec, QStringLiteral("d.db"), QStringLiteral("s.json"))
     {
-        const QString db = testsupport::makeDatabase(dir, QStringLiteral("d.db"),
-                                                     {QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
-                                                                     "event_id TEXT, record_ts TEXT, payload TEXT)")})
-                               .url()
-                               .text;
-        auto opened = openWorkspace(db, testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec));
-        if (!opened)
-            qFatal("%s", qPrintable(opened.error().message));
-        ws = std::move(*opened);
         if (auto r = ws->db.exec(fill(n)); !r)
             qFatal("%s", qPrintable(r.error().message));
     }
-    const Database &db() const { return ws->db; }
 };
 
 QList<qint64> walk(const Database &db, const DlqSelection &selection, int pageSize)

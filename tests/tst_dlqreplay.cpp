@@ -41,23 +41,9 @@ const QByteArray kBatchSpec = R"({"datasets": {"sales": {"source": "src", "targe
 const QByteArray kStreamSpec = R"({"streams": {"ev": {"log": "ev_log", "sink": "ev_sink",
     "fields": {"order_id": "$.order_id", "amount": "$.amount"}, "required": ["order_id", "amount"]}}})";
 
-struct Fixture {
-    QTemporaryDir dir;
-    QString dbPath;
-    QString specPath;
-    std::optional<Workspace> ws;
+struct Fixture : testsupport::WorkspaceFixture {
+    Fixture(const QStringList &setup, const QByteArray &spec) : WorkspaceFixture(setup, spec, QStringLiteral("d.db"), QStringLiteral("s.json")) {}
 
-    Fixture(const QStringList &setup, const QByteArray &spec)
-    {
-        dbPath = testsupport::makeDatabase(dir, QStringLiteral("d.db"), setup).url().text;
-        specPath = testsupport::writeFile(dir, QStringLiteral("s.json"), spec);
-        auto opened = openWorkspace(dbPath, specPath);
-        if (!opened)
-            qFatal("%s", qPrintable(opened.error().message));
-        ws = std::move(*opened);
-    }
-
-    const Database &db() const { return ws->db; }
     qint64 n(const QString &sql) const
     {
         auto v = db().scalar(sql);

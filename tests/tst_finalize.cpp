@@ -50,28 +50,13 @@ const QByteArray kSpec = R"({"datasets": {
                 "event_time": "ev", "allowed_lateness": "3h"},
     "untimed": {"source": "src", "target": "out_untimed", "partition_column": "dt", "key": ["id"]}}})";
 
-struct Fixture {
-    QTemporaryDir dir;
-    QString dbPath;
-    QString specPath;
-    std::optional<Workspace> ws;
-
-    Fixture()
-    {
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("f.db"), setup());
-        dbPath = db.url().text;
-        specPath = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
-        auto opened = openWorkspace(dbPath, specPath);
-        if (!opened)
-            qFatal("%s", qPrintable(opened.error().message));
-        ws = *opened;
-    }
-    const Database &db() const { return ws->db; }
+struct Fixture : testsupport::WorkspaceFixture {
+    Fixture() : WorkspaceFixture(setup(), kSpec, QStringLiteral("f.db"), QStringLiteral("s.json")) {}
     const DatasetSpec &dataset(const char *name) const { return *ws->spec.dataset(QString::fromLatin1(name)); }
 
-    testsupport::CliResult cli(const QString &command, const QStringList &more)
+    testsupport::CliResult cli(const QString &command, const QStringList &more) const
     {
-        return testsupport::runCli(QStringList{command, QStringLiteral("--db"), dbPath, QStringLiteral("--spec"), specPath} + more);
+        return testsupport::runCli(QStringList{command} + args() + more);
     }
 
     QMap<QString, QString> statuses(const char *name) const

@@ -67,26 +67,8 @@ qint64 count(const Database &db, const QString &sql)
     return v ? v->toLongLong() : -1;
 }
 
-struct Fixture {
-    QTemporaryDir dir;
-    QString dbPath;
-    QString specPath;
-    std::optional<Workspace> ws;
-
-    explicit Fixture(const QByteArray &specJson, const QStringList &warehouse = kWarehouse)
-    {
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("w.db"), warehouse);
-        dbPath = db.url().text;
-        specPath = testsupport::writeFile(dir, QStringLiteral("w.json"), specJson);
-        auto opened = openWorkspace(dbPath, specPath);
-        if (!opened)
-            qFatal("%s", qPrintable(opened.error().message));
-        ws = std::move(*opened);
-    }
-    const Database &db() const { return ws->db; }
-    const DatasetSpec &dataset() const { return ws->spec.datasets.front(); }
-    QStringList args() const { return {QStringLiteral("--db"), dbPath, QStringLiteral("--spec"), specPath}; }
-    testsupport::CliResult cli(const QStringList &command) const { return testsupport::runCli(command + args()); }
+struct Fixture : testsupport::WorkspaceFixture {
+    explicit Fixture(const QByteArray &specJson, const QStringList &warehouse = kWarehouse) : WorkspaceFixture(warehouse, specJson) {}
 };
 
 BatchOptions execute(QStringList partitions = {})

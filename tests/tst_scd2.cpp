@@ -82,25 +82,8 @@ bool same(const QString &differencesText)
     return w.value(1) == QLatin1String("0") && w.value(3) == QLatin1String("0") && rows.value(0) == rows.value(1);
 }
 
-struct Fixture {
-    QTemporaryDir dir;
-    QString dbPath;
-    QString specPath;
-    std::optional<Workspace> ws;
-
-    Fixture()
-    {
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("w.db"), kWarehouse);
-        dbPath = db.url().text;
-        specPath = testsupport::writeFile(dir, QStringLiteral("w.json"), kSpec);
-        auto opened = openWorkspace(dbPath, specPath);
-        if (!opened)
-            qFatal("%s", qPrintable(opened.error().message));
-        ws = std::move(*opened);
-    }
-    const Database &db() const { return ws->db; }
-    const DatasetSpec &dataset() const { return ws->spec.datasets.front(); }
-    QStringList args() const { return {QStringLiteral("--db"), dbPath, QStringLiteral("--spec"), specPath}; }
+struct Fixture : testsupport::WorkspaceFixture {
+    Fixture() : WorkspaceFixture(kWarehouse, kSpec) {}
 };
 
 BatchOptions scope(QStringList partitions = {}, bool execute = true)

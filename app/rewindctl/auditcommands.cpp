@@ -16,7 +16,6 @@ const QCommandLineOption kAuditLimit({QStringLiteral("limit")}, QStringLiteral("
 const QCommandLineOption kAuditAction({QStringLiteral("action")}, QStringLiteral("Only this action (e.g. preview, \"run started\")."),
                                       QStringLiteral("A"));
 const QCommandLineOption kAuditDataset({QStringLiteral("dataset")}, QStringLiteral("Only rows about this dataset."), QStringLiteral("D"));
-const QCommandLineOption kReportRun({QStringLiteral("run")}, QStringLiteral("Run id (from rewindctl runs)."), QStringLiteral("ID"));
 const QCommandLineOption kReportFormat({QStringLiteral("format")}, QStringLiteral("md (default) or json."), QStringLiteral("F"),
                                        QStringLiteral("md"));
 
@@ -30,10 +29,9 @@ Json detailJson(const QString &text)
 
 Status runAudit(Context &ctx)
 {
-    bool ok = false;
-    const int limit = ctx.parser.value(kAuditLimit).toInt(&ok);
-    if (!ok || limit <= 0)
-        return badInput(QStringLiteral("--limit \"%1\": expected a positive number").arg(ctx.parser.value(kAuditLimit)));
+    auto limit = intOption(ctx, kAuditLimit, 1, INT_MAX, QStringLiteral("a positive number"));
+    if (!limit)
+        return fail(limit.error());
     auto ws = workspace(ctx);
     if (!ws)
         return fail(ws.error());
@@ -43,7 +41,7 @@ Status runAudit(Context &ctx)
     if (!filter.dataset.isEmpty())
         if (auto d = ws->spec.requireDataset(filter.dataset); !d)
             return fail(d.error());
-    auto rows = listAudit(ws->db, filter, limit);
+    auto rows = listAudit(ws->db, filter, *limit);
     if (!rows)
         return fail(rows.error());
     if (ctx.json) {
@@ -80,13 +78,10 @@ Status runAudit(Context &ctx)
 
 Status runReport(Context &ctx)
 {
-    auto text = required(ctx, kReportRun);
-    if (!text)
-        return fail(text.error());
-    bool ok = false;
-    const qint64 id = text->toLongLong(&ok);
-    if (!ok || id <= 0)
-        return badInput(QStringLiteral("--run \"%1\": expected a run id").arg(*text));
+    auto runId = runIdOption(ctx, QStringLiteral("a run id"));
+    if (!runId)
+        return fail(runId.error());
+    const qint64 id = *runId;
     const QString format = ctx.parser.value(kReportFormat);
     if (format != QLatin1String("md") && format != QLatin1String("json"))
         return badInput(QStringLiteral("--format \"%1\": expected md or json").arg(format));
@@ -119,7 +114,7 @@ std::vector<Command> auditCommands()
          withWorkspace({kAuditLimit, kAuditAction, kAuditDataset}),
          runAudit},
         {QStringLiteral("run-report"), QStringLiteral("A run's report for people (Markdown) or as JSON: what, by whom, counts, gates."),
-         withWorkspace({kReportRun, kReportFormat}),
+         withWorkspace({kRun, kReportFormat}),
          runReport},
     };
 }

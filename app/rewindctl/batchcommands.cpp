@@ -21,7 +21,6 @@ const QCommandLineOption kTo({QStringLiteral("to")}, QStringLiteral("Last partit
 const QCommandLineOption kStale({QStringLiteral("stale")}, QStringLiteral("Every stale partition (source changed since its publish)."));
 const QCommandLineOption kSamples({QStringLiteral("samples")}, QStringLiteral("Add up to N example rows per category."), QStringLiteral("N"), QStringLiteral("0"));
 const QCommandLineOption kPlan({QStringLiteral("plan")}, QStringLiteral("Execute exactly this stored plan (from preview); refused, exit 4, if its source changed."), QStringLiteral("ID"));
-const QCommandLineOption kRun({QStringLiteral("run")}, QStringLiteral("Run id (from rewindctl runs)."), QStringLiteral("ID"));
 const QCommandLineOption kLimit({QStringLiteral("limit")}, QStringLiteral("At most N rows (default 50)."), QStringLiteral("N"), QStringLiteral("50"));
 
 void scopeOptions(QCommandLineParser &p)
@@ -41,10 +40,10 @@ Result<BatchOptions> batchOptions(const Context &ctx, bool withScope)
             o.scope.to = ctx.parser.value(kTo);
         o.scope.stale = ctx.parser.isSet(kStale);
     }
-    bool ok = false;
-    o.samples = ctx.parser.value(kSamples).toInt(&ok);
-    if (!ok || o.samples < 0 || o.samples > 1000)
-        return badInput(QStringLiteral("--samples \"%1\": expected a number from 0 to 1000").arg(ctx.parser.value(kSamples)));
+    auto samples = intOption(ctx, kSamples, 0, 1000);
+    if (!samples)
+        return fail(samples.error());
+    o.samples = *samples;
     if (ctx.given(QStringLiteral("plan")))
         o.planId = ctx.parser.value(kPlan);
     o.execute = ctx.given(QStringLiteral("execute"));
@@ -117,21 +116,18 @@ Status report(Context &ctx, const RunResult &r)
 
 Status runBatch(Context &ctx, bool forcePreview)
 {
-    auto name = required(ctx, kDataset);
-    if (!name)
+    if (auto name = required(ctx, kDataset); !name) // before the options are read, as the lookup below
         return fail(name.error());
     auto options = batchOptions(ctx, true);
     if (!options)
         return fail(options.error());
-    auto ws = workspace(ctx);
-    if (!ws)
-        return fail(ws.error());
-    auto dataset = ws->spec.requireDataset(*name);
-    if (!dataset)
-        return fail(dataset.error());
+    auto wd = datasetOf(ctx);
+    if (!wd)
+        return fail(wd.error());
+    const auto &[ws, dataset] = *wd;
     if (forcePreview)
         options->execute = false;
-    auto result = forcePreview ? preview(ws->db, **dataset, *options) : run(ws->db, **dataset, *options);
+    auto result = forcePreview ? preview(ws.db, *dataset, *options) : run(ws.db, *dataset, *options);
     if (!result)
         return fail(result.error());
     ctx.reported = true;
@@ -140,18 +136,6 @@ Status runBatch(Context &ctx, bool forcePreview)
 
 Status runPreview(Context &ctx) { return runBatch(ctx, true); }
 Status runRun(Context &ctx) { return runBatch(ctx, false); }
-
-Result<qint64> runIdOption(const Context &ctx)
-{
-    auto text = required(ctx, kRun);
-    if (!text)
-        return fail(text.error());
-    bool ok = false;
-    const qint64 id = text->toLongLong(&ok);
-    if (!ok || id <= 0)
-        return badInput(QStringLiteral("--run \"%1\": expected a run id (a positive number)").arg(*text));
-    return id;
-}
 
 Status runResume(Context &ctx)
 {
@@ -173,14 +157,13 @@ Status runResume(Context &ctx)
 
 Status runRuns(Context &ctx)
 {
-    bool ok = false;
-    const int limit = ctx.parser.value(kLimit).toInt(&ok);
-    if (!ok || limit <= 0)
-        return badInput(QStringLiteral("--limit \"%1\": expected a positive number").arg(ctx.parser.value(kLimit)));
+    auto limit = intOption(ctx, kLimit, 1, INT_MAX, QStringLiteral("a positive number"));
+    if (!limit)
+        return fail(limit.error());
     auto ws = workspace(ctx);
     if (!ws)
         return fail(ws.error());
-    auto runs = listRuns(ws->db, limit);
+    auto runs = listRuns(ws->db, *limit);
     if (!runs)
         return fail(runs.error());
     if (ctx.json) {

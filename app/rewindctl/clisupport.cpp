@@ -70,6 +70,30 @@ Result<QString> required(const Context &ctx, const QCommandLineOption &option)
     return ctx.parser.value(option);
 }
 
+Result<int> intOption(const Context &ctx, const QCommandLineOption &option, int min, int max, const QString &expected)
+{
+    bool ok = false;
+    const QString text = ctx.parser.value(option);
+    const int n = text.toInt(&ok);
+    if (!ok || n < min || n > max)
+        return badInput(QStringLiteral("--%1 \"%2\": expected %3")
+                            .arg(option.names().constFirst(), text,
+                                 expected.isEmpty() ? QStringLiteral("a number from %1 to %2").arg(min).arg(max) : expected));
+    return n;
+}
+
+Result<qint64> runIdOption(const Context &ctx, const QString &expected)
+{
+    auto text = required(ctx, kRun);
+    if (!text)
+        return fail(text.error());
+    bool ok = false;
+    const qint64 id = text->toLongLong(&ok);
+    if (!ok || id <= 0)
+        return badInput(QStringLiteral("--run \"%1\": expected %2").arg(*text, expected));
+    return id;
+}
+
 Result<Workspace> workspace(const Context &ctx)
 {
     auto db = required(ctx, kDb);

@@ -60,6 +60,7 @@ inline const QCommandLineOption kDb({QStringLiteral("db")}, QStringLiteral("Data
 inline const QCommandLineOption kSpec({QStringLiteral("spec")}, QStringLiteral("Pipeline spec (JSON)."), QStringLiteral("SPEC"));
 inline const QCommandLineOption kJson({QStringLiteral("json")}, QStringLiteral("Print exactly one JSON document on stdout."));
 inline const QCommandLineOption kDataset({QStringLiteral("dataset")}, QStringLiteral("Dataset name from the spec."), QStringLiteral("D"));
+inline const QCommandLineOption kRun({QStringLiteral("run")}, QStringLiteral("Run id (from rewindctl runs)."), QStringLiteral("ID"));
 inline const QCommandLineOption kExecute({QStringLiteral("execute")}, QStringLiteral("Apply the change. Without it, a dry run: print what would change, change nothing."));
 
 void workspaceOptions(QCommandLineParser &p);
@@ -67,6 +68,12 @@ void workspaceOptions(QCommandLineParser &p);
 std::function<void(QCommandLineParser &)> withWorkspace(const QList<QCommandLineOption> &more);
 // The value of a required option, or BadInput naming it.
 Result<QString> required(const Context &ctx, const QCommandLineOption &option);
+// The whole number an option holds, from `min` to `max`; else BadInput
+// `--NAME "TEXT": expected EXPECTED` (by default "a number from MIN to MAX").
+Result<int> intOption(const Context &ctx, const QCommandLineOption &option, int min, int max, const QString &expected = QString());
+// The required run id of --run (kRun), a positive number; else BadInput
+// `--run "TEXT": expected EXPECTED`.
+Result<qint64> runIdOption(const Context &ctx, const QString &expected = QStringLiteral("a run id (a positive number)"));
 // Opens --db with --spec (validated).
 Result<Workspace> workspace(const Context &ctx);
 // The same, and the --dataset it names (BadInput naming a missing option or

@@ -62,15 +62,6 @@ Result<DlqSelection> selection(const Context &ctx)
     return s;
 }
 
-Result<int> positive(const Context &ctx, const QCommandLineOption &o, int max)
-{
-    bool ok = false;
-    const int n = ctx.parser.value(o).toInt(&ok);
-    if (!ok || n <= 0 || n > max)
-        return badInput(QStringLiteral("--%1 \"%2\": expected a number from 1 to %3").arg(o.names().constFirst(), ctx.parser.value(o)).arg(max));
-    return n;
-}
-
 bool validUtf8(const QByteArray &bytes)
 {
     QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
@@ -157,7 +148,7 @@ Status runList(Context &ctx)
     auto sel = selection(ctx);
     if (!sel)
         return fail(sel.error());
-    auto limit = positive(ctx, kLimit, 1000000);
+    auto limit = intOption(ctx, kLimit, 1, 1000000);
     if (!limit)
         return fail(limit.error());
     auto ws = workspace(ctx);
@@ -345,11 +336,11 @@ Status runReplayOrValidate(Context &ctx, bool validateOnly)
         return fail(sel.error());
     DlqReplayOptions o;
     o.execute = !validateOnly && ctx.given(QStringLiteral("execute"));
-    auto batch = positive(ctx, kBatchSize, 1000000);
+    auto batch = intOption(ctx, kBatchSize, 1, 1000000);
     if (!batch)
         return fail(batch.error());
     o.batchSize = *batch;
-    auto limit = positive(ctx, kLimit, 1000000);
+    auto limit = intOption(ctx, kLimit, 1, 1000000);
     if (!limit)
         return fail(limit.error());
     o.maxRecords = *limit;

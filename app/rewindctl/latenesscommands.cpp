@@ -55,10 +55,10 @@ Status runLag(Context &ctx)
     if (!ctx.parser.isSet(kDataset))
         return badInput(QStringLiteral("--dataset is required"));
     LatenessOptions options;
-    bool ok = false;
-    options.buckets = ctx.parser.value(kBuckets).toInt(&ok);
-    if (!ok || options.buckets < 1 || options.buckets > 200)
-        return badInput(QStringLiteral("--buckets \"%1\": expected a number from 1 to 200").arg(ctx.parser.value(kBuckets)));
+    auto buckets = intOption(ctx, kBuckets, 1, 200);
+    if (!buckets)
+        return fail(buckets.error());
+    options.buckets = *buckets;
     if (ctx.parser.isSet(kFrom))
         options.from = ctx.parser.value(kFrom);
     if (ctx.parser.isSet(kTo))

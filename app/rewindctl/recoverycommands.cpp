@@ -17,7 +17,6 @@ const QCommandLineOption kSamplesOpt({QStringLiteral("samples")}, QStringLiteral
 const QCommandLineOption kReason({QStringLiteral("reason")}, QStringLiteral("Why (kept with the freeze and in the audit log)."), QStringLiteral("TEXT"));
 const QCommandLineOption kReport({QStringLiteral("report")}, QStringLiteral("Write the Markdown recovery report to FILE (default: next to the database)."),
                                  QStringLiteral("FILE"));
-const QCommandLineOption kRunId({QStringLiteral("run")}, QStringLiteral("Run id (from rewindctl runs)."), QStringLiteral("ID"));
 
 Json partitionsJson(const DuplicateReport &d)
 {
@@ -47,14 +46,7 @@ Json variantJson(const QVariant &v)
     return ok ? Json(d) : Json(s(v.toString()));
 }
 
-Result<int> samplesOption(const Context &ctx)
-{
-    bool ok = false;
-    const int n = ctx.parser.value(kSamplesOpt).toInt(&ok);
-    if (!ok || n < 0 || n > 1000)
-        return badInput(QStringLiteral("--samples \"%1\": expected a number from 0 to 1000").arg(ctx.parser.value(kSamplesOpt)));
-    return n;
-}
+Result<int> samplesOption(const Context &ctx) { return intOption(ctx, kSamplesOpt, 0, 1000); }
 
 Status runDuplicates(Context &ctx)
 {
@@ -222,13 +214,10 @@ Status runRecover(Context &ctx)
 
 Status runRollback(Context &ctx)
 {
-    auto text = required(ctx, kRunId);
-    if (!text)
-        return fail(text.error());
-    bool ok = false;
-    const qint64 id = text->toLongLong(&ok);
-    if (!ok || id <= 0)
-        return badInput(QStringLiteral("--run \"%1\": expected a run id (a positive number)").arg(*text));
+    auto runId = runIdOption(ctx);
+    if (!runId)
+        return fail(runId.error());
+    const qint64 id = *runId;
     auto ws = workspace(ctx);
     if (!ws)
         return fail(ws.error());
@@ -286,7 +275,7 @@ std::vector<Command> recoveryCommands()
          withWorkspace({kDataset, kSamplesOpt, kReport, kExecute}),
          runRecover},
         {QStringLiteral("rollback"), QStringLiteral("Restore every partition a run published to its state before the run (dry run unless --execute)."),
-         withWorkspace({kRunId, kExecute}),
+         withWorkspace({kRun, kExecute}),
          runRollback},
     };
 }

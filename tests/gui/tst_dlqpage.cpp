@@ -56,24 +56,15 @@ const QStringList kLog = {
                    "(0, 3, 'd', '2025-05-06T10:03:00Z', '{\"order_id\": 4, \"amount\": null}')"),
 };
 
-struct Fixture {
-    QTemporaryDir dir;
-    std::optional<Workspace> ws;
-
-    explicit Fixture(const QStringList &setup = kLog)
+struct Fixture : testsupport::WorkspaceFixture {
+    explicit Fixture(const QStringList &setup = kLog) : WorkspaceFixture(setup, kSpec, QStringLiteral("d.db"), QStringLiteral("s.json"))
     {
-        const QString db = testsupport::makeDatabase(dir, QStringLiteral("d.db"), setup).url().text;
-        auto opened = openWorkspace(db, testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec));
-        if (!opened)
-            qFatal("%s", qPrintable(opened.error().message));
-        ws = std::move(*opened);
         ReplayOptions o;
         o.execute = true;
         auto r = replay(ws->db, *ws->spec.stream(QStringLiteral("ev")), QStringLiteral("g"), o);
         if (!r)
             qFatal("%s", qPrintable(r.error().message));
     }
-    const Database &db() const { return ws->db; }
     QVariant value(const QString &sql, const QVariantList &binds = {}) const
     {
         auto v = db().scalar(sql, binds);
@@ -224,7 +215,7 @@ private Q_SLOTS:
         QAbstractItemModelTester t2(&groups, QAbstractItemModelTester::FailureReportingMode::Fatal);
         groups.resetData(list->groups, list->total);
         QCOMPARE(groups.rowCount(), int(list->groups.size()) + 1);
-        QCOMPARE(groups.index(0).data(DlqGroupsModel::CountRole).toLongLong(), 3);
+        QCOMPARE(groups.index(0, 0).data(DlqGroupsModel::CountRole).toLongLong(), 3);
         QCOMPARE(groups.rowOf(list->groups[0].signature), 1);
         groups.resetData({}, 0);
 
@@ -374,7 +365,7 @@ private Q_SLOTS:
                                                                      f.value(QStringLiteral("SELECT error FROM rewind_dlq WHERE event_id = 'b'")).toString()));
         QVERIFY(sigRow > 0);
         QSignalSpy fetched(page->recordsModel(), &DlqRecordsModel::pageFetched);
-        page->groupsView()->setCurrentIndex(page->groupsModel()->index(sigRow));
+        page->groupsView()->setCurrentIndex(page->groupsModel()->index(sigRow, 0));
         QVERIFY(waitFor(fetched));
         QCOMPARE(page->recordsModel()->rowCount(), 2);
         page->recordsView()->selectAll();
@@ -507,13 +498,13 @@ private Q_SLOTS:
         qInfo("summary after %lld ms", t.elapsed());
         QCOMPARE(page.groupsModel()->total(), 1000000);
         QCOMPARE(page.groupsModel()->rowCount(), 3);
-        QCOMPARE(page.groupsModel()->index(1).data(DlqGroupsModel::CountRole).toLongLong(), 666667);
+        QCOMPARE(page.groupsModel()->index(1, 0).data(DlqGroupsModel::CountRole).toLongLong(), 666667);
         QVERIFY(page.statusText().contains(QStringLiteral("of %1").arg(fmt::number(1000000))));
         QVERIFY(page.recordsModel()->rowCount() < 2000);
 
         // A signature: its first page, quickly, and the total from the side list.
         t.restart();
-        page.groupsView()->setCurrentIndex(page.groupsModel()->index(2));
+        page.groupsView()->setCurrentIndex(page.groupsModel()->index(2, 0));
         QVERIFY(fetched.wait(kTimeoutMs));
         qInfo("signature's first rows after %lld ms", t.elapsed());
         QCOMPARE(page.recordsModel()->rowCount(), DlqRecordsModel::kDefaultPageSize);

@@ -32,58 +32,36 @@ QString compact(const QString &json)
     return doc.isNull() ? json : QString::fromUtf8(doc.toJson(QJsonDocument::Compact));
 }
 
+QString subject(const AuditRow &r) { return r.dataset.isEmpty() ? r.stream : r.dataset; }
+
 } // namespace
 
 AuditModel::AuditModel(QObject *parent)
     : SnapshotTableModel({
-        {tr("#")},
-        {tr("At (UTC)")},
-        {tr("User")},
-        {tr("Action")},
-        {tr("Dataset / stream")},
-        {tr("Run")},
-        {tr("Detail")},
-    }, parent)
+        {tr("#"), kAlignNumber, [](const AuditRow &r) { return r.id; }},
+        {tr("At (UTC)"), kAlignText, [](const AuditRow &r) { return fmt::timestamp(r.at); }, [](const AuditRow &r) { return r.at; }},
+        {tr("User"), kAlignText, [](const AuditRow &r) { return r.osUser; }},
+        {tr("Action"), kAlignText, [](const AuditRow &r) { return r.action; }},
+        {tr("Dataset / stream"), kAlignText, subject},
+        {tr("Run"), kAlignNumber,
+         [](const AuditRow &r) { return r.runId.isNull() ? QStringLiteral("\u2014") : QStringLiteral("#%1").arg(r.runId.toLongLong()); },
+         [](const AuditRow &r) { return r.runId.isNull() ? qint64(-1) : r.runId.toLongLong(); }},
+        {tr("Detail"), kAlignText, [](const AuditRow &r) { return compact(r.detail); }},
+    }, parent, HeaderAlignment::View)
 {
 }
 
-QVariant AuditModel::data(const QModelIndex &index, int role) const
+QVariant AuditModel::cellData(const AuditRow &r, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const AuditRow &r = m_rows[std::size_t(index.row())];
-    const int column = index.column();
     switch (role) {
-    case Qt::DisplayRole:
-        switch (column) {
-        case IdColumn: return r.id;
-        case AtColumn: return fmt::timestamp(r.at);
-        case UserColumn: return r.osUser;
-        case ActionColumn: return r.action;
-        case SubjectColumn: return r.dataset.isEmpty() ? r.stream : r.dataset;
-        case RunColumn: return r.runId.isNull() ? QStringLiteral("\u2014") : QStringLiteral("#%1").arg(r.runId.toLongLong());
-        case DetailColumn: return compact(r.detail);
-        default: return {};
-        }
-    case SortRole:
-        switch (column) {
-        case IdColumn: return r.id;
-        case RunColumn: return r.runId.isNull() ? qint64(-1) : r.runId.toLongLong();
-        case AtColumn: return r.at;
-        default: return data(index, Qt::DisplayRole);
-        }
     case ActionRole: return r.action;
-    case DatasetRole: return r.dataset.isEmpty() ? r.stream : r.dataset;
+    case DatasetRole: return subject(r);
     case Qt::ToolTipRole:
         if (column == DetailColumn && !r.detail.isEmpty()) {
             const QJsonDocument doc = QJsonDocument::fromJson(r.detail.toUtf8());
             return doc.isNull() ? r.detail : QString::fromUtf8(doc.toJson(QJsonDocument::Indented));
         }
         return {};
-    case Qt::TextAlignmentRole:
-        if (column == IdColumn || column == RunColumn)
-            return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
-        return QVariant::fromValue(Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter));
     case Qt::ForegroundRole:
         if (column == ActionColumn)
             return QBrush(actionColor(r.action));

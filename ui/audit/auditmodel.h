@@ -20,7 +20,8 @@ public:
 
     const AuditRow &row(int r) const { return m_rows[std::size_t(r)]; }
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+protected:
+    QVariant cellData(const AuditRow &row, int column, int role) const override;
 };
 
 } // namespace rw

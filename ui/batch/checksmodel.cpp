@@ -1,10 +1,5 @@
 #include "ui/batch/checksmodel.h"
 
-#include "ui/common/style.h"
-#include "core/batch/partitions.h"
-
-#include <QBrush>
-
 #include <algorithm>
 #include <QColor>
 #include <QFont>
@@ -13,10 +8,12 @@ namespace rw {
 
 ChecksModel::ChecksModel(QObject *parent)
     : SnapshotTableModel({
-        {tr("Result")},
-        {tr("Gate")},
-        {tr("Partition")},
-        {tr("Detail")},
+        {tr("Result"), {}, [](const CheckResult &c) { return c.passed ? tr("\u2714 pass") : tr("\u2718 FAIL"); },
+         [](const CheckResult &c) { return c.passed ? 1 : 0; }},
+        {tr("Gate"), {}, [](const CheckResult &c) { return c.name; }},
+        {tr("Partition"), {}, [](const CheckResult &c) { return partitionText(c.partition); }},
+        {tr("Detail"), {},
+         [](const CheckResult &c) { return c.quarantined > 0 ? tr("%1 (%2 rows quarantined)").arg(c.detail).arg(c.quarantined) : c.detail; }},
     }, parent)
 {
 }
@@ -35,39 +32,17 @@ int ChecksModel::failedCount() const
     return int(std::count_if(m_rows.begin(), m_rows.end(), [](const CheckResult &c) { return !c.passed; }));
 }
 
-QVariant ChecksModel::data(const QModelIndex &index, int role) const
+QVariant ChecksModel::cellData(const CheckResult &c, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const CheckResult &c = m_rows[std::size_t(index.row())];
     switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case ResultColumn: return c.passed ? tr("\u2714 pass") : tr("\u2718 FAIL");
-        case NameColumn: return c.name;
-        case PartitionColumn: return partitionLabel(c.partition);
-        case DetailColumn:
-            return c.quarantined > 0 ? tr("%1 (%2 rows quarantined)").arg(c.detail).arg(c.quarantined) : c.detail;
-        default: return {};
-        }
-    case SortRole:
-        if (index.column() == ResultColumn)
-            return c.passed ? 1 : 0;
-        return data(index, Qt::DisplayRole);
     case PassedRole: return c.passed;
     case Qt::ToolTipRole: return c.detail;
     case Qt::ForegroundRole:
-        if (index.column() == ResultColumn)
-            return QBrush(c.passed ? style::qcolor(style::Colour::Ok) : style::qcolor(style::Colour::Error));
-        return {};
-    case Qt::BackgroundRole:
-        if (!c.passed)
-            return QBrush(style::qcolor(style::Colour::ErrorTint));
-        return {};
+    case Qt::BackgroundRole: return verdictColours(role, column == ResultColumn, c.passed);
     case Qt::FontRole:
-        if (index.column() == ResultColumn || !c.passed) {
+        if (column == ResultColumn || !c.passed) {
             QFont f;
-            f.setBold(index.column() == ResultColumn);
+            f.setBold(column == ResultColumn);
             return f;
         }
         return {};

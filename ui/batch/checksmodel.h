@@ -21,7 +21,8 @@ public:
     void resetData(std::vector<CheckResult> checks);
     int failedCount() const;
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+protected:
+    QVariant cellData(const CheckResult &check, int column, int role) const override;
 };
 
 } // namespace rw

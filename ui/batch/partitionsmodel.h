@@ -3,7 +3,6 @@
 #include "core/batch/partitions.h"
 
 #include "ui/common/tablemodel.h"
-#include <QLocale>
 
 #include <vector>
 
@@ -32,14 +31,11 @@ public:
     // keyed target may hold fewer rows than its source: dedupe drops some.)
     static bool needsAttention(const PartitionInfo &p);
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+protected:
+    QVariant cellData(const PartitionInfo &partition, int column, int role) const override;
 
 private:
-    QVariant display(const PartitionInfo &p, int column) const;
-    QVariant sortValue(const PartitionInfo &p, int column) const;
     QVariant toolTip(const PartitionInfo &p, int column) const;
-
-    QLocale m_locale;
 };
 
 } // namespace rw

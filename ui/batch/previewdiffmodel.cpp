@@ -2,7 +2,6 @@
 
 #include "ui/common/style.h"
 #include "ui/common/format.h"
-#include "core/batch/partitions.h"
 
 #include <QBrush>
 
@@ -14,15 +13,21 @@ namespace rw {
 
 PreviewDiffModel::PreviewDiffModel(QObject *parent)
     : SnapshotTableModel({
-        {tr("Partition"), kAlignText},
-        {tr("Source"), kAlignNumber},
-        {tr("Staged"), kAlignNumber},
-        {tr("Dupes"), kAlignNumber, tr("Duplicates dropped: source rows that a later row with the same key replaced")},
-        {tr("Inserted"), kAlignNumber},
-        {tr("Updated"), kAlignNumber},
-        {tr("Deleted"), kAlignNumber},
-        {tr("Unchanged"), kAlignNumber},
-        {tr("Gates"), kAlignNumber},
+        partitionColumn(tr("Partition"), &PartitionResult::partition),
+        numberColumn(tr("Source"), &PartitionResult::sourceRows),
+        numberColumn(tr("Staged"), &PartitionResult::stagedRows),
+        numberColumn(tr("Dupes"), &PartitionResult::duplicatesDropped,
+                     tr("Duplicates dropped: source rows that a later row with the same key replaced")),
+        numberColumn(tr("Inserted"), &PartitionResult::inserted),
+        numberColumn(tr("Updated"), &PartitionResult::updated),
+        numberColumn(tr("Deleted"), &PartitionResult::deleted),
+        numberColumn(tr("Unchanged"), &PartitionResult::unchanged),
+        {tr("Gates"), kAlignNumber,
+         [this](const PartitionResult &p) {
+             const int failed = failedGatesOf(p);
+             return failed ? tr("%1 failed").arg(failed) : tr("pass");
+         },
+         [this](const PartitionResult &p) { return failedGatesOf(p); }},
     }, parent)
 {
 }
@@ -39,60 +44,32 @@ int PreviewDiffModel::failedGates(int row) const
 {
     if (row < 0 || row >= int(m_rows.size()))
         return 0;
-    const auto &partition = m_rows[std::size_t(row)].partition;
+    return failedGatesOf(m_rows[std::size_t(row)]);
+}
+
+int PreviewDiffModel::failedGatesOf(const PartitionResult &p) const
+{
     int failed = 0;
     for (const CheckResult &c : m_checks)
-        if (!c.passed && (!c.partition || c.partition == partition))
+        if (!c.passed && (!c.partition || c.partition == p.partition))
             ++failed;
     return failed;
 }
 
-qint64 PreviewDiffModel::value(const PartitionResult &p, int column) const
+QVariant PreviewDiffModel::cellData(const PartitionResult &p, int column, int role) const
 {
-    switch (column) {
-    case SourceColumn: return p.sourceRows;
-    case StagedColumn: return p.stagedRows;
-    case DuplicatesColumn: return p.duplicatesDropped;
-    case InsertedColumn: return p.inserted;
-    case UpdatedColumn: return p.updated;
-    case DeletedColumn: return p.deleted;
-    case UnchangedColumn: return p.unchanged;
-    default: return 0;
-    }
-}
-
-QVariant PreviewDiffModel::data(const QModelIndex &index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const PartitionResult &p = m_rows[std::size_t(index.row())];
-    const int column = index.column();
-    const int failed = failedGates(index.row());
+    const qint64 count = column == PartitionColumn || column == GatesColumn ? 0 : value(p, column).toLongLong();
     switch (role) {
-    case Qt::DisplayRole:
-        if (column == PartitionColumn)
-            return partitionLabel(p.partition);
-        if (column == GatesColumn)
-            return failed ? tr("%1 failed").arg(failed) : tr("pass");
-        return fmt::number(value(p, column));
-    case SortRole:
-        if (column == PartitionColumn)
-            return p.partition ? QVariant(*p.partition) : QVariant();
-        if (column == GatesColumn)
-            return failed;
-        return value(p, column);
-    case Qt::TextAlignmentRole:
-        return QVariant::fromValue(Qt::Alignment((column == PartitionColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
     case Qt::ForegroundRole:
         if (column == GatesColumn)
-            return QBrush(failed ? style::qcolor(style::Colour::Error) : style::qcolor(style::Colour::Ok));
+            return QBrush(failedGatesOf(p) ? style::qcolor(style::Colour::Error) : style::qcolor(style::Colour::Ok));
         if (column == DeletedColumn && p.deleted > 0)
             return QBrush(style::qcolor(style::Colour::Error));
-        if (column != PartitionColumn && value(p, column) == 0)
+        if (column != PartitionColumn && count == 0)
             return QBrush(style::qcolor(style::Colour::Faint));
         return {};
     case Qt::FontRole:
-        return boldIf(column == GatesColumn || ((column == InsertedColumn || column == UpdatedColumn || column == DeletedColumn) && value(p, column) > 0));
+        return boldIf(column == GatesColumn || ((column == InsertedColumn || column == UpdatedColumn || column == DeletedColumn) && count > 0));
     default: return {};
     }
 }

@@ -24,10 +24,11 @@ public:
     // Failed gates of the partition in `row`.
     int failedGates(int row) const;
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+protected:
+    QVariant cellData(const PartitionResult &partition, int column, int role) const override;
 
 private:
-    qint64 value(const PartitionResult &p, int column) const;
+    int failedGatesOf(const PartitionResult &partition) const;
 
     std::vector<CheckResult> m_checks;
 };

@@ -17,8 +17,6 @@ public:
     enum Column { PartitionColumn, RemovedColumn, RestoredColumn, StateColumn, ColumnCount };
 
     explicit RollbackModel(QObject *parent = nullptr);
-
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
 };
 
 } // namespace rw

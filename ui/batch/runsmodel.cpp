@@ -24,22 +24,44 @@ QColor statusColor(const QString &status)
     return style::qcolor(style::Colour::Error); // failed, check_failed
 }
 
+int published(const RunSummary &r)
+{
+    return int(std::count_if(r.result.partitions.begin(), r.result.partitions.end(), [](const PartitionResult &p) { return p.published; }));
+}
+
+int failedGates(const RunSummary &r)
+{
+    return int(std::count_if(r.result.checks.begin(), r.result.checks.end(), [](const CheckResult &c) { return !c.passed; }));
+}
+
+double seconds(const RunSummary &r) { return fmt::secondsBetween(r.info.startedAt, r.info.finishedAt); }
+
+// A column of one of the run's total counts.
+ModelColumn<RunSummary> totalColumn(const QString &title, qint64 PartitionResult::*count)
+{
+    return {title, kAlignNumber, [count](const RunSummary &r) { return fmt::number(r.result.totals().*count); },
+            [count](const RunSummary &r) { return r.result.totals().*count; }};
+}
+
 } // namespace
 
 RunsModel::RunsModel(QObject *parent)
     : SnapshotTableModel({
-        {tr("Run"), kAlignNumber},
-        {tr("Dataset"), kAlignText},
-        {tr("Status"), kAlignText},
-        {tr("Started (UTC)"), kAlignText},
-        {tr("Duration"), kAlignText},
-        {tr("By"), kAlignText},
-        {tr("Published"), kAlignNumber},
-        {tr("Inserted"), kAlignNumber},
-        {tr("Updated"), kAlignNumber},
-        {tr("Deleted"), kAlignNumber},
-        {tr("Unchanged"), kAlignNumber},
-        {tr("Gates failed"), kAlignNumber},
+        {tr("Run"), kAlignNumber, [](const RunSummary &r) { return QStringLiteral("#%1").arg(r.info.runId); },
+         [](const RunSummary &r) { return r.info.runId; }},
+        {tr("Dataset"), kAlignText, [](const RunSummary &r) { return r.info.dataset; }},
+        {tr("Status"), kAlignText, [](const RunSummary &r) { return r.info.status; }},
+        {tr("Started (UTC)"), kAlignText, [](const RunSummary &r) { return fmt::timestamp(r.info.startedAt); }},
+        {tr("Duration"), kAlignText,
+         [](const RunSummary &r) { return r.info.finishedAt.isEmpty() ? QStringLiteral("\u2014") : fmt::duration(seconds(r)); }, seconds},
+        {tr("By"), kAlignText, [](const RunSummary &r) { return r.info.osUser; }},
+        {tr("Published"), kAlignNumber, [](const RunSummary &r) { return QStringLiteral("%1 / %2").arg(published(r)).arg(r.result.partitions.size()); },
+         published},
+        totalColumn(tr("Inserted"), &PartitionResult::inserted),
+        totalColumn(tr("Updated"), &PartitionResult::updated),
+        totalColumn(tr("Deleted"), &PartitionResult::deleted),
+        totalColumn(tr("Unchanged"), &PartitionResult::unchanged),
+        {tr("Gates failed"), kAlignNumber, failedGates},
     }, parent)
 {
 }
@@ -57,59 +79,19 @@ bool RunsModel::resumable(const QString &status)
     return status == QLatin1String("interrupted") || status == QLatin1String("cancelled") || status == QLatin1String("failed");
 }
 
-QVariant RunsModel::data(const QModelIndex &index, int role) const
+QVariant RunsModel::cellData(const RunSummary &r, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const RunSummary &r = m_rows[std::size_t(index.row())];
-    const int column = index.column();
-    const PartitionResult t = r.result.totals();
-    const int published = int(std::count_if(r.result.partitions.begin(), r.result.partitions.end(),
-                                            [](const PartitionResult &p) { return p.published; }));
-    const int failedGates = int(std::count_if(r.result.checks.begin(), r.result.checks.end(),
-                                              [](const CheckResult &c) { return !c.passed; }));
-    const double seconds = fmt::secondsBetween(r.info.startedAt, r.info.finishedAt);
     switch (role) {
-    case Qt::DisplayRole:
-        switch (column) {
-        case RunColumn: return QStringLiteral("#%1").arg(r.info.runId);
-        case DatasetColumn: return r.info.dataset;
-        case StatusColumn: return r.info.status;
-        case StartedColumn: return fmt::timestamp(r.info.startedAt);
-        case DurationColumn: return r.info.finishedAt.isEmpty() ? QStringLiteral("\u2014") : fmt::duration(seconds);
-        case UserColumn: return r.info.osUser;
-        case PartitionsColumn: return QStringLiteral("%1 / %2").arg(published).arg(r.result.partitions.size());
-        case InsertedColumn: return fmt::number(t.inserted);
-        case UpdatedColumn: return fmt::number(t.updated);
-        case DeletedColumn: return fmt::number(t.deleted);
-        case UnchangedColumn: return fmt::number(t.unchanged);
-        case GatesColumn: return failedGates;
-        default: return {};
-        }
-    case SortRole:
-        switch (column) {
-        case RunColumn: return r.info.runId;
-        case DurationColumn: return seconds;
-        case PartitionsColumn: return published;
-        case InsertedColumn: return t.inserted;
-        case UpdatedColumn: return t.updated;
-        case DeletedColumn: return t.deleted;
-        case UnchangedColumn: return t.unchanged;
-        case GatesColumn: return failedGates;
-        default: return data(index, Qt::DisplayRole);
-        }
     case RunIdRole: return r.info.runId;
     case StatusRole: return r.info.status;
     case Qt::ToolTipRole:
         if (column == StatusColumn && !r.info.error.isEmpty())
             return r.info.error;
         return {};
-    case Qt::TextAlignmentRole:
-        return alignment(column);
     case Qt::ForegroundRole:
         if (column == StatusColumn)
             return QBrush(statusColor(r.info.status));
-        if (column == GatesColumn && failedGates > 0)
+        if (column == GatesColumn && failedGates(r) > 0)
             return QBrush(style::qcolor(style::Colour::Error));
         return {};
     case Qt::FontRole:

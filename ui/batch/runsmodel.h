@@ -29,7 +29,8 @@ public:
     // Interrupted, cancelled and failed runs can be resumed.
     static bool resumable(const QString &status);
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+protected:
+    QVariant cellData(const RunSummary &run, int column, int role) const override;
 };
 
 } // namespace rw

@@ -1,7 +1,6 @@
 #include "ui/batch/samplesmodel.h"
 
 #include "ui/common/style.h"
-#include "ui/common/tablemodel.h"
 
 #include "core/batch/partitions.h"
 
@@ -13,7 +12,7 @@
 
 namespace rw {
 
-SamplesModel::SamplesModel(QObject *parent) : QAbstractTableModel(parent) {}
+SamplesModel::SamplesModel(QObject *parent) : TableModel({{tr("Partition")}}, parent) {}
 
 QString SamplesModel::categoryName(Category category)
 {
@@ -67,17 +66,22 @@ void SamplesModel::resetData(const std::vector<PartitionResult> &partitions, Cat
     if (!m_rows.empty())
         m_columns.removeIf([&](const QString &c) { return !m_rows.front().row.contains(c); });
     m_columns << others;
+    // The view's columns: the partition, then each data column (twice for
+    // Updated: before and after).
+    std::vector<TableColumn> header{{tr("Partition")}};
+    for (const QString &c : std::as_const(m_columns)) {
+        if (category != Category::Updated) {
+            header.push_back({c});
+            continue;
+        }
+        header.push_back({QString(c % tr(" \u2190 before")), {}, tr("The row as it is in the target now")});
+        header.push_back({QString(c % tr(" \u2192 after")), {}, tr("The row as the re-run would write it")});
+    }
+    setColumns(std::move(header));
     endResetModel();
 }
 
 int SamplesModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-
-int SamplesModel::columnCount(const QModelIndex &parent) const
-{
-    if (parent.isValid())
-        return 0;
-    return 1 + int(m_columns.size()) * (m_category == Category::Updated ? 2 : 1);
-}
 
 QString SamplesModel::columnName(int section) const
 {
@@ -88,22 +92,6 @@ QString SamplesModel::columnName(int section) const
 }
 
 bool SamplesModel::isAfterColumn(int section) const { return m_category == Category::Updated && section > 0 && (section - 1) % 2 == 1; }
-
-QVariant SamplesModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || section < 0 || section >= columnCount())
-        return {};
-    if (role == Qt::DisplayRole) {
-        if (section == 0)
-            return tr("Partition");
-        if (m_category != Category::Updated)
-            return columnName(section);
-        return QString(columnName(section) % (isAfterColumn(section) ? tr(" \u2192 after") : tr(" \u2190 before")));
-    }
-    if (role == Qt::ToolTipRole && m_category == Category::Updated && section > 0)
-        return isAfterColumn(section) ? tr("The row as the re-run would write it") : tr("The row as it is in the target now");
-    return {};
-}
 
 QVariant SamplesModel::cell(const QJsonObject &o, const QString &column) const
 {

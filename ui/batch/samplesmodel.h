@@ -2,7 +2,8 @@
 
 #include "core/batch/batch.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/tablemodel.h"
+
 #include <QJsonObject>
 #include <QStringList>
 
@@ -13,11 +14,11 @@ namespace rw {
 // Example rows of one diff category across the previewed partitions. For
 // "updated" each column appears twice, before and after side by side, and
 // the cells whose value changed are highlighted (ChangedRole is true).
-class SamplesModel : public QAbstractTableModel {
+class SamplesModel : public TableModel {
     Q_OBJECT
 public:
     enum class Category { Inserted, Updated, Deleted, Unchanged };
-    enum Role { SortRole = Qt::UserRole + 1, ChangedRole };
+    enum Role { ChangedRole = FirstCustomRole };
 
     explicit SamplesModel(QObject *parent = nullptr);
 
@@ -32,9 +33,7 @@ public:
     static QString categoryName(Category category);
 
     int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     struct Row {

@@ -4,12 +4,11 @@
 
 #include <QBrush>
 #include <QColor>
-#include <QFont>
 #include <QStringBuilder>
 
 namespace rw {
 
-DlqGroupsModel::DlqGroupsModel(QObject *parent) : QAbstractListModel(parent) {}
+DlqGroupsModel::DlqGroupsModel(QObject *parent) : TableModel({{tr("Error signature")}}, parent) {}
 
 void DlqGroupsModel::resetData(std::vector<DlqGroup> groups, qint64 total)
 {
@@ -33,7 +32,7 @@ int DlqGroupsModel::rowCount(const QModelIndex &parent) const { return parent.is
 
 QVariant DlqGroupsModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
     if (index.row() == 0) {
         switch (role) {
@@ -41,11 +40,7 @@ QVariant DlqGroupsModel::data(const QModelIndex &index, int role) const
         case SignatureRole: return QString();
         case CountRole: return m_total;
         case ErrorClassRole: return QString();
-        case Qt::FontRole: {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
+        case Qt::FontRole: return boldIf(true);
         default: return {};
         }
     }

@@ -2,7 +2,7 @@
 
 #include "core/dlq/dlq.h"
 
-#include <QAbstractListModel>
+#include "ui/common/tablemodel.h"
 
 #include <vector>
 
@@ -10,11 +10,12 @@ namespace rw {
 
 // The DLQ's error signatures with their record counts, largest first, after
 // an "All signatures" row; from a snapshot (rw::listDlq) taken off the GUI
-// thread. The signature role is empty for the "All" row.
-class DlqGroupsModel : public QAbstractListModel {
+// thread. The signature role is empty for the "All" row. One column, shown
+// as a list.
+class DlqGroupsModel : public TableModel {
     Q_OBJECT
 public:
-    enum Role { SignatureRole = Qt::UserRole + 1, CountRole, ErrorClassRole };
+    enum Role { SignatureRole = FirstCustomRole, CountRole, ErrorClassRole };
 
     explicit DlqGroupsModel(QObject *parent = nullptr);
 

@@ -22,37 +22,26 @@ QString preview(const std::optional<QByteArray> &payload)
 
 DlqHistoryModel::DlqHistoryModel(QObject *parent)
     : SnapshotTableModel({
-        {tr("At (UTC)")},
-        {tr("User")},
-        {tr("Action")},
-        {tr("Status")},
-        {tr("Reason / detail")},
+        {tr("At (UTC)"), {}, [](const DlqHistoryEntry &e) { return fmt::timestamp(e.at); }},
+        {tr("User"), {}, [](const DlqHistoryEntry &e) { return e.osUser; }},
+        {tr("Action"), {}, [](const DlqHistoryEntry &e) { return e.action; }},
+        {tr("Status"), {},
+         [](const DlqHistoryEntry &e) {
+             return QString(e.fromStatus.value_or(QStringLiteral("\u2014")) % QStringLiteral(" \u2192 ") % e.toStatus.value_or(QStringLiteral("\u2014")));
+         }},
+        {tr("Reason / detail"), {}, [](const DlqHistoryEntry &e) { return e.reason.value_or(QString()); }},
     }, parent)
 {
 }
 
-QVariant DlqHistoryModel::data(const QModelIndex &index, int role) const
+QVariant DlqHistoryModel::cellData(const DlqHistoryEntry &e, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    Q_UNUSED(column);
+    if (role != Qt::ToolTipRole)
         return {};
-    const DlqHistoryEntry &e = m_rows[std::size_t(index.row())];
-    switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case AtColumn: return fmt::timestamp(e.at);
-        case UserColumn: return e.osUser;
-        case ActionColumn: return e.action;
-        case TransitionColumn:
-            return QString(e.fromStatus.value_or(QStringLiteral("\u2014")) % QStringLiteral(" \u2192 ") % e.toStatus.value_or(QStringLiteral("\u2014")));
-        case ReasonColumn: return e.reason.value_or(QString());
-        default: return {};
-        }
-    case Qt::ToolTipRole:
-        if (e.payloadBefore || e.payloadAfter)
-            return tr("Before:\n%1\n\nAfter:\n%2").arg(preview(e.payloadBefore), preview(e.payloadAfter));
-        return e.reason ? QVariant(*e.reason) : QVariant();
-    default: return {};
-    }
+    if (e.payloadBefore || e.payloadAfter)
+        return tr("Before:\n%1\n\nAfter:\n%2").arg(preview(e.payloadBefore), preview(e.payloadAfter));
+    return e.reason ? QVariant(*e.reason) : QVariant();
 }
 
 } // namespace rw

@@ -17,7 +17,8 @@ public:
 
     explicit DlqHistoryModel(QObject *parent = nullptr);
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+protected:
+    QVariant cellData(const DlqHistoryEntry &entry, int column, int role) const override;
 };
 
 } // namespace rw

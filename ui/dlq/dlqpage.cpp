@@ -290,7 +290,7 @@ void DlqPage::setSignatureFilter(const QString &signature)
     m_signatureFilter = signature;
     if (const int row = m_groups->rowOf(signature); row >= 0) {
         const QSignalBlocker block(m_groupsView->selectionModel());
-        m_groupsView->setCurrentIndex(m_groups->index(row));
+        m_groupsView->setCurrentIndex(m_groups->index(row, 0));
     }
     applyFilter(false);
 }
@@ -308,7 +308,7 @@ void DlqPage::applyFilter(bool reloadGroups)
     m_records->setFilter(*m_db, filter);
     m_filteredTotal = -1;
     if (const int row = m_groups->rowOf(m_signatureFilter); row >= 0 && !m_groups->snapshot().empty())
-        m_filteredTotal = m_groups->index(row).data(DlqGroupsModel::CountRole).toLongLong();
+        m_filteredTotal = m_groups->index(row, 0).data(DlqGroupsModel::CountRole).toLongLong();
     updateCount();
     updateActions();
     if (reloadGroups)
@@ -351,8 +351,8 @@ void DlqPage::loadSummary()
                 const QSignalBlocker block(m_groupsView->selectionModel());
                 m_groups->resetData(std::move(summary->filtered.groups), summary->filtered.total);
                 const int row = m_groups->rowOf(m_signatureFilter);
-                m_groupsView->setCurrentIndex(m_groups->index(std::max(0, row)));
-                m_filteredTotal = row >= 0 ? m_groups->index(row).data(DlqGroupsModel::CountRole).toLongLong() : 0;
+                m_groupsView->setCurrentIndex(m_groups->index(std::max(0, row), 0));
+                m_filteredTotal = row >= 0 ? m_groups->index(row, 0).data(DlqGroupsModel::CountRole).toLongLong() : 0;
             }
             m_empty->setText(summary->all.total == 0
                                  ? style::emptyState(tr("The dead-letter queue is empty"), tr("Events a stream replay cannot "

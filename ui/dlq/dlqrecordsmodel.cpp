@@ -37,46 +37,46 @@ QString where(const DlqRecord &r)
 } // namespace
 
 DlqRecordsModel::DlqRecordsModel(QObject *parent)
-    : TableModel({
-        {tr("#")},
-        {tr("Status")},
-        {tr("Dry run")},
-        {tr("Source")},
-        {tr("Event / key")},
-        {tr("Error")},
-        {tr("Attempts")},
-        {tr("First seen (UTC)")},
-    }, parent)
+    : ColumnTableModel({
+        {tr("#"), kAlignNumber, [](const DlqRecord &r) { return r.id; }},
+        {tr("Status"), kAlignText, [](const DlqRecord &r) { return r.status; }},
+        {tr("Dry run"), kAlignText, [this](const DlqRecord &r) { return checkText(r); }},
+        {tr("Source"), kAlignText, where},
+        {tr("Event / key"), kAlignText, [](const DlqRecord &r) { return r.eventId.value_or(r.key.value_or(QStringLiteral("\u2014"))); }},
+        {tr("Error"), kAlignText,
+         [](const DlqRecord &r) {
+             const QString error = r.lastError ? *r.lastError : r.error;
+             const QString cls = r.lastErrorClass ? *r.lastErrorClass : r.errorClass;
+             return QString(cls % QStringLiteral(": ") % error);
+         }},
+        {tr("Attempts"), kAlignNumber, [](const DlqRecord &r) { return r.attempts; }},
+        {tr("First seen (UTC)"), kAlignText, [](const DlqRecord &r) { return fmt::timestamp(r.firstSeen); },
+         [](const DlqRecord &r) { return r.firstSeen; }},
+    }, parent, HeaderAlignment::View)
 {
 }
 
 void DlqRecordsModel::setFilter(const Database &db, const DlqSelection &filter)
 {
-    beginResetModel();
-    m_jobs.cancel(); // pages of the old filter are dropped
-    m_db = db;
-    m_filter = filter;
-    m_rows.clear();
-    m_rowOf.clear();
-    m_pagesFetched = 0;
-    m_fetching = false;
-    m_complete = false;
-    endResetModel();
+    restart(db, filter);
     fetchPage();
 }
 
-void DlqRecordsModel::clear()
+void DlqRecordsModel::clear() { restart(std::nullopt, {}); }
+
+void DlqRecordsModel::restart(std::optional<Database> db, const DlqSelection &filter)
 {
     beginResetModel();
     m_jobs.cancel(); // pages of the old filter are dropped
-    m_db.reset();
-    m_filter = {};
+    m_db = std::move(db);
+    m_filter = filter;
     m_rows.clear();
     m_rowOf.clear();
-    m_verdicts.clear();
+    if (!m_db)
+        m_verdicts.clear();
     m_pagesFetched = 0;
     m_fetching = false;
-    m_complete = true;
+    m_complete = !m_db; // nothing to fetch without a database
     endResetModel();
 }
 
@@ -184,42 +184,25 @@ const DlqVerdict *DlqRecordsModel::verdict(qint64 id) const
 
 int DlqRecordsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
 
-QVariant DlqRecordsModel::data(const QModelIndex &index, int role) const
+const DlqRecord *DlqRecordsModel::rowAt(const QModelIndex &index) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const DlqRecord &r = m_rows[std::size_t(index.row())];
-    const int column = index.column();
+    return isCell(index) ? &m_rows[std::size_t(index.row())] : nullptr;
+}
+
+QString DlqRecordsModel::checkText(const DlqRecord &r) const
+{
+    const DlqVerdict *v = verdict(r.id);
+    if (!v)
+        return QString();
+    if (!v->valid)
+        return QString(QStringLiteral("\u2717 ") % v->errorClass % QStringLiteral(": ") % v->error);
+    return v->alreadyLanded ? tr("\u2713 valid (already landed)") : tr("\u2713 valid");
+}
+
+QVariant DlqRecordsModel::cellData(const DlqRecord &r, int column, int role) const
+{
     const DlqVerdict *v = verdict(r.id);
     switch (role) {
-    case Qt::DisplayRole:
-        switch (column) {
-        case IdColumn: return r.id;
-        case StatusColumn: return r.status;
-        case SourceColumn: return where(r);
-        case EventColumn: return r.eventId.value_or(r.key.value_or(QStringLiteral("\u2014")));
-        case ErrorColumn: {
-            const QString error = r.lastError ? *r.lastError : r.error;
-            const QString cls = r.lastErrorClass ? *r.lastErrorClass : r.errorClass;
-            return QString(cls % QStringLiteral(": ") % error);
-        }
-        case AttemptsColumn: return r.attempts;
-        case FirstSeenColumn: return fmt::timestamp(r.firstSeen);
-        case CheckColumn:
-            if (!v)
-                return QString();
-            if (!v->valid)
-                return QString(QStringLiteral("\u2717 ") % v->errorClass % QStringLiteral(": ") % v->error);
-            return v->alreadyLanded ? tr("\u2713 valid (already landed)") : tr("\u2713 valid");
-        default: return {};
-        }
-    case SortRole:
-        switch (column) {
-        case IdColumn: return r.id;
-        case AttemptsColumn: return r.attempts;
-        case FirstSeenColumn: return r.firstSeen;
-        default: return data(index, Qt::DisplayRole);
-        }
     case IdRole: return r.id;
     case StatusRole: return r.status;
     case SignatureRole: return r.signature;
@@ -236,10 +219,6 @@ QVariant DlqRecordsModel::data(const QModelIndex &index, int role) const
         if (column == EventColumn && r.key)
             return tr("Key: %1").arg(*r.key);
         return {};
-    case Qt::TextAlignmentRole:
-        if (column == IdColumn || column == AttemptsColumn)
-            return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
-        return QVariant::fromValue(Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter));
     case Qt::ForegroundRole:
         if (column == StatusColumn)
             return QBrush(statusColor(r.status));

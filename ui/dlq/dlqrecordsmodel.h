@@ -20,7 +20,7 @@ namespace rw {
 //
 // Rows once loaded stay (a record whose status changes is updated in place,
 // not removed, so the operator's selection does not jump).
-class DlqRecordsModel : public TableModel {
+class DlqRecordsModel : public ColumnTableModel<DlqRecord> {
     Q_OBJECT
 public:
     enum Column { IdColumn, StatusColumn, CheckColumn, SourceColumn, EventColumn, ErrorColumn, AttemptsColumn, FirstSeenColumn, ColumnCount };
@@ -58,7 +58,6 @@ public:
     bool hasVerdicts() const { return !m_verdicts.isEmpty(); }
 
     int rowCount(const QModelIndex &parent = {}) const override;
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     bool canFetchMore(const QModelIndex &parent) const override;
     void fetchMore(const QModelIndex &parent) override;
 
@@ -69,8 +68,15 @@ Q_SIGNALS:
     // Rows of refreshRecords() were updated.
     void recordsRefreshed(const QList<qint64> &ids);
 
+protected:
+    const DlqRecord *rowAt(const QModelIndex &index) const override;
+    QVariant cellData(const DlqRecord &record, int column, int role) const override;
+
 private:
+    // Drops every row and the pages still coming; without a database also the verdicts.
+    void restart(std::optional<Database> db, const DlqSelection &filter);
     void fetchPage();
+    QString checkText(const DlqRecord &record) const;
 
     std::optional<Database> m_db;
     DlqSelection m_filter;

@@ -12,18 +12,40 @@ namespace {
 
 QString lateTip() { return LagPartitionsModel::tr("Events whose lateness (ingest time \u2212 event time) exceeds the slider's allowed lateness"); }
 
+// A column of one lateness percentile: its text, sorted by the value (none: null).
+ModelColumn<LagPartitionRow> percentileColumn(const QString &title, std::optional<qint64> LatenessPercentiles::*percentile)
+{
+    return {title, kAlignNumber,
+            [percentile](const LagPartitionRow &r) {
+                const std::optional<qint64> &v = r.lateness.percentiles.*percentile;
+                return v ? latenessText(*v) : QStringLiteral("\u2014");
+            },
+            [percentile](const LagPartitionRow &r) {
+                const std::optional<qint64> &v = r.lateness.percentiles.*percentile;
+                return v ? QVariant(*v) : QVariant();
+            }};
+}
+
 } // namespace
 
 LagPartitionsModel::LagPartitionsModel(QObject *parent)
     : SnapshotTableModel({
-        {tr("Partition"), kAlignText},
-        {tr("Status"), kAlignText},
-        {tr("Events"), kAlignNumber},
-        {tr("p50"), kAlignNumber},
-        {tr("p99"), kAlignNumber},
-        {tr("Max"), kAlignNumber},
-        {tr("Late"), kAlignNumber, lateTip()},
-        {tr("late %"), kAlignNumber, lateTip()},
+        partitionColumn(tr("Partition"), &LagPartitionRow::partition),
+        {tr("Status"), kAlignText, [](const LagPartitionRow &r) { return r.status; },
+         [](const LagPartitionRow &r) { return StatusStyle::severity(r.status); }},
+        {tr("Events"), kAlignNumber, [](const LagPartitionRow &r) { return fmt::number(r.lateness.count); },
+         [](const LagPartitionRow &r) { return r.lateness.count; }},
+        percentileColumn(tr("p50"), &LatenessPercentiles::p50),
+        percentileColumn(tr("p99"), &LatenessPercentiles::p99),
+        percentileColumn(tr("Max"), &LatenessPercentiles::max),
+        {tr("Late"), kAlignNumber,
+         [this](const LagPartitionRow &r) { return m_whatIf >= 0 ? fmt::number(lateOf(r)) : QStringLiteral("\u2014"); },
+         [this](const LagPartitionRow &r) { return lateOf(r); }, lateTip()},
+        {tr("late %"), kAlignNumber,
+         [this](const LagPartitionRow &r) {
+             return m_whatIf >= 0 && r.lateness.count > 0 ? percentText(lateShare(r)) : QStringLiteral("\u2014");
+         },
+         [this](const LagPartitionRow &r) { return lateShare(r); }, lateTip()},
     }, parent)
 {
 }
@@ -47,10 +69,20 @@ void LagPartitionsModel::setWhatIf(int index, qint64 seconds)
 
 qint64 LagPartitionsModel::lateAt(int row) const
 {
-    if (row < 0 || row >= rowCount() || m_whatIf < 0)
+    if (row < 0 || row >= rowCount())
         return 0;
-    const auto &late = m_rows[std::size_t(row)].lateness.whatIfLate;
-    return std::size_t(m_whatIf) < late.size() ? late[std::size_t(m_whatIf)] : 0;
+    return lateOf(m_rows[std::size_t(row)]);
+}
+
+qint64 LagPartitionsModel::lateOf(const LagPartitionRow &r) const
+{
+    const auto &late = r.lateness.whatIfLate;
+    return m_whatIf >= 0 && std::size_t(m_whatIf) < late.size() ? late[std::size_t(m_whatIf)] : 0;
+}
+
+double LagPartitionsModel::lateShare(const LagPartitionRow &r) const
+{
+    return r.lateness.count > 0 ? double(lateOf(r)) / double(r.lateness.count) : 0.0;
 }
 
 QVariant LagPartitionsModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -61,51 +93,16 @@ QVariant LagPartitionsModel::headerData(int section, Qt::Orientation orientation
     return SnapshotTableModel::headerData(section, orientation, role);
 }
 
-QVariant LagPartitionsModel::data(const QModelIndex &index, int role) const
+QVariant LagPartitionsModel::cellData(const LagPartitionRow &r, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const LagPartitionRow &r = m_rows[std::size_t(index.row())];
     const PartitionLateness &l = r.lateness;
-    const int column = index.column();
-    const qint64 late = lateAt(index.row());
-    const double share = l.count > 0 ? double(late) / double(l.count) : 0.0;
-    const auto ms = [](const std::optional<qint64> &v) -> QVariant {
-        return v ? QVariant(latenessText(*v)) : QVariant(QStringLiteral("\u2014"));
-    };
     switch (role) {
-    case Qt::DisplayRole:
-        switch (column) {
-        case PartitionColumn: return partitionLabel(r.partition);
-        case StatusColumn: return r.status;
-        case EventsColumn: return fmt::number(l.count);
-        case P50Column: return ms(l.percentiles.p50);
-        case P99Column: return ms(l.percentiles.p99);
-        case MaxColumn: return ms(l.percentiles.max);
-        case LateColumn: return m_whatIf >= 0 ? QVariant(fmt::number(late)) : QVariant(QStringLiteral("\u2014"));
-        case LateShareColumn: return m_whatIf >= 0 && l.count > 0 ? QVariant(percentText(share)) : QVariant(QStringLiteral("\u2014"));
-        default: return {};
-        }
-    case SortRole:
-        switch (column) {
-        case PartitionColumn: return r.partition ? QVariant(*r.partition) : QVariant();
-        case StatusColumn: return StatusStyle::severity(r.status);
-        case EventsColumn: return l.count;
-        case P50Column: return l.percentiles.p50 ? QVariant(*l.percentiles.p50) : QVariant();
-        case P99Column: return l.percentiles.p99 ? QVariant(*l.percentiles.p99) : QVariant();
-        case MaxColumn: return l.percentiles.max ? QVariant(*l.percentiles.max) : QVariant();
-        case LateColumn: return late;
-        case LateShareColumn: return share;
-        default: return {};
-        }
     case Qt::DecorationRole:
         if (column == StatusColumn)
             return StatusStyle::icon(r.status);
         return {};
-    case Qt::TextAlignmentRole:
-        return alignment(column);
     case Qt::ForegroundRole:
-        if ((column == LateColumn || column == LateShareColumn) && late > 0)
+        if ((column == LateColumn || column == LateShareColumn) && lateOf(r) > 0)
             return QBrush(style::qcolor(style::Colour::Warning));
         return {};
     case Qt::ToolTipRole:

@@ -28,10 +28,15 @@ public:
     // Events of `row` later than the slider's allowed lateness (0 without one).
     qint64 lateAt(int row) const;
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+protected:
+    QVariant cellData(const LagPartitionRow &row, int column, int role) const override;
+
 private:
+    qint64 lateOf(const LagPartitionRow &row) const;
+    double lateShare(const LagPartitionRow &row) const;
+
     int m_whatIf = -1;
     qint64 m_whatIfSeconds = 0;
 };

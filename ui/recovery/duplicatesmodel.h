@@ -16,8 +16,6 @@ public:
     enum Column { PartitionColumn, KeysColumn, ExtraRowsColumn, ColumnCount };
 
     explicit DuplicatesModel(QObject *parent = nullptr);
-
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
 };
 
 } // namespace rw

@@ -8,10 +8,19 @@
 
 namespace rw {
 
+// One line of the totals table: a measure of a partition, source against target.
+struct TotalsLine {
+    QString partition;
+    QString measure;
+    QVariant source;
+    QVariant target;
+    bool match = true;
+};
+
 // Business totals of a recovery: per partition the row count and the sum of
 // each numeric column, deduped source against target, and whether they
 // match. One row per (partition, measure). Takes a snapshot with resetData().
-class TotalsModel : public TableModel {
+class TotalsModel : public SnapshotTableModel<TotalsLine> {
     Q_OBJECT
 public:
     enum Column { PartitionColumn, MeasureColumn, SourceColumn, TargetColumn, MatchColumn, ColumnCount };
@@ -22,18 +31,8 @@ public:
     void resetData(const std::vector<TotalsRow> &totals);
     int mismatches() const;
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-
-private:
-    struct Row {
-        QString partition;
-        QString measure;
-        QVariant source;
-        QVariant target;
-        bool match = true;
-    };
-    std::vector<Row> m_rows;
+protected:
+    QVariant cellData(const TotalsLine &line, int column, int role) const override;
 };
 
 } // namespace rw

@@ -9,10 +9,12 @@ namespace rw {
 
 ConsumerGroupsModel::ConsumerGroupsModel(QObject *parent)
     : SnapshotTableModel({
-        {tr("Group"), kAlignText},
-        {tr("Lag"), kAlignNumber},
-        {tr("Committed in"), kAlignNumber},
-        {tr("Last commit"), kAlignText},
+        {tr("Group"), kAlignText, [](const ConsumerGroupInfo &g) { return g.group; }},
+        numberColumn(tr("Lag"), &ConsumerGroupInfo::lag),
+        {tr("Committed in"), kAlignNumber, [](const ConsumerGroupInfo &g) { return tr("%n partition(s)", nullptr, int(g.partitions)); },
+         [](const ConsumerGroupInfo &g) { return g.partitions; }},
+        {tr("Last commit"), kAlignText, [](const ConsumerGroupInfo &g) { return fmt::timestamp(g.lastCommitAt); },
+         [](const ConsumerGroupInfo &g) { return g.lastCommitAt; }},
     }, parent)
 {
 }
@@ -25,31 +27,9 @@ int ConsumerGroupsModel::rowOf(const QString &group) const
     return -1;
 }
 
-QVariant ConsumerGroupsModel::data(const QModelIndex &index, int role) const
+QVariant ConsumerGroupsModel::cellData(const ConsumerGroupInfo &g, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const ConsumerGroupInfo &g = m_rows[std::size_t(index.row())];
-    const int column = index.column();
     switch (role) {
-    case Qt::DisplayRole:
-        switch (column) {
-        case GroupColumn: return g.group;
-        case LagColumn: return fmt::number(g.lag);
-        case PartitionsColumn: return tr("%n partition(s)", nullptr, int(g.partitions));
-        case LastCommitColumn: return fmt::timestamp(g.lastCommitAt);
-        default: return {};
-        }
-    case SortRole:
-        switch (column) {
-        case GroupColumn: return g.group;
-        case LagColumn: return g.lag;
-        case PartitionsColumn: return g.partitions;
-        case LastCommitColumn: return g.lastCommitAt;
-        default: return {};
-        }
-    case Qt::TextAlignmentRole:
-        return alignment(column);
     case Qt::ForegroundRole:
         if (column == LagColumn && g.lag > 0)
             return QBrush(style::qcolor(style::Colour::Warning));

@@ -20,7 +20,8 @@ public:
     // Row of `group`, -1 when absent.
     int rowOf(const QString &group) const;
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+protected:
+    QVariant cellData(const ConsumerGroupInfo &group, int column, int role) const override;
 };
 
 } // namespace rw

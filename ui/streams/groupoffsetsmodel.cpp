@@ -9,33 +9,20 @@ namespace rw {
 
 GroupOffsetsModel::GroupOffsetsModel(QObject *parent)
     : SnapshotTableModel({
-        {tr("Partition"), kAlignNumber},
-        {tr("Committed"), kAlignNumber, tr("The next offset the group reads, as in Kafka")},
-        {tr("Log start"), kAlignNumber},
-        {tr("Log end"), kAlignNumber},
-        {tr("Lag"), kAlignNumber},
+        idColumn(tr("Partition"), &PartitionOffsets::partition),
+        {tr("Committed"), kAlignNumber,
+         [](const PartitionOffsets &p) { return p.stored ? fmt::number(p.committed) : tr("%1 (none)").arg(fmt::number(p.committed)); },
+         [](const PartitionOffsets &p) { return p.committed; }, tr("The next offset the group reads, as in Kafka")},
+        numberColumn(tr("Log start"), &PartitionOffsets::logStart),
+        numberColumn(tr("Log end"), &PartitionOffsets::logEnd),
+        numberColumn(tr("Lag"), &PartitionOffsets::lag),
     }, parent)
 {
 }
 
-QVariant GroupOffsetsModel::data(const QModelIndex &index, int role) const
+QVariant GroupOffsetsModel::cellData(const PartitionOffsets &p, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const PartitionOffsets &p = m_rows[std::size_t(index.row())];
-    const int column = index.column();
-    const qint64 values[] = {p.partition, p.committed, p.logStart, p.logEnd, p.lag};
     switch (role) {
-    case Qt::DisplayRole:
-        if (column == PartitionColumn)
-            return QString::number(p.partition);
-        if (column == CommittedColumn && !p.stored)
-            return tr("%1 (none)").arg(fmt::number(p.committed));
-        return fmt::number(values[column]);
-    case SortRole:
-        return values[column];
-    case Qt::TextAlignmentRole:
-        return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
     case Qt::ForegroundRole:
         if (column == LagColumn && p.lag > 0)
             return QBrush(style::qcolor(style::Colour::Warning));

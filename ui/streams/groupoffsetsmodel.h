@@ -16,7 +16,8 @@ public:
 
     explicit GroupOffsetsModel(QObject *parent = nullptr);
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+protected:
+    QVariant cellData(const PartitionOffsets &offsets, int column, int role) const override;
 };
 
 } // namespace rw

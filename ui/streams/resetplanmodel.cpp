@@ -12,15 +12,35 @@
 
 namespace rw {
 
+namespace {
+
+QString note(const ResetPartition &p)
+{
+    QStringList notes;
+    if (p.clamped)
+        notes << ResetPlanModel::tr("clamped to the log");
+    else if (p.newOffset == p.current)
+        notes << ResetPlanModel::tr("unchanged");
+    if (!p.stored)
+        notes << ResetPlanModel::tr("nothing committed yet");
+    if (p.unreadableTimestamps)
+        notes << ResetPlanModel::tr("%n event(s) without a readable timestamp skipped", nullptr,
+                                    int(std::min<qint64>(p.unreadableTimestamps, INT_MAX)));
+    return notes.join(QStringLiteral("; "));
+}
+
+} // namespace
+
 ResetPlanModel::ResetPlanModel(QObject *parent)
     : SnapshotTableModel({
-        {tr("Partition"), kAlignNumber},
-        {tr("Current"), kAlignNumber},
-        {tr("New"), kAlignNumber},
-        {tr("Events to replay"), kAlignNumber, tr("Offsets from the new position to the log end: what the group reads next")},
-        {tr("Log start"), kAlignNumber},
-        {tr("Log end"), kAlignNumber},
-        {tr("Note"), kAlignText},
+        idColumn(tr("Partition"), &ResetPartition::partition),
+        numberColumn(tr("Current"), &ResetPartition::current),
+        numberColumn(tr("New"), &ResetPartition::newOffset),
+        {tr("Events to replay"), kAlignNumber, [](const ResetPartition &p) { return fmt::number(toReplay(p)); },
+         [](const ResetPartition &p) { return toReplay(p); }, tr("Offsets from the new position to the log end: what the group reads next")},
+        numberColumn(tr("Log start"), &ResetPartition::logStart),
+        numberColumn(tr("Log end"), &ResetPartition::logEnd),
+        {tr("Note"), kAlignText, note},
     }, parent)
 {
 }
@@ -35,36 +55,9 @@ qint64 ResetPlanModel::totalToReplay() const
     return total;
 }
 
-QVariant ResetPlanModel::data(const QModelIndex &index, int role) const
+QVariant ResetPlanModel::cellData(const ResetPartition &p, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const ResetPartition &p = m_rows[std::size_t(index.row())];
-    const int column = index.column();
-    const qint64 values[] = {p.partition, p.current, p.newOffset, toReplay(p), p.logStart, p.logEnd};
-    QStringList notes;
-    if (p.clamped)
-        notes << tr("clamped to the log");
-    else if (p.newOffset == p.current)
-        notes << tr("unchanged");
-    if (!p.stored)
-        notes << tr("nothing committed yet");
-    if (p.unreadableTimestamps)
-        notes << tr("%n event(s) without a readable timestamp skipped", nullptr, int(std::min<qint64>(p.unreadableTimestamps, INT_MAX)));
-    const QString note = notes.join(QStringLiteral("; "));
     switch (role) {
-    case Qt::DisplayRole:
-        if (column == NoteColumn)
-            return note;
-        if (column == PartitionColumn)
-            return QString::number(p.partition);
-        return fmt::number(values[column]);
-    case SortRole:
-        if (column == NoteColumn)
-            return note;
-        return values[column];
-    case Qt::TextAlignmentRole:
-        return QVariant::fromValue(Qt::Alignment((column == NoteColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter));
     case Qt::FontRole:
         return boldIf(column == NewColumn && p.newOffset != p.current);
     case Qt::ForegroundRole:

@@ -21,7 +21,8 @@ public:
     static qint64 toReplay(const ResetPartition &p);
     qint64 totalToReplay() const;
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+protected:
+    QVariant cellData(const ResetPartition &partition, int column, int role) const override;
 };
 
 } // namespace rw

@@ -3,7 +3,6 @@
 #include "core/streams/streams.h"
 
 #include "ui/common/tablemodel.h"
-#include <QLocale>
 
 #include <vector>
 
@@ -19,10 +18,8 @@ public:
 
     explicit StreamPartitionsModel(QObject *parent = nullptr);
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-
-private:
-    QLocale m_locale;
+protected:
+    QVariant cellData(const StreamPartitionInfo &partition, int column, int role) const override;
 };
 
 } // namespace rw
