@@ -197,7 +197,7 @@ private Q_SLOTS:
         backfill.execute = true;
         auto r = rw::run(f.db(), f.dataset("events"), backfill);
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(r->status, RunStatus::Succeeded);
         QCOMPARE(r->partitions.size(), std::size_t(1));
         QCOMPARE(r->partitions.front().inserted, 1);
         QCOMPARE(f.statuses("events").value(d2), QStringLiteral("final"));
@@ -222,7 +222,7 @@ private Q_SLOTS:
         one.scope.partitions = {d3};
         auto failed = rw::run(f.db(), f.dataset("events"), one);
         QVERIFY(failed);
-        QCOMPARE(failed->status, QStringLiteral("check_failed"));
+        QCOMPARE(failed->status, RunStatus::CheckFailed);
         // A new day never published: unloaded.
         QVERIFY(f.db().exec(QStringLiteral("INSERT INTO src VALUES (9, '2025-05-05', 'eu', '2025-05-05T01:00:00Z', '2025-05-05T01:00:01Z', 1)")));
 

@@ -155,7 +155,7 @@ private Q_SLOTS:
         const QString before = digest(f.db(), QStringLiteral("tgt"));
         auto r = run(f.db(), f.dataset(), execute(partitions));
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(r->status, RunStatus::Succeeded);
         const QString after = digest(f.db(), QStringLiteral("tgt"));
         QVERIFY(after != before);
 
@@ -175,7 +175,7 @@ private Q_SLOTS:
         // Row for row the table before the run, the retried duplicate included.
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 2")), 3);
-        QCOMPARE(loadRun(f.db(), runId(r))->status, QStringLiteral("rolled_back"));
+        QCOMPARE(loadRun(f.db(), runId(r))->status, RunStatus::RolledBack);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'rollback partition'")), parts);
         // Twice is refused, and a rolled-back run cannot be resumed.
         QCOMPARE(f.cli({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId(r)), QStringLiteral("--execute")}).exitCode, 2);

@@ -251,12 +251,12 @@ Status runRollback(Context &ctx)
                    {"dataset", s(r->dataset)},
                    {"mode", s(enumName(r->mode))},
                    {"executed", r->executed},
-                   {"status", s(r->status)},
+                   {"status", s(enumName(r->status))},
                    {"partitions", parts},
                    {"totals", {{"rows_removed", removed}, {"rows_restored", restored}}}});
         return {};
     }
-    ctx.out << "Run " << r->runId << " of " << r->dataset << " (" << enumName(r->mode) << "): " << r->status << "\n\n";
+    ctx.out << "Run " << r->runId << " of " << r->dataset << " (" << enumName(r->mode) << "): " << enumName(r->status) << "\n\n";
     TextTable table({QStringLiteral("PARTITION"), QStringLiteral("ROWS REMOVED"), QStringLiteral("ROWS RESTORED"), QStringLiteral("RESTORED")},
                     {false, true, true, false});
     for (const auto &p : r->partitions)

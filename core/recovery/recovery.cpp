@@ -473,7 +473,7 @@ Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &da
         RunResult none;
         none.dataset = dataset.name;
         none.mode = WriteMode::OverwritePartition;
-        none.status = QStringLiteral("previewed");
+        none.status = RunStatus::Previewed;
         return none;
     }
     BatchOptions o;
@@ -510,10 +510,10 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResu
     }
     result.rerun = *rerun;
     result.rerunId = rerun->runId;
-    if (rerun->status != QLatin1String("succeeded")) {
+    if (rerun->status != RunStatus::Succeeded) {
         stopRecovery(db, dataset, result, QStringLiteral("rerun"),
                      QStringLiteral("run %1 ended %2%3")
-                         .arg(rerun->runId.toString(), rerun->status, rerun->error.isEmpty() ? QString() : QStringLiteral(": ") % rerun->error));
+                         .arg(rerun->runId.toString(), enumName(rerun->status), rerun->error.isEmpty() ? QString() : QStringLiteral(": ") % rerun->error));
         return {};
     }
     const PartitionResult t = rerun->totals();

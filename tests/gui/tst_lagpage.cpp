@@ -215,7 +215,7 @@ private Q_SLOTS:
         QVERIFY(page.liveRun());
         const rw::LiveRun *run = runs.run(finished.first().first().toInt());
         QVERIFY(run && run->result);
-        QCOMPARE(run->result->status, QStringLiteral("succeeded"));
+        QCOMPARE(run->result->status, rw::RunStatus::Succeeded);
         const auto after = statuses(*ws, QStringLiteral("events"));
         for (const QString &p : stale)
             QCOMPARE(after.value(p), QStringLiteral("final"));

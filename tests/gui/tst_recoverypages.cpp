@@ -349,7 +349,7 @@ private Q_SLOTS:
         rw::BatchOptions o;
         o.execute = true;
         auto run = rw::run(db, f.dataset(), o);
-        QVERIFY2(run && run->status == QLatin1String("succeeded"), qPrintable(run ? run->error : run.error().message));
+        QVERIFY2(run && run->status == rw::RunStatus::Succeeded, qPrintable(run ? run->error : run.error().message));
         const qint64 runId = run->runId.toLongLong();
         const QString after = digest(db, QStringLiteral("tgt"));
         QVERIFY(after != before);
@@ -406,7 +406,7 @@ private Q_SLOTS:
         QVERIFY(db.exec(QStringLiteral("UPDATE src SET amount = amount + 1 WHERE dt = 'd3'")));
         o.scope.partitions = {QStringLiteral("d3")};
         auto second = rw::run(db, f.dataset(), o);
-        QVERIFY(second && second->status == QLatin1String("succeeded"));
+        QVERIFY(second && second->status == rw::RunStatus::Succeeded);
         const QString current = digest(db, QStringLiteral("tgt"));
 
         MainWindow w;

@@ -13,15 +13,16 @@ namespace rw {
 
 namespace {
 
-QColor statusColor(const QString &status)
+QColor statusColor(RunStatus status)
 {
-    if (status == QLatin1String("succeeded"))
-        return style::qcolor(style::Colour::Ok);
-    if (status == QLatin1String("running"))
-        return style::qcolor(style::Colour::Accent);
-    if (status == QLatin1String("cancelled") || status == QLatin1String("interrupted") || status == QLatin1String("stale_plan"))
-        return style::qcolor(style::Colour::Warning);
-    return style::qcolor(style::Colour::Error); // failed, check_failed
+    switch (status) {
+    case RunStatus::Succeeded: return style::qcolor(style::Colour::Ok);
+    case RunStatus::Running: return style::qcolor(style::Colour::Accent);
+    case RunStatus::Cancelled:
+    case RunStatus::Interrupted:
+    case RunStatus::StalePlan: return style::qcolor(style::Colour::Warning);
+    default: return style::qcolor(style::Colour::Error); // failed, check_failed
+    }
 }
 
 } // namespace
@@ -52,9 +53,9 @@ int RunsModel::rowOf(qint64 runId) const
     return -1;
 }
 
-bool RunsModel::resumable(const QString &status)
+bool RunsModel::resumable(RunStatus status)
 {
-    return status == QLatin1String("interrupted") || status == QLatin1String("cancelled") || status == QLatin1String("failed");
+    return status == RunStatus::Interrupted || status == RunStatus::Cancelled || status == RunStatus::Failed;
 }
 
 QVariant RunsModel::data(const QModelIndex &index, int role) const
@@ -74,7 +75,7 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const
         switch (column) {
         case RunColumn: return QStringLiteral("#%1").arg(r.info.runId);
         case DatasetColumn: return r.info.dataset;
-        case StatusColumn: return r.info.status;
+        case StatusColumn: return enumName(r.info.status);
         case StartedColumn: return fmt::timestamp(r.info.startedAt);
         case DurationColumn: return r.info.finishedAt.isEmpty() ? QStringLiteral("\u2014") : fmt::duration(seconds);
         case UserColumn: return r.info.osUser;
@@ -99,7 +100,7 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const
         default: return data(index, Qt::DisplayRole);
         }
     case RunIdRole: return r.info.runId;
-    case StatusRole: return r.info.status;
+    case StatusRole: return QVariant::fromValue(r.info.status);
     case Qt::ToolTipRole:
         if (column == StatusColumn && !r.info.error.isEmpty())
             return r.info.error;

@@ -195,7 +195,7 @@ void LagPage::setRunManager(RunManager *runs)
         if (m_live && run)
             m_live->update(*run);
         if (run && run->result)
-            m_actionState->setText(tr("Run #%1 %2.").arg(run->result->runId.toString(), run->result->status));
+            m_actionState->setText(tr("Run #%1 %2.").arg(run->result->runId.toString(), enumName(run->result->status)));
         else if (run && run->error && run->error->code != Error::Code::StalePlan)
             m_actionState->setText(tr("The run failed: %1").arg(run->error->message));
         if (m_live) {
