@@ -198,7 +198,7 @@ private Q_SLOTS:
         auto parts = listPartitions(f.db(), f.dataset());
         QVERIFY(parts);
         for (const auto &p : *parts)
-            QCOMPARE(p.status, QStringLiteral("loaded"));
+            QCOMPARE(p.status, PartitionStatus::Loaded);
     }
 
     void nullKeysNeverDuplicate()
@@ -337,7 +337,7 @@ private Q_SLOTS:
         QVERIFY2(failed->detail.contains(detail), qPrintable(failed->detail));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_check_results WHERE passed = 0")), 1);
         auto parts = listPartitions(f.db(), f.dataset());
-        QCOMPARE(parts->at(1).status, QStringLiteral("failed"));
+        QCOMPARE(parts->at(1).status, PartitionStatus::Failed);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 0);
     }
 
@@ -654,14 +654,14 @@ private Q_SLOTS:
         }
         QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM whole_tgt")), 5);
         auto parts = listPartitions(ws->db, *ws->spec.dataset(QStringLiteral("whole")));
-        QCOMPARE(parts->front().status, QStringLiteral("loaded"));
+        QCOMPARE(parts->front().status, PartitionStatus::Loaded);
         // A NULL partition value is its own partition, published and tracked.
         auto r = run(ws->db, *ws->spec.dataset(QStringLiteral("sales")), execute());
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
         QVERIFY(!r->partitions.front().partition.has_value());
         QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt IS NULL")), 1);
         auto sales = listPartitions(ws->db, *ws->spec.dataset(QStringLiteral("sales")));
-        QCOMPARE(sales->front().status, QStringLiteral("loaded"));
+        QCOMPARE(sales->front().status, PartitionStatus::Loaded);
         QVERIFY(!sales->front().partition.has_value());
     }
 

@@ -99,8 +99,8 @@ private Q_SLOTS:
         QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'")), d2Before);
         auto parts = listPartitions(f.db(), f.dataset());
         QVERIFY(parts);
-        QCOMPARE(parts->at(0).status, QStringLiteral("loaded"));
-        QCOMPARE(parts->at(1).status, QStringLiteral("failed"));
+        QCOMPARE(parts->at(0).status, PartitionStatus::Loaded);
+        QCOMPARE(parts->at(1).status, PartitionStatus::Failed);
         QCOMPARE(parts->at(1).lastRunId, r->runId);
 
         for (const QString &drop : testsupport::onPostgres() ? QStringList{QStringLiteral("DROP TRIGGER block_d2 ON tgt")}
@@ -110,7 +110,7 @@ private Q_SLOTS:
         QVERIFY2(resumed, qPrintable(resumed ? QString() : resumed.error().message));
         QCOMPARE(resumed->status, RunStatus::Succeeded);
         parts = listPartitions(f.db(), f.dataset());
-        QCOMPARE(parts->at(1).status, QStringLiteral("loaded"));
+        QCOMPARE(parts->at(1).status, PartitionStatus::Loaded);
     }
 
     // The server ends the run's session after chunk 2's data is written,

@@ -52,7 +52,7 @@ std::vector<rw::PartitionInfo> manyPartitions(int n)
         p.partition = first.addDays(i).toString(Qt::ISODate);
         p.sourceRows = 1000 + i;
         p.targetRows = i % 7 == 0 ? 0 : 1000 + i;
-        p.status = i % 7 == 0 ? QStringLiteral("unloaded") : (i % 101 == 0 ? QStringLiteral("stale") : QStringLiteral("loaded"));
+        p.status = i % 7 == 0 ? rw::PartitionStatus::Unloaded : (i % 101 == 0 ? rw::PartitionStatus::Stale : rw::PartitionStatus::Loaded);
         out.push_back(std::move(p));
     }
     return out;
@@ -257,10 +257,10 @@ private Q_SLOTS:
     {
         auto parts = manyPartitions(30);
         QCOMPARE(rw::PreviewPage::mostUrgentPartition(parts), std::optional<QString>(QStringLiteral("2000-01-29"))); // latest unloaded
-        parts[3].status = QStringLiteral("failed");
+        parts[3].status = rw::PartitionStatus::Failed;
         parts[20].duplicateKeys = 4;
         QCOMPARE(rw::PreviewPage::mostUrgentPartition(parts), std::optional<QString>(QStringLiteral("2000-01-04")));
-        parts[3].status = QStringLiteral("loaded");
+        parts[3].status = rw::PartitionStatus::Loaded;
         QCOMPARE(rw::PreviewPage::mostUrgentPartition(parts), std::optional<QString>(QStringLiteral("2000-01-21")));
         QCOMPARE(rw::PreviewPage::mostUrgentPartition({}), std::nullopt);
     }

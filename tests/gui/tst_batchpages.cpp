@@ -214,7 +214,7 @@ private Q_SLOTS:
         QCOMPARE(badAfter->targetRows, want.stagedRows);
         QVERIFY(badAfter->targetRows != badBefore.targetRows);
         QCOMPARE(badAfter->lastRunId.toLongLong(), runId);
-        QVERIFY(badAfter->status == QLatin1String("loaded") || badAfter->status == QLatin1String("final"));
+        QVERIFY(badAfter->status == rw::PartitionStatus::Loaded || badAfter->status == rw::PartitionStatus::Final);
 
         // The audit page shows the preview and the run.
         w.showNamedPage(QStringLiteral("audit"));

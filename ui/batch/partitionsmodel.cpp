@@ -47,13 +47,13 @@ PartitionsModel::PartitionsModel(QObject *parent)
 
 bool PartitionsModel::rowCountsDisagree(const PartitionInfo &p)
 {
-    const bool published = p.status != QLatin1String("unloaded");
+    const bool published = p.status != PartitionStatus::Unloaded;
     return p.duplicateKeys > 0 || (published && p.targetRows != p.sourceRows);
 }
 
 bool PartitionsModel::needsAttention(const PartitionInfo &p)
 {
-    const bool published = p.status != QLatin1String("unloaded");
+    const bool published = p.status != PartitionStatus::Unloaded;
     return StatusStyle::needsAttention(p.status) || p.duplicateKeys > 0
            || (published && (p.targetRows > p.sourceRows || (p.targetRows == 0 && p.sourceRows > 0)));
 }
@@ -62,11 +62,11 @@ QVariant PartitionsModel::display(const PartitionInfo &p, int column) const
 {
     switch (column) {
     case PartitionColumn: return partitionLabel(p.partition);
-    case StatusColumn: return p.status;
+    case StatusColumn: return enumName(p.status);
     case SourceRowsColumn: return m_locale.toString(p.sourceRows);
     case TargetRowsColumn: return m_locale.toString(p.targetRows);
     case DifferenceColumn: {
-        if (p.status == QLatin1String("unloaded"))
+        if (p.status == PartitionStatus::Unloaded)
             return QStringLiteral("—");
         const qint64 d = p.targetRows - p.sourceRows;
         return d == 0 ? QStringLiteral("0") : (d > 0 ? QStringLiteral("+") : QStringLiteral("−")) + m_locale.toString(qAbs(d));
@@ -99,7 +99,7 @@ QVariant PartitionsModel::toolTip(const PartitionInfo &p, int column) const
     case StatusColumn: return StatusStyle::description(p.status);
     case TargetRowsColumn:
     case DifferenceColumn:
-        if (p.status != QLatin1String("unloaded") && p.targetRows != p.sourceRows)
+        if (p.status != PartitionStatus::Unloaded && p.targetRows != p.sourceRows)
             return tr("Target holds %1 rows; source has %2 (difference %3)")
                 .arg(m_locale.toString(p.targetRows), m_locale.toString(p.sourceRows),
                      m_locale.toString(p.targetRows - p.sourceRows));
@@ -117,7 +117,7 @@ QVariant PartitionsModel::data(const QModelIndex &index, int role) const
         return {};
     const PartitionInfo &p = m_rows[std::size_t(index.row())];
     const int column = index.column();
-    const bool mismatch = (column == TargetRowsColumn || column == DifferenceColumn) && p.status != QLatin1String("unloaded")
+    const bool mismatch = (column == TargetRowsColumn || column == DifferenceColumn) && p.status != PartitionStatus::Unloaded
                           && p.targetRows != p.sourceRows;
     const bool extraRows = mismatch && p.targetRows > p.sourceRows; // cannot be explained by dedupe
     const bool duplicates = column == DuplicateKeysColumn && p.duplicateKeys > 0;
@@ -125,7 +125,7 @@ QVariant PartitionsModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole: return display(p, column);
     case SortRole: return sortValue(p, column);
-    case StatusRole: return p.status;
+    case StatusRole: return QVariant::fromValue(p.status);
     case AttentionRole: return needsAttention(p);
     case Qt::ToolTipRole: return toolTip(p, column);
     case Qt::TextAlignmentRole:

@@ -48,15 +48,15 @@ QTableView *makeTable(QAbstractItemModel *model, const QString &name, int sortRo
 
 int score(const PartitionInfo &p)
 {
-    if (p.status == QLatin1String("failed"))
+    if (p.status == PartitionStatus::Failed)
         return 5;
-    if (p.status == QLatin1String("stale"))
+    if (p.status == PartitionStatus::Stale)
         return 4;
     if (p.duplicateKeys > 0)
         return 3;
-    if (p.status != QLatin1String("unloaded") && p.targetRows > p.sourceRows)
+    if (p.status != PartitionStatus::Unloaded && p.targetRows > p.sourceRows)
         return 2;
-    if (p.status == QLatin1String("unloaded"))
+    if (p.status == PartitionStatus::Unloaded)
         return 1;
     return 0;
 }

@@ -448,16 +448,16 @@ void LagPage::updateActions()
         m_statusSummary->clear();
         return;
     }
-    QMap<QString, int> counts;
+    QMap<PartitionStatus, int> counts;
     for (const LagPartitionRow &r : m_snapshot->partitions)
         ++counts[r.status];
     QStringList parts;
-    for (const QString &status : StatusStyle::statuses())
+    for (const PartitionStatus status : StatusStyle::statuses())
         if (counts.value(status) > 0)
             parts << QStringLiteral("<span style='color:%1'>\u25cf</span> %2 %3")
                          .arg(StatusStyle::color(status).name())
                          .arg(counts.value(status))
-                         .arg(status);
+                         .arg(enumName(status));
     m_statusSummary->setText(parts.join(QStringLiteral("&nbsp;&nbsp;")));
 }
 

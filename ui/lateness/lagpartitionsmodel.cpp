@@ -77,7 +77,7 @@ QVariant LagPartitionsModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (column) {
         case PartitionColumn: return partitionLabel(r.partition);
-        case StatusColumn: return r.status;
+        case StatusColumn: return enumName(r.status);
         case EventsColumn: return fmt::number(l.count);
         case P50Column: return ms(l.percentiles.p50);
         case P99Column: return ms(l.percentiles.p99);
