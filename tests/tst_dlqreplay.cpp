@@ -260,7 +260,7 @@ private Q_SLOTS:
         o.progress = [&](const DlqReplayProgress &) { cancel = true; };
         auto r = replayDlq(f->db(), f->ws->spec, {}, o);
         QVERIFY(r);
-        QCOMPARE(r->status, QStringLiteral("cancelled"));
+        QCOMPARE(r->status, DlqReplayStatus::Cancelled);
         QCOMPARE(r->replayed, 6);
         QCOMPARE(f->n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'replayed'")), 6);
         QCOMPARE(f->n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'fixed'")), 14);

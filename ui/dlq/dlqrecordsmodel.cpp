@@ -12,16 +12,15 @@ namespace rw {
 
 namespace {
 
-QColor statusColor(const QString &status)
+QColor statusColor(DlqStatus status)
 {
-    if (status == dlqstatus::New)
-        return style::qcolor(style::Colour::Accent);
-    if (status == dlqstatus::Fixed)
-        return QColor(0x7a, 0x3f, 0xc0);
-    if (status == dlqstatus::Replayed)
-        return style::qcolor(style::Colour::Ok);
-    if (status == dlqstatus::Failed)
-        return style::qcolor(style::Colour::Error);
+    switch (status) {
+    case DlqStatus::New: return style::qcolor(style::Colour::Accent);
+    case DlqStatus::Fixed: return QColor(0x7a, 0x3f, 0xc0);
+    case DlqStatus::Replayed: return style::qcolor(style::Colour::Ok);
+    case DlqStatus::Failed: return style::qcolor(style::Colour::Error);
+    case DlqStatus::Discarded: break;
+    }
     return QColor(0x6b, 0x72, 0x7c); // discarded
 }
 
@@ -195,7 +194,7 @@ QVariant DlqRecordsModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (column) {
         case IdColumn: return r.id;
-        case StatusColumn: return r.status;
+        case StatusColumn: return enumName(r.status);
         case SourceColumn: return where(r);
         case EventColumn: return r.eventId.value_or(r.key.value_or(QStringLiteral("\u2014")));
         case ErrorColumn: {
@@ -221,7 +220,7 @@ QVariant DlqRecordsModel::data(const QModelIndex &index, int role) const
         default: return data(index, Qt::DisplayRole);
         }
     case IdRole: return r.id;
-    case StatusRole: return r.status;
+    case StatusRole: return QVariant::fromValue(r.status);
     case SignatureRole: return r.signature;
     case Qt::ToolTipRole:
         if (column == ErrorColumn) {
