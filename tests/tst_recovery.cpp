@@ -420,13 +420,13 @@ private Q_SLOTS:
         QVERIFY(recoverRerun(f.db(), f.dataset(), r, locked));
         QVERIFY(progressCalls > 0);
         QVERIFY(!r.rerunId.isNull());
-        QCOMPARE(r.step(QStringLiteral("rerun"))->status, QStringLiteral("done"));
+        QCOMPARE(r.step(QStringLiteral("rerun"))->status, RecoveryStepStatus::Done);
 
         QVERIFY(recoverTotals(f.db(), f.dataset(), r));
         QVERIFY(r.totalsMatch);
         QCOMPARE(r.totals.size(), std::size_t(2));
         QVERIFY(recoverUniqueIndex(f.db(), f.dataset(), r));
-        QCOMPARE(r.status, QStringLiteral("recovered"));
+        QCOMPARE(r.status, RecoveryStatus::Recovered);
         QVERIFY(r.uniqueIndexAdded);
         QCOMPARE(r.after->duplicateKeys, 0);
 
