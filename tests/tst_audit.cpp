@@ -79,7 +79,7 @@ private Q_SLOTS:
         options.execute = true;
         auto run = rw::run(ws->db, *ws->spec.dataset(QStringLiteral("fact_sales")), options);
         QVERIFY2(run.has_value(), qPrintable(run ? QString() : run.error().message));
-        QCOMPARE(run->status, QStringLiteral("succeeded"));
+        QCOMPARE(run->status, rw::RunStatus::Succeeded);
         rw::BatchOptions other;
         QVERIFY(rw::preview(ws->db, *ws->spec.dataset(QStringLiteral("other")), other).has_value());
 

@@ -40,7 +40,7 @@ private Q_SLOTS:
         const QString before = digest(f.db(), QStringLiteral("tgt"));
         auto r = preview(f.db(), f.dataset(), {});
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("previewed"));
+        QCOMPARE(r->status, RunStatus::Previewed);
         QVERIFY(!r->executed);
         QVERIFY(r->runId.isNull());
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
@@ -119,7 +119,7 @@ private Q_SLOTS:
         Fixture f(spec(QStringLiteral("overwrite_partition")), extra);
         auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(r->status, RunStatus::Succeeded);
         const PartitionResult &d2 = part(*r, QStringLiteral("d2"));
         QCOMPARE(d2.stagedRows, 3);
         QCOMPARE(d2.inserted, 0);
@@ -167,7 +167,7 @@ private Q_SLOTS:
         Fixture f(spec(QStringLiteral("merge")), extra);
         auto first = run(f.db(), f.dataset(), execute());
         QVERIFY2(first, qPrintable(first ? QString() : first.error().message));
-        QCOMPARE(first->status, QStringLiteral("succeeded"));
+        QCOMPARE(first->status, RunStatus::Succeeded);
         QCOMPARE(exitCodeOf(*first), 0);
         // d2: (1, a) and (2, a) differ, (2, a) held twice by the target yet one
         // staged row updated; the NULL-key row (3, NULL) is new.
@@ -198,7 +198,7 @@ private Q_SLOTS:
         auto parts = listPartitions(f.db(), f.dataset());
         QVERIFY(parts);
         for (const auto &p : *parts)
-            QCOMPARE(p.status, QStringLiteral("loaded"));
+            QCOMPARE(p.status, PartitionStatus::Loaded);
     }
 
     void nullKeysNeverDuplicate()
@@ -224,7 +224,7 @@ private Q_SLOTS:
                                                   QStringLiteral("INSERT INTO src VALUES (5, NULL, 'd1', 7, 'x', 't5')")});
         auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d1")}));
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(r->status, RunStatus::Succeeded);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE id = 5 AND sub IS NULL")), 1);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT amount FROM tgt WHERE id = 5 AND sub IS NULL")), 7);
         QCOMPARE(part(*r, QStringLiteral("d1")).updated, 1);
@@ -327,7 +327,7 @@ private Q_SLOTS:
         const QString before = digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'"));
         auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("check_failed"));
+        QCOMPARE(r->status, RunStatus::CheckFailed);
         QCOMPARE(exitCodeOf(*r), 3);
         QVERIFY(!part(*r, QStringLiteral("d2")).published);
         QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'")), before);
@@ -337,7 +337,7 @@ private Q_SLOTS:
         QVERIFY2(failed->detail.contains(detail), qPrintable(failed->detail));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_check_results WHERE passed = 0")), 1);
         auto parts = listPartitions(f.db(), f.dataset());
-        QCOMPARE(parts->at(1).status, QStringLiteral("failed"));
+        QCOMPARE(parts->at(1).status, PartitionStatus::Failed);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 0);
     }
 
@@ -346,7 +346,7 @@ private Q_SLOTS:
         Fixture f(spec(QStringLiteral("merge"), QStringLiteral(R"([{"type": "not_null", "columns": ["sub"]}])")));
         auto r = run(f.db(), f.dataset(), execute());
         QVERIFY(r);
-        QCOMPARE(r->status, QStringLiteral("check_failed"));
+        QCOMPARE(r->status, RunStatus::CheckFailed);
         QVERIFY(part(*r, QStringLiteral("d1")).published);
         QVERIFY(!part(*r, QStringLiteral("d2")).published);
         QVERIFY(part(*r, QStringLiteral("d3")).published);
@@ -358,7 +358,7 @@ private Q_SLOTS:
         Fixture f(spec(QStringLiteral("merge"), QStringLiteral(R"([{"type": "not_null", "columns": ["sub"], "on_fail": "quarantine"}])")));
         auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QVERIFY2(r->status == QLatin1String("succeeded"), qPrintable(r->status + u' ' + r->error));
+        QVERIFY2(r->status == RunStatus::Succeeded, qPrintable(rw::enumName(r->status) + u' ' + r->error));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE id = 3")), 0);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND error_class = 'not_null' AND part = 'd2'")), 1);
         QCOMPARE(f.db().scalar(QStringLiteral("SELECT ") % f.db().dialect().jsonExtract(QStringLiteral("payload"), QStringLiteral("'$.amount'"))
@@ -424,7 +424,7 @@ private Q_SLOTS:
         QVERIFY(!r);
         QCOMPARE(r.error().exitCode(), 4);
         QVERIFY2(r.error().message.contains(QStringLiteral("partition d3 changed")), qPrintable(r.error().message));
-        QCOMPARE(listRuns(f.db())->front().status, QStringLiteral("stale_plan"));
+        QCOMPARE(listRuns(f.db())->front().status, RunStatus::StalePlan);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 2);
         QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd3'")), d3);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 9")), mode == QLatin1String("merge") ? 1 : 0);
@@ -458,7 +458,7 @@ private Q_SLOTS:
             o.planId = p->planId;
             auto r = run(*one, f.dataset(), o);
             QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-            QCOMPARE(r->status, QStringLiteral("succeeded"));
+            QCOMPARE(r->status, RunStatus::Succeeded);
             QCOMPARE(part(*r, QStringLiteral("d2")).fingerprint, part(*p, QStringLiteral("d2")).fingerprint);
         }
     }
@@ -596,16 +596,16 @@ private Q_SLOTS:
         };
         auto r = run(f.db(), f.dataset(), o);
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("cancelled"));
+        QCOMPARE(r->status, RunStatus::Cancelled);
         QCOMPARE(exitCodeOf(*r), 1);
         QCOMPARE(r->partitions.size(), std::size_t(1));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 1);
         auto listed = listRuns(f.db());
-        QCOMPARE(listed->front().status, QStringLiteral("cancelled"));
+        QCOMPARE(listed->front().status, RunStatus::Cancelled);
 
         auto resumed = resume(f.db(), f.ws->spec, r->runId.toLongLong(), execute());
         QVERIFY2(resumed, qPrintable(resumed ? QString() : resumed.error().message));
-        QCOMPARE(resumed->status, QStringLiteral("succeeded"));
+        QCOMPARE(resumed->status, RunStatus::Succeeded);
         QCOMPARE(resumed->partitions.size(), std::size_t(3));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 3);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT SUM(amount) FROM tgt WHERE dt = 'd2' AND id IN (1, 2)")), 30 + 40 + 40);
@@ -625,13 +625,13 @@ private Q_SLOTS:
         };
         auto r = run(f.db(), f.dataset(), o);
         QVERIFY(r);
-        QCOMPARE(r->status, QStringLiteral("cancelled"));
+        QCOMPARE(r->status, RunStatus::Cancelled);
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints")), 0);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_images_sales")), -1); // never created: the DDL rolled back too
         auto resumed = resume(f.db(), f.ws->spec, r->runId.toLongLong(), execute());
         QVERIFY(resumed);
-        QCOMPARE(resumed->status, QStringLiteral("succeeded"));
+        QCOMPARE(resumed->status, RunStatus::Succeeded);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2'")), 3);
     }
 
@@ -647,21 +647,21 @@ private Q_SLOTS:
         for (int i = 0; i < 2; ++i) {
             auto r = run(ws->db, *ws->spec.dataset(QStringLiteral("whole")), execute());
             QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-            QVERIFY2(r->status == QLatin1String("succeeded"), qPrintable(r->status + u' ' + r->error));
+            QVERIFY2(r->status == RunStatus::Succeeded, qPrintable(rw::enumName(r->status) + u' ' + r->error));
             QCOMPARE(r->partitions.size(), std::size_t(1));
             QVERIFY(!r->partitions[0].partition.has_value());
             QCOMPARE(r->totals().inserted, i == 0 ? 5 : 0);
         }
         QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM whole_tgt")), 5);
         auto parts = listPartitions(ws->db, *ws->spec.dataset(QStringLiteral("whole")));
-        QCOMPARE(parts->front().status, QStringLiteral("loaded"));
+        QCOMPARE(parts->front().status, PartitionStatus::Loaded);
         // A NULL partition value is its own partition, published and tracked.
         auto r = run(ws->db, *ws->spec.dataset(QStringLiteral("sales")), execute());
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
         QVERIFY(!r->partitions.front().partition.has_value());
         QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt IS NULL")), 1);
         auto sales = listPartitions(ws->db, *ws->spec.dataset(QStringLiteral("sales")));
-        QCOMPARE(sales->front().status, QStringLiteral("loaded"));
+        QCOMPARE(sales->front().status, PartitionStatus::Loaded);
         QVERIFY(!sales->front().partition.has_value());
     }
 
@@ -686,7 +686,7 @@ private Q_SLOTS:
         QVERIFY(f.db().exec(QStringLiteral("UPDATE rewind_runs SET pid = ? WHERE run_id = 1"), {0x7ffffff0}));
         auto ok = run(f.db(), f.dataset(), execute());
         QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
-        QCOMPARE(ok->status, QStringLiteral("succeeded"));
+        QCOMPARE(ok->status, RunStatus::Succeeded);
     }
 
     void frozenDatasetIsRefused()

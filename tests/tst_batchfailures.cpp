@@ -94,13 +94,13 @@ private Q_SLOTS:
         once.maxAttempts = 1;
         auto r = run(f.db(), f.dataset(), once);
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("failed"));
+        QCOMPARE(r->status, RunStatus::Failed);
         QVERIFY2(r->error.contains(QStringLiteral("partition d2")) && r->error.contains(QStringLiteral("blocked by the test")), qPrintable(r->error));
         QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'")), d2Before);
         auto parts = listPartitions(f.db(), f.dataset());
         QVERIFY(parts);
-        QCOMPARE(parts->at(0).status, QStringLiteral("loaded"));
-        QCOMPARE(parts->at(1).status, QStringLiteral("failed"));
+        QCOMPARE(parts->at(0).status, PartitionStatus::Loaded);
+        QCOMPARE(parts->at(1).status, PartitionStatus::Failed);
         QCOMPARE(parts->at(1).lastRunId, r->runId);
 
         for (const QString &drop : testsupport::onPostgres() ? QStringList{QStringLiteral("DROP TRIGGER block_d2 ON tgt")}
@@ -108,9 +108,9 @@ private Q_SLOTS:
             QVERIFY(f.db().exec(drop));
         auto resumed = resume(f.db(), f.ws->spec, r->runId.toLongLong(), execute());
         QVERIFY2(resumed, qPrintable(resumed ? QString() : resumed.error().message));
-        QCOMPARE(resumed->status, QStringLiteral("succeeded"));
+        QCOMPARE(resumed->status, RunStatus::Succeeded);
         parts = listPartitions(f.db(), f.dataset());
-        QCOMPARE(parts->at(1).status, QStringLiteral("loaded"));
+        QCOMPARE(parts->at(1).status, PartitionStatus::Loaded);
     }
 
     // The server ends the run's session after chunk 2's data is written,
@@ -145,7 +145,7 @@ private Q_SLOTS:
         auto r = run(f.db(), f.dataset(), execute());
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
         QVERIFY(ended);
-        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(r->status, RunStatus::Succeeded);
         QCOMPARE(writes, 4); // chunk 2 wrote twice
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), digest(reference.db(), QStringLiteral("tgt")));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 3);
@@ -178,13 +178,13 @@ private Q_SLOTS:
         auto r = run(f.db(), f.dataset(), once);
         setFailpointHook({});
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QVERIFY2(r->status != QStringLiteral("succeeded"), qPrintable(r->status));
+        QVERIFY2(r->status != RunStatus::Succeeded, qPrintable(rw::enumName(r->status)));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 1);
         QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'")), d2Before);
 
         auto resumed = resume(f.db(), f.ws->spec, r->runId.toLongLong(), execute());
         QVERIFY2(resumed, qPrintable(resumed ? QString() : resumed.error().message));
-        QCOMPARE(resumed->status, QStringLiteral("succeeded"));
+        QCOMPARE(resumed->status, RunStatus::Succeeded);
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), digest(reference.db(), QStringLiteral("tgt")));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 3);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish'")), 3);
@@ -198,7 +198,7 @@ private Q_SLOTS:
         auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
         holder.reset();
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(r->status, RunStatus::Succeeded);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT SUM(amount) FROM tgt WHERE dt = 'd2' AND id IN (1, 2)")), 30 + 40 + 40);
     }
 
@@ -213,7 +213,7 @@ private Q_SLOTS:
         holder.reset();
         // The run could not even record its start: a clear error, nothing written.
         if (r) {
-            QCOMPARE(r->status, QStringLiteral("failed"));
+            QCOMPARE(r->status, RunStatus::Failed);
             QVERIFY2(r->error.contains(QStringLiteral("busy after 3 attempts")), qPrintable(r->error));
         } else {
             QVERIFY2(r.error().message.contains(QStringLiteral("locked")) || r.error().message.contains(QStringLiteral("busy after 3 attempts")),
@@ -236,7 +236,7 @@ private Q_SLOTS:
         auto full = run(f.db(), f.dataset(), execute());
         const QString message = full ? full->error : full.error().message;
         QVERIFY2(message.contains(QStringLiteral("the disk is full")), qPrintable(message));
-        QVERIFY(!full || full->status == QStringLiteral("failed"));
+        QVERIFY(!full || full->status == RunStatus::Failed);
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints")), 0);
         QCOMPARE(f.db().scalar(QStringLiteral("PRAGMA integrity_check"))->toString(), QStringLiteral("ok"));
@@ -244,7 +244,7 @@ private Q_SLOTS:
         QVERIFY(f.db().exec(QStringLiteral("PRAGMA max_page_count = 1000000")));
         auto ok = run(f.db(), f.dataset(), execute());
         QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
-        QCOMPARE(ok->status, QStringLiteral("succeeded"));
+        QCOMPARE(ok->status, RunStatus::Succeeded);
         QVERIFY(digest(f.db(), QStringLiteral("tgt")) != before);
     }
 
@@ -289,7 +289,7 @@ private Q_SLOTS:
         auto full = run(ws->db, dataset, execute());
         const QString message = full ? full->error : full.error().message;
         QVERIFY2(message.contains(QStringLiteral("the disk is full")), qPrintable(message));
-        QVERIFY(!full || full->status == QStringLiteral("failed"));
+        QVERIFY(!full || full->status == RunStatus::Failed);
         QCOMPARE(digest(ws->db, QStringLiteral("tgt")), before);
         QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 0);
         QCOMPARE(ws->db.scalar(QStringLiteral("PRAGMA integrity_check"))->toString(), QStringLiteral("ok"));
@@ -297,7 +297,7 @@ private Q_SLOTS:
         QVERIFY(filler.remove());
         auto ok = run(ws->db, dataset, execute());
         QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
-        QVERIFY2(ok->status == QLatin1String("succeeded"), qPrintable(ok->status + u' ' + ok->error));
+        QVERIFY2(ok->status == RunStatus::Succeeded, qPrintable(rw::enumName(ok->status) + u' ' + ok->error));
         QVERIFY(digest(ws->db, QStringLiteral("tgt")) != before);
         QCOMPARE(ws->db.scalar(QStringLiteral("PRAGMA integrity_check"))->toString(), QStringLiteral("ok"));
     }
@@ -349,7 +349,7 @@ private Q_SLOTS:
         auto full = run(f.db(), f.dataset(), once);
         const QString message = full ? full->error : full.error().message;
         QVERIFY2(message.contains(QStringLiteral("the disk is full")), qPrintable(message));
-        QVERIFY(!full || full->status == QStringLiteral("failed"));
+        QVERIFY(!full || full->status == RunStatus::Failed);
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints")), 0);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish'")), 0);
@@ -357,7 +357,7 @@ private Q_SLOTS:
         QVERIFY(filler.remove());
         auto ok = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
         QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().message));
-        QVERIFY2(ok->status == QLatin1String("succeeded"), qPrintable(ok->status + u' ' + ok->error));
+        QVERIFY2(ok->status == RunStatus::Succeeded, qPrintable(rw::enumName(ok->status) + u' ' + ok->error));
         QVERIFY(digest(f.db(), QStringLiteral("tgt")) != before);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'")), 1);
     }

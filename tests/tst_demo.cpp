@@ -296,14 +296,14 @@ private Q_SLOTS:
         const auto p = byPartition(*parts);
         for (int d = 1; d <= 30; ++d) {
             const PartitionInfo &info = p.value(day(d));
-            QString want = QStringLiteral("loaded");
+            PartitionStatus want = PartitionStatus::Loaded;
             if (d == 27)
-                want = QStringLiteral("stale");
+                want = PartitionStatus::Stale;
             else if (d == 29)
-                want = QStringLiteral("failed");
+                want = PartitionStatus::Failed;
             else if (d == 30)
-                want = QStringLiteral("unloaded");
-            QVERIFY2(info.status == want, qPrintable(day(d) + QStringLiteral(": ") + info.status));
+                want = PartitionStatus::Unloaded;
+            QVERIFY2(info.status == want, qPrintable(day(d) + QStringLiteral(": ") + enumName(info.status)));
             const bool storm = d == 21 || d == 22;
             QVERIFY2((info.duplicateKeys > 0) == storm, qPrintable(day(d)));
             QVERIFY(info.sourceRows > 0);
@@ -375,12 +375,12 @@ private Q_SLOTS:
         QCOMPARE(parts->size(), std::size_t(14));
         const auto p = byPartition(*parts);
         for (int d = 1; d <= 14; ++d) {
-            QString want = QStringLiteral("final");
+            PartitionStatus want = PartitionStatus::Final;
             if (d == 3 || d == 7)
-                want = QStringLiteral("stale");
+                want = PartitionStatus::Stale;
             else if (d == 14)
-                want = QStringLiteral("provisional");
-            QVERIFY2(p.value(day(d)).status == want, qPrintable(day(d) + QStringLiteral(": ") + p.value(day(d)).status));
+                want = PartitionStatus::Provisional;
+            QVERIFY2(p.value(day(d)).status == want, qPrintable(day(d) + QStringLiteral(": ") + enumName(p.value(day(d)).status)));
         }
         // The stale days got rows ingested on the 15th and 16th.
         QVERIFY(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_events WHERE dt = '2025-05-03' AND ingested_at >= '2025-05-15'")) > 0);
@@ -418,7 +418,7 @@ private Q_SLOTS:
         QVERIFY2(parts, qPrintable(parts ? QString() : message(parts.error())));
         QCOMPARE(parts->size(), std::size_t(12));
         for (const auto &p : *parts)
-            QCOMPARE(p.status, QStringLiteral("unloaded"));
+            QCOMPARE(p.status, PartitionStatus::Unloaded);
         QVERIFY(!*db.hasRelation(QStringLiteral("dim_customer_tier")));
         const qint64 customers = count(db, QStringLiteral("SELECT COUNT(*) FROM customers"));
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM customer_tier_monthly")), customers * 12);

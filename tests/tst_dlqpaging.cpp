@@ -119,7 +119,7 @@ private Q_SLOTS:
         QCOMPARE(list->groups[1].signature, QStringLiteral("missing_field: order <n> has no amount"));
         qint64 failed = 0;
         for (const auto &[status, n] : list->groups[1].byStatus)
-            if (status == QLatin1String("failed"))
+            if (status == DlqStatus::Failed)
                 failed = n;
         QCOMPARE(failed, 33); // multiples of 30 up to 990
     }

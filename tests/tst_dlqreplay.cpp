@@ -109,7 +109,7 @@ private Q_SLOTS:
         o.execute = true;
         auto r = run(f.db(), *f.ws->spec.dataset(QStringLiteral("sales")), o);
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(r->status, RunStatus::Succeeded);
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE source_kind = 'dataset' AND status = 'new'")), 2);
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM tgt")), 4);
         const qint64 nullSub = f.n(QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE error_class = 'not_null'"));
@@ -246,7 +246,7 @@ private Q_SLOTS:
         o.progress = [&](const DlqReplayProgress &) { cancel = true; };
         auto r = replayDlq(f->db(), f->ws->spec, {}, o);
         QVERIFY(r);
-        QCOMPARE(r->status, QStringLiteral("cancelled"));
+        QCOMPARE(r->status, DlqReplayStatus::Cancelled);
         QCOMPARE(r->replayed, 6);
         QCOMPARE(f->n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'replayed'")), 6);
         QCOMPARE(f->n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'fixed'")), 14);

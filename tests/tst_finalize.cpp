@@ -59,9 +59,9 @@ struct Fixture : testsupport::WorkspaceFixture {
         return testsupport::runCli(QStringList{command} + args() + more);
     }
 
-    QMap<QString, QString> statuses(const char *name) const
+    QMap<QString, PartitionStatus> statuses(const char *name) const
     {
-        QMap<QString, QString> out;
+        QMap<QString, PartitionStatus> out;
         auto parts = listPartitions(db(), dataset(name));
         if (!parts)
             qFatal("%s", qPrintable(parts.error().message));
@@ -122,8 +122,8 @@ private Q_SLOTS:
         QCOMPARE(f.count(QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE status = 'final' AND finalized_at IS NOT NULL")), 3);
         QCOMPARE(f.count(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'finalize' AND dataset = 'events'")), 1);
         QCOMPARE(f.statuses("events"),
-                 (QMap<QString, QString>{{d1, QStringLiteral("final")}, {d2, QStringLiteral("final")}, {d3, QStringLiteral("final")},
-                                         {d4, QStringLiteral("unloaded")}}));
+                 (QMap<QString, PartitionStatus>{{d1, PartitionStatus::Final}, {d2, PartitionStatus::Final}, {d3, PartitionStatus::Final},
+                                         {d4, PartitionStatus::Unloaded}}));
 
         // Again: nothing left to finalize.
         auto again = finalize(f.db(), f.dataset("events"), {});
@@ -154,7 +154,7 @@ private Q_SLOTS:
         // Executed, the future event's day stays provisional.
         auto run = f.cli(QStringLiteral("finalize"), {QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--execute"), QStringLiteral("--json")});
         QCOMPARE(run.exitCode, 0);
-        QCOMPARE(f.statuses("events").value(d4), QStringLiteral("unloaded"));
+        QCOMPARE(f.statuses("events").value(d4), PartitionStatus::Unloaded);
         QCOMPARE(f.count(QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE status = 'final'")), 3);
     }
 
@@ -169,7 +169,7 @@ private Q_SLOTS:
 
         // A late event for the 2nd, ingested long after it was finalized.
         QVERIFY(f.db().exec(QStringLiteral("INSERT INTO src VALUES (8, '2025-05-02', 'eu', '2025-05-02T23:59:00Z', '2025-05-04T05:00:00Z', 1)")));
-        QCOMPARE(f.statuses("events").value(d2), QStringLiteral("stale"));
+        QCOMPARE(f.statuses("events").value(d2), PartitionStatus::Stale);
         auto dry = finalize(f.db(), f.dataset("events"), {});
         QVERIFY(dry);
         QCOMPARE(dry->stale, QStringList{d2});
@@ -182,10 +182,10 @@ private Q_SLOTS:
         backfill.execute = true;
         auto r = rw::run(f.db(), f.dataset("events"), backfill);
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(r->status, RunStatus::Succeeded);
         QCOMPARE(r->partitions.size(), std::size_t(1));
         QCOMPARE(r->partitions.front().inserted, 1);
-        QCOMPARE(f.statuses("events").value(d2), QStringLiteral("final"));
+        QCOMPARE(f.statuses("events").value(d2), PartitionStatus::Final);
         QCOMPARE(f.count(QStringLiteral("SELECT COUNT(*) FROM out WHERE id = 8")), 1);
     }
 
@@ -207,19 +207,19 @@ private Q_SLOTS:
         one.scope.partitions = {d3};
         auto failed = rw::run(f.db(), f.dataset("events"), one);
         QVERIFY(failed);
-        QCOMPARE(failed->status, QStringLiteral("check_failed"));
+        QCOMPARE(failed->status, RunStatus::CheckFailed);
         // A new day never published: unloaded.
         QVERIFY(f.db().exec(QStringLiteral("INSERT INTO src VALUES (9, '2025-05-05', 'eu', '2025-05-05T01:00:00Z', '2025-05-05T01:00:01Z', 1)")));
 
         QCOMPARE(f.statuses("events"),
-                 (QMap<QString, QString>{{d1, QStringLiteral("final")}, {d2, QStringLiteral("stale")}, {d3, QStringLiteral("failed")},
-                                         {d4, QStringLiteral("provisional")}, {d5, QStringLiteral("unloaded")}}));
+                 (QMap<QString, PartitionStatus>{{d1, PartitionStatus::Final}, {d2, PartitionStatus::Stale}, {d3, PartitionStatus::Failed},
+                                         {d4, PartitionStatus::Provisional}, {d5, PartitionStatus::Unloaded}}));
         // No watermark configured: published partitions are "loaded".
         BatchOptions all;
         all.execute = true;
         QVERIFY(rw::run(f.db(), f.dataset("nowm"), all));
-        for (const QString &status : f.statuses("nowm"))
-            QCOMPARE(status, QStringLiteral("loaded"));
+        for (const PartitionStatus status : f.statuses("nowm"))
+            QCOMPARE(status, PartitionStatus::Loaded);
 
         // The CLI agrees.
         auto listed = f.cli(QStringLiteral("partitions"), {QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--json")});
@@ -284,8 +284,8 @@ private Q_SLOTS:
         const Json j = Json::parse(cli.out.toStdString());
         QCOMPARE(strings(j["finalized"]), (QStringList{d1, d2, d3}));
         QCOMPARE(QString::fromStdString(j["run"]["plan_id"].get<std::string>()), plan->planId);
-        QCOMPARE(f.statuses("events").value(d1), QStringLiteral("final"));
-        QCOMPARE(f.statuses("events").value(d3), QStringLiteral("final"));
+        QCOMPARE(f.statuses("events").value(d1), PartitionStatus::Final);
+        QCOMPARE(f.statuses("events").value(d3), PartitionStatus::Final);
         QCOMPARE(f.count(QStringLiteral("SELECT COUNT(*) FROM out")), 6);
 
         // Nothing is eligible now: the same plan (its days final already) and
@@ -309,8 +309,8 @@ private Q_SLOTS:
         const Json j = Json::parse(r.out.toStdString());
         QCOMPARE(strings(j["finalized"]), (QStringList{d1, d3}));
         QCOMPARE(strings(j["failed"]), QStringList{d2});
-        QCOMPARE(f.statuses("events").value(d2), QStringLiteral("failed"));
-        QCOMPARE(f.statuses("events").value(d3), QStringLiteral("final"));
+        QCOMPARE(f.statuses("events").value(d2), PartitionStatus::Failed);
+        QCOMPARE(f.statuses("events").value(d3), PartitionStatus::Final);
     }
 
     void undatedPartitionsAndBadInput()

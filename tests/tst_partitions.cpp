@@ -90,13 +90,13 @@ private Q_SLOTS:
         QCOMPARE(parts->size(), std::size_t(4));
         QVERIFY(!parts->at(0).partition.has_value());
         QCOMPARE(parts->at(0).sourceRows, 1);
-        QCOMPARE(parts->at(0).status, QStringLiteral("unloaded"));
+        QCOMPARE(parts->at(0).status, PartitionStatus::Unloaded);
         QCOMPARE(parts->at(1).partition.value_or(QStringLiteral("?")), QString());
         QCOMPARE(parts->at(2).partition.value_or(QString()), QStringLiteral("a"));
         QCOMPARE(parts->at(2).sourceRows, 3);
         QCOMPARE(parts->at(2).targetRows, 3);
         QCOMPARE(parts->at(2).duplicateKeys, 1);
-        QCOMPARE(parts->at(2).status, QStringLiteral("loaded")); // published outside Rewind
+        QCOMPARE(parts->at(2).status, PartitionStatus::Loaded); // published outside Rewind
         QCOMPARE(parts->at(3).partition.value_or(QString()), QStringLiteral("b"));
         QCOMPARE(parts->at(3).sourceRows, 0);
         QCOMPARE(parts->at(3).targetRows, 3);
@@ -131,20 +131,20 @@ private Q_SLOTS:
                         + sig + QStringLiteral(", 'p', CASE dt WHEN 'd1' THEN 'f' END FROM src WHERE dt IN ('d1', 'd2', 'd3') GROUP BY dt")));
         auto before = listPartitions(ws->db, ws->spec.datasets[0]);
         QVERIFY(before);
-        QStringList statuses;
+        QList<PartitionStatus> statuses;
         for (const auto &p : *before)
             statuses << p.status;
-        QCOMPARE(statuses, (QStringList{QStringLiteral("final"), QStringLiteral("provisional"), QStringLiteral("failed"),
-                                        QStringLiteral("unloaded")}));
+        QCOMPARE(statuses, (QList<PartitionStatus>{PartitionStatus::Final, PartitionStatus::Provisional, PartitionStatus::Failed,
+                                                   PartitionStatus::Unloaded}));
         // A late row for d1, and a changed value (same row count) in d2.
         QVERIFY(db.exec(QStringLiteral("INSERT INTO src VALUES (5, 'd1', 'e', 'i2')")));
         QVERIFY(db.exec(QStringLiteral("UPDATE src SET ev = 'f' WHERE dt = 'd2'")));
         auto after = listPartitions(ws->db, ws->spec.datasets[0]);
         QVERIFY(after);
-        QCOMPARE(after->at(0).status, QStringLiteral("stale"));
+        QCOMPARE(after->at(0).status, PartitionStatus::Stale);
         QCOMPARE(after->at(0).sourceRows, 2);
-        QCOMPARE(after->at(1).status, QStringLiteral("stale"));
-        QCOMPARE(after->at(2).status, QStringLiteral("failed"));
+        QCOMPARE(after->at(1).status, PartitionStatus::Stale);
+        QCOMPARE(after->at(2).status, PartitionStatus::Failed);
     }
     // The source fingerprint sees a change in any column, whatever its type:
     // on PostgreSQL a row of hashable types is hashed binary (hash_record), a
@@ -172,23 +172,23 @@ private Q_SLOTS:
                             + d.source + QStringLiteral(" GROUP BY dt")));
         }
         auto statuses = [&](int dataset) {
-            QStringList out;
+            QList<PartitionStatus> out;
             auto parts = listPartitions(ws->db, ws->spec.datasets[dataset]);
             if (parts)
                 for (const auto &p : *parts)
                     out << p.status;
             return out;
         };
-        const QStringList plainBefore = statuses(0), jsonBefore = statuses(1);
+        const QList<PartitionStatus> plainBefore = statuses(0), jsonBefore = statuses(1);
         QCOMPARE(plainBefore.size(), 3);
-        QVERIFY(!plainBefore.contains(QStringLiteral("stale")));
+        QVERIFY(!plainBefore.contains(PartitionStatus::Stale));
         QCOMPARE(jsonBefore.size(), 2);
-        QVERIFY(!jsonBefore.contains(QStringLiteral("stale")));
+        QVERIFY(!jsonBefore.contains(PartitionStatus::Stale));
         QVERIFY(db.exec(QStringLiteral("UPDATE src SET ev = NULL WHERE dt = 'd1'")));
         QVERIFY(db.exec(QStringLiteral("UPDATE src SET amt = 2.5 WHERE dt = 'd2'")));
         QVERIFY(db.exec(QStringLiteral("UPDATE srcj SET doc = '{\"a\": 2}' WHERE dt = 'd2'")));
-        QCOMPARE(statuses(0), (QStringList{QStringLiteral("stale"), QStringLiteral("stale"), plainBefore.at(2)}));
-        QCOMPARE(statuses(1), (QStringList{jsonBefore.at(0), QStringLiteral("stale")}));
+        QCOMPARE(statuses(0), (QList<PartitionStatus>{PartitionStatus::Stale, PartitionStatus::Stale, plainBefore.at(2)}));
+        QCOMPARE(statuses(1), (QList<PartitionStatus>{jsonBefore.at(0), PartitionStatus::Stale}));
     }
 };
 

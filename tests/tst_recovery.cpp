@@ -137,7 +137,7 @@ private Q_SLOTS:
         const QString before = digest(f.db(), QStringLiteral("tgt"));
         auto r = run(f.db(), f.dataset(), execute(partitions));
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(r->status, RunStatus::Succeeded);
         const QString after = digest(f.db(), QStringLiteral("tgt"));
         QVERIFY(after != before);
 
@@ -157,7 +157,7 @@ private Q_SLOTS:
         // Row for row the table before the run, the retried duplicate included.
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 2")), 3);
-        QCOMPARE(loadRun(f.db(), runId(r))->status, QStringLiteral("rolled_back"));
+        QCOMPARE(loadRun(f.db(), runId(r))->status, RunStatus::RolledBack);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'rollback partition'")), parts);
         // Twice is refused, and a rolled-back run cannot be resumed.
         QCOMPARE(f.cli({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId(r)), QStringLiteral("--execute")}).exitCode, 2);
@@ -402,13 +402,13 @@ private Q_SLOTS:
         QVERIFY(recoverRerun(f.db(), f.dataset(), r, locked));
         QVERIFY(progressCalls > 0);
         QVERIFY(!r.rerunId.isNull());
-        QCOMPARE(r.step(QStringLiteral("rerun"))->status, QStringLiteral("done"));
+        QCOMPARE(r.step(QStringLiteral("rerun"))->status, RecoveryStepStatus::Done);
 
         QVERIFY(recoverTotals(f.db(), f.dataset(), r));
         QVERIFY(r.totalsMatch);
         QCOMPARE(r.totals.size(), std::size_t(2));
         QVERIFY(recoverUniqueIndex(f.db(), f.dataset(), r));
-        QCOMPARE(r.status, QStringLiteral("recovered"));
+        QCOMPARE(r.status, RecoveryStatus::Recovered);
         QVERIFY(r.uniqueIndexAdded);
         QCOMPARE(r.after->duplicateKeys, 0);
 

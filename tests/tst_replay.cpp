@@ -302,7 +302,7 @@ private Q_SLOTS:
         };
         auto r = rw::replay(*database, *spec->stream(QStringLiteral("orders")), QStringLiteral("orders-loader"), o);
         QVERIFY2(r, r ? "" : qPrintable(r.error().message));
-        QCOMPARE(r->status, QStringLiteral("cancelled"));
+        QCOMPARE(r->status, rw::ReplayStatus::Cancelled);
         QCOMPARE(r->batches, 2);
         QCOMPARE(r->consumed, 400);
         QCOMPARE(calls, 2);
@@ -310,7 +310,7 @@ private Q_SLOTS:
         o.progress = nullptr;
         auto rest = rw::replay(*database, *spec->stream(QStringLiteral("orders")), QStringLiteral("orders-loader"), o);
         QVERIFY(rest);
-        QCOMPARE(rest->status, QStringLiteral("succeeded"));
+        QCOMPARE(rest->status, rw::ReplayStatus::Succeeded);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") + kValid));
         verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"), QStringLiteral("orders_log"));
     }

@@ -187,7 +187,7 @@ private Q_SLOTS:
 
         auto r = run(f.db(), f.dataset(), scope());
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(r->status, QStringLiteral("succeeded"));
+        QCOMPARE(r->status, RunStatus::Succeeded);
         QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));
         for (std::size_t i = 0; i < r->partitions.size(); ++i) {
             QCOMPARE(r->partitions[i].versionsOpened, p->partitions[i].versionsOpened);

@@ -63,7 +63,7 @@ void printRunText(Context &ctx, const RunResult &r)
 {
     if (!ctx.json && ctx.err.device() != nullptr && ::isatty(STDERR_FILENO))
         ctx.err << "\r\033[K";
-    ctx.out << r.dataset << " (" << enumName(r.mode) << "): " << r.status;
+    ctx.out << r.dataset << " (" << enumName(r.mode) << "): " << enumName(r.status);
     if (!r.runId.isNull())
         ctx.out << ", run " << r.runId.toString();
     ctx.out << ", plan " << r.planId << "\n\n";
@@ -95,7 +95,7 @@ void printRunText(Context &ctx, const RunResult &r)
         ctx.out << "\nNothing was written but plan " << r.planId << ". To publish exactly this:\n  rewindctl run --db "
                 << ctx.parser.value(kDb) << " --spec " << ctx.parser.value(kSpec) << " --dataset " << r.dataset << " --plan "
                 << r.planId << " --execute\n";
-    else if (r.status == QLatin1String("failed") || r.status == QLatin1String("cancelled"))
+    else if (r.status == RunStatus::Failed || r.status == RunStatus::Cancelled)
         ctx.out << "\nResume with: rewindctl resume --db " << ctx.parser.value(kDb) << " --spec " << ctx.parser.value(kSpec)
                 << " --run " << r.runId.toString() << " --execute\n";
 }
@@ -110,7 +110,7 @@ Status report(Context &ctx, const RunResult &r)
     const int code = exitCodeOf(r);
     if (code == 0)
         return {};
-    Error e{static_cast<Error::Code>(code), r.error.isEmpty() ? QStringLiteral("run %1: %2").arg(r.runId.toString(), r.status) : r.error};
+    Error e{static_cast<Error::Code>(code), r.error.isEmpty() ? QStringLiteral("run %1: %2").arg(r.runId.toString(), enumName(r.status)) : r.error};
     return fail(e);
 }
 
@@ -171,7 +171,7 @@ Status runRuns(Context &ctx)
         for (const auto &r : *runs)
             list.push_back({{"run_id", r.runId},
                             {"dataset", s(r.dataset)},
-                            {"status", s(r.status)},
+                            {"status", s(enumName(r.status))},
                             {"started_at", s(r.startedAt)},
                             {"finished_at", r.finishedAt.isEmpty() ? Json(nullptr) : Json(s(r.finishedAt))},
                             {"kind", s(r.kind)},
@@ -184,7 +184,7 @@ Status runRuns(Context &ctx)
                      QStringLiteral("STARTED"), QStringLiteral("FINISHED"), QStringLiteral("USER")},
                     {true, false, false, false, false, false, false});
     for (const auto &r : *runs)
-        table.add({QString::number(r.runId), r.dataset, r.kind, r.status, r.startedAt,
+        table.add({QString::number(r.runId), r.dataset, r.kind, enumName(r.status), r.startedAt,
                    r.finishedAt.isEmpty() ? QStringLiteral("-") : r.finishedAt, r.osUser});
     table.print(ctx.out);
     return {};

@@ -13,7 +13,7 @@ namespace rw::cli {
 namespace {
 
 const QCommandLineOption kId({QStringLiteral("id")}, QStringLiteral("DLQ record id (repeatable)."), QStringLiteral("ID"));
-const QCommandLineOption kStatus({QStringLiteral("status")}, QStringLiteral("Status: new, fixed, replayed, failed, discarded (repeatable, or comma-separated)."), QStringLiteral("S"));
+const QCommandLineOption kStatus({QStringLiteral("status")}, QStringLiteral("Status: ") % enumNames<DlqStatus>() % QStringLiteral(" (repeatable, or comma-separated)."), QStringLiteral("S"));
 const QCommandLineOption kErrorClass({QStringLiteral("error-class")}, QStringLiteral("Error class, like invalid_json, missing_field, bad_value, not_null, references (repeatable)."), QStringLiteral("C"));
 const QCommandLineOption kSource({QStringLiteral("source")}, QStringLiteral("Source: NAME, stream:NAME or dataset:NAME (repeatable)."), QStringLiteral("SRC"));
 const QCommandLineOption kSince({QStringLiteral("since")}, QStringLiteral("First seen at or after T (ISO-8601 or epoch seconds)."), QStringLiteral("T"));
@@ -116,7 +116,7 @@ Json recordJson(const DlqRecord &r)
             {"error_class", s(r.errorClass)},
             {"error", s(r.error)},
             {"signature", s(r.signature)},
-            {"status", s(r.status)},
+            {"status", s(enumName(r.status))},
             {"attempts", r.attempts},
             {"first_seen", s(r.firstSeen)},
             {"last_attempt_at", nullable(r.lastAttemptAt)},
@@ -135,11 +135,11 @@ QString where(const DlqRecord &r)
     return w;
 }
 
-Json statusCounts(const std::vector<std::pair<QString, qint64>> &counts)
+Json statusCounts(const std::vector<std::pair<DlqStatus, qint64>> &counts)
 {
     Json o = Json::object();
     for (const auto &[status, n] : counts)
-        o[s(status)] = n;
+        o[s(enumName(status))] = n;
     return o;
 }
 
@@ -176,7 +176,7 @@ Status runList(Context &ctx)
                      QStringLiteral("STATUS"), QStringLiteral("ATTEMPTS"), QStringLiteral("FIRST SEEN"), QStringLiteral("ERROR")},
                     {true, false, false, false, false, false, true, false, false});
     for (const auto &rec : r->records)
-        table.add({QString::number(rec.id), rec.source(), where(rec), rec.eventId.value_or(rec.key.value_or(QString())), rec.errorClass, rec.status,
+        table.add({QString::number(rec.id), rec.source(), where(rec), rec.eventId.value_or(rec.key.value_or(QString())), rec.errorClass, enumName(rec.status),
                    QString::number(rec.attempts), rec.firstSeen, (rec.lastError ? *rec.lastError : rec.error).left(80)});
     table.print(ctx.out);
     ctx.out << '\n' << thousands(r->total) << (r->total == 1 ? " record" : " records");
@@ -184,13 +184,13 @@ Status runList(Context &ctx)
         ctx.out << " (first " << r->records.size() << " shown; --limit N)";
     QStringList counts;
     for (const auto &[status, n] : r->byStatus)
-        counts << status % u' ' % thousands(n);
+        counts << enumName(status) % u' ' % thousands(n);
     ctx.out << (counts.isEmpty() ? QString() : QString(QStringLiteral(": ") % counts.join(QStringLiteral(", ")))) << "\n\nBy error signature:\n";
     TextTable groups({QStringLiteral("COUNT"), QStringLiteral("SIGNATURE"), QStringLiteral("STATUSES")}, {true, false, false});
     for (const auto &g : r->groups) {
         QStringList st;
         for (const auto &[status, n] : g.byStatus)
-            st << status % u' ' % thousands(n);
+            st << enumName(status) % u' ' % thousands(n);
         groups.add({thousands(g.count), g.signature, st.join(QStringLiteral(", "))});
     }
     groups.print(ctx.out);
@@ -242,7 +242,7 @@ Status runShow(Context &ctx)
         return {};
     }
     const DlqRecord &r = d->record;
-    ctx.out << "Record " << r.id << ": " << r.status << ", " << r.attempts << " attempts\n"
+    ctx.out << "Record " << r.id << ": " << enumName(r.status) << ", " << r.attempts << " attempts\n"
             << "  source     " << r.source() << "  " << where(r) << '\n'
             << "  event/key  " << r.eventId.value_or(r.key.value_or(QStringLiteral("-"))) << '\n'
             << "  error      " << r.errorClass << ": " << r.error << '\n';
@@ -318,12 +318,12 @@ Json replayJson(const DlqReplayResult &r)
 {
     Json records = Json::array();
     for (const auto &v : r.records)
-        records.push_back({{"id", v.id}, {"source", s(v.source)}, {"status", s(v.status)}, {"valid", v.valid}, {"already_landed", v.alreadyLanded},
+        records.push_back({{"id", v.id}, {"source", s(v.source)}, {"status", s(enumName(v.status))}, {"valid", v.valid}, {"already_landed", v.alreadyLanded},
                            {"error_class", v.valid ? Json(nullptr) : Json(s(v.errorClass))}, {"error", v.valid ? Json(nullptr) : Json(s(v.error))}});
     Json failures = Json::object();
     for (const auto &[c, n] : r.failuresByClass)
         failures[s(c)] = n;
-    return {{"executed", r.executed}, {"status", s(r.status)}, {"selected", r.selected}, {"replayed", r.replayed}, {"failed", r.failed},
+    return {{"executed", r.executed}, {"status", s(enumName(r.status))}, {"selected", r.selected}, {"replayed", r.replayed}, {"failed", r.failed},
             {"skipped", r.skipped}, {"already_landed", r.alreadyLanded}, {"inserted", r.inserted}, {"updated", r.updated}, {"batches", r.batches},
             {"seconds", r.seconds}, {"per_second", r.seconds > 0 ? (r.replayed + r.failed) / r.seconds : 0.0}, {"failures_by_class", failures},
             {"records", records}};
@@ -381,7 +381,7 @@ Status runReplayOrValidate(Context &ctx, bool validateOnly)
     TextTable table({QStringLiteral("ID"), QStringLiteral("SOURCE"), QStringLiteral("STATUS"), QStringLiteral("VERDICT"), QStringLiteral("WHY")},
                     {true, false, false, false, false});
     for (const auto &v : r->records)
-        table.add({QString::number(v.id), v.source, v.status,
+        table.add({QString::number(v.id), v.source, enumName(v.status),
                    v.valid ? (v.alreadyLanded ? QStringLiteral("ok (already landed)") : QStringLiteral("ok")) : QStringLiteral("fails"),
                    v.valid ? QString() : QString(v.errorClass % QStringLiteral(": ") % v.error)});
     table.print(ctx.out);
@@ -391,7 +391,7 @@ Status runReplayOrValidate(Context &ctx, bool validateOnly)
             << " skipped (replayed or discarded)\n";
     if (r->executed)
         ctx.out << thousands(r->inserted) << " rows inserted, " << thousands(r->updated) << " updated, in " << r->batches << (r->batches == 1 ? " batch, " : " batches, ")
-                << QString::number(r->seconds, 'f', 1) << " s (" << r->status << ")\n";
+                << QString::number(r->seconds, 'f', 1) << " s (" << enumName(r->status) << ")\n";
     else if (!validateOnly)
         ctx.out << "\nDry run: nothing changed. Add --execute to replay.\n";
     return {};

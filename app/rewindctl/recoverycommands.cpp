@@ -168,7 +168,7 @@ Status runRecover(Context &ctx)
     if (ctx.json) {
         Json steps = Json::array();
         for (const auto &st : r->steps)
-            steps.push_back({{"step", s(st.step)}, {"status", s(st.status)}, {"detail", s(st.detail)}});
+            steps.push_back({{"step", s(st.step)}, {"status", s(enumName(st.status))}, {"detail", s(st.detail)}});
         Json j{{"dataset", s(r->dataset)},
                {"duplicate_keys", r->before.duplicateKeys},
                {"extra_rows", r->before.extraRows},
@@ -176,7 +176,7 @@ Status runRecover(Context &ctx)
                {"totals_match", r->totalsMatch},
                {"unique_index_added", r->uniqueIndexAdded},
                {"executed", r->executed},
-               {"status", s(r->status)},
+               {"status", s(enumName(r->status))},
                {"target", s(r->target)},
                {"unique_index", s(r->uniqueIndex)},
                {"unique_index_columns", Json::array()},
@@ -197,7 +197,7 @@ Status runRecover(Context &ctx)
                 << thousands(r->before.extraRows) << " extra rows\n\n";
         TextTable table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DETAIL")});
         for (const auto &st : r->steps)
-            table.add({st.step, st.status, st.detail});
+            table.add({st.step, enumName(st.status), st.detail});
         table.print(ctx.out);
         ctx.out << "\nTotals " << (r->totalsMatch ? "match" : "do not match") << " the source"
                 << (r->executed ? QString() : QStringLiteral(" (as the target is now)")) << ".\n";
@@ -207,7 +207,7 @@ Status runRecover(Context &ctx)
             ctx.out << "Dry run: nothing changed. Add --execute to recover.\n";
     }
     ctx.reported = true;
-    if (r->status == QLatin1String("failed"))
+    if (r->status == RecoveryStatus::Failed)
         return internalError(r->error);
     return {};
 }
@@ -240,12 +240,12 @@ Status runRollback(Context &ctx)
                    {"dataset", s(r->dataset)},
                    {"mode", s(enumName(r->mode))},
                    {"executed", r->executed},
-                   {"status", s(r->status)},
+                   {"status", s(enumName(r->status))},
                    {"partitions", parts},
                    {"totals", {{"rows_removed", removed}, {"rows_restored", restored}}}});
         return {};
     }
-    ctx.out << "Run " << r->runId << " of " << r->dataset << " (" << enumName(r->mode) << "): " << r->status << "\n\n";
+    ctx.out << "Run " << r->runId << " of " << r->dataset << " (" << enumName(r->mode) << "): " << enumName(r->status) << "\n\n";
     TextTable table({QStringLiteral("PARTITION"), QStringLiteral("ROWS REMOVED"), QStringLiteral("ROWS RESTORED"), QStringLiteral("RESTORED")},
                     {false, true, true, false});
     for (const auto &p : r->partitions)

@@ -313,7 +313,7 @@ Status runReplay(Context &ctx)
         ctx.print({{"stream", s(r->stream)},
                    {"group", s(r->group)},
                    {"executed", r->executed},
-                   {"status", s(r->status)},
+                   {"status", s(enumName(r->status))},
                    {"consumed", r->consumed},
                    {"inserted", r->inserted},
                    {"duplicates", r->duplicates},
@@ -327,7 +327,7 @@ Status runReplay(Context &ctx)
                    {"seconds", r->seconds}});
         return {};
     }
-    ctx.out << "stream " << r->stream << ", group " << r->group << ": " << (r->executed ? r->status : QStringLiteral("dry run")) << "\n\n";
+    ctx.out << "stream " << r->stream << ", group " << r->group << ": " << (r->executed ? enumName(r->status) : QStringLiteral("dry run")) << "\n\n";
     TextTable table({QStringLiteral("PARTITION"), QStringLiteral("FROM"), QStringLiteral("TO"), QStringLiteral("EVENTS")}, {true, true, true, true});
     for (const auto &p : r->partitions)
         table.add({QString::number(p.partition), QString::number(p.from), QString::number(p.to), thousands(p.consumed)});

@@ -132,7 +132,7 @@ Status runPartitions(Context &ctx)
                             {"source_rows", p.sourceRows},
                             {"target_rows", p.targetRows},
                             {"duplicate_keys", p.duplicateKeys},
-                            {"status", s(p.status)},
+                            {"status", s(enumName(p.status))},
                             {"last_run_id", p.lastRunId.isNull() ? Json(nullptr) : Json(p.lastRunId.toLongLong())},
                             {"last_published", p.lastPublished.isEmpty() ? Json(nullptr) : Json(s(p.lastPublished))}});
         ctx.print({{"dataset", s(d.name)}, {"partitions", list}});
@@ -144,7 +144,7 @@ Status runPartitions(Context &ctx)
                     {false, false, true, true, true, true, false});
     qint64 source = 0, target = 0, dupes = 0;
     for (const auto &p : *parts) {
-        table.add({partitionLabel(p.partition), p.status, thousands(p.sourceRows), thousands(p.targetRows),
+        table.add({partitionLabel(p.partition), enumName(p.status), thousands(p.sourceRows), thousands(p.targetRows),
                    thousands(p.duplicateKeys), p.lastRunId.isNull() ? QStringLiteral("-") : p.lastRunId.toString(),
                    p.lastPublished.isEmpty() ? QStringLiteral("-") : p.lastPublished});
         source += p.sourceRows;

@@ -47,13 +47,13 @@ bool RunResult::checksPassed() const
 
 int exitCodeOf(const RunResult &result)
 {
-    if (result.status == QLatin1String("stale_plan"))
-        return 4;
-    if (result.status == QLatin1String("check_failed"))
-        return 3;
-    if (result.status == QLatin1String("failed") || result.status == QLatin1String("cancelled"))
-        return 1;
-    return 0;
+    switch (result.status) {
+    case RunStatus::StalePlan: return 4;
+    case RunStatus::CheckFailed: return 3;
+    case RunStatus::Failed:
+    case RunStatus::Cancelled: return 1;
+    default: return 0;
+    }
 }
 
 namespace {
@@ -69,11 +69,11 @@ Status setRunStatus(const Database &db, const RunResult &result, const QString &
 {
     return Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
         auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ?, finished_at = ?, error = ?, result_json = ? WHERE run_id = ?"),
-                         {result.status, result.finishedAt.isEmpty() ? QVariant() : QVariant(result.finishedAt),
+                         {enumName(result.status), result.finishedAt.isEmpty() ? QVariant() : QVariant(result.finishedAt),
                           error.isEmpty() ? QVariant() : QVariant(error), resultJsonText(result), result.runId});
         if (!r)
             return fail(r.error());
-        return writeAudit(db, QStringLiteral("run ") % result.status, result.dataset, QString(), result.runId,
+        return writeAudit(db, QStringLiteral("run ") % enumName(result.status), result.dataset, QString(), result.runId,
                           QString::fromStdString(nlohmann::ordered_json{{"plan_id", result.planId.toStdString()},
                                                                         {"error", error.toStdString()}}
                                                      .dump()));
@@ -109,7 +109,7 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         failpoint("chunk-start");
         progress.partition = partitionLabel(p.label);
         if (cancelled(options)) {
-            result.status = QStringLiteral("cancelled");
+            result.status = RunStatus::Cancelled;
             break;
         }
         const std::vector<PartitionRef> one{p};
@@ -201,10 +201,10 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 const int isNull = p.label ? 0 : 1;
                 const QString counts = QString::fromStdString(partitionJson(partResult).dump());
                 if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, committed_at, counts_json) "
-                                                    "VALUES (?, ?, ?, 'done', ?, ?)")
+                                                    "VALUES (?, ?, ?, ?, ?, ?)")
                                          % db.dialect().upsertSet({QStringLiteral("run_id"), QStringLiteral("part"), QStringLiteral("part_is_null")},
                                                                   {QStringLiteral("status"), QStringLiteral("committed_at"), QStringLiteral("counts_json")}),
-                                     {result.runId, label, isNull, nowIso(), counts});
+                                     {result.runId, label, isNull, enumName(CheckpointStatus::Done), nowIso(), counts});
                     !r)
                     return fail(r.error());
                 for (const auto &c : checks)
@@ -261,10 +261,10 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                                          {result.runId, label, isNull, c.name, c.passed ? 1 : 0, c.detail, nowIso()});
                         !r)
                         return fail(r.error());
-                if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, committed_at, counts_json) VALUES (?, ?, ?, 'check_failed', ?, ?)")
+                if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, committed_at, counts_json) VALUES (?, ?, ?, ?, ?, ?)")
                                          % db.dialect().upsertSet({QStringLiteral("run_id"), QStringLiteral("part"), QStringLiteral("part_is_null")},
                                                                   {QStringLiteral("status"), QStringLiteral("committed_at"), QStringLiteral("counts_json")}),
-                                     {result.runId, label, isNull, nowIso(), QString::fromStdString(partitionJson(partResult).dump())});
+                                     {result.runId, label, isNull, enumName(CheckpointStatus::CheckFailed), nowIso(), QString::fromStdString(partitionJson(partResult).dump())});
                     !r)
                     return fail(r.error());
                 if (auto s = markFailed(p); !s)
@@ -273,7 +273,7 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                                   QString::fromStdString(checksJson(checks).dump()));
             }); });
             if (!recorded) {
-                result.status = QStringLiteral("failed");
+                result.status = RunStatus::Failed;
                 result.error = recorded.error().message;
                 break;
             }
@@ -282,15 +282,15 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             continue;
         }
         if (stop == ChunkStop::StalePlan) {
-            result.status = QStringLiteral("stale_plan");
+            result.status = RunStatus::StalePlan;
             result.error = QStringLiteral("the source of partition %1 changed since plan %2 was made: preview again").arg(staleDetail, plan.id);
             break;
         }
         if (stop == ChunkStop::Cancelled || cancelled(options)) {
-            result.status = QStringLiteral("cancelled");
+            result.status = RunStatus::Cancelled;
             break;
         }
-        result.status = QStringLiteral("failed");
+        result.status = RunStatus::Failed;
         result.error = outcome.error().transient
                            ? QStringLiteral("partition %1: the database stayed busy after %2 attempts: %3")
                                  .arg(progress.partition)
@@ -303,8 +303,8 @@ void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         (void)Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&] { return markFailed(p); }); });
         break;
     }
-    if (result.status == QLatin1String("running"))
-        result.status = anyCheckFailed ? QStringLiteral("check_failed") : QStringLiteral("succeeded");
+    if (result.status == RunStatus::Running)
+        result.status = anyCheckFailed ? RunStatus::CheckFailed : RunStatus::Succeeded;
     result.finishedAt = nowIso();
 }
 
@@ -326,7 +326,7 @@ Result<RunResult> finish(const Database &db, RunResult result)
 {
     if (auto s = setRunStatus(db, result, result.error); !s)
         return fail(s.error());
-    if (result.status == QLatin1String("stale_plan"))
+    if (result.status == RunStatus::StalePlan)
         return fail(Error{Error::Code::StalePlan, result.error});
     return result;
 }
@@ -373,7 +373,7 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset, const 
     result.mode = dataset.write;
     result.planId = plan.id;
     result.executed = true;
-    result.status = QStringLiteral("running");
+    result.status = RunStatus::Running;
     result.startedAt = nowIso();
     const Status started = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
         if (auto s = refuseConcurrentRun(db, dataset.name); !s)
@@ -382,8 +382,8 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset, const 
             if (auto s = storePlan(db, plan, QString()); !s)
                 return s;
         auto r = db.exec(QStringLiteral("INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, started_at, os_user, scope_json, pid, host) "
-                                        "VALUES (?, 'run', ?, ?, 'running', ?, ?, ?, ?, ?)"),
-                         {dataset.name, plan.id, enumName(plan.mode), result.startedAt, osUser(), scopeToJson(plan.scope),
+                                        "VALUES (?, 'run', ?, ?, ?, ?, ?, ?, ?, ?)"),
+                         {dataset.name, plan.id, enumName(plan.mode), enumName(result.status), result.startedAt, osUser(), scopeToJson(plan.scope),
                           QCoreApplication::applicationPid(), QSysInfo::machineHostName()});
         if (!r)
             return fail(r.error());
@@ -448,7 +448,7 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const 
     if (!parts)
         return fail(parts.error());
     result.partitions = std::move(*parts);
-    result.status = QStringLiteral("previewed");
+    result.status = RunStatus::Previewed;
     result.finishedAt = nowIso();
 
     Plan plan{newPlanId(), dataset.name, dataset.write, *scope, *stats};
@@ -493,11 +493,11 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
     auto info = loadRun(db, runId);
     if (!info)
         return fail(info.error());
-    if (info->status == QLatin1String("succeeded"))
+    if (info->status == RunStatus::Succeeded)
         return badInput(QStringLiteral("run %1 already succeeded: nothing to resume").arg(runId));
-    if (info->status == QLatin1String("rolled_back"))
+    if (info->status == RunStatus::RolledBack)
         return badInput(QStringLiteral("run %1 was rolled back: start a new run").arg(runId));
-    if (info->status == QLatin1String("running"))
+    if (info->status == RunStatus::Running)
         return badInput(QStringLiteral("run %1 is still running (process %2 on %3)").arg(runId).arg(info->pid).arg(info->host));
     auto dataset = spec.requireDataset(info->dataset);
     if (!dataset)
@@ -519,7 +519,7 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
     result.planId = plan->id;
     result.runId = runId;
     result.executed = true;
-    result.status = QStringLiteral("running");
+    result.status = RunStatus::Running;
     result.startedAt = info->startedAt;
     std::vector<PartitionRef> todo;
     for (const auto &p : plan->scope) {
@@ -544,8 +544,8 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
     const Status marked = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
         if (auto s = refuseConcurrentRun(db, info->dataset, runId); !s)
             return s;
-        auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = 'running', pid = ?, host = ?, finished_at = NULL, error = NULL WHERE run_id = ?"),
-                         {QCoreApplication::applicationPid(), QSysInfo::machineHostName(), runId});
+        auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ?, pid = ?, host = ?, finished_at = NULL, error = NULL WHERE run_id = ?"),
+                         {enumName(result.status), QCoreApplication::applicationPid(), QSysInfo::machineHostName(), runId});
         if (!r)
             return fail(r.error());
         return writeAudit(db, QStringLiteral("run resumed"), info->dataset, QString(), runId,

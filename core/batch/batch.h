@@ -62,13 +62,34 @@ struct PartitionResult {
     std::optional<Samples> samples;
 };
 
+// How a run stands: a preview's result, a run's result, and the status
+// rewind_runs records (interrupted is read, never stored: a running run whose
+// process is gone).
+enum class RunStatus {
+    Previewed,
+    Running,
+    Interrupted,
+    Succeeded,
+    Failed,
+    CheckFailed,
+    Cancelled,
+    StalePlan,
+    RolledBack,
+};
+template <> struct EnumNames<RunStatus> {
+    static constexpr std::pair<RunStatus, std::string_view> names[] = {
+        {RunStatus::Previewed, "previewed"}, {RunStatus::Running, "running"},        {RunStatus::Interrupted, "interrupted"},
+        {RunStatus::Succeeded, "succeeded"}, {RunStatus::Failed, "failed"},          {RunStatus::CheckFailed, "check_failed"},
+        {RunStatus::Cancelled, "cancelled"}, {RunStatus::StalePlan, "stale_plan"}, {RunStatus::RolledBack, "rolled_back"}};
+};
+
 struct RunResult {
     QString dataset;
     WriteMode mode = WriteMode::Merge;
     QString planId;
     QVariant runId; // null for a preview
     bool executed = false;
-    QString status; // previewed, succeeded, failed, check_failed, cancelled, stale_plan
+    RunStatus status = RunStatus::Previewed; // previewed, succeeded, failed, check_failed, cancelled, stale_plan
     QString error;
     std::vector<PartitionResult> partitions;
     std::vector<CheckResult> checks;

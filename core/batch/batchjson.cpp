@@ -101,7 +101,7 @@ Json toJson(const RunResult &r)
            {"plan_id", r.planId.isEmpty() ? Json(nullptr) : Json(s(r.planId))},
            {"run_id", r.runId.isNull() ? Json(nullptr) : Json(r.runId.toLongLong())},
            {"executed", r.executed},
-           {"status", s(r.status)},
+           {"status", s(enumName(r.status))},
            {"partitions", partitions},
            {"totals",
             {{"source_rows", t.sourceRows},

@@ -37,7 +37,7 @@ PartKey keyOf(const QVariant &text, const QVariant &isNull)
 }
 
 struct StateRow {
-    QString status;
+    partitionstate::RecordedStatus status;
     QString sourceSig;
     QString publishedAt;
     QString finalizedAt;
@@ -159,7 +159,7 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         return fail(state.error());
     for (partitionstate::Row &row : *state) {
         const PartKey key = keyOf(row.part, row.isNull);
-        states.insert(key, StateRow{std::move(row.status), std::move(row.sourceSig), std::move(row.publishedAt), std::move(row.finalizedAt),
+        states.insert(key, StateRow{row.status, std::move(row.sourceSig), std::move(row.publishedAt), std::move(row.finalizedAt),
                                     std::move(row.lastRunId)});
         counts[key]; // a published partition whose source rows are gone still shows
     }
@@ -177,19 +177,19 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         if (st != states.cend()) {
             info.lastRunId = st->lastRunId;
             info.lastPublished = st->publishedAt;
-            if (st->status == QLatin1String("failed"))
-                info.status = QStringLiteral("failed");
+            if (st->status == partitionstate::RecordedStatus::Failed)
+                info.status = PartitionStatus::Failed;
             else if (st->sourceSig != it->sourceSig)
-                info.status = QStringLiteral("stale");
-            else if (st->status == QLatin1String("final") || !st->finalizedAt.isEmpty())
-                info.status = QStringLiteral("final");
+                info.status = PartitionStatus::Stale;
+            else if (st->status == partitionstate::RecordedStatus::Final || !st->finalizedAt.isEmpty())
+                info.status = PartitionStatus::Final;
             else
-                info.status = dataset.hasWatermark() ? QStringLiteral("provisional") : QStringLiteral("loaded");
+                info.status = dataset.hasWatermark() ? PartitionStatus::Provisional : PartitionStatus::Loaded;
         } else if (it->targetRows > 0) {
             // Published by something other than Rewind.
-            info.status = dataset.hasWatermark() ? QStringLiteral("provisional") : QStringLiteral("loaded");
+            info.status = dataset.hasWatermark() ? PartitionStatus::Provisional : PartitionStatus::Loaded;
         } else {
-            info.status = QStringLiteral("unloaded");
+            info.status = PartitionStatus::Unloaded;
         }
         out.push_back(std::move(info));
     }

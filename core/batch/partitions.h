@@ -12,6 +12,23 @@ namespace rw {
 
 class BatchSql;
 
+// Where a partition stands, in the order an operator reads them: never
+// published; published without a watermark; published, the watermark not yet
+// past it; finalized; its source changed since its publish; its last run failed.
+enum class PartitionStatus {
+    Unloaded,
+    Loaded,
+    Provisional,
+    Final,
+    Stale,
+    Failed,
+};
+template <> struct EnumNames<PartitionStatus> {
+    static constexpr std::pair<PartitionStatus, std::string_view> names[] = {
+        {PartitionStatus::Unloaded, "unloaded"}, {PartitionStatus::Loaded, "loaded"}, {PartitionStatus::Provisional, "provisional"},
+        {PartitionStatus::Final, "final"},       {PartitionStatus::Stale, "stale"},   {PartitionStatus::Failed, "failed"}};
+};
+
 // One row of the partitions view: what the source holds, what is published,
 // and what Rewind knows of it.
 struct PartitionInfo {
@@ -19,7 +36,7 @@ struct PartitionInfo {
     qint64 sourceRows = 0;
     qint64 targetRows = 0;
     qint64 duplicateKeys = 0; // keys with more than one row in the target (current rows for scd2)
-    QString status;           // unloaded, loaded, provisional, final, stale, failed
+    PartitionStatus status = PartitionStatus::Unloaded;
     QVariant lastRunId;       // null when no Rewind run touched it
     QString lastPublished;    // ISO-8601, empty when never published by Rewind
 };

@@ -1,5 +1,7 @@
 #include "core/batch/partitionstate.h"
 
+#include "core/batch/partitions.h"
+
 #include <QStringBuilder>
 
 namespace rw::partitionstate {
@@ -34,9 +36,14 @@ Result<std::vector<Row>> read(const Database &db, const QString &dataset)
     if (!q)
         return fail(q.error());
     std::vector<Row> out;
-    while (q->next())
-        out.push_back({q->value(0), q->value(1), q->value(2).toString(), q->value(3).toString(), q->value(4).toString(),
-                       q->value(5).toString(), q->value(6)});
+    while (q->next()) {
+        const QString status = q->value(2).toString();
+        const auto known = enumFromName<RecordedStatus>(status);
+        if (!known)
+            return internalError(QStringLiteral("partition \"%1\" of dataset \"%2\" recorded an unknown status \"%3\"")
+                                     .arg(partitionLabel(q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString())), dataset, status));
+        out.push_back({q->value(0), q->value(1), *known, q->value(3).toString(), q->value(4).toString(), q->value(5).toString(), q->value(6)});
+    }
     return out;
 }
 
@@ -53,10 +60,10 @@ Result<QStringList> publishedParts(const Database &db, const QString &dataset)
 Status markFailed(const Database &db, const QString &dataset, const QString &part, bool isNull, const QVariant &runId)
 {
     return run(db,
-               QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, last_run_id) VALUES (?, ?, ?, 'failed', ?)")
+               QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, last_run_id) VALUES (?, ?, ?, ?, ?)")
                    % db.dialect().upsertSet({QStringLiteral("dataset"), QStringLiteral("part"), QStringLiteral("part_is_null")},
                                             {QStringLiteral("status"), QStringLiteral("last_run_id")}),
-               {dataset, part, isNull ? 1 : 0, runId});
+               {dataset, part, isNull ? 1 : 0, enumName(RecordedStatus::Failed), runId});
 }
 
 Status markPublished(const Database &db, const QString &dataset, const QString &part, bool isNull, qint64 sourceRows,
@@ -64,12 +71,12 @@ Status markPublished(const Database &db, const QString &dataset, const QString &
 {
     return run(db,
                QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_rows, source_sig, published_at, "
-                              "finalized_at, last_run_id) VALUES (?, ?, ?, 'published', ?, ?, ?, NULL, ?) "
+                              "finalized_at, last_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?) "
                               "ON CONFLICT (dataset, part, part_is_null) DO UPDATE SET "
                               "status = CASE WHEN rewind_partition_state.finalized_at IS NOT NULL THEN 'final' ELSE 'published' END, "
                               "source_rows = excluded.source_rows, source_sig = excluded.source_sig, "
                               "published_at = excluded.published_at, last_run_id = excluded.last_run_id"),
-               {dataset, part, isNull ? 1 : 0, sourceRows, sourceSig, publishedAt, runId});
+               {dataset, part, isNull ? 1 : 0, enumName(RecordedStatus::Published), sourceRows, sourceSig, publishedAt, runId});
 }
 
 Status markFinal(const Database &db, const QString &dataset, const QStringList &parts, const QString &finalizedAt)
@@ -77,13 +84,13 @@ Status markFinal(const Database &db, const QString &dataset, const QStringList &
     if (parts.isEmpty())
         return {};
     QStringList marks;
-    QVariantList binds{finalizedAt, dataset};
+    QVariantList binds{enumName(RecordedStatus::Final), finalizedAt, dataset};
     for (const QString &part : parts) {
         marks << QStringLiteral("?");
         binds << part;
     }
     return run(db,
-               QStringLiteral("UPDATE rewind_partition_state SET status = 'final', finalized_at = ? WHERE dataset = ? AND part_is_null = 0 AND part IN (")
+               QStringLiteral("UPDATE rewind_partition_state SET status = ?, finalized_at = ? WHERE dataset = ? AND part_is_null = 0 AND part IN (")
                    % marks.join(u',') % u')',
                binds);
 }

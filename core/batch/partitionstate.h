@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sql/database.h"
+#include "core/util/enumnames.h"
 
 #include <QStringList>
 #include <QVariant>
@@ -14,17 +15,39 @@
 // (dataset, part, part_is_null); `part` is the label as the caller stores it.
 namespace rw::partitionstate {
 
+// What Rewind recorded last: a publish, a finalization (final stays final
+// through later publishes), or a failed run.
+enum class RecordedStatus {
+    Published,
+    Final,
+    Failed,
+};
+
+} // namespace rw::partitionstate
+
+namespace rw {
+template <> struct EnumNames<partitionstate::RecordedStatus> {
+    static constexpr std::pair<partitionstate::RecordedStatus, std::string_view> names[] = {
+        {partitionstate::RecordedStatus::Published, "published"},
+        {partitionstate::RecordedStatus::Final, "final"},
+        {partitionstate::RecordedStatus::Failed, "failed"}};
+};
+} // namespace rw
+
+namespace rw::partitionstate {
+
 struct Row {
     QVariant part;   // as stored
     QVariant isNull; // as stored (0/1)
-    QString status;  // published, final, failed
+    RecordedStatus status = RecordedStatus::Published;
     QString sourceSig;
     QString publishedAt;
     QString finalizedAt;
     QVariant lastRunId;
 };
 
-// Every recorded partition of `dataset`. Reads only.
+// Every recorded partition of `dataset`. Reads only. Internal error for a
+// status Rewind does not know.
 Result<std::vector<Row>> read(const Database &db, const QString &dataset);
 // The non-null partitions of `dataset` finalized, or published, at least once.
 Result<QStringList> finalizedParts(const Database &db, const QString &dataset);

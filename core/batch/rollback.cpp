@@ -29,14 +29,15 @@ Result<QStringList> laterRuns(const Database &db, const QString &dataset, qint64
 {
     const QString sql =
         QStringLiteral("SELECT c.run_id, MIN(CASE WHEN c.part_is_null = 1 THEN '(all)' ELSE c.part END), COUNT(*) FROM rewind_checkpoints AS c "
-                       "JOIN rewind_runs AS r ON r.run_id = c.run_id WHERE r.dataset = ? AND c.run_id > ? AND c.status = 'done'")
+                       "JOIN rewind_runs AS r ON r.run_id = c.run_id WHERE r.dataset = ? AND c.run_id > ? AND c.status = ?")
         % (anyPartition ? QString()
-                        : QStringLiteral(" AND EXISTS (SELECT 1 FROM rewind_checkpoints AS m WHERE m.run_id = ? AND m.status = 'done'"
+                        : QStringLiteral(" AND EXISTS (SELECT 1 FROM rewind_checkpoints AS m WHERE m.run_id = ? AND m.status = ?"
                                          " AND m.part = c.part AND m.part_is_null = c.part_is_null)"))
         % QStringLiteral(" GROUP BY c.run_id ORDER BY c.run_id");
-    QVariantList binds{dataset, runId};
+    const QString done = enumName(CheckpointStatus::Done);
+    QVariantList binds{dataset, runId, done};
     if (!anyPartition)
-        binds << runId;
+        binds << runId << done;
     auto q = db.exec(sql, binds);
     if (!q)
         return fail(q.error());
@@ -57,9 +58,9 @@ Status restorePartitionState(const Database &db, const QString &dataset, const P
     const int isNull = p.label ? 0 : 1;
     // The publish before this run, if any, is what the partition holds again.
     auto prev = db.exec(QStringLiteral("SELECT c.run_id, c.committed_at FROM rewind_checkpoints AS c JOIN rewind_runs AS r ON r.run_id = c.run_id "
-                                       "WHERE r.dataset = ? AND c.part = ? AND c.part_is_null = ? AND c.status = 'done' AND c.run_id < ? "
+                                       "WHERE r.dataset = ? AND c.part = ? AND c.part_is_null = ? AND c.status = ? AND c.run_id < ? "
                                        "ORDER BY c.run_id DESC LIMIT 1"),
-                        {dataset, part, isNull, runId});
+                        {dataset, part, isNull, enumName(CheckpointStatus::Done), runId});
     if (!prev)
         return fail(prev.error());
     if (prev->next())
@@ -76,7 +77,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
         return fail(info.error());
     if (info->kind != QLatin1String("run"))
         return badInput(QStringLiteral("%1 %2 is not a batch run: only runs can be rolled back").arg(info->kind).arg(runId));
-    if (info->status == QLatin1String("running"))
+    if (info->status == RunStatus::Running)
         return badInput(QStringLiteral("run %1 is still running (process %2 on %3): cancel it first").arg(runId).arg(info->pid).arg(info->host));
     auto dataset = spec.requireDataset(info->dataset);
     if (!dataset)
@@ -106,9 +107,8 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     std::sort(todo.begin(), todo.end(), [](const PartitionRef &a, const PartitionRef &b) { return partitionLess(b.label, a.label); });
 
     if (todo.empty()) {
-        if (info->status == QLatin1String("rolled_back"))
+        if (info->status == RunStatus::RolledBack)
             return badInput(QStringLiteral("run %1 was already rolled back").arg(runId));
-        result.status = QStringLiteral("nothing_to_restore");
     } else {
         auto later = laterRuns(db, ds.name, runId, mode == WriteMode::Scd2);
         if (!later)
@@ -200,8 +200,8 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                         return fail(r.error());
                 }
             }
-            if (auto r = db.exec(QStringLiteral("UPDATE rewind_checkpoints SET status = 'rolled_back' WHERE run_id = ? AND part = ? AND part_is_null = ?"),
-                                 {runId, p.label.value_or(QString()), p.label ? 0 : 1});
+            if (auto r = db.exec(QStringLiteral("UPDATE rewind_checkpoints SET status = ? WHERE run_id = ? AND part = ? AND part_is_null = ?"),
+                                 {enumName(CheckpointStatus::RolledBack), runId, p.label.value_or(QString()), p.label ? 0 : 1});
                 !r)
                 return fail(r.error());
             if (auto s = restorePartitionState(db, ds.name, p, runId); !s)
@@ -224,20 +224,18 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
               [](const RollbackPartition &a, const RollbackPartition &b) { return partitionLess(a.partition, b.partition); });
 
     if (!execute) {
-        if (result.status.isEmpty())
-            result.status = QStringLiteral("would_restore");
+        result.status = todo.empty() ? RollbackStatus::NothingToRestore : RollbackStatus::WouldRestore;
         return result;
     }
     const Status marked = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
-        if (auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = 'rolled_back' WHERE run_id = ?"), {runId}); !r)
+        if (auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ? WHERE run_id = ?"), {enumName(RunStatus::RolledBack), runId}); !r)
             return fail(r.error());
         return writeAudit(db, QStringLiteral("rollback"), ds.name, QString(), runId,
                           QString::fromStdString(nlohmann::ordered_json{{"partitions", result.partitions.size()}}.dump()));
     }); });
     if (!marked)
         return fail(marked.error());
-    if (result.status.isEmpty())
-        result.status = QStringLiteral("rolled_back");
+    result.status = todo.empty() ? RollbackStatus::NothingToRestore : RollbackStatus::RolledBack;
     return result;
 }
 

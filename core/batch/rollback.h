@@ -29,12 +29,23 @@ struct RollbackPartition {
     bool restored = false;
 };
 
+// What a rollback did, or would do.
+enum class RollbackStatus {
+    WouldRestore,     // a dry run with partitions to restore
+    RolledBack,
+    NothingToRestore, // the run published nothing (left)
+};
+template <> struct EnumNames<RollbackStatus> {
+    static constexpr std::pair<RollbackStatus, std::string_view> names[] = {
+        {RollbackStatus::WouldRestore, "would_restore"}, {RollbackStatus::RolledBack, "rolled_back"}, {RollbackStatus::NothingToRestore, "nothing_to_restore"}};
+};
+
 struct RollbackResult {
     qint64 runId = 0;
     QString dataset;
     WriteMode mode = WriteMode::Merge;
     bool executed = false;
-    QString status; // would_restore (dry run), rolled_back, nothing_to_restore
+    RollbackStatus status = RollbackStatus::WouldRestore;
     std::vector<RollbackPartition> partitions;
 };
 

@@ -28,13 +28,13 @@ QString cell(QString text)
 QString runReportMarkdown(const RunInfo &info, const RunResult &result)
 {
     QString md;
-    md += QStringLiteral("# Rewind run %1: %2\n\n").arg(info.runId).arg(result.status);
+    md += QStringLiteral("# Rewind run %1: %2\n\n").arg(info.runId).arg(enumName(result.status));
     md += QStringLiteral("| What | |\n|---|---|\n");
     md += QStringLiteral("| Dataset | %1 |\n").arg(cell(result.dataset));
     md += QStringLiteral("| Kind | %1 |\n").arg(cell(info.kind.isEmpty() ? QStringLiteral("run") : info.kind));
     md += QStringLiteral("| Write mode | %1 |\n").arg(cell(enumName(result.mode)));
     md += QStringLiteral("| Plan | %1 |\n").arg(cell(result.planId.isEmpty() ? QStringLiteral("-") : result.planId));
-    md += QStringLiteral("| Status | **%1** |\n").arg(cell(result.status));
+    md += QStringLiteral("| Status | **%1** |\n").arg(cell(enumName(result.status)));
     md += QStringLiteral("| Run by | %1 |\n").arg(cell(info.osUser.isEmpty() ? QStringLiteral("-") : info.osUser));
     md += QStringLiteral("| Host | %1 |\n").arg(cell(info.host.isEmpty() ? QStringLiteral("-") : info.host));
     md += QStringLiteral("| Started | %1 |\n").arg(cell(result.startedAt.isEmpty() ? info.startedAt : result.startedAt));

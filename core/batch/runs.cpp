@@ -20,7 +20,7 @@ bool processAlive(qint64 pid, const QString &host)
     return ::kill(pid_t(pid), 0) == 0 || errno == EPERM;
 }
 
-RunInfo fromRow(const QSqlQuery &q)
+Result<RunInfo> fromRow(const QSqlQuery &q)
 {
     RunInfo r;
     r.runId = q.value(0).toLongLong();
@@ -28,15 +28,19 @@ RunInfo fromRow(const QSqlQuery &q)
     r.kind = q.value(2).toString();
     r.planId = q.value(3).toString();
     r.mode = q.value(4).toString();
-    r.status = q.value(5).toString();
+    const QString status = q.value(5).toString();
+    if (const auto known = enumFromName<RunStatus>(status))
+        r.status = *known;
+    else
+        return internalError(QStringLiteral("run %1 recorded an unknown status \"%2\"").arg(r.runId).arg(status));
     r.startedAt = q.value(6).toString();
     r.finishedAt = q.value(7).toString();
     r.osUser = q.value(8).toString();
     r.error = q.value(9).toString();
     r.pid = q.value(10).toLongLong();
     r.host = q.value(11).toString();
-    if (r.status == QLatin1String("running") && !processAlive(r.pid, r.host))
-        r.status = QStringLiteral("interrupted");
+    if (r.status == RunStatus::Running && !processAlive(r.pid, r.host))
+        r.status = RunStatus::Interrupted;
     return r;
 }
 
@@ -47,13 +51,16 @@ const char *kColumns = "run_id, dataset, kind, plan_id, mode, status, started_at
 Status refuseConcurrentRun(const Database &db, const QString &dataset, qint64 exceptRunId)
 {
     auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns)
-                         % QStringLiteral(" FROM rewind_runs WHERE dataset = ? AND status = 'running' AND run_id <> ? ORDER BY run_id"),
-                     {dataset, exceptRunId});
+                         % QStringLiteral(" FROM rewind_runs WHERE dataset = ? AND status = ? AND run_id <> ? ORDER BY run_id"),
+                     {dataset, enumName(RunStatus::Running), exceptRunId});
     if (!q)
         return fail(q.error());
     while (q->next()) {
-        const RunInfo other = fromRow(*q);
-        if (other.status == QLatin1String("running"))
+        auto row = fromRow(*q);
+        if (!row)
+            return fail(row.error());
+        const RunInfo &other = *row;
+        if (other.status == RunStatus::Running)
             return fail(Error{Error::Code::Internal,
                               QStringLiteral("refused: run %1 of dataset \"%2\" is running (%3, process %4 on %5, started %6); "
                                              "wait for it to finish, or cancel it")
@@ -70,8 +77,12 @@ Result<RunInfo> loadRun(const Database &db, qint64 runId)
         return fail(q.error());
     if (!q->next())
         return badInput(QStringLiteral("unknown run %1 (rewindctl runs lists them)").arg(runId));
-    RunInfo info = fromRow(*q);
-    auto cp = db.exec(QStringLiteral("SELECT part, part_is_null, counts_json FROM rewind_checkpoints WHERE run_id = ? AND status = 'done'"), {runId});
+    auto row = fromRow(*q);
+    if (!row)
+        return fail(row.error());
+    RunInfo info = std::move(*row);
+    auto cp = db.exec(QStringLiteral("SELECT part, part_is_null, counts_json FROM rewind_checkpoints WHERE run_id = ? AND status = ?"),
+                      {runId, enumName(CheckpointStatus::Done)});
     if (!cp)
         return fail(cp.error());
     while (cp->next()) {
@@ -97,8 +108,12 @@ Result<std::vector<RunInfo>> listRuns(const Database &db, int limit)
     if (!q)
         return fail(q.error());
     std::vector<RunInfo> out;
-    while (q->next())
-        out.push_back(fromRow(*q));
+    while (q->next()) {
+        auto row = fromRow(*q);
+        if (!row)
+            return fail(row.error());
+        out.push_back(std::move(*row));
+    }
     return out;
 }
 
@@ -132,7 +147,8 @@ Result<RunResult> runResult(const Database &db, qint64 runId)
     auto scope = db.scalar(QStringLiteral("SELECT scope_json FROM rewind_runs WHERE run_id = ?"), {runId});
     if (!scope)
         return fail(scope.error());
-    auto failedCp = db.exec(QStringLiteral("SELECT part, part_is_null, counts_json FROM rewind_checkpoints WHERE run_id = ? AND status <> 'done'"), {runId});
+    auto failedCp = db.exec(QStringLiteral("SELECT part, part_is_null, counts_json FROM rewind_checkpoints WHERE run_id = ? AND status <> ?"),
+                            {runId, enumName(CheckpointStatus::Done)});
     if (!failedCp)
         return fail(failedCp.error());
     QHash<QString, PartitionResult> unpublished;

@@ -6,20 +6,32 @@
 
 namespace rw {
 
+// A run's record of one partition (rewind_checkpoints.status): published
+// (done), held back by a failed check, or undone by a rollback.
+enum class CheckpointStatus {
+    Done,
+    CheckFailed,
+    RolledBack,
+};
+template <> struct EnumNames<CheckpointStatus> {
+    static constexpr std::pair<CheckpointStatus, std::string_view> names[] = {
+        {CheckpointStatus::Done, "done"}, {CheckpointStatus::CheckFailed, "check_failed"}, {CheckpointStatus::RolledBack, "rolled_back"}};
+};
+
 struct RunInfo {
     qint64 runId = 0;
     QString dataset;
     QString kind;
     QString planId;
     QString mode; // as recorded; writeMode() reads it
-    QString status; // running, interrupted (its process is gone), succeeded, failed, check_failed, cancelled, stale_plan
+    RunStatus status = RunStatus::Running; // running, interrupted (its process is gone), succeeded, failed, check_failed, cancelled, stale_plan, rolled_back
     QString startedAt;
     QString finishedAt;
     QString osUser;
     QString error;
     qint64 pid = 0;
     QString host;
-    QHash<QString, PartitionResult> done;       // published partitions, by partitionKey()
+    QHash<QString, PartitionResult> done;       // published partitions (checkpoints done), by partitionKey()
     std::vector<CheckResult> checks;            // every recorded gate result
 };
 

@@ -251,7 +251,7 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
         if (!parts)
             return fail(parts.error());
         for (const auto &info : *parts)
-            if (info.status == QLatin1String("stale"))
+            if (info.status == PartitionStatus::Stale)
                 for (const auto &p : *known)
                     if (p.label == info.partition)
                         scope.push_back(p);

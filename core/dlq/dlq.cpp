@@ -16,8 +16,6 @@ namespace rw {
 
 namespace {
 
-const QStringList kStatuses = {dlqstatus::New, dlqstatus::Fixed, dlqstatus::Replayed, dlqstatus::Failed, dlqstatus::Discarded};
-
 QString jsonArray(const QStringList &values)
 {
     nlohmann::json a = nlohmann::json::array();
@@ -64,7 +62,15 @@ QString recordColumns(const SqlDialect &d)
 
 std::optional<QString> optText(const QVariant &v) { return v.isNull() ? std::nullopt : std::optional<QString>(v.toString()); }
 
-DlqRecord readRecord(const QSqlQuery &q)
+// A status read back from rewind_dlq; one Rewind does not know is refused.
+Result<DlqStatus> storedStatus(const QVariant &v)
+{
+    if (const auto known = enumFromName<DlqStatus>(v.toString()))
+        return *known;
+    return internalError(QStringLiteral("a DLQ record holds an unknown status \"%1\" (known: %2)").arg(v.toString(), enumNames<DlqStatus>()));
+}
+
+Result<DlqRecord> readRecord(const QSqlQuery &q)
 {
     DlqRecord r;
     r.id = q.value(0).toLongLong();
@@ -77,7 +83,10 @@ DlqRecord readRecord(const QSqlQuery &q)
     r.key = optText(q.value(6));
     r.errorClass = q.value(7).toString();
     r.error = q.value(8).toString();
-    r.status = q.value(9).toString();
+    auto status = storedStatus(q.value(9));
+    if (!status)
+        return fail(status.error());
+    r.status = *status;
     r.attempts = q.value(10).toInt();
     r.firstSeen = q.value(11).toString();
     r.lastAttemptAt = optText(q.value(12));
@@ -98,9 +107,8 @@ Status refuseFinished(const Database &db, const QList<qint64> &ids, const QStrin
     if (ids.isEmpty())
         return {};
     auto q = db.exec(QStringLiteral("SELECT dlq_id, status FROM rewind_dlq WHERE dlq_id IN (") % DlqDialect::of(db.dialect()).jsonArrayIntegers(QStringLiteral("?"))
-                         % QStringLiteral(") "
-                                    "AND status IN ('replayed', 'discarded') ORDER BY dlq_id"),
-                     {jsonArray(ids)});
+                         % QStringLiteral(") AND status IN (?, ?) ORDER BY dlq_id"),
+                     {jsonArray(ids), enumName(DlqStatus::Replayed), enumName(DlqStatus::Discarded)});
     if (!q)
         return fail(q.error());
     QStringList refused;
@@ -112,14 +120,17 @@ Status refuseFinished(const Database &db, const QList<qint64> &ids, const QStrin
 }
 
 // The selection, restricted to `statuses` when it names none itself.
-Result<QString> openSelection(const Database &db, DlqSelection selection, const QStringList &statuses, QVariantList &binds)
+Result<QString> openSelection(const Database &db, DlqSelection selection, const QList<DlqStatus> &statuses, QVariantList &binds)
 {
+    QStringList names;
+    for (const DlqStatus s : statuses)
+        names << enumName(s);
     if (selection.statuses.isEmpty())
-        selection.statuses = statuses;
+        selection.statuses = names;
     else
         for (const QString &s : std::as_const(selection.statuses))
-            if (!statuses.contains(s))
-                return badInput(QStringLiteral("--status %1: only %2 records can be changed this way").arg(s, statuses.join(QStringLiteral(", "))));
+            if (const auto named = enumFromName<DlqStatus>(s); !named || !statuses.contains(*named))
+                return badInput(QStringLiteral("--status %1: only %2 records can be changed this way").arg(s, names.join(QStringLiteral(", "))));
     if (!selection.signature.isEmpty())
         if (auto s = dlqinternal::ensureFunctions(db); !s)
             return fail(s.error());
@@ -140,8 +151,8 @@ Result<QString> selectionPredicate(const SqlDialect &dialect, const DlqSelection
     }
     if (!selection.statuses.isEmpty()) {
         for (const QString &s : selection.statuses)
-            if (!kStatuses.contains(s))
-                return badInput(QStringLiteral("unknown DLQ status \"%1\" (statuses: %2)").arg(s, kStatuses.join(QStringLiteral(", "))));
+            if (!enumFromName<DlqStatus>(s))
+                return badInput(QStringLiteral("unknown DLQ status \"%1\" (statuses: %2)").arg(s, enumNames<DlqStatus>()));
         terms << QStringLiteral("d.status IN ") % texts;
         binds << jsonArray(selection.statuses);
     }
@@ -220,8 +231,12 @@ Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection,
                            QVariantList(binds) << qMax(0, limit));
     if (!records)
         return fail(records.error());
-    while (records->next())
-        result.records.push_back(readRecord(*records));
+    while (records->next()) {
+        auto record = readRecord(*records);
+        if (!record)
+            return fail(record.error());
+        result.records.push_back(std::move(*record));
+    }
 
     auto statuses = db.exec(QStringLiteral("SELECT d.status, COUNT(*) FROM rewind_dlq AS d WHERE ") % *pred
                                 % QStringLiteral(" GROUP BY d.status ORDER BY d.status"),
@@ -229,7 +244,10 @@ Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection,
     if (!statuses)
         return fail(statuses.error());
     while (statuses->next()) {
-        result.byStatus.emplace_back(statuses->value(0).toString(), statuses->value(1).toLongLong());
+        auto status = storedStatus(statuses->value(0));
+        if (!status)
+            return fail(status.error());
+        result.byStatus.emplace_back(*status, statuses->value(1).toLongLong());
         result.total += statuses->value(1).toLongLong();
     }
 
@@ -244,12 +262,15 @@ Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection,
     if (!groups)
         return fail(groups.error());
     while (groups->next()) {
+        auto status = storedStatus(groups->value(2));
+        if (!status)
+            return fail(status.error());
         const QString sig = groups->value(1).toString();
         if (result.groups.empty() || result.groups.back().signature != sig)
             result.groups.push_back({groups->value(0).toString(), sig, groups->value(4).toString(), 0, {}});
         DlqGroup &g = result.groups.back();
         g.count += groups->value(3).toLongLong();
-        g.byStatus.emplace_back(groups->value(2).toString(), groups->value(3).toLongLong());
+        g.byStatus.emplace_back(*status, groups->value(3).toLongLong());
     }
     std::stable_sort(result.groups.begin(), result.groups.end(), [](const DlqGroup &a, const DlqGroup &b) { return a.count > b.count; });
     return result;
@@ -269,8 +290,12 @@ Result<std::vector<DlqRecord>> pageDlq(const Database &db, const DlqSelection &s
     if (!q)
         return fail(q.error());
     std::vector<DlqRecord> records;
-    while (q->next())
-        records.push_back(readRecord(*q));
+    while (q->next()) {
+        auto record = readRecord(*q);
+        if (!record)
+            return fail(record.error());
+        records.push_back(std::move(*record));
+    }
     return records;
 }
 
@@ -289,7 +314,10 @@ Result<DlqCounts> countDlq(const Database &db, const DlqSelection &selection)
         return fail(q.error());
     DlqCounts counts;
     while (q->next()) {
-        counts.byStatus.emplace_back(q->value(0).toString(), q->value(1).toLongLong());
+        auto status = storedStatus(q->value(0));
+        if (!status)
+            return fail(status.error());
+        counts.byStatus.emplace_back(*status, q->value(1).toLongLong());
         counts.total += q->value(1).toLongLong();
     }
     return counts;
@@ -307,8 +335,11 @@ Result<DlqDetail> showDlq(const Database &db, qint64 id)
         return fail(q.error());
     if (!q->next())
         return badInput(QStringLiteral("no DLQ record with id %1 (see rewindctl dlq list)").arg(id));
+    auto record = readRecord(*q);
+    if (!record)
+        return fail(record.error());
     DlqDetail detail;
-    detail.record = readRecord(*q);
+    detail.record = std::move(*record);
     detail.originalPayload = optBytes(q->value(19));
     detail.payload = optBytes(q->value(20));
     auto h = db.exec(QStringLiteral("SELECT history_id, at, os_user, action, from_status, to_status, reason, ")
@@ -383,7 +414,7 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
     if (auto s = refuseFinished(db, request.selection.ids, QStringLiteral("fix")); !s)
         return fail(s.error());
     QVariantList predBinds;
-    auto pred = openSelection(db, request.selection, {dlqstatus::New, dlqstatus::Failed, dlqstatus::Fixed}, predBinds);
+    auto pred = openSelection(db, request.selection, {DlqStatus::New, DlqStatus::Failed, DlqStatus::Fixed}, predBinds);
     if (!pred)
         return fail(pred.error());
 
@@ -452,16 +483,17 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
                               afterBinds + predBinds);
         if (!staged)
             return fail(staged.error());
-        auto updated = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = 'fixed', payload = (SELECT f.p_after FROM rewind_dlq_fix AS f "
-                                              "WHERE f.dlq_id = rewind_dlq.dlq_id) WHERE dlq_id IN (SELECT dlq_id FROM rewind_dlq_fix)"));
+        auto updated = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = ?, payload = (SELECT f.p_after FROM rewind_dlq_fix AS f "
+                                              "WHERE f.dlq_id = rewind_dlq.dlq_id) WHERE dlq_id IN (SELECT dlq_id FROM rewind_dlq_fix)"),
+                               {enumName(DlqStatus::Fixed)});
         if (!updated)
             return fail(updated.error());
         result.selected = updated->numRowsAffected();
         auto history = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason, "
                                               "payload_before, payload_after) SELECT f.dlq_id, ")
                                    % db.dialect().nowUtcText()
-                                   % QStringLiteral(", ?, 'fixed', f.from_status, 'fixed', ?, f.p_before, f.p_after FROM rewind_dlq_fix AS f"),
-                               {osUser(), reason});
+                                   % QStringLiteral(", ?, 'fixed', f.from_status, ?, ?, f.p_before, f.p_after FROM rewind_dlq_fix AS f"),
+                               {osUser(), enumName(DlqStatus::Fixed), reason});
         if (!history)
             return fail(history.error());
         failpoint("dlq-fix-before-commit");
@@ -477,10 +509,10 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request)
 Status recordQuarantined(const Database &db, const QVariant &afterId, const QString &reason, bool withErrorClass)
 {
     auto history = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason, payload_after) "
-                                          "SELECT dlq_id, first_seen, ?, 'quarantined', NULL, 'new', ")
+                                          "SELECT dlq_id, first_seen, ?, 'quarantined', NULL, ?, ")
                                % (withErrorClass ? QStringLiteral("? || error_class") : QStringLiteral("?"))
                                % QStringLiteral(", payload FROM rewind_dlq WHERE dlq_id > ?"),
-                           {osUser(), reason, afterId});
+                           {osUser(), enumName(DlqStatus::New), reason, afterId});
     if (!history)
         return fail(history.error());
     return {};
@@ -497,7 +529,7 @@ Result<DlqDiscardResult> discardDlq(const Database &db, const DlqSelection &sele
     if (auto s = refuseFinished(db, selection.ids, QStringLiteral("discard")); !s)
         return fail(s.error());
     QVariantList binds;
-    auto pred = openSelection(db, selection, {dlqstatus::New, dlqstatus::Failed, dlqstatus::Fixed}, binds);
+    auto pred = openSelection(db, selection, {DlqStatus::New, DlqStatus::Failed, DlqStatus::Fixed}, binds);
     if (!pred)
         return fail(pred.error());
     DlqDiscardResult result;
@@ -525,15 +557,16 @@ Result<DlqDiscardResult> discardDlq(const Database &db, const DlqSelection &sele
                              binds);
             !r)
             return fail(r.error());
-        auto updated = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = 'discarded' WHERE dlq_id IN (SELECT dlq_id FROM rewind_dlq_discard)"));
+        auto updated = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = ? WHERE dlq_id IN (SELECT dlq_id FROM rewind_dlq_discard)"),
+                               {enumName(DlqStatus::Discarded)});
         if (!updated)
             return fail(updated.error());
         result.selected = updated->numRowsAffected();
         auto history = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason) "
                                               "SELECT x.dlq_id, ")
                                    % db.dialect().nowUtcText()
-                                   % QStringLiteral(", ?, 'discarded', x.from_status, 'discarded', ? FROM rewind_dlq_discard AS x"),
-                               {osUser(), reason});
+                                   % QStringLiteral(", ?, 'discarded', x.from_status, ?, ? FROM rewind_dlq_discard AS x"),
+                               {osUser(), enumName(DlqStatus::Discarded), reason});
         if (!history)
             return fail(history.error());
         const nlohmann::json detail = {{"records", result.selected}, {"reason", reason.toStdString()}};

@@ -29,19 +29,25 @@
 
 namespace rw {
 
-namespace dlqstatus {
-inline const QString New = QStringLiteral("new");
-inline const QString Fixed = QStringLiteral("fixed");
-inline const QString Replayed = QStringLiteral("replayed");
-inline const QString Failed = QStringLiteral("failed");
-inline const QString Discarded = QStringLiteral("discarded");
-} // namespace dlqstatus
+// Where a record stands (rewind_dlq.status).
+enum class DlqStatus {
+    New,       // quarantined, untouched
+    Fixed,     // its payload was edited
+    Replayed,  // written to its sink or target
+    Failed,    // a replay found it still invalid
+    Discarded, // given up on, with a reason
+};
+template <> struct EnumNames<DlqStatus> {
+    static constexpr std::pair<DlqStatus, std::string_view> names[] = {
+        {DlqStatus::New, "new"}, {DlqStatus::Fixed, "fixed"}, {DlqStatus::Replayed, "replayed"}, {DlqStatus::Failed, "failed"},
+        {DlqStatus::Discarded, "discarded"}};
+};
 
 // Which records an operation covers. Criteria combine with AND; values of one
 // criterion with OR. An empty selection means every record.
 struct DlqSelection {
     QList<qint64> ids;
-    QStringList statuses;
+    QStringList statuses; // as the operator named them; an unknown one is refused (BadInput)
     QStringList errorClasses;
     QStringList sources;  // "NAME", "stream:NAME" or "dataset:NAME"
     QString since;        // first_seen at or after (ISO-8601 or epoch seconds)
@@ -63,7 +69,7 @@ struct DlqRecord {
     QString errorClass;
     QString error;
     QString signature;
-    QString status;
+    DlqStatus status = DlqStatus::New;
     int attempts = 0;
     QString firstSeen;
     std::optional<QString> lastAttemptAt;
@@ -81,13 +87,13 @@ struct DlqGroup {
     QString signature;
     QString example; // one error message of the group
     qint64 count = 0;
-    std::vector<std::pair<QString, qint64>> byStatus;
+    std::vector<std::pair<DlqStatus, qint64>> byStatus;
 };
 
 struct DlqListResult {
     qint64 total = 0; // records matching the selection
     std::vector<DlqRecord> records; // the first `limit` of them, by id
-    std::vector<std::pair<QString, qint64>> byStatus;
+    std::vector<std::pair<DlqStatus, qint64>> byStatus; // ordered by the status names
     std::vector<DlqGroup> groups; // by error signature, largest first
 };
 
@@ -103,7 +109,7 @@ Result<std::vector<DlqRecord>> pageDlq(const Database &db, const DlqSelection &s
 
 struct DlqCounts {
     qint64 total = 0;
-    std::vector<std::pair<QString, qint64>> byStatus;
+    std::vector<std::pair<DlqStatus, qint64>> byStatus; // ordered by the status names
 };
 
 // How many records match the selection, per status; no grouping. Reads only.
@@ -114,7 +120,7 @@ struct DlqHistoryEntry {
     QString at;
     QString osUser;
     QString action;
-    std::optional<QString> fromStatus;
+    std::optional<QString> fromStatus; // as recorded: shown, never acted on
     std::optional<QString> toStatus;
     std::optional<QString> reason;
     std::optional<QByteArray> payloadBefore;
@@ -195,16 +201,27 @@ struct DlqReplayOptions {
 struct DlqVerdict {
     qint64 id = 0;
     QString source;
-    QString status;     // before the replay
+    DlqStatus status = DlqStatus::New; // before the replay
     bool valid = false;
     bool alreadyLanded = false;
     QString errorClass; // why not, when not valid
     QString error;
 };
 
+// How a replay of DLQ records ended.
+enum class DlqReplayStatus {
+    DryRun,
+    Succeeded,
+    Cancelled, // stopped at a batch boundary
+};
+template <> struct EnumNames<DlqReplayStatus> {
+    static constexpr std::pair<DlqReplayStatus, std::string_view> names[] = {
+        {DlqReplayStatus::DryRun, "dry_run"}, {DlqReplayStatus::Succeeded, "succeeded"}, {DlqReplayStatus::Cancelled, "cancelled"}};
+};
+
 struct DlqReplayResult {
     bool executed = false;
-    QString status; // dry_run, succeeded, cancelled
+    DlqReplayStatus status = DlqReplayStatus::DryRun;
     qint64 selected = 0;   // records matching the selection
     qint64 replayed = 0;   // valid (would be replayed, in a dry run)
     qint64 failed = 0;     // still invalid

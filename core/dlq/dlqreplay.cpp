@@ -66,7 +66,7 @@ public:
         QElapsedTimer clock;
         clock.start();
         m_result.executed = m_options.execute;
-        m_result.status = m_options.execute ? QStringLiteral("succeeded") : QStringLiteral("dry_run");
+        m_result.status = m_options.execute ? DlqReplayStatus::Succeeded : DlqReplayStatus::DryRun;
         if (m_options.batchSize <= 0)
             return badInput(QStringLiteral("--batch-size must be positive"));
         if (m_options.maxPerSecond && !(*m_options.maxPerSecond > 0))
@@ -106,7 +106,7 @@ public:
                 m_options.progress({m_result.batches, m_result.selected, done, m_result.replayed, m_result.failed});
         }
         if (m_options.execute && cancelled() && done < m_replayable)
-            m_result.status = QStringLiteral("cancelled");
+            m_result.status = DlqReplayStatus::Cancelled;
         for (auto it = m_failures.cbegin(); it != m_failures.cend(); ++it)
             m_result.failuresByClass.emplace_back(it.key(), it.value());
         (void)m_db.exec(m_db.dialect().dropTempTable(kWork));
@@ -599,9 +599,13 @@ private:
                            {room});
         if (!v)
             return fail(v.error());
-        while (v->next())
-            m_batch.verdicts.push_back({v->value(0).toLongLong(), v->value(1).toString(), v->value(2).toString(), v->value(3).toInt() != 0,
+        while (v->next()) {
+            const auto status = enumFromName<DlqStatus>(v->value(2).toString());
+            if (!status)
+                return internalError(QStringLiteral("DLQ record %1 holds an unknown status \"%2\"").arg(v->value(0).toLongLong()).arg(v->value(2).toString()));
+            m_batch.verdicts.push_back({v->value(0).toLongLong(), v->value(1).toString(), *status, v->value(3).toInt() != 0,
                                         v->value(4).toInt() != 0, v->value(5).toString(), v->value(6).toString()});
+        }
         return {};
     }
 

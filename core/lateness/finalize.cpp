@@ -95,13 +95,13 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
         }
         const QString &day = *info.partition;
         const bool passed = result.watermarkMs && *result.watermarkMs >= *start + 86'400'000;
-        if (info.status == QLatin1String("final"))
+        if (info.status == PartitionStatus::Final)
             result.alreadyFinal << day;
-        else if (info.status == QLatin1String("stale") && finalizedBefore.contains(day))
+        else if (info.status == PartitionStatus::Stale && finalizedBefore.contains(day))
             result.stale << day; // late arrivals after finalization: a backfill, not a finalization
         else if (passed)
             result.finalized << day;
-        else if (info.status == QLatin1String("stale"))
+        else if (info.status == PartitionStatus::Stale)
             result.stale << day;
         else
             result.provisional << day;

@@ -361,8 +361,8 @@ Result<bool> uniqueIndexExists(const Database &db, const DatasetSpec &dataset, c
 // A failed step: recorded, audited, and the dataset left frozen.
 void stopRecovery(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const QString &step, const QString &message)
 {
-    result.steps.push_back({step, QStringLiteral("failed"), message});
-    result.status = QStringLiteral("failed");
+    result.steps.push_back({step, RecoveryStepStatus::Failed, message});
+    result.status = RecoveryStatus::Failed;
     result.error = message % QStringLiteral(" (\"") % dataset.name % QStringLiteral("\" stays frozen: rewindctl unfreeze when resolved)");
     result.leftFrozen = true;
     (void)auditStep(db, dataset.name, QStringLiteral("recover failed"), result.rerunId,
@@ -375,7 +375,7 @@ Status requireStep(const RecoveryResult &result, const QString &step, const QStr
     if (result.failed())
         return badInput(QStringLiteral("the recovery of \"%1\" failed (%2): step %3 is not run").arg(result.dataset, result.error, step));
     const RecoveryStep *p = result.step(previous);
-    if (!p || p->status == QLatin1String("planned"))
+    if (!p || p->status == RecoveryStepStatus::Planned)
         return badInput(QStringLiteral("recovery step %1 comes after step %2, which has not run").arg(step, previous));
     return {};
 }
@@ -398,7 +398,7 @@ Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &datas
     RecoveryResult result;
     result.dataset = dataset.name;
     result.target = dataset.target;
-    result.status = QStringLiteral("planned");
+    result.status = RecoveryStatus::Planned;
     result.uniqueIndex = QStringLiteral("rewind_unique_") % dataset.target;
     result.uniqueIndexColumns = identityColumns(dataset, sql);
     if (auto s = identify(db, dataset, sql, result, samples); !s)
@@ -424,16 +424,16 @@ Result<std::vector<RecoveryStep>> plannedRecoverySteps(const Database &db, const
     if (!has)
         return fail(has.error());
     return std::vector<RecoveryStep>{
-        {QStringLiteral("freeze"), QStringLiteral("planned"), QStringLiteral("freeze \"%1\": Rewind's writers refuse it").arg(dataset.name)},
-        {QStringLiteral("identify"), QStringLiteral("done"),
+        {QStringLiteral("freeze"), RecoveryStepStatus::Planned, QStringLiteral("freeze \"%1\": Rewind's writers refuse it").arg(dataset.name)},
+        {QStringLiteral("identify"), RecoveryStepStatus::Done,
          QStringLiteral("%1 duplicate keys, %2 extra rows").arg(plan.before.duplicateKeys).arg(plan.before.extraRows)},
-        {QStringLiteral("rerun"), plan.scope.empty() ? QStringLiteral("skipped") : QStringLiteral("planned"),
+        {QStringLiteral("rerun"), plan.scope.empty() ? RecoveryStepStatus::Skipped : RecoveryStepStatus::Planned,
          QStringLiteral("overwrite partitions from the deduped source: %1").arg(affectedText(plan))},
-        {QStringLiteral("totals"), QStringLiteral("planned"), QStringLiteral("row counts and sums of numeric columns against the source")},
-        {QStringLiteral("unique_index"), QStringLiteral("planned"),
+        {QStringLiteral("totals"), RecoveryStepStatus::Planned, QStringLiteral("row counts and sums of numeric columns against the source")},
+        {QStringLiteral("unique_index"), RecoveryStepStatus::Planned,
          *has ? QStringLiteral("%1 already exists").arg(plan.uniqueIndex)
               : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)").arg(plan.uniqueIndex, dataset.target, plan.uniqueIndexColumns.join(u", "))},
-        {QStringLiteral("unfreeze"), QStringLiteral("planned"), QStringLiteral("lift the freeze")},
+        {QStringLiteral("unfreeze"), RecoveryStepStatus::Planned, QStringLiteral("lift the freeze")},
     };
 }
 
@@ -447,7 +447,7 @@ Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryRes
     if (!frozen)
         return fail(frozen.error());
     if (*frozen) {
-        result.steps.push_back({QStringLiteral("freeze"), QStringLiteral("done"),
+        result.steps.push_back({QStringLiteral("freeze"), RecoveryStepStatus::Done,
                                 QStringLiteral("already frozen since %1 by %2%3").arg((*frozen)->frozenAt, (*frozen)->osUser,
                                                                                       (*frozen)->reason.isEmpty() ? QString() : QStringLiteral(" (") % (*frozen)->reason % u')')});
         if (auto s = auditStep(db, dataset.name, QStringLiteral("recover freeze"), QVariant(), Json{{"already_frozen", true}}); !s)
@@ -456,7 +456,7 @@ Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryRes
         auto f = freeze(db, dataset.name, QStringLiteral("recover: duplicate incident"), QStringLiteral("recover freeze"));
         if (!f)
             return fail(f.error());
-        result.steps.push_back({QStringLiteral("freeze"), QStringLiteral("done"), QStringLiteral("frozen: Rewind's writers refuse it")});
+        result.steps.push_back({QStringLiteral("freeze"), RecoveryStepStatus::Done, QStringLiteral("frozen: Rewind's writers refuse it")});
     }
     return {};
 }
@@ -474,7 +474,7 @@ Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryR
     }
     if (auto s = auditStep(db, dataset.name, QStringLiteral("recover identify"), QVariant(), duplicatesDetail(result.before)); !s)
         return fail(s.error());
-    result.steps.push_back({QStringLiteral("identify"), QStringLiteral("done"),
+    result.steps.push_back({QStringLiteral("identify"), RecoveryStepStatus::Done,
                             QStringLiteral("%1 duplicate keys, %2 extra rows in %3").arg(result.before.duplicateKeys).arg(result.before.extraRows).arg(affectedText(result))});
     if (result.nullPartition && dataset.partitioned())
         stopRecovery(db, dataset, result, QStringLiteral("identify"),
@@ -499,7 +499,7 @@ Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &da
         RunResult none;
         none.dataset = dataset.name;
         none.mode = WriteMode::OverwritePartition;
-        none.status = QStringLiteral("previewed");
+        none.status = RunStatus::Previewed;
         return none;
     }
     BatchOptions o;
@@ -516,7 +516,7 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchS
     if (auto s = requireStep(result, QStringLiteral("rerun"), QStringLiteral("identify")); !s)
         return s;
     if (result.scope.empty()) {
-        result.steps.push_back({QStringLiteral("rerun"), QStringLiteral("skipped"), QStringLiteral("no duplicate keys")});
+        result.steps.push_back({QStringLiteral("rerun"), RecoveryStepStatus::Skipped, QStringLiteral("no duplicate keys")});
         return {};
     }
     BatchOptions o;
@@ -538,10 +538,10 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchS
     }
     result.rerun = *rerun;
     result.rerunId = rerun->runId;
-    if (rerun->status != QLatin1String("succeeded")) {
+    if (rerun->status != RunStatus::Succeeded) {
         stopRecovery(db, dataset, result, QStringLiteral("rerun"),
                      QStringLiteral("run %1 ended %2%3")
-                         .arg(rerun->runId.toString(), rerun->status, rerun->error.isEmpty() ? QString() : QStringLiteral(": ") % rerun->error));
+                         .arg(rerun->runId.toString(), enumName(rerun->status), rerun->error.isEmpty() ? QString() : QStringLiteral(": ") % rerun->error));
         return {};
     }
     const PartitionResult t = rerun->totals();
@@ -549,7 +549,7 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchS
                            Json{{"partitions", rerun->partitions.size()}, {"inserted", t.inserted}, {"deleted", t.deleted}});
         !s)
         return fail(s.error());
-    result.steps.push_back({QStringLiteral("rerun"), QStringLiteral("done"),
+    result.steps.push_back({QStringLiteral("rerun"), RecoveryStepStatus::Done,
                             QStringLiteral("run %1 overwrote %2 partition(s): %3 rows written, %4 removed")
                                 .arg(rerun->runId.toString())
                                 .arg(rerun->partitions.size())
@@ -591,7 +591,7 @@ Status recoverTotals(const Database &db, const DatasetSpec &dataset, const Batch
         stopRecovery(db, dataset, result, QStringLiteral("totals"), QStringLiteral("business totals differ from the source after the re-run"));
         return {};
     }
-    result.steps.push_back({QStringLiteral("totals"), QStringLiteral("done"),
+    result.steps.push_back({QStringLiteral("totals"), RecoveryStepStatus::Done,
                             QStringLiteral("row counts and sums match the deduped source in %1 partition(s)").arg(result.totals.size())});
     return {};
 }
@@ -661,18 +661,18 @@ Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, const 
             return {};
         }
         result.uniqueIndexAdded = true;
-        result.steps.push_back({QStringLiteral("unique_index"), QStringLiteral("done"),
+        result.steps.push_back({QStringLiteral("unique_index"), RecoveryStepStatus::Done,
                                 *has ? QStringLiteral("%1 was already in place").arg(result.uniqueIndex)
                                      : QStringLiteral("added %1 on %2 (%3)").arg(result.uniqueIndex, dataset.target, result.uniqueIndexColumns.join(u", "))});
     } else {
         result.after = result.before;
-        result.steps.push_back({QStringLiteral("unique_index"), QStringLiteral("skipped"), QStringLiteral("the target does not exist yet")});
+        result.steps.push_back({QStringLiteral("unique_index"), RecoveryStepStatus::Skipped, QStringLiteral("the target does not exist yet")});
     }
     auto lifted = unfreeze(db, dataset.name, QStringLiteral("recover finished"), QStringLiteral("recover unfreeze"));
     if (!lifted)
         return fail(lifted.error());
-    result.steps.push_back({QStringLiteral("unfreeze"), QStringLiteral("done"), QStringLiteral("writers may publish again")});
-    result.status = QStringLiteral("recovered");
+    result.steps.push_back({QStringLiteral("unfreeze"), RecoveryStepStatus::Done, QStringLiteral("writers may publish again")});
+    result.status = RecoveryStatus::Recovered;
     return {};
 }
 

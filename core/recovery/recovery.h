@@ -67,10 +67,35 @@ bool sameSum(const QVariant &a, const QVariant &b);
 // deduped source against the target. Reads only (temporary work tables).
 Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset, const std::vector<PartitionRef> &scope);
 
+// Where one step of a recovery stands.
+enum class RecoveryStepStatus {
+    Planned, // a dry run's plan, or not run yet
+    Done,
+    Skipped, // nothing to do
+    Failed,
+};
+template <> struct EnumNames<RecoveryStepStatus> {
+    static constexpr std::pair<RecoveryStepStatus, std::string_view> names[] = {
+        {RecoveryStepStatus::Planned, "planned"}, {RecoveryStepStatus::Done, "done"},
+        {RecoveryStepStatus::Skipped, "skipped"}, {RecoveryStepStatus::Failed, "failed"}};
+};
+
 struct RecoveryStep {
-    QString step;   // freeze, identify, rerun, totals, unique_index, unfreeze
-    QString status; // done, skipped, failed, planned
+    QString step; // freeze, identify, rerun, totals, unique_index, unfreeze
+    RecoveryStepStatus status = RecoveryStepStatus::Planned;
     QString detail;
+};
+
+// Where a recovery stands: planned (a dry run, or steps still to run),
+// recovered (every step done), failed (a step failed; the dataset stays frozen).
+enum class RecoveryStatus {
+    Planned,
+    Recovered,
+    Failed,
+};
+template <> struct EnumNames<RecoveryStatus> {
+    static constexpr std::pair<RecoveryStatus, std::string_view> names[] = {
+        {RecoveryStatus::Planned, "planned"}, {RecoveryStatus::Recovered, "recovered"}, {RecoveryStatus::Failed, "failed"}};
 };
 
 struct RecoverOptions {
@@ -83,7 +108,7 @@ struct RecoveryResult {
     QString dataset;
     QString target;
     bool executed = false;
-    QString status; // planned, recovered, failed
+    RecoveryStatus status = RecoveryStatus::Planned;
     QString error;
     DuplicateReport before;
     std::optional<DuplicateReport> after;
@@ -103,7 +128,7 @@ struct RecoveryResult {
     QStringList scopeLabels;
     bool nullPartition = false; // duplicates in the NULL partition of a partitioned dataset
 
-    bool failed() const { return status == QLatin1String("failed"); }
+    bool failed() const { return status == RecoveryStatus::Failed; }
     // The step recorded with this name, or nullptr.
     const RecoveryStep *step(const QString &name) const;
 };

@@ -17,7 +17,7 @@ QString recoveryReportMarkdown(const RecoveryResult &r)
     out << "# Duplicate incident recovery: " << r.dataset << "\n\n";
     out << "- Target table: `" << r.target << "`\n";
     out << "- " << (r.executed ? "Recovered" : "Planned (dry run, nothing changed)") << " at " << now << " by " << osUser() << '\n';
-    out << "- Outcome: **" << r.status << "**";
+    out << "- Outcome: **" << enumName(r.status) << "**";
     if (!r.error.isEmpty())
         out << ": " << r.error;
     out << "\n\n## What happened\n\n";
@@ -37,7 +37,7 @@ QString recoveryReportMarkdown(const RecoveryResult &r)
     }
     out << "## Steps\n\n| step | status | detail |\n|---|---|---|\n";
     for (const auto &s : r.steps)
-        out << "| " << s.step << " | " << s.status << " | " << QString(s.detail).replace(u'|', QStringLiteral("\\|")) << " |\n";
+        out << "| " << s.step << " | " << enumName(s.status) << " | " << QString(s.detail).replace(u'|', QStringLiteral("\\|")) << " |\n";
     out << "\n## Counts before and after\n\n";
     if (r.totalsBefore.empty()) {
         out << "No partition was affected.\n\n";

@@ -79,7 +79,7 @@ Result<ReplayResult> Replayer::run()
         m_db.exec(m_db.dialect().dropTempTable(kBatchTable)); // its memory, on a connection that may live on
     if (m_options.execute) {
         if (!s)
-            finishReplay(m_db, m_result.replayId, QStringLiteral("failed"), s.error().message);
+            finishReplay(m_db, m_result.replayId, ReplayStatus::Failed, s.error().message);
         else if (auto f = finishReplay(m_db, m_result.replayId, m_result.status, QString()); !f)
             s = f;
     }
@@ -139,7 +139,7 @@ Status Replayer::planSlices()
 
 Status Replayer::dryRun()
 {
-    m_result.status = QStringLiteral("dry_run");
+    m_result.status = ReplayStatus::DryRun;
     if (auto s = planSlices(); !s)
         return s;
     Batch all;
@@ -227,7 +227,7 @@ Status Replayer::execute()
     }
     for (auto &p : m_result.partitions)
         p.to = p.from; // advanced as batches commit
-    m_result.status = QStringLiteral("succeeded");
+    m_result.status = ReplayStatus::Succeeded;
     if (m_pipeline) {
         // The stager checkpoints the WAL after each batch it stages, on
         // its core, instead of this connection at its commits.
@@ -237,7 +237,7 @@ Status Replayer::execute()
     }
     for (std::size_t k = 0; k < m_batches.size(); ++k) {
         if (m_options.cancel && m_options.cancel->load()) {
-            m_result.status = QStringLiteral("cancelled");
+            m_result.status = ReplayStatus::Cancelled;
             break;
         }
         failpoint("replay-batch-start");

@@ -46,11 +46,28 @@ struct ReplayPartition {
     qint64 consumed = 0;  // events read
 };
 
+// How a replay stands. A result says dry_run, succeeded or cancelled; the
+// rewind_replays row says running until it finishes (succeeded, cancelled,
+// failed), or interrupted once another replay finds its process gone.
+enum class ReplayStatus {
+    DryRun,
+    Running,
+    Interrupted,
+    Succeeded,
+    Failed,
+    Cancelled,
+};
+template <> struct EnumNames<ReplayStatus> {
+    static constexpr std::pair<ReplayStatus, std::string_view> names[] = {
+        {ReplayStatus::DryRun, "dry_run"},     {ReplayStatus::Running, "running"}, {ReplayStatus::Interrupted, "interrupted"},
+        {ReplayStatus::Succeeded, "succeeded"}, {ReplayStatus::Failed, "failed"},   {ReplayStatus::Cancelled, "cancelled"}};
+};
+
 struct ReplayResult {
     QString stream;
     QString group;
     bool executed = false;
-    QString status;            // dry_run, succeeded, cancelled
+    ReplayStatus status = ReplayStatus::DryRun; // dry_run, succeeded, cancelled
     qint64 replayId = 0;       // rewind_replays row; 0 for a dry run
     qint64 consumed = 0;
     qint64 inserted = 0;       // new event_ids written to the sink

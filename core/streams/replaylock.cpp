@@ -35,8 +35,8 @@ QString RunningReplay::describe() const
 Result<std::optional<RunningReplay>> runningReplay(const Database &db, const QString &stream, const QString &group)
 {
     auto q = db.exec(QStringLiteral("SELECT replay_id, pid, host, started_at, os_user FROM rewind_replays "
-                                    "WHERE stream = ? AND group_id = ? AND status = 'running' ORDER BY replay_id"),
-                     {stream, group});
+                                    "WHERE stream = ? AND group_id = ? AND status = ? ORDER BY replay_id"),
+                     {stream, group, enumName(ReplayStatus::Running)});
     if (!q)
         return fail(q.error());
     while (q->next()) {
@@ -58,16 +58,16 @@ Result<qint64> beginReplay(const Database &db, const QString &stream, const QStr
         if (*live)
             return badInput(QStringLiteral("refused: %1 of group \"%2\" on stream \"%3\" is still running; wait for it or stop it")
                                 .arg((*live)->describe(), group, stream));
-        if (auto r = db.exec(QStringLiteral("UPDATE rewind_replays SET status = 'interrupted', finished_at = COALESCE(finished_at, ")
+        if (auto r = db.exec(QStringLiteral("UPDATE rewind_replays SET status = ?, finished_at = COALESCE(finished_at, ")
                                  % db.dialect().nowUtcText()
-                                 % QStringLiteral(") WHERE stream = ? AND group_id = ? AND status = 'running'"),
-                             {stream, group});
+                                 % QStringLiteral(") WHERE stream = ? AND group_id = ? AND status = ?"),
+                             {enumName(ReplayStatus::Interrupted), stream, group, enumName(ReplayStatus::Running)});
             !r)
             return fail(r.error());
         auto ins = db.exec(QStringLiteral("INSERT INTO rewind_replays (stream, group_id, status, started_at, os_user, pid, host) "
-                                          "VALUES (?, ?, 'running', ")
+                                          "VALUES (?, ?, ?, ")
                                % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?)"),
-                           {stream, group, osUser(), QCoreApplication::applicationPid(), QSysInfo::machineHostName()});
+                           {stream, group, enumName(ReplayStatus::Running), osUser(), QCoreApplication::applicationPid(), QSysInfo::machineHostName()});
         if (!ins)
             return fail(ins.error());
         // Inside the write lock no other writer inserts: the newest id is ours
@@ -83,11 +83,11 @@ Result<qint64> beginReplay(const Database &db, const QString &stream, const QStr
     return id;
 }
 
-Status finishReplay(const Database &db, qint64 replayId, const QString &status, const QString &error)
+Status finishReplay(const Database &db, qint64 replayId, ReplayStatus status, const QString &error)
 {
     auto r = db.exec(QStringLiteral("UPDATE rewind_replays SET status = ?, finished_at = ") % db.dialect().nowUtcText()
                          % QStringLiteral(", error = ? WHERE replay_id = ?"),
-                     {status, error.isEmpty() ? QVariant() : QVariant(error), replayId});
+                     {enumName(status), error.isEmpty() ? QVariant() : QVariant(error), replayId});
     if (!r)
         return fail(r.error());
     return {};

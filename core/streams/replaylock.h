@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sql/database.h"
+#include "core/streams/replay.h"
 
 #include <optional>
 
@@ -29,6 +30,6 @@ Result<std::optional<RunningReplay>> runningReplay(const Database &db, const QSt
 Result<qint64> beginReplay(const Database &db, const QString &stream, const QString &group);
 
 // Closes a replay row: status succeeded, cancelled or failed.
-Status finishReplay(const Database &db, qint64 replayId, const QString &status, const QString &error);
+Status finishReplay(const Database &db, qint64 replayId, ReplayStatus status, const QString &error);
 
 } // namespace rw

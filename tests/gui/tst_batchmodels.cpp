@@ -52,7 +52,7 @@ std::vector<rw::PartitionInfo> manyPartitions(int n)
         p.partition = first.addDays(i).toString(Qt::ISODate);
         p.sourceRows = 1000 + i;
         p.targetRows = i % 7 == 0 ? 0 : 1000 + i;
-        p.status = i % 7 == 0 ? QStringLiteral("unloaded") : (i % 101 == 0 ? QStringLiteral("stale") : QStringLiteral("loaded"));
+        p.status = i % 7 == 0 ? rw::PartitionStatus::Unloaded : (i % 101 == 0 ? rw::PartitionStatus::Stale : rw::PartitionStatus::Loaded);
         out.push_back(std::move(p));
     }
     return out;
@@ -142,14 +142,14 @@ private Q_SLOTS:
         rw::RunSummary a;
         a.info.runId = 7;
         a.info.dataset = QStringLiteral("fact_sales");
-        a.info.status = QStringLiteral("succeeded");
+        a.info.status = rw::RunStatus::Succeeded;
         a.info.startedAt = QStringLiteral("2025-05-31T02:00:00Z");
         a.info.finishedAt = QStringLiteral("2025-05-31T02:01:30Z");
         a.result.partitions = {partition(QStringLiteral("2025-05-01"), 5, 7, 0, 100)};
         a.result.partitions[0].published = true;
         rw::RunSummary b = a;
         b.info.runId = 8;
-        b.info.status = QStringLiteral("interrupted");
+        b.info.status = rw::RunStatus::Interrupted;
         b.info.finishedAt.clear();
         model.resetData({b, a});
         QCOMPARE(model.rowCount(), 2);
@@ -157,9 +157,9 @@ private Q_SLOTS:
         QCOMPARE(model.index(1, rw::RunsModel::DurationColumn).data().toString(), QStringLiteral("1 min 30 s"));
         QCOMPARE(model.index(1, rw::RunsModel::PartitionsColumn).data().toString(), QStringLiteral("1 / 1"));
         QCOMPARE(model.index(1, rw::RunsModel::UpdatedColumn).data(rw::RunsModel::SortRole).toLongLong(), 7);
-        QVERIFY(rw::RunsModel::resumable(QStringLiteral("interrupted")));
-        QVERIFY(rw::RunsModel::resumable(QStringLiteral("cancelled")));
-        QVERIFY(!rw::RunsModel::resumable(QStringLiteral("succeeded")));
+        QVERIFY(rw::RunsModel::resumable(rw::RunStatus::Interrupted));
+        QVERIFY(rw::RunsModel::resumable(rw::RunStatus::Cancelled));
+        QVERIFY(!rw::RunsModel::resumable(rw::RunStatus::Succeeded));
     }
 
     void auditModelAndProxy()
@@ -257,10 +257,10 @@ private Q_SLOTS:
     {
         auto parts = manyPartitions(30);
         QCOMPARE(rw::PreviewPage::mostUrgentPartition(parts), std::optional<QString>(QStringLiteral("2000-01-29"))); // latest unloaded
-        parts[3].status = QStringLiteral("failed");
+        parts[3].status = rw::PartitionStatus::Failed;
         parts[20].duplicateKeys = 4;
         QCOMPARE(rw::PreviewPage::mostUrgentPartition(parts), std::optional<QString>(QStringLiteral("2000-01-04")));
-        parts[3].status = QStringLiteral("loaded");
+        parts[3].status = rw::PartitionStatus::Loaded;
         QCOMPARE(rw::PreviewPage::mostUrgentPartition(parts), std::optional<QString>(QStringLiteral("2000-01-21")));
         QCOMPARE(rw::PreviewPage::mostUrgentPartition({}), std::nullopt);
     }

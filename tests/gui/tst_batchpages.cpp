@@ -177,7 +177,7 @@ private Q_SLOTS:
         const int liveId = finished.at(0).at(0).toInt();
         const rw::LiveRun *run = w.runManager()->run(liveId);
         QVERIFY(run && run->result);
-        QCOMPARE(run->result->status, QStringLiteral("succeeded"));
+        QCOMPARE(run->result->status, rw::RunStatus::Succeeded);
         QCOMPARE(run->result->planId, preview->result()->planId);
         QCOMPARE(run->result->totals().updated, want.updated);
         QCOMPARE(w.currentPage(), w.runsPage());
@@ -214,7 +214,7 @@ private Q_SLOTS:
         QCOMPARE(badAfter->targetRows, want.stagedRows);
         QVERIFY(badAfter->targetRows != badBefore.targetRows);
         QCOMPARE(badAfter->lastRunId.toLongLong(), runId);
-        QVERIFY(badAfter->status == QLatin1String("loaded") || badAfter->status == QLatin1String("final"));
+        QVERIFY(badAfter->status == rw::PartitionStatus::Loaded || badAfter->status == rw::PartitionStatus::Final);
 
         // The audit page shows the preview and the run.
         w.showNamedPage(QStringLiteral("audit"));
@@ -317,7 +317,7 @@ private Q_SLOTS:
         QVERIFY(finished.wait(kTimeoutMs));
         run = w.runManager()->run(finished.at(1).at(0).toInt());
         QVERIFY(run->result);
-        QCOMPARE(run->result->status, QStringLiteral("succeeded"));
+        QCOMPARE(run->result->status, rw::RunStatus::Succeeded);
         target = db.scalar(QStringLiteral("SELECT COUNT(*) FROM copy_sales WHERE dt = '2025-05-01'"));
         QCOMPARE(target->toInt(), 31); // 30 + the new row; the stray 999 deleted
         QTRY_VERIFY_WITH_TIMEOUT(!w.runsPage()->isLoading() && !w.runsPage()->showsEmptyState(), kTimeoutMs);
@@ -341,7 +341,7 @@ private Q_SLOTS:
         QVERIFY(finished.wait(kTimeoutMs));
         const rw::LiveRun *run = w.runManager()->run(finished.at(0).at(0).toInt());
         QVERIFY2(run->result, qPrintable(run->error ? run->error->message : QString()));
-        QCOMPARE(run->result->status, QStringLiteral("succeeded"));
+        QCOMPARE(run->result->status, rw::RunStatus::Succeeded);
         QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString()
                                                            == QLatin1String("succeeded"),
                                  kTimeoutMs);

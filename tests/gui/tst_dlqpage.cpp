@@ -435,7 +435,7 @@ private Q_SLOTS:
         QTest::mouseClick(page->actionBar()->cancelButton(), Qt::LeftButton);
         QVERIFY(waitFor(done));
         QVERIFY(page->lastReplay());
-        QCOMPARE(page->lastReplay()->status, QStringLiteral("cancelled"));
+        QCOMPARE(page->lastReplay()->status, rw::DlqReplayStatus::Cancelled);
         const qint64 replayed = f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'replayed'")).toLongLong();
         QVERIFY(replayed >= 40 && replayed < 600);
         QCOMPARE(replayed, page->lastReplay()->replayed);

@@ -30,9 +30,9 @@ namespace {
 
 constexpr int kTimeoutMs = 120000;
 
-QMap<QString, QString> statuses(const rw::Workspace &ws, const QString &dataset)
+QMap<QString, rw::PartitionStatus> statuses(const rw::Workspace &ws, const QString &dataset)
 {
-    QMap<QString, QString> out;
+    QMap<QString, rw::PartitionStatus> out;
     auto parts = rw::listPartitions(ws.db, *ws.spec.dataset(dataset));
     if (!parts)
         qFatal("%s", qPrintable(parts.error().message));
@@ -187,7 +187,7 @@ private Q_SLOTS:
         QVERIFY(ws);
         QStringList stale;
         for (const auto &[p, status] : statuses(*ws, QStringLiteral("events")).asKeyValueRange())
-            if (status == QLatin1String("stale"))
+            if (status == rw::PartitionStatus::Stale)
                 stale << p;
         QVERIFY(!stale.isEmpty());
 
@@ -215,10 +215,10 @@ private Q_SLOTS:
         QVERIFY(page.liveRun());
         const rw::LiveRun *run = runs.run(finished.first().first().toInt());
         QVERIFY(run && run->result);
-        QCOMPARE(run->result->status, QStringLiteral("succeeded"));
+        QCOMPARE(run->result->status, rw::RunStatus::Succeeded);
         const auto after = statuses(*ws, QStringLiteral("events"));
         for (const QString &p : stale)
-            QCOMPARE(after.value(p), QStringLiteral("final"));
+            QCOMPARE(after.value(p), rw::PartitionStatus::Final);
         // The page reloaded: nothing stale any more.
         QTRY_VERIFY_WITH_TIMEOUT(!page.isLoading() && page.snapshot() && page.snapshot()->staleCount == 0, kTimeoutMs);
         QVERIFY(!page.backfillButton()->isEnabled());
@@ -265,7 +265,7 @@ private Q_SLOTS:
         QVERIFY(finished.count() > 0 || finished.wait(kTimeoutMs));
         const auto after = statuses(*ws, QStringLiteral("events"));
         for (const QString &day : dry->finalized)
-            QCOMPARE(after.value(day), QStringLiteral("final"));
+            QCOMPARE(after.value(day), rw::PartitionStatus::Final);
         auto audit = ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'finalize' AND dataset = 'events'"));
         QVERIFY(audit && audit->toLongLong() >= 1);
     }

@@ -132,7 +132,7 @@ private Q_SLOTS:
         for (const rw::PartitionInfo &p : *core) {
             const int row = partitions.indexOf(rw::partitionLabel(p.partition));
             QVERIFY(row >= 0);
-            QCOMPARE(statuses.at(row), p.status);
+            QCOMPARE(statuses.at(row), rw::enumName(p.status));
             QCOMPARE(view->index(row, rw::PartitionsModel::TargetRowsColumn).data(rw::PartitionsModel::SortRole).toLongLong(),
                      p.targetRows);
         }

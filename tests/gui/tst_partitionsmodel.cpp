@@ -17,10 +17,11 @@
 using rw::PartitionInfo;
 using rw::PartitionsModel;
 using rw::PartitionsProxyModel;
+using rw::PartitionStatus;
 
 namespace {
 
-PartitionInfo part(const QString &value, qint64 source, qint64 target, const QString &status, qint64 duplicates = 0)
+PartitionInfo part(const QString &value, qint64 source, qint64 target, PartitionStatus status, qint64 duplicates = 0)
 {
     PartitionInfo p;
     p.partition = value;
@@ -33,12 +34,12 @@ PartitionInfo part(const QString &value, qint64 source, qint64 target, const QSt
 
 std::vector<PartitionInfo> sample()
 {
-    return {part(QStringLiteral("2025-05-01"), 10, 10, QStringLiteral("final")),
-            part(QStringLiteral("2025-05-02"), 9, 9, QStringLiteral("loaded")),
-            part(QStringLiteral("2025-05-03"), 100, 0, QStringLiteral("unloaded")),
-            part(QStringLiteral("2025-05-04"), 2, 3, QStringLiteral("stale"), 1),
-            part(QStringLiteral("2025-05-05"), 1000, 1000, QStringLiteral("provisional")),
-            part(QStringLiteral("2025-05-06"), 25, 20, QStringLiteral("failed"))};
+    return {part(QStringLiteral("2025-05-01"), 10, 10, PartitionStatus::Final),
+            part(QStringLiteral("2025-05-02"), 9, 9, PartitionStatus::Loaded),
+            part(QStringLiteral("2025-05-03"), 100, 0, PartitionStatus::Unloaded),
+            part(QStringLiteral("2025-05-04"), 2, 3, PartitionStatus::Stale, 1),
+            part(QStringLiteral("2025-05-05"), 1000, 1000, PartitionStatus::Provisional),
+            part(QStringLiteral("2025-05-06"), 25, 20, PartitionStatus::Failed)};
 }
 
 QStringList column(const QAbstractItemModel &m, int col, int role = Qt::DisplayRole)
@@ -73,7 +74,7 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 6);
         QCOMPARE(model.columnCount(), int(PartitionsModel::ColumnCount));
         proxy.sort(PartitionsModel::SourceRowsColumn, Qt::DescendingOrder);
-        proxy.setStatusFilter({QStringLiteral("stale")});
+        proxy.setStatusFilter({PartitionStatus::Stale});
         proxy.setStatusFilter({});
         model.resetData({});
         QCOMPARE(model.rowCount(), 0);
@@ -127,9 +128,9 @@ private Q_SLOTS:
     void partitionsSortAsNumbersWhenNumeric()
     {
         PartitionsModel model;
-        std::vector<PartitionInfo> rows{part(QStringLiteral("10"), 1, 1, QStringLiteral("loaded")),
-                                        part(QStringLiteral("9"), 1, 1, QStringLiteral("loaded")),
-                                        part(QStringLiteral("100"), 1, 1, QStringLiteral("loaded"))};
+        std::vector<PartitionInfo> rows{part(QStringLiteral("10"), 1, 1, PartitionStatus::Loaded),
+                                        part(QStringLiteral("9"), 1, 1, PartitionStatus::Loaded),
+                                        part(QStringLiteral("100"), 1, 1, PartitionStatus::Loaded)};
         model.resetData(std::move(rows));
         PartitionsProxyModel proxy;
         proxy.setSourceModel(&model);
@@ -140,26 +141,27 @@ private Q_SLOTS:
 
     void statusColours_data()
     {
-        QTest::addColumn<QString>("status");
+        QTest::addColumn<PartitionStatus>("status");
         QTest::addColumn<int>("hueLow"); // -1: a grey, no hue
         QTest::addColumn<int>("hueHigh");
-        QTest::newRow("unloaded grey") << QStringLiteral("unloaded") << -1 << -1;
-        QTest::newRow("loaded blue") << QStringLiteral("loaded") << 200 << 240;
-        QTest::newRow("provisional amber") << QStringLiteral("provisional") << 38 << 50;
-        QTest::newRow("final green") << QStringLiteral("final") << 100 << 160;
-        QTest::newRow("stale orange") << QStringLiteral("stale") << 18 << 32;
-        QTest::newRow("failed red") << QStringLiteral("failed") << 0 << 8;
+        QTest::newRow("unloaded grey") << PartitionStatus::Unloaded << -1 << -1;
+        QTest::newRow("loaded blue") << PartitionStatus::Loaded << 200 << 240;
+        QTest::newRow("provisional amber") << PartitionStatus::Provisional << 38 << 50;
+        QTest::newRow("final green") << PartitionStatus::Final << 100 << 160;
+        QTest::newRow("stale orange") << PartitionStatus::Stale << 18 << 32;
+        QTest::newRow("failed red") << PartitionStatus::Failed << 0 << 8;
     }
 
     void statusColours()
     {
-        QFETCH(QString, status);
+        QFETCH(PartitionStatus, status);
         QFETCH(int, hueLow);
         QFETCH(int, hueHigh);
         PartitionsModel model;
         model.resetData({part(QStringLiteral("p"), 1, 1, status)});
         const QModelIndex index = model.index(0, PartitionsModel::StatusColumn);
-        QCOMPARE(index.data().toString(), status);
+        QCOMPARE(index.data().toString(), enumName(status));
+        QCOMPARE(index.data(PartitionsModel::StatusRole).value<PartitionStatus>(), status);
 
         const QColor dot = rw::StatusStyle::color(status);
         if (hueLow < 0) {
@@ -185,7 +187,7 @@ private Q_SLOTS:
     void statusColoursAreDistinct()
     {
         QSet<QRgb> seen;
-        for (const QString &status : rw::StatusStyle::statuses())
+        for (const PartitionStatus status : rw::StatusStyle::statuses())
             seen.insert(rw::StatusStyle::color(status).rgb());
         QCOMPARE(seen.size(), rw::StatusStyle::statuses().size());
     }
@@ -218,7 +220,7 @@ private Q_SLOTS:
         model.resetData(sample());
         PartitionsProxyModel proxy;
         proxy.setSourceModel(&model);
-        proxy.setStatusFilter({QStringLiteral("final"), QStringLiteral("loaded")});
+        proxy.setStatusFilter({PartitionStatus::Final, PartitionStatus::Loaded});
         QCOMPARE(proxy.rowCount(), 2);
         proxy.setStatusFilter({});
         proxy.setAttentionOnly(true);
@@ -253,7 +255,7 @@ private Q_SLOTS:
         // Day 1 was published by Rewind from what the source held then (one row fewer).
         QVERIFY(db.exec(QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_rows, "
                                        "source_sig, published_at, last_run_id) VALUES ('fact_sales', '2025-05-01', 0, "
-                                       "'loaded', 5, 'old', '2025-05-20T01:00:00Z', 7)"))
+                                       "'published', 5, 'old', '2025-05-20T01:00:00Z', 7)"))
                     .has_value());
 
         auto snapshot = rw::listPartitions(db, ds);

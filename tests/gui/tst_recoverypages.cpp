@@ -202,7 +202,7 @@ private Q_SLOTS:
         // 1. Freeze.
         QVERIFY(runStep(page, rw::RecoverPage::FreezeStep));
         shot(&w, QStringLiteral("1-freeze"));
-        QCOMPARE(page->stepStatus(rw::RecoverPage::FreezeStep), QStringLiteral("done"));
+        QCOMPARE(page->stepStatus(rw::RecoverPage::FreezeStep), rw::RecoveryStepStatus::Done);
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")), 1);
         QVERIFY(page->nextButton()->isEnabled());
         QTest::mouseClick(page->nextButton(), Qt::LeftButton);
@@ -241,7 +241,7 @@ private Q_SLOTS:
         QSignalSpy rerunDone(page, &rw::RecoverPage::stepFinished);
         QTest::mouseClick(confirm->actionButton(), Qt::LeftButton);
         QVERIFY(rerunDone.wait(kTimeoutMs) || rerunDone.count() > 0);
-        QCOMPARE(page->stepStatus(rw::RecoverPage::RerunStep), QStringLiteral("done"));
+        QCOMPARE(page->stepStatus(rw::RecoverPage::RerunStep), rw::RecoveryStepStatus::Done);
         QVERIFY(!page->result()->rerunId.isNull());
         QVERIFY(page->stepText().contains(QStringLiteral("overwrote 2 partition(s)")));
         shot(&w, QStringLiteral("3-rerun-done"));
@@ -264,7 +264,7 @@ private Q_SLOTS:
         QVERIFY(page->stepText().contains(QStringLiteral("CREATE UNIQUE INDEX rewind_unique_fact")));
         QVERIFY(runStep(page, rw::RecoverPage::IndexStep));
         shot(&w, QStringLiteral("5-index"));
-        QCOMPARE(page->result()->status, QStringLiteral("recovered"));
+        QCOMPARE(page->result()->status, rw::RecoveryStatus::Recovered);
         QCOMPARE(page->banner()->level(), rw::ErrorBanner::Level::Info);
         QVERIFY(page->banner()->message().contains(QStringLiteral("recovered")));
         QTest::mouseClick(page->nextButton(), Qt::LeftButton);
@@ -328,7 +328,7 @@ private Q_SLOTS:
         QVERIFY(runStep(page, rw::RecoverPage::IndexStep));
 
         shot(&w, QStringLiteral("fail-index"));
-        QCOMPARE(page->stepStatus(rw::RecoverPage::IndexStep), QStringLiteral("failed"));
+        QCOMPARE(page->stepStatus(rw::RecoverPage::IndexStep), rw::RecoveryStepStatus::Failed);
         QCOMPARE(page->banner()->level(), rw::ErrorBanner::Level::Error);
         QVERIFY2(page->banner()->message().contains(QStringLiteral("NULL")), qPrintable(page->banner()->message()));
         QVERIFY(page->banner()->message().contains(QStringLiteral("stays frozen")));
@@ -349,7 +349,7 @@ private Q_SLOTS:
         rw::BatchOptions o;
         o.execute = true;
         auto run = rw::run(db, f.dataset(), o);
-        QVERIFY2(run && run->status == QLatin1String("succeeded"), qPrintable(run ? run->error : run.error().message));
+        QVERIFY2(run && run->status == rw::RunStatus::Succeeded, qPrintable(run ? run->error : run.error().message));
         const qint64 runId = run->runId.toLongLong();
         const QString after = digest(db, QStringLiteral("tgt"));
         QVERIFY(after != before);
@@ -406,7 +406,7 @@ private Q_SLOTS:
         QVERIFY(db.exec(QStringLiteral("UPDATE src SET amount = amount + 1 WHERE dt = 'd3'")));
         o.scope.partitions = {QStringLiteral("d3")};
         auto second = rw::run(db, f.dataset(), o);
-        QVERIFY(second && second->status == QLatin1String("succeeded"));
+        QVERIFY(second && second->status == rw::RunStatus::Succeeded);
         const QString current = digest(db, QStringLiteral("tgt"));
 
         MainWindow w;

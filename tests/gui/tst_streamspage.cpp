@@ -262,7 +262,7 @@ private Q_SLOTS:
         QVERIFY(finished.count() > 0 || finished.wait(kTimeoutMs));
         QVERIFY(page.replayResult().has_value());
         const rw::ReplayResult &r = *page.replayResult();
-        QCOMPARE(r.status, QStringLiteral("succeeded"));
+        QCOMPARE(r.status, rw::ReplayStatus::Succeeded);
         QCOMPARE(r.consumed, dry->consumed);
         QCOMPARE(r.inserted, dry->inserted);
         QCOMPARE(r.duplicates, dry->duplicates);
@@ -302,7 +302,7 @@ private Q_SLOTS:
         QVERIFY(finished.count() > 0 || finished.wait(kTimeoutMs));
         QVERIFY(page.replayResult());
         const rw::ReplayResult first = *page.replayResult();
-        QCOMPARE(first.status, QStringLiteral("cancelled"));
+        QCOMPARE(first.status, rw::ReplayStatus::Cancelled);
         QVERIFY(first.consumed < dry->consumed);
         QVERIFY(page.replayStatusText().contains(QStringLiteral("cancelled")));
         QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), sinkBefore + first.inserted);
@@ -311,7 +311,7 @@ private Q_SLOTS:
         page.runReplay(0, 5000);
         QVERIFY(finished.count() > 1 || finished.wait(kTimeoutMs));
         const rw::ReplayResult second = *page.replayResult();
-        QCOMPARE(second.status, QStringLiteral("succeeded"));
+        QCOMPARE(second.status, rw::ReplayStatus::Succeeded);
         QCOMPARE(first.consumed + second.consumed, dry->consumed);
         QCOMPARE(first.inserted + second.inserted, dry->inserted);
         QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), sinkBefore + dry->inserted);

@@ -25,7 +25,7 @@ const QColor kDuplicate(0xc0, 0x1c, 0x1c);
 
 QString difference(const PartitionInfo &p)
 {
-    if (p.status == QLatin1String("unloaded"))
+    if (p.status == PartitionStatus::Unloaded)
         return QStringLiteral("—");
     const qint64 d = p.targetRows - p.sourceRows;
     return d == 0 ? QStringLiteral("0") : (d > 0 ? QStringLiteral("+") : QStringLiteral("−")) + fmt::number(qAbs(d));
@@ -36,7 +36,7 @@ QString difference(const PartitionInfo &p)
 PartitionsModel::PartitionsModel(QObject *parent)
     : SnapshotTableModel({
         partitionColumn(tr("Partition"), &PartitionInfo::partition), // null sorts first: the unpartitioned whole
-        {tr("Status"), kAlignText, [](const PartitionInfo &p) { return p.status; },
+        {tr("Status"), kAlignText, [](const PartitionInfo &p) { return enumName(p.status); },
          [](const PartitionInfo &p) { return StatusStyle::severity(p.status); }},
         numberColumn(tr("Source rows"), &PartitionInfo::sourceRows),
         numberColumn(tr("Target rows"), &PartitionInfo::targetRows),
@@ -54,13 +54,13 @@ PartitionsModel::PartitionsModel(QObject *parent)
 
 bool PartitionsModel::rowCountsDisagree(const PartitionInfo &p)
 {
-    const bool published = p.status != QLatin1String("unloaded");
+    const bool published = p.status != PartitionStatus::Unloaded;
     return p.duplicateKeys > 0 || (published && p.targetRows != p.sourceRows);
 }
 
 bool PartitionsModel::needsAttention(const PartitionInfo &p)
 {
-    const bool published = p.status != QLatin1String("unloaded");
+    const bool published = p.status != PartitionStatus::Unloaded;
     return StatusStyle::needsAttention(p.status) || p.duplicateKeys > 0
            || (published && (p.targetRows > p.sourceRows || (p.targetRows == 0 && p.sourceRows > 0)));
 }
@@ -71,7 +71,7 @@ QVariant PartitionsModel::toolTip(const PartitionInfo &p, int column) const
     case StatusColumn: return StatusStyle::description(p.status);
     case TargetRowsColumn:
     case DifferenceColumn:
-        if (p.status != QLatin1String("unloaded") && p.targetRows != p.sourceRows)
+        if (p.status != PartitionStatus::Unloaded && p.targetRows != p.sourceRows)
             return tr("Target holds %1 rows; source has %2 (difference %3)")
                 .arg(fmt::number(p.targetRows), fmt::number(p.sourceRows),
                      fmt::number(p.targetRows - p.sourceRows));
@@ -85,13 +85,13 @@ QVariant PartitionsModel::toolTip(const PartitionInfo &p, int column) const
 
 QVariant PartitionsModel::cellData(const PartitionInfo &p, int column, int role) const
 {
-    const bool mismatch = (column == TargetRowsColumn || column == DifferenceColumn) && p.status != QLatin1String("unloaded")
+    const bool mismatch = (column == TargetRowsColumn || column == DifferenceColumn) && p.status != PartitionStatus::Unloaded
                           && p.targetRows != p.sourceRows;
     const bool extraRows = mismatch && p.targetRows > p.sourceRows; // cannot be explained by dedupe
     const bool duplicates = column == DuplicateKeysColumn && p.duplicateKeys > 0;
 
     switch (role) {
-    case StatusRole: return p.status;
+    case StatusRole: return QVariant::fromValue(p.status);
     case AttentionRole: return needsAttention(p);
     case Qt::ToolTipRole: return toolTip(p, column);
     case Qt::DecorationRole:

@@ -17,7 +17,7 @@ public:
                   DuplicateKeysColumn, LastRunColumn, LastPublishedColumn, ColumnCount };
     // SortRole: raw values: numbers as qint64, status as a severity rank, partition as text or null.
     enum Role {
-        StatusRole = FirstCustomRole, // the status text, whatever the column
+        StatusRole = FirstCustomRole, // the PartitionStatus, whatever the column
         AttentionRole,                // bool: see needsAttention()
     };
 

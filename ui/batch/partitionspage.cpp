@@ -81,8 +81,8 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     m_filter->setMaximumWidth(340);
     m_statusCombo->addItem(tr("All statuses"));
     m_statusCombo->addItem(tr("Needs attention"));
-    for (const QString &status : StatusStyle::statuses())
-        m_statusCombo->addItem(StatusStyle::icon(status), status, status);
+    for (const PartitionStatus status : StatusStyle::statuses())
+        m_statusCombo->addItem(StatusStyle::icon(status), enumName(status), QVariant::fromValue(status));
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
         const bool ok = m_proxy->setPartitionFilter(text.trimmed());
         m_filter->setStyleSheet(ok ? QString() : QStringLiteral("QLineEdit { border: 1px solid #d03232; background: #fdecec; }"));
@@ -289,8 +289,8 @@ void PartitionsPage::refresh()
 void PartitionsPage::applyStatusFilter(int comboIndex)
 {
     m_proxy->setAttentionOnly(comboIndex == 1);
-    const QString status = m_statusCombo->itemData(comboIndex).toString();
-    m_proxy->setStatusFilter(status.isEmpty() ? QStringList() : QStringList{status});
+    const QVariant status = m_statusCombo->itemData(comboIndex); // none for all statuses and needs attention
+    m_proxy->setStatusFilter(status.isValid() ? QList<PartitionStatus>{status.value<PartitionStatus>()} : QList<PartitionStatus>());
     updateCounts();
 }
 
@@ -330,7 +330,7 @@ void PartitionsPage::updateHeader()
                                             : tr("Recovery re-runs by overwrite per key: it needs a key and is not for scd2 dimensions"));
     const std::vector<PartitionInfo> &rows = m_model->snapshot();
     qint64 source = 0, target = 0, withDuplicates = 0, attention = 0;
-    QMap<QString, int> perStatus;
+    QMap<PartitionStatus, int> perStatus;
     for (const PartitionInfo &p : rows) {
         source += p.sourceRows;
         target += p.targetRows;
@@ -372,12 +372,12 @@ void PartitionsPage::updateHeader()
     m_attentionTile->setAlert(attention > 0);
 
     QStringList chips;
-    for (const QString &status : StatusStyle::statuses()) {
+    for (const PartitionStatus status : StatusStyle::statuses()) {
         const int n = perStatus.value(status);
         if (n == 0)
             continue;
         chips << QStringLiteral("<span style='color:%1; font-size:large'>\u25cf</span>&nbsp;%2&nbsp;<b>%3</b>")
-                     .arg(StatusStyle::color(status).name(), status, QString::number(n));
+                     .arg(StatusStyle::color(status).name(), enumName(status), QString::number(n));
     }
     m_statusChips->setText(chips.join(QStringLiteral("&nbsp;&nbsp;&nbsp;")));
     updateCounts();

@@ -44,7 +44,7 @@ bool PartitionsProxyModel::setPartitionFilter(const QString &text)
     return m_filterError.isEmpty();
 }
 
-void PartitionsProxyModel::setStatusFilter(const QStringList &statuses)
+void PartitionsProxyModel::setStatusFilter(const QList<PartitionStatus> &statuses)
 {
     if (statuses == m_statuses)
         return;
@@ -75,7 +75,7 @@ bool PartitionsProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &so
 {
     const QAbstractItemModel *m = sourceModel();
     const QModelIndex statusIndex = m->index(sourceRow, PartitionsModel::StatusColumn, sourceParent);
-    const QString status = statusIndex.data(PartitionsModel::StatusRole).toString();
+    const auto status = statusIndex.data(PartitionsModel::StatusRole).value<PartitionStatus>();
     if (!m_statuses.isEmpty() && !m_statuses.contains(status))
         return false;
     if (m_attentionOnly && !StatusStyle::needsAttention(status)

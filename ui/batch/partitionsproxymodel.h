@@ -1,8 +1,10 @@
 #pragma once
 
+#include "core/batch/partitions.h"
+
+#include <QList>
 #include <QRegularExpression>
 #include <QSortFilterProxyModel>
-#include <QStringList>
 
 #include <optional>
 
@@ -24,7 +26,7 @@ public:
     // Why the last filter text was refused; empty when it was accepted.
     QString partitionFilterError() const { return m_filterError; }
     // Only these statuses; empty shows all.
-    void setStatusFilter(const QStringList &statuses);
+    void setStatusFilter(const QList<PartitionStatus> &statuses);
     // Only partitions that are stale or failed, or whose counts disagree.
     void setAttentionOnly(bool on);
 
@@ -39,7 +41,7 @@ private:
     std::optional<QString> m_rangeFrom;
     std::optional<QString> m_rangeTo;
     bool m_range = false;
-    QStringList m_statuses;
+    QList<PartitionStatus> m_statuses;
     bool m_attentionOnly = false;
 };
 

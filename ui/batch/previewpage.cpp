@@ -48,15 +48,15 @@ QTableView *makeTable(QAbstractItemModel *model, const QString &name, int sortRo
 
 int score(const PartitionInfo &p)
 {
-    if (p.status == QLatin1String("failed"))
+    if (p.status == PartitionStatus::Failed)
         return 5;
-    if (p.status == QLatin1String("stale"))
+    if (p.status == PartitionStatus::Stale)
         return 4;
     if (p.duplicateKeys > 0)
         return 3;
-    if (p.status != QLatin1String("unloaded") && p.targetRows > p.sourceRows)
+    if (p.status != PartitionStatus::Unloaded && p.targetRows > p.sourceRows)
         return 2;
-    if (p.status == QLatin1String("unloaded"))
+    if (p.status == PartitionStatus::Unloaded)
         return 1;
     return 0;
 }
@@ -260,7 +260,7 @@ void PreviewPage::setRunning(bool running, const QString &what)
     m_cancel->setEnabled(running);
     if (running)
         m_phase->setText(what);
-    m_runButton->setEnabled(!running && m_result && m_result->status == QLatin1String("previewed"));
+    m_runButton->setEnabled(!running && m_result && m_result->status == RunStatus::Previewed);
     m_againButton->setEnabled(!running && m_dataset.has_value());
 }
 
@@ -419,7 +419,7 @@ void PreviewPage::showSamples(int tab)
 
 LaunchDialog *PreviewPage::launch()
 {
-    if (!m_result || !m_db || !m_dataset || !m_runs || isRunning() || m_result->status != QLatin1String("previewed"))
+    if (!m_result || !m_db || !m_dataset || !m_runs || isRunning() || m_result->status != RunStatus::Previewed)
         return nullptr;
     auto *dialog = new LaunchDialog(*m_result, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);

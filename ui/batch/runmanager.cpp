@@ -51,12 +51,13 @@ QString LiveRun::statusText() const
 {
     if (finished) {
         if (error)
-            return error->code == Error::Code::StalePlan ? QStringLiteral("stale_plan") : QStringLiteral("failed");
-        return result ? result->status : QStringLiteral("failed");
+            return enumName(error->code == Error::Code::StalePlan ? RunStatus::StalePlan : RunStatus::Failed);
+        return enumName(result ? result->status : RunStatus::Failed);
     }
+    // Only the console says these: a run asked to stop, or not begun yet.
     if (cancelRequested)
         return QStringLiteral("cancelling");
-    return started ? QStringLiteral("running") : QStringLiteral("starting");
+    return started ? enumName(RunStatus::Running) : QStringLiteral("starting");
 }
 
 RunManager::RunManager(QObject *parent) : QObject(parent), m_jobs(this, JobTracker::Policy::Concurrent) {}
@@ -193,7 +194,7 @@ void RunManager::onFinished(int id, Result<RunResult> result)
         run.result = std::move(*result);
         const PartitionResult t = run.result->totals();
         appendLog(run, tr("run #%1 %2: %3 inserted, %4 updated, %5 deleted, %6 unchanged")
-                           .arg(run.result->runId.toString(), run.result->status, n(t.inserted), n(t.updated),
+                           .arg(run.result->runId.toString(), enumName(run.result->status), n(t.inserted), n(t.updated),
                                 n(t.deleted), n(t.unchanged)));
         if (!run.result->error.isEmpty())
             appendLog(run, run.result->error);

@@ -13,15 +13,16 @@ namespace rw {
 
 namespace {
 
-QColor statusColor(const QString &status)
+QColor statusColor(RunStatus status)
 {
-    if (status == QLatin1String("succeeded"))
-        return style::qcolor(style::Colour::Ok);
-    if (status == QLatin1String("running"))
-        return style::qcolor(style::Colour::Accent);
-    if (status == QLatin1String("cancelled") || status == QLatin1String("interrupted") || status == QLatin1String("stale_plan"))
-        return style::qcolor(style::Colour::Warning);
-    return style::qcolor(style::Colour::Error); // failed, check_failed
+    switch (status) {
+    case RunStatus::Succeeded: return style::qcolor(style::Colour::Ok);
+    case RunStatus::Running: return style::qcolor(style::Colour::Accent);
+    case RunStatus::Cancelled:
+    case RunStatus::Interrupted:
+    case RunStatus::StalePlan: return style::qcolor(style::Colour::Warning);
+    default: return style::qcolor(style::Colour::Error); // failed, check_failed
+    }
 }
 
 int published(const RunSummary &r)
@@ -50,7 +51,7 @@ RunsModel::RunsModel(QObject *parent)
         {tr("Run"), kAlignNumber, [](const RunSummary &r) { return QStringLiteral("#%1").arg(r.info.runId); },
          [](const RunSummary &r) { return r.info.runId; }},
         {tr("Dataset"), kAlignText, [](const RunSummary &r) { return r.info.dataset; }},
-        {tr("Status"), kAlignText, [](const RunSummary &r) { return r.info.status; }},
+        {tr("Status"), kAlignText, [](const RunSummary &r) { return enumName(r.info.status); }},
         {tr("Started (UTC)"), kAlignText, [](const RunSummary &r) { return fmt::timestamp(r.info.startedAt); }},
         {tr("Duration"), kAlignText,
          [](const RunSummary &r) { return r.info.finishedAt.isEmpty() ? QStringLiteral("\u2014") : fmt::duration(seconds(r)); }, seconds},
@@ -74,16 +75,16 @@ int RunsModel::rowOf(qint64 runId) const
     return -1;
 }
 
-bool RunsModel::resumable(const QString &status)
+bool RunsModel::resumable(RunStatus status)
 {
-    return status == QLatin1String("interrupted") || status == QLatin1String("cancelled") || status == QLatin1String("failed");
+    return status == RunStatus::Interrupted || status == RunStatus::Cancelled || status == RunStatus::Failed;
 }
 
 QVariant RunsModel::cellData(const RunSummary &r, int column, int role) const
 {
     switch (role) {
     case RunIdRole: return r.info.runId;
-    case StatusRole: return r.info.status;
+    case StatusRole: return QVariant::fromValue(r.info.status);
     case Qt::ToolTipRole:
         if (column == StatusColumn && !r.info.error.isEmpty())
             return r.info.error;

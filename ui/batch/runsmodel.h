@@ -20,14 +20,14 @@ class RunsModel : public SnapshotTableModel<RunSummary> {
 public:
     enum Column { RunColumn, DatasetColumn, StatusColumn, StartedColumn, DurationColumn, UserColumn, PartitionsColumn,
                   InsertedColumn, UpdatedColumn, DeletedColumn, UnchangedColumn, GatesColumn, ColumnCount };
-    enum Role { RunIdRole = FirstCustomRole, StatusRole };
+    enum Role { RunIdRole = FirstCustomRole, StatusRole /* the RunStatus */ };
 
     explicit RunsModel(QObject *parent = nullptr);
 
     // Row of a run id, or -1.
     int rowOf(qint64 runId) const;
     // Interrupted, cancelled and failed runs can be resumed.
-    static bool resumable(const QString &status);
+    static bool resumable(RunStatus status);
 
 protected:
     QVariant cellData(const RunSummary &run, int column, int role) const override;

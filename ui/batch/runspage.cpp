@@ -227,7 +227,7 @@ void RunsPage::updateSelection()
     const qint64 id = selectedRunId();
     const int row = m_model->rowOf(id);
     const bool has = row >= 0;
-    QString status;
+    RunStatus status = RunStatus::Running;
     QString kind;
     bool published = false; // rollback only undoes what a run published
     if (has) {
@@ -235,7 +235,7 @@ void RunsPage::updateSelection()
         status = r.info.status;
         kind = r.info.kind;
         published = std::any_of(r.result.partitions.begin(), r.result.partitions.end(), [](const PartitionResult &p) { return p.published; });
-        showReport(status == QLatin1String("running")
+        showReport(status == RunStatus::Running
                        ? tr("Run %1 is in progress: the panel above follows it, and its report is written here when it ends.").arg(id)
                        : runReportMarkdown(r.info, r.result));
     } else {
@@ -269,12 +269,17 @@ bool RunsPage::resumeSelected()
 
 ConfirmDialog *RunsPage::rollbackDialog() const { return m_rollbackDialog; }
 
-bool RunsPage::canRollBack(const QString &kind, const QString &status)
+bool RunsPage::canRollBack(const QString &kind, RunStatus status)
 {
     // Runs that may have published partitions and are no longer running.
-    static const QStringList statuses = {QStringLiteral("succeeded"), QStringLiteral("check_failed"), QStringLiteral("failed"),
-                                         QStringLiteral("cancelled"), QStringLiteral("interrupted")};
-    return kind == QLatin1String("run") && statuses.contains(status);
+    switch (status) {
+    case RunStatus::Succeeded:
+    case RunStatus::CheckFailed:
+    case RunStatus::Failed:
+    case RunStatus::Cancelled:
+    case RunStatus::Interrupted: return kind == QLatin1String("run");
+    default: return false;
+    }
 }
 
 bool RunsPage::rollbackSelected()
@@ -297,7 +302,7 @@ bool RunsPage::rollbackSelected()
                 Q_EMIT actionFailed(tr("Rollback of run %1 refused: %2").arg(id).arg(plan.error().message));
                 return;
             }
-            if (plan->status == QLatin1String("nothing_to_restore") || plan->partitions.empty()) {
+            if (plan->status == RollbackStatus::NothingToRestore || plan->partitions.empty()) {
                 Q_EMIT notice(tr("Run %1 published no partition: there is nothing to roll back.").arg(id));
                 return;
             }

@@ -51,7 +51,7 @@ public:
     bool rollbackSelected();
     // The confirmation of the rollback in progress, if any.
     ConfirmDialog *rollbackDialog() const;
-    static bool canRollBack(const QString &kind, const QString &status);
+    static bool canRollBack(const QString &kind, RunStatus status);
     // Writes the selected run's report; false with a banner message on failure.
     bool exportReport(qint64 runId, const QString &path, ReportFormat format);
 

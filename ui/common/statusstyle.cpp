@@ -1,6 +1,6 @@
 #include "ui/common/statusstyle.h"
 
-#include <QHash>
+#include <QMap>
 #include <QPainter>
 #include <QPixmap>
 
@@ -14,31 +14,31 @@ struct Look {
     const char *description;
 };
 
-Look lookOf(const QString &status)
+Look lookOf(PartitionStatus status)
 {
-    static const QHash<QString, Look> looks{
-        {QStringLiteral("unloaded"), {QColor(0x8a, 0x8f, 0x98), 3, "Never published"}},
-        {QStringLiteral("loaded"), {QColor(0x2f, 0x6f, 0xd0), 1, "Published; no watermark configured"}},
-        {QStringLiteral("provisional"), {QColor(0xd9, 0x9a, 0x06), 2, "Published; the watermark has not passed it yet"}},
-        {QStringLiteral("final"), {QColor(0x2e, 0x9a, 0x4b), 0, "Finalized: the watermark has passed it"}},
-        {QStringLiteral("stale"), {QColor(0xe8, 0x6a, 0x10), 4, "Source changed since its last publish: a backfill candidate"}},
-        {QStringLiteral("failed"), {QColor(0xd0, 0x32, 0x32), 5, "Its last run failed"}},
-    };
-    return looks.value(status, Look{QColor(0x60, 0x60, 0x60), -1, "Unknown status"});
+    switch (status) {
+    case PartitionStatus::Unloaded: return {QColor(0x8a, 0x8f, 0x98), 3, "Never published"};
+    case PartitionStatus::Loaded: return {QColor(0x2f, 0x6f, 0xd0), 1, "Published; no watermark configured"};
+    case PartitionStatus::Provisional: return {QColor(0xd9, 0x9a, 0x06), 2, "Published; the watermark has not passed it yet"};
+    case PartitionStatus::Final: return {QColor(0x2e, 0x9a, 0x4b), 0, "Finalized: the watermark has passed it"};
+    case PartitionStatus::Stale: return {QColor(0xe8, 0x6a, 0x10), 4, "Source changed since its last publish: a backfill candidate"};
+    case PartitionStatus::Failed: return {QColor(0xd0, 0x32, 0x32), 5, "Its last run failed"};
+    }
+    return {QColor(0x60, 0x60, 0x60), -1, "Unknown status"};
 }
 
 } // namespace
 
-const QStringList &StatusStyle::statuses()
+const QList<PartitionStatus> &StatusStyle::statuses()
 {
-    static const QStringList all{QStringLiteral("unloaded"), QStringLiteral("loaded"),  QStringLiteral("provisional"),
-                                 QStringLiteral("final"),    QStringLiteral("stale"),   QStringLiteral("failed")};
+    static const QList<PartitionStatus> all{PartitionStatus::Unloaded, PartitionStatus::Loaded, PartitionStatus::Provisional,
+                                            PartitionStatus::Final,    PartitionStatus::Stale,  PartitionStatus::Failed};
     return all;
 }
 
-QColor StatusStyle::color(const QString &status) { return lookOf(status).color; }
+QColor StatusStyle::color(PartitionStatus status) { return lookOf(status).color; }
 
-QColor StatusStyle::tint(const QString &status)
+QColor StatusStyle::tint(PartitionStatus status)
 {
     // The status colour blended 18% over white: readable under black text.
     const QColor c = color(status);
@@ -46,9 +46,9 @@ QColor StatusStyle::tint(const QString &status)
     return QColor(blend(c.red()), blend(c.green()), blend(c.blue()));
 }
 
-QIcon StatusStyle::icon(const QString &status)
+QIcon StatusStyle::icon(PartitionStatus status)
 {
-    static QHash<QString, QIcon> cache;
+    static QMap<PartitionStatus, QIcon> cache;
     auto it = cache.constFind(status);
     if (it != cache.cend())
         return *it;
@@ -70,13 +70,13 @@ QIcon StatusStyle::icon(const QString &status)
     return icon;
 }
 
-QString StatusStyle::description(const QString &status) { return QString::fromUtf8(lookOf(status).description); }
+QString StatusStyle::description(PartitionStatus status) { return QString::fromUtf8(lookOf(status).description); }
 
-int StatusStyle::severity(const QString &status) { return lookOf(status).severity; }
+int StatusStyle::severity(PartitionStatus status) { return lookOf(status).severity; }
 
-bool StatusStyle::needsAttention(const QString &status)
+bool StatusStyle::needsAttention(PartitionStatus status)
 {
-    return status == QLatin1String("stale") || status == QLatin1String("failed");
+    return status == PartitionStatus::Stale || status == PartitionStatus::Failed;
 }
 
 } // namespace rw

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "core/batch/partitions.h"
+
 #include <QColor>
 #include <QIcon>
+#include <QList>
 #include <QString>
-#include <QStringList>
 
 namespace rw {
 
@@ -13,16 +15,16 @@ namespace rw {
 class StatusStyle {
 public:
     // unloaded, loaded, provisional, final, stale, failed: the order an operator reads them in.
-    static const QStringList &statuses();
+    static const QList<PartitionStatus> &statuses();
 
-    static QColor color(const QString &status);
-    static QColor tint(const QString &status);
-    static QIcon icon(const QString &status);
-    static QString description(const QString &status);
+    static QColor color(PartitionStatus status);
+    static QColor tint(PartitionStatus status);
+    static QIcon icon(PartitionStatus status);
+    static QString description(PartitionStatus status);
     // Sort rank: higher needs more attention (failed first when descending).
-    static int severity(const QString &status);
+    static int severity(PartitionStatus status);
     // True for statuses an operator should act on.
-    static bool needsAttention(const QString &status);
+    static bool needsAttention(PartitionStatus status);
 };
 
 } // namespace rw

@@ -53,7 +53,7 @@ QVariant DlqGroupsModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole: {
         QStringList lines{g.signature, tr("e.g. %1").arg(g.example)};
         for (const auto &[status, n] : g.byStatus)
-            lines << QStringLiteral("%1: %2").arg(status, fmt::number(n));
+            lines << QStringLiteral("%1: %2").arg(enumName(status), fmt::number(n));
         return lines.join(u'\n');
     }
     case SignatureRole: return g.signature;

@@ -38,7 +38,7 @@ const QString kOperationDiscard = QStringLiteral("discard");
 const QString kOperationFix = QStringLiteral("fix");
 const QString kOperationSet = QStringLiteral("set");
 
-qint64 countOf(const std::vector<std::pair<QString, qint64>> &byStatus, const QString &status)
+qint64 countOf(const std::vector<std::pair<DlqStatus, qint64>> &byStatus, DlqStatus status)
 {
     for (const auto &[s, n] : byStatus)
         if (s == status)
@@ -113,8 +113,8 @@ DlqPage::DlqPage(QWidget *parent)
     // Records.
     m_status->setObjectName(QStringLiteral("dlqStatusFilter"));
     m_status->addItem(tr("All statuses"), QString());
-    for (const QString &s : {dlqstatus::New, dlqstatus::Failed, dlqstatus::Fixed, dlqstatus::Replayed, dlqstatus::Discarded})
-        m_status->addItem(s, s);
+    for (const DlqStatus s : {DlqStatus::New, DlqStatus::Failed, DlqStatus::Fixed, DlqStatus::Replayed, DlqStatus::Discarded})
+        m_status->addItem(enumName(s), enumName(s)); // the filter is the status's name, as DlqSelection takes it
     connect(m_status, &QComboBox::currentIndexChanged, this, [this] { setStatusFilter(m_status->currentData().toString()); });
     m_count->setObjectName(QStringLiteral("dlqCount"));
     m_count->setStyleSheet(style::textColour(style::Colour::Subtitle));
@@ -341,12 +341,12 @@ void DlqPage::loadSummary()
             }
             const auto &by = summary->all.byStatus;
             m_totalTile->setValue(fmt::number(summary->all.total));
-            m_newTile->setValue(fmt::number(countOf(by, dlqstatus::New)));
-            m_failedTile->setValue(fmt::number(countOf(by, dlqstatus::Failed)));
-            m_failedTile->setAlert(countOf(by, dlqstatus::Failed) > 0);
-            m_fixedTile->setValue(fmt::number(countOf(by, dlqstatus::Fixed)));
-            m_replayedTile->setValue(fmt::number(countOf(by, dlqstatus::Replayed)));
-            m_discardedTile->setValue(fmt::number(countOf(by, dlqstatus::Discarded)));
+            m_newTile->setValue(fmt::number(countOf(by, DlqStatus::New)));
+            m_failedTile->setValue(fmt::number(countOf(by, DlqStatus::Failed)));
+            m_failedTile->setAlert(countOf(by, DlqStatus::Failed) > 0);
+            m_fixedTile->setValue(fmt::number(countOf(by, DlqStatus::Fixed)));
+            m_replayedTile->setValue(fmt::number(countOf(by, DlqStatus::Replayed)));
+            m_discardedTile->setValue(fmt::number(countOf(by, DlqStatus::Discarded)));
             {
                 const QSignalBlocker block(m_groupsView->selectionModel());
                 m_groups->resetData(std::move(summary->filtered.groups), summary->filtered.total);
@@ -585,7 +585,7 @@ void DlqPage::replaySelection()
                 return finishOperation(kOperationReplay, false, tr("Replay failed: %1").arg(result.error().message), touched);
             m_lastReplay = *result;
             m_records->setVerdicts(result->records);
-            const QString head = result->status == QLatin1String("cancelled") ? tr("Replay cancelled after %1 batches:").arg(result->batches)
+            const QString head = result->status == DlqReplayStatus::Cancelled ? tr("Replay cancelled after %1 batches:").arg(result->batches)
                                                                                : tr("Replay done in %1:").arg(fmt::duration(result->seconds));
             const QString message = head % u' '
                                     % tr("%1 replayed (%2 inserted, %3 updated, %4 already there), %5 failed, %6 skipped.")

@@ -131,7 +131,7 @@ void DlqPayloadPanel::showRecord(const DlqDetail &detail)
     m_status = r.status;
     const auto [original, originalNote] = asText(detail.originalPayload);
     const auto [current, currentNote] = asText(detail.payload);
-    m_editable = (r.status == dlqstatus::New || r.status == dlqstatus::Failed || r.status == dlqstatus::Fixed) && detail.payload
+    m_editable = (r.status == DlqStatus::New || r.status == DlqStatus::Failed || r.status == DlqStatus::Fixed) && detail.payload
                  && detail.payload->size() <= kMaxEditableBytes;
     QStringList where{QStringLiteral("<b>#%1</b>").arg(r.id), r.source().toHtmlEscaped()};
     if (r.partition)
@@ -140,11 +140,11 @@ void DlqPayloadPanel::showRecord(const DlqDetail &detail)
         where << tr("event %1").arg(r.eventId->toHtmlEscaped());
     if (r.key)
         where << tr("key %1").arg(r.key->toHtmlEscaped());
-    where << tr("status <b>%1</b>").arg(r.status);
+    where << tr("status <b>%1</b>").arg(enumName(r.status));
     if (!m_editable)
         where << QStringLiteral("<span style='color:#6b727c'>%1</span>")
                      .arg(detail.payload && detail.payload->size() > kMaxEditableBytes ? tr("too large to edit here: use rewindctl dlq fix --payload-file")
-                                                                                       : tr("%1: read-only").arg(r.status));
+                                                                                       : tr("%1: read-only").arg(enumName(r.status)));
     m_header->setText(where.join(QStringLiteral("  \u00b7  ")));
     m_original->setJson(original);
     m_originalNote->setText(originalNote);
@@ -160,7 +160,7 @@ void DlqPayloadPanel::showRecord(const DlqDetail &detail)
 void DlqPayloadPanel::clearRecord()
 {
     m_id = 0;
-    m_status.clear();
+    m_status.reset();
     m_editable = false;
     m_loadedText.clear();
     m_header->setText(tr("<span style='color:#6b727c'>Select a record to see its payloads and history.</span>"));

@@ -58,7 +58,7 @@ private:
     void updateState();
 
     qint64 m_id = 0;
-    QString m_status;
+    std::optional<DlqStatus> m_status;
     bool m_editable = false;
     qint64 m_selection = 0;
     bool m_busy = false;

@@ -12,16 +12,15 @@ namespace rw {
 
 namespace {
 
-QColor statusColor(const QString &status)
+QColor statusColor(DlqStatus status)
 {
-    if (status == dlqstatus::New)
-        return style::qcolor(style::Colour::Accent);
-    if (status == dlqstatus::Fixed)
-        return QColor(0x7a, 0x3f, 0xc0);
-    if (status == dlqstatus::Replayed)
-        return style::qcolor(style::Colour::Ok);
-    if (status == dlqstatus::Failed)
-        return style::qcolor(style::Colour::Error);
+    switch (status) {
+    case DlqStatus::New: return style::qcolor(style::Colour::Accent);
+    case DlqStatus::Fixed: return QColor(0x7a, 0x3f, 0xc0);
+    case DlqStatus::Replayed: return style::qcolor(style::Colour::Ok);
+    case DlqStatus::Failed: return style::qcolor(style::Colour::Error);
+    case DlqStatus::Discarded: break;
+    }
     return QColor(0x6b, 0x72, 0x7c); // discarded
 }
 
@@ -39,7 +38,7 @@ QString where(const DlqRecord &r)
 DlqRecordsModel::DlqRecordsModel(QObject *parent)
     : ColumnTableModel({
         {tr("#"), kAlignNumber, [](const DlqRecord &r) { return r.id; }},
-        {tr("Status"), kAlignText, [](const DlqRecord &r) { return r.status; }},
+        {tr("Status"), kAlignText, [](const DlqRecord &r) { return enumName(r.status); }},
         {tr("Dry run"), kAlignText, [this](const DlqRecord &r) { return checkText(r); }},
         {tr("Source"), kAlignText, where},
         {tr("Event / key"), kAlignText, [](const DlqRecord &r) { return r.eventId.value_or(r.key.value_or(QStringLiteral("\u2014"))); }},
@@ -204,7 +203,7 @@ QVariant DlqRecordsModel::cellData(const DlqRecord &r, int column, int role) con
     const DlqVerdict *v = verdict(r.id);
     switch (role) {
     case IdRole: return r.id;
-    case StatusRole: return r.status;
+    case StatusRole: return QVariant::fromValue(r.status);
     case SignatureRole: return r.signature;
     case Qt::ToolTipRole:
         if (column == ErrorColumn) {

@@ -195,7 +195,7 @@ void LagPage::setRunManager(RunManager *runs)
         if (m_live && run)
             m_live->update(*run);
         if (run && run->result)
-            m_actionState->setText(tr("Run #%1 %2.").arg(run->result->runId.toString(), run->result->status));
+            m_actionState->setText(tr("Run #%1 %2.").arg(run->result->runId.toString(), enumName(run->result->status)));
         else if (run && run->error && run->error->code != Error::Code::StalePlan)
             m_actionState->setText(tr("The run failed: %1").arg(run->error->message));
         if (m_live) {
@@ -448,16 +448,16 @@ void LagPage::updateActions()
         m_statusSummary->clear();
         return;
     }
-    QMap<QString, int> counts;
+    QMap<PartitionStatus, int> counts;
     for (const LagPartitionRow &r : m_snapshot->partitions)
         ++counts[r.status];
     QStringList parts;
-    for (const QString &status : StatusStyle::statuses())
+    for (const PartitionStatus status : StatusStyle::statuses())
         if (counts.value(status) > 0)
             parts << QStringLiteral("<span style='color:%1'>\u25cf</span> %2 %3")
                          .arg(StatusStyle::color(status).name())
                          .arg(counts.value(status))
-                         .arg(status);
+                         .arg(enumName(status));
     m_statusSummary->setText(parts.join(QStringLiteral("&nbsp;&nbsp;")));
 }
 

@@ -31,7 +31,7 @@ ModelColumn<LagPartitionRow> percentileColumn(const QString &title, std::optiona
 LagPartitionsModel::LagPartitionsModel(QObject *parent)
     : SnapshotTableModel({
         partitionColumn(tr("Partition"), &LagPartitionRow::partition),
-        {tr("Status"), kAlignText, [](const LagPartitionRow &r) { return r.status; },
+        {tr("Status"), kAlignText, [](const LagPartitionRow &r) { return enumName(r.status); },
          [](const LagPartitionRow &r) { return StatusStyle::severity(r.status); }},
         {tr("Events"), kAlignNumber, [](const LagPartitionRow &r) { return fmt::number(r.lateness.count); },
          [](const LagPartitionRow &r) { return r.lateness.count; }},

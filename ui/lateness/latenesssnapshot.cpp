@@ -97,14 +97,14 @@ Result<LatenessSnapshot> loadLatenessSnapshot(const Database &db, const DatasetS
     auto parts = listPartitions(db, dataset);
     if (!parts)
         return fail(parts.error());
-    QHash<QString, QString> status;
+    QHash<QString, PartitionStatus> status;
     for (const PartitionInfo &p : *parts) {
         status.insert(partitionKey(p.partition), p.status);
-        if (p.status == QLatin1String("stale"))
+        if (p.status == PartitionStatus::Stale)
             ++snap.staleCount;
     }
     for (const PartitionLateness &p : snap.report.partitions)
-        snap.partitions.push_back({p.partition, status.value(partitionKey(p.partition), QStringLiteral("unloaded")), p});
+        snap.partitions.push_back({p.partition, status.value(partitionKey(p.partition), PartitionStatus::Unloaded), p});
     return snap;
 }
 

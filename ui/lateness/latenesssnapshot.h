@@ -14,7 +14,7 @@ namespace rw {
 // One partition as the lag page shows it: its lateness and its status.
 struct LagPartitionRow {
     std::optional<QString> partition;
-    QString status;
+    PartitionStatus status = PartitionStatus::Unloaded;
     PartitionLateness lateness;
 };
 

@@ -145,7 +145,7 @@ bool LatenessStrip::event(QEvent *event)
         const PartitionLateness &l = r.lateness;
         const auto ms = [](const std::optional<qint64> &v) { return v ? latenessText(*v) : QStringLiteral("\u2014"); };
         QString text = tr("<b>%1</b> \u00b7 %2<br>%3 events \u00b7 p50 %4 \u00b7 p99 %5 \u00b7 max %6")
-                           .arg(partitionLabel(r.partition).toHtmlEscaped(), r.status, fmt::number(l.count), ms(l.percentiles.p50),
+                           .arg(partitionLabel(r.partition).toHtmlEscaped(), enumName(r.status), fmt::number(l.count), ms(l.percentiles.p50),
                                 ms(l.percentiles.p99), ms(l.percentiles.max));
         if (m_whatIf >= 0 && std::size_t(m_whatIf) < l.whatIfLate.size())
             text += tr("<br>later than %1: %2 (%3)")

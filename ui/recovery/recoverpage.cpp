@@ -300,7 +300,7 @@ QString RecoverPage::statusText() const
     return tr("%1: %2 duplicate keys, %3 extra rows in %4 partition(s)%5")
         .arg(r.dataset, fmt::number(r.before.duplicateKeys), fmt::number(r.before.extraRows))
         .arg(r.before.partitions.size())
-        .arg(r.status == QLatin1String("planned") ? QString() : QStringLiteral(" \u00b7 ") % r.status);
+        .arg(r.status == RecoveryStatus::Planned ? QString() : QStringLiteral(" \u00b7 ") % enumName(r.status));
 }
 
 void RecoverPage::clear()
@@ -369,17 +369,19 @@ RecoverPage::Step RecoverPage::nextStep() const
     if (!m_result || m_result->failed())
         return ReportStep;
     for (int s = FreezeStep; s < ReportStep; ++s)
-        if (stepStatus(Step(s)).isEmpty())
+        if (!stepStatus(Step(s)))
             return Step(s);
     return ReportStep;
 }
 
-QString RecoverPage::stepStatus(Step step) const
+std::optional<RecoveryStepStatus> RecoverPage::stepStatus(Step step) const
 {
     if (!m_result || !m_result->executed || step >= ReportStep)
-        return QString();
+        return std::nullopt;
     const RecoveryStep *s = m_result->step(QLatin1String(kStepNames[step]));
-    return s && s->status != QLatin1String("planned") ? s->status : QString();
+    if (!s || s->status == RecoveryStepStatus::Planned)
+        return std::nullopt;
+    return s->status;
 }
 
 void RecoverPage::showStep(Step step)
@@ -403,15 +405,15 @@ void RecoverPage::updateSteps()
     const Step next = nextStep();
     for (int s = 0; s < StepCount; ++s) {
         QListWidgetItem *item = m_steps->item(s);
-        const QString status = stepStatus(Step(s));
+        const std::optional<RecoveryStepStatus> status = stepStatus(Step(s));
         QString glyph = QStringLiteral("\u25cb");
         QColor color(0x5f, 0x66, 0x70);
-        if (status == QLatin1String("done")) {
+        if (status == RecoveryStepStatus::Done) {
             glyph = QStringLiteral("\u2714");
             color = style::qcolor(style::Colour::Ok);
-        } else if (status == QLatin1String("skipped")) {
+        } else if (status == RecoveryStepStatus::Skipped) {
             glyph = QStringLiteral("\u2013");
-        } else if (status == QLatin1String("failed")) {
+        } else if (status == RecoveryStepStatus::Failed) {
             glyph = QStringLiteral("\u2718");
             color = style::qcolor(style::Colour::Error);
         } else if (Step(s) == next && m_result) {
@@ -453,7 +455,7 @@ void RecoverPage::updateButtons()
     else
         m_next->setText(tr("Next \u203a"));
     m_next->setVisible(m_shown < ReportStep);
-    m_next->setEnabled(ready && m_shown < ReportStep && (!stepStatus(m_shown).isEmpty() || m_result->failed()));
+    m_next->setEnabled(ready && m_shown < ReportStep && (stepStatus(m_shown) || m_result->failed()));
     m_saveReport->setEnabled(m_result.has_value());
 }
 
@@ -478,7 +480,7 @@ bool RecoverPage::goNext()
         showStep(ReportStep);
         return true;
     }
-    if (stepStatus(m_shown).isEmpty())
+    if (!stepStatus(m_shown))
         return false;
     showStep(Step(int(m_shown) + 1));
     return true;
@@ -669,12 +671,14 @@ void RecoverPage::updateViews()
     for (const RecoveryStep &s : m_planned)
         plan += QStringLiteral("<tr><td style='padding-right:12px'><code>%1</code></td><td style='color:%4; padding-right:12px'>%2</td><td>%3</td></tr>")
                     .arg(s.step.toHtmlEscaped(),
-                         s.status == QLatin1String("done") ? tr("found") : s.status == QLatin1String("planned") ? tr("to do") : s.status.toHtmlEscaped(),
+                         s.status == RecoveryStepStatus::Done      ? tr("found")
+                         : s.status == RecoveryStepStatus::Planned ? tr("to do")
+                                                                   : enumName(s.status).toHtmlEscaped(),
                          s.detail.toHtmlEscaped(), style::colour(style::Colour::Muted));
     m_plan->setText(plan + QStringLiteral("</table>"));
 
     // 2. The duplicates: as planned, or as identified under the freeze.
-    const bool identified = !stepStatus(IdentifyStep).isEmpty();
+    const bool identified = stepStatus(IdentifyStep).has_value();
     m_identifyCaption->setText(identified ? tr("<b>Identified under the freeze:</b> %1 duplicate key(s), %2 extra row(s) in %3 partition(s).")
                                                 .arg(fmt::number(r.before.duplicateKeys), fmt::number(r.before.extraRows))
                                                 .arg(r.before.partitions.size())
@@ -715,7 +719,7 @@ void RecoverPage::updateViews()
     m_rerunView->resizeColumnsToContents();
 
     // 4. Totals: before the re-run, or as checked after it.
-    const bool checked = !stepStatus(TotalsStep).isEmpty();
+    const bool checked = stepStatus(TotalsStep).has_value();
     m_totalsModel->resetData(checked ? r.totals : r.totalsBefore);
     const int mismatches = m_totalsModel->mismatches();
     if (checked)
@@ -741,16 +745,16 @@ void RecoverPage::updateViews()
     // What each step did, or why it failed.
     for (int s = FreezeStep; s < ReportStep; ++s) {
         const RecoveryStep *done = r.executed ? r.step(QLatin1String(kStepNames[s])) : nullptr;
-        if (!done || done->status == QLatin1String("planned"))
+        if (!done || done->status == RecoveryStepStatus::Planned)
             continue;
         QString text = done->detail.toHtmlEscaped();
         if (s == IndexStep)
             if (const RecoveryStep *u = r.step(QStringLiteral("unfreeze")))
                 text += QStringLiteral("; ") % u->detail.toHtmlEscaped();
-        const bool failed = done->status == QLatin1String("failed");
+        const bool failed = done->status == RecoveryStepStatus::Failed;
         m_state[s]->setText(QStringLiteral("<p style='color:%1'><b>%2</b> %3</p>")
                                 .arg(failed ? style::colour(style::Colour::Error) : style::colour(style::Colour::Ok),
-                                     failed ? tr("Failed:") : done->status == QLatin1String("skipped") ? tr("Skipped:") : tr("Done:"), text));
+                                     failed ? tr("Failed:") : done->status == RecoveryStepStatus::Skipped ? tr("Skipped:") : tr("Done:"), text));
         m_state[s]->show();
     }
     // Only once the recovery ran, and only when shown: laying out Markdown

@@ -63,8 +63,8 @@ public:
     // The step on show, and the first one not yet run (ReportStep when all ran or one failed).
     Step shownStep() const { return m_shown; }
     Step nextStep() const;
-    // "", "done", "skipped" or "failed".
-    QString stepStatus(Step step) const;
+    // Done, skipped or failed once the step ran; nullopt before.
+    std::optional<RecoveryStepStatus> stepStatus(Step step) const;
     // Runs the next step; the re-run first asks for the typed confirmation.
     bool runNextStep();
     // Shows the step after the one on show, once that one has run.

@@ -475,13 +475,13 @@ void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
                                  r.alreadyDeadLettered ? tr("%1 more were already in the DLQ").arg(fmt::number(r.alreadyDeadLettered))
                                                        : QString());
             m_deadTile->setAlert(r.deadLettered > 0);
-            m_replayStatus->setText(r.status == QLatin1String("cancelled")
+            m_replayStatus->setText(r.status == ReplayStatus::Cancelled
                                         ? tr("Replay #%1 cancelled after %2 batches: what it committed stays; replay again to continue.")
                                               .arg(r.replayId)
                                               .arg(r.batches)
                                         : tr("Replay #%1 %2: %3 batches in %4.")
                                               .arg(r.replayId)
-                                              .arg(r.status)
+                                              .arg(enumName(r.status))
                                               .arg(r.batches)
                                               .arg(fmt::duration(r.seconds)));
             loadGroup(r.group);

@@ -223,10 +223,10 @@ void MainWindow::onRunFinished(int liveRunId)
         return;
     if (run->error && run->error->code != Error::Code::StalePlan)
         m_banner->showError(tr("The run of %1 failed: %2").arg(run->dataset, run->error->message));
-    else if (run->result && run->result->status != QLatin1String("succeeded"))
+    else if (run->result && run->result->status != RunStatus::Succeeded)
         m_banner->showMessage(ErrorBanner::Level::Warning,
                               tr("Run #%1 of %2 ended %3%4")
-                                  .arg(run->result->runId.toString(), run->dataset, run->result->status,
+                                  .arg(run->result->runId.toString(), run->dataset, enumName(run->result->status),
                                        run->result->error.isEmpty() ? QString() : QStringLiteral(": ") % run->result->error));
     // What the run changed: partition counts and statuses, the audit log.
     if (m_partitionsPage->datasetName() == run->dataset)
