@@ -410,6 +410,8 @@ private Q_SLOTS:
     {
         QFETCH(QString, mode);
         QFETCH(QStringList, extra);
+        qputenv("REWIND_CHUNK_ROWS", "1"); // one partition per chunk, to change d3 between chunks
+        const auto oneByOne = qScopeGuard([] { qunsetenv("REWIND_CHUNK_ROWS"); });
         Fixture f(spec(mode), extra);
         auto p = preview(f.db(), f.dataset(), {});
         QVERIFY(p);

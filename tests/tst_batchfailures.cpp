@@ -128,6 +128,8 @@ private Q_SLOTS:
         if (!testsupport::onPostgres())
             QSKIP("needs a server that can end the session (PostgreSQL); SQLite has no connection to lose");
         QFETCH(QString, write);
+        qputenv("REWIND_CHUNK_ROWS", "1"); // one partition per chunk: chunk 2 is d2
+        const auto oneByOne = qScopeGuard([] { qunsetenv("REWIND_CHUNK_ROWS"); });
         Fixture reference(spec(write));
         QVERIFY(run(reference.db(), reference.dataset(), execute()));
 

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTest>
 
 using namespace rw;
@@ -46,6 +47,29 @@ private:
     QString freshCopy(const QString &name) { return testsupport::copyDatabase(m_initial, m_dir, name); }
 
     QStringList ws(const QString &db) const { return {QStringLiteral("--db"), db, QStringLiteral("--spec"), m_spec}; }
+
+    // A run of `dataset` in chunks of `chunkRows` source rows killed at
+    // `failpoint` with `committed` partitions published, shown as interrupted
+    // with only whole chunks published, then resumed: equal to an
+    // uninterrupted run, no key doubled, the ledger whole.
+    void killThenResumeRun(const QString &dataset, const QString &failpoint, int committed, const char *chunkRows)
+    {
+        qputenv("REWIND_CHUNK_ROWS", chunkRows);
+        const auto unset = qScopeGuard([] { qunsetenv("REWIND_CHUNK_ROWS"); });
+        const QString db = freshCopy(QStringLiteral("crash-") + dataset + u'-' + QString::fromLatin1(chunkRows) + u'-'
+                                     + QString(failpoint).replace(u':', u'-') + QStringLiteral(".db"));
+        const auto resumed = testsupport::killThenResume(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), dataset,
+                                                                     QStringLiteral("--execute"), QStringLiteral("--json")},
+                                                         ws(db), failpoint, committed);
+        QVERIFY2(resumed.problem.isEmpty(), qPrintable(resumed.problem));
+        QCOMPARE(resumed.result[QStringLiteral("partitions")].toArray().size(), 6);
+        QCOMPARE(digest(db), m_expected);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM fact")), m_expectedRows);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT order_id, dt FROM fact GROUP BY 1, 2 HAVING COUNT(*) > 1) AS doubled")), 0);
+        const QString ledger = testsupport::ledgerProblems(db, dataset, resumed.runId, 6);
+        QVERIFY2(ledger.isEmpty(), qPrintable(ledger));
+        QCOMPARE(integrity(db), QStringLiteral("ok"));
+    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -105,20 +129,41 @@ private Q_SLOTS:
         QFETCH(QString, dataset);
         QFETCH(QString, failpoint);
         QFETCH(int, committed);
-        const QString db = freshCopy(QStringLiteral("crash-") + dataset + u'-' + QString(failpoint).replace(u':', u'-') + QStringLiteral(".db"));
-        // Killed there, shown as interrupted with only whole chunks published, then resumed.
-        const auto resumed = testsupport::killThenResume(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), dataset,
-                                                                     QStringLiteral("--execute"), QStringLiteral("--json")},
-                                                         ws(db), failpoint, committed);
-        QVERIFY2(resumed.problem.isEmpty(), qPrintable(resumed.problem));
-        QCOMPARE(resumed.result[QStringLiteral("partitions")].toArray().size(), 6);
+        // One partition per chunk: the failpoints count partitions.
+        killThenResumeRun(dataset, failpoint, committed, "1");
+    }
 
-        QCOMPARE(digest(db), m_expected);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM fact")), m_expectedRows);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT order_id, dt FROM fact GROUP BY 1, 2 HAVING COUNT(*) > 1) AS doubled")), 0);
-        const QString ledger = testsupport::ledgerProblems(db, dataset, resumed.runId, 6);
-        QVERIFY2(ledger.isEmpty(), qPrintable(ledger));
-        QCOMPARE(integrity(db), QStringLiteral("ok"));
+    // The same with several partitions per chunk (REWIND_CHUNK_ROWS of two
+    // partitions' source rows, 3,300 each): chunks of days 1 (the first
+    // chunk of a run planned afresh is one partition, to learn its size),
+    // 2-3, 4-5 and 6. Killed inside a chunk, none of its partitions is
+    // published; after resume the target equals an uninterrupted run's.
+    void killedInsideMultiPartitionChunk_data()
+    {
+        QTest::addColumn<QString>("dataset");
+        QTest::addColumn<QString>("failpoint");
+        QTest::addColumn<int>("committed");
+        const struct {
+            const char *label, *point;
+            int committed;
+        } points[] = {
+            {"days 2-3 staged", "after-stage:2", 1},
+            {"days 2-3 written, uncommitted", "after-write:2", 1},
+            {"days 4-5 checkpointed, uncommitted", "before-commit:3", 3},
+            {"days 4-5 committed", "after-commit:3", 5},
+            {"starting day 6", "chunk-start:4", 5},
+        };
+        for (const char *dataset : {"fact", "fact_ow"})
+            for (const auto &[label, point, committed] : points)
+                QTest::addRow("%s, %s", dataset, label) << QString::fromUtf8(dataset) << QString::fromUtf8(point) << committed;
+    }
+
+    void killedInsideMultiPartitionChunk()
+    {
+        QFETCH(QString, dataset);
+        QFETCH(QString, failpoint);
+        QFETCH(int, committed);
+        killThenResumeRun(dataset, failpoint, committed, "6600");
     }
 
     // Two rewindctl runs of one dataset started together: never both
@@ -163,6 +208,8 @@ private Q_SLOTS:
     void finalizeKilledThenRerun()
     {
         QFETCH(QString, failpoint);
+        qputenv("REWIND_CHUNK_ROWS", "1"); // the failpoints count days
+        const auto oneByOne = qScopeGuard([] { qunsetenv("REWIND_CHUNK_ROWS"); });
         const QStringList finalize = QStringList{QStringLiteral("finalize"), QStringLiteral("--dataset"), QStringLiteral("late"),
                                                  QStringLiteral("--execute"), QStringLiteral("--json")};
         const QString clean = freshCopy(QStringLiteral("finalize-clean-") + QString(failpoint).replace(u':', u'-') + QStringLiteral(".db"));

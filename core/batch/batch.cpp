@@ -1,13 +1,12 @@
-#include "core/batch/partitionstate.h"
 #include "core/batch/batch.h"
 
 #include "core/batch/batchchecks.h"
 #include "core/batch/batchdiff.h"
 #include "core/batch/batchjson.h"
 #include "core/batch/batchsql.h"
-#include "core/util/failpoint.h"
 #include "core/batch/partitions.h"
 #include "core/batch/planstore.h"
+#include "core/batch/publish.h"
 #include "core/batch/runs.h"
 #include "core/batch/scd2.h"
 #include "core/workspace/workspace.h"
@@ -19,7 +18,6 @@
 #include <QRandomGenerator>
 #include <QStringBuilder>
 #include <QSysInfo>
-#include <QThread>
 
 Q_LOGGING_CATEGORY(lcBatch, "rewind.batch")
 
@@ -58,9 +56,6 @@ int exitCodeOf(const RunResult &result)
 
 namespace {
 
-// rewind_* tables key a NULL partition as ('', part_is_null = 1): the text must be empty, not NULL.
-const QString kNullPartText = QStringLiteral("");
-
 QString nowIso() { return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs); }
 
 QString resultJsonText(const RunResult &r) { return QString::fromStdString(toJson(r).dump()); }
@@ -78,234 +73,6 @@ Status setRunStatus(const Database &db, const RunResult &result, const QString &
                                                                         {"error", error.toStdString()}}
                                                      .dump()));
     }); });
-}
-
-// The error that stops a chunk's transaction, and why.
-enum class ChunkStop { None, CheckFailed, StalePlan, Cancelled };
-
-// Publishes the partitions of `todo` one chunk at a time into `result`.
-void executeChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql, const Plan &plan,
-                   const std::vector<PartitionRef> &todo, const BatchOptions &options, RunResult &result, int alreadyDone)
-{
-    const bool overwrite = dataset.write == WriteMode::OverwritePartition;
-    Progress progress;
-    progress.partitionsTotal = int(todo.size()) + alreadyDone;
-    progress.partitionsDone = alreadyDone;
-    for (const auto &pr : result.partitions)
-        progress.rowsDone += pr.stagedRows;
-    auto report = [&](const QString &phase) {
-        progress.phase = phase;
-        if (options.progress)
-            options.progress(progress);
-    };
-    bool anyCheckFailed = false;
-    SourceStatsReader fingerprints(db); // one second connection for the run's chunks
-    // The partition's state: this run failed on it (its data untouched).
-    const auto markFailed = [&](const PartitionRef &p) -> Status {
-        return partitionstate::markFailed(db, dataset.name, p.label.value_or(kNullPartText), !p.label, result.runId);
-    };
-
-    for (const PartitionRef &p : todo) {
-        failpoint("chunk-start");
-        progress.partition = partitionLabel(p.label);
-        if (cancelled(options)) {
-            result.status = RunStatus::Cancelled;
-            break;
-        }
-        const std::vector<PartitionRef> one{p};
-        PartitionResult partResult;
-        std::vector<CheckResult> checks;
-        ChunkStop stop = ChunkStop::None;
-        QString staleDetail;
-        Status outcome;
-        for (int attempt = 1;; ++attempt) {
-            checks.clear();
-            stop = ChunkStop::None;
-            const bool targetExisted = sql.targetExists();
-            outcome = db.writeTransaction([&]() -> Status {
-                // Inside the write lock: the fingerprint the publish records
-                // is of exactly the rows it publishes. It is read on a second
-                // connection while this one stages, and compared before
-                // anything is published.
-                fingerprints.start(sql, one);
-                const QString key = partitionKey(p.label);
-                bool stale = false;
-                const auto now = [&]() -> Result<SourceStatsMap> {
-                    auto read = fingerprints.take();
-                    // A run planned afresh locks each partition as it reads it.
-                    if (read && plan.stats.contains(key) && read->value(key).fingerprint != plan.stats.value(key).fingerprint)
-                        stale = true;
-                    return read;
-                };
-                auto parts = stageAndDiff(db, dataset, sql, one, now, result.runId, options, false, true, checks, report);
-                if (stale) {
-                    stop = ChunkStop::StalePlan;
-                    staleDetail = partitionLabel(p.label);
-                    return fail(Error{Error::Code::StalePlan, QString()});
-                }
-                if (!parts) {
-                    if (cancelled(options))
-                        stop = ChunkStop::Cancelled;
-                    return fail(parts.error());
-                }
-                partResult = parts->front();
-                if (std::any_of(checks.begin(), checks.end(), [](const CheckResult &c) { return !c.passed; })) {
-                    stop = ChunkStop::CheckFailed;
-                    return fail(Error{Error::Code::CheckFailed, QString()});
-                }
-                if (cancelled(options)) {
-                    stop = ChunkStop::Cancelled;
-                    return internalError(QStringLiteral("cancelled"));
-                }
-                failpoint("before-publish");
-                report(QStringLiteral("publish"));
-                QStringList ddl = sql.createTargetIfMissing();
-                ddl << sql.createImagesIfMissing();
-                if (auto s = db.execAll(ddl); !s)
-                    return s;
-                sql.setTargetExists(true);
-                if (sql.isScd2()) {
-                    // Before-images and the reconciliation of the month.
-                    if (auto s = scd2Publish(db, sql, partResult, result.runId); !s)
-                        return s;
-                } else {
-                    // Before-images only of what changes: the diff already counted it.
-                    QVariantList imageBinds{result.runId};
-                    if (overwrite || partResult.updated > 0) {
-                        const QString images = overwrite ? sql.saveImagesReplaced(imageBinds) : sql.saveImagesUpdated(imageBinds);
-                        if (auto r = db.exec(images, imageBinds); !r)
-                            return fail(r.error());
-                    }
-                    if (!overwrite && partResult.inserted > 0)
-                        if (auto r = db.exec(sql.saveImagesInserted(), {result.runId}); !r)
-                            return fail(r.error());
-                    QVariantList binds;
-                    if (overwrite) {
-                        if (auto r = db.exec(sql.overwriteDelete(p, binds), binds); !r)
-                            return fail(r.error());
-                        if (auto r = db.exec(sql.overwriteInsert()); !r)
-                            return fail(r.error());
-                    } else {
-                        if (partResult.updated > 0)
-                            for (const auto &[text, b] : sql.mergeUpdate(p))
-                                if (auto r = db.exec(text, b); !r)
-                                    return fail(r.error());
-                        if (partResult.inserted > 0)
-                            if (auto r = db.exec(sql.mergeInsert()); !r)
-                                return fail(r.error());
-                    }
-                }
-                failpoint("after-write");
-                partResult.published = true;
-                const QString label = p.label.value_or(kNullPartText);
-                const int isNull = p.label ? 0 : 1;
-                const QString counts = QString::fromStdString(partitionJson(partResult).dump());
-                if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, committed_at, counts_json) "
-                                                    "VALUES (?, ?, ?, ?, ?, ?)")
-                                         % db.dialect().upsertSet({QStringLiteral("run_id"), QStringLiteral("part"), QStringLiteral("part_is_null")},
-                                                                  {QStringLiteral("status"), QStringLiteral("committed_at"), QStringLiteral("counts_json")}),
-                                     {result.runId, label, isNull, enumName(CheckpointStatus::Done), nowIso(), counts});
-                    !r)
-                    return fail(r.error());
-                for (const auto &c : checks)
-                    if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_check_results (run_id, part, part_is_null, name, passed, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-                                         {result.runId, label, isNull, c.name, c.passed ? 1 : 0, c.detail, nowIso()});
-                        !r)
-                        return fail(r.error());
-                // A backfill of a final partition leaves it final: the
-                // watermark passed it once and only moves forward.
-                if (auto s = partitionstate::markPublished(db, dataset.name, label, isNull, partResult.sourceRows, partResult.fingerprint,
-                                                           nowIso(), result.runId);
-                    !s)
-                    return s;
-                if (auto s = writeAudit(db, QStringLiteral("publish"), dataset.name, QString(), result.runId,
-                                        QString::fromStdString(partitionJson(partResult).dump()));
-                    !s)
-                    return s;
-                failpoint("before-commit");
-                return {};
-            });
-            if (outcome)
-                failpoint("after-commit");
-            if (!outcome && stop == ChunkStop::None && outcome.error().transient && attempt < options.maxAttempts) {
-                sql.setTargetExists(targetExisted);
-                const int wait = Database::backoffMs(attempt);
-                qCInfo(lcBatch) << "partition" << progress.partition << "busy, retrying in" << wait << "ms (attempt" << attempt << ")";
-                QThread::msleep(wait);
-                continue;
-            }
-            if (!outcome)
-                sql.setTargetExists(targetExisted);
-            break;
-        }
-        (void)db.execAll(sql.dropWorkTables());
-
-        result.checks.insert(result.checks.end(), checks.begin(), checks.end());
-        if (outcome) {
-            result.partitions.push_back(partResult);
-            ++progress.partitionsDone;
-            progress.rowsDone += partResult.stagedRows;
-            report(QStringLiteral("published"));
-            continue;
-        }
-        if (stop == ChunkStop::CheckFailed) {
-            anyCheckFailed = true;
-            partResult.published = false;
-            result.partitions.push_back(partResult);
-            // Record the failure on its own: the partition's data is untouched.
-            const Status recorded = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
-                const QString label = p.label.value_or(kNullPartText);
-                const int isNull = p.label ? 0 : 1;
-                for (const auto &c : checks)
-                    if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_check_results (run_id, part, part_is_null, name, passed, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-                                         {result.runId, label, isNull, c.name, c.passed ? 1 : 0, c.detail, nowIso()});
-                        !r)
-                        return fail(r.error());
-                if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, committed_at, counts_json) VALUES (?, ?, ?, ?, ?, ?)")
-                                         % db.dialect().upsertSet({QStringLiteral("run_id"), QStringLiteral("part"), QStringLiteral("part_is_null")},
-                                                                  {QStringLiteral("status"), QStringLiteral("committed_at"), QStringLiteral("counts_json")}),
-                                     {result.runId, label, isNull, enumName(CheckpointStatus::CheckFailed), nowIso(), QString::fromStdString(partitionJson(partResult).dump())});
-                    !r)
-                    return fail(r.error());
-                if (auto s = markFailed(p); !s)
-                    return s;
-                return writeAudit(db, QStringLiteral("check failed"), dataset.name, QString(), result.runId,
-                                  QString::fromStdString(checksJson(checks).dump()));
-            }); });
-            if (!recorded) {
-                result.status = RunStatus::Failed;
-                result.error = recorded.error().message;
-                break;
-            }
-            ++progress.partitionsDone;
-            report(QStringLiteral("check failed"));
-            continue;
-        }
-        if (stop == ChunkStop::StalePlan) {
-            result.status = RunStatus::StalePlan;
-            result.error = QStringLiteral("the source of partition %1 changed since plan %2 was made: preview again").arg(staleDetail, plan.id);
-            break;
-        }
-        if (stop == ChunkStop::Cancelled || cancelled(options)) {
-            result.status = RunStatus::Cancelled;
-            break;
-        }
-        result.status = RunStatus::Failed;
-        result.error = outcome.error().transient
-                           ? QStringLiteral("partition %1: the database stayed busy after %2 attempts: %3")
-                                 .arg(progress.partition)
-                                 .arg(options.maxAttempts)
-                                 .arg(outcome.error().message)
-                           : QStringLiteral("partition %1: %2").arg(progress.partition, outcome.error().message);
-        // Shown as failed, as a failed check is, when the database still
-        // answers (after a lost connection or a full disk it may not: the
-        // run's own status says it then).
-        (void)Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&] { return markFailed(p); }); });
-        break;
-    }
-    if (result.status == RunStatus::Running)
-        result.status = anyCheckFailed ? RunStatus::CheckFailed : RunStatus::Succeeded;
-    result.finishedAt = nowIso();
 }
 
 Status refuseFrozen(const Database &db, const DatasetSpec &dataset, const BatchOptions &options)
@@ -398,7 +165,7 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset, const 
     }); });
     if (!started)
         return fail(started.error());
-    executeChunks(db, dataset, sql, plan, plan.scope, options, result, 0);
+    publishChunks(db, dataset, sql, plan, plan.scope, options, result, 0);
     return finish(db, std::move(result));
 }
 
@@ -553,7 +320,7 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
     }); });
     if (!marked)
         return fail(marked.error());
-    executeChunks(db, **dataset, *sql, *plan, todo, options, result, int(result.partitions.size()));
+    publishChunks(db, **dataset, *sql, *plan, todo, options, result, int(result.partitions.size()));
     // Keep the plan's order in the result.
     std::sort(result.partitions.begin(), result.partitions.end(),
               [](const PartitionResult &a, const PartitionResult &b) { return partitionLess(a.partition, b.partition); });

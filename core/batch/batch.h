@@ -131,8 +131,9 @@ struct BatchOptions {
 // Writes only the plan and an audit row.
 Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const BatchOptions &options);
 
-// Plans (or loads --plan), then publishes partition by partition, each in one
-// transaction with its checkpoint, partition state, before-images and audit row.
+// Plans (or loads --plan), then publishes chunk by chunk (publishChunks in
+// publish.h), each chunk of partitions in one transaction with their
+// before-images and each partition's checkpoint, partition state and audit row.
 // Without options.execute it is preview().
 // Errors: BadInput (scope), StalePlan (exit 4). A failed check is not an
 // error: the result has status "check_failed" (exit 3) and that partition unpublished.

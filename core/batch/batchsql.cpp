@@ -559,9 +559,9 @@ QString BatchSql::saveImagesReplaced(QVariantList &binds) const
            % QStringLiteral(", ?, 'replaced' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds);
 }
 
-std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate(const PartitionRef &p) const
+std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const
 {
-    // Touches only rows whose values differ; the partition filter lets the
+    // Touches only rows whose values differ; the scope's filter lets the
     // target's partition index narrow the scan. Matched by row identity
     // (Match::ByIdentity), each changed row is one lookup (SQLite's rowid search,
     // PostgreSQL's parameterized TID scan; EXPLAIN: neither reads the rest
@@ -580,7 +580,7 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate(const Partit
         // TID scan per row took 960-975; at 10M, see the dialect.
         const QString update = QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ")
                                % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS s WHERE s.rewind_d = 1 AND ")
-                               % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(" AND ") % d.rowIdentity(QStringLiteral("t"))
+                               % scopePredicate(QStringLiteral("t"), m_strategy.scope, binds) % QStringLiteral(" AND ") % d.rowIdentity(QStringLiteral("t"))
                                % QStringLiteral(" = s.rewind_tid");
         const auto [before, after] = d.aroundHashedIdentityJoin();
         std::vector<std::pair<QString, QVariantList>> out;
@@ -600,7 +600,7 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate(const Partit
                  {}}};
     }
     const QString update = QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ")
-                           % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ") % partitionFilter(QStringLiteral("t"), p, binds)
+                           % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ") % scopePredicate(QStringLiteral("t"), m_strategy.scope, binds)
                            % QStringLiteral(" AND ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
                            % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
     return {{update, binds}};
@@ -626,9 +626,9 @@ QString BatchSql::mergeInsert() const
            % stageKeyMatch(QStringLiteral("t")) % u')';
 }
 
-QString BatchSql::overwriteDelete(const PartitionRef &p, QVariantList &binds) const
+QString BatchSql::overwriteDelete(QVariantList &binds) const
 {
-    return QStringLiteral("DELETE FROM ") % qt(m_dataset->target) % QStringLiteral(" WHERE ") % partitionFilter(QString(), p, binds);
+    return QStringLiteral("DELETE FROM ") % qt(m_dataset->target) % QStringLiteral(" WHERE ") % scopePredicate(QString(), m_strategy.scope, binds);
 }
 
 QString BatchSql::overwriteInsert() const

@@ -134,7 +134,7 @@ public:
     QString sampleUnchanged(const PartitionRef &p, QVariantList &binds) const;
     QString sampleDeleted(const PartitionRef &p, QVariantList &binds) const;
 
-    // Publish statements for the one partition in the work tables.
+    // Publish statements for the partitions of the strategy's scope in the work tables.
     QString imagesTable() const;
     QStringList createTargetIfMissing() const;
     QStringList createImagesIfMissing() const;
@@ -143,9 +143,9 @@ public:
     QString saveImagesInserted() const; // bind: run id
     QString saveImagesReplaced(QVariantList &binds) const;
     // The UPDATE of the changed rows, with the statements the engine needs around it, in order.
-    std::vector<std::pair<QString, QVariantList>> mergeUpdate(const PartitionRef &p) const;
+    std::vector<std::pair<QString, QVariantList>> mergeUpdate() const;
     QString mergeInsert() const;
-    QString overwriteDelete(const PartitionRef &p, QVariantList &binds) const;
+    QString overwriteDelete(QVariantList &binds) const;
     QString overwriteInsert() const;
 
     // --- scd2 (the partition value is the effective date) --------------------

@@ -69,14 +69,23 @@ Status markFailed(const Database &db, const QString &dataset, const QString &par
 Status markPublished(const Database &db, const QString &dataset, const QString &part, bool isNull, qint64 sourceRows,
                      const QString &sourceSig, const QString &publishedAt, const QVariant &runId)
 {
-    return run(db,
-               QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_rows, source_sig, published_at, "
-                              "finalized_at, last_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?) "
-                              "ON CONFLICT (dataset, part, part_is_null) DO UPDATE SET "
-                              "status = CASE WHEN rewind_partition_state.finalized_at IS NOT NULL THEN 'final' ELSE 'published' END, "
-                              "source_rows = excluded.source_rows, source_sig = excluded.source_sig, "
-                              "published_at = excluded.published_at, last_run_id = excluded.last_run_id"),
-               {dataset, part, isNull ? 1 : 0, enumName(RecordedStatus::Published), sourceRows, sourceSig, publishedAt, runId});
+    return markPublished(db, dataset, {Published{part, isNull, sourceRows, sourceSig}}, publishedAt, runId);
+}
+
+Status markPublished(const Database &db, const QString &dataset, const std::vector<Published> &parts, const QString &publishedAt,
+                     const QVariant &runId)
+{
+    QVariantList binds;
+    binds.reserve(qsizetype(parts.size()) * 8);
+    for (const Published &p : parts)
+        binds << dataset << p.part << (p.isNull ? 1 : 0) << enumName(RecordedStatus::Published) << p.sourceRows << p.sourceSig << publishedAt << runId;
+    return db.execRows(QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_rows, source_sig, published_at, "
+                                      "finalized_at, last_run_id) VALUES "),
+                       QStringLiteral("(?, ?, ?, ?, ?, ?, ?, NULL, ?)"), 8, binds,
+                       QStringLiteral(" ON CONFLICT (dataset, part, part_is_null) DO UPDATE SET "
+                                      "status = CASE WHEN rewind_partition_state.finalized_at IS NOT NULL THEN 'final' ELSE 'published' END, "
+                                      "source_rows = excluded.source_rows, source_sig = excluded.source_sig, "
+                                      "published_at = excluded.published_at, last_run_id = excluded.last_run_id"));
 }
 
 Status markFinal(const Database &db, const QString &dataset, const QStringList &parts, const QString &finalizedAt)

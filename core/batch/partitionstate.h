@@ -60,6 +60,15 @@ Status markFailed(const Database &db, const QString &dataset, const QString &par
 // passed it once and only moves forward.
 Status markPublished(const Database &db, const QString &dataset, const QString &part, bool isNull, qint64 sourceRows,
                      const QString &sourceSig, const QString &publishedAt, const QVariant &runId);
+// The same for the partitions of a chunk, in one statement.
+struct Published {
+    QString part;
+    bool isNull = false;
+    qint64 sourceRows = 0;
+    QString sourceSig;
+};
+Status markPublished(const Database &db, const QString &dataset, const std::vector<Published> &parts, const QString &publishedAt,
+                     const QVariant &runId);
 // The watermark passed these non-null partitions.
 Status markFinal(const Database &db, const QString &dataset, const QStringList &parts, const QString &finalizedAt);
 // A rollback: the partition holds what run `runId` published at `publishedAt`

@@ -20,6 +20,8 @@
 #include <QStringBuilder>
 #include <QThread>
 #include <QUrl>
+
+#include <algorithm>
 #include <QUrlQuery>
 
 Q_LOGGING_CATEGORY(lcDb, "rewind.db")
@@ -436,6 +438,33 @@ Status Database::execAll(const QStringList &statements) const
 {
     for (const QString &statement : statements) {
         if (auto r = exec(statement); !r)
+            return fail(r.error());
+    }
+    return {};
+}
+
+Status Database::execRows(const QString &head, const QString &row, int columns, const QVariantList &binds, const QString &tail) const
+{
+    Q_ASSERT(columns > 0 && binds.size() % columns == 0);
+    // At most about 500 bound values a statement: Qt's SQLite driver names
+    // each placeholder, and SQLite looks every name up in a list, so one
+    // statement's cost grows with the square of its values (perf: 1,000 rows
+    // of 7 values took 200-300 ms, sqlite3VListNumToName and strncmp; the
+    // same statement from Python's sqlite3, 14 ms). Far below SQLite's
+    // limit of 32,766 values and PostgreSQL's 65,535.
+    const qsizetype perStatement = std::max<qsizetype>(1, 500 / columns);
+    const qsizetype rows = binds.size() / columns;
+    for (qsizetype first = 0; first < rows; first += perStatement) {
+        const qsizetype n = std::min(perStatement, rows - first);
+        QString text = head;
+        text.reserve(head.size() + n * (row.size() + 2) + tail.size());
+        for (qsizetype i = 0; i < n; ++i) {
+            if (i > 0)
+                text += QStringLiteral(", ");
+            text += row;
+        }
+        text += tail;
+        if (auto r = exec(text, binds.mid(first * columns, n * columns)); !r)
             return fail(r.error());
     }
     return {};

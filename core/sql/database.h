@@ -72,6 +72,13 @@ public:
     Result<QVariant> scalar(const QString &sql, const QVariantList &binds = {}) const;
     // Runs a semicolon-free script of statements one by one.
     Status execAll(const QStringList &statements) const;
+    // A multi-row statement: `head` (as "INSERT INTO t (a, b) VALUES "), then
+    // `row` (as "(?, ?)") once per row of `binds` (`columns` values each,
+    // row after row), comma-separated, then `tail` (an upsert clause). Runs
+    // as few statements as the engine's limit on bound values allows: a
+    // chunk's checkpoints, states and audit rows in one round trip, not one
+    // per partition. No rows: nothing runs.
+    Status execRows(const QString &head, const QString &row, int columns, const QVariantList &binds, const QString &tail = QString()) const;
 
     // Runs `body` inside a write transaction (BEGIN IMMEDIATE on SQLite):
     // commits when it succeeds, rolls back when it fails.

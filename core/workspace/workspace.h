@@ -23,5 +23,8 @@ QString osUser();
 // change it records.
 Status writeAudit(const Database &db, const QString &action, const QString &dataset, const QString &stream,
                   const QVariant &runId, const QString &detailJson);
+// One row per detail, as writeAudit each (a chunk's publishes), in one statement.
+Status writeAudits(const Database &db, const QString &action, const QString &dataset, const QVariant &runId,
+                   const QStringList &detailJsons);
 
 } // namespace rw

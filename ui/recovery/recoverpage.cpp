@@ -379,9 +379,7 @@ std::optional<RecoveryStepStatus> RecoverPage::stepStatus(Step step) const
     if (!m_result || !m_result->executed || step >= ReportStep)
         return std::nullopt;
     const RecoveryStep *s = m_result->step(QLatin1String(kStepNames[step]));
-    if (!s || s->status == RecoveryStepStatus::Planned)
-        return std::nullopt;
-    return s->status;
+    return s && s->status != RecoveryStepStatus::Planned ? std::optional(s->status) : std::nullopt;
 }
 
 void RecoverPage::showStep(Step step)
@@ -407,7 +405,7 @@ void RecoverPage::updateSteps()
         QListWidgetItem *item = m_steps->item(s);
         const std::optional<RecoveryStepStatus> status = stepStatus(Step(s));
         QString glyph = QStringLiteral("\u25cb");
-        QColor color(0x5f, 0x66, 0x70);
+        QColor color = style::qcolor(style::Colour::Muted);
         if (status == RecoveryStepStatus::Done) {
             glyph = QStringLiteral("\u2714");
             color = style::qcolor(style::Colour::Ok);

@@ -1,0 +1,373 @@
+#include "core/batch/publish.h"
+
+#include "core/batch/batchdiff.h"
+#include "core/batch/batchjson.h"
+#include "core/batch/batchsql.h"
+#include "core/batch/fingerprint.h"
+#include "core/batch/partitions.h"
+#include "core/batch/partitionstate.h"
+#include "core/batch/runs.h"
+#include "core/batch/scd2.h"
+#include "core/util/failpoint.h"
+#include "core/workspace/workspace.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QLoggingCategory>
+#include <QStringBuilder>
+#include <QThread>
+
+#include <algorithm>
+
+Q_DECLARE_LOGGING_CATEGORY(lcBatch)
+
+namespace rw {
+
+qint64 chunkRowBudget()
+{
+    bool ok = false;
+    const qint64 fromEnv = qEnvironmentVariable("REWIND_CHUNK_ROWS").toLongLong(&ok);
+    return ok ? std::max<qint64>(1, fromEnv) : 200000;
+}
+
+namespace {
+
+// rewind_* tables key a NULL partition as ('', part_is_null = 1): the text must be empty, not NULL.
+const QString kNullPartText = QStringLiteral("");
+
+QString nowIso() { return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs); }
+
+// What stops a chunk's transaction, and why.
+enum class ChunkStop { None, CheckFailed, StalePlan, Cancelled };
+
+// How many of the partitions from `at` the next chunk takes: as many as
+// `budget` source rows hold. A partition's rows come from the plan's stats
+// where it has them (a stored plan, a resume); else they are estimated from
+// the chunk before (its source rows per partition); the first chunk of a run
+// planned afresh is one partition, which gives the first estimate.
+class ChunkSizer {
+public:
+    ChunkSizer(bool onePerChunk, const SourceStatsMap &stats, qint64 budget)
+        : m_onePerChunk(onePerChunk), m_stats(stats), m_budget(budget) {}
+
+    std::size_t next(const std::vector<PartitionRef> &todo, std::size_t at) const
+    {
+        const std::size_t left = todo.size() - at;
+        if (m_onePerChunk || left <= 1)
+            return std::min<std::size_t>(left, 1);
+        const std::size_t cap = std::min<std::size_t>(left, kMaxChunkPartitions);
+        std::size_t n = 0;
+        qint64 rows = 0;
+        while (n < cap) {
+            const qint64 r = rowsOf(todo[at + n]);
+            if (r < 0)
+                return std::max<std::size_t>(n, 1); // no estimate yet: this one alone
+            if (n > 0 && rows + r > m_budget)
+                break;
+            rows += r;
+            ++n;
+        }
+        return std::max<std::size_t>(n, 1);
+    }
+
+    // A chunk of `partitions` partitions read `sourceRows` source rows.
+    void observe(std::size_t partitions, qint64 sourceRows)
+    {
+        if (partitions > 0)
+            m_estimate = std::max<qint64>(1, sourceRows / qint64(partitions));
+    }
+
+private:
+    qint64 rowsOf(const PartitionRef &p) const
+    {
+        const auto it = m_stats.constFind(partitionKey(p.label));
+        return it != m_stats.constEnd() ? it->rows : m_estimate;
+    }
+
+    bool m_onePerChunk;
+    const SourceStatsMap &m_stats;
+    qint64 m_budget;
+    qint64 m_estimate = -1;
+};
+
+// The rows a chunk's publish records: per partition its checkpoint, state
+// and audit row, and the chunk's gate results. Inside its transaction.
+Status recordPublished(const Database &db, const DatasetSpec &dataset, const RunResult &result, const std::vector<PartitionResult> &parts,
+                       const std::vector<CheckResult> &checks)
+{
+    const QString at = nowIso();
+    QVariantList checkpoints;
+    QStringList details;
+    std::vector<partitionstate::Published> states;
+    for (const PartitionResult &p : parts) {
+        const QString json = QString::fromStdString(partitionJson(p).dump());
+        checkpoints << result.runId << p.partition.value_or(kNullPartText) << (p.partition ? 0 : 1) << enumName(CheckpointStatus::Done) << at << json;
+        details << json;
+        states.push_back({p.partition.value_or(kNullPartText), !p.partition, p.sourceRows, p.fingerprint});
+    }
+    if (auto s = db.execRows(QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, committed_at, counts_json) VALUES "),
+                             QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, checkpoints,
+                             u' ' % db.dialect().upsertSet({QStringLiteral("run_id"), QStringLiteral("part"), QStringLiteral("part_is_null")},
+                                                           {QStringLiteral("status"), QStringLiteral("committed_at"), QStringLiteral("counts_json")}));
+        !s)
+        return s;
+    QVariantList checkRows;
+    for (const CheckResult &c : checks)
+        checkRows << result.runId << c.partition.value_or(kNullPartText) << (c.partition ? 0 : 1) << c.name << (c.passed ? 1 : 0) << c.detail << at;
+    if (auto s = db.execRows(QStringLiteral("INSERT INTO rewind_check_results (run_id, part, part_is_null, name, passed, detail, at) VALUES "),
+                             QStringLiteral("(?, ?, ?, ?, ?, ?, ?)"), 7, checkRows);
+        !s)
+        return s;
+    // A backfill of a final partition leaves it final: the watermark passed
+    // it once and only moves forward.
+    if (auto s = partitionstate::markPublished(db, dataset.name, states, at, result.runId); !s)
+        return s;
+    return writeAudits(db, QStringLiteral("publish"), dataset.name, result.runId, details);
+}
+
+// The data write of the chunk staged and diffed in the work tables:
+// before-images of what changes, then the write itself.
+Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql, const std::vector<PartitionResult> &parts, const QVariant &runId)
+{
+    QStringList ddl = sql.createTargetIfMissing();
+    ddl << sql.createImagesIfMissing();
+    if (auto s = db.execAll(ddl); !s)
+        return s;
+    sql.setTargetExists(true);
+    if (sql.isScd2()) // one month per chunk: its before-images and reconciliation
+        return scd2Publish(db, sql, parts.front(), runId);
+    const bool overwrite = dataset.write == WriteMode::OverwritePartition;
+    qint64 inserted = 0, updated = 0;
+    for (const PartitionResult &p : parts) {
+        inserted += p.inserted;
+        updated += p.updated;
+    }
+    // Before-images only of what changes: the diff already counted it.
+    QVariantList imageBinds{runId};
+    if (overwrite || updated > 0) {
+        const QString images = overwrite ? sql.saveImagesReplaced(imageBinds) : sql.saveImagesUpdated(imageBinds);
+        if (auto r = db.exec(images, imageBinds); !r)
+            return fail(r.error());
+    }
+    if (!overwrite && inserted > 0)
+        if (auto r = db.exec(sql.saveImagesInserted(), {runId}); !r)
+            return fail(r.error());
+    if (overwrite) {
+        QVariantList binds;
+        if (auto r = db.exec(sql.overwriteDelete(binds), binds); !r)
+            return fail(r.error());
+        if (auto r = db.exec(sql.overwriteInsert()); !r)
+            return fail(r.error());
+        return {};
+    }
+    if (updated > 0)
+        for (const auto &[text, b] : sql.mergeUpdate())
+            if (auto r = db.exec(text, b); !r)
+                return fail(r.error());
+    if (inserted > 0)
+        if (auto r = db.exec(sql.mergeInsert()); !r)
+            return fail(r.error());
+    return {};
+}
+
+} // namespace
+
+void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql, const Plan &plan, const std::vector<PartitionRef> &todo,
+                   const BatchOptions &options, RunResult &result, int alreadyDone)
+{
+    Progress progress;
+    progress.partitionsTotal = int(todo.size()) + alreadyDone;
+    progress.partitionsDone = alreadyDone;
+    for (const auto &pr : result.partitions)
+        progress.rowsDone += pr.stagedRows;
+    auto report = [&](const QString &phase) {
+        progress.phase = phase;
+        if (options.progress)
+            options.progress(progress);
+    };
+    bool anyCheckFailed = false;
+    SourceStatsReader fingerprints(db); // one second connection for the run's chunks
+    ChunkSizer sizer(sql.isScd2(), plan.stats, chunkRowBudget());
+    // The partition's state: this run failed on it (its data untouched).
+    const auto markFailed = [&](const PartitionRef &p) -> Status {
+        return partitionstate::markFailed(db, dataset.name, p.label.value_or(kNullPartText), !p.label, result.runId);
+    };
+
+    std::size_t singlesUntil = 0; // partitions before this index go one per chunk (a chunk retried partition by partition)
+    for (std::size_t at = 0; at < todo.size();) {
+        failpoint("chunk-start");
+        progress.partition = partitionLabel(todo[at].label);
+        if (cancelled(options)) {
+            result.status = RunStatus::Cancelled;
+            break;
+        }
+        const std::size_t n = at < singlesUntil ? 1 : sizer.next(todo, at);
+        const std::vector<PartitionRef> chunk(todo.begin() + qsizetype(at), todo.begin() + qsizetype(at + n));
+        std::vector<PartitionResult> parts;
+        std::vector<CheckResult> checks;
+        ChunkStop stop = ChunkStop::None;
+        QString staleDetail;
+        Status outcome;
+        for (int attempt = 1;; ++attempt) {
+            checks.clear();
+            parts.clear();
+            stop = ChunkStop::None;
+            const bool targetExisted = sql.targetExists();
+            outcome = db.writeTransaction([&]() -> Status {
+                // Inside the write lock: the fingerprints the publish records
+                // are of exactly the rows it publishes. They are read on a
+                // second connection while this one stages, and compared
+                // before anything is published.
+                fingerprints.start(sql, chunk);
+                const auto now = [&]() -> Result<SourceStatsMap> {
+                    auto read = fingerprints.take();
+                    // A run planned afresh locks each partition as it reads it.
+                    if (read)
+                        for (const PartitionRef &p : chunk) {
+                            const QString key = partitionKey(p.label);
+                            if (plan.stats.contains(key) && read->value(key).fingerprint != plan.stats.value(key).fingerprint) {
+                                stop = ChunkStop::StalePlan;
+                                staleDetail = partitionLabel(p.label);
+                                break;
+                            }
+                        }
+                    return read;
+                };
+                auto diffed = stageAndDiff(db, dataset, sql, chunk, now, result.runId, options, false, true, checks, report);
+                if (stop == ChunkStop::StalePlan)
+                    return fail(Error{Error::Code::StalePlan, QString()});
+                if (!diffed) {
+                    if (cancelled(options))
+                        stop = ChunkStop::Cancelled;
+                    return fail(diffed.error());
+                }
+                parts = std::move(*diffed);
+                if (std::any_of(checks.begin(), checks.end(), [](const CheckResult &c) { return !c.passed; })) {
+                    stop = ChunkStop::CheckFailed;
+                    return fail(Error{Error::Code::CheckFailed, QString()});
+                }
+                if (cancelled(options)) {
+                    stop = ChunkStop::Cancelled;
+                    return internalError(QStringLiteral("cancelled"));
+                }
+                failpoint("before-publish");
+                report(QStringLiteral("publish"));
+                if (auto s = writeChunk(db, dataset, sql, parts, result.runId); !s)
+                    return s;
+                failpoint("after-write");
+                for (PartitionResult &p : parts)
+                    p.published = true;
+                if (auto s = recordPublished(db, dataset, result, parts, checks); !s)
+                    return s;
+                failpoint("before-commit");
+                return {};
+            });
+            if (outcome)
+                failpoint("after-commit");
+            if (!outcome && stop == ChunkStop::None && outcome.error().transient && attempt < options.maxAttempts) {
+                sql.setTargetExists(targetExisted);
+                const int wait = Database::backoffMs(attempt);
+                qCInfo(lcBatch) << "partition" << progress.partition << "busy, retrying in" << wait << "ms (attempt" << attempt << ")";
+                QThread::msleep(wait);
+                continue;
+            }
+            if (!outcome)
+                sql.setTargetExists(targetExisted);
+            break;
+        }
+        (void)db.execAll(sql.dropWorkTables());
+
+        if (outcome) {
+            result.checks.insert(result.checks.end(), checks.begin(), checks.end());
+            qint64 sourceRows = 0;
+            for (const PartitionResult &p : parts) {
+                result.partitions.push_back(p);
+                sourceRows += p.sourceRows;
+                progress.partition = partitionLabel(p.partition);
+                ++progress.partitionsDone;
+                progress.rowsDone += p.stagedRows;
+                report(QStringLiteral("published"));
+            }
+            sizer.observe(parts.size(), sourceRows);
+            at += n;
+            continue;
+        }
+        // A gate failed, or the write did (not for a busy or lost database,
+        // whose attempts are spent), in a chunk of several partitions:
+        // nothing of it was written. Its partitions again, one per chunk, so
+        // only the failing one stays unpublished and an error names it.
+        if (n > 1 && (stop == ChunkStop::CheckFailed || (stop == ChunkStop::None && !outcome.error().transient))) {
+            qCInfo(lcBatch) << "chunk of" << n << "partitions from" << progress.partition << "failed; publishing them one by one";
+            singlesUntil = at + n;
+            continue;
+        }
+        const PartitionRef &p = chunk.front();
+        result.checks.insert(result.checks.end(), checks.begin(), checks.end());
+        if (stop == ChunkStop::CheckFailed) {
+            anyCheckFailed = true;
+            PartitionResult partResult = parts.empty() ? PartitionResult{} : parts.front();
+            partResult.partition = p.label;
+            partResult.published = false;
+            result.partitions.push_back(partResult);
+            // Record the failure on its own: the partition's data is untouched.
+            const Status recorded = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
+                const QString label = p.label.value_or(kNullPartText);
+                const int isNull = p.label ? 0 : 1;
+                for (const auto &c : checks)
+                    if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_check_results (run_id, part, part_is_null, name, passed, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                                         {result.runId, label, isNull, c.name, c.passed ? 1 : 0, c.detail, nowIso()});
+                        !r)
+                        return fail(r.error());
+                if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, committed_at, counts_json) VALUES (?, ?, ?, ?, ?, ?)")
+                                         % db.dialect().upsertSet({QStringLiteral("run_id"), QStringLiteral("part"), QStringLiteral("part_is_null")},
+                                                                  {QStringLiteral("status"), QStringLiteral("committed_at"), QStringLiteral("counts_json")}),
+                                     {result.runId, label, isNull, enumName(CheckpointStatus::CheckFailed), nowIso(), QString::fromStdString(partitionJson(partResult).dump())});
+                    !r)
+                    return fail(r.error());
+                if (auto s = markFailed(p); !s)
+                    return s;
+                return writeAudit(db, QStringLiteral("check failed"), dataset.name, QString(), result.runId,
+                                  QString::fromStdString(checksJson(checks).dump()));
+            }); });
+            if (!recorded) {
+                result.status = RunStatus::Failed;
+                result.error = recorded.error().message;
+                break;
+            }
+            ++progress.partitionsDone;
+            report(QStringLiteral("check failed"));
+            ++at;
+            continue;
+        }
+        if (stop == ChunkStop::StalePlan) {
+            result.status = RunStatus::StalePlan;
+            result.error = QStringLiteral("the source of partition %1 changed since plan %2 was made: preview again").arg(staleDetail, plan.id);
+            break;
+        }
+        if (stop == ChunkStop::Cancelled || cancelled(options)) {
+            result.status = RunStatus::Cancelled;
+            break;
+        }
+        const QString where = n > 1 ? QStringLiteral("partitions %1 to %2").arg(partitionLabel(p.label), partitionLabel(chunk.back().label))
+                                    : QStringLiteral("partition %1").arg(partitionLabel(p.label));
+        result.status = RunStatus::Failed;
+        result.error = outcome.error().transient
+                           ? QStringLiteral("%1: the database stayed busy after %2 attempts: %3").arg(where).arg(options.maxAttempts).arg(outcome.error().message)
+                           : QStringLiteral("%1: %2").arg(where, outcome.error().message);
+        // Shown as failed, as a failed check is, when the database still
+        // answers (after a lost connection or a full disk it may not: the
+        // run's own status says it then).
+        (void)Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
+            for (const PartitionRef &q : chunk)
+                if (auto s = markFailed(q); !s)
+                    return s;
+            return {};
+        }); });
+        break;
+    }
+    if (result.status == RunStatus::Running)
+        result.status = anyCheckFailed ? RunStatus::CheckFailed : RunStatus::Succeeded;
+    result.finishedAt = nowIso();
+}
+
+} // namespace rw
