@@ -25,9 +25,16 @@ namespace rw {
 
 qint64 chunkRowBudget()
 {
+    constexpr qint64 kDefault = 200000;
+    if (!qEnvironmentVariableIsSet("REWIND_CHUNK_ROWS"))
+        return kDefault;
     bool ok = false;
-    const qint64 fromEnv = qEnvironmentVariable("REWIND_CHUNK_ROWS").toLongLong(&ok);
-    return ok ? std::max<qint64>(1, fromEnv) : 200000;
+    const QString text = qEnvironmentVariable("REWIND_CHUNK_ROWS");
+    const qint64 rows = text.toLongLong(&ok);
+    if (ok && rows >= 1)
+        return rows;
+    qCWarning(lcBatch).noquote() << QStringLiteral("REWIND_CHUNK_ROWS=%1: expected a whole number from 1; using %2").arg(text).arg(kDefault);
+    return kDefault;
 }
 
 namespace {
