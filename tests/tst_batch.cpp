@@ -542,6 +542,83 @@ private Q_SLOTS:
         QCOMPARE(s->deleted[0].value(QStringLiteral("id")).toInt(), 9);
     }
 
+    // Samples of many partitions are read in one statement a category: each
+    // partition gets the rows its own one-partition preview shows, before
+    // and after included.
+    void samplesOfManyPartitionsAreEachPartitionsOwn_data()
+    {
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("merge") << QStringLiteral("merge");
+        QTest::newRow("overwrite") << QStringLiteral("overwrite_partition");
+    }
+    void samplesOfManyPartitionsAreEachPartitionsOwn()
+    {
+        QFETCH(QString, mode);
+        Fixture f(spec(mode));
+        BatchOptions all;
+        all.samples = 5;
+        auto whole = preview(f.db(), f.dataset(), all);
+        QVERIFY2(whole, qPrintable(whole ? QString() : whole.error().message));
+        QVERIFY(whole->partitions.size() > 1);
+        int sampledRows = 0;
+        for (const PartitionResult &p : whole->partitions) {
+            BatchOptions one = all;
+            one.scope.partitions = {*p.partition};
+            auto alone = preview(f.db(), f.dataset(), one);
+            QVERIFY2(alone, qPrintable(alone ? QString() : alone.error().message));
+            QVERIFY(p.samples && alone->partitions.at(0).samples);
+            const Samples &a = *p.samples, &b = *alone->partitions.at(0).samples;
+            QCOMPARE(a.inserted, b.inserted);
+            QCOMPARE(a.updated, b.updated);
+            QCOMPARE(a.unchanged, b.unchanged);
+            QCOMPARE(a.deleted, b.deleted);
+            sampledRows += int(a.inserted.size() + a.updated.size() + a.unchanged.size() + a.deleted.size());
+        }
+        QVERIFY(sampledRows > 0);
+    }
+
+    // A scope of thousands of partitions keeps samples for 100 of them, the
+    // ones with changes first; the others say they have none kept.
+    void samplesAreKeptForAHundredPartitionsChangedFirst()
+    {
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("s.db"), {
+            QStringLiteral("CREATE TABLE src (id INTEGER, dt INTEGER, v REAL)"),
+            QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 599) "
+                           "INSERT INTO src SELECT i % 4, i / 4, i FROM n"),
+            QStringLiteral("CREATE TABLE tgt (id INTEGER, dt INTEGER, v REAL)"),
+            // 150 days published as the source has them, but days 140-145 differ.
+            QStringLiteral("INSERT INTO tgt SELECT id, dt, CASE WHEN dt BETWEEN 140 AND 145 THEN -v ELSE v END FROM src"),
+        });
+        const QString specPath = testsupport::writeFile(dir, QStringLiteral("s.json"),
+            R"({"datasets": {"s": {"source": "src", "target": "tgt", "partition_column": "dt", "key": ["id"], "write": "merge"}}})");
+        auto ws = openWorkspace(db.url().text, specPath);
+        QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
+        BatchOptions o;
+        o.samples = 2;
+        auto r = preview(ws->db, ws->spec.datasets.at(0), o);
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->partitions.size(), std::size_t(150));
+        int sampled = 0;
+        for (const PartitionResult &p : r->partitions) {
+            const int day = p.partition->toInt();
+            const bool changed = day >= 140 && day <= 145;
+            QCOMPARE(p.updated, changed ? 4 : 0);
+            if (!p.samples)
+                continue;
+            ++sampled;
+            QCOMPARE(p.samples->updated.size(), std::size_t(changed ? 2 : 0));
+            QCOMPARE(p.samples->unchanged.size(), std::size_t(changed ? 0 : 2));
+            if (changed) // before, after
+                QCOMPARE(p.samples->updated[0].first.value(QStringLiteral("v")).toDouble(),
+                         -p.samples->updated[0].second.value(QStringLiteral("v")).toDouble());
+        }
+        QCOMPARE(sampled, 100);
+        for (int day = 140; day <= 145; ++day)
+            QVERIFY2(r->partitions.at(std::size_t(day)).samples, qPrintable(QString::number(day)));
+        QVERIFY(!r->partitions.at(149).samples); // the last unchanged days are past the 100
+    }
+
     void concurrentReaderSeesWholePartitions()
     {
         // 20 partitions of 50 rows each in the target; the source has 80

@@ -117,7 +117,7 @@ struct Progress {
 struct BatchOptions {
     ScopeRequest scope;
     QString planId;          // run: execute this stored plan (refused if its source changed)
-    int samples = 0;         // example rows per category
+    int samples = 0;         // example rows per category, for at most 100 partitions (those with changes first)
     bool execute = false;    // run: publish; otherwise a preview
     std::function<void(const Progress &)> progress;
     const std::atomic<bool> *cancel = nullptr;

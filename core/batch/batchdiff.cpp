@@ -35,49 +35,70 @@ Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &s
 
 namespace {
 
-// Sample rows of each diff category of `r`, skipping the empty ones (their
-// queries would scan the whole partition to find nothing).
-Result<Samples> takeSamples(const Database &db, const BatchSql &sql, const PartitionRef &p, int limit, const PartitionResult &r)
+// Partitions a preview or run keeps sample rows for: a scope of thousands of
+// partitions gets them for the first ones with changes (then unchanged
+// ones), so that their reading and the result stay bounded.
+constexpr std::size_t kSamplePartitions = 100;
+
+// Sample rows of each diff category, one statement a category over the
+// sampled partitions with rows in it (the empty ones would scan their
+// partition to find nothing).
+Status takeSamples(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope, int limit,
+                   std::vector<PartitionResult> &results)
 {
-    Samples s;
+    std::vector<std::size_t> chosen;
+    for (const bool changed : {true, false})
+        for (std::size_t i = 0; i < results.size() && chosen.size() < kSamplePartitions; ++i) {
+            const PartitionResult &r = results[i];
+            if ((r.inserted + r.updated + r.deleted > 0) == changed)
+                chosen.push_back(i);
+        }
+    std::sort(chosen.begin(), chosen.end());
+    QHash<QString, std::size_t> byKey;
+    for (const std::size_t i : chosen) {
+        results[i].samples = Samples{};
+        byKey.insert(partitionKey(scope[i].label), i);
+    }
     const int width = int(sql.columns().size());
-    QVariantList binds;
-    if (r.inserted > 0) {
-        const QString insertedSql = sql.sampleInserted(p, binds);
-        auto inserted = sampleRows(db, insertedSql, binds, limit, width);
-        if (!inserted)
-            return fail(inserted.error());
-        s.inserted = *inserted;
+    enum class Kind { Inserted, Updated, Unchanged, Deleted };
+    for (const Kind kind : {Kind::Inserted, Kind::Updated, Kind::Unchanged, Kind::Deleted}) {
+        std::vector<PartitionRef> parts;
+        for (const std::size_t i : chosen) {
+            const PartitionResult &r = results[i];
+            const qint64 n = kind == Kind::Inserted ? r.inserted : kind == Kind::Updated ? r.updated : kind == Kind::Unchanged ? r.unchanged : r.deleted;
+            if (n > 0)
+                parts.push_back(scope[i]);
+        }
+        if (parts.empty())
+            continue;
+        QVariantList binds;
+        const QString text = kind == Kind::Inserted    ? sql.sampleInserted(parts, binds)
+                             : kind == Kind::Updated   ? sql.sampleUpdated(parts, binds)
+                             : kind == Kind::Unchanged ? sql.sampleUnchanged(parts, binds)
+                                                       : sql.sampleDeleted(parts, binds);
+        binds << limit;
+        auto q = db.exec(text, binds);
+        if (!q)
+            return fail(q.error());
+        const int offset = parts.size() == 1 ? 0 : 2;
+        while (q->next()) {
+            const QSqlRecord record = q->record();
+            const std::optional<QString> label = offset == 0 ? parts.front().label
+                                                 : record.value(1).toInt() ? std::nullopt
+                                                                           : std::optional<QString>(record.value(0).toString());
+            const auto at = byKey.constFind(partitionKey(label));
+            if (at == byKey.cend())
+                continue;
+            Samples &s = *results[*at].samples;
+            if (kind == Kind::Updated) {
+                s.updated.emplace_back(recordToJson(db.dialect(), record, offset + width, width), recordToJson(db.dialect(), record, offset, width));
+                continue;
+            }
+            std::vector<QJsonObject> &rows = kind == Kind::Inserted ? s.inserted : kind == Kind::Unchanged ? s.unchanged : s.deleted;
+            rows.push_back(recordToJson(db.dialect(), record, offset, width));
+        }
     }
-    if (r.unchanged > 0) {
-        binds.clear();
-        const QString unchangedSql = sql.sampleUnchanged(p, binds);
-        auto unchanged = sampleRows(db, unchangedSql, binds, limit, width);
-        if (!unchanged)
-            return fail(unchanged.error());
-        s.unchanged = *unchanged;
-    }
-    if (r.deleted > 0) {
-        binds.clear();
-        const QString deletedSql = sql.sampleDeleted(p, binds);
-        auto deleted = sampleRows(db, deletedSql, binds, limit, width);
-        if (!deleted)
-            return fail(deleted.error());
-        s.deleted = *deleted;
-    }
-    if (r.updated == 0)
-        return s;
-    binds.clear();
-    const QString updatedSql = sql.sampleUpdated(p, binds);
-    binds << limit;
-    auto q = db.exec(updatedSql, binds);
-    if (!q)
-        return fail(q.error());
-    while (q->next()) {
-        const QSqlRecord r = q->record();
-        s.updated.emplace_back(recordToJson(db.dialect(), r, width, width), recordToJson(db.dialect(), r, 0, width));
-    }
-    return s;
+    return {};
 }
 
 // Per-partition counts of a GROUP BY query returning (label, is-null, n...),
@@ -416,12 +437,8 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
         }
     auto out = finishResults(db, dataset, sql, scope, sourceStats, deduped, staged, *diff);
     if (out && options.samples > 0)
-        for (std::size_t i = 0; i < out->size(); ++i) {
-            auto samples = takeSamples(db, sql, scope[i], options.samples, (*out)[i]);
-            if (!samples)
-                return fail(samples.error());
-            (*out)[i].samples = *samples;
-        }
+        if (auto s = takeSamples(db, sql, scope, options.samples, *out); !s)
+            return fail(s.error());
     return out;
 }
 

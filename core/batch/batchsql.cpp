@@ -427,46 +427,81 @@ QString BatchSql::matchCounts(bool targetKeysRepeat) const
 // The samples' target side is restricted to the sample's partition too (the
 // key match implies it), as in diffCounts: PostgreSQL cannot probe an index
 // with the null-safe key match and would read the whole target otherwise.
-QString BatchSql::sampleInserted(const PartitionRef &p, QVariantList &binds) const
+QString BatchSql::sampleFilter(const QString &qualifier, const std::vector<PartitionRef> &parts, QVariantList &binds) const
 {
-    const QString where = partitionFilter(QStringLiteral("s"), p, binds);
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage)
-           % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
-           % tgt() % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
-           % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_cat.key)
-           % QStringLiteral(" LIMIT ?");
+    return parts.size() == 1 ? partitionFilter(qualifier, parts.front(), binds) : scopeOn(partExpr(qualifier), parts, binds);
 }
 
-QString BatchSql::sampleUpdated(const PartitionRef &p, QVariantList &binds) const
+QString BatchSql::sampleSelect(const std::vector<PartitionRef> &parts, const QStringList &qualifiers, const QString &fromWhere,
+                               const QString &orderQualifier) const
 {
-    const QString where = partitionFilter(QStringLiteral("s"), p, binds);
-    const QString inPart = partitionFilter(QStringLiteral("t"), p, binds);
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", ")
-           % columnList(QStringLiteral("t"), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s JOIN ") % tgt()
-           % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" WHERE ")
-           % where % QStringLiteral(" AND ") % inPart % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" ORDER BY ")
-           % columnList(QStringLiteral("s"), m_cat.key) % QStringLiteral(" LIMIT ?");
+    const QString orderBy = columnList(orderQualifier, m_cat.key.isEmpty() ? m_cat.columns : m_cat.key);
+    QStringList columns;
+    for (const QString &qualifier : qualifiers)
+        columns << columnList(qualifier, m_cat.columns);
+    if (parts.size() == 1)
+        return QStringLiteral("SELECT ") % columns.join(u", ") % QStringLiteral(" FROM ") % fromWhere % QStringLiteral(" ORDER BY ") % orderBy
+               % QStringLiteral(" LIMIT ?");
+    // Many partitions: each one's first rows in key order, in one statement
+    // (a query per partition read the stage once each), labelled. The
+    // columns keep their names through the subquery by aliases (a subquery
+    // renames a repeated name: an update's before and after).
+    QStringList inner, outer;
+    for (const QString &qualifier : qualifiers)
+        for (const QString &c : m_cat.columns) {
+            const QString alias = QStringLiteral("rewind_c") % QString::number(inner.size());
+            inner << qualifier % u'.' % q(c) % QStringLiteral(" AS ") % alias;
+            outer << alias % QStringLiteral(" AS ") % q(c);
+        }
+    const QString p = partExpr(orderQualifier);
+    return QStringLiteral("SELECT rewind_pl, rewind_pn, ") % outer.join(u", ") % QStringLiteral(" FROM (SELECT ")
+           % m_db.dialect().partitionText(p) % QStringLiteral(" AS rewind_pl, CASE WHEN ") % p % QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS rewind_pn, ")
+           % inner.join(u", ") % QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ") % p % QStringLiteral(" ORDER BY ") % orderBy
+           % QStringLiteral(") AS rewind_rn FROM ") % fromWhere % QStringLiteral(") AS x WHERE rewind_rn <= ?");
 }
 
-QString BatchSql::sampleUnchanged(const PartitionRef &p, QVariantList &binds) const
+QString BatchSql::sampleInserted(const std::vector<PartitionRef> &parts, QVariantList &binds) const
 {
-    const QString where = partitionFilter(QStringLiteral("s"), p, binds);
-    const QString inPart1 = partitionFilter(QStringLiteral("t"), p, binds);
-    const QString inPart2 = partitionFilter(QStringLiteral("t"), p, binds);
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage)
-           % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND EXISTS (SELECT 1 FROM ")
-           % tgt() % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inPart1
-           % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t"))
-           % QStringLiteral(" AND ") % inPart2 % QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
-           % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("s"), m_cat.key) % QStringLiteral(" LIMIT ?");
+    const QString where = sampleFilter(QStringLiteral("s"), parts, binds);
+    return sampleSelect(parts, {QStringLiteral("s")},
+                        q(kStage) % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % tgt()
+                            % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
+                            % sampleFilter(QStringLiteral("t"), parts, binds) % u')',
+                        QStringLiteral("s"));
 }
 
-QString BatchSql::sampleDeleted(const PartitionRef &p, QVariantList &binds) const
+QString BatchSql::sampleUpdated(const std::vector<PartitionRef> &parts, QVariantList &binds) const
 {
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), m_cat.columns) % QStringLiteral(" FROM ") % tgt()
-           % QStringLiteral(" AS t WHERE ") % partitionFilter(QStringLiteral("t"), p, binds) % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ")
-           % q(kStage) % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t"))
-           % QStringLiteral(") ORDER BY ") % columnList(QStringLiteral("t"), m_cat.key) % QStringLiteral(" LIMIT ?");
+    const QString where = sampleFilter(QStringLiteral("s"), parts, binds);
+    const QString inPart = sampleFilter(QStringLiteral("t"), parts, binds);
+    return sampleSelect(parts, {QStringLiteral("s"), QStringLiteral("t")},
+                        q(kStage) % QStringLiteral(" AS s JOIN ") % tgt() % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t"))
+                            % QStringLiteral(" WHERE ") % where % QStringLiteral(" AND ") % inPart % QStringLiteral(" AND ")
+                            % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")),
+                        QStringLiteral("s"));
+}
+
+QString BatchSql::sampleUnchanged(const std::vector<PartitionRef> &parts, QVariantList &binds) const
+{
+    const QString where = sampleFilter(QStringLiteral("s"), parts, binds);
+    const QString inPart1 = sampleFilter(QStringLiteral("t"), parts, binds);
+    const QString inPart2 = sampleFilter(QStringLiteral("t"), parts, binds);
+    return sampleSelect(parts, {QStringLiteral("s")},
+                        q(kStage) % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % tgt()
+                            % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inPart1
+                            % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ")
+                            % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inPart2 % QStringLiteral(" AND ")
+                            % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % u')',
+                        QStringLiteral("s"));
+}
+
+QString BatchSql::sampleDeleted(const std::vector<PartitionRef> &parts, QVariantList &binds) const
+{
+    return sampleSelect(parts, {QStringLiteral("t")},
+                        tgt() % QStringLiteral(" AS t WHERE ") % sampleFilter(QStringLiteral("t"), parts, binds)
+                            % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ")
+                            % stageKeyMatch(QStringLiteral("t")) % u')',
+                        QStringLiteral("t"));
 }
 
 QString BatchSql::imagesTable() const { return QStringLiteral("rewind_images_") % m_dataset->name; }

@@ -128,11 +128,13 @@ public:
     // and ask again). After createTargetCopy.
     QString dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat, QVariantList &binds) const;
 
-    // Samples, LIMIT bound as the last value.
-    QString sampleInserted(const PartitionRef &p, QVariantList &binds) const;
-    QString sampleUpdated(const PartitionRef &p, QVariantList &binds) const; // after columns, then before columns
-    QString sampleUnchanged(const PartitionRef &p, QVariantList &binds) const;
-    QString sampleDeleted(const PartitionRef &p, QVariantList &binds) const;
+    // Samples of the partitions `parts`, LIMIT (rows a partition) bound as
+    // the last value. For one partition the columns alone, in key order; for
+    // many, each row led by its partition's label and is-null columns.
+    QString sampleInserted(const std::vector<PartitionRef> &parts, QVariantList &binds) const;
+    QString sampleUpdated(const std::vector<PartitionRef> &parts, QVariantList &binds) const; // after columns, then before columns
+    QString sampleUnchanged(const std::vector<PartitionRef> &parts, QVariantList &binds) const;
+    QString sampleDeleted(const std::vector<PartitionRef> &parts, QVariantList &binds) const;
 
     // Publish statements for the partitions of the strategy's scope in the work tables.
     QString imagesTable() const;
@@ -217,6 +219,9 @@ private:
     QString q(const QString &identifier) const { return m_db.quote(identifier); }
     QString qt(const QString &table) const { return m_db.quoteTable(table); }
     QString columnList(const QString &qualifier, const QStringList &columns) const;
+    QString sampleFilter(const QString &qualifier, const std::vector<PartitionRef> &parts, QVariantList &binds) const;
+    QString sampleSelect(const std::vector<PartitionRef> &parts, const QStringList &qualifiers, const QString &fromWhere,
+                         const QString &orderQualifier) const;
     QString stagedColumnList() const; // the source's columns as the stage holds them
     // A 0/1 expression as the value of the scd2 current column: a boolean
     // where the target declares one (a dimension made beforehand), else as is.

@@ -10,27 +10,7 @@ namespace rw {
 
 namespace {
 
-// Partitions are matched by (is-null, text value) so that a NULL partition
-// never collides with an empty string. NULL sorts first, as in SQL; numeric
-// partition values sort as numbers (9 before 10).
-struct PartKey {
-    bool isNull = false;
-    QString text;
-
-    bool operator<(const PartKey &other) const
-    {
-        if (isNull != other.isNull)
-            return isNull;
-        bool leftNumber = false, rightNumber = false;
-        const double l = text.toDouble(&leftNumber);
-        const double r = other.text.toDouble(&rightNumber);
-        if (leftNumber && rightNumber && l != r)
-            return l < r;
-        return text < other.text;
-    }
-};
-
-PartKey keyOf(const QVariant &text, const QVariant &isNull)
+PartitionOrder keyOf(const QVariant &text, const QVariant &isNull)
 {
     const bool null = isNull.toInt() != 0;
     return {null, null ? QString() : text.toString()};
@@ -46,9 +26,24 @@ struct StateRow {
 
 } // namespace
 
+PartitionOrder::PartitionOrder(bool null, QString value) : isNull(null), text(std::move(value))
+{
+    if (!isNull)
+        number = text.toDouble(&isNumber);
+}
+
+bool PartitionOrder::operator<(const PartitionOrder &other) const
+{
+    if (isNull != other.isNull)
+        return isNull;
+    if (isNumber && other.isNumber && number != other.number)
+        return number < other.number;
+    return text < other.text;
+}
+
 bool partitionLess(const std::optional<QString> &a, const std::optional<QString> &b)
 {
-    return PartKey{!a, a.value_or(QString())} < PartKey{!b, b.value_or(QString())};
+    return PartitionOrder(a) < PartitionOrder(b);
 }
 
 QString partitionLabel(const std::optional<QString> &partition)
@@ -93,7 +88,7 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         bool inSource = false;
         bool inTarget = false;
     };
-    QMap<PartKey, Counts> counts;
+    QMap<PartitionOrder, Counts> counts;
 
     // 1. Source: rows and fingerprint per partition.
     const QString sourceSql = QStringLiteral("SELECT ") % partCols % QStringLiteral(", COUNT(*), ")
@@ -153,12 +148,12 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
     }
 
     // 3. What Rewind recorded at publish time.
-    QMap<PartKey, StateRow> states;
+    QMap<PartitionOrder, StateRow> states;
     auto state = partitionstate::read(db, dataset.name);
     if (!state)
         return fail(state.error());
     for (partitionstate::Row &row : *state) {
-        const PartKey key = keyOf(row.part, row.isNull);
+        const PartitionOrder key = keyOf(row.part, row.isNull);
         states.insert(key, StateRow{row.status, std::move(row.sourceSig), std::move(row.publishedAt), std::move(row.finalizedAt),
                                     std::move(row.lastRunId)});
         counts[key]; // a published partition whose source rows are gone still shows

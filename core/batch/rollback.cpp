@@ -104,7 +104,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     for (const PartitionRef &p : scopeFromJson(scopeJson->toString()))
         if (info->done.contains(partitionKey(p.label)))
             todo.push_back(p);
-    std::sort(todo.begin(), todo.end(), [](const PartitionRef &a, const PartitionRef &b) { return partitionLess(b.label, a.label); });
+    sortByPartition(todo, [](const PartitionRef &p) { return p.label; }, /*descending=*/true);
 
     if (todo.empty()) {
         if (info->status == RunStatus::RolledBack)
@@ -220,8 +220,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
         rp.restored = true;
         result.partitions.push_back(rp);
     }
-    std::sort(result.partitions.begin(), result.partitions.end(),
-              [](const RollbackPartition &a, const RollbackPartition &b) { return partitionLess(a.partition, b.partition); });
+    sortByPartition(result.partitions, [](const RollbackPartition &p) { return p.partition; });
 
     if (!execute) {
         result.status = todo.empty() ? RollbackStatus::NothingToRestore : RollbackStatus::WouldRestore;

@@ -80,7 +80,7 @@ Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const Data
         seen.insert(key);
         out.push_back({v.isNull() ? v : db.dialect().partitionBind(v, *label), label});
     }
-    std::sort(out.begin(), out.end(), [](const PartitionRef &a, const PartitionRef &b) { return partitionLess(a.label, b.label); });
+    sortByPartition(out, [](const PartitionRef &p) { return p.label; });
     return out;
 }
 

@@ -291,8 +291,7 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
                 out.whatIfLate.push_back(laterThan(values, partSuffix, seconds * 1000));
         }
     }
-    std::sort(parts.begin(), parts.end(),
-              [](const PartitionLateness &a, const PartitionLateness &b) { return partitionLess(a.partition, b.partition); });
+    sortByPartition(parts, [](const PartitionLateness &p) { return p.partition; });
     report.partitions = std::move(parts);
     return report;
 }
