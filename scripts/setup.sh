@@ -64,7 +64,14 @@ rewind_sanitize() {
     export ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=0
     export LSAN_OPTIONS=suppressions=$REWIND_ROOT/tests/lsan.supp:print_suppressions=0
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    ctest --output-on-failure --parallel "$(nproc)" "$@"
+    # The SQLite suites only: the _pg twins run mostly the same C++ (the
+    # dialect differs in the SQL text it writes) and run, unsanitized, in the
+    # main build; under the sanitizers they doubled the stage (tst_crash_pg
+    # alone took 228 s of 726 s here) and took CI past 45 minutes.
+    # REWIND_SANITIZE_PG=1 runs them too.
+    local skip=(-E '_pg$')
+    [ "${REWIND_SANITIZE_PG:-0}" = 1 ] && skip=()
+    ctest --output-on-failure --parallel "$(nproc)" "${skip[@]}" "$@"
   )
 }
 

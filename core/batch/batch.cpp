@@ -221,7 +221,7 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const 
     Plan plan{newPlanId(), dataset.name, dataset.write, *scope, *stats};
     result.planId = plan.id;
     const Status stored = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
-        if (auto s = storePlan(db, plan, resultJsonText(result)); !s)
+        if (auto s = storePlan(db, plan, QString::fromStdString(planSummaryJson(result).dump())); !s)
             return s;
         return writeAudit(db, QStringLiteral("preview"), dataset.name, QString(), QVariant(),
                           QString::fromStdString(nlohmann::ordered_json{{"plan_id", plan.id.toStdString()},

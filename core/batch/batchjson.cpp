@@ -90,12 +90,58 @@ Json checksJson(const std::vector<CheckResult> &checks)
     return out;
 }
 
+namespace {
+
+Json totalsJson(const RunResult &r)
+{
+    const PartitionResult t = r.totals();
+    Json j{{"source_rows", t.sourceRows},
+           {"staged_rows", t.stagedRows},
+           {"duplicates_dropped", t.duplicatesDropped},
+           {"inserted", t.inserted},
+           {"updated", t.updated},
+           {"deleted", t.deleted},
+           {"unchanged", t.unchanged}};
+    if (r.mode == WriteMode::Scd2) {
+        qint64 opened = 0, closed = 0;
+        for (const auto &p : r.partitions) {
+            opened += p.versionsOpened.value_or(0);
+            closed += p.versionsClosed.value_or(0);
+        }
+        j["versions_opened"] = opened;
+        j["versions_closed"] = closed;
+    }
+    return j;
+}
+
+} // namespace
+
+Json planSummaryJson(const RunResult &r)
+{
+    constexpr std::size_t kChangedListed = 1000;
+    RunResult head = r; // toJson of the result without its partitions
+    head.partitions.clear();
+    Json j = toJson(head);
+    j["totals"] = totalsJson(r);
+    Json changed = Json::array();
+    std::size_t changedCount = 0;
+    for (const auto &p : r.partitions)
+        if (p.inserted + p.updated + p.deleted > 0 && changedCount++ < kChangedListed) {
+            PartitionResult counts = p;
+            counts.samples.reset();
+            changed.push_back(partitionJson(counts));
+        }
+    j["partitions"] = changed;
+    j["partitions_total"] = r.partitions.size();
+    j["partitions_changed"] = changedCount;
+    return j;
+}
+
 Json toJson(const RunResult &r)
 {
     Json partitions = Json::array();
     for (const auto &p : r.partitions)
         partitions.push_back(partitionJson(p));
-    const PartitionResult t = r.totals();
     Json j{{"dataset", s(r.dataset)},
            {"mode", s(enumName(r.mode))},
            {"plan_id", r.planId.isEmpty() ? Json(nullptr) : Json(s(r.planId))},
@@ -103,24 +149,8 @@ Json toJson(const RunResult &r)
            {"executed", r.executed},
            {"status", s(enumName(r.status))},
            {"partitions", partitions},
-           {"totals",
-            {{"source_rows", t.sourceRows},
-             {"staged_rows", t.stagedRows},
-             {"duplicates_dropped", t.duplicatesDropped},
-             {"inserted", t.inserted},
-             {"updated", t.updated},
-             {"deleted", t.deleted},
-             {"unchanged", t.unchanged}}},
+           {"totals", totalsJson(r)},
            {"checks", checksJson(r.checks)}};
-    if (r.mode == WriteMode::Scd2) {
-        qint64 opened = 0, closed = 0;
-        for (const auto &p : r.partitions) {
-            opened += p.versionsOpened.value_or(0);
-            closed += p.versionsClosed.value_or(0);
-        }
-        j["totals"]["versions_opened"] = opened;
-        j["totals"]["versions_closed"] = closed;
-    }
     if (!r.error.isEmpty())
         j["error"] = s(r.error);
     if (!r.startedAt.isEmpty())

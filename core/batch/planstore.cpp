@@ -38,7 +38,7 @@ Status storePlan(const Database &db, const Plan &plan, const QString &summaryJso
 {
     QJsonObject fingerprints;
     for (auto it = plan.stats.cbegin(); it != plan.stats.cend(); ++it)
-        fingerprints.insert(it.key(), QJsonObject{{QStringLiteral("rows"), it->rows}, {QStringLiteral("fingerprint"), it->fingerprint}});
+        fingerprints.insert(it.key(), it->fingerprint); // "rows:checksum"; the rows are its count
     QJsonObject scope{{QStringLiteral("mode"), enumName(plan.mode)},
                       {QStringLiteral("partitions"), QJsonDocument::fromJson(scopeToJson(plan.scope).toUtf8()).array()}};
     auto r = db.exec(QStringLiteral("INSERT INTO rewind_plans (plan_id, dataset, created_at, scope_json, fingerprint, summary_json) VALUES (?, ?, ")
@@ -69,7 +69,12 @@ Result<Plan> loadPlan(const Database &db, const QString &planId)
     plan.scope = scopeFromJson(QString::fromUtf8(QJsonDocument(scope.value(QStringLiteral("partitions")).toArray()).toJson()));
     const QJsonObject fps = QJsonDocument::fromJson(q->value(2).toString().toUtf8()).object();
     for (auto it = fps.begin(); it != fps.end(); ++it) {
-        const QJsonObject o = it.value().toObject();
+        if (it.value().isString()) { // "rows:checksum"
+            const QString fingerprint = it.value().toString();
+            plan.stats.insert(it.key(), {fingerprint.section(u':', 0, 0).toLongLong(), fingerprint});
+            continue;
+        }
+        const QJsonObject o = it.value().toObject(); // as plans stored them before
         plan.stats.insert(it.key(), {qint64(o.value(QStringLiteral("rows")).toDouble()), o.value(QStringLiteral("fingerprint")).toString()});
     }
     return plan;

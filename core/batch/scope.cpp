@@ -266,6 +266,12 @@ QString scopeToJson(const std::vector<PartitionRef> &scope)
 {
     QJsonArray list;
     for (const auto &p : scope) {
+        // A text value spelled as its label (dates, names: the common case)
+        // is kept as the label alone, so a scope of thousands stays small.
+        if (p.label && p.value.typeId() == QMetaType::QString && p.value.toString() == *p.label) {
+            list.append(*p.label);
+            continue;
+        }
         QJsonObject o;
         o.insert(QStringLiteral("partition"), p.label ? QJsonValue(*p.label) : QJsonValue(QJsonValue::Null));
         o.insert(QStringLiteral("value"), QJsonValue::fromVariant(p.value));
@@ -279,8 +285,14 @@ std::vector<PartitionRef> scopeFromJson(const QString &json)
     std::vector<PartitionRef> scope;
     const QJsonArray list = QJsonDocument::fromJson(json.toUtf8()).array();
     for (const auto &item : list) {
-        const QJsonObject o = item.toObject();
         PartitionRef p;
+        if (item.isString()) {
+            p.label = item.toString();
+            p.value = *p.label;
+            scope.push_back(p);
+            continue;
+        }
+        const QJsonObject o = item.toObject();
         const QJsonValue label = o.value(QStringLiteral("partition"));
         if (!label.isNull())
             p.label = label.toString();
