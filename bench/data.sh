@@ -213,3 +213,65 @@ SELECT dlq_id, '2025-05-07T09:00:00Z', 'bench', 'fixed', 'new', 'fixed', 'set \$
 FROM rewind_dlq WHERE status = 'fixed';
 SQL
 }
+
+# days.db: DAYS daily partitions (10,000 in bench/run: 27 years) of ROWS
+# source rows in `src` (dataset days, merge on order_id, latest updated_at),
+# and an empty target `tgt` indexed on (dt, order_id): the backfill of every
+# partition. gen_days_loaded then loads it with a real run (outside any
+# timing) and changes it as a day's operation would: 12 days change at the
+# source (stale: the preview's updates) and 5 days get duplicate keys.
+DAYS_SPEC='{"datasets": {"days": {"source": "src", "target": "tgt", "partition_column": "dt", "key": ["order_id"],
+                       "order_by": "updated_at", "write": "merge"}}}'
+gen_days() { # db spec rows days
+  local db=$1 spec=$2 rows=$3 days=$4 rw=${REWINDCTL:?}
+  sqlite3 "$db" >/dev/null <<SQL
+PRAGMA journal_mode=DELETE;
+$(sales_source_sql "$rows" "$days" src)
+CREATE TABLE tgt AS SELECT * FROM src WHERE 0;
+CREATE INDEX tgt_key ON tgt (dt, order_id);
+SQL
+  echo "$DAYS_SPEC" >"$spec"
+  "$rw" datasets --db "$db" --spec "$spec" >/dev/null   # the control schema, outside any timing
+}
+gen_days_loaded() { # days_db loaded_db spec
+  local rw=${REWINDCTL:?}
+  cp "$1" "$2"
+  "$rw" run --db "$2" --spec "$3" --dataset days --execute --json >/dev/null
+  sqlite3 "$2" >/dev/null <<SQL
+UPDATE src SET amount = amount + 1 WHERE dt IN (SELECT DISTINCT dt FROM src ORDER BY dt LIMIT 12 OFFSET 100) AND order_id % 10 = 0;
+INSERT INTO tgt SELECT * FROM tgt WHERE dt IN (SELECT DISTINCT dt FROM tgt ORDER BY dt LIMIT 5 OFFSET 200) AND order_id % 50 = 0;
+PRAGMA wal_checkpoint(TRUNCATE);
+PRAGMA journal_mode=DELETE;
+SQL
+}
+# The days data set on PostgreSQL, from gen_days' SQLite database (the same
+# rows: CSV through \copy; the types SQLite's columns store; the same
+# indexes; statistics gathered; autovacuum off). With "loaded", then loaded
+# and changed as gen_days_loaded does, by a real run on PostgreSQL (its
+# fingerprints are PostgreSQL's own).
+gen_days_pg() { # days_db spec pg_url [loaded]
+  local db=$1 spec=$2 url=$3 rw=${REWINDCTL:?}
+  local psql=(psql -X -q -v ON_ERROR_STOP=1 "$url")
+  "${psql[@]}" >/dev/null <<'SQL'
+CREATE TABLE src (order_id bigint, dt text, customer_id bigint, amount double precision, status text, updated_at text,
+                  event_ts text, ingested_at text);
+CREATE TABLE tgt (LIKE src);
+SQL
+  sqlite3 -bail -csv "$db" "SELECT * FROM src" | "${psql[@]}" -c "\\copy src FROM STDIN (FORMAT csv)" >/dev/null
+  "${psql[@]}" >/dev/null <<'SQL'
+CREATE INDEX src_dt ON src (dt);
+CREATE INDEX tgt_key ON tgt (dt, order_id);
+ALTER TABLE src SET (autovacuum_enabled = off);
+ALTER TABLE tgt SET (autovacuum_enabled = off);
+VACUUM ANALYZE src;
+SQL
+  "$rw" datasets --db "$url" --spec "$spec" >/dev/null   # the control schema, outside any timing
+  if [[ ${4:-} == loaded ]]; then
+    "$rw" run --db "$url" --spec "$spec" --dataset days --execute --json >/dev/null
+    "${psql[@]}" >/dev/null <<'SQL'
+UPDATE src SET amount = amount + 1 WHERE dt IN (SELECT DISTINCT dt FROM src ORDER BY dt LIMIT 12 OFFSET 100) AND order_id % 10 = 0;
+INSERT INTO tgt SELECT * FROM tgt WHERE dt IN (SELECT DISTINCT dt FROM tgt ORDER BY dt LIMIT 5 OFFSET 200) AND order_id % 50 = 0;
+SQL
+  fi
+  "${psql[@]}" -c "VACUUM ANALYZE" >/dev/null
+}
