@@ -27,6 +27,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace rw {
 
@@ -74,6 +75,10 @@ RunsPage::RunsPage(QWidget *parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     style::setupTable(m_view, 8, true);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsPage::updateSelection);
+    connect(m_report, &RunReportView::reportShown, this, [this] {
+        if (std::exchange(m_reportPending, false))
+            Q_EMIT pageLoaded();
+    });
 
     m_empty->setObjectName(QStringLiteral("runsEmpty"));
     m_empty->setAlignment(Qt::AlignCenter);
@@ -143,6 +148,7 @@ void RunsPage::setWorkspace(const Database &db, const Spec &spec)
 void RunsPage::clear()
 {
     cancelLoad();
+    m_reportPending = false;
     m_db.reset();
     m_spec.reset();
     m_model->resetData({});
@@ -198,7 +204,10 @@ void RunsPage::refresh()
             else if (m_proxy->rowCount() > 0)
                 m_view->selectRow(0);
             updateSelection();
-            Q_EMIT pageLoaded();
+            // Loaded once the selected run's report is shown too.
+            m_reportPending = m_report->isLoading();
+            if (!m_reportPending)
+                Q_EMIT pageLoaded();
         });
 }
 
@@ -249,6 +258,9 @@ void RunsPage::updateSelection()
                                     "shows what comes back first, then asks you to type the dataset name"));
     m_exportJson->setEnabled(has);
     m_exportMarkdown->setEnabled(has);
+    if (m_reportPending && !m_report->isLoading()) // a message instead of the awaited report
+        Q_EMIT pageLoaded();
+    m_reportPending = m_reportPending && m_report->isLoading();
 }
 
 bool RunsPage::resumeSelected()

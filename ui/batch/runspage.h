@@ -99,6 +99,7 @@ private:
     std::optional<Spec> m_spec;
     RunManager *m_runs = nullptr;
     qint64 m_pendingSelect = 0;
+    bool m_reportPending = false; // pageLoaded() waits for the report of the run selected on load
 
     QLabel *m_liveTitle;
     QLabel *m_noLive;
