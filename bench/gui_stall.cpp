@@ -2,6 +2,8 @@
 //
 //   gui_stall --db DB --spec SPEC --scenario backfill --dataset D --from DAY --to DAY
 //   gui_stall --db DB --spec SPEC --scenario dlq
+//   gui_stall --db DB --spec SPEC --scenario pages --dataset D
+//   gui_stall --db DB --spec SPEC --scenario launch --dataset D --page PAGE
 //
 // Opens the real console window (MainWindow; the offscreen platform unless
 // QT_QPA_PLATFORM says otherwise) and, while a 10 ms timer ticks on the GUI
@@ -10,7 +12,13 @@
 //     launch dialog as an operator would and lets the RunManager execute the
 //     plan, exactly the path of Preview > Run; or
 //   - dlq: opens the dead-letter queue page, timing its first rows and its
-//     full load (counts, signatures, first record), with peak RSS.
+//     full load (counts, signatures, first record), with peak RSS; or
+//   - pages: launches on D's partitions page, types a range into its filter,
+//     selects the range, filters by status, selects all, previews them, then
+//     shows every other page and refreshes the partitions (bench/gui_pages.cpp),
+//     timing each step from its start (the launch: from the process start) to
+//     its data shown; or
+//   - launch: opens straight onto one page (--page) and times it the same way.
 // It prints, per phase, the longest gap between timer ticks (a stall of the
 // event loop) and how many gaps exceeded 50 ms. Exit 0 when the scenario ran,
 // whatever the numbers; 1 when it could not run; 2 for bad usage.
@@ -24,6 +32,9 @@
 #include "ui/window/mainwindow.h"
 #include "ui/batch/previewpage.h"
 #include "ui/batch/runmanager.h"
+
+#include "bench/guibench.h"
+#include "bench/gui_pages.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -39,195 +50,14 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <vector>
 
-namespace {
-
-constexpr int kTickMs = 10;
-constexpr qint64 kStallMs = 50;
-
-QTextStream &out()
-{
-    static QTextStream s(stdout);
-    return s;
-}
-
-// "VmHWM" (peak) or "VmRSS" (now) of this process, in MB.
-double memoryMb(const char *field)
-{
-    QFile f(QStringLiteral("/proc/self/status"));
-    if (!f.open(QIODevice::ReadOnly))
-        return -1;
-    const QByteArray key = QByteArray(field) + ':';
-    for (const QByteArray &line : f.readAll().split('\n'))
-        if (line.startsWith(key))
-            return line.mid(key.size()).trimmed().split(' ').value(0).toDouble() / 1024.0;
-    return -1;
-}
-
-// One clock for the phases and the slow events, so their times line up.
-const QElapsedTimer &clock()
-{
-    static const QElapsedTimer c = [] {
-        QElapsedTimer t;
-        t.start();
-        return t;
-    }();
-    return c;
-}
-
-// Gaps between ticks of a 10 ms timer on the GUI thread, per named phase.
-class StallMeter : public QObject {
-public:
-    struct Phase {
-        qint64 ticks = 0;
-        qint64 longestMs = 0;
-        qint64 longestAtMs = 0; // since the phase began
-        qint64 over50 = 0;
-        qint64 startedMs = 0;
-        qint64 endedMs = -1;
-        std::vector<qint64> gaps;
-    };
-
-    StallMeter()
-    {
-        m_last = clock().elapsed();
-        m_timer.setTimerType(Qt::PreciseTimer);
-        m_timer.setInterval(kTickMs);
-        QObject::connect(&m_timer, &QTimer::timeout, this, [this] { tick(); });
-        m_timer.start();
-    }
-
-    void begin(const QString &phase)
-    {
-        end();
-        m_current = phase;
-        m_order.push_back(phase);
-        m_phases[phase].startedMs = clock().elapsed();
-    }
-    void end()
-    {
-        if (!m_current.isEmpty())
-            m_phases[m_current].endedMs = clock().elapsed();
-        m_current.clear();
-    }
-    qint64 elapsedMs() const { return clock().elapsed(); }
-
-    void report() const
-    {
-        out() << QStringLiteral("event loop (a %1 ms timer on the GUI thread):\n").arg(kTickMs);
-        for (const QString &name : m_order) {
-            const Phase &p = m_phases.at(name);
-            std::vector<qint64> gaps = p.gaps;
-            std::sort(gaps.begin(), gaps.end());
-            const qint64 p99 = gaps.empty() ? 0 : gaps[std::min(gaps.size() - 1, gaps.size() * 99 / 100)];
-            out() << QStringLiteral("  %1: %2 s, %3 ticks, longest gap %4 ms (at +%5 s, t=%9 s), p99 gap %6 ms, gaps over %7 ms: %8\n")
-                         .arg(name, -14)
-                         .arg((p.endedMs - p.startedMs) / 1000.0, 0, 'f', 2)
-                         .arg(p.ticks)
-                         .arg(p.longestMs)
-                         .arg(p.longestAtMs / 1000.0, 0, 'f', 2)
-                         .arg(p99)
-                         .arg(kStallMs)
-                         .arg(p.over50)
-                         .arg((p.startedMs + p.longestAtMs) / 1000.0, 0, 'f', 2);
-        }
-    }
-    qint64 longest(const QString &phase) const
-    {
-        const auto it = m_phases.find(phase);
-        return it == m_phases.end() ? 0 : it->second.longestMs;
-    }
-
-private:
-    void tick()
-    {
-        const qint64 now = clock().elapsed();
-        const qint64 gap = now - m_last;
-        m_last = now;
-        if (m_current.isEmpty())
-            return;
-        Phase &p = m_phases[m_current];
-        ++p.ticks;
-        p.gaps.push_back(gap);
-        if (gap > p.longestMs) {
-            p.longestMs = gap;
-            p.longestAtMs = now - p.startedMs;
-        }
-        if (gap > kStallMs)
-            ++p.over50;
-    }
-
-    QTimer m_timer;
-    qint64 m_last;
-    QString m_current;
-    std::vector<QString> m_order;
-    std::map<QString, Phase> m_phases;
-};
-
-int failed(const QString &message)
-{
-    QTextStream(stderr) << "gui_stall: " << message << '\n';
-    QApplication::exit(1);
-    return 1;
-}
-
-QString verdict(bool met) { return met ? QStringLiteral("met") : QStringLiteral("MISSED"); }
-
-// Names what held the GUI thread: every event whose delivery (outermost
-// notify, nested ones included in it) took longer than kSlowEventMs, with
-// its receiver and event type, so a stall can be traced to its page or model.
-constexpr qint64 kSlowEventMs = 15;
-
-class TimedApplication : public QApplication {
-public:
-    using QApplication::QApplication;
-    bool notify(QObject *receiver, QEvent *event) override
-    {
-        if (m_depth > 0) {
-            ++m_depth;
-            const bool handled = QApplication::notify(receiver, event);
-            --m_depth;
-            return handled;
-        }
-        // Read before delivery: the receiver or the event may be gone after it.
-        const QString what = QString::fromLatin1(receiver->metaObject()->className())
-                             + (receiver->objectName().isEmpty() ? QString() : QStringLiteral(" \"") + receiver->objectName() + u'"')
-                             + (receiver->parent() ? QStringLiteral(" in ") + QString::fromLatin1(receiver->parent()->metaObject()->className())
-                                                   : QString());
-        const int type = int(event->type());
-        QElapsedTimer t;
-        t.start();
-        ++m_depth;
-        const bool handled = QApplication::notify(receiver, event);
-        --m_depth;
-        if (const qint64 ms = t.elapsed(); ms > kSlowEventMs)
-            m_slow.push_back({clock().elapsed() - ms, ms, what, type});
-        return handled;
-    }
-    void report() const
-    {
-        out() << QStringLiteral("events that held the GUI thread over %1 ms (start, duration, receiver, QEvent type):\n").arg(kSlowEventMs);
-        if (m_slow.empty())
-            out() << QStringLiteral("  none\n");
-        for (const Slow &s : m_slow)
-            out() << QStringLiteral("  t=%1 s  %2 ms  %3  type %4\n").arg(s.atMs / 1000.0, 0, 'f', 2).arg(s.ms).arg(s.receiver).arg(s.type);
-    }
-
-private:
-    struct Slow {
-        qint64 atMs, ms;
-        QString receiver;
-        int type;
-    };
-    int m_depth = 0;
-    std::vector<Slow> m_slow;
-};
-
-} // namespace
+using namespace guibench;
 
 int main(int argc, char *argv[])
 {
+    benchClock(); // the launch is timed from here
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     TimedApplication app(argc, argv);
@@ -241,13 +71,18 @@ int main(int argc, char *argv[])
     parser.addHelpOption();
     const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Database."), QStringLiteral("DB"));
     const QCommandLineOption specOption(QStringLiteral("spec"), QStringLiteral("Spec."), QStringLiteral("SPEC"));
-    const QCommandLineOption scenarioOption(QStringLiteral("scenario"), QStringLiteral("backfill or dlq."), QStringLiteral("S"));
-    const QCommandLineOption datasetOption(QStringLiteral("dataset"), QStringLiteral("backfill: the dataset."), QStringLiteral("D"));
+    const QCommandLineOption scenarioOption(QStringLiteral("scenario"), QStringLiteral("backfill, dlq, pages or launch."), QStringLiteral("S"));
+    const QCommandLineOption datasetOption(QStringLiteral("dataset"), QStringLiteral("backfill, pages, launch: the dataset."), QStringLiteral("D"));
+    const QCommandLineOption pageOption(QStringLiteral("page"), QStringLiteral("launch: the page to open on."), QStringLiteral("PAGE"));
+    const QCommandLineOption rangeOption(QStringLiteral("range"), QStringLiteral("pages: the partitions typed as a range, "
+                                         "selected and previewed (default 100)."), QStringLiteral("N"), QStringLiteral("100"));
+    const QCommandLineOption previewAllOption(QStringLiteral("preview-all"), QStringLiteral("pages: preview every partition too."));
     const QCommandLineOption fromOption(QStringLiteral("from"), QStringLiteral("backfill: first day (YYYY-MM-DD)."), QStringLiteral("DAY"));
     const QCommandLineOption toOption(QStringLiteral("to"), QStringLiteral("backfill: last day (YYYY-MM-DD)."), QStringLiteral("DAY"));
     const QCommandLineOption timeoutOption(QStringLiteral("timeout"), QStringLiteral("Give up after S seconds (default 3600)."),
                                            QStringLiteral("S"), QStringLiteral("3600"));
-    parser.addOptions({dbOption, specOption, scenarioOption, datasetOption, fromOption, toOption, timeoutOption});
+    parser.addOptions({dbOption, specOption, scenarioOption, datasetOption, pageOption, rangeOption, previewAllOption, fromOption, toOption,
+                       timeoutOption});
     parser.process(app);
 
     const QString db = parser.value(dbOption), spec = parser.value(specOption), scenario = parser.value(scenarioOption);
@@ -260,8 +95,14 @@ int main(int argc, char *argv[])
     };
     if (db.isEmpty() || spec.isEmpty())
         return usage(QStringLiteral("--db and --spec are required"));
-    if (scenario != QLatin1String("backfill") && scenario != QLatin1String("dlq"))
-        return usage(QStringLiteral("--scenario must be backfill or dlq"));
+    const QStringList scenarios{QStringLiteral("backfill"), QStringLiteral("dlq"), QStringLiteral("pages"), QStringLiteral("launch")};
+    if (!scenarios.contains(scenario))
+        return usage(QStringLiteral("--scenario must be one of: ") + scenarios.join(QStringLiteral(", ")));
+    const QString launchPage = parser.value(pageOption);
+    if ((scenario == QLatin1String("pages") || scenario == QLatin1String("launch")) && dataset.isEmpty())
+        return usage(QStringLiteral("%1 needs --dataset").arg(scenario));
+    if (scenario == QLatin1String("launch") && !rw::MainWindow::availablePages().contains(launchPage))
+        return usage(QStringLiteral("launch needs --page, one of: ") + rw::MainWindow::availablePages().join(QStringLiteral(", ")));
     if (scenario == QLatin1String("backfill") && (dataset.isEmpty() || !from.isValid() || !to.isValid() || to < from))
         return usage(QStringLiteral("backfill needs --dataset and --from DAY --to DAY (YYYY-MM-DD, from <= to)"));
     QStringList days;
@@ -298,7 +139,13 @@ int main(int argc, char *argv[])
     rw::RunManager *runs = window.runManager();
     bool previewing = false, launched = false, clicked = false;
     std::function<void()> launch;
-    if (scenario == QLatin1String("backfill")) {
+    std::unique_ptr<PagesScenario> pages;
+    if (scenario == QLatin1String("pages") || scenario == QLatin1String("launch")) {
+        pages = std::make_unique<PagesScenario>(window, meter, db, spec, dataset,
+                                                scenario == QLatin1String("launch") ? launchPage : QString(),
+                                                parser.value(rangeOption).toInt(), parser.isSet(previewAllOption), finish);
+        pages->start();
+    } else if (scenario == QLatin1String("backfill")) {
         // 1. The workspace opens on the dataset's partitions page.
         QObject::connect(&window, &rw::MainWindow::pageLoaded, &app, [&] {
             if (previewing || window.currentPageName() != QLatin1String("partitions"))
@@ -372,14 +219,18 @@ int main(int argc, char *argv[])
     const int code = app.exec();
     // As the console does: no background task may outlive the application
     // (Qt closes every database connection when it goes).
-    QThreadPool::globalInstance()->waitForDone();
+    rw::JobTracker::waitForAll();
     if (code != 0 || !done)
         return code ? code : 1;
 
     out() << QStringLiteral("gui_stall %1: %2 (%3)\n").arg(scenario, db, QString::fromLatin1(qgetenv("QT_QPA_PLATFORM")));
     meter.report();
     app.report();
-    if (scenario == QLatin1String("backfill")) {
+    if (pages) {
+        out() << QStringLiteral("peak RSS: %1 MB\n").arg(memoryMb("VmHWM"), 0, 'f', 0);
+        if (!pages->report())
+            return failed(QStringLiteral("a step did not finish"));
+    } else if (scenario == QLatin1String("backfill")) {
         if (!finishedRun)
             return failed(QStringLiteral("no run finished"));
         if (finishedRun->error)
@@ -387,7 +238,7 @@ int main(int argc, char *argv[])
         const rw::PartitionResult t = finishedRun->result->totals();
         out() << QStringLiteral("run: %1 days %2..%3, status %4, %5 source rows, %6 staged, %7 inserted, %8 updated, %9 s\n")
                      .arg(days.size())
-                     .arg(days.constFirst(), days.constLast(), finishedRun->result->status)
+                     .arg(days.constFirst(), days.constLast(), rw::enumName(finishedRun->result->status))
                      .arg(t.sourceRows)
                      .arg(t.stagedRows)
                      .arg(t.inserted)
@@ -399,8 +250,8 @@ int main(int argc, char *argv[])
                      .arg(kStallMs)
                      .arg(verdict(worst <= kStallMs));
         out() << QStringLiteral("peak RSS: %1 MB\n").arg(memoryMb("VmHWM"), 0, 'f', 0);
-        if (finishedRun->result->status != QLatin1String("succeeded"))
-            return failed(QStringLiteral("the run ended ") + finishedRun->result->status);
+        if (finishedRun->result->status != rw::RunStatus::Succeeded)
+            return failed(QStringLiteral("the run ended ") + rw::enumName(finishedRun->result->status));
     } else {
         if (firstRowsS < 0 || loadedS < 0)
             return failed(QStringLiteral("the DLQ page did not load"));

@@ -161,6 +161,6 @@ int main(int argc, char *argv[])
     const int code = QApplication::exec();
     // Background loads may still be running (e.g. after an early exit): let
     // them finish before their database connections are torn down.
-    QThreadPool::globalInstance()->waitForDone();
+    rw::JobTracker::waitForAll();
     return code;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "tests/testsupport.h"
+#include "ui/common/jobtracker.h"
 #include "ui/common/settings.h"
 
 #include <QCoreApplication>
@@ -29,7 +30,7 @@ inline void useTestSettings(const QString &testName, bool clearRecent)
 // work may outlive the test that started it (slower on PostgreSQL), and must
 // not run into the next test or the process's teardown of its connection.
 // Pages never wait for it themselves.
-inline void waitForBackgroundWork() { QThreadPool::globalInstance()->waitForDone(); }
+inline void waitForBackgroundWork() { rw::JobTracker::waitForAll(); }
 
 // The demo warehouse, built once per test case in a temporary directory and
 // never opened itself: each test that writes takes a copy, and the tests

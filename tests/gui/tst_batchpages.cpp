@@ -19,6 +19,8 @@
 #include "ui/batch/runmanager.h"
 #include "ui/batch/runsmodel.h"
 #include "ui/batch/runspage.h"
+#include "ui/batch/runreportview.h"
+#include "core/batch/runreport.h"
 #include "ui/batch/samplesmodel.h"
 #include "ui/common/settings.h"
 #include "tests/gui/guitest.h"
@@ -188,12 +190,15 @@ private Q_SLOTS:
         const qint64 runId = run->result->runId.toLongLong();
         QTRY_VERIFY_WITH_TIMEOUT(w.runsPage()->model()->rowOf(runId) >= 0 && !w.runsPage()->isLoading(), kTimeoutMs);
         QTRY_COMPARE(w.runsPage()->selectedRunId(), runId);
+        QTRY_COMPARE_WITH_TIMEOUT(w.runsPage()->reportView()->runId(), runId, kTimeoutMs);
         QVERIFY(w.runsPage()->reportText().contains(QStringLiteral("succeeded")));
         QVERIFY(w.runsPage()->liveWidgets().isEmpty());
         const QString jsonPath = m_demo.dir().filePath(QStringLiteral("run.json"));
         const QString mdPath = m_demo.dir().filePath(QStringLiteral("run.md"));
+        QSignalSpy exported(w.runsPage(), &rw::RunsPage::reportExported);
         QVERIFY(w.runsPage()->exportReport(runId, jsonPath, rw::RunsPage::ReportFormat::Json));
         QVERIFY(w.runsPage()->exportReport(runId, mdPath, rw::RunsPage::ReportFormat::Markdown));
+        QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 2, kTimeoutMs);
         QFile jf(jsonPath);
         QVERIFY(jf.open(QIODevice::ReadOnly));
         const QJsonObject report = QJsonDocument::fromJson(jf.readAll()).object();
@@ -205,6 +210,10 @@ private Q_SLOTS:
         const QString md = QString::fromUtf8(mf.readAll());
         QVERIFY(md.contains(QStringLiteral("| Run by | %1 |").arg(rw::osUser())));
         QVERIFY(md.contains(QStringLiteral("## Gates")));
+        // The export is the whole Markdown report, as rewindctl run-report writes it.
+        const rw::RunSummary &summary = w.runsPage()->model()->snapshot()[std::size_t(w.runsPage()->model()->rowOf(runId))];
+        QCOMPARE(md, rw::runReportMarkdown(summary.info, summary.result));
+        QVERIFY(md.contains(QStringLiteral("| %1 | yes | ").arg(kBadDay)));
 
         // The partition's counts and status updated on the partitions page.
         w.showNamedPage(QStringLiteral("partitions"));
@@ -335,7 +344,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()->rowCount() == 1, kTimeoutMs);
         QCOMPARE(runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString(), QStringLiteral("failed"));
         QVERIFY(runs->resumeButton()->isEnabled());
-        QVERIFY(runs->reportText().contains(QStringLiteral("connection to the warehouse was lost")));
+        QTRY_VERIFY_WITH_TIMEOUT(runs->reportText().contains(QStringLiteral("connection to the warehouse was lost")), kTimeoutMs);
         QSignalSpy finished(w.runManager(), &rw::RunManager::runFinished);
         QTest::mouseClick(runs->resumeButton(), Qt::LeftButton);
         QVERIFY(finished.wait(kTimeoutMs));
@@ -379,7 +388,7 @@ private Q_SLOTS:
         QVERIFY(!page.result().has_value());
         QVERIFY(page.messageText().contains(QStringLiteral("cancelled")));
         QVERIFY(!page.cancelButton()->isVisible());
-        QTRY_COMPARE_WITH_TIMEOUT(QThreadPool::globalInstance()->activeThreadCount(), 0, kTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(rw::JobTracker::pool()->activeThreadCount(), 0, kTimeoutMs);
         QCOMPARE(ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_plans"))->toLongLong(), plansBefore); // no plan stored
     }
 };

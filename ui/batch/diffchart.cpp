@@ -4,6 +4,7 @@
 #include "core/batch/partitions.h"
 
 #include <QBarCategoryAxis>
+#include <algorithm>
 #include <QBarSet>
 #include <QChart>
 #include <QLegend>
@@ -57,12 +58,24 @@ void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions)
         set->setBorderColor(kColors[i].darker(115));
         sets << set;
     }
+    const int n = int(partitions.size());
+    const int perBar = n > kMaxBars ? (n + kMaxBars - 1) / kMaxBars : 1;
     QStringList labels;
     qreal max = 0;
-    for (const PartitionResult &p : partitions) {
-        labels << partitionLabel(p.partition);
-        const qreal values[] = {qreal(p.inserted), qreal(p.updated), qreal(p.deleted), qreal(p.unchanged),
-                                qreal(p.duplicatesDropped)};
+    for (int first = 0; first < n; first += perBar) {
+        const int last = std::min(n, first + perBar) - 1;
+        // A bar of several partitions is named after its first one.
+        labels << (first == last ? partitionLabel(partitions[std::size_t(first)].partition)
+                                 : partitionLabel(partitions[std::size_t(first)].partition) + QStringLiteral(" \u2026"));
+        qreal values[5] = {};
+        for (int i = first; i <= last; ++i) {
+            const PartitionResult &p = partitions[std::size_t(i)];
+            values[0] += qreal(p.inserted);
+            values[1] += qreal(p.updated);
+            values[2] += qreal(p.deleted);
+            values[3] += qreal(p.unchanged);
+            values[4] += qreal(p.duplicatesDropped);
+        }
         qreal sum = 0;
         for (int i = 0; i < 5; ++i) {
             sets[i]->append(values[i]);
@@ -70,8 +83,10 @@ void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions)
         }
         max = std::max(max, sum);
     }
+    if (perBar > 1)
+        chart->setTitle(tr("Rows per partition: %1 partitions, up to %2 per bar").arg(n).arg(perBar));
     series->append(sets);
-    series->setBarWidth(partitions.size() == 1 ? 0.35 : 0.7);
+    series->setBarWidth(labels.size() == 1 ? 0.35 : 0.7);
     chart->addSeries(series);
 
     auto *x = new QBarCategoryAxis;
@@ -79,7 +94,7 @@ void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions)
     // A partition's name in full, as in the table: upright under one bar,
     // turned on its side under several (side by side they overlapped).
     x->setTruncateLabels(false);
-    if (partitions.size() > 1)
+    if (labels.size() > 1)
         x->setLabelsAngle(-90);
     chart->addAxis(x, Qt::AlignBottom);
     series->attachAxis(x);
@@ -96,7 +111,8 @@ void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions)
     QChart *old = this->chart();
     setChart(chart);
     delete old;
-    m_bars = int(partitions.size());
+    m_bars = int(labels.size());
+    m_perBar = perBar;
 }
 
 } // namespace rw

@@ -44,13 +44,16 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
     setMinimumWidth(560);
 
     const PartitionResult t = plan.totals();
+    // The first failed gates by name; thousands would make a label that
+    // takes seconds to lay out.
+    constexpr int kNamedFailures = 10;
     int failed = 0;
     QStringList failedNames;
     for (const CheckResult &c : plan.checks)
-        if (!c.passed) {
-            ++failed;
+        if (!c.passed && ++failed <= kNamedFailures)
             failedNames << (c.partition ? c.name % QStringLiteral(" (") % *c.partition % u')' : c.name);
-        }
+    if (failed > kNamedFailures)
+        failedNames << tr("and %1 more").arg(failed - kNamedFailures);
     const QString row = QStringLiteral("<tr><td style='color:%1; padding-right:14px'>%2</td><td>%3</td></tr>").arg(style::colour(style::Colour::Muted), QStringLiteral("%1"), QStringLiteral("%2"));
     QString html = QStringLiteral("<h3>Re-run %1</h3><table cellspacing='3'>").arg(plan.dataset.toHtmlEscaped());
     html += row.arg(tr("Dataset"), plan.dataset.toHtmlEscaped());

@@ -7,6 +7,9 @@
 #include <QBrush>
 #include <QFont>
 
+#include <algorithm>
+#include <numeric>
+
 namespace rw {
 
 namespace {
@@ -50,6 +53,59 @@ PartitionsModel::PartitionsModel(QObject *parent)
          [](const PartitionInfo &p) { return p.lastPublished; }},
     }, parent)
 {
+}
+
+std::vector<int> PartitionsModel::ranks(const std::vector<PartitionInfo> &rows)
+{
+    std::vector<int> order(rows.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&rows](int a, int b) { return partitionLess(rows[std::size_t(a)].partition, rows[std::size_t(b)].partition); });
+    std::vector<int> rank(rows.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        rank[std::size_t(order[i])] = int(i);
+    return rank;
+}
+
+void PartitionsModel::resetData(std::vector<PartitionInfo> rows, std::vector<int> ranks)
+{
+    Q_ASSERT(ranks.size() == rows.size());
+    beginResetModel();
+    m_rows = std::move(rows);
+    m_ranks = std::move(ranks);
+    m_order.assign(m_ranks.size(), 0);
+    for (std::size_t row = 0; row < m_ranks.size(); ++row)
+        m_order[std::size_t(m_ranks[row])] = int(row);
+    ++m_generation;
+    endResetModel();
+}
+
+void PartitionsModel::resetData(std::vector<PartitionInfo> rows)
+{
+    std::vector<int> r = ranks(rows);
+    resetData(std::move(rows), std::move(r));
+}
+
+int PartitionsModel::rankOf(const std::optional<QString> &bound, bool after) const
+{
+    const auto partitionAt = [this](int rank) -> const std::optional<QString> & { return m_rows[std::size_t(m_order[std::size_t(rank)])].partition; };
+    int lo = 0, hi = int(m_order.size());
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        const bool before = after ? !partitionLess(bound, partitionAt(mid)) : partitionLess(partitionAt(mid), bound);
+        if (before)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+QVariant PartitionsModel::data(const QModelIndex &index, int role) const
+{
+    if (role == RankRole)
+        return isCell(index) ? QVariant(m_ranks[std::size_t(index.row())]) : QVariant();
+    return SnapshotTableModel::data(index, role);
 }
 
 bool PartitionsModel::rowCountsDisagree(const PartitionInfo &p)

@@ -19,9 +19,28 @@ public:
     enum Role {
         StatusRole = FirstCustomRole, // the PartitionStatus, whatever the column
         AttentionRole,                // bool: see needsAttention()
+        RankRole,                     // int: the row's place in partition order (rw::partitionLess)
     };
 
     explicit PartitionsModel(QObject *parent = nullptr);
+
+    // Each row's place in partition order (rw::partitionLess, which parses
+    // every label as a number: 10,000 rows sorted by it took the GUI thread
+    // 170 ms). Any thread: the page ranks them with the load, off the GUI thread.
+    static std::vector<int> ranks(const std::vector<PartitionInfo> &rows);
+    // Takes `rows` and their ranks(); without ranks they are computed here.
+    void resetData(std::vector<PartitionInfo> rows, std::vector<int> ranks);
+    void resetData(std::vector<PartitionInfo> rows);
+
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+
+    // The first rank whose partition is not before `bound` (`after`: whose
+    // partition is after it), by binary search in partition order: a range
+    // filter is two of these per change, not two comparisons per row.
+    int rankOf(const std::optional<QString> &bound, bool after) const;
+    int rank(int row) const { return m_ranks[std::size_t(row)]; }
+    // Changes with every reset, so that what was worked out from the rows can be kept until then.
+    quint64 generation() const { return m_generation; }
 
     // Target rows differ from source rows on a published partition, or the
     // target holds duplicate keys.
@@ -36,6 +55,10 @@ protected:
 
 private:
     QVariant toolTip(const PartitionInfo &p, int column) const;
+
+    std::vector<int> m_ranks; // one per row
+    std::vector<int> m_order; // the row of each rank
+    quint64 m_generation = 0;
 };
 
 } // namespace rw

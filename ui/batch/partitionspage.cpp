@@ -32,6 +32,12 @@ QString number(qint64 n)
     return locale.toString(n);
 }
 
+// A load's answer: the rows and their places in partition order.
+struct Ranked {
+    std::vector<PartitionInfo> rows;
+    std::vector<int> ranks;
+};
+
 QString describeLateness(qint64 seconds)
 {
     if (seconds % 86400 == 0)
@@ -269,14 +275,21 @@ void PartitionsPage::refresh()
     if (!m_db || !m_dataset)
         return;
     startLoad(
-        tr("Loading partitions of %1\u2026").arg(m_dataset->name), [db = *m_db, dataset = *m_dataset] { return listPartitions(db, dataset); },
-        [this](Result<std::vector<PartitionInfo>> result) {
+        tr("Loading partitions of %1\u2026").arg(m_dataset->name),
+        [db = *m_db, dataset = *m_dataset]() -> Result<Ranked> {
+            auto rows = listPartitions(db, dataset);
+            if (!rows)
+                return fail(rows.error());
+            std::vector<int> ranks = PartitionsModel::ranks(*rows);
+            return Ranked{std::move(*rows), std::move(ranks)};
+        },
+        [this](Result<Ranked> result) {
             if (!result) {
                 updateHeader();
                 Q_EMIT loadFailed(tr("Could not load the partitions of %1: %2").arg(datasetName(), result.error().message));
                 return;
             }
-            m_model->resetData(std::move(*result));
+            m_model->resetData(std::move(result->rows), std::move(result->ranks));
             style::fitColumns(m_view, PartitionsModel::ColumnCount, 16);
             updateHeader();
             if (!m_pendingSelection.isEmpty())

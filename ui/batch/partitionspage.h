@@ -56,6 +56,7 @@ public:
     // The latest run that touched a selected partition, 0 for none.
     qint64 lastRunOfSelection() const;
     QLineEdit *filterEdit() const { return m_filter; }
+    QComboBox *statusFilter() const { return m_statusCombo; }
     QAction *previewAction() const { return m_previewAction; }
     QAction *runAction() const { return m_runAction; }
     QAction *openRunAction() const { return m_openRunAction; }

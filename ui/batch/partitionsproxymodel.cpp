@@ -23,6 +23,7 @@ bool PartitionsProxyModel::setPartitionFilter(const QString &text)
     m_rangeFrom.reset();
     m_rangeTo.reset();
     m_regex = QRegularExpression();
+    m_rankedFor = 0;
     if (const qsizetype dots = text.indexOf(QLatin1String("..")); dots >= 0 && !text.isEmpty()) {
         m_range = true;
         const QString from = text.left(dots).trimmed();
@@ -60,41 +61,45 @@ void PartitionsProxyModel::setAttentionOnly(bool on)
     invalidateRowsFilter();
 }
 
+void PartitionsProxyModel::setSourceModel(QAbstractItemModel *model)
+{
+    m_partitions = qobject_cast<const PartitionsModel *>(model);
+    Q_ASSERT(!model || m_partitions);
+    m_rankedFor = 0;
+    QSortFilterProxyModel::setSourceModel(model);
+}
+
 bool PartitionsProxyModel::lessThan(const QModelIndex &left, const QModelIndex &right) const
 {
     if (left.column() != PartitionsModel::PartitionColumn)
         return QSortFilterProxyModel::lessThan(left, right);
-    const auto partition = [](const QModelIndex &index) -> std::optional<QString> {
-        const QVariant v = index.data(PartitionsModel::SortRole);
-        return v.isNull() ? std::nullopt : std::optional<QString>(v.toString());
-    };
-    return partitionLess(partition(left), partition(right));
+    // Ranked once per load (rw::partitionLess, off the GUI thread).
+    return left.data(PartitionsModel::RankRole).toInt() < right.data(PartitionsModel::RankRole).toInt();
 }
 
 bool PartitionsProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
 {
-    const QAbstractItemModel *m = sourceModel();
-    const QModelIndex statusIndex = m->index(sourceRow, PartitionsModel::StatusColumn, sourceParent);
-    const auto status = statusIndex.data(PartitionsModel::StatusRole).value<PartitionStatus>();
-    if (!m_statuses.isEmpty() && !m_statuses.contains(status))
+    if (!m_partitions || sourceParent.isValid())
         return false;
-    if (m_attentionOnly && !StatusStyle::needsAttention(status)
-        && !statusIndex.data(PartitionsModel::AttentionRole).toBool())
+    const PartitionInfo &p = m_partitions->snapshot()[std::size_t(sourceRow)];
+    if (!m_statuses.isEmpty() && !m_statuses.contains(p.status))
+        return false;
+    if (m_attentionOnly && !StatusStyle::needsAttention(p.status) && !PartitionsModel::needsAttention(p))
         return false;
     if (m_range) {
-        const QVariant v = m->index(sourceRow, PartitionsModel::PartitionColumn, sourceParent).data(PartitionsModel::SortRole);
-        const std::optional<QString> partition = v.isNull() ? std::nullopt : std::optional<QString>(v.toString());
-        if (!partition)
+        if (!p.partition)
             return false; // the unpartitioned whole is in no range
-        if (m_rangeFrom && partitionLess(partition, m_rangeFrom))
-            return false;
-        if (m_rangeTo && partitionLess(m_rangeTo, partition))
-            return false;
-    } else if (m_regex.isValid() && !m_regex.pattern().isEmpty()) {
-        const QString label = m->index(sourceRow, PartitionsModel::PartitionColumn, sourceParent).data().toString();
-        if (!m_regex.match(label).hasMatch())
-            return false;
+        if (m_rankedFor != m_partitions->generation() + 1) {
+            // Generation + 1: 0 means "not worked out" even for a model never reset.
+            m_rankFrom = m_rangeFrom ? m_partitions->rankOf(m_rangeFrom, false) : 0;
+            m_rankTo = m_rangeTo ? m_partitions->rankOf(m_rangeTo, true) : m_partitions->rowCount();
+            m_rankedFor = m_partitions->generation() + 1;
+        }
+        const int rank = m_partitions->rank(sourceRow);
+        return rank >= m_rankFrom && rank < m_rankTo;
     }
+    if (m_regex.isValid() && !m_regex.pattern().isEmpty())
+        return m_regex.match(partitionLabel(p.partition)).hasMatch();
     return true;
 }
 

@@ -10,6 +10,8 @@
 
 namespace rw {
 
+class PartitionsModel;
+
 // Sorts PartitionsModel by its SortRole (raw numbers, so 9 comes before 10;
 // partitions in core's order, see rw::partitionLess)
 // and filters by partition text, status and "needs attention".
@@ -30,11 +32,19 @@ public:
     // Only partitions that are stale or failed, or whose counts disagree.
     void setAttentionOnly(bool on);
 
+    // The source must be a PartitionsModel: rows are read from its snapshot
+    // (10,000 rows filtered per keystroke, without a QVariant per cell).
+    void setSourceModel(QAbstractItemModel *model) override;
+
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
     bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 
 private:
+    const PartitionsModel *m_partitions = nullptr;
+    // The range as ranks [from, to) of the model's generation `m_rankedFor`.
+    mutable quint64 m_rankedFor = 0;
+    mutable int m_rankFrom = 0, m_rankTo = 0;
     QString m_partitionFilter;
     QString m_filterError;
     QRegularExpression m_regex; // invalid when no regex applies

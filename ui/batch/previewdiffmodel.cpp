@@ -2,6 +2,7 @@
 
 #include "ui/common/style.h"
 #include "ui/common/format.h"
+#include "core/batch/scope.h"
 
 #include <QBrush>
 
@@ -36,7 +37,16 @@ void PreviewDiffModel::resetData(std::vector<PartitionResult> partitions, std::v
 {
     beginResetModel();
     m_rows = std::move(partitions);
-    m_checks = std::move(checks);
+    m_failedOf.clear();
+    m_failedEverywhere = 0;
+    for (const CheckResult &c : checks) {
+        if (c.passed)
+            continue;
+        if (c.partition)
+            ++m_failedOf[partitionKey(c.partition)];
+        else
+            ++m_failedEverywhere;
+    }
     endResetModel();
 }
 
@@ -49,11 +59,7 @@ int PreviewDiffModel::failedGates(int row) const
 
 int PreviewDiffModel::failedGatesOf(const PartitionResult &p) const
 {
-    int failed = 0;
-    for (const CheckResult &c : m_checks)
-        if (!c.passed && (!c.partition || c.partition == p.partition))
-            ++failed;
-    return failed;
+    return m_failedEverywhere + m_failedOf.value(partitionKey(p.partition));
 }
 
 QVariant PreviewDiffModel::cellData(const PartitionResult &p, int column, int role) const

@@ -4,6 +4,8 @@
 
 #include "ui/common/tablemodel.h"
 
+#include <QHash>
+
 #include <vector>
 
 namespace rw {
@@ -30,7 +32,10 @@ protected:
 private:
     int failedGatesOf(const PartitionResult &partition) const;
 
-    std::vector<CheckResult> m_checks;
+    // Failed gates by partitionKey(), and those of no partition (they count
+    // for every partition): counted once per reset, not per cell.
+    QHash<QString, int> m_failedOf;
+    int m_failedEverywhere = 0;
 };
 
 } // namespace rw

@@ -294,8 +294,13 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QS
     m_partitions = partitions;
     m_result.reset();
     m_cancelRequested = false;
-    const QString scope = autoPick ? tr("the partition that most needs attention")
-                                   : partitions.isEmpty() ? tr("every partition") : partitions.join(QStringLiteral(", "));
+    // A few partitions by name; thousands as a count and their first and last
+    // (a label of 10,000 names took the GUI thread seconds to lay out).
+    const QString scope = autoPick              ? tr("the partition that most needs attention")
+                          : partitions.isEmpty() ? tr("every partition")
+                          : partitions.size() <= 4
+                              ? partitions.join(QStringLiteral(", "))
+                              : tr("%1 partitions, %2 … %3").arg(fmt::number(partitions.size()), partitions.first(), partitions.last());
     m_title->setText(tr("Preview: %1").arg(dataset.name));
     m_subtitle->setText(tr("Previewing %1\u2026 Nothing is written.").arg(scope));
     showEmpty(style::emptyState(tr("Previewing %1").arg(scope.toHtmlEscaped()),
@@ -411,10 +416,13 @@ void PreviewPage::showSamples(int tab)
     for (int c = 0; c < m_samplesModel->columnCount(); ++c)
         m_samplesView->setColumnWidth(c, std::min(m_samplesView->columnWidth(c) + 12, 260));
     const int rows = m_samplesModel->rowCount();
+    const QString shown = rows < m_samplesModel->availableRows()
+                              ? tr("the first %1 of %2 example rows").arg(fmt::number(rows), fmt::number(m_samplesModel->availableRows()))
+                              : tr("%1 example rows").arg(rows);
     m_samplesNote->setText(rows == 0 ? tr("no %1 rows").arg(SamplesModel::categoryName(category).toLower())
                                      : category == SamplesModel::Category::Updated
-                                           ? tr("%1 example rows; before \u2190 and after \u2192 side by side, changed cells highlighted").arg(rows)
-                                           : tr("%1 example rows (up to %2 per partition)").arg(rows).arg(kSamples));
+                                           ? tr("%1; before \u2190 and after \u2192 side by side, changed cells highlighted").arg(shown)
+                                           : tr("%1 (up to %2 per partition)").arg(shown).arg(kSamples));
 }
 
 LaunchDialog *PreviewPage::launch()

@@ -1,6 +1,5 @@
 #include "ui/batch/runspage.h"
 
-#include "ui/common/markdownview.h"
 #include "ui/common/style.h"
 #include "core/batch/batchjson.h"
 #include "ui/common/confirmdialog.h"
@@ -8,6 +7,7 @@
 #include "ui/batch/liverunwidget.h"
 #include "ui/batch/runmanager.h"
 #include "ui/batch/rollbackmodel.h"
+#include "ui/batch/runreportview.h"
 #include "core/batch/runreport.h"
 #include "ui/batch/runsmodel.h"
 
@@ -27,6 +27,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace rw {
 
@@ -44,7 +45,7 @@ QLabel *heading(const QString &text, QWidget *parent)
 RunsPage::RunsPage(QWidget *parent)
     : Page(parent), m_liveTitle(heading(tr("In progress"), this)), m_noLive(new QLabel(this)), m_liveBox(new QVBoxLayout),
       m_log(new QPlainTextEdit(this)), m_historyStack(new QStackedWidget(this)), m_empty(new QLabel(this)),
-      m_view(new QTableView(this)), m_report(new MarkdownView(this)), m_resume(new QPushButton(tr("Resume"), this)),
+      m_view(new QTableView(this)), m_report(new RunReportView(this)), m_resume(new QPushButton(tr("Resume"), this)),
       m_rollback(new QPushButton(tr("Rollback\u2026"), this)),
       m_exportJson(new QPushButton(tr("Export JSON\u2026"), this)),
       m_exportMarkdown(new QPushButton(tr("Export Markdown\u2026"), this)), m_model(new RunsModel(this)),
@@ -74,12 +75,15 @@ RunsPage::RunsPage(QWidget *parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     style::setupTable(m_view, 8, true);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsPage::updateSelection);
+    connect(m_report, &RunReportView::reportShown, this, [this] {
+        if (std::exchange(m_reportPending, false))
+            Q_EMIT pageLoaded();
+    });
 
     m_empty->setObjectName(QStringLiteral("runsEmpty"));
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setText(style::emptyState(tr("No runs yet"), tr("Preview a re-run from a dataset's partitions "
                         "(Ctrl+P), then confirm it (Ctrl+R).<br>Every run, its counts and its gates appear here.")));
-    m_report->setObjectName(QStringLiteral("runReport"));
     m_report->setPlaceholderText(tr("Select a run to see its report."));
 
     m_resume->setObjectName(QStringLiteral("resumeRun"));
@@ -144,11 +148,12 @@ void RunsPage::setWorkspace(const Database &db, const Spec &spec)
 void RunsPage::clear()
 {
     cancelLoad();
+    m_reportPending = false;
     m_db.reset();
     m_spec.reset();
     m_model->resetData({});
     m_historyStack->setCurrentWidget(m_empty);
-    showReport(QString());
+    m_report->showMessage(QString());
     updateSelection();
     updateLiveSection();
 }
@@ -162,7 +167,7 @@ QString RunsPage::emptyText() const { return m_empty->text(); }
 
 bool RunsPage::showsEmptyState() const { return m_historyStack->currentWidget() == m_empty; }
 
-QString RunsPage::reportText() const { return m_report->toPlainText(); }
+QString RunsPage::reportText() const { return m_report->text(); }
 
 void RunsPage::refresh()
 {
@@ -199,7 +204,10 @@ void RunsPage::refresh()
             else if (m_proxy->rowCount() > 0)
                 m_view->selectRow(0);
             updateSelection();
-            Q_EMIT pageLoaded();
+            // Loaded once the selected run's report is shown too.
+            m_reportPending = m_report->isLoading();
+            if (!m_reportPending)
+                Q_EMIT pageLoaded();
         });
 }
 
@@ -235,11 +243,12 @@ void RunsPage::updateSelection()
         status = r.info.status;
         kind = r.info.kind;
         published = std::any_of(r.result.partitions.begin(), r.result.partitions.end(), [](const PartitionResult &p) { return p.published; });
-        showReport(status == RunStatus::Running
-                       ? tr("Run %1 is in progress: the panel above follows it, and its report is written here when it ends.").arg(id)
-                       : runReportMarkdown(r.info, r.result));
+        if (status == RunStatus::Running)
+            m_report->showMessage(tr("Run %1 is in progress: the panel above follows it, and its report is shown here when it ends.").arg(id));
+        else
+            m_report->showRun(r.info, r.result);
     } else {
-        showReport(QString());
+        m_report->showMessage(QString());
     }
     m_resume->setEnabled(has && RunsModel::resumable(status) && m_spec.has_value());
     m_rollback->setEnabled(has && published && canRollBack(kind, status) && m_spec.has_value() && !m_rollbackDialog);
@@ -249,9 +258,10 @@ void RunsPage::updateSelection()
                                     "shows what comes back first, then asks you to type the dataset name"));
     m_exportJson->setEnabled(has);
     m_exportMarkdown->setEnabled(has);
+    if (m_reportPending && !m_report->isLoading()) // a message instead of the awaited report
+        Q_EMIT pageLoaded();
+    m_reportPending = m_reportPending && m_report->isLoading();
 }
-
-void RunsPage::showReport(const QString &markdown) { m_report->showMarkdown(markdown); }
 
 bool RunsPage::resumeSelected()
 {
@@ -388,21 +398,30 @@ bool RunsPage::exportReport(qint64 runId, const QString &path, ReportFormat form
     const int row = m_model->rowOf(runId);
     if (row < 0)
         return false;
-    const RunSummary &r = m_model->snapshot()[std::size_t(row)];
-    QByteArray content;
-    if (format == ReportFormat::Json) {
-        nlohmann::ordered_json j = toJson(r.result);
-        j["os_user"] = r.info.osUser.toStdString();
-        j["host"] = r.info.host.toStdString();
-        content = QByteArray::fromStdString(j.dump(2)) + '\n';
-    } else {
-        content = runReportMarkdown(r.info, r.result).toUtf8();
-    }
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(content) != content.size()) {
-        Q_EMIT loadFailed(tr("Could not write %1: %2").arg(path, file.errorString()));
-        return false;
-    }
+    // Formatting 10,000 partitions and writing them is work for a worker.
+    tasks().start(
+        [summary = m_model->snapshot()[std::size_t(row)], path, format]() -> Result<bool> {
+            QByteArray content;
+            if (format == ReportFormat::Json) {
+                nlohmann::ordered_json j = toJson(summary.result);
+                j["os_user"] = summary.info.osUser.toStdString();
+                j["host"] = summary.info.host.toStdString();
+                content = QByteArray::fromStdString(j.dump(2)) + '\n';
+            } else {
+                content = runReportMarkdown(summary.info, summary.result).toUtf8();
+            }
+            QFile file(path);
+            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(content) != content.size() || !file.flush())
+                return internalError(tr("Could not write %1: %2").arg(path, file.errorString()));
+            return true;
+        },
+        [this, path](Result<bool> written) {
+            if (!written) {
+                Q_EMIT loadFailed(written.error().message);
+                return;
+            }
+            Q_EMIT reportExported(path);
+        });
     return true;
 }
 

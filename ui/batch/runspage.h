@@ -22,8 +22,8 @@ namespace rw {
 
 class ConfirmDialog;
 class LiveRunWidget;
-class MarkdownView;
 class RunManager;
+class RunReportView;
 class RunsModel;
 
 // Runs: those in progress in this console (progress per run and for the
@@ -52,7 +52,10 @@ public:
     // The confirmation of the rollback in progress, if any.
     ConfirmDialog *rollbackDialog() const;
     static bool canRollBack(const QString &kind, RunStatus status);
-    // Writes the selected run's report; false with a banner message on failure.
+    // Writes run `runId`'s report to `path` in the background (the Markdown of
+    // rw::runReportMarkdown, or the JSON of rewindctl run-show): complete, every
+    // partition in run order. reportExported() or loadFailed() tells how it
+    // went; false when the run is not in the history.
     bool exportReport(qint64 runId, const QString &path, ReportFormat format);
 
     void refresh() override;
@@ -68,7 +71,10 @@ public:
     QList<LiveRunWidget *> liveWidgets() const { return m_live.values(); }
     QPushButton *resumeButton() const { return m_resume; }
     QPushButton *rollbackButton() const { return m_rollback; }
+    // The selected run's report: its facts and totals as text, and the view
+    // with its partitions (failed first) and gates.
     QString reportText() const;
+    RunReportView *reportView() const { return m_report; }
 
 Q_SIGNALS:
     // For the window's banner: something worth saying that is not an error,
@@ -77,6 +83,8 @@ Q_SIGNALS:
     void actionFailed(const QString &message);
     // Run `runId` of `dataset` was rolled back: its partitions changed.
     void rolledBack(qint64 runId, const QString &dataset);
+    // exportReport() wrote `path`.
+    void reportExported(const QString &path);
 
 private:
     void showRollbackPlan(const RollbackResult &plan);
@@ -85,13 +93,13 @@ private:
     void onRunFinished(int id);
     void updateLiveSection();
     void updateSelection();
-    void showReport(const QString &markdown); // empty: none
     void exportWithDialog(ReportFormat format);
 
     std::optional<Database> m_db;
     std::optional<Spec> m_spec;
     RunManager *m_runs = nullptr;
     qint64 m_pendingSelect = 0;
+    bool m_reportPending = false; // pageLoaded() waits for the report of the run selected on load
 
     QLabel *m_liveTitle;
     QLabel *m_noLive;
@@ -101,7 +109,7 @@ private:
     QStackedWidget *m_historyStack;
     QLabel *m_empty;
     QTableView *m_view;
-    MarkdownView *m_report;
+    RunReportView *m_report;
     QPushButton *m_resume;
     QPushButton *m_rollback;
     QPointer<ConfirmDialog> m_rollbackDialog;

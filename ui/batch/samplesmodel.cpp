@@ -36,17 +36,27 @@ void SamplesModel::resetData(const std::vector<PartitionResult> &partitions, Cat
             if (!keyColumns.contains(it.key()) && !others.contains(it.key()))
                 others << it.key();
     };
+    m_available = 0;
     for (const PartitionResult &p : partitions) {
         if (!p.samples)
             continue;
-        const QString label = partitionLabel(p.partition);
         const Samples &s = *p.samples;
+        const qint64 n = category == Category::Inserted  ? qint64(s.inserted.size())
+                         : category == Category::Updated ? qint64(s.updated.size())
+                         : category == Category::Deleted ? qint64(s.deleted.size())
+                                                         : qint64(s.unchanged.size());
+        m_available += n;
+        if (n == 0 || m_rows.size() >= std::size_t(kMaxRows))
+            continue;
+        const QString label = partitionLabel(p.partition);
         switch (category) {
         case Category::Inserted:
         case Category::Deleted:
         case Category::Unchanged: {
             const auto &list = category == Category::Inserted ? s.inserted : category == Category::Deleted ? s.deleted : s.unchanged;
             for (const QJsonObject &o : list) {
+                if (m_rows.size() >= std::size_t(kMaxRows))
+                    break;
                 addColumns(o);
                 m_rows.push_back({label, {}, o});
             }
@@ -54,6 +64,8 @@ void SamplesModel::resetData(const std::vector<PartitionResult> &partitions, Cat
         }
         case Category::Updated:
             for (const auto &[before, after] : s.updated) {
+                if (m_rows.size() >= std::size_t(kMaxRows))
+                    break;
                 addColumns(after);
                 m_rows.push_back({label, before, after});
             }

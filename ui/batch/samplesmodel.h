@@ -22,9 +22,17 @@ public:
 
     explicit SamplesModel(QObject *parent = nullptr);
 
-    // `keyColumns` come first; the other columns follow by name.
+    // At most this many rows are held: a preview of 10,000 partitions has
+    // up to 20 samples of each per partition, and a table of a million
+    // examples helps no one (and held the GUI thread for seconds).
+    static constexpr int kMaxRows = 1000;
+
+    // `keyColumns` come first; the other columns follow by name. Takes the
+    // samples of the first partitions, up to kMaxRows rows.
     void resetData(const std::vector<PartitionResult> &partitions, Category category, const QStringList &keyColumns);
     Category category() const { return m_category; }
+    // Every sample of the category in the partitions given, shown or not.
+    qint64 availableRows() const { return m_available; }
     // The data column behind a view column ("" for the partition column).
     QString columnName(int section) const;
     // For Updated: whether `section` shows the after image.
@@ -46,6 +54,7 @@ private:
     Category m_category = Category::Inserted;
     QStringList m_columns;
     std::vector<Row> m_rows;
+    qint64 m_available = 0;
 };
 
 } // namespace rw

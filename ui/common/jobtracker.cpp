@@ -1,8 +1,45 @@
 #include "ui/common/jobtracker.h"
 
+#include <QThread>
+
+#ifdef Q_OS_LINUX
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include <algorithm>
 
 namespace rw {
+
+QThreadPool *JobTracker::pool()
+{
+    // Enough threads for a run, a page load and a dry run side by side. Never
+    // deleted: idle at exit (the application waits for it), it goes with the process.
+    static QThreadPool *const jobs = [] {
+        auto *p = new QThreadPool;
+        p->setObjectName(QStringLiteral("rewind-jobs"));
+        p->setMaxThreadCount(std::max(4, QThread::idealThreadCount()));
+        return p;
+    }();
+    return jobs;
+}
+
+void JobTracker::waitForAll() { pool()->waitForDone(); }
+
+void JobTracker::yieldToGuiThread()
+{
+#ifdef Q_OS_LINUX
+    // Once per pool thread: nice 5 (a third of the GUI thread's weight), so
+    // that on two cores with four loads running the GUI thread still gets a
+    // core as soon as it wakes. A thread may raise its own nice value.
+    thread_local bool lowered = false;
+    if (!lowered) {
+        lowered = true;
+        setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), kJobNice);
+    }
+#endif
+}
 
 JobTracker::JobTracker(QObject *owner, Policy policy)
     : m_mailbox(std::make_shared<jobdetail::Mailbox>()), m_owner(owner), m_policy(policy)

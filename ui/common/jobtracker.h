@@ -5,6 +5,7 @@
 #include <QMutex>
 #include <QObject>
 #include <QPointer>
+#include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <atomic>
@@ -101,8 +102,12 @@ private:
 //   it throws becomes an Internal error: exceptions never cross threads.
 // - The destructor cancels what is in flight and never waits: workers keep
 //   only shared state alive, never the owner. Keep the tracker a member of
-//   its owner so that it dies first. (The application waits for the thread
-//   pool once, at exit, before the database drivers go.)
+//   its owner so that it dies first. (The application waits for the jobs'
+//   pool once, at exit, before the database drivers go: waitForAll().)
+// - Jobs run on a pool of their own, never on QThreadPool::globalInstance():
+//   Qt 6.4's raster engine splits large fills over the global pool and waits
+//   for them, so a page load of a few seconds holding the global pool's
+//   threads (two on two cores) froze the GUI thread's painting for as long.
 //
 // GUI thread (the owner's) only, except JobToken.
 class JobTracker {
@@ -135,6 +140,16 @@ public:
     // True while a job's result is still to come (not superseded or cancelled).
     bool isRunning() const;
 
+    // The pool every tracker's work runs on (see above). Any thread.
+    static QThreadPool *pool();
+    // Waits until no job runs: at exit, and between tests.
+    static void waitForAll();
+    // Called by each job first, on its worker: lowers that thread's
+    // priority below the GUI thread's (Linux: nice kJobNice), so that loads
+    // saturating the cores do not delay the event loop.
+    static void yieldToGuiThread();
+    static constexpr int kJobNice = 5;
+
 private:
     std::shared_ptr<jobdetail::JobState> add();
     void prune();
@@ -154,7 +169,8 @@ quint64 JobTracker::start(Work work, Done done)
     auto state = add();
     const JobToken token(state, m_mailbox);
     // The future is not kept: the result comes back through the mailbox.
-    static_cast<void>(QtConcurrent::run([token, work = std::move(work), done = std::move(done)]() mutable {
+    static_cast<void>(QtConcurrent::run(pool(), [token, work = std::move(work), done = std::move(done)]() mutable {
+        yieldToGuiThread();
         auto result = std::make_shared<std::optional<R>>();
         try {
             if constexpr (takesToken)
