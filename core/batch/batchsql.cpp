@@ -457,7 +457,8 @@ QString BatchSql::sampleSelect(const std::vector<PartitionRef> &parts, const QSt
     return QStringLiteral("SELECT rewind_pl, rewind_pn, ") % outer.join(u", ") % QStringLiteral(" FROM (SELECT ")
            % m_db.dialect().partitionText(p) % QStringLiteral(" AS rewind_pl, CASE WHEN ") % p % QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS rewind_pn, ")
            % inner.join(u", ") % QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ") % p % QStringLiteral(" ORDER BY ") % orderBy
-           % QStringLiteral(") AS rewind_rn FROM ") % fromWhere % QStringLiteral(") AS x WHERE rewind_rn <= ?");
+           % QStringLiteral(") AS rewind_rn FROM ") % fromWhere
+           % QStringLiteral(") AS x WHERE rewind_rn <= ? ORDER BY rewind_pn, rewind_pl, rewind_rn"); // each partition's rows in key order
 }
 
 QString BatchSql::sampleInserted(const std::vector<PartitionRef> &parts, QVariantList &binds) const
