@@ -98,6 +98,10 @@ private Q_SLOTS:
             QCOMPARE(d2.inserted, 0); // (3, NULL) is the target's
             QCOMPARE(d2.updated, 3);  // (2, a) twice in the target: one staged row
             QCOMPARE(d2.deleted, mode == QLatin1String("merge") ? 0 : 2);
+            if (partitions.isEmpty()) { // d1 keeps its first count: only d2 repeats a key and is counted again
+                QCOMPARE(part(*a, QStringLiteral("d1")).stagedRows, 2);
+                QCOMPARE(part(*a, QStringLiteral("d1")).unchanged, 2);
+            }
         }
     }
 

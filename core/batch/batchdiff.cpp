@@ -181,41 +181,60 @@ Result<std::vector<PartitionResult>> finishResults(const Database &db, const Dat
     return partitionResults(scope, *read, deduped, staged, diff, target);
 }
 
-// Runs `count` (per partition: staged rows, join rows, inserted, updated, 1
-// when a staged partition or key is NULL) until its answer stands: first on
-// plain `=`; after a NULL, again null-safe (`rewrite` first, where the staged
-// rows must be written again); after join rows beyond the staged ones (a key
-// the target repeats), again counting each staged row's update once.
+// The partitions of `scope` whose counts in `counts` say the target repeats
+// a key (join rows beyond the staged ones, at `joinRows` and `stagedRows`).
+std::vector<PartitionRef> partitionsWithRepeats(const std::vector<PartitionRef> &scope, const Counts &counts, const Counts &staged,
+                                                int joinRows, int stagedRows)
+{
+    std::vector<PartitionRef> out;
+    for (const PartitionRef &p : scope) {
+        const QString key = partitionKey(p.label);
+        const auto c = counts.constFind(key);
+        if (c != counts.cend() && c->value(joinRows) != staged.value(key, {0}).value(stagedRows))
+            out.push_back(p);
+    }
+    return out;
+}
+
+// Runs `count` (per partition of the partitions given: staged rows, join
+// rows, inserted, updated, 1 when a staged partition or key is NULL) until
+// its answer stands: first on plain `=` over `scope`; after a NULL, again
+// null-safe (`rewrite` first, where the staged rows must be written again);
+// then the partitions with join rows beyond their staged ones (a key the
+// target repeats), and only those, again counting each staged row's update
+// once (a second pass over all of them doubled a preview's time).
 // Returns the staged rows and the diff (join rows, inserted, updated).
-Result<std::pair<Counts, Counts>> countAskingAgain(BatchSql &sql, const std::function<Result<Counts>(bool targetKeysRepeat)> &count,
-                                                    const std::function<Status()> &rewrite)
+Result<std::pair<Counts, Counts>> countAskingAgain(
+    BatchSql &sql, const std::vector<PartitionRef> &scope,
+    const std::function<Result<Counts>(bool targetKeysRepeat, const std::vector<PartitionRef> &parts)> &count,
+    const std::function<Status()> &rewrite)
 {
     sql.setStageKeysNotNull(true);
-    bool targetKeysRepeat = false;
-    for (;;) {
-        auto counts = count(targetKeysRepeat);
+    auto counts = count(false, scope);
+    if (!counts)
+        return fail(counts.error());
+    if (std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(4) != 0; })) {
+        sql.setStageKeysNotNull(false);
+        if (rewrite)
+            if (auto s = rewrite(); !s)
+                return fail(s.error());
+        counts = count(false, scope);
         if (!counts)
             return fail(counts.error());
-        const bool anyNull = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(4) != 0; });
-        const bool repeats = std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(1) != v.value(0); });
-        if (anyNull && sql.strategy().stageKeysNotNull) {
-            sql.setStageKeysNotNull(false);
-            if (rewrite)
-                if (auto s = rewrite(); !s)
-                    return fail(s.error());
-            continue;
-        }
-        if (repeats && !targetKeysRepeat) {
-            targetKeysRepeat = true;
-            continue;
-        }
-        std::pair<Counts, Counts> out;
-        for (auto it = counts->cbegin(); it != counts->cend(); ++it) {
-            out.first.insert(it.key(), {it.value().value(0)});
-            out.second.insert(it.key(), it.value().mid(1, 3));
-        }
-        return out;
     }
+    if (const auto repeated = partitionsWithRepeats(scope, *counts, *counts, 1, 0); !repeated.empty()) {
+        auto again = count(true, repeated);
+        if (!again)
+            return fail(again.error());
+        for (auto it = again->cbegin(); it != again->cend(); ++it)
+            counts->insert(it.key(), it.value());
+    }
+    std::pair<Counts, Counts> out;
+    for (auto it = counts->cbegin(); it != counts->cend(); ++it) {
+        out.first.insert(it.key(), {it.value().value(0)});
+        out.second.insert(it.key(), it.value().mid(1, 3));
+    }
+    return out;
 }
 
 // A preview with no gates and no samples reads nothing of the staged rows but
@@ -238,13 +257,12 @@ Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const 
     for (qsizetype i = 0; i < copy.size(); ++i)
         if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    const std::optional<QString> one = BatchSql::onePartitionKey(scope);
     auto counts = countAskingAgain(
-        sql,
-        [&](bool targetKeysRepeat) {
+        sql, scope,
+        [&](bool targetKeysRepeat, const std::vector<PartitionRef> &parts) {
             QVariantList b;
-            const QString text = sql.dedupedDiffCounts(scope, targetKeysRepeat, b);
-            return countsBy(db, text, b, 5, one);
+            const QString text = sql.dedupedDiffCounts(parts, targetKeysRepeat, b);
+            return countsBy(db, text, b, 5, BatchSql::onePartitionKey(parts));
         },
         {});
     if (!counts)
@@ -283,7 +301,8 @@ Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const D
     if (auto s = writeStage(); !s)
         return fail(s.error());
     auto counts = countAskingAgain(
-        sql, [&](bool targetKeysRepeat) { return countsBy(db, sql.matchSummary(targetKeysRepeat), {}, 5, one); }, writeStage);
+        sql, scope, [&](bool targetKeysRepeat, const std::vector<PartitionRef> &) { return countsBy(db, sql.matchSummary(targetKeysRepeat), {}, 5, one); },
+        writeStage);
     if (!counts)
         return fail(counts.error());
     failpoint("after-stage");
@@ -414,9 +433,9 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
             if (auto r = db.exec(matches[i], i == matches.size() - 1 ? binds : QVariantList()); !r)
                 return fail(r.error());
     }
-    const auto diffQuery = [&](bool targetKeysRepeat) {
+    const auto diffQuery = [&](bool targetKeysRepeat, const std::vector<PartitionRef> *only = nullptr) {
         binds.clear();
-        const QString counts = useMatches ? sql.matchCounts(targetKeysRepeat) : sql.diffCounts(targetKeysRepeat, binds);
+        const QString counts = useMatches ? sql.matchCounts(targetKeysRepeat) : sql.diffCounts(targetKeysRepeat, binds, only);
         return countsBy(db, counts, binds, useMatches ? 3 : 4, sql.countedPartition());
     };
     auto diff = diffQuery(false);
@@ -428,13 +447,15 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
         if (!diff)
             return fail(diff.error());
     }
-    for (auto it = diff->cbegin(); it != diff->cend(); ++it)
-        if (it.value().value(0) != staged.value(it.key(), {0}).value(0)) { // a key the target holds twice
-            diff = diffQuery(true);
-            if (!diff)
-                return fail(diff.error());
-            break;
-        }
+    // A key the target holds twice: those partitions counted again, each
+    // staged row's update once (all of them, matched by row identity).
+    if (const auto repeated = partitionsWithRepeats(scope, *diff, staged, 0, 0); !repeated.empty()) {
+        auto again = useMatches ? diffQuery(true) : diffQuery(true, &repeated);
+        if (!again)
+            return fail(again.error());
+        for (auto it = again->cbegin(); it != again->cend(); ++it)
+            diff->insert(it.key(), it.value());
+    }
     auto out = finishResults(db, dataset, sql, scope, sourceStats, deduped, staged, *diff);
     if (out && options.samples > 0)
         if (auto s = takeSamples(db, sql, scope, options.samples, *out); !s)

@@ -312,7 +312,7 @@ QString BatchSql::targetCounts(QVariantList &binds) const
            % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) % countGrouping(QStringLiteral("t"), m_strategy.scope);
 }
 
-QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds) const
+QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds, const std::vector<PartitionRef> *only) const
 {
     // One probe per staged row: the outer join marks inserts, and an update is
     // a staged row with at least one differing match. Join rows beyond the
@@ -334,6 +334,7 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds) const
            % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") % anyKeyNull(QStringLiteral("s"))
            % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ")
            % tgt() % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope
+           % (only ? QString(QStringLiteral(" WHERE ") % scopeOn(partExpr(QStringLiteral("s")), *only, binds)) : QString())
            % countGrouping(QStringLiteral("s"), m_strategy.scope);
 }
 

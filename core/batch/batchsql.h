@@ -116,8 +116,9 @@ public:
     QString stagedCounts() const;
     QString stagedTotal() const; // all partitions together
     // Per partition (label, is-null): join rows, inserted, updated staged
-    // rows, and 1 when a staged partition or key is NULL.
-    QString diffCounts(bool targetKeysRepeat, QVariantList &binds) const;
+    // rows, and 1 when a staged partition or key is NULL. With `only`, of
+    // those staged partitions alone.
+    QString diffCounts(bool targetKeysRepeat, QVariantList &binds, const std::vector<PartitionRef> *only = nullptr) const;
     // Per partition (label, is-null): target rows in scope.
     QString targetCounts(QVariantList &binds) const;
     // A preview's diff with no stage written (no gates or samples read one):
