@@ -121,6 +121,15 @@ SQL
   "${psql[@]}" -c "CHECKPOINT" >/dev/null 2>&1 || true   # superuser or pg_checkpoint only; a nicety
 }
 
+# What a day does to a loaded data set: 12 days change at the source (stale)
+# and 5 days get duplicate keys in the target. Plain SQL, for sqlite3 and psql.
+day_changes_sql() { # source target
+  cat <<SQL
+UPDATE $1 SET amount = amount + 1 WHERE dt IN (SELECT DISTINCT dt FROM $1 ORDER BY dt LIMIT 12 OFFSET 100) AND order_id % 10 = 0;
+INSERT INTO $2 SELECT * FROM $2 WHERE dt IN (SELECT DISTINCT dt FROM $2 ORDER BY dt LIMIT 5 OFFSET 200) AND order_id % 50 = 0;
+SQL
+}
+
 # year.db: 365 daily partitions (dataset year, ROWS source rows), loaded by a
 # real run so every partition has a state; then 12 days change at the source
 # (stale) and 5 days get duplicate keys in the target.
@@ -136,8 +145,7 @@ SQL
 JSON
   "$rw" run --db "$db" --spec "$spec" --dataset year --execute --json >/dev/null
   sqlite3 "$db" >/dev/null <<SQL
-UPDATE ysrc SET amount = amount + 1 WHERE dt IN (SELECT DISTINCT dt FROM ysrc ORDER BY dt LIMIT 12 OFFSET 100) AND order_id % 10 = 0;
-INSERT INTO ytgt SELECT * FROM ytgt WHERE dt IN (SELECT DISTINCT dt FROM ytgt ORDER BY dt LIMIT 5 OFFSET 200) AND order_id % 50 = 0;
+$(day_changes_sql ysrc ytgt)
 PRAGMA wal_checkpoint(TRUNCATE);
 PRAGMA journal_mode=DELETE;
 SQL
@@ -218,8 +226,8 @@ SQL
 # source rows in `src` (dataset days, merge on order_id, latest updated_at),
 # and an empty target `tgt` indexed on (dt, order_id): the backfill of every
 # partition. gen_days_loaded then loads it with a real run (outside any
-# timing) and changes it as a day's operation would: 12 days change at the
-# source (stale: the preview's updates) and 5 days get duplicate keys.
+# timing) and changes it as a day's operation would (day_changes_sql: the
+# preview's updates, the listing's stale days and duplicate keys).
 DAYS_SPEC='{"datasets": {"days": {"source": "src", "target": "tgt", "partition_column": "dt", "key": ["order_id"],
                        "order_by": "updated_at", "write": "merge"}}}'
 gen_days() { # db spec rows days
@@ -238,8 +246,7 @@ gen_days_loaded() { # days_db loaded_db spec
   cp "$1" "$2"
   "$rw" run --db "$2" --spec "$3" --dataset days --execute --json >/dev/null
   sqlite3 "$2" >/dev/null <<SQL
-UPDATE src SET amount = amount + 1 WHERE dt IN (SELECT DISTINCT dt FROM src ORDER BY dt LIMIT 12 OFFSET 100) AND order_id % 10 = 0;
-INSERT INTO tgt SELECT * FROM tgt WHERE dt IN (SELECT DISTINCT dt FROM tgt ORDER BY dt LIMIT 5 OFFSET 200) AND order_id % 50 = 0;
+$(day_changes_sql src tgt)
 PRAGMA wal_checkpoint(TRUNCATE);
 PRAGMA journal_mode=DELETE;
 SQL
@@ -268,10 +275,7 @@ SQL
   "$rw" datasets --db "$url" --spec "$spec" >/dev/null   # the control schema, outside any timing
   if [[ ${4:-} == loaded ]]; then
     "$rw" run --db "$url" --spec "$spec" --dataset days --execute --json >/dev/null
-    "${psql[@]}" >/dev/null <<'SQL'
-UPDATE src SET amount = amount + 1 WHERE dt IN (SELECT DISTINCT dt FROM src ORDER BY dt LIMIT 12 OFFSET 100) AND order_id % 10 = 0;
-INSERT INTO tgt SELECT * FROM tgt WHERE dt IN (SELECT DISTINCT dt FROM tgt ORDER BY dt LIMIT 5 OFFSET 200) AND order_id % 50 = 0;
-SQL
+    day_changes_sql src tgt | "${psql[@]}" >/dev/null
   fi
   "${psql[@]}" -c "VACUUM ANALYZE" >/dev/null
 }
