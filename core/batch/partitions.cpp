@@ -6,6 +6,8 @@
 #include <QMap>
 #include <QStringBuilder>
 
+#include <future>
+
 namespace rw {
 
 namespace {
@@ -90,27 +92,59 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
     };
     QMap<PartitionOrder, Counts> counts;
 
-    // 1. Source: rows and fingerprint per partition.
+    // 1. Source: rows and fingerprint per partition. Read on a second
+    // connection, in a thread of its own, while this one reads the target:
+    // the two passes are independent reads of different tables, and on two
+    // cores they take the time of the longer one, not of both. Where no
+    // second connection reaches the same data (an in-memory SQLite
+    // database) it is read here, first.
+    struct SourceRow {
+        PartitionOrder key;
+        qint64 rows;
+        QString sig;
+    };
     const QString sourceSql = QStringLiteral("SELECT ") % partCols % QStringLiteral(", COUNT(*), ")
                               % (sql ? sql->fingerprintExpr() : QStringLiteral("NULL")) % QStringLiteral(" FROM (")
                               % sourceSelect(dataset, db) % QStringLiteral(") AS src") % sourceGroupBy;
-    auto source = db.exec(sourceSql);
-    if (!source)
-        return fail(source.error());
-    while (source->next()) {
-        const qint64 rows = source->value(2).toLongLong();
-        if (!dataset.partitioned() && rows == 0)
-            break; // an empty unpartitioned source has no partition yet
-        Counts &c = counts[keyOf(source->value(0), source->value(1))];
-        c.sourceRows = rows;
-        c.sourceSig = source->value(3).toString();
-        c.inSource = true;
-    }
+    const bool partitioned = dataset.partitioned();
+    const auto readSource = [sourceSql, partitioned](const Database &on) -> Result<std::vector<SourceRow>> {
+        auto source = on.exec(sourceSql);
+        if (!source)
+            return fail(source.error());
+        std::vector<SourceRow> rows;
+        while (source->next()) {
+            const qint64 n = source->value(2).toLongLong();
+            if (!partitioned && n == 0)
+                break; // an empty unpartitioned source has no partition yet
+            rows.push_back({keyOf(source->value(0), source->value(1)), n, source->value(3).toString()});
+        }
+        return rows;
+    };
+    std::future<Result<std::vector<SourceRow>>> sideSource;
+    std::optional<Result<std::vector<SourceRow>>> sourceHere;
+    if (db.sharedAcrossConnections())
+        sideSource = std::async(std::launch::async, readSource, db);
+    else
+        sourceHere = readSource(db);
+    // The side read must finish before this returns, whatever the target's answer.
+    const auto takeSource = [&]() -> Result<std::vector<SourceRow>> {
+        if (sourceHere)
+            return std::move(*sourceHere);
+        Result<std::vector<SourceRow>> side = sideSource.get();
+        // The second connection may be refused (a server at
+        // max_connections): read here instead; a real error repeats.
+        return side ? std::move(side) : readSource(db);
+    };
+    const auto failWith = [&](const Error &error) -> Result<std::vector<PartitionInfo>> {
+        if (sideSource.valid())
+            sideSource.wait();
+        return fail(error);
+    };
 
     // 2. Target: rows and duplicate keys per partition, in one pass grouped by key.
     auto targetExists = sql ? Result<bool>(sql->targetExists()) : db.hasRelation(dataset.target);
     if (!targetExists)
-        return fail(targetExists.error());
+        return failWith(targetExists.error());
     if (*targetExists) {
         const QString target = db.quoteTable(dataset.target);
         QString inner;
@@ -136,15 +170,35 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         const QString targetSql = QStringLiteral("SELECT ") % d.partitionText(p) % QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ")
                                   % QStringLiteral("SUM(c), SUM(CASE WHEN dup_rows > 1 THEN 1 ELSE 0 END) FROM (") % inner
                                   % QStringLiteral(") AS t GROUP BY p");
+        const auto [before, after] = d.aroundKeyGrouping();
+        if (!before.isEmpty())
+            if (auto set = db.exec(before); !set)
+                return failWith(set.error());
         auto targetRows = db.exec(targetSql);
-        if (!targetRows)
-            return fail(targetRows.error());
-        while (targetRows->next()) {
-            Counts &c = counts[keyOf(targetRows->value(0), targetRows->value(1))];
-            c.targetRows = targetRows->value(2).toLongLong();
-            c.duplicateKeys = dataset.key.isEmpty() ? 0 : targetRows->value(3).toLongLong();
-            c.inTarget = true;
+        if (targetRows) {
+            while (targetRows->next()) {
+                Counts &c = counts[keyOf(targetRows->value(0), targetRows->value(1))];
+                c.targetRows = targetRows->value(2).toLongLong();
+                c.duplicateKeys = dataset.key.isEmpty() ? 0 : targetRows->value(3).toLongLong();
+                c.inTarget = true;
+            }
+            targetRows->finish();
         }
+        if (!after.isEmpty())
+            if (auto reset = db.exec(after); !reset && targetRows)
+                return failWith(reset.error());
+        if (!targetRows)
+            return failWith(targetRows.error());
+    }
+
+    auto source = takeSource();
+    if (!source)
+        return fail(source.error());
+    for (SourceRow &row : *source) {
+        Counts &c = counts[row.key];
+        c.sourceRows = row.rows;
+        c.sourceSig = std::move(row.sig);
+        c.inSource = true;
     }
 
     // 3. What Rewind recorded at publish time.

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 #include <QStringBuilder>
 
 #include <algorithm>
@@ -250,11 +251,13 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
         auto parts = listPartitions(db, dataset, &sql);
         if (!parts)
             return fail(parts.error());
+        QSet<QString> stale;
         for (const auto &info : *parts)
             if (info.status == PartitionStatus::Stale)
-                for (const auto &p : *known)
-                    if (p.label == info.partition)
-                        scope.push_back(p);
+                stale.insert(partitionKey(info.partition));
+        for (const auto &p : *known)
+            if (stale.contains(partitionKey(p.label)))
+                scope.push_back(p);
     } else {
         scope = *known;
     }

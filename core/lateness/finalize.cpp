@@ -77,7 +77,8 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
     }
     maxEvent->finish(); // an open read would lock the temporary tables the publish drops (SQLite)
 
-    auto parts = listPartitions(db, dataset);
+    Result<std::vector<PartitionInfo>> parts = options.partitions && !options.execute ? Result<std::vector<PartitionInfo>>(*options.partitions)
+                                                                                       : listPartitions(db, dataset);
     if (!parts)
         return fail(parts.error());
     QSet<QString> finalizedBefore;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/batch/batch.h"
+#include "core/batch/partitions.h"
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
 
@@ -36,6 +37,10 @@ struct FinalizeOptions {
     QString planId;
     std::function<void(const Progress &)> progress;
     const std::atomic<bool> *cancel = nullptr;
+    // A dry run given the dataset's partitions as listPartitions() just
+    // read them (the console's lag page lists them anyway) classifies
+    // those instead of reading them again. Ignored when executed.
+    const std::vector<PartitionInfo> *partitions = nullptr;
 };
 
 struct FinalizeResult {

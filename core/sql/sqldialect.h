@@ -128,6 +128,11 @@ public:
     // where lookups are its best plan). PostgreSQL: TID scans off for the
     // statement, else a TID scan per row in a nested loop.
     virtual std::pair<QString, QString> aroundHashedIdentityJoin() const = 0;
+    // Statements before and after a read that groups a whole table by
+    // (partition, key) outside a transaction: such groups are nearly as many
+    // as the rows, which the engine's estimate of distinct pairs does not
+    // know (empty where that estimate does not change the plan).
+    virtual std::pair<QString, QString> aroundKeyGrouping() const { return {}; }
     // Current UTC time as ISO-8601 text with milliseconds and a Z.
     virtual QString nowUtcText() const = 0;
     // Per-connection temporary work tables.

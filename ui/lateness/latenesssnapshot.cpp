@@ -5,6 +5,8 @@
 
 #include <QHash>
 
+#include <future>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -78,25 +80,44 @@ Result<LatenessSnapshot> loadLatenessSnapshot(const Database &db, const DatasetS
     LatenessOptions options;
     options.buckets = 16;
     options.whatIfSeconds = latenessGrid(std::numeric_limits<qint64>::max() / 2, dataset.allowedLatenessSeconds);
-    auto report = lateness(db, dataset, options);
+    // The lateness aggregate and the partitions (with the finalize dry run)
+    // are independent reads of the source: the aggregate runs on a
+    // connection of its own meanwhile, where one reaches the same data.
+    std::future<Result<LatenessReport>> sideReport;
+    if (db.sharedAcrossConnections())
+        sideReport = std::async(std::launch::async, [db, dataset, options] { return lateness(db, dataset, options); });
+    const auto takeReport = [&]() -> Result<LatenessReport> {
+        if (!sideReport.valid())
+            return lateness(db, dataset, options);
+        Result<LatenessReport> side = sideReport.get();
+        return side ? std::move(side) : lateness(db, dataset, options); // a refused second connection: here
+    };
+
+    // The partitions (source, target and state) are read once, for the
+    // statuses here and the finalize dry run's classes both.
+    auto parts = listPartitions(db, dataset);
+    std::optional<Result<FinalizeResult>> dry;
+    if (parts && dataset.allowedLatenessSeconds && !dataset.eventTime.isEmpty()) {
+        FinalizeOptions dryRun;
+        dryRun.partitions = &*parts;
+        dry = finalize(db, dataset, dryRun);
+    }
+    auto report = takeReport(); // waited for whatever failed here
     if (!report)
         return fail(report.error());
+    if (!parts)
+        return fail(parts.error());
+    if (dry && !*dry)
+        return fail(dry->error());
+    if (dry)
+        snap.finalize = std::move(**dry);
+
     snap.report = std::move(*report);
     snap.grid = latenessGrid(snap.report.percentiles.max, dataset.allowedLatenessSeconds);
     const std::size_t keep = snap.grid.size(); // a prefix of the full grid
     snap.report.whatIf.resize(keep);
     for (PartitionLateness &p : snap.report.partitions)
         p.whatIfLate.resize(std::min(keep, p.whatIfLate.size()));
-
-    if (dataset.allowedLatenessSeconds && !dataset.eventTime.isEmpty()) {
-        auto dry = finalize(db, dataset, {});
-        if (!dry)
-            return fail(dry.error());
-        snap.finalize = std::move(*dry);
-    }
-    auto parts = listPartitions(db, dataset);
-    if (!parts)
-        return fail(parts.error());
     QHash<QString, PartitionStatus> status;
     for (const PartitionInfo &p : *parts) {
         status.insert(partitionKey(p.partition), p.status);
