@@ -166,6 +166,42 @@ private Q_SLOTS:
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), after);
     }
 
+    // Days the target does not hold yet, into an indexed target: nothing is
+    // matched (the publish inserts every staged row) and the before-images
+    // keep only the keys; the rows are the deduped source's, the rollback
+    // removes exactly them, and a second run finds them unchanged.
+    void backfillOfEmptyDaysRollsBack()
+    {
+        QStringList warehouse = kWarehouse;
+        warehouse << QStringLiteral("DELETE FROM tgt WHERE dt <> 'd1'") << QStringLiteral("CREATE INDEX tgt_key ON tgt (dt, id, sub)");
+        Fixture f(spec(QStringLiteral("merge")), warehouse);
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2"), QStringLiteral("d3")}));
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, RunStatus::Succeeded);
+        QCOMPARE(r->totals().inserted, 5);
+        QCOMPARE(r->totals().updated, 0);
+        // d2: ids 1, 2 and (3, NULL); d3: ids 1 and 4, each as the source holds it.
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt AS t JOIN src AS s ON s.id = t.id AND s.dt = t.dt "
+                                              "AND (s.sub = t.sub OR (s.sub IS NULL AND t.sub IS NULL)) AND s.amount = t.amount "
+                                              "WHERE t.dt IN ('d2', 'd3')")),
+                 5);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt")), 7);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_images_sales WHERE rewind_op = 'inserted' AND amount IS NULL")), 5);
+
+        auto again = run(f.db(), f.dataset(), execute({QStringLiteral("d2"), QStringLiteral("d3")}));
+        QVERIFY(again);
+        QCOMPARE(again->totals().unchanged, 5);
+        QCOMPARE(again->totals().inserted, 0);
+
+        auto undone = rollback(f.db(), f.ws->spec, runId(r), true);
+        QVERIFY2(!undone, "the later run must be rolled back first");
+        QVERIFY(rollback(f.db(), f.ws->spec, runId(again), true));
+        auto first = rollback(f.db(), f.ws->spec, runId(r), true);
+        QVERIFY2(first, qPrintable(first ? QString() : first.error().message));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+    }
+
     void rollbackRefusedAfterLaterRun()
     {
         Fixture f(spec(QStringLiteral("merge")));

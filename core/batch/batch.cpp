@@ -322,8 +322,7 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
         return fail(marked.error());
     publishChunks(db, **dataset, *sql, *plan, todo, options, result, int(result.partitions.size()));
     // Keep the plan's order in the result.
-    std::sort(result.partitions.begin(), result.partitions.end(),
-              [](const PartitionResult &a, const PartitionResult &b) { return partitionLess(a.partition, b.partition); });
+    sortByPartition(result.partitions, [](const PartitionResult &p) { return p.partition; });
     return finish(db, std::move(result));
 }
 

@@ -426,14 +426,33 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     if (!stagedCounts)
         return fail(stagedCounts.error());
     const QHash<QString, QList<qint64>> staged = *stagedCounts;
+    // A backfill of partitions the target does not hold yet: no staged row
+    // can match one, so none is joined (10,000 empty days on PostgreSQL:
+    // 670 ms of joins and 100 ms of counts); every staged row is an insert,
+    // which the publish then writes without looking rewind_match up. Only
+    // without samples, which read the matches.
+    bool targetInScope = true;
+    if (useMatches && options.samples == 0) {
+        binds.clear();
+        auto any = db.exec(sql.targetRowProbe(binds), binds);
+        if (!any)
+            return fail(any.error());
+        targetInScope = any->next();
+    }
     if (useMatches) {
         binds.clear();
-        const QStringList matches = sql.createMatches(binds);
-        for (qsizetype i = 0; i < matches.size(); ++i)
+        const QStringList matches = sql.createMatches(binds); // drop, then create
+        for (qsizetype i = 0; i < (targetInScope ? matches.size() : 1); ++i)
             if (auto r = db.exec(matches[i], i == matches.size() - 1 ? binds : QVariantList()); !r)
                 return fail(r.error());
     }
-    const auto diffQuery = [&](bool targetKeysRepeat, const std::vector<PartitionRef> *only = nullptr) {
+    const auto diffQuery = [&](bool targetKeysRepeat, const std::vector<PartitionRef> *only = nullptr) -> Result<Counts> {
+        if (!targetInScope) { // join rows, inserted, updated: one unmatched join row per staged row
+            Counts none;
+            for (auto it = staged.cbegin(); it != staged.cend(); ++it)
+                none.insert(it.key(), {it.value().value(0), it.value().value(0), 0});
+            return none;
+        }
         binds.clear();
         const QString counts = useMatches ? sql.matchCounts(targetKeysRepeat) : sql.diffCounts(targetKeysRepeat, binds, only);
         return countsBy(db, counts, binds, useMatches ? 3 : 4, sql.countedPartition());

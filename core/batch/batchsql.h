@@ -121,6 +121,9 @@ public:
     QString diffCounts(bool targetKeysRepeat, QVariantList &binds, const std::vector<PartitionRef> *only = nullptr) const;
     // Per partition (label, is-null): target rows in scope.
     QString targetCounts(QVariantList &binds) const;
+    // One row when the target holds any row in the strategy's scope, none
+    // when it does not (an index probe where the target has one).
+    QString targetRowProbe(QVariantList &binds) const;
     // A preview's diff with no stage written (no gates or samples read one):
     // the deduped rows of `scope`, numbered, joined to the target in one
     // statement. Per partition (label, is-null, as diffCounts): staged rows,
@@ -143,11 +146,15 @@ public:
     QStringList createImagesIfMissing() const;
     // `binds` starts with the run id; the statement may append the scope's values.
     QString saveImagesUpdated(QVariantList &binds) const;
-    QString saveImagesInserted() const; // bind: run id
+    // `everyStagedRow`: the diff matched no staged row to a target row (a
+    // backfill of empty partitions), so with a match by row identity every
+    // staged row is an insert and none is looked up in rewind_match
+    // (PostgreSQL: a TID scan per staged row, 190 of 520 ms for 95,000).
+    QString saveImagesInserted(bool everyStagedRow = false) const; // bind: run id
     QString saveImagesReplaced(QVariantList &binds) const;
     // The UPDATE of the changed rows, with the statements the engine needs around it, in order.
     std::vector<std::pair<QString, QVariantList>> mergeUpdate() const;
-    QString mergeInsert() const;
+    QString mergeInsert(bool everyStagedRow = false) const; // see saveImagesInserted
     QString overwriteDelete(QVariantList &binds) const;
     QString overwriteInsert() const;
 

@@ -144,11 +144,13 @@ Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     if (sql.isScd2()) // one month per chunk: its before-images and reconciliation
         return scd2Publish(db, sql, parts.front(), runId);
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
-    qint64 inserted = 0, updated = 0;
+    qint64 inserted = 0, updated = 0, staged = 0;
     for (const PartitionResult &p : parts) {
         inserted += p.inserted;
         updated += p.updated;
+        staged += p.stagedRows;
     }
+    const bool everyStagedRow = inserted == staged; // none matched a target row
     // Before-images only of what changes: the diff already counted it.
     QVariantList imageBinds{runId};
     if (overwrite || updated > 0) {
@@ -157,7 +159,7 @@ Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
             return fail(r.error());
     }
     if (!overwrite && inserted > 0)
-        if (auto r = db.exec(sql.saveImagesInserted(), {runId}); !r)
+        if (auto r = db.exec(sql.saveImagesInserted(everyStagedRow), {runId}); !r)
             return fail(r.error());
     if (overwrite) {
         QVariantList binds;
@@ -172,7 +174,7 @@ Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
             if (auto r = db.exec(text, b); !r)
                 return fail(r.error());
     if (inserted > 0)
-        if (auto r = db.exec(sql.mergeInsert()); !r)
+        if (auto r = db.exec(sql.mergeInsert(everyStagedRow)); !r)
             return fail(r.error());
     return {};
 }

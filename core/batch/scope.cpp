@@ -234,13 +234,16 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
                                         : partitionLess(std::optional<QString>(to->label), std::optional<QString>(from->label));
         if (reversed)
             return badInput(QStringLiteral("--from %1 is after --to %2").arg(*request.from, *request.to));
+        const PartitionOrder lo(std::optional<QString>(from->label)), hi(std::optional<QString>(to->label));
         for (qsizetype i = 0; i < instants.size(); ++i) {
             const PartitionRef &p = known->at(std::size_t(i));
             if (!p.label)
                 continue;
             const bool inside = byInstant ? instants.at(i) >= from->instant && instants.at(i) <= to->instant
-                                          : !partitionLess(p.label, std::optional<QString>(from->label))
-                                                && !partitionLess(std::optional<QString>(to->label), p.label);
+                                          : [&] {
+                                                const PartitionOrder at(p.label);
+                                                return !(at < lo) && !(hi < at);
+                                            }();
             if (inside)
                 scope.push_back(p);
         }
@@ -261,7 +264,7 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
     } else {
         scope = *known;
     }
-    std::sort(scope.begin(), scope.end(), [](const PartitionRef &a, const PartitionRef &b) { return partitionLess(a.label, b.label); });
+    sortByPartition(scope, [](const PartitionRef &p) { return p.label; });
     return scope;
 }
 

@@ -109,8 +109,7 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
         out.extraRows += p.extraRows;
         out.partitions.push_back(p);
     }
-    std::sort(out.partitions.begin(), out.partitions.end(),
-              [](const DuplicatePartition &a, const DuplicatePartition &b) { return partitionLess(a.partition, b.partition); });
+    sortByPartition(out.partitions, [](const DuplicatePartition &p) { return p.partition; });
     if (samples > 0 && out.duplicateKeys > 0) {
         auto s = db.exec(QStringLiteral("SELECT * FROM (") % inner % QStringLiteral(") AS d ORDER BY ") % quotedList(db, cols, QStringLiteral("d"))
                              % QStringLiteral(" LIMIT ?"),
