@@ -109,6 +109,44 @@ private Q_SLOTS:
         QVERIFY(!r->partitions.at(149).samples); // the last unchanged days are past the 100
     }
 
+    // A preview of the whole dataset (on PostgreSQL read in index order,
+    // without a filter listing every partition) counts each partition as a
+    // preview naming its partitions does: with a key the target holds twice
+    // (counted again), and a partition only the target has (not in scope).
+    void wholeDatasetCountsAsNamedPartitions()
+    {
+        QTemporaryDir dir;
+        auto ws = manyDays(dir);
+        QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
+        QVERIFY(ws->db.exec(QStringLiteral("INSERT INTO tgt SELECT id, dt, v + 1 FROM tgt WHERE dt = 10 AND id = 2")));
+        QVERIFY(ws->db.exec(QStringLiteral("INSERT INTO tgt VALUES (1, 999, 1)")));
+        const DatasetSpec &dataset = ws->spec.datasets.at(0);
+        auto whole = preview(ws->db, dataset, {});
+        QVERIFY2(whole, qPrintable(whole ? QString() : whole.error().message));
+        BatchOptions named;
+        for (int day = 0; day < 150; ++day)
+            named.scope.partitions << QString::number(day);
+        named.scope.partitions << QStringLiteral("999"); // in the scope of the whole dataset too
+        auto listed = preview(ws->db, dataset, named);
+        QVERIFY2(listed, qPrintable(listed ? QString() : listed.error().message));
+        QCOMPARE(whole->partitions.size(), std::size_t(151));
+        QCOMPARE(listed->partitions.size(), whole->partitions.size());
+        for (std::size_t i = 0; i < whole->partitions.size(); ++i) {
+            const PartitionResult &a = whole->partitions[i], &b = listed->partitions[i];
+            QCOMPARE(a.partition, b.partition);
+            QCOMPARE(a.stagedRows, b.stagedRows);
+            QCOMPARE(a.inserted, b.inserted);
+            QCOMPARE(a.updated, b.updated);
+            QCOMPARE(a.unchanged, b.unchanged);
+        }
+        QCOMPARE(whole->totals().updated, 24 + 1); // days 140-145, and day 10's key 2 (one of its copies differs)
+        QCOMPARE(whole->partitions.at(10).stagedRows, 4);
+        QCOMPARE(whole->partitions.at(10).updated, 1);
+        QCOMPARE(whole->partitions.at(10).unchanged, 3);
+        QCOMPARE(whole->partitions.at(150).stagedRows, 0); // 999: the target's only
+        QCOMPARE(whole->partitions.at(150).inserted, 0);
+    }
+
     // A plan of many partitions is stored compactly: a text partition spelled
     // as its label is kept as the label, each fingerprint as one string, and
     // the summary lists only the partitions it changes. Executed, it

@@ -245,13 +245,25 @@ Result<std::pair<Counts, Counts>> countAskingAgain(
 // it; on SQLite, 19,000 rows, 79-92 ms against 57-60 ms.
 // A NULL partition or key (plain `=` leaves it unmatched) or a key the
 // target repeats (each staged row's update counted once) asks again.
+// A scope request naming no partition: every partition of the source.
+bool isWholeSource(const ScopeRequest &request)
+{
+    return request.partitions.isEmpty() && !request.from && !request.to && !request.stale;
+}
+
 Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
                                                       const std::vector<PartitionRef> &scope,
                                                       const std::function<Result<SourceStatsMap>()> &sourceStats,
-                                                      const std::function<void(const QString &)> &phase)
+                                                      bool wholeSource, const std::function<void(const QString &)> &phase)
 {
     phase(QStringLiteral("diff"));
     sql.setStrategy(sql.strategyFor(scope, BatchStrategy::Match::ByKey));
+    struct WholeSource { // for these reads only
+        BatchSql &sql;
+        ~WholeSource() { sql.setWholeSourceScope(0); }
+    } whole{sql};
+    if (wholeSource)
+        sql.setWholeSourceScope(scope.size());
     QVariantList binds;
     const QStringList copy = sql.createTargetCopy(binds);
     for (qsizetype i = 0; i < copy.size(); ++i)
@@ -327,7 +339,7 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
 {
     if (!publish && !sql.isScd2() && dataset.checks.empty() && options.samples == 0 && sql.targetExists() && !dataset.key.isEmpty()
         && db.dialect().stagesJoinedToTarget())
-        return diffWithoutStage(db, dataset, sql, scope, sourceStats, phase);
+        return diffWithoutStage(db, dataset, sql, scope, sourceStats, isWholeSource(options.scope), phase);
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
     // A merge publish into an indexed target works by row identity (no stage
     // index); with no gates and no samples to read the stage, the staged

@@ -96,7 +96,7 @@ QString BatchSql::scopePredicate(const QString &qualifier, const std::vector<Par
 
 QString BatchSql::scopeOn(const QString &p, const std::vector<PartitionRef> &scope, QVariantList &binds) const
 {
-    if (!m_dataset->partitioned())
+    if (!m_dataset->partitioned() || (m_wholeSourceScope > 0 && scope.size() == m_wholeSourceScope))
         return QStringLiteral("1 = 1");
     QStringList marks;
     bool withNull = false;
@@ -349,12 +349,20 @@ QString BatchSql::dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool
     const SqlDialect &d = m_db.dialect();
     // Numbered per partition: the highest number is the partition's count of
     // staged rows, and join rows beyond it mean the target repeats a key.
+    // In key order within the partition: the numbered rows then come out
+    // in (partition, key) order, which the join with the target's index
+    // uses as is (numbered in no order, PostgreSQL sorted all 950,000 of
+    // them again, on disk: 2.5 s of the diff against 1.9 s).
+    const QString byKey = m_cat.key.isEmpty() ? QString() : QString(QStringLiteral("ORDER BY ") % columnList(QStringLiteral("x"), m_cat.key));
     const QString numbering = scope.size() == 1 || !m_dataset->partitioned()
-                                  ? QStringLiteral("ROW_NUMBER() OVER ()")
-                                  : QString(QStringLiteral("ROW_NUMBER() OVER (PARTITION BY ") % partExpr(QStringLiteral("x")) % u')');
+                                  ? QString(QStringLiteral("ROW_NUMBER() OVER (") % byKey % u')')
+                                  : QString(QStringLiteral("ROW_NUMBER() OVER (PARTITION BY ") % partExpr(QStringLiteral("x"))
+                                            % (byKey.isEmpty() ? QString() : u' ' % byKey) % u')');
     const QString staged = QStringLiteral("SELECT ") % columnList(QStringLiteral("x"), m_cat.columns) % QStringLiteral(", ") % numbering
                            % QStringLiteral(" AS rewind_sid FROM (") % stageSelect(scope, binds) % QStringLiteral(") AS x");
-    const QString inScope = tgtScope(QStringLiteral("t"), binds); // binds in statement order: the source's, then the target's
+    // The target in this count's partitions (a recount's are fewer than the
+    // strategy's); binds in statement order: the source's, then the target's.
+    const QString inScope = m_strategy.targetDirect ? scopePredicate(QStringLiteral("t"), scope, binds) : QStringLiteral("1 = 1");
     const QString tid = d.rowIdentity(QStringLiteral("t"));
     const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
     const QString updated = targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs % QStringLiteral(" THEN s.rewind_sid END)"))

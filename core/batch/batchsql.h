@@ -54,6 +54,13 @@ public:
     // StagedWithIdentity need such a target.
     BatchStrategy strategyFor(const std::vector<PartitionRef> &scope, BatchStrategy::Match match) const;
     void setStrategy(BatchStrategy strategy) { m_strategy = std::move(strategy); }
+    // A scope of this many partitions holds every partition of the source
+    // (a preview of the whole dataset): its filter is left out, so that the
+    // engine reads the source and the target in index order rather than
+    // probing them with a list of every value. Only for reads whose results
+    // are looked up by the scope's partitions (a partition that appeared
+    // since is then read and ignored); 0: always filter.
+    void setWholeSourceScope(std::size_t partitions) { m_wholeSourceScope = partitions; }
     const BatchStrategy &strategy() const { return m_strategy; }
     void setStageKeysNotNull(bool on) { m_strategy.stageKeysNotNull = on; }
 
@@ -259,6 +266,7 @@ private:
     const DatasetSpec *m_dataset;
     DatasetCatalog m_cat;
     BatchStrategy m_strategy;
+    std::size_t m_wholeSourceScope = 0;
 };
 
 } // namespace rw
