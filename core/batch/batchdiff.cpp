@@ -254,16 +254,10 @@ bool isWholeSource(const ScopeRequest &request)
 Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
                                                       const std::vector<PartitionRef> &scope,
                                                       const std::function<Result<SourceStatsMap>()> &sourceStats,
-                                                      bool wholeSource, const std::function<void(const QString &)> &phase)
+                                                      const std::function<void(const QString &)> &phase)
 {
     phase(QStringLiteral("diff"));
     sql.setStrategy(sql.strategyFor(scope, BatchStrategy::Match::ByKey));
-    struct WholeSource { // for these reads only
-        BatchSql &sql;
-        ~WholeSource() { sql.setWholeSourceScope(0); }
-    } whole{sql};
-    if (wholeSource)
-        sql.setWholeSourceScope(scope.size());
     QVariantList binds;
     const QStringList copy = sql.createTargetCopy(binds);
     for (qsizetype i = 0; i < copy.size(); ++i)
@@ -337,9 +331,21 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
                                                   const QVariant &runId, const BatchOptions &options, bool simulate, bool publish,
                                                   std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase)
 {
+    // A preview of the whole dataset reads the source and the target
+    // without a filter listing every partition (SQLite staged 10,000 days
+    // in 3.9 s with it, 2.4 s without; PostgreSQL read both in index order):
+    // its counts and samples are looked up by the scope's partitions, so a
+    // partition that appeared since the scope was read is read and ignored.
+    // Not with gates, whose results would name it.
+    struct WholeSource { // for this preview's statements only
+        BatchSql &sql;
+        ~WholeSource() { sql.setWholeSourceScope(0); }
+    } whole{sql};
+    if (!publish && dataset.checks.empty() && !sql.isScd2() && isWholeSource(options.scope))
+        sql.setWholeSourceScope(scope.size());
     if (!publish && !sql.isScd2() && dataset.checks.empty() && options.samples == 0 && sql.targetExists() && !dataset.key.isEmpty()
         && db.dialect().stagesJoinedToTarget())
-        return diffWithoutStage(db, dataset, sql, scope, sourceStats, isWholeSource(options.scope), phase);
+        return diffWithoutStage(db, dataset, sql, scope, sourceStats, phase);
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
     // A merge publish into an indexed target works by row identity (no stage
     // index); with no gates and no samples to read the stage, the staged

@@ -330,7 +330,8 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds, const s
     // implies it): PostgreSQL cannot probe an index with the null-safe key
     // match, so without it the join read and sorted the whole target.
     const SqlDialect &d = m_db.dialect();
-    const QString inScope = tgtScope(QStringLiteral("t"), binds);
+    // A recount (`only`) reads the target in its own partitions.
+    const QString inScope = only && m_strategy.targetDirect ? scopePredicate(QStringLiteral("t"), *only, binds) : tgtScope(QStringLiteral("t"), binds);
     const QString tid = d.rowIdentity(QStringLiteral("t"));
     const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
     const QString updated = targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs % QStringLiteral(" THEN ")
