@@ -2,6 +2,7 @@
 // rows before them, refusal when a later run built on them, duplicate
 // reports, the freeze, and the guided recovery of a retry storm.
 #include "core/batch/batch.h"
+#include "core/batch/partitions.h"
 #include "core/recovery/recovery.h"
 #include "core/batch/rollback.h"
 #include "core/batch/runs.h"
@@ -456,6 +457,16 @@ private Q_SLOTS:
         const QString md = recoveryReportMarkdown(r);
         QVERIFY(md.contains(QStringLiteral("| rerun | done |")));
         QVERIFY(md.contains(QString::number(extra)));
+        // The console's copy stops each per-partition table after the first
+        // partitions and says how many it leaves out; the saved one has all.
+        QVERIFY(r.before.partitions.size() >= 2);
+        const QString capped = recoveryReportMarkdown(r, 1);
+        const QString second = partitionLabel(r.before.partitions.at(1).partition);
+        QVERIFY(md.contains(QStringLiteral("| %1 |").arg(second)));
+        QVERIFY2(!capped.contains(QStringLiteral("| %1 |").arg(second)), qPrintable(capped));
+        QVERIFY(capped.contains(QStringLiteral("... and %1 more partition(s)").arg(r.before.partitions.size() - 1)));
+        QVERIFY(!md.contains(QStringLiteral("more partition(s)")));
+        QVERIFY(capped.contains(QStringLiteral("| rerun | done |")));
     }
 
     void recoverStepsStopAfterAFailure()

@@ -183,6 +183,9 @@ Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryRes
 Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, int samples = 5);
 
 // The Markdown recovery report.
-QString recoveryReportMarkdown(const RecoveryResult &result);
+// The recovery's report. `partitionsShown` caps each per-partition table
+// (the console's view: Markdown tables of thousands of rows take minutes to
+// lay out); a saved report lists them all.
+QString recoveryReportMarkdown(const RecoveryResult &result, std::size_t partitionsShown = std::size_t(-1));
 
 } // namespace rw

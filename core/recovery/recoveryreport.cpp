@@ -9,10 +9,16 @@
 
 namespace rw {
 
-QString recoveryReportMarkdown(const RecoveryResult &r)
+QString recoveryReportMarkdown(const RecoveryResult &r, std::size_t partitionsShown)
 {
     QString md;
     QTextStream out(&md);
+    // Each per-partition table stops after `partitionsShown` partitions,
+    // saying how many it leaves out.
+    const auto more = [&](std::size_t total) {
+        if (total > partitionsShown)
+            out << "\n... and " << (total - partitionsShown) << " more partition(s): the saved report lists every one.\n";
+    };
     const QString now = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
     out << "# Duplicate incident recovery: " << r.dataset << "\n\n";
     out << "- Target table: `" << r.target << "`\n";
@@ -25,8 +31,11 @@ QString recoveryReportMarkdown(const RecoveryResult &r)
         << " row(s) beyond one per (partition, key).\n\n";
     if (!r.before.partitions.empty()) {
         out << "| partition | duplicate keys | extra rows |\n|---|---:|---:|\n";
-        for (const auto &p : r.before.partitions)
+        for (std::size_t i = 0; i < r.before.partitions.size() && i < partitionsShown; ++i) {
+            const auto &p = r.before.partitions[i];
             out << "| " << partitionLabel(p.partition) << " | " << p.duplicateKeys << " | " << p.extraRows << " |\n";
+        }
+        more(r.before.partitions.size());
         out << '\n';
     }
     if (!r.before.samples.empty()) {
@@ -43,11 +52,12 @@ QString recoveryReportMarkdown(const RecoveryResult &r)
         out << "No partition was affected.\n\n";
     } else {
         out << "| partition | target rows before | target rows after | source rows (deduped) |\n|---|---:|---:|---:|\n";
-        for (std::size_t i = 0; i < r.totalsBefore.size(); ++i) {
+        for (std::size_t i = 0; i < r.totalsBefore.size() && i < partitionsShown; ++i) {
             const auto &b = r.totalsBefore[i];
             const QString afterRows = i < r.totals.size() && r.executed ? QString::number(r.totals[i].targetRows) : QStringLiteral("-");
             out << "| " << partitionLabel(b.partition) << " | " << b.targetRows << " | " << afterRows << " | " << b.sourceRows << " |\n";
         }
+        more(r.totalsBefore.size());
         out << '\n';
     }
     out << "## Business totals against the source\n\n";
@@ -55,13 +65,15 @@ QString recoveryReportMarkdown(const RecoveryResult &r)
         out << "Nothing to compare.\n\n";
     } else {
         out << "| partition | column | source | target | match |\n|---|---|---:|---:|---|\n";
-        for (const auto &t : r.totals) {
+        for (std::size_t i = 0; i < r.totals.size() && i < partitionsShown; ++i) {
+            const auto &t = r.totals[i];
             out << "| " << partitionLabel(t.partition) << " | (rows) | " << t.sourceRows << " | " << t.targetRows << " | "
                 << (t.sourceRows == t.targetRows ? "yes" : "**no**") << " |\n";
             for (const auto &[column, source, target] : t.sums)
                 out << "| " << partitionLabel(t.partition) << " | " << column << " | " << source.toString() << " | " << target.toString() << " | "
                     << (sameSum(source, target) ? "yes" : "**no**") << " |\n";
         }
+        more(r.totals.size());
         out << "\nTotals " << (r.totalsMatch ? "match" : "do **not** match") << (r.executed ? "" : " (as the target is now)") << ".\n\n";
     }
     out << "## Preventing a recurrence\n\n";

@@ -386,7 +386,7 @@ void RecoverPage::showStep(Step step)
 {
     m_shown = step;
     if (step == ReportStep)
-        m_report->showMarkdown(reportMarkdown());
+        m_report->showMarkdown(reportMarkdown(kReportPartitionsShown));
     m_pages->setCurrentIndex(int(step));
     {
         const QSignalBlocker block(m_steps);
@@ -758,7 +758,7 @@ void RecoverPage::updateViews()
     // Only once the recovery ran, and only when shown: laying out Markdown
     // tables in a browser is slow (see MarkdownView).
     if (m_shown == ReportStep)
-        m_report->showMarkdown(reportMarkdown());
+        m_report->showMarkdown(reportMarkdown(kReportPartitionsShown));
     updateSteps();
 }
 
@@ -781,7 +781,10 @@ QString RecoverPage::stepText() const
 
 ConfirmDialog *RecoverPage::confirmDialog() const { return m_confirm; }
 
-QString RecoverPage::reportMarkdown() const { return m_result && m_result->executed ? recoveryReportMarkdown(*m_result) : QString(); }
+QString RecoverPage::reportMarkdown(std::size_t partitionsShown) const
+{
+    return m_result && m_result->executed ? recoveryReportMarkdown(*m_result, partitionsShown) : QString();
+}
 
 QString RecoverPage::reportText() const { return m_report->toPlainText(); }
 

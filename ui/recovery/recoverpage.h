@@ -84,7 +84,10 @@ public:
     TotalsModel *totalsModel() const { return m_totalsModel; }
     // The shown step's preview or outcome, as plain text.
     QString stepText() const;
-    QString reportMarkdown() const;
+    // The report as Markdown; the view shows each per-partition table up to
+    // kReportPartitionsShown partitions, a saved report all of them.
+    static constexpr std::size_t kReportPartitionsShown = 50;
+    QString reportMarkdown(std::size_t partitionsShown = std::size_t(-1)) const;
     QString reportText() const;
     bool saveReport(const QString &path);
 
