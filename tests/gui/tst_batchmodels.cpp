@@ -145,8 +145,12 @@ private Q_SLOTS:
         a.info.status = rw::RunStatus::Succeeded;
         a.info.startedAt = QStringLiteral("2025-05-31T02:00:00Z");
         a.info.finishedAt = QStringLiteral("2025-05-31T02:01:30Z");
-        a.result.partitions = {partition(QStringLiteral("2025-05-01"), 5, 7, 0, 100)};
-        a.result.partitions[0].published = true;
+        rw::RunResult result;
+        result.partitions = {partition(QStringLiteral("2025-05-01"), 5, 7, 0, 100), partition(QStringLiteral("2025-05-02"), 1, 2, 0, 10)};
+        result.partitions[0].published = true;
+        result.checks = {{QStringLiteral("not_null"), QStringLiteral("2025-05-02"), false, QString()}};
+        const rw::RunInfo info = a.info;
+        a = rw::RunSummary::of(info, result); // the totals, counts and gates; not the partitions
         rw::RunSummary b = a;
         b.info.runId = 8;
         b.info.status = rw::RunStatus::Interrupted;
@@ -155,8 +159,9 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(model.rowOf(7), 1);
         QCOMPARE(model.index(1, rw::RunsModel::DurationColumn).data().toString(), QStringLiteral("1 min 30 s"));
-        QCOMPARE(model.index(1, rw::RunsModel::PartitionsColumn).data().toString(), QStringLiteral("1 / 1"));
-        QCOMPARE(model.index(1, rw::RunsModel::UpdatedColumn).data(rw::RunsModel::SortRole).toLongLong(), 7);
+        QCOMPARE(model.index(1, rw::RunsModel::PartitionsColumn).data().toString(), QStringLiteral("1 / 2"));
+        QCOMPARE(model.index(1, rw::RunsModel::UpdatedColumn).data(rw::RunsModel::SortRole).toLongLong(), 9);
+        QCOMPARE(model.index(1, rw::RunsModel::GatesColumn).data().toString(), QStringLiteral("1"));
         QVERIFY(rw::RunsModel::resumable(rw::RunStatus::Interrupted));
         QVERIFY(rw::RunsModel::resumable(rw::RunStatus::Cancelled));
         QVERIFY(!rw::RunsModel::resumable(rw::RunStatus::Succeeded));

@@ -153,6 +153,31 @@ void RunReportView::showRun(const RunInfo &info, const RunResult &result)
                  });
 }
 
+void RunReportView::showRun(const RunInfo &info, const Database &db)
+{
+    if (runId() != info.runId) {
+        m_snapshot.reset();
+        m_message->setText(tr("Loading the report of run %1\u2026").arg(info.runId));
+        m_stack->setCurrentWidget(m_message);
+    }
+    m_jobs.start(
+        [info, db]() -> Result<RunReportSnapshot> {
+            auto result = runResult(db, info.runId);
+            if (!result)
+                return fail(result.error());
+            result->status = info.status; // "interrupted" is derived in listRuns
+            return buildRunReport(info, *result);
+        },
+        [this, id = info.runId](Result<RunReportSnapshot> snapshot) {
+            if (snapshot) {
+                apply(std::move(*snapshot));
+            } else {
+                m_message->setText(tr("Could not load the report of run %1: %2").arg(id).arg(snapshot.error().message));
+                m_stack->setCurrentWidget(m_message);
+            }
+        });
+}
+
 void RunReportView::apply(RunReportSnapshot snapshot)
 {
     m_snapshot = std::move(snapshot);

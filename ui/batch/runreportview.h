@@ -35,6 +35,8 @@ public:
     // Builds the report of `info` and `result` in the background and shows
     // it; a report still being built for an earlier call is dropped.
     void showRun(const RunInfo &info, const RunResult &result);
+    // The same, the run's result read from `db` in the background too.
+    void showRun(const RunInfo &info, const Database &db);
     // Shows `message` instead of a report (empty: the placeholder).
     void showMessage(const QString &message);
     void setPlaceholderText(const QString &text);

@@ -25,26 +25,31 @@ QColor statusColor(RunStatus status)
     }
 }
 
-int published(const RunSummary &r)
-{
-    return int(std::count_if(r.result.partitions.begin(), r.result.partitions.end(), [](const PartitionResult &p) { return p.published; }));
-}
+int published(const RunSummary &r) { return r.published; }
 
-int failedGates(const RunSummary &r)
-{
-    return int(std::count_if(r.result.checks.begin(), r.result.checks.end(), [](const CheckResult &c) { return !c.passed; }));
-}
+int failedGates(const RunSummary &r) { return r.failedGates; }
 
 double seconds(const RunSummary &r) { return fmt::secondsBetween(r.info.startedAt, r.info.finishedAt); }
 
 // A column of one of the run's total counts.
 ModelColumn<RunSummary> totalColumn(const QString &title, qint64 PartitionResult::*count)
 {
-    return {title, kAlignNumber, [count](const RunSummary &r) { return fmt::number(r.result.totals().*count); },
-            [count](const RunSummary &r) { return r.result.totals().*count; }};
+    return {title, kAlignNumber, [count](const RunSummary &r) { return fmt::number(r.totals.*count); },
+            [count](const RunSummary &r) { return r.totals.*count; }};
 }
 
 } // namespace
+
+RunSummary RunSummary::of(RunInfo info, const RunResult &result)
+{
+    RunSummary s;
+    s.info = std::move(info);
+    s.totals = result.totals();
+    s.partitions = int(result.partitions.size());
+    s.published = int(std::count_if(result.partitions.begin(), result.partitions.end(), [](const PartitionResult &p) { return p.published; }));
+    s.failedGates = int(std::count_if(result.checks.begin(), result.checks.end(), [](const CheckResult &c) { return !c.passed; }));
+    return s;
+}
 
 RunsModel::RunsModel(QObject *parent)
     : SnapshotTableModel({
@@ -56,7 +61,7 @@ RunsModel::RunsModel(QObject *parent)
         {tr("Duration"), kAlignText,
          [](const RunSummary &r) { return r.info.finishedAt.isEmpty() ? QStringLiteral("\u2014") : fmt::duration(seconds(r)); }, seconds},
         {tr("By"), kAlignText, [](const RunSummary &r) { return r.info.osUser; }},
-        {tr("Published"), kAlignNumber, [](const RunSummary &r) { return QStringLiteral("%1 / %2").arg(published(r)).arg(r.result.partitions.size()); },
+        {tr("Published"), kAlignNumber, [](const RunSummary &r) { return QStringLiteral("%1 / %2").arg(r.published).arg(r.partitions); },
          published},
         totalColumn(tr("Inserted"), &PartitionResult::inserted),
         totalColumn(tr("Updated"), &PartitionResult::updated),

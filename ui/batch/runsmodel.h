@@ -8,10 +8,17 @@
 
 namespace rw {
 
-// One run of the history: who, when, how it ended, and its counts.
+// One run of the history: who, when, how it ended, and its counts. Not the
+// per-partition results: 200 runs of 10,000 partitions would hold 2 million
+// of them; the selected run's report loads its own (RunReportView).
 struct RunSummary {
     RunInfo info;
-    RunResult result; // from rw::runResult: per-partition counts and gates
+    PartitionResult totals; // summed over its partitions
+    int partitions = 0;
+    int published = 0;
+    int failedGates = 0;
+
+    static RunSummary of(RunInfo info, const RunResult &result);
 };
 
 // The run history, newest first, from a snapshot taken off the GUI thread.

@@ -185,8 +185,7 @@ void RunsPage::refresh()
                 auto result = runResult(db, info.runId);
                 if (!result)
                     return fail(result.error());
-                result->status = info.status; // "interrupted" is derived in listRuns
-                out.push_back({std::move(info), std::move(*result)});
+                out.push_back(RunSummary::of(std::move(info), *result)); // its partitions dropped here
             }
             return out;
         },
@@ -242,11 +241,11 @@ void RunsPage::updateSelection()
         const RunSummary &r = m_model->snapshot()[std::size_t(row)];
         status = r.info.status;
         kind = r.info.kind;
-        published = std::any_of(r.result.partitions.begin(), r.result.partitions.end(), [](const PartitionResult &p) { return p.published; });
+        published = r.published > 0;
         if (status == RunStatus::Running)
             m_report->showMessage(tr("Run %1 is in progress: the panel above follows it, and its report is shown here when it ends.").arg(id));
         else
-            m_report->showRun(r.info, r.result);
+            m_report->showRun(r.info, *m_db);
     } else {
         m_report->showMessage(QString());
     }
@@ -398,17 +397,23 @@ bool RunsPage::exportReport(qint64 runId, const QString &path, ReportFormat form
     const int row = m_model->rowOf(runId);
     if (row < 0)
         return false;
-    // Formatting 10,000 partitions and writing them is work for a worker.
+    if (!m_db)
+        return false;
+    // Reading and formatting 10,000 partitions and writing them is work for a worker.
     tasks().start(
-        [summary = m_model->snapshot()[std::size_t(row)], path, format]() -> Result<bool> {
+        [info = m_model->snapshot()[std::size_t(row)].info, db = *m_db, path, format]() -> Result<bool> {
+            auto result = runResult(db, info.runId);
+            if (!result)
+                return fail(result.error());
+            result->status = info.status; // "interrupted" is derived in listRuns
             QByteArray content;
             if (format == ReportFormat::Json) {
-                nlohmann::ordered_json j = toJson(summary.result);
-                j["os_user"] = summary.info.osUser.toStdString();
-                j["host"] = summary.info.host.toStdString();
+                nlohmann::ordered_json j = toJson(*result);
+                j["os_user"] = info.osUser.toStdString();
+                j["host"] = info.host.toStdString();
                 content = QByteArray::fromStdString(j.dump(2)) + '\n';
             } else {
-                content = runReportMarkdown(summary.info, summary.result).toUtf8();
+                content = runReportMarkdown(info, *result).toUtf8();
             }
             QFile file(path);
             if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(content) != content.size() || !file.flush())
