@@ -1,5 +1,6 @@
 // rewind: the desktop console. Parses the command line, opens the window
 // and, for --screenshot, saves the window once its data has loaded.
+#include "core/util/cpustate.h"
 #include "ui/window/mainwindow.h"
 #include "ui/common/page.h"
 #include "ui/common/settings.h"
@@ -26,6 +27,7 @@ int usageError(const QString &message)
 
 int main(int argc, char *argv[])
 {
+    rw::avoidDirtyUpperRegisters(); // before any QHash: see cpustate.h
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("rewind"));
     QApplication::setOrganizationName(QStringLiteral("Rewind"));
