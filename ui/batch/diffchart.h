@@ -14,6 +14,7 @@ class DiffChart : public QChartView {
     Q_OBJECT
 public:
     static constexpr int kMaxBars = 60;
+    static constexpr int kMaxLabels = 12; // bars named under the axis; the others blank
 
     explicit DiffChart(QWidget *parent = nullptr);
 

@@ -128,6 +128,9 @@ PreviewPage::PreviewPage(QWidget *parent)
     tiles->addStretch(1);
 
     m_diffView = makeTable(m_diffModel, QStringLiteral("previewDiffView"), PreviewDiffModel::SortRole, this);
+    // In partition order, as the chart and the run report list them (a
+    // header's first click sorted them last first).
+    m_diffView->sortByColumn(PreviewDiffModel::PartitionColumn, Qt::AscendingOrder);
     m_checksView = makeTable(m_checksModel, QStringLiteral("previewChecksView"), ChecksModel::SortRole, this);
     m_samplesView = makeTable(m_samplesModel, QStringLiteral("previewSamplesView"), -1, this);
     m_samplesView->horizontalHeader()->setStretchLastSection(false);
