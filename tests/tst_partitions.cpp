@@ -109,6 +109,15 @@ private Q_SLOTS:
         QCOMPARE(whole->at(0).sourceRows, 5);
         QCOMPARE(whole->at(0).targetRows, 6);
         QCOMPARE(whole->at(0).duplicateKeys, 2);
+
+        // Emptied, neither lists a partition.
+        QVERIFY(ws->db.exec(QStringLiteral("DELETE FROM src")));
+        QVERIFY(ws->db.exec(QStringLiteral("DELETE FROM tgt")));
+        for (const char *name : {"d", "whole"}) {
+            auto none = listPartitions(ws->db, *ws->spec.dataset(QLatin1String(name)));
+            QVERIFY(none);
+            QCOMPARE(none->size(), std::size_t(0));
+        }
     }
 
     void statusFollowsRecordedState()
