@@ -7,11 +7,12 @@ REWIND_BUILD=${REWIND_BUILD:-$REWIND_ROOT/build}
 REWIND_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6sql6-sqlite libqt6sql6-psql libgl-dev
-  nlohmann-json3-dev xvfb xauth fonts-dejavu-core
+  nlohmann-json3-dev librdkafka-dev xvfb xauth fonts-dejavu-core
 )
 # Only scripts/test needs these: the validators of resources/ (desktop entry,
-# AppStream metainfo).
-REWIND_CHECK_PACKAGES=(desktop-file-utils appstream)
+# AppStream metainfo), and kcat and python3-kafka, the independent Kafka
+# clients the Kafka tests check Rewind's results with.
+REWIND_CHECK_PACKAGES=(desktop-file-utils appstream kcat python3-kafka)
 # Only scripts/test needs these: clang 16 for the libFuzzer targets (Debian
 # 12's default clang 14 cannot compile std::expected); libclang-rt-16-dev
 # holds libFuzzer and clang's sanitizer runtimes; llvm-16 the symbolizer that

@@ -97,7 +97,7 @@ Status runConsumerGroups(Context &ctx)
         ctx.print({{"stream", s(stream->name)}, {"groups", list}});
         return {};
     }
-    ctx.out << "stream " << stream->name << " (log " << stream->log << ")\n\n";
+    ctx.out << "stream " << stream->name << " (" << stream->sourceKind() << " " << stream->source() << ")\n\n";
     TextTable table({QStringLiteral("GROUP"), QStringLiteral("PARTITIONS"), QStringLiteral("LAG"), QStringLiteral("LAST COMMIT")},
                     {false, true, true, false});
     for (const auto &g : *groups)
@@ -129,7 +129,7 @@ Status runOffsets(Context &ctx)
         ctx.print({{"stream", s(t->stream->name)}, {"group", s(t->group)}, {"partitions", list}, {"total_lag", lag}});
         return {};
     }
-    ctx.out << "stream " << t->stream->name << " (log " << t->stream->log << "), group " << t->group << "\n\n";
+    ctx.out << "stream " << t->stream->name << " (" << t->stream->sourceKind() << " " << t->stream->source() << "), group " << t->group << "\n\n";
     TextTable table({QStringLiteral("PARTITION"), QStringLiteral("COMMITTED"), QStringLiteral("LOG START"), QStringLiteral("LOG END"),
                      QStringLiteral("LAG")},
                     {true, true, true, true, true});
@@ -264,7 +264,7 @@ Status runOffsetsReset(Context &ctx)
         ctx.out << "\nNote: " << thousands(unreadable) << (unreadable == 1 ? " event has" : " events have") << " a " << t->stream->logColumns.recordTs
                 << " that is not ISO-8601 or epoch seconds (years 0000 to 9999): left out of --to-datetime.\n";
     if (plan->partitions.empty())
-        ctx.out << "Nothing to reset: the log " << t->stream->log << " has no events and the group has no committed offsets.\n";
+        ctx.out << "Nothing to reset: the " << t->stream->sourceKind() << " " << t->stream->source() << " has no events and the group has no committed offsets.\n";
     else if (plan->executed)
         ctx.out << "\nApplied and audited.\n";
     else

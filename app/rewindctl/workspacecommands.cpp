@@ -98,17 +98,27 @@ Status runStreams(Context &ctx)
         return fail(ws.error());
     if (ctx.json) {
         Json list = Json::array();
-        for (const auto &st : ws->spec.streams)
-            list.push_back({{"name", s(st.name)}, {"log", s(st.log)}, {"sink", s(st.sink)}});
+        for (const auto &st : ws->spec.streams) {
+            Json one = {{"name", s(st.name)}, {"log", st.kafka ? Json(nullptr) : Json(s(st.log))}, {"sink", s(st.sink)}};
+            if (st.kafka) { // never its config's values: they may be secrets
+                Json groups = Json::array();
+                for (const QString &g : st.kafka->groups)
+                    groups.push_back(s(g));
+                one["kafka"] = {{"bootstrap", s(st.kafka->bootstrap)}, {"topic", s(st.kafka->topic)}, {"groups", groups},
+                                {"dlq_topic", st.kafka->dlqTopic.isEmpty() ? Json(nullptr) : Json(s(st.kafka->dlqTopic))}};
+                one["event_id"] = s(st.eventId);
+            }
+            list.push_back(one);
+        }
         ctx.print({{"streams", list}});
         return {};
     }
-    TextTable table({QStringLiteral("STREAM"), QStringLiteral("LOG"), QStringLiteral("SINK"), QStringLiteral("FIELDS")}, {});
+    TextTable table({QStringLiteral("STREAM"), QStringLiteral("LOG OR TOPIC"), QStringLiteral("SINK"), QStringLiteral("FIELDS")}, {});
     for (const auto &st : ws->spec.streams) {
         QStringList fields;
         for (const auto &[name, path] : st.fields)
             fields << name;
-        table.add({st.name, st.log, st.sink, fields.join(u',')});
+        table.add({st.name, st.kafka ? QStringLiteral("kafka:") % st.kafka->topic : st.log, st.sink, fields.join(u',')});
     }
     table.print(ctx.out);
     return {};

@@ -51,7 +51,7 @@ Result<ResetPlan> plan(const StreamLog &log, const StreamSpec &stream, const QSt
             return badInput(QStringLiteral("%1: partition %2 is not in the log \"%3\" of stream \"%4\" (it has %5)")
                                 .arg(where)
                                 .arg(partition)
-                                .arg(stream.log, stream.name, partitionList(*offsets)));
+                                .arg(stream.source(), stream.name, partitionList(*offsets)));
         return {};
     };
     for (qint64 p : request.partitions)

@@ -313,9 +313,45 @@ StreamSpec parseStream(const QString &name, const Json &value, QStringList &erro
         return s;
     }
     Fields f(value, context, errors);
-    s.log = f.string("log", true);
+    if (const Json *kafka = f.object("kafka")) {
+        KafkaSpec k;
+        Fields kf(*kafka, context % QStringLiteral(": \"kafka\""), errors);
+        k.bootstrap = kf.string("bootstrap", true);
+        k.topic = kf.string("topic", true);
+        if (const Json *config = kf.object("config")) {
+            for (auto it = config->begin(); it != config->end(); ++it) {
+                // Values are named in messages by their property only: they may be secrets.
+                if (!it->is_string())
+                    kf.error(QStringLiteral("config"), QStringLiteral("\"") % qs(it.key()) % QStringLiteral("\" must map to a string, not ")
+                                                           % jsonTypeName(*it));
+                else
+                    k.config.emplace_back(qs(it.key()), qs(it->get<std::string>()));
+            }
+        }
+        k.groups = kf.strings("groups");
+        k.dlqTopic = kf.has("dlq_topic") ? kf.string("dlq_topic") : QString();
+        kf.rejectUnknown();
+        s.kafka = std::move(k);
+        if (f.has("log") && (f.string("log"), true))
+            f.error(QStringLiteral("log"), QStringLiteral("and \"kafka\" are exclusive: a stream reads a log table or a Kafka topic, not both"));
+        if (f.has("log_columns") && (f.object("log_columns"), true))
+            f.error(QStringLiteral("log_columns"), QStringLiteral("is for a log table; a Kafka stream has no columns to name"));
+        if (f.has("event_id")) {
+            const QString id = f.string("event_id");
+            static const QRegularExpression path(QStringLiteral(R"re(^\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])+$)re"));
+            if (id == QLatin1String("key") || path.match(id).hasMatch() || (id.startsWith(QLatin1String("header:")) && id.size() > 7))
+                s.eventId = id;
+            else if (!id.isEmpty())
+                f.error(QStringLiteral("event_id"), QStringLiteral("\"") % id % QStringLiteral("\": expected \"key\" (the record key), a JSON path such as "
+                                                                                         "\"$.id\", or \"header:NAME\""));
+        }
+    } else {
+        s.log = f.string("log", true);
+        if (f.has("event_id") && (f.string("event_id"), true))
+            f.error(QStringLiteral("event_id"), QStringLiteral("is for a Kafka stream; a log table's event ids are its \"event_id\" column"));
+    }
     s.sink = f.string("sink", true);
-    if (const Json *cols = f.object("log_columns")) {
+    if (const Json *cols = s.kafka ? nullptr : f.object("log_columns")) {
         Fields cf(*cols, context % QStringLiteral(": \"log_columns\""), errors);
         auto take = [&](const char *field, QString &slot) {
             const QString v = cf.string(field);

@@ -74,10 +74,25 @@ struct LogColumns {
     QString payload = QStringLiteral("payload");
 };
 
+// A stream read from an Apache Kafka topic instead of a log table
+// (CONTRACT, "Streams on Apache Kafka").
+struct KafkaSpec {
+    QString bootstrap;                                // bootstrap.servers
+    QString topic;
+    std::vector<std::pair<QString, QString>> config;  // librdkafka properties as written: ${NAME} read at connection
+    QStringList groups;                               // groups to show where the cluster cannot list them
+    QString dlqTopic;
+};
+
 struct StreamSpec {
     QString name;
-    QString log;
+    QString log;                      // empty for a Kafka stream
+    std::optional<KafkaSpec> kafka;   // exclusive with log
+    QString eventId = QStringLiteral("key"); // Kafka: "key", "$.path" or "header:NAME"
     QString sink;
+    // Where it reads: the log table, or the Kafka topic; and what that is.
+    QString source() const { return kafka ? kafka->topic : log; }
+    QString sourceKind() const { return kafka ? QStringLiteral("Kafka topic") : QStringLiteral("log"); }
     LogColumns logColumns;
     std::vector<std::pair<QString, QString>> fields; // sink column -> JSONPath, in spec order
     QStringList required;

@@ -269,7 +269,8 @@ private:
     void stream(const StreamSpec &s)
     {
         const QString ctx = QStringLiteral("stream \"") % s.name % u'"';
-        if (relation(ctx, QStringLiteral("log"), s.log)) {
+        // A Kafka topic is checked against the cluster when a command reads it.
+        if (!s.kafka && relation(ctx, QStringLiteral("log"), s.log)) {
             const QStringList cols = columnsOf(s.log);
             const LogColumns &lc = s.logColumns;
             const QString where = QStringLiteral("log \"") % s.log % u'"';

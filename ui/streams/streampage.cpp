@@ -530,7 +530,9 @@ void StreamPage::updateHeader()
     QStringList fields;
     for (const auto &[column, path] : s.fields)
         fields << column;
-    QStringList facts{tr("log %1 \u2192 sink %2").arg(s.log, s.sink)};
+    QStringList facts{tr("%1 %2 \u2192 sink %3").arg(s.sourceKind(), s.source(), s.sink)};
+    if (s.kafka)
+        facts << tr("cluster %1").arg(s.kafka->bootstrap);
     if (!fields.isEmpty())
         facts << tr("fields: %1").arg(fields.join(QStringLiteral(", ")));
     if (!s.required.isEmpty())

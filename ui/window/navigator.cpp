@@ -115,11 +115,11 @@ void Navigator::setSpec(const Spec &spec)
     m_streams = makeGroup(tr("Streams"), spec.streams.size());
     const QIcon streamIcon = drawnIcon(true);
     for (const StreamSpec &s : spec.streams) {
-        auto *item = new QTreeWidgetItem(m_streams, {s.name, s.log % QStringLiteral(" \u2192 ") % s.sink});
+        auto *item = new QTreeWidgetItem(m_streams, {s.name, s.source() % QStringLiteral(" \u2192 ") % s.sink});
         item->setIcon(0, streamIcon);
         item->setData(0, KindRole, int(Kind::Stream));
         item->setData(0, NameRole, s.name);
-        item->setToolTip(0, tr("Stream %1\nlog: %2\nsink: %3").arg(s.name, s.log, s.sink));
+        item->setToolTip(0, tr("Stream %1\n%2: %3\nsink: %4").arg(s.name, s.sourceKind(), s.source(), s.sink));
         item->setToolTip(1, item->toolTip(0));
     }
     const std::tuple<QString, QString, QString> pages[] = {

@@ -1,0 +1,264 @@
+// Streams on Apache Kafka (issue 30), against librdkafka's mock cluster: a
+// real Kafka protocol endpoint on 127.0.0.1, started in this process, that
+// rewindctl (run in-process) and an independent client (python3-kafka)
+// both talk to over TCP.
+#include "tests/testsupport.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include <memory>
+
+using namespace rw;
+
+namespace {
+
+constexpr int kPartitions = 3;
+const char *const kTopic = "payments";
+
+// A mock cluster of one broker with topic "payments" of 3 partitions:
+// partition p holds 5 + p records; group "loader" committed 2 in partition
+// 0 and 4 in partition 1, nothing in partition 2.
+class MockCluster {
+public:
+    MockCluster()
+    {
+        char err[512];
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        rd_kafka_conf_set_log_cb(conf, nullptr);
+        m_host = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+        QVERIFY2(m_host, err);
+        m_cluster = rd_kafka_mock_cluster_new(m_host, 1);
+        QVERIFY(m_cluster);
+        m_bootstrap = QString::fromUtf8(rd_kafka_mock_cluster_bootstraps(m_cluster));
+        QCOMPARE(rd_kafka_mock_topic_create(m_cluster, kTopic, kPartitions, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+        QCOMPARE(rd_kafka_mock_topic_create(m_cluster, "other", 1, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+        produce();
+        commit(QStringLiteral("loader"), {{0, 2}, {1, 4}});
+    }
+    ~MockCluster()
+    {
+        if (m_cluster)
+            rd_kafka_mock_cluster_destroy(m_cluster);
+        if (m_host)
+            rd_kafka_destroy(m_host);
+    }
+    const QString &bootstrap() const { return m_bootstrap; }
+
+private:
+    rd_kafka_t *client(rd_kafka_type_t type, const QString &group = QString())
+    {
+        char err[512];
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        rd_kafka_conf_set_log_cb(conf, nullptr);
+        rd_kafka_conf_set(conf, "bootstrap.servers", m_bootstrap.toUtf8().constData(), err, sizeof err);
+        if (!group.isEmpty())
+            rd_kafka_conf_set(conf, "group.id", group.toUtf8().constData(), err, sizeof err);
+        rd_kafka_t *rk = rd_kafka_new(type, conf, err, sizeof err);
+        if (!rk)
+            qFatal("kafka client: %s", err);
+        return rk;
+    }
+
+    void produce()
+    {
+        rd_kafka_t *p = client(RD_KAFKA_PRODUCER);
+        for (int partition = 0; partition < kPartitions; ++partition)
+            for (int i = 0; i < 5 + partition; ++i) {
+                const QByteArray value = QStringLiteral(R"({"id": "p%1-%2", "amount": %3})").arg(partition).arg(i).arg(i * 10).toUtf8();
+                const QByteArray key = QStringLiteral("p%1-%2").arg(partition).arg(i).toUtf8();
+                const rd_kafka_resp_err_t err =
+                    rd_kafka_producev(p, RD_KAFKA_V_TOPIC(kTopic), RD_KAFKA_V_PARTITION(partition),
+                                      RD_KAFKA_V_VALUE(const_cast<char *>(value.constData()), size_t(value.size())),
+                                      RD_KAFKA_V_KEY(key.constData(), size_t(key.size())), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+                if (err)
+                    qFatal("produce: %s", rd_kafka_err2str(err));
+            }
+        if (rd_kafka_flush(p, 10000) != RD_KAFKA_RESP_ERR_NO_ERROR)
+            qFatal("flush did not finish");
+        rd_kafka_destroy(p);
+    }
+
+    void commit(const QString &group, const std::vector<std::pair<int, qint64>> &offsets)
+    {
+        rd_kafka_t *c = client(RD_KAFKA_CONSUMER, group);
+        rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(int(offsets.size()));
+        for (const auto &[partition, offset] : offsets)
+            rd_kafka_topic_partition_list_add(list, kTopic, partition)->offset = offset;
+        const rd_kafka_resp_err_t err = rd_kafka_commit(c, list, 0);
+        rd_kafka_topic_partition_list_destroy(list);
+        if (err)
+            qFatal("commit: %s", rd_kafka_err2str(err));
+        rd_kafka_destroy_flags(c, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+    }
+
+    rd_kafka_t *m_host = nullptr;
+    rd_kafka_mock_cluster_t *m_cluster = nullptr;
+    QString m_bootstrap;
+};
+
+QByteArray kafkaSpec(const QString &bootstrap, const QString &topic = QString::fromLatin1(kTopic), const QString &config = QStringLiteral("{}"))
+{
+    return QStringLiteral(R"({"streams": {"payments": {
+        "kafka": {"bootstrap": "%1", "topic": "%2", "config": %3, "groups": ["loader", "idle"]},
+        "event_id": "key", "sink": "payment_events",
+        "fields": {"payment_id": "$.id", "amount": "$.amount"}, "required": ["payment_id"]}}})")
+        .arg(bootstrap, topic, config)
+        .toUtf8();
+}
+
+QJsonObject json(const QString &text) { return QJsonDocument::fromJson(text.toUtf8()).object(); }
+
+// What python3-kafka, an independent client, reads: per partition the
+// group's committed offset (-1: none) and the log end.
+QMap<int, std::pair<qint64, qint64>> independentOffsets(const QString &bootstrap, const QString &group)
+{
+    const QString script = QStringLiteral(R"(
+import json, sys
+from kafka import KafkaConsumer, TopicPartition
+c = KafkaConsumer(bootstrap_servers=sys.argv[1], group_id=sys.argv[2], enable_auto_commit=False, api_version_auto_timeout_ms=10000)
+parts = [TopicPartition('payments', p) for p in sorted(c.partitions_for_topic('payments'))]
+ends = c.end_offsets(parts)
+print(json.dumps({str(tp.partition): [c.committed(tp) if c.committed(tp) is not None else -1, ends[tp]] for tp in parts}))
+c.close()
+)");
+    QProcess py;
+    py.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral("-c"), script, bootstrap, group});
+    if (!py.waitForFinished(60000) || py.exitCode() != 0)
+        qFatal("python3-kafka failed: %s", py.readAllStandardError().constData());
+    QMap<int, std::pair<qint64, qint64>> out;
+    const QJsonObject o = QJsonDocument::fromJson(py.readAllStandardOutput()).object();
+    for (auto it = o.begin(); it != o.end(); ++it)
+        out.insert(it.key().toInt(), {it->toArray().at(0).toInteger(), it->toArray().at(1).toInteger()});
+    return out;
+}
+
+} // namespace
+
+class TestKafka : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { qputenv("REWIND_KAFKA_TIMEOUT_MS", "8000"); }
+
+    // `offsets` on a Kafka stream: the group's committed offsets and each
+    // partition's watermarks, as the cluster holds them and as an
+    // independent client reads them.
+    void offsetsAsTheClusterHoldsThem()
+    {
+        MockCluster cluster;
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        const auto r = f.cli({QStringLiteral("offsets"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                              QStringLiteral("loader"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonArray parts = json(r.out).value(QStringLiteral("partitions")).toArray();
+        QCOMPARE(parts.size(), kPartitions);
+        const qint64 committed[kPartitions] = {2, 4, 0}; // partition 2: nothing committed, read from the log start
+        for (int p = 0; p < kPartitions; ++p) {
+            const QJsonObject o = parts.at(p).toObject();
+            QCOMPARE(o.value(QStringLiteral("partition")).toInteger(), p);
+            QCOMPARE(o.value(QStringLiteral("log_start")).toInteger(), 0);
+            QCOMPARE(o.value(QStringLiteral("log_end")).toInteger(), 5 + p);
+            QCOMPARE(o.value(QStringLiteral("committed")).toInteger(), committed[p]);
+            QCOMPARE(o.value(QStringLiteral("lag")).toInteger(), 5 + p - committed[p]);
+        }
+        // python3-kafka reads the same from the cluster.
+        const auto independent = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
+        QCOMPARE(independent.size(), kPartitions);
+        for (int p = 0; p < kPartitions; ++p) {
+            const QJsonObject o = parts.at(p).toObject();
+            QCOMPARE(independent.value(p).second, o.value(QStringLiteral("log_end")).toInteger());
+            QCOMPARE(independent.value(p).first, p == 2 ? -1 : o.value(QStringLiteral("committed")).toInteger());
+        }
+
+        // consumer-groups: the spec's groups with their lag.
+        const auto groups = f.cli({QStringLiteral("consumer-groups"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--json")});
+        QVERIFY2(groups.exitCode == 0, qPrintable(groups.err));
+        QVERIFY2(groups.out.contains(QStringLiteral("\"loader\"")) && groups.out.contains(QStringLiteral("\"idle\"")), qPrintable(groups.out));
+
+        // streams: the topic and cluster, never the config's values.
+        const auto streams = f.cli({QStringLiteral("streams"), QStringLiteral("--json")});
+        QCOMPARE(streams.exitCode, 0);
+        const QJsonObject s = json(streams.out).value(QStringLiteral("streams")).toArray().at(0).toObject();
+        QVERIFY(s.value(QStringLiteral("log")).isNull());
+        QCOMPARE(s.value(QStringLiteral("kafka")).toObject().value(QStringLiteral("topic")).toString(), QString::fromLatin1(kTopic));
+    }
+
+    // Bad input names the culprit, exit 2; a cluster that does not answer is
+    // exit 1 naming it, within the bounded wait; no secret is ever printed.
+    void badInputAndAnUnreachableCluster()
+    {
+        MockCluster cluster;
+        const QStringList offsets{QStringLiteral("offsets"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                                  QStringLiteral("loader"), QStringLiteral("--json")};
+        {
+            testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap(), QStringLiteral("paymnets")));
+            const auto r = f.cli(offsets);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(QStringLiteral("topic \"paymnets\" does not exist")) && r.err.contains(QStringLiteral("payments")), qPrintable(r.err));
+        }
+        {
+            testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap(), QString::fromLatin1(kTopic), QStringLiteral(R"({"fetch.max.bites": "1"})")));
+            const auto r = f.cli(offsets);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(QStringLiteral("\"fetch.max.bites\" is not a librdkafka property")), qPrintable(r.err));
+        }
+        {
+            qunsetenv("REWIND_TEST_UNSET_SECRET");
+            testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap(), QString::fromLatin1(kTopic),
+                                                          QStringLiteral(R"({"sasl.password": "${REWIND_TEST_UNSET_SECRET}"})")));
+            const auto r = f.cli(offsets);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(QStringLiteral("${REWIND_TEST_UNSET_SECRET}, which is not set")), qPrintable(r.err));
+        }
+        {
+            // Nothing listens on port 1: refused, within the wait, naming the bootstrap list; the password never shows.
+            qputenv("REWIND_TEST_SECRET", "hunter2-secret");
+            qputenv("REWIND_KAFKA_TIMEOUT_MS", "2000");
+            testsupport::WorkspaceFixture f({}, kafkaSpec(QStringLiteral("127.0.0.1:1"), QString::fromLatin1(kTopic),
+                                                          QStringLiteral(R"({"sasl.username": "ops", "sasl.password": "${REWIND_TEST_SECRET}"})")));
+            QElapsedTimer t;
+            t.start();
+            const auto r = f.cli(offsets);
+            qputenv("REWIND_KAFKA_TIMEOUT_MS", "8000");
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(t.elapsed() < 15000, qPrintable(QString::number(t.elapsed())));
+            QVERIFY2(r.err.contains(QStringLiteral("127.0.0.1:1")), qPrintable(r.err));
+            QVERIFY(!r.err.contains(QStringLiteral("hunter2")) && !r.out.contains(QStringLiteral("hunter2")));
+        }
+        {
+            // A spec naming both a log table and a topic is refused whole.
+            QByteArray both = kafkaSpec(cluster.bootstrap());
+            both.replace("\"event_id\": \"key\",", "\"event_id\": \"key\", \"log\": \"payments_log\",");
+            testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+            const QString path = testsupport::writeFile(f.dir, QStringLiteral("both.json"), both);
+            const auto r = testsupport::runCli({QStringLiteral("streams"), QStringLiteral("--db"), f.dbPath, QStringLiteral("--spec"), path});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(QStringLiteral("\"log\": and \"kafka\" are exclusive")), qPrintable(r.err));
+        }
+    }
+
+    // What is not there yet says so, exit 2, and changes nothing.
+    void resetsAndReplayAreRefusedForNow()
+    {
+        MockCluster cluster;
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        const auto reset = f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                                  QStringLiteral("loader"), QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        QCOMPARE(reset.exitCode, 2);
+        QVERIFY2(reset.err.contains(QStringLiteral("not available yet")), qPrintable(reset.err));
+        const auto independent = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
+        QCOMPARE(independent.value(0).first, 2);
+        QCOMPARE(independent.value(1).first, 4);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKafka)
+#include "tst_kafka.moc"
