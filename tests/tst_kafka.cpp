@@ -245,15 +245,96 @@ private Q_SLOTS:
         }
     }
 
-    // What is not there yet says so, exit 2, and changes nothing.
-    void resetsAndReplayAreRefusedForNow()
+    // offsets-reset --execute commits to the group on the cluster (as an
+    // independent client then reads), audited; --partition limits it.
+    void resetCommitsToTheCluster()
     {
         MockCluster cluster;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
-        const auto reset = f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
-                                  QStringLiteral("loader"), QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
-        QCOMPARE(reset.exitCode, 2);
-        QVERIFY2(reset.err.contains(QStringLiteral("not available yet")), qPrintable(reset.err));
+        const QStringList base{QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                               QStringLiteral("loader")};
+        const auto dry = f.cli(base + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--json")});
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+        QCOMPARE(json(dry.out).value(QStringLiteral("executed")).toBool(), false);
+        QCOMPARE(independentOffsets(cluster.bootstrap(), QStringLiteral("loader")).value(0).first, 2); // a dry run changes nothing
+
+        const auto latest = f.cli(base + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(latest.exitCode == 0, qPrintable(latest.err));
+        auto after = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
+        for (int p = 0; p < kPartitions; ++p)
+            QCOMPARE(after.value(p).first, 5 + p);
+        const auto shifted = f.cli(base + QStringList{QStringLiteral("--shift-by"), QStringLiteral("-3"), QStringLiteral("--partition"),
+                                                      QStringLiteral("1"), QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(shifted.exitCode == 0, qPrintable(shifted.err));
+        after = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
+        QCOMPARE(after.value(0).first, 5);
+        QCOMPARE(after.value(1).first, 3);
+        QCOMPARE(after.value(2).first, 7);
+        auto audited = f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset' AND stream = 'payments'"));
+        QVERIFY(audited);
+        QCOMPARE(audited->toInt(), 2);
+    }
+
+    // A group with a member: the reset is refused, naming the group and
+    // saying to stop its consumers; its offsets stay, and nothing is audited.
+    void resetRefusedWhileTheGroupHasMembers()
+    {
+        MockCluster cluster;
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        char err[512];
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        rd_kafka_conf_set_log_cb(conf, nullptr);
+        rd_kafka_conf_set(conf, "bootstrap.servers", cluster.bootstrap().toUtf8().constData(), err, sizeof err);
+        rd_kafka_conf_set(conf, "group.id", "busy", err, sizeof err);
+        rd_kafka_conf_set(conf, "session.timeout.ms", "6000", err, sizeof err); // the mock's first join takes about 3 s
+        rd_kafka_t *member = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+        QVERIFY2(member, err);
+        rd_kafka_poll_set_consumer(member);
+        rd_kafka_topic_partition_list_t *topics = rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(topics, kTopic, RD_KAFKA_PARTITION_UA);
+        QCOMPARE(rd_kafka_subscribe(member, topics), RD_KAFKA_RESP_ERR_NO_ERROR);
+        rd_kafka_topic_partition_list_destroy(topics);
+        QElapsedTimer joined;
+        joined.start();
+        bool assigned = false;
+        while (!assigned && joined.elapsed() < 20000) {
+            if (rd_kafka_message_t *m = rd_kafka_consumer_poll(member, 200))
+                rd_kafka_message_destroy(m);
+            rd_kafka_topic_partition_list_t *a = nullptr;
+            if (rd_kafka_assignment(member, &a) == RD_KAFKA_RESP_ERR_NO_ERROR && a) {
+                assigned = a->cnt > 0;
+                rd_kafka_topic_partition_list_destroy(a);
+            }
+        }
+        QVERIFY2(assigned, "the member never joined");
+
+        const auto r = f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                              QStringLiteral("busy"), QStringLiteral("--to-latest"), QStringLiteral("--execute")});
+        rd_kafka_consumer_close(member);
+        rd_kafka_destroy(member);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("\"busy\"")) && r.err.contains(QStringLiteral("active members"))
+                     && r.err.contains(QStringLiteral("stop its consumers")),
+                 qPrintable(r.err));
+        auto audited = f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset'"));
+        QVERIFY(audited);
+        QCOMPARE(audited->toInt(), 0);
+    }
+
+    // What is not there yet says so, exit 2, and changes nothing.
+    void replayAndResetsByTimeAreRefusedForNow()
+    {
+        MockCluster cluster;
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        const auto byTime = f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                                   QStringLiteral("loader"), QStringLiteral("--to-datetime"), QStringLiteral("2025-01-01T00:00:00Z"),
+                                   QStringLiteral("--execute")});
+        QCOMPARE(byTime.exitCode, 2);
+        QVERIFY2(byTime.err.contains(QStringLiteral("not available yet")), qPrintable(byTime.err));
+        const auto replay = f.cli({QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                                   QStringLiteral("loader"), QStringLiteral("--execute")});
+        QCOMPARE(replay.exitCode, 2);
+        QVERIFY2(replay.err.contains(QStringLiteral("not available yet")), qPrintable(replay.err));
         const auto independent = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
         QCOMPARE(independent.value(0).first, 2);
         QCOMPARE(independent.value(1).first, 4);

@@ -69,6 +69,12 @@ Result<Handle> connect(const StreamSpec &s, const QString &group = QString())
             if (auto st = set(p, v, false); !st)
                 return fail(st.error());
     }
+    // Requests without a timeout of their own (a commit) wait no longer than
+    // the calls that have one, unless the spec says otherwise.
+    const bool ownSocketTimeout = std::any_of(k.config.begin(), k.config.end(), [](const auto &p) { return p.first == QLatin1String("socket.timeout.ms"); });
+    if (!ownSocketTimeout)
+        if (auto st = set(QStringLiteral("socket.timeout.ms"), QString::number(std::max(timeoutMs(), 10)), false); !st)
+            return fail(st.error());
     rd_kafka_conf_set_log_cb(conf, nullptr); // quiet: failures are reported by the calls that meet them
     rd_kafka_t *rk = rd_kafka_new(group.isEmpty() ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER, conf, err, sizeof err);
     if (!rk)
@@ -217,7 +223,8 @@ Result<std::vector<ConsumerGroupInfo>> KafkaLog::consumerGroups() const
 Status KafkaLog::notYet(const QString &what) const
 {
     return badInput(context(m_stream) % what % QStringLiteral(" on a Kafka topic is not available yet: today Rewind reads a Kafka stream's "
-                                                              "partitions, watermarks and committed offsets (streams, offsets, consumer-groups)"));
+                                                              "partitions, watermarks and committed offsets (streams, offsets, consumer-groups) "
+                                                              "and resets a group's offsets, except by time"));
 }
 
 Result<QMap<qint64, FirstAtOrAfter>> KafkaLog::firstOffsetsAtOrAfter(qint64) const
@@ -225,9 +232,35 @@ Result<QMap<qint64, FirstAtOrAfter>> KafkaLog::firstOffsetsAtOrAfter(qint64) con
     return fail(notYet(QStringLiteral("a reset by time")).error());
 }
 
-Status KafkaLog::commit(const QString &, const std::vector<std::pair<qint64, qint64>> &) const
+Status KafkaLog::commit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const
 {
-    return notYet(QStringLiteral("committing offsets"));
+    auto rk = connect(m_stream, group);
+    if (!rk)
+        return fail(rk.error());
+    const std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter> list(rd_kafka_topic_partition_list_new(int(offsets.size())));
+    const QByteArray topic = m_stream.kafka->topic.toUtf8();
+    for (const auto &[partition, offset] : offsets)
+        rd_kafka_topic_partition_list_add(list.get(), topic.constData(), qint32(partition))->offset = offset;
+    // A commit from outside the group (no member, no generation), as
+    // kafka-consumer-groups --reset-offsets makes one; the coordinator
+    // refuses it while the group has members.
+    const rd_kafka_resp_err_t err = rd_kafka_commit(rk->get(), list.get(), 0);
+    switch (err) {
+    case RD_KAFKA_RESP_ERR_NO_ERROR: return {};
+    case RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID:
+    case RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION:
+    case RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS:
+        return badInput(QStringLiteral("refused: consumer group \"%1\" of stream \"%2\" has active members (state: %3; the cluster refused a commit "
+                                       "from outside the group); stop its consumers, then reset its offsets. Nothing was changed.")
+                            .arg(group, m_stream.name, err == RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS ? QStringLiteral("rebalancing") : QStringLiteral("with members")));
+    case RD_KAFKA_RESP_ERR__TIMED_OUT:
+    case RD_KAFKA_RESP_ERR__TRANSPORT:
+    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+        return fail(unreachable(m_stream, err));
+    default:
+        return internalError(context(m_stream) % QStringLiteral("committing offsets of group \"") % group % QStringLiteral("\": ")
+                             % QString::fromUtf8(rd_kafka_err2str(err)));
+    }
 }
 
 Result<bool> KafkaLog::prepareReads() const { return fail(notYet(QStringLiteral("replay")).error()); }

@@ -11,9 +11,11 @@ namespace rw {
 // an error naming the bootstrap list and librdkafka's reason, never a hang.
 // No config value is ever put in a message: they may be secrets.
 //
-// What it reads today: the topic's partitions and watermarks, and a group's
-// committed offsets (the spec's groups). Resets, replay and the dead-letter
-// topic are refused with a message saying so (exit 2, nothing changed).
+// What it does today: reads the topic's partitions and watermarks and a
+// group's committed offsets (the spec's groups), and commits a reset's
+// offsets to the group from outside it (refused while it has members).
+// Resets by time, replay and the dead-letter topic are refused with a
+// message saying so (exit 2, nothing changed).
 class KafkaLog final : public StreamLog {
 public:
     KafkaLog(Database db, StreamSpec stream);

@@ -115,10 +115,13 @@ Status apply(const Database &db, const StreamLog &log, const StreamSpec &stream,
         offsets.emplace_back(p.partition, p.newOffset);
         detail.push_back({{"partition", p.partition}, {"from", p.current}, {"to", p.newOffset}});
     }
-    if (auto c = log.commit(plan.group, offsets); !c)
-        return c;
+    // The audit row first, the commit last: a log that commits elsewhere (a
+    // Kafka group, on its cluster) is not changed unless the audit row is
+    // written, and a refused commit rolls the audit row back with the rest.
     const nlohmann::json audit = {{"group", s(plan.group)}, {"reset", s(plan.request)}, {"partitions", detail}};
-    return writeAudit(db, QStringLiteral("offsets-reset"), QString(), stream.name, QVariant(), QString::fromStdString(audit.dump()));
+    if (auto a = writeAudit(db, QStringLiteral("offsets-reset"), QString(), stream.name, QVariant(), QString::fromStdString(audit.dump())); !a)
+        return a;
+    return log.commit(plan.group, offsets);
 }
 
 } // namespace
