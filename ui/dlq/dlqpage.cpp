@@ -239,6 +239,7 @@ void DlqPage::clear()
     m_groups->resetData({}, 0);
     m_history->resetData({});
     m_payload->clearRecord();
+    m_detailId = 0;
     m_filteredTotal = -1;
     m_lastReplay.reset();
     m_pendingSet.reset();
@@ -375,6 +376,7 @@ void DlqPage::onFirstPage()
         m_recordsView->selectRow(0); // shows the first record's payloads
     } else if (m_records->rowCount() == 0) {
         m_payload->clearRecord();
+        m_detailId = 0;
         m_history->resetData({});
     }
     maybeLoaded();
@@ -394,11 +396,13 @@ void DlqPage::loadDetail(qint64 id)
 {
     if (m_payload->isModified() && m_payload->recordId() != id)
         showResult(false, tr("Your unsaved edit of record #%1 was dropped.").arg(m_payload->recordId()));
+    m_detailId = id;
     m_detailJobs.start(
         [db = *m_db, id] { return showDlq(db, id); },
         [this, id](Result<DlqDetail> detail) {
             if (!detail) {
                 m_payload->clearRecord();
+                m_detailId = 0;
                 m_history->resetData({});
                 showResult(false, tr("Could not show record #%1: %2").arg(id).arg(detail.error().message));
             } else {
@@ -515,8 +519,11 @@ void DlqPage::finishOperation(const QString &operation, bool ok, const QString &
         else
             m_records->refreshRecords(touched);
         loadSummary();
-        if (m_payload->recordId() != 0)
-            loadDetail(m_payload->recordId());
+        // The record asked for last, not the one on show: a record selected
+        // just before the operation may still be loading, and reloading the
+        // one on show would drop it (its history never shown).
+        if (m_detailId != 0)
+            loadDetail(m_detailId);
     }
     Q_EMIT operationFinished(operation, ok, message);
 }

@@ -116,6 +116,9 @@ private:
     bool m_waitFirstPage = false;
     bool m_waitSummary = false;
     bool m_waitDetail = false;
+    // The record whose detail was asked for last: the one on show, or the
+    // one selected while its detail is still loading.
+    qint64 m_detailId = 0;
     // A load is the first page of records, the summary and the first
     // record's detail: the page is loaded when all three are in.
     quint64 m_loadId = 0;
