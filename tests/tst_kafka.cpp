@@ -242,6 +242,13 @@ private Q_SLOTS:
             const auto r = testsupport::runCli({QStringLiteral("streams"), QStringLiteral("--db"), f.dbPath, QStringLiteral("--spec"), path});
             QCOMPARE(r.exitCode, 2);
             QVERIFY2(r.err.contains(QStringLiteral("\"log\": and \"kafka\" are exclusive")), qPrintable(r.err));
+            // An event id that is neither the key, a JSON path nor a header.
+            QByteArray badId = kafkaSpec(cluster.bootstrap());
+            badId.replace("\"event_id\": \"key\"", "\"event_id\": \"value.id\"");
+            const QString badPath = testsupport::writeFile(f.dir, QStringLiteral("badid.json"), badId);
+            const auto id = testsupport::runCli({QStringLiteral("streams"), QStringLiteral("--db"), f.dbPath, QStringLiteral("--spec"), badPath});
+            QCOMPARE(id.exitCode, 2);
+            QVERIFY2(id.err.contains(QStringLiteral("\"event_id\": \"value.id\": expected \"key\"")), qPrintable(id.err));
         }
     }
 
