@@ -781,10 +781,8 @@ QString RecoverPage::stepText() const
 
 ConfirmDialog *RecoverPage::confirmDialog() const { return m_confirm; }
 
-QString RecoverPage::reportMarkdown(std::size_t partitionsShown) const
-{
-    return m_result && m_result->executed ? recoveryReportMarkdown(*m_result, partitionsShown) : QString();
-}
+QString RecoverPage::reportMarkdown(std::size_t shown) const
+{ return m_result && m_result->executed ? recoveryReportMarkdown(*m_result, shown) : QString(); }
 
 QString RecoverPage::reportText() const { return m_report->toPlainText(); }
 
