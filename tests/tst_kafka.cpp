@@ -328,20 +328,80 @@ private Q_SLOTS:
         QCOMPARE(audited->toInt(), 0);
     }
 
-    // What is not there yet says so, exit 2, and changes nothing.
-    void replayAndResetsByTimeAreRefusedForNow()
+    // replay --execute: each event once in the sink, the workspace's and the
+    // cluster's offsets at the log end (read back by python3-kafka); run
+    // again after a reset to the earliest, nothing doubles.
+    void replayLandsEachEventOnceAndCommitsToTheGroup()
     {
         MockCluster cluster;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
-        const auto byTime = f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
-                                   QStringLiteral("loader"), QStringLiteral("--to-datetime"), QStringLiteral("2025-01-01T00:00:00Z"),
-                                   QStringLiteral("--execute")});
-        QCOMPARE(byTime.exitCode, 2);
-        QVERIFY2(byTime.err.contains(QStringLiteral("not available yet")), qPrintable(byTime.err));
-        const auto replay = f.cli({QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
-                                   QStringLiteral("loader"), QStringLiteral("--execute")});
-        QCOMPARE(replay.exitCode, 2);
-        QVERIFY2(replay.err.contains(QStringLiteral("not available yet")), qPrintable(replay.err));
+        const QStringList replay{QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                                 QStringLiteral("loader"), QStringLiteral("--execute"), QStringLiteral("--json")};
+        const auto first = f.cli(replay);
+        QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+        // From the committed 2, 4 and nothing: 3 + 2 + 7 events.
+        QCOMPARE(json(first.out).value(QStringLiteral("consumed")).toInteger(), 12);
+        QCOMPARE(json(first.out).value(QStringLiteral("inserted")).toInteger(), 12);
+        auto rows = f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM payment_events"));
+        QVERIFY(rows);
+        QCOMPARE(rows->toInt(), 12);
+        auto offsets = f.db().exec(QStringLiteral("SELECT o.partition_id, o.committed_offset, k.cluster_offset FROM rewind_offsets AS o JOIN rewind_kafka_offsets AS k "
+                                                  "ON k.group_id = o.group_id AND k.partition_id = o.partition_id WHERE o.group_id = 'loader' ORDER BY 1"));
+        QVERIFY(offsets);
+        for (int p = 0; p < kPartitions; ++p) {
+            QVERIFY(offsets->next());
+            QCOMPARE(offsets->value(1).toLongLong(), 5 + p);
+            QCOMPARE(offsets->value(2).toLongLong(), 5 + p);
+        }
+        offsets->finish(); // its read snapshot would hide the next replay's rows
+        const auto independent = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
+        for (int p = 0; p < kPartitions; ++p)
+            QCOMPARE(independent.value(p).first, 5 + p);
+
+        // Back to the earliest: the 6 events before the old commits land, the 12 are duplicates.
+        const auto reset = f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                                  QStringLiteral("loader"), QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        QVERIFY2(reset.exitCode == 0, qPrintable(reset.err));
+        const auto again = f.cli(replay);
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QCOMPARE(json(again.out).value(QStringLiteral("consumed")).toInteger(), 18);
+        QCOMPARE(json(again.out).value(QStringLiteral("inserted")).toInteger(), 6);
+        QCOMPARE(json(again.out).value(QStringLiteral("duplicates")).toInteger(), 12);
+        rows = f.db().scalar(QStringLiteral("SELECT COUNT(DISTINCT event_id) * 1000 + COUNT(*) FROM payment_events"));
+        QCOMPARE(rows->toInt(), 18018);
+    }
+
+    // --to-datetime: the mock answers no offset to every lookup, so a time
+    // before every record is found by searching the records' timestamps;
+    // one after every record is the log end, as the broker said.
+    void resetByTimeSearchesRecordsWhereTheBrokerAnswersNone()
+    {
+        MockCluster cluster;
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        const auto byTime = [&](const QString &t) {
+            return f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                          QStringLiteral("loader"), QStringLiteral("--to-datetime"), t, QStringLiteral("--json")});
+        };
+        const auto past = byTime(QStringLiteral("2000-01-01T00:00:00Z"));
+        QVERIFY2(past.exitCode == 0, qPrintable(past.err));
+        const QJsonArray parts = json(past.out).value(QStringLiteral("partitions")).toArray();
+        QCOMPARE(parts.size(), kPartitions);
+        for (const auto &v : parts) {
+            const QJsonObject o = v.toObject();
+            QCOMPARE(o.value(QStringLiteral("new")).toInteger(), 0);
+            QCOMPARE(o.value(QStringLiteral("found_by")).toString(), QStringLiteral("record_search"));
+            QVERIFY(!o.value(QStringLiteral("new_record_ts")).toString().isEmpty());
+            QVERIFY(o.value(QStringLiteral("previous_record_ts")).isNull());
+        }
+        const auto future = byTime(QStringLiteral("2999-01-01T00:00:00Z"));
+        QVERIFY2(future.exitCode == 0, qPrintable(future.err));
+        for (const auto &v : json(future.out).value(QStringLiteral("partitions")).toArray()) {
+            const QJsonObject o = v.toObject();
+            QCOMPARE(o.value(QStringLiteral("new")).toInteger(), o.value(QStringLiteral("log_end")).toInteger());
+            QVERIFY(o.value(QStringLiteral("new_record_ts")).isNull());
+            QVERIFY(!o.value(QStringLiteral("previous_record_ts")).toString().isEmpty());
+        }
+        // A dry run: the group is where it was.
         const auto independent = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
         QCOMPARE(independent.value(0).first, 2);
         QCOMPARE(independent.value(1).first, 4);

@@ -235,10 +235,17 @@ Status runOffsetsReset(Context &ctx)
                                       plan->executed ? QStringLiteral("; the reset itself was applied and audited") : QString()));
     if (ctx.json) {
         Json list = Json::array();
-        for (const auto &p : plan->partitions)
-            list.push_back({{"partition", p.partition}, {"current", p.current}, {"new", p.newOffset}, {"log_start", p.logStart},
-                            {"log_end", p.logEnd}, {"clamped", p.clamped}, {"stored", p.stored},
-                            {"unreadable_timestamps", p.unreadableTimestamps}});
+        const auto instant = [](const std::optional<qint64> &ms) { return ms ? Json(s(timeutil::isoUtcMs(*ms))) : Json(); };
+        for (const auto &p : plan->partitions) {
+            Json o = {{"partition", p.partition}, {"current", p.current}, {"new", p.newOffset}, {"log_start", p.logStart},
+                      {"log_end", p.logEnd}, {"clamped", p.clamped}, {"stored", p.stored}, {"unreadable_timestamps", p.unreadableTimestamps}};
+            if (!p.foundBy.isEmpty()) {
+                o["found_by"] = s(p.foundBy);
+                o["new_record_ts"] = instant(p.newRecordMs);
+                o["previous_record_ts"] = instant(p.previousRecordMs);
+            }
+            list.push_back(o);
+        }
         ctx.print({{"stream", s(plan->stream)}, {"group", s(plan->group)}, {"executed", plan->executed}, {"reset", s(plan->request)},
                    {"partitions", list}});
         return {};
@@ -256,6 +263,11 @@ Status runOffsetsReset(Context &ctx)
             notes << thousands(p.unreadableTimestamps) % (p.unreadableTimestamps == 1 ? QStringLiteral(" event") : QStringLiteral(" events"))
                          % QStringLiteral(" without a readable record_ts skipped");
         unreadable += p.unreadableTimestamps;
+        if (!p.foundBy.isEmpty()) // the boundary: the record at the new offset and the one before
+            notes << QStringLiteral("record ts %1, before it %2 (%3)")
+                         .arg(p.newRecordMs ? timeutil::isoUtcMs(*p.newRecordMs) : QStringLiteral("none: log end"),
+                              p.previousRecordMs ? timeutil::isoUtcMs(*p.previousRecordMs) : QStringLiteral("none"),
+                              p.foundBy == QLatin1String("broker") ? QStringLiteral("broker lookup") : QStringLiteral("record search"));
         table.add({QString::number(p.partition), p.stored ? QString::number(p.current) : QString::number(p.current) % QStringLiteral(" (new)"),
                    QString::number(p.newOffset), QString::number(p.logStart), QString::number(p.logEnd), notes.join(QStringLiteral("; "))});
     }

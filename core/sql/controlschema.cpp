@@ -130,12 +130,27 @@ QStringList step(const SqlDialect &d, int version)
         // lower-case t and z, tabs and newlines around, no 24:00 or leap
         // second, offsets to +-15:59, digits past the millisecond dropped.
         return d.controlFunctions();
+    case 11:
+        return {
+            // Kafka streams: the offset Rewind last knew the group to hold on
+            // its cluster. A replay's batch moves rewind_offsets first; when
+            // the cluster still holds cluster_offset (-1: nothing), the next
+            // replay knows its commit there did not happen and catches it up.
+            QStringLiteral("CREATE TABLE rewind_kafka_offsets (stream TEXT NOT NULL, group_id TEXT NOT NULL, partition_id ") % big
+                % QStringLiteral(" NOT NULL, cluster_offset ") % big % QStringLiteral(" NOT NULL, PRIMARY KEY (stream, group_id, partition_id))"),
+            // A group's lag per partition each time its offsets are read
+            // (bounded: the newest kLagSamplesKept per partition stay).
+            QStringLiteral("CREATE TABLE rewind_lag_samples (stream TEXT NOT NULL, group_id TEXT NOT NULL, partition_id ") % big
+                % QStringLiteral(" NOT NULL, sampled_ms ") % big % QStringLiteral(" NOT NULL, committed_offset ") % big
+                % QStringLiteral(", log_end ") % big % QStringLiteral(" NOT NULL, lag ") % big
+                % QStringLiteral(" NOT NULL, PRIMARY KEY (stream, group_id, partition_id, sampled_ms))"),
+        };
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 10;
+constexpr int kLatest = 11;
 
 } // namespace
 

@@ -1,11 +1,26 @@
 #include "core/streams/kafkalog.h"
 
+#include "core/streams/streamsdialect.h"
+#include "core/util/failpoint.h"
+#include "core/util/timeutil.h"
+
+#include <QDeadlineTimer>
+#include <QHash>
 #include <QRegularExpression>
+#include <QScopeGuard>
+#include <QSqlError>
+#include <QSqlQuery>
 #include <QStringBuilder>
+#include <QThread>
 
 #include <librdkafka/rdkafka.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <array>
+#include <deque>
+#include <map>
 #include <memory>
 
 namespace rw {
@@ -34,9 +49,13 @@ struct ListDeleter {
 
 QString context(const StreamSpec &s) { return QStringLiteral("stream \"") % s.name % QStringLiteral("\": "); }
 
+using Properties = std::vector<std::pair<QString, QString>>;
+
 // A client of the stream's cluster; with `group`, a consumer of that group
-// that never joins it (committed offsets are read, not consumed).
-Result<Handle> connect(const StreamSpec &s, const QString &group = QString())
+// that never joins it (committed offsets are read, records are fetched by
+// assignment, commits come from outside the group). `extra`: Rewind's own
+// properties for this use.
+Result<Handle> connect(const StreamSpec &s, const QString &group = QString(), const Properties &extra = {}, bool consumer = false)
 {
     const KafkaSpec &k = *s.kafka;
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -64,11 +83,14 @@ Result<Handle> connect(const StreamSpec &s, const QString &group = QString())
         if (auto st = set(property, *value, true); !st)
             return fail(st.error());
     }
+    Properties own = extra;
     if (!group.isEmpty()) {
-        for (const auto &[p, v] : {std::pair{QStringLiteral("group.id"), group}, std::pair{QStringLiteral("enable.auto.commit"), QStringLiteral("false")}})
-            if (auto st = set(p, v, false); !st)
-                return fail(st.error());
+        own.emplace_back(QStringLiteral("group.id"), group);
+        own.emplace_back(QStringLiteral("enable.auto.commit"), QStringLiteral("false"));
     }
+    for (const auto &[p, v] : own)
+        if (auto st = set(p, v, false); !st)
+            return fail(st.error());
     // Requests without a timeout of their own (a commit) wait no longer than
     // the calls that have one, unless the spec says otherwise.
     const bool ownSocketTimeout = std::any_of(k.config.begin(), k.config.end(), [](const auto &p) { return p.first == QLatin1String("socket.timeout.ms"); });
@@ -76,7 +98,7 @@ Result<Handle> connect(const StreamSpec &s, const QString &group = QString())
         if (auto st = set(QStringLiteral("socket.timeout.ms"), QString::number(std::max(timeoutMs(), 10)), false); !st)
             return fail(st.error());
     rd_kafka_conf_set_log_cb(conf, nullptr); // quiet: failures are reported by the calls that meet them
-    rd_kafka_t *rk = rd_kafka_new(group.isEmpty() ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    rd_kafka_t *rk = rd_kafka_new(group.isEmpty() && !consumer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER, conf, err, sizeof err);
     if (!rk)
         return fail(Error::internal(context(s) % QStringLiteral("cannot create a Kafka client: ") % QString::fromUtf8(err)));
     return Handle(rk);
@@ -118,6 +140,81 @@ Result<std::vector<qint32>> topicPartitions(rd_kafka_t *rk, const StreamSpec &s)
     others.sort();
     return badInput(context(s) % QStringLiteral("topic \"") % s.kafka->topic % QStringLiteral("\" does not exist on ") % s.kafka->bootstrap
                     % QStringLiteral(" (it has: ") % (others.isEmpty() ? QStringLiteral("no topics") : others.join(QStringLiteral(", "))) % u')');
+}
+
+
+struct MessageDeleter {
+    void operator()(rd_kafka_message_t *m) const { rd_kafka_message_destroy(m); }
+};
+using Message = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;
+
+struct TopicDeleter {
+    void operator()(rd_kafka_topic_t *t) const { rd_kafka_topic_destroy(t); }
+};
+
+// Errors worth another attempt: the cluster or its coordinator is away for now.
+bool transient(rd_kafka_resp_err_t err)
+{
+    switch (err) {
+    case RD_KAFKA_RESP_ERR__TIMED_OUT:
+    case RD_KAFKA_RESP_ERR__TRANSPORT:
+    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+    case RD_KAFKA_RESP_ERR__WAIT_COORD:
+    case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_NOT_COORDINATOR:
+    case RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
+    case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
+    case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION: return true;
+    default: return false;
+    }
+}
+
+QVariant isoMs(qint64 ms)
+{
+    if (ms < 0)
+        return QVariant(QMetaType::fromType<QString>());
+    return timeutil::isoUtcMs(ms);
+}
+
+QVariant text(const void *data, size_t size)
+{
+    if (!data)
+        return QVariant(QMetaType::fromType<QString>());
+    return QString::fromUtf8(static_cast<const char *>(data), qsizetype(size));
+}
+
+const QString kEventsTable = QStringLiteral("rewind_kafka_events");
+
+// One record's offset and timestamp (epoch ms; -1 when it has none).
+struct RecordAt {
+    qint64 offset = 0;
+    qint64 ms = -1;
+};
+
+// The first record at or after `offset` of partition `id` (none past the
+// log end), fetched with the legacy consumer of `rkt`.
+Result<std::optional<RecordAt>> fetchRecord(rd_kafka_topic_t *rkt, const StreamSpec &s, qint32 id, qint64 offset)
+{
+    if (rd_kafka_consume_start(rkt, id, offset) == -1)
+        return internalError(context(s) % QStringLiteral("partition %1: cannot fetch from offset %2: ").arg(id).arg(offset)
+                             % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+    const auto stop = qScopeGuard([&] { rd_kafka_consume_stop(rkt, id); });
+    QDeadlineTimer deadline(timeoutMs());
+    while (!deadline.hasExpired()) {
+        const Message m(rd_kafka_consume(rkt, id, 100));
+        if (!m)
+            continue;
+        if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF)
+            return std::optional<RecordAt>();
+        if (m->err)
+            return internalError(context(s) % QStringLiteral("partition %1, offset %2: ").arg(id).arg(offset)
+                                 % QString::fromUtf8(rd_kafka_message_errstr(m.get())));
+        if (m->offset < offset)
+            continue;
+        rd_kafka_timestamp_type_t type;
+        return std::optional<RecordAt>(RecordAt{m->offset, rd_kafka_message_timestamp(m.get(), &type)});
+    }
+    return fail(unreachable(s, RD_KAFKA_RESP_ERR__TIMED_OUT));
 }
 
 } // namespace
@@ -220,20 +317,85 @@ Result<std::vector<ConsumerGroupInfo>> KafkaLog::consumerGroups() const
     return out;
 }
 
-Status KafkaLog::notYet(const QString &what) const
+Result<QMap<qint64, FirstAtOrAfter>> KafkaLog::firstOffsetsAtOrAfter(qint64 ms) const
 {
-    return badInput(context(m_stream) % what % QStringLiteral(" on a Kafka topic is not available yet: today Rewind reads a Kafka stream's "
-                                                              "partitions, watermarks and committed offsets (streams, offsets, consumer-groups) "
-                                                              "and resets a group's offsets, except by time"));
+    auto parts = partitions();
+    if (!parts)
+        return fail(parts.error());
+    auto rk = connect(m_stream, QString(), {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")}}, true);
+    if (!rk)
+        return fail(rk.error());
+    const QByteArray topic = m_stream.kafka->topic.toUtf8();
+    const std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter> list(rd_kafka_topic_partition_list_new(int(parts->size())));
+    for (const StreamPartitionInfo &p : *parts)
+        rd_kafka_topic_partition_list_add(list.get(), topic.constData(), qint32(p.partition))->offset = ms;
+    // The broker's offset-for-timestamp lookup (ListOffsets by time).
+    const rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(rk->get(), list.get(), timeoutMs());
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+        return fail(unreachable(m_stream, err));
+    const std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt(rd_kafka_topic_new(rk->get(), topic.constData(), nullptr));
+    const auto at = [&](qint32 id, qint64 offset) { return fetchRecord(rkt.get(), m_stream, id, offset); };
+    QMap<qint64, FirstAtOrAfter> out;
+    for (const StreamPartitionInfo &p : *parts) {
+        const auto id = qint32(p.partition);
+        const rd_kafka_topic_partition_t *e = rd_kafka_topic_partition_list_find(list.get(), topic.constData(), id);
+        FirstAtOrAfter f;
+        f.foundBy = QStringLiteral("broker");
+        if (e && e->err == RD_KAFKA_RESP_ERR_NO_ERROR && e->offset >= 0) {
+            if (e->offset < p.logEnd)
+                f.offset = e->offset;
+        } else if (p.logEnd > p.logStart) {
+            // No offset from the broker. Where the newest record is at or
+            // after the instant there is one (some brokers, librdkafka's mock
+            // among them, answer -1 to every lookup): find the first record
+            // at or after it by a binary search over the records' timestamps,
+            // which Kafka keeps in non-decreasing order per partition.
+            auto newest = at(id, p.logEnd - 1);
+            if (!newest)
+                return fail(newest.error());
+            if (*newest && (*newest)->ms >= ms) {
+                f.foundBy = QStringLiteral("record_search");
+                qint64 lo = p.logStart, hi = (*newest)->offset; // the answer is in [lo, hi]
+                while (lo < hi) {
+                    const qint64 mid = lo + (hi - lo) / 2;
+                    auto r = at(id, mid);
+                    if (!r)
+                        return fail(r.error());
+                    if (*r && (*r)->ms >= ms)
+                        hi = std::min(hi, (*r)->offset == mid ? mid : (*r)->offset);
+                    else
+                        lo = (*r ? (*r)->offset : mid) + 1;
+                }
+                f.offset = lo;
+            }
+        }
+        // The boundary: the record at the new offset and the one before it.
+        if (f.offset) {
+            auto r = at(id, *f.offset);
+            if (!r)
+                return fail(r.error());
+            if (*r && (*r)->ms >= 0) {
+                f.offset = (*r)->offset;
+                f.atMs = (*r)->ms;
+            }
+        }
+        const qint64 newOffset = f.offset.value_or(p.logEnd);
+        if (newOffset > p.logStart) {
+            auto r = at(id, newOffset - 1);
+            if (!r)
+                return fail(r.error());
+            if (*r && (*r)->offset == newOffset - 1 && (*r)->ms >= 0)
+                f.beforeMs = (*r)->ms;
+        }
+        out.insert(p.partition, f);
+    }
+    return out;
 }
 
-Result<QMap<qint64, FirstAtOrAfter>> KafkaLog::firstOffsetsAtOrAfter(qint64) const
+Status KafkaLog::clusterCommit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const
 {
-    return fail(notYet(QStringLiteral("a reset by time")).error());
-}
-
-Status KafkaLog::commit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const
-{
+    if (offsets.empty())
+        return {};
     auto rk = connect(m_stream, group);
     if (!rk)
         return fail(rk.error());
@@ -243,30 +405,333 @@ Status KafkaLog::commit(const QString &group, const std::vector<std::pair<qint64
         rd_kafka_topic_partition_list_add(list.get(), topic.constData(), qint32(partition))->offset = offset;
     // A commit from outside the group (no member, no generation), as
     // kafka-consumer-groups --reset-offsets makes one; the coordinator
-    // refuses it while the group has members.
-    const rd_kafka_resp_err_t err = rd_kafka_commit(rk->get(), list.get(), 0);
+    // refuses it while the group has members. A cluster that is away is
+    // asked again with backoff for as long as a call may take.
+    QDeadlineTimer deadline(timeoutMs());
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    for (int attempt = 0;; ++attempt) {
+        err = rd_kafka_commit(rk->get(), list.get(), 0);
+        if (!transient(err) || deadline.remainingTime() < Database::backoffMs(attempt))
+            break;
+        QThread::msleep(Database::backoffMs(attempt));
+    }
     switch (err) {
     case RD_KAFKA_RESP_ERR_NO_ERROR: return {};
     case RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID:
     case RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION:
     case RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS:
         return badInput(QStringLiteral("refused: consumer group \"%1\" of stream \"%2\" has active members (state: %3; the cluster refused a commit "
-                                       "from outside the group); stop its consumers, then reset its offsets. Nothing was changed.")
+                                       "from outside the group); stop its consumers, then try again. Nothing was changed.")
                             .arg(group, m_stream.name, err == RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS ? QStringLiteral("rebalancing") : QStringLiteral("with members")));
-    case RD_KAFKA_RESP_ERR__TIMED_OUT:
-    case RD_KAFKA_RESP_ERR__TRANSPORT:
-    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
-        return fail(unreachable(m_stream, err));
     default:
+        if (transient(err))
+            return fail(unreachable(m_stream, err));
         return internalError(context(m_stream) % QStringLiteral("committing offsets of group \"") % group % QStringLiteral("\": ")
                              % QString::fromUtf8(rd_kafka_err2str(err)));
     }
 }
 
-Result<bool> KafkaLog::prepareReads() const { return fail(notYet(QStringLiteral("replay")).error()); }
+// The workspace's record of the group: rows of (partition, committed
+// offset, offset on the cluster); with `committed` false only the latter.
+Status KafkaLog::recordOffsets(const QString &group, const std::vector<std::array<qint64, 3>> &rows, bool committed) const
+{
+    if (rows.empty())
+        return {};
+    nlohmann::json offsets = nlohmann::json::array(), onCluster = nlohmann::json::array();
+    for (const auto &[partition, offset, held] : rows) {
+        offsets.push_back({partition, offset});
+        onCluster.push_back({partition, held});
+    }
+    const SqlDialect &d = m_db.dialect();
+    const StreamsDialect &sd = StreamsDialect::of(m_db);
+    const QStringList key{QStringLiteral("stream"), QStringLiteral("group_id"), QStringLiteral("partition_id")};
+    if (committed) {
+        auto r = m_db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at) ")
+                               % sd.jsonIntegerRows(QStringLiteral("?, ?, "), 2, QStringLiteral(", ") % d.nowUtcText()) % QStringLiteral(" WHERE true")
+                               % d.upsertSet(key, {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
+                           {m_stream.name, group, QString::fromStdString(offsets.dump())});
+        if (!r)
+            return fail(r.error());
+    }
+    auto r = m_db.exec(QStringLiteral("INSERT INTO rewind_kafka_offsets (stream, group_id, partition_id, cluster_offset) ")
+                           % sd.jsonIntegerRows(QStringLiteral("?, ?, "), 2, QString()) % QStringLiteral(" WHERE true")
+                           % d.upsertSet(key, {QStringLiteral("cluster_offset")}),
+                       {m_stream.name, group, QString::fromStdString(onCluster.dump())});
+    if (!r)
+        return fail(r.error());
+    return {};
+}
 
-Status KafkaLog::readRange(const std::vector<OffsetRange> &) const { return notYet(QStringLiteral("replay")); }
+Status KafkaLog::commit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const
+{
+    // The workspace first: a refused commit rolls it back with the caller's transaction.
+    std::vector<std::array<qint64, 3>> rows;
+    for (const auto &[partition, offset] : offsets)
+        rows.push_back({partition, offset, offset});
+    if (auto s = recordOffsets(group, rows, true); !s)
+        return s;
+    return clusterCommit(group, offsets);
+}
 
-Status KafkaLog::followCommitted(const QString &, const std::vector<OffsetRange> &) const { return notYet(QStringLiteral("replay")); }
+Result<std::vector<PartitionOffsets>> KafkaLog::replayStart(const QString &group, bool execute) const
+{
+    auto offsets = committedOffsets(group);
+    if (!offsets)
+        return fail(offsets.error());
+    auto q = m_db.exec(QStringLiteral("SELECT o.partition_id, o.committed_offset, k.cluster_offset FROM rewind_offsets AS o "
+                                      "LEFT JOIN rewind_kafka_offsets AS k ON k.stream = o.stream AND k.group_id = o.group_id "
+                                      "AND k.partition_id = o.partition_id WHERE o.stream = ? AND o.group_id = ?"),
+                       {m_stream.name, group});
+    if (!q)
+        return fail(q.error());
+    QHash<qint64, std::pair<qint64, QVariant>> workspace;
+    while (q->next())
+        workspace.insert(q->value(0).toLongLong(), {q->value(1).toLongLong(), q->value(2)});
+    std::vector<std::pair<qint64, qint64>> starts, onCluster;
+    for (PartitionOffsets &p : *offsets) {
+        const qint64 held = p.stored ? p.committed : -1;
+        const auto w = workspace.constFind(p.partition);
+        // The cluster holds what Rewind last committed there while the
+        // workspace went further: a replay's batch committed, its cluster
+        // commit never happened. Had anyone else moved the group since (a
+        // reset, a consumer), the cluster would hold something else, and its
+        // offsets would be the truth.
+        if (w != workspace.constEnd() && !w->second.isNull() && w->second.toLongLong() == held && w->first != held) {
+            p.committed = w->first;
+            p.stored = true;
+            p.lag = std::max<qint64>(0, p.logEnd - std::max(p.committed, p.logStart));
+        }
+        starts.emplace_back(p.partition, std::max(p.committed, p.logStart));
+        onCluster.emplace_back(p.partition, held);
+    }
+    if (!execute)
+        return offsets;
+    // The starts become the group's committed offsets: what a crash kept
+    // from the cluster is caught up, and a group with members refuses this
+    // before the replay writes anything.
+    std::vector<std::pair<qint64, qint64>> claim;
+    for (std::size_t i = 0; i < starts.size(); ++i)
+        if ((*offsets)[i].stored)
+            claim.push_back(starts[i]);
+    if (auto s = clusterCommit(group, claim); !s)
+        return fail(s.error());
+    // What the cluster now holds (-1: nothing committed there), and the
+    // workspace's offsets from where this replay starts.
+    std::vector<std::array<qint64, 3>> rows;
+    for (std::size_t i = 0; i < starts.size(); ++i)
+        rows.push_back({starts[i].first, starts[i].second, (*offsets)[i].stored ? starts[i].second : onCluster[i].second});
+    if (auto recorded = m_db.writeTransaction([&] { return recordOffsets(group, rows, true); }); !recorded)
+        return fail(recorded.error());
+    return offsets;
+}
+
+// Replay's consumer: a legacy (assigning) consumer of the topic with the
+// group's id, each partition fetched from where a batch starts. Records
+// fetched past a batch's end are held for the next batch, which starts there.
+struct KafkaLog::Reader {
+    Handle rk;
+    std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt;
+    struct Part {
+        bool started = false;
+        qint64 next = 0;
+        std::deque<Message> held;
+    };
+    std::map<qint32, Part> parts;
+    ~Reader()
+    {
+        for (auto &[id, part] : parts)
+            if (part.started) {
+                part.held.clear();
+                rd_kafka_consume_stop(rkt.get(), id);
+            }
+    }
+};
+
+KafkaLog::~KafkaLog()
+{
+    if (m_reader) {
+        m_reader.reset();
+        m_db.exec(m_db.dialect().dropTempTable(kEventsTable)); // its rows, on a connection that may live on
+    }
+}
+
+Result<KafkaLog::Reader *> KafkaLog::reader() const
+{
+    if (m_reader)
+        return m_reader.get();
+    auto rk = connect(m_stream, QString(),
+                      {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")}, {QStringLiteral("auto.offset.reset"), QStringLiteral("error")}},
+                      true);
+    if (!rk)
+        return fail(rk.error());
+    auto r = std::make_unique<Reader>();
+    r->rkt.reset(rd_kafka_topic_new(rk->get(), m_stream.kafka->topic.toUtf8().constData(), nullptr));
+    if (!r->rkt)
+        return internalError(context(m_stream) % QStringLiteral("cannot open topic \"") % m_stream.kafka->topic % QStringLiteral("\": ")
+                             % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+    r->rk = std::move(*rk);
+    m_reader = std::move(r);
+    return m_reader.get();
+}
+
+Result<bool> KafkaLog::prepareReads() const
+{
+    const QString big = m_db.dialect().bigintType();
+    auto r = m_db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS ") % kEventsTable % QStringLiteral(" (partition_id ") % big
+                       % QStringLiteral(", log_offset ") % big
+                       % QStringLiteral(", event_id TEXT, record_ts TEXT, payload TEXT, PRIMARY KEY (partition_id, log_offset))"));
+    if (!r)
+        return fail(r.error());
+    return false; // a table of this connection only: the workspace is unchanged
+}
+
+EventRelation KafkaLog::eventRelation() const { return {kEventsTable, LogColumns{}, true}; }
+
+Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
+{
+    const std::lock_guard lock(m_readerMutex);
+    if (auto p = prepareReads(); !p)
+        return fail(p.error());
+    if (auto r = m_db.exec(QStringLiteral("DELETE FROM ") % kEventsTable); !r)
+        return fail(r.error());
+    auto made = reader();
+    if (!made)
+        return fail(made.error());
+    Reader &rd = **made;
+    auto conn = m_db.connection();
+    if (!conn)
+        return fail(conn.error());
+
+    // Rows go in through one prepared statement of kRows rows, the last few
+    // through a statement of their own.
+    constexpr int kColumns = 5, kRows = 100;
+    const QString head = QStringLiteral("INSERT INTO ") % kEventsTable % QStringLiteral(" (partition_id, log_offset, event_id, record_ts, payload) VALUES ");
+    const QString row = QStringLiteral("(?, ?, ?, ?, ?)");
+    QSqlQuery insert(*conn);
+    {
+        QStringList rows;
+        for (int i = 0; i < kRows; ++i)
+            rows << row;
+        if (!insert.prepare(head % rows.join(QStringLiteral(", "))))
+            return internalError(QStringLiteral("preparing the insert of fetched records: ") % insert.lastError().text());
+    }
+    QVariantList binds;
+    binds.reserve(kColumns * kRows);
+    const auto flush = [&](bool all) -> Status {
+        if (binds.size() == kColumns * kRows) {
+            for (int i = 0; i < binds.size(); ++i)
+                insert.bindValue(i, binds[i]);
+            if (!insert.exec())
+                return internalError(QStringLiteral("storing fetched records: ") % insert.lastError().text());
+            binds.clear();
+        } else if (all && !binds.isEmpty()) {
+            if (auto s = m_db.execRows(head, row, kColumns, binds); !s)
+                return s;
+            binds.clear();
+        }
+        return {};
+    };
+    const QString &idFrom = m_stream.eventId;
+    const bool idIsKey = idFrom == QLatin1String("key");
+    const QByteArray header = idFrom.startsWith(QLatin1String("header:")) ? idFrom.mid(7).toUtf8() : QByteArray();
+    const QString nullText;
+    rd_kafka_message_t *batch[4096];
+    for (const OffsetRange &range : ranges) {
+        const auto id = qint32(range.partition);
+        Reader::Part &part = rd.parts[id];
+        if (!part.started || part.next != range.from) {
+            if (part.started) {
+                part.held.clear();
+                rd_kafka_consume_stop(rd.rkt.get(), id);
+            }
+            if (rd_kafka_consume_start(rd.rkt.get(), id, range.from) == -1)
+                return internalError(context(m_stream) % QStringLiteral("partition %1: cannot fetch from offset %2: ").arg(id).arg(range.from)
+                                     % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+            part.started = true;
+            part.next = range.from;
+        }
+        QDeadlineTimer quiet(timeoutMs());
+        while (part.next < range.to) {
+            if (part.held.empty()) {
+                const ssize_t n = rd_kafka_consume_batch(rd.rkt.get(), id, 100, batch, size_t(std::min<qint64>(range.to - part.next, 4096)));
+                if (n < 0)
+                    return internalError(context(m_stream) % QStringLiteral("partition %1: ").arg(id)
+                                         % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+                for (ssize_t i = 0; i < n; ++i)
+                    part.held.emplace_back(batch[i]);
+                if (n == 0 && quiet.hasExpired())
+                    return internalError(context(m_stream) % QStringLiteral("no record of partition %1 from offset %2 arrived from %3 within %4 s "
+                                                                            "(REWIND_KAFKA_TIMEOUT_MS); the batches before it are committed")
+                                                                 .arg(id)
+                                                                 .arg(part.next)
+                                                                 .arg(m_stream.kafka->bootstrap)
+                                                                 .arg(double(timeoutMs()) / 1000.0));
+                continue;
+            }
+            Message m = std::move(part.held.front());
+            part.held.pop_front();
+            if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                if (m->offset >= range.to)
+                    part.next = range.to; // the rest of the range holds no record (compaction, transaction markers)
+                continue;
+            }
+            if (m->err)
+                return internalError(context(m_stream) % QStringLiteral("partition %1 at offset %2: ").arg(id).arg(part.next)
+                                     % QString::fromUtf8(rd_kafka_message_errstr(m.get())));
+            quiet = QDeadlineTimer(timeoutMs());
+            if (m->offset >= range.to) {
+                part.held.push_front(std::move(m)); // the next batch's
+                part.next = range.to;
+                break;
+            }
+            if (m->offset < part.next)
+                continue;
+            part.next = m->offset + 1;
+            QVariant eventId = nullText;
+            if (idIsKey) {
+                eventId = text(m->key, m->key_len);
+            } else if (!header.isEmpty()) {
+                rd_kafka_headers_t *headers = nullptr;
+                const void *value = nullptr;
+                size_t size = 0;
+                if (rd_kafka_message_headers(m.get(), &headers) == RD_KAFKA_RESP_ERR_NO_ERROR
+                    && rd_kafka_header_get_last(headers, header.constData(), &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR)
+                    eventId = text(value, size);
+            }
+            rd_kafka_timestamp_type_t type;
+            binds << qint64(m->partition) << qint64(m->offset) << eventId << isoMs(rd_kafka_message_timestamp(m.get(), &type))
+                  << text(m->payload, m->len);
+            if (auto f = flush(false); !f)
+                return f;
+        }
+    }
+    if (auto f = flush(true); !f)
+        return f;
+    if (idFrom.startsWith(u'$')) {
+        auto r = m_db.exec(QStringLiteral("UPDATE ") % kEventsTable % QStringLiteral(" SET event_id = ")
+                               % StreamsDialect::of(m_db).jsonTextAt(QStringLiteral("payload"), QStringLiteral("?")),
+                           {idFrom});
+        if (!r)
+            return fail(r.error());
+    }
+    return {};
+}
+
+Status KafkaLog::followCommitted(const QString &group, const std::vector<OffsetRange> &reached) const
+{
+    std::vector<std::pair<qint64, qint64>> offsets;
+    for (const OffsetRange &r : reached)
+        offsets.emplace_back(r.partition, r.to);
+    if (auto s = clusterCommit(group, offsets); !s) {
+        Error e = s.error();
+        e.message += QStringLiteral(" (the batch is in the workspace; the next replay commits its offsets to the group first)");
+        return fail(e);
+    }
+    failpoint("kafka-after-cluster-commit");
+    std::vector<std::array<qint64, 3>> rows;
+    for (const auto &[partition, offset] : offsets)
+        rows.push_back({partition, offset, offset});
+    return m_db.writeTransaction([&] { return recordOffsets(group, rows, false); });
+}
 
 } // namespace rw

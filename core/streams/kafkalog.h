@@ -2,6 +2,10 @@
 
 #include "core/streams/streamlog.h"
 
+#include <array>
+#include <memory>
+#include <mutex>
+
 namespace rw {
 
 // A stream's log as an Apache Kafka topic (the spec's "kafka"), read through
@@ -11,31 +15,50 @@ namespace rw {
 // an error naming the bootstrap list and librdkafka's reason, never a hang.
 // No config value is ever put in a message: they may be secrets.
 //
-// What it does today: reads the topic's partitions and watermarks and a
-// group's committed offsets (the spec's groups), and commits a reset's
-// offsets to the group from outside it (refused while it has members).
-// Resets by time, replay and the dead-letter topic are refused with a
-// message saying so (exit 2, nothing changed).
+// Offsets and resets read and commit the group's offsets on the cluster,
+// from outside the group (refused while it has members), and keep the
+// workspace's rewind_offsets in step. Replay fetches each batch's records
+// into a work table of the calling connection (rewind_kafka_events), so the
+// shared replay SQL reads them as it reads a log table; after each batch's
+// transaction it commits the offsets reached to the group (see replayStart
+// for a crash in between).
 class KafkaLog final : public StreamLog {
 public:
     KafkaLog(Database db, StreamSpec stream);
+    ~KafkaLog() override;
 
     Result<std::vector<StreamPartitionInfo>> partitions() const override;
     Result<std::vector<PartitionOffsets>> committedOffsets(const QString &group) const override;
     Result<std::vector<ConsumerGroupInfo>> consumerGroups() const override;
     Result<QMap<qint64, FirstAtOrAfter>> firstOffsetsAtOrAfter(qint64 ms) const override;
+    // Commits to the cluster and records the offsets in rewind_offsets
+    // (committed and cluster offset), inside the caller's write transaction.
     Status commit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const override;
 
+    // The cluster's committed offsets, except where rewind_offsets is ahead
+    // while the cluster still holds what Rewind last committed there (a
+    // replay killed between its batch's transaction and the cluster commit):
+    // there the workspace's. With `execute` these starts are committed to
+    // the group first (a commit from outside it, refused while it has
+    // members) and recorded as the cluster's in rewind_offsets.
+    Result<std::vector<PartitionOffsets>> replayStart(const QString &group, bool execute) const override;
     Result<bool> prepareReads() const override;
-    EventRelation eventRelation() const override { return {}; }
+    EventRelation eventRelation() const override;
     Status readRange(const std::vector<OffsetRange> &ranges) const override;
+    // Commits `reached` to the group on the cluster, retrying with backoff
+    // within REWIND_KAFKA_TIMEOUT_MS, then records it as the cluster's.
     Status followCommitted(const QString &group, const std::vector<OffsetRange> &reached) const override;
 
 private:
-    Status notYet(const QString &what) const;
+    struct Reader;
+    Status clusterCommit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const;
+    Status recordOffsets(const QString &group, const std::vector<std::array<qint64, 3>> &rows, bool committed) const;
+    Result<Reader *> reader() const;
 
     Database m_db;
     StreamSpec m_stream;
+    mutable std::mutex m_readerMutex;
+    mutable std::unique_ptr<Reader> m_reader; // replay's consumer, made on first read
 };
 
 // `value` with each ${NAME} replaced by the environment's NAME; BadInput

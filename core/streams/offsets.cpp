@@ -81,7 +81,12 @@ Result<ResetPlan> plan(const StreamLog &log, const StreamSpec &stream, const QSt
             continue;
         if (request.kind == ResetRequest::Kind::FromFile && !fromFile.contains(p.partition))
             continue;
-        ResetPartition r{p.partition, p.committed, p.committed, p.logStart, p.logEnd, false, p.stored, 0};
+        ResetPartition r;
+        r.partition = p.partition;
+        r.current = r.newOffset = p.committed;
+        r.logStart = p.logStart;
+        r.logEnd = p.logEnd;
+        r.stored = p.stored;
         switch (request.kind) {
         case ResetRequest::Kind::ToEarliest: r.newOffset = p.logStart; break;
         case ResetRequest::Kind::ToLatest: r.newOffset = p.logEnd; break;
@@ -98,6 +103,9 @@ Result<ResetPlan> plan(const StreamLog &log, const StreamSpec &stream, const QSt
             const FirstAtOrAfter first = atTime.value(p.partition);
             r.newOffset = first.offset.value_or(p.logEnd);
             r.unreadableTimestamps = first.unreadable;
+            r.newRecordMs = first.atMs;
+            r.previousRecordMs = first.beforeMs;
+            r.foundBy = first.foundBy;
             break;
         }
         case ResetRequest::Kind::FromFile: r.newOffset = clampTo(fromFile.value(p.partition), p, r.clamped); break;

@@ -63,6 +63,13 @@ struct ResetPartition {
     // --to-datetime: events of this partition whose record timestamp cannot
     // be read (NULL, not a timestamp, out of range); not considered.
     qint64 unreadableTimestamps = 0;
+    // --to-datetime, where the log can say (Kafka): the record timestamps
+    // (epoch ms) at the new offset and just before it, the boundary the
+    // operator checks; and which way found the offset ("broker",
+    // "record_search").
+    std::optional<qint64> newRecordMs;
+    std::optional<qint64> previousRecordMs;
+    QString foundBy;
 };
 
 struct ResetPlan {

@@ -58,6 +58,11 @@ public:
                    % QString::number(i);
         return out % QStringLiteral(" FROM (") % inner % QStringLiteral(" OFFSET 0) AS x");
     }
+    QString jsonTextAt(const QString &payload, const QString &path) const override
+    {
+        return QStringLiteral("(jsonb_path_query_first(pg_temp.rewind_try_jsonb(") % payload % QStringLiteral("), ") % strictPath(path)
+               % QStringLiteral(", '{}', true) #>> '{}')");
+    }
     QString jsonTypeAt(const QString &payload, const QString &path) const override
     {
         return QStringLiteral("jsonb_typeof(jsonb_path_query_first(pg_temp.rewind_try_jsonb(") % payload % QStringLiteral("), ") % strictPath(path)

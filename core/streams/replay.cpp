@@ -96,7 +96,7 @@ Result<ReplayResult> Replayer::run()
 // being spread over the whole table.
 Status Replayer::planSlices()
 {
-    auto offsets = m_log->committedOffsets(m_group);
+    auto offsets = m_log->replayStart(m_group, m_options.execute);
     if (!offsets)
         return fail(offsets.error());
     qint64 budget = m_options.maxEvents.value_or(std::numeric_limits<qint64>::max());
@@ -210,7 +210,7 @@ Status Replayer::execute()
         if (!prepared)
             return prepared;
     }
-    if (m_batches.size() > 1)
+    if (m_batches.size() > 1 && !m_events.thisConnectionOnly)
         m_pipeline = ReplayPipeline::open(m_db, m_batches.size(), [this](std::size_t k, const QString &table) {
             return stageBatch(m_batches[k], QStringLiteral("CREATE TABLE ") % table);
         });

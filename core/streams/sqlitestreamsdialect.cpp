@@ -34,6 +34,11 @@ public:
                    % QStringLiteral(", ?) END AS c") % QString::number(i);
         return out + fromClause;
     }
+    QString jsonTextAt(const QString &payload, const QString &path) const override
+    {
+        return QStringLiteral("CASE WHEN json_valid(") % payload % QStringLiteral(") THEN CAST(json_extract(") % payload % QStringLiteral(", ") % path
+               % QStringLiteral(") AS TEXT) END");
+    }
     QString jsonTypeAt(const QString &payload, const QString &path) const override
     {
         return QStringLiteral("json_type(") % payload % QStringLiteral(", ") % path % u')';

@@ -22,6 +22,15 @@ struct OffsetRange {
 struct FirstAtOrAfter {
     std::optional<qint64> offset; // none: no readable timestamp at or after the instant
     qint64 unreadable = 0;        // events whose record timestamp cannot be read
+    // The boundary, where the log can say (KafkaLog): the record timestamps
+    // (epoch ms) of the record at the offset and of the one before it.
+    std::optional<qint64> atMs;
+    std::optional<qint64> beforeMs;
+    // Which way answered: "broker" (its offset-for-timestamp lookup),
+    // "record_search" (a binary search over fetched records' timestamps,
+    // where the broker answered no offset although a record is at or after
+    // the instant) or empty (a log table's own query).
+    QString foundBy;
 };
 
 // Where replay's SQL reads a batch's events: a relation of the workspace
@@ -29,6 +38,9 @@ struct FirstAtOrAfter {
 struct EventRelation {
     QString table; // unquoted, as Database::quoteTable takes it
     LogColumns columns;
+    // A work table that readRange fills on the calling connection only: no
+    // other connection (replay's stager) sees its rows.
+    bool thisConnectionOnly = false;
 };
 
 // One kind of log a stream reads: a log table of the workspace (TableLog)
@@ -63,6 +75,15 @@ public:
     virtual Status commit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const = 0;
 
     // Replay.
+    // Where a replay of the group starts in each partition: the committed
+    // offsets, unless the log knows better (KafkaLog: the workspace's offsets
+    // where a crash kept a replay's commit from reaching the cluster; with
+    // `execute`, that commit is caught up first).
+    virtual Result<std::vector<PartitionOffsets>> replayStart(const QString &group, bool execute) const
+    {
+        Q_UNUSED(execute);
+        return committedOffsets(group);
+    }
     // Readies the log for range reads before the first batch, inside the
     // caller's write transaction (TableLog: an index on (partition, offset)).
     // True when it changed the database.

@@ -47,6 +47,9 @@ public:
     // then `fromClause` (" FROM ..."). Each payload is parsed once per row.
     virtual QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough, const QString &payload, int paths,
                                     const QString &fromClause) const = 0;
+    // The value at `path` in `payload` as text; NULL when the payload is not
+    // JSON or has nothing there.
+    virtual QString jsonTextAt(const QString &payload, const QString &path) const = 0;
     // The JSON type of the value at bound path `path` in the valid JSON text `payload`.
     virtual QString jsonTypeAt(const QString &payload, const QString &path) const = 0;
     // The column type a sink gets for a field whose values had these JSON

@@ -120,4 +120,6 @@ Result<QDateTime> parseTimestamp(const QString &text)
     return local.addMSecs(ms).addSecs(-offsetSeconds);
 }
 
+QString isoUtcMs(qint64 ms) { return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs); }
+
 } // namespace rw::timeutil

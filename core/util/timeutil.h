@@ -23,4 +23,7 @@ QString formatDuration(qint64 seconds);
 // kMinEpochSeconds..kMaxEpochSeconds (BadInput outside).
 Result<QDateTime> parseTimestamp(const QString &text);
 
+// Epoch milliseconds as ISO-8601 UTC text with milliseconds ("2025-05-06T10:00:00.000Z").
+QString isoUtcMs(qint64 ms);
+
 } // namespace rw::timeutil
