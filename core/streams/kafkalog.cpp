@@ -236,8 +236,6 @@ Result<QString> expandEnvironment(const QString &property, const QString &value)
     return out + value.mid(at);
 }
 
-KafkaLog::KafkaLog(Database db, StreamSpec stream) : m_db(std::move(db)), m_stream(std::move(stream)) {}
-
 Result<std::vector<StreamPartitionInfo>> KafkaLog::partitions() const
 {
     auto rk = connect(m_stream);
@@ -546,6 +544,9 @@ struct KafkaLog::Reader {
             }
     }
 };
+
+// After Reader, which the members' clean-up needs complete.
+KafkaLog::KafkaLog(Database db, StreamSpec stream) : m_db(std::move(db)), m_stream(std::move(stream)) {}
 
 KafkaLog::~KafkaLog()
 {
