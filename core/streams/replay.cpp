@@ -339,6 +339,7 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k)
     });
     if (!s)
         return s;
+    failpoint("replay-before-follow"); // the batch is in the workspace, not yet in the log's own record (a Kafka group)
     if (auto f = m_log->followCommitted(m_group, batch); !f)
         return f;
     m_result.batches = number;
