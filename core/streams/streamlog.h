@@ -44,7 +44,7 @@ struct EventRelation {
 };
 
 // One kind of log a stream reads: a log table of the workspace (TableLog)
-// today, a Kafka topic next. Offsets, resets and replay ask only this of it.
+// or a Kafka topic (KafkaLog). Offsets, resets and replay ask only this of it.
 // Replay's staging, dedupe by event_id, DLQ routing and its one transaction
 // per batch (sink rows and rewind_offsets together) stay shared: a log only
 // makes a batch's events readable by SQL (readRange) in eventRelation(), so
