@@ -427,14 +427,15 @@ private Q_SLOTS:
         QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
         QFile f(csv);
         QVERIFY(f.open(QIODevice::ReadOnly));
-        QCOMPARE(QString::fromUtf8(f.readAll()), QStringLiteral("g,0,4\ng,1,8\ng,2,4\n"));
+        // kafka-consumer-groups' one-group form: topic (the log table), partition, offset.
+        QCOMPARE(QString::fromUtf8(f.readAll()), QStringLiteral("ev_log,0,4\nev_log,1,8\nev_log,2,4\n"));
         QCOMPARE(committed(db), QStringLiteral("0:3,2:7")); // export is not execute
 
         const auto applied = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), csv, QStringLiteral("--execute")});
         QVERIFY2(applied.exitCode == 0, qPrintable(applied.err));
         QCOMPARE(committed(db), QStringLiteral("0:4,1:8,2:4"));
 
-        // A hand-written plan: a header, one partition, an offset clamped to the log.
+        // Rewind's earlier form, hand-written: a header, one partition, an offset clamped to the log.
         const QString hand = testsupport::writeFile(m_dir, QStringLiteral("hand.csv"), "group,partition,offset\ng,1,2\n");
         const auto one = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), hand, QStringLiteral("--execute")});
         QVERIFY2(one.exitCode == 0, qPrintable(one.err));
@@ -442,17 +443,26 @@ private Q_SLOTS:
         QCOMPARE(json(one).value(QStringLiteral("reset")).toString(), QStringLiteral("from-file (1 partition)"));
         QCOMPARE(committed(db), QStringLiteral("0:4,1:5,2:4"));
 
-        // A file for several groups: only this group's rows count, as in Kafka;
-        // none for it is refused, naming the groups the file has.
-        const QString several = testsupport::writeFile(m_dir, QStringLiteral("several.csv"), "h,0,1\ng,2,6\nh,1,9\n");
+        // Kafka's form for several groups: only this group's rows on this
+        // topic count; quoted fields are read as CSV.
+        const QString several = testsupport::writeFile(m_dir, QStringLiteral("several.csv"),
+                                                       "h,ev_log,0,1\n\"g\",\"ev_log\",2,6\ng,other_topic,1,9\nh,ev_log,1,9\n");
         const auto mine = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), several, QStringLiteral("--execute")});
         QVERIFY2(mine.exitCode == 0, qPrintable(mine.err));
         QCOMPARE(offsetsOf(json(mine), "new"), QStringLiteral("2:6"));
         QCOMPARE(committed(db), QStringLiteral("0:4,1:5,2:6"));
-        const QString other = testsupport::writeFile(m_dir, QStringLiteral("other.csv"), "h,0,1\nk,0,2\n");
-        const auto wrong = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), other});
+        // Kafka's one-group form for another topic, and Rewind's for other
+        // groups: refused, naming what the file has, nothing changed.
+        const QString other = testsupport::writeFile(m_dir, QStringLiteral("other.csv"), "h,0,1\nk,0,2\nh,ev_log,0,3\n");
+        const auto wrong = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), other, QStringLiteral("--execute")});
         QCOMPARE(wrong.exitCode, 2);
-        QVERIFY2(wrong.err.contains(QStringLiteral("no rows for group \"g\"")) && wrong.err.contains(QStringLiteral("h, k")), qPrintable(wrong.err));
+        QVERIFY2(wrong.err.contains(QStringLiteral("no rows for group \"g\" or topic \"ev_log\"")) && wrong.err.contains(QStringLiteral("h, k, group h topic ev_log")),
+                 qPrintable(wrong.err));
+        QCOMPARE(committed(db), QStringLiteral("0:4,1:5,2:6"));
+        const QString open = testsupport::writeFile(m_dir, QStringLiteral("open.csv"), "\"ev_log,0,1\n");
+        const auto unclosed = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), open});
+        QCOMPARE(unclosed.exitCode, 2);
+        QVERIFY2(unclosed.err.contains(QStringLiteral("open.csv line 1: a quote is not closed")), qPrintable(unclosed.err));
         const QString missing = testsupport::writeFile(m_dir, QStringLiteral("missing.csv"), "g,7,1\n");
         const auto absent = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), missing});
         QCOMPARE(absent.exitCode, 2);

@@ -23,7 +23,7 @@ const QCommandLineOption kToOffset({QStringLiteral("to-offset")}, QStringLiteral
 const QCommandLineOption kShiftBy({QStringLiteral("shift-by")}, QStringLiteral("Move the committed offset by N, negative allowed (clamped to [log start, log end])."), QStringLiteral("N"));
 const QCommandLineOption kToDatetime({QStringLiteral("to-datetime")}, QStringLiteral("Reset to the first offset whose record_ts is at or after T (ISO-8601 or epoch seconds), else the log end."), QStringLiteral("T"));
 const QCommandLineOption kByDuration({QStringLiteral("by-duration")}, QStringLiteral("Reset to --to-datetime (now - D); D is ISO-8601 PnDTnHnMnS (or 90s, 15m, 2h, 1d)."), QStringLiteral("D"));
-const QCommandLineOption kFromFile({QStringLiteral("from-file")}, QStringLiteral("Reset to the offsets in a CSV file of group,partition,offset rows."), QStringLiteral("CSV"));
+const QCommandLineOption kFromFile({QStringLiteral("from-file")}, QStringLiteral("Reset to the offsets in a CSV file: topic,partition,offset rows (as kafka-consumer-groups --export writes them), group,topic,partition,offset, or group,partition,offset."), QStringLiteral("CSV"));
 const QCommandLineOption kStreamPartition({QStringLiteral("partition")}, QStringLiteral("Limit the reset to partition N (repeatable)."), QStringLiteral("N"));
 const QCommandLineOption kExport({QStringLiteral("export")}, QStringLiteral("Write the reset plan (group,partition,offset) to a CSV file; with or without --execute."), QStringLiteral("CSV"));
 const QCommandLineOption kMaxEvents({QStringLiteral("max-events")}, QStringLiteral("Consume at most N events in all."), QStringLiteral("N"));
@@ -146,7 +146,7 @@ Status runOffsets(Context &ctx)
 
 // --- offsets-reset ----------------------------------------------------------------
 
-Result<ResetRequest> resetRequest(const Context &ctx, const QString &group)
+Result<ResetRequest> resetRequest(const Context &ctx, const QString &group, const QString &topic)
 {
     const QList<const QCommandLineOption *> modes{&kToEarliest, &kToLatest, &kToCurrent, &kToOffset, &kShiftBy, &kToDatetime, &kByDuration, &kFromFile};
     QStringList given, all;
@@ -193,7 +193,7 @@ Result<ResetRequest> resetRequest(const Context &ctx, const QString &group)
         r.kind = ResetRequest::Kind::ToDatetime;
         r.timestampMs = QDateTime::currentMSecsSinceEpoch() - *ms;
     } else {
-        auto rows = readResetCsv(ctx.parser.value(kFromFile), group);
+        auto rows = readResetCsv(ctx.parser.value(kFromFile), group, topic);
         if (!rows)
             return fail(rows.error());
         r.kind = ResetRequest::Kind::FromFile;
@@ -209,14 +209,14 @@ Status runOffsetsReset(Context &ctx)
         return fail(group.error());
     if (auto st = required(ctx, kStreamOpt); !st)
         return fail(st.error());
-    auto request = resetRequest(ctx, *group);
-    if (!request)
-        return fail(request.error());
     if (ctx.parser.isSet(kExport) && ctx.parser.value(kExport).isEmpty())
         return badInput(QStringLiteral("--export: no file given"));
     auto t = target(ctx);
     if (!t)
         return fail(t.error());
+    auto request = resetRequest(ctx, *group, t->stream->source());
+    if (!request)
+        return fail(request.error());
     const bool execute = ctx.given(QStringLiteral("execute"));
     // An export that cannot be written is found before the reset is applied;
     // the file is replaced only once the plan is written whole.
@@ -229,7 +229,7 @@ Status runOffsetsReset(Context &ctx)
     auto plan = resetOffsets(t->ws.db, *t->stream, t->group, *request, execute);
     if (!plan)
         return fail(plan.error());
-    if (exportFile && (exportFile->write(resetPlanCsv(*plan).toUtf8()) < 0 || !exportFile->commit()))
+    if (exportFile && (exportFile->write(resetPlanCsv(*plan, t->stream->source()).toUtf8()) < 0 || !exportFile->commit()))
         return internalError(QStringLiteral("--export %1: cannot write it (%2)%3")
                                  .arg(exportFile->fileName(), exportFile->errorString(),
                                       plan->executed ? QStringLiteral("; the reset itself was applied and audited") : QString()));

@@ -200,61 +200,116 @@ Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, con
     return result;
 }
 
-QString resetPlanCsv(const ResetPlan &plan)
+namespace {
+
+QString csvField(const QString &text)
+{
+    if (!text.contains(u',') && !text.contains(u'"') && !text.contains(u'\n') && text.trimmed() == text)
+        return text;
+    return u'"' % QString(text).replace(QStringLiteral("\""), QStringLiteral("\"\"")) % u'"';
+}
+
+// One CSV line's fields (RFC 4180 quoting: "a,b" and "" inside quotes);
+// nullopt where a quote is left open.
+std::optional<QStringList> csvFields(const QString &line)
+{
+    QStringList fields;
+    QString field;
+    bool quoted = false, wasQuoted = false;
+    for (qsizetype i = 0; i < line.size(); ++i) {
+        const QChar c = line.at(i);
+        if (quoted) {
+            if (c == u'"' && i + 1 < line.size() && line.at(i + 1) == u'"') {
+                field += u'"';
+                ++i;
+            } else if (c == u'"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+        } else if (c == u'"' && field.trimmed().isEmpty()) {
+            quoted = wasQuoted = true;
+            field.clear();
+        } else if (c == u',') {
+            fields << (wasQuoted ? field : field.trimmed());
+            field.clear();
+            wasQuoted = false;
+        } else if (!wasQuoted || !c.isSpace()) {
+            field += c;
+        }
+    }
+    if (quoted)
+        return std::nullopt;
+    fields << (wasQuoted ? field : field.trimmed());
+    return fields;
+}
+
+} // namespace
+
+QString resetPlanCsv(const ResetPlan &plan, const QString &topic)
 {
     QString out;
-    QString group = plan.group;
-    if (group.contains(u',') || group.contains(u'"'))
-        group = u'"' % QString(group).replace(QStringLiteral("\""), QStringLiteral("\"\"")) % u'"';
+    const QString t = csvField(topic);
     for (const auto &p : plan.partitions)
-        out += group % u',' % QString::number(p.partition) % u',' % QString::number(p.newOffset) % u'\n';
+        out += t % u',' % QString::number(p.partition) % u',' % QString::number(p.newOffset) % u'\n';
     return out;
 }
 
-Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path, const QString &group)
+Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path, const QString &group, const QString &topic)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
         return badInput(QStringLiteral("--from-file %1: cannot read it (%2)").arg(path, file.errorString()));
     std::vector<std::pair<qint64, qint64>> out;
-    QStringList otherGroups;
-    int lineNo = 0;
+    QStringList others; // what the skipped rows name
+    int lineNo = 0, rows = 0;
     while (!file.atEnd()) {
         ++lineNo;
         const QString line = QString::fromUtf8(file.readLine()).trimmed();
         if (line.isEmpty() || line.startsWith(u'#'))
             continue;
-        // The group may be quoted; partition and offset are the last two fields.
-        const qsizetype last = line.lastIndexOf(u',');
-        const qsizetype middle = last > 0 ? line.lastIndexOf(u',', last - 1) : -1;
         const QString where = QStringLiteral("--from-file %1 line %2").arg(path).arg(lineNo);
-        if (middle < 0)
-            return badInput(where % QStringLiteral(": expected \"group,partition,offset\", got \"") % line % u'"');
-        QString rowGroup = line.left(middle).trimmed();
-        if (rowGroup.size() >= 2 && rowGroup.startsWith(u'"') && rowGroup.endsWith(u'"'))
-            rowGroup = rowGroup.mid(1, rowGroup.size() - 2).replace(QStringLiteral("\"\""), QStringLiteral("\""));
+        const auto fields = csvFields(line);
+        if (!fields)
+            return badInput(where % QStringLiteral(": a quote is not closed in \"") % line % u'"');
+        if (fields->size() != 3 && fields->size() != 4)
+            return badInput(where % QStringLiteral(": expected \"topic,partition,offset\", \"group,topic,partition,offset\" or \"group,partition,offset\", got \"")
+                            % line % u'"');
+        const qsizetype n = fields->size();
         bool okP = false, okO = false;
-        const qint64 partition = line.mid(middle + 1, last - middle - 1).trimmed().toLongLong(&okP);
-        const qint64 offset = line.mid(last + 1).trimmed().toLongLong(&okO);
+        const qint64 partition = fields->at(n - 2).toLongLong(&okP);
+        const qint64 offset = fields->at(n - 1).toLongLong(&okO);
         if (!okP || !okO) {
-            if (out.empty() && lineNo == 1 && !okP && !okO)
+            if (rows == 0 && !okP && !okO)
                 continue; // a header line
             return badInput(where % QStringLiteral(": partition and offset must be integers, got \"") % line % u'"');
         }
-        if (rowGroup != group) { // a file exported for several groups: only this group's rows
-            if (!otherGroups.contains(rowGroup))
-                otherGroups << rowGroup;
+        ++rows;
+        // Whose row it is. Kafka's one-group form names the topic, Rewind's
+        // earlier one the group; the first field tells them apart.
+        bool mine = false;
+        QString whose;
+        if (n == 4) {
+            mine = fields->at(0) == group && fields->at(1) == topic;
+            whose = QStringLiteral("group %1 topic %2").arg(fields->at(0), fields->at(1));
+        } else {
+            mine = fields->at(0) == topic || fields->at(0) == group;
+            whose = fields->at(0);
+        }
+        if (!mine) {
+            if (!others.contains(whose))
+                others << whose;
             continue;
         }
         if (std::any_of(out.begin(), out.end(), [&](const auto &e) { return e.first == partition; }))
             return badInput(where % QStringLiteral(": partition ") % QString::number(partition) % QStringLiteral(" appears twice"));
         out.emplace_back(partition, offset);
     }
-    if (out.empty() && !otherGroups.isEmpty())
-        return badInput(QStringLiteral("--from-file %1: no rows for group \"%2\" (the file has rows for %3)")
-                            .arg(path, group, otherGroups.join(QStringLiteral(", "))));
+    if (out.empty() && !others.isEmpty())
+        return badInput(QStringLiteral("--from-file %1: no rows for group \"%2\" or topic \"%3\" (the file has rows for %4)")
+                            .arg(path, group, topic, others.join(QStringLiteral(", "))));
     if (out.empty())
-        return badInput(QStringLiteral("--from-file %1: no \"group,partition,offset\" rows").arg(path));
+        return badInput(QStringLiteral("--from-file %1: no \"topic,partition,offset\" rows").arg(path));
     return out;
 }
 

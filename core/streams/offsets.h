@@ -88,12 +88,17 @@ struct ResetPlan {
 Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request,
                                bool execute);
 
-// The reset plan as CSV lines "group,partition,offset" (no header), as
-// kafka-consumer-groups --export writes them.
-QString resetPlanCsv(const ResetPlan &plan);
-// Reads such a file (a header line is allowed); rows must name `group`.
-// Errors name the file and line.
-Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path, const QString &group);
+// The reset plan as CSV lines "topic,partition,offset" (no header), as
+// kafka-consumer-groups --reset-offsets --export writes them for one group;
+// `topic` is the stream's Kafka topic or log table.
+QString resetPlanCsv(const ResetPlan &plan, const QString &topic);
+// Reads an offset plan for `group` on `topic`, in any of the forms:
+// "topic,partition,offset" (Kafka, one group), "group,topic,partition,offset"
+// (Kafka, several groups) and Rewind's earlier "group,partition,offset". A
+// header line and quoted fields are allowed; rows for other groups or topics
+// are skipped, and a file with none for this one is refused, naming what it
+// has. Errors name the file and line.
+Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path, const QString &group, const QString &topic);
 
 // An ISO-8601 duration (PnDTnHnMnS, fractions of seconds allowed, as
 // --by-duration takes it; also PnW) or a short form (90s, 15m, 2h, 1d) to milliseconds.

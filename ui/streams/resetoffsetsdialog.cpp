@@ -71,7 +71,7 @@ ResetOffsetsDialog::ResetOffsetsDialog(const Database &db, const StreamSpec &str
     m_shift->setPlaceholderText(tr("N, negative to rewind (clamped)"));
     m_datetime->setPlaceholderText(tr("ISO-8601 (2025-05-06T10:15:00Z; no zone means UTC) or epoch seconds"));
     m_duration->setPlaceholderText(tr("PnDTnHnMnS (PT2H30M) or 90s, 15m, 2h, 1d"));
-    m_file->setPlaceholderText(tr("CSV of group,partition,offset rows (as --export writes)"));
+    m_file->setPlaceholderText(tr("CSV of topic,partition,offset rows (as --export writes)"));
     auto *fileRow = new QWidget(this);
     auto *fileLayout = new QHBoxLayout(fileRow);
     fileLayout->setContentsMargins(0, 0, 0, 0);
@@ -253,7 +253,7 @@ Result<ResetRequest> ResetOffsetsDialog::request() const
     case Method::FromFile: {
         if (m_file->text().trimmed().isEmpty())
             return badInput(tr("choose a CSV file"));
-        auto rows = readResetCsv(m_file->text().trimmed(), m_group);
+        auto rows = readResetCsv(m_file->text().trimmed(), m_group, m_stream.source());
         if (!rows)
             return fail(rows.error());
         r.kind = ResetRequest::Kind::FromFile;
@@ -383,7 +383,7 @@ void ResetOffsetsDialog::exportCsv()
     if (path.isEmpty())
         return;
     QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text) || f.write(resetPlanCsv(*m_dryRun).toUtf8()) < 0) {
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text) || f.write(resetPlanCsv(*m_dryRun, m_stream.source()).toUtf8()) < 0) {
         setState(tr("Cannot write %1: %2").arg(path, f.errorString()), style::colour(style::Colour::Error));
         return;
     }
