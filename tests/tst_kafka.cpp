@@ -9,6 +9,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QStringBuilder>
+#include <QThread>
 #include <QTest>
 
 #include <librdkafka/rdkafka.h>
@@ -51,6 +53,10 @@ public:
             rd_kafka_destroy(m_host);
     }
     const QString &bootstrap() const { return m_bootstrap; }
+    // The broker (id 1) stops answering: its connections are closed and new
+    // ones refused, until up() again.
+    void down() { QCOMPARE(rd_kafka_mock_broker_set_down(m_cluster, 1), RD_KAFKA_RESP_ERR_NO_ERROR); }
+    void up() { QCOMPARE(rd_kafka_mock_broker_set_up(m_cluster, 1), RD_KAFKA_RESP_ERR_NO_ERROR); }
 
 private:
     rd_kafka_t *client(rd_kafka_type_t type, const QString &group = QString())
@@ -115,6 +121,23 @@ QByteArray kafkaSpec(const QString &bootstrap, const QString &topic = QString::f
 }
 
 QJsonObject json(const QString &text) { return QJsonDocument::fromJson(text.toUtf8()).object(); }
+
+QStringList replayArgs(int batchSize = 100)
+{
+    return {QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"), QStringLiteral("loader"),
+            QStringLiteral("--batch-size"), QString::number(batchSize), QStringLiteral("--execute"), QStringLiteral("--json")};
+}
+
+// The sink as "rows/distinct event ids".
+QString sinkCount(const testsupport::WorkspaceFixture &f)
+{
+    auto q = f.db().exec(QStringLiteral("SELECT COUNT(*), COUNT(DISTINCT event_id) FROM payment_events"));
+    if (!q || !q->next())
+        return QStringLiteral("(no sink)");
+    const QString out = q->value(0).toString() % u'/' % q->value(1).toString();
+    q->finish();
+    return out;
+}
 
 // What python3-kafka, an independent client, reads: per partition the
 // group's committed offset (-1: none) and the log end.
@@ -405,6 +428,113 @@ private Q_SLOTS:
         const auto independent = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
         QCOMPARE(independent.value(0).first, 2);
         QCOMPARE(independent.value(1).first, 4);
+    }
+
+    // --export writes kafka-consumer-groups' one-group CSV (topic,partition,
+    // offset); --from-file reads it, and its several-groups form.
+    void exportAndImportKafkaCsv()
+    {
+        MockCluster cluster;
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        const QString csv = f.dir.filePath(QStringLiteral("plan.csv"));
+        const QStringList reset{QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                                QStringLiteral("loader")};
+        const auto dry = f.cli(reset + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--export"), csv});
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(file.readAll()), QStringLiteral("payments,0,5\npayments,1,6\npayments,2,7\n"));
+        QCOMPARE(independentOffsets(cluster.bootstrap(), QStringLiteral("loader")).value(0).first, 2); // a dry run
+
+        const auto applied = f.cli(reset + QStringList{QStringLiteral("--from-file"), csv, QStringLiteral("--execute")});
+        QVERIFY2(applied.exitCode == 0, qPrintable(applied.err));
+        auto seen = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
+        for (int p = 0; p < kPartitions; ++p)
+            QCOMPARE(seen.value(p).first, 5 + p);
+
+        // Several groups: only loader's row on payments is applied.
+        const QString several = testsupport::writeFile(f.dir, QStringLiteral("several.csv"), "idle,payments,0,1\nloader,payments,1,2\nloader,other,0,3\n");
+        const auto mine = f.cli(reset + QStringList{QStringLiteral("--from-file"), several, QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(mine.exitCode == 0, qPrintable(mine.err));
+        QCOMPARE(json(mine.out).value(QStringLiteral("partitions")).toArray().size(), 1);
+        seen = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
+        QCOMPARE(seen.value(0).first, 5);
+        QCOMPARE(seen.value(1).first, 2);
+        QCOMPARE(seen.value(2).first, 7);
+    }
+
+    // A replay SIGKILLed between a batch's database transaction and its
+    // group commit: the next replay starts at the workspace's offsets (not
+    // the cluster's older ones), lands each event once, and catches the
+    // group up, as python3-kafka reads it.
+    void replayKilledBeforeTheGroupCommitResumes()
+    {
+        MockCluster cluster;
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        // Batches of 2, each taking one event from partitions 0 (from offset
+        // 2) and 1 (from 4); the kill is after the second batch's transaction.
+        const auto killed = testsupport::runRewindctl(replayArgs(2) + f.args(), QStringLiteral("replay-before-follow:2"));
+        QVERIFY2(killed.crashed && killed.err.contains("failpoint replay-before-follow:2 reached"), killed.err.constData());
+        const auto afterKill = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
+        QCOMPARE(afterKill.value(0).first, 3); // the first batch's commit reached the group
+        QCOMPARE(afterKill.value(1).first, 5); // the second batch's did not
+        QCOMPARE(afterKill.value(2).first, -1);
+        QCOMPARE(sinkCount(f), QStringLiteral("4/4"));
+        {
+            auto q = f.db().exec(QStringLiteral("SELECT group_concat(partition_id || ':' || committed_offset, ',') FROM "
+                                                "(SELECT * FROM rewind_offsets WHERE group_id = 'loader' ORDER BY partition_id)"));
+            QVERIFY(q && q->next());
+            QCOMPARE(q->value(0).toString(), QStringLiteral("0:4,1:6,2:0")); // the second batch, and the start recorded for 2
+        }
+
+        const auto resumed = testsupport::runRewindctl(replayArgs(2) + f.args());
+        QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+        const QJsonObject r = QJsonDocument::fromJson(resumed.out).object();
+        QCOMPARE(r.value(QStringLiteral("consumed")).toInteger(), 8); // 12 - 4, nothing read twice
+        QCOMPARE(r.value(QStringLiteral("duplicates")).toInteger(), 0);
+        QCOMPARE(sinkCount(f), QStringLiteral("12/12"));
+        const auto end = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
+        for (int p = 0; p < kPartitions; ++p)
+            QCOMPARE(end.value(p).first, 5 + p);
+    }
+
+    // The broker goes down: a command fails within the timeout naming the
+    // cluster; a replay started while it is down and brought back up within
+    // the timeout completes; nothing doubles.
+    void brokerDownThenUp()
+    {
+        MockCluster cluster;
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        cluster.down();
+        QElapsedTimer timer;
+        timer.start();
+        const auto offsets = f.cli({QStringLiteral("offsets"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                                    QStringLiteral("loader")});
+        QCOMPARE(offsets.exitCode, 1);
+        QVERIFY2(offsets.err.contains(cluster.bootstrap()), qPrintable(offsets.err));
+        QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed())));
+
+        QProcess child;
+        child.setProcessChannelMode(QProcess::SeparateChannels);
+        child.start(QStringLiteral(REWINDCTL_PATH), replayArgs(4) + f.args());
+        QVERIFY(child.waitForStarted());
+        QThread::msleep(1500);
+        cluster.up();
+        QVERIFY(child.waitForFinished(60000));
+        const QByteArray err = child.readAllStandardError();
+        QVERIFY2(child.exitStatus() == QProcess::NormalExit && child.exitCode() == 0, err.constData());
+        QCOMPARE(QJsonDocument::fromJson(child.readAllStandardOutput()).object().value(QStringLiteral("consumed")).toInteger(), 12);
+        QCOMPARE(sinkCount(f), QStringLiteral("12/12"));
+
+        // Down in the middle of nothing to do: the next replay after it is up
+        // finds the group at the log end and adds nothing.
+        const auto again = f.cli(replayArgs());
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QCOMPARE(json(again.out).value(QStringLiteral("consumed")).toInteger(), 0);
+        QCOMPARE(sinkCount(f), QStringLiteral("12/12"));
+        const auto end = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
+        for (int p = 0; p < kPartitions; ++p)
+            QCOMPARE(end.value(p).first, 5 + p);
     }
 };
 
