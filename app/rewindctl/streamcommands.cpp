@@ -1,5 +1,6 @@
 // rewindctl offsets, offsets-reset, replay.
 #include "app/rewindctl/clisupport.h"
+#include "core/streams/lag.h"
 #include "core/streams/offsets.h"
 #include "core/streams/replay.h"
 #include "core/util/timeutil.h"
@@ -93,16 +94,23 @@ Status runConsumerGroups(Context &ctx)
     if (ctx.json) {
         Json list = Json::array();
         for (const auto &g : *groups)
-            list.push_back({{"group", s(g.group)}, {"partitions", g.partitions}, {"lag", g.lag}, {"last_commit_at", s(g.lastCommitAt)}});
+            list.push_back({{"group", s(g.group)},
+                            {"partitions", g.partitions},
+                            {"lag", g.lag},
+                            {"last_commit_at", s(g.lastCommitAt)},
+                            {"state", g.state ? Json(s(*g.state)) : Json()},
+                            {"status", s(g.status)}});
         ctx.print({{"stream", s(stream->name)}, {"groups", list}});
         return {};
     }
     ctx.out << "stream " << stream->name << " (" << stream->sourceKind() << " " << stream->source() << ")\n\n";
-    TextTable table({QStringLiteral("GROUP"), QStringLiteral("PARTITIONS"), QStringLiteral("LAG"), QStringLiteral("LAST COMMIT")},
-                    {false, true, true, false});
+    TextTable table({QStringLiteral("GROUP"), QStringLiteral("PARTITIONS"), QStringLiteral("LAG"), QStringLiteral("STATE"), QStringLiteral("STATUS"),
+                     QStringLiteral("LAST COMMIT")},
+                    {false, true, true, false, false, false});
     for (const auto &g : *groups)
-        table.add({g.group, QString::number(g.partitions), thousands(g.lag), g.lastCommitAt});
+        table.add({g.group, QString::number(g.partitions), thousands(g.lag), g.state.value_or(QStringLiteral("-")), g.status, g.lastCommitAt});
     table.print(ctx.out);
+    ctx.out << "status: Burrow's rules over the last " << kLagWindow << " lag samples (one per offsets read, at most one a second); see docs/cli.md\n";
     if (groups->empty())
         ctx.out << "no consumer group has committed offsets on this stream\n";
     return {};
@@ -115,7 +123,7 @@ Status runOffsets(Context &ctx)
     auto t = target(ctx);
     if (!t)
         return fail(t.error());
-    auto offsets = listOffsets(t->ws.db, *t->stream, t->group);
+    auto offsets = readOffsetsSampled(t->ws.db, *t->stream, t->group);
     if (!offsets)
         return fail(offsets.error());
     qint64 lag = 0;

@@ -6,10 +6,12 @@
 
 #include <QDeadlineTimer>
 #include <QHash>
+#include <QLoggingCategory>
 #include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QLoggingCategory>
 #include <QStringBuilder>
 #include <QThread>
 
@@ -26,6 +28,8 @@
 namespace rw {
 
 namespace {
+
+Q_LOGGING_CATEGORY(lcKafka, "rewind.kafka")
 
 int timeoutMs()
 {
@@ -266,12 +270,17 @@ Result<std::vector<PartitionOffsets>> KafkaLog::committedOffsets(const QString &
     auto parts = partitions();
     if (!parts)
         return fail(parts.error());
+    return committedOn(group, *parts);
+}
+
+Result<std::vector<PartitionOffsets>> KafkaLog::committedOn(const QString &group, const std::vector<StreamPartitionInfo> &parts) const
+{
     auto rk = connect(m_stream, group);
     if (!rk)
         return fail(rk.error());
-    const std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter> list(rd_kafka_topic_partition_list_new(int(parts->size())));
+    const std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter> list(rd_kafka_topic_partition_list_new(int(parts.size())));
     const QByteArray topic = m_stream.kafka->topic.toUtf8();
-    for (const StreamPartitionInfo &p : *parts)
+    for (const StreamPartitionInfo &p : parts)
         rd_kafka_topic_partition_list_add(list.get(), topic.constData(), qint32(p.partition));
     const rd_kafka_resp_err_t err = rd_kafka_committed(rk->get(), list.get(), timeoutMs());
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
@@ -282,7 +291,7 @@ Result<std::vector<PartitionOffsets>> KafkaLog::committedOffsets(const QString &
         if (e.err != RD_KAFKA_RESP_ERR_NO_ERROR)
             return fail(Error::internal(context(m_stream) % QStringLiteral("group \"") % group % QStringLiteral("\", partition %1: ").arg(e.partition)
                                         % QString::fromUtf8(rd_kafka_err2str(e.err))));
-        const auto info = std::find_if(parts->begin(), parts->end(), [&](const StreamPartitionInfo &p) { return p.partition == e.partition; });
+        const auto info = std::find_if(parts.begin(), parts.end(), [&](const StreamPartitionInfo &p) { return p.partition == e.partition; });
         PartitionOffsets o;
         o.partition = e.partition;
         o.logStart = info->logStart;
@@ -295,13 +304,59 @@ Result<std::vector<PartitionOffsets>> KafkaLog::committedOffsets(const QString &
     return out;
 }
 
+Result<std::optional<QMap<QString, QString>>> KafkaLog::clusterGroups() const
+{
+    auto rk = connect(m_stream);
+    if (!rk)
+        return fail(rk.error());
+    // ListGroups, then DescribeGroups of each (librdkafka asks the broker's
+    // ApiVersions first and answers "unsupported" where they are missing, as
+    // on the 2.0.2 mock cluster).
+    const struct rd_kafka_group_list *raw = nullptr;
+    const rd_kafka_resp_err_t err = rd_kafka_list_groups(rk->get(), nullptr, &raw, timeoutMs());
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__TIMED_OUT || err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
+            return fail(unreachable(m_stream, err));
+        qCDebug(lcKafka, "stream %s: the cluster cannot list its groups (%s); showing the spec's and the workspace's", qPrintable(m_stream.name),
+               rd_kafka_err2str(err));
+        return std::optional<QMap<QString, QString>>();
+    }
+    const std::unique_ptr<const struct rd_kafka_group_list, void (*)(const struct rd_kafka_group_list *)> list(raw, rd_kafka_group_list_destroy);
+    QMap<QString, QString> states;
+    for (int i = 0; i < list->group_cnt; ++i) {
+        const struct rd_kafka_group_info &g = list->groups[i];
+        const QString protocolType = QString::fromUtf8(g.protocol_type ? g.protocol_type : "");
+        if (g.err == RD_KAFKA_RESP_ERR_NO_ERROR && (protocolType.isEmpty() || protocolType == QLatin1String("consumer")))
+            states.insert(QString::fromUtf8(g.group), QString::fromUtf8(g.state ? g.state : ""));
+    }
+    return std::optional<QMap<QString, QString>>(std::move(states));
+}
+
 Result<std::vector<ConsumerGroupInfo>> KafkaLog::consumerGroups() const
 {
+    auto parts = partitions();
+    if (!parts)
+        return fail(parts.error());
+    auto listed = clusterGroups();
+    if (!listed)
+        return fail(listed.error());
+    // The spec's groups and those Rewind has offsets of are always shown;
+    // the cluster's others where they have commits on this topic.
+    QStringList always = m_stream.kafka->groups;
+    auto known = m_db.exec(QStringLiteral("SELECT DISTINCT group_id FROM rewind_offsets WHERE stream = ?"), {m_stream.name});
+    if (!known)
+        return fail(known.error());
+    while (known->next())
+        always << known->value(0).toString();
+    known->finish();
+    QStringList candidates = always;
+    if (*listed)
+        candidates << (*listed)->keys();
+    candidates.removeDuplicates();
+    candidates.sort();
     std::vector<ConsumerGroupInfo> out;
-    QStringList groups = m_stream.kafka->groups;
-    groups.sort();
-    for (const QString &group : std::as_const(groups)) {
-        auto offsets = committedOffsets(group);
+    for (const QString &group : std::as_const(candidates)) {
+        auto offsets = committedOn(group, *parts);
         if (!offsets)
             return fail(offsets.error());
         ConsumerGroupInfo g;
@@ -310,7 +365,16 @@ Result<std::vector<ConsumerGroupInfo>> KafkaLog::consumerGroups() const
             g.partitions += o.stored ? 1 : 0;
             g.lag += o.lag;
         }
-        out.push_back(g);
+        if (g.partitions == 0 && !always.contains(group))
+            continue; // a group of other topics
+        g.offsets = std::move(*offsets);
+        if (*listed && (*listed)->contains(group)) {
+            g.state = (*listed)->value(group);
+            // Empty and Dead have no member; Stable and the rebalancing states have.
+            if (!g.state->isEmpty() && *g.state != QLatin1String("Unknown"))
+                g.hasMembers = *g.state != QLatin1String("Empty") && *g.state != QLatin1String("Dead");
+        }
+        out.push_back(std::move(g));
     }
     return out;
 }

@@ -51,6 +51,10 @@ public:
 
 private:
     struct Reader;
+    Result<std::vector<PartitionOffsets>> committedOn(const QString &group, const std::vector<StreamPartitionInfo> &parts) const;
+    // The cluster's consumer groups and their states; none where it cannot
+    // list them (an error only where it cannot be reached).
+    Result<std::optional<QMap<QString, QString>>> clusterGroups() const;
     Status clusterCommit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const;
     Status recordOffsets(const QString &group, const std::vector<std::array<qint64, 3>> &rows, bool committed) const;
     Result<Reader *> reader() const;

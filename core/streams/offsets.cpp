@@ -1,11 +1,13 @@
 #include "core/streams/offsets.h"
 
+#include "core/streams/lag.h"
 #include "core/streams/replaylock.h"
 #include "core/streams/streamlog.h"
 #include "core/streams/streamsdialect.h"
 #include "core/workspace/workspace.h"
 
 #include <QFile>
+#include <QLoggingCategory>
 #include <QMap>
 #include <QRegularExpression>
 #include <QStringBuilder>
@@ -155,9 +157,46 @@ Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const Stre
     return openStreamLog(db, stream)->committedOffsets(group);
 }
 
+namespace {
+
+Q_LOGGING_CATEGORY(lcStreams, "rewind.streams")
+
+void sampleLag(const Database &db, const StreamSpec &stream, const QString &group, const std::vector<PartitionOffsets> &offsets)
+{
+    if (auto s = recordLagSamples(db, stream.name, group, offsets, QDateTime::currentMSecsSinceEpoch()); !s)
+        qCWarning(lcStreams, "stream %s, group %s: lag sample not recorded: %s", qPrintable(stream.name), qPrintable(group),
+                  qPrintable(s.error().message));
+}
+
+} // namespace
+
+Result<std::vector<PartitionOffsets>> readOffsetsSampled(const Database &db, const StreamSpec &stream, const QString &group)
+{
+    auto offsets = listOffsets(db, stream, group);
+    if (offsets)
+        sampleLag(db, stream, group, *offsets);
+    return offsets;
+}
+
 Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, const StreamSpec &stream)
 {
-    return openStreamLog(db, stream)->consumerGroups();
+    auto groups = openStreamLog(db, stream)->consumerGroups();
+    if (!groups)
+        return groups;
+    for (ConsumerGroupInfo &g : *groups) {
+        sampleLag(db, stream, g.group, g.offsets);
+        if (!stream.kafka) { // a log table's members are Rewind's own replays
+            auto live = runningReplay(db, stream.name, g.group);
+            if (!live)
+                return fail(live.error());
+            g.hasMembers = live->has_value();
+        }
+        auto windows = recentLagSamples(db, stream.name, g.group);
+        if (!windows)
+            return fail(windows.error());
+        g.status = lagStatusName(groupLagStatus(*windows, QDateTime::currentMSecsSinceEpoch(), g.hasMembers));
+    }
+    return groups;
 }
 
 Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request,

@@ -29,16 +29,31 @@ struct PartitionOffsets {
 // Committed offsets of stream/group per log partition, in one query. Reads only.
 Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const StreamSpec &stream, const QString &group);
 
-// A consumer group of a stream: one that has committed offsets in rewind_offsets.
+// A consumer group of a stream: for a log table, one that has committed
+// offsets in rewind_offsets; for a Kafka topic, the cluster's groups with
+// commits on it (where it can list them) and the spec's `groups`.
 struct ConsumerGroupInfo {
     QString group;
     qint64 partitions = 0;   // partitions with a committed offset
-    QString lastCommitAt;    // newest updated_at, as stored
+    QString lastCommitAt;    // newest updated_at, as stored (log tables)
     qint64 lag = 0;          // summed over the log's partitions, as listOffsets computes it
+    std::vector<PartitionOffsets> offsets; // per partition, as read
+    // The cluster's group state ("Stable", "Empty", ...); none where it
+    // cannot say (a log table, a cluster that cannot list groups).
+    std::optional<QString> state;
+    // Whether the group has active members: from the state, or for a log
+    // table whether a replay of it runs; none where unknown.
+    std::optional<bool> hasMembers;
+    QString status = QStringLiteral("unknown"); // Burrow's, over the lag samples (see lag.h)
 };
 
-// The stream's consumer groups with their total lag, in one query, sorted by
-// name. Reads only.
+// Offsets of stream/group (listOffsets) that also records them as a lag
+// sample (lag.h); a sample that cannot be written is a warning, not an error.
+Result<std::vector<PartitionOffsets>> readOffsetsSampled(const Database &db, const StreamSpec &stream, const QString &group);
+
+// The stream's consumer groups with their total lag, sorted by name; each
+// group's offsets are recorded as a lag sample and its status computed
+// from the newest samples.
 Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, const StreamSpec &stream);
 
 // A reset, as `kafka-consumer-groups --reset-offsets` takes it.

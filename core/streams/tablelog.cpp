@@ -69,21 +69,32 @@ Result<std::vector<PartitionOffsets>> TableLog::committedOffsets(const QString &
 
 Result<std::vector<ConsumerGroupInfo>> TableLog::consumerGroups() const
 {
-    // Every group against every log partition: a partition the group never
-    // committed in counts from the log start, as in committedOffsets.
-    auto q = m_db.exec(QStringLiteral("SELECT g.group_id, g.parts, g.last_at, SUM(CASE WHEN c.committed_offset IS NULL OR c.committed_offset < l.lo "
-                                      "THEN l.hi - l.lo WHEN c.committed_offset < l.hi THEN l.hi - c.committed_offset ELSE 0 END) "
+    // Every group against every log partition, one row each: a partition the
+    // group never committed in counts from the log start, as in committedOffsets.
+    auto q = m_db.exec(QStringLiteral("SELECT g.group_id, g.parts, g.last_at, l.p, l.lo, l.hi, c.committed_offset "
                                       "FROM (SELECT group_id, COUNT(*) AS parts, MAX(updated_at) AS last_at FROM rewind_offsets "
                                       "WHERE stream = ? GROUP BY group_id) AS g CROSS JOIN (")
                            % extentPerPartition()
                            % QStringLiteral(") AS l LEFT JOIN rewind_offsets AS c ON c.stream = ? AND c.group_id = g.group_id "
-                                            "AND c.partition_id = l.p GROUP BY g.group_id, g.parts, g.last_at ORDER BY g.group_id"),
+                                            "AND c.partition_id = l.p ORDER BY g.group_id, l.p"),
                        {m_stream.name, m_stream.name});
     if (!q)
         return fail(q.error());
     std::vector<ConsumerGroupInfo> out;
-    while (q->next())
-        out.push_back({q->value(0).toString(), q->value(1).toLongLong(), q->value(2).toString(), q->value(3).toLongLong()});
+    while (q->next()) {
+        const QString group = q->value(0).toString();
+        if (out.empty() || out.back().group != group)
+            out.push_back({group, q->value(1).toLongLong(), q->value(2).toString(), 0, {}, std::nullopt, std::nullopt});
+        PartitionOffsets o;
+        o.partition = q->value(3).toLongLong();
+        o.logStart = q->value(4).toLongLong();
+        o.logEnd = q->value(5).toLongLong();
+        o.stored = !q->value(6).isNull();
+        o.committed = o.stored ? q->value(6).toLongLong() : o.logStart;
+        o.lag = std::max<qint64>(0, o.logEnd - std::max(o.committed, o.logStart));
+        out.back().lag += o.lag;
+        out.back().offsets.push_back(o);
+    }
     return out;
 }
 

@@ -276,12 +276,9 @@ void StreamPage::refresh()
                         snap.group = g.group;
                     }
             }
-            if (!snap.group.isEmpty()) {
-                auto offsets = listOffsets(db, stream, snap.group);
-                if (!offsets)
-                    return fail(offsets.error());
-                snap.offsets = std::move(*offsets);
-            }
+            for (const ConsumerGroupInfo &g : snap.groups)
+                if (g.group == snap.group)
+                    snap.offsets = g.offsets; // as read (and sampled) for the list
             return snap;
         },
         [this](Result<StreamSnapshot> result) {
@@ -322,12 +319,13 @@ void StreamPage::loadGroup(const QString &group)
     updateActions();
     m_groupJobs.start(
         [db = *m_db, stream = *m_stream, group]() -> Result<GroupSnapshot> {
-            auto offsets = listOffsets(db, stream, group);
-            if (!offsets)
-                return fail(offsets.error());
             auto groups = listConsumerGroups(db, stream);
             if (!groups)
                 return fail(groups.error());
+            const auto listed = std::find_if(groups->begin(), groups->end(), [&](const ConsumerGroupInfo &g) { return g.group == group; });
+            auto offsets = listed != groups->end() ? Result<std::vector<PartitionOffsets>>(listed->offsets) : listOffsets(db, stream, group);
+            if (!offsets)
+                return fail(offsets.error());
             auto sink = sinkRowCount(db, stream);
             if (!sink)
                 return fail(sink.error());
