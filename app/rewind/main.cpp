@@ -128,8 +128,13 @@ int main(int argc, char *argv[])
         };
         QObject::connect(&window, &rw::MainWindow::workspaceFailed, &window,
                          [finish](int code, const QString &message) { finish(code, message); });
-        QObject::connect(&window, &rw::MainWindow::pageFailed, &window,
-                         [finish](const QString &message) { finish(1, message); });
+        // A page that cannot load is shot too (its banner says why), and exits 1.
+        QObject::connect(&window, &rw::MainWindow::pageFailed, &window, [&window, screenshot, finish](const QString &message) {
+            QTimer::singleShot(100, &window, [&window, screenshot, finish, message] {
+                window.grab().save(screenshot, "PNG");
+                finish(1, message);
+            });
+        });
         QObject::connect(&window, &rw::MainWindow::workspaceOpened, &window, [&window, selection, wantStreamPage, finish] {
             const rw::Spec &s = window.workspace()->spec;
             if (selection.kind == Kind::Dataset && !s.dataset(selection.name))

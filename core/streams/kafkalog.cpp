@@ -29,7 +29,7 @@ namespace rw {
 
 namespace {
 
-Q_LOGGING_CATEGORY(lcKafka, "rewind.kafka")
+Q_LOGGING_CATEGORY(lcKafka, "rewind.kafka", QtInfoMsg)
 
 int timeoutMs()
 {

@@ -8,12 +8,13 @@
 
 namespace rw {
 
-// A stream's consumer groups with their total lag, from a snapshot
-// (rw::listConsumerGroups) taken off the GUI thread.
+// A stream's consumer groups with their total lag, Burrow status and the
+// cluster's group state, from a snapshot (rw::listConsumerGroups) taken off
+// the GUI thread.
 class ConsumerGroupsModel : public SnapshotTableModel<ConsumerGroupInfo> {
     Q_OBJECT
 public:
-    enum Column { GroupColumn, LagColumn, PartitionsColumn, LastCommitColumn, ColumnCount };
+    enum Column { GroupColumn, LagColumn, StatusColumn, StateColumn, PartitionsColumn, LastCommitColumn, ColumnCount };
 
     explicit ConsumerGroupsModel(QObject *parent = nullptr);
 

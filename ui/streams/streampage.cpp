@@ -1,9 +1,11 @@
 #include "ui/streams/streampage.h"
 
+#include "ui/common/errorbanner.h"
 #include "ui/common/style.h"
 #include "ui/streams/consumergroupsmodel.h"
 #include "ui/common/format.h"
 #include "ui/streams/groupoffsetsmodel.h"
+#include "ui/streams/laghistorychart.h"
 #include "ui/streams/offsetschart.h"
 #include "ui/streams/replaydialog.h"
 #include "ui/streams/resetoffsetsdialog.h"
@@ -11,6 +13,7 @@
 #include "ui/streams/streampartitionsmodel.h"
 #include "core/streams/streams.h"
 
+#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -19,6 +22,7 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace rw {
@@ -32,13 +36,25 @@ struct StreamSnapshot {
     std::vector<ConsumerGroupInfo> groups;
     QString group; // the group whose offsets are loaded
     std::vector<PartitionOffsets> offsets;
+    std::vector<LagPoint> history;
 };
 
 struct GroupSnapshot {
     std::vector<PartitionOffsets> offsets;
     std::vector<ConsumerGroupInfo> groups;
     qint64 sinkRows = 0;
+    std::vector<LagPoint> history;
 };
+
+// The lag-over-time chart's span.
+constexpr qint64 kHistoryMs = 3600 * 1000;
+
+int sampleIntervalMs()
+{
+    bool ok = false;
+    const int ms = qEnvironmentVariableIntValue("REWIND_STREAMS_SAMPLE_MS", &ok);
+    return ok && ms > 0 ? ms : 10000;
+}
 
 
 } // namespace
@@ -50,13 +66,15 @@ StreamPage::StreamPage(QWidget *parent)
       m_view(new QTableView(this)), m_model(new StreamPartitionsModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_groupsView(new QTableView(this)), m_groupsModel(new ConsumerGroupsModel(this)), m_groupsProxy(new QSortFilterProxyModel(this)),
       m_groupTitle(new QLabel(this)), m_offsetsView(new QTableView(this)), m_offsetsModel(new GroupOffsetsModel(this)),
-      m_chart(new OffsetsChart(this)), m_resetButton(new QPushButton(tr("Reset offsets\u2026"), this)),
+      m_chart(new OffsetsChart(this)), m_history(new LagHistoryChart(this)), m_banner(new ErrorBanner(this)), m_sampler(new QTimer(this)),
+      m_resetButton(new QPushButton(tr("Reset offsets\u2026"), this)),
       m_replayButton(new QPushButton(tr("Replay\u2026"), this)), m_progress(new QProgressBar(this)),
       m_cancelButton(new QPushButton(tr("Cancel"), this)), m_replayStatus(new QLabel(this)),
       m_consumedTile(new StatTile(tr("consumed"), this)), m_insertedTile(new StatTile(tr("inserted"), this)),
       m_duplicatesTile(new StatTile(tr("duplicates"), this)), m_deadTile(new StatTile(tr("dead-lettered"), this))
 {
     setObjectName(QStringLiteral("streamPage"));
+    setProperty("ownLoadBanner", true); // load failures: m_banner, not the window's
     style::makeTitle(m_title);
     m_subtitle->setObjectName(QStringLiteral("streamHeader"));
     m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
@@ -145,9 +163,13 @@ StreamPage::StreamPage(QWidget *parent)
         resultTiles->addWidget(t);
     resultTiles->addWidget(m_replayStatus, 1);
 
+    auto *charts = new QSplitter(Qt::Vertical, this);
+    charts->addWidget(m_chart);
+    charts->addWidget(m_history);
+    charts->setChildrenCollapsible(false);
     auto *groupDetail = new QSplitter(Qt::Horizontal, this);
     groupDetail->addWidget(m_offsetsView);
-    groupDetail->addWidget(m_chart);
+    groupDetail->addWidget(charts);
     groupDetail->setStretchFactor(0, 0);
     groupDetail->setStretchFactor(1, 1);
     m_offsetsView->setMinimumWidth(460);
@@ -192,9 +214,37 @@ StreamPage::StreamPage(QWidget *parent)
     auto *layout = style::pageLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_subtitle);
+    m_banner->setObjectName(QStringLiteral("streamBanner"));
+    layout->addWidget(m_banner);
     layout->addLayout(tiles);
     layout->addWidget(vertical, 1);
+
+    m_sampler->setObjectName(QStringLiteral("lagSampler"));
+    m_sampler->setInterval(sampleIntervalMs());
+    connect(m_sampler, &QTimer::timeout, this, [this] {
+        if (isVisible())
+            sampleNow();
+    });
+    m_sampler->start();
     clear();
+}
+
+void StreamPage::sampleNow()
+{
+    if (!m_db || !m_stream || isLoading() || m_groupJobs.isRunning() || m_replaying)
+        return;
+    if (m_loadFailed || m_group.isEmpty())
+        refresh(); // after a failure (the cluster down): try the whole page again
+    else
+        loadGroup(m_group, true);
+}
+
+void StreamPage::showLoadError(const QString &message)
+{
+    m_loadFailed = true;
+    m_banner->showError(m_stream && m_stream->kafka
+                            ? tr("%1. Retrying every %2 s while this page is open.").arg(message).arg(m_sampler->interval() / 1000)
+                            : message);
 }
 
 void StreamPage::setStream(const Database &db, const StreamSpec &stream)
@@ -209,6 +259,9 @@ void StreamPage::setStream(const Database &db, const StreamSpec &stream)
         m_groupsModel->resetData({});
         m_offsetsModel->resetData({});
         m_chart->clear();
+        m_history->clear();
+        m_loadFailed = false;
+        m_banner->dismiss();
         m_replayResult.reset();
         m_replayStatus->clear();
     }
@@ -241,6 +294,9 @@ void StreamPage::clear()
     m_groupsModel->resetData({});
     m_offsetsModel->resetData({});
     m_chart->clear();
+    m_history->clear();
+    m_loadFailed = false;
+    m_banner->dismiss();
     for (StatTile *t : {m_consumedTile, m_insertedTile, m_duplicatesTile, m_deadTile})
         t->setValue(QStringLiteral("\u2014"));
     updateHeader();
@@ -263,7 +319,7 @@ void StreamPage::refresh()
             auto groups = listConsumerGroups(db, stream);
             if (!groups)
                 return fail(groups.error());
-            StreamSnapshot snap{std::move(*partitions), *sink, std::move(*groups), {}, {}};
+            StreamSnapshot snap{std::move(*partitions), *sink, std::move(*groups), {}, {}, {}};
             // Keep the group on show; else the one furthest behind (the crashed consumer).
             for (const ConsumerGroupInfo &g : snap.groups)
                 if (g.group == wanted)
@@ -279,21 +335,32 @@ void StreamPage::refresh()
             for (const ConsumerGroupInfo &g : snap.groups)
                 if (g.group == snap.group)
                     snap.offsets = g.offsets; // as read (and sampled) for the list
+            if (!snap.group.isEmpty()) {
+                auto history = lagHistory(db, stream.name, snap.group, QDateTime::currentMSecsSinceEpoch() - kHistoryMs);
+                if (!history)
+                    return fail(history.error());
+                snap.history = std::move(*history);
+            }
             return snap;
         },
         [this](Result<StreamSnapshot> result) {
             if (!result) {
                 updateHeader();
                 updateActions();
+                showLoadError(tr("Could not load stream %1: %2").arg(streamName(), result.error().message));
                 Q_EMIT loadFailed(tr("Could not load stream %1: %2").arg(streamName(), result.error().message));
                 return;
             }
+            m_loadFailed = false;
+            m_banner->dismiss();
             m_sinkRows = result->sinkRows;
             m_model->resetData(std::move(result->partitions));
             style::fitColumns(m_view, StreamPartitionsModel::ColumnCount);
             m_groupsModel->resetData(std::move(result->groups));
+            // A Kafka group's commit time is not known (OffsetFetch has none).
+            m_groupsView->setColumnHidden(ConsumerGroupsModel::LastCommitColumn, m_stream->kafka.has_value());
             style::fitColumns(m_groupsView, ConsumerGroupsModel::ColumnCount, 12);
-            showGroupOffsets(result->group, std::move(result->offsets));
+            showGroupOffsets(result->group, std::move(result->offsets), result->history);
             updateHeader();
             Q_EMIT pageLoaded();
         });
@@ -310,12 +377,13 @@ bool StreamPage::selectGroup(const QString &group)
     return true;
 }
 
-void StreamPage::loadGroup(const QString &group)
+void StreamPage::loadGroup(const QString &group, bool quiet)
 {
     if (!m_db || !m_stream)
         return;
     m_group = group;
-    m_groupTitle->setText(tr("Group %1 \u00b7 loading\u2026").arg(group));
+    if (!quiet)
+        m_groupTitle->setText(tr("Group %1 \u00b7 loading\u2026").arg(group));
     updateActions();
     m_groupJobs.start(
         [db = *m_db, stream = *m_stream, group]() -> Result<GroupSnapshot> {
@@ -329,27 +397,35 @@ void StreamPage::loadGroup(const QString &group)
             auto sink = sinkRowCount(db, stream);
             if (!sink)
                 return fail(sink.error());
-            return GroupSnapshot{std::move(*offsets), std::move(*groups), *sink};
+            auto history = lagHistory(db, stream.name, group, QDateTime::currentMSecsSinceEpoch() - kHistoryMs);
+            if (!history)
+                return fail(history.error());
+            return GroupSnapshot{std::move(*offsets), std::move(*groups), *sink, std::move(*history)};
         },
-        [this, group](Result<GroupSnapshot> result) {
+        [this, group, quiet](Result<GroupSnapshot> result) {
             if (!result) {
-                Q_EMIT loadFailed(tr("Could not load the offsets of group %1: %2").arg(group, result.error().message));
+                showLoadError(tr("Could not load the offsets of group %1: %2").arg(group, result.error().message));
+                if (!quiet)
+                    Q_EMIT loadFailed(tr("Could not load the offsets of group %1: %2").arg(group, result.error().message));
                 return;
             }
+            m_loadFailed = false;
+            m_banner->dismiss();
             m_sinkRows = result->sinkRows;
             m_groupsModel->resetData(std::move(result->groups));
-            showGroupOffsets(group, std::move(result->offsets));
+            showGroupOffsets(group, std::move(result->offsets), result->history);
             updateHeader();
         });
 }
 
-void StreamPage::showGroupOffsets(const QString &group, std::vector<PartitionOffsets> offsets)
+void StreamPage::showGroupOffsets(const QString &group, std::vector<PartitionOffsets> offsets, const std::vector<LagPoint> &history)
 {
     m_group = group;
     qint64 lag = 0;
     for (const PartitionOffsets &p : offsets)
         lag += p.lag;
     m_chart->setOffsets(group, offsets);
+    m_history->setHistory(group, history);
     m_offsetsModel->resetData(std::move(offsets));
     style::fitColumns(m_offsetsView, GroupOffsetsModel::ColumnCount, 12);
     if (group.isEmpty())

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sql/database.h"
+#include "core/streams/lag.h"
 #include "core/streams/offsets.h"
 #include "ui/common/page.h"
 #include "core/streams/replay.h"
@@ -17,11 +18,14 @@ class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
+class QTimer;
 
 namespace rw {
 
 class ConsumerGroupsModel;
+class ErrorBanner;
 class GroupOffsetsModel;
+class LagHistoryChart;
 class OffsetsChart;
 class ReplayDialog;
 class ResetOffsetsDialog;
@@ -32,6 +36,11 @@ class StreamPartitionsModel;
 // consumer groups with each group's offsets per partition (table and bar
 // chart), offset resets (ResetOffsetsDialog: dry run, then a typed
 // confirmation) and replay into the sink with progress, Cancel and result.
+// While the page is shown it reads the groups again every 10 s
+// (REWIND_STREAMS_SAMPLE_MS), which records lag samples: the lag-over-time
+// chart and the groups' Burrow status grow from them. A log that cannot be
+// read (a Kafka cluster that is down) is a banner on the page, retried at
+// each tick; the window never waits for it.
 //
 // Threading: loads, resets and replays run on worker threads; a replay's
 // progress reaches the page through queued calls, and the destructor
@@ -73,6 +82,10 @@ public:
     GroupOffsetsModel *offsetsModel() const { return m_offsetsModel; }
     QTableView *groupsView() const { return m_groupsView; }
     OffsetsChart *offsetsChart() const { return m_chart; }
+    LagHistoryChart *lagHistoryChart() const { return m_history; }
+    ErrorBanner *banner() const { return m_banner; }
+    // One tick of the sampler (what the timer does every 10 s while shown).
+    void sampleNow();
     QPushButton *resetButton() const { return m_resetButton; }
     QPushButton *replayButton() const { return m_replayButton; }
     QPushButton *cancelButton() const { return m_cancelButton; }
@@ -87,8 +100,11 @@ Q_SIGNALS:
 
 private:
     void updateHeader();
-    void loadGroup(const QString &group);
-    void showGroupOffsets(const QString &group, std::vector<PartitionOffsets> offsets);
+    // `quiet`: a sampler tick, which keeps the title and reports a failure
+    // on the page's banner only.
+    void loadGroup(const QString &group, bool quiet = false);
+    void showLoadError(const QString &message);
+    void showGroupOffsets(const QString &group, std::vector<PartitionOffsets> offsets, const std::vector<LagPoint> &history);
     void updateActions();
     void onReplayProgress(const ReplayProgress &progress);
 
@@ -125,6 +141,10 @@ private:
     QTableView *m_offsetsView;
     GroupOffsetsModel *m_offsetsModel;
     OffsetsChart *m_chart;
+    LagHistoryChart *m_history;
+    ErrorBanner *m_banner;
+    QTimer *m_sampler;
+    bool m_loadFailed = false;
     QPushButton *m_resetButton;
     QPushButton *m_replayButton;
     QProgressBar *m_progress;

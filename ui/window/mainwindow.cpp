@@ -185,7 +185,10 @@ void MainWindow::wirePage(Page *page)
     connect(page, &Page::loadFailed, this, [this, page](const QString &message) {
         if (currentPage() != page)
             return;
-        m_banner->showError(message);
+        // A page with a banner of its own (the Streams page, which retries)
+        // says it there, and clears it once it loads.
+        if (!page->property("ownLoadBanner").toBool())
+            m_banner->showError(message);
         m_statusText->setText(tr("Loading failed"));
         Q_EMIT pageFailed(message);
     });
