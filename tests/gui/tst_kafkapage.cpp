@@ -1,7 +1,8 @@
 // The Streams page on a Kafka stream (issue 30), against librdkafka's mock
 // cluster in this process: groups with status and state, offsets per
-// partition, lag over time from the samples the page records, and a broker
-// that goes down shown as a banner while the window keeps answering.
+// partition, lag over time from the samples the page records, a broker
+// that goes down shown as a banner while the window keeps answering, and a
+// reset and a replay through the page.
 #include "tests/gui/guitest.h"
 #include "tests/kafkamock.h"
 #include "tests/testsupport.h"
@@ -9,9 +10,14 @@
 #include "ui/streams/consumergroupsmodel.h"
 #include "ui/streams/groupoffsetsmodel.h"
 #include "ui/streams/laghistorychart.h"
+#include "ui/streams/replaydialog.h"
+#include "ui/streams/resetoffsetsdialog.h"
+#include "ui/streams/resetplanmodel.h"
 #include "ui/streams/streampage.h"
 
 #include <QElapsedTimer>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -102,6 +108,58 @@ private Q_SLOTS:
         QVERIFY(again.wait(kTimeoutMs));
         QVERIFY(!page.banner()->isVisible());
         QCOMPARE(groupCell(page, rw::ConsumerGroupsModel::LagColumn), QStringLiteral("12"));
+    }
+
+    // Reset by time through the dialog (its dry run shows the boundary the
+    // record search found; the group's name typed), then replay through the
+    // page: the cluster's offsets move, and each event lands once.
+    void resetAndReplayThroughThePage()
+    {
+        MockCluster cluster;
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        rw::StreamPage page;
+        QSignalSpy loaded(&page, &rw::Page::pageLoaded);
+        page.setStream(f.db(), *f.ws->spec.stream(QStringLiteral("payments")));
+        QVERIFY(loaded.wait(kTimeoutMs));
+        {
+            QSignalSpy shown(&page, &rw::StreamPage::groupLoaded);
+            QVERIFY(page.selectGroup(QStringLiteral("loader")));
+            QVERIFY(shown.wait(kTimeoutMs));
+        }
+        rw::ResetOffsetsDialog *dialog = page.openResetDialog();
+        QVERIFY(dialog);
+        dialog->setMethod(rw::ResetOffsetsDialog::Method::ToDatetime);
+        dialog->setValue(QStringLiteral("2000-01-01T00:00:00Z"));
+        QSignalSpy done(dialog, &rw::ResetOffsetsDialog::dryRunFinished);
+        dialog->dryRun();
+        QVERIFY(done.wait(kTimeoutMs));
+        QVERIFY(dialog->dryRunPlan());
+        const rw::ResetPlanModel *plan = dialog->planModel();
+        QCOMPARE(plan->rowCount(), kPartitions);
+        const QString note = plan->index(0, rw::ResetPlanModel::NoteColumn).data().toString();
+        QVERIFY2(note.contains(QStringLiteral("found by a search of the records")) && note.contains(QStringLiteral("the one before none")), qPrintable(note));
+        QTest::keyClicks(dialog->confirmEdit(), QStringLiteral("loader"));
+        QVERIFY(dialog->applyButton()->isEnabled());
+        QSignalSpy reset(&page, &rw::StreamPage::offsetsReset);
+        QTest::mouseClick(dialog->applyButton(), Qt::LeftButton);
+        QVERIFY(reset.wait(kTimeoutMs));
+        const auto offsets = f.cli({QStringLiteral("offsets"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                                    QStringLiteral("loader"), QStringLiteral("--json")});
+        QVERIFY2(offsets.exitCode == 0, qPrintable(offsets.err));
+        QVERIFY2(offsets.out.count(QStringLiteral("\"committed\": 0")) == kPartitions, qPrintable(offsets.out)); // read from the cluster
+
+        guitest::waitForBackgroundWork();
+        QSignalSpy opened(&page, &rw::StreamPage::replayDialogOpened);
+        page.startReplay();
+        QVERIFY(opened.wait(kTimeoutMs));
+        QVERIFY(page.replayDialog());
+        QSignalSpy finished(&page, &rw::StreamPage::replayFinished);
+        page.runReplay(0, 4);
+        QVERIFY(finished.wait(kTimeoutMs));
+        QVERIFY(page.replayResult());
+        QCOMPARE(page.replayResult()->consumed, 18);
+        QCOMPARE(page.replayResult()->inserted, 18);
+        QCOMPARE(f.db().scalar(QStringLiteral("SELECT COUNT(DISTINCT event_id) * 1000 + COUNT(*) FROM payment_events"))->toLongLong(), 18018);
     }
 };
 

@@ -1,5 +1,6 @@
 #include "ui/streams/resetplanmodel.h"
 
+#include "core/util/timeutil.h"
 #include "ui/common/style.h"
 #include "ui/common/format.h"
 
@@ -26,6 +27,12 @@ QString note(const ResetPartition &p)
     if (p.unreadableTimestamps)
         notes << ResetPlanModel::tr("%n event(s) without a readable timestamp skipped", nullptr,
                                     int(std::min<qint64>(p.unreadableTimestamps, INT_MAX)));
+    if (!p.foundBy.isEmpty()) { // by time on Kafka: the boundary, and who found it
+        const auto at = [](const std::optional<qint64> &ms) { return ms ? timeutil::isoUtcMs(*ms) : ResetPlanModel::tr("none"); };
+        notes << ResetPlanModel::tr("record at the new offset %1, the one before %2 (found by %3)")
+                     .arg(at(p.newRecordMs), at(p.previousRecordMs),
+                          p.foundBy == QLatin1String("broker") ? ResetPlanModel::tr("the broker's time index") : ResetPlanModel::tr("a search of the records"));
+    }
     return notes.join(QStringLiteral("; "));
 }
 
