@@ -1,5 +1,7 @@
 #include "core/streams/kafkalog.h"
 
+#include "core/streams/kafkaclient.h"
+
 #include "core/streams/streamsdialect.h"
 #include "core/util/failpoint.h"
 #include "core/util/timeutil.h"
@@ -11,7 +13,6 @@
 #include <QScopeGuard>
 #include <QSqlError>
 #include <QSqlQuery>
-#include <QLoggingCategory>
 #include <QStringBuilder>
 #include <QThread>
 
@@ -29,162 +30,15 @@ namespace rw {
 
 namespace {
 
+using namespace kafkaclient;
+
 Q_LOGGING_CATEGORY(lcKafka, "rewind.kafka", QtInfoMsg)
-
-int timeoutMs()
-{
-    bool ok = false;
-    const int ms = qEnvironmentVariableIntValue("REWIND_KAFKA_TIMEOUT_MS", &ok);
-    return ok && ms > 0 ? ms : 10000;
-}
-
-struct HandleDeleter {
-    void operator()(rd_kafka_t *rk) const { rd_kafka_destroy_flags(rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE); }
-};
-using Handle = std::unique_ptr<rd_kafka_t, HandleDeleter>;
-
-struct MetadataDeleter {
-    void operator()(const rd_kafka_metadata_t *md) const { rd_kafka_metadata_destroy(md); }
-};
-
-struct ListDeleter {
-    void operator()(rd_kafka_topic_partition_list_t *list) const { rd_kafka_topic_partition_list_destroy(list); }
-};
-
-QString context(const StreamSpec &s) { return QStringLiteral("stream \"") % s.name % QStringLiteral("\": "); }
-
-using Properties = std::vector<std::pair<QString, QString>>;
-
-// A client of the stream's cluster; with `group`, a consumer of that group
-// that never joins it (committed offsets are read, records are fetched by
-// assignment, commits come from outside the group). `extra`: Rewind's own
-// properties for this use.
-Result<Handle> connect(const StreamSpec &s, const QString &group = QString(), const Properties &extra = {}, bool consumer = false)
-{
-    const KafkaSpec &k = *s.kafka;
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    char err[512];
-    const auto set = [&](const QString &property, const QString &value, bool fromSpec) -> Status {
-        const rd_kafka_conf_res_t res = rd_kafka_conf_set(conf, property.toUtf8().constData(), value.toUtf8().constData(), err, sizeof err);
-        if (res == RD_KAFKA_CONF_OK)
-            return {};
-        if (res == RD_KAFKA_CONF_UNKNOWN)
-            return badInput(context(s) % QStringLiteral("kafka.config: \"") % property % QStringLiteral("\" is not a librdkafka property"));
-        // librdkafka's message quotes the value, which may be a secret.
-        return badInput(context(s) % (fromSpec ? QStringLiteral("kafka.config: librdkafka refuses the value of \"") % property % u'"'
-                                               : QStringLiteral("librdkafka refuses \"") % property % u'"'));
-    };
-    const auto fail = [&](const Error &e) -> Result<Handle> {
-        rd_kafka_conf_destroy(conf);
-        return rw::fail(e);
-    };
-    if (auto st = set(QStringLiteral("bootstrap.servers"), k.bootstrap, false); !st)
-        return fail(st.error());
-    for (const auto &[property, raw] : k.config) {
-        auto value = expandEnvironment(property, raw);
-        if (!value)
-            return fail(Error::badInput(context(s) % value.error().message));
-        if (auto st = set(property, *value, true); !st)
-            return fail(st.error());
-    }
-    Properties own = extra;
-    if (!group.isEmpty()) {
-        own.emplace_back(QStringLiteral("group.id"), group);
-        own.emplace_back(QStringLiteral("enable.auto.commit"), QStringLiteral("false"));
-    }
-    for (const auto &[p, v] : own)
-        if (auto st = set(p, v, false); !st)
-            return fail(st.error());
-    // Requests without a timeout of their own (a commit) wait no longer than
-    // the calls that have one, unless the spec says otherwise.
-    const bool ownSocketTimeout = std::any_of(k.config.begin(), k.config.end(), [](const auto &p) { return p.first == QLatin1String("socket.timeout.ms"); });
-    if (!ownSocketTimeout)
-        if (auto st = set(QStringLiteral("socket.timeout.ms"), QString::number(std::max(timeoutMs(), 10)), false); !st)
-            return fail(st.error());
-    rd_kafka_conf_set_log_cb(conf, nullptr); // quiet: failures are reported by the calls that meet them
-    rd_kafka_t *rk = rd_kafka_new(group.isEmpty() && !consumer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER, conf, err, sizeof err);
-    if (!rk)
-        return fail(Error::internal(context(s) % QStringLiteral("cannot create a Kafka client: ") % QString::fromUtf8(err)));
-    return Handle(rk);
-}
-
-Error unreachable(const StreamSpec &s, rd_kafka_resp_err_t err)
-{
-    return Error::internal(context(s) % QStringLiteral("cannot reach the Kafka cluster at ") % s.kafka->bootstrap
-                           % QStringLiteral(" within %1 s (REWIND_KAFKA_TIMEOUT_MS): ").arg(double(timeoutMs()) / 1000.0)
-                           % QString::fromUtf8(rd_kafka_err2str(err)));
-}
-
-// The topic's partition ids, from the cluster's metadata of every topic
-// (asking for one by name would create it where the broker auto-creates).
-Result<std::vector<qint32>> topicPartitions(rd_kafka_t *rk, const StreamSpec &s)
-{
-    const rd_kafka_metadata_t *raw = nullptr;
-    const rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, nullptr, &raw, timeoutMs());
-    if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
-        return fail(unreachable(s, err));
-    const std::unique_ptr<const rd_kafka_metadata_t, MetadataDeleter> md(raw);
-    const QByteArray topic = s.kafka->topic.toUtf8();
-    QStringList others;
-    for (int t = 0; t < md->topic_cnt; ++t) {
-        const rd_kafka_metadata_topic_t &mt = md->topics[t];
-        if (topic != mt.topic) {
-            others << QString::fromUtf8(mt.topic);
-            continue;
-        }
-        if (mt.err != RD_KAFKA_RESP_ERR_NO_ERROR)
-            return fail(Error::internal(context(s) % QStringLiteral("topic \"") % s.kafka->topic % QStringLiteral("\": ")
-                                        % QString::fromUtf8(rd_kafka_err2str(mt.err))));
-        std::vector<qint32> ids;
-        for (int p = 0; p < mt.partition_cnt; ++p)
-            ids.push_back(mt.partitions[p].id);
-        std::sort(ids.begin(), ids.end());
-        return ids;
-    }
-    others.sort();
-    return badInput(context(s) % QStringLiteral("topic \"") % s.kafka->topic % QStringLiteral("\" does not exist on ") % s.kafka->bootstrap
-                    % QStringLiteral(" (it has: ") % (others.isEmpty() ? QStringLiteral("no topics") : others.join(QStringLiteral(", "))) % u')');
-}
-
-
-struct MessageDeleter {
-    void operator()(rd_kafka_message_t *m) const { rd_kafka_message_destroy(m); }
-};
-using Message = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;
-
-struct TopicDeleter {
-    void operator()(rd_kafka_topic_t *t) const { rd_kafka_topic_destroy(t); }
-};
-
-// Errors worth another attempt: the cluster or its coordinator is away for now.
-bool transient(rd_kafka_resp_err_t err)
-{
-    switch (err) {
-    case RD_KAFKA_RESP_ERR__TIMED_OUT:
-    case RD_KAFKA_RESP_ERR__TRANSPORT:
-    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
-    case RD_KAFKA_RESP_ERR__WAIT_COORD:
-    case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
-    case RD_KAFKA_RESP_ERR_NOT_COORDINATOR:
-    case RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
-    case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
-    case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION: return true;
-    default: return false;
-    }
-}
 
 QVariant isoMs(qint64 ms)
 {
     if (ms < 0)
         return QVariant(QMetaType::fromType<QString>());
     return timeutil::isoUtcMs(ms);
-}
-
-QVariant text(const void *data, size_t size)
-{
-    if (!data)
-        return QVariant(QMetaType::fromType<QString>());
-    return QString::fromUtf8(static_cast<const char *>(data), qsizetype(size));
 }
 
 const QString kEventsTable = QStringLiteral("rewind_kafka_events");

@@ -1,0 +1,71 @@
+#pragma once
+
+// What the Kafka code of core/streams shares (KafkaLog, the dead-letter
+// topics): a client of a stream's cluster made from its spec, bounded waits,
+// and errors that name the stream and the cluster, never a config value.
+
+#include "core/util/error.h"
+#include "core/workspace/spec.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include <QVariant>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace rw::kafkaclient {
+
+// REWIND_KAFKA_TIMEOUT_MS (default 10 s): the longest any call waits for the cluster.
+int timeoutMs();
+
+struct HandleDeleter {
+    void operator()(rd_kafka_t *rk) const { rd_kafka_destroy_flags(rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE); }
+};
+using Handle = std::unique_ptr<rd_kafka_t, HandleDeleter>;
+
+struct MetadataDeleter {
+    void operator()(const rd_kafka_metadata_t *md) const { rd_kafka_metadata_destroy(md); }
+};
+
+struct ListDeleter {
+    void operator()(rd_kafka_topic_partition_list_t *list) const { rd_kafka_topic_partition_list_destroy(list); }
+};
+
+struct MessageDeleter {
+    void operator()(rd_kafka_message_t *m) const { rd_kafka_message_destroy(m); }
+};
+using Message = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;
+
+struct TopicDeleter {
+    void operator()(rd_kafka_topic_t *t) const { rd_kafka_topic_destroy(t); }
+};
+
+using Properties = std::vector<std::pair<QString, QString>>;
+
+// "stream \"S\": ", the start of every message.
+QString context(const StreamSpec &s);
+
+// A client of the stream's cluster; with `group`, a consumer of that group
+// that never joins it (committed offsets are read, records are fetched by
+// assignment, commits come from outside the group). `extra`: Rewind's own
+// properties for this use. A producer unless `group` or `consumer`.
+Result<Handle> connect(const StreamSpec &s, const QString &group = QString(), const Properties &extra = {}, bool consumer = false);
+
+// The cluster could not be reached within the wait: names the bootstrap
+// list and librdkafka's reason.
+Error unreachable(const StreamSpec &s, rd_kafka_resp_err_t err);
+
+// The partition ids of `topic` (default: the stream's), from the cluster's
+// metadata of every topic (asking for one by name would create it where the
+// broker auto-creates). BadInput naming the topics there when it does not exist.
+Result<std::vector<qint32>> topicPartitions(rd_kafka_t *rk, const StreamSpec &s, const QString &topic = QString());
+
+// Errors worth another attempt: the cluster or its coordinator is away for now.
+bool transient(rd_kafka_resp_err_t err);
+
+// Bytes as UTF-8 text; a null QString for none.
+QVariant text(const void *data, size_t size);
+
+} // namespace rw::kafkaclient
