@@ -3,11 +3,16 @@
 // librdkafka's mock cluster for tests (a real Kafka protocol endpoint on
 // 127.0.0.1, in the test process), with the topic, records and commits the
 // Kafka tests start from, and a spec of a stream on it.
+#include <QByteArray>
 #include <QString>
 #include <QTest>
 
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
+
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace kafkamock {
 
@@ -46,6 +51,37 @@ public:
     // ones refused, until up() again.
     void down() { QCOMPARE(rd_kafka_mock_broker_set_down(m_cluster, 1), RD_KAFKA_RESP_ERR_NO_ERROR); }
     void up() { QCOMPARE(rd_kafka_mock_broker_set_up(m_cluster, 1), RD_KAFKA_RESP_ERR_NO_ERROR); }
+    void createTopic(const char *name, int partitions) { QCOMPARE(rd_kafka_mock_topic_create(m_cluster, name, partitions, 1), RD_KAFKA_RESP_ERR_NO_ERROR); }
+
+    // A record to produce: key and value may be absent (nullopt); headers in order.
+    struct Record {
+        int partition = 0;
+        std::optional<QByteArray> key;
+        std::optional<QByteArray> value;
+        std::vector<std::pair<QByteArray, QByteArray>> headers;
+    };
+    // Produces `records` to `topic` and waits until all are acknowledged.
+    void produceRecords(const char *topic, const std::vector<Record> &records)
+    {
+        rd_kafka_t *p = client(RD_KAFKA_PRODUCER);
+        for (const Record &r : records) {
+            rd_kafka_headers_t *headers = rd_kafka_headers_new(r.headers.size() + 1);
+            for (const auto &[name, value] : r.headers)
+                rd_kafka_header_add(headers, name.constData(), name.size(), value.constData(), value.size());
+            const void *key = r.key ? r.key->constData() : nullptr;
+            const size_t keySize = r.key ? size_t(r.key->size()) : 0;
+            void *value = r.value ? const_cast<char *>(r.value->constData()) : nullptr;
+            const size_t valueSize = r.value ? size_t(r.value->size()) : 0;
+            const rd_kafka_resp_err_t err =
+                rd_kafka_producev(p, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(r.partition), RD_KAFKA_V_KEY(key, keySize),
+                                  RD_KAFKA_V_VALUE(value, valueSize), RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+            if (err)
+                qFatal("produce: %s", rd_kafka_err2str(err));
+        }
+        if (rd_kafka_flush(p, 10000) != RD_KAFKA_RESP_ERR_NO_ERROR)
+            qFatal("flush did not finish");
+        rd_kafka_destroy(p);
+    }
 
 private:
     rd_kafka_t *client(rd_kafka_type_t type, const QString &group = QString())
@@ -99,13 +135,14 @@ private:
     QString m_bootstrap;
 };
 
-inline QByteArray kafkaSpec(const QString &bootstrap, const QString &topic = QString::fromLatin1(kTopic), const QString &config = QStringLiteral("{}"))
+inline QByteArray kafkaSpec(const QString &bootstrap, const QString &topic = QString::fromLatin1(kTopic), const QString &config = QStringLiteral("{}"),
+                            const QString &dlqTopic = QStringLiteral("payments.dlq"))
 {
     return QStringLiteral(R"({"streams": {"payments": {
-        "kafka": {"bootstrap": "%1", "topic": "%2", "config": %3, "groups": ["loader", "idle"]},
+        "kafka": {"bootstrap": "%1", "topic": "%2", "config": %3, "groups": ["loader", "idle"], "dlq_topic": "%4"},
         "event_id": "key", "sink": "payment_events",
         "fields": {"payment_id": "$.id", "amount": "$.amount"}, "required": ["payment_id"]}}})")
-        .arg(bootstrap, topic, config)
+        .arg(bootstrap, topic, config, dlqTopic)
         .toUtf8();
 }
 

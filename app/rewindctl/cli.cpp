@@ -96,6 +96,11 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
     command->options(parser);
     QStringList toParse = args.mid(name.count(u' '));
     toParse[0] = QStringLiteral("rewindctl ") + name; // argv[0] for the help text
+    // An option whose value may be left out (dlq replay --to-topic [TOPIC]):
+    // bare, it reads as given with an empty value.
+    for (qsizetype i = 1; i < toParse.size(); ++i)
+        if (command->optionalValues.contains(toParse[i]) && (i + 1 == toParse.size() || toParse[i + 1].startsWith(u'-')))
+            toParse[i] += u'=';
     if (!parser.parse(toParse))
         return refuse(QStringLiteral("rewindctl %1: %2").arg(name, parser.errorText()), QStringLiteral("\nRun 'rewindctl %1 --help'.\n").arg(name));
     if (parser.isSet(help)) {

@@ -54,6 +54,7 @@ struct Command {
     QString summary;
     std::function<void(QCommandLineParser &)> options;
     std::function<Status(Context &)> run;
+    QStringList optionalValues = {}; // options whose value may be left out ("--to-topic" alone reads as "--to-topic=")
 };
 
 inline const QCommandLineOption kDb({QStringLiteral("db")}, QStringLiteral("Database: a SQLite path, sqlite:PATH, or postgresql://user@host[:port]/dbname[?sslmode=...]."), QStringLiteral("DB"));

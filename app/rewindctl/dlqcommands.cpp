@@ -1,6 +1,7 @@
-// rewindctl dlq list, show, fix, validate, replay, discard.
+// rewindctl dlq list, show, fix, validate, replay, discard, import.
 #include "app/rewindctl/clisupport.h"
 #include "core/dlq/dlq.h"
+#include "core/streams/kafkadlq.h"
 
 #include <QFile>
 #include <QStringBuilder>
@@ -25,6 +26,12 @@ const QCommandLineOption kPayloadFile({QStringLiteral("payload-file")}, QStringL
 const QCommandLineOption kReason({QStringLiteral("reason")}, QStringLiteral("Why: kept in the record's history."), QStringLiteral("TEXT"));
 const QCommandLineOption kBatchSize({QStringLiteral("batch-size")}, QStringLiteral("Records per transaction (default 500)."), QStringLiteral("N"), QStringLiteral("500"));
 const QCommandLineOption kMaxPerSecond({QStringLiteral("max-per-second")}, QStringLiteral("Velocity: replay at most R records per second."), QStringLiteral("R"));
+const QCommandLineOption kToTopic({QStringLiteral("to-topic")},
+                                  QStringLiteral("Produce the records to Kafka instead of the sink: to TOPIC, or without it to each record's original topic."),
+                                  QStringLiteral("TOPIC"));
+const QCommandLineOption kImportStream({QStringLiteral("stream")}, QStringLiteral("The Kafka stream whose kafka.dlq_topic to import."), QStringLiteral("S"));
+const QCommandLineOption kImportBatch({QStringLiteral("batch-size")}, QStringLiteral("Records per transaction (default 5000)."), QStringLiteral("N"),
+                                      QStringLiteral("5000"));
 const QCommandLineOption kPayloadOut({QStringLiteral("payload-out")}, QStringLiteral("Write the current payload's bytes to this file."), QStringLiteral("F"));
 const QCommandLineOption kOriginalOut({QStringLiteral("original-out")}, QStringLiteral("Write the original payload's bytes to this file."), QStringLiteral("F"));
 
@@ -398,7 +405,123 @@ Status runReplayOrValidate(Context &ctx, bool validateOnly)
 }
 
 Status runValidate(Context &ctx) { return runReplayOrValidate(ctx, true); }
-Status runReplay(Context &ctx) { return runReplayOrValidate(ctx, false); }
+
+// dlq replay --to-topic [TOPIC]: produce to Kafka.
+Status runRedrive(Context &ctx)
+{
+    auto sel = selection(ctx);
+    if (!sel)
+        return fail(sel.error());
+    DlqProduceOptions o;
+    o.execute = ctx.given(QStringLiteral("execute"));
+    o.topic = ctx.parser.value(kToTopic).trimmed();
+    auto batch = intOption(ctx, kBatchSize, 1, 1000000);
+    if (!batch)
+        return fail(batch.error());
+    o.batchSize = *batch;
+    if (ctx.given(QStringLiteral("max-per-second"))) {
+        bool ok = false;
+        const double rate = ctx.parser.value(kMaxPerSecond).toDouble(&ok);
+        if (!ok || !(rate > 0))
+            return badInput(QStringLiteral("--max-per-second \"%1\": expected a positive number").arg(ctx.parser.value(kMaxPerSecond)));
+        o.maxPerSecond = rate;
+    }
+    if (!ctx.json && ::isatty(STDERR_FILENO)) {
+        QTextStream *err = &ctx.err;
+        o.progress = [err](const DlqProduceProgress &p) {
+            *err << "\r\033[K[batch " << p.batchesDone << "] " << thousands(p.produced) << '/' << thousands(p.selected) << " produced, "
+                 << thousands(p.failed) << " failed";
+            err->flush();
+        };
+    }
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto r = produceDlq(ws->db, ws->spec, *sel, o);
+    if (!r)
+        return fail(r.error());
+    if (ctx.json) {
+        Json topics = Json::object();
+        for (const auto &[topic, n] : r->byTopic)
+            topics[s(topic)] = n;
+        Json records = Json::array();
+        for (const DlqProduced &p : r->records) {
+            Json one = {{"id", p.id}, {"topic", s(p.topic)}};
+            if (p.partition >= 0) {
+                one["partition"] = p.partition;
+                one["offset"] = p.offset;
+            } else if (!p.error.isEmpty()) {
+                one["error"] = s(p.error);
+            }
+            records.push_back(one);
+        }
+        ctx.print({{"executed", r->executed}, {"status", r->cancelled ? "cancelled" : r->executed ? "succeeded" : "dry_run"}, {"selected", r->selected},
+                   {"replayed", r->produced}, {"failed", r->failed}, {"skipped", r->skipped}, {"batches", r->batches}, {"topics", topics},
+                   {"records", records}});
+        return {};
+    }
+    if (o.progress)
+        ctx.err << "\r\033[K";
+    TextTable table({QStringLiteral("TOPIC"), QStringLiteral("RECORDS")}, {false, true});
+    for (const auto &[topic, n] : r->byTopic)
+        table.add({topic, thousands(n)});
+    table.print(ctx.out);
+    ctx.out << '\n' << thousands(r->selected) << " selected: " << thousands(r->produced) << (r->executed ? " produced and acknowledged" : " would be produced")
+            << ", " << thousands(r->failed) << " refused by the broker, " << thousands(r->skipped) << " skipped (replayed or discarded)\n";
+    if (!r->executed)
+        ctx.out << "\nDry run: nothing produced. Add --execute to produce.\n";
+    return {};
+}
+
+Status runReplay(Context &ctx) { return ctx.parser.isSet(kToTopic) ? runRedrive(ctx) : runReplayOrValidate(ctx, false); }
+
+Status runImport(Context &ctx)
+{
+    if (!ctx.parser.isSet(kImportStream) || ctx.parser.value(kImportStream).isEmpty())
+        return badInput(QStringLiteral("dlq import needs --stream S: the Kafka stream whose kafka.dlq_topic to read"));
+    DlqImportOptions o;
+    o.execute = ctx.given(QStringLiteral("execute"));
+    auto batch = intOption(ctx, kImportBatch, 1, 1000000);
+    if (!batch)
+        return fail(batch.error());
+    o.batchSize = *batch;
+    if (!ctx.json && ::isatty(STDERR_FILENO)) {
+        QTextStream *err = &ctx.err;
+        o.progress = [err](const DlqImportProgress &p) {
+            *err << "\r\033[K" << thousands(p.read) << '/' << thousands(p.total) << " records read";
+            err->flush();
+        };
+    }
+    auto ws = workspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto stream = ws->spec.requireStream(ctx.parser.value(kImportStream));
+    if (!stream)
+        return fail(stream.error());
+    auto r = importDlqTopic(ws->db, **stream, o);
+    if (!r)
+        return fail(r.error());
+    if (ctx.json) {
+        Json parts = Json::array();
+        for (const DlqImportPartition &p : r->partitions)
+            parts.push_back({{"partition", p.partition}, {"from", p.from}, {"to", p.to}});
+        ctx.print({{"stream", s(r->stream)}, {"topic", s(r->topic)}, {"executed", r->executed}, {"imported", r->imported},
+                   {"already_imported", r->alreadyImported}, {"partitions", parts}});
+        return {};
+    }
+    if (o.progress)
+        ctx.err << "\r\033[K";
+    ctx.out << "stream " << r->stream << ", dead-letter topic " << r->topic << "\n\n";
+    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("FROM"), QStringLiteral("TO")}, {true, true, true});
+    for (const DlqImportPartition &p : r->partitions)
+        table.add({QString::number(p.partition), thousands(p.from), thousands(p.to)});
+    table.print(ctx.out);
+    ctx.out << '\n' << thousands(r->imported) << (r->executed ? " records imported" : " records to read") << ", " << thousands(r->alreadyImported)
+            << " imported before" << (r->cancelled ? " (cancelled)" : "") << '\n';
+    if (!r->executed)
+        ctx.out << "\nDry run: nothing imported. Add --execute to import.\n";
+    return {};
+}
 
 Status runDiscard(Context &ctx)
 {
@@ -457,9 +580,16 @@ std::vector<Command> dlqCommands()
         {QStringLiteral("dlq replay"), QStringLiteral("Re-ingest fixed records in batches, idempotently, with an optional velocity limit."),
          [](QCommandLineParser &p) {
              selectionOptions(p);
-             p.addOptions({kBatchSize, kMaxPerSecond, kLimit, kExecute});
+             p.addOptions({kBatchSize, kMaxPerSecond, kLimit, kToTopic, kExecute});
          },
-         runReplay},
+         runReplay,
+         {QStringLiteral("--to-topic")}},
+        {QStringLiteral("dlq import"), QStringLiteral("Import a Kafka stream's dead-letter topic (kafka.dlq_topic, e.g. a Kafka Connect DLQ) into the DLQ."),
+         [](QCommandLineParser &p) {
+             workspaceOptions(p);
+             p.addOptions({kImportStream, kImportBatch, kExecute});
+         },
+         runImport},
         {QStringLiteral("dlq discard"), QStringLiteral("Mark records discarded, with a reason. They are kept, with their history."),
          [](QCommandLineParser &p) {
              selectionOptions(p);

@@ -13,6 +13,7 @@ QStringList step(const SqlDialect &d, int version)
     const QString id = d.autoIdColumn();
     const QString blob = d.blobType();
     const QString big = d.bigintType();
+    const QString bytes = d.name() == QLatin1String("postgresql") ? QStringLiteral("BYTEA") : QStringLiteral("BLOB");
     switch (version) {
     case 1:
         return {
@@ -139,18 +140,38 @@ QStringList step(const SqlDialect &d, int version)
             QStringLiteral("CREATE TABLE rewind_kafka_offsets (stream TEXT NOT NULL, group_id TEXT NOT NULL, partition_id ") % big
                 % QStringLiteral(" NOT NULL, cluster_offset ") % big % QStringLiteral(" NOT NULL, PRIMARY KEY (stream, group_id, partition_id))"),
             // A group's lag per partition each time its offsets are read
-            // (bounded: the newest kLagSamplesKept per partition stay).
+            // (bounded: the newest kLagRetention sample times per group stay).
             QStringLiteral("CREATE TABLE rewind_lag_samples (stream TEXT NOT NULL, group_id TEXT NOT NULL, partition_id ") % big
                 % QStringLiteral(" NOT NULL, sampled_ms ") % big % QStringLiteral(" NOT NULL, committed_offset ") % big
                 % QStringLiteral(", log_end ") % big % QStringLiteral(" NOT NULL, lag ") % big
                 % QStringLiteral(" NOT NULL, PRIMARY KEY (stream, group_id, partition_id, sampled_ms))"),
+        };
+    case 12:
+        return {
+            // Kafka records in the DLQ: the key and headers byte for byte
+            // (headers as a JSON array of [name, base64 value or null]), the
+            // topic the record came from (its origin: a Kafka Connect
+            // record's __connect.errors.topic, with part and log_offset its
+            // partition and offset), and for a record imported from a
+            // dead-letter topic where it was read there, imported once.
+            // Raw bytes: BYTEA on PostgreSQL, where the payload columns are
+            // TEXT. kafka_value holds a record's value only where the payload
+            // column cannot hold it exactly (not UTF-8, or a NUL, on PostgreSQL).
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN kafka_topic TEXT"),
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN kafka_key ") % bytes,
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN kafka_value ") % bytes,
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN kafka_headers TEXT"),
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN dlq_topic TEXT"),
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN dlq_partition ") % big,
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN dlq_offset ") % big,
+            QStringLiteral("CREATE UNIQUE INDEX rewind_dlq_topic_record ON rewind_dlq (dlq_topic, dlq_partition, dlq_offset)"),
         };
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 11;
+constexpr int kLatest = 12;
 
 } // namespace
 

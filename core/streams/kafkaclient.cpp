@@ -17,7 +17,8 @@ int timeoutMs()
     return ok && ms > 0 ? ms : 10000;
 }
 
-Result<Handle> connect(const StreamSpec &s, const QString &group, const Properties &extra, bool consumer)
+Result<Handle> connect(const StreamSpec &s, const QString &group, const Properties &extra, bool consumer,
+                       const std::function<void(rd_kafka_conf_t *)> &tweak)
 {
     const KafkaSpec &k = *s.kafka;
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -59,6 +60,8 @@ Result<Handle> connect(const StreamSpec &s, const QString &group, const Properti
     if (!ownSocketTimeout)
         if (auto st = set(QStringLiteral("socket.timeout.ms"), QString::number(std::max(timeoutMs(), 10)), false); !st)
             return fail(st.error());
+    if (tweak)
+        tweak(conf);
     rd_kafka_conf_set_log_cb(conf, nullptr); // quiet: failures are reported by the calls that meet them
     rd_kafka_t *rk = rd_kafka_new(group.isEmpty() && !consumer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER, conf, err, sizeof err);
     if (!rk)

@@ -11,6 +11,7 @@
 
 #include <QVariant>
 
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -51,7 +52,9 @@ QString context(const StreamSpec &s);
 // that never joins it (committed offsets are read, records are fetched by
 // assignment, commits come from outside the group). `extra`: Rewind's own
 // properties for this use. A producer unless `group` or `consumer`.
-Result<Handle> connect(const StreamSpec &s, const QString &group = QString(), const Properties &extra = {}, bool consumer = false);
+// `tweak` may set callbacks on the configuration before the client is made.
+Result<Handle> connect(const StreamSpec &s, const QString &group = QString(), const Properties &extra = {}, bool consumer = false,
+                       const std::function<void(rd_kafka_conf_t *)> &tweak = {});
 
 // The cluster could not be reached within the wait: names the bootstrap
 // list and librdkafka's reason.

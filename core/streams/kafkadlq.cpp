@@ -1,0 +1,639 @@
+#include "core/streams/kafkadlq.h"
+
+#include "core/streams/kafkaclient.h"
+#include "core/util/failpoint.h"
+#include "core/util/timeutil.h"
+#include "core/workspace/workspace.h"
+
+#include <QDeadlineTimer>
+#include <QElapsedTimer>
+#include <QMap>
+#include <QRegularExpression>
+#include <QSet>
+#include <QStringDecoder>
+#include <QStringBuilder>
+#include <QScopeGuard>
+#include <QThread>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace rw {
+
+namespace {
+
+using namespace kafkaclient;
+
+const QByteArray kConnectPrefix = QByteArrayLiteral("__connect.errors.");
+const char *const kDlqIdHeader = "rewind.dlq.id";
+
+std::optional<QByteArray> lastHeader(rd_kafka_headers_t *headers, const char *name)
+{
+    const void *value = nullptr;
+    size_t size = 0;
+    if (!headers || rd_kafka_header_get_last(headers, name, &value, &size) != RD_KAFKA_RESP_ERR_NO_ERROR)
+        return std::nullopt;
+    return value ? QByteArray(static_cast<const char *>(value), qsizetype(size)) : QByteArray();
+}
+
+// A JSON path of the spec ($.a.b, $."a b", $.items[0]) into a document: its
+// value as text (strings unquoted), none where absent.
+std::optional<QString> jsonPathText(const nlohmann::json &doc, const QString &path)
+{
+    static const QRegularExpression step(QStringLiteral(R"re(^(?:\.([A-Za-z_][A-Za-z0-9_]*)|\."((?:[^"\\]|\\.)*)"|\[(\d+)\]))re"));
+    if (!path.startsWith(u'$'))
+        return std::nullopt;
+    const nlohmann::json *at = &doc;
+    QString rest = path.mid(1);
+    while (!rest.isEmpty()) {
+        const auto m = step.match(rest);
+        if (!m.hasMatch())
+            return std::nullopt;
+        if (!m.captured(3).isEmpty()) {
+            const auto i = size_t(m.captured(3).toULongLong());
+            if (!at->is_array() || i >= at->size())
+                return std::nullopt;
+            at = &(*at)[i];
+        } else {
+            const std::string key = (m.captured(1).isEmpty() ? m.captured(2) : m.captured(1)).toStdString();
+            if (!at->is_object() || !at->contains(key))
+                return std::nullopt;
+            at = &(*at)[key];
+        }
+        rest = rest.mid(m.capturedLength());
+    }
+    if (at->is_null())
+        return std::nullopt;
+    return QString::fromStdString(at->is_string() ? at->get<std::string>() : at->dump());
+}
+
+// A record's headers as stored: [[name, base64 value or null], ...] in order.
+QString headersJson(rd_kafka_headers_t *headers)
+{
+    nlohmann::json out = nlohmann::json::array();
+    const char *name = nullptr;
+    const void *value = nullptr;
+    size_t size = 0;
+    for (size_t i = 0; headers && rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
+        out.push_back({name, value ? nlohmann::json(QByteArray(static_cast<const char *>(value), qsizetype(size)).toBase64().toStdString())
+                                   : nlohmann::json()});
+    return QString::fromStdString(out.dump());
+}
+
+QVariant bytesOrNull(const void *data, size_t size)
+{
+    return data ? QVariant(QByteArray(static_cast<const char *>(data), qsizetype(size))) : QVariant(QMetaType::fromType<QByteArray>());
+}
+
+QVariant nullInt() { return QVariant(QMetaType::fromType<qint64>()); }
+
+// Bytes as text where they are UTF-8 without NUL (what a TEXT column holds on
+// both engines), else null: the bytes themselves are kept in a BLOB.
+QVariant textIfClean(const void *data, size_t size)
+{
+    if (!data)
+        return QVariant(QMetaType::fromType<QString>());
+    const QByteArrayView bytes(static_cast<const char *>(data), qsizetype(size));
+    QStringDecoder utf8(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    const QString text = utf8(bytes);
+    if (utf8.hasError() || bytes.contains('\0'))
+        return QVariant(QMetaType::fromType<QString>());
+    return text;
+}
+QVariant nullText() { return QVariant(QMetaType::fromType<QString>()); }
+
+constexpr int kImportColumns = 16;
+
+// One fetched dead-letter record as the DLQ's columns. `textPayloads`: the
+// payload columns are TEXT (PostgreSQL): a value they cannot hold exactly
+// goes, byte for byte, to kafka_value instead.
+void appendImportRow(QVariantList &binds, const StreamSpec &stream, const rd_kafka_message_t *m, const QString &dlqTopic, bool textPayloads)
+{
+    rd_kafka_headers_t *headers = nullptr;
+    rd_kafka_message_headers(m, &headers);
+    const auto origin = lastHeader(headers, "__connect.errors.topic");
+    const auto header = [&](const char *suffix) { return lastHeader(headers, QByteArray(kConnectPrefix + suffix).constData()); };
+    const auto number = [](const std::optional<QByteArray> &v) -> QVariant {
+        bool ok = false;
+        const qint64 n = v ? v->trimmed().toLongLong(&ok) : 0;
+        return ok ? QVariant(n) : nullInt();
+    };
+    QVariant eventId = nullText();
+    const QString &rule = stream.eventId;
+    if (rule == QLatin1String("key")) {
+        eventId = textIfClean(m->key, m->key_len);
+    } else if (rule.startsWith(QLatin1String("header:"))) {
+        if (const auto h = lastHeader(headers, rule.mid(7).toUtf8().constData()))
+            eventId = textIfClean(h->constData(), size_t(h->size()));
+    } else if (m->payload) {
+        const auto doc = nlohmann::json::parse(static_cast<const char *>(m->payload), static_cast<const char *>(m->payload) + m->len, nullptr, false);
+        if (!doc.is_discarded())
+            if (const auto v = jsonPathText(doc, rule))
+                eventId = *v;
+    }
+    QVariant part, offset, errorClass, error, topic;
+    if (origin) {
+        topic = textIfClean(origin->constData(), size_t(origin->size()));
+        const QVariant p = number(header("partition"));
+        part = p.isNull() ? nullText() : QVariant(p.toString());
+        offset = number(header("offset"));
+        const auto cls = header("exception.class.name");
+        errorClass = cls ? QString::fromUtf8(*cls).remove(QChar(0)) : QStringLiteral("unknown");
+        const auto msg = header("exception.message");
+        error = msg ? QString::fromUtf8(*msg).remove(QChar(0)) : QString();
+    } else {
+        topic = dlqTopic;
+        part = QString::number(m->partition);
+        offset = qint64(m->offset);
+        errorClass = QStringLiteral("unknown");
+        error = QStringLiteral("no __connect.errors headers: imported as it was in %1").arg(dlqTopic);
+    }
+    const QVariant key = textIfClean(m->key, m->key_len);
+    QVariant payload = bytesOrNull(m->payload, m->len);
+    QVariant exact = QVariant(QMetaType::fromType<QByteArray>());
+    if (textPayloads && m->payload) {
+        payload = textIfClean(m->payload, m->len);
+        if (payload.isNull())
+            exact = bytesOrNull(m->payload, m->len);
+    }
+    binds << stream.name << part << offset << eventId << key << errorClass << error << payload << payload << topic << bytesOrNull(m->key, m->key_len)
+          << exact << headersJson(headers) << dlqTopic << qint64(m->partition) << qint64(m->offset);
+}
+
+} // namespace
+
+Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &stream, const DlqImportOptions &options)
+{
+    if (!stream.kafka)
+        return badInput(QStringLiteral("stream \"%1\" reads the log table %2, not Kafka: dlq import reads a stream's Kafka dead-letter topic (kafka.dlq_topic)")
+                            .arg(stream.name, stream.log));
+    const QString topic = stream.kafka->dlqTopic;
+    if (topic.isEmpty())
+        return badInput(context(stream) % QStringLiteral("the spec names no kafka.dlq_topic to import from"));
+    if (options.batchSize <= 0)
+        return badInput(QStringLiteral("--batch-size must be positive"));
+    auto rk = connect(stream, QString(),
+                      {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")}, {QStringLiteral("auto.offset.reset"), QStringLiteral("error")}},
+                      true);
+    if (!rk)
+        return fail(rk.error());
+    auto ids = topicPartitions(rk->get(), stream, topic);
+    if (!ids)
+        return fail(ids.error());
+    const QByteArray topicBytes = topic.toUtf8();
+
+    DlqImportResult result;
+    result.stream = stream.name;
+    result.topic = topic;
+    result.executed = options.execute;
+    // Where the last import stopped, per partition.
+    QMap<qint64, qint64> next;
+    auto done = db.exec(QStringLiteral("SELECT dlq_partition, MAX(dlq_offset) + 1 FROM rewind_dlq WHERE dlq_topic = ? GROUP BY dlq_partition"), {topic});
+    if (!done)
+        return fail(done.error());
+    while (done->next())
+        next.insert(done->value(0).toLongLong(), done->value(1).toLongLong());
+    done->finish();
+    auto already = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_topic = ?"), {topic});
+    if (!already)
+        return fail(already.error());
+    result.alreadyImported = already->toLongLong();
+    qint64 total = 0;
+    for (const qint32 id : *ids) {
+        int64_t lo = 0, hi = 0;
+        const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(rk->get(), topicBytes.constData(), id, &lo, &hi, timeoutMs());
+        if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+            return fail(unreachable(stream, err));
+        const qint64 from = std::max<qint64>(lo, next.value(id, lo));
+        result.partitions.push_back({id, std::min<qint64>(from, hi), hi});
+        total += std::max<qint64>(0, hi - from);
+    }
+    if (!options.execute) {
+        result.imported = total;
+        return result;
+    }
+
+    const std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt(rd_kafka_topic_new(rk->get(), topicBytes.constData(), nullptr));
+    std::vector<qint32> started;
+    const auto stopAll = qScopeGuard([&] {
+        for (const qint32 id : started)
+            rd_kafka_consume_stop(rkt.get(), id);
+    });
+    for (const DlqImportPartition &p : result.partitions) {
+        if (p.from >= p.to)
+            continue;
+        if (rd_kafka_consume_start(rkt.get(), qint32(p.partition), p.from) == -1)
+            return internalError(context(stream) % QStringLiteral("%1 partition %2: cannot fetch from offset %3: ").arg(topic).arg(p.partition).arg(p.from)
+                                 % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+        started.push_back(qint32(p.partition));
+    }
+
+    const QString row = QStringLiteral("(?, 'stream', ?, ?, ?, ?, ?, ?, ?, ?, 'new', 0, ") % db.dialect().nowUtcText()
+                        % QStringLiteral(", ?, ?, ?, ?, ?, ?, ?)");
+    QVariantList binds;
+    qint64 read = 0;
+    const bool textPayloads = db.dialect().blobType() == QLatin1String("TEXT");
+    const auto writeBatch = [&]() -> Status {
+        if (binds.isEmpty())
+            return {};
+        qint64 added = 0;
+        const Status s = Database::retryTransient(5, [&] {
+            return db.writeTransaction([&]() -> Status {
+                auto before = db.scalar(QStringLiteral("SELECT COALESCE(MAX(dlq_id), 0) FROM rewind_dlq"));
+                if (!before)
+                    return fail(before.error());
+                // The row's first value is the stream (source_name): binds
+                // hold it in place.
+                if (auto s = db.execRows(QStringLiteral("INSERT INTO rewind_dlq (source_name, source_kind, part, log_offset, event_id, record_key, "
+                                                        "error_class, error, original_payload, payload, status, attempts, first_seen, kafka_topic, "
+                                                        "kafka_key, kafka_value, kafka_headers, dlq_topic, dlq_partition, dlq_offset) VALUES "),
+                                         row, kImportColumns, binds, QStringLiteral(" ON CONFLICT DO NOTHING"));
+                    !s)
+                    return s;
+                auto count = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id > ?"), {*before});
+                if (!count)
+                    return fail(count.error());
+                added = count->toLongLong();
+                if (auto h = recordQuarantined(db, *before, QStringLiteral("imported from %1: ").arg(topic), true); !h)
+                    return h;
+                const nlohmann::json detail = {{"topic", topic.toStdString()}, {"imported", added}, {"read", binds.size() / kImportColumns}};
+                return writeAudit(db, QStringLiteral("dlq-import"), QString(), stream.name, QVariant(), QString::fromStdString(detail.dump()));
+            });
+        });
+        if (!s)
+            return s;
+        result.imported += added;
+        binds.clear();
+        failpoint("dlq-import-after-commit");
+        if (options.progress)
+            options.progress({read, total});
+        return {};
+    };
+
+    rd_kafka_message_t *batch[1024];
+    for (const DlqImportPartition &p : result.partitions) {
+        const auto id = qint32(p.partition);
+        qint64 at = p.from;
+        QDeadlineTimer quiet(timeoutMs());
+        bool partitionDone = at >= p.to;
+        while (!partitionDone) {
+            if (options.cancel && options.cancel->load()) {
+                result.cancelled = true;
+                break;
+            }
+            const ssize_t n = rd_kafka_consume_batch(rkt.get(), id, 100, batch, std::size(batch));
+            if (n < 0)
+                return internalError(context(stream) % QStringLiteral("%1 partition %2: ").arg(topic).arg(id)
+                                     % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+            if (n == 0 && quiet.hasExpired())
+                return internalError(context(stream) % QStringLiteral("no record of %1 partition %2 from offset %3 arrived from %4 within %5 s "
+                                                                      "(REWIND_KAFKA_TIMEOUT_MS); the batches before it are imported")
+                                                           .arg(topic)
+                                                           .arg(id)
+                                                           .arg(at)
+                                                           .arg(stream.kafka->bootstrap)
+                                                           .arg(double(timeoutMs()) / 1000.0));
+            Status failed;
+            for (ssize_t i = 0; i < n; ++i) {
+                const Message m(batch[i]);
+                if (partitionDone || !failed)
+                    continue; // the rest of this fetch is past the range: destroyed unread
+                if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                    if (m->offset >= p.to)
+                        partitionDone = true;
+                    continue;
+                }
+                if (m->err) {
+                    failed = internalError(context(stream) % QStringLiteral("%1 partition %2 at offset %3: ").arg(topic).arg(id).arg(at)
+                                           % QString::fromUtf8(rd_kafka_message_errstr(m.get())));
+                    continue;
+                }
+                quiet = QDeadlineTimer(timeoutMs());
+                if (m->offset >= p.to) {
+                    partitionDone = true;
+                    continue;
+                }
+                if (m->offset < at)
+                    continue;
+                at = m->offset + 1;
+                ++read;
+                appendImportRow(binds, stream, m.get(), topic, textPayloads);
+                if (binds.size() >= options.batchSize * kImportColumns)
+                    failed = writeBatch();
+            }
+            if (!failed)
+                return fail(failed.error());
+            if (at >= p.to)
+                partitionDone = true;
+        }
+        if (result.cancelled)
+            break;
+    }
+    if (auto s = writeBatch(); !s)
+        return fail(s.error());
+    return result;
+}
+
+namespace {
+
+// A delivery report, kept by the record's place in its batch.
+struct Delivery {
+    bool done = false;
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    qint64 partition = -1;
+    qint64 offset = -1;
+};
+
+void onDelivery(rd_kafka_t *, const rd_kafka_message_t *m, void *)
+{
+    auto *d = static_cast<Delivery *>(m->_private);
+    if (!d)
+        return;
+    d->done = true;
+    d->err = m->err;
+    d->partition = m->partition;
+    d->offset = m->offset;
+}
+
+// A selected record's source, and where its records go.
+struct Route {
+    const StreamSpec *stream = nullptr;
+    Handle producer;
+};
+
+const QString kProduced = QStringLiteral("rewind_dlq_produced");
+
+} // namespace
+
+Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const DlqSelection &selection, const DlqProduceOptions &options)
+{
+    if (options.batchSize <= 0)
+        return badInput(QStringLiteral("--batch-size must be positive"));
+    if (options.maxPerSecond && !(*options.maxPerSecond > 0))
+        return badInput(QStringLiteral("--max-per-second must be positive"));
+    if (auto s = dlqinternal::requireIds(db, selection.ids); !s)
+        return fail(s.error());
+    if (auto s = dlqinternal::ensureFunctions(db); !s)
+        return fail(s.error());
+    QVariantList binds;
+    auto pred = dlqinternal::selectionPredicate(db.dialect(), selection, binds);
+    if (!pred)
+        return fail(pred.error());
+    const bool defaultStatuses = selection.ids.isEmpty() && selection.statuses.isEmpty();
+    const QString selected = *pred % (defaultStatuses ? QStringLiteral(" AND d.status IN ('new', 'fixed')") : QString());
+    const QString producible = selected % QStringLiteral(" AND d.status IN ('new', 'fixed', 'failed')");
+
+    DlqProduceResult result;
+    result.executed = options.execute;
+    auto counts = db.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(CASE WHEN d.status IN ('new', 'fixed', 'failed') THEN 1 ELSE 0 END), 0) "
+                                         "FROM rewind_dlq AS d WHERE ")
+                              % selected,
+                          binds);
+    if (!counts)
+        return fail(counts.error());
+    qint64 toProduce = 0;
+    if (counts->next()) {
+        result.selected = counts->value(0).toLongLong();
+        toProduce = counts->value(1).toLongLong();
+        result.skipped = result.selected - toProduce;
+    }
+    counts->finish();
+
+    // Which cluster and topic each source's records go to, checked before
+    // anything is produced.
+    std::map<QString, Route> routes; // by stream name
+    QMap<QString, qint64> byTopic;
+    auto sources = db.exec(QStringLiteral("SELECT d.source_kind, d.source_name, d.kafka_topic, COUNT(*) FROM rewind_dlq AS d WHERE ") % producible
+                               % QStringLiteral(" GROUP BY d.source_kind, d.source_name, d.kafka_topic"),
+                           binds);
+    if (!sources)
+        return fail(sources.error());
+    struct Source {
+        QString kind, name, topic;
+        qint64 count;
+    };
+    std::vector<Source> list;
+    while (sources->next())
+        list.push_back({sources->value(0).toString(), sources->value(1).toString(), sources->value(2).toString(), sources->value(3).toLongLong()});
+    sources->finish();
+    for (const Source &src : list) {
+        const StreamSpec *stream = src.kind == QLatin1String("stream") ? spec.stream(src.name) : nullptr;
+        if (!stream || !stream->kafka)
+            return badInput(QStringLiteral("%1 selected record(s) come from %2:%3, which is not a Kafka stream of the spec: there is no cluster to "
+                                           "produce them to; nothing produced (narrow the selection, e.g. --source)")
+                                .arg(src.count)
+                                .arg(src.kind, src.name));
+        const QString target = !options.topic.isEmpty() ? options.topic : !src.topic.isEmpty() ? src.topic : stream->kafka->topic;
+        byTopic[stream->name % u'\x1f' % target] += src.count;
+        routes[stream->name].stream = stream;
+    }
+    for (auto &[name, route] : routes) {
+        auto rk = connect(*route.stream, QString(),
+                          {{QStringLiteral("enable.idempotence"), QStringLiteral("true")}, {QStringLiteral("linger.ms"), QStringLiteral("5")}}, false,
+                          [](rd_kafka_conf_t *conf) { rd_kafka_conf_set_dr_msg_cb(conf, onDelivery); });
+        if (!rk)
+            return fail(rk.error());
+        route.producer = std::move(*rk);
+        // Every target topic must exist: never auto-created.
+        for (auto it = byTopic.cbegin(); it != byTopic.cend(); ++it)
+            if (it.key().section(u'\x1f', 0, 0) == name)
+                if (auto p = topicPartitions(route.producer.get(), *route.stream, it.key().section(u'\x1f', 1)); !p)
+                    return fail(Error{p.error().code, p.error().message % QStringLiteral("; nothing produced")});
+    }
+    for (auto it = byTopic.cbegin(); it != byTopic.cend(); ++it) {
+        const QString topic = it.key().section(u'\x1f', 1);
+        auto found = std::find_if(result.byTopic.begin(), result.byTopic.end(), [&](const auto &e) { return e.first == topic; });
+        if (found == result.byTopic.end())
+            result.byTopic.emplace_back(topic, it.value());
+        else
+            found->second += it.value();
+    }
+    if (!options.execute) {
+        result.produced = toProduce;
+        return result;
+    }
+
+    if (auto r = db.exec(db.dialect().dropTempTable(kProduced)); !r)
+        return fail(r.error());
+    const QString big = db.dialect().bigintType();
+    if (auto r = db.exec(QStringLiteral("CREATE TEMP TABLE ") % kProduced % QStringLiteral(" (dlq_id ") % big % QStringLiteral(" PRIMARY KEY, from_status TEXT, topic TEXT, partition_id ")
+                         % big % QStringLiteral(", log_offset ") % big % QStringLiteral(", error TEXT)"));
+        !r)
+        return fail(r.error());
+    const auto dropWork = qScopeGuard([&] { (void)db.exec(db.dialect().dropTempTable(kProduced)); });
+
+    QElapsedTimer clock;
+    clock.start();
+    const auto cancelled = [&] { return options.cancel && options.cancel->load(); };
+    qint64 lastId = 0, done = 0;
+    qint64 batchSize = options.batchSize;
+    if (options.maxPerSecond)
+        batchSize = std::min<qint64>(batchSize, std::max<qint64>(1, qint64(*options.maxPerSecond)));
+    while (done < toProduce) {
+        if (cancelled())
+            break;
+        if (options.maxPerSecond) {
+            const double due = double(done + std::min(batchSize, toProduce - done)) / *options.maxPerSecond;
+            while (clock.nsecsElapsed() / 1e9 < due && !cancelled())
+                QThread::msleep(std::clamp<unsigned long>(static_cast<unsigned long>((due - clock.nsecsElapsed() / 1e9) * 1000) + 1, 1, 50));
+            if (cancelled())
+                break;
+        }
+        QVariantList pageBinds = binds;
+        pageBinds << lastId;
+        // The value: the payload, unless it is the untouched import of a
+        // value only kafka_value holds exactly.
+        auto page = db.exec(QStringLiteral("SELECT d.dlq_id, d.source_name, d.kafka_topic, d.kafka_key, d.kafka_headers, d.payload, d.record_key, d.status, "
+                                           "d.kafka_value, CASE WHEN d.kafka_value IS NOT NULL AND d.payload IS NULL THEN 1 ELSE 0 END "
+                                           "FROM rewind_dlq AS d WHERE ")
+                                % producible % QStringLiteral(" AND d.dlq_id > ? ORDER BY d.dlq_id LIMIT %1").arg(batchSize),
+                            pageBinds);
+        if (!page)
+            return fail(page.error());
+        struct Out {
+            qint64 id = 0;
+            QString topic;
+            QString fromStatus;
+            rd_kafka_t *producer = nullptr;
+            std::optional<QByteArray> key;
+            QString headersJson;
+            std::optional<QByteArray> payload;
+            Delivery delivery;
+        };
+        std::vector<Out> outs;
+        outs.reserve(size_t(batchSize));
+        while (page->next()) {
+            const Route &route = routes.at(page->value(1).toString());
+            Out o;
+            o.id = page->value(0).toLongLong();
+            o.topic = !options.topic.isEmpty() ? options.topic : !page->value(2).isNull() ? page->value(2).toString() : route.stream->kafka->topic;
+            o.fromStatus = page->value(7).toString();
+            o.producer = route.producer.get();
+            // The key as it was in Kafka; for a record Rewind's own replay
+            // dead-lettered, its event_id where that is the key.
+            if (!page->value(3).isNull())
+                o.key = page->value(3).toByteArray();
+            else if (route.stream->eventId == QLatin1String("key") && !page->value(6).isNull())
+                o.key = page->value(6).toString().toUtf8();
+            o.headersJson = page->value(4).toString();
+            if (page->value(9).toInt() == 1)
+                o.payload = page->value(8).toByteArray();
+            else if (!page->value(5).isNull())
+                o.payload = page->value(5).toByteArray();
+            outs.push_back(std::move(o));
+        }
+        page->finish();
+        if (outs.empty())
+            break;
+        // Produce the batch, then wait for every acknowledgement.
+        std::set<rd_kafka_t *> used;
+        for (Out &o : outs) {
+            used.insert(o.producer);
+            rd_kafka_headers_t *headers = rd_kafka_headers_new(8);
+            const auto parsed = nlohmann::json::parse(o.headersJson.toStdString(), nullptr, false);
+            if (parsed.is_array())
+                for (const auto &h : parsed) {
+                    if (!h.is_array() || h.size() != 2 || !h[0].is_string())
+                        continue;
+                    const std::string name = h[0].get<std::string>();
+                    if (QByteArray::fromStdString(name).startsWith(kConnectPrefix))
+                        continue; // Connect's error context stays in the DLQ
+                    if (h[1].is_null()) {
+                        rd_kafka_header_add(headers, name.data(), ssize_t(name.size()), nullptr, 0);
+                    } else {
+                        const QByteArray value = QByteArray::fromBase64(QByteArray::fromStdString(h[1].get<std::string>()));
+                        rd_kafka_header_add(headers, name.data(), ssize_t(name.size()), value.constData(), ssize_t(value.size()));
+                    }
+                }
+            const QByteArray id = QByteArray::number(o.id);
+            rd_kafka_header_add(headers, kDlqIdHeader, -1, id.constData(), id.size());
+            const QByteArray topic = o.topic.toUtf8();
+            void *value = o.payload ? const_cast<char *>(o.payload->constData()) : nullptr; // null: a tombstone
+            const size_t valueSize = o.payload ? size_t(o.payload->size()) : 0;
+            const void *key = o.key ? o.key->constData() : nullptr;
+            const size_t keySize = o.key ? size_t(o.key->size()) : 0;
+            const rd_kafka_resp_err_t err = rd_kafka_producev(
+                o.producer, RD_KAFKA_V_TOPIC(topic.constData()), RD_KAFKA_V_VALUE(value, valueSize), RD_KAFKA_V_KEY(key, keySize), RD_KAFKA_V_HEADERS(headers),
+                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_OPAQUE(&o.delivery), RD_KAFKA_V_END);
+            if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+                rd_kafka_headers_destroy(headers); // not taken over on failure
+                o.delivery.done = true;
+                o.delivery.err = err;
+            }
+        }
+        for (rd_kafka_t *rk : used)
+            rd_kafka_flush(rk, timeoutMs());
+        qint64 acked = 0, refused = 0, unknown = 0;
+        QVariantList rowsBinds;
+        for (Out &o : outs) {
+            if (!o.delivery.done) {
+                ++unknown;
+                continue;
+            }
+            const bool ok = o.delivery.err == RD_KAFKA_RESP_ERR_NO_ERROR;
+            (ok ? acked : refused) += 1;
+            rowsBinds << o.id << o.fromStatus << o.topic << (ok ? QVariant(o.delivery.partition) : nullInt()) << (ok ? QVariant(o.delivery.offset) : nullInt())
+                      << (ok ? nullText() : QVariant(QString::fromUtf8(rd_kafka_err2str(o.delivery.err))));
+            if (result.records.size() < 1000)
+                result.records.push_back({o.id, o.topic, ok ? o.delivery.partition : -1, ok ? o.delivery.offset : -1,
+                                          ok ? QString() : QString::fromUtf8(rd_kafka_err2str(o.delivery.err))});
+        }
+        failpoint("dlq-produce-after-ack"); // the batch is on the broker, not yet marked
+        const Status s = Database::retryTransient(5, [&] {
+            return db.writeTransaction([&]() -> Status {
+                if (auto r = db.exec(QStringLiteral("DELETE FROM ") % kProduced); !r)
+                    return fail(r.error());
+                if (auto r = db.execRows(QStringLiteral("INSERT INTO ") % kProduced % QStringLiteral(" (dlq_id, from_status, topic, partition_id, log_offset, error) VALUES "),
+                                         QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, rowsBinds);
+                    !r)
+                    return r;
+                const QString now = db.dialect().nowUtcText();
+                if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason) SELECT dlq_id, ")
+                                         % now
+                                         % QStringLiteral(", ?, 'replay', from_status, CASE WHEN error IS NULL THEN 'replayed' ELSE 'failed' END, "
+                                                          "CASE WHEN error IS NULL THEN 'produced to ' || topic || ' [' || CAST(partition_id AS TEXT) || '] @' "
+                                                          "|| CAST(log_offset AS TEXT) ELSE 'producing to ' || topic || ' failed: ' || error END FROM ")
+                                         % kProduced,
+                                     {osUser()});
+                    !r)
+                    return fail(r.error());
+                if (auto r = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = CASE WHEN (SELECT p.error FROM ") % kProduced
+                                         % QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id) IS NULL THEN 'replayed' ELSE 'failed' END, attempts = attempts + 1, "
+                                                          "last_attempt_at = ")
+                                         % now
+                                         % QStringLiteral(", last_error_class = (SELECT CASE WHEN p.error IS NULL THEN NULL ELSE 'produce_failed' END FROM ") % kProduced
+                                         % QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id), last_error = (SELECT p.error FROM ") % kProduced
+                                         % QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id) WHERE dlq_id IN (SELECT dlq_id FROM ") % kProduced % u')');
+                    !r)
+                    return fail(r.error());
+                const nlohmann::json detail = {{"produced", acked}, {"failed", refused}, {"topic", options.topic.toStdString()}};
+                return writeAudit(db, QStringLiteral("dlq-redrive"), QString(), QString(), QVariant(), QString::fromStdString(detail.dump()));
+            });
+        });
+        if (!s)
+            return fail(s.error());
+        result.produced += acked;
+        result.failed += refused;
+        ++result.batches;
+        done += qint64(outs.size());
+        lastId = outs.back().id;
+        if (unknown > 0)
+            return internalError(QStringLiteral("%1 record(s) of the batch after DLQ id %2 were not acknowledged by the cluster within %3 s "
+                                                "(REWIND_KAFKA_TIMEOUT_MS): they stay as they were and the next redrive produces them again "
+                                                "(consumers can drop a repeat by its rewind.dlq.id header); %4 produced before")
+                                     .arg(unknown)
+                                     .arg(outs.front().id - 1)
+                                     .arg(double(timeoutMs()) / 1000.0)
+                                     .arg(result.produced));
+        if (options.progress)
+            options.progress({result.batches, result.selected, result.produced, result.failed});
+    }
+    result.cancelled = cancelled() && done < toProduce;
+    return result;
+}
+
+} // namespace rw
