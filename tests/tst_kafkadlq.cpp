@@ -293,6 +293,46 @@ private Q_SLOTS:
         QCOMPARE(std::count(counts.begin(), counts.end(), 2), 1);
         QCOMPARE(std::count(counts.begin(), counts.end(), 1), 2);
     }
+
+    // A record Rewind's own Kafka replay dead-letters keeps its key, headers
+    // and topic: fixed, it goes back to that topic as it was, plus the fix.
+    void replayDeadLettersKeepTheirKafkaRecord()
+    {
+        MockCluster cluster;
+        cluster.produceRecords("payments", {{2, h("bad-1"), h("{not json"), {{h("trace-id"), h("t-9")}}}});
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        const auto replay = f.cli({QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                                   QStringLiteral("loader"), QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(replay.exitCode == 0, qPrintable(replay.err));
+        QCOMPARE(json(replay.out).value(QStringLiteral("dead_lettered")).toInteger(), 1);
+        auto q = f.db().exec(QStringLiteral("SELECT dlq_id, kafka_topic, kafka_key, kafka_headers, error_class FROM rewind_dlq"));
+        QVERIFY(q && q->next());
+        const qint64 id = q->value(0).toLongLong();
+        QCOMPARE(q->value(1).toString(), QStringLiteral("payments"));
+        QCOMPARE(q->value(2).toByteArray(), h("bad-1"));
+        QVERIFY2(q->value(3).toString().contains(QStringLiteral("trace-id")), qPrintable(q->value(3).toString()));
+        QCOMPARE(q->value(4).toString(), QStringLiteral("invalid_json"));
+        q->finish();
+        QCOMPARE(f.cli({QStringLiteral("dlq"), QStringLiteral("fix"), QStringLiteral("--id"), QString::number(id), QStringLiteral("--payload-file"),
+                        testsupport::writeFile(f.dir, QStringLiteral("fixed.json"), R"({"id": "bad-1", "amount": 1})"), QStringLiteral("--reason"),
+                        QStringLiteral("hand-fixed"), QStringLiteral("--execute")})
+                     .exitCode,
+                 0);
+        const auto redrive = f.cli({QStringLiteral("dlq"), QStringLiteral("replay"), QStringLiteral("--id"), QString::number(id), QStringLiteral("--to-topic"),
+                                    QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(redrive.exitCode == 0, qPrintable(redrive.err));
+        const QJsonObject landed = json(redrive.out).value(QStringLiteral("records")).toArray().at(0).toObject();
+        QCOMPARE(landed.value(QStringLiteral("topic")).toString(), QStringLiteral("payments"));
+        for (const auto &v : independentRecords(cluster.bootstrap(), QStringLiteral("payments")))
+            if (v.toObject().value(QStringLiteral("partition")).toInteger() == landed.value(QStringLiteral("partition")).toInteger()
+                && v.toObject().value(QStringLiteral("offset")).toInteger() == landed.value(QStringLiteral("offset")).toInteger()) {
+                QCOMPARE(v.toObject().value(QStringLiteral("key")).toString(), hex(h("bad-1")));
+                QCOMPARE(v.toObject().value(QStringLiteral("value")).toString(), hex(h(R"({"id": "bad-1", "amount": 1})")));
+                QCOMPARE(headerValue(v.toObject(), QStringLiteral("trace-id")), QStringLiteral("t-9"));
+                return;
+            }
+        QFAIL("the redriven record is not on the topic");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKafkaDlq)

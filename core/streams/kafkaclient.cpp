@@ -2,7 +2,10 @@
 #include "core/streams/kafkalog.h" // expandEnvironment
 
 #include <QStringBuilder>
+#include <QStringDecoder>
 #include <QtGlobal>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -127,6 +130,40 @@ QVariant text(const void *data, size_t size)
     if (!data)
         return QVariant(QMetaType::fromType<QString>());
     return QString::fromUtf8(static_cast<const char *>(data), qsizetype(size));
+}
+
+QVariant textIfClean(const void *data, size_t size)
+{
+    if (!data)
+        return QVariant(QMetaType::fromType<QString>());
+    const QByteArrayView bytes(static_cast<const char *>(data), qsizetype(size));
+    QStringDecoder utf8(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    const QString text = utf8(bytes);
+    if (utf8.hasError() || bytes.contains('\0'))
+        return QVariant(QMetaType::fromType<QString>());
+    return text;
+}
+
+QVariant bytesOrNull(const void *data, size_t size)
+{
+    return data ? QVariant(QByteArray(static_cast<const char *>(data), qsizetype(size))) : QVariant(QMetaType::fromType<QByteArray>());
+}
+
+QString headersJson(rd_kafka_headers_t *headers)
+{
+    nlohmann::json out = nlohmann::json::array();
+    const char *name = nullptr;
+    const void *value = nullptr;
+    size_t size = 0;
+    for (size_t i = 0; headers && rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
+        out.push_back({name, value ? nlohmann::json(QByteArray(static_cast<const char *>(value), qsizetype(size)).toBase64().toStdString())
+                                   : nlohmann::json()});
+    return QString::fromStdString(out.dump());
+}
+
+QString bytesType(const SqlDialect &dialect)
+{
+    return dialect.name() == QLatin1String("postgresql") ? QStringLiteral("BYTEA") : QStringLiteral("BLOB");
 }
 
 } // namespace rw::kafkaclient

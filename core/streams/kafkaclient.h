@@ -4,6 +4,7 @@
 // topics): a client of a stream's cluster made from its spec, bounded waits,
 // and errors that name the stream and the cluster, never a config value.
 
+#include "core/sql/sqldialect.h"
 #include "core/util/error.h"
 #include "core/workspace/spec.h"
 
@@ -70,5 +71,15 @@ bool transient(rd_kafka_resp_err_t err);
 
 // Bytes as UTF-8 text; a null QString for none.
 QVariant text(const void *data, size_t size);
+// Bytes as text where they are UTF-8 without NUL (what a TEXT column holds
+// on both engines), else a null QString.
+QVariant textIfClean(const void *data, size_t size);
+// Bytes as a QByteArray (a BLOB or BYTEA bind); a null one for none.
+QVariant bytesOrNull(const void *data, size_t size);
+// A record's headers as Rewind stores them: a JSON array of
+// [name, base64 value or null], in order; "[]" for none.
+QString headersJson(rd_kafka_headers_t *headers);
+// The column type for raw bytes: BYTEA on PostgreSQL, BLOB on SQLite.
+QString bytesType(const SqlDialect &dialect);
 
 } // namespace rw::kafkaclient

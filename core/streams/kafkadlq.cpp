@@ -71,39 +71,7 @@ std::optional<QString> jsonPathText(const nlohmann::json &doc, const QString &pa
     return QString::fromStdString(at->is_string() ? at->get<std::string>() : at->dump());
 }
 
-// A record's headers as stored: [[name, base64 value or null], ...] in order.
-QString headersJson(rd_kafka_headers_t *headers)
-{
-    nlohmann::json out = nlohmann::json::array();
-    const char *name = nullptr;
-    const void *value = nullptr;
-    size_t size = 0;
-    for (size_t i = 0; headers && rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
-        out.push_back({name, value ? nlohmann::json(QByteArray(static_cast<const char *>(value), qsizetype(size)).toBase64().toStdString())
-                                   : nlohmann::json()});
-    return QString::fromStdString(out.dump());
-}
-
-QVariant bytesOrNull(const void *data, size_t size)
-{
-    return data ? QVariant(QByteArray(static_cast<const char *>(data), qsizetype(size))) : QVariant(QMetaType::fromType<QByteArray>());
-}
-
 QVariant nullInt() { return QVariant(QMetaType::fromType<qint64>()); }
-
-// Bytes as text where they are UTF-8 without NUL (what a TEXT column holds on
-// both engines), else null: the bytes themselves are kept in a BLOB.
-QVariant textIfClean(const void *data, size_t size)
-{
-    if (!data)
-        return QVariant(QMetaType::fromType<QString>());
-    const QByteArrayView bytes(static_cast<const char *>(data), qsizetype(size));
-    QStringDecoder utf8(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
-    const QString text = utf8(bytes);
-    if (utf8.hasError() || bytes.contains('\0'))
-        return QVariant(QMetaType::fromType<QString>());
-    return text;
-}
 QVariant nullText() { return QVariant(QMetaType::fromType<QString>()); }
 
 constexpr int kImportColumns = 16;
@@ -485,10 +453,10 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
         }
         QVariantList pageBinds = binds;
         pageBinds << lastId;
-        // The value: the payload, unless it is the untouched import of a
-        // value only kafka_value holds exactly.
+        // The value: the payload, unless it is untouched and kafka_value
+        // holds the value's bytes exactly (the payload's text could not).
         auto page = db.exec(QStringLiteral("SELECT d.dlq_id, d.source_name, d.kafka_topic, d.kafka_key, d.kafka_headers, d.payload, d.record_key, d.status, "
-                                           "d.kafka_value, CASE WHEN d.kafka_value IS NOT NULL AND d.payload IS NULL THEN 1 ELSE 0 END "
+                                           "d.kafka_value, CASE WHEN d.kafka_value IS NOT NULL AND (d.payload IS NULL OR d.payload = d.original_payload) THEN 1 ELSE 0 END "
                                            "FROM rewind_dlq AS d WHERE ")
                                 % producible % QStringLiteral(" AND d.dlq_id > ? ORDER BY d.dlq_id LIMIT %1").arg(batchSize),
                             pageBinds);

@@ -496,9 +496,13 @@ Result<KafkaLog::Reader *> KafkaLog::reader() const
 Result<bool> KafkaLog::prepareReads() const
 {
     const QString big = m_db.dialect().bigintType();
+    // key_bytes, headers and raw_value are for the records the replay
+    // dead-letters (annotateDeadLetters): the key and headers as they were,
+    // and the value's bytes where payload (text) cannot hold them.
+    const QString bytes = bytesType(m_db.dialect());
     auto r = m_db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS ") % kEventsTable % QStringLiteral(" (partition_id ") % big
-                       % QStringLiteral(", log_offset ") % big
-                       % QStringLiteral(", event_id TEXT, record_ts TEXT, payload TEXT, PRIMARY KEY (partition_id, log_offset))"));
+                       % QStringLiteral(", log_offset ") % big % QStringLiteral(", event_id TEXT, record_ts TEXT, payload TEXT, key_bytes ") % bytes
+                       % QStringLiteral(", headers TEXT, raw_value ") % bytes % QStringLiteral(", PRIMARY KEY (partition_id, log_offset))"));
     if (!r)
         return fail(r.error());
     return false; // a table of this connection only: the workspace is unchanged
@@ -523,9 +527,10 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
 
     // Rows go in through one prepared statement of kRows rows, the last few
     // through a statement of their own.
-    constexpr int kColumns = 5, kRows = 100;
-    const QString head = QStringLiteral("INSERT INTO ") % kEventsTable % QStringLiteral(" (partition_id, log_offset, event_id, record_ts, payload) VALUES ");
-    const QString row = QStringLiteral("(?, ?, ?, ?, ?)");
+    constexpr int kColumns = 8, kRows = 60;
+    const QString head = QStringLiteral("INSERT INTO ") % kEventsTable
+                         % QStringLiteral(" (partition_id, log_offset, event_id, record_ts, payload, key_bytes, headers, raw_value) VALUES ");
+    const QString row = QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?)");
     QSqlQuery insert(*conn);
     {
         QStringList rows;
@@ -626,8 +631,13 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
                     eventId = text(value, size);
             }
             rd_kafka_timestamp_type_t type;
+            rd_kafka_headers_t *headers = nullptr;
+            const bool hasHeaders = rd_kafka_message_headers(m.get(), &headers) == RD_KAFKA_RESP_ERR_NO_ERROR && headers;
+            const QVariant payload = textIfClean(m->payload, m->len);
             binds << qint64(m->partition) << qint64(m->offset) << eventId << isoMs(rd_kafka_message_timestamp(m.get(), &type))
-                  << text(m->payload, m->len);
+                  << (payload.isNull() ? text(m->payload, m->len) : payload) << bytesOrNull(m->key, m->key_len)
+                  << (hasHeaders ? QVariant(headersJson(headers)) : QVariant(QMetaType::fromType<QString>()))
+                  << (payload.isNull() && m->payload ? bytesOrNull(m->payload, m->len) : QVariant(QMetaType::fromType<QByteArray>()));
             if (auto f = flush(false); !f)
                 return f;
         }
@@ -641,6 +651,21 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
         if (!r)
             return fail(r.error());
     }
+    return {};
+}
+
+Status KafkaLog::annotateDeadLetters(const QVariant &afterDlqId) const
+{
+    // Set-based, from the batch's work table: the records just dead-lettered
+    // by this stream, matched by partition and offset.
+    const QString match = QStringLiteral(" FROM ") % kEventsTable
+                          % QStringLiteral(" AS e WHERE CAST(e.partition_id AS TEXT) = rewind_dlq.part AND e.log_offset = rewind_dlq.log_offset)");
+    auto r = m_db.exec(QStringLiteral("UPDATE rewind_dlq SET kafka_topic = ?, kafka_key = (SELECT e.key_bytes") % match
+                           % QStringLiteral(", kafka_headers = (SELECT e.headers") % match % QStringLiteral(", kafka_value = (SELECT e.raw_value") % match
+                           % QStringLiteral(" WHERE dlq_id > ? AND source_kind = 'stream' AND source_name = ?"),
+                       {m_stream.kafka->topic, afterDlqId, m_stream.name});
+    if (!r)
+        return fail(r.error());
     return {};
 }
 

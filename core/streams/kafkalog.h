@@ -45,6 +45,10 @@ public:
     Result<bool> prepareReads() const override;
     EventRelation eventRelation() const override;
     Status readRange(const std::vector<OffsetRange> &ranges) const override;
+    // The records the batch dead-lettered get their Kafka key, headers and
+    // topic, and where the payload text cannot hold the value exactly, its
+    // bytes (kafka_value): what a redrive to the topic produces.
+    Status annotateDeadLetters(const QVariant &afterDlqId) const override;
     // Commits `reached` to the group on the cluster, retrying with backoff
     // within REWIND_KAFKA_TIMEOUT_MS, then records it as the cluster's.
     Status followCommitted(const QString &group, const std::vector<OffsetRange> &reached) const override;

@@ -292,6 +292,8 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k)
                                            true);
                 !s)
                 return fail(s.error());
+            if (auto s = m_log->annotateDeadLetters(*before); !s)
+                return fail(s.error());
         }
         // Every DLQ record in the batch's ranges, new or read before a rewind.
         auto known = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM ") % m_slices

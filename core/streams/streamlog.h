@@ -94,6 +94,14 @@ public:
     // work table). TableLog: nothing to do. May be called from a replay's
     // staging thread, with that thread's connection.
     virtual Status readRange(const std::vector<OffsetRange> &ranges) const = 0;
+    // Inside a replay batch's transaction, after it dead-lettered records
+    // (rewind_dlq rows above `afterDlqId`): what the log knows of them beyond
+    // the payload (KafkaLog: key, headers, topic). TableLog: nothing.
+    virtual Status annotateDeadLetters(const QVariant &afterDlqId) const
+    {
+        Q_UNUSED(afterDlqId);
+        return {};
+    }
     // Called after a replay batch's transaction committed `reached` (the
     // ranges read, `to` being the new committed offset) to rewind_offsets.
     // TableLog: nothing, rewind_offsets is its record.
