@@ -175,6 +175,22 @@ private Q_SLOTS:
         QVERIFY(q->value(5).isNull());
         QVERIFY(!q->next());
         q->finish();
+        // dlq show: the Kafka record, its headers in order, binary bytes as base64.
+        const qint64 binaryId = f.db().scalar(QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE dlq_partition = 0 AND dlq_offset = 1"))->toLongLong();
+        const auto show = f.cli({QStringLiteral("dlq"), QStringLiteral("show"), QStringLiteral("--id"), QString::number(binaryId), QStringLiteral("--json")});
+        QVERIFY2(show.exitCode == 0, qPrintable(show.err));
+        const QJsonObject kafka = json(show.out).value(QStringLiteral("record")).toObject().value(QStringLiteral("kafka")).toObject();
+        QCOMPARE(kafka.value(QStringLiteral("topic")).toString(), QStringLiteral("payments"));
+        QCOMPARE(kafka.value(QStringLiteral("partition")).toInteger(), 0);
+        QCOMPARE(kafka.value(QStringLiteral("offset")).toInteger(), 3);
+        QCOMPARE(kafka.value(QStringLiteral("dlq_topic")).toString(), QString::fromLatin1(kDlqTopic));
+        QCOMPARE(kafka.value(QStringLiteral("dlq_offset")).toInteger(), 1);
+        QCOMPARE(QByteArray::fromBase64(kafka.value(QStringLiteral("key_base64")).toString().toLatin1()), QByteArray("\x00\xff\x10", 3));
+        QCOMPARE(kafka.value(QStringLiteral("headers")).toArray().size(), 10);
+        QCOMPARE(kafka.value(QStringLiteral("headers")).toArray().at(7).toObject().value(QStringLiteral("value")).toString(),
+                 QStringLiteral("org.apache.kafka.common.errors.SerializationException"));
+        QCOMPARE(QByteArray::fromBase64(json(show.out).value(QStringLiteral("record")).toObject().value(QStringLiteral("original_payload_base64")).toString().toLatin1()),
+                 QByteArray("\xff\xfe{not utf-8", 12));
         // Each with its history, and the import audited.
         QCOMPARE(f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history WHERE action = 'quarantined' AND reason LIKE 'imported from payments.dlq%'"))
                      ->toInt(),

@@ -245,6 +245,24 @@ Status runShow(Context &ctx)
             history.push_back(std::move(e));
         }
         doc["history"] = std::move(history);
+        if (d->kafka) {
+            const DlqKafkaRecord &k = *d->kafka;
+            Json kafka = {{"topic", s(k.topic)},
+                          {"partition", d->record.partition ? Json(d->record.partition->toLongLong()) : Json()},
+                          {"offset", d->record.offset ? Json(*d->record.offset) : Json()},
+                          {"dlq_topic", nullable(k.dlqTopic)},
+                          {"dlq_partition", k.dlqPartition >= 0 ? Json(k.dlqPartition) : Json()},
+                          {"dlq_offset", k.dlqOffset >= 0 ? Json(k.dlqOffset) : Json()}};
+            putBytes(kafka, "key", k.key);
+            Json headers = Json::array();
+            for (const auto &[name, value] : k.headers) {
+                Json hdr = {{"name", s(name)}};
+                putBytes(hdr, "value", value);
+                headers.push_back(std::move(hdr));
+            }
+            kafka["headers"] = std::move(headers);
+            doc["kafka"] = std::move(kafka);
+        }
         ctx.print({{"record", doc}});
         return {};
     }
@@ -255,8 +273,18 @@ Status runShow(Context &ctx)
             << "  error      " << r.errorClass << ": " << r.error << '\n';
     if (r.lastError)
         ctx.out << "  last error " << r.lastErrorClass.value_or(QString()) << ": " << *r.lastError << '\n';
-    ctx.out << "  first seen " << r.firstSeen << '\n'
-            << "\nOriginal payload (" << thousands(r.originalBytes) << " bytes):\n  " << shown(d->originalPayload, 2000) << '\n';
+    ctx.out << "  first seen " << r.firstSeen << '\n';
+    if (d->kafka) {
+        const DlqKafkaRecord &k = *d->kafka;
+        ctx.out << "  kafka      " << k.topic << " [" << r.partition.value_or(QStringLiteral("?")) << "] @"
+                << (r.offset ? QString::number(*r.offset) : QStringLiteral("?"));
+        if (k.dlqTopic)
+            ctx.out << ", imported from " << *k.dlqTopic << " [" << k.dlqPartition << "] @" << k.dlqOffset;
+        ctx.out << "\n  key        " << (k.key ? shown(k.key, 200) : QStringLiteral("(none)")) << '\n';
+        for (const auto &[name, value] : k.headers)
+            ctx.out << "  header     " << name << " = " << (value ? shown(value, 200) : QStringLiteral("(null)")) << '\n';
+    }
+    ctx.out << "\nOriginal payload (" << thousands(r.originalBytes) << " bytes):\n  " << shown(d->originalPayload, 2000) << '\n';
     if (r.payloadChanged)
         ctx.out << "\nCurrent payload (" << thousands(r.payloadBytes) << " bytes):\n  " << shown(d->payload, 2000) << '\n';
     ctx.out << "\nHistory:\n";

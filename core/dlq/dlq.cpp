@@ -342,6 +342,29 @@ Result<DlqDetail> showDlq(const Database &db, qint64 id)
     detail.record = std::move(*record);
     detail.originalPayload = optBytes(q->value(19));
     detail.payload = optBytes(q->value(20));
+    q->finish();
+    auto k = db.exec(QStringLiteral("SELECT kafka_topic, kafka_key, kafka_headers, dlq_topic, dlq_partition, dlq_offset, kafka_value FROM rewind_dlq WHERE dlq_id = ?"),
+                     {id});
+    if (!k)
+        return fail(k.error());
+    if (k->next() && !k->value(0).isNull()) {
+        DlqKafkaRecord kr;
+        kr.topic = k->value(0).toString();
+        kr.key = optBytes(k->value(1));
+        const auto headers = nlohmann::json::parse(k->value(2).toString().toStdString(), nullptr, false);
+        if (headers.is_array())
+            for (const auto &h : headers)
+                if (h.is_array() && h.size() == 2 && h[0].is_string())
+                    kr.headers.emplace_back(QString::fromStdString(h[0].get<std::string>()),
+                                            h[1].is_string() ? std::optional<QByteArray>(QByteArray::fromBase64(QByteArray::fromStdString(h[1].get<std::string>())))
+                                                             : std::nullopt);
+        kr.dlqTopic = optText(k->value(3));
+        kr.dlqPartition = k->value(4).isNull() ? -1 : k->value(4).toLongLong();
+        kr.dlqOffset = k->value(5).isNull() ? -1 : k->value(5).toLongLong();
+        if (!k->value(6).isNull() && (!detail.originalPayload || detail.originalPayload == detail.payload))
+            detail.originalPayload = k->value(6).toByteArray(); // the exact bytes
+        detail.kafka = std::move(kr);
+    }
     auto h = db.exec(QStringLiteral("SELECT history_id, at, os_user, action, from_status, to_status, reason, ")
                          % DlqDialect::of(db.dialect()).payloadBytes(QStringLiteral("payload_before")) % QStringLiteral(", ")
                          % DlqDialect::of(db.dialect()).payloadBytes(QStringLiteral("payload_after"))

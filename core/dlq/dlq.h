@@ -127,11 +127,23 @@ struct DlqHistoryEntry {
     std::optional<QByteArray> payloadAfter;
 };
 
+// A Kafka record in the DLQ (imported from a dead-letter topic, or
+// dead-lettered by a Kafka replay): where it came from and what it carried.
+struct DlqKafkaRecord {
+    QString topic;                  // its origin topic (part and log_offset of the record: partition and offset)
+    std::optional<QByteArray> key;  // byte for byte
+    std::vector<std::pair<QString, std::optional<QByteArray>>> headers; // in order, Connect's included
+    std::optional<QString> dlqTopic; // imported: where it was read
+    qint64 dlqPartition = -1;
+    qint64 dlqOffset = -1;
+};
+
 struct DlqDetail {
     DlqRecord record;
-    std::optional<QByteArray> originalPayload;
+    std::optional<QByteArray> originalPayload; // a Kafka value the payload text could not hold: its bytes
     std::optional<QByteArray> payload;
     std::vector<DlqHistoryEntry> history;
+    std::optional<DlqKafkaRecord> kafka;
 };
 
 // One record, both payloads byte for byte, and its history. BadInput when
