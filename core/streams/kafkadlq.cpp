@@ -399,6 +399,8 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
         byTopic[stream->name % u'\x1f' % target] += src.count;
         routes[stream->name].stream = stream;
     }
+    for (const auto &[name, route] : routes)
+        result.streams << name;
     for (auto &[name, route] : routes) {
         auto rk = connect(*route.stream, QString(),
                           {{QStringLiteral("enable.idempotence"), QStringLiteral("true")}, {QStringLiteral("linger.ms"), QStringLiteral("5")}}, false,

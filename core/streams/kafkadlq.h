@@ -104,6 +104,7 @@ struct DlqProduceResult {
     qint64 skipped = 0;  // selected but replayed or discarded
     int batches = 0;
     std::vector<std::pair<QString, qint64>> byTopic; // records per target topic
+    QStringList streams;                             // the Kafka streams the records come from (their clusters)
     std::vector<DlqProduced> records;                // the first 1000
 };
 

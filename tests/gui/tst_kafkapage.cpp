@@ -7,6 +7,8 @@
 #include "tests/kafkamock.h"
 #include "tests/testsupport.h"
 #include "ui/common/errorbanner.h"
+#include "ui/dlq/dlqpage.h"
+#include "ui/dlq/kafkadlqdialogs.h"
 #include "ui/streams/consumergroupsmodel.h"
 #include "ui/streams/groupoffsetsmodel.h"
 #include "ui/streams/laghistorychart.h"
@@ -17,6 +19,7 @@
 
 #include <QElapsedTimer>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
@@ -160,6 +163,65 @@ private Q_SLOTS:
         QCOMPARE(page.replayResult()->consumed, 18);
         QCOMPARE(page.replayResult()->inserted, 18);
         QCOMPARE(f.db().scalar(QStringLiteral("SELECT COUNT(DISTINCT event_id) * 1000 + COUNT(*) FROM payment_events"))->toLongLong(), 18018);
+    }
+
+    // The DLQ page on a Kafka stream: Import from topic (count, then import),
+    // a record's Kafka origin and headers, and Replay to topic (dry run, the
+    // stream's name typed, produced and acknowledged).
+    void dlqImportAndReplayToTopicThroughThePage()
+    {
+        MockCluster cluster;
+        cluster.createTopic("payments.dlq", 1);
+        cluster.produceRecords("payments.dlq", {{0, QByteArray("k-1"), QByteArray(R"({"id": "k-1", "amount": "x"})"),
+                                                 {{"__connect.errors.topic", "payments"}, {"__connect.errors.partition", "2"},
+                                                  {"__connect.errors.offset", "4"},
+                                                  {"__connect.errors.exception.class.name", "org.apache.kafka.connect.errors.DataException"},
+                                                  {"__connect.errors.exception.message", "bad amount"}, {"trace-id", "t-1"}}}});
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        rw::DlqPage page;
+        page.resize(1200, 800);
+        page.show();
+        {
+            QSignalSpy loaded(&page, &rw::Page::pageLoaded);
+            page.setWorkspace(f.db(), f.ws->spec);
+            page.refresh();
+            QVERIFY(loaded.wait(kTimeoutMs));
+        }
+        QVERIFY(page.importButton()->isVisible());
+        rw::ImportTopicDialog *import = page.openImportDialog();
+        QVERIFY(import);
+        QSignalSpy counted(import, &rw::ImportTopicDialog::counted);
+        import->count();
+        QVERIFY(counted.wait(kTimeoutMs));
+        QVERIFY2(import->statusText().contains(QStringLiteral("1 record(s) to read from payments.dlq")), qPrintable(import->statusText()));
+        QSignalSpy imported(import, &rw::ImportTopicDialog::imported);
+        QSignalSpy reloaded(&page, &rw::Page::pageLoaded);
+        QSignalSpy shown(&page, &rw::DlqPage::recordShown); // the reload shows the first record
+        QTest::mouseClick(import->importButton(), Qt::LeftButton);
+        QVERIFY(imported.wait(kTimeoutMs));
+        QCOMPARE(imported.at(0).at(0).toLongLong(), 1);
+        QVERIFY(reloaded.count() > 0 || reloaded.wait(kTimeoutMs));
+        import->close();
+
+        const qint64 id = f.db().scalar(QStringLiteral("SELECT dlq_id FROM rewind_dlq"))->toLongLong();
+        QVERIFY(page.selectRecord(id));
+        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.last().at(0).toLongLong() == id, kTimeoutMs);
+        const QString kafka = page.kafkaView()->toPlainText();
+        QVERIFY2(kafka.contains(QStringLiteral("origin   payments [2] @4")) && kafka.contains(QStringLiteral("trace-id = t-1")), qPrintable(kafka));
+
+        rw::RedriveDialog *redrive = page.openRedriveDialog();
+        QVERIFY(redrive);
+        QSignalSpy dry(redrive, &rw::RedriveDialog::dryRunFinished);
+        QVERIFY(dry.count() > 0 || dry.wait(kTimeoutMs));
+        QVERIFY2(redrive->summaryText().contains(QStringLiteral("payments: 1")), qPrintable(redrive->summaryText()));
+        QVERIFY(!redrive->replayButton()->isEnabled());
+        QTest::keyClicks(redrive->confirmEdit(), QStringLiteral("payments"));
+        QVERIFY(redrive->replayButton()->isEnabled());
+        QSignalSpy done(redrive, &rw::RedriveDialog::replayed);
+        QTest::mouseClick(redrive->replayButton(), Qt::LeftButton);
+        QVERIFY(done.wait(kTimeoutMs));
+        QCOMPARE(redrive->result()->produced, 1);
+        QCOMPARE(f.db().scalar(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ?"), {id})->toString(), QStringLiteral("replayed"));
     }
 };
 

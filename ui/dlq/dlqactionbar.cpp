@@ -17,7 +17,7 @@ namespace rw {
 DlqActionBar::DlqActionBar(QWidget *parent)
     : QWidget(parent), m_allMatching(new QCheckBox(this)), m_validate(new QPushButton(tr("Validate"), this)),
       m_batchSize(new QSpinBox(this)), m_velocity(new QSpinBox(this)), m_replay(new QPushButton(tr("Replay"), this)),
-      m_reason(new QLineEdit(this)), m_discard(new QPushButton(tr("Discard"), this)), m_progressFrame(new QFrame(this)),
+      m_replayToTopic(new QPushButton(tr("Replay to topic\u2026"), this)), m_reason(new QLineEdit(this)), m_discard(new QPushButton(tr("Discard"), this)), m_progressFrame(new QFrame(this)),
       m_progress(new QProgressBar(this)), m_progressText(new QLabel(this)), m_cancel(new QPushButton(tr("Cancel"), this)),
       m_pendingBar(new QFrame(this)), m_pendingText(new QLabel(this)), m_applySet(new QPushButton(tr("Apply"), this)),
       m_dropSet(new QPushButton(tr("Cancel"), this)), m_result(new QLabel(this))
@@ -43,6 +43,9 @@ DlqActionBar::DlqActionBar(QWidget *parent)
     m_replay->setObjectName(QStringLiteral("dlqReplay"));
     m_replay->setToolTip(tr("Write the valid records where they belong (a stream's sink by event_id, a dataset's target by key); "
                             "the invalid ones become failed"));
+    m_replayToTopic->setObjectName(QStringLiteral("dlqReplayToTopic"));
+    m_replayToTopic->setToolTip(tr("Produce the records back to Kafka (each to its original topic, or one you name) instead of the sink; "
+                                   "a dry run first"));
     m_reason->setObjectName(QStringLiteral("dlqReason"));
     m_reason->setPlaceholderText(tr("reason (required to discard)"));
     m_reason->setClearButtonEnabled(true);
@@ -60,6 +63,7 @@ DlqActionBar::DlqActionBar(QWidget *parent)
     actions->addWidget(new QLabel(tr("Velocity"), this));
     actions->addWidget(m_velocity);
     actions->addWidget(m_replay);
+    actions->addWidget(m_replayToTopic);
     actions->addStretch(1);
     layout->addLayout(actions);
     auto *discard = new QHBoxLayout;

@@ -27,6 +27,7 @@ public:
     QSpinBox *batchSize() const { return m_batchSize; }
     QSpinBox *velocity() const { return m_velocity; }
     QPushButton *replayButton() const { return m_replay; }
+    QPushButton *replayToTopicButton() const { return m_replayToTopic; }
     QLineEdit *reason() const { return m_reason; }
     QPushButton *discardButton() const { return m_discard; }
     QFrame *progressFrame() const { return m_progressFrame; }
@@ -45,6 +46,7 @@ private:
     QSpinBox *m_batchSize;
     QSpinBox *m_velocity;
     QPushButton *m_replay;
+    QPushButton *m_replayToTopic;
     QLineEdit *m_reason;
     QPushButton *m_discard;
     QFrame *m_progressFrame;

@@ -6,6 +6,7 @@
 #include "ui/dlq/dlqhistorymodel.h"
 #include "ui/dlq/dlqpayloadpanel.h"
 #include "ui/dlq/dlqrecordsmodel.h"
+#include "ui/dlq/kafkadlqdialogs.h"
 #include "ui/common/format.h"
 #include "ui/common/stattile.h"
 
@@ -13,16 +14,19 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFrame>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedLayout>
+#include <QStringDecoder>
 #include <QStringBuilder>
 #include <QTabWidget>
 #include <QTableView>
@@ -71,7 +75,8 @@ DlqPage::DlqPage(QWidget *parent)
       m_groupsView(new QListView(this)), m_groups(new DlqGroupsModel(this)), m_status(new QComboBox(this)), m_count(new QLabel(this)),
       m_recordsView(makeTable(this, QStringLiteral("dlqRecords"))), m_records(new DlqRecordsModel(this)), m_empty(new QLabel(this)),
       m_recordsArea(new QWidget(this)), m_actions(new DlqActionBar(this)), m_tabs(new QTabWidget(this)), m_payload(new DlqPayloadPanel(this)),
-      m_historyView(makeTable(this, QStringLiteral("dlqHistory"))), m_history(new DlqHistoryModel(this))
+      m_historyView(makeTable(this, QStringLiteral("dlqHistory"))), m_history(new DlqHistoryModel(this)), m_kafka(new QPlainTextEdit(this)),
+      m_import(new QPushButton(tr("Import from topic\u2026"), this))
 {
     setObjectName(QStringLiteral("dlqPage"));
     auto *title = new QLabel(tr("Dead-letter queue"), this);
@@ -89,6 +94,10 @@ DlqPage::DlqPage(QWidget *parent)
     header->addLayout(heading, 1);
     for (StatTile *t : {m_totalTile, m_newTile, m_failedTile, m_fixedTile, m_replayedTile, m_discardedTile})
         header->addWidget(t);
+    m_import->setObjectName(QStringLiteral("dlqImport"));
+    m_import->setToolTip(tr("Read a Kafka stream's dead-letter topic (kafka.dlq_topic, e.g. a Kafka Connect DLQ) into the DLQ"));
+    header->addWidget(m_import, 0, Qt::AlignBottom);
+    connect(m_import, &QPushButton::clicked, this, [this] { openImportDialog(); });
 
     // Left: error signatures.
     m_groupsView->setObjectName(QStringLiteral("dlqSignatures"));
@@ -175,6 +184,7 @@ DlqPage::DlqPage(QWidget *parent)
     connect(m_actions->allMatching(), &QCheckBox::toggled, this, &DlqPage::updateActions);
     connect(m_actions->validateButton(), &QPushButton::clicked, this, &DlqPage::validateSelection);
     connect(m_actions->replayButton(), &QPushButton::clicked, this, &DlqPage::replaySelection);
+    connect(m_actions->replayToTopicButton(), &QPushButton::clicked, this, [this] { openRedriveDialog(); });
     connect(m_actions->reason(), &QLineEdit::textChanged, this, &DlqPage::updateActions);
     connect(m_actions->discardButton(), &QPushButton::clicked, this, &DlqPage::discardSelection);
     connect(m_actions->cancelButton(), &QPushButton::clicked, this, &DlqPage::cancelReplay);
@@ -194,6 +204,11 @@ DlqPage::DlqPage(QWidget *parent)
     m_tabs->setObjectName(QStringLiteral("dlqTabs"));
     m_tabs->addTab(m_payload, tr("Payload"));
     m_tabs->addTab(m_historyView, tr("History"));
+    m_kafka->setObjectName(QStringLiteral("dlqKafka"));
+    m_kafka->setReadOnly(true);
+    m_kafka->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_tabs->addTab(m_kafka, tr("Kafka"));
+    m_tabs->setTabEnabled(2, false);
     m_tabs->setDocumentMode(true);
     connect(m_payload, &DlqPayloadPanel::saveRequested, this, &DlqPage::saveFix);
     connect(m_payload, &DlqPayloadPanel::setPathRequested, this, &DlqPage::previewSetPath);
@@ -408,6 +423,7 @@ void DlqPage::loadDetail(qint64 id)
             } else {
                 m_payload->showRecord(*detail);
                 m_tabs->setTabText(1, tr("History (%1)").arg(detail->history.size()));
+                showKafka(*detail);
                 m_history->resetData(std::move(detail->history));
                 m_historyView->scrollToBottom();
             }
@@ -472,6 +488,71 @@ void DlqPage::updateCount()
     m_actions->allMatching()->setText(m_filteredTotal >= 0 ? tr("All %1 matching").arg(fmt::number(m_filteredTotal)) : tr("All matching"));
 }
 
+void DlqPage::showKafka(const DlqDetail &detail)
+{
+    m_tabs->setTabEnabled(2, detail.kafka.has_value());
+    if (!detail.kafka) {
+        m_kafka->clear();
+        return;
+    }
+    const DlqKafkaRecord &k = *detail.kafka;
+    const auto bytes = [](const std::optional<QByteArray> &b) {
+        if (!b)
+            return tr("(none)");
+        QStringDecoder utf8(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+        const QString text = utf8(*b);
+        return utf8.hasError() || b->contains('\0') ? tr("0x%1 (%2 bytes, not text)").arg(QString::fromLatin1(b->left(64).toHex()), fmt::number(b->size()))
+                                                    : text;
+    };
+    QStringList lines;
+    lines << tr("origin   %1 [%2] @%3")
+                 .arg(k.topic, detail.record.partition.value_or(QStringLiteral("?")),
+                      detail.record.offset ? QString::number(*detail.record.offset) : QStringLiteral("?"));
+    if (k.dlqTopic)
+        lines << tr("read at  %1 [%2] @%3").arg(*k.dlqTopic).arg(k.dlqPartition).arg(k.dlqOffset);
+    lines << tr("key      %1").arg(bytes(k.key)) << QString() << tr("headers (%1, in order; the last of a name counts)").arg(k.headers.size());
+    for (const auto &[name, value] : k.headers)
+        lines << QStringLiteral("  %1 = %2").arg(name, value ? bytes(value) : tr("(null)"));
+    m_kafka->setPlainText(lines.join(u'\n'));
+}
+
+RedriveDialog *DlqPage::openRedriveDialog()
+{
+    if (!m_db || !m_spec || m_busy || selectionSize() == 0)
+        return nullptr;
+    if (m_redrive)
+        m_redrive->close();
+    std::optional<double> rate;
+    if (m_actions->velocity()->value() > 0)
+        rate = double(m_actions->velocity()->value());
+    auto *dialog = new RedriveDialog(*m_db, *m_spec, actionSelection(), m_actions->batchSize()->value(), rate, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &RedriveDialog::replayed, this, [this](const DlqProduceResult &r) {
+        showResult(r.failed == 0, tr("Produced %1 record(s) to Kafka, %2 refused by the broker.").arg(fmt::number(r.produced), fmt::number(r.failed)));
+        refresh();
+    });
+    m_redrive = dialog;
+    dialog->open();
+    return dialog;
+}
+
+ImportTopicDialog *DlqPage::openImportDialog()
+{
+    if (!m_db || !m_spec)
+        return nullptr;
+    if (m_importDialog)
+        m_importDialog->close();
+    auto *dialog = new ImportTopicDialog(*m_db, *m_spec, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ImportTopicDialog::imported, this, [this](qint64 n) {
+        showResult(true, tr("Imported %1 record(s) from the dead-letter topic.").arg(fmt::number(n)));
+        refresh();
+    });
+    m_importDialog = dialog;
+    dialog->open();
+    return dialog;
+}
+
 void DlqPage::updateActions()
 {
     const qint64 n = selectionSize();
@@ -479,6 +560,11 @@ void DlqPage::updateActions()
     const QString what = m_actions->allMatching()->isChecked() ? tr("%1 matching").arg(fmt::number(n)) : tr("%1 selected").arg(fmt::number(n));
     m_actions->validateButton()->setEnabled(ready);
     m_actions->replayButton()->setEnabled(ready && m_spec.has_value());
+    const bool anyKafka = m_spec && std::any_of(m_spec->streams.begin(), m_spec->streams.end(), [](const StreamSpec &st) { return st.kafka.has_value(); });
+    m_actions->replayToTopicButton()->setEnabled(ready && anyKafka);
+    m_actions->replayToTopicButton()->setVisible(anyKafka);
+    m_import->setVisible(m_spec && std::any_of(m_spec->streams.begin(), m_spec->streams.end(),
+                                               [](const StreamSpec &st) { return st.kafka && !st.kafka->dlqTopic.isEmpty(); }));
     m_actions->discardButton()->setEnabled(ready && !m_actions->reason()->text().trimmed().isEmpty());
     m_actions->validateButton()->setText(n > 0 ? tr("Validate %1").arg(what) : tr("Validate"));
     m_actions->replayButton()->setText(n > 0 ? tr("Replay %1").arg(what) : tr("Replay"));

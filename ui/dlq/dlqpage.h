@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QPointer>
+
 #include "core/sql/database.h"
 #include "core/dlq/dlq.h"
 #include "ui/common/page.h"
@@ -10,6 +12,8 @@
 #include <optional>
 
 class QComboBox;
+class QPlainTextEdit;
+class QPushButton;
 class QLabel;
 class QListView;
 class QTabWidget;
@@ -18,6 +22,8 @@ class QTableView;
 namespace rw {
 
 class DlqActionBar;
+class ImportTopicDialog;
+class RedriveDialog;
 class DlqGroupsModel;
 class DlqHistoryModel;
 class DlqPayloadPanel;
@@ -61,6 +67,12 @@ public:
     // The actions, as the buttons run them. Each ends with operationFinished().
     void validateSelection();
     void replaySelection();
+    // Opens the dialog that produces the selection back to Kafka (its dry
+    // run first); the import of a dead-letter topic.
+    RedriveDialog *openRedriveDialog();
+    ImportTopicDialog *openImportDialog();
+    QPushButton *importButton() const { return m_import; }
+    QPlainTextEdit *kafkaView() const { return m_kafka; }
     void cancelReplay();
     void discardSelection();
     void saveFix(qint64 id, const QByteArray &payload);
@@ -100,6 +112,7 @@ private:
     void onFirstPage();
     void maybeLoaded();
     void updateActions();
+    void showKafka(const DlqDetail &detail);
     void onReplayProgress(const DlqReplayProgress &progress);
     void updateCount();
     void setBusy(bool busy);
@@ -149,6 +162,10 @@ private:
     DlqPayloadPanel *m_payload;
     QTableView *m_historyView;
     DlqHistoryModel *m_history;
+    QPlainTextEdit *m_kafka; // a Kafka record's origin, key and headers
+    QPushButton *m_import;
+    QPointer<RedriveDialog> m_redrive;
+    QPointer<ImportTopicDialog> m_importDialog;
 };
 
 } // namespace rw
