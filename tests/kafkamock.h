@@ -139,10 +139,10 @@ inline QByteArray kafkaSpec(const QString &bootstrap, const QString &topic = QSt
                             const QString &dlqTopic = QStringLiteral("payments.dlq"))
 {
     return QStringLiteral(R"({"streams": {"payments": {
-        "kafka": {"bootstrap": "%1", "topic": "%2", "config": %3, "groups": ["loader", "idle"], "dlq_topic": "%4"},
+        "kafka": {"bootstrap": "%1", "topic": "%2", "config": %3, "groups": ["loader", "idle"]%4},
         "event_id": "key", "sink": "payment_events",
         "fields": {"payment_id": "$.id", "amount": "$.amount"}, "required": ["payment_id"]}}})")
-        .arg(bootstrap, topic, config, dlqTopic)
+        .arg(bootstrap, topic, config, dlqTopic.isEmpty() ? QString() : QStringLiteral(", \"dlq_topic\": \"") + dlqTopic + u'"')
         .toUtf8();
 }
 

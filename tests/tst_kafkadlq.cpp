@@ -349,6 +349,49 @@ private Q_SLOTS:
             }
         QFAIL("the redriven record is not on the topic");
     }
+
+    // replay --dlq-to-topic: what the replay dead-letters is also produced
+    // to the stream's dlq_topic with Connect's headers, once; an import of
+    // that topic then adds nothing for them, and still imports the records
+    // others put there before.
+    void replayPublishesItsDeadLetters()
+    {
+        MockCluster cluster;
+        produceDeadLetters(cluster); // Connect's three, not imported yet
+        cluster.produceRecords("payments", {{2, h("bad-2"), h("{oops"), {{h("trace-id"), h("t-2")}}}});
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        const QStringList replay{QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                                 QStringLiteral("loader"), QStringLiteral("--dlq-to-topic"), QStringLiteral("--execute"), QStringLiteral("--json")};
+        const auto r = f.cli(replay);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(json(r.out).value(QStringLiteral("dead_lettered")).toInteger(), 1);
+        QCOMPARE(json(r.out).value(QStringLiteral("published_dead_letters")).toInteger(), 1);
+        const qint64 id = f.db().scalar(QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE kafka_key = ?"), {h("bad-2")})->toLongLong();
+        QJsonObject published;
+        for (const auto &v : independentRecords(cluster.bootstrap(), QString::fromLatin1(kDlqTopic)))
+            if (headerValue(v.toObject(), QStringLiteral("rewind.dlq.id")) == QString::number(id))
+                published = v.toObject();
+        QVERIFY(!published.isEmpty());
+        QCOMPARE(published.value(QStringLiteral("key")).toString(), hex(h("bad-2")));
+        QCOMPARE(published.value(QStringLiteral("value")).toString(), hex(h("{oops")));
+        QCOMPARE(headerValue(published, QStringLiteral("__connect.errors.topic")), QStringLiteral("payments"));
+        QCOMPARE(headerValue(published, QStringLiteral("__connect.errors.partition")), QStringLiteral("2"));
+        QCOMPARE(headerValue(published, QStringLiteral("__connect.errors.exception.class.name")), QStringLiteral("invalid_json"));
+        QCOMPARE(headerValue(published, QStringLiteral("trace-id")), QStringLiteral("t-2"));
+        // Again: nothing more published.
+        const auto again = f.cli(replay);
+        QCOMPARE(json(again.out).value(QStringLiteral("published_dead_letters")).toInteger(), 0);
+        // The import takes Connect's three and skips Rewind's own.
+        const auto imported = f.cli(importArgs(true));
+        QVERIFY2(imported.exitCode == 0, qPrintable(imported.err));
+        QCOMPARE(json(imported.out).value(QStringLiteral("imported")).toInteger(), 3);
+        QCOMPARE(f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq"))->toInt(), 4);
+        // A stream without a dlq_topic: refused before anything is read.
+        testsupport::WorkspaceFixture none({}, kafkaSpec(cluster.bootstrap(), QStringLiteral("payments"), QStringLiteral("{}"), QString()));
+        const auto refused = none.cli(replay);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("names no kafka.dlq_topic")), qPrintable(refused.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKafkaDlq)

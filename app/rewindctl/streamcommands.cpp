@@ -27,6 +27,9 @@ const QCommandLineOption kByDuration({QStringLiteral("by-duration")}, QStringLit
 const QCommandLineOption kFromFile({QStringLiteral("from-file")}, QStringLiteral("Reset to the offsets in a CSV file: topic,partition,offset rows (as kafka-consumer-groups --export writes them), group,topic,partition,offset, or group,partition,offset."), QStringLiteral("CSV"));
 const QCommandLineOption kStreamPartition({QStringLiteral("partition")}, QStringLiteral("Limit the reset to partition N (repeatable)."), QStringLiteral("N"));
 const QCommandLineOption kExport({QStringLiteral("export")}, QStringLiteral("Write the reset plan (group,partition,offset) to a CSV file; with or without --execute."), QStringLiteral("CSV"));
+const QCommandLineOption kDlqToTopic({QStringLiteral("dlq-to-topic")},
+                                     QStringLiteral("Kafka streams: also produce the records dead-lettered (these and earlier ones not there yet) to the "
+                                                    "stream's kafka.dlq_topic, with Kafka Connect's error headers."));
 const QCommandLineOption kMaxEvents({QStringLiteral("max-events")}, QStringLiteral("Consume at most N events in all."), QStringLiteral("N"));
 const QCommandLineOption kBatchSize({QStringLiteral("batch-size")}, QStringLiteral("Events per transaction (default %1).").arg(kDefaultReplayBatchSize),
                                    QStringLiteral("N"), QString::number(kDefaultReplayBatchSize));
@@ -308,6 +311,7 @@ Status runReplay(Context &ctx)
         return fail(batch.error());
     options.batchSize = *batch;
     options.execute = ctx.given(QStringLiteral("execute"));
+    options.publishDeadLetters = ctx.parser.isSet(kDlqToTopic);
     auto t = target(ctx);
     if (!t)
         return fail(t.error());
@@ -339,6 +343,7 @@ Status runReplay(Context &ctx)
                    {"duplicates", r->duplicates},
                    {"dead_lettered", r->deadLettered},
                    {"already_dead_lettered", r->alreadyDeadLettered},
+                   {"published_dead_letters", options.publishDeadLetters ? Json(r->publishedDeadLetters) : Json()},
                    {"partitions", list},
                    {"batches", r->batches},
                    {"replay_id", r->replayId ? Json(r->replayId) : Json(nullptr)},
@@ -359,6 +364,8 @@ Status runReplay(Context &ctx)
     if (r->alreadyDeadLettered)
         ctx.out << " (" << thousands(r->alreadyDeadLettered) << " already in the DLQ)";
     ctx.out << ".\n";
+    if (options.publishDeadLetters && r->executed)
+        ctx.out << thousands(r->publishedDeadLetters) << " dead letters produced to " << t->stream->kafka->dlqTopic << ".\n";
     if (r->executed)
         ctx.out << r->batches << (r->batches == 1 ? " batch in " : " batches in ") << QString::number(r->seconds, 'f', 2) << " s"
                 << (r->sinkCreated ? QStringLiteral("; created the sink ") % t->stream->sink : QString()) << ".\n";
@@ -387,7 +394,7 @@ std::vector<Command> streamCommands()
         {QStringLiteral("replay"), QStringLiteral("Replay a stream from a group's offsets into its sink, each event_id once: a dry run unless --execute."),
          [](QCommandLineParser &p) {
              streamGroupOptions(p);
-             p.addOptions({kMaxEvents, kBatchSize, kExecute});
+             p.addOptions({kMaxEvents, kBatchSize, kDlqToTopic, kExecute});
          },
          runReplay},
     };

@@ -164,6 +164,9 @@ QStringList step(const SqlDialect &d, int version)
             QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN dlq_topic TEXT"),
             QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN dlq_partition ") % big,
             QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN dlq_offset ") % big,
+            // 'imported' (read from the topic) or 'published' (a record a
+            // Kafka replay dead-lettered, produced there for other tools).
+            QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN dlq_source TEXT"),
             QStringLiteral("CREATE UNIQUE INDEX rewind_dlq_topic_record ON rewind_dlq (dlq_topic, dlq_partition, dlq_offset)"),
         };
     default:

@@ -160,13 +160,17 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
     result.executed = options.execute;
     // Where the last import stopped, per partition.
     QMap<qint64, qint64> next;
-    auto done = db.exec(QStringLiteral("SELECT dlq_partition, MAX(dlq_offset) + 1 FROM rewind_dlq WHERE dlq_topic = ? GROUP BY dlq_partition"), {topic});
+    // Only imported records count: one Rewind published there may sit past
+    // records of others not imported yet.
+    auto done = db.exec(QStringLiteral("SELECT dlq_partition, MAX(dlq_offset) + 1 FROM rewind_dlq WHERE dlq_topic = ? AND dlq_source = 'imported' "
+                                       "GROUP BY dlq_partition"),
+                        {topic});
     if (!done)
         return fail(done.error());
     while (done->next())
         next.insert(done->value(0).toLongLong(), done->value(1).toLongLong());
     done->finish();
-    auto already = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_topic = ?"), {topic});
+    auto already = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_topic = ? AND dlq_source = 'imported'"), {topic});
     if (!already)
         return fail(already.error());
     result.alreadyImported = already->toLongLong();
@@ -201,7 +205,7 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
     }
 
     const QString row = QStringLiteral("(?, 'stream', ?, ?, ?, ?, ?, ?, ?, ?, 'new', 0, ") % db.dialect().nowUtcText()
-                        % QStringLiteral(", ?, ?, ?, ?, ?, ?, ?)");
+                        % QStringLiteral(", ?, ?, ?, ?, ?, ?, ?, 'imported')");
     QVariantList binds;
     qint64 read = 0;
     const bool textPayloads = db.dialect().blobType() == QLatin1String("TEXT");
@@ -218,7 +222,7 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
                 // hold it in place.
                 if (auto s = db.execRows(QStringLiteral("INSERT INTO rewind_dlq (source_name, source_kind, part, log_offset, event_id, record_key, "
                                                         "error_class, error, original_payload, payload, status, attempts, first_seen, kafka_topic, "
-                                                        "kafka_key, kafka_value, kafka_headers, dlq_topic, dlq_partition, dlq_offset) VALUES "),
+                                                        "kafka_key, kafka_value, kafka_headers, dlq_topic, dlq_partition, dlq_offset, dlq_source) VALUES "),
                                          row, kImportColumns, binds, QStringLiteral(" ON CONFLICT DO NOTHING"));
                     !s)
                     return s;
@@ -604,6 +608,147 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
     }
     result.cancelled = cancelled() && done < toProduce;
     return result;
+}
+
+Status checkDeadLetterTopic(const StreamSpec &stream)
+{
+    if (!stream.kafka || stream.kafka->dlqTopic.isEmpty())
+        return badInput(QStringLiteral("--dlq-to-topic: stream \"%1\" names no kafka.dlq_topic to produce its dead letters to").arg(stream.name));
+    auto rk = connect(stream);
+    if (!rk)
+        return fail(rk.error());
+    if (auto p = topicPartitions(rk->get(), stream, stream.kafka->dlqTopic); !p)
+        return fail(p.error());
+    return {};
+}
+
+Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream)
+{
+    if (!stream.kafka || stream.kafka->dlqTopic.isEmpty())
+        return badInput(QStringLiteral("stream \"%1\" names no kafka.dlq_topic").arg(stream.name));
+    const QString topic = stream.kafka->dlqTopic;
+    auto rows = db.exec(QStringLiteral("SELECT dlq_id, kafka_topic, part, log_offset, error_class, error, kafka_key, kafka_value, original_payload, "
+                                       "kafka_headers FROM rewind_dlq WHERE source_kind = 'stream' AND source_name = ? AND kafka_topic IS NOT NULL "
+                                       "AND dlq_topic IS NULL AND status IN ('new', 'fixed', 'failed') ORDER BY dlq_id"),
+                        {stream.name});
+    if (!rows)
+        return fail(rows.error());
+    struct Out {
+        qint64 id = 0;
+        Delivery delivery;
+    };
+    std::vector<Out> outs;
+    auto rk = connect(stream, QString(), {{QStringLiteral("enable.idempotence"), QStringLiteral("true")}, {QStringLiteral("linger.ms"), QStringLiteral("5")}},
+                      false, [](rd_kafka_conf_t *conf) { rd_kafka_conf_set_dr_msg_cb(conf, onDelivery); });
+    if (!rk)
+        return fail(rk.error());
+    std::vector<QVariantList> pending;
+    while (rows->next())
+        pending.push_back({rows->value(0), rows->value(1), rows->value(2), rows->value(3), rows->value(4), rows->value(5), rows->value(6), rows->value(7),
+                           rows->value(8), rows->value(9)});
+    rows->finish();
+    if (pending.empty())
+        return qint64(0);
+    outs.resize(pending.size());
+    const QByteArray topicBytes = topic.toUtf8();
+    for (size_t i = 0; i < pending.size(); ++i) {
+        const QVariantList &r = pending[i];
+        Out &o = outs[i];
+        o.id = r[0].toLongLong();
+        rd_kafka_headers_t *headers = rd_kafka_headers_new(16);
+        const auto parsed = nlohmann::json::parse(r[9].toString().toStdString(), nullptr, false);
+        if (parsed.is_array())
+            for (const auto &h : parsed)
+                if (h.is_array() && h.size() == 2 && h[0].is_string() && !QByteArray::fromStdString(h[0].get<std::string>()).startsWith(kConnectPrefix)) {
+                    const std::string name = h[0].get<std::string>();
+                    const QByteArray value = h[1].is_string() ? QByteArray::fromBase64(QByteArray::fromStdString(h[1].get<std::string>())) : QByteArray();
+                    rd_kafka_header_add(headers, name.data(), ssize_t(name.size()), h[1].is_string() ? value.constData() : nullptr, value.size());
+                }
+        const auto add = [&](const char *suffix, const QString &value) {
+            const QByteArray name = kConnectPrefix + suffix, v = value.toUtf8();
+            rd_kafka_header_add(headers, name.constData(), name.size(), v.constData(), v.size());
+        };
+        add("topic", r[1].toString());
+        add("partition", r[2].toString());
+        add("offset", r[3].toString());
+        add("exception.class.name", r[4].toString());
+        add("exception.message", r[5].toString());
+        const QByteArray id = QByteArray::number(o.id);
+        rd_kafka_header_add(headers, kDlqIdHeader, -1, id.constData(), id.size());
+        const std::optional<QByteArray> key = r[6].isNull() ? std::nullopt : std::optional<QByteArray>(r[6].toByteArray());
+        const std::optional<QByteArray> value = !r[7].isNull() ? std::optional<QByteArray>(r[7].toByteArray())
+                                                : r[8].isNull() ? std::nullopt
+                                                                : std::optional<QByteArray>(r[8].toByteArray());
+        void *valuePtr = value ? const_cast<char *>(value->constData()) : nullptr;
+        const size_t valueSize = value ? size_t(value->size()) : 0;
+        const void *keyPtr = key ? key->constData() : nullptr;
+        const size_t keySize = key ? size_t(key->size()) : 0;
+        const rd_kafka_resp_err_t err = rd_kafka_producev(rk->get(), RD_KAFKA_V_TOPIC(topicBytes.constData()), RD_KAFKA_V_VALUE(valuePtr, valueSize),
+                                                          RD_KAFKA_V_KEY(keyPtr, keySize), RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                                          RD_KAFKA_V_OPAQUE(&o.delivery), RD_KAFKA_V_END);
+        if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            rd_kafka_headers_destroy(headers);
+            o.delivery.done = true;
+            o.delivery.err = err;
+        }
+    }
+    rd_kafka_flush(rk->get(), timeoutMs());
+    QVariantList binds;
+    qint64 published = 0;
+    QString firstError;
+    for (const Out &o : outs) {
+        if (!o.delivery.done || o.delivery.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            if (firstError.isEmpty())
+                firstError = o.delivery.done ? QString::fromUtf8(rd_kafka_err2str(o.delivery.err)) : QStringLiteral("not acknowledged in time");
+            continue;
+        }
+        binds << o.id << QVariant() << topic << o.delivery.partition << o.delivery.offset << QVariant();
+        ++published;
+    }
+    failpoint("dlq-publish-after-ack");
+    const Status s = Database::retryTransient(5, [&] {
+        return db.writeTransaction([&]() -> Status {
+            if (auto r = db.exec(db.dialect().dropTempTable(kProduced)); !r)
+                return fail(r.error());
+            const QString big = db.dialect().bigintType();
+            if (auto r = db.exec(QStringLiteral("CREATE TEMP TABLE ") % kProduced % QStringLiteral(" (dlq_id ") % big
+                                 % QStringLiteral(" PRIMARY KEY, from_status TEXT, topic TEXT, partition_id ") % big % QStringLiteral(", log_offset ") % big
+                                 % QStringLiteral(", error TEXT)"));
+                !r)
+                return fail(r.error());
+            if (auto r = db.execRows(QStringLiteral("INSERT INTO ") % kProduced % QStringLiteral(" (dlq_id, from_status, topic, partition_id, log_offset, error) VALUES "),
+                                     QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, binds);
+                !r)
+                return r;
+            const QString match = QStringLiteral(" FROM ") % kProduced % QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id)");
+            if (auto r = db.exec(QStringLiteral("UPDATE rewind_dlq SET dlq_topic = (SELECT p.topic") % match % QStringLiteral(", dlq_partition = (SELECT p.partition_id")
+                                     % match % QStringLiteral(", dlq_offset = (SELECT p.log_offset") % match
+                                     % QStringLiteral(", dlq_source = 'published' WHERE dlq_id IN (SELECT dlq_id FROM ") % kProduced % u')');
+                !r)
+                return fail(r.error());
+            if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason) SELECT p.dlq_id, ")
+                                     % db.dialect().nowUtcText()
+                                     % QStringLiteral(", ?, 'published', d.status, d.status, 'published to ' || p.topic || ' [' || CAST(p.partition_id AS TEXT) "
+                                                      "|| '] @' || CAST(p.log_offset AS TEXT) FROM ")
+                                     % kProduced % QStringLiteral(" AS p JOIN rewind_dlq AS d ON d.dlq_id = p.dlq_id"),
+                                 {osUser()});
+                !r)
+                return fail(r.error());
+            const nlohmann::json detail = {{"topic", topic.toStdString()}, {"published", published}};
+            if (auto a = writeAudit(db, QStringLiteral("dlq-publish"), QString(), stream.name, QVariant(), QString::fromStdString(detail.dump())); !a)
+                return a;
+            return Status{};
+        });
+    });
+    if (!s)
+        return fail(s.error());
+    if (published < qint64(outs.size()))
+        return internalError(context(stream) % QStringLiteral("%1 of %2 dead-lettered record(s) were not published to %3 (%4); the rest are, and the next "
+                                                              "replay with --dlq-to-topic tries them again")
+                                                   .arg(qint64(outs.size()) - published)
+                                                   .arg(outs.size())
+                                                   .arg(topic, firstError));
+    return published;
 }
 
 } // namespace rw

@@ -113,4 +113,19 @@ struct DlqProduceResult {
 // go to (no origin, no --to-topic), a target topic that does not exist.
 Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const DlqSelection &selection, const DlqProduceOptions &options);
 
+// For replay --dlq-to-topic: BadInput unless the stream is a Kafka stream
+// whose kafka.dlq_topic exists on its cluster.
+Status checkDeadLetterTopic(const StreamSpec &stream);
+
+// Produces the stream's records that Rewind's Kafka replays dead-lettered and
+// that are not yet on its dlq_topic (new, fixed or failed, not published
+// before) to that topic, as Kafka Connect would: the original key, value and
+// headers, plus __connect.errors.topic, .partition, .offset,
+// .exception.class.name and .exception.message from the record, and
+// rewind.dlq.id. Once acknowledged each record gets its place there
+// (dlq_topic, dlq_partition, dlq_offset; dlq_source 'published') and a
+// history row, in one transaction. Killed in between, the next call
+// produces them again. Returns how many were published.
+Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream);
+
 } // namespace rw

@@ -1,5 +1,7 @@
 #include "core/streams/replay.h"
 
+#include "core/streams/kafkadlq.h"
+
 #include "core/dlq/dlq.h"
 #include "core/streams/replayer.h"
 #include "core/streams/replaylock.h"
@@ -64,6 +66,9 @@ Result<ReplayResult> Replayer::run()
         return badInput(QStringLiteral("--batch-size must be positive"));
     if (auto setup = prepareStreamSession(m_db); !setup)
         return fail(setup.error());
+    if (m_options.publishDeadLetters)
+        if (auto c = checkDeadLetterTopic(m_stream); !c) // before anything is written
+            return fail(c.error());
     if (m_options.execute) {
         auto id = beginReplay(m_db, m_stream.name, m_group);
         if (!id)
@@ -71,6 +76,8 @@ Result<ReplayResult> Replayer::run()
         m_result.replayId = *id;
     }
     Status s = m_options.execute ? execute() : dryRun();
+    if (s && m_options.execute && m_options.publishDeadLetters && m_result.batches == 0)
+        s = publishNow(); // nothing consumed: still catch up what earlier replays dead-lettered
     if (m_restoreCache)
         m_db.exec(m_sd.setPageCacheSize(*m_restoreCache));
     if (m_restoreAutoCheckpoint)
@@ -87,6 +94,15 @@ Result<ReplayResult> Replayer::run()
         return fail(s.error());
     m_result.seconds = timer.nsecsElapsed() / 1e9;
     return m_result;
+}
+
+Status Replayer::publishNow()
+{
+    auto n = publishDeadLetters(m_db, m_stream);
+    if (!n)
+        return fail(n.error());
+    m_result.publishedDeadLetters += *n;
+    return {};
 }
 
 // Where each partition starts and what the batches cover. A batch takes
@@ -344,6 +360,9 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k)
     failpoint("replay-before-follow"); // the batch is in the workspace, not yet in the log's own record (a Kafka group)
     if (auto f = m_log->followCommitted(m_group, batch); !f)
         return f;
+    if (m_options.publishDeadLetters)
+        if (auto p = publishNow(); !p)
+            return p;
     m_result.batches = number;
     m_result.consumed += consumed;
     m_result.inserted += inserted;

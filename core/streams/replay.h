@@ -37,6 +37,9 @@ struct ReplayOptions {
     qint64 batchSize = kDefaultReplayBatchSize; // offsets per transaction
     std::function<void(const ReplayProgress &)> progress;
     const std::atomic<bool> *cancel = nullptr;
+    // Kafka streams: after each batch, produce the dead letters not yet on
+    // the stream's kafka.dlq_topic there (publishDeadLetters, kafkadlq.h).
+    bool publishDeadLetters = false;
 };
 
 struct ReplayPartition {
@@ -74,6 +77,7 @@ struct ReplayResult {
     qint64 duplicates = 0;     // valid events whose event_id the sink already had (or had earlier in the replay)
     qint64 deadLettered = 0;   // invalid events newly written to the DLQ
     qint64 alreadyDeadLettered = 0; // invalid events the DLQ already held (read again after a rewind)
+    qint64 publishedDeadLetters = 0; // with publishDeadLetters: dead letters produced to the dlq_topic
     int batches = 0;
     bool sinkCreated = false;
     bool logIndexCreated = false;

@@ -59,6 +59,7 @@ public:
 private:
     // replay.cpp: planning, the dry run, the batch loop.
     Status planSlices();
+    Status publishNow(); // publishDeadLetters, counted in the result
     Status dryRun();
     Status execute();
     Status runBatch(const Batch &batch, std::size_t k);
