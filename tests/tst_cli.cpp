@@ -135,6 +135,27 @@ private Q_SLOTS:
     }
 
     // Numbers stand right-aligned under their headings, the first column too.
+    // --db, --spec and --json before the command words, as git and kubectl
+    // users type them, answer exactly as after them; a dlq command too.
+    void globalOptionsBeforeTheCommand()
+    {
+        const QStringList after{QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("fact_sales"), QStringLiteral("--db"),
+                                m_db, QStringLiteral("--spec"), m_spec, QStringLiteral("--json")};
+        const auto expected = runCli(after);
+        QVERIFY2(expected.exitCode == 0, qPrintable(expected.err));
+        const auto before = runCli({QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec, QStringLiteral("--json"), QStringLiteral("partitions"),
+                                    QStringLiteral("--dataset"), QStringLiteral("fact_sales")});
+        QVERIFY2(before.exitCode == 0, qPrintable(before.err));
+        QCOMPARE(before.out, expected.out);
+        const auto equals = runCli({QStringLiteral("--db=") + m_db, QStringLiteral("--spec=") + m_spec, QStringLiteral("dlq"), QStringLiteral("list")});
+        QVERIFY2(equals.exitCode == 0, qPrintable(equals.err));
+        // A typo: one line naming it and the nearest command, not the usage.
+        const auto typo = runCli({QStringLiteral("--db"), m_db, QStringLiteral("partitons")});
+        QCOMPARE(typo.exitCode, 2);
+        QCOMPARE(typo.err.trimmed().count(u'\n'), 0);
+        QVERIFY2(typo.err.contains(QStringLiteral("did you mean \"partitions\"")), qPrintable(typo.err));
+    }
+
     void offsetsTextAligned()
     {
         const auto r = runCli({QStringLiteral("offsets"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec,
@@ -162,9 +183,10 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
         QTest::newRow("no command") << QStringList{} << QStringLiteral("Usage: rewindctl");
-        QTest::newRow("unknown command") << QStringList{QStringLiteral("partishuns")} << QStringLiteral("unknown command \"partishuns\"");
+        QTest::newRow("unknown command") << QStringList{QStringLiteral("partishuns")}
+                                         << QStringLiteral("unknown command \"partishuns\" (did you mean \"partitions\"?)");
         QTest::newRow("unknown dlq command") << QStringList{QStringLiteral("dlq"), QStringLiteral("frob")}
-                                             << QStringLiteral("unknown command \"dlq frob\": dlq takes list, show, fix, validate, replay, discard");
+                                             << QStringLiteral("unknown command \"dlq frob\": dlq takes list, show, fix, validate, replay, import, discard");
         QTest::newRow("unknown option") << QStringList{QStringLiteral("datasets"), QStringLiteral("--bogus")} << QStringLiteral("bogus");
         QTest::newRow("missing db") << QStringList{QStringLiteral("datasets"), QStringLiteral("--spec"), QStringLiteral("x.json")}
                                     << QStringLiteral("--db is required");

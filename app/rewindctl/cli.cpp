@@ -33,6 +33,62 @@ QString commandName(const QStringList &args)
     return std::any_of(all.begin(), all.end(), [&](const Command &c) { return c.name == two; }) ? two : args.constFirst();
 }
 
+// Edit distance (Levenshtein), for the nearest command to a typo.
+int distance(const QString &a, const QString &b)
+{
+    std::vector<int> row(size_t(b.size()) + 1);
+    for (size_t j = 0; j < row.size(); ++j)
+        row[j] = int(j);
+    for (qsizetype i = 1; i <= a.size(); ++i) {
+        int diagonal = row[0];
+        row[0] = int(i);
+        for (qsizetype j = 1; j <= b.size(); ++j) {
+            const int up = row[size_t(j)];
+            row[size_t(j)] = std::min({up + 1, row[size_t(j - 1)] + 1, diagonal + (a.at(i - 1) == b.at(j - 1) ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row.back();
+}
+
+// The command nearest to `word` (by its first word), empty when none is near.
+QString nearestCommand(const QString &word)
+{
+    QString best;
+    int bestDistance = std::max<int>(2, int(word.size()) / 3) + 1;
+    for (const Command &c : commands()) {
+        const QString first = c.name.section(u' ', 0, 0);
+        const int d = distance(word.toLower(), first);
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = first;
+        }
+    }
+    return best;
+}
+
+// `--db`, `--spec` (with their values) and `--json` given before the command
+// words move after them, as git and kubectl users type them.
+QStringList globalOptionsLast(QStringList args)
+{
+    QStringList globals;
+    while (!args.isEmpty()) {
+        const QString a = args.constFirst();
+        const QString bare = a.startsWith(QLatin1String("--")) ? a.mid(2) : a.startsWith(u'-') ? a.mid(1) : QString();
+        const QString name = bare.section(u'=', 0, 0);
+        if (name == QLatin1String("json") && !bare.contains(u'=')) {
+            globals << args.takeFirst();
+        } else if (name == QLatin1String("db") || name == QLatin1String("spec")) {
+            globals << args.takeFirst();
+            if (!bare.contains(u'=') && !args.isEmpty())
+                globals << args.takeFirst(); // its value
+        } else {
+            break;
+        }
+    }
+    return args + globals;
+}
+
 QString usage()
 {
     QString text = QStringLiteral("Usage: rewindctl COMMAND [options]\n\n"
@@ -53,7 +109,7 @@ QString usage()
 
 int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
 {
-    const QStringList args = arguments.mid(1);
+    const QStringList args = globalOptionsLast(arguments.mid(1));
     if (args.isEmpty()) {
         err << usage();
         return 2;
@@ -84,7 +140,11 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
             return refuse(QStringLiteral("rewindctl: unknown command \"%1%2\": %1 takes %3")
                               .arg(name, args.size() > 1 ? QString(u' ' % args.at(1)) : QString(), group.join(QStringLiteral(", "))),
                           QStringLiteral("\n"));
-        return refuse(QStringLiteral("rewindctl: unknown command \"%1\"").arg(name), QStringLiteral("\n\n") + usage());
+        // One line: the word, the nearest command, where the list is.
+        const QString nearest = name.startsWith(u'-') ? QString() : nearestCommand(name);
+        return refuse(QStringLiteral("rewindctl: unknown command \"%1\"%2; run 'rewindctl --help' for the commands")
+                          .arg(name, nearest.isEmpty() ? QString() : QStringLiteral(" (did you mean \"%1\"?)").arg(nearest)),
+                      QStringLiteral("\n"));
     }
 
     QCommandLineParser parser;

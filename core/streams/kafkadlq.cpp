@@ -339,6 +339,28 @@ struct Route {
 
 const QString kProduced = QStringLiteral("rewind_dlq_produced");
 
+// A record's stored headers (headersJson) as librdkafka headers to produce,
+// in order, without Connect's __connect.errors.* (its error context, which
+// stays in the DLQ), then rewind.dlq.id.
+rd_kafka_headers_t *outgoingHeaders(const QString &stored, qint64 dlqId)
+{
+    rd_kafka_headers_t *headers = rd_kafka_headers_new(16);
+    const auto parsed = nlohmann::json::parse(stored.toStdString(), nullptr, false);
+    if (parsed.is_array())
+        for (const auto &h : parsed) {
+            if (!h.is_array() || h.size() != 2 || !h[0].is_string())
+                continue;
+            const std::string name = h[0].get<std::string>();
+            if (QByteArray::fromStdString(name).startsWith(kConnectPrefix))
+                continue;
+            const QByteArray value = h[1].is_string() ? QByteArray::fromBase64(QByteArray::fromStdString(h[1].get<std::string>())) : QByteArray();
+            rd_kafka_header_add(headers, name.data(), ssize_t(name.size()), h[1].is_string() ? value.constData() : nullptr, value.size());
+        }
+    const QByteArray id = QByteArray::number(dlqId);
+    rd_kafka_header_add(headers, kDlqIdHeader, -1, id.constData(), id.size());
+    return headers;
+}
+
 } // namespace
 
 Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const DlqSelection &selection, const DlqProduceOptions &options)
@@ -507,24 +529,7 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
         std::set<rd_kafka_t *> used;
         for (Out &o : outs) {
             used.insert(o.producer);
-            rd_kafka_headers_t *headers = rd_kafka_headers_new(8);
-            const auto parsed = nlohmann::json::parse(o.headersJson.toStdString(), nullptr, false);
-            if (parsed.is_array())
-                for (const auto &h : parsed) {
-                    if (!h.is_array() || h.size() != 2 || !h[0].is_string())
-                        continue;
-                    const std::string name = h[0].get<std::string>();
-                    if (QByteArray::fromStdString(name).startsWith(kConnectPrefix))
-                        continue; // Connect's error context stays in the DLQ
-                    if (h[1].is_null()) {
-                        rd_kafka_header_add(headers, name.data(), ssize_t(name.size()), nullptr, 0);
-                    } else {
-                        const QByteArray value = QByteArray::fromBase64(QByteArray::fromStdString(h[1].get<std::string>()));
-                        rd_kafka_header_add(headers, name.data(), ssize_t(name.size()), value.constData(), ssize_t(value.size()));
-                    }
-                }
-            const QByteArray id = QByteArray::number(o.id);
-            rd_kafka_header_add(headers, kDlqIdHeader, -1, id.constData(), id.size());
+            rd_kafka_headers_t *headers = outgoingHeaders(o.headersJson, o.id);
             const QByteArray topic = o.topic.toUtf8();
             void *value = o.payload ? const_cast<char *>(o.payload->constData()) : nullptr; // null: a tombstone
             const size_t valueSize = o.payload ? size_t(o.payload->size()) : 0;
@@ -655,15 +660,7 @@ Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream)
         const QVariantList &r = pending[i];
         Out &o = outs[i];
         o.id = r[0].toLongLong();
-        rd_kafka_headers_t *headers = rd_kafka_headers_new(16);
-        const auto parsed = nlohmann::json::parse(r[9].toString().toStdString(), nullptr, false);
-        if (parsed.is_array())
-            for (const auto &h : parsed)
-                if (h.is_array() && h.size() == 2 && h[0].is_string() && !QByteArray::fromStdString(h[0].get<std::string>()).startsWith(kConnectPrefix)) {
-                    const std::string name = h[0].get<std::string>();
-                    const QByteArray value = h[1].is_string() ? QByteArray::fromBase64(QByteArray::fromStdString(h[1].get<std::string>())) : QByteArray();
-                    rd_kafka_header_add(headers, name.data(), ssize_t(name.size()), h[1].is_string() ? value.constData() : nullptr, value.size());
-                }
+        rd_kafka_headers_t *headers = outgoingHeaders(r[9].toString(), o.id);
         const auto add = [&](const char *suffix, const QString &value) {
             const QByteArray name = kConnectPrefix + suffix, v = value.toUtf8();
             rd_kafka_header_add(headers, name.constData(), name.size(), v.constData(), v.size());
@@ -673,8 +670,6 @@ Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream)
         add("offset", r[3].toString());
         add("exception.class.name", r[4].toString());
         add("exception.message", r[5].toString());
-        const QByteArray id = QByteArray::number(o.id);
-        rd_kafka_header_add(headers, kDlqIdHeader, -1, id.constData(), id.size());
         const std::optional<QByteArray> key = r[6].isNull() ? std::nullopt : std::optional<QByteArray>(r[6].toByteArray());
         const std::optional<QByteArray> value = !r[7].isNull() ? std::optional<QByteArray>(r[7].toByteArray())
                                                 : r[8].isNull() ? std::nullopt
