@@ -13,6 +13,7 @@
 
 #include <QDir>
 #include <QJsonArray>
+#include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -280,6 +281,27 @@ private Q_SLOTS:
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 4);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 5);
         verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
+    }
+
+    // --max-per-second: batches of at most R offsets, the measured rate never
+    // above R; the events land as without it.
+    void velocityCapsTheRate()
+    {
+        const QString db = smallLog();
+        QElapsedTimer t;
+        t.start();
+        const auto r = runCli(small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--max-per-second"), QStringLiteral("5")});
+        const double seconds = t.nsecsElapsed() / 1e9;
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = json(r.out);
+        QCOMPARE(o.value(QStringLiteral("consumed")).toInteger(), 11);
+        QVERIFY(o.value(QStringLiteral("batches")).toInteger() >= 3); // 11 offsets, at most 5 a batch
+        QVERIFY2(11 / seconds <= 5.0, qPrintable(QStringLiteral("%1 events/s").arg(11 / seconds)));
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 4);
+        verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
+        const auto bad = runCli(small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--max-per-second"), QStringLiteral("0")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("--max-per-second")), qPrintable(bad.err));
     }
 
     void cancelBetweenBatchesThenResume()

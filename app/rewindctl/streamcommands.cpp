@@ -30,6 +30,7 @@ const QCommandLineOption kExport({QStringLiteral("export")}, QStringLiteral("Wri
 const QCommandLineOption kDlqToTopic({QStringLiteral("dlq-to-topic")},
                                      QStringLiteral("Kafka streams: also produce the records dead-lettered (these and earlier ones not there yet) to the "
                                                     "stream's kafka.dlq_topic, with Kafka Connect's error headers."));
+const QCommandLineOption kReplayRate({QStringLiteral("max-per-second")}, QStringLiteral("Velocity: read at most R events per second."), QStringLiteral("R"));
 const QCommandLineOption kMaxEvents({QStringLiteral("max-events")}, QStringLiteral("Consume at most N events in all."), QStringLiteral("N"));
 const QCommandLineOption kBatchSize({QStringLiteral("batch-size")}, QStringLiteral("Events per transaction (default %1).").arg(kDefaultReplayBatchSize),
                                    QStringLiteral("N"), QString::number(kDefaultReplayBatchSize));
@@ -312,6 +313,13 @@ Status runReplay(Context &ctx)
     options.batchSize = *batch;
     options.execute = ctx.given(QStringLiteral("execute"));
     options.publishDeadLetters = ctx.parser.isSet(kDlqToTopic);
+    if (ctx.parser.isSet(kReplayRate)) {
+        bool ok = false;
+        const double rate = ctx.parser.value(kReplayRate).toDouble(&ok);
+        if (!ok || !(rate > 0))
+            return badInput(QStringLiteral("--max-per-second \"%1\": expected a positive number").arg(ctx.parser.value(kReplayRate)));
+        options.maxPerSecond = rate;
+    }
     auto t = target(ctx);
     if (!t)
         return fail(t.error());
@@ -394,7 +402,7 @@ std::vector<Command> streamCommands()
         {QStringLiteral("replay"), QStringLiteral("Replay a stream from a group's offsets into its sink, each event_id once: a dry run unless --execute."),
          [](QCommandLineParser &p) {
              streamGroupOptions(p);
-             p.addOptions({kMaxEvents, kBatchSize, kDlqToTopic, kExecute});
+             p.addOptions({kMaxEvents, kBatchSize, kReplayRate, kDlqToTopic, kExecute});
          },
          runReplay},
     };

@@ -10,6 +10,7 @@
 
 #include <QElapsedTimer>
 #include <QScopeGuard>
+#include <QThread>
 #include <QStringBuilder>
 
 #include <algorithm>
@@ -64,6 +65,10 @@ Result<ReplayResult> Replayer::run()
     m_result.executed = m_options.execute;
     if (m_options.batchSize <= 0)
         return badInput(QStringLiteral("--batch-size must be positive"));
+    if (m_options.maxPerSecond && !(*m_options.maxPerSecond > 0))
+        return badInput(QStringLiteral("--max-per-second must be positive"));
+    m_batchSize = m_options.maxPerSecond ? std::min<qint64>(m_options.batchSize, std::max<qint64>(1, qint64(*m_options.maxPerSecond)))
+                                         : m_options.batchSize;
     if (auto setup = prepareStreamSession(m_db); !setup)
         return fail(setup.error());
     if (m_options.publishDeadLetters)
@@ -129,13 +134,13 @@ Status Replayer::planSlices()
     for (qint64 left = m_offsetsTotal; left > 0;) {
         Batch batch;
         qint64 fill = 0;
-        while (fill < m_options.batchSize && left > 0) {
+        while (fill < m_batchSize && left > 0) {
             qint64 active = 0;
             for (size_t i = 0; i < parts.size(); ++i)
                 active += next[i] < parts[i].to ? 1 : 0;
-            const qint64 share = std::max<qint64>(1, (m_options.batchSize - fill) / active);
-            for (size_t i = 0; i < parts.size() && fill < m_options.batchSize; ++i) {
-                const qint64 take = std::min({share, parts[i].to - next[i], m_options.batchSize - fill});
+            const qint64 share = std::max<qint64>(1, (m_batchSize - fill) / active);
+            for (size_t i = 0; i < parts.size() && fill < m_batchSize; ++i) {
+                const qint64 take = std::min({share, parts[i].to - next[i], m_batchSize - fill});
                 if (take <= 0)
                     continue;
                 auto same = std::find_if(batch.begin(), batch.end(), [&](const Slice &sl) { return sl.partition == parts[i].partition; });
@@ -251,11 +256,27 @@ Status Replayer::execute()
             m_restoreAutoCheckpoint = pages->toLongLong();
         m_pipeline->start();
     }
+    const auto cancelled = [&] { return m_options.cancel && m_options.cancel->load(); };
+    QElapsedTimer clock;
+    clock.start();
+    qint64 offsetsDone = 0;
     for (std::size_t k = 0; k < m_batches.size(); ++k) {
-        if (m_options.cancel && m_options.cancel->load()) {
+        qint64 planned = 0;
+        for (const Slice &sl : m_batches[k])
+            planned += sl.to - sl.from;
+        if (m_options.maxPerSecond) {
+            // Velocity: a batch starts (and so commits) no earlier than
+            // (offsets read with it) / R seconds after the first: the
+            // measured rate never exceeds R.
+            const double due = double(offsetsDone + planned) / *m_options.maxPerSecond;
+            while (clock.nsecsElapsed() / 1e9 < due && !cancelled())
+                QThread::msleep(std::clamp<unsigned long>(static_cast<unsigned long>((due - clock.nsecsElapsed() / 1e9) * 1000) + 1, 1, 50));
+        }
+        if (cancelled()) {
             m_result.status = ReplayStatus::Cancelled;
             break;
         }
+        offsetsDone += planned;
         failpoint("replay-batch-start");
         if (auto s = runBatch(m_batches[k], k); !s)
             return s;

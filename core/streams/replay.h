@@ -35,6 +35,10 @@ struct ReplayOptions {
     bool execute = false;              // without it: report what would be consumed, write nothing
     std::optional<qint64> maxEvents;   // at most this many offsets in all
     qint64 batchSize = kDefaultReplayBatchSize; // offsets per transaction
+    // Velocity: at most this many offsets read per second. Batches are then
+    // at most R offsets, and each starts no earlier than (offsets read with
+    // it) / R seconds after the replay began.
+    std::optional<double> maxPerSecond;
     std::function<void(const ReplayProgress &)> progress;
     const std::atomic<bool> *cancel = nullptr;
     // Kafka streams: after each batch, produce the dead letters not yet on

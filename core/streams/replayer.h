@@ -89,6 +89,7 @@ private:
     const StreamSpec &m_stream;
     const QString m_group;
     const ReplayOptions &m_options;
+    qint64 m_batchSize = 0; // the option's, capped by the velocity
     const StreamsDialect &m_sd;
     std::unique_ptr<StreamLog> m_log;
     EventRelation m_events; // where the batch's SQL reads events
