@@ -264,10 +264,22 @@ private Q_SLOTS:
         QVERIFY(refused.exitCode != 0);
         QVERIFY(refused.err.contains(QStringLiteral("frozen")));
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        // The freeze holds in the database: another writer's INSERT, UPDATE
+        // and DELETE (here plain statements outside Rewind's write
+        // transactions) are refused, naming the freeze and how to lift it.
+        for (const char *write : {"INSERT INTO tgt SELECT * FROM tgt", "UPDATE tgt SET id = id", "DELETE FROM tgt"}) {
+            auto w = f.db().exec(QString::fromLatin1(write));
+            QVERIFY2(!w, write);
+            QVERIFY2(w.error().message.contains(QStringLiteral("tgt is frozen by Rewind (dataset sales, incident 42)"))
+                         && w.error().message.contains(QStringLiteral("rewindctl unfreeze --dataset sales")),
+                     qPrintable(w.error().message));
+        }
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
         // A preview still works: it writes no data.
         QCOMPARE(f.cli({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("sales")}).exitCode, 0);
 
         QCOMPARE(f.cli({QStringLiteral("unfreeze"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")}).exitCode, 0);
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE tgt SET id = id"))); // lifted: other writers write again
         QCOMPARE(f.cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")}).exitCode, 0);
         QVERIFY(digest(f.db(), QStringLiteral("tgt")) != before);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action IN ('freeze', 'unfreeze')")), 2);

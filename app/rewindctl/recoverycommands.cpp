@@ -100,7 +100,7 @@ Status runFreeze(Context &ctx, bool freezing)
     const bool wasFrozen = state->has_value();
     bool changed = false;
     if (execute) {
-        auto r = freezing ? freeze(db, name, reason) : unfreeze(db, name, reason);
+        auto r = freezing ? freeze(db, *wd->second, reason) : unfreeze(db, *wd->second, reason);
         if (!r)
             return fail(r.error());
         changed = *r;
@@ -129,7 +129,8 @@ Status runFreeze(Context &ctx, bool freezing)
     if (!changed)
         ctx.out << name << " was " << (wasFrozen ? "already frozen" : "not frozen") << ": nothing changed.\n";
     else
-        ctx.out << name << (freezing ? " is frozen: Rewind's writers refuse it until rewindctl unfreeze.\n" : " is unfrozen.\n");
+        ctx.out << name << (freezing ? " is frozen: every other writer's INSERT, UPDATE and DELETE on its target is refused in the database, "
+                                       "and Rewind's runs refuse it, until rewindctl unfreeze.\n" : " is unfrozen.\n");
     return {};
 }
 

@@ -47,9 +47,17 @@ Result<std::optional<FreezeInfo>> freezeInfo(const Database &db, const QString &
 // Freezes (or lifts the freeze of) a dataset with its audit row. Freezing a
 // frozen dataset, or unfreezing one that is not, changes nothing.
 // `action` names the audit row.
-Result<bool> freeze(const Database &db, const QString &dataset, const QString &reason,
+//
+// The freeze holds in the database: triggers on the target refuse every other
+// writer's INSERT, UPDATE and DELETE (PostgreSQL: TRUNCATE too) with a message
+// naming the freeze and how to lift it, while Rewind's own write transactions
+// pass (controlschema step 13). Created in the freeze's transaction, dropped
+// in the unfreeze's; a crash leaves them standing with the freeze. What they
+// cannot stop: DDL (ALTER, DROP), a role that may drop triggers, and (SQLite)
+// a writer that deletes rewind_writer's guard by writing to it directly.
+Result<bool> freeze(const Database &db, const DatasetSpec &dataset, const QString &reason,
                     const QString &action = QStringLiteral("freeze")); // true: newly frozen
-Result<bool> unfreeze(const Database &db, const QString &dataset, const QString &reason,
+Result<bool> unfreeze(const Database &db, const DatasetSpec &dataset, const QString &reason,
                       const QString &action = QStringLiteral("unfreeze")); // true: was frozen
 
 struct TotalsRow {

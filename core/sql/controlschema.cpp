@@ -169,12 +169,26 @@ QStringList step(const SqlDialect &d, int version)
             QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN dlq_source TEXT"),
             QStringLiteral("CREATE UNIQUE INDEX rewind_dlq_topic_record ON rewind_dlq (dlq_topic, dlq_partition, dlq_offset)"),
         };
+    case 13: {
+        // A freeze that holds in the database (recovery.h): triggers on a
+        // frozen target refuse every writer but Rewind's. SQLite: Rewind's
+        // write transactions hold a row in rewind_writer from BEGIN to COMMIT
+        // (no other writer can run meanwhile, none ever sees it).
+        // PostgreSQL: they SET LOCAL rewind.writer = 'on'; the trigger
+        // function below refuses statements without it.
+        QStringList out{QStringLiteral("CREATE TABLE rewind_writer (marker INTEGER)")};
+        if (d.name() == QLatin1String("postgresql"))
+            out << QStringLiteral("CREATE OR REPLACE FUNCTION rewind.refuse_frozen_write() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
+                                  "BEGIN IF current_setting('rewind.writer', true) IS DISTINCT FROM 'on' THEN "
+                                  "RAISE EXCEPTION '%', TG_ARGV[0] USING ERRCODE = 'object_not_in_prerequisite_state'; END IF; RETURN NULL; END $fn$");
+        return out;
+    }
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 12;
+constexpr int kLatest = 13;
 
 } // namespace
 

@@ -225,6 +225,7 @@ struct Database::Shared {
     QMutex mutex;
     QSet<QString> connectionNames;
     QSet<QString> inTransaction; // connections inside writeTransaction()
+    bool writerTable = false;    // SQLite: rewind_writer exists (a frozen target's triggers read it)
     QHash<QString, QString> quotedTables; // quoteTable() answers that needed the catalog
 
     ~Shared()
@@ -489,8 +490,17 @@ Status Database::writeTransaction(const std::function<Status()> &body) const
         m_shared->inTransaction.remove(name);
     });
     Status result = execAll(dialect().afterBeginWrite());
+    // SQLite: Rewind's mark, which a frozen target's triggers let through;
+    // removed before COMMIT, so no other connection ever sees it.
+    const bool mark = result && dialect().kind() == SqlDialect::Kind::Sqlite && hasWriterTable();
+    if (mark)
+        if (auto r = exec(QStringLiteral("INSERT INTO rewind_writer (marker) VALUES (1)")); !r)
+            result = fail(r.error());
     if (result)
         result = body();
+    if (result && mark)
+        if (auto r = exec(QStringLiteral("DELETE FROM rewind_writer")); !r)
+            result = fail(r.error());
     if (result) {
         if (auto commit = exec(QStringLiteral("COMMIT")); commit)
             return {};
@@ -503,6 +513,21 @@ Status Database::writeTransaction(const std::function<Status()> &body) const
     if (auto rollback = exec(QStringLiteral("ROLLBACK")); !rollback)
         qCWarning(lcDb) << "rollback failed:" << rollback.error().message;
     return result;
+}
+
+bool Database::hasWriterTable() const
+{
+    {
+        QMutexLocker lock(&m_shared->mutex);
+        if (m_shared->writerTable)
+            return true;
+    }
+    auto found = scalar(QStringLiteral("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'rewind_writer'"));
+    if (!found || found->isNull())
+        return false;
+    QMutexLocker lock(&m_shared->mutex);
+    m_shared->writerTable = true;
+    return true;
 }
 
 int Database::backoffMs(int attempt)

@@ -116,6 +116,9 @@ public:
     // The wait before attempt number `attempt + 1`.
     static int backoffMs(int attempt);
 
+    // SQLite: whether the control table rewind_writer exists (cached once true).
+    bool hasWriterTable() const;
+
 private:
     struct Shared;
     explicit Database(std::shared_ptr<Shared> shared) : m_shared(std::move(shared)) {}

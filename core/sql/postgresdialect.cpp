@@ -66,7 +66,9 @@ public:
     QString beginWrite() const override { return QStringLiteral("BEGIN ISOLATION LEVEL READ COMMITTED"); }
     QStringList afterBeginWrite() const override
     {
-        return {QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(kWriterLock)};
+        // rewind.writer: Rewind's own write, let through a frozen target's
+        // trigger (controlschema step 13).
+        return {QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(kWriterLock), QStringLiteral("SET LOCAL rewind.writer = 'on'")};
     }
     QStringList controlSchemaSetup() const override
     {
