@@ -24,6 +24,7 @@
 #include <QCryptographicHash>
 #include <QFile>
 #include <QLineEdit>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSqlRecord>
@@ -179,6 +180,8 @@ private Q_SLOTS:
         QVERIFY(openAndWait(w, f.db, f.spec, {Kind::Dataset, QStringLiteral("sales"), QStringLiteral("partitions"), {}}));
         rw::PartitionsPage *partitions = w.partitionsPage();
         QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && partitions->model()->rowCount() == 4, kTimeoutMs);
+        auto *frozenLabel = partitions->findChild<QLabel *>(QStringLiteral("partitionsFrozen"));
+        QVERIFY(frozenLabel && frozenLabel->isHidden()); // not frozen yet
 
         // Recover duplicates… on the partitions page opens the wizard, planned.
         auto *recoverButton = partitions->findChild<QPushButton *>(QStringLiteral("recoverButton"));
@@ -204,6 +207,11 @@ private Q_SLOTS:
         shot(&w, QStringLiteral("1-freeze"));
         QCOMPARE(page->stepStatus(rw::RecoverPage::FreezeStep), rw::RecoveryStepStatus::Done);
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")), 1);
+        // The partitions page says the dataset is frozen, and what that refuses.
+        partitions->refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && !frozenLabel->isHidden(), kTimeoutMs);
+        QVERIFY2(frozenLabel->text().contains(QStringLiteral("Frozen since")) && frozenLabel->text().contains(QStringLiteral("refuses every other writer")),
+                 qPrintable(frozenLabel->text()));
         QVERIFY(page->nextButton()->isEnabled());
         QTest::mouseClick(page->nextButton(), Qt::LeftButton);
 

@@ -1,5 +1,7 @@
 #include "ui/batch/partitionspage.h"
 
+#include "core/recovery/recovery.h"
+
 #include "ui/common/style.h"
 #include "ui/batch/partitionsmodel.h"
 #include "ui/batch/partitionsproxymodel.h"
@@ -36,6 +38,7 @@ QString number(qint64 n)
 struct Ranked {
     std::vector<PartitionInfo> rows;
     std::vector<int> ranks;
+    std::optional<FreezeInfo> frozen;
 };
 
 QString describeLateness(qint64 seconds)
@@ -52,7 +55,7 @@ QString describeLateness(qint64 seconds)
 } // namespace
 
 PartitionsPage::PartitionsPage(QWidget *parent)
-    : Page(parent), m_title(new QLabel(this)), m_subtitle(new QLabel(this)), m_statusChips(new QLabel(this)),
+    : Page(parent), m_title(new QLabel(this)), m_subtitle(new QLabel(this)), m_statusChips(new QLabel(this)), m_frozen(new QLabel(this)),
       m_partitionsTile(new StatTile(tr("partitions"), this)), m_sourceTile(new StatTile(tr("source rows"), this)),
       m_targetTile(new StatTile(tr("target rows"), this)),
       m_duplicatesTile(new StatTile(tr("partitions with duplicate keys"), this)),
@@ -169,6 +172,12 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     auto *layout = style::pageLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_subtitle);
+    m_frozen->setObjectName(QStringLiteral("partitionsFrozen"));
+    m_frozen->setWordWrap(true);
+    m_frozen->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; border: 1px solid %1; border-radius: 4px; padding: 6px; color: %1; }")
+                                .arg(style::colour(style::Colour::Error)));
+    m_frozen->hide();
+    layout->addWidget(m_frozen);
     layout->addLayout(tiles);
     layout->addLayout(filters);
     layout->addLayout(actions);
@@ -281,7 +290,10 @@ void PartitionsPage::refresh()
             if (!rows)
                 return fail(rows.error());
             std::vector<int> ranks = PartitionsModel::ranks(*rows);
-            return Ranked{std::move(*rows), std::move(ranks)};
+            auto frozen = freezeInfo(db, dataset.name);
+            if (!frozen)
+                return fail(frozen.error());
+            return Ranked{std::move(*rows), std::move(ranks), std::move(*frozen)};
         },
         [this](Result<Ranked> result) {
             if (!result) {
@@ -291,6 +303,7 @@ void PartitionsPage::refresh()
             }
             m_model->resetData(std::move(result->rows), std::move(result->ranks));
             style::fitColumns(m_view, PartitionsModel::ColumnCount, 16);
+            showFrozen(result->frozen);
             updateHeader();
             if (!m_pendingSelection.isEmpty())
                 selectPartitions(std::exchange(m_pendingSelection, {}));
@@ -317,6 +330,16 @@ QString PartitionsPage::statusText() const
     if (!m_dataset)
         return QString();
     return m_summary.isEmpty() ? m_dataset->name : m_dataset->name % QStringLiteral(": ") % m_summary;
+}
+
+void PartitionsPage::showFrozen(const std::optional<FreezeInfo> &frozen)
+{
+    m_frozen->setVisible(frozen.has_value());
+    if (frozen && m_dataset)
+        m_frozen->setText(tr("Frozen since %1 by %2%3. The database refuses every other writer's INSERT, UPDATE and DELETE on %4, and Rewind's "
+                             "runs refuse it, until the recovery finishes or it is unfrozen (rewindctl unfreeze --dataset %5 --execute).")
+                              .arg(fmt::timestamp(frozen->frozenAt), frozen->osUser, frozen->reason.isEmpty() ? QString() : QStringLiteral(" (") % frozen->reason % u')',
+                                   m_dataset->target, m_dataset->name));
 }
 
 void PartitionsPage::updateHeader()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sql/database.h"
+#include "core/recovery/recovery.h"
 #include "ui/common/page.h"
 #include "core/workspace/spec.h"
 
@@ -72,6 +73,7 @@ Q_SIGNALS:
 
 private:
     void updateHeader();
+    void showFrozen(const std::optional<FreezeInfo> &frozen);
     void updateCounts();
     void applyStatusFilter(int comboIndex);
     void updateSelection();
@@ -83,6 +85,7 @@ private:
     QLabel *m_title;
     QLabel *m_subtitle;
     QLabel *m_statusChips;
+    QLabel *m_frozen; // the dataset's freeze, when it has one
     QString m_summary; // the tiles' figures as text
     StatTile *m_partitionsTile;
     StatTile *m_sourceTile;
