@@ -5,6 +5,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QFileInfo>
+#include <QStringBuilder>
 #include <QTest>
 #include <QUrl>
 
@@ -154,6 +157,41 @@ private Q_SLOTS:
         QCOMPARE(typo.exitCode, 2);
         QCOMPARE(typo.err.trimmed().count(u'\n'), 0);
         QVERIFY2(typo.err.contains(QStringLiteral("did you mean \"partitions\"")), qPrintable(typo.err));
+    }
+
+    // rewindctl completion bash|zsh, and the names it completes from the
+    // workspace on the line; the bash script itself, run by bash.
+    void shellCompletion()
+    {
+        const auto script = runCli({QStringLiteral("completion"), QStringLiteral("bash")});
+        QCOMPARE(script.exitCode, 0);
+        QVERIFY(script.out.contains(QStringLiteral("complete -o filenames -F _rewindctl rewindctl")));
+        QVERIFY(runCli({QStringLiteral("completion"), QStringLiteral("zsh")}).out.contains(QStringLiteral("compdef _rewindctl rewindctl")));
+        QCOMPARE(runCli({QStringLiteral("completion"), QStringLiteral("fish")}).exitCode, 2);
+        const auto lines = [](const testsupport::CliResult &r) { return r.out.split(u'\n', Qt::SkipEmptyParts); };
+        const QStringList ws{QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec};
+        QCOMPARE(lines(runCli(QStringList{QStringLiteral("__complete"), QStringLiteral("partitions")} + ws
+                              + QStringList{QStringLiteral("--dataset"), QStringLiteral("--"), QString()})),
+                 (QStringList{QStringLiteral("fact_sales"), QStringLiteral("events"), QStringLiteral("customer_tiers")}));
+        QCOMPARE(lines(runCli(QStringList{QStringLiteral("__complete"), QStringLiteral("offsets")} + ws
+                              + QStringList{QStringLiteral("--stream"), QStringLiteral("orders"), QStringLiteral("--group"), QStringLiteral("--"), QString()})),
+                 (QStringList{QStringLiteral("orders-audit"), QStringLiteral("orders-loader")}));
+        QVERIFY(lines(runCli({QStringLiteral("__complete"), QStringLiteral("dlq"), QStringLiteral("--"), QString()})).contains(QStringLiteral("import")));
+        QVERIFY(lines(runCli({QStringLiteral("__complete"), QStringLiteral("replay"), QStringLiteral("--"), QStringLiteral("--")}))
+                    .contains(QStringLiteral("--max-per-second")));
+
+        // Bash, sourcing the script, completes "parti" and a --group value.
+        QProcess bash;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("PATH"), QFileInfo(QStringLiteral(REWINDCTL_PATH)).absolutePath() % u':' % env.value(QStringLiteral("PATH")));
+        bash.setProcessEnvironment(env);
+        const QString program = QStringLiteral("source <(rewindctl completion bash)\n"
+                                               "COMP_WORDS=(rewindctl parti); COMP_CWORD=1; _rewindctl; echo \"${COMPREPLY[*]}\"\n"
+                                               "COMP_WORDS=(rewindctl offsets --db \"$1\" --spec \"$2\" --stream orders --group orders-l); COMP_CWORD=9; "
+                                               "_rewindctl; echo \"${COMPREPLY[*]}\"\n");
+        bash.start(QStringLiteral("bash"), {QStringLiteral("-c"), program, QStringLiteral("bash"), m_db, m_spec});
+        QVERIFY(bash.waitForFinished(60000));
+        QCOMPARE(QString::fromUtf8(bash.readAllStandardOutput()), QStringLiteral("partitions\norders-loader\n"));
     }
 
     void offsetsTextAligned()

@@ -99,6 +99,8 @@ QString usage()
         width = std::max(width, c.name.size());
     for (const auto &c : commands())
         text += QStringLiteral("  ") % c.name.leftJustified(width + 2) % c.summary % u'\n';
+    text += QStringLiteral("  ") % QStringLiteral("completion").leftJustified(width + 2)
+            % QStringLiteral("Print a bash or zsh completion script: source <(rewindctl completion bash)\n");
     text += QStringLiteral("\nRun 'rewindctl COMMAND --help' for a command's options.\n"
                            "Exit codes: 0 success (a dry run included), 1 failure, 2 bad input, 3 a quality check "
                            "failed, 4 the plan is stale.\n");
@@ -128,6 +130,8 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
         out << usage();
         return 0;
     }
+    if (name == QLatin1String("completion") || name == QLatin1String("__complete"))
+        return completionCommand(commands(), arguments.mid(1).mid(arguments.mid(1).indexOf(name)), out, err);
     const auto &all = commands();
     const auto command = std::find_if(all.begin(), all.end(), [&](const Command &c) { return c.name == name; });
     if (command == all.end()) {

@@ -57,6 +57,9 @@ struct Command {
     QStringList optionalValues = {}; // options whose value may be left out ("--to-topic" alone reads as "--to-topic=")
 };
 
+// rewindctl completion bash|zsh, and __complete (completion.cpp).
+int completionCommand(const std::vector<Command> &commands, const QStringList &args, QTextStream &out, QTextStream &err);
+
 inline const QCommandLineOption kDb({QStringLiteral("db")}, QStringLiteral("Database: a SQLite path, sqlite:PATH, or postgresql://user@host[:port]/dbname[?sslmode=...]."), QStringLiteral("DB"));
 inline const QCommandLineOption kSpec({QStringLiteral("spec")}, QStringLiteral("Pipeline spec (JSON)."), QStringLiteral("SPEC"));
 inline const QCommandLineOption kJson({QStringLiteral("json")}, QStringLiteral("Print exactly one JSON document on stdout."));
