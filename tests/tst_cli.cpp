@@ -275,6 +275,41 @@ private Q_SLOTS:
         QCOMPARE(json(r)[QStringLiteral("error")][QStringLiteral("exit_code")].toInt(), 2);
     }
 
+    // One dataset naming a column that does not exist: only the commands on
+    // it are refused (exit 2, naming it and the column); the others work, and
+    // datasets lists it with the reason.
+    void oneBrokenDatasetBlocksOnlyItself()
+    {
+        QFile in(m_spec);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject spec = QJsonDocument::fromJson(in.readAll()).object();
+        QJsonObject datasets = spec[QStringLiteral("datasets")].toObject();
+        QJsonObject events = datasets[QStringLiteral("events")].toObject();
+        events[QStringLiteral("key")] = QJsonArray{QStringLiteral("no_such_column")};
+        datasets[QStringLiteral("events")] = events;
+        spec[QStringLiteral("datasets")] = datasets;
+        const QString brokenSpec = testsupport::writeFile(m_dir, QStringLiteral("broken-one.json"), QJsonDocument(spec).toJson());
+        const QStringList ws{QStringLiteral("--db"), m_db, QStringLiteral("--spec"), brokenSpec};
+        const auto bad = runCli(QStringList{QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("events")} + ws);
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("dataset \"events\" cannot be used")) && bad.err.contains(QStringLiteral("no_such_column")),
+                 qPrintable(bad.err));
+        const auto good = runCli(QStringList{QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("fact_sales"), QStringLiteral("--json")} + ws);
+        QVERIFY2(good.exitCode == 0, qPrintable(good.err));
+        const auto offsets = runCli(QStringList{QStringLiteral("offsets"), QStringLiteral("--stream"), QStringLiteral("orders"), QStringLiteral("--group"),
+                                                QStringLiteral("orders-loader")} + ws);
+        QVERIFY2(offsets.exitCode == 0, qPrintable(offsets.err));
+        const auto list = runCli(QStringList{QStringLiteral("datasets"), QStringLiteral("--json")} + ws);
+        QVERIFY2(list.exitCode == 0, qPrintable(list.err));
+        for (const auto &v : QJsonDocument::fromJson(list.out.toUtf8()).object()[QStringLiteral("datasets")].toArray()) {
+            const QJsonObject d = v.toObject();
+            if (d[QStringLiteral("name")].toString() == QLatin1String("events"))
+                QVERIFY(d[QStringLiteral("broken")].toString().contains(QStringLiteral("no_such_column")));
+            else
+                QVERIFY(d[QStringLiteral("broken")].isNull());
+        }
+    }
+
     void badSpecExitsTwo()
     {
         const QString bad = testsupport::writeFile(m_dir, QStringLiteral("bad.json"), "{\"datasets\": {\"x\": ");

@@ -250,17 +250,34 @@ private Q_SLOTS:
         QVERIFY(valid.error().message.contains(QStringLiteral("\"nope2\"")));
     }
 
-    void openWorkspaceChangesNothingOnBadSpec()
+    // A dataset whose source does not exist is flagged with its reason, not
+    // fatal: the workspace opens, and the dataset is refused by name. A spec
+    // with nothing usable is refused whole, changing nothing.
+    void openWorkspaceFlagsABrokenDataset()
     {
-        const QString specPath = testsupport::writeFile(m_dir, QStringLiteral("bad.json"),
-                                                        R"({"datasets": {"d": {"source": "missing", "target": "t", "key": ["k"]}}})");
-        auto ws = openWorkspace(m_db->url().text, specPath);
-        QVERIFY(!ws);
-        QCOMPARE(ws.error().exitCode(), 2);
-        // The control schema was not created: nothing changed.
+        const QString nothing = testsupport::writeFile(m_dir, QStringLiteral("nothing.json"),
+                                                       R"({"datasets": {"d": {"source": "missing", "target": "t", "key": ["k"]}}})");
+        auto refused = openWorkspace(m_db->url().text, nothing);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().exitCode(), 2);
         auto has = m_db->hasRelation(QStringLiteral("rewind_meta"));
-        QVERIFY(has);
-        QVERIFY(!*has);
+        QVERIFY(has && !*has); // the control schema was not created: nothing changed
+        const QString specPath = testsupport::writeFile(m_dir, QStringLiteral("bad.json"),
+                                                        R"({"datasets": {"d": {"source": "missing", "target": "t", "key": ["k"]},
+                                                            "good": {"source": "raw_sales", "target": "fact_sales", "partition_column": "dt",
+                                                                     "key": ["order_id", "item_id"]}}})");
+        auto ws = openWorkspace(m_db->url().text, specPath);
+        QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
+        QVERIFY2(ws->spec.brokenReason(QStringLiteral("dataset"), QStringLiteral("d")).contains(QStringLiteral("no table or view named \"missing\"")),
+                 qPrintable(ws->spec.brokenReason(QStringLiteral("dataset"), QStringLiteral("d"))));
+        QVERIFY(ws->spec.requireDataset(QStringLiteral("good")));
+        auto d = ws->spec.requireDataset(QStringLiteral("d"));
+        QVERIFY(!d);
+        QCOMPARE(d.error().exitCode(), 2);
+        QVERIFY2(d.error().message.contains(QStringLiteral("dataset \"d\" cannot be used")), qPrintable(d.error().message));
+        // Malformed JSON is still refused whole, before anything is written.
+        const QString broken = testsupport::writeFile(m_dir, QStringLiteral("malformed.json"), R"({"datasets": {"d": )");
+        QVERIFY(!openWorkspace(m_db->url().text, broken));
     }
 
     void missingSpecFile()

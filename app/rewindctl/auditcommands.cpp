@@ -39,8 +39,9 @@ Status runAudit(Context &ctx)
     filter.action = ctx.parser.value(kAuditAction);
     filter.dataset = ctx.parser.value(kAuditDataset);
     if (!filter.dataset.isEmpty())
-        if (auto d = ws->spec.requireDataset(filter.dataset); !d)
-            return fail(d.error());
+        if (!ws->spec.dataset(filter.dataset)) // a broken dataset's history is still readable
+            if (auto d = ws->spec.requireDataset(filter.dataset); !d)
+                return fail(d.error());
     auto rows = listAudit(ws->db, filter, *limit);
     if (!rows)
         return fail(rows.error());

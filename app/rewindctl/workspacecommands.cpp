@@ -76,7 +76,10 @@ Status runDatasets(Context &ctx)
                             {"write", s(enumName(d.write))},
                             {"source", d.source.isEmpty() ? Json(nullptr) : Json(s(d.source))},
                             {"partition_column", d.partitioned() ? Json(s(d.partitionColumn)) : Json(nullptr)},
-                            {"key", key}});
+                            {"key", key},
+                            {"broken", ws->spec.broken.contains(QStringLiteral("dataset:") + d.name)
+                                           ? Json(s(ws->spec.brokenReason(QStringLiteral("dataset"), d.name)))
+                                           : Json(nullptr)}});
         }
         ctx.print({{"datasets", list}});
         return {};
@@ -88,6 +91,9 @@ Status runDatasets(Context &ctx)
         table.add({d.name, d.source.isEmpty() ? QStringLiteral("(transform)") : d.source, d.target, enumName(d.write),
                    d.partitioned() ? d.partitionColumn : QStringLiteral("-"), d.key.join(u',')});
     table.print(ctx.out);
+    for (const auto &d : ws->spec.datasets)
+        if (const QString why = ws->spec.brokenReason(QStringLiteral("dataset"), d.name); !why.isEmpty())
+            ctx.out << "\nBROKEN " << d.name << ": " << why << " (commands on it are refused; the others work)\n";
     return {};
 }
 
@@ -108,6 +114,8 @@ Status runStreams(Context &ctx)
                                 {"dlq_topic", st.kafka->dlqTopic.isEmpty() ? Json(nullptr) : Json(s(st.kafka->dlqTopic))}};
                 one["event_id"] = s(st.eventId);
             }
+            one["broken"] = ws->spec.broken.contains(QStringLiteral("stream:") + st.name) ? Json(s(ws->spec.brokenReason(QStringLiteral("stream"), st.name)))
+                                                                                      : Json(nullptr);
             list.push_back(one);
         }
         ctx.print({{"streams", list}});
@@ -121,6 +129,9 @@ Status runStreams(Context &ctx)
         table.add({st.name, st.kafka ? QStringLiteral("kafka:") % st.kafka->topic : st.log, st.sink, fields.join(u',')});
     }
     table.print(ctx.out);
+    for (const auto &st : ws->spec.streams)
+        if (const QString why = ws->spec.brokenReason(QStringLiteral("stream"), st.name); !why.isEmpty())
+            ctx.out << "\nBROKEN " << st.name << ": " << why << " (commands on it are refused; the others work)\n";
     return {};
 }
 

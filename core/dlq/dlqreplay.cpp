@@ -193,6 +193,11 @@ private:
                 p.problem = QStringLiteral("stream \"%1\" is not in the spec").arg(p.name);
                 return {};
             }
+            if (const QString why = m_spec.brokenReason(QStringLiteral("stream"), p.name); !why.isEmpty()) {
+                p.problemClass = QStringLiteral("unusable_source");
+                p.problem = QStringLiteral("stream \"%1\" cannot be used: %2").arg(p.name, why);
+                return {};
+            }
             p.dest = QStringLiteral("sink ") % p.stream->sink;
             auto exists = m_db.hasRelation(p.stream->sink);
             if (!exists)
@@ -231,6 +236,11 @@ private:
         if (!p.dataset) {
             p.problemClass = QStringLiteral("unknown_source");
             p.problem = QStringLiteral("dataset \"%1\" is not in the spec").arg(p.name);
+            return {};
+        }
+        if (const QString why = m_spec.brokenReason(QStringLiteral("dataset"), p.name); !why.isEmpty()) {
+            p.problemClass = QStringLiteral("unusable_source");
+            p.problem = QStringLiteral("dataset \"%1\" cannot be used: %2").arg(p.name, why);
             return {};
         }
         p.dest = QStringLiteral("target ") % p.dataset->target;

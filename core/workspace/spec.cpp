@@ -437,8 +437,11 @@ const StreamSpec *Spec::stream(const QString &name) const
 
 Result<const DatasetSpec *> Spec::requireDataset(const QString &name) const
 {
-    if (const auto *d = dataset(name))
+    if (const auto *d = dataset(name)) {
+        if (const QString why = brokenReason(QStringLiteral("dataset"), name); !why.isEmpty())
+            return badInput(QStringLiteral("dataset \"%1\" cannot be used: %2 (spec %3; its other datasets and streams work)").arg(name, why, path));
         return d;
+    }
     QStringList names;
     for (const auto &d : datasets)
         names << d.name;
@@ -447,8 +450,11 @@ Result<const DatasetSpec *> Spec::requireDataset(const QString &name) const
 
 Result<const StreamSpec *> Spec::requireStream(const QString &name) const
 {
-    if (const auto *s = stream(name))
+    if (const auto *s = stream(name)) {
+        if (const QString why = brokenReason(QStringLiteral("stream"), name); !why.isEmpty())
+            return badInput(QStringLiteral("stream \"%1\" cannot be used: %2 (spec %3; its other datasets and streams work)").arg(name, why, path));
         return s;
+    }
     QStringList names;
     for (const auto &s : streams)
         names << s.name;

@@ -3,7 +3,9 @@
 #include "core/util/enumnames.h"
 #include "core/util/error.h"
 
+#include <QMap>
 #include <QString>
+#include <QStringBuilder>
 #include <QStringList>
 
 #include <optional>
@@ -102,6 +104,11 @@ struct Spec {
     QString path;
     std::vector<DatasetSpec> datasets;
     std::vector<StreamSpec> streams;
+    // Datasets and streams whose names do not resolve against the catalog
+    // (catalogProblems), "dataset:NAME" or "stream:NAME" -> why: refused by
+    // the commands that touch them, while the others keep working.
+    QMap<QString, QString> broken;
+    QString brokenReason(const QString &kind, const QString &name) const { return broken.value(kind % u':' % name); }
 
     const DatasetSpec *dataset(const QString &name) const;
     const StreamSpec *stream(const QString &name) const;
@@ -120,6 +127,9 @@ Result<Spec> loadSpec(const QString &path);
 // exist, the transform is a single SELECT that compiles, target differs from
 // source. Reads only; collects every problem into one BadInput error.
 Status validateSpec(const Spec &spec, const Database &db);
+// The same checks, per dataset and stream: "dataset:NAME" or "stream:NAME"
+// -> the problems found, one per line. Reads only.
+Result<QMap<QString, QString>> catalogProblems(const Spec &spec, const Database &db);
 
 // The SELECT that yields a dataset's rows: its transform, or every column of
 // its source.

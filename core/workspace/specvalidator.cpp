@@ -79,16 +79,18 @@ class Validator {
 public:
     Validator(const Spec &spec, const Database &db) : m_spec(spec), m_db(db) {}
 
+    // Every problem, by "dataset:NAME" / "stream:NAME".
+    Result<QMap<QString, QStringList>> problems()
+    {
+        if (auto s = check(); !s)
+            return fail(s.error());
+        return m_byItem;
+    }
+
     Status run()
     {
-        auto relations = m_db.relations();
-        if (!relations)
-            return fail(relations.error());
-        m_relations = QSet<QString>(relations->begin(), relations->end());
-        for (const auto &d : m_spec.datasets)
-            dataset(d);
-        for (const auto &s : m_spec.streams)
-            stream(s);
+        if (auto s = check(); !s)
+            return s;
         if (m_errors.isEmpty())
             return {};
         QStringList lines;
@@ -98,9 +100,27 @@ public:
     }
 
 private:
+    Status check()
+    {
+        auto relations = m_db.relations();
+        if (!relations)
+            return fail(relations.error());
+        m_relations = QSet<QString>(relations->begin(), relations->end());
+        for (const auto &d : m_spec.datasets) {
+            m_current = QStringLiteral("dataset:") % d.name;
+            dataset(d);
+        }
+        for (const auto &s : m_spec.streams) {
+            m_current = QStringLiteral("stream:") % s.name;
+            stream(s);
+        }
+        return {};
+    }
+
     void error(const QString &context, const QString &field, const QString &what)
     {
         m_errors << context % QStringLiteral(": \"") % field % QStringLiteral("\": ") % what;
+        m_byItem[m_current] << QStringLiteral("\"") % field % QStringLiteral("\": ") % what;
     }
 
     QStringList columnsOf(const QString &relation)
@@ -297,6 +317,8 @@ private:
     const Database &m_db;
     QSet<QString> m_relations;
     QStringList m_errors;
+    QString m_current; // the dataset or stream being checked
+    QMap<QString, QStringList> m_byItem;
 };
 
 } // namespace
@@ -304,6 +326,17 @@ private:
 Status validateSpec(const Spec &spec, const Database &db)
 {
     return Validator(spec, db).run();
+}
+
+Result<QMap<QString, QString>> catalogProblems(const Spec &spec, const Database &db)
+{
+    auto byItem = Validator(spec, db).problems();
+    if (!byItem)
+        return fail(byItem.error());
+    QMap<QString, QString> out;
+    for (auto it = byItem->cbegin(); it != byItem->cend(); ++it)
+        out.insert(it.key(), it.value().join(QStringLiteral("; ")));
+    return out;
 }
 
 } // namespace rw

@@ -20,8 +20,17 @@ Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath)
     auto spec = loadSpec(specPath);
     if (!spec)
         return fail(spec.error());
-    if (auto valid = validateSpec(*spec, *db); !valid)
-        return fail(valid.error());
+    // A dataset or stream that does not resolve is flagged, not fatal: the
+    // commands that touch it refuse it (Spec::requireDataset), the rest work.
+    auto problems = catalogProblems(*spec, *db);
+    if (!problems)
+        return fail(problems.error());
+    // Nothing usable at all (most likely the wrong database): refused whole,
+    // before anything is written, as one error listing every problem.
+    if (!problems->isEmpty() && problems->size() == qsizetype(spec->datasets.size() + spec->streams.size()))
+        if (auto valid = validateSpec(*spec, *db); !valid)
+            return fail(valid.error());
+    spec->broken = std::move(*problems);
     if (auto migrated = controlschema::migrate(*db); !migrated)
         return fail(migrated.error());
     return Workspace{std::move(*db), std::move(*spec)};

@@ -11,9 +11,11 @@ struct Workspace {
     Spec spec;
 };
 
-// Opens the database, loads the spec, validates the spec against the
-// catalog, then creates or migrates the control schema. A bad spec is
-// reported before anything is written.
+// Opens the database, loads the spec, checks it against the catalog, then
+// creates or migrates the control schema. A spec that is not JSON or not the
+// right shape is refused before anything is written; a dataset or stream
+// whose names do not resolve is flagged in spec.broken with its reason (and
+// a spec none of whose datasets and streams resolve is refused whole).
 Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath);
 
 // The operating-system user, for audit rows.

@@ -379,6 +379,10 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
                                                                     : m_workspace->spec.requireStream(initial.name).error();
         m_banner->showMessage(ErrorBanner::Level::Warning, error.message);
     }
+    // The first dataset that can be used, else the first at all (its reason shown).
+    for (const DatasetSpec &d : m_workspace->spec.datasets)
+        if (!selected && m_workspace->spec.brokenReason(QStringLiteral("dataset"), d.name).isEmpty())
+            selected = selectDataset(d.name);
     if (!selected && !m_workspace->spec.datasets.empty())
         selected = selectDataset(m_workspace->spec.datasets.front().name);
     if (!selected && !m_workspace->spec.streams.empty())
@@ -424,6 +428,12 @@ void MainWindow::showDataset(const QString &name)
     const DatasetSpec *dataset = m_workspace ? m_workspace->spec.dataset(name) : nullptr;
     if (!dataset)
         return;
+    if (const QString why = m_workspace->spec.brokenReason(QStringLiteral("dataset"), name); !why.isEmpty()) {
+        showPage(m_partitionsPage);
+        m_partitionsPage->clear();
+        m_banner->showError(tr("Dataset %1 cannot be used: %2. Fix the spec or the database; the other datasets and streams work.").arg(name, why));
+        return;
+    }
     showPage(m_partitionsPage);
     m_partitionsPage->setDataset(m_workspace->db, *dataset);
 }
@@ -433,6 +443,12 @@ void MainWindow::showStream(const QString &name)
     const StreamSpec *stream = m_workspace ? m_workspace->spec.stream(name) : nullptr;
     if (!stream)
         return;
+    if (const QString why = m_workspace->spec.brokenReason(QStringLiteral("stream"), name); !why.isEmpty()) {
+        showPage(m_streamPage);
+        m_streamPage->clear();
+        m_banner->showError(tr("Stream %1 cannot be used: %2. Fix the spec or the database; the other datasets and streams work.").arg(name, why));
+        return;
+    }
     showPage(m_streamPage);
     m_streamPage->setStream(m_workspace->db, *stream);
 }

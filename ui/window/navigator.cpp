@@ -1,4 +1,7 @@
 #include "ui/window/navigator.h"
+#include <QStringBuilder>
+
+#include "ui/common/style.h"
 
 #include "core/workspace/spec.h"
 
@@ -13,6 +16,25 @@
 #include <tuple>
 
 namespace rw {
+
+namespace {
+
+// A dataset or stream of the spec that does not resolve against the catalog:
+// shown, flagged, with the reason (Spec::broken).
+void flagBroken(QTreeWidgetItem *item, const QString &why)
+{
+    if (why.isEmpty())
+        return;
+    item->setData(0, Qt::UserRole + 10, why);
+    item->setText(1, QObject::tr("broken: %1").arg(why));
+    item->setForeground(0, QBrush(style::qcolor(style::Colour::Error)));
+    item->setForeground(1, QBrush(style::qcolor(style::Colour::Error)));
+    const QString tip = item->toolTip(0) % QObject::tr("\n\nCannot be used: %1\nThe spec's other datasets and streams work.").arg(why);
+    item->setToolTip(0, tip);
+    item->setToolTip(1, tip);
+}
+
+} // namespace
 
 namespace {
 
@@ -110,6 +132,7 @@ void Navigator::setSpec(const Spec &spec)
                                 .arg(d.name, d.source.isEmpty() ? tr("(transform)") : d.source, d.target, enumName(d.write),
                                      d.partitioned() ? tr("\npartitioned by %1").arg(d.partitionColumn) : QString()));
         item->setToolTip(1, item->toolTip(0));
+        flagBroken(item, spec.brokenReason(QStringLiteral("dataset"), d.name));
     }
 
     m_streams = makeGroup(tr("Streams"), spec.streams.size());
@@ -121,6 +144,7 @@ void Navigator::setSpec(const Spec &spec)
         item->setData(0, NameRole, s.name);
         item->setToolTip(0, tr("Stream %1\n%2: %3\nsink: %4").arg(s.name, s.sourceKind(), s.source(), s.sink));
         item->setToolTip(1, item->toolTip(0));
+        flagBroken(item, spec.brokenReason(QStringLiteral("stream"), s.name));
     }
     const std::tuple<QString, QString, QString> pages[] = {
         {QStringLiteral("lag"), tr("Lateness"), tr("late data, watermark, finalize")},
