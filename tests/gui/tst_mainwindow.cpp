@@ -14,6 +14,9 @@
 #include <QHash>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
+#include <QFile>
 #include <QTest>
 
 using rw::MainWindow;
@@ -298,6 +301,35 @@ private Q_SLOTS:
         QCOMPARE(w.banner()->level(), rw::ErrorBanner::Level::Warning);
         QVERIFY(w.banner()->message().contains(QStringLiteral("no_such_dataset")));
         QCOMPARE(w.partitionsPage()->datasetName(), QStringLiteral("fact_sales"));
+    }
+
+    // A spec with one dataset naming a column the database lacks: the
+    // console opens on the other one, the navigator flags the broken one
+    // with its reason, and choosing it says why instead of loading.
+    void aBrokenDatasetIsFlaggedAndTheRestWorks()
+    {
+        QFile in(m_small.spec);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray spec = in.readAll();
+        spec.replace(R"("key": ["order_id", "item_id"], "write": "overwrite_partition")", R"("key": ["order_id", "no_such_column"], "write": "overwrite_partition")");
+        const QString path = testsupport::writeFile(m_dir, QStringLiteral("one-broken.json"), spec);
+        MainWindow w;
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::pageLoaded);
+        w.openWorkspace(m_small.db, path);
+        QVERIFY(loaded.wait(kTimeoutMs));
+        QVERIFY(w.workspace());
+        QCOMPARE(w.partitionsPage()->datasetName(), QStringLiteral("fact_sales"));
+        QTreeWidgetItem *broken = nullptr;
+        for (QTreeWidgetItemIterator it(w.navigator()->tree()); *it; ++it)
+            if ((*it)->text(0) == QLatin1String("fact_sales_copy"))
+                broken = *it;
+        QVERIFY(broken);
+        QVERIFY2(broken->text(1).contains(QStringLiteral("broken")) && broken->toolTip(0).contains(QStringLiteral("no_such_column")),
+                 qPrintable(broken->text(1) + u'|' + broken->toolTip(0)));
+        QVERIFY(w.selectDataset(QStringLiteral("fact_sales_copy")));
+        QTRY_VERIFY_WITH_TIMEOUT(w.banner()->isVisible() && w.banner()->message().contains(QStringLiteral("cannot be used")), kTimeoutMs);
+        QVERIFY(w.banner()->message().contains(QStringLiteral("no_such_column")));
     }
 
 private:
