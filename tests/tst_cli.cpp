@@ -157,6 +157,30 @@ private Q_SLOTS:
         QCOMPARE(typo.exitCode, 2);
         QCOMPARE(typo.err.trimmed().count(u'\n'), 0);
         QVERIFY2(typo.err.contains(QStringLiteral("did you mean \"partitions\"")), qPrintable(typo.err));
+        // Between a group's words too: "dlq --json list" is "dlq list --json".
+        const auto between = runCli({QStringLiteral("dlq"), QStringLiteral("--db"), m_db, QStringLiteral("--json"), QStringLiteral("list"),
+                                     QStringLiteral("--spec"), m_spec});
+        QVERIFY2(between.exitCode == 0, qPrintable(between.err));
+        QVERIFY(json(between).contains(QStringLiteral("records")));
+        // Refused, one line each, naming the culprit.
+        const auto refused = [&](const QStringList &args, const QString &message) {
+            const auto r = runCli(args);
+            QCOMPARE(r.exitCode, 2);
+            QCOMPARE(r.err.trimmed().count(u'\n'), 0);
+            QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        };
+        refused({QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec, QStringLiteral("dlq")}, QStringLiteral("dlq needs a command: dlq list | show"));
+        refused({QStringLiteral("--spec"), m_spec, QStringLiteral("--db")}, QStringLiteral("--db needs a value"));
+        refused({QStringLiteral("--db"), QStringLiteral("--spec"), m_spec, QStringLiteral("datasets")}, QStringLiteral("--db needs a value"));
+        refused({QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("partitions"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec},
+                QStringLiteral("\"--dataset\" stands before the command; only --db, --spec and --json may"));
+        // The same option twice with different values: neither is guessed.
+        refused({QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec, QStringLiteral("datasets"), QStringLiteral("--db"), m_db + QStringLiteral(".other")},
+                QStringLiteral("--db given twice"));
+        const auto same = runCli({QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec, QStringLiteral("datasets"), QStringLiteral("--db"), m_db});
+        QVERIFY2(same.exitCode == 0, qPrintable(same.err));
+        // A command's help names the command, not the executable's path.
+        QVERIFY(runCli({QStringLiteral("partitions"), QStringLiteral("--help")}).out.startsWith(QStringLiteral("Usage: rewindctl partitions [options]")));
     }
 
     // rewindctl completion bash|zsh, and the names it completes from the
@@ -308,6 +332,28 @@ private Q_SLOTS:
             else
                 QVERIFY(d[QStringLiteral("broken")].isNull());
         }
+        // A spec whose only dataset is broken, on a database Rewind has not
+        // touched: a command on it is refused before anything is written (no
+        // control schema), and the spec still opens for the rest.
+        QTemporaryDir dir;
+        auto fresh = testsupport::makeDatabase(dir, QStringLiteral("fresh.db"), {QStringLiteral("CREATE TABLE raw (id INTEGER, dt TEXT)")});
+        const QString only = testsupport::writeFile(m_dir, QStringLiteral("only-broken.json"),
+                                                    R"({"datasets": {"d": {"source": "raw", "target": "out", "partition_column": "dt", "key": ["no_such_id"]}}})");
+        const QStringList freshWs{QStringLiteral("--db"), fresh.url().text, QStringLiteral("--spec"), only};
+        for (const QString &command : {QStringLiteral("run"), QStringLiteral("freeze"), QStringLiteral("recover")}) {
+            const auto refused = runCli(QStringList{command, QStringLiteral("--dataset"), QStringLiteral("d"), QStringLiteral("--execute")} + freshWs);
+            QCOMPARE(refused.exitCode, 2);
+            QVERIFY2(refused.err.contains(QStringLiteral("dataset \"d\" cannot be used")) && refused.err.contains(QStringLiteral("no_such_id"))
+                         && refused.err.contains(QStringLiteral("is this the database the spec is for?")),
+                     qPrintable(refused.err));
+            auto control = fresh.hasRelation(QStringLiteral("rewind_meta"));
+            QVERIFY(control && !*control);
+            auto out = fresh.hasRelation(QStringLiteral("out"));
+            QVERIFY(out && !*out);
+        }
+        const auto listed = runCli(QStringList{QStringLiteral("datasets"), QStringLiteral("--json")} + freshWs);
+        QVERIFY2(listed.exitCode == 0, qPrintable(listed.err));
+        QVERIFY(json(listed)[QStringLiteral("datasets")].toArray().at(0).toObject()[QStringLiteral("broken")].toString().contains(QStringLiteral("no_such_id")));
     }
 
     void badSpecExitsTwo()

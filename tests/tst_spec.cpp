@@ -251,17 +251,24 @@ private Q_SLOTS:
     }
 
     // A dataset whose source does not exist is flagged with its reason, not
-    // fatal: the workspace opens, and the dataset is refused by name. A spec
-    // with nothing usable is refused whole, changing nothing.
+    // fatal: the workspace opens, and the dataset is refused by name. A
+    // caller about to use it is refused before anything is written.
     void openWorkspaceFlagsABrokenDataset()
     {
         const QString nothing = testsupport::writeFile(m_dir, QStringLiteral("nothing.json"),
                                                        R"({"datasets": {"d": {"source": "missing", "target": "t", "key": ["k"]}}})");
-        auto refused = openWorkspace(m_db->url().text, nothing);
-        QVERIFY(!refused);
-        QCOMPARE(refused.error().exitCode(), 2);
-        auto has = m_db->hasRelation(QStringLiteral("rewind_meta"));
-        QVERIFY(has && !*has); // the control schema was not created: nothing changed
+        for (const QString &name : {QStringLiteral("d"), QStringLiteral("no_such")}) {
+            auto refused = openWorkspace(m_db->url().text, nothing, {{QStringLiteral("dataset"), name}});
+            QVERIFY(!refused);
+            QCOMPARE(refused.error().exitCode(), 2);
+            QVERIFY2(refused.error().message.contains(u'"' + name + u'"'), qPrintable(refused.error().message));
+            auto has = m_db->hasRelation(QStringLiteral("rewind_meta"));
+            QVERIFY(has && !*has); // the control schema was not created: nothing changed
+        }
+        // Only broken datasets: the workspace still opens, each one flagged.
+        auto all = openWorkspace(m_db->url().text, nothing);
+        QVERIFY2(all, qPrintable(all ? QString() : all.error().message));
+        QVERIFY(all->spec.brokenReason(QStringLiteral("dataset"), QStringLiteral("d")).contains(QStringLiteral("\"missing\"")));
         const QString specPath = testsupport::writeFile(m_dir, QStringLiteral("bad.json"),
                                                         R"({"datasets": {"d": {"source": "missing", "target": "t", "key": ["k"]},
                                                             "good": {"source": "raw_sales", "target": "fact_sales", "partition_column": "dt",

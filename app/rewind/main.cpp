@@ -135,6 +135,16 @@ int main(int argc, char *argv[])
                 finish(1, message);
             });
         });
+        // A dataset or stream the spec has but that cannot be used: shot with
+        // the banner saying why, exit 2 as rewindctl refuses it.
+        static bool unusable = false; // the shot is the broken one's page: not "nothing to show"
+        QObject::connect(&window, &rw::MainWindow::selectionBroken, &window, [&window, screenshot, finish](const QString &message) {
+            unusable = true;
+            QTimer::singleShot(100, &window, [&window, screenshot, finish, message] {
+                window.grab().save(screenshot, "PNG");
+                finish(2, message);
+            });
+        });
         QObject::connect(&window, &rw::MainWindow::workspaceOpened, &window, [&window, selection, wantStreamPage, finish] {
             const rw::Spec &s = window.workspace()->spec;
             if (selection.kind == Kind::Dataset && !s.dataset(selection.name))
@@ -146,7 +156,7 @@ int main(int argc, char *argv[])
                     return finish(2, QStringLiteral("--page streams: the spec defines no streams"));
                 window.selectStream(s.streams.front().name);
             }
-            if (!window.currentPage())
+            if (!window.currentPage() && !unusable)
                 return finish(2, QStringLiteral("the spec defines nothing to show"));
         });
         QObject::connect(&window, &rw::MainWindow::pageLoaded, &window, [&window, screenshot, finish] {

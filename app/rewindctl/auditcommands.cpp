@@ -32,7 +32,7 @@ Status runAudit(Context &ctx)
     auto limit = intOption(ctx, kAuditLimit, 1, INT_MAX, QStringLiteral("a positive number"));
     if (!limit)
         return fail(limit.error());
-    auto ws = workspace(ctx);
+    auto ws = workspace(ctx, true);
     if (!ws)
         return fail(ws.error());
     AuditFilter filter;

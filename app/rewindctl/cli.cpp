@@ -2,6 +2,7 @@
 
 #include "app/rewindctl/clisupport.h"
 
+#include <QCoreApplication>
 #include <QStringBuilder>
 
 #include <algorithm>
@@ -67,26 +68,56 @@ QString nearestCommand(const QString &word)
     return best;
 }
 
-// `--db`, `--spec` (with their values) and `--json` given before the command
-// words move after them, as git and kubectl users type them.
-QStringList globalOptionsLast(QStringList args)
+// True when some command is named "WORD ..." ("dlq" for "dlq list").
+bool isCommandGroup(const QString &word)
 {
-    QStringList globals;
-    while (!args.isEmpty()) {
-        const QString a = args.constFirst();
-        const QString bare = a.startsWith(QLatin1String("--")) ? a.mid(2) : a.startsWith(u'-') ? a.mid(1) : QString();
+    const auto &all = commands();
+    return std::any_of(all.begin(), all.end(), [&](const Command &c) { return c.name.startsWith(word % u' '); });
+}
+
+// The command line with `--db`, `--spec` (with their values) and `--json`
+// taken from before and between the command words ("--db w.db dlq --json
+// list") and put after them, as git and kubectl users type them. Anything
+// else before the command words is refused, naming it.
+Result<QStringList> globalOptionsLast(const QStringList &args)
+{
+    QStringList words, globals;
+    qsizetype i = 0;
+    const auto wordsDone = [&] { return !words.isEmpty() && (words.size() == 2 || !isCommandGroup(words.constFirst())); };
+    while (i < args.size() && !wordsDone()) {
+        const QString &a = args.at(i);
+        if (!a.startsWith(u'-') || a == QLatin1String("-")) {
+            words << a;
+            ++i;
+            continue;
+        }
+        const QString bare = a.startsWith(QLatin1String("--")) ? a.mid(2) : a.mid(1);
         const QString name = bare.section(u'=', 0, 0);
         if (name == QLatin1String("json") && !bare.contains(u'=')) {
-            globals << args.takeFirst();
+            globals << a;
+            ++i;
         } else if (name == QLatin1String("db") || name == QLatin1String("spec")) {
-            globals << args.takeFirst();
-            if (!bare.contains(u'=') && !args.isEmpty())
-                globals << args.takeFirst(); // its value
+            if (bare.contains(u'=')) {
+                globals << a;
+                ++i;
+            } else if (i + 1 == args.size() || args.at(i + 1).startsWith(QLatin1String("--"))) {
+                return badInput(QStringLiteral("--%1 needs a value (%2)")
+                                    .arg(name, name == QLatin1String("db") ? QStringLiteral("a SQLite file or a postgresql:// URL")
+                                                                           : QStringLiteral("the pipeline spec, a JSON file")));
+            } else {
+                globals << a << args.at(i + 1);
+                i += 2;
+            }
+        } else if (words.isEmpty() && (a == QLatin1String("--help") || a == QLatin1String("-h"))) {
+            words << a;
+            ++i;
+        } else if (words.isEmpty()) {
+            return badInput(QStringLiteral("\"%1\" stands before the command; only --db, --spec and --json may (rewindctl COMMAND %1 ...)").arg(a));
         } else {
-            break;
+            break; // "dlq --status new": the group's word alone, told below
         }
     }
-    return args + globals;
+    return words + args.mid(i) + globals;
 }
 
 QString usage()
@@ -111,7 +142,14 @@ QString usage()
 
 int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
 {
-    const QStringList args = globalOptionsLast(arguments.mid(1));
+    const auto normalized = globalOptionsLast(arguments.mid(1));
+    if (!normalized) {
+        err << "rewindctl: " << normalized.error().message << '\n';
+        if (arguments.contains(QStringLiteral("--json")) || arguments.contains(QStringLiteral("-json")))
+            out << QString::fromStdString(Json{{"error", {{"exit_code", 2}, {"message", s(normalized.error().message)}}}}.dump(2)) << '\n';
+        return 2;
+    }
+    const QStringList &args = *normalized;
     if (args.isEmpty()) {
         err << usage();
         return 2;
@@ -140,10 +178,13 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
         for (const Command &c : all)
             if (c.name.startsWith(name % u' '))
                 group << c.name.mid(name.size() + 1);
-        if (!group.isEmpty())
-            return refuse(QStringLiteral("rewindctl: unknown command \"%1%2\": %1 takes %3")
-                              .arg(name, args.size() > 1 ? QString(u' ' % args.at(1)) : QString(), group.join(QStringLiteral(", "))),
+        if (!group.isEmpty()) {
+            if (args.size() < 2 || args.at(1).startsWith(u'-'))
+                return refuse(QStringLiteral("rewindctl: %1 needs a command: %1 %2").arg(name, group.join(QStringLiteral(" | "))),
+                              QStringLiteral("\n"));
+            return refuse(QStringLiteral("rewindctl: unknown command \"%1 %2\": %1 takes %3").arg(name, args.at(1), group.join(QStringLiteral(", "))),
                           QStringLiteral("\n"));
+        }
         // One line: the word, the nearest command, where the list is.
         const QString nearest = name.startsWith(u'-') ? QString() : nearestCommand(name);
         return refuse(QStringLiteral("rewindctl: unknown command \"%1\"%2; run 'rewindctl --help' for the commands")
@@ -167,8 +208,23 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
             toParse[i] += u'=';
     if (!parser.parse(toParse))
         return refuse(QStringLiteral("rewindctl %1: %2").arg(name, parser.errorText()), QStringLiteral("\nRun 'rewindctl %1 --help'.\n").arg(name));
+    // The same global option twice with different values: which one was meant?
+    for (const QString &global : {QStringLiteral("db"), QStringLiteral("spec")}) {
+        if (parser.optionNames().count(global) < 2)
+            continue;
+        QStringList values = parser.values(global);
+        values.removeDuplicates();
+        if (values.size() > 1)
+            return refuse(QStringLiteral("rewindctl %1: --%2 given twice, as \"%3\" and \"%4\"; give it once").arg(name, global, values.at(0), values.at(1)),
+                          QStringLiteral("\n"));
+    }
     if (parser.isSet(help)) {
-        out << parser.helpText();
+        // Qt names the executable's path; the command is what was typed.
+        QString text = parser.helpText();
+        const QString program = QCoreApplication::instance() ? QCoreApplication::arguments().value(0) : QString();
+        if (const qsizetype at = program.isEmpty() ? -1 : text.indexOf(program); at >= 0)
+            text.replace(at, program.size(), QStringLiteral("rewindctl ") + name);
+        out << text;
         return 0;
     }
     if (!parser.positionalArguments().isEmpty())

@@ -94,7 +94,7 @@ Result<qint64> runIdOption(const Context &ctx, const QString &expected)
     return id;
 }
 
-Result<Workspace> workspace(const Context &ctx)
+Result<Workspace> workspace(const Context &ctx, bool namesAreFilters)
 {
     auto db = required(ctx, kDb);
     if (!db)
@@ -102,7 +102,15 @@ Result<Workspace> workspace(const Context &ctx)
     auto spec = required(ctx, kSpec);
     if (!spec)
         return fail(spec.error());
-    return openWorkspace(*db, *spec);
+    // What the command names is checked before the control schema is made
+    // or migrated: refusing a broken or unknown one changes nothing.
+    QList<Touch> touches;
+    const QStringList given = ctx.parser.optionNames();
+    for (const QString &kind : {QStringLiteral("dataset"), QStringLiteral("stream")})
+        if (!namesAreFilters && given.contains(kind))
+            for (const QString &name : ctx.parser.values(kind))
+                touches.append({kind, name});
+    return openWorkspace(*db, *spec, touches);
 }
 
 } // namespace rw::cli

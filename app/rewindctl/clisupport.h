@@ -78,8 +78,11 @@ Result<int> intOption(const Context &ctx, const QCommandLineOption &option, int 
 // The required run id of --run (kRun), a positive number; else BadInput
 // `--run "TEXT": expected EXPECTED`.
 Result<qint64> runIdOption(const Context &ctx, const QString &expected = QStringLiteral("a run id (a positive number)"));
-// Opens --db with --spec (validated).
-Result<Workspace> workspace(const Context &ctx);
+// Opens --db with --spec (validated). The --dataset and --stream given are
+// the ones the command uses: unknown or broken, they are refused before the
+// workspace is touched; `namesAreFilters` is for a command where they only
+// filter history (audit), which a broken dataset still has.
+Result<Workspace> workspace(const Context &ctx, bool namesAreFilters = false);
 // The same, and the --dataset it names (BadInput naming a missing option or
 // an unknown dataset). The pointer is into the returned workspace's spec.
 Result<std::pair<Workspace, const DatasetSpec *>> datasetOf(const Context &ctx);

@@ -93,7 +93,7 @@ Status runDatasets(Context &ctx)
     table.print(ctx.out);
     for (const auto &d : ws->spec.datasets)
         if (const QString why = ws->spec.brokenReason(QStringLiteral("dataset"), d.name); !why.isEmpty())
-            ctx.out << "\nBROKEN " << d.name << ": " << why << " (commands on it are refused; the others work)\n";
+            ctx.out << "\nBROKEN " << d.name << ": " << why << " (commands on it are refused)\n";
     return {};
 }
 
@@ -131,7 +131,7 @@ Status runStreams(Context &ctx)
     table.print(ctx.out);
     for (const auto &st : ws->spec.streams)
         if (const QString why = ws->spec.brokenReason(QStringLiteral("stream"), st.name); !why.isEmpty())
-            ctx.out << "\nBROKEN " << st.name << ": " << why << " (commands on it are refused; the others work)\n";
+            ctx.out << "\nBROKEN " << st.name << ": " << why << " (commands on it are refused)\n";
     return {};
 }
 

@@ -435,11 +435,18 @@ const StreamSpec *Spec::stream(const QString &name) const
     return nullptr;
 }
 
+QString Spec::brokenHint() const
+{
+    if (broken.size() < qsizetype(datasets.size() + streams.size()))
+        return QStringLiteral("its other datasets and streams work");
+    return QStringLiteral("none of its datasets and streams resolves: is this the database the spec is for?");
+}
+
 Result<const DatasetSpec *> Spec::requireDataset(const QString &name) const
 {
     if (const auto *d = dataset(name)) {
         if (const QString why = brokenReason(QStringLiteral("dataset"), name); !why.isEmpty())
-            return badInput(QStringLiteral("dataset \"%1\" cannot be used: %2 (spec %3; its other datasets and streams work)").arg(name, why, path));
+            return badInput(QStringLiteral("dataset \"%1\" cannot be used: %2 (spec %3; %4)").arg(name, why, path, brokenHint()));
         return d;
     }
     QStringList names;
@@ -452,7 +459,7 @@ Result<const StreamSpec *> Spec::requireStream(const QString &name) const
 {
     if (const auto *s = stream(name)) {
         if (const QString why = brokenReason(QStringLiteral("stream"), name); !why.isEmpty())
-            return badInput(QStringLiteral("stream \"%1\" cannot be used: %2 (spec %3; its other datasets and streams work)").arg(name, why, path));
+            return badInput(QStringLiteral("stream \"%1\" cannot be used: %2 (spec %3; %4)").arg(name, why, path, brokenHint()));
         return s;
     }
     QStringList names;

@@ -109,6 +109,9 @@ struct Spec {
     // the commands that touch them, while the others keep working.
     QMap<QString, QString> broken;
     QString brokenReason(const QString &kind, const QString &name) const { return broken.value(kind % u':' % name); }
+    // What still works beside a broken one: "its other datasets and streams
+    // work", or, when none resolves, a hint at the wrong database.
+    QString brokenHint() const;
 
     const DatasetSpec *dataset(const QString &name) const;
     const StreamSpec *stream(const QString &name) const;

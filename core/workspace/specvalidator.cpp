@@ -120,7 +120,12 @@ private:
     void error(const QString &context, const QString &field, const QString &what)
     {
         m_errors << context % QStringLiteral(": \"") % field % QStringLiteral("\": ") % what;
-        m_byItem[m_current] << QStringLiteral("\"") % field % QStringLiteral("\": ") % what;
+        // Per item, without the item's own name but with where in it
+        // ("checks[2] \"table\": ..."), as the reason shown beside it.
+        const QString kind = m_current.section(u':', 0, 0), name = m_current.section(u':', 1);
+        const QString own = kind % QStringLiteral(" \"") % name % QStringLiteral("\": ");
+        const QString where = context.startsWith(own) ? context.mid(own.size()) % u' ' : QString();
+        m_byItem[m_current] << where % QStringLiteral("\"") % field % QStringLiteral("\": ") % what;
     }
 
     QStringList columnsOf(const QString &relation)

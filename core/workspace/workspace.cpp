@@ -10,7 +10,7 @@
 
 namespace rw {
 
-Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath)
+Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath, const QList<Touch> &touches)
 {
     if (specPath.isEmpty())
         return badInput(QStringLiteral("--spec: no pipeline spec given"));
@@ -25,12 +25,15 @@ Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath)
     auto problems = catalogProblems(*spec, *db);
     if (!problems)
         return fail(problems.error());
-    // Nothing usable at all (most likely the wrong database): refused whole,
-    // before anything is written, as one error listing every problem.
-    if (!problems->isEmpty() && problems->size() == qsizetype(spec->datasets.size() + spec->streams.size()))
-        if (auto valid = validateSpec(*spec, *db); !valid)
-            return fail(valid.error());
     spec->broken = std::move(*problems);
+    for (const Touch &t : touches) {
+        if (t.kind == QLatin1String("stream")) {
+            if (auto s = spec->requireStream(t.name); !s)
+                return fail(s.error());
+        } else if (auto d = spec->requireDataset(t.name); !d) {
+            return fail(d.error());
+        }
+    }
     if (auto migrated = controlschema::migrate(*db); !migrated)
         return fail(migrated.error());
     return Workspace{std::move(*db), std::move(*spec)};

@@ -14,9 +14,15 @@ struct Workspace {
 // Opens the database, loads the spec, checks it against the catalog, then
 // creates or migrates the control schema. A spec that is not JSON or not the
 // right shape is refused before anything is written; a dataset or stream
-// whose names do not resolve is flagged in spec.broken with its reason (and
-// a spec none of whose datasets and streams resolve is refused whole).
-Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath);
+// whose names do not resolve is flagged in spec.broken with its reason, and
+// the others work. `touches` names what the caller is about to use
+// ({"dataset", NAME} or {"stream", NAME}): an unknown or broken one is refused
+// (Spec::requireDataset's message) before anything is written either.
+struct Touch {
+    QString kind; // "dataset" or "stream"
+    QString name;
+};
+Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath, const QList<Touch> &touches = {});
 
 // The operating-system user, for audit rows.
 QString osUser();

@@ -248,9 +248,6 @@ private Q_SLOTS:
         QTest::addColumn<int>("exitCode");
         QTest::newRow("missing spec") << QStringLiteral("missing.json") << QByteArray() << QStringLiteral("missing.json") << 2;
         QTest::newRow("malformed json") << QStringLiteral("broken.json") << QByteArray("{\"datasets\": {") << QStringLiteral("broken.json") << 2;
-        QTest::newRow("unknown source") << QStringLiteral("nosource.json")
-                                        << QByteArray(R"({"datasets": {"d": {"source": "no_such_table", "target": "t", "write": "overwrite_partition"}}})")
-                                        << QStringLiteral("no_such_table") << 2;
     }
 
     void badWorkspaceShowsBanner()
@@ -330,6 +327,30 @@ private Q_SLOTS:
         QVERIFY(w.selectDataset(QStringLiteral("fact_sales_copy")));
         QTRY_VERIFY_WITH_TIMEOUT(w.banner()->isVisible() && w.banner()->message().contains(QStringLiteral("cannot be used")), kTimeoutMs);
         QVERIFY(w.banner()->message().contains(QStringLiteral("no_such_column")));
+    }
+
+    // A spec whose only dataset is broken still opens: the dataset is shown,
+    // flagged, the banner says why, and nothing is loaded; the Lateness page
+    // does not fall back on it.
+    void onlyBrokenDatasetsStillOpen()
+    {
+        const QString path = testsupport::writeFile(m_dir, QStringLiteral("only-broken.json"),
+                                                    R"({"datasets": {"d": {"source": "no_such_table", "target": "t", "write": "overwrite_partition"}}})");
+        MainWindow w;
+        w.show();
+        QSignalSpy opened(&w, &MainWindow::workspaceOpened);
+        QSignalSpy broken(&w, &MainWindow::selectionBroken);
+        QSignalSpy failed(&w, &MainWindow::workspaceFailed);
+        w.openWorkspace(m_small.db, path);
+        QVERIFY(opened.wait(kTimeoutMs));
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(broken.count(), 1);
+        QVERIFY2(broken.first().at(0).toString().contains(QStringLiteral("no_such_table")), qPrintable(broken.first().at(0).toString()));
+        QVERIFY(w.banner()->isVisible());
+        QVERIFY(w.banner()->message().contains(QStringLiteral("Dataset d cannot be used")));
+        QVERIFY(!w.partitionsPage()->dataset());
+        QVERIFY(!w.partitionsPage()->isLoading());
+        QVERIFY(!w.showNamedPage(QStringLiteral("lag")));
     }
 
 private:

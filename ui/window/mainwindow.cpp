@@ -379,10 +379,15 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
                                                                     : m_workspace->spec.requireStream(initial.name).error();
         m_banner->showMessage(ErrorBanner::Level::Warning, error.message);
     }
-    // The first dataset that can be used, else the first at all (its reason shown).
-    for (const DatasetSpec &d : m_workspace->spec.datasets)
-        if (!selected && m_workspace->spec.brokenReason(QStringLiteral("dataset"), d.name).isEmpty())
+    // The first dataset that can be used, else the first stream that can,
+    // else the first of all (its reason shown).
+    const Spec &sp = m_workspace->spec;
+    for (const DatasetSpec &d : sp.datasets)
+        if (!selected && sp.brokenReason(QStringLiteral("dataset"), d.name).isEmpty())
             selected = selectDataset(d.name);
+    for (const StreamSpec &st : sp.streams)
+        if (!selected && sp.brokenReason(QStringLiteral("stream"), st.name).isEmpty())
+            selected = selectStream(st.name);
     if (!selected && !m_workspace->spec.datasets.empty())
         selected = selectDataset(m_workspace->spec.datasets.front().name);
     if (!selected && !m_workspace->spec.streams.empty())
@@ -429,11 +434,11 @@ void MainWindow::showDataset(const QString &name)
     if (!dataset)
         return;
     if (const QString why = m_workspace->spec.brokenReason(QStringLiteral("dataset"), name); !why.isEmpty()) {
-        showPage(m_partitionsPage);
         m_partitionsPage->clear();
-        m_banner->showError(tr("Dataset %1 cannot be used: %2. Fix the spec or the database; the other datasets and streams work.").arg(name, why));
+        showUnusable(tr("Dataset %1 cannot be used").arg(name), why);
         return;
     }
+    dismissUnusable();
     showPage(m_partitionsPage);
     m_partitionsPage->setDataset(m_workspace->db, *dataset);
 }
@@ -444,13 +449,38 @@ void MainWindow::showStream(const QString &name)
     if (!stream)
         return;
     if (const QString why = m_workspace->spec.brokenReason(QStringLiteral("stream"), name); !why.isEmpty()) {
-        showPage(m_streamPage);
         m_streamPage->clear();
-        m_banner->showError(tr("Stream %1 cannot be used: %2. Fix the spec or the database; the other datasets and streams work.").arg(name, why));
+        showUnusable(tr("Stream %1 cannot be used").arg(name), why);
         return;
     }
+    dismissUnusable();
     showPage(m_streamPage);
     m_streamPage->setStream(m_workspace->db, *stream);
+}
+
+// A dataset or stream of the spec that does not resolve against the
+// catalog: the banner says why, the page says what to do, nothing loads.
+void MainWindow::showUnusable(const QString &what, const QString &why)
+{
+    const QString hint = m_workspace->spec.brokenHint();
+    const QString message = what % QStringLiteral(": ") % why % tr(". Fix the spec or the database; %1.").arg(hint);
+    m_banner->showError(message);
+    m_unusableShown = true;
+    m_welcomeText->setText(style::emptyState(what.toHtmlEscaped(),
+                                             tr("%1<br><br>Commands on it are refused; %2.<br>"
+                                                "Fix the spec (%3) or the database, then reopen the workspace (File \u203a Recent workspaces).")
+                                                 .arg(why.toHtmlEscaped(), hint.toHtmlEscaped(), m_workspaceSpec.toHtmlEscaped()),
+                                             2));
+    showPage(nullptr);
+    Q_EMIT selectionBroken(message);
+}
+
+// Leaving an unusable one: its banner goes with it.
+void MainWindow::dismissUnusable()
+{
+    if (m_unusableShown)
+        m_banner->dismiss();
+    m_unusableShown = false;
 }
 
 // The lag page shows the dataset on the partitions page when it has event
@@ -461,13 +491,14 @@ bool MainWindow::showLag()
     if (!dataset || !LagPage::hasLateness(*dataset)) {
         dataset = nullptr;
         for (const DatasetSpec &d : m_workspace->spec.datasets)
-            if (LagPage::hasLateness(d)) {
+            if (LagPage::hasLateness(d) && m_workspace->spec.brokenReason(QStringLiteral("dataset"), d.name).isEmpty()) {
                 dataset = &d;
                 break;
             }
     }
-    if (!dataset && !m_workspace->spec.datasets.empty())
-        dataset = &m_workspace->spec.datasets.front();
+    for (const DatasetSpec &d : m_workspace->spec.datasets)
+        if (!dataset && m_workspace->spec.brokenReason(QStringLiteral("dataset"), d.name).isEmpty())
+            dataset = &d;
     if (!dataset)
         return false;
     {

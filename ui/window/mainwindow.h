@@ -101,12 +101,17 @@ Q_SIGNALS:
     // The current page's data has loaded.
     void pageLoaded();
     void pageFailed(const QString &message);
+    // The dataset or stream chosen cannot be used (Spec::broken): nothing
+    // loads, the banner says why.
+    void selectionBroken(const QString &message);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
     void buildMenus();
+    void showUnusable(const QString &what, const QString &why);
+    void dismissUnusable();
     void buildStatusBar();
     QWidget *buildWelcome();
     void showOpenDialog();
@@ -150,6 +155,7 @@ private:
     QString m_workspaceSpec;
     JobTracker m_openJobs{this};
     bool m_opening = false;
+    bool m_unusableShown = false; // the banner is a broken dataset's or stream's (showUnusable)
 };
 
 } // namespace rw

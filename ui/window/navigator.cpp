@@ -29,7 +29,7 @@ void flagBroken(QTreeWidgetItem *item, const QString &why)
     item->setText(1, QObject::tr("broken: %1").arg(why));
     item->setForeground(0, QBrush(style::qcolor(style::Colour::Error)));
     item->setForeground(1, QBrush(style::qcolor(style::Colour::Error)));
-    const QString tip = item->toolTip(0) % QObject::tr("\n\nCannot be used: %1\nThe spec's other datasets and streams work.").arg(why);
+    const QString tip = item->toolTip(0) % QObject::tr("\n\nCannot be used: %1\nCommands on it are refused.").arg(why);
     item->setToolTip(0, tip);
     item->setToolTip(1, tip);
 }
