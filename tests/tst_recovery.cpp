@@ -391,6 +391,55 @@ private Q_SLOTS:
         }
     }
 
+    // A recovery killed mid-re-run (the first partition published, the
+    // second not) leaves the freeze standing: other writers and Rewind's own
+    // runs are refused. `resume` on its run finishes the re-run under that
+    // freeze and then the recovery: totals, unique index, unfreeze.
+    void crashMidRecoveryThenResume()
+    {
+        Fixture f(kStormSpec, retryStorm());
+        qputenv("REWIND_CHUNK_ROWS", "1"); // a chunk per partition, for the child
+        const auto killed = testsupport::runRewindctl(QStringList{QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"),
+                                                                  QStringLiteral("--execute")} + f.args(),
+                                                      QStringLiteral("after-commit:1"));
+        qunsetenv("REWIND_CHUNK_ROWS");
+        QVERIFY2(killed.crashed, killed.err.constData());
+        const QString clean03 = QStringLiteral("SELECT COUNT(*) FROM clean WHERE dt = '%1'");
+        const QString fact03 = QStringLiteral("SELECT COUNT(*) FROM fact WHERE dt = '%1'");
+        QCOMPARE(count(f.db(), fact03.arg(QStringLiteral("2025-05-03"))), count(f.db(), clean03.arg(QStringLiteral("2025-05-03"))));
+        QVERIFY(count(f.db(), fact03.arg(QStringLiteral("2025-05-04"))) > count(f.db(), clean03.arg(QStringLiteral("2025-05-04"))));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")), 1);
+        auto other = f.db().exec(QStringLiteral("DELETE FROM fact WHERE dt = '2025-05-04'"));
+        QVERIFY(!other);
+        QVERIFY2(other.error().message.contains(QStringLiteral("fact is frozen by Rewind")), qPrintable(other.error().message));
+        const auto run = f.cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")});
+        QVERIFY(run.exitCode != 0);
+        QVERIFY2(run.err.contains(QStringLiteral("frozen")), qPrintable(run.err));
+
+        const QJsonArray runs = json(f.cli({QStringLiteral("runs"), QStringLiteral("--json")}).out)[QStringLiteral("runs")].toArray();
+        QCOMPARE(runs.size(), 1);
+        const QJsonObject cut = runs.at(0).toObject();
+        QCOMPARE(cut[QStringLiteral("kind")].toString(), QStringLiteral("recover"));
+        QCOMPARE(cut[QStringLiteral("status")].toString(), QStringLiteral("interrupted"));
+
+        const auto resumed = f.cli({QStringLiteral("resume"), QStringLiteral("--run"), QString::number(cut[QStringLiteral("run_id")].toInteger()),
+                                    QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));
+        const QJsonObject j = json(resumed.out);
+        QCOMPARE(j[QStringLiteral("status")].toString(), QStringLiteral("succeeded"));
+        QCOMPARE(j[QStringLiteral("mode")].toString(), QStringLiteral("overwrite_partition")); // as the recovery planned it, not merge
+        const QJsonObject recovery = j[QStringLiteral("recovery")].toObject();
+        QCOMPARE(recovery[QStringLiteral("status")].toString(), QStringLiteral("recovered"));
+        QCOMPARE(recovery[QStringLiteral("totals_match")].toBool(), true);
+        QCOMPARE(recovery[QStringLiteral("unique_index_added")].toBool(), true);
+        QVERIFY(QFileInfo::exists(recovery[QStringLiteral("report")].toString()));
+        QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE fact SET qty = qty WHERE dt = '2025-05-04'"))); // the freeze is lifted
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'recover unfreeze'")), 1);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE status = 'succeeded'")), 1);
+    }
+
     void recoverStepByStep()
     {
         // The wizard's path: plan, then each step on its own, with the

@@ -4,6 +4,7 @@
 #include "app/rewindctl/clisupport.h"
 #include "core/batch/partitions.h"
 #include "core/batch/runs.h"
+#include "core/recovery/recovery.h"
 
 #include <QStringBuilder>
 
@@ -148,11 +149,28 @@ Status runResume(Context &ctx)
     auto ws = workspace(ctx);
     if (!ws)
         return fail(ws.error());
-    auto result = resume(ws->db, ws->spec, *id, *options);
+    auto result = resumeRun(ws->db, ws->spec, *id, *options);
     if (!result)
         return fail(result.error());
     ctx.reported = true;
-    return report(ctx, *result);
+    if (!result->recovery)
+        return report(ctx, result->run);
+    // A duplicate recovery's re-run: the run, then the recovery it finished.
+    const RecoveryResult &recovery = *result->recovery;
+    if (ctx.json) {
+        Json j = toJson(result->run);
+        j["recovery"] = recoveryJson(recovery);
+        ctx.print(j);
+    } else {
+        printRunText(ctx, result->run);
+        ctx.out << "\nThe duplicate recovery this run belongs to, carried on:\n";
+        printRecoveryText(ctx, recovery);
+    }
+    if (recovery.failed())
+        return internalError(recovery.error);
+    if (const int code = exitCodeOf(result->run); code != 0)
+        return fail(Error{static_cast<Error::Code>(code), result->run.error});
+    return {};
 }
 
 Status runRuns(Context &ctx)

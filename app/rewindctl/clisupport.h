@@ -16,6 +16,10 @@
 #include <optional>
 #include <vector>
 
+namespace rw {
+struct RecoveryResult;
+}
+
 namespace rw::cli {
 
 using Json = nlohmann::ordered_json;
@@ -95,5 +99,9 @@ std::vector<Command> auditCommands();     // audit, run-report
 std::vector<Command> lateCommands();      // lag, finalize
 std::vector<Command> dlqCommands();       // dlq list, show, fix, validate, replay, discard
 std::vector<Command> recoveryCommands();  // duplicates, freeze, unfreeze, recover, rollback
+
+// A duplicate recovery's result, as `recover` prints it (recoverycommands.cpp).
+Json recoveryJson(const RecoveryResult &r);
+void printRecoveryText(Context &ctx, const RecoveryResult &r);
 
 } // namespace rw::cli

@@ -150,6 +150,56 @@ Json totalsJson(const std::vector<TotalsRow> &rows)
     return out;
 }
 
+} // namespace
+
+Json recoveryJson(const RecoveryResult &r)
+{
+    Json steps = Json::array();
+    for (const auto &st : r.steps)
+        steps.push_back({{"step", s(st.step)}, {"status", s(enumName(st.status))}, {"detail", s(st.detail)}});
+    Json j{{"dataset", s(r.dataset)},
+           {"duplicate_keys", r.before.duplicateKeys},
+           {"extra_rows", r.before.extraRows},
+           {"partitions", partitionsJson(r.before)},
+           {"totals_match", r.totalsMatch},
+           {"unique_index_added", r.uniqueIndexAdded},
+           {"executed", r.executed},
+           {"status", s(enumName(r.status))},
+           {"target", s(r.target)},
+           {"unique_index", s(r.uniqueIndex)},
+           {"unique_index_columns", Json::array()},
+           {"run_id", r.rerunId.isNull() ? Json(nullptr) : Json(r.rerunId.toLongLong())},
+           {"totals", totalsJson(r.totals)},
+           {"steps", steps},
+           {"samples", samplesJson(r.before.samples)},
+           {"report", r.reportPath.isEmpty() ? Json(nullptr) : Json(s(r.reportPath))}};
+    for (const QString &c : r.uniqueIndexColumns)
+        j["unique_index_columns"].push_back(s(c));
+    if (r.after)
+        j["after"] = {{"duplicate_keys", r.after->duplicateKeys}, {"extra_rows", r.after->extraRows}};
+    if (!r.error.isEmpty())
+        j["error"] = s(r.error);
+    return j;
+}
+
+void printRecoveryText(Context &ctx, const RecoveryResult &r)
+{
+    ctx.out << r.dataset << " (" << r.target << "): " << thousands(r.before.duplicateKeys) << " duplicate keys, "
+            << thousands(r.before.extraRows) << " extra rows\n\n";
+    TextTable table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DETAIL")});
+    for (const auto &st : r.steps)
+        table.add({st.step, enumName(st.status), st.detail});
+    table.print(ctx.out);
+    ctx.out << "\nTotals " << (r.totalsMatch ? "match" : "do not match") << " the source"
+            << (r.executed ? QString() : QStringLiteral(" (as the target is now)")) << ".\n";
+    if (!r.reportPath.isEmpty())
+        ctx.out << "Report: " << r.reportPath << '\n';
+    if (!r.executed)
+        ctx.out << "Dry run: nothing changed. Add --execute to recover.\n";
+}
+
+namespace {
+
 Status runRecover(Context &ctx)
 {
     auto samples = samplesOption(ctx);
@@ -166,47 +216,10 @@ Status runRecover(Context &ctx)
     auto r = recover(wd->first.db, *wd->second, o);
     if (!r)
         return fail(r.error());
-    if (ctx.json) {
-        Json steps = Json::array();
-        for (const auto &st : r->steps)
-            steps.push_back({{"step", s(st.step)}, {"status", s(enumName(st.status))}, {"detail", s(st.detail)}});
-        Json j{{"dataset", s(r->dataset)},
-               {"duplicate_keys", r->before.duplicateKeys},
-               {"extra_rows", r->before.extraRows},
-               {"partitions", partitionsJson(r->before)},
-               {"totals_match", r->totalsMatch},
-               {"unique_index_added", r->uniqueIndexAdded},
-               {"executed", r->executed},
-               {"status", s(enumName(r->status))},
-               {"target", s(r->target)},
-               {"unique_index", s(r->uniqueIndex)},
-               {"unique_index_columns", Json::array()},
-               {"run_id", r->rerunId.isNull() ? Json(nullptr) : Json(r->rerunId.toLongLong())},
-               {"totals", totalsJson(r->totals)},
-               {"steps", steps},
-               {"samples", samplesJson(r->before.samples)},
-               {"report", r->reportPath.isEmpty() ? Json(nullptr) : Json(s(r->reportPath))}};
-        for (const QString &c : r->uniqueIndexColumns)
-            j["unique_index_columns"].push_back(s(c));
-        if (r->after)
-            j["after"] = {{"duplicate_keys", r->after->duplicateKeys}, {"extra_rows", r->after->extraRows}};
-        if (!r->error.isEmpty())
-            j["error"] = s(r->error);
-        ctx.print(j);
-    } else {
-        ctx.out << r->dataset << " (" << r->target << "): " << thousands(r->before.duplicateKeys) << " duplicate keys, "
-                << thousands(r->before.extraRows) << " extra rows\n\n";
-        TextTable table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DETAIL")});
-        for (const auto &st : r->steps)
-            table.add({st.step, enumName(st.status), st.detail});
-        table.print(ctx.out);
-        ctx.out << "\nTotals " << (r->totalsMatch ? "match" : "do not match") << " the source"
-                << (r->executed ? QString() : QStringLiteral(" (as the target is now)")) << ".\n";
-        if (!r->reportPath.isEmpty())
-            ctx.out << "Report: " << r->reportPath << '\n';
-        if (!r->executed)
-            ctx.out << "Dry run: nothing changed. Add --execute to recover.\n";
-    }
+    if (ctx.json)
+        ctx.print(recoveryJson(*r));
+    else
+        printRecoveryText(ctx, *r);
     ctx.reported = true;
     if (r->status == RecoveryStatus::Failed)
         return internalError(r->error);

@@ -149,8 +149,8 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset, const 
             if (auto s = storePlan(db, plan, QString()); !s)
                 return s;
         auto r = db.exec(QStringLiteral("INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, started_at, os_user, scope_json, pid, host) "
-                                        "VALUES (?, 'run', ?, ?, ?, ?, ?, ?, ?, ?)"),
-                         {dataset.name, plan.id, enumName(plan.mode), enumName(result.status), result.startedAt, osUser(), scopeToJson(plan.scope),
+                                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                         {dataset.name, options.kind, plan.id, enumName(plan.mode), enumName(result.status), result.startedAt, osUser(), scopeToJson(plan.scope),
                           QCoreApplication::applicationPid(), QSysInfo::machineHostName()});
         if (!r)
             return fail(r.error());
@@ -266,19 +266,29 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
         return badInput(QStringLiteral("run %1 was rolled back: start a new run").arg(runId));
     if (info->status == RunStatus::Running)
         return badInput(QStringLiteral("run %1 is still running (process %2 on %3)").arg(runId).arg(info->pid).arg(info->host));
-    auto dataset = spec.requireDataset(info->dataset);
-    if (!dataset)
-        return fail(dataset.error());
+    auto specDataset = spec.requireDataset(info->dataset);
+    if (!specDataset)
+        return fail(specDataset.error());
     if (!options.execute)
         return badInput(QStringLiteral("resume publishes: add --execute"));
-    if (auto s = refuseFrozen(db, **dataset, options); !s)
-        return fail(s.error());
-    auto sql = BatchSql::make(db, **dataset);
-    if (!sql)
-        return fail(sql.error());
     auto plan = loadPlan(db, info->planId);
     if (!plan)
         return fail(plan.error());
+    // The run writes as its plan says (a duplicate recovery's re-run
+    // overwrites partitions of a merge dataset), not as the spec says today.
+    DatasetSpec planned = **specDataset;
+    if (plan->mode != planned.write) {
+        if (plan->mode == WriteMode::Scd2 || planned.write == WriteMode::Scd2)
+            return badInput(QStringLiteral("run %1 cannot resume: it wrote \"%2\" by %3, and the spec now says %4; start a new run")
+                                .arg(runId)
+                                .arg(info->dataset, enumName(plan->mode), enumName(planned.write)));
+        planned.write = plan->mode;
+    }
+    if (auto s = refuseFrozen(db, planned, options); !s)
+        return fail(s.error());
+    auto sql = BatchSql::make(db, planned);
+    if (!sql)
+        return fail(sql.error());
 
     RunResult result;
     result.dataset = info->dataset;
@@ -297,7 +307,7 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
             todo.push_back(p);
     }
     if (sql->isScd2())
-        if (auto s = refuseScd2OutOfOrder(db, **dataset, *sql, todo); !s)
+        if (auto s = refuseScd2OutOfOrder(db, planned, *sql, todo); !s)
             return fail(s.error());
     Plan remaining = *plan;
     remaining.scope = todo;
@@ -320,7 +330,7 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
     }); });
     if (!marked)
         return fail(marked.error());
-    publishChunks(db, **dataset, *sql, *plan, todo, options, result, int(result.partitions.size()));
+    publishChunks(db, planned, *sql, *plan, todo, options, result, int(result.partitions.size()));
     // Keep the plan's order in the result.
     sortByPartition(result.partitions, [](const PartitionResult &p) { return p.partition; });
     return finish(db, std::move(result));

@@ -125,6 +125,9 @@ struct BatchOptions {
     // Internal: publish although the dataset is frozen. Only for a caller
     // that holds the freeze itself (recover re-running under its own freeze).
     bool ignoreFreeze = false;
+    // Internal: the run's kind as recorded in rewind_runs ("recover" for a
+    // duplicate recovery's re-run, which resumeRun() finishes as a recovery).
+    QString kind = QStringLiteral("run");
 };
 
 // Stages, dedupes, diffs and checks the scoped partitions and stores a plan.

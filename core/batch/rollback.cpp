@@ -75,7 +75,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     auto info = loadRun(db, runId);
     if (!info)
         return fail(info.error());
-    if (info->kind != QLatin1String("run"))
+    if (info->kind != QLatin1String("run") && info->kind != QLatin1String("recover")) // a recovery's re-run is a batch run too
         return badInput(QStringLiteral("%1 %2 is not a batch run: only runs can be rolled back").arg(info->kind).arg(runId));
     if (info->status == RunStatus::Running)
         return badInput(QStringLiteral("run %1 is still running (process %2 on %3): cancel it first").arg(runId).arg(info->pid).arg(info->host));

@@ -1,6 +1,8 @@
 #include "core/recovery/recovery.h"
 
 #include "core/batch/batchsql.h"
+#include "core/batch/planstore.h"
+#include "core/batch/runs.h"
 #include "core/batch/partitions.h"
 #include "core/batch/scope.h"
 #include "core/workspace/workspace.h"
@@ -559,6 +561,8 @@ Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &da
 
 namespace {
 
+Status recordRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, RunResult rerun);
+
 Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, RecoveryResult &result, const RecoveryRerunOptions &options)
 {
     if (auto s = requireStep(result, QStringLiteral("rerun"), QStringLiteral("identify")); !s)
@@ -570,6 +574,7 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchS
     BatchOptions o;
     o.execute = true;
     o.ignoreFreeze = true;
+    o.kind = QStringLiteral("recover"); // resumeRun() finishes the recovery after a crash
     o.planId = options.planId;
     o.progress = options.progress;
     o.cancel = options.cancel;
@@ -584,23 +589,29 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchS
         stopRecovery(db, dataset, result, QStringLiteral("rerun"), rerun.error().message);
         return {};
     }
-    result.rerun = *rerun;
-    result.rerunId = rerun->runId;
-    if (rerun->status != RunStatus::Succeeded) {
+    return recordRerun(db, dataset, result, std::move(*rerun));
+}
+
+// The re-run's outcome as step 3: done (audited), or the recovery stopped.
+Status recordRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, RunResult rerun)
+{
+    result.rerun = rerun;
+    result.rerunId = rerun.runId;
+    if (rerun.status != RunStatus::Succeeded) {
         stopRecovery(db, dataset, result, QStringLiteral("rerun"),
                      QStringLiteral("run %1 ended %2%3")
-                         .arg(rerun->runId.toString(), enumName(rerun->status), rerun->error.isEmpty() ? QString() : QStringLiteral(": ") % rerun->error));
+                         .arg(rerun.runId.toString(), enumName(rerun.status), rerun.error.isEmpty() ? QString() : QStringLiteral(": ") % rerun.error));
         return {};
     }
-    const PartitionResult t = rerun->totals();
-    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover rerun"), rerun->runId,
-                           Json{{"partitions", rerun->partitions.size()}, {"inserted", t.inserted}, {"deleted", t.deleted}});
+    const PartitionResult t = rerun.totals();
+    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover rerun"), rerun.runId,
+                           Json{{"partitions", rerun.partitions.size()}, {"inserted", t.inserted}, {"deleted", t.deleted}});
         !s)
         return fail(s.error());
     result.steps.push_back({QStringLiteral("rerun"), RecoveryStepStatus::Done,
                             QStringLiteral("run %1 overwrote %2 partition(s): %3 rows written, %4 removed")
-                                .arg(rerun->runId.toString())
-                                .arg(rerun->partitions.size())
+                                .arg(rerun.runId.toString())
+                                .arg(rerun.partitions.size())
                                 .arg(t.stagedRows)
                                 .arg(t.deleted)});
     return {};
@@ -734,6 +745,33 @@ Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, Recove
     return recoverUniqueIndex(db, dataset, *sql, result, samples);
 }
 
+namespace {
+
+// The executed recovery's Markdown report: at `path`, else
+// recovery-<dataset>-<time>.md next to the database (never over another).
+Status writeRecoveryReport(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const QString &path)
+{
+    result.reportPath = path;
+    if (result.reportPath.isEmpty()) {
+        const QFileInfo dbFile(db.url().path);
+        const QString dir = db.url().path.isEmpty() ? QDir::currentPath() : dbFile.absolutePath();
+        // Never over an earlier report (two recoveries in one second): -2, -3, ...
+        const QString stem = dir % QStringLiteral("/recovery-") % dataset.name % u'-'
+                             % QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+        result.reportPath = stem % QStringLiteral(".md");
+        for (int n = 2; QFileInfo::exists(result.reportPath); ++n)
+            result.reportPath = stem % u'-' % QString::number(n) % QStringLiteral(".md");
+    }
+    QFile file(result.reportPath);
+    const auto mode = path.isEmpty() ? QIODevice::WriteOnly | QIODevice::NewOnly : QIODevice::WriteOnly | QIODevice::Truncate;
+    if (!file.open(mode))
+        return internalError(QStringLiteral("recovery report %1: cannot write: %2").arg(result.reportPath, file.errorString()));
+    file.write(recoveryReportMarkdown(result).toUtf8());
+    return {};
+}
+
+} // namespace
+
 Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, const RecoverOptions &options)
 {
     if (auto s = checkRecoverable(dataset); !s)
@@ -767,22 +805,8 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
     }
 
     auto finishReport = [&]() -> Result<RecoveryResult> {
-        result.reportPath = options.reportPath;
-        if (result.reportPath.isEmpty()) {
-            const QFileInfo dbFile(db.url().path);
-            const QString dir = db.url().path.isEmpty() ? QDir::currentPath() : dbFile.absolutePath();
-            // Never over an earlier report (two recoveries in one second): -2, -3, ...
-            const QString stem = dir % QStringLiteral("/recovery-") % dataset.name % u'-'
-                                 % QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-            result.reportPath = stem % QStringLiteral(".md");
-            for (int n = 2; QFileInfo::exists(result.reportPath); ++n)
-                result.reportPath = stem % u'-' % QString::number(n) % QStringLiteral(".md");
-        }
-        QFile file(result.reportPath);
-        const auto mode = options.reportPath.isEmpty() ? QIODevice::WriteOnly | QIODevice::NewOnly : QIODevice::WriteOnly | QIODevice::Truncate;
-        if (!file.open(mode))
-            return internalError(QStringLiteral("recovery report %1: cannot write: %2").arg(result.reportPath, file.errorString()));
-        file.write(recoveryReportMarkdown(result).toUtf8());
+        if (auto s = writeRecoveryReport(db, dataset, result, options.reportPath); !s)
+            return fail(s.error());
         return result;
     };
 
@@ -801,6 +825,85 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
             return finishReport();
     }
     return finishReport();
+}
+
+Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId, const BatchOptions &options, const RecoverOptions &recoverOptions)
+{
+    auto info = loadRun(db, runId);
+    if (!info)
+        return fail(info.error());
+    if (info->kind != QLatin1String("recover")) {
+        auto plain = resume(db, spec, runId, options);
+        if (!plain)
+            return fail(plain.error());
+        return ResumedRun{std::move(*plain), std::nullopt};
+    }
+    // A duplicate recovery's re-run, cut short: the recovery carries on
+    // from step 3 under its freeze, over the partitions that run planned.
+    auto specDataset = spec.requireDataset(info->dataset);
+    if (!specDataset)
+        return fail(specDataset.error());
+    const DatasetSpec &dataset = **specDataset;
+    if (auto s = checkRecoverable(dataset); !s)
+        return fail(s.error());
+    if (!options.execute)
+        return badInput(QStringLiteral("resume publishes: add --execute"));
+    auto sql = BatchSql::make(db, dataset);
+    if (!sql)
+        return fail(sql.error());
+    auto plan = loadPlan(db, info->planId);
+    if (!plan)
+        return fail(plan.error());
+    auto planned = planRecovery(db, dataset, *sql, recoverOptions.samples);
+    if (!planned)
+        return fail(planned.error());
+    RecoveryResult result = std::move(*planned);
+    result.scope = plan->scope;
+    result.scopeLabels.clear();
+    for (const PartitionRef &p : result.scope)
+        if (p.label)
+            result.scopeLabels << *p.label;
+    auto before = compareTotals(db, dataset, *sql, result.scope);
+    if (!before)
+        return fail(before.error());
+    result.totalsBefore = *before;
+    if (auto s = recoverFreeze(db, dataset, result); !s) // adopts the freeze the crash left (or freezes again)
+        return fail(s.error());
+    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover identify"), runId,
+                           Json{{"resumed_run", runId}, {"partitions", result.scope.size()}});
+        !s)
+        return fail(s.error());
+    result.steps.push_back({QStringLiteral("identify"), RecoveryStepStatus::Done,
+                            QStringLiteral("resuming run %1, which re-runs %2 partition(s); %3 duplicate keys left")
+                                .arg(runId)
+                                .arg(result.scope.size())
+                                .arg(result.before.duplicateKeys)});
+    BatchOptions o = options;
+    o.ignoreFreeze = true; // the recovery's own freeze
+    auto rerun = resume(db, spec, runId, o);
+    if (!rerun) {
+        if (rerun.error().code == Error::Code::StalePlan || rerun.error().code == Error::Code::BadInput)
+            return fail(rerun.error()); // nothing written: the operator's to look at
+        stopRecovery(db, dataset, result, QStringLiteral("rerun"), rerun.error().message);
+    } else if (auto s = recordRerun(db, dataset, result, *rerun); !s) {
+        return fail(s.error());
+    }
+    if (!result.failed())
+        if (auto s = recoverTotals(db, dataset, *sql, result); !s)
+            return fail(s.error());
+    if (!result.failed())
+        if (auto s = recoverUniqueIndex(db, dataset, *sql, result, recoverOptions.samples); !s)
+            return fail(s.error());
+    if (auto s = writeRecoveryReport(db, dataset, result, recoverOptions.reportPath); !s)
+        return fail(s.error());
+    RunResult runResult = result.rerun ? *result.rerun : RunResult{};
+    if (!result.rerun) { // the resume failed: the run as it stands
+        runResult.dataset = dataset.name;
+        runResult.runId = runId;
+        runResult.status = RunStatus::Failed;
+        runResult.error = result.error;
+    }
+    return ResumedRun{std::move(runResult), std::move(result)};
 }
 
 } // namespace rw

@@ -196,4 +196,16 @@ Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, Recove
 // lay out); a saved report lists them all.
 QString recoveryReportMarkdown(const RecoveryResult &result, std::size_t partitionsShown = std::size_t(-1));
 
+// Resumes an interrupted or failed run (batch resume()). A duplicate
+// recovery's re-run (kind "recover") is resumed under the recovery's freeze,
+// and the recovery then finishes as recover() would have: totals, unique
+// index, unfreeze, report; a crash mid-recovery leaves the freeze standing
+// until this finishes or unfreeze lifts it.
+struct ResumedRun {
+    RunResult run;
+    std::optional<RecoveryResult> recovery; // for a recovery's re-run
+};
+Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId, const BatchOptions &options,
+                             const RecoverOptions &recoverOptions = {});
+
 } // namespace rw

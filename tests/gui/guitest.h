@@ -15,13 +15,14 @@
 // What the console's tests share.
 namespace guitest {
 
-// For initTestCase(): settings go to a test location under the test's name;
-// with `clearRecent`, the recent workspaces start empty.
+// For initTestCase(): settings go to a test location under the test's name
+// and engine (ctest runs tst_x and tst_x_pg side by side); with
+// `clearRecent`, the recent workspaces start empty.
 inline void useTestSettings(const QString &testName, bool clearRecent)
 {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-    QCoreApplication::setApplicationName(testName);
+    QCoreApplication::setApplicationName(testsupport::onPostgres() ? testName + QStringLiteral("_pg") : testName);
     if (clearRecent)
         rw::Settings().clearRecentWorkspaces();
 }

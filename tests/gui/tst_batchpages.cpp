@@ -1,6 +1,7 @@
 // The batch loop driven through the widgets, on the demo warehouse: select
 // the bad day, preview it, confirm in the launch dialog, watch the run, and
 // find it all in the partitions, runs and audit pages.
+#include "core/recovery/recovery.h"
 #include "ui/audit/auditmodel.h"
 #include "ui/audit/auditpage.h"
 #include "ui/audit/auditproxymodel.h"
@@ -360,6 +361,38 @@ private Q_SLOTS:
                                                            == QLatin1String("succeeded"),
                                  kTimeoutMs);
         QVERIFY(!runs->resumeButton()->isEnabled());
+    }
+
+    // A duplicate recovery killed mid-re-run: its run resumed from the runs
+    // page finishes the recovery too (no duplicates left, the freeze lifted).
+    void resumeACutRecovery()
+    {
+        const auto [db, spec] = m_demo.copy(QStringLiteral("recovery-cut"));
+        qputenv("REWIND_CHUNK_ROWS", "1");
+        const auto killed = testsupport::runRewindctl({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("fact_sales"),
+                                                       QStringLiteral("--execute"), QStringLiteral("--db"), db, QStringLiteral("--spec"), spec},
+                                                      QStringLiteral("after-commit:1"));
+        qunsetenv("REWIND_CHUNK_ROWS");
+        QVERIFY2(killed.crashed, killed.err.constData());
+        MainWindow w;
+        w.show();
+        QVERIFY(openAndWait(w, db, spec, {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("runs"), {}}));
+        rw::RunsPage *runs = w.runsPage();
+        QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()->rowCount() == 2, kTimeoutMs);
+        QCOMPARE(runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString(), QStringLiteral("interrupted"));
+        QTRY_VERIFY_WITH_TIMEOUT(runs->resumeButton()->isEnabled(), kTimeoutMs);
+        QSignalSpy finished(w.runManager(), &rw::RunManager::runFinished);
+        QTest::mouseClick(runs->resumeButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(kTimeoutMs));
+        const rw::LiveRun *run = w.runManager()->run(finished.at(0).at(0).toInt());
+        QVERIFY2(run->result, qPrintable(run->error ? run->error->message : QString()));
+        QCOMPARE(run->result->status, rw::RunStatus::Succeeded);
+        auto ws = rw::openWorkspace(db, spec);
+        QVERIFY(ws);
+        QCOMPARE(ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen"))->toInt(), 0);
+        auto dups = rw::findDuplicates(ws->db, *ws->spec.dataset(QStringLiteral("fact_sales")));
+        QVERIFY(dups);
+        QCOMPARE(dups->duplicateKeys, 0);
     }
 
     // --page preview without partitions previews the most urgent one.

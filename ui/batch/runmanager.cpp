@@ -1,5 +1,7 @@
 #include "ui/batch/runmanager.h"
 
+#include "core/recovery/recovery.h"
+
 #include "core/lateness/finalize.h"
 #include "core/batch/partitions.h"
 
@@ -103,7 +105,15 @@ int RunManager::resumeRun(const Database &db, const Spec &spec, qint64 runId, co
     return launch(std::move(run), [db, spec, runId](const BatchOptions &base) {
         BatchOptions options = base;
         options.execute = true;
-        return rw::resume(db, spec, runId, options);
+        // A duplicate recovery's re-run carries its recovery on to the end
+        // (totals, unique index, unfreeze): a recovery that then fails is
+        // this resume's failure, and the dataset stays frozen.
+        auto resumed = rw::resumeRun(db, spec, runId, options);
+        if (!resumed)
+            return Result<RunResult>(fail(resumed.error()));
+        if (resumed->recovery && resumed->recovery->failed())
+            return Result<RunResult>(internalError(resumed->recovery->error));
+        return Result<RunResult>(std::move(resumed->run));
     });
 }
 

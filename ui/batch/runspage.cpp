@@ -286,7 +286,7 @@ bool RunsPage::canRollBack(const QString &kind, RunStatus status)
     case RunStatus::CheckFailed:
     case RunStatus::Failed:
     case RunStatus::Cancelled:
-    case RunStatus::Interrupted: return kind == QLatin1String("run");
+    case RunStatus::Interrupted: return kind == QLatin1String("run") || kind == QLatin1String("recover");
     default: return false;
     }
 }
