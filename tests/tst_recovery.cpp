@@ -275,11 +275,17 @@ private Q_SLOTS:
                      qPrintable(w.error().message));
         }
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        // partitions says so: who froze it, when, why.
+        const QJsonObject shown = json(f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--json")}).out);
+        QCOMPARE(shown[QStringLiteral("frozen")].toObject()[QStringLiteral("reason")].toString(), QStringLiteral("incident 42"));
+        QVERIFY(f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("sales")}).out.contains(QStringLiteral("FROZEN since")));
         // A preview still works: it writes no data.
         QCOMPARE(f.cli({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("sales")}).exitCode, 0);
 
         QCOMPARE(f.cli({QStringLiteral("unfreeze"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")}).exitCode, 0);
         QVERIFY(f.db().exec(QStringLiteral("UPDATE tgt SET id = id"))); // lifted: other writers write again
+        QVERIFY(json(f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--json")}).out)
+                    [QStringLiteral("frozen")].isNull());
         QCOMPARE(f.cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")}).exitCode, 0);
         QVERIFY(digest(f.db(), QStringLiteral("tgt")) != before);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action IN ('freeze', 'unfreeze')")), 2);

@@ -2,6 +2,7 @@
 #include "app/rewindctl/clisupport.h"
 #include "core/demo/demo.h"
 #include "core/batch/partitions.h"
+#include "core/recovery/recovery.h"
 
 #include <QStringBuilder>
 
@@ -146,6 +147,9 @@ Status runPartitions(Context &ctx)
     auto parts = listPartitions(wd->first.db, d);
     if (!parts)
         return fail(parts.error());
+    auto frozen = freezeInfo(wd->first.db, d.name);
+    if (!frozen)
+        return fail(frozen.error());
     if (ctx.json) {
         Json list = Json::array();
         for (const auto &p : *parts)
@@ -156,7 +160,10 @@ Status runPartitions(Context &ctx)
                             {"status", s(enumName(p.status))},
                             {"last_run_id", p.lastRunId.isNull() ? Json(nullptr) : Json(p.lastRunId.toLongLong())},
                             {"last_published", p.lastPublished.isEmpty() ? Json(nullptr) : Json(s(p.lastPublished))}});
-        ctx.print({{"dataset", s(d.name)}, {"partitions", list}});
+        Json j{{"dataset", s(d.name)}, {"partitions", list}};
+        j["frozen"] = *frozen ? Json{{"frozen_at", s((*frozen)->frozenAt)}, {"os_user", s((*frozen)->osUser)}, {"reason", s((*frozen)->reason)}}
+                              : Json(nullptr);
+        ctx.print(j);
         return {};
     }
     TextTable table({QStringLiteral("PARTITION"), QStringLiteral("STATUS"), QStringLiteral("SOURCE ROWS"),
@@ -174,6 +181,10 @@ Status runPartitions(Context &ctx)
     }
     ctx.out << d.name << ": " << (d.source.isEmpty() ? QStringLiteral("(transform)") : d.source) << " -> " << d.target
             << " (" << enumName(d.write) << "), " << parts->size() << " partitions\n\n";
+    if (*frozen)
+        ctx.out << "FROZEN since " << (*frozen)->frozenAt << " by " << (*frozen)->osUser
+                << ((*frozen)->reason.isEmpty() ? QString() : QStringLiteral(" (") % (*frozen)->reason % u')')
+                << ": every writer but Rewind's recovery is refused; rewindctl unfreeze --dataset " << d.name << " --execute lifts it\n\n";
     table.print(ctx.out);
     ctx.out << "\ntotal: " << thousands(source) << " source rows, " << thousands(target) << " target rows, "
             << thousands(dupes) << " duplicate keys\n";
