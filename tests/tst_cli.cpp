@@ -3,6 +3,7 @@
 #include "tests/testsupport.h"
 
 #include <QJsonArray>
+#include <QStandardPaths>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -216,6 +217,27 @@ private Q_SLOTS:
         bash.start(QStringLiteral("bash"), {QStringLiteral("-c"), program, QStringLiteral("bash"), m_db, m_spec});
         QVERIFY(bash.waitForFinished(60000));
         QCOMPARE(QString::fromUtf8(bash.readAllStandardOutput()), QStringLiteral("partitions\norders-loader\n"));
+
+        // zsh, sourcing its script: the words it passes (zsh arrays count
+        // from 1) and the lines it hands to compadd, which here prints them
+        // (zsh itself filters by the prefix typed); a --db value is a file.
+        if (QStandardPaths::findExecutable(QStringLiteral("zsh")).isEmpty())
+            QSKIP("zsh is not installed (scripts/test installs it)");
+        QProcess zsh;
+        zsh.setProcessEnvironment(env);
+        const QString zshProgram = QStringLiteral("source <(rewindctl completion zsh)\n"
+                                                  "compadd() { print -l -- \"${@[2,-1]}\" }\n"
+                                                  "_files() { print FILES }\n"
+                                                  "words=(rewindctl --db \"$1\" --spec \"$2\" partitions --dataset ''); CURRENT=8; _rewindctl\n"
+                                                  "words=(rewindctl dlq ''); CURRENT=3; _rewindctl\n"
+                                                  "words=(rewindctl partitions --db ''); CURRENT=4; _rewindctl\n");
+        zsh.start(QStringLiteral("zsh"), {QStringLiteral("-f"), QStringLiteral("-c"), zshProgram, QStringLiteral("zsh"), m_db, m_spec});
+        QVERIFY(zsh.waitForFinished(60000));
+        const QStringList got = QString::fromUtf8(zsh.readAllStandardOutput()).split(u'\n', Qt::SkipEmptyParts);
+        QVERIFY2(got.mid(0, 3) == (QStringList{QStringLiteral("fact_sales"), QStringLiteral("events"), QStringLiteral("customer_tiers")}),
+                 qPrintable(got.join(u'|') + QString::fromUtf8(zsh.readAllStandardError())));
+        QVERIFY2(got.contains(QStringLiteral("list")) && got.contains(QStringLiteral("import")), qPrintable(got.join(u'|')));
+        QCOMPARE(got.constLast(), QStringLiteral("FILES"));
     }
 
     void offsetsTextAligned()
