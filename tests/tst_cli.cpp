@@ -172,6 +172,7 @@ private Q_SLOTS:
         };
         refused({QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec, QStringLiteral("dlq")}, QStringLiteral("dlq needs a command: dlq list | show"));
         refused({QStringLiteral("--spec"), m_spec, QStringLiteral("--db")}, QStringLiteral("--db needs a value"));
+        refused({QStringLiteral("--db"), m_db, QStringLiteral("--json")}, QStringLiteral("no command after --db"));
         refused({QStringLiteral("--db"), QStringLiteral("--spec"), m_spec, QStringLiteral("datasets")}, QStringLiteral("--db needs a value"));
         refused({QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("partitions"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), m_spec},
                 QStringLiteral("\"--dataset\" stands before the command; only --db, --spec and --json may"));

@@ -3,6 +3,8 @@
 // the DLQ byte for byte, fixed, and redriven to its original topic; checked
 // with python3-kafka, an independent client; a redrive SIGKILLed between the
 // broker's acknowledgement and the DLQ's update.
+#include "core/streams/kafkadlq.h"
+#include "core/workspace/workspace.h"
 #include "tests/kafkamock.h"
 #include "tests/testsupport.h"
 
@@ -391,6 +393,42 @@ private Q_SLOTS:
         const auto refused = none.cli(replay);
         QCOMPARE(refused.exitCode, 2);
         QVERIFY2(refused.err.contains(QStringLiteral("names no kafka.dlq_topic")), qPrintable(refused.err));
+    }
+
+    // Dead letters are published page by page: five of them in pages of
+    // two are three transactions (three dlq-publish audit rows), each record
+    // on the topic once, and a second call publishes nothing.
+    void deadLettersPublishedInPages()
+    {
+        MockCluster cluster;
+        std::vector<MockCluster::Record> bad;
+        for (int i = 0; i < 5; ++i)
+            bad.push_back({i % 2, QByteArray("bad-page-") + QByteArray::number(i), QByteArray("{not json ") + QByteArray::number(i), {}});
+        cluster.produceRecords("payments", bad);
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        const auto r = f.cli({QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+                              QStringLiteral("loader"), QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(json(r.out).value(QStringLiteral("dead_lettered")).toInteger(), 5);
+        auto ws = rw::openWorkspace(f.dbPath, f.specPath);
+        QVERIFY(ws);
+        auto published = rw::publishDeadLetters(ws->db, *ws->spec.stream(QStringLiteral("payments")), 2);
+        QVERIFY2(published, qPrintable(published ? QString() : published.error().message));
+        QCOMPARE(*published, 5);
+        QCOMPARE(f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'dlq-publish'"))->toInt(), 3);
+        QCOMPARE(f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_source = 'published' AND dlq_offset IS NOT NULL"))->toInt(), 5);
+        QSet<QString> ids;
+        int onTopic = 0;
+        for (const auto &v : independentRecords(cluster.bootstrap(), QString::fromLatin1(kDlqTopic)))
+            if (const QString id = headerValue(v.toObject(), QStringLiteral("rewind.dlq.id")); !id.isEmpty()) {
+                ids.insert(id);
+                ++onTopic;
+            }
+        QCOMPARE(onTopic, 5);
+        QCOMPARE(ids.size(), 5);
+        auto again = rw::publishDeadLetters(ws->db, *ws->spec.stream(QStringLiteral("payments")), 2);
+        QVERIFY(again);
+        QCOMPARE(*again, 0);
     }
 };
 

@@ -117,6 +117,8 @@ Result<QStringList> globalOptionsLast(const QStringList &args)
             break; // "dlq --status new": the group's word alone, told below
         }
     }
+    if (words.isEmpty() && !globals.isEmpty())
+        return badInput(QStringLiteral("no command after %1; run 'rewindctl --help' for the commands").arg(globals.join(u' ')));
     return words + args.mid(i) + globals;
 }
 

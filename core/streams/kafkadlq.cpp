@@ -331,6 +331,18 @@ void onDelivery(rd_kafka_t *, const rd_kafka_message_t *m, void *)
     d->offset = m->offset;
 }
 
+// After a flush that timed out: what is still queued or in flight is
+// purged, and the purge's delivery reports are served now, while the
+// records they point to still exist. False when anything had to be purged.
+bool settleDeliveries(rd_kafka_t *rk)
+{
+    if (rd_kafka_outq_len(rk) == 0)
+        return true;
+    rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    rd_kafka_flush(rk, 1000); // serves the purged messages' reports
+    return false;
+}
+
 // A selected record's source, and where its records go.
 struct Route {
     const StreamSpec *stream = nullptr;
@@ -561,6 +573,8 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
                 result.records.push_back({o.id, o.topic, ok ? o.delivery.partition : -1, ok ? o.delivery.offset : -1,
                                           ok ? QString() : QString::fromUtf8(rd_kafka_err2str(o.delivery.err))});
         }
+        for (rd_kafka_t *rk : used) // the unacknowledged stay as they were (unknown above)
+            settleDeliveries(rk);
         failpoint("dlq-produce-after-ack"); // the batch is on the broker, not yet marked
         const Status s = Database::retryTransient(5, [&] {
             return db.writeTransaction([&]() -> Status {
@@ -627,122 +641,137 @@ Status checkDeadLetterTopic(const StreamSpec &stream)
     return {};
 }
 
-Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream)
+Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, int pageSize)
 {
     if (!stream.kafka || stream.kafka->dlqTopic.isEmpty())
         return badInput(QStringLiteral("stream \"%1\" names no kafka.dlq_topic").arg(stream.name));
     const QString topic = stream.kafka->dlqTopic;
-    auto rows = db.exec(QStringLiteral("SELECT dlq_id, kafka_topic, part, log_offset, error_class, error, kafka_key, kafka_value, original_payload, "
-                                       "kafka_headers FROM rewind_dlq WHERE source_kind = 'stream' AND source_name = ? AND kafka_topic IS NOT NULL "
-                                       "AND dlq_topic IS NULL AND status IN ('new', 'fixed', 'failed') ORDER BY dlq_id"),
-                        {stream.name});
-    if (!rows)
-        return fail(rows.error());
-    struct Out {
-        qint64 id = 0;
-        Delivery delivery;
-    };
-    std::vector<Out> outs;
+    const QByteArray topicBytes = topic.toUtf8();
     auto rk = connect(stream, QString(), {{QStringLiteral("enable.idempotence"), QStringLiteral("true")}, {QStringLiteral("linger.ms"), QStringLiteral("5")}},
                       false, [](rd_kafka_conf_t *conf) { rd_kafka_conf_set_dr_msg_cb(conf, onDelivery); });
     if (!rk)
         return fail(rk.error());
-    std::vector<QVariantList> pending;
-    while (rows->next())
-        pending.push_back({rows->value(0), rows->value(1), rows->value(2), rows->value(3), rows->value(4), rows->value(5), rows->value(6), rows->value(7),
-                           rows->value(8), rows->value(9)});
-    rows->finish();
-    if (pending.empty())
-        return qint64(0);
-    outs.resize(pending.size());
-    const QByteArray topicBytes = topic.toUtf8();
-    for (size_t i = 0; i < pending.size(); ++i) {
-        const QVariantList &r = pending[i];
-        Out &o = outs[i];
-        o.id = r[0].toLongLong();
-        rd_kafka_headers_t *headers = outgoingHeaders(r[9].toString(), o.id);
-        const auto add = [&](const char *suffix, const QString &value) {
-            const QByteArray name = kConnectPrefix + suffix, v = value.toUtf8();
-            rd_kafka_header_add(headers, name.constData(), name.size(), v.constData(), v.size());
-        };
-        add("topic", r[1].toString());
-        add("partition", r[2].toString());
-        add("offset", r[3].toString());
-        add("exception.class.name", r[4].toString());
-        add("exception.message", r[5].toString());
-        const std::optional<QByteArray> key = r[6].isNull() ? std::nullopt : std::optional<QByteArray>(r[6].toByteArray());
-        const std::optional<QByteArray> value = !r[7].isNull() ? std::optional<QByteArray>(r[7].toByteArray())
-                                                : r[8].isNull() ? std::nullopt
-                                                                : std::optional<QByteArray>(r[8].toByteArray());
-        void *valuePtr = value ? const_cast<char *>(value->constData()) : nullptr;
-        const size_t valueSize = value ? size_t(value->size()) : 0;
-        const void *keyPtr = key ? key->constData() : nullptr;
-        const size_t keySize = key ? size_t(key->size()) : 0;
-        const rd_kafka_resp_err_t err = rd_kafka_producev(rk->get(), RD_KAFKA_V_TOPIC(topicBytes.constData()), RD_KAFKA_V_VALUE(valuePtr, valueSize),
-                                                          RD_KAFKA_V_KEY(keyPtr, keySize), RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                                                          RD_KAFKA_V_OPAQUE(&o.delivery), RD_KAFKA_V_END);
-        if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-            rd_kafka_headers_destroy(headers);
-            o.delivery.done = true;
-            o.delivery.err = err;
-        }
-    }
-    rd_kafka_flush(rk->get(), timeoutMs());
-    QVariantList binds;
-    qint64 published = 0;
+    struct Out {
+        qint64 id = 0;
+        Delivery delivery;
+    };
+    // Page by page (by DLQ id): produced, acknowledged, then marked with
+    // their place on the topic in one transaction.
+    const int pageRows = std::max(1, pageSize);
+    qint64 published = 0, tried = 0, lastId = 0;
     QString firstError;
-    for (const Out &o : outs) {
-        if (!o.delivery.done || o.delivery.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-            if (firstError.isEmpty())
-                firstError = o.delivery.done ? QString::fromUtf8(rd_kafka_err2str(o.delivery.err)) : QStringLiteral("not acknowledged in time");
-            continue;
+    for (;;) {
+        auto rows = db.exec(QStringLiteral("SELECT dlq_id, kafka_topic, part, log_offset, error_class, error, kafka_key, kafka_value, original_payload, "
+                                           "kafka_headers FROM rewind_dlq WHERE source_kind = 'stream' AND source_name = ? AND kafka_topic IS NOT NULL "
+                                           "AND dlq_topic IS NULL AND status IN ('new', 'fixed', 'failed') AND dlq_id > ? ORDER BY dlq_id LIMIT %1")
+                                .arg(pageRows),
+                            {stream.name, lastId});
+        if (!rows)
+            return fail(rows.error());
+        std::vector<QVariantList> pending;
+        while (rows->next())
+            pending.push_back({rows->value(0), rows->value(1), rows->value(2), rows->value(3), rows->value(4), rows->value(5), rows->value(6), rows->value(7),
+                               rows->value(8), rows->value(9)});
+        rows->finish();
+        if (pending.empty())
+            break;
+        std::vector<Out> outs(pending.size()); // never resized: the delivery reports point into it
+        for (size_t i = 0; i < pending.size(); ++i) {
+            const QVariantList &r = pending[i];
+            Out &o = outs[i];
+            o.id = r[0].toLongLong();
+            rd_kafka_headers_t *headers = outgoingHeaders(r[9].toString(), o.id);
+            const auto add = [&](const char *suffix, const QString &value) {
+                const QByteArray name = kConnectPrefix + suffix, v = value.toUtf8();
+                rd_kafka_header_add(headers, name.constData(), name.size(), v.constData(), v.size());
+            };
+            add("topic", r[1].toString());
+            add("partition", r[2].toString());
+            add("offset", r[3].toString());
+            add("exception.class.name", r[4].toString());
+            add("exception.message", r[5].toString());
+            const std::optional<QByteArray> key = r[6].isNull() ? std::nullopt : std::optional<QByteArray>(r[6].toByteArray());
+            const std::optional<QByteArray> value = !r[7].isNull() ? std::optional<QByteArray>(r[7].toByteArray())
+                                                    : r[8].isNull() ? std::nullopt
+                                                                    : std::optional<QByteArray>(r[8].toByteArray());
+            void *valuePtr = value ? const_cast<char *>(value->constData()) : nullptr;
+            const size_t valueSize = value ? size_t(value->size()) : 0;
+            const void *keyPtr = key ? key->constData() : nullptr;
+            const size_t keySize = key ? size_t(key->size()) : 0;
+            const rd_kafka_resp_err_t err = rd_kafka_producev(rk->get(), RD_KAFKA_V_TOPIC(topicBytes.constData()), RD_KAFKA_V_VALUE(valuePtr, valueSize),
+                                                              RD_KAFKA_V_KEY(keyPtr, keySize), RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                                              RD_KAFKA_V_OPAQUE(&o.delivery), RD_KAFKA_V_END);
+            if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+                rd_kafka_headers_destroy(headers);
+                o.delivery.done = true;
+                o.delivery.err = err;
+            }
         }
-        binds << o.id << QVariant() << topic << o.delivery.partition << o.delivery.offset << QVariant();
-        ++published;
+        pending.clear();
+        rd_kafka_flush(rk->get(), timeoutMs());
+        QVariantList binds;
+        qint64 pagePublished = 0;
+        for (const Out &o : outs) {
+            if (!o.delivery.done || o.delivery.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+                if (firstError.isEmpty())
+                    firstError = o.delivery.done ? QString::fromUtf8(rd_kafka_err2str(o.delivery.err)) : QStringLiteral("not acknowledged in time");
+                continue;
+            }
+            binds << o.id << QVariant() << topic << o.delivery.partition << o.delivery.offset << QVariant();
+            ++pagePublished;
+        }
+        const bool settled = settleDeliveries(rk->get()); // no report may arrive once `outs` is gone
+        failpoint("dlq-publish-after-ack");
+        if (pagePublished > 0) {
+            const Status s = Database::retryTransient(5, [&] {
+                return db.writeTransaction([&]() -> Status {
+                    if (auto r = db.exec(db.dialect().dropTempTable(kProduced)); !r)
+                        return fail(r.error());
+                    const QString big = db.dialect().bigintType();
+                    if (auto r = db.exec(QStringLiteral("CREATE TEMP TABLE ") % kProduced % QStringLiteral(" (dlq_id ") % big
+                                         % QStringLiteral(" PRIMARY KEY, from_status TEXT, topic TEXT, partition_id ") % big % QStringLiteral(", log_offset ") % big
+                                         % QStringLiteral(", error TEXT)"));
+                        !r)
+                        return fail(r.error());
+                    if (auto r = db.execRows(QStringLiteral("INSERT INTO ") % kProduced % QStringLiteral(" (dlq_id, from_status, topic, partition_id, log_offset, error) VALUES "),
+                                             QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, binds);
+                        !r)
+                        return r;
+                    const QString match = QStringLiteral(" FROM ") % kProduced % QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id)");
+                    if (auto r = db.exec(QStringLiteral("UPDATE rewind_dlq SET dlq_topic = (SELECT p.topic") % match % QStringLiteral(", dlq_partition = (SELECT p.partition_id")
+                                             % match % QStringLiteral(", dlq_offset = (SELECT p.log_offset") % match
+                                             % QStringLiteral(", dlq_source = 'published' WHERE dlq_id IN (SELECT dlq_id FROM ") % kProduced % u')');
+                        !r)
+                        return fail(r.error());
+                    if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason) SELECT p.dlq_id, ")
+                                             % db.dialect().nowUtcText()
+                                             % QStringLiteral(", ?, 'published', d.status, d.status, 'published to ' || p.topic || ' [' || CAST(p.partition_id AS TEXT) "
+                                                              "|| '] @' || CAST(p.log_offset AS TEXT) FROM ")
+                                             % kProduced % QStringLiteral(" AS p JOIN rewind_dlq AS d ON d.dlq_id = p.dlq_id"),
+                                         {osUser()});
+                        !r)
+                        return fail(r.error());
+                    const nlohmann::json detail = {{"topic", topic.toStdString()}, {"published", pagePublished}};
+                    if (auto a = writeAudit(db, QStringLiteral("dlq-publish"), QString(), stream.name, QVariant(), QString::fromStdString(detail.dump())); !a)
+                        return a;
+                    return Status{};
+                });
+            });
+            if (!s)
+                return fail(s.error());
+        }
+        published += pagePublished;
+        tried += qint64(outs.size());
+        lastId = outs.back().id;
+        if (!settled || pagePublished < qint64(outs.size()) || qint64(outs.size()) < pageRows)
+            break; // the cluster is failing (the rest wait for the next replay), or that was the last page
     }
-    failpoint("dlq-publish-after-ack");
-    const Status s = Database::retryTransient(5, [&] {
-        return db.writeTransaction([&]() -> Status {
-            if (auto r = db.exec(db.dialect().dropTempTable(kProduced)); !r)
-                return fail(r.error());
-            const QString big = db.dialect().bigintType();
-            if (auto r = db.exec(QStringLiteral("CREATE TEMP TABLE ") % kProduced % QStringLiteral(" (dlq_id ") % big
-                                 % QStringLiteral(" PRIMARY KEY, from_status TEXT, topic TEXT, partition_id ") % big % QStringLiteral(", log_offset ") % big
-                                 % QStringLiteral(", error TEXT)"));
-                !r)
-                return fail(r.error());
-            if (auto r = db.execRows(QStringLiteral("INSERT INTO ") % kProduced % QStringLiteral(" (dlq_id, from_status, topic, partition_id, log_offset, error) VALUES "),
-                                     QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, binds);
-                !r)
-                return r;
-            const QString match = QStringLiteral(" FROM ") % kProduced % QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id)");
-            if (auto r = db.exec(QStringLiteral("UPDATE rewind_dlq SET dlq_topic = (SELECT p.topic") % match % QStringLiteral(", dlq_partition = (SELECT p.partition_id")
-                                     % match % QStringLiteral(", dlq_offset = (SELECT p.log_offset") % match
-                                     % QStringLiteral(", dlq_source = 'published' WHERE dlq_id IN (SELECT dlq_id FROM ") % kProduced % u')');
-                !r)
-                return fail(r.error());
-            if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason) SELECT p.dlq_id, ")
-                                     % db.dialect().nowUtcText()
-                                     % QStringLiteral(", ?, 'published', d.status, d.status, 'published to ' || p.topic || ' [' || CAST(p.partition_id AS TEXT) "
-                                                      "|| '] @' || CAST(p.log_offset AS TEXT) FROM ")
-                                     % kProduced % QStringLiteral(" AS p JOIN rewind_dlq AS d ON d.dlq_id = p.dlq_id"),
-                                 {osUser()});
-                !r)
-                return fail(r.error());
-            const nlohmann::json detail = {{"topic", topic.toStdString()}, {"published", published}};
-            if (auto a = writeAudit(db, QStringLiteral("dlq-publish"), QString(), stream.name, QVariant(), QString::fromStdString(detail.dump())); !a)
-                return a;
-            return Status{};
-        });
-    });
-    if (!s)
-        return fail(s.error());
-    if (published < qint64(outs.size()))
-        return internalError(context(stream) % QStringLiteral("%1 of %2 dead-lettered record(s) were not published to %3 (%4); the rest are, and the next "
-                                                              "replay with --dlq-to-topic tries them again")
-                                                   .arg(qint64(outs.size()) - published)
-                                                   .arg(outs.size())
-                                                   .arg(topic, firstError));
+    if (published < tried || !firstError.isEmpty())
+        return internalError(context(stream) % QStringLiteral("%1 dead-lettered record(s) were not published to %2 (%3); %4 are, and the next "
+                                                              "replay with --dlq-to-topic tries the rest again")
+                                                   .arg(tried - published)
+                                                   .arg(topic, firstError)
+                                                   .arg(published));
     return published;
 }
 

@@ -124,8 +124,11 @@ Status checkDeadLetterTopic(const StreamSpec &stream);
 // .exception.class.name and .exception.message from the record, and
 // rewind.dlq.id. Once acknowledged each record gets its place there
 // (dlq_topic, dlq_partition, dlq_offset; dlq_source 'published') and a
-// history row, in one transaction. Killed in between, the next call
-// produces them again. Returns how many were published.
-Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream);
+// history row, in one transaction per page of `pageSize` records (by DLQ
+// id), so a DLQ of millions is never held at once. Killed in between, the
+// next call produces that page again; a page the cluster does not fully
+// acknowledge ends the call (an error naming how many are left). Returns
+// how many were published.
+Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, int pageSize = 5000);
 
 } // namespace rw

@@ -110,6 +110,45 @@ Status Replayer::publishNow()
     return {};
 }
 
+namespace {
+
+// `budget` shared out over `wants` by water-filling: equal parts, what a
+// small want leaves over going to the others; the remainder of an uneven
+// split to the first ones. Sums to min(budget, sum of wants).
+std::vector<qint64> fairShares(const std::vector<qint64> &wants, qint64 budget)
+{
+    std::vector<qint64> got(wants.size(), 0);
+    std::vector<size_t> open;
+    for (size_t i = 0; i < wants.size(); ++i)
+        if (wants[i] > 0)
+            open.push_back(i);
+    while (budget > 0 && !open.empty()) {
+        const qint64 part = budget / qint64(open.size());
+        std::vector<size_t> still;
+        qint64 given = 0;
+        for (const size_t i : open) {
+            const qint64 take = std::min(std::max<qint64>(part, 0), wants[i] - got[i]);
+            got[i] += take;
+            given += take;
+            if (got[i] < wants[i])
+                still.push_back(i);
+        }
+        budget -= given;
+        if (part == 0) { // fewer left than partitions: one each, in order
+            for (const size_t i : still)
+                if (budget > 0) {
+                    ++got[i];
+                    --budget;
+                }
+            break;
+        }
+        open = std::move(still);
+    }
+    return got;
+}
+
+} // namespace
+
 // Where each partition starts and what the batches cover. A batch takes
 // its events from every partition with events left, in equal shares: a
 // log landed in arrival order holds the partitions interleaved, so a batch
@@ -120,15 +159,20 @@ Status Replayer::planSlices()
     auto offsets = m_log->replayStart(m_group, m_options.execute);
     if (!offsets)
         return fail(offsets.error());
-    qint64 budget = m_options.maxEvents.value_or(std::numeric_limits<qint64>::max());
-    std::vector<qint64> next;
+    // --max-events is shared out in equal parts, a partition with less left
+    // than its part leaving the rest to the others: every lagging partition
+    // moves, none is starved by the ones before it.
+    std::vector<qint64> starts, lags;
     for (const auto &p : *offsets) {
-        const qint64 start = std::max(p.committed, p.logStart);
-        const qint64 end = start + std::min(std::max<qint64>(0, p.logEnd - start), budget);
-        budget -= end - start;
-        m_result.partitions.push_back({p.partition, start, end, 0});
-        m_offsetsTotal += end - start;
-        next.push_back(start);
+        starts.push_back(std::max(p.committed, p.logStart));
+        lags.push_back(std::max<qint64>(0, p.logEnd - starts.back()));
+    }
+    const std::vector<qint64> takes = m_options.maxEvents ? fairShares(lags, *m_options.maxEvents) : lags;
+    std::vector<qint64> next;
+    for (size_t i = 0; i < offsets->size(); ++i) {
+        m_result.partitions.push_back({(*offsets)[i].partition, starts[i], starts[i] + takes[i], 0});
+        m_offsetsTotal += takes[i];
+        next.push_back(starts[i]);
     }
     const auto &parts = m_result.partitions;
     for (qint64 left = m_offsetsTotal; left > 0;) {

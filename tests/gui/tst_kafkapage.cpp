@@ -39,6 +39,13 @@ QString groupCell(const rw::StreamPage &page, int column)
 
 } // namespace
 
+// Declared right after a test's MockCluster: its destructor runs after the
+// page's and before the cluster's, and waits for the page's background
+// jobs, so none is left talking to a cluster that is gone.
+struct JobsEndBeforeTheCluster {
+    ~JobsEndBeforeTheCluster() { guitest::waitForBackgroundWork(); }
+};
+
 class TestKafkaPage : public QObject {
     Q_OBJECT
 
@@ -53,6 +60,7 @@ private Q_SLOTS:
     void groupsLagOverTimeAndABrokerDown()
     {
         MockCluster cluster;
+        const JobsEndBeforeTheCluster jobsEnd;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
         rw::StreamPage page;
         page.resize(1200, 800);
@@ -119,6 +127,7 @@ private Q_SLOTS:
     void resetAndReplayThroughThePage()
     {
         MockCluster cluster;
+        const JobsEndBeforeTheCluster jobsEnd;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
         rw::StreamPage page;
         QSignalSpy loaded(&page, &rw::Page::pageLoaded);
@@ -171,6 +180,7 @@ private Q_SLOTS:
     void dlqImportAndReplayToTopicThroughThePage()
     {
         MockCluster cluster;
+        const JobsEndBeforeTheCluster jobsEnd;
         cluster.createTopic("payments.dlq", 1);
         cluster.produceRecords("payments.dlq", {{0, QByteArray("k-1"), QByteArray(R"({"id": "k-1", "amount": "x"})"),
                                                  {{"__connect.errors.topic", "payments"}, {"__connect.errors.partition", "2"},

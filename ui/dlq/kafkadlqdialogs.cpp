@@ -23,13 +23,13 @@ ImportTopicDialog::ImportTopicDialog(const Database &db, const Spec &spec, QWidg
 {
     setObjectName(QStringLiteral("importTopicDialog"));
     setWindowTitle(tr("Import from a dead-letter topic"));
-    for (const StreamSpec &s : m_spec.streams)
-        if (s.kafka && !s.kafka->dlqTopic.isEmpty())
+    for (const StreamSpec &s : m_spec.streams) // a broken one is refused, as rewindctl dlq import refuses it
+        if (s.kafka && !s.kafka->dlqTopic.isEmpty() && m_spec.brokenReason(QStringLiteral("stream"), s.name).isEmpty())
             m_stream->addItem(tr("%1 \u2190 %2").arg(s.name, s.kafka->dlqTopic), s.name);
     m_status->setWordWrap(true);
     m_status->setMinimumWidth(460);
     m_status->setText(m_stream->count() ? tr("Count the records to import, then import them.")
-                                        : tr("No Kafka stream of the spec names a kafka.dlq_topic."));
+                                        : tr("No usable Kafka stream of the spec names a kafka.dlq_topic."));
     m_progress->hide();
     m_import->setEnabled(false);
     m_cancel->hide();
