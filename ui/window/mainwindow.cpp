@@ -463,7 +463,7 @@ void MainWindow::showStream(const QString &name)
 void MainWindow::showUnusable(const QString &what, const QString &why)
 {
     const QString hint = m_workspace->spec.brokenHint();
-    const QString message = what % QStringLiteral(": ") % why % tr(". Fix the spec or the database; %1.").arg(hint);
+    const QString message = what % QStringLiteral(": ") % why % tr(". Fix the spec or the database; %1").arg(hint) % (hint.endsWith(u'?') ? QString() : QStringLiteral("."));
     m_banner->showError(message);
     m_unusableShown = true;
     m_welcomeText->setText(style::emptyState(what.toHtmlEscaped(),
