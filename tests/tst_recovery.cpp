@@ -444,6 +444,14 @@ private Q_SLOTS:
         QVERIFY(f.db().exec(QStringLiteral("UPDATE fact SET qty = qty WHERE dt = '2025-05-04'"))); // the freeze is lifted
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'recover unfreeze'")), 1);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE status = 'succeeded'")), 1);
+        // Resuming it again is refused, and changes nothing: no freeze taken, no audit row.
+        const qint64 audited = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit"));
+        const auto twice = f.cli({QStringLiteral("resume"), QStringLiteral("--run"), QString::number(cut[QStringLiteral("run_id")].toInteger()),
+                                  QStringLiteral("--execute")});
+        QCOMPARE(twice.exitCode, 2);
+        QVERIFY2(twice.err.contains(QStringLiteral("already succeeded")), qPrintable(twice.err));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit")), audited);
     }
 
     void recoverStepByStep()

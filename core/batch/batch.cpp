@@ -318,6 +318,9 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
         return fail(Error{Error::Code::StalePlan, QStringLiteral("run %1 cannot resume: the source of %2 changed since its plan %3; start a new run")
                                                       .arg(runId)
                                                       .arg(stale->join(QStringLiteral(", ")), plan->id)});
+    if (options.beforeResume)
+        if (auto s = options.beforeResume(); !s)
+            return fail(s.error());
     const Status marked = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
         if (auto s = refuseConcurrentRun(db, info->dataset, runId); !s)
             return s;

@@ -128,6 +128,10 @@ struct BatchOptions {
     // Internal: the run's kind as recorded in rewind_runs ("recover" for a
     // duplicate recovery's re-run, which resumeRun() finishes as a recovery).
     QString kind = QStringLiteral("run");
+    // Internal: resume() calls this once the run is known to go ahead (it
+    // may resume, its plan is not stale) and before anything is written; an
+    // error stops the resume there (a recovery takes its freeze here).
+    std::function<Status()> beforeResume;
 };
 
 // Stages, dedupes, diffs and checks the scoped partitions and stores a plan.

@@ -867,23 +867,30 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
     if (!before)
         return fail(before.error());
     result.totalsBefore = *before;
-    if (auto s = recoverFreeze(db, dataset, result); !s) // adopts the freeze the crash left (or freezes again)
-        return fail(s.error());
-    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover identify"), runId,
-                           Json{{"resumed_run", runId}, {"partitions", result.scope.size()}});
-        !s)
-        return fail(s.error());
-    result.steps.push_back({QStringLiteral("identify"), RecoveryStepStatus::Done,
-                            QStringLiteral("resuming run %1, which re-runs %2 partition(s); %3 duplicate keys left")
-                                .arg(runId)
-                                .arg(result.scope.size())
-                                .arg(result.before.duplicateKeys)});
     BatchOptions o = options;
     o.ignoreFreeze = true; // the recovery's own freeze
+    bool started = false;
+    // Steps 1 and 2 again, once resume() knows the run goes ahead: a run
+    // that cannot resume (succeeded, rolled back, a stale plan) changes nothing.
+    o.beforeResume = [&]() -> Status {
+        started = true;
+        if (auto s = recoverFreeze(db, dataset, result); !s) // adopts the freeze the crash left (or freezes again)
+            return s;
+        if (auto s = auditStep(db, dataset.name, QStringLiteral("recover identify"), runId,
+                               Json{{"resumed_run", runId}, {"partitions", result.scope.size()}});
+            !s)
+            return s;
+        result.steps.push_back({QStringLiteral("identify"), RecoveryStepStatus::Done,
+                                QStringLiteral("resuming run %1, which re-runs %2 partition(s); %3 duplicate keys left")
+                                    .arg(runId)
+                                    .arg(result.scope.size())
+                                    .arg(result.before.duplicateKeys)});
+        return {};
+    };
     auto rerun = resume(db, spec, runId, o);
     if (!rerun) {
-        if (rerun.error().code == Error::Code::StalePlan || rerun.error().code == Error::Code::BadInput)
-            return fail(rerun.error()); // nothing written: the operator's to look at
+        if (!started || result.steps.size() < 2)
+            return fail(rerun.error()); // refused before anything was written, or the freeze could not be taken
         stopRecovery(db, dataset, result, QStringLiteral("rerun"), rerun.error().message);
     } else if (auto s = recordRerun(db, dataset, result, *rerun); !s) {
         return fail(s.error());
