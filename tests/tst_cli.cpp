@@ -377,6 +377,18 @@ private Q_SLOTS:
         const auto listed = runCli(QStringList{QStringLiteral("datasets"), QStringLiteral("--json")} + freshWs);
         QVERIFY2(listed.exitCode == 0, qPrintable(listed.err));
         QVERIFY(json(listed)[QStringLiteral("datasets")].toArray().at(0).toObject()[QStringLiteral("broken")].toString().contains(QStringLiteral("no_such_id")));
+        // Nothing resolves and Rewind has never been here: commands that
+        // read its tables say so (exit 2), and still nothing is created.
+        for (const QStringList &command : {QStringList{QStringLiteral("runs")}, QStringList{QStringLiteral("dlq"), QStringLiteral("list")},
+                                           QStringList{QStringLiteral("audit")}}) {
+            const auto r = runCli(command + freshWs);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(QStringLiteral("holds no Rewind workspace: is it the database the spec is for?")), qPrintable(r.err));
+        }
+        auto control = fresh.hasRelation(QStringLiteral("rewind_meta"));
+        QVERIFY(control && !*control);
+        // The same spec on a Rewind workspace opens for those commands.
+        QVERIFY(runCli(QStringList{QStringLiteral("runs"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), only}).exitCode == 0);
     }
 
     void badSpecExitsTwo()

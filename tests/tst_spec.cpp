@@ -265,10 +265,14 @@ private Q_SLOTS:
             auto has = m_db->hasRelation(QStringLiteral("rewind_meta"));
             QVERIFY(has && !*has); // the control schema was not created: nothing changed
         }
-        // Only broken datasets: the workspace still opens, each one flagged.
+        // Only broken datasets: the workspace still opens, each one flagged;
+        // on a database Rewind has never written to, nothing is created.
         auto all = openWorkspace(m_db->url().text, nothing);
         QVERIFY2(all, qPrintable(all ? QString() : all.error().message));
         QVERIFY(all->spec.brokenReason(QStringLiteral("dataset"), QStringLiteral("d")).contains(QStringLiteral("\"missing\"")));
+        QVERIFY(!all->controlSchema);
+        auto none = m_db->hasRelation(QStringLiteral("rewind_meta"));
+        QVERIFY(none && !*none);
         const QString specPath = testsupport::writeFile(m_dir, QStringLiteral("bad.json"),
                                                         R"({"datasets": {"d": {"source": "missing", "target": "t", "key": ["k"]},
                                                             "good": {"source": "raw_sales", "target": "fact_sales", "partition_column": "dt",

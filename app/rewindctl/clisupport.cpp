@@ -94,7 +94,9 @@ Result<qint64> runIdOption(const Context &ctx, const QString &expected)
     return id;
 }
 
-Result<Workspace> workspace(const Context &ctx, bool namesAreFilters)
+namespace {
+
+Result<Workspace> openFor(const Context &ctx, bool namesAreFilters)
 {
     auto db = required(ctx, kDb);
     if (!db)
@@ -111,6 +113,22 @@ Result<Workspace> workspace(const Context &ctx, bool namesAreFilters)
             for (const QString &name : ctx.parser.values(kind))
                 touches.append({kind, name});
     return openWorkspace(*db, *spec, touches);
+}
+
+} // namespace
+
+Result<Workspace> specWorkspace(const Context &ctx) { return openFor(ctx, false); }
+
+Result<Workspace> workspace(const Context &ctx, bool namesAreFilters)
+{
+    auto ws = openFor(ctx, namesAreFilters);
+    if (!ws || ws->controlSchema)
+        return ws;
+    // Nothing resolves and Rewind has never been here: there are no runs,
+    // audit rows or dead letters to show, and nothing is created.
+    return badInput(QStringLiteral("none of the datasets and streams of spec %1 resolves against %2, which holds no Rewind workspace: is it the "
+                                   "database the spec is for? (nothing was written; rewindctl datasets shows why each is broken)")
+                        .arg(ws->spec.path, ctx.parser.value(kDb)));
 }
 
 } // namespace rw::cli

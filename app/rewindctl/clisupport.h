@@ -87,6 +87,9 @@ Result<qint64> runIdOption(const Context &ctx, const QString &expected = QString
 // workspace is touched; `namesAreFilters` is for a command where they only
 // filter history (audit), which a broken dataset still has.
 Result<Workspace> workspace(const Context &ctx, bool namesAreFilters = false);
+// The same for a command that shows only the spec (datasets, streams): it
+// also opens a database where nothing resolves and Rewind has never been.
+Result<Workspace> specWorkspace(const Context &ctx);
 // The same, and the --dataset it names (BadInput naming a missing option or
 // an unknown dataset). The pointer is into the returned workspace's spec.
 Result<std::pair<Workspace, const DatasetSpec *>> datasetOf(const Context &ctx);

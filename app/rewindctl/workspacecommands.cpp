@@ -63,7 +63,7 @@ Status runDemo(Context &ctx)
 
 Status runDatasets(Context &ctx)
 {
-    auto ws = workspace(ctx);
+    auto ws = specWorkspace(ctx);
     if (!ws)
         return fail(ws.error());
     if (ctx.json) {
@@ -100,7 +100,7 @@ Status runDatasets(Context &ctx)
 
 Status runStreams(Context &ctx)
 {
-    auto ws = workspace(ctx);
+    auto ws = specWorkspace(ctx);
     if (!ws)
         return fail(ws.error());
     if (ctx.json) {

@@ -844,6 +844,18 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
     if (!specDataset)
         return fail(specDataset.error());
     const DatasetSpec &dataset = **specDataset;
+    if (info->status == RunStatus::Succeeded) {
+        // The re-run is done; what may be left is the recovery's last steps.
+        auto frozen = freezeInfo(db, dataset.name);
+        if (!frozen)
+            return fail(frozen.error());
+        if (*frozen)
+            return badInput(QStringLiteral("run %1 already succeeded: it is the re-run of a duplicate recovery of \"%2\", which stopped after it "
+                                           "(the dataset is still frozen); rewindctl recover --dataset %2 --execute finishes it (totals, unique "
+                                           "index, unfreeze), or unfreeze lifts the freeze")
+                                .arg(runId)
+                                .arg(dataset.name));
+    }
     if (auto s = checkRecoverable(dataset); !s)
         return fail(s.error());
     if (!options.execute)
@@ -869,6 +881,7 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
     result.totalsBefore = *before;
     BatchOptions o = options;
     o.ignoreFreeze = true; // the recovery's own freeze
+    result.rerunId = runId; // named by the audit rows of a step that fails
     bool started = false;
     // Steps 1 and 2 again, once resume() knows the run goes ahead: a run
     // that cannot resume (succeeded, rolled back, a stale plan) changes nothing.
@@ -889,8 +902,8 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
     };
     auto rerun = resume(db, spec, runId, o);
     if (!rerun) {
-        if (!started || result.steps.size() < 2)
-            return fail(rerun.error()); // refused before anything was written, or the freeze could not be taken
+        if (!started)
+            return fail(rerun.error()); // refused before anything was written
         stopRecovery(db, dataset, result, QStringLiteral("rerun"), rerun.error().message);
     } else if (auto s = recordRerun(db, dataset, result, *rerun); !s) {
         return fail(s.error());
@@ -901,8 +914,12 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
     if (!result.failed())
         if (auto s = recoverUniqueIndex(db, dataset, *sql, result, recoverOptions.samples); !s)
             return fail(s.error());
-    if (auto s = writeRecoveryReport(db, dataset, result, recoverOptions.reportPath); !s)
-        return fail(s.error());
+    // The recovery is done (or stopped) whether or not its report can be
+    // written (a console started where it may not write): said, not fatal.
+    if (auto s = writeRecoveryReport(db, dataset, result, recoverOptions.reportPath); !s) {
+        result.reportPath.clear();
+        result.steps.push_back({QStringLiteral("report"), RecoveryStepStatus::Failed, s.error().message});
+    }
     RunResult runResult = result.rerun ? *result.rerun : RunResult{};
     if (!result.rerun) { // the resume failed: the run as it stands
         runResult.dataset = dataset.name;

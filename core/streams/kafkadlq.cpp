@@ -334,6 +334,8 @@ void onDelivery(rd_kafka_t *, const rd_kafka_message_t *m, void *)
 // After a flush that timed out: what is still queued or in flight is
 // purged, and the purge's delivery reports are served now, while the
 // records they point to still exist. False when anything had to be purged.
+bool isPurged(rd_kafka_resp_err_t err) { return err == RD_KAFKA_RESP_ERR__PURGE_QUEUE || err == RD_KAFKA_RESP_ERR__PURGE_INFLIGHT; }
+
 bool settleDeliveries(rd_kafka_t *rk)
 {
     if (rd_kafka_outq_len(rk) == 0)
@@ -558,10 +560,12 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
         }
         for (rd_kafka_t *rk : used)
             rd_kafka_flush(rk, timeoutMs());
+        for (rd_kafka_t *rk : used) // before `outs` is read: the unacknowledged purged, their reports served
+            settleDeliveries(rk);
         qint64 acked = 0, refused = 0, unknown = 0;
         QVariantList rowsBinds;
         for (Out &o : outs) {
-            if (!o.delivery.done) {
+            if (!o.delivery.done || isPurged(o.delivery.err)) { // on the broker or not: left as it was
                 ++unknown;
                 continue;
             }
@@ -573,8 +577,6 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
                 result.records.push_back({o.id, o.topic, ok ? o.delivery.partition : -1, ok ? o.delivery.offset : -1,
                                           ok ? QString() : QString::fromUtf8(rd_kafka_err2str(o.delivery.err))});
         }
-        for (rd_kafka_t *rk : used) // the unacknowledged stay as they were (unknown above)
-            settleDeliveries(rk);
         failpoint("dlq-produce-after-ack"); // the batch is on the broker, not yet marked
         const Status s = Database::retryTransient(5, [&] {
             return db.writeTransaction([&]() -> Status {
@@ -658,7 +660,7 @@ Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, 
     // Page by page (by DLQ id): produced, acknowledged, then marked with
     // their place on the topic in one transaction.
     const int pageRows = std::max(1, pageSize);
-    qint64 published = 0, tried = 0, lastId = 0;
+    qint64 published = 0, notPublished = 0, lastId = 0, stoppedAt = 0;
     QString firstError;
     for (;;) {
         auto rows = db.exec(QStringLiteral("SELECT dlq_id, kafka_topic, part, log_offset, error_class, error, kafka_key, kafka_value, original_payload, "
@@ -709,18 +711,22 @@ Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, 
         }
         pending.clear();
         rd_kafka_flush(rk->get(), timeoutMs());
+        // Before `outs` is read (and before it goes): what the flush did not
+        // see acknowledged is purged, its reports served now.
+        const bool settled = settleDeliveries(rk->get());
         QVariantList binds;
         qint64 pagePublished = 0;
         for (const Out &o : outs) {
             if (!o.delivery.done || o.delivery.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+                ++notPublished;
                 if (firstError.isEmpty())
-                    firstError = o.delivery.done ? QString::fromUtf8(rd_kafka_err2str(o.delivery.err)) : QStringLiteral("not acknowledged in time");
+                    firstError = !o.delivery.done || isPurged(o.delivery.err) ? QStringLiteral("not acknowledged in time")
+                                                                               : QString::fromUtf8(rd_kafka_err2str(o.delivery.err));
                 continue;
             }
             binds << o.id << QVariant() << topic << o.delivery.partition << o.delivery.offset << QVariant();
             ++pagePublished;
         }
-        const bool settled = settleDeliveries(rk->get()); // no report may arrive once `outs` is gone
         failpoint("dlq-publish-after-ack");
         if (pagePublished > 0) {
             const Status s = Database::retryTransient(5, [&] {
@@ -761,15 +767,26 @@ Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, 
                 return fail(s.error());
         }
         published += pagePublished;
-        tried += qint64(outs.size());
         lastId = outs.back().id;
-        if (!settled || pagePublished < qint64(outs.size()) || qint64(outs.size()) < pageRows)
-            break; // the cluster is failing (the rest wait for the next replay), or that was the last page
+        if (!settled) { // the cluster is not answering: the rest wait for the next replay
+            stoppedAt = lastId;
+            break;
+        }
+        if (qint64(outs.size()) < pageRows)
+            break; // that was the last page
     }
-    if (published < tried || !firstError.isEmpty())
-        return internalError(context(stream) % QStringLiteral("%1 dead-lettered record(s) were not published to %2 (%3); %4 are, and the next "
+    if (stoppedAt > 0) {
+        auto untried = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE source_kind = 'stream' AND source_name = ? AND kafka_topic IS NOT NULL "
+                                                "AND dlq_topic IS NULL AND status IN ('new', 'fixed', 'failed') AND dlq_id > ?"),
+                                 {stream.name, stoppedAt});
+        if (!untried)
+            return fail(untried.error());
+        notPublished += untried->toLongLong();
+    }
+    if (notPublished > 0)
+        return internalError(context(stream) % QStringLiteral("%1 dead-lettered record(s) were not published to %2 (%3); %4 were, and the next "
                                                               "replay with --dlq-to-topic tries the rest again")
-                                                   .arg(tried - published)
+                                                   .arg(notPublished)
                                                    .arg(topic, firstError)
                                                    .arg(published));
     return published;

@@ -34,6 +34,14 @@ Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath, c
             return fail(d.error());
         }
     }
+    const bool nothingResolves = !spec->broken.isEmpty() && spec->broken.size() == qsizetype(spec->datasets.size() + spec->streams.size());
+    if (nothingResolves) {
+        auto rewinds = db->hasRelation(QStringLiteral("rewind_meta"));
+        if (!rewinds)
+            return fail(rewinds.error());
+        if (!*rewinds) // not Rewind's database, it seems: nothing is written to it
+            return Workspace{std::move(*db), std::move(*spec), false};
+    }
     if (auto migrated = controlschema::migrate(*db); !migrated)
         return fail(migrated.error());
     return Workspace{std::move(*db), std::move(*spec)};

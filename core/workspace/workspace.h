@@ -9,6 +9,10 @@ namespace rw {
 struct Workspace {
     Database db;
     Spec spec;
+    // False when nothing in the spec resolves against the database and it
+    // holds no Rewind workspace either (most likely the wrong database): the
+    // control schema is then not created, and only the spec can be shown.
+    bool controlSchema = true;
 };
 
 // Opens the database, loads the spec, checks it against the catalog, then
@@ -17,7 +21,9 @@ struct Workspace {
 // whose names do not resolve is flagged in spec.broken with its reason, and
 // the others work. `touches` names what the caller is about to use
 // ({"dataset", NAME} or {"stream", NAME}): an unknown or broken one is refused
-// (Spec::requireDataset's message) before anything is written either.
+// (Spec::requireDataset's message) before anything is written either. When
+// nothing resolves and the database has no control schema, none is made
+// (Workspace::controlSchema).
 struct Touch {
     QString kind; // "dataset" or "stream"
     QString name;

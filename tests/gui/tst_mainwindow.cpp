@@ -353,6 +353,30 @@ private Q_SLOTS:
         QVERIFY(!w.showNamedPage(QStringLiteral("lag")));
     }
 
+    // The same on a database Rewind has never written to (most likely the
+    // wrong one): it opens, nothing is created in it, and Runs says why
+    // there is nothing instead of failing on a missing table.
+    void onlyBrokenOnAForeignDatabase()
+    {
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("foreign.db"), {QStringLiteral("CREATE TABLE other (x INTEGER)")});
+        const QString path = testsupport::writeFile(m_dir, QStringLiteral("foreign.json"),
+                                                    R"({"datasets": {"d": {"source": "no_such_table", "target": "t", "write": "overwrite_partition"}}})");
+        MainWindow w;
+        w.show();
+        QSignalSpy opened(&w, &MainWindow::workspaceOpened);
+        QSignalSpy broken(&w, &MainWindow::selectionBroken);
+        w.openWorkspace(db.url().text, path);
+        QVERIFY(opened.wait(kTimeoutMs));
+        QVERIFY(w.workspace() && !w.workspace()->controlSchema);
+        QVERIFY(w.showNamedPage(QStringLiteral("runs")));
+        QCOMPARE(broken.count(), 2);
+        QVERIFY2(broken.last().at(0).toString().contains(QStringLiteral("holds no Rewind workspace")), qPrintable(broken.last().at(0).toString()));
+        QCOMPARE(w.currentPage(), nullptr);
+        auto control = db.hasRelation(QStringLiteral("rewind_meta"));
+        QVERIFY(control && !*control);
+    }
+
 private:
     QTemporaryDir m_dir;
     SqlWorkspace m_small;

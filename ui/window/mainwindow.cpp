@@ -162,6 +162,13 @@ void MainWindow::registerPages()
 
 bool MainWindow::showListedPage(Page *page, bool reload)
 {
+    if (m_workspace && !m_workspace->controlSchema) {
+        // Runs, audit rows and dead letters live in Rewind's tables, which
+        // this database does not have (and is not given: see openWorkspace).
+        showUnusable(tr("This database holds no Rewind workspace"),
+                     tr("none of the spec's datasets and streams resolves against %1, and Rewind has never written to it").arg(m_workspaceDb));
+        return true;
+    }
     {
         const QSignalBlocker block(m_navigator);
         m_navigator->select(Navigator::Kind::Page, m_pages.nameOf(page));
@@ -356,9 +363,16 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
         if (entry.clearOnOpen)
             entry.page->clear();
     m_workspace = std::move(workspace);
-    m_runsPage->setWorkspace(m_workspace->db, m_workspace->spec);
-    m_auditPage->setDatabase(m_workspace->db);
-    m_dlqPage->setWorkspace(m_workspace->db, m_workspace->spec);
+    m_unusableShown = false;
+    if (m_workspace->controlSchema) { // else they have no tables to read (showListedPage says so)
+        m_runsPage->setWorkspace(m_workspace->db, m_workspace->spec);
+        m_auditPage->setDatabase(m_workspace->db);
+        m_dlqPage->setWorkspace(m_workspace->db, m_workspace->spec);
+    } else {
+        m_runsPage->clear();
+        m_auditPage->clear();
+        m_dlqPage->clear();
+    }
     m_workspaceDb = db;
     m_workspaceSpec = spec;
     Settings().addRecentWorkspace({db, spec});
@@ -398,9 +412,10 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
         Q_EMIT workspaceOpened();
         return;
     }
-    // The page asked for, or the one shown when the console last closed.
+    // The page asked for, or the one shown when the console last closed
+    // (not over a broken dataset's or stream's page: that says why first).
     QString page = initial.page;
-    if (page.isEmpty() && initial.kind == Navigator::Kind::None) {
+    if (page.isEmpty() && initial.kind == Navigator::Kind::None && !m_unusableShown) {
         page = Settings().lastPage();
         if (page == QLatin1String("preview") || page == QLatin1String("streams") || page == QLatin1String("recover"))
             page.clear(); // a preview (or a recovery) is not started on start
@@ -466,6 +481,7 @@ void MainWindow::showUnusable(const QString &what, const QString &why)
     const QString message = what % QStringLiteral(": ") % why % tr(". Fix the spec or the database; %1").arg(hint) % (hint.endsWith(u'?') ? QString() : QStringLiteral("."));
     m_banner->showError(message);
     m_unusableShown = true;
+    m_unusableMessage = message;
     m_welcomeText->setText(style::emptyState(what.toHtmlEscaped(),
                                              tr("%1<br><br>Commands on it are refused; %2.<br>"
                                                 "Fix the spec (%3) or the database, then reopen the workspace (File \u203a Recent workspaces).")
@@ -478,7 +494,7 @@ void MainWindow::showUnusable(const QString &what, const QString &why)
 // Leaving an unusable one: its banner goes with it.
 void MainWindow::dismissUnusable()
 {
-    if (m_unusableShown)
+    if (m_unusableShown && m_banner->isVisible() && m_banner->message() == m_unusableMessage) // not another page's error since
         m_banner->dismiss();
     m_unusableShown = false;
 }

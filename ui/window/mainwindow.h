@@ -155,7 +155,8 @@ private:
     QString m_workspaceSpec;
     JobTracker m_openJobs{this};
     bool m_opening = false;
-    bool m_unusableShown = false; // the banner is a broken dataset's or stream's (showUnusable)
+    bool m_unusableShown = false; // a broken dataset's or stream's page is on show (showUnusable)
+    QString m_unusableMessage;    // its banner's text
 };
 
 } // namespace rw
