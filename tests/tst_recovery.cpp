@@ -311,6 +311,14 @@ private Q_SLOTS:
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
 
+        // A --report that cannot be written is refused before anything is done.
+        const auto badReport = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"),
+                                      QStringLiteral("--report"), f.dir.filePath(QStringLiteral("no/such/dir/r.md"))});
+        QCOMPARE(badReport.exitCode, 2);
+        QVERIFY2(badReport.err.contains(QStringLiteral("--report")) && badReport.err.contains(QStringLiteral("no such directory")), qPrintable(badReport.err));
+        QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
+
         const QString report = f.dir.filePath(QStringLiteral("incident.md"));
         const auto done = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"),
                                  QStringLiteral("--report"), report, QStringLiteral("--json")});

@@ -239,7 +239,7 @@ std::vector<Command> batchCommands()
              p.addOptions({kPlan, kExecute});
          },
          runRun},
-        {QStringLiteral("resume"), QStringLiteral("Continue an interrupted, cancelled or failed run from its first unfinished partition."),
+        {QStringLiteral("resume"), QStringLiteral("Continue an interrupted, cancelled or failed run from its first unfinished partition (a duplicate recovery's re-run: then the recovery's last steps too)."),
          withWorkspace({kRun, kExecute, kSamples}),
          runResume},
         {QStringLiteral("runs"), QStringLiteral("List runs, newest first."),

@@ -8,9 +8,6 @@
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
 #include <QJsonDocument>
 #include <QSqlRecord>
 #include <QStringBuilder>
@@ -25,8 +22,6 @@ namespace rw {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-QString nowIso() { return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs); }
 
 std::optional<QString> labelOf(const QSqlQuery &q, int at)
 {
@@ -144,106 +139,6 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
     if (!sql)
         return fail(sql.error());
     return findDuplicates(db, dataset, *sql, samples);
-}
-
-Result<std::optional<FreezeInfo>> freezeInfo(const Database &db, const QString &dataset)
-{
-    auto q = db.exec(QStringLiteral("SELECT frozen_at, os_user, reason FROM rewind_frozen WHERE dataset = ?"), {dataset});
-    if (!q)
-        return fail(q.error());
-    if (!q->next())
-        return std::optional<FreezeInfo>();
-    return std::optional<FreezeInfo>(FreezeInfo{q->value(0).toString(), q->value(1).toString(), q->value(2).toString()});
-}
-
-namespace {
-
-// The triggers that make a freeze hold against other writers (see recovery.h).
-QStringList freezeTriggers(const Database &db, const DatasetSpec &dataset, const QString &reason)
-{
-    const QString table = db.quoteTable(dataset.target);
-    // The reason goes into DDL text: no placeholder characters in it.
-    const QString said = QString(reason).replace(u'?', u' ').replace(u':', u' ').simplified();
-    QString message = QStringLiteral("%1 is frozen by Rewind (dataset %2%3): writes are refused until its recovery finishes or "
-                                     "'rewindctl unfreeze --dataset %2 --reason ... --execute' lifts the freeze")
-                          .arg(dataset.target, dataset.name, said.isEmpty() ? QString() : QStringLiteral(", ") % said);
-    message.replace(u'\'', QStringLiteral("''"));
-    if (db.dialect().kind() == SqlDialect::Kind::Postgres)
-        return {QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") % table,
-                QStringLiteral("CREATE TRIGGER rewind_freeze BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON ") % table
-                    % QStringLiteral(" FOR EACH STATEMENT EXECUTE FUNCTION rewind.refuse_frozen_write('") % message % QStringLiteral("')")};
-    QStringList out;
-    for (const char *op : {"INSERT", "UPDATE", "DELETE"})
-        out << QStringLiteral("CREATE TRIGGER IF NOT EXISTS ") % db.quote(QStringLiteral("rewind_freeze_%1_%2").arg(dataset.target, QString::fromLatin1(op).toLower()))
-                   % QStringLiteral(" BEFORE ") % QLatin1String(op) % QStringLiteral(" ON ") % table
-                   % QStringLiteral(" WHEN NOT EXISTS (SELECT 1 FROM rewind_writer) BEGIN SELECT RAISE(ABORT, '") % message % QStringLiteral("'); END");
-    return out;
-}
-
-QStringList thawTriggers(const Database &db, const DatasetSpec &dataset)
-{
-    if (db.dialect().kind() == SqlDialect::Kind::Postgres)
-        return {QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") % db.quoteTable(dataset.target)};
-    QStringList out;
-    for (const char *op : {"insert", "update", "delete"})
-        out << QStringLiteral("DROP TRIGGER IF EXISTS ") % db.quote(QStringLiteral("rewind_freeze_%1_%2").arg(dataset.target, QLatin1String(op)));
-    return out;
-}
-
-} // namespace
-
-Result<bool> freeze(const Database &db, const DatasetSpec &dataset, const QString &reason, const QString &action)
-{
-    bool added = false;
-    const Status s = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
-        auto present = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"), {dataset.name});
-        if (!present)
-            return fail(present.error());
-        added = present->toLongLong() == 0;
-        // The triggers also where the freeze was recorded before they existed.
-        auto exists = db.hasRelation(dataset.target);
-        if (!exists)
-            return fail(exists.error());
-        if (*exists)
-            if (auto t = db.execAll(freezeTriggers(db, dataset, reason)); !t)
-                return t;
-        if (!added)
-            return {};
-        auto r = db.exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, frozen_at, os_user, reason) VALUES (?, ?, ?, ?)"),
-                         {dataset.name, nowIso(), osUser(), reason});
-        if (!r)
-            return fail(r.error());
-        return writeAudit(db, action, dataset.name, QString(), QVariant(), QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
-    }); });
-    if (!s)
-        return fail(s.error());
-    return added;
-}
-
-Result<bool> unfreeze(const Database &db, const DatasetSpec &dataset, const QString &reason, const QString &action)
-{
-    bool removed = false;
-    const Status s = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
-        auto present = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"), {dataset.name});
-        if (!present)
-            return fail(present.error());
-        removed = present->toLongLong() > 0;
-        auto exists = db.hasRelation(dataset.target);
-        if (!exists)
-            return fail(exists.error());
-        if (*exists)
-            if (auto t = db.execAll(thawTriggers(db, dataset)); !t)
-                return t;
-        if (!removed)
-            return {};
-        auto r = db.exec(QStringLiteral("DELETE FROM rewind_frozen WHERE dataset = ?"), {dataset.name});
-        if (!r)
-            return fail(r.error());
-        return writeAudit(db, action, dataset.name, QString(), QVariant(), QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
-    }); });
-    if (!s)
-        return fail(s.error());
-    return removed;
 }
 
 namespace {
@@ -745,37 +640,13 @@ Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, Recove
     return recoverUniqueIndex(db, dataset, *sql, result, samples);
 }
 
-namespace {
-
-// The executed recovery's Markdown report: at `path`, else
-// recovery-<dataset>-<time>.md next to the database (never over another).
-Status writeRecoveryReport(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const QString &path)
-{
-    result.reportPath = path;
-    if (result.reportPath.isEmpty()) {
-        const QFileInfo dbFile(db.url().path);
-        const QString dir = db.url().path.isEmpty() ? QDir::currentPath() : dbFile.absolutePath();
-        // Never over an earlier report (two recoveries in one second): -2, -3, ...
-        const QString stem = dir % QStringLiteral("/recovery-") % dataset.name % u'-'
-                             % QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-        result.reportPath = stem % QStringLiteral(".md");
-        for (int n = 2; QFileInfo::exists(result.reportPath); ++n)
-            result.reportPath = stem % u'-' % QString::number(n) % QStringLiteral(".md");
-    }
-    QFile file(result.reportPath);
-    const auto mode = path.isEmpty() ? QIODevice::WriteOnly | QIODevice::NewOnly : QIODevice::WriteOnly | QIODevice::Truncate;
-    if (!file.open(mode))
-        return internalError(QStringLiteral("recovery report %1: cannot write: %2").arg(result.reportPath, file.errorString()));
-    file.write(recoveryReportMarkdown(result).toUtf8());
-    return {};
-}
-
-} // namespace
-
 Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, const RecoverOptions &options)
 {
     if (auto s = checkRecoverable(dataset); !s)
         return fail(s.error());
+    if (!options.reportPath.isEmpty())
+        if (auto s = checkReportPath(options.reportPath); !s)
+            return fail(s.error());
     // One catalog for the whole recovery: its re-run changes the target's
     // rows, not its columns or indexes (the last step adds its index).
     auto sql = BatchSql::make(db, dataset);
@@ -794,13 +665,9 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
         if (!steps)
             return fail(steps.error());
         result.steps = std::move(*steps);
-        if (!options.reportPath.isEmpty()) {
-            result.reportPath = options.reportPath;
-            QFile file(options.reportPath);
-            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-                return badInput(QStringLiteral("--report %1: cannot write: %2").arg(options.reportPath, file.errorString()));
-            file.write(recoveryReportMarkdown(result).toUtf8());
-        }
+        if (!options.reportPath.isEmpty()) // a dry run's report only where asked for
+            if (auto s = writeRecoveryReport(db, dataset, result, options.reportPath); !s)
+                return fail(s.error());
         return result;
     }
 

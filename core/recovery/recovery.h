@@ -190,6 +190,14 @@ Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryRes
 // 5. Adds the unique index on (partition, key), unfreezes; status "recovered".
 Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, int samples = 5);
 
+// Writes the executed recovery's Markdown report to `path`, else to
+// recovery-<dataset>-<time>.md next to the database (never over another
+// report); sets result.reportPath.
+Status writeRecoveryReport(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const QString &path);
+// BadInput naming --report PATH when it cannot be written: checked before a
+// recovery changes anything.
+Status checkReportPath(const QString &path);
+
 // The Markdown recovery report.
 // The recovery's report. `partitionsShown` caps each per-partition table
 // (the console's view: Markdown tables of thousands of rows take minutes to

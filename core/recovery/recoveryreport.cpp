@@ -4,6 +4,10 @@
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>
+#include <QStringBuilder>
+#include <QFileInfo>
+#include <QFile>
+#include <QDir>
 #include <QJsonDocument>
 #include <QTextStream>
 
@@ -90,6 +94,38 @@ QString recoveryReportMarkdown(const RecoveryResult &r, std::size_t partitionsSh
         out << "\nThe dataset is still **frozen**: lift it with `rewindctl unfreeze --dataset " << r.dataset << " --execute` once resolved.\n";
     out.flush();
     return md;
+}
+
+Status writeRecoveryReport(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const QString &path)
+{
+    result.reportPath = path;
+    if (result.reportPath.isEmpty()) {
+        const QFileInfo dbFile(db.url().path);
+        const QString dir = db.url().path.isEmpty() ? QDir::currentPath() : dbFile.absolutePath();
+        // Never over an earlier report (two recoveries in one second): -2, -3, ...
+        const QString stem = dir % QStringLiteral("/recovery-") % dataset.name % u'-'
+                             % QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+        result.reportPath = stem % QStringLiteral(".md");
+        for (int n = 2; QFileInfo::exists(result.reportPath); ++n)
+            result.reportPath = stem % u'-' % QString::number(n) % QStringLiteral(".md");
+    }
+    QFile file(result.reportPath);
+    const auto mode = path.isEmpty() ? QIODevice::WriteOnly | QIODevice::NewOnly : QIODevice::WriteOnly | QIODevice::Truncate;
+    if (!file.open(mode))
+        return internalError(QStringLiteral("recovery report %1: cannot write: %2").arg(result.reportPath, file.errorString()));
+    file.write(recoveryReportMarkdown(result).toUtf8());
+    return {};
+}
+
+Status checkReportPath(const QString &path)
+{
+    const QFileInfo file(path);
+    const QFileInfo dir(file.absolutePath());
+    if (!dir.isDir())
+        return badInput(QStringLiteral("--report %1: no such directory %2").arg(path, dir.filePath()));
+    if (file.exists() ? !file.isWritable() || file.isDir() : !dir.isWritable())
+        return badInput(QStringLiteral("--report %1: cannot be written").arg(path));
+    return {};
 }
 
 } // namespace rw
