@@ -29,18 +29,24 @@ constexpr int kKeystrokeMs = 40; // a fast typist
 
 } // namespace
 
-PagesScenario::PagesScenario(rw::MainWindow &window, StallMeter &meter, QString db, QString spec, QString dataset,
-                             QString launchPage, int rangeSize, bool previewAll, std::function<void()> finish)
-    : m_window(window), m_meter(meter), m_db(std::move(db)), m_spec(std::move(spec)), m_dataset(std::move(dataset)),
-      m_launchPage(std::move(launchPage)), m_rangeSize(std::max(1, rangeSize)), m_previewAll(previewAll), m_finish(std::move(finish))
-{
+PagesScenario::PagesScenario(rw::MainWindow &window, StallMeter &meter, QString db, QString spec,
+                             QString dataset, QString launchPage, int rangeSize, bool previewAll,
+                             std::function<void()> finish)
+    : m_window(window)
+    , m_meter(meter)
+    , m_db(std::move(db))
+    , m_spec(std::move(spec))
+    , m_dataset(std::move(dataset))
+    , m_launchPage(std::move(launchPage))
+    , m_rangeSize(std::max(1, rangeSize))
+    , m_previewAll(previewAll)
+    , m_finish(std::move(finish)) {
     for (const QString &name : rw::MainWindow::availablePages())
         if (rw::Page *p = page(name))
             QObject::connect(p, &rw::Page::pageLoaded, this, [this, p] { ++m_loads[p]; });
 }
 
-rw::Page *PagesScenario::page(const QString &name) const
-{
+rw::Page *PagesScenario::page(const QString &name) const {
     if (name == QLatin1String("partitions"))
         return m_window.partitionsPage();
     if (name == QLatin1String("preview"))
@@ -60,28 +66,26 @@ rw::Page *PagesScenario::page(const QString &name) const
     return nullptr;
 }
 
-int PagesScenario::loads(const QString &name) const
-{
+int PagesScenario::loads(const QString &name) const {
     const auto it = m_loads.find(page(name));
     return it == m_loads.end() ? 0 : it->second;
 }
 
-bool PagesScenario::shows(const QString &name, int since) const
-{
+bool PagesScenario::shows(const QString &name, int since) const {
     rw::Page *p = page(name);
     if (!p || loads(name) <= since || p->isLoading() || m_window.currentPage() != p)
         return false;
     if (name == QLatin1String("runs")) {
         const rw::RunsPage *runs = m_window.runsPage();
-        return runs->reportView()->runId() == runs->selectedRunId() && !runs->reportView()->isLoading();
+        return runs->reportView()->runId() == runs->selectedRunId() &&
+               !runs->reportView()->isLoading();
     }
     if (name == QLatin1String("preview"))
         return m_window.previewPage()->result().has_value();
     return true;
 }
 
-void PagesScenario::start()
-{
+void PagesScenario::start() {
     if (!m_launchPage.isEmpty()) {
         // A launch straight onto one page, timed from the process start.
         Step launch{QStringLiteral("launch: ") + m_launchPage, {}, {}};
@@ -100,8 +104,7 @@ void PagesScenario::start()
     runStep(0);
 }
 
-void PagesScenario::addWalk()
-{
+void PagesScenario::addWalk() {
     rw::PartitionsPage *partitions = m_window.partitionsPage();
     Step launch{QStringLiteral("launch: partitions"), {}, {}};
     launch.act = [this] {
@@ -122,7 +125,8 @@ void PagesScenario::addWalk()
                 labels.push_back(*p.partition);
         std::sort(labels.begin(), labels.end());
         if (!labels.empty())
-            m_filter = labels.front() % QStringLiteral("..") % labels[std::min<std::size_t>(labels.size(), std::size_t(m_rangeSize)) - 1];
+            m_filter = labels.front() % QStringLiteral("..") %
+                       labels[std::min<std::size_t>(labels.size(), std::size_t(m_rangeSize)) - 1];
         m_steps[0].note = QStringLiteral("%1 partitions").arg(rows.size());
         return true;
     };
@@ -143,7 +147,9 @@ void PagesScenario::addWalk()
     filter.done = [this, partitions, typed] {
         if (m_filter.isEmpty() || *typed < m_filter.size())
             return m_filter.isEmpty();
-        m_steps[1].note = QStringLiteral("\"%1\": %2 rows shown").arg(m_filter).arg(partitions->proxy()->rowCount());
+        m_steps[1].note = QStringLiteral("\"%1\": %2 rows shown")
+                              .arg(m_filter)
+                              .arg(partitions->proxy()->rowCount());
         return true;
     };
     m_steps.push_back(std::move(filter));
@@ -160,7 +166,8 @@ void PagesScenario::addWalk()
     selectAll(QStringLiteral("partitions: select the range"));
     addPreview(QStringLiteral("partitions: preview the range"));
     addSwitch(QStringLiteral("partitions"), QStringLiteral("back to partitions"));
-    m_steps.push_back({QStringLiteral("partitions: needs attention"), [partitions] { partitions->statusFilter()->setCurrentIndex(1); },
+    m_steps.push_back({QStringLiteral("partitions: needs attention"),
+                       [partitions] { partitions->statusFilter()->setCurrentIndex(1); },
                        [] { return true; }});
     m_steps.push_back({QStringLiteral("partitions: clear filters"),
                        [partitions] {
@@ -172,8 +179,10 @@ void PagesScenario::addWalk()
     if (m_previewAll)
         addPreview(QStringLiteral("partitions: preview all"));
 
-    for (const QString &name : {QStringLiteral("runs"), QStringLiteral("audit"), QStringLiteral("lag"), QStringLiteral("dlq"),
-                               QStringLiteral("recover"), QStringLiteral("streams"), QStringLiteral("partitions")})
+    for (const QString &name :
+         {QStringLiteral("runs"), QStringLiteral("audit"), QStringLiteral("lag"),
+          QStringLiteral("dlq"), QStringLiteral("recover"), QStringLiteral("streams"),
+          QStringLiteral("partitions")})
         addSwitch(name);
 
     Step refresh{QStringLiteral("partitions: refresh"), {}, {}};
@@ -186,8 +195,7 @@ void PagesScenario::addWalk()
     m_steps.push_back(std::move(refresh));
 }
 
-void PagesScenario::addPreview(const QString &name)
-{
+void PagesScenario::addPreview(const QString &name) {
     auto before = std::make_shared<int>(0);
     const std::size_t index = m_steps.size();
     Step preview{name, {}, {}};
@@ -198,15 +206,15 @@ void PagesScenario::addPreview(const QString &name)
     preview.done = [this, before, index] {
         if (!shows(QStringLiteral("preview"), *before))
             return false;
-        m_steps[index].note = QStringLiteral("%1 partitions previewed; the core's preview runs off the GUI thread")
-                                  .arg(m_window.previewPage()->result()->partitions.size());
+        m_steps[index].note =
+            QStringLiteral("%1 partitions previewed; the core's preview runs off the GUI thread")
+                .arg(m_window.previewPage()->result()->partitions.size());
         return true;
     };
     m_steps.push_back(std::move(preview));
 }
 
-void PagesScenario::addSwitch(const QString &name, const QString &stepName)
-{
+void PagesScenario::addSwitch(const QString &name, const QString &stepName) {
     auto before = std::make_shared<int>(0);
     auto shown = std::make_shared<bool>(true);
     const std::size_t index = m_steps.size();
@@ -221,8 +229,7 @@ void PagesScenario::addSwitch(const QString &name, const QString &stepName)
     m_steps.push_back(std::move(step));
 }
 
-void PagesScenario::runStep(std::size_t i)
-{
+void PagesScenario::runStep(std::size_t i) {
     if (i >= m_steps.size()) {
         m_finish();
         return;
@@ -242,7 +249,9 @@ void PagesScenario::runStep(std::size_t i)
             out() << QStringLiteral("step done: %1 %2 s%3\n")
                          .arg(m_steps[i].name)
                          .arg((m_steps[i].doneMs - m_steps[i].startedMs) / 1000.0, 0, 'f', 2)
-                         .arg(m_steps[i].note.isEmpty() ? QString() : QStringLiteral("  (") + m_steps[i].note + u')');
+                         .arg(m_steps[i].note.isEmpty()
+                                  ? QString()
+                                  : QStringLiteral("  (") + m_steps[i].note + u')');
             out().flush();
             QTimer::singleShot(kSettleMs, this, [this, i] { runStep(i + 1); });
         });
@@ -250,9 +259,9 @@ void PagesScenario::runStep(std::size_t i)
     });
 }
 
-bool PagesScenario::report() const
-{
-    out() << QStringLiteral("per step: time to data (the first from the process start), longest gap between 10 ms ticks "
+bool PagesScenario::report() const {
+    out() << QStringLiteral("per step: time to data (the first from the process start), longest "
+                            "gap between 10 ms ticks "
                             "(its phase runs %1 ms past the data), gaps over %2 ms:\n")
                  .arg(kSettleMs)
                  .arg(kStallMs);
@@ -266,7 +275,10 @@ bool PagesScenario::report() const
         worst = std::max(worst, longest);
         out() << QStringLiteral("  %1 %2  longest stall %3 ms  over %4 ms: %5%6\n")
                      .arg(s.name, -30)
-                     .arg(finished ? QStringLiteral("%1 s").arg((s.doneMs - s.startedMs) / 1000.0, 6, 'f', 2) : QStringLiteral("NOT DONE"), 9)
+                     .arg(finished ? QStringLiteral("%1 s").arg((s.doneMs - s.startedMs) / 1000.0,
+                                                                6, 'f', 2)
+                                   : QStringLiteral("NOT DONE"),
+                          9)
                      .arg(longest, 4)
                      .arg(kStallMs)
                      .arg(p ? p->over50 : 0)

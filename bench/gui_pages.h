@@ -8,7 +8,6 @@
 
 #include <QObject>
 #include <QString>
-
 #include <functional>
 #include <map>
 #include <vector>
@@ -28,8 +27,9 @@ public:
     // all, with `previewAll` preview them all, then every other page and a
     // refresh of the partitions); else a launch straight onto that page
     // only. `finish` is called when the last step has settled.
-    PagesScenario(rw::MainWindow &window, StallMeter &meter, QString db, QString spec, QString dataset, QString launchPage,
-                  int rangeSize, bool previewAll, std::function<void()> finish);
+    PagesScenario(rw::MainWindow &window, StallMeter &meter, QString db, QString spec,
+                  QString dataset, QString launchPage, int rangeSize, bool previewAll,
+                  std::function<void()> finish);
 
     void start();
     // Prints one line per step: time to data, longest stall, gaps over 50 ms.

@@ -25,17 +25,16 @@
 //
 // Built by `cmake --build build --target gui_stall` (not part of `all`);
 // bench/gui builds the data and runs both scenarios.
+#include "bench/gui_pages.h"
+#include "bench/guibench.h"
 #include "core/util/cpustate.h"
+#include "ui/batch/launchdialog.h"
+#include "ui/batch/previewpage.h"
+#include "ui/batch/runmanager.h"
 #include "ui/dlq/dlqgroupsmodel.h"
 #include "ui/dlq/dlqpage.h"
 #include "ui/dlq/dlqrecordsmodel.h"
-#include "ui/batch/launchdialog.h"
 #include "ui/window/mainwindow.h"
-#include "ui/batch/previewpage.h"
-#include "ui/batch/runmanager.h"
-
-#include "bench/guibench.h"
-#include "bench/gui_pages.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -47,7 +46,6 @@
 #include <QTextStream>
 #include <QThreadPool>
 #include <QTimer>
-
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -56,9 +54,8 @@
 
 using namespace guibench;
 
-int main(int argc, char *argv[])
-{
-    benchClock(); // the launch is timed from here
+int main(int argc, char *argv[]) {
+    benchClock();                   // the launch is timed from here
     rw::avoidDirtyUpperRegisters(); // as the console does (cpustate.h)
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -68,26 +65,44 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("rewind-gui-stall"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Measures how long the console's event loop stalls during a backfill, "
-                                                    "and how fast the dead-letter queue page opens."));
+    parser.setApplicationDescription(
+        QStringLiteral("Measures how long the console's event loop stalls during a backfill, "
+                       "and how fast the dead-letter queue page opens."));
     parser.addHelpOption();
-    const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Database."), QStringLiteral("DB"));
-    const QCommandLineOption specOption(QStringLiteral("spec"), QStringLiteral("Spec."), QStringLiteral("SPEC"));
-    const QCommandLineOption scenarioOption(QStringLiteral("scenario"), QStringLiteral("backfill, dlq, pages or launch."), QStringLiteral("S"));
-    const QCommandLineOption datasetOption(QStringLiteral("dataset"), QStringLiteral("backfill, pages, launch: the dataset."), QStringLiteral("D"));
-    const QCommandLineOption pageOption(QStringLiteral("page"), QStringLiteral("launch: the page to open on."), QStringLiteral("PAGE"));
-    const QCommandLineOption rangeOption(QStringLiteral("range"), QStringLiteral("pages: the partitions typed as a range, "
-                                         "selected and previewed (default 100)."), QStringLiteral("N"), QStringLiteral("100"));
-    const QCommandLineOption previewAllOption(QStringLiteral("preview-all"), QStringLiteral("pages: preview every partition too."));
-    const QCommandLineOption fromOption(QStringLiteral("from"), QStringLiteral("backfill: first day (YYYY-MM-DD)."), QStringLiteral("DAY"));
-    const QCommandLineOption toOption(QStringLiteral("to"), QStringLiteral("backfill: last day (YYYY-MM-DD)."), QStringLiteral("DAY"));
-    const QCommandLineOption timeoutOption(QStringLiteral("timeout"), QStringLiteral("Give up after S seconds (default 3600)."),
-                                           QStringLiteral("S"), QStringLiteral("3600"));
-    parser.addOptions({dbOption, specOption, scenarioOption, datasetOption, pageOption, rangeOption, previewAllOption, fromOption, toOption,
-                       timeoutOption});
+    const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Database."),
+                                      QStringLiteral("DB"));
+    const QCommandLineOption specOption(QStringLiteral("spec"), QStringLiteral("Spec."),
+                                        QStringLiteral("SPEC"));
+    const QCommandLineOption scenarioOption(QStringLiteral("scenario"),
+                                            QStringLiteral("backfill, dlq, pages or launch."),
+                                            QStringLiteral("S"));
+    const QCommandLineOption datasetOption(QStringLiteral("dataset"),
+                                           QStringLiteral("backfill, pages, launch: the dataset."),
+                                           QStringLiteral("D"));
+    const QCommandLineOption pageOption(QStringLiteral("page"),
+                                        QStringLiteral("launch: the page to open on."),
+                                        QStringLiteral("PAGE"));
+    const QCommandLineOption rangeOption(QStringLiteral("range"),
+                                         QStringLiteral("pages: the partitions typed as a range, "
+                                                        "selected and previewed (default 100)."),
+                                         QStringLiteral("N"), QStringLiteral("100"));
+    const QCommandLineOption previewAllOption(
+        QStringLiteral("preview-all"), QStringLiteral("pages: preview every partition too."));
+    const QCommandLineOption fromOption(QStringLiteral("from"),
+                                        QStringLiteral("backfill: first day (YYYY-MM-DD)."),
+                                        QStringLiteral("DAY"));
+    const QCommandLineOption toOption(QStringLiteral("to"),
+                                      QStringLiteral("backfill: last day (YYYY-MM-DD)."),
+                                      QStringLiteral("DAY"));
+    const QCommandLineOption timeoutOption(
+        QStringLiteral("timeout"), QStringLiteral("Give up after S seconds (default 3600)."),
+        QStringLiteral("S"), QStringLiteral("3600"));
+    parser.addOptions({dbOption, specOption, scenarioOption, datasetOption, pageOption, rangeOption,
+                       previewAllOption, fromOption, toOption, timeoutOption});
     parser.process(app);
 
-    const QString db = parser.value(dbOption), spec = parser.value(specOption), scenario = parser.value(scenarioOption);
+    const QString db = parser.value(dbOption), spec = parser.value(specOption),
+                  scenario = parser.value(scenarioOption);
     const QString dataset = parser.value(datasetOption);
     const QDate from = QDate::fromString(parser.value(fromOption), Qt::ISODate);
     const QDate to = QDate::fromString(parser.value(toOption), Qt::ISODate);
@@ -97,16 +112,23 @@ int main(int argc, char *argv[])
     };
     if (db.isEmpty() || spec.isEmpty())
         return usage(QStringLiteral("--db and --spec are required"));
-    const QStringList scenarios{QStringLiteral("backfill"), QStringLiteral("dlq"), QStringLiteral("pages"), QStringLiteral("launch")};
+    const QStringList scenarios{QStringLiteral("backfill"), QStringLiteral("dlq"),
+                                QStringLiteral("pages"), QStringLiteral("launch")};
     if (!scenarios.contains(scenario))
-        return usage(QStringLiteral("--scenario must be one of: ") + scenarios.join(QStringLiteral(", ")));
+        return usage(QStringLiteral("--scenario must be one of: ") +
+                     scenarios.join(QStringLiteral(", ")));
     const QString launchPage = parser.value(pageOption);
-    if ((scenario == QLatin1String("pages") || scenario == QLatin1String("launch")) && dataset.isEmpty())
+    if ((scenario == QLatin1String("pages") || scenario == QLatin1String("launch")) &&
+        dataset.isEmpty())
         return usage(QStringLiteral("%1 needs --dataset").arg(scenario));
-    if (scenario == QLatin1String("launch") && !rw::MainWindow::availablePages().contains(launchPage))
-        return usage(QStringLiteral("launch needs --page, one of: ") + rw::MainWindow::availablePages().join(QStringLiteral(", ")));
-    if (scenario == QLatin1String("backfill") && (dataset.isEmpty() || !from.isValid() || !to.isValid() || to < from))
-        return usage(QStringLiteral("backfill needs --dataset and --from DAY --to DAY (YYYY-MM-DD, from <= to)"));
+    if (scenario == QLatin1String("launch") &&
+        !rw::MainWindow::availablePages().contains(launchPage))
+        return usage(QStringLiteral("launch needs --page, one of: ") +
+                     rw::MainWindow::availablePages().join(QStringLiteral(", ")));
+    if (scenario == QLatin1String("backfill") &&
+        (dataset.isEmpty() || !from.isValid() || !to.isValid() || to < from))
+        return usage(QStringLiteral(
+            "backfill needs --dataset and --from DAY --to DAY (YYYY-MM-DD, from <= to)"));
     QStringList days;
     for (QDate d = from; d.isValid() && d <= to; d = d.addDays(1))
         days << d.toString(Qt::ISODate);
@@ -121,9 +143,12 @@ int main(int argc, char *argv[])
     const rw::LiveRun *finishedRun = nullptr;
 
     QObject::connect(&window, &rw::MainWindow::workspaceFailed, &app,
-                     [](int, const QString &message) { failed(QStringLiteral("cannot open the workspace: ") + message); });
-    QObject::connect(&window, &rw::MainWindow::pageFailed, &app,
-                     [](const QString &message) { failed(QStringLiteral("a page failed to load: ") + message); });
+                     [](int, const QString &message) {
+                         failed(QStringLiteral("cannot open the workspace: ") + message);
+                     });
+    QObject::connect(&window, &rw::MainWindow::pageFailed, &app, [](const QString &message) {
+        failed(QStringLiteral("a page failed to load: ") + message);
+    });
     QTimer::singleShot(parser.value(timeoutOption).toInt() * 1000, &app, [&done] {
         if (!done)
             failed(QStringLiteral("timed out"));
@@ -143,9 +168,10 @@ int main(int argc, char *argv[])
     std::function<void()> launch;
     std::unique_ptr<PagesScenario> pages;
     if (scenario == QLatin1String("pages") || scenario == QLatin1String("launch")) {
-        pages = std::make_unique<PagesScenario>(window, meter, db, spec, dataset,
-                                                scenario == QLatin1String("launch") ? launchPage : QString(),
-                                                parser.value(rangeOption).toInt(), parser.isSet(previewAllOption), finish);
+        pages = std::make_unique<PagesScenario>(
+            window, meter, db, spec, dataset,
+            scenario == QLatin1String("launch") ? launchPage : QString(),
+            parser.value(rangeOption).toInt(), parser.isSet(previewAllOption), finish);
         pages->start();
     } else if (scenario == QLatin1String("backfill")) {
         // 1. The workspace opens on the dataset's partitions page.
@@ -201,12 +227,13 @@ int main(int argc, char *argv[])
                 window.showNamedPage(QStringLiteral("dlq"));
             });
         });
-        QObject::connect(page->recordsModel(), &rw::DlqRecordsModel::pageFetched, &app, [&](int rows) {
-            if (!clicked || firstRowsS >= 0 || rows <= 0)
-                return;
-            firstRowsS = (meter.elapsedMs() - dlqClickMs) / 1000.0;
-            rssAtFirstRows = memoryMb("VmHWM");
-        });
+        QObject::connect(page->recordsModel(), &rw::DlqRecordsModel::pageFetched, &app,
+                         [&](int rows) {
+                             if (!clicked || firstRowsS >= 0 || rows <= 0)
+                                 return;
+                             firstRowsS = (meter.elapsedMs() - dlqClickMs) / 1000.0;
+                             rssAtFirstRows = memoryMb("VmHWM");
+                         });
         QObject::connect(page, &rw::Page::pageLoaded, &app, [&] {
             if (!clicked || loadedS >= 0)
                 return;
@@ -225,7 +252,8 @@ int main(int argc, char *argv[])
     if (code != 0 || !done)
         return code ? code : 1;
 
-    out() << QStringLiteral("gui_stall %1: %2 (%3)\n").arg(scenario, db, QString::fromLatin1(qgetenv("QT_QPA_PLATFORM")));
+    out() << QStringLiteral("gui_stall %1: %2 (%3)\n")
+                 .arg(scenario, db, QString::fromLatin1(qgetenv("QT_QPA_PLATFORM")));
     meter.report();
     app.report();
     if (pages) {
@@ -238,38 +266,46 @@ int main(int argc, char *argv[])
         if (finishedRun->error)
             return failed(QStringLiteral("the run failed: ") + finishedRun->error->message);
         const rw::PartitionResult t = finishedRun->result->totals();
-        out() << QStringLiteral("run: %1 days %2..%3, status %4, %5 source rows, %6 staged, %7 inserted, %8 updated, %9 s\n")
+        out() << QStringLiteral("run: %1 days %2..%3, status %4, %5 source rows, %6 staged, %7 "
+                                "inserted, %8 updated, %9 s\n")
                      .arg(days.size())
-                     .arg(days.constFirst(), days.constLast(), rw::enumName(finishedRun->result->status))
+                     .arg(days.constFirst(), days.constLast(),
+                          rw::enumName(finishedRun->result->status))
                      .arg(t.sourceRows)
                      .arg(t.stagedRows)
                      .arg(t.inserted)
                      .arg(t.updated)
                      .arg(finishedRun->clock.elapsed() / 1000.0, 0, 'f', 2);
-        const qint64 worst = std::max({meter.longest(QStringLiteral("preview")), meter.longest(QStringLiteral("run"))});
-        out() << QStringLiteral("longest stall during preview and run: %1 ms (target: none over %2 ms: %3)\n")
+        const qint64 worst = std::max(
+            {meter.longest(QStringLiteral("preview")), meter.longest(QStringLiteral("run"))});
+        out() << QStringLiteral(
+                     "longest stall during preview and run: %1 ms (target: none over %2 ms: %3)\n")
                      .arg(worst)
                      .arg(kStallMs)
                      .arg(verdict(worst <= kStallMs));
         out() << QStringLiteral("peak RSS: %1 MB\n").arg(memoryMb("VmHWM"), 0, 'f', 0);
         if (finishedRun->result->status != rw::RunStatus::Succeeded)
-            return failed(QStringLiteral("the run ended ") + rw::enumName(finishedRun->result->status));
+            return failed(QStringLiteral("the run ended ") +
+                          rw::enumName(finishedRun->result->status));
     } else {
         if (firstRowsS < 0 || loadedS < 0)
             return failed(QStringLiteral("the DLQ page did not load"));
         const rw::DlqPage *page = window.dlqPage();
-        out() << QStringLiteral("dlq page: %1 records in the queue, %2 rows shown; first rows %3 s after opening the page, "
+        out() << QStringLiteral("dlq page: %1 records in the queue, %2 rows shown; first rows %3 s "
+                                "after opening the page, "
                                 "fully loaded (counts, signatures, first record) %4 s\n")
                      .arg(page->groupsModel()->total())
                      .arg(page->recordsModel()->rowCount())
                      .arg(firstRowsS, 0, 'f', 3)
                      .arg(loadedS, 0, 'f', 3);
         const double peak = memoryMb("VmHWM");
-        out() << QStringLiteral("peak RSS: %1 MB at first rows, %2 MB at the end (target: open under 1 s: %3; under 300 MB: %4)\n")
+        out() << QStringLiteral("peak RSS: %1 MB at first rows, %2 MB at the end (target: open "
+                                "under 1 s: %3; under 300 MB: %4)\n")
                      .arg(rssAtFirstRows, 0, 'f', 0)
                      .arg(peak, 0, 'f', 0)
                      .arg(verdict(firstRowsS < 1.0), verdict(peak < 300));
-        out() << QStringLiteral("longest stall while opening: %1 ms\n").arg(meter.longest(QStringLiteral("dlq open")));
+        out() << QStringLiteral("longest stall while opening: %1 ms\n")
+                     .arg(meter.longest(QStringLiteral("dlq open")));
     }
     return 0;
 }

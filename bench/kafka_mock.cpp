@@ -3,17 +3,15 @@
 // produces EVENTS records round-robin over PARTITIONS (key "e<i>", a JSON
 // value of 120 bytes: {"id":"e<i>","amount":N,"pad":"x..."}), prints the
 // bootstrap address once they are all acknowledged, and serves until killed.
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
 #include <string>
 #include <thread>
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const long events = argc > 1 ? std::atol(argv[1]) : 1000000;
     const int partitions = argc > 2 ? std::atoi(argv[2]) : 32;
     char err[512];
@@ -36,13 +34,16 @@ int main(int argc, char **argv)
     rd_kafka_t *producer = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
     for (long i = 0; i < events; ++i) {
         const std::string key = "e" + std::to_string(i);
-        std::string value = "{\"id\":\"" + key + "\",\"amount\":" + std::to_string(i % 1000) + ",\"pad\":\"";
+        std::string value =
+            "{\"id\":\"" + key + "\",\"amount\":" + std::to_string(i % 1000) + ",\"pad\":\"";
         value.append(120 - value.size() - 2, 'x');
         value += "\"}";
-        while (rd_kafka_producev(producer, RD_KAFKA_V_TOPIC("payments"), RD_KAFKA_V_PARTITION(int32_t(i % partitions)),
-                                 RD_KAFKA_V_VALUE(value.data(), value.size()), RD_KAFKA_V_KEY(key.data(), key.size()),
-                                 RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END)
-               == RD_KAFKA_RESP_ERR__QUEUE_FULL)
+        while (rd_kafka_producev(producer, RD_KAFKA_V_TOPIC("payments"),
+                                 RD_KAFKA_V_PARTITION(int32_t(i % partitions)),
+                                 RD_KAFKA_V_VALUE(value.data(), value.size()),
+                                 RD_KAFKA_V_KEY(key.data(), key.size()),
+                                 RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                 RD_KAFKA_V_END) == RD_KAFKA_RESP_ERR__QUEUE_FULL)
             rd_kafka_poll(producer, 10);
     }
     if (rd_kafka_flush(producer, 600000) != RD_KAFKA_RESP_ERR_NO_ERROR) {

@@ -6,10 +6,8 @@
 #include <QByteArray>
 #include <QString>
 #include <QTest>
-
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
-
 #include <optional>
 #include <utility>
 #include <vector>
@@ -24,8 +22,7 @@ inline const char *const kTopic = "payments";
 // 0 and 4 in partition 1, nothing in partition 2.
 class MockCluster {
 public:
-    MockCluster()
-    {
+    MockCluster() {
         char err[512];
         rd_kafka_conf_t *conf = rd_kafka_conf_new();
         rd_kafka_conf_set_log_cb(conf, nullptr);
@@ -34,13 +31,13 @@ public:
         m_cluster = rd_kafka_mock_cluster_new(m_host, 1);
         QVERIFY(m_cluster);
         m_bootstrap = QString::fromUtf8(rd_kafka_mock_cluster_bootstraps(m_cluster));
-        QCOMPARE(rd_kafka_mock_topic_create(m_cluster, kTopic, kPartitions, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+        QCOMPARE(rd_kafka_mock_topic_create(m_cluster, kTopic, kPartitions, 1),
+                 RD_KAFKA_RESP_ERR_NO_ERROR);
         QCOMPARE(rd_kafka_mock_topic_create(m_cluster, "other", 1, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
         produce();
         commit(QStringLiteral("loader"), {{0, 2}, {1, 4}});
     }
-    ~MockCluster()
-    {
+    ~MockCluster() {
         if (m_cluster)
             rd_kafka_mock_cluster_destroy(m_cluster);
         if (m_host)
@@ -49,9 +46,14 @@ public:
     const QString &bootstrap() const { return m_bootstrap; }
     // The broker (id 1) stops answering: its connections are closed and new
     // ones refused, until up() again.
-    void down() { QCOMPARE(rd_kafka_mock_broker_set_down(m_cluster, 1), RD_KAFKA_RESP_ERR_NO_ERROR); }
+    void down() {
+        QCOMPARE(rd_kafka_mock_broker_set_down(m_cluster, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+    }
     void up() { QCOMPARE(rd_kafka_mock_broker_set_up(m_cluster, 1), RD_KAFKA_RESP_ERR_NO_ERROR); }
-    void createTopic(const char *name, int partitions) { QCOMPARE(rd_kafka_mock_topic_create(m_cluster, name, partitions, 1), RD_KAFKA_RESP_ERR_NO_ERROR); }
+    void createTopic(const char *name, int partitions) {
+        QCOMPARE(rd_kafka_mock_topic_create(m_cluster, name, partitions, 1),
+                 RD_KAFKA_RESP_ERR_NO_ERROR);
+    }
 
     // A record to produce: key and value may be absent (nullopt); headers in order.
     struct Record {
@@ -61,20 +63,22 @@ public:
         std::vector<std::pair<QByteArray, QByteArray>> headers;
     };
     // Produces `records` to `topic` and waits until all are acknowledged.
-    void produceRecords(const char *topic, const std::vector<Record> &records)
-    {
+    void produceRecords(const char *topic, const std::vector<Record> &records) {
         rd_kafka_t *p = client(RD_KAFKA_PRODUCER);
         for (const Record &r : records) {
             rd_kafka_headers_t *headers = rd_kafka_headers_new(r.headers.size() + 1);
             for (const auto &[name, value] : r.headers)
-                rd_kafka_header_add(headers, name.constData(), name.size(), value.constData(), value.size());
+                rd_kafka_header_add(headers, name.constData(), name.size(), value.constData(),
+                                    value.size());
             const void *key = r.key ? r.key->constData() : nullptr;
             const size_t keySize = r.key ? size_t(r.key->size()) : 0;
             void *value = r.value ? const_cast<char *>(r.value->constData()) : nullptr;
             const size_t valueSize = r.value ? size_t(r.value->size()) : 0;
             const rd_kafka_resp_err_t err =
-                rd_kafka_producev(p, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(r.partition), RD_KAFKA_V_KEY(key, keySize),
-                                  RD_KAFKA_V_VALUE(value, valueSize), RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+                rd_kafka_producev(p, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(r.partition),
+                                  RD_KAFKA_V_KEY(key, keySize), RD_KAFKA_V_VALUE(value, valueSize),
+                                  RD_KAFKA_V_HEADERS(headers),
+                                  RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
             if (err)
                 qFatal("produce: %s", rd_kafka_err2str(err));
         }
@@ -84,12 +88,12 @@ public:
     }
 
 private:
-    rd_kafka_t *client(rd_kafka_type_t type, const QString &group = QString())
-    {
+    rd_kafka_t *client(rd_kafka_type_t type, const QString &group = QString()) {
         char err[512];
         rd_kafka_conf_t *conf = rd_kafka_conf_new();
         rd_kafka_conf_set_log_cb(conf, nullptr);
-        rd_kafka_conf_set(conf, "bootstrap.servers", m_bootstrap.toUtf8().constData(), err, sizeof err);
+        rd_kafka_conf_set(conf, "bootstrap.servers", m_bootstrap.toUtf8().constData(), err,
+                          sizeof err);
         if (!group.isEmpty())
             rd_kafka_conf_set(conf, "group.id", group.toUtf8().constData(), err, sizeof err);
         rd_kafka_t *rk = rd_kafka_new(type, conf, err, sizeof err);
@@ -98,17 +102,21 @@ private:
         return rk;
     }
 
-    void produce()
-    {
+    void produce() {
         rd_kafka_t *p = client(RD_KAFKA_PRODUCER);
         for (int partition = 0; partition < kPartitions; ++partition)
             for (int i = 0; i < 5 + partition; ++i) {
-                const QByteArray value = QStringLiteral(R"({"id": "p%1-%2", "amount": %3})").arg(partition).arg(i).arg(i * 10).toUtf8();
+                const QByteArray value = QStringLiteral(R"({"id": "p%1-%2", "amount": %3})")
+                                             .arg(partition)
+                                             .arg(i)
+                                             .arg(i * 10)
+                                             .toUtf8();
                 const QByteArray key = QStringLiteral("p%1-%2").arg(partition).arg(i).toUtf8();
-                const rd_kafka_resp_err_t err =
-                    rd_kafka_producev(p, RD_KAFKA_V_TOPIC(kTopic), RD_KAFKA_V_PARTITION(partition),
-                                      RD_KAFKA_V_VALUE(const_cast<char *>(value.constData()), size_t(value.size())),
-                                      RD_KAFKA_V_KEY(key.constData(), size_t(key.size())), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+                const rd_kafka_resp_err_t err = rd_kafka_producev(
+                    p, RD_KAFKA_V_TOPIC(kTopic), RD_KAFKA_V_PARTITION(partition),
+                    RD_KAFKA_V_VALUE(const_cast<char *>(value.constData()), size_t(value.size())),
+                    RD_KAFKA_V_KEY(key.constData(), size_t(key.size())),
+                    RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
                 if (err)
                     qFatal("produce: %s", rd_kafka_err2str(err));
             }
@@ -117,10 +125,10 @@ private:
         rd_kafka_destroy(p);
     }
 
-    void commit(const QString &group, const std::vector<std::pair<int, qint64>> &offsets)
-    {
+    void commit(const QString &group, const std::vector<std::pair<int, qint64>> &offsets) {
         rd_kafka_t *c = client(RD_KAFKA_CONSUMER, group);
-        rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(int(offsets.size()));
+        rd_kafka_topic_partition_list_t *list =
+            rd_kafka_topic_partition_list_new(int(offsets.size()));
         for (const auto &[partition, offset] : offsets)
             rd_kafka_topic_partition_list_add(list, kTopic, partition)->offset = offset;
         const rd_kafka_resp_err_t err = rd_kafka_commit(c, list, 0);
@@ -135,14 +143,17 @@ private:
     QString m_bootstrap;
 };
 
-inline QByteArray kafkaSpec(const QString &bootstrap, const QString &topic = QString::fromLatin1(kTopic), const QString &config = QStringLiteral("{}"),
-                            const QString &dlqTopic = QStringLiteral("payments.dlq"))
-{
+inline QByteArray kafkaSpec(const QString &bootstrap,
+                            const QString &topic = QString::fromLatin1(kTopic),
+                            const QString &config = QStringLiteral("{}"),
+                            const QString &dlqTopic = QStringLiteral("payments.dlq")) {
     return QStringLiteral(R"({"streams": {"payments": {
         "kafka": {"bootstrap": "%1", "topic": "%2", "config": %3, "groups": ["loader", "idle"]%4},
         "event_id": "key", "sink": "payment_events",
         "fields": {"payment_id": "$.id", "amount": "$.amount"}, "required": ["payment_id"]}}})")
-        .arg(bootstrap, topic, config, dlqTopic.isEmpty() ? QString() : QStringLiteral(", \"dlq_topic\": \"") + dlqTopic + u'"')
+        .arg(bootstrap, topic, config,
+             dlqTopic.isEmpty() ? QString()
+                                : QStringLiteral(", \"dlq_topic\": \"") + dlqTopic + u'"')
         .toUtf8();
 }
 

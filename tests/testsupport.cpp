@@ -8,25 +8,27 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QStringBuilder>
-#include <QUrl>
 #include <QProcess>
 #include <QSqlRecord>
+#include <QStringBuilder>
 #include <QTest>
-
+#include <QUrl>
 #include <algorithm>
 
 namespace testsupport {
 
-bool onPostgres() { return qEnvironmentVariable("REWIND_TEST_ENGINE") == QLatin1String("postgres"); }
+bool onPostgres() {
+    return qEnvironmentVariable("REWIND_TEST_ENGINE") == QLatin1String("postgres");
+}
 
-QString engineUnavailable()
-{
+QString engineUnavailable() {
     if (!onPostgres() || !qEnvironmentVariableIsEmpty("REWIND_TEST_PG_URL"))
         return {};
     const QString why = qEnvironmentVariable("REWIND_TEST_PG_SKIP");
-    return QStringLiteral("PostgreSQL unavailable: ")
-           % (why.isEmpty() ? QStringLiteral("REWIND_TEST_PG_URL is not set (scripts/test starts a throwaway server and sets it)") : why);
+    return QStringLiteral("PostgreSQL unavailable: ") %
+           (why.isEmpty() ? QStringLiteral("REWIND_TEST_PG_URL is not set (scripts/test starts a "
+                                           "throwaway server and sets it)")
+                          : why);
 }
 
 namespace {
@@ -35,31 +37,32 @@ namespace {
 // ends (WITH (FORCE): a connection a test left open does not keep one), so a
 // run against a long-lived server (REWIND_TEST_PG_URL pointed at one's own)
 // leaves nothing behind. Runs as QCoreApplication goes, after the test object.
-QStringList &createdDatabases()
-{
+QStringList &createdDatabases() {
     static QStringList names;
     return names;
 }
 
-void dropCreatedDatabases()
-{
+void dropCreatedDatabases() {
     if (createdDatabases().isEmpty())
         return;
     auto server = rw::Database::open(qEnvironmentVariable("REWIND_TEST_PG_URL"));
     if (!server) {
-        qWarning("cannot reach the test server to drop this run's databases: %s", qPrintable(server.error().message));
+        qWarning("cannot reach the test server to drop this run's databases: %s",
+                 qPrintable(server.error().message));
         return;
     }
     for (const QString &name : std::as_const(createdDatabases()))
-        if (auto r = server->exec(QStringLiteral("DROP DATABASE IF EXISTS ") % server->quote(name) % QStringLiteral(" WITH (FORCE)")); !r)
-            qWarning("cannot drop test database %s: %s", qPrintable(name), qPrintable(r.error().message));
+        if (auto r = server->exec(QStringLiteral("DROP DATABASE IF EXISTS ") % server->quote(name) %
+                                  QStringLiteral(" WITH (FORCE)"));
+            !r)
+            qWarning("cannot drop test database %s: %s", qPrintable(name),
+                     qPrintable(r.error().message));
     createdDatabases().clear();
 }
 
 // A new database on the test server (a copy of `templateName` when given);
 // returns its URL.
-QString createPostgresDatabase(const QString &fileName, const QString &templateName = QString())
-{
+QString createPostgresDatabase(const QString &fileName, const QString &templateName = QString()) {
     const QString serverUrl = qEnvironmentVariable("REWIND_TEST_PG_URL");
     if (serverUrl.isEmpty())
         qFatal("%s", qPrintable(engineUnavailable()));
@@ -69,14 +72,17 @@ QString createPostgresDatabase(const QString &fileName, const QString &templateN
     static int serial = 0;
     QString stem = fileName.section(u'.', 0, 0).toLower();
     stem.removeIf([](QChar c) { return !(c.isLetterOrNumber() && c.unicode() < 128); });
-    const QString name = QStringLiteral("rw_%1_%2_%3_%4")
-                             .arg(QCoreApplication::applicationName().toLower().remove(u'_').left(20), stem.left(16))
-                             .arg(QCoreApplication::applicationPid())
-                             .arg(++serial);
+    const QString name =
+        QStringLiteral("rw_%1_%2_%3_%4")
+            .arg(QCoreApplication::applicationName().toLower().remove(u'_').left(20), stem.left(16))
+            .arg(QCoreApplication::applicationPid())
+            .arg(++serial);
     if (auto r = server->exec(QStringLiteral("DROP DATABASE IF EXISTS ") % server->quote(name)); !r)
         qFatal("%s", qPrintable(r.error().message));
-    if (auto r = server->exec(QStringLiteral("CREATE DATABASE ") % server->quote(name)
-                              % (templateName.isEmpty() ? QString() : QString(QStringLiteral(" TEMPLATE ") % server->quote(templateName))));
+    if (auto r = server->exec(QStringLiteral("CREATE DATABASE ") % server->quote(name) %
+                              (templateName.isEmpty() ? QString()
+                                                      : QString(QStringLiteral(" TEMPLATE ") %
+                                                                server->quote(templateName))));
         !r)
         qFatal("%s", qPrintable(r.error().message));
     if (createdDatabases().isEmpty())
@@ -89,8 +95,7 @@ QString createPostgresDatabase(const QString &fileName, const QString &templateN
 
 } // namespace
 
-QString copyDatabase(const QString &url, const QTemporaryDir &dir, const QString &fileName)
-{
+QString copyDatabase(const QString &url, const QTemporaryDir &dir, const QString &fileName) {
     if (!onPostgres()) {
         const QString path = dir.filePath(fileName);
         QFile::remove(path);
@@ -102,8 +107,8 @@ QString copyDatabase(const QString &url, const QTemporaryDir &dir, const QString
     return copy;
 }
 
-rw::Database makeDatabase(const QTemporaryDir &dir, const QString &fileName, const QStringList &statements)
-{
+rw::Database makeDatabase(const QTemporaryDir &dir, const QString &fileName,
+                          const QStringList &statements) {
     QString path = dir.filePath(fileName);
     if (onPostgres())
         path = createPostgresDatabase(fileName);
@@ -117,17 +122,16 @@ rw::Database makeDatabase(const QTemporaryDir &dir, const QString &fileName, con
     return *db;
 }
 
-Demo buildDemo(const QTemporaryDir &dir, const QString &name, double scale)
-{
+Demo buildDemo(const QTemporaryDir &dir, const QString &name, double scale) {
     const QString file = name + QStringLiteral(".db");
-    const Demo demo{onPostgres() ? makeDatabase(dir, file, {}).url().text : dir.filePath(file), dir.filePath(name + QStringLiteral(".json"))};
+    const Demo demo{onPostgres() ? makeDatabase(dir, file, {}).url().text : dir.filePath(file),
+                    dir.filePath(name + QStringLiteral(".json"))};
     if (auto summary = rw::demo::generate({demo.db, demo.spec, 1, scale, true}); !summary)
         qFatal("cannot build the demo: %s", qPrintable(summary.error().message));
     return demo;
 }
 
-Demo copyDemo(const Demo &demo, const QTemporaryDir &dir, const QString &name)
-{
+Demo copyDemo(const Demo &demo, const QTemporaryDir &dir, const QString &name) {
     const QString spec = dir.filePath(name + QStringLiteral(".json"));
     QFile::remove(spec);
     if (!QFile::copy(demo.spec, spec))
@@ -135,8 +139,7 @@ Demo copyDemo(const Demo &demo, const QTemporaryDir &dir, const QString &name)
     return {copyDatabase(demo.db, dir, name + QStringLiteral(".db")), spec};
 }
 
-QString writeFile(const QTemporaryDir &dir, const QString &fileName, const QByteArray &content)
-{
+QString writeFile(const QTemporaryDir &dir, const QString &fileName, const QByteArray &content) {
     const QString path = dir.filePath(fileName);
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
@@ -145,9 +148,8 @@ QString writeFile(const QTemporaryDir &dir, const QString &fileName, const QByte
     return path;
 }
 
-WorkspaceFixture::WorkspaceFixture(const QStringList &statements, const QByteArray &specJson, const QString &dbName,
-                                   const QString &specName)
-{
+WorkspaceFixture::WorkspaceFixture(const QStringList &statements, const QByteArray &specJson,
+                                   const QString &dbName, const QString &specName) {
     dbPath = makeDatabase(dir, dbName, statements).url().text;
     specPath = writeFile(dir, specName, specJson);
     auto opened = rw::openWorkspace(dbPath, specPath);
@@ -156,8 +158,7 @@ WorkspaceFixture::WorkspaceFixture(const QStringList &statements, const QByteArr
     ws = std::move(*opened);
 }
 
-CliResult runCli(const QStringList &arguments)
-{
+CliResult runCli(const QStringList &arguments) {
     CliResult r;
     QTextStream out(&r.out), err(&r.err);
     r.exitCode = rw::cli::run(QStringList{QStringLiteral("rewindctl")} + arguments, out, err);
@@ -166,8 +167,7 @@ CliResult runCli(const QStringList &arguments)
     return r;
 }
 
-ChildResult runRewindctl(const QStringList &arguments, const QString &failpoint)
-{
+ChildResult runRewindctl(const QStringList &arguments, const QString &failpoint) {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     if (failpoint.isEmpty())
@@ -177,11 +177,11 @@ ChildResult runRewindctl(const QStringList &arguments, const QString &failpoint)
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(REWINDCTL_PATH), arguments);
     p.waitForFinished(300000);
-    return {p.exitCode(), p.exitStatus() == QProcess::CrashExit, p.readAllStandardOutput(), p.readAllStandardError()};
+    return {p.exitCode(), p.exitStatus() == QProcess::CrashExit, p.readAllStandardOutput(),
+            p.readAllStandardError()};
 }
 
-const QList<BatchFailpoint> &batchRunFailpoints()
-{
+const QList<BatchFailpoint> &batchRunFailpoints() {
     static const QList<BatchFailpoint> points = {
         {"before the first chunk", "chunk-start:1", 0},
         {"starting chunk 3", "chunk-start:3", 2},
@@ -197,8 +197,7 @@ const QList<BatchFailpoint> &batchRunFailpoints()
     return points;
 }
 
-qint64 scalarAt(const QString &dbPath, const QString &sql)
-{
+qint64 scalarAt(const QString &dbPath, const QString &sql) {
     auto db = rw::Database::open(dbPath);
     if (!db)
         return -1;
@@ -206,34 +205,36 @@ qint64 scalarAt(const QString &dbPath, const QString &sql)
     return v ? v->toLongLong() : -1;
 }
 
-QString integrityCheck(const QString &dbPath)
-{
+QString integrityCheck(const QString &dbPath) {
     auto db = rw::Database::open(dbPath);
     if (!db)
         return db.error().message;
     if (db->dialect().kind() == rw::SqlDialect::Kind::Postgres) {
         // amcheck: every heap page of the user's and Rewind's tables, and
         // every B-tree index against its invariants (an error if broken).
-        const QString relations = QStringLiteral("SELECT c.oid FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
-                                                 "WHERE n.nspname IN ('public', 'rewind') AND c.relkind = ");
+        const QString relations = QStringLiteral(
+            "SELECT c.oid FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+            "WHERE n.nspname IN ('public', 'rewind') AND c.relkind = ");
         if (auto r = db->exec(QStringLiteral("CREATE EXTENSION IF NOT EXISTS amcheck")); !r)
             return r.error().message;
-        auto heap = db->scalar(QStringLiteral("SELECT COUNT(*) FROM (") % relations
-                               % QStringLiteral("'r') AS t CROSS JOIN LATERAL verify_heapam(t.oid) AS v"));
+        auto heap =
+            db->scalar(QStringLiteral("SELECT COUNT(*) FROM (") % relations %
+                       QStringLiteral("'r') AS t CROSS JOIN LATERAL verify_heapam(t.oid) AS v"));
         if (!heap)
             return heap.error().message;
         if (heap->toLongLong() != 0)
             return QStringLiteral("%1 corrupt heap tuples").arg(heap->toLongLong());
-        auto indexes = db->scalar(QStringLiteral("SELECT COUNT(bt_index_check(t.oid, true)) FROM (") % relations
-                                  % QStringLiteral("'i' AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'btree')) AS t"));
+        auto indexes = db->scalar(
+            QStringLiteral("SELECT COUNT(bt_index_check(t.oid, true)) FROM (") % relations %
+            QStringLiteral(
+                "'i' AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'btree')) AS t"));
         return indexes ? QStringLiteral("ok") : indexes.error().message;
     }
     auto v = db->scalar(QStringLiteral("PRAGMA integrity_check"));
     return v ? v->toString() : v.error().message;
 }
 
-QString digest(const QString &dbPath, const QString &select)
-{
+QString digest(const QString &dbPath, const QString &select) {
     auto db = rw::Database::open(dbPath);
     if (!db)
         return db.error().message;
@@ -247,10 +248,11 @@ QString digest(const QString &dbPath, const QString &select)
         for (int i = 0; i < r.count(); ++i) {
             const QVariant v = r.value(i);
             // Bytes as hex: a BLOB need not be UTF-8.
-            line += (r.isNull(i)                                 ? QStringLiteral("\\N")
-                     : v.typeId() == QMetaType::QByteArray ? QString::fromLatin1(v.toByteArray().toHex())
-                                                                 : v.toString())
-                    + u'|';
+            line += (r.isNull(i) ? QStringLiteral("\\N")
+                     : v.typeId() == QMetaType::QByteArray
+                         ? QString::fromLatin1(v.toByteArray().toHex())
+                         : v.toString()) +
+                    u'|';
         }
         rows << line;
     }
@@ -258,12 +260,14 @@ QString digest(const QString &dbPath, const QString &select)
     QCryptographicHash h(QCryptographicHash::Sha256);
     for (const QString &row : std::as_const(rows))
         h.addData(QString(row + u'\n').toUtf8());
-    return QStringLiteral("%1 rows, sha256 %2").arg(rows.size()).arg(QString::fromLatin1(h.result().toHex()));
+    return QStringLiteral("%1 rows, sha256 %2")
+        .arg(rows.size())
+        .arg(QString::fromLatin1(h.result().toHex()));
 }
 
-Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceArgs, const QString &failpoint, int committed,
-                       const std::function<QString()> &atKill)
-{
+Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceArgs,
+                       const QString &failpoint, int committed,
+                       const std::function<QString()> &atKill) {
     Resumed out;
     const ChildResult killed = runRewindctl(runArgs + workspaceArgs, failpoint);
     const QString where = failpoint.contains(u':') ? failpoint : failpoint + QStringLiteral(":1");
@@ -272,28 +276,39 @@ Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceA
         out.problem = QStringLiteral("the run was not killed at %1 (exit code %2, %3): %4")
                           .arg(failpoint)
                           .arg(killed.exitCode)
-                          .arg(killed.crashed ? QStringLiteral("crashed elsewhere") : QStringLiteral("not crashed"),
+                          .arg(killed.crashed ? QStringLiteral("crashed elsewhere")
+                                              : QStringLiteral("not crashed"),
                                QString::fromUtf8(killed.err.trimmed()));
         return out;
     }
     // The dead run shows as interrupted, not running.
-    const ChildResult runs = runRewindctl(QStringList{QStringLiteral("runs"), QStringLiteral("--json")} + workspaceArgs);
-    const QJsonArray list = QJsonDocument::fromJson(runs.out).object()[QStringLiteral("runs")].toArray();
+    const ChildResult runs =
+        runRewindctl(QStringList{QStringLiteral("runs"), QStringLiteral("--json")} + workspaceArgs);
+    const QJsonArray list =
+        QJsonDocument::fromJson(runs.out).object()[QStringLiteral("runs")].toArray();
     if (runs.exitCode != 0 || list.size() != 1) {
-        out.problem = QStringLiteral("runs --json: exit %1, %2 runs: %3").arg(runs.exitCode).arg(list.size()).arg(QString::fromUtf8(runs.err));
+        out.problem = QStringLiteral("runs --json: exit %1, %2 runs: %3")
+                          .arg(runs.exitCode)
+                          .arg(list.size())
+                          .arg(QString::fromUtf8(runs.err));
         return out;
     }
     const QJsonObject run = list.at(0).toObject();
     out.runId = run[QStringLiteral("run_id")].toInteger();
     if (run[QStringLiteral("status")].toString() != QLatin1String("interrupted")) {
-        out.problem = QStringLiteral("the killed run shows as %1, not interrupted").arg(run[QStringLiteral("status")].toString());
+        out.problem = QStringLiteral("the killed run shows as %1, not interrupted")
+                          .arg(run[QStringLiteral("status")].toString());
         return out;
     }
     // Nothing half-published: the chunks committed before the kill, no more.
     const QString dbPath = workspaceArgs.value(workspaceArgs.indexOf(QStringLiteral("--db")) + 1);
-    const qint64 done = scalarAt(dbPath, QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'"));
+    const qint64 done = scalarAt(
+        dbPath, QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'"));
     if (done != committed) {
-        out.problem = QStringLiteral("killed at %1: %2 checkpoints, expected %3").arg(failpoint).arg(done).arg(committed);
+        out.problem = QStringLiteral("killed at %1: %2 checkpoints, expected %3")
+                          .arg(failpoint)
+                          .arg(done)
+                          .arg(committed);
         return out;
     }
     if (atKill)
@@ -301,20 +316,23 @@ Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceA
             out.problem = QStringLiteral("killed at %1: %2").arg(failpoint, out.problem);
             return out;
         }
-    const ChildResult resumed = runRewindctl(QStringList{QStringLiteral("resume"), QStringLiteral("--run"), QString::number(out.runId),
-                                                         QStringLiteral("--execute"), QStringLiteral("--json")}
-                                             + workspaceArgs);
+    const ChildResult resumed = runRewindctl(
+        QStringList{QStringLiteral("resume"), QStringLiteral("--run"), QString::number(out.runId),
+                    QStringLiteral("--execute"), QStringLiteral("--json")} +
+        workspaceArgs);
     out.result = QJsonDocument::fromJson(resumed.out).object();
-    if (resumed.exitCode != 0 || resumed.crashed || out.result[QStringLiteral("status")].toString() != QLatin1String("succeeded"))
+    if (resumed.exitCode != 0 || resumed.crashed ||
+        out.result[QStringLiteral("status")].toString() != QLatin1String("succeeded"))
         out.problem = QStringLiteral("resume --run %1: exit %2, status %3: %4")
                           .arg(out.runId)
                           .arg(resumed.exitCode)
-                          .arg(out.result[QStringLiteral("status")].toString(), QString::fromUtf8(resumed.err.trimmed()));
+                          .arg(out.result[QStringLiteral("status")].toString(),
+                               QString::fromUtf8(resumed.err.trimmed()));
     return out;
 }
 
-QString ledgerProblems(const QString &dbPath, const QString &dataset, qint64 runId, int partitions)
-{
+QString ledgerProblems(const QString &dbPath, const QString &dataset, qint64 runId,
+                       int partitions) {
     const QString id = QString::number(runId);
     const struct {
         const char *what;
@@ -322,21 +340,43 @@ QString ledgerProblems(const QString &dbPath, const QString &dataset, qint64 run
         qint64 expected;
     } checks[] = {
         {"runs", QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE kind = 'run'"), 1},
-        {"the run succeeded", QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE run_id = ") + id + QStringLiteral(" AND status = 'succeeded' AND finished_at IS NOT NULL"), 1},
-        {"runs not succeeded", QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE status <> 'succeeded'"), 0},
+        {"the run succeeded",
+         QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE run_id = ") + id +
+             QStringLiteral(" AND status = 'succeeded' AND finished_at IS NOT NULL"),
+         1},
+        {"runs not succeeded",
+         QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE status <> 'succeeded'"), 0},
         {"checkpoints", QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints"), partitions},
-        {"done checkpoints of the run", QStringLiteral("SELECT COUNT(DISTINCT part || '/' || part_is_null) FROM rewind_checkpoints WHERE status = 'done' AND run_id = ") + id, partitions},
-        {"publish audit rows", QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish'"), partitions},
-        {"publish audit rows of the run", QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish' AND run_id = ") + id, partitions},
-        {"partition states", QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE dataset = '") + dataset + u'\'', partitions},
-        {"published by the run", QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE dataset = '") + dataset
-                                      + QStringLiteral("' AND status = 'published' AND published_at IS NOT NULL AND last_run_id = ") + id,
+        {"done checkpoints of the run",
+         QStringLiteral("SELECT COUNT(DISTINCT part || '/' || part_is_null) FROM "
+                        "rewind_checkpoints WHERE status = 'done' AND run_id = ") +
+             id,
+         partitions},
+        {"publish audit rows",
+         QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish'"), partitions},
+        {"publish audit rows of the run",
+         QStringLiteral(
+             "SELECT COUNT(*) FROM rewind_audit WHERE action = 'publish' AND run_id = ") +
+             id,
+         partitions},
+        {"partition states",
+         QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE dataset = '") + dataset +
+             u'\'',
+         partitions},
+        {"published by the run",
+         QStringLiteral("SELECT COUNT(*) FROM rewind_partition_state WHERE dataset = '") + dataset +
+             QStringLiteral(
+                 "' AND status = 'published' AND published_at IS NOT NULL AND last_run_id = ") +
+             id,
          partitions},
     };
     QStringList problems;
     for (const auto &c : checks)
         if (const qint64 n = scalarAt(dbPath, c.sql); n != c.expected)
-            problems << QStringLiteral("%1: %2, expected %3").arg(QLatin1String(c.what)).arg(n).arg(c.expected);
+            problems << QStringLiteral("%1: %2, expected %3")
+                            .arg(QLatin1String(c.what))
+                            .arg(n)
+                            .arg(c.expected);
     return problems.join(QStringLiteral("; "));
 }
 

@@ -7,7 +7,6 @@
 #include <QList>
 #include <QString>
 #include <QTemporaryDir>
-
 #include <functional>
 #include <optional>
 
@@ -21,16 +20,17 @@ bool onPostgres();
 // Why this run's engine cannot be used (PostgreSQL asked for, no server), or
 // empty. Suites skip in initTestCase through REWIND_REQUIRE_ENGINE().
 QString engineUnavailable();
-#define REWIND_REQUIRE_ENGINE()                                                  \
-    do {                                                                         \
-        if (const QString why = testsupport::engineUnavailable(); !why.isEmpty()) \
-            QSKIP(qPrintable(why));                                              \
+#define REWIND_REQUIRE_ENGINE()                                                                    \
+    do {                                                                                           \
+        if (const QString why = testsupport::engineUnavailable(); !why.isEmpty())                  \
+            QSKIP(qPrintable(why));                                                                \
     } while (false)
 
 // A fresh database with `statements` run on it: on SQLite a new file in `dir`
 // (truncated if present); on PostgreSQL a new, empty database on the test
 // server (named after `fileName` and made unique).
-rw::Database makeDatabase(const QTemporaryDir &dir, const QString &fileName, const QStringList &statements);
+rw::Database makeDatabase(const QTemporaryDir &dir, const QString &fileName,
+                          const QStringList &statements);
 
 // A copy of the database at `url` (no connection to it may be open), made
 // whole: on SQLite a file copy named `fileName` in `dir`; on PostgreSQL a new
@@ -71,13 +71,16 @@ struct WorkspaceFixture {
     QString specPath; // what --spec names
     std::optional<rw::Workspace> ws;
 
-    WorkspaceFixture(const QStringList &statements, const QByteArray &specJson, const QString &dbName = QStringLiteral("w.db"),
+    WorkspaceFixture(const QStringList &statements, const QByteArray &specJson,
+                     const QString &dbName = QStringLiteral("w.db"),
                      const QString &specName = QStringLiteral("w.json"));
     const rw::Database &db() const { return ws->db; }
     // The spec's first dataset.
     const rw::DatasetSpec &dataset() const { return ws->spec.datasets.front(); }
     // --db and --spec, for rewindctl.
-    QStringList args() const { return {QStringLiteral("--db"), dbPath, QStringLiteral("--spec"), specPath}; }
+    QStringList args() const {
+        return {QStringLiteral("--db"), dbPath, QStringLiteral("--spec"), specPath};
+    }
     // rewindctl `command` on this workspace (in-process).
     CliResult cli(const QStringList &command) const { return runCli(command + args()); }
 };
@@ -127,7 +130,8 @@ struct Resumed {
     qint64 runId = -1;
     QJsonObject result; // resume's --json output
 };
-Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceArgs, const QString &failpoint, int committed,
+Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceArgs,
+                       const QString &failpoint, int committed,
                        const std::function<QString()> &atKill = {});
 
 // The run ledger after a batch run `runId` of `dataset` over `partitions`

@@ -10,7 +10,6 @@
 #include <QTest>
 #include <QThread>
 #include <QUrl>
-
 #include <thread>
 
 using namespace rw;
@@ -21,29 +20,31 @@ class TestControlSchema : public QObject {
 private Q_SLOTS:
     void initTestCase() { REWIND_REQUIRE_ENGINE(); }
 
-    void freshDatabaseGetsLatest()
-    {
+    void freshDatabaseGetsLatest() {
         QTemporaryDir dir;
         auto db = testsupport::makeDatabase(dir, QStringLiteral("fresh.db"), {});
         QCOMPARE(*controlschema::currentVersion(db), 0);
         QVERIFY(controlschema::migrate(db));
         QCOMPARE(*controlschema::currentVersion(db), controlschema::latestVersion());
-        for (const char *table : {"rewind_meta", "rewind_runs", "rewind_plans", "rewind_checkpoints", "rewind_partition_state",
-                                  "rewind_audit", "rewind_offsets", "rewind_dlq", "rewind_dlq_history", "rewind_frozen"})
+        for (const char *table :
+             {"rewind_meta", "rewind_runs", "rewind_plans", "rewind_checkpoints",
+              "rewind_partition_state", "rewind_audit", "rewind_offsets", "rewind_dlq",
+              "rewind_dlq_history", "rewind_frozen"})
             QVERIFY2(*db.hasRelation(QLatin1String(table)), table);
     }
 
-    void olderDatabaseIsMigratedAndKeepsData()
-    {
+    void olderDatabaseIsMigratedAndKeepsData() {
         QTemporaryDir dir;
-        const QString path = testsupport::makeDatabase(dir, QStringLiteral("old.db"), {}).url().text;
+        const QString path =
+            testsupport::makeDatabase(dir, QStringLiteral("old.db"), {}).url().text;
         {
             auto db = Database::open(path);
             QVERIFY(db);
             QVERIFY(controlschema::migrate(*db, 1)); // as an older Rewind left it
             QCOMPARE(*controlschema::currentVersion(*db), 1);
             QVERIFY(!*db->hasRelation(QStringLiteral("rewind_offsets")));
-            QVERIFY(db->exec(QStringLiteral("INSERT INTO rewind_audit (at, action) VALUES ('2025-01-01T00:00:00Z', 'old')")));
+            QVERIFY(db->exec(QStringLiteral(
+                "INSERT INTO rewind_audit (at, action) VALUES ('2025-01-01T00:00:00Z', 'old')")));
         }
         auto db = Database::open(path);
         QVERIFY(db);
@@ -51,46 +52,46 @@ private Q_SLOTS:
         QCOMPARE(*controlschema::currentVersion(*db), controlschema::latestVersion());
         QVERIFY(*db->hasRelation(QStringLiteral("rewind_offsets")));
         QVERIFY(*db->hasRelation(QStringLiteral("rewind_frozen")));
-        QCOMPARE(db->scalar(QStringLiteral("SELECT action FROM rewind_audit"))->toString(), QStringLiteral("old"));
+        QCOMPARE(db->scalar(QStringLiteral("SELECT action FROM rewind_audit"))->toString(),
+                 QStringLiteral("old"));
     }
 
-    void reopeningIsANoOp()
-    {
+    void reopeningIsANoOp() {
         QTemporaryDir dir;
         auto db = testsupport::makeDatabase(dir, QStringLiteral("again.db"), {});
         QVERIFY(controlschema::migrate(db));
-        QVERIFY(db.exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, frozen_at) VALUES ('d', 'now')")));
+        QVERIFY(db.exec(
+            QStringLiteral("INSERT INTO rewind_frozen (dataset, frozen_at) VALUES ('d', 'now')")));
         QVERIFY(controlschema::migrate(db));
         QVERIFY(controlschema::migrate(db));
         QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen"))->toInt(), 1);
         QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_meta"))->toInt(), 1);
     }
 
-    void newerDatabaseIsRefused()
-    {
+    void newerDatabaseIsRefused() {
         QTemporaryDir dir;
         auto db = testsupport::makeDatabase(dir, QStringLiteral("newer.db"), {});
         QVERIFY(controlschema::migrate(db));
-        QVERIFY(db.exec(QStringLiteral("UPDATE rewind_meta SET value = '999' WHERE key = 'schema_version'")));
+        QVERIFY(db.exec(
+            QStringLiteral("UPDATE rewind_meta SET value = '999' WHERE key = 'schema_version'")));
         auto again = controlschema::migrate(db);
         QVERIFY(!again);
         QVERIFY(again.error().message.contains(QStringLiteral("newer Rewind")));
     }
 
-    void connectionIsWalWithBusyTimeout()
-    {
+    void connectionIsWalWithBusyTimeout() {
         if (testsupport::onPostgres())
             QSKIP("SQLite's journal mode");
         QTemporaryDir dir;
         auto db = testsupport::makeDatabase(dir, QStringLiteral("wal.db"), {});
-        QCOMPARE(db.scalar(QStringLiteral("PRAGMA journal_mode"))->toString(), QStringLiteral("wal"));
+        QCOMPARE(db.scalar(QStringLiteral("PRAGMA journal_mode"))->toString(),
+                 QStringLiteral("wal"));
         QVERIFY(db.scalar(QStringLiteral("PRAGMA busy_timeout"))->toInt() >= 1000);
     }
 
     // NORMAL by default; REWIND_SQLITE_SYNCHRONOUS=FULL syncs every commit;
     // a value SQLite does not know is refused, naming the variable.
-    void synchronousModeIsConfigurable()
-    {
+    void synchronousModeIsConfigurable() {
         if (testsupport::onPostgres())
             QSKIP("SQLite's synchronous mode");
         QTemporaryDir dir;
@@ -107,18 +108,21 @@ private Q_SLOTS:
         qputenv("REWIND_SQLITE_SYNCHRONOUS", "sometimes");
         {
             auto db = Database::open(dir.filePath(QStringLiteral("sync.db")));
-            const auto r = db ? db->scalar(QStringLiteral("SELECT 1")) : Result<QVariant>(fail(db.error()));
+            const auto r =
+                db ? db->scalar(QStringLiteral("SELECT 1")) : Result<QVariant>(fail(db.error()));
             QVERIFY(!r);
-            QVERIFY2(r.error().message.contains(QStringLiteral("REWIND_SQLITE_SYNCHRONOUS=SOMETIMES")), qPrintable(r.error().message));
+            QVERIFY2(
+                r.error().message.contains(QStringLiteral("REWIND_SQLITE_SYNCHRONOUS=SOMETIMES")),
+                qPrintable(r.error().message));
             QCOMPARE(int(r.error().code), int(Error::Code::BadInput));
         }
         qunsetenv("REWIND_SQLITE_SYNCHRONOUS");
     }
 
-    void writeTransactionRollsBackOnFailure()
-    {
+    void writeTransactionRollsBackOnFailure() {
         QTemporaryDir dir;
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("tx.db"), {QStringLiteral("CREATE TABLE t (v INTEGER)")});
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("tx.db"),
+                                            {QStringLiteral("CREATE TABLE t (v INTEGER)")});
         const Status failed = db.writeTransaction([&]() -> Status {
             if (auto r = db.exec(QStringLiteral("INSERT INTO t VALUES (1)")); !r)
                 return fail(r.error());
@@ -134,10 +138,10 @@ private Q_SLOTS:
         QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM t"))->toInt(), 1);
     }
 
-    void oneConnectionPerThread()
-    {
+    void oneConnectionPerThread() {
         QTemporaryDir dir;
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("threads.db"), {QStringLiteral("CREATE TABLE t (v INTEGER)")});
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("threads.db"),
+                                            {QStringLiteral("CREATE TABLE t (v INTEGER)")});
         const QString mine = db.connection()->connectionName();
         // The same handle used from another thread opens that thread's own connection.
         QString theirs;
@@ -145,10 +149,13 @@ private Q_SLOTS:
         QObject context;
         context.moveToThread(&worker);
         worker.start();
-        QMetaObject::invokeMethod(&context, [&] {
-            theirs = db.connection()->connectionName();
-            (void)db.exec(QStringLiteral("INSERT INTO t VALUES (7)"));
-        }, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(
+            &context,
+            [&] {
+                theirs = db.connection()->connectionName();
+                (void)db.exec(QStringLiteral("INSERT INTO t VALUES (7)"));
+            },
+            Qt::BlockingQueuedConnection);
         worker.quit();
         worker.wait();
         QVERIFY(!theirs.isEmpty());
@@ -159,12 +166,13 @@ private Q_SLOTS:
     // Threads come and go (a pool's expire after 30 s idle) and a new one may
     // get a finished one's id: each opens its own connection, which closes
     // when its thread ends, so no session outlives the thread.
-    void workerConnectionsEndWithTheirThread()
-    {
+    void workerConnectionsEndWithTheirThread() {
         QTemporaryDir dir;
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("threads.db"), {QStringLiteral("CREATE TABLE t (v INTEGER)")});
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("threads.db"),
+                                            {QStringLiteral("CREATE TABLE t (v INTEGER)")});
         const bool pg = testsupport::onPostgres();
-        const QString sessions = QStringLiteral("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database()");
+        const QString sessions = QStringLiteral(
+            "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database()");
         const qint64 before = pg ? db.scalar(sessions)->toLongLong() : 0;
         const QStringList namesBefore = QSqlDatabase::connectionNames();
         for (int i = 1; i <= 4; ++i) {
@@ -181,7 +189,8 @@ private Q_SLOTS:
                     error = r.error().message;
             });
             worker.join();
-            QVERIFY2(error.isEmpty(), qPrintable(QStringLiteral("thread %1: %2").arg(i).arg(error)));
+            QVERIFY2(error.isEmpty(),
+                     qPrintable(QStringLiteral("thread %1: %2").arg(i).arg(error)));
             QVERIFY(!QSqlDatabase::connectionNames().contains(name));
         }
         QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM t"))->toInt(), 4);
@@ -193,20 +202,32 @@ private Q_SLOTS:
     // On PostgreSQL the control tables live in the schema "rewind", apart from
     // the user's tables, yet are found without qualification; user tables
     // in other schemas are listed schema-qualified.
-    void postgresControlTablesLiveInSchemaRewind()
-    {
+    void postgresControlTablesLiveInSchemaRewind() {
         if (!testsupport::onPostgres())
             QSKIP("PostgreSQL's schemas");
         QTemporaryDir dir;
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("schema.db"),
-                                            {QStringLiteral("CREATE TABLE fact (id INTEGER)"), QStringLiteral("CREATE SCHEMA sales"),
-                                             QStringLiteral("CREATE TABLE sales.fact_sales (id INTEGER, amount NUMERIC(12, 2))")});
+        auto db = testsupport::makeDatabase(
+            dir, QStringLiteral("schema.db"),
+            {QStringLiteral("CREATE TABLE fact (id INTEGER)"),
+             QStringLiteral("CREATE SCHEMA sales"),
+             QStringLiteral("CREATE TABLE sales.fact_sales (id INTEGER, amount NUMERIC(12, 2))")});
         QVERIFY(controlschema::migrate(db));
-        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'rewind' AND tablename = 'rewind_runs'"))->toInt(), 1);
-        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'rewind%'"))->toInt(), 0);
-        QCOMPARE(db.scalar(QStringLiteral("SELECT schemaname FROM pg_tables WHERE tablename = 'fact'"))->toString(), QStringLiteral("public"));
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE schemaname = "
+                                          "'rewind' AND tablename = 'rewind_runs'"))
+                     ->toInt(),
+                 1);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM pg_tables WHERE schemaname = "
+                                          "'public' AND tablename LIKE 'rewind%'"))
+                     ->toInt(),
+                 0);
+        QCOMPARE(
+            db.scalar(QStringLiteral("SELECT schemaname FROM pg_tables WHERE tablename = 'fact'"))
+                ->toString(),
+            QStringLiteral("public"));
         const QStringList names = *db.relations();
-        QVERIFY2(names.contains(QStringLiteral("fact")) && names.contains(QStringLiteral("sales.fact_sales")) && names.contains(QStringLiteral("rewind_runs")),
+        QVERIFY2(names.contains(QStringLiteral("fact")) &&
+                     names.contains(QStringLiteral("sales.fact_sales")) &&
+                     names.contains(QStringLiteral("rewind_runs")),
                  qPrintable(names.join(u' ')));
         const auto cols = *db.columns(QStringLiteral("sales.fact_sales"));
         QCOMPARE(int(cols.size()), 2);
@@ -218,12 +239,12 @@ private Q_SLOTS:
     // is reported as transient; the next statement opens a new connection;
     // a write transaction it was inside is rolled back, never continued in
     // autocommit, and a retry writes it once.
-    void postgresLostConnectionIsReopenedAndRetried()
-    {
+    void postgresLostConnectionIsReopenedAndRetried() {
         if (!testsupport::onPostgres())
             QSKIP("a PostgreSQL server");
         QTemporaryDir dir;
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("lost.db"), {QStringLiteral("CREATE TABLE t (v INTEGER)")});
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("lost.db"),
+                                            {QStringLiteral("CREATE TABLE t (v INTEGER)")});
         auto other = Database::open(db.url().text);
         QVERIFY(other);
         auto terminate = [&] {
@@ -235,7 +256,8 @@ private Q_SLOTS:
         auto lost = db.exec(QStringLiteral("SELECT 1"));
         QVERIFY(!lost);
         QVERIFY(lost.error().transient);
-        QVERIFY2(lost.error().message.contains(QStringLiteral("lost the connection")), qPrintable(lost.error().message));
+        QVERIFY2(lost.error().message.contains(QStringLiteral("lost the connection")),
+                 qPrintable(lost.error().message));
         QCOMPARE(db.scalar(QStringLiteral("SELECT 1"))->toInt(), 1);
         QVERIFY(*db.scalar(QStringLiteral("SELECT pg_backend_pid()")) != before);
 
@@ -257,8 +279,7 @@ private Q_SLOTS:
         QCOMPARE(db.scalar(QStringLiteral("SELECT SUM(v) FROM t"))->toInt(), 3);
     }
 
-    void missingFileIsBadInput()
-    {
+    void missingFileIsBadInput() {
         if (testsupport::onPostgres())
             QSKIP("a SQLite file");
         QTemporaryDir dir;
@@ -269,17 +290,17 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("nope.db"))));
     }
 
-    void urls_data()
-    {
+    void urls_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("path");
         QTest::newRow("plain") << QStringLiteral("/tmp/a.db") << QStringLiteral("/tmp/a.db");
-        QTest::newRow("sqlite:") << QStringLiteral("sqlite:/tmp/a.db") << QStringLiteral("/tmp/a.db");
-        QTest::newRow("sqlite:///") << QStringLiteral("sqlite:///tmp/a.db") << QStringLiteral("/tmp/a.db");
+        QTest::newRow("sqlite:") << QStringLiteral("sqlite:/tmp/a.db")
+                                 << QStringLiteral("/tmp/a.db");
+        QTest::newRow("sqlite:///")
+            << QStringLiteral("sqlite:///tmp/a.db") << QStringLiteral("/tmp/a.db");
         QTest::newRow("relative") << QStringLiteral("sqlite:w.db") << QStringLiteral("w.db");
     }
-    void urls()
-    {
+    void urls() {
         QFETCH(QString, text);
         QFETCH(QString, path);
         auto url = DatabaseUrl::parse(text);
@@ -287,9 +308,10 @@ private Q_SLOTS:
         QCOMPARE(url->path, path);
     }
 
-    void postgresUrls()
-    {
-        auto url = DatabaseUrl::parse(QStringLiteral("postgresql://ops:s%40cret@db.example:6543/wh?sslmode=require&options=-c%20statement_timeout%3D5000"));
+    void postgresUrls() {
+        auto url = DatabaseUrl::parse(
+            QStringLiteral("postgresql://ops:s%40cret@db.example:6543/"
+                           "wh?sslmode=require&options=-c%20statement_timeout%3D5000"));
         QVERIFY(url);
         QCOMPARE(int(url->kind), int(SqlDialect::Kind::Postgres));
         QCOMPARE(url->user, QStringLiteral("ops"));
@@ -297,50 +319,60 @@ private Q_SLOTS:
         QCOMPARE(url->host, QStringLiteral("db.example"));
         QCOMPARE(url->port, 6543);
         QCOMPARE(url->databaseName, QStringLiteral("wh"));
-        QCOMPARE(url->connectOptions, QStringLiteral("sslmode='require';options='-c statement_timeout=5000'"));
+        QCOMPARE(url->connectOptions,
+                 QStringLiteral("sslmode='require';options='-c statement_timeout=5000'"));
         QVERIFY(!url->display().contains(QStringLiteral("cret")));
         auto bad = DatabaseUrl::parse(QStringLiteral("postgresql://ops@db/wh?sslmod=require"));
         QVERIFY(!bad);
         QCOMPARE(bad.error().exitCode(), 2);
-        QVERIFY2(bad.error().message.contains(QStringLiteral("\"sslmod\"")), qPrintable(bad.error().message));
+        QVERIFY2(bad.error().message.contains(QStringLiteral("\"sslmod\"")),
+                 qPrintable(bad.error().message));
         QVERIFY(!DatabaseUrl::parse(QStringLiteral("postgresql:///nohost")));
     }
 
     // The URL's options reach the server: a statement_timeout set there is
     // what the session reports.
-    void postgresOptionsReachTheServer()
-    {
+    void postgresOptionsReachTheServer() {
         if (!testsupport::onPostgres())
             QSKIP("a PostgreSQL server");
         QTemporaryDir dir;
         QUrl url(testsupport::makeDatabase(dir, QStringLiteral("opts.db"), {}).url().text);
-        url.setQuery(QStringLiteral("options=-c%20statement_timeout%3D4321&application_name=rewind-test"));
+        url.setQuery(
+            QStringLiteral("options=-c%20statement_timeout%3D4321&application_name=rewind-test"));
         auto db = Database::open(url.toString());
         QVERIFY2(db, qPrintable(db ? QString() : db.error().message));
-        QCOMPARE(db->scalar(QStringLiteral("SHOW statement_timeout"))->toString(), QStringLiteral("4321ms"));
-        QCOMPARE(db->scalar(QStringLiteral("SHOW application_name"))->toString(), QStringLiteral("rewind-test"));
+        QCOMPARE(db->scalar(QStringLiteral("SHOW statement_timeout"))->toString(),
+                 QStringLiteral("4321ms"));
+        QCOMPARE(db->scalar(QStringLiteral("SHOW application_name"))->toString(),
+                 QStringLiteral("rewind-test"));
     }
 
     // Rewind's sessions get 64 MB of work_mem over the server's default; a
     // value the connection's options (or the role, or the database) set stays.
-    void postgresWorkMem()
-    {
+    void postgresWorkMem() {
         if (!testsupport::onPostgres())
             QSKIP("a PostgreSQL server");
         QTemporaryDir dir;
-        const QString plain = testsupport::makeDatabase(dir, QStringLiteral("wm.db"), {}).url().text;
+        const QString plain =
+            testsupport::makeDatabase(dir, QStringLiteral("wm.db"), {}).url().text;
         auto db = Database::open(plain);
         QVERIFY2(db, qPrintable(db ? QString() : db.error().message));
-        const QString source = db->scalar(QStringLiteral("SELECT source FROM pg_settings WHERE name = 'work_mem'"))->toString();
+        const QString source =
+            db->scalar(QStringLiteral("SELECT source FROM pg_settings WHERE name = 'work_mem'"))
+                ->toString();
         if (source == QLatin1String("default") || source == QLatin1String("configuration file"))
-            QCOMPARE(db->scalar(QStringLiteral("SELECT pg_size_bytes(current_setting('work_mem')) >= pg_size_bytes('64MB')"))->toBool(), true);
+            QCOMPARE(db->scalar(QStringLiteral("SELECT pg_size_bytes(current_setting('work_mem')) "
+                                               ">= pg_size_bytes('64MB')"))
+                         ->toBool(),
+                     true);
         QUrl url(plain);
         url.setQuery(QStringLiteral("options=-c%20work_mem%3D8MB"));
         auto small = Database::open(url.toString());
         QVERIFY2(small, qPrintable(small ? QString() : small.error().message));
         QCOMPARE(small->scalar(QStringLiteral("SHOW work_mem"))->toString(), QStringLiteral("8MB"));
         QVERIFY(small->exec(QStringLiteral("ALTER ROLE CURRENT_USER SET work_mem = '2MB'")));
-        const auto reset = qScopeGuard([&] { small->exec(QStringLiteral("ALTER ROLE CURRENT_USER RESET work_mem")); });
+        const auto reset = qScopeGuard(
+            [&] { small->exec(QStringLiteral("ALTER ROLE CURRENT_USER RESET work_mem")); });
         auto role = Database::open(plain + QStringLiteral("?application_name=role"));
         QVERIFY2(role, qPrintable(role ? QString() : role.error().message));
         QCOMPARE(role->scalar(QStringLiteral("SHOW work_mem"))->toString(), QStringLiteral("2MB"));

@@ -3,10 +3,10 @@
 // PostgreSQL, where it also must write the same values as on SQLite.
 // Expectations are plain SQL written here (portable, or spelled per engine
 // where the engines differ), independent of core.
-#include "core/demo/demo.h"
 #include "core/batch/partitions.h"
-#include "tests/testsupport.h"
+#include "core/demo/demo.h"
 #include "core/workspace/workspace.h"
+#include "tests/testsupport.h"
 
 #include <QCryptographicHash>
 #include <QElapsedTimer>
@@ -18,19 +18,19 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <algorithm>
 
 using namespace rw;
 
 namespace {
 
-QString message(const Error &e) { return e.message; }
+QString message(const Error &e) {
+    return e.message;
+}
 
 // A value as text, the same on both engines for the same value: integers
 // in decimal, doubles with every significant digit, NULL apart from ''.
-QString valueText(const QVariant &v)
-{
+QString valueText(const QVariant &v) {
     if (v.isNull())
         return QStringLiteral("\\N");
     switch (v.typeId()) {
@@ -52,8 +52,7 @@ enum class Digest { SameEngine, AcrossEngines };
 // rows the demo writes that carry no wall-clock time. Across engines it
 // leaves out the source fingerprints (each engine hashes rows its own way)
 // and the value types.
-QByteArray contentDigest(const QString &path, Digest kind = Digest::SameEngine)
-{
+QByteArray contentDigest(const QString &path, Digest kind = Digest::SameEngine) {
     auto db = Database::open(path);
     if (!db)
         qFatal("cannot open %s", qPrintable(path));
@@ -65,7 +64,8 @@ QByteArray contentDigest(const QString &path, Digest kind = Digest::SameEngine)
         if (!name.startsWith(QLatin1String("rewind")))
             tables << name;
     tables.sort();
-    tables << QStringLiteral("rewind_offsets") << QStringLiteral("rewind_partition_state") << QStringLiteral("rewind_runs");
+    tables << QStringLiteral("rewind_offsets") << QStringLiteral("rewind_partition_state")
+           << QStringLiteral("rewind_runs");
 
     QCryptographicHash hash(QCryptographicHash::Sha256);
     for (const QString &table : std::as_const(tables)) {
@@ -77,7 +77,8 @@ QByteArray contentDigest(const QString &path, Digest kind = Digest::SameEngine)
         for (const auto &c : *info)
             if (kind == Digest::SameEngine || c.name != QLatin1String("source_sig"))
                 columns << db->quote(c.name);
-        auto rows = db->exec(QStringLiteral("SELECT ") + columns.join(u',') + QStringLiteral(" FROM ") + db->quote(table));
+        auto rows = db->exec(QStringLiteral("SELECT ") + columns.join(u',') +
+                             QStringLiteral(" FROM ") + db->quote(table));
         if (!rows)
             qFatal("%s", qPrintable(rows.error().message));
         QStringList lines;
@@ -101,25 +102,25 @@ QByteArray contentDigest(const QString &path, Digest kind = Digest::SameEngine)
 
 // Where a demo goes: a new file name on SQLite, a new empty database on the
 // PostgreSQL test server.
-QString demoTarget(const QTemporaryDir &dir, const QString &name)
-{
+QString demoTarget(const QTemporaryDir &dir, const QString &name) {
     if (testsupport::onPostgres())
         return testsupport::makeDatabase(dir, name, {}).url().text;
     return dir.filePath(name);
 }
 
 // Engine-specific spellings the expectations need.
-QString epochOf(const QString &isoText)
-{
+QString epochOf(const QString &isoText) {
     if (testsupport::onPostgres())
-        return QStringLiteral("CAST(extract(epoch FROM CAST(") + isoText + QStringLiteral(" AS timestamptz)) AS BIGINT)");
+        return QStringLiteral("CAST(extract(epoch FROM CAST(") + isoText +
+               QStringLiteral(" AS timestamptz)) AS BIGINT)");
     return QStringLiteral("unixepoch(") + isoText + u')';
 }
-QString notIsoSeconds(const QString &column)
-{
+QString notIsoSeconds(const QString &column) {
     if (testsupport::onPostgres())
-        return column + QStringLiteral(" !~ '^2025-05-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z$'");
-    return column + QStringLiteral(" NOT GLOB '2025-05-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z'");
+        return column +
+               QStringLiteral(" !~ '^2025-05-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z$'");
+    return column +
+           QStringLiteral(" NOT GLOB '2025-05-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z'");
 }
 
 // The orders log as a consumer parses it (Qt's JSON parser, not the engine's).
@@ -131,14 +132,19 @@ struct LogRecord {
     bool valid = false;
     QJsonObject payload;
 };
-std::vector<LogRecord> readLog(const Database &db)
-{
+std::vector<LogRecord> readLog(const Database &db) {
     std::vector<LogRecord> out;
-    auto q = db.exec(QStringLiteral("SELECT partition_id, log_offset, event_id, record_ts, payload FROM orders_log ORDER BY 1, 2"));
+    auto q = db.exec(QStringLiteral("SELECT partition_id, log_offset, event_id, record_ts, payload "
+                                    "FROM orders_log ORDER BY 1, 2"));
     if (!q)
         qFatal("%s", qPrintable(q.error().message));
     while (q->next()) {
-        LogRecord r{q->value(0).toLongLong(), q->value(1).toLongLong(), q->value(2).toString(), q->value(3).toString(), false, {}};
+        LogRecord r{q->value(0).toLongLong(),
+                    q->value(1).toLongLong(),
+                    q->value(2).toString(),
+                    q->value(3).toString(),
+                    false,
+                    {}};
         QJsonParseError error;
         const QJsonDocument doc = QJsonDocument::fromJson(q->value(4).toString().toUtf8(), &error);
         r.valid = error.error == QJsonParseError::NoError && doc.isObject();
@@ -148,31 +154,30 @@ std::vector<LogRecord> readLog(const Database &db)
     return out;
 }
 
-qint64 count(const Database &db, const QString &sql)
-{
+qint64 count(const Database &db, const QString &sql) {
     auto v = db.scalar(sql);
     if (!v)
         qFatal("%s", qPrintable(v.error().message));
     return v->toLongLong();
 }
 
-double real(const Database &db, const QString &sql)
-{
+double real(const Database &db, const QString &sql) {
     auto v = db.scalar(sql);
     if (!v)
         qFatal("%s", qPrintable(v.error().message));
     return v->toDouble();
 }
 
-QMap<QString, PartitionInfo> byPartition(const std::vector<PartitionInfo> &parts)
-{
+QMap<QString, PartitionInfo> byPartition(const std::vector<PartitionInfo> &parts) {
     QMap<QString, PartitionInfo> out;
     for (const auto &p : parts)
         out.insert(partitionLabel(p.partition), p);
     return out;
 }
 
-QString day(int d) { return QStringLiteral("2025-05-%1").arg(d, 2, 10, QLatin1Char('0')); }
+QString day(int d) {
+    return QStringLiteral("2025-05-%1").arg(d, 2, 10, QLatin1Char('0'));
+}
 
 } // namespace
 
@@ -180,15 +185,14 @@ class TestDemo : public QObject {
     Q_OBJECT
 
     QTemporaryDir m_dir;
-    QString m_db;   // seed 7, scale 0.02 (a file, or a postgresql:// URL)
+    QString m_db; // seed 7, scale 0.02 (a file, or a postgresql:// URL)
     QString m_spec;
     demo::Summary m_summary;
     QString m_tinyDb; // seed 3, scale 0.01: every incident must survive the minimums
     QString m_tinySpec;
 
     // The incident checks run on both fixtures.
-    void fixtures()
-    {
+    void fixtures() {
         QTest::addColumn<QString>("dbPath");
         QTest::addColumn<QString>("specPath");
         QTest::newRow("seed 7, scale 0.02") << m_db << m_spec;
@@ -196,8 +200,7 @@ class TestDemo : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase()
-    {
+    void initTestCase() {
         REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
         m_db = demoTarget(m_dir, QStringLiteral("demo.db"));
@@ -211,8 +214,7 @@ private Q_SLOTS:
         QVERIFY2(tiny, qPrintable(tiny ? QString() : message(tiny.error())));
     }
 
-    void summaryCountsTheTables()
-    {
+    void summaryCountsTheTables() {
         auto db = Database::open(m_db);
         QVERIFY(db);
         qint64 total = 0;
@@ -224,13 +226,12 @@ private Q_SLOTS:
             seen << t.table;
         }
         QCOMPARE(m_summary.totalRows, total);
-        for (const char *name : {"customers", "raw_sales", "fact_sales", "raw_events", "events", "customer_tier_monthly",
-                                 "orders_log", "orders_events"})
+        for (const char *name : {"customers", "raw_sales", "fact_sales", "raw_events", "events",
+                                 "customer_tier_monthly", "orders_log", "orders_events"})
             QVERIFY2(seen.contains(QLatin1String(name)), name);
     }
 
-    void sameSeedSameContent()
-    {
+    void sameSeedSameContent() {
         QTemporaryDir dir;
         const QString a = demoTarget(dir, QStringLiteral("a.db"));
         const QString b = demoTarget(dir, QStringLiteral("b.db"));
@@ -247,15 +248,16 @@ private Q_SLOTS:
     // The PostgreSQL demo holds the values the SQLite demo of the same seed
     // and scale holds: every user table, offsets, partition states (but
     // their engine-specific fingerprints) and runs.
-    void sameValuesAsSqlite()
-    {
+    void sameValuesAsSqlite() {
         if (!testsupport::onPostgres())
             QSKIP("compares the PostgreSQL demo with the SQLite one: runs in tst_demo_pg");
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("sqlite.db"));
-        auto r = demo::generate({file, dir.filePath(QStringLiteral("sqlite.json")), 7, 0.02, false});
+        auto r =
+            demo::generate({file, dir.filePath(QStringLiteral("sqlite.json")), 7, 0.02, false});
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
-        QCOMPARE(contentDigest(m_db, Digest::AcrossEngines), contentDigest(file, Digest::AcrossEngines));
+        QCOMPARE(contentDigest(m_db, Digest::AcrossEngines),
+                 contentDigest(file, Digest::AcrossEngines));
         for (std::size_t i = 0; i < r->tables.size(); ++i) {
             QCOMPARE(m_summary.tables.at(i).table, r->tables.at(i).table);
             QCOMPARE(m_summary.tables.at(i).rows, r->tables.at(i).rows);
@@ -264,13 +266,13 @@ private Q_SLOTS:
         auto pg = Database::open(m_db);
         auto lite = Database::open(file);
         QVERIFY(pg && lite);
-        const QString payloads = QStringLiteral("SELECT payload FROM orders_log WHERE partition_id = 1 AND log_offset = 7");
+        const QString payloads = QStringLiteral(
+            "SELECT payload FROM orders_log WHERE partition_id = 1 AND log_offset = 7");
         QCOMPARE(pg->scalar(payloads)->toString(), lite->scalar(payloads)->toString());
         QVERIFY(pg->scalar(payloads)->toString().startsWith(QLatin1String("{\"order_id\":")));
     }
 
-    void specOpensAsWorkspace()
-    {
+    void specOpensAsWorkspace() {
         auto ws = openWorkspace(m_db, m_spec);
         QVERIFY2(ws, qPrintable(ws ? QString() : message(ws.error())));
         QVERIFY(ws->spec.dataset(QStringLiteral("fact_sales")));
@@ -283,8 +285,7 @@ private Q_SLOTS:
     }
 
     void salesIncidents_data() { fixtures(); }
-    void salesIncidents()
-    {
+    void salesIncidents() {
         QFETCH(QString, dbPath);
         QFETCH(QString, specPath);
         auto ws = openWorkspace(dbPath, specPath);
@@ -303,7 +304,8 @@ private Q_SLOTS:
                 want = PartitionStatus::Failed;
             else if (d == 30)
                 want = PartitionStatus::Unloaded;
-            QVERIFY2(info.status == want, qPrintable(day(d) + QStringLiteral(": ") + enumName(info.status)));
+            QVERIFY2(info.status == want,
+                     qPrintable(day(d) + QStringLiteral(": ") + enumName(info.status)));
             const bool storm = d == 21 || d == 22;
             QVERIFY2((info.duplicateKeys > 0) == storm, qPrintable(day(d)));
             QVERIFY(info.sourceRows > 0);
@@ -311,60 +313,90 @@ private Q_SLOTS:
                 QCOMPARE(info.targetRows, qint64(0));
         }
         QVERIFY(p.value(day(29)).lastRunId.isValid() && !p.value(day(29)).lastRunId.isNull());
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE status = 'failed' AND error <> ''")), qint64(1));
+        QCOMPARE(
+            count(db,
+                  QStringLiteral(
+                      "SELECT COUNT(*) FROM rewind_runs WHERE status = 'failed' AND error <> ''")),
+            qint64(1));
 
         // About 1% of source keys carry two versions; the later one wins.
-        const qint64 keys = count(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT DISTINCT order_id, item_id FROM raw_sales) AS k"));
-        const qint64 versioned = count(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 AS one FROM raw_sales "
-                                                          "GROUP BY order_id, item_id HAVING COUNT(*) = 2) AS k"));
+        const qint64 keys = count(
+            db,
+            QStringLiteral(
+                "SELECT COUNT(*) FROM (SELECT DISTINCT order_id, item_id FROM raw_sales) AS k"));
+        const qint64 versioned =
+            count(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 AS one FROM raw_sales "
+                                     "GROUP BY order_id, item_id HAVING COUNT(*) = 2) AS k"));
         QVERIFY(versioned > 0);
         QVERIFY2(versioned * 100 <= keys * 3, qPrintable(QString::number(versioned)));
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 AS one FROM raw_sales GROUP BY order_id, item_id "
-                                          "HAVING COUNT(*) > 2 OR COUNT(DISTINCT updated_at) < COUNT(*)) AS k")),
-                 qint64(0));
+        QCOMPARE(
+            count(db, QStringLiteral(
+                          "SELECT COUNT(*) FROM (SELECT 1 AS one FROM raw_sales GROUP BY order_id, "
+                          "item_id "
+                          "HAVING COUNT(*) > 2 OR COUNT(DISTINCT updated_at) < COUNT(*)) AS k")),
+            qint64(0));
 
         // A clean day equals the deduped source exactly.
-        const QString latest = QStringLiteral(
-            "SELECT * FROM raw_sales s WHERE NOT EXISTS (SELECT 1 FROM raw_sales n WHERE n.dt = s.dt AND n.order_id = s.order_id "
-            "AND n.item_id = s.item_id AND n.updated_at > s.updated_at)");
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT order_id, item_id, dt, customer_id, amount, updated_at "
-                                          "FROM (") + latest + QStringLiteral(") AS l WHERE dt = '2025-05-10' EXCEPT "
-                                          "SELECT order_id, item_id, dt, customer_id, amount, updated_at FROM fact_sales) AS d")),
+        const QString latest =
+            QStringLiteral("SELECT * FROM raw_sales s WHERE NOT EXISTS (SELECT 1 FROM raw_sales n "
+                           "WHERE n.dt = s.dt AND n.order_id = s.order_id "
+                           "AND n.item_id = s.item_id AND n.updated_at > s.updated_at)");
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT order_id, item_id, dt, "
+                                          "customer_id, amount, updated_at "
+                                          "FROM (") +
+                               latest +
+                               QStringLiteral(") AS l WHERE dt = '2025-05-10' EXCEPT "
+                                              "SELECT order_id, item_id, dt, customer_id, amount, "
+                                              "updated_at FROM fact_sales) AS d")),
                  qint64(0));
         QCOMPARE(p.value(day(10)).targetRows,
-                 count(db, QStringLiteral("SELECT COUNT(*) FROM (") + latest + QStringLiteral(") AS l WHERE dt = '2025-05-10'")));
+                 count(db, QStringLiteral("SELECT COUNT(*) FROM (") + latest +
+                               QStringLiteral(") AS l WHERE dt = '2025-05-10'")));
 
         // The 14th: amounts doubled and some rows missing.
-        const double source14 = real(db, QStringLiteral("SELECT SUM(amount) FROM (") + latest + QStringLiteral(") AS l WHERE dt = '2025-05-14'"));
-        const double target14 = real(db, QStringLiteral("SELECT SUM(amount) FROM fact_sales WHERE dt = '2025-05-14'"));
+        const double source14 = real(db, QStringLiteral("SELECT SUM(amount) FROM (") + latest +
+                                             QStringLiteral(") AS l WHERE dt = '2025-05-14'"));
+        const double target14 =
+            real(db, QStringLiteral("SELECT SUM(amount) FROM fact_sales WHERE dt = '2025-05-14'"));
         QVERIFY2(target14 > 1.7 * source14 && target14 < 2.0 * source14,
                  qPrintable(QStringLiteral("%1 vs %2").arg(target14).arg(source14)));
-        QVERIFY(p.value(day(14)).targetRows < count(db, QStringLiteral("SELECT COUNT(*) FROM (") + latest
-                                                         + QStringLiteral(") AS l WHERE dt = '2025-05-14'")));
+        QVERIFY(p.value(day(14)).targetRows <
+                count(db, QStringLiteral("SELECT COUNT(*) FROM (") + latest +
+                              QStringLiteral(") AS l WHERE dt = '2025-05-14'")));
         // Retry storm: about 30% of the day's rows twice.
         const qint64 storm = p.value(day(21)).duplicateKeys;
         const qint64 day21Keys = p.value(day(21)).targetRows - storm;
-        QVERIFY2(storm * 100 >= day21Keys * 20 && storm * 100 <= day21Keys * 40, qPrintable(QString::number(storm)));
+        QVERIFY2(storm * 100 >= day21Keys * 20 && storm * 100 <= day21Keys * 40,
+                 qPrintable(QString::number(storm)));
 
         // Referential integrity and money.
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_sales WHERE customer_id NOT IN (SELECT customer_id FROM customers)")),
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_sales WHERE customer_id NOT IN "
+                                          "(SELECT customer_id FROM customers)")),
                  qint64(0));
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_sales WHERE amount <= 0 "
-                                          "OR amount <> CAST(ROUND(amount * 100) AS BIGINT) / 100.0")),
-                 qint64(0));
+        QCOMPARE(
+            count(db, QStringLiteral("SELECT COUNT(*) FROM raw_sales WHERE amount <= 0 "
+                                     "OR amount <> CAST(ROUND(amount * 100) AS BIGINT) / 100.0")),
+            qint64(0));
         if (testsupport::onPostgres())
-            QCOMPARE(db.columns(QStringLiteral("raw_sales"))->at(4).type, QStringLiteral("double precision"));
+            QCOMPARE(db.columns(QStringLiteral("raw_sales"))->at(4).type,
+                     QStringLiteral("double precision"));
         else
-            QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_sales WHERE typeof(amount) <> 'real'")), qint64(0));
+            QCOMPARE(
+                count(db, QStringLiteral(
+                              "SELECT COUNT(*) FROM raw_sales WHERE typeof(amount) <> 'real'")),
+                qint64(0));
         // The 27th changed after it was published.
-        QVERIFY(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_sales WHERE dt = '2025-05-27' AND updated_at > "
-                                         "(SELECT published_at FROM rewind_partition_state WHERE dataset = 'fact_sales' "
-                                         "AND part = '2025-05-27')")) > 0);
+        QVERIFY(
+            count(
+                db,
+                QStringLiteral(
+                    "SELECT COUNT(*) FROM raw_sales WHERE dt = '2025-05-27' AND updated_at > "
+                    "(SELECT published_at FROM rewind_partition_state WHERE dataset = 'fact_sales' "
+                    "AND part = '2025-05-27')")) > 0);
     }
 
     void eventIncidents_data() { fixtures(); }
-    void eventIncidents()
-    {
+    void eventIncidents() {
         QFETCH(QString, dbPath);
         QFETCH(QString, specPath);
         auto ws = openWorkspace(dbPath, specPath);
@@ -380,22 +412,34 @@ private Q_SLOTS:
                 want = PartitionStatus::Stale;
             else if (d == 14)
                 want = PartitionStatus::Provisional;
-            QVERIFY2(p.value(day(d)).status == want, qPrintable(day(d) + QStringLiteral(": ") + enumName(p.value(day(d)).status)));
+            QVERIFY2(p.value(day(d)).status == want,
+                     qPrintable(day(d) + QStringLiteral(": ") + enumName(p.value(day(d)).status)));
         }
         // The stale days got rows ingested on the 15th and 16th.
-        QVERIFY(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_events WHERE dt = '2025-05-03' AND ingested_at >= '2025-05-15'")) > 0);
-        QVERIFY(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_events WHERE dt = '2025-05-07' AND ingested_at >= '2025-05-15'")) > 0);
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_events WHERE dt <> substr(event_ts, 1, 10)")), qint64(0));
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) - COUNT(DISTINCT event_id) FROM raw_events")), qint64(0));
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_events WHERE ") + notIsoSeconds(QStringLiteral("event_ts"))),
+        QVERIFY(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_events WHERE dt = '2025-05-03' "
+                                         "AND ingested_at >= '2025-05-15'")) > 0);
+        QVERIFY(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_events WHERE dt = '2025-05-07' "
+                                         "AND ingested_at >= '2025-05-15'")) > 0);
+        QCOMPARE(
+            count(db, QStringLiteral(
+                          "SELECT COUNT(*) FROM raw_events WHERE dt <> substr(event_ts, 1, 10)")),
+            qint64(0));
+        QCOMPARE(
+            count(db, QStringLiteral("SELECT COUNT(*) - COUNT(DISTINCT event_id) FROM raw_events")),
+            qint64(0));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM raw_events WHERE ") +
+                               notIsoSeconds(QStringLiteral("event_ts"))),
                  qint64(0));
 
         // Lateness shape over the regular rows (late arrivals excluded).
-        const QString lateness = QStringLiteral(
-            "SELECT SUM(CASE WHEN l <= 120 THEN 1 ELSE 0 END), SUM(CASE WHEN l > 120 AND l <= 3600 THEN 1 ELSE 0 END), "
-            "SUM(CASE WHEN l > 3600 AND l <= 7200 THEN 1 ELSE 0 END), SUM(CASE WHEN l > 7200 THEN 1 ELSE 0 END), COUNT(*), MIN(l) "
-            "FROM (SELECT ") + epochOf(QStringLiteral("ingested_at")) + QStringLiteral(" - ") + epochOf(QStringLiteral("event_ts"))
-                                 + QStringLiteral(" AS l FROM events) AS e");
+        const QString lateness =
+            QStringLiteral("SELECT SUM(CASE WHEN l <= 120 THEN 1 ELSE 0 END), SUM(CASE WHEN l > "
+                           "120 AND l <= 3600 THEN 1 ELSE 0 END), "
+                           "SUM(CASE WHEN l > 3600 AND l <= 7200 THEN 1 ELSE 0 END), SUM(CASE WHEN "
+                           "l > 7200 THEN 1 ELSE 0 END), COUNT(*), MIN(l) "
+                           "FROM (SELECT ") +
+            epochOf(QStringLiteral("ingested_at")) + QStringLiteral(" - ") +
+            epochOf(QStringLiteral("event_ts")) + QStringLiteral(" AS l FROM events) AS e");
         auto q = db.exec(lateness);
         QVERIFY(q && q->next());
         const double n = q->value(4).toDouble();
@@ -407,8 +451,7 @@ private Q_SLOTS:
     }
 
     void tiersAreUnloaded_data() { fixtures(); }
-    void tiersAreUnloaded()
-    {
+    void tiersAreUnloaded() {
         QFETCH(QString, dbPath);
         QFETCH(QString, specPath);
         auto ws = openWorkspace(dbPath, specPath);
@@ -421,26 +464,31 @@ private Q_SLOTS:
             QCOMPARE(p.status, PartitionStatus::Unloaded);
         QVERIFY(!*db.hasRelation(QStringLiteral("dim_customer_tier")));
         const qint64 customers = count(db, QStringLiteral("SELECT COUNT(*) FROM customers"));
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM customer_tier_monthly")), customers * 12);
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT DISTINCT customer_id, month FROM customer_tier_monthly) AS k")),
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM customer_tier_monthly")),
+                 customers * 12);
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT DISTINCT customer_id, "
+                                          "month FROM customer_tier_monthly) AS k")),
                  customers * 12);
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(DISTINCT month) FROM customer_tier_monthly "
-                                          "WHERE month LIKE '2025-__-01' AND substr(updated_at, 1, 7) = substr(month, 1, 7)")),
+                                          "WHERE month LIKE '2025-__-01' AND substr(updated_at, 1, "
+                                          "7) = substr(month, 1, 7)")),
                  qint64(12));
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM customer_tier_monthly "
-                                          "WHERE customer_tier NOT IN ('bronze','silver','gold','platinum')")),
+        QCOMPARE(count(db, QStringLiteral(
+                               "SELECT COUNT(*) FROM customer_tier_monthly "
+                               "WHERE customer_tier NOT IN ('bronze','silver','gold','platinum')")),
                  qint64(0));
         // Some customers change tier during the year, most keep it from month to month.
-        const qint64 changes = count(db, QStringLiteral(
-            "SELECT COUNT(*) FROM (SELECT customer_tier, LAG(customer_tier) OVER (PARTITION BY customer_id ORDER BY month) AS before "
-            "FROM customer_tier_monthly) AS t WHERE before IS NOT NULL AND before <> customer_tier"));
+        const qint64 changes = count(
+            db, QStringLiteral("SELECT COUNT(*) FROM (SELECT customer_tier, LAG(customer_tier) "
+                               "OVER (PARTITION BY customer_id ORDER BY month) AS before "
+                               "FROM customer_tier_monthly) AS t WHERE before IS NOT NULL AND "
+                               "before <> customer_tier"));
         QVERIFY(changes > 0);
         QVERIFY2(changes < customers * 11 / 4, qPrintable(QString::number(changes)));
     }
 
     void ordersStream_data() { fixtures(); }
-    void ordersStream()
-    {
+    void ordersStream() {
         QFETCH(QString, dbPath);
         QFETCH(QString, specPath);
         auto ws = openWorkspace(dbPath, specPath);
@@ -448,20 +496,34 @@ private Q_SLOTS:
         const Database &db = ws->db;
         const std::vector<LogRecord> log = readLog(db);
         QCOMPARE(qint64(log.size()), count(db, QStringLiteral("SELECT COUNT(*) FROM orders_log")));
-        auto usable = [](const LogRecord &r) { return r.valid && r.payload.contains(u"order_id") && r.payload.contains(u"amount"); };
-        QVERIFY(std::count_if(log.begin(), log.end(), [](const LogRecord &r) { return !r.valid; }) > 0);
-        QVERIFY(std::count_if(log.begin(), log.end(), [](const LogRecord &r) { return r.valid && !r.payload.contains(u"amount"); }) > 0);
-        QVERIFY(count(db, QStringLiteral("SELECT COUNT(*) - COUNT(DISTINCT event_id) FROM orders_log")) > 0);
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(DISTINCT partition_id) FROM orders_log")), qint64(4));
-        QVERIFY(count(db, QStringLiteral("SELECT MIN(log_offset) FROM orders_log WHERE partition_id = 2")) > 0);
-        QCOMPARE(count(db, QStringLiteral("SELECT MAX(log_offset) FROM (SELECT MIN(log_offset) AS log_offset FROM orders_log "
+        auto usable = [](const LogRecord &r) {
+            return r.valid && r.payload.contains(u"order_id") && r.payload.contains(u"amount");
+        };
+        QVERIFY(std::count_if(log.begin(), log.end(), [](const LogRecord &r) { return !r.valid; }) >
+                0);
+        QVERIFY(std::count_if(log.begin(), log.end(), [](const LogRecord &r) {
+                    return r.valid && !r.payload.contains(u"amount");
+                }) > 0);
+        QVERIFY(count(db, QStringLiteral(
+                              "SELECT COUNT(*) - COUNT(DISTINCT event_id) FROM orders_log")) > 0);
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(DISTINCT partition_id) FROM orders_log")),
+                 qint64(4));
+        QVERIFY(count(db, QStringLiteral(
+                              "SELECT MIN(log_offset) FROM orders_log WHERE partition_id = 2")) >
+                0);
+        QCOMPARE(count(db, QStringLiteral("SELECT MAX(log_offset) FROM (SELECT MIN(log_offset) AS "
+                                          "log_offset FROM orders_log "
                                           "WHERE partition_id <> 2 GROUP BY partition_id) AS m")),
                  qint64(0));
         // Offsets grow by one and record_ts never goes back.
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders_log a JOIN orders_log b ON b.partition_id = a.partition_id "
-                                          "AND b.log_offset = a.log_offset + 1 WHERE b.record_ts < a.record_ts")),
-                 qint64(0));
-        QCOMPARE(count(db, QStringLiteral("SELECT SUM(c) FROM (SELECT MAX(log_offset) - MIN(log_offset) + 1 - COUNT(*) AS c "
+        QCOMPARE(
+            count(db, QStringLiteral(
+                          "SELECT COUNT(*) FROM orders_log a JOIN orders_log b ON b.partition_id = "
+                          "a.partition_id "
+                          "AND b.log_offset = a.log_offset + 1 WHERE b.record_ts < a.record_ts")),
+            qint64(0));
+        QCOMPARE(count(db, QStringLiteral("SELECT SUM(c) FROM (SELECT MAX(log_offset) - "
+                                          "MIN(log_offset) + 1 - COUNT(*) AS c "
                                           "FROM orders_log GROUP BY partition_id) AS g")),
                  qint64(0));
 
@@ -469,8 +531,10 @@ private Q_SLOTS:
         auto q = db.exec(QStringLiteral(
             "SELECT o.partition_id, o.committed_offset, "
             "(SELECT MAX(log_offset) + 1 FROM orders_log l WHERE l.partition_id = o.partition_id), "
-            "(SELECT MIN(log_offset) FROM orders_log l WHERE l.partition_id = o.partition_id AND record_ts >= '2025-05-06T10:15:00Z') "
-            "FROM rewind_offsets o WHERE stream = 'orders' AND group_id = 'orders-loader' ORDER BY 1"));
+            "(SELECT MIN(log_offset) FROM orders_log l WHERE l.partition_id = o.partition_id AND "
+            "record_ts >= '2025-05-06T10:15:00Z') "
+            "FROM rewind_offsets o WHERE stream = 'orders' AND group_id = 'orders-loader' ORDER BY "
+            "1"));
         QVERIFY(q);
         int partitions = 0;
         while (q->next()) {
@@ -479,8 +543,10 @@ private Q_SLOTS:
             QCOMPARE(q->value(1).toLongLong(), q->value(3).toLongLong());
         }
         QCOMPARE(partitions, 4);
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM rewind_offsets o WHERE group_id = 'orders-audit' AND committed_offset = "
-                                          "(SELECT MAX(log_offset) + 1 FROM orders_log l WHERE l.partition_id = o.partition_id)")),
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM rewind_offsets o WHERE group_id = "
+                                          "'orders-audit' AND committed_offset = "
+                                          "(SELECT MAX(log_offset) + 1 FROM orders_log l WHERE "
+                                          "l.partition_id = o.partition_id)")),
                  qint64(4));
 
         // The sink holds each valid event read before the 10:20 crash, once.
@@ -489,13 +555,15 @@ private Q_SLOTS:
             if (r.recordTs < QLatin1String("2025-05-06T10:20:00Z") && usable(r))
                 expected.insert(r.eventId);
         QVERIFY(!expected.isEmpty());
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), qint64(expected.size()));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")),
+                 qint64(expected.size()));
         // Each sink row carries its payload's fields.
         QMap<QString, QJsonObject> payloadOf;
         for (const LogRecord &r : log)
             if (usable(r))
                 payloadOf.insert(r.eventId, r.payload);
-        auto sink = db.exec(QStringLiteral("SELECT event_id, order_id, amount, event_time FROM orders_events"));
+        auto sink = db.exec(
+            QStringLiteral("SELECT event_id, order_id, amount, event_time FROM orders_events"));
         QVERIFY(sink);
         while (sink->next()) {
             const QString id = sink->value(0).toString();
@@ -505,17 +573,29 @@ private Q_SLOTS:
             QCOMPARE(sink->value(2).toDouble(), o.value(u"amount").toDouble());
             QCOMPARE(sink->value(3).toString(), o.value(u"event_time").toString());
         }
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders_events e WHERE NOT EXISTS (SELECT 1 FROM orders_log l "
-                                          "WHERE l.event_id = e.event_id AND l.record_ts < '2025-05-06T10:20:00Z')")),
-                 qint64(0));
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders_events WHERE amount IS NULL OR order_id IS NULL")), qint64(0));
-        QVERIFY(count(db, QStringLiteral("SELECT COUNT(*) FROM orders_log l WHERE record_ts >= '2025-05-06T10:20:00Z' "
-                                         "AND EXISTS (SELECT 1 FROM orders_events e WHERE e.event_id = l.event_id)"))
-                == 0);
+        QCOMPARE(
+            count(db,
+                  QStringLiteral(
+                      "SELECT COUNT(*) FROM orders_events e WHERE NOT EXISTS (SELECT 1 FROM "
+                      "orders_log l "
+                      "WHERE l.event_id = e.event_id AND l.record_ts < '2025-05-06T10:20:00Z')")),
+            qint64(0));
+        QCOMPARE(
+            count(
+                db,
+                QStringLiteral(
+                    "SELECT COUNT(*) FROM orders_events WHERE amount IS NULL OR order_id IS NULL")),
+            qint64(0));
+        QVERIFY(
+            count(
+                db,
+                QStringLiteral(
+                    "SELECT COUNT(*) FROM orders_log l WHERE record_ts >= '2025-05-06T10:20:00Z' "
+                    "AND EXISTS (SELECT 1 FROM orders_events e WHERE e.event_id = l.event_id)")) ==
+            0);
     }
 
-    void auditRecordsTheDemo()
-    {
+    void auditRecordsTheDemo() {
         auto db = Database::open(m_db);
         QVERIFY(db);
         auto q = db->exec(QStringLiteral("SELECT action, detail_json FROM rewind_audit"));
@@ -526,16 +606,14 @@ private Q_SLOTS:
         QVERIFY(!q->next());
     }
 
-    void refusesBadScale_data()
-    {
+    void refusesBadScale_data() {
         QTest::addColumn<double>("scale");
         QTest::newRow("zero") << 0.0;
         QTest::newRow("negative") << -1.0;
         QTest::newRow("too large") << 51.0;
     }
 
-    void refusesBadScale()
-    {
+    void refusesBadScale() {
         QFETCH(double, scale);
         QTemporaryDir dir;
         const QString db = demoTarget(dir, QStringLiteral("x.db"));
@@ -549,10 +627,10 @@ private Q_SLOTS:
             QVERIFY(!QFile::exists(db));
     }
 
-    void refusesExistingDatabase()
-    {
+    void refusesExistingDatabase() {
         if (testsupport::onPostgres())
-            QSKIP("a SQLite target is a file; refusesDatabaseHoldingADemo is the PostgreSQL counterpart");
+            QSKIP("a SQLite target is a file; refusesDatabaseHoldingADemo is the PostgreSQL "
+                  "counterpart");
         QTemporaryDir dir;
         const QByteArray sentinel("not a demo database\n");
         const QString db = testsupport::writeFile(dir, QStringLiteral("taken.db"), sentinel);
@@ -577,23 +655,28 @@ private Q_SLOTS:
     // On PostgreSQL the target is an existing database: one that already
     // holds a table of the demo (or a Rewind control schema) is refused, as
     // an existing SQLite file is, and replaced when overwriting is allowed.
-    void refusesDatabaseHoldingADemo()
-    {
+    void refusesDatabaseHoldingADemo() {
         if (!testsupport::onPostgres())
             QSKIP("a PostgreSQL target is an existing database: runs in tst_demo_pg");
         QTemporaryDir dir;
         const Database taken = testsupport::makeDatabase(
             dir, QStringLiteral("taken.db"),
-            {QStringLiteral("CREATE TABLE customers (note TEXT)"), QStringLiteral("INSERT INTO customers VALUES ('not a demo table')"),
-             QStringLiteral("CREATE TABLE mine (n INTEGER)"), QStringLiteral("INSERT INTO mine VALUES (42)")});
+            {QStringLiteral("CREATE TABLE customers (note TEXT)"),
+             QStringLiteral("INSERT INTO customers VALUES ('not a demo table')"),
+             QStringLiteral("CREATE TABLE mine (n INTEGER)"),
+             QStringLiteral("INSERT INTO mine VALUES (42)")});
         const QString db = taken.url().text;
         const QString spec = dir.filePath(QStringLiteral("taken.json"));
         auto r = demo::generate({db, spec, 1, 0.01, false});
         QVERIFY(!r);
         QCOMPARE(r.error().code, Error::Code::BadInput);
-        QVERIFY2(r.error().message.contains(taken.url().display()) && r.error().message.contains(QLatin1String("customers")),
+        QVERIFY2(r.error().message.contains(taken.url().display()) &&
+                     r.error().message.contains(QLatin1String("customers")),
                  qPrintable(r.error().message));
-        QCOMPARE(count(taken, QStringLiteral("SELECT COUNT(*) FROM customers WHERE note = 'not a demo table'")), qint64(1));
+        QCOMPARE(
+            count(taken,
+                  QStringLiteral("SELECT COUNT(*) FROM customers WHERE note = 'not a demo table'")),
+            qint64(1));
         QVERIFY(!*taken.hasRelation(QStringLiteral("raw_sales")));
         QVERIFY(!*taken.hasRelation(QStringLiteral("rewind_meta")));
         QVERIFY(!QFile::exists(spec));
@@ -602,37 +685,45 @@ private Q_SLOTS:
         r = demo::generate({db, spec, 1, 0.01, true});
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
         QVERIFY(openWorkspace(db, spec));
-        QCOMPARE(count(taken, QStringLiteral("SELECT COUNT(*) FROM customers")), r->tables.at(0).rows);
+        QCOMPARE(count(taken, QStringLiteral("SELECT COUNT(*) FROM customers")),
+                 r->tables.at(0).rows);
         QCOMPARE(count(taken, QStringLiteral("SELECT n FROM mine")), qint64(42));
 
         // A schema rewind of the user's own is never dropped without --force.
-        const Database schemaOnly = testsupport::makeDatabase(
-            dir, QStringLiteral("schema.db"), {QStringLiteral("CREATE SCHEMA rewind"), QStringLiteral("CREATE TABLE rewind.notes (n INTEGER)")});
-        auto refused = demo::generate({schemaOnly.url().text, dir.filePath(QStringLiteral("schema.json")), 1, 0.01, false});
+        const Database schemaOnly =
+            testsupport::makeDatabase(dir, QStringLiteral("schema.db"),
+                                      {QStringLiteral("CREATE SCHEMA rewind"),
+                                       QStringLiteral("CREATE TABLE rewind.notes (n INTEGER)")});
+        auto refused = demo::generate(
+            {schemaOnly.url().text, dir.filePath(QStringLiteral("schema.json")), 1, 0.01, false});
         QVERIFY(!refused);
-        QVERIFY2(refused.error().message.contains(QLatin1String("the schema rewind")), qPrintable(refused.error().message));
+        QVERIFY2(refused.error().message.contains(QLatin1String("the schema rewind")),
+                 qPrintable(refused.error().message));
         QCOMPARE(count(schemaOnly, QStringLiteral("SELECT COUNT(*) FROM rewind.notes")), qint64(0));
         QVERIFY(!*schemaOnly.hasRelation(QStringLiteral("customers")));
 
         // A second demo into it is refused: it names the tables it found.
-        auto again = demo::generate({db, dir.filePath(QStringLiteral("again.json")), 1, 0.01, false});
+        auto again =
+            demo::generate({db, dir.filePath(QStringLiteral("again.json")), 1, 0.01, false});
         QVERIFY(!again);
-        QVERIFY2(again.error().message.contains(QLatin1String("raw_sales")), qPrintable(again.error().message));
+        QVERIFY2(again.error().message.contains(QLatin1String("raw_sales")),
+                 qPrintable(again.error().message));
         // Overwriting a finished demo gives the same demo again, with one audit row.
         QVERIFY(demo::generate({db, spec, 1, 0.01, true}));
         QCOMPARE(count(taken, QStringLiteral("SELECT COUNT(*) FROM rewind_audit")), qint64(1));
-        QCOMPARE(count(taken, QStringLiteral("SELECT COUNT(*) FROM customers")), r->tables.at(0).rows);
+        QCOMPARE(count(taken, QStringLiteral("SELECT COUNT(*) FROM customers")),
+                 r->tables.at(0).rows);
     }
 
     // Not a correctness test: REWIND_DEMO_BENCH=1 times the full-size demo.
-    void fullScaleTiming()
-    {
+    void fullScaleTiming() {
         if (!qEnvironmentVariableIsSet("REWIND_DEMO_BENCH"))
             QSKIP("set REWIND_DEMO_BENCH=1 to time the scale-1 demo");
         QTemporaryDir dir;
         QElapsedTimer timer;
         timer.start();
-        auto r = demo::generate({demoTarget(dir, QStringLiteral("full.db")), dir.filePath(QStringLiteral("full.json")), 1, 1.0, false});
+        auto r = demo::generate({demoTarget(dir, QStringLiteral("full.db")),
+                                 dir.filePath(QStringLiteral("full.json")), 1, 1.0, false});
         const qint64 ms = timer.elapsed();
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
         for (const auto &t : r->tables)

@@ -3,11 +3,11 @@
 // grouped, shown byte for byte, fixed one by one or by JSON path in bulk,
 // refused when the fix is not JSON, discarded with a reason; every
 // transition with its history row. Checked with SQL written here.
-#include "core/dlq/dlqdialect.h"
 #include "core/dlq/dlq.h"
+#include "core/dlq/dlqdialect.h"
 #include "core/streams/replay.h"
-#include "tests/testsupport.h"
 #include "core/workspace/workspace.h"
+#include "tests/testsupport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,11 +20,14 @@ using testsupport::runCli;
 
 namespace {
 
-QJsonObject json(const QString &out) { return QJsonDocument::fromJson(out.toUtf8()).object(); }
-QJsonObject parsed(const QString &text) { return QJsonDocument::fromJson(text.toUtf8()).object(); }
+QJsonObject json(const QString &out) {
+    return QJsonDocument::fromJson(out.toUtf8()).object();
+}
+QJsonObject parsed(const QString &text) {
+    return QJsonDocument::fromJson(text.toUtf8()).object();
+}
 
-QList<QVariantList> rows(const Database &db, const QString &sql)
-{
+QList<QVariantList> rows(const Database &db, const QString &sql) {
     QList<QVariantList> out;
     auto q = db.exec(sql);
     if (!q)
@@ -40,8 +43,7 @@ QList<QVariantList> rows(const Database &db, const QString &sql)
 
 const QByteArray kBadUtf8("{\"order_id\": 9, \"note\": \"caf\xe9 \xff\xfe\x80\" trailing", 44);
 
-QByteArray bigInvalid()
-{
+QByteArray bigInvalid() {
     // 20 MB of JSON that is cut short: not valid, so it is dead-lettered.
     QByteArray big = "{\"order_id\": 10, \"blob\": \"";
     big += QByteArray(20 * 1024 * 1024, 'x');
@@ -51,9 +53,10 @@ QByteArray bigInvalid()
 
 // The invalid UTF-8 record: bytes on SQLite; PostgreSQL text cannot hold
 // invalid UTF-8, so there it is the same cut-short JSON with valid text.
-QByteArray badPayload()
-{
-    return testsupport::onPostgres() ? QByteArray("{\"order_id\": 9, \"note\": \"caf\xc3\xa9 \" trailing") : kBadUtf8;
+QByteArray badPayload() {
+    return testsupport::onPostgres()
+               ? QByteArray("{\"order_id\": 9, \"note\": \"caf\xc3\xa9 \" trailing")
+               : kBadUtf8;
 }
 
 // Portable SQL for what a stream replay of ev_log (group g) leaves behind: the
@@ -62,19 +65,28 @@ QByteArray badPayload()
 // stream replay's (tst_replay); captureMatchesTheSeed checks this seed
 // against it on SQLite.
 const QStringList kCapture = {
-    QStringLiteral("CREATE TABLE ev_sink (event_id TEXT PRIMARY KEY, order_id NUMERIC, amount NUMERIC)"),
+    QStringLiteral(
+        "CREATE TABLE ev_sink (event_id TEXT PRIMARY KEY, order_id NUMERIC, amount NUMERIC)"),
     QStringLiteral("INSERT INTO ev_sink (event_id, order_id, amount) VALUES ('a', 1, 10)"),
-    QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, record_key, error_class, error, original_payload, payload, "
-                   "status, attempts, first_seen) SELECT 'stream', 'ev', CAST(l.partition_id AS TEXT), l.log_offset, l.event_id, l.event_id, c.cls, c.msg, "
-                   "l.payload, l.payload, 'new', 0, '2025-05-06T12:00:00.000Z' FROM ev_log AS l JOIN ("
-                   "SELECT 'b' AS e, 'missing_field' AS cls, 'required field missing or null: amount ($.amount)' AS msg "
-                   "UNION ALL SELECT 'c', 'invalid_json', 'payload is not valid JSON' "
-                   "UNION ALL SELECT 'd', 'missing_field', 'required field missing or null: amount ($.amount)' "
-                   "UNION ALL SELECT 'e', 'invalid_json', 'payload is not valid JSON' "
-                   "UNION ALL SELECT 'f', 'invalid_json', 'payload is not valid JSON') AS c ON c.e = l.event_id "
-                   "ORDER BY l.partition_id, l.log_offset"),
-    QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason, payload_after) "
-                   "SELECT dlq_id, first_seen, ?, 'quarantined', NULL, 'new', 'replay 1 of group g: ' || error_class, payload FROM rewind_dlq "
+    QStringLiteral(
+        "INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, record_key, "
+        "error_class, error, original_payload, payload, "
+        "status, attempts, first_seen) SELECT 'stream', 'ev', CAST(l.partition_id AS TEXT), "
+        "l.log_offset, l.event_id, l.event_id, c.cls, c.msg, "
+        "l.payload, l.payload, 'new', 0, '2025-05-06T12:00:00.000Z' FROM ev_log AS l JOIN ("
+        "SELECT 'b' AS e, 'missing_field' AS cls, 'required field missing or null: amount "
+        "($.amount)' AS msg "
+        "UNION ALL SELECT 'c', 'invalid_json', 'payload is not valid JSON' "
+        "UNION ALL SELECT 'd', 'missing_field', 'required field missing or null: amount "
+        "($.amount)' "
+        "UNION ALL SELECT 'e', 'invalid_json', 'payload is not valid JSON' "
+        "UNION ALL SELECT 'f', 'invalid_json', 'payload is not valid JSON') AS c ON c.e = "
+        "l.event_id "
+        "ORDER BY l.partition_id, l.log_offset"),
+    QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, "
+                   "to_status, reason, payload_after) "
+                   "SELECT dlq_id, first_seen, ?, 'quarantined', NULL, 'new', 'replay 1 of group "
+                   "g: ' || error_class, payload FROM rewind_dlq "
                    "ORDER BY dlq_id"),
 };
 
@@ -85,20 +97,27 @@ struct Fixture : testsupport::WorkspaceFixture {
     // byReplay: dead-letter by running stream replay (SQLite only for now);
     // otherwise by the portable seed above.
     explicit Fixture(bool byReplay = false)
-        : WorkspaceFixture({
-            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
-            QStringLiteral("INSERT INTO ev_log VALUES "
-                           "(0, 0, 'a', '2025-05-06T10:00:00Z', '{\"order_id\": 1, \"amount\": 10}'),"
-                           "(0, 1, 'b', '2025-05-06T10:01:00Z', '{\"order_id\": 2}'),"
-                           "(0, 2, 'c', '2025-05-06T10:02:00Z', '{\"order_id\": 3, \"amount\": '),"
-                           "(0, 3, 'd', '2025-05-06T10:03:00Z', '{\"order_id\": 4, \"amount\": null}')"),
-        }, kSpec, QStringLiteral("d.db"), QStringLiteral("s.json"))
-    {
+        : WorkspaceFixture(
+              {
+                  QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                                 "event_id TEXT, record_ts TEXT, payload TEXT)"),
+                  QStringLiteral(
+                      "INSERT INTO ev_log VALUES "
+                      "(0, 0, 'a', '2025-05-06T10:00:00Z', '{\"order_id\": 1, \"amount\": 10}'),"
+                      "(0, 1, 'b', '2025-05-06T10:01:00Z', '{\"order_id\": 2}'),"
+                      "(0, 2, 'c', '2025-05-06T10:02:00Z', '{\"order_id\": 3, \"amount\": '),"
+                      "(0, 3, 'd', '2025-05-06T10:03:00Z', '{\"order_id\": 4, \"amount\": null}')"),
+              },
+              kSpec, QStringLiteral("d.db"), QStringLiteral("s.json")) {
         // Bytes, bound as BLOBs on SQLite: never decoded.
         const Database &db = ws->db;
-        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 0, 'e', '2025-05-06T10:04:00Z', ?)"), {DlqDialect::of(db.dialect()).payloadValue(badPayload())}),
+        QVERIFY2(db.exec(QStringLiteral(
+                             "INSERT INTO ev_log VALUES (1, 0, 'e', '2025-05-06T10:04:00Z', ?)"),
+                         {DlqDialect::of(db.dialect()).payloadValue(badPayload())}),
                  "insert");
-        QVERIFY2(db.exec(QStringLiteral("INSERT INTO ev_log VALUES (1, 1, 'f', '2025-05-06T10:05:00Z', ?)"), {DlqDialect::of(db.dialect()).payloadValue(bigInvalid())}),
+        QVERIFY2(db.exec(QStringLiteral(
+                             "INSERT INTO ev_log VALUES (1, 1, 'f', '2025-05-06T10:05:00Z', ?)"),
+                         {DlqDialect::of(db.dialect()).payloadValue(bigInvalid())}),
                  "insert");
         if (byReplay) {
             ReplayOptions o;
@@ -109,34 +128,38 @@ struct Fixture : testsupport::WorkspaceFixture {
             return;
         }
         for (const QString &sql : kCapture)
-            if (auto r = ws->db.exec(sql, sql.contains(u'?') ? QVariantList{osUser()} : QVariantList{}); !r)
+            if (auto r =
+                    ws->db.exec(sql, sql.contains(u'?') ? QVariantList{osUser()} : QVariantList{});
+                !r)
                 qFatal("%s", qPrintable(r.error().message));
     }
 
     qint64 n(const QString &sql) const { return db().scalar(sql)->toLongLong(); }
     QString text(const QString &sql) const { return db().scalar(sql)->toString(); }
-    qint64 id(const QString &eventId) const
-    {
-        return db().scalar(QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE event_id = ?"), {eventId})->toLongLong();
+    qint64 id(const QString &eventId) const {
+        return db()
+            .scalar(QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE event_id = ?"), {eventId})
+            ->toLongLong();
     }
-    QJsonObject payload(qint64 id) const
-    {
+    QJsonObject payload(qint64 id) const {
         auto d = showDlq(db(), id);
         return d && d->payload ? QJsonDocument::fromJson(*d->payload).object() : QJsonObject();
     }
-    QStringList cli(const QString &sub, const QStringList &more = {}) const
-    {
-        return QStringList{QStringLiteral("dlq"), sub, QStringLiteral("--db"), dbPath, QStringLiteral("--spec"), specPath, QStringLiteral("--json")} + more;
+    QStringList cli(const QString &sub, const QStringList &more = {}) const {
+        return QStringList{QStringLiteral("dlq"),    sub,      QStringLiteral("--db"),  dbPath,
+                           QStringLiteral("--spec"), specPath, QStringLiteral("--json")} +
+               more;
     }
     // Everything a refused change must leave alone.
-    QString state() const
-    {
+    QString state() const {
         QString s;
-        auto q = db().exec(QStringLiteral("SELECT dlq_id, status, attempts, payload FROM rewind_dlq ORDER BY dlq_id"));
+        auto q = db().exec(QStringLiteral(
+            "SELECT dlq_id, status, attempts, payload FROM rewind_dlq ORDER BY dlq_id"));
         while (q && q->next())
-            s += q->value(0).toString() + q->value(1).toString() + q->value(2).toString() + QString::fromLatin1(q->value(3).toByteArray().toHex()) + u',';
-        return s + QString::number(n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")))
-               + QString::number(n(QStringLiteral("SELECT COUNT(*) FROM rewind_audit")));
+            s += q->value(0).toString() + q->value(1).toString() + q->value(2).toString() +
+                 QString::fromLatin1(q->value(3).toByteArray().toHex()) + u',';
+        return s + QString::number(n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history"))) +
+               QString::number(n(QStringLiteral("SELECT COUNT(*) FROM rewind_audit")));
     }
 };
 
@@ -148,23 +171,28 @@ class TestDlq : public QObject {
 private Q_SLOTS:
     void initTestCase() { REWIND_REQUIRE_ENGINE(); }
 
-    void captureKeepsEveryByte()
-    {
+    void captureKeepsEveryByte() {
         if (testsupport::onPostgres())
-            QSKIP("invalid UTF-8 payloads: PostgreSQL text cannot hold them (and dead-lettering them is stream replay's part)");
+            QSKIP("invalid UTF-8 payloads: PostgreSQL text cannot hold them (and dead-lettering "
+                  "them is stream replay's part)");
         Fixture f(true);
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new'")), 5);
-        // Invalid UTF-8: the stored bytes, the API, show --json and --original-out all give the same bytes.
+        // Invalid UTF-8: the stored bytes, the API, show --json and --original-out all give the
+        // same bytes.
         auto d = showDlq(f.db(), f.id(QStringLiteral("e")));
         QVERIFY(d);
         QCOMPARE(*d->originalPayload, kBadUtf8);
         QCOMPARE(*d->payload, kBadUtf8);
         const QString out = f.dir.filePath(QStringLiteral("orig.bin"));
-        auto r = runCli(f.cli(QStringLiteral("show"), {QStringLiteral("--id"), QString::number(f.id(QStringLiteral("e"))), QStringLiteral("--original-out"), out}));
+        auto r = runCli(f.cli(QStringLiteral("show"),
+                              {QStringLiteral("--id"), QString::number(f.id(QStringLiteral("e"))),
+                               QStringLiteral("--original-out"), out}));
         QCOMPARE(r.exitCode, 0);
         const QJsonObject rec = json(r.out).value(QStringLiteral("record")).toObject();
         QVERIFY(rec.value(QStringLiteral("original_payload")).isNull());
-        QCOMPARE(QByteArray::fromBase64(rec.value(QStringLiteral("original_payload_base64")).toString().toLatin1()), kBadUtf8);
+        QCOMPARE(QByteArray::fromBase64(
+                     rec.value(QStringLiteral("original_payload_base64")).toString().toLatin1()),
+                 kBadUtf8);
         QFile file(out);
         QVERIFY(file.open(QIODevice::ReadOnly));
         QCOMPARE(file.readAll(), kBadUtf8);
@@ -177,18 +205,21 @@ private Q_SLOTS:
 
         // The seed the other tests start from is what replay dead-letters.
         Fixture seeded;
-        const QString records = QStringLiteral("SELECT dlq_id, source_kind, source_name, part, log_offset, event_id, record_key, error_class, error, "
-                                               "original_payload, payload, status, attempts FROM rewind_dlq ORDER BY dlq_id");
+        const QString records = QStringLiteral(
+            "SELECT dlq_id, source_kind, source_name, part, log_offset, event_id, record_key, "
+            "error_class, error, "
+            "original_payload, payload, status, attempts FROM rewind_dlq ORDER BY dlq_id");
         QCOMPARE(rows(seeded.db(), records), rows(f.db(), records));
-        const QString history = QStringLiteral("SELECT dlq_id, os_user, action, from_status, to_status, reason, payload_before, payload_after "
+        const QString history = QStringLiteral("SELECT dlq_id, os_user, action, from_status, "
+                                               "to_status, reason, payload_before, payload_after "
                                                "FROM rewind_dlq_history ORDER BY history_id");
         QCOMPARE(rows(seeded.db(), history), rows(f.db(), history));
-        const QString sink = QStringLiteral("SELECT event_id, order_id, amount FROM ev_sink ORDER BY event_id");
+        const QString sink =
+            QStringLiteral("SELECT event_id, order_id, amount FROM ev_sink ORDER BY event_id");
         QCOMPARE(rows(seeded.db(), sink), rows(f.db(), sink));
     }
 
-    void listFiltersCountsAndGroups()
-    {
+    void listFiltersCountsAndGroups() {
         Fixture f;
         auto all = listDlq(f.db(), {}, 100);
         QVERIFY(all);
@@ -202,56 +233,111 @@ private Q_SLOTS:
         QCOMPARE(all->groups[0].count, 3);
         QCOMPARE(all->groups[0].errorClass, QStringLiteral("invalid_json"));
 
-        auto r = runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--status"), QStringLiteral("new"), QStringLiteral("--source"), QStringLiteral("stream:ev")}));
+        auto r = runCli(f.cli(QStringLiteral("list"),
+                              {QStringLiteral("--status"), QStringLiteral("new"),
+                               QStringLiteral("--source"), QStringLiteral("stream:ev")}));
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = json(r.out);
         QCOMPARE(doc.value(QStringLiteral("records")).toArray().size(), 5);
         const QJsonObject first = doc.value(QStringLiteral("records")).toArray().at(0).toObject();
-        for (const char *key : {"id", "source", "event_id", "key", "error_class", "error", "status", "attempts", "first_seen"})
+        for (const char *key : {"id", "source", "event_id", "key", "error_class", "error", "status",
+                                "attempts", "first_seen"})
             QVERIFY2(first.contains(QLatin1String(key)), key);
-        QCOMPARE(doc.value(QStringLiteral("by_status")).toObject().value(QStringLiteral("new")).toInt(), 5);
-        QCOMPARE(json(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--source"), QStringLiteral("dataset:ev")})).out).value(QStringLiteral("total")).toInt(), 0);
-        QCOMPARE(json(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--since"), QStringLiteral("2999-01-01")})).out).value(QStringLiteral("total")).toInt(), 0);
-        QCOMPARE(json(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--until"), QStringLiteral("2999-01-01T00:00:00Z")})).out).value(QStringLiteral("total")).toInt(), 5);
-        QCOMPARE(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--since"), QStringLiteral("yesterday-ish")})).exitCode, 2);
-        QCOMPARE(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--status"), QStringLiteral("lost")})).exitCode, 2);
+        QCOMPARE(
+            doc.value(QStringLiteral("by_status")).toObject().value(QStringLiteral("new")).toInt(),
+            5);
+        QCOMPARE(json(runCli(f.cli(QStringLiteral("list"),
+                                   {QStringLiteral("--source"), QStringLiteral("dataset:ev")}))
+                          .out)
+                     .value(QStringLiteral("total"))
+                     .toInt(),
+                 0);
+        QCOMPARE(json(runCli(f.cli(QStringLiteral("list"),
+                                   {QStringLiteral("--since"), QStringLiteral("2999-01-01")}))
+                          .out)
+                     .value(QStringLiteral("total"))
+                     .toInt(),
+                 0);
+        QCOMPARE(
+            json(runCli(f.cli(QStringLiteral("list"),
+                              {QStringLiteral("--until"), QStringLiteral("2999-01-01T00:00:00Z")}))
+                     .out)
+                .value(QStringLiteral("total"))
+                .toInt(),
+            5);
+        QCOMPARE(runCli(f.cli(QStringLiteral("list"),
+                              {QStringLiteral("--since"), QStringLiteral("yesterday-ish")}))
+                     .exitCode,
+                 2);
+        QCOMPARE(runCli(f.cli(QStringLiteral("list"),
+                              {QStringLiteral("--status"), QStringLiteral("lost")}))
+                     .exitCode,
+                 2);
         // By signature, as list prints it.
         const QString sig = all->groups[1].signature;
-        QCOMPARE(json(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--signature"), sig})).out).value(QStringLiteral("total")).toInt(), 2);
+        QCOMPARE(
+            json(runCli(f.cli(QStringLiteral("list"), {QStringLiteral("--signature"), sig})).out)
+                .value(QStringLiteral("total"))
+                .toInt(),
+            2);
     }
 
-    void signaturesNormaliseNumbersAndIds()
-    {
-        QCOMPARE(errorSignature(QStringLiteral("x"), QStringLiteral("order 123 not found at offset 77")),
-                 errorSignature(QStringLiteral("x"), QStringLiteral("order 9 not found at offset 1000001")));
-        QCOMPARE(errorSignature(QStringLiteral("x"), QStringLiteral("customer 0b8e2f1c-9a9e-4c5b-8d0a-1f2e3d4c5b6a unknown")),
-                 errorSignature(QStringLiteral("x"), QStringLiteral("customer 5f0e0c1a-1111-4222-8333-944455556666 unknown")));
-        QCOMPARE(errorSignature(QStringLiteral("x"), QStringLiteral("key 'ab-1' rejected")), errorSignature(QStringLiteral("x"), QStringLiteral("key 'zz' rejected")));
-        QVERIFY(errorSignature(QStringLiteral("x"), QStringLiteral("NULL in amount2")) != errorSignature(QStringLiteral("x"), QStringLiteral("NULL in amount3")));
-        QVERIFY(errorSignature(QStringLiteral("a"), QStringLiteral("m")) != errorSignature(QStringLiteral("b"), QStringLiteral("m")));
+    void signaturesNormaliseNumbersAndIds() {
+        QCOMPARE(
+            errorSignature(QStringLiteral("x"), QStringLiteral("order 123 not found at offset 77")),
+            errorSignature(QStringLiteral("x"),
+                           QStringLiteral("order 9 not found at offset 1000001")));
+        QCOMPARE(
+            errorSignature(QStringLiteral("x"),
+                           QStringLiteral("customer 0b8e2f1c-9a9e-4c5b-8d0a-1f2e3d4c5b6a unknown")),
+            errorSignature(
+                QStringLiteral("x"),
+                QStringLiteral("customer 5f0e0c1a-1111-4222-8333-944455556666 unknown")));
+        QCOMPARE(errorSignature(QStringLiteral("x"), QStringLiteral("key 'ab-1' rejected")),
+                 errorSignature(QStringLiteral("x"), QStringLiteral("key 'zz' rejected")));
+        QVERIFY(errorSignature(QStringLiteral("x"), QStringLiteral("NULL in amount2")) !=
+                errorSignature(QStringLiteral("x"), QStringLiteral("NULL in amount3")));
+        QVERIFY(errorSignature(QStringLiteral("a"), QStringLiteral("m")) !=
+                errorSignature(QStringLiteral("b"), QStringLiteral("m")));
     }
 
-    void fixOneRecordWithHistory()
-    {
+    void fixOneRecordWithHistory() {
         Fixture f;
         const QString id = QString::number(f.id(QStringLiteral("b")));
         const QString before = f.state();
         // A dry run shows the change and changes nothing.
-        auto dry = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), id, QStringLiteral("--set"), QStringLiteral("$.amount=12.5")}));
+        auto dry = runCli(
+            f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), id, QStringLiteral("--set"),
+                                          QStringLiteral("$.amount=12.5")}));
         QCOMPARE(dry.exitCode, 0);
         QCOMPARE(json(dry.out).value(QStringLiteral("executed")).toBool(), false);
         // Compared as JSON: PostgreSQL's jsonb orders and spaces keys its own way.
-        const QJsonObject fixedPayload{{QStringLiteral("order_id"), 2}, {QStringLiteral("amount"), 12.5}};
-        QCOMPARE(parsed(json(dry.out).value(QStringLiteral("samples")).toArray().at(0).toObject().value(QStringLiteral("after")).toString()), fixedPayload);
+        const QJsonObject fixedPayload{{QStringLiteral("order_id"), 2},
+                                       {QStringLiteral("amount"), 12.5}};
+        QCOMPARE(parsed(json(dry.out)
+                            .value(QStringLiteral("samples"))
+                            .toArray()
+                            .at(0)
+                            .toObject()
+                            .value(QStringLiteral("after"))
+                            .toString()),
+                 fixedPayload);
         QCOMPARE(f.state(), before);
 
-        auto r = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), id, QStringLiteral("--set"), QStringLiteral("$.amount=12.5"),
-                                                      QStringLiteral("--reason"), QStringLiteral("producer bug 42"), QStringLiteral("--execute")}));
+        auto r = runCli(f.cli(QStringLiteral("fix"),
+                              {QStringLiteral("--id"), id, QStringLiteral("--set"),
+                               QStringLiteral("$.amount=12.5"), QStringLiteral("--reason"),
+                               QStringLiteral("producer bug 42"), QStringLiteral("--execute")}));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ") + id), QStringLiteral("fixed"));
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ") + id),
+                 QStringLiteral("fixed"));
         QCOMPARE(f.payload(id.toLongLong()).value(QStringLiteral("amount")).toDouble(), 12.5);
         // The original stays as captured.
-        QCOMPARE(f.text(QStringLiteral("SELECT CAST(original_payload AS TEXT) FROM rewind_dlq WHERE dlq_id = ") + id), QStringLiteral("{\"order_id\": 2}"));
+        QCOMPARE(
+            f.text(QStringLiteral(
+                       "SELECT CAST(original_payload AS TEXT) FROM rewind_dlq WHERE dlq_id = ") +
+                   id),
+            QStringLiteral("{\"order_id\": 2}"));
 
         auto d = showDlq(f.db(), id.toLongLong());
         QCOMPARE(d->history.size(), std::size_t(2));
@@ -264,107 +350,160 @@ private Q_SLOTS:
         QCOMPARE(h.toStatus.value_or(QString()), QStringLiteral("fixed"));
         QCOMPARE(h.osUser, osUser());
         QVERIFY(!h.at.isEmpty());
-        QVERIFY2(h.reason.value_or(QString()).contains(QStringLiteral("producer bug 42")), qPrintable(h.reason.value_or(QString())));
+        QVERIFY2(h.reason.value_or(QString()).contains(QStringLiteral("producer bug 42")),
+                 qPrintable(h.reason.value_or(QString())));
         QCOMPARE(*h.payloadBefore, QByteArray("{\"order_id\": 2}"));
         QCOMPARE(QJsonDocument::fromJson(*h.payloadAfter).object(), fixedPayload);
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'dlq-fix'")), 1);
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'dlq-fix'")),
+                 1);
 
         // show --json carries both payloads and the history.
-        const QJsonObject rec = json(runCli(f.cli(QStringLiteral("show"), {QStringLiteral("--id"), id})).out).value(QStringLiteral("record")).toObject();
-        QCOMPARE(rec.value(QStringLiteral("original_payload")).toString(), QStringLiteral("{\"order_id\": 2}"));
+        const QJsonObject rec =
+            json(runCli(f.cli(QStringLiteral("show"), {QStringLiteral("--id"), id})).out)
+                .value(QStringLiteral("record"))
+                .toObject();
+        QCOMPARE(rec.value(QStringLiteral("original_payload")).toString(),
+                 QStringLiteral("{\"order_id\": 2}"));
         QCOMPARE(parsed(rec.value(QStringLiteral("payload")).toString()), fixedPayload);
         QCOMPARE(rec.value(QStringLiteral("history")).toArray().size(), 2);
-        QCOMPARE(rec.value(QStringLiteral("history")).toArray().at(1).toObject().value(QStringLiteral("payload_before")).toString(), QStringLiteral("{\"order_id\": 2}"));
+        QCOMPARE(rec.value(QStringLiteral("history"))
+                     .toArray()
+                     .at(1)
+                     .toObject()
+                     .value(QStringLiteral("payload_before"))
+                     .toString(),
+                 QStringLiteral("{\"order_id\": 2}"));
     }
 
-    void bulkFixByJsonPath()
-    {
+    void bulkFixByJsonPath() {
         Fixture f;
-        auto r = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--error-class"), QStringLiteral("missing_field"), QStringLiteral("--set"),
-                                                      QStringLiteral("$.amount=0"), QStringLiteral("--set"), QStringLiteral("$.note=checked by ops"),
-                                                      QStringLiteral("--set"), QStringLiteral("$.tags=[1,\"x\"]"), QStringLiteral("--execute")}));
+        auto r = runCli(
+            f.cli(QStringLiteral("fix"),
+                  {QStringLiteral("--error-class"), QStringLiteral("missing_field"),
+                   QStringLiteral("--set"), QStringLiteral("$.amount=0"), QStringLiteral("--set"),
+                   QStringLiteral("$.note=checked by ops"), QStringLiteral("--set"),
+                   QStringLiteral("$.tags=[1,\"x\"]"), QStringLiteral("--execute")}));
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(json(r.out).value(QStringLiteral("fixed")).toInt(), 2);
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'fixed'")), 2);
         // Numbers and arrays as JSON, text that does not parse as a string.
         for (const QString &e : {QStringLiteral("b"), QStringLiteral("d")}) {
             const qint64 id = f.id(e);
-            QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(id)), QStringLiteral("fixed"));
+            QCOMPARE(
+                f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(id)),
+                QStringLiteral("fixed"));
             auto d = showDlq(f.db(), id);
             QVERIFY(d && d->payload);
-            QVERIFY2(d->payload->contains("\"amount\": 0") || d->payload->contains("\"amount\":0"), d->payload->constData()); // an integer
+            QVERIFY2(d->payload->contains("\"amount\": 0") || d->payload->contains("\"amount\":0"),
+                     d->payload->constData()); // an integer
             const QJsonObject o = f.payload(id);
             QCOMPARE(o.value(QStringLiteral("amount")), QJsonValue(0));
             QCOMPARE(o.value(QStringLiteral("note")), QJsonValue(QStringLiteral("checked by ops")));
-            QCOMPARE(o.value(QStringLiteral("tags")).toArray(), (QJsonArray{1, QStringLiteral("x")}));
+            QCOMPARE(o.value(QStringLiteral("tags")).toArray(),
+                     (QJsonArray{1, QStringLiteral("x")}));
             QCOMPARE(o.value(QStringLiteral("order_id")).toInt(), e == QLatin1String("b") ? 2 : 4);
         }
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history WHERE action = 'fixed' AND payload_before IS NOT NULL AND payload_after IS NOT NULL")), 2);
+        QCOMPARE(
+            f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history WHERE action = 'fixed' AND "
+                               "payload_before IS NOT NULL AND payload_after IS NOT NULL")),
+            2);
         // The other records are untouched.
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND payload = original_payload")), 3);
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND "
+                                    "payload = original_payload")),
+                 3);
     }
 
     // A --set that leaves the JSON value as it was changes no byte of the
     // payload (the engine's JSON text would respace it: "a payload never
     // fixed keeps its bytes"), and counts as unchanged on both engines.
-    void setToTheSameValueKeepsTheBytes()
-    {
+    void setToTheSameValueKeepsTheBytes() {
         Fixture f;
         const qint64 b = f.id(QStringLiteral("b")), d = f.id(QStringLiteral("d"));
-        const QString before = f.text(QStringLiteral("SELECT CAST(payload AS TEXT) FROM rewind_dlq WHERE dlq_id = %1").arg(b));
+        const QString before =
+            f.text(QStringLiteral("SELECT CAST(payload AS TEXT) FROM rewind_dlq WHERE dlq_id = %1")
+                       .arg(b));
         QCOMPARE(before, QStringLiteral("{\"order_id\": 2}"));
         // order_id set to what each holds: b 2, d 4 (two runs, one id each).
         for (const auto &[id, value] : {std::pair{b, 2}, std::pair{d, 4}}) {
-            const auto dry = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(id), QStringLiteral("--set"),
-                                                                  QStringLiteral("$.order_id=%1").arg(value)}));
+            const auto dry =
+                runCli(f.cli(QStringLiteral("fix"),
+                             {QStringLiteral("--id"), QString::number(id), QStringLiteral("--set"),
+                              QStringLiteral("$.order_id=%1").arg(value)}));
             QCOMPARE(dry.exitCode, 0);
             QCOMPARE(json(dry.out).value(QStringLiteral("changed")).toInt(), 0);
-            const QJsonObject sample = json(dry.out).value(QStringLiteral("samples")).toArray().at(0).toObject();
+            const QJsonObject sample =
+                json(dry.out).value(QStringLiteral("samples")).toArray().at(0).toObject();
             QCOMPARE(sample.value(QStringLiteral("after")), sample.value(QStringLiteral("before")));
-            const auto run = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(id), QStringLiteral("--set"),
-                                                                  QStringLiteral("$.order_id=%1").arg(value), QStringLiteral("--execute")}));
+            const auto run = runCli(
+                f.cli(QStringLiteral("fix"),
+                      {QStringLiteral("--id"), QString::number(id), QStringLiteral("--set"),
+                       QStringLiteral("$.order_id=%1").arg(value), QStringLiteral("--execute")}));
             QCOMPARE(run.exitCode, 0);
             QCOMPARE(json(run.out).value(QStringLiteral("changed")).toInt(), 0);
         }
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id IN (%1, %2) AND payload = original_payload").arg(b).arg(d)), 2);
-        QCOMPARE(f.text(QStringLiteral("SELECT CAST(payload AS TEXT) FROM rewind_dlq WHERE dlq_id = %1").arg(b)), before);
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id IN (%1, %2) AND "
+                                    "payload = original_payload")
+                         .arg(b)
+                         .arg(d)),
+                 2);
+        QCOMPARE(
+            f.text(QStringLiteral("SELECT CAST(payload AS TEXT) FROM rewind_dlq WHERE dlq_id = %1")
+                       .arg(b)),
+            before);
         // A value that differs is a change, and is written.
-        const auto changed = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(d), QStringLiteral("--set"),
-                                                                  QStringLiteral("$.amount=7"), QStringLiteral("--execute")}));
+        const auto changed =
+            runCli(f.cli(QStringLiteral("fix"),
+                         {QStringLiteral("--id"), QString::number(d), QStringLiteral("--set"),
+                          QStringLiteral("$.amount=7"), QStringLiteral("--execute")}));
         QCOMPARE(changed.exitCode, 0);
         QCOMPARE(json(changed.out).value(QStringLiteral("changed")).toInt(), 1);
         QCOMPARE(f.payload(d).value(QStringLiteral("amount")), QJsonValue(7));
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id = %1 AND payload = original_payload").arg(d)), 0);
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id = %1 AND payload "
+                                    "= original_payload")
+                         .arg(d)),
+                 0);
     }
 
     // The path $ is the whole payload: set to JSON it becomes that JSON, set to
     // text that does not parse it becomes a JSON string, on both engines
     // (SQLite's json_set alone left such text unquoted, and the fix failed).
-    void setAtTheRootReplacesThePayload()
-    {
+    void setAtTheRootReplacesThePayload() {
         Fixture f;
         const qint64 b = f.id(QStringLiteral("b")), d = f.id(QStringLiteral("d"));
-        const auto obj = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(b), QStringLiteral("--set"),
-                                                              QStringLiteral("$={\"order_id\": 2, \"amount\": 3}"), QStringLiteral("--execute")}));
+        const auto obj = runCli(f.cli(
+            QStringLiteral("fix"),
+            {QStringLiteral("--id"), QString::number(b), QStringLiteral("--set"),
+             QStringLiteral("$={\"order_id\": 2, \"amount\": 3}"), QStringLiteral("--execute")}));
         QCOMPARE(obj.exitCode, 0);
         QCOMPARE(json(obj.out).value(QStringLiteral("changed")).toInt(), 1);
-        QCOMPARE(f.payload(b), (QJsonObject{{QStringLiteral("order_id"), 2}, {QStringLiteral("amount"), 3}}));
-        const auto text = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(d), QStringLiteral("--set"),
-                                                               QStringLiteral("$=items[#-1]=\"x\""), QStringLiteral("--execute")}));
+        QCOMPARE(f.payload(b),
+                 (QJsonObject{{QStringLiteral("order_id"), 2}, {QStringLiteral("amount"), 3}}));
+        const auto text =
+            runCli(f.cli(QStringLiteral("fix"),
+                         {QStringLiteral("--id"), QString::number(d), QStringLiteral("--set"),
+                          QStringLiteral("$=items[#-1]=\"x\""), QStringLiteral("--execute")}));
         QCOMPARE(text.exitCode, 0);
         QCOMPARE(json(text.out).value(QStringLiteral("changed")).toInt(), 1);
-        QCOMPARE(f.text(QStringLiteral("SELECT CAST(payload AS TEXT) FROM rewind_dlq WHERE dlq_id = %1").arg(d)), QStringLiteral("\"items[#-1]=\\\"x\\\"\""));
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id IN (%1, %2) AND status = 'fixed'").arg(b).arg(d)), 2);
+        QCOMPARE(
+            f.text(QStringLiteral("SELECT CAST(payload AS TEXT) FROM rewind_dlq WHERE dlq_id = %1")
+                       .arg(d)),
+            QStringLiteral("\"items[#-1]=\\\"x\\\"\""));
+        QCOMPARE(
+            f.n(QStringLiteral(
+                    "SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id IN (%1, %2) AND status = 'fixed'")
+                    .arg(b)
+                    .arg(d)),
+            2);
     }
 
     // A --set path follows SQLite's json_set on both engines (PostgreSQL runs
     // an emulation): what is created on the way, and when nothing changes
     // (the same JSON value, however spelled, counts as unchanged).
     // One record, its payload replaced before each case.
-    void setFollowsOnePathRuleOnBothEngines()
-    {
+    void setFollowsOnePathRuleOnBothEngines() {
         struct Case {
-            const char *what, *doc, *path, *value, *after; // after nullptr: the payload stays as it was
+            const char *what, *doc, *path, *value,
+                *after; // after nullptr: the payload stays as it was
         };
         const char *obj = R"({"a": 1})", *nested = R"({"a": {"b": [1, 2]}})";
         const Case cases[] = {
@@ -385,14 +524,16 @@ private Q_SLOTS:
             {"same number, no fraction", R"({"a": 1.0})", "$.a", "1", nullptr},
             {"same number, exponent", R"({"a": 100})", "$.a", "1e2", nullptr},
             {"same string, escaped", R"({"a": "A"})", "$.a", R"("\u0041")", nullptr},
-            {"same object, keys reordered", R"({"a": {"x": 1, "y": 2}})", "$.a", R"({"y": 2, "x": 1})", nullptr},
+            {"same object, keys reordered", R"({"a": {"x": 1, "y": 2}})", "$.a",
+             R"({"y": 2, "x": 1})", nullptr},
             {"same number, trailing zeros", R"({"a": 1.50})", "$.a", "15e-1", nullptr},
             {"same zero", R"({"a": -0.0})", "$.a", "0", nullptr},
             {"another number", R"({"a": 1.0})", "$.a", "1.5", R"({"a": 1.5})"},
             // Numbers a double cannot tell apart are still two values.
-            {"integers past a double's digits", R"({"a": 12345678901234567890123})", "$.a", "12345678901234567890124",
-             R"({"a": 12345678901234567890124})"},
-            {"a fraction past a double's digits", R"({"a": 0.1})", "$.a", "0.10000000000000000001", R"({"a": 0.10000000000000000001})"},
+            {"integers past a double's digits", R"({"a": 12345678901234567890123})", "$.a",
+             "12345678901234567890124", R"({"a": 12345678901234567890124})"},
+            {"a fraction past a double's digits", R"({"a": 0.1})", "$.a", "0.10000000000000000001",
+             R"({"a": 0.10000000000000000001})"},
             {"a number for a string", R"({"a": "1"})", "$.a", "1", R"({"a": 1})"},
         };
         Fixture f;
@@ -408,14 +549,19 @@ private Q_SLOTS:
             set.sets = {{QString::fromUtf8(c.path), QString::fromUtf8(c.value)}};
             set.execute = true;
             const auto fixed = fixDlq(f.db(), set);
-            QVERIFY2(fixed, qPrintable(QString::fromUtf8(c.what) % QStringLiteral(": ") % (fixed ? QString() : fixed.error().message)));
+            QVERIFY2(fixed, qPrintable(QString::fromUtf8(c.what) % QStringLiteral(": ") %
+                                       (fixed ? QString() : fixed.error().message)));
             QVERIFY2(fixed->changed == (c.after ? 1 : 0), c.what);
             const auto shown = showDlq(f.db(), id);
             QVERIFY2(shown && shown->payload, c.what);
-            QVERIFY2(QJsonDocument::fromJson(*shown->payload) == QJsonDocument::fromJson(c.after ? c.after : c.doc),
-                     qPrintable(QString::fromUtf8(c.what) % QStringLiteral(": ") % QString::fromUtf8(*shown->payload)));
+            QVERIFY2(QJsonDocument::fromJson(*shown->payload) ==
+                         QJsonDocument::fromJson(c.after ? c.after : c.doc),
+                     qPrintable(QString::fromUtf8(c.what) % QStringLiteral(": ") %
+                                QString::fromUtf8(*shown->payload)));
             if (!c.after) // unchanged: not one byte rewritten
-                QVERIFY2(*shown->payload == QByteArray(c.doc), qPrintable(QString::fromUtf8(c.what) % QStringLiteral(": ") % QString::fromUtf8(*shown->payload)));
+                QVERIFY2(*shown->payload == QByteArray(c.doc),
+                         qPrintable(QString::fromUtf8(c.what) % QStringLiteral(": ") %
+                                    QString::fromUtf8(*shown->payload)));
         }
         // A repeated key: each engine compares the value it reads, SQLite the
         // first (which --set sets), PostgreSQL's jsonb the last.
@@ -434,12 +580,14 @@ private Q_SLOTS:
         // as replay may quarantine it): the same value is still no change.
         // Spacing inside a string, after an escaped quote, still counts.
         const QByteArray huge = "{\"a\": 1e400, \"b\": 1, \"c\": \"x\\\" y\"}";
-        QVERIFY(f.db().exec(QStringLiteral("UPDATE rewind_dlq SET payload = ? WHERE dlq_id = ?"), {DlqDialect::of(f.db().dialect()).payloadValue(huge), id}));
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE rewind_dlq SET payload = ? WHERE dlq_id = ?"),
+                            {DlqDialect::of(f.db().dialect()).payloadValue(huge), id}));
         struct Set {
             const char *path, *value;
             int changed;
         };
-        for (const Set &c : {Set{"$.b", "1", 0}, Set{"$.b", "2", 1}, Set{"$.c", "\"x\\\" y\"", 0}, Set{"$.c", "\"x\\\"y\"", 1}}) {
+        for (const Set &c : {Set{"$.b", "1", 0}, Set{"$.b", "2", 1}, Set{"$.c", "\"x\\\" y\"", 0},
+                             Set{"$.c", "\"x\\\"y\"", 1}}) {
             DlqFixRequest b;
             b.selection.ids = {id};
             b.sets = {{QString::fromLatin1(c.path), QString::fromLatin1(c.value)}};
@@ -449,138 +597,229 @@ private Q_SLOTS:
         }
     }
 
-    void badFixesAreRefusedAndChangeNothing()
-    {
+    void badFixesAreRefusedAndChangeNothing() {
         Fixture f;
         const QString before = f.state();
         const QString b = QString::number(f.id(QStringLiteral("b")));
-        const QString bad = testsupport::writeFile(f.dir, QStringLiteral("bad.json"), "{\"order_id\": 2,\n \"amount\": 12,,}");
-        auto r = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), b, QStringLiteral("--payload-file"), bad, QStringLiteral("--execute")}));
+        const QString bad = testsupport::writeFile(f.dir, QStringLiteral("bad.json"),
+                                                   "{\"order_id\": 2,\n \"amount\": 12,,}");
+        auto r = runCli(f.cli(QStringLiteral("fix"),
+                              {QStringLiteral("--id"), b, QStringLiteral("--payload-file"), bad,
+                               QStringLiteral("--execute")}));
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(QStringLiteral("not valid JSON")) && r.err.contains(QStringLiteral("line 2, column")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("not valid JSON")) &&
+                     r.err.contains(QStringLiteral("line 2, column")),
+                 qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("at byte ")), qPrintable(r.err));
         // Invalid UTF-8 is not JSON either.
-        const QString latin = testsupport::writeFile(f.dir, QStringLiteral("latin.json"), "{\"note\": \"caf\xe9\"}");
-        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), b, QStringLiteral("--payload-file"), latin, QStringLiteral("--execute")})).exitCode, 2);
+        const QString latin =
+            testsupport::writeFile(f.dir, QStringLiteral("latin.json"), "{\"note\": \"caf\xe9\"}");
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"),
+                              {QStringLiteral("--id"), b, QStringLiteral("--payload-file"), latin,
+                               QStringLiteral("--execute")}))
+                     .exitCode,
+                 2);
         // --set on a payload that is not JSON, a malformed path, a path without $.
         const QString c = QString::number(f.id(QStringLiteral("c")));
-        auto notJson = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), c, QStringLiteral("--set"), QStringLiteral("$.amount=1"), QStringLiteral("--execute")}));
+        auto notJson = runCli(f.cli(QStringLiteral("fix"),
+                                    {QStringLiteral("--id"), c, QStringLiteral("--set"),
+                                     QStringLiteral("$.amount=1"), QStringLiteral("--execute")}));
         QCOMPARE(notJson.exitCode, 2);
         QVERIFY2(notJson.err.contains(QStringLiteral("--payload-file")), qPrintable(notJson.err));
-        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--status"), QStringLiteral("new"), QStringLiteral("--set"), QStringLiteral("$.amount=1"),
-                                                      QStringLiteral("--execute")})).exitCode,
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"),
+                              {QStringLiteral("--status"), QStringLiteral("new"),
+                               QStringLiteral("--set"), QStringLiteral("$.amount=1"),
+                               QStringLiteral("--execute")}))
+                     .exitCode,
                  2); // the selection holds c: all or nothing
-        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), b, QStringLiteral("--set"), QStringLiteral("$.a[=1"), QStringLiteral("--execute")})).exitCode, 2);
-        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), b, QStringLiteral("--set"), QStringLiteral("amount=1"), QStringLiteral("--execute")})).exitCode, 2);
-        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QStringLiteral("999"), QStringLiteral("--set"), QStringLiteral("$.a=1"),
-                                                      QStringLiteral("--execute")})).exitCode,
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"),
+                              {QStringLiteral("--id"), b, QStringLiteral("--set"),
+                               QStringLiteral("$.a[=1"), QStringLiteral("--execute")}))
+                     .exitCode,
                  2);
-        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--set"), QStringLiteral("$.a=1"), QStringLiteral("--execute")})).exitCode, 2); // no selection
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"),
+                              {QStringLiteral("--id"), b, QStringLiteral("--set"),
+                               QStringLiteral("amount=1"), QStringLiteral("--execute")}))
+                     .exitCode,
+                 2);
+        QCOMPARE(
+            runCli(f.cli(QStringLiteral("fix"),
+                         {QStringLiteral("--id"), QStringLiteral("999"), QStringLiteral("--set"),
+                          QStringLiteral("$.a=1"), QStringLiteral("--execute")}))
+                .exitCode,
+            2);
+        QCOMPARE(
+            runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--set"), QStringLiteral("$.a=1"),
+                                                 QStringLiteral("--execute")}))
+                .exitCode,
+            2); // no selection
         QCOMPARE(f.state(), before);
     }
 
-    void discardNeedsAReasonAndKeepsTheRecord()
-    {
+    void discardNeedsAReasonAndKeepsTheRecord() {
         Fixture f;
         const QString d = QString::number(f.id(QStringLiteral("d")));
         const QString before = f.state();
-        QCOMPARE(runCli(f.cli(QStringLiteral("discard"), {QStringLiteral("--id"), d, QStringLiteral("--execute")})).exitCode, 2);
-        auto dry = runCli(f.cli(QStringLiteral("discard"), {QStringLiteral("--id"), d, QStringLiteral("--reason"), QStringLiteral("test order")}));
+        QCOMPARE(runCli(f.cli(QStringLiteral("discard"),
+                              {QStringLiteral("--id"), d, QStringLiteral("--execute")}))
+                     .exitCode,
+                 2);
+        auto dry = runCli(
+            f.cli(QStringLiteral("discard"), {QStringLiteral("--id"), d, QStringLiteral("--reason"),
+                                              QStringLiteral("test order")}));
         QCOMPARE(dry.exitCode, 0);
         QCOMPARE(f.state(), before);
-        auto r = runCli(f.cli(QStringLiteral("discard"), {QStringLiteral("--id"), d, QStringLiteral("--reason"), QStringLiteral("test order"), QStringLiteral("--execute")}));
+        auto r = runCli(f.cli(QStringLiteral("discard"),
+                              {QStringLiteral("--id"), d, QStringLiteral("--reason"),
+                               QStringLiteral("test order"), QStringLiteral("--execute")}));
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(json(r.out).value(QStringLiteral("discarded")).toInt(), 1);
-        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ") + d), QStringLiteral("discarded"));
-        QCOMPARE(f.text(QStringLiteral("SELECT reason || '|' || from_status || '|' || to_status || '|' || os_user FROM rewind_dlq_history WHERE action = 'discarded'")),
-                 QStringLiteral("test order|new|discarded|") + osUser());
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ") + d),
+                 QStringLiteral("discarded"));
+        QCOMPARE(
+            f.text(QStringLiteral("SELECT reason || '|' || from_status || '|' || to_status || '|' "
+                                  "|| os_user FROM rewind_dlq_history WHERE action = 'discarded'")),
+            QStringLiteral("test order|new|discarded|") + osUser());
         // Discarded records cannot be discarded again, fixed, or replayed.
-        QCOMPARE(runCli(f.cli(QStringLiteral("discard"), {QStringLiteral("--id"), d, QStringLiteral("--reason"), QStringLiteral("again"), QStringLiteral("--execute")})).exitCode, 2);
-        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), d, QStringLiteral("--set"), QStringLiteral("$.amount=1"), QStringLiteral("--execute")})).exitCode, 2);
-        auto replayed = runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--id"), d, QStringLiteral("--execute")}));
+        QCOMPARE(runCli(f.cli(QStringLiteral("discard"),
+                              {QStringLiteral("--id"), d, QStringLiteral("--reason"),
+                               QStringLiteral("again"), QStringLiteral("--execute")}))
+                     .exitCode,
+                 2);
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"),
+                              {QStringLiteral("--id"), d, QStringLiteral("--set"),
+                               QStringLiteral("$.amount=1"), QStringLiteral("--execute")}))
+                     .exitCode,
+                 2);
+        auto replayed = runCli(f.cli(QStringLiteral("replay"),
+                                     {QStringLiteral("--id"), d, QStringLiteral("--execute")}));
         QCOMPARE(json(replayed.out).value(QStringLiteral("skipped")).toInt(), 1);
-        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ") + d), QStringLiteral("discarded"));
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ") + d),
+                 QStringLiteral("discarded"));
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 5);
     }
 
-    // new -> failed -> fixed -> replayed, new -> fixed -> replayed, failed -> discarded; with history.
-    void everyTransition()
-    {
+    // new -> failed -> fixed -> replayed, new -> fixed -> replayed, failed -> discarded; with
+    // history.
+    void everyTransition() {
         Fixture f;
-        const qint64 b = f.id(QStringLiteral("b")), d = f.id(QStringLiteral("d")), c = f.id(QStringLiteral("c"));
+        const qint64 b = f.id(QStringLiteral("b")), d = f.id(QStringLiteral("d")),
+                     c = f.id(QStringLiteral("c"));
         // Replay as captured: all fail; attempts and last error kept.
         auto first = runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--execute")}));
         QCOMPARE(first.exitCode, 0);
         QCOMPARE(json(first.out).value(QStringLiteral("failed")).toInt(), 5);
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'failed' AND attempts = 1 AND last_attempt_at IS NOT NULL "
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'failed' AND "
+                                    "attempts = 1 AND last_attempt_at IS NOT NULL "
                                     "AND last_error IS NOT NULL")),
                  5);
-        QCOMPARE(f.text(QStringLiteral("SELECT last_error FROM rewind_dlq WHERE dlq_id = %1").arg(b)), QStringLiteral("required field missing or null: amount ($.amount)"));
+        QCOMPARE(
+            f.text(QStringLiteral("SELECT last_error FROM rewind_dlq WHERE dlq_id = %1").arg(b)),
+            QStringLiteral("required field missing or null: amount ($.amount)"));
         // The default selection (new, fixed) no longer holds them.
-        QCOMPARE(json(runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--execute")})).out).value(QStringLiteral("selected")).toInt(), 0);
+        QCOMPARE(json(runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--execute")})).out)
+                     .value(QStringLiteral("selected"))
+                     .toInt(),
+                 0);
         // failed -> fixed -> replayed
-        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(b), QStringLiteral("--set"), QStringLiteral("$.amount=5"),
-                                                      QStringLiteral("--execute")})).exitCode,
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"),
+                              {QStringLiteral("--id"), QString::number(b), QStringLiteral("--set"),
+                               QStringLiteral("$.amount=5"), QStringLiteral("--execute")}))
+                     .exitCode,
                  0);
         // failed, named explicitly, replayed again: still failing, attempts 2.
-        QCOMPARE(runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--id"), QString::number(d), QStringLiteral("--execute")})).exitCode, 0);
-        QCOMPARE(f.n(QStringLiteral("SELECT attempts FROM rewind_dlq WHERE dlq_id = %1 AND status = 'failed'").arg(d)), 2);
+        QCOMPARE(runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--id"), QString::number(d),
+                                                         QStringLiteral("--execute")}))
+                     .exitCode,
+                 0);
+        QCOMPARE(f.n(QStringLiteral(
+                         "SELECT attempts FROM rewind_dlq WHERE dlq_id = %1 AND status = 'failed'")
+                         .arg(d)),
+                 2);
         auto r = runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--execute")}));
         QCOMPARE(json(r.out).value(QStringLiteral("replayed")).toInt(), 1);
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'b' AND amount = 5")), 1);
+        QCOMPARE(
+            f.n(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'b' AND amount = 5")),
+            1);
         // failed -> discarded
-        QCOMPARE(runCli(f.cli(QStringLiteral("discard"), {QStringLiteral("--id"), QString::number(c), QStringLiteral("--reason"), QStringLiteral("garbage"),
-                                                          QStringLiteral("--execute")})).exitCode,
-                 0);
-        auto hist = f.db().exec(QStringLiteral("SELECT action, from_status, to_status FROM rewind_dlq_history WHERE dlq_id = ? ORDER BY history_id"), {b});
+        QCOMPARE(
+            runCli(f.cli(QStringLiteral("discard"),
+                         {QStringLiteral("--id"), QString::number(c), QStringLiteral("--reason"),
+                          QStringLiteral("garbage"), QStringLiteral("--execute")}))
+                .exitCode,
+            0);
+        auto hist =
+            f.db().exec(QStringLiteral("SELECT action, from_status, to_status FROM "
+                                       "rewind_dlq_history WHERE dlq_id = ? ORDER BY history_id"),
+                        {b});
         QStringList steps;
         while (hist->next())
-            steps << hist->value(0).toString() + u':' + hist->value(1).toString() + u'>' + hist->value(2).toString();
-        QCOMPARE(steps, (QStringList{QStringLiteral("quarantined:>new"), QStringLiteral("replay_failed:new>failed"), QStringLiteral("fixed:failed>fixed"),
+            steps << hist->value(0).toString() + u':' + hist->value(1).toString() + u'>' +
+                         hist->value(2).toString();
+        QCOMPARE(steps, (QStringList{QStringLiteral("quarantined:>new"),
+                                     QStringLiteral("replay_failed:new>failed"),
+                                     QStringLiteral("fixed:failed>fixed"),
                                      QStringLiteral("replayed:fixed>replayed")}));
-        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(b)), QStringLiteral("replayed"));
-        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(c)), QStringLiteral("discarded"));
-        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(d)), QStringLiteral("failed"));
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(b)),
+                 QStringLiteral("replayed"));
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(c)),
+                 QStringLiteral("discarded"));
+        QCOMPARE(f.text(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = %1").arg(d)),
+                 QStringLiteral("failed"));
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'failed'")), 3);
         // A replayed record cannot be fixed or discarded; nothing was ever deleted.
-        QCOMPARE(runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(b), QStringLiteral("--set"), QStringLiteral("$.amount=6"),
-                                                      QStringLiteral("--execute")})).exitCode,
+        QCOMPARE(runCli(f.cli(QStringLiteral("fix"),
+                              {QStringLiteral("--id"), QString::number(b), QStringLiteral("--set"),
+                               QStringLiteral("$.amount=6"), QStringLiteral("--execute")}))
+                     .exitCode,
                  2);
         QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 5);
-        QVERIFY(f.n(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'dlq-replay-batch'")) >= 3);
+        QVERIFY(f.n(QStringLiteral(
+                    "SELECT COUNT(*) FROM rewind_audit WHERE action = 'dlq-replay-batch'")) >= 3);
     }
 
-    void twentyMegabytePayloadIsFixedAndReplayed()
-    {
+    void twentyMegabytePayloadIsFixedAndReplayed() {
         Fixture f;
         const qint64 id = f.id(QStringLiteral("f"));
         QByteArray fixed = "{\"order_id\": 10, \"amount\": 1, \"blob\": \"";
         fixed += QByteArray(20 * 1024 * 1024, 'y');
         fixed += "\"}";
         const QString file = testsupport::writeFile(f.dir, QStringLiteral("big.json"), fixed);
-        auto r = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(id), QStringLiteral("--payload-file"), file, QStringLiteral("--execute")}));
+        auto r = runCli(f.cli(QStringLiteral("fix"), {QStringLiteral("--id"), QString::number(id),
+                                                      QStringLiteral("--payload-file"), file,
+                                                      QStringLiteral("--execute")}));
         QCOMPARE(r.exitCode, 0);
         auto d = showDlq(f.db(), id);
         QVERIFY(*d->payload == fixed);
         QVERIFY(*d->originalPayload == bigInvalid());
         QVERIFY(*d->history.back().payloadBefore == bigInvalid());
         QVERIFY(*d->history.back().payloadAfter == fixed);
-        auto replayed = runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--id"), QString::number(id), QStringLiteral("--execute")}));
+        auto replayed =
+            runCli(f.cli(QStringLiteral("replay"), {QStringLiteral("--id"), QString::number(id),
+                                                    QStringLiteral("--execute")}));
         QCOMPARE(json(replayed.out).value(QStringLiteral("replayed")).toInt(), 1);
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'f' AND order_id = 10")), 1);
+        QCOMPARE(f.n(QStringLiteral(
+                     "SELECT COUNT(*) FROM ev_sink WHERE event_id = 'f' AND order_id = 10")),
+                 1);
     }
 
     // 100 MB payloads, built and compared in SQL: a valid one reaches the
     // sink through replay, a cut-short one is dead-lettered byte for byte.
-    void hundredMegabytePayloadsThroughReplayAndTheDlq()
-    {
+    void hundredMegabytePayloadsThroughReplayAndTheDlq() {
         Fixture f(true);
         const qint64 size = 100LL * 1024 * 1024;
-        const QString zs = testsupport::onPostgres() ? QStringLiteral("repeat('z', CAST(? AS INTEGER))") : QStringLiteral("printf('%.*c', ?, 'z')");
-        QVERIFY(f.db().exec(QStringLiteral("INSERT INTO ev_log VALUES (2, 0, 'h', '2025-05-06T11:00:00Z', "
-                                           "'{\"order_id\": 20, \"amount\": 5, \"blob\": \"' || ") % zs % QStringLiteral(" || '\"}'), "
-                                           "(2, 1, 'i', '2025-05-06T11:01:00Z', '{\"order_id\": 21, \"amount\": 6, \"blob\": \"' || ") % zs % u')',
-                            {size, size}));
+        const QString zs = testsupport::onPostgres()
+                               ? QStringLiteral("repeat('z', CAST(? AS INTEGER))")
+                               : QStringLiteral("printf('%.*c', ?, 'z')");
+        QVERIFY(f.db().exec(
+            QStringLiteral("INSERT INTO ev_log VALUES (2, 0, 'h', '2025-05-06T11:00:00Z', "
+                           "'{\"order_id\": 20, \"amount\": 5, \"blob\": \"' || ") %
+                zs %
+                QStringLiteral(" || '\"}'), "
+                               "(2, 1, 'i', '2025-05-06T11:01:00Z', '{\"order_id\": 21, "
+                               "\"amount\": 6, \"blob\": \"' || ") %
+                zs % u')',
+            {size, size}));
         ReplayOptions o;
         o.execute = true;
         auto r = replay(f.db(), *f.ws->spec.stream(QStringLiteral("ev")), QStringLiteral("g"), o);
@@ -588,11 +827,17 @@ private Q_SLOTS:
         QCOMPARE(r->consumed, qint64(2));
         QCOMPARE(r->inserted, qint64(1));
         QCOMPARE(r->deadLettered, qint64(1));
-        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'h' AND order_id = 20 AND amount = 5")), 1);
-        QCOMPARE(f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq AS d JOIN ev_log AS l ON l.event_id = d.event_id "
-                                    "WHERE d.event_id = 'i' AND d.error_class = 'invalid_json' AND d.original_payload = l.payload "
-                                    "AND d.payload = l.payload AND length(d.original_payload) > ?"),
-                        {size})
+        QCOMPARE(f.n(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'h' AND "
+                                    "order_id = 20 AND amount = 5")),
+                 1);
+        QCOMPARE(f.db()
+                     .scalar(QStringLiteral(
+                                 "SELECT COUNT(*) FROM rewind_dlq AS d JOIN ev_log AS l ON "
+                                 "l.event_id = d.event_id "
+                                 "WHERE d.event_id = 'i' AND d.error_class = 'invalid_json' AND "
+                                 "d.original_payload = l.payload "
+                                 "AND d.payload = l.payload AND length(d.original_payload) > ?"),
+                             {size})
                      ->toLongLong(),
                  1);
     }

@@ -2,8 +2,8 @@
 // order without gaps or repeats, honour filters, and a page deep in a large
 // DLQ costs what the first one does. Rows are made by SQL written here.
 #include "core/dlq/dlq.h"
-#include "tests/testsupport.h"
 #include "core/workspace/workspace.h"
+#include "tests/testsupport.h"
 
 #include <QElapsedTimer>
 #include <QTest>
@@ -17,32 +17,34 @@ const QByteArray kSpec = R"({"streams": {"ev": {"log": "ev_log", "sink": "ev_sin
 
 // `n` records: every third one is missing_field with a record-specific
 // number in its message, the rest invalid_json; every tenth is failed.
-QString fill(qint64 n)
-{
+QString fill(qint64 n) {
     return QStringLiteral(
                "WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < %1) "
-               "INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, error_class, error, original_payload, payload, "
+               "INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, "
+               "error_class, error, original_payload, payload, "
                "status, attempts, first_seen) "
                "SELECT 'stream', 'ev', CAST(i % 4 AS TEXT), i, 'ev-' || i, "
                "CASE WHEN i % 3 = 0 THEN 'missing_field' ELSE 'invalid_json' END, "
-               "CASE WHEN i % 3 = 0 THEN 'order ' || i || ' has no amount' ELSE 'unexpected end of input' END, "
+               "CASE WHEN i % 3 = 0 THEN 'order ' || i || ' has no amount' ELSE 'unexpected end of "
+               "input' END, "
                "'{\"order_id\": ' || i || '}', '{\"order_id\": ' || i || '}', "
-               "CASE WHEN i % 10 = 0 THEN 'failed' ELSE 'new' END, 0, '2025-05-06T10:00:00Z' FROM g")
+               "CASE WHEN i % 10 = 0 THEN 'failed' ELSE 'new' END, 0, '2025-05-06T10:00:00Z' FROM "
+               "g")
         .arg(n);
 }
 
 struct Fixture : testsupport::WorkspaceFixture {
     explicit Fixture(qint64 n)
-        : WorkspaceFixture({QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)")},
-                           kSpec, QStringLiteral("d.db"), QStringLiteral("s.json"))
-    {
+        : WorkspaceFixture(
+              {QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                              "event_id TEXT, record_ts TEXT, payload TEXT)")},
+              kSpec, QStringLiteral("d.db"), QStringLiteral("s.json")) {
         if (auto r = ws->db.exec(fill(n)); !r)
             qFatal("%s", qPrintable(r.error().message));
     }
 };
 
-QList<qint64> walk(const Database &db, const DlqSelection &selection, int pageSize)
-{
+QList<qint64> walk(const Database &db, const DlqSelection &selection, int pageSize) {
     QList<qint64> ids;
     qint64 after = 0;
     for (;;) {
@@ -65,19 +67,18 @@ class TestDlqPaging : public QObject {
 private Q_SLOTS:
     void initTestCase() { REWIND_REQUIRE_ENGINE(); }
 
-    void pagesCoverTheSelectionExactlyOnce_data()
-    {
+    void pagesCoverTheSelectionExactlyOnce_data() {
         QTest::addColumn<QStringList>("statuses");
         QTest::addColumn<bool>("bySignature");
         QTest::addColumn<qint64>("expected");
         QTest::newRow("all") << QStringList() << false << qint64(1000);
         QTest::newRow("failed") << QStringList{QStringLiteral("failed")} << false << qint64(100);
         QTest::newRow("signature") << QStringList() << true << qint64(333);
-        QTest::newRow("signature+new") << QStringList{QStringLiteral("new")} << true << qint64(333 - 33);
+        QTest::newRow("signature+new")
+            << QStringList{QStringLiteral("new")} << true << qint64(333 - 33);
     }
 
-    void pagesCoverTheSelectionExactlyOnce()
-    {
+    void pagesCoverTheSelectionExactlyOnce() {
         QFETCH(QStringList, statuses);
         QFETCH(bool, bySignature);
         QFETCH(qint64, expected);
@@ -85,7 +86,8 @@ private Q_SLOTS:
         DlqSelection s;
         s.statuses = statuses;
         if (bySignature)
-            s.signature = errorSignature(QStringLiteral("missing_field"), QStringLiteral("order 3 has no amount"));
+            s.signature = errorSignature(QStringLiteral("missing_field"),
+                                         QStringLiteral("order 3 has no amount"));
         const QList<qint64> ids = walk(f.db(), s, 64);
         QCOMPARE(ids.size(), expected);
         QVERIFY(std::is_sorted(ids.begin(), ids.end()));
@@ -107,16 +109,17 @@ private Q_SLOTS:
         QCOMPARE(first->front().status, shown->record.status);
     }
 
-    void groupsCountEveryRecordOncePerSignature()
-    {
+    void groupsCountEveryRecordOncePerSignature() {
         Fixture f(1000);
         auto list = listDlq(f.db(), {}, 0);
         QVERIFY(list);
         QCOMPARE(list->groups.size(), std::size_t(2));
         QCOMPARE(list->groups[0].count, 667);
-        QCOMPARE(list->groups[0].signature, QStringLiteral("invalid_json: unexpected end of input"));
+        QCOMPARE(list->groups[0].signature,
+                 QStringLiteral("invalid_json: unexpected end of input"));
         QCOMPARE(list->groups[1].count, 333);
-        QCOMPARE(list->groups[1].signature, QStringLiteral("missing_field: order <n> has no amount"));
+        QCOMPARE(list->groups[1].signature,
+                 QStringLiteral("missing_field: order <n> has no amount"));
         qint64 failed = 0;
         for (const auto &[status, n] : list->groups[1].byStatus)
             if (status == DlqStatus::Failed)
@@ -124,8 +127,7 @@ private Q_SLOTS:
         QCOMPARE(failed, 33); // multiples of 30 up to 990
     }
 
-    void aDeepPageCostsWhatTheFirstDoes()
-    {
+    void aDeepPageCostsWhatTheFirstDoes() {
         Fixture f(200000);
         QElapsedTimer t;
         t.start();
@@ -138,7 +140,10 @@ private Q_SLOTS:
         QCOMPARE(first->front().id, 1);
         QCOMPARE(deep->size(), std::size_t(250));
         QCOMPARE(deep->front().id, 199001);
-        QVERIFY2(deepMs < 200, qPrintable(QStringLiteral("deep page took %1 ms (first %2 ms)").arg(deepMs).arg(firstMs)));
+        QVERIFY2(
+            deepMs < 200,
+            qPrintable(
+                QStringLiteral("deep page took %1 ms (first %2 ms)").arg(deepMs).arg(firstMs)));
         auto last = pageDlq(f.db(), {}, 199900, 250);
         QCOMPARE(last->size(), std::size_t(100));
     }
@@ -148,30 +153,47 @@ private Q_SLOTS:
     // message's signature there is errorSignature()'s, and each record shows
     // that one (a leading byte-order mark included, which PostgreSQL's driver
     // drops from the text it reads back).
-    void signaturesInTheDatabaseAreErrorSignature()
-    {
+    void signaturesInTheDatabaseAreErrorSignature() {
         Fixture f(1); // and one record of the fill
         const QStringList messages = {
-            QStringLiteral("order 42 missing"), QStringLiteral("ord-17 id=3.5e-3 amount2 x"), QStringLiteral("hash 0xdeadBEEF and abcdef12 and deadbeefcafe1"),
-            QStringLiteral("key 'quoted 12' rejected"), QStringLiteral("customer 123e4567-e89b-12d3-a456-426614174000 unknown"),
-            QStringLiteral("version 1.5.3 then -4 and +7.25E+3"), QStringLiteral("  spaced\t\tout \n message  "), QStringLiteral("abcdefgh deadbeef 12345678"),
-            QStringLiteral("x_12 y.5 z,6 (7) [8]"), QStringLiteral("caf\u00e9 9\u00a0items\u2003now"), QStringLiteral("0x 0xZ 0x1g 1e5e5"),
-            QStringLiteral("'unterminated 5"), QStringLiteral("it''s 'a' 'b c' 3"), QStringLiteral(""),
-            QStringLiteral("\ufeffleading byte-order mark 5")}; // SQLite drops the mark as it stores the text, PostgreSQL as it reads it back
+            QStringLiteral("order 42 missing"),
+            QStringLiteral("ord-17 id=3.5e-3 amount2 x"),
+            QStringLiteral("hash 0xdeadBEEF and abcdef12 and deadbeefcafe1"),
+            QStringLiteral("key 'quoted 12' rejected"),
+            QStringLiteral("customer 123e4567-e89b-12d3-a456-426614174000 unknown"),
+            QStringLiteral("version 1.5.3 then -4 and +7.25E+3"),
+            QStringLiteral("  spaced\t\tout \n message  "),
+            QStringLiteral("abcdefgh deadbeef 12345678"),
+            QStringLiteral("x_12 y.5 z,6 (7) [8]"),
+            QStringLiteral("caf\u00e9 9\u00a0items\u2003now"),
+            QStringLiteral("0x 0xZ 0x1g 1e5e5"),
+            QStringLiteral("'unterminated 5"),
+            QStringLiteral("it''s 'a' 'b c' 3"),
+            QStringLiteral(""),
+            QStringLiteral(
+                "\ufeffleading byte-order mark 5")}; // SQLite drops the mark as it stores the text,
+                                                     // PostgreSQL as it reads it back
         for (const QString &m : messages)
-            QVERIFY(f.db().exec(QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, error_class, error, status, attempts, first_seen) "
-                                               "VALUES ('stream', 'ev', 'c', ?, 'new', 0, '2025-05-06T10:00:00Z')"),
-                                {m}));
+            QVERIFY(f.db().exec(
+                QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, error_class, "
+                               "error, status, attempts, first_seen) "
+                               "VALUES ('stream', 'ev', 'c', ?, 'new', 0, '2025-05-06T10:00:00Z')"),
+                {m}));
         // Each message's errorSignature() finds as many records as share it
         // (the stored text: a leading byte-order mark is not kept everywhere).
         for (const QString &m : messages.first(messages.size() - 1)) {
             DlqSelection s;
             s.signature = errorSignature(QStringLiteral("c"), m);
-            const auto sharing = std::count_if(messages.begin(), messages.end(),
-                                               [&](const QString &o) { return errorSignature(QStringLiteral("c"), o) == s.signature; });
+            const auto sharing =
+                std::count_if(messages.begin(), messages.end(), [&](const QString &o) {
+                    return errorSignature(QStringLiteral("c"), o) == s.signature;
+                });
             auto n = countDlq(f.db(), s);
             QVERIFY(n);
-            QVERIFY2(n->total == sharing, qPrintable(QStringLiteral("\"%1\": the database's signature differs from \"%2\"").arg(m, s.signature)));
+            QVERIFY2(
+                n->total == sharing,
+                qPrintable(QStringLiteral("\"%1\": the database's signature differs from \"%2\"")
+                               .arg(m, s.signature)));
         }
         // A record shows the signature it is grouped and filtered by.
         auto all = pageDlq(f.db(), {}, 0, 100);
@@ -183,7 +205,10 @@ private Q_SLOTS:
             s.signature = r.signature;
             auto n = countDlq(f.db(), s);
             QVERIFY(n);
-            QVERIFY2(n->total == 1, qPrintable(QStringLiteral("record %1: not found by its own signature \"%2\"").arg(r.id).arg(r.signature)));
+            QVERIFY2(n->total == 1,
+                     qPrintable(QStringLiteral("record %1: not found by its own signature \"%2\"")
+                                    .arg(r.id)
+                                    .arg(r.signature)));
             auto shown = showDlq(f.db(), r.id);
             QVERIFY(shown);
             QCOMPARE(shown->record.signature, r.signature);
@@ -200,8 +225,7 @@ private Q_SLOTS:
         }
     }
 
-    void aBadFilterIsRefused()
-    {
+    void aBadFilterIsRefused() {
         Fixture f(10);
         DlqSelection s;
         s.statuses = {QStringLiteral("lost")};

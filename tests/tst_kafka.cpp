@@ -12,9 +12,8 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QStringBuilder>
-#include <QThread>
 #include <QTest>
-
+#include <QThread>
 #include <memory>
 
 using namespace rw;
@@ -23,18 +22,20 @@ namespace {
 
 using namespace kafkamock;
 
-QJsonObject json(const QString &text) { return QJsonDocument::fromJson(text.toUtf8()).object(); }
+QJsonObject json(const QString &text) {
+    return QJsonDocument::fromJson(text.toUtf8()).object();
+}
 
-QStringList replayArgs(int batchSize = 100)
-{
-    return {QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"), QStringLiteral("loader"),
-            QStringLiteral("--batch-size"), QString::number(batchSize), QStringLiteral("--execute"), QStringLiteral("--json")};
+QStringList replayArgs(int batchSize = 100) {
+    return {QStringLiteral("replay"),   QStringLiteral("--stream"),  QStringLiteral("payments"),
+            QStringLiteral("--group"),  QStringLiteral("loader"),    QStringLiteral("--batch-size"),
+            QString::number(batchSize), QStringLiteral("--execute"), QStringLiteral("--json")};
 }
 
 // The sink as "rows/distinct event ids".
-QString sinkCount(const testsupport::WorkspaceFixture &f)
-{
-    auto q = f.db().exec(QStringLiteral("SELECT COUNT(*), COUNT(DISTINCT event_id) FROM payment_events"));
+QString sinkCount(const testsupport::WorkspaceFixture &f) {
+    auto q = f.db().exec(
+        QStringLiteral("SELECT COUNT(*), COUNT(DISTINCT event_id) FROM payment_events"));
     if (!q || !q->next())
         return QStringLiteral("(no sink)");
     const QString out = q->value(0).toString() % u'/' % q->value(1).toString();
@@ -44,8 +45,8 @@ QString sinkCount(const testsupport::WorkspaceFixture &f)
 
 // What python3-kafka, an independent client, reads: per partition the
 // group's committed offset (-1: none) and the log end.
-QMap<int, std::pair<qint64, qint64>> independentOffsets(const QString &bootstrap, const QString &group)
-{
+QMap<int, std::pair<qint64, qint64>> independentOffsets(const QString &bootstrap,
+                                                        const QString &group) {
     const QString script = QStringLiteral(R"(
 import json, sys
 from kafka import KafkaConsumer, TopicPartition
@@ -62,7 +63,8 @@ c.close()
     QMap<int, std::pair<qint64, qint64>> out;
     const QJsonObject o = QJsonDocument::fromJson(py.readAllStandardOutput()).object();
     for (auto it = o.begin(); it != o.end(); ++it)
-        out.insert(it.key().toInt(), {it->toArray().at(0).toInteger(), it->toArray().at(1).toInteger()});
+        out.insert(it.key().toInt(),
+                   {it->toArray().at(0).toInteger(), it->toArray().at(1).toInteger()});
     return out;
 }
 
@@ -77,16 +79,17 @@ private Q_SLOTS:
     // `offsets` on a Kafka stream: the group's committed offsets and each
     // partition's watermarks, as the cluster holds them and as an
     // independent client reads them.
-    void offsetsAsTheClusterHoldsThem()
-    {
+    void offsetsAsTheClusterHoldsThem() {
         MockCluster cluster;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
-        const auto r = f.cli({QStringLiteral("offsets"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+        const auto r = f.cli({QStringLiteral("offsets"), QStringLiteral("--stream"),
+                              QStringLiteral("payments"), QStringLiteral("--group"),
                               QStringLiteral("loader"), QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonArray parts = json(r.out).value(QStringLiteral("partitions")).toArray();
         QCOMPARE(parts.size(), kPartitions);
-        const qint64 committed[kPartitions] = {2, 4, 0}; // partition 2: nothing committed, read from the log start
+        const qint64 committed[kPartitions] = {
+            2, 4, 0}; // partition 2: nothing committed, read from the log start
         for (int p = 0; p < kPartitions; ++p) {
             const QJsonObject o = parts.at(p).toObject();
             QCOMPARE(o.value(QStringLiteral("partition")).toInteger(), p);
@@ -101,55 +104,78 @@ private Q_SLOTS:
         for (int p = 0; p < kPartitions; ++p) {
             const QJsonObject o = parts.at(p).toObject();
             QCOMPARE(independent.value(p).second, o.value(QStringLiteral("log_end")).toInteger());
-            QCOMPARE(independent.value(p).first, p == 2 ? -1 : o.value(QStringLiteral("committed")).toInteger());
+            QCOMPARE(independent.value(p).first,
+                     p == 2 ? -1 : o.value(QStringLiteral("committed")).toInteger());
         }
 
         // consumer-groups: the spec's groups with their lag.
-        const auto groups = f.cli({QStringLiteral("consumer-groups"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--json")});
+        const auto groups = f.cli({QStringLiteral("consumer-groups"), QStringLiteral("--stream"),
+                                   QStringLiteral("payments"), QStringLiteral("--json")});
         QVERIFY2(groups.exitCode == 0, qPrintable(groups.err));
-        QVERIFY2(groups.out.contains(QStringLiteral("\"loader\"")) && groups.out.contains(QStringLiteral("\"idle\"")), qPrintable(groups.out));
+        QVERIFY2(groups.out.contains(QStringLiteral("\"loader\"")) &&
+                     groups.out.contains(QStringLiteral("\"idle\"")),
+                 qPrintable(groups.out));
 
         // streams: the topic and cluster, never the config's values.
         const auto streams = f.cli({QStringLiteral("streams"), QStringLiteral("--json")});
         QCOMPARE(streams.exitCode, 0);
-        const QJsonObject s = json(streams.out).value(QStringLiteral("streams")).toArray().at(0).toObject();
+        const QJsonObject s =
+            json(streams.out).value(QStringLiteral("streams")).toArray().at(0).toObject();
         QVERIFY(s.value(QStringLiteral("log")).isNull());
-        QCOMPARE(s.value(QStringLiteral("kafka")).toObject().value(QStringLiteral("topic")).toString(), QString::fromLatin1(kTopic));
+        QCOMPARE(
+            s.value(QStringLiteral("kafka")).toObject().value(QStringLiteral("topic")).toString(),
+            QString::fromLatin1(kTopic));
     }
 
     // Bad input names the culprit, exit 2; a cluster that does not answer is
     // exit 1 naming it, within the bounded wait; no secret is ever printed.
-    void badInputAndAnUnreachableCluster()
-    {
+    void badInputAndAnUnreachableCluster() {
         MockCluster cluster;
-        const QStringList offsets{QStringLiteral("offsets"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
-                                  QStringLiteral("loader"), QStringLiteral("--json")};
+        const QStringList offsets{QStringLiteral("offsets"),  QStringLiteral("--stream"),
+                                  QStringLiteral("payments"), QStringLiteral("--group"),
+                                  QStringLiteral("loader"),   QStringLiteral("--json")};
         {
-            testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap(), QStringLiteral("paymnets")));
+            testsupport::WorkspaceFixture f(
+                {}, kafkaSpec(cluster.bootstrap(), QStringLiteral("paymnets")));
             const auto r = f.cli(offsets);
             QCOMPARE(r.exitCode, 2);
-            QVERIFY2(r.err.contains(QStringLiteral("topic \"paymnets\" does not exist")) && r.err.contains(QStringLiteral("payments")), qPrintable(r.err));
+            QVERIFY2(r.err.contains(QStringLiteral("topic \"paymnets\" does not exist")) &&
+                         r.err.contains(QStringLiteral("payments")),
+                     qPrintable(r.err));
         }
         {
-            testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap(), QString::fromLatin1(kTopic), QStringLiteral(R"({"fetch.max.bites": "1"})")));
+            testsupport::WorkspaceFixture f(
+                {}, kafkaSpec(cluster.bootstrap(), QString::fromLatin1(kTopic),
+                              QStringLiteral(R"({"fetch.max.bites": "1"})")));
             const auto r = f.cli(offsets);
             QCOMPARE(r.exitCode, 2);
-            QVERIFY2(r.err.contains(QStringLiteral("\"fetch.max.bites\" is not a librdkafka property")), qPrintable(r.err));
+            QVERIFY2(
+                r.err.contains(QStringLiteral("\"fetch.max.bites\" is not a librdkafka property")),
+                qPrintable(r.err));
         }
         {
             qunsetenv("REWIND_TEST_UNSET_SECRET");
-            testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap(), QString::fromLatin1(kTopic),
-                                                          QStringLiteral(R"({"sasl.password": "${REWIND_TEST_UNSET_SECRET}"})")));
+            testsupport::WorkspaceFixture f(
+                {},
+                kafkaSpec(cluster.bootstrap(), QString::fromLatin1(kTopic),
+                          QStringLiteral(R"({"sasl.password": "${REWIND_TEST_UNSET_SECRET}"})")));
             const auto r = f.cli(offsets);
             QCOMPARE(r.exitCode, 2);
-            QVERIFY2(r.err.contains(QStringLiteral("${REWIND_TEST_UNSET_SECRET}, which is not set")), qPrintable(r.err));
+            QVERIFY2(
+                r.err.contains(QStringLiteral("${REWIND_TEST_UNSET_SECRET}, which is not set")),
+                qPrintable(r.err));
         }
         {
-            // Nothing listens on port 1: refused, within the wait, naming the bootstrap list; the password never shows.
+            // Nothing listens on port 1: refused, within the wait, naming the bootstrap list; the
+            // password never shows.
             qputenv("REWIND_TEST_SECRET", "hunter2-secret");
             qputenv("REWIND_KAFKA_TIMEOUT_MS", "2000");
-            testsupport::WorkspaceFixture f({}, kafkaSpec(QStringLiteral("127.0.0.1:1"), QString::fromLatin1(kTopic),
-                                                          QStringLiteral(R"({"sasl.username": "ops", "sasl.password": "${REWIND_TEST_SECRET}"})")));
+            testsupport::WorkspaceFixture f(
+                {},
+                kafkaSpec(
+                    QStringLiteral("127.0.0.1:1"), QString::fromLatin1(kTopic),
+                    QStringLiteral(
+                        R"({"sasl.username": "ops", "sasl.password": "${REWIND_TEST_SECRET}"})")));
             QElapsedTimer t;
             t.start();
             const auto r = f.cli(offsets);
@@ -157,69 +183,86 @@ private Q_SLOTS:
             QCOMPARE(r.exitCode, 1);
             QVERIFY2(t.elapsed() < 15000, qPrintable(QString::number(t.elapsed())));
             QVERIFY2(r.err.contains(QStringLiteral("127.0.0.1:1")), qPrintable(r.err));
-            QVERIFY(!r.err.contains(QStringLiteral("hunter2")) && !r.out.contains(QStringLiteral("hunter2")));
+            QVERIFY(!r.err.contains(QStringLiteral("hunter2")) &&
+                    !r.out.contains(QStringLiteral("hunter2")));
         }
         {
             // A spec naming both a log table and a topic is refused whole.
             QByteArray both = kafkaSpec(cluster.bootstrap());
-            both.replace("\"event_id\": \"key\",", "\"event_id\": \"key\", \"log\": \"payments_log\",");
+            both.replace("\"event_id\": \"key\",",
+                         "\"event_id\": \"key\", \"log\": \"payments_log\",");
             testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
             const QString path = testsupport::writeFile(f.dir, QStringLiteral("both.json"), both);
-            const auto r = testsupport::runCli({QStringLiteral("streams"), QStringLiteral("--db"), f.dbPath, QStringLiteral("--spec"), path});
+            const auto r = testsupport::runCli({QStringLiteral("streams"), QStringLiteral("--db"),
+                                                f.dbPath, QStringLiteral("--spec"), path});
             QCOMPARE(r.exitCode, 2);
-            QVERIFY2(r.err.contains(QStringLiteral("\"log\": and \"kafka\" are exclusive")), qPrintable(r.err));
+            QVERIFY2(r.err.contains(QStringLiteral("\"log\": and \"kafka\" are exclusive")),
+                     qPrintable(r.err));
             // An event id that is neither the key, a JSON path nor a header.
             QByteArray badId = kafkaSpec(cluster.bootstrap());
             badId.replace("\"event_id\": \"key\"", "\"event_id\": \"value.id\"");
-            const QString badPath = testsupport::writeFile(f.dir, QStringLiteral("badid.json"), badId);
-            const auto id = testsupport::runCli({QStringLiteral("streams"), QStringLiteral("--db"), f.dbPath, QStringLiteral("--spec"), badPath});
+            const QString badPath =
+                testsupport::writeFile(f.dir, QStringLiteral("badid.json"), badId);
+            const auto id = testsupport::runCli({QStringLiteral("streams"), QStringLiteral("--db"),
+                                                 f.dbPath, QStringLiteral("--spec"), badPath});
             QCOMPARE(id.exitCode, 2);
-            QVERIFY2(id.err.contains(QStringLiteral("\"event_id\": \"value.id\": expected \"key\"")), qPrintable(id.err));
+            QVERIFY2(
+                id.err.contains(QStringLiteral("\"event_id\": \"value.id\": expected \"key\"")),
+                qPrintable(id.err));
         }
     }
 
     // offsets-reset --execute commits to the group on the cluster (as an
     // independent client then reads), audited; --partition limits it.
-    void resetCommitsToTheCluster()
-    {
+    void resetCommitsToTheCluster() {
         MockCluster cluster;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
-        const QStringList base{QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+        const QStringList base{QStringLiteral("offsets-reset"), QStringLiteral("--stream"),
+                               QStringLiteral("payments"), QStringLiteral("--group"),
                                QStringLiteral("loader")};
-        const auto dry = f.cli(base + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--json")});
+        const auto dry =
+            f.cli(base + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--json")});
         QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
         QCOMPARE(json(dry.out).value(QStringLiteral("executed")).toBool(), false);
-        QCOMPARE(independentOffsets(cluster.bootstrap(), QStringLiteral("loader")).value(0).first, 2); // a dry run changes nothing
+        QCOMPARE(independentOffsets(cluster.bootstrap(), QStringLiteral("loader")).value(0).first,
+                 2); // a dry run changes nothing
 
-        const auto latest = f.cli(base + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--execute"), QStringLiteral("--json")});
+        const auto latest =
+            f.cli(base + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--execute"),
+                                     QStringLiteral("--json")});
         QVERIFY2(latest.exitCode == 0, qPrintable(latest.err));
         auto after = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
         for (int p = 0; p < kPartitions; ++p)
             QCOMPARE(after.value(p).first, 5 + p);
-        const auto shifted = f.cli(base + QStringList{QStringLiteral("--shift-by"), QStringLiteral("-3"), QStringLiteral("--partition"),
-                                                      QStringLiteral("1"), QStringLiteral("--execute"), QStringLiteral("--json")});
+        const auto shifted =
+            f.cli(base + QStringList{QStringLiteral("--shift-by"), QStringLiteral("-3"),
+                                     QStringLiteral("--partition"), QStringLiteral("1"),
+                                     QStringLiteral("--execute"), QStringLiteral("--json")});
         QVERIFY2(shifted.exitCode == 0, qPrintable(shifted.err));
         after = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
         QCOMPARE(after.value(0).first, 5);
         QCOMPARE(after.value(1).first, 3);
         QCOMPARE(after.value(2).first, 7);
-        auto audited = f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset' AND stream = 'payments'"));
+        auto audited =
+            f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = "
+                                         "'offsets-reset' AND stream = 'payments'"));
         QVERIFY(audited);
         QCOMPARE(audited->toInt(), 2);
     }
 
     // A group with a member: the reset is refused, naming the group and
     // saying to stop its consumers; its offsets stay, and nothing is audited.
-    void resetRefusedWhileTheGroupHasMembers()
-    {
+    void resetRefusedWhileTheGroupHasMembers() {
         MockCluster cluster;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
         char err[512];
         rd_kafka_conf_t *conf = rd_kafka_conf_new();
         rd_kafka_conf_set_log_cb(conf, nullptr);
-        rd_kafka_conf_set(conf, "bootstrap.servers", cluster.bootstrap().toUtf8().constData(), err, sizeof err);
+        rd_kafka_conf_set(conf, "bootstrap.servers", cluster.bootstrap().toUtf8().constData(), err,
+                          sizeof err);
         rd_kafka_conf_set(conf, "group.id", "busy", err, sizeof err);
-        rd_kafka_conf_set(conf, "session.timeout.ms", "6000", err, sizeof err); // the mock's first join takes about 3 s
+        rd_kafka_conf_set(conf, "session.timeout.ms", "6000", err,
+                          sizeof err); // the mock's first join takes about 3 s
         rd_kafka_t *member = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
         QVERIFY2(member, err);
         rd_kafka_poll_set_consumer(member);
@@ -241,15 +284,19 @@ private Q_SLOTS:
         }
         QVERIFY2(assigned, "the member never joined");
 
-        const auto r = f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
-                              QStringLiteral("busy"), QStringLiteral("--to-latest"), QStringLiteral("--execute")});
+        const auto r =
+            f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"),
+                   QStringLiteral("payments"), QStringLiteral("--group"), QStringLiteral("busy"),
+                   QStringLiteral("--to-latest"), QStringLiteral("--execute")});
         rd_kafka_consumer_close(member);
         rd_kafka_destroy(member);
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(QStringLiteral("\"busy\"")) && r.err.contains(QStringLiteral("active members"))
-                     && r.err.contains(QStringLiteral("stop its consumers")),
+        QVERIFY2(r.err.contains(QStringLiteral("\"busy\"")) &&
+                     r.err.contains(QStringLiteral("active members")) &&
+                     r.err.contains(QStringLiteral("stop its consumers")),
                  qPrintable(r.err));
-        auto audited = f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset'"));
+        auto audited = f.db().scalar(
+            QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset'"));
         QVERIFY(audited);
         QCOMPARE(audited->toInt(), 0);
     }
@@ -257,12 +304,13 @@ private Q_SLOTS:
     // replay --execute: each event once in the sink, the workspace's and the
     // cluster's offsets at the log end (read back by python3-kafka); run
     // again after a reset to the earliest, nothing doubles.
-    void replayLandsEachEventOnceAndCommitsToTheGroup()
-    {
+    void replayLandsEachEventOnceAndCommitsToTheGroup() {
         MockCluster cluster;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
-        const QStringList replay{QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
-                                 QStringLiteral("loader"), QStringLiteral("--execute"), QStringLiteral("--json")};
+        const QStringList replay{QStringLiteral("replay"),   QStringLiteral("--stream"),
+                                 QStringLiteral("payments"), QStringLiteral("--group"),
+                                 QStringLiteral("loader"),   QStringLiteral("--execute"),
+                                 QStringLiteral("--json")};
         const auto first = f.cli(replay);
         QVERIFY2(first.exitCode == 0, qPrintable(first.err));
         // From the committed 2, 4 and nothing: 3 + 2 + 7 events.
@@ -271,8 +319,11 @@ private Q_SLOTS:
         auto rows = f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM payment_events"));
         QVERIFY(rows);
         QCOMPARE(rows->toInt(), 12);
-        auto offsets = f.db().exec(QStringLiteral("SELECT o.partition_id, o.committed_offset, k.cluster_offset FROM rewind_offsets AS o JOIN rewind_kafka_offsets AS k "
-                                                  "ON k.group_id = o.group_id AND k.partition_id = o.partition_id WHERE o.group_id = 'loader' ORDER BY 1"));
+        auto offsets = f.db().exec(
+            QStringLiteral("SELECT o.partition_id, o.committed_offset, k.cluster_offset FROM "
+                           "rewind_offsets AS o JOIN rewind_kafka_offsets AS k "
+                           "ON k.group_id = o.group_id AND k.partition_id = o.partition_id WHERE "
+                           "o.group_id = 'loader' ORDER BY 1"));
         QVERIFY(offsets);
         for (int p = 0; p < kPartitions; ++p) {
             QVERIFY(offsets->next());
@@ -285,28 +336,32 @@ private Q_SLOTS:
             QCOMPARE(independent.value(p).first, 5 + p);
 
         // Back to the earliest: the 6 events before the old commits land, the 12 are duplicates.
-        const auto reset = f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
-                                  QStringLiteral("loader"), QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        const auto reset =
+            f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"),
+                   QStringLiteral("payments"), QStringLiteral("--group"), QStringLiteral("loader"),
+                   QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
         QVERIFY2(reset.exitCode == 0, qPrintable(reset.err));
         const auto again = f.cli(replay);
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         QCOMPARE(json(again.out).value(QStringLiteral("consumed")).toInteger(), 18);
         QCOMPARE(json(again.out).value(QStringLiteral("inserted")).toInteger(), 6);
         QCOMPARE(json(again.out).value(QStringLiteral("duplicates")).toInteger(), 12);
-        rows = f.db().scalar(QStringLiteral("SELECT COUNT(DISTINCT event_id) * 1000 + COUNT(*) FROM payment_events"));
+        rows = f.db().scalar(QStringLiteral(
+            "SELECT COUNT(DISTINCT event_id) * 1000 + COUNT(*) FROM payment_events"));
         QCOMPARE(rows->toInt(), 18018);
     }
 
     // --to-datetime: the mock answers no offset to every lookup, so a time
     // before every record is found by searching the records' timestamps;
     // one after every record is the log end, as the broker said.
-    void resetByTimeSearchesRecordsWhereTheBrokerAnswersNone()
-    {
+    void resetByTimeSearchesRecordsWhereTheBrokerAnswersNone() {
         MockCluster cluster;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
         const auto byTime = [&](const QString &t) {
-            return f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
-                          QStringLiteral("loader"), QStringLiteral("--to-datetime"), t, QStringLiteral("--json")});
+            return f.cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"),
+                          QStringLiteral("payments"), QStringLiteral("--group"),
+                          QStringLiteral("loader"), QStringLiteral("--to-datetime"), t,
+                          QStringLiteral("--json")});
         };
         const auto past = byTime(QStringLiteral("2000-01-01T00:00:00Z"));
         QVERIFY2(past.exitCode == 0, qPrintable(past.err));
@@ -315,7 +370,8 @@ private Q_SLOTS:
         for (const auto &v : parts) {
             const QJsonObject o = v.toObject();
             QCOMPARE(o.value(QStringLiteral("new")).toInteger(), 0);
-            QCOMPARE(o.value(QStringLiteral("found_by")).toString(), QStringLiteral("record_search"));
+            QCOMPARE(o.value(QStringLiteral("found_by")).toString(),
+                     QStringLiteral("record_search"));
             QVERIFY(!o.value(QStringLiteral("new_record_ts")).toString().isEmpty());
             QVERIFY(o.value(QStringLiteral("previous_record_ts")).isNull());
         }
@@ -323,7 +379,8 @@ private Q_SLOTS:
         QVERIFY2(future.exitCode == 0, qPrintable(future.err));
         for (const auto &v : json(future.out).value(QStringLiteral("partitions")).toArray()) {
             const QJsonObject o = v.toObject();
-            QCOMPARE(o.value(QStringLiteral("new")).toInteger(), o.value(QStringLiteral("log_end")).toInteger());
+            QCOMPARE(o.value(QStringLiteral("new")).toInteger(),
+                     o.value(QStringLiteral("log_end")).toInteger());
             QVERIFY(o.value(QStringLiteral("new_record_ts")).isNull());
             QVERIFY(!o.value(QStringLiteral("previous_record_ts")).toString().isEmpty());
         }
@@ -335,29 +392,37 @@ private Q_SLOTS:
 
     // --export writes kafka-consumer-groups' one-group CSV (topic,partition,
     // offset); --from-file reads it, and its several-groups form.
-    void exportAndImportKafkaCsv()
-    {
+    void exportAndImportKafkaCsv() {
         MockCluster cluster;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
         const QString csv = f.dir.filePath(QStringLiteral("plan.csv"));
-        const QStringList reset{QStringLiteral("offsets-reset"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+        const QStringList reset{QStringLiteral("offsets-reset"), QStringLiteral("--stream"),
+                                QStringLiteral("payments"), QStringLiteral("--group"),
                                 QStringLiteral("loader")};
-        const auto dry = f.cli(reset + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--export"), csv});
+        const auto dry = f.cli(
+            reset + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--export"), csv});
         QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
         QFile file(csv);
         QVERIFY(file.open(QIODevice::ReadOnly));
-        QCOMPARE(QString::fromUtf8(file.readAll()), QStringLiteral("payments,0,5\npayments,1,6\npayments,2,7\n"));
-        QCOMPARE(independentOffsets(cluster.bootstrap(), QStringLiteral("loader")).value(0).first, 2); // a dry run
+        QCOMPARE(QString::fromUtf8(file.readAll()),
+                 QStringLiteral("payments,0,5\npayments,1,6\npayments,2,7\n"));
+        QCOMPARE(independentOffsets(cluster.bootstrap(), QStringLiteral("loader")).value(0).first,
+                 2); // a dry run
 
-        const auto applied = f.cli(reset + QStringList{QStringLiteral("--from-file"), csv, QStringLiteral("--execute")});
+        const auto applied = f.cli(
+            reset + QStringList{QStringLiteral("--from-file"), csv, QStringLiteral("--execute")});
         QVERIFY2(applied.exitCode == 0, qPrintable(applied.err));
         auto seen = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
         for (int p = 0; p < kPartitions; ++p)
             QCOMPARE(seen.value(p).first, 5 + p);
 
         // Several groups: only loader's row on payments is applied.
-        const QString several = testsupport::writeFile(f.dir, QStringLiteral("several.csv"), "idle,payments,0,1\nloader,payments,1,2\nloader,other,0,3\n");
-        const auto mine = f.cli(reset + QStringList{QStringLiteral("--from-file"), several, QStringLiteral("--execute"), QStringLiteral("--json")});
+        const QString several =
+            testsupport::writeFile(f.dir, QStringLiteral("several.csv"),
+                                   "idle,payments,0,1\nloader,payments,1,2\nloader,other,0,3\n");
+        const auto mine =
+            f.cli(reset + QStringList{QStringLiteral("--from-file"), several,
+                                      QStringLiteral("--execute"), QStringLiteral("--json")});
         QVERIFY2(mine.exitCode == 0, qPrintable(mine.err));
         QCOMPARE(json(mine.out).value(QStringLiteral("partitions")).toArray().size(), 1);
         seen = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
@@ -370,26 +435,31 @@ private Q_SLOTS:
     // group commit: the next replay starts at the workspace's offsets (not
     // the cluster's older ones), lands each event once, and catches the
     // group up, as python3-kafka reads it.
-    void replayKilledBeforeTheGroupCommitResumes()
-    {
+    void replayKilledBeforeTheGroupCommitResumes() {
         MockCluster cluster;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
         // Batches of 2, each taking one event from partitions 0 (from offset
         // 2) and 1 (from 4); the kill is after the second batch's transaction.
-        const auto killed = testsupport::runRewindctl(replayArgs(2) + f.args(), QStringLiteral("replay-before-follow:2"));
-        QVERIFY2(killed.crashed && killed.err.contains("failpoint replay-before-follow:2 reached"), killed.err.constData());
+        const auto killed = testsupport::runRewindctl(replayArgs(2) + f.args(),
+                                                      QStringLiteral("replay-before-follow:2"));
+        QVERIFY2(killed.crashed && killed.err.contains("failpoint replay-before-follow:2 reached"),
+                 killed.err.constData());
         const auto afterKill = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"));
         QCOMPARE(afterKill.value(0).first, 3); // the first batch's commit reached the group
         QCOMPARE(afterKill.value(1).first, 5); // the second batch's did not
         QCOMPARE(afterKill.value(2).first, -1);
         QCOMPARE(sinkCount(f), QStringLiteral("4/4"));
         {
-            auto q = f.db().exec(QStringLiteral("SELECT partition_id, committed_offset FROM rewind_offsets WHERE group_id = 'loader' ORDER BY partition_id"));
+            auto q = f.db().exec(
+                QStringLiteral("SELECT partition_id, committed_offset FROM rewind_offsets WHERE "
+                               "group_id = 'loader' ORDER BY partition_id"));
             QVERIFY(q);
             QStringList workspace;
             while (q->next())
                 workspace << q->value(0).toString() % u':' % q->value(1).toString();
-            QCOMPARE(workspace.join(u','), QStringLiteral("0:4,1:6,2:0")); // the second batch, and the start recorded for 2
+            QCOMPARE(
+                workspace.join(u','),
+                QStringLiteral("0:4,1:6,2:0")); // the second batch, and the start recorded for 2
         }
 
         const auto resumed = testsupport::runRewindctl(replayArgs(2) + f.args());
@@ -406,14 +476,14 @@ private Q_SLOTS:
     // The broker goes down: a command fails within the timeout naming the
     // cluster; a replay started while it is down and brought back up within
     // the timeout completes; nothing doubles.
-    void brokerDownThenUp()
-    {
+    void brokerDownThenUp() {
         MockCluster cluster;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
         cluster.down();
         QElapsedTimer timer;
         timer.start();
-        const auto offsets = f.cli({QStringLiteral("offsets"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+        const auto offsets = f.cli({QStringLiteral("offsets"), QStringLiteral("--stream"),
+                                    QStringLiteral("payments"), QStringLiteral("--group"),
                                     QStringLiteral("loader")});
         QCOMPARE(offsets.exitCode, 1);
         QVERIFY2(offsets.err.contains(cluster.bootstrap()), qPrintable(offsets.err));
@@ -427,8 +497,13 @@ private Q_SLOTS:
         cluster.up();
         QVERIFY(child.waitForFinished(60000));
         const QByteArray err = child.readAllStandardError();
-        QVERIFY2(child.exitStatus() == QProcess::NormalExit && child.exitCode() == 0, err.constData());
-        QCOMPARE(QJsonDocument::fromJson(child.readAllStandardOutput()).object().value(QStringLiteral("consumed")).toInteger(), 12);
+        QVERIFY2(child.exitStatus() == QProcess::NormalExit && child.exitCode() == 0,
+                 err.constData());
+        QCOMPARE(QJsonDocument::fromJson(child.readAllStandardOutput())
+                     .object()
+                     .value(QStringLiteral("consumed"))
+                     .toInteger(),
+                 12);
         QCOMPARE(sinkCount(f), QStringLiteral("12/12"));
 
         // Down in the middle of nothing to do: the next replay after it is up

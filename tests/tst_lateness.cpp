@@ -1,19 +1,17 @@
 // Lateness distributions (rewindctl lag), checked against answers computed
 // here independently of core: plain sorting of the values the test inserted.
-#include "core/sql/controlschema.h"
 #include "core/lateness/lateness.h"
 #include "core/lateness/latenessfunctions.h"
-#include "tests/testsupport.h"
+#include "core/sql/controlschema.h"
 #include "core/util/timeutil.h"
 #include "core/workspace/workspace.h"
+#include "tests/testsupport.h"
 
 #include <QDateTime>
 #include <QTest>
 #include <QUrl>
-
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 using namespace rw;
 using Json = nlohmann::json;
@@ -23,20 +21,20 @@ namespace {
 constexpr qint64 kDay0 = 1746057600; // 2025-05-01T00:00:00Z
 
 // "2025-05-01T10:20:00Z", or in `format` (then with `suffix` appended).
-QString iso(qint64 epochSeconds, const QString &format = QString(), const QString &suffix = QString())
-{
+QString iso(qint64 epochSeconds, const QString &format = QString(),
+            const QString &suffix = QString()) {
     const QDateTime t = QDateTime::fromSecsSinceEpoch(epochSeconds, Qt::UTC);
     return format.isEmpty() ? t.toString(Qt::ISODate) : t.toString(format) + suffix;
 }
 
 // The nearest-rank percentile by its definition: the smallest value v with at
 // least p% of the values <= v. `perMille` is p * 10.
-qint64 nearestRank(std::vector<qint64> values, int perMille)
-{
+qint64 nearestRank(std::vector<qint64> values, int perMille) {
     std::sort(values.begin(), values.end());
     const auto n = qint64(values.size());
     for (const qint64 v : values) {
-        const qint64 atOrBelow = qint64(std::upper_bound(values.begin(), values.end(), v) - values.begin());
+        const qint64 atOrBelow =
+            qint64(std::upper_bound(values.begin(), values.end(), v) - values.begin());
         if (atOrBelow * 1000 >= perMille * n)
             return v;
     }
@@ -49,20 +47,29 @@ struct Row {
     QVariant ingest;
 };
 
-QString untyped() { return testsupport::onPostgres() ? QStringLiteral("TEXT") : QString(); }
+QString untyped() {
+    return testsupport::onPostgres() ? QStringLiteral("TEXT") : QString();
+}
 
-Database makeEvents(const QTemporaryDir &dir, const std::vector<Row> &rows, const QString &file = QStringLiteral("l.db"))
-{
-    auto db = testsupport::makeDatabase(dir, file, {
-        // Untyped timestamp columns keep integers integers and text text
-        // (SQLite); PostgreSQL holds both as text, which reads the same way.
-        QStringLiteral("CREATE TABLE ev (id INTEGER, dt TEXT, event_ts %1, ingested_at %1)").arg(untyped()),
-        QStringLiteral("CREATE TABLE ev_epoch (id INTEGER, dt TEXT, event_ts %1, ingested_at %1)").arg(untyped()),
-    });
+Database makeEvents(const QTemporaryDir &dir, const std::vector<Row> &rows,
+                    const QString &file = QStringLiteral("l.db")) {
+    auto db = testsupport::makeDatabase(
+        dir, file,
+        {
+            // Untyped timestamp columns keep integers integers and text text
+            // (SQLite); PostgreSQL holds both as text, which reads the same way.
+            QStringLiteral("CREATE TABLE ev (id INTEGER, dt TEXT, event_ts %1, ingested_at %1)")
+                .arg(untyped()),
+            QStringLiteral(
+                "CREATE TABLE ev_epoch (id INTEGER, dt TEXT, event_ts %1, ingested_at %1)")
+                .arg(untyped()),
+        });
     const Status inserted = db.writeTransaction([&]() -> Status {
         qint64 id = 0;
         for (const Row &r : rows)
-            if (auto q = db.exec(QStringLiteral("INSERT INTO ev VALUES (?, ?, ?, ?)"), {++id, r.dt, r.event, r.ingest}); !q)
+            if (auto q = db.exec(QStringLiteral("INSERT INTO ev VALUES (?, ?, ?, ?)"),
+                                 {++id, r.dt, r.event, r.ingest});
+                !q)
                 return fail(q.error());
         return {};
     });
@@ -79,8 +86,8 @@ const QByteArray kSpec = R"({"datasets": {
     "plain": {"source": "ev", "target": "ev_plain", "key": ["id"], "event_time": "event_ts", "ingest_time": "ingested_at"},
     "no_times": {"source": "ev", "target": "ev_none", "key": ["id"]}}})";
 
-Result<LatenessReport> lag(const Workspace &ws, const QString &dataset, LatenessOptions options = {})
-{
+Result<LatenessReport> lag(const Workspace &ws, const QString &dataset,
+                           LatenessOptions options = {}) {
     return lateness(ws.db, *ws.spec.dataset(dataset), options);
 }
 
@@ -93,8 +100,7 @@ class TestLateness : public QObject {
     std::optional<Database> m_engine;
     // A database with the control schema: the engine's own timestamp
     // function (SQLite: registered from this process; PostgreSQL: rewind.epoch_ms).
-    const Database &engine()
-    {
+    const Database &engine() {
         if (!m_engine) {
             m_engine = testsupport::makeDatabase(m_dir, QStringLiteral("parse.db"), {});
             if (auto s = controlschema::migrate(*m_engine); !s)
@@ -106,10 +112,9 @@ class TestLateness : public QObject {
 private Q_SLOTS:
     void initTestCase() { REWIND_REQUIRE_ENGINE(); }
 
-    void parsesEveryTimestampForm_data()
-    {
+    void parsesEveryTimestampForm_data() {
         QTest::addColumn<QString>("text");
-        QTest::addColumn<qint64>("ms"); // -1: unparseable
+        QTest::addColumn<qint64>("ms");                            // -1: unparseable
         const qint64 t = kDay0 * 1000 + 10 * 3600000 + 20 * 60000; // 2025-05-01T10:20:00Z
         QTest::newRow("Z") << QStringLiteral("2025-05-01T10:20:00Z") << t;
         QTest::newRow("space, no zone") << QStringLiteral("2025-05-01 10:20:00") << t;
@@ -120,12 +125,14 @@ private Q_SLOTS:
         QTest::newRow("offset hours") << QStringLiteral("2025-05-01T11:20:00+01") << t;
         QTest::newRow("fraction") << QStringLiteral("2025-05-01T10:20:00.250Z") << t + 250;
         QTest::newRow("comma fraction") << QStringLiteral("2025-05-01T10:20:00,5") << t + 500;
-        QTest::newRow("micro fraction truncates") << QStringLiteral("2025-05-01T10:20:00.1236Z") << t + 123;
+        QTest::newRow("micro fraction truncates")
+            << QStringLiteral("2025-05-01T10:20:00.1236Z") << t + 123;
         QTest::newRow("date only") << QStringLiteral("2025-05-01") << kDay0 * 1000;
         QTest::newRow("padded") << QStringLiteral("  2025-05-01T10:20:00Z ") << t;
         QTest::newRow("epoch") << QString::number(t / 1000) << t;
         QTest::newRow("epoch fraction") << QStringLiteral("1746094800.5") << t + 500;
-        QTest::newRow("leap day") << QStringLiteral("2024-02-29T00:00:00Z") << qint64(1709164800000);
+        QTest::newRow("leap day") << QStringLiteral("2024-02-29T00:00:00Z")
+                                  << qint64(1709164800000);
         QTest::newRow("bad month") << QStringLiteral("2025-13-01T00:00:00Z") << qint64(-1);
         QTest::newRow("bad day") << QStringLiteral("2025-02-29") << qint64(-1);
         QTest::newRow("bad hour") << QStringLiteral("2025-05-01T24:00:00Z") << qint64(-1);
@@ -138,33 +145,42 @@ private Q_SLOTS:
         QTest::newRow("leap second") << QStringLiteral("2025-05-01T23:59:60Z") << qint64(-1);
         QTest::newRow("year 0000") << QStringLiteral("0000-01-01") << qint64(-1);
         QTest::newRow("year 0001") << QStringLiteral("0001-01-01") << qint64(-62135596800000);
-        QTest::newRow("year 9999") << QStringLiteral("9999-12-31T23:59:59.999Z") << qint64(253402300799999);
+        QTest::newRow("year 9999")
+            << QStringLiteral("9999-12-31T23:59:59.999Z") << qint64(253402300799999);
         QTest::newRow("date and zone") << QStringLiteral("2025-05-01Z") << kDay0 * 1000;
         QTest::newRow("space before offset") << QStringLiteral("2025-05-01T12:20:00 +02:00") << t;
         QTest::newRow("half-hour offset") << QStringLiteral("2025-05-01T15:50:00+05:30") << t;
         QTest::newRow("offset 15:59") << QStringLiteral("2025-05-02T02:19:00+15:59") << t;
         QTest::newRow("offset 16") << QStringLiteral("2025-05-01T10:20:00+16:00") << qint64(-1);
-        QTest::newRow("offset minutes 75") << QStringLiteral("2025-05-01T10:20:00+01:75") << qint64(-1);
-        QTest::newRow("offset colon alone") << QStringLiteral("2025-05-01T11:20:00+01:") << qint64(-1);
-        QTest::newRow("fraction and offset") << QStringLiteral("2025-05-01T12:20:00.5+02:00") << t + 500;
-        QTest::newRow("fraction, offset no colon") << QStringLiteral("2025-05-01T12:20:00.5+0200") << t + 500;
+        QTest::newRow("offset minutes 75")
+            << QStringLiteral("2025-05-01T10:20:00+01:75") << qint64(-1);
+        QTest::newRow("offset colon alone")
+            << QStringLiteral("2025-05-01T11:20:00+01:") << qint64(-1);
+        QTest::newRow("fraction and offset")
+            << QStringLiteral("2025-05-01T12:20:00.5+02:00") << t + 500;
+        QTest::newRow("fraction, offset no colon")
+            << QStringLiteral("2025-05-01T12:20:00.5+0200") << t + 500;
         QTest::newRow("lower z, minutes only") << QStringLiteral("2025-05-01 10:20z") << t;
         QTest::newRow("tab and newline") << QStringLiteral("\t2025-05-01\n") << kDay0 * 1000;
         QTest::newRow("two spaces") << QStringLiteral("2025-05-01  10:20:00") << qint64(-1);
-        QTest::newRow("fraction without seconds") << QStringLiteral("2025-05-01T10:20.5") << qint64(-1);
-        QTest::newRow("seven fraction digits") << QStringLiteral("2025-05-01T10:20:00.9999999Z") << t + 999;
-        QTest::newRow("seven digits, offset") << QStringLiteral("2025-05-01T12:20:00,1239996+02:00") << t + 123;
+        QTest::newRow("fraction without seconds")
+            << QStringLiteral("2025-05-01T10:20.5") << qint64(-1);
+        QTest::newRow("seven fraction digits")
+            << QStringLiteral("2025-05-01T10:20:00.9999999Z") << t + 999;
+        QTest::newRow("seven digits, offset")
+            << QStringLiteral("2025-05-01T12:20:00,1239996+02:00") << t + 123;
         QTest::newRow("negative epoch") << QStringLiteral("-1.5") << qint64(-1500);
         QTest::newRow("plus epoch") << QStringLiteral("+1746094800") << qint64(-1);
         QTest::newRow("epoch exponent") << QStringLiteral("1.7e9") << qint64(-1);
         QTest::newRow("epoch milliseconds") << QStringLiteral("1746094800000") << qint64(-1);
-        QTest::newRow("last epoch second") << QStringLiteral("253402300799.9999") << qint64(253402300799999);
-        QTest::newRow("first epoch second") << QStringLiteral("-62167219200") << qint64(-62167219200000);
+        QTest::newRow("last epoch second")
+            << QStringLiteral("253402300799.9999") << qint64(253402300799999);
+        QTest::newRow("first epoch second")
+            << QStringLiteral("-62167219200") << qint64(-62167219200000);
         QTest::newRow("before the first") << QStringLiteral("-62167219200.5") << qint64(-1);
     }
 
-    void parsesEveryTimestampForm()
-    {
+    void parsesEveryTimestampForm() {
         QFETCH(QString, text);
         QFETCH(qint64, ms);
         const QByteArray bytes = text.toUtf8();
@@ -175,13 +191,14 @@ private Q_SLOTS:
         const auto typed = timeutil::parseTimestamp(text);
         QCOMPARE(typed ? typed->toMSecsSinceEpoch() : qint64(-1), ms);
         const Database &db = engine();
-        const auto read = db.scalar(QStringLiteral("SELECT ") % db.dialect().epochMs(QStringLiteral("CAST(? AS TEXT)")), {text});
+        const auto read = db.scalar(QStringLiteral("SELECT ") %
+                                        db.dialect().epochMs(QStringLiteral("CAST(? AS TEXT)")),
+                                    {text});
         QVERIFY2(read, read ? "" : qPrintable(read.error().message));
         QCOMPARE(read->isNull() ? qint64(-1) : read->toLongLong(), ms);
     }
 
-    void percentilesMatchAKnownDistribution()
-    {
+    void percentilesMatchAKnownDistribution() {
         // A skewed distribution over three days with many ties, ISO text in
         // mixed zone forms; expected answers from sorting the values here.
         std::vector<Row> rows;
@@ -190,11 +207,17 @@ private Q_SLOTS:
         for (int i = 0; i < 5000; ++i) {
             x = x * 1103515245u + 12345u;
             const quint32 r = (x >> 8) % 1000;
-            const qint64 lateness = r < 900 ? qint64(r % 97) : r < 990 ? 100 + qint64(r) * 7 : 7000 + qint64(r) * 97;
+            const qint64 lateness = r < 900   ? qint64(r % 97)
+                                    : r < 990 ? 100 + qint64(r) * 7
+                                              : 7000 + qint64(r) * 97;
             const qint64 event = kDay0 + (i % 3) * 86400 + (i * 37) % 86400;
             values.push_back(lateness);
-            const QString eventText = i % 2 ? iso(event) : iso(event + 7200, QStringLiteral("yyyy-MM-dd HH:mm:ss"), QStringLiteral("+02:00"));
-            rows.push_back({iso(event, QStringLiteral("yyyy-MM-dd")), eventText, iso(event + lateness)});
+            const QString eventText = i % 2
+                                          ? iso(event)
+                                          : iso(event + 7200, QStringLiteral("yyyy-MM-dd HH:mm:ss"),
+                                                QStringLiteral("+02:00"));
+            rows.push_back(
+                {iso(event, QStringLiteral("yyyy-MM-dd")), eventText, iso(event + lateness)});
         }
         QTemporaryDir dir;
         auto db = makeEvents(dir, rows);
@@ -211,8 +234,10 @@ private Q_SLOTS:
         QCOMPARE(r->percentiles.p90.value_or(-1), nearestRank(values, 900) * 1000);
         QCOMPARE(r->percentiles.p99.value_or(-1), nearestRank(values, 990) * 1000);
         QCOMPARE(r->percentiles.p999.value_or(-1), nearestRank(values, 999) * 1000);
-        QCOMPARE(r->percentiles.max.value_or(-1), *std::max_element(values.begin(), values.end()) * 1000);
-        const qint64 late = std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 7200; });
+        QCOMPARE(r->percentiles.max.value_or(-1),
+                 *std::max_element(values.begin(), values.end()) * 1000);
+        const qint64 late =
+            std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 7200; });
         QCOMPARE(r->late, late);
         QCOMPARE(r->lateFraction.value_or(-1), double(late) / double(values.size()));
 
@@ -222,8 +247,9 @@ private Q_SLOTS:
             sum += b.count;
             if (b.kind != QLatin1String("lateness"))
                 continue;
-            const qint64 expected = std::count_if(values.begin(), values.end(),
-                                                  [&](qint64 v) { return v * 1000 >= *b.loMs && v * 1000 < *b.hiMs; });
+            const qint64 expected = std::count_if(values.begin(), values.end(), [&](qint64 v) {
+                return v * 1000 >= *b.loMs && v * 1000 < *b.hiMs;
+            });
             QCOMPARE(b.count, expected);
         }
         QCOMPARE(sum, qint64(values.size()));
@@ -237,7 +263,8 @@ private Q_SLOTS:
                 if (int(i % 3) == day)
                     own.push_back(values[i]);
             const auto &p = r->partitions[std::size_t(day)];
-            QCOMPARE(p.partition.value_or(QString()), iso(kDay0 + day * 86400, QStringLiteral("yyyy-MM-dd")));
+            QCOMPARE(p.partition.value_or(QString()),
+                     iso(kDay0 + day * 86400, QStringLiteral("yyyy-MM-dd")));
             QCOMPARE(p.count, qint64(own.size()));
             QCOMPARE(p.percentiles.p99.value_or(-1), nearestRank(own, 990) * 1000);
             qint64 strip = 0;
@@ -264,21 +291,23 @@ private Q_SLOTS:
     // PostgreSQL may run the lateness query in parallel workers, which
     // cannot read a text timestamp that needs the exception block: forced
     // parallel plans must still count every row.
-    void postgresParallelPlans()
-    {
+    void postgresParallelPlans() {
         if (!testsupport::onPostgres())
             QSKIP("PostgreSQL's parallel query");
         const QString d = QStringLiteral("2025-05-01");
         QTemporaryDir dir;
-        auto db = makeEvents(dir, {{d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-05-01T10:00:30Z")},
-                                   {d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-02-30T10:00:00Z")},
-                                   {d, QStringLiteral("1746093600"), QStringLiteral("2025-05-01T10:01:00Z")}});
+        auto db = makeEvents(
+            dir,
+            {{d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-05-01T10:00:30Z")},
+             {d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-02-30T10:00:00Z")},
+             {d, QStringLiteral("1746093600"), QStringLiteral("2025-05-01T10:01:00Z")}});
         QUrl url(db.url().text);
         url.setQuery(QStringLiteral("options=-c%20force_parallel_mode%3Don"));
         const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
         auto ws = openWorkspace(url.toString(QUrl::FullyEncoded), spec);
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
-        QCOMPARE(ws->db.scalar(QStringLiteral("SHOW force_parallel_mode"))->toString(), QStringLiteral("on"));
+        QCOMPARE(ws->db.scalar(QStringLiteral("SHOW force_parallel_mode"))->toString(),
+                 QStringLiteral("on"));
         auto r = lag(*ws, QStringLiteral("events"));
         QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
         QCOMPARE(r->count, 2);
@@ -286,15 +315,19 @@ private Q_SLOTS:
         QCOMPARE(r->percentiles.max.value_or(0), 60000);
     }
 
-    void negativeAndUnparseableTimestamps()
-    {
+    void negativeAndUnparseableTimestamps() {
         const QString d = QStringLiteral("2025-05-01");
         std::vector<Row> rows = {
-            {d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-05-01T10:00:30Z")},  // 30
-            {d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-05-01T10:01:00Z")},  // 60
-            {d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-05-01T09:59:50Z")},  // -10: clock skew
-            {d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-05-01T09:00:00Z")},  // -3600
-            {d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-05-01T10:00:00.5Z")}, // 0.5
+            {d, QStringLiteral("2025-05-01T10:00:00Z"),
+             QStringLiteral("2025-05-01T10:00:30Z")}, // 30
+            {d, QStringLiteral("2025-05-01T10:00:00Z"),
+             QStringLiteral("2025-05-01T10:01:00Z")}, // 60
+            {d, QStringLiteral("2025-05-01T10:00:00Z"),
+             QStringLiteral("2025-05-01T09:59:50Z")}, // -10: clock skew
+            {d, QStringLiteral("2025-05-01T10:00:00Z"),
+             QStringLiteral("2025-05-01T09:00:00Z")}, // -3600
+            {d, QStringLiteral("2025-05-01T10:00:00Z"),
+             QStringLiteral("2025-05-01T10:00:00.5Z")}, // 0.5
             {d, QStringLiteral("not a time"), QStringLiteral("2025-05-01T10:00:00Z")},
             {d, QStringLiteral("2025-05-01T10:00:00Z"), QStringLiteral("2025-02-30T10:00:00Z")},
             {d, QVariant(), QStringLiteral("2025-05-01T10:00:00Z")},
@@ -334,30 +367,31 @@ private Q_SLOTS:
         QCOMPARE(j["histogram"].front()["lo_seconds"].get<qint64>(), -3600);
     }
 
-    void suggestsTheSmallestRoundDuration_data()
-    {
+    void suggestsTheSmallestRoundDuration_data() {
         QTest::addColumn<QList<qint64>>("lateness"); // pairs: value, count
         QTest::addColumn<qint64>("suggested");       // -1: none
         QTest::addColumn<qint64>("late");
         // 98.5% within 10 s, 1% at 20 min: 30m is the first to keep 99%.
-        QTest::newRow("30m") << QList<qint64>{10, 985, 1200, 10, 10800, 5} << qint64(1800) << qint64(5);
+        QTest::newRow("30m") << QList<qint64>{10, 985, 1200, 10, 10800, 5} << qint64(1800)
+                             << qint64(5);
         // Exactly 99% within a minute: 1m qualifies (at least 99%).
-        QTest::newRow("1m at the boundary") << QList<qint64>{60, 990, 172800, 10} << qint64(60) << qint64(10);
+        QTest::newRow("1m at the boundary")
+            << QList<qint64>{60, 990, 172800, 10} << qint64(60) << qint64(10);
         // 2% later than a week: nothing qualifies.
         QTest::newRow("none") << QList<qint64>{5, 98, 700000, 2} << qint64(-1) << qint64(0);
         // Just past 2h: 6h.
         QTest::newRow("6h") << QList<qint64>{7201, 100} << qint64(21600) << qint64(0);
     }
 
-    void suggestsTheSmallestRoundDuration()
-    {
+    void suggestsTheSmallestRoundDuration() {
         QFETCH(QList<qint64>, lateness);
         QFETCH(qint64, suggested);
         QFETCH(qint64, late);
         std::vector<Row> rows;
         for (qsizetype i = 0; i + 1 < lateness.size(); i += 2)
             for (qint64 k = 0; k < lateness[i + 1]; ++k)
-                rows.push_back({QStringLiteral("2025-05-01"), iso(kDay0 + k), iso(kDay0 + k + lateness[i])});
+                rows.push_back(
+                    {QStringLiteral("2025-05-01"), iso(kDay0 + k), iso(kDay0 + k + lateness[i])});
         QTemporaryDir dir;
         auto db = makeEvents(dir, rows);
         const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
@@ -377,8 +411,7 @@ private Q_SLOTS:
             QCOMPARE(j["suggested_allowed_lateness_seconds"].get<qint64>(), suggested);
     }
 
-    void epochAndIsoMixedAcrossDatasets()
-    {
+    void epochAndIsoMixedAcrossDatasets() {
         // The same events twice: as ISO text (with offsets and fractions) in
         // one dataset, as epoch seconds (integers, reals and text) in another.
         std::vector<Row> rows;
@@ -388,16 +421,23 @@ private Q_SLOTS:
             const qint64 event = kDay0 + i * 600;
             const qint64 lateness = (i * i) % 5000 - 50;
             values.push_back(lateness);
-            rows.push_back({iso(event, QStringLiteral("yyyy-MM-dd")),
-                            i % 3 ? iso(event) : iso(event + 3600, QStringLiteral("yyyy-MM-dd"), QStringLiteral("T") + iso(event + 3600, QStringLiteral("HH:mm:ss")) + QStringLiteral(".000+01:00")),
-                            iso(event + lateness)});
+            rows.push_back(
+                {iso(event, QStringLiteral("yyyy-MM-dd")),
+                 i % 3 ? iso(event)
+                       : iso(event + 3600, QStringLiteral("yyyy-MM-dd"),
+                             QStringLiteral("T") + iso(event + 3600, QStringLiteral("HH:mm:ss")) +
+                                 QStringLiteral(".000+01:00")),
+                 iso(event + lateness)});
         }
         auto db = makeEvents(dir, rows);
         for (int i = 0; i < 300; ++i) {
             const qint64 event = kDay0 + i * 600;
-            const QVariant ev = i % 3 == 0 ? QVariant(event) : i % 3 == 1 ? QVariant(double(event)) : QVariant(QString::number(event));
-            QVERIFY(db.exec(QStringLiteral("INSERT INTO ev_epoch VALUES (?, ?, ?, ?)"),
-                            {i, iso(event, QStringLiteral("yyyy-MM-dd")), ev, event + values[std::size_t(i)]}));
+            const QVariant ev = i % 3 == 0   ? QVariant(event)
+                                : i % 3 == 1 ? QVariant(double(event))
+                                             : QVariant(QString::number(event));
+            QVERIFY(db.exec(
+                QStringLiteral("INSERT INTO ev_epoch VALUES (?, ?, ?, ?)"),
+                {i, iso(event, QStringLiteral("yyyy-MM-dd")), ev, event + values[std::size_t(i)]}));
         }
         const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
         auto ws = openWorkspace(db.url().text, spec);
@@ -418,8 +458,10 @@ private Q_SLOTS:
         }
         QCOMPARE(isoReport->negative, epochReport->negative);
         // Different allowed lateness, different late counts.
-        QCOMPARE(epochReport->late, std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 300; }));
-        QCOMPARE(isoReport->late, std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 7200; }));
+        QCOMPARE(epochReport->late,
+                 std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 300; }));
+        QCOMPARE(isoReport->late,
+                 std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 7200; }));
 
         // An unpartitioned dataset: one partition, null.
         auto plain = lag(*ws, QStringLiteral("plain"));
@@ -431,8 +473,7 @@ private Q_SLOTS:
 
     // The what-if counts (the console's watermark slider) are exactly what a
     // spec with that allowed_lateness would report, overall and per partition.
-    void whatIfMatchesTheSpecsAllowedLateness()
-    {
+    void whatIfMatchesTheSpecsAllowedLateness() {
         std::vector<Row> rows;
         std::vector<qint64> values;
         quint32 x = 777;
@@ -441,7 +482,8 @@ private Q_SLOTS:
             const qint64 lateness = qint64((x >> 8) % 20000) - 50; // a few negative, up to ~5.5h
             const qint64 event = kDay0 + (i % 4) * 86400 + (i * 13) % 86400;
             values.push_back(lateness);
-            rows.push_back({iso(event, QStringLiteral("yyyy-MM-dd")), iso(event), iso(event + lateness)});
+            rows.push_back(
+                {iso(event, QStringLiteral("yyyy-MM-dd")), iso(event), iso(event + lateness)});
         }
         QTemporaryDir dir;
         auto db = makeEvents(dir, rows);
@@ -455,7 +497,8 @@ private Q_SLOTS:
         QCOMPARE(r->whatIf.size(), options.whatIfSeconds.size());
         for (std::size_t i = 0; i < options.whatIfSeconds.size(); ++i) {
             const qint64 w = options.whatIfSeconds[i];
-            const qint64 expected = std::count_if(values.begin(), values.end(), [w](qint64 v) { return v > w; });
+            const qint64 expected =
+                std::count_if(values.begin(), values.end(), [w](qint64 v) { return v > w; });
             QCOMPARE(r->whatIf[i].seconds, w);
             QCOMPARE(r->whatIf[i].late, expected);
             QCOMPARE(r->whatIf[i].lateFraction, double(expected) / double(values.size()));
@@ -476,41 +519,50 @@ private Q_SLOTS:
         }
 
         // The CLI twin: lag --what-if.
-        auto cli = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"), spec,
-                                        QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--what-if"),
-                                        QStringLiteral("1h"), QStringLiteral("--what-if"), QStringLiteral("90s"), QStringLiteral("--json")});
+        auto cli = testsupport::runCli(
+            {QStringLiteral("lag"), QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"),
+             spec, QStringLiteral("--dataset"), QStringLiteral("events"),
+             QStringLiteral("--what-if"), QStringLiteral("1h"), QStringLiteral("--what-if"),
+             QStringLiteral("90s"), QStringLiteral("--json")});
         QCOMPARE(cli.exitCode, 0);
         const Json j = Json::parse(cli.out.toStdString());
         QCOMPARE(j["what_if"].size(), 2u);
         QCOMPARE(j["what_if"][0]["allowed_lateness_seconds"].get<qint64>(), 3600);
-        QCOMPARE(j["what_if"][0]["late_count"].get<qint64>(),
-                 qint64(std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 3600; })));
-        QCOMPARE(j["what_if"][1]["late_count"].get<qint64>(),
-                 qint64(std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 90; })));
-        auto bad = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"), spec,
-                                        QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--what-if"),
-                                        QStringLiteral("soon")});
+        QCOMPARE(
+            j["what_if"][0]["late_count"].get<qint64>(),
+            qint64(std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 3600; })));
+        QCOMPARE(
+            j["what_if"][1]["late_count"].get<qint64>(),
+            qint64(std::count_if(values.begin(), values.end(), [](qint64 v) { return v > 90; })));
+        auto bad = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"),
+                                        db.url().text, QStringLiteral("--spec"), spec,
+                                        QStringLiteral("--dataset"), QStringLiteral("events"),
+                                        QStringLiteral("--what-if"), QStringLiteral("soon")});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains(QStringLiteral("--what-if")), qPrintable(bad.err));
     }
 
-    void cliContractAndBadInput()
-    {
+    void cliContractAndBadInput() {
         std::vector<Row> rows;
         for (int i = 0; i < 10; ++i)
-            rows.push_back({i < 5 ? QStringLiteral("2025-05-01") : QStringLiteral("2025-05-02"), iso(kDay0 + i), iso(kDay0 + i * 2)});
+            rows.push_back({i < 5 ? QStringLiteral("2025-05-01") : QStringLiteral("2025-05-02"),
+                            iso(kDay0 + i), iso(kDay0 + i * 2)});
         QTemporaryDir dir;
         auto db = makeEvents(dir, rows);
         const QString spec = testsupport::writeFile(dir, QStringLiteral("s.json"), kSpec);
-        const QStringList base{QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"), spec};
+        const QStringList base{QStringLiteral("--db"), db.url().text, QStringLiteral("--spec"),
+                               spec};
 
-        auto ok = testsupport::runCli(QStringList{QStringLiteral("lag")} + base
-                                      + QStringList{QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--buckets"),
-                                                    QStringLiteral("4"), QStringLiteral("--json")});
+        auto ok =
+            testsupport::runCli(QStringList{QStringLiteral("lag")} + base +
+                                QStringList{QStringLiteral("--dataset"), QStringLiteral("events"),
+                                            QStringLiteral("--buckets"), QStringLiteral("4"),
+                                            QStringLiteral("--json")});
         QCOMPARE(ok.exitCode, 0);
         const Json j = Json::parse(ok.out.toStdString());
-        for (const char *key : {"dataset", "count", "percentiles_seconds", "histogram", "allowed_lateness_seconds", "late_fraction",
-                                "suggested_allowed_lateness_seconds"})
+        for (const char *key :
+             {"dataset", "count", "percentiles_seconds", "histogram", "allowed_lateness_seconds",
+              "late_fraction", "suggested_allowed_lateness_seconds"})
             QVERIFY2(j.contains(key), key);
         for (const char *key : {"p50", "p90", "p99", "p999", "max"})
             QVERIFY2(j["percentiles_seconds"].contains(key), key);
@@ -520,10 +572,12 @@ private Q_SLOTS:
         for (const auto &b : j["histogram"])
             QVERIFY(b.contains("lo_seconds") && b.contains("hi_seconds") && b.contains("count"));
 
-        auto ranged = testsupport::runCli(QStringList{QStringLiteral("lag")} + base
-                                          + QStringList{QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--from"),
-                                                        QStringLiteral("2025-05-02"), QStringLiteral("--to"), QStringLiteral("2025-05-02"),
-                                                        QStringLiteral("--json")});
+        auto ranged =
+            testsupport::runCli(QStringList{QStringLiteral("lag")} + base +
+                                QStringList{QStringLiteral("--dataset"), QStringLiteral("events"),
+                                            QStringLiteral("--from"), QStringLiteral("2025-05-02"),
+                                            QStringLiteral("--to"), QStringLiteral("2025-05-02"),
+                                            QStringLiteral("--json")});
         QCOMPARE(ranged.exitCode, 0);
         QCOMPARE(Json::parse(ranged.out.toStdString())["count"].get<int>(), 5);
 
@@ -533,16 +587,19 @@ private Q_SLOTS:
         };
         const std::vector<Bad> bad = {
             {{QStringLiteral("--dataset"), QStringLiteral("nope")}, QStringLiteral("nope")},
-            {{QStringLiteral("--dataset"), QStringLiteral("no_times")}, QStringLiteral("event_time")},
-            {{QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--from"), QStringLiteral("2025-05-02"),
-              QStringLiteral("--to"), QStringLiteral("2025-05-01")},
+            {{QStringLiteral("--dataset"), QStringLiteral("no_times")},
+             QStringLiteral("event_time")},
+            {{QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--from"),
+              QStringLiteral("2025-05-02"), QStringLiteral("--to"), QStringLiteral("2025-05-01")},
              QStringLiteral("2025-05-02")},
-            {{QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--from"), QStringLiteral("2026-01-01"),
-              QStringLiteral("--to"), QStringLiteral("2026-01-02")},
+            {{QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--from"),
+              QStringLiteral("2026-01-01"), QStringLiteral("--to"), QStringLiteral("2026-01-02")},
              QStringLiteral("2026-01-01")},
-            {{QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--from"), QStringLiteral("2025-05-01")},
+            {{QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--from"),
+              QStringLiteral("2025-05-01")},
              QStringLiteral("--to")},
-            {{QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--buckets"), QStringLiteral("0")},
+            {{QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--buckets"),
+              QStringLiteral("0")},
              QStringLiteral("--buckets")},
         };
         for (const Bad &b : bad) {

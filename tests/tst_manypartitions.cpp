@@ -2,9 +2,9 @@
 // dataset of thousands (issue 29): samples read for all of them at once and
 // capped, and plans stored compactly yet executed exactly.
 #include "core/batch/batch.h"
+#include "core/workspace/workspace.h"
 #include "tests/batchfixture.h"
 #include "tests/testsupport.h"
-#include "core/workspace/workspace.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -19,17 +19,25 @@ namespace {
 
 // 150 days of 4 rows, published as the source has them but days 140-145
 // (their values negated).
-Result<Workspace> manyDays(QTemporaryDir &dir, const QString &textPartitions = QString())
-{
-    const QString dt = textPartitions.isEmpty() ? QStringLiteral("i / 4") : QStringLiteral("'d' || CAST(1000 + i / 4 AS TEXT)");
-    auto db = testsupport::makeDatabase(dir, QStringLiteral("s.db"), {
-        QStringLiteral("CREATE TABLE src (id INTEGER, dt %1, v REAL)").arg(textPartitions.isEmpty() ? QStringLiteral("INTEGER") : QStringLiteral("TEXT")),
-        QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 599) "
-                       "INSERT INTO src SELECT i % 4, %1, i FROM n").arg(dt),
-        QStringLiteral("CREATE TABLE tgt AS SELECT * FROM src"),
-        QStringLiteral("UPDATE tgt SET v = -v WHERE dt IN (SELECT DISTINCT dt FROM src ORDER BY dt LIMIT 6 OFFSET 140)"),
-    });
-    const QString specPath = testsupport::writeFile(dir, QStringLiteral("s.json"),
+Result<Workspace> manyDays(QTemporaryDir &dir, const QString &textPartitions = QString()) {
+    const QString dt = textPartitions.isEmpty()
+                           ? QStringLiteral("i / 4")
+                           : QStringLiteral("'d' || CAST(1000 + i / 4 AS TEXT)");
+    auto db = testsupport::makeDatabase(
+        dir, QStringLiteral("s.db"),
+        {
+            QStringLiteral("CREATE TABLE src (id INTEGER, dt %1, v REAL)")
+                .arg(textPartitions.isEmpty() ? QStringLiteral("INTEGER") : QStringLiteral("TEXT")),
+            QStringLiteral(
+                "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 599) "
+                "INSERT INTO src SELECT i % 4, %1, i FROM n")
+                .arg(dt),
+            QStringLiteral("CREATE TABLE tgt AS SELECT * FROM src"),
+            QStringLiteral("UPDATE tgt SET v = -v WHERE dt IN (SELECT DISTINCT dt FROM src ORDER "
+                           "BY dt LIMIT 6 OFFSET 140)"),
+        });
+    const QString specPath = testsupport::writeFile(
+        dir, QStringLiteral("s.json"),
         R"({"datasets": {"s": {"source": "src", "target": "tgt", "partition_column": "dt", "key": ["id"], "write": "merge"}}})");
     return openWorkspace(db.url().text, specPath);
 }
@@ -45,14 +53,12 @@ private Q_SLOTS:
     // Samples of many partitions are read in one statement a category: each
     // partition gets the rows its own one-partition preview shows, before
     // and after included.
-    void samplesOfManyPartitionsAreEachPartitionsOwn_data()
-    {
+    void samplesOfManyPartitionsAreEachPartitionsOwn_data() {
         QTest::addColumn<QString>("mode");
         QTest::newRow("merge") << QStringLiteral("merge");
         QTest::newRow("overwrite") << QStringLiteral("overwrite_partition");
     }
-    void samplesOfManyPartitionsAreEachPartitionsOwn()
-    {
+    void samplesOfManyPartitionsAreEachPartitionsOwn() {
         QFETCH(QString, mode);
         Fixture f(spec(mode));
         BatchOptions all;
@@ -72,15 +78,15 @@ private Q_SLOTS:
             QCOMPARE(a.updated, b.updated);
             QCOMPARE(a.unchanged, b.unchanged);
             QCOMPARE(a.deleted, b.deleted);
-            sampledRows += int(a.inserted.size() + a.updated.size() + a.unchanged.size() + a.deleted.size());
+            sampledRows +=
+                int(a.inserted.size() + a.updated.size() + a.unchanged.size() + a.deleted.size());
         }
         QVERIFY(sampledRows > 0);
     }
 
     // A scope of thousands of partitions keeps samples for 100 of them, the
     // ones with changes first; the others say they have none kept.
-    void samplesAreKeptForAHundredPartitionsChangedFirst()
-    {
+    void samplesAreKeptForAHundredPartitionsChangedFirst() {
         QTemporaryDir dir;
         auto ws = manyDays(dir);
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
@@ -113,12 +119,12 @@ private Q_SLOTS:
     // without a filter listing every partition) counts each partition as a
     // preview naming its partitions does: with a key the target holds twice
     // (counted again), and a partition only the target has (not in scope).
-    void wholeDatasetCountsAsNamedPartitions()
-    {
+    void wholeDatasetCountsAsNamedPartitions() {
         QTemporaryDir dir;
         auto ws = manyDays(dir);
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
-        QVERIFY(ws->db.exec(QStringLiteral("INSERT INTO tgt SELECT id, dt, v + 1 FROM tgt WHERE dt = 10 AND id = 2")));
+        QVERIFY(ws->db.exec(QStringLiteral(
+            "INSERT INTO tgt SELECT id, dt, v + 1 FROM tgt WHERE dt = 10 AND id = 2")));
         QVERIFY(ws->db.exec(QStringLiteral("INSERT INTO tgt VALUES (1, 999, 1)")));
         const DatasetSpec &dataset = ws->spec.datasets.at(0);
         auto whole = preview(ws->db, dataset, {});
@@ -139,7 +145,8 @@ private Q_SLOTS:
             QCOMPARE(a.updated, b.updated);
             QCOMPARE(a.unchanged, b.unchanged);
         }
-        QCOMPARE(whole->totals().updated, 24 + 1); // days 140-145, and day 10's key 2 (one of its copies differs)
+        QCOMPARE(whole->totals().updated,
+                 24 + 1); // days 140-145, and day 10's key 2 (one of its copies differs)
         QCOMPARE(whole->partitions.at(10).stagedRows, 4);
         QCOMPARE(whole->partitions.at(10).updated, 1);
         QCOMPARE(whole->partitions.at(10).unchanged, 3);
@@ -151,8 +158,7 @@ private Q_SLOTS:
     // as its label is kept as the label, each fingerprint as one string, and
     // the summary lists only the partitions it changes. Executed, it
     // publishes exactly what was previewed.
-    void planOfManyPartitionsIsStoredCompactlyAndExecutes()
-    {
+    void planOfManyPartitionsIsStoredCompactlyAndExecutes() {
         QTemporaryDir dir;
         auto ws = manyDays(dir, QStringLiteral("text"));
         QVERIFY2(ws, qPrintable(ws ? QString() : ws.error().message));
@@ -160,21 +166,37 @@ private Q_SLOTS:
         auto previewed = preview(ws->db, dataset, {});
         QVERIFY2(previewed, qPrintable(previewed ? QString() : previewed.error().message));
         QCOMPARE(previewed->totals().updated, 24);
-        auto row = ws->db.exec(QStringLiteral("SELECT scope_json, fingerprint, summary_json FROM rewind_plans WHERE plan_id = ?"),
-                               {previewed->planId});
+        auto row = ws->db.exec(
+            QStringLiteral(
+                "SELECT scope_json, fingerprint, summary_json FROM rewind_plans WHERE plan_id = ?"),
+            {previewed->planId});
         QVERIFY(row && row->next());
-        const QJsonArray scope = QJsonDocument::fromJson(row->value(0).toString().toUtf8()).object().value(QStringLiteral("partitions")).toArray();
+        const QJsonArray scope = QJsonDocument::fromJson(row->value(0).toString().toUtf8())
+                                     .object()
+                                     .value(QStringLiteral("partitions"))
+                                     .toArray();
         QCOMPARE(scope.size(), 150);
         QCOMPARE(scope.at(0).toString(), QStringLiteral("d1000"));
-        const QJsonObject fingerprints = QJsonDocument::fromJson(row->value(1).toString().toUtf8()).object();
+        const QJsonObject fingerprints =
+            QJsonDocument::fromJson(row->value(1).toString().toUtf8()).object();
         QCOMPARE(fingerprints.size(), 150);
         QVERIFY(fingerprints.begin()->toString().startsWith(QStringLiteral("4:")));
-        const QJsonObject summary = QJsonDocument::fromJson(row->value(2).toString().toUtf8()).object();
+        const QJsonObject summary =
+            QJsonDocument::fromJson(row->value(2).toString().toUtf8()).object();
         QCOMPARE(summary.value(QStringLiteral("partitions_total")).toInt(), 150);
         QCOMPARE(summary.value(QStringLiteral("partitions")).toArray().size(), 6);
-        QCOMPARE(summary.value(QStringLiteral("partitions")).toArray().at(0).toObject().value(QStringLiteral("partition")).toString(),
+        QCOMPARE(summary.value(QStringLiteral("partitions"))
+                     .toArray()
+                     .at(0)
+                     .toObject()
+                     .value(QStringLiteral("partition"))
+                     .toString(),
                  QStringLiteral("d1140"));
-        QCOMPARE(summary.value(QStringLiteral("totals")).toObject().value(QStringLiteral("updated")).toInt(), 24);
+        QCOMPARE(summary.value(QStringLiteral("totals"))
+                     .toObject()
+                     .value(QStringLiteral("updated"))
+                     .toInt(),
+                 24);
         row->finish(); // an open read would lock the work tables' DROP of the next preview
 
         BatchOptions o = execute();
@@ -194,7 +216,8 @@ private Q_SLOTS:
         auto refused = run(ws->db, dataset, o);
         QVERIFY(!refused);
         QCOMPARE(refused.error().exitCode(), 4);
-        QVERIFY2(refused.error().message.contains(QStringLiteral("d1007")), qPrintable(refused.error().message));
+        QVERIFY2(refused.error().message.contains(QStringLiteral("d1007")),
+                 qPrintable(refused.error().message));
     }
 };
 

@@ -19,20 +19,18 @@ using testsupport::runCli;
 
 namespace {
 
-QJsonObject json(const testsupport::CliResult &r)
-{
+QJsonObject json(const testsupport::CliResult &r) {
     return QJsonDocument::fromJson(r.out.toUtf8()).object();
 }
 
 // "0:3,1:5,2:7": partition:offset pairs of a result's "partitions", by `field` (a flag as 0 or 1).
-QString offsetsOf(const QJsonObject &o, const char *field)
-{
+QString offsetsOf(const QJsonObject &o, const char *field) {
     QStringList out;
     for (const auto &v : o.value(QStringLiteral("partitions")).toArray()) {
         const QJsonObject p = v.toObject();
         const QJsonValue value = p.value(QLatin1String(field));
-        out << QString::number(p.value(QStringLiteral("partition")).toInteger()) + u':'
-                   + QString::number(value.isBool() ? int(value.toBool()) : value.toInteger());
+        out << QString::number(p.value(QStringLiteral("partition")).toInteger()) + u':' +
+                   QString::number(value.isBool() ? int(value.toBool()) : value.toInteger());
     }
     return out.join(u',');
 }
@@ -54,53 +52,73 @@ private:
     // Group "g" committed 3 in partition 0 and 7 in partition 2, nothing in 1.
     // On SQLite record_ts has no declared type (each value keeps its own); on
     // PostgreSQL it is TEXT, the epoch numbers written as their text.
-    QString freshDb()
-    {
+    QString freshDb() {
         const QString name = QStringLiteral("offsets-%1.db").arg(++m_dbs);
         QStringList sql{
-            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts%1, payload TEXT)")
+            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                           "event_id TEXT, record_ts%1, payload TEXT)")
                 .arg(testsupport::onPostgres() ? QStringLiteral(" TEXT") : QString()),
-            QStringLiteral("CREATE UNIQUE INDEX ev_log_offsets ON ev_log (partition_id, log_offset)"),
+            QStringLiteral(
+                "CREATE UNIQUE INDEX ev_log_offsets ON ev_log (partition_id, log_offset)"),
         };
-        const QStringList p0{QStringLiteral("'2025-05-06T10:00:00Z'"), QStringLiteral("'2025-05-06 10:01:00'"),
-                             QStringLiteral("'2025-05-06T10:02:00Z'"), QStringLiteral("'2025-05-06T10:03:00.000Z'"),
-                             QStringLiteral("'2025-05-06T10:04:00Z'"), QStringLiteral("'2025-05-06 10:05:00.25'"),
-                             QStringLiteral("'2025-05-06T10:06:00Z'"), QStringLiteral("'2025-05-06T10:07:00'"),
-                             QStringLiteral("'2025-05-06T10:08:00Z'"), QStringLiteral("'2025-05-06 10:09:00'")};
-        const QStringList p1{QStringLiteral("'2025-05-06T12:01:00+02:00'"), QStringLiteral("'2025-05-06T07:32:00-02:30'"),
-                             QStringLiteral("'2025-05-06T12:03:00+0200'"), QStringLiteral("'2025-05-06 12:04:00.000 +02'"),
+        const QStringList p0{
+            QStringLiteral("'2025-05-06T10:00:00Z'"), QStringLiteral("'2025-05-06 10:01:00'"),
+            QStringLiteral("'2025-05-06T10:02:00Z'"), QStringLiteral("'2025-05-06T10:03:00.000Z'"),
+            QStringLiteral("'2025-05-06T10:04:00Z'"), QStringLiteral("'2025-05-06 10:05:00.25'"),
+            QStringLiteral("'2025-05-06T10:06:00Z'"), QStringLiteral("'2025-05-06T10:07:00'"),
+            QStringLiteral("'2025-05-06T10:08:00Z'"), QStringLiteral("'2025-05-06 10:09:00'")};
+        const QStringList p1{QStringLiteral("'2025-05-06T12:01:00+02:00'"),
+                             QStringLiteral("'2025-05-06T07:32:00-02:30'"),
+                             QStringLiteral("'2025-05-06T12:03:00+0200'"),
+                             QStringLiteral("'2025-05-06 12:04:00.000 +02'"),
                              QStringLiteral("'2025-05-06T05:05:00-05:00'")};
         for (int i = 0; i < 10; ++i) {
-            sql << QStringLiteral("INSERT INTO ev_log VALUES (0, %1, 'e0-%1', %2, '{\"v\": %1}')").arg(i).arg(p0[i]);
+            sql << QStringLiteral("INSERT INTO ev_log VALUES (0, %1, 'e0-%1', %2, '{\"v\": %1}')")
+                       .arg(i)
+                       .arg(p0[i]);
             const qint64 epoch = 1746525600 + i * 60; // 2025-05-06T10:00:00Z + i min
             const QString ts = i % 3 == 0 ? QString::number(epoch)
-                               : i % 3 == 1 ? QString(QString::number(epoch) + QStringLiteral(".25"))
-                                            : QString(u'\'' + QString::number(epoch) + u'\'');
-            sql << QStringLiteral("INSERT INTO ev_log VALUES (2, %1, 'e2-%1', %2, '{\"v\": %1}')").arg(i).arg(ts);
+                               : i % 3 == 1
+                                   ? QString(QString::number(epoch) + QStringLiteral(".25"))
+                                   : QString(u'\'' + QString::number(epoch) + u'\'');
+            sql << QStringLiteral("INSERT INTO ev_log VALUES (2, %1, 'e2-%1', %2, '{\"v\": %1}')")
+                       .arg(i)
+                       .arg(ts);
         }
         for (int i = 5; i < 10; ++i)
-            sql << QStringLiteral("INSERT INTO ev_log VALUES (1, %1, 'e1-%1', %2, '{\"v\": %1}')").arg(i).arg(p1[i - 5]);
+            sql << QStringLiteral("INSERT INTO ev_log VALUES (1, %1, 'e1-%1', %2, '{\"v\": %1}')")
+                       .arg(i)
+                       .arg(p1[i - 5]);
         const QString path = testsupport::makeDatabase(m_dir, name, sql).url().text;
         // Creates the control schema, then the group's commits.
-        const auto r = runCli({QStringLiteral("streams"), QStringLiteral("--db"), path, QStringLiteral("--spec"), m_spec});
+        const auto r = runCli({QStringLiteral("streams"), QStringLiteral("--db"), path,
+                               QStringLiteral("--spec"), m_spec});
         if (r.exitCode != 0)
             qFatal("%s", qPrintable(r.err));
         auto db = rw::Database::open(path);
-        db->exec(QStringLiteral("INSERT INTO rewind_offsets VALUES ('ev', 'g', 0, 3, '2025-05-06T10:30:00Z'), "
-                                "('ev', 'g', 2, 7, '2025-05-06T10:30:00Z')"));
+        db->exec(QStringLiteral(
+            "INSERT INTO rewind_offsets VALUES ('ev', 'g', 0, 3, '2025-05-06T10:30:00Z'), "
+            "('ev', 'g', 2, 7, '2025-05-06T10:30:00Z')"));
         return path;
     }
 
-    QStringList args(const QString &db, const QString &command) const
-    {
-        return {command, QStringLiteral("--db"), db, QStringLiteral("--spec"), m_spec, QStringLiteral("--stream"), QStringLiteral("ev"),
-                QStringLiteral("--group"), QStringLiteral("g"), QStringLiteral("--json")};
+    QStringList args(const QString &db, const QString &command) const {
+        return {command,
+                QStringLiteral("--db"),
+                db,
+                QStringLiteral("--spec"),
+                m_spec,
+                QStringLiteral("--stream"),
+                QStringLiteral("ev"),
+                QStringLiteral("--group"),
+                QStringLiteral("g"),
+                QStringLiteral("--json")};
     }
 
-    static QString committed(const QString &db)
-    {
+    static QString committed(const QString &db) {
         auto d = rw::Database::open(db);
-        auto q = d->exec(QStringLiteral("SELECT partition_id, committed_offset FROM rewind_offsets WHERE stream = 'ev' AND group_id = 'g' "
+        auto q = d->exec(QStringLiteral("SELECT partition_id, committed_offset FROM rewind_offsets "
+                                        "WHERE stream = 'ev' AND group_id = 'g' "
                                         "ORDER BY partition_id"));
         QStringList pairs;
         while (q->next())
@@ -108,35 +126,35 @@ private:
         return pairs.join(u',');
     }
 
-    static qint64 scalar(const QString &db, const QString &sql)
-    {
+    static qint64 scalar(const QString &db, const QString &sql) {
         auto d = rw::Database::open(db);
         return d->scalar(sql)->toLongLong();
     }
 
 private Q_SLOTS:
-    void initTestCase()
-    {
+    void initTestCase() {
         REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
         m_spec = testsupport::writeFile(m_dir, QStringLiteral("ev.json"), R"({"streams": {"ev": {
             "log": "ev_log", "sink": "ev_sink", "fields": {"v": "$.v"}, "required": ["v"]}}})");
     }
 
-    void offsetsShowCommittedStartEndLag()
-    {
+    void offsetsShowCommittedStartEndLag() {
         const QString db = freshDb();
         const auto r = runCli(args(db, QStringLiteral("offsets")));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = json(r);
         QCOMPARE(o.value(QStringLiteral("stream")).toString(), QStringLiteral("ev"));
         QCOMPARE(o.value(QStringLiteral("group")).toString(), QStringLiteral("g"));
-        QCOMPARE(offsetsOf(o, "committed"), QStringLiteral("0:3,1:5,2:7")); // a new group starts at the log start
+        QCOMPARE(offsetsOf(o, "committed"),
+                 QStringLiteral("0:3,1:5,2:7")); // a new group starts at the log start
         QCOMPARE(offsetsOf(o, "log_start"), QStringLiteral("0:0,1:5,2:0"));
         QCOMPARE(offsetsOf(o, "log_end"), QStringLiteral("0:10,1:10,2:10"));
         QCOMPARE(offsetsOf(o, "lag"), QStringLiteral("0:7,1:5,2:3"));
 
-        const auto fresh = runCli(QStringList(args(db, QStringLiteral("offsets"))).replaceInStrings(QRegularExpression(QStringLiteral("^g$")), QStringLiteral("new-group")));
+        const auto fresh = runCli(QStringList(args(db, QStringLiteral("offsets")))
+                                      .replaceInStrings(QRegularExpression(QStringLiteral("^g$")),
+                                                        QStringLiteral("new-group")));
         QCOMPARE(offsetsOf(json(fresh), "committed"), QStringLiteral("0:0,1:5,2:0"));
         QCOMPARE(offsetsOf(json(fresh), "lag"), QStringLiteral("0:10,1:5,2:10"));
     }
@@ -144,38 +162,73 @@ private Q_SLOTS:
     // Burrow's own rule cases (linkedin/Burrow, evaluator/caching_test.go,
     // cases 0-8): {offset, commit time ms, lag} windows with the current lag
     // and the time now (s). A window's commit times are our sample times.
-    void burrowRules_data()
-    {
+    void burrowRules_data() {
         QTest::addColumn<QList<QList<qint64>>>("window");
         QTest::addColumn<qint64>("currentLag");
         QTest::addColumn<qint64>("nowSeconds");
         QTest::addColumn<int>("members"); // -1 unknown, 0 none, 1 some
         QTest::addColumn<QString>("status");
-        const QList<QList<qint64>> moving0{{1000, 100000, 0}, {2000, 200000, 50}, {3000, 300000, 100}, {4000, 400000, 150}, {5000, 500000, 200}};
-        const QList<QList<qint64>> moving50{{1000, 100000, 50}, {2000, 200000, 100}, {3000, 300000, 150}, {4000, 400000, 200}, {5000, 500000, 250}};
-        const QList<QList<qint64>> still0{{1000, 100000, 0}, {1000, 200000, 50}, {1000, 300000, 100}, {1000, 400000, 150}, {1000, 500000, 200}};
-        const QList<QList<qint64>> still100{{1000, 100000, 100}, {1000, 200000, 150}, {1000, 300000, 200}, {1000, 400000, 250}, {1000, 500000, 300}};
-        const QList<QList<qint64>> stillFlat{{1000, 100000, 100}, {1000, 200000, 100}, {1000, 300000, 100}, {1000, 400000, 100}, {1000, 500000, 100}};
-        const QList<QList<qint64>> back{{1000, 100000, 100}, {2000, 200000, 150}, {3000, 300000, 200}, {2000, 400000, 1250}, {4000, 500000, 300}};
-        QTest::newRow("0: zero lag somewhere") << moving0 << qint64(200) << qint64(600) << -1 << QStringLiteral("OK");
-        QTest::newRow("1: zero lag, not stopped yet") << moving0 << qint64(200) << qint64(900) << -1 << QStringLiteral("OK");
-        QTest::newRow("2: zero lag wins over stopped") << moving0 << qint64(200) << qint64(1000) << -1 << QStringLiteral("OK");
-        QTest::newRow("3: stopped") << moving50 << qint64(250) << qint64(1000) << -1 << QStringLiteral("STOP");
-        QTest::newRow("4: stalled, but zero lag") << still0 << qint64(200) << qint64(600) << 1 << QStringLiteral("OK");
-        QTest::newRow("5: stalled (members)") << still100 << qint64(300) << qint64(600) << 1 << QStringLiteral("STALL");
-        QTest::newRow("5: not moving, no members") << still100 << qint64(300) << qint64(600) << 0 << QStringLiteral("STOP");
-        QTest::newRow("6: stalled, lag flat") << stillFlat << qint64(100) << qint64(600) << 1 << QStringLiteral("STALL");
-        QTest::newRow("7: rewind") << back << qint64(300) << qint64(600) << -1 << QStringLiteral("REWIND");
-        QTest::newRow("8: current lag zero") << moving50 << qint64(0) << qint64(1000) << -1 << QStringLiteral("OK");
+        const QList<QList<qint64>> moving0{{1000, 100000, 0},
+                                           {2000, 200000, 50},
+                                           {3000, 300000, 100},
+                                           {4000, 400000, 150},
+                                           {5000, 500000, 200}};
+        const QList<QList<qint64>> moving50{{1000, 100000, 50},
+                                            {2000, 200000, 100},
+                                            {3000, 300000, 150},
+                                            {4000, 400000, 200},
+                                            {5000, 500000, 250}};
+        const QList<QList<qint64>> still0{{1000, 100000, 0},
+                                          {1000, 200000, 50},
+                                          {1000, 300000, 100},
+                                          {1000, 400000, 150},
+                                          {1000, 500000, 200}};
+        const QList<QList<qint64>> still100{{1000, 100000, 100},
+                                            {1000, 200000, 150},
+                                            {1000, 300000, 200},
+                                            {1000, 400000, 250},
+                                            {1000, 500000, 300}};
+        const QList<QList<qint64>> stillFlat{{1000, 100000, 100},
+                                             {1000, 200000, 100},
+                                             {1000, 300000, 100},
+                                             {1000, 400000, 100},
+                                             {1000, 500000, 100}};
+        const QList<QList<qint64>> back{{1000, 100000, 100},
+                                        {2000, 200000, 150},
+                                        {3000, 300000, 200},
+                                        {2000, 400000, 1250},
+                                        {4000, 500000, 300}};
+        QTest::newRow("0: zero lag somewhere")
+            << moving0 << qint64(200) << qint64(600) << -1 << QStringLiteral("OK");
+        QTest::newRow("1: zero lag, not stopped yet")
+            << moving0 << qint64(200) << qint64(900) << -1 << QStringLiteral("OK");
+        QTest::newRow("2: zero lag wins over stopped")
+            << moving0 << qint64(200) << qint64(1000) << -1 << QStringLiteral("OK");
+        QTest::newRow("3: stopped")
+            << moving50 << qint64(250) << qint64(1000) << -1 << QStringLiteral("STOP");
+        QTest::newRow("4: stalled, but zero lag")
+            << still0 << qint64(200) << qint64(600) << 1 << QStringLiteral("OK");
+        QTest::newRow("5: stalled (members)")
+            << still100 << qint64(300) << qint64(600) << 1 << QStringLiteral("STALL");
+        QTest::newRow("5: not moving, no members")
+            << still100 << qint64(300) << qint64(600) << 0 << QStringLiteral("STOP");
+        QTest::newRow("6: stalled, lag flat")
+            << stillFlat << qint64(100) << qint64(600) << 1 << QStringLiteral("STALL");
+        QTest::newRow("7: rewind")
+            << back << qint64(300) << qint64(600) << -1 << QStringLiteral("REWIND");
+        QTest::newRow("8: current lag zero")
+            << moving50 << qint64(0) << qint64(1000) << -1 << QStringLiteral("OK");
         // Not Burrow's: a moving consumer whose lag keeps growing, seen now.
-        QTest::newRow("slow consumer") << moving50 << qint64(250) << qint64(500) << -1 << QStringLiteral("WARN");
-        QTest::newRow("catching up") << QList<QList<qint64>>{{1000, 100000, 300}, {2000, 200000, 200}, {3000, 300000, 100}} << qint64(100) << qint64(300) << -1
-                                     << QStringLiteral("OK");
-        QTest::newRow("one sample") << QList<QList<qint64>>{{1000, 100000, 300}} << qint64(300) << qint64(300) << -1 << QStringLiteral("unknown");
+        QTest::newRow("slow consumer")
+            << moving50 << qint64(250) << qint64(500) << -1 << QStringLiteral("WARN");
+        QTest::newRow("catching up")
+            << QList<QList<qint64>>{{1000, 100000, 300}, {2000, 200000, 200}, {3000, 300000, 100}}
+            << qint64(100) << qint64(300) << -1 << QStringLiteral("OK");
+        QTest::newRow("one sample") << QList<QList<qint64>>{{1000, 100000, 300}} << qint64(300)
+                                    << qint64(300) << -1 << QStringLiteral("unknown");
     }
 
-    void burrowRules()
-    {
+    void burrowRules() {
         QFETCH(QList<QList<qint64>>, window);
         QFETCH(qint64, currentLag);
         QFETCH(qint64, nowSeconds);
@@ -184,76 +237,111 @@ private Q_SLOTS:
         std::vector<rw::LagSample> samples;
         for (const auto &row : window)
             samples.push_back({row[1], row[0], row[0] + row[2], row[2]});
-        const std::optional<bool> hasMembers = members < 0 ? std::nullopt : std::optional<bool>(members == 1);
-        QCOMPARE(rw::lagStatusName(rw::partitionLagStatus(samples, currentLag, nowSeconds * 1000, hasMembers)), status);
+        const std::optional<bool> hasMembers =
+            members < 0 ? std::nullopt : std::optional<bool>(members == 1);
+        QCOMPARE(rw::lagStatusName(
+                     rw::partitionLagStatus(samples, currentLag, nowSeconds * 1000, hasMembers)),
+                 status);
     }
 
     // Each consumer-groups read records a sample per partition; status is
     // Burrow's over them: a group whose offsets have not moved for longer
     // than they were seen moving is STOP; moved back, REWIND.
-    void consumerGroupsStatusFromLagSamples()
-    {
+    void consumerGroupsStatusFromLagSamples() {
         const QString db = freshDb();
-        const QStringList groups{QStringLiteral("consumer-groups"), QStringLiteral("--db"), db, QStringLiteral("--spec"), m_spec,
-                                 QStringLiteral("--stream"), QStringLiteral("ev"), QStringLiteral("--json")};
+        const QStringList groups{QStringLiteral("consumer-groups"),
+                                 QStringLiteral("--db"),
+                                 db,
+                                 QStringLiteral("--spec"),
+                                 m_spec,
+                                 QStringLiteral("--stream"),
+                                 QStringLiteral("ev"),
+                                 QStringLiteral("--json")};
         const auto statusOf = [&]() {
             const auto r = runCli(groups);
-            return r.exitCode == 0 ? json(r).value(QStringLiteral("groups")).toArray().at(0).toObject().value(QStringLiteral("status")).toString() : r.err;
+            return r.exitCode == 0 ? json(r)
+                                         .value(QStringLiteral("groups"))
+                                         .toArray()
+                                         .at(0)
+                                         .toObject()
+                                         .value(QStringLiteral("status"))
+                                         .toString()
+                                   : r.err;
         };
         QCOMPARE(statusOf(), QStringLiteral("unknown")); // one sample
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_lag_samples WHERE stream = 'ev' AND group_id = 'g'")), 3);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT SUM(lag) FROM rewind_lag_samples WHERE stream = 'ev' AND group_id = 'g'")), 15);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_lag_samples WHERE stream = "
+                                           "'ev' AND group_id = 'g'")),
+                 3);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT SUM(lag) FROM rewind_lag_samples WHERE stream = "
+                                           "'ev' AND group_id = 'g'")),
+                 15);
         QCOMPARE(statusOf(), QStringLiteral("unknown")); // within a second: no second sample
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_lag_samples WHERE stream = 'ev' AND group_id = 'g'")), 3);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_lag_samples WHERE stream = "
+                                           "'ev' AND group_id = 'g'")),
+                 3);
         {
             // The same offsets sampled a minute and half a minute ago.
             auto d = rw::Database::open(db);
-            QVERIFY(d->exec(QStringLiteral("INSERT INTO rewind_lag_samples SELECT stream, group_id, partition_id, sampled_ms - ?, committed_offset, log_end, lag "
-                                           "FROM rewind_lag_samples WHERE stream = 'ev' UNION ALL "
-                                           "SELECT stream, group_id, partition_id, sampled_ms - ?, committed_offset, log_end, lag "
-                                           "FROM rewind_lag_samples WHERE stream = 'ev'"),
-                            {60000, 30000}));
+            QVERIFY(d->exec(
+                QStringLiteral("INSERT INTO rewind_lag_samples SELECT stream, group_id, "
+                               "partition_id, sampled_ms - ?, committed_offset, log_end, lag "
+                               "FROM rewind_lag_samples WHERE stream = 'ev' UNION ALL "
+                               "SELECT stream, group_id, partition_id, sampled_ms - ?, "
+                               "committed_offset, log_end, lag "
+                               "FROM rewind_lag_samples WHERE stream = 'ev'"),
+                {60000, 30000}));
         }
         QTest::qWait(1100);
         QCOMPARE(statusOf(), QStringLiteral("STOP")); // not moved for a minute, no replay running
         // Back to the earliest: the offset goes back.
-        const auto reset = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        const auto reset =
+            runCli(args(db, QStringLiteral("offsets-reset")) +
+                   QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
         QVERIFY2(reset.exitCode == 0, qPrintable(reset.err));
         QTest::qWait(1100);
         QCOMPARE(statusOf(), QStringLiteral("REWIND"));
         // The text form names the rules.
         const auto text = runCli(groups.mid(0, groups.size() - 1));
-        QVERIFY2(text.out.contains(QStringLiteral("REWIND")) && text.out.contains(QStringLiteral("Burrow")), qPrintable(text.out));
+        QVERIFY2(text.out.contains(QStringLiteral("REWIND")) &&
+                     text.out.contains(QStringLiteral("Burrow")),
+                 qPrintable(text.out));
     }
 
-    void consumerGroupsWithTheirLag()
-    {
+    void consumerGroupsWithTheirLag() {
         const QString db = freshDb();
         {
             auto d = rw::Database::open(db);
-            QVERIFY(d->exec(QStringLiteral("INSERT INTO rewind_offsets VALUES ('ev', 'done', 0, 10, '2025-05-06T11:00:00Z'), "
-                                           "('ev', 'done', 1, 10, '2025-05-06T11:00:00Z'), ('ev', 'done', 2, 12, '2025-05-06T11:00:01Z'), "
-                                           "('other', 'g', 0, 1, '2025-05-06T11:00:00Z')")));
+            QVERIFY(d->exec(QStringLiteral(
+                "INSERT INTO rewind_offsets VALUES ('ev', 'done', 0, 10, '2025-05-06T11:00:00Z'), "
+                "('ev', 'done', 1, 10, '2025-05-06T11:00:00Z'), ('ev', 'done', 2, 12, "
+                "'2025-05-06T11:00:01Z'), "
+                "('other', 'g', 0, 1, '2025-05-06T11:00:00Z')")));
         }
-        const auto r = runCli({QStringLiteral("consumer-groups"), QStringLiteral("--db"), db, QStringLiteral("--spec"), m_spec,
-                               QStringLiteral("--stream"), QStringLiteral("ev"), QStringLiteral("--json")});
+        const auto r = runCli({QStringLiteral("consumer-groups"), QStringLiteral("--db"), db,
+                               QStringLiteral("--spec"), m_spec, QStringLiteral("--stream"),
+                               QStringLiteral("ev"), QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonArray groups = json(r).value(QStringLiteral("groups")).toArray();
         QCOMPARE(groups.size(), 2);
         // "done" is at the end everywhere (past it in partition 2: no negative lag).
-        QCOMPARE(groups[0].toObject().value(QStringLiteral("group")).toString(), QStringLiteral("done"));
+        QCOMPARE(groups[0].toObject().value(QStringLiteral("group")).toString(),
+                 QStringLiteral("done"));
         QCOMPARE(groups[0].toObject().value(QStringLiteral("lag")).toInteger(), 0);
         QCOMPARE(groups[0].toObject().value(QStringLiteral("partitions")).toInteger(), 3);
-        QCOMPARE(groups[0].toObject().value(QStringLiteral("last_commit_at")).toString(), QStringLiteral("2025-05-06T11:00:01Z"));
+        QCOMPARE(groups[0].toObject().value(QStringLiteral("last_commit_at")).toString(),
+                 QStringLiteral("2025-05-06T11:00:01Z"));
         // "g": 7 + 5 (nothing committed in 1: from its log start) + 3, as offsets sums it.
-        QCOMPARE(groups[1].toObject().value(QStringLiteral("group")).toString(), QStringLiteral("g"));
+        QCOMPARE(groups[1].toObject().value(QStringLiteral("group")).toString(),
+                 QStringLiteral("g"));
         QCOMPARE(groups[1].toObject().value(QStringLiteral("lag")).toInteger(), 15);
         QCOMPARE(groups[1].toObject().value(QStringLiteral("partitions")).toInteger(), 2);
-        QCOMPARE(json(runCli(args(db, QStringLiteral("offsets")))).value(QStringLiteral("total_lag")).toInteger(), 15);
+        QCOMPARE(json(runCli(args(db, QStringLiteral("offsets"))))
+                     .value(QStringLiteral("total_lag"))
+                     .toInteger(),
+                 15);
     }
 
-    void reset_data()
-    {
+    void reset_data() {
         QTest::addColumn<QStringList>("options");
         QTest::addColumn<QString>("expected");
         const auto o = [](std::initializer_list<const char *> list) {
@@ -262,39 +350,65 @@ private Q_SLOTS:
                 out << QString::fromLatin1(s);
             return out;
         };
-        QTest::newRow("to-earliest (retention: log start 5)") << o({"--to-earliest"}) << QStringLiteral("0:0,1:5,2:0");
+        QTest::newRow("to-earliest (retention: log start 5)")
+            << o({"--to-earliest"}) << QStringLiteral("0:0,1:5,2:0");
         QTest::newRow("to-latest") << o({"--to-latest"}) << QStringLiteral("0:10,1:10,2:10");
-        QTest::newRow("to-current (a new partition: log start)") << o({"--to-current"}) << QStringLiteral("0:3,1:5,2:7");
-        QTest::newRow("to-offset inside") << o({"--to-offset", "6"}) << QStringLiteral("0:6,1:6,2:6");
-        QTest::newRow("to-offset below a log start") << o({"--to-offset", "2"}) << QStringLiteral("0:2,1:5,2:2");
-        QTest::newRow("to-offset negative") << o({"--to-offset", "-4"}) << QStringLiteral("0:0,1:5,2:0");
-        QTest::newRow("to-offset past the end") << o({"--to-offset", "99"}) << QStringLiteral("0:10,1:10,2:10");
+        QTest::newRow("to-current (a new partition: log start)")
+            << o({"--to-current"}) << QStringLiteral("0:3,1:5,2:7");
+        QTest::newRow("to-offset inside")
+            << o({"--to-offset", "6"}) << QStringLiteral("0:6,1:6,2:6");
+        QTest::newRow("to-offset below a log start")
+            << o({"--to-offset", "2"}) << QStringLiteral("0:2,1:5,2:2");
+        QTest::newRow("to-offset negative")
+            << o({"--to-offset", "-4"}) << QStringLiteral("0:0,1:5,2:0");
+        QTest::newRow("to-offset past the end")
+            << o({"--to-offset", "99"}) << QStringLiteral("0:10,1:10,2:10");
         QTest::newRow("shift-by +2") << o({"--shift-by", "2"}) << QStringLiteral("0:5,1:7,2:9");
-        QTest::newRow("shift-by +5 (clamped to the end)") << o({"--shift-by", "5"}) << QStringLiteral("0:8,1:10,2:10");
-        QTest::newRow("shift-by -4 (clamped to the start)") << o({"--shift-by", "-4"}) << QStringLiteral("0:0,1:5,2:3");
+        QTest::newRow("shift-by +5 (clamped to the end)")
+            << o({"--shift-by", "5"}) << QStringLiteral("0:8,1:10,2:10");
+        QTest::newRow("shift-by -4 (clamped to the start)")
+            << o({"--shift-by", "-4"}) << QStringLiteral("0:0,1:5,2:3");
         QTest::newRow("shift-by=-1") << o({"--shift-by=-1"}) << QStringLiteral("0:2,1:5,2:6");
-        QTest::newRow("shift-by past 64 bits (clamped to the end)") << o({"--shift-by", "9223372036854775807"}) << QStringLiteral("0:10,1:10,2:10");
-        QTest::newRow("shift-by below 64 bits (clamped to the start)") << o({"--shift-by", "-9223372036854775808"}) << QStringLiteral("0:0,1:5,2:0");
-        QTest::newRow("to-datetime on a record") << o({"--to-datetime", "2025-05-06T10:03:00Z"}) << QStringLiteral("0:3,1:7,2:3");
-        QTest::newRow("to-datetime between records") << o({"--to-datetime", "2025-05-06T10:03:30Z"}) << QStringLiteral("0:4,1:8,2:4");
-        QTest::newRow("to-datetime with fraction") << o({"--to-datetime", "2025-05-06T10:05:00.1Z"}) << QStringLiteral("0:5,1:10,2:6");
-        QTest::newRow("to-datetime before an epoch fraction") << o({"--to-datetime", "2025-05-06T10:04:00.2Z"}) << QStringLiteral("0:5,1:9,2:4");
-        QTest::newRow("to-datetime after a fraction") << o({"--to-datetime", "2025-05-06T10:05:00.3Z"}) << QStringLiteral("0:6,1:10,2:6");
-        QTest::newRow("to-datetime with a zone offset") << o({"--to-datetime", "2025-05-06T12:03:00+02:00"}) << QStringLiteral("0:3,1:7,2:3");
-        QTest::newRow("to-datetime with a negative zone") << o({"--to-datetime", "2025-05-06T07:33:30-02:30"}) << QStringLiteral("0:4,1:8,2:4");
-        QTest::newRow("to-datetime without zone is UTC") << o({"--to-datetime", "2025-05-06 10:01:59"}) << QStringLiteral("0:2,1:6,2:2");
-        QTest::newRow("to-datetime epoch seconds") << o({"--to-datetime", "1746525780"}) << QStringLiteral("0:3,1:7,2:3");
-        QTest::newRow("to-datetime before the log") << o({"--to-datetime", "2025-05-06T09:00:00Z"}) << QStringLiteral("0:0,1:5,2:0");
-        QTest::newRow("to-datetime after the log: log end") << o({"--to-datetime", "2025-05-07"}) << QStringLiteral("0:10,1:10,2:10");
-        QTest::newRow("by-duration long ago") << o({"--by-duration", "P36500D"}) << QStringLiteral("0:0,1:5,2:0");
-        QTest::newRow("by-duration just now") << o({"--by-duration", "PT1S"}) << QStringLiteral("0:10,1:10,2:10");
-        QTest::newRow("single partition") << o({"--to-earliest", "--partition", "2"}) << QStringLiteral("2:0");
-        QTest::newRow("two partitions") << o({"--to-latest", "--partition", "0", "--partition", "1"}) << QStringLiteral("0:10,1:10");
-        QTest::newRow("single partition, shift") << o({"--shift-by", "-10", "--partition", "1"}) << QStringLiteral("1:5");
+        QTest::newRow("shift-by past 64 bits (clamped to the end)")
+            << o({"--shift-by", "9223372036854775807"}) << QStringLiteral("0:10,1:10,2:10");
+        QTest::newRow("shift-by below 64 bits (clamped to the start)")
+            << o({"--shift-by", "-9223372036854775808"}) << QStringLiteral("0:0,1:5,2:0");
+        QTest::newRow("to-datetime on a record")
+            << o({"--to-datetime", "2025-05-06T10:03:00Z"}) << QStringLiteral("0:3,1:7,2:3");
+        QTest::newRow("to-datetime between records")
+            << o({"--to-datetime", "2025-05-06T10:03:30Z"}) << QStringLiteral("0:4,1:8,2:4");
+        QTest::newRow("to-datetime with fraction")
+            << o({"--to-datetime", "2025-05-06T10:05:00.1Z"}) << QStringLiteral("0:5,1:10,2:6");
+        QTest::newRow("to-datetime before an epoch fraction")
+            << o({"--to-datetime", "2025-05-06T10:04:00.2Z"}) << QStringLiteral("0:5,1:9,2:4");
+        QTest::newRow("to-datetime after a fraction")
+            << o({"--to-datetime", "2025-05-06T10:05:00.3Z"}) << QStringLiteral("0:6,1:10,2:6");
+        QTest::newRow("to-datetime with a zone offset")
+            << o({"--to-datetime", "2025-05-06T12:03:00+02:00"}) << QStringLiteral("0:3,1:7,2:3");
+        QTest::newRow("to-datetime with a negative zone")
+            << o({"--to-datetime", "2025-05-06T07:33:30-02:30"}) << QStringLiteral("0:4,1:8,2:4");
+        QTest::newRow("to-datetime without zone is UTC")
+            << o({"--to-datetime", "2025-05-06 10:01:59"}) << QStringLiteral("0:2,1:6,2:2");
+        QTest::newRow("to-datetime epoch seconds")
+            << o({"--to-datetime", "1746525780"}) << QStringLiteral("0:3,1:7,2:3");
+        QTest::newRow("to-datetime before the log")
+            << o({"--to-datetime", "2025-05-06T09:00:00Z"}) << QStringLiteral("0:0,1:5,2:0");
+        QTest::newRow("to-datetime after the log: log end")
+            << o({"--to-datetime", "2025-05-07"}) << QStringLiteral("0:10,1:10,2:10");
+        QTest::newRow("by-duration long ago")
+            << o({"--by-duration", "P36500D"}) << QStringLiteral("0:0,1:5,2:0");
+        QTest::newRow("by-duration just now")
+            << o({"--by-duration", "PT1S"}) << QStringLiteral("0:10,1:10,2:10");
+        QTest::newRow("single partition")
+            << o({"--to-earliest", "--partition", "2"}) << QStringLiteral("2:0");
+        QTest::newRow("two partitions")
+            << o({"--to-latest", "--partition", "0", "--partition", "1"})
+            << QStringLiteral("0:10,1:10");
+        QTest::newRow("single partition, shift")
+            << o({"--shift-by", "-10", "--partition", "1"}) << QStringLiteral("1:5");
     }
 
-    void reset()
-    {
+    void reset() {
         QFETCH(QStringList, options);
         QFETCH(QString, expected);
         const QString db = freshDb();
@@ -307,14 +421,19 @@ private Q_SLOTS:
         QCOMPARE(plan.value(QStringLiteral("executed")).toBool(), false);
         QCOMPARE(offsetsOf(plan, "new"), expected);
         QCOMPARE(committed(db), before);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset'")), 0);
+        QCOMPARE(
+            scalar(db, QStringLiteral(
+                           "SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset'")),
+            0);
         for (const auto &v : plan.value(QStringLiteral("partitions")).toArray()) {
             const QJsonObject p = v.toObject();
             const qint64 n = p.value(QStringLiteral("new")).toInteger();
-            QVERIFY(n >= p.value(QStringLiteral("log_start")).toInteger() && n <= p.value(QStringLiteral("log_end")).toInteger());
+            QVERIFY(n >= p.value(QStringLiteral("log_start")).toInteger() &&
+                    n <= p.value(QStringLiteral("log_end")).toInteger());
         }
 
-        const auto applied = runCli(args(db, QStringLiteral("offsets-reset")) + options + QStringList{QStringLiteral("--execute")});
+        const auto applied = runCli(args(db, QStringLiteral("offsets-reset")) + options +
+                                    QStringList{QStringLiteral("--execute")});
         QVERIFY2(applied.exitCode == 0, qPrintable(applied.err));
         QCOMPARE(json(applied).value(QStringLiteral("executed")).toBool(), true);
         QCOMPARE(offsetsOf(json(applied), "new"), expected);
@@ -322,36 +441,51 @@ private Q_SLOTS:
         const QStringList shown = offsetsOf(json(after), "committed").split(u',');
         for (const QString &pair : expected.split(u','))
             QVERIFY2(shown.contains(pair), qPrintable(pair));
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset' AND stream = 'ev'")), 1);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = "
+                                           "'offsets-reset' AND stream = 'ev'")),
+                 1);
     }
 
     // A log whose record_ts column has a declared type: epoch seconds as
     // integers or floats, ISO text, or (read as instants on PostgreSQL)
     // timestamps with and without zone. Offsets 0..4 at 10:00 + i min.
-    void toDatetimeOnTypedColumns_data()
-    {
+    void toDatetimeOnTypedColumns_data() {
         QTest::addColumn<QString>("type");
-        QTest::addColumn<QString>("literal"); // record i's literal: {E} epoch seconds, {M} the minute
+        QTest::addColumn<QString>(
+            "literal"); // record i's literal: {E} epoch seconds, {M} the minute
         QTest::newRow("BIGINT epoch") << QStringLiteral("BIGINT") << QStringLiteral("{E}");
-        QTest::newRow("DOUBLE PRECISION epoch") << QStringLiteral("DOUBLE PRECISION") << QStringLiteral("{E}.5");
-        QTest::newRow("TEXT with zone") << QStringLiteral("TEXT") << QStringLiteral("'2025-05-06T12:0{M}:00+02:00'");
-        QTest::newRow("TIMESTAMPTZ") << QStringLiteral("TIMESTAMPTZ") << QStringLiteral("'2025-05-06T12:0{M}:00+02:00'");
-        QTest::newRow("TIMESTAMP (UTC)") << QStringLiteral("TIMESTAMP") << QStringLiteral("'2025-05-06 10:0{M}:00'");
+        QTest::newRow("DOUBLE PRECISION epoch")
+            << QStringLiteral("DOUBLE PRECISION") << QStringLiteral("{E}.5");
+        QTest::newRow("TEXT with zone")
+            << QStringLiteral("TEXT") << QStringLiteral("'2025-05-06T12:0{M}:00+02:00'");
+        QTest::newRow("TIMESTAMPTZ")
+            << QStringLiteral("TIMESTAMPTZ") << QStringLiteral("'2025-05-06T12:0{M}:00+02:00'");
+        QTest::newRow("TIMESTAMP (UTC)")
+            << QStringLiteral("TIMESTAMP") << QStringLiteral("'2025-05-06 10:0{M}:00'");
     }
 
-    void toDatetimeOnTypedColumns()
-    {
+    void toDatetimeOnTypedColumns() {
         QFETCH(QString, type);
         QFETCH(QString, literal);
-        QStringList sql{QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts %1, payload TEXT)").arg(type)};
+        QStringList sql{QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset "
+                                       "INTEGER, event_id TEXT, record_ts %1, payload TEXT)")
+                            .arg(type)};
         for (int i = 0; i < 5; ++i)
             sql << QStringLiteral("INSERT INTO ev_log VALUES (0, %1, 'e%1', %2, '{\"v\": 1}')")
                        .arg(i)
-                       .arg(QString(literal).replace(QStringLiteral("{E}"), QString::number(1746525600 + i * 60)).replace(QStringLiteral("{M}"), QString::number(i)));
-        const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("typed-%1.db").arg(++m_dbs), sql).url().text;
+                       .arg(
+                           QString(literal)
+                               .replace(QStringLiteral("{E}"), QString::number(1746525600 + i * 60))
+                               .replace(QStringLiteral("{M}"), QString::number(i)));
+        const QString db =
+            testsupport::makeDatabase(m_dir, QStringLiteral("typed-%1.db").arg(++m_dbs), sql)
+                .url()
+                .text;
         const auto on = [&](const char *t) {
-            return offsetsOf(json(runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QString::fromLatin1(t)})),
-                             "new");
+            return offsetsOf(
+                json(runCli(args(db, QStringLiteral("offsets-reset")) +
+                            QStringList{QStringLiteral("--to-datetime"), QString::fromLatin1(t)})),
+                "new");
         };
         QCOMPARE(on("2025-05-06T10:02:00Z"), QStringLiteral("0:2"));
         QCOMPARE(on("2025-05-06T10:02:30Z"), QStringLiteral("0:3"));
@@ -362,16 +496,24 @@ private Q_SLOTS:
     // A record_ts that is not a time (or an impossible date, or epoch
     // milliseconds where seconds belong) never matches and does not stop the
     // reset; the plan counts them and the text output says so.
-    void unreadableTimestampsAreSkipped()
-    {
-        const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("unreadable-%1.db").arg(++m_dbs), {
-            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
-            QStringLiteral("INSERT INTO ev_log VALUES (0, 0, 'a', '2025-05-06T10:00:00Z', '{}'), (0, 1, 'b', 'garbage', '{}'), "
-                           "(0, 2, 'c', '2025-02-30T11:00:00Z', '{}'), (0, 3, 'd', '2025-05-06T10:03:00Z', '{}'), "
-                           "(0, 4, 'e', '1746525900000', '{}'), (1, 0, 'f', NULL, '{}')"),
-        }).url().text;
+    void unreadableTimestampsAreSkipped() {
+        const QString db =
+            testsupport::makeDatabase(
+                m_dir, QStringLiteral("unreadable-%1.db").arg(++m_dbs),
+                {
+                    QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                                   "event_id TEXT, record_ts TEXT, payload TEXT)"),
+                    QStringLiteral("INSERT INTO ev_log VALUES (0, 0, 'a', '2025-05-06T10:00:00Z', "
+                                   "'{}'), (0, 1, 'b', 'garbage', '{}'), "
+                                   "(0, 2, 'c', '2025-02-30T11:00:00Z', '{}'), (0, 3, 'd', "
+                                   "'2025-05-06T10:03:00Z', '{}'), "
+                                   "(0, 4, 'e', '1746525900000', '{}'), (1, 0, 'f', NULL, '{}')"),
+                })
+                .url()
+                .text;
         const auto at = [&](const char *t) {
-            return runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QString::fromLatin1(t)});
+            return runCli(args(db, QStringLiteral("offsets-reset")) +
+                          QStringList{QStringLiteral("--to-datetime"), QString::fromLatin1(t)});
         };
         const auto r = at("2025-05-06T10:01:00Z");
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -380,54 +522,69 @@ private Q_SLOTS:
         // Past the last readable record: the log end, not the epoch-milliseconds
         // record (which, read as seconds, would lie 55,000 years ahead).
         QCOMPARE(offsetsOf(json(at("2025-05-06T10:04:00Z")), "new"), QStringLiteral("0:5,1:1"));
-        const auto text = runCli(QStringList(args(db, QStringLiteral("offsets-reset")).mid(0, 9))
-                      + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:01:00Z")});
+        const auto text = runCli(
+            QStringList(args(db, QStringLiteral("offsets-reset")).mid(0, 9)) +
+            QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:01:00Z")});
         QVERIFY2(text.exitCode == 0, qPrintable(text.err));
-        QVERIFY2(text.out.contains(QStringLiteral("3 events without a readable record_ts skipped"))
-                     && text.out.contains(QStringLiteral("4 events have a record_ts that is not ISO-8601 or epoch seconds")),
-                 qPrintable(text.out));
+        QVERIFY2(
+            text.out.contains(QStringLiteral("3 events without a readable record_ts skipped")) &&
+                text.out.contains(QStringLiteral(
+                    "4 events have a record_ts that is not ISO-8601 or epoch seconds")),
+            qPrintable(text.out));
     }
 
     // Digits past the millisecond are dropped, in the data and on the command
     // line: an instant a fraction of a millisecond before T is before T.
-    void subMillisecondDigitsAreDropped_data()
-    {
+    void subMillisecondDigitsAreDropped_data() {
         QTest::addColumn<QString>("type");
         QTest::addColumn<QStringList>("values"); // offsets 0, 1, 2
-        QTest::newRow("TEXT, ISO and epoch") << QStringLiteral("TEXT")
-                                             << QStringList{QStringLiteral("'2025-05-06T09:59:59.9996Z'"), QStringLiteral("'1746525599.9999'"),
-                                                            QStringLiteral("'2025-05-06 10:00:00.000400'")};
-        QTest::newRow("DOUBLE PRECISION epoch") << QStringLiteral("DOUBLE PRECISION")
-                                                << QStringList{QStringLiteral("1746525599.9996"), QStringLiteral("1746525599.999999"),
-                                                               QStringLiteral("1746525600.0004")};
-        QTest::newRow("TIMESTAMPTZ with microseconds") << QStringLiteral("TIMESTAMPTZ")
-                                                       << QStringList{QStringLiteral("'2025-05-06T09:59:59.999600Z'"),
-                                                                      QStringLiteral("'2025-05-06T11:59:59.999999+02:00'"),
-                                                                      QStringLiteral("'2025-05-06T10:00:00.000400Z'")};
+        QTest::newRow("TEXT, ISO and epoch")
+            << QStringLiteral("TEXT")
+            << QStringList{QStringLiteral("'2025-05-06T09:59:59.9996Z'"),
+                           QStringLiteral("'1746525599.9999'"),
+                           QStringLiteral("'2025-05-06 10:00:00.000400'")};
+        QTest::newRow("DOUBLE PRECISION epoch")
+            << QStringLiteral("DOUBLE PRECISION")
+            << QStringList{QStringLiteral("1746525599.9996"), QStringLiteral("1746525599.999999"),
+                           QStringLiteral("1746525600.0004")};
+        QTest::newRow("TIMESTAMPTZ with microseconds")
+            << QStringLiteral("TIMESTAMPTZ")
+            << QStringList{QStringLiteral("'2025-05-06T09:59:59.999600Z'"),
+                           QStringLiteral("'2025-05-06T11:59:59.999999+02:00'"),
+                           QStringLiteral("'2025-05-06T10:00:00.000400Z'")};
     }
 
-    void subMillisecondDigitsAreDropped()
-    {
+    void subMillisecondDigitsAreDropped() {
         QFETCH(QString, type);
         QFETCH(QStringList, values);
-        QStringList sql{QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts %1, payload TEXT)").arg(type)};
+        QStringList sql{QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset "
+                                       "INTEGER, event_id TEXT, record_ts %1, payload TEXT)")
+                            .arg(type)};
         for (int i = 0; i < values.size(); ++i)
-            sql << QStringLiteral("INSERT INTO ev_log VALUES (0, %1, 'e%1', %2, '{\"v\": 1}')").arg(i).arg(values[i]);
-        const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("subms-%1.db").arg(++m_dbs), sql).url().text;
+            sql << QStringLiteral("INSERT INTO ev_log VALUES (0, %1, 'e%1', %2, '{\"v\": 1}')")
+                       .arg(i)
+                       .arg(values[i]);
+        const QString db =
+            testsupport::makeDatabase(m_dir, QStringLiteral("subms-%1.db").arg(++m_dbs), sql)
+                .url()
+                .text;
         const auto on = [&](const char *t) -> QString {
-            const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QString::fromLatin1(t)});
+            const auto r =
+                runCli(args(db, QStringLiteral("offsets-reset")) +
+                       QStringList{QStringLiteral("--to-datetime"), QString::fromLatin1(t)});
             return offsetsOf(json(r), "new") + (r.err.isEmpty() ? QString() : r.err);
         };
         QCOMPARE(on("2025-05-06T10:00:00Z"), QStringLiteral("0:2"));
-        QCOMPARE(on("1746525600.0009"), QStringLiteral("0:2"));       // 10:00:00.000 on the command line too
+        QCOMPARE(on("1746525600.0009"),
+                 QStringLiteral("0:2")); // 10:00:00.000 on the command line too
         QCOMPARE(on("2025-05-06T09:59:59.9999Z"), QStringLiteral("0:0")); // .999 both sides
-        QCOMPARE(on("2025-05-06T10:00:00.001Z"), QStringLiteral("0:3"));  // after every record: the log end
+        QCOMPARE(on("2025-05-06T10:00:00.001Z"),
+                 QStringLiteral("0:3")); // after every record: the log end
     }
 
     // Kafka keeps a partition whose records retention removed (log start =
     // log end); a commit in a partition with no events left stays visible.
-    void aPartitionWithNoEventsLeftKeepsItsCommit()
-    {
+    void aPartitionWithNoEventsLeftKeepsItsCommit() {
         const QString db = freshDb();
         {
             auto d = rw::Database::open(db);
@@ -441,18 +598,23 @@ private Q_SLOTS:
         QCOMPARE(offsetsOf(json(r), "lag"), QStringLiteral("0:7,1:5,2:0"));
         QCOMPARE(offsetsOf(json(r), "no_events"), QStringLiteral("0:0,1:0,2:1"));
         const auto text = runCli(args(db, QStringLiteral("offsets")).mid(0, 9));
-        QVERIFY2(text.out.contains(QStringLiteral("partition 2: no events left in the log")), qPrintable(text.out));
+        QVERIFY2(text.out.contains(QStringLiteral("partition 2: no events left in the log")),
+                 qPrintable(text.out));
         // Resets leave it where it is; --partition still names it.
-        const auto earliest = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        const auto earliest =
+            runCli(args(db, QStringLiteral("offsets-reset")) +
+                   QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
         QVERIFY2(earliest.exitCode == 0, qPrintable(earliest.err));
         QCOMPARE(offsetsOf(json(earliest), "new"), QStringLiteral("0:0,1:5,2:7"));
         QCOMPARE(committed(db), QStringLiteral("0:0,1:5,2:7"));
-        const auto one = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-offset"), QStringLiteral("3"),
-                                                                                     QStringLiteral("--partition"), QStringLiteral("2")});
+        const auto one = runCli(args(db, QStringLiteral("offsets-reset")) +
+                                QStringList{QStringLiteral("--to-offset"), QStringLiteral("3"),
+                                            QStringLiteral("--partition"), QStringLiteral("2")});
         QVERIFY2(one.exitCode == 0, qPrintable(one.err));
         QCOMPARE(offsetsOf(json(one), "new"), QStringLiteral("2:7"));
         // A replay reads nothing from it and leaves its commit.
-        const auto replayed = runCli(args(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")});
+        const auto replayed =
+            runCli(args(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")});
         QVERIFY2(replayed.exitCode == 0, qPrintable(replayed.err));
         QCOMPARE(json(replayed).value(QStringLiteral("consumed")).toInteger(), 15);
         QCOMPARE(committed(db), QStringLiteral("0:10,1:10,2:7"));
@@ -460,27 +622,40 @@ private Q_SLOTS:
 
     // An empty log and a group with nothing committed: nothing to reset, so
     // nothing is applied or audited, --execute or not.
-    void resetOnAnEmptyLogChangesNothing()
-    {
-        const QString db = testsupport::makeDatabase(m_dir, QStringLiteral("empty-%1.db").arg(++m_dbs), {
-            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
-        }).url().text;
-        const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--execute")});
+    void resetOnAnEmptyLogChangesNothing() {
+        const QString db =
+            testsupport::makeDatabase(
+                m_dir, QStringLiteral("empty-%1.db").arg(++m_dbs),
+                {
+                    QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                                   "event_id TEXT, record_ts TEXT, payload TEXT)"),
+                })
+                .url()
+                .text;
+        const auto r =
+            runCli(args(db, QStringLiteral("offsets-reset")) +
+                   QStringList{QStringLiteral("--to-latest"), QStringLiteral("--execute")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QCOMPARE(json(r).value(QStringLiteral("executed")).toBool(), false);
         QCOMPARE(json(r).value(QStringLiteral("partitions")).toArray().size(), 0);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset'")), 0);
-        const auto text = runCli(args(db, QStringLiteral("offsets-reset")).mid(0, 9) + QStringList{QStringLiteral("--to-latest"), QStringLiteral("--execute")});
-        QVERIFY2(text.exitCode == 0 && text.out.contains(QStringLiteral("Nothing to reset")) && !text.out.contains(QStringLiteral("Applied")),
+        QCOMPARE(
+            scalar(db, QStringLiteral(
+                           "SELECT COUNT(*) FROM rewind_audit WHERE action = 'offsets-reset'")),
+            0);
+        const auto text =
+            runCli(args(db, QStringLiteral("offsets-reset")).mid(0, 9) +
+                   QStringList{QStringLiteral("--to-latest"), QStringLiteral("--execute")});
+        QVERIFY2(text.exitCode == 0 && text.out.contains(QStringLiteral("Nothing to reset")) &&
+                     !text.out.contains(QStringLiteral("Applied")),
                  qPrintable(text.out));
     }
 
     // The text plan marks a partition the group never committed in, as
     // `offsets` does.
-    void textPlanMarksNewPartitions()
-    {
+    void textPlanMarksNewPartitions() {
         const QString db = freshDb();
-        const auto r = runCli(args(db, QStringLiteral("offsets-reset")).mid(0, 9) + QStringList{QStringLiteral("--to-latest")});
+        const auto r = runCli(args(db, QStringLiteral("offsets-reset")).mid(0, 9) +
+                              QStringList{QStringLiteral("--to-latest")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QStringList lines = r.out.split(u'\n');
         const auto row = [&](const QString &partition) {
@@ -493,121 +668,181 @@ private Q_SLOTS:
         QCOMPARE(row(QStringLiteral("1")), QStringLiteral("1 5 (new) 10 5 10"));
     }
 
-    void byDurationLandsBetweenRecords()
-    {
+    void byDurationLandsBetweenRecords() {
         // now - D = 2025-05-06T10:03:30Z, written as PnDTnHnMnS.
         const QString db = freshDb();
         const qint64 secs = QDateTime::currentSecsSinceEpoch() - 1746525810;
-        const QString d = QStringLiteral("P%1DT%2H%3M%4S").arg(secs / 86400).arg(secs % 86400 / 3600).arg(secs % 3600 / 60).arg(secs % 60);
-        const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--by-duration"), d});
+        const QString d = QStringLiteral("P%1DT%2H%3M%4S")
+                              .arg(secs / 86400)
+                              .arg(secs % 86400 / 3600)
+                              .arg(secs % 3600 / 60)
+                              .arg(secs % 60);
+        const auto r = runCli(args(db, QStringLiteral("offsets-reset")) +
+                              QStringList{QStringLiteral("--by-duration"), d});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QCOMPARE(offsetsOf(json(r), "new"), QStringLiteral("0:4,1:8,2:4"));
     }
 
-    void exportThenImport()
-    {
+    void exportThenImport() {
         const QString db = freshDb();
         const QString csv = m_dir.filePath(QStringLiteral("plan.csv"));
-        const auto dry = runCli(args(db, QStringLiteral("offsets-reset"))
-                                + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:03:30Z"), QStringLiteral("--export"), csv});
+        const auto dry = runCli(args(db, QStringLiteral("offsets-reset")) +
+                                QStringList{QStringLiteral("--to-datetime"),
+                                            QStringLiteral("2025-05-06T10:03:30Z"),
+                                            QStringLiteral("--export"), csv});
         QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
         QFile f(csv);
         QVERIFY(f.open(QIODevice::ReadOnly));
         // kafka-consumer-groups' one-group form: topic (the log table), partition, offset.
-        QCOMPARE(QString::fromUtf8(f.readAll()), QStringLiteral("ev_log,0,4\nev_log,1,8\nev_log,2,4\n"));
+        QCOMPARE(QString::fromUtf8(f.readAll()),
+                 QStringLiteral("ev_log,0,4\nev_log,1,8\nev_log,2,4\n"));
         QCOMPARE(committed(db), QStringLiteral("0:3,2:7")); // export is not execute
 
-        const auto applied = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), csv, QStringLiteral("--execute")});
+        const auto applied =
+            runCli(args(db, QStringLiteral("offsets-reset")) +
+                   QStringList{QStringLiteral("--from-file"), csv, QStringLiteral("--execute")});
         QVERIFY2(applied.exitCode == 0, qPrintable(applied.err));
         QCOMPARE(committed(db), QStringLiteral("0:4,1:8,2:4"));
 
-        // Rewind's earlier form, hand-written: a header, one partition, an offset clamped to the log.
-        const QString hand = testsupport::writeFile(m_dir, QStringLiteral("hand.csv"), "group,partition,offset\ng,1,2\n");
-        const auto one = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), hand, QStringLiteral("--execute")});
+        // Rewind's earlier form, hand-written: a header, one partition, an offset clamped to the
+        // log.
+        const QString hand = testsupport::writeFile(m_dir, QStringLiteral("hand.csv"),
+                                                    "group,partition,offset\ng,1,2\n");
+        const auto one =
+            runCli(args(db, QStringLiteral("offsets-reset")) +
+                   QStringList{QStringLiteral("--from-file"), hand, QStringLiteral("--execute")});
         QVERIFY2(one.exitCode == 0, qPrintable(one.err));
         QCOMPARE(offsetsOf(json(one), "new"), QStringLiteral("1:5"));
-        QCOMPARE(json(one).value(QStringLiteral("reset")).toString(), QStringLiteral("from-file (1 partition)"));
+        QCOMPARE(json(one).value(QStringLiteral("reset")).toString(),
+                 QStringLiteral("from-file (1 partition)"));
         QCOMPARE(committed(db), QStringLiteral("0:4,1:5,2:4"));
 
         // Kafka's form for several groups: only this group's rows on this
         // topic count; quoted fields are read as CSV.
-        const QString several = testsupport::writeFile(m_dir, QStringLiteral("several.csv"),
-                                                       "h,ev_log,0,1\n\"g\",\"ev_log\",2,6\ng,other_topic,1,9\nh,ev_log,1,9\n");
-        const auto mine = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), several, QStringLiteral("--execute")});
+        const QString several = testsupport::writeFile(
+            m_dir, QStringLiteral("several.csv"),
+            "h,ev_log,0,1\n\"g\",\"ev_log\",2,6\ng,other_topic,1,9\nh,ev_log,1,9\n");
+        const auto mine = runCli(
+            args(db, QStringLiteral("offsets-reset")) +
+            QStringList{QStringLiteral("--from-file"), several, QStringLiteral("--execute")});
         QVERIFY2(mine.exitCode == 0, qPrintable(mine.err));
         QCOMPARE(offsetsOf(json(mine), "new"), QStringLiteral("2:6"));
         QCOMPARE(committed(db), QStringLiteral("0:4,1:5,2:6"));
         // Kafka's one-group form for another topic, and Rewind's for other
         // groups: refused, naming what the file has, nothing changed.
-        const QString other = testsupport::writeFile(m_dir, QStringLiteral("other.csv"), "h,0,1\nk,0,2\nh,ev_log,0,3\n");
-        const auto wrong = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), other, QStringLiteral("--execute")});
+        const QString other = testsupport::writeFile(m_dir, QStringLiteral("other.csv"),
+                                                     "h,0,1\nk,0,2\nh,ev_log,0,3\n");
+        const auto wrong =
+            runCli(args(db, QStringLiteral("offsets-reset")) +
+                   QStringList{QStringLiteral("--from-file"), other, QStringLiteral("--execute")});
         QCOMPARE(wrong.exitCode, 2);
-        QVERIFY2(wrong.err.contains(QStringLiteral("no rows for group \"g\" or topic \"ev_log\"")) && wrong.err.contains(QStringLiteral("h, k, group h topic ev_log")),
-                 qPrintable(wrong.err));
+        QVERIFY2(
+            wrong.err.contains(QStringLiteral("no rows for group \"g\" or topic \"ev_log\"")) &&
+                wrong.err.contains(QStringLiteral("h, k, group h topic ev_log")),
+            qPrintable(wrong.err));
         QCOMPARE(committed(db), QStringLiteral("0:4,1:5,2:6"));
-        const QString open = testsupport::writeFile(m_dir, QStringLiteral("open.csv"), "\"ev_log,0,1\n");
-        const auto unclosed = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), open});
+        const QString open =
+            testsupport::writeFile(m_dir, QStringLiteral("open.csv"), "\"ev_log,0,1\n");
+        const auto unclosed = runCli(args(db, QStringLiteral("offsets-reset")) +
+                                     QStringList{QStringLiteral("--from-file"), open});
         QCOMPARE(unclosed.exitCode, 2);
-        QVERIFY2(unclosed.err.contains(QStringLiteral("open.csv line 1: a quote is not closed")), qPrintable(unclosed.err));
-        const QString missing = testsupport::writeFile(m_dir, QStringLiteral("missing.csv"), "g,7,1\n");
-        const auto absent = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--from-file"), missing});
+        QVERIFY2(unclosed.err.contains(QStringLiteral("open.csv line 1: a quote is not closed")),
+                 qPrintable(unclosed.err));
+        const QString missing =
+            testsupport::writeFile(m_dir, QStringLiteral("missing.csv"), "g,7,1\n");
+        const auto absent = runCli(args(db, QStringLiteral("offsets-reset")) +
+                                   QStringList{QStringLiteral("--from-file"), missing});
         QCOMPARE(absent.exitCode, 2);
         QVERIFY2(absent.err.contains(QStringLiteral("partition 7")), qPrintable(absent.err));
     }
 
-    void refusedWhileAReplayRuns()
-    {
+    void refusedWhileAReplayRuns() {
         const QString db = freshDb();
         {
             auto d = rw::Database::open(db);
-            QVERIFY(d->exec(QStringLiteral("INSERT INTO rewind_replays (stream, group_id, status, started_at, pid, host) "
-                                           "VALUES ('ev', 'g', 'running', '2025-05-06T11:00:00Z', ?, ?)"),
-                            {QCoreApplication::applicationPid(), QSysInfo::machineHostName()}));
+            QVERIFY(d->exec(
+                QStringLiteral(
+                    "INSERT INTO rewind_replays (stream, group_id, status, started_at, pid, host) "
+                    "VALUES ('ev', 'g', 'running', '2025-05-06T11:00:00Z', ?, ?)"),
+                {QCoreApplication::applicationPid(), QSysInfo::machineHostName()}));
         }
-        const auto r = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        const auto r =
+            runCli(args(db, QStringLiteral("offsets-reset")) +
+                   QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("running")), qPrintable(r.err));
         QCOMPARE(committed(db), QStringLiteral("0:3,2:7"));
         // A dry run too, as kafka-consumer-groups refuses an active group: its plan would be stale.
-        const auto dry = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-earliest")});
+        const auto dry = runCli(args(db, QStringLiteral("offsets-reset")) +
+                                QStringList{QStringLiteral("--to-earliest")});
         QCOMPARE(dry.exitCode, 2);
         QVERIFY2(dry.err.contains(QStringLiteral("running")), qPrintable(dry.err));
         // Another group is not blocked, and a dead process blocks nothing.
-        const auto other = runCli(QStringList(args(db, QStringLiteral("offsets-reset"))).replaceInStrings(QRegularExpression(QStringLiteral("^g$")), QStringLiteral("g2"))
-                                  + QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        const auto other = runCli(
+            QStringList(args(db, QStringLiteral("offsets-reset")))
+                .replaceInStrings(QRegularExpression(QStringLiteral("^g$")), QStringLiteral("g2")) +
+            QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
         QCOMPARE(other.exitCode, 0);
         {
             auto d = rw::Database::open(db);
             QVERIFY(d->exec(QStringLiteral("UPDATE rewind_replays SET pid = 999999999")));
         }
-        const auto later = runCli(args(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
+        const auto later =
+            runCli(args(db, QStringLiteral("offsets-reset")) +
+                   QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--execute")});
         QVERIFY2(later.exitCode == 0, qPrintable(later.err));
         QCOMPARE(committed(db), QStringLiteral("0:0,1:5,2:0"));
     }
 
-    void badInput_data()
-    {
+    void badInput_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("culprit");
-        QTest::newRow("unknown stream") << QStringList{QStringLiteral("--stream"), QStringLiteral("nope"), QStringLiteral("--to-earliest")} << QStringLiteral("\"nope\"");
-        QTest::newRow("malformed timestamp") << QStringList{QStringLiteral("--to-datetime"), QStringLiteral("yesterday-ish")} << QStringLiteral("yesterday-ish");
-        QTest::newRow("invalid date") << QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-02-30T10:00:00Z")} << QStringLiteral("2025-02-30");
-        QTest::newRow("malformed duration") << QStringList{QStringLiteral("--by-duration"), QStringLiteral("P1X")} << QStringLiteral("P1X");
+        QTest::newRow("unknown stream")
+            << QStringList{QStringLiteral("--stream"), QStringLiteral("nope"),
+                           QStringLiteral("--to-earliest")}
+            << QStringLiteral("\"nope\"");
+        QTest::newRow("malformed timestamp")
+            << QStringList{QStringLiteral("--to-datetime"), QStringLiteral("yesterday-ish")}
+            << QStringLiteral("yesterday-ish");
+        QTest::newRow("invalid date")
+            << QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-02-30T10:00:00Z")}
+            << QStringLiteral("2025-02-30");
+        QTest::newRow("malformed duration")
+            << QStringList{QStringLiteral("--by-duration"), QStringLiteral("P1X")}
+            << QStringLiteral("P1X");
         // A number too long for 64 bits used to read as 0: the reset landed on "now".
-        QTest::newRow("duration past 64 bits") << QStringList{QStringLiteral("--by-duration"), QStringLiteral("PT9999999999999999999H")} << QStringLiteral("too long");
-        QTest::newRow("duration of 3M days") << QStringList{QStringLiteral("--by-duration"), QStringLiteral("P3000000D")} << QStringLiteral("P3000000D");
-        QTest::newRow("short duration past 64 bits") << QStringList{QStringLiteral("--by-duration"), QStringLiteral("99999999999999999999h")} << QStringLiteral("too long");
+        QTest::newRow("duration past 64 bits")
+            << QStringList{QStringLiteral("--by-duration"),
+                           QStringLiteral("PT9999999999999999999H")}
+            << QStringLiteral("too long");
+        QTest::newRow("duration of 3M days")
+            << QStringList{QStringLiteral("--by-duration"), QStringLiteral("P3000000D")}
+            << QStringLiteral("P3000000D");
+        QTest::newRow("short duration past 64 bits")
+            << QStringList{QStringLiteral("--by-duration"), QStringLiteral("99999999999999999999h")}
+            << QStringLiteral("too long");
         QTest::newRow("export into a missing folder")
-            << QStringList{QStringLiteral("--to-latest"), QStringLiteral("--export"), QStringLiteral("/nonexistent-folder/plan.csv")} << QStringLiteral("nothing changed");
-        QTest::newRow("partition not in the log") << QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--partition"), QStringLiteral("9")} << QStringLiteral("partition 9");
-        QTest::newRow("partition not a number") << QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--partition"), QStringLiteral("x")} << QStringLiteral("--partition");
-        QTest::newRow("offset not a number") << QStringList{QStringLiteral("--to-offset"), QStringLiteral("ten")} << QStringLiteral("--to-offset");
+            << QStringList{QStringLiteral("--to-latest"), QStringLiteral("--export"),
+                           QStringLiteral("/nonexistent-folder/plan.csv")}
+            << QStringLiteral("nothing changed");
+        QTest::newRow("partition not in the log")
+            << QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--partition"),
+                           QStringLiteral("9")}
+            << QStringLiteral("partition 9");
+        QTest::newRow("partition not a number")
+            << QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--partition"),
+                           QStringLiteral("x")}
+            << QStringLiteral("--partition");
+        QTest::newRow("offset not a number")
+            << QStringList{QStringLiteral("--to-offset"), QStringLiteral("ten")}
+            << QStringLiteral("--to-offset");
         QTest::newRow("no reset option") << QStringList{} << QStringLiteral("--to-earliest");
-        QTest::newRow("two reset options") << QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--to-latest")} << QStringLiteral("--to-latest");
+        QTest::newRow("two reset options")
+            << QStringList{QStringLiteral("--to-earliest"), QStringLiteral("--to-latest")}
+            << QStringLiteral("--to-latest");
     }
 
-    void badInput()
-    {
+    void badInput() {
         QFETCH(QStringList, arguments);
         QFETCH(QString, culprit);
         const QString db = freshDb();
@@ -622,10 +857,11 @@ private Q_SLOTS:
         QCOMPARE(committed(db), QStringLiteral("0:3,2:7"));
     }
 
-    void groupIsRequired()
-    {
+    void groupIsRequired() {
         const QString db = freshDb();
-        const auto r = runCli({QStringLiteral("offsets"), QStringLiteral("--db"), db, QStringLiteral("--spec"), m_spec, QStringLiteral("--stream"), QStringLiteral("ev")});
+        const auto r =
+            runCli({QStringLiteral("offsets"), QStringLiteral("--db"), db, QStringLiteral("--spec"),
+                    m_spec, QStringLiteral("--stream"), QStringLiteral("ev")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("--group")), qPrintable(r.err));
     }

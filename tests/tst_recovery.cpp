@@ -3,11 +3,11 @@
 // reports, the freeze, and the guided recovery of a retry storm.
 #include "core/batch/batch.h"
 #include "core/batch/partitions.h"
-#include "core/recovery/recovery.h"
 #include "core/batch/rollback.h"
 #include "core/batch/runs.h"
-#include "tests/testsupport.h"
+#include "core/recovery/recovery.h"
 #include "core/workspace/workspace.h"
+#include "tests/testsupport.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -16,8 +16,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSqlRecord>
 #include <QRegularExpression>
+#include <QSqlRecord>
 #include <QTest>
 
 using namespace rw;
@@ -26,30 +26,34 @@ namespace {
 
 // d2's target is a bad day: doubled amounts, a stray row, a retried row twice.
 const QStringList kWarehouse = {
-    QStringLiteral("CREATE TABLE src (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, updated_at TEXT)"),
+    QStringLiteral("CREATE TABLE src (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, "
+                   "updated_at TEXT)"),
     QStringLiteral("INSERT INTO src VALUES "
-                   "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 20, 'x', 't1'), (2, 'a', 'd1', 21, 'x', 't2'),"
-                   "(1, 'a', 'd2', 30, 'x', 't1'), (2, 'a', 'd2', 40, 'x', 't1'), (3, NULL, 'd2', 50, 'x', 't1'),"
+                   "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 20, 'x', 't1'), (2, 'a', 'd1', "
+                   "21, 'x', 't2'),"
+                   "(1, 'a', 'd2', 30, 'x', 't1'), (2, 'a', 'd2', 40, 'x', 't1'), (3, NULL, 'd2', "
+                   "50, 'x', 't1'),"
                    "(1, 'a', 'd3', 60, 'x', 't1'), (4, 'b', 'd3', 70, 'x', 't1')"),
-    QStringLiteral("CREATE TABLE tgt (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, updated_at TEXT)"),
+    QStringLiteral("CREATE TABLE tgt (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, "
+                   "updated_at TEXT)"),
     QStringLiteral("INSERT INTO tgt VALUES "
                    "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 21, 'x', 't2'),"
-                   "(1, 'a', 'd2', 60, 'x', 't1'), (2, 'a', 'd2', 80, 'x', 't1'), (2, 'a', 'd2', 80, 'x', 't1'),"
+                   "(1, 'a', 'd2', 60, 'x', 't1'), (2, 'a', 'd2', 80, 'x', 't1'), (2, 'a', 'd2', "
+                   "80, 'x', 't1'),"
                    "(2, 'a', 'd2', 40, 'x', 't1'), (9, 'z', 'd2', 1, 'x', 't0'),"
                    "(1, 'a', 'd3', 60, 'x', 't1')"),
 };
 
-QByteArray spec(const QString &write)
-{
-    return QStringLiteral(R"({"datasets": {"sales": {"source": "src", "target": "tgt", "partition_column": "dt",
+QByteArray spec(const QString &write) {
+    return QStringLiteral(
+               R"({"datasets": {"sales": {"source": "src", "target": "tgt", "partition_column": "dt",
         "key": ["id", "sub"], "order_by": "updated_at", "write": "%1"}}})")
         .arg(write)
         .toUtf8();
 }
 
 // A table's rows as a multiset, independent of order.
-QString digest(const Database &db, const QString &table)
-{
+QString digest(const Database &db, const QString &table) {
     auto q = db.exec(QStringLiteral("SELECT * FROM ") + db.quote(table));
     QStringList rows;
     while (q->next()) {
@@ -59,51 +63,62 @@ QString digest(const Database &db, const QString &table)
         rows << cells.join(u'|');
     }
     rows.sort();
-    return QString::fromLatin1(QCryptographicHash::hash(rows.join(u'\n').toUtf8(), QCryptographicHash::Sha256).toHex());
+    return QString::fromLatin1(
+        QCryptographicHash::hash(rows.join(u'\n').toUtf8(), QCryptographicHash::Sha256).toHex());
 }
 
-qint64 count(const Database &db, const QString &sql)
-{
+qint64 count(const Database &db, const QString &sql) {
     auto v = db.scalar(sql);
     return v ? v->toLongLong() : -1;
 }
 
 struct Fixture : testsupport::WorkspaceFixture {
-    explicit Fixture(const QByteArray &specJson, const QStringList &warehouse = kWarehouse) : WorkspaceFixture(warehouse, specJson) {}
+    explicit Fixture(const QByteArray &specJson, const QStringList &warehouse = kWarehouse)
+        : WorkspaceFixture(warehouse, specJson) {}
 };
 
-BatchOptions execute(QStringList partitions = {})
-{
+BatchOptions execute(QStringList partitions = {}) {
     BatchOptions o;
     o.execute = true;
     o.scope.partitions = std::move(partitions);
     return o;
 }
 
-qint64 runId(const Result<RunResult> &r) { return r->runId.toLongLong(); }
+qint64 runId(const Result<RunResult> &r) {
+    return r->runId.toLongLong();
+}
 
-QJsonObject json(const QString &text) { return QJsonDocument::fromJson(text.toUtf8()).object(); }
-
+QJsonObject json(const QString &text) {
+    return QJsonDocument::fromJson(text.toUtf8()).object();
+}
 
 // 4 days of orders with re-sent versions; the fact is the clean load, then a
 // retry storm writes 30% of days 3 and 4 a second time.
-QStringList retryStorm()
-{
+QStringList retryStorm() {
     return {
-        QStringLiteral("CREATE TABLE raw (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty BIGINT, updated_at TEXT)"),
-        QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999) "
-                       "INSERT INTO raw SELECT i / 2, i % 2 + 1, '2025-05-0' || (1 + i / 500), (i * 7919) % 10000 / 100.0, 1 + i % 5, "
-                       "'2025-05-10T00:00:00Z' FROM n"),
-        QStringLiteral("INSERT INTO raw SELECT order_id, item_id, dt, amount + 1.25, qty, '2025-05-11T00:00:00Z' FROM raw WHERE order_id % 7 = 0"),
-        QStringLiteral("CREATE TABLE fact (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty BIGINT, updated_at TEXT)"),
-        QStringLiteral("INSERT INTO fact SELECT order_id, item_id, dt, amount, qty, updated_at FROM (SELECT raw.*, ROW_NUMBER() OVER "
-                       "(PARTITION BY order_id, item_id, dt ORDER BY updated_at DESC) AS rn FROM raw) AS latest WHERE rn = 1"),
+        QStringLiteral("CREATE TABLE raw (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, "
+                       "qty BIGINT, updated_at TEXT)"),
+        QStringLiteral(
+            "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999) "
+            "INSERT INTO raw SELECT i / 2, i % 2 + 1, '2025-05-0' || (1 + i / 500), (i * 7919) % "
+            "10000 / 100.0, 1 + i % 5, "
+            "'2025-05-10T00:00:00Z' FROM n"),
+        QStringLiteral("INSERT INTO raw SELECT order_id, item_id, dt, amount + 1.25, qty, "
+                       "'2025-05-11T00:00:00Z' FROM raw WHERE order_id % 7 = 0"),
+        QStringLiteral("CREATE TABLE fact (order_id INTEGER, item_id INTEGER, dt TEXT, amount "
+                       "REAL, qty BIGINT, updated_at TEXT)"),
+        QStringLiteral("INSERT INTO fact SELECT order_id, item_id, dt, amount, qty, updated_at "
+                       "FROM (SELECT raw.*, ROW_NUMBER() OVER "
+                       "(PARTITION BY order_id, item_id, dt ORDER BY updated_at DESC) AS rn FROM "
+                       "raw) AS latest WHERE rn = 1"),
         QStringLiteral("CREATE TABLE clean AS SELECT * FROM fact"),
-        QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt IN ('2025-05-03', '2025-05-04') AND (order_id * 31 + item_id) % 10 < 3"),
+        QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt IN ('2025-05-03', "
+                       "'2025-05-04') AND (order_id * 31 + item_id) % 10 < 3"),
     };
 }
 
-const QByteArray kStormSpec = R"({"datasets": {"sales": {"source": "raw", "target": "fact", "partition_column": "dt",
+const QByteArray kStormSpec =
+    R"({"datasets": {"sales": {"source": "raw", "target": "fact", "partition_column": "dt",
     "key": ["order_id", "item_id"], "order_by": "updated_at", "write": "merge"}}})";
 
 } // namespace
@@ -114,26 +129,30 @@ class TestRecovery : public QObject {
 private Q_SLOTS:
     void initTestCase() { REWIND_REQUIRE_ENGINE(); }
 
-    void rollbackRestoresExactly_data()
-    {
+    void rollbackRestoresExactly_data() {
         QTest::addColumn<QString>("mode");
         QTest::addColumn<QStringList>("partitions"); // none: all three
         QTest::addColumn<bool>("indexed");
         QTest::newRow("merge") << QStringLiteral("merge") << QStringList() << false;
-        QTest::newRow("overwrite") << QStringLiteral("overwrite_partition") << QStringList() << false;
+        QTest::newRow("overwrite")
+            << QStringLiteral("overwrite_partition") << QStringList() << false;
         // One partition into an indexed target: on PostgreSQL the stage is
         // written joined to the target, and the before-images come from that
         // join (d2: a key the target holds three times, a NULL key).
-        QTest::newRow("merge, one partition, indexed target") << QStringLiteral("merge") << QStringList{QStringLiteral("d2")} << true;
-        QTest::newRow("overwrite, indexed target") << QStringLiteral("overwrite_partition") << QStringList() << true;
+        QTest::newRow("merge, one partition, indexed target")
+            << QStringLiteral("merge") << QStringList{QStringLiteral("d2")} << true;
+        QTest::newRow("overwrite, indexed target")
+            << QStringLiteral("overwrite_partition") << QStringList() << true;
     }
 
-    void rollbackRestoresExactly()
-    {
+    void rollbackRestoresExactly() {
         QFETCH(QString, mode);
         QFETCH(QStringList, partitions);
         QFETCH(bool, indexed);
-        Fixture f(spec(mode), indexed ? kWarehouse + QStringList{QStringLiteral("CREATE INDEX tgt_key ON tgt (dt, id, sub)")} : kWarehouse);
+        Fixture f(spec(mode), indexed
+                                  ? kWarehouse + QStringList{QStringLiteral(
+                                                     "CREATE INDEX tgt_key ON tgt (dt, id, sub)")}
+                                  : kWarehouse);
         const qsizetype parts = partitions.isEmpty() ? 3 : partitions.size();
         const QString before = digest(f.db(), QStringLiteral("tgt"));
         auto r = run(f.db(), f.dataset(), execute(partitions));
@@ -143,25 +162,39 @@ private Q_SLOTS:
         QVERIFY(after != before);
 
         // The dry run shows what would come back and changes nothing.
-        const auto dry = f.cli({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId(r)), QStringLiteral("--json")});
+        const auto dry = f.cli({QStringLiteral("rollback"), QStringLiteral("--run"),
+                                QString::number(runId(r)), QStringLiteral("--json")});
         QCOMPARE(dry.exitCode, 0);
         const QJsonObject plan = json(dry.out);
         QCOMPARE(plan[QStringLiteral("executed")].toBool(), false);
         QCOMPARE(plan[QStringLiteral("partitions")].toArray().size(), parts);
-        QVERIFY(plan[QStringLiteral("totals")].toObject()[QStringLiteral("rows_restored")].toInteger() > 0);
+        QVERIFY(
+            plan[QStringLiteral("totals")].toObject()[QStringLiteral("rows_restored")].toInteger() >
+            0);
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), after);
 
-        const auto done = f.cli({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId(r)), QStringLiteral("--execute"),
-                                 QStringLiteral("--json")});
+        const auto done =
+            f.cli({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId(r)),
+                   QStringLiteral("--execute"), QStringLiteral("--json")});
         QVERIFY2(done.exitCode == 0, qPrintable(done.err));
-        QCOMPARE(json(done.out)[QStringLiteral("status")].toString(), QStringLiteral("rolled_back"));
+        QCOMPARE(json(done.out)[QStringLiteral("status")].toString(),
+                 QStringLiteral("rolled_back"));
         // Row for row the table before the run, the retried duplicate included.
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 2")), 3);
+        QCOMPARE(
+            count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 2")),
+            3);
         QCOMPARE(loadRun(f.db(), runId(r))->status, RunStatus::RolledBack);
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'rollback partition'")), parts);
+        QCOMPARE(
+            count(f.db(),
+                  QStringLiteral(
+                      "SELECT COUNT(*) FROM rewind_audit WHERE action = 'rollback partition'")),
+            parts);
         // Twice is refused, and a rolled-back run cannot be resumed.
-        QCOMPARE(f.cli({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId(r)), QStringLiteral("--execute")}).exitCode, 2);
+        QCOMPARE(f.cli({QStringLiteral("rollback"), QStringLiteral("--run"),
+                        QString::number(runId(r)), QStringLiteral("--execute")})
+                     .exitCode,
+                 2);
         // A new run after the rollback behaves as the first one did.
         QVERIFY(run(f.db(), f.dataset(), execute(partitions)));
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), after);
@@ -171,10 +204,10 @@ private Q_SLOTS:
     // matched (the publish inserts every staged row) and the before-images
     // keep only the keys; the rows are the deduped source's, the rollback
     // removes exactly them, and a second run finds them unchanged.
-    void backfillOfEmptyDaysRollsBack()
-    {
+    void backfillOfEmptyDaysRollsBack() {
         QStringList warehouse = kWarehouse;
-        warehouse << QStringLiteral("DELETE FROM tgt WHERE dt <> 'd1'") << QStringLiteral("CREATE INDEX tgt_key ON tgt (dt, id, sub)");
+        warehouse << QStringLiteral("DELETE FROM tgt WHERE dt <> 'd1'")
+                  << QStringLiteral("CREATE INDEX tgt_key ON tgt (dt, id, sub)");
         Fixture f(spec(QStringLiteral("merge")), warehouse);
         const QString before = digest(f.db(), QStringLiteral("tgt"));
         auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2"), QStringLiteral("d3")}));
@@ -183,14 +216,21 @@ private Q_SLOTS:
         QCOMPARE(r->totals().inserted, 5);
         QCOMPARE(r->totals().updated, 0);
         // d2: ids 1, 2 and (3, NULL); d3: ids 1 and 4, each as the source holds it.
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt AS t JOIN src AS s ON s.id = t.id AND s.dt = t.dt "
-                                              "AND (s.sub = t.sub OR (s.sub IS NULL AND t.sub IS NULL)) AND s.amount = t.amount "
-                                              "WHERE t.dt IN ('d2', 'd3')")),
-                 5);
+        QCOMPARE(
+            count(f.db(),
+                  QStringLiteral(
+                      "SELECT COUNT(*) FROM tgt AS t JOIN src AS s ON s.id = t.id AND s.dt = t.dt "
+                      "AND (s.sub = t.sub OR (s.sub IS NULL AND t.sub IS NULL)) AND s.amount = "
+                      "t.amount "
+                      "WHERE t.dt IN ('d2', 'd3')")),
+            5);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt")), 7);
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_images_sales WHERE rewind_op = 'inserted' AND amount IS NULL")), 5);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_images_sales WHERE "
+                                              "rewind_op = 'inserted' AND amount IS NULL")),
+                 5);
 
-        auto again = run(f.db(), f.dataset(), execute({QStringLiteral("d2"), QStringLiteral("d3")}));
+        auto again =
+            run(f.db(), f.dataset(), execute({QStringLiteral("d2"), QStringLiteral("d3")}));
         QVERIFY(again);
         QCOMPARE(again->totals().unchanged, 5);
         QCOMPARE(again->totals().inserted, 0);
@@ -203,8 +243,7 @@ private Q_SLOTS:
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
     }
 
-    void rollbackRefusedAfterLaterRun()
-    {
+    void rollbackRefusedAfterLaterRun() {
         Fixture f(spec(QStringLiteral("merge")));
         const QString before = digest(f.db(), QStringLiteral("tgt"));
         auto first = run(f.db(), f.dataset(), execute());
@@ -214,10 +253,12 @@ private Q_SLOTS:
         QVERIFY(second);
         const QString afterSecond = digest(f.db(), QStringLiteral("tgt"));
 
-        const auto refused = f.cli({QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(runId(first)), QStringLiteral("--execute"),
+        const auto refused = f.cli({QStringLiteral("rollback"), QStringLiteral("--run"),
+                                    QString::number(runId(first)), QStringLiteral("--execute"),
                                     QStringLiteral("--json")});
         QCOMPARE(refused.exitCode, 2);
-        QVERIFY2(refused.err.contains(QStringLiteral("run %1").arg(runId(second))), qPrintable(refused.err));
+        QVERIFY2(refused.err.contains(QStringLiteral("run %1").arg(runId(second))),
+                 qPrintable(refused.err));
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), afterSecond);
 
         // Undo the later run first, then the earlier one: back to the start.
@@ -227,10 +268,11 @@ private Q_SLOTS:
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
     }
 
-    void duplicatesPerPartitionNullSafe()
-    {
+    void duplicatesPerPartitionNullSafe() {
         Fixture f(spec(QStringLiteral("merge")),
-                  kWarehouse + QStringList{QStringLiteral("INSERT INTO tgt VALUES (5, NULL, 'd3', 1, 'x', 't1'), (5, NULL, 'd3', 2, 'x', 't2')")});
+                  kWarehouse +
+                      QStringList{QStringLiteral("INSERT INTO tgt VALUES (5, NULL, 'd3', 1, 'x', "
+                                                 "'t1'), (5, NULL, 'd3', 2, 'x', 't2')")});
         auto d = findDuplicates(f.db(), f.dataset(), 10);
         QVERIFY(d);
         QCOMPARE(d->duplicateKeys, 2);
@@ -239,68 +281,105 @@ private Q_SLOTS:
         QCOMPARE(d->partitions[0].partition, std::optional<QString>(QStringLiteral("d2")));
         QCOMPARE(d->partitions[0].extraRows, 2);
         QCOMPARE(d->partitions[1].duplicateKeys, 1);
-        const auto out = f.cli({QStringLiteral("duplicates"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--json")});
+        const auto out = f.cli({QStringLiteral("duplicates"), QStringLiteral("--dataset"),
+                                QStringLiteral("sales"), QStringLiteral("--json")});
         QCOMPARE(out.exitCode, 0);
         const QJsonObject j = json(out.out);
         QCOMPARE(j[QStringLiteral("duplicate_keys")].toInteger(), 2);
         QCOMPARE(j[QStringLiteral("extra_rows")].toInteger(), 3);
-        QCOMPARE(j[QStringLiteral("partitions")].toArray().at(0).toObject()[QStringLiteral("partition")].toString(), QStringLiteral("d2"));
+        QCOMPARE(j[QStringLiteral("partitions")]
+                     .toArray()
+                     .at(0)
+                     .toObject()[QStringLiteral("partition")]
+                     .toString(),
+                 QStringLiteral("d2"));
         QCOMPARE(j[QStringLiteral("samples")].toArray().size(), 2);
     }
 
-    void freezeIsHonoured()
-    {
+    void freezeIsHonoured() {
         Fixture f(spec(QStringLiteral("merge")));
         const QString before = digest(f.db(), QStringLiteral("tgt"));
         // A dry run changes nothing.
-        QCOMPARE(f.cli({QStringLiteral("freeze"), QStringLiteral("--dataset"), QStringLiteral("sales")}).exitCode, 0);
+        QCOMPARE(
+            f.cli({QStringLiteral("freeze"), QStringLiteral("--dataset"), QStringLiteral("sales")})
+                .exitCode,
+            0);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
-        const auto frozen = f.cli({QStringLiteral("freeze"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--reason"),
-                                   QStringLiteral("incident 42"), QStringLiteral("--execute"), QStringLiteral("--json")});
+        const auto frozen =
+            f.cli({QStringLiteral("freeze"), QStringLiteral("--dataset"), QStringLiteral("sales"),
+                   QStringLiteral("--reason"), QStringLiteral("incident 42"),
+                   QStringLiteral("--execute"), QStringLiteral("--json")});
         QCOMPARE(frozen.exitCode, 0);
         QCOMPARE(json(frozen.out)[QStringLiteral("frozen")].toBool(), true);
 
-        const auto refused = f.cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")});
+        const auto refused = f.cli({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                    QStringLiteral("sales"), QStringLiteral("--execute")});
         QVERIFY(refused.exitCode != 0);
         QVERIFY(refused.err.contains(QStringLiteral("frozen")));
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
         // The freeze holds in the database: another writer's INSERT, UPDATE
         // and DELETE (here plain statements outside Rewind's write
         // transactions) are refused, naming the freeze and how to lift it.
-        for (const char *write : {"INSERT INTO tgt SELECT * FROM tgt", "UPDATE tgt SET id = id", "DELETE FROM tgt"}) {
+        for (const char *write :
+             {"INSERT INTO tgt SELECT * FROM tgt", "UPDATE tgt SET id = id", "DELETE FROM tgt"}) {
             auto w = f.db().exec(QString::fromLatin1(write));
             QVERIFY2(!w, write);
-            QVERIFY2(w.error().message.contains(QStringLiteral("tgt is frozen by Rewind (dataset sales, incident 42)"))
-                         && w.error().message.contains(QStringLiteral("rewindctl unfreeze --dataset sales")),
+            QVERIFY2(w.error().message.contains(
+                         QStringLiteral("tgt is frozen by Rewind (dataset sales, incident 42)")) &&
+                         w.error().message.contains(
+                             QStringLiteral("rewindctl unfreeze --dataset sales")),
                      qPrintable(w.error().message));
         }
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
         // partitions says so: who froze it, when, why.
-        const QJsonObject shown = json(f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--json")}).out);
-        QCOMPARE(shown[QStringLiteral("frozen")].toObject()[QStringLiteral("reason")].toString(), QStringLiteral("incident 42"));
-        QVERIFY(f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("sales")}).out.contains(QStringLiteral("FROZEN since")));
+        const QJsonObject shown =
+            json(f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                        QStringLiteral("sales"), QStringLiteral("--json")})
+                     .out);
+        QCOMPARE(shown[QStringLiteral("frozen")].toObject()[QStringLiteral("reason")].toString(),
+                 QStringLiteral("incident 42"));
+        QVERIFY(f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                       QStringLiteral("sales")})
+                    .out.contains(QStringLiteral("FROZEN since")));
         // A preview still works: it writes no data.
-        QCOMPARE(f.cli({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("sales")}).exitCode, 0);
+        QCOMPARE(
+            f.cli({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("sales")})
+                .exitCode,
+            0);
 
-        QCOMPARE(f.cli({QStringLiteral("unfreeze"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")}).exitCode, 0);
-        QVERIFY(f.db().exec(QStringLiteral("UPDATE tgt SET id = id"))); // lifted: other writers write again
-        QVERIFY(json(f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--json")}).out)
-                    [QStringLiteral("frozen")].isNull());
-        QCOMPARE(f.cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")}).exitCode, 0);
+        QCOMPARE(f.cli({QStringLiteral("unfreeze"), QStringLiteral("--dataset"),
+                        QStringLiteral("sales"), QStringLiteral("--execute")})
+                     .exitCode,
+                 0);
+        QVERIFY(f.db().exec(
+            QStringLiteral("UPDATE tgt SET id = id"))); // lifted: other writers write again
+        QVERIFY(json(f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                            QStringLiteral("sales"), QStringLiteral("--json")})
+                         .out)[QStringLiteral("frozen")]
+                    .isNull());
+        QCOMPARE(f.cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"),
+                        QStringLiteral("--execute")})
+                     .exitCode,
+                 0);
         QVERIFY(digest(f.db(), QStringLiteral("tgt")) != before);
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action IN ('freeze', 'unfreeze')")), 2);
+        QCOMPARE(
+            count(f.db(),
+                  QStringLiteral(
+                      "SELECT COUNT(*) FROM rewind_audit WHERE action IN ('freeze', 'unfreeze')")),
+            2);
     }
 
-    void recoverRetryStorm()
-    {
+    void recoverRetryStorm() {
         const QStringList warehouse = retryStorm();
         Fixture f(kStormSpec, warehouse);
-        const qint64 extra = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM fact")) - count(f.db(), QStringLiteral("SELECT COUNT(*) FROM clean"));
+        const qint64 extra = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM fact")) -
+                             count(f.db(), QStringLiteral("SELECT COUNT(*) FROM clean"));
         QVERIFY(extra > 100);
         const QString stormy = digest(f.db(), QStringLiteral("fact"));
 
         // Dry run: the incident and the plan, nothing changed.
-        const auto dry = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--json")});
+        const auto dry = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"),
+                                QStringLiteral("sales"), QStringLiteral("--json")});
         QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
         QJsonObject j = json(dry.out);
         QCOMPARE(j[QStringLiteral("executed")].toBool(), false);
@@ -312,15 +391,20 @@ private Q_SLOTS:
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
 
         // A --report that cannot be written is refused before anything is done.
-        const auto badReport = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"),
-                                      QStringLiteral("--report"), f.dir.filePath(QStringLiteral("no/such/dir/r.md"))});
+        const auto badReport =
+            f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"),
+                   QStringLiteral("--execute"), QStringLiteral("--report"),
+                   f.dir.filePath(QStringLiteral("no/such/dir/r.md"))});
         QCOMPARE(badReport.exitCode, 2);
-        QVERIFY2(badReport.err.contains(QStringLiteral("--report")) && badReport.err.contains(QStringLiteral("no such directory")), qPrintable(badReport.err));
+        QVERIFY2(badReport.err.contains(QStringLiteral("--report")) &&
+                     badReport.err.contains(QStringLiteral("no such directory")),
+                 qPrintable(badReport.err));
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
 
         const QString report = f.dir.filePath(QStringLiteral("incident.md"));
-        const auto done = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"),
+        const auto done = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"),
+                                 QStringLiteral("sales"), QStringLiteral("--execute"),
                                  QStringLiteral("--report"), report, QStringLiteral("--json")});
         QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
         j = json(done.out);
@@ -330,16 +414,20 @@ private Q_SLOTS:
         QCOMPARE(j[QStringLiteral("unique_index_added")].toBool(), true);
         const QJsonArray parts = j[QStringLiteral("partitions")].toArray();
         QCOMPARE(parts.size(), 2);
-        QCOMPARE(parts.at(0).toObject()[QStringLiteral("partition")].toString(), QStringLiteral("2025-05-03"));
-        QCOMPARE(parts.at(1).toObject()[QStringLiteral("partition")].toString(), QStringLiteral("2025-05-04"));
+        QCOMPARE(parts.at(0).toObject()[QStringLiteral("partition")].toString(),
+                 QStringLiteral("2025-05-03"));
+        QCOMPARE(parts.at(1).toObject()[QStringLiteral("partition")].toString(),
+                 QStringLiteral("2025-05-04"));
         QCOMPARE(j[QStringLiteral("report")].toString(), report);
         // Sums of integer columns are JSON integers, equal to the table's, on both engines
         // (PostgreSQL sums a bigint as numeric).
         // (Read from the text: QJsonDocument prints 15.0 as 15.)
-        static const QRegularExpression qtyJson(QStringLiteral("\"qty\":\\s*\\{\\s*\"source\":\\s*([^,\\s]+),\\s*\"target\":\\s*([^\\s}]+)"));
+        static const QRegularExpression qtyJson(QStringLiteral(
+            "\"qty\":\\s*\\{\\s*\"source\":\\s*([^,\\s]+),\\s*\"target\":\\s*([^\\s}]+)"));
         const auto m = qtyJson.match(done.out);
         QVERIFY2(m.hasMatch(), qPrintable(done.out));
-        const QString qtySum = QString::number(count(f.db(), QStringLiteral("SELECT SUM(qty) FROM clean WHERE dt = '2025-05-03'")));
+        const QString qtySum = QString::number(
+            count(f.db(), QStringLiteral("SELECT SUM(qty) FROM clean WHERE dt = '2025-05-03'")));
         QCOMPARE(m.captured(1), qtySum);
         QCOMPARE(m.captured(2), qtySum);
 
@@ -347,10 +435,15 @@ private Q_SLOTS:
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
         // The database now refuses a duplicate, whoever writes it.
-        QVERIFY(!f.db().exec(QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt = '2025-05-01' LIMIT 1")));
+        QVERIFY(!f.db().exec(
+            QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt = '2025-05-01' LIMIT 1")));
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
-        for (const char *step : {"recover freeze", "recover identify", "recover rerun", "recover totals", "recover unique index", "recover unfreeze"})
-            QVERIFY2(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = '%1'").arg(QLatin1String(step))) == 1, step);
+        for (const char *step : {"recover freeze", "recover identify", "recover rerun",
+                                 "recover totals", "recover unique index", "recover unfreeze"})
+            QVERIFY2(count(f.db(),
+                           QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = '%1'")
+                               .arg(QLatin1String(step))) == 1,
+                     step);
         QFile md(report);
         QVERIFY(md.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(md.readAll());
@@ -361,29 +454,40 @@ private Q_SLOTS:
         // forbids: refused up front, naming the index, nothing changed.
         const QString rerun = QString::number(j[QStringLiteral("run_id")].toInteger());
         for (const bool executed : {false, true}) {
-            QStringList args{QStringLiteral("rollback"), QStringLiteral("--run"), rerun, QStringLiteral("--json")};
+            QStringList args{QStringLiteral("rollback"), QStringLiteral("--run"), rerun,
+                             QStringLiteral("--json")};
             if (executed)
                 args << QStringLiteral("--execute");
             const auto undo = f.cli(args);
             QCOMPARE(undo.exitCode, 2);
             QVERIFY2(undo.err.contains(QStringLiteral("rewind_unique_fact")), qPrintable(undo.err));
-            QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
+            QCOMPARE(digest(f.db(), QStringLiteral("fact")),
+                     digest(f.db(), QStringLiteral("clean")));
         }
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'rollback partition'")), 0);
+        QCOMPARE(
+            count(f.db(),
+                  QStringLiteral(
+                      "SELECT COUNT(*) FROM rewind_audit WHERE action = 'rollback partition'")),
+            0);
 
         // Recovering a clean dataset changes nothing more. On SQLite its
         // report goes next to the database, named by the second, never over
         // an earlier report of that second (stand-ins for the next seconds).
-        QStringList args{QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"), QStringLiteral("--json")};
+        QStringList args{QStringLiteral("recover"), QStringLiteral("--dataset"),
+                         QStringLiteral("sales"), QStringLiteral("--execute"),
+                         QStringLiteral("--json")};
         QStringList earlier;
         if (testsupport::onPostgres()) {
             args << QStringLiteral("--report") << report;
         } else {
             const QDateTime now = QDateTime::currentDateTimeUtc();
             for (int s = 0; s < 10; ++s) {
-                earlier << f.dir.filePath(QStringLiteral("recovery-sales-") + now.addSecs(s).toString(QStringLiteral("yyyyMMdd-HHmmss"))
-                                          + QStringLiteral(".md"));
-                testsupport::writeFile(f.dir, QFileInfo(earlier.back()).fileName(), "earlier report\n");
+                earlier << f.dir.filePath(
+                    QStringLiteral("recovery-sales-") +
+                    now.addSecs(s).toString(QStringLiteral("yyyyMMdd-HHmmss")) +
+                    QStringLiteral(".md"));
+                testsupport::writeFile(f.dir, QFileInfo(earlier.back()).fileName(),
+                                       "earlier report\n");
             }
         }
         const auto again = f.cli(args);
@@ -392,7 +496,9 @@ private Q_SLOTS:
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
         if (!earlier.isEmpty()) {
             const QString written = json(again.out)[QStringLiteral("report")].toString();
-            QVERIFY2(written.endsWith(QStringLiteral("-2.md")) && QFileInfo(written).absolutePath() == QFileInfo(earlier.front()).absolutePath(),
+            QVERIFY2(written.endsWith(QStringLiteral("-2.md")) &&
+                         QFileInfo(written).absolutePath() ==
+                             QFileInfo(earlier.front()).absolutePath(),
                      qPrintable(written));
             QFile second(written);
             QVERIFY(second.open(QIODevice::ReadOnly));
@@ -409,39 +515,50 @@ private Q_SLOTS:
     // second not) leaves the freeze standing: other writers and Rewind's own
     // runs are refused. `resume` on its run finishes the re-run under that
     // freeze and then the recovery: totals, unique index, unfreeze.
-    void crashMidRecoveryThenResume()
-    {
+    void crashMidRecoveryThenResume() {
         Fixture f(kStormSpec, retryStorm());
         qputenv("REWIND_CHUNK_ROWS", "1"); // a chunk per partition, for the child
-        const auto killed = testsupport::runRewindctl(QStringList{QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"),
-                                                                  QStringLiteral("--execute")} + f.args(),
-                                                      QStringLiteral("after-commit:1"));
+        const auto killed = testsupport::runRewindctl(
+            QStringList{QStringLiteral("recover"), QStringLiteral("--dataset"),
+                        QStringLiteral("sales"), QStringLiteral("--execute")} +
+                f.args(),
+            QStringLiteral("after-commit:1"));
         qunsetenv("REWIND_CHUNK_ROWS");
         QVERIFY2(killed.crashed, killed.err.constData());
         const QString clean03 = QStringLiteral("SELECT COUNT(*) FROM clean WHERE dt = '%1'");
         const QString fact03 = QStringLiteral("SELECT COUNT(*) FROM fact WHERE dt = '%1'");
-        QCOMPARE(count(f.db(), fact03.arg(QStringLiteral("2025-05-03"))), count(f.db(), clean03.arg(QStringLiteral("2025-05-03"))));
-        QVERIFY(count(f.db(), fact03.arg(QStringLiteral("2025-05-04"))) > count(f.db(), clean03.arg(QStringLiteral("2025-05-04"))));
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")), 1);
+        QCOMPARE(count(f.db(), fact03.arg(QStringLiteral("2025-05-03"))),
+                 count(f.db(), clean03.arg(QStringLiteral("2025-05-03"))));
+        QVERIFY(count(f.db(), fact03.arg(QStringLiteral("2025-05-04"))) >
+                count(f.db(), clean03.arg(QStringLiteral("2025-05-04"))));
+        QCOMPARE(count(f.db(), QStringLiteral(
+                                   "SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")),
+                 1);
         auto other = f.db().exec(QStringLiteral("DELETE FROM fact WHERE dt = '2025-05-04'"));
         QVERIFY(!other);
-        QVERIFY2(other.error().message.contains(QStringLiteral("fact is frozen by Rewind")), qPrintable(other.error().message));
-        const auto run = f.cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute")});
+        QVERIFY2(other.error().message.contains(QStringLiteral("fact is frozen by Rewind")),
+                 qPrintable(other.error().message));
+        const auto run = f.cli({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                QStringLiteral("sales"), QStringLiteral("--execute")});
         QVERIFY(run.exitCode != 0);
         QVERIFY2(run.err.contains(QStringLiteral("frozen")), qPrintable(run.err));
 
-        const QJsonArray runs = json(f.cli({QStringLiteral("runs"), QStringLiteral("--json")}).out)[QStringLiteral("runs")].toArray();
+        const QJsonArray runs = json(f.cli({QStringLiteral("runs"), QStringLiteral("--json")})
+                                         .out)[QStringLiteral("runs")]
+                                    .toArray();
         QCOMPARE(runs.size(), 1);
         const QJsonObject cut = runs.at(0).toObject();
         QCOMPARE(cut[QStringLiteral("kind")].toString(), QStringLiteral("recover"));
         QCOMPARE(cut[QStringLiteral("status")].toString(), QStringLiteral("interrupted"));
 
-        const auto resumed = f.cli({QStringLiteral("resume"), QStringLiteral("--run"), QString::number(cut[QStringLiteral("run_id")].toInteger()),
+        const auto resumed = f.cli({QStringLiteral("resume"), QStringLiteral("--run"),
+                                    QString::number(cut[QStringLiteral("run_id")].toInteger()),
                                     QStringLiteral("--execute"), QStringLiteral("--json")});
         QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));
         const QJsonObject j = json(resumed.out);
         QCOMPARE(j[QStringLiteral("status")].toString(), QStringLiteral("succeeded"));
-        QCOMPARE(j[QStringLiteral("mode")].toString(), QStringLiteral("overwrite_partition")); // as the recovery planned it, not merge
+        QCOMPARE(j[QStringLiteral("mode")].toString(),
+                 QStringLiteral("overwrite_partition")); // as the recovery planned it, not merge
         const QJsonObject recovery = j[QStringLiteral("recovery")].toObject();
         QCOMPARE(recovery[QStringLiteral("status")].toString(), QStringLiteral("recovered"));
         QCOMPARE(recovery[QStringLiteral("totals_match")].toBool(), true);
@@ -449,12 +566,19 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(recovery[QStringLiteral("report")].toString()));
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
-        QVERIFY(f.db().exec(QStringLiteral("UPDATE fact SET qty = qty WHERE dt = '2025-05-04'"))); // the freeze is lifted
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'recover unfreeze'")), 1);
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_runs WHERE status = 'succeeded'")), 1);
+        QVERIFY(f.db().exec(QStringLiteral(
+            "UPDATE fact SET qty = qty WHERE dt = '2025-05-04'"))); // the freeze is lifted
+        QCOMPARE(count(f.db(),
+                       QStringLiteral(
+                           "SELECT COUNT(*) FROM rewind_audit WHERE action = 'recover unfreeze'")),
+                 1);
+        QCOMPARE(count(f.db(), QStringLiteral(
+                                   "SELECT COUNT(*) FROM rewind_runs WHERE status = 'succeeded'")),
+                 1);
         // Resuming it again is refused, and changes nothing: no freeze taken, no audit row.
         const qint64 audited = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit"));
-        const auto twice = f.cli({QStringLiteral("resume"), QStringLiteral("--run"), QString::number(cut[QStringLiteral("run_id")].toInteger()),
+        const auto twice = f.cli({QStringLiteral("resume"), QStringLiteral("--run"),
+                                  QString::number(cut[QStringLiteral("run_id")].toInteger()),
                                   QStringLiteral("--execute")});
         QCOMPARE(twice.exitCode, 2);
         QVERIFY2(twice.err.contains(QStringLiteral("already succeeded")), qPrintable(twice.err));
@@ -462,24 +586,26 @@ private Q_SLOTS:
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit")), audited);
     }
 
-    void recoverStepByStep()
-    {
+    void recoverStepByStep() {
         // The wizard's path: plan, then each step on its own, with the
         // re-run locked to its preview.
         Fixture f(kStormSpec, retryStorm());
-        const qint64 extra = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM fact")) - count(f.db(), QStringLiteral("SELECT COUNT(*) FROM clean"));
+        const qint64 extra = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM fact")) -
+                             count(f.db(), QStringLiteral("SELECT COUNT(*) FROM clean"));
         const QString stormy = digest(f.db(), QStringLiteral("fact"));
         auto plan = planRecovery(f.db(), f.dataset(), 3);
         QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
         QCOMPARE(plan->before.extraRows, extra);
-        QCOMPARE(plan->scopeLabels, (QStringList{QStringLiteral("2025-05-03"), QStringLiteral("2025-05-04")}));
+        QCOMPARE(plan->scopeLabels,
+                 (QStringList{QStringLiteral("2025-05-03"), QStringLiteral("2025-05-04")}));
         QCOMPARE(plan->before.samples.size(), std::size_t(3));
         QCOMPARE(plan->totalsBefore.size(), std::size_t(2));
         QVERIFY(!plan->totalsBefore[0].match);
         auto planned = plannedRecoverySteps(f.db(), f.dataset(), *plan);
         QVERIFY(planned);
         QCOMPARE(planned->size(), std::size_t(6));
-        QVERIFY(planned->at(4).detail.startsWith(QStringLiteral("CREATE UNIQUE INDEX rewind_unique_fact")));
+        QVERIFY(planned->at(4).detail.startsWith(
+            QStringLiteral("CREATE UNIQUE INDEX rewind_unique_fact")));
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
 
         RecoveryResult r = *plan;
@@ -488,7 +614,9 @@ private Q_SLOTS:
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
 
         QVERIFY(recoverFreeze(f.db(), f.dataset(), r));
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")), 1);
+        QCOMPARE(count(f.db(), QStringLiteral(
+                                   "SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")),
+                 1);
         QVERIFY(recoverIdentify(f.db(), f.dataset(), r, true, 3));
         QCOMPARE(r.before.extraRows, extra);
 
@@ -498,15 +626,19 @@ private Q_SLOTS:
         QCOMPARE(enumName(preview->mode), QStringLiteral("overwrite_partition"));
         // Staged: one row per key of the clean load; the stormy extras go.
         QCOMPARE(preview->totals().stagedRows,
-                 count(f.db(), QStringLiteral("SELECT COUNT(*) FROM clean WHERE dt IN ('2025-05-03', '2025-05-04')")));
+                 count(f.db(),
+                       QStringLiteral(
+                           "SELECT COUNT(*) FROM clean WHERE dt IN ('2025-05-03', '2025-05-04')")));
         QVERIFY(preview->totals().duplicatesDropped > 0); // the re-sent versions in the source
         QVERIFY(preview->totals().deleted > 0);
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
 
         // A source change after the preview: the locked re-run is refused
         // without failing the recovery; a fresh preview goes through.
-        QVERIFY(f.db().exec(QStringLiteral("UPDATE raw SET amount = amount WHERE dt = '2025-05-03'")));
-        QVERIFY(f.db().exec(QStringLiteral("INSERT INTO raw VALUES (9999, 1, '2025-05-03', 5, 1, '2025-05-12T00:00:00Z')")));
+        QVERIFY(
+            f.db().exec(QStringLiteral("UPDATE raw SET amount = amount WHERE dt = '2025-05-03'")));
+        QVERIFY(f.db().exec(QStringLiteral(
+            "INSERT INTO raw VALUES (9999, 1, '2025-05-03', 5, 1, '2025-05-12T00:00:00Z')")));
         RecoveryRerunOptions locked;
         locked.planId = preview->planId;
         const Status stale = recoverRerun(f.db(), f.dataset(), r, locked);
@@ -534,9 +666,14 @@ private Q_SLOTS:
 
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), digest(f.db(), QStringLiteral("clean")));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
-        QVERIFY(!f.db().exec(QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt = '2025-05-01' LIMIT 1")));
-        for (const char *step : {"recover freeze", "recover identify", "recover rerun", "recover totals", "recover unique index", "recover unfreeze"})
-            QVERIFY2(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = '%1'").arg(QLatin1String(step))) == 1, step);
+        QVERIFY(!f.db().exec(
+            QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt = '2025-05-01' LIMIT 1")));
+        for (const char *step : {"recover freeze", "recover identify", "recover rerun",
+                                 "recover totals", "recover unique index", "recover unfreeze"})
+            QVERIFY2(count(f.db(),
+                           QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = '%1'")
+                               .arg(QLatin1String(step))) == 1,
+                     step);
         const QString md = recoveryReportMarkdown(r);
         QVERIFY(md.contains(QStringLiteral("| rerun | done |")));
         QVERIFY(md.contains(QString::number(extra)));
@@ -547,13 +684,13 @@ private Q_SLOTS:
         const QString second = partitionLabel(r.before.partitions.at(1).partition);
         QVERIFY(md.contains(QStringLiteral("| %1 |").arg(second)));
         QVERIFY2(!capped.contains(QStringLiteral("| %1 |").arg(second)), qPrintable(capped));
-        QVERIFY(capped.contains(QStringLiteral("... and %1 more partition(s)").arg(r.before.partitions.size() - 1)));
+        QVERIFY(capped.contains(
+            QStringLiteral("... and %1 more partition(s)").arg(r.before.partitions.size() - 1)));
         QVERIFY(!md.contains(QStringLiteral("more partition(s)")));
         QVERIFY(capped.contains(QStringLiteral("| rerun | done |")));
     }
 
-    void recoverStepsStopAfterAFailure()
-    {
+    void recoverStepsStopAfterAFailure() {
         // A NULL key: step 5 fails, the dataset stays frozen, nothing after runs.
         Fixture f(spec(QStringLiteral("merge")));
         auto plan = planRecovery(f.db(), f.dataset());
@@ -571,18 +708,22 @@ private Q_SLOTS:
         QCOMPARE(recoverUniqueIndex(f.db(), f.dataset(), r).error().code, Error::Code::BadInput);
     }
 
-    void recoverRefusesAnIneffectiveIndex()
-    {
+    void recoverRefusesAnIneffectiveIndex() {
         // A NULL key column: a unique index would not stop duplicates of it.
         Fixture f(spec(QStringLiteral("merge")));
-        const auto r = f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"), QStringLiteral("--execute"),
-                              QStringLiteral("--report"), f.dir.filePath(QStringLiteral("r.md")), QStringLiteral("--json")});
+        const auto r =
+            f.cli({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("sales"),
+                   QStringLiteral("--execute"), QStringLiteral("--report"),
+                   f.dir.filePath(QStringLiteral("r.md")), QStringLiteral("--json")});
         QCOMPARE(r.exitCode, 1);
         const QJsonObject j = json(r.out);
         QCOMPARE(j[QStringLiteral("unique_index_added")].toBool(), false);
-        QVERIFY2(j[QStringLiteral("error")].toString().contains(QStringLiteral("NULL")), qPrintable(r.out));
+        QVERIFY2(j[QStringLiteral("error")].toString().contains(QStringLiteral("NULL")),
+                 qPrintable(r.out));
         // The duplicates are gone; the dataset stays frozen for the operator to decide.
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 2")), 1);
+        QCOMPARE(
+            count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND id = 2")),
+            1);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 1);
     }
 };

@@ -12,8 +12,8 @@
 #include "tests/testsupport.h"
 
 #include <QDir>
-#include <QJsonArray>
 #include <QElapsedTimer>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -25,10 +25,11 @@ using testsupport::runCli;
 
 namespace {
 
-QJsonObject json(const QString &out) { return QJsonDocument::fromJson(out.toUtf8()).object(); }
+QJsonObject json(const QString &out) {
+    return QJsonDocument::fromJson(out.toUtf8()).object();
+}
 
-qint64 scalar(const QString &db, const QString &sql)
-{
+qint64 scalar(const QString &db, const QString &sql) {
     auto d = rw::Database::open(db);
     auto v = d->scalar(sql);
     if (!v)
@@ -37,19 +38,19 @@ qint64 scalar(const QString &db, const QString &sql)
 }
 
 // An orders_log row the generator wrote valid (JSON with order_id and amount).
-const QString kValid = QStringLiteral("EXISTS (SELECT 1 FROM orders_truth AS t WHERE t.p = orders_log.partition_id "
-                                      "AND t.o = orders_log.log_offset AND t.kind = 0)");
+const QString kValid =
+    QStringLiteral("EXISTS (SELECT 1 FROM orders_truth AS t WHERE t.p = orders_log.partition_id "
+                   "AND t.o = orders_log.log_offset AND t.kind = 0)");
 
 // Two digits of an integer expression, portable.
-QString twoDigits(const QString &n)
-{
-    return QStringLiteral("CASE WHEN ") + n + QStringLiteral(" < 10 THEN '0' ELSE '' END || (") + n + u')';
+QString twoDigits(const QString &n) {
+    return QStringLiteral("CASE WHEN ") + n + QStringLiteral(" < 10 THEN '0' ELSE '' END || (") +
+           n + u')';
 }
 
 using Proc = testsupport::ChildResult;
 
-Proc rewindctl(const QStringList &args, const QString &failpoint = QString())
-{
+Proc rewindctl(const QStringList &args, const QString &failpoint = QString()) {
     return testsupport::runRewindctl(args, failpoint);
 }
 
@@ -72,93 +73,153 @@ private:
     // crashed at 10:20: the sink already holds every valid event before
     // 10:20. orders_truth is the generator's record: p, o, j (the order
     // number), kind (0 valid, 1 truncated, 2 no amount).
-    QString ordersDb()
-    {
+    QString ordersDb() {
         const QString s = QStringLiteral("(32400 + o * 10800 / 500)");
-        const QString ts = QStringLiteral("'2025-05-06T' || ") + twoDigits(s + QStringLiteral(" / 3600")) + QStringLiteral(" || ':' || ")
-                           + twoDigits(QStringLiteral("(") + s + QStringLiteral(" / 60) % 60")) + QStringLiteral(" || ':' || ")
-                           + twoDigits(s + QStringLiteral(" % 60")) + QStringLiteral(" || 'Z'");
+        const QString ts = QStringLiteral("'2025-05-06T' || ") +
+                           twoDigits(s + QStringLiteral(" / 3600")) +
+                           QStringLiteral(" || ':' || ") +
+                           twoDigits(QStringLiteral("(") + s + QStringLiteral(" / 60) % 60")) +
+                           QStringLiteral(" || ':' || ") + twoDigits(s + QStringLiteral(" % 60")) +
+                           QStringLiteral(" || 'Z'");
         const QString name = QStringLiteral("orders-%1.db").arg(++m_copies);
-        const QString db = testsupport::makeDatabase(m_dir, name, {
-            QStringLiteral("CREATE TABLE orders_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
-            QStringLiteral("CREATE TABLE orders_truth (p INTEGER, o INTEGER, j INTEGER, ts TEXT, kind INTEGER)"),
-            QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999) "
-                           "INSERT INTO orders_truth SELECT p, o, j, ") + ts + QStringLiteral(", CASE WHEN j % 97 = 5 THEN 1 WHEN j % 89 = 7 THEN 2 ELSE 0 END "
-                           "FROM (SELECT i / 500 AS p, i % 500 AS o, CASE WHEN i % 500 > 0 AND i % 113 = 11 THEN i - 1 ELSE i END AS j FROM n) AS g"),
-            QStringLiteral("DELETE FROM orders_truth WHERE p = 2 AND o < 50"),
-            QStringLiteral("INSERT INTO orders_log SELECT p, o, 'ord-' || j, ts, CASE kind "
-                           "WHEN 1 THEN '{\"order_id\": ' || (30000000 + j) || ', \"amount\": ' "
-                           "WHEN 2 THEN '{\"order_id\": ' || (30000000 + j) || ', \"currency\": \"EUR\"}' "
-                           "ELSE '{\"order_id\": ' || (30000000 + j) || ', \"amount\": ' || (j % 300) || '.5, \"currency\": \"EUR\", "
-                           "\"event_time\": \"ev-' || j || '\"}' END FROM orders_truth"),
-            QStringLiteral("CREATE UNIQUE INDEX orders_log_offset ON orders_log (partition_id, log_offset)"),
-            QStringLiteral("CREATE TABLE orders_events (event_id TEXT PRIMARY KEY, order_id BIGINT, amount NUMERIC, event_time TEXT)"),
-            QStringLiteral("INSERT INTO orders_events SELECT DISTINCT 'ord-' || j, 30000000 + j, (j % 300) + 0.5, 'ev-' || j "
-                           "FROM orders_truth WHERE kind = 0 AND ts < '2025-05-06T10:20:00Z'"),
-        }).url().text;
-        const auto r = runCli({QStringLiteral("streams"), QStringLiteral("--db"), db, QStringLiteral("--spec"), m_demoSpec});
+        const QString db =
+            testsupport::makeDatabase(
+                m_dir, name,
+                {
+                    QStringLiteral("CREATE TABLE orders_log (partition_id INTEGER, log_offset "
+                                   "INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+                    QStringLiteral("CREATE TABLE orders_truth (p INTEGER, o INTEGER, j INTEGER, ts "
+                                   "TEXT, kind INTEGER)"),
+                    QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
+                                   "WHERE i < 1999) "
+                                   "INSERT INTO orders_truth SELECT p, o, j, ") +
+                        ts +
+                        QStringLiteral(
+                            ", CASE WHEN j % 97 = 5 THEN 1 WHEN j % 89 = 7 THEN 2 ELSE 0 END "
+                            "FROM (SELECT i / 500 AS p, i % 500 AS o, CASE WHEN i % 500 > 0 AND i "
+                            "% 113 = 11 THEN i - 1 ELSE i END AS j FROM n) AS g"),
+                    QStringLiteral("DELETE FROM orders_truth WHERE p = 2 AND o < 50"),
+                    QStringLiteral(
+                        "INSERT INTO orders_log SELECT p, o, 'ord-' || j, ts, CASE kind "
+                        "WHEN 1 THEN '{\"order_id\": ' || (30000000 + j) || ', \"amount\": ' "
+                        "WHEN 2 THEN '{\"order_id\": ' || (30000000 + j) || ', \"currency\": "
+                        "\"EUR\"}' "
+                        "ELSE '{\"order_id\": ' || (30000000 + j) || ', \"amount\": ' || (j % 300) "
+                        "|| '.5, \"currency\": \"EUR\", "
+                        "\"event_time\": \"ev-' || j || '\"}' END FROM orders_truth"),
+                    QStringLiteral("CREATE UNIQUE INDEX orders_log_offset ON orders_log "
+                                   "(partition_id, log_offset)"),
+                    QStringLiteral("CREATE TABLE orders_events (event_id TEXT PRIMARY KEY, "
+                                   "order_id BIGINT, amount NUMERIC, event_time TEXT)"),
+                    QStringLiteral(
+                        "INSERT INTO orders_events SELECT DISTINCT 'ord-' || j, 30000000 + j, (j % "
+                        "300) + 0.5, 'ev-' || j "
+                        "FROM orders_truth WHERE kind = 0 AND ts < '2025-05-06T10:20:00Z'"),
+                })
+                .url()
+                .text;
+        const auto r = runCli({QStringLiteral("streams"), QStringLiteral("--db"), db,
+                               QStringLiteral("--spec"), m_demoSpec});
         if (r.exitCode != 0)
             qFatal("%s", qPrintable(r.err));
         auto d = rw::Database::open(db);
-        if (auto c = d->exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at) "
-                                            "SELECT 'orders', 'orders-loader', partition_id, MIN(log_offset), '2025-05-06T10:15:02Z' "
-                                            "FROM orders_log WHERE record_ts >= '2025-05-06T10:15:00Z' GROUP BY partition_id"));
+        if (auto c = d->exec(QStringLiteral(
+                "INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, "
+                "updated_at) "
+                "SELECT 'orders', 'orders-loader', partition_id, MIN(log_offset), "
+                "'2025-05-06T10:15:02Z' "
+                "FROM orders_log WHERE record_ts >= '2025-05-06T10:15:00Z' GROUP BY partition_id"));
             !c)
             qFatal("%s", qPrintable(c.error().message));
         return db;
     }
 
-    QStringList loader(const QString &db, const QString &command) const
-    {
-        return {command, QStringLiteral("--db"), db, QStringLiteral("--spec"), m_demoSpec, QStringLiteral("--stream"), QStringLiteral("orders"),
-                QStringLiteral("--group"), QStringLiteral("orders-loader"), QStringLiteral("--json")};
+    QStringList loader(const QString &db, const QString &command) const {
+        return {command,
+                QStringLiteral("--db"),
+                db,
+                QStringLiteral("--spec"),
+                m_demoSpec,
+                QStringLiteral("--stream"),
+                QStringLiteral("orders"),
+                QStringLiteral("--group"),
+                QStringLiteral("orders-loader"),
+                QStringLiteral("--json")};
     }
 
     // A small log: valid events, a producer retry, malformed payloads; no sink yet.
-    QString smallLog()
-    {
+    QString smallLog() {
         const QString name = QStringLiteral("small-%1.db").arg(++m_copies);
-        return testsupport::makeDatabase(m_dir, name, {
-                QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
-                QStringLiteral("INSERT INTO ev_log VALUES "
-                               "(0, 0, 'a', '2025-05-06T10:00:00Z', '{\"order_id\": 1, \"amount\": 10.5, \"note\": \"x\"}'),"
-                               "(0, 1, 'b', '2025-05-06T10:01:00Z', '{\"order_id\": 2, \"amount\": 3}'),"
-                               "(0, 2, 'b', '2025-05-06T10:01:01Z', '{\"order_id\": 2, \"amount\": 3}'),"   // producer retry
-                               "(0, 3, 'c', '2025-05-06T10:02:00Z', '{\"order_id\": 3, \"amount\": '),"     // truncated
-                               "(0, 4, 'd', '2025-05-06T10:03:00Z', '{\"order_id\": 4}'),"                  // no amount
-                               "(0, 5, 'e', '2025-05-06T10:04:00Z', '{\"order_id\": 5, \"amount\": 7}'),"
-                               "(1, 0, 'f', '2025-05-06T10:00:00Z', '{\"order_id\": null, \"amount\": 1}'),"  // null order_id
-                               "(1, 1, NULL, '2025-05-06T10:00:30Z', '{\"order_id\": 7, \"amount\": 1}')," // no event_id
-                               "(1, 2, 'g', '2025-05-06T10:01:00Z', 'not json at all'),"
-                               "(1, 3, 'h', '2025-05-06T10:02:00Z', '{\"order_id\": 8, \"amount\": 0}'),"
-                               "(1, 4, 'a', '2025-05-06T10:03:00Z', '{\"order_id\": 1, \"amount\": 10.5}')"), // same id, other partition
-            }).url().text;
+        return testsupport::makeDatabase(
+                   m_dir, name,
+                   {
+                       QStringLiteral(
+                           "CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                           "event_id TEXT, record_ts TEXT, payload TEXT)"),
+                       QStringLiteral("INSERT INTO ev_log VALUES "
+                                      "(0, 0, 'a', '2025-05-06T10:00:00Z', '{\"order_id\": "
+                                      "1, \"amount\": 10.5, \"note\": \"x\"}'),"
+                                      "(0, 1, 'b', '2025-05-06T10:01:00Z', '{\"order_id\": "
+                                      "2, \"amount\": 3}'),"
+                                      "(0, 2, 'b', '2025-05-06T10:01:01Z', '{\"order_id\": "
+                                      "2, \"amount\": 3}')," // producer retry
+                                      "(0, 3, 'c', '2025-05-06T10:02:00Z', '{\"order_id\": "
+                                      "3, \"amount\": ')," // truncated
+                                      "(0, 4, 'd', '2025-05-06T10:03:00Z', '{\"order_id\": "
+                                      "4}')," // no amount
+                                      "(0, 5, 'e', '2025-05-06T10:04:00Z', '{\"order_id\": "
+                                      "5, \"amount\": 7}'),"
+                                      "(1, 0, 'f', '2025-05-06T10:00:00Z', '{\"order_id\": "
+                                      "null, \"amount\": 1}')," // null order_id
+                                      "(1, 1, NULL, '2025-05-06T10:00:30Z', '{\"order_id\": "
+                                      "7, \"amount\": 1}')," // no event_id
+                                      "(1, 2, 'g', '2025-05-06T10:01:00Z', 'not json at "
+                                      "all'),"
+                                      "(1, 3, 'h', '2025-05-06T10:02:00Z', '{\"order_id\": "
+                                      "8, \"amount\": 0}'),"
+                                      "(1, 4, 'a', '2025-05-06T10:03:00Z', '{\"order_id\": "
+                                      "1, \"amount\": 10.5}')"), // same id, other partition
+                   })
+            .url()
+            .text;
     }
 
-    QStringList small(const QString &db, const QString &command) const
-    {
-        return {command, QStringLiteral("--db"), db, QStringLiteral("--spec"), m_smallSpec, QStringLiteral("--stream"), QStringLiteral("ev"),
-                QStringLiteral("--group"), QStringLiteral("g"), QStringLiteral("--json")};
+    QStringList small(const QString &db, const QString &command) const {
+        return {command,
+                QStringLiteral("--db"),
+                db,
+                QStringLiteral("--spec"),
+                m_smallSpec,
+                QStringLiteral("--stream"),
+                QStringLiteral("ev"),
+                QStringLiteral("--group"),
+                QStringLiteral("g"),
+                QStringLiteral("--json")};
     }
 
-    static void verifyAtLogEnd(const QString &db, const QString &stream, const QString &group, const QString &log)
-    {
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT partition_id, MAX(log_offset) + 1 AS e FROM %1 GROUP BY partition_id) AS l "
-                                           "JOIN rewind_offsets AS o ON o.partition_id = l.partition_id AND o.stream = '%2' AND o.group_id = '%3' "
-                                           "AND o.committed_offset = l.e").arg(log, stream, group)),
-                 scalar(db, QStringLiteral("SELECT COUNT(DISTINCT partition_id) FROM %1").arg(log)));
+    static void verifyAtLogEnd(const QString &db, const QString &stream, const QString &group,
+                               const QString &log) {
+        QCOMPARE(
+            scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT partition_id, MAX(log_offset) "
+                                      "+ 1 AS e FROM %1 GROUP BY partition_id) AS l "
+                                      "JOIN rewind_offsets AS o ON o.partition_id = l.partition_id "
+                                      "AND o.stream = '%2' AND o.group_id = '%3' "
+                                      "AND o.committed_offset = l.e")
+                           .arg(log, stream, group)),
+            scalar(db, QStringLiteral("SELECT COUNT(DISTINCT partition_id) FROM %1").arg(log)));
     }
 
 private Q_SLOTS:
-    void initTestCase()
-    {
+    void initTestCase() {
         REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
-        m_demoSpec = testsupport::writeFile(m_dir, QStringLiteral("orders.json"), R"({"streams": {"orders": {
+        m_demoSpec =
+            testsupport::writeFile(m_dir, QStringLiteral("orders.json"), R"({"streams": {"orders": {
             "log": "orders_log", "sink": "orders_events",
             "fields": {"order_id": "$.order_id", "amount": "$.amount", "event_time": "$.event_time"},
             "required": ["order_id", "amount"]}}})");
-        m_smallSpec = testsupport::writeFile(m_dir, QStringLiteral("small.json"), R"({"streams": {"ev": {
+        m_smallSpec =
+            testsupport::writeFile(m_dir, QStringLiteral("small.json"), R"({"streams": {"ev": {
             "log": "ev_log", "sink": "ev_sink",
             "fields": {"order_id": "$.order_id", "amount": "$.amount", "note": "$.note"},
             "required": ["order_id", "amount"]}}})");
@@ -167,28 +228,41 @@ private Q_SLOTS:
     // Worked example 2: the loader committed at 10:15 and crashed at 10:20, so
     // the sink already holds events past its last commit. Rewind to 10:00 and
     // replay: every valid event exactly once.
-    void workedExample()
-    {
+    void workedExample() {
         const QString db = ordersDb();
         const qint64 sinkBefore = scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events"));
-        QVERIFY(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_log AS l JOIN rewind_offsets AS o ON o.group_id = 'orders-loader' "
-                                          "AND o.partition_id = l.partition_id AND l.log_offset >= o.committed_offset "
-                                          "JOIN orders_events AS s ON s.event_id = l.event_id")) > 0);
+        QVERIFY(
+            scalar(db,
+                   QStringLiteral(
+                       "SELECT COUNT(*) FROM orders_log AS l JOIN rewind_offsets AS o ON "
+                       "o.group_id = 'orders-loader' "
+                       "AND o.partition_id = l.partition_id AND l.log_offset >= o.committed_offset "
+                       "JOIN orders_events AS s ON s.event_id = l.event_id")) > 0);
 
-        const auto reset = runCli(loader(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:00:00Z"), QStringLiteral("--execute")});
+        const auto reset = runCli(loader(db, QStringLiteral("offsets-reset")) +
+                                  QStringList{QStringLiteral("--to-datetime"),
+                                              QStringLiteral("2025-05-06T10:00:00Z"),
+                                              QStringLiteral("--execute")});
         QVERIFY2(reset.exitCode == 0, qPrintable(reset.err));
         const QString expectedOffsets = QStringLiteral(
-            "SELECT COUNT(*) FROM (SELECT partition_id, MIN(log_offset) AS o FROM orders_log WHERE record_ts >= '2025-05-06T10:00:00Z' GROUP BY partition_id) AS e "
-            "JOIN rewind_offsets AS c ON c.group_id = 'orders-loader' AND c.partition_id = e.partition_id AND c.committed_offset = e.o");
+            "SELECT COUNT(*) FROM (SELECT partition_id, MIN(log_offset) AS o FROM orders_log WHERE "
+            "record_ts >= '2025-05-06T10:00:00Z' GROUP BY partition_id) AS e "
+            "JOIN rewind_offsets AS c ON c.group_id = 'orders-loader' AND c.partition_id = "
+            "e.partition_id AND c.committed_offset = e.o");
         QCOMPARE(scalar(db, expectedOffsets), 4);
 
         // What the range holds, by independent SQL.
-        const QString range = QStringLiteral("FROM orders_log WHERE record_ts >= '2025-05-06T10:00:00Z'");
+        const QString range =
+            QStringLiteral("FROM orders_log WHERE record_ts >= '2025-05-06T10:00:00Z'");
         const qint64 events = scalar(db, QStringLiteral("SELECT COUNT(*) ") + range);
-        const qint64 invalid = scalar(db, QStringLiteral("SELECT COUNT(*) ") + range + QStringLiteral(" AND NOT ") + kValid);
-        const qint64 fresh = scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) ") + range + QStringLiteral(" AND ") + kValid
-                                            + QStringLiteral(" AND event_id NOT IN (SELECT event_id FROM orders_events)"));
-        const qint64 allValid = scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") + kValid);
+        const qint64 invalid = scalar(db, QStringLiteral("SELECT COUNT(*) ") + range +
+                                              QStringLiteral(" AND NOT ") + kValid);
+        const qint64 fresh = scalar(
+            db, QStringLiteral("SELECT COUNT(DISTINCT event_id) ") + range +
+                    QStringLiteral(" AND ") + kValid +
+                    QStringLiteral(" AND event_id NOT IN (SELECT event_id FROM orders_events)"));
+        const qint64 allValid = scalar(
+            db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") + kValid);
         QVERIFY(invalid > 0);
 
         // The dry run reports the same and writes nothing.
@@ -203,7 +277,9 @@ private Q_SLOTS:
         QCOMPARE(scalar(db, expectedOffsets), 4);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 0);
 
-        const auto run = runCli(loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("300")});
+        const auto run = runCli(loader(db, QStringLiteral("replay")) +
+                                QStringList{QStringLiteral("--execute"),
+                                            QStringLiteral("--batch-size"), QStringLiteral("300")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QJsonObject r = json(run.out);
         QCOMPARE(r.value(QStringLiteral("executed")).toBool(), true);
@@ -213,24 +289,50 @@ private Q_SLOTS:
         QCOMPARE(r.value(QStringLiteral("duplicates")).toInteger(), events - invalid - fresh);
         QCOMPARE(r.value(QStringLiteral("partitions")).toArray().size(), 4);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), allValid);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_events")), allValid);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_events")),
+                 allValid);
         // The extracted values are the payload's.
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(DISTINCT s.event_id) FROM orders_events AS s JOIN orders_truth AS t ON s.event_id = ('ord-' || t.j) "
-                                           "WHERE t.kind = 0 AND NOT (s.order_id = 30000000 + t.j AND s.amount = (t.j % 300) + 0.5 "
-                                           "AND s.event_time = ('ev-' || t.j))")), 0);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(DISTINCT s.event_id) FROM orders_events AS s JOIN orders_truth AS t ON s.event_id = ('ord-' || t.j) "
-                                           "AND t.ts >= '2025-05-06T10:20:00Z' AND t.kind = 0")), scalar(db, QStringLiteral("SELECT COUNT(DISTINCT j) FROM orders_truth WHERE ts >= '2025-05-06T10:20:00Z' AND kind = 0")));
-        verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"), QStringLiteral("orders_log"));
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE source_kind = 'stream' AND source_name = 'orders' AND status = 'new'")), invalid);
+        QCOMPARE(
+            scalar(db, QStringLiteral("SELECT COUNT(DISTINCT s.event_id) FROM orders_events AS s "
+                                      "JOIN orders_truth AS t ON s.event_id = ('ord-' || t.j) "
+                                      "WHERE t.kind = 0 AND NOT (s.order_id = 30000000 + t.j AND "
+                                      "s.amount = (t.j % 300) + 0.5 "
+                                      "AND s.event_time = ('ev-' || t.j))")),
+            0);
+        QCOMPARE(
+            scalar(db, QStringLiteral("SELECT COUNT(DISTINCT s.event_id) FROM orders_events AS s "
+                                      "JOIN orders_truth AS t ON s.event_id = ('ord-' || t.j) "
+                                      "AND t.ts >= '2025-05-06T10:20:00Z' AND t.kind = 0")),
+            scalar(db, QStringLiteral("SELECT COUNT(DISTINCT j) FROM orders_truth WHERE ts >= "
+                                      "'2025-05-06T10:20:00Z' AND kind = 0")));
+        verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"),
+                       QStringLiteral("orders_log"));
+        QCOMPARE(
+            scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE source_kind = "
+                                      "'stream' AND source_name = 'orders' AND status = 'new'")),
+            invalid);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")), invalid);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'replay-batch' AND stream = 'orders'")),
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = "
+                                           "'replay-batch' AND stream = 'orders'")),
                  r.value(QStringLiteral("batches")).toInteger());
         QVERIFY(r.value(QStringLiteral("batches")).toInteger() > 1);
 
-        // Nothing left to read; a second rewind and replay changes nothing and dead-letters nothing twice.
-        QCOMPARE(json(runCli(loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")}).out).value(QStringLiteral("consumed")).toInteger(), 0);
-        QVERIFY(runCli(loader(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:00:00Z"), QStringLiteral("--execute")}).exitCode == 0);
-        const QJsonObject again = json(runCli(loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")}).out);
+        // Nothing left to read; a second rewind and replay changes nothing and dead-letters nothing
+        // twice.
+        QCOMPARE(json(runCli(loader(db, QStringLiteral("replay")) +
+                             QStringList{QStringLiteral("--execute")})
+                          .out)
+                     .value(QStringLiteral("consumed"))
+                     .toInteger(),
+                 0);
+        QVERIFY(
+            runCli(loader(db, QStringLiteral("offsets-reset")) +
+                   QStringList{QStringLiteral("--to-datetime"),
+                               QStringLiteral("2025-05-06T10:00:00Z"), QStringLiteral("--execute")})
+                .exitCode == 0);
+        const QJsonObject again = json(
+            runCli(loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")})
+                .out);
         QCOMPARE(again.value(QStringLiteral("consumed")).toInteger(), events);
         QCOMPARE(again.value(QStringLiteral("inserted")).toInteger(), 0);
         QCOMPARE(again.value(QStringLiteral("dead_lettered")).toInteger(), 0);
@@ -240,45 +342,73 @@ private Q_SLOTS:
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), invalid);
     }
 
-    void malformedGoToTheDlqAndDoNotBlock()
-    {
+    void malformedGoToTheDlqAndDoNotBlock() {
         const QString db = smallLog();
-        const auto run = runCli(small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("2")});
+        const auto run = runCli(small(db, QStringLiteral("replay")) +
+                                QStringList{QStringLiteral("--execute"),
+                                            QStringLiteral("--batch-size"), QStringLiteral("2")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QJsonObject r = json(run.out);
         QCOMPARE(r.value(QStringLiteral("sink_created")).toBool(), true);
         QCOMPARE(r.value(QStringLiteral("consumed")).toInteger(), 11);
-        QCOMPARE(r.value(QStringLiteral("inserted")).toInteger(), 4);   // a, b, e, h
-        QCOMPARE(r.value(QStringLiteral("duplicates")).toInteger(), 2); // b retried, a in partition 1
+        QCOMPARE(r.value(QStringLiteral("inserted")).toInteger(), 4); // a, b, e, h
+        QCOMPARE(r.value(QStringLiteral("duplicates")).toInteger(),
+                 2); // b retried, a in partition 1
         QCOMPARE(r.value(QStringLiteral("dead_lettered")).toInteger(), 5);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 4);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'a' AND order_id = 1 AND amount = 10.5 AND note = 'x'")), 1);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'h' AND amount = 0 AND note IS NULL")), 1);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'a' AND "
+                                           "order_id = 1 AND amount = 10.5 AND note = 'x'")),
+                 1);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'h' AND "
+                                           "amount = 0 AND note IS NULL")),
+                 1);
         auto d = rw::Database::open(db);
-        auto q = d->exec(QStringLiteral("SELECT part || ':' || log_offset || ' ' || error_class || ' ' || error || ' ' || status "
-                                        "|| ' ' || CASE WHEN payload = original_payload THEN 1 ELSE 0 END FROM rewind_dlq ORDER BY part, log_offset"));
+        auto q = d->exec(QStringLiteral("SELECT part || ':' || log_offset || ' ' || error_class || "
+                                        "' ' || error || ' ' || status "
+                                        "|| ' ' || CASE WHEN payload = original_payload THEN 1 "
+                                        "ELSE 0 END FROM rewind_dlq ORDER BY part, log_offset"));
         QStringList rows;
         while (q->next())
             rows << q->value(0).toString();
-        QCOMPARE(rows, QStringList({QStringLiteral("0:3 invalid_json payload is not valid JSON new 1"),
-                                    QStringLiteral("0:4 missing_field required field missing or null: amount ($.amount) new 1"),
-                                    QStringLiteral("1:0 missing_field required field missing or null: order_id ($.order_id) new 1"),
-                                    QStringLiteral("1:1 missing_event_id event_id is NULL new 1"),
-                                    QStringLiteral("1:2 invalid_json payload is not valid JSON new 1")}));
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE source_kind = 'stream' AND source_name = 'ev' AND first_seen IS NOT NULL")), 5);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history h JOIN rewind_dlq d USING (dlq_id) WHERE h.to_status = 'new'")), 5);
+        QCOMPARE(
+            rows,
+            QStringList(
+                {QStringLiteral("0:3 invalid_json payload is not valid JSON new 1"),
+                 QStringLiteral(
+                     "0:4 missing_field required field missing or null: amount ($.amount) new 1"),
+                 QStringLiteral("1:0 missing_field required field missing or null: order_id "
+                                "($.order_id) new 1"),
+                 QStringLiteral("1:1 missing_event_id event_id is NULL new 1"),
+                 QStringLiteral("1:2 invalid_json payload is not valid JSON new 1")}));
+        QCOMPARE(scalar(db, QStringLiteral(
+                                "SELECT COUNT(*) FROM rewind_dlq WHERE source_kind = 'stream' AND "
+                                "source_name = 'ev' AND first_seen IS NOT NULL")),
+                 5);
+        QCOMPARE(
+            scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history h JOIN rewind_dlq d "
+                                      "USING (dlq_id) WHERE h.to_status = 'new'")),
+            5);
         verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
     }
 
-    void maxEventsThenTheRest()
-    {
+    void maxEventsThenTheRest() {
         const QString db = smallLog();
-        const QJsonObject first = json(runCli(small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--max-events"), QStringLiteral("4")}).out);
+        const QJsonObject first =
+            json(runCli(small(db, QStringLiteral("replay")) +
+                        QStringList{QStringLiteral("--execute"), QStringLiteral("--max-events"),
+                                    QStringLiteral("4")})
+                     .out);
         QCOMPARE(first.value(QStringLiteral("consumed")).toInteger(), 4);
         // Shared out: both lagging partitions move by two, neither starves.
-        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE group_id = 'g' AND partition_id = 0")), 2);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE group_id = 'g' AND partition_id = 1")), 2);
-        const QJsonObject rest = json(runCli(small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")}).out);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE "
+                                           "group_id = 'g' AND partition_id = 0")),
+                 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE "
+                                           "group_id = 'g' AND partition_id = 1")),
+                 2);
+        const QJsonObject rest = json(
+            runCli(small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")})
+                .out);
         QCOMPARE(rest.value(QStringLiteral("consumed")).toInteger(), 7);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 4);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 5);
@@ -287,27 +417,30 @@ private Q_SLOTS:
 
     // --max-per-second: batches of at most R offsets, the measured rate never
     // above R; the events land as without it.
-    void velocityCapsTheRate()
-    {
+    void velocityCapsTheRate() {
         const QString db = smallLog();
         QElapsedTimer t;
         t.start();
-        const auto r = runCli(small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--max-per-second"), QStringLiteral("5")});
+        const auto r = runCli(small(db, QStringLiteral("replay")) +
+                              QStringList{QStringLiteral("--execute"),
+                                          QStringLiteral("--max-per-second"), QStringLiteral("5")});
         const double seconds = t.nsecsElapsed() / 1e9;
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = json(r.out);
         QCOMPARE(o.value(QStringLiteral("consumed")).toInteger(), 11);
-        QVERIFY(o.value(QStringLiteral("batches")).toInteger() >= 3); // 11 offsets, at most 5 a batch
+        QVERIFY(o.value(QStringLiteral("batches")).toInteger() >=
+                3); // 11 offsets, at most 5 a batch
         QVERIFY2(11 / seconds <= 5.0, qPrintable(QStringLiteral("%1 events/s").arg(11 / seconds)));
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 4);
         verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
-        const auto bad = runCli(small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--max-per-second"), QStringLiteral("0")});
+        const auto bad =
+            runCli(small(db, QStringLiteral("replay")) +
+                   QStringList{QStringLiteral("--max-per-second"), QStringLiteral("0")});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains(QStringLiteral("--max-per-second")), qPrintable(bad.err));
     }
 
-    void cancelBetweenBatchesThenResume()
-    {
+    void cancelBetweenBatchesThenResume() {
         const QString db = ordersDb();
         auto database = rw::Database::open(db);
         auto spec = rw::loadSpec(m_demoSpec);
@@ -324,7 +457,8 @@ private Q_SLOTS:
             if (p.batchesDone == 2)
                 cancel = true;
         };
-        auto r = rw::replay(*database, *spec->stream(QStringLiteral("orders")), QStringLiteral("orders-loader"), o);
+        auto r = rw::replay(*database, *spec->stream(QStringLiteral("orders")),
+                            QStringLiteral("orders-loader"), o);
         QVERIFY2(r, r ? "" : qPrintable(r.error().message));
         QCOMPARE(r->status, rw::ReplayStatus::Cancelled);
         QCOMPARE(r->batches, 2);
@@ -332,25 +466,37 @@ private Q_SLOTS:
         QCOMPARE(calls, 2);
         cancel = false;
         o.progress = nullptr;
-        auto rest = rw::replay(*database, *spec->stream(QStringLiteral("orders")), QStringLiteral("orders-loader"), o);
+        auto rest = rw::replay(*database, *spec->stream(QStringLiteral("orders")),
+                               QStringLiteral("orders-loader"), o);
         QVERIFY(rest);
         QCOMPARE(rest->status, rw::ReplayStatus::Succeeded);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") + kValid));
-        verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"), QStringLiteral("orders_log"));
+        QCOMPARE(
+            scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")),
+            scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") +
+                           kValid));
+        verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"),
+                       QStringLiteral("orders_log"));
     }
 
     // A batch takes its events from every partition in equal shares, so a
     // replay killed after its first batch has moved every partition forward.
-    void batchesSpanPartitions()
-    {
+    void batchesSpanPartitions() {
         const QString db = smallLog();
-        const QStringList replay = small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("4")};
+        const QStringList replay = small(db, QStringLiteral("replay")) +
+                                   QStringList{QStringLiteral("--execute"),
+                                               QStringLiteral("--batch-size"), QStringLiteral("4")};
         const Proc killed = rewindctl(replay, QStringLiteral("replay-after-commit:1"));
         QVERIFY2(killed.crashed, "the replay was not killed");
-        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE group_id = 'g' AND partition_id = 0")), 2);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE group_id = 'g' AND partition_id = 1")), 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE "
+                                           "group_id = 'g' AND partition_id = 0")),
+                 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT committed_offset FROM rewind_offsets WHERE "
+                                           "group_id = 'g' AND partition_id = 1")),
+                 2);
         // a (0:0), b (0:1); f (1:0) has a null order_id, (1:1) no event_id.
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id IN ('a', 'b')")), 2);
+        QCOMPARE(
+            scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id IN ('a', 'b')")),
+            2);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 2);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 2);
 
@@ -371,25 +517,29 @@ private Q_SLOTS:
     // events inside the first batch's stretch), else through the (partition,
     // offset) index; a table without rowids, or whose own column is named
     // rowid, is always read through the index. Every layout ends the same.
-    void logLayouts_data()
-    {
+    void logLayouts_data() {
         QTest::addColumn<QString>("create");
         QTest::addColumn<QString>("order");
-        const QString plain = QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)");
-        QTest::newRow("partition by partition") << plain << QStringLiteral("partition_id, log_offset");
+        const QString plain =
+            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                           "event_id TEXT, record_ts TEXT, payload TEXT)");
+        QTest::newRow("partition by partition")
+            << plain << QStringLiteral("partition_id, log_offset");
         QTest::newRow("arrival order") << plain << QStringLiteral("record_ts, partition_id");
-        QTest::newRow("newest first") << plain << QStringLiteral("partition_id DESC, log_offset DESC");
+        QTest::newRow("newest first")
+            << plain << QStringLiteral("partition_id DESC, log_offset DESC");
         QTest::newRow("column named rowid, some null")
-            << QStringLiteral("CREATE TABLE ev_log (rowid INTEGER, partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)")
+            << QStringLiteral("CREATE TABLE ev_log (rowid INTEGER, partition_id INTEGER, "
+                              "log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)")
             << QStringLiteral("partition_id, log_offset");
         if (!testsupport::onPostgres())
             QTest::newRow("without rowid")
-                << QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT, "
+                << QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                                  "event_id TEXT, record_ts TEXT, payload TEXT, "
                                   "PRIMARY KEY (partition_id, log_offset)) WITHOUT ROWID")
                 << QStringLiteral("partition_id, log_offset");
     }
-    void logLayouts()
-    {
+    void logLayouts() {
         QFETCH(QString, create);
         QFETCH(QString, order);
         const QString source = smallLog();
@@ -399,7 +549,9 @@ private Q_SLOTS:
             auto from = rw::Database::open(source);
             auto to = rw::Database::open(db);
             QVERIFY(from && to);
-            auto rows = from->exec(QStringLiteral("SELECT partition_id, log_offset, event_id, record_ts, payload FROM ev_log ORDER BY ") + order);
+            auto rows = from->exec(QStringLiteral("SELECT partition_id, log_offset, event_id, "
+                                                  "record_ts, payload FROM ev_log ORDER BY ") +
+                                   order);
             QVERIFY(rows);
             for (int i = 0; rows->next(); ++i) {
                 QVariantList values;
@@ -408,38 +560,59 @@ private Q_SLOTS:
                 const bool hasRowid = create.contains(QStringLiteral("rowid INTEGER"));
                 if (hasRowid) // 1, 2, NULL, 4, 5, NULL, ...
                     values.prepend(i % 3 == 2 ? QVariant() : QVariant(i + 1));
-                QVERIFY(to->exec(QStringLiteral("INSERT INTO ev_log VALUES (?, ?, ?, ?, ?") + (hasRowid ? QStringLiteral(", ?)") : QStringLiteral(")")),
+                QVERIFY(to->exec(QStringLiteral("INSERT INTO ev_log VALUES (?, ?, ?, ?, ?") +
+                                     (hasRowid ? QStringLiteral(", ?)") : QStringLiteral(")")),
                                  values));
             }
         }
-        const QStringList replay = small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("4")};
+        const QStringList replay = small(db, QStringLiteral("replay")) +
+                                   QStringList{QStringLiteral("--execute"),
+                                               QStringLiteral("--batch-size"), QStringLiteral("4")};
         const Proc run = rewindctl(replay);
         QVERIFY2(run.exitCode == 0, run.err.constData());
         QCOMPARE(json(QString::fromUtf8(run.out)).value(QStringLiteral("batches")).toInteger(), 3);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id IN ('a', 'b', 'e', 'h')")), 4);
+        QCOMPARE(
+            scalar(db, QStringLiteral(
+                           "SELECT COUNT(*) FROM ev_sink WHERE event_id IN ('a', 'b', 'e', 'h')")),
+            4);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 4);
         QCOMPARE(scalar(db, QStringLiteral("SELECT amount FROM ev_sink WHERE event_id = 'h'")), 0);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), 5);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT SUM(log_offset) FROM rewind_dlq")), 3 + 4 + 0 + 1 + 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT SUM(log_offset) FROM rewind_dlq")),
+                 3 + 4 + 0 + 1 + 2);
         verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
     }
 
     // Without --batch-size a batch is 250,000 events: 260,000 events in two
     // partitions are two transactions, the first moving each partition by 125,000.
-    void defaultBatchSize()
-    {
+    void defaultBatchSize() {
         const QString name = QStringLiteral("big-%1.db").arg(++m_copies);
-        const QString db = testsupport::makeDatabase(m_dir, name, {
-            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
-            QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 259999) "
-                           "INSERT INTO ev_log SELECT i % 2, i / 2, 'e' || i, '2025-05-06T10:00:00Z', "
-                           "'{\"order_id\": ' || i || ', \"amount\": 1}' FROM n"),
-        }).url().text;
-        const QStringList replay = small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")};
+        const QString db =
+            testsupport::makeDatabase(
+                m_dir, name,
+                {
+                    QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                                   "event_id TEXT, record_ts TEXT, payload TEXT)"),
+                    QStringLiteral(
+                        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < "
+                        "259999) "
+                        "INSERT INTO ev_log SELECT i % 2, i / 2, 'e' || i, '2025-05-06T10:00:00Z', "
+                        "'{\"order_id\": ' || i || ', \"amount\": 1}' FROM n"),
+                })
+                .url()
+                .text;
+        const QStringList replay =
+            small(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute")};
         const Proc killed = rewindctl(replay, QStringLiteral("replay-after-commit:1"));
         QVERIFY2(killed.crashed, "the replay was not killed");
-        QCOMPARE(scalar(db, QStringLiteral("SELECT SUM(committed_offset) FROM rewind_offsets WHERE group_id = 'g'")), 250000);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_offsets WHERE group_id = 'g' AND committed_offset = 125000")), 2);
+        QCOMPARE(
+            scalar(db,
+                   QStringLiteral(
+                       "SELECT SUM(committed_offset) FROM rewind_offsets WHERE group_id = 'g'")),
+            250000);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_offsets WHERE group_id = "
+                                           "'g' AND committed_offset = 125000")),
+                 2);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 250000);
         const Proc rest = rewindctl(replay);
         QVERIFY2(rest.exitCode == 0, rest.err.constData());
@@ -447,28 +620,40 @@ private Q_SLOTS:
         QCOMPARE(r.value(QStringLiteral("consumed")).toInteger(), 10000);
         QCOMPARE(r.value(QStringLiteral("batches")).toInteger(), 1);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM ev_sink")), 260000);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'replay-batch'")), 2);
+        QCOMPARE(scalar(db, QStringLiteral(
+                                "SELECT COUNT(*) FROM rewind_audit WHERE action = 'replay-batch'")),
+                 2);
         verifyAtLogEnd(db, QStringLiteral("ev"), QStringLiteral("g"), QStringLiteral("ev_log"));
     }
 
-    void killedThenReplayedAgain_data()
-    {
+    void killedThenReplayedAgain_data() {
         QTest::addColumn<QString>("failpoint");
         QTest::newRow("before the first batch") << QStringLiteral("replay-batch-start:1");
         QTest::newRow("sink written, batch 2 uncommitted") << QStringLiteral("replay-after-sink:2");
-        QTest::newRow("everything written, batch 3 uncommitted") << QStringLiteral("replay-before-commit:3");
+        QTest::newRow("everything written, batch 3 uncommitted")
+            << QStringLiteral("replay-before-commit:3");
         QTest::newRow("batch 1 committed") << QStringLiteral("replay-after-commit:1");
         QTest::newRow("starting batch 4") << QStringLiteral("replay-batch-start:4");
     }
 
-    void killedThenReplayedAgain()
-    {
+    void killedThenReplayedAgain() {
         QFETCH(QString, failpoint);
         const QString db = ordersDb();
-        QVERIFY(runCli(loader(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:00:00Z"), QStringLiteral("--execute")}).exitCode == 0);
-        const qint64 allValid = scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") + kValid);
-        const qint64 invalid = scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_log WHERE record_ts >= '2025-05-06T10:00:00Z' AND NOT ") + kValid);
-        const QStringList replay = loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("250")};
+        QVERIFY(
+            runCli(loader(db, QStringLiteral("offsets-reset")) +
+                   QStringList{QStringLiteral("--to-datetime"),
+                               QStringLiteral("2025-05-06T10:00:00Z"), QStringLiteral("--execute")})
+                .exitCode == 0);
+        const qint64 allValid = scalar(
+            db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") + kValid);
+        const qint64 invalid =
+            scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_log WHERE record_ts >= "
+                                      "'2025-05-06T10:00:00Z' AND NOT ") +
+                           kValid);
+        const QStringList replay =
+            loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"),
+                                                               QStringLiteral("--batch-size"),
+                                                               QStringLiteral("250")};
 
         const Proc killed = rewindctl(replay, failpoint);
         QVERIFY2(killed.crashed, "the replay was not killed");
@@ -476,21 +661,37 @@ private Q_SLOTS:
         const Proc again = rewindctl(replay);
         QVERIFY2(again.exitCode == 0, again.err.constData());
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), allValid);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_events")), allValid);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_events")),
+                 allValid);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), invalid);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")), invalid);
-        verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"), QStringLiteral("orders_log"));
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_replays WHERE status = 'succeeded'")), 1);
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_replays WHERE status = 'interrupted'")), 1);
+        verifyAtLogEnd(db, QStringLiteral("orders"), QStringLiteral("orders-loader"),
+                       QStringLiteral("orders_log"));
+        QCOMPARE(scalar(db, QStringLiteral(
+                                "SELECT COUNT(*) FROM rewind_replays WHERE status = 'succeeded'")),
+                 1);
+        QCOMPARE(
+            scalar(db, QStringLiteral(
+                           "SELECT COUNT(*) FROM rewind_replays WHERE status = 'interrupted'")),
+            1);
         // Audit rows match committed batches: none for a rolled-back one.
         qint64 audited = 0;
         {
             auto d = rw::Database::open(db);
-            auto q = d->exec(QStringLiteral("SELECT detail_json FROM rewind_audit WHERE action = 'replay-batch'"));
+            auto q = d->exec(QStringLiteral(
+                "SELECT detail_json FROM rewind_audit WHERE action = 'replay-batch'"));
             while (q->next())
-                audited += QJsonDocument::fromJson(q->value(0).toString().toUtf8()).object().value(QStringLiteral("consumed")).toInteger();
+                audited += QJsonDocument::fromJson(q->value(0).toString().toUtf8())
+                               .object()
+                               .value(QStringLiteral("consumed"))
+                               .toInteger();
         }
-        QCOMPARE(audited, scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_log WHERE record_ts >= '2025-05-06T10:00:00Z'")));
+        QCOMPARE(
+            audited,
+            scalar(
+                db,
+                QStringLiteral(
+                    "SELECT COUNT(*) FROM orders_log WHERE record_ts >= '2025-05-06T10:00:00Z'")));
     }
 
     // On SQLite the next batch is staged on a second connection, in a thread
@@ -498,8 +699,7 @@ private Q_SLOTS:
     // one connection, in turn). Both end with the same sink, DLQ records,
     // offsets and per-batch audit rows, and leave no scratch file behind; a
     // killed replay's scratch folder is removed by the next replay.
-    void stagingAheadMatchesStagingInTurn()
-    {
+    void stagingAheadMatchesStagingInTurn() {
         if (testsupport::onPostgres())
             QSKIP("staging ahead is SQLite's; PostgreSQL stages each batch in turn");
         QTemporaryDir tmp;
@@ -513,18 +713,28 @@ private Q_SLOTS:
                 qputenv("TMPDIR", oldTmp);
             qunsetenv("REWIND_REPLAY_PIPELINE");
         });
-        const auto leftovers = [&] { return QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot); };
+        const auto leftovers = [&] {
+            return QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot);
+        };
         const auto summary = [](const QString &db) {
             QString out;
             auto d = rw::Database::open(db);
             for (const QString &sql : {
-                     QStringLiteral("SELECT group_concat(event_id || ':' || order_id || ':' || amount, ',') FROM (SELECT * FROM orders_events ORDER BY event_id)"),
-                     QStringLiteral("SELECT group_concat(part || ':' || log_offset || ':' || error_class, ',') FROM (SELECT * FROM rewind_dlq ORDER BY dlq_id)"),
-                     QStringLiteral("SELECT group_concat(partition_id || ':' || committed_offset, ',') FROM (SELECT * FROM rewind_offsets "
+                     QStringLiteral(
+                         "SELECT group_concat(event_id || ':' || order_id || ':' || amount, ',') "
+                         "FROM (SELECT * FROM orders_events ORDER BY event_id)"),
+                     QStringLiteral(
+                         "SELECT group_concat(part || ':' || log_offset || ':' || error_class, "
+                         "',') FROM (SELECT * FROM rewind_dlq ORDER BY dlq_id)"),
+                     QStringLiteral("SELECT group_concat(partition_id || ':' || committed_offset, "
+                                    "',') FROM (SELECT * FROM rewind_offsets "
                                     "WHERE group_id = 'orders-loader' ORDER BY partition_id)"),
-                     QStringLiteral("SELECT group_concat(json_extract(detail_json, '$.consumed') || '/' || json_extract(detail_json, '$.inserted') || '/' "
-                                    "|| json_extract(detail_json, '$.duplicates') || '/' || json_extract(detail_json, '$.dead_lettered'), ',') "
-                                    "FROM (SELECT * FROM rewind_audit WHERE action = 'replay-batch' ORDER BY audit_id)"),
+                     QStringLiteral("SELECT group_concat(json_extract(detail_json, '$.consumed') "
+                                    "|| '/' || json_extract(detail_json, '$.inserted') || '/' "
+                                    "|| json_extract(detail_json, '$.duplicates') || '/' || "
+                                    "json_extract(detail_json, '$.dead_lettered'), ',') "
+                                    "FROM (SELECT * FROM rewind_audit WHERE action = "
+                                    "'replay-batch' ORDER BY audit_id)"),
                  })
                 out += d->scalar(sql)->toString() + u'\n';
             return out;
@@ -533,11 +743,22 @@ private Q_SLOTS:
         for (const int pipelined : {0, 1}) {
             qputenv("REWIND_REPLAY_PIPELINE", pipelined ? "1" : "0");
             const QString db = ordersDb();
-            QVERIFY(runCli(loader(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:00:00Z"), QStringLiteral("--execute")}).exitCode == 0);
-            const Proc run = rewindctl(loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("97")});
+            QVERIFY(runCli(loader(db, QStringLiteral("offsets-reset")) +
+                           QStringList{QStringLiteral("--to-datetime"),
+                                       QStringLiteral("2025-05-06T10:00:00Z"),
+                                       QStringLiteral("--execute")})
+                        .exitCode == 0);
+            const Proc run =
+                rewindctl(loader(db, QStringLiteral("replay")) +
+                          QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"),
+                                      QStringLiteral("97")});
             QVERIFY2(run.exitCode == 0, run.err.constData());
-            QVERIFY(json(QString::fromUtf8(run.out)).value(QStringLiteral("batches")).toInteger() > 5);
-            QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), scalar(db, QStringLiteral("SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") + kValid));
+            QVERIFY(json(QString::fromUtf8(run.out)).value(QStringLiteral("batches")).toInteger() >
+                    5);
+            QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders_events")),
+                     scalar(db, QStringLiteral(
+                                    "SELECT COUNT(DISTINCT event_id) FROM orders_log WHERE ") +
+                                    kValid));
             QCOMPARE(leftovers(), QStringList());
             seen[pipelined] = summary(db);
         }
@@ -546,8 +767,15 @@ private Q_SLOTS:
         // Killed with a batch written and the next one staged: its folder stays
         // until the next replay, which ends exactly once and removes it.
         const QString db = ordersDb();
-        QVERIFY(runCli(loader(db, QStringLiteral("offsets-reset")) + QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:00:00Z"), QStringLiteral("--execute")}).exitCode == 0);
-        const QStringList replay = loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"), QStringLiteral("--batch-size"), QStringLiteral("97")};
+        QVERIFY(
+            runCli(loader(db, QStringLiteral("offsets-reset")) +
+                   QStringList{QStringLiteral("--to-datetime"),
+                               QStringLiteral("2025-05-06T10:00:00Z"), QStringLiteral("--execute")})
+                .exitCode == 0);
+        const QStringList replay =
+            loader(db, QStringLiteral("replay")) + QStringList{QStringLiteral("--execute"),
+                                                               QStringLiteral("--batch-size"),
+                                                               QStringLiteral("97")};
         const Proc killed = rewindctl(replay, QStringLiteral("replay-after-sink:3"));
         QVERIFY2(killed.crashed, "the replay was not killed");
         QCOMPARE(leftovers().size(), 1);
@@ -557,17 +785,21 @@ private Q_SLOTS:
         QCOMPARE(summary(db), seen[1]);
     }
 
-    void badInput_data()
-    {
+    void badInput_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("culprit");
-        QTest::newRow("unknown stream") << QStringList{QStringLiteral("--stream"), QStringLiteral("nope")} << QStringLiteral("\"nope\"");
-        QTest::newRow("bad max-events") << QStringList{QStringLiteral("--max-events"), QStringLiteral("-3")} << QStringLiteral("--max-events");
-        QTest::newRow("bad batch size") << QStringList{QStringLiteral("--batch-size"), QStringLiteral("0")} << QStringLiteral("--batch-size");
+        QTest::newRow("unknown stream")
+            << QStringList{QStringLiteral("--stream"), QStringLiteral("nope")}
+            << QStringLiteral("\"nope\"");
+        QTest::newRow("bad max-events")
+            << QStringList{QStringLiteral("--max-events"), QStringLiteral("-3")}
+            << QStringLiteral("--max-events");
+        QTest::newRow("bad batch size")
+            << QStringList{QStringLiteral("--batch-size"), QStringLiteral("0")}
+            << QStringLiteral("--batch-size");
     }
 
-    void badInput()
-    {
+    void badInput() {
         QFETCH(QStringList, arguments);
         QFETCH(QString, culprit);
         const QString db = ordersDb();
@@ -577,7 +809,9 @@ private Q_SLOTS:
         const Proc r = rewindctl(a + arguments + QStringList{QStringLiteral("--execute")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(QString::fromUtf8(r.err).contains(culprit), r.err.constData());
-        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'replay-batch'")), 0);
+        QCOMPARE(scalar(db, QStringLiteral(
+                                "SELECT COUNT(*) FROM rewind_audit WHERE action = 'replay-batch'")),
+                 0);
     }
 };
 

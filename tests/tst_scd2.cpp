@@ -4,8 +4,8 @@
 // when re-run, refuses an out-of-order month, and rolls back.
 #include "core/batch/batch.h"
 #include "core/batch/rollback.h"
-#include "tests/testsupport.h"
 #include "core/workspace/workspace.h"
+#include "tests/testsupport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,82 +20,102 @@ namespace {
 // late or skip a month, one has a NULL id, and some months were sent twice
 // (the later send wins).
 const QStringList kWarehouse = {
-    QStringLiteral("CREATE TABLE tiers (customer_id INTEGER, month TEXT, customer_tier TEXT, updated_at TEXT)"),
-    QStringLiteral("WITH RECURSIVE c(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM c WHERE id < 60), "
-                   "m(k, month) AS (VALUES (0, '2025-01-01'), (1, '2025-02-01'), (2, '2025-03-01'), (3, '2025-04-01'), "
-                   "(4, '2025-05-01'), (5, '2025-06-01')) "
-                   "INSERT INTO tiers SELECT id, month, "
-                   "CASE (id * 7 + (k + id % 3) / 2 * (id % 4)) % 4 WHEN 0 THEN 'bronze' WHEN 1 THEN 'silver' WHEN 2 THEN 'gold' ELSE 'platinum' END, "
-                   "month || 'T01:00:00Z' FROM c, m "
-                   "WHERE NOT (id % 10 = 3 AND k < 2) AND NOT (id % 13 = 5 AND k = 3)"),
-    QStringLiteral("INSERT INTO tiers SELECT NULL, month, CASE WHEN month < '2025-04-01' THEN 'gold' ELSE 'silver' END, month || 'T01:00:00Z' "
+    QStringLiteral("CREATE TABLE tiers (customer_id INTEGER, month TEXT, customer_tier TEXT, "
+                   "updated_at TEXT)"),
+    QStringLiteral(
+        "WITH RECURSIVE c(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM c WHERE id < 60), "
+        "m(k, month) AS (VALUES (0, '2025-01-01'), (1, '2025-02-01'), (2, '2025-03-01'), (3, "
+        "'2025-04-01'), "
+        "(4, '2025-05-01'), (5, '2025-06-01')) "
+        "INSERT INTO tiers SELECT id, month, "
+        "CASE (id * 7 + (k + id % 3) / 2 * (id % 4)) % 4 WHEN 0 THEN 'bronze' WHEN 1 THEN 'silver' "
+        "WHEN 2 THEN 'gold' ELSE 'platinum' END, "
+        "month || 'T01:00:00Z' FROM c, m "
+        "WHERE NOT (id % 10 = 3 AND k < 2) AND NOT (id % 13 = 5 AND k = 3)"),
+    QStringLiteral("INSERT INTO tiers SELECT NULL, month, CASE WHEN month < '2025-04-01' THEN "
+                   "'gold' ELSE 'silver' END, month || 'T01:00:00Z' "
                    "FROM (SELECT DISTINCT month FROM tiers) AS months"),
-    QStringLiteral("INSERT INTO tiers SELECT customer_id, month, 'resent', month || 'T00:30:00Z' FROM tiers WHERE customer_id % 9 = 2"),
-    QStringLiteral("INSERT INTO tiers SELECT customer_id, month, 'corrected', month || 'T02:00:00Z' FROM tiers "
-                   "WHERE customer_id % 11 = 4 AND month = '2025-03-01' AND customer_tier <> 'resent'"),
+    QStringLiteral("INSERT INTO tiers SELECT customer_id, month, 'resent', month || 'T00:30:00Z' "
+                   "FROM tiers WHERE customer_id % 9 = 2"),
+    QStringLiteral(
+        "INSERT INTO tiers SELECT customer_id, month, 'corrected', month || 'T02:00:00Z' FROM "
+        "tiers "
+        "WHERE customer_id % 11 = 4 AND month = '2025-03-01' AND customer_tier <> 'resent'"),
 };
 
-const QByteArray kSpec = R"({"datasets": {"customer_tiers": {"source": "tiers", "target": "dim", "partition_column": "month",
+const QByteArray kSpec =
+    R"({"datasets": {"customer_tiers": {"source": "tiers", "target": "dim", "partition_column": "month",
     "key": ["customer_id"], "order_by": "updated_at", "write": "scd2",
     "scd2": {"tracked": ["customer_tier"], "valid_from": "effective_from", "valid_to": "effective_to", "current": "is_current"}}}})";
 
-const QStringList kMonths = {QStringLiteral("2025-01-01"), QStringLiteral("2025-02-01"), QStringLiteral("2025-03-01"),
-                             QStringLiteral("2025-04-01"), QStringLiteral("2025-05-01"), QStringLiteral("2025-06-01")};
+const QStringList kMonths = {QStringLiteral("2025-01-01"), QStringLiteral("2025-02-01"),
+                             QStringLiteral("2025-03-01"), QStringLiteral("2025-04-01"),
+                             QStringLiteral("2025-05-01"), QStringLiteral("2025-06-01")};
 
 // The expected dimension, computed independently: dedupe each month, then
 // gaps and islands: a version starts where the tier differs from the key's
 // previous month present; it ends where the next one starts.
-QString expectedHistory(const QString &upTo)
-{
-    return QStringLiteral(
-               "WITH d AS (SELECT customer_id, month, customer_tier FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY customer_id, month "
-               "ORDER BY updated_at DESC) AS rn FROM tiers WHERE month <= '%1') AS ranked WHERE rn = 1), "
-               "c AS (SELECT *, CASE WHEN LAG(month) OVER w IS NOT NULL AND COALESCE(LAG(customer_tier) OVER w, '<null>') = COALESCE(customer_tier, '<null>') THEN 0 ELSE 1 END AS starts "
-               "FROM d WINDOW w AS (PARTITION BY customer_id ORDER BY month)), "
-               "s AS (SELECT customer_id, month, customer_tier FROM c WHERE starts = 1) "
-               "SELECT customer_id, customer_tier, month AS effective_from, LEAD(month) OVER (PARTITION BY customer_id ORDER BY month) AS effective_to, "
-               "CASE WHEN LEAD(month) OVER (PARTITION BY customer_id ORDER BY month) IS NULL THEN 1 ELSE 0 END AS is_current FROM s")
+QString expectedHistory(const QString &upTo) {
+    return QStringLiteral("WITH d AS (SELECT customer_id, month, customer_tier FROM (SELECT *, "
+                          "ROW_NUMBER() OVER (PARTITION BY customer_id, month "
+                          "ORDER BY updated_at DESC) AS rn FROM tiers WHERE month <= '%1') AS "
+                          "ranked WHERE rn = 1), "
+                          "c AS (SELECT *, CASE WHEN LAG(month) OVER w IS NOT NULL AND "
+                          "COALESCE(LAG(customer_tier) OVER w, '<null>') = COALESCE(customer_tier, "
+                          "'<null>') THEN 0 ELSE 1 END AS starts "
+                          "FROM d WINDOW w AS (PARTITION BY customer_id ORDER BY month)), "
+                          "s AS (SELECT customer_id, month, customer_tier FROM c WHERE starts = 1) "
+                          "SELECT customer_id, customer_tier, month AS effective_from, LEAD(month) "
+                          "OVER (PARTITION BY customer_id ORDER BY month) AS effective_to, "
+                          "CASE WHEN LEAD(month) OVER (PARTITION BY customer_id ORDER BY month) IS "
+                          "NULL THEN 1 ELSE 0 END AS is_current FROM s")
         .arg(upTo);
 }
 
-qint64 count(const Database &db, const QString &sql)
-{
+qint64 count(const Database &db, const QString &sql) {
     auto v = db.scalar(sql);
     return v ? v->toLongLong() : -1;
 }
 
 // Rows of the dimension not in the expected history and back (0 and 0: equal).
-QString differences(const Database &db, const QString &upTo = QStringLiteral("9999"))
-{
-    const QString dim = QStringLiteral("SELECT customer_id, customer_tier, effective_from, effective_to, is_current FROM dim");
-    const qint64 extra = count(db, QStringLiteral("SELECT COUNT(*) FROM (") + dim + QStringLiteral(" EXCEPT SELECT * FROM (") + expectedHistory(upTo)
-                                       + QStringLiteral(") AS e) AS x"));
-    const qint64 missing = count(db, QStringLiteral("SELECT COUNT(*) FROM (") + expectedHistory(upTo) + QStringLiteral(" EXCEPT ") + dim + QStringLiteral(") AS x"));
+QString differences(const Database &db, const QString &upTo = QStringLiteral("9999")) {
+    const QString dim = QStringLiteral(
+        "SELECT customer_id, customer_tier, effective_from, effective_to, is_current FROM dim");
+    const qint64 extra = count(db, QStringLiteral("SELECT COUNT(*) FROM (") + dim +
+                                       QStringLiteral(" EXCEPT SELECT * FROM (") +
+                                       expectedHistory(upTo) + QStringLiteral(") AS e) AS x"));
+    const qint64 missing =
+        count(db, QStringLiteral("SELECT COUNT(*) FROM (") + expectedHistory(upTo) +
+                      QStringLiteral(" EXCEPT ") + dim + QStringLiteral(") AS x"));
     const qint64 rows = count(db, QStringLiteral("SELECT COUNT(*) FROM dim"));
-    const qint64 expected = count(db, QStringLiteral("SELECT COUNT(*) FROM (") + expectedHistory(upTo) + QStringLiteral(") AS x"));
-    return QStringLiteral("extra %1 missing %2 rows %3/%4").arg(extra).arg(missing).arg(rows).arg(expected);
+    const qint64 expected = count(db, QStringLiteral("SELECT COUNT(*) FROM (") +
+                                          expectedHistory(upTo) + QStringLiteral(") AS x"));
+    return QStringLiteral("extra %1 missing %2 rows %3/%4")
+        .arg(extra)
+        .arg(missing)
+        .arg(rows)
+        .arg(expected);
 }
-bool same(const QString &differencesText)
-{
+bool same(const QString &differencesText) {
     const QStringList w = differencesText.split(u' ');
     const QStringList rows = w.value(5).split(u'/');
-    return w.value(1) == QLatin1String("0") && w.value(3) == QLatin1String("0") && rows.value(0) == rows.value(1);
+    return w.value(1) == QLatin1String("0") && w.value(3) == QLatin1String("0") &&
+           rows.value(0) == rows.value(1);
 }
 
 struct Fixture : testsupport::WorkspaceFixture {
-    Fixture() : WorkspaceFixture(kWarehouse, kSpec) {}
+    Fixture()
+        : WorkspaceFixture(kWarehouse, kSpec) {}
 };
 
-BatchOptions scope(QStringList partitions = {}, bool execute = true)
-{
+BatchOptions scope(QStringList partitions = {}, bool execute = true) {
     BatchOptions o;
     o.execute = execute;
     o.scope.partitions = std::move(partitions);
     return o;
 }
 
-BatchOptions range(const QString &from, const QString &to)
-{
+BatchOptions range(const QString &from, const QString &to) {
     BatchOptions o;
     o.execute = true;
     o.scope.from = from;
@@ -110,28 +130,37 @@ struct Outcome {
     QString dimension, images, checkpoints, states;
 };
 
-Outcome outcomeOf(const QString &dbPath)
-{
-    return {testsupport::digest(dbPath, QStringLiteral("SELECT * FROM dim")),
-            testsupport::digest(dbPath, QStringLiteral("SELECT * FROM rewind_images_customer_tiers")),
-            testsupport::digest(dbPath, QStringLiteral("SELECT run_id, part, part_is_null, status, counts_json FROM rewind_checkpoints")),
-            testsupport::digest(dbPath, QStringLiteral("SELECT dataset, part, part_is_null, status, source_rows, source_sig, last_run_id "
-                                                       "FROM rewind_partition_state"))};
+Outcome outcomeOf(const QString &dbPath) {
+    return {
+        testsupport::digest(dbPath, QStringLiteral("SELECT * FROM dim")),
+        testsupport::digest(dbPath, QStringLiteral("SELECT * FROM rewind_images_customer_tiers")),
+        testsupport::digest(
+            dbPath,
+            QStringLiteral(
+                "SELECT run_id, part, part_is_null, status, counts_json FROM rewind_checkpoints")),
+        testsupport::digest(
+            dbPath,
+            QStringLiteral(
+                "SELECT dataset, part, part_is_null, status, source_rows, source_sig, last_run_id "
+                "FROM rewind_partition_state"))};
 }
 
 // Versions per key that break the SCD2 shape: a second version starting in
 // the same month, a version not ending where the next one starts (a gap or
 // an overlap), a current flag on anything but the open-ended last version.
-qint64 brokenVersions(const Database &db)
-{
-    return count(db, QStringLiteral("SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM dim GROUP BY customer_id, effective_from HAVING COUNT(*) > 1) AS doubled) + "
-                                    "(SELECT COUNT(*) FROM (SELECT effective_to, is_current, LEAD(effective_from) OVER "
-                                    "(PARTITION BY customer_id ORDER BY effective_from) AS next_from FROM dim) AS v "
-                                    "WHERE COALESCE(effective_to, '') <> COALESCE(next_from, '') "
-                                    "OR is_current <> CASE WHEN next_from IS NULL THEN 1 ELSE 0 END)"));
+qint64 brokenVersions(const Database &db) {
+    return count(
+        db, QStringLiteral(
+                "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM dim GROUP BY customer_id, "
+                "effective_from HAVING COUNT(*) > 1) AS doubled) + "
+                "(SELECT COUNT(*) FROM (SELECT effective_to, is_current, LEAD(effective_from) OVER "
+                "(PARTITION BY customer_id ORDER BY effective_from) AS next_from FROM dim) AS v "
+                "WHERE COALESCE(effective_to, '') <> COALESCE(next_from, '') "
+                "OR is_current <> CASE WHEN next_from IS NULL THEN 1 ELSE 0 END)"));
 }
 
-const QStringList kRun = {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("customer_tiers"), QStringLiteral("--execute"),
+const QStringList kRun = {QStringLiteral("run"), QStringLiteral("--dataset"),
+                          QStringLiteral("customer_tiers"), QStringLiteral("--execute"),
                           QStringLiteral("--json")};
 
 } // namespace
@@ -143,20 +172,21 @@ class TestScd2 : public QObject {
 
 private Q_SLOTS:
     // The uninterrupted backfill by rewindctl, that every killed one must equal.
-    void initTestCase()
-    {
+    void initTestCase() {
         REWIND_REQUIRE_ENGINE();
         Fixture f;
         const auto r = testsupport::runRewindctl(kRun + f.args());
         QVERIFY2(r.exitCode == 0 && !r.crashed, r.err.constData());
         QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));
         QCOMPARE(brokenVersions(f.db()), 0);
-        const QString ledger = testsupport::ledgerProblems(f.dbPath, QStringLiteral("customer_tiers"), 1, 6);
+        const QString ledger =
+            testsupport::ledgerProblems(f.dbPath, QStringLiteral("customer_tiers"), 1, 6);
         QVERIFY2(ledger.isEmpty(), qPrintable(ledger));
         m_uninterrupted = outcomeOf(f.dbPath);
         // Every month after the first closes and opens versions, so a kill
         // inside any month's reconciliation interrupts a real change.
-        const QJsonArray parts = QJsonDocument::fromJson(r.out).object()[QStringLiteral("partitions")].toArray();
+        const QJsonArray parts =
+            QJsonDocument::fromJson(r.out).object()[QStringLiteral("partitions")].toArray();
         QCOMPARE(parts.size(), 6);
         for (qsizetype i = 1; i < parts.size(); ++i) {
             QVERIFY(parts[i].toObject()[QStringLiteral("versions_closed")].toInt() > 0);
@@ -164,8 +194,7 @@ private Q_SLOTS:
         }
     }
 
-    void backfillMatchesIndependentHistory()
-    {
+    void backfillMatchesIndependentHistory() {
         Fixture f;
         // The preview simulates the months in order: per month, the
         // versions opened and closed that the expected history has.
@@ -176,11 +205,15 @@ private Q_SLOTS:
         for (const auto &part : p->partitions) {
             const QString m = *part.partition;
             QCOMPARE(part.versionsOpened.value_or(-1),
-                     count(f.db(), QStringLiteral("SELECT COUNT(*) FROM (") + expectedHistory(QStringLiteral("9999"))
-                                       + QStringLiteral(") AS e WHERE effective_from = '") + m + u'\''));
+                     count(f.db(), QStringLiteral("SELECT COUNT(*) FROM (") +
+                                       expectedHistory(QStringLiteral("9999")) +
+                                       QStringLiteral(") AS e WHERE effective_from = '") + m +
+                                       u'\''));
             QCOMPARE(part.versionsClosed.value_or(-1),
-                     count(f.db(), QStringLiteral("SELECT COUNT(*) FROM (") + expectedHistory(QStringLiteral("9999"))
-                                       + QStringLiteral(") AS e WHERE effective_to = '") + m + u'\''));
+                     count(f.db(), QStringLiteral("SELECT COUNT(*) FROM (") +
+                                       expectedHistory(QStringLiteral("9999")) +
+                                       QStringLiteral(") AS e WHERE effective_to = '") + m +
+                                       u'\''));
             QCOMPARE(part.inserted, *part.versionsOpened);
             QCOMPARE(part.unchanged, part.stagedRows - part.inserted);
         }
@@ -194,13 +227,20 @@ private Q_SLOTS:
             QCOMPARE(r->partitions[i].versionsClosed, p->partitions[i].versionsClosed);
         }
         // One current version per key, the NULL key included.
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM (SELECT customer_id FROM dim WHERE is_current = 1 GROUP BY customer_id HAVING COUNT(*) > 1) AS x")), 0);
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim WHERE customer_id IS NULL")), 2);
-        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim WHERE customer_id IS NULL AND is_current = 1 AND effective_from = '2025-04-01'")), 1);
+        QCOMPARE(
+            count(f.db(),
+                  QStringLiteral("SELECT COUNT(*) FROM (SELECT customer_id FROM dim WHERE "
+                                 "is_current = 1 GROUP BY customer_id HAVING COUNT(*) > 1) AS x")),
+            0);
+        QCOMPARE(
+            count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim WHERE customer_id IS NULL")), 2);
+        QCOMPARE(
+            count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim WHERE customer_id IS NULL AND "
+                                         "is_current = 1 AND effective_from = '2025-04-01'")),
+            1);
     }
 
-    void monthByMonthThenRerunIsANoop()
-    {
+    void monthByMonthThenRerunIsANoop() {
         Fixture f;
         for (const QString &m : kMonths) {
             auto r = run(f.db(), f.dataset(), scope({m}));
@@ -208,7 +248,9 @@ private Q_SLOTS:
             QVERIFY2(same(differences(f.db(), m)), qPrintable(differences(f.db(), m)));
         }
         const qint64 rows = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim"));
-        const qint64 sum = count(f.db(), QStringLiteral("SELECT SUM(rowid * 7 + is_current + length(COALESCE(effective_to, ''))) FROM dim"));
+        const qint64 sum =
+            count(f.db(), QStringLiteral("SELECT SUM(rowid * 7 + is_current + "
+                                         "length(COALESCE(effective_to, ''))) FROM dim"));
         // The whole range again, then the last month again: nothing changes.
         for (const BatchOptions &o : {scope(), scope({kMonths.last()})}) {
             auto again = run(f.db(), f.dataset(), o);
@@ -219,29 +261,39 @@ private Q_SLOTS:
             QCOMPARE(t.deleted, 0);
             QCOMPARE(t.unchanged, t.stagedRows);
             QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim")), rows);
-            QCOMPARE(count(f.db(), QStringLiteral("SELECT SUM(rowid * 7 + is_current + length(COALESCE(effective_to, ''))) FROM dim")), sum);
+            QCOMPARE(count(f.db(), QStringLiteral("SELECT SUM(rowid * 7 + is_current + "
+                                                  "length(COALESCE(effective_to, ''))) FROM dim")),
+                     sum);
         }
         // The contract's JSON carries the scd2 counts.
-        const auto cli = testsupport::runCli(QStringList{QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("customer_tiers"),
-                                                         QStringLiteral("--partition"), kMonths.last(), QStringLiteral("--json")}
-                                             + f.args());
+        const auto cli = testsupport::runCli(
+            QStringList{QStringLiteral("preview"), QStringLiteral("--dataset"),
+                        QStringLiteral("customer_tiers"), QStringLiteral("--partition"),
+                        kMonths.last(), QStringLiteral("--json")} +
+            f.args());
         QCOMPARE(cli.exitCode, 0);
-        const QJsonObject part = QJsonDocument::fromJson(cli.out.toUtf8()).object()[QStringLiteral("partitions")].toArray().at(0).toObject();
+        const QJsonObject part = QJsonDocument::fromJson(cli.out.toUtf8())
+                                     .object()[QStringLiteral("partitions")]
+                                     .toArray()
+                                     .at(0)
+                                     .toObject();
         QCOMPARE(part[QStringLiteral("versions_opened")].toInt(), 0);
         QCOMPARE(part[QStringLiteral("versions_closed")].toInt(), 0);
     }
 
-    void outOfOrderMonthIsRefused()
-    {
+    void outOfOrderMonthIsRefused() {
         Fixture f;
         QVERIFY(run(f.db(), f.dataset(), range(kMonths[0], kMonths[3])));
         const qint64 rows = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim"));
         // Month 2 alone after months 3 and 4: refused, exit 2, naming what to do.
-        const auto refused = testsupport::runCli(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("customer_tiers"),
-                                                             QStringLiteral("--partition"), kMonths[1], QStringLiteral("--execute")}
-                                                 + f.args());
+        const auto refused = testsupport::runCli(
+            QStringList{QStringLiteral("run"), QStringLiteral("--dataset"),
+                        QStringLiteral("customer_tiers"), QStringLiteral("--partition"), kMonths[1],
+                        QStringLiteral("--execute")} +
+            f.args());
         QCOMPARE(refused.exitCode, 2);
-        QVERIFY2(refused.err.contains(QStringLiteral("--from 2025-02-01 --to 2025-04-01")), qPrintable(refused.err));
+        QVERIFY2(refused.err.contains(QStringLiteral("--from 2025-02-01 --to 2025-04-01")),
+                 qPrintable(refused.err));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim")), rows);
         // Skipping ahead is fine; a month before the last applied one is not.
         QVERIFY(run(f.db(), f.dataset(), scope({kMonths[5]})));
@@ -255,11 +307,15 @@ private Q_SLOTS:
 
         // A corrected source for month 3 onwards, re-run from month 3: the
         // history follows the new source, transitions removed included.
-        QVERIFY(f.db().exec(QStringLiteral("UPDATE tiers SET customer_tier = 'platinum', updated_at = updated_at || 'x' "
-                                           "WHERE customer_id % 5 = 1 AND month >= '2025-03-01'")));
-        QVERIFY(f.db().exec(QStringLiteral("UPDATE tiers SET customer_tier = (SELECT t2.customer_tier FROM tiers AS t2 WHERE t2.customer_id = tiers.customer_id "
-                                           "AND t2.month = '2025-02-01' ORDER BY t2.updated_at DESC LIMIT 1), updated_at = updated_at || 'y' "
-                                           "WHERE customer_id % 5 = 2 AND month = '2025-03-01'")));
+        QVERIFY(f.db().exec(QStringLiteral(
+            "UPDATE tiers SET customer_tier = 'platinum', updated_at = updated_at || 'x' "
+            "WHERE customer_id % 5 = 1 AND month >= '2025-03-01'")));
+        QVERIFY(
+            f.db().exec(QStringLiteral("UPDATE tiers SET customer_tier = (SELECT t2.customer_tier "
+                                       "FROM tiers AS t2 WHERE t2.customer_id = tiers.customer_id "
+                                       "AND t2.month = '2025-02-01' ORDER BY t2.updated_at DESC "
+                                       "LIMIT 1), updated_at = updated_at || 'y' "
+                                       "WHERE customer_id % 5 = 2 AND month = '2025-03-01'")));
         QVERIFY(!run(f.db(), f.dataset(), range(kMonths[2], kMonths[4])));
         auto redo = run(f.db(), f.dataset(), range(kMonths[2], kMonths[5]));
         QVERIFY2(redo, qPrintable(redo ? QString() : redo.error().message));
@@ -270,30 +326,34 @@ private Q_SLOTS:
     // The crash matrix of a batch run (testsupport::batchRunFailpoints, as
     // tst_crash runs it for merge and overwrite) plus the points inside an
     // scd2 month's reconciliation.
-    void killedBackfillResumes_data()
-    {
+    void killedBackfillResumes_data() {
         QTest::addColumn<QString>("failpoint");
         QTest::addColumn<int>("committed");
         for (const auto &[label, point, committed] : testsupport::batchRunFailpoints())
             QTest::newRow(label) << QString::fromUtf8(point) << committed;
         QTest::newRow("month 2 before-images saved") << QStringLiteral("scd2-after-images:2") << 1;
-        QTest::newRow("month 3 versions closed, successors not open") << QStringLiteral("scd2-after-close:3") << 2;
-        QTest::newRow("last month versions closed, successors not open") << QStringLiteral("scd2-after-close:6") << 5;
+        QTest::newRow("month 3 versions closed, successors not open")
+            << QStringLiteral("scd2-after-close:3") << 2;
+        QTest::newRow("last month versions closed, successors not open")
+            << QStringLiteral("scd2-after-close:6") << 5;
     }
 
-    void killedBackfillResumes()
-    {
+    void killedBackfillResumes() {
         QFETCH(QString, failpoint);
         QFETCH(int, committed);
         Fixture f;
         // Dead: the months committed are published exactly, the rest untouched.
         const auto atKill = [&]() -> QString {
             if (committed == 0)
-                return *f.db().hasRelation(QStringLiteral("dim")) ? QStringLiteral("the dimension exists") : QString();
+                return *f.db().hasRelation(QStringLiteral("dim"))
+                           ? QStringLiteral("the dimension exists")
+                           : QString();
             const QString d = differences(f.db(), kMonths[committed - 1]);
-            return same(d) ? QString() : QStringLiteral("history through month %1: %2").arg(committed).arg(d);
+            return same(d) ? QString()
+                           : QStringLiteral("history through month %1: %2").arg(committed).arg(d);
         };
-        const auto resumed = testsupport::killThenResume(kRun, f.args(), failpoint, committed, atKill);
+        const auto resumed =
+            testsupport::killThenResume(kRun, f.args(), failpoint, committed, atKill);
         QVERIFY2(resumed.problem.isEmpty(), qPrintable(resumed.problem));
         QCOMPARE(resumed.result[QStringLiteral("partitions")].toArray().size(), 6);
 
@@ -305,22 +365,23 @@ private Q_SLOTS:
         QCOMPARE(outcome.states, m_uninterrupted.states);
         QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));
         QCOMPARE(brokenVersions(f.db()), 0);
-        const QString ledger = testsupport::ledgerProblems(f.dbPath, QStringLiteral("customer_tiers"), resumed.runId, 6);
+        const QString ledger = testsupport::ledgerProblems(
+            f.dbPath, QStringLiteral("customer_tiers"), resumed.runId, 6);
         QVERIFY2(ledger.isEmpty(), qPrintable(ledger));
         QCOMPARE(testsupport::integrityCheck(f.dbPath), QStringLiteral("ok"));
     }
 
     // The matrix cannot pass vacuously: a failpoint the run never reaches
     // (there is no month 7) is reported, not taken for a kill.
-    void unreachedFailpointIsReported()
-    {
+    void unreachedFailpointIsReported() {
         Fixture f;
-        const auto r = testsupport::killThenResume(kRun, f.args(), QStringLiteral("after-write:7"), 6);
-        QVERIFY2(r.problem.startsWith(QStringLiteral("the run was not killed at after-write:7")), qPrintable(r.problem));
+        const auto r =
+            testsupport::killThenResume(kRun, f.args(), QStringLiteral("after-write:7"), 6);
+        QVERIFY2(r.problem.startsWith(QStringLiteral("the run was not killed at after-write:7")),
+                 qPrintable(r.problem));
     }
 
-    void rollbackOfScd2Runs()
-    {
+    void rollbackOfScd2Runs() {
         Fixture f;
         auto first = run(f.db(), f.dataset(), range(kMonths[0], kMonths[2]));
         QVERIFY(first);
@@ -332,7 +393,9 @@ private Q_SLOTS:
         auto refused = rollback(f.db(), f.ws->spec, first->runId.toLongLong(), true);
         QVERIFY(!refused);
         QCOMPARE(refused.error().code, Error::Code::BadInput);
-        QVERIFY2(refused.error().message.contains(QStringLiteral("run %1").arg(second->runId.toLongLong())), qPrintable(refused.error().message));
+        QVERIFY2(refused.error().message.contains(
+                     QStringLiteral("run %1").arg(second->runId.toLongLong())),
+                 qPrintable(refused.error().message));
 
         auto dry = rollback(f.db(), f.ws->spec, second->runId.toLongLong(), false);
         QVERIFY(dry);
@@ -341,7 +404,8 @@ private Q_SLOTS:
 
         auto undone = rollback(f.db(), f.ws->spec, second->runId.toLongLong(), true);
         QVERIFY2(undone, qPrintable(undone ? QString() : undone.error().message));
-        QVERIFY2(same(differences(f.db(), kMonths[2])), qPrintable(differences(f.db(), kMonths[2])));
+        QVERIFY2(same(differences(f.db(), kMonths[2])),
+                 qPrintable(differences(f.db(), kMonths[2])));
         // Months 4-6 may be applied again; the result is the full history.
         QVERIFY(run(f.db(), f.dataset(), range(kMonths[3], kMonths[5])));
         QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));

@@ -1,9 +1,9 @@
 // rewind: the desktop console. Parses the command line, opens the window
 // and, for --screenshot, saves the window once its data has loaded.
 #include "core/util/cpustate.h"
-#include "ui/window/mainwindow.h"
 #include "ui/common/page.h"
 #include "ui/common/settings.h"
+#include "ui/window/mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -17,16 +17,14 @@ namespace {
 
 constexpr int kScreenshotTimeoutMs = 120000;
 
-int usageError(const QString &message)
-{
+int usageError(const QString &message) {
     QTextStream(stderr) << "rewind: " << message << '\n';
     return 2;
 }
 
 } // namespace
 
-int main(int argc, char *argv[])
-{
+int main(int argc, char *argv[]) {
     rw::avoidDirtyUpperRegisters(); // before any QHash: see cpustate.h
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("rewind"));
@@ -40,27 +38,39 @@ int main(int argc, char *argv[])
     QApplication::setWindowIcon(icon);
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Rewind: operator console for reprocessing data pipelines."));
+    parser.setApplicationDescription(
+        QStringLiteral("Rewind: operator console for reprocessing data pipelines."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Database: a SQLite path, sqlite:PATH, or postgresql://user@host[:port]/dbname[?sslmode=...]."),
-                                      QStringLiteral("DB"));
-    const QCommandLineOption specOption(QStringLiteral("spec"), QStringLiteral("Pipeline spec (JSON)."), QStringLiteral("SPEC"));
-    const QCommandLineOption pageOption(QStringLiteral("page"),
-                                        QStringLiteral("Open on a page: %1.").arg(rw::MainWindow::plannedPages().join(u", ")),
-                                        QStringLiteral("NAME"));
-    const QCommandLineOption datasetOption(QStringLiteral("dataset"), QStringLiteral("Select this dataset."), QStringLiteral("D"));
-    const QCommandLineOption streamOption(QStringLiteral("stream"), QStringLiteral("Select this stream."), QStringLiteral("S"));
+    const QCommandLineOption dbOption(
+        QStringLiteral("db"),
+        QStringLiteral("Database: a SQLite path, sqlite:PATH, or "
+                       "postgresql://user@host[:port]/dbname[?sslmode=...]."),
+        QStringLiteral("DB"));
+    const QCommandLineOption specOption(
+        QStringLiteral("spec"), QStringLiteral("Pipeline spec (JSON)."), QStringLiteral("SPEC"));
+    const QCommandLineOption pageOption(
+        QStringLiteral("page"),
+        QStringLiteral("Open on a page: %1.").arg(rw::MainWindow::plannedPages().join(u", ")),
+        QStringLiteral("NAME"));
+    const QCommandLineOption datasetOption(
+        QStringLiteral("dataset"), QStringLiteral("Select this dataset."), QStringLiteral("D"));
+    const QCommandLineOption streamOption(
+        QStringLiteral("stream"), QStringLiteral("Select this stream."), QStringLiteral("S"));
     const QCommandLineOption partitionOption(
         QStringLiteral("partition"),
-        QStringLiteral("With --page preview: preview this partition (repeatable); without it, the preview covers the "
-                       "dataset's partition that most needs attention (failed, then stale, then duplicate keys). "
+        QStringLiteral("With --page preview: preview this partition (repeatable); without it, the "
+                       "preview covers the "
+                       "dataset's partition that most needs attention (failed, then stale, then "
+                       "duplicate keys). "
                        "With --page partitions: select it."),
         QStringLiteral("P"));
     const QCommandLineOption screenshotOption(
-        QStringLiteral("screenshot"), QStringLiteral("Render the window with its data loaded, save it as PNG and exit."),
+        QStringLiteral("screenshot"),
+        QStringLiteral("Render the window with its data loaded, save it as PNG and exit."),
         QStringLiteral("FILE.png"));
-    parser.addOptions({dbOption, specOption, pageOption, datasetOption, streamOption, partitionOption, screenshotOption});
+    parser.addOptions({dbOption, specOption, pageOption, datasetOption, streamOption,
+                       partitionOption, screenshotOption});
     if (!parser.parse(QApplication::arguments()))
         return usageError(parser.errorText());
     if (parser.isSet(QStringLiteral("help")))
@@ -68,7 +78,8 @@ int main(int argc, char *argv[])
     if (parser.isSet(QStringLiteral("version")))
         parser.showVersion();
     if (!parser.positionalArguments().isEmpty())
-        return usageError(QStringLiteral("unexpected argument %1").arg(parser.positionalArguments().constFirst()));
+        return usageError(QStringLiteral("unexpected argument %1")
+                              .arg(parser.positionalArguments().constFirst()));
 
     // Which page, and which dataset or stream on it.
     using Kind = rw::Navigator::Kind;
@@ -79,29 +90,36 @@ int main(int argc, char *argv[])
     if (!page.isEmpty() && !rw::MainWindow::availablePages().contains(page)) {
         const QString available = rw::MainWindow::availablePages().join(u", ");
         if (rw::MainWindow::plannedPages().contains(page))
-            return usageError(QStringLiteral("--page %1: this page is not built yet; available pages: %2").arg(page, available));
-        return usageError(QStringLiteral("--page %1: unknown page; available pages: %2").arg(page, available));
+            return usageError(
+                QStringLiteral("--page %1: this page is not built yet; available pages: %2")
+                    .arg(page, available));
+        return usageError(
+            QStringLiteral("--page %1: unknown page; available pages: %2").arg(page, available));
     }
-    if (page == QLatin1String("streams") || (page.isEmpty() && !stream.isEmpty() && dataset.isEmpty())) {
+    if (page == QLatin1String("streams") ||
+        (page.isEmpty() && !stream.isEmpty() && dataset.isEmpty())) {
         selection = {Kind::Stream, stream};
         if (stream.isEmpty())
             selection.kind = Kind::None; // first stream, chosen below once the spec is known
     } else if (page.isEmpty() && !stream.isEmpty() && !dataset.isEmpty()) {
-        return usageError(QStringLiteral("both --dataset and --stream given: add --page partitions or --page streams"));
+        return usageError(QStringLiteral(
+            "both --dataset and --stream given: add --page partitions or --page streams"));
     } else if (!dataset.isEmpty()) {
         selection = {Kind::Dataset, dataset};
     }
     const bool wantStreamPage = page == QLatin1String("streams") || selection.kind == Kind::Stream;
     selection.page = page;
     selection.partitions = parser.values(partitionOption);
-    if (!selection.partitions.isEmpty() && page != QLatin1String("preview") && page != QLatin1String("partitions"))
+    if (!selection.partitions.isEmpty() && page != QLatin1String("preview") &&
+        page != QLatin1String("partitions"))
         return usageError(QStringLiteral("--partition is for --page preview or --page partitions"));
 
     // Which workspace.
     QString db = parser.value(dbOption);
     QString spec = parser.value(specOption);
     if (db.isEmpty() != spec.isEmpty())
-        return usageError(db.isEmpty() ? QStringLiteral("--spec given without --db") : QStringLiteral("--db given without --spec"));
+        return usageError(db.isEmpty() ? QStringLiteral("--spec given without --db")
+                                       : QStringLiteral("--db given without --spec"));
     if (db.isEmpty()) {
         const auto recents = rw::Settings().recentWorkspaces();
         if (!recents.empty()) {
@@ -129,48 +147,57 @@ int main(int argc, char *argv[])
         QObject::connect(&window, &rw::MainWindow::workspaceFailed, &window,
                          [finish](int code, const QString &message) { finish(code, message); });
         // A page that cannot load is shot too (its banner says why), and exits 1.
-        QObject::connect(&window, &rw::MainWindow::pageFailed, &window, [&window, screenshot, finish](const QString &message) {
-            QTimer::singleShot(100, &window, [&window, screenshot, finish, message] {
-                window.grab().save(screenshot, "PNG");
-                finish(1, message);
-            });
-        });
+        QObject::connect(&window, &rw::MainWindow::pageFailed, &window,
+                         [&window, screenshot, finish](const QString &message) {
+                             QTimer::singleShot(100, &window,
+                                                [&window, screenshot, finish, message] {
+                                                    window.grab().save(screenshot, "PNG");
+                                                    finish(1, message);
+                                                });
+                         });
         // A dataset or stream the spec has but that cannot be used: shot with
         // the banner saying why, exit 2 as rewindctl refuses it.
         static bool unusable = false; // the shot is the broken one's page: not "nothing to show"
-        QObject::connect(&window, &rw::MainWindow::selectionBroken, &window, [&window, screenshot, finish](const QString &message) {
-            unusable = true;
-            QTimer::singleShot(100, &window, [&window, screenshot, finish, message] {
-                window.grab().save(screenshot, "PNG");
-                finish(2, message);
+        QObject::connect(&window, &rw::MainWindow::selectionBroken, &window,
+                         [&window, screenshot, finish](const QString &message) {
+                             unusable = true;
+                             QTimer::singleShot(100, &window,
+                                                [&window, screenshot, finish, message] {
+                                                    window.grab().save(screenshot, "PNG");
+                                                    finish(2, message);
+                                                });
+                         });
+        QObject::connect(
+            &window, &rw::MainWindow::workspaceOpened, &window,
+            [&window, selection, wantStreamPage, finish] {
+                const rw::Spec &s = window.workspace()->spec;
+                if (selection.kind == Kind::Dataset && !s.dataset(selection.name))
+                    return finish(2, s.requireDataset(selection.name).error().message);
+                if (selection.kind == Kind::Stream && !s.stream(selection.name))
+                    return finish(2, s.requireStream(selection.name).error().message);
+                if (wantStreamPage && selection.kind == Kind::None) {
+                    if (s.streams.empty())
+                        return finish(
+                            2, QStringLiteral("--page streams: the spec defines no streams"));
+                    window.selectStream(s.streams.front().name);
+                }
+                if (!window.currentPage() && !unusable)
+                    return finish(2, QStringLiteral("the spec defines nothing to show"));
             });
-        });
-        QObject::connect(&window, &rw::MainWindow::workspaceOpened, &window, [&window, selection, wantStreamPage, finish] {
-            const rw::Spec &s = window.workspace()->spec;
-            if (selection.kind == Kind::Dataset && !s.dataset(selection.name))
-                return finish(2, s.requireDataset(selection.name).error().message);
-            if (selection.kind == Kind::Stream && !s.stream(selection.name))
-                return finish(2, s.requireStream(selection.name).error().message);
-            if (wantStreamPage && selection.kind == Kind::None) {
-                if (s.streams.empty())
-                    return finish(2, QStringLiteral("--page streams: the spec defines no streams"));
-                window.selectStream(s.streams.front().name);
-            }
-            if (!window.currentPage() && !unusable)
-                return finish(2, QStringLiteral("the spec defines nothing to show"));
-        });
-        QObject::connect(&window, &rw::MainWindow::pageLoaded, &window, [&window, screenshot, finish] {
-            // Let the views lay out and paint the new rows first.
-            QTimer::singleShot(100, &window, [&window, screenshot, finish] {
-                const QPixmap shot = window.grab();
-                if (!shot.save(screenshot, "PNG"))
-                    return finish(1, QStringLiteral("cannot write %1").arg(screenshot));
-                QTextStream(stdout) << screenshot << '\n';
-                finish(0, QString());
+        QObject::connect(
+            &window, &rw::MainWindow::pageLoaded, &window, [&window, screenshot, finish] {
+                // Let the views lay out and paint the new rows first.
+                QTimer::singleShot(100, &window, [&window, screenshot, finish] {
+                    const QPixmap shot = window.grab();
+                    if (!shot.save(screenshot, "PNG"))
+                        return finish(1, QStringLiteral("cannot write %1").arg(screenshot));
+                    QTextStream(stdout) << screenshot << '\n';
+                    finish(0, QString());
+                });
             });
+        QTimer::singleShot(kScreenshotTimeoutMs, &window, [finish] {
+            finish(1, QStringLiteral("timed out waiting for the data to load"));
         });
-        QTimer::singleShot(kScreenshotTimeoutMs, &window,
-                           [finish] { finish(1, QStringLiteral("timed out waiting for the data to load")); });
     }
     window.show();
     if (!db.isEmpty())

@@ -1,9 +1,9 @@
 // rewindctl audit, run-report.
-#include "core/workspace/audit.h"
-#include "core/batch/batchjson.h"
 #include "app/rewindctl/clisupport.h"
+#include "core/batch/batchjson.h"
 #include "core/batch/runreport.h"
 #include "core/batch/runs.h"
+#include "core/workspace/audit.h"
 
 #include <QStringBuilder>
 
@@ -11,24 +11,28 @@ namespace rw::cli {
 
 namespace {
 
-const QCommandLineOption kAuditLimit({QStringLiteral("limit")}, QStringLiteral("At most N rows, newest first (default 100)."),
+const QCommandLineOption kAuditLimit({QStringLiteral("limit")},
+                                     QStringLiteral("At most N rows, newest first (default 100)."),
                                      QStringLiteral("N"), QStringLiteral("100"));
-const QCommandLineOption kAuditAction({QStringLiteral("action")}, QStringLiteral("Only this action (e.g. preview, \"run started\")."),
-                                      QStringLiteral("A"));
-const QCommandLineOption kAuditDataset({QStringLiteral("dataset")}, QStringLiteral("Only rows about this dataset."), QStringLiteral("D"));
-const QCommandLineOption kReportFormat({QStringLiteral("format")}, QStringLiteral("md (default) or json."), QStringLiteral("F"),
+const QCommandLineOption
+    kAuditAction({QStringLiteral("action")},
+                 QStringLiteral("Only this action (e.g. preview, \"run started\")."),
+                 QStringLiteral("A"));
+const QCommandLineOption kAuditDataset({QStringLiteral("dataset")},
+                                       QStringLiteral("Only rows about this dataset."),
+                                       QStringLiteral("D"));
+const QCommandLineOption kReportFormat({QStringLiteral("format")},
+                                       QStringLiteral("md (default) or json."), QStringLiteral("F"),
                                        QStringLiteral("md"));
 
-Json detailJson(const QString &text)
-{
+Json detailJson(const QString &text) {
     if (text.isEmpty())
         return nullptr;
     Json j = Json::parse(text.toStdString(), nullptr, false);
     return j.is_discarded() ? Json(s(text)) : j;
 }
 
-Status runAudit(Context &ctx)
-{
+Status runAudit(Context &ctx) {
     auto limit = intOption(ctx, kAuditLimit, 1, INT_MAX, QStringLiteral("a positive number"));
     if (!limit)
         return fail(limit.error());
@@ -48,14 +52,15 @@ Status runAudit(Context &ctx)
     if (ctx.json) {
         Json list = Json::array();
         for (const AuditRow &r : *rows)
-            list.push_back({{"id", r.id},
-                            {"at", s(r.at)},
-                            {"os_user", s(r.osUser)},
-                            {"action", s(r.action)},
-                            {"dataset", r.dataset.isEmpty() ? Json(nullptr) : Json(s(r.dataset))},
-                            {"stream", r.stream.isEmpty() ? Json(nullptr) : Json(s(r.stream))},
-                            {"run_id", r.runId.isNull() ? Json(nullptr) : Json(r.runId.toLongLong())},
-                            {"detail", detailJson(r.detail)}});
+            list.push_back(
+                {{"id", r.id},
+                 {"at", s(r.at)},
+                 {"os_user", s(r.osUser)},
+                 {"action", s(r.action)},
+                 {"dataset", r.dataset.isEmpty() ? Json(nullptr) : Json(s(r.dataset))},
+                 {"stream", r.stream.isEmpty() ? Json(nullptr) : Json(s(r.stream))},
+                 {"run_id", r.runId.isNull() ? Json(nullptr) : Json(r.runId.toLongLong())},
+                 {"detail", detailJson(r.detail)}});
         ctx.print({{"audit", list}});
         return {};
     }
@@ -63,22 +68,23 @@ Status runAudit(Context &ctx)
         ctx.out << "No audit rows.\n";
         return {};
     }
-    TextTable table({QStringLiteral("ID"), QStringLiteral("AT"), QStringLiteral("USER"), QStringLiteral("ACTION"),
-                     QStringLiteral("DATASET/STREAM"), QStringLiteral("RUN"), QStringLiteral("DETAIL")},
+    TextTable table({QStringLiteral("ID"), QStringLiteral("AT"), QStringLiteral("USER"),
+                     QStringLiteral("ACTION"), QStringLiteral("DATASET/STREAM"),
+                     QStringLiteral("RUN"), QStringLiteral("DETAIL")},
                     {true, false, false, false, false, true, false});
     for (const AuditRow &r : *rows) {
         QString detail = r.detail;
         if (detail.size() > 80)
             detail = detail.left(77) % QStringLiteral("...");
-        table.add({QString::number(r.id), r.at, r.osUser, r.action, r.dataset.isEmpty() ? r.stream : r.dataset,
+        table.add({QString::number(r.id), r.at, r.osUser, r.action,
+                   r.dataset.isEmpty() ? r.stream : r.dataset,
                    r.runId.isNull() ? QStringLiteral("-") : r.runId.toString(), detail});
     }
     table.print(ctx.out);
     return {};
 }
 
-Status runReport(Context &ctx)
-{
+Status runReport(Context &ctx) {
     auto runId = runIdOption(ctx, QStringLiteral("a run id"));
     if (!runId)
         return fail(runId.error());
@@ -108,15 +114,16 @@ Status runReport(Context &ctx)
 
 } // namespace
 
-std::vector<Command> auditCommands()
-{
+std::vector<Command> auditCommands() {
     return {
-        {QStringLiteral("audit"), QStringLiteral("The audit log, newest first: who previewed, ran, resumed, reset or replayed what."),
-         withWorkspace({kAuditLimit, kAuditAction, kAuditDataset}),
-         runAudit},
-        {QStringLiteral("run-report"), QStringLiteral("A run's report for people (Markdown) or as JSON: what, by whom, counts, gates."),
-         withWorkspace({kRun, kReportFormat}),
-         runReport},
+        {QStringLiteral("audit"),
+         QStringLiteral(
+             "The audit log, newest first: who previewed, ran, resumed, reset or replayed what."),
+         withWorkspace({kAuditLimit, kAuditAction, kAuditDataset}), runAudit},
+        {QStringLiteral("run-report"),
+         QStringLiteral(
+             "A run's report for people (Markdown) or as JSON: what, by whom, counts, gates."),
+         withWorkspace({kRun, kReportFormat}), runReport},
     };
 }
 

@@ -1,13 +1,12 @@
 // rewindctl preview, run, resume, runs, run-show.
+#include "app/rewindctl/clisupport.h"
 #include "core/batch/batch.h"
 #include "core/batch/batchjson.h"
-#include "app/rewindctl/clisupport.h"
 #include "core/batch/partitions.h"
 #include "core/batch/runs.h"
 #include "core/recovery/recovery.h"
 
 #include <QStringBuilder>
-
 #include <unistd.h>
 
 namespace rw::cli {
@@ -16,22 +15,36 @@ namespace {
 
 // --- preview, run, resume, runs, run-show ------------------------------------
 
-const QCommandLineOption kPartition({QStringLiteral("partition")}, QStringLiteral("A partition to cover (repeatable)."), QStringLiteral("P"));
-const QCommandLineOption kFrom({QStringLiteral("from")}, QStringLiteral("First partition of a range (inclusive)."), QStringLiteral("P"));
-const QCommandLineOption kTo({QStringLiteral("to")}, QStringLiteral("Last partition of a range (inclusive)."), QStringLiteral("P"));
-const QCommandLineOption kStale({QStringLiteral("stale")}, QStringLiteral("Every stale partition (source changed since its publish)."));
-const QCommandLineOption kSamples({QStringLiteral("samples")}, QStringLiteral("Add up to N example rows per category."), QStringLiteral("N"), QStringLiteral("0"));
-const QCommandLineOption kPlan({QStringLiteral("plan")}, QStringLiteral("Execute exactly this stored plan (from preview); refused, exit 4, if its source changed."), QStringLiteral("ID"));
-const QCommandLineOption kLimit({QStringLiteral("limit")}, QStringLiteral("At most N rows (default 50)."), QStringLiteral("N"), QStringLiteral("50"));
+const QCommandLineOption kPartition({QStringLiteral("partition")},
+                                    QStringLiteral("A partition to cover (repeatable)."),
+                                    QStringLiteral("P"));
+const QCommandLineOption kFrom({QStringLiteral("from")},
+                               QStringLiteral("First partition of a range (inclusive)."),
+                               QStringLiteral("P"));
+const QCommandLineOption kTo({QStringLiteral("to")},
+                             QStringLiteral("Last partition of a range (inclusive)."),
+                             QStringLiteral("P"));
+const QCommandLineOption
+    kStale({QStringLiteral("stale")},
+           QStringLiteral("Every stale partition (source changed since its publish)."));
+const QCommandLineOption kSamples({QStringLiteral("samples")},
+                                  QStringLiteral("Add up to N example rows per category."),
+                                  QStringLiteral("N"), QStringLiteral("0"));
+const QCommandLineOption kPlan(
+    {QStringLiteral("plan")},
+    QStringLiteral(
+        "Execute exactly this stored plan (from preview); refused, exit 4, if its source changed."),
+    QStringLiteral("ID"));
+const QCommandLineOption kLimit({QStringLiteral("limit")},
+                                QStringLiteral("At most N rows (default 50)."), QStringLiteral("N"),
+                                QStringLiteral("50"));
 
-void scopeOptions(QCommandLineParser &p)
-{
+void scopeOptions(QCommandLineParser &p) {
     workspaceOptions(p);
     p.addOptions({kDataset, kPartition, kFrom, kTo, kStale, kSamples});
 }
 
-Result<BatchOptions> batchOptions(const Context &ctx, bool withScope)
-{
+Result<BatchOptions> batchOptions(const Context &ctx, bool withScope) {
     BatchOptions o;
     if (withScope) {
         o.scope.partitions = ctx.parser.values(kPartition);
@@ -52,33 +65,35 @@ Result<BatchOptions> batchOptions(const Context &ctx, bool withScope)
     if (!ctx.json && ctx.err.device() != nullptr && ::isatty(STDERR_FILENO)) {
         QTextStream *err = &ctx.err;
         o.progress = [err](const Progress &p) {
-            *err << "\r\033[K[" << p.partitionsDone << '/' << p.partitionsTotal << "] " << p.partition << ' ' << p.phase
-                 << ", " << thousands(p.rowsDone) << " rows done";
+            *err << "\r\033[K[" << p.partitionsDone << '/' << p.partitionsTotal << "] "
+                 << p.partition << ' ' << p.phase << ", " << thousands(p.rowsDone) << " rows done";
             err->flush();
         };
     }
     return o;
 }
 
-void printRunText(Context &ctx, const RunResult &r)
-{
+void printRunText(Context &ctx, const RunResult &r) {
     if (!ctx.json && ctx.err.device() != nullptr && ::isatty(STDERR_FILENO))
         ctx.err << "\r\033[K";
     ctx.out << r.dataset << " (" << enumName(r.mode) << "): " << enumName(r.status);
     if (!r.runId.isNull())
         ctx.out << ", run " << r.runId.toString();
     ctx.out << ", plan " << r.planId << "\n\n";
-    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("SOURCE"), QStringLiteral("STAGED"), QStringLiteral("DUPES DROPPED"),
-                     QStringLiteral("INSERT"), QStringLiteral("UPDATE"), QStringLiteral("DELETE"), QStringLiteral("UNCHANGED"),
-                     QStringLiteral("PUBLISHED")},
+    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("SOURCE"),
+                     QStringLiteral("STAGED"), QStringLiteral("DUPES DROPPED"),
+                     QStringLiteral("INSERT"), QStringLiteral("UPDATE"), QStringLiteral("DELETE"),
+                     QStringLiteral("UNCHANGED"), QStringLiteral("PUBLISHED")},
                     {false, true, true, true, true, true, true, true, false});
     for (const auto &p : r.partitions)
-        table.add({partitionLabel(p.partition), thousands(p.sourceRows), thousands(p.stagedRows), thousands(p.duplicatesDropped),
-                   thousands(p.inserted), thousands(p.updated), thousands(p.deleted), thousands(p.unchanged),
+        table.add({partitionLabel(p.partition), thousands(p.sourceRows), thousands(p.stagedRows),
+                   thousands(p.duplicatesDropped), thousands(p.inserted), thousands(p.updated),
+                   thousands(p.deleted), thousands(p.unchanged),
                    p.published ? QStringLiteral("yes") : QStringLiteral("no")});
     const PartitionResult t = r.totals();
-    table.add({QStringLiteral("total"), thousands(t.sourceRows), thousands(t.stagedRows), thousands(t.duplicatesDropped),
-               thousands(t.inserted), thousands(t.updated), thousands(t.deleted), thousands(t.unchanged), QString()});
+    table.add({QStringLiteral("total"), thousands(t.sourceRows), thousands(t.stagedRows),
+               thousands(t.duplicatesDropped), thousands(t.inserted), thousands(t.updated),
+               thousands(t.deleted), thousands(t.unchanged), QString()});
     table.print(ctx.out);
     int failed = 0;
     for (const auto &c : r.checks) {
@@ -86,24 +101,25 @@ void printRunText(Context &ctx, const RunResult &r)
             continue;
         if (failed++ == 0)
             ctx.out << "\nFailed checks:\n";
-        ctx.out << "  " << partitionLabel(c.partition) << "  " << c.name << ": " << c.detail << '\n';
+        ctx.out << "  " << partitionLabel(c.partition) << "  " << c.name << ": " << c.detail
+                << '\n';
     }
     if (!r.checks.empty() && failed == 0)
         ctx.out << '\n' << r.checks.size() << " checks passed.\n";
     if (!r.error.isEmpty())
         ctx.out << "\nError: " << r.error << '\n';
     if (!r.executed)
-        ctx.out << "\nNothing was written but plan " << r.planId << ". To publish exactly this:\n  rewindctl run --db "
-                << ctx.parser.value(kDb) << " --spec " << ctx.parser.value(kSpec) << " --dataset " << r.dataset << " --plan "
+        ctx.out << "\nNothing was written but plan " << r.planId
+                << ". To publish exactly this:\n  rewindctl run --db " << ctx.parser.value(kDb)
+                << " --spec " << ctx.parser.value(kSpec) << " --dataset " << r.dataset << " --plan "
                 << r.planId << " --execute\n";
     else if (r.status == RunStatus::Failed || r.status == RunStatus::Cancelled)
-        ctx.out << "\nResume with: rewindctl resume --db " << ctx.parser.value(kDb) << " --spec " << ctx.parser.value(kSpec)
-                << " --run " << r.runId.toString() << " --execute\n";
+        ctx.out << "\nResume with: rewindctl resume --db " << ctx.parser.value(kDb) << " --spec "
+                << ctx.parser.value(kSpec) << " --run " << r.runId.toString() << " --execute\n";
 }
 
 // Prints a run result and turns its status into the exit code.
-Status report(Context &ctx, const RunResult &r)
-{
+Status report(Context &ctx, const RunResult &r) {
     if (ctx.json)
         ctx.print(toJson(r));
     else
@@ -111,13 +127,16 @@ Status report(Context &ctx, const RunResult &r)
     const int code = exitCodeOf(r);
     if (code == 0)
         return {};
-    Error e{static_cast<Error::Code>(code), r.error.isEmpty() ? QStringLiteral("run %1: %2").arg(r.runId.toString(), enumName(r.status)) : r.error};
+    Error e{static_cast<Error::Code>(code),
+            r.error.isEmpty()
+                ? QStringLiteral("run %1: %2").arg(r.runId.toString(), enumName(r.status))
+                : r.error};
     return fail(e);
 }
 
-Status runBatch(Context &ctx, bool forcePreview)
-{
-    if (auto name = required(ctx, kDataset); !name) // before the options are read, as the lookup below
+Status runBatch(Context &ctx, bool forcePreview) {
+    if (auto name = required(ctx, kDataset);
+        !name) // before the options are read, as the lookup below
         return fail(name.error());
     auto options = batchOptions(ctx, true);
     if (!options)
@@ -128,18 +147,22 @@ Status runBatch(Context &ctx, bool forcePreview)
     const auto &[ws, dataset] = *wd;
     if (forcePreview)
         options->execute = false;
-    auto result = forcePreview ? preview(ws.db, *dataset, *options) : run(ws.db, *dataset, *options);
+    auto result =
+        forcePreview ? preview(ws.db, *dataset, *options) : run(ws.db, *dataset, *options);
     if (!result)
         return fail(result.error());
     ctx.reported = true;
     return report(ctx, *result);
 }
 
-Status runPreview(Context &ctx) { return runBatch(ctx, true); }
-Status runRun(Context &ctx) { return runBatch(ctx, false); }
+Status runPreview(Context &ctx) {
+    return runBatch(ctx, true);
+}
+Status runRun(Context &ctx) {
+    return runBatch(ctx, false);
+}
 
-Status runResume(Context &ctx)
-{
+Status runResume(Context &ctx) {
     auto id = runIdOption(ctx);
     if (!id)
         return fail(id.error());
@@ -173,8 +196,7 @@ Status runResume(Context &ctx)
     return {};
 }
 
-Status runRuns(Context &ctx)
-{
+Status runRuns(Context &ctx) {
     auto limit = intOption(ctx, kLimit, 1, INT_MAX, QStringLiteral("a positive number"));
     if (!limit)
         return fail(limit.error());
@@ -187,19 +209,21 @@ Status runRuns(Context &ctx)
     if (ctx.json) {
         Json list = Json::array();
         for (const auto &r : *runs)
-            list.push_back({{"run_id", r.runId},
-                            {"dataset", s(r.dataset)},
-                            {"status", s(enumName(r.status))},
-                            {"started_at", s(r.startedAt)},
-                            {"finished_at", r.finishedAt.isEmpty() ? Json(nullptr) : Json(s(r.finishedAt))},
-                            {"kind", s(r.kind)},
-                            {"plan_id", r.planId.isEmpty() ? Json(nullptr) : Json(s(r.planId))},
-                            {"os_user", s(r.osUser)}});
+            list.push_back(
+                {{"run_id", r.runId},
+                 {"dataset", s(r.dataset)},
+                 {"status", s(enumName(r.status))},
+                 {"started_at", s(r.startedAt)},
+                 {"finished_at", r.finishedAt.isEmpty() ? Json(nullptr) : Json(s(r.finishedAt))},
+                 {"kind", s(r.kind)},
+                 {"plan_id", r.planId.isEmpty() ? Json(nullptr) : Json(s(r.planId))},
+                 {"os_user", s(r.osUser)}});
         ctx.print({{"runs", list}});
         return {};
     }
-    TextTable table({QStringLiteral("RUN"), QStringLiteral("DATASET"), QStringLiteral("KIND"), QStringLiteral("STATUS"),
-                     QStringLiteral("STARTED"), QStringLiteral("FINISHED"), QStringLiteral("USER")},
+    TextTable table({QStringLiteral("RUN"), QStringLiteral("DATASET"), QStringLiteral("KIND"),
+                     QStringLiteral("STATUS"), QStringLiteral("STARTED"),
+                     QStringLiteral("FINISHED"), QStringLiteral("USER")},
                     {true, false, false, false, false, false, false});
     for (const auto &r : *runs)
         table.add({QString::number(r.runId), r.dataset, r.kind, enumName(r.status), r.startedAt,
@@ -208,8 +232,7 @@ Status runRuns(Context &ctx)
     return {};
 }
 
-Status runShow(Context &ctx)
-{
+Status runShow(Context &ctx) {
     auto id = runIdOption(ctx);
     if (!id)
         return fail(id.error());
@@ -229,25 +252,29 @@ Status runShow(Context &ctx)
 
 } // namespace
 
-std::vector<Command> batchCommands()
-{
+std::vector<Command> batchCommands() {
     return {
-        {QStringLiteral("preview"), QStringLiteral("Stage, dedupe, diff and check partitions; store a plan. Writes no data."), scopeOptions, runPreview},
-        {QStringLiteral("run"), QStringLiteral("Re-run partitions: a preview unless --execute; publishes each partition atomically."),
+        {QStringLiteral("preview"),
+         QStringLiteral("Stage, dedupe, diff and check partitions; store a plan. Writes no data."),
+         scopeOptions, runPreview},
+        {QStringLiteral("run"),
+         QStringLiteral(
+             "Re-run partitions: a preview unless --execute; publishes each partition atomically."),
          [](QCommandLineParser &p) {
              scopeOptions(p);
              p.addOptions({kPlan, kExecute});
          },
          runRun},
-        {QStringLiteral("resume"), QStringLiteral("Continue an interrupted, cancelled or failed run from its first unfinished partition (a duplicate recovery's re-run: then the recovery's last steps too)."),
-         withWorkspace({kRun, kExecute, kSamples}),
-         runResume},
+        {QStringLiteral("resume"),
+         QStringLiteral(
+             "Continue an interrupted, cancelled or failed run from its first unfinished partition "
+             "(a duplicate recovery's re-run: then the recovery's last steps too)."),
+         withWorkspace({kRun, kExecute, kSamples}), runResume},
         {QStringLiteral("runs"), QStringLiteral("List runs, newest first."),
-         withWorkspace({kLimit}),
-         runRuns},
-        {QStringLiteral("run-show"), QStringLiteral("One run: its plan, per-partition results, gate results and error."),
-         withWorkspace({kRun}),
-         runShow},
+         withWorkspace({kLimit}), runRuns},
+        {QStringLiteral("run-show"),
+         QStringLiteral("One run: its plan, per-partition results, gate results and error."),
+         withWorkspace({kRun}), runShow},
     };
 }
 

@@ -4,7 +4,6 @@
 
 #include <QCoreApplication>
 #include <QStringBuilder>
-
 #include <algorithm>
 
 namespace rw::cli {
@@ -13,13 +12,14 @@ namespace {
 
 // --- the frame ------------------------------------------------------------------
 
-const std::vector<Command> &commands()
-{
+const std::vector<Command> &commands() {
     static const std::vector<Command> list = [] {
         std::vector<Command> all;
-        for (auto area : {workspaceCommands, batchCommands, lateCommands, streamCommands, auditCommands, dlqCommands, recoveryCommands}) {
+        for (auto area : {workspaceCommands, batchCommands, lateCommands, streamCommands,
+                          auditCommands, dlqCommands, recoveryCommands}) {
             auto more = area();
-            all.insert(all.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+            all.insert(all.end(), std::make_move_iterator(more.begin()),
+                       std::make_move_iterator(more.end()));
         }
         return all;
     }();
@@ -27,16 +27,16 @@ const std::vector<Command> &commands()
 }
 
 // A two-word command ("dlq list") is named by the first two arguments.
-QString commandName(const QStringList &args)
-{
+QString commandName(const QStringList &args) {
     const QString two = args.size() > 1 ? QString(args.at(0) % u' ' % args.at(1)) : QString();
     const auto &all = commands();
-    return std::any_of(all.begin(), all.end(), [&](const Command &c) { return c.name == two; }) ? two : args.constFirst();
+    return std::any_of(all.begin(), all.end(), [&](const Command &c) { return c.name == two; })
+               ? two
+               : args.constFirst();
 }
 
 // Edit distance (Levenshtein), for the nearest command to a typo.
-int distance(const QString &a, const QString &b)
-{
+int distance(const QString &a, const QString &b) {
     std::vector<int> row(size_t(b.size()) + 1);
     for (size_t j = 0; j < row.size(); ++j)
         row[j] = int(j);
@@ -45,7 +45,8 @@ int distance(const QString &a, const QString &b)
         row[0] = int(i);
         for (qsizetype j = 1; j <= b.size(); ++j) {
             const int up = row[size_t(j)];
-            row[size_t(j)] = std::min({up + 1, row[size_t(j - 1)] + 1, diagonal + (a.at(i - 1) == b.at(j - 1) ? 0 : 1)});
+            row[size_t(j)] = std::min(
+                {up + 1, row[size_t(j - 1)] + 1, diagonal + (a.at(i - 1) == b.at(j - 1) ? 0 : 1)});
             diagonal = up;
         }
     }
@@ -53,8 +54,7 @@ int distance(const QString &a, const QString &b)
 }
 
 // The command nearest to `word` (by its first word), empty when none is near.
-QString nearestCommand(const QString &word)
-{
+QString nearestCommand(const QString &word) {
     QString best;
     int bestDistance = std::max<int>(2, int(word.size()) / 3) + 1;
     for (const Command &c : commands()) {
@@ -69,21 +69,22 @@ QString nearestCommand(const QString &word)
 }
 
 // True when some command is named "WORD ..." ("dlq" for "dlq list").
-bool isCommandGroup(const QString &word)
-{
+bool isCommandGroup(const QString &word) {
     const auto &all = commands();
-    return std::any_of(all.begin(), all.end(), [&](const Command &c) { return c.name.startsWith(word % u' '); });
+    return std::any_of(all.begin(), all.end(),
+                       [&](const Command &c) { return c.name.startsWith(word % u' '); });
 }
 
 // The command line with `--db`, `--spec` (with their values) and `--json`
 // taken from before and between the command words ("--db w.db dlq --json
 // list") and put after them, as git and kubectl users type them. Anything
 // else before the command words is refused, naming it.
-Result<QStringList> globalOptionsLast(const QStringList &args)
-{
+Result<QStringList> globalOptionsLast(const QStringList &args) {
     QStringList words, globals;
     qsizetype i = 0;
-    const auto wordsDone = [&] { return !words.isEmpty() && (words.size() == 2 || !isCommandGroup(words.constFirst())); };
+    const auto wordsDone = [&] {
+        return !words.isEmpty() && (words.size() == 2 || !isCommandGroup(words.constFirst()));
+    };
     while (i < args.size() && !wordsDone()) {
         const QString &a = args.at(i);
         if (!a.startsWith(u'-') || a == QLatin1String("-")) {
@@ -101,9 +102,11 @@ Result<QStringList> globalOptionsLast(const QStringList &args)
                 globals << a;
                 ++i;
             } else if (i + 1 == args.size() || args.at(i + 1).startsWith(QLatin1String("--"))) {
-                return badInput(QStringLiteral("--%1 needs a value (%2)")
-                                    .arg(name, name == QLatin1String("db") ? QStringLiteral("a SQLite file or a postgresql:// URL")
-                                                                           : QStringLiteral("the pipeline spec, a JSON file")));
+                return badInput(
+                    QStringLiteral("--%1 needs a value (%2)")
+                        .arg(name, name == QLatin1String("db")
+                                       ? QStringLiteral("a SQLite file or a postgresql:// URL")
+                                       : QStringLiteral("the pipeline spec, a JSON file")));
             } else {
                 globals << a << args.at(i + 1);
                 i += 2;
@@ -112,43 +115,52 @@ Result<QStringList> globalOptionsLast(const QStringList &args)
             words << a;
             ++i;
         } else if (words.isEmpty()) {
-            return badInput(QStringLiteral("\"%1\" stands before the command; only --db, --spec and --json may (rewindctl COMMAND %1 ...)").arg(a));
+            return badInput(QStringLiteral("\"%1\" stands before the command; only --db, --spec "
+                                           "and --json may (rewindctl COMMAND %1 ...)")
+                                .arg(a));
         } else {
             break; // "dlq --status new": the group's word alone, told below
         }
     }
     if (words.isEmpty() && !globals.isEmpty())
-        return badInput(QStringLiteral("no command after %1; run 'rewindctl --help' for the commands").arg(globals.join(u' ')));
+        return badInput(
+            QStringLiteral("no command after %1; run 'rewindctl --help' for the commands")
+                .arg(globals.join(u' ')));
     return words + args.mid(i) + globals;
 }
 
-QString usage()
-{
-    QString text = QStringLiteral("Usage: rewindctl COMMAND [options]\n\n"
-                                  "Rewind's command-line twin: browse, preview and safely re-run data pipelines.\n\n"
-                                  "Commands:\n");
+QString usage() {
+    QString text = QStringLiteral(
+        "Usage: rewindctl COMMAND [options]\n\n"
+        "Rewind's command-line twin: browse, preview and safely re-run data pipelines.\n\n"
+        "Commands:\n");
     qsizetype width = 0;
     for (const auto &c : commands())
         width = std::max(width, c.name.size());
     for (const auto &c : commands())
         text += QStringLiteral("  ") % c.name.leftJustified(width + 2) % c.summary % u'\n';
-    text += QStringLiteral("  ") % QStringLiteral("completion").leftJustified(width + 2)
-            % QStringLiteral("Print a bash or zsh completion script: source <(rewindctl completion bash)\n");
-    text += QStringLiteral("\nRun 'rewindctl COMMAND --help' for a command's options.\n"
-                           "Exit codes: 0 success (a dry run included), 1 failure, 2 bad input, 3 a quality check "
-                           "failed, 4 the plan is stale.\n");
+    text += QStringLiteral("  ") % QStringLiteral("completion").leftJustified(width + 2) %
+            QStringLiteral(
+                "Print a bash or zsh completion script: source <(rewindctl completion bash)\n");
+    text += QStringLiteral(
+        "\nRun 'rewindctl COMMAND --help' for a command's options.\n"
+        "Exit codes: 0 success (a dry run included), 1 failure, 2 bad input, 3 a quality check "
+        "failed, 4 the plan is stale.\n");
     return text;
 }
 
 } // namespace
 
-int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
-{
+int run(const QStringList &arguments, QTextStream &out, QTextStream &err) {
     const auto normalized = globalOptionsLast(arguments.mid(1));
     if (!normalized) {
         err << "rewindctl: " << normalized.error().message << '\n';
-        if (arguments.contains(QStringLiteral("--json")) || arguments.contains(QStringLiteral("-json")))
-            out << QString::fromStdString(Json{{"error", {{"exit_code", 2}, {"message", s(normalized.error().message)}}}}.dump(2)) << '\n';
+        if (arguments.contains(QStringLiteral("--json")) ||
+            arguments.contains(QStringLiteral("-json")))
+            out << QString::fromStdString(Json{
+                       {"error", {{"exit_code", 2}, {"message", s(normalized.error().message)}}}}
+                                              .dump(2))
+                << '\n';
         return 2;
     }
     const QStringList &args = *normalized;
@@ -159,21 +171,30 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
     const QString name = commandName(args);
     // Input refused before the command runs: the message on stderr and, when
     // --json was asked for, the same error document as a failing command's.
-    const bool wantsJson = args.contains(QStringLiteral("--json")) || args.contains(QStringLiteral("-json"));
+    const bool wantsJson =
+        args.contains(QStringLiteral("--json")) || args.contains(QStringLiteral("-json"));
     const auto refuse = [&](const QString &message, const QString &more) {
         err << message << more;
         if (wantsJson)
-            out << QString::fromStdString(Json{{"error", {{"exit_code", 2}, {"message", s(message.section(QStringLiteral(": "), 1))}}}}.dump(2)) << '\n';
+            out << QString::fromStdString(
+                       Json{{"error",
+                             {{"exit_code", 2},
+                              {"message", s(message.section(QStringLiteral(": "), 1))}}}}
+                           .dump(2))
+                << '\n';
         return 2;
     };
-    if (name == QLatin1String("--help") || name == QLatin1String("-h") || name == QLatin1String("help")) {
+    if (name == QLatin1String("--help") || name == QLatin1String("-h") ||
+        name == QLatin1String("help")) {
         out << usage();
         return 0;
     }
     if (name == QLatin1String("completion") || name == QLatin1String("__complete"))
-        return completionCommand(commands(), arguments.mid(1).mid(arguments.mid(1).indexOf(name)), out, err);
+        return completionCommand(commands(), arguments.mid(1).mid(arguments.mid(1).indexOf(name)),
+                                 out, err);
     const auto &all = commands();
-    const auto command = std::find_if(all.begin(), all.end(), [&](const Command &c) { return c.name == name; });
+    const auto command =
+        std::find_if(all.begin(), all.end(), [&](const Command &c) { return c.name == name; });
     if (command == all.end()) {
         // "dlq frob": name the group's commands rather than call "dlq" unknown.
         QStringList group;
@@ -182,22 +203,29 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
                 group << c.name.mid(name.size() + 1);
         if (!group.isEmpty()) {
             if (args.size() < 2 || args.at(1).startsWith(u'-'))
-                return refuse(QStringLiteral("rewindctl: %1 needs a command: %1 %2").arg(name, group.join(QStringLiteral(" | "))),
+                return refuse(QStringLiteral("rewindctl: %1 needs a command: %1 %2")
+                                  .arg(name, group.join(QStringLiteral(" | "))),
                               QStringLiteral("\n"));
-            return refuse(QStringLiteral("rewindctl: unknown command \"%1 %2\": %1 takes %3").arg(name, args.at(1), group.join(QStringLiteral(", "))),
+            return refuse(QStringLiteral("rewindctl: unknown command \"%1 %2\": %1 takes %3")
+                              .arg(name, args.at(1), group.join(QStringLiteral(", "))),
                           QStringLiteral("\n"));
         }
         // One line: the word, the nearest command, where the list is.
         const QString nearest = name.startsWith(u'-') ? QString() : nearestCommand(name);
-        return refuse(QStringLiteral("rewindctl: unknown command \"%1\"%2; run 'rewindctl --help' for the commands")
-                          .arg(name, nearest.isEmpty() ? QString() : QStringLiteral(" (did you mean \"%1\"?)").arg(nearest)),
-                      QStringLiteral("\n"));
+        return refuse(
+            QStringLiteral(
+                "rewindctl: unknown command \"%1\"%2; run 'rewindctl --help' for the commands")
+                .arg(name, nearest.isEmpty()
+                               ? QString()
+                               : QStringLiteral(" (did you mean \"%1\"?)").arg(nearest)),
+            QStringLiteral("\n"));
     }
 
     QCommandLineParser parser;
     parser.setApplicationDescription(command->summary);
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
+                                  QStringLiteral("Show this help."));
     parser.addOption(help);
     parser.addOption(kJson);
     command->options(parser);
@@ -206,10 +234,12 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
     // An option whose value may be left out (dlq replay --to-topic [TOPIC]):
     // bare, it reads as given with an empty value.
     for (qsizetype i = 1; i < toParse.size(); ++i)
-        if (command->optionalValues.contains(toParse[i]) && (i + 1 == toParse.size() || toParse[i + 1].startsWith(u'-')))
+        if (command->optionalValues.contains(toParse[i]) &&
+            (i + 1 == toParse.size() || toParse[i + 1].startsWith(u'-')))
             toParse[i] += u'=';
     if (!parser.parse(toParse))
-        return refuse(QStringLiteral("rewindctl %1: %2").arg(name, parser.errorText()), QStringLiteral("\nRun 'rewindctl %1 --help'.\n").arg(name));
+        return refuse(QStringLiteral("rewindctl %1: %2").arg(name, parser.errorText()),
+                      QStringLiteral("\nRun 'rewindctl %1 --help'.\n").arg(name));
     // The same global option twice with different values: which one was meant?
     for (const QString &global : {QStringLiteral("db"), QStringLiteral("spec")}) {
         if (parser.optionNames().count(global) < 2)
@@ -217,20 +247,24 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
         QStringList values = parser.values(global);
         values.removeDuplicates();
         if (values.size() > 1)
-            return refuse(QStringLiteral("rewindctl %1: --%2 given twice, as \"%3\" and \"%4\"; give it once").arg(name, global, values.at(0), values.at(1)),
-                          QStringLiteral("\n"));
+            return refuse(
+                QStringLiteral("rewindctl %1: --%2 given twice, as \"%3\" and \"%4\"; give it once")
+                    .arg(name, global, values.at(0), values.at(1)),
+                QStringLiteral("\n"));
     }
     if (parser.isSet(help)) {
         // Qt names the executable's path; the command is what was typed.
         QString text = parser.helpText();
-        const QString program = QCoreApplication::instance() ? QCoreApplication::arguments().value(0) : QString();
+        const QString program =
+            QCoreApplication::instance() ? QCoreApplication::arguments().value(0) : QString();
         if (const qsizetype at = program.isEmpty() ? -1 : text.indexOf(program); at >= 0)
             text.replace(at, program.size(), QStringLiteral("rewindctl ") + name);
         out << text;
         return 0;
     }
     if (!parser.positionalArguments().isEmpty())
-        return refuse(QStringLiteral("rewindctl %1: unexpected argument \"%2\"").arg(name, parser.positionalArguments().constFirst()),
+        return refuse(QStringLiteral("rewindctl %1: unexpected argument \"%2\"")
+                          .arg(name, parser.positionalArguments().constFirst()),
                       QStringLiteral("\nRun 'rewindctl %1 --help'.\n").arg(name));
 
     Context ctx{parser, out, err, parser.isSet(kJson)};
@@ -244,8 +278,7 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
     return error.exitCode();
 }
 
-int run(const QStringList &arguments)
-{
+int run(const QStringList &arguments) {
     QTextStream out(stdout);
     QTextStream err(stderr);
     return run(arguments, out, err);

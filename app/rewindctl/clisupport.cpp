@@ -5,14 +5,12 @@
 
 namespace rw::cli {
 
-QString thousands(qint64 n)
-{
+QString thousands(qint64 n) {
     static const QLocale english(QLocale::English, QLocale::UnitedStates);
     return english.toString(n);
 }
 
-void TextTable::print(QTextStream &out) const
-{
+void TextTable::print(QTextStream &out) const {
     QList<qsizetype> width;
     for (const QString &h : m_header)
         width << h.size();
@@ -22,7 +20,8 @@ void TextTable::print(QTextStream &out) const
     auto line = [&](const QStringList &cells) {
         QStringList padded;
         for (qsizetype i = 0; i < cells.size(); ++i)
-            padded << (m_numeric.value(i) ? cells[i].rightJustified(width[i]) : cells[i].leftJustified(width[i]));
+            padded << (m_numeric.value(i) ? cells[i].rightJustified(width[i])
+                                          : cells[i].leftJustified(width[i]));
         QString text = padded.join(QStringLiteral("  "));
         while (text.endsWith(u' ')) // a right-aligned first column keeps its leading spaces
             text.chop(1);
@@ -33,22 +32,19 @@ void TextTable::print(QTextStream &out) const
         line(row);
 }
 
-void workspaceOptions(QCommandLineParser &p)
-{
+void workspaceOptions(QCommandLineParser &p) {
     p.addOption(kDb);
     p.addOption(kSpec);
 }
 
-std::function<void(QCommandLineParser &)> withWorkspace(const QList<QCommandLineOption> &more)
-{
+std::function<void(QCommandLineParser &)> withWorkspace(const QList<QCommandLineOption> &more) {
     return [more](QCommandLineParser &p) {
         workspaceOptions(p);
         p.addOptions(more);
     };
 }
 
-Result<std::pair<Workspace, const DatasetSpec *>> datasetOf(const Context &ctx)
-{
+Result<std::pair<Workspace, const DatasetSpec *>> datasetOf(const Context &ctx) {
     auto name = required(ctx, kDataset);
     if (!name)
         return fail(name.error());
@@ -62,28 +58,28 @@ Result<std::pair<Workspace, const DatasetSpec *>> datasetOf(const Context &ctx)
     return std::pair<Workspace, const DatasetSpec *>(std::move(*ws), d);
 }
 
-Result<QString> required(const Context &ctx, const QCommandLineOption &option)
-{
+Result<QString> required(const Context &ctx, const QCommandLineOption &option) {
     const QString name = option.names().constFirst();
     if (!ctx.parser.isSet(option) || ctx.parser.value(option).isEmpty())
         return badInput(QStringLiteral("--%1 is required").arg(name));
     return ctx.parser.value(option);
 }
 
-Result<int> intOption(const Context &ctx, const QCommandLineOption &option, int min, int max, const QString &expected)
-{
+Result<int> intOption(const Context &ctx, const QCommandLineOption &option, int min, int max,
+                      const QString &expected) {
     bool ok = false;
     const QString text = ctx.parser.value(option);
     const int n = text.toInt(&ok);
     if (!ok || n < min || n > max)
         return badInput(QStringLiteral("--%1 \"%2\": expected %3")
                             .arg(option.names().constFirst(), text,
-                                 expected.isEmpty() ? QStringLiteral("a number from %1 to %2").arg(min).arg(max) : expected));
+                                 expected.isEmpty()
+                                     ? QStringLiteral("a number from %1 to %2").arg(min).arg(max)
+                                     : expected));
     return n;
 }
 
-Result<qint64> runIdOption(const Context &ctx, const QString &expected)
-{
+Result<qint64> runIdOption(const Context &ctx, const QString &expected) {
     auto text = required(ctx, kRun);
     if (!text)
         return fail(text.error());
@@ -96,8 +92,7 @@ Result<qint64> runIdOption(const Context &ctx, const QString &expected)
 
 namespace {
 
-Result<Workspace> openFor(const Context &ctx, bool namesAreFilters)
-{
+Result<Workspace> openFor(const Context &ctx, bool namesAreFilters) {
     auto db = required(ctx, kDb);
     if (!db)
         return fail(db.error());
@@ -117,17 +112,20 @@ Result<Workspace> openFor(const Context &ctx, bool namesAreFilters)
 
 } // namespace
 
-Result<Workspace> specWorkspace(const Context &ctx) { return openFor(ctx, false); }
+Result<Workspace> specWorkspace(const Context &ctx) {
+    return openFor(ctx, false);
+}
 
-Result<Workspace> workspace(const Context &ctx, bool namesAreFilters)
-{
+Result<Workspace> workspace(const Context &ctx, bool namesAreFilters) {
     auto ws = openFor(ctx, namesAreFilters);
     if (!ws || ws->controlSchema)
         return ws;
     // Nothing resolves and Rewind has never been here: there are no runs,
     // audit rows or dead letters to show, and nothing is created.
-    return badInput(QStringLiteral("none of the datasets and streams of spec %1 resolves against %2, which holds no Rewind workspace: is it the "
-                                   "database the spec is for? (nothing was written; rewindctl datasets shows why each is broken)")
+    return badInput(QStringLiteral("none of the datasets and streams of spec %1 resolves against "
+                                   "%2, which holds no Rewind workspace: is it the "
+                                   "database the spec is for? (nothing was written; rewindctl "
+                                   "datasets shows why each is broken)")
                         .arg(ws->spec.path, ctx.parser.value(kDb)));
 }
 

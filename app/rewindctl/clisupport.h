@@ -9,10 +9,8 @@
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 #include <QTextStream>
-
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
 
@@ -24,14 +22,20 @@ namespace rw::cli {
 
 using Json = nlohmann::ordered_json;
 
-inline std::string s(const QString &text) { return text.toStdString(); }
-inline Json nullable(const std::optional<QString> &value) { return value ? Json(s(*value)) : Json(nullptr); }
+inline std::string s(const QString &text) {
+    return text.toStdString();
+}
+inline Json nullable(const std::optional<QString> &value) {
+    return value ? Json(s(*value)) : Json(nullptr);
+}
 QString thousands(qint64 n);
 
 // A plain text table for people: left-aligned text, right-aligned numbers.
 class TextTable {
 public:
-    explicit TextTable(QStringList header, QList<bool> numeric = {}) : m_header(std::move(header)), m_numeric(std::move(numeric)) {}
+    explicit TextTable(QStringList header, QList<bool> numeric = {})
+        : m_header(std::move(header))
+        , m_numeric(std::move(numeric)) {}
     void add(QStringList row) { m_rows << std::move(row); }
     void print(QTextStream &out) const;
 
@@ -58,18 +62,34 @@ struct Command {
     QString summary;
     std::function<void(QCommandLineParser &)> options;
     std::function<Status(Context &)> run;
-    QStringList optionalValues = {}; // options whose value may be left out ("--to-topic" alone reads as "--to-topic=")
+    QStringList optionalValues =
+        {}; // options whose value may be left out ("--to-topic" alone reads as "--to-topic=")
 };
 
 // rewindctl completion bash|zsh, and __complete (completion.cpp).
-int completionCommand(const std::vector<Command> &commands, const QStringList &args, QTextStream &out, QTextStream &err);
+int completionCommand(const std::vector<Command> &commands, const QStringList &args,
+                      QTextStream &out, QTextStream &err);
 
-inline const QCommandLineOption kDb({QStringLiteral("db")}, QStringLiteral("Database: a SQLite path, sqlite:PATH, or postgresql://user@host[:port]/dbname[?sslmode=...]."), QStringLiteral("DB"));
-inline const QCommandLineOption kSpec({QStringLiteral("spec")}, QStringLiteral("Pipeline spec (JSON)."), QStringLiteral("SPEC"));
-inline const QCommandLineOption kJson({QStringLiteral("json")}, QStringLiteral("Print exactly one JSON document on stdout."));
-inline const QCommandLineOption kDataset({QStringLiteral("dataset")}, QStringLiteral("Dataset name from the spec."), QStringLiteral("D"));
-inline const QCommandLineOption kRun({QStringLiteral("run")}, QStringLiteral("Run id (from rewindctl runs)."), QStringLiteral("ID"));
-inline const QCommandLineOption kExecute({QStringLiteral("execute")}, QStringLiteral("Apply the change. Without it, a dry run: print what would change, change nothing."));
+inline const QCommandLineOption
+    kDb({QStringLiteral("db")},
+        QStringLiteral("Database: a SQLite path, sqlite:PATH, or "
+                       "postgresql://user@host[:port]/dbname[?sslmode=...]."),
+        QStringLiteral("DB"));
+inline const QCommandLineOption kSpec({QStringLiteral("spec")},
+                                      QStringLiteral("Pipeline spec (JSON)."),
+                                      QStringLiteral("SPEC"));
+inline const QCommandLineOption kJson({QStringLiteral("json")},
+                                      QStringLiteral("Print exactly one JSON document on stdout."));
+inline const QCommandLineOption kDataset({QStringLiteral("dataset")},
+                                         QStringLiteral("Dataset name from the spec."),
+                                         QStringLiteral("D"));
+inline const QCommandLineOption kRun({QStringLiteral("run")},
+                                     QStringLiteral("Run id (from rewindctl runs)."),
+                                     QStringLiteral("ID"));
+inline const QCommandLineOption kExecute(
+    {QStringLiteral("execute")},
+    QStringLiteral(
+        "Apply the change. Without it, a dry run: print what would change, change nothing."));
 
 void workspaceOptions(QCommandLineParser &p);
 // A command's options: --db and --spec, then `more`, in that order.
@@ -78,10 +98,13 @@ std::function<void(QCommandLineParser &)> withWorkspace(const QList<QCommandLine
 Result<QString> required(const Context &ctx, const QCommandLineOption &option);
 // The whole number an option holds, from `min` to `max`; else BadInput
 // `--NAME "TEXT": expected EXPECTED` (by default "a number from MIN to MAX").
-Result<int> intOption(const Context &ctx, const QCommandLineOption &option, int min, int max, const QString &expected = QString());
+Result<int> intOption(const Context &ctx, const QCommandLineOption &option, int min, int max,
+                      const QString &expected = QString());
 // The required run id of --run (kRun), a positive number; else BadInput
 // `--run "TEXT": expected EXPECTED`.
-Result<qint64> runIdOption(const Context &ctx, const QString &expected = QStringLiteral("a run id (a positive number)"));
+Result<qint64>
+runIdOption(const Context &ctx,
+            const QString &expected = QStringLiteral("a run id (a positive number)"));
 // Opens --db with --spec (validated). The --dataset and --stream given are
 // the ones the command uses: unknown or broken, they are refused before the
 // workspace is touched; `namesAreFilters` is for a command where they only

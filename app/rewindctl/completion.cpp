@@ -2,7 +2,6 @@
 // commands, their options, and dataset, stream and group names read from the
 // workspace the command line names (--spec, --db). Never touches a cluster.
 #include "app/rewindctl/clisupport.h"
-
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
 
@@ -43,13 +42,13 @@ if (( $+functions[compdef] )); then compdef _rewindctl rewindctl; fi
 )ZSH";
 
 // The value of option `name` in `words` (--name V or --name=V).
-QString valueOf(const QStringList &words, const QString &name)
-{
+QString valueOf(const QStringList &words, const QString &name) {
     for (qsizetype i = 0; i < words.size(); ++i) {
         const QString w = words[i];
         if ((w == u'-' + name || w == QStringLiteral("--") + name) && i + 1 < words.size())
             return words[i + 1];
-        for (const QString &prefix : QStringList{QStringLiteral("--") + name + u'=', u'-' + name + u'='})
+        for (const QString &prefix :
+             QStringList{QStringLiteral("--") + name + u'=', u'-' + name + u'='})
             if (w.startsWith(prefix))
                 return w.mid(prefix.size());
     }
@@ -57,8 +56,7 @@ QString valueOf(const QStringList &words, const QString &name)
 }
 
 // The options a command takes, read from its help text.
-QStringList optionsOf(const Command &command)
-{
+QStringList optionsOf(const Command &command) {
     QCommandLineParser parser;
     parser.addOption(kJson);
     command.options(parser);
@@ -72,15 +70,16 @@ QStringList optionsOf(const Command &command)
     return out;
 }
 
-QStringList candidates(const std::vector<Command> &commands, QStringList words, const QString &cur)
-{
+QStringList candidates(const std::vector<Command> &commands, QStringList words,
+                       const QString &cur) {
     // The command words, past global options given before them.
     QStringList commandWords;
     for (qsizetype i = 0; i < words.size(); ++i) {
         const QString w = words[i];
         if (w.startsWith(u'-')) {
             const QString bare = w.section(u'=', 0, 0);
-            if ((bare == QLatin1String("--db") || bare == QLatin1String("--spec")) && !w.contains(u'='))
+            if ((bare == QLatin1String("--db") || bare == QLatin1String("--spec")) &&
+                !w.contains(u'='))
                 ++i; // its value
             if (!commandWords.isEmpty())
                 break;
@@ -92,15 +91,17 @@ QStringList candidates(const std::vector<Command> &commands, QStringList words, 
     }
     const QString prev = words.isEmpty() ? QString() : words.constLast();
     QStringList out;
-    if (prev == QLatin1String("--db") || prev == QLatin1String("--spec") || prev.startsWith(QLatin1String("--out-"))
-        || prev.endsWith(QLatin1String("-file")) || prev.endsWith(QLatin1String("-out")) || prev == QLatin1String("--export")
-        || prev == QLatin1String("--report"))
+    if (prev == QLatin1String("--db") || prev == QLatin1String("--spec") ||
+        prev.startsWith(QLatin1String("--out-")) || prev.endsWith(QLatin1String("-file")) ||
+        prev.endsWith(QLatin1String("-out")) || prev == QLatin1String("--export") ||
+        prev == QLatin1String("--report"))
         return {QStringLiteral("__files__")};
     // The command: one word, or a group's two.
     const Command *command = nullptr;
     if (!commandWords.isEmpty()) {
         for (const Command &c : commands)
-            if (c.name == commandWords.join(u' ') || (commandWords.size() >= 1 && c.name == commandWords.first()))
+            if (c.name == commandWords.join(u' ') ||
+                (commandWords.size() >= 1 && c.name == commandWords.first()))
                 command = &c;
         if (!command && commandWords.size() == 1) {
             for (const Command &c : commands)
@@ -112,7 +113,8 @@ QStringList candidates(const std::vector<Command> &commands, QStringList words, 
     }
     if (commandWords.isEmpty()) {
         if (cur.startsWith(u'-'))
-            return {QStringLiteral("--db"), QStringLiteral("--spec"), QStringLiteral("--json"), QStringLiteral("--help")};
+            return {QStringLiteral("--db"), QStringLiteral("--spec"), QStringLiteral("--json"),
+                    QStringLiteral("--help")};
         for (const Command &c : commands)
             if (!out.contains(c.name.section(u' ', 0, 0)))
                 out << c.name.section(u' ', 0, 0);
@@ -123,7 +125,8 @@ QStringList candidates(const std::vector<Command> &commands, QStringList words, 
         return {QStringLiteral("bash"), QStringLiteral("zsh")};
     // Names from the workspace given on the line.
     const QString specPath = valueOf(words, QStringLiteral("spec"));
-    const auto spec = specPath.isEmpty() ? Result<Spec>(fail(Error::badInput(QString()))) : loadSpec(specPath);
+    const auto spec =
+        specPath.isEmpty() ? Result<Spec>(fail(Error::badInput(QString()))) : loadSpec(specPath);
     if (prev == QLatin1String("--dataset")) {
         if (spec)
             for (const DatasetSpec &d : spec->datasets)
@@ -145,14 +148,18 @@ QStringList candidates(const std::vector<Command> &commands, QStringList words, 
         if (!dbUrl.isEmpty() && !stream.isEmpty())
             if (auto db = Database::open(dbUrl))
                 if (auto has = db->hasRelation(QStringLiteral("rewind_offsets")); has && *has)
-                    if (auto q = db->exec(QStringLiteral("SELECT DISTINCT group_id FROM rewind_offsets WHERE stream = ? ORDER BY 1"), {stream}))
+                    if (auto q =
+                            db->exec(QStringLiteral("SELECT DISTINCT group_id FROM rewind_offsets "
+                                                    "WHERE stream = ? ORDER BY 1"),
+                                     {stream}))
                         while (q->next())
                             if (!out.contains(q->value(0).toString()))
                                 out << q->value(0).toString();
         return out;
     }
     if (prev == QLatin1String("--status"))
-        return {QStringLiteral("new"), QStringLiteral("fixed"), QStringLiteral("replayed"), QStringLiteral("failed"), QStringLiteral("discarded")};
+        return {QStringLiteral("new"), QStringLiteral("fixed"), QStringLiteral("replayed"),
+                QStringLiteral("failed"), QStringLiteral("discarded")};
     if (prev == QLatin1String("--source")) {
         if (spec) {
             for (const DatasetSpec &d : spec->datasets)
@@ -167,8 +174,8 @@ QStringList candidates(const std::vector<Command> &commands, QStringList words, 
 
 } // namespace
 
-int completionCommand(const std::vector<Command> &commands, const QStringList &args, QTextStream &out, QTextStream &err)
-{
+int completionCommand(const std::vector<Command> &commands, const QStringList &args,
+                      QTextStream &out, QTextStream &err) {
     // args: "completion SHELL" or "__complete WORDS... -- CUR"
     if (args.constFirst() == QLatin1String("completion")) {
         const QString shell = args.value(1);
@@ -177,7 +184,8 @@ int completionCommand(const std::vector<Command> &commands, const QStringList &a
         else if (shell == QLatin1String("zsh"))
             out << kZsh;
         else {
-            err << "rewindctl completion: give the shell, bash or zsh (e.g. source <(rewindctl completion bash))\n";
+            err << "rewindctl completion: give the shell, bash or zsh (e.g. source <(rewindctl "
+                   "completion bash))\n";
             return 2;
         }
         return 0;

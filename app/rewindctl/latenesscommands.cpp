@@ -1,34 +1,41 @@
 // rewindctl lag, finalize.
-#include "core/batch/batch.h"
 #include "app/rewindctl/clisupport.h"
+#include "core/batch/batch.h"
+#include "core/batch/partitions.h"
 #include "core/lateness/finalize.h"
 #include "core/lateness/lateness.h"
-#include "core/batch/partitions.h"
 #include "core/util/timeutil.h"
 
 #include <QStringBuilder>
-
 #include <unistd.h>
 
 namespace rw::cli {
 
 namespace {
 
-const QCommandLineOption kFrom({QStringLiteral("from")}, QStringLiteral("First partition of a range (inclusive)."), QStringLiteral("P"));
-const QCommandLineOption kTo({QStringLiteral("to")}, QStringLiteral("Last partition of a range (inclusive)."), QStringLiteral("P"));
-const QCommandLineOption kBuckets({QStringLiteral("buckets")}, QStringLiteral("Log-scaled histogram buckets for lateness >= 0 (1 to 200, default 16)."),
-                                  QStringLiteral("N"), QStringLiteral("16"));
-const QCommandLineOption kWhatIf({QStringLiteral("what-if")},
-                                 QStringLiteral("Also count the events later than allowed lateness D (like 90s, 15m, 2h, 1d; repeatable): "
-                                                "the console's watermark slider."),
-                                 QStringLiteral("D"));
-const QCommandLineOption kFinalizePlan({QStringLiteral("plan")},
-                                       QStringLiteral("With --execute: publish exactly this stored plan (a preview of days the "
-                                                      "watermark has passed); refused, exit 4, if its source changed."),
-                                       QStringLiteral("ID"));
+const QCommandLineOption kFrom({QStringLiteral("from")},
+                               QStringLiteral("First partition of a range (inclusive)."),
+                               QStringLiteral("P"));
+const QCommandLineOption kTo({QStringLiteral("to")},
+                             QStringLiteral("Last partition of a range (inclusive)."),
+                             QStringLiteral("P"));
+const QCommandLineOption kBuckets(
+    {QStringLiteral("buckets")},
+    QStringLiteral("Log-scaled histogram buckets for lateness >= 0 (1 to 200, default 16)."),
+    QStringLiteral("N"), QStringLiteral("16"));
+const QCommandLineOption kWhatIf(
+    {QStringLiteral("what-if")},
+    QStringLiteral(
+        "Also count the events later than allowed lateness D (like 90s, 15m, 2h, 1d; repeatable): "
+        "the console's watermark slider."),
+    QStringLiteral("D"));
+const QCommandLineOption kFinalizePlan(
+    {QStringLiteral("plan")},
+    QStringLiteral("With --execute: publish exactly this stored plan (a preview of days the "
+                   "watermark has passed); refused, exit 4, if its source changed."),
+    QStringLiteral("ID"));
 
-Result<const DatasetSpec *> datasetOf(const Context &ctx, const Workspace &ws)
-{
+Result<const DatasetSpec *> datasetOf(const Context &ctx, const Workspace &ws) {
     auto name = required(ctx, kDataset);
     if (!name)
         return fail(name.error());
@@ -36,8 +43,7 @@ Result<const DatasetSpec *> datasetOf(const Context &ctx, const Workspace &ws)
 }
 
 // Seconds for people: "95s", "2h", "1.5s".
-QString humanSeconds(const std::optional<qint64> &ms)
-{
+QString humanSeconds(const std::optional<qint64> &ms) {
     if (!ms)
         return QStringLiteral("-");
     const qint64 v = *ms;
@@ -46,12 +52,13 @@ QString humanSeconds(const std::optional<qint64> &ms)
     return v < 0 ? u'-' % timeutil::formatDuration(-v / 1000) : timeutil::formatDuration(v / 1000);
 }
 
-QString percent(double fraction) { return QString::number(fraction * 100.0, 'f', 3) % u'%'; }
+QString percent(double fraction) {
+    return QString::number(fraction * 100.0, 'f', 3) % u'%';
+}
 
 // --- lag ----------------------------------------------------------------------------
 
-Status runLag(Context &ctx)
-{
+Status runLag(Context &ctx) {
     if (!ctx.parser.isSet(kDataset))
         return badInput(QStringLiteral("--dataset is required"));
     LatenessOptions options;
@@ -66,7 +73,8 @@ Status runLag(Context &ctx)
     for (const QString &text : ctx.parser.values(kWhatIf)) {
         auto seconds = timeutil::parseDuration(text);
         if (!seconds)
-            return badInput(QStringLiteral("--what-if \"%1\": %2").arg(text, seconds.error().message));
+            return badInput(
+                QStringLiteral("--what-if \"%1\": %2").arg(text, seconds.error().message));
         options.whatIfSeconds.push_back(*seconds);
     }
     auto ws = workspace(ctx);
@@ -84,18 +92,21 @@ Status runLag(Context &ctx)
     }
     const LatenessReport &r = *report;
     const auto &p = r.percentiles;
-    ctx.out << r.dataset << ": lateness (" << (*dataset)->ingestTime << " - " << (*dataset)->eventTime << ") of "
-            << thousands(r.count) << " events";
+    ctx.out << r.dataset << ": lateness (" << (*dataset)->ingestTime << " - "
+            << (*dataset)->eventTime << ") of " << thousands(r.count) << " events";
     if (options.from)
         ctx.out << ", partitions " << *options.from << " .. " << options.to.value_or(QString());
-    ctx.out << "\n\n  p50 " << humanSeconds(p.p50) << "   p90 " << humanSeconds(p.p90) << "   p99 " << humanSeconds(p.p99)
-            << "   p99.9 " << humanSeconds(p.p999) << "   max " << humanSeconds(p.max) << '\n';
+    ctx.out << "\n\n  p50 " << humanSeconds(p.p50) << "   p90 " << humanSeconds(p.p90) << "   p99 "
+            << humanSeconds(p.p99) << "   p99.9 " << humanSeconds(p.p999) << "   max "
+            << humanSeconds(p.max) << '\n';
     ctx.out << "  negative (ingested before the event time): " << thousands(r.negative)
             << "   unparseable or missing timestamps: " << thousands(r.unparseable) << "\n\n";
     qint64 peak = 1;
     for (const auto &b : r.histogram)
         peak = std::max(peak, b.count);
-    TextTable table({QStringLiteral("FROM"), QStringLiteral("TO"), QStringLiteral("EVENTS"), QString()}, {false, false, true, false});
+    TextTable table(
+        {QStringLiteral("FROM"), QStringLiteral("TO"), QStringLiteral("EVENTS"), QString()},
+        {false, false, true, false});
     for (const auto &b : r.histogram) {
         QString from, to;
         if (b.kind == QLatin1String("negative")) {
@@ -106,22 +117,26 @@ Status runLag(Context &ctx)
             from = humanSeconds(b.loMs);
             to = humanSeconds(b.hiMs);
         }
-        table.add({from, to, thousands(b.count), QString(int(std::llround(40.0 * double(b.count) / double(peak))), u'#')});
+        table.add({from, to, thousands(b.count),
+                   QString(int(std::llround(40.0 * double(b.count) / double(peak))), u'#')});
     }
     table.print(ctx.out);
     ctx.out << '\n';
     if (r.allowedLatenessSeconds && r.lateFraction)
-        ctx.out << "allowed_lateness " << timeutil::formatDuration(*r.allowedLatenessSeconds) << ": " << thousands(r.late)
-                << " events later (" << percent(*r.lateFraction) << ")\n";
+        ctx.out << "allowed_lateness " << timeutil::formatDuration(*r.allowedLatenessSeconds)
+                << ": " << thousands(r.late) << " events later (" << percent(*r.lateFraction)
+                << ")\n";
     else if (!r.allowedLatenessSeconds)
         ctx.out << "no allowed_lateness in the spec\n";
     for (const auto &w : r.whatIf)
-        ctx.out << "what if allowed_lateness " << timeutil::formatDuration(w.seconds) << ": " << thousands(w.late) << " events later ("
-                << percent(w.lateFraction) << ")\n";
+        ctx.out << "what if allowed_lateness " << timeutil::formatDuration(w.seconds) << ": "
+                << thousands(w.late) << " events later (" << percent(w.lateFraction) << ")\n";
     if (r.suggestion)
-        ctx.out << "suggested allowed_lateness " << timeutil::formatDuration(r.suggestion->seconds) << ": "
-                << percent(r.suggestion->lateFraction) << " of events later; a day becomes final "
-                << timeutil::formatDuration(r.suggestion->seconds) << " after it ends (event time)\n";
+        ctx.out << "suggested allowed_lateness " << timeutil::formatDuration(r.suggestion->seconds)
+                << ": " << percent(r.suggestion->lateFraction)
+                << " of events later; a day becomes final "
+                << timeutil::formatDuration(r.suggestion->seconds)
+                << " after it ends (event time)\n";
     else if (r.count > 0)
         ctx.out << "no round duration up to 7d keeps 99% of events on time\n";
     return {};
@@ -129,8 +144,7 @@ Status runLag(Context &ctx)
 
 // --- finalize -------------------------------------------------------------------------
 
-Status runFinalize(Context &ctx)
-{
+Status runFinalize(Context &ctx) {
     if (!ctx.parser.isSet(kDataset))
         return badInput(QStringLiteral("--dataset is required"));
     auto ws = workspace(ctx);
@@ -147,7 +161,8 @@ Status runFinalize(Context &ctx)
     if (!ctx.json && ::isatty(STDERR_FILENO)) {
         QTextStream *err = &ctx.err;
         options.progress = [err](const Progress &p) {
-            *err << "\r\033[K[" << p.partitionsDone << '/' << p.partitionsTotal << "] " << p.partition << ' ' << p.phase;
+            *err << "\r\033[K[" << p.partitionsDone << '/' << p.partitionsTotal << "] "
+                 << p.partition << ' ' << p.phase;
             err->flush();
         };
     }
@@ -161,15 +176,20 @@ Status runFinalize(Context &ctx)
         if (::isatty(STDERR_FILENO) && options.progress)
             ctx.err << "\r\033[K";
         const FinalizeResult &r = *result;
-        ctx.out << r.dataset << ": watermark " << (r.watermarkMs ? isoUtc(*r.watermarkMs) : QStringLiteral("(no event time)"))
-                << " = max event time " << (r.maxEventMs ? isoUtc(*r.maxEventMs) : QStringLiteral("-")) << " - "
+        ctx.out << r.dataset << ": watermark "
+                << (r.watermarkMs ? isoUtc(*r.watermarkMs) : QStringLiteral("(no event time)"))
+                << " = max event time "
+                << (r.maxEventMs ? isoUtc(*r.maxEventMs) : QStringLiteral("-")) << " - "
                 << timeutil::formatDuration(r.allowedLatenessSeconds) << '\n';
         if (r.futureEvents > 0)
-            ctx.out << "  " << r.futureEvents << (r.futureEvents == 1 ? " event has its" : " events have their")
-                    << " event time after now: ignored for the watermark (a producer's clock, or a wrong time zone?)\n";
+            ctx.out << "  " << r.futureEvents
+                    << (r.futureEvents == 1 ? " event has its" : " events have their")
+                    << " event time after now: ignored for the watermark (a producer's clock, or a "
+                       "wrong time zone?)\n";
         ctx.out << '\n';
         auto line = [&](const char *title, const QStringList &values) {
-            ctx.out << "  " << QString::fromLatin1(title).leftJustified(26) << (values.isEmpty() ? QStringLiteral("-") : values.join(QStringLiteral(", ")))
+            ctx.out << "  " << QString::fromLatin1(title).leftJustified(26)
+                    << (values.isEmpty() ? QStringLiteral("-") : values.join(QStringLiteral(", ")))
                     << '\n';
         };
         line(r.executed ? "finalized:" : "would finalize:", r.finalized);
@@ -185,29 +205,33 @@ Status runFinalize(Context &ctx)
         if (!r.failed.isEmpty())
             line("not published (failed):", r.failed);
         if (!r.executed && !r.finalized.isEmpty())
-            ctx.out << "\nNothing was changed. To publish and finalize these days:\n  rewindctl finalize --db " << ctx.parser.value(kDb)
-                    << " --spec " << ctx.parser.value(kSpec) << " --dataset " << r.dataset << " --execute\n";
+            ctx.out << "\nNothing was changed. To publish and finalize these days:\n  rewindctl "
+                       "finalize --db "
+                    << ctx.parser.value(kDb) << " --spec " << ctx.parser.value(kSpec)
+                    << " --dataset " << r.dataset << " --execute\n";
     }
     const int code = exitCodeOf(*result);
     if (code == 0)
         return {};
     return fail(Error{static_cast<Error::Code>(code),
-                      result->run && !result->run->error.isEmpty() ? result->run->error
-                                                                    : QStringLiteral("not finalized: %1").arg(result->failed.join(u','))});
+                      result->run && !result->run->error.isEmpty()
+                          ? result->run->error
+                          : QStringLiteral("not finalized: %1").arg(result->failed.join(u','))});
 }
 
 } // namespace
 
-std::vector<Command> lateCommands()
-{
+std::vector<Command> lateCommands() {
     return {
-        {QStringLiteral("lag"), QStringLiteral("Lateness distribution (ingest - event time): percentiles, histogram, suggested allowed_lateness."),
-         withWorkspace({kDataset, kFrom, kTo, kBuckets, kWhatIf}),
-         runLag},
-        {QStringLiteral("finalize"), QStringLiteral("Watermark: list (or, with --execute, publish and mark final) the days it has passed. "
-                                                       "Event times after now are left out of the watermark and counted."),
-         withWorkspace({kDataset, kFinalizePlan, kExecute}),
-         runFinalize},
+        {QStringLiteral("lag"),
+         QStringLiteral("Lateness distribution (ingest - event time): percentiles, histogram, "
+                        "suggested allowed_lateness."),
+         withWorkspace({kDataset, kFrom, kTo, kBuckets, kWhatIf}), runLag},
+        {QStringLiteral("finalize"),
+         QStringLiteral(
+             "Watermark: list (or, with --execute, publish and mark final) the days it has passed. "
+             "Event times after now are left out of the watermark and counted."),
+         withWorkspace({kDataset, kFinalizePlan, kExecute}), runFinalize},
     };
 }
 

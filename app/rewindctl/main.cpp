@@ -4,8 +4,7 @@
 
 #include <QCoreApplication>
 
-int main(int argc, char *argv[])
-{
+int main(int argc, char *argv[]) {
     rw::avoidDirtyUpperRegisters(); // before any QHash: see cpustate.h
     // A command lives for a fraction of a second: its heap is taken in one
     // piece, on huge pages where the kernel allows (see processmemory.h).

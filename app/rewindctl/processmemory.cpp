@@ -1,18 +1,16 @@
 #include "app/rewindctl/processmemory.h"
 
 #if defined(__GLIBC__) && defined(__linux__)
+#include <cstdint>
+#include <cstdlib>
 #include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include <cstdint>
-#include <cstdlib>
 #endif
 
 namespace rw {
 
-void reserveHeap(std::size_t bytes)
-{
+void reserveHeap(std::size_t bytes) {
 #if defined(__GLIBC__) && defined(__linux__) && defined(MADV_HUGEPAGE)
     if (bytes == 0)
         return;
@@ -30,7 +28,8 @@ void reserveHeap(std::size_t bytes)
     const std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
     const std::uintptr_t from = (before + page - 1) & ~(page - 1);
     if (after > from)
-        madvise(reinterpret_cast<void *>(from), after - from, MADV_HUGEPAGE); // advice only: a refusal changes nothing
+        madvise(reinterpret_cast<void *>(from), after - from,
+                MADV_HUGEPAGE); // advice only: a refusal changes nothing
 #else
     (void)bytes;
 #endif

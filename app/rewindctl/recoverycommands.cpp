@@ -1,9 +1,9 @@
 // rewindctl duplicates, freeze, unfreeze, recover, rollback.
-#include "core/batch/batchjson.h"
 #include "app/rewindctl/clisupport.h"
+#include "core/batch/batchjson.h"
 #include "core/batch/partitions.h"
-#include "core/recovery/recovery.h"
 #include "core/batch/rollback.h"
+#include "core/recovery/recovery.h"
 
 #include <QJsonDocument>
 #include <QStringBuilder>
@@ -12,30 +12,34 @@ namespace rw::cli {
 
 namespace {
 
-const QCommandLineOption kSamplesOpt({QStringLiteral("samples")}, QStringLiteral("Up to N example duplicate keys (default 5)."), QStringLiteral("N"),
-                                     QStringLiteral("5"));
-const QCommandLineOption kReason({QStringLiteral("reason")}, QStringLiteral("Why (kept with the freeze and in the audit log)."), QStringLiteral("TEXT"));
-const QCommandLineOption kReport({QStringLiteral("report")}, QStringLiteral("Write the Markdown recovery report to FILE (default: next to the database)."),
-                                 QStringLiteral("FILE"));
+const QCommandLineOption kSamplesOpt({QStringLiteral("samples")},
+                                     QStringLiteral("Up to N example duplicate keys (default 5)."),
+                                     QStringLiteral("N"), QStringLiteral("5"));
+const QCommandLineOption kReason({QStringLiteral("reason")},
+                                 QStringLiteral("Why (kept with the freeze and in the audit log)."),
+                                 QStringLiteral("TEXT"));
+const QCommandLineOption kReport(
+    {QStringLiteral("report")},
+    QStringLiteral("Write the Markdown recovery report to FILE (default: next to the database)."),
+    QStringLiteral("FILE"));
 
-Json partitionsJson(const DuplicateReport &d)
-{
+Json partitionsJson(const DuplicateReport &d) {
     Json parts = Json::array();
     for (const auto &p : d.partitions)
-        parts.push_back({{"partition", nullable(p.partition)}, {"duplicate_keys", p.duplicateKeys}, {"extra_rows", p.extraRows}});
+        parts.push_back({{"partition", nullable(p.partition)},
+                         {"duplicate_keys", p.duplicateKeys},
+                         {"extra_rows", p.extraRows}});
     return parts;
 }
 
-Json samplesJson(const std::vector<QJsonObject> &samples)
-{
+Json samplesJson(const std::vector<QJsonObject> &samples) {
     Json out = Json::array();
     for (const auto &o : samples)
         out.push_back(Json::parse(QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString()));
     return out;
 }
 
-Json variantJson(const QVariant &v)
-{
+Json variantJson(const QVariant &v) {
     if (v.isNull())
         return nullptr;
     bool ok = false;
@@ -46,10 +50,11 @@ Json variantJson(const QVariant &v)
     return ok ? Json(d) : Json(s(v.toString()));
 }
 
-Result<int> samplesOption(const Context &ctx) { return intOption(ctx, kSamplesOpt, 0, 1000); }
+Result<int> samplesOption(const Context &ctx) {
+    return intOption(ctx, kSamplesOpt, 0, 1000);
+}
 
-Status runDuplicates(Context &ctx)
-{
+Status runDuplicates(Context &ctx) {
     auto samples = samplesOption(ctx);
     if (!samples)
         return fail(samples.error());
@@ -68,32 +73,36 @@ Status runDuplicates(Context &ctx)
                    {"samples", samplesJson(d->samples)}});
         return {};
     }
-    ctx.out << d->dataset << " (" << d->target << "): " << thousands(d->duplicateKeys) << " duplicate keys, " << thousands(d->extraRows)
-            << " extra rows\n";
+    ctx.out << d->dataset << " (" << d->target << "): " << thousands(d->duplicateKeys)
+            << " duplicate keys, " << thousands(d->extraRows) << " extra rows\n";
     if (d->partitions.empty())
         return {};
     ctx.out << '\n';
-    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("DUPLICATE KEYS"), QStringLiteral("EXTRA ROWS")}, {false, true, true});
+    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("DUPLICATE KEYS"),
+                     QStringLiteral("EXTRA ROWS")},
+                    {false, true, true});
     for (const auto &p : d->partitions)
-        table.add({partitionLabel(p.partition), thousands(p.duplicateKeys), thousands(p.extraRows)});
+        table.add(
+            {partitionLabel(p.partition), thousands(p.duplicateKeys), thousands(p.extraRows)});
     table.print(ctx.out);
     if (!d->samples.empty()) {
         ctx.out << "\nExamples:\n";
         for (const auto &o : d->samples)
-            ctx.out << "  " << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)) << '\n';
+            ctx.out << "  " << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact))
+                    << '\n';
     }
     return {};
 }
 
-Status runFreeze(Context &ctx, bool freezing)
-{
+Status runFreeze(Context &ctx, bool freezing) {
     auto wd = datasetOf(ctx);
     if (!wd)
         return fail(wd.error());
     const Database &db = wd->first.db;
     const QString name = wd->second->name;
     const bool execute = ctx.given(QStringLiteral("execute"));
-    const QString reason = ctx.given(QStringLiteral("reason")) ? ctx.parser.value(kReason) : QString();
+    const QString reason =
+        ctx.given(QStringLiteral("reason")) ? ctx.parser.value(kReason) : QString();
     auto state = freezeInfo(db, name);
     if (!state)
         return fail(state.error());
@@ -110,7 +119,11 @@ Status runFreeze(Context &ctx, bool freezing)
     }
     const bool frozenNow = execute ? state->has_value() : wasFrozen;
     if (ctx.json) {
-        Json j{{"dataset", s(name)}, {"executed", execute}, {"frozen", frozenNow}, {"was_frozen", wasFrozen}, {"changed", changed}};
+        Json j{{"dataset", s(name)},
+               {"executed", execute},
+               {"frozen", frozenNow},
+               {"was_frozen", wasFrozen},
+               {"changed", changed}};
         if (*state) {
             j["frozen_at"] = s((*state)->frozenAt);
             j["os_user"] = s((*state)->osUser);
@@ -121,21 +134,26 @@ Status runFreeze(Context &ctx, bool freezing)
     }
     if (!execute) {
         if (freezing == wasFrozen)
-            ctx.out << name << " is " << (wasFrozen ? "already frozen" : "not frozen") << ": nothing to do.\n";
+            ctx.out << name << " is " << (wasFrozen ? "already frozen" : "not frozen")
+                    << ": nothing to do.\n";
         else
-            ctx.out << "Would " << (freezing ? "freeze " : "unfreeze ") << name << ". Add --execute to do it.\n";
+            ctx.out << "Would " << (freezing ? "freeze " : "unfreeze ") << name
+                    << ". Add --execute to do it.\n";
         return {};
     }
     if (!changed)
-        ctx.out << name << " was " << (wasFrozen ? "already frozen" : "not frozen") << ": nothing changed.\n";
+        ctx.out << name << " was " << (wasFrozen ? "already frozen" : "not frozen")
+                << ": nothing changed.\n";
     else
-        ctx.out << name << (freezing ? " is frozen: every other writer's INSERT, UPDATE and DELETE on its target is refused in the database, "
-                                       "and Rewind's runs refuse it, until rewindctl unfreeze.\n" : " is unfrozen.\n");
+        ctx.out << name
+                << (freezing ? " is frozen: every other writer's INSERT, UPDATE and DELETE on its "
+                               "target is refused in the database, "
+                               "and Rewind's runs refuse it, until rewindctl unfreeze.\n"
+                             : " is unfrozen.\n");
     return {};
 }
 
-Json totalsJson(const std::vector<TotalsRow> &rows)
-{
+Json totalsJson(const std::vector<TotalsRow> &rows) {
     Json out = Json::array();
     for (const auto &t : rows) {
         Json sums = Json::object();
@@ -152,11 +170,11 @@ Json totalsJson(const std::vector<TotalsRow> &rows)
 
 } // namespace
 
-Json recoveryJson(const RecoveryResult &r)
-{
+Json recoveryJson(const RecoveryResult &r) {
     Json steps = Json::array();
     for (const auto &st : r.steps)
-        steps.push_back({{"step", s(st.step)}, {"status", s(enumName(st.status))}, {"detail", s(st.detail)}});
+        steps.push_back(
+            {{"step", s(st.step)}, {"status", s(enumName(st.status))}, {"detail", s(st.detail)}});
     Json j{{"dataset", s(r.dataset)},
            {"duplicate_keys", r.before.duplicateKeys},
            {"extra_rows", r.before.extraRows},
@@ -176,16 +194,16 @@ Json recoveryJson(const RecoveryResult &r)
     for (const QString &c : r.uniqueIndexColumns)
         j["unique_index_columns"].push_back(s(c));
     if (r.after)
-        j["after"] = {{"duplicate_keys", r.after->duplicateKeys}, {"extra_rows", r.after->extraRows}};
+        j["after"] = {{"duplicate_keys", r.after->duplicateKeys},
+                      {"extra_rows", r.after->extraRows}};
     if (!r.error.isEmpty())
         j["error"] = s(r.error);
     return j;
 }
 
-void printRecoveryText(Context &ctx, const RecoveryResult &r)
-{
-    ctx.out << r.dataset << " (" << r.target << "): " << thousands(r.before.duplicateKeys) << " duplicate keys, "
-            << thousands(r.before.extraRows) << " extra rows\n\n";
+void printRecoveryText(Context &ctx, const RecoveryResult &r) {
+    ctx.out << r.dataset << " (" << r.target << "): " << thousands(r.before.duplicateKeys)
+            << " duplicate keys, " << thousands(r.before.extraRows) << " extra rows\n\n";
     TextTable table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DETAIL")});
     for (const auto &st : r.steps)
         table.add({st.step, enumName(st.status), st.detail});
@@ -200,8 +218,7 @@ void printRecoveryText(Context &ctx, const RecoveryResult &r)
 
 namespace {
 
-Status runRecover(Context &ctx)
-{
+Status runRecover(Context &ctx) {
     auto samples = samplesOption(ctx);
     if (!samples)
         return fail(samples.error());
@@ -226,8 +243,7 @@ Status runRecover(Context &ctx)
     return {};
 }
 
-Status runRollback(Context &ctx)
-{
+Status runRollback(Context &ctx) {
     auto runId = runIdOption(ctx);
     if (!runId)
         return fail(runId.error());
@@ -259,38 +275,47 @@ Status runRollback(Context &ctx)
                    {"totals", {{"rows_removed", removed}, {"rows_restored", restored}}}});
         return {};
     }
-    ctx.out << "Run " << r->runId << " of " << r->dataset << " (" << enumName(r->mode) << "): " << enumName(r->status) << "\n\n";
-    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("ROWS REMOVED"), QStringLiteral("ROWS RESTORED"), QStringLiteral("RESTORED")},
+    ctx.out << "Run " << r->runId << " of " << r->dataset << " (" << enumName(r->mode)
+            << "): " << enumName(r->status) << "\n\n";
+    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("ROWS REMOVED"),
+                     QStringLiteral("ROWS RESTORED"), QStringLiteral("RESTORED")},
                     {false, true, true, false});
     for (const auto &p : r->partitions)
-        table.add({partitionLabel(p.partition), thousands(p.rowsRemoved), thousands(p.rowsRestored), p.restored ? QStringLiteral("yes") : QStringLiteral("no")});
+        table.add({partitionLabel(p.partition), thousands(p.rowsRemoved), thousands(p.rowsRestored),
+                   p.restored ? QStringLiteral("yes") : QStringLiteral("no")});
     table.print(ctx.out);
     if (!r->executed)
-        ctx.out << "\nDry run: nothing changed. Add --execute to restore these partitions to their state before run " << r->runId << ".\n";
+        ctx.out << "\nDry run: nothing changed. Add --execute to restore these partitions to their "
+                   "state before run "
+                << r->runId << ".\n";
     return {};
 }
 
 } // namespace
 
-std::vector<Command> recoveryCommands()
-{
+std::vector<Command> recoveryCommands() {
     return {
-        {QStringLiteral("duplicates"), QStringLiteral("Duplicate keys in a dataset's target: per partition, with examples. Reads only."),
-         withWorkspace({kDataset, kSamplesOpt}),
-         runDuplicates},
-        {QStringLiteral("freeze"), QStringLiteral("Stop Rewind's writers from touching a dataset (a dry run unless --execute)."),
+        {QStringLiteral("duplicates"),
+         QStringLiteral(
+             "Duplicate keys in a dataset's target: per partition, with examples. Reads only."),
+         withWorkspace({kDataset, kSamplesOpt}), runDuplicates},
+        {QStringLiteral("freeze"),
+         QStringLiteral(
+             "Stop Rewind's writers from touching a dataset (a dry run unless --execute)."),
          withWorkspace({kDataset, kReason, kExecute}),
          [](Context &ctx) { return runFreeze(ctx, true); }},
-        {QStringLiteral("unfreeze"), QStringLiteral("Lift a dataset's freeze (a dry run unless --execute)."),
+        {QStringLiteral("unfreeze"),
+         QStringLiteral("Lift a dataset's freeze (a dry run unless --execute)."),
          withWorkspace({kDataset, kReason, kExecute}),
          [](Context &ctx) { return runFreeze(ctx, false); }},
         {QStringLiteral("recover"),
-         QStringLiteral("Duplicate incident: freeze, find duplicates, re-run them by overwrite, check totals, add a unique index, unfreeze."),
-         withWorkspace({kDataset, kSamplesOpt, kReport, kExecute}),
-         runRecover},
-        {QStringLiteral("rollback"), QStringLiteral("Restore every partition a run published to its state before the run (dry run unless --execute)."),
-         withWorkspace({kRun, kExecute}),
-         runRollback},
+         QStringLiteral("Duplicate incident: freeze, find duplicates, re-run them by overwrite, "
+                        "check totals, add a unique index, unfreeze."),
+         withWorkspace({kDataset, kSamplesOpt, kReport, kExecute}), runRecover},
+        {QStringLiteral("rollback"),
+         QStringLiteral("Restore every partition a run published to its state before the run (dry "
+                        "run unless --execute)."),
+         withWorkspace({kRun, kExecute}), runRollback},
     };
 }
 

@@ -1,7 +1,7 @@
 // rewindctl demo, datasets, streams, partitions.
 #include "app/rewindctl/clisupport.h"
-#include "core/demo/demo.h"
 #include "core/batch/partitions.h"
+#include "core/demo/demo.h"
 #include "core/recovery/recovery.h"
 
 #include <QStringBuilder>
@@ -12,14 +12,25 @@ namespace {
 
 // --- demo -------------------------------------------------------------------
 
-const QCommandLineOption kOutDb({QStringLiteral("out-db")}, QStringLiteral("SQLite file to create, or an existing PostgreSQL database (postgresql://user@host:port/db) to fill."), QStringLiteral("PATH"));
-const QCommandLineOption kOutSpec({QStringLiteral("out-spec")}, QStringLiteral("Spec file to write."), QStringLiteral("PATH"));
-const QCommandLineOption kSeed({QStringLiteral("seed")}, QStringLiteral("Random seed (default 1): the same seed gives the same data."), QStringLiteral("N"), QStringLiteral("1"));
-const QCommandLineOption kScale({QStringLiteral("scale")}, QStringLiteral("Size factor (default 1: about a million rows)."), QStringLiteral("N"), QStringLiteral("1"));
-const QCommandLineOption kForce({QStringLiteral("force")}, QStringLiteral("Replace an existing --out-db (PostgreSQL: drop the demo's tables and the schema rewind first)."));
+const QCommandLineOption
+    kOutDb({QStringLiteral("out-db")},
+           QStringLiteral("SQLite file to create, or an existing PostgreSQL database "
+                          "(postgresql://user@host:port/db) to fill."),
+           QStringLiteral("PATH"));
+const QCommandLineOption kOutSpec({QStringLiteral("out-spec")},
+                                  QStringLiteral("Spec file to write."), QStringLiteral("PATH"));
+const QCommandLineOption
+    kSeed({QStringLiteral("seed")},
+          QStringLiteral("Random seed (default 1): the same seed gives the same data."),
+          QStringLiteral("N"), QStringLiteral("1"));
+const QCommandLineOption kScale({QStringLiteral("scale")},
+                                QStringLiteral("Size factor (default 1: about a million rows)."),
+                                QStringLiteral("N"), QStringLiteral("1"));
+const QCommandLineOption kForce({QStringLiteral("force")},
+                                QStringLiteral("Replace an existing --out-db (PostgreSQL: drop the "
+                                               "demo's tables and the schema rewind first)."));
 
-Status runDemo(Context &ctx)
-{
+Status runDemo(Context &ctx) {
     demo::Options options;
     auto outDb = required(ctx, kOutDb);
     if (!outDb)
@@ -32,11 +43,13 @@ Status runDemo(Context &ctx)
     bool ok = false;
     const uint seed = ctx.parser.value(kSeed).toUInt(&ok);
     if (!ok)
-        return badInput(QStringLiteral("--seed \"%1\": expected a non-negative integer").arg(ctx.parser.value(kSeed)));
+        return badInput(QStringLiteral("--seed \"%1\": expected a non-negative integer")
+                            .arg(ctx.parser.value(kSeed)));
     options.seed = seed;
     options.scale = ctx.parser.value(kScale).toDouble(&ok);
     if (!ok || options.scale <= 0)
-        return badInput(QStringLiteral("--scale \"%1\": expected a positive number").arg(ctx.parser.value(kScale)));
+        return badInput(QStringLiteral("--scale \"%1\": expected a positive number")
+                            .arg(ctx.parser.value(kScale)));
     options.overwrite = ctx.parser.isSet(kForce);
     auto summary = demo::generate(options);
     if (!summary)
@@ -45,24 +58,27 @@ Status runDemo(Context &ctx)
         Json tables = Json::array();
         for (const auto &t : summary->tables)
             tables.push_back({{"table", s(t.table)}, {"rows", t.rows}});
-        ctx.print({{"db", s(options.dbPath)}, {"spec", s(options.specPath)}, {"seed", options.seed},
-                   {"scale", options.scale}, {"tables", tables}, {"total_rows", summary->totalRows}});
+        ctx.print({{"db", s(options.dbPath)},
+                   {"spec", s(options.specPath)},
+                   {"seed", options.seed},
+                   {"scale", options.scale},
+                   {"tables", tables},
+                   {"total_rows", summary->totalRows}});
         return {};
     }
     TextTable table({QStringLiteral("TABLE"), QStringLiteral("ROWS")}, {false, true});
     for (const auto &t : summary->tables)
         table.add({t.table, thousands(t.rows)});
     table.print(ctx.out);
-    ctx.out << "\nWrote " << thousands(summary->totalRows) << " rows to " << options.dbPath << " and the spec to "
-            << options.specPath << ".\nOpen it with:  rewind --db " << options.dbPath << " --spec " << options.specPath
-            << '\n';
+    ctx.out << "\nWrote " << thousands(summary->totalRows) << " rows to " << options.dbPath
+            << " and the spec to " << options.specPath << ".\nOpen it with:  rewind --db "
+            << options.dbPath << " --spec " << options.specPath << '\n';
     return {};
 }
 
 // --- datasets, streams -------------------------------------------------------
 
-Status runDatasets(Context &ctx)
-{
+Status runDatasets(Context &ctx) {
     auto ws = specWorkspace(ctx);
     if (!ws)
         return fail(ws.error());
@@ -72,74 +88,87 @@ Status runDatasets(Context &ctx)
             Json key = Json::array();
             for (const QString &k : d.key)
                 key.push_back(s(k));
-            list.push_back({{"name", s(d.name)},
-                            {"target", s(d.target)},
-                            {"write", s(enumName(d.write))},
-                            {"source", d.source.isEmpty() ? Json(nullptr) : Json(s(d.source))},
-                            {"partition_column", d.partitioned() ? Json(s(d.partitionColumn)) : Json(nullptr)},
-                            {"key", key},
-                            {"broken", ws->spec.broken.contains(QStringLiteral("dataset:") + d.name)
-                                           ? Json(s(ws->spec.brokenReason(QStringLiteral("dataset"), d.name)))
-                                           : Json(nullptr)}});
+            list.push_back(
+                {{"name", s(d.name)},
+                 {"target", s(d.target)},
+                 {"write", s(enumName(d.write))},
+                 {"source", d.source.isEmpty() ? Json(nullptr) : Json(s(d.source))},
+                 {"partition_column", d.partitioned() ? Json(s(d.partitionColumn)) : Json(nullptr)},
+                 {"key", key},
+                 {"broken", ws->spec.broken.contains(QStringLiteral("dataset:") + d.name)
+                                ? Json(s(ws->spec.brokenReason(QStringLiteral("dataset"), d.name)))
+                                : Json(nullptr)}});
         }
         ctx.print({{"datasets", list}});
         return {};
     }
-    TextTable table({QStringLiteral("DATASET"), QStringLiteral("SOURCE"), QStringLiteral("TARGET"), QStringLiteral("WRITE"),
-                     QStringLiteral("PARTITION BY"), QStringLiteral("KEY")},
+    TextTable table({QStringLiteral("DATASET"), QStringLiteral("SOURCE"), QStringLiteral("TARGET"),
+                     QStringLiteral("WRITE"), QStringLiteral("PARTITION BY"),
+                     QStringLiteral("KEY")},
                     {});
     for (const auto &d : ws->spec.datasets)
-        table.add({d.name, d.source.isEmpty() ? QStringLiteral("(transform)") : d.source, d.target, enumName(d.write),
-                   d.partitioned() ? d.partitionColumn : QStringLiteral("-"), d.key.join(u',')});
+        table.add({d.name, d.source.isEmpty() ? QStringLiteral("(transform)") : d.source, d.target,
+                   enumName(d.write), d.partitioned() ? d.partitionColumn : QStringLiteral("-"),
+                   d.key.join(u',')});
     table.print(ctx.out);
     for (const auto &d : ws->spec.datasets)
-        if (const QString why = ws->spec.brokenReason(QStringLiteral("dataset"), d.name); !why.isEmpty())
+        if (const QString why = ws->spec.brokenReason(QStringLiteral("dataset"), d.name);
+            !why.isEmpty())
             ctx.out << "\nBROKEN " << d.name << ": " << why << " (commands on it are refused)\n";
     return {};
 }
 
-Status runStreams(Context &ctx)
-{
+Status runStreams(Context &ctx) {
     auto ws = specWorkspace(ctx);
     if (!ws)
         return fail(ws.error());
     if (ctx.json) {
         Json list = Json::array();
         for (const auto &st : ws->spec.streams) {
-            Json one = {{"name", s(st.name)}, {"log", st.kafka ? Json(nullptr) : Json(s(st.log))}, {"sink", s(st.sink)}};
+            Json one = {{"name", s(st.name)},
+                        {"log", st.kafka ? Json(nullptr) : Json(s(st.log))},
+                        {"sink", s(st.sink)}};
             if (st.kafka) { // never its config's values: they may be secrets
                 Json groups = Json::array();
                 for (const QString &g : st.kafka->groups)
                     groups.push_back(s(g));
-                one["kafka"] = {{"bootstrap", s(st.kafka->bootstrap)}, {"topic", s(st.kafka->topic)}, {"groups", groups},
-                                {"dlq_topic", st.kafka->dlqTopic.isEmpty() ? Json(nullptr) : Json(s(st.kafka->dlqTopic))}};
+                one["kafka"] = {{"bootstrap", s(st.kafka->bootstrap)},
+                                {"topic", s(st.kafka->topic)},
+                                {"groups", groups},
+                                {"dlq_topic", st.kafka->dlqTopic.isEmpty()
+                                                  ? Json(nullptr)
+                                                  : Json(s(st.kafka->dlqTopic))}};
                 one["event_id"] = s(st.eventId);
             }
-            one["broken"] = ws->spec.broken.contains(QStringLiteral("stream:") + st.name) ? Json(s(ws->spec.brokenReason(QStringLiteral("stream"), st.name)))
-                                                                                      : Json(nullptr);
+            one["broken"] = ws->spec.broken.contains(QStringLiteral("stream:") + st.name)
+                                ? Json(s(ws->spec.brokenReason(QStringLiteral("stream"), st.name)))
+                                : Json(nullptr);
             list.push_back(one);
         }
         ctx.print({{"streams", list}});
         return {};
     }
-    TextTable table({QStringLiteral("STREAM"), QStringLiteral("LOG OR TOPIC"), QStringLiteral("SINK"), QStringLiteral("FIELDS")}, {});
+    TextTable table({QStringLiteral("STREAM"), QStringLiteral("LOG OR TOPIC"),
+                     QStringLiteral("SINK"), QStringLiteral("FIELDS")},
+                    {});
     for (const auto &st : ws->spec.streams) {
         QStringList fields;
         for (const auto &[name, path] : st.fields)
             fields << name;
-        table.add({st.name, st.kafka ? QStringLiteral("kafka:") % st.kafka->topic : st.log, st.sink, fields.join(u',')});
+        table.add({st.name, st.kafka ? QStringLiteral("kafka:") % st.kafka->topic : st.log, st.sink,
+                   fields.join(u',')});
     }
     table.print(ctx.out);
     for (const auto &st : ws->spec.streams)
-        if (const QString why = ws->spec.brokenReason(QStringLiteral("stream"), st.name); !why.isEmpty())
+        if (const QString why = ws->spec.brokenReason(QStringLiteral("stream"), st.name);
+            !why.isEmpty())
             ctx.out << "\nBROKEN " << st.name << ": " << why << " (commands on it are refused)\n";
     return {};
 }
 
 // --- partitions ---------------------------------------------------------------
 
-Status runPartitions(Context &ctx)
-{
+Status runPartitions(Context &ctx) {
     auto wd = datasetOf(ctx);
     if (!wd)
         return fail(wd.error());
@@ -153,57 +182,71 @@ Status runPartitions(Context &ctx)
     if (ctx.json) {
         Json list = Json::array();
         for (const auto &p : *parts)
-            list.push_back({{"partition", nullable(p.partition)},
-                            {"source_rows", p.sourceRows},
-                            {"target_rows", p.targetRows},
-                            {"duplicate_keys", p.duplicateKeys},
-                            {"status", s(enumName(p.status))},
-                            {"last_run_id", p.lastRunId.isNull() ? Json(nullptr) : Json(p.lastRunId.toLongLong())},
-                            {"last_published", p.lastPublished.isEmpty() ? Json(nullptr) : Json(s(p.lastPublished))}});
+            list.push_back(
+                {{"partition", nullable(p.partition)},
+                 {"source_rows", p.sourceRows},
+                 {"target_rows", p.targetRows},
+                 {"duplicate_keys", p.duplicateKeys},
+                 {"status", s(enumName(p.status))},
+                 {"last_run_id",
+                  p.lastRunId.isNull() ? Json(nullptr) : Json(p.lastRunId.toLongLong())},
+                 {"last_published",
+                  p.lastPublished.isEmpty() ? Json(nullptr) : Json(s(p.lastPublished))}});
         Json j{{"dataset", s(d.name)}, {"partitions", list}};
-        j["frozen"] = *frozen ? Json{{"frozen_at", s((*frozen)->frozenAt)}, {"os_user", s((*frozen)->osUser)}, {"reason", s((*frozen)->reason)}}
+        j["frozen"] = *frozen ? Json{{"frozen_at", s((*frozen)->frozenAt)},
+                                     {"os_user", s((*frozen)->osUser)},
+                                     {"reason", s((*frozen)->reason)}}
                               : Json(nullptr);
         ctx.print(j);
         return {};
     }
-    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("STATUS"), QStringLiteral("SOURCE ROWS"),
-                     QStringLiteral("TARGET ROWS"), QStringLiteral("DUP KEYS"), QStringLiteral("LAST RUN"),
+    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("STATUS"),
+                     QStringLiteral("SOURCE ROWS"), QStringLiteral("TARGET ROWS"),
+                     QStringLiteral("DUP KEYS"), QStringLiteral("LAST RUN"),
                      QStringLiteral("LAST PUBLISHED")},
                     {false, false, true, true, true, true, false});
     qint64 source = 0, target = 0, dupes = 0;
     for (const auto &p : *parts) {
-        table.add({partitionLabel(p.partition), enumName(p.status), thousands(p.sourceRows), thousands(p.targetRows),
-                   thousands(p.duplicateKeys), p.lastRunId.isNull() ? QStringLiteral("-") : p.lastRunId.toString(),
+        table.add({partitionLabel(p.partition), enumName(p.status), thousands(p.sourceRows),
+                   thousands(p.targetRows), thousands(p.duplicateKeys),
+                   p.lastRunId.isNull() ? QStringLiteral("-") : p.lastRunId.toString(),
                    p.lastPublished.isEmpty() ? QStringLiteral("-") : p.lastPublished});
         source += p.sourceRows;
         target += p.targetRows;
         dupes += p.duplicateKeys;
     }
-    ctx.out << d.name << ": " << (d.source.isEmpty() ? QStringLiteral("(transform)") : d.source) << " -> " << d.target
-            << " (" << enumName(d.write) << "), " << parts->size() << " partitions\n\n";
+    ctx.out << d.name << ": " << (d.source.isEmpty() ? QStringLiteral("(transform)") : d.source)
+            << " -> " << d.target << " (" << enumName(d.write) << "), " << parts->size()
+            << " partitions\n\n";
     if (*frozen)
         ctx.out << "FROZEN since " << (*frozen)->frozenAt << " by " << (*frozen)->osUser
-                << ((*frozen)->reason.isEmpty() ? QString() : QStringLiteral(" (") % (*frozen)->reason % u')')
-                << ": every writer but Rewind's recovery is refused; rewindctl unfreeze --dataset " << d.name << " --execute lifts it\n\n";
+                << ((*frozen)->reason.isEmpty() ? QString()
+                                                : QStringLiteral(" (") % (*frozen)->reason % u')')
+                << ": every writer but Rewind's recovery is refused; rewindctl unfreeze --dataset "
+                << d.name << " --execute lifts it\n\n";
     table.print(ctx.out);
-    ctx.out << "\ntotal: " << thousands(source) << " source rows, " << thousands(target) << " target rows, "
-            << thousands(dupes) << " duplicate keys\n";
+    ctx.out << "\ntotal: " << thousands(source) << " source rows, " << thousands(target)
+            << " target rows, " << thousands(dupes) << " duplicate keys\n";
     return {};
 }
 
-
 } // namespace
 
-std::vector<Command> workspaceCommands()
-{
+std::vector<Command> workspaceCommands() {
     return {
-        {QStringLiteral("demo"), QStringLiteral("Write a demo warehouse and its spec, with staged incidents."),
-         [](QCommandLineParser &p) { p.addOptions({kOutDb, kOutSpec, kSeed, kScale, kForce}); }, runDemo},
-        {QStringLiteral("datasets"), QStringLiteral("List the spec's datasets."), workspaceOptions, runDatasets},
-        {QStringLiteral("streams"), QStringLiteral("List the spec's streams."), workspaceOptions, runStreams},
-        {QStringLiteral("partitions"), QStringLiteral("Source rows, target rows, duplicate keys and status per partition."),
-         withWorkspace({kDataset}),
-         runPartitions},
+        {QStringLiteral("demo"),
+         QStringLiteral("Write a demo warehouse and its spec, with staged incidents."),
+         [](QCommandLineParser &p) {
+             p.addOptions({kOutDb, kOutSpec, kSeed, kScale, kForce});
+         },
+         runDemo},
+        {QStringLiteral("datasets"), QStringLiteral("List the spec's datasets."), workspaceOptions,
+         runDatasets},
+        {QStringLiteral("streams"), QStringLiteral("List the spec's streams."), workspaceOptions,
+         runStreams},
+        {QStringLiteral("partitions"),
+         QStringLiteral("Source rows, target rows, duplicate keys and status per partition."),
+         withWorkspace({kDataset}), runPartitions},
     };
 }
 

@@ -23,8 +23,7 @@ Q_LOGGING_CATEGORY(lcBatch, "rewind.batch")
 
 namespace rw {
 
-PartitionResult RunResult::totals() const
-{
+PartitionResult RunResult::totals() const {
     PartitionResult t;
     for (const auto &p : partitions) {
         t.sourceRows += p.sourceRows;
@@ -38,59 +37,76 @@ PartitionResult RunResult::totals() const
     return t;
 }
 
-bool RunResult::checksPassed() const
-{
+bool RunResult::checksPassed() const {
     return std::all_of(checks.begin(), checks.end(), [](const CheckResult &c) { return c.passed; });
 }
 
-int exitCodeOf(const RunResult &result)
-{
+int exitCodeOf(const RunResult &result) {
     switch (result.status) {
-    case RunStatus::StalePlan: return 4;
-    case RunStatus::CheckFailed: return 3;
+    case RunStatus::StalePlan:
+        return 4;
+    case RunStatus::CheckFailed:
+        return 3;
     case RunStatus::Failed:
-    case RunStatus::Cancelled: return 1;
-    default: return 0;
+    case RunStatus::Cancelled:
+        return 1;
+    default:
+        return 0;
     }
 }
 
 namespace {
 
-QString nowIso() { return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs); }
-
-QString resultJsonText(const RunResult &r) { return QString::fromStdString(toJson(r).dump()); }
-
-Status setRunStatus(const Database &db, const RunResult &result, const QString &error)
-{
-    return Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
-        auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ?, finished_at = ?, error = ?, result_json = ? WHERE run_id = ?"),
-                         {enumName(result.status), result.finishedAt.isEmpty() ? QVariant() : QVariant(result.finishedAt),
-                          error.isEmpty() ? QVariant() : QVariant(error), resultJsonText(result), result.runId});
-        if (!r)
-            return fail(r.error());
-        return writeAudit(db, QStringLiteral("run ") % enumName(result.status), result.dataset, QString(), result.runId,
-                          QString::fromStdString(nlohmann::ordered_json{{"plan_id", result.planId.toStdString()},
-                                                                        {"error", error.toStdString()}}
-                                                     .dump()));
-    }); });
+QString nowIso() {
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
 }
 
-Status refuseFrozen(const Database &db, const DatasetSpec &dataset, const BatchOptions &options)
-{
+QString resultJsonText(const RunResult &r) {
+    return QString::fromStdString(toJson(r).dump());
+}
+
+Status setRunStatus(const Database &db, const RunResult &result, const QString &error) {
+    return Database::retryTransient(5, [&] {
+        return db.writeTransaction([&]() -> Status {
+            auto r =
+                db.exec(QStringLiteral("UPDATE rewind_runs SET status = ?, finished_at = ?, error "
+                                       "= ?, result_json = ? WHERE run_id = ?"),
+                        {enumName(result.status),
+                         result.finishedAt.isEmpty() ? QVariant() : QVariant(result.finishedAt),
+                         error.isEmpty() ? QVariant() : QVariant(error), resultJsonText(result),
+                         result.runId});
+            if (!r)
+                return fail(r.error());
+            return writeAudit(db, QStringLiteral("run ") % enumName(result.status), result.dataset,
+                              QString(), result.runId,
+                              QString::fromStdString(nlohmann::ordered_json{
+                                  {"plan_id", result.planId.toStdString()},
+                                  {"error",
+                                   error.toStdString()}}.dump()));
+        });
+    });
+}
+
+Status refuseFrozen(const Database &db, const DatasetSpec &dataset, const BatchOptions &options) {
     if (options.ignoreFreeze)
         return {};
-    auto frozen = db.exec(QStringLiteral("SELECT frozen_at, os_user, reason FROM rewind_frozen WHERE dataset = ?"), {dataset.name});
+    auto frozen = db.exec(
+        QStringLiteral("SELECT frozen_at, os_user, reason FROM rewind_frozen WHERE dataset = ?"),
+        {dataset.name});
     if (!frozen)
         return fail(frozen.error());
     if (frozen->next())
-        return internalError(QStringLiteral("dataset \"%1\" is frozen since %2 by %3%4: writes are refused until rewindctl unfreeze")
-                                 .arg(dataset.name, frozen->value(0).toString(), frozen->value(1).toString(),
-                                      frozen->value(2).toString().isEmpty() ? QString() : QStringLiteral(" (") % frozen->value(2).toString() % u')'));
+        return internalError(
+            QStringLiteral("dataset \"%1\" is frozen since %2 by %3%4: writes are refused until "
+                           "rewindctl unfreeze")
+                .arg(dataset.name, frozen->value(0).toString(), frozen->value(1).toString(),
+                     frozen->value(2).toString().isEmpty()
+                         ? QString()
+                         : QStringLiteral(" (") % frozen->value(2).toString() % u')'));
     return {};
 }
 
-Result<RunResult> finish(const Database &db, RunResult result)
-{
+Result<RunResult> finish(const Database &db, RunResult result) {
     if (auto s = setRunStatus(db, result, result.error); !s)
         return fail(s.error());
     if (result.status == RunStatus::StalePlan)
@@ -99,29 +115,36 @@ Result<RunResult> finish(const Database &db, RunResult result)
 }
 
 // run() past its checks: plans (or loads the plan) and publishes.
-Result<RunResult> execute(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog, const BatchOptions &options)
-{
+Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
+                          const DatasetCatalog &catalog, const BatchOptions &options) {
     BatchSql sql(db, dataset, catalog);
 
     Plan plan;
     if (!options.planId.isEmpty()) {
         const ScopeRequest &r = options.scope;
         if (!r.partitions.isEmpty() || r.from || r.to || r.stale)
-            return badInput(QStringLiteral("--plan fixes the scope: drop --partition, --from, --to and --stale"));
+            return badInput(QStringLiteral(
+                "--plan fixes the scope: drop --partition, --from, --to and --stale"));
         auto loaded = loadPlan(db, options.planId);
         if (!loaded)
             return fail(loaded.error());
         if (loaded->dataset != dataset.name)
-            return badInput(QStringLiteral("plan %1 is for dataset \"%2\", not \"%3\"").arg(options.planId, loaded->dataset, dataset.name));
+            return badInput(QStringLiteral("plan %1 is for dataset \"%2\", not \"%3\"")
+                                .arg(options.planId, loaded->dataset, dataset.name));
         if (loaded->mode != dataset.write)
-            return badInput(QStringLiteral("plan %1 was made for write mode %2, but the spec now says %3: preview again")
-                                .arg(options.planId, enumName(loaded->mode), enumName(dataset.write)));
+            return badInput(
+                QStringLiteral(
+                    "plan %1 was made for write mode %2, but the spec now says %3: preview again")
+                    .arg(options.planId, enumName(loaded->mode), enumName(dataset.write)));
         auto stale = stalePartitions(db, sql, *loaded);
         if (!stale)
             return fail(stale.error());
         if (!stale->isEmpty())
-            return fail(Error{Error::Code::StalePlan, QStringLiteral("plan %1 is stale: the source of %2 changed since the preview; preview again")
-                                                          .arg(options.planId, stale->join(QStringLiteral(", ")))});
+            return fail(Error{
+                Error::Code::StalePlan,
+                QStringLiteral(
+                    "plan %1 is stale: the source of %2 changed since the preview; preview again")
+                    .arg(options.planId, stale->join(QStringLiteral(", ")))});
         plan = *loaded;
     } else {
         // Planned afresh: each chunk fingerprints its partition inside its
@@ -142,27 +165,34 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset, const 
     result.executed = true;
     result.status = RunStatus::Running;
     result.startedAt = nowIso();
-    const Status started = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
-        if (auto s = refuseConcurrentRun(db, dataset.name); !s)
-            return s;
-        if (options.planId.isEmpty())
-            if (auto s = storePlan(db, plan, QString()); !s)
+    const Status started = Database::retryTransient(options.maxAttempts, [&] {
+        return db.writeTransaction([&]() -> Status {
+            if (auto s = refuseConcurrentRun(db, dataset.name); !s)
                 return s;
-        auto r = db.exec(QStringLiteral("INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, started_at, os_user, scope_json, pid, host) "
-                                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-                         {dataset.name, options.kind, plan.id, enumName(plan.mode), enumName(result.status), result.startedAt, osUser(), scopeToJson(plan.scope),
-                          QCoreApplication::applicationPid(), QSysInfo::machineHostName()});
-        if (!r)
-            return fail(r.error());
-        auto id = db.scalar(QStringLiteral("SELECT MAX(run_id) FROM rewind_runs"));
-        if (!id)
-            return fail(id.error());
-        result.runId = *id;
-        return writeAudit(db, QStringLiteral("run started"), dataset.name, QString(), result.runId,
-                          QString::fromStdString(nlohmann::ordered_json{{"plan_id", plan.id.toStdString()},
-                                                                        {"partitions", plan.scope.size()}}
-                                                     .dump()));
-    }); });
+            if (options.planId.isEmpty())
+                if (auto s = storePlan(db, plan, QString()); !s)
+                    return s;
+            auto r = db.exec(
+                QStringLiteral("INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, "
+                               "started_at, os_user, scope_json, pid, host) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                {dataset.name, options.kind, plan.id, enumName(plan.mode), enumName(result.status),
+                 result.startedAt, osUser(), scopeToJson(plan.scope),
+                 QCoreApplication::applicationPid(), QSysInfo::machineHostName()});
+            if (!r)
+                return fail(r.error());
+            auto id = db.scalar(QStringLiteral("SELECT MAX(run_id) FROM rewind_runs"));
+            if (!id)
+                return fail(id.error());
+            result.runId = *id;
+            return writeAudit(db, QStringLiteral("run started"), dataset.name, QString(),
+                              result.runId,
+                              QString::fromStdString(nlohmann::ordered_json{
+                                  {"plan_id", plan.id.toStdString()},
+                                  {"partitions",
+                                   plan.scope.size()}}.dump()));
+        });
+    });
     if (!started)
         return fail(started.error());
     publishChunks(db, dataset, sql, plan, plan.scope, options, result, 0);
@@ -171,16 +201,16 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset, const 
 
 } // namespace
 
-Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const BatchOptions &options)
-{
+Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
+                          const BatchOptions &options) {
     auto catalog = DatasetCatalog::resolve(db, dataset);
     if (!catalog)
         return fail(catalog.error());
     return preview(db, dataset, *catalog, options);
 }
 
-Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog, const BatchOptions &options)
-{
+Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
+                          const DatasetCatalog &catalog, const BatchOptions &options) {
     BatchSql sql(db, dataset, catalog);
     if (!options.planId.isEmpty())
         return badInput(QStringLiteral("--plan is for executing a stored plan: add --execute"));
@@ -206,11 +236,12 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const 
     };
     Progress progress;
     progress.partitionsTotal = int(scope->size());
-    auto parts = stageAndDiff(db, dataset, sql, *scope, now, QVariant(), options, true, false, result.checks, [&](const QString &phase) {
-        progress.phase = phase;
-        if (options.progress)
-            options.progress(progress);
-    });
+    auto parts = stageAndDiff(db, dataset, sql, *scope, now, QVariant(), options, true, false,
+                              result.checks, [&](const QString &phase) {
+                                  progress.phase = phase;
+                                  if (options.progress)
+                                      options.progress(progress);
+                              });
     (void)db.execAll(sql.dropWorkTables());
     if (!parts)
         return fail(parts.error());
@@ -220,22 +251,26 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const 
 
     Plan plan{newPlanId(), dataset.name, dataset.write, *scope, *stats};
     result.planId = plan.id;
-    const Status stored = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
-        if (auto s = storePlan(db, plan, QString::fromStdString(planSummaryJson(result).dump())); !s)
-            return s;
-        return writeAudit(db, QStringLiteral("preview"), dataset.name, QString(), QVariant(),
-                          QString::fromStdString(nlohmann::ordered_json{{"plan_id", plan.id.toStdString()},
-                                                                        {"partitions", scope->size()},
-                                                                        {"totals", partitionJson(result.totals())}}
-                                                     .dump()));
-    }); });
+    const Status stored = Database::retryTransient(options.maxAttempts, [&] {
+        return db.writeTransaction([&]() -> Status {
+            if (auto s =
+                    storePlan(db, plan, QString::fromStdString(planSummaryJson(result).dump()));
+                !s)
+                return s;
+            return writeAudit(db, QStringLiteral("preview"), dataset.name, QString(), QVariant(),
+                              QString::fromStdString(
+                                  nlohmann::ordered_json{{"plan_id", plan.id.toStdString()},
+                                                         {"partitions", scope->size()},
+                                                         {"totals", partitionJson(result.totals())}}
+                                      .dump()));
+        });
+    });
     if (!stored)
         return fail(stored.error());
     return result;
 }
 
-Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const BatchOptions &options)
-{
+Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const BatchOptions &options) {
     if (!options.execute)
         return preview(db, dataset, options);
     if (auto s = refuseFrozen(db, dataset, options); !s)
@@ -246,8 +281,8 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
     return execute(db, dataset, *catalog, options);
 }
 
-Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog, const BatchOptions &options)
-{
+Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog,
+                      const BatchOptions &options) {
     if (!options.execute)
         return preview(db, dataset, catalog, options);
     if (auto s = refuseFrozen(db, dataset, options); !s)
@@ -255,8 +290,8 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Data
     return execute(db, dataset, catalog, options);
 }
 
-Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, const BatchOptions &options)
-{
+Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
+                         const BatchOptions &options) {
     auto info = loadRun(db, runId);
     if (!info)
         return fail(info.error());
@@ -265,7 +300,10 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
     if (info->status == RunStatus::RolledBack)
         return badInput(QStringLiteral("run %1 was rolled back: start a new run").arg(runId));
     if (info->status == RunStatus::Running)
-        return badInput(QStringLiteral("run %1 is still running (process %2 on %3)").arg(runId).arg(info->pid).arg(info->host));
+        return badInput(QStringLiteral("run %1 is still running (process %2 on %3)")
+                            .arg(runId)
+                            .arg(info->pid)
+                            .arg(info->host));
     auto specDataset = spec.requireDataset(info->dataset);
     if (!specDataset)
         return fail(specDataset.error());
@@ -279,7 +317,8 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
     DatasetSpec planned = **specDataset;
     if (plan->mode != planned.write) {
         if (plan->mode == WriteMode::Scd2 || planned.write == WriteMode::Scd2)
-            return badInput(QStringLiteral("run %1 cannot resume: it wrote \"%2\" by %3, and the spec now says %4; start a new run")
+            return badInput(QStringLiteral("run %1 cannot resume: it wrote \"%2\" by %3, and the "
+                                           "spec now says %4; start a new run")
                                 .arg(runId)
                                 .arg(info->dataset, enumName(plan->mode), enumName(planned.write)));
         planned.write = plan->mode;
@@ -315,22 +354,30 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, con
     if (!stale)
         return fail(stale.error());
     if (!stale->isEmpty())
-        return fail(Error{Error::Code::StalePlan, QStringLiteral("run %1 cannot resume: the source of %2 changed since its plan %3; start a new run")
-                                                      .arg(runId)
-                                                      .arg(stale->join(QStringLiteral(", ")), plan->id)});
+        return fail(Error{
+            Error::Code::StalePlan,
+            QStringLiteral(
+                "run %1 cannot resume: the source of %2 changed since its plan %3; start a new run")
+                .arg(runId)
+                .arg(stale->join(QStringLiteral(", ")), plan->id)});
     if (options.beforeResume)
         if (auto s = options.beforeResume(); !s)
             return fail(s.error());
-    const Status marked = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
-        if (auto s = refuseConcurrentRun(db, info->dataset, runId); !s)
-            return s;
-        auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ?, pid = ?, host = ?, finished_at = NULL, error = NULL WHERE run_id = ?"),
-                         {enumName(result.status), QCoreApplication::applicationPid(), QSysInfo::machineHostName(), runId});
-        if (!r)
-            return fail(r.error());
-        return writeAudit(db, QStringLiteral("run resumed"), info->dataset, QString(), runId,
-                          QString::fromStdString(nlohmann::ordered_json{{"remaining", todo.size()}}.dump()));
-    }); });
+    const Status marked = Database::retryTransient(options.maxAttempts, [&] {
+        return db.writeTransaction([&]() -> Status {
+            if (auto s = refuseConcurrentRun(db, info->dataset, runId); !s)
+                return s;
+            auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ?, pid = ?, host = ?, "
+                                            "finished_at = NULL, error = NULL WHERE run_id = ?"),
+                             {enumName(result.status), QCoreApplication::applicationPid(),
+                              QSysInfo::machineHostName(), runId});
+            if (!r)
+                return fail(r.error());
+            return writeAudit(
+                db, QStringLiteral("run resumed"), info->dataset, QString(), runId,
+                QString::fromStdString(nlohmann::ordered_json{{"remaining", todo.size()}}.dump()));
+        });
+    });
     if (!marked)
         return fail(marked.error());
     publishChunks(db, planned, *sql, *plan, todo, options, result, int(result.partitions.size()));

@@ -5,7 +5,6 @@
 
 #include <QJsonObject>
 #include <QVariant>
-
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -15,16 +14,16 @@ namespace rw {
 
 // Which partitions an operation covers. Empty means every partition of the source.
 struct ScopeRequest {
-    QStringList partitions;        // --partition, repeatable
-    std::optional<QString> from;   // --from (inclusive)
-    std::optional<QString> to;     // --to (inclusive)
-    bool stale = false;            // --stale: every stale partition
+    QStringList partitions;      // --partition, repeatable
+    std::optional<QString> from; // --from (inclusive)
+    std::optional<QString> to;   // --to (inclusive)
+    bool stale = false;          // --stale: every stale partition
 };
 
 // One partition: its value as stored (bound as is, so indexes apply) and its label.
 struct PartitionRef {
-    QVariant value;                // null for the NULL partition / an unpartitioned dataset
-    std::optional<QString> label;  // text as stored; nullopt for NULL
+    QVariant value;               // null for the NULL partition / an unpartitioned dataset
+    std::optional<QString> label; // text as stored; nullopt for NULL
 };
 
 struct CheckResult {
@@ -78,9 +77,11 @@ enum class RunStatus {
 };
 template <> struct EnumNames<RunStatus> {
     static constexpr std::pair<RunStatus, std::string_view> names[] = {
-        {RunStatus::Previewed, "previewed"}, {RunStatus::Running, "running"},        {RunStatus::Interrupted, "interrupted"},
-        {RunStatus::Succeeded, "succeeded"}, {RunStatus::Failed, "failed"},          {RunStatus::CheckFailed, "check_failed"},
-        {RunStatus::Cancelled, "cancelled"}, {RunStatus::StalePlan, "stale_plan"}, {RunStatus::RolledBack, "rolled_back"}};
+        {RunStatus::Previewed, "previewed"},     {RunStatus::Running, "running"},
+        {RunStatus::Interrupted, "interrupted"}, {RunStatus::Succeeded, "succeeded"},
+        {RunStatus::Failed, "failed"},           {RunStatus::CheckFailed, "check_failed"},
+        {RunStatus::Cancelled, "cancelled"},     {RunStatus::StalePlan, "stale_plan"},
+        {RunStatus::RolledBack, "rolled_back"}};
 };
 
 struct RunResult {
@@ -89,7 +90,8 @@ struct RunResult {
     QString planId;
     QVariant runId; // null for a preview
     bool executed = false;
-    RunStatus status = RunStatus::Previewed; // previewed, succeeded, failed, check_failed, cancelled, stale_plan
+    RunStatus status =
+        RunStatus::Previewed; // previewed, succeeded, failed, check_failed, cancelled, stale_plan
     QString error;
     std::vector<PartitionResult> partitions;
     std::vector<CheckResult> checks;
@@ -103,9 +105,9 @@ struct RunResult {
 struct Progress {
     int partitionsDone = 0;
     int partitionsTotal = 0;
-    qint64 rowsDone = 0;   // staged rows of finished partitions
-    QString partition;     // the one being worked on
-    QString phase;         // stage, diff, checks, publish
+    qint64 rowsDone = 0; // staged rows of finished partitions
+    QString partition;   // the one being worked on
+    QString phase;       // stage, diff, checks, publish
 };
 
 // Options common to preview, run and resume.
@@ -116,12 +118,13 @@ struct Progress {
 // chunk rolls back whole.
 struct BatchOptions {
     ScopeRequest scope;
-    QString planId;          // run: execute this stored plan (refused if its source changed)
-    int samples = 0;         // example rows per category, for at most 100 partitions (those with changes first)
-    bool execute = false;    // run: publish; otherwise a preview
+    QString planId; // run: execute this stored plan (refused if its source changed)
+    int samples =
+        0; // example rows per category, for at most 100 partitions (those with changes first)
+    bool execute = false; // run: publish; otherwise a preview
     std::function<void(const Progress &)> progress;
     const std::atomic<bool> *cancel = nullptr;
-    int maxAttempts = 5;     // per chunk, for transient lock errors
+    int maxAttempts = 5; // per chunk, for transient lock errors
     // Internal: publish although the dataset is frozen. Only for a caller
     // that holds the freeze itself (recover re-running under its own freeze).
     bool ignoreFreeze = false;
@@ -136,7 +139,8 @@ struct BatchOptions {
 
 // Stages, dedupes, diffs and checks the scoped partitions and stores a plan.
 // Writes only the plan and an audit row.
-Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const BatchOptions &options);
+Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
+                          const BatchOptions &options);
 
 // Plans (or loads --plan), then publishes chunk by chunk (publishChunks in
 // publish.h), each chunk of partitions in one transaction with their
@@ -150,12 +154,15 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
 // already (a recovery's re-run): `dataset` may differ from the one it was
 // resolved for in its write mode only.
 struct DatasetCatalog;
-Result<RunResult> preview(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog, const BatchOptions &options);
-Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog, const BatchOptions &options);
+Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
+                          const DatasetCatalog &catalog, const BatchOptions &options);
+Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const DatasetCatalog &catalog,
+                      const BatchOptions &options);
 
 // Continues a run that was interrupted, cancelled or failed from its first
 // unfinished partition, with the same plan.
-Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId, const BatchOptions &options);
+Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
+                         const BatchOptions &options);
 
 // The exit code a finished result maps to (0, 3 or 4).
 int exitCodeOf(const RunResult &result);

@@ -6,17 +6,17 @@
 #include <QHash>
 #include <QLocale>
 #include <QStringBuilder>
-
 #include <cmath>
 
 namespace rw {
 
 namespace {
 
-QString labelKey(const std::optional<QString> &label) { return label ? QStringLiteral("v:") % *label : QStringLiteral("null"); }
+QString labelKey(const std::optional<QString> &label) {
+    return label ? QStringLiteral("v:") % *label : QStringLiteral("null");
+}
 
-QString number(double v)
-{
+QString number(double v) {
     static const QLocale english(QLocale::English, QLocale::UnitedStates);
     if (v == std::floor(v) && std::fabs(v) < 1e15)
         return english.toString(qint64(v));
@@ -25,17 +25,19 @@ QString number(double v)
 
 class Checker {
 public:
-    Checker(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, const std::vector<PartitionRef> &scope,
-            const QVariant &runId)
-        : m_db(db), m_dataset(dataset), m_sql(sql), m_scope(scope), m_runId(runId)
-    {
-    }
+    Checker(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+            const std::vector<PartitionRef> &scope, const QVariant &runId)
+        : m_db(db)
+        , m_dataset(dataset)
+        , m_sql(sql)
+        , m_scope(scope)
+        , m_runId(runId) {}
 
-    Result<std::vector<CheckResult>> run()
-    {
+    Result<std::vector<CheckResult>> run() {
         for (const CheckSpec &check : m_dataset.checks) {
             Status s;
-            if (check.type == QLatin1String("not_null") || check.type == QLatin1String("references"))
+            if (check.type == QLatin1String("not_null") ||
+                check.type == QLatin1String("references"))
                 s = rowLevel(check);
             else if (check.type == QLatin1String("unique_key"))
                 s = uniqueKey(check);
@@ -56,32 +58,32 @@ private:
     QString qt(const QString &table) const { return m_db.quoteTable(table); }
 
     // Runs a per-partition aggregate "SELECT label, is_null, value ..." into a map.
-    Result<QHash<QString, QVariant>> perPartition(const QString &sql, const QVariantList &binds = {})
-    {
+    Result<QHash<QString, QVariant>> perPartition(const QString &sql,
+                                                  const QVariantList &binds = {}) {
         auto query = m_db.exec(sql, binds);
         if (!query)
             return fail(query.error());
         QHash<QString, QVariant> out;
         while (query->next())
-            out.insert(query->value(1).toInt() ? QStringLiteral("null") : QStringLiteral("v:") % query->value(0).toString(),
+            out.insert(query->value(1).toInt() ? QStringLiteral("null")
+                                               : QStringLiteral("v:") % query->value(0).toString(),
                        query->value(2));
         return out;
     }
 
-    void add(const CheckSpec &check, const PartitionRef &p, bool passed, const QString &detail, qint64 quarantined = 0)
-    {
+    void add(const CheckSpec &check, const PartitionRef &p, bool passed, const QString &detail,
+             qint64 quarantined = 0) {
         m_results.push_back({check.name, p.label, passed, detail, quarantined});
     }
 
-    QString stageGrouped(const QString &valueExpr, const QString &where = QString()) const
-    {
-        return QStringLiteral("SELECT ") % m_sql.partLabelColumns(QStringLiteral("s")) % QStringLiteral(", ") % valueExpr
-               % QStringLiteral(" FROM rewind_stage AS s") % (where.isEmpty() ? QString() : QStringLiteral(" WHERE ") % where)
-               % m_sql.groupByPart(QStringLiteral("s"));
+    QString stageGrouped(const QString &valueExpr, const QString &where = QString()) const {
+        return QStringLiteral("SELECT ") % m_sql.partLabelColumns(QStringLiteral("s")) %
+               QStringLiteral(", ") % valueExpr % QStringLiteral(" FROM rewind_stage AS s") %
+               (where.isEmpty() ? QString() : QStringLiteral(" WHERE ") % where) %
+               m_sql.groupByPart(QStringLiteral("s"));
     }
 
-    QString failingPredicate(const CheckSpec &check) const
-    {
+    QString failingPredicate(const CheckSpec &check) const {
         if (check.type == QLatin1String("not_null")) {
             QStringList terms;
             for (const QString &c : check.columns)
@@ -89,23 +91,24 @@ private:
             return u'(' % terms.join(QStringLiteral(" OR ")) % u')';
         }
         // references: a non-NULL value with no row in the referenced table.
-        return QStringLiteral("(s.") % q(check.column) % QStringLiteral(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ")
-               % qt(check.refTable) % QStringLiteral(" AS r WHERE r.") % q(check.refColumn) % QStringLiteral(" = s.") % q(check.column)
-               % QStringLiteral("))");
+        return QStringLiteral("(s.") % q(check.column) %
+               QStringLiteral(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ") % qt(check.refTable) %
+               QStringLiteral(" AS r WHERE r.") % q(check.refColumn) % QStringLiteral(" = s.") %
+               q(check.column) % QStringLiteral("))");
     }
 
-    QString describeFailure(const CheckSpec &check, qint64 rows) const
-    {
+    QString describeFailure(const CheckSpec &check, qint64 rows) const {
         if (check.type == QLatin1String("not_null"))
-            return number(rows) % QStringLiteral(" rows with NULL in ") % check.columns.join(QStringLiteral(" or "));
-        return number(rows) % QStringLiteral(" rows whose ") % check.column % QStringLiteral(" has no match in ") % check.refTable
-               % u'.' % check.refColumn;
+            return number(rows) % QStringLiteral(" rows with NULL in ") %
+                   check.columns.join(QStringLiteral(" or "));
+        return number(rows) % QStringLiteral(" rows whose ") % check.column %
+               QStringLiteral(" has no match in ") % check.refTable % u'.' % check.refColumn;
     }
 
-    Status rowLevel(const CheckSpec &check)
-    {
+    Status rowLevel(const CheckSpec &check) {
         const QString failing = failingPredicate(check);
-        auto counts = perPartition(stageGrouped(QStringLiteral("SUM(CASE WHEN ") % failing % QStringLiteral(" THEN 1 ELSE 0 END)")));
+        auto counts = perPartition(stageGrouped(QStringLiteral("SUM(CASE WHEN ") % failing %
+                                                QStringLiteral(" THEN 1 ELSE 0 END)")));
         if (!counts)
             return fail(counts.error());
         const bool quarantine = check.onFail == QLatin1String("quarantine");
@@ -116,7 +119,10 @@ private:
             if (n == 0)
                 add(check, p, true, QStringLiteral("no rows fail"));
             else if (quarantine)
-                add(check, p, true, describeFailure(check, n) % QStringLiteral(": quarantined to the DLQ, the rest publish"), n);
+                add(check, p, true,
+                    describeFailure(check, n) %
+                        QStringLiteral(": quarantined to the DLQ, the rest publish"),
+                    n);
             else
                 add(check, p, false, describeFailure(check, n));
         }
@@ -125,32 +131,45 @@ private:
         return {};
     }
 
-    Status quarantineRows(const CheckSpec &check, const QString &failing)
-    {
+    Status quarantineRows(const CheckSpec &check, const QString &failing) {
         const SqlDialect &d = m_db.dialect();
         if (!m_runId.isNull()) {
             QStringList row, key;
             for (const QString &c : m_sql.columns())
-                row << QStringLiteral("'") % QString(c).replace(u'\'', QStringLiteral("''")) % QStringLiteral("'") << QStringLiteral("s.") % q(c);
+                row << QStringLiteral("'") % QString(c).replace(u'\'', QStringLiteral("''")) %
+                           QStringLiteral("'")
+                    << QStringLiteral("s.") % q(c);
             for (const QString &c : m_dataset.key)
-                key << QStringLiteral("'") % QString(c).replace(u'\'', QStringLiteral("''")) % QStringLiteral("'") << QStringLiteral("s.") % q(c);
-            auto before = m_db.scalar(QStringLiteral("SELECT COALESCE(MAX(dlq_id), 0) FROM rewind_dlq"));
+                key << QStringLiteral("'") % QString(c).replace(u'\'', QStringLiteral("''")) %
+                           QStringLiteral("'")
+                    << QStringLiteral("s.") % q(c);
+            auto before =
+                m_db.scalar(QStringLiteral("SELECT COALESCE(MAX(dlq_id), 0) FROM rewind_dlq"));
             if (!before)
                 return fail(before.error());
-            const QString message = check.type == QLatin1String("not_null")
-                                        ? QString(QStringLiteral("NULL in ") % check.columns.join(QStringLiteral(" or ")))
-                                        : QString(check.column % QStringLiteral(" has no match in ") % check.refTable % u'.' % check.refColumn);
+            const QString message =
+                check.type == QLatin1String("not_null")
+                    ? QString(QStringLiteral("NULL in ") %
+                              check.columns.join(QStringLiteral(" or ")))
+                    : QString(check.column % QStringLiteral(" has no match in ") % check.refTable %
+                              u'.' % check.refColumn);
             auto inserted = m_db.exec(
-                QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, record_key, error_class, error, "
-                               "original_payload, payload, status, attempts, first_seen) SELECT 'dataset', ?, ")
-                    % d.partitionText(m_sql.partExpr(QStringLiteral("s"))) % QStringLiteral(", ")
-                    % (key.isEmpty() ? QStringLiteral("NULL") : d.jsonObject(key)) % QStringLiteral(", ?, ?, ") % d.jsonObject(row)
-                    % QStringLiteral(", ") % d.jsonObject(row) % QStringLiteral(", 'new', 0, ") % d.nowUtcText()
-                    % QStringLiteral(" FROM rewind_stage AS s WHERE ") % failing,
-                {m_dataset.name, check.type, QString(message % QStringLiteral(" (check ") % check.name % u')')});
+                QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, "
+                               "record_key, error_class, error, "
+                               "original_payload, payload, status, attempts, first_seen) SELECT "
+                               "'dataset', ?, ") %
+                    d.partitionText(m_sql.partExpr(QStringLiteral("s"))) % QStringLiteral(", ") %
+                    (key.isEmpty() ? QStringLiteral("NULL") : d.jsonObject(key)) %
+                    QStringLiteral(", ?, ?, ") % d.jsonObject(row) % QStringLiteral(", ") %
+                    d.jsonObject(row) % QStringLiteral(", 'new', 0, ") % d.nowUtcText() %
+                    QStringLiteral(" FROM rewind_stage AS s WHERE ") % failing,
+                {m_dataset.name, check.type,
+                 QString(message % QStringLiteral(" (check ") % check.name % u')')});
             if (!inserted)
                 return fail(inserted.error());
-            if (auto s = recordQuarantined(m_db, *before, QStringLiteral("run ") % m_runId.toString() % QStringLiteral(": check ") % check.name,
+            if (auto s = recordQuarantined(m_db, *before,
+                                           QStringLiteral("run ") % m_runId.toString() %
+                                               QStringLiteral(": check ") % check.name,
                                            false);
                 !s)
                 return fail(s.error());
@@ -161,30 +180,34 @@ private:
         return {};
     }
 
-    Status uniqueKey(const CheckSpec &check)
-    {
+    Status uniqueKey(const CheckSpec &check) {
         QStringList cols;
         if (m_dataset.partitioned())
             cols << QStringLiteral("s.") % q(m_dataset.partitionColumn);
         for (const QString &k : m_dataset.key)
             cols << QStringLiteral("s.") % q(k);
-        const QString sql = QStringLiteral("SELECT ") % m_sql.partLabelColumns(QStringLiteral("d")) % QStringLiteral(", COUNT(*) FROM (SELECT ")
-                            % (m_dataset.partitioned() ? QStringLiteral("s.") % q(m_dataset.partitionColumn) : QStringLiteral("NULL"))
-                            % QStringLiteral(" AS ") % (m_dataset.partitioned() ? q(m_dataset.partitionColumn) : QStringLiteral("p"))
-                            % QStringLiteral(" FROM rewind_stage AS s GROUP BY ") % cols.join(u", ")
-                            % QStringLiteral(" HAVING COUNT(*) > 1) AS d") % m_sql.groupByPart(QStringLiteral("d"));
+        const QString sql =
+            QStringLiteral("SELECT ") % m_sql.partLabelColumns(QStringLiteral("d")) %
+            QStringLiteral(", COUNT(*) FROM (SELECT ") %
+            (m_dataset.partitioned() ? QStringLiteral("s.") % q(m_dataset.partitionColumn)
+                                     : QStringLiteral("NULL")) %
+            QStringLiteral(" AS ") %
+            (m_dataset.partitioned() ? q(m_dataset.partitionColumn) : QStringLiteral("p")) %
+            QStringLiteral(" FROM rewind_stage AS s GROUP BY ") % cols.join(u", ") %
+            QStringLiteral(" HAVING COUNT(*) > 1) AS d") % m_sql.groupByPart(QStringLiteral("d"));
         auto counts = perPartition(sql);
         if (!counts)
             return fail(counts.error());
         for (const auto &p : m_scope) {
             const qint64 n = counts->value(labelKey(p.label)).toLongLong();
-            add(check, p, n == 0, n == 0 ? QStringLiteral("every key is unique") : number(n) % QStringLiteral(" keys appear more than once"));
+            add(check, p, n == 0,
+                n == 0 ? QStringLiteral("every key is unique")
+                       : number(n) % QStringLiteral(" keys appear more than once"));
         }
         return {};
     }
 
-    Status rowCount(const CheckSpec &check)
-    {
+    Status rowCount(const CheckSpec &check) {
         auto counts = perPartition(stageGrouped(QStringLiteral("COUNT(*)")));
         if (!counts)
             return fail(counts.error());
@@ -202,8 +225,7 @@ private:
         return {};
     }
 
-    Status total(const CheckSpec &check)
-    {
+    Status total(const CheckSpec &check) {
         // The staged sum against the source table's own deduped sum (the
         // transform may have changed values); without a source table, against
         // the transform's rows before dedupe is not meaningful, so the staged
@@ -239,20 +261,29 @@ private:
                 partitionBy << q(m_dataset.partitionColumn);
             for (const QString &k : m_dataset.key)
                 partitionBy << q(k);
-            const QString order = m_dataset.orderBy.isEmpty() ? QStringLiteral("1") : q(m_dataset.orderBy) % QStringLiteral(" DESC NULLS LAST");
-            const QString ranked = partitionBy.isEmpty()
-                                       ? QString(QStringLiteral("SELECT *, 1 AS rewind_rn FROM ") % qt(m_dataset.source) % QStringLiteral(" AS src WHERE ")
-                                             % m_sql.scopePredicate(QStringLiteral("src"), m_scope, binds))
-                                       : QString(QStringLiteral("SELECT *, ROW_NUMBER() OVER (PARTITION BY ") % partitionBy.join(u", ")
-                                             % QStringLiteral(" ORDER BY ") % order % QStringLiteral(") AS rewind_rn FROM ")
-                                             % qt(m_dataset.source) % QStringLiteral(" AS src WHERE ")
-                                             % m_sql.scopePredicate(QStringLiteral("src"), m_scope, binds));
+            const QString order = m_dataset.orderBy.isEmpty()
+                                      ? QStringLiteral("1")
+                                      : q(m_dataset.orderBy) % QStringLiteral(" DESC NULLS LAST");
+            const QString ranked =
+                partitionBy.isEmpty()
+                    ? QString(QStringLiteral("SELECT *, 1 AS rewind_rn FROM ") %
+                              qt(m_dataset.source) % QStringLiteral(" AS src WHERE ") %
+                              m_sql.scopePredicate(QStringLiteral("src"), m_scope, binds))
+                    : QString(QStringLiteral("SELECT *, ROW_NUMBER() OVER (PARTITION BY ") %
+                              partitionBy.join(u", ") % QStringLiteral(" ORDER BY ") % order %
+                              QStringLiteral(") AS rewind_rn FROM ") % qt(m_dataset.source) %
+                              QStringLiteral(" AS src WHERE ") %
+                              m_sql.scopePredicate(QStringLiteral("src"), m_scope, binds));
             const QString cast = m_sql.targetCast(check.column);
-            const QString column = cast.isEmpty() ? QString(QStringLiteral("s.") % q(check.column))
-                                                  : QString(QStringLiteral("CAST(s.") % q(check.column) % QStringLiteral(" AS ") % cast % u')');
-            const QString sql = QStringLiteral("SELECT ") % m_sql.partLabelColumns(QStringLiteral("s")) % QStringLiteral(", SUM(")
-                                % column % QStringLiteral(") FROM (") % ranked % QStringLiteral(") AS s WHERE rewind_rn = 1")
-                                % m_sql.groupByPart(QStringLiteral("s"));
+            const QString column = cast.isEmpty()
+                                       ? QString(QStringLiteral("s.") % q(check.column))
+                                       : QString(QStringLiteral("CAST(s.") % q(check.column) %
+                                                 QStringLiteral(" AS ") % cast % u')');
+            const QString sql = QStringLiteral("SELECT ") %
+                                m_sql.partLabelColumns(QStringLiteral("s")) %
+                                QStringLiteral(", SUM(") % column % QStringLiteral(") FROM (") %
+                                ranked % QStringLiteral(") AS s WHERE rewind_rn = 1") %
+                                m_sql.groupByPart(QStringLiteral("s"));
             auto sums = perPartition(sql, binds);
             if (!sums)
                 return fail(sums.error());
@@ -263,18 +294,19 @@ private:
         for (const auto &p : m_scope) {
             const double got = staged->value(labelKey(p.label)).toDouble();
             const double want = expected.value(labelKey(p.label)).toDouble();
-            const double diffPct = want == 0 ? (got == 0 ? 0 : 100) : std::fabs(got - want) / std::fabs(want) * 100.0;
+            const double diffPct =
+                want == 0 ? (got == 0 ? 0 : 100) : std::fabs(got - want) / std::fabs(want) * 100.0;
             const bool passed = diffPct <= check.tolerancePct + 1e-9;
             add(check, p, passed,
-                QStringLiteral("staged ") % check.column % QStringLiteral(" total ") % number(got) % QStringLiteral(" vs source ")
-                    % number(want) % QStringLiteral(" (") % QString::number(diffPct, 'f', 2) % QStringLiteral("% off, tolerance ")
-                    % QString::number(check.tolerancePct) % QStringLiteral("%)"));
+                QStringLiteral("staged ") % check.column % QStringLiteral(" total ") % number(got) %
+                    QStringLiteral(" vs source ") % number(want) % QStringLiteral(" (") %
+                    QString::number(diffPct, 'f', 2) % QStringLiteral("% off, tolerance ") %
+                    QString::number(check.tolerancePct) % QStringLiteral("%)"));
         }
         return {};
     }
 
-    Status sqlCheck(const CheckSpec &check)
-    {
+    Status sqlCheck(const CheckSpec &check) {
         for (const auto &p : m_scope) {
             QVariantList binds;
             QString filter;
@@ -286,7 +318,8 @@ private:
                 filter = q(m_dataset.partitionColumn) % QStringLiteral(" = ?");
             }
             QString query = check.query;
-            const QString staged = QStringLiteral("(SELECT * FROM rewind_stage WHERE ") % filter % QStringLiteral(") AS staged");
+            const QString staged = QStringLiteral("(SELECT * FROM rewind_stage WHERE ") % filter %
+                                   QStringLiteral(") AS staged");
             const int uses = int(query.count(QLatin1String("{staged}")));
             query.replace(QLatin1String("{staged}"), staged);
             if (m_dataset.partitioned() && !p.value.isNull())
@@ -318,9 +351,10 @@ private:
 
 } // namespace
 
-Result<std::vector<CheckResult>> runChecks(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
-                                           const std::vector<PartitionRef> &scope, const QVariant &runId)
-{
+Result<std::vector<CheckResult>> runChecks(const Database &db, const DatasetSpec &dataset,
+                                           const BatchSql &sql,
+                                           const std::vector<PartitionRef> &scope,
+                                           const QVariant &runId) {
     return Checker(db, dataset, sql, scope, runId).run();
 }
 

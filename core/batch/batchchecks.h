@@ -9,7 +9,9 @@ namespace rw {
 // partition of `scope`. Rows failing a row-level check with on_fail
 // "quarantine" are removed from the stage; when `runId` is not null they are
 // also written to the DLQ (with a history row), in the caller's transaction.
-Result<std::vector<CheckResult>> runChecks(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
-                                           const std::vector<PartitionRef> &scope, const QVariant &runId);
+Result<std::vector<CheckResult>> runChecks(const Database &db, const DatasetSpec &dataset,
+                                           const BatchSql &sql,
+                                           const std::vector<PartitionRef> &scope,
+                                           const QVariant &runId);
 
 } // namespace rw

@@ -2,27 +2,26 @@
 
 #include "core/batch/batchchecks.h"
 #include "core/batch/batchsql.h"
-#include "core/util/failpoint.h"
 #include "core/batch/partitions.h"
 #include "core/batch/scd2.h"
+#include "core/util/failpoint.h"
 
 #include <QJsonObject>
 #include <QSqlRecord>
-
 #include <algorithm>
 
 namespace rw {
 
-QJsonObject recordToJson(const SqlDialect &dialect, const QSqlRecord &record, int offset, int count)
-{
+QJsonObject recordToJson(const SqlDialect &dialect, const QSqlRecord &record, int offset,
+                         int count) {
     QJsonObject o;
     for (int i = 0; i < count; ++i)
         o.insert(record.fieldName(offset + i), dialect.jsonValue(record.field(offset + i)));
     return o;
 }
 
-Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &sql, QVariantList binds, int limit, int width)
-{
+Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &sql,
+                                            QVariantList binds, int limit, int width) {
     binds << limit;
     auto q = db.exec(sql, binds);
     if (!q)
@@ -43,9 +42,8 @@ constexpr std::size_t kSamplePartitions = 100;
 // Sample rows of each diff category, one statement a category over the
 // sampled partitions with rows in it (the empty ones would scan their
 // partition to find nothing).
-Status takeSamples(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope, int limit,
-                   std::vector<PartitionResult> &results)
-{
+Status takeSamples(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope,
+                   int limit, std::vector<PartitionResult> &results) {
     std::vector<std::size_t> chosen;
     for (const bool changed : {true, false})
         for (std::size_t i = 0; i < results.size() && chosen.size() < kSamplePartitions; ++i) {
@@ -65,7 +63,10 @@ Status takeSamples(const Database &db, const BatchSql &sql, const std::vector<Pa
         std::vector<PartitionRef> parts;
         for (const std::size_t i : chosen) {
             const PartitionResult &r = results[i];
-            const qint64 n = kind == Kind::Inserted ? r.inserted : kind == Kind::Updated ? r.updated : kind == Kind::Unchanged ? r.unchanged : r.deleted;
+            const qint64 n = kind == Kind::Inserted    ? r.inserted
+                             : kind == Kind::Updated   ? r.updated
+                             : kind == Kind::Unchanged ? r.unchanged
+                                                       : r.deleted;
             if (n > 0)
                 parts.push_back(scope[i]);
         }
@@ -83,18 +84,22 @@ Status takeSamples(const Database &db, const BatchSql &sql, const std::vector<Pa
         const int offset = parts.size() == 1 ? 0 : 2;
         while (q->next()) {
             const QSqlRecord record = q->record();
-            const std::optional<QString> label = offset == 0 ? parts.front().label
-                                                 : record.value(1).toInt() ? std::nullopt
-                                                                           : std::optional<QString>(record.value(0).toString());
+            const std::optional<QString> label =
+                offset == 0               ? parts.front().label
+                : record.value(1).toInt() ? std::nullopt
+                                          : std::optional<QString>(record.value(0).toString());
             const auto at = byKey.constFind(partitionKey(label));
             if (at == byKey.cend())
                 continue;
             Samples &s = *results[*at].samples;
             if (kind == Kind::Updated) {
-                s.updated.emplace_back(recordToJson(db.dialect(), record, offset + width, width), recordToJson(db.dialect(), record, offset, width));
+                s.updated.emplace_back(recordToJson(db.dialect(), record, offset + width, width),
+                                       recordToJson(db.dialect(), record, offset, width));
                 continue;
             }
-            std::vector<QJsonObject> &rows = kind == Kind::Inserted ? s.inserted : kind == Kind::Unchanged ? s.unchanged : s.deleted;
+            std::vector<QJsonObject> &rows = kind == Kind::Inserted    ? s.inserted
+                                             : kind == Kind::Unchanged ? s.unchanged
+                                                                       : s.deleted;
             rows.push_back(recordToJson(db.dialect(), record, offset, width));
         }
     }
@@ -103,9 +108,9 @@ Status takeSamples(const Database &db, const BatchSql &sql, const std::vector<Pa
 
 // Per-partition counts of a GROUP BY query returning (label, is-null, n...),
 // or, given the key of its one partition, of a query returning (n...).
-Result<QHash<QString, QList<qint64>>> countsBy(const Database &db, const QString &sql, const QVariantList &binds, int values,
-                                               const std::optional<QString> &onePartition = std::nullopt)
-{
+Result<QHash<QString, QList<qint64>>>
+countsBy(const Database &db, const QString &sql, const QVariantList &binds, int values,
+         const std::optional<QString> &onePartition = std::nullopt) {
     auto q = db.exec(sql, binds);
     if (!q)
         return fail(q.error());
@@ -119,7 +124,8 @@ Result<QHash<QString, QList<qint64>>> countsBy(const Database &db, const QString
             out.insert(*onePartition, v);
             continue;
         }
-        const std::optional<QString> label = q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
+        const std::optional<QString> label =
+            q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
         out.insert(partitionKey(label), v);
     }
     return out;
@@ -129,9 +135,10 @@ using Counts = QHash<QString, QList<qint64>>; // per partitionKey
 
 // Each partition's result from its counts: deduped and staged rows, the diff
 // (join rows, inserted, updated) and, for an overwrite, the target's rows.
-std::vector<PartitionResult> partitionResults(const std::vector<PartitionRef> &scope, const SourceStatsMap &stats, const Counts &deduped,
-                                              const Counts &staged, const Counts &diff, const std::optional<Counts> &target)
-{
+std::vector<PartitionResult> partitionResults(const std::vector<PartitionRef> &scope,
+                                              const SourceStatsMap &stats, const Counts &deduped,
+                                              const Counts &staged, const Counts &diff,
+                                              const std::optional<Counts> &target) {
     std::vector<PartitionResult> out;
     for (const auto &p : scope) {
         const QString key = partitionKey(p.label);
@@ -154,8 +161,7 @@ std::vector<PartitionResult> partitionResults(const std::vector<PartitionRef> &s
 }
 
 // The target's rows per partition in the scope of the last createTargetCopy.
-Result<Counts> targetRowCounts(const Database &db, const BatchSql &sql)
-{
+Result<Counts> targetRowCounts(const Database &db, const BatchSql &sql) {
     QVariantList binds;
     const QString text = sql.targetCounts(binds);
     return countsBy(db, text, binds, 1, sql.countedPartition());
@@ -163,11 +169,11 @@ Result<Counts> targetRowCounts(const Database &db, const BatchSql &sql)
 
 // The results of stageAndDiff from its counts: the overwrite's target rows
 // and the source fingerprint read here.
-Result<std::vector<PartitionResult>> finishResults(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
-                                                   const std::vector<PartitionRef> &scope,
-                                                   const std::function<Result<SourceStatsMap>()> &sourceStats, const Counts &deduped,
-                                                   const Counts &staged, const Counts &diff)
-{
+Result<std::vector<PartitionResult>>
+finishResults(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+              const std::vector<PartitionRef> &scope,
+              const std::function<Result<SourceStatsMap>()> &sourceStats, const Counts &deduped,
+              const Counts &staged, const Counts &diff) {
     std::optional<Counts> target;
     if (dataset.write == WriteMode::OverwritePartition) {
         auto counts = targetRowCounts(db, sql);
@@ -183,9 +189,9 @@ Result<std::vector<PartitionResult>> finishResults(const Database &db, const Dat
 
 // The partitions of `scope` whose counts in `counts` say the target repeats
 // a key (join rows beyond the staged ones, at `joinRows` and `stagedRows`).
-std::vector<PartitionRef> partitionsWithRepeats(const std::vector<PartitionRef> &scope, const Counts &counts, const Counts &staged,
-                                                int joinRows, int stagedRows)
-{
+std::vector<PartitionRef> partitionsWithRepeats(const std::vector<PartitionRef> &scope,
+                                                const Counts &counts, const Counts &staged,
+                                                int joinRows, int stagedRows) {
     std::vector<PartitionRef> out;
     for (const PartitionRef &p : scope) {
         const QString key = partitionKey(p.label);
@@ -204,16 +210,17 @@ std::vector<PartitionRef> partitionsWithRepeats(const std::vector<PartitionRef> 
 // target repeats), and only those, again counting each staged row's update
 // once (a second pass over all of them doubled a preview's time).
 // Returns the staged rows and the diff (join rows, inserted, updated).
-Result<std::pair<Counts, Counts>> countAskingAgain(
-    BatchSql &sql, const std::vector<PartitionRef> &scope,
-    const std::function<Result<Counts>(bool targetKeysRepeat, const std::vector<PartitionRef> &parts)> &count,
-    const std::function<Status()> &rewrite)
-{
+Result<std::pair<Counts, Counts>>
+countAskingAgain(BatchSql &sql, const std::vector<PartitionRef> &scope,
+                 const std::function<Result<Counts>(bool targetKeysRepeat,
+                                                    const std::vector<PartitionRef> &parts)> &count,
+                 const std::function<Status()> &rewrite) {
     sql.setStageKeysNotNull(true);
     auto counts = count(false, scope);
     if (!counts)
         return fail(counts.error());
-    if (std::any_of(counts->cbegin(), counts->cend(), [](const QList<qint64> &v) { return v.value(4) != 0; })) {
+    if (std::any_of(counts->cbegin(), counts->cend(),
+                    [](const QList<qint64> &v) { return v.value(4) != 0; })) {
         sql.setStageKeysNotNull(false);
         if (rewrite)
             if (auto s = rewrite(); !s)
@@ -222,7 +229,8 @@ Result<std::pair<Counts, Counts>> countAskingAgain(
         if (!counts)
             return fail(counts.error());
     }
-    if (const auto repeated = partitionsWithRepeats(scope, *counts, *counts, 1, 0); !repeated.empty()) {
+    if (const auto repeated = partitionsWithRepeats(scope, *counts, *counts, 1, 0);
+        !repeated.empty()) {
         auto again = count(true, repeated);
         if (!again)
             return fail(again.error());
@@ -238,8 +246,7 @@ Result<std::pair<Counts, Counts>> countAskingAgain(
 }
 
 // A scope request naming no partition: every partition of the source.
-bool isWholeSource(const ScopeRequest &request)
-{
+bool isWholeSource(const ScopeRequest &request) {
     return request.partitions.isEmpty() && !request.from && !request.to && !request.stale;
 }
 
@@ -251,11 +258,11 @@ bool isWholeSource(const ScopeRequest &request)
 // it; on SQLite, 19,000 rows, 79-92 ms against 57-60 ms.
 // A NULL partition or key (plain `=` leaves it unmatched) or a key the
 // target repeats (each staged row's update counted once) asks again.
-Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
-                                                      const std::vector<PartitionRef> &scope,
-                                                      const std::function<Result<SourceStatsMap>()> &sourceStats,
-                                                      const std::function<void(const QString &)> &phase)
-{
+Result<std::vector<PartitionResult>>
+diffWithoutStage(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
+                 const std::vector<PartitionRef> &scope,
+                 const std::function<Result<SourceStatsMap>()> &sourceStats,
+                 const std::function<void(const QString &)> &phase) {
     phase(QStringLiteral("diff"));
     sql.setStrategy(sql.strategyFor(scope, BatchStrategy::Match::ByKey));
     QVariantList binds;
@@ -263,17 +270,18 @@ Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const 
     for (qsizetype i = 0; i < copy.size(); ++i)
         if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    auto counts = countAskingAgain(
-        sql, scope,
-        [&](bool targetKeysRepeat, const std::vector<PartitionRef> &parts) {
-            QVariantList b;
-            const QString text = sql.dedupedDiffCounts(parts, targetKeysRepeat, b);
-            return countsBy(db, text, b, 5, BatchSql::onePartitionKey(parts));
-        },
-        {});
+    auto counts =
+        countAskingAgain(sql, scope,
+                         [&](bool targetKeysRepeat, const std::vector<PartitionRef> &parts) {
+                             QVariantList b;
+                             const QString text = sql.dedupedDiffCounts(parts, targetKeysRepeat, b);
+                             return countsBy(db, text, b, 5, BatchSql::onePartitionKey(parts));
+                         },
+                         {});
     if (!counts)
         return fail(counts.error());
-    return finishResults(db, dataset, sql, scope, sourceStats, counts->first, counts->first, counts->second);
+    return finishResults(db, dataset, sql, scope, sourceStats, counts->first, counts->first,
+                         counts->second);
 }
 
 // A merge publish of one partition into a target read directly, with no
@@ -288,11 +296,11 @@ Result<std::vector<PartitionResult>> diffWithoutStage(const Database &db, const 
 // update once. (Probing the source for NULL keys first cost a scan of its
 // partition in every run, 110 ms of 100,000 rows, for a rare case; the NULL
 // probe, the staged total and the counts as three reads, 50-60 ms.)
-Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
-                                                     const std::vector<PartitionRef> &scope,
-                                                     const std::function<Result<SourceStatsMap>()> &sourceStats,
-                                                     const BatchOptions &options, const std::function<void(const QString &)> &phase)
-{
+Result<std::vector<PartitionResult>>
+diffWithMatches(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
+                const std::vector<PartitionRef> &scope,
+                const std::function<Result<SourceStatsMap>()> &sourceStats,
+                const BatchOptions &options, const std::function<void(const QString &)> &phase) {
     phase(QStringLiteral("stage"));
     const std::optional<QString> one = BatchSql::onePartitionKey(scope);
     const auto writeStage = [&]() -> Status {
@@ -307,7 +315,10 @@ Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const D
     if (auto s = writeStage(); !s)
         return fail(s.error());
     auto counts = countAskingAgain(
-        sql, scope, [&](bool targetKeysRepeat, const std::vector<PartitionRef> &) { return countsBy(db, sql.matchSummary(targetKeysRepeat), {}, 5, one); },
+        sql, scope,
+        [&](bool targetKeysRepeat, const std::vector<PartitionRef> &) {
+            return countsBy(db, sql.matchSummary(targetKeysRepeat), {}, 5, one);
+        },
         writeStage);
     if (!counts)
         return fail(counts.error());
@@ -316,21 +327,23 @@ Result<std::vector<PartitionResult>> diffWithMatches(const Database &db, const D
         return internalError(QStringLiteral("cancelled"));
     phase(QStringLiteral("diff"));
     QVariantList binds;
-    const QStringList copy = sql.createTargetCopy(binds); // reads the target directly: nothing to copy
+    const QStringList copy =
+        sql.createTargetCopy(binds); // reads the target directly: nothing to copy
     for (qsizetype i = 0; i < copy.size(); ++i)
         if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    return finishResults(db, dataset, sql, scope, sourceStats, counts->first, counts->first, counts->second);
+    return finishResults(db, dataset, sql, scope, sourceStats, counts->first, counts->first,
+                         counts->second);
 }
 
 } // namespace
 
-Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
-                                                  const std::vector<PartitionRef> &scope,
-                                                  const std::function<Result<SourceStatsMap>()> &sourceStats,
-                                                  const QVariant &runId, const BatchOptions &options, bool simulate, bool publish,
-                                                  std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase)
-{
+Result<std::vector<PartitionResult>>
+stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
+             const std::vector<PartitionRef> &scope,
+             const std::function<Result<SourceStatsMap>()> &sourceStats, const QVariant &runId,
+             const BatchOptions &options, bool simulate, bool publish,
+             std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase) {
     // A preview of the whole dataset reads the source and the target
     // without a filter listing every partition (SQLite staged 10,000 days
     // in 3.9 s with it, 2.4 s without; PostgreSQL read both in index order):
@@ -343,18 +356,20 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     } whole{sql};
     if (!publish && dataset.checks.empty() && !sql.isScd2() && isWholeSource(options.scope))
         sql.setWholeSourceScope(scope.size());
-    if (!publish && !sql.isScd2() && dataset.checks.empty() && options.samples == 0 && sql.targetExists() && !dataset.key.isEmpty()
-        && db.dialect().stagesJoinedToTarget())
+    if (!publish && !sql.isScd2() && dataset.checks.empty() && options.samples == 0 &&
+        sql.targetExists() && !dataset.key.isEmpty() && db.dialect().stagesJoinedToTarget())
         return diffWithoutStage(db, dataset, sql, scope, sourceStats, phase);
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
     // A merge publish into an indexed target works by row identity (no stage
     // index); with no gates and no samples to read the stage, the staged
     // rows are written once, already joined to their target rows.
     const bool useMatches = publish && !overwrite && !sql.isScd2() && sql.readsTargetDirectly();
-    const bool stageInMatches = useMatches && dataset.checks.empty() && options.samples == 0 && scope.size() == 1
-                                && db.dialect().stagesJoinedToTarget();
+    const bool stageInMatches = useMatches && dataset.checks.empty() && options.samples == 0 &&
+                                scope.size() == 1 && db.dialect().stagesJoinedToTarget();
     using Match = BatchStrategy::Match;
-    sql.setStrategy(sql.strategyFor(scope, stageInMatches ? Match::StagedWithIdentity : useMatches ? Match::ByIdentity : Match::ByKey));
+    sql.setStrategy(sql.strategyFor(scope, stageInMatches ? Match::StagedWithIdentity
+                                           : useMatches   ? Match::ByIdentity
+                                                          : Match::ByKey));
     if (stageInMatches)
         return diffWithMatches(db, dataset, sql, scope, sourceStats, options, phase);
     phase(QStringLiteral("stage"));
@@ -376,13 +391,14 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
         auto n = db.scalar(sql.stagedTotal());
         if (!n)
             return fail(n.error());
-        return QHash<QString, QList<qint64>>{{partitionKey(scope.front().label), {n->toLongLong()}}};
+        return QHash<QString, QList<qint64>>{
+            {partitionKey(scope.front().label), {n->toLongLong()}}};
     };
     // One partition's count as the engine reported it writing the stage
     // (PostgreSQL: a read of 95,000 staged rows less, 30-40 ms).
     auto dedupedCounts = created >= 0 && scope.size() == 1
-                             ? Result<QHash<QString, QList<qint64>>>(
-                                   QHash<QString, QList<qint64>>{{partitionKey(scope.front().label), {qint64(created)}}})
+                             ? Result<QHash<QString, QList<qint64>>>(QHash<QString, QList<qint64>>{
+                                   {partitionKey(scope.front().label), {qint64(created)}}})
                              : countStage();
     if (!dedupedCounts)
         return fail(dedupedCounts.error());
@@ -390,8 +406,9 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     // Indexed for what looks staged rows up by key: gates, SCD2, a merge's
     // update by key match, samples. An overwrite's publish reads the stage
     // whole (its diff probes the target, not the stage).
-    if (!dataset.checks.empty() || sql.isScd2()
-        || (db.dialect().indexesStageForJoins() && ((publish && !useMatches && !overwrite) || (overwrite && options.samples > 0))))
+    if (!dataset.checks.empty() || sql.isScd2() ||
+        (db.dialect().indexesStageForJoins() &&
+         ((publish && !useMatches && !overwrite) || (overwrite && options.samples > 0))))
         if (auto r = db.exec(sql.indexStage()); !r)
             return fail(r.error());
 
@@ -464,7 +481,8 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
             if (auto r = db.exec(matches[i], i == matches.size() - 1 ? binds : QVariantList()); !r)
                 return fail(r.error());
     }
-    const auto diffQuery = [&](bool targetKeysRepeat, const std::vector<PartitionRef> *only = nullptr) -> Result<Counts> {
+    const auto diffQuery = [&](bool targetKeysRepeat,
+                               const std::vector<PartitionRef> *only = nullptr) -> Result<Counts> {
         if (!targetInScope) { // join rows, inserted, updated: one unmatched join row per staged row
             Counts none;
             for (auto it = staged.cbegin(); it != staged.cend(); ++it)
@@ -472,13 +490,15 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
             return none;
         }
         binds.clear();
-        const QString counts = useMatches ? sql.matchCounts(targetKeysRepeat) : sql.diffCounts(targetKeysRepeat, binds, only);
+        const QString counts = useMatches ? sql.matchCounts(targetKeysRepeat)
+                                          : sql.diffCounts(targetKeysRepeat, binds, only);
         return countsBy(db, counts, binds, useMatches ? 3 : 4, sql.countedPartition());
     };
     auto diff = diffQuery(false);
     if (!diff)
         return fail(diff.error());
-    if (!useMatches && std::any_of(diff->cbegin(), diff->cend(), [](const QList<qint64> &v) { return v.value(3) != 0; })) {
+    if (!useMatches && std::any_of(diff->cbegin(), diff->cend(),
+                                   [](const QList<qint64> &v) { return v.value(3) != 0; })) {
         sql.setStageKeysNotNull(false);
         diff = diffQuery(false);
         if (!diff)
@@ -486,7 +506,8 @@ Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const Data
     }
     // A key the target holds twice: those partitions counted again, each
     // staged row's update once (all of them, matched by row identity).
-    if (const auto repeated = partitionsWithRepeats(scope, *diff, staged, 0, 0); !repeated.empty()) {
+    if (const auto repeated = partitionsWithRepeats(scope, *diff, staged, 0, 0);
+        !repeated.empty()) {
         auto again = useMatches ? diffQuery(true) : diffQuery(true, &repeated);
         if (!again)
             return fail(again.error());

@@ -9,20 +9,23 @@
 
 #include <QJsonObject>
 #include <QSqlRecord>
-
 #include <functional>
 
 namespace rw {
 
 class BatchSql;
 
-inline bool cancelled(const BatchOptions &o) { return o.cancel && o.cancel->load(); }
+inline bool cancelled(const BatchOptions &o) {
+    return o.cancel && o.cancel->load();
+}
 
 // Columns [offset, offset + count) of a result row as a JSON object, by
 // column name (sample rows of previews, runs and SCD2 diffs).
-QJsonObject recordToJson(const SqlDialect &dialect, const QSqlRecord &record, int offset, int count);
+QJsonObject recordToJson(const SqlDialect &dialect, const QSqlRecord &record, int offset,
+                         int count);
 // The first `width` columns of each row of `sql`, its LIMIT bound last (after `binds`).
-Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &sql, QVariantList binds, int limit, int width);
+Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &sql,
+                                            QVariantList binds, int limit, int width);
 
 // Stages the scope, runs the gates, and diffs against the target: the work
 // shared by preview and by each chunk of a run. Leaves rewind_stage and
@@ -30,10 +33,11 @@ Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &s
 // Gate results are appended to `checks`; `phase` names each step as it starts.
 // Decides how the scope is staged and matched (BatchStrategy) and leaves it
 // on `sql`, where the publish statements read it.
-Result<std::vector<PartitionResult>> stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
-                                                  const std::vector<PartitionRef> &scope,
-                                                  const std::function<Result<SourceStatsMap>()> &sourceStats,
-                                                  const QVariant &runId, const BatchOptions &options, bool simulate, bool publish,
-                                                  std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase);
+Result<std::vector<PartitionResult>>
+stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
+             const std::vector<PartitionRef> &scope,
+             const std::function<Result<SourceStatsMap>()> &sourceStats, const QVariant &runId,
+             const BatchOptions &options, bool simulate, bool publish,
+             std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase);
 
 } // namespace rw

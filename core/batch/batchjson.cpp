@@ -8,15 +8,15 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string s(const QString &t) { return t.toStdString(); }
+std::string s(const QString &t) {
+    return t.toStdString();
+}
 
-Json fromQt(const QJsonObject &o)
-{
+Json fromQt(const QJsonObject &o) {
     return Json::parse(QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString());
 }
 
-Json rows(const std::vector<QJsonObject> &list)
-{
+Json rows(const std::vector<QJsonObject> &list) {
     Json out = Json::array();
     for (const auto &o : list)
         out.push_back(fromQt(o));
@@ -25,8 +25,7 @@ Json rows(const std::vector<QJsonObject> &list)
 
 } // namespace
 
-Json partitionJson(const PartitionResult &p)
-{
+Json partitionJson(const PartitionResult &p) {
     Json j{{"partition", p.partition ? Json(s(*p.partition)) : Json(nullptr)},
            {"source_rows", p.sourceRows},
            {"staged_rows", p.stagedRows},
@@ -52,8 +51,7 @@ Json partitionJson(const PartitionResult &p)
     return j;
 }
 
-PartitionResult partitionFromJson(const QString &json)
-{
+PartitionResult partitionFromJson(const QString &json) {
     PartitionResult p;
     const Json j = Json::parse(json.toStdString(), nullptr, false);
     if (!j.is_object())
@@ -75,8 +73,7 @@ PartitionResult partitionFromJson(const QString &json)
     return p;
 }
 
-Json checksJson(const std::vector<CheckResult> &checks)
-{
+Json checksJson(const std::vector<CheckResult> &checks) {
     Json out = Json::array();
     for (const auto &c : checks) {
         Json j{{"name", s(c.name)},
@@ -92,8 +89,7 @@ Json checksJson(const std::vector<CheckResult> &checks)
 
 namespace {
 
-Json totalsJson(const RunResult &r)
-{
+Json totalsJson(const RunResult &r) {
     const PartitionResult t = r.totals();
     Json j{{"source_rows", t.sourceRows},
            {"staged_rows", t.stagedRows},
@@ -116,8 +112,7 @@ Json totalsJson(const RunResult &r)
 
 } // namespace
 
-Json planSummaryJson(const RunResult &r)
-{
+Json planSummaryJson(const RunResult &r) {
     constexpr std::size_t kChangedListed = 1000;
     RunResult head = r; // toJson of the result without its partitions
     head.partitions.clear();
@@ -137,8 +132,7 @@ Json planSummaryJson(const RunResult &r)
     return j;
 }
 
-Json toJson(const RunResult &r)
-{
+Json toJson(const RunResult &r) {
     Json partitions = Json::array();
     for (const auto &p : r.partitions)
         partitions.push_back(partitionJson(p));

@@ -7,32 +7,31 @@
 
 namespace rw {
 
-Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset)
-{
+Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset) {
     auto catalog = DatasetCatalog::resolve(db, dataset);
     if (!catalog)
         return fail(catalog.error());
     return BatchSql(db, dataset, std::move(*catalog));
 }
 
-QString BatchSql::stagedColumnList() const
-{
+QString BatchSql::stagedColumnList() const {
     QStringList out;
     for (const QString &c : m_cat.columns)
-        out << (m_cat.casts.contains(c) ? QString(QStringLiteral("CAST(") % q(c) % QStringLiteral(" AS ") % m_cat.casts.value(c) % QStringLiteral(") AS ") % q(c))
-                                    : q(c));
+        out << (m_cat.casts.contains(c)
+                    ? QString(QStringLiteral("CAST(") % q(c) % QStringLiteral(" AS ") %
+                              m_cat.casts.value(c) % QStringLiteral(") AS ") % q(c))
+                    : q(c));
     return out.join(QStringLiteral(", "));
 }
 
-QString BatchSql::currentFlag(const QString &zeroOrOne) const
-{
-    if (isScd2() && m_cat.targetTypes.value(m_dataset->scd2->current).startsWith(QLatin1String("bool"), Qt::CaseInsensitive))
+QString BatchSql::currentFlag(const QString &zeroOrOne) const {
+    if (isScd2() && m_cat.targetTypes.value(m_dataset->scd2->current)
+                        .startsWith(QLatin1String("bool"), Qt::CaseInsensitive))
         return u'(' % zeroOrOne % QStringLiteral(") = 1");
     return zeroOrOne;
 }
 
-QString BatchSql::columnList(const QString &qualifier, const QStringList &columns) const
-{
+QString BatchSql::columnList(const QString &qualifier, const QStringList &columns) const {
     QStringList out;
     for (const QString &c : columns)
         out << (qualifier.isEmpty() ? q(c) : qualifier % u'.' % q(c));
@@ -42,60 +41,63 @@ QString BatchSql::columnList(const QString &qualifier, const QStringList &column
 // One group per partition; an unpartitioned dataset is one group, and, as
 // under a GROUP BY, none at all when there are no rows (PostgreSQL refuses
 // GROUP BY NULL).
-QString BatchSql::groupByPart(const QString &qualifier) const
-{
+QString BatchSql::groupByPart(const QString &qualifier) const {
     if (!m_dataset->partitioned())
         return QStringLiteral(" HAVING COUNT(*) > 0");
     return QStringLiteral(" GROUP BY ") % partExpr(qualifier);
 }
 
-std::optional<QString> BatchSql::onePartitionKey(const std::vector<PartitionRef> &scope)
-{
+std::optional<QString> BatchSql::onePartitionKey(const std::vector<PartitionRef> &scope) {
     if (scope.size() != 1)
         return std::nullopt;
     return partitionKey(scope.front().label);
 }
 
-std::optional<QString> BatchSql::countedPartition() const { return onePartitionKey(m_strategy.scope); }
-
-QString BatchSql::countLabels(const QString &qualifier, const std::vector<PartitionRef> &scope) const
-{
-    return scope.size() == 1 ? QString() : QString(partLabelColumns(qualifier) % QStringLiteral(", "));
+std::optional<QString> BatchSql::countedPartition() const {
+    return onePartitionKey(m_strategy.scope);
 }
 
-QString BatchSql::countGrouping(const QString &qualifier, const std::vector<PartitionRef> &scope) const
-{
+QString BatchSql::countLabels(const QString &qualifier,
+                              const std::vector<PartitionRef> &scope) const {
+    return scope.size() == 1 ? QString()
+                             : QString(partLabelColumns(qualifier) % QStringLiteral(", "));
+}
+
+QString BatchSql::countGrouping(const QString &qualifier,
+                                const std::vector<PartitionRef> &scope) const {
     // As under a GROUP BY: no row when nothing is counted.
     return scope.size() == 1 ? QStringLiteral(" HAVING COUNT(*) > 0") : groupByPart(qualifier);
 }
 
-QString BatchSql::partExpr(const QString &qualifier) const
-{
+QString BatchSql::partExpr(const QString &qualifier) const {
     if (!m_dataset->partitioned())
         return QStringLiteral("NULL");
-    return qualifier.isEmpty() ? q(m_dataset->partitionColumn) : qualifier % u'.' % q(m_dataset->partitionColumn);
+    return qualifier.isEmpty() ? q(m_dataset->partitionColumn)
+                               : qualifier % u'.' % q(m_dataset->partitionColumn);
 }
 
-QString BatchSql::partLabelColumns(const QString &qualifier) const
-{
+QString BatchSql::partLabelColumns(const QString &qualifier) const {
     const QString p = partExpr(qualifier);
-    return m_db.dialect().partitionText(p) % QStringLiteral(", CASE WHEN ") % p % QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
+    return m_db.dialect().partitionText(p) % QStringLiteral(", CASE WHEN ") % p %
+           QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
 }
 
-QString BatchSql::sourcePartExpr(const QString &qualifier) const
-{
+QString BatchSql::sourcePartExpr(const QString &qualifier) const {
     const QString p = partExpr(qualifier);
-    const QString cast = m_dataset->partitioned() ? m_cat.casts.value(m_dataset->partitionColumn) : QString();
-    return cast.isEmpty() ? p : QString(QStringLiteral("CAST(") % p % QStringLiteral(" AS ") % cast % u')');
+    const QString cast =
+        m_dataset->partitioned() ? m_cat.casts.value(m_dataset->partitionColumn) : QString();
+    return cast.isEmpty()
+               ? p
+               : QString(QStringLiteral("CAST(") % p % QStringLiteral(" AS ") % cast % u')');
 }
 
-QString BatchSql::scopePredicate(const QString &qualifier, const std::vector<PartitionRef> &scope, QVariantList &binds) const
-{
+QString BatchSql::scopePredicate(const QString &qualifier, const std::vector<PartitionRef> &scope,
+                                 QVariantList &binds) const {
     return scopeOn(partExpr(qualifier), scope, binds);
 }
 
-QString BatchSql::scopeOn(const QString &p, const std::vector<PartitionRef> &scope, QVariantList &binds) const
-{
+QString BatchSql::scopeOn(const QString &p, const std::vector<PartitionRef> &scope,
+                          QVariantList &binds) const {
     if (!m_dataset->partitioned() || (m_wholeSourceScope > 0 && scope.size() == m_wholeSourceScope))
         return QStringLiteral("1 = 1");
     QStringList marks;
@@ -118,8 +120,8 @@ QString BatchSql::scopeOn(const QString &p, const std::vector<PartitionRef> &sco
     return u'(' % terms.join(QStringLiteral(" OR ")) % u')';
 }
 
-QString BatchSql::partitionFilter(const QString &qualifier, const PartitionRef &p, QVariantList &binds) const
-{
+QString BatchSql::partitionFilter(const QString &qualifier, const PartitionRef &p,
+                                  QVariantList &binds) const {
     if (!m_dataset->partitioned())
         return QStringLiteral("1 = 1");
     if (p.value.isNull())
@@ -128,48 +130,51 @@ QString BatchSql::partitionFilter(const QString &qualifier, const PartitionRef &
     return partExpr(qualifier) % QStringLiteral(" = ?");
 }
 
-QString BatchSql::scopedSource(const std::vector<PartitionRef> &scope, QVariantList &binds) const
-{
+QString BatchSql::scopedSource(const std::vector<PartitionRef> &scope, QVariantList &binds) const {
     // Partition values are labels of the target's type: a source column of
     // another type is compared as that type reads it.
-    return QStringLiteral("SELECT * FROM (") % sourceSelect(*m_dataset, m_db) % QStringLiteral(") AS src WHERE ")
-           % scopeOn(sourcePartExpr(QStringLiteral("src")), scope, binds);
+    return QStringLiteral("SELECT * FROM (") % sourceSelect(*m_dataset, m_db) %
+           QStringLiteral(") AS src WHERE ") %
+           scopeOn(sourcePartExpr(QStringLiteral("src")), scope, binds);
 }
 
-QString BatchSql::fingerprintExpr() const
-{
+QString BatchSql::fingerprintExpr() const {
     QStringList cols;
     for (const QString &c : m_cat.columns)
         cols << q(c);
     const SqlDialect &d = m_db.dialect();
-    return d.castText(QStringLiteral("COUNT(*)")) % QStringLiteral(" || ':' || ")
-           % d.castText(QStringLiteral("COALESCE(SUM(") % d.rowHash(cols, m_cat.columnTypes) % QStringLiteral("), 0)"));
+    return d.castText(QStringLiteral("COUNT(*)")) % QStringLiteral(" || ':' || ") %
+           d.castText(QStringLiteral("COALESCE(SUM(") % d.rowHash(cols, m_cat.columnTypes) %
+                      QStringLiteral("), 0)"));
 }
 
-QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantList &binds) const
-{
+QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantList &binds) const {
     if (!m_dataset->partitioned() || scope.size() == 1)
-        return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), scope) % QStringLiteral("COUNT(*), ") % fingerprintExpr()
-               % QStringLiteral(" FROM (") % scopedSource(scope, binds) % QStringLiteral(") AS s") % countGrouping(QStringLiteral("s"), scope);
+        return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), scope) %
+               QStringLiteral("COUNT(*), ") % fingerprintExpr() % QStringLiteral(" FROM (") %
+               scopedSource(scope, binds) % QStringLiteral(") AS s") %
+               countGrouping(QStringLiteral("s"), scope);
     // Labelled as the stage holds the values (see scopedSource).
     const QString p = sourcePartExpr(QStringLiteral("s"));
-    return QStringLiteral("SELECT ") % m_db.dialect().partitionText(p) % QStringLiteral(", CASE WHEN ") % p
-           % QStringLiteral(" IS NULL THEN 1 ELSE 0 END, COUNT(*), ") % fingerprintExpr() % QStringLiteral(" FROM (") % scopedSource(scope, binds)
-           % QStringLiteral(") AS s GROUP BY ") % p;
+    return QStringLiteral("SELECT ") % m_db.dialect().partitionText(p) %
+           QStringLiteral(", CASE WHEN ") % p %
+           QStringLiteral(" IS NULL THEN 1 ELSE 0 END, COUNT(*), ") % fingerprintExpr() %
+           QStringLiteral(" FROM (") % scopedSource(scope, binds) %
+           QStringLiteral(") AS s GROUP BY ") % p;
 }
 
-QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope, QVariantList &binds) const
-{
+QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope,
+                                  QVariantList &binds) const {
     const QString select = stageSelect(scope, binds);
-    return {m_db.dialect().dropTempTable(kStage), QStringLiteral("CREATE TEMP TABLE ") % q(kStage) % QStringLiteral(" AS ") % select};
+    return {m_db.dialect().dropTempTable(kStage),
+            QStringLiteral("CREATE TEMP TABLE ") % q(kStage) % QStringLiteral(" AS ") % select};
 }
 
-QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantList &binds) const
-{
+QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantList &binds) const {
     QString select;
     if (m_dataset->key.isEmpty()) {
-        select = QStringLiteral("SELECT ") % stagedColumnList() % QStringLiteral(" FROM (") % scopedSource(scope, binds)
-                 % QStringLiteral(") AS s");
+        select = QStringLiteral("SELECT ") % stagedColumnList() % QStringLiteral(" FROM (") %
+                 scopedSource(scope, binds) % QStringLiteral(") AS s");
     } else {
         // One row per (partition, key): the latest by order_by, ties broken by
         // the row's own values so the choice never depends on physical order.
@@ -186,14 +191,14 @@ QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantLi
         for (const QString &c : m_cat.values)
             if (c != m_dataset->orderBy)
                 orderBy << q(c) % QStringLiteral(" DESC NULLS LAST");
-        select = m_db.dialect().latestPerKey(stagedColumnList(), columnList(QString(), m_cat.columns), partitionBy, orderBy,
-                                             scopedSource(scope, binds));
+        select =
+            m_db.dialect().latestPerKey(stagedColumnList(), columnList(QString(), m_cat.columns),
+                                        partitionBy, orderBy, scopedSource(scope, binds));
     }
     return select;
 }
 
-QString BatchSql::indexStage() const
-{
+QString BatchSql::indexStage() const {
     QStringList indexCols;
     if (m_dataset->partitioned())
         indexCols << m_dataset->partitionColumn;
@@ -201,15 +206,17 @@ QString BatchSql::indexStage() const
     return m_db.dialect().createTempIndex(QStringLiteral("rewind_stage_key"), kStage, indexCols);
 }
 
-QString BatchSql::tgt() const { return m_strategy.targetDirect ? qt(m_dataset->target) : q(kTgt); }
-
-QString BatchSql::tgtScope(const QString &qualifier, QVariantList &binds) const
-{
-    return m_strategy.targetDirect ? scopePredicate(qualifier, m_strategy.scope, binds) : QStringLiteral("1 = 1");
+QString BatchSql::tgt() const {
+    return m_strategy.targetDirect ? qt(m_dataset->target) : q(kTgt);
 }
 
-BatchStrategy BatchSql::strategyFor(const std::vector<PartitionRef> &scope, BatchStrategy::Match match) const
-{
+QString BatchSql::tgtScope(const QString &qualifier, QVariantList &binds) const {
+    return m_strategy.targetDirect ? scopePredicate(qualifier, m_strategy.scope, binds)
+                                   : QStringLiteral("1 = 1");
+}
+
+BatchStrategy BatchSql::strategyFor(const std::vector<PartitionRef> &scope,
+                                    BatchStrategy::Match match) const {
     BatchStrategy out;
     out.scope = scope;
     out.targetDirect = readsTargetDirectly();
@@ -217,8 +224,7 @@ BatchStrategy BatchSql::strategyFor(const std::vector<PartitionRef> &scope, Batc
     return out;
 }
 
-QStringList BatchSql::createTargetCopy(QVariantList &binds) const
-{
+QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
     const SqlDialect &d = m_db.dialect();
     if (m_strategy.targetDirect)
         return {d.dropTempTable(kTgt)};
@@ -228,36 +234,37 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const
     indexCols << m_cat.key.mid(0, 8);
     QString select;
     if (m_cat.targetExists)
-        select = QStringLiteral("SELECT ") % columnList(QString(), m_cat.columns) % QStringLiteral(" FROM ") % qt(m_dataset->target)
-                 % QStringLiteral(" AS t WHERE ") % scopePredicate(QStringLiteral("t"), m_strategy.scope, binds);
+        select = QStringLiteral("SELECT ") % columnList(QString(), m_cat.columns) %
+                 QStringLiteral(" FROM ") % qt(m_dataset->target) % QStringLiteral(" AS t WHERE ") %
+                 scopePredicate(QStringLiteral("t"), m_strategy.scope, binds);
     else
         select = QStringLiteral("SELECT * FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0");
-    return {d.dropTempTable(kTgt), QStringLiteral("CREATE TEMP TABLE ") % q(kTgt) % QStringLiteral(" AS ") % select,
+    return {d.dropTempTable(kTgt),
+            QStringLiteral("CREATE TEMP TABLE ") % q(kTgt) % QStringLiteral(" AS ") % select,
             d.createTempIndex(QStringLiteral("rewind_tgt_key"), kTgt, indexCols)};
 }
 
-QStringList BatchSql::dropWorkTables() const
-{
+QStringList BatchSql::dropWorkTables() const {
     const SqlDialect &d = m_db.dialect();
     QStringList out{d.dropTempTable(kStage), d.dropTempTable(kTgt), d.dropTempTable(kMatch)};
     if (isScd2())
-        out << d.dropTempTable(QStringLiteral("rewind_scd2")) << d.dropTempTable(QStringLiteral("rewind_sim"));
+        out << d.dropTempTable(QStringLiteral("rewind_scd2"))
+            << d.dropTempTable(QStringLiteral("rewind_sim"));
     return out;
 }
 
-QString BatchSql::keyMatch(const QString &a, const QString &b) const
-{
+QString BatchSql::keyMatch(const QString &a, const QString &b) const {
     const SqlDialect &d = m_db.dialect();
     QStringList terms;
     if (m_dataset->partitioned())
-        terms << d.nullSafeKeyEqual(partExpr(a), partExpr(b), m_cat.targetTypes.value(m_dataset->partitionColumn));
+        terms << d.nullSafeKeyEqual(partExpr(a), partExpr(b),
+                                    m_cat.targetTypes.value(m_dataset->partitionColumn));
     for (const QString &k : m_cat.key)
         terms << d.nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k), m_cat.targetTypes.value(k));
     return terms.join(QStringLiteral(" AND "));
 }
 
-QString BatchSql::stageKeyMatch(const QString &a) const
-{
+QString BatchSql::stageKeyMatch(const QString &a) const {
     const QString s = QStringLiteral("s");
     if (!m_strategy.stageKeysNotNull)
         return keyMatch(a, s);
@@ -269,18 +276,17 @@ QString BatchSql::stageKeyMatch(const QString &a) const
     return terms.join(QStringLiteral(" AND "));
 }
 
-QString BatchSql::stageKeysNullProbe() const
-{
+QString BatchSql::stageKeysNullProbe() const {
     QStringList terms;
     if (m_dataset->partitioned())
         terms << partExpr(QString()) % QStringLiteral(" IS NULL");
     for (const QString &k : m_cat.key)
         terms << q(k) % QStringLiteral(" IS NULL");
-    return QStringLiteral("SELECT 1 FROM ") % q(kStage) % QStringLiteral(" WHERE ") % terms.join(QStringLiteral(" OR ")) % QStringLiteral(" LIMIT 1");
+    return QStringLiteral("SELECT 1 FROM ") % q(kStage) % QStringLiteral(" WHERE ") %
+           terms.join(QStringLiteral(" OR ")) % QStringLiteral(" LIMIT 1");
 }
 
-QString BatchSql::keyEqual(const QString &a, const QString &b) const
-{
+QString BatchSql::keyEqual(const QString &a, const QString &b) const {
     const SqlDialect &d = m_db.dialect();
     QStringList terms;
     for (const QString &k : m_cat.key)
@@ -288,8 +294,7 @@ QString BatchSql::keyEqual(const QString &a, const QString &b) const
     return terms.join(QStringLiteral(" AND "));
 }
 
-QString BatchSql::rowsDiffer(const QString &a, const QString &b) const
-{
+QString BatchSql::rowsDiffer(const QString &a, const QString &b) const {
     if (m_cat.values.isEmpty())
         return QStringLiteral("1 = 0");
     QStringList terms;
@@ -298,28 +303,30 @@ QString BatchSql::rowsDiffer(const QString &a, const QString &b) const
     return QStringLiteral("NOT (") % terms.join(QStringLiteral(" AND ")) % u')';
 }
 
-QString BatchSql::stagedCounts() const
-{
-    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) % QStringLiteral(", COUNT(*) FROM ") % q(kStage)
-           % QStringLiteral(" AS s") % groupByPart(QStringLiteral("s"));
+QString BatchSql::stagedCounts() const {
+    return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) %
+           QStringLiteral(", COUNT(*) FROM ") % q(kStage) % QStringLiteral(" AS s") %
+           groupByPart(QStringLiteral("s"));
 }
 
-QString BatchSql::stagedTotal() const { return QStringLiteral("SELECT COUNT(*) FROM ") % q(kStage); }
-
-QString BatchSql::targetCounts(QVariantList &binds) const
-{
-    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("t"), m_strategy.scope) % QStringLiteral("COUNT(*) FROM ") % tgt()
-           % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) % countGrouping(QStringLiteral("t"), m_strategy.scope);
+QString BatchSql::stagedTotal() const {
+    return QStringLiteral("SELECT COUNT(*) FROM ") % q(kStage);
 }
 
-QString BatchSql::targetRowProbe(QVariantList &binds) const
-{
-    return QStringLiteral("SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds)
-           % QStringLiteral(" LIMIT 1");
+QString BatchSql::targetCounts(QVariantList &binds) const {
+    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("t"), m_strategy.scope) %
+           QStringLiteral("COUNT(*) FROM ") % tgt() % QStringLiteral(" AS t WHERE ") %
+           tgtScope(QStringLiteral("t"), binds) %
+           countGrouping(QStringLiteral("t"), m_strategy.scope);
 }
 
-QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds, const std::vector<PartitionRef> *only) const
-{
+QString BatchSql::targetRowProbe(QVariantList &binds) const {
+    return QStringLiteral("SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ") %
+           tgtScope(QStringLiteral("t"), binds) % QStringLiteral(" LIMIT 1");
+}
+
+QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds,
+                             const std::vector<PartitionRef> *only) const {
     // One probe per staged row: the outer join marks inserts, and an update is
     // a staged row with at least one differing match. Join rows beyond the
     // staged count mean the target repeats keys; only then is counting
@@ -331,22 +338,32 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds, const s
     // match, so without it the join read and sorted the whole target.
     const SqlDialect &d = m_db.dialect();
     // A recount (`only`) reads the target in its own partitions.
-    const QString inScope = only && m_strategy.targetDirect ? scopePredicate(QStringLiteral("t"), *only, binds) : tgtScope(QStringLiteral("t"), binds);
+    const QString inScope = only && m_strategy.targetDirect
+                                ? scopePredicate(QStringLiteral("t"), *only, binds)
+                                : tgtScope(QStringLiteral("t"), binds);
     const QString tid = d.rowIdentity(QStringLiteral("t"));
-    const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
-    const QString updated = targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs % QStringLiteral(" THEN ")
-                                                       % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" END)"))
-                                             : QString(QStringLiteral("SUM(CASE WHEN ") % differs % QStringLiteral(" THEN 1 ELSE 0 END)"));
-    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), m_strategy.scope) % QStringLiteral("COUNT(*), SUM(CASE WHEN ") % tid
-           % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") % anyKeyNull(QStringLiteral("s"))
-           % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ")
-           % tgt() % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope
-           % (only ? QString(QStringLiteral(" WHERE ") % scopeOn(partExpr(QStringLiteral("s")), *only, binds)) : QString())
-           % countGrouping(QStringLiteral("s"), m_strategy.scope);
+    const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") %
+                            rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
+    const QString updated =
+        targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs %
+                                   QStringLiteral(" THEN ") % d.rowIdentity(QStringLiteral("s")) %
+                                   QStringLiteral(" END)"))
+                         : QString(QStringLiteral("SUM(CASE WHEN ") % differs %
+                                   QStringLiteral(" THEN 1 ELSE 0 END)"));
+    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), m_strategy.scope) %
+           QStringLiteral("COUNT(*), SUM(CASE WHEN ") % tid %
+           QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") %
+           anyKeyNull(QStringLiteral("s")) % QStringLiteral(" FROM ") % q(kStage) %
+           QStringLiteral(" AS s LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ") %
+           stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope %
+           (only ? QString(QStringLiteral(" WHERE ") %
+                           scopeOn(partExpr(QStringLiteral("s")), *only, binds))
+                 : QString()) %
+           countGrouping(QStringLiteral("s"), m_strategy.scope);
 }
 
-QString BatchSql::dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat, QVariantList &binds) const
-{
+QString BatchSql::dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat,
+                                    QVariantList &binds) const {
     const SqlDialect &d = m_db.dialect();
     // Numbered per partition: the highest number is the partition's count of
     // staged rows, and join rows beyond it mean the target repeats a key.
@@ -354,44 +371,66 @@ QString BatchSql::dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool
     // in (partition, key) order, which the join with the target's index
     // uses as is (numbered in no order, PostgreSQL sorted all 950,000 of
     // them again, on disk: 2.5 s of the diff against 1.9 s).
-    const QString byKey = m_cat.key.isEmpty() ? QString() : QString(QStringLiteral("ORDER BY ") % columnList(QStringLiteral("x"), m_cat.key));
+    const QString byKey =
+        m_cat.key.isEmpty()
+            ? QString()
+            : QString(QStringLiteral("ORDER BY ") % columnList(QStringLiteral("x"), m_cat.key));
     const QString numbering = scope.size() == 1 || !m_dataset->partitioned()
                                   ? QString(QStringLiteral("ROW_NUMBER() OVER (") % byKey % u')')
-                                  : QString(QStringLiteral("ROW_NUMBER() OVER (PARTITION BY ") % partExpr(QStringLiteral("x"))
-                                            % (byKey.isEmpty() ? QString() : u' ' % byKey) % u')');
-    const QString staged = QStringLiteral("SELECT ") % columnList(QStringLiteral("x"), m_cat.columns) % QStringLiteral(", ") % numbering
-                           % QStringLiteral(" AS rewind_sid FROM (") % stageSelect(scope, binds) % QStringLiteral(") AS x");
+                                  : QString(QStringLiteral("ROW_NUMBER() OVER (PARTITION BY ") %
+                                            partExpr(QStringLiteral("x")) %
+                                            (byKey.isEmpty() ? QString() : u' ' % byKey) % u')');
+    const QString staged = QStringLiteral("SELECT ") %
+                           columnList(QStringLiteral("x"), m_cat.columns) % QStringLiteral(", ") %
+                           numbering % QStringLiteral(" AS rewind_sid FROM (") %
+                           stageSelect(scope, binds) % QStringLiteral(") AS x");
     // The target in this count's partitions (a recount's are fewer than the
     // strategy's); binds in statement order: the source's, then the target's.
-    const QString inScope = m_strategy.targetDirect ? scopePredicate(QStringLiteral("t"), scope, binds) : QStringLiteral("1 = 1");
+    const QString inScope = m_strategy.targetDirect
+                                ? scopePredicate(QStringLiteral("t"), scope, binds)
+                                : QStringLiteral("1 = 1");
     const QString tid = d.rowIdentity(QStringLiteral("t"));
-    const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
-    const QString updated = targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs % QStringLiteral(" THEN s.rewind_sid END)"))
-                                             : QString(QStringLiteral("SUM(CASE WHEN ") % differs % QStringLiteral(" THEN 1 ELSE 0 END)"));
-    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), scope) % QStringLiteral("MAX(s.rewind_sid), COUNT(*), SUM(CASE WHEN ") % tid
-           % QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") % anyKeyNull(QStringLiteral("s")) % QStringLiteral(" FROM (") % staged
-           % QStringLiteral(") AS s LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
-           % inScope % countGrouping(QStringLiteral("s"), scope);
+    const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") %
+                            rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
+    const QString updated = targetKeysRepeat
+                                ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs %
+                                          QStringLiteral(" THEN s.rewind_sid END)"))
+                                : QString(QStringLiteral("SUM(CASE WHEN ") % differs %
+                                          QStringLiteral(" THEN 1 ELSE 0 END)"));
+    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), scope) %
+           QStringLiteral("MAX(s.rewind_sid), COUNT(*), SUM(CASE WHEN ") % tid %
+           QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") %
+           anyKeyNull(QStringLiteral("s")) % QStringLiteral(" FROM (") % staged %
+           QStringLiteral(") AS s LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ") %
+           stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope %
+           countGrouping(QStringLiteral("s"), scope);
 }
 
-QStringList BatchSql::createMatches(QVariantList &binds) const
-{
+QStringList BatchSql::createMatches(QVariantList &binds) const {
     const SqlDialect &d = m_db.dialect();
     const QString inScope = tgtScope(QStringLiteral("t"), binds); // as in diffCounts
     const QString tid = d.rowIdentity(QStringLiteral("t"));
-    const QString part = m_dataset->partitioned() ? QString(partExpr(QStringLiteral("s")) % QStringLiteral(" AS ") % q(m_dataset->partitionColumn) % QStringLiteral(", "))
-                                                  : QString();
-    return {d.dropTempTable(kMatch), QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") % part
-           % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS rewind_sid, ") % tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid
-           % QStringLiteral(" IS NOT NULL AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))
-           % QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % qt(m_dataset->target)
-           % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope};
+    const QString part = m_dataset->partitioned()
+                             ? QString(partExpr(QStringLiteral("s")) % QStringLiteral(" AS ") %
+                                       q(m_dataset->partitionColumn) % QStringLiteral(", "))
+                             : QString();
+    return {d.dropTempTable(kMatch),
+            QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") %
+                part % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS rewind_sid, ") %
+                tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid %
+                QStringLiteral(" IS NOT NULL AND ") %
+                rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) %
+                QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM ") % q(kStage) %
+                QStringLiteral(" AS s LEFT JOIN ") % qt(m_dataset->target) %
+                QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) %
+                QStringLiteral(" AND ") % inScope};
 }
 
-QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &scope, QVariantList &binds) const
-{
+QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &scope,
+                                             QVariantList &binds) const {
     const SqlDialect &d = m_db.dialect();
-    const QString select = stageSelect(scope, binds); // binds in statement order: the source's scope, then the target's
+    const QString select = stageSelect(
+        scope, binds); // binds in statement order: the source's scope, then the target's
     const QString inScope = scopePredicate(QStringLiteral("t"), scope, binds);
     const QString tid = d.rowIdentity(QStringLiteral("t"));
     // The matched target row's values too (rewind_o1, ...): the before-images
@@ -399,21 +438,28 @@ QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &sc
     // row identity (95,000 updated rows on PostgreSQL: 550 ms of lookups).
     QStringList old;
     for (qsizetype i = 0; i < m_cat.columns.size(); ++i)
-        old << QStringLiteral("t.") % q(m_cat.columns[i]) % QStringLiteral(" AS rewind_o") % QString::number(i + 1);
+        old << QStringLiteral("t.") % q(m_cat.columns[i]) % QStringLiteral(" AS rewind_o") %
+                   QString::number(i + 1);
     return {d.dropTempTable(kStage), d.dropTempTable(kMatch),
-            QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") % columnList(QStringLiteral("s"), m_cat.columns)
-                % QStringLiteral(", ") % old.join(u", ")
-                % QStringLiteral(", s.rewind_sid, ") % tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid % QStringLiteral(" IS NOT NULL AND ")
-                % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM (SELECT ")
-                % columnList(QStringLiteral("x"), m_cat.columns) % QStringLiteral(", ROW_NUMBER() OVER () AS rewind_sid FROM (") % select
-                % QStringLiteral(") AS x) AS s LEFT JOIN ") % qt(m_dataset->target) % QStringLiteral(" AS t ON ")
-                % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope};
+            QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") %
+                columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", ") %
+                old.join(u", ") % QStringLiteral(", s.rewind_sid, ") % tid %
+                QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid %
+                QStringLiteral(" IS NOT NULL AND ") %
+                rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) %
+                QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM (SELECT ") %
+                columnList(QStringLiteral("x"), m_cat.columns) %
+                QStringLiteral(", ROW_NUMBER() OVER () AS rewind_sid FROM (") % select %
+                QStringLiteral(") AS x) AS s LEFT JOIN ") % qt(m_dataset->target) %
+                QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) %
+                QStringLiteral(" AND ") % inScope};
 }
 
-QString BatchSql::stageTable() const { return stagedInMatches() ? q(kMatch) : q(kStage); }
+QString BatchSql::stageTable() const {
+    return stagedInMatches() ? q(kMatch) : q(kStage);
+}
 
-QString BatchSql::anyKeyNull(const QString &qualifier) const
-{
+QString BatchSql::anyKeyNull(const QString &qualifier) const {
     QStringList terms;
     if (m_dataset->partitioned())
         terms << partExpr(qualifier) % QStringLiteral(" IS NULL");
@@ -421,43 +467,52 @@ QString BatchSql::anyKeyNull(const QString &qualifier) const
         terms << qualifier % u'.' % q(k) % QStringLiteral(" IS NULL");
     if (terms.isEmpty())
         return QStringLiteral("0");
-    return QStringLiteral("MAX(CASE WHEN ") % terms.join(QStringLiteral(" OR ")) % QStringLiteral(" THEN 1 ELSE 0 END)");
+    return QStringLiteral("MAX(CASE WHEN ") % terms.join(QStringLiteral(" OR ")) %
+           QStringLiteral(" THEN 1 ELSE 0 END)");
 }
 
-QString BatchSql::matchSummary(bool targetKeysRepeat) const
-{
+QString BatchSql::matchSummary(bool targetKeysRepeat) const {
     const QString updated =
-        targetKeysRepeat ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.rewind_d = 1 THEN m.rewind_sid END)") : QStringLiteral("SUM(m.rewind_d)");
-    return QStringLiteral("SELECT COALESCE(MAX(m.rewind_sid), 0), COUNT(*), SUM(CASE WHEN m.rewind_tid IS NULL THEN 1 ELSE 0 END), ") % updated
-           % QStringLiteral(", ") % anyKeyNull(QStringLiteral("m")) % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m");
+        targetKeysRepeat
+            ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.rewind_d = 1 THEN m.rewind_sid END)")
+            : QStringLiteral("SUM(m.rewind_d)");
+    return QStringLiteral("SELECT COALESCE(MAX(m.rewind_sid), 0), COUNT(*), SUM(CASE WHEN "
+                          "m.rewind_tid IS NULL THEN 1 ELSE 0 END), ") %
+           updated % QStringLiteral(", ") % anyKeyNull(QStringLiteral("m")) %
+           QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m");
 }
 
-QString BatchSql::matchCounts(bool targetKeysRepeat) const
-{
+QString BatchSql::matchCounts(bool targetKeysRepeat) const {
     const QString updated =
-        targetKeysRepeat ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.rewind_d = 1 THEN m.rewind_sid END)") : QStringLiteral("SUM(m.rewind_d)");
-    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("m"), m_strategy.scope) % QStringLiteral("COUNT(*), SUM(CASE WHEN m.rewind_tid IS NULL THEN 1 ELSE 0 END), ")
-           % updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m") % countGrouping(QStringLiteral("m"), m_strategy.scope);
+        targetKeysRepeat
+            ? QStringLiteral("COUNT(DISTINCT CASE WHEN m.rewind_d = 1 THEN m.rewind_sid END)")
+            : QStringLiteral("SUM(m.rewind_d)");
+    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("m"), m_strategy.scope) %
+           QStringLiteral("COUNT(*), SUM(CASE WHEN m.rewind_tid IS NULL THEN 1 ELSE 0 END), ") %
+           updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m") %
+           countGrouping(QStringLiteral("m"), m_strategy.scope);
 }
 
 // The samples' target side is restricted to the sample's partition too (the
 // key match implies it), as in diffCounts: PostgreSQL cannot probe an index
 // with the null-safe key match and would read the whole target otherwise.
-QString BatchSql::sampleFilter(const QString &qualifier, const std::vector<PartitionRef> &parts, QVariantList &binds) const
-{
-    return parts.size() == 1 ? partitionFilter(qualifier, parts.front(), binds) : scopeOn(partExpr(qualifier), parts, binds);
+QString BatchSql::sampleFilter(const QString &qualifier, const std::vector<PartitionRef> &parts,
+                               QVariantList &binds) const {
+    return parts.size() == 1 ? partitionFilter(qualifier, parts.front(), binds)
+                             : scopeOn(partExpr(qualifier), parts, binds);
 }
 
-QString BatchSql::sampleSelect(const std::vector<PartitionRef> &parts, const QStringList &qualifiers, const QString &fromWhere,
-                               const QString &orderQualifier) const
-{
-    const QString orderBy = columnList(orderQualifier, m_cat.key.isEmpty() ? m_cat.columns : m_cat.key);
+QString BatchSql::sampleSelect(const std::vector<PartitionRef> &parts,
+                               const QStringList &qualifiers, const QString &fromWhere,
+                               const QString &orderQualifier) const {
+    const QString orderBy =
+        columnList(orderQualifier, m_cat.key.isEmpty() ? m_cat.columns : m_cat.key);
     QStringList columns;
     for (const QString &qualifier : qualifiers)
         columns << columnList(qualifier, m_cat.columns);
     if (parts.size() == 1)
-        return QStringLiteral("SELECT ") % columns.join(u", ") % QStringLiteral(" FROM ") % fromWhere % QStringLiteral(" ORDER BY ") % orderBy
-               % QStringLiteral(" LIMIT ?");
+        return QStringLiteral("SELECT ") % columns.join(u", ") % QStringLiteral(" FROM ") %
+               fromWhere % QStringLiteral(" ORDER BY ") % orderBy % QStringLiteral(" LIMIT ?");
     // Many partitions: each one's first rows in key order, in one statement
     // (a query per partition read the stage once each), labelled. The
     // columns keep their names through the subquery by aliases (a subquery
@@ -470,61 +525,74 @@ QString BatchSql::sampleSelect(const std::vector<PartitionRef> &parts, const QSt
             outer << alias % QStringLiteral(" AS ") % q(c);
         }
     const QString p = partExpr(orderQualifier);
-    return QStringLiteral("SELECT rewind_pl, rewind_pn, ") % outer.join(u", ") % QStringLiteral(" FROM (SELECT ")
-           % m_db.dialect().partitionText(p) % QStringLiteral(" AS rewind_pl, CASE WHEN ") % p % QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS rewind_pn, ")
-           % inner.join(u", ") % QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ") % p % QStringLiteral(" ORDER BY ") % orderBy
-           % QStringLiteral(") AS rewind_rn FROM ") % fromWhere
-           % QStringLiteral(") AS x WHERE rewind_rn <= ? ORDER BY rewind_pn, rewind_pl, rewind_rn"); // each partition's rows in key order
+    return QStringLiteral("SELECT rewind_pl, rewind_pn, ") % outer.join(u", ") %
+           QStringLiteral(" FROM (SELECT ") % m_db.dialect().partitionText(p) %
+           QStringLiteral(" AS rewind_pl, CASE WHEN ") % p %
+           QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS rewind_pn, ") % inner.join(u", ") %
+           QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ") % p % QStringLiteral(" ORDER BY ") %
+           orderBy % QStringLiteral(") AS rewind_rn FROM ") % fromWhere %
+           QStringLiteral(
+               ") AS x WHERE rewind_rn <= ? ORDER BY rewind_pn, rewind_pl, rewind_rn"); // each
+                                                                                        // partition's
+                                                                                        // rows in
+                                                                                        // key order
 }
 
-QString BatchSql::sampleInserted(const std::vector<PartitionRef> &parts, QVariantList &binds) const
-{
+QString BatchSql::sampleInserted(const std::vector<PartitionRef> &parts,
+                                 QVariantList &binds) const {
     const QString where = sampleFilter(QStringLiteral("s"), parts, binds);
     return sampleSelect(parts, {QStringLiteral("s")},
-                        q(kStage) % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % tgt()
-                            % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
-                            % sampleFilter(QStringLiteral("t"), parts, binds) % u')',
+                        q(kStage) % QStringLiteral(" AS s WHERE ") % where %
+                            QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % tgt() %
+                            QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) %
+                            QStringLiteral(" AND ") %
+                            sampleFilter(QStringLiteral("t"), parts, binds) % u')',
                         QStringLiteral("s"));
 }
 
-QString BatchSql::sampleUpdated(const std::vector<PartitionRef> &parts, QVariantList &binds) const
-{
+QString BatchSql::sampleUpdated(const std::vector<PartitionRef> &parts, QVariantList &binds) const {
     const QString where = sampleFilter(QStringLiteral("s"), parts, binds);
     const QString inPart = sampleFilter(QStringLiteral("t"), parts, binds);
     return sampleSelect(parts, {QStringLiteral("s"), QStringLiteral("t")},
-                        q(kStage) % QStringLiteral(" AS s JOIN ") % tgt() % QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t"))
-                            % QStringLiteral(" WHERE ") % where % QStringLiteral(" AND ") % inPart % QStringLiteral(" AND ")
-                            % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")),
+                        q(kStage) % QStringLiteral(" AS s JOIN ") % tgt() %
+                            QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) %
+                            QStringLiteral(" WHERE ") % where % QStringLiteral(" AND ") % inPart %
+                            QStringLiteral(" AND ") %
+                            rowsDiffer(QStringLiteral("t"), QStringLiteral("s")),
                         QStringLiteral("s"));
 }
 
-QString BatchSql::sampleUnchanged(const std::vector<PartitionRef> &parts, QVariantList &binds) const
-{
+QString BatchSql::sampleUnchanged(const std::vector<PartitionRef> &parts,
+                                  QVariantList &binds) const {
     const QString where = sampleFilter(QStringLiteral("s"), parts, binds);
     const QString inPart1 = sampleFilter(QStringLiteral("t"), parts, binds);
     const QString inPart2 = sampleFilter(QStringLiteral("t"), parts, binds);
     return sampleSelect(parts, {QStringLiteral("s")},
-                        q(kStage) % QStringLiteral(" AS s WHERE ") % where % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % tgt()
-                            % QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inPart1
-                            % QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ")
-                            % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inPart2 % QStringLiteral(" AND ")
-                            % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % u')',
+                        q(kStage) % QStringLiteral(" AS s WHERE ") % where %
+                            QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % tgt() %
+                            QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) %
+                            QStringLiteral(" AND ") % inPart1 %
+                            QStringLiteral(") AND NOT EXISTS (SELECT 1 FROM ") % tgt() %
+                            QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) %
+                            QStringLiteral(" AND ") % inPart2 % QStringLiteral(" AND ") %
+                            rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % u')',
                         QStringLiteral("s"));
 }
 
-QString BatchSql::sampleDeleted(const std::vector<PartitionRef> &parts, QVariantList &binds) const
-{
-    return sampleSelect(parts, {QStringLiteral("t")},
-                        tgt() % QStringLiteral(" AS t WHERE ") % sampleFilter(QStringLiteral("t"), parts, binds)
-                            % QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ")
-                            % stageKeyMatch(QStringLiteral("t")) % u')',
-                        QStringLiteral("t"));
+QString BatchSql::sampleDeleted(const std::vector<PartitionRef> &parts, QVariantList &binds) const {
+    return sampleSelect(
+        parts, {QStringLiteral("t")},
+        tgt() % QStringLiteral(" AS t WHERE ") % sampleFilter(QStringLiteral("t"), parts, binds) %
+            QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % q(kStage) %
+            QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')',
+        QStringLiteral("t"));
 }
 
-QString BatchSql::imagesTable() const { return QStringLiteral("rewind_images_") % m_dataset->name; }
+QString BatchSql::imagesTable() const {
+    return QStringLiteral("rewind_images_") % m_dataset->name;
+}
 
-QStringList BatchSql::createTargetIfMissing() const
-{
+QStringList BatchSql::createTargetIfMissing() const {
     if (m_cat.targetExists)
         return {};
     if (isScd2()) {
@@ -536,67 +604,77 @@ QStringList BatchSql::createTargetIfMissing() const
         for (const QString &k : m_cat.key.mid(0, 8))
             indexCols << q(k);
         indexCols << q(v.validFrom);
-        return {QStringLiteral("CREATE TABLE ") % qt(m_dataset->target) % QStringLiteral(" AS SELECT ") % columnList(QString(), m_cat.columns)
-                    % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom) % QStringLiteral(", ") % part
-                    % QStringLiteral(" AS ") % q(v.validTo) % QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current)
-                    % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0"),
-                QStringLiteral("CREATE INDEX ") % q(QStringLiteral("rewind_key_") % m_dataset->target) % QStringLiteral(" ON ")
-                    % qt(m_dataset->target) % QStringLiteral(" (") % indexCols.join(u", ") % u')'};
+        return {QStringLiteral("CREATE TABLE ") % qt(m_dataset->target) %
+                    QStringLiteral(" AS SELECT ") % columnList(QString(), m_cat.columns) %
+                    QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom) %
+                    QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) %
+                    QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current) %
+                    QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0"),
+                QStringLiteral("CREATE INDEX ") %
+                    q(QStringLiteral("rewind_key_") % m_dataset->target) % QStringLiteral(" ON ") %
+                    qt(m_dataset->target) % QStringLiteral(" (") % indexCols.join(u", ") % u')'};
     }
     QStringList indexCols;
     if (m_dataset->partitioned())
         indexCols << q(m_dataset->partitionColumn);
     for (const QString &k : m_cat.key.mid(0, 8))
         indexCols << q(k);
-    return {QStringLiteral("CREATE TABLE ") % qt(m_dataset->target) % QStringLiteral(" AS SELECT * FROM ") % q(kStage)
-                % QStringLiteral(" WHERE 1 = 0"),
-            QStringLiteral("CREATE INDEX ") % q(QStringLiteral("rewind_key_") % m_dataset->target) % QStringLiteral(" ON ")
-                % qt(m_dataset->target) % QStringLiteral(" (") % indexCols.join(u", ") % u')'};
+    return {QStringLiteral("CREATE TABLE ") % qt(m_dataset->target) %
+                QStringLiteral(" AS SELECT * FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0"),
+            QStringLiteral("CREATE INDEX ") % q(QStringLiteral("rewind_key_") % m_dataset->target) %
+                QStringLiteral(" ON ") % qt(m_dataset->target) % QStringLiteral(" (") %
+                indexCols.join(u", ") % u')'};
 }
 
-QStringList BatchSql::createImagesIfMissing() const
-{
+QStringList BatchSql::createImagesIfMissing() const {
     if (isScd2()) {
         // Whole versions, and the month (chunk) whose publish replaced them.
         const Scd2Spec &v = *m_dataset->scd2;
         const QString part = q(m_dataset->partitionColumn);
-        return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) % QStringLiteral(" AS SELECT ")
-                % columnList(QString(), m_cat.columns) % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom)
-                % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) % QStringLiteral(", ")
-                % currentFlag(QStringLiteral("CAST(1 AS INTEGER)")) % QStringLiteral(" AS ") % q(v.current) % QStringLiteral(", CAST(NULL AS ")
-                % m_db.dialect().bigintType()
-                % QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op, ") % part % QStringLiteral(" AS rewind_part FROM ")
-                % q(kStage) % QStringLiteral(" WHERE 1 = 0")};
+        return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) %
+                QStringLiteral(" AS SELECT ") % columnList(QString(), m_cat.columns) %
+                QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom) %
+                QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) %
+                QStringLiteral(", ") % currentFlag(QStringLiteral("CAST(1 AS INTEGER)")) %
+                QStringLiteral(" AS ") % q(v.current) % QStringLiteral(", CAST(NULL AS ") %
+                m_db.dialect().bigintType() %
+                QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op, ") % part %
+                QStringLiteral(" AS rewind_part FROM ") % q(kStage) %
+                QStringLiteral(" WHERE 1 = 0")};
     }
     // Before-images of what a publish replaced, typed like the staged rows.
-    return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) % QStringLiteral(" AS SELECT ")
-            % columnList(QString(), m_cat.columns) % QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType()
-            % QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op FROM ") % stageTable() % QStringLiteral(" WHERE 1 = 0")};
+    return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) %
+            QStringLiteral(" AS SELECT ") % columnList(QString(), m_cat.columns) %
+            QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType() %
+            QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op FROM ") %
+            stageTable() % QStringLiteral(" WHERE 1 = 0")};
 }
 
-QString BatchSql::saveImagesUpdated(QVariantList &binds) const
-{
+QString BatchSql::saveImagesUpdated(QVariantList &binds) const {
     if (stagedInMatches()) {
         QStringList old;
         for (qsizetype i = 0; i < m_cat.columns.size(); ++i)
             old << QStringLiteral("m.rewind_o") % QString::number(i + 1);
-        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % old.join(u", ")
-               % QStringLiteral(", ?, 'updated' FROM ") % q(kMatch) % QStringLiteral(" AS m WHERE m.rewind_d = 1");
+        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") %
+               old.join(u", ") % QStringLiteral(", ?, 'updated' FROM ") % q(kMatch) %
+               QStringLiteral(" AS m WHERE m.rewind_d = 1");
     }
     if (byIdentity())
-        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_cat.columns)
-               % QStringLiteral(", ?, 'updated' FROM ") % qt(m_dataset->target) % QStringLiteral(" AS t WHERE ")
-               % m_db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" IN (SELECT m.rewind_tid FROM ") % q(kMatch)
-               % QStringLiteral(" AS m WHERE m.rewind_d = 1)");
-    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_cat.columns)
-           % QStringLiteral(", ?, 'updated' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds)
-           % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage)
-           % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
-           % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % u')';
+        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") %
+               columnList(QStringLiteral("t"), m_cat.columns) %
+               QStringLiteral(", ?, 'updated' FROM ") % qt(m_dataset->target) %
+               QStringLiteral(" AS t WHERE ") % m_db.dialect().rowIdentity(QStringLiteral("t")) %
+               QStringLiteral(" IN (SELECT m.rewind_tid FROM ") % q(kMatch) %
+               QStringLiteral(" AS m WHERE m.rewind_d = 1)");
+    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") %
+           columnList(QStringLiteral("t"), m_cat.columns) % QStringLiteral(", ?, 'updated' FROM ") %
+           tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) %
+           QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage) %
+           QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) %
+           QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % u')';
 }
 
-QString BatchSql::saveImagesInserted(bool everyStagedRow) const
-{
+QString BatchSql::saveImagesInserted(bool everyStagedRow) const {
     // A rollback removes the rows a merge inserted by their partition and
     // key (rollbackStatements: keyMatch), so only those columns are kept;
     // the others stay NULL. A backfill into empty partitions otherwise
@@ -611,23 +689,25 @@ QString BatchSql::saveImagesInserted(bool everyStagedRow) const
             if (!kept.contains(k))
                 kept << k;
     }
-    const QString into = QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" (") % columnList(QString(), kept)
-                         % QStringLiteral(", rewind_run_id, rewind_op) SELECT ") % columnList(QStringLiteral("s"), kept)
-                         % QStringLiteral(", ?, 'inserted' FROM ");
+    const QString into =
+        QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" (") %
+        columnList(QString(), kept) % QStringLiteral(", rewind_run_id, rewind_op) SELECT ") %
+        columnList(QStringLiteral("s"), kept) % QStringLiteral(", ?, 'inserted' FROM ");
     if (byIdentity())
-        return into % stageTable() % QStringLiteral(" AS s") % (everyStagedRow ? QString() : QStringLiteral(" WHERE ") % insertedByMatch());
-    return into % q(kStage) % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ")
-           % stageKeyMatch(QStringLiteral("t")) % u')';
+        return into % stageTable() % QStringLiteral(" AS s") %
+               (everyStagedRow ? QString() : QStringLiteral(" WHERE ") % insertedByMatch());
+    return into % q(kStage) % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() %
+           QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')';
 }
 
-QString BatchSql::saveImagesReplaced(QVariantList &binds) const
-{
-    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") % columnList(QStringLiteral("t"), m_cat.columns)
-           % QStringLiteral(", ?, 'replaced' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds);
+QString BatchSql::saveImagesReplaced(QVariantList &binds) const {
+    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") %
+           columnList(QStringLiteral("t"), m_cat.columns) %
+           QStringLiteral(", ?, 'replaced' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") %
+           tgtScope(QStringLiteral("t"), binds);
 }
 
-std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const
-{
+std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const {
     // Touches only rows whose values differ; the scope's filter lets the
     // target's partition index narrow the scan. Matched by row identity
     // (Match::ByIdentity), each changed row is one lookup (SQLite's rowid search,
@@ -645,10 +725,12 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const
         // (SqlDialect::aroundHashedIdentityJoin). Measured on PostgreSQL:
         // at 5M rows (95,000 changed), the key join took 560-890 ms where a
         // TID scan per row took 960-975; at 10M, see the dialect.
-        const QString update = QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ")
-                               % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS s WHERE s.rewind_d = 1 AND ")
-                               % scopePredicate(QStringLiteral("t"), m_strategy.scope, binds) % QStringLiteral(" AND ") % d.rowIdentity(QStringLiteral("t"))
-                               % QStringLiteral(" = s.rewind_tid");
+        const QString update =
+            QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") %
+            sets.join(u", ") % QStringLiteral(" FROM ") % q(kMatch) %
+            QStringLiteral(" AS s WHERE s.rewind_d = 1 AND ") %
+            scopePredicate(QStringLiteral("t"), m_strategy.scope, binds) % QStringLiteral(" AND ") %
+            d.rowIdentity(QStringLiteral("t")) % QStringLiteral(" = s.rewind_tid");
         const auto [before, after] = d.aroundHashedIdentityJoin();
         std::vector<std::pair<QString, QVariantList>> out;
         if (!before.isEmpty())
@@ -659,53 +741,61 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const
         return out;
     }
     if (byIdentity()) {
-        const QString changed = QStringLiteral("SELECT m.rewind_tid, ") % columnList(QStringLiteral("x"), m_cat.values) % QStringLiteral(" FROM ")
-                                % q(kMatch) % QStringLiteral(" AS m JOIN ") % q(kStage) % QStringLiteral(" AS x ON ")
-                                % d.rowIdentity(QStringLiteral("x")) % QStringLiteral(" = m.rewind_sid WHERE m.rewind_d = 1");
-        return {{QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ") % QStringLiteral(" FROM (")
-                     % changed % QStringLiteral(") AS s WHERE ") % d.rowIdentity(QStringLiteral("t")) % QStringLiteral(" = s.rewind_tid"),
+        const QString changed = QStringLiteral("SELECT m.rewind_tid, ") %
+                                columnList(QStringLiteral("x"), m_cat.values) %
+                                QStringLiteral(" FROM ") % q(kMatch) %
+                                QStringLiteral(" AS m JOIN ") % q(kStage) %
+                                QStringLiteral(" AS x ON ") % d.rowIdentity(QStringLiteral("x")) %
+                                QStringLiteral(" = m.rewind_sid WHERE m.rewind_d = 1");
+        return {{QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") %
+                     sets.join(u", ") % QStringLiteral(" FROM (") % changed %
+                     QStringLiteral(") AS s WHERE ") % d.rowIdentity(QStringLiteral("t")) %
+                     QStringLiteral(" = s.rewind_tid"),
                  {}}};
     }
-    const QString update = QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") % sets.join(u", ")
-                           % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ") % scopePredicate(QStringLiteral("t"), m_strategy.scope, binds)
-                           % QStringLiteral(" AND ") % stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ")
-                           % rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
+    const QString update =
+        QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") %
+        sets.join(u", ") % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ") %
+        scopePredicate(QStringLiteral("t"), m_strategy.scope, binds) % QStringLiteral(" AND ") %
+        stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") %
+        rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
     return {{update, binds}};
 }
 
-QString BatchSql::insertedByMatch() const
-{
+QString BatchSql::insertedByMatch() const {
     if (stagedInMatches()) // an unmatched staged row is one row of rewind_match
         return QStringLiteral("s.rewind_tid IS NULL");
-    return m_db.dialect().rowIdentity(QStringLiteral("s")) % QStringLiteral(" IN (SELECT m.rewind_sid FROM ") % q(kMatch)
-           % QStringLiteral(" AS m WHERE m.rewind_tid IS NULL)");
+    return m_db.dialect().rowIdentity(QStringLiteral("s")) %
+           QStringLiteral(" IN (SELECT m.rewind_sid FROM ") % q(kMatch) %
+           QStringLiteral(" AS m WHERE m.rewind_tid IS NULL)");
 }
 
-QString BatchSql::mergeInsert(bool everyStagedRow) const
-{
+QString BatchSql::mergeInsert(bool everyStagedRow) const {
     if (byIdentity())
-        return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_cat.columns)
-               % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % stageTable()
-               % QStringLiteral(" AS s") % (everyStagedRow ? QString() : QStringLiteral(" WHERE ") % insertedByMatch());
-    return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_cat.columns)
-           % QStringLiteral(") SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage)
-           % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() % QStringLiteral(" AS t WHERE ")
-           % stageKeyMatch(QStringLiteral("t")) % u')';
+        return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") %
+               columnList(QString(), m_cat.columns) % QStringLiteral(") SELECT ") %
+               columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") %
+               stageTable() % QStringLiteral(" AS s") %
+               (everyStagedRow ? QString() : QStringLiteral(" WHERE ") % insertedByMatch());
+    return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") %
+           columnList(QString(), m_cat.columns) % QStringLiteral(") SELECT ") %
+           columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage) %
+           QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() %
+           QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')';
 }
 
-QString BatchSql::overwriteDelete(QVariantList &binds) const
-{
-    return QStringLiteral("DELETE FROM ") % qt(m_dataset->target) % QStringLiteral(" WHERE ") % scopePredicate(QString(), m_strategy.scope, binds);
+QString BatchSql::overwriteDelete(QVariantList &binds) const {
+    return QStringLiteral("DELETE FROM ") % qt(m_dataset->target) % QStringLiteral(" WHERE ") %
+           scopePredicate(QString(), m_strategy.scope, binds);
 }
 
-QString BatchSql::overwriteInsert() const
-{
-    return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") % columnList(QString(), m_cat.columns)
-           % QStringLiteral(") SELECT ") % columnList(QString(), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage);
+QString BatchSql::overwriteInsert() const {
+    return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") %
+           columnList(QString(), m_cat.columns) % QStringLiteral(") SELECT ") %
+           columnList(QString(), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage);
 }
 
-QStringList BatchSql::targetColumns() const
-{
+QStringList BatchSql::targetColumns() const {
     QStringList out = m_cat.columns;
     if (isScd2())
         out << m_dataset->scd2->validFrom << m_dataset->scd2->validTo << m_dataset->scd2->current;

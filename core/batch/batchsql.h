@@ -14,12 +14,14 @@ namespace rw {
 // by the publish that follows.
 struct BatchStrategy {
     enum class Match {
-        ByKey,       // rewind_stage, matched to the target on partition and key
-        ByIdentity,  // rewind_match beside it: per staged row, its target row's identity (createMatches)
-        StagedWithIdentity, // rewind_match holds the staged rows themselves, no rewind_stage (createStageWithMatches)
+        ByKey,              // rewind_stage, matched to the target on partition and key
+        ByIdentity,         // rewind_match beside it: per staged row, its target row's identity
+                            // (createMatches)
+        StagedWithIdentity, // rewind_match holds the staged rows themselves, no rewind_stage
+                            // (createStageWithMatches)
     };
     std::vector<PartitionRef> scope; // the partitions the target is read in
-    bool targetDirect = false;       // the diff reads the target table itself, not its copy rewind_tgt
+    bool targetDirect = false; // the diff reads the target table itself, not its copy rewind_tgt
     Match match = Match::ByKey;
     // No staged row has a NULL partition or key: keys match on plain `=`
     // (see stageKeyMatch). Set first, cleared when a count says otherwise.
@@ -38,7 +40,9 @@ public:
     // `catalog` resolved for `dataset` (or a variant of it with another
     // write mode) in this operation.
     BatchSql(const Database &db, const DatasetSpec &dataset, DatasetCatalog catalog)
-        : m_db(db), m_dataset(&dataset), m_cat(std::move(catalog)) {}
+        : m_db(db)
+        , m_dataset(&dataset)
+        , m_cat(std::move(catalog)) {}
     // Resolves the catalog, for an operation that makes one BatchSql.
     static Result<BatchSql> make(const Database &db, const DatasetSpec &dataset);
 
@@ -52,7 +56,8 @@ public:
     // The strategy of `scope` for `match`: the target read directly when it
     // exists and an index serves key lookups. ByIdentity and
     // StagedWithIdentity need such a target.
-    BatchStrategy strategyFor(const std::vector<PartitionRef> &scope, BatchStrategy::Match match) const;
+    BatchStrategy strategyFor(const std::vector<PartitionRef> &scope,
+                              BatchStrategy::Match match) const;
     void setStrategy(BatchStrategy strategy) { m_strategy = std::move(strategy); }
     // A scope of this many partitions holds every partition of the source
     // (a preview of the whole dataset): its filter is left out, so that the
@@ -66,7 +71,8 @@ public:
 
     // `WHERE`-clause predicate on the partition column for `scope`, with
     // its bound values appended to `binds`. TRUE for an unpartitioned dataset.
-    QString scopePredicate(const QString &qualifier, const std::vector<PartitionRef> &scope, QVariantList &binds) const;
+    QString scopePredicate(const QString &qualifier, const std::vector<PartitionRef> &scope,
+                           QVariantList &binds) const;
 
     // SELECT of the scoped source rows (all columns).
     QString scopedSource(const std::vector<PartitionRef> &scope, QVariantList &binds) const;
@@ -75,8 +81,10 @@ public:
     QString sourceStats(const std::vector<PartitionRef> &scope, QVariantList &binds) const;
     QString fingerprintExpr() const;
 
-    QStringList createStage(const std::vector<PartitionRef> &scope, QVariantList &binds) const; // last one takes binds
-    QString stageSelect(const std::vector<PartitionRef> &scope, QVariantList &binds) const; // the staged rows
+    QStringList createStage(const std::vector<PartitionRef> &scope,
+                            QVariantList &binds) const; // last one takes binds
+    QString stageSelect(const std::vector<PartitionRef> &scope,
+                        QVariantList &binds) const; // the staged rows
     // The staged rows' (partition, key) index: lookups from the target into
     // the stage (before-images, publish, deleted samples, gates, scd2) need it;
     // the diff, which probes the target, does not.
@@ -94,7 +102,7 @@ public:
     // whether they differ; then counts, before-images and the write are
     // identity lookups instead of key probes. Match::ByIdentity.
     QStringList createMatches(QVariantList &binds) const; // last one takes binds
-    QString matchCounts(bool targetKeysRepeat) const; // like diffCounts
+    QString matchCounts(bool targetKeysRepeat) const;     // like diffCounts
     // The same in one statement with the stage: rewind_match holds the staged
     // rows themselves (each numbered 1..n as rewind_sid) joined to their
     // target rows, whose values it keeps for the before-images (rewind_o1,
@@ -102,7 +110,8 @@ public:
     // the staged rows less). For a one-partition merge publish with no gates
     // and no samples (which read rewind_stage): Match::StagedWithIdentity.
     // Its counts come from matchSummary.
-    QStringList createStageWithMatches(const std::vector<PartitionRef> &scope, QVariantList &binds) const; // last one takes binds
+    QStringList createStageWithMatches(const std::vector<PartitionRef> &scope,
+                                       QVariantList &binds) const; // last one takes binds
     // One row, from one read of that rewind_match: staged rows (the highest
     // row number), join rows (more: the target repeats a key, ask again with
     // targetKeysRepeat), inserted, updated, and 1 when a staged partition or
@@ -125,7 +134,8 @@ public:
     // Per partition (label, is-null): join rows, inserted, updated staged
     // rows, and 1 when a staged partition or key is NULL. With `only`, of
     // those staged partitions alone.
-    QString diffCounts(bool targetKeysRepeat, QVariantList &binds, const std::vector<PartitionRef> *only = nullptr) const;
+    QString diffCounts(bool targetKeysRepeat, QVariantList &binds,
+                       const std::vector<PartitionRef> *only = nullptr) const;
     // Per partition (label, is-null): target rows in scope.
     QString targetCounts(QVariantList &binds) const;
     // One row when the target holds any row in the strategy's scope, none
@@ -137,13 +147,15 @@ public:
     // join rows, inserted, updated, and 1 when a staged partition or key is
     // NULL (stageKeyMatch must then be null-safe: setStageKeysNotNull(false)
     // and ask again). After createTargetCopy.
-    QString dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat, QVariantList &binds) const;
+    QString dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat,
+                              QVariantList &binds) const;
 
     // Samples of the partitions `parts`, LIMIT (rows a partition) bound as
     // the last value. For one partition the columns alone, in key order; for
     // many, each row led by its partition's label and is-null columns.
     QString sampleInserted(const std::vector<PartitionRef> &parts, QVariantList &binds) const;
-    QString sampleUpdated(const std::vector<PartitionRef> &parts, QVariantList &binds) const; // after columns, then before columns
+    QString sampleUpdated(const std::vector<PartitionRef> &parts,
+                          QVariantList &binds) const; // after columns, then before columns
     QString sampleUnchanged(const std::vector<PartitionRef> &parts, QVariantList &binds) const;
     QString sampleDeleted(const std::vector<PartitionRef> &parts, QVariantList &binds) const;
 
@@ -173,7 +185,8 @@ public:
     // version), close_p (close the earlier version at the month), extend_p
     // (the earlier version runs on to e). `dim` is a quoted table name.
     bool isScd2() const { return m_dataset->scd2.has_value(); }
-    QStringList createScd2Work(const QString &dim, const PartitionRef &month, QVariantList &binds) const; // 2nd takes binds
+    QStringList createScd2Work(const QString &dim, const PartitionRef &month,
+                               QVariantList &binds) const; // 2nd takes binds
     // opened, closed, extended, deleted, keys acted on, keys.
     QString scd2Counts() const;
     // Statements reconciling `dim` with the month in rewind_scd2, in order:
@@ -195,11 +208,13 @@ public:
     QStringList targetColumns() const; // columns(), plus valid_from, valid_to, current for scd2
 
     // --- rollback of one partition of run `runId` (mode as the run recorded) ---
-    std::vector<std::pair<QString, QVariantList>> rollbackStatements(WriteMode mode, const PartitionRef &p,
-                                                                      const QVariant &runId) const;
+    std::vector<std::pair<QString, QVariantList>>
+    rollbackStatements(WriteMode mode, const PartitionRef &p, const QVariant &runId) const;
     // Rows the rollback removes from the target, and rows it puts back.
-    std::pair<QString, QVariantList> rollbackRemovedCount(WriteMode mode, const PartitionRef &p, const QVariant &runId) const;
-    std::pair<QString, QVariantList> rollbackRestoredCount(WriteMode mode, const PartitionRef &p, const QVariant &runId) const;
+    std::pair<QString, QVariantList> rollbackRemovedCount(WriteMode mode, const PartitionRef &p,
+                                                          const QVariant &runId) const;
+    std::pair<QString, QVariantList> rollbackRestoredCount(WriteMode mode, const PartitionRef &p,
+                                                           const QVariant &runId) const;
 
     // The target's type for a source column whose values the engine would
     // neither compare with nor write to the target's column as they are
@@ -222,8 +237,8 @@ public:
     QString stageKeysNullProbe() const;
     QString keyEqual(const QString &a, const QString &b) const; // key only, null-safe
     QString rowsDiffer(const QString &a, const QString &b) const;
-    QString partExpr(const QString &qualifier) const;      // the partition column or NULL
-    QString groupByPart(const QString &qualifier) const;   // " GROUP BY <part>", or one group
+    QString partExpr(const QString &qualifier) const;    // the partition column or NULL
+    QString groupByPart(const QString &qualifier) const; // " GROUP BY <part>", or one group
     // The label columns (with a trailing comma) and the grouping of a count
     // over `scope`: none for one partition (see countedPartition).
     QString countLabels(const QString &qualifier, const std::vector<PartitionRef> &scope) const;
@@ -234,18 +249,21 @@ private:
     QString q(const QString &identifier) const { return m_db.quote(identifier); }
     QString qt(const QString &table) const { return m_db.quoteTable(table); }
     QString columnList(const QString &qualifier, const QStringList &columns) const;
-    QString sampleFilter(const QString &qualifier, const std::vector<PartitionRef> &parts, QVariantList &binds) const;
-    QString sampleSelect(const std::vector<PartitionRef> &parts, const QStringList &qualifiers, const QString &fromWhere,
-                         const QString &orderQualifier) const;
+    QString sampleFilter(const QString &qualifier, const std::vector<PartitionRef> &parts,
+                         QVariantList &binds) const;
+    QString sampleSelect(const std::vector<PartitionRef> &parts, const QStringList &qualifiers,
+                         const QString &fromWhere, const QString &orderQualifier) const;
     QString stagedColumnList() const; // the source's columns as the stage holds them
     // A 0/1 expression as the value of the scd2 current column: a boolean
     // where the target declares one (a dimension made beforehand), else as is.
     QString currentFlag(const QString &zeroOrOne) const;
-    QString partitionFilter(const QString &qualifier, const PartitionRef &p, QVariantList &binds) const;
+    QString partitionFilter(const QString &qualifier, const PartitionRef &p,
+                            QVariantList &binds) const;
     // The source's partition column as the target's type reads it (as the
     // stage holds it; the column itself when no cast is needed).
     QString sourcePartExpr(const QString &qualifier) const;
-    QString scopeOn(const QString &partition, const std::vector<PartitionRef> &scope, QVariantList &binds) const;
+    QString scopeOn(const QString &partition, const std::vector<PartitionRef> &scope,
+                    QVariantList &binds) const;
 
     // The target as the diff reads it: the table itself when an index
     // serves key lookups, else the per-connection copy rewind_tgt.
@@ -254,8 +272,11 @@ private:
     QString insertedByMatch() const; // staged rows (alias s) that matched no target row
     QString stageTable() const;      // rewind_stage, or rewind_match when it holds the staged rows
     bool byIdentity() const { return m_strategy.match != BatchStrategy::Match::ByKey; }
-    bool stagedInMatches() const { return m_strategy.match == BatchStrategy::Match::StagedWithIdentity; }
-    QString anyKeyNull(const QString &qualifier) const; // 1 when a row's partition or a key column is NULL, aggregated
+    bool stagedInMatches() const {
+        return m_strategy.match == BatchStrategy::Match::StagedWithIdentity;
+    }
+    QString anyKeyNull(const QString &qualifier)
+        const; // 1 when a row's partition or a key column is NULL, aggregated
 
     // The per-connection temporary tables (batchsql.cpp, batchsql_scd2.cpp).
     static inline const QString kStage = QStringLiteral("rewind_stage");

@@ -9,33 +9,42 @@ namespace rw {
 
 // --- rollback -----------------------------------------------------------------
 
-std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVariant &runId) const
-{
+std::vector<std::pair<QString, QVariantList>>
+BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVariant &runId) const {
     const QString target = qt(m_dataset->target);
     const QString images = q(imagesTable());
     std::vector<std::pair<QString, QVariantList>> out;
     if (mode == WriteMode::Scd2) {
         const Scd2Spec &v = *m_dataset->scd2;
-        out.push_back({QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % images
-                           % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_part = ? AND i.rewind_op IN ('inserted', 'updated') AND ")
-                           % keyEqual(target, QStringLiteral("i")) % QStringLiteral(" AND ") % target % u'.' % q(v.validFrom)
-                           % QStringLiteral(" = i.") % q(v.validFrom) % u')',
+        out.push_back({QStringLiteral("DELETE FROM ") % target %
+                           QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % images %
+                           QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_part = ? "
+                                          "AND i.rewind_op IN ('inserted', 'updated') AND ") %
+                           keyEqual(target, QStringLiteral("i")) % QStringLiteral(" AND ") %
+                           target % u'.' % q(v.validFrom) % QStringLiteral(" = i.") %
+                           q(v.validFrom) % u')',
                        {runId, p.value}});
-        out.push_back({QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") % columnList(QString(), targetColumns())
-                           % QStringLiteral(") SELECT ") % columnList(QString(), targetColumns()) % QStringLiteral(" FROM ") % images
-                           % QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND rewind_op IN ('updated', 'deleted')"),
+        out.push_back({QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") %
+                           columnList(QString(), targetColumns()) % QStringLiteral(") SELECT ") %
+                           columnList(QString(), targetColumns()) % QStringLiteral(" FROM ") %
+                           images %
+                           QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND "
+                                          "rewind_op IN ('updated', 'deleted')"),
                        {runId, p.value}});
         return out;
     }
     const QString cols = columnList(QString(), m_cat.columns);
     if (mode == WriteMode::OverwritePartition) {
         QVariantList b1;
-        const QString del = QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") % partitionFilter(QString(), p, b1);
+        const QString del = QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") %
+                            partitionFilter(QString(), p, b1);
         out.push_back({del, b1});
         QVariantList b2{runId};
-        const QString ins = QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") % cols % QStringLiteral(") SELECT ") % cols
-                            % QStringLiteral(" FROM ") % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'replaced' AND ")
-                            % partitionFilter(QStringLiteral("i"), p, b2);
+        const QString ins =
+            QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") % cols %
+            QStringLiteral(") SELECT ") % cols % QStringLiteral(" FROM ") % images %
+            QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'replaced' AND ") %
+            partitionFilter(QStringLiteral("i"), p, b2);
         out.push_back({ins, b2});
         return out;
     }
@@ -44,10 +53,12 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(Write
     QVariantList b1;
     const QString filter1 = partitionFilter(target, p, b1);
     b1 << runId;
-    out.push_back({QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") % filter1 % QStringLiteral(" AND EXISTS (SELECT 1 FROM ")
-                       % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'inserted' AND ")
-                       % keyMatch(target, QStringLiteral("i")) % u')',
-                   b1});
+    out.push_back(
+        {QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") % filter1 %
+             QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % images %
+             QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'inserted' AND ") %
+             keyMatch(target, QStringLiteral("i")) % u')',
+         b1});
     QStringList group;
     if (m_dataset->partitioned())
         group << m_dataset->partitionColumn;
@@ -57,53 +68,71 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::rollbackStatements(Write
     QVariantList b2{runId};
     const QString filter2 = partitionFilter(QStringLiteral("i"), p, b2);
     const QString tid = m_db.dialect().rowIdentity(QStringLiteral("t"));
-    out.push_back({QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") % m_db.dialect().rowIdentity(QString())
-                       % QStringLiteral(" IN (SELECT rid FROM (SELECT ") % tid % QStringLiteral(" AS rid, ROW_NUMBER() OVER (PARTITION BY ")
-                       % columnList(QStringLiteral("t"), group) % QStringLiteral(" ORDER BY ") % tid % QStringLiteral(") AS rn, g.rewind_n FROM ") % target
-                       % QStringLiteral(" AS t JOIN (SELECT ") % columnList(QStringLiteral("i"), group) % QStringLiteral(", COUNT(*) AS rewind_n FROM ")
-                       % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'updated' AND ") % filter2
-                       % QStringLiteral(" GROUP BY ") % columnList(QStringLiteral("i"), group) % QStringLiteral(") AS g ON ")
-                       % keyMatch(QStringLiteral("t"), QStringLiteral("g")) % QStringLiteral(") AS x WHERE x.rn <= x.rewind_n)"),
-                   b2});
+    out.push_back(
+        {QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") %
+             m_db.dialect().rowIdentity(QString()) %
+             QStringLiteral(" IN (SELECT rid FROM (SELECT ") % tid %
+             QStringLiteral(" AS rid, ROW_NUMBER() OVER (PARTITION BY ") %
+             columnList(QStringLiteral("t"), group) % QStringLiteral(" ORDER BY ") % tid %
+             QStringLiteral(") AS rn, g.rewind_n FROM ") % target %
+             QStringLiteral(" AS t JOIN (SELECT ") % columnList(QStringLiteral("i"), group) %
+             QStringLiteral(", COUNT(*) AS rewind_n FROM ") % images %
+             QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'updated' AND ") %
+             filter2 % QStringLiteral(" GROUP BY ") % columnList(QStringLiteral("i"), group) %
+             QStringLiteral(") AS g ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("g")) %
+             QStringLiteral(") AS x WHERE x.rn <= x.rewind_n)"),
+         b2});
     QVariantList b3{runId};
-    const QString ins = QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") % cols % QStringLiteral(") SELECT ") % cols
-                        % QStringLiteral(" FROM ") % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'updated' AND ")
-                        % partitionFilter(QStringLiteral("i"), p, b3);
+    const QString ins =
+        QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") % cols %
+        QStringLiteral(") SELECT ") % cols % QStringLiteral(" FROM ") % images %
+        QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'updated' AND ") %
+        partitionFilter(QStringLiteral("i"), p, b3);
     out.push_back({ins, b3});
     return out;
 }
 
-std::pair<QString, QVariantList> BatchSql::rollbackRemovedCount(WriteMode mode, const PartitionRef &p, const QVariant &runId) const
-{
+std::pair<QString, QVariantList>
+BatchSql::rollbackRemovedCount(WriteMode mode, const PartitionRef &p, const QVariant &runId) const {
     const QString images = q(imagesTable());
     if (mode == WriteMode::Scd2)
-        return {QStringLiteral("SELECT COUNT(*) FROM ") % images
-                    % QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND rewind_op IN ('inserted', 'updated')"),
+        return {QStringLiteral("SELECT COUNT(*) FROM ") % images %
+                    QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND rewind_op IN "
+                                   "('inserted', 'updated')"),
                 {runId, p.value}};
     if (mode == WriteMode::OverwritePartition) {
         QVariantList b;
         const QString filter = partitionFilter(QString(), p, b);
-        return {QStringLiteral("SELECT COUNT(*) FROM ") % qt(m_dataset->target) % QStringLiteral(" WHERE ") % filter, b};
+        return {QStringLiteral("SELECT COUNT(*) FROM ") % qt(m_dataset->target) %
+                    QStringLiteral(" WHERE ") % filter,
+                b};
     }
     QVariantList b{runId};
     const QString filter = partitionFilter(QStringLiteral("i"), p, b);
-    return {QStringLiteral("SELECT COUNT(*) FROM ") % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op IN ('inserted', 'updated') AND ")
-                % filter,
-            b};
+    return {
+        QStringLiteral("SELECT COUNT(*) FROM ") % images %
+            QStringLiteral(
+                " AS i WHERE i.rewind_run_id = ? AND i.rewind_op IN ('inserted', 'updated') AND ") %
+            filter,
+        b};
 }
 
-std::pair<QString, QVariantList> BatchSql::rollbackRestoredCount(WriteMode mode, const PartitionRef &p, const QVariant &runId) const
-{
+std::pair<QString, QVariantList> BatchSql::rollbackRestoredCount(WriteMode mode,
+                                                                 const PartitionRef &p,
+                                                                 const QVariant &runId) const {
     const QString images = q(imagesTable());
     if (mode == WriteMode::Scd2)
-        return {QStringLiteral("SELECT COUNT(*) FROM ") % images
-                    % QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND rewind_op IN ('updated', 'deleted')"),
+        return {QStringLiteral("SELECT COUNT(*) FROM ") % images %
+                    QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND rewind_op IN "
+                                   "('updated', 'deleted')"),
                 {runId, p.value}};
     QVariantList b{runId};
     const QString filter = partitionFilter(QStringLiteral("i"), p, b);
-    return {QStringLiteral("SELECT COUNT(*) FROM ") % images % QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = ")
-                % (mode == WriteMode::OverwritePartition ? QStringLiteral("'replaced'") : QStringLiteral("'updated'"))
-                % QStringLiteral(" AND ") % filter,
+    return {QStringLiteral("SELECT COUNT(*) FROM ") % images %
+                QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = ") %
+                (mode == WriteMode::OverwritePartition ? QStringLiteral("'replaced'")
+                                                       : QStringLiteral("'updated'")) %
+                QStringLiteral(" AND ") % filter,
             b};
 }
 

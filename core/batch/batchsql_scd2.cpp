@@ -12,32 +12,37 @@ const QString kScd2 = QStringLiteral("rewind_scd2");
 const QString kSim = QStringLiteral("rewind_sim");
 } // namespace
 
-QString BatchSql::scd2SimTable() const { return q(kSim); }
+QString BatchSql::scd2SimTable() const {
+    return q(kSim);
+}
 
-QStringList BatchSql::createScd2Sim(bool fromTarget) const
-{
+QStringList BatchSql::createScd2Sim(bool fromTarget) const {
     const SqlDialect &d = m_db.dialect();
     const Scd2Spec &v = *m_dataset->scd2;
     QString select;
     if (fromTarget) {
-        select = QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(" FROM ") % qt(m_dataset->target)
-                 % QStringLiteral(" AS t WHERE EXISTS (SELECT 1 FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ")
-                 % keyEqual(QStringLiteral("t"), QStringLiteral("s")) % u')';
+        select = QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) %
+                 QStringLiteral(" FROM ") % qt(m_dataset->target) %
+                 QStringLiteral(" AS t WHERE EXISTS (SELECT 1 FROM ") % q(kStage) %
+                 QStringLiteral(" AS s WHERE ") %
+                 keyEqual(QStringLiteral("t"), QStringLiteral("s")) % u')';
     } else {
         const QString part = q(m_dataset->partitionColumn);
-        select = QStringLiteral("SELECT ") % columnList(QString(), m_cat.columns) % QStringLiteral(", ") % part % QStringLiteral(" AS ")
-                 % q(v.validFrom) % QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo)
-                 % QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current) % QStringLiteral(" FROM ") % q(kStage)
-                 % QStringLiteral(" WHERE 1 = 0");
+        select = QStringLiteral("SELECT ") % columnList(QString(), m_cat.columns) %
+                 QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom) %
+                 QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) %
+                 QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current) %
+                 QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0");
     }
     QStringList indexCols = m_cat.key.mid(0, 8);
     indexCols << v.validFrom;
-    return {d.dropTempTable(kSim), QStringLiteral("CREATE TEMP TABLE ") % q(kSim) % QStringLiteral(" AS ") % select,
+    return {d.dropTempTable(kSim),
+            QStringLiteral("CREATE TEMP TABLE ") % q(kSim) % QStringLiteral(" AS ") % select,
             d.createTempIndex(QStringLiteral("rewind_sim_key"), kSim, indexCols)};
 }
 
-QStringList BatchSql::createScd2Work(const QString &dim, const PartitionRef &month, QVariantList &binds) const
-{
+QStringList BatchSql::createScd2Work(const QString &dim, const PartitionRef &month,
+                                     QVariantList &binds) const {
     const SqlDialect &d = m_db.dialect();
     const Scd2Spec &v = *m_dataset->scd2;
     const QString vf = q(v.validFrom), vt = q(v.validTo);
@@ -49,114 +54,142 @@ QStringList BatchSql::createScd2Work(const QString &dim, const PartitionRef &mon
         return terms.isEmpty() ? QStringLiteral("1 = 1") : terms.join(QStringLiteral(" AND "));
     };
     const QString inner =
-        QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.key) % QStringLiteral(", ") % part % QStringLiteral(" AS m, p.") % vf
-        % QStringLiteral(" AS p_vf, p.") % vt % QStringLiteral(" AS p_vt, (SELECT MIN(x.") % vf % QStringLiteral(") FROM ") % dim
-        % QStringLiteral(" AS x WHERE ") % keyEqual(QStringLiteral("x"), QStringLiteral("s")) % QStringLiteral(" AND x.") % vf
-        % QStringLiteral(" > ") % part % QStringLiteral(") AS e, CASE WHEN p.") % vf % QStringLiteral(" IS NULL OR NOT (")
-        % trackedEqual(QStringLiteral("p")) % QStringLiteral(") THEN 1 ELSE 0 END AS chg, CASE WHEN c.") % vf
-        % QStringLiteral(" IS NULL THEN 0 ELSE 1 END AS c_exists, CASE WHEN ") % trackedEqual(QStringLiteral("c"))
-        % QStringLiteral(" THEN 1 ELSE 0 END AS c_same FROM ") % q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % dim % QStringLiteral(" AS p ON ")
-        % keyEqual(QStringLiteral("p"), QStringLiteral("s")) % QStringLiteral(" AND p.") % vf % QStringLiteral(" < ") % part
-        % QStringLiteral(" AND (p.") % vt % QStringLiteral(" IS NULL OR p.") % vt % QStringLiteral(" >= ") % part
-        % QStringLiteral(") LEFT JOIN ") % dim % QStringLiteral(" AS c ON ") % keyEqual(QStringLiteral("c"), QStringLiteral("s"))
-        % QStringLiteral(" AND c.") % vf % QStringLiteral(" = ") % part % QStringLiteral(" WHERE ")
-        % partitionFilter(QStringLiteral("s"), month, binds);
+        QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.key) %
+        QStringLiteral(", ") % part % QStringLiteral(" AS m, p.") % vf %
+        QStringLiteral(" AS p_vf, p.") % vt % QStringLiteral(" AS p_vt, (SELECT MIN(x.") % vf %
+        QStringLiteral(") FROM ") % dim % QStringLiteral(" AS x WHERE ") %
+        keyEqual(QStringLiteral("x"), QStringLiteral("s")) % QStringLiteral(" AND x.") % vf %
+        QStringLiteral(" > ") % part % QStringLiteral(") AS e, CASE WHEN p.") % vf %
+        QStringLiteral(" IS NULL OR NOT (") % trackedEqual(QStringLiteral("p")) %
+        QStringLiteral(") THEN 1 ELSE 0 END AS chg, CASE WHEN c.") % vf %
+        QStringLiteral(" IS NULL THEN 0 ELSE 1 END AS c_exists, CASE WHEN ") %
+        trackedEqual(QStringLiteral("c")) % QStringLiteral(" THEN 1 ELSE 0 END AS c_same FROM ") %
+        q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % dim % QStringLiteral(" AS p ON ") %
+        keyEqual(QStringLiteral("p"), QStringLiteral("s")) % QStringLiteral(" AND p.") % vf %
+        QStringLiteral(" < ") % part % QStringLiteral(" AND (p.") % vt %
+        QStringLiteral(" IS NULL OR p.") % vt % QStringLiteral(" >= ") % part %
+        QStringLiteral(") LEFT JOIN ") % dim % QStringLiteral(" AS c ON ") %
+        keyEqual(QStringLiteral("c"), QStringLiteral("s")) % QStringLiteral(" AND c.") % vf %
+        QStringLiteral(" = ") % part % QStringLiteral(" WHERE ") %
+        partitionFilter(QStringLiteral("s"), month, binds);
     const QString select =
-        QStringLiteral("SELECT ") % columnList(QStringLiteral("d"), m_cat.key)
-        % QStringLiteral(", d.m, d.p_vf, d.p_vt, d.e, d.chg,"
-                         " CASE WHEN d.c_exists = 1 AND (d.chg = 0 OR d.c_same = 0) THEN 1 ELSE 0 END AS del_c,"
-                         " CASE WHEN d.chg = 1 AND (d.c_exists = 0 OR d.c_same = 0) THEN 1 ELSE 0 END AS ins_d,"
-                         " CASE WHEN d.chg = 1 AND d.p_vf IS NOT NULL AND NOT (")
-        % d.nullSafeEqual(QStringLiteral("d.p_vt"), QStringLiteral("d.m"))
-        % QStringLiteral(") THEN 1 ELSE 0 END AS close_p, CASE WHEN d.chg = 0 AND d.p_vf IS NOT NULL AND NOT (")
-        % d.nullSafeEqual(QStringLiteral("d.p_vt"), QStringLiteral("d.e")) % QStringLiteral(") THEN 1 ELSE 0 END AS extend_p FROM (")
-        % inner % QStringLiteral(") AS d");
-    return {d.dropTempTable(kScd2), QStringLiteral("CREATE TEMP TABLE ") % q(kScd2) % QStringLiteral(" AS ") % select,
+        QStringLiteral("SELECT ") % columnList(QStringLiteral("d"), m_cat.key) %
+        QStringLiteral(
+            ", d.m, d.p_vf, d.p_vt, d.e, d.chg,"
+            " CASE WHEN d.c_exists = 1 AND (d.chg = 0 OR d.c_same = 0) THEN 1 ELSE 0 END AS del_c,"
+            " CASE WHEN d.chg = 1 AND (d.c_exists = 0 OR d.c_same = 0) THEN 1 ELSE 0 END AS ins_d,"
+            " CASE WHEN d.chg = 1 AND d.p_vf IS NOT NULL AND NOT (") %
+        d.nullSafeEqual(QStringLiteral("d.p_vt"), QStringLiteral("d.m")) %
+        QStringLiteral(") THEN 1 ELSE 0 END AS close_p, CASE WHEN d.chg = 0 AND d.p_vf IS NOT NULL "
+                       "AND NOT (") %
+        d.nullSafeEqual(QStringLiteral("d.p_vt"), QStringLiteral("d.e")) %
+        QStringLiteral(") THEN 1 ELSE 0 END AS extend_p FROM (") % inner % QStringLiteral(") AS d");
+    return {d.dropTempTable(kScd2),
+            QStringLiteral("CREATE TEMP TABLE ") % q(kScd2) % QStringLiteral(" AS ") % select,
             d.createTempIndex(QStringLiteral("rewind_scd2_key"), kScd2, m_cat.key.mid(0, 8))};
 }
 
-QString BatchSql::scd2Counts() const
-{
-    return QStringLiteral("SELECT COALESCE(SUM(ins_d), 0), COALESCE(SUM(close_p), 0), COALESCE(SUM(extend_p), 0), COALESCE(SUM(del_c), 0), "
-                          "COALESCE(SUM(CASE WHEN ins_d + close_p + extend_p + del_c > 0 THEN 1 ELSE 0 END), 0), COUNT(*) FROM ")
-           % q(kScd2);
+QString BatchSql::scd2Counts() const {
+    return QStringLiteral("SELECT COALESCE(SUM(ins_d), 0), COALESCE(SUM(close_p), 0), "
+                          "COALESCE(SUM(extend_p), 0), COALESCE(SUM(del_c), 0), "
+                          "COALESCE(SUM(CASE WHEN ins_d + close_p + extend_p + del_c > 0 THEN 1 "
+                          "ELSE 0 END), 0), COUNT(*) FROM ") %
+           q(kScd2);
 }
 
-QStringList BatchSql::scd2Apply(const QString &dim) const
-{
+QStringList BatchSql::scd2Apply(const QString &dim) const {
     const Scd2Spec &v = *m_dataset->scd2;
     const QString vf = q(v.validFrom), vt = q(v.validTo), cur = q(v.current);
     const QString w = q(kScd2);
     return {
-        QStringLiteral("DELETE FROM ") % dim % QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % w % QStringLiteral(" AS w WHERE w.del_c = 1 AND ")
-            % keyEqual(dim, QStringLiteral("w")) % QStringLiteral(" AND ") % dim % u'.' % vf % QStringLiteral(" = w.m)"),
-        QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt % QStringLiteral(" = w.m, ") % cur % QStringLiteral(" = ") % currentFlag(QStringLiteral("0")) % QStringLiteral(" FROM ") % w
-            % QStringLiteral(" AS w WHERE w.close_p = 1 AND ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.")
-            % vf % QStringLiteral(" = w.p_vf"),
-        QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt % QStringLiteral(" = w.e, ") % cur
-            % QStringLiteral(" = ") % currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) % QStringLiteral(" FROM ") % w
-            % QStringLiteral(" AS w WHERE w.extend_p = 1 AND ")
-            % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf % QStringLiteral(" = w.p_vf"),
-        QStringLiteral("INSERT INTO ") % dim % QStringLiteral(" (") % columnList(QString(), targetColumns()) % QStringLiteral(") SELECT ")
-            % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
-            % QStringLiteral(", w.e, ") % currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) % QStringLiteral(" FROM ") % w
-            % QStringLiteral(" AS w JOIN ") % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w"))
-            % QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
+        QStringLiteral("DELETE FROM ") % dim % QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % w %
+            QStringLiteral(" AS w WHERE w.del_c = 1 AND ") % keyEqual(dim, QStringLiteral("w")) %
+            QStringLiteral(" AND ") % dim % u'.' % vf % QStringLiteral(" = w.m)"),
+        QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt %
+            QStringLiteral(" = w.m, ") % cur % QStringLiteral(" = ") %
+            currentFlag(QStringLiteral("0")) % QStringLiteral(" FROM ") % w %
+            QStringLiteral(" AS w WHERE w.close_p = 1 AND ") %
+            keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf %
+            QStringLiteral(" = w.p_vf"),
+        QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt %
+            QStringLiteral(" = w.e, ") % cur % QStringLiteral(" = ") %
+            currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) %
+            QStringLiteral(" FROM ") % w % QStringLiteral(" AS w WHERE w.extend_p = 1 AND ") %
+            keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf %
+            QStringLiteral(" = w.p_vf"),
+        QStringLiteral("INSERT INTO ") % dim % QStringLiteral(" (") %
+            columnList(QString(), targetColumns()) % QStringLiteral(") SELECT ") %
+            columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", s.") %
+            q(m_dataset->partitionColumn) % QStringLiteral(", w.e, ") %
+            currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) %
+            QStringLiteral(" FROM ") % w % QStringLiteral(" AS w JOIN ") % q(kStage) %
+            QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) %
+            QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) %
+            QStringLiteral(" = w.m WHERE w.ins_d = 1"),
     };
 }
 
-QStringList BatchSql::scd2SaveImages() const
-{
+QStringList BatchSql::scd2SaveImages() const {
     const Scd2Spec &v = *m_dataset->scd2;
     const QString vf = q(v.validFrom);
     const QString w = q(kScd2);
-    const QString into = QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" (") % columnList(QString(), targetColumns())
-                         % QStringLiteral(", rewind_run_id, rewind_op, rewind_part) SELECT ");
+    const QString into = QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" (") %
+                         columnList(QString(), targetColumns()) %
+                         QStringLiteral(", rewind_run_id, rewind_op, rewind_part) SELECT ");
     const QString target = qt(m_dataset->target);
     return {
-        into % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(", ?, 'deleted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
-            % target % QStringLiteral(" AS t ON ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf
-            % QStringLiteral(" = w.m WHERE w.del_c = 1"),
-        into % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(", ?, 'updated', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
-            % target % QStringLiteral(" AS t ON ") % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf
-            % QStringLiteral(" = w.p_vf WHERE w.close_p = 1 OR w.extend_p = 1"),
-        into % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", s.") % q(m_dataset->partitionColumn)
-            % QStringLiteral(", w.e, ") % currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END"))
-            % QStringLiteral(", ?, 'inserted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ")
-            % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
-            % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
+        into % columnList(QStringLiteral("t"), targetColumns()) %
+            QStringLiteral(", ?, 'deleted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ") %
+            target % QStringLiteral(" AS t ON ") %
+            keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf %
+            QStringLiteral(" = w.m WHERE w.del_c = 1"),
+        into % columnList(QStringLiteral("t"), targetColumns()) %
+            QStringLiteral(", ?, 'updated', w.m FROM ") % w % QStringLiteral(" AS w JOIN ") %
+            target % QStringLiteral(" AS t ON ") %
+            keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf %
+            QStringLiteral(" = w.p_vf WHERE w.close_p = 1 OR w.extend_p = 1"),
+        into % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", s.") %
+            q(m_dataset->partitionColumn) % QStringLiteral(", w.e, ") %
+            currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) %
+            QStringLiteral(", ?, 'inserted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ") %
+            q(kStage) % QStringLiteral(" AS s ON ") %
+            keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.") %
+            q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
     };
 }
 
-QString BatchSql::scd2SampleOpened() const
-{
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ")
-           % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
-           % q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1 ORDER BY ") % columnList(QStringLiteral("s"), m_cat.key)
-           % QStringLiteral(" LIMIT ?");
+QString BatchSql::scd2SampleOpened() const {
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) %
+           QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ") % q(kStage) %
+           QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) %
+           QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) %
+           QStringLiteral(" = w.m WHERE w.ins_d = 1 ORDER BY ") %
+           columnList(QStringLiteral("s"), m_cat.key) % QStringLiteral(" LIMIT ?");
 }
 
-QString BatchSql::scd2SampleUnchanged() const
-{
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ")
-           % q(kStage) % QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.")
-           % q(m_dataset->partitionColumn)
-           % QStringLiteral(" = w.m WHERE w.ins_d + w.close_p + w.extend_p + w.del_c = 0 ORDER BY ") % columnList(QStringLiteral("s"), m_cat.key)
-           % QStringLiteral(" LIMIT ?");
+QString BatchSql::scd2SampleUnchanged() const {
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) %
+           QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ") % q(kStage) %
+           QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) %
+           QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) %
+           QStringLiteral(" = w.m WHERE w.ins_d + w.close_p + w.extend_p + w.del_c = 0 ORDER BY ") %
+           columnList(QStringLiteral("s"), m_cat.key) % QStringLiteral(" LIMIT ?");
 }
 
-QString BatchSql::scd2SampleClosed(const QString &dim) const
-{
+QString BatchSql::scd2SampleClosed(const QString &dim) const {
     // The version before, then as it is after: valid_to = the month, not current.
     const Scd2Spec &v = *m_dataset->scd2;
     QStringList after;
     for (const QString &c : m_cat.columns)
         after << QStringLiteral("t.") % q(c);
-    after << QStringLiteral("t.") % q(v.validFrom) << QStringLiteral("w.m AS ") % q(v.validTo) << QStringLiteral("0 AS ") % q(v.current);
-    return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) % QStringLiteral(", ") % after.join(u", ")
-           % QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ") % dim % QStringLiteral(" AS t ON ")
-           % keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % q(v.validFrom)
-           % QStringLiteral(" = w.p_vf WHERE w.close_p = 1 ORDER BY ") % columnList(QStringLiteral("w"), m_cat.key) % QStringLiteral(" LIMIT ?");
+    after << QStringLiteral("t.") % q(v.validFrom) << QStringLiteral("w.m AS ") % q(v.validTo)
+          << QStringLiteral("0 AS ") % q(v.current);
+    return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) %
+           QStringLiteral(", ") % after.join(u", ") % QStringLiteral(" FROM ") % q(kScd2) %
+           QStringLiteral(" AS w JOIN ") % dim % QStringLiteral(" AS t ON ") %
+           keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") %
+           q(v.validFrom) % QStringLiteral(" = w.p_vf WHERE w.close_p = 1 ORDER BY ") %
+           columnList(QStringLiteral("w"), m_cat.key) % QStringLiteral(" LIMIT ?");
 }
 
 } // namespace rw

@@ -4,8 +4,7 @@
 
 namespace rw {
 
-Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const DatasetSpec &dataset)
-{
+Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const DatasetSpec &dataset) {
     DatasetCatalog c;
     auto columns = db.selectColumns(sourceSelect(dataset, db), &c.columnTypes);
     if (!columns)
@@ -32,7 +31,8 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     QStringList quoted;
     for (const QString &col : *columns)
         quoted << db.quote(col);
-    if (const QString typesSql = db.dialect().selectColumnTypes(sourceSelect(dataset, db), quoted); !typesSql.isEmpty()) {
+    if (const QString typesSql = db.dialect().selectColumnTypes(sourceSelect(dataset, db), quoted);
+        !typesSql.isEmpty()) {
         auto sourceTypes = db.exec(typesSql);
         if (!sourceTypes)
             return fail(sourceTypes.error());
@@ -58,15 +58,18 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     for (const QString &name : order) {
         const QStringList cols = indexes.value(name);
         const bool leadsWithKey = c.key.contains(cols.value(0));
-        const bool partitionThenKey = dataset.partitioned() && cols.value(0) == dataset.partitionColumn && c.key.contains(cols.value(1));
+        const bool partitionThenKey = dataset.partitioned() &&
+                                      cols.value(0) == dataset.partitionColumn &&
+                                      c.key.contains(cols.value(1));
         if (leadsWithKey || partitionThenKey)
             c.targetIndexed = true;
     }
     // The diff joins on the target's row identity; a table without one
     // (SQLite WITHOUT ROWID) is read through an indexed temporary copy.
-    if (c.targetIndexed
-        && !db.exec(QStringLiteral("SELECT ") % db.dialect().rowIdentity(QStringLiteral("t")) % QStringLiteral(" FROM ")
-                    % db.quoteTable(dataset.target) % QStringLiteral(" AS t WHERE 1 = 0")))
+    if (c.targetIndexed &&
+        !db.exec(QStringLiteral("SELECT ") % db.dialect().rowIdentity(QStringLiteral("t")) %
+                 QStringLiteral(" FROM ") % db.quoteTable(dataset.target) %
+                 QStringLiteral(" AS t WHERE 1 = 0")))
         c.targetIndexed = false;
     return c;
 }

@@ -10,9 +10,9 @@ namespace {
 
 // `onePartition`: the key of the scope's only partition, whose row comes
 // without label columns (BatchSql::countedPartition).
-Result<SourceStatsMap> readSourceStats(const Database &db, const QString &sql, const QVariantList &binds,
-                                       const std::optional<QString> &onePartition)
-{
+Result<SourceStatsMap> readSourceStats(const Database &db, const QString &sql,
+                                       const QVariantList &binds,
+                                       const std::optional<QString> &onePartition) {
     auto q = db.exec(sql, binds);
     if (!q)
         return fail(q.error());
@@ -22,7 +22,8 @@ Result<SourceStatsMap> readSourceStats(const Database &db, const QString &sql, c
             out.insert(*onePartition, {q->value(0).toLongLong(), q->value(1).toString()});
             continue;
         }
-        const std::optional<QString> label = q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
+        const std::optional<QString> label =
+            q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
         out.insert(partitionKey(label), {q->value(2).toLongLong(), q->value(3).toString()});
     }
     return out;
@@ -30,15 +31,16 @@ Result<SourceStatsMap> readSourceStats(const Database &db, const QString &sql, c
 
 } // namespace
 
-Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope)
-{
+Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql,
+                                   const std::vector<PartitionRef> &scope) {
     QVariantList binds;
     const QString text = sql.sourceStats(scope, binds);
     return readSourceStats(db, text, binds, BatchSql::onePartitionKey(scope));
 }
 
 struct SourceStatsReader::State {
-    explicit State(const Database &d) : db(d) {}
+    explicit State(const Database &d)
+        : db(d) {}
     Database db;
     bool side = false; // read on the thread (else in start())
     std::thread thread;
@@ -48,7 +50,9 @@ struct SourceStatsReader::State {
         QString text;
         QVariantList binds;
         std::optional<QString> onePartition;
-        Result<SourceStatsMap> read(const Database &on) const { return readSourceStats(on, text, binds, onePartition); }
+        Result<SourceStatsMap> read(const Database &on) const {
+            return readSourceStats(on, text, binds, onePartition);
+        }
     };
     std::optional<Job> job;
     Job last; // the last job, read again on the caller's thread if the side read fails
@@ -56,8 +60,7 @@ struct SourceStatsReader::State {
     bool busy = false;
     bool quit = false;
 
-    void loop()
-    {
+    void loop() {
         for (;;) {
             std::unique_lock lock(mutex);
             wake.wait(lock, [&] { return quit || job; });
@@ -76,13 +79,12 @@ struct SourceStatsReader::State {
     }
 };
 
-SourceStatsReader::SourceStatsReader(const Database &db) : m(std::make_unique<State>(db))
-{
+SourceStatsReader::SourceStatsReader(const Database &db)
+    : m(std::make_unique<State>(db)) {
     m->side = db.sharedAcrossConnections();
 }
 
-SourceStatsReader::~SourceStatsReader()
-{
+SourceStatsReader::~SourceStatsReader() {
     if (!m->thread.joinable())
         return;
     {
@@ -93,8 +95,7 @@ SourceStatsReader::~SourceStatsReader()
     m->thread.join();
 }
 
-void SourceStatsReader::start(const BatchSql &sql, const std::vector<PartitionRef> &scope)
-{
+void SourceStatsReader::start(const BatchSql &sql, const std::vector<PartitionRef> &scope) {
     State::Job next;
     next.text = sql.sourceStats(scope, next.binds);
     next.onePartition = BatchSql::onePartitionKey(scope);
@@ -112,8 +113,7 @@ void SourceStatsReader::start(const BatchSql &sql, const std::vector<PartitionRe
     m->wake.notify_all();
 }
 
-Result<SourceStatsMap> SourceStatsReader::take()
-{
+Result<SourceStatsMap> SourceStatsReader::take() {
     std::unique_lock lock(m->mutex);
     m->wake.wait(lock, [&] { return m->result.has_value() || (!m->busy && !m->job); });
     if (!m->result)

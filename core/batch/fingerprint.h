@@ -4,7 +4,6 @@
 #include "core/batch/scope.h"
 
 #include <QHash>
-
 #include <memory>
 
 // A partition's source fingerprint (row count and order-independent
@@ -19,7 +18,8 @@ struct SourceStats {
 using SourceStatsMap = QHash<QString, SourceStats>;
 
 // One set-based pass over the scoped source: rows and fingerprint per partition.
-Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope);
+Result<SourceStatsMap> sourceStats(const Database &db, const BatchSql &sql,
+                                   const std::vector<PartitionRef> &scope);
 
 // sourceStats() on a second connection, in a thread of its own, while the
 // caller goes on (stages the same rows): the fingerprint is a read-only pass

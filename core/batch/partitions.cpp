@@ -1,19 +1,17 @@
-#include "core/batch/partitionstate.h"
 #include "core/batch/partitions.h"
 
 #include "core/batch/batchsql.h"
+#include "core/batch/partitionstate.h"
 
 #include <QMap>
 #include <QStringBuilder>
-
 #include <future>
 
 namespace rw {
 
 namespace {
 
-PartitionOrder keyOf(const QVariant &text, const QVariant &isNull)
-{
+PartitionOrder keyOf(const QVariant &text, const QVariant &isNull) {
     const bool null = isNull.toInt() != 0;
     return {null, null ? QString() : text.toString()};
 }
@@ -28,14 +26,14 @@ struct StateRow {
 
 } // namespace
 
-PartitionOrder::PartitionOrder(bool null, QString value) : isNull(null), text(std::move(value))
-{
+PartitionOrder::PartitionOrder(bool null, QString value)
+    : isNull(null)
+    , text(std::move(value)) {
     if (!isNull)
         number = text.toDouble(&isNumber);
 }
 
-bool PartitionOrder::operator<(const PartitionOrder &other) const
-{
+bool PartitionOrder::operator<(const PartitionOrder &other) const {
     if (isNull != other.isNull)
         return isNull;
     if (isNumber && other.isNumber && number != other.number)
@@ -43,44 +41,46 @@ bool PartitionOrder::operator<(const PartitionOrder &other) const
     return text < other.text;
 }
 
-bool partitionLess(const std::optional<QString> &a, const std::optional<QString> &b)
-{
+bool partitionLess(const std::optional<QString> &a, const std::optional<QString> &b) {
     return PartitionOrder(a) < PartitionOrder(b);
 }
 
-QString partitionLabel(const std::optional<QString> &partition)
-{
+QString partitionLabel(const std::optional<QString> &partition) {
     return partition ? *partition : QStringLiteral("(all)");
 }
 
-QString sourceSignatureExpr(const Database &db, const DatasetSpec &dataset)
-{
+QString sourceSignatureExpr(const Database &db, const DatasetSpec &dataset) {
     // The same fingerprint a plan locks and a publish records: the row count
     // and an order-independent checksum of every column.
     auto sql = BatchSql::make(db, dataset);
     return sql ? sql->fingerprintExpr() : QStringLiteral("NULL");
 }
 
-Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset)
-{
+Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset) {
     auto sql = BatchSql::make(db, dataset);
     // Without the catalog (the source cannot be read), its own statements
     // say why.
     return listPartitions(db, dataset, sql ? &*sql : nullptr);
 }
 
-Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset, const BatchSql *sql)
-{
+Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset,
+                                                  const BatchSql *sql) {
     const SqlDialect &d = db.dialect();
-    const QString part = dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
+    const QString part =
+        dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
     const QString groupBy = dataset.partitioned() ? QStringLiteral(" GROUP BY ") % part : QString();
     // A source partition value of another type than the target's is labelled
     // as the target's type reads it (as runs stage it), so both sides agree.
-    const QString cast = sql && dataset.partitioned() ? sql->targetCast(dataset.partitionColumn) : QString();
-    const QString sourcePart = cast.isEmpty() ? part : QString(QStringLiteral("CAST(") % part % QStringLiteral(" AS ") % cast % u')');
-    const QString partCols = d.partitionText(sourcePart) % QStringLiteral(", CASE WHEN ") % sourcePart
-                             % QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
-    const QString sourceGroupBy = dataset.partitioned() ? QStringLiteral(" GROUP BY ") % sourcePart : QString();
+    const QString cast =
+        sql && dataset.partitioned() ? sql->targetCast(dataset.partitionColumn) : QString();
+    const QString sourcePart =
+        cast.isEmpty()
+            ? part
+            : QString(QStringLiteral("CAST(") % part % QStringLiteral(" AS ") % cast % u')');
+    const QString partCols = d.partitionText(sourcePart) % QStringLiteral(", CASE WHEN ") %
+                             sourcePart % QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
+    const QString sourceGroupBy =
+        dataset.partitioned() ? QStringLiteral(" GROUP BY ") % sourcePart : QString();
 
     struct Counts {
         qint64 sourceRows = 0;
@@ -103,11 +103,13 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         qint64 rows;
         QString sig;
     };
-    const QString sourceSql = QStringLiteral("SELECT ") % partCols % QStringLiteral(", COUNT(*), ")
-                              % (sql ? sql->fingerprintExpr() : QStringLiteral("NULL")) % QStringLiteral(" FROM (")
-                              % sourceSelect(dataset, db) % QStringLiteral(") AS src") % sourceGroupBy;
+    const QString sourceSql =
+        QStringLiteral("SELECT ") % partCols % QStringLiteral(", COUNT(*), ") %
+        (sql ? sql->fingerprintExpr() : QStringLiteral("NULL")) % QStringLiteral(" FROM (") %
+        sourceSelect(dataset, db) % QStringLiteral(") AS src") % sourceGroupBy;
     const bool partitioned = dataset.partitioned();
-    const auto readSource = [sourceSql, partitioned](const Database &on) -> Result<std::vector<SourceRow>> {
+    const auto readSource = [sourceSql,
+                             partitioned](const Database &on) -> Result<std::vector<SourceRow>> {
         auto source = on.exec(sourceSql);
         if (!source)
             return fail(source.error());
@@ -116,7 +118,8 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
             const qint64 n = source->value(2).toLongLong();
             if (!partitioned && n == 0)
                 break; // an empty unpartitioned source has no partition yet
-            rows.push_back({keyOf(source->value(0), source->value(1)), n, source->value(3).toString()});
+            rows.push_back(
+                {keyOf(source->value(0), source->value(1)), n, source->value(3).toString()});
         }
         return rows;
     };
@@ -152,8 +155,11 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         // partition made SQLite sort all of them again (a temporary B-tree
         // for the outer GROUP BY: 0.73 s for the 1.09M rows of 365 days,
         // 0.28 s so).
-        QString inner = QStringLiteral("SELECT ") % part % QStringLiteral(" AS p, COUNT(*) AS c, 0 AS d FROM ") % target
-                        % (dataset.partitioned() ? groupBy : dataset.key.isEmpty() ? QString() : QStringLiteral(" HAVING COUNT(*) > 0"));
+        QString inner = QStringLiteral("SELECT ") % part %
+                        QStringLiteral(" AS p, COUNT(*) AS c, 0 AS d FROM ") % target %
+                        (dataset.partitioned()   ? groupBy
+                         : dataset.key.isEmpty() ? QString()
+                                                 : QStringLiteral(" HAVING COUNT(*) > 0"));
         if (!dataset.key.isEmpty()) {
             QStringList keyCols;
             for (const QString &k : dataset.key)
@@ -163,15 +169,20 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
             QString countExpr = QStringLiteral("COUNT(*)");
             if (dataset.scd2) {
                 const QString current = db.quote(dataset.scd2->current);
-                countExpr = QStringLiteral("SUM(CASE WHEN CAST(") % current % QStringLiteral(" AS INTEGER) = 1 THEN 1 ELSE 0 END)"); // 1 or true
+                countExpr = QStringLiteral("SUM(CASE WHEN CAST(") % current %
+                            QStringLiteral(" AS INTEGER) = 1 THEN 1 ELSE 0 END)"); // 1 or true
             }
-            inner = inner % QStringLiteral(" UNION ALL SELECT p, 0, COUNT(*) FROM (SELECT ") % part % QStringLiteral(" AS p FROM ") % target
-                    % QStringLiteral(" GROUP BY ") % (dataset.partitioned() ? part % QStringLiteral(", ") : QString()) % keyCols.join(u", ")
-                    % QStringLiteral(" HAVING ") % countExpr % QStringLiteral(" > 1) AS k GROUP BY p");
+            inner = inner % QStringLiteral(" UNION ALL SELECT p, 0, COUNT(*) FROM (SELECT ") %
+                    part % QStringLiteral(" AS p FROM ") % target % QStringLiteral(" GROUP BY ") %
+                    (dataset.partitioned() ? part % QStringLiteral(", ") : QString()) %
+                    keyCols.join(u", ") % QStringLiteral(" HAVING ") % countExpr %
+                    QStringLiteral(" > 1) AS k GROUP BY p");
         }
         const QString p = QStringLiteral("p");
-        const QString targetSql = QStringLiteral("SELECT ") % d.partitionText(p) % QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ")
-                                  % QStringLiteral("SUM(c), SUM(d) FROM (") % inner % QStringLiteral(") AS t GROUP BY p");
+        const QString targetSql = QStringLiteral("SELECT ") % d.partitionText(p) %
+                                  QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ") %
+                                  QStringLiteral("SUM(c), SUM(d) FROM (") % inner %
+                                  QStringLiteral(") AS t GROUP BY p");
         const auto [before, after] = d.aroundKeyGrouping();
         if (!before.isEmpty())
             if (auto set = db.exec(before); !set)
@@ -210,8 +221,9 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         return fail(state.error());
     for (partitionstate::Row &row : *state) {
         const PartitionOrder key = keyOf(row.part, row.isNull);
-        states.insert(key, StateRow{row.status, std::move(row.sourceSig), std::move(row.publishedAt), std::move(row.finalizedAt),
-                                    std::move(row.lastRunId)});
+        states.insert(key,
+                      StateRow{row.status, std::move(row.sourceSig), std::move(row.publishedAt),
+                               std::move(row.finalizedAt), std::move(row.lastRunId)});
         counts[key]; // a published partition whose source rows are gone still shows
     }
 
@@ -232,13 +244,16 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
                 info.status = PartitionStatus::Failed;
             else if (st->sourceSig != it->sourceSig)
                 info.status = PartitionStatus::Stale;
-            else if (st->status == partitionstate::RecordedStatus::Final || !st->finalizedAt.isEmpty())
+            else if (st->status == partitionstate::RecordedStatus::Final ||
+                     !st->finalizedAt.isEmpty())
                 info.status = PartitionStatus::Final;
             else
-                info.status = dataset.hasWatermark() ? PartitionStatus::Provisional : PartitionStatus::Loaded;
+                info.status =
+                    dataset.hasWatermark() ? PartitionStatus::Provisional : PartitionStatus::Loaded;
         } else if (it->targetRows > 0) {
             // Published by something other than Rewind.
-            info.status = dataset.hasWatermark() ? PartitionStatus::Provisional : PartitionStatus::Loaded;
+            info.status =
+                dataset.hasWatermark() ? PartitionStatus::Provisional : PartitionStatus::Loaded;
         } else {
             info.status = PartitionStatus::Unloaded;
         }

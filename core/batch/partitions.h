@@ -4,7 +4,6 @@
 #include "core/workspace/spec.h"
 
 #include <QMetaType>
-
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -27,8 +26,12 @@ enum class PartitionStatus {
 };
 template <> struct EnumNames<PartitionStatus> {
     static constexpr std::pair<PartitionStatus, std::string_view> names[] = {
-        {PartitionStatus::Unloaded, "unloaded"}, {PartitionStatus::Loaded, "loaded"}, {PartitionStatus::Provisional, "provisional"},
-        {PartitionStatus::Final, "final"},       {PartitionStatus::Stale, "stale"},   {PartitionStatus::Failed, "failed"}};
+        {PartitionStatus::Unloaded, "unloaded"},
+        {PartitionStatus::Loaded, "loaded"},
+        {PartitionStatus::Provisional, "provisional"},
+        {PartitionStatus::Final, "final"},
+        {PartitionStatus::Stale, "stale"},
+        {PartitionStatus::Failed, "failed"}};
 };
 
 // One row of the partitions view: what the source holds, what is published,
@@ -39,8 +42,8 @@ struct PartitionInfo {
     qint64 targetRows = 0;
     qint64 duplicateKeys = 0; // keys with more than one row in the target (current rows for scd2)
     PartitionStatus status = PartitionStatus::Unloaded;
-    QVariant lastRunId;       // null when no Rewind run touched it
-    QString lastPublished;    // ISO-8601, empty when never published by Rewind
+    QVariant lastRunId;    // null when no Rewind run touched it
+    QString lastPublished; // ISO-8601, empty when never published by Rewind
 };
 
 QString partitionLabel(const std::optional<QString> &partition); // "(all)" for null
@@ -56,7 +59,8 @@ struct PartitionOrder {
     double number = 0;
 
     PartitionOrder(bool null, QString value);
-    explicit PartitionOrder(const std::optional<QString> &partition) : PartitionOrder(!partition, partition.value_or(QString())) {}
+    explicit PartitionOrder(const std::optional<QString> &partition)
+        : PartitionOrder(!partition, partition.value_or(QString())) {}
     bool operator<(const PartitionOrder &other) const;
 };
 bool partitionLess(const std::optional<QString> &a, const std::optional<QString> &b);
@@ -64,8 +68,7 @@ bool partitionLess(const std::optional<QString> &a, const std::optional<QString>
 // Sorts `items` in partition order of `label(item)` (an optional<QString>),
 // each label read once rather than in every comparison; stable.
 template <class T, class Label>
-void sortByPartition(std::vector<T> &items, Label label, bool descending = false)
-{
+void sortByPartition(std::vector<T> &items, Label label, bool descending = false) {
     std::vector<std::pair<PartitionOrder, size_t>> keys;
     keys.reserve(items.size());
     for (size_t i = 0; i < items.size(); ++i)
@@ -84,7 +87,8 @@ void sortByPartition(std::vector<T> &items, Label label, bool descending = false
 // whatever the number of partitions. Reads only.
 Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset);
 // The same with the catalog its operation resolved already (`sql` of `dataset`).
-Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset, const BatchSql *sql);
+Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset,
+                                                  const BatchSql *sql);
 
 // The source fingerprint a publish records, as an aggregate over the
 // source's rows: the row count and an order-independent checksum of every

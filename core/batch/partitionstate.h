@@ -5,7 +5,6 @@
 
 #include <QStringList>
 #include <QVariant>
-
 #include <vector>
 
 // The one owner of rewind_partition_state: what Rewind recorded per partition
@@ -54,12 +53,14 @@ Result<QStringList> finalizedParts(const Database &db, const QString &dataset);
 Result<QStringList> publishedParts(const Database &db, const QString &dataset);
 
 // Run `runId` failed on the partition (its data untouched).
-Status markFailed(const Database &db, const QString &dataset, const QString &part, bool isNull, const QVariant &runId);
+Status markFailed(const Database &db, const QString &dataset, const QString &part, bool isNull,
+                  const QVariant &runId);
 // Run `runId` published the partition from a source of `sourceRows` rows with
 // fingerprint `sourceSig`. A final partition stays final: the watermark
 // passed it once and only moves forward.
-Status markPublished(const Database &db, const QString &dataset, const QString &part, bool isNull, qint64 sourceRows,
-                     const QString &sourceSig, const QString &publishedAt, const QVariant &runId);
+Status markPublished(const Database &db, const QString &dataset, const QString &part, bool isNull,
+                     qint64 sourceRows, const QString &sourceSig, const QString &publishedAt,
+                     const QVariant &runId);
 // The same for the partitions of a chunk, in one statement.
 struct Published {
     QString part;
@@ -67,14 +68,16 @@ struct Published {
     qint64 sourceRows = 0;
     QString sourceSig;
 };
-Status markPublished(const Database &db, const QString &dataset, const std::vector<Published> &parts, const QString &publishedAt,
+Status markPublished(const Database &db, const QString &dataset,
+                     const std::vector<Published> &parts, const QString &publishedAt,
                      const QVariant &runId);
 // The watermark passed these non-null partitions.
-Status markFinal(const Database &db, const QString &dataset, const QStringList &parts, const QString &finalizedAt);
+Status markFinal(const Database &db, const QString &dataset, const QStringList &parts,
+                 const QString &finalizedAt);
 // A rollback: the partition holds what run `runId` published at `publishedAt`
 // again. Its source fingerprint is not kept: unknown, so it shows stale.
-Status revertToPublish(const Database &db, const QString &dataset, const QString &part, bool isNull, const QVariant &runId,
-                       const QVariant &publishedAt);
+Status revertToPublish(const Database &db, const QString &dataset, const QString &part, bool isNull,
+                       const QVariant &runId, const QVariant &publishedAt);
 // A rollback of the partition's first publish: as if never published (a
 // finalized partition keeps its row, without a publish).
 Status forgetPublish(const Database &db, const QString &dataset, const QString &part, bool isNull);

@@ -7,14 +7,14 @@
 #include <QJsonObject>
 #include <QRandomGenerator>
 #include <QStringBuilder>
-
 #include <algorithm>
 
 namespace rw {
 
-Result<QStringList> stalePartitions(const Database &db, const BatchSql &sql, const Plan &plan)
-{
-    if (std::none_of(plan.scope.begin(), plan.scope.end(), [&](const PartitionRef &p) { return plan.stats.contains(partitionKey(p.label)); }))
+Result<QStringList> stalePartitions(const Database &db, const BatchSql &sql, const Plan &plan) {
+    if (std::none_of(plan.scope.begin(), plan.scope.end(), [&](const PartitionRef &p) {
+            return plan.stats.contains(partitionKey(p.label));
+        }))
         return QStringList();
     auto now = sourceStats(db, sql, plan.scope);
     if (!now)
@@ -23,40 +23,49 @@ Result<QStringList> stalePartitions(const Database &db, const BatchSql &sql, con
     for (const auto &p : plan.scope) {
         const QString key = partitionKey(p.label);
         // A partition the plan did not fingerprint (a run planned afresh) is not locked.
-        if (plan.stats.contains(key) && plan.stats.value(key).fingerprint != now->value(key).fingerprint)
+        if (plan.stats.contains(key) &&
+            plan.stats.value(key).fingerprint != now->value(key).fingerprint)
             stale << partitionLabel(p.label);
     }
     return stale;
 }
 
-QString newPlanId()
-{
-    return QStringLiteral("plan-%1").arg(QRandomGenerator::system()->generate64() & 0xffffffffffffULL, 12, 16, QLatin1Char('0'));
+QString newPlanId() {
+    return QStringLiteral("plan-%1").arg(
+        QRandomGenerator::system()->generate64() & 0xffffffffffffULL, 12, 16, QLatin1Char('0'));
 }
 
-Status storePlan(const Database &db, const Plan &plan, const QString &summaryJson)
-{
+Status storePlan(const Database &db, const Plan &plan, const QString &summaryJson) {
     QJsonObject fingerprints;
     for (auto it = plan.stats.cbegin(); it != plan.stats.cend(); ++it)
         fingerprints.insert(it.key(), it->fingerprint); // "rows:checksum"; the rows are its count
     QJsonObject scope{{QStringLiteral("mode"), enumName(plan.mode)},
-                      {QStringLiteral("partitions"), QJsonDocument::fromJson(scopeToJson(plan.scope).toUtf8()).array()}};
-    auto r = db.exec(QStringLiteral("INSERT INTO rewind_plans (plan_id, dataset, created_at, scope_json, fingerprint, summary_json) VALUES (?, ?, ")
-                         % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?)"),
-                     {plan.id, plan.dataset, QString::fromUtf8(QJsonDocument(scope).toJson(QJsonDocument::Compact)),
-                      QString::fromUtf8(QJsonDocument(fingerprints).toJson(QJsonDocument::Compact)), summaryJson});
+                      {QStringLiteral("partitions"),
+                       QJsonDocument::fromJson(scopeToJson(plan.scope).toUtf8()).array()}};
+    auto r = db.exec(QStringLiteral("INSERT INTO rewind_plans (plan_id, dataset, created_at, "
+                                    "scope_json, fingerprint, summary_json) VALUES (?, ?, ") %
+                         db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?)"),
+                     {plan.id, plan.dataset,
+                      QString::fromUtf8(QJsonDocument(scope).toJson(QJsonDocument::Compact)),
+                      QString::fromUtf8(QJsonDocument(fingerprints).toJson(QJsonDocument::Compact)),
+                      summaryJson});
     if (!r)
         return fail(r.error());
     return {};
 }
 
-Result<Plan> loadPlan(const Database &db, const QString &planId)
-{
-    auto q = db.exec(QStringLiteral("SELECT dataset, scope_json, fingerprint FROM rewind_plans WHERE plan_id = ?"), {planId});
+Result<Plan> loadPlan(const Database &db, const QString &planId) {
+    auto q =
+        db.exec(QStringLiteral(
+                    "SELECT dataset, scope_json, fingerprint FROM rewind_plans WHERE plan_id = ?"),
+                {planId});
     if (!q)
         return fail(q.error());
     if (!q->next())
-        return badInput(QStringLiteral("unknown plan \"%1\" (preview first: rewindctl preview prints a plan_id)").arg(planId));
+        return badInput(
+            QStringLiteral(
+                "unknown plan \"%1\" (preview first: rewindctl preview prints a plan_id)")
+                .arg(planId));
     Plan plan;
     plan.id = planId;
     plan.dataset = q->value(0).toString();
@@ -65,17 +74,22 @@ Result<Plan> loadPlan(const Database &db, const QString &planId)
     if (const auto known = enumFromName<WriteMode>(mode))
         plan.mode = *known;
     else
-        return badInput(QStringLiteral("plan \"%1\" records an unknown write mode \"%2\": preview again").arg(planId, mode));
-    plan.scope = scopeFromJson(QString::fromUtf8(QJsonDocument(scope.value(QStringLiteral("partitions")).toArray()).toJson()));
+        return badInput(
+            QStringLiteral("plan \"%1\" records an unknown write mode \"%2\": preview again")
+                .arg(planId, mode));
+    plan.scope = scopeFromJson(QString::fromUtf8(
+        QJsonDocument(scope.value(QStringLiteral("partitions")).toArray()).toJson()));
     const QJsonObject fps = QJsonDocument::fromJson(q->value(2).toString().toUtf8()).object();
     for (auto it = fps.begin(); it != fps.end(); ++it) {
         if (it.value().isString()) { // "rows:checksum"
             const QString fingerprint = it.value().toString();
-            plan.stats.insert(it.key(), {fingerprint.section(u':', 0, 0).toLongLong(), fingerprint});
+            plan.stats.insert(it.key(),
+                              {fingerprint.section(u':', 0, 0).toLongLong(), fingerprint});
             continue;
         }
         const QJsonObject o = it.value().toObject(); // as plans stored them before
-        plan.stats.insert(it.key(), {qint64(o.value(QStringLiteral("rows")).toDouble()), o.value(QStringLiteral("fingerprint")).toString()});
+        plan.stats.insert(it.key(), {qint64(o.value(QStringLiteral("rows")).toDouble()),
+                                     o.value(QStringLiteral("fingerprint")).toString()});
     }
     return plan;
 }

@@ -16,15 +16,13 @@
 #include <QLoggingCategory>
 #include <QStringBuilder>
 #include <QThread>
-
 #include <algorithm>
 
 Q_DECLARE_LOGGING_CATEGORY(lcBatch)
 
 namespace rw {
 
-qint64 chunkRowBudget()
-{
+qint64 chunkRowBudget() {
     constexpr qint64 kDefault = 200000;
     if (!qEnvironmentVariableIsSet("REWIND_CHUNK_ROWS"))
         return kDefault;
@@ -33,7 +31,10 @@ qint64 chunkRowBudget()
     const qint64 rows = text.toLongLong(&ok);
     if (ok && rows >= 1)
         return rows;
-    qCWarning(lcBatch).noquote() << QStringLiteral("REWIND_CHUNK_ROWS=%1: expected a whole number from 1; using %2").arg(text).arg(kDefault);
+    qCWarning(lcBatch).noquote()
+        << QStringLiteral("REWIND_CHUNK_ROWS=%1: expected a whole number from 1; using %2")
+               .arg(text)
+               .arg(kDefault);
     return kDefault;
 }
 
@@ -42,7 +43,9 @@ namespace {
 // rewind_* tables key a NULL partition as ('', part_is_null = 1): the text must be empty, not NULL.
 const QString kNullPartText = QStringLiteral("");
 
-QString nowIso() { return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs); }
+QString nowIso() {
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+}
 
 // What stops a chunk's transaction, and why.
 enum class ChunkStop { None, CheckFailed, StalePlan, Cancelled };
@@ -55,10 +58,11 @@ enum class ChunkStop { None, CheckFailed, StalePlan, Cancelled };
 class ChunkSizer {
 public:
     ChunkSizer(bool onePerChunk, const SourceStatsMap &stats, qint64 budget)
-        : m_onePerChunk(onePerChunk), m_stats(stats), m_budget(budget) {}
+        : m_onePerChunk(onePerChunk)
+        , m_stats(stats)
+        , m_budget(budget) {}
 
-    std::size_t next(const std::vector<PartitionRef> &todo, std::size_t at) const
-    {
+    std::size_t next(const std::vector<PartitionRef> &todo, std::size_t at) const {
         const std::size_t left = todo.size() - at;
         if (m_onePerChunk || left <= 1)
             return std::min<std::size_t>(left, 1);
@@ -78,15 +82,13 @@ public:
     }
 
     // A chunk of `partitions` partitions read `sourceRows` source rows.
-    void observe(std::size_t partitions, qint64 sourceRows)
-    {
+    void observe(std::size_t partitions, qint64 sourceRows) {
         if (partitions > 0)
             m_estimate = std::max<qint64>(1, sourceRows / qint64(partitions));
     }
 
 private:
-    qint64 rowsOf(const PartitionRef &p) const
-    {
+    qint64 rowsOf(const PartitionRef &p) const {
         const auto it = m_stats.constFind(partitionKey(p.label));
         return it != m_stats.constEnd() ? it->rows : m_estimate;
     }
@@ -99,29 +101,37 @@ private:
 
 // The rows a chunk's publish records: per partition its checkpoint, state
 // and audit row, and the chunk's gate results. Inside its transaction.
-Status recordPublished(const Database &db, const DatasetSpec &dataset, const RunResult &result, const std::vector<PartitionResult> &parts,
-                       const std::vector<CheckResult> &checks)
-{
+Status recordPublished(const Database &db, const DatasetSpec &dataset, const RunResult &result,
+                       const std::vector<PartitionResult> &parts,
+                       const std::vector<CheckResult> &checks) {
     const QString at = nowIso();
     QVariantList checkpoints;
     QStringList details;
     std::vector<partitionstate::Published> states;
     for (const PartitionResult &p : parts) {
         const QString json = QString::fromStdString(partitionJson(p).dump());
-        checkpoints << result.runId << p.partition.value_or(kNullPartText) << (p.partition ? 0 : 1) << enumName(CheckpointStatus::Done) << at << json;
+        checkpoints << result.runId << p.partition.value_or(kNullPartText) << (p.partition ? 0 : 1)
+                    << enumName(CheckpointStatus::Done) << at << json;
         details << json;
-        states.push_back({p.partition.value_or(kNullPartText), !p.partition, p.sourceRows, p.fingerprint});
+        states.push_back(
+            {p.partition.value_or(kNullPartText), !p.partition, p.sourceRows, p.fingerprint});
     }
-    if (auto s = db.execRows(QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, committed_at, counts_json) VALUES "),
-                             QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, checkpoints,
-                             u' ' % db.dialect().upsertSet({QStringLiteral("run_id"), QStringLiteral("part"), QStringLiteral("part_is_null")},
-                                                           {QStringLiteral("status"), QStringLiteral("committed_at"), QStringLiteral("counts_json")}));
+    if (auto s = db.execRows(
+            QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, "
+                           "committed_at, counts_json) VALUES "),
+            QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, checkpoints,
+            u' ' % db.dialect().upsertSet({QStringLiteral("run_id"), QStringLiteral("part"),
+                                           QStringLiteral("part_is_null")},
+                                          {QStringLiteral("status"), QStringLiteral("committed_at"),
+                                           QStringLiteral("counts_json")}));
         !s)
         return s;
     QVariantList checkRows;
     for (const CheckResult &c : checks)
-        checkRows << result.runId << c.partition.value_or(kNullPartText) << (c.partition ? 0 : 1) << c.name << (c.passed ? 1 : 0) << c.detail << at;
-    if (auto s = db.execRows(QStringLiteral("INSERT INTO rewind_check_results (run_id, part, part_is_null, name, passed, detail, at) VALUES "),
+        checkRows << result.runId << c.partition.value_or(kNullPartText) << (c.partition ? 0 : 1)
+                  << c.name << (c.passed ? 1 : 0) << c.detail << at;
+    if (auto s = db.execRows(QStringLiteral("INSERT INTO rewind_check_results (run_id, part, "
+                                            "part_is_null, name, passed, detail, at) VALUES "),
                              QStringLiteral("(?, ?, ?, ?, ?, ?, ?)"), 7, checkRows);
         !s)
         return s;
@@ -134,8 +144,8 @@ Status recordPublished(const Database &db, const DatasetSpec &dataset, const Run
 
 // The data write of the chunk staged and diffed in the work tables:
 // before-images of what changes, then the write itself.
-Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql, const std::vector<PartitionResult> &parts, const QVariant &runId)
-{
+Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
+                  const std::vector<PartitionResult> &parts, const QVariant &runId) {
     QStringList ddl = sql.createTargetIfMissing();
     ddl << sql.createImagesIfMissing();
     if (auto s = db.execAll(ddl); !s)
@@ -154,7 +164,8 @@ Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     // Before-images only of what changes: the diff already counted it.
     QVariantList imageBinds{runId};
     if (overwrite || updated > 0) {
-        const QString images = overwrite ? sql.saveImagesReplaced(imageBinds) : sql.saveImagesUpdated(imageBinds);
+        const QString images =
+            overwrite ? sql.saveImagesReplaced(imageBinds) : sql.saveImagesUpdated(imageBinds);
         if (auto r = db.exec(images, imageBinds); !r)
             return fail(r.error());
     }
@@ -181,9 +192,9 @@ Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
 
 } // namespace
 
-void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql, const Plan &plan, const std::vector<PartitionRef> &todo,
-                   const BatchOptions &options, RunResult &result, int alreadyDone)
-{
+void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql, const Plan &plan,
+                   const std::vector<PartitionRef> &todo, const BatchOptions &options,
+                   RunResult &result, int alreadyDone) {
     Progress progress;
     progress.partitionsTotal = int(todo.size()) + alreadyDone;
     progress.partitionsDone = alreadyDone;
@@ -199,10 +210,12 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
     ChunkSizer sizer(sql.isScd2(), plan.stats, chunkRowBudget());
     // The partition's state: this run failed on it (its data untouched).
     const auto markFailed = [&](const PartitionRef &p) -> Status {
-        return partitionstate::markFailed(db, dataset.name, p.label.value_or(kNullPartText), !p.label, result.runId);
+        return partitionstate::markFailed(db, dataset.name, p.label.value_or(kNullPartText),
+                                          !p.label, result.runId);
     };
 
-    std::size_t singlesUntil = 0; // partitions before this index go one per chunk (a chunk retried partition by partition)
+    std::size_t singlesUntil =
+        0; // partitions before this index go one per chunk (a chunk retried partition by partition)
     for (std::size_t at = 0; at < todo.size();) {
         failpoint("chunk-start");
         progress.partition = partitionLabel(todo[at].label);
@@ -211,7 +224,8 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             break;
         }
         const std::size_t n = at < singlesUntil ? 1 : sizer.next(todo, at);
-        const std::vector<PartitionRef> chunk(todo.begin() + qsizetype(at), todo.begin() + qsizetype(at + n));
+        const std::vector<PartitionRef> chunk(todo.begin() + qsizetype(at),
+                                              todo.begin() + qsizetype(at + n));
         std::vector<PartitionResult> parts;
         std::vector<CheckResult> checks;
         ChunkStop stop = ChunkStop::None;
@@ -234,7 +248,8 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                     if (read)
                         for (const PartitionRef &p : chunk) {
                             const QString key = partitionKey(p.label);
-                            if (plan.stats.contains(key) && read->value(key).fingerprint != plan.stats.value(key).fingerprint) {
+                            if (plan.stats.contains(key) &&
+                                read->value(key).fingerprint != plan.stats.value(key).fingerprint) {
                                 stop = ChunkStop::StalePlan;
                                 staleDetail = partitionLabel(p.label);
                                 break;
@@ -242,7 +257,8 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                         }
                     return read;
                 };
-                auto diffed = stageAndDiff(db, dataset, sql, chunk, now, result.runId, options, false, true, checks, report);
+                auto diffed = stageAndDiff(db, dataset, sql, chunk, now, result.runId, options,
+                                           false, true, checks, report);
                 if (stop == ChunkStop::StalePlan)
                     return fail(Error{Error::Code::StalePlan, QString()});
                 if (!diffed) {
@@ -251,7 +267,8 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                     return fail(diffed.error());
                 }
                 parts = std::move(*diffed);
-                if (std::any_of(checks.begin(), checks.end(), [](const CheckResult &c) { return !c.passed; })) {
+                if (std::any_of(checks.begin(), checks.end(),
+                                [](const CheckResult &c) { return !c.passed; })) {
                     stop = ChunkStop::CheckFailed;
                     return fail(Error{Error::Code::CheckFailed, QString()});
                 }
@@ -273,10 +290,12 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             });
             if (outcome)
                 failpoint("after-commit");
-            if (!outcome && stop == ChunkStop::None && outcome.error().transient && attempt < options.maxAttempts) {
+            if (!outcome && stop == ChunkStop::None && outcome.error().transient &&
+                attempt < options.maxAttempts) {
                 sql.setTargetExists(targetExisted);
                 const int wait = Database::backoffMs(attempt);
-                qCInfo(lcBatch) << "partition" << progress.partition << "busy, retrying in" << wait << "ms (attempt" << attempt << ")";
+                qCInfo(lcBatch) << "partition" << progress.partition << "busy, retrying in" << wait
+                                << "ms (attempt" << attempt << ")";
                 QThread::msleep(wait);
                 continue;
             }
@@ -305,8 +324,10 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         // whose attempts are spent), in a chunk of several partitions:
         // nothing of it was written. Its partitions again, one per chunk, so
         // only the failing one stays unpublished and an error names it.
-        if (n > 1 && (stop == ChunkStop::CheckFailed || (stop == ChunkStop::None && !outcome.error().transient))) {
-            qCInfo(lcBatch) << "chunk of" << n << "partitions from" << progress.partition << "failed; publishing them one by one";
+        if (n > 1 && (stop == ChunkStop::CheckFailed ||
+                      (stop == ChunkStop::None && !outcome.error().transient))) {
+            qCInfo(lcBatch) << "chunk of" << n << "partitions from" << progress.partition
+                            << "failed; publishing them one by one";
             singlesUntil = at + n;
             continue;
         }
@@ -319,25 +340,39 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             partResult.published = false;
             result.partitions.push_back(partResult);
             // Record the failure on its own: the partition's data is untouched.
-            const Status recorded = Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
-                const QString label = p.label.value_or(kNullPartText);
-                const int isNull = p.label ? 0 : 1;
-                for (const auto &c : checks)
-                    if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_check_results (run_id, part, part_is_null, name, passed, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-                                         {result.runId, label, isNull, c.name, c.passed ? 1 : 0, c.detail, nowIso()});
+            const Status recorded = Database::retryTransient(options.maxAttempts, [&] {
+                return db.writeTransaction([&]() -> Status {
+                    const QString label = p.label.value_or(kNullPartText);
+                    const int isNull = p.label ? 0 : 1;
+                    for (const auto &c : checks)
+                        if (auto r = db.exec(
+                                QStringLiteral(
+                                    "INSERT INTO rewind_check_results (run_id, part, part_is_null, "
+                                    "name, passed, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                                {result.runId, label, isNull, c.name, c.passed ? 1 : 0, c.detail,
+                                 nowIso()});
+                            !r)
+                            return fail(r.error());
+                    if (auto r = db.exec(
+                            QStringLiteral(
+                                "INSERT INTO rewind_checkpoints (run_id, part, part_is_null, "
+                                "status, committed_at, counts_json) VALUES (?, ?, ?, ?, ?, ?)") %
+                                db.dialect().upsertSet(
+                                    {QStringLiteral("run_id"), QStringLiteral("part"),
+                                     QStringLiteral("part_is_null")},
+                                    {QStringLiteral("status"), QStringLiteral("committed_at"),
+                                     QStringLiteral("counts_json")}),
+                            {result.runId, label, isNull, enumName(CheckpointStatus::CheckFailed),
+                             nowIso(), QString::fromStdString(partitionJson(partResult).dump())});
                         !r)
                         return fail(r.error());
-                if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, committed_at, counts_json) VALUES (?, ?, ?, ?, ?, ?)")
-                                         % db.dialect().upsertSet({QStringLiteral("run_id"), QStringLiteral("part"), QStringLiteral("part_is_null")},
-                                                                  {QStringLiteral("status"), QStringLiteral("committed_at"), QStringLiteral("counts_json")}),
-                                     {result.runId, label, isNull, enumName(CheckpointStatus::CheckFailed), nowIso(), QString::fromStdString(partitionJson(partResult).dump())});
-                    !r)
-                    return fail(r.error());
-                if (auto s = markFailed(p); !s)
-                    return s;
-                return writeAudit(db, QStringLiteral("check failed"), dataset.name, QString(), result.runId,
-                                  QString::fromStdString(checksJson(checks).dump()));
-            }); });
+                    if (auto s = markFailed(p); !s)
+                        return s;
+                    return writeAudit(db, QStringLiteral("check failed"), dataset.name, QString(),
+                                      result.runId,
+                                      QString::fromStdString(checksJson(checks).dump()));
+                });
+            });
             if (!recorded) {
                 result.status = RunStatus::Failed;
                 result.error = recorded.error().message;
@@ -350,28 +385,38 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         }
         if (stop == ChunkStop::StalePlan) {
             result.status = RunStatus::StalePlan;
-            result.error = QStringLiteral("the source of partition %1 changed since plan %2 was made: preview again").arg(staleDetail, plan.id);
+            result.error =
+                QStringLiteral(
+                    "the source of partition %1 changed since plan %2 was made: preview again")
+                    .arg(staleDetail, plan.id);
             break;
         }
         if (stop == ChunkStop::Cancelled || cancelled(options)) {
             result.status = RunStatus::Cancelled;
             break;
         }
-        const QString where = n > 1 ? QStringLiteral("partitions %1 to %2").arg(partitionLabel(p.label), partitionLabel(chunk.back().label))
-                                    : QStringLiteral("partition %1").arg(partitionLabel(p.label));
+        const QString where =
+            n > 1 ? QStringLiteral("partitions %1 to %2")
+                        .arg(partitionLabel(p.label), partitionLabel(chunk.back().label))
+                  : QStringLiteral("partition %1").arg(partitionLabel(p.label));
         result.status = RunStatus::Failed;
         result.error = outcome.error().transient
-                           ? QStringLiteral("%1: the database stayed busy after %2 attempts: %3").arg(where).arg(options.maxAttempts).arg(outcome.error().message)
+                           ? QStringLiteral("%1: the database stayed busy after %2 attempts: %3")
+                                 .arg(where)
+                                 .arg(options.maxAttempts)
+                                 .arg(outcome.error().message)
                            : QStringLiteral("%1: %2").arg(where, outcome.error().message);
         // Shown as failed, as a failed check is, when the database still
         // answers (after a lost connection or a full disk it may not: the
         // run's own status says it then).
-        (void)Database::retryTransient(options.maxAttempts, [&] { return db.writeTransaction([&]() -> Status {
-            for (const PartitionRef &q : chunk)
-                if (auto s = markFailed(q); !s)
-                    return s;
-            return {};
-        }); });
+        (void)Database::retryTransient(options.maxAttempts, [&] {
+            return db.writeTransaction([&]() -> Status {
+                for (const PartitionRef &q : chunk)
+                    if (auto s = markFailed(q); !s)
+                        return s;
+                return {};
+            });
+        });
         break;
     }
     if (result.status == RunStatus::Running)

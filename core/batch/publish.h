@@ -20,11 +20,13 @@ class BatchSql;
 // keeps only its own partition unpublished and an error names its partition.
 // Progress is reported per partition. `alreadyDone`: partitions of the run
 // published before (resume).
-void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql, const Plan &plan, const std::vector<PartitionRef> &todo,
-                   const BatchOptions &options, RunResult &result, int alreadyDone);
+void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql, const Plan &plan,
+                   const std::vector<PartitionRef> &todo, const BatchOptions &options,
+                   RunResult &result, int alreadyDone);
 
 // Source rows a chunk aims at: REWIND_CHUNK_ROWS when set (a whole number
-// from 1; anything else is warned about and ignored), else 200,000. Bounds the stage, the transaction and the time the write lock is held.
+// from 1; anything else is warned about and ignored), else 200,000. Bounds the stage, the
+// transaction and the time the write lock is held.
 qint64 chunkRowBudget();
 // Partitions in one chunk at most: the scope is bound as values in each statement.
 inline constexpr int kMaxChunkPartitions = 1000;

@@ -1,23 +1,21 @@
-#include "core/batch/partitionstate.h"
 #include "core/batch/rollback.h"
 
 #include "core/batch/batchsql.h"
 #include "core/batch/partitions.h"
-#include "core/batch/scope.h"
+#include "core/batch/partitionstate.h"
 #include "core/batch/runs.h"
+#include "core/batch/scope.h"
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>
 #include <QStringBuilder>
-
 #include <nlohmann/json.hpp>
 
 namespace rw {
 
 namespace {
 
-Result<qint64> countOf(const Database &db, const std::pair<QString, QVariantList> &query)
-{
+Result<qint64> countOf(const Database &db, const std::pair<QString, QVariantList> &query) {
     auto v = db.scalar(query.first, query.second);
     if (!v)
         return fail(v.error());
@@ -25,15 +23,19 @@ Result<qint64> countOf(const Database &db, const std::pair<QString, QVariantList
 }
 
 // Later runs that published what `runId` published (scd2: anything of the dataset).
-Result<QStringList> laterRuns(const Database &db, const QString &dataset, qint64 runId, bool anyPartition)
-{
+Result<QStringList> laterRuns(const Database &db, const QString &dataset, qint64 runId,
+                              bool anyPartition) {
     const QString sql =
-        QStringLiteral("SELECT c.run_id, MIN(CASE WHEN c.part_is_null = 1 THEN '(all)' ELSE c.part END), COUNT(*) FROM rewind_checkpoints AS c "
-                       "JOIN rewind_runs AS r ON r.run_id = c.run_id WHERE r.dataset = ? AND c.run_id > ? AND c.status = ?")
-        % (anyPartition ? QString()
-                        : QStringLiteral(" AND EXISTS (SELECT 1 FROM rewind_checkpoints AS m WHERE m.run_id = ? AND m.status = ?"
-                                         " AND m.part = c.part AND m.part_is_null = c.part_is_null)"))
-        % QStringLiteral(" GROUP BY c.run_id ORDER BY c.run_id");
+        QStringLiteral("SELECT c.run_id, MIN(CASE WHEN c.part_is_null = 1 THEN '(all)' ELSE c.part "
+                       "END), COUNT(*) FROM rewind_checkpoints AS c "
+                       "JOIN rewind_runs AS r ON r.run_id = c.run_id WHERE r.dataset = ? AND "
+                       "c.run_id > ? AND c.status = ?") %
+        (anyPartition
+             ? QString()
+             : QStringLiteral(" AND EXISTS (SELECT 1 FROM rewind_checkpoints AS m WHERE m.run_id = "
+                              "? AND m.status = ?"
+                              " AND m.part = c.part AND m.part_is_null = c.part_is_null)")) %
+        QStringLiteral(" GROUP BY c.run_id ORDER BY c.run_id");
     const QString done = enumName(CheckpointStatus::Done);
     QVariantList binds{dataset, runId, done};
     if (!anyPartition)
@@ -46,39 +48,51 @@ Result<QStringList> laterRuns(const Database &db, const QString &dataset, qint64
         const qint64 n = q->value(2).toLongLong();
         out << QStringLiteral("run %1 (%2%3)")
                    .arg(q->value(0).toLongLong())
-                   .arg(q->value(1).toString(), n > 1 ? QStringLiteral(" and %1 more partition%2").arg(n - 1).arg(n > 2 ? QStringLiteral("s") : QString())
-                                                      : QString());
+                   .arg(q->value(1).toString(),
+                        n > 1 ? QStringLiteral(" and %1 more partition%2")
+                                    .arg(n - 1)
+                                    .arg(n > 2 ? QStringLiteral("s") : QString())
+                              : QString());
     }
     return out;
 }
 
-Status restorePartitionState(const Database &db, const QString &dataset, const PartitionRef &p, qint64 runId)
-{
+Status restorePartitionState(const Database &db, const QString &dataset, const PartitionRef &p,
+                             qint64 runId) {
     const QString part = p.label.value_or(QString());
     const int isNull = p.label ? 0 : 1;
     // The publish before this run, if any, is what the partition holds again.
-    auto prev = db.exec(QStringLiteral("SELECT c.run_id, c.committed_at FROM rewind_checkpoints AS c JOIN rewind_runs AS r ON r.run_id = c.run_id "
-                                       "WHERE r.dataset = ? AND c.part = ? AND c.part_is_null = ? AND c.status = ? AND c.run_id < ? "
+    auto prev = db.exec(QStringLiteral("SELECT c.run_id, c.committed_at FROM rewind_checkpoints AS "
+                                       "c JOIN rewind_runs AS r ON r.run_id = c.run_id "
+                                       "WHERE r.dataset = ? AND c.part = ? AND c.part_is_null = ? "
+                                       "AND c.status = ? AND c.run_id < ? "
                                        "ORDER BY c.run_id DESC LIMIT 1"),
                         {dataset, part, isNull, enumName(CheckpointStatus::Done), runId});
     if (!prev)
         return fail(prev.error());
     if (prev->next())
-        return partitionstate::revertToPublish(db, dataset, part, isNull, prev->value(0), prev->value(1));
+        return partitionstate::revertToPublish(db, dataset, part, isNull, prev->value(0),
+                                               prev->value(1));
     return partitionstate::forgetPublish(db, dataset, part, isNull);
 }
 
 } // namespace
 
-Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 runId, bool execute)
-{
+Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 runId, bool execute) {
     auto info = loadRun(db, runId);
     if (!info)
         return fail(info.error());
-    if (info->kind != QLatin1String("run") && info->kind != QLatin1String("recover")) // a recovery's re-run is a batch run too
-        return badInput(QStringLiteral("%1 %2 is not a batch run: only runs can be rolled back").arg(info->kind).arg(runId));
+    if (info->kind != QLatin1String("run") &&
+        info->kind != QLatin1String("recover")) // a recovery's re-run is a batch run too
+        return badInput(QStringLiteral("%1 %2 is not a batch run: only runs can be rolled back")
+                            .arg(info->kind)
+                            .arg(runId));
     if (info->status == RunStatus::Running)
-        return badInput(QStringLiteral("run %1 is still running (process %2 on %3): cancel it first").arg(runId).arg(info->pid).arg(info->host));
+        return badInput(
+            QStringLiteral("run %1 is still running (process %2 on %3): cancel it first")
+                .arg(runId)
+                .arg(info->pid)
+                .arg(info->host));
     auto dataset = spec.requireDataset(info->dataset);
     if (!dataset)
         return fail(dataset.error());
@@ -88,7 +102,11 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
         return fail(recorded.error());
     const WriteMode mode = *recorded;
     if (mode == WriteMode::Scd2 && !ds.scd2)
-        return badInput(QStringLiteral("run %1 wrote dataset \"%2\" as scd2, but the spec no longer configures \"scd2\"").arg(runId).arg(ds.name));
+        return badInput(
+            QStringLiteral(
+                "run %1 wrote dataset \"%2\" as scd2, but the spec no longer configures \"scd2\"")
+                .arg(runId)
+                .arg(ds.name));
 
     RollbackResult result;
     result.runId = runId;
@@ -97,14 +115,16 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     result.executed = execute;
 
     // The partitions it published, in its scope's order, with their stored values.
-    auto scopeJson = db.scalar(QStringLiteral("SELECT scope_json FROM rewind_runs WHERE run_id = ?"), {runId});
+    auto scopeJson =
+        db.scalar(QStringLiteral("SELECT scope_json FROM rewind_runs WHERE run_id = ?"), {runId});
     if (!scopeJson)
         return fail(scopeJson.error());
     std::vector<PartitionRef> todo;
     for (const PartitionRef &p : scopeFromJson(scopeJson->toString()))
         if (info->done.contains(partitionKey(p.label)))
             todo.push_back(p);
-    sortByPartition(todo, [](const PartitionRef &p) { return p.label; }, /*descending=*/true);
+    sortByPartition(
+        todo, [](const PartitionRef &p) { return p.label; }, /*descending=*/true);
 
     if (todo.empty()) {
         if (info->status == RunStatus::RolledBack)
@@ -114,25 +134,33 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
         if (!later)
             return fail(later.error());
         if (!later->isEmpty())
-            return badInput(QStringLiteral("run %1 cannot be rolled back: later %2 also published %3 of dataset \"%4\"; roll %5 back first")
-                                .arg(runId)
-                                .arg(later->join(QStringLiteral(", ")),
-                                     mode == WriteMode::Scd2 ? QStringLiteral("history") : QStringLiteral("partitions"), ds.name,
-                                     later->size() > 1 ? QStringLiteral("those") : QStringLiteral("it")));
+            return badInput(
+                QStringLiteral("run %1 cannot be rolled back: later %2 also published %3 of "
+                               "dataset \"%4\"; roll %5 back first")
+                    .arg(runId)
+                    .arg(later->join(QStringLiteral(", ")),
+                         mode == WriteMode::Scd2 ? QStringLiteral("history")
+                                                 : QStringLiteral("partitions"),
+                         ds.name,
+                         later->size() > 1 ? QStringLiteral("those") : QStringLiteral("it")));
     }
 
     // A duplicate recovery's re-run is followed by a unique index on the key:
     // undoing the re-run would bring back the duplicate keys that index
     // forbids, and the restore would fail halfway through its statements.
     if (!todo.empty()) {
-        auto added = db.exec(QStringLiteral("SELECT detail_json FROM rewind_audit WHERE action = 'recover unique index' AND run_id = ? AND dataset = ?"),
-                             {runId, ds.name});
+        auto added =
+            db.exec(QStringLiteral("SELECT detail_json FROM rewind_audit WHERE action = 'recover "
+                                   "unique index' AND run_id = ? AND dataset = ?"),
+                    {runId, ds.name});
         if (!added)
             return fail(added.error());
         QStringList indexes;
         while (added->next()) {
-            const auto detail = nlohmann::json::parse(added->value(0).toString().toStdString(), nullptr, false);
-            if (detail.is_object() && detail.value("index", nlohmann::json()).is_string() && !detail.value("already_present", false))
+            const auto detail =
+                nlohmann::json::parse(added->value(0).toString().toStdString(), nullptr, false);
+            if (detail.is_object() && detail.value("index", nlohmann::json()).is_string() &&
+                !detail.value("already_present", false))
                 indexes << QString::fromStdString(detail["index"].get<std::string>());
         }
         if (!indexes.isEmpty()) {
@@ -141,22 +169,30 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                 return fail(present.error());
             while (present->next())
                 if (indexes.contains(present->value(0).toString()))
-                    return badInput(QStringLiteral("run %1 is the re-run of a duplicate recovery of dataset \"%2\", which then added the unique index "
-                                                   "\"%3\" on \"%4\": rolling the run back would bring back the duplicate keys that index forbids. "
-                                                   "Drop the index first if the duplicates really must come back")
-                                        .arg(runId)
-                                        .arg(ds.name, present->value(0).toString(), ds.target));
+                    return badInput(
+                        QStringLiteral(
+                            "run %1 is the re-run of a duplicate recovery of dataset \"%2\", which "
+                            "then added the unique index "
+                            "\"%3\" on \"%4\": rolling the run back would bring back the duplicate "
+                            "keys that index forbids. "
+                            "Drop the index first if the duplicates really must come back")
+                            .arg(runId)
+                            .arg(ds.name, present->value(0).toString(), ds.target));
         }
     }
 
     // A rollback is a writer: it honours a freeze.
     if (execute) {
-        auto frozen = db.exec(QStringLiteral("SELECT frozen_at, os_user FROM rewind_frozen WHERE dataset = ?"), {ds.name});
+        auto frozen = db.exec(
+            QStringLiteral("SELECT frozen_at, os_user FROM rewind_frozen WHERE dataset = ?"),
+            {ds.name});
         if (!frozen)
             return fail(frozen.error());
         if (frozen->next())
-            return internalError(QStringLiteral("dataset \"%1\" is frozen since %2 by %3: writes are refused until rewindctl unfreeze")
-                                     .arg(ds.name, frozen->value(0).toString(), frozen->value(1).toString()));
+            return internalError(
+                QStringLiteral("dataset \"%1\" is frozen since %2 by %3: writes are refused until "
+                               "rewindctl unfreeze")
+                    .arg(ds.name, frozen->value(0).toString(), frozen->value(1).toString()));
     }
 
     auto sql = BatchSql::make(db, ds);
@@ -188,50 +224,66 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
             result.partitions.push_back(rp);
             continue;
         }
-        const Status done = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
-            if (auto s = measure(); !s)
-                return s;
-            // Overwrite without images: the partition was empty before the run.
-            if (*images || mode == WriteMode::OverwritePartition) {
-                for (const auto &[statement, binds] : sql->rollbackStatements(mode, p, runId)) {
-                    if (!*images && statement.startsWith(QLatin1String("INSERT")))
-                        continue;
-                    if (auto r = db.exec(statement, binds); !r)
-                        return fail(r.error());
+        const Status done = Database::retryTransient(5, [&] {
+            return db.writeTransaction([&]() -> Status {
+                if (auto s = measure(); !s)
+                    return s;
+                // Overwrite without images: the partition was empty before the run.
+                if (*images || mode == WriteMode::OverwritePartition) {
+                    for (const auto &[statement, binds] : sql->rollbackStatements(mode, p, runId)) {
+                        if (!*images && statement.startsWith(QLatin1String("INSERT")))
+                            continue;
+                        if (auto r = db.exec(statement, binds); !r)
+                            return fail(r.error());
+                    }
                 }
-            }
-            if (auto r = db.exec(QStringLiteral("UPDATE rewind_checkpoints SET status = ? WHERE run_id = ? AND part = ? AND part_is_null = ?"),
-                                 {enumName(CheckpointStatus::RolledBack), runId, p.label.value_or(QString()), p.label ? 0 : 1});
-                !r)
-                return fail(r.error());
-            if (auto s = restorePartitionState(db, ds.name, p, runId); !s)
-                return s;
-            return writeAudit(db, QStringLiteral("rollback partition"), ds.name, QString(), runId,
-                              QString::fromStdString(nlohmann::ordered_json{{"partition", p.label ? nlohmann::ordered_json(p.label->toStdString())
-                                                                                                  : nlohmann::ordered_json(nullptr)},
-                                                                            {"rows_removed", rp.rowsRemoved},
-                                                                            {"rows_restored", rp.rowsRestored}}
-                                                         .dump()));
-        }); });
+                if (auto r =
+                        db.exec(QStringLiteral("UPDATE rewind_checkpoints SET status = ? WHERE "
+                                               "run_id = ? AND part = ? AND part_is_null = ?"),
+                                {enumName(CheckpointStatus::RolledBack), runId,
+                                 p.label.value_or(QString()), p.label ? 0 : 1});
+                    !r)
+                    return fail(r.error());
+                if (auto s = restorePartitionState(db, ds.name, p, runId); !s)
+                    return s;
+                return writeAudit(
+                    db, QStringLiteral("rollback partition"), ds.name, QString(), runId,
+                    QString::fromStdString(nlohmann::ordered_json{
+                        {"partition", p.label ? nlohmann::ordered_json(p.label->toStdString())
+                                              : nlohmann::ordered_json(nullptr)},
+                        {"rows_removed", rp.rowsRemoved},
+                        {"rows_restored",
+                         rp.rowsRestored}}.dump()));
+            });
+        });
         if (!done)
-            return fail(Error{done.error().code, QStringLiteral("rollback of run %1, partition %2: %3")
-                                                     .arg(runId)
-                                                     .arg(partitionLabel(p.label), done.error().message)});
+            return fail(
+                Error{done.error().code, QStringLiteral("rollback of run %1, partition %2: %3")
+                                             .arg(runId)
+                                             .arg(partitionLabel(p.label), done.error().message)});
         rp.restored = true;
         result.partitions.push_back(rp);
     }
     sortByPartition(result.partitions, [](const RollbackPartition &p) { return p.partition; });
 
     if (!execute) {
-        result.status = todo.empty() ? RollbackStatus::NothingToRestore : RollbackStatus::WouldRestore;
+        result.status =
+            todo.empty() ? RollbackStatus::NothingToRestore : RollbackStatus::WouldRestore;
         return result;
     }
-    const Status marked = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
-        if (auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ? WHERE run_id = ?"), {enumName(RunStatus::RolledBack), runId}); !r)
-            return fail(r.error());
-        return writeAudit(db, QStringLiteral("rollback"), ds.name, QString(), runId,
-                          QString::fromStdString(nlohmann::ordered_json{{"partitions", result.partitions.size()}}.dump()));
-    }); });
+    const Status marked = Database::retryTransient(5, [&] {
+        return db.writeTransaction([&]() -> Status {
+            if (auto r =
+                    db.exec(QStringLiteral("UPDATE rewind_runs SET status = ? WHERE run_id = ?"),
+                            {enumName(RunStatus::RolledBack), runId});
+                !r)
+                return fail(r.error());
+            return writeAudit(
+                db, QStringLiteral("rollback"), ds.name, QString(), runId,
+                QString::fromStdString(
+                    nlohmann::ordered_json{{"partitions", result.partitions.size()}}.dump()));
+        });
+    });
     if (!marked)
         return fail(marked.error());
     result.status = todo.empty() ? RollbackStatus::NothingToRestore : RollbackStatus::RolledBack;

@@ -31,13 +31,15 @@ struct RollbackPartition {
 
 // What a rollback did, or would do.
 enum class RollbackStatus {
-    WouldRestore,     // a dry run with partitions to restore
+    WouldRestore, // a dry run with partitions to restore
     RolledBack,
     NothingToRestore, // the run published nothing (left)
 };
 template <> struct EnumNames<RollbackStatus> {
     static constexpr std::pair<RollbackStatus, std::string_view> names[] = {
-        {RollbackStatus::WouldRestore, "would_restore"}, {RollbackStatus::RolledBack, "rolled_back"}, {RollbackStatus::NothingToRestore, "nothing_to_restore"}};
+        {RollbackStatus::WouldRestore, "would_restore"},
+        {RollbackStatus::RolledBack, "rolled_back"},
+        {RollbackStatus::NothingToRestore, "nothing_to_restore"}};
 };
 
 struct RollbackResult {

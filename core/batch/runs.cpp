@@ -5,7 +5,6 @@
 
 #include <QStringBuilder>
 #include <QSysInfo>
-
 #include <cerrno>
 #include <signal.h>
 
@@ -13,15 +12,14 @@ namespace rw {
 
 namespace {
 
-bool processAlive(qint64 pid, const QString &host)
-{
+bool processAlive(qint64 pid, const QString &host) {
     if (pid <= 0 || host != QSysInfo::machineHostName())
-        return host != QSysInfo::machineHostName() && pid > 0; // another machine's run: trust its status
+        return host != QSysInfo::machineHostName() &&
+               pid > 0; // another machine's run: trust its status
     return ::kill(pid_t(pid), 0) == 0 || errno == EPERM;
 }
 
-Result<RunInfo> fromRow(const QSqlQuery &q)
-{
+Result<RunInfo> fromRow(const QSqlQuery &q) {
     RunInfo r;
     r.runId = q.value(0).toLongLong();
     r.dataset = q.value(1).toString();
@@ -32,7 +30,8 @@ Result<RunInfo> fromRow(const QSqlQuery &q)
     if (const auto known = enumFromName<RunStatus>(status))
         r.status = *known;
     else
-        return internalError(QStringLiteral("run %1 recorded an unknown status \"%2\"").arg(r.runId).arg(status));
+        return internalError(
+            QStringLiteral("run %1 recorded an unknown status \"%2\"").arg(r.runId).arg(status));
     r.startedAt = q.value(6).toString();
     r.finishedAt = q.value(7).toString();
     r.osUser = q.value(8).toString();
@@ -44,14 +43,15 @@ Result<RunInfo> fromRow(const QSqlQuery &q)
     return r;
 }
 
-const char *kColumns = "run_id, dataset, kind, plan_id, mode, status, started_at, finished_at, os_user, error, pid, host";
+const char *kColumns = "run_id, dataset, kind, plan_id, mode, status, started_at, finished_at, "
+                       "os_user, error, pid, host";
 
 } // namespace
 
-Status refuseConcurrentRun(const Database &db, const QString &dataset, qint64 exceptRunId)
-{
-    auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns)
-                         % QStringLiteral(" FROM rewind_runs WHERE dataset = ? AND status = ? AND run_id <> ? ORDER BY run_id"),
+Status refuseConcurrentRun(const Database &db, const QString &dataset, qint64 exceptRunId) {
+    auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns) %
+                         QStringLiteral(" FROM rewind_runs WHERE dataset = ? AND status = ? AND "
+                                        "run_id <> ? ORDER BY run_id"),
                      {dataset, enumName(RunStatus::Running), exceptRunId});
     if (!q)
         return fail(q.error());
@@ -62,17 +62,20 @@ Status refuseConcurrentRun(const Database &db, const QString &dataset, qint64 ex
         const RunInfo &other = *row;
         if (other.status == RunStatus::Running)
             return fail(Error{Error::Code::Internal,
-                              QStringLiteral("refused: run %1 of dataset \"%2\" is running (%3, process %4 on %5, started %6); "
+                              QStringLiteral("refused: run %1 of dataset \"%2\" is running (%3, "
+                                             "process %4 on %5, started %6); "
                                              "wait for it to finish, or cancel it")
                                   .arg(other.runId)
-                                  .arg(dataset, other.kind, QString::number(other.pid), other.host, other.startedAt)});
+                                  .arg(dataset, other.kind, QString::number(other.pid), other.host,
+                                       other.startedAt)});
     }
     return {};
 }
 
-Result<RunInfo> loadRun(const Database &db, qint64 runId)
-{
-    auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns) % QStringLiteral(" FROM rewind_runs WHERE run_id = ?"), {runId});
+Result<RunInfo> loadRun(const Database &db, qint64 runId) {
+    auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns) %
+                         QStringLiteral(" FROM rewind_runs WHERE run_id = ?"),
+                     {runId});
     if (!q)
         return fail(q.error());
     if (!q->next())
@@ -81,30 +84,37 @@ Result<RunInfo> loadRun(const Database &db, qint64 runId)
     if (!row)
         return fail(row.error());
     RunInfo info = std::move(*row);
-    auto cp = db.exec(QStringLiteral("SELECT part, part_is_null, counts_json FROM rewind_checkpoints WHERE run_id = ? AND status = ?"),
+    auto cp = db.exec(QStringLiteral("SELECT part, part_is_null, counts_json FROM "
+                                     "rewind_checkpoints WHERE run_id = ? AND status = ?"),
                       {runId, enumName(CheckpointStatus::Done)});
     if (!cp)
         return fail(cp.error());
     while (cp->next()) {
-        const std::optional<QString> label = cp->value(1).toInt() ? std::nullopt : std::optional<QString>(cp->value(0).toString());
+        const std::optional<QString> label =
+            cp->value(1).toInt() ? std::nullopt : std::optional<QString>(cp->value(0).toString());
         info.done.insert(partitionKey(label), partitionFromJson(cp->value(2).toString()));
     }
     // In the order they were written: rows of this table are never updated,
     // so the row identity (SQLite rowid, PostgreSQL ctid) follows insertion.
-    auto checks = db.exec(QStringLiteral("SELECT name, part, part_is_null, passed, detail FROM rewind_check_results WHERE run_id = ? ORDER BY ")
-                         % db.dialect().rowIdentity(QString()), {runId});
+    auto checks = db.exec(QStringLiteral("SELECT name, part, part_is_null, passed, detail FROM "
+                                         "rewind_check_results WHERE run_id = ? ORDER BY ") %
+                              db.dialect().rowIdentity(QString()),
+                          {runId});
     if (!checks)
         return fail(checks.error());
     while (checks->next())
         info.checks.push_back({checks->value(0).toString(),
-                               checks->value(2).toInt() ? std::nullopt : std::optional<QString>(checks->value(1).toString()),
+                               checks->value(2).toInt()
+                                   ? std::nullopt
+                                   : std::optional<QString>(checks->value(1).toString()),
                                checks->value(3).toInt() != 0, checks->value(4).toString(), 0});
     return info;
 }
 
-Result<std::vector<RunInfo>> listRuns(const Database &db, int limit)
-{
-    auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns) % QStringLiteral(" FROM rewind_runs ORDER BY run_id DESC LIMIT ?"), {limit});
+Result<std::vector<RunInfo>> listRuns(const Database &db, int limit) {
+    auto q = db.exec(QStringLiteral("SELECT ") % QLatin1String(kColumns) %
+                         QStringLiteral(" FROM rewind_runs ORDER BY run_id DESC LIMIT ?"),
+                     {limit});
     if (!q)
         return fail(q.error());
     std::vector<RunInfo> out;
@@ -117,15 +127,15 @@ Result<std::vector<RunInfo>> listRuns(const Database &db, int limit)
     return out;
 }
 
-Result<WriteMode> writeMode(const RunInfo &run)
-{
+Result<WriteMode> writeMode(const RunInfo &run) {
     if (const auto mode = enumFromName<WriteMode>(run.mode))
         return *mode;
-    return internalError(QStringLiteral("run %1 recorded an unknown write mode \"%2\"").arg(run.runId).arg(run.mode));
+    return internalError(QStringLiteral("run %1 recorded an unknown write mode \"%2\"")
+                             .arg(run.runId)
+                             .arg(run.mode));
 }
 
-Result<RunResult> runResult(const Database &db, qint64 runId)
-{
+Result<RunResult> runResult(const Database &db, qint64 runId) {
     auto info = loadRun(db, runId);
     if (!info)
         return fail(info.error());
@@ -144,16 +154,20 @@ Result<RunResult> runResult(const Database &db, qint64 runId)
     r.finishedAt = info->finishedAt;
     r.checks = info->checks;
     // Published partitions from their checkpoints; the rest of the plan as not published.
-    auto scope = db.scalar(QStringLiteral("SELECT scope_json FROM rewind_runs WHERE run_id = ?"), {runId});
+    auto scope =
+        db.scalar(QStringLiteral("SELECT scope_json FROM rewind_runs WHERE run_id = ?"), {runId});
     if (!scope)
         return fail(scope.error());
-    auto failedCp = db.exec(QStringLiteral("SELECT part, part_is_null, counts_json FROM rewind_checkpoints WHERE run_id = ? AND status <> ?"),
+    auto failedCp = db.exec(QStringLiteral("SELECT part, part_is_null, counts_json FROM "
+                                           "rewind_checkpoints WHERE run_id = ? AND status <> ?"),
                             {runId, enumName(CheckpointStatus::Done)});
     if (!failedCp)
         return fail(failedCp.error());
     QHash<QString, PartitionResult> unpublished;
     while (failedCp->next()) {
-        const std::optional<QString> label = failedCp->value(1).toInt() ? std::nullopt : std::optional<QString>(failedCp->value(0).toString());
+        const std::optional<QString> label =
+            failedCp->value(1).toInt() ? std::nullopt
+                                       : std::optional<QString>(failedCp->value(0).toString());
         unpublished.insert(partitionKey(label), partitionFromJson(failedCp->value(2).toString()));
     }
     for (const PartitionRef &p : scopeFromJson(scope->toString())) {

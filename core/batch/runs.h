@@ -15,7 +15,9 @@ enum class CheckpointStatus {
 };
 template <> struct EnumNames<CheckpointStatus> {
     static constexpr std::pair<CheckpointStatus, std::string_view> names[] = {
-        {CheckpointStatus::Done, "done"}, {CheckpointStatus::CheckFailed, "check_failed"}, {CheckpointStatus::RolledBack, "rolled_back"}};
+        {CheckpointStatus::Done, "done"},
+        {CheckpointStatus::CheckFailed, "check_failed"},
+        {CheckpointStatus::RolledBack, "rolled_back"}};
 };
 
 struct RunInfo {
@@ -24,20 +26,22 @@ struct RunInfo {
     QString kind;
     QString planId;
     QString mode; // as recorded; writeMode() reads it
-    RunStatus status = RunStatus::Running; // running, interrupted (its process is gone), succeeded, failed, check_failed, cancelled, stale_plan, rolled_back
+    RunStatus status =
+        RunStatus::Running; // running, interrupted (its process is gone), succeeded, failed,
+                            // check_failed, cancelled, stale_plan, rolled_back
     QString startedAt;
     QString finishedAt;
     QString osUser;
     QString error;
     qint64 pid = 0;
     QString host;
-    QHash<QString, PartitionResult> done;       // published partitions (checkpoints done), by partitionKey()
-    std::vector<CheckResult> checks;            // every recorded gate result
+    QHash<QString, PartitionResult>
+        done;                        // published partitions (checkpoints done), by partitionKey()
+    std::vector<CheckResult> checks; // every recorded gate result
 };
 
 // The write mode a run recorded (Internal when the row holds none Rewind knows).
 Result<WriteMode> writeMode(const RunInfo &run);
-
 
 // One run with its checkpoints. BadInput for an unknown id.
 Result<RunInfo> loadRun(const Database &db, qint64 runId);

@@ -1,21 +1,20 @@
-#include "core/batch/partitionstate.h"
 #include "core/batch/scd2.h"
 
 #include "core/batch/batchdiff.h"
-#include "core/util/failpoint.h"
 #include "core/batch/partitions.h"
+#include "core/batch/partitionstate.h"
+#include "core/util/failpoint.h"
 
 #include <QSqlRecord>
 #include <QStringBuilder>
-
 #include <set>
 
 namespace rw {
 
 namespace {
 
-Status execWith(const Database &db, const QStringList &statements, int bindsAt, const QVariantList &binds)
-{
+Status execWith(const Database &db, const QStringList &statements, int bindsAt,
+                const QVariantList &binds) {
     for (qsizetype i = 0; i < statements.size(); ++i)
         if (auto r = db.exec(statements[i], i == bindsAt ? binds : QVariantList()); !r)
             return fail(r.error());
@@ -24,9 +23,9 @@ Status execWith(const Database &db, const QStringList &statements, int bindsAt, 
 
 } // namespace
 
-Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope,
-                                              bool simulate, int samples, const std::atomic<bool> *cancel)
-{
+Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql &sql,
+                                              const std::vector<PartitionRef> &scope, bool simulate,
+                                              int samples, const std::atomic<bool> *cancel) {
     const bool targetExists = sql.targetExists();
     QString dim = sql.quotedTarget();
     if (simulate || !targetExists) {
@@ -47,8 +46,9 @@ Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql
             return fail(q.error());
         if (!q->next())
             return internalError(QStringLiteral("scd2: no counts"));
-        const qint64 opened = q->value(0).toLongLong(), closed = q->value(1).toLongLong(), extended = q->value(2).toLongLong(),
-                     deleted = q->value(3).toLongLong(), acted = q->value(4).toLongLong(), keys = q->value(5).toLongLong();
+        const qint64 opened = q->value(0).toLongLong(), closed = q->value(1).toLongLong(),
+                     extended = q->value(2).toLongLong(), deleted = q->value(3).toLongLong(),
+                     acted = q->value(4).toLongLong(), keys = q->value(5).toLongLong();
         PartitionResult r;
         r.partition = month.label;
         r.stagedRows = keys;
@@ -75,7 +75,8 @@ Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql
                 return fail(closedRows.error());
             while (closedRows->next()) {
                 const QSqlRecord rec = closedRows->record();
-                s.updated.emplace_back(recordToJson(db.dialect(), rec, 0, full), recordToJson(db.dialect(), rec, full, full));
+                s.updated.emplace_back(recordToJson(db.dialect(), rec, 0, full),
+                                       recordToJson(db.dialect(), rec, full, full));
             }
             r.samples = s;
         }
@@ -93,9 +94,10 @@ Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql
     return out;
 }
 
-Status scd2Publish(const Database &db, const BatchSql &sql, const PartitionResult &diffed, const QVariant &runId)
-{
-    const qint64 opened = diffed.versionsOpened.value_or(0), closed = diffed.versionsClosed.value_or(0);
+Status scd2Publish(const Database &db, const BatchSql &sql, const PartitionResult &diffed,
+                   const QVariant &runId) {
+    const qint64 opened = diffed.versionsOpened.value_or(0),
+                 closed = diffed.versionsClosed.value_or(0);
     const qint64 extended = diffed.updated - closed, deleted = diffed.deleted;
     const QStringList images = sql.scd2SaveImages(); // deleted, updated, inserted
     const qint64 imageNeeded[] = {deleted, closed + extended, opened};
@@ -118,13 +120,14 @@ Status scd2Publish(const Database &db, const BatchSql &sql, const PartitionResul
     return {};
 }
 
-Status refuseScd2OutOfOrder(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, const std::vector<PartitionRef> &scope)
-{
+Status refuseScd2OutOfOrder(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                            const std::vector<PartitionRef> &scope) {
     if (scope.empty())
         return {};
     for (const auto &p : scope)
         if (!p.label)
-            return badInput(QStringLiteral("dataset \"%1\" (scd2): some rows have no effective date (%2 is NULL); scd2 needs one per row")
+            return badInput(QStringLiteral("dataset \"%1\" (scd2): some rows have no effective "
+                                           "date (%2 is NULL); scd2 needs one per row")
                                 .arg(dataset.name, dataset.partitionColumn));
     // Months already applied: recorded by Rewind, or present as versions.
     auto published = partitionstate::publishedParts(db, dataset.name);
@@ -133,8 +136,9 @@ Status refuseScd2OutOfOrder(const Database &db, const DatasetSpec &dataset, cons
     QStringList applied = *published;
     if (sql.targetExists()) {
         const QString vf = db.quote(dataset.scd2->validFrom);
-        auto versions = db.exec(QStringLiteral("SELECT DISTINCT ") % vf % QStringLiteral(" FROM ") % sql.quotedTarget() % QStringLiteral(" WHERE ")
-                                % vf % QStringLiteral(" IS NOT NULL"));
+        auto versions = db.exec(QStringLiteral("SELECT DISTINCT ") % vf % QStringLiteral(" FROM ") %
+                                sql.quotedTarget() % QStringLiteral(" WHERE ") % vf %
+                                QStringLiteral(" IS NOT NULL"));
         if (!versions)
             return fail(versions.error());
         while (versions->next())
@@ -156,10 +160,14 @@ Status refuseScd2OutOfOrder(const Database &db, const DatasetSpec &dataset, cons
     }
     if (missing.isEmpty())
         return {};
-    std::sort(missing.begin(), missing.end(), [](const QString &a, const QString &b) { return partitionLess(a, b); });
-    return badInput(QStringLiteral("dataset \"%1\" (scd2): cannot apply %2 while later months are already applied and not re-run (%3): "
-                                   "history after %2 builds on it. Re-run the whole range from it: --from %2 --to %4")
-                        .arg(dataset.name, *first, missing.join(QStringLiteral(", ")), *last));
+    std::sort(missing.begin(), missing.end(),
+              [](const QString &a, const QString &b) { return partitionLess(a, b); });
+    return badInput(
+        QStringLiteral(
+            "dataset \"%1\" (scd2): cannot apply %2 while later months are already applied and not "
+            "re-run (%3): "
+            "history after %2 builds on it. Re-run the whole range from it: --from %2 --to %4")
+            .arg(dataset.name, *first, missing.join(QStringLiteral(", ")), *last));
 }
 
 } // namespace rw

@@ -24,16 +24,19 @@ namespace rw {
 // is one month, diffed against the target; rewind_scd2 stays for the publish.
 // Fills stagedRows, inserted (opened), updated (closed or extended),
 // deleted, unchanged (keys), versionsOpened/Closed and samples.
-Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql &sql, const std::vector<PartitionRef> &scope,
-                                              bool simulate, int samples, const std::atomic<bool> *cancel);
+Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql &sql,
+                                              const std::vector<PartitionRef> &scope, bool simulate,
+                                              int samples, const std::atomic<bool> *cancel);
 
 // The write of one month diffed by scd2Diff: before-images, then the
 // reconciliation. Call inside the chunk's transaction, after the target exists.
-Status scd2Publish(const Database &db, const BatchSql &sql, const PartitionResult &diffed, const QVariant &runId);
+Status scd2Publish(const Database &db, const BatchSql &sql, const PartitionResult &diffed,
+                   const QVariant &runId);
 
 // Refuses (BadInput) a scope whose first month lies before a month already
 // applied that the scope leaves out: re-applying it alone would leave later
 // history built on what it replaces. Also refuses a NULL effective date.
-Status refuseScd2OutOfOrder(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, const std::vector<PartitionRef> &scope);
+Status refuseScd2OutOfOrder(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                            const std::vector<PartitionRef> &scope);
 
 } // namespace rw

@@ -8,20 +8,19 @@
 #include <QJsonObject>
 #include <QSet>
 #include <QStringBuilder>
-
 #include <algorithm>
 
 namespace rw {
 
-
-QString partitionKey(const std::optional<QString> &label) { return label ? QStringLiteral("v:") % *label : QStringLiteral("null"); }
+QString partitionKey(const std::optional<QString> &label) {
+    return label ? QStringLiteral("v:") % *label : QStringLiteral("null");
+}
 
 namespace {
 
 // A SELECT of one column v: the partition values present in the source and
 // the target, as stored (the source's read as the target's type).
-QString knownValues(const Database &db, const DatasetSpec &dataset, const BatchSql &sql)
-{
+QString knownValues(const Database &db, const DatasetSpec &dataset, const BatchSql &sql) {
     const QString p = db.quote(dataset.partitionColumn);
     // With an index leading with the partition column, walk the distinct
     // values with one index seek each (a loose index scan) instead of
@@ -40,26 +39,32 @@ QString knownValues(const Database &db, const DatasetSpec &dataset, const BatchS
     auto distinct = [&](const QString &from, bool indexed) -> QString {
         if (!indexed)
             return QStringLiteral("SELECT DISTINCT ") % p % QStringLiteral(" AS v FROM ") % from;
-        return QStringLiteral("SELECT v FROM (WITH RECURSIVE d(v) AS (SELECT MIN(") % p % QStringLiteral(") FROM ") % from
-               % QStringLiteral(" UNION ALL SELECT (SELECT MIN(") % p % QStringLiteral(") FROM ") % from % QStringLiteral(" WHERE ") % p
-               % QStringLiteral(" > d.v) FROM d WHERE d.v IS NOT NULL) SELECT v FROM d WHERE v IS NOT NULL) AS walk UNION ALL SELECT NULL WHERE EXISTS (SELECT 1 FROM ")
-               % from % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NULL)");
+        return QStringLiteral("SELECT v FROM (WITH RECURSIVE d(v) AS (SELECT MIN(") % p %
+               QStringLiteral(") FROM ") % from % QStringLiteral(" UNION ALL SELECT (SELECT MIN(") %
+               p % QStringLiteral(") FROM ") % from % QStringLiteral(" WHERE ") % p %
+               QStringLiteral(
+                   " > d.v) FROM d WHERE d.v IS NOT NULL) SELECT v FROM d WHERE v IS NOT NULL) AS "
+                   "walk UNION ALL SELECT NULL WHERE EXISTS (SELECT 1 FROM ") %
+               from % QStringLiteral(" WHERE ") % p % QStringLiteral(" IS NULL)");
     };
     // Source values of another type than the target's read as the target's
     // type (as the stage holds them), so that the two sides unite.
     const QString cast = sql.targetCast(dataset.partitionColumn);
-    const QString source = cast.isEmpty() ? QString(u'(' % sourceSelect(dataset, db) % QStringLiteral(") AS s"))
-                                          : QString(QStringLiteral("(SELECT CAST(") % p % QStringLiteral(" AS ") % cast % QStringLiteral(") AS ") % p
-                                                    % QStringLiteral(" FROM (") % sourceSelect(dataset, db) % QStringLiteral(") AS s0) AS s"));
+    const QString source =
+        cast.isEmpty() ? QString(u'(' % sourceSelect(dataset, db) % QStringLiteral(") AS s"))
+                       : QString(QStringLiteral("(SELECT CAST(") % p % QStringLiteral(" AS ") %
+                                 cast % QStringLiteral(") AS ") % p % QStringLiteral(" FROM (") %
+                                 sourceSelect(dataset, db) % QStringLiteral(") AS s0) AS s"));
     QString query = distinct(source, cast.isEmpty() && leadsWithPartition(dataset.source));
     if (sql.targetExists())
-        query = query % QStringLiteral(" UNION ") % distinct(db.quoteTable(dataset.target), leadsWithPartition(dataset.target));
+        query = query % QStringLiteral(" UNION ") %
+                distinct(db.quoteTable(dataset.target), leadsWithPartition(dataset.target));
     return query;
 }
 
 // The partition values present in the source and the target, labelled.
-Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const DatasetSpec &dataset, const QString &values)
-{
+Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const DatasetSpec &dataset,
+                                                  const QString &values) {
     std::vector<PartitionRef> out;
     if (!dataset.partitioned()) {
         out.push_back({QVariant(), std::nullopt});
@@ -67,14 +72,16 @@ Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const Data
     }
     // Labelled by the text form the listing and the stats use (a date as
     // 2026-03-01, whatever type the driver would read it into).
-    auto q = db.exec(QStringLiteral("SELECT v, ") % db.dialect().partitionText(QStringLiteral("v")) % QStringLiteral(" FROM (") % values
-                     % QStringLiteral(") AS known"));
+    auto q =
+        db.exec(QStringLiteral("SELECT v, ") % db.dialect().partitionText(QStringLiteral("v")) %
+                QStringLiteral(" FROM (") % values % QStringLiteral(") AS known"));
     if (!q)
         return fail(q.error());
     QSet<QString> seen;
     while (q->next()) {
         const QVariant v = q->value(0);
-        const std::optional<QString> label = v.isNull() ? std::nullopt : std::optional<QString>(q->value(1).toString());
+        const std::optional<QString> label =
+            v.isNull() ? std::nullopt : std::optional<QString>(q->value(1).toString());
         const QString key = partitionKey(label);
         if (seen.contains(key))
             continue; // 1 and '1' in a loosely typed column: one partition
@@ -92,10 +99,11 @@ Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const Data
 // 2026-03-01 10:00:00+00 read as 2026-03-01T10:00:00Z in a timestamptz).
 // Reads no rows (WHERE 1 = 0). BadInput, naming it, when the text is no
 // value of that type.
-Result<QString> labelOf(const Database &db, const DatasetSpec &dataset, const QString &values, const QString &option, const QString &text)
-{
-    auto q = db.exec(QStringLiteral("SELECT ") % db.dialect().partitionText(QStringLiteral("w")) % QStringLiteral(" FROM (SELECT v AS w FROM (")
-                         % values % QStringLiteral(") AS k WHERE 1 = 0 UNION ALL SELECT ?) AS x"),
+Result<QString> labelOf(const Database &db, const DatasetSpec &dataset, const QString &values,
+                        const QString &option, const QString &text) {
+    auto q = db.exec(QStringLiteral("SELECT ") % db.dialect().partitionText(QStringLiteral("w")) %
+                         QStringLiteral(" FROM (SELECT v AS w FROM (") % values %
+                         QStringLiteral(") AS k WHERE 1 = 0 UNION ALL SELECT ?) AS x"),
                      {text});
     if (!q) {
         // Class 22, data exception: the text is not a value of the column's type.
@@ -103,35 +111,40 @@ Result<QString> labelOf(const Database &db, const DatasetSpec &dataset, const QS
             QString why = q.error().message.section(u'\n', 0, 0);
             if (why.startsWith(QLatin1String("SQL error: ")))
                 why = why.mid(11);
-            return badInput(QStringLiteral("%1 \"%2\" is not a value of partition column \"%3\" of dataset \"%4\": %5")
-                                .arg(option, text, dataset.partitionColumn, dataset.name, why));
+            return badInput(
+                QStringLiteral(
+                    "%1 \"%2\" is not a value of partition column \"%3\" of dataset \"%4\": %5")
+                    .arg(option, text, dataset.partitionColumn, dataset.name, why));
         }
         return fail(q.error());
     }
     return q->next() ? q->value(0).toString() : text;
 }
 
-QString preview(const std::vector<PartitionRef> &known)
-{
+QString preview(const std::vector<PartitionRef> &known) {
     if (known.empty())
         return QStringLiteral("it has no partitions");
-    const QString first = partitionLabel(known.front().label), last = partitionLabel(known.back().label);
-    return QStringLiteral("it has %1 partition%2, %3%4").arg(known.size()).arg(known.size() == 1 ? QString() : QStringLiteral("s"), first,
-                                                               known.size() > 1 ? QStringLiteral(" .. ") % last : QString());
+    const QString first = partitionLabel(known.front().label),
+                  last = partitionLabel(known.back().label);
+    return QStringLiteral("it has %1 partition%2, %3%4")
+        .arg(known.size())
+        .arg(known.size() == 1 ? QString() : QStringLiteral("s"), first,
+             known.size() > 1 ? QStringLiteral(" .. ") % last : QString());
 }
 
 } // namespace
 
-Result<std::vector<PartitionRef>> resolveScope(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
-                                               const ScopeRequest &request)
-{
+Result<std::vector<PartitionRef>> resolveScope(const Database &db, const DatasetSpec &dataset,
+                                               const BatchSql &sql, const ScopeRequest &request) {
     const bool explicitList = !request.partitions.isEmpty();
     const bool range = request.from || request.to;
     if (!dataset.partitioned() && (explicitList || range))
-        return badInput(QStringLiteral("dataset \"%1\" has no partition_column: it is published whole, so --partition, --from and --to do not apply")
+        return badInput(QStringLiteral("dataset \"%1\" has no partition_column: it is published "
+                                       "whole, so --partition, --from and --to do not apply")
                             .arg(dataset.name));
     if (explicitList && (range || request.stale))
-        return badInput(QStringLiteral("give either --partition, or --from/--to, or --stale, not several"));
+        return badInput(
+            QStringLiteral("give either --partition, or --from/--to, or --stale, not several"));
     if (range && request.stale)
         return badInput(QStringLiteral("give either --from/--to or --stale, not both"));
     if (range && (!request.from || !request.to))
@@ -142,7 +155,8 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
     if (!known)
         return fail(known.error());
     auto labelled = [&](const QString &label) {
-        return std::find_if(known->begin(), known->end(), [&](const PartitionRef &p) { return p.label && *p.label == label; });
+        return std::find_if(known->begin(), known->end(),
+                            [&](const PartitionRef &p) { return p.label && *p.label == label; });
     };
     // Instant partitions: every label is a timestamp with a time of day (a
     // timestamptz or timestamp column; SQLite's text as written). They are
@@ -161,7 +175,8 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
         byInstant = byInstant && t.isValid();
         instants << t;
     }
-    byInstant = byInstant && std::any_of(known->begin(), known->end(), [](const PartitionRef &p) { return p.label.has_value(); });
+    byInstant = byInstant && std::any_of(known->begin(), known->end(),
+                                         [](const PartitionRef &p) { return p.label.has_value(); });
     // What `text` names: its label; or, as the column's type reads it (the
     // engine's), a value's label; or, for instant partitions, an instant
     // (BadInput when it is none).
@@ -189,9 +204,11 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
         if (!t && refused)
             return fail(*refused);
         if (!t)
-            return badInput(QStringLiteral("%1 \"%2\": partition column \"%3\" of dataset \"%4\" holds timestamps, and this is none "
+            return badInput(QStringLiteral("%1 \"%2\": partition column \"%3\" of dataset \"%4\" "
+                                           "holds timestamps, and this is none "
                                            "(use ISO-8601 such as %5)")
-                                .arg(option, text, dataset.partitionColumn, dataset.name, partitionLabel(known->back().label)));
+                                .arg(option, text, dataset.partitionColumn, dataset.name,
+                                     partitionLabel(known->back().label)));
         return Named{label, *t};
     };
 
@@ -211,16 +228,20 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
                     QStringList listed;
                     for (qsizetype i : same)
                         listed << *known->at(std::size_t(i)).label;
-                    return badInput(QStringLiteral("--partition \"%1\" is the same instant as several partitions of dataset \"%2\" (%3): "
-                                                   "name one as listed")
-                                        .arg(wanted, dataset.name, listed.join(QStringLiteral(", "))));
+                    return badInput(
+                        QStringLiteral("--partition \"%1\" is the same instant as several "
+                                       "partitions of dataset \"%2\" (%3): "
+                                       "name one as listed")
+                            .arg(wanted, dataset.name, listed.join(QStringLiteral(", "))));
                 }
                 if (same.size() == 1)
                     it = known->begin() + same.constFirst();
             }
             if (it == known->end())
-                return badInput(QStringLiteral("unknown partition \"%1\" of dataset \"%2\" (%3)").arg(wanted, dataset.name, preview(*known)));
-            if (std::none_of(scope.begin(), scope.end(), [&](const PartitionRef &p) { return p.label == it->label; }))
+                return badInput(QStringLiteral("unknown partition \"%1\" of dataset \"%2\" (%3)")
+                                    .arg(wanted, dataset.name, preview(*known)));
+            if (std::none_of(scope.begin(), scope.end(),
+                             [&](const PartitionRef &p) { return p.label == it->label; }))
                 scope.push_back(*it);
         }
     } else if (range) {
@@ -231,25 +252,29 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
         if (!to)
             return fail(to.error());
         const bool reversed = byInstant ? to->instant < from->instant
-                                        : partitionLess(std::optional<QString>(to->label), std::optional<QString>(from->label));
+                                        : partitionLess(std::optional<QString>(to->label),
+                                                        std::optional<QString>(from->label));
         if (reversed)
-            return badInput(QStringLiteral("--from %1 is after --to %2").arg(*request.from, *request.to));
-        const PartitionOrder lo(std::optional<QString>(from->label)), hi(std::optional<QString>(to->label));
+            return badInput(
+                QStringLiteral("--from %1 is after --to %2").arg(*request.from, *request.to));
+        const PartitionOrder lo(std::optional<QString>(from->label)),
+            hi(std::optional<QString>(to->label));
         for (qsizetype i = 0; i < instants.size(); ++i) {
             const PartitionRef &p = known->at(std::size_t(i));
             if (!p.label)
                 continue;
-            const bool inside = byInstant ? instants.at(i) >= from->instant && instants.at(i) <= to->instant
-                                          : [&] {
-                                                const PartitionOrder at(p.label);
-                                                return !(at < lo) && !(hi < at);
-                                            }();
+            const bool inside =
+                byInstant ? instants.at(i) >= from->instant && instants.at(i) <= to->instant : [&] {
+                    const PartitionOrder at(p.label);
+                    return !(at < lo) && !(hi < at);
+                }();
             if (inside)
                 scope.push_back(p);
         }
         if (scope.empty())
-            return badInput(QStringLiteral("no partition of dataset \"%1\" lies between %2 and %3 (%4)")
-                                .arg(dataset.name, *request.from, *request.to, preview(*known)));
+            return badInput(
+                QStringLiteral("no partition of dataset \"%1\" lies between %2 and %3 (%4)")
+                    .arg(dataset.name, *request.from, *request.to, preview(*known)));
     } else if (request.stale) {
         auto parts = listPartitions(db, dataset, &sql);
         if (!parts)
@@ -268,8 +293,7 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
     return scope;
 }
 
-QString scopeToJson(const std::vector<PartitionRef> &scope)
-{
+QString scopeToJson(const std::vector<PartitionRef> &scope) {
     QJsonArray list;
     for (const auto &p : scope) {
         // A text value spelled as its label (dates, names: the common case)
@@ -279,15 +303,15 @@ QString scopeToJson(const std::vector<PartitionRef> &scope)
             continue;
         }
         QJsonObject o;
-        o.insert(QStringLiteral("partition"), p.label ? QJsonValue(*p.label) : QJsonValue(QJsonValue::Null));
+        o.insert(QStringLiteral("partition"),
+                 p.label ? QJsonValue(*p.label) : QJsonValue(QJsonValue::Null));
         o.insert(QStringLiteral("value"), QJsonValue::fromVariant(p.value));
         list.append(o);
     }
     return QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact));
 }
 
-std::vector<PartitionRef> scopeFromJson(const QString &json)
-{
+std::vector<PartitionRef> scopeFromJson(const QString &json) {
     std::vector<PartitionRef> scope;
     const QJsonArray list = QJsonDocument::fromJson(json.toUtf8()).array();
     for (const auto &item : list) {

@@ -15,8 +15,8 @@ QString partitionKey(const std::optional<QString> &label);
 
 // The partitions a request names, checked against those the source (and
 // target) hold, sorted. BadInput names an unknown partition.
-Result<std::vector<PartitionRef>> resolveScope(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
-                                               const ScopeRequest &request);
+Result<std::vector<PartitionRef>> resolveScope(const Database &db, const DatasetSpec &dataset,
+                                               const BatchSql &sql, const ScopeRequest &request);
 
 // JSON text of a scope (for rewind_runs.scope_json and plans) and back.
 QString scopeToJson(const std::vector<PartitionRef> &scope);

@@ -3,11 +3,10 @@
 // from demodata.cpp.
 #include "core/demo/demo.h"
 
+#include "core/demo/demodata.h"
 #include "core/demo/demodialect.h"
-
 #include "core/sql/controlschema.h"
 #include "core/sql/database.h"
-#include "core/demo/demodata.h"
 #include "core/workspace/spec.h"
 #include "core/workspace/workspace.h"
 
@@ -16,10 +15,8 @@
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QStringBuilder>
-
-#include <nlohmann/json.hpp>
-
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 namespace rw::demo {
 
@@ -32,19 +29,25 @@ constexpr double kMaxScale = 50.0;
 // ---------------------------------------------------------------------------
 // The spec
 
-Json buildSpec()
-{
+Json buildSpec() {
     Json salesChecks = Json::array({
         {{"type", "not_null"}, {"columns", {"order_id", "item_id", "amount"}}},
         {{"type", "unique_key"}},
-        {{"type", "references"}, {"column", "customer_id"}, {"table", "customers"}, {"to", "customer_id"}},
+        {{"type", "references"},
+         {"column", "customer_id"},
+         {"table", "customers"},
+         {"to", "customer_id"}},
         {{"type", "row_count"}, {"min", 1}},
         {{"type", "total"}, {"column", "amount"}, {"tolerance_pct", 0.5}},
-        {{"type", "sql"}, {"name", "no_negative"}, {"query", "SELECT COUNT(*) FROM {staged} WHERE amount < 0"}, {"max", 0}},
+        {{"type", "sql"},
+         {"name", "no_negative"},
+         {"query", "SELECT COUNT(*) FROM {staged} WHERE amount < 0"},
+         {"max", 0}},
     });
     Json factSales = {
         {"source", "raw_sales"},
-        {"transform", "SELECT order_id, item_id, dt, customer_id, amount, updated_at FROM raw_sales"},
+        {"transform",
+         "SELECT order_id, item_id, dt, customer_id, amount, updated_at FROM raw_sales"},
         {"target", "fact_sales"},
         {"partition_column", "dt"},
         {"key", {"order_id", "item_id"}},
@@ -62,7 +65,8 @@ Json buildSpec()
         {"event_time", "event_ts"},
         {"ingest_time", "ingested_at"},
         {"allowed_lateness", "2h"},
-        {"checks", Json::array({{{"type", "not_null"}, {"columns", {"event_id"}}}, {{"type", "unique_key"}}})},
+        {"checks", Json::array({{{"type", "not_null"}, {"columns", {"event_id"}}},
+                                {{"type", "unique_key"}}})},
     };
     Json tiers = {
         {"source", "customer_tier_monthly"},
@@ -72,12 +76,16 @@ Json buildSpec()
         {"order_by", "updated_at"},
         {"write", "scd2"},
         {"scd2",
-         {{"tracked", {"customer_tier"}}, {"valid_from", "effective_from"}, {"valid_to", "effective_to"}, {"current", "is_current"}}},
+         {{"tracked", {"customer_tier"}},
+          {"valid_from", "effective_from"},
+          {"valid_to", "effective_to"},
+          {"current", "is_current"}}},
     };
     Json orders = {
         {"log", "orders_log"},
         {"sink", "orders_events"},
-        {"fields", {{"order_id", "$.order_id"}, {"amount", "$.amount"}, {"event_time", "$.event_time"}}},
+        {"fields",
+         {{"order_id", "$.order_id"}, {"amount", "$.amount"}, {"event_time", "$.event_time"}}},
         {"required", {"order_id", "amount"}},
     };
     Json spec;
@@ -88,35 +96,36 @@ Json buildSpec()
     return spec;
 }
 
-
-Status writeSpecFile(const QString &path, const QByteArray &content)
-{
+Status writeSpecFile(const QString &path, const QByteArray &content) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
-        return badInput(QStringLiteral("demo: cannot write the spec %1: %2").arg(path, file.errorString()));
+        return badInput(
+            QStringLiteral("demo: cannot write the spec %1: %2").arg(path, file.errorString()));
     file.write(content);
     if (!file.commit())
-        return badInput(QStringLiteral("demo: cannot write the spec %1: %2").arg(path, file.errorString()));
+        return badInput(
+            QStringLiteral("demo: cannot write the spec %1: %2").arg(path, file.errorString()));
     return {};
 }
 
-Status checkTarget(const QString &path, const QString &what, bool overwrite)
-{
+Status checkTarget(const QString &path, const QString &what, bool overwrite) {
     if (path.isEmpty())
         return badInput(QStringLiteral("demo: no %1 path given").arg(what));
     const QFileInfo info(path);
     if (info.isDir())
         return badInput(QStringLiteral("demo: %1 %2 is a directory").arg(what, path));
     if (!info.absoluteDir().exists())
-        return badInput(QStringLiteral("demo: %1 %2: directory %3 does not exist").arg(what, path, info.absolutePath()));
+        return badInput(QStringLiteral("demo: %1 %2: directory %3 does not exist")
+                            .arg(what, path, info.absolutePath()));
     if (info.exists() && !overwrite && what == QLatin1String("database"))
-        return badInput(QStringLiteral("demo: database %1 already exists; remove it or allow overwriting").arg(path));
+        return badInput(
+            QStringLiteral("demo: database %1 already exists; remove it or allow overwriting")
+                .arg(path));
     return {};
 }
 
 // Writes the whole demo into a database that holds none of it yet.
-Result<Summary> build(const Database &db, const Options &options, const Spec &spec)
-{
+Result<Summary> build(const Database &db, const Options &options, const Spec &spec) {
     if (auto s = controlschema::migrate(db); !s)
         return fail(s.error());
     // Bulk loading into a brand-new SQLite file: a bigger page cache for the
@@ -125,11 +134,13 @@ Result<Summary> build(const Database &db, const Options &options, const Spec &sp
     if (auto s = db.execAll(DemoDialect::of(db.dialect()).loadBegin()); !s)
         return internalError(QStringLiteral("demo: set-up: %1").arg(s.error().message));
 
-    Status built = db.writeTransaction([&]() -> Status { return data::writeTables(db, options.scale, options.seed); });
+    Status built = db.writeTransaction(
+        [&]() -> Status { return data::writeTables(db, options.scale, options.seed); });
     if (!built)
         return fail(built.error());
 
-    Status recorded = db.writeTransaction([&]() -> Status { return data::writeControlState(db, spec); });
+    Status recorded =
+        db.writeTransaction([&]() -> Status { return data::writeControlState(db, spec); });
     if (!recorded)
         return fail(recorded.error());
 
@@ -138,7 +149,8 @@ Result<Summary> build(const Database &db, const Options &options, const Spec &sp
         if (auto s = data::changeSources(db, options.scale, options.seed); !s)
             return s;
         const Json detail = {{"seed", options.seed}, {"scale", options.scale}};
-        return writeAudit(db, QStringLiteral("demo"), QString(), QString(), QVariant(), QString::fromStdString(detail.dump()));
+        return writeAudit(db, QStringLiteral("demo"), QString(), QString(), QVariant(),
+                          QString::fromStdString(detail.dump()));
     });
     if (!changed)
         return fail(changed.error());
@@ -152,7 +164,8 @@ Result<Summary> build(const Database &db, const Options &options, const Spec &sp
     Summary summary;
     QStringList counts;
     for (const QString &table : data::tables())
-        counts << QStringLiteral("SELECT ") % QString::number(counts.size()) % QStringLiteral(", COUNT(*) FROM ") % db.quote(table);
+        counts << QStringLiteral("SELECT ") % QString::number(counts.size()) %
+                      QStringLiteral(", COUNT(*) FROM ") % db.quote(table);
     auto rows = db.exec(counts.join(QStringLiteral(" UNION ALL ")) % QStringLiteral(" ORDER BY 1"));
     if (!rows)
         return fail(rows.error());
@@ -164,16 +177,17 @@ Result<Summary> build(const Database &db, const Options &options, const Spec &sp
 
     // The spec must hold against what was just written.
     if (auto s = validateSpec(spec, db); !s)
-        return internalError(QStringLiteral("demo: the generated spec does not validate: %1").arg(s.error().message));
+        return internalError(QStringLiteral("demo: the generated spec does not validate: %1")
+                                 .arg(s.error().message));
     return summary;
 }
 
-const QStringList kSqliteSuffixes = {QString(), QStringLiteral("-wal"), QStringLiteral("-shm"), QStringLiteral("-journal")};
+const QStringList kSqliteSuffixes = {QString(), QStringLiteral("-wal"), QStringLiteral("-shm"),
+                                     QStringLiteral("-journal")};
 
 // A new SQLite file. The handle (and this thread's connection) is gone when
 // it returns, so the caller may delete the file on failure.
-Result<Summary> buildFile(const QString &dbPath, const Options &options, const Spec &spec)
-{
+Result<Summary> buildFile(const QString &dbPath, const Options &options, const Spec &spec) {
     auto opened = Database::open(dbPath, Database::OpenMode::CreateIfMissing);
     if (!opened)
         return fail(opened.error());
@@ -184,11 +198,11 @@ Result<Summary> buildFile(const QString &dbPath, const Options &options, const S
 // its commands give them: the demo's own, each dataset's target and SCD2
 // images, each stream's log and sink. A PostgreSQL database holds one demo
 // at a time, as a SQLite file does.
-QStringList demoTables(const Spec &spec)
-{
+QStringList demoTables(const Spec &spec) {
     QStringList names = data::tables();
     for (const auto &dataset : spec.datasets)
-        names << dataset.source << dataset.target << QStringLiteral("rewind_images_") + dataset.name;
+        names << dataset.source << dataset.target
+              << QStringLiteral("rewind_images_") + dataset.name;
     for (const auto &stream : spec.streams)
         names << stream.log << stream.sink;
     names.removeDuplicates();
@@ -197,15 +211,15 @@ QStringList demoTables(const Spec &spec)
 
 // Drops the demo's tables and the control schema: on PostgreSQL what
 // overwriting replaces, and what a failed build leaves.
-Status dropDemo(const Database &db, const Spec &spec)
-{
+Status dropDemo(const Database &db, const Spec &spec) {
     return db.writeTransaction([&]() -> Status {
         QStringList statements;
         for (const QString &table : demoTables(spec))
             statements << QStringLiteral("DROP TABLE IF EXISTS ") % db.quote(table);
         statements << DemoDialect::of(db.dialect()).dropControlSchema();
         if (auto s = db.execAll(statements); !s)
-            return badInput(QStringLiteral("demo: cannot drop the demo's tables in %1: %2").arg(db.url().display(), s.error().message));
+            return badInput(QStringLiteral("demo: cannot drop the demo's tables in %1: %2")
+                                .arg(db.url().display(), s.error().message));
         return {};
     });
 }
@@ -214,12 +228,15 @@ Status dropDemo(const Database &db, const Spec &spec)
 // holds the demo's tables or a Rewind control schema, unless overwriting,
 // which first drops them (as overwriting a SQLite file replaces it). A
 // failed build drops what it made.
-Result<Summary> generatePostgres(const Options &options, const Spec &spec, const QByteArray &specJson)
-{
+Result<Summary> generatePostgres(const Options &options, const Spec &spec,
+                                 const QByteArray &specJson) {
     auto opened = Database::open(options.dbPath);
     if (!opened)
-        return badInput(QStringLiteral("demo: the demo fills an existing PostgreSQL database (create it first, e.g. with "
-                                       "createdb): %1").arg(opened.error().message));
+        return badInput(
+            QStringLiteral(
+                "demo: the demo fills an existing PostgreSQL database (create it first, e.g. with "
+                "createdb): %1")
+                .arg(opened.error().message));
     const Database &db = *opened;
     auto relations = db.relations();
     if (!relations)
@@ -238,9 +255,11 @@ Result<Summary> generatePostgres(const Options &options, const Spec &spec, const
     if (controlSchema->toLongLong() > 0)
         held << QStringLiteral("the schema rewind");
     if (!held.isEmpty() && !options.overwrite)
-        return badInput(QStringLiteral("demo: database %1 already holds %2; drop them or allow overwriting "
-                                       "(rewindctl demo --force), which drops the demo's tables and the schema rewind")
-                            .arg(db.url().display(), held.join(QStringLiteral(", "))));
+        return badInput(
+            QStringLiteral(
+                "demo: database %1 already holds %2; drop them or allow overwriting "
+                "(rewindctl demo --force), which drops the demo's tables and the schema rewind")
+                .arg(db.url().display(), held.join(QStringLiteral(", "))));
     if (!held.isEmpty()) {
         if (auto s = dropDemo(db, spec); !s)
             return fail(s.error());
@@ -252,17 +271,18 @@ Result<Summary> generatePostgres(const Options &options, const Spec &spec, const
     }
     if (!summary) {
         if (auto s = dropDemo(db, spec); !s)
-            return internalError(summary.error().message % QStringLiteral("; cleaning up failed too: ") % s.error().message);
+            return internalError(summary.error().message %
+                                 QStringLiteral("; cleaning up failed too: ") % s.error().message);
     }
     return summary;
 }
 
 } // namespace
 
-Result<Summary> generate(const Options &options)
-{
+Result<Summary> generate(const Options &options) {
     if (!(options.scale > 0) || options.scale > kMaxScale || !std::isfinite(options.scale))
-        return badInput(QStringLiteral("demo: scale must be greater than 0 and at most %1 (1 is about a million rows), not %2")
+        return badInput(QStringLiteral("demo: scale must be greater than 0 and at most %1 (1 is "
+                                       "about a million rows), not %2")
                             .arg(kMaxScale)
                             .arg(options.scale));
     auto url = DatabaseUrl::parse(options.dbPath);
@@ -276,14 +296,17 @@ Result<Summary> generate(const Options &options)
     }
     if (auto s = checkTarget(options.specPath, QStringLiteral("spec"), true); !s)
         return fail(s.error());
-    if (sqlite && QFileInfo(dbPath).absoluteFilePath() == QFileInfo(options.specPath).absoluteFilePath())
-        return badInput(QStringLiteral("demo: the database and the spec are the same file: %1").arg(dbPath));
+    if (sqlite &&
+        QFileInfo(dbPath).absoluteFilePath() == QFileInfo(options.specPath).absoluteFilePath())
+        return badInput(
+            QStringLiteral("demo: the database and the spec are the same file: %1").arg(dbPath));
 
     // The spec comes first: its DatasetSpecs drive the fingerprints.
     const QByteArray specJson = QByteArray::fromStdString(buildSpec().dump(2)) + '\n';
     auto spec = parseSpec(specJson, options.specPath);
     if (!spec)
-        return internalError(QStringLiteral("demo: the generated spec does not parse: %1").arg(spec.error().message));
+        return internalError(QStringLiteral("demo: the generated spec does not parse: %1")
+                                 .arg(spec.error().message));
     if (!sqlite)
         return generatePostgres(options, *spec, specJson);
 

@@ -3,7 +3,6 @@
 #include "core/util/error.h"
 
 #include <QString>
-
 #include <vector>
 
 namespace rw::demo {

@@ -19,20 +19,17 @@
 // the double column). The same seed and scale give the same rows on both.
 #include "core/demo/demodata.h"
 
-#include "core/demo/demodialect.h"
-
-#include "core/sql/database.h"
 #include "core/batch/partitions.h"
+#include "core/demo/demodialect.h"
+#include "core/sql/database.h"
 #include "core/workspace/spec.h"
 
 #include <QDateTime>
 #include <QRegularExpression>
 #include <QStringBuilder>
-
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <utility>
 
@@ -55,15 +52,16 @@ constexpr int kOrderPartitions = 4;
 
 // Sizes at a given scale. Minimums keep every incident visible at tiny scales.
 struct Sizes {
-    qint64 customers = 0;     // rows in customers
-    qint64 salesPerDay = 0;   // distinct keys per raw_sales day
-    qint64 eventsPerDay = 0;  // raw_events rows per day
+    qint64 customers = 0;    // rows in customers
+    qint64 salesPerDay = 0;  // distinct keys per raw_sales day
+    qint64 eventsPerDay = 0; // raw_events rows per day
     qint64 usersForEvents = 0;
     qint64 ordersPerPartition = 0; // offsets per orders_log partition
 
-    explicit Sizes(double scale)
-    {
-        auto scaled = [scale](double base, qint64 minimum) { return std::max(minimum, qint64(std::llround(base * scale))); };
+    explicit Sizes(double scale) {
+        auto scaled = [scale](double base, qint64 minimum) {
+            return std::max(minimum, qint64(std::llround(base * scale)));
+        };
         customers = scaled(5000, 50);
         salesPerDay = scaled(10000, 50);
         eventsPerDay = scaled(12000, 50);
@@ -74,20 +72,20 @@ struct Sizes {
 
 // A multiplier m coprime with n, near n / phi: i -> (i * m) mod n is then a
 // permutation of [0, n) that scatters neighbouring indexes.
-qint64 spreadMultiplier(qint64 n)
-{
+qint64 spreadMultiplier(qint64 n) {
     qint64 m = std::max<qint64>(1, qint64(double(n) * 0.6180339887498949));
     while (std::gcd(m, n) != 1)
         ++m;
     return m;
 }
 
-qint64 atLeastOne(double value) { return std::max<qint64>(1, qint64(std::llround(value))); }
+qint64 atLeastOne(double value) {
+    return std::max<qint64>(1, qint64(std::llround(value)));
+}
 
 // SplitMix64: turns (seed, salt) into well-spread 64-bit values in C++, once
 // per generator (never per row).
-quint64 splitMix(quint64 x)
-{
+quint64 splitMix(quint64 x) {
     x += 0x9E3779B97F4A7C15ULL;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
@@ -96,14 +94,17 @@ quint64 splitMix(quint64 x)
 
 class Seeds {
 public:
-    explicit Seeds(quint32 seed) : m_seed(seed) {}
+    explicit Seeds(quint32 seed)
+        : m_seed(seed) {}
     // A MINSTD state in [1, 2^31 - 2].
     qint64 stream(quint64 salt) const { return 1 + qint64(splitMix(mixKey(salt)) % 2147483646ULL); }
     // An offset below 2^32, for hashes and permutations.
     qint64 offset(quint64 salt) const { return qint64(splitMix(mixKey(salt)) % 4294967296ULL); }
 
 private:
-    quint64 mixKey(quint64 salt) const { return (quint64(m_seed) << 32) ^ (salt * 0x2545F4914F6CDD1DULL); }
+    quint64 mixKey(quint64 salt) const {
+        return (quint64(m_seed) << 32) ^ (salt * 0x2545F4914F6CDD1DULL);
+    }
     quint32 m_seed;
 };
 
@@ -111,14 +112,14 @@ private:
 // generated here are substituted: no user text reaches the statement.
 using Subs = std::vector<std::pair<QString, QString>>;
 
-std::pair<QString, QString> num(const char *name, qint64 value)
-{
+std::pair<QString, QString> num(const char *name, qint64 value) {
     return {QLatin1String(name), QString::number(value)};
 }
-std::pair<QString, QString> text(const char *name, const QString &value) { return {QLatin1String(name), value}; }
+std::pair<QString, QString> text(const char *name, const QString &value) {
+    return {QLatin1String(name), value};
+}
 
-QString fill(QString sql, const Subs &subs)
-{
+QString fill(QString sql, const Subs &subs) {
     for (const auto &[name, value] : subs)
         sql.replace(QString(u'{' % name % u'}'), value);
     // Every {NAME} token is filled. Other braces are JSON literals in the SQL.
@@ -127,36 +128,36 @@ QString fill(QString sql, const Subs &subs)
 }
 
 // Prefixes a failed step's error with what the generator was doing.
-Status step(const Database &db, const QString &what, const QString &sql, const QVariantList &binds = {})
-{
+Status step(const Database &db, const QString &what, const QString &sql,
+            const QVariantList &binds = {}) {
     if (auto r = db.exec(sql, binds); !r)
         return internalError(QStringLiteral("demo: %1: %2").arg(what, r.error().message));
     return {};
 }
 
 // The next MINSTD state of a column, as SQL.
-QString next(const char *column, int multiplier)
-{
+QString next(const char *column, int multiplier) {
     return u'(' % QLatin1String(column) % u" * " % QString::number(multiplier) % u" % 2147483647)";
 }
 
 // The day text of the generator's next row, carried in the recursion so that
 // it is formatted once per day rather than once per row. `perDay` is the
 // number of rows per day.
-QString nextDay(const SqlDialect &d, const char *perDay)
-{
-    return QStringLiteral("CASE WHEN (n + 1) % ") % QLatin1String(perDay) % QStringLiteral(" = 0 THEN ")
-           % DemoDialect::of(d).epochDateText(QStringLiteral("{DAY0} + (n + 1) / ") % QLatin1String(perDay) % QStringLiteral(" * 86400"))
-           % QStringLiteral(" ELSE dt END");
+QString nextDay(const SqlDialect &d, const char *perDay) {
+    return QStringLiteral("CASE WHEN (n + 1) % ") % QLatin1String(perDay) %
+           QStringLiteral(" = 0 THEN ") %
+           DemoDialect::of(d).epochDateText(QStringLiteral("{DAY0} + (n + 1) / ") %
+                                            QLatin1String(perDay) % QStringLiteral(" * 86400")) %
+           QStringLiteral(" ELSE dt END");
 }
 
 // One of `values` (plain words, no quotes) picked by an integer expression
 // in [0, values.size()).
-QString pick(const QString &index, const QStringList &values)
-{
+QString pick(const QString &index, const QStringList &values) {
     QString sql = QStringLiteral("CASE ") % index;
     for (qsizetype i = 0; i < values.size(); ++i)
-        sql += QStringLiteral(" WHEN ") % QString::number(i) % QStringLiteral(" THEN '") % values.at(i) % u'\'';
+        sql += QStringLiteral(" WHEN ") % QString::number(i) % QStringLiteral(" THEN '") %
+               values.at(i) % u'\'';
     return sql + QStringLiteral(" END");
 }
 
@@ -164,34 +165,33 @@ QString pick(const QString &index, const QStringList &values)
 // Bulk data
 
 const QStringList kTables = {
-    QStringLiteral("customers"),
-    QStringLiteral("raw_sales"),
-    QStringLiteral("fact_sales"),
-    QStringLiteral("raw_events"),
-    QStringLiteral("events"),
-    QStringLiteral("customer_tier_monthly"),
-    QStringLiteral("orders_log"),
-    QStringLiteral("orders_events"),
+    QStringLiteral("customers"),  QStringLiteral("raw_sales"),
+    QStringLiteral("fact_sales"), QStringLiteral("raw_events"),
+    QStringLiteral("events"),     QStringLiteral("customer_tier_monthly"),
+    QStringLiteral("orders_log"), QStringLiteral("orders_events"),
 };
 
 // Integers are the dialect's 64-bit type (INTEGER on SQLite), amounts its
 // double (REAL); days and times are ISO-8601 text on both engines.
-QStringList schema(const SqlDialect &d)
-{
+QStringList schema(const SqlDialect &d) {
     const Subs types = {text("INT", d.bigintType()), text("REAL", d.doubleType())};
-    const QString sales = QStringLiteral(
-        "(order_id {INT}, item_id {INT}, dt TEXT, customer_id {INT}, amount {REAL}, updated_at TEXT)");
-    const QString events = QStringLiteral(
-        "(event_id TEXT, user_id {INT}, event_type TEXT, dt TEXT, event_ts TEXT, ingested_at TEXT, value {REAL})");
+    const QString sales = QStringLiteral("(order_id {INT}, item_id {INT}, dt TEXT, customer_id "
+                                         "{INT}, amount {REAL}, updated_at TEXT)");
+    const QString events = QStringLiteral("(event_id TEXT, user_id {INT}, event_type TEXT, dt "
+                                          "TEXT, event_ts TEXT, ingested_at TEXT, value {REAL})");
     QStringList statements = {
-        QStringLiteral("CREATE TABLE customers (customer_id {INT} PRIMARY KEY, name TEXT, region TEXT)"),
+        QStringLiteral(
+            "CREATE TABLE customers (customer_id {INT} PRIMARY KEY, name TEXT, region TEXT)"),
         QStringLiteral("CREATE TABLE raw_sales ") % sales,
         QStringLiteral("CREATE TABLE fact_sales ") % sales,
         QStringLiteral("CREATE TABLE raw_events ") % events,
         QStringLiteral("CREATE TABLE events ") % events,
-        QStringLiteral("CREATE TABLE customer_tier_monthly (customer_id {INT}, month TEXT, customer_tier TEXT, updated_at TEXT)"),
-        QStringLiteral("CREATE TABLE orders_log (partition_id {INT}, log_offset {INT}, event_id TEXT, record_ts TEXT, payload TEXT)"),
-        QStringLiteral("CREATE TABLE orders_events (event_id TEXT PRIMARY KEY, order_id {INT}, amount {REAL}, event_time TEXT)"),
+        QStringLiteral("CREATE TABLE customer_tier_monthly (customer_id {INT}, month TEXT, "
+                       "customer_tier TEXT, updated_at TEXT)"),
+        QStringLiteral("CREATE TABLE orders_log (partition_id {INT}, log_offset {INT}, event_id "
+                       "TEXT, record_ts TEXT, payload TEXT)"),
+        QStringLiteral("CREATE TABLE orders_events (event_id TEXT PRIMARY KEY, order_id {INT}, "
+                       "amount {REAL}, event_time TEXT)"),
     };
     for (QString &statement : statements)
         statement = fill(statement, types);
@@ -199,23 +199,27 @@ QStringList schema(const SqlDialect &d)
 }
 
 const QStringList kFirstNames = {
-    QStringLiteral("Ada"),  QStringLiteral("Ben"),   QStringLiteral("Chloe"), QStringLiteral("Dmitri"), QStringLiteral("Elena"),
-    QStringLiteral("Farid"), QStringLiteral("Grace"), QStringLiteral("Hiro"),  QStringLiteral("Ines"),   QStringLiteral("Jonas"),
-    QStringLiteral("Keiko"), QStringLiteral("Liam"),  QStringLiteral("Maya"),  QStringLiteral("Nils"),   QStringLiteral("Olga"),
-    QStringLiteral("Pedro"), QStringLiteral("Quinn"), QStringLiteral("Rosa"),  QStringLiteral("Sami"),   QStringLiteral("Tara"),
-    QStringLiteral("Umar"),  QStringLiteral("Vera"),  QStringLiteral("Wen"),   QStringLiteral("Yusuf"),
+    QStringLiteral("Ada"),    QStringLiteral("Ben"),   QStringLiteral("Chloe"),
+    QStringLiteral("Dmitri"), QStringLiteral("Elena"), QStringLiteral("Farid"),
+    QStringLiteral("Grace"),  QStringLiteral("Hiro"),  QStringLiteral("Ines"),
+    QStringLiteral("Jonas"),  QStringLiteral("Keiko"), QStringLiteral("Liam"),
+    QStringLiteral("Maya"),   QStringLiteral("Nils"),  QStringLiteral("Olga"),
+    QStringLiteral("Pedro"),  QStringLiteral("Quinn"), QStringLiteral("Rosa"),
+    QStringLiteral("Sami"),   QStringLiteral("Tara"),  QStringLiteral("Umar"),
+    QStringLiteral("Vera"),   QStringLiteral("Wen"),   QStringLiteral("Yusuf"),
 };
 const QStringList kLastNames = {
-    QStringLiteral("Andersen"), QStringLiteral("Bauer"),  QStringLiteral("Costa"),  QStringLiteral("Dubois"),
-    QStringLiteral("Evans"),    QStringLiteral("Fischer"), QStringLiteral("Garcia"), QStringLiteral("Hansen"),
-    QStringLiteral("Ivanova"),  QStringLiteral("Jensen"), QStringLiteral("Kowalski"), QStringLiteral("Lopez"),
-    QStringLiteral("Moreau"),   QStringLiteral("Novak"),  QStringLiteral("Okafor"), QStringLiteral("Petrov"),
-    QStringLiteral("Rossi"),    QStringLiteral("Silva"),  QStringLiteral("Tanaka"), QStringLiteral("Urban"),
-    QStringLiteral("Varga"),    QStringLiteral("Weber"),  QStringLiteral("Yilmaz"), QStringLiteral("Zhang"),
+    QStringLiteral("Andersen"), QStringLiteral("Bauer"),    QStringLiteral("Costa"),
+    QStringLiteral("Dubois"),   QStringLiteral("Evans"),    QStringLiteral("Fischer"),
+    QStringLiteral("Garcia"),   QStringLiteral("Hansen"),   QStringLiteral("Ivanova"),
+    QStringLiteral("Jensen"),   QStringLiteral("Kowalski"), QStringLiteral("Lopez"),
+    QStringLiteral("Moreau"),   QStringLiteral("Novak"),    QStringLiteral("Okafor"),
+    QStringLiteral("Petrov"),   QStringLiteral("Rossi"),    QStringLiteral("Silva"),
+    QStringLiteral("Tanaka"),   QStringLiteral("Urban"),    QStringLiteral("Varga"),
+    QStringLiteral("Weber"),    QStringLiteral("Yilmaz"),   QStringLiteral("Zhang"),
 };
 
-Status customers(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
+Status customers(const Database &db, const Sizes &sz, const Seeds &seeds) {
     static const QString sql = QStringLiteral(R"(
 WITH RECURSIVE g(n, x, y) AS (
   SELECT CAST(1 AS BIGINT), CAST({X0} AS BIGINT), CAST({Y0} AS BIGINT)
@@ -229,16 +233,17 @@ SELECT n, {FIRST} || ' ' || {LAST},
 FROM g
 )");
     return step(db, QStringLiteral("customers"),
-                fill(sql, {text("FIRST", pick(QStringLiteral("x % 24"), kFirstNames)), text("LAST", pick(QStringLiteral("y % 24"), kLastNames)),
-                           num("X0", seeds.stream(11)), num("Y0", seeds.stream(12)), text("NX", next("x", 48271)),
-                           text("NY", next("y", 69621)), num("C", sz.customers)}));
+                fill(sql, {text("FIRST", pick(QStringLiteral("x % 24"), kFirstNames)),
+                           text("LAST", pick(QStringLiteral("y % 24"), kLastNames)),
+                           num("X0", seeds.stream(11)), num("Y0", seeds.stream(12)),
+                           text("NX", next("x", 48271)), text("NY", next("y", 69621)),
+                           num("C", sz.customers)}));
 }
 
 // raw_sales: 30 days of keys; about 1% of keys get a second, later version
 // with a corrected amount. fact_sales: the deduped days 01..28 with the
 // incidents of the 14th (doubled, rows missing) and the 21st/22nd (retry storm).
-Status sales(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
+Status sales(const Database &db, const Sizes &sz, const Seeds &seeds) {
     const SqlDialect &d = db.dialect();
     static const QString raw = QStringLiteral(R"(
 WITH RECURSIVE g(n, x, y, z, dt) AS (
@@ -263,17 +268,26 @@ FROM r CROSS JOIN (SELECT 0 AS version UNION ALL SELECT 1 AS version) AS v
 WHERE v.version = 0 OR r.dup
 )");
     const qint64 r = sz.salesPerDay;
-    if (auto s = step(db, QStringLiteral("raw_sales"),
-                      fill(raw, {num("X0", seeds.stream(21)), num("Y0", seeds.stream(22)), num("Z0", seeds.stream(23)),
-                                 text("NX", next("x", 48271)), text("NY", next("y", 69621)), text("NZ", next("z", 16807)),
-                                 text("NEXTDAY", nextDay(d, "{R}")), num("ROWS", r * kSalesDays), num("M", spreadMultiplier(r)),
-                                 text("UPDATED", DemoDialect::of(d).epochIsoText(QStringLiteral(
-                                                     "{DAY0} + r.d * 86400 + r.z % 86400 + v.version * (3600 + r.x % 82800)"))),
-                                 num("R", r), num("PERM", seeds.offset(24)),
-                                 num("DUPS", atLeastOne(r * 0.01)), num("C", sz.customers), num("DAY0", kDay0)}));
+    if (auto s = step(
+            db, QStringLiteral("raw_sales"),
+            fill(
+                raw,
+                {num("X0", seeds.stream(21)), num("Y0", seeds.stream(22)),
+                 num("Z0", seeds.stream(23)), text("NX", next("x", 48271)),
+                 text("NY", next("y", 69621)), text("NZ", next("z", 16807)),
+                 text("NEXTDAY", nextDay(d, "{R}")), num("ROWS", r * kSalesDays),
+                 num("M", spreadMultiplier(r)),
+                 text(
+                     "UPDATED",
+                     DemoDialect::of(d).epochIsoText(QStringLiteral(
+                         "{DAY0} + r.d * 86400 + r.z % 86400 + v.version * (3600 + r.x % 82800)"))),
+                 num("R", r), num("PERM", seeds.offset(24)), num("DUPS", atLeastOne(r * 0.01)),
+                 num("C", sz.customers), num("DAY0", kDay0)}));
         !s)
         return s;
-    if (auto s = step(db, QStringLiteral("raw_sales index"), QStringLiteral("CREATE INDEX raw_sales_dt ON raw_sales (dt)")); !s)
+    if (auto s = step(db, QStringLiteral("raw_sales index"),
+                      QStringLiteral("CREATE INDEX raw_sales_dt ON raw_sales (dt)"));
+        !s)
         return s;
 
     // The published fact: latest version per key, days 01..28 (29 failed, 30 never ran).
@@ -289,19 +303,23 @@ WHERE latest = 1
 )");
     if (auto s = step(db, QStringLiteral("fact_sales"), fact); !s)
         return s;
-    if (auto s = step(db, QStringLiteral("fact_sales index"), QStringLiteral("CREATE INDEX fact_sales_dt ON fact_sales (dt)")); !s)
+    if (auto s = step(db, QStringLiteral("fact_sales index"),
+                      QStringLiteral("CREATE INDEX fact_sales_dt ON fact_sales (dt)"));
+        !s)
         return s;
 
     // A deterministic shuffle of a day's keys.
-    const QString keyHash = fill(QStringLiteral("((order_id * 4 + item_id) * 2654435761 + {H}) % 4294967296"),
-                                 {num("H", seeds.offset(25))});
+    const QString keyHash =
+        fill(QStringLiteral("((order_id * 4 + item_id) * 2654435761 + {H}) % 4294967296"),
+             {num("H", seeds.offset(25))});
     // The buggy load of the 14th also lost about 5% of its rows.
     static const QString missing = QStringLiteral(R"(
 DELETE FROM fact_sales WHERE {ROWID} IN (
   SELECT {ROWID} FROM fact_sales WHERE dt = '2025-05-14' ORDER BY {HASH}, order_id, item_id LIMIT {K})
 )");
     if (auto s = step(db, QStringLiteral("fact_sales 2025-05-14"),
-                      fill(missing, {text("ROWID", d.rowIdentity(QString())), text("HASH", keyHash), num("K", atLeastOne(r * 0.05))}));
+                      fill(missing, {text("ROWID", d.rowIdentity(QString())), text("HASH", keyHash),
+                                     num("K", atLeastOne(r * 0.05))}));
         !s)
         return s;
     // Retry storm: about 30% of the 21st's and 22nd's rows were written twice.
@@ -320,8 +338,7 @@ ORDER BY dt, order_id, item_id
 // The SELECT list of one raw_events row from a generator CTE with columns
 // n, d (day index), x, y, z. Lateness: ~90% 0-120 s (skewed to small), ~8%
 // 2-60 min, ~1.5% 1-2 h, ~0.5% 2 h to 3 days.
-QString eventColumns(const SqlDialect &d)
-{
+QString eventColumns(const SqlDialect &d) {
     // Filled here only partly: {EVH} and {U} are the caller's.
     QString sql = QStringLiteral(R"(
   'ev-' || {HEX},
@@ -334,9 +351,11 @@ QString eventColumns(const SqlDialect &d)
   CASE WHEN (x / 86400) % 20 < 12 THEN (z / 7) % 3000 / 10.0
        WHEN (x / 86400) % 20 = 18 THEN (500 + (z / 1000) % 20000) / 100.0 ELSE 1.0 END
 )");
-    sql.replace(QLatin1String("{HEX}"), DemoDialect::of(d).hex8(QStringLiteral("(n * 2654435761 + {EVH}) % 4294967296")));
+    sql.replace(QLatin1String("{HEX}"),
+                DemoDialect::of(d).hex8(QStringLiteral("(n * 2654435761 + {EVH}) % 4294967296")));
     sql.replace(QLatin1String("{EVENT_TS}"), DemoDialect::of(d).epochIsoText(QStringLiteral("ts")));
-    sql.replace(QLatin1String("{INGESTED_AT}"), DemoDialect::of(d).epochIsoText(QStringLiteral("ts + lat")));
+    sql.replace(QLatin1String("{INGESTED_AT}"),
+                DemoDialect::of(d).epochIsoText(QStringLiteral("ts + lat")));
     return sql;
 }
 
@@ -347,8 +366,7 @@ const QString kLateness = QStringLiteral(R"(
        ELSE 7201 + (z % 1000) * (z % 1000) * 252000 / 1000000 END
 )");
 
-Status events(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
+Status events(const Database &db, const Sizes &sz, const Seeds &seeds) {
     static const QString raw = QStringLiteral(R"(
 WITH RECURSIVE g(n, x, y, z, dt) AS (
   SELECT CAST(0 AS BIGINT), CAST({X0} AS BIGINT), CAST({Y0} AS BIGINT), CAST({Z0} AS BIGINT), CAST('2025-05-01' AS TEXT)
@@ -360,27 +378,33 @@ INSERT INTO raw_events (event_id, user_id, event_type, dt, event_ts, ingested_at
 SELECT {COLUMNS} FROM e
 )");
     const qint64 rows = sz.eventsPerDay * kEventDays;
-    if (auto s = step(db, QStringLiteral("raw_events"),
-                      fill(raw, {text("COLUMNS", eventColumns(db.dialect())), text("LAT", kLateness), num("X0", seeds.stream(31)),
-                                 num("Y0", seeds.stream(32)), num("Z0", seeds.stream(33)), text("NX", next("x", 48271)),
-                                 text("NY", next("y", 69621)), text("NZ", next("z", 16807)), num("ROWS", rows),
-                                 text("NEXTDAY", nextDay(db.dialect(), "{E}")),
-                                 num("E", sz.eventsPerDay), num("DAY0", kDay0), num("EVH", seeds.offset(34)),
-                                 num("U", sz.usersForEvents)}));
+    if (auto s =
+            step(db, QStringLiteral("raw_events"),
+                 fill(raw, {text("COLUMNS", eventColumns(db.dialect())), text("LAT", kLateness),
+                            num("X0", seeds.stream(31)), num("Y0", seeds.stream(32)),
+                            num("Z0", seeds.stream(33)), text("NX", next("x", 48271)),
+                            text("NY", next("y", 69621)), text("NZ", next("z", 16807)),
+                            num("ROWS", rows), text("NEXTDAY", nextDay(db.dialect(), "{E}")),
+                            num("E", sz.eventsPerDay), num("DAY0", kDay0),
+                            num("EVH", seeds.offset(34)), num("U", sz.usersForEvents)}));
         !s)
         return s;
-    if (auto s = step(db, QStringLiteral("raw_events index"), QStringLiteral("CREATE INDEX raw_events_dt ON raw_events (dt)")); !s)
+    if (auto s = step(db, QStringLiteral("raw_events index"),
+                      QStringLiteral("CREATE INDEX raw_events_dt ON raw_events (dt)"));
+        !s)
         return s;
     // Published as the source stood at publish time.
-    if (auto s = step(db, QStringLiteral("events"), QStringLiteral("INSERT INTO events SELECT * FROM raw_events")); !s)
+    if (auto s = step(db, QStringLiteral("events"),
+                      QStringLiteral("INSERT INTO events SELECT * FROM raw_events"));
+        !s)
         return s;
-    return step(db, QStringLiteral("events index"), QStringLiteral("CREATE INDEX events_dt ON events (dt)"));
+    return step(db, QStringLiteral("events index"),
+                QStringLiteral("CREATE INDEX events_dt ON events (dt)"));
 }
 
 // After publish: late events for the 3rd and the 7th, ingested on the 15th
 // and 16th, long after both days were finalized.
-Status lateEvents(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
+Status lateEvents(const Database &db, const Sizes &sz, const Seeds &seeds) {
     static const QString late = QStringLiteral(R"(
 WITH RECURSIVE g(n, x, y, z) AS (
   SELECT CAST({N0} AS BIGINT), CAST({X0} AS BIGINT), CAST({Y0} AS BIGINT), CAST({Z0} AS BIGINT)
@@ -394,18 +418,19 @@ e AS (SELECT n, x, y, z, CASE WHEN n - {N0} < {L} THEN '2025-05-03' ELSE '2025-0
 INSERT INTO raw_events (event_id, user_id, event_type, dt, event_ts, ingested_at, value)
 SELECT {COLUMNS} FROM e
 )");
-    return step(db, QStringLiteral("late raw_events"),
-                fill(late, {text("COLUMNS", eventColumns(db.dialect())), num("N0", sz.eventsPerDay * kEventDays),
-                            num("L", std::max<qint64>(2, std::llround(sz.eventsPerDay * 0.005))),
-                            num("X0", seeds.stream(35)), num("Y0", seeds.stream(36)), num("Z0", seeds.stream(37)),
-                            text("NX", next("x", 48271)), text("NY", next("y", 69621)), text("NZ", next("z", 16807)),
-                            num("DAY0", kDay0), num("LATE", kLateIngest), num("EVH", seeds.offset(34)),
-                            num("U", sz.usersForEvents)}));
+    return step(
+        db, QStringLiteral("late raw_events"),
+        fill(late,
+             {text("COLUMNS", eventColumns(db.dialect())), num("N0", sz.eventsPerDay * kEventDays),
+              num("L", std::max<qint64>(2, std::llround(sz.eventsPerDay * 0.005))),
+              num("X0", seeds.stream(35)), num("Y0", seeds.stream(36)), num("Z0", seeds.stream(37)),
+              text("NX", next("x", 48271)), text("NY", next("y", 69621)),
+              text("NZ", next("z", 16807)), num("DAY0", kDay0), num("LATE", kLateIngest),
+              num("EVH", seeds.offset(34)), num("U", sz.usersForEvents)}));
 }
 
 // After publish: about 2% of the 27th's keys corrected on June 1st.
-Status correctSales(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
+Status correctSales(const Database &db, const Sizes &sz, const Seeds &seeds) {
     static const QString sql = QStringLiteral(R"(
 UPDATE raw_sales
 SET amount = (CAST(ROUND(amount * 100) AS BIGINT) * (85 + {HASH} % 11 + ({HASH} / 11 % 2) * 20) + 50) / 100 / 100.0,
@@ -415,16 +440,18 @@ WHERE {ROWID} IN (
   GROUP BY order_id, item_id HAVING COUNT(*) = 1
   ORDER BY {HASH}, order_id, item_id LIMIT {K})
 )");
-    const QString hash = fill(QStringLiteral("((order_id * 4 + item_id) * 2654435761 + {H}) % 4294967296"),
-                              {num("H", seeds.offset(26))});
+    const QString hash =
+        fill(QStringLiteral("((order_id * 4 + item_id) * 2654435761 + {H}) % 4294967296"),
+             {num("H", seeds.offset(26))});
     const SqlDialect &d = db.dialect();
     return step(db, QStringLiteral("raw_sales corrections"),
-                fill(sql, {text("UPDATED", DemoDialect::of(d).epochIsoText(QStringLiteral("{JUNE1} + {HASH} % 86400"))), text("HASH", hash),
-                           text("ROWID", d.rowIdentity(QString())), num("JUNE1", kJune1), num("K", atLeastOne(sz.salesPerDay * 0.02))}));
+                fill(sql, {text("UPDATED", DemoDialect::of(d).epochIsoText(
+                                               QStringLiteral("{JUNE1} + {HASH} % 86400"))),
+                           text("HASH", hash), text("ROWID", d.rowIdentity(QString())),
+                           num("JUNE1", kJune1), num("K", atLeastOne(sz.salesPerDay * 0.02))}));
 }
 
-Status tiers(const Database &db, const Seeds &seeds)
-{
+Status tiers(const Database &db, const Seeds &seeds) {
     // One chain per customer; each month the tier moves one step with ~10% probability.
     static const QString sql = QStringLiteral(R"(
 WITH RECURSIVE t(customer_id, m, tier, x) AS (
@@ -452,15 +479,20 @@ ORDER BY customer_id, m
     QString monthStart = QStringLiteral("CASE m");
     for (int m = 0; m < kMonths; ++m) {
         const QDateTime first(QDate(2025, 1, 1).addMonths(m), QTime(0, 0), Qt::UTC);
-        month += QStringLiteral(" WHEN ") % QString::number(m) % QStringLiteral(" THEN '") % first.date().toString(Qt::ISODate) % u'\'';
-        monthStart += QStringLiteral(" WHEN ") % QString::number(m) % QStringLiteral(" THEN ") % QString::number(first.toSecsSinceEpoch());
+        month += QStringLiteral(" WHEN ") % QString::number(m) % QStringLiteral(" THEN '") %
+                 first.date().toString(Qt::ISODate) % u'\'';
+        monthStart += QStringLiteral(" WHEN ") % QString::number(m) % QStringLiteral(" THEN ") %
+                      QString::number(first.toSecsSinceEpoch());
     }
     month += QStringLiteral(" END");
     monthStart += QStringLiteral(" END");
     return step(db, QStringLiteral("customer_tier_monthly"),
                 fill(sql, {text("MONTH", month),
-                           text("UPDATED", DemoDialect::of(db.dialect()).epochIsoText(u'(' % monthStart % QStringLiteral(") + x % 172800"))),
-                           num("H", seeds.offset(41)), text("NX", next("x", 48271)), num("MONTHS", kMonths)}));
+                           text("UPDATED", DemoDialect::of(db.dialect())
+                                               .epochIsoText(u'(' % monthStart %
+                                                             QStringLiteral(") + x % 172800"))),
+                           num("H", seeds.offset(41)), text("NX", next("x", 48271)),
+                           num("MONTHS", kMonths)}));
 }
 
 // The JSON payload of the order at generator row `n` with states x, y.
@@ -472,28 +504,33 @@ ORDER BY customer_id, m
 // what SQLite's json_object() wrote (compact, keys in this order, the
 // amount as SQLite prints a REAL: 150.0, 15.05, 1.1), where PostgreSQL's
 // json_build_object() would add spaces and print numerics at full scale.
-QString payloadExpr(const SqlDialect &d, const QString &n, const QString &x, const QString &y)
-{
+QString payloadExpr(const SqlDialect &d, const QString &n, const QString &x, const QString &y) {
     const QString o = u'(' % n % u" % {P})";
     const QString rank = u"((" % o % u" * {M} + (" % n % u" / {P}) * 7919 + {PERM}) % {P})";
-    const QString eventTime = DemoDialect::of(d).epochIsoText(u"{START} + " % o % u" * {SPAN} / {P} - (" % x % u" / 10) % 30");
+    const QString eventTime = DemoDialect::of(d).epochIsoText(
+        u"{START} + " % o % u" * {SPAN} / {P} - (" % x % u" / 10) % 30");
     const QString orderId = u"CAST(30000000 + " % n % u" AS TEXT)";
     const QString cents = u"(100 + " % y % u" % 30000)";
-    const QString amount = u"CAST(" % cents % u" / 100 AS TEXT) || '.' || CASE WHEN " % cents % u" % 100 = 0 THEN '0' WHEN "
-                           % cents % u" % 10 = 0 THEN CAST(" % cents % u" % 100 / 10 AS TEXT) WHEN " % cents
-                           % u" % 100 < 10 THEN '0' || CAST(" % cents % u" % 100 AS TEXT) ELSE CAST(" % cents
-                           % u" % 100 AS TEXT) END";
-    const QString currency = u"CASE " % x % u" % 10 WHEN 7 THEN 'USD' WHEN 8 THEN 'USD' WHEN 9 THEN 'GBP' ELSE 'EUR' END";
-    const QString full = u"('{\"order_id\":' || " % orderId % u" || ',\"amount\":' || " % amount % u" || ',\"currency\":\"' || "
-                         % currency % u" || '\",\"event_time\":\"' || " % eventTime % u" || '\"}')";
-    const QString noAmount = u"('{\"order_id\":' || " % orderId % u" || ',\"currency\":\"' || " % currency
-                             % u" || '\",\"event_time\":\"' || " % eventTime % u" || '\"}')";
-    return u"CASE WHEN " % rank % u" < {BAD1} THEN substr(" % full % u", 1, length(" % full % u") * 2 / 3)" % u" WHEN "
-           % rank % u" < {BAD} THEN " % noAmount % u" ELSE " % full % u" END";
+    const QString amount = u"CAST(" % cents % u" / 100 AS TEXT) || '.' || CASE WHEN " % cents %
+                           u" % 100 = 0 THEN '0' WHEN " % cents % u" % 10 = 0 THEN CAST(" % cents %
+                           u" % 100 / 10 AS TEXT) WHEN " % cents %
+                           u" % 100 < 10 THEN '0' || CAST(" % cents %
+                           u" % 100 AS TEXT) ELSE CAST(" % cents % u" % 100 AS TEXT) END";
+    const QString currency =
+        u"CASE " % x %
+        u" % 10 WHEN 7 THEN 'USD' WHEN 8 THEN 'USD' WHEN 9 THEN 'GBP' ELSE 'EUR' END";
+    const QString full = u"('{\"order_id\":' || " % orderId % u" || ',\"amount\":' || " % amount %
+                         u" || ',\"currency\":\"' || " % currency %
+                         u" || '\",\"event_time\":\"' || " % eventTime % u" || '\"}')";
+    const QString noAmount = u"('{\"order_id\":' || " % orderId % u" || ',\"currency\":\"' || " %
+                             currency % u" || '\",\"event_time\":\"' || " % eventTime %
+                             u" || '\"}')";
+    return u"CASE WHEN " % rank % u" < {BAD1} THEN substr(" % full % u", 1, length(" % full %
+           u") * 2 / 3)" % u" WHEN " % rank % u" < {BAD} THEN " % noAmount % u" ELSE " % full %
+           u" END";
 }
 
-Status orders(const Database &db, const Sizes &sz, const Seeds &seeds)
-{
+Status orders(const Database &db, const Sizes &sz, const Seeds &seeds) {
     // A producer retry re-sends the previous record: same event_id, same
     // payload, next offset. The recursive step sees the previous row, so the
     // copy is made there.
@@ -518,23 +555,42 @@ WHERE NOT (n / {P} = 2 AND n % {P} < {LOST})
     const qint64 bad = bad1 + atLeastOne(p * 0.0015);
     const qint64 retries = std::max<qint64>(2, std::llround(p * 0.0005));
     const SqlDialect &d = db.dialect();
-    const QString eid = u"'ord-' || " % DemoDialect::of(d).hex8(QStringLiteral("(({N}) * 2654435761 + {EH}) % 4294967296"));
-    const QString retry = QStringLiteral("((n + 1) % {P} > 0 AND ((n + 1) % {P} * {M} + ((n + 1) / {P}) * 7919 + {PERM}) % {P} "
-                                         "BETWEEN {BAD} AND {BAD} + {RETRIES} - 1)");
+    const QString eid =
+        u"'ord-' || " %
+        DemoDialect::of(d).hex8(QStringLiteral("(({N}) * 2654435761 + {EH}) % 4294967296"));
+    const QString retry = QStringLiteral(
+        "((n + 1) % {P} > 0 AND ((n + 1) % {P} * {M} + ((n + 1) / {P}) * 7919 + {PERM}) % {P} "
+        "BETWEEN {BAD} AND {BAD} + {RETRIES} - 1)");
     const QString statement =
         fill(sql, {text("EID0", QString(eid).replace(QLatin1String("{N}"), QLatin1String("0"))),
                    text("EID1", QString(eid).replace(QLatin1String("{N}"), QLatin1String("n + 1"))),
-                   text("PAYLOAD0", payloadExpr(d, QStringLiteral("0"), QStringLiteral("{X0}"), QStringLiteral("{Y0}"))),
-                   text("PAYLOAD1", payloadExpr(d, QStringLiteral("(n + 1)"), nx, ny)), text("RETRY", retry),
-                   text("RECORD_TS", DemoDialect::of(d).epochIsoText(QStringLiteral("{START} + (n % {P}) * {SPAN} / {P}"))),
-                   num("X0", seeds.stream(51)), num("Y0", seeds.stream(52)), text("NX", nx), text("NY", ny),
-                   num("EH", seeds.offset(53)), num("PERM", seeds.offset(54) % p), num("P", p),
-                   num("ROWS", p * kOrderPartitions), num("START", kOrdersStart), num("SPAN", kOrdersSpan),
-                   num("M", spreadMultiplier(p)), num("BAD1", bad1), num("BAD", bad), num("RETRIES", retries), num("LOST", atLeastOne(p * 0.10))});
+                   text("PAYLOAD0", payloadExpr(d, QStringLiteral("0"), QStringLiteral("{X0}"),
+                                                QStringLiteral("{Y0}"))),
+                   text("PAYLOAD1", payloadExpr(d, QStringLiteral("(n + 1)"), nx, ny)),
+                   text("RETRY", retry),
+                   text("RECORD_TS", DemoDialect::of(d).epochIsoText(
+                                         QStringLiteral("{START} + (n % {P}) * {SPAN} / {P}"))),
+                   num("X0", seeds.stream(51)),
+                   num("Y0", seeds.stream(52)),
+                   text("NX", nx),
+                   text("NY", ny),
+                   num("EH", seeds.offset(53)),
+                   num("PERM", seeds.offset(54) % p),
+                   num("P", p),
+                   num("ROWS", p * kOrderPartitions),
+                   num("START", kOrdersStart),
+                   num("SPAN", kOrdersSpan),
+                   num("M", spreadMultiplier(p)),
+                   num("BAD1", bad1),
+                   num("BAD", bad),
+                   num("RETRIES", retries),
+                   num("LOST", atLeastOne(p * 0.10))});
     if (auto s = step(db, QStringLiteral("orders_log"), statement); !s)
         return s;
-    if (auto s = step(db, QStringLiteral("orders_log index"),
-                      QStringLiteral("CREATE UNIQUE INDEX orders_log_offset ON orders_log (partition_id, log_offset)"));
+    if (auto s = step(
+            db, QStringLiteral("orders_log index"),
+            QStringLiteral(
+                "CREATE UNIQUE INDEX orders_log_offset ON orders_log (partition_id, log_offset)"));
         !s)
         return s;
     // What the consumer wrote before it crashed at 10:20: every valid event
@@ -548,21 +604,26 @@ WHERE {HAS_ORDER_ID} AND {HAS_AMOUNT}
 ORDER BY partition_id, log_offset
 {IGNORE}
 )");
-    auto path = [](const char *member) -> QString { return QStringLiteral("'$.") % QLatin1String(member) % u'\''; };
+    auto path = [](const char *member) -> QString {
+        return QStringLiteral("'$.") % QLatin1String(member) % u'\'';
+    };
     const QString doc = QStringLiteral("doc");
-    return step(db, QStringLiteral("orders_events"),
-                fill(sink, {text("ORDER_ID", d.jsonExtract(doc, path("order_id"))), text("AMOUNT", d.jsonExtract(doc, path("amount"))),
-                            text("EVENT_TIME", d.jsonExtract(doc, path("event_time"))), text("DOC", DemoDialect::of(d).jsonOrNull(QStringLiteral("payload"))),
-                            text("HAS_ORDER_ID", DemoDialect::of(d).jsonHasPath(doc, path("order_id"))),
-                            text("HAS_AMOUNT", DemoDialect::of(d).jsonHasPath(doc, path("amount"))), text("INT", d.bigintType()),
-                            text("REAL", d.doubleType()), text("IGNORE", d.upsertSet({QStringLiteral("event_id")}, {}))}));
+    return step(
+        db, QStringLiteral("orders_events"),
+        fill(sink, {text("ORDER_ID", d.jsonExtract(doc, path("order_id"))),
+                    text("AMOUNT", d.jsonExtract(doc, path("amount"))),
+                    text("EVENT_TIME", d.jsonExtract(doc, path("event_time"))),
+                    text("DOC", DemoDialect::of(d).jsonOrNull(QStringLiteral("payload"))),
+                    text("HAS_ORDER_ID", DemoDialect::of(d).jsonHasPath(doc, path("order_id"))),
+                    text("HAS_AMOUNT", DemoDialect::of(d).jsonHasPath(doc, path("amount"))),
+                    text("INT", d.bigintType()), text("REAL", d.doubleType()),
+                    text("IGNORE", d.upsertSet({QStringLiteral("event_id")}, {}))}));
 }
 
 // ---------------------------------------------------------------------------
 // What Rewind knew at the end of the nightly load of 2025-05-31.
 
-Status controlState(const Database &db, const Spec &spec)
-{
+Status controlState(const Database &db, const Spec &spec) {
     const DatasetSpec *sales = spec.dataset(QStringLiteral("fact_sales"));
     const DatasetSpec *events = spec.dataset(QStringLiteral("events"));
     Q_ASSERT(sales && events);
@@ -572,31 +633,38 @@ Status controlState(const Database &db, const Spec &spec)
     // can finish it: the plan locks the day's source fingerprint.
     // The day's count and fingerprint are one aggregate row; its JSON is
     // written here, as the planner writes a plan's.
-    static const QString lock = QStringLiteral("SELECT COUNT(*), {SIG} FROM ({SOURCE}) AS src WHERE {PART} = '2025-05-29'");
-    auto locked = db.exec(fill(lock, {text("PART", db.quote(sales->partitionColumn)), text("SIG", sourceSignatureExpr(db, *sales)),
+    static const QString lock =
+        QStringLiteral("SELECT COUNT(*), {SIG} FROM ({SOURCE}) AS src WHERE {PART} = '2025-05-29'");
+    auto locked = db.exec(fill(lock, {text("PART", db.quote(sales->partitionColumn)),
+                                      text("SIG", sourceSignatureExpr(db, *sales)),
                                       text("SOURCE", sourceSelect(*sales, db))}));
     if (!locked)
         return internalError(QStringLiteral("demo: rewind_plans: %1").arg(locked.error().message));
     if (!locked->next())
         return internalError(QStringLiteral("demo: rewind_plans: no fingerprint for 2025-05-29"));
-    const Json fingerprint = {
-        {"v:2025-05-29", {{"rows", locked->value(0).toLongLong()}, {"fingerprint", locked->value(1).toString().toStdString()}}}};
+    const Json fingerprint = {{"v:2025-05-29",
+                               {{"rows", locked->value(0).toLongLong()},
+                                {"fingerprint", locked->value(1).toString().toStdString()}}}};
     static const QString plan = QStringLiteral(R"(
 INSERT INTO rewind_plans (plan_id, dataset, created_at, scope_json, fingerprint, summary_json)
 VALUES ('plan-nightly-0529', ?, '2025-05-31T02:02:47Z',
         '{"mode":"merge","partitions":[{"partition":"2025-05-29","value":"2025-05-29"}]}', ?, NULL)
 )");
-    if (auto s = step(db, QStringLiteral("rewind_plans"), plan, {sales->name, QString::fromStdString(fingerprint.dump())}); !s)
+    if (auto s = step(db, QStringLiteral("rewind_plans"), plan,
+                      {sales->name, QString::fromStdString(fingerprint.dump())});
+        !s)
         return s;
     static const QString run = QStringLiteral(R"(
 INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, started_at, finished_at, os_user, scope_json, error)
 VALUES (?, 'run', 'plan-nightly-0529', 'merge', 'failed', '2025-05-31T02:02:48Z', '2025-05-31T02:03:29Z', 'etl',
         '[{"partition":"2025-05-29","value":"2025-05-29"}]', ?)
 )");
-    if (auto s = step(db, QStringLiteral("rewind_runs"), run,
-                      {sales->name, QStringLiteral("partition 2025-05-29: the connection to the warehouse was lost while "
-                                                   "writing (server closed the connection unexpectedly); rolled back, "
-                                                   "nothing published; the nightly load stopped before 2025-05-30")});
+    if (auto s = step(
+            db, QStringLiteral("rewind_runs"), run,
+            {sales->name,
+             QStringLiteral("partition 2025-05-29: the connection to the warehouse was lost while "
+                            "writing (server closed the connection unexpectedly); rolled back, "
+                            "nothing published; the nightly load stopped before 2025-05-30")});
         !s)
         return s;
 
@@ -617,9 +685,12 @@ WHERE {PART} <= '2025-05-29'
 GROUP BY {PART}
 )");
     if (auto s = step(db, QStringLiteral("fact_sales partition state"),
-                      fill(salesState, {text("PUBLISHED", DemoDialect::of(d).epochIsoText(QStringLiteral("{NIGHT} + (CAST(substr({PART}, 9, 2) AS INTEGER) - 1) * 6"))),
-                                        text("PART", part), text("SIG", sourceSignatureExpr(db, *sales)),
-                                        text("SOURCE", sourceSelect(*sales, db)), num("NIGHT", kPublishNight)}),
+                      fill(salesState,
+                           {text("PUBLISHED",
+                                 DemoDialect::of(d).epochIsoText(QStringLiteral(
+                                     "{NIGHT} + (CAST(substr({PART}, 9, 2) AS INTEGER) - 1) * 6"))),
+                            text("PART", part), text("SIG", sourceSignatureExpr(db, *sales)),
+                            text("SOURCE", sourceSelect(*sales, db)), num("NIGHT", kPublishNight)}),
                       {sales->name});
         !s)
         return s;
@@ -639,11 +710,16 @@ SELECT ?, CAST({PART} AS TEXT), 0,
 FROM ({SOURCE}) AS src
 GROUP BY {PART}
 )");
-    if (auto s = step(db, QStringLiteral("events partition state"),
-                      fill(eventsState, {text("PUBLISHED", DemoDialect::of(d).epochIsoText(DemoDialect::of(d).isoTextEpoch(QStringLiteral("MAX({INGEST})")) % QStringLiteral(" + 1800"))),
-                                         text("PART", evPart), text("INGEST", ingest), text("SIG", sourceSignatureExpr(db, *events)),
-                                         text("SOURCE", sourceSelect(*events, db))}),
-                      {events->name});
+    if (auto s =
+            step(db, QStringLiteral("events partition state"),
+                 fill(eventsState, {text("PUBLISHED", DemoDialect::of(d).epochIsoText(
+                                                          DemoDialect::of(d).isoTextEpoch(
+                                                              QStringLiteral("MAX({INGEST})")) %
+                                                          QStringLiteral(" + 1800"))),
+                                    text("PART", evPart), text("INGEST", ingest),
+                                    text("SIG", sourceSignatureExpr(db, *events)),
+                                    text("SOURCE", sourceSelect(*events, db))}),
+                 {events->name});
         !s)
         return s;
 
@@ -661,10 +737,11 @@ FROM orders_log GROUP BY partition_id
 
 } // namespace
 
-const QStringList &tables() { return kTables; }
+const QStringList &tables() {
+    return kTables;
+}
 
-Status writeTables(const Database &db, double scale, quint32 seed)
-{
+Status writeTables(const Database &db, double scale, quint32 seed) {
     const Sizes sz(scale);
     const Seeds seeds(seed);
     if (auto s = db.execAll(schema(db.dialect())); !s)
@@ -680,10 +757,11 @@ Status writeTables(const Database &db, double scale, quint32 seed)
     return orders(db, sz, seeds);
 }
 
-Status writeControlState(const Database &db, const Spec &spec) { return controlState(db, spec); }
+Status writeControlState(const Database &db, const Spec &spec) {
+    return controlState(db, spec);
+}
 
-Status changeSources(const Database &db, double scale, quint32 seed)
-{
+Status changeSources(const Database &db, double scale, quint32 seed) {
     const Sizes sz(scale);
     const Seeds seeds(seed);
     if (auto s = lateEvents(db, sz, seeds); !s)

@@ -20,7 +20,6 @@
 #include "core/workspace/spec.h"
 
 #include <QByteArray>
-
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -39,7 +38,10 @@ enum class DlqStatus {
 };
 template <> struct EnumNames<DlqStatus> {
     static constexpr std::pair<DlqStatus, std::string_view> names[] = {
-        {DlqStatus::New, "new"}, {DlqStatus::Fixed, "fixed"}, {DlqStatus::Replayed, "replayed"}, {DlqStatus::Failed, "failed"},
+        {DlqStatus::New, "new"},
+        {DlqStatus::Fixed, "fixed"},
+        {DlqStatus::Replayed, "replayed"},
+        {DlqStatus::Failed, "failed"},
         {DlqStatus::Discarded, "discarded"}};
 };
 
@@ -49,12 +51,15 @@ struct DlqSelection {
     QList<qint64> ids;
     QStringList statuses; // as the operator named them; an unknown one is refused (BadInput)
     QStringList errorClasses;
-    QStringList sources;  // "NAME", "stream:NAME" or "dataset:NAME"
-    QString since;        // first_seen at or after (ISO-8601 or epoch seconds)
-    QString until;        // first_seen before
-    QString signature;    // error signature (see errorSignature)
+    QStringList sources; // "NAME", "stream:NAME" or "dataset:NAME"
+    QString since;       // first_seen at or after (ISO-8601 or epoch seconds)
+    QString until;       // first_seen before
+    QString signature;   // error signature (see errorSignature)
 
-    bool byFilter() const { return !statuses.isEmpty() || !errorClasses.isEmpty() || !sources.isEmpty() || !since.isEmpty() || !until.isEmpty() || !signature.isEmpty(); }
+    bool byFilter() const {
+        return !statuses.isEmpty() || !errorClasses.isEmpty() || !sources.isEmpty() ||
+               !since.isEmpty() || !until.isEmpty() || !signature.isEmpty();
+    }
     bool isEmpty() const { return ids.isEmpty() && !byFilter(); }
 };
 
@@ -91,10 +96,10 @@ struct DlqGroup {
 };
 
 struct DlqListResult {
-    qint64 total = 0; // records matching the selection
-    std::vector<DlqRecord> records; // the first `limit` of them, by id
+    qint64 total = 0;                                   // records matching the selection
+    std::vector<DlqRecord> records;                     // the first `limit` of them, by id
     std::vector<std::pair<DlqStatus, qint64>> byStatus; // ordered by the status names
-    std::vector<DlqGroup> groups; // by error signature, largest first
+    std::vector<DlqGroup> groups;                       // by error signature, largest first
 };
 
 // Filters, counts per status and groups by error signature. Reads only.
@@ -105,7 +110,8 @@ Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection,
 // key, so the millionth record's page costs what the first one does (a
 // signature filter still evaluates the signature per record it passes).
 // Reads only.
-Result<std::vector<DlqRecord>> pageDlq(const Database &db, const DlqSelection &selection, qint64 afterId, int limit);
+Result<std::vector<DlqRecord>> pageDlq(const Database &db, const DlqSelection &selection,
+                                       qint64 afterId, int limit);
 
 struct DlqCounts {
     qint64 total = 0;
@@ -130,9 +136,10 @@ struct DlqHistoryEntry {
 // A Kafka record in the DLQ (imported from a dead-letter topic, or
 // dead-lettered by a Kafka replay): where it came from and what it carried.
 struct DlqKafkaRecord {
-    QString topic;                  // its origin topic (part and log_offset of the record: partition and offset)
-    std::optional<QByteArray> key;  // byte for byte
-    std::vector<std::pair<QString, std::optional<QByteArray>>> headers; // in order, Connect's included
+    QString topic; // its origin topic (part and log_offset of the record: partition and offset)
+    std::optional<QByteArray> key; // byte for byte
+    std::vector<std::pair<QString, std::optional<QByteArray>>>
+        headers;                     // in order, Connect's included
     std::optional<QString> dlqTopic; // imported: where it was read
     qint64 dlqPartition = -1;
     qint64 dlqOffset = -1;
@@ -140,7 +147,8 @@ struct DlqKafkaRecord {
 
 struct DlqDetail {
     DlqRecord record;
-    std::optional<QByteArray> originalPayload; // a Kafka value the payload text could not hold: its bytes
+    std::optional<QByteArray>
+        originalPayload; // a Kafka value the payload text could not hold: its bytes
     std::optional<QByteArray> payload;
     std::vector<DlqHistoryEntry> history;
     std::optional<DlqKafkaRecord> kafka;
@@ -152,8 +160,9 @@ Result<DlqDetail> showDlq(const Database &db, qint64 id);
 
 struct DlqFixRequest {
     DlqSelection selection; // when it names no status: every new, failed or fixed record
-    std::vector<std::pair<QString, QString>> sets; // JSONPath -> value (JSON when it parses, else a string)
-    std::optional<QByteArray> payload;             // replaces the payload (exactly one record)
+    std::vector<std::pair<QString, QString>>
+        sets;                          // JSONPath -> value (JSON when it parses, else a string)
+    std::optional<QByteArray> payload; // replaces the payload (exactly one record)
     QString reason;
     bool execute = false;
 };
@@ -167,7 +176,7 @@ struct DlqChange {
 struct DlqFixResult {
     bool executed = false;
     qint64 selected = 0;
-    qint64 changed = 0;  // payload differs after the fix
+    qint64 changed = 0;             // payload differs after the fix
     std::vector<DlqChange> samples; // up to 5
 };
 
@@ -187,7 +196,8 @@ struct DlqDiscardResult {
 
 // Marks the selected new, fixed or failed records discarded with the reason
 // (required), history and audit row. They stay in the table.
-Result<DlqDiscardResult> discardDlq(const Database &db, const DlqSelection &selection, const QString &reason, bool execute);
+Result<DlqDiscardResult> discardDlq(const Database &db, const DlqSelection &selection,
+                                    const QString &reason, bool execute);
 
 struct DlqReplayProgress {
     int batchesDone = 0;
@@ -228,16 +238,18 @@ enum class DlqReplayStatus {
 };
 template <> struct EnumNames<DlqReplayStatus> {
     static constexpr std::pair<DlqReplayStatus, std::string_view> names[] = {
-        {DlqReplayStatus::DryRun, "dry_run"}, {DlqReplayStatus::Succeeded, "succeeded"}, {DlqReplayStatus::Cancelled, "cancelled"}};
+        {DlqReplayStatus::DryRun, "dry_run"},
+        {DlqReplayStatus::Succeeded, "succeeded"},
+        {DlqReplayStatus::Cancelled, "cancelled"}};
 };
 
 struct DlqReplayResult {
     bool executed = false;
     DlqReplayStatus status = DlqReplayStatus::DryRun;
-    qint64 selected = 0;   // records matching the selection
-    qint64 replayed = 0;   // valid (would be replayed, in a dry run)
-    qint64 failed = 0;     // still invalid
-    qint64 skipped = 0;    // matched but not replayable (replayed or discarded)
+    qint64 selected = 0;      // records matching the selection
+    qint64 replayed = 0;      // valid (would be replayed, in a dry run)
+    qint64 failed = 0;        // still invalid
+    qint64 skipped = 0;       // matched but not replayable (replayed or discarded)
     qint64 alreadyLanded = 0; // valid, and their row or event_id was already there: nothing written
     qint64 inserted = 0;
     qint64 updated = 0;
@@ -259,14 +271,16 @@ struct DlqReplayResult {
 // One transaction per batch holds the writes, the transitions, the history
 // and an audit row. Set-based SQL per batch and source.
 // Without `execute`: the same checks, nothing written (validate).
-Result<DlqReplayResult> replayDlq(const Database &db, const Spec &spec, const DlqSelection &selection, const DlqReplayOptions &options);
+Result<DlqReplayResult> replayDlq(const Database &db, const Spec &spec,
+                                  const DlqSelection &selection, const DlqReplayOptions &options);
 
 // The history rows of records just quarantined (dlq_id > afterId): action
 // quarantined, status new, the payload as captured, at their first_seen.
 // `reason`, then the record's error class when `withErrorClass`. Call inside
 // the transaction that inserted them. Shared by every path that captures
 // records (stream replay, batch checks), so their history reads alike.
-Status recordQuarantined(const Database &db, const QVariant &afterId, const QString &reason, bool withErrorClass);
+Status recordQuarantined(const Database &db, const QVariant &afterId, const QString &reason,
+                         bool withErrorClass);
 
 // "class: message" with numbers, UUIDs, hex ids and quoted values replaced
 // by placeholders, so "order 123 missing" and "order 456 missing" group.
@@ -279,7 +293,8 @@ std::span<const sqlite::Function> dlqSqliteFunctions();
 
 namespace dlqinternal {
 // The WHERE predicate (over alias d) of a selection, appending its binds.
-Result<QString> selectionPredicate(const SqlDialect &dialect, const DlqSelection &selection, QVariantList &binds);
+Result<QString> selectionPredicate(const SqlDialect &dialect, const DlqSelection &selection,
+                                   QVariantList &binds);
 // Makes the DLQ's SQL functions available on this thread's connection: on
 // PostgreSQL the JSON helpers of SqlDialect::dlqSessionFunctions (SQLite's
 // are registered as each connection opens). Outside a transaction.

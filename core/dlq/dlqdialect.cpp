@@ -5,7 +5,6 @@
 #include <QRegularExpression>
 #include <QStringBuilder>
 #include <QStringDecoder>
-
 #include <nlohmann/json.hpp>
 
 namespace rw {
@@ -16,40 +15,56 @@ class SqliteDlqDialect final : public DlqDialect {
 public:
     QStringList sessionFunctions() const override { return {}; }
     QString sessionFunctionsPresent() const override { return QString(); }
-    QString jsonArrayTexts(const QString &array) const override { return QStringLiteral("SELECT value FROM json_each(") % array % u')'; }
+    QString jsonArrayTexts(const QString &array) const override {
+        return QStringLiteral("SELECT value FROM json_each(") % array % u')';
+    }
     QString jsonArrayIntegers(const QString &array) const override { return jsonArrayTexts(array); }
-    QString jsonEach(const QString &document) const override { return QStringLiteral("json_each(") % document % u')'; }
-    QString isValidJson(const QString &text) const override { return QStringLiteral("json_valid(") % text % QStringLiteral(") IS 1"); }
-    QString jsonIsObject(const QString &document) const override
-    {
+    QString jsonEach(const QString &document) const override {
+        return QStringLiteral("json_each(") % document % u')';
+    }
+    QString isValidJson(const QString &text) const override {
+        return QStringLiteral("json_valid(") % text % QStringLiteral(") IS 1");
+    }
+    QString jsonIsObject(const QString &document) const override {
         return QStringLiteral("json_type(") % document % QStringLiteral(") IS 'object'");
     }
-    QString jsonSet(const QString &document, const std::vector<std::pair<QString, QString>> &pathValues, QVariantList &binds) const override
-    {
+    QString jsonSet(const QString &document,
+                    const std::vector<std::pair<QString, QString>> &pathValues,
+                    QVariantList &binds) const override {
         QStringList args;
         for (const auto &[path, value] : pathValues) {
             // Text that does not parse as JSON is set as a JSON string. Quoted
             // here, not by json_set: SQLite 3.40 sets the root ($) to such
             // text raw, unquoted, which is no longer JSON.
-            args << QStringLiteral("?, CASE WHEN json_valid(?) THEN json(?) ELSE json_quote(?) END");
+            args << QStringLiteral(
+                "?, CASE WHEN json_valid(?) THEN json(?) ELSE json_quote(?) END");
             binds << path << value << value << value;
         }
-        return QStringLiteral("json_set(") % document % QStringLiteral(", ") % args.join(QStringLiteral(", ")) % u')';
+        return QStringLiteral("json_set(") % document % QStringLiteral(", ") %
+               args.join(QStringLiteral(", ")) % u')';
     }
-    QString stringAgg(const QString &expr, const QString &separatorLiteral) const override
-    {
-        return QStringLiteral("group_concat(") % expr % QStringLiteral(", ") % separatorLiteral % u')';
+    QString stringAgg(const QString &expr, const QString &separatorLiteral) const override {
+        return QStringLiteral("group_concat(") % expr % QStringLiteral(", ") % separatorLiteral %
+               u')';
     }
-    QString payloadBytes(const QString &expr) const override { return QStringLiteral("CAST(") % expr % QStringLiteral(" AS BLOB)"); }
+    QString payloadBytes(const QString &expr) const override {
+        return QStringLiteral("CAST(") % expr % QStringLiteral(" AS BLOB)");
+    }
     QString payloadStored(const QString &expr) const override { return payloadBytes(expr); }
-    QString payloadLength(const QString &expr) const override { return QStringLiteral("length(CAST(") % expr % QStringLiteral(" AS BLOB))"); }
-    QString nullSafeDistinct(const QString &a, const QString &b) const override { return a % QStringLiteral(" IS NOT ") % b; }
-    QString jsonValuesDiffer(const QString &a, const QString &b) const override
-    {
-        return QStringLiteral("rewind_json_differ(") % a % QStringLiteral(", ") % b % QStringLiteral(") = 1");
+    QString payloadLength(const QString &expr) const override {
+        return QStringLiteral("length(CAST(") % expr % QStringLiteral(" AS BLOB))");
+    }
+    QString nullSafeDistinct(const QString &a, const QString &b) const override {
+        return a % QStringLiteral(" IS NOT ") % b;
+    }
+    QString jsonValuesDiffer(const QString &a, const QString &b) const override {
+        return QStringLiteral("rewind_json_differ(") % a % QStringLiteral(", ") % b %
+               QStringLiteral(") = 1");
     }
     QVariant payloadValue(const QByteArray &bytes) const override { return bytes; }
-    QString workColumn(const QString &quotedName, const QString &) const override { return quotedName; }
+    QString workColumn(const QString &quotedName, const QString &) const override {
+        return quotedName;
+    }
     QString fromJsonText(const QString &expr, const QString &) const override { return expr; }
 };
 
@@ -62,9 +77,10 @@ public:
     // behind. Valid means "casts to jsonb", so anything valid is safe for the
     // jsonb functions (jsonb refuses \u0000 and lone surrogates, which
     // SQLite's json_valid accepts).
-    QStringList sessionFunctions() const override
-    {
-        return {QStringLiteral(R"sql(CREATE OR REPLACE FUNCTION pg_temp.rewind_json_valid(doc text) RETURNS boolean LANGUAGE plpgsql AS $f$
+    QStringList sessionFunctions() const override {
+        return {
+            QStringLiteral(
+                R"sql(CREATE OR REPLACE FUNCTION pg_temp.rewind_json_valid(doc text) RETURNS boolean LANGUAGE plpgsql AS $f$
 BEGIN
   IF doc IS NULL THEN RETURN NULL; END IF;
   PERFORM CAST(doc AS jsonb);
@@ -72,18 +88,20 @@ BEGIN
 EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
   RETURN false;
 END $f$)sql"),
-                QStringLiteral(R"sql(CREATE OR REPLACE FUNCTION pg_temp.rewind_json_or_text(v text) RETURNS jsonb LANGUAGE plpgsql AS $f$
+            QStringLiteral(
+                R"sql(CREATE OR REPLACE FUNCTION pg_temp.rewind_json_or_text(v text) RETURNS jsonb LANGUAGE plpgsql AS $f$
 BEGIN
   RETURN CAST(v AS jsonb);
 EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
   RETURN to_jsonb(v);
 END $f$)sql"),
-                // steps: ".key", "[N", "[#", "[#-N". As SQLite's json_set: a
-                // missing object on the way is created before a .key step, a
-                // missing array only before [0]; any other step through a
-                // missing value or a scalar, or an index past the end, leaves
-                // the document as it was (nothing half-created).
-                QStringLiteral(R"sql(CREATE OR REPLACE FUNCTION pg_temp.rewind_json_set(doc jsonb, steps jsonb, val jsonb) RETURNS jsonb LANGUAGE plpgsql AS $f$
+            // steps: ".key", "[N", "[#", "[#-N". As SQLite's json_set: a
+            // missing object on the way is created before a .key step, a
+            // missing array only before [0]; any other step through a
+            // missing value or a scalar, or an index past the end, leaves
+            // the document as it was (nothing half-created).
+            QStringLiteral(
+                R"sql(CREATE OR REPLACE FUNCTION pg_temp.rewind_json_set(doc jsonb, steps jsonb, val jsonb) RETURNS jsonb LANGUAGE plpgsql AS $f$
 DECLARE
   n int := jsonb_array_length(steps);
   orig jsonb := doc;
@@ -123,79 +141,90 @@ BEGIN
   RETURN jsonb_set(doc, pth, val, true);
 END $f$)sql")};
     }
-    QString sessionFunctionsPresent() const override
-    {
-        return QStringLiteral("SELECT COUNT(*) FROM pg_proc WHERE pronamespace = pg_my_temp_schema() "
-                              "AND proname IN ('rewind_json_valid', 'rewind_json_or_text', 'rewind_json_set', 'rewind_fits')");
+    QString sessionFunctionsPresent() const override {
+        return QStringLiteral(
+            "SELECT COUNT(*) FROM pg_proc WHERE pronamespace = pg_my_temp_schema() "
+            "AND proname IN ('rewind_json_valid', 'rewind_json_or_text', 'rewind_json_set', "
+            "'rewind_fits')");
     }
-    QString jsonArrayTexts(const QString &array) const override
-    {
-        return QStringLiteral("SELECT j.value FROM jsonb_array_elements_text(CAST(") % array % QStringLiteral(" AS jsonb)) AS j(value)");
+    QString jsonArrayTexts(const QString &array) const override {
+        return QStringLiteral("SELECT j.value FROM jsonb_array_elements_text(CAST(") % array %
+               QStringLiteral(" AS jsonb)) AS j(value)");
     }
-    QString jsonArrayIntegers(const QString &array) const override
-    {
-        return QStringLiteral("SELECT CAST(j.value AS BIGINT) AS value FROM jsonb_array_elements_text(CAST(") % array
-               % QStringLiteral(" AS jsonb)) AS j(value)");
+    QString jsonArrayIntegers(const QString &array) const override {
+        return QStringLiteral(
+                   "SELECT CAST(j.value AS BIGINT) AS value FROM jsonb_array_elements_text(CAST(") %
+               array % QStringLiteral(" AS jsonb)) AS j(value)");
     }
-    QString jsonEach(const QString &document) const override
-    {
-        return QStringLiteral("jsonb_each(CASE WHEN ") % jsonIsObject(document) % QStringLiteral(" THEN CAST(") % document
-               % QStringLiteral(" AS jsonb) END)");
+    QString jsonEach(const QString &document) const override {
+        return QStringLiteral("jsonb_each(CASE WHEN ") % jsonIsObject(document) %
+               QStringLiteral(" THEN CAST(") % document % QStringLiteral(" AS jsonb) END)");
     }
-    QString isValidJson(const QString &text) const override
-    {
-        return QStringLiteral("COALESCE(pg_temp.rewind_json_valid(CAST(") % text % QStringLiteral(" AS TEXT)), false)");
+    QString isValidJson(const QString &text) const override {
+        return QStringLiteral("COALESCE(pg_temp.rewind_json_valid(CAST(") % text %
+               QStringLiteral(" AS TEXT)), false)");
     }
-    QString jsonIsObject(const QString &document) const override
-    {
-        return QStringLiteral("COALESCE(jsonb_typeof(CAST(") % document % QStringLiteral(" AS jsonb)) = 'object', false)");
+    QString jsonIsObject(const QString &document) const override {
+        return QStringLiteral("COALESCE(jsonb_typeof(CAST(") % document %
+               QStringLiteral(" AS jsonb)) = 'object', false)");
     }
-    QString jsonSet(const QString &document, const std::vector<std::pair<QString, QString>> &pathValues, QVariantList &binds) const override
-    {
+    QString jsonSet(const QString &document,
+                    const std::vector<std::pair<QString, QString>> &pathValues,
+                    QVariantList &binds) const override {
         QString expr = QStringLiteral("CAST(") % document % QStringLiteral(" AS jsonb)");
         for (const auto &[path, value] : pathValues) {
-            expr = QStringLiteral("pg_temp.rewind_json_set(") % expr
-                   % QStringLiteral(", CAST(? AS jsonb), pg_temp.rewind_json_or_text(CAST(? AS TEXT)))");
+            expr =
+                QStringLiteral("pg_temp.rewind_json_set(") % expr %
+                QStringLiteral(", CAST(? AS jsonb), pg_temp.rewind_json_or_text(CAST(? AS TEXT)))");
             binds << jsonPathSteps(path) << value;
         }
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");
     }
-    QString stringAgg(const QString &expr, const QString &separatorLiteral) const override
-    {
-        return QStringLiteral("string_agg(") % expr % QStringLiteral(", ") % separatorLiteral % u')';
+    QString stringAgg(const QString &expr, const QString &separatorLiteral) const override {
+        return QStringLiteral("string_agg(") % expr % QStringLiteral(", ") % separatorLiteral %
+               u')';
     }
     // As bytea: the driver hands text over decoded, dropping a leading BOM.
-    QString payloadBytes(const QString &expr) const override { return QStringLiteral("convert_to(") % expr % QStringLiteral(", 'UTF8')"); }
+    QString payloadBytes(const QString &expr) const override {
+        return QStringLiteral("convert_to(") % expr % QStringLiteral(", 'UTF8')");
+    }
     QString payloadStored(const QString &expr) const override { return expr; }
-    QString payloadLength(const QString &expr) const override { return QStringLiteral("octet_length(") % expr % u')'; }
-    QString nullSafeDistinct(const QString &a, const QString &b) const override { return a % QStringLiteral(" IS DISTINCT FROM ") % b; }
-    QString jsonValuesDiffer(const QString &a, const QString &b) const override
-    {
-        return QStringLiteral("CAST(") % a % QStringLiteral(" AS jsonb) IS DISTINCT FROM CAST(") % b % QStringLiteral(" AS jsonb)");
+    QString payloadLength(const QString &expr) const override {
+        return QStringLiteral("octet_length(") % expr % u')';
+    }
+    QString nullSafeDistinct(const QString &a, const QString &b) const override {
+        return a % QStringLiteral(" IS DISTINCT FROM ") % b;
+    }
+    QString jsonValuesDiffer(const QString &a, const QString &b) const override {
+        return QStringLiteral("CAST(") % a % QStringLiteral(" AS jsonb) IS DISTINCT FROM CAST(") %
+               b % QStringLiteral(" AS jsonb)");
     }
     // The bytes as they are: a leading UTF-8 BOM stays a character (which
     // jsonb then refuses, as SQLite does), where QString::fromUtf8 drops it.
-    QVariant payloadValue(const QByteArray &bytes) const override
-    {
+    QVariant payloadValue(const QByteArray &bytes) const override {
         QStringDecoder decode(QStringDecoder::Utf8, QStringDecoder::Flag::ConvertInitialBom);
         return QString(decode(bytes));
     }
-    QString workColumn(const QString &quotedName, const QString &type) const override { return quotedName % u' ' % type; }
-    QString fromJsonText(const QString &expr, const QString &type) const override
-    {
+    QString workColumn(const QString &quotedName, const QString &type) const override {
+        return quotedName % u' ' % type;
+    }
+    QString fromJsonText(const QString &expr, const QString &type) const override {
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS ") % type % u')';
     }
 
 private:
     // A SQLite JSON path as rewind_json_set's steps: a JSON array of ".key",
     // "[N", "[#" and "[#-N". The caller has checked the path's syntax.
-    static QString jsonPathSteps(const QString &path)
-    {
-        static const QRegularExpression step(QStringLiteral(R"re(\.(?:"([^"]*)"|([^.\[\]"]+))|\[(\d+|#(?:-\d+)?)\])re"));
+    static QString jsonPathSteps(const QString &path) {
+        static const QRegularExpression step(
+            QStringLiteral(R"re(\.(?:"([^"]*)"|([^.\[\]"]+))|\[(\d+|#(?:-\d+)?)\])re"));
         nlohmann::json steps = nlohmann::json::array();
         for (auto it = step.globalMatch(path, 1); it.hasNext();) {
             const auto m = it.next();
-            const QString s = m.hasCaptured(3) ? QString(u'[' % m.captured(3)) : QString(u'.' % (m.hasCaptured(1) ? m.captured(1) : m.captured(2)));
+            const QString s =
+                m.hasCaptured(3)
+                    ? QString(u'[' % m.captured(3))
+                    : QString(u'.' % (m.hasCaptured(1) ? m.captured(1) : m.captured(2)));
             steps.push_back(s.toStdString());
         }
         return QString::fromStdString(steps.dump());
@@ -204,8 +233,7 @@ private:
 
 } // namespace
 
-const DlqDialect &DlqDialect::of(const SqlDialect &dialect)
-{
+const DlqDialect &DlqDialect::of(const SqlDialect &dialect) {
     return perEngine<DlqDialect, SqliteDlqDialect, PostgresDlqDialect>(dialect);
 }
 

@@ -6,7 +6,6 @@
 #include <QStringList>
 #include <QVariant>
 #include <QVariantList>
-
 #include <utility>
 #include <vector>
 
@@ -46,7 +45,9 @@ public:
     // missing (SQLite's json_set): paths are SQLite JSON paths ($.a, $."b",
     // [N], [#], [#-N]) and values JSON text, or a string when they do not
     // parse. Appends the binds, in order.
-    virtual QString jsonSet(const QString &document, const std::vector<std::pair<QString, QString>> &pathValues, QVariantList &binds) const = 0;
+    virtual QString jsonSet(const QString &document,
+                            const std::vector<std::pair<QString, QString>> &pathValues,
+                            QVariantList &binds) const = 0;
     // group_concat / string_agg of text values with a separator literal.
     virtual QString stringAgg(const QString &expr, const QString &separatorLiteral) const = 0;
     // A payload column read as the bytes it holds, and its length in bytes.

@@ -7,7 +7,6 @@
 // changes status, all in one transaction with history and an audit row.
 #include "core/dlq/dlq.h"
 #include "core/dlq/dlqdialect.h"
-
 #include "core/sql/badvalue.h"
 #include "core/util/failpoint.h"
 #include "core/workspace/workspace.h"
@@ -16,10 +15,8 @@
 #include <QMap>
 #include <QStringBuilder>
 #include <QThread>
-
-#include <nlohmann/json.hpp>
-
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 namespace rw {
 
@@ -36,18 +33,19 @@ struct SourcePlan {
     QString name;
     const StreamSpec *stream = nullptr;
     const DatasetSpec *dataset = nullptr;
-    QStringList columns; // dataset: the target's columns
-    QStringList types;   // and their types; stream: the sink's fields' types
-    QList<bool> strict;  // and whether each is a SQLite STRICT table's column
+    QStringList columns;  // dataset: the target's columns
+    QStringList types;    // and their types; stream: the sink's fields' types
+    QList<bool> strict;   // and whether each is a SQLite STRICT table's column
     QString problemClass; // set: every record of this source fails with it
     QString problem;
     QString dest;
 };
 
-QString columnPath(const QString &column) { return QStringLiteral("$.\"") % column % u'"'; }
+QString columnPath(const QString &column) {
+    return QStringLiteral("$.\"") % column % u'"';
+}
 
-QString jsonArray(const QStringList &values)
-{
+QString jsonArray(const QStringList &values) {
     nlohmann::json a = nlohmann::json::array();
     for (const QString &v : values)
         a.push_back(v.toStdString());
@@ -56,13 +54,14 @@ QString jsonArray(const QStringList &values)
 
 class DlqReplayer {
 public:
-    DlqReplayer(const Database &db, const Spec &spec, const DlqSelection &selection, const DlqReplayOptions &options)
-        : m_db(db), m_spec(spec), m_selection(selection), m_options(options)
-    {
-    }
+    DlqReplayer(const Database &db, const Spec &spec, const DlqSelection &selection,
+                const DlqReplayOptions &options)
+        : m_db(db)
+        , m_spec(spec)
+        , m_selection(selection)
+        , m_options(options) {}
 
-    Result<DlqReplayResult> run()
-    {
+    Result<DlqReplayResult> run() {
         QElapsedTimer clock;
         clock.start();
         m_result.executed = m_options.execute;
@@ -75,7 +74,8 @@ public:
             return fail(s.error());
         qint64 batchSize = m_options.batchSize;
         if (m_options.maxPerSecond)
-            batchSize = std::min<qint64>(batchSize, std::max<qint64>(1, qint64(*m_options.maxPerSecond)));
+            batchSize =
+                std::min<qint64>(batchSize, std::max<qint64>(1, qint64(*m_options.maxPerSecond)));
         qint64 lastId = 0;
         qint64 done = 0;
         while (done < m_replayable) {
@@ -86,13 +86,21 @@ public:
                 const qint64 planned = std::min(batchSize, m_replayable - done);
                 const double due = double(done + planned) / *m_options.maxPerSecond;
                 while (clock.nsecsElapsed() / 1e9 < due && !cancelled())
-                    QThread::msleep(std::clamp<unsigned long>(static_cast<unsigned long>((due - clock.nsecsElapsed() / 1e9) * 1000) + 1, 1, 50));
+                    QThread::msleep(std::clamp<unsigned long>(
+                        static_cast<unsigned long>((due - clock.nsecsElapsed() / 1e9) * 1000) + 1,
+                        1, 50));
                 if (cancelled())
                     break;
             }
             qint64 n = 0;
-            const Status s = m_options.execute ? Database::retryTransient(5, [&] { return m_db.writeTransaction([&] { return batch(lastId, batchSize, n); }); })
-                                               : batch(lastId, batchSize, n);
+            const Status s =
+                m_options.execute
+                    ? Database::retryTransient(5,
+                                               [&] {
+                                                   return m_db.writeTransaction(
+                                                       [&] { return batch(lastId, batchSize, n); });
+                                               })
+                    : batch(lastId, batchSize, n);
             if (!s)
                 return fail(s.error());
             if (n == 0)
@@ -103,7 +111,8 @@ public:
             if (m_options.execute)
                 failpoint("dlq-replay-after-commit");
             if (m_options.progress)
-                m_options.progress({m_result.batches, m_result.selected, done, m_result.replayed, m_result.failed});
+                m_options.progress({m_result.batches, m_result.selected, done, m_result.replayed,
+                                    m_result.failed});
         }
         if (m_options.execute && cancelled() && done < m_replayable)
             m_result.status = DlqReplayStatus::Cancelled;
@@ -118,8 +127,7 @@ public:
 private:
     bool cancelled() const { return m_options.cancel && m_options.cancel->load(); }
 
-    Status exec(const QString &sql, const QVariantList &binds = {}, qint64 *affected = nullptr)
-    {
+    Status exec(const QString &sql, const QVariantList &binds = {}, qint64 *affected = nullptr) {
         auto q = m_db.exec(sql, binds);
         if (!q)
             return fail(q.error());
@@ -128,8 +136,7 @@ private:
         return {};
     }
 
-    Status prepare()
-    {
+    Status prepare() {
         if (auto s = dlqinternal::requireIds(m_db, m_selection.ids); !s)
             return s;
         DlqSelection sel = m_selection;
@@ -143,12 +150,16 @@ private:
         // `|| ''` keeps the status index out of the batch query: walking
         // dlq_id from the last batch on reads one batch, where the index
         // would read and sort every replayable record for each batch.
-        const QString selected = *pred % (defaultStatuses ? QStringLiteral(" AND (d.status || '') IN ('new', 'fixed')") : QString());
+        const QString selected =
+            *pred % (defaultStatuses ? QStringLiteral(" AND (d.status || '') IN ('new', 'fixed')")
+                                     : QString());
         m_pred = selected % QStringLiteral(" AND (d.status || '') IN ('new', 'fixed', 'failed')");
-        auto counts = m_db.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(CASE WHEN d.status IN ('new', 'fixed', 'failed') THEN 1 ELSE 0 END), 0) "
-                                               "FROM rewind_dlq AS d WHERE ")
-                                    % selected,
-                                m_binds);
+        auto counts =
+            m_db.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(CASE WHEN d.status IN ('new', "
+                                     "'fixed', 'failed') THEN 1 ELSE 0 END), 0) "
+                                     "FROM rewind_dlq AS d WHERE ") %
+                          selected,
+                      m_binds);
         if (!counts)
             return fail(counts.error());
         if (counts->next()) {
@@ -156,7 +167,11 @@ private:
             m_replayable = counts->value(1).toLongLong();
             m_result.skipped = m_result.selected - m_replayable;
         }
-        auto sources = m_db.exec(QStringLiteral("SELECT DISTINCT d.source_kind, d.source_name FROM rewind_dlq AS d WHERE ") % m_pred, m_binds);
+        auto sources = m_db.exec(
+            QStringLiteral(
+                "SELECT DISTINCT d.source_kind, d.source_name FROM rewind_dlq AS d WHERE ") %
+                m_pred,
+            m_binds);
         if (!sources)
             return fail(sources.error());
         while (sources->next()) {
@@ -170,22 +185,24 @@ private:
                 return s;
         if (auto s = exec(m_db.dialect().dropTempTable(kWork)); !s)
             return s;
-        if (auto s = exec(QStringLiteral("CREATE TEMP TABLE ") % kWork % QStringLiteral(" (dlq_id ") % m_db.dialect().bigintType()
-                          % QStringLiteral(" PRIMARY KEY, kind TEXT, name TEXT, status TEXT, doc TEXT, event_id TEXT, error_class TEXT, error TEXT, "
-                                           "landed INTEGER NOT NULL DEFAULT 0, dest TEXT)"));
+        if (auto s = exec(QStringLiteral("CREATE TEMP TABLE ") % kWork %
+                          QStringLiteral(" (dlq_id ") % m_db.dialect().bigintType() %
+                          QStringLiteral(" PRIMARY KEY, kind TEXT, name TEXT, status TEXT, doc "
+                                         "TEXT, event_id TEXT, error_class TEXT, error TEXT, "
+                                         "landed INTEGER NOT NULL DEFAULT 0, dest TEXT)"));
             !s)
             return s;
         // The earlier-record-with-this-event lookup of landed(): without it a
         // batch compares every pair of its records.
-        if (auto s = exec(m_db.dialect().createTempIndex(QStringLiteral("rewind_dlq_work_event"), kWork,
-                                                         {QStringLiteral("kind"), QStringLiteral("name"), QStringLiteral("event_id")}));
+        if (auto s = exec(m_db.dialect().createTempIndex(
+                QStringLiteral("rewind_dlq_work_event"), kWork,
+                {QStringLiteral("kind"), QStringLiteral("name"), QStringLiteral("event_id")}));
             !s)
             return s;
         return {};
     }
 
-    Status planSource(SourcePlan &p)
-    {
+    Status planSource(SourcePlan &p) {
         if (p.kind == QLatin1String("stream")) {
             p.stream = m_spec.stream(p.name);
             if (!p.stream) {
@@ -193,7 +210,8 @@ private:
                 p.problem = QStringLiteral("stream \"%1\" is not in the spec").arg(p.name);
                 return {};
             }
-            if (const QString why = m_spec.brokenReason(QStringLiteral("stream"), p.name); !why.isEmpty()) {
+            if (const QString why = m_spec.brokenReason(QStringLiteral("stream"), p.name);
+                !why.isEmpty()) {
                 p.problemClass = QStringLiteral("unusable_source");
                 p.problem = QStringLiteral("stream \"%1\" cannot be used: %2").arg(p.name, why);
                 return {};
@@ -221,10 +239,12 @@ private:
             // The sink as stream replay creates it: event_id plus the fields.
             QStringList cols{QStringLiteral("\"event_id\" TEXT PRIMARY KEY")};
             for (const auto &[name, path] : p.stream->fields)
-                cols << DlqDialect::of(m_db.dialect()).workColumn(m_db.quote(name), QStringLiteral("TEXT"));
+                cols << DlqDialect::of(m_db.dialect())
+                            .workColumn(m_db.quote(name), QStringLiteral("TEXT"));
             return m_db.writeTransaction([&] {
-                return exec(QStringLiteral("CREATE TABLE IF NOT EXISTS ") % m_db.quoteTable(p.stream->sink) % QStringLiteral(" (")
-                            % cols.join(QStringLiteral(", ")) % u')');
+                return exec(QStringLiteral("CREATE TABLE IF NOT EXISTS ") %
+                            m_db.quoteTable(p.stream->sink) % QStringLiteral(" (") %
+                            cols.join(QStringLiteral(", ")) % u')');
             });
         }
         if (p.kind != QLatin1String("dataset")) {
@@ -238,7 +258,8 @@ private:
             p.problem = QStringLiteral("dataset \"%1\" is not in the spec").arg(p.name);
             return {};
         }
-        if (const QString why = m_spec.brokenReason(QStringLiteral("dataset"), p.name); !why.isEmpty()) {
+        if (const QString why = m_spec.brokenReason(QStringLiteral("dataset"), p.name);
+            !why.isEmpty()) {
             p.problemClass = QStringLiteral("unusable_source");
             p.problem = QStringLiteral("dataset \"%1\" cannot be used: %2").arg(p.name, why);
             return {};
@@ -246,7 +267,10 @@ private:
         p.dest = QStringLiteral("target ") % p.dataset->target;
         if (p.dataset->write == WriteMode::Scd2) {
             p.problemClass = QStringLiteral("unsupported");
-            p.problem = QStringLiteral("dataset \"%1\" writes scd2: re-run its partition instead of replaying rows").arg(p.name);
+            p.problem =
+                QStringLiteral(
+                    "dataset \"%1\" writes scd2: re-run its partition instead of replaying rows")
+                    .arg(p.name);
             return {};
         }
         auto exists = m_db.hasRelation(p.dataset->target);
@@ -254,7 +278,10 @@ private:
             return fail(exists.error());
         if (!*exists) {
             if (m_options.execute)
-                return badInput(QStringLiteral("target \"%1\" of dataset \"%2\" does not exist yet: run the dataset first").arg(p.dataset->target, p.name));
+                return badInput(
+                    QStringLiteral(
+                        "target \"%1\" of dataset \"%2\" does not exist yet: run the dataset first")
+                        .arg(p.dataset->target, p.name));
             p.problemClass = QStringLiteral("no_target");
             p.problem = QStringLiteral("target \"%1\" does not exist yet").arg(p.dataset->target);
             return {};
@@ -268,27 +295,33 @@ private:
             p.strict << c.strict;
         }
         if (m_options.execute) {
-            auto frozen = m_db.exec(QStringLiteral("SELECT frozen_at, os_user FROM rewind_frozen WHERE dataset = ?"), {p.name});
+            auto frozen = m_db.exec(
+                QStringLiteral("SELECT frozen_at, os_user FROM rewind_frozen WHERE dataset = ?"),
+                {p.name});
             if (!frozen)
                 return fail(frozen.error());
             if (frozen->next())
-                return internalError(QStringLiteral("dataset \"%1\" is frozen since %2 by %3: writes are refused until rewindctl unfreeze")
-                                         .arg(p.name, frozen->value(0).toString(), frozen->value(1).toString()));
+                return internalError(
+                    QStringLiteral("dataset \"%1\" is frozen since %2 by %3: writes are refused "
+                                   "until rewindctl unfreeze")
+                        .arg(p.name, frozen->value(0).toString(), frozen->value(1).toString()));
         }
         return {};
     }
 
     // One batch: fill, validate, (write, transition, audit). `n` is the batch's size.
-    Status batch(qint64 lastId, qint64 size, qint64 &n)
-    {
+    Status batch(qint64 lastId, qint64 size, qint64 &n) {
         m_batch = {};
         if (auto s = exec(QStringLiteral("DELETE FROM ") % kWork); !s)
             return s;
-        if (auto s = exec(QStringLiteral("INSERT INTO ") % kWork
-                              % QStringLiteral(" (dlq_id, kind, name, status, doc, event_id) SELECT d.dlq_id, d.source_kind, d.source_name, d.status, "
-                                               "CAST(d.payload AS TEXT), d.event_id FROM rewind_dlq AS d WHERE ")
-                              % m_pred % QStringLiteral(" AND d.dlq_id > ? ORDER BY d.dlq_id LIMIT ?"),
-                          QVariantList(m_binds) << lastId << size, &n);
+        if (auto s =
+                exec(QStringLiteral("INSERT INTO ") % kWork %
+                         QStringLiteral(
+                             " (dlq_id, kind, name, status, doc, event_id) SELECT d.dlq_id, "
+                             "d.source_kind, d.source_name, d.status, "
+                             "CAST(d.payload AS TEXT), d.event_id FROM rewind_dlq AS d WHERE ") %
+                         m_pred % QStringLiteral(" AND d.dlq_id > ? ORDER BY d.dlq_id LIMIT ?"),
+                     QVariantList(m_binds) << lastId << size, &n);
             !s)
             return s;
         if (n == 0)
@@ -298,10 +331,12 @@ private:
             return fail(last.error());
         m_batch.lastId = last->toLongLong();
         m_batch.size = n;
-        if (auto s = exec(QStringLiteral("UPDATE ") % kWork
-                          % QStringLiteral(" SET error_class = 'invalid_json', error = CASE WHEN doc IS NULL THEN 'payload is NULL' "
-                                           "ELSE 'payload is not valid JSON' END, doc = NULL WHERE NOT (")
-                          % DlqDialect::of(m_db.dialect()).isValidJson(QStringLiteral("doc")) % u')');
+        if (auto s = exec(
+                QStringLiteral("UPDATE ") % kWork %
+                QStringLiteral(" SET error_class = 'invalid_json', error = CASE WHEN doc IS NULL "
+                               "THEN 'payload is NULL' "
+                               "ELSE 'payload is not valid JSON' END, doc = NULL WHERE NOT (") %
+                DlqDialect::of(m_db.dialect()).isValidJson(QStringLiteral("doc")) % u')');
             !s)
             return s;
         for (const SourcePlan &p : m_sources)
@@ -324,32 +359,34 @@ private:
     }
 
     // The value at a bound JSON path of the work row's payload.
-    QString extract() const { return m_db.dialect().jsonExtract(QStringLiteral("w.doc"), QStringLiteral("?")); }
+    QString extract() const {
+        return m_db.dialect().jsonExtract(QStringLiteral("w.doc"), QStringLiteral("?"));
+    }
 
     // "w.kind = ? AND w.name = ?" for one source; binds appended.
-    QString of(const SourcePlan &p, QVariantList &binds) const
-    {
+    QString of(const SourcePlan &p, QVariantList &binds) const {
         binds << p.kind << p.name;
         return QStringLiteral("w.kind = ? AND w.name = ?");
     }
 
-    Status setError(const SourcePlan &p, const QString &errorClass, const QString &errorSql, const QVariantList &errorBinds, const QString &failing,
-                    const QVariantList &failingBinds)
-    {
+    Status setError(const SourcePlan &p, const QString &errorClass, const QString &errorSql,
+                    const QVariantList &errorBinds, const QString &failing,
+                    const QVariantList &failingBinds) {
         QVariantList binds{errorClass};
         binds << errorBinds;
         const QString where = of(p, binds);
         binds << failingBinds;
-        return exec(QStringLiteral("UPDATE ") % kWork % QStringLiteral(" AS w SET error_class = ?, error = ") % errorSql % QStringLiteral(" WHERE ") % where
-                        % QStringLiteral(" AND w.error_class IS NULL AND ") % failing,
+        return exec(QStringLiteral("UPDATE ") % kWork %
+                        QStringLiteral(" AS w SET error_class = ?, error = ") % errorSql %
+                        QStringLiteral(" WHERE ") % where %
+                        QStringLiteral(" AND w.error_class IS NULL AND ") % failing,
                     binds);
     }
 
     // bad_value: a field whose value its column's type does not take (the
     // write would fail the batch), as stream replay judges it. `fields` name
     // their paths; their values are extracted once per row.
-    Status badValues(const SourcePlan &p, std::vector<FieldValue> fields)
-    {
+    Status badValues(const SourcePlan &p, std::vector<FieldValue> fields) {
         QStringList extracts;
         QVariantList paths;
         std::vector<FieldValue> checked;
@@ -364,20 +401,29 @@ private:
         }
         if (checked.empty())
             return {};
-        const QString values = QStringLiteral(" FROM (SELECT ") % extracts.join(QStringLiteral(", ")) % QStringLiteral(") AS x");
+        const QString values = QStringLiteral(" FROM (SELECT ") %
+                               extracts.join(QStringLiteral(", ")) % QStringLiteral(") AS x");
         QVariantList messageBinds;
-        const QString message = QStringLiteral("(SELECT ") % badValueMessage(m_db.dialect(), checked, messageBinds) % values % u')';
+        const QString message = QStringLiteral("(SELECT ") %
+                                badValueMessage(m_db.dialect(), checked, messageBinds) % values %
+                                u')';
         messageBinds << paths;
         return setError(p, QStringLiteral("bad_value"), message, messageBinds,
-                        QStringLiteral("EXISTS (SELECT 1") % values % QStringLiteral(" WHERE NOT ") % valuesFit(m_db.dialect(), checked) % u')', paths);
+                        QStringLiteral("EXISTS (SELECT 1") % values %
+                            QStringLiteral(" WHERE NOT ") % valuesFit(m_db.dialect(), checked) %
+                            u')',
+                        paths);
     }
 
-    Status validate(const SourcePlan &p)
-    {
+    Status validate(const SourcePlan &p) {
         if (!p.problemClass.isEmpty())
-            return setError(p, p.problemClass, QStringLiteral("?"), {p.problem}, QStringLiteral("1 = 1"), {});
+            return setError(p, p.problemClass, QStringLiteral("?"), {p.problem},
+                            QStringLiteral("1 = 1"), {});
         if (p.stream) {
-            if (auto s = setError(p, QStringLiteral("missing_event_id"), QStringLiteral("'event_id is NULL'"), {}, QStringLiteral("w.event_id IS NULL"), {}); !s)
+            if (auto s = setError(p, QStringLiteral("missing_event_id"),
+                                  QStringLiteral("'event_id is NULL'"), {},
+                                  QStringLiteral("w.event_id IS NULL"), {});
+                !s)
                 return s;
             if (p.stream->required.isEmpty())
                 return {};
@@ -390,40 +436,59 @@ private:
                 for (const auto &[name, fieldPath] : p.stream->fields)
                     if (name == field)
                         path = fieldPath;
-                message += QStringLiteral(" || CASE WHEN ") % extract() % QStringLiteral(" IS NULL THEN ? ELSE '' END");
-                messageBinds << path << QString(field % QStringLiteral(" (") % path % QStringLiteral("), "));
+                message += QStringLiteral(" || CASE WHEN ") % extract() %
+                           QStringLiteral(" IS NULL THEN ? ELSE '' END");
+                messageBinds << path
+                             << QString(field % QStringLiteral(" (") % path %
+                                        QStringLiteral("), "));
                 missing << extract() % QStringLiteral(" IS NULL");
                 missingBinds << path;
             }
             message += QStringLiteral(", ', ')");
-            if (auto s = setError(p, QStringLiteral("missing_field"), message, messageBinds, u'(' % missing.join(QStringLiteral(" OR ")) % u')', missingBinds);
+            if (auto s = setError(p, QStringLiteral("missing_field"), message, messageBinds,
+                                  u'(' % missing.join(QStringLiteral(" OR ")) % u')', missingBinds);
                 !s)
                 return s;
             std::vector<FieldValue> fields;
             for (qsizetype i = 0; i < qsizetype(p.stream->fields.size()); ++i)
-                fields.push_back({p.stream->fields[i].first, p.stream->fields[i].second, p.types.value(i), QString(), p.strict.value(i)});
+                fields.push_back({p.stream->fields[i].first, p.stream->fields[i].second,
+                                  p.types.value(i), QString(), p.strict.value(i)});
             return badValues(p, std::move(fields));
         }
         // A dataset row: a JSON object of the target's columns passing the row-level checks.
         const DatasetSpec &d = *p.dataset;
-        if (auto s = setError(p, QStringLiteral("not_an_object"), QStringLiteral("'payload is not a JSON object'"), {},
-                              QStringLiteral("NOT (") % DlqDialect::of(m_db.dialect()).jsonIsObject(QStringLiteral("w.doc")) % u')', {});
+        if (auto s = setError(
+                p, QStringLiteral("not_an_object"),
+                QStringLiteral("'payload is not a JSON object'"), {},
+                QStringLiteral("NOT (") %
+                    DlqDialect::of(m_db.dialect()).jsonIsObject(QStringLiteral("w.doc")) % u')',
+                {});
             !s)
             return s;
         const QString columns = jsonArray(p.columns);
-        if (auto s = setError(p, QStringLiteral("unknown_column"),
-                              QStringLiteral("'not a column of ' || ? || ': ' || (SELECT ") % DlqDialect::of(m_db.dialect()).stringAgg(QStringLiteral("j.key"), QStringLiteral("', '"))
-                                  % QStringLiteral(" FROM ") % DlqDialect::of(m_db.dialect()).jsonEach(QStringLiteral("w.doc")) % QStringLiteral(" AS j WHERE j.key NOT IN (")
-                                  % DlqDialect::of(m_db.dialect()).jsonArrayTexts(QStringLiteral("?")) % QStringLiteral("))"),
-                              {d.target, columns},
-                              QStringLiteral("EXISTS (SELECT 1 FROM ") % DlqDialect::of(m_db.dialect()).jsonEach(QStringLiteral("w.doc")) % QStringLiteral(" AS j WHERE j.key NOT IN (")
-                                  % DlqDialect::of(m_db.dialect()).jsonArrayTexts(QStringLiteral("?")) % QStringLiteral("))"),
-                              {columns});
+        if (auto s =
+                setError(p, QStringLiteral("unknown_column"),
+                         QStringLiteral("'not a column of ' || ? || ': ' || (SELECT ") %
+                             DlqDialect::of(m_db.dialect())
+                                 .stringAgg(QStringLiteral("j.key"), QStringLiteral("', '")) %
+                             QStringLiteral(" FROM ") %
+                             DlqDialect::of(m_db.dialect()).jsonEach(QStringLiteral("w.doc")) %
+                             QStringLiteral(" AS j WHERE j.key NOT IN (") %
+                             DlqDialect::of(m_db.dialect()).jsonArrayTexts(QStringLiteral("?")) %
+                             QStringLiteral("))"),
+                         {d.target, columns},
+                         QStringLiteral("EXISTS (SELECT 1 FROM ") %
+                             DlqDialect::of(m_db.dialect()).jsonEach(QStringLiteral("w.doc")) %
+                             QStringLiteral(" AS j WHERE j.key NOT IN (") %
+                             DlqDialect::of(m_db.dialect()).jsonArrayTexts(QStringLiteral("?")) %
+                             QStringLiteral("))"),
+                         {columns});
             !s)
             return s;
         std::vector<FieldValue> fields;
         for (qsizetype i = 0; i < p.columns.size(); ++i)
-            fields.push_back({p.columns.at(i), columnPath(p.columns.at(i)), p.types.value(i), QString(), p.strict.value(i)});
+            fields.push_back({p.columns.at(i), columnPath(p.columns.at(i)), p.types.value(i),
+                              QString(), p.strict.value(i)});
         if (auto s = badValues(p, std::move(fields)); !s)
             return s;
         for (const CheckSpec &check : d.checks) {
@@ -434,18 +499,26 @@ private:
                     terms << extract() % QStringLiteral(" IS NULL");
                     binds << columnPath(c);
                 }
-                const QString message = QStringLiteral("NULL in ") % check.columns.join(QStringLiteral(" or ")) % QStringLiteral(" (check ") % check.name % u')';
-                if (auto s = setError(p, QStringLiteral("not_null"), QStringLiteral("?"), {message}, u'(' % terms.join(QStringLiteral(" OR ")) % u')', binds);
+                const QString message = QStringLiteral("NULL in ") %
+                                        check.columns.join(QStringLiteral(" or ")) %
+                                        QStringLiteral(" (check ") % check.name % u')';
+                if (auto s = setError(p, QStringLiteral("not_null"), QStringLiteral("?"), {message},
+                                      u'(' % terms.join(QStringLiteral(" OR ")) % u')', binds);
                     !s)
                     return s;
             } else if (check.type == QLatin1String("references")) {
-                const QString message = check.column % QStringLiteral(" has no match in ") % check.refTable % u'.' % check.refColumn
-                                        % QStringLiteral(" (check ") % check.name % u')';
+                const QString message = check.column % QStringLiteral(" has no match in ") %
+                                        check.refTable % u'.' % check.refColumn %
+                                        QStringLiteral(" (check ") % check.name % u')';
                 const QString refColumn = QStringLiteral("r.") % m_db.quote(check.refColumn);
-                const QString failing = extract() % QStringLiteral(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ") % m_db.quoteTable(check.refTable)
-                                        % QStringLiteral(" AS r WHERE ") % m_db.dialect().comparedWithJsonValue(refColumn)
-                                        % QStringLiteral(" = ") % extract() % u')';
-                if (auto s = setError(p, QStringLiteral("references"), QStringLiteral("?"), {message}, failing, {columnPath(check.column), columnPath(check.column)});
+                const QString failing =
+                    extract() % QStringLiteral(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ") %
+                    m_db.quoteTable(check.refTable) % QStringLiteral(" AS r WHERE ") %
+                    m_db.dialect().comparedWithJsonValue(refColumn) % QStringLiteral(" = ") %
+                    extract() % u')';
+                if (auto s =
+                        setError(p, QStringLiteral("references"), QStringLiteral("?"), {message},
+                                 failing, {columnPath(check.column), columnPath(check.column)});
                     !s)
                     return s;
             }
@@ -453,47 +526,56 @@ private:
         return {};
     }
 
-    QString keyMatch(const DatasetSpec &d, const QStringList &columns, const QString &a, const QString &b) const
-    {
+    QString keyMatch(const DatasetSpec &d, const QStringList &columns, const QString &a,
+                     const QString &b) const {
         QStringList terms;
         for (const QString &k : d.key.isEmpty() ? columns : d.key)
-            terms << m_db.dialect().nullSafeEqual(a % u'.' % m_db.quote(k), b % u'.' % m_db.quote(k));
+            terms << m_db.dialect().nullSafeEqual(a % u'.' % m_db.quote(k),
+                                                  b % u'.' % m_db.quote(k));
         return terms.join(QStringLiteral(" AND "));
     }
 
-    QString rowMatch(const QStringList &columns, const QString &a, const QString &b) const
-    {
+    QString rowMatch(const QStringList &columns, const QString &a, const QString &b) const {
         QStringList terms;
         for (const QString &c : columns)
-            terms << m_db.dialect().nullSafeEqual(a % u'.' % m_db.quote(c), b % u'.' % m_db.quote(c));
+            terms << m_db.dialect().nullSafeEqual(a % u'.' % m_db.quote(c),
+                                                  b % u'.' % m_db.quote(c));
         return terms.join(QStringLiteral(" AND "));
     }
 
     // Valid rows whose event_id (or exact row) is already where it belongs:
     // they become replayed and nothing is written for them.
-    Status markLanded(const SourcePlan &p)
-    {
+    Status markLanded(const SourcePlan &p) {
         if (!p.problemClass.isEmpty())
             return {};
         QVariantList binds;
         const QString where = of(p, binds);
-        if (auto s = exec(QStringLiteral("UPDATE ") % kWork % QStringLiteral(" AS w SET dest = ? WHERE ") % where, QVariantList{p.dest} << binds); !s)
+        if (auto s = exec(QStringLiteral("UPDATE ") % kWork %
+                              QStringLiteral(" AS w SET dest = ? WHERE ") % where,
+                          QVariantList{p.dest} << binds);
+            !s)
             return s;
         if (p.stream) {
             auto exists = m_db.hasRelation(p.stream->sink);
             if (!exists)
                 return fail(exists.error());
-            QString landed = QStringLiteral("EXISTS (SELECT 1 FROM ") % kWork
-                             % QStringLiteral(" AS w2 WHERE w2.kind = w.kind AND w2.name = w.name AND w2.event_id = w.event_id "
-                                              "AND w2.error_class IS NULL AND w2.dlq_id < w.dlq_id)");
+            QString landed = QStringLiteral("EXISTS (SELECT 1 FROM ") % kWork %
+                             QStringLiteral(" AS w2 WHERE w2.kind = w.kind AND w2.name = w.name "
+                                            "AND w2.event_id = w.event_id "
+                                            "AND w2.error_class IS NULL AND w2.dlq_id < w.dlq_id)");
             if (*exists)
-                landed += QStringLiteral(" OR EXISTS (SELECT 1 FROM ") % m_db.quoteTable(p.stream->sink) % QStringLiteral(" AS k WHERE k.\"event_id\" = w.event_id)");
-            return exec(QStringLiteral("UPDATE ") % kWork % QStringLiteral(" AS w SET landed = 1 WHERE ") % where
-                            % QStringLiteral(" AND w.error_class IS NULL AND (") % landed % u')',
+                landed += QStringLiteral(" OR EXISTS (SELECT 1 FROM ") %
+                          m_db.quoteTable(p.stream->sink) %
+                          QStringLiteral(" AS k WHERE k.\"event_id\" = w.event_id)");
+            return exec(QStringLiteral("UPDATE ") % kWork %
+                            QStringLiteral(" AS w SET landed = 1 WHERE ") % where %
+                            QStringLiteral(" AND w.error_class IS NULL AND (") % landed % u')',
                         binds);
         }
-        // Dataset: extract the rows, keep the last record per key, find those the target already holds.
-        QStringList defs{QStringLiteral("rewind_dlq_id ") % m_db.dialect().bigintType()}, cols, extracts;
+        // Dataset: extract the rows, keep the last record per key, find those the target already
+        // holds.
+        QStringList defs{QStringLiteral("rewind_dlq_id ") % m_db.dialect().bigintType()}, cols,
+            extracts;
         QVariantList extractBinds;
         for (qsizetype i = 0; i < p.columns.size(); ++i) {
             const QString &c = p.columns.at(i);
@@ -504,28 +586,40 @@ private:
         }
         if (auto s = exec(m_db.dialect().dropTempTable(kRows)); !s)
             return s;
-        if (auto s = exec(QStringLiteral("CREATE TEMP TABLE ") % kRows % QStringLiteral(" (") % defs.join(QStringLiteral(", ")) % u')'); !s)
+        if (auto s = exec(QStringLiteral("CREATE TEMP TABLE ") % kRows % QStringLiteral(" (") %
+                          defs.join(QStringLiteral(", ")) % u')');
+            !s)
             return s;
         QVariantList insertBinds = extractBinds;
         const QString where2 = of(p, insertBinds);
-        if (auto s = exec(QStringLiteral("INSERT INTO ") % kRows % QStringLiteral(" (rewind_dlq_id, ") % cols.join(QStringLiteral(", "))
-                              % QStringLiteral(") SELECT w.dlq_id, ") % extracts.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % kWork
-                              % QStringLiteral(" AS w WHERE ") % where2 % QStringLiteral(" AND w.error_class IS NULL"),
-                          insertBinds);
+        if (auto s =
+                exec(QStringLiteral("INSERT INTO ") % kRows % QStringLiteral(" (rewind_dlq_id, ") %
+                         cols.join(QStringLiteral(", ")) % QStringLiteral(") SELECT w.dlq_id, ") %
+                         extracts.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % kWork %
+                         QStringLiteral(" AS w WHERE ") % where2 %
+                         QStringLiteral(" AND w.error_class IS NULL"),
+                     insertBinds);
             !s)
             return s;
-        if (auto s = exec(QStringLiteral("UPDATE ") % kWork % QStringLiteral(" AS w SET landed = 1 WHERE w.dlq_id IN (SELECT r.rewind_dlq_id FROM ") % kRows
-                          % QStringLiteral(" AS r WHERE EXISTS (SELECT 1 FROM ") % m_db.quoteTable(p.dataset->target) % QStringLiteral(" AS t WHERE ")
-                          % rowMatch(p.columns, QStringLiteral("t"), QStringLiteral("r")) % QStringLiteral("))"));
+        if (auto s =
+                exec(QStringLiteral("UPDATE ") % kWork %
+                     QStringLiteral(
+                         " AS w SET landed = 1 WHERE w.dlq_id IN (SELECT r.rewind_dlq_id FROM ") %
+                     kRows % QStringLiteral(" AS r WHERE EXISTS (SELECT 1 FROM ") %
+                     m_db.quoteTable(p.dataset->target) % QStringLiteral(" AS t WHERE ") %
+                     rowMatch(p.columns, QStringLiteral("t"), QStringLiteral("r")) %
+                     QStringLiteral("))"));
             !s)
             return s;
         // Of several records with one key, the last one wins.
-        return exec(QStringLiteral("DELETE FROM ") % kRows % QStringLiteral(" AS r WHERE EXISTS (SELECT 1 FROM ") % kRows % QStringLiteral(" AS r2 WHERE ")
-                    % keyMatch(*p.dataset, p.columns, QStringLiteral("r2"), QStringLiteral("r")) % QStringLiteral(" AND r2.rewind_dlq_id > r.rewind_dlq_id)"));
+        return exec(QStringLiteral("DELETE FROM ") % kRows %
+                    QStringLiteral(" AS r WHERE EXISTS (SELECT 1 FROM ") % kRows %
+                    QStringLiteral(" AS r2 WHERE ") %
+                    keyMatch(*p.dataset, p.columns, QStringLiteral("r2"), QStringLiteral("r")) %
+                    QStringLiteral(" AND r2.rewind_dlq_id > r.rewind_dlq_id)"));
     }
 
-    Status write(const SourcePlan &p)
-    {
+    Status write(const SourcePlan &p) {
         if (!p.problemClass.isEmpty())
             return {};
         if (p.stream) {
@@ -535,15 +629,19 @@ private:
             qsizetype i = 0;
             for (const auto &[name, path] : p.stream->fields) {
                 cols << m_db.quote(name);
-                values << DlqDialect::of(m_db.dialect()).fromJsonText(extract(), p.types.value(i++));
+                values
+                    << DlqDialect::of(m_db.dialect()).fromJsonText(extract(), p.types.value(i++));
                 binds << path;
             }
             const QString where = of(p, binds);
             qint64 inserted = 0;
-            if (auto s = exec(QStringLiteral("INSERT INTO ") % m_db.quoteTable(p.stream->sink) % QStringLiteral(" (") % cols.join(QStringLiteral(", "))
-                                  % QStringLiteral(") SELECT ") % values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % kWork
-                                  % QStringLiteral(" AS w WHERE ") % where % QStringLiteral(" AND w.error_class IS NULL AND w.landed = 0"),
-                              binds, &inserted);
+            if (auto s =
+                    exec(QStringLiteral("INSERT INTO ") % m_db.quoteTable(p.stream->sink) %
+                             QStringLiteral(" (") % cols.join(QStringLiteral(", ")) %
+                             QStringLiteral(") SELECT ") % values.join(QStringLiteral(", ")) %
+                             QStringLiteral(" FROM ") % kWork % QStringLiteral(" AS w WHERE ") %
+                             where % QStringLiteral(" AND w.error_class IS NULL AND w.landed = 0"),
+                         binds, &inserted);
                 !s)
                 return s;
             m_batch.inserted += inserted;
@@ -561,23 +659,32 @@ private:
                 valueCols << c;
             }
         }
-        const QString fresh = QStringLiteral("(SELECT r.* FROM ") % kRows % QStringLiteral(" AS r JOIN ") % kWork
-                              % QStringLiteral(" AS w ON w.dlq_id = r.rewind_dlq_id WHERE w.landed = 0)");
+        const QString fresh =
+            QStringLiteral("(SELECT r.* FROM ") % kRows % QStringLiteral(" AS r JOIN ") % kWork %
+            QStringLiteral(" AS w ON w.dlq_id = r.rewind_dlq_id WHERE w.landed = 0)");
         if (!d.key.isEmpty() && !sets.isEmpty()) {
             qint64 updated = 0;
-            if (auto s = exec(QStringLiteral("UPDATE ") % target % QStringLiteral(" AS t SET ") % sets.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % fresh
-                                  % QStringLiteral(" AS r WHERE ") % keyMatch(d, p.columns, QStringLiteral("t"), QStringLiteral("r")) % QStringLiteral(" AND NOT (")
-                                  % rowMatch(valueCols, QStringLiteral("t"), QStringLiteral("r")) % u')',
-                              {}, &updated);
+            if (auto s =
+                    exec(QStringLiteral("UPDATE ") % target % QStringLiteral(" AS t SET ") %
+                             sets.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % fresh %
+                             QStringLiteral(" AS r WHERE ") %
+                             keyMatch(d, p.columns, QStringLiteral("t"), QStringLiteral("r")) %
+                             QStringLiteral(" AND NOT (") %
+                             rowMatch(valueCols, QStringLiteral("t"), QStringLiteral("r")) % u')',
+                         {}, &updated);
                 !s)
                 return s;
             m_batch.updated += updated;
         }
         qint64 inserted = 0;
-        if (auto s = exec(QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") % cols.join(QStringLiteral(", ")) % QStringLiteral(") SELECT ")
-                              % rcols.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % fresh % QStringLiteral(" AS r WHERE NOT EXISTS (SELECT 1 FROM ")
-                              % target % QStringLiteral(" AS t WHERE ") % keyMatch(d, p.columns, QStringLiteral("t"), QStringLiteral("r")) % u')',
-                          {}, &inserted);
+        if (auto s =
+                exec(QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") %
+                         cols.join(QStringLiteral(", ")) % QStringLiteral(") SELECT ") %
+                         rcols.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % fresh %
+                         QStringLiteral(" AS r WHERE NOT EXISTS (SELECT 1 FROM ") % target %
+                         QStringLiteral(" AS t WHERE ") %
+                         keyMatch(d, p.columns, QStringLiteral("t"), QStringLiteral("r")) % u')',
+                     {}, &inserted);
             !s)
             return s;
         m_batch.inserted += inserted;
@@ -585,18 +692,22 @@ private:
     }
 
     // The batch's outcome, and the first verdicts for the report.
-    Status tally()
-    {
-        auto q = m_db.exec(QStringLiteral("SELECT COALESCE(SUM(CASE WHEN error_class IS NULL THEN 1 ELSE 0 END), 0), "
-                                          "COALESCE(SUM(CASE WHEN error_class IS NULL AND landed = 1 THEN 1 ELSE 0 END), 0) FROM ")
-                           % kWork);
+    Status tally() {
+        auto q = m_db.exec(
+            QStringLiteral(
+                "SELECT COALESCE(SUM(CASE WHEN error_class IS NULL THEN 1 ELSE 0 END), 0), "
+                "COALESCE(SUM(CASE WHEN error_class IS NULL AND landed = 1 THEN 1 ELSE 0 END), 0) "
+                "FROM ") %
+            kWork);
         if (!q)
             return fail(q.error());
         if (q->next()) {
             m_batch.valid = q->value(0).toLongLong();
             m_batch.landed = q->value(1).toLongLong();
         }
-        auto classes = m_db.exec(QStringLiteral("SELECT error_class, COUNT(*) FROM ") % kWork % QStringLiteral(" WHERE error_class IS NOT NULL GROUP BY error_class"));
+        auto classes =
+            m_db.exec(QStringLiteral("SELECT error_class, COUNT(*) FROM ") % kWork %
+                      QStringLiteral(" WHERE error_class IS NOT NULL GROUP BY error_class"));
         if (!classes)
             return fail(classes.error());
         while (classes->next())
@@ -604,40 +715,54 @@ private:
         const qint64 room = m_options.maxRecords - qint64(m_result.records.size());
         if (room <= 0)
             return {};
-        auto v = m_db.exec(QStringLiteral("SELECT dlq_id, kind || ':' || name, status, error_class IS NULL, landed, error_class, error FROM ") % kWork
-                               % QStringLiteral(" ORDER BY dlq_id LIMIT ?"),
+        auto v = m_db.exec(QStringLiteral("SELECT dlq_id, kind || ':' || name, status, error_class "
+                                          "IS NULL, landed, error_class, error FROM ") %
+                               kWork % QStringLiteral(" ORDER BY dlq_id LIMIT ?"),
                            {room});
         if (!v)
             return fail(v.error());
         while (v->next()) {
             const auto status = enumFromName<DlqStatus>(v->value(2).toString());
             if (!status)
-                return internalError(QStringLiteral("DLQ record %1 holds an unknown status \"%2\"").arg(v->value(0).toLongLong()).arg(v->value(2).toString()));
-            m_batch.verdicts.push_back({v->value(0).toLongLong(), v->value(1).toString(), *status, v->value(3).toInt() != 0,
-                                        v->value(4).toInt() != 0, v->value(5).toString(), v->value(6).toString()});
+                return internalError(QStringLiteral("DLQ record %1 holds an unknown status \"%2\"")
+                                         .arg(v->value(0).toLongLong())
+                                         .arg(v->value(2).toString()));
+            m_batch.verdicts.push_back({v->value(0).toLongLong(), v->value(1).toString(), *status,
+                                        v->value(3).toInt() != 0, v->value(4).toInt() != 0,
+                                        v->value(5).toString(), v->value(6).toString()});
         }
         return {};
     }
 
-    Status transition()
-    {
+    Status transition() {
         const QString now = m_db.dialect().nowUtcText();
-        if (auto s = exec(QStringLiteral("UPDATE rewind_dlq SET status = CASE WHEN w.error_class IS NULL THEN 'replayed' ELSE 'failed' END, "
-                                         "attempts = rewind_dlq.attempts + 1, last_attempt_at = ")
-                          % now
-                          % QStringLiteral(", last_error_class = COALESCE(w.error_class, rewind_dlq.last_error_class), "
-                                           "last_error = COALESCE(w.error, rewind_dlq.last_error) FROM ")
-                          % kWork % QStringLiteral(" AS w WHERE rewind_dlq.dlq_id = w.dlq_id AND rewind_dlq.dlq_id IN (SELECT dlq_id FROM ")
-                          % kWork % QStringLiteral(")"));
+        if (auto s = exec(
+                QStringLiteral("UPDATE rewind_dlq SET status = CASE WHEN w.error_class IS NULL "
+                               "THEN 'replayed' ELSE 'failed' END, "
+                               "attempts = rewind_dlq.attempts + 1, last_attempt_at = ") %
+                now %
+                QStringLiteral(
+                    ", last_error_class = COALESCE(w.error_class, rewind_dlq.last_error_class), "
+                    "last_error = COALESCE(w.error, rewind_dlq.last_error) FROM ") %
+                kWork %
+                QStringLiteral(" AS w WHERE rewind_dlq.dlq_id = w.dlq_id AND rewind_dlq.dlq_id IN "
+                               "(SELECT dlq_id FROM ") %
+                kWork % QStringLiteral(")"));
             !s)
             return s;
-        if (auto s = exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason) SELECT w.dlq_id, ") % now
-                              % QStringLiteral(", ?, CASE WHEN w.error_class IS NULL THEN 'replayed' ELSE 'replay_failed' END, w.status, "
-                                               "CASE WHEN w.error_class IS NULL THEN 'replayed' ELSE 'failed' END, "
-                                               "CASE WHEN w.error_class IS NOT NULL THEN w.error_class || ': ' || w.error "
-                                               "WHEN w.landed = 1 THEN 'already in ' || w.dest || ': nothing written' ELSE 'written to ' || w.dest END FROM ")
-                              % kWork % QStringLiteral(" AS w"),
-                          {osUser()});
+        if (auto s = exec(
+                QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, "
+                               "from_status, to_status, reason) SELECT w.dlq_id, ") %
+                    now %
+                    QStringLiteral(
+                        ", ?, CASE WHEN w.error_class IS NULL THEN 'replayed' ELSE 'replay_failed' "
+                        "END, w.status, "
+                        "CASE WHEN w.error_class IS NULL THEN 'replayed' ELSE 'failed' END, "
+                        "CASE WHEN w.error_class IS NOT NULL THEN w.error_class || ': ' || w.error "
+                        "WHEN w.landed = 1 THEN 'already in ' || w.dest || ': nothing written' "
+                        "ELSE 'written to ' || w.dest END FROM ") %
+                    kWork % QStringLiteral(" AS w"),
+                {osUser()});
             !s)
             return s;
         QStringList datasets, streams;
@@ -646,19 +771,26 @@ private:
         nlohmann::json failures = nlohmann::json::object();
         for (auto it = m_batch.failures.cbegin(); it != m_batch.failures.cend(); ++it)
             failures[it.key().toStdString()] = it.value();
-        const nlohmann::json detail = {{"batch", m_result.batches + 1}, {"last_id", m_batch.lastId}, {"records", m_batch.size},
-                                       {"replayed", m_batch.valid}, {"failed", m_batch.size - m_batch.valid}, {"already_landed", m_batch.landed},
-                                       {"inserted", m_batch.inserted}, {"updated", m_batch.updated}, {"failures", failures}};
-        if (auto s = writeAudit(m_db, QStringLiteral("dlq-replay-batch"), datasets.size() == 1 ? datasets.constFirst() : QString(),
-                                streams.size() == 1 ? streams.constFirst() : QString(), QVariant(), QString::fromStdString(detail.dump()));
+        const nlohmann::json detail = {{"batch", m_result.batches + 1},
+                                       {"last_id", m_batch.lastId},
+                                       {"records", m_batch.size},
+                                       {"replayed", m_batch.valid},
+                                       {"failed", m_batch.size - m_batch.valid},
+                                       {"already_landed", m_batch.landed},
+                                       {"inserted", m_batch.inserted},
+                                       {"updated", m_batch.updated},
+                                       {"failures", failures}};
+        if (auto s = writeAudit(m_db, QStringLiteral("dlq-replay-batch"),
+                                datasets.size() == 1 ? datasets.constFirst() : QString(),
+                                streams.size() == 1 ? streams.constFirst() : QString(), QVariant(),
+                                QString::fromStdString(detail.dump()));
             !s)
             return s;
         failpoint("dlq-replay-before-commit");
         return {};
     }
 
-    void commitCounts()
-    {
+    void commitCounts() {
         m_result.batches += 1;
         m_result.replayed += m_batch.valid;
         m_result.failed += m_batch.size - m_batch.valid;
@@ -697,8 +829,8 @@ private:
 
 } // namespace
 
-Result<DlqReplayResult> replayDlq(const Database &db, const Spec &spec, const DlqSelection &selection, const DlqReplayOptions &options)
-{
+Result<DlqReplayResult> replayDlq(const Database &db, const Spec &spec,
+                                  const DlqSelection &selection, const DlqReplayOptions &options) {
     return DlqReplayer(db, spec, selection, options).run();
 }
 

@@ -4,7 +4,6 @@
 // runs in the database as a GROUP BY; PostgreSQL computes it with the same
 // regular expressions in SQL (SqlDialect::dlqSignature).
 #include "core/dlq/dlq.h"
-
 #include "core/dlq/dlqdialect.h"
 
 #include <QRegularExpression>
@@ -13,13 +12,15 @@
 
 namespace rw {
 
-QString errorSignature(const QString &errorClass, const QString &error)
-{
-    static const QRegularExpression uuid(QStringLiteral("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"));
+QString errorSignature(const QString &errorClass, const QString &error) {
+    static const QRegularExpression uuid(QStringLiteral(
+        "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"));
     static const QRegularExpression quoted(QStringLiteral("'[^']*'"));
-    static const QRegularExpression hex(QStringLiteral("\\b(?:0x[0-9a-fA-F]+|(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,})\\b"));
+    static const QRegularExpression hex(QStringLiteral(
+        "\\b(?:0x[0-9a-fA-F]+|(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,})\\b"));
     // A number not glued to a name: "order 42", "ord-42", "id=42", but not "amount2".
-    static const QRegularExpression number(QStringLiteral("(?<![A-Za-z_0-9.])[-+]?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?"));
+    static const QRegularExpression number(
+        QStringLiteral("(?<![A-Za-z_0-9.])[-+]?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?"));
     QString m = error;
     m.replace(uuid, QStringLiteral("<id>"));
     m.replace(quoted, QStringLiteral("'<v>'"));
@@ -30,8 +31,7 @@ QString errorSignature(const QString &errorClass, const QString &error)
 
 namespace {
 
-QString textArg(sqlite::sqlite3_value *v)
-{
+QString textArg(sqlite::sqlite3_value *v) {
     const sqlite::Api &a = sqlite::api();
     const unsigned char *text = a.valueText(v);
     if (!text)
@@ -43,8 +43,7 @@ QString textArg(sqlite::sqlite3_value *v)
     return decode(QByteArrayView(text, a.valueBytes(v)));
 }
 
-void signatureFn(sqlite::sqlite3_context *context, int argc, sqlite::sqlite3_value **argv)
-{
+void signatureFn(sqlite::sqlite3_context *context, int argc, sqlite::sqlite3_value **argv) {
     if (argc != 2)
         return;
     const QByteArray out = errorSignature(textArg(argv[0]), textArg(argv[1])).toUtf8();
@@ -53,16 +52,15 @@ void signatureFn(sqlite::sqlite3_context *context, int argc, sqlite::sqlite3_val
 
 } // namespace
 
-std::span<const sqlite::Function> dlqSqliteFunctions()
-{
-    static constexpr sqlite::Function functions[] = {{.name = "rewind_dlq_signature", .arguments = 2, .scalar = signatureFn}};
+std::span<const sqlite::Function> dlqSqliteFunctions() {
+    static constexpr sqlite::Function functions[] = {
+        {.name = "rewind_dlq_signature", .arguments = 2, .scalar = signatureFn}};
     return functions;
 }
 
 namespace dlqinternal {
 
-Status ensureFunctions(const Database &db)
-{
+Status ensureFunctions(const Database &db) {
     // SQLite: registered as the connection opened. A server engine: the
     // signature is plain SQL (SqlDialect::dlqSignature); the JSON helpers
     // are made once per connection.
@@ -70,7 +68,8 @@ Status ensureFunctions(const Database &db)
     QStringList statements = dlq.sessionFunctions();
     if (statements.isEmpty())
         return {};
-    statements << db.dialect().valueFitsSetup(); // stream sinks' typed columns (DLQ replay of stream records)
+    statements << db.dialect().valueFitsSetup(); // stream sinks' typed columns (DLQ replay of
+                                                 // stream records)
     auto present = db.scalar(dlq.sessionFunctionsPresent());
     if (!present)
         return fail(present.error());

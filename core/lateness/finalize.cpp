@@ -1,10 +1,10 @@
-#include "core/batch/partitionstate.h"
 #include "core/lateness/finalize.h"
 
 #include "core/batch/batchjson.h"
-#include "core/lateness/latenessfunctions.h"
 #include "core/batch/partitions.h"
+#include "core/batch/partitionstate.h"
 #include "core/batch/planstore.h"
+#include "core/lateness/latenessfunctions.h"
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>
@@ -17,20 +17,20 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json list(const QStringList &values)
-{
+Json list(const QStringList &values) {
     Json out = Json::array();
     for (const QString &v : values)
         out.push_back(v.toStdString());
     return out;
 }
 
-QString nowIso() { return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs); }
+QString nowIso() {
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+}
 
 } // namespace
 
-std::optional<qint64> dayPartitionStartMs(const QString &value)
-{
+std::optional<qint64> dayPartitionStartMs(const QString &value) {
     if (value.size() != 10 || value.at(4) != u'-' || value.at(7) != u'-')
         return std::nullopt;
     const QByteArray text = value.toLatin1();
@@ -40,19 +40,22 @@ std::optional<qint64> dayPartitionStartMs(const QString &value)
     return ms;
 }
 
-QString isoUtc(qint64 ms)
-{
+QString isoUtc(qint64 ms) {
     const QDateTime t = QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
     return t.toString(ms % 1000 == 0 ? Qt::ISODate : Qt::ISODateWithMs);
 }
 
-Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, const FinalizeOptions &options)
-{
+Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
+                                const FinalizeOptions &options) {
     if (dataset.eventTime.isEmpty())
-        return badInput(QStringLiteral("dataset \"%1\" has no event_time: set \"event_time\" in the spec to compute a watermark").arg(dataset.name));
-    if (!dataset.allowedLatenessSeconds)
-        return badInput(QStringLiteral("dataset \"%1\" has no allowed_lateness: set \"allowed_lateness\" (like \"2h\") in the spec to finalize partitions")
+        return badInput(QStringLiteral("dataset \"%1\" has no event_time: set \"event_time\" in "
+                                       "the spec to compute a watermark")
                             .arg(dataset.name));
+    if (!dataset.allowedLatenessSeconds)
+        return badInput(
+            QStringLiteral("dataset \"%1\" has no allowed_lateness: set \"allowed_lateness\" (like "
+                           "\"2h\") in the spec to finalize partitions")
+                .arg(dataset.name));
 
     FinalizeResult result;
     result.dataset = dataset.name;
@@ -62,9 +65,11 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
     // not after now (a clock or parsing error in the future would pass
     // every day up to it).
     const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
-    auto maxEvent = db.exec(QStringLiteral("SELECT MAX(CASE WHEN e <= ? THEN e END), SUM(CASE WHEN e > ? THEN 1 ELSE 0 END) FROM (SELECT ")
-                                % db.dialect().epochMs(db.quote(dataset.eventTime)) % QStringLiteral(" AS e FROM (") % sourceSelect(dataset, db)
-                                % QStringLiteral(") AS src) AS t"),
+    auto maxEvent = db.exec(QStringLiteral("SELECT MAX(CASE WHEN e <= ? THEN e END), SUM(CASE WHEN "
+                                           "e > ? THEN 1 ELSE 0 END) FROM (SELECT ") %
+                                db.dialect().epochMs(db.quote(dataset.eventTime)) %
+                                QStringLiteral(" AS e FROM (") % sourceSelect(dataset, db) %
+                                QStringLiteral(") AS src) AS t"),
                             {nowMs, nowMs});
     if (!maxEvent)
         return fail(maxEvent.error());
@@ -77,8 +82,10 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
     }
     maxEvent->finish(); // an open read would lock the temporary tables the publish drops (SQLite)
 
-    Result<std::vector<PartitionInfo>> parts = options.partitions && !options.execute ? Result<std::vector<PartitionInfo>>(*options.partitions)
-                                                                                       : listPartitions(db, dataset);
+    Result<std::vector<PartitionInfo>> parts =
+        options.partitions && !options.execute
+            ? Result<std::vector<PartitionInfo>>(*options.partitions)
+            : listPartitions(db, dataset);
     if (!parts)
         return fail(parts.error());
     QSet<QString> finalizedBefore;
@@ -119,7 +126,8 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
             if (!p.label || !result.finalized.contains(*p.label))
                 outside << partitionLabel(p.label);
         if (!outside.isEmpty())
-            return badInput(QStringLiteral("plan %1 covers %2, which the watermark has not made final-eligible (or that are final "
+            return badInput(QStringLiteral("plan %1 covers %2, which the watermark has not made "
+                                           "final-eligible (or that are final "
                                            "already): preview the days to finalize again")
                                 .arg(options.planId, outside.join(QStringLiteral(", "))));
     }
@@ -154,12 +162,14 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
         const Status marked = db.writeTransaction([&]() -> Status {
             // A partition published moments ago has a state row; the run
             // recorded its fingerprint, so late data arriving since shows as stale.
-            if (auto s = partitionstate::markFinal(db, dataset.name, result.finalized, nowIso()); !s)
+            if (auto s = partitionstate::markFinal(db, dataset.name, result.finalized, nowIso());
+                !s)
                 return s;
             const Json detail = {{"watermark", isoUtc(*result.watermarkMs).toStdString()},
                                  {"allowed_lateness_seconds", result.allowedLatenessSeconds},
                                  {"partitions", list(result.finalized)}};
-            return writeAudit(db, QStringLiteral("finalize"), dataset.name, QString(), run->runId, QString::fromStdString(detail.dump()));
+            return writeAudit(db, QStringLiteral("finalize"), dataset.name, QString(), run->runId,
+                              QString::fromStdString(detail.dump()));
         });
         if (!marked)
             return fail(marked.error());
@@ -167,8 +177,7 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, 
     return result;
 }
 
-Json toJson(const FinalizeResult &r)
-{
+Json toJson(const FinalizeResult &r) {
     Json undated = Json::array();
     for (const auto &p : r.undated)
         undated.push_back(p ? Json(p->toStdString()) : Json(nullptr));
@@ -180,7 +189,8 @@ Json toJson(const FinalizeResult &r)
         {"stale", list(r.stale)},
         {"executed", r.executed},
         {"allowed_lateness_seconds", r.allowedLatenessSeconds},
-        {"max_event_time", r.maxEventMs ? Json(isoUtc(*r.maxEventMs).toStdString()) : Json(nullptr)},
+        {"max_event_time",
+         r.maxEventMs ? Json(isoUtc(*r.maxEventMs).toStdString()) : Json(nullptr)},
         {"future_events", r.futureEvents},
         {"already_final", list(r.alreadyFinal)},
         {"undated", undated},
@@ -190,6 +200,8 @@ Json toJson(const FinalizeResult &r)
     };
 }
 
-int exitCodeOf(const FinalizeResult &result) { return result.run ? exitCodeOf(*result.run) : 0; }
+int exitCodeOf(const FinalizeResult &result) {
+    return result.run ? exitCodeOf(*result.run) : 0;
+}
 
 } // namespace rw

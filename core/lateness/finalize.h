@@ -5,10 +5,9 @@
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
 
-#include <nlohmann/json.hpp>
-
 #include <atomic>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 namespace rw {
@@ -49,14 +48,15 @@ struct FinalizeResult {
     qint64 allowedLatenessSeconds = 0;
     std::optional<qint64> maxEventMs;
     std::optional<qint64> watermarkMs; // empty when no event time parses
-    qint64 futureEvents = 0; // event times after the moment of computing: ignored
+    qint64 futureEvents = 0;           // event times after the moment of computing: ignored
     // Each partition appears in exactly one list.
     QStringList finalized;    // dry run: would be published and marked final; executed: were
     QStringList provisional;  // day partitions the watermark has not passed
-    QStringList stale;        // final partitions with late arrivals, and stale ones not yet passed: backfill with run --stale
+    QStringList stale;        // final partitions with late arrivals, and stale ones not yet passed:
+                              // backfill with run --stale
     QStringList alreadyFinal; // final and unchanged
     QList<std::optional<QString>> undated; // not day partitions: never finalized by the watermark
-    QStringList failed;       // executed: eligible, but its publish failed a check or did not happen
+    QStringList failed; // executed: eligible, but its publish failed a check or did not happen
     std::optional<RunResult> run; // the publishing run, when executed
 };
 
@@ -65,7 +65,8 @@ struct FinalizeResult {
 // partition), then marks those it published final (status 'final',
 // finalized_at) with an audit row, in one transaction.
 // BadInput: no event_time or no allowed_lateness.
-Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset, const FinalizeOptions &options);
+Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
+                                const FinalizeOptions &options);
 
 // The day a partition value names, as the epoch milliseconds of its first
 // instant (UTC), when it is a 'YYYY-MM-DD' date.

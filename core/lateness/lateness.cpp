@@ -1,13 +1,12 @@
 #include "core/lateness/lateness.h"
 
-#include "core/lateness/latenessfunctions.h"
 #include "core/batch/partitions.h"
 #include "core/batch/scope.h"
+#include "core/lateness/latenessfunctions.h"
 #include "core/util/timeutil.h"
 
 #include <QHash>
 #include <QStringBuilder>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -25,8 +24,7 @@ struct Value {
 
 // Nearest rank over values sorted ascending: for p in per-mille, the
 // smallest value whose cumulative count reaches ceil(p * n / 1000).
-LatenessPercentiles percentilesOf(const std::vector<Value> &sorted, qint64 n)
-{
+LatenessPercentiles percentilesOf(const std::vector<Value> &sorted, qint64 n) {
     LatenessPercentiles out;
     if (n <= 0 || sorted.empty())
         return out;
@@ -47,16 +45,15 @@ LatenessPercentiles percentilesOf(const std::vector<Value> &sorted, qint64 n)
 }
 
 // Events later than `ms` among sorted values, from suffix sums.
-qint64 laterThan(const std::vector<Value> &sorted, const std::vector<qint64> &suffix, qint64 ms)
-{
-    const auto it = std::upper_bound(sorted.begin(), sorted.end(), ms, [](qint64 x, const Value &v) { return x < v.ms; });
+qint64 laterThan(const std::vector<Value> &sorted, const std::vector<qint64> &suffix, qint64 ms) {
+    const auto it = std::upper_bound(sorted.begin(), sorted.end(), ms,
+                                     [](qint64 x, const Value &v) { return x < v.ms; });
     return suffix[std::size_t(it - sorted.begin())];
 }
 
 // Log-scaled edges in seconds for lateness >= 0: 0, 1, then geometric up to
 // the first whole second past the maximum, at most `buckets` buckets.
-std::vector<qint64> bucketEdges(qint64 maxMs, int buckets)
-{
+std::vector<qint64> bucketEdges(qint64 maxMs, int buckets) {
     const qint64 top = maxMs < 0 ? 1 : maxMs / 1000 + 1;
     std::vector<qint64> edges{0};
     if (buckets == 1) {
@@ -64,7 +61,9 @@ std::vector<qint64> bucketEdges(qint64 maxMs, int buckets)
         return edges;
     }
     for (int i = 1; i <= buckets; ++i) {
-        qint64 edge = i == buckets ? top : std::llround(std::pow(double(top), double(i - 1) / double(buckets - 1)));
+        qint64 edge =
+            i == buckets ? top
+                         : std::llround(std::pow(double(top), double(i - 1) / double(buckets - 1)));
         edge = std::max(edge, edges.back() + 1);
         if (edge >= top) {
             edges.push_back(top);
@@ -75,28 +74,31 @@ std::vector<qint64> bucketEdges(qint64 maxMs, int buckets)
     return edges;
 }
 
-double fraction(qint64 part, qint64 whole) { return whole > 0 ? double(part) / double(whole) : 0.0; }
-
-Json percentilesJson(const LatenessPercentiles &p)
-{
-    auto j = [](const std::optional<qint64> &ms) { return ms ? secondsJson(*ms) : Json(nullptr); };
-    return {{"p50", j(p.p50)}, {"p90", j(p.p90)}, {"p99", j(p.p99)}, {"p999", j(p.p999)}, {"max", j(p.max)}, {"min", j(p.min)}};
+double fraction(qint64 part, qint64 whole) {
+    return whole > 0 ? double(part) / double(whole) : 0.0;
 }
 
-std::string label(qint64 seconds) { return timeutil::formatDuration(seconds).toStdString(); }
+Json percentilesJson(const LatenessPercentiles &p) {
+    auto j = [](const std::optional<qint64> &ms) { return ms ? secondsJson(*ms) : Json(nullptr); };
+    return {{"p50", j(p.p50)},   {"p90", j(p.p90)}, {"p99", j(p.p99)},
+            {"p999", j(p.p999)}, {"max", j(p.max)}, {"min", j(p.min)}};
+}
+
+std::string label(qint64 seconds) {
+    return timeutil::formatDuration(seconds).toStdString();
+}
 
 } // namespace
 
-Json secondsJson(qint64 ms)
-{
+Json secondsJson(qint64 ms) {
     if (ms % 1000 == 0)
         return Json(ms / 1000);
     return Json(double(ms) / 1000.0);
 }
 
-const std::vector<qint64> &latenessCandidatesSeconds()
-{
-    static const std::vector<qint64> candidates{60, 300, 900, 1800, 3600, 7200, 21600, 43200, 86400, 172800, 604800};
+const std::vector<qint64> &latenessCandidatesSeconds() {
+    static const std::vector<qint64> candidates{60,    300,   900,   1800,   3600,  7200,
+                                                21600, 43200, 86400, 172800, 604800};
     return candidates;
 }
 
@@ -104,12 +106,13 @@ namespace {
 
 // SQLite: one pass of the rewind_lateness aggregate (a hash map in C++,
 // no sort), decoded.
-Result<LatenessCounts> sqliteLatenessCounts(const Database &db, const DatasetSpec &dataset, const QString &part, const QString &where,
-                                            const QVariantList &binds)
-{
-    const QString sql = QStringLiteral("SELECT rewind_lateness(") % db.quote(dataset.eventTime) % QStringLiteral(", ")
-                        % db.quote(dataset.ingestTime) % QStringLiteral(", ") % part % QStringLiteral(") FROM (")
-                        % sourceSelect(dataset, db) % QStringLiteral(") AS src") % where;
+Result<LatenessCounts> sqliteLatenessCounts(const Database &db, const DatasetSpec &dataset,
+                                            const QString &part, const QString &where,
+                                            const QVariantList &binds) {
+    const QString sql = QStringLiteral("SELECT rewind_lateness(") % db.quote(dataset.eventTime) %
+                        QStringLiteral(", ") % db.quote(dataset.ingestTime) % QStringLiteral(", ") %
+                        part % QStringLiteral(") FROM (") % sourceSelect(dataset, db) %
+                        QStringLiteral(") AS src") % where;
     auto blob = db.scalar(sql, binds);
     if (!blob)
         return fail(blob.error());
@@ -120,18 +123,21 @@ Result<LatenessCounts> sqliteLatenessCounts(const Database &db, const DatasetSpe
 // ms) in the engine; the rows with an unreadable timestamp form the group
 // whose lateness is NULL. Reads one row per distinct lateness, never the
 // source's rows.
-Result<LatenessCounts> groupedLatenessCounts(const Database &db, const DatasetSpec &dataset, const QString &part, const QString &where,
-                                             const QVariantList &binds)
-{
+Result<LatenessCounts> groupedLatenessCounts(const Database &db, const DatasetSpec &dataset,
+                                             const QString &part, const QString &where,
+                                             const QVariantList &binds) {
     const SqlDialect &d = db.dialect();
     const QString event = db.quote(dataset.eventTime);
     const QString ingest = db.quote(dataset.ingestTime);
-    const QString sql = QStringLiteral("SELECT ") % d.partitionText(QStringLiteral("p")) % QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ms, "
-                                                                                                    "COUNT(*), SUM(missing) FROM (SELECT ")
-                        % part % QStringLiteral(" AS p, ") % d.epochMs(ingest) % QStringLiteral(" - ") % d.epochMs(event)
-                        % QStringLiteral(" AS ms, CASE WHEN ") % event % QStringLiteral(" IS NULL OR ") % ingest
-                        % QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS missing FROM (") % sourceSelect(dataset, db)
-                        % QStringLiteral(") AS src") % where % QStringLiteral(") AS t GROUP BY p, ms");
+    const QString sql =
+        QStringLiteral("SELECT ") % d.partitionText(QStringLiteral("p")) %
+        QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ms, "
+                       "COUNT(*), SUM(missing) FROM (SELECT ") %
+        part % QStringLiteral(" AS p, ") % d.epochMs(ingest) % QStringLiteral(" - ") %
+        d.epochMs(event) % QStringLiteral(" AS ms, CASE WHEN ") % event %
+        QStringLiteral(" IS NULL OR ") % ingest %
+        QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS missing FROM (") % sourceSelect(dataset, db) %
+        QStringLiteral(") AS src") % where % QStringLiteral(") AS t GROUP BY p, ms");
     auto q = db.exec(sql, binds);
     if (!q)
         return fail(q.error());
@@ -143,7 +149,8 @@ Result<LatenessCounts> groupedLatenessCounts(const Database &db, const DatasetSp
         auto it = index.find(key);
         if (it == index.end()) {
             it = index.insert(key, quint32(counts.partitions.size()));
-            counts.partitions.push_back({isNull ? std::nullopt : std::optional<QString>(q->value(0).toString()), 0, 0});
+            counts.partitions.push_back(
+                {isNull ? std::nullopt : std::optional<QString>(q->value(0).toString()), 0, 0});
         }
         const qint64 n = q->value(3).toLongLong();
         if (q->value(2).isNull()) {
@@ -158,14 +165,17 @@ Result<LatenessCounts> groupedLatenessCounts(const Database &db, const DatasetSp
 
 } // namespace
 
-Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, const LatenessOptions &options)
-{
+Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset,
+                                const LatenessOptions &options) {
     if (dataset.eventTime.isEmpty() || dataset.ingestTime.isEmpty())
-        return badInput(QStringLiteral("dataset \"%1\" has no %2: set \"event_time\" and \"ingest_time\" in the spec to measure lateness")
-                            .arg(dataset.name,
-                                 dataset.eventTime.isEmpty() ? QStringLiteral("event_time") : QStringLiteral("ingest_time")));
+        return badInput(QStringLiteral("dataset \"%1\" has no %2: set \"event_time\" and "
+                                       "\"ingest_time\" in the spec to measure lateness")
+                            .arg(dataset.name, dataset.eventTime.isEmpty()
+                                                   ? QStringLiteral("event_time")
+                                                   : QStringLiteral("ingest_time")));
     if (options.buckets < 1 || options.buckets > 200)
-        return badInput(QStringLiteral("--buckets %1: expected a number from 1 to 200").arg(options.buckets));
+        return badInput(
+            QStringLiteral("--buckets %1: expected a number from 1 to 200").arg(options.buckets));
 
     // The range, resolved exactly as run --from/--to resolves it.
     QString where;
@@ -185,12 +195,14 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
             marks << QStringLiteral("?");
             binds << p.value;
         }
-        where = QStringLiteral(" WHERE ") % db.quote(dataset.partitionColumn) % QStringLiteral(" IN (") % marks.join(u',')
-                % QStringLiteral(")");
+        where = QStringLiteral(" WHERE ") % db.quote(dataset.partitionColumn) %
+                QStringLiteral(" IN (") % marks.join(u',') % QStringLiteral(")");
     }
-    const QString part = dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
-    auto counts = db.dialect().inProcessFunctions() ? sqliteLatenessCounts(db, dataset, part, where, binds)
-                                                    : groupedLatenessCounts(db, dataset, part, where, binds);
+    const QString part =
+        dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
+    auto counts = db.dialect().inProcessFunctions()
+                      ? sqliteLatenessCounts(db, dataset, part, where, binds)
+                      : groupedLatenessCounts(db, dataset, part, where, binds);
     if (!counts)
         return fail(counts.error());
 
@@ -202,7 +214,8 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
     // lateness alone: the dataset's walk.
     std::vector<LatenessCounts::Entry> &entries = counts->entries;
     std::sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) {
-        return a.latenessMs != b.latenessMs ? a.latenessMs < b.latenessMs : a.partition < b.partition;
+        return a.latenessMs != b.latenessMs ? a.latenessMs < b.latenessMs
+                                            : a.partition < b.partition;
     });
     std::vector<Value> all;
     for (const auto &e : entries) {
@@ -246,11 +259,15 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
     }
 
     // Histogram: negative, log-scaled lateness buckets, unparseable.
-    const std::vector<qint64> edges = bucketEdges(report.percentiles.max.value_or(0), options.buckets);
-    report.histogram.push_back({QStringLiteral("negative"), report.negative > 0 ? report.percentiles.min : std::nullopt, 0, 0});
+    const std::vector<qint64> edges =
+        bucketEdges(report.percentiles.max.value_or(0), options.buckets);
+    report.histogram.push_back({QStringLiteral("negative"),
+                                report.negative > 0 ? report.percentiles.min : std::nullopt, 0, 0});
     for (std::size_t i = 0; i + 1 < edges.size(); ++i)
-        report.histogram.push_back({QStringLiteral("lateness"), edges[i] * 1000, edges[i + 1] * 1000, 0});
-    report.histogram.push_back({QStringLiteral("unparseable"), std::nullopt, std::nullopt, report.unparseable});
+        report.histogram.push_back(
+            {QStringLiteral("lateness"), edges[i] * 1000, edges[i + 1] * 1000, 0});
+    report.histogram.push_back(
+        {QStringLiteral("unparseable"), std::nullopt, std::nullopt, report.unparseable});
     // The bucket of a lateness value: 0 for negative, else 1 + its log bucket.
     auto bucketOf = [&](qint64 ms) -> std::size_t {
         if (ms < 0)
@@ -262,7 +279,8 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
         report.histogram[bucketOf(v.ms)].count += v.count;
 
     // Per partition, for the heat strip.
-    std::stable_sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) { return a.partition < b.partition; });
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const auto &a, const auto &b) { return a.partition < b.partition; });
     std::vector<PartitionLateness> parts(counts->partitions.size());
     std::vector<Value> values;
     for (std::size_t p = 0, e = 0; p < parts.size(); ++p) {
@@ -278,7 +296,8 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
             out.count += entry.count;
             if (entry.latenessMs < 0)
                 out.negative += entry.count;
-            if (report.allowedLatenessSeconds && entry.latenessMs > *report.allowedLatenessSeconds * 1000)
+            if (report.allowedLatenessSeconds &&
+                entry.latenessMs > *report.allowedLatenessSeconds * 1000)
                 out.late += entry.count;
             out.histogram[bucketOf(entry.latenessMs)] += entry.count;
         }
@@ -296,8 +315,7 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, 
     return report;
 }
 
-Json toJson(const LatenessReport &r)
-{
+Json toJson(const LatenessReport &r) {
     Json histogram = Json::array();
     for (const auto &b : r.histogram)
         histogram.push_back({{"lo_seconds", b.loMs ? secondsJson(*b.loMs) : Json(nullptr)},
@@ -308,7 +326,10 @@ Json toJson(const LatenessReport &r)
     pct.erase("min");
     Json candidates = Json::array();
     for (const auto &c : r.candidates)
-        candidates.push_back({{"seconds", c.seconds}, {"label", label(c.seconds)}, {"late_count", c.late}, {"late_fraction", c.lateFraction}});
+        candidates.push_back({{"seconds", c.seconds},
+                              {"label", label(c.seconds)},
+                              {"late_count", c.late},
+                              {"late_fraction", c.lateFraction}});
     Json suggestion = nullptr;
     if (r.suggestion)
         suggestion = {{"allowed_lateness_seconds", r.suggestion->seconds},
@@ -321,18 +342,22 @@ Json toJson(const LatenessReport &r)
                       {"finalization_delay_seconds", r.suggestion->seconds}};
     Json whatIf = Json::array();
     for (const auto &w : r.whatIf)
-        whatIf.push_back({{"allowed_lateness_seconds", w.seconds}, {"late_count", w.late}, {"late_fraction", w.lateFraction}});
+        whatIf.push_back({{"allowed_lateness_seconds", w.seconds},
+                          {"late_count", w.late},
+                          {"late_fraction", w.lateFraction}});
     Json partitions = Json::array();
     for (const auto &p : r.partitions) {
-        Json late = r.allowedLatenessSeconds && p.count > 0 ? Json(fraction(p.late, p.count)) : Json(nullptr);
-        partitions.push_back({{"partition", p.partition ? Json(p.partition->toStdString()) : Json(nullptr)},
-                              {"count", p.count},
-                              {"negative_count", p.negative},
-                              {"unparseable_count", p.unparseable},
-                              {"late_count", p.late},
-                              {"late_fraction", late},
-                              {"percentiles_seconds", percentilesJson(p.percentiles)},
-                              {"histogram_counts", p.histogram}});
+        Json late = r.allowedLatenessSeconds && p.count > 0 ? Json(fraction(p.late, p.count))
+                                                            : Json(nullptr);
+        partitions.push_back(
+            {{"partition", p.partition ? Json(p.partition->toStdString()) : Json(nullptr)},
+             {"count", p.count},
+             {"negative_count", p.negative},
+             {"unparseable_count", p.unparseable},
+             {"late_count", p.late},
+             {"late_fraction", late},
+             {"percentiles_seconds", percentilesJson(p.percentiles)},
+             {"histogram_counts", p.histogram}});
         if (!p.whatIfLate.empty())
             partitions.back()["what_if_late_counts"] = p.whatIfLate;
     }
@@ -341,9 +366,11 @@ Json toJson(const LatenessReport &r)
         {"count", r.count},
         {"percentiles_seconds", pct},
         {"histogram", histogram},
-        {"allowed_lateness_seconds", r.allowedLatenessSeconds ? Json(*r.allowedLatenessSeconds) : Json(nullptr)},
+        {"allowed_lateness_seconds",
+         r.allowedLatenessSeconds ? Json(*r.allowedLatenessSeconds) : Json(nullptr)},
         {"late_fraction", r.lateFraction ? Json(*r.lateFraction) : Json(nullptr)},
-        {"suggested_allowed_lateness_seconds", r.suggestion ? Json(r.suggestion->seconds) : Json(nullptr)},
+        {"suggested_allowed_lateness_seconds",
+         r.suggestion ? Json(r.suggestion->seconds) : Json(nullptr)},
         {"rows", r.rows},
         {"negative_count", r.negative},
         {"unparseable_count", r.unparseable},

@@ -4,7 +4,6 @@
 #include "core/workspace/spec.h"
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <vector>
 
@@ -24,7 +23,7 @@ namespace rw {
 struct LatenessOptions {
     std::optional<QString> from; // inclusive; with `to`, as for run --from/--to
     std::optional<QString> to;
-    int buckets = 16;            // log-scaled buckets for lateness >= 0
+    int buckets = 16; // log-scaled buckets for lateness >= 0
     // Allowed latenesses to answer "how many events would be late" for, in
     // seconds (the console's watermark slider): LatenessReport::whatIf and
     // PartitionLateness::whatIfLate, exact, from the same pass.
@@ -38,7 +37,7 @@ struct LatenessPercentiles {
 };
 
 struct LatenessBucket {
-    QString kind;              // negative, lateness, unparseable
+    QString kind;               // negative, lateness, unparseable
     std::optional<qint64> loMs; // inclusive
     std::optional<qint64> hiMs; // exclusive
     qint64 count = 0;
@@ -59,7 +58,7 @@ struct PartitionLateness {
     qint64 unparseable = 0;
     qint64 late = 0; // later than allowed_lateness
     LatenessPercentiles percentiles;
-    std::vector<qint64> histogram; // counts aligned with LatenessReport::histogram
+    std::vector<qint64> histogram;  // counts aligned with LatenessReport::histogram
     std::vector<qint64> whatIfLate; // events later than each LatenessOptions::whatIfSeconds
 };
 
@@ -76,7 +75,7 @@ struct LatenessReport {
     qint64 late = 0;
     std::optional<double> lateFraction; // late / count; empty without allowed_lateness or values
     std::vector<LatenessCandidate> candidates;
-    std::vector<LatenessCandidate> whatIf;        // one per LatenessOptions::whatIfSeconds, in its order
+    std::vector<LatenessCandidate> whatIf; // one per LatenessOptions::whatIfSeconds, in its order
     std::optional<LatenessCandidate> suggestion; // smallest candidate keeping >= 99% on time
     std::vector<PartitionLateness> partitions;   // sorted as partitions are
 };
@@ -86,7 +85,8 @@ const std::vector<qint64> &latenessCandidatesSeconds();
 
 // BadInput when the dataset has no event_time or ingest_time, the range is
 // bad, or buckets is out of 1..200.
-Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset, const LatenessOptions &options);
+Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset,
+                                const LatenessOptions &options);
 
 // The contract's `lag` JSON, plus the extra fields documented in docs/cli.md.
 nlohmann::ordered_json toJson(const LatenessReport &report);

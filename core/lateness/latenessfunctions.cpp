@@ -16,13 +16,18 @@ namespace {
 
 // --- parsing ---------------------------------------------------------------------
 
-inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
-inline bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-inline int digits2(const char *p) { return (p[0] - '0') * 10 + (p[1] - '0'); }
+inline bool isDigit(char c) {
+    return c >= '0' && c <= '9';
+}
+inline bool isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+inline int digits2(const char *p) {
+    return (p[0] - '0') * 10 + (p[1] - '0');
+}
 
 // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-qint64 daysFromCivil(qint64 y, int m, int d)
-{
+qint64 daysFromCivil(qint64 y, int m, int d) {
     y -= m <= 2;
     const qint64 era = (y >= 0 ? y : y - 399) / 400;
     const qint64 yoe = y - era * 400;
@@ -31,8 +36,7 @@ qint64 daysFromCivil(qint64 y, int m, int d)
     return era * 146097 + doe - 719468;
 }
 
-int daysInMonth(int y, int m)
-{
+int daysInMonth(int y, int m) {
     static constexpr int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
         return 29;
@@ -42,8 +46,7 @@ int daysInMonth(int y, int m)
 // Milliseconds of a fraction's digits [p, e). Digits past the millisecond
 // are dropped, not rounded: 09:59:59.9996 is before 10:00:00, and reads so
 // (as the command line's timestamps and PostgreSQL's rewind.epoch_ms do).
-qint64 fractionMs(const char *p, const char *e)
-{
+qint64 fractionMs(const char *p, const char *e) {
     qint64 ms = 0;
     int n = 0;
     for (; p < e && n < 3; ++p, ++n)
@@ -57,15 +60,13 @@ qint64 fractionMs(const char *p, const char *e)
 // Epoch milliseconds (13 digits today) land far outside and are unparseable:
 // counted apart by lag, ignored by the watermark, rather than read as a date
 // some 50,000 years ahead.
-inline bool inEpochRange(qint64 ms)
-{
+inline bool inEpochRange(qint64 ms) {
     return ms >= timeutil::kMinEpochSeconds * 1000 && ms <= timeutil::kMaxEpochSeconds * 1000 + 999;
 }
 
 // Milliseconds since the epoch of ISO-8601 or epoch-seconds text. Returns
 // false (rather than an optional) so the hot path keeps the value in registers.
-bool parseMs(const char *text, qsizetype size, qint64 &out)
-{
+bool parseMs(const char *text, qsizetype size, qint64 &out) {
     if (!text)
         return false;
     const char *p = text;
@@ -111,8 +112,9 @@ bool parseMs(const char *text, qsizetype size, qint64 &out)
     // Read the same by PostgreSQL's rewind.epoch_ms (tst_lateness compares
     // the two): no 24:00 or leap second, an offset within PostgreSQL's
     // +-15:59.
-    if (e - p < 10 || !isDigit(p[0]) || !isDigit(p[1]) || !isDigit(p[2]) || !isDigit(p[3]) || p[4] != '-' || !isDigit(p[5])
-        || !isDigit(p[6]) || p[7] != '-' || !isDigit(p[8]) || !isDigit(p[9]))
+    if (e - p < 10 || !isDigit(p[0]) || !isDigit(p[1]) || !isDigit(p[2]) || !isDigit(p[3]) ||
+        p[4] != '-' || !isDigit(p[5]) || !isDigit(p[6]) || p[7] != '-' || !isDigit(p[8]) ||
+        !isDigit(p[9]))
         return false;
     const int year = digits2(p) * 100 + digits2(p + 2);
     const int month = digits2(p + 5);
@@ -204,8 +206,7 @@ public:
 
     CountMap() { m_slots.resize(1u << m_bits); }
 
-    void add(quint32 part, qint64 ms)
-    {
+    void add(quint32 part, qint64 ms) {
         std::size_t i = index(part, ms);
         const std::size_t mask = m_slots.size() - 1;
         for (;; i = (i + 1) & mask) {
@@ -227,14 +228,13 @@ public:
     std::size_t size() const { return m_size; }
 
 private:
-    std::size_t index(quint32 part, qint64 ms) const
-    {
-        const quint64 h = (quint64(ms) * 0x9E3779B97F4A7C15ull) ^ (quint64(part) * 0xC2B2AE3D27D4EB4Full);
+    std::size_t index(quint32 part, qint64 ms) const {
+        const quint64 h =
+            (quint64(ms) * 0x9E3779B97F4A7C15ull) ^ (quint64(part) * 0xC2B2AE3D27D4EB4Full);
         return std::size_t((h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ull >> (64 - m_bits));
     }
 
-    void grow()
-    {
+    void grow() {
         std::vector<Slot> old(std::size_t(1) << (m_bits + 1));
         old.swap(m_slots);
         ++m_bits;
@@ -270,8 +270,7 @@ struct LatenessState {
     std::string lastText;
     CountMap counts;
 
-    quint32 partitionOf(const sqlite::Api &a, sqlite::sqlite3_value *value)
-    {
+    quint32 partitionOf(const sqlite::Api &a, sqlite::sqlite3_value *value) {
         if (a.valueType(value) == sqlite::kNull) {
             if (nullIndex < 0) {
                 nullIndex = qint64(partitions.size());
@@ -281,7 +280,8 @@ struct LatenessState {
         }
         const char *text = reinterpret_cast<const char *>(a.valueText(value));
         const std::size_t size = std::size_t(a.valueBytes(value));
-        if (lastIndex >= 0 && lastText.size() == size && (size == 0 || std::memcmp(lastText.data(), text, size) == 0))
+        if (lastIndex >= 0 && lastText.size() == size &&
+            (size == 0 || std::memcmp(lastText.data(), text, size) == 0))
             return quint32(lastIndex);
         lastText.assign(text ? text : "", size);
         auto [it, inserted] = byText.try_emplace(lastText, quint32(partitions.size()));
@@ -293,8 +293,7 @@ struct LatenessState {
 };
 
 // One timestamp argument in epoch milliseconds; `missing` when it is NULL.
-inline bool timeOf(const sqlite::Api &a, sqlite::sqlite3_value *value, bool &missing, qint64 &out)
-{
+inline bool timeOf(const sqlite::Api &a, sqlite::sqlite3_value *value, bool &missing, qint64 &out) {
     switch (a.valueType(value)) {
     case sqlite::kInteger: {
         const long long seconds = a.valueInt64(value);
@@ -305,7 +304,8 @@ inline bool timeOf(const sqlite::Api &a, sqlite::sqlite3_value *value, bool &mis
     }
     case sqlite::kFloat: {
         const double seconds = a.valueDouble(value);
-        if (!std::isfinite(seconds) || seconds > double(timeutil::kMaxEpochSeconds) || seconds < double(timeutil::kMinEpochSeconds))
+        if (!std::isfinite(seconds) || seconds > double(timeutil::kMaxEpochSeconds) ||
+            seconds < double(timeutil::kMinEpochSeconds))
             return false;
         if (std::fabs(seconds) < 0.001) {
             out = 0;
@@ -315,11 +315,13 @@ inline bool timeOf(const sqlite::Api &a, sqlite::sqlite3_value *value, bool &mis
         // written: 1746525599.9996), then its digits as text's are read.
         // seconds * 1000 in binary could land either side of a millisecond.
         char digits[64];
-        const auto written = std::to_chars(digits, digits + sizeof digits, seconds, std::chars_format::fixed);
+        const auto written =
+            std::to_chars(digits, digits + sizeof digits, seconds, std::chars_format::fixed);
         return written.ec == std::errc() && parseMs(digits, written.ptr - digits, out);
     }
     case sqlite::kText:
-        return parseMs(reinterpret_cast<const char *>(a.valueText(value)), a.valueBytes(value), out);
+        return parseMs(reinterpret_cast<const char *>(a.valueText(value)), a.valueBytes(value),
+                       out);
     case sqlite::kNull:
         missing = true;
         return false;
@@ -328,10 +330,10 @@ inline bool timeOf(const sqlite::Api &a, sqlite::sqlite3_value *value, bool &mis
     }
 }
 
-void latenessStep(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value **argv)
-{
+void latenessStep(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value **argv) {
     const sqlite::Api &a = sqlite::api();
-    auto **slot = static_cast<LatenessState **>(a.aggregateContext(context, sizeof(LatenessState *)));
+    auto **slot =
+        static_cast<LatenessState **>(a.aggregateContext(context, sizeof(LatenessState *)));
     if (!slot) {
         a.resultErrorNomem(context);
         return;
@@ -359,15 +361,13 @@ void latenessStep(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value *
     }
 }
 
-template <typename T> void put(std::string &out, const T &value)
-{
+template <typename T> void put(std::string &out, const T &value) {
     out.append(reinterpret_cast<const char *>(&value), sizeof value);
 }
 
 constexpr quint32 kMagic = 0x314c5752; // "RWL1"
 
-void latenessFinal(sqlite::sqlite3_context *context)
-{
+void latenessFinal(sqlite::sqlite3_context *context) {
     const sqlite::Api &a = sqlite::api();
     auto **slot = static_cast<LatenessState **>(a.aggregateContext(context, 0));
     LatenessState *state = slot ? *slot : nullptr;
@@ -399,7 +399,8 @@ void latenessFinal(sqlite::sqlite3_context *context)
         if (out.size() > 0x7fffffffu)
             a.resultError(context, "rewind_lateness: too many distinct lateness values", -1);
         else
-            a.resultBlob(context, out.data(), int(out.size()), sqlite::transient()); // SQLITE_TRANSIENT
+            a.resultBlob(context, out.data(), int(out.size()),
+                         sqlite::transient()); // SQLITE_TRANSIENT
     } catch (...) {
         a.resultErrorNomem(context);
     }
@@ -408,8 +409,7 @@ void latenessFinal(sqlite::sqlite3_context *context)
         *slot = nullptr;
 }
 
-void epochMs(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value **argv)
-{
+void epochMs(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value **argv) {
     const sqlite::Api &a = sqlite::api();
     bool missing = false;
     qint64 ms = 0;
@@ -421,16 +421,14 @@ void epochMs(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value **argv
 
 } // namespace
 
-std::optional<qint64> parseEpochMs(const char *text, qsizetype size)
-{
+std::optional<qint64> parseEpochMs(const char *text, qsizetype size) {
     qint64 ms = 0;
     if (!parseMs(text, size, ms))
         return std::nullopt;
     return ms;
 }
 
-Result<LatenessCounts> decodeLatenessCounts(const QByteArray &blob)
-{
+Result<LatenessCounts> decodeLatenessCounts(const QByteArray &blob) {
     const char *p = blob.constData();
     const char *e = p + blob.size();
     bool ok = true;
@@ -479,8 +477,7 @@ Result<LatenessCounts> decodeLatenessCounts(const QByteArray &blob)
     return out;
 }
 
-std::span<const sqlite::Function> latenessSqliteFunctions()
-{
+std::span<const sqlite::Function> latenessSqliteFunctions() {
     static constexpr sqlite::Function functions[] = {
         {.name = "rewind_epoch_ms", .arguments = 1, .scalar = epochMs},
         {.name = "rewind_lateness", .arguments = 3, .step = latenessStep, .final = latenessFinal},

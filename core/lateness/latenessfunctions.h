@@ -4,7 +4,6 @@
 #include "core/util/error.h"
 
 #include <QByteArray>
-
 #include <optional>
 #include <span>
 #include <vector>

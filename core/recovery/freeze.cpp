@@ -1,13 +1,11 @@
 // A dataset's freeze: the rewind_frozen row Rewind's writers honour, and the
 // triggers that make it hold against every other writer (recovery.h).
 #include "core/recovery/recovery.h"
-
 #include "core/sql/database.h"
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>
 #include <QStringBuilder>
-
 #include <nlohmann/json.hpp>
 
 namespace rw {
@@ -16,105 +14,136 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-QString nowIso() { return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs); }
+QString nowIso() {
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+}
 
 } // namespace
 
-Result<std::optional<FreezeInfo>> freezeInfo(const Database &db, const QString &dataset)
-{
-    auto q = db.exec(QStringLiteral("SELECT frozen_at, os_user, reason FROM rewind_frozen WHERE dataset = ?"), {dataset});
+Result<std::optional<FreezeInfo>> freezeInfo(const Database &db, const QString &dataset) {
+    auto q = db.exec(
+        QStringLiteral("SELECT frozen_at, os_user, reason FROM rewind_frozen WHERE dataset = ?"),
+        {dataset});
     if (!q)
         return fail(q.error());
     if (!q->next())
         return std::optional<FreezeInfo>();
-    return std::optional<FreezeInfo>(FreezeInfo{q->value(0).toString(), q->value(1).toString(), q->value(2).toString()});
+    return std::optional<FreezeInfo>(
+        FreezeInfo{q->value(0).toString(), q->value(1).toString(), q->value(2).toString()});
 }
 
 namespace {
 
 // The triggers that make a freeze hold against other writers (see recovery.h).
-QStringList freezeTriggers(const Database &db, const DatasetSpec &dataset, const QString &reason)
-{
+QStringList freezeTriggers(const Database &db, const DatasetSpec &dataset, const QString &reason) {
     const QString table = db.quoteTable(dataset.target);
     // The reason goes into DDL text: no placeholder characters in it.
     const QString said = QString(reason).replace(u'?', u' ').replace(u':', u' ').simplified();
-    QString message = QStringLiteral("%1 is frozen by Rewind (dataset %2%3): writes are refused until its recovery finishes or "
-                                     "'rewindctl unfreeze --dataset %2 --reason ... --execute' lifts the freeze")
-                          .arg(dataset.target, dataset.name, said.isEmpty() ? QString() : QStringLiteral(", ") % said);
+    QString message =
+        QStringLiteral("%1 is frozen by Rewind (dataset %2%3): writes are refused until its "
+                       "recovery finishes or "
+                       "'rewindctl unfreeze --dataset %2 --reason ... --execute' lifts the freeze")
+            .arg(dataset.target, dataset.name,
+                 said.isEmpty() ? QString() : QStringLiteral(", ") % said);
     message.replace(u'\'', QStringLiteral("''"));
     if (db.dialect().kind() == SqlDialect::Kind::Postgres)
-        return {QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") % table,
-                QStringLiteral("CREATE TRIGGER rewind_freeze BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON ") % table
-                    % QStringLiteral(" FOR EACH STATEMENT EXECUTE FUNCTION rewind.refuse_frozen_write('") % message % QStringLiteral("')")};
+        return {
+            QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") % table,
+            QStringLiteral(
+                "CREATE TRIGGER rewind_freeze BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON ") %
+                table %
+                QStringLiteral(
+                    " FOR EACH STATEMENT EXECUTE FUNCTION rewind.refuse_frozen_write('") %
+                message % QStringLiteral("')")};
     QStringList out;
     for (const char *op : {"INSERT", "UPDATE", "DELETE"})
-        out << QStringLiteral("CREATE TRIGGER IF NOT EXISTS ") % db.quote(QStringLiteral("rewind_freeze_%1_%2").arg(dataset.target, QString::fromLatin1(op).toLower()))
-                   % QStringLiteral(" BEFORE ") % QLatin1String(op) % QStringLiteral(" ON ") % table
-                   % QStringLiteral(" WHEN NOT EXISTS (SELECT 1 FROM rewind_writer) BEGIN SELECT RAISE(ABORT, '") % message % QStringLiteral("'); END");
+        out << QStringLiteral("CREATE TRIGGER IF NOT EXISTS ") %
+                   db.quote(QStringLiteral("rewind_freeze_%1_%2")
+                                .arg(dataset.target, QString::fromLatin1(op).toLower())) %
+                   QStringLiteral(" BEFORE ") % QLatin1String(op) % QStringLiteral(" ON ") % table %
+                   QStringLiteral(" WHEN NOT EXISTS (SELECT 1 FROM rewind_writer) BEGIN SELECT "
+                                  "RAISE(ABORT, '") %
+                   message % QStringLiteral("'); END");
     return out;
 }
 
-QStringList thawTriggers(const Database &db, const DatasetSpec &dataset)
-{
+QStringList thawTriggers(const Database &db, const DatasetSpec &dataset) {
     if (db.dialect().kind() == SqlDialect::Kind::Postgres)
-        return {QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") % db.quoteTable(dataset.target)};
+        return {QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") %
+                db.quoteTable(dataset.target)};
     QStringList out;
     for (const char *op : {"insert", "update", "delete"})
-        out << QStringLiteral("DROP TRIGGER IF EXISTS ") % db.quote(QStringLiteral("rewind_freeze_%1_%2").arg(dataset.target, QLatin1String(op)));
+        out << QStringLiteral("DROP TRIGGER IF EXISTS ") %
+                   db.quote(QStringLiteral("rewind_freeze_%1_%2")
+                                .arg(dataset.target, QLatin1String(op)));
     return out;
 }
 
 } // namespace
 
-Result<bool> freeze(const Database &db, const DatasetSpec &dataset, const QString &reason, const QString &action)
-{
+Result<bool> freeze(const Database &db, const DatasetSpec &dataset, const QString &reason,
+                    const QString &action) {
     bool added = false;
-    const Status s = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
-        auto present = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"), {dataset.name});
-        if (!present)
-            return fail(present.error());
-        added = present->toLongLong() == 0;
-        // The triggers also where the freeze was recorded before they existed.
-        auto exists = db.hasRelation(dataset.target);
-        if (!exists)
-            return fail(exists.error());
-        if (*exists)
-            if (auto t = db.execAll(freezeTriggers(db, dataset, reason)); !t)
-                return t;
-        if (!added)
-            return {};
-        auto r = db.exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, frozen_at, os_user, reason) VALUES (?, ?, ?, ?)"),
-                         {dataset.name, nowIso(), osUser(), reason});
-        if (!r)
-            return fail(r.error());
-        return writeAudit(db, action, dataset.name, QString(), QVariant(), QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
-    }); });
+    const Status s = Database::retryTransient(5, [&] {
+        return db.writeTransaction([&]() -> Status {
+            auto present =
+                db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"),
+                          {dataset.name});
+            if (!present)
+                return fail(present.error());
+            added = present->toLongLong() == 0;
+            // The triggers also where the freeze was recorded before they existed.
+            auto exists = db.hasRelation(dataset.target);
+            if (!exists)
+                return fail(exists.error());
+            if (*exists)
+                if (auto t = db.execAll(freezeTriggers(db, dataset, reason)); !t)
+                    return t;
+            if (!added)
+                return {};
+            auto r = db.exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, frozen_at, "
+                                            "os_user, reason) VALUES (?, ?, ?, ?)"),
+                             {dataset.name, nowIso(), osUser(), reason});
+            if (!r)
+                return fail(r.error());
+            return writeAudit(
+                db, action, dataset.name, QString(), QVariant(),
+                QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
+        });
+    });
     if (!s)
         return fail(s.error());
     return added;
 }
 
-Result<bool> unfreeze(const Database &db, const DatasetSpec &dataset, const QString &reason, const QString &action)
-{
+Result<bool> unfreeze(const Database &db, const DatasetSpec &dataset, const QString &reason,
+                      const QString &action) {
     bool removed = false;
-    const Status s = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
-        auto present = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"), {dataset.name});
-        if (!present)
-            return fail(present.error());
-        removed = present->toLongLong() > 0;
-        auto exists = db.hasRelation(dataset.target);
-        if (!exists)
-            return fail(exists.error());
-        if (*exists)
-            if (auto t = db.execAll(thawTriggers(db, dataset)); !t)
-                return t;
-        if (!removed)
-            return {};
-        auto r = db.exec(QStringLiteral("DELETE FROM rewind_frozen WHERE dataset = ?"), {dataset.name});
-        if (!r)
-            return fail(r.error());
-        return writeAudit(db, action, dataset.name, QString(), QVariant(), QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
-    }); });
+    const Status s = Database::retryTransient(5, [&] {
+        return db.writeTransaction([&]() -> Status {
+            auto present =
+                db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"),
+                          {dataset.name});
+            if (!present)
+                return fail(present.error());
+            removed = present->toLongLong() > 0;
+            auto exists = db.hasRelation(dataset.target);
+            if (!exists)
+                return fail(exists.error());
+            if (*exists)
+                if (auto t = db.execAll(thawTriggers(db, dataset)); !t)
+                    return t;
+            if (!removed)
+                return {};
+            auto r = db.exec(QStringLiteral("DELETE FROM rewind_frozen WHERE dataset = ?"),
+                             {dataset.name});
+            if (!r)
+                return fail(r.error());
+            return writeAudit(
+                db, action, dataset.name, QString(), QVariant(),
+                QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
+        });
+    });
     if (!s)
         return fail(s.error());
     return removed;

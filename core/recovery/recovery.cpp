@@ -1,9 +1,9 @@
 #include "core/recovery/recovery.h"
 
 #include "core/batch/batchsql.h"
+#include "core/batch/partitions.h"
 #include "core/batch/planstore.h"
 #include "core/batch/runs.h"
-#include "core/batch/partitions.h"
 #include "core/batch/scope.h"
 #include "core/workspace/workspace.h"
 
@@ -12,10 +12,8 @@
 #include <QSqlRecord>
 #include <QStringBuilder>
 #include <QTextStream>
-
-#include <nlohmann/json.hpp>
-
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 namespace rw {
 
@@ -23,14 +21,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::optional<QString> labelOf(const QSqlQuery &q, int at)
-{
+std::optional<QString> labelOf(const QSqlQuery &q, int at) {
     return q.value(at + 1).toInt() ? std::nullopt : std::optional<QString>(q.value(at).toString());
 }
 
 // Partition column (if any) then key columns, each once.
-QStringList identityColumns(const DatasetSpec &dataset, const BatchSql &sql)
-{
+QStringList identityColumns(const DatasetSpec &dataset, const BatchSql &sql) {
     QStringList cols;
     if (dataset.partitioned())
         cols << dataset.partitionColumn;
@@ -40,16 +36,15 @@ QStringList identityColumns(const DatasetSpec &dataset, const BatchSql &sql)
     return cols;
 }
 
-QString quotedList(const Database &db, const QStringList &columns, const QString &qualifier = QString())
-{
+QString quotedList(const Database &db, const QStringList &columns,
+                   const QString &qualifier = QString()) {
     QStringList out;
     for (const QString &c : columns)
         out << (qualifier.isEmpty() ? db.quote(c) : qualifier % u'.' % db.quote(c));
     return out.join(QStringLiteral(", "));
 }
 
-bool isNumericType(const QString &type)
-{
+bool isNumericType(const QString &type) {
     const QString t = type.toUpper();
     for (const char *n : {"INT", "REAL", "FLOA", "DOUB", "NUM", "DEC"})
         if (t.contains(QLatin1String(n)))
@@ -58,8 +53,7 @@ bool isNumericType(const QString &type)
 }
 
 // A sum's text as a number: an integer when it is one, else a double.
-QVariant sumValue(const QVariant &text)
-{
+QVariant sumValue(const QVariant &text) {
     if (text.isNull())
         return QVariant();
     bool ok = false;
@@ -68,36 +62,46 @@ QVariant sumValue(const QVariant &text)
     return text.toString().toDouble();
 }
 
-Status auditStep(const Database &db, const QString &dataset, const QString &action, const QVariant &runId, const Json &detail)
-{
-    return Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
-        return writeAudit(db, action, dataset, QString(), runId, QString::fromStdString(detail.dump()));
-    }); });
+Status auditStep(const Database &db, const QString &dataset, const QString &action,
+                 const QVariant &runId, const Json &detail) {
+    return Database::retryTransient(5, [&] {
+        return db.writeTransaction([&]() -> Status {
+            return writeAudit(db, action, dataset, QString(), runId,
+                              QString::fromStdString(detail.dump()));
+        });
+    });
 }
 
-Json duplicatesDetail(const DuplicateReport &d)
-{
+Json duplicatesDetail(const DuplicateReport &d) {
     Json parts = Json::array();
     for (const auto &p : d.partitions)
-        parts.push_back({{"partition", p.partition ? Json(p.partition->toStdString()) : Json(nullptr)},
-                         {"duplicate_keys", p.duplicateKeys},
-                         {"extra_rows", p.extraRows}});
-    return {{"duplicate_keys", d.duplicateKeys}, {"extra_rows", d.extraRows}, {"partitions", parts}};
+        parts.push_back(
+            {{"partition", p.partition ? Json(p.partition->toStdString()) : Json(nullptr)},
+             {"duplicate_keys", p.duplicateKeys},
+             {"extra_rows", p.extraRows}});
+    return {
+        {"duplicate_keys", d.duplicateKeys}, {"extra_rows", d.extraRows}, {"partitions", parts}};
 }
 
-Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, int samples)
-{
+Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset,
+                                       const BatchSql &sql, int samples) {
     DuplicateReport out;
     out.dataset = dataset.name;
     out.target = dataset.target;
     if (!sql.targetExists())
         return out;
     const QStringList cols = identityColumns(dataset, sql);
-    const QString where = dataset.scd2 ? QStringLiteral(" WHERE CAST(") % db.quote(dataset.scd2->current) % QStringLiteral(" AS INTEGER) = 1") : QString();
-    const QString inner = QStringLiteral("SELECT ") % quotedList(db, cols) % QStringLiteral(", COUNT(*) AS rewind_n FROM ") % sql.quotedTarget()
-                          % where % QStringLiteral(" GROUP BY ") % quotedList(db, cols) % QStringLiteral(" HAVING COUNT(*) > 1");
-    auto q = db.exec(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("d")) % QStringLiteral(", COUNT(*), SUM(d.rewind_n - 1) FROM (")
-                     % inner % QStringLiteral(") AS d") % sql.groupByPart(QStringLiteral("d")));
+    const QString where = dataset.scd2
+                              ? QStringLiteral(" WHERE CAST(") % db.quote(dataset.scd2->current) %
+                                    QStringLiteral(" AS INTEGER) = 1")
+                              : QString();
+    const QString inner = QStringLiteral("SELECT ") % quotedList(db, cols) %
+                          QStringLiteral(", COUNT(*) AS rewind_n FROM ") % sql.quotedTarget() %
+                          where % QStringLiteral(" GROUP BY ") % quotedList(db, cols) %
+                          QStringLiteral(" HAVING COUNT(*) > 1");
+    auto q = db.exec(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("d")) %
+                     QStringLiteral(", COUNT(*), SUM(d.rewind_n - 1) FROM (") % inner %
+                     QStringLiteral(") AS d") % sql.groupByPart(QStringLiteral("d")));
     if (!q)
         return fail(q.error());
     while (q->next()) {
@@ -108,9 +112,10 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
     }
     sortByPartition(out.partitions, [](const DuplicatePartition &p) { return p.partition; });
     if (samples > 0 && out.duplicateKeys > 0) {
-        auto s = db.exec(QStringLiteral("SELECT * FROM (") % inner % QStringLiteral(") AS d ORDER BY ") % quotedList(db, cols, QStringLiteral("d"))
-                             % QStringLiteral(" LIMIT ?"),
-                         {samples});
+        auto s =
+            db.exec(QStringLiteral("SELECT * FROM (") % inner % QStringLiteral(") AS d ORDER BY ") %
+                        quotedList(db, cols, QStringLiteral("d")) % QStringLiteral(" LIMIT ?"),
+                    {samples});
         if (!s)
             return fail(s.error());
         while (s->next()) {
@@ -127,14 +132,13 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
 
 } // namespace
 
-bool sameSum(const QVariant &a, const QVariant &b)
-{
+bool sameSum(const QVariant &a, const QVariant &b) {
     const double x = a.isNull() ? 0.0 : a.toDouble(), y = b.isNull() ? 0.0 : b.toDouble();
     return std::fabs(x - y) <= 1e-9 * std::max({1.0, std::fabs(x), std::fabs(y)});
 }
 
-Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset, int samples)
-{
+Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset,
+                                       int samples) {
     auto sql = BatchSql::make(db, dataset);
     if (!sql)
         return fail(sql.error());
@@ -143,8 +147,9 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
 
 namespace {
 
-Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, const std::vector<PartitionRef> &scope)
-{
+Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset,
+                                             const BatchSql &sql,
+                                             const std::vector<PartitionRef> &scope) {
     std::vector<TotalsRow> out;
     if (scope.empty())
         return out;
@@ -154,7 +159,8 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
         if (!cols)
             return fail(cols.error());
         for (const ColumnInfo &c : *cols)
-            if (isNumericType(c.type) && sql.columns().contains(c.name) && c.name != dataset.partitionColumn)
+            if (isNumericType(c.type) && sql.columns().contains(c.name) &&
+                c.name != dataset.partitionColumn)
                 numeric << c.name;
     }
     // Each sum as the engine's exact text (sumValue() reads it): PostgreSQL
@@ -163,13 +169,16 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
     QStringList sums;
     for (const QString &c : numeric)
         sums << db.dialect().castText(QStringLiteral("SUM(x.") % db.quote(c) % u')');
-    const QString aggregates = QStringLiteral("COUNT(*)") % (sums.isEmpty() ? QString() : QStringLiteral(", ") % sums.join(QStringLiteral(", ")));
+    const QString aggregates =
+        QStringLiteral("COUNT(*)") %
+        (sums.isEmpty() ? QString() : QStringLiteral(", ") % sums.join(QStringLiteral(", ")));
 
     struct Side {
         qint64 rows = 0;
         QVariantList sums;
     };
-    auto collect = [&](const QString &query, const QVariantList &binds) -> Result<QHash<QString, Side>> {
+    auto collect = [&](const QString &query,
+                       const QVariantList &binds) -> Result<QHash<QString, Side>> {
         auto q = db.exec(query, binds);
         if (!q)
             return fail(q.error());
@@ -190,9 +199,10 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
     for (qsizetype i = 0; i < stage.size(); ++i)
         if (auto r = db.exec(stage[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    auto source = collect(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
-                              % QStringLiteral(" FROM ") % db.quote(QStringLiteral("rewind_stage")) % QStringLiteral(" AS x")
-                              % sql.groupByPart(QStringLiteral("x")),
+    auto source = collect(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("x")) %
+                              QStringLiteral(", ") % aggregates % QStringLiteral(" FROM ") %
+                              db.quote(QStringLiteral("rewind_stage")) % QStringLiteral(" AS x") %
+                              sql.groupByPart(QStringLiteral("x")),
                           {});
     (void)db.execAll(sql.dropWorkTables());
     if (!source)
@@ -201,9 +211,10 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
     if (sql.targetExists()) {
         QVariantList tb;
         const QString scopeSql = sql.scopePredicate(QStringLiteral("x"), scope, tb);
-        auto t = collect(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("x")) % QStringLiteral(", ") % aggregates
-                             % QStringLiteral(" FROM ") % sql.quotedTarget() % QStringLiteral(" AS x WHERE ") % scopeSql
-                             % sql.groupByPart(QStringLiteral("x")),
+        auto t = collect(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("x")) %
+                             QStringLiteral(", ") % aggregates % QStringLiteral(" FROM ") %
+                             sql.quotedTarget() % QStringLiteral(" AS x WHERE ") % scopeSql %
+                             sql.groupByPart(QStringLiteral("x")),
                          tb);
         if (!t)
             return fail(t.error());
@@ -229,8 +240,8 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
 
 } // namespace
 
-Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset, const std::vector<PartitionRef> &scope)
-{
+Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset,
+                                             const std::vector<PartitionRef> &scope) {
     if (scope.empty())
         return std::vector<TotalsRow>{};
     auto sql = BatchSql::make(db, dataset);
@@ -241,26 +252,29 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
 
 namespace {
 
-Status checkRecoverable(const DatasetSpec &dataset)
-{
+Status checkRecoverable(const DatasetSpec &dataset) {
     if (dataset.write == WriteMode::Scd2)
-        return badInput(QStringLiteral("dataset \"%1\" is an scd2 dimension: recover re-runs by overwrite, which would drop its history; "
-                                       "use rewindctl duplicates to inspect it and rollback to undo a bad run")
-                            .arg(dataset.name));
+        return badInput(
+            QStringLiteral("dataset \"%1\" is an scd2 dimension: recover re-runs by overwrite, "
+                           "which would drop its history; "
+                           "use rewindctl duplicates to inspect it and rollback to undo a bad run")
+                .arg(dataset.name));
     if (dataset.key.isEmpty())
-        return badInput(QStringLiteral("dataset \"%1\" has no key: duplicates are defined per key; add \"key\" to its spec").arg(dataset.name));
+        return badInput(QStringLiteral("dataset \"%1\" has no key: duplicates are defined per key; "
+                                       "add \"key\" to its spec")
+                            .arg(dataset.name));
     return {};
 }
 
-QString affectedText(const RecoveryResult &r)
-{
-    return r.scopeLabels.isEmpty() ? (r.scope.empty() ? QStringLiteral("none") : QStringLiteral("the whole dataset"))
-                                   : r.scopeLabels.join(QStringLiteral(", "));
+QString affectedText(const RecoveryResult &r) {
+    return r.scopeLabels.isEmpty()
+               ? (r.scope.empty() ? QStringLiteral("none") : QStringLiteral("the whole dataset"))
+               : r.scopeLabels.join(QStringLiteral(", "));
 }
 
 // Finds the duplicates, then the affected partitions as stored and their totals.
-Status identify(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, RecoveryResult &result, int samples)
-{
+Status identify(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                RecoveryResult &result, int samples) {
     auto before = findDuplicates(db, dataset, sql, samples);
     if (!before)
         return fail(before.error());
@@ -292,8 +306,8 @@ Status identify(const Database &db, const DatasetSpec &dataset, const BatchSql &
     return {};
 }
 
-Result<bool> uniqueIndexExists(const Database &db, const DatasetSpec &dataset, const QString &index)
-{
+Result<bool> uniqueIndexExists(const Database &db, const DatasetSpec &dataset,
+                               const QString &index) {
     auto q = db.exec(db.dialect().listIndexColumns(), {dataset.target});
     if (!q)
         return fail(q.error());
@@ -304,31 +318,32 @@ Result<bool> uniqueIndexExists(const Database &db, const DatasetSpec &dataset, c
 }
 
 // A failed step: recorded, audited, and the dataset left frozen.
-void stopRecovery(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const QString &step, const QString &message)
-{
+void stopRecovery(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
+                  const QString &step, const QString &message) {
     result.steps.push_back({step, RecoveryStepStatus::Failed, message});
     result.status = RecoveryStatus::Failed;
-    result.error = message % QStringLiteral(" (\"") % dataset.name % QStringLiteral("\" stays frozen: rewindctl unfreeze when resolved)");
+    result.error = message % QStringLiteral(" (\"") % dataset.name %
+                   QStringLiteral("\" stays frozen: rewindctl unfreeze when resolved)");
     result.leftFrozen = true;
     (void)auditStep(db, dataset.name, QStringLiteral("recover failed"), result.rerunId,
                     Json{{"step", step.toStdString()}, {"error", message.toStdString()}});
 }
 
 // Steps run in order, and none after a failed one.
-Status requireStep(const RecoveryResult &result, const QString &step, const QString &previous)
-{
+Status requireStep(const RecoveryResult &result, const QString &step, const QString &previous) {
     if (result.failed())
-        return badInput(QStringLiteral("the recovery of \"%1\" failed (%2): step %3 is not run").arg(result.dataset, result.error, step));
+        return badInput(QStringLiteral("the recovery of \"%1\" failed (%2): step %3 is not run")
+                            .arg(result.dataset, result.error, step));
     const RecoveryStep *p = result.step(previous);
     if (!p || p->status == RecoveryStepStatus::Planned)
-        return badInput(QStringLiteral("recovery step %1 comes after step %2, which has not run").arg(step, previous));
+        return badInput(QStringLiteral("recovery step %1 comes after step %2, which has not run")
+                            .arg(step, previous));
     return {};
 }
 
 } // namespace
 
-const RecoveryStep *RecoveryResult::step(const QString &name) const
-{
+const RecoveryStep *RecoveryResult::step(const QString &name) const {
     for (auto it = steps.rbegin(); it != steps.rend(); ++it)
         if (it->step == name)
             return &*it;
@@ -338,8 +353,8 @@ const RecoveryStep *RecoveryResult::step(const QString &name) const
 namespace {
 
 // After checkRecoverable.
-Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, int samples)
-{
+Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset,
+                                    const BatchSql &sql, int samples) {
     RecoveryResult result;
     result.dataset = dataset.name;
     result.target = dataset.target;
@@ -353,8 +368,7 @@ Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &datas
 
 } // namespace
 
-Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset, int samples)
-{
+Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset, int samples) {
     if (auto s = checkRecoverable(dataset); !s)
         return fail(s.error());
     auto sql = BatchSql::make(db, dataset);
@@ -363,29 +377,37 @@ Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &datas
     return planRecovery(db, dataset, *sql, samples);
 }
 
-Result<std::vector<RecoveryStep>> plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan)
-{
+Result<std::vector<RecoveryStep>>
+plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan) {
     auto has = uniqueIndexExists(db, dataset, plan.uniqueIndex);
     if (!has)
         return fail(has.error());
     return std::vector<RecoveryStep>{
-        {QStringLiteral("freeze"), RecoveryStepStatus::Planned, QStringLiteral("freeze \"%1\": Rewind's writers refuse it").arg(dataset.name)},
+        {QStringLiteral("freeze"), RecoveryStepStatus::Planned,
+         QStringLiteral("freeze \"%1\": Rewind's writers refuse it").arg(dataset.name)},
         {QStringLiteral("identify"), RecoveryStepStatus::Done,
-         QStringLiteral("%1 duplicate keys, %2 extra rows").arg(plan.before.duplicateKeys).arg(plan.before.extraRows)},
-        {QStringLiteral("rerun"), plan.scope.empty() ? RecoveryStepStatus::Skipped : RecoveryStepStatus::Planned,
-         QStringLiteral("overwrite partitions from the deduped source: %1").arg(affectedText(plan))},
-        {QStringLiteral("totals"), RecoveryStepStatus::Planned, QStringLiteral("row counts and sums of numeric columns against the source")},
+         QStringLiteral("%1 duplicate keys, %2 extra rows")
+             .arg(plan.before.duplicateKeys)
+             .arg(plan.before.extraRows)},
+        {QStringLiteral("rerun"),
+         plan.scope.empty() ? RecoveryStepStatus::Skipped : RecoveryStepStatus::Planned,
+         QStringLiteral("overwrite partitions from the deduped source: %1")
+             .arg(affectedText(plan))},
+        {QStringLiteral("totals"), RecoveryStepStatus::Planned,
+         QStringLiteral("row counts and sums of numeric columns against the source")},
         {QStringLiteral("unique_index"), RecoveryStepStatus::Planned,
          *has ? QStringLiteral("%1 already exists").arg(plan.uniqueIndex)
-              : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)").arg(plan.uniqueIndex, dataset.target, plan.uniqueIndexColumns.join(u", "))},
-        {QStringLiteral("unfreeze"), RecoveryStepStatus::Planned, QStringLiteral("lift the freeze")},
+              : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)")
+                    .arg(plan.uniqueIndex, dataset.target, plan.uniqueIndexColumns.join(u", "))},
+        {QStringLiteral("unfreeze"), RecoveryStepStatus::Planned,
+         QStringLiteral("lift the freeze")},
     };
 }
 
-Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryResult &result)
-{
+Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryResult &result) {
     if (result.failed())
-        return badInput(QStringLiteral("the recovery of \"%1\" failed: %2").arg(result.dataset, result.error));
+        return badInput(
+            QStringLiteral("the recovery of \"%1\" failed: %2").arg(result.dataset, result.error));
     result.executed = true;
     result.steps.clear(); // a dry run's plan gives way to what is done
     auto frozen = freezeInfo(db, dataset.name);
@@ -393,21 +415,28 @@ Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryRes
         return fail(frozen.error());
     if (*frozen) {
         result.steps.push_back({QStringLiteral("freeze"), RecoveryStepStatus::Done,
-                                QStringLiteral("already frozen since %1 by %2%3").arg((*frozen)->frozenAt, (*frozen)->osUser,
-                                                                                      (*frozen)->reason.isEmpty() ? QString() : QStringLiteral(" (") % (*frozen)->reason % u')')});
-        if (auto s = auditStep(db, dataset.name, QStringLiteral("recover freeze"), QVariant(), Json{{"already_frozen", true}}); !s)
+                                QStringLiteral("already frozen since %1 by %2%3")
+                                    .arg((*frozen)->frozenAt, (*frozen)->osUser,
+                                         (*frozen)->reason.isEmpty()
+                                             ? QString()
+                                             : QStringLiteral(" (") % (*frozen)->reason % u')')});
+        if (auto s = auditStep(db, dataset.name, QStringLiteral("recover freeze"), QVariant(),
+                               Json{{"already_frozen", true}});
+            !s)
             return fail(s.error());
     } else {
-        auto f = freeze(db, dataset, QStringLiteral("recover: duplicate incident"), QStringLiteral("recover freeze"));
+        auto f = freeze(db, dataset, QStringLiteral("recover: duplicate incident"),
+                        QStringLiteral("recover freeze"));
         if (!f)
             return fail(f.error());
-        result.steps.push_back({QStringLiteral("freeze"), RecoveryStepStatus::Done, QStringLiteral("frozen: Rewind's writers refuse it")});
+        result.steps.push_back({QStringLiteral("freeze"), RecoveryStepStatus::Done,
+                                QStringLiteral("frozen: Rewind's writers refuse it")});
     }
     return {};
 }
 
-Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, bool refresh, int samples)
-{
+Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
+                       bool refresh, int samples) {
     if (auto s = requireStep(result, QStringLiteral("identify"), QStringLiteral("freeze")); !s)
         return s;
     if (refresh) {
@@ -417,20 +446,27 @@ Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryR
         if (auto s = identify(db, dataset, *sql, result, samples); !s)
             return s;
     }
-    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover identify"), QVariant(), duplicatesDetail(result.before)); !s)
+    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover identify"), QVariant(),
+                           duplicatesDetail(result.before));
+        !s)
         return fail(s.error());
     result.steps.push_back({QStringLiteral("identify"), RecoveryStepStatus::Done,
-                            QStringLiteral("%1 duplicate keys, %2 extra rows in %3").arg(result.before.duplicateKeys).arg(result.before.extraRows).arg(affectedText(result))});
+                            QStringLiteral("%1 duplicate keys, %2 extra rows in %3")
+                                .arg(result.before.duplicateKeys)
+                                .arg(result.before.extraRows)
+                                .arg(affectedText(result))});
     if (result.nullPartition && dataset.partitioned())
-        stopRecovery(db, dataset, result, QStringLiteral("identify"),
-                     QStringLiteral("duplicates in the NULL partition of %1 cannot be re-run by partition name").arg(dataset.partitionColumn));
+        stopRecovery(
+            db, dataset, result, QStringLiteral("identify"),
+            QStringLiteral(
+                "duplicates in the NULL partition of %1 cannot be re-run by partition name")
+                .arg(dataset.partitionColumn));
     return {};
 }
 
 namespace {
 
-DatasetSpec overwriteOf(const DatasetSpec &dataset)
-{
+DatasetSpec overwriteOf(const DatasetSpec &dataset) {
     DatasetSpec overwrite = dataset;
     overwrite.write = WriteMode::OverwritePartition;
     return overwrite;
@@ -438,8 +474,8 @@ DatasetSpec overwriteOf(const DatasetSpec &dataset)
 
 } // namespace
 
-Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &dataset, const RecoveryResult &result, int samples)
-{
+Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &dataset,
+                                       const RecoveryResult &result, int samples) {
     if (result.scope.empty()) {
         RunResult none;
         none.dataset = dataset.name;
@@ -456,14 +492,16 @@ Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &da
 
 namespace {
 
-Status recordRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, RunResult rerun);
+Status recordRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
+                   RunResult rerun);
 
-Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, RecoveryResult &result, const RecoveryRerunOptions &options)
-{
+Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                    RecoveryResult &result, const RecoveryRerunOptions &options) {
     if (auto s = requireStep(result, QStringLiteral("rerun"), QStringLiteral("identify")); !s)
         return s;
     if (result.scope.empty()) {
-        result.steps.push_back({QStringLiteral("rerun"), RecoveryStepStatus::Skipped, QStringLiteral("no duplicate keys")});
+        result.steps.push_back({QStringLiteral("rerun"), RecoveryStepStatus::Skipped,
+                                QStringLiteral("no duplicate keys")});
         return {};
     }
     BatchOptions o;
@@ -479,7 +517,8 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchS
     if (!rerun) {
         // A stale (or unusable) preview is the operator's to look at again,
         // not a failed recovery: nothing was written.
-        if (!options.planId.isEmpty() && (rerun.error().code == Error::Code::StalePlan || rerun.error().code == Error::Code::BadInput))
+        if (!options.planId.isEmpty() && (rerun.error().code == Error::Code::StalePlan ||
+                                          rerun.error().code == Error::Code::BadInput))
             return fail(rerun.error());
         stopRecovery(db, dataset, result, QStringLiteral("rerun"), rerun.error().message);
         return {};
@@ -488,34 +527,39 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchS
 }
 
 // The re-run's outcome as step 3: done (audited), or the recovery stopped.
-Status recordRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, RunResult rerun)
-{
+Status recordRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
+                   RunResult rerun) {
     result.rerun = rerun;
     result.rerunId = rerun.runId;
     if (rerun.status != RunStatus::Succeeded) {
-        stopRecovery(db, dataset, result, QStringLiteral("rerun"),
-                     QStringLiteral("run %1 ended %2%3")
-                         .arg(rerun.runId.toString(), enumName(rerun.status), rerun.error.isEmpty() ? QString() : QStringLiteral(": ") % rerun.error));
+        stopRecovery(
+            db, dataset, result, QStringLiteral("rerun"),
+            QStringLiteral("run %1 ended %2%3")
+                .arg(rerun.runId.toString(), enumName(rerun.status),
+                     rerun.error.isEmpty() ? QString() : QStringLiteral(": ") % rerun.error));
         return {};
     }
     const PartitionResult t = rerun.totals();
     if (auto s = auditStep(db, dataset.name, QStringLiteral("recover rerun"), rerun.runId,
-                           Json{{"partitions", rerun.partitions.size()}, {"inserted", t.inserted}, {"deleted", t.deleted}});
+                           Json{{"partitions", rerun.partitions.size()},
+                                {"inserted", t.inserted},
+                                {"deleted", t.deleted}});
         !s)
         return fail(s.error());
-    result.steps.push_back({QStringLiteral("rerun"), RecoveryStepStatus::Done,
-                            QStringLiteral("run %1 overwrote %2 partition(s): %3 rows written, %4 removed")
-                                .arg(rerun.runId.toString())
-                                .arg(rerun.partitions.size())
-                                .arg(t.stagedRows)
-                                .arg(t.deleted)});
+    result.steps.push_back(
+        {QStringLiteral("rerun"), RecoveryStepStatus::Done,
+         QStringLiteral("run %1 overwrote %2 partition(s): %3 rows written, %4 removed")
+             .arg(rerun.runId.toString())
+             .arg(rerun.partitions.size())
+             .arg(t.stagedRows)
+             .arg(t.deleted)});
     return {};
 }
 
 } // namespace
 
-Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const RecoveryRerunOptions &options)
-{
+Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
+                    const RecoveryRerunOptions &options) {
     auto sql = BatchSql::make(db, dataset);
     if (!sql)
         return fail(sql.error());
@@ -524,36 +568,42 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResu
 
 namespace {
 
-Status recoverTotals(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, RecoveryResult &result)
-{
+Status recoverTotals(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                     RecoveryResult &result) {
     if (auto s = requireStep(result, QStringLiteral("totals"), QStringLiteral("rerun")); !s)
         return s;
     auto totals = compareTotals(db, dataset, sql, result.scope);
     if (!totals)
         return fail(totals.error());
     result.totals = *totals;
-    result.totalsMatch = std::all_of(result.totals.begin(), result.totals.end(), [](const TotalsRow &t) { return t.match; });
+    result.totalsMatch = std::all_of(result.totals.begin(), result.totals.end(),
+                                     [](const TotalsRow &t) { return t.match; });
     Json rows = Json::array();
     for (const auto &t : result.totals)
-        rows.push_back({{"partition", t.partition ? Json(t.partition->toStdString()) : Json(nullptr)},
-                        {"source_rows", t.sourceRows},
-                        {"target_rows", t.targetRows},
-                        {"match", t.match}});
-    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover totals"), result.rerunId, Json{{"match", result.totalsMatch}, {"partitions", rows}}); !s)
+        rows.push_back(
+            {{"partition", t.partition ? Json(t.partition->toStdString()) : Json(nullptr)},
+             {"source_rows", t.sourceRows},
+             {"target_rows", t.targetRows},
+             {"match", t.match}});
+    if (auto s = auditStep(db, dataset.name, QStringLiteral("recover totals"), result.rerunId,
+                           Json{{"match", result.totalsMatch}, {"partitions", rows}});
+        !s)
         return fail(s.error());
     if (!result.totalsMatch) {
-        stopRecovery(db, dataset, result, QStringLiteral("totals"), QStringLiteral("business totals differ from the source after the re-run"));
+        stopRecovery(db, dataset, result, QStringLiteral("totals"),
+                     QStringLiteral("business totals differ from the source after the re-run"));
         return {};
     }
-    result.steps.push_back({QStringLiteral("totals"), RecoveryStepStatus::Done,
-                            QStringLiteral("row counts and sums match the deduped source in %1 partition(s)").arg(result.totals.size())});
+    result.steps.push_back(
+        {QStringLiteral("totals"), RecoveryStepStatus::Done,
+         QStringLiteral("row counts and sums match the deduped source in %1 partition(s)")
+             .arg(result.totals.size())});
     return {};
 }
 
 } // namespace
 
-Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryResult &result)
-{
+Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryResult &result) {
     auto sql = BatchSql::make(db, dataset);
     if (!sql)
         return fail(sql.error());
@@ -562,29 +612,36 @@ Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryRes
 
 namespace {
 
-Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, const BatchSql &sql, RecoveryResult &result, int samples)
-{
+Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                          RecoveryResult &result, int samples) {
     if (auto s = requireStep(result, QStringLiteral("unique_index"), QStringLiteral("totals")); !s)
         return s;
     if (sql.targetExists()) {
-        auto nulls = db.exec(QStringLiteral("SELECT ") % [&] {
-            QStringList sums;
-            for (const QString &c : result.uniqueIndexColumns)
-                sums << QStringLiteral("SUM(CASE WHEN ") % db.quote(c) % QStringLiteral(" IS NULL THEN 1 ELSE 0 END)");
-            return sums.join(QStringLiteral(", "));
-        }() % QStringLiteral(" FROM ") % sql.quotedTarget());
+        auto nulls = db.exec(QStringLiteral("SELECT ") %
+                             [&] {
+                                 QStringList sums;
+                                 for (const QString &c : result.uniqueIndexColumns)
+                                     sums << QStringLiteral("SUM(CASE WHEN ") % db.quote(c) %
+                                                 QStringLiteral(" IS NULL THEN 1 ELSE 0 END)");
+                                 return sums.join(QStringLiteral(", "));
+                             }() %
+                             QStringLiteral(" FROM ") % sql.quotedTarget());
         if (!nulls)
             return fail(nulls.error());
         QStringList nullable;
         if (nulls->next())
             for (int i = 0; i < result.uniqueIndexColumns.size(); ++i)
                 if (nulls->value(i).toLongLong() > 0)
-                    nullable << QStringLiteral("%1 (%2 rows)").arg(result.uniqueIndexColumns[i]).arg(nulls->value(i).toLongLong());
+                    nullable << QStringLiteral("%1 (%2 rows)")
+                                    .arg(result.uniqueIndexColumns[i])
+                                    .arg(nulls->value(i).toLongLong());
         if (!nullable.isEmpty()) {
-            stopRecovery(db, dataset, result, QStringLiteral("unique_index"),
-                         QStringLiteral("key columns hold NULL: %1; a unique index treats NULLs as distinct, so it would not stop duplicates of those keys. "
-                                        "Make the key NOT NULL (or fill the NULLs), then add the index")
-                             .arg(nullable.join(QStringLiteral(", "))));
+            stopRecovery(
+                db, dataset, result, QStringLiteral("unique_index"),
+                QStringLiteral("key columns hold NULL: %1; a unique index treats NULLs as "
+                               "distinct, so it would not stop duplicates of those keys. "
+                               "Make the key NOT NULL (or fill the NULLs), then add the index")
+                    .arg(nullable.join(QStringLiteral(", "))));
             return {};
         }
         auto after = findDuplicates(db, dataset, sql, samples);
@@ -592,56 +649,74 @@ Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, const 
             return fail(after.error());
         result.after = *after;
         if (after->duplicateKeys > 0) {
-            stopRecovery(db, dataset, result, QStringLiteral("unique_index"),
-                         QStringLiteral("%1 duplicate keys remain (%2 extra rows): the unique index cannot be added").arg(after->duplicateKeys).arg(after->extraRows));
+            stopRecovery(
+                db, dataset, result, QStringLiteral("unique_index"),
+                QStringLiteral(
+                    "%1 duplicate keys remain (%2 extra rows): the unique index cannot be added")
+                    .arg(after->duplicateKeys)
+                    .arg(after->extraRows));
             return {};
         }
         auto has = uniqueIndexExists(db, dataset, result.uniqueIndex);
         if (!has)
             return fail(has.error());
-        const Status indexed = Database::retryTransient(5, [&] { return db.writeTransaction([&]() -> Status {
-            auto r = db.exec(QStringLiteral("CREATE UNIQUE INDEX IF NOT EXISTS ") % db.quote(result.uniqueIndex) % QStringLiteral(" ON ")
-                             % sql.quotedTarget() % QStringLiteral(" (") % quotedList(db, result.uniqueIndexColumns) % u')');
-            if (!r)
-                return fail(r.error());
-            return writeAudit(db, QStringLiteral("recover unique index"), dataset.name, QString(), result.rerunId,
-                              QString::fromStdString(Json{{"index", result.uniqueIndex.toStdString()},
-                                                          {"columns", result.uniqueIndexColumns.join(u',').toStdString()},
-                                                          {"already_present", *has}}
-                                                         .dump()));
-        }); });
+        const Status indexed = Database::retryTransient(5, [&] {
+            return db.writeTransaction([&]() -> Status {
+                auto r = db.exec(QStringLiteral("CREATE UNIQUE INDEX IF NOT EXISTS ") %
+                                 db.quote(result.uniqueIndex) % QStringLiteral(" ON ") %
+                                 sql.quotedTarget() % QStringLiteral(" (") %
+                                 quotedList(db, result.uniqueIndexColumns) % u')');
+                if (!r)
+                    return fail(r.error());
+                return writeAudit(
+                    db, QStringLiteral("recover unique index"), dataset.name, QString(),
+                    result.rerunId,
+                    QString::fromStdString(Json{
+                        {"index", result.uniqueIndex.toStdString()},
+                        {"columns", result.uniqueIndexColumns.join(u',').toStdString()},
+                        {"already_present",
+                         *has}}.dump()));
+            });
+        });
         if (!indexed) {
-            stopRecovery(db, dataset, result, QStringLiteral("unique_index"), indexed.error().message);
+            stopRecovery(db, dataset, result, QStringLiteral("unique_index"),
+                         indexed.error().message);
             return {};
         }
         result.uniqueIndexAdded = true;
-        result.steps.push_back({QStringLiteral("unique_index"), RecoveryStepStatus::Done,
-                                *has ? QStringLiteral("%1 was already in place").arg(result.uniqueIndex)
-                                     : QStringLiteral("added %1 on %2 (%3)").arg(result.uniqueIndex, dataset.target, result.uniqueIndexColumns.join(u", "))});
+        result.steps.push_back(
+            {QStringLiteral("unique_index"), RecoveryStepStatus::Done,
+             *has ? QStringLiteral("%1 was already in place").arg(result.uniqueIndex)
+                  : QStringLiteral("added %1 on %2 (%3)")
+                        .arg(result.uniqueIndex, dataset.target,
+                             result.uniqueIndexColumns.join(u", "))});
     } else {
         result.after = result.before;
-        result.steps.push_back({QStringLiteral("unique_index"), RecoveryStepStatus::Skipped, QStringLiteral("the target does not exist yet")});
+        result.steps.push_back({QStringLiteral("unique_index"), RecoveryStepStatus::Skipped,
+                                QStringLiteral("the target does not exist yet")});
     }
-    auto lifted = unfreeze(db, dataset, QStringLiteral("recover finished"), QStringLiteral("recover unfreeze"));
+    auto lifted = unfreeze(db, dataset, QStringLiteral("recover finished"),
+                           QStringLiteral("recover unfreeze"));
     if (!lifted)
         return fail(lifted.error());
-    result.steps.push_back({QStringLiteral("unfreeze"), RecoveryStepStatus::Done, QStringLiteral("writers may publish again")});
+    result.steps.push_back({QStringLiteral("unfreeze"), RecoveryStepStatus::Done,
+                            QStringLiteral("writers may publish again")});
     result.status = RecoveryStatus::Recovered;
     return {};
 }
 
 } // namespace
 
-Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, int samples)
-{
+Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
+                          int samples) {
     auto sql = BatchSql::make(db, dataset);
     if (!sql)
         return fail(sql.error());
     return recoverUniqueIndex(db, dataset, *sql, result, samples);
 }
 
-Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, const RecoverOptions &options)
-{
+Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset,
+                               const RecoverOptions &options) {
     if (auto s = checkRecoverable(dataset); !s)
         return fail(s.error());
     if (!options.reportPath.isEmpty())
@@ -660,7 +735,8 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
 
     if (!options.execute) {
         result.totals = result.totalsBefore;
-        result.totalsMatch = std::all_of(result.totals.begin(), result.totals.end(), [](const TotalsRow &t) { return t.match; });
+        result.totalsMatch = std::all_of(result.totals.begin(), result.totals.end(),
+                                         [](const TotalsRow &t) { return t.match; });
         auto steps = plannedRecoverySteps(db, dataset, result);
         if (!steps)
             return fail(steps.error());
@@ -694,8 +770,8 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
     return finishReport();
 }
 
-Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId, const BatchOptions &options, const RecoverOptions &recoverOptions)
-{
+Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
+                             const BatchOptions &options, const RecoverOptions &recoverOptions) {
     auto info = loadRun(db, runId);
     if (!info)
         return fail(info.error());
@@ -717,8 +793,10 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
         if (!frozen)
             return fail(frozen.error());
         if (*frozen)
-            return badInput(QStringLiteral("run %1 already succeeded: it is the re-run of a duplicate recovery of \"%2\", which stopped after it "
-                                           "(the dataset is still frozen); rewindctl recover --dataset %2 --execute finishes it (totals, unique "
+            return badInput(QStringLiteral("run %1 already succeeded: it is the re-run of a "
+                                           "duplicate recovery of \"%2\", which stopped after it "
+                                           "(the dataset is still frozen); rewindctl recover "
+                                           "--dataset %2 --execute finishes it (totals, unique "
                                            "index, unfreeze), or unfreeze lifts the freeze")
                                 .arg(runId)
                                 .arg(dataset.name));
@@ -747,24 +825,27 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
         return fail(before.error());
     result.totalsBefore = *before;
     BatchOptions o = options;
-    o.ignoreFreeze = true; // the recovery's own freeze
+    o.ignoreFreeze = true;  // the recovery's own freeze
     result.rerunId = runId; // named by the audit rows of a step that fails
     bool started = false;
     // Steps 1 and 2 again, once resume() knows the run goes ahead: a run
     // that cannot resume (succeeded, rolled back, a stale plan) changes nothing.
     o.beforeResume = [&]() -> Status {
         started = true;
-        if (auto s = recoverFreeze(db, dataset, result); !s) // adopts the freeze the crash left (or freezes again)
+        if (auto s = recoverFreeze(db, dataset, result);
+            !s) // adopts the freeze the crash left (or freezes again)
             return s;
         if (auto s = auditStep(db, dataset.name, QStringLiteral("recover identify"), runId,
                                Json{{"resumed_run", runId}, {"partitions", result.scope.size()}});
             !s)
             return s;
-        result.steps.push_back({QStringLiteral("identify"), RecoveryStepStatus::Done,
-                                QStringLiteral("resuming run %1, which re-runs %2 partition(s); %3 duplicate keys left")
-                                    .arg(runId)
-                                    .arg(result.scope.size())
-                                    .arg(result.before.duplicateKeys)});
+        result.steps.push_back(
+            {QStringLiteral("identify"), RecoveryStepStatus::Done,
+             QStringLiteral(
+                 "resuming run %1, which re-runs %2 partition(s); %3 duplicate keys left")
+                 .arg(runId)
+                 .arg(result.scope.size())
+                 .arg(result.before.duplicateKeys)});
         return {};
     };
     auto rerun = resume(db, spec, runId, o);
@@ -785,7 +866,8 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
     // written (a console started where it may not write): said, not fatal.
     if (auto s = writeRecoveryReport(db, dataset, result, recoverOptions.reportPath); !s) {
         result.reportPath.clear();
-        result.steps.push_back({QStringLiteral("report"), RecoveryStepStatus::Failed, s.error().message});
+        result.steps.push_back(
+            {QStringLiteral("report"), RecoveryStepStatus::Failed, s.error().message});
     }
     RunResult runResult = result.rerun ? *result.rerun : RunResult{};
     if (!result.rerun) { // the resume failed: the run as it stands

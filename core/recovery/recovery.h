@@ -5,10 +5,8 @@
 #include "core/workspace/spec.h"
 
 #include <QJsonObject>
-
 #include <atomic>
 #include <functional>
-
 #include <optional>
 #include <vector>
 
@@ -36,7 +34,8 @@ struct DuplicateReport {
 
 // Duplicates per (partition, key), NULL keys matching NULL keys, in one
 // grouped query. Reads only.
-Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset, int samples = 5);
+Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &dataset,
+                                       int samples = 5);
 
 struct FreezeInfo {
     QString frozenAt;
@@ -73,7 +72,8 @@ bool sameSum(const QVariant &a, const QVariant &b);
 
 // Business totals of `scope` (row counts and sums of numeric columns): the
 // deduped source against the target. Reads only (temporary work tables).
-Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset, const std::vector<PartitionRef> &scope);
+Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSpec &dataset,
+                                             const std::vector<PartitionRef> &scope);
 
 // Where one step of a recovery stands.
 enum class RecoveryStepStatus {
@@ -84,8 +84,10 @@ enum class RecoveryStepStatus {
 };
 template <> struct EnumNames<RecoveryStepStatus> {
     static constexpr std::pair<RecoveryStepStatus, std::string_view> names[] = {
-        {RecoveryStepStatus::Planned, "planned"}, {RecoveryStepStatus::Done, "done"},
-        {RecoveryStepStatus::Skipped, "skipped"}, {RecoveryStepStatus::Failed, "failed"}};
+        {RecoveryStepStatus::Planned, "planned"},
+        {RecoveryStepStatus::Done, "done"},
+        {RecoveryStepStatus::Skipped, "skipped"},
+        {RecoveryStepStatus::Failed, "failed"}};
 };
 
 struct RecoveryStep {
@@ -103,12 +105,15 @@ enum class RecoveryStatus {
 };
 template <> struct EnumNames<RecoveryStatus> {
     static constexpr std::pair<RecoveryStatus, std::string_view> names[] = {
-        {RecoveryStatus::Planned, "planned"}, {RecoveryStatus::Recovered, "recovered"}, {RecoveryStatus::Failed, "failed"}};
+        {RecoveryStatus::Planned, "planned"},
+        {RecoveryStatus::Recovered, "recovered"},
+        {RecoveryStatus::Failed, "failed"}};
 };
 
 struct RecoverOptions {
     bool execute = false;
-    QString reportPath; // empty: recovery-<dataset>-<time>.md next to the database (only with execute)
+    QString
+        reportPath; // empty: recovery-<dataset>-<time>.md next to the database (only with execute)
     int samples = 5;
 };
 
@@ -149,7 +154,8 @@ struct RecoveryResult {
 // Without options.execute: reports the duplicates, the current totals and
 // the plan; changes nothing.
 // Errors: BadInput for an scd2 dataset or a dataset without a key.
-Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, const RecoverOptions &options);
+Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset,
+                               const RecoverOptions &options);
 
 // The same five steps one at a time, for the console's wizard: recover()
 // is planRecovery() followed by these, in this order, each carrying the
@@ -165,35 +171,43 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset, c
 // Finds the duplicates, the affected partitions and their business totals
 // (result.before, scope, totalsBefore). Changes nothing.
 // Errors: BadInput for an scd2 dataset or a dataset without a key.
-Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset, int samples = 5);
+Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset,
+                                    int samples = 5);
 // What a dry run reports for each step of `plan` (status planned/done/skipped).
-Result<std::vector<RecoveryStep>> plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan);
+Result<std::vector<RecoveryStep>>
+plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan);
 // 1. Freezes the dataset, or adopts a freeze already in place.
 Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryResult &result);
 // 2. Records the duplicates. With `refresh`, finds them again first (the
 // dataset is frozen by now, so they no longer move) and recomputes the scope.
-Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, bool refresh = false, int samples = 5);
+Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
+                       bool refresh = false, int samples = 5);
 // What step 3 would write: a preview of the overwrite of result.scope (a
 // stored plan, no data written). Empty partitions when the scope is.
-Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &dataset, const RecoveryResult &result, int samples = 0);
+Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &dataset,
+                                       const RecoveryResult &result, int samples = 0);
 
 struct RecoveryRerunOptions {
-    QString planId; // a plan from previewRecoveryRerun(): refused (StalePlan) if the source changed since
+    QString planId; // a plan from previewRecoveryRerun(): refused (StalePlan) if the source changed
+                    // since
     std::function<void(const Progress &)> progress;
     const std::atomic<bool> *cancel = nullptr;
 };
 // 3. Re-runs result.scope by overwrite from the deduped source through the
 // batch core, under the recovery's freeze. Errors: StalePlan with a planId.
-Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const RecoveryRerunOptions &options = {});
+Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
+                    const RecoveryRerunOptions &options = {});
 // 4. Compares business totals of the scope with the source (result.totals).
 Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryResult &result);
 // 5. Adds the unique index on (partition, key), unfreezes; status "recovered".
-Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, int samples = 5);
+Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
+                          int samples = 5);
 
 // Writes the executed recovery's Markdown report to `path`, else to
 // recovery-<dataset>-<time>.md next to the database (never over another
 // report); sets result.reportPath.
-Status writeRecoveryReport(const Database &db, const DatasetSpec &dataset, RecoveryResult &result, const QString &path);
+Status writeRecoveryReport(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
+                           const QString &path);
 // BadInput naming --report PATH when it cannot be written: checked before a
 // recovery changes anything.
 Status checkReportPath(const QString &path);
@@ -202,7 +216,8 @@ Status checkReportPath(const QString &path);
 // The recovery's report. `partitionsShown` caps each per-partition table
 // (the console's view: Markdown tables of thousands of rows take minutes to
 // lay out); a saved report lists them all.
-QString recoveryReportMarkdown(const RecoveryResult &result, std::size_t partitionsShown = std::size_t(-1));
+QString recoveryReportMarkdown(const RecoveryResult &result,
+                               std::size_t partitionsShown = std::size_t(-1));
 
 // Resumes an interrupted or failed run (batch resume()). A duplicate
 // recovery's re-run (kind "recover") is resumed under the recovery's freeze,
@@ -213,7 +228,8 @@ struct ResumedRun {
     RunResult run;
     std::optional<RecoveryResult> recovery; // for a recovery's re-run
 };
-Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId, const BatchOptions &options,
+Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
+                             const BatchOptions &options,
                              const RecoverOptions &recoverOptions = {});
 
 } // namespace rw

@@ -8,71 +8,81 @@ namespace {
 
 // Step N brings the schema from version N-1 to N. Steps are append-only:
 // never edit one that has shipped, add the next.
-QStringList step(const SqlDialect &d, int version)
-{
+QStringList step(const SqlDialect &d, int version) {
     const QString id = d.autoIdColumn();
     const QString blob = d.blobType();
     const QString big = d.bigintType();
-    const QString bytes = d.name() == QLatin1String("postgresql") ? QStringLiteral("BYTEA") : QStringLiteral("BLOB");
+    const QString bytes =
+        d.name() == QLatin1String("postgresql") ? QStringLiteral("BYTEA") : QStringLiteral("BLOB");
     switch (version) {
     case 1:
         return {
             QStringLiteral("CREATE TABLE rewind_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"),
             // One row per run of run/resume/rollback/recover.
-            QStringLiteral("CREATE TABLE rewind_runs (run_id ") % id
-                % QStringLiteral(", dataset TEXT NOT NULL, kind TEXT NOT NULL, plan_id TEXT, mode TEXT,"
-                                 " status TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT,"
-                                 " os_user TEXT, scope_json TEXT, error TEXT)"),
+            QStringLiteral("CREATE TABLE rewind_runs (run_id ") % id %
+                QStringLiteral(
+                    ", dataset TEXT NOT NULL, kind TEXT NOT NULL, plan_id TEXT, mode TEXT,"
+                    " status TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT,"
+                    " os_user TEXT, scope_json TEXT, error TEXT)"),
             // A plan locks a run to what was previewed: scope and source fingerprint.
-            QStringLiteral("CREATE TABLE rewind_plans (plan_id TEXT PRIMARY KEY, dataset TEXT NOT NULL,"
-                           " created_at TEXT NOT NULL, scope_json TEXT NOT NULL,"
-                           " fingerprint TEXT NOT NULL, summary_json TEXT)"),
+            QStringLiteral(
+                "CREATE TABLE rewind_plans (plan_id TEXT PRIMARY KEY, dataset TEXT NOT NULL,"
+                " created_at TEXT NOT NULL, scope_json TEXT NOT NULL,"
+                " fingerprint TEXT NOT NULL, summary_json TEXT)"),
             // Per-partition checkpoint, written in the publish transaction.
-            QStringLiteral("CREATE TABLE rewind_checkpoints (run_id ") % big
-                % QStringLiteral(" NOT NULL REFERENCES rewind_runs(run_id), part TEXT NOT NULL,"
-                                 " part_is_null INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL,"
-                                 " committed_at TEXT, counts_json TEXT,"
-                                 " PRIMARY KEY (run_id, part, part_is_null))"),
+            QStringLiteral("CREATE TABLE rewind_checkpoints (run_id ") % big %
+                QStringLiteral(" NOT NULL REFERENCES rewind_runs(run_id), part TEXT NOT NULL,"
+                               " part_is_null INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL,"
+                               " committed_at TEXT, counts_json TEXT,"
+                               " PRIMARY KEY (run_id, part, part_is_null))"),
             // What Rewind knows of each published partition. `source_sig` is
             // the source fingerprint at publish time; a different one today
             // makes the partition stale.
-            QStringLiteral("CREATE TABLE rewind_partition_state (dataset TEXT NOT NULL, part TEXT NOT NULL,"
-                           " part_is_null INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL,"
-                           " source_rows ") % big
-                % QStringLiteral(", source_sig TEXT, published_at TEXT, finalized_at TEXT, last_run_id ") % big
-                % QStringLiteral(", PRIMARY KEY (dataset, part, part_is_null))"),
-            QStringLiteral("CREATE TABLE rewind_audit (audit_id ") % id
-                % QStringLiteral(", at TEXT NOT NULL, os_user TEXT, action TEXT NOT NULL, dataset TEXT,"
-                                 " stream TEXT, run_id ") % big
-                % QStringLiteral(", detail_json TEXT)"),
+            QStringLiteral(
+                "CREATE TABLE rewind_partition_state (dataset TEXT NOT NULL, part TEXT NOT NULL,"
+                " part_is_null INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL,"
+                " source_rows ") %
+                big %
+                QStringLiteral(
+                    ", source_sig TEXT, published_at TEXT, finalized_at TEXT, last_run_id ") %
+                big % QStringLiteral(", PRIMARY KEY (dataset, part, part_is_null))"),
+            QStringLiteral("CREATE TABLE rewind_audit (audit_id ") % id %
+                QStringLiteral(
+                    ", at TEXT NOT NULL, os_user TEXT, action TEXT NOT NULL, dataset TEXT,"
+                    " stream TEXT, run_id ") %
+                big % QStringLiteral(", detail_json TEXT)"),
         };
     case 2:
         return {
-            QStringLiteral("CREATE TABLE rewind_offsets (stream TEXT NOT NULL, group_id TEXT NOT NULL,"
-                           " partition_id ") % big
-                % QStringLiteral(" NOT NULL, committed_offset ") % big
-                % QStringLiteral(" NOT NULL, updated_at TEXT NOT NULL,"
-                                 " PRIMARY KEY (stream, group_id, partition_id))"),
-            QStringLiteral("CREATE TABLE rewind_dlq (dlq_id ") % id
-                % QStringLiteral(", source_kind TEXT NOT NULL, source_name TEXT NOT NULL, part TEXT,"
-                                 " log_offset ") % big
-                % QStringLiteral(", event_id TEXT, record_key TEXT, error_class TEXT NOT NULL,"
-                                 " error TEXT NOT NULL, original_payload ") % blob
-                % QStringLiteral(", payload ") % blob
-                % QStringLiteral(", status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,"
-                                 " first_seen TEXT NOT NULL, last_attempt_at TEXT)"),
+            QStringLiteral(
+                "CREATE TABLE rewind_offsets (stream TEXT NOT NULL, group_id TEXT NOT NULL,"
+                " partition_id ") %
+                big % QStringLiteral(" NOT NULL, committed_offset ") % big %
+                QStringLiteral(" NOT NULL, updated_at TEXT NOT NULL,"
+                               " PRIMARY KEY (stream, group_id, partition_id))"),
+            QStringLiteral("CREATE TABLE rewind_dlq (dlq_id ") % id %
+                QStringLiteral(", source_kind TEXT NOT NULL, source_name TEXT NOT NULL, part TEXT,"
+                               " log_offset ") %
+                big %
+                QStringLiteral(", event_id TEXT, record_key TEXT, error_class TEXT NOT NULL,"
+                               " error TEXT NOT NULL, original_payload ") %
+                blob % QStringLiteral(", payload ") % blob %
+                QStringLiteral(", status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,"
+                               " first_seen TEXT NOT NULL, last_attempt_at TEXT)"),
             QStringLiteral("CREATE INDEX rewind_dlq_status ON rewind_dlq (status, error_class)"),
-            QStringLiteral("CREATE TABLE rewind_dlq_history (history_id ") % id
-                % QStringLiteral(", dlq_id ") % big
-                % QStringLiteral(" NOT NULL REFERENCES rewind_dlq(dlq_id), at TEXT NOT NULL, os_user TEXT,"
-                                 " action TEXT NOT NULL, from_status TEXT, to_status TEXT, reason TEXT,"
-                                 " payload_before ") % blob
-                % QStringLiteral(", payload_after ") % blob % u')',
+            QStringLiteral("CREATE TABLE rewind_dlq_history (history_id ") % id %
+                QStringLiteral(", dlq_id ") % big %
+                QStringLiteral(
+                    " NOT NULL REFERENCES rewind_dlq(dlq_id), at TEXT NOT NULL, os_user TEXT,"
+                    " action TEXT NOT NULL, from_status TEXT, to_status TEXT, reason TEXT,"
+                    " payload_before ") %
+                blob % QStringLiteral(", payload_after ") % blob % u')',
         };
     case 3:
         return {
-            QStringLiteral("CREATE TABLE rewind_frozen (dataset TEXT PRIMARY KEY, frozen_at TEXT NOT NULL,"
-                           " os_user TEXT, reason TEXT)"),
+            QStringLiteral(
+                "CREATE TABLE rewind_frozen (dataset TEXT PRIMARY KEY, frozen_at TEXT NOT NULL,"
+                " os_user TEXT, reason TEXT)"),
             QStringLiteral("CREATE INDEX rewind_audit_at ON rewind_audit (at)"),
         };
     case 4:
@@ -81,30 +91,40 @@ QStringList step(const SqlDialect &d, int version)
             QStringLiteral("ALTER TABLE rewind_runs ADD COLUMN pid ") % big,
             QStringLiteral("ALTER TABLE rewind_runs ADD COLUMN host TEXT"),
             QStringLiteral("ALTER TABLE rewind_runs ADD COLUMN result_json TEXT"),
-            QStringLiteral("CREATE TABLE rewind_check_results (run_id ") % big
-                % QStringLiteral(" NOT NULL, part TEXT NOT NULL, part_is_null INTEGER NOT NULL DEFAULT 0, name TEXT NOT NULL,"
-                                 " passed INTEGER NOT NULL, detail TEXT, at TEXT NOT NULL)"),
-            QStringLiteral("CREATE INDEX rewind_check_results_run ON rewind_check_results (run_id)"),
+            QStringLiteral("CREATE TABLE rewind_check_results (run_id ") % big %
+                QStringLiteral(" NOT NULL, part TEXT NOT NULL, part_is_null INTEGER NOT NULL "
+                               "DEFAULT 0, name TEXT NOT NULL,"
+                               " passed INTEGER NOT NULL, detail TEXT, at TEXT NOT NULL)"),
+            QStringLiteral(
+                "CREATE INDEX rewind_check_results_run ON rewind_check_results (run_id)"),
         };
     case 5:
         return {
             // Stream replays: a running one (pid, host alive) blocks offset resets of its group.
-            QStringLiteral("CREATE TABLE rewind_replays (replay_id ") % id
-                % QStringLiteral(", stream TEXT NOT NULL, group_id TEXT NOT NULL, status TEXT NOT NULL,"
-                                 " started_at TEXT NOT NULL, finished_at TEXT, os_user TEXT, pid ") % big
-                % QStringLiteral(", host TEXT, consumed ") % big % QStringLiteral(" NOT NULL DEFAULT 0, inserted ") % big
-                % QStringLiteral(" NOT NULL DEFAULT 0, duplicates ") % big % QStringLiteral(" NOT NULL DEFAULT 0, dead_lettered ") % big
-                % QStringLiteral(" NOT NULL DEFAULT 0, batches INTEGER NOT NULL DEFAULT 0, error TEXT)"),
-            QStringLiteral("CREATE INDEX rewind_replays_group ON rewind_replays (stream, group_id, status)"),
+            QStringLiteral("CREATE TABLE rewind_replays (replay_id ") % id %
+                QStringLiteral(
+                    ", stream TEXT NOT NULL, group_id TEXT NOT NULL, status TEXT NOT NULL,"
+                    " started_at TEXT NOT NULL, finished_at TEXT, os_user TEXT, pid ") %
+                big % QStringLiteral(", host TEXT, consumed ") % big %
+                QStringLiteral(" NOT NULL DEFAULT 0, inserted ") % big %
+                QStringLiteral(" NOT NULL DEFAULT 0, duplicates ") % big %
+                QStringLiteral(" NOT NULL DEFAULT 0, dead_lettered ") % big %
+                QStringLiteral(
+                    " NOT NULL DEFAULT 0, batches INTEGER NOT NULL DEFAULT 0, error TEXT)"),
+            QStringLiteral(
+                "CREATE INDEX rewind_replays_group ON rewind_replays (stream, group_id, status)"),
             // A stream event re-read after a rewind is dead-lettered once.
-            QStringLiteral("CREATE INDEX rewind_dlq_source ON rewind_dlq (source_kind, source_name, part, log_offset)"),
+            QStringLiteral("CREATE INDEX rewind_dlq_source ON rewind_dlq (source_kind, "
+                           "source_name, part, log_offset)"),
         };
     case 6:
         return {
-            // DLQ replay: the error of the last failed attempt (error_class/error keep the capture's).
+            // DLQ replay: the error of the last failed attempt (error_class/error keep the
+            // capture's).
             QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN last_error_class TEXT"),
             QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN last_error TEXT"),
-            QStringLiteral("CREATE INDEX rewind_dlq_history_record ON rewind_dlq_history (dlq_id, history_id)"),
+            QStringLiteral("CREATE INDEX rewind_dlq_history_record ON rewind_dlq_history (dlq_id, "
+                           "history_id)"),
         };
     case 7:
         // The engine's own functions (PostgreSQL: rewind.epoch_ms; SQLite
@@ -120,8 +140,9 @@ QStringList step(const SqlDialect &d, int version)
         // function Rewind registers, which other tools reading the file lack.
         if (d.kind() != SqlDialect::Kind::Postgres)
             return {};
-        return {QStringLiteral("CREATE INDEX rewind_dlq_signature ON rewind_dlq ((")
-                % d.dlqSignature(QStringLiteral("error_class"), QStringLiteral("error")) % QStringLiteral("), dlq_id)")};
+        return {QStringLiteral("CREATE INDEX rewind_dlq_signature ON rewind_dlq ((") %
+                d.dlqSignature(QStringLiteral("error_class"), QStringLiteral("error")) %
+                QStringLiteral("), dlq_id)")};
     case 9:
         // rewind.epoch_ms drops digits past the millisecond instead of
         // rounding them (09:59:59.9996 is before 10:00:00, as on SQLite).
@@ -137,14 +158,19 @@ QStringList step(const SqlDialect &d, int version)
             // its cluster. A replay's batch moves rewind_offsets first; when
             // the cluster still holds cluster_offset (-1: nothing), the next
             // replay knows its commit there did not happen and catches it up.
-            QStringLiteral("CREATE TABLE rewind_kafka_offsets (stream TEXT NOT NULL, group_id TEXT NOT NULL, partition_id ") % big
-                % QStringLiteral(" NOT NULL, cluster_offset ") % big % QStringLiteral(" NOT NULL, PRIMARY KEY (stream, group_id, partition_id))"),
+            QStringLiteral("CREATE TABLE rewind_kafka_offsets (stream TEXT NOT NULL, group_id TEXT "
+                           "NOT NULL, partition_id ") %
+                big % QStringLiteral(" NOT NULL, cluster_offset ") % big %
+                QStringLiteral(" NOT NULL, PRIMARY KEY (stream, group_id, partition_id))"),
             // A group's lag per partition each time its offsets are read
             // (bounded: the newest kLagRetention sample times per group stay).
-            QStringLiteral("CREATE TABLE rewind_lag_samples (stream TEXT NOT NULL, group_id TEXT NOT NULL, partition_id ") % big
-                % QStringLiteral(" NOT NULL, sampled_ms ") % big % QStringLiteral(" NOT NULL, committed_offset ") % big
-                % QStringLiteral(", log_end ") % big % QStringLiteral(" NOT NULL, lag ") % big
-                % QStringLiteral(" NOT NULL, PRIMARY KEY (stream, group_id, partition_id, sampled_ms))"),
+            QStringLiteral("CREATE TABLE rewind_lag_samples (stream TEXT NOT NULL, group_id TEXT "
+                           "NOT NULL, partition_id ") %
+                big % QStringLiteral(" NOT NULL, sampled_ms ") % big %
+                QStringLiteral(" NOT NULL, committed_offset ") % big %
+                QStringLiteral(", log_end ") % big % QStringLiteral(" NOT NULL, lag ") % big %
+                QStringLiteral(
+                    " NOT NULL, PRIMARY KEY (stream, group_id, partition_id, sampled_ms))"),
         };
     case 12:
         return {
@@ -167,7 +193,8 @@ QStringList step(const SqlDialect &d, int version)
             // 'imported' (read from the topic) or 'published' (a record a
             // Kafka replay dead-lettered, produced there for other tools).
             QStringLiteral("ALTER TABLE rewind_dlq ADD COLUMN dlq_source TEXT"),
-            QStringLiteral("CREATE UNIQUE INDEX rewind_dlq_topic_record ON rewind_dlq (dlq_topic, dlq_partition, dlq_offset)"),
+            QStringLiteral("CREATE UNIQUE INDEX rewind_dlq_topic_record ON rewind_dlq (dlq_topic, "
+                           "dlq_partition, dlq_offset)"),
         };
     case 13: {
         // A freeze that holds in the database (recovery.h): triggers on a
@@ -178,9 +205,12 @@ QStringList step(const SqlDialect &d, int version)
         // function below refuses statements without it.
         QStringList out{QStringLiteral("CREATE TABLE rewind_writer (marker INTEGER)")};
         if (d.name() == QLatin1String("postgresql"))
-            out << QStringLiteral("CREATE OR REPLACE FUNCTION rewind.refuse_frozen_write() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
-                                  "BEGIN IF current_setting('rewind.writer', true) IS DISTINCT FROM 'on' THEN "
-                                  "RAISE EXCEPTION '%', TG_ARGV[0] USING ERRCODE = 'object_not_in_prerequisite_state'; END IF; RETURN NULL; END $fn$");
+            out << QStringLiteral(
+                "CREATE OR REPLACE FUNCTION rewind.refuse_frozen_write() RETURNS trigger LANGUAGE "
+                "plpgsql AS $fn$ "
+                "BEGIN IF current_setting('rewind.writer', true) IS DISTINCT FROM 'on' THEN "
+                "RAISE EXCEPTION '%', TG_ARGV[0] USING ERRCODE = "
+                "'object_not_in_prerequisite_state'; END IF; RETURN NULL; END $fn$");
         return out;
     }
     default:
@@ -192,40 +222,43 @@ constexpr int kLatest = 13;
 
 } // namespace
 
-int latestVersion() { return kLatest; }
-
-bool isControlTable(const QString &name)
-{
-    // rewind.rewind_runs names the same table on PostgreSQL.
-    return name.startsWith(QLatin1String(kPrefix)) || name.section(u'.', -1).startsWith(QLatin1String(kPrefix));
+int latestVersion() {
+    return kLatest;
 }
 
-Result<int> currentVersion(const Database &db)
-{
+bool isControlTable(const QString &name) {
+    // rewind.rewind_runs names the same table on PostgreSQL.
+    return name.startsWith(QLatin1String(kPrefix)) ||
+           name.section(u'.', -1).startsWith(QLatin1String(kPrefix));
+}
+
+Result<int> currentVersion(const Database &db) {
     auto has = db.hasRelation(QStringLiteral("rewind_meta"));
     if (!has)
         return fail(has.error());
     if (!*has)
         return 0;
-    auto value = db.scalar(QStringLiteral("SELECT value FROM rewind_meta WHERE key = 'schema_version'"));
+    auto value =
+        db.scalar(QStringLiteral("SELECT value FROM rewind_meta WHERE key = 'schema_version'"));
     if (!value)
         return fail(value.error());
     bool ok = false;
     const int version = value->toString().toInt(&ok);
     if (!ok)
-        return internalError(QStringLiteral("rewind_meta.schema_version is not a number: \"%1\"").arg(value->toString()));
+        return internalError(QStringLiteral("rewind_meta.schema_version is not a number: \"%1\"")
+                                 .arg(value->toString()));
     return version;
 }
 
-Status migrate(const Database &db, int targetVersion)
-{
+Status migrate(const Database &db, int targetVersion) {
     if (targetVersion < 0)
         targetVersion = kLatest;
     auto current = currentVersion(db);
     if (!current)
         return fail(current.error());
     if (*current > kLatest)
-        return internalError(QStringLiteral("%1 was written by a newer Rewind (control schema version %2; this build knows up to %3)")
+        return internalError(QStringLiteral("%1 was written by a newer Rewind (control schema "
+                                            "version %2; this build knows up to %3)")
                                  .arg(db.url().display())
                                  .arg(*current)
                                  .arg(kLatest));
@@ -241,9 +274,11 @@ Status migrate(const Database &db, int targetVersion)
                 return s;
             if (auto s = db.execAll(step(db.dialect(), version)); !s)
                 return s;
-            if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_meta (key, value) VALUES ('schema_version', ?)")
-                                     % db.dialect().upsertSet({QStringLiteral("key")}, {QStringLiteral("value")}),
-                                 {QString::number(version)});
+            if (auto r = db.exec(
+                    QStringLiteral(
+                        "INSERT INTO rewind_meta (key, value) VALUES ('schema_version', ?)") %
+                        db.dialect().upsertSet({QStringLiteral("key")}, {QStringLiteral("value")}),
+                    {QString::number(version)});
                 !r)
                 return fail(r.error());
             return {};

@@ -5,8 +5,8 @@
 #include <QAtomicInteger>
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QHash>
 #include <QFileInfo>
+#include <QHash>
 #include <QLoggingCategory>
 #include <QMutex>
 #include <QRandomGenerator>
@@ -20,9 +20,8 @@
 #include <QStringBuilder>
 #include <QThread>
 #include <QUrl>
-
-#include <algorithm>
 #include <QUrlQuery>
+#include <algorithm>
 
 Q_LOGGING_CATEGORY(lcDb, "rewind.db")
 // Every statement with its duration: QT_LOGGING_RULES="rewind.sql.debug=true".
@@ -41,8 +40,7 @@ QAtomicInteger<quint64> g_nextDatabaseId{1};
 // another thread. The main thread's connections live as long as the process.
 struct ThreadConnections {
     QStringList names;
-    ~ThreadConnections()
-    {
+    ~ThreadConnections() {
         // Removing the last handle deletes the driver, which closes it.
         for (const QString &name : std::as_const(names))
             QSqlDatabase::removeDatabase(name);
@@ -50,14 +48,12 @@ struct ThreadConnections {
 };
 thread_local ThreadConnections t_connections;
 
-bool onWorkerThread()
-{
+bool onWorkerThread() {
     const QCoreApplication *app = QCoreApplication::instance();
     return app && QThread::currentThread() != app->thread();
 }
 
-QString describe(const QSqlError &error)
-{
+QString describe(const QSqlError &error) {
     QString text = error.databaseText();
     if (text.isEmpty())
         text = error.text();
@@ -73,51 +69,53 @@ QString abbreviate(const QString &sql);
 
 // SQLITE_BUSY (5) and SQLITE_LOCKED (6); PostgreSQL serialization failure,
 // deadlock and lock_timeout (lock_not_available).
-bool isTransient(const QSqlError &error)
-{
+bool isTransient(const QSqlError &error) {
     const QString code = error.nativeErrorCode();
-    return code == QLatin1String("5") || code == QLatin1String("6") || code == QLatin1String("40001")
-           || code == QLatin1String("40P01") || code == QLatin1String("55P03")
-           || error.databaseText().contains(QLatin1String("database is locked"));
+    return code == QLatin1String("5") || code == QLatin1String("6") ||
+           code == QLatin1String("40001") || code == QLatin1String("40P01") ||
+           code == QLatin1String("55P03") ||
+           error.databaseText().contains(QLatin1String("database is locked"));
 }
 
 // The PostgreSQL server ended the session: connection exceptions (class
 // 08), administrator or crash shutdown (57P01-57P03), or libpq's own
 // message when the socket closed. (SQLite has no session to lose; its
 // errors, a full disk among them, are never this.)
-bool isConnectionLost(const QSqlError &error)
-{
+bool isConnectionLost(const QSqlError &error) {
     const QString code = error.nativeErrorCode();
     const QString text = error.databaseText() + error.driverText();
-    return error.type() == QSqlError::ConnectionError || code.startsWith(QLatin1String("08")) || code == QLatin1String("57P01")
-           || code == QLatin1String("57P02") || code == QLatin1String("57P03")
-           || text.contains(QLatin1String("server closed the connection")) || text.contains(QLatin1String("no connection to the server"))
-           || text.contains(QLatin1String("terminating connection"));
+    return error.type() == QSqlError::ConnectionError || code.startsWith(QLatin1String("08")) ||
+           code == QLatin1String("57P01") || code == QLatin1String("57P02") ||
+           code == QLatin1String("57P03") ||
+           text.contains(QLatin1String("server closed the connection")) ||
+           text.contains(QLatin1String("no connection to the server")) ||
+           text.contains(QLatin1String("terminating connection"));
 }
 
 // SQLITE_FULL (13), or a size limit reached (PRAGMA max_page_count);
 // PostgreSQL disk_full (53100).
-bool isDiskFull(const QSqlError &error)
-{
+bool isDiskFull(const QSqlError &error) {
     const QString code = error.nativeErrorCode();
-    return code == QLatin1String("13") || code == QLatin1String("53100")
-           || error.databaseText().contains(QLatin1String("database or disk is full"));
+    return code == QLatin1String("13") || code == QLatin1String("53100") ||
+           error.databaseText().contains(QLatin1String("database or disk is full"));
 }
 
-Error sqlError(const QSqlError &error, const QString &sql)
-{
+Error sqlError(const QSqlError &error, const QString &sql) {
     if (isDiskFull(error))
-        return Error::internal(QStringLiteral("the disk is full (or the database reached its size limit): %1; the transaction was "
-                                              "rolled back, nothing of it was written; free space and run again\n  in: %2")
-                                   .arg(describe(error), abbreviate(sql)));
-    Error e = Error::internal(QStringLiteral("SQL error: %1\n  in: %2").arg(describe(error), abbreviate(sql)));
+        return Error::internal(
+            QStringLiteral(
+                "the disk is full (or the database reached its size limit): %1; the transaction "
+                "was "
+                "rolled back, nothing of it was written; free space and run again\n  in: %2")
+                .arg(describe(error), abbreviate(sql)));
+    Error e = Error::internal(
+        QStringLiteral("SQL error: %1\n  in: %2").arg(describe(error), abbreviate(sql)));
     e.transient = isTransient(error);
     e.sqlState = error.nativeErrorCode();
     return e;
 }
 
-QString abbreviate(const QString &sql)
-{
+QString abbreviate(const QString &sql) {
     QString oneLine = sql.simplified();
     if (oneLine.size() > 160)
         oneLine = oneLine.left(157) + QStringLiteral("...");
@@ -126,8 +124,8 @@ QString abbreviate(const QString &sql)
 
 // `sql` with each `?` outside string literals, quoted identifiers and
 // comments replaced by the next value of `binds` as an SQL literal.
-Result<QString> withLiterals(const QString &sql, const QVariantList &binds, const QSqlDriver &driver)
-{
+Result<QString> withLiterals(const QString &sql, const QVariantList &binds,
+                             const QSqlDriver &driver) {
     if (binds.isEmpty())
         return sql;
     QString out;
@@ -152,7 +150,10 @@ Result<QString> withLiterals(const QString &sql, const QVariantList &binds, cons
             i = stop - 1;
         } else if (c == u'?') {
             if (next >= binds.size())
-                return internalError(QStringLiteral("more placeholders than the %1 bound values in: %2").arg(binds.size()).arg(abbreviate(sql)));
+                return internalError(
+                    QStringLiteral("more placeholders than the %1 bound values in: %2")
+                        .arg(binds.size())
+                        .arg(abbreviate(sql)));
             const QVariant &value = binds[next++];
             QSqlField field(QString(), value.metaType());
             field.setValue(value);
@@ -162,21 +163,26 @@ Result<QString> withLiterals(const QString &sql, const QVariantList &binds, cons
         }
     }
     if (next != binds.size())
-        return internalError(QStringLiteral("%1 bound values for %2 placeholders in: %3").arg(binds.size()).arg(next).arg(abbreviate(sql)));
+        return internalError(QStringLiteral("%1 bound values for %2 placeholders in: %3")
+                                 .arg(binds.size())
+                                 .arg(next)
+                                 .arg(abbreviate(sql)));
     return out;
 }
 
 } // namespace
 
-Result<DatabaseUrl> DatabaseUrl::parse(const QString &text)
-{
+Result<DatabaseUrl> DatabaseUrl::parse(const QString &text) {
     DatabaseUrl url;
     if (text.trimmed().isEmpty())
-        return badInput(QStringLiteral("--db: no database given (a SQLite path, sqlite:PATH or postgresql://...)"));
-    if (text.startsWith(QLatin1String("postgresql://")) || text.startsWith(QLatin1String("postgres://"))) {
+        return badInput(QStringLiteral(
+            "--db: no database given (a SQLite path, sqlite:PATH or postgresql://...)"));
+    if (text.startsWith(QLatin1String("postgresql://")) ||
+        text.startsWith(QLatin1String("postgres://"))) {
         const QUrl parsed(text, QUrl::TolerantMode);
         if (!parsed.isValid() || parsed.host().isEmpty() || parsed.path().size() < 2)
-            return badInput(QStringLiteral("--db: malformed PostgreSQL URL (expected postgresql://user[:password]@host[:port]/dbname)"));
+            return badInput(QStringLiteral("--db: malformed PostgreSQL URL (expected "
+                                           "postgresql://user[:password]@host[:port]/dbname)"));
         url.kind = SqlDialect::Kind::Postgres;
         url.text = text;
         url.host = parsed.host();
@@ -186,13 +192,17 @@ Result<DatabaseUrl> DatabaseUrl::parse(const QString &text)
         url.databaseName = parsed.path(QUrl::FullyDecoded).mid(1);
         // libpq connection parameters passed through; the password, when
         // not in the URL, comes from PGPASSWORD or ~/.pgpass (libpq reads both).
-        static const QStringList known = {QStringLiteral("sslmode"), QStringLiteral("options"), QStringLiteral("connect_timeout"),
-                                          QStringLiteral("application_name"), QStringLiteral("sslrootcert"),
-                                          QStringLiteral("sslcert"), QStringLiteral("sslkey")};
+        static const QStringList known = {
+            QStringLiteral("sslmode"),         QStringLiteral("options"),
+            QStringLiteral("connect_timeout"), QStringLiteral("application_name"),
+            QStringLiteral("sslrootcert"),     QStringLiteral("sslcert"),
+            QStringLiteral("sslkey")};
         QStringList options;
         for (const auto &[key, value] : QUrlQuery(parsed).queryItems(QUrl::FullyDecoded)) {
             if (!known.contains(key))
-                return badInput(QStringLiteral("--db: unknown PostgreSQL URL parameter \"%1\" (known: %2)").arg(key, known.join(u", ")));
+                return badInput(
+                    QStringLiteral("--db: unknown PostgreSQL URL parameter \"%1\" (known: %2)")
+                        .arg(key, known.join(u", ")));
             QString quoted = value;
             quoted.replace(u'\\', QStringLiteral("\\\\")).replace(u'\'', QStringLiteral("\\'"));
             options << key % QStringLiteral("='") % quoted % u'\'';
@@ -210,12 +220,11 @@ Result<DatabaseUrl> DatabaseUrl::parse(const QString &text)
     return url;
 }
 
-QString DatabaseUrl::display() const
-{
+QString DatabaseUrl::display() const {
     if (kind == SqlDialect::Kind::Sqlite)
         return path;
-    return QStringLiteral("postgresql://") % (user.isEmpty() ? QString() : user % u'@') % host % u':'
-           % QString::number(port) % u'/' % databaseName;
+    return QStringLiteral("postgresql://") % (user.isEmpty() ? QString() : user % u'@') % host %
+           u':' % QString::number(port) % u'/' % databaseName;
 }
 
 struct Database::Shared {
@@ -225,11 +234,10 @@ struct Database::Shared {
     QMutex mutex;
     QSet<QString> connectionNames;
     QSet<QString> inTransaction; // connections inside writeTransaction()
-    bool writerTable = false;    // SQLite: rewind_writer exists (a frozen target's triggers read it)
+    bool writerTable = false; // SQLite: rewind_writer exists (a frozen target's triggers read it)
     QHash<QString, QString> quotedTables; // quoteTable() answers that needed the catalog
 
-    ~Shared()
-    {
+    ~Shared() {
         // Only the current thread's connection can be closed safely here; the
         // others belong to threads that may still be running.
         const QString mine = connectionName();
@@ -239,19 +247,21 @@ struct Database::Shared {
         }
     }
 
-    QString connectionName() const
-    {
+    QString connectionName() const {
         return QStringLiteral("rewind-%1-%2")
             .arg(id)
             .arg(reinterpret_cast<quintptr>(QThread::currentThreadId()));
     }
 };
 
-const SqlDialect &Database::dialect() const { return *m_shared->dialect; }
-const DatabaseUrl &Database::url() const { return m_shared->url; }
+const SqlDialect &Database::dialect() const {
+    return *m_shared->dialect;
+}
+const DatabaseUrl &Database::url() const {
+    return m_shared->url;
+}
 
-Result<Database> Database::open(const QString &text, OpenMode mode)
-{
+Result<Database> Database::open(const QString &text, OpenMode mode) {
     auto url = DatabaseUrl::parse(text);
     if (!url)
         return fail(url.error());
@@ -259,13 +269,15 @@ Result<Database> Database::open(const QString &text, OpenMode mode)
     if (!dialect)
         return badInput(QStringLiteral("--db %1: the %2 backend is not available in this build")
                             .arg(url->display(), QStringLiteral("PostgreSQL")));
-    if (url->kind == SqlDialect::Kind::Sqlite && mode == OpenMode::MustExist
-        && !QFileInfo::exists(url->path))
+    if (url->kind == SqlDialect::Kind::Sqlite && mode == OpenMode::MustExist &&
+        !QFileInfo::exists(url->path))
         return badInput(QStringLiteral("--db %1: no such database file").arg(url->path));
     if (!QSqlDatabase::isDriverAvailable(dialect->driverName()))
-        return internalError(QStringLiteral("the Qt SQL driver %1 is not installed (Debian: %2)")
-                                 .arg(dialect->driverName(), url->kind == SqlDialect::Kind::Sqlite ? QStringLiteral("libqt6sql6-sqlite")
-                                                                                                   : QStringLiteral("libqt6sql6-psql")));
+        return internalError(
+            QStringLiteral("the Qt SQL driver %1 is not installed (Debian: %2)")
+                .arg(dialect->driverName(), url->kind == SqlDialect::Kind::Sqlite
+                                                ? QStringLiteral("libqt6sql6-sqlite")
+                                                : QStringLiteral("libqt6sql6-psql")));
 
     auto shared = std::make_shared<Shared>();
     shared->id = g_nextDatabaseId.fetchAndAddRelaxed(1);
@@ -277,8 +289,7 @@ Result<Database> Database::open(const QString &text, OpenMode mode)
     return db;
 }
 
-Result<QSqlDatabase> Database::connection() const
-{
+Result<QSqlDatabase> Database::connection() const {
     const QString name = m_shared->connectionName();
     bool known = false;
     {
@@ -295,7 +306,8 @@ Result<QSqlDatabase> Database::connection() const
         // in autocommit on a new session.
         QMutexLocker lock(&m_shared->mutex);
         if (m_shared->inTransaction.contains(name)) {
-            Error e = Error::internal(QStringLiteral("the connection to %1 was lost inside a transaction, which the server rolled back")
+            Error e = Error::internal(QStringLiteral("the connection to %1 was lost inside a "
+                                                     "transaction, which the server rolled back")
                                           .arg(m_shared->url.display()));
             e.transient = true;
             return fail(e);
@@ -303,7 +315,8 @@ Result<QSqlDatabase> Database::connection() const
         m_shared->connectionNames.remove(name);
     }
     const bool added = !QSqlDatabase::contains(name);
-    QSqlDatabase conn = added ? QSqlDatabase::addDatabase(m_shared->dialect->driverName(), name) : QSqlDatabase::database(name, false);
+    QSqlDatabase conn = added ? QSqlDatabase::addDatabase(m_shared->dialect->driverName(), name)
+                              : QSqlDatabase::database(name, false);
     if (added && onWorkerThread())
         t_connections.names << name;
     const DatabaseUrl &url = m_shared->url;
@@ -332,8 +345,10 @@ Result<QSqlDatabase> Database::connection() const
         QSqlDatabase::removeDatabase(name);
         // A database the server does not have is bad input, as a missing
         // SQLite file is (exit 2); an unreachable server is not.
-        if (url.kind == SqlDialect::Kind::Postgres && why.contains(QStringLiteral("database \"%1\" does not exist").arg(url.databaseName)))
-            return badInput(QStringLiteral("--db %1: no such database on the server").arg(url.display()));
+        if (url.kind == SqlDialect::Kind::Postgres &&
+            why.contains(QStringLiteral("database \"%1\" does not exist").arg(url.databaseName)))
+            return badInput(
+                QStringLiteral("--db %1: no such database on the server").arg(url.display()));
         return internalError(QStringLiteral("cannot open database %1: %2").arg(url.display(), why));
     }
     for (const QString &statement : m_shared->dialect->sessionSetup()) {
@@ -345,7 +360,8 @@ Result<QSqlDatabase> Database::connection() const
     if (url.kind == SqlDialect::Kind::Postgres) {
         QSqlQuery q(conn);
         if (!q.exec(QStringLiteral("SET lock_timeout = %1").arg(busyMs)))
-            return internalError(QStringLiteral("cannot set lock_timeout on %1: %2").arg(url.display(), describe(q.lastError())));
+            return internalError(QStringLiteral("cannot set lock_timeout on %1: %2")
+                                     .arg(url.display(), describe(q.lastError())));
     }
     if (url.kind == SqlDialect::Kind::Sqlite) {
         // Durability across power loss: NORMAL (the default) may lose the
@@ -353,10 +369,14 @@ Result<QSqlDatabase> Database::connection() const
         const QByteArray sync = qgetenv("REWIND_SQLITE_SYNCHRONOUS").toUpper();
         if (!sync.isEmpty()) {
             if (sync != "NORMAL" && sync != "FULL" && sync != "EXTRA")
-                return badInput(QStringLiteral("REWIND_SQLITE_SYNCHRONOUS=%1: expected NORMAL, FULL or EXTRA").arg(QString::fromLatin1(sync)));
+                return badInput(
+                    QStringLiteral("REWIND_SQLITE_SYNCHRONOUS=%1: expected NORMAL, FULL or EXTRA")
+                        .arg(QString::fromLatin1(sync)));
             QSqlQuery q(conn);
             if (!q.exec(QStringLiteral("PRAGMA synchronous=") % QString::fromLatin1(sync)))
-                return internalError(QStringLiteral("cannot set synchronous=%1 on %2: %3").arg(QString::fromLatin1(sync), url.display(), describe(q.lastError())));
+                return internalError(
+                    QStringLiteral("cannot set synchronous=%1 on %2: %3")
+                        .arg(QString::fromLatin1(sync), url.display(), describe(q.lastError())));
         }
         if (auto registered = registerSqliteFunctions(conn); !registered)
             return fail(registered.error());
@@ -366,16 +386,15 @@ Result<QSqlDatabase> Database::connection() const
     return conn;
 }
 
-bool Database::sharedAcrossConnections() const
-{
+bool Database::sharedAcrossConnections() const {
     const DatabaseUrl &url = m_shared->url;
     if (url.kind != SqlDialect::Kind::Sqlite)
         return true;
-    return !url.path.isEmpty() && !url.path.startsWith(u':') && !url.path.startsWith(QLatin1String("file:")) && QFileInfo(url.path).isFile();
+    return !url.path.isEmpty() && !url.path.startsWith(u':') &&
+           !url.path.startsWith(QLatin1String("file:")) && QFileInfo(url.path).isFile();
 }
 
-Result<QSqlQuery> Database::exec(const QString &sql, const QVariantList &binds) const
-{
+Result<QSqlQuery> Database::exec(const QString &sql, const QVariantList &binds) const {
     auto conn = connection();
     if (!conn)
         return fail(conn.error());
@@ -416,17 +435,18 @@ Result<QSqlQuery> Database::exec(const QString &sql, const QVariantList &binds) 
         // (retryTransient) starts it again on a new connection, which the
         // next statement opens.
         conn->close();
-        Error e = Error::internal(QStringLiteral("lost the connection to %1: %2; the transaction was rolled back by the server, "
-                                                 "a new connection is opened for the next statement\n  in: %3")
-                                      .arg(url().display(), describe(failure), abbreviate(sql)));
+        Error e = Error::internal(
+            QStringLiteral(
+                "lost the connection to %1: %2; the transaction was rolled back by the server, "
+                "a new connection is opened for the next statement\n  in: %3")
+                .arg(url().display(), describe(failure), abbreviate(sql)));
         e.transient = true;
         return fail(e);
     }
     return fail(sqlError(failure, sql));
 }
 
-Result<QVariant> Database::scalar(const QString &sql, const QVariantList &binds) const
-{
+Result<QVariant> Database::scalar(const QString &sql, const QVariantList &binds) const {
     auto query = exec(sql, binds);
     if (!query)
         return fail(query.error());
@@ -435,8 +455,7 @@ Result<QVariant> Database::scalar(const QString &sql, const QVariantList &binds)
     return query->value(0);
 }
 
-Status Database::execAll(const QStringList &statements) const
-{
+Status Database::execAll(const QStringList &statements) const {
     for (const QString &statement : statements) {
         if (auto r = exec(statement); !r)
             return fail(r.error());
@@ -444,8 +463,8 @@ Status Database::execAll(const QStringList &statements) const
     return {};
 }
 
-Status Database::execRows(const QString &head, const QString &row, int columns, const QVariantList &binds, const QString &tail) const
-{
+Status Database::execRows(const QString &head, const QString &row, int columns,
+                          const QVariantList &binds, const QString &tail) const {
     Q_ASSERT(columns > 0 && binds.size() % columns == 0);
     // At most about 500 bound values a statement: Qt's SQLite driver names
     // each placeholder, and SQLite looks every name up in a list, so one
@@ -471,13 +490,13 @@ Status Database::execRows(const QString &head, const QString &row, int columns, 
     return {};
 }
 
-Status Database::writeTransaction(const std::function<Status()> &body) const
-{
+Status Database::writeTransaction(const std::function<Status()> &body) const {
     const QString name = m_shared->connectionName();
     {
         QMutexLocker lock(&m_shared->mutex);
         if (m_shared->inTransaction.contains(name))
-            return internalError(QStringLiteral("nested write transaction on %1").arg(url().display()));
+            return internalError(
+                QStringLiteral("nested write transaction on %1").arg(url().display()));
     }
     if (auto begin = exec(dialect().beginWrite()); !begin)
         return fail(begin.error());
@@ -515,14 +534,14 @@ Status Database::writeTransaction(const std::function<Status()> &body) const
     return result;
 }
 
-bool Database::hasWriterTable() const
-{
+bool Database::hasWriterTable() const {
     {
         QMutexLocker lock(&m_shared->mutex);
         if (m_shared->writerTable)
             return true;
     }
-    auto found = scalar(QStringLiteral("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'rewind_writer'"));
+    auto found = scalar(QStringLiteral(
+        "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'rewind_writer'"));
     if (!found || found->isNull())
         return false;
     QMutexLocker lock(&m_shared->mutex);
@@ -530,29 +549,30 @@ bool Database::hasWriterTable() const
     return true;
 }
 
-int Database::backoffMs(int attempt)
-{
+int Database::backoffMs(int attempt) {
     const int base = std::min(5000, 100 << std::min(attempt - 1, 6));
     return base / 2 + int(QRandomGenerator::global()->bounded(base / 2 + 1));
 }
 
-Status Database::retryTransient(int maxAttempts, const std::function<Status()> &attempt)
-{
+Status Database::retryTransient(int maxAttempts, const std::function<Status()> &attempt) {
     for (int n = 1;; ++n) {
         Status result = attempt();
         if (result || !result.error().transient || n >= maxAttempts) {
             if (!result && result.error().transient && n > 1)
-                result.error().message = QStringLiteral("the database stayed busy after %1 attempts: %2").arg(n).arg(result.error().message);
+                result.error().message =
+                    QStringLiteral("the database stayed busy after %1 attempts: %2")
+                        .arg(n)
+                        .arg(result.error().message);
             return result;
         }
         const int wait = backoffMs(n);
-        qCInfo(lcDb) << "database busy or connection lost, retrying in" << wait << "ms (attempt" << n << "of" << maxAttempts << ")";
+        qCInfo(lcDb) << "database busy or connection lost, retrying in" << wait << "ms (attempt"
+                     << n << "of" << maxAttempts << ")";
         QThread::msleep(wait);
     }
 }
 
-Result<QStringList> Database::relations() const
-{
+Result<QStringList> Database::relations() const {
     auto query = exec(dialect().listRelations());
     if (!query)
         return fail(query.error());
@@ -562,16 +582,14 @@ Result<QStringList> Database::relations() const
     return names;
 }
 
-Result<bool> Database::hasRelation(const QString &name) const
-{
+Result<bool> Database::hasRelation(const QString &name) const {
     auto query = exec(dialect().findRelation(), {name});
     if (!query)
         return fail(query.error());
     return query->next();
 }
 
-QString Database::quoteTable(const QString &name) const
-{
+QString Database::quoteTable(const QString &name) const {
     const qsizetype dot = name.indexOf(u'.');
     const QString visible = dialect().visibleRelationNamed();
     if (dot <= 0 || dot == name.size() - 1 || visible.isNull())
@@ -585,7 +603,8 @@ QString Database::quoteTable(const QString &name) const
     // looked up is taken as qualified (and not remembered).
     auto whole = exec(visible, {name});
     const bool literal = whole && whole->next();
-    const QString quoted = literal ? quote(name) : QString(quote(name.left(dot)) % u'.' % quote(name.mid(dot + 1)));
+    const QString quoted =
+        literal ? quote(name) : QString(quote(name.left(dot)) % u'.' % quote(name.mid(dot + 1)));
     if (whole) {
         QMutexLocker lock(&m_shared->mutex);
         m_shared->quotedTables.insert(name, quoted);
@@ -593,8 +612,7 @@ QString Database::quoteTable(const QString &name) const
     return quoted;
 }
 
-Result<std::optional<Database::NewTableHome>> Database::newTableHome(const QString &name) const
-{
+Result<std::optional<Database::NewTableHome>> Database::newTableHome(const QString &name) const {
     const QString sql = dialect().schemaForNewTable();
     if (sql.isNull())
         return std::optional<NewTableHome>();
@@ -613,30 +631,30 @@ Result<std::optional<Database::NewTableHome>> Database::newTableHome(const QStri
     return std::optional<NewTableHome>(home);
 }
 
-Result<std::vector<ColumnInfo>> Database::columns(const QString &relation) const
-{
+Result<std::vector<ColumnInfo>> Database::columns(const QString &relation) const {
     auto query = exec(dialect().listColumns(), {relation});
     if (!query)
         return fail(query.error());
     std::vector<ColumnInfo> result;
     while (query->next())
-        result.push_back({query->value(0).toString(), query->value(1).toString(), query->value(2).toInt() == 1});
+        result.push_back(
+            {query->value(0).toString(), query->value(1).toString(), query->value(2).toInt() == 1});
     return result;
 }
 
-Result<QString> Database::quotedRelation(const QString &name) const
-{
+Result<QString> Database::quotedRelation(const QString &name) const {
     auto exists = hasRelation(name);
     if (!exists)
         return fail(exists.error());
     if (!*exists)
-        return badInput(QStringLiteral("no table or view named \"%1\" in %2").arg(name, url().display()));
+        return badInput(
+            QStringLiteral("no table or view named \"%1\" in %2").arg(name, url().display()));
     return quoteTable(name);
 }
 
-Result<QStringList> Database::selectColumns(const QString &select, QList<int> *nativeTypes) const
-{
-    auto query = exec(QStringLiteral("SELECT * FROM (") % select % QStringLiteral(") AS rewind_probe LIMIT 0"));
+Result<QStringList> Database::selectColumns(const QString &select, QList<int> *nativeTypes) const {
+    auto query = exec(QStringLiteral("SELECT * FROM (") % select %
+                      QStringLiteral(") AS rewind_probe LIMIT 0"));
     if (!query)
         return fail(Error::badInput(query.error().message));
     QStringList names;

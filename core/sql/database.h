@@ -1,13 +1,12 @@
 #pragma once
 
-#include "core/util/error.h"
 #include "core/sql/sqldialect.h"
+#include "core/util/error.h"
 
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QString>
 #include <QVariant>
-
 #include <functional>
 #include <memory>
 #include <optional>
@@ -78,7 +77,8 @@ public:
     // as few statements as the engine's limit on bound values allows: a
     // chunk's checkpoints, states and audit rows in one round trip, not one
     // per partition. No rows: nothing runs.
-    Status execRows(const QString &head, const QString &row, int columns, const QVariantList &binds, const QString &tail = QString()) const;
+    Status execRows(const QString &head, const QString &row, int columns, const QVariantList &binds,
+                    const QString &tail = QString()) const;
 
     // Runs `body` inside a write transaction (BEGIN IMMEDIATE on SQLite):
     // commits when it succeeds, rolls back when it fails.
@@ -107,7 +107,8 @@ public:
     // The column names a SELECT yields; `nativeTypes`, when given, gets each
     // column's engine type id as the driver reports it (PostgreSQL: the type
     // OID; -1 when unknown).
-    Result<QStringList> selectColumns(const QString &select, QList<int> *nativeTypes = nullptr) const;
+    Result<QStringList> selectColumns(const QString &select,
+                                      QList<int> *nativeTypes = nullptr) const;
 
     // Runs `attempt` (typically a writeTransaction) again while it fails with a
     // transient lock error, with exponential backoff and jitter (100 ms
@@ -121,7 +122,8 @@ public:
 
 private:
     struct Shared;
-    explicit Database(std::shared_ptr<Shared> shared) : m_shared(std::move(shared)) {}
+    explicit Database(std::shared_ptr<Shared> shared)
+        : m_shared(std::move(shared)) {}
     std::shared_ptr<Shared> m_shared;
 };
 

@@ -7,8 +7,7 @@ namespace rw {
 // A subsystem's dialect interface, chosen once by the engine's kind: one
 // stateless instance per engine, shared by every thread.
 template <typename Interface, typename Sqlite, typename Postgres>
-const Interface &perEngine(const SqlDialect &dialect)
-{
+const Interface &perEngine(const SqlDialect &dialect) {
     static const Sqlite sqlite;
     static const Postgres postgres;
     if (dialect.kind() == SqlDialect::Kind::Postgres)

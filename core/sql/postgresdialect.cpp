@@ -4,9 +4,7 @@
 #include <QRegularExpression>
 #include <QStringBuilder>
 #include <QStringDecoder>
-
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 namespace rw {
@@ -37,92 +35,102 @@ public:
     bool createdTableReportsRows() const override { return true; }
     // Measured on a 100,000-row partition (95,000 keys): 75-100 ms against
     // 175-185 ms for ROW_NUMBER() in a window, the same rows chosen.
-    QString latestPerKey(const QString &outer, const QString &inner, const QStringList &partitionBy, const QStringList &orderBy,
-                         const QString &from) const override
-    {
-        return QStringLiteral("SELECT ") % outer % QStringLiteral(" FROM (SELECT DISTINCT ON (") % partitionBy.join(u", ")
-               % QStringLiteral(") ") % inner % QStringLiteral(" FROM (") % from % QStringLiteral(") AS s ORDER BY ")
-               % (partitionBy + orderBy).join(u", ") % QStringLiteral(") AS ranked");
+    QString latestPerKey(const QString &outer, const QString &inner, const QStringList &partitionBy,
+                         const QStringList &orderBy, const QString &from) const override {
+        return QStringLiteral("SELECT ") % outer % QStringLiteral(" FROM (SELECT DISTINCT ON (") %
+               partitionBy.join(u", ") % QStringLiteral(") ") % inner % QStringLiteral(" FROM (") %
+               from % QStringLiteral(") AS s ORDER BY ") % (partitionBy + orderBy).join(u", ") %
+               QStringLiteral(") AS ranked");
     }
 
-    QStringList sessionSetup() const override
-    {
-        return {QStringLiteral("SET search_path = \"$user\", public, rewind"),
-                QStringLiteral("SET client_min_messages = warning"),
-                QStringLiteral("SET TIME ZONE 'UTC'"),
-                // Stages, dedupes and diffs sort and hash a partition's rows: at
-                // the server's default 4 MB they spill to disk (100k rows: the
-                // stage 139 ms against 90 ms at 64 MB, the diff 260-330 ms against
-                // 177 ms). Raised for Rewind's own sessions only, and only over the
-                // default or the server's file: a role's, a database's or a
-                // connection option's value stays.
-                QStringLiteral("SELECT set_config('work_mem', '64MB', false) FROM pg_settings WHERE name = 'work_mem' "
-                               "AND source IN ('default', 'configuration file') AND pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('64MB')")};
+    QStringList sessionSetup() const override {
+        return {
+            QStringLiteral("SET search_path = \"$user\", public, rewind"),
+            QStringLiteral("SET client_min_messages = warning"),
+            QStringLiteral("SET TIME ZONE 'UTC'"),
+            // Stages, dedupes and diffs sort and hash a partition's rows: at
+            // the server's default 4 MB they spill to disk (100k rows: the
+            // stage 139 ms against 90 ms at 64 MB, the diff 260-330 ms against
+            // 177 ms). Raised for Rewind's own sessions only, and only over the
+            // default or the server's file: a role's, a database's or a
+            // connection option's value stays.
+            QStringLiteral("SELECT set_config('work_mem', '64MB', false) FROM pg_settings WHERE "
+                           "name = 'work_mem' "
+                           "AND source IN ('default', 'configuration file') AND "
+                           "pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('64MB')")};
     }
     // Writers are serialised, as on SQLite, by one transaction-scoped
     // advisory lock taken first: the checks a run makes inside its
     // transaction (is another run of this dataset live?) then see every
     // committed writer. Readers never wait (MVCC, READ COMMITTED).
-    QString beginWrite() const override { return QStringLiteral("BEGIN ISOLATION LEVEL READ COMMITTED"); }
-    QStringList afterBeginWrite() const override
-    {
+    QString beginWrite() const override {
+        return QStringLiteral("BEGIN ISOLATION LEVEL READ COMMITTED");
+    }
+    QStringList afterBeginWrite() const override {
         // rewind.writer: Rewind's own write, let through a frozen target's
         // trigger (controlschema step 13).
-        return {QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(kWriterLock), QStringLiteral("SET LOCAL rewind.writer = 'on'")};
+        return {QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(kWriterLock),
+                QStringLiteral("SET LOCAL rewind.writer = 'on'")};
     }
-    QStringList controlSchemaSetup() const override
-    {
-        return {QStringLiteral("CREATE SCHEMA IF NOT EXISTS rewind"), QStringLiteral("SET LOCAL search_path = rewind")};
+    QStringList controlSchemaSetup() const override {
+        return {QStringLiteral("CREATE SCHEMA IF NOT EXISTS rewind"),
+                QStringLiteral("SET LOCAL search_path = rewind")};
     }
 
     // User relations: visible ones (through the search path) by their bare
     // name, the others as schema.name.
-    QString listRelations() const override
-    {
-        return QStringLiteral("SELECT CASE WHEN pg_table_is_visible(c.oid) THEN c.relname ELSE n.nspname || '.' || c.relname END "
+    QString listRelations() const override {
+        return QStringLiteral("SELECT CASE WHEN pg_table_is_visible(c.oid) THEN c.relname ELSE "
+                              "n.nspname || '.' || c.relname END "
                               "FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
-                              "WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') "
-                              "AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%' ORDER BY 1");
+                              "WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname NOT IN "
+                              "('pg_catalog', 'information_schema') "
+                              "AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE "
+                              "'pg\\_temp\\_%' ORDER BY 1");
     }
-    QString listColumns() const override
-    {
-        return QStringLiteral("SELECT a.attname, format_type(a.atttypid, a.atttypmod), 0 FROM pg_attribute AS a WHERE a.attrelid = (")
-               % relationOid() % QStringLiteral(") AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum");
+    QString listColumns() const override {
+        return QStringLiteral("SELECT a.attname, format_type(a.atttypid, a.atttypmod), 0 FROM "
+                              "pg_attribute AS a WHERE a.attrelid = (") %
+               relationOid() %
+               QStringLiteral(") AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum");
     }
     QString findRelation() const override { return relationOid(); }
-    QString visibleRelationNamed() const override
-    {
-        return QStringLiteral("SELECT 1 FROM pg_class AS c WHERE c.relname = CAST(? AS TEXT) AND c.relkind IN ")
-               % relationKinds() % QStringLiteral(" AND pg_table_is_visible(c.oid)");
+    QString visibleRelationNamed() const override {
+        return QStringLiteral("SELECT 1 FROM pg_class AS c WHERE c.relname = CAST(? AS TEXT) AND "
+                              "c.relkind IN ") %
+               relationKinds() % QStringLiteral(" AND pg_table_is_visible(c.oid)");
     }
     // An unqualified name is created in current_schema(): the first schema
     // of the search path that exists (NULL when none does). CREATE on the
     // schema is what CREATE TABLE needs (PostgreSQL 15 no longer grants it
     // on public to every role).
-    QString schemaForNewTable() const override
-    {
+    QString schemaForNewTable() const override {
         return QStringLiteral("SELECT r.s, CASE WHEN n.oid IS NULL THEN 0 ELSE 1 END, "
-                              "CASE WHEN n.oid IS NOT NULL AND has_schema_privilege(n.oid, 'CREATE') THEN 1 ELSE 0 END "
+                              "CASE WHEN n.oid IS NOT NULL AND has_schema_privilege(n.oid, "
+                              "'CREATE') THEN 1 ELSE 0 END "
                               "FROM (SELECT COALESCE(CAST(? AS TEXT), current_schema()) AS s) AS r "
                               "LEFT JOIN pg_namespace AS n ON n.nspname = r.s");
     }
-    QString listIndexColumns() const override
-    {
-        return QStringLiteral("SELECT i.relname, k.n - 1, a.attname FROM pg_index AS x JOIN pg_class AS i ON i.oid = x.indexrelid "
-                              "CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) "
-                              "JOIN pg_attribute AS a ON a.attrelid = x.indrelid AND a.attnum = k.attnum WHERE x.indrelid = (")
-               % relationOid() % QStringLiteral(") ORDER BY i.relname, k.n");
+    QString listIndexColumns() const override {
+        return QStringLiteral(
+                   "SELECT i.relname, k.n - 1, a.attname FROM pg_index AS x JOIN pg_class AS i ON "
+                   "i.oid = x.indexrelid "
+                   "CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) "
+                   "JOIN pg_attribute AS a ON a.attrelid = x.indrelid AND a.attnum = k.attnum "
+                   "WHERE x.indrelid = (") %
+               relationOid() % QStringLiteral(") ORDER BY i.relname, k.n");
     }
 
-    QString autoIdColumn() const override { return QStringLiteral("BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"); }
+    QString autoIdColumn() const override {
+        return QStringLiteral("BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY");
+    }
     // Payloads: a PostgreSQL source holds them as text (which is valid
     // UTF-8 by construction), and the JSON functions read text.
     QString blobType() const override { return QStringLiteral("TEXT"); }
     QString bigintType() const override { return QStringLiteral("BIGINT"); }
     QString doubleType() const override { return QStringLiteral("DOUBLE PRECISION"); }
 
-    QString nullSafeEqual(const QString &a, const QString &b) const override
-    {
+    QString nullSafeEqual(const QString &a, const QString &b) const override {
         return a % QStringLiteral(" IS NOT DISTINCT FROM ") % b;
     }
     // IS NOT DISTINCT FROM is no operator: PostgreSQL can neither hash nor
@@ -130,12 +138,13 @@ public:
     // target row. COALESCE(a, x) = COALESCE(b, x) is an equality it hashes;
     // the second term keeps a NULL apart from a real x, so any x of the
     // column's type will do.
-    QString nullSafeKeyEqual(const QString &a, const QString &b, const QString &type) const override
-    {
+    QString nullSafeKeyEqual(const QString &a, const QString &b,
+                             const QString &type) const override {
         const QString t = type.toLower();
         QString x;
-        if (t.startsWith(QLatin1String("integer")) || t.startsWith(QLatin1String("bigint")) || t.startsWith(QLatin1String("smallint"))
-            || t.startsWith(QLatin1String("numeric")) || t.startsWith(QLatin1String("real")) || t.startsWith(QLatin1String("double")))
+        if (t.startsWith(QLatin1String("integer")) || t.startsWith(QLatin1String("bigint")) ||
+            t.startsWith(QLatin1String("smallint")) || t.startsWith(QLatin1String("numeric")) ||
+            t.startsWith(QLatin1String("real")) || t.startsWith(QLatin1String("double")))
             x = QStringLiteral("0");
         else if (t == QLatin1String("text") || t.startsWith(QLatin1String("character")))
             x = QStringLiteral("''");
@@ -145,20 +154,21 @@ public:
             x = QStringLiteral("false");
         else
             return nullSafeEqual(a, b);
-        return QStringLiteral("(COALESCE(") % a % QStringLiteral(", ") % x % QStringLiteral(") = COALESCE(") % b % QStringLiteral(", ") % x
-               % QStringLiteral(") AND (") % a % QStringLiteral(" IS NULL) = (") % b % QStringLiteral(" IS NULL))");
+        return QStringLiteral("(COALESCE(") % a % QStringLiteral(", ") % x %
+               QStringLiteral(") = COALESCE(") % b % QStringLiteral(", ") % x %
+               QStringLiteral(") AND (") % a % QStringLiteral(" IS NULL) = (") % b %
+               QStringLiteral(" IS NULL))");
     }
-    QString rowIdentity(const QString &alias) const override
-    {
+    QString rowIdentity(const QString &alias) const override {
         return alias.isEmpty() ? QStringLiteral("ctid") : alias % QStringLiteral(".ctid");
     }
     // Measured at 10M rows, 189,999 changed rows of a day (each on a fresh
     // copy, alternating): 1,110-1,159 ms hashed against 1,280-1,362 ms for
     // the same UPDATE joined by key; a TID scan per row was slower than both.
     // RESET: back to the session's own value (a connection's ?options= too).
-    std::pair<QString, QString> aroundHashedIdentityJoin() const override
-    {
-        return {QStringLiteral("SET LOCAL enable_tidscan = off"), QStringLiteral("RESET enable_tidscan")};
+    std::pair<QString, QString> aroundHashedIdentityJoin() const override {
+        return {QStringLiteral("SET LOCAL enable_tidscan = off"),
+                QStringLiteral("RESET enable_tidscan")};
     }
     // PostgreSQL multiplies the columns' distinct counts, capped at a tenth
     // of the rows: at 10,000 days of 95 keys it estimated 95,001 groups for
@@ -166,17 +176,15 @@ public:
     // where the server's default 4 MB chose the (partition, key) index in
     // order (0.3 s). Without such an index, sorting took what hashing did
     // (0.91 s against 1.0 s). Hashing is off for the statement only.
-    std::pair<QString, QString> aroundKeyGrouping() const override
-    {
+    std::pair<QString, QString> aroundKeyGrouping() const override {
         return {QStringLiteral("SET enable_hashagg = off"), QStringLiteral("RESET enable_hashagg")};
     }
-    QString castText(const QString &expr) const override
-    {
+    QString castText(const QString &expr) const override {
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");
     }
-    QString nowUtcText() const override
-    {
-        return QStringLiteral("to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')");
+    QString nowUtcText() const override {
+        return QStringLiteral(
+            "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')");
     }
     // The text form, an untyped literal the column's type reads back exactly
     // (a date, timestamp or numeric read into C++ would come back converted:
@@ -190,67 +198,69 @@ public:
     // their fixed OIDs (timestamptz 1184, timestamp 1114): a
     // CAST('...' AS regtype) is looked up again for every group (about
     // 1.5 us each, measured on 150,000 groups; the OIDs cost 0.4 us).
-    QString partitionText(const QString &expr) const override
-    {
+    QString partitionText(const QString &expr) const override {
         const QString text = QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");
-        return QStringLiteral("CASE CAST(pg_typeof(") % expr
-               % QStringLiteral(") AS oid) WHEN 1184 THEN (to_json(CAST(") % text
-               % QStringLiteral(" AS TIMESTAMP WITH TIME ZONE) AT TIME ZONE 'UTC') #>> '{}') || CASE WHEN isfinite(CAST(") % text
-               % QStringLiteral(" AS TIMESTAMP WITH TIME ZONE)) THEN 'Z' ELSE '' END "
-                                "WHEN 1114 THEN to_json(CAST(")
-               % text % QStringLiteral(" AS TIMESTAMP WITHOUT TIME ZONE)) #>> '{}' ELSE ") % text % QStringLiteral(" END");
+        return QStringLiteral("CASE CAST(pg_typeof(") % expr %
+               QStringLiteral(") AS oid) WHEN 1184 THEN (to_json(CAST(") % text %
+               QStringLiteral(" AS TIMESTAMP WITH TIME ZONE) AT TIME ZONE 'UTC') #>> '{}') || CASE "
+                              "WHEN isfinite(CAST(") %
+               text %
+               QStringLiteral(" AS TIMESTAMP WITH TIME ZONE)) THEN 'Z' ELSE '' END "
+                              "WHEN 1114 THEN to_json(CAST(") %
+               text % QStringLiteral(" AS TIMESTAMP WITHOUT TIME ZONE)) #>> '{}' ELSE ") % text %
+               QStringLiteral(" END");
     }
     // The label is bound as an untyped literal, which the column's type
     // reads exactly (ISO-8601 into a timestamptz included).
     QVariant partitionBind(const QVariant &, const QString &text) const override { return text; }
     // pg_typeof of a column of an empty outer-joined row: its declared type,
     // without a modifier (numeric, not numeric(12,2)).
-    QString selectColumnTypes(const QString &select, const QStringList &quotedColumns) const override
-    {
+    QString selectColumnTypes(const QString &select,
+                              const QStringList &quotedColumns) const override {
         QStringList types;
         for (const QString &c : quotedColumns)
             types << QStringLiteral("CAST(pg_typeof(s.") % c % QStringLiteral(") AS TEXT)");
-        return QStringLiteral("SELECT ") % types.join(u", ") % QStringLiteral(" FROM (SELECT 1) AS rewind_one LEFT JOIN (SELECT * FROM (") % select
-               % QStringLiteral(") AS x LIMIT 0) AS s ON true");
+        return QStringLiteral("SELECT ") % types.join(u", ") %
+               QStringLiteral(" FROM (SELECT 1) AS rewind_one LEFT JOIN (SELECT * FROM (") %
+               select % QStringLiteral(") AS x LIMIT 0) AS s ON true");
     }
     // Types that differ beyond their modifier: text against a date, say,
     // which PostgreSQL neither compares nor assigns implicitly.
-    bool needsCast(const QString &from, const QString &to) const override
-    {
+    bool needsCast(const QString &from, const QString &to) const override {
         static const QRegularExpression modifier(QStringLiteral("\\([0-9, ]*\\)"));
         QString base = to;
         base.remove(modifier);
-        return !from.isEmpty() && !to.isEmpty() && from.simplified().compare(base.simplified(), Qt::CaseInsensitive) != 0;
+        return !from.isEmpty() && !to.isEmpty() &&
+               from.simplified().compare(base.simplified(), Qt::CaseInsensitive) != 0;
     }
     // The driver hands a timestamptz over in the process's local time and a
     // timestamp as its wall time, both as local QDateTimes: tell them apart
     // by the column's type oid, so an instant shows in UTC with its Z.
-    QJsonValue jsonValue(const QSqlField &field) const override
-    {
+    QJsonValue jsonValue(const QSqlField &field) const override {
         constexpr int kTimestamptzOid = 1184;
-        if (field.typeID() == kTimestamptzOid && !field.isNull() && field.value().typeId() == QMetaType::QDateTime) {
+        if (field.typeID() == kTimestamptzOid && !field.isNull() &&
+            field.value().typeId() == QMetaType::QDateTime) {
             const QDateTime t = field.value().toDateTime().toUTC();
             return t.toString(t.time().msec() ? Qt::ISODateWithMs : Qt::ISODate);
         }
         return SqlDialect::jsonValue(field);
     }
-    QString dropTempTable(const QString &name) const override
-    {
+    QString dropTempTable(const QString &name) const override {
         return QStringLiteral("DROP TABLE IF EXISTS pg_temp.") % quote(name);
     }
-    QString createTempIndex(const QString &index, const QString &table, const QStringList &columns) const override
-    {
+    QString createTempIndex(const QString &index, const QString &table,
+                            const QStringList &columns) const override {
         QStringList cols;
         for (const auto &c : columns)
             cols << quote(c);
-        return QStringLiteral("CREATE INDEX ") % quote(index) % QStringLiteral(" ON pg_temp.") % quote(table) % QStringLiteral(" (")
-               % cols.join(u", ") % u')';
+        return QStringLiteral("CREATE INDEX ") % quote(index) % QStringLiteral(" ON pg_temp.") %
+               quote(table) % QStringLiteral(" (") % cols.join(u", ") % u')';
     }
     // hashtext of the row's text form: NULL and '' differ ("(,)" against
     // "(\"\")"), and the result is a 32-bit integer, as on SQLite.
-    QString rowHash(const QStringList &quotedExpressions) const override
-    {
-        return QStringLiteral("CAST(hashtext(CAST(ROW(") % quotedExpressions.join(u", ") % QStringLiteral(", 0) AS TEXT)) AS BIGINT)");
+    QString rowHash(const QStringList &quotedExpressions) const override {
+        return QStringLiteral("CAST(hashtext(CAST(ROW(") % quotedExpressions.join(u", ") %
+               QStringLiteral(", 0) AS TEXT)) AS BIGINT)");
     }
     // hash_record of the row, when every column's type (by OID) has a hash
     // function: the binary values are hashed, no text form of every number
@@ -260,19 +270,24 @@ public:
     // keeps the hash, as the diff's IS NOT DISTINCT FROM does. Types
     // without a hash function (json, point, xml, ...) or unknown ones keep
     // the text form.
-    QString rowHash(const QStringList &quotedExpressions, const QList<int> &nativeTypes) const override
-    {
+    QString rowHash(const QStringList &quotedExpressions,
+                    const QList<int> &nativeTypes) const override {
         // bool, bytea, char, name, int8, int2, int4, text, oid, float4, float8,
         // bpchar, varchar, date, time, timestamp, timestamptz, interval, timetz,
         // numeric, uuid, jsonb.
-        static const QList<int> hashable{16, 17, 18, 19, 20, 21, 23, 25, 26, 700, 701, 1042, 1043,
-                                         1082, 1083, 1114, 1184, 1186, 1266, 1700, 2950, 3802};
-        if (nativeTypes.size() != quotedExpressions.size()
-            || !std::all_of(nativeTypes.begin(), nativeTypes.end(), [](int t) { return hashable.contains(t); }))
+        static const QList<int> hashable{16,   17,   18,   19,   20,   21,   23,   25,
+                                         26,   700,  701,  1042, 1043, 1082, 1083, 1114,
+                                         1184, 1186, 1266, 1700, 2950, 3802};
+        if (nativeTypes.size() != quotedExpressions.size() ||
+            !std::all_of(nativeTypes.begin(), nativeTypes.end(),
+                         [](int t) { return hashable.contains(t); }))
             return rowHash(quotedExpressions);
-        return QStringLiteral("CAST(hash_record(ROW(") % quotedExpressions.join(u", ") % QStringLiteral(", 0)) AS BIGINT)");
+        return QStringLiteral("CAST(hash_record(ROW(") % quotedExpressions.join(u", ") %
+               QStringLiteral(", 0)) AS BIGINT)");
     }
-    QString epochMs(const QString &expr) const override { return QStringLiteral("rewind.epoch_ms(") % expr % u')'; }
+    QString epochMs(const QString &expr) const override {
+        return QStringLiteral("rewind.epoch_ms(") % expr % u')';
+    }
     // rewind.epoch_ms, one per kind of column a timestamp comes in. Text
     // reads as SQLite's rewind_epoch_ms does: epoch seconds (at most 13
     // integer digits, fraction to the millisecond), or an ISO-8601 date and
@@ -280,15 +295,19 @@ public:
     // like a date (2025-02-30) fails inside its own block and gives NULL.
     // That block is a subtransaction, which a parallel worker cannot start:
     // the text form is not PARALLEL SAFE (the others are).
-    QStringList controlFunctions() const override
-    {
+    QStringList controlFunctions() const override {
         // Years 0000 to 9999 only, as on SQLite: epoch milliseconds among
         // epoch seconds land outside and read as unparseable.
-        const QString inRange = QStringLiteral("CASE WHEN ms BETWEEN -62167219200000 AND 253402300799999 THEN ms END");
+        const QString inRange =
+            QStringLiteral("CASE WHEN ms BETWEEN -62167219200000 AND 253402300799999 THEN ms END");
         auto fromNumber = [&](const QString &type) -> QString {
-            return QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v ") % type
-                   % QStringLiteral(") RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT ") % inRange
-                   % QStringLiteral(" FROM (SELECT CASE WHEN abs(v) < 1e13 THEN CAST(trunc(CAST(CAST(v AS text) AS numeric) * 1000) AS bigint) END AS ms) AS x $f$");
+            return QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v ") % type %
+                   QStringLiteral(
+                       ") RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT ") %
+                   inRange %
+                   QStringLiteral(
+                       " FROM (SELECT CASE WHEN abs(v) < 1e13 THEN CAST(trunc(CAST(CAST(v AS text) "
+                       "AS numeric) * 1000) AS bigint) END AS ms) AS x $f$");
         };
         return {
             // ISO text as the C++ parser reads it: the pattern admits hours
@@ -297,7 +316,8 @@ public:
             // past the millisecond are dropped before the cast (it would
             // round them to the microsecond). The cast refuses what the
             // pattern cannot (2025-02-30, year 0000).
-            QStringLiteral(R"sql(CREATE OR REPLACE FUNCTION rewind.epoch_ms(v text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $f$
+            QStringLiteral(
+                R"sql(CREATE OR REPLACE FUNCTION rewind.epoch_ms(v text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $f$
 DECLARE t text := btrim(v, E' \t\n\r\f\v'); ms bigint;
 BEGIN
   IF t IS NULL OR t = '' THEN RETURN NULL; END IF;
@@ -314,53 +334,57 @@ BEGIN
   ELSE
     RETURN NULL;
   END IF;
-  RETURN )sql") % inRange % QStringLiteral(R"sql(;
+  RETURN )sql") %
+                inRange % QStringLiteral(R"sql(;
 END $f$)sql"),
             fromNumber(QStringLiteral("numeric")),
             fromNumber(QStringLiteral("double precision")),
-            QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v timestamptz) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE "
+            QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v timestamptz) RETURNS "
+                           "bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE "
                            "AS $f$ SELECT CAST(floor(extract(epoch FROM v) * 1000) AS bigint) $f$"),
-            QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v timestamp) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE "
-                           "AS $f$ SELECT CAST(floor(extract(epoch FROM v AT TIME ZONE 'UTC') * 1000) AS bigint) $f$"),
+            QStringLiteral("CREATE OR REPLACE FUNCTION rewind.epoch_ms(v timestamp) RETURNS bigint "
+                           "LANGUAGE sql IMMUTABLE PARALLEL SAFE "
+                           "AS $f$ SELECT CAST(floor(extract(epoch FROM v AT TIME ZONE 'UTC') * "
+                           "1000) AS bigint) $f$"),
         };
     }
     // SQL/JSON path: '$.a.b' means the same as in SQLite.
-    QString jsonExtract(const QString &document, const QString &path) const override
-    {
-        return QStringLiteral("(jsonb_path_query_first(CAST(") % document % QStringLiteral(" AS jsonb), ") % strictPath(path)
-               % QStringLiteral(", '{}', true) #>> '{}')");
+    QString jsonExtract(const QString &document, const QString &path) const override {
+        return QStringLiteral("(jsonb_path_query_first(CAST(") % document %
+               QStringLiteral(" AS jsonb), ") % strictPath(path) %
+               QStringLiteral(", '{}', true) #>> '{}')");
     }
     // jsonExtract yields text: compare the column's text form (exact for
     // integer and text keys).
     QString comparedWithJsonValue(const QString &expr) const override { return castText(expr); }
-    QString jsonObject(const QStringList &namesAndExpressions) const override
-    {
-        return QStringLiteral("CAST(json_build_object(") % namesAndExpressions.join(u", ") % QStringLiteral(") AS TEXT)");
+    QString jsonObject(const QStringList &namesAndExpressions) const override {
+        return QStringLiteral("CAST(json_build_object(") % namesAndExpressions.join(u", ") %
+               QStringLiteral(") AS TEXT)");
     }
 
     // errorSignature() step by step with the same patterns (\b spelled as the
     // ASCII word-character lookarounds it means there, \d as [0-9]), each
     // replaced everywhere, then simplified(): QChar::isSpace runs become one
     // space, trimmed.
-    QString dlqSignature(const QString &errorClass, const QString &error) const override
-    {
-        return errorClass
-               % QStringLiteral(R"sql( || ': ' || btrim(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace()sql") % error
-               % QStringLiteral(R"sql(, '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}', '<id>', 'g'))sql"
-                                R"sql(, '''[^'']*''', '''<v>''', 'g'))sql"
-                                R"sql(, '(?<![A-Za-z0-9_])(?:0x[0-9a-fA-F]+|(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,})(?![A-Za-z0-9_])', '<id>', 'g'))sql"
-                                R"sql(, '(?<![A-Za-z_0-9.])[-+]?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?', '<n>', 'g'))sql"
-                                R"sql(, '[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+', ' ', 'g'), ' '))sql");
+    QString dlqSignature(const QString &errorClass, const QString &error) const override {
+        return errorClass %
+               QStringLiteral(
+                   R"sql( || ': ' || btrim(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace()sql") %
+               error %
+               QStringLiteral(
+                   R"sql(, '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}', '<id>', 'g'))sql"
+                   R"sql(, '''[^'']*''', '''<v>''', 'g'))sql"
+                   R"sql(, '(?<![A-Za-z0-9_])(?:0x[0-9a-fA-F]+|(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,})(?![A-Za-z0-9_])', '<id>', 'g'))sql"
+                   R"sql(, '(?<![A-Za-z_0-9.])[-+]?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?', '<n>', 'g'))sql"
+                   R"sql(, '[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+', ' ', 'g'), ' '))sql");
     }
-
 
 private:
     // A SQLite JSON path ('$.a.b') as an SQL/JSON path in strict mode, which
     // reads it as SQLite does: lax mode would step into arrays ('$.a' on
     // [{"a": 1}] is 1 there, NULL on SQLite). Callers pass silent => true, so
     // a step that does not apply is NULL, not an error.
-    static QString strictPath(const QString &path)
-    {
+    static QString strictPath(const QString &path) {
         return QStringLiteral("CAST('strict ' || ") % path % QStringLiteral(" AS jsonpath)");
     }
     static constexpr qint64 kWriterLock = 7305467101; // "rewind" writers
@@ -369,13 +393,14 @@ private:
     static QString relationKinds() { return QStringLiteral("('r', 'v', 'm', 'p', 'f')"); }
     // The user table or view a name means: a visible one of that name, else
     // schema.relation.
-    static QString relationOid()
-    {
-        return QStringLiteral("SELECT c.oid FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace, "
-                              "(SELECT CAST(? AS TEXT) AS name) AS r WHERE c.relkind IN ")
-               % relationKinds()
-               % QStringLiteral(" AND ((c.relname = r.name AND pg_table_is_visible(c.oid)) "
-                                "OR n.nspname || '.' || c.relname = r.name) ORDER BY pg_table_is_visible(c.oid) DESC LIMIT 1");
+    static QString relationOid() {
+        return QStringLiteral("SELECT c.oid FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = "
+                              "c.relnamespace, "
+                              "(SELECT CAST(? AS TEXT) AS name) AS r WHERE c.relkind IN ") %
+               relationKinds() %
+               QStringLiteral(" AND ((c.relname = r.name AND pg_table_is_visible(c.oid)) "
+                              "OR n.nspname || '.' || c.relname = r.name) ORDER BY "
+                              "pg_table_is_visible(c.oid) DESC LIMIT 1");
     }
 
 public:
@@ -386,73 +411,89 @@ public:
     // exceptions (bad syntax, out of range, overflow) and a domain's CHECK
     // mean "does not fit": anything else, like an unknown type, still fails
     // the statement.
-    static QString fitsFunction()
-    {
-        return QStringLiteral("CREATE OR REPLACE FUNCTION pg_temp.rewind_fits(v text, t text) RETURNS boolean LANGUAGE plpgsql STABLE AS $rw$ "
-                              "BEGIN IF v IS NULL THEN RETURN true; END IF; EXECUTE 'SELECT CAST($1 AS ' || t || ')' USING v; RETURN true; "
-                              "EXCEPTION WHEN data_exception OR check_violation THEN RETURN false; END $rw$");
+    static QString fitsFunction() {
+        return QStringLiteral(
+            "CREATE OR REPLACE FUNCTION pg_temp.rewind_fits(v text, t text) RETURNS boolean "
+            "LANGUAGE plpgsql STABLE AS $rw$ "
+            "BEGIN IF v IS NULL THEN RETURN true; END IF; EXECUTE 'SELECT CAST($1 AS ' || t || ')' "
+            "USING v; RETURN true; "
+            "EXCEPTION WHEN data_exception OR check_violation THEN RETURN false; END $rw$");
     }
     // The text fits a character(n) column when what is past n is blanks
     // (which the assignment drops). Any other type that sinkValue() casts
     // to: the cast is tried by rewind_fits (valueFitsSetup()) in its own
     // exception block, after a pattern that only values of that type match
     // has let the common ones through without it (a subtransaction each).
-    QString valueFitsType(const QString &v, const QString &type, bool) const override
-    {
+    QString valueFitsType(const QString &v, const QString &type, bool) const override {
         const QString t = type.toLower().simplified();
-        static const QRegularExpression sized(QStringLiteral("^(character varying|character|varchar|char|bpchar)\\(([0-9]+)\\)$"));
+        static const QRegularExpression sized(
+            QStringLiteral("^(character varying|character|varchar|char|bpchar)\\(([0-9]+)\\)$"));
         if (const auto m = sized.match(t); m.hasMatch())
-            return QStringLiteral("(") % v % QStringLiteral(" IS NULL OR char_length(rtrim(") % v % QStringLiteral(", ' ')) <= ") % m.captured(2)
-                   % u')';
+            return QStringLiteral("(") % v % QStringLiteral(" IS NULL OR char_length(rtrim(") % v %
+                   QStringLiteral(", ' ')) <= ") % m.captured(2) % u')';
         if (t.isEmpty() || t == QLatin1String("text") || t.startsWith(QLatin1String("character")))
             return QString();
         if (t == QLatin1String("boolean")) // JSON's true and false, without a pattern
-            return QStringLiteral("(CASE WHEN ") % v % QStringLiteral(" IS NULL OR ") % v
-                   % QStringLiteral(" IN ('true', 'false') THEN true ELSE pg_temp.rewind_fits(") % v % QStringLiteral(", 'boolean') END)");
+            return QStringLiteral("(CASE WHEN ") % v % QStringLiteral(" IS NULL OR ") % v %
+                   QStringLiteral(" IN ('true', 'false') THEN true ELSE pg_temp.rewind_fits(") % v %
+                   QStringLiteral(", 'boolean') END)");
         // A pattern every match of which the cast reads, with a length limit
         // (PostgreSQL's regular expressions are slow with bounded repeats:
         // digits are counted apart).
         QString sure, limit;
-        const QString digits = QStringLiteral("char_length(split_part(ltrim(") % v % QStringLiteral(", '-'), '.', 1)) <= ");
+        const QString digits = QStringLiteral("char_length(split_part(ltrim(") % v %
+                               QStringLiteral(", '-'), '.', 1)) <= ");
         const QString numberPattern = QStringLiteral("^-?[0-9]+(\\.[0-9]+)?$");
-        if (t == QLatin1String("smallint") || t == QLatin1String("integer") || t == QLatin1String("bigint")) {
+        if (t == QLatin1String("smallint") || t == QLatin1String("integer") ||
+            t == QLatin1String("bigint")) {
             sure = QStringLiteral("^-?[0-9]+$");
-            limit = digits % QString::number(t == QLatin1String("smallint") ? 4 : t == QLatin1String("integer") ? 9 : 18);
+            limit = digits % QString::number(t == QLatin1String("smallint")  ? 4
+                                             : t == QLatin1String("integer") ? 9
+                                                                             : 18);
         } else if (t == QLatin1String("numeric")) {
             sure = numberPattern; // numeric reads 131072 digits before the point, 16383 after
             limit = QStringLiteral("char_length(") % v % QStringLiteral(") <= 16000");
         } else if (t == QLatin1String("real") || t == QLatin1String("double precision")) {
-            sure = numberPattern; // 30 characters stay within real's range and above its smallest value
+            sure = numberPattern; // 30 characters stay within real's range and above its smallest
+                                  // value
             limit = QStringLiteral("char_length(") % v % QStringLiteral(") <= 30");
         } else if (t == QLatin1String("date") || t.startsWith(QLatin1String("timestamp")))
             // Days up to 28: every month has them.
             sure = QStringLiteral("^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])"
-                                  "([T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?(Z|[+-](0[0-9]|1[0-5])(:[0-5][0-9])?)?)?$");
+                                  "([T "
+                                  "]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?(Z|["
+                                  "+-](0[0-9]|1[0-5])(:[0-5][0-9])?)?)?$");
         else {
-            // numeric(p,s): at most p-s-1 integer digits stay within p-s after rounding to s places.
-            static const QRegularExpression numeric(QStringLiteral("^numeric\\(([0-9]+),(-?[0-9]+)\\)$"));
+            // numeric(p,s): at most p-s-1 integer digits stay within p-s after rounding to s
+            // places.
+            static const QRegularExpression numeric(
+                QStringLiteral("^numeric\\(([0-9]+),(-?[0-9]+)\\)$"));
             if (const auto m = numeric.match(t); m.hasMatch()) {
                 const int integerDigits = m.captured(1).toInt() - m.captured(2).toInt() - 1;
                 if (integerDigits >= 1) {
                     sure = numberPattern;
-                    limit = digits % QString::number(integerDigits) % QStringLiteral(" AND char_length(") % v % QStringLiteral(") <= 16000");
+                    limit = digits % QString::number(integerDigits) %
+                            QStringLiteral(" AND char_length(") % v % QStringLiteral(") <= 16000");
                 }
             }
         }
         QString literal = type;
         literal.replace(u'\'', QStringLiteral("''"));
-        return QStringLiteral("(CASE WHEN ") % v % QStringLiteral(" IS NULL THEN true ")
-               % (sure.isEmpty() ? QString()
-                                 : QString(QStringLiteral("WHEN ") % v % QStringLiteral(" ~ '") % sure % u'\''
-                                           % (limit.isEmpty() ? QString() : QString(QStringLiteral(" AND ") % limit)) % QStringLiteral(" THEN true ")))
-               % QStringLiteral("ELSE pg_temp.rewind_fits(") % v % QStringLiteral(", '") % literal % QStringLiteral("') END)");
+        return QStringLiteral("(CASE WHEN ") % v % QStringLiteral(" IS NULL THEN true ") %
+               (sure.isEmpty()
+                    ? QString()
+                    : QString(
+                          QStringLiteral("WHEN ") % v % QStringLiteral(" ~ '") % sure % u'\'' %
+                          (limit.isEmpty() ? QString() : QString(QStringLiteral(" AND ") % limit)) %
+                          QStringLiteral(" THEN true "))) %
+               QStringLiteral("ELSE pg_temp.rewind_fits(") % v % QStringLiteral(", '") % literal %
+               QStringLiteral("') END)");
     }
 };
 
 } // namespace
 
-std::shared_ptr<const SqlDialect> makePostgresDialect()
-{
+std::shared_ptr<const SqlDialect> makePostgresDialect() {
     return std::make_shared<PostgresDialect>();
 }
 

@@ -5,15 +5,14 @@
 
 namespace rw {
 
-QString SqlDialect::quote(const QString &identifier) const
-{
+QString SqlDialect::quote(const QString &identifier) const {
     QString escaped = identifier;
     escaped.replace(u'"', QStringLiteral("\"\""));
     return u'"' % escaped % u'"';
 }
 
-QString SqlDialect::upsertSet(const QStringList &conflictColumns, const QStringList &updateColumns) const
-{
+QString SqlDialect::upsertSet(const QStringList &conflictColumns,
+                              const QStringList &updateColumns) const {
     QStringList target;
     for (const auto &c : conflictColumns)
         target << quote(c);
@@ -21,20 +20,24 @@ QString SqlDialect::upsertSet(const QStringList &conflictColumns, const QStringL
     for (const auto &c : updateColumns)
         sets << quote(c) % QStringLiteral(" = excluded.") % quote(c);
     if (sets.isEmpty())
-        return QStringLiteral(" ON CONFLICT (") % target.join(u", ") % QStringLiteral(") DO NOTHING");
-    return QStringLiteral(" ON CONFLICT (") % target.join(u", ") % QStringLiteral(") DO UPDATE SET ") % sets.join(u", ");
+        return QStringLiteral(" ON CONFLICT (") % target.join(u", ") %
+               QStringLiteral(") DO NOTHING");
+    return QStringLiteral(" ON CONFLICT (") % target.join(u", ") %
+           QStringLiteral(") DO UPDATE SET ") % sets.join(u", ");
 }
 
-QString SqlDialect::latestPerKey(const QString &outer, const QString &inner, const QStringList &partitionBy, const QStringList &orderBy,
-                                 const QString &from) const
-{
-    return QStringLiteral("SELECT ") % outer % QStringLiteral(" FROM (SELECT ") % inner % QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ")
-           % partitionBy.join(u", ") % QStringLiteral(" ORDER BY ") % (orderBy.isEmpty() ? QStringLiteral("1") : orderBy.join(u", "))
-           % QStringLiteral(") AS rewind_rn FROM (") % from % QStringLiteral(") AS s) AS ranked WHERE rewind_rn = 1");
+QString SqlDialect::latestPerKey(const QString &outer, const QString &inner,
+                                 const QStringList &partitionBy, const QStringList &orderBy,
+                                 const QString &from) const {
+    return QStringLiteral("SELECT ") % outer % QStringLiteral(" FROM (SELECT ") % inner %
+           QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ") % partitionBy.join(u", ") %
+           QStringLiteral(" ORDER BY ") %
+           (orderBy.isEmpty() ? QStringLiteral("1") : orderBy.join(u", ")) %
+           QStringLiteral(") AS rewind_rn FROM (") % from %
+           QStringLiteral(") AS s) AS ranked WHERE rewind_rn = 1");
 }
 
-QJsonValue SqlDialect::jsonValue(const QSqlField &field) const
-{
+QJsonValue SqlDialect::jsonValue(const QSqlField &field) const {
     const QVariant v = field.value();
     if (v.isNull())
         return QJsonValue(QJsonValue::Null);
@@ -54,8 +57,7 @@ QJsonValue SqlDialect::jsonValue(const QSqlField &field) const
     }
 }
 
-std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind)
-{
+std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind) {
     switch (kind) {
     case SqlDialect::Kind::Sqlite:
         return makeSqliteDialect();

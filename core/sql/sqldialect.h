@@ -1,17 +1,15 @@
 #pragma once
 
 #include <QJsonValue>
-#include <QSqlField>
-#include <QString>
 #include <QList>
 #include <QPair>
+#include <QSqlField>
+#include <QString>
 #include <QStringList>
 #include <QVariant>
-
+#include <memory>
 #include <utility>
 #include <vector>
-
-#include <memory>
 
 namespace rw {
 
@@ -69,7 +67,8 @@ public:
     // columns of s that `outer` reads from the chosen rows (aliased ranked).
     // The standard form numbers the rows of a window; PostgreSQL's DISTINCT ON
     // does the same with one sort and no window.
-    virtual QString latestPerKey(const QString &outer, const QString &inner, const QStringList &partitionBy, const QStringList &orderBy,
+    virtual QString latestPerKey(const QString &outer, const QString &inner,
+                                 const QStringList &partitionBy, const QStringList &orderBy,
                                  const QString &from) const;
 
     // Catalog: user tables and views, one column "name".
@@ -112,8 +111,8 @@ public:
     // nullSafeEqual for a join key whose column type (as the catalog names
     // it; empty when unknown) is `type`, spelled so the engine can hash or
     // merge join on it.
-    virtual QString nullSafeKeyEqual(const QString &a, const QString &b, const QString &type) const
-    {
+    virtual QString nullSafeKeyEqual(const QString &a, const QString &b,
+                                     const QString &type) const {
         Q_UNUSED(type);
         return nullSafeEqual(a, b);
     }
@@ -137,15 +136,16 @@ public:
     virtual QString nowUtcText() const = 0;
     // Per-connection temporary work tables.
     virtual QString dropTempTable(const QString &name) const = 0;
-    virtual QString createTempIndex(const QString &index, const QString &table, const QStringList &columns) const = 0;
+    virtual QString createTempIndex(const QString &index, const QString &table,
+                                    const QStringList &columns) const = 0;
     // A deterministic 32-bit hash of a row's values, NULL-aware: summed over
     // rows it is an order-independent checksum.
     virtual QString rowHash(const QStringList &quotedExpressions) const = 0;
     // rowHash of columns whose engine type ids (Database::selectColumns'
     // nativeTypes; -1 unknown) are `nativeTypes`: the engine may pick a
     // cheaper hash when it knows every type has one.
-    virtual QString rowHash(const QStringList &quotedExpressions, const QList<int> &nativeTypes) const
-    {
+    virtual QString rowHash(const QStringList &quotedExpressions,
+                            const QList<int> &nativeTypes) const {
         Q_UNUSED(nativeTypes);
         return rowHash(quotedExpressions);
     }
@@ -212,20 +212,18 @@ public:
     // need none: empty). And whether a value of type `from` (as that row
     // names it) must be cast to be compared with and written to a column
     // declared `to` (as listColumns names it).
-    virtual QString selectColumnTypes(const QString &select, const QStringList &quotedColumns) const
-    {
+    virtual QString selectColumnTypes(const QString &select,
+                                      const QStringList &quotedColumns) const {
         Q_UNUSED(select);
         Q_UNUSED(quotedColumns);
         return {};
     }
-    virtual bool needsCast(const QString &from, const QString &to) const
-    {
+    virtual bool needsCast(const QString &from, const QString &to) const {
         Q_UNUSED(from);
         Q_UNUSED(to);
         return false;
     }
 };
-
 
 std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind);
 

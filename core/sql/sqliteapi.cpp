@@ -2,9 +2,7 @@
 
 #include <QSqlDriver>
 #include <QVariant>
-
 #include <dlfcn.h>
-
 #include <mutex>
 
 namespace rw::sqlite {
@@ -15,28 +13,25 @@ constexpr int kUtf8 = 1;
 constexpr int kDeterministic = 0x000000800;
 constexpr int kConfigMemStatus = 9; // SQLITE_CONFIG_MEMSTATUS
 
-void *library()
-{
+void *library() {
     static void *const lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_NOLOAD);
     return lib;
 }
 
-template <typename F> void resolve(F &fn, const char *name)
-{
+template <typename F> void resolve(F &fn, const char *name) {
     void *p = library() ? dlsym(library(), name) : nullptr;
     fn = reinterpret_cast<F>(p ? p : dlsym(RTLD_DEFAULT, name));
 }
 
 } // namespace
 
-bool Api::complete() const
-{
-    return createFunction && valueType && valueBlob && valueText && valueBytes && valueInt64 && valueDouble && resultInt64
-           && resultNull && resultText && resultBlob && resultError && resultErrorNomem && aggregateContext;
+bool Api::complete() const {
+    return createFunction && valueType && valueBlob && valueText && valueBytes && valueInt64 &&
+           valueDouble && resultInt64 && resultNull && resultText && resultBlob && resultError &&
+           resultErrorNomem && aggregateContext;
 }
 
-const Api &api()
-{
+const Api &api() {
     static const Api resolved = [] {
         Api a;
         resolve(a.createFunction, "sqlite3_create_function_v2");
@@ -58,27 +53,30 @@ const Api &api()
     return resolved;
 }
 
-Status createFunctions(QSqlDatabase &connection, std::span<const Function> functions)
-{
+Status createFunctions(QSqlDatabase &connection, std::span<const Function> functions) {
     const Api &a = api();
     if (!a.complete())
-        return internalError(QStringLiteral("cannot reach the SQLite library loaded by the Qt driver to register Rewind's SQL functions"));
+        return internalError(QStringLiteral("cannot reach the SQLite library loaded by the Qt "
+                                            "driver to register Rewind's SQL functions"));
     const QVariant handle = connection.driver()->handle();
     if (!handle.isValid() || qstrcmp(handle.typeName(), "sqlite3*") != 0)
-        return internalError(QStringLiteral("the Qt SQLite driver did not expose its sqlite3 handle"));
+        return internalError(
+            QStringLiteral("the Qt SQLite driver did not expose its sqlite3 handle"));
     sqlite3 *db = *static_cast<sqlite3 *const *>(handle.data());
     if (!db)
         return internalError(QStringLiteral("the SQLite connection is not open"));
     for (const Function &f : functions) {
-        const int rc = a.createFunction(db, f.name, f.arguments, kUtf8 | kDeterministic, nullptr, f.scalar, f.step, f.final, nullptr);
+        const int rc = a.createFunction(db, f.name, f.arguments, kUtf8 | kDeterministic, nullptr,
+                                        f.scalar, f.step, f.final, nullptr);
         if (rc != kOk)
-            return internalError(QStringLiteral("cannot register %1 (SQLite error %2)").arg(QString::fromLatin1(f.name)).arg(rc));
+            return internalError(QStringLiteral("cannot register %1 (SQLite error %2)")
+                                     .arg(QString::fromLatin1(f.name))
+                                     .arg(rc));
     }
     return {};
 }
 
-void configureLibrary()
-{
+void configureLibrary() {
     static std::once_flag once;
     std::call_once(once, [] {
         int (*config)(int, ...) = nullptr;

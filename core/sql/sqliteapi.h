@@ -3,7 +3,6 @@
 #include "core/util/error.h"
 
 #include <QSqlDatabase>
-
 #include <span>
 
 // The one place Rewind reaches SQLite's C API. The Qt SQLite driver has
@@ -24,12 +23,15 @@ using FinalFn = void (*)(sqlite3_context *);
 using Destructor = void (*)(void *);
 
 // SQLITE_TRANSIENT: SQLite copies a result before the call returns.
-inline Destructor transient() { return reinterpret_cast<Destructor>(-1); }
+inline Destructor transient() {
+    return reinterpret_cast<Destructor>(-1);
+}
 
 // The entry points, resolved once per process. Thread-safe: read-only after
 // the first call.
 struct Api {
-    int (*createFunction)(sqlite3 *, const char *, int, int, void *, ScalarFn, ScalarFn, FinalFn, Destructor) = nullptr;
+    int (*createFunction)(sqlite3 *, const char *, int, int, void *, ScalarFn, ScalarFn, FinalFn,
+                          Destructor) = nullptr;
     int (*valueType)(sqlite3_value *) = nullptr;
     const void *(*valueBlob)(sqlite3_value *) = nullptr;
     const unsigned char *(*valueText)(sqlite3_value *) = nullptr;

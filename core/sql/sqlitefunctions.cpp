@@ -2,10 +2,8 @@
 
 #include "core/sql/sqliteapi.h"
 
-
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,8 +16,7 @@ namespace {
 constexpr quint32 kFnvOffset = 2166136261u;
 constexpr quint32 kFnvPrime = 16777619u;
 
-inline quint32 fnv(quint32 h, const unsigned char *bytes, int n)
-{
+inline quint32 fnv(quint32 h, const unsigned char *bytes, int n) {
     for (int i = 0; i < n; ++i) {
         h ^= bytes[i];
         h *= kFnvPrime;
@@ -27,8 +24,7 @@ inline quint32 fnv(quint32 h, const unsigned char *bytes, int n)
     return h;
 }
 
-void rewindHash(sqlite::sqlite3_context *context, int argc, sqlite::sqlite3_value **argv)
-{
+void rewindHash(sqlite::sqlite3_context *context, int argc, sqlite::sqlite3_value **argv) {
     const sqlite::Api &a = sqlite::api();
     quint32 h = kFnvOffset;
     for (int i = 0; i < argc; ++i) {
@@ -40,7 +36,8 @@ void rewindHash(sqlite::sqlite3_context *context, int argc, sqlite::sqlite3_valu
         } else if (type == sqlite::kFloat) {
             // Integral reals hash like integers, so 3 and 3.0 match as SQL compares them.
             real = a.valueDouble(argv[i]);
-            if (real >= -9.0e18 && real <= 9.0e18 && real == static_cast<double>(static_cast<long long>(real))) {
+            if (real >= -9.0e18 && real <= 9.0e18 &&
+                real == static_cast<double>(static_cast<long long>(real))) {
                 integer = static_cast<long long>(real);
                 type = sqlite::kInteger;
             }
@@ -80,8 +77,7 @@ void rewindHash(sqlite::sqlite3_context *context, int argc, sqlite::sqlite3_valu
 // that equal values, however spelled, compare equal and no two values merge
 // (as a double would merge 12345678901234567890123 and ...124). nullopt for
 // an exponent too long to add up here.
-std::optional<std::string> exactNumber(std::string_view token)
-{
+std::optional<std::string> exactNumber(std::string_view token) {
     const bool negative = !token.empty() && token.front() == '-';
     if (negative)
         token.remove_prefix(1);
@@ -138,8 +134,7 @@ public:
     bool start_array(std::size_t) { return open(json::array()); }
     bool end_object() { return close(); }
     bool end_array() { return close(); }
-    bool key(std::string &k)
-    {
+    bool key(std::string &k) {
         if (m_skipping > 0)
             return true;
         if (m_open.back()->contains(k))
@@ -148,7 +143,9 @@ public:
             m_key = std::move(k);
         return true;
     }
-    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) { return false; }
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) {
+        return false;
+    }
 
 private:
     std::vector<json *> m_open; // the containers from the root to the current one
@@ -156,15 +153,13 @@ private:
     int m_skipping = 0; // depth inside a left-out value
     bool m_skipNext = false;
 
-    bool number(const std::string &token)
-    {
+    bool number(const std::string &token) {
         const auto exact = exactNumber(token);
         if (!exact)
             return false;
         return put(json::binary(std::vector<std::uint8_t>(exact->begin(), exact->end())));
     }
-    json *place(json value)
-    {
+    json *place(json value) {
         if (m_open.empty()) {
             root = std::move(value);
             return &root;
@@ -176,8 +171,7 @@ private:
         }
         return &(parent[m_key] = std::move(value));
     }
-    bool put(json value)
-    {
+    bool put(json value) {
         if (m_skipping > 0)
             return true;
         if (m_skipNext) {
@@ -187,8 +181,7 @@ private:
         place(std::move(value));
         return true;
     }
-    bool open(json container)
-    {
+    bool open(json container) {
         if (m_skipping > 0 || m_skipNext) {
             m_skipNext = false;
             ++m_skipping;
@@ -197,8 +190,7 @@ private:
         m_open.push_back(place(std::move(container)));
         return true;
     }
-    bool close()
-    {
+    bool close() {
         if (m_skipping > 0)
             --m_skipping;
         else
@@ -207,8 +199,7 @@ private:
     }
 };
 
-std::optional<nlohmann::json> jsonValue(std::string_view text)
-{
+std::optional<nlohmann::json> jsonValue(std::string_view text) {
     ValueBuilder builder;
     if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder))
         return std::nullopt;
@@ -217,8 +208,7 @@ std::optional<nlohmann::json> jsonValue(std::string_view text)
 
 // The text without the spacing between tokens (what SQLite's json() takes
 // out; strings are left as they are).
-std::string withoutSpacing(std::string_view text)
-{
+std::string withoutSpacing(std::string_view text) {
     std::string out;
     out.reserve(text.size());
     bool inString = false, escaped = false;
@@ -247,16 +237,17 @@ std::string withoutSpacing(std::string_view text)
 // last). NULL differs from anything but NULL. A text the strict parser
 // refuses (a number past double's range, a lone surrogate, bytes that are
 // not UTF-8 in a string) is compared as json() would write it: spacing aside.
-void rewindJsonDiffer(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value **argv)
-{
+void rewindJsonDiffer(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value **argv) {
     const sqlite::Api &a = sqlite::api();
-    const bool nullA = a.valueType(argv[0]) == sqlite::kNull, nullB = a.valueType(argv[1]) == sqlite::kNull;
+    const bool nullA = a.valueType(argv[0]) == sqlite::kNull,
+               nullB = a.valueType(argv[1]) == sqlite::kNull;
     if (nullA || nullB) {
         a.resultInt64(context, nullA == nullB ? 0 : 1);
         return;
     }
     const auto bytes = [&](sqlite::sqlite3_value *v) {
-        const auto *text = reinterpret_cast<const char *>(a.valueText(v)); // text first, then its size
+        const auto *text =
+            reinterpret_cast<const char *>(a.valueText(v)); // text first, then its size
         return std::string_view(text ? text : "", static_cast<size_t>(a.valueBytes(v)));
     };
     const std::string_view textA = bytes(argv[0]), textB = bytes(argv[1]);
@@ -274,8 +265,7 @@ void rewindJsonDiffer(sqlite::sqlite3_context *context, int, sqlite::sqlite3_val
 
 } // namespace
 
-std::span<const sqlite::Function> sqlSqliteFunctions()
-{
+std::span<const sqlite::Function> sqlSqliteFunctions() {
     static constexpr sqlite::Function functions[] = {
         {.name = "rewind_hash", .arguments = -1, .scalar = rewindHash},
         {.name = "rewind_json_differ", .arguments = 2, .scalar = rewindJsonDiffer},
@@ -283,8 +273,7 @@ std::span<const sqlite::Function> sqlSqliteFunctions()
     return functions;
 }
 
-Status registerSqliteFunctions(QSqlDatabase &connection)
-{
+Status registerSqliteFunctions(QSqlDatabase &connection) {
     for (const SqliteFunctionSet &set : sqliteFunctionSets())
         if (auto registered = sqlite::createFunctions(connection, set()); !registered)
             return registered;

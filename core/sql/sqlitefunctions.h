@@ -3,7 +3,6 @@
 #include "core/sql/sqliteapi.h"
 
 #include <QSqlDatabase>
-
 #include <span>
 
 namespace rw {

@@ -1,40 +1,44 @@
 #include "core/streams/kafkaclient.h"
+
 #include "core/streams/kafkalog.h" // expandEnvironment
 
 #include <QStringBuilder>
 #include <QStringDecoder>
 #include <QtGlobal>
-
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace rw::kafkaclient {
 
-QString context(const StreamSpec &s) { return QStringLiteral("stream \"") % s.name % QStringLiteral("\": "); }
+QString context(const StreamSpec &s) {
+    return QStringLiteral("stream \"") % s.name % QStringLiteral("\": ");
+}
 
-int timeoutMs()
-{
+int timeoutMs() {
     bool ok = false;
     const int ms = qEnvironmentVariableIntValue("REWIND_KAFKA_TIMEOUT_MS", &ok);
     return ok && ms > 0 ? ms : 10000;
 }
 
-Result<Handle> connect(const StreamSpec &s, const QString &group, const Properties &extra, bool consumer,
-                       const std::function<void(rd_kafka_conf_t *)> &tweak)
-{
+Result<Handle> connect(const StreamSpec &s, const QString &group, const Properties &extra,
+                       bool consumer, const std::function<void(rd_kafka_conf_t *)> &tweak) {
     const KafkaSpec &k = *s.kafka;
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     char err[512];
     const auto set = [&](const QString &property, const QString &value, bool fromSpec) -> Status {
-        const rd_kafka_conf_res_t res = rd_kafka_conf_set(conf, property.toUtf8().constData(), value.toUtf8().constData(), err, sizeof err);
+        const rd_kafka_conf_res_t res = rd_kafka_conf_set(
+            conf, property.toUtf8().constData(), value.toUtf8().constData(), err, sizeof err);
         if (res == RD_KAFKA_CONF_OK)
             return {};
         if (res == RD_KAFKA_CONF_UNKNOWN)
-            return badInput(context(s) % QStringLiteral("kafka.config: \"") % property % QStringLiteral("\" is not a librdkafka property"));
+            return badInput(context(s) % QStringLiteral("kafka.config: \"") % property %
+                            QStringLiteral("\" is not a librdkafka property"));
         // librdkafka's message quotes the value, which may be a secret.
-        return badInput(context(s) % (fromSpec ? QStringLiteral("kafka.config: librdkafka refuses the value of \"") % property % u'"'
-                                               : QStringLiteral("librdkafka refuses \"") % property % u'"'));
+        return badInput(context(s) %
+                        (fromSpec
+                             ? QStringLiteral("kafka.config: librdkafka refuses the value of \"") %
+                                   property % u'"'
+                             : QStringLiteral("librdkafka refuses \"") % property % u'"'));
     };
     const auto fail = [&](const Error &e) -> Result<Handle> {
         rd_kafka_conf_destroy(conf);
@@ -59,28 +63,37 @@ Result<Handle> connect(const StreamSpec &s, const QString &group, const Properti
             return fail(st.error());
     // Requests without a timeout of their own (a commit) wait no longer than
     // the calls that have one, unless the spec says otherwise.
-    const bool ownSocketTimeout = std::any_of(k.config.begin(), k.config.end(), [](const auto &p) { return p.first == QLatin1String("socket.timeout.ms"); });
+    const bool ownSocketTimeout = std::any_of(k.config.begin(), k.config.end(), [](const auto &p) {
+        return p.first == QLatin1String("socket.timeout.ms");
+    });
     if (!ownSocketTimeout)
-        if (auto st = set(QStringLiteral("socket.timeout.ms"), QString::number(std::max(timeoutMs(), 10)), false); !st)
+        if (auto st = set(QStringLiteral("socket.timeout.ms"),
+                          QString::number(std::max(timeoutMs(), 10)), false);
+            !st)
             return fail(st.error());
     if (tweak)
         tweak(conf);
-    rd_kafka_conf_set_log_cb(conf, nullptr); // quiet: failures are reported by the calls that meet them
-    rd_kafka_t *rk = rd_kafka_new(group.isEmpty() && !consumer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    rd_kafka_conf_set_log_cb(conf,
+                             nullptr); // quiet: failures are reported by the calls that meet them
+    rd_kafka_t *rk =
+        rd_kafka_new(group.isEmpty() && !consumer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER, conf,
+                     err, sizeof err);
     if (!rk)
-        return fail(Error::internal(context(s) % QStringLiteral("cannot create a Kafka client: ") % QString::fromUtf8(err)));
+        return fail(Error::internal(context(s) % QStringLiteral("cannot create a Kafka client: ") %
+                                    QString::fromUtf8(err)));
     return Handle(rk);
 }
 
-Error unreachable(const StreamSpec &s, rd_kafka_resp_err_t err)
-{
-    return Error::internal(context(s) % QStringLiteral("cannot reach the Kafka cluster at ") % s.kafka->bootstrap
-                           % QStringLiteral(" within %1 s (REWIND_KAFKA_TIMEOUT_MS): ").arg(double(timeoutMs()) / 1000.0)
-                           % QString::fromUtf8(rd_kafka_err2str(err)));
+Error unreachable(const StreamSpec &s, rd_kafka_resp_err_t err) {
+    return Error::internal(context(s) % QStringLiteral("cannot reach the Kafka cluster at ") %
+                           s.kafka->bootstrap %
+                           QStringLiteral(" within %1 s (REWIND_KAFKA_TIMEOUT_MS): ")
+                               .arg(double(timeoutMs()) / 1000.0) %
+                           QString::fromUtf8(rd_kafka_err2str(err)));
 }
 
-Result<std::vector<qint32>> topicPartitions(rd_kafka_t *rk, const StreamSpec &s, const QString &name)
-{
+Result<std::vector<qint32>> topicPartitions(rd_kafka_t *rk, const StreamSpec &s,
+                                            const QString &name) {
     const QString topicName = name.isEmpty() ? s.kafka->topic : name;
     const rd_kafka_metadata_t *raw = nullptr;
     const rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, nullptr, &raw, timeoutMs());
@@ -96,8 +109,9 @@ Result<std::vector<qint32>> topicPartitions(rd_kafka_t *rk, const StreamSpec &s,
             continue;
         }
         if (mt.err != RD_KAFKA_RESP_ERR_NO_ERROR)
-            return fail(Error::internal(context(s) % QStringLiteral("topic \"") % topicName % QStringLiteral("\": ")
-                                        % QString::fromUtf8(rd_kafka_err2str(mt.err))));
+            return fail(Error::internal(context(s) % QStringLiteral("topic \"") % topicName %
+                                        QStringLiteral("\": ") %
+                                        QString::fromUtf8(rd_kafka_err2str(mt.err))));
         std::vector<qint32> ids;
         for (int p = 0; p < mt.partition_cnt; ++p)
             ids.push_back(mt.partitions[p].id);
@@ -105,12 +119,15 @@ Result<std::vector<qint32>> topicPartitions(rd_kafka_t *rk, const StreamSpec &s,
         return ids;
     }
     others.sort();
-    return badInput(context(s) % QStringLiteral("topic \"") % topicName % QStringLiteral("\" does not exist on ") % s.kafka->bootstrap
-                    % QStringLiteral(" (it has: ") % (others.isEmpty() ? QStringLiteral("no topics") : others.join(QStringLiteral(", "))) % u')');
+    return badInput(
+        context(s) % QStringLiteral("topic \"") % topicName %
+        QStringLiteral("\" does not exist on ") % s.kafka->bootstrap %
+        QStringLiteral(" (it has: ") %
+        (others.isEmpty() ? QStringLiteral("no topics") : others.join(QStringLiteral(", "))) %
+        u')');
 }
 
-bool transient(rd_kafka_resp_err_t err)
-{
+bool transient(rd_kafka_resp_err_t err) {
     switch (err) {
     case RD_KAFKA_RESP_ERR__TIMED_OUT:
     case RD_KAFKA_RESP_ERR__TRANSPORT:
@@ -120,20 +137,20 @@ bool transient(rd_kafka_resp_err_t err)
     case RD_KAFKA_RESP_ERR_NOT_COORDINATOR:
     case RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
     case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
-    case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION: return true;
-    default: return false;
+    case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION:
+        return true;
+    default:
+        return false;
     }
 }
 
-QVariant text(const void *data, size_t size)
-{
+QVariant text(const void *data, size_t size) {
     if (!data)
         return QVariant(QMetaType::fromType<QString>());
     return QString::fromUtf8(static_cast<const char *>(data), qsizetype(size));
 }
 
-QVariant textIfClean(const void *data, size_t size)
-{
+QVariant textIfClean(const void *data, size_t size) {
     if (!data)
         return QVariant(QMetaType::fromType<QString>());
     const QByteArrayView bytes(static_cast<const char *>(data), qsizetype(size));
@@ -144,26 +161,30 @@ QVariant textIfClean(const void *data, size_t size)
     return text;
 }
 
-QVariant bytesOrNull(const void *data, size_t size)
-{
-    return data ? QVariant(QByteArray(static_cast<const char *>(data), qsizetype(size))) : QVariant(QMetaType::fromType<QByteArray>());
+QVariant bytesOrNull(const void *data, size_t size) {
+    return data ? QVariant(QByteArray(static_cast<const char *>(data), qsizetype(size)))
+                : QVariant(QMetaType::fromType<QByteArray>());
 }
 
-QString headersJson(rd_kafka_headers_t *headers)
-{
+QString headersJson(rd_kafka_headers_t *headers) {
     nlohmann::json out = nlohmann::json::array();
     const char *name = nullptr;
     const void *value = nullptr;
     size_t size = 0;
-    for (size_t i = 0; headers && rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
-        out.push_back({name, value ? nlohmann::json(QByteArray(static_cast<const char *>(value), qsizetype(size)).toBase64().toStdString())
+    for (size_t i = 0; headers && rd_kafka_header_get_all(headers, i, &name, &value, &size) ==
+                                      RD_KAFKA_RESP_ERR_NO_ERROR;
+         ++i)
+        out.push_back({name, value ? nlohmann::json(QByteArray(static_cast<const char *>(value),
+                                                               qsizetype(size))
+                                                        .toBase64()
+                                                        .toStdString())
                                    : nlohmann::json()});
     return QString::fromStdString(out.dump());
 }
 
-QString bytesType(const SqlDialect &dialect)
-{
-    return dialect.name() == QLatin1String("postgresql") ? QStringLiteral("BYTEA") : QStringLiteral("BLOB");
+QString bytesType(const SqlDialect &dialect) {
+    return dialect.name() == QLatin1String("postgresql") ? QStringLiteral("BYTEA")
+                                                         : QStringLiteral("BLOB");
 }
 
 } // namespace rw::kafkaclient

@@ -8,11 +8,9 @@
 #include "core/util/error.h"
 #include "core/workspace/spec.h"
 
-#include <librdkafka/rdkafka.h>
-
 #include <QVariant>
-
 #include <functional>
+#include <librdkafka/rdkafka.h>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -23,7 +21,9 @@ namespace rw::kafkaclient {
 int timeoutMs();
 
 struct HandleDeleter {
-    void operator()(rd_kafka_t *rk) const { rd_kafka_destroy_flags(rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE); }
+    void operator()(rd_kafka_t *rk) const {
+        rd_kafka_destroy_flags(rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+    }
 };
 using Handle = std::unique_ptr<rd_kafka_t, HandleDeleter>;
 
@@ -32,7 +32,9 @@ struct MetadataDeleter {
 };
 
 struct ListDeleter {
-    void operator()(rd_kafka_topic_partition_list_t *list) const { rd_kafka_topic_partition_list_destroy(list); }
+    void operator()(rd_kafka_topic_partition_list_t *list) const {
+        rd_kafka_topic_partition_list_destroy(list);
+    }
 };
 
 struct MessageDeleter {
@@ -54,7 +56,8 @@ QString context(const StreamSpec &s);
 // assignment, commits come from outside the group). `extra`: Rewind's own
 // properties for this use. A producer unless `group` or `consumer`.
 // `tweak` may set callbacks on the configuration before the client is made.
-Result<Handle> connect(const StreamSpec &s, const QString &group = QString(), const Properties &extra = {}, bool consumer = false,
+Result<Handle> connect(const StreamSpec &s, const QString &group = QString(),
+                       const Properties &extra = {}, bool consumer = false,
                        const std::function<void(rd_kafka_conf_t *)> &tweak = {});
 
 // The cluster could not be reached within the wait: names the bootstrap
@@ -64,7 +67,8 @@ Error unreachable(const StreamSpec &s, rd_kafka_resp_err_t err);
 // The partition ids of `topic` (default: the stream's), from the cluster's
 // metadata of every topic (asking for one by name would create it where the
 // broker auto-creates). BadInput naming the topics there when it does not exist.
-Result<std::vector<qint32>> topicPartitions(rd_kafka_t *rk, const StreamSpec &s, const QString &topic = QString());
+Result<std::vector<qint32>> topicPartitions(rd_kafka_t *rk, const StreamSpec &s,
+                                            const QString &topic = QString());
 
 // Errors worth another attempt: the cluster or its coordinator is away for now.
 bool transient(rd_kafka_resp_err_t err);

@@ -9,16 +9,14 @@
 #include <QElapsedTimer>
 #include <QMap>
 #include <QRegularExpression>
-#include <QSet>
-#include <QStringDecoder>
-#include <QStringBuilder>
 #include <QScopeGuard>
+#include <QSet>
+#include <QStringBuilder>
+#include <QStringDecoder>
 #include <QThread>
-
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
@@ -31,20 +29,20 @@ using namespace kafkaclient;
 const QByteArray kConnectPrefix = QByteArrayLiteral("__connect.errors.");
 const char *const kDlqIdHeader = "rewind.dlq.id";
 
-std::optional<QByteArray> lastHeader(rd_kafka_headers_t *headers, const char *name)
-{
+std::optional<QByteArray> lastHeader(rd_kafka_headers_t *headers, const char *name) {
     const void *value = nullptr;
     size_t size = 0;
-    if (!headers || rd_kafka_header_get_last(headers, name, &value, &size) != RD_KAFKA_RESP_ERR_NO_ERROR)
+    if (!headers ||
+        rd_kafka_header_get_last(headers, name, &value, &size) != RD_KAFKA_RESP_ERR_NO_ERROR)
         return std::nullopt;
     return value ? QByteArray(static_cast<const char *>(value), qsizetype(size)) : QByteArray();
 }
 
 // A JSON path of the spec ($.a.b, $."a b", $.items[0]) into a document: its
 // value as text (strings unquoted), none where absent.
-std::optional<QString> jsonPathText(const nlohmann::json &doc, const QString &path)
-{
-    static const QRegularExpression step(QStringLiteral(R"re(^(?:\.([A-Za-z_][A-Za-z0-9_]*)|\."((?:[^"\\]|\\.)*)"|\[(\d+)\]))re"));
+std::optional<QString> jsonPathText(const nlohmann::json &doc, const QString &path) {
+    static const QRegularExpression step(
+        QStringLiteral(R"re(^(?:\.([A-Za-z_][A-Za-z0-9_]*)|\."((?:[^"\\]|\\.)*)"|\[(\d+)\]))re"));
     if (!path.startsWith(u'$'))
         return std::nullopt;
     const nlohmann::json *at = &doc;
@@ -59,7 +57,8 @@ std::optional<QString> jsonPathText(const nlohmann::json &doc, const QString &pa
                 return std::nullopt;
             at = &(*at)[i];
         } else {
-            const std::string key = (m.captured(1).isEmpty() ? m.captured(2) : m.captured(1)).toStdString();
+            const std::string key =
+                (m.captured(1).isEmpty() ? m.captured(2) : m.captured(1)).toStdString();
             if (!at->is_object() || !at->contains(key))
                 return std::nullopt;
             at = &(*at)[key];
@@ -71,20 +70,26 @@ std::optional<QString> jsonPathText(const nlohmann::json &doc, const QString &pa
     return QString::fromStdString(at->is_string() ? at->get<std::string>() : at->dump());
 }
 
-QVariant nullInt() { return QVariant(QMetaType::fromType<qint64>()); }
-QVariant nullText() { return QVariant(QMetaType::fromType<QString>()); }
+QVariant nullInt() {
+    return QVariant(QMetaType::fromType<qint64>());
+}
+QVariant nullText() {
+    return QVariant(QMetaType::fromType<QString>());
+}
 
 constexpr int kImportColumns = 16;
 
 // One fetched dead-letter record as the DLQ's columns. `textPayloads`: the
 // payload columns are TEXT (PostgreSQL): a value they cannot hold exactly
 // goes, byte for byte, to kafka_value instead.
-void appendImportRow(QVariantList &binds, const StreamSpec &stream, const rd_kafka_message_t *m, const QString &dlqTopic, bool textPayloads)
-{
+void appendImportRow(QVariantList &binds, const StreamSpec &stream, const rd_kafka_message_t *m,
+                     const QString &dlqTopic, bool textPayloads) {
     rd_kafka_headers_t *headers = nullptr;
     rd_kafka_message_headers(m, &headers);
     const auto origin = lastHeader(headers, "__connect.errors.topic");
-    const auto header = [&](const char *suffix) { return lastHeader(headers, QByteArray(kConnectPrefix + suffix).constData()); };
+    const auto header = [&](const char *suffix) {
+        return lastHeader(headers, QByteArray(kConnectPrefix + suffix).constData());
+    };
     const auto number = [](const std::optional<QByteArray> &v) -> QVariant {
         bool ok = false;
         const qint64 n = v ? v->trimmed().toLongLong(&ok) : 0;
@@ -98,7 +103,9 @@ void appendImportRow(QVariantList &binds, const StreamSpec &stream, const rd_kaf
         if (const auto h = lastHeader(headers, rule.mid(7).toUtf8().constData()))
             eventId = textIfClean(h->constData(), size_t(h->size()));
     } else if (m->payload) {
-        const auto doc = nlohmann::json::parse(static_cast<const char *>(m->payload), static_cast<const char *>(m->payload) + m->len, nullptr, false);
+        const auto doc =
+            nlohmann::json::parse(static_cast<const char *>(m->payload),
+                                  static_cast<const char *>(m->payload) + m->len, nullptr, false);
         if (!doc.is_discarded())
             if (const auto v = jsonPathText(doc, rule))
                 eventId = *v;
@@ -118,7 +125,8 @@ void appendImportRow(QVariantList &binds, const StreamSpec &stream, const rd_kaf
         part = QString::number(m->partition);
         offset = qint64(m->offset);
         errorClass = QStringLiteral("unknown");
-        error = QStringLiteral("no __connect.errors headers: imported as it was in %1").arg(dlqTopic);
+        error =
+            QStringLiteral("no __connect.errors headers: imported as it was in %1").arg(dlqTopic);
     }
     const QVariant key = textIfClean(m->key, m->key_len);
     QVariant payload = bytesOrNull(m->payload, m->len);
@@ -128,24 +136,29 @@ void appendImportRow(QVariantList &binds, const StreamSpec &stream, const rd_kaf
         if (payload.isNull())
             exact = bytesOrNull(m->payload, m->len);
     }
-    binds << stream.name << part << offset << eventId << key << errorClass << error << payload << payload << topic << bytesOrNull(m->key, m->key_len)
-          << exact << headersJson(headers) << dlqTopic << qint64(m->partition) << qint64(m->offset);
+    binds << stream.name << part << offset << eventId << key << errorClass << error << payload
+          << payload << topic << bytesOrNull(m->key, m->key_len) << exact << headersJson(headers)
+          << dlqTopic << qint64(m->partition) << qint64(m->offset);
 }
 
 } // namespace
 
-Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &stream, const DlqImportOptions &options)
-{
+Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &stream,
+                                       const DlqImportOptions &options) {
     if (!stream.kafka)
-        return badInput(QStringLiteral("stream \"%1\" reads the log table %2, not Kafka: dlq import reads a stream's Kafka dead-letter topic (kafka.dlq_topic)")
-                            .arg(stream.name, stream.log));
+        return badInput(
+            QStringLiteral("stream \"%1\" reads the log table %2, not Kafka: dlq import reads a "
+                           "stream's Kafka dead-letter topic (kafka.dlq_topic)")
+                .arg(stream.name, stream.log));
     const QString topic = stream.kafka->dlqTopic;
     if (topic.isEmpty())
-        return badInput(context(stream) % QStringLiteral("the spec names no kafka.dlq_topic to import from"));
+        return badInput(context(stream) %
+                        QStringLiteral("the spec names no kafka.dlq_topic to import from"));
     if (options.batchSize <= 0)
         return badInput(QStringLiteral("--batch-size must be positive"));
     auto rk = connect(stream, QString(),
-                      {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")}, {QStringLiteral("auto.offset.reset"), QStringLiteral("error")}},
+                      {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")},
+                       {QStringLiteral("auto.offset.reset"), QStringLiteral("error")}},
                       true);
     if (!rk)
         return fail(rk.error());
@@ -162,7 +175,8 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
     QMap<qint64, qint64> next;
     // Only imported records count: one Rewind published there may sit past
     // records of others not imported yet.
-    auto done = db.exec(QStringLiteral("SELECT dlq_partition, MAX(dlq_offset) + 1 FROM rewind_dlq WHERE dlq_topic = ? AND dlq_source = 'imported' "
+    auto done = db.exec(QStringLiteral("SELECT dlq_partition, MAX(dlq_offset) + 1 FROM rewind_dlq "
+                                       "WHERE dlq_topic = ? AND dlq_source = 'imported' "
                                        "GROUP BY dlq_partition"),
                         {topic});
     if (!done)
@@ -170,14 +184,18 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
     while (done->next())
         next.insert(done->value(0).toLongLong(), done->value(1).toLongLong());
     done->finish();
-    auto already = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_topic = ? AND dlq_source = 'imported'"), {topic});
+    auto already = db.scalar(
+        QStringLiteral(
+            "SELECT COUNT(*) FROM rewind_dlq WHERE dlq_topic = ? AND dlq_source = 'imported'"),
+        {topic});
     if (!already)
         return fail(already.error());
     result.alreadyImported = already->toLongLong();
     qint64 total = 0;
     for (const qint32 id : *ids) {
         int64_t lo = 0, hi = 0;
-        const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(rk->get(), topicBytes.constData(), id, &lo, &hi, timeoutMs());
+        const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
+            rk->get(), topicBytes.constData(), id, &lo, &hi, timeoutMs());
         if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
             return fail(unreachable(stream, err));
         const qint64 from = std::max<qint64>(lo, next.value(id, lo));
@@ -189,7 +207,8 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
         return result;
     }
 
-    const std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt(rd_kafka_topic_new(rk->get(), topicBytes.constData(), nullptr));
+    const std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt(
+        rd_kafka_topic_new(rk->get(), topicBytes.constData(), nullptr));
     std::vector<qint32> started;
     const auto stopAll = qScopeGuard([&] {
         for (const qint32 id : started)
@@ -199,13 +218,18 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
         if (p.from >= p.to)
             continue;
         if (rd_kafka_consume_start(rkt.get(), qint32(p.partition), p.from) == -1)
-            return internalError(context(stream) % QStringLiteral("%1 partition %2: cannot fetch from offset %3: ").arg(topic).arg(p.partition).arg(p.from)
-                                 % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+            return internalError(context(stream) %
+                                 QStringLiteral("%1 partition %2: cannot fetch from offset %3: ")
+                                     .arg(topic)
+                                     .arg(p.partition)
+                                     .arg(p.from) %
+                                 QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
         started.push_back(qint32(p.partition));
     }
 
-    const QString row = QStringLiteral("(?, 'stream', ?, ?, ?, ?, ?, ?, ?, ?, 'new', 0, ") % db.dialect().nowUtcText()
-                        % QStringLiteral(", ?, ?, ?, ?, ?, ?, ?, 'imported')");
+    const QString row = QStringLiteral("(?, 'stream', ?, ?, ?, ?, ?, ?, ?, ?, 'new', 0, ") %
+                        db.dialect().nowUtcText() %
+                        QStringLiteral(", ?, ?, ?, ?, ?, ?, ?, 'imported')");
     QVariantList binds;
     qint64 read = 0;
     const bool textPayloads = db.dialect().blobType() == QLatin1String("TEXT");
@@ -215,25 +239,36 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
         qint64 added = 0;
         const Status s = Database::retryTransient(5, [&] {
             return db.writeTransaction([&]() -> Status {
-                auto before = db.scalar(QStringLiteral("SELECT COALESCE(MAX(dlq_id), 0) FROM rewind_dlq"));
+                auto before =
+                    db.scalar(QStringLiteral("SELECT COALESCE(MAX(dlq_id), 0) FROM rewind_dlq"));
                 if (!before)
                     return fail(before.error());
                 // The row's first value is the stream (source_name): binds
                 // hold it in place.
-                if (auto s = db.execRows(QStringLiteral("INSERT INTO rewind_dlq (source_name, source_kind, part, log_offset, event_id, record_key, "
-                                                        "error_class, error, original_payload, payload, status, attempts, first_seen, kafka_topic, "
-                                                        "kafka_key, kafka_value, kafka_headers, dlq_topic, dlq_partition, dlq_offset, dlq_source) VALUES "),
-                                         row, kImportColumns, binds, QStringLiteral(" ON CONFLICT DO NOTHING"));
+                if (auto s = db.execRows(
+                        QStringLiteral("INSERT INTO rewind_dlq (source_name, source_kind, part, "
+                                       "log_offset, event_id, record_key, "
+                                       "error_class, error, original_payload, payload, status, "
+                                       "attempts, first_seen, kafka_topic, "
+                                       "kafka_key, kafka_value, kafka_headers, dlq_topic, "
+                                       "dlq_partition, dlq_offset, dlq_source) VALUES "),
+                        row, kImportColumns, binds, QStringLiteral(" ON CONFLICT DO NOTHING"));
                     !s)
                     return s;
-                auto count = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id > ?"), {*before});
+                auto count = db.scalar(
+                    QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id > ?"), {*before});
                 if (!count)
                     return fail(count.error());
                 added = count->toLongLong();
-                if (auto h = recordQuarantined(db, *before, QStringLiteral("imported from %1: ").arg(topic), true); !h)
+                if (auto h = recordQuarantined(
+                        db, *before, QStringLiteral("imported from %1: ").arg(topic), true);
+                    !h)
                     return h;
-                const nlohmann::json detail = {{"topic", topic.toStdString()}, {"imported", added}, {"read", binds.size() / kImportColumns}};
-                return writeAudit(db, QStringLiteral("dlq-import"), QString(), stream.name, QVariant(), QString::fromStdString(detail.dump()));
+                const nlohmann::json detail = {{"topic", topic.toStdString()},
+                                               {"imported", added},
+                                               {"read", binds.size() / kImportColumns}};
+                return writeAudit(db, QStringLiteral("dlq-import"), QString(), stream.name,
+                                  QVariant(), QString::fromStdString(detail.dump()));
             });
         });
         if (!s)
@@ -259,16 +294,20 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
             }
             const ssize_t n = rd_kafka_consume_batch(rkt.get(), id, 100, batch, std::size(batch));
             if (n < 0)
-                return internalError(context(stream) % QStringLiteral("%1 partition %2: ").arg(topic).arg(id)
-                                     % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+                return internalError(context(stream) %
+                                     QStringLiteral("%1 partition %2: ").arg(topic).arg(id) %
+                                     QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
             if (n == 0 && quiet.hasExpired())
-                return internalError(context(stream) % QStringLiteral("no record of %1 partition %2 from offset %3 arrived from %4 within %5 s "
-                                                                      "(REWIND_KAFKA_TIMEOUT_MS); the batches before it are imported")
-                                                           .arg(topic)
-                                                           .arg(id)
-                                                           .arg(at)
-                                                           .arg(stream.kafka->bootstrap)
-                                                           .arg(double(timeoutMs()) / 1000.0));
+                return internalError(
+                    context(stream) %
+                    QStringLiteral(
+                        "no record of %1 partition %2 from offset %3 arrived from %4 within %5 s "
+                        "(REWIND_KAFKA_TIMEOUT_MS); the batches before it are imported")
+                        .arg(topic)
+                        .arg(id)
+                        .arg(at)
+                        .arg(stream.kafka->bootstrap)
+                        .arg(double(timeoutMs()) / 1000.0));
             Status failed;
             for (ssize_t i = 0; i < n; ++i) {
                 const Message m(batch[i]);
@@ -280,8 +319,12 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
                     continue;
                 }
                 if (m->err) {
-                    failed = internalError(context(stream) % QStringLiteral("%1 partition %2 at offset %3: ").arg(topic).arg(id).arg(at)
-                                           % QString::fromUtf8(rd_kafka_message_errstr(m.get())));
+                    failed = internalError(context(stream) %
+                                           QStringLiteral("%1 partition %2 at offset %3: ")
+                                               .arg(topic)
+                                               .arg(id)
+                                               .arg(at) %
+                                           QString::fromUtf8(rd_kafka_message_errstr(m.get())));
                     continue;
                 }
                 quiet = QDeadlineTimer(timeoutMs());
@@ -320,8 +363,7 @@ struct Delivery {
     qint64 offset = -1;
 };
 
-void onDelivery(rd_kafka_t *, const rd_kafka_message_t *m, void *)
-{
+void onDelivery(rd_kafka_t *, const rd_kafka_message_t *m, void *) {
     auto *d = static_cast<Delivery *>(m->_private);
     if (!d)
         return;
@@ -334,10 +376,11 @@ void onDelivery(rd_kafka_t *, const rd_kafka_message_t *m, void *)
 // After a flush that timed out: what is still queued or in flight is
 // purged, and the purge's delivery reports are served now, while the
 // records they point to still exist. False when anything had to be purged.
-bool isPurged(rd_kafka_resp_err_t err) { return err == RD_KAFKA_RESP_ERR__PURGE_QUEUE || err == RD_KAFKA_RESP_ERR__PURGE_INFLIGHT; }
+bool isPurged(rd_kafka_resp_err_t err) {
+    return err == RD_KAFKA_RESP_ERR__PURGE_QUEUE || err == RD_KAFKA_RESP_ERR__PURGE_INFLIGHT;
+}
 
-bool settleDeliveries(rd_kafka_t *rk)
-{
+bool settleDeliveries(rd_kafka_t *rk) {
     if (rd_kafka_outq_len(rk) == 0)
         return true;
     rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
@@ -356,8 +399,7 @@ const QString kProduced = QStringLiteral("rewind_dlq_produced");
 // A record's stored headers (headersJson) as librdkafka headers to produce,
 // in order, without Connect's __connect.errors.* (its error context, which
 // stays in the DLQ), then rewind.dlq.id.
-rd_kafka_headers_t *outgoingHeaders(const QString &stored, qint64 dlqId)
-{
+rd_kafka_headers_t *outgoingHeaders(const QString &stored, qint64 dlqId) {
     rd_kafka_headers_t *headers = rd_kafka_headers_new(16);
     const auto parsed = nlohmann::json::parse(stored.toStdString(), nullptr, false);
     if (parsed.is_array())
@@ -367,8 +409,12 @@ rd_kafka_headers_t *outgoingHeaders(const QString &stored, qint64 dlqId)
             const std::string name = h[0].get<std::string>();
             if (QByteArray::fromStdString(name).startsWith(kConnectPrefix))
                 continue;
-            const QByteArray value = h[1].is_string() ? QByteArray::fromBase64(QByteArray::fromStdString(h[1].get<std::string>())) : QByteArray();
-            rd_kafka_header_add(headers, name.data(), ssize_t(name.size()), h[1].is_string() ? value.constData() : nullptr, value.size());
+            const QByteArray value =
+                h[1].is_string()
+                    ? QByteArray::fromBase64(QByteArray::fromStdString(h[1].get<std::string>()))
+                    : QByteArray();
+            rd_kafka_header_add(headers, name.data(), ssize_t(name.size()),
+                                h[1].is_string() ? value.constData() : nullptr, value.size());
         }
     const QByteArray id = QByteArray::number(dlqId);
     rd_kafka_header_add(headers, kDlqIdHeader, -1, id.constData(), id.size());
@@ -377,8 +423,9 @@ rd_kafka_headers_t *outgoingHeaders(const QString &stored, qint64 dlqId)
 
 } // namespace
 
-Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const DlqSelection &selection, const DlqProduceOptions &options)
-{
+Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec,
+                                    const DlqSelection &selection,
+                                    const DlqProduceOptions &options) {
     if (options.batchSize <= 0)
         return badInput(QStringLiteral("--batch-size must be positive"));
     if (options.maxPerSecond && !(*options.maxPerSecond > 0))
@@ -392,14 +439,17 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
     if (!pred)
         return fail(pred.error());
     const bool defaultStatuses = selection.ids.isEmpty() && selection.statuses.isEmpty();
-    const QString selected = *pred % (defaultStatuses ? QStringLiteral(" AND d.status IN ('new', 'fixed')") : QString());
-    const QString producible = selected % QStringLiteral(" AND d.status IN ('new', 'fixed', 'failed')");
+    const QString selected =
+        *pred % (defaultStatuses ? QStringLiteral(" AND d.status IN ('new', 'fixed')") : QString());
+    const QString producible =
+        selected % QStringLiteral(" AND d.status IN ('new', 'fixed', 'failed')");
 
     DlqProduceResult result;
     result.executed = options.execute;
-    auto counts = db.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(CASE WHEN d.status IN ('new', 'fixed', 'failed') THEN 1 ELSE 0 END), 0) "
-                                         "FROM rewind_dlq AS d WHERE ")
-                              % selected,
+    auto counts = db.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(CASE WHEN d.status IN "
+                                         "('new', 'fixed', 'failed') THEN 1 ELSE 0 END), 0) "
+                                         "FROM rewind_dlq AS d WHERE ") %
+                              selected,
                           binds);
     if (!counts)
         return fail(counts.error());
@@ -415,9 +465,11 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
     // anything is produced.
     std::map<QString, Route> routes; // by stream name
     QMap<QString, qint64> byTopic;
-    auto sources = db.exec(QStringLiteral("SELECT d.source_kind, d.source_name, d.kafka_topic, COUNT(*) FROM rewind_dlq AS d WHERE ") % producible
-                               % QStringLiteral(" GROUP BY d.source_kind, d.source_name, d.kafka_topic"),
-                           binds);
+    auto sources = db.exec(
+        QStringLiteral("SELECT d.source_kind, d.source_name, d.kafka_topic, COUNT(*) FROM "
+                       "rewind_dlq AS d WHERE ") %
+            producible % QStringLiteral(" GROUP BY d.source_kind, d.source_name, d.kafka_topic"),
+        binds);
     if (!sources)
         return fail(sources.error());
     struct Source {
@@ -426,37 +478,50 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
     };
     std::vector<Source> list;
     while (sources->next())
-        list.push_back({sources->value(0).toString(), sources->value(1).toString(), sources->value(2).toString(), sources->value(3).toLongLong()});
+        list.push_back({sources->value(0).toString(), sources->value(1).toString(),
+                        sources->value(2).toString(), sources->value(3).toLongLong()});
     sources->finish();
     for (const Source &src : list) {
-        const StreamSpec *stream = src.kind == QLatin1String("stream") ? spec.stream(src.name) : nullptr;
+        const StreamSpec *stream =
+            src.kind == QLatin1String("stream") ? spec.stream(src.name) : nullptr;
         if (!stream || !stream->kafka)
-            return badInput(QStringLiteral("%1 selected record(s) come from %2:%3, which is not a Kafka stream of the spec: there is no cluster to "
-                                           "produce them to; nothing produced (narrow the selection, e.g. --source)")
-                                .arg(src.count)
-                                .arg(src.kind, src.name));
-        const QString target = !options.topic.isEmpty() ? options.topic : !src.topic.isEmpty() ? src.topic : stream->kafka->topic;
+            return badInput(
+                QStringLiteral(
+                    "%1 selected record(s) come from %2:%3, which is not a Kafka stream of the "
+                    "spec: there is no cluster to "
+                    "produce them to; nothing produced (narrow the selection, e.g. --source)")
+                    .arg(src.count)
+                    .arg(src.kind, src.name));
+        const QString target = !options.topic.isEmpty() ? options.topic
+                               : !src.topic.isEmpty()   ? src.topic
+                                                        : stream->kafka->topic;
         byTopic[stream->name % u'\x1f' % target] += src.count;
         routes[stream->name].stream = stream;
     }
     for (const auto &[name, route] : routes)
         result.streams << name;
     for (auto &[name, route] : routes) {
-        auto rk = connect(*route.stream, QString(),
-                          {{QStringLiteral("enable.idempotence"), QStringLiteral("true")}, {QStringLiteral("linger.ms"), QStringLiteral("5")}}, false,
-                          [](rd_kafka_conf_t *conf) { rd_kafka_conf_set_dr_msg_cb(conf, onDelivery); });
+        auto rk = connect(
+            *route.stream, QString(),
+            {{QStringLiteral("enable.idempotence"), QStringLiteral("true")},
+             {QStringLiteral("linger.ms"), QStringLiteral("5")}},
+            false, [](rd_kafka_conf_t *conf) { rd_kafka_conf_set_dr_msg_cb(conf, onDelivery); });
         if (!rk)
             return fail(rk.error());
         route.producer = std::move(*rk);
         // Every target topic must exist: never auto-created.
         for (auto it = byTopic.cbegin(); it != byTopic.cend(); ++it)
             if (it.key().section(u'\x1f', 0, 0) == name)
-                if (auto p = topicPartitions(route.producer.get(), *route.stream, it.key().section(u'\x1f', 1)); !p)
-                    return fail(Error{p.error().code, p.error().message % QStringLiteral("; nothing produced")});
+                if (auto p = topicPartitions(route.producer.get(), *route.stream,
+                                             it.key().section(u'\x1f', 1));
+                    !p)
+                    return fail(Error{p.error().code,
+                                      p.error().message % QStringLiteral("; nothing produced")});
     }
     for (auto it = byTopic.cbegin(); it != byTopic.cend(); ++it) {
         const QString topic = it.key().section(u'\x1f', 1);
-        auto found = std::find_if(result.byTopic.begin(), result.byTopic.end(), [&](const auto &e) { return e.first == topic; });
+        auto found = std::find_if(result.byTopic.begin(), result.byTopic.end(),
+                                  [&](const auto &e) { return e.first == topic; });
         if (found == result.byTopic.end())
             result.byTopic.emplace_back(topic, it.value());
         else
@@ -470,11 +535,14 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
     if (auto r = db.exec(db.dialect().dropTempTable(kProduced)); !r)
         return fail(r.error());
     const QString big = db.dialect().bigintType();
-    if (auto r = db.exec(QStringLiteral("CREATE TEMP TABLE ") % kProduced % QStringLiteral(" (dlq_id ") % big % QStringLiteral(" PRIMARY KEY, from_status TEXT, topic TEXT, partition_id ")
-                         % big % QStringLiteral(", log_offset ") % big % QStringLiteral(", error TEXT)"));
+    if (auto r = db.exec(
+            QStringLiteral("CREATE TEMP TABLE ") % kProduced % QStringLiteral(" (dlq_id ") % big %
+            QStringLiteral(" PRIMARY KEY, from_status TEXT, topic TEXT, partition_id ") % big %
+            QStringLiteral(", log_offset ") % big % QStringLiteral(", error TEXT)"));
         !r)
         return fail(r.error());
-    const auto dropWork = qScopeGuard([&] { (void)db.exec(db.dialect().dropTempTable(kProduced)); });
+    const auto dropWork =
+        qScopeGuard([&] { (void)db.exec(db.dialect().dropTempTable(kProduced)); });
 
     QElapsedTimer clock;
     clock.start();
@@ -487,9 +555,12 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
         if (cancelled())
             break;
         if (options.maxPerSecond) {
-            const double due = double(done + std::min(batchSize, toProduce - done)) / *options.maxPerSecond;
+            const double due =
+                double(done + std::min(batchSize, toProduce - done)) / *options.maxPerSecond;
             while (clock.nsecsElapsed() / 1e9 < due && !cancelled())
-                QThread::msleep(std::clamp<unsigned long>(static_cast<unsigned long>((due - clock.nsecsElapsed() / 1e9) * 1000) + 1, 1, 50));
+                QThread::msleep(std::clamp<unsigned long>(
+                    static_cast<unsigned long>((due - clock.nsecsElapsed() / 1e9) * 1000) + 1, 1,
+                    50));
             if (cancelled())
                 break;
         }
@@ -497,11 +568,15 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
         pageBinds << lastId;
         // The value: the payload, unless it is untouched and kafka_value
         // holds the value's bytes exactly (the payload's text could not).
-        auto page = db.exec(QStringLiteral("SELECT d.dlq_id, d.source_name, d.kafka_topic, d.kafka_key, d.kafka_headers, d.payload, d.record_key, d.status, "
-                                           "d.kafka_value, CASE WHEN d.kafka_value IS NOT NULL AND (d.payload IS NULL OR d.payload = d.original_payload) THEN 1 ELSE 0 END "
-                                           "FROM rewind_dlq AS d WHERE ")
-                                % producible % QStringLiteral(" AND d.dlq_id > ? ORDER BY d.dlq_id LIMIT %1").arg(batchSize),
-                            pageBinds);
+        auto page = db.exec(
+            QStringLiteral("SELECT d.dlq_id, d.source_name, d.kafka_topic, d.kafka_key, "
+                           "d.kafka_headers, d.payload, d.record_key, d.status, "
+                           "d.kafka_value, CASE WHEN d.kafka_value IS NOT NULL AND (d.payload IS "
+                           "NULL OR d.payload = d.original_payload) THEN 1 ELSE 0 END "
+                           "FROM rewind_dlq AS d WHERE ") %
+                producible %
+                QStringLiteral(" AND d.dlq_id > ? ORDER BY d.dlq_id LIMIT %1").arg(batchSize),
+            pageBinds);
         if (!page)
             return fail(page.error());
         struct Out {
@@ -520,7 +595,9 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
             const Route &route = routes.at(page->value(1).toString());
             Out o;
             o.id = page->value(0).toLongLong();
-            o.topic = !options.topic.isEmpty() ? options.topic : !page->value(2).isNull() ? page->value(2).toString() : route.stream->kafka->topic;
+            o.topic = !options.topic.isEmpty()   ? options.topic
+                      : !page->value(2).isNull() ? page->value(2).toString()
+                                                 : route.stream->kafka->topic;
             o.fromStatus = page->value(7).toString();
             o.producer = route.producer.get();
             // The key as it was in Kafka; for a record Rewind's own replay
@@ -545,13 +622,16 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
             used.insert(o.producer);
             rd_kafka_headers_t *headers = outgoingHeaders(o.headersJson, o.id);
             const QByteArray topic = o.topic.toUtf8();
-            void *value = o.payload ? const_cast<char *>(o.payload->constData()) : nullptr; // null: a tombstone
+            void *value = o.payload ? const_cast<char *>(o.payload->constData())
+                                    : nullptr; // null: a tombstone
             const size_t valueSize = o.payload ? size_t(o.payload->size()) : 0;
             const void *key = o.key ? o.key->constData() : nullptr;
             const size_t keySize = o.key ? size_t(o.key->size()) : 0;
             const rd_kafka_resp_err_t err = rd_kafka_producev(
-                o.producer, RD_KAFKA_V_TOPIC(topic.constData()), RD_KAFKA_V_VALUE(value, valueSize), RD_KAFKA_V_KEY(key, keySize), RD_KAFKA_V_HEADERS(headers),
-                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_OPAQUE(&o.delivery), RD_KAFKA_V_END);
+                o.producer, RD_KAFKA_V_TOPIC(topic.constData()), RD_KAFKA_V_VALUE(value, valueSize),
+                RD_KAFKA_V_KEY(key, keySize), RD_KAFKA_V_HEADERS(headers),
+                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_OPAQUE(&o.delivery),
+                RD_KAFKA_V_END);
             if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
                 rd_kafka_headers_destroy(headers); // not taken over on failure
                 o.delivery.done = true;
@@ -560,53 +640,80 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
         }
         for (rd_kafka_t *rk : used)
             rd_kafka_flush(rk, timeoutMs());
-        for (rd_kafka_t *rk : used) // before `outs` is read: the unacknowledged purged, their reports served
+        for (rd_kafka_t *rk :
+             used) // before `outs` is read: the unacknowledged purged, their reports served
             settleDeliveries(rk);
         qint64 acked = 0, refused = 0, unknown = 0;
         QVariantList rowsBinds;
         for (Out &o : outs) {
-            if (!o.delivery.done || isPurged(o.delivery.err)) { // on the broker or not: left as it was
+            if (!o.delivery.done ||
+                isPurged(o.delivery.err)) { // on the broker or not: left as it was
                 ++unknown;
                 continue;
             }
             const bool ok = o.delivery.err == RD_KAFKA_RESP_ERR_NO_ERROR;
             (ok ? acked : refused) += 1;
-            rowsBinds << o.id << o.fromStatus << o.topic << (ok ? QVariant(o.delivery.partition) : nullInt()) << (ok ? QVariant(o.delivery.offset) : nullInt())
-                      << (ok ? nullText() : QVariant(QString::fromUtf8(rd_kafka_err2str(o.delivery.err))));
+            rowsBinds << o.id << o.fromStatus << o.topic
+                      << (ok ? QVariant(o.delivery.partition) : nullInt())
+                      << (ok ? QVariant(o.delivery.offset) : nullInt())
+                      << (ok ? nullText()
+                             : QVariant(QString::fromUtf8(rd_kafka_err2str(o.delivery.err))));
             if (result.records.size() < 1000)
-                result.records.push_back({o.id, o.topic, ok ? o.delivery.partition : -1, ok ? o.delivery.offset : -1,
-                                          ok ? QString() : QString::fromUtf8(rd_kafka_err2str(o.delivery.err))});
+                result.records.push_back(
+                    {o.id, o.topic, ok ? o.delivery.partition : -1, ok ? o.delivery.offset : -1,
+                     ok ? QString() : QString::fromUtf8(rd_kafka_err2str(o.delivery.err))});
         }
         failpoint("dlq-produce-after-ack"); // the batch is on the broker, not yet marked
         const Status s = Database::retryTransient(5, [&] {
             return db.writeTransaction([&]() -> Status {
                 if (auto r = db.exec(QStringLiteral("DELETE FROM ") % kProduced); !r)
                     return fail(r.error());
-                if (auto r = db.execRows(QStringLiteral("INSERT INTO ") % kProduced % QStringLiteral(" (dlq_id, from_status, topic, partition_id, log_offset, error) VALUES "),
-                                         QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, rowsBinds);
+                if (auto r =
+                        db.execRows(QStringLiteral("INSERT INTO ") % kProduced %
+                                        QStringLiteral(" (dlq_id, from_status, topic, "
+                                                       "partition_id, log_offset, error) VALUES "),
+                                    QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, rowsBinds);
                     !r)
                     return r;
                 const QString now = db.dialect().nowUtcText();
-                if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason) SELECT dlq_id, ")
-                                         % now
-                                         % QStringLiteral(", ?, 'replay', from_status, CASE WHEN error IS NULL THEN 'replayed' ELSE 'failed' END, "
-                                                          "CASE WHEN error IS NULL THEN 'produced to ' || topic || ' [' || CAST(partition_id AS TEXT) || '] @' "
-                                                          "|| CAST(log_offset AS TEXT) ELSE 'producing to ' || topic || ' failed: ' || error END FROM ")
-                                         % kProduced,
-                                     {osUser()});
+                if (auto r = db.exec(
+                        QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, "
+                                       "action, from_status, to_status, reason) SELECT dlq_id, ") %
+                            now %
+                            QStringLiteral(", ?, 'replay', from_status, CASE WHEN error IS NULL "
+                                           "THEN 'replayed' ELSE 'failed' END, "
+                                           "CASE WHEN error IS NULL THEN 'produced to ' || topic "
+                                           "|| ' [' || CAST(partition_id AS TEXT) || '] @' "
+                                           "|| CAST(log_offset AS TEXT) ELSE 'producing to ' || "
+                                           "topic || ' failed: ' || error END FROM ") %
+                            kProduced,
+                        {osUser()});
                     !r)
                     return fail(r.error());
-                if (auto r = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = CASE WHEN (SELECT p.error FROM ") % kProduced
-                                         % QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id) IS NULL THEN 'replayed' ELSE 'failed' END, attempts = attempts + 1, "
-                                                          "last_attempt_at = ")
-                                         % now
-                                         % QStringLiteral(", last_error_class = (SELECT CASE WHEN p.error IS NULL THEN NULL ELSE 'produce_failed' END FROM ") % kProduced
-                                         % QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id), last_error = (SELECT p.error FROM ") % kProduced
-                                         % QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id) WHERE dlq_id IN (SELECT dlq_id FROM ") % kProduced % u')');
+                if (auto r = db.exec(
+                        QStringLiteral(
+                            "UPDATE rewind_dlq SET status = CASE WHEN (SELECT p.error FROM ") %
+                        kProduced %
+                        QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id) IS NULL THEN "
+                                       "'replayed' ELSE 'failed' END, attempts = attempts + 1, "
+                                       "last_attempt_at = ") %
+                        now %
+                        QStringLiteral(", last_error_class = (SELECT CASE WHEN p.error IS NULL "
+                                       "THEN NULL ELSE 'produce_failed' END FROM ") %
+                        kProduced %
+                        QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id), last_error = "
+                                       "(SELECT p.error FROM ") %
+                        kProduced %
+                        QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id) WHERE dlq_id IN "
+                                       "(SELECT dlq_id FROM ") %
+                        kProduced % u')');
                     !r)
                     return fail(r.error());
-                const nlohmann::json detail = {{"produced", acked}, {"failed", refused}, {"topic", options.topic.toStdString()}};
-                return writeAudit(db, QStringLiteral("dlq-redrive"), QString(), QString(), QVariant(), QString::fromStdString(detail.dump()));
+                const nlohmann::json detail = {{"produced", acked},
+                                               {"failed", refused},
+                                               {"topic", options.topic.toStdString()}};
+                return writeAudit(db, QStringLiteral("dlq-redrive"), QString(), QString(),
+                                  QVariant(), QString::fromStdString(detail.dump()));
             });
         });
         if (!s)
@@ -617,13 +724,17 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
         done += qint64(outs.size());
         lastId = outs.back().id;
         if (unknown > 0)
-            return internalError(QStringLiteral("%1 record(s) of the batch after DLQ id %2 were not acknowledged by the cluster within %3 s "
-                                                "(REWIND_KAFKA_TIMEOUT_MS): they stay as they were and the next redrive produces them again "
-                                                "(consumers can drop a repeat by its rewind.dlq.id header); %4 produced before")
-                                     .arg(unknown)
-                                     .arg(outs.front().id - 1)
-                                     .arg(double(timeoutMs()) / 1000.0)
-                                     .arg(result.produced));
+            return internalError(
+                QStringLiteral(
+                    "%1 record(s) of the batch after DLQ id %2 were not acknowledged by the "
+                    "cluster within %3 s "
+                    "(REWIND_KAFKA_TIMEOUT_MS): they stay as they were and the next redrive "
+                    "produces them again "
+                    "(consumers can drop a repeat by its rewind.dlq.id header); %4 produced before")
+                    .arg(unknown)
+                    .arg(outs.front().id - 1)
+                    .arg(double(timeoutMs()) / 1000.0)
+                    .arg(result.produced));
         if (options.progress)
             options.progress({result.batches, result.selected, result.produced, result.failed});
     }
@@ -631,10 +742,11 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const 
     return result;
 }
 
-Status checkDeadLetterTopic(const StreamSpec &stream)
-{
+Status checkDeadLetterTopic(const StreamSpec &stream) {
     if (!stream.kafka || stream.kafka->dlqTopic.isEmpty())
-        return badInput(QStringLiteral("--dlq-to-topic: stream \"%1\" names no kafka.dlq_topic to produce its dead letters to").arg(stream.name));
+        return badInput(QStringLiteral("--dlq-to-topic: stream \"%1\" names no kafka.dlq_topic to "
+                                       "produce its dead letters to")
+                            .arg(stream.name));
     auto rk = connect(stream);
     if (!rk)
         return fail(rk.error());
@@ -643,14 +755,16 @@ Status checkDeadLetterTopic(const StreamSpec &stream)
     return {};
 }
 
-Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, int pageSize)
-{
+Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, int pageSize) {
     if (!stream.kafka || stream.kafka->dlqTopic.isEmpty())
         return badInput(QStringLiteral("stream \"%1\" names no kafka.dlq_topic").arg(stream.name));
     const QString topic = stream.kafka->dlqTopic;
     const QByteArray topicBytes = topic.toUtf8();
-    auto rk = connect(stream, QString(), {{QStringLiteral("enable.idempotence"), QStringLiteral("true")}, {QStringLiteral("linger.ms"), QStringLiteral("5")}},
-                      false, [](rd_kafka_conf_t *conf) { rd_kafka_conf_set_dr_msg_cb(conf, onDelivery); });
+    auto rk = connect(stream, QString(),
+                      {{QStringLiteral("enable.idempotence"), QStringLiteral("true")},
+                       {QStringLiteral("linger.ms"), QStringLiteral("5")}},
+                      false,
+                      [](rd_kafka_conf_t *conf) { rd_kafka_conf_set_dr_msg_cb(conf, onDelivery); });
     if (!rk)
         return fail(rk.error());
     struct Out {
@@ -663,16 +777,21 @@ Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, 
     qint64 published = 0, notPublished = 0, lastId = 0, stoppedAt = 0;
     QString firstError;
     for (;;) {
-        auto rows = db.exec(QStringLiteral("SELECT dlq_id, kafka_topic, part, log_offset, error_class, error, kafka_key, kafka_value, original_payload, "
-                                           "kafka_headers FROM rewind_dlq WHERE source_kind = 'stream' AND source_name = ? AND kafka_topic IS NOT NULL "
-                                           "AND dlq_topic IS NULL AND status IN ('new', 'fixed', 'failed') AND dlq_id > ? ORDER BY dlq_id LIMIT %1")
-                                .arg(pageRows),
-                            {stream.name, lastId});
+        auto rows =
+            db.exec(QStringLiteral("SELECT dlq_id, kafka_topic, part, log_offset, error_class, "
+                                   "error, kafka_key, kafka_value, original_payload, "
+                                   "kafka_headers FROM rewind_dlq WHERE source_kind = 'stream' AND "
+                                   "source_name = ? AND kafka_topic IS NOT NULL "
+                                   "AND dlq_topic IS NULL AND status IN ('new', 'fixed', 'failed') "
+                                   "AND dlq_id > ? ORDER BY dlq_id LIMIT %1")
+                        .arg(pageRows),
+                    {stream.name, lastId});
         if (!rows)
             return fail(rows.error());
         std::vector<QVariantList> pending;
         while (rows->next())
-            pending.push_back({rows->value(0), rows->value(1), rows->value(2), rows->value(3), rows->value(4), rows->value(5), rows->value(6), rows->value(7),
+            pending.push_back({rows->value(0), rows->value(1), rows->value(2), rows->value(3),
+                               rows->value(4), rows->value(5), rows->value(6), rows->value(7),
                                rows->value(8), rows->value(9)});
         rows->finish();
         if (pending.empty())
@@ -685,24 +804,29 @@ Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, 
             rd_kafka_headers_t *headers = outgoingHeaders(r[9].toString(), o.id);
             const auto add = [&](const char *suffix, const QString &value) {
                 const QByteArray name = kConnectPrefix + suffix, v = value.toUtf8();
-                rd_kafka_header_add(headers, name.constData(), name.size(), v.constData(), v.size());
+                rd_kafka_header_add(headers, name.constData(), name.size(), v.constData(),
+                                    v.size());
             };
             add("topic", r[1].toString());
             add("partition", r[2].toString());
             add("offset", r[3].toString());
             add("exception.class.name", r[4].toString());
             add("exception.message", r[5].toString());
-            const std::optional<QByteArray> key = r[6].isNull() ? std::nullopt : std::optional<QByteArray>(r[6].toByteArray());
-            const std::optional<QByteArray> value = !r[7].isNull() ? std::optional<QByteArray>(r[7].toByteArray())
-                                                    : r[8].isNull() ? std::nullopt
-                                                                    : std::optional<QByteArray>(r[8].toByteArray());
+            const std::optional<QByteArray> key =
+                r[6].isNull() ? std::nullopt : std::optional<QByteArray>(r[6].toByteArray());
+            const std::optional<QByteArray> value =
+                !r[7].isNull()  ? std::optional<QByteArray>(r[7].toByteArray())
+                : r[8].isNull() ? std::nullopt
+                                : std::optional<QByteArray>(r[8].toByteArray());
             void *valuePtr = value ? const_cast<char *>(value->constData()) : nullptr;
             const size_t valueSize = value ? size_t(value->size()) : 0;
             const void *keyPtr = key ? key->constData() : nullptr;
             const size_t keySize = key ? size_t(key->size()) : 0;
-            const rd_kafka_resp_err_t err = rd_kafka_producev(rk->get(), RD_KAFKA_V_TOPIC(topicBytes.constData()), RD_KAFKA_V_VALUE(valuePtr, valueSize),
-                                                              RD_KAFKA_V_KEY(keyPtr, keySize), RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                                                              RD_KAFKA_V_OPAQUE(&o.delivery), RD_KAFKA_V_END);
+            const rd_kafka_resp_err_t err = rd_kafka_producev(
+                rk->get(), RD_KAFKA_V_TOPIC(topicBytes.constData()),
+                RD_KAFKA_V_VALUE(valuePtr, valueSize), RD_KAFKA_V_KEY(keyPtr, keySize),
+                RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                RD_KAFKA_V_OPAQUE(&o.delivery), RD_KAFKA_V_END);
             if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
                 rd_kafka_headers_destroy(headers);
                 o.delivery.done = true;
@@ -720,11 +844,13 @@ Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, 
             if (!o.delivery.done || o.delivery.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
                 ++notPublished;
                 if (firstError.isEmpty())
-                    firstError = !o.delivery.done || isPurged(o.delivery.err) ? QStringLiteral("not acknowledged in time")
-                                                                               : QString::fromUtf8(rd_kafka_err2str(o.delivery.err));
+                    firstError = !o.delivery.done || isPurged(o.delivery.err)
+                                     ? QStringLiteral("not acknowledged in time")
+                                     : QString::fromUtf8(rd_kafka_err2str(o.delivery.err));
                 continue;
             }
-            binds << o.id << QVariant() << topic << o.delivery.partition << o.delivery.offset << QVariant();
+            binds << o.id << QVariant() << topic << o.delivery.partition << o.delivery.offset
+                  << QVariant();
             ++pagePublished;
         }
         failpoint("dlq-publish-after-ack");
@@ -734,31 +860,54 @@ Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, 
                     if (auto r = db.exec(db.dialect().dropTempTable(kProduced)); !r)
                         return fail(r.error());
                     const QString big = db.dialect().bigintType();
-                    if (auto r = db.exec(QStringLiteral("CREATE TEMP TABLE ") % kProduced % QStringLiteral(" (dlq_id ") % big
-                                         % QStringLiteral(" PRIMARY KEY, from_status TEXT, topic TEXT, partition_id ") % big % QStringLiteral(", log_offset ") % big
-                                         % QStringLiteral(", error TEXT)"));
+                    if (auto r = db.exec(
+                            QStringLiteral("CREATE TEMP TABLE ") % kProduced %
+                            QStringLiteral(" (dlq_id ") % big %
+                            QStringLiteral(
+                                " PRIMARY KEY, from_status TEXT, topic TEXT, partition_id ") %
+                            big % QStringLiteral(", log_offset ") % big %
+                            QStringLiteral(", error TEXT)"));
                         !r)
                         return fail(r.error());
-                    if (auto r = db.execRows(QStringLiteral("INSERT INTO ") % kProduced % QStringLiteral(" (dlq_id, from_status, topic, partition_id, log_offset, error) VALUES "),
-                                             QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, binds);
+                    if (auto r = db.execRows(
+                            QStringLiteral("INSERT INTO ") % kProduced %
+                                QStringLiteral(" (dlq_id, from_status, topic, partition_id, "
+                                               "log_offset, error) VALUES "),
+                            QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, binds);
                         !r)
                         return r;
-                    const QString match = QStringLiteral(" FROM ") % kProduced % QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id)");
-                    if (auto r = db.exec(QStringLiteral("UPDATE rewind_dlq SET dlq_topic = (SELECT p.topic") % match % QStringLiteral(", dlq_partition = (SELECT p.partition_id")
-                                             % match % QStringLiteral(", dlq_offset = (SELECT p.log_offset") % match
-                                             % QStringLiteral(", dlq_source = 'published' WHERE dlq_id IN (SELECT dlq_id FROM ") % kProduced % u')');
+                    const QString match =
+                        QStringLiteral(" FROM ") % kProduced %
+                        QStringLiteral(" AS p WHERE p.dlq_id = rewind_dlq.dlq_id)");
+                    if (auto r = db.exec(
+                            QStringLiteral("UPDATE rewind_dlq SET dlq_topic = (SELECT p.topic") %
+                            match % QStringLiteral(", dlq_partition = (SELECT p.partition_id") %
+                            match % QStringLiteral(", dlq_offset = (SELECT p.log_offset") % match %
+                            QStringLiteral(
+                                ", dlq_source = 'published' WHERE dlq_id IN (SELECT dlq_id FROM ") %
+                            kProduced % u')');
                         !r)
                         return fail(r.error());
-                    if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, from_status, to_status, reason) SELECT p.dlq_id, ")
-                                             % db.dialect().nowUtcText()
-                                             % QStringLiteral(", ?, 'published', d.status, d.status, 'published to ' || p.topic || ' [' || CAST(p.partition_id AS TEXT) "
-                                                              "|| '] @' || CAST(p.log_offset AS TEXT) FROM ")
-                                             % kProduced % QStringLiteral(" AS p JOIN rewind_dlq AS d ON d.dlq_id = p.dlq_id"),
-                                         {osUser()});
+                    if (auto r = db.exec(
+                            QStringLiteral(
+                                "INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, "
+                                "from_status, to_status, reason) SELECT p.dlq_id, ") %
+                                db.dialect().nowUtcText() %
+                                QStringLiteral(
+                                    ", ?, 'published', d.status, d.status, 'published to ' || "
+                                    "p.topic || ' [' || CAST(p.partition_id AS TEXT) "
+                                    "|| '] @' || CAST(p.log_offset AS TEXT) FROM ") %
+                                kProduced %
+                                QStringLiteral(" AS p JOIN rewind_dlq AS d ON d.dlq_id = p.dlq_id"),
+                            {osUser()});
                         !r)
                         return fail(r.error());
-                    const nlohmann::json detail = {{"topic", topic.toStdString()}, {"published", pagePublished}};
-                    if (auto a = writeAudit(db, QStringLiteral("dlq-publish"), QString(), stream.name, QVariant(), QString::fromStdString(detail.dump())); !a)
+                    const nlohmann::json detail = {{"topic", topic.toStdString()},
+                                                   {"published", pagePublished}};
+                    if (auto a =
+                            writeAudit(db, QStringLiteral("dlq-publish"), QString(), stream.name,
+                                       QVariant(), QString::fromStdString(detail.dump()));
+                        !a)
                         return a;
                     return Status{};
                 });
@@ -776,19 +925,25 @@ Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, 
             break; // that was the last page
     }
     if (stoppedAt > 0) {
-        auto untried = db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE source_kind = 'stream' AND source_name = ? AND kafka_topic IS NOT NULL "
-                                                "AND dlq_topic IS NULL AND status IN ('new', 'fixed', 'failed') AND dlq_id > ?"),
-                                 {stream.name, stoppedAt});
+        auto untried = db.scalar(
+            QStringLiteral(
+                "SELECT COUNT(*) FROM rewind_dlq WHERE source_kind = 'stream' AND source_name = ? "
+                "AND kafka_topic IS NOT NULL "
+                "AND dlq_topic IS NULL AND status IN ('new', 'fixed', 'failed') AND dlq_id > ?"),
+            {stream.name, stoppedAt});
         if (!untried)
             return fail(untried.error());
         notPublished += untried->toLongLong();
     }
     if (notPublished > 0)
-        return internalError(context(stream) % QStringLiteral("%1 dead-lettered record(s) were not published to %2 (%3); %4 were, and the next "
-                                                              "replay with --dlq-to-topic tries the rest again")
-                                                   .arg(notPublished)
-                                                   .arg(topic, firstError)
-                                                   .arg(published));
+        return internalError(
+            context(stream) %
+            QStringLiteral(
+                "%1 dead-lettered record(s) were not published to %2 (%3); %4 were, and the next "
+                "replay with --dlq-to-topic tries the rest again")
+                .arg(notPublished)
+                .arg(topic, firstError)
+                .arg(published));
     return published;
 }
 

@@ -69,7 +69,8 @@ struct DlqImportResult {
 // BadInput (nothing changed): a stream that is not a Kafka stream or names no
 // dlq_topic, a dlq_topic that does not exist. A cluster that cannot be
 // reached: an error naming it.
-Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &stream, const DlqImportOptions &options);
+Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &stream,
+                                       const DlqImportOptions &options);
 
 struct DlqProduceProgress {
     int batchesDone = 0;
@@ -80,8 +81,8 @@ struct DlqProduceProgress {
 
 struct DlqProduceOptions {
     bool execute = false;
-    QString topic;           // empty: each record's origin topic
-    qint64 batchSize = 500;  // records per batch
+    QString topic;          // empty: each record's origin topic
+    qint64 batchSize = 500; // records per batch
     std::optional<double> maxPerSecond;
     std::function<void(const DlqProduceProgress &)> progress;
     const std::atomic<bool> *cancel = nullptr;
@@ -100,18 +101,21 @@ struct DlqProduceResult {
     bool cancelled = false;
     qint64 selected = 0;
     qint64 produced = 0; // acknowledged by the broker (in a dry run: would be produced)
-    qint64 failed = 0;   // refused by the broker: the record stays as it was, the error in its history
-    qint64 skipped = 0;  // selected but replayed or discarded
+    qint64 failed =
+        0; // refused by the broker: the record stays as it was, the error in its history
+    qint64 skipped = 0; // selected but replayed or discarded
     int batches = 0;
     std::vector<std::pair<QString, qint64>> byTopic; // records per target topic
-    QStringList streams;                             // the Kafka streams the records come from (their clusters)
-    std::vector<DlqProduced> records;                // the first 1000
+    QStringList streams;              // the Kafka streams the records come from (their clusters)
+    std::vector<DlqProduced> records; // the first 1000
 };
 
 // BadInput (nothing produced): a selected record with no Kafka stream to say
 // which cluster (its source is not a Kafka stream), a record with no topic to
 // go to (no origin, no --to-topic), a target topic that does not exist.
-Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec, const DlqSelection &selection, const DlqProduceOptions &options);
+Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec,
+                                    const DlqSelection &selection,
+                                    const DlqProduceOptions &options);
 
 // For replay --dlq-to-topic: BadInput unless the stream is a Kafka stream
 // whose kafka.dlq_topic exists on its cluster.
@@ -129,6 +133,7 @@ Status checkDeadLetterTopic(const StreamSpec &stream);
 // next call produces that page again; a page the cluster does not fully
 // acknowledge ends the call (an error naming how many are left). Returns
 // how many were published.
-Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream, int pageSize = 5000);
+Result<qint64> publishDeadLetters(const Database &db, const StreamSpec &stream,
+                                  int pageSize = 5000);
 
 } // namespace rw

@@ -1,7 +1,6 @@
 #include "core/streams/kafkalog.h"
 
 #include "core/streams/kafkaclient.h"
-
 #include "core/streams/streamsdialect.h"
 #include "core/util/failpoint.h"
 #include "core/util/timeutil.h"
@@ -15,16 +14,13 @@
 #include <QSqlQuery>
 #include <QStringBuilder>
 #include <QThread>
-
-#include <librdkafka/rdkafka.h>
-
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <librdkafka/rdkafka.h>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 namespace rw {
 
@@ -34,8 +30,7 @@ using namespace kafkaclient;
 
 Q_LOGGING_CATEGORY(lcKafka, "rewind.kafka", QtInfoMsg)
 
-QVariant isoMs(qint64 ms)
-{
+QVariant isoMs(qint64 ms) {
     if (ms < 0)
         return QVariant(QMetaType::fromType<QString>());
     return timeutil::isoUtcMs(ms);
@@ -51,11 +46,13 @@ struct RecordAt {
 
 // The first record at or after `offset` of partition `id` (none past the
 // log end), fetched with the legacy consumer of `rkt`.
-Result<std::optional<RecordAt>> fetchRecord(rd_kafka_topic_t *rkt, const StreamSpec &s, qint32 id, qint64 offset)
-{
+Result<std::optional<RecordAt>> fetchRecord(rd_kafka_topic_t *rkt, const StreamSpec &s, qint32 id,
+                                            qint64 offset) {
     if (rd_kafka_consume_start(rkt, id, offset) == -1)
-        return internalError(context(s) % QStringLiteral("partition %1: cannot fetch from offset %2: ").arg(id).arg(offset)
-                             % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+        return internalError(
+            context(s) %
+            QStringLiteral("partition %1: cannot fetch from offset %2: ").arg(id).arg(offset) %
+            QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
     const auto stop = qScopeGuard([&] { rd_kafka_consume_stop(rkt, id); });
     QDeadlineTimer deadline(timeoutMs());
     while (!deadline.hasExpired()) {
@@ -65,20 +62,21 @@ Result<std::optional<RecordAt>> fetchRecord(rd_kafka_topic_t *rkt, const StreamS
         if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF)
             return std::optional<RecordAt>();
         if (m->err)
-            return internalError(context(s) % QStringLiteral("partition %1, offset %2: ").arg(id).arg(offset)
-                                 % QString::fromUtf8(rd_kafka_message_errstr(m.get())));
+            return internalError(context(s) %
+                                 QStringLiteral("partition %1, offset %2: ").arg(id).arg(offset) %
+                                 QString::fromUtf8(rd_kafka_message_errstr(m.get())));
         if (m->offset < offset)
             continue;
         rd_kafka_timestamp_type_t type;
-        return std::optional<RecordAt>(RecordAt{m->offset, rd_kafka_message_timestamp(m.get(), &type)});
+        return std::optional<RecordAt>(
+            RecordAt{m->offset, rd_kafka_message_timestamp(m.get(), &type)});
     }
     return fail(unreachable(s, RD_KAFKA_RESP_ERR__TIMED_OUT));
 }
 
 } // namespace
 
-Result<QString> expandEnvironment(const QString &property, const QString &value)
-{
+Result<QString> expandEnvironment(const QString &property, const QString &value) {
     static const QRegularExpression name(QStringLiteral(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})"));
     QString out;
     qsizetype at = 0;
@@ -86,16 +84,17 @@ Result<QString> expandEnvironment(const QString &property, const QString &value)
         const QRegularExpressionMatch m = it.next();
         const QString var = m.captured(1);
         if (!qEnvironmentVariableIsSet(var.toUtf8().constData()))
-            return badInput(QStringLiteral("kafka.config: \"") % property % QStringLiteral("\" reads ${") % var
-                            % QStringLiteral("}, which is not set in the environment"));
-        out += value.mid(at, m.capturedStart() - at) % qEnvironmentVariable(var.toUtf8().constData());
+            return badInput(QStringLiteral("kafka.config: \"") % property %
+                            QStringLiteral("\" reads ${") % var %
+                            QStringLiteral("}, which is not set in the environment"));
+        out +=
+            value.mid(at, m.capturedStart() - at) % qEnvironmentVariable(var.toUtf8().constData());
         at = m.capturedEnd();
     }
     return out + value.mid(at);
 }
 
-Result<std::vector<StreamPartitionInfo>> KafkaLog::partitions() const
-{
+Result<std::vector<StreamPartitionInfo>> KafkaLog::partitions() const {
     auto rk = connect(m_stream);
     if (!rk)
         return fail(rk.error());
@@ -106,7 +105,8 @@ Result<std::vector<StreamPartitionInfo>> KafkaLog::partitions() const
     std::vector<StreamPartitionInfo> out;
     for (const qint32 id : *ids) {
         int64_t lo = 0, hi = 0;
-        const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(rk->get(), topic.constData(), id, &lo, &hi, timeoutMs());
+        const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
+            rk->get(), topic.constData(), id, &lo, &hi, timeoutMs());
         if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
             return fail(unreachable(m_stream, err));
         StreamPartitionInfo p;
@@ -119,20 +119,20 @@ Result<std::vector<StreamPartitionInfo>> KafkaLog::partitions() const
     return out;
 }
 
-Result<std::vector<PartitionOffsets>> KafkaLog::committedOffsets(const QString &group) const
-{
+Result<std::vector<PartitionOffsets>> KafkaLog::committedOffsets(const QString &group) const {
     auto parts = partitions();
     if (!parts)
         return fail(parts.error());
     return committedOn(group, *parts);
 }
 
-Result<std::vector<PartitionOffsets>> KafkaLog::committedOn(const QString &group, const std::vector<StreamPartitionInfo> &parts) const
-{
+Result<std::vector<PartitionOffsets>>
+KafkaLog::committedOn(const QString &group, const std::vector<StreamPartitionInfo> &parts) const {
     auto rk = connect(m_stream, group);
     if (!rk)
         return fail(rk.error());
-    const std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter> list(rd_kafka_topic_partition_list_new(int(parts.size())));
+    const std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter> list(
+        rd_kafka_topic_partition_list_new(int(parts.size())));
     const QByteArray topic = m_stream.kafka->topic.toUtf8();
     for (const StreamPartitionInfo &p : parts)
         rd_kafka_topic_partition_list_add(list.get(), topic.constData(), qint32(p.partition));
@@ -143,9 +143,12 @@ Result<std::vector<PartitionOffsets>> KafkaLog::committedOn(const QString &group
     for (int i = 0; i < list->cnt; ++i) {
         const rd_kafka_topic_partition_t &e = list->elems[i];
         if (e.err != RD_KAFKA_RESP_ERR_NO_ERROR)
-            return fail(Error::internal(context(m_stream) % QStringLiteral("group \"") % group % QStringLiteral("\", partition %1: ").arg(e.partition)
-                                        % QString::fromUtf8(rd_kafka_err2str(e.err))));
-        const auto info = std::find_if(parts.begin(), parts.end(), [&](const StreamPartitionInfo &p) { return p.partition == e.partition; });
+            return fail(Error::internal(context(m_stream) % QStringLiteral("group \"") % group %
+                                        QStringLiteral("\", partition %1: ").arg(e.partition) %
+                                        QString::fromUtf8(rd_kafka_err2str(e.err))));
+        const auto info =
+            std::find_if(parts.begin(), parts.end(),
+                         [&](const StreamPartitionInfo &p) { return p.partition == e.partition; });
         PartitionOffsets o;
         o.partition = e.partition;
         o.logStart = info->logStart;
@@ -158,8 +161,7 @@ Result<std::vector<PartitionOffsets>> KafkaLog::committedOn(const QString &group
     return out;
 }
 
-Result<std::optional<QMap<QString, QString>>> KafkaLog::clusterGroups() const
-{
+Result<std::optional<QMap<QString, QString>>> KafkaLog::clusterGroups() const {
     auto rk = connect(m_stream);
     if (!rk)
         return fail(rk.error());
@@ -169,25 +171,30 @@ Result<std::optional<QMap<QString, QString>>> KafkaLog::clusterGroups() const
     const struct rd_kafka_group_list *raw = nullptr;
     const rd_kafka_resp_err_t err = rd_kafka_list_groups(rk->get(), nullptr, &raw, timeoutMs());
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__TIMED_OUT || err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
+        if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__TIMED_OUT ||
+            err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
             return fail(unreachable(m_stream, err));
-        qCDebug(lcKafka, "stream %s: the cluster cannot list its groups (%s); showing the spec's and the workspace's", qPrintable(m_stream.name),
-               rd_kafka_err2str(err));
+        qCDebug(lcKafka,
+                "stream %s: the cluster cannot list its groups (%s); showing the spec's and the "
+                "workspace's",
+                qPrintable(m_stream.name), rd_kafka_err2str(err));
         return std::optional<QMap<QString, QString>>();
     }
-    const std::unique_ptr<const struct rd_kafka_group_list, void (*)(const struct rd_kafka_group_list *)> list(raw, rd_kafka_group_list_destroy);
+    const std::unique_ptr<const struct rd_kafka_group_list,
+                          void (*)(const struct rd_kafka_group_list *)>
+        list(raw, rd_kafka_group_list_destroy);
     QMap<QString, QString> states;
     for (int i = 0; i < list->group_cnt; ++i) {
         const struct rd_kafka_group_info &g = list->groups[i];
         const QString protocolType = QString::fromUtf8(g.protocol_type ? g.protocol_type : "");
-        if (g.err == RD_KAFKA_RESP_ERR_NO_ERROR && (protocolType.isEmpty() || protocolType == QLatin1String("consumer")))
+        if (g.err == RD_KAFKA_RESP_ERR_NO_ERROR &&
+            (protocolType.isEmpty() || protocolType == QLatin1String("consumer")))
             states.insert(QString::fromUtf8(g.group), QString::fromUtf8(g.state ? g.state : ""));
     }
     return std::optional<QMap<QString, QString>>(std::move(states));
 }
 
-Result<std::vector<ConsumerGroupInfo>> KafkaLog::consumerGroups() const
-{
+Result<std::vector<ConsumerGroupInfo>> KafkaLog::consumerGroups() const {
     auto parts = partitions();
     if (!parts)
         return fail(parts.error());
@@ -197,7 +204,9 @@ Result<std::vector<ConsumerGroupInfo>> KafkaLog::consumerGroups() const
     // The spec's groups and those Rewind has offsets of are always shown;
     // the cluster's others where they have commits on this topic.
     QStringList always = m_stream.kafka->groups;
-    auto known = m_db.exec(QStringLiteral("SELECT DISTINCT group_id FROM rewind_offsets WHERE stream = ?"), {m_stream.name});
+    auto known =
+        m_db.exec(QStringLiteral("SELECT DISTINCT group_id FROM rewind_offsets WHERE stream = ?"),
+                  {m_stream.name});
     if (!known)
         return fail(known.error());
     while (known->next())
@@ -226,35 +235,42 @@ Result<std::vector<ConsumerGroupInfo>> KafkaLog::consumerGroups() const
             g.state = (*listed)->value(group);
             // Empty and Dead have no member; Stable and the rebalancing states have.
             if (!g.state->isEmpty() && *g.state != QLatin1String("Unknown"))
-                g.hasMembers = *g.state != QLatin1String("Empty") && *g.state != QLatin1String("Dead");
+                g.hasMembers =
+                    *g.state != QLatin1String("Empty") && *g.state != QLatin1String("Dead");
         }
         out.push_back(std::move(g));
     }
     return out;
 }
 
-Result<QMap<qint64, FirstAtOrAfter>> KafkaLog::firstOffsetsAtOrAfter(qint64 ms) const
-{
+Result<QMap<qint64, FirstAtOrAfter>> KafkaLog::firstOffsetsAtOrAfter(qint64 ms) const {
     auto parts = partitions();
     if (!parts)
         return fail(parts.error());
-    auto rk = connect(m_stream, QString(), {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")}}, true);
+    auto rk = connect(m_stream, QString(),
+                      {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")}}, true);
     if (!rk)
         return fail(rk.error());
     const QByteArray topic = m_stream.kafka->topic.toUtf8();
-    const std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter> list(rd_kafka_topic_partition_list_new(int(parts->size())));
+    const std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter> list(
+        rd_kafka_topic_partition_list_new(int(parts->size())));
     for (const StreamPartitionInfo &p : *parts)
-        rd_kafka_topic_partition_list_add(list.get(), topic.constData(), qint32(p.partition))->offset = ms;
+        rd_kafka_topic_partition_list_add(list.get(), topic.constData(), qint32(p.partition))
+            ->offset = ms;
     // The broker's offset-for-timestamp lookup (ListOffsets by time).
     const rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(rk->get(), list.get(), timeoutMs());
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
         return fail(unreachable(m_stream, err));
-    const std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt(rd_kafka_topic_new(rk->get(), topic.constData(), nullptr));
-    const auto at = [&](qint32 id, qint64 offset) { return fetchRecord(rkt.get(), m_stream, id, offset); };
+    const std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt(
+        rd_kafka_topic_new(rk->get(), topic.constData(), nullptr));
+    const auto at = [&](qint32 id, qint64 offset) {
+        return fetchRecord(rkt.get(), m_stream, id, offset);
+    };
     QMap<qint64, FirstAtOrAfter> out;
     for (const StreamPartitionInfo &p : *parts) {
         const auto id = qint32(p.partition);
-        const rd_kafka_topic_partition_t *e = rd_kafka_topic_partition_list_find(list.get(), topic.constData(), id);
+        const rd_kafka_topic_partition_t *e =
+            rd_kafka_topic_partition_list_find(list.get(), topic.constData(), id);
         FirstAtOrAfter f;
         f.foundBy = QStringLiteral("broker");
         if (e && e->err == RD_KAFKA_RESP_ERR_NO_ERROR && e->offset >= 0) {
@@ -308,17 +324,19 @@ Result<QMap<qint64, FirstAtOrAfter>> KafkaLog::firstOffsetsAtOrAfter(qint64 ms) 
     return out;
 }
 
-Status KafkaLog::clusterCommit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const
-{
+Status KafkaLog::clusterCommit(const QString &group,
+                               const std::vector<std::pair<qint64, qint64>> &offsets) const {
     if (offsets.empty())
         return {};
     auto rk = connect(m_stream, group);
     if (!rk)
         return fail(rk.error());
-    const std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter> list(rd_kafka_topic_partition_list_new(int(offsets.size())));
+    const std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter> list(
+        rd_kafka_topic_partition_list_new(int(offsets.size())));
     const QByteArray topic = m_stream.kafka->topic.toUtf8();
     for (const auto &[partition, offset] : offsets)
-        rd_kafka_topic_partition_list_add(list.get(), topic.constData(), qint32(partition))->offset = offset;
+        rd_kafka_topic_partition_list_add(list.get(), topic.constData(), qint32(partition))
+            ->offset = offset;
     // A commit from outside the group (no member, no generation), as
     // kafka-consumer-groups --reset-offsets makes one; the coordinator
     // refuses it while the group has members. A cluster that is away is
@@ -332,25 +350,33 @@ Status KafkaLog::clusterCommit(const QString &group, const std::vector<std::pair
         QThread::msleep(Database::backoffMs(attempt));
     }
     switch (err) {
-    case RD_KAFKA_RESP_ERR_NO_ERROR: return {};
+    case RD_KAFKA_RESP_ERR_NO_ERROR:
+        return {};
     case RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID:
     case RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION:
     case RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS:
-        return badInput(QStringLiteral("refused: consumer group \"%1\" of stream \"%2\" has active members (state: %3; the cluster refused a commit "
-                                       "from outside the group); stop its consumers, then try again. Nothing was changed.")
-                            .arg(group, m_stream.name, err == RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS ? QStringLiteral("rebalancing") : QStringLiteral("with members")));
+        return badInput(
+            QStringLiteral(
+                "refused: consumer group \"%1\" of stream \"%2\" has active members (state: %3; "
+                "the cluster refused a commit "
+                "from outside the group); stop its consumers, then try again. Nothing was changed.")
+                .arg(group, m_stream.name,
+                     err == RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS
+                         ? QStringLiteral("rebalancing")
+                         : QStringLiteral("with members")));
     default:
         if (transient(err))
             return fail(unreachable(m_stream, err));
-        return internalError(context(m_stream) % QStringLiteral("committing offsets of group \"") % group % QStringLiteral("\": ")
-                             % QString::fromUtf8(rd_kafka_err2str(err)));
+        return internalError(context(m_stream) % QStringLiteral("committing offsets of group \"") %
+                             group % QStringLiteral("\": ") %
+                             QString::fromUtf8(rd_kafka_err2str(err)));
     }
 }
 
 // The workspace's record of the group: rows of (partition, committed
 // offset, offset on the cluster); with `committed` false only the latter.
-Status KafkaLog::recordOffsets(const QString &group, const std::vector<std::array<qint64, 3>> &rows, bool committed) const
-{
+Status KafkaLog::recordOffsets(const QString &group, const std::vector<std::array<qint64, 3>> &rows,
+                               bool committed) const {
     if (rows.empty())
         return {};
     nlohmann::json offsets = nlohmann::json::array(), onCluster = nlohmann::json::array();
@@ -360,26 +386,33 @@ Status KafkaLog::recordOffsets(const QString &group, const std::vector<std::arra
     }
     const SqlDialect &d = m_db.dialect();
     const StreamsDialect &sd = StreamsDialect::of(m_db);
-    const QStringList key{QStringLiteral("stream"), QStringLiteral("group_id"), QStringLiteral("partition_id")};
+    const QStringList key{QStringLiteral("stream"), QStringLiteral("group_id"),
+                          QStringLiteral("partition_id")};
     if (committed) {
-        auto r = m_db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at) ")
-                               % sd.jsonIntegerRows(QStringLiteral("?, ?, "), 2, QStringLiteral(", ") % d.nowUtcText()) % QStringLiteral(" WHERE true")
-                               % d.upsertSet(key, {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
+        auto r = m_db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, "
+                                          "partition_id, committed_offset, updated_at) ") %
+                               sd.jsonIntegerRows(QStringLiteral("?, ?, "), 2,
+                                                  QStringLiteral(", ") % d.nowUtcText()) %
+                               QStringLiteral(" WHERE true") %
+                               d.upsertSet(key, {QStringLiteral("committed_offset"),
+                                                 QStringLiteral("updated_at")}),
                            {m_stream.name, group, QString::fromStdString(offsets.dump())});
         if (!r)
             return fail(r.error());
     }
-    auto r = m_db.exec(QStringLiteral("INSERT INTO rewind_kafka_offsets (stream, group_id, partition_id, cluster_offset) ")
-                           % sd.jsonIntegerRows(QStringLiteral("?, ?, "), 2, QString()) % QStringLiteral(" WHERE true")
-                           % d.upsertSet(key, {QStringLiteral("cluster_offset")}),
-                       {m_stream.name, group, QString::fromStdString(onCluster.dump())});
+    auto r = m_db.exec(
+        QStringLiteral(
+            "INSERT INTO rewind_kafka_offsets (stream, group_id, partition_id, cluster_offset) ") %
+            sd.jsonIntegerRows(QStringLiteral("?, ?, "), 2, QString()) %
+            QStringLiteral(" WHERE true") % d.upsertSet(key, {QStringLiteral("cluster_offset")}),
+        {m_stream.name, group, QString::fromStdString(onCluster.dump())});
     if (!r)
         return fail(r.error());
     return {};
 }
 
-Status KafkaLog::commit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const
-{
+Status KafkaLog::commit(const QString &group,
+                        const std::vector<std::pair<qint64, qint64>> &offsets) const {
     // The workspace first: a refused commit rolls it back with the caller's transaction.
     std::vector<std::array<qint64, 3>> rows;
     for (const auto &[partition, offset] : offsets)
@@ -389,15 +422,18 @@ Status KafkaLog::commit(const QString &group, const std::vector<std::pair<qint64
     return clusterCommit(group, offsets);
 }
 
-Result<std::vector<PartitionOffsets>> KafkaLog::replayStart(const QString &group, bool execute) const
-{
+Result<std::vector<PartitionOffsets>> KafkaLog::replayStart(const QString &group,
+                                                            bool execute) const {
     auto offsets = committedOffsets(group);
     if (!offsets)
         return fail(offsets.error());
-    auto q = m_db.exec(QStringLiteral("SELECT o.partition_id, o.committed_offset, k.cluster_offset FROM rewind_offsets AS o "
-                                      "LEFT JOIN rewind_kafka_offsets AS k ON k.stream = o.stream AND k.group_id = o.group_id "
-                                      "AND k.partition_id = o.partition_id WHERE o.stream = ? AND o.group_id = ?"),
-                       {m_stream.name, group});
+    auto q = m_db.exec(
+        QStringLiteral(
+            "SELECT o.partition_id, o.committed_offset, k.cluster_offset FROM rewind_offsets AS o "
+            "LEFT JOIN rewind_kafka_offsets AS k ON k.stream = o.stream AND k.group_id = "
+            "o.group_id "
+            "AND k.partition_id = o.partition_id WHERE o.stream = ? AND o.group_id = ?"),
+        {m_stream.name, group});
     if (!q)
         return fail(q.error());
     QHash<qint64, std::pair<qint64, QVariant>> workspace;
@@ -412,7 +448,8 @@ Result<std::vector<PartitionOffsets>> KafkaLog::replayStart(const QString &group
         // commit never happened. Had anyone else moved the group since (a
         // reset, a consumer), the cluster would hold something else, and its
         // offsets would be the truth.
-        if (w != workspace.constEnd() && !w->second.isNull() && w->second.toLongLong() == held && w->first != held) {
+        if (w != workspace.constEnd() && !w->second.isNull() && w->second.toLongLong() == held &&
+            w->first != held) {
             p.committed = w->first;
             p.stored = true;
             p.lag = std::max<qint64>(0, p.logEnd - std::max(p.committed, p.logStart));
@@ -435,8 +472,10 @@ Result<std::vector<PartitionOffsets>> KafkaLog::replayStart(const QString &group
     // workspace's offsets from where this replay starts.
     std::vector<std::array<qint64, 3>> rows;
     for (std::size_t i = 0; i < starts.size(); ++i)
-        rows.push_back({starts[i].first, starts[i].second, (*offsets)[i].stored ? starts[i].second : onCluster[i].second});
-    if (auto recorded = m_db.writeTransaction([&] { return recordOffsets(group, rows, true); }); !recorded)
+        rows.push_back({starts[i].first, starts[i].second,
+                        (*offsets)[i].stored ? starts[i].second : onCluster[i].second});
+    if (auto recorded = m_db.writeTransaction([&] { return recordOffsets(group, rows, true); });
+        !recorded)
         return fail(recorded.error());
     return offsets;
 }
@@ -453,8 +492,7 @@ struct KafkaLog::Reader {
         std::deque<Message> held;
     };
     std::map<qint32, Part> parts;
-    ~Reader()
-    {
+    ~Reader() {
         for (auto &[id, part] : parts)
             if (part.started) {
                 part.held.clear();
@@ -464,54 +502,61 @@ struct KafkaLog::Reader {
 };
 
 // After Reader, which the members' clean-up needs complete.
-KafkaLog::KafkaLog(Database db, StreamSpec stream) : m_db(std::move(db)), m_stream(std::move(stream)) {}
+KafkaLog::KafkaLog(Database db, StreamSpec stream)
+    : m_db(std::move(db))
+    , m_stream(std::move(stream)) {}
 
-KafkaLog::~KafkaLog()
-{
+KafkaLog::~KafkaLog() {
     if (m_reader) {
         m_reader.reset();
-        m_db.exec(m_db.dialect().dropTempTable(kEventsTable)); // its rows, on a connection that may live on
+        m_db.exec(m_db.dialect().dropTempTable(
+            kEventsTable)); // its rows, on a connection that may live on
     }
 }
 
-Result<KafkaLog::Reader *> KafkaLog::reader() const
-{
+Result<KafkaLog::Reader *> KafkaLog::reader() const {
     if (m_reader)
         return m_reader.get();
     auto rk = connect(m_stream, QString(),
-                      {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")}, {QStringLiteral("auto.offset.reset"), QStringLiteral("error")}},
+                      {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")},
+                       {QStringLiteral("auto.offset.reset"), QStringLiteral("error")}},
                       true);
     if (!rk)
         return fail(rk.error());
     auto r = std::make_unique<Reader>();
-    r->rkt.reset(rd_kafka_topic_new(rk->get(), m_stream.kafka->topic.toUtf8().constData(), nullptr));
+    r->rkt.reset(
+        rd_kafka_topic_new(rk->get(), m_stream.kafka->topic.toUtf8().constData(), nullptr));
     if (!r->rkt)
-        return internalError(context(m_stream) % QStringLiteral("cannot open topic \"") % m_stream.kafka->topic % QStringLiteral("\": ")
-                             % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+        return internalError(context(m_stream) % QStringLiteral("cannot open topic \"") %
+                             m_stream.kafka->topic % QStringLiteral("\": ") %
+                             QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
     r->rk = std::move(*rk);
     m_reader = std::move(r);
     return m_reader.get();
 }
 
-Result<bool> KafkaLog::prepareReads() const
-{
+Result<bool> KafkaLog::prepareReads() const {
     const QString big = m_db.dialect().bigintType();
     // key_bytes, headers and raw_value are for the records the replay
     // dead-letters (annotateDeadLetters): the key and headers as they were,
     // and the value's bytes where payload (text) cannot hold them.
     const QString bytes = bytesType(m_db.dialect());
-    auto r = m_db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS ") % kEventsTable % QStringLiteral(" (partition_id ") % big
-                       % QStringLiteral(", log_offset ") % big % QStringLiteral(", event_id TEXT, record_ts TEXT, payload TEXT, key_bytes ") % bytes
-                       % QStringLiteral(", headers TEXT, raw_value ") % bytes % QStringLiteral(", PRIMARY KEY (partition_id, log_offset))"));
+    auto r =
+        m_db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS ") % kEventsTable %
+                  QStringLiteral(" (partition_id ") % big % QStringLiteral(", log_offset ") % big %
+                  QStringLiteral(", event_id TEXT, record_ts TEXT, payload TEXT, key_bytes ") %
+                  bytes % QStringLiteral(", headers TEXT, raw_value ") % bytes %
+                  QStringLiteral(", PRIMARY KEY (partition_id, log_offset))"));
     if (!r)
         return fail(r.error());
     return false; // a table of this connection only: the workspace is unchanged
 }
 
-EventRelation KafkaLog::eventRelation() const { return {kEventsTable, LogColumns{}, true}; }
+EventRelation KafkaLog::eventRelation() const {
+    return {kEventsTable, LogColumns{}, true};
+}
 
-Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
-{
+Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
     const std::lock_guard lock(m_readerMutex);
     if (auto p = prepareReads(); !p)
         return fail(p.error());
@@ -528,8 +573,9 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
     // Rows go in through one prepared statement of kRows rows, the last few
     // through a statement of their own.
     constexpr int kColumns = 8, kRows = 60;
-    const QString head = QStringLiteral("INSERT INTO ") % kEventsTable
-                         % QStringLiteral(" (partition_id, log_offset, event_id, record_ts, payload, key_bytes, headers, raw_value) VALUES ");
+    const QString head = QStringLiteral("INSERT INTO ") % kEventsTable %
+                         QStringLiteral(" (partition_id, log_offset, event_id, record_ts, payload, "
+                                        "key_bytes, headers, raw_value) VALUES ");
     const QString row = QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?)");
     QSqlQuery insert(*conn);
     {
@@ -537,7 +583,8 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
         for (int i = 0; i < kRows; ++i)
             rows << row;
         if (!insert.prepare(head % rows.join(QStringLiteral(", "))))
-            return internalError(QStringLiteral("preparing the insert of fetched records: ") % insert.lastError().text());
+            return internalError(QStringLiteral("preparing the insert of fetched records: ") %
+                                 insert.lastError().text());
     }
     QVariantList binds;
     binds.reserve(kColumns * kRows);
@@ -546,7 +593,8 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
             for (int i = 0; i < binds.size(); ++i)
                 insert.bindValue(i, binds[i]);
             if (!insert.exec())
-                return internalError(QStringLiteral("storing fetched records: ") % insert.lastError().text());
+                return internalError(QStringLiteral("storing fetched records: ") %
+                                     insert.lastError().text());
             binds.clear();
         } else if (all && !binds.isEmpty()) {
             if (auto s = m_db.execRows(head, row, kColumns, binds); !s)
@@ -557,7 +605,8 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
     };
     const QString &idFrom = m_stream.eventId;
     const bool idIsKey = idFrom == QLatin1String("key");
-    const QByteArray header = idFrom.startsWith(QLatin1String("header:")) ? idFrom.mid(7).toUtf8() : QByteArray();
+    const QByteArray header =
+        idFrom.startsWith(QLatin1String("header:")) ? idFrom.mid(7).toUtf8() : QByteArray();
     const QString nullText;
     rd_kafka_message_t *batch[4096];
     // Every partition of the batch starts fetching before any is read: the
@@ -574,8 +623,11 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
             rd_kafka_consume_stop(rd.rkt.get(), id);
         }
         if (rd_kafka_consume_start(rd.rkt.get(), id, range.from) == -1)
-            return internalError(context(m_stream) % QStringLiteral("partition %1: cannot fetch from offset %2: ").arg(id).arg(range.from)
-                                 % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+            return internalError(context(m_stream) %
+                                 QStringLiteral("partition %1: cannot fetch from offset %2: ")
+                                     .arg(id)
+                                     .arg(range.from) %
+                                 QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
         part.started = true;
         part.next = range.from;
     }
@@ -585,31 +637,40 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
         QDeadlineTimer quiet(timeoutMs());
         while (part.next < range.to) {
             if (part.held.empty()) {
-                const ssize_t n = rd_kafka_consume_batch(rd.rkt.get(), id, 100, batch, size_t(std::min<qint64>(range.to - part.next, 4096)));
+                const ssize_t n =
+                    rd_kafka_consume_batch(rd.rkt.get(), id, 100, batch,
+                                           size_t(std::min<qint64>(range.to - part.next, 4096)));
                 if (n < 0)
-                    return internalError(context(m_stream) % QStringLiteral("partition %1: ").arg(id)
-                                         % QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+                    return internalError(
+                        context(m_stream) % QStringLiteral("partition %1: ").arg(id) %
+                        QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
                 for (ssize_t i = 0; i < n; ++i)
                     part.held.emplace_back(batch[i]);
                 if (n == 0 && quiet.hasExpired())
-                    return internalError(context(m_stream) % QStringLiteral("no record of partition %1 from offset %2 arrived from %3 within %4 s "
-                                                                            "(REWIND_KAFKA_TIMEOUT_MS); the batches before it are committed")
-                                                                 .arg(id)
-                                                                 .arg(part.next)
-                                                                 .arg(m_stream.kafka->bootstrap)
-                                                                 .arg(double(timeoutMs()) / 1000.0));
+                    return internalError(
+                        context(m_stream) %
+                        QStringLiteral(
+                            "no record of partition %1 from offset %2 arrived from %3 within %4 s "
+                            "(REWIND_KAFKA_TIMEOUT_MS); the batches before it are committed")
+                            .arg(id)
+                            .arg(part.next)
+                            .arg(m_stream.kafka->bootstrap)
+                            .arg(double(timeoutMs()) / 1000.0));
                 continue;
             }
             Message m = std::move(part.held.front());
             part.held.pop_front();
             if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
                 if (m->offset >= range.to)
-                    part.next = range.to; // the rest of the range holds no record (compaction, transaction markers)
+                    part.next = range.to; // the rest of the range holds no record (compaction,
+                                          // transaction markers)
                 continue;
             }
             if (m->err)
-                return internalError(context(m_stream) % QStringLiteral("partition %1 at offset %2: ").arg(id).arg(part.next)
-                                     % QString::fromUtf8(rd_kafka_message_errstr(m.get())));
+                return internalError(
+                    context(m_stream) %
+                    QStringLiteral("partition %1 at offset %2: ").arg(id).arg(part.next) %
+                    QString::fromUtf8(rd_kafka_message_errstr(m.get())));
             quiet = QDeadlineTimer(timeoutMs());
             if (m->offset >= range.to) {
                 part.held.push_front(std::move(m)); // the next batch's
@@ -626,18 +687,25 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
                 rd_kafka_headers_t *headers = nullptr;
                 const void *value = nullptr;
                 size_t size = 0;
-                if (rd_kafka_message_headers(m.get(), &headers) == RD_KAFKA_RESP_ERR_NO_ERROR
-                    && rd_kafka_header_get_last(headers, header.constData(), &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR)
+                if (rd_kafka_message_headers(m.get(), &headers) == RD_KAFKA_RESP_ERR_NO_ERROR &&
+                    rd_kafka_header_get_last(headers, header.constData(), &value, &size) ==
+                        RD_KAFKA_RESP_ERR_NO_ERROR)
                     eventId = text(value, size);
             }
             rd_kafka_timestamp_type_t type;
             rd_kafka_headers_t *headers = nullptr;
-            const bool hasHeaders = rd_kafka_message_headers(m.get(), &headers) == RD_KAFKA_RESP_ERR_NO_ERROR && headers;
+            const bool hasHeaders =
+                rd_kafka_message_headers(m.get(), &headers) == RD_KAFKA_RESP_ERR_NO_ERROR &&
+                headers;
             const QVariant payload = textIfClean(m->payload, m->len);
-            binds << qint64(m->partition) << qint64(m->offset) << eventId << isoMs(rd_kafka_message_timestamp(m.get(), &type))
-                  << (payload.isNull() ? text(m->payload, m->len) : payload) << bytesOrNull(m->key, m->key_len)
-                  << (hasHeaders ? QVariant(headersJson(headers)) : QVariant(QMetaType::fromType<QString>()))
-                  << (payload.isNull() && m->payload ? bytesOrNull(m->payload, m->len) : QVariant(QMetaType::fromType<QByteArray>()));
+            binds << qint64(m->partition) << qint64(m->offset) << eventId
+                  << isoMs(rd_kafka_message_timestamp(m.get(), &type))
+                  << (payload.isNull() ? text(m->payload, m->len) : payload)
+                  << bytesOrNull(m->key, m->key_len)
+                  << (hasHeaders ? QVariant(headersJson(headers))
+                                 : QVariant(QMetaType::fromType<QString>()))
+                  << (payload.isNull() && m->payload ? bytesOrNull(m->payload, m->len)
+                                                     : QVariant(QMetaType::fromType<QByteArray>()));
             if (auto f = flush(false); !f)
                 return f;
         }
@@ -645,38 +713,43 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const
     if (auto f = flush(true); !f)
         return f;
     if (idFrom.startsWith(u'$')) {
-        auto r = m_db.exec(QStringLiteral("UPDATE ") % kEventsTable % QStringLiteral(" SET event_id = ")
-                               % StreamsDialect::of(m_db).jsonTextAt(QStringLiteral("payload"), QStringLiteral("?")),
-                           {idFrom});
+        auto r = m_db.exec(
+            QStringLiteral("UPDATE ") % kEventsTable % QStringLiteral(" SET event_id = ") %
+                StreamsDialect::of(m_db).jsonTextAt(QStringLiteral("payload"), QStringLiteral("?")),
+            {idFrom});
         if (!r)
             return fail(r.error());
     }
     return {};
 }
 
-Status KafkaLog::annotateDeadLetters(const QVariant &afterDlqId) const
-{
+Status KafkaLog::annotateDeadLetters(const QVariant &afterDlqId) const {
     // Set-based, from the batch's work table: the records just dead-lettered
     // by this stream, matched by partition and offset.
-    const QString match = QStringLiteral(" FROM ") % kEventsTable
-                          % QStringLiteral(" AS e WHERE CAST(e.partition_id AS TEXT) = rewind_dlq.part AND e.log_offset = rewind_dlq.log_offset)");
-    auto r = m_db.exec(QStringLiteral("UPDATE rewind_dlq SET kafka_topic = ?, kafka_key = (SELECT e.key_bytes") % match
-                           % QStringLiteral(", kafka_headers = (SELECT e.headers") % match % QStringLiteral(", kafka_value = (SELECT e.raw_value") % match
-                           % QStringLiteral(" WHERE dlq_id > ? AND source_kind = 'stream' AND source_name = ?"),
-                       {m_stream.kafka->topic, afterDlqId, m_stream.name});
+    const QString match =
+        QStringLiteral(" FROM ") % kEventsTable %
+        QStringLiteral(" AS e WHERE CAST(e.partition_id AS TEXT) = rewind_dlq.part AND "
+                       "e.log_offset = rewind_dlq.log_offset)");
+    auto r = m_db.exec(
+        QStringLiteral("UPDATE rewind_dlq SET kafka_topic = ?, kafka_key = (SELECT e.key_bytes") %
+            match % QStringLiteral(", kafka_headers = (SELECT e.headers") % match %
+            QStringLiteral(", kafka_value = (SELECT e.raw_value") % match %
+            QStringLiteral(" WHERE dlq_id > ? AND source_kind = 'stream' AND source_name = ?"),
+        {m_stream.kafka->topic, afterDlqId, m_stream.name});
     if (!r)
         return fail(r.error());
     return {};
 }
 
-Status KafkaLog::followCommitted(const QString &group, const std::vector<OffsetRange> &reached) const
-{
+Status KafkaLog::followCommitted(const QString &group,
+                                 const std::vector<OffsetRange> &reached) const {
     std::vector<std::pair<qint64, qint64>> offsets;
     for (const OffsetRange &r : reached)
         offsets.emplace_back(r.partition, r.to);
     if (auto s = clusterCommit(group, offsets); !s) {
         Error e = s.error();
-        e.message += QStringLiteral(" (the batch is in the workspace; the next replay commits its offsets to the group first)");
+        e.message += QStringLiteral(" (the batch is in the workspace; the next replay commits its "
+                                    "offsets to the group first)");
         return fail(e);
     }
     failpoint("kafka-after-cluster-commit");

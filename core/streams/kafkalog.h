@@ -33,7 +33,8 @@ public:
     Result<QMap<qint64, FirstAtOrAfter>> firstOffsetsAtOrAfter(qint64 ms) const override;
     // Commits to the cluster and records the offsets in rewind_offsets
     // (committed and cluster offset), inside the caller's write transaction.
-    Status commit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const override;
+    Status commit(const QString &group,
+                  const std::vector<std::pair<qint64, qint64>> &offsets) const override;
 
     // The cluster's committed offsets, except where rewind_offsets is ahead
     // while the cluster still holds what Rewind last committed there (a
@@ -41,7 +42,8 @@ public:
     // there the workspace's. With `execute` these starts are committed to
     // the group first (a commit from outside it, refused while it has
     // members) and recorded as the cluster's in rewind_offsets.
-    Result<std::vector<PartitionOffsets>> replayStart(const QString &group, bool execute) const override;
+    Result<std::vector<PartitionOffsets>> replayStart(const QString &group,
+                                                      bool execute) const override;
     Result<bool> prepareReads() const override;
     EventRelation eventRelation() const override;
     Status readRange(const std::vector<OffsetRange> &ranges) const override;
@@ -51,16 +53,20 @@ public:
     Status annotateDeadLetters(const QVariant &afterDlqId) const override;
     // Commits `reached` to the group on the cluster, retrying with backoff
     // within REWIND_KAFKA_TIMEOUT_MS, then records it as the cluster's.
-    Status followCommitted(const QString &group, const std::vector<OffsetRange> &reached) const override;
+    Status followCommitted(const QString &group,
+                           const std::vector<OffsetRange> &reached) const override;
 
 private:
     struct Reader;
-    Result<std::vector<PartitionOffsets>> committedOn(const QString &group, const std::vector<StreamPartitionInfo> &parts) const;
+    Result<std::vector<PartitionOffsets>>
+    committedOn(const QString &group, const std::vector<StreamPartitionInfo> &parts) const;
     // The cluster's consumer groups and their states; none where it cannot
     // list them (an error only where it cannot be reached).
     Result<std::optional<QMap<QString, QString>>> clusterGroups() const;
-    Status clusterCommit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const;
-    Status recordOffsets(const QString &group, const std::vector<std::array<qint64, 3>> &rows, bool committed) const;
+    Status clusterCommit(const QString &group,
+                         const std::vector<std::pair<qint64, qint64>> &offsets) const;
+    Status recordOffsets(const QString &group, const std::vector<std::array<qint64, 3>> &rows,
+                         bool committed) const;
     Result<Reader *> reader() const;
 
     Database m_db;

@@ -4,7 +4,6 @@
 #include "core/streams/offsets.h"
 
 #include <QMap>
-
 #include <optional>
 #include <vector>
 
@@ -46,23 +45,27 @@ QString lagStatusName(LagStatus status); // "unknown", "OK", "WARN", "STOP", "ST
 //           from one that stopped committing by commit times we cannot see;
 //   WARN    the offset moves, but the lag never went down between samples;
 //   OK      otherwise.
-LagStatus partitionLagStatus(const std::vector<LagSample> &window, qint64 currentLag, qint64 nowMs, std::optional<bool> hasMembers);
+LagStatus partitionLagStatus(const std::vector<LagSample> &window, qint64 currentLag, qint64 nowMs,
+                             std::optional<bool> hasMembers);
 
 // Records one sample per partition of `offsets` at `nowMs` and trims the
 // group's samples to the newest kLagRetention sample times, in one write
 // transaction. Nothing is recorded within kLagMinSpacingMs of the group's
 // newest sample.
-Status recordLagSamples(const Database &db, const QString &stream, const QString &group, const std::vector<PartitionOffsets> &offsets,
-                        qint64 nowMs);
+Status recordLagSamples(const Database &db, const QString &stream, const QString &group,
+                        const std::vector<PartitionOffsets> &offsets, qint64 nowMs);
 
 // The newest `perPartition` samples of each partition of the group, oldest
 // first, in one query. Reads only.
-Result<QMap<qint64, std::vector<LagSample>>> recentLagSamples(const Database &db, const QString &stream, const QString &group,
+Result<QMap<qint64, std::vector<LagSample>>> recentLagSamples(const Database &db,
+                                                              const QString &stream,
+                                                              const QString &group,
                                                               int perPartition = kLagWindow);
 
 // The group's status over its partitions' windows: the worst partition's;
 // Unknown when no partition has two samples.
-LagStatus groupLagStatus(const QMap<qint64, std::vector<LagSample>> &windows, qint64 nowMs, std::optional<bool> hasMembers);
+LagStatus groupLagStatus(const QMap<qint64, std::vector<LagSample>> &windows, qint64 nowMs,
+                         std::optional<bool> hasMembers);
 
 // Total lag of the group at each sample time since `sinceMs`, oldest first,
 // for the lag-over-time chart. Reads only.
@@ -70,6 +73,7 @@ struct LagPoint {
     qint64 sampledMs = 0;
     qint64 lag = 0;
 };
-Result<std::vector<LagPoint>> lagHistory(const Database &db, const QString &stream, const QString &group, qint64 sinceMs);
+Result<std::vector<LagPoint>> lagHistory(const Database &db, const QString &stream,
+                                         const QString &group, qint64 sinceMs);
 
 } // namespace rw

@@ -11,37 +11,35 @@
 #include <QMap>
 #include <QRegularExpression>
 #include <QStringBuilder>
-
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 namespace rw {
 
 namespace {
 
-std::string s(const QString &text) { return text.toStdString(); }
+std::string s(const QString &text) {
+    return text.toStdString();
+}
 
-QString partitionList(const std::vector<PartitionOffsets> &parts)
-{
+QString partitionList(const std::vector<PartitionOffsets> &parts) {
     QStringList names;
     for (const auto &p : parts)
         names << QString::number(p.partition);
     return names.isEmpty() ? QStringLiteral("no partitions: the log is empty") : names.join(u", ");
 }
 
-qint64 clampTo(qint64 value, const PartitionOffsets &p, bool &clamped)
-{
+qint64 clampTo(qint64 value, const PartitionOffsets &p, bool &clamped) {
     const qint64 out = std::clamp(value, p.logStart, p.logEnd);
     clamped = out != value;
     return out;
 }
 
-Result<ResetPlan> plan(const StreamLog &log, const StreamSpec &stream, const QString &group, const ResetRequest &request)
-{
+Result<ResetPlan> plan(const StreamLog &log, const StreamSpec &stream, const QString &group,
+                       const ResetRequest &request) {
     auto offsets = log.committedOffsets(group);
     if (!offsets)
         return fail(offsets.error());
@@ -50,10 +48,12 @@ Result<ResetPlan> plan(const StreamLog &log, const StreamSpec &stream, const QSt
         byPartition.insert(p.partition, &p);
     auto known = [&](qint64 partition, const QString &where) -> Status {
         if (!byPartition.contains(partition))
-            return badInput(QStringLiteral("%1: partition %2 is not in the log \"%3\" of stream \"%4\" (it has %5)")
-                                .arg(where)
-                                .arg(partition)
-                                .arg(stream.source(), stream.name, partitionList(*offsets)));
+            return badInput(
+                QStringLiteral(
+                    "%1: partition %2 is not in the log \"%3\" of stream \"%4\" (it has %5)")
+                    .arg(where)
+                    .arg(partition)
+                    .arg(stream.source(), stream.name, partitionList(*offsets)));
         return {};
     };
     for (qint64 p : request.partitions)
@@ -78,8 +78,9 @@ Result<ResetPlan> plan(const StreamLog &log, const StreamSpec &stream, const QSt
     out.group = group;
     out.request = request.describe();
     for (const auto &p : *offsets) {
-        if (!request.partitions.empty()
-            && std::find(request.partitions.begin(), request.partitions.end(), p.partition) == request.partitions.end())
+        if (!request.partitions.empty() &&
+            std::find(request.partitions.begin(), request.partitions.end(), p.partition) ==
+                request.partitions.end())
             continue;
         if (request.kind == ResetRequest::Kind::FromFile && !fromFile.contains(p.partition))
             continue;
@@ -90,14 +91,23 @@ Result<ResetPlan> plan(const StreamLog &log, const StreamSpec &stream, const QSt
         r.logEnd = p.logEnd;
         r.stored = p.stored;
         switch (request.kind) {
-        case ResetRequest::Kind::ToEarliest: r.newOffset = p.logStart; break;
-        case ResetRequest::Kind::ToLatest: r.newOffset = p.logEnd; break;
-        case ResetRequest::Kind::ToCurrent: r.newOffset = p.committed; break;
-        case ResetRequest::Kind::ToOffset: r.newOffset = clampTo(request.value, p, r.clamped); break;
+        case ResetRequest::Kind::ToEarliest:
+            r.newOffset = p.logStart;
+            break;
+        case ResetRequest::Kind::ToLatest:
+            r.newOffset = p.logEnd;
+            break;
+        case ResetRequest::Kind::ToCurrent:
+            r.newOffset = p.committed;
+            break;
+        case ResetRequest::Kind::ToOffset:
+            r.newOffset = clampTo(request.value, p, r.clamped);
+            break;
         case ResetRequest::Kind::ShiftBy: {
             qint64 shifted = 0; // past the 64-bit range: as far as it goes, then clamped
             if (__builtin_add_overflow(p.committed, request.value, &shifted))
-                shifted = request.value > 0 ? std::numeric_limits<qint64>::max() : std::numeric_limits<qint64>::min();
+                shifted = request.value > 0 ? std::numeric_limits<qint64>::max()
+                                            : std::numeric_limits<qint64>::min();
             r.newOffset = clampTo(shifted, p, r.clamped);
             break;
         }
@@ -110,15 +120,17 @@ Result<ResetPlan> plan(const StreamLog &log, const StreamSpec &stream, const QSt
             r.foundBy = first.foundBy;
             break;
         }
-        case ResetRequest::Kind::FromFile: r.newOffset = clampTo(fromFile.value(p.partition), p, r.clamped); break;
+        case ResetRequest::Kind::FromFile:
+            r.newOffset = clampTo(fromFile.value(p.partition), p, r.clamped);
+            break;
         }
         out.partitions.push_back(r);
     }
     return out;
 }
 
-Status apply(const Database &db, const StreamLog &log, const StreamSpec &stream, const ResetPlan &plan)
-{
+Status apply(const Database &db, const StreamLog &log, const StreamSpec &stream,
+             const ResetPlan &plan) {
     std::vector<std::pair<qint64, qint64>> offsets;
     nlohmann::json detail = nlohmann::json::array();
     for (const auto &p : plan.partitions) {
@@ -128,32 +140,43 @@ Status apply(const Database &db, const StreamLog &log, const StreamSpec &stream,
     // The audit row first, the commit last: a log that commits elsewhere (a
     // Kafka group, on its cluster) is not changed unless the audit row is
     // written, and a refused commit rolls the audit row back with the rest.
-    const nlohmann::json audit = {{"group", s(plan.group)}, {"reset", s(plan.request)}, {"partitions", detail}};
-    if (auto a = writeAudit(db, QStringLiteral("offsets-reset"), QString(), stream.name, QVariant(), QString::fromStdString(audit.dump())); !a)
+    const nlohmann::json audit = {
+        {"group", s(plan.group)}, {"reset", s(plan.request)}, {"partitions", detail}};
+    if (auto a = writeAudit(db, QStringLiteral("offsets-reset"), QString(), stream.name, QVariant(),
+                            QString::fromStdString(audit.dump()));
+        !a)
         return a;
     return log.commit(plan.group, offsets);
 }
 
 } // namespace
 
-QString ResetRequest::describe() const
-{
+QString ResetRequest::describe() const {
     switch (kind) {
-    case Kind::ToEarliest: return QStringLiteral("to-earliest");
-    case Kind::ToLatest: return QStringLiteral("to-latest");
-    case Kind::ToCurrent: return QStringLiteral("to-current");
-    case Kind::ToOffset: return QStringLiteral("to-offset ") % QString::number(value);
-    case Kind::ShiftBy: return QStringLiteral("shift-by ") % QString::number(value);
+    case Kind::ToEarliest:
+        return QStringLiteral("to-earliest");
+    case Kind::ToLatest:
+        return QStringLiteral("to-latest");
+    case Kind::ToCurrent:
+        return QStringLiteral("to-current");
+    case Kind::ToOffset:
+        return QStringLiteral("to-offset ") % QString::number(value);
+    case Kind::ShiftBy:
+        return QStringLiteral("shift-by ") % QString::number(value);
     case Kind::ToDatetime:
-        return QStringLiteral("to-datetime ") % QDateTime::fromMSecsSinceEpoch(timestampMs, Qt::UTC).toString(Qt::ISODateWithMs);
+        return QStringLiteral("to-datetime ") %
+               QDateTime::fromMSecsSinceEpoch(timestampMs, Qt::UTC).toString(Qt::ISODateWithMs);
     case Kind::FromFile:
-        return QStringLiteral("from-file (%1 %2)").arg(fileOffsets.size()).arg(fileOffsets.size() == 1 ? QStringLiteral("partition") : QStringLiteral("partitions"));
+        return QStringLiteral("from-file (%1 %2)")
+            .arg(fileOffsets.size())
+            .arg(fileOffsets.size() == 1 ? QStringLiteral("partition")
+                                         : QStringLiteral("partitions"));
     }
     return QString();
 }
 
-Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const StreamSpec &stream, const QString &group)
-{
+Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const StreamSpec &stream,
+                                                  const QString &group) {
     return openStreamLog(db, stream)->committedOffsets(group);
 }
 
@@ -161,25 +184,27 @@ namespace {
 
 Q_LOGGING_CATEGORY(lcStreams, "rewind.streams")
 
-void sampleLag(const Database &db, const StreamSpec &stream, const QString &group, const std::vector<PartitionOffsets> &offsets)
-{
-    if (auto s = recordLagSamples(db, stream.name, group, offsets, QDateTime::currentMSecsSinceEpoch()); !s)
-        qCWarning(lcStreams, "stream %s, group %s: lag sample not recorded: %s", qPrintable(stream.name), qPrintable(group),
-                  qPrintable(s.error().message));
+void sampleLag(const Database &db, const StreamSpec &stream, const QString &group,
+               const std::vector<PartitionOffsets> &offsets) {
+    if (auto s =
+            recordLagSamples(db, stream.name, group, offsets, QDateTime::currentMSecsSinceEpoch());
+        !s)
+        qCWarning(lcStreams, "stream %s, group %s: lag sample not recorded: %s",
+                  qPrintable(stream.name), qPrintable(group), qPrintable(s.error().message));
 }
 
 } // namespace
 
-Result<std::vector<PartitionOffsets>> readOffsetsSampled(const Database &db, const StreamSpec &stream, const QString &group)
-{
+Result<std::vector<PartitionOffsets>>
+readOffsetsSampled(const Database &db, const StreamSpec &stream, const QString &group) {
     auto offsets = listOffsets(db, stream, group);
     if (offsets)
         sampleLag(db, stream, group, *offsets);
     return offsets;
 }
 
-Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, const StreamSpec &stream)
-{
+Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db,
+                                                          const StreamSpec &stream) {
     auto groups = openStreamLog(db, stream)->consumerGroups();
     if (!groups)
         return groups;
@@ -194,14 +219,14 @@ Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db, co
         auto windows = recentLagSamples(db, stream.name, g.group);
         if (!windows)
             return fail(windows.error());
-        g.status = lagStatusName(groupLagStatus(*windows, QDateTime::currentMSecsSinceEpoch(), g.hasMembers));
+        g.status = lagStatusName(
+            groupLagStatus(*windows, QDateTime::currentMSecsSinceEpoch(), g.hasMembers));
     }
     return groups;
 }
 
-Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group, const ResetRequest &request,
-                               bool execute)
-{
+Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group,
+                               const ResetRequest &request, bool execute) {
     if (auto setup = prepareStreamSession(db); !setup)
         return fail(setup.error());
     const std::unique_ptr<StreamLog> log = openStreamLog(db, stream);
@@ -212,7 +237,8 @@ Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, con
         if (!live)
             return fail(live.error());
         if (*live)
-            return badInput(QStringLiteral("refused: %1 of group \"%2\" on stream \"%3\" is running; reset the offsets once it has finished")
+            return badInput(QStringLiteral("refused: %1 of group \"%2\" on stream \"%3\" is "
+                                           "running; reset the offsets once it has finished")
                                 .arg((*live)->describe(), group, stream.name));
         return {};
     };
@@ -241,17 +267,16 @@ Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, con
 
 namespace {
 
-QString csvField(const QString &text)
-{
-    if (!text.contains(u',') && !text.contains(u'"') && !text.contains(u'\n') && text.trimmed() == text)
+QString csvField(const QString &text) {
+    if (!text.contains(u',') && !text.contains(u'"') && !text.contains(u'\n') &&
+        text.trimmed() == text)
         return text;
     return u'"' % QString(text).replace(QStringLiteral("\""), QStringLiteral("\"\"")) % u'"';
 }
 
 // One CSV line's fields (RFC 4180 quoting: "a,b" and "" inside quotes);
 // nullopt where a quote is left open.
-std::optional<QStringList> csvFields(const QString &line)
-{
+std::optional<QStringList> csvFields(const QString &line) {
     QStringList fields;
     QString field;
     bool quoted = false, wasQuoted = false;
@@ -285,20 +310,21 @@ std::optional<QStringList> csvFields(const QString &line)
 
 } // namespace
 
-QString resetPlanCsv(const ResetPlan &plan, const QString &topic)
-{
+QString resetPlanCsv(const ResetPlan &plan, const QString &topic) {
     QString out;
     const QString t = csvField(topic);
     for (const auto &p : plan.partitions)
-        out += t % u',' % QString::number(p.partition) % u',' % QString::number(p.newOffset) % u'\n';
+        out +=
+            t % u',' % QString::number(p.partition) % u',' % QString::number(p.newOffset) % u'\n';
     return out;
 }
 
-Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path, const QString &group, const QString &topic)
-{
+Result<std::vector<std::pair<qint64, qint64>>>
+readResetCsv(const QString &path, const QString &group, const QString &topic) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
-        return badInput(QStringLiteral("--from-file %1: cannot read it (%2)").arg(path, file.errorString()));
+        return badInput(
+            QStringLiteral("--from-file %1: cannot read it (%2)").arg(path, file.errorString()));
     std::vector<std::pair<qint64, qint64>> out;
     QStringList others; // what the skipped rows name
     int lineNo = 0, rows = 0;
@@ -312,8 +338,12 @@ Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path,
         if (!fields)
             return badInput(where % QStringLiteral(": a quote is not closed in \"") % line % u'"');
         if (fields->size() != 3 && fields->size() != 4)
-            return badInput(where % QStringLiteral(": expected \"topic,partition,offset\", \"group,topic,partition,offset\" or \"group,partition,offset\", got \"")
-                            % line % u'"');
+            return badInput(
+                where %
+                QStringLiteral(
+                    ": expected \"topic,partition,offset\", \"group,topic,partition,offset\" or "
+                    "\"group,partition,offset\", got \"") %
+                line % u'"');
         const qsizetype n = fields->size();
         bool okP = false, okO = false;
         const qint64 partition = fields->at(n - 2).toLongLong(&okP);
@@ -321,7 +351,9 @@ Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path,
         if (!okP || !okO) {
             if (rows == 0 && !okP && !okO)
                 continue; // a header line
-            return badInput(where % QStringLiteral(": partition and offset must be integers, got \"") % line % u'"');
+            return badInput(where %
+                            QStringLiteral(": partition and offset must be integers, got \"") %
+                            line % u'"');
         }
         ++rows;
         // Whose row it is. Kafka's one-group form names the topic, Rewind's
@@ -340,31 +372,41 @@ Result<std::vector<std::pair<qint64, qint64>>> readResetCsv(const QString &path,
                 others << whose;
             continue;
         }
-        if (std::any_of(out.begin(), out.end(), [&](const auto &e) { return e.first == partition; }))
-            return badInput(where % QStringLiteral(": partition ") % QString::number(partition) % QStringLiteral(" appears twice"));
+        if (std::any_of(out.begin(), out.end(),
+                        [&](const auto &e) { return e.first == partition; }))
+            return badInput(where % QStringLiteral(": partition ") % QString::number(partition) %
+                            QStringLiteral(" appears twice"));
         out.emplace_back(partition, offset);
     }
     if (out.empty() && !others.isEmpty())
-        return badInput(QStringLiteral("--from-file %1: no rows for group \"%2\" or topic \"%3\" (the file has rows for %4)")
+        return badInput(QStringLiteral("--from-file %1: no rows for group \"%2\" or topic \"%3\" "
+                                       "(the file has rows for %4)")
                             .arg(path, group, topic, others.join(QStringLiteral(", "))));
     if (out.empty())
-        return badInput(QStringLiteral("--from-file %1: no \"topic,partition,offset\" rows").arg(path));
+        return badInput(
+            QStringLiteral("--from-file %1: no \"topic,partition,offset\" rows").arg(path));
     return out;
 }
 
-Result<qint64> parseResetDuration(const QString &text)
-{
-    static const QRegularExpression iso(QStringLiteral("^P(?:(\\d+)W)?(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:[.,]\\d+)?)S)?)?$"),
-                                        QRegularExpression::CaseInsensitiveOption);
+Result<qint64> parseResetDuration(const QString &text) {
+    static const QRegularExpression iso(
+        QStringLiteral(
+            "^P(?:(\\d+)W)?(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:[.,]\\d+)?)S)?)?$"),
+        QRegularExpression::CaseInsensitiveOption);
     const QString t = text.trimmed();
     // At most 1000 years back: longer is a typo (and a number too long for
     // 64 bits must not read as 0, landing the reset on "now").
     constexpr double kMaxSeconds = 1000.0 * 366 * 86400;
-    const auto tooLong = [&] { return badInput(QStringLiteral("\"%1\" is too long a duration (at most 1000 years)").arg(text)); };
+    const auto tooLong = [&] {
+        return badInput(
+            QStringLiteral("\"%1\" is too long a duration (at most 1000 years)").arg(text));
+    };
     const auto m = iso.match(t);
     if (m.hasMatch() && t.size() > 1 && !t.endsWith(u'T', Qt::CaseInsensitive)) {
-        const double seconds = m.captured(1).toDouble() * 7 * 86400.0 + m.captured(2).toDouble() * 86400.0 + m.captured(3).toDouble() * 3600.0
-                               + m.captured(4).toDouble() * 60.0 + QString(m.captured(5)).replace(u',', u'.').toDouble();
+        const double seconds = m.captured(1).toDouble() * 7 * 86400.0 +
+                               m.captured(2).toDouble() * 86400.0 +
+                               m.captured(3).toDouble() * 3600.0 + m.captured(4).toDouble() * 60.0 +
+                               QString(m.captured(5)).replace(u',', u'.').toDouble();
         if (!(seconds <= kMaxSeconds))
             return tooLong();
         return qint64(std::llround(seconds * 1000.0));
@@ -377,13 +419,18 @@ Result<qint64> parseResetDuration(const QString &text)
         while (it.hasNext()) {
             const auto pm = it.next();
             const char unit = pm.captured(2).at(0).toLatin1();
-            seconds += pm.captured(1).toDouble() * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
+            seconds += pm.captured(1).toDouble() * (unit == 's'   ? 1
+                                                    : unit == 'm' ? 60
+                                                    : unit == 'h' ? 3600
+                                                                  : 86400);
         }
         if (!(seconds <= kMaxSeconds))
             return tooLong();
         return qint64(seconds) * 1000;
     }
-    return badInput(QStringLiteral("\"%1\" is not a duration (use ISO-8601 PnDTnHnMnS such as PT30M or P1DT2H, or 90s, 15m, 2h, 1d)").arg(text));
+    return badInput(QStringLiteral("\"%1\" is not a duration (use ISO-8601 PnDTnHnMnS such as "
+                                   "PT30M or P1DT2H, or 90s, 15m, 2h, 1d)")
+                        .arg(text));
 }
 
 } // namespace rw

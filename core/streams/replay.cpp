@@ -1,8 +1,7 @@
 #include "core/streams/replay.h"
 
-#include "core/streams/kafkadlq.h"
-
 #include "core/dlq/dlq.h"
+#include "core/streams/kafkadlq.h"
 #include "core/streams/replayer.h"
 #include "core/streams/replaylock.h"
 #include "core/util/failpoint.h"
@@ -10,12 +9,10 @@
 
 #include <QElapsedTimer>
 #include <QScopeGuard>
-#include <QThread>
 #include <QStringBuilder>
-
+#include <QThread>
 #include <algorithm>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 namespace rw {
@@ -29,10 +26,15 @@ const QString kBatchTable = QStringLiteral("rewind_replay_batch");
 
 } // namespace
 
-Replayer::Replayer(const Database &db, const StreamSpec &stream, QString group, const ReplayOptions &options)
-    : m_db(db), m_stream(stream), m_group(std::move(group)), m_options(options), m_sd(StreamsDialect::of(db)), m_log(openStreamLog(db, stream)),
-      m_events(m_log->eventRelation())
-{
+Replayer::Replayer(const Database &db, const StreamSpec &stream, QString group,
+                   const ReplayOptions &options)
+    : m_db(db)
+    , m_stream(stream)
+    , m_group(std::move(group))
+    , m_options(options)
+    , m_sd(StreamsDialect::of(db))
+    , m_log(openStreamLog(db, stream))
+    , m_events(m_log->eventRelation()) {
     const LogColumns &c = m_events.columns;
     const QString log = db.quoteTable(m_events.table);
     m_slices = m_sd.tempTable(kSlicesTable);
@@ -40,24 +42,29 @@ Replayer::Replayer(const Database &db, const StreamSpec &stream, QString group, 
     m_o = QStringLiteral("l.") % db.quote(c.logOffset);
     m_e = QStringLiteral("l.") % db.quote(c.eventId);
     m_payload = QStringLiteral("l.") % db.quote(c.payload);
-    m_from = QStringLiteral(" FROM ") % m_slices % QStringLiteral(" AS s ") % m_sd.fixedOrderJoin() % u' ' % log % QStringLiteral(" AS l ON ") % m_p
-             % QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi");
+    m_from = QStringLiteral(" FROM ") % m_slices % QStringLiteral(" AS s ") %
+             m_sd.fixedOrderJoin() % u' ' % log % QStringLiteral(" AS l ON ") % m_p %
+             QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o %
+             QStringLiteral(" < s.hi");
     // The same events read the other way round: the log's rows between two
     // storage positions, each kept when a slice holds it. See stageStatement().
     if (const QString pos = m_sd.storageOrderColumn(); !pos.isEmpty()) {
-        m_rangeFrom = QStringLiteral(" FROM ") % log % QStringLiteral(" AS l ") % m_sd.fixedOrderJoin() % u' ' % m_slices % QStringLiteral(" AS s ON s.p = ")
-                      % m_p % QStringLiteral(" AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi WHERE l.") % pos
-                      % QStringLiteral(" BETWEEN ? AND ?");
-        m_rangeProbe = QStringLiteral("SELECT MIN(l.") % pos % QStringLiteral("), MAX(l.") % pos % QStringLiteral("), COUNT(*)") % m_from;
+        m_rangeFrom = QStringLiteral(" FROM ") % log % QStringLiteral(" AS l ") %
+                      m_sd.fixedOrderJoin() % u' ' % m_slices % QStringLiteral(" AS s ON s.p = ") %
+                      m_p % QStringLiteral(" AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o %
+                      QStringLiteral(" < s.hi WHERE l.") % pos % QStringLiteral(" BETWEEN ? AND ?");
+        m_rangeProbe = QStringLiteral("SELECT MIN(l.") % pos % QStringLiteral("), MAX(l.") % pos %
+                       QStringLiteral("), COUNT(*)") % m_from;
     }
     // Events per slice: one count over the log's (partition, offset) index
     // each, about 4x cheaper than a join and GROUP BY.
-    m_countSlices = QStringLiteral("SELECT s.p, (SELECT COUNT(*) FROM ") % log % QStringLiteral(" AS l WHERE ") % m_p % QStringLiteral(" = s.p AND ") % m_o
-                    % QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi) FROM ") % m_slices % QStringLiteral(" AS s");
+    m_countSlices = QStringLiteral("SELECT s.p, (SELECT COUNT(*) FROM ") % log %
+                    QStringLiteral(" AS l WHERE ") % m_p % QStringLiteral(" = s.p AND ") % m_o %
+                    QStringLiteral(" >= s.lo AND ") % m_o % QStringLiteral(" < s.hi) FROM ") %
+                    m_slices % QStringLiteral(" AS s");
 }
 
-Result<ReplayResult> Replayer::run()
-{
+Result<ReplayResult> Replayer::run() {
     QElapsedTimer timer;
     timer.start();
     m_result.stream = m_stream.name;
@@ -67,8 +74,10 @@ Result<ReplayResult> Replayer::run()
         return badInput(QStringLiteral("--batch-size must be positive"));
     if (m_options.maxPerSecond && !(*m_options.maxPerSecond > 0))
         return badInput(QStringLiteral("--max-per-second must be positive"));
-    m_batchSize = m_options.maxPerSecond ? std::min<qint64>(m_options.batchSize, std::max<qint64>(1, qint64(*m_options.maxPerSecond)))
-                                         : m_options.batchSize;
+    m_batchSize = m_options.maxPerSecond
+                      ? std::min<qint64>(m_options.batchSize,
+                                         std::max<qint64>(1, qint64(*m_options.maxPerSecond)))
+                      : m_options.batchSize;
     if (auto setup = prepareStreamSession(m_db); !setup)
         return fail(setup.error());
     if (m_options.publishDeadLetters)
@@ -88,7 +97,8 @@ Result<ReplayResult> Replayer::run()
     if (m_restoreAutoCheckpoint)
         m_db.exec(QStringLiteral("PRAGMA wal_autocheckpoint = %1").arg(*m_restoreAutoCheckpoint));
     if (m_options.execute)
-        m_db.exec(m_db.dialect().dropTempTable(kBatchTable)); // its memory, on a connection that may live on
+        m_db.exec(m_db.dialect().dropTempTable(
+            kBatchTable)); // its memory, on a connection that may live on
     if (m_options.execute) {
         if (!s)
             finishReplay(m_db, m_result.replayId, ReplayStatus::Failed, s.error().message);
@@ -101,8 +111,7 @@ Result<ReplayResult> Replayer::run()
     return m_result;
 }
 
-Status Replayer::publishNow()
-{
+Status Replayer::publishNow() {
     auto n = publishDeadLetters(m_db, m_stream);
     if (!n)
         return fail(n.error());
@@ -115,8 +124,7 @@ namespace {
 // `budget` shared out over `wants` by water-filling: equal parts, what a
 // small want leaves over going to the others; the remainder of an uneven
 // split to the first ones. Sums to min(budget, sum of wants).
-std::vector<qint64> fairShares(const std::vector<qint64> &wants, qint64 budget)
-{
+std::vector<qint64> fairShares(const std::vector<qint64> &wants, qint64 budget) {
     std::vector<qint64> got(wants.size(), 0);
     std::vector<size_t> open;
     for (size_t i = 0; i < wants.size(); ++i)
@@ -154,8 +162,7 @@ std::vector<qint64> fairShares(const std::vector<qint64> &wants, qint64 budget)
 // log landed in arrival order holds the partitions interleaved, so a batch
 // then reads one stretch of the log instead of every partition's events
 // being spread over the whole table.
-Status Replayer::planSlices()
-{
+Status Replayer::planSlices() {
     auto offsets = m_log->replayStart(m_group, m_options.execute);
     if (!offsets)
         return fail(offsets.error());
@@ -167,10 +174,12 @@ Status Replayer::planSlices()
         starts.push_back(std::max(p.committed, p.logStart));
         lags.push_back(std::max<qint64>(0, p.logEnd - starts.back()));
     }
-    const std::vector<qint64> takes = m_options.maxEvents ? fairShares(lags, *m_options.maxEvents) : lags;
+    const std::vector<qint64> takes =
+        m_options.maxEvents ? fairShares(lags, *m_options.maxEvents) : lags;
     std::vector<qint64> next;
     for (size_t i = 0; i < offsets->size(); ++i) {
-        m_result.partitions.push_back({(*offsets)[i].partition, starts[i], starts[i] + takes[i], 0});
+        m_result.partitions.push_back(
+            {(*offsets)[i].partition, starts[i], starts[i] + takes[i], 0});
         m_offsetsTotal += takes[i];
         next.push_back(starts[i]);
     }
@@ -187,7 +196,9 @@ Status Replayer::planSlices()
                 const qint64 take = std::min({share, parts[i].to - next[i], m_batchSize - fill});
                 if (take <= 0)
                     continue;
-                auto same = std::find_if(batch.begin(), batch.end(), [&](const Slice &sl) { return sl.partition == parts[i].partition; });
+                auto same = std::find_if(batch.begin(), batch.end(), [&](const Slice &sl) {
+                    return sl.partition == parts[i].partition;
+                });
                 if (same != batch.end())
                     same->to += take; // slices of one partition in a batch are contiguous
                 else
@@ -202,8 +213,7 @@ Status Replayer::planSlices()
     return {};
 }
 
-Status Replayer::dryRun()
-{
+Status Replayer::dryRun() {
     m_result.status = ReplayStatus::DryRun;
     if (auto s = planSlices(); !s)
         return s;
@@ -241,7 +251,8 @@ Status Replayer::dryRun()
         if (!types)
             return fail(types.error());
         for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
-            m_sinkColumns.insert(m_stream.fields[i].first, {m_stream.fields[i].first, types->at(i)});
+            m_sinkColumns.insert(m_stream.fields[i].first,
+                                 {m_stream.fields[i].first, types->at(i)});
         if (auto s = fillSlices(all); !s) // fieldTypes() read the first batch
             return s;
     }
@@ -258,8 +269,7 @@ Status Replayer::dryRun()
     return {};
 }
 
-Status Replayer::execute()
-{
+Status Replayer::execute() {
     if (auto s = planSlices(); !s)
         return s;
     if (!m_batches.empty()) {
@@ -276,9 +286,10 @@ Status Replayer::execute()
             return prepared;
     }
     if (m_batches.size() > 1 && !m_events.thisConnectionOnly)
-        m_pipeline = ReplayPipeline::open(m_db, m_batches.size(), [this](std::size_t k, const QString &table) {
-            return stageBatch(m_batches[k], QStringLiteral("CREATE TABLE ") % table);
-        });
+        m_pipeline = ReplayPipeline::open(
+            m_db, m_batches.size(), [this](std::size_t k, const QString &table) {
+                return stageBatch(m_batches[k], QStringLiteral("CREATE TABLE ") % table);
+            });
     // However the loop ends, the stager stops before the scratch files go.
     const auto stopStager = qScopeGuard([&] { m_pipeline.reset(); });
     if (!m_batches.empty())
@@ -296,7 +307,8 @@ Status Replayer::execute()
     if (m_pipeline) {
         // The stager checkpoints the WAL after each batch it stages, on
         // its core, instead of this connection at its commits.
-        if (auto pages = m_db.scalar(QStringLiteral("PRAGMA wal_autocheckpoint")); pages && m_db.exec(QStringLiteral("PRAGMA wal_autocheckpoint = 0")))
+        if (auto pages = m_db.scalar(QStringLiteral("PRAGMA wal_autocheckpoint"));
+            pages && m_db.exec(QStringLiteral("PRAGMA wal_autocheckpoint = 0")))
             m_restoreAutoCheckpoint = pages->toLongLong();
         m_pipeline->start();
     }
@@ -314,7 +326,9 @@ Status Replayer::execute()
             // measured rate never exceeds R.
             const double due = double(offsetsDone + planned) / *m_options.maxPerSecond;
             while (clock.nsecsElapsed() / 1e9 < due && !cancelled())
-                QThread::msleep(std::clamp<unsigned long>(static_cast<unsigned long>((due - clock.nsecsElapsed() / 1e9) * 1000) + 1, 1, 50));
+                QThread::msleep(std::clamp<unsigned long>(
+                    static_cast<unsigned long>((due - clock.nsecsElapsed() / 1e9) * 1000) + 1, 1,
+                    50));
         }
         if (cancelled()) {
             m_result.status = ReplayStatus::Cancelled;
@@ -326,14 +340,14 @@ Status Replayer::execute()
             return s;
         failpoint("replay-after-commit");
         if (m_options.progress)
-            m_options.progress({m_result.batches, int(m_batches.size()), m_result.consumed, m_offsetsTotal, m_result.inserted, m_result.duplicates,
+            m_options.progress({m_result.batches, int(m_batches.size()), m_result.consumed,
+                                m_offsetsTotal, m_result.inserted, m_result.duplicates,
                                 m_result.deadLettered});
     }
     return {};
 }
 
-Status Replayer::runBatch(const Batch &batch, std::size_t k)
-{
+Status Replayer::runBatch(const Batch &batch, std::size_t k) {
     qint64 consumed = 0, inserted = 0, fresh = 0, invalid = 0;
     QMap<qint64, qint64> perPartition;
     const int number = m_result.batches + 1;
@@ -359,7 +373,8 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k)
             return fail(sink.error());
         inserted = sink->numRowsAffected();
         failpoint("replay-after-sink");
-        auto before = m_db.scalar(QStringLiteral("SELECT COALESCE(MAX(dlq_id), 0) FROM rewind_dlq"));
+        auto before =
+            m_db.scalar(QStringLiteral("SELECT COALESCE(MAX(dlq_id), 0) FROM rewind_dlq"));
         if (!before)
             return fail(before.error());
         auto dlq = m_db.exec(m_dlqInsert.text, m_dlqInsert.binds);
@@ -367,20 +382,24 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k)
             return fail(dlq.error());
         fresh = dlq->numRowsAffected();
         if (fresh > 0) {
-            if (auto s = recordQuarantined(m_db, *before,
-                                           QStringLiteral("replay ") % QString::number(m_result.replayId) % QStringLiteral(" of group ") % m_group
-                                               % QStringLiteral(": "),
-                                           true);
+            if (auto s = recordQuarantined(
+                    m_db, *before,
+                    QStringLiteral("replay ") % QString::number(m_result.replayId) %
+                        QStringLiteral(" of group ") % m_group % QStringLiteral(": "),
+                    true);
                 !s)
                 return fail(s.error());
             if (auto s = m_log->annotateDeadLetters(*before); !s)
                 return fail(s.error());
         }
         // Every DLQ record in the batch's ranges, new or read before a rewind.
-        auto known = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM ") % m_slices
-                                     % QStringLiteral(" AS s JOIN rewind_dlq AS d ON d.source_kind = 'stream' AND d.source_name = ? "
-                                                      "AND d.part = CAST(s.p AS TEXT) AND d.log_offset >= s.lo AND d.log_offset < s.hi"),
-                                 {m_stream.name});
+        auto known = m_db.scalar(
+            QStringLiteral("SELECT COUNT(*) FROM ") % m_slices %
+                QStringLiteral(
+                    " AS s JOIN rewind_dlq AS d ON d.source_kind = 'stream' AND d.source_name = ? "
+                    "AND d.part = CAST(s.p AS TEXT) AND d.log_offset >= s.lo AND d.log_offset < "
+                    "s.hi"),
+            {m_stream.name});
         if (!known)
             return fail(known.error());
         invalid = known->toLongLong();
@@ -393,28 +412,41 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k)
         }
         // The workspace's record of what reached the sink, in the same transaction.
         const SqlDialect &d = m_db.dialect();
-        auto commit = m_db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at) "
-                                               "SELECT ?, ?, p, hi, ")
-                                    % d.nowUtcText() % QStringLiteral(" FROM ") % m_slices % QStringLiteral(" WHERE true")
-                                    % d.upsertSet({QStringLiteral("stream"), QStringLiteral("group_id"), QStringLiteral("partition_id")},
-                                                  {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
-                                {m_stream.name, m_group});
+        auto commit = m_db.exec(
+            QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, "
+                           "committed_offset, updated_at) "
+                           "SELECT ?, ?, p, hi, ") %
+                d.nowUtcText() % QStringLiteral(" FROM ") % m_slices %
+                QStringLiteral(" WHERE true") %
+                d.upsertSet({QStringLiteral("stream"), QStringLiteral("group_id"),
+                             QStringLiteral("partition_id")},
+                            {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
+            {m_stream.name, m_group});
         if (!commit)
             return fail(commit.error());
         const qint64 duplicates = consumed - invalid - inserted;
-        auto progress = m_db.exec(QStringLiteral("UPDATE rewind_replays SET consumed = consumed + ?, inserted = inserted + ?, "
-                                                 "duplicates = duplicates + ?, dead_lettered = dead_lettered + ?, batches = batches + 1 "
-                                                 "WHERE replay_id = ?"),
-                                  {consumed, inserted, duplicates, fresh, m_result.replayId});
+        auto progress = m_db.exec(
+            QStringLiteral(
+                "UPDATE rewind_replays SET consumed = consumed + ?, inserted = inserted + ?, "
+                "duplicates = duplicates + ?, dead_lettered = dead_lettered + ?, batches = batches "
+                "+ 1 "
+                "WHERE replay_id = ?"),
+            {consumed, inserted, duplicates, fresh, m_result.replayId});
         if (!progress)
             return fail(progress.error());
         nlohmann::json slices = nlohmann::json::array();
         for (const Slice &sl : batch)
             slices.push_back({{"partition", sl.partition}, {"from", sl.from}, {"to", sl.to}});
-        const nlohmann::json detail = {{"replay_id", m_result.replayId}, {"group", m_group.toStdString()}, {"batch", number},
-                                       {"consumed", consumed}, {"inserted", inserted}, {"duplicates", duplicates},
-                                       {"dead_lettered", fresh}, {"partitions", slices}};
-        if (auto a = writeAudit(m_db, QStringLiteral("replay-batch"), QString(), m_stream.name, QVariant(), QString::fromStdString(detail.dump()));
+        const nlohmann::json detail = {{"replay_id", m_result.replayId},
+                                       {"group", m_group.toStdString()},
+                                       {"batch", number},
+                                       {"consumed", consumed},
+                                       {"inserted", inserted},
+                                       {"duplicates", duplicates},
+                                       {"dead_lettered", fresh},
+                                       {"partitions", slices}};
+        if (auto a = writeAudit(m_db, QStringLiteral("replay-batch"), QString(), m_stream.name,
+                                QVariant(), QString::fromStdString(detail.dump()));
             !a)
             return a;
         failpoint("replay-before-commit");
@@ -422,7 +454,8 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k)
     });
     if (!s)
         return s;
-    failpoint("replay-before-follow"); // the batch is in the workspace, not yet in the log's own record (a Kafka group)
+    failpoint("replay-before-follow"); // the batch is in the workspace, not yet in the log's own
+                                       // record (a Kafka group)
     if (auto f = m_log->followCommitted(m_group, batch); !f)
         return f;
     if (m_options.publishDeadLetters)
@@ -445,8 +478,8 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k)
 
 } // namespace replay_detail
 
-Result<ReplayResult> replay(const Database &db, const StreamSpec &stream, const QString &group, const ReplayOptions &options)
-{
+Result<ReplayResult> replay(const Database &db, const StreamSpec &stream, const QString &group,
+                            const ReplayOptions &options) {
     return replay_detail::Replayer(db, stream, group, options).run();
 }
 

@@ -13,8 +13,8 @@ namespace rw {
 struct ReplayProgress {
     int batchesDone = 0;
     int batchesTotal = 0;
-    qint64 consumed = 0;      // events read so far
-    qint64 offsetsTotal = 0;  // offsets the replay covers (events, unless retention left gaps)
+    qint64 consumed = 0;     // events read so far
+    qint64 offsetsTotal = 0; // offsets the replay covers (events, unless retention left gaps)
     qint64 inserted = 0;
     qint64 duplicates = 0;
     qint64 deadLettered = 0;
@@ -32,8 +32,8 @@ struct ReplayProgress {
 inline constexpr qint64 kDefaultReplayBatchSize = 250000;
 
 struct ReplayOptions {
-    bool execute = false;              // without it: report what would be consumed, write nothing
-    std::optional<qint64> maxEvents;   // at most this many offsets in all
+    bool execute = false;            // without it: report what would be consumed, write nothing
+    std::optional<qint64> maxEvents; // at most this many offsets in all
     qint64 batchSize = kDefaultReplayBatchSize; // offsets per transaction
     // Velocity: at most this many offsets read per second. Batches are then
     // at most R offsets, and each starts no earlier than (offsets read with
@@ -48,9 +48,9 @@ struct ReplayOptions {
 
 struct ReplayPartition {
     qint64 partition = 0;
-    qint64 from = 0;      // first offset read (the committed offset, or the log start)
-    qint64 to = 0;        // the committed offset afterwards (planned, in a dry run)
-    qint64 consumed = 0;  // events read
+    qint64 from = 0;     // first offset read (the committed offset, or the log start)
+    qint64 to = 0;       // the committed offset afterwards (planned, in a dry run)
+    qint64 consumed = 0; // events read
 };
 
 // How a replay stands. A result says dry_run, succeeded or cancelled; the
@@ -66,8 +66,9 @@ enum class ReplayStatus {
 };
 template <> struct EnumNames<ReplayStatus> {
     static constexpr std::pair<ReplayStatus, std::string_view> names[] = {
-        {ReplayStatus::DryRun, "dry_run"},     {ReplayStatus::Running, "running"}, {ReplayStatus::Interrupted, "interrupted"},
-        {ReplayStatus::Succeeded, "succeeded"}, {ReplayStatus::Failed, "failed"},   {ReplayStatus::Cancelled, "cancelled"}};
+        {ReplayStatus::DryRun, "dry_run"},          {ReplayStatus::Running, "running"},
+        {ReplayStatus::Interrupted, "interrupted"}, {ReplayStatus::Succeeded, "succeeded"},
+        {ReplayStatus::Failed, "failed"},           {ReplayStatus::Cancelled, "cancelled"}};
 };
 
 struct ReplayResult {
@@ -75,13 +76,16 @@ struct ReplayResult {
     QString group;
     bool executed = false;
     ReplayStatus status = ReplayStatus::DryRun; // dry_run, succeeded, cancelled
-    qint64 replayId = 0;       // rewind_replays row; 0 for a dry run
+    qint64 replayId = 0;                        // rewind_replays row; 0 for a dry run
     qint64 consumed = 0;
-    qint64 inserted = 0;       // new event_ids written to the sink
-    qint64 duplicates = 0;     // valid events whose event_id the sink already had (or had earlier in the replay)
-    qint64 deadLettered = 0;   // invalid events newly written to the DLQ
-    qint64 alreadyDeadLettered = 0; // invalid events the DLQ already held (read again after a rewind)
-    qint64 publishedDeadLetters = 0; // with publishDeadLetters: dead letters produced to the dlq_topic
+    qint64 inserted = 0; // new event_ids written to the sink
+    qint64 duplicates =
+        0; // valid events whose event_id the sink already had (or had earlier in the replay)
+    qint64 deadLettered = 0; // invalid events newly written to the DLQ
+    qint64 alreadyDeadLettered =
+        0; // invalid events the DLQ already held (read again after a rewind)
+    qint64 publishedDeadLetters =
+        0; // with publishDeadLetters: dead letters produced to the dlq_topic
     int batches = 0;
     bool sinkCreated = false;
     bool logIndexCreated = false;
@@ -99,6 +103,7 @@ struct ReplayResult {
 // created from the spec's fields on first use. A replay killed at any point
 // and run again ends with every valid event exactly once.
 // Errors: BadInput when another replay of the group is running.
-Result<ReplayResult> replay(const Database &db, const StreamSpec &stream, const QString &group, const ReplayOptions &options);
+Result<ReplayResult> replay(const Database &db, const StreamSpec &stream, const QString &group,
+                            const ReplayOptions &options);
 
 } // namespace rw

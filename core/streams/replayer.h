@@ -10,7 +10,6 @@
 #include "core/streams/streamsdialect.h"
 
 #include <QMap>
-
 #include <memory>
 #include <optional>
 #include <vector>
@@ -29,8 +28,7 @@ struct Bind;
 struct Sql {
     QString text;
     QVariantList binds;
-    Sql &operator<<(const QString &t)
-    {
+    Sql &operator<<(const QString &t) {
         text += t;
         return *this;
     }
@@ -42,8 +40,7 @@ struct Bind {
     QVariant value;
 };
 
-inline Sql &Sql::operator<<(const Bind &b)
-{
+inline Sql &Sql::operator<<(const Bind &b) {
     text += u'?';
     binds << b.value;
     return *this;
@@ -53,7 +50,8 @@ inline Sql &Sql::operator<<(const Bind &b)
 // pipeline's stager thread calls stageBatch() only.
 class Replayer {
 public:
-    Replayer(const Database &db, const StreamSpec &stream, QString group, const ReplayOptions &options);
+    Replayer(const Database &db, const StreamSpec &stream, QString group,
+             const ReplayOptions &options);
     Result<ReplayResult> run();
 
 private:
@@ -95,9 +93,10 @@ private:
     EventRelation m_events; // where the batch's SQL reads events
     QString m_slices, m_p, m_o, m_e, m_payload, m_from, m_countSlices, m_rangeFrom, m_rangeProbe;
     Sql m_stage, m_sinkInsert, m_dlqInsert; // m_stage: the staged batch's SELECT
-    std::optional<Sql> m_rangeStage; // m_stage over a stretch of storage positions (binds: first, last)
+    std::optional<Sql>
+        m_rangeStage; // m_stage over a stretch of storage positions (binds: first, last)
     std::unique_ptr<ReplayPipeline> m_pipeline; // staging ahead, when it runs
-    QMap<QString, ColumnInfo> m_sinkColumns; // field -> its sink column (declared type, strict)
+    QMap<QString, ColumnInfo> m_sinkColumns;    // field -> its sink column (declared type, strict)
     std::vector<Batch> m_batches;
     qint64 m_offsetsTotal = 0;
     std::optional<qint64> m_restoreCache;

@@ -22,7 +22,8 @@ struct RunningReplay {
 
 // The live replay of stream/group, if any. Call inside the write transaction
 // of the change it guards, so that a replay cannot start in between.
-Result<std::optional<RunningReplay>> runningReplay(const Database &db, const QString &stream, const QString &group);
+Result<std::optional<RunningReplay>> runningReplay(const Database &db, const QString &stream,
+                                                   const QString &group);
 
 // Registers this process as running a replay of stream/group, in its own
 // write transaction; refused (BadInput) while another live replay runs.

@@ -5,9 +5,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QStringBuilder>
-
 #include <cerrno>
-
 #include <signal.h>
 
 namespace rw {
@@ -20,8 +18,8 @@ const QString kBatchTable = QStringLiteral("rewind_replay_batch");
 
 } // namespace
 
-std::unique_ptr<ReplayPipeline> ReplayPipeline::open(const Database &db, std::size_t batches, Stage stage)
-{
+std::unique_ptr<ReplayPipeline> ReplayPipeline::open(const Database &db, std::size_t batches,
+                                                     Stage stage) {
     if (db.dialect().kind() != SqlDialect::Kind::Sqlite || qgetenv("REWIND_REPLAY_PIPELINE") == "0")
         return nullptr;
     if (!db.sharedAcrossConnections())
@@ -31,26 +29,30 @@ std::unique_ptr<ReplayPipeline> ReplayPipeline::open(const Database &db, std::si
     // process is gone (another user's stay: kill() is refused).
     const QString prefix = QStringLiteral("rewind-replay-");
     const QDir temp(QDir::tempPath());
-    for (const QFileInfo &left : temp.entryInfoList({prefix % u'*'}, QDir::Dirs | QDir::NoDotAndDotDot)) {
+    for (const QFileInfo &left :
+         temp.entryInfoList({prefix % u'*'}, QDir::Dirs | QDir::NoDotAndDotDot)) {
         bool ok = false;
         const qint64 pid = left.fileName().mid(prefix.size()).section(u'-', 0, 0).toLongLong(&ok);
         if (ok && pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
             QDir(left.filePath()).removeRecursively();
     }
     std::unique_ptr<ReplayPipeline> pipeline(new ReplayPipeline(
-        db, batches, std::move(stage), temp.filePath(prefix % QString::number(QCoreApplication::applicationPid()) % QStringLiteral("-XXXXXX"))));
+        db, batches, std::move(stage),
+        temp.filePath(prefix % QString::number(QCoreApplication::applicationPid()) %
+                      QStringLiteral("-XXXXXX"))));
     if (!pipeline->m_scratch.isValid())
         return nullptr;
     return pipeline;
 }
 
-ReplayPipeline::ReplayPipeline(const Database &db, std::size_t batches, Stage stage, const QString &scratchTemplate)
-    : m_db(db), m_stage(std::move(stage)), m_scratch(scratchTemplate), m_ready(batches, false)
-{
-}
+ReplayPipeline::ReplayPipeline(const Database &db, std::size_t batches, Stage stage,
+                               const QString &scratchTemplate)
+    : m_db(db)
+    , m_stage(std::move(stage))
+    , m_scratch(scratchTemplate)
+    , m_ready(batches, false) {}
 
-ReplayPipeline::~ReplayPipeline()
-{
+ReplayPipeline::~ReplayPipeline() {
     // However the replay ends, the stager stops before the scratch files go.
     if (!m_stager.joinable())
         return;
@@ -62,12 +64,15 @@ ReplayPipeline::~ReplayPipeline()
     m_stager.join();
 }
 
-QString ReplayPipeline::stagedTable() { return kStageSchema % u'.' % kBatchTable; }
+QString ReplayPipeline::stagedTable() {
+    return kStageSchema % u'.' % kBatchTable;
+}
 
-QString ReplayPipeline::scratchFile(std::size_t k) const { return m_scratch.filePath(QStringLiteral("batch-%1.db").arg(k)); }
+QString ReplayPipeline::scratchFile(std::size_t k) const {
+    return m_scratch.filePath(QStringLiteral("batch-%1.db").arg(k));
+}
 
-void ReplayPipeline::start()
-{
+void ReplayPipeline::start() {
     m_stager = std::thread([this] { stageAhead(); });
     // The first batch is staged here while the stager does the second.
     const Status first = stageToFile(0);
@@ -81,8 +86,7 @@ void ReplayPipeline::start()
 // The stager's thread: stages batch after batch from the second, at most
 // one ahead of the batch being written; stops at the first error (kept for
 // the writer to report).
-void ReplayPipeline::stageAhead()
-{
+void ReplayPipeline::stageAhead() {
     for (std::size_t k = 1; k < m_ready.size(); ++k) {
         {
             std::unique_lock lock(m_mutex);
@@ -106,16 +110,16 @@ void ReplayPipeline::stageAhead()
     }
 }
 
-Status ReplayPipeline::stageToFile(std::size_t k)
-{
+Status ReplayPipeline::stageToFile(std::size_t k) {
     const QString file = scratchFile(k);
     QFile::remove(file);
     if (auto r = m_db.exec(QStringLiteral("ATTACH DATABASE ? AS ") % kStageSchema, {file}); !r)
         return fail(r.error());
     const Status staged = [&]() -> Status {
         // Scratch: nothing to roll back, nothing to make durable.
-        if (auto r = m_db.execAll({QStringLiteral("PRAGMA ") % kStageSchema % QStringLiteral(".journal_mode = OFF"),
-                                   QStringLiteral("PRAGMA ") % kStageSchema % QStringLiteral(".synchronous = OFF")});
+        if (auto r = m_db.execAll(
+                {QStringLiteral("PRAGMA ") % kStageSchema % QStringLiteral(".journal_mode = OFF"),
+                 QStringLiteral("PRAGMA ") % kStageSchema % QStringLiteral(".synchronous = OFF")});
             !r)
             return r;
         return m_stage(k, stagedTable());
@@ -124,21 +128,21 @@ Status ReplayPipeline::stageToFile(std::size_t k)
     return staged;
 }
 
-Status ReplayPipeline::attach(std::size_t k)
-{
+Status ReplayPipeline::attach(std::size_t k) {
     {
         std::unique_lock lock(m_mutex);
         m_wake.wait(lock, [&] { return m_ready[k] || m_error; });
         if (!m_ready[k])
             return fail(*m_error);
     }
-    if (auto r = m_db.exec(QStringLiteral("ATTACH DATABASE ? AS ") % kStageSchema, {scratchFile(k)}); !r)
+    if (auto r =
+            m_db.exec(QStringLiteral("ATTACH DATABASE ? AS ") % kStageSchema, {scratchFile(k)});
+        !r)
         return fail(r.error());
     return {};
 }
 
-void ReplayPipeline::release(std::size_t k)
-{
+void ReplayPipeline::release(std::size_t k) {
     m_db.exec(QStringLiteral("DETACH DATABASE ") % kStageSchema);
     QFile::remove(scratchFile(k));
     {

@@ -3,7 +3,6 @@
 #include "core/sql/database.h"
 
 #include <QTemporaryDir>
-
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -38,7 +37,8 @@ public:
     // A pipeline for `batches` batches, or null where it cannot run (not
     // SQLite, REWIND_REPLAY_PIPELINE=0, a database not shared across
     // connections, no scratch folder).
-    static std::unique_ptr<ReplayPipeline> open(const Database &db, std::size_t batches, Stage stage);
+    static std::unique_ptr<ReplayPipeline> open(const Database &db, std::size_t batches,
+                                                Stage stage);
     ~ReplayPipeline();
 
     // The staged batch's table while it is attached, as the batch's statements read it.
@@ -53,7 +53,8 @@ public:
     void release(std::size_t k);
 
 private:
-    ReplayPipeline(const Database &db, std::size_t batches, Stage stage, const QString &scratchTemplate);
+    ReplayPipeline(const Database &db, std::size_t batches, Stage stage,
+                   const QString &scratchTemplate);
     QString scratchFile(std::size_t k) const;
     Status stageToFile(std::size_t k);
     void stageAhead();

@@ -11,8 +11,7 @@ constexpr qint64 kTypeSample = 10000;
 
 } // namespace
 
-Status Replayer::ensureSink()
-{
+Status Replayer::ensureSink() {
     auto exists = m_db.hasRelation(m_stream.sink);
     if (!exists)
         return fail(exists.error());
@@ -23,9 +22,12 @@ Status Replayer::ensureSink()
             return fail(types.error());
         QStringList cols{QStringLiteral("\"event_id\" TEXT PRIMARY KEY")};
         for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
-            cols << (types->at(i).isEmpty() ? m_db.quote(m_stream.fields[i].first)
-                                            : QString(m_db.quote(m_stream.fields[i].first) % u' ' % types->at(i)));
-        if (auto r = m_db.exec(QStringLiteral("CREATE TABLE ") % sink % QStringLiteral(" (") % cols.join(QStringLiteral(", ")) % u')'); !r)
+            cols << (types->at(i).isEmpty()
+                         ? m_db.quote(m_stream.fields[i].first)
+                         : QString(m_db.quote(m_stream.fields[i].first) % u' ' % types->at(i)));
+        if (auto r = m_db.exec(QStringLiteral("CREATE TABLE ") % sink % QStringLiteral(" (") %
+                               cols.join(QStringLiteral(", ")) % u')');
+            !r)
             return fail(r.error());
         m_result.sinkCreated = true;
         return {};
@@ -36,10 +38,13 @@ Status Replayer::ensureSink()
     for (const QStringList &columns : *unique)
         if (columns == QStringList{QStringLiteral("event_id")})
             return {};
-    auto r = m_db.exec(QStringLiteral("CREATE UNIQUE INDEX ") % m_db.quote(QStringLiteral("rewind_uq_") % m_stream.sink % QStringLiteral("_event_id"))
-                       % QStringLiteral(" ON ") % sink % QStringLiteral(" (\"event_id\")"));
+    auto r = m_db.exec(
+        QStringLiteral("CREATE UNIQUE INDEX ") %
+        m_db.quote(QStringLiteral("rewind_uq_") % m_stream.sink % QStringLiteral("_event_id")) %
+        QStringLiteral(" ON ") % sink % QStringLiteral(" (\"event_id\")"));
     if (!r)
-        return fail(Error::badInput(QStringLiteral("sink \"%1\" of stream \"%2\" has no unique index on event_id and one cannot be added "
+        return fail(Error::badInput(QStringLiteral("sink \"%1\" of stream \"%2\" has no unique "
+                                                   "index on event_id and one cannot be added "
                                                    "(duplicate event_ids already in it?): %3")
                                         .arg(m_stream.sink, m_stream.name, r.error().message)));
     return {};
@@ -48,8 +53,7 @@ Status Replayer::ensureSink()
 // The declared type of each field's sink column, from the JSON types its
 // values have in the first kTypeSample events of the first batch (the
 // dialect decides; SQLite declares none).
-Result<QStringList> Replayer::fieldTypes()
-{
+Result<QStringList> Replayer::fieldTypes() {
     QStringList out;
     const bool typed = !m_sd.sinkColumnType({}).isEmpty();
     if (typed && !m_batches.empty()) {
@@ -61,9 +65,10 @@ Result<QStringList> Replayer::fieldTypes()
     for (const auto &[name, path] : m_stream.fields) {
         QStringList seen;
         if (typed && !m_batches.empty()) {
-            auto q = m_db.exec(QStringLiteral("SELECT DISTINCT t FROM (SELECT ") % m_sd.jsonTypeAt(m_payload, QStringLiteral("?"))
-                                   % QStringLiteral(" AS t") % m_from % QStringLiteral(" LIMIT ") % QString::number(kTypeSample)
-                                   % QStringLiteral(") AS v"),
+            auto q = m_db.exec(QStringLiteral("SELECT DISTINCT t FROM (SELECT ") %
+                                   m_sd.jsonTypeAt(m_payload, QStringLiteral("?")) %
+                                   QStringLiteral(" AS t") % m_from % QStringLiteral(" LIMIT ") %
+                                   QString::number(kTypeSample) % QStringLiteral(") AS v"),
                                {path});
             if (!q)
                 return fail(q.error());
@@ -77,8 +82,7 @@ Result<QStringList> Replayer::fieldTypes()
 }
 
 // The sink's columns and their declared types (PostgreSQL casts the extracted text to them).
-Status Replayer::readSinkColumns()
-{
+Status Replayer::readSinkColumns() {
     auto columns = m_db.columns(m_stream.sink);
     if (!columns)
         return fail(columns.error());

@@ -1,10 +1,8 @@
 #include "core/streams/replayer.h"
 
 #include <QStringBuilder>
-
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace rw::replay_detail {
 
@@ -17,15 +15,17 @@ const QString kBatchTable = QStringLiteral("rewind_replay_batch");
 // extracted fields (NULL when the payload is not JSON). The sink insert,
 // the DLQ insert and the checks all read this instead of the log, so each
 // payload is parsed once per batch.
-QString stageColumn(qsizetype field) { return QStringLiteral("c") % QString::number(field); }
+QString stageColumn(qsizetype field) {
+    return QStringLiteral("c") % QString::number(field);
+}
 
 } // namespace
 
-Status Replayer::fillSlices(const Batch &batch)
-{
+Status Replayer::fillSlices(const Batch &batch) {
     const QString big = m_db.dialect().bigintType();
-    if (auto r = m_db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_replay_slices (p ") % big % QStringLiteral(" PRIMARY KEY, lo ") % big
-                           % QStringLiteral(", hi ") % big % u')');
+    if (auto r = m_db.exec(
+            QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS rewind_replay_slices (p ") % big %
+            QStringLiteral(" PRIMARY KEY, lo ") % big % QStringLiteral(", hi ") % big % u')');
         !r)
         return fail(r.error());
     if (auto r = m_db.exec(QStringLiteral("DELETE FROM ") % m_slices); !r)
@@ -33,15 +33,15 @@ Status Replayer::fillSlices(const Batch &batch)
     nlohmann::json rows = nlohmann::json::array();
     for (const Slice &s : batch)
         rows.push_back({s.partition, s.from, s.to});
-    auto r = m_db.exec(QStringLiteral("INSERT INTO ") % m_slices % QStringLiteral(" (p, lo, hi) ") % m_sd.jsonIntegerRows(QString(), 3, QString()),
+    auto r = m_db.exec(QStringLiteral("INSERT INTO ") % m_slices % QStringLiteral(" (p, lo, hi) ") %
+                           m_sd.jsonIntegerRows(QString(), 3, QString()),
                        {QString::fromStdString(rows.dump())});
     if (!r)
         return fail(r.error());
     return {};
 }
 
-Status Replayer::stageBatch(const Batch &batch, const QString &createTable)
-{
+Status Replayer::stageBatch(const Batch &batch, const QString &createTable) {
     if (auto f = fillSlices(batch); !f)
         return f;
     if (auto f = m_log->readRange(batch); !f)
@@ -60,8 +60,7 @@ Status Replayer::stageBatch(const Batch &batch, const QString &createTable)
 // its own, about twice the cost of scanning the stretch they lie in (2M
 // events: 4.7 s against 2.5 s). The stretch is read when it holds at most
 // twice the batch's events.
-Result<Sql> Replayer::stageStatement() const
-{
+Result<Sql> Replayer::stageStatement() const {
     if (!m_rangeStage)
         return m_stage;
     auto q = m_db.exec(m_rangeProbe);
@@ -69,7 +68,8 @@ Result<Sql> Replayer::stageStatement() const
         return fail(q.error());
     if (!q->next() || q->value(0).isNull())
         return m_stage;
-    const qint64 first = q->value(0).toLongLong(), last = q->value(1).toLongLong(), events = q->value(2).toLongLong();
+    const qint64 first = q->value(0).toLongLong(), last = q->value(1).toLongLong(),
+                 events = q->value(2).toLongLong();
     if (last - first + 1 > 2 * events)
         return m_stage;
     Sql ranged = *m_rangeStage;
@@ -81,22 +81,24 @@ Result<Sql> Replayer::stageStatement() const
 // sink with typed columns it adds "fit" (1 when every value fits its
 // column, else 0), computed once per event for the sink and DLQ inserts.
 // Needs m_sinkColumns.
-Sql Replayer::stageSelect(const QString &from) const
-{
+Sql Replayer::stageSelect(const QString &from) const {
     const SqlDialect &d = m_db.dialect();
     Sql stage;
-    stage.text = m_sd.jsonStageSelect({{QStringLiteral("s.p"), QStringLiteral("p")}, {m_o, QStringLiteral("o")}, {m_e, QStringLiteral("e")}},
+    stage.text = m_sd.jsonStageSelect({{QStringLiteral("s.p"), QStringLiteral("p")},
+                                       {m_o, QStringLiteral("o")},
+                                       {m_e, QStringLiteral("e")}},
                                       m_payload, int(m_stream.fields.size()), from);
     for (const auto &field : m_stream.fields)
         stage.binds << field.second;
     if (hasTypeChecks())
-        stage.text = QStringLiteral("SELECT y.*, CASE WHEN ") % valuesFit(d, stagedValues(QStringLiteral("y"))) % QStringLiteral(" THEN 1 ELSE 0 END AS fit FROM (")
-                     % stage.text % m_sd.subqueryFence() % QStringLiteral(") AS y");
+        stage.text = QStringLiteral("SELECT y.*, CASE WHEN ") %
+                     valuesFit(d, stagedValues(QStringLiteral("y"))) %
+                     QStringLiteral(" THEN 1 ELSE 0 END AS fit FROM (") % stage.text %
+                     m_sd.subqueryFence() % QStringLiteral(") AS y");
     return stage;
 }
 
-bool Replayer::hasTypeChecks() const
-{
+bool Replayer::hasTypeChecks() const {
     for (const FieldValue &f : stagedValues(QStringLiteral("b")))
         if (!m_db.dialect().valueFitsType(f.value, f.type, f.strict).isEmpty())
             return true;
@@ -104,17 +106,17 @@ bool Replayer::hasTypeChecks() const
 }
 
 // Every required field of the staged event b is there.
-QString Replayer::stagedPresent() const
-{
+QString Replayer::stagedPresent() const {
     QStringList terms;
     for (const QString &field : m_stream.required)
-        terms << QStringLiteral("b.") % stageColumn(fieldIndex(field)) % QStringLiteral(" IS NOT NULL");
-    return terms.isEmpty() ? QStringLiteral("(1 = 1)") : QString(u'(' % terms.join(QStringLiteral(" AND ")) % u')');
+        terms << QStringLiteral("b.") % stageColumn(fieldIndex(field)) %
+                     QStringLiteral(" IS NOT NULL");
+    return terms.isEmpty() ? QStringLiteral("(1 = 1)")
+                           : QString(u'(' % terms.join(QStringLiteral(" AND ")) % u')');
 }
 
 // The staged event's fields, each with its sink column's type.
-std::vector<FieldValue> Replayer::stagedValues(const QString &alias) const
-{
+std::vector<FieldValue> Replayer::stagedValues(const QString &alias) const {
     std::vector<FieldValue> values;
     for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i) {
         const auto &[name, path] = m_stream.fields[i];
@@ -127,22 +129,20 @@ std::vector<FieldValue> Replayer::stagedValues(const QString &alias) const
 // Whether the staged event b goes to the sink (else to the DLQ): an
 // event_id, valid JSON, every required field, and every field's value
 // one its sink column takes (dry run and replay alike).
-QString Replayer::stagedValid() const
-{
-    return QStringLiteral("(b.e IS NOT NULL AND ") % m_sd.isTrue(QStringLiteral("b.jv")) % QStringLiteral(" AND ") % stagedPresent()
-           % (hasTypeChecks() ? QStringLiteral(" AND b.fit = 1)") : QStringLiteral(")"));
+QString Replayer::stagedValid() const {
+    return QStringLiteral("(b.e IS NOT NULL AND ") % m_sd.isTrue(QStringLiteral("b.jv")) %
+           QStringLiteral(" AND ") % stagedPresent() %
+           (hasTypeChecks() ? QStringLiteral(" AND b.fit = 1)") : QStringLiteral(")"));
 }
 
-qsizetype Replayer::fieldIndex(const QString &field) const
-{
+qsizetype Replayer::fieldIndex(const QString &field) const {
     for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
         if (m_stream.fields[i].first == field)
             return i;
     return -1;
 }
 
-QString Replayer::pathOf(const QString &field) const
-{
+QString Replayer::pathOf(const QString &field) const {
     const qsizetype i = fieldIndex(field);
     return i < 0 ? QString() : m_stream.fields[i].second;
 }
@@ -150,27 +150,30 @@ QString Replayer::pathOf(const QString &field) const
 // The dry run's counts: the events staged as a replay stages them, judged
 // by the same test; ok once per row, the DLQ and sink probes only where
 // they matter.
-Sql Replayer::dryRunCounts(bool sinkExists) const
-{
+Sql Replayer::dryRunCounts(bool sinkExists) const {
     const Sql stage = stageSelect();
     Sql sql;
-    sql << QStringLiteral("SELECT COUNT(DISTINCT CASE WHEN ok = 1 AND NOT in_sink THEN e END), SUM(ok), "
-                          "SUM(CASE WHEN ok = 0 AND NOT in_dlq THEN 1 ELSE 0 END), SUM(CASE WHEN ok = 0 AND in_dlq THEN 1 ELSE 0 END) FROM (SELECT "
-                          "b.e AS e, CASE WHEN ")
+    sql << QStringLiteral(
+               "SELECT COUNT(DISTINCT CASE WHEN ok = 1 AND NOT in_sink THEN e END), SUM(ok), "
+               "SUM(CASE WHEN ok = 0 AND NOT in_dlq THEN 1 ELSE 0 END), SUM(CASE WHEN ok = 0 AND "
+               "in_dlq THEN 1 ELSE 0 END) FROM (SELECT "
+               "b.e AS e, CASE WHEN ")
         << stagedValid() << QStringLiteral(" THEN 1 ELSE 0 END AS ok, ")
-        << (sinkExists ? QString(QStringLiteral("EXISTS (SELECT 1 FROM ") % m_db.quoteTable(m_stream.sink)
-                                 % QStringLiteral(" AS k WHERE k.\"event_id\" = b.e)"))
+        << (sinkExists ? QString(QStringLiteral("EXISTS (SELECT 1 FROM ") %
+                                 m_db.quoteTable(m_stream.sink) %
+                                 QStringLiteral(" AS k WHERE k.\"event_id\" = b.e)"))
                        : QStringLiteral("1 = 0"))
-        << QStringLiteral(" AS in_sink, EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ")
+        << QStringLiteral(" AS in_sink, EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind "
+                          "= 'stream' AND d.source_name = ")
         << Bind{m_stream.name}
-        << QStringLiteral(" AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o) AS in_dlq FROM (") << stage.text
-        << QStringLiteral(") AS b) AS v");
+        << QStringLiteral(
+               " AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o) AS in_dlq FROM (")
+        << stage.text << QStringLiteral(") AS b) AS v");
     sql.binds << stage.binds;
     return sql;
 }
 
-Status Replayer::buildStatements()
-{
+Status Replayer::buildStatements() {
     const SqlDialect &d = m_db.dialect();
     if (auto s = readSinkColumns(); !s)
         return s;
@@ -182,25 +185,35 @@ Status Replayer::buildStatements()
         if (!columns)
             return fail(columns.error());
         const QString pos = m_sd.storageOrderColumn();
-        const bool shadowed = std::ranges::any_of(*columns, [&](const ColumnInfo &c) { return c.name.compare(pos, Qt::CaseInsensitive) == 0; });
-        if (!shadowed && m_db.exec(QStringLiteral("SELECT ") % pos % QStringLiteral(" FROM ") % m_db.quoteTable(m_events.table) % QStringLiteral(" LIMIT 0"))) {
+        const bool shadowed = std::ranges::any_of(*columns, [&](const ColumnInfo &c) {
+            return c.name.compare(pos, Qt::CaseInsensitive) == 0;
+        });
+        if (!shadowed && m_db.exec(QStringLiteral("SELECT ") % pos % QStringLiteral(" FROM ") %
+                                   m_db.quoteTable(m_events.table) % QStringLiteral(" LIMIT 0"))) {
             m_rangeStage = stageSelect(m_rangeFrom);
         }
     }
 
-    const QString from = QStringLiteral(" FROM ") % (m_pipeline ? ReplayPipeline::stagedTable() : m_sd.tempTable(kBatchTable)) % QStringLiteral(" AS b");
+    const QString from =
+        QStringLiteral(" FROM ") %
+        (m_pipeline ? ReplayPipeline::stagedTable() : m_sd.tempTable(kBatchTable)) %
+        QStringLiteral(" AS b");
     const QString ok = stagedValid();
     QStringList cols{QStringLiteral("\"event_id\"")};
     QString sink = QStringLiteral("SELECT b.e");
     for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i) {
         cols << m_db.quote(m_stream.fields[i].first);
-        sink += QStringLiteral(", ") % m_sd.sinkValue(QStringLiteral("b.") % stageColumn(i), m_sinkColumns.value(m_stream.fields[i].first).type);
+        sink += QStringLiteral(", ") %
+                m_sd.sinkValue(QStringLiteral("b.") % stageColumn(i),
+                               m_sinkColumns.value(m_stream.fields[i].first).type);
     }
     // In key order the unique index is walked once per batch instead of
     // probed at random; among equal event_ids the earliest offset wins.
-    m_sinkInsert.text = QStringLiteral("INSERT INTO ") % m_db.quoteTable(m_stream.sink) % QStringLiteral(" (") % cols.join(QStringLiteral(", "))
-                        % QStringLiteral(") ") % sink % from % QStringLiteral(" WHERE ") % ok
-                        % QStringLiteral(" ORDER BY b.e, b.p, b.o ON CONFLICT (\"event_id\") DO NOTHING");
+    m_sinkInsert.text =
+        QStringLiteral("INSERT INTO ") % m_db.quoteTable(m_stream.sink) % QStringLiteral(" (") %
+        cols.join(QStringLiteral(", ")) % QStringLiteral(") ") % sink % from %
+        QStringLiteral(" WHERE ") % ok %
+        QStringLiteral(" ORDER BY b.e, b.p, b.o ON CONFLICT (\"event_id\") DO NOTHING");
 
     // Why an event is invalid, naming the fields. Only the invalid events
     // (few) go back to the log, by (partition, offset), for their payload.
@@ -208,27 +221,39 @@ Status Replayer::buildStatements()
     // follow the log on every engine: PostgreSQL's join returns its rows
     // in any order, SQLite's happened to follow the batch table.
     Sql dlq;
-    dlq << QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, record_key, error_class, "
-                          "error, original_payload, payload, status, attempts, first_seen) SELECT 'stream', ")
-        << Bind{m_stream.name}
-        << QStringLiteral(", CAST(b.p AS TEXT), b.o, b.e, b.e, CASE WHEN ") << m_sd.isNotTrue(QStringLiteral("b.jv"))
-        << QStringLiteral(" THEN 'invalid_json' WHEN b.e IS NULL THEN 'missing_event_id' WHEN NOT ") << stagedPresent()
-        << QStringLiteral(" THEN 'missing_field' ELSE 'bad_value' END, CASE WHEN ") << m_sd.isNotTrue(QStringLiteral("b.jv"))
-        << QStringLiteral(" THEN CASE WHEN ") << m_payload
-        << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' END WHEN b.e IS NULL THEN 'event_id is NULL' WHEN NOT ")
-        << stagedPresent() << QStringLiteral(" THEN 'required field missing or null: ' || rtrim(''");
+    dlq << QStringLiteral(
+               "INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, "
+               "record_key, error_class, "
+               "error, original_payload, payload, status, attempts, first_seen) SELECT 'stream', ")
+        << Bind{m_stream.name} << QStringLiteral(", CAST(b.p AS TEXT), b.o, b.e, b.e, CASE WHEN ")
+        << m_sd.isNotTrue(QStringLiteral("b.jv"))
+        << QStringLiteral(" THEN 'invalid_json' WHEN b.e IS NULL THEN 'missing_event_id' WHEN NOT ")
+        << stagedPresent()
+        << QStringLiteral(" THEN 'missing_field' ELSE 'bad_value' END, CASE WHEN ")
+        << m_sd.isNotTrue(QStringLiteral("b.jv")) << QStringLiteral(" THEN CASE WHEN ") << m_payload
+        << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' END "
+                          "WHEN b.e IS NULL THEN 'event_id is NULL' WHEN NOT ")
+        << stagedPresent()
+        << QStringLiteral(" THEN 'required field missing or null: ' || rtrim(''");
     for (const QString &field : m_stream.required)
-        dlq << QStringLiteral(" || CASE WHEN b.") << stageColumn(fieldIndex(field)) << QStringLiteral(" IS NULL THEN ")
-            << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))} << QStringLiteral(" ELSE '' END");
+        dlq << QStringLiteral(" || CASE WHEN b.") << stageColumn(fieldIndex(field))
+            << QStringLiteral(" IS NULL THEN ")
+            << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))}
+            << QStringLiteral(" ELSE '' END");
     dlq << QStringLiteral(", ', ') ELSE ");
     QVariantList messageBinds;
     dlq.text += badValueMessage(d, stagedValues(QStringLiteral("b")), messageBinds);
     dlq.binds << messageBinds;
-    dlq << QStringLiteral(" END, ") << m_payload << QStringLiteral(", ") << m_payload << QStringLiteral(", 'new', 0, ") << d.nowUtcText() << from
-        << u' ' % m_sd.fixedOrderJoin() % u' ' << m_db.quoteTable(m_events.table) << QStringLiteral(" AS l ON ") << m_p
-        << QStringLiteral(" = b.p AND ") << m_o << QStringLiteral(" = b.o WHERE NOT ") << ok
-        << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = 'stream' AND d.source_name = ") << Bind{m_stream.name}
-        << QStringLiteral(" AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o) ORDER BY b.p, b.o");
+    dlq << QStringLiteral(" END, ") << m_payload << QStringLiteral(", ") << m_payload
+        << QStringLiteral(", 'new', 0, ") << d.nowUtcText() << from
+        << u' ' % m_sd.fixedOrderJoin() % u' ' << m_db.quoteTable(m_events.table)
+        << QStringLiteral(" AS l ON ") << m_p << QStringLiteral(" = b.p AND ") << m_o
+        << QStringLiteral(" = b.o WHERE NOT ") << ok
+        << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = "
+                          "'stream' AND d.source_name = ")
+        << Bind{m_stream.name}
+        << QStringLiteral(
+               " AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o) ORDER BY b.p, b.o");
     m_dlqInsert = dlq;
     return {};
 }

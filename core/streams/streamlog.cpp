@@ -5,8 +5,7 @@
 
 namespace rw {
 
-std::unique_ptr<StreamLog> openStreamLog(const Database &db, const StreamSpec &stream)
-{
+std::unique_ptr<StreamLog> openStreamLog(const Database &db, const StreamSpec &stream) {
     // The one place a stream's kind is decided.
     if (stream.kafka)
         return std::make_unique<KafkaLog>(db, stream);

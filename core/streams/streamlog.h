@@ -4,7 +4,6 @@
 #include "core/streams/streams.h"
 
 #include <QMap>
-
 #include <memory>
 #include <optional>
 #include <vector>
@@ -72,15 +71,16 @@ public:
     virtual Result<QMap<qint64, FirstAtOrAfter>> firstOffsetsAtOrAfter(qint64 ms) const = 0;
     // Makes (partition, next offset to read) pairs the group's committed
     // offsets. TableLog: rewind_offsets, inside the caller's write transaction.
-    virtual Status commit(const QString &group, const std::vector<std::pair<qint64, qint64>> &offsets) const = 0;
+    virtual Status commit(const QString &group,
+                          const std::vector<std::pair<qint64, qint64>> &offsets) const = 0;
 
     // Replay.
     // Where a replay of the group starts in each partition: the committed
     // offsets, unless the log knows better (KafkaLog: the workspace's offsets
     // where a crash kept a replay's commit from reaching the cluster; with
     // `execute`, that commit is caught up first).
-    virtual Result<std::vector<PartitionOffsets>> replayStart(const QString &group, bool execute) const
-    {
+    virtual Result<std::vector<PartitionOffsets>> replayStart(const QString &group,
+                                                              bool execute) const {
         Q_UNUSED(execute);
         return committedOffsets(group);
     }
@@ -97,15 +97,15 @@ public:
     // Inside a replay batch's transaction, after it dead-lettered records
     // (rewind_dlq rows above `afterDlqId`): what the log knows of them beyond
     // the payload (KafkaLog: key, headers, topic). TableLog: nothing.
-    virtual Status annotateDeadLetters(const QVariant &afterDlqId) const
-    {
+    virtual Status annotateDeadLetters(const QVariant &afterDlqId) const {
         Q_UNUSED(afterDlqId);
         return {};
     }
     // Called after a replay batch's transaction committed `reached` (the
     // ranges read, `to` being the new committed offset) to rewind_offsets.
     // TableLog: nothing, rewind_offsets is its record.
-    virtual Status followCommitted(const QString &group, const std::vector<OffsetRange> &reached) const = 0;
+    virtual Status followCommitted(const QString &group,
+                                   const std::vector<OffsetRange> &reached) const = 0;
 };
 
 // The log of `stream`, its kind chosen once from the spec.

@@ -3,18 +3,16 @@
 #include "core/streams/streamlog.h"
 
 #include <QMap>
-
 #include <QStringBuilder>
 
 namespace rw {
 
-Result<std::vector<StreamPartitionInfo>> listStreamPartitions(const Database &db, const StreamSpec &stream)
-{
+Result<std::vector<StreamPartitionInfo>> listStreamPartitions(const Database &db,
+                                                              const StreamSpec &stream) {
     return openStreamLog(db, stream)->partitions();
 }
 
-Result<qint64> sinkRowCount(const Database &db, const StreamSpec &stream)
-{
+Result<qint64> sinkRowCount(const Database &db, const StreamSpec &stream) {
     auto exists = db.hasRelation(stream.sink);
     if (!exists)
         return fail(exists.error());
@@ -26,8 +24,8 @@ Result<qint64> sinkRowCount(const Database &db, const StreamSpec &stream)
     return n->toLongLong();
 }
 
-Result<QList<QStringList>> relationIndexColumns(const Database &db, const QString &catalogSql, const QString &relation)
-{
+Result<QList<QStringList>> relationIndexColumns(const Database &db, const QString &catalogSql,
+                                                const QString &relation) {
     auto q = db.exec(catalogSql, {relation});
     if (!q)
         return fail(q.error());

@@ -2,18 +2,20 @@
 
 namespace rw {
 
-const StreamsDialect &StreamsDialect::of(const Database &db)
-{
+const StreamsDialect &StreamsDialect::of(const Database &db) {
     switch (db.dialect().kind()) {
-    case SqlDialect::Kind::Sqlite: return sqliteStreamsDialect();
-    case SqlDialect::Kind::Postgres: return postgresStreamsDialect();
+    case SqlDialect::Kind::Sqlite:
+        return sqliteStreamsDialect();
+    case SqlDialect::Kind::Postgres:
+        return postgresStreamsDialect();
     }
     return sqliteStreamsDialect();
 }
 
-Status prepareStreamSession(const Database &db)
-{
-    if (auto setup = db.execAll(StreamsDialect::of(db).sessionSetup() + db.dialect().valueFitsSetup()); !setup)
+Status prepareStreamSession(const Database &db) {
+    if (auto setup =
+            db.execAll(StreamsDialect::of(db).sessionSetup() + db.dialect().valueFitsSetup());
+        !setup)
         return fail(setup.error());
     return {};
 }

@@ -39,13 +39,15 @@ public:
     // SELECT of the elements of a bound JSON array of integer arrays ("[[1,2],[3,4]]"):
     // `leading` (select items before them, with a trailing ", " if any), then element
     // 0..columns-1 of each inner array as integers, then `trailing` (", x" items).
-    virtual QString jsonIntegerRows(const QString &leading, int columns, const QString &trailing) const = 0;
+    virtual QString jsonIntegerRows(const QString &leading, int columns,
+                                    const QString &trailing) const = 0;
     // A SELECT staging events: `passThrough` (expression, alias) pairs, then
     // "jv" (1 or true when `payload` is valid JSON; NULL on SQLite, false on
     // PostgreSQL for a NULL payload) and "c0".."c<n-1>" (the value at the
     // n bound paths, text or number, NULL when the payload is not JSON),
     // then `fromClause` (" FROM ..."). Each payload is parsed once per row.
-    virtual QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough, const QString &payload, int paths,
+    virtual QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough,
+                                    const QString &payload, int paths,
                                     const QString &fromClause) const = 0;
     // The value at `path` in `payload` as text; NULL when the payload is not
     // JSON or has nothing there.
@@ -62,7 +64,8 @@ public:
     // A tail for a subquery in FROM that keeps the engine from merging it
     // into the outer query (which would compute its columns once per use).
     virtual QString subqueryFence() const = 0;
-    // Unique indexes of a relation, bound parameter: relation name. Columns "index", "position", "column".
+    // Unique indexes of a relation, bound parameter: relation name. Columns "index", "position",
+    // "column".
     virtual QString listUniqueIndexColumns() const = 0;
     // Record timestamps as integer epoch milliseconds, NULL when unreadable:
     // epoch seconds (numbers, numeric text), ISO-8601 text with or without a
@@ -73,8 +76,7 @@ public:
     // Reading and setting this connection's page cache size (SQLite: PRAGMA
     // cache_size; empty where the engine has no such setting).
     virtual QString pageCacheSize() const { return {}; }
-    virtual QString setPageCacheSize(qint64 size) const
-    {
+    virtual QString setPageCacheSize(qint64 size) const {
         Q_UNUSED(size);
         return {};
     }

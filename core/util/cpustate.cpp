@@ -4,6 +4,8 @@
 
 namespace rw {
 
-void avoidDirtyUpperRegisters() { QHashSeed::setDeterministicGlobalSeed(); }
+void avoidDirtyUpperRegisters() {
+    QHashSeed::setDeterministicGlobalSeed();
+}
 
 } // namespace rw

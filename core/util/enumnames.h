@@ -2,7 +2,6 @@
 
 #include <QString>
 #include <QStringView>
-
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -24,10 +23,11 @@ namespace rw {
 template <typename E> struct EnumNames;
 
 template <typename E>
-concept NamedEnum = std::is_enum_v<E> && requires { EnumNames<E>::names; };
+concept NamedEnum = std::is_enum_v<E> && requires {
+    EnumNames<E>::names;
+};
 
-template <NamedEnum E> QString enumName(E value)
-{
+template <NamedEnum E> QString enumName(E value) {
     for (const auto &[v, name] : EnumNames<E>::names)
         if (v == value)
             return QString::fromLatin1(name.data(), qsizetype(name.size()));
@@ -35,8 +35,7 @@ template <NamedEnum E> QString enumName(E value)
 }
 
 // nullopt for text that names no value (the caller says what it expected).
-template <NamedEnum E> std::optional<E> enumFromName(QStringView text)
-{
+template <NamedEnum E> std::optional<E> enumFromName(QStringView text) {
     for (const auto &[v, name] : EnumNames<E>::names)
         if (text == QLatin1StringView(name.data(), qsizetype(name.size())))
             return v;
@@ -44,8 +43,7 @@ template <NamedEnum E> std::optional<E> enumFromName(QStringView text)
 }
 
 // The names, in declaration order, for messages such as "one of: a, b, c".
-template <NamedEnum E> QString enumNames(const QString &separator = QStringLiteral(", "))
-{
+template <NamedEnum E> QString enumNames(const QString &separator = QStringLiteral(", ")) {
     QString out;
     for (const auto &[v, name] : EnumNames<E>::names) {
         if (!out.isEmpty())

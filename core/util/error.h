@@ -1,7 +1,6 @@
 #pragma once
 
 #include <QString>
-
 #include <expected>
 
 namespace rw {
@@ -33,13 +32,13 @@ struct Error {
 template <typename T> using Result = std::expected<T, Error>;
 using Status = std::expected<void, Error>;
 
-inline std::unexpected<Error> fail(Error error) { return std::unexpected<Error>(std::move(error)); }
-inline std::unexpected<Error> badInput(const QString &message)
-{
+inline std::unexpected<Error> fail(Error error) {
+    return std::unexpected<Error>(std::move(error));
+}
+inline std::unexpected<Error> badInput(const QString &message) {
     return std::unexpected<Error>(Error::badInput(message));
 }
-inline std::unexpected<Error> internalError(const QString &message)
-{
+inline std::unexpected<Error> internalError(const QString &message) {
     return std::unexpected<Error>(Error::internal(message));
 }
 

@@ -2,7 +2,6 @@
 
 #include <QByteArray>
 #include <QtGlobal>
-
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -11,17 +10,17 @@
 namespace rw {
 
 namespace {
-std::function<void(const char *)> &failpointHook()
-{
+std::function<void(const char *)> &failpointHook() {
     static std::function<void(const char *)> hook;
     return hook;
 }
 } // namespace
 
-void setFailpointHook(std::function<void(const char *name)> hook) { failpointHook() = std::move(hook); }
+void setFailpointHook(std::function<void(const char *name)> hook) {
+    failpointHook() = std::move(hook);
+}
 
-void failpoint(const char *name)
-{
+void failpoint(const char *name) {
     if (const auto &hook = failpointHook())
         hook(name);
     static const QByteArray spec = qgetenv("REWIND_FAILPOINT");

@@ -5,18 +5,20 @@
 
 namespace rw::timeutil {
 
-Result<qint64> parseDuration(const QString &text)
-{
+Result<qint64> parseDuration(const QString &text) {
     static const QRegularExpression whole(QStringLiteral("^(?:\\d+[smhd])+$"));
     static const QRegularExpression part(QStringLiteral("(\\d+)([smhd])"));
     const QString t = text.trimmed();
     if (!whole.match(t).hasMatch())
-        return badInput(QStringLiteral("\"%1\" is not a duration (use a number and a unit: 90s, 15m, 2h, 1d)").arg(text));
+        return badInput(
+            QStringLiteral("\"%1\" is not a duration (use a number and a unit: 90s, 15m, 2h, 1d)")
+                .arg(text));
     // At most 100 years: anything longer is a typo, and the sum stays far
     // from overflowing when it is turned into milliseconds.
     constexpr qint64 kMaxSeconds = 100LL * 366 * 86400;
     const auto tooLong = [&] {
-        return badInput(QStringLiteral("\"%1\" is too long a duration (at most 100 years)").arg(text));
+        return badInput(
+            QStringLiteral("\"%1\" is too long a duration (at most 100 years)").arg(text));
     };
     qint64 seconds = 0;
     auto it = part.globalMatch(t);
@@ -26,10 +28,17 @@ Result<qint64> parseDuration(const QString &text)
         const qint64 n = m.captured(1).toLongLong(&ok);
         qint64 unit = 1;
         switch (m.captured(2).at(0).toLatin1()) {
-        case 'm': unit = 60; break;
-        case 'h': unit = 3600; break;
-        case 'd': unit = 86400; break;
-        default: break;
+        case 'm':
+            unit = 60;
+            break;
+        case 'h':
+            unit = 3600;
+            break;
+        case 'd':
+            unit = 86400;
+            break;
+        default:
+            break;
         }
         if (!ok || n > kMaxSeconds / unit || seconds + n * unit > kMaxSeconds)
             return tooLong();
@@ -38,16 +47,20 @@ Result<qint64> parseDuration(const QString &text)
     return seconds;
 }
 
-QString formatDuration(qint64 seconds)
-{
+QString formatDuration(qint64 seconds) {
     if (seconds == 0)
         return QStringLiteral("0s");
     QString out;
-    const qint64 d = seconds / 86400, h = seconds % 86400 / 3600, m = seconds % 3600 / 60, s = seconds % 60;
-    if (d) out += QString::number(d) % u'd';
-    if (h) out += QString::number(h) % u'h';
-    if (m) out += QString::number(m) % u'm';
-    if (s) out += QString::number(s) % u's';
+    const qint64 d = seconds / 86400, h = seconds % 86400 / 3600, m = seconds % 3600 / 60,
+                 s = seconds % 60;
+    if (d)
+        out += QString::number(d) % u'd';
+    if (h)
+        out += QString::number(h) % u'h';
+    if (m)
+        out += QString::number(m) % u'm';
+    if (s)
+        out += QString::number(s) % u's';
     return out;
 }
 
@@ -56,8 +69,7 @@ namespace {
 // Milliseconds of a fraction of a second's digits ("1236" is 123): digits
 // past the millisecond are dropped, never rounded up, so an instant just
 // before T never reads as T.
-qint64 fractionMillis(const QString &digits)
-{
+qint64 fractionMillis(const QString &digits) {
     qint64 ms = 0;
     for (int i = 0; i < 3; ++i)
         ms = ms * 10 + (i < digits.size() ? digits.at(i).digitValue() : 0);
@@ -66,8 +78,7 @@ qint64 fractionMillis(const QString &digits)
 
 } // namespace
 
-Result<QDateTime> parseTimestamp(const QString &text)
-{
+Result<QDateTime> parseTimestamp(const QString &text) {
     const QString t = text.trimmed();
     static const QRegularExpression epoch(QStringLiteral("^-?\\d+(\\.\\d+)?$"));
     if (epoch.match(t).hasMatch()) {
@@ -76,22 +87,29 @@ Result<QDateTime> parseTimestamp(const QString &text)
         // millisecond dropped); a milliseconds value (13 digits) is out of
         // range, not silently read.
         const auto outOfRange = [&] {
-            return badInput(QStringLiteral("\"%1\" is out of range for epoch seconds (years 0000 to 9999; milliseconds are not accepted)").arg(text));
+            return badInput(QStringLiteral("\"%1\" is out of range for epoch seconds (years 0000 "
+                                           "to 9999; milliseconds are not accepted)")
+                                .arg(text));
         };
         const QString whole = t.section(u'.', 0, 0).remove(u'-');
         if (whole.size() > 13)
             return outOfRange();
-        const qint64 ms = (whole.toLongLong() * 1000 + fractionMillis(t.section(u'.', 1))) * (t.startsWith(u'-') ? -1 : 1);
+        const qint64 ms = (whole.toLongLong() * 1000 + fractionMillis(t.section(u'.', 1))) *
+                          (t.startsWith(u'-') ? -1 : 1);
         if (ms < kMinEpochSeconds * 1000 || ms > kMaxEpochSeconds * 1000 + 999)
             return outOfRange();
         return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
     }
-    static const QRegularExpression iso(QStringLiteral(
-        "^(\\d{4}-\\d{2}-\\d{2})(?:[T ](\\d{2}:\\d{2}(?::\\d{2}(?:[.,]\\d+)?)?))?\\s*(Z|[+-]\\d{2}(?::?\\d{2})?)?$"),
+    static const QRegularExpression iso(
+        QStringLiteral(
+            "^(\\d{4}-\\d{2}-\\d{2})(?:[T "
+            "](\\d{2}:\\d{2}(?::\\d{2}(?:[.,]\\d+)?)?))?\\s*(Z|[+-]\\d{2}(?::?\\d{2})?)?$"),
         QRegularExpression::CaseInsensitiveOption);
     const auto m = iso.match(t);
     if (!m.hasMatch())
-        return badInput(QStringLiteral("\"%1\" is not a timestamp (use ISO-8601 such as 2025-05-06T10:20:00Z, or epoch seconds)").arg(text));
+        return badInput(QStringLiteral("\"%1\" is not a timestamp (use ISO-8601 such as "
+                                       "2025-05-06T10:20:00Z, or epoch seconds)")
+                            .arg(text));
     QString timePart = m.captured(2).isEmpty() ? QStringLiteral("00:00:00") : m.captured(2);
     timePart.replace(u',', u'.');
     if (timePart.size() == 5)
@@ -113,13 +131,17 @@ Result<QDateTime> parseTimestamp(const QString &text)
         const int mm = digits.size() >= 4 ? digits.mid(2, 2).toInt() : 0;
         // As the data's timestamps are read (latenessfunctions.cpp, rewind.epoch_ms).
         if (hh > 15 || mm > 59)
-            return badInput(QStringLiteral("\"%1\": the zone offset %2 is out of range (at most +-15:59)").arg(text, zone));
+            return badInput(
+                QStringLiteral("\"%1\": the zone offset %2 is out of range (at most +-15:59)")
+                    .arg(text, zone));
         offsetSeconds = sign * (hh * 3600 + mm * 60);
     }
     QDateTime local(date, time, Qt::UTC);
     return local.addMSecs(ms).addSecs(-offsetSeconds);
 }
 
-QString isoUtcMs(qint64 ms) { return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs); }
+QString isoUtcMs(qint64 ms) {
+    return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs);
+}
 
 } // namespace rw::timeutil

@@ -4,8 +4,7 @@
 
 namespace rw {
 
-Result<std::vector<AuditRow>> listAudit(const Database &db, const AuditFilter &filter, int limit)
-{
+Result<std::vector<AuditRow>> listAudit(const Database &db, const AuditFilter &filter, int limit) {
     QStringList where;
     QVariantList binds;
     if (!filter.dataset.isEmpty()) {
@@ -24,7 +23,8 @@ Result<std::vector<AuditRow>> listAudit(const Database &db, const AuditFilter &f
         where << QStringLiteral("run_id = ?");
         binds << filter.runId;
     }
-    QString sql = QStringLiteral("SELECT audit_id, at, os_user, action, dataset, stream, run_id, detail_json FROM rewind_audit");
+    QString sql = QStringLiteral("SELECT audit_id, at, os_user, action, dataset, stream, run_id, "
+                                 "detail_json FROM rewind_audit");
     if (!where.isEmpty())
         sql += QStringLiteral(" WHERE ") % where.join(QStringLiteral(" AND "));
     // audit_id grows with time; it also orders rows written in the same second.

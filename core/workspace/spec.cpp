@@ -8,7 +8,6 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QStringBuilder>
-
 #include <nlohmann/json.hpp>
 
 namespace rw {
@@ -17,15 +16,21 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-QString qs(const std::string &s) { return QString::fromStdString(s); }
+QString qs(const std::string &s) {
+    return QString::fromStdString(s);
+}
 
-QString jsonTypeName(const Json &v)
-{
-    if (v.is_string()) return QStringLiteral("a string");
-    if (v.is_boolean()) return QStringLiteral("a boolean");
-    if (v.is_number()) return QStringLiteral("a number");
-    if (v.is_array()) return QStringLiteral("an array");
-    if (v.is_object()) return QStringLiteral("an object");
+QString jsonTypeName(const Json &v) {
+    if (v.is_string())
+        return QStringLiteral("a string");
+    if (v.is_boolean())
+        return QStringLiteral("a boolean");
+    if (v.is_number())
+        return QStringLiteral("a number");
+    if (v.is_array())
+        return QStringLiteral("an array");
+    if (v.is_object())
+        return QStringLiteral("an object");
     return QStringLiteral("null");
 }
 
@@ -34,20 +39,18 @@ QString jsonTypeName(const Json &v)
 class Fields {
 public:
     Fields(const Json &object, QString context, QStringList &errors)
-        : m_object(object), m_context(std::move(context)), m_errors(errors)
-    {
-    }
+        : m_object(object)
+        , m_context(std::move(context))
+        , m_errors(errors) {}
 
-    void error(const QString &field, const QString &what)
-    {
+    void error(const QString &field, const QString &what) {
         m_errors << m_context % QStringLiteral(": \"") % field % QStringLiteral("\": ") % what;
     }
     void error(const QString &what) { m_errors << m_context % QStringLiteral(": ") % what; }
 
     bool has(const char *field) const { return m_object.contains(field); }
 
-    QString string(const char *field, bool required = false)
-    {
+    QString string(const char *field, bool required = false) {
         remember(QLatin1String(field));
         const auto it = m_object.find(field);
         if (it == m_object.end()) {
@@ -56,7 +59,8 @@ public:
             return {};
         }
         if (!it->is_string()) {
-            error(QLatin1String(field), QStringLiteral("must be a string, not ") % jsonTypeName(*it));
+            error(QLatin1String(field),
+                  QStringLiteral("must be a string, not ") % jsonTypeName(*it));
             return {};
         }
         const QString value = qs(it->get<std::string>());
@@ -65,8 +69,7 @@ public:
         return value;
     }
 
-    QStringList strings(const char *field, bool required = false)
-    {
+    QStringList strings(const char *field, bool required = false) {
         remember(QLatin1String(field));
         const auto it = m_object.find(field);
         if (it == m_object.end()) {
@@ -75,18 +78,22 @@ public:
             return {};
         }
         if (!it->is_array()) {
-            error(QLatin1String(field), QStringLiteral("must be an array of column names, not ") % jsonTypeName(*it));
+            error(QLatin1String(field),
+                  QStringLiteral("must be an array of column names, not ") % jsonTypeName(*it));
             return {};
         }
         QStringList out;
         for (const auto &item : *it) {
             if (!item.is_string() || item.get<std::string>().empty()) {
-                error(QLatin1String(field), QStringLiteral("must hold only non-empty strings, found ") % jsonTypeName(item));
+                error(QLatin1String(field),
+                      QStringLiteral("must hold only non-empty strings, found ") %
+                          jsonTypeName(item));
                 return {};
             }
             const QString name = qs(item.get<std::string>());
             if (out.contains(name)) {
-                error(QLatin1String(field), QStringLiteral("names \"") % name % QStringLiteral("\" twice"));
+                error(QLatin1String(field),
+                      QStringLiteral("names \"") % name % QStringLiteral("\" twice"));
                 return {};
             }
             out << name;
@@ -96,58 +103,57 @@ public:
         return out;
     }
 
-    std::optional<double> number(const char *field)
-    {
+    std::optional<double> number(const char *field) {
         remember(QLatin1String(field));
         const auto it = m_object.find(field);
         if (it == m_object.end())
             return std::nullopt;
         if (!it->is_number()) {
-            error(QLatin1String(field), QStringLiteral("must be a number, not ") % jsonTypeName(*it));
+            error(QLatin1String(field),
+                  QStringLiteral("must be a number, not ") % jsonTypeName(*it));
             return std::nullopt;
         }
         return it->get<double>();
     }
 
-    const Json *object(const char *field)
-    {
+    const Json *object(const char *field) {
         remember(QLatin1String(field));
         const auto it = m_object.find(field);
         if (it == m_object.end())
             return nullptr;
         if (!it->is_object()) {
-            error(QLatin1String(field), QStringLiteral("must be an object, not ") % jsonTypeName(*it));
+            error(QLatin1String(field),
+                  QStringLiteral("must be an object, not ") % jsonTypeName(*it));
             return nullptr;
         }
         return &*it;
     }
 
-    const Json *array(const char *field)
-    {
+    const Json *array(const char *field) {
         remember(QLatin1String(field));
         const auto it = m_object.find(field);
         if (it == m_object.end())
             return nullptr;
         if (!it->is_array()) {
-            error(QLatin1String(field), QStringLiteral("must be an array, not ") % jsonTypeName(*it));
+            error(QLatin1String(field),
+                  QStringLiteral("must be an array, not ") % jsonTypeName(*it));
             return nullptr;
         }
         return &*it;
     }
 
-    void remember(const QString &field)
-    {
+    void remember(const QString &field) {
         if (!m_known.contains(field))
             m_known << field;
     }
 
     // Reports every field that no accessor asked for: usually a typo.
-    void rejectUnknown()
-    {
+    void rejectUnknown() {
         for (auto it = m_object.begin(); it != m_object.end(); ++it) {
             const QString key = qs(it.key());
             if (!m_known.contains(key))
-                error(key, QStringLiteral("is not a known field (known: ") % m_known.join(u", ") % u')');
+                error(key,
+                      QStringLiteral("is not a known field (known: ") % m_known.join(u", ") % u')');
         }
     }
 
@@ -158,11 +164,12 @@ private:
     QStringList m_known;
 };
 
-const QStringList kCheckTypes = {QStringLiteral("not_null"), QStringLiteral("unique_key"), QStringLiteral("references"),
-                                 QStringLiteral("row_count"), QStringLiteral("total"), QStringLiteral("sql")};
+const QStringList kCheckTypes = {QStringLiteral("not_null"),   QStringLiteral("unique_key"),
+                                 QStringLiteral("references"), QStringLiteral("row_count"),
+                                 QStringLiteral("total"),      QStringLiteral("sql")};
 
-CheckSpec parseCheck(const Json &value, const QString &context, const DatasetSpec &dataset, QStringList &errors)
-{
+CheckSpec parseCheck(const Json &value, const QString &context, const DatasetSpec &dataset,
+                     QStringList &errors) {
     CheckSpec check;
     if (!value.is_object()) {
         errors << context % QStringLiteral(": must be an object, not ") % jsonTypeName(value);
@@ -174,16 +181,21 @@ CheckSpec parseCheck(const Json &value, const QString &context, const DatasetSpe
     if (check.type.isEmpty())
         return check;
     if (!kCheckTypes.contains(check.type)) {
-        f.error(QStringLiteral("type"), QStringLiteral("unknown check type \"") % check.type % QStringLiteral("\" (known: ")
-                    % kCheckTypes.join(u", ") % u')');
+        f.error(QStringLiteral("type"), QStringLiteral("unknown check type \"") % check.type %
+                                            QStringLiteral("\" (known: ") %
+                                            kCheckTypes.join(u", ") % u')');
         return check;
     }
-    const bool rowLevel = check.type == QLatin1String("not_null") || check.type == QLatin1String("references");
+    const bool rowLevel =
+        check.type == QLatin1String("not_null") || check.type == QLatin1String("references");
     if (rowLevel) {
         if (f.has("on_fail")) {
             check.onFail = f.string("on_fail");
-            if (check.onFail != QLatin1String("fail") && check.onFail != QLatin1String("quarantine"))
-                f.error(QStringLiteral("on_fail"), QStringLiteral("must be \"fail\" or \"quarantine\", not \"") % check.onFail % u'"');
+            if (check.onFail != QLatin1String("fail") &&
+                check.onFail != QLatin1String("quarantine"))
+                f.error(QStringLiteral("on_fail"),
+                        QStringLiteral("must be \"fail\" or \"quarantine\", not \"") %
+                            check.onFail % u'"');
         }
     }
     if (check.type == QLatin1String("not_null")) {
@@ -225,8 +237,7 @@ CheckSpec parseCheck(const Json &value, const QString &context, const DatasetSpe
     return check;
 }
 
-DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &errors)
-{
+DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &errors) {
     DatasetSpec d;
     d.name = name;
     const QString context = QStringLiteral("dataset \"") % name % u'"';
@@ -253,11 +264,14 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
     if (d.source.isEmpty() && d.transform.isEmpty() && !f.has("source") && !f.has("transform"))
         f.error(QStringLiteral("needs a \"source\" table or a \"transform\" SELECT"));
     if (!d.target.isEmpty() && d.target == d.source)
-        f.error(QStringLiteral("target"), QStringLiteral("must differ from \"source\" (both are \"") % d.source % QStringLiteral("\")"));
+        f.error(QStringLiteral("target"),
+                QStringLiteral("must differ from \"source\" (both are \"") % d.source %
+                    QStringLiteral("\")"));
     const bool knownWrite = enumFromName<WriteMode>(write).has_value();
     if (!knownWrite)
-        f.error(QStringLiteral("write"), QStringLiteral("unknown write mode \"") % write % QStringLiteral("\" (known: ")
-                    % enumNames<WriteMode>() % u')');
+        f.error(QStringLiteral("write"), QStringLiteral("unknown write mode \"") % write %
+                                             QStringLiteral("\" (known: ") %
+                                             enumNames<WriteMode>() % u')');
     if (knownWrite && d.write != WriteMode::OverwritePartition && d.key.isEmpty() && !f.has("key"))
         f.error(QStringLiteral("key"), QStringLiteral("is required for write \"") % write % u'"');
     if (f.has("key") && d.key.isEmpty() && value["key"].is_array())
@@ -269,10 +283,12 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
         else
             d.allowedLatenessSeconds = *seconds;
         if (d.eventTime.isEmpty() && !f.has("event_time"))
-            f.error(QStringLiteral("allowed_lateness"), QStringLiteral("needs \"event_time\" to set a watermark"));
+            f.error(QStringLiteral("allowed_lateness"),
+                    QStringLiteral("needs \"event_time\" to set a watermark"));
     }
     if (!d.ingestTime.isEmpty() && d.eventTime.isEmpty() && !f.has("event_time"))
-        f.error(QStringLiteral("ingest_time"), QStringLiteral("needs \"event_time\" to measure lateness"));
+        f.error(QStringLiteral("ingest_time"),
+                QStringLiteral("needs \"event_time\" to measure lateness"));
     if (scd2) {
         Scd2Spec s;
         Fields sf(*scd2, context % QStringLiteral(": \"scd2\""), errors);
@@ -282,20 +298,30 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
         s.current = sf.string("current", true);
         sf.rejectUnknown();
         const QStringList names = {s.validFrom, s.validTo, s.current};
-        if (QSet<QString>(names.begin(), names.end()).size() != 3 && !s.validFrom.isEmpty() && !s.validTo.isEmpty() && !s.current.isEmpty())
-            sf.error(QStringLiteral("valid_from, valid_to and current must be three different columns"));
+        if (QSet<QString>(names.begin(), names.end()).size() != 3 && !s.validFrom.isEmpty() &&
+            !s.validTo.isEmpty() && !s.current.isEmpty())
+            sf.error(
+                QStringLiteral("valid_from, valid_to and current must be three different columns"));
         d.scd2 = s;
         if (!knownWrite || d.write != WriteMode::Scd2)
-            f.error(QStringLiteral("scd2"), QStringLiteral("is only used with \"write\": \"scd2\" (write is \"") % write % QStringLiteral("\")"));
+            f.error(QStringLiteral("scd2"),
+                    QStringLiteral("is only used with \"write\": \"scd2\" (write is \"") % write %
+                        QStringLiteral("\")"));
     } else if (knownWrite && d.write == WriteMode::Scd2) {
-        f.error(QStringLiteral("scd2"), QStringLiteral("is required for write \"scd2\" (tracked, valid_from, valid_to, current)"));
+        f.error(QStringLiteral("scd2"),
+                QStringLiteral(
+                    "is required for write \"scd2\" (tracked, valid_from, valid_to, current)"));
     }
-    if (knownWrite && d.write == WriteMode::Scd2 && d.partitionColumn.isEmpty() && !f.has("partition_column"))
-        f.error(QStringLiteral("partition_column"), QStringLiteral("is required for write \"scd2\" (it holds the effective date)"));
+    if (knownWrite && d.write == WriteMode::Scd2 && d.partitionColumn.isEmpty() &&
+        !f.has("partition_column"))
+        f.error(QStringLiteral("partition_column"),
+                QStringLiteral("is required for write \"scd2\" (it holds the effective date)"));
     if (checks) {
         int index = 0;
         for (const auto &c : *checks) {
-            d.checks.push_back(parseCheck(c, context % QStringLiteral(": checks[") % QString::number(index) % u']', d, errors));
+            d.checks.push_back(
+                parseCheck(c, context % QStringLiteral(": checks[") % QString::number(index) % u']',
+                           d, errors));
             ++index;
         }
     }
@@ -303,8 +329,7 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
     return d;
 }
 
-StreamSpec parseStream(const QString &name, const Json &value, QStringList &errors)
-{
+StreamSpec parseStream(const QString &name, const Json &value, QStringList &errors) {
     StreamSpec s;
     s.name = name;
     const QString context = QStringLiteral("stream \"") % name % u'"';
@@ -322,8 +347,10 @@ StreamSpec parseStream(const QString &name, const Json &value, QStringList &erro
             for (auto it = config->begin(); it != config->end(); ++it) {
                 // Values are named in messages by their property only: they may be secrets.
                 if (!it->is_string())
-                    kf.error(QStringLiteral("config"), QStringLiteral("\"") % qs(it.key()) % QStringLiteral("\" must map to a string, not ")
-                                                           % jsonTypeName(*it));
+                    kf.error(QStringLiteral("config"),
+                             QStringLiteral("\"") % qs(it.key()) %
+                                 QStringLiteral("\" must map to a string, not ") %
+                                 jsonTypeName(*it));
                 else
                     k.config.emplace_back(qs(it.key()), qs(it->get<std::string>()));
             }
@@ -333,22 +360,33 @@ StreamSpec parseStream(const QString &name, const Json &value, QStringList &erro
         kf.rejectUnknown();
         s.kafka = std::move(k);
         if (f.has("log") && (f.string("log"), true))
-            f.error(QStringLiteral("log"), QStringLiteral("and \"kafka\" are exclusive: a stream reads a log table or a Kafka topic, not both"));
+            f.error(QStringLiteral("log"),
+                    QStringLiteral("and \"kafka\" are exclusive: a stream reads a log table or a "
+                                   "Kafka topic, not both"));
         if (f.has("log_columns") && (f.object("log_columns"), true))
-            f.error(QStringLiteral("log_columns"), QStringLiteral("is for a log table; a Kafka stream has no columns to name"));
+            f.error(QStringLiteral("log_columns"),
+                    QStringLiteral("is for a log table; a Kafka stream has no columns to name"));
         if (f.has("event_id")) {
             const QString id = f.string("event_id");
-            static const QRegularExpression path(QStringLiteral(R"re(^\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])+$)re"));
-            if (id == QLatin1String("key") || path.match(id).hasMatch() || (id.startsWith(QLatin1String("header:")) && id.size() > 7))
+            static const QRegularExpression path(
+                QStringLiteral(R"re(^\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])+$)re"));
+            if (id == QLatin1String("key") || path.match(id).hasMatch() ||
+                (id.startsWith(QLatin1String("header:")) && id.size() > 7))
                 s.eventId = id;
             else if (!id.isEmpty())
-                f.error(QStringLiteral("event_id"), QStringLiteral("\"") % id % QStringLiteral("\": expected \"key\" (the record key), a JSON path such as "
-                                                                                         "\"$.id\", or \"header:NAME\""));
+                f.error(
+                    QStringLiteral("event_id"),
+                    QStringLiteral("\"") % id %
+                        QStringLiteral("\": expected \"key\" (the record key), a JSON path such as "
+                                       "\"$.id\", or \"header:NAME\""));
         }
     } else {
         s.log = f.string("log", true);
         if (f.has("event_id") && (f.string("event_id"), true))
-            f.error(QStringLiteral("event_id"), QStringLiteral("is for a Kafka stream; a log table's event ids are its \"event_id\" column"));
+            f.error(
+                QStringLiteral("event_id"),
+                QStringLiteral(
+                    "is for a Kafka stream; a log table's event ids are its \"event_id\" column"));
     }
     s.sink = f.string("sink", true);
     if (const Json *cols = s.kafka ? nullptr : f.object("log_columns")) {
@@ -369,41 +407,56 @@ StreamSpec parseStream(const QString &name, const Json &value, QStringList &erro
         for (auto it = fields->begin(); it != fields->end(); ++it) {
             const QString column = qs(it.key());
             if (!it->is_string()) {
-                f.error(QStringLiteral("fields"), QStringLiteral("\"") % column % QStringLiteral("\" must map to a JSONPath string such as \"$.") % column % QStringLiteral("\", not ") % jsonTypeName(*it));
+                f.error(QStringLiteral("fields"),
+                        QStringLiteral("\"") % column %
+                            QStringLiteral("\" must map to a JSONPath string such as \"$.") %
+                            column % QStringLiteral("\", not ") % jsonTypeName(*it));
                 continue;
             }
             const QString path = qs(it->get<std::string>());
             // The steps SQLite's json_extract and PostgreSQL's jsonpath read
             // alike: a bare name as an identifier, any other key quoted (no
             // quote or backslash in it: their escapes differ), an index.
-            static const QRegularExpression sharedPath(QStringLiteral(R"re(^\$(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|"[^"\\]*")|\[[0-9]+\])*$)re"));
+            static const QRegularExpression sharedPath(QStringLiteral(
+                R"re(^\$(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|"[^"\\]*")|\[[0-9]+\])*$)re"));
             if (!path.startsWith(u'$'))
-                f.error(QStringLiteral("fields"), QStringLiteral("\"") % column % QStringLiteral("\": JSONPath \"") % path % QStringLiteral("\" must start with \"$\""));
+                f.error(QStringLiteral("fields"), QStringLiteral("\"") % column %
+                                                      QStringLiteral("\": JSONPath \"") % path %
+                                                      QStringLiteral("\" must start with \"$\""));
             else if (!sharedPath.match(path).hasMatch())
-                f.error(QStringLiteral("fields"), QStringLiteral("\"") % column % QStringLiteral("\": JSONPath \"") % path
-                                                      % QStringLiteral("\" is not one every engine reads alike: use $ then .name (letters, digits, _), "
-                                                                       ".\"any other key\" or [N] steps, like $.items[0].\"unit-price\""));
+                f.error(QStringLiteral("fields"),
+                        QStringLiteral("\"") % column % QStringLiteral("\": JSONPath \"") % path %
+                            QStringLiteral(
+                                "\" is not one every engine reads alike: use $ then .name "
+                                "(letters, digits, _), "
+                                ".\"any other key\" or [N] steps, like $.items[0].\"unit-price\""));
             if (column == QLatin1String("event_id"))
-                f.error(QStringLiteral("fields"), QStringLiteral("\"event_id\" is written by Rewind from the log; do not map it"));
+                f.error(QStringLiteral("fields"),
+                        QStringLiteral(
+                            "\"event_id\" is written by Rewind from the log; do not map it"));
             s.fields.emplace_back(column, path);
         }
     } else if (!f.has("fields")) {
-        f.error(QStringLiteral("fields"), QStringLiteral("is required (sink column -> JSONPath into the payload)"));
+        f.error(QStringLiteral("fields"),
+                QStringLiteral("is required (sink column -> JSONPath into the payload)"));
     }
     s.required = f.strings("required");
     for (const QString &r : s.required) {
-        const bool known = std::any_of(s.fields.begin(), s.fields.end(), [&](const auto &p) { return p.first == r; });
+        const bool known = std::any_of(s.fields.begin(), s.fields.end(),
+                                       [&](const auto &p) { return p.first == r; });
         if (!known)
-            f.error(QStringLiteral("required"), QStringLiteral("names \"") % r % QStringLiteral("\", which is not one of \"fields\""));
+            f.error(QStringLiteral("required"),
+                    QStringLiteral("names \"") % r %
+                        QStringLiteral("\", which is not one of \"fields\""));
     }
     if (!s.log.isEmpty() && s.log == s.sink)
-        f.error(QStringLiteral("sink"), QStringLiteral("must differ from \"log\" (both are \"") % s.log % QStringLiteral("\")"));
+        f.error(QStringLiteral("sink"), QStringLiteral("must differ from \"log\" (both are \"") %
+                                            s.log % QStringLiteral("\")"));
     f.rejectUnknown();
     return s;
 }
 
-QString lineAndColumn(const QByteArray &json, std::size_t byte)
-{
+QString lineAndColumn(const QByteArray &json, std::size_t byte) {
     int line = 1, column = 1;
     const qsizetype end = std::min<qsizetype>(qsizetype(byte > 0 ? byte - 1 : 0), json.size());
     for (qsizetype i = 0; i < end; ++i) {
@@ -419,66 +472,68 @@ QString lineAndColumn(const QByteArray &json, std::size_t byte)
 
 } // namespace
 
-const DatasetSpec *Spec::dataset(const QString &name) const
-{
+const DatasetSpec *Spec::dataset(const QString &name) const {
     for (const auto &d : datasets)
         if (d.name == name)
             return &d;
     return nullptr;
 }
 
-const StreamSpec *Spec::stream(const QString &name) const
-{
+const StreamSpec *Spec::stream(const QString &name) const {
     for (const auto &s : streams)
         if (s.name == name)
             return &s;
     return nullptr;
 }
 
-QString Spec::brokenHint() const
-{
+QString Spec::brokenHint() const {
     if (broken.size() < qsizetype(datasets.size() + streams.size()))
         return QStringLiteral("its other datasets and streams work");
-    return QStringLiteral("none of its datasets and streams resolves: is this the database the spec is for?");
+    return QStringLiteral(
+        "none of its datasets and streams resolves: is this the database the spec is for?");
 }
 
-Result<const DatasetSpec *> Spec::requireDataset(const QString &name) const
-{
+Result<const DatasetSpec *> Spec::requireDataset(const QString &name) const {
     if (const auto *d = dataset(name)) {
         if (const QString why = brokenReason(QStringLiteral("dataset"), name); !why.isEmpty())
-            return badInput(QStringLiteral("dataset \"%1\" cannot be used: %2 (spec %3; %4)").arg(name, why, path, brokenHint()));
+            return badInput(QStringLiteral("dataset \"%1\" cannot be used: %2 (spec %3; %4)")
+                                .arg(name, why, path, brokenHint()));
         return d;
     }
     QStringList names;
     for (const auto &d : datasets)
         names << d.name;
-    return badInput(QStringLiteral("unknown dataset \"%1\" (the spec has: %2)").arg(name, names.isEmpty() ? QStringLiteral("none") : names.join(u", ")));
+    return badInput(QStringLiteral("unknown dataset \"%1\" (the spec has: %2)")
+                        .arg(name, names.isEmpty() ? QStringLiteral("none") : names.join(u", ")));
 }
 
-Result<const StreamSpec *> Spec::requireStream(const QString &name) const
-{
+Result<const StreamSpec *> Spec::requireStream(const QString &name) const {
     if (const auto *s = stream(name)) {
         if (const QString why = brokenReason(QStringLiteral("stream"), name); !why.isEmpty())
-            return badInput(QStringLiteral("stream \"%1\" cannot be used: %2 (spec %3; %4)").arg(name, why, path, brokenHint()));
+            return badInput(QStringLiteral("stream \"%1\" cannot be used: %2 (spec %3; %4)")
+                                .arg(name, why, path, brokenHint()));
         return s;
     }
     QStringList names;
     for (const auto &s : streams)
         names << s.name;
-    return badInput(QStringLiteral("unknown stream \"%1\" (the spec has: %2)").arg(name, names.isEmpty() ? QStringLiteral("none") : names.join(u", ")));
+    return badInput(QStringLiteral("unknown stream \"%1\" (the spec has: %2)")
+                        .arg(name, names.isEmpty() ? QStringLiteral("none") : names.join(u", ")));
 }
 
-Result<Spec> parseSpec(const QByteArray &json, const QString &origin)
-{
+Result<Spec> parseSpec(const QByteArray &json, const QString &origin) {
     Json root;
     try {
         root = Json::parse(json.constData(), json.constData() + json.size());
     } catch (const Json::parse_error &e) {
         QString what = QString::fromUtf8(e.what());
-        // nlohmann's text starts with "[json.exception.parse_error.101] parse error at line L, column C: ..."
-        const qsizetype colon = what.indexOf(QLatin1String(": "), what.indexOf(QLatin1String("column")));
+        // nlohmann's text starts with "[json.exception.parse_error.101] parse error at line L,
+        // column C: ..."
+        const qsizetype colon =
+            what.indexOf(QLatin1String(": "), what.indexOf(QLatin1String("column")));
         const QString detail = colon >= 0 ? what.mid(colon + 2) : what;
-        return badInput(QStringLiteral("spec %1: invalid JSON at %2: %3").arg(origin, lineAndColumn(json, e.byte), detail));
+        return badInput(QStringLiteral("spec %1: invalid JSON at %2: %3")
+                            .arg(origin, lineAndColumn(json, e.byte), detail));
     } catch (const Json::exception &e) {
         // Valid syntax the parser still refuses: a number out of double's range (1e400).
         QString what = QString::fromUtf8(e.what());
@@ -489,7 +544,8 @@ Result<Spec> parseSpec(const QByteArray &json, const QString &origin)
     Spec spec;
     spec.path = origin;
     if (!root.is_object())
-        return badInput(QStringLiteral("spec %1: the top level must be an object with \"datasets\" and/or \"streams\", not %2")
+        return badInput(QStringLiteral("spec %1: the top level must be an object with \"datasets\" "
+                                       "and/or \"streams\", not %2")
                             .arg(origin, jsonTypeName(root)));
     Fields top(root, QStringLiteral("spec"), errors);
     const Json *datasets = top.object("datasets");
@@ -507,14 +563,14 @@ Result<Spec> parseSpec(const QByteArray &json, const QString &origin)
     if (!errors.isEmpty()) {
         QStringList lines;
         for (const QString &e : errors)
-            lines << QStringLiteral("spec ") % origin % QStringLiteral(": ") % (e.startsWith(QLatin1String("spec: ")) ? e.mid(6) : e);
+            lines << QStringLiteral("spec ") % origin % QStringLiteral(": ") %
+                         (e.startsWith(QLatin1String("spec: ")) ? e.mid(6) : e);
         return badInput(lines.join(u'\n'));
     }
     return spec;
 }
 
-Result<Spec> loadSpec(const QString &path)
-{
+Result<Spec> loadSpec(const QString &path) {
     QFile file(path);
     if (!file.exists())
         return badInput(QStringLiteral("--spec %1: no such file").arg(path));
@@ -523,8 +579,7 @@ Result<Spec> loadSpec(const QString &path)
     return parseSpec(file.readAll(), path);
 }
 
-QString sourceSelect(const DatasetSpec &dataset, const Database &db)
-{
+QString sourceSelect(const DatasetSpec &dataset, const Database &db) {
     if (!dataset.transform.isEmpty())
         return dataset.transform;
     return QStringLiteral("SELECT * FROM ") % db.quoteTable(dataset.source);

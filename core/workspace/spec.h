@@ -7,7 +7,6 @@
 #include <QString>
 #include <QStringBuilder>
 #include <QStringList>
-
 #include <optional>
 #include <utility>
 #include <vector>
@@ -18,12 +17,12 @@ class Database;
 
 // A quality gate run on the staged rows before publish.
 struct CheckSpec {
-    QString type; // not_null, unique_key, references, row_count, total, sql
-    QString name; // defaults to the type (plus the column for single-column checks)
-    QStringList columns;      // not_null
-    QString column;           // references, total
-    QString refTable;         // references: "table"
-    QString refColumn;        // references: "to"
+    QString type;              // not_null, unique_key, references, row_count, total, sql
+    QString name;              // defaults to the type (plus the column for single-column checks)
+    QStringList columns;       // not_null
+    QString column;            // references, total
+    QString refTable;          // references: "table"
+    QString refColumn;         // references: "to"
     std::optional<double> min; // row_count, sql
     std::optional<double> max; // row_count, sql
     double tolerancePct = 0;   // total
@@ -39,7 +38,9 @@ enum class WriteMode {
 };
 template <> struct EnumNames<WriteMode> {
     static constexpr std::pair<WriteMode, std::string_view> names[] = {
-        {WriteMode::Merge, "merge"}, {WriteMode::OverwritePartition, "overwrite_partition"}, {WriteMode::Scd2, "scd2"}};
+        {WriteMode::Merge, "merge"},
+        {WriteMode::OverwritePartition, "overwrite_partition"},
+        {WriteMode::Scd2, "scd2"}};
 };
 
 struct Scd2Spec {
@@ -79,22 +80,25 @@ struct LogColumns {
 // A stream read from an Apache Kafka topic instead of a log table
 // (CONTRACT, "Streams on Apache Kafka").
 struct KafkaSpec {
-    QString bootstrap;                                // bootstrap.servers
+    QString bootstrap; // bootstrap.servers
     QString topic;
-    std::vector<std::pair<QString, QString>> config;  // librdkafka properties as written: ${NAME} read at connection
-    QStringList groups;                               // groups to show where the cluster cannot list them
+    std::vector<std::pair<QString, QString>>
+        config;         // librdkafka properties as written: ${NAME} read at connection
+    QStringList groups; // groups to show where the cluster cannot list them
     QString dlqTopic;
 };
 
 struct StreamSpec {
     QString name;
-    QString log;                      // empty for a Kafka stream
-    std::optional<KafkaSpec> kafka;   // exclusive with log
+    QString log;                             // empty for a Kafka stream
+    std::optional<KafkaSpec> kafka;          // exclusive with log
     QString eventId = QStringLiteral("key"); // Kafka: "key", "$.path" or "header:NAME"
     QString sink;
     // Where it reads: the log table, or the Kafka topic; and what that is.
     QString source() const { return kafka ? kafka->topic : log; }
-    QString sourceKind() const { return kafka ? QStringLiteral("Kafka topic") : QStringLiteral("log"); }
+    QString sourceKind() const {
+        return kafka ? QStringLiteral("Kafka topic") : QStringLiteral("log");
+    }
     LogColumns logColumns;
     std::vector<std::pair<QString, QString>> fields; // sink column -> JSONPath, in spec order
     QStringList required;
@@ -108,7 +112,9 @@ struct Spec {
     // (catalogProblems), "dataset:NAME" or "stream:NAME" -> why: refused by
     // the commands that touch them, while the others keep working.
     QMap<QString, QString> broken;
-    QString brokenReason(const QString &kind, const QString &name) const { return broken.value(kind % u':' % name); }
+    QString brokenReason(const QString &kind, const QString &name) const {
+        return broken.value(kind % u':' % name);
+    }
     // What still works beside a broken one: "its other datasets and streams
     // work", or, when none resolves, a hint at the wrong database.
     QString brokenHint() const;

@@ -1,8 +1,7 @@
 // validateSpec: checks a parsed spec against the database catalog.
-#include "core/workspace/spec.h"
-
 #include "core/sql/controlschema.h"
 #include "core/sql/database.h"
+#include "core/workspace/spec.h"
 
 #include <QSet>
 #include <QStringBuilder>
@@ -18,8 +17,7 @@ struct SqlShape {
     bool moreThanOneStatement = false;
 };
 
-SqlShape shapeOf(const QString &sql)
-{
+SqlShape shapeOf(const QString &sql) {
     SqlShape shape;
     bool sawSeparator = false;
     const qsizetype n = sql.size();
@@ -67,8 +65,7 @@ SqlShape shapeOf(const QString &sql)
 }
 
 // The engine's complaint without our "SQL error:" prefix or the statement.
-QString firstLine(const QString &message)
-{
+QString firstLine(const QString &message) {
     QString line = message.section(u'\n', 0, 0);
     if (line.startsWith(QLatin1String("SQL error: ")))
         line = line.mid(11);
@@ -77,18 +74,18 @@ QString firstLine(const QString &message)
 
 class Validator {
 public:
-    Validator(const Spec &spec, const Database &db) : m_spec(spec), m_db(db) {}
+    Validator(const Spec &spec, const Database &db)
+        : m_spec(spec)
+        , m_db(db) {}
 
     // Every problem, by "dataset:NAME" / "stream:NAME".
-    Result<QMap<QString, QStringList>> problems()
-    {
+    Result<QMap<QString, QStringList>> problems() {
         if (auto s = check(); !s)
             return fail(s.error());
         return m_byItem;
     }
 
-    Status run()
-    {
+    Status run() {
         if (auto s = check(); !s)
             return s;
         if (m_errors.isEmpty())
@@ -100,8 +97,7 @@ public:
     }
 
 private:
-    Status check()
-    {
+    Status check() {
         auto relations = m_db.relations();
         if (!relations)
             return fail(relations.error());
@@ -117,8 +113,7 @@ private:
         return {};
     }
 
-    void error(const QString &context, const QString &field, const QString &what)
-    {
+    void error(const QString &context, const QString &field, const QString &what) {
         m_errors << context % QStringLiteral(": \"") % field % QStringLiteral("\": ") % what;
         // Per item, without the item's own name but with where in it
         // ("checks[2] \"table\": ..."), as the reason shown beside it.
@@ -128,8 +123,7 @@ private:
         m_byItem[m_current] << where % QStringLiteral("\"") % field % QStringLiteral("\": ") % what;
     }
 
-    QStringList columnsOf(const QString &relation)
-    {
+    QStringList columnsOf(const QString &relation) {
         auto cols = m_db.columns(relation);
         QStringList names;
         if (cols)
@@ -138,30 +132,33 @@ private:
         return names;
     }
 
-    static QString listed(const QStringList &names)
-    {
+    static QString listed(const QStringList &names) {
         return QStringLiteral(" (columns: ") % names.join(u", ") % u')';
     }
 
     // Listed by the catalog, or a name that means a relation some other way
     // (public.fact_sales on PostgreSQL).
-    bool exists(const QString &name) const
-    {
+    bool exists(const QString &name) const {
         return m_relations.contains(name) || m_db.hasRelation(name).value_or(false);
     }
 
     // Checks that `relation` exists and is not one of Rewind's own tables.
-    bool relation(const QString &context, const QString &field, const QString &name)
-    {
+    bool relation(const QString &context, const QString &field, const QString &name) {
         if (controlschema::isControlTable(name)) {
-            error(context, field, QStringLiteral("\"") % name % QStringLiteral("\" is one of Rewind's own control tables"));
+            error(context, field,
+                  QStringLiteral("\"") % name %
+                      QStringLiteral("\" is one of Rewind's own control tables"));
             return false;
         }
         if (!exists(name)) {
             QString why;
-            if (auto home = m_db.newTableHome(name); home && *home && !(*home)->schemaExists && !(*home)->schema.isEmpty())
-                why = QStringLiteral(": schema \"") % (*home)->schema % QStringLiteral("\" does not exist");
-            error(context, field, QStringLiteral("no table or view named \"") % name % QStringLiteral("\" in the database") % why);
+            if (auto home = m_db.newTableHome(name);
+                home && *home && !(*home)->schemaExists && !(*home)->schema.isEmpty())
+                why = QStringLiteral(": schema \"") % (*home)->schema %
+                      QStringLiteral("\" does not exist");
+            error(context, field,
+                  QStringLiteral("no table or view named \"") % name %
+                      QStringLiteral("\" in the database") % why);
             return false;
         }
         return true;
@@ -170,56 +167,70 @@ private:
     // A table a first run creates (a target, a sink) that is not there yet:
     // where it would go must exist and take new tables, else the first
     // write would fail on the engine's own error, after the run began.
-    void creatable(const QString &context, const QString &field, const QString &name)
-    {
+    void creatable(const QString &context, const QString &field, const QString &name) {
         auto home = m_db.newTableHome(name);
         if (!home) {
-            error(context, field, QStringLiteral("cannot tell where table \"") % name % QStringLiteral("\" would be created: ") % firstLine(home.error().message));
+            error(context, field,
+                  QStringLiteral("cannot tell where table \"") % name %
+                      QStringLiteral("\" would be created: ") % firstLine(home.error().message));
             return;
         }
         if (!*home)
             return; // no schemas: any name can be created
-        const QString table = QStringLiteral("table \"") % name % QStringLiteral("\" does not exist and cannot be created: ");
+        const QString table = QStringLiteral("table \"") % name %
+                              QStringLiteral("\" does not exist and cannot be created: ");
         if ((*home)->schema.isEmpty())
-            error(context, field, table % QStringLiteral("no schema of the search path exists to create it in"));
+            error(context, field,
+                  table % QStringLiteral("no schema of the search path exists to create it in"));
         else if (!(*home)->schemaExists)
-            error(context, field, table % QStringLiteral("schema \"") % (*home)->schema % QStringLiteral("\" does not exist (create it first)"));
+            error(context, field,
+                  table % QStringLiteral("schema \"") % (*home)->schema %
+                      QStringLiteral("\" does not exist (create it first)"));
         else if (!(*home)->mayCreate)
-            error(context, field, table % QStringLiteral("no privilege to create tables in schema \"") % (*home)->schema
-                                      % QStringLiteral("\" (GRANT CREATE ON SCHEMA, or create the table first)"));
+            error(context, field,
+                  table % QStringLiteral("no privilege to create tables in schema \"") %
+                      (*home)->schema %
+                      QStringLiteral("\" (GRANT CREATE ON SCHEMA, or create the table first)"));
     }
 
-    void column(const QString &context, const QString &field, const QString &name, const QStringList &available,
-                const QString &where)
-    {
+    void column(const QString &context, const QString &field, const QString &name,
+                const QStringList &available, const QString &where) {
         if (!name.isEmpty() && !available.contains(name))
-            error(context, field, QStringLiteral("column \"") % name % QStringLiteral("\" is not in ") % where % listed(available));
+            error(context, field,
+                  QStringLiteral("column \"") % name % QStringLiteral("\" is not in ") % where %
+                      listed(available));
     }
 
-    void dataset(const DatasetSpec &d)
-    {
+    void dataset(const DatasetSpec &d) {
         const QString ctx = QStringLiteral("dataset \"") % d.name % u'"';
         QStringList cols;
         bool haveColumns = false;
         QString where;
-        if (!d.source.isEmpty() && relation(ctx, QStringLiteral("source"), d.source) && d.transform.isEmpty()) {
+        if (!d.source.isEmpty() && relation(ctx, QStringLiteral("source"), d.source) &&
+            d.transform.isEmpty()) {
             cols = columnsOf(d.source);
             haveColumns = true;
             where = QStringLiteral("source \"") % d.source % u'"';
         }
         if (!d.transform.isEmpty()) {
             const SqlShape shape = shapeOf(d.transform);
-            if (shape.firstWord != QLatin1String("SELECT") && shape.firstWord != QLatin1String("WITH")) {
-                error(ctx, QStringLiteral("transform"), QStringLiteral("must be a single SELECT, but starts with \"") % shape.firstWord % u'"');
+            if (shape.firstWord != QLatin1String("SELECT") &&
+                shape.firstWord != QLatin1String("WITH")) {
+                error(ctx, QStringLiteral("transform"),
+                      QStringLiteral("must be a single SELECT, but starts with \"") %
+                          shape.firstWord % u'"');
             } else if (shape.moreThanOneStatement) {
-                error(ctx, QStringLiteral("transform"), QStringLiteral("must be a single SELECT, but holds more than one statement"));
+                error(ctx, QStringLiteral("transform"),
+                      QStringLiteral("must be a single SELECT, but holds more than one statement"));
             } else {
                 QString select = d.transform.trimmed();
                 while (select.endsWith(u';'))
                     select.chop(1);
                 auto names = m_db.selectColumns(select);
                 if (!names) {
-                    error(ctx, QStringLiteral("transform"), QStringLiteral("does not compile as a SELECT: ") % firstLine(names.error().message));
+                    error(ctx, QStringLiteral("transform"),
+                          QStringLiteral("does not compile as a SELECT: ") %
+                              firstLine(names.error().message));
                 } else {
                     cols = *names;
                     haveColumns = true;
@@ -229,15 +240,20 @@ private:
         }
         if (!d.target.isEmpty()) {
             if (controlschema::isControlTable(d.target))
-                error(ctx, QStringLiteral("target"), QStringLiteral("\"") % d.target % QStringLiteral("\" is one of Rewind's own control tables"));
+                error(ctx, QStringLiteral("target"),
+                      QStringLiteral("\"") % d.target %
+                          QStringLiteral("\" is one of Rewind's own control tables"));
             else if (!exists(d.target))
                 creatable(ctx, QStringLiteral("target"), d.target);
             else if (haveColumns) {
                 const QStringList targetCols = columnsOf(d.target);
                 for (const QString &c : cols)
                     if (!targetCols.contains(c))
-                        error(ctx, QStringLiteral("target"), QStringLiteral("table \"") % d.target % QStringLiteral("\" has no column \"") % c
-                                  % QStringLiteral("\", which the source yields") % listed(targetCols));
+                        error(ctx, QStringLiteral("target"),
+                              QStringLiteral("table \"") % d.target %
+                                  QStringLiteral("\" has no column \"") % c %
+                                  QStringLiteral("\", which the source yields") %
+                                  listed(targetCols));
             }
         }
         if (!haveColumns)
@@ -252,24 +268,32 @@ private:
             for (const QString &t : d.scd2->tracked) {
                 column(ctx, QStringLiteral("scd2.tracked"), t, cols, where);
                 if (d.key.contains(t))
-                    error(ctx, QStringLiteral("scd2.tracked"), QStringLiteral("\"") % t % QStringLiteral("\" is part of the key; a tracked attribute cannot be"));
+                    error(
+                        ctx, QStringLiteral("scd2.tracked"),
+                        QStringLiteral("\"") % t %
+                            QStringLiteral("\" is part of the key; a tracked attribute cannot be"));
             }
             for (const QString &c : {d.scd2->validFrom, d.scd2->validTo, d.scd2->current})
                 if (cols.contains(c))
-                    error(ctx, QStringLiteral("scd2"), QStringLiteral("\"") % c % QStringLiteral("\" is written by Rewind but the source already yields it"));
+                    error(ctx, QStringLiteral("scd2"),
+                          QStringLiteral("\"") % c %
+                              QStringLiteral(
+                                  "\" is written by Rewind but the source already yields it"));
         }
         for (std::size_t i = 0; i < d.checks.size(); ++i)
-            check(ctx % QStringLiteral(": checks[") % QString::number(i) % u']', d, d.checks[i], cols, where);
+            check(ctx % QStringLiteral(": checks[") % QString::number(i) % u']', d, d.checks[i],
+                  cols, where);
     }
 
-    void check(const QString &ctx, const DatasetSpec &d, const CheckSpec &c, const QStringList &cols, const QString &where)
-    {
+    void check(const QString &ctx, const DatasetSpec &d, const CheckSpec &c,
+               const QStringList &cols, const QString &where) {
         for (const QString &col : c.columns)
             column(ctx, QStringLiteral("columns"), col, cols, where);
         if (c.type == QLatin1String("references")) {
             column(ctx, QStringLiteral("column"), c.column, cols, where);
             if (relation(ctx, QStringLiteral("table"), c.refTable))
-                column(ctx, QStringLiteral("to"), c.refColumn, columnsOf(c.refTable), QStringLiteral("table \"") % c.refTable % u'"');
+                column(ctx, QStringLiteral("to"), c.refColumn, columnsOf(c.refTable),
+                       QStringLiteral("table \"") % c.refTable % u'"');
         } else if (c.type == QLatin1String("total")) {
             column(ctx, QStringLiteral("column"), c.column, cols, where);
         } else if (c.type == QLatin1String("sql")) {
@@ -277,22 +301,28 @@ private:
             while (select.endsWith(u';'))
                 select.chop(1);
             QString probe = c.query;
-            probe.replace(QLatin1String("{staged}"), QStringLiteral("(") % select % QStringLiteral(") AS staged"));
+            probe.replace(QLatin1String("{staged}"),
+                          QStringLiteral("(") % select % QStringLiteral(") AS staged"));
             const SqlShape shape = shapeOf(probe);
-            if ((shape.firstWord != QLatin1String("SELECT") && shape.firstWord != QLatin1String("WITH")) || shape.moreThanOneStatement) {
-                error(ctx, QStringLiteral("query"), QStringLiteral("must be a single SELECT returning one number"));
+            if ((shape.firstWord != QLatin1String("SELECT") &&
+                 shape.firstWord != QLatin1String("WITH")) ||
+                shape.moreThanOneStatement) {
+                error(ctx, QStringLiteral("query"),
+                      QStringLiteral("must be a single SELECT returning one number"));
                 return;
             }
             auto names = m_db.selectColumns(probe);
             if (!names)
-                error(ctx, QStringLiteral("query"), QStringLiteral("does not compile: ") % firstLine(names.error().message));
+                error(ctx, QStringLiteral("query"),
+                      QStringLiteral("does not compile: ") % firstLine(names.error().message));
             else if (names->size() != 1)
-                error(ctx, QStringLiteral("query"), QStringLiteral("must return exactly one column, returns ") % QString::number(names->size()));
+                error(ctx, QStringLiteral("query"),
+                      QStringLiteral("must return exactly one column, returns ") %
+                          QString::number(names->size()));
         }
     }
 
-    void stream(const StreamSpec &s)
-    {
+    void stream(const StreamSpec &s) {
         const QString ctx = QStringLiteral("stream \"") % s.name % u'"';
         // A Kafka topic is checked against the cluster when a command reads it.
         if (!s.kafka && relation(ctx, QStringLiteral("log"), s.log)) {
@@ -306,7 +336,9 @@ private:
             column(ctx, QStringLiteral("log_columns.payload"), lc.payload, cols, where);
         }
         if (controlschema::isControlTable(s.sink)) {
-            error(ctx, QStringLiteral("sink"), QStringLiteral("\"") % s.sink % QStringLiteral("\" is one of Rewind's own control tables"));
+            error(ctx, QStringLiteral("sink"),
+                  QStringLiteral("\"") % s.sink %
+                      QStringLiteral("\" is one of Rewind's own control tables"));
         } else if (!exists(s.sink)) {
             creatable(ctx, QStringLiteral("sink"), s.sink);
         } else {
@@ -328,13 +360,11 @@ private:
 
 } // namespace
 
-Status validateSpec(const Spec &spec, const Database &db)
-{
+Status validateSpec(const Spec &spec, const Database &db) {
     return Validator(spec, db).run();
 }
 
-Result<QMap<QString, QString>> catalogProblems(const Spec &spec, const Database &db)
-{
+Result<QMap<QString, QString>> catalogProblems(const Spec &spec, const Database &db) {
     auto byItem = Validator(spec, db).problems();
     if (!byItem)
         return fail(byItem.error());

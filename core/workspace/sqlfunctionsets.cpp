@@ -7,9 +7,9 @@
 
 namespace rw {
 
-std::span<const SqliteFunctionSet> sqliteFunctionSets()
-{
-    static constexpr SqliteFunctionSet sets[] = {sqlSqliteFunctions, latenessSqliteFunctions, dlqSqliteFunctions};
+std::span<const SqliteFunctionSet> sqliteFunctionSets() {
+    static constexpr SqliteFunctionSet sets[] = {sqlSqliteFunctions, latenessSqliteFunctions,
+                                                 dlqSqliteFunctions};
     return sets;
 }
 

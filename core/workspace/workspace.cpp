@@ -4,14 +4,13 @@
 
 #include <QStringBuilder>
 #include <QtGlobal>
-
 #include <pwd.h>
 #include <unistd.h>
 
 namespace rw {
 
-Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath, const QList<Touch> &touches)
-{
+Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath,
+                                const QList<Touch> &touches) {
     if (specPath.isEmpty())
         return badInput(QStringLiteral("--spec: no pipeline spec given"));
     auto db = Database::open(dbUrl);
@@ -34,7 +33,9 @@ Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath, c
             return fail(d.error());
         }
     }
-    const bool nothingResolves = !spec->broken.isEmpty() && spec->broken.size() == qsizetype(spec->datasets.size() + spec->streams.size());
+    const bool nothingResolves =
+        !spec->broken.isEmpty() &&
+        spec->broken.size() == qsizetype(spec->datasets.size() + spec->streams.size());
     if (nothingResolves) {
         auto rewinds = db->hasRelation(QStringLiteral("rewind_meta"));
         if (!rewinds)
@@ -47,8 +48,7 @@ Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath, c
     return Workspace{std::move(*db), std::move(*spec)};
 }
 
-QString osUser()
-{
+QString osUser() {
     QString user = qEnvironmentVariable("USER");
     if (user.isEmpty())
         user = qEnvironmentVariable("USERNAME");
@@ -59,11 +59,11 @@ QString osUser()
     return user.isEmpty() ? QStringLiteral("unknown") : user;
 }
 
-Status writeAudit(const Database &db, const QString &action, const QString &dataset, const QString &stream,
-                  const QVariant &runId, const QString &detailJson)
-{
-    auto r = db.exec(QStringLiteral("INSERT INTO rewind_audit (at, os_user, action, dataset, stream, run_id, detail_json) VALUES (")
-                         % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?, ?, ?, ?)"),
+Status writeAudit(const Database &db, const QString &action, const QString &dataset,
+                  const QString &stream, const QVariant &runId, const QString &detailJson) {
+    auto r = db.exec(QStringLiteral("INSERT INTO rewind_audit (at, os_user, action, dataset, "
+                                    "stream, run_id, detail_json) VALUES (") %
+                         db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?, ?, ?, ?)"),
                      {osUser(), action, dataset.isEmpty() ? QVariant() : QVariant(dataset),
                       stream.isEmpty() ? QVariant() : QVariant(stream), runId, detailJson});
     if (!r)
@@ -71,16 +71,18 @@ Status writeAudit(const Database &db, const QString &action, const QString &data
     return {};
 }
 
-Status writeAudits(const Database &db, const QString &action, const QString &dataset, const QVariant &runId,
-                   const QStringList &detailJsons)
-{
+Status writeAudits(const Database &db, const QString &action, const QString &dataset,
+                   const QVariant &runId, const QStringList &detailJsons) {
     QVariantList binds;
     binds.reserve(detailJsons.size() * 5);
     const QString user = osUser();
     for (const QString &detail : detailJsons)
-        binds << user << action << (dataset.isEmpty() ? QVariant() : QVariant(dataset)) << runId << detail;
-    return db.execRows(QStringLiteral("INSERT INTO rewind_audit (at, os_user, action, dataset, stream, run_id, detail_json) VALUES "),
-                       u'(' % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?, NULL, ?, ?)"), 5, binds);
+        binds << user << action << (dataset.isEmpty() ? QVariant() : QVariant(dataset)) << runId
+              << detail;
+    return db.execRows(QStringLiteral("INSERT INTO rewind_audit (at, os_user, action, dataset, "
+                                      "stream, run_id, detail_json) VALUES "),
+                       u'(' % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?, NULL, ?, ?)"),
+                       5, binds);
 }
 
 } // namespace rw

@@ -11,16 +11,15 @@
 // - each event lands exactly once: in the sink, or in the DLQ;
 // - the DLQ keeps the bytes as given;
 // - a refused fix is BadInput and changes nothing; nothing is Internal.
-#include "core/sql/database.h"
 #include "core/dlq/dlq.h"
-#include "tests/fuzz/fuzzsupport.h"
+#include "core/sql/database.h"
 #include "core/streams/replay.h"
 #include "core/workspace/workspace.h"
+#include "tests/fuzz/fuzzsupport.h"
 
 #include <QByteArray>
 #include <QDir>
 #include <QFile>
-
 #include <cstddef>
 #include <cstdint>
 
@@ -39,41 +38,40 @@ const QByteArray kSpec = R"({
     "fields": {"order_id": "$.order_id", "amount": "$.amount", "note": "$.note"}, "required": ["order_id", "amount"]}}
 })";
 
-const Database &db() { return g_ws->db; }
+const Database &db() {
+    return g_ws->db;
+}
 
-QVariant scalar(const QString &sql, const QVariantList &binds = {})
-{
+QVariant scalar(const QString &sql, const QVariantList &binds = {}) {
     auto v = db().scalar(sql, binds);
     if (!v)
         fuzzsupport::violated("query failed", v.error().message);
     return *v;
 }
 
-template <typename T> T ok(Result<T> r, const char *what)
-{
+template <typename T> T ok(Result<T> r, const char *what) {
     if (!r)
         fuzzsupport::violated(what, r.error().message);
     return std::move(*r);
 }
 
-void okOrBadInput(const Error &e, const char *what)
-{
+void okOrBadInput(const Error &e, const char *what) {
     if (e.code != Error::Code::BadInput || e.message.trimmed().isEmpty())
         fuzzsupport::violated(what, QStringLiteral("not a clean BadInput: ") + e.message);
 }
 
-QString dlqState(qint64 a, qint64 b)
-{
-    return scalar(QStringLiteral("SELECT group_concat(dlq_id || status || attempts || hex(payload), ',') || "
-                                 "(SELECT COUNT(*) FROM rewind_dlq_history WHERE dlq_id IN (?, ?)) FROM rewind_dlq WHERE dlq_id IN (?, ?)"),
+QString dlqState(qint64 a, qint64 b) {
+    return scalar(QStringLiteral(
+                      "SELECT group_concat(dlq_id || status || attempts || hex(payload), ',') || "
+                      "(SELECT COUNT(*) FROM rewind_dlq_history WHERE dlq_id IN (?, ?)) FROM "
+                      "rewind_dlq WHERE dlq_id IN (?, ?)"),
                   {a, b, a, b})
         .toString();
 }
 
 } // namespace
 
-extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
+extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
     fuzzsupport::init(argc, argv);
     const QDir dir(fuzzsupport::scratchDir());
     const QString dbPath = dir.filePath(QStringLiteral("payload.db"));
@@ -84,7 +82,8 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv)
         if (auto s = created->execAll({
                 QStringLiteral("CREATE TABLE orders (id INTEGER PRIMARY KEY, amount REAL)"),
                 QStringLiteral("CREATE TABLE orders_out (id INTEGER PRIMARY KEY, amount REAL)"),
-                QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+                QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                               "event_id TEXT, record_ts TEXT, payload TEXT)"),
             });
             !s)
             fuzzsupport::violated("cannot create the tables", s.error().message);
@@ -102,8 +101,7 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
     const QByteArray input(reinterpret_cast<const char *>(data), qsizetype(size));
     QByteArray payload = input;
     std::pair<QString, QString> set{QStringLiteral("$.amount"), QStringLiteral("12.5")};
@@ -117,27 +115,42 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const QString eventId = QStringLiteral("e%1").arg(++g_offset);
 
     // 1. A stream event: into the sink or the DLQ, exactly once.
-    if (auto s = db().exec(QStringLiteral("INSERT INTO ev_log VALUES (0, ?, ?, '2025-05-06T10:00:00Z', ?)"), {g_offset, eventId, payload}); !s)
+    if (auto s = db().exec(
+            QStringLiteral("INSERT INTO ev_log VALUES (0, ?, ?, '2025-05-06T10:00:00Z', ?)"),
+            {g_offset, eventId, payload});
+        !s)
         fuzzsupport::violated("insert into the log", s.error().message);
     ReplayOptions replayOptions;
     replayOptions.execute = true;
-    const ReplayResult replayed = ok(replay(db(), *g_ws->spec.stream(QStringLiteral("ev")), QStringLiteral("g"), replayOptions), "replay");
+    const ReplayResult replayed = ok(
+        replay(db(), *g_ws->spec.stream(QStringLiteral("ev")), QStringLiteral("g"), replayOptions),
+        "replay");
     if (replayed.consumed != 1 || replayed.inserted + replayed.deadLettered != 1)
         fuzzsupport::violated("replay did not place the event exactly once");
-    const qint64 inSink = scalar(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = ?"), {eventId}).toLongLong();
-    const QVariant streamId = scalar(QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE source_kind = 'stream' AND event_id = ?"), {eventId});
+    const qint64 inSink =
+        scalar(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = ?"), {eventId})
+            .toLongLong();
+    const QVariant streamId =
+        scalar(QStringLiteral(
+                   "SELECT dlq_id FROM rewind_dlq WHERE source_kind = 'stream' AND event_id = ?"),
+               {eventId});
     if (inSink + (streamId.isNull() ? 0 : 1) != 1)
         fuzzsupport::violated("the event is not in exactly one of sink and DLQ");
     (void)errorSignature(QStringLiteral("invalid_json"), QString::fromUtf8(payload));
 
     // 2. A dataset record quarantined with this payload (as a not_null check does).
-    if (auto s = db().exec(QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, record_key, error_class, error, original_payload, "
-                                          "payload, status, attempts, first_seen) VALUES ('dataset', 'orders_daily', NULL, ?, 'not_null', "
-                                          "'NULL in amount (check not_null)', ?, ?, 'new', 0, '2025-05-06T10:00:00.000Z')"),
-                           {QStringLiteral("{\"id\": %1}").arg(g_offset), payload, payload});
+    if (auto s = db().exec(
+            QStringLiteral(
+                "INSERT INTO rewind_dlq (source_kind, source_name, part, record_key, error_class, "
+                "error, original_payload, "
+                "payload, status, attempts, first_seen) VALUES ('dataset', 'orders_daily', NULL, "
+                "?, 'not_null', "
+                "'NULL in amount (check not_null)', ?, ?, 'new', 0, '2025-05-06T10:00:00.000Z')"),
+            {QStringLiteral("{\"id\": %1}").arg(g_offset), payload, payload});
         !s)
         fuzzsupport::violated("insert into the DLQ", s.error().message);
-    const qint64 datasetId = scalar(QStringLiteral("SELECT MAX(dlq_id) FROM rewind_dlq")).toLongLong();
+    const qint64 datasetId =
+        scalar(QStringLiteral("SELECT MAX(dlq_id) FROM rewind_dlq")).toLongLong();
     const qint64 otherId = streamId.isNull() ? datasetId : streamId.toLongLong();
 
     DlqSelection both;
@@ -149,7 +162,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         fuzzsupport::violated("list lost a record");
     for (qint64 id : std::as_const(both.ids)) {
         const DlqDetail shown = ok(showDlq(db(), id), "show");
-        if (!shown.payload || *shown.payload != payload || !shown.originalPayload || *shown.originalPayload != payload)
+        if (!shown.payload || *shown.payload != payload || !shown.originalPayload ||
+            *shown.originalPayload != payload)
             fuzzsupport::violated("the DLQ did not keep the payload byte for byte");
     }
 
@@ -183,7 +197,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const DlqReplayResult ran = ok(replayDlq(db(), g_ws->spec, both, run), "replay dlq");
     if (ran.replayed != checked.replayed || ran.failed != checked.failed)
         fuzzsupport::violated("replay disagreed with its own validation");
-    const qint64 settled = scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id IN (?, ?) AND status IN ('replayed', 'failed')"),
+    const qint64 settled = scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE dlq_id IN "
+                                                 "(?, ?) AND status IN ('replayed', 'failed')"),
                                   {datasetId, otherId})
                                .toLongLong();
     if (settled != both.ids.size())

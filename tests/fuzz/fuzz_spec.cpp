@@ -4,12 +4,11 @@
 // - a refusal is a BadInput error with a message (never Internal);
 // - validation only reads: the catalog and its rows are unchanged after it.
 #include "core/sql/database.h"
-#include "tests/fuzz/fuzzsupport.h"
 #include "core/workspace/spec.h"
+#include "tests/fuzz/fuzzsupport.h"
 
 #include <QByteArray>
 #include <QDir>
-
 #include <cstddef>
 #include <cstdint>
 
@@ -21,10 +20,11 @@ namespace {
 Database *g_db = nullptr;
 
 // Everything a hostile transform or identifier could change.
-QString fingerprint()
-{
-    auto s = g_db->scalar(QStringLiteral("SELECT (SELECT group_concat(type || name || COALESCE(sql, ''), ';') FROM sqlite_master) || "
-                                         "(SELECT COUNT(*) FROM orders) || (SELECT COUNT(*) FROM customers) || (SELECT COUNT(*) FROM ev_log)"));
+QString fingerprint() {
+    auto s = g_db->scalar(QStringLiteral("SELECT (SELECT group_concat(type || name || "
+                                         "COALESCE(sql, ''), ';') FROM sqlite_master) || "
+                                         "(SELECT COUNT(*) FROM orders) || (SELECT COUNT(*) FROM "
+                                         "customers) || (SELECT COUNT(*) FROM ev_log)"));
     if (!s)
         fuzzsupport::violated("cannot read the catalog", s.error().message);
     return s->toString();
@@ -32,8 +32,7 @@ QString fingerprint()
 
 QString g_fingerprint;
 
-void checkRefusal(const Error &e, const char *where)
-{
+void checkRefusal(const Error &e, const char *where) {
     if (e.code != Error::Code::BadInput)
         fuzzsupport::violated(where, QStringLiteral("not a BadInput error: ") + e.message);
     if (e.message.trimmed().isEmpty())
@@ -42,21 +41,25 @@ void checkRefusal(const Error &e, const char *where)
 
 } // namespace
 
-extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
+extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
     fuzzsupport::init(argc, argv);
-    auto db = Database::open(QDir(fuzzsupport::scratchDir()).filePath(QStringLiteral("catalog.db")), Database::OpenMode::CreateIfMissing);
+    auto db = Database::open(QDir(fuzzsupport::scratchDir()).filePath(QStringLiteral("catalog.db")),
+                             Database::OpenMode::CreateIfMissing);
     if (!db)
         fuzzsupport::violated("cannot create the catalog", db.error().message);
     g_db = new Database(std::move(*db));
     if (auto s = g_db->execAll({
-            QStringLiteral("CREATE TABLE orders (id INTEGER PRIMARY KEY, amount REAL, day TEXT, event_ts TEXT, ingest_ts TEXT, customer_id INTEGER)"),
+            QStringLiteral("CREATE TABLE orders (id INTEGER PRIMARY KEY, amount REAL, day TEXT, "
+                           "event_ts TEXT, ingest_ts TEXT, customer_id INTEGER)"),
             QStringLiteral("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)"),
-            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+            QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                           "event_id TEXT, record_ts TEXT, payload TEXT)"),
             QStringLiteral("CREATE VIEW big_orders AS SELECT * FROM orders WHERE amount > 100"),
-            QStringLiteral("INSERT INTO orders VALUES (1, 10, '2025-05-01', '2025-05-01T10:00:00Z', '2025-05-01T10:01:00Z', 1)"),
+            QStringLiteral("INSERT INTO orders VALUES (1, 10, '2025-05-01', "
+                           "'2025-05-01T10:00:00Z', '2025-05-01T10:01:00Z', 1)"),
             QStringLiteral("INSERT INTO customers VALUES (1, 'a')"),
-            QStringLiteral("INSERT INTO ev_log VALUES (0, 0, 'e1', '2025-05-01T10:00:00Z', '{\"order_id\": 1}')"),
+            QStringLiteral("INSERT INTO ev_log VALUES (0, 0, 'e1', '2025-05-01T10:00:00Z', "
+                           "'{\"order_id\": 1}')"),
         });
         !s)
         fuzzsupport::violated("cannot fill the catalog", s.error().message);
@@ -64,8 +67,7 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
     const QByteArray bytes(reinterpret_cast<const char *>(data), qsizetype(size));
     auto spec = parseSpec(bytes, QStringLiteral("fuzz.json"));
     if (!spec) {

@@ -3,14 +3,12 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QTemporaryDir>
-
 #include <cstdio>
 #include <cstdlib>
 
 namespace fuzzsupport {
 
-void init(int *argc, char ***argv)
-{
+void init(int *argc, char ***argv) {
     // libFuzzer owns argv; Qt only needs an application object to exist.
     static int qtArgc = 1;
     static char *qtArgv[] = {(*argv)[0], nullptr};
@@ -26,12 +24,12 @@ void init(int *argc, char ***argv)
     });
 }
 
-QString scratchDir()
-{
+QString scratchDir() {
     // REWIND_FUZZ_SCRATCH (scripts/test sets it), else a RAM disk, else the temp dir.
-    const QString base = qEnvironmentVariableIsSet("REWIND_FUZZ_SCRATCH") ? qEnvironmentVariable("REWIND_FUZZ_SCRATCH")
+    const QString base = qEnvironmentVariableIsSet("REWIND_FUZZ_SCRATCH")
+                             ? qEnvironmentVariable("REWIND_FUZZ_SCRATCH")
                          : QDir(QStringLiteral("/dev/shm")).exists() ? QStringLiteral("/dev/shm")
-                                                                      : QDir::tempPath();
+                                                                     : QDir::tempPath();
     // Removed at a normal exit; a crash leaves it for a look.
     static QTemporaryDir *dir = [&] {
         auto *d = new QTemporaryDir(base + QStringLiteral("/rewind-fuzz-XXXXXX"));
@@ -43,9 +41,9 @@ QString scratchDir()
     return dir->path();
 }
 
-void violated(const char *what, const QString &detail)
-{
-    std::fprintf(stderr, "rewind fuzz: %s%s%s\n", what, detail.isEmpty() ? "" : ": ", qPrintable(detail));
+void violated(const char *what, const QString &detail) {
+    std::fprintf(stderr, "rewind fuzz: %s%s%s\n", what, detail.isEmpty() ? "" : ": ",
+                 qPrintable(detail));
     std::fflush(stderr);
     std::abort();
 }

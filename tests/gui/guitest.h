@@ -9,7 +9,6 @@
 #include <QString>
 #include <QTemporaryDir>
 #include <QThreadPool>
-
 #include <utility>
 
 // What the console's tests share.
@@ -18,11 +17,11 @@ namespace guitest {
 // For initTestCase(): settings go to a test location under the test's name
 // and engine (ctest runs tst_x and tst_x_pg side by side); with
 // `clearRecent`, the recent workspaces start empty.
-inline void useTestSettings(const QString &testName, bool clearRecent)
-{
+inline void useTestSettings(const QString &testName, bool clearRecent) {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("RewindTests"));
-    QCoreApplication::setApplicationName(testsupport::onPostgres() ? testName + QStringLiteral("_pg") : testName);
+    QCoreApplication::setApplicationName(
+        testsupport::onPostgres() ? testName + QStringLiteral("_pg") : testName);
     if (clearRecent)
         rw::Settings().clearRecentWorkspaces();
 }
@@ -31,7 +30,9 @@ inline void useTestSettings(const QString &testName, bool clearRecent)
 // work may outlive the test that started it (slower on PostgreSQL), and must
 // not run into the next test or the process's teardown of its connection.
 // Pages never wait for it themselves.
-inline void waitForBackgroundWork() { rw::JobTracker::waitForAll(); }
+inline void waitForBackgroundWork() {
+    rw::JobTracker::waitForAll();
+}
 
 // The demo warehouse, built once per test case in a temporary directory and
 // never opened itself: each test that writes takes a copy, and the tests
@@ -40,8 +41,7 @@ class DemoFixture {
 public:
     // For initTestCase(), after REWIND_REQUIRE_ENGINE(); false when the
     // temporary directory cannot be made.
-    bool build()
-    {
+    bool build() {
         if (!m_dir.isValid())
             return false;
         m_demo = testsupport::buildDemo(m_dir, QStringLiteral("demo"));
@@ -49,10 +49,9 @@ public:
         return true;
     }
     // A fresh copy for a test that writes; named after `name`, or numbered.
-    std::pair<QString, QString> copy(const QString &name = QString())
-    {
-        const testsupport::Demo c =
-            testsupport::copyDemo(m_demo, m_dir, name.isEmpty() ? QStringLiteral("copy%1").arg(++m_copies) : name);
+    std::pair<QString, QString> copy(const QString &name = QString()) {
+        const testsupport::Demo c = testsupport::copyDemo(
+            m_demo, m_dir, name.isEmpty() ? QStringLiteral("copy%1").arg(++m_copies) : name);
         return {c.db, c.spec};
     }
     // The shared copy, for the tests that only read.

@@ -1,32 +1,32 @@
 // The batch loop driven through the widgets, on the demo warehouse: select
 // the bad day, preview it, confirm in the launch dialog, watch the run, and
 // find it all in the partitions, runs and audit pages.
+#include "core/batch/batch.h"
+#include "core/batch/partitions.h"
+#include "core/batch/runreport.h"
 #include "core/recovery/recovery.h"
+#include "core/workspace/workspace.h"
+#include "tests/gui/guitest.h"
+#include "tests/testsupport.h"
 #include "ui/audit/auditmodel.h"
 #include "ui/audit/auditpage.h"
 #include "ui/audit/auditproxymodel.h"
-#include "core/batch/batch.h"
 #include "ui/batch/checksmodel.h"
-#include "ui/common/format.h"
 #include "ui/batch/diffchart.h"
 #include "ui/batch/launchdialog.h"
 #include "ui/batch/liverunwidget.h"
-#include "ui/window/mainwindow.h"
-#include "core/batch/partitions.h"
 #include "ui/batch/partitionsmodel.h"
 #include "ui/batch/partitionspage.h"
 #include "ui/batch/previewdiffmodel.h"
 #include "ui/batch/previewpage.h"
 #include "ui/batch/runmanager.h"
+#include "ui/batch/runreportview.h"
 #include "ui/batch/runsmodel.h"
 #include "ui/batch/runspage.h"
-#include "ui/batch/runreportview.h"
-#include "core/batch/runreport.h"
 #include "ui/batch/samplesmodel.h"
+#include "ui/common/format.h"
 #include "ui/common/settings.h"
-#include "tests/gui/guitest.h"
-#include "tests/testsupport.h"
-#include "core/workspace/workspace.h"
+#include "ui/window/mainwindow.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -49,16 +49,15 @@ namespace {
 constexpr int kTimeoutMs = 120000;
 const QString kBadDay = QStringLiteral("2025-05-14");
 
-const rw::PartitionInfo *find(const std::vector<rw::PartitionInfo> &list, const QString &partition)
-{
+const rw::PartitionInfo *find(const std::vector<rw::PartitionInfo> &list,
+                              const QString &partition) {
     for (const auto &p : list)
         if (p.partition == partition)
             return &p;
     return nullptr;
 }
 
-QStringList auditActions(const rw::AuditModel *model)
-{
+QStringList auditActions(const rw::AuditModel *model) {
     QStringList out;
     for (const auto &row : model->snapshot())
         out << row.action;
@@ -73,8 +72,8 @@ class TestBatchPages : public QObject {
 private:
     guitest::DemoFixture m_demo;
 
-    static bool openAndWait(MainWindow &w, const QString &db, const QString &spec, const MainWindow::Selection &selection)
-    {
+    static bool openAndWait(MainWindow &w, const QString &db, const QString &spec,
+                            const MainWindow::Selection &selection) {
         QSignalSpy opened(&w, &MainWindow::workspaceOpened);
         w.openWorkspace(db, spec, selection);
         return opened.wait(kTimeoutMs) || opened.count() > 0;
@@ -83,16 +82,14 @@ private:
 private Q_SLOTS:
     void cleanup() { guitest::waitForBackgroundWork(); }
 
-    void initTestCase()
-    {
+    void initTestCase() {
         guitest::useTestSettings(QStringLiteral("tst_batchpages"), true);
         REWIND_REQUIRE_ENGINE();
         QVERIFY(m_demo.build());
     }
 
     // The whole loop on the demo's bad day, through the widgets.
-    void previewConfirmRunAudit()
-    {
+    void previewConfirmRunAudit() {
         const auto [db, spec] = m_demo.copy(QStringLiteral("loop"));
         // What core computes for the bad day, on an identical copy.
         const auto [refDb, refSpec] = m_demo.copy(QStringLiteral("reference"));
@@ -112,23 +109,30 @@ private Q_SLOTS:
 
         MainWindow w;
         w.show();
-        QVERIFY(openAndWait(w, db, spec, {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("partitions"), {}}));
+        QVERIFY(openAndWait(
+            w, db, spec,
+            {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("partitions"), {}}));
         rw::PartitionsPage *partitions = w.partitionsPage();
-        QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && partitions->model()->rowCount() == 30, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && partitions->model()->rowCount() == 30,
+                                 kTimeoutMs);
 
         // Select the bad day: the header sums the selection.
         QCOMPARE(partitions->selectPartitions({kBadDay}), 1);
-        QCOMPARE(partitions->selectionText(), QStringLiteral("1 selected, %1 rows").arg(rw::fmt::number(badBefore.sourceRows)));
+        QCOMPARE(partitions->selectionText(),
+                 QStringLiteral("1 selected, %1 rows").arg(rw::fmt::number(badBefore.sourceRows)));
 
         // Preview re-run: the preview page shows what core computes.
-        QTest::mouseClick(partitions->findChild<QPushButton *>(QStringLiteral("previewButton")), Qt::LeftButton);
+        QTest::mouseClick(partitions->findChild<QPushButton *>(QStringLiteral("previewButton")),
+                          Qt::LeftButton);
         rw::PreviewPage *preview = w.previewPage();
         QCOMPARE(w.currentPage(), preview);
         QTRY_VERIFY_WITH_TIMEOUT(preview->result().has_value(), kTimeoutMs);
         QVERIFY(!preview->isRunning());
         const rw::PreviewDiffModel *diff = preview->diffModel();
         QCOMPARE(diff->rowCount(), 1);
-        const auto cell = [&](int column) { return diff->index(0, column).data(rw::PreviewDiffModel::SortRole).toLongLong(); };
+        const auto cell = [&](int column) {
+            return diff->index(0, column).data(rw::PreviewDiffModel::SortRole).toLongLong();
+        };
         QCOMPARE(diff->index(0, rw::PreviewDiffModel::PartitionColumn).data().toString(), kBadDay);
         QCOMPARE(cell(rw::PreviewDiffModel::SourceColumn), want.sourceRows);
         QCOMPARE(cell(rw::PreviewDiffModel::StagedColumn), want.stagedRows);
@@ -145,14 +149,19 @@ private Q_SLOTS:
         QVERIFY(preview->samplesModel()->rowCount() <= rw::PreviewPage::kSamples);
         int amountBefore = -1;
         for (int c = 1; c < preview->samplesModel()->columnCount(); ++c)
-            if (preview->samplesModel()->columnName(c) == QLatin1String("amount") && !preview->samplesModel()->isAfterColumn(c))
+            if (preview->samplesModel()->columnName(c) == QLatin1String("amount") &&
+                !preview->samplesModel()->isAfterColumn(c))
                 amountBefore = c;
         QVERIFY(amountBefore > 0);
         const QModelIndex b = preview->samplesModel()->index(0, amountBefore);
         const QModelIndex a = preview->samplesModel()->index(0, amountBefore + 1);
         QVERIFY(b.data(rw::SamplesModel::ChangedRole).toBool());
-        QCOMPARE(b.data(rw::SamplesModel::SortRole).toDouble(), a.data(rw::SamplesModel::SortRole).toDouble() * 2); // the doubled amount
-        QVERIFY(!preview->samplesModel()->index(0, 1).data(rw::SamplesModel::ChangedRole).toBool()); // the key
+        QCOMPARE(b.data(rw::SamplesModel::SortRole).toDouble(),
+                 a.data(rw::SamplesModel::SortRole).toDouble() * 2); // the doubled amount
+        QVERIFY(!preview->samplesModel()
+                     ->index(0, 1)
+                     .data(rw::SamplesModel::ChangedRole)
+                     .toBool()); // the key
         preview->sampleTabs()->setCurrentIndex(0);
         QCOMPARE(preview->samplesModel()->category(), rw::SamplesModel::Category::Inserted);
         QVERIFY(preview->samplesModel()->rowCount() > 0);
@@ -166,8 +175,10 @@ private Q_SLOTS:
         rw::LaunchDialog *dialog = preview->findChild<rw::LaunchDialog *>();
         QVERIFY(dialog);
         QTRY_VERIFY(dialog->isVisible());
-        QVERIFY(dialog->summaryText().contains(QStringLiteral("Nothing is written until you confirm")));
-        QVERIFY(dialog->summaryText().contains(expected->planId.isEmpty() ? QString() : preview->result()->planId));
+        QVERIFY(
+            dialog->summaryText().contains(QStringLiteral("Nothing is written until you confirm")));
+        QVERIFY(dialog->summaryText().contains(
+            expected->planId.isEmpty() ? QString() : preview->result()->planId));
         QVERIFY(dialog->summaryText().contains(rw::fmt::number(want.updated)));
         if (dialog->destructive()) {
             QVERIFY(!dialog->runButton()->isEnabled());
@@ -184,12 +195,14 @@ private Q_SLOTS:
         QCOMPARE(run->result->planId, preview->result()->planId);
         QCOMPARE(run->result->totals().updated, want.updated);
         QCOMPARE(w.currentPage(), w.runsPage());
-        QVERIFY(w.runsPage()->log()->toPlainText().contains(QStringLiteral("%1: publish").arg(kBadDay)));
+        QVERIFY(w.runsPage()->log()->toPlainText().contains(
+            QStringLiteral("%1: publish").arg(kBadDay)));
         QVERIFY(w.runsPage()->log()->toPlainText().contains(QStringLiteral("succeeded")));
 
         // The runs page lists it, selected, with its report.
         const qint64 runId = run->result->runId.toLongLong();
-        QTRY_VERIFY_WITH_TIMEOUT(w.runsPage()->model()->rowOf(runId) >= 0 && !w.runsPage()->isLoading(), kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.runsPage()->model()->rowOf(runId) >= 0 && !w.runsPage()->isLoading(), kTimeoutMs);
         QTRY_COMPARE(w.runsPage()->selectedRunId(), runId);
         QTRY_COMPARE_WITH_TIMEOUT(w.runsPage()->reportView()->runId(), runId, kTimeoutMs);
         QVERIFY(w.runsPage()->reportText().contains(QStringLiteral("succeeded")));
@@ -205,14 +218,19 @@ private Q_SLOTS:
         const QJsonObject report = QJsonDocument::fromJson(jf.readAll()).object();
         QCOMPARE(report.value(QStringLiteral("run_id")).toInteger(), runId);
         QCOMPARE(report.value(QStringLiteral("os_user")).toString(), rw::osUser());
-        QCOMPARE(report.value(QStringLiteral("totals")).toObject().value(QStringLiteral("updated")).toInteger(), want.updated);
+        QCOMPARE(report.value(QStringLiteral("totals"))
+                     .toObject()
+                     .value(QStringLiteral("updated"))
+                     .toInteger(),
+                 want.updated);
         QFile mf(mdPath);
         QVERIFY(mf.open(QIODevice::ReadOnly));
         const QString md = QString::fromUtf8(mf.readAll());
         QVERIFY(md.contains(QStringLiteral("| Run by | %1 |").arg(rw::osUser())));
         QVERIFY(md.contains(QStringLiteral("## Gates")));
         // The export is the whole Markdown report, as rewindctl run-report writes it.
-        const rw::RunSummary &summary = w.runsPage()->model()->snapshot()[std::size_t(w.runsPage()->model()->rowOf(runId))];
+        const rw::RunSummary &summary =
+            w.runsPage()->model()->snapshot()[std::size_t(w.runsPage()->model()->rowOf(runId))];
         auto loop = rw::openWorkspace(db, spec); // the window's workspace, where the run is
         QVERIFY(loop.has_value());
         auto full = rw::runResult(loop->db, runId);
@@ -223,13 +241,15 @@ private Q_SLOTS:
 
         // The partition's counts and status updated on the partitions page.
         w.showNamedPage(QStringLiteral("partitions"));
-        QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && partitions->model()->rowCount() == 30, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && partitions->model()->rowCount() == 30,
+                                 kTimeoutMs);
         const rw::PartitionInfo *badAfter = find(partitions->model()->snapshot(), kBadDay);
         QVERIFY(badAfter);
         QCOMPARE(badAfter->targetRows, want.stagedRows);
         QVERIFY(badAfter->targetRows != badBefore.targetRows);
         QCOMPARE(badAfter->lastRunId.toLongLong(), runId);
-        QVERIFY(badAfter->status == rw::PartitionStatus::Loaded || badAfter->status == rw::PartitionStatus::Final);
+        QVERIFY(badAfter->status == rw::PartitionStatus::Loaded ||
+                badAfter->status == rw::PartitionStatus::Final);
 
         // The audit page shows the preview and the run.
         w.showNamedPage(QStringLiteral("audit"));
@@ -243,7 +263,8 @@ private Q_SLOTS:
         audit->setActionFilter(QStringLiteral("preview"));
         QVERIFY(audit->proxy()->rowCount() >= 1);
         for (int r = 0; r < audit->proxy()->rowCount(); ++r)
-            QCOMPARE(audit->proxy()->index(r, rw::AuditModel::ActionColumn).data().toString(), QStringLiteral("preview"));
+            QCOMPARE(audit->proxy()->index(r, rw::AuditModel::ActionColumn).data().toString(),
+                     QStringLiteral("preview"));
         const QString csvPath = m_demo.dir().filePath(QStringLiteral("audit.csv"));
         QVERIFY(audit->exportTo(csvPath, rw::AuditPage::ExportFormat::Csv));
         QFile csv(csvPath);
@@ -257,7 +278,8 @@ private Q_SLOTS:
         QVERIFY(audit->exportTo(jsonAudit, rw::AuditPage::ExportFormat::Json));
         QFile ja(jsonAudit);
         QVERIFY(ja.open(QIODevice::ReadOnly));
-        const QJsonArray rows = QJsonDocument::fromJson(ja.readAll()).object().value(QStringLiteral("audit")).toArray();
+        const QJsonArray rows =
+            QJsonDocument::fromJson(ja.readAll()).object().value(QStringLiteral("audit")).toArray();
         QCOMPARE(rows.size(), audit->proxy()->rowCount());
         QCOMPARE(rows.at(0)[QStringLiteral("action")].toString(), QStringLiteral("run succeeded"));
         QCOMPARE(rows.at(0)[QStringLiteral("run_id")].toInteger(), runId);
@@ -265,13 +287,14 @@ private Q_SLOTS:
 
     // An overwrite plan is confirmed only by typing the dataset name; a
     // stale plan is refused and the dialog offers to preview again.
-    void destructivePlanAndStalePlan()
-    {
+    void destructivePlanAndStalePlan() {
         auto db = testsupport::makeDatabase(
             m_demo.dir(), QStringLiteral("small.db"),
-            {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL)"),
-             QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 90) "
-                            "INSERT INTO raw_sales SELECT i, 1, '2025-05-0' || ((i % 3) + 1), i * 1.5 FROM n"),
+            {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, item_id INTEGER, dt TEXT, "
+                            "amount REAL)"),
+             QStringLiteral(
+                 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 90) "
+                 "INSERT INTO raw_sales SELECT i, 1, '2025-05-0' || ((i % 3) + 1), i * 1.5 FROM n"),
              QStringLiteral("CREATE TABLE copy_sales AS SELECT * FROM raw_sales"),
              QStringLiteral("INSERT INTO copy_sales VALUES (999, 1, '2025-05-01', 1.0)")});
         const QString spec = testsupport::writeFile(m_demo.dir(), QStringLiteral("small.json"), R"({
@@ -282,8 +305,11 @@ private Q_SLOTS:
         })");
         MainWindow w;
         w.show();
-        QVERIFY(openAndWait(w, db.url().text, spec, {Kind::Dataset, QStringLiteral("copy_sales"), {}, {}}));
-        QTRY_VERIFY_WITH_TIMEOUT(!w.partitionsPage()->isLoading() && w.partitionsPage()->model()->rowCount() == 3, kTimeoutMs);
+        QVERIFY(openAndWait(w, db.url().text, spec,
+                            {Kind::Dataset, QStringLiteral("copy_sales"), {}, {}}));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.partitionsPage()->isLoading() &&
+                                     w.partitionsPage()->model()->rowCount() == 3,
+                                 kTimeoutMs);
 
         // The runs page starts empty.
         w.showNamedPage(QStringLiteral("runs"));
@@ -293,11 +319,14 @@ private Q_SLOTS:
 
         // Run (Ctrl+R on the partitions page): preview, then the dialog.
         w.showNamedPage(QStringLiteral("partitions"));
-        QTRY_VERIFY_WITH_TIMEOUT(!w.partitionsPage()->isLoading() && w.partitionsPage()->model()->rowCount() == 3, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.partitionsPage()->isLoading() &&
+                                     w.partitionsPage()->model()->rowCount() == 3,
+                                 kTimeoutMs);
         QCOMPARE(w.partitionsPage()->selectPartitions({QStringLiteral("2025-05-01")}), 1);
         w.partitionsPage()->runAction()->trigger();
         rw::LaunchDialog *dialog = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT((dialog = w.previewPage()->findChild<rw::LaunchDialog *>()) != nullptr, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (dialog = w.previewPage()->findChild<rw::LaunchDialog *>()) != nullptr, kTimeoutMs);
         QCOMPARE(w.previewPage()->result()->partitions.at(0).deleted, 1);
         QVERIFY(dialog->destructive());
         QVERIFY(!dialog->runButton()->isEnabled());
@@ -307,7 +336,8 @@ private Q_SLOTS:
         QVERIFY(dialog->runButton()->isEnabled());
 
         // Meanwhile the source changes: the locked plan is stale.
-        QVERIFY(db.exec(QStringLiteral("INSERT INTO raw_sales VALUES (500, 1, '2025-05-01', 7.0)")).has_value());
+        QVERIFY(db.exec(QStringLiteral("INSERT INTO raw_sales VALUES (500, 1, '2025-05-01', 7.0)"))
+                    .has_value());
         QSignalSpy finished(w.runManager(), &rw::RunManager::runFinished);
         QTest::mouseClick(dialog->runButton(), Qt::LeftButton);
         QVERIFY(finished.wait(kTimeoutMs));
@@ -317,13 +347,16 @@ private Q_SLOTS:
         QVERIFY(dialog->stateText().contains(QStringLiteral("source changed")));
         QVERIFY(dialog->previewAgainButton()->isVisible());
         QVERIFY(!dialog->runButton()->isEnabled());
-        auto target = db.scalar(QStringLiteral("SELECT COUNT(*) FROM copy_sales WHERE dt = '2025-05-01'"));
+        auto target =
+            db.scalar(QStringLiteral("SELECT COUNT(*) FROM copy_sales WHERE dt = '2025-05-01'"));
         QCOMPARE(target->toInt(), 31); // nothing written
 
         // Preview again, then run the fresh plan.
         const QString stalePlan = w.previewPage()->result()->planId;
         QTest::mouseClick(dialog->previewAgainButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(w.previewPage()->result().has_value() && w.previewPage()->result()->planId != stalePlan, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(w.previewPage()->result().has_value() &&
+                                     w.previewPage()->result()->planId != stalePlan,
+                                 kTimeoutMs);
         QCOMPARE(w.previewPage()->result()->partitions.at(0).inserted, 1);
         dialog = w.previewPage()->launch();
         QVERIFY(dialog);
@@ -333,53 +366,65 @@ private Q_SLOTS:
         run = w.runManager()->run(finished.at(1).at(0).toInt());
         QVERIFY(run->result);
         QCOMPARE(run->result->status, rw::RunStatus::Succeeded);
-        target = db.scalar(QStringLiteral("SELECT COUNT(*) FROM copy_sales WHERE dt = '2025-05-01'"));
+        target =
+            db.scalar(QStringLiteral("SELECT COUNT(*) FROM copy_sales WHERE dt = '2025-05-01'"));
         QCOMPARE(target->toInt(), 31); // 30 + the new row; the stray 999 deleted
-        QTRY_VERIFY_WITH_TIMEOUT(!w.runsPage()->isLoading() && !w.runsPage()->showsEmptyState(), kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runsPage()->isLoading() && !w.runsPage()->showsEmptyState(),
+                                 kTimeoutMs);
     }
 
     // The demo's failed nightly run can be resumed from the runs page.
-    void resumeTheFailedRun()
-    {
+    void resumeTheFailedRun() {
         const auto [db, spec] = m_demo.copy(QStringLiteral("resume"));
         MainWindow w;
         w.show();
-        QVERIFY(openAndWait(w, db, spec, {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("runs"), {}}));
+        QVERIFY(
+            openAndWait(w, db, spec,
+                        {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("runs"), {}}));
         rw::RunsPage *runs = w.runsPage();
         QCOMPARE(w.currentPage(), runs);
         QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()->rowCount() == 1, kTimeoutMs);
-        QCOMPARE(runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString(), QStringLiteral("failed"));
+        QCOMPARE(runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString(),
+                 QStringLiteral("failed"));
         QVERIFY(runs->resumeButton()->isEnabled());
-        QTRY_VERIFY_WITH_TIMEOUT(runs->reportText().contains(QStringLiteral("connection to the warehouse was lost")), kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            runs->reportText().contains(QStringLiteral("connection to the warehouse was lost")),
+            kTimeoutMs);
         QSignalSpy finished(w.runManager(), &rw::RunManager::runFinished);
         QTest::mouseClick(runs->resumeButton(), Qt::LeftButton);
         QVERIFY(finished.wait(kTimeoutMs));
         const rw::LiveRun *run = w.runManager()->run(finished.at(0).at(0).toInt());
         QVERIFY2(run->result, qPrintable(run->error ? run->error->message : QString()));
         QCOMPARE(run->result->status, rw::RunStatus::Succeeded);
-        QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString()
-                                                           == QLatin1String("succeeded"),
-                                 kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !runs->isLoading() &&
+                runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString() ==
+                    QLatin1String("succeeded"),
+            kTimeoutMs);
         QVERIFY(!runs->resumeButton()->isEnabled());
     }
 
     // A duplicate recovery killed mid-re-run: its run resumed from the runs
     // page finishes the recovery too (no duplicates left, the freeze lifted).
-    void resumeACutRecovery()
-    {
+    void resumeACutRecovery() {
         const auto [db, spec] = m_demo.copy(QStringLiteral("recovery-cut"));
         qputenv("REWIND_CHUNK_ROWS", "1");
-        const auto killed = testsupport::runRewindctl({QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("fact_sales"),
-                                                       QStringLiteral("--execute"), QStringLiteral("--db"), db, QStringLiteral("--spec"), spec},
-                                                      QStringLiteral("after-commit:1"));
+        const auto killed =
+            testsupport::runRewindctl({QStringLiteral("recover"), QStringLiteral("--dataset"),
+                                       QStringLiteral("fact_sales"), QStringLiteral("--execute"),
+                                       QStringLiteral("--db"), db, QStringLiteral("--spec"), spec},
+                                      QStringLiteral("after-commit:1"));
         qunsetenv("REWIND_CHUNK_ROWS");
         QVERIFY2(killed.crashed, killed.err.constData());
         MainWindow w;
         w.show();
-        QVERIFY(openAndWait(w, db, spec, {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("runs"), {}}));
+        QVERIFY(
+            openAndWait(w, db, spec,
+                        {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("runs"), {}}));
         rw::RunsPage *runs = w.runsPage();
         QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()->rowCount() == 2, kTimeoutMs);
-        QCOMPARE(runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString(), QStringLiteral("interrupted"));
+        QCOMPARE(runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString(),
+                 QStringLiteral("interrupted"));
         QTRY_VERIFY_WITH_TIMEOUT(runs->resumeButton()->isEnabled(), kTimeoutMs);
         QSignalSpy finished(w.runManager(), &rw::RunManager::runFinished);
         QTest::mouseClick(runs->resumeButton(), Qt::LeftButton);
@@ -396,12 +441,13 @@ private Q_SLOTS:
     }
 
     // --page preview without partitions previews the most urgent one.
-    void previewPageOnStart()
-    {
+    void previewPageOnStart() {
         MainWindow w;
         w.show();
         QSignalSpy loaded(&w, &MainWindow::pageLoaded);
-        QVERIFY(openAndWait(w, m_demo.db(), m_demo.spec(), {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("preview"), {kBadDay}}));
+        QVERIFY(openAndWait(
+            w, m_demo.db(), m_demo.spec(),
+            {Kind::Dataset, QStringLiteral("fact_sales"), QStringLiteral("preview"), {kBadDay}}));
         QCOMPARE(w.currentPage(), w.previewPage());
         QTRY_VERIFY_WITH_TIMEOUT(w.previewPage()->result().has_value(), kTimeoutMs);
         QCOMPARE(w.previewPage()->diffModel()->index(0, 0).data().toString(), kBadDay);
@@ -409,11 +455,11 @@ private Q_SLOTS:
     }
 
     // Cancel sets the flag; the worker returns and nothing is left running.
-    void cancelledPreviewLeavesNoWorker()
-    {
+    void cancelledPreviewLeavesNoWorker() {
         auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
         QVERIFY(ws.has_value());
-        const qint64 plansBefore = ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_plans"))->toLongLong();
+        const qint64 plansBefore =
+            ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_plans"))->toLongLong();
         rw::PreviewPage page;
         page.show();
         QSignalSpy loaded(&page, &rw::Page::pageLoaded);
@@ -427,7 +473,8 @@ private Q_SLOTS:
         QVERIFY(page.messageText().contains(QStringLiteral("cancelled")));
         QVERIFY(!page.cancelButton()->isVisible());
         QTRY_COMPARE_WITH_TIMEOUT(rw::JobTracker::pool()->activeThreadCount(), 0, kTimeoutMs);
-        QCOMPARE(ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_plans"))->toLongLong(), plansBefore); // no plan stored
+        QCOMPARE(ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_plans"))->toLongLong(),
+                 plansBefore); // no plan stored
     }
 };
 

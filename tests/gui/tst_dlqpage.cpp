@@ -5,23 +5,23 @@
 // cancel a throttled replay; open a million-record DLQ with one page loaded;
 // the demo's malformed events through the main window. Every model runs
 // under QAbstractItemModelTester.
-#include "core/dlq/dlqdialect.h"
 #include "core/dlq/dlq.h"
+#include "core/dlq/dlqdialect.h"
+#include "core/streams/replay.h"
+#include "core/workspace/workspace.h"
+#include "tests/gui/guitest.h"
+#include "tests/testsupport.h"
+#include "ui/common/format.h"
+#include "ui/common/jsoneditor.h"
+#include "ui/common/settings.h"
 #include "ui/dlq/dlqactionbar.h"
 #include "ui/dlq/dlqgroupsmodel.h"
 #include "ui/dlq/dlqhistorymodel.h"
 #include "ui/dlq/dlqpage.h"
 #include "ui/dlq/dlqpayloadpanel.h"
 #include "ui/dlq/dlqrecordsmodel.h"
-#include "ui/common/format.h"
-#include "ui/common/jsoneditor.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/navigator.h"
-#include "core/streams/replay.h"
-#include "ui/common/settings.h"
-#include "tests/gui/guitest.h"
-#include "tests/testsupport.h"
-#include "core/workspace/workspace.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
@@ -48,7 +48,8 @@ const QByteArray kSpec = R"({"streams": {"ev": {"log": "ev_log", "sink": "ev_sin
 
 // A stream whose replay dead-letters: b and d miss their amount, c is cut short.
 const QStringList kLog = {
-    QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
+    QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, "
+                   "record_ts TEXT, payload TEXT)"),
     QStringLiteral("INSERT INTO ev_log VALUES "
                    "(0, 0, 'a', '2025-05-06T10:00:00Z', '{\"order_id\": 1, \"amount\": 10}'),"
                    "(0, 1, 'b', '2025-05-06T10:01:00Z', '{\"order_id\": 2}'),"
@@ -57,31 +58,34 @@ const QStringList kLog = {
 };
 
 struct Fixture : testsupport::WorkspaceFixture {
-    explicit Fixture(const QStringList &setup = kLog) : WorkspaceFixture(setup, kSpec, QStringLiteral("d.db"), QStringLiteral("s.json"))
-    {
+    explicit Fixture(const QStringList &setup = kLog)
+        : WorkspaceFixture(setup, kSpec, QStringLiteral("d.db"), QStringLiteral("s.json")) {
         ReplayOptions o;
         o.execute = true;
         auto r = replay(ws->db, *ws->spec.stream(QStringLiteral("ev")), QStringLiteral("g"), o);
         if (!r)
             qFatal("%s", qPrintable(r.error().message));
     }
-    QVariant value(const QString &sql, const QVariantList &binds = {}) const
-    {
+    QVariant value(const QString &sql, const QVariantList &binds = {}) const {
         auto v = db().scalar(sql, binds);
         if (!v)
             qFatal("%s", qPrintable(v.error().message));
         return *v;
     }
-    qint64 id(const QString &eventId) const { return value(QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE event_id = ?"), {eventId}).toLongLong(); }
-    QString status(const QString &eventId) const
-    {
-        return value(QStringLiteral("SELECT status FROM rewind_dlq WHERE event_id = ?"), {eventId}).toString();
+    qint64 id(const QString &eventId) const {
+        return value(QStringLiteral("SELECT dlq_id FROM rewind_dlq WHERE event_id = ?"), {eventId})
+            .toLongLong();
     }
-    QStringList history(const QString &eventId) const
-    {
-        auto q = db().exec(QStringLiteral("SELECT h.action || ':' || COALESCE(h.to_status, '') FROM rewind_dlq_history h JOIN rewind_dlq d "
-                                          "USING (dlq_id) WHERE d.event_id = ? ORDER BY h.history_id"),
-                           {eventId});
+    QString status(const QString &eventId) const {
+        return value(QStringLiteral("SELECT status FROM rewind_dlq WHERE event_id = ?"), {eventId})
+            .toString();
+    }
+    QStringList history(const QString &eventId) const {
+        auto q =
+            db().exec(QStringLiteral("SELECT h.action || ':' || COALESCE(h.to_status, '') FROM "
+                                     "rewind_dlq_history h JOIN rewind_dlq d "
+                                     "USING (dlq_id) WHERE d.event_id = ? ORDER BY h.history_id"),
+                      {eventId});
         QStringList out;
         while (q && q->next())
             out << q->value(0).toString();
@@ -90,8 +94,7 @@ struct Fixture : testsupport::WorkspaceFixture {
 };
 
 // A page on the fixture's workspace with its first load done.
-std::unique_ptr<DlqPage> openPage(const Fixture &f)
-{
+std::unique_ptr<DlqPage> openPage(const Fixture &f) {
     auto page = std::make_unique<DlqPage>();
     page->resize(1200, 800);
     page->show();
@@ -103,8 +106,7 @@ std::unique_ptr<DlqPage> openPage(const Fixture &f)
     return page;
 }
 
-bool waitFor(QSignalSpy &spy, int count = 1)
-{
+bool waitFor(QSignalSpy &spy, int count = 1) {
     QElapsedTimer t;
     t.start();
     while (spy.count() < count && t.elapsed() < kTimeoutMs)
@@ -112,14 +114,12 @@ bool waitFor(QSignalSpy &spy, int count = 1)
     return spy.count() >= count;
 }
 
-QString opOk(QSignalSpy &spy)
-{
+QString opOk(QSignalSpy &spy) {
     const QList<QVariant> last = spy.last();
     return last.at(1).toBool() ? QString() : last.at(2).toString();
 }
 
-QStringList modelHistory(const DlqHistoryModel *m)
-{
+QStringList modelHistory(const DlqHistoryModel *m) {
     QStringList out;
     for (const DlqHistoryEntry &e : m->snapshot())
         out << e.action % u':' % e.toStatus.value_or(QString());
@@ -134,14 +134,12 @@ class TestDlqPage : public QObject {
 private Q_SLOTS:
     void cleanup() { guitest::waitForBackgroundWork(); }
 
-    void initTestCase()
-    {
+    void initTestCase() {
         guitest::useTestSettings(QStringLiteral("tst_dlqpage"), true);
         REWIND_REQUIRE_ENGINE();
     }
 
-    void parseErrorsGiveLineAndColumn_data()
-    {
+    void parseErrorsGiveLineAndColumn_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<int>("line");
         QTest::addColumn<int>("column");
@@ -153,8 +151,7 @@ private Q_SLOTS:
         QTest::newRow("empty") << QByteArray() << 1 << 1;
     }
 
-    void parseErrorsGiveLineAndColumn()
-    {
+    void parseErrorsGiveLineAndColumn() {
         QFETCH(QByteArray, text);
         QFETCH(int, line);
         QFETCH(int, column);
@@ -169,11 +166,11 @@ private Q_SLOTS:
         QVERIFY(!problem->message.isEmpty());
     }
 
-    void modelsUnderTester()
-    {
+    void modelsUnderTester() {
         Fixture f;
         DlqRecordsModel records;
-        QAbstractItemModelTester t1(&records, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QAbstractItemModelTester t1(&records,
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
         records.setPageSize(2);
         QSignalSpy fetched(&records, &DlqRecordsModel::pageFetched);
         records.setFilter(f.db(), {});
@@ -194,12 +191,18 @@ private Q_SLOTS:
         v.errorClass = QStringLiteral("missing_field");
         v.error = QStringLiteral("amount");
         records.setVerdicts({v});
-        QVERIFY(records.index(records.rowOf(v.id), DlqRecordsModel::CheckColumn).data().toString().contains(QLatin1String("missing_field")));
-        QVERIFY(f.db().exec(QStringLiteral("UPDATE rewind_dlq SET status = 'failed' WHERE event_id = 'b'")));
+        QVERIFY(records.index(records.rowOf(v.id), DlqRecordsModel::CheckColumn)
+                    .data()
+                    .toString()
+                    .contains(QLatin1String("missing_field")));
+        QVERIFY(f.db().exec(
+            QStringLiteral("UPDATE rewind_dlq SET status = 'failed' WHERE event_id = 'b'")));
         QSignalSpy refreshed(&records, &DlqRecordsModel::recordsRefreshed);
         records.refreshRecords({v.id});
         QVERIFY(waitFor(refreshed));
-        QCOMPARE(records.index(records.rowOf(v.id), DlqRecordsModel::StatusColumn).data().toString(), QStringLiteral("failed"));
+        QCOMPARE(
+            records.index(records.rowOf(v.id), DlqRecordsModel::StatusColumn).data().toString(),
+            QStringLiteral("failed"));
         // A filter.
         DlqSelection failed;
         failed.statuses = {QStringLiteral("failed")};
@@ -222,19 +225,21 @@ private Q_SLOTS:
         auto shown = showDlq(f.db(), f.id(QStringLiteral("c")));
         QVERIFY(shown);
         DlqHistoryModel history;
-        QAbstractItemModelTester t3(&history, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QAbstractItemModelTester t3(&history,
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
         history.resetData(shown->history);
         QCOMPARE(history.rowCount(), 1);
-        QCOMPARE(history.index(0, DlqHistoryModel::ActionColumn).data().toString(), QStringLiteral("quarantined"));
+        QCOMPARE(history.index(0, DlqHistoryModel::ActionColumn).data().toString(),
+                 QStringLiteral("quarantined"));
         history.resetData({});
     }
 
     // The issue's flow: fix one record in the JSON panel, replay it, see its status and history.
-    void fixInPanelThenReplay()
-    {
+    void fixInPanelThenReplay() {
         Fixture f;
         auto page = openPage(f);
-        QAbstractItemModelTester tester(page->recordsModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QAbstractItemModelTester tester(page->recordsModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::Fatal);
         QCOMPARE(page->recordsModel()->rowCount(), 3);
         QCOMPARE(page->groupsModel()->rowCount(), 3); // All + invalid_json + missing_field
 
@@ -244,7 +249,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(page->payloadPanel()->recordId(), c, kTimeoutMs);
         DlqPayloadPanel *panel = page->payloadPanel();
         JsonEditor *editor = panel->currentEditor();
-        QCOMPARE(panel->originalEditor()->toPlainText(), QStringLiteral(R"({"order_id": 3, "amount": )"));
+        QCOMPARE(panel->originalEditor()->toPlainText(),
+                 QStringLiteral(R"({"order_id": 3, "amount": )"));
         QVERIFY(panel->originalEditor()->isReadOnly());
         QVERIFY(!editor->isReadOnly());
         // As stored: invalid, and the label says where; the line is marked.
@@ -263,7 +269,8 @@ private Q_SLOTS:
 
         // Typing: still wrong on line 3, the label follows as the text changes.
         editor->selectAll();
-        const QStringList typed = {QStringLiteral("{"), QStringLiteral("\"order_id\": 3,"), QStringLiteral("\"amount\": 12.5,"), QStringLiteral("}")};
+        const QStringList typed = {QStringLiteral("{"), QStringLiteral("\"order_id\": 3,"),
+                                   QStringLiteral("\"amount\": 12.5,"), QStringLiteral("}")};
         for (qsizetype i = 0; i < typed.size(); ++i) {
             if (i > 0)
                 QTest::keyClick(editor, Qt::Key_Return);
@@ -283,15 +290,26 @@ private Q_SLOTS:
         QCOMPARE(done.last().at(0).toString(), QStringLiteral("fix"));
         QVERIFY2(opOk(done).isEmpty(), qPrintable(opOk(done)));
         QCOMPARE(f.status(QStringLiteral("c")), QStringLiteral("fixed"));
-        QCOMPARE(f.value(QStringLiteral("SELECT CAST(payload AS TEXT) FROM rewind_dlq WHERE dlq_id = ?"), {c}).toString(),
-                 QStringLiteral("{\n  \"order_id\": 3,\n  \"amount\": 12.5\n}"));
+        QCOMPARE(
+            f.value(QStringLiteral("SELECT CAST(payload AS TEXT) FROM rewind_dlq WHERE dlq_id = ?"),
+                    {c})
+                .toString(),
+            QStringLiteral("{\n  \"order_id\": 3,\n  \"amount\": 12.5\n}"));
         // The original is kept; the row and the panel show the new state.
-        QCOMPARE(f.value(QStringLiteral("SELECT CAST(original_payload AS TEXT) FROM rewind_dlq WHERE dlq_id = ?"), {c}).toString(),
-                 QStringLiteral(R"({"order_id": 3, "amount": )"));
+        QCOMPARE(
+            f.value(QStringLiteral(
+                        "SELECT CAST(original_payload AS TEXT) FROM rewind_dlq WHERE dlq_id = ?"),
+                    {c})
+                .toString(),
+            QStringLiteral(R"({"order_id": 3, "amount": )"));
         const int row = page->recordsModel()->rowOf(c);
-        QTRY_COMPARE_WITH_TIMEOUT(page->recordsModel()->index(row, DlqRecordsModel::StatusColumn).data().toString(), QStringLiteral("fixed"), kTimeoutMs);
-        QTRY_COMPARE_WITH_TIMEOUT(modelHistory(page->historyModel()), f.history(QStringLiteral("c")), kTimeoutMs);
-        QCOMPARE(f.history(QStringLiteral("c")), (QStringList{QStringLiteral("quarantined:new"), QStringLiteral("fixed:fixed")}));
+        QTRY_COMPARE_WITH_TIMEOUT(
+            page->recordsModel()->index(row, DlqRecordsModel::StatusColumn).data().toString(),
+            QStringLiteral("fixed"), kTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(modelHistory(page->historyModel()),
+                                  f.history(QStringLiteral("c")), kTimeoutMs);
+        QCOMPARE(f.history(QStringLiteral("c")),
+                 (QStringList{QStringLiteral("quarantined:new"), QStringLiteral("fixed:fixed")}));
 
         // Replay only this record, in batches of one.
         page->actionBar()->batchSize()->setValue(1);
@@ -305,25 +323,30 @@ private Q_SLOTS:
         QCOMPARE(page->lastReplay()->replayed, 1);
         QCOMPARE(page->lastReplay()->inserted, 1);
 
-        // In the database: replayed, landed in the sink once, with its history; the others untouched.
+        // In the database: replayed, landed in the sink once, with its history; the others
+        // untouched.
         QCOMPARE(f.status(QStringLiteral("c")), QStringLiteral("replayed"));
-        QCOMPARE(f.value(QStringLiteral("SELECT amount FROM ev_sink WHERE event_id = 'c'")).toDouble(), 12.5);
-        QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'c'")).toInt(), 1);
+        QCOMPARE(
+            f.value(QStringLiteral("SELECT amount FROM ev_sink WHERE event_id = 'c'")).toDouble(),
+            12.5);
+        QCOMPARE(
+            f.value(QStringLiteral("SELECT COUNT(*) FROM ev_sink WHERE event_id = 'c'")).toInt(),
+            1);
         QCOMPARE(f.status(QStringLiteral("b")), QStringLiteral("new"));
         QCOMPARE(f.status(QStringLiteral("d")), QStringLiteral("new"));
         const QStringList history = f.history(QStringLiteral("c"));
         QCOMPARE(history.size(), 3);
         QCOMPARE(history.last(), QStringLiteral("replayed:replayed"));
         // And on the page: the row, the history tab, the read-only panel, the counts.
-        QTRY_COMPARE_WITH_TIMEOUT(page->recordsModel()->index(row, DlqRecordsModel::StatusColumn).data().toString(), QStringLiteral("replayed"),
-                                  kTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            page->recordsModel()->index(row, DlqRecordsModel::StatusColumn).data().toString(),
+            QStringLiteral("replayed"), kTimeoutMs);
         QTRY_COMPARE_WITH_TIMEOUT(modelHistory(page->historyModel()), history, kTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(editor->isReadOnly(), kTimeoutMs);
         QVERIFY(page->actionBar()->result()->text().contains(QLatin1String("1 replayed")));
     }
 
-    void validateShowsADryRunPerRecord()
-    {
+    void validateShowsADryRunPerRecord() {
         Fixture f;
         auto page = openPage(f);
         page->recordsView()->selectAll();
@@ -334,35 +357,51 @@ private Q_SLOTS:
         QVERIFY2(opOk(done).isEmpty(), qPrintable(opOk(done)));
         const DlqRecordsModel *m = page->recordsModel();
         for (const QString &e : {QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")}) {
-            const QString verdict = m->index(m->rowOf(f.id(e)), DlqRecordsModel::CheckColumn).data().toString();
+            const QString verdict =
+                m->index(m->rowOf(f.id(e)), DlqRecordsModel::CheckColumn).data().toString();
             QVERIFY2(verdict.startsWith(u'\u2717'), qPrintable(e + u' ' + verdict));
             QCOMPARE(m->verdict(f.id(e))->valid, false);
         }
-        QVERIFY(m->index(m->rowOf(f.id(QStringLiteral("c"))), DlqRecordsModel::CheckColumn).data().toString().contains(QLatin1String("invalid_json")));
+        QVERIFY(m->index(m->rowOf(f.id(QStringLiteral("c"))), DlqRecordsModel::CheckColumn)
+                    .data()
+                    .toString()
+                    .contains(QLatin1String("invalid_json")));
         QVERIFY(page->actionBar()->result()->text().contains(QLatin1String("Nothing was written")));
         // A dry run: nothing changed.
-        QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND attempts = 0")).toInt(), 3);
+        QCOMPARE(
+            f.value(QStringLiteral(
+                        "SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND attempts = 0"))
+                .toInt(),
+            3);
         QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq_history")).toInt(), 3);
 
         // Replaying them anyway: each becomes failed, and the rows say so.
         QTest::mouseClick(page->actionBar()->replayButton(), Qt::LeftButton);
         QVERIFY(waitFor(done, 2));
         QCOMPARE(done.last().at(1).toBool(), false); // failures are not a success
-        QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'failed' AND attempts = 1")).toInt(), 3);
+        QCOMPARE(
+            f.value(QStringLiteral(
+                        "SELECT COUNT(*) FROM rewind_dlq WHERE status = 'failed' AND attempts = 1"))
+                .toInt(),
+            3);
         for (const QString &e : {QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")})
-            QTRY_COMPARE_WITH_TIMEOUT(m->index(m->rowOf(f.id(e)), DlqRecordsModel::StatusColumn).data().toString(), QStringLiteral("failed"), kTimeoutMs);
+            QTRY_COMPARE_WITH_TIMEOUT(
+                m->index(m->rowOf(f.id(e)), DlqRecordsModel::StatusColumn).data().toString(),
+                QStringLiteral("failed"), kTimeoutMs);
         QVERIFY(page->actionBar()->result()->text().contains(QLatin1String("3 failed")));
     }
 
-    void setPathOnSelectionThenDiscardWithReason()
-    {
+    void setPathOnSelectionThenDiscardWithReason() {
         Fixture f;
         auto page = openPage(f);
         const qint64 b = f.id(QStringLiteral("b"));
         const qint64 d = f.id(QStringLiteral("d"));
         // Both missing-amount records, by their signature in the side list.
-        const int sigRow = page->groupsModel()->rowOf(errorSignature(f.value(QStringLiteral("SELECT error_class FROM rewind_dlq WHERE event_id = 'b'")).toString(),
-                                                                     f.value(QStringLiteral("SELECT error FROM rewind_dlq WHERE event_id = 'b'")).toString()));
+        const int sigRow = page->groupsModel()->rowOf(errorSignature(
+            f.value(QStringLiteral("SELECT error_class FROM rewind_dlq WHERE event_id = 'b'"))
+                .toString(),
+            f.value(QStringLiteral("SELECT error FROM rewind_dlq WHERE event_id = 'b'"))
+                .toString()));
         QVERIFY(sigRow > 0);
         QSignalSpy fetched(page->recordsModel(), &DlqRecordsModel::pageFetched);
         page->groupsView()->setCurrentIndex(page->groupsModel()->index(sigRow, 0));
@@ -386,8 +425,10 @@ private Q_SLOTS:
         QVERIFY2(opOk(done).isEmpty(), qPrintable(opOk(done)));
         for (const QString &e : {QStringLiteral("b"), QStringLiteral("d")}) {
             QCOMPARE(f.status(e), QStringLiteral("fixed"));
-            QCOMPARE(f.value(QStringLiteral("SELECT ") % f.db().dialect().jsonExtract(QStringLiteral("payload"), QStringLiteral("'$.amount'"))
-                                 % QStringLiteral(" FROM rewind_dlq WHERE event_id = ?"),
+            QCOMPARE(f.value(QStringLiteral("SELECT ") %
+                                 f.db().dialect().jsonExtract(QStringLiteral("payload"),
+                                                              QStringLiteral("'$.amount'")) %
+                                 QStringLiteral(" FROM rewind_dlq WHERE event_id = ?"),
                              {e})
                          .toInt(),
                      7);
@@ -404,17 +445,22 @@ private Q_SLOTS:
         QVERIFY2(opOk(done).isEmpty(), qPrintable(opOk(done)));
         QCOMPARE(f.status(QStringLiteral("d")), QStringLiteral("discarded"));
         QCOMPARE(f.status(QStringLiteral("b")), QStringLiteral("fixed"));
-        QCOMPARE(f.value(QStringLiteral("SELECT reason FROM rewind_dlq_history WHERE dlq_id = ? ORDER BY history_id DESC LIMIT 1"), {d}).toString(),
+        QCOMPARE(f.value(QStringLiteral("SELECT reason FROM rewind_dlq_history WHERE dlq_id = ? "
+                                        "ORDER BY history_id DESC LIMIT 1"),
+                         {d})
+                     .toString(),
                  QStringLiteral("test order, never billed"));
         QVERIFY(page->actionBar()->reason()->text().isEmpty());
         QTRY_COMPARE_WITH_TIMEOUT(page->historyModel()->rowCount(), 3, kTimeoutMs);
     }
 
-    void throttledReplayReportsProgressAndCancels()
-    {
-        Fixture f({QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)"),
-                   QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < 600) "
-                                  "INSERT INTO ev_log SELECT i % 3, i / 3, 'ev-' || i, '2025-05-06T10:00:00Z', '{\"order_id\": ' || i || '}' FROM n")});
+    void throttledReplayReportsProgressAndCancels() {
+        Fixture f({QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                                  "event_id TEXT, record_ts TEXT, payload TEXT)"),
+                   QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
+                                  "WHERE i + 1 < 600) "
+                                  "INSERT INTO ev_log SELECT i % 3, i / 3, 'ev-' || i, "
+                                  "'2025-05-06T10:00:00Z', '{\"order_id\": ' || i || '}' FROM n")});
         DlqFixRequest fix;
         fix.selection.statuses = {QStringLiteral("new")};
         fix.sets = {{QStringLiteral("$.amount"), QStringLiteral("1")}};
@@ -436,29 +482,38 @@ private Q_SLOTS:
         QVERIFY(waitFor(done));
         QVERIFY(page->lastReplay());
         QCOMPARE(page->lastReplay()->status, rw::DlqReplayStatus::Cancelled);
-        const qint64 replayed = f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'replayed'")).toLongLong();
+        const qint64 replayed =
+            f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'replayed'"))
+                .toLongLong();
         QVERIFY(replayed >= 40 && replayed < 600);
         QCOMPARE(replayed, page->lastReplay()->replayed);
         QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM ev_sink")).toLongLong(), replayed);
-        QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'fixed'")).toLongLong(), 600 - replayed);
+        QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'fixed'"))
+                     .toLongLong(),
+                 600 - replayed);
         QVERIFY(page->actionBar()->result()->text().contains(QLatin1String("cancelled")));
         QVERIFY(!page->actionBar()->cancelButton()->isVisible());
     }
 
-    void aMillionRecordsOpenWithOnePage()
-    {
-        Fixture f({QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, payload TEXT)")});
+    void aMillionRecordsOpenWithOnePage() {
+        Fixture f({QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, "
+                                  "event_id TEXT, record_ts TEXT, payload TEXT)")});
         QElapsedTimer build;
         build.start();
-        const QString payload = DlqDialect::of(f.db().dialect()).payloadStored(QStringLiteral("'{\"order_id\": ' || i"));
-        QVERIFY(f.db().exec(QStringLiteral(
-            "WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 1000000) "
-            "INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, error_class, error, original_payload, payload, "
-            "status, attempts, first_seen) "
-            "SELECT 'stream', 'ev', CAST(i % 8 AS TEXT), i / 8, 'ev-' || i, "
-            "CASE WHEN i % 3 = 0 THEN 'missing_field' ELSE 'invalid_json' END, "
-            "CASE WHEN i % 3 = 0 THEN 'missing required field amount' ELSE 'unexpected end of input' END, "
-            "%1, %1, 'new', 0, '2025-05-06T10:00:00Z' FROM g").arg(payload)));
+        const QString payload = DlqDialect::of(f.db().dialect())
+                                    .payloadStored(QStringLiteral("'{\"order_id\": ' || i"));
+        QVERIFY(f.db().exec(
+            QStringLiteral(
+                "WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 1000000) "
+                "INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, "
+                "error_class, error, original_payload, payload, "
+                "status, attempts, first_seen) "
+                "SELECT 'stream', 'ev', CAST(i % 8 AS TEXT), i / 8, 'ev-' || i, "
+                "CASE WHEN i % 3 = 0 THEN 'missing_field' ELSE 'invalid_json' END, "
+                "CASE WHEN i % 3 = 0 THEN 'missing required field amount' ELSE 'unexpected end of "
+                "input' END, "
+                "%1, %1, 'new', 0, '2025-05-06T10:00:00Z' FROM g")
+                .arg(payload)));
         qInfo("built 1M DLQ records in %lld ms", build.elapsed());
         QCOMPARE(f.value(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")).toLongLong(), 1000000);
 
@@ -476,7 +531,8 @@ private Q_SLOTS:
         QVERIFY(fetched.wait(kTimeoutMs));
         const qint64 firstRowsMs = t.elapsed();
         qInfo("first rows after %lld ms", firstRowsMs);
-        QVERIFY2(firstRowsMs < 1000, qPrintable(QStringLiteral("first rows took %1 ms").arg(firstRowsMs)));
+        QVERIFY2(firstRowsMs < 1000,
+                 qPrintable(QStringLiteral("first rows took %1 ms").arg(firstRowsMs)));
         QCOMPARE(page.recordsModel()->rowCount(), DlqRecordsModel::kDefaultPageSize);
         QCOMPARE(page.recordsModel()->pagesFetched(), 1);
         QCOMPARE(page.recordsModel()->record(0).id, 1);
@@ -498,7 +554,8 @@ private Q_SLOTS:
         qInfo("summary after %lld ms", t.elapsed());
         QCOMPARE(page.groupsModel()->total(), 1000000);
         QCOMPARE(page.groupsModel()->rowCount(), 3);
-        QCOMPARE(page.groupsModel()->index(1, 0).data(DlqGroupsModel::CountRole).toLongLong(), 666667);
+        QCOMPARE(page.groupsModel()->index(1, 0).data(DlqGroupsModel::CountRole).toLongLong(),
+                 666667);
         QVERIFY(page.statusText().contains(QStringLiteral("of %1").arg(fmt::number(1000000))));
         QVERIFY(page.recordsModel()->rowCount() < 2000);
 
@@ -514,8 +571,7 @@ private Q_SLOTS:
 
     // Through the main window on the demo: its malformed events, after the
     // crashed loader is replayed, are on the DLQ page reached from the navigator.
-    void demoMalformedEventsThroughTheMainWindow()
-    {
+    void demoMalformedEventsThroughTheMainWindow() {
         QTemporaryDir dir;
         const auto [db, spec] = testsupport::buildDemo(dir, QStringLiteral("demo"));
         qint64 expected = 0;
@@ -524,9 +580,11 @@ private Q_SLOTS:
             QVERIFY(ws);
             ReplayOptions o;
             o.execute = true;
-            auto r = replay(ws->db, *ws->spec.stream(QStringLiteral("orders")), QStringLiteral("orders-loader"), o);
+            auto r = replay(ws->db, *ws->spec.stream(QStringLiteral("orders")),
+                            QStringLiteral("orders-loader"), o);
             QVERIFY(r);
-            expected = ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq"))->toLongLong();
+            expected =
+                ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq"))->toLongLong();
             QVERIFY(expected > 0);
         }
         MainWindow w;
@@ -535,13 +593,15 @@ private Q_SLOTS:
         QSignalSpy opened(&w, &MainWindow::workspaceOpened);
         w.openWorkspace(db, spec, {Navigator::Kind::None, QString(), QStringLiteral("dlq"), {}});
         QVERIFY(opened.wait(kTimeoutMs));
-        QTRY_VERIFY_WITH_TIMEOUT(w.currentPageName() == QLatin1String("dlq") && !w.dlqPage()->isLoading()
-                                     && w.dlqPage()->payloadPanel()->recordId() != 0,
+        QTRY_VERIFY_WITH_TIMEOUT(w.currentPageName() == QLatin1String("dlq") &&
+                                     !w.dlqPage()->isLoading() &&
+                                     w.dlqPage()->payloadPanel()->recordId() != 0,
                                  kTimeoutMs);
         QCOMPARE(w.navigator()->currentKind(), Navigator::Kind::Page);
         QCOMPARE(w.navigator()->currentName(), QStringLiteral("dlq"));
         QCOMPARE(w.dlqPage()->groupsModel()->total(), expected);
-        QCOMPARE(qint64(w.dlqPage()->recordsModel()->rowCount()), std::min<qint64>(expected, DlqRecordsModel::kDefaultPageSize));
+        QCOMPARE(qint64(w.dlqPage()->recordsModel()->rowCount()),
+                 std::min<qint64>(expected, DlqRecordsModel::kDefaultPageSize));
         QVERIFY(w.dlqPage()->groupsModel()->rowCount() >= 3); // truncated JSON, missing amount
         QVERIFY(!w.dlqPage()->payloadPanel()->originalEditor()->toPlainText().isEmpty());
         QVERIFY(MainWindow::availablePages().contains(QStringLiteral("dlq")));

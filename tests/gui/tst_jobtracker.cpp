@@ -1,14 +1,13 @@
 // The console's background-job tracker: results come back on the owner's
 // thread, a superseded job's answer is dropped, cancellation reaches the
 // work, and an owner can go while its work still runs without waiting for it.
-#include "ui/common/jobtracker.h"
 #include "tests/gui/guitest.h"
+#include "ui/common/jobtracker.h"
 
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
-
 #include <memory>
 #include <stdexcept>
 
@@ -33,8 +32,7 @@ class TestJobTracker : public QObject {
 private Q_SLOTS:
     void cleanup() { guitest::waitForBackgroundWork(); }
 
-    void deliversOnTheOwnersThread()
-    {
+    void deliversOnTheOwnersThread() {
         QObject owner;
         JobTracker jobs(&owner);
         QThread *worker = nullptr;
@@ -56,8 +54,7 @@ private Q_SLOTS:
         QVERIFY(!jobs.isRunning());
     }
 
-    void supersededAnswerIsDropped()
-    {
+    void supersededAnswerIsDropped() {
         QObject owner;
         JobTracker jobs(&owner);
         auto gate = std::make_shared<Gate>();
@@ -72,8 +69,9 @@ private Q_SLOTS:
             },
             [&delivered](Result<QString> r) { delivered << *r; });
         QVERIFY(gate->entered.tryAcquire(1, kTimeoutMs));
-        const quint64 second = jobs.start([]() -> Result<QString> { return QStringLiteral("second"); },
-                                          [&delivered](Result<QString> r) { delivered << *r; });
+        const quint64 second =
+            jobs.start([]() -> Result<QString> { return QStringLiteral("second"); },
+                       [&delivered](Result<QString> r) { delivered << *r; });
         QVERIFY(second != first);
         QVERIFY(!jobs.isCurrent(first));
         gate->release.release();
@@ -84,8 +82,7 @@ private Q_SLOTS:
         QVERIFY(firstCancelled->load()); // the superseded work saw its flag
     }
 
-    void requestCancelStillDelivers()
-    {
+    void requestCancelStillDelivers() {
         QObject owner;
         JobTracker jobs(&owner);
         auto gate = std::make_shared<Gate>();
@@ -94,7 +91,8 @@ private Q_SLOTS:
             [gate](const JobToken &job) -> Result<QString> {
                 gate->entered.release();
                 gate->release.acquire();
-                return job.isCancelled() ? QStringLiteral("stopped early") : QStringLiteral("ran to the end");
+                return job.isCancelled() ? QStringLiteral("stopped early")
+                                         : QStringLiteral("ran to the end");
             },
             [&outcome](Result<QString> r) { outcome = *r; });
         QVERIFY(gate->entered.tryAcquire(1, kTimeoutMs));
@@ -103,8 +101,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(outcome, QStringLiteral("stopped early"), kTimeoutMs);
     }
 
-    void progressComesBackWhileCurrent()
-    {
+    void progressComesBackWhileCurrent() {
         QObject owner;
         JobTracker jobs(&owner);
         QList<int> steps;
@@ -120,8 +117,7 @@ private Q_SLOTS:
         QCOMPARE(steps, (QList<int>{1, 2, 3})); // in order, before the result
     }
 
-    void ownerGoesWithoutWaiting()
-    {
+    void ownerGoesWithoutWaiting() {
         auto gate = std::make_shared<Gate>();
         auto sawCancel = std::make_shared<std::atomic<bool>>(false);
         bool delivered = false;
@@ -150,8 +146,7 @@ private Q_SLOTS:
         QVERIFY(!progressed);
     }
 
-    void concurrentJobsEachDeliver()
-    {
+    void concurrentJobsEachDeliver() {
         QObject owner;
         JobTracker jobs(&owner, JobTracker::Policy::Concurrent);
         auto gate = std::make_shared<Gate>();
@@ -160,11 +155,13 @@ private Q_SLOTS:
             [gate](const JobToken &job) -> Result<QString> {
                 gate->entered.release();
                 gate->release.acquire();
-                return job.isCancelled() ? QStringLiteral("slow cancelled") : QStringLiteral("slow");
+                return job.isCancelled() ? QStringLiteral("slow cancelled")
+                                         : QStringLiteral("slow");
             },
             [&delivered](Result<QString> r) { delivered << *r; });
         QVERIFY(gate->entered.tryAcquire(1, kTimeoutMs));
-        jobs.start([]() -> Result<QString> { return QStringLiteral("fast"); }, [&delivered](Result<QString> r) { delivered << *r; });
+        jobs.start([]() -> Result<QString> { return QStringLiteral("fast"); },
+                   [&delivered](Result<QString> r) { delivered << *r; });
         QVERIFY(jobs.isCurrent(slow));
         QTRY_COMPARE_WITH_TIMEOUT(delivered, QStringList{QStringLiteral("fast")}, kTimeoutMs);
         jobs.requestCancel(slow);
@@ -173,12 +170,12 @@ private Q_SLOTS:
         QCOMPARE(delivered.last(), QStringLiteral("slow cancelled"));
     }
 
-    void exceptionsBecomeErrors()
-    {
+    void exceptionsBecomeErrors() {
         QObject owner;
         JobTracker jobs(&owner);
         std::optional<Result<int>> outcome;
-        jobs.start([]() -> Result<int> { throw std::runtime_error("boom"); }, [&outcome](Result<int> r) { outcome = std::move(r); });
+        jobs.start([]() -> Result<int> { throw std::runtime_error("boom"); },
+                   [&outcome](Result<int> r) { outcome = std::move(r); });
         QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), kTimeoutMs);
         QVERIFY(!outcome->has_value());
         QCOMPARE(outcome->error().code, rw::Error::Code::Internal);

@@ -31,10 +31,10 @@ namespace {
 
 constexpr int kTimeoutMs = 60000;
 
-QString groupCell(const rw::StreamPage &page, int column)
-{
+QString groupCell(const rw::StreamPage &page, int column) {
     const int row = page.groupsModel()->rowOf(QStringLiteral("loader"));
-    return row < 0 ? QStringLiteral("(no loader row)") : page.groupsModel()->index(row, column).data().toString();
+    return row < 0 ? QStringLiteral("(no loader row)")
+                   : page.groupsModel()->index(row, column).data().toString();
 }
 
 } // namespace
@@ -50,15 +50,13 @@ class TestKafkaPage : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase()
-    {
+    void initTestCase() {
         guitest::useTestSettings(QStringLiteral("tst_kafkapage"), false);
         qputenv("REWIND_KAFKA_TIMEOUT_MS", "3000");
     }
     void cleanup() { guitest::waitForBackgroundWork(); }
 
-    void groupsLagOverTimeAndABrokerDown()
-    {
+    void groupsLagOverTimeAndABrokerDown() {
         MockCluster cluster;
         const JobsEndBeforeTheCluster jobsEnd;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
@@ -81,15 +79,19 @@ private Q_SLOTS:
         }
         QCOMPARE(groupCell(page, rw::ConsumerGroupsModel::LagColumn), QStringLiteral("12"));
         QCOMPARE(groupCell(page, rw::ConsumerGroupsModel::StatusColumn), QStringLiteral("unknown"));
-        QCOMPARE(groupCell(page, rw::ConsumerGroupsModel::StateColumn), QStringLiteral("\u2014")); // the mock cannot list groups
+        QCOMPARE(groupCell(page, rw::ConsumerGroupsModel::StateColumn),
+                 QStringLiteral("\u2014")); // the mock cannot list groups
         QCOMPARE(page.offsetsModel()->rowCount(), kPartitions);
         QCOMPARE(page.lagHistoryChart()->pointCount(), 1);
 
         // Samples a minute and half a minute old with the same offsets: the
         // next tick records one more, and the group has not moved: STOP.
-        QVERIFY(f.db().exec(QStringLiteral("INSERT INTO rewind_lag_samples SELECT stream, group_id, partition_id, sampled_ms - 60000, committed_offset, "
-                                           "log_end, lag FROM rewind_lag_samples UNION ALL SELECT stream, group_id, partition_id, sampled_ms - 30000, "
-                                           "committed_offset, log_end, lag FROM rewind_lag_samples")));
+        QVERIFY(
+            f.db().exec(QStringLiteral("INSERT INTO rewind_lag_samples SELECT stream, group_id, "
+                                       "partition_id, sampled_ms - 60000, committed_offset, "
+                                       "log_end, lag FROM rewind_lag_samples UNION ALL SELECT "
+                                       "stream, group_id, partition_id, sampled_ms - 30000, "
+                                       "committed_offset, log_end, lag FROM rewind_lag_samples")));
         QTest::qWait(1100);
         QSignalSpy group(&page, &rw::StreamPage::groupLoaded);
         page.sampleNow();
@@ -108,9 +110,12 @@ private Q_SLOTS:
         waited.start();
         page.sampleNow();
         QTRY_VERIFY_WITH_TIMEOUT(page.banner()->isVisible(), kTimeoutMs);
-        QVERIFY2(page.banner()->message().contains(cluster.bootstrap()), qPrintable(page.banner()->message()));
-        QVERIFY2(page.banner()->message().contains(QStringLiteral("Retrying")), qPrintable(page.banner()->message()));
-        QVERIFY2(ticks >= waited.elapsed() / 50 / 2, qPrintable(QStringLiteral("%1 ticks in %2 ms").arg(ticks).arg(waited.elapsed())));
+        QVERIFY2(page.banner()->message().contains(cluster.bootstrap()),
+                 qPrintable(page.banner()->message()));
+        QVERIFY2(page.banner()->message().contains(QStringLiteral("Retrying")),
+                 qPrintable(page.banner()->message()));
+        QVERIFY2(ticks >= waited.elapsed() / 50 / 2,
+                 qPrintable(QStringLiteral("%1 ticks in %2 ms").arg(ticks).arg(waited.elapsed())));
 
         // Up again: the next tick loads the page, and the banner goes.
         cluster.up();
@@ -124,8 +129,7 @@ private Q_SLOTS:
     // Reset by time through the dialog (its dry run shows the boundary the
     // record search found; the group's name typed), then replay through the
     // page: the cluster's offsets move, and each event lands once.
-    void resetAndReplayThroughThePage()
-    {
+    void resetAndReplayThroughThePage() {
         MockCluster cluster;
         const JobsEndBeforeTheCluster jobsEnd;
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
@@ -149,16 +153,20 @@ private Q_SLOTS:
         const rw::ResetPlanModel *plan = dialog->planModel();
         QCOMPARE(plan->rowCount(), kPartitions);
         const QString note = plan->index(0, rw::ResetPlanModel::NoteColumn).data().toString();
-        QVERIFY2(note.contains(QStringLiteral("found by a search of the records")) && note.contains(QStringLiteral("the one before none")), qPrintable(note));
+        QVERIFY2(note.contains(QStringLiteral("found by a search of the records")) &&
+                     note.contains(QStringLiteral("the one before none")),
+                 qPrintable(note));
         QTest::keyClicks(dialog->confirmEdit(), QStringLiteral("loader"));
         QVERIFY(dialog->applyButton()->isEnabled());
         QSignalSpy reset(&page, &rw::StreamPage::offsetsReset);
         QTest::mouseClick(dialog->applyButton(), Qt::LeftButton);
         QVERIFY(reset.wait(kTimeoutMs));
-        const auto offsets = f.cli({QStringLiteral("offsets"), QStringLiteral("--stream"), QStringLiteral("payments"), QStringLiteral("--group"),
+        const auto offsets = f.cli({QStringLiteral("offsets"), QStringLiteral("--stream"),
+                                    QStringLiteral("payments"), QStringLiteral("--group"),
                                     QStringLiteral("loader"), QStringLiteral("--json")});
         QVERIFY2(offsets.exitCode == 0, qPrintable(offsets.err));
-        QVERIFY2(offsets.out.count(QStringLiteral("\"committed\": 0")) == kPartitions, qPrintable(offsets.out)); // read from the cluster
+        QVERIFY2(offsets.out.count(QStringLiteral("\"committed\": 0")) == kPartitions,
+                 qPrintable(offsets.out)); // read from the cluster
 
         guitest::waitForBackgroundWork();
         QSignalSpy opened(&page, &rw::StreamPage::replayDialogOpened);
@@ -171,22 +179,31 @@ private Q_SLOTS:
         QVERIFY(page.replayResult());
         QCOMPARE(page.replayResult()->consumed, 18);
         QCOMPARE(page.replayResult()->inserted, 18);
-        QCOMPARE(f.db().scalar(QStringLiteral("SELECT COUNT(DISTINCT event_id) * 1000 + COUNT(*) FROM payment_events"))->toLongLong(), 18018);
+        QCOMPARE(f.db()
+                     .scalar(QStringLiteral(
+                         "SELECT COUNT(DISTINCT event_id) * 1000 + COUNT(*) FROM payment_events"))
+                     ->toLongLong(),
+                 18018);
     }
 
     // The DLQ page on a Kafka stream: Import from topic (count, then import),
     // a record's Kafka origin and headers, and Replay to topic (dry run, the
     // stream's name typed, produced and acknowledged).
-    void dlqImportAndReplayToTopicThroughThePage()
-    {
+    void dlqImportAndReplayToTopicThroughThePage() {
         MockCluster cluster;
         const JobsEndBeforeTheCluster jobsEnd;
         cluster.createTopic("payments.dlq", 1);
-        cluster.produceRecords("payments.dlq", {{0, QByteArray("k-1"), QByteArray(R"({"id": "k-1", "amount": "x"})"),
-                                                 {{"__connect.errors.topic", "payments"}, {"__connect.errors.partition", "2"},
-                                                  {"__connect.errors.offset", "4"},
-                                                  {"__connect.errors.exception.class.name", "org.apache.kafka.connect.errors.DataException"},
-                                                  {"__connect.errors.exception.message", "bad amount"}, {"trace-id", "t-1"}}}});
+        cluster.produceRecords("payments.dlq",
+                               {{0,
+                                 QByteArray("k-1"),
+                                 QByteArray(R"({"id": "k-1", "amount": "x"})"),
+                                 {{"__connect.errors.topic", "payments"},
+                                  {"__connect.errors.partition", "2"},
+                                  {"__connect.errors.offset", "4"},
+                                  {"__connect.errors.exception.class.name",
+                                   "org.apache.kafka.connect.errors.DataException"},
+                                  {"__connect.errors.exception.message", "bad amount"},
+                                  {"trace-id", "t-1"}}}});
         testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
         rw::DlqPage page;
         page.resize(1200, 800);
@@ -203,7 +220,9 @@ private Q_SLOTS:
         QSignalSpy counted(import, &rw::ImportTopicDialog::counted);
         import->count();
         QVERIFY(counted.wait(kTimeoutMs));
-        QVERIFY2(import->statusText().contains(QStringLiteral("1 record(s) to read from payments.dlq")), qPrintable(import->statusText()));
+        QVERIFY2(
+            import->statusText().contains(QStringLiteral("1 record(s) to read from payments.dlq")),
+            qPrintable(import->statusText()));
         QSignalSpy imported(import, &rw::ImportTopicDialog::imported);
         QSignalSpy reloaded(&page, &rw::Page::pageLoaded);
         QSignalSpy shown(&page, &rw::DlqPage::recordShown); // the reload shows the first record
@@ -213,17 +232,22 @@ private Q_SLOTS:
         QVERIFY(reloaded.count() > 0 || reloaded.wait(kTimeoutMs));
         import->close();
 
-        const qint64 id = f.db().scalar(QStringLiteral("SELECT dlq_id FROM rewind_dlq"))->toLongLong();
+        const qint64 id =
+            f.db().scalar(QStringLiteral("SELECT dlq_id FROM rewind_dlq"))->toLongLong();
         QVERIFY(page.selectRecord(id));
-        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.last().at(0).toLongLong() == id, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.last().at(0).toLongLong() == id,
+                                 kTimeoutMs);
         const QString kafka = page.kafkaView()->toPlainText();
-        QVERIFY2(kafka.contains(QStringLiteral("origin   payments [2] @4")) && kafka.contains(QStringLiteral("trace-id = t-1")), qPrintable(kafka));
+        QVERIFY2(kafka.contains(QStringLiteral("origin   payments [2] @4")) &&
+                     kafka.contains(QStringLiteral("trace-id = t-1")),
+                 qPrintable(kafka));
 
         rw::RedriveDialog *redrive = page.openRedriveDialog();
         QVERIFY(redrive);
         QSignalSpy dry(redrive, &rw::RedriveDialog::dryRunFinished);
         QVERIFY(dry.count() > 0 || dry.wait(kTimeoutMs));
-        QVERIFY2(redrive->summaryText().contains(QStringLiteral("payments: 1")), qPrintable(redrive->summaryText()));
+        QVERIFY2(redrive->summaryText().contains(QStringLiteral("payments: 1")),
+                 qPrintable(redrive->summaryText()));
         QVERIFY(!redrive->replayButton()->isEnabled());
         QTest::keyClicks(redrive->confirmEdit(), QStringLiteral("payments"));
         QVERIFY(redrive->replayButton()->isEnabled());
@@ -231,7 +255,10 @@ private Q_SLOTS:
         QTest::mouseClick(redrive->replayButton(), Qt::LeftButton);
         QVERIFY(done.wait(kTimeoutMs));
         QCOMPARE(redrive->result()->produced, 1);
-        QCOMPARE(f.db().scalar(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ?"), {id})->toString(), QStringLiteral("replayed"));
+        QCOMPARE(f.db()
+                     .scalar(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ?"), {id})
+                     ->toString(),
+                 QStringLiteral("replayed"));
     }
 };
 

@@ -1,18 +1,18 @@
 // The lag page on the demo warehouse: the watermark slider against core's
 // lag, the chart, the heat strip, and Backfill stale / Finalize driven
 // through the launch dialog to the statuses they change.
+#include "core/batch/partitions.h"
+#include "core/workspace/workspace.h"
+#include "tests/gui/guitest.h"
+#include "tests/testsupport.h"
+#include "ui/batch/launchdialog.h"
+#include "ui/batch/runmanager.h"
+#include "ui/common/settings.h"
 #include "ui/lateness/lagpage.h"
 #include "ui/lateness/lagpartitionsmodel.h"
 #include "ui/lateness/latenesschart.h"
 #include "ui/lateness/latenessstrip.h"
-#include "ui/batch/launchdialog.h"
 #include "ui/window/mainwindow.h"
-#include "core/batch/partitions.h"
-#include "ui/batch/runmanager.h"
-#include "ui/common/settings.h"
-#include "tests/gui/guitest.h"
-#include "tests/testsupport.h"
-#include "core/workspace/workspace.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>
@@ -30,8 +30,7 @@ namespace {
 
 constexpr int kTimeoutMs = 120000;
 
-QMap<QString, rw::PartitionStatus> statuses(const rw::Workspace &ws, const QString &dataset)
-{
+QMap<QString, rw::PartitionStatus> statuses(const rw::Workspace &ws, const QString &dataset) {
     QMap<QString, rw::PartitionStatus> out;
     auto parts = rw::listPartitions(ws.db, *ws.spec.dataset(dataset));
     if (!parts)
@@ -50,8 +49,7 @@ private:
     guitest::DemoFixture m_demo;
 
     // A lag page on `dataset` of the workspace, loaded.
-    static bool load(rw::LagPage &page, const rw::Workspace &ws, const QString &dataset)
-    {
+    static bool load(rw::LagPage &page, const rw::Workspace &ws, const QString &dataset) {
         QSignalSpy loaded(&page, &rw::Page::pageLoaded);
         page.setDataset(ws.db, *ws.spec.dataset(dataset));
         return loaded.count() > 0 || loaded.wait(kTimeoutMs);
@@ -60,8 +58,7 @@ private:
 private Q_SLOTS:
     void cleanup() { guitest::waitForBackgroundWork(); }
 
-    void initTestCase()
-    {
+    void initTestCase() {
         guitest::useTestSettings(QStringLiteral("tst_lagpage"), false);
         REWIND_REQUIRE_ENGINE();
         QVERIFY(m_demo.build());
@@ -69,14 +66,14 @@ private Q_SLOTS:
 
     // Moving the slider shows what `lag` reports for a spec with that
     // allowed_lateness, without asking the database again.
-    void sliderMatchesLag()
-    {
+    void sliderMatchesLag() {
         auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
         QVERIFY(ws);
         rw::RunManager runs;
         rw::LagPage page;
         page.setRunManager(&runs);
-        QAbstractItemModelTester tester(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(page.model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(load(page, *ws, QStringLiteral("events")));
         QVERIFY(page.snapshot().has_value());
         const rw::LatenessSnapshot &snap = *page.snapshot();
@@ -102,25 +99,35 @@ private Q_SLOTS:
             QVERIFY(expected);
             QCOMPARE(page.whatIfLate(), expected->late);
             QCOMPARE(page.whatIfLateFraction(), expected->lateFraction.value_or(-1));
-            QVERIFY2(page.whatIfText().contains(rw::percentText(*expected->lateFraction)), qPrintable(page.whatIfText()));
-            QVERIFY2(page.finalizationText().contains(rw::durationLabel(seconds)), qPrintable(page.finalizationText()));
+            QVERIFY2(page.whatIfText().contains(rw::percentText(*expected->lateFraction)),
+                     qPrintable(page.whatIfText()));
+            QVERIFY2(page.finalizationText().contains(rw::durationLabel(seconds)),
+                     qPrintable(page.finalizationText()));
             // The table and the strip move with it, partition by partition.
             qint64 sum = 0;
             for (int row = 0; row < page.model()->rowCount(); ++row) {
                 QCOMPARE(page.model()->lateAt(row), expected->partitions[std::size_t(row)].late);
                 sum += page.model()->lateAt(row);
                 const qint64 count = expected->partitions[std::size_t(row)].count;
-                QCOMPARE(page.strip()->lateShare(row), count > 0 ? double(expected->partitions[std::size_t(row)].late) / double(count) : 0.0);
+                QCOMPARE(page.strip()->lateShare(row),
+                         count > 0
+                             ? double(expected->partitions[std::size_t(row)].late) / double(count)
+                             : 0.0);
             }
             QCOMPARE(sum, expected->late);
         }
         // Consistent with the CLI: lag --what-if for the slider's value.
         page.slider()->setValue(last / 2);
-        auto cli = testsupport::runCli({QStringLiteral("lag"), QStringLiteral("--db"), m_demo.db(), QStringLiteral("--spec"), m_demo.spec(),
-                                        QStringLiteral("--dataset"), QStringLiteral("events"), QStringLiteral("--what-if"),
-                                        QStringLiteral("%1s").arg(page.whatIfSeconds()), QStringLiteral("--json")});
+        auto cli = testsupport::runCli(
+            {QStringLiteral("lag"), QStringLiteral("--db"), m_demo.db(), QStringLiteral("--spec"),
+             m_demo.spec(), QStringLiteral("--dataset"), QStringLiteral("events"),
+             QStringLiteral("--what-if"), QStringLiteral("%1s").arg(page.whatIfSeconds()),
+             QStringLiteral("--json")});
         QCOMPARE(cli.exitCode, 0);
-        const QJsonObject whatIf = QJsonDocument::fromJson(cli.out.toUtf8()).object()[QStringLiteral("what_if")].toArray()[0].toObject();
+        const QJsonObject whatIf = QJsonDocument::fromJson(cli.out.toUtf8())
+                                       .object()[QStringLiteral("what_if")]
+                                       .toArray()[0]
+                                       .toObject();
         QCOMPARE(whatIf[QStringLiteral("late_count")].toInteger(), page.whatIfLate());
         QCOMPARE(whatIf[QStringLiteral("late_fraction")].toDouble(), page.whatIfLateFraction());
         // No query per move: the page never went back to loading.
@@ -141,8 +148,7 @@ private Q_SLOTS:
         }
     }
 
-    void chartShowsTheDistribution()
-    {
+    void chartShowsTheDistribution() {
         auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
         QVERIFY(ws);
         rw::LagPage page;
@@ -166,8 +172,7 @@ private Q_SLOTS:
         QVERIFY(chart->xOf(*r.percentiles.p99) <= chart->xOf(*r.percentiles.max));
     }
 
-    void datasetWithoutTimestamps()
-    {
+    void datasetWithoutTimestamps() {
         auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
         QVERIFY(ws);
         rw::LagPage page;
@@ -180,8 +185,7 @@ private Q_SLOTS:
 
     // The demo's late events made closed days stale: backfill them through
     // the preview-and-confirm flow; they are final again.
-    void backfillStaleThroughTheDialog()
-    {
+    void backfillStaleThroughTheDialog() {
         const auto [db, spec] = m_demo.copy(QStringLiteral("backfill"));
         auto ws = rw::openWorkspace(db, spec);
         QVERIFY(ws);
@@ -202,9 +206,11 @@ private Q_SLOTS:
         QVERIFY(opened.count() > 0 || opened.wait(kTimeoutMs));
         rw::LaunchDialog *dialog = page.launchDialog();
         QVERIFY(dialog);
-        QVERIFY(dialog->summaryText().contains(QStringLiteral("Backfill stale partitions of events")));
+        QVERIFY(
+            dialog->summaryText().contains(QStringLiteral("Backfill stale partitions of events")));
         for (const QString &p : stale)
-            QVERIFY2(dialog->summaryText().contains(p) || stale.size() > 6, qPrintable(dialog->summaryText()));
+            QVERIFY2(dialog->summaryText().contains(p) || stale.size() > 6,
+                     qPrintable(dialog->summaryText()));
         // Typed confirmation.
         QVERIFY(!dialog->runButton()->isEnabled());
         QTest::keyClicks(dialog->confirmEdit(), QStringLiteral("events"));
@@ -220,14 +226,14 @@ private Q_SLOTS:
         for (const QString &p : stale)
             QCOMPARE(after.value(p), rw::PartitionStatus::Final);
         // The page reloaded: nothing stale any more.
-        QTRY_VERIFY_WITH_TIMEOUT(!page.isLoading() && page.snapshot() && page.snapshot()->staleCount == 0, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !page.isLoading() && page.snapshot() && page.snapshot()->staleCount == 0, kTimeoutMs);
         QVERIFY(!page.backfillButton()->isEnabled());
     }
 
     // New events move the watermark past the provisional day: finalize it
     // through the dialog and it is final.
-    void finalizeThroughTheDialog()
-    {
+    void finalizeThroughTheDialog() {
         const auto [db, spec] = m_demo.copy(QStringLiteral("finalize"));
         auto ws = rw::openWorkspace(db, spec);
         QVERIFY(ws);
@@ -236,9 +242,12 @@ private Q_SLOTS:
         QVERIFY(before);
         // An event two days past the newest moves the watermark on.
         // (The demo's days are ISO text on both engines; date arithmetic is spelt per engine.)
-        const QString later = testsupport::onPostgres() ? QStringLiteral("to_char(CAST(MAX(dt) AS date) + 2, 'YYYY-MM-DD')")
-                                                        : QStringLiteral("date(MAX(dt), '+2 days')");
-        QVERIFY(ws->db.exec(QStringLiteral("INSERT INTO raw_events (event_id, dt, event_ts, ingested_at) SELECT 'late-watermark', %1, "
+        const QString later =
+            testsupport::onPostgres()
+                ? QStringLiteral("to_char(CAST(MAX(dt) AS date) + 2, 'YYYY-MM-DD')")
+                : QStringLiteral("date(MAX(dt), '+2 days')");
+        QVERIFY(ws->db.exec(QStringLiteral("INSERT INTO raw_events (event_id, dt, event_ts, "
+                                           "ingested_at) SELECT 'late-watermark', %1, "
                                            "%1 || 'T12:00:00Z', %1 || 'T12:00:05Z' FROM raw_events")
                                 .arg(later)));
         auto dry = rw::finalize(ws->db, events, {});
@@ -266,13 +275,13 @@ private Q_SLOTS:
         const auto after = statuses(*ws, QStringLiteral("events"));
         for (const QString &day : dry->finalized)
             QCOMPARE(after.value(day), rw::PartitionStatus::Final);
-        auto audit = ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = 'finalize' AND dataset = 'events'"));
+        auto audit = ws->db.scalar(QStringLiteral(
+            "SELECT COUNT(*) FROM rewind_audit WHERE action = 'finalize' AND dataset = 'events'"));
         QVERIFY(audit && audit->toLongLong() >= 1);
     }
 
     // --page lag picks a dataset with lateness (the demo's events).
-    void mainWindowOpensTheLagPage()
-    {
+    void mainWindowOpensTheLagPage() {
         rw::MainWindow w;
         QSignalSpy opened(&w, &rw::MainWindow::workspaceOpened);
         QSignalSpy loaded(&w, &rw::MainWindow::pageLoaded);

@@ -1,23 +1,23 @@
 // The console frame: opens a workspace in the background, shows a dataset's
 // partitions and a stream's log, and reports errors in the banner.
-#include "ui/common/errorbanner.h"
-#include "ui/window/mainwindow.h"
 #include "core/batch/partitions.h"
+#include "tests/gui/guitest.h"
+#include "tests/testsupport.h"
 #include "ui/batch/partitionsmodel.h"
 #include "ui/batch/partitionspage.h"
+#include "ui/common/errorbanner.h"
 #include "ui/common/settings.h"
 #include "ui/streams/streampage.h"
 #include "ui/streams/streampartitionsmodel.h"
-#include "tests/gui/guitest.h"
-#include "tests/testsupport.h"
+#include "ui/window/mainwindow.h"
 
+#include <QFile>
 #include <QHash>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTest>
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
-#include <QFile>
-#include <QTest>
 
 using rw::MainWindow;
 using Kind = rw::Navigator::Kind;
@@ -26,8 +26,7 @@ namespace {
 
 constexpr int kTimeoutMs = 60000;
 
-QStringList columnOf(const QAbstractItemModel *m, int col)
-{
+QStringList columnOf(const QAbstractItemModel *m, int col) {
     QStringList out;
     for (int r = 0; r < m->rowCount(); ++r)
         out << m->index(r, col).data().toString();
@@ -41,21 +40,28 @@ struct SqlWorkspace {
     QString spec;
 };
 
-SqlWorkspace makeSqlWorkspace(const QTemporaryDir &dir)
-{
+SqlWorkspace makeSqlWorkspace(const QTemporaryDir &dir) {
     const rw::Database db = testsupport::makeDatabase(
         dir, QStringLiteral("small.db"),
-        {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, updated_at TEXT)"),
-         QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1200) "
-                        "INSERT INTO raw_sales SELECT i, 1, '2025-05-' || substr(CAST(101 + i % 12 AS TEXT), 2), i * 1.5, "
-                        "'2025-05-20T00:00:00Z' FROM n"),
-         QStringLiteral("CREATE TABLE fact_sales AS SELECT * FROM raw_sales WHERE dt <= '2025-05-05'"),
-         QStringLiteral("INSERT INTO fact_sales SELECT * FROM raw_sales WHERE dt = '2025-05-02' LIMIT 1"),
-         QStringLiteral("CREATE TABLE orders_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, record_ts TEXT, "
+        {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, item_id INTEGER, dt TEXT, "
+                        "amount REAL, updated_at TEXT)"),
+         QStringLiteral(
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1200) "
+             "INSERT INTO raw_sales SELECT i, 1, '2025-05-' || substr(CAST(101 + i % 12 AS TEXT), "
+             "2), i * 1.5, "
+             "'2025-05-20T00:00:00Z' FROM n"),
+         QStringLiteral(
+             "CREATE TABLE fact_sales AS SELECT * FROM raw_sales WHERE dt <= '2025-05-05'"),
+         QStringLiteral(
+             "INSERT INTO fact_sales SELECT * FROM raw_sales WHERE dt = '2025-05-02' LIMIT 1"),
+         QStringLiteral("CREATE TABLE orders_log (partition_id INTEGER, log_offset INTEGER, "
+                        "event_id TEXT, record_ts TEXT, "
                         "payload TEXT)"),
-         QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 89) "
-                        "INSERT INTO orders_log SELECT i % 3, i / 3, 'e' || i, '2025-05-06T10:' || substr(CAST(100 + i / 3 AS TEXT), 2) || ':00Z', "
-                        "'{\"order_id\": ' || i || ', \"amount\": 1}' FROM n"),
+         QStringLiteral(
+             "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 89) "
+             "INSERT INTO orders_log SELECT i % 3, i / 3, 'e' || i, '2025-05-06T10:' || "
+             "substr(CAST(100 + i / 3 AS TEXT), 2) || ':00Z', "
+             "'{\"order_id\": ' || i || ', \"amount\": 1}' FROM n"),
          QStringLiteral("DELETE FROM orders_log WHERE partition_id = 2 AND log_offset < 4")});
     const QString spec = testsupport::writeFile(dir, QStringLiteral("small.json"), R"({
       "datasets": {
@@ -79,16 +85,14 @@ class TestMainWindow : public QObject {
 private Q_SLOTS:
     void cleanup() { guitest::waitForBackgroundWork(); }
 
-    void initTestCase()
-    {
+    void initTestCase() {
         guitest::useTestSettings(QStringLiteral("tst_mainwindow"), true);
         REWIND_REQUIRE_ENGINE();
         QVERIFY(m_dir.isValid());
         m_small = makeSqlWorkspace(m_dir);
     }
 
-    void startsEmpty()
-    {
+    void startsEmpty() {
         MainWindow w;
         w.show();
         QVERIFY(!w.workspace());
@@ -98,8 +102,7 @@ private Q_SLOTS:
 
     // The demo warehouse: fact_sales has 30 days, one whose run failed, one
     // never loaded, and a retry storm that duplicated keys.
-    void showsTheDemoWarehouse()
-    {
+    void showsTheDemoWarehouse() {
         const auto [db, spec] = testsupport::buildDemo(m_dir, QStringLiteral("demo"));
 
         MainWindow w;
@@ -117,26 +120,32 @@ private Q_SLOTS:
         QCOMPARE(partitions.first(), QStringLiteral("2025-05-30")); // most recent first
         QCOMPARE(partitions.last(), QStringLiteral("2025-05-01"));
         // The demo's staged incidents; every other day is loaded.
-        const QHash<QString, QString> incidents{{QStringLiteral("2025-05-27"), QStringLiteral("stale")}, // late rows after publish
-                                                {QStringLiteral("2025-05-29"), QStringLiteral("failed")},
-                                                {QStringLiteral("2025-05-30"), QStringLiteral("unloaded")}};
+        const QHash<QString, QString> incidents{
+            {QStringLiteral("2025-05-27"), QStringLiteral("stale")}, // late rows after publish
+            {QStringLiteral("2025-05-29"), QStringLiteral("failed")},
+            {QStringLiteral("2025-05-30"), QStringLiteral("unloaded")}};
         for (int r = 0; r < partitions.size(); ++r)
             QCOMPARE(statuses.at(r), incidents.value(partitions.at(r), QStringLiteral("loaded")));
         int withDuplicates = 0;
         for (int r = 0; r < view->rowCount(); ++r)
-            withDuplicates += view->index(r, rw::PartitionsModel::DuplicateKeysColumn).data(rw::PartitionsModel::SortRole).toLongLong() > 0;
+            withDuplicates += view->index(r, rw::PartitionsModel::DuplicateKeysColumn)
+                                  .data(rw::PartitionsModel::SortRole)
+                                  .toLongLong() > 0;
         QVERIFY(withDuplicates > 0);
         QVERIFY(w.partitionsPage()->summaryText().contains(QStringLiteral("30 partitions")));
 
         // What the view shows is what core reports.
-        auto core = rw::listPartitions(w.workspace()->db, *w.workspace()->spec.dataset(QStringLiteral("fact_sales")));
+        auto core = rw::listPartitions(w.workspace()->db,
+                                       *w.workspace()->spec.dataset(QStringLiteral("fact_sales")));
         QVERIFY(core.has_value());
         QCOMPARE(int(core->size()), 30);
         for (const rw::PartitionInfo &p : *core) {
             const int row = partitions.indexOf(rw::partitionLabel(p.partition));
             QVERIFY(row >= 0);
             QCOMPARE(statuses.at(row), rw::enumName(p.status));
-            QCOMPARE(view->index(row, rw::PartitionsModel::TargetRowsColumn).data(rw::PartitionsModel::SortRole).toLongLong(),
+            QCOMPARE(view->index(row, rw::PartitionsModel::TargetRowsColumn)
+                         .data(rw::PartitionsModel::SortRole)
+                         .toLongLong(),
                      p.targetRows);
         }
 
@@ -149,8 +158,7 @@ private Q_SLOTS:
         QVERIFY(w.streamPage()->sinkRows() > 0);
     }
 
-    void showsPartitionsOfADataset()
-    {
+    void showsPartitionsOfADataset() {
         MainWindow w;
         w.show();
         QSignalSpy opened(&w, &MainWindow::workspaceOpened);
@@ -168,11 +176,15 @@ private Q_SLOTS:
         QCOMPARE(statuses.count(QStringLiteral("loaded")), 5);
         QCOMPARE(statuses.count(QStringLiteral("unloaded")), 7);
         // Most recent first; 2025-05-02 holds a duplicated key.
-        QCOMPARE(view->index(0, rw::PartitionsModel::PartitionColumn).data().toString(), QStringLiteral("2025-05-12"));
-        QCOMPARE(view->index(10, rw::PartitionsModel::PartitionColumn).data().toString(), QStringLiteral("2025-05-02"));
-        QCOMPARE(view->index(10, rw::PartitionsModel::DuplicateKeysColumn).data().toString(), QStringLiteral("1"));
+        QCOMPARE(view->index(0, rw::PartitionsModel::PartitionColumn).data().toString(),
+                 QStringLiteral("2025-05-12"));
+        QCOMPARE(view->index(10, rw::PartitionsModel::PartitionColumn).data().toString(),
+                 QStringLiteral("2025-05-02"));
+        QCOMPARE(view->index(10, rw::PartitionsModel::DuplicateKeysColumn).data().toString(),
+                 QStringLiteral("1"));
         QVERIFY(w.partitionsPage()->summaryText().contains(QStringLiteral("12 partitions")));
-        QVERIFY(w.partitionsPage()->summaryText().contains(QStringLiteral("1 with duplicate keys")));
+        QVERIFY(
+            w.partitionsPage()->summaryText().contains(QStringLiteral("1 with duplicate keys")));
         QVERIFY(w.windowTitle().contains(QStringLiteral("small.json")));
         QVERIFY(!w.banner()->isVisible());
         // A successful open is remembered, most recent first.
@@ -181,8 +193,7 @@ private Q_SLOTS:
         QCOMPARE(recents.front(), (rw::WorkspaceLocation{m_small.db, m_small.spec}));
     }
 
-    void showsAStream()
-    {
+    void showsAStream() {
         MainWindow w;
         w.show();
         QSignalSpy loaded(&w, &MainWindow::pageLoaded);
@@ -201,8 +212,7 @@ private Q_SLOTS:
         QCOMPARE(w.streamPage()->sinkRows(), 0); // the sink does not exist before the first replay
     }
 
-    void switchingDatasetsShowsOnlyTheLatest()
-    {
+    void switchingDatasetsShowsOnlyTheLatest() {
         MainWindow w;
         w.show();
         QSignalSpy loaded(&w, &MainWindow::pageLoaded);
@@ -213,50 +223,56 @@ private Q_SLOTS:
         // dataset in its header, never a superseded request's.
         QStringList shown;
         connect(w.partitionsPage(), &rw::Page::pageLoaded, this, [&] {
-            const QStringList statuses = columnOf(w.partitionsPage()->view()->model(), rw::PartitionsModel::StatusColumn);
-            shown << w.partitionsPage()->datasetName() % u'=' % QString::number(statuses.count(QStringLiteral("unloaded")));
+            const QStringList statuses =
+                columnOf(w.partitionsPage()->view()->model(), rw::PartitionsModel::StatusColumn);
+            shown << w.partitionsPage()->datasetName() % u'=' %
+                         QString::number(statuses.count(QStringLiteral("unloaded")));
         });
         QVERIFY(w.selectDataset(QStringLiteral("fact_sales_copy")));
         QVERIFY(w.selectDataset(QStringLiteral("fact_sales")));
         QVERIFY(w.selectDataset(QStringLiteral("fact_sales_copy")));
         QVERIFY2(loaded.wait(kTimeoutMs), qPrintable(w.banner()->message()));
         QTest::qWait(300); // let any stale answer arrive
-        QCOMPARE(shown, QStringList{QStringLiteral("fact_sales_copy=12")}); // its target does not exist yet
+        QCOMPARE(shown, QStringList{
+                            QStringLiteral("fact_sales_copy=12")}); // its target does not exist yet
         QCOMPARE(w.partitionsPage()->datasetName(), QStringLiteral("fact_sales_copy"));
         QVERIFY(!w.partitionsPage()->isLoading());
     }
 
-    void refreshReloads()
-    {
+    void refreshReloads() {
         MainWindow w;
         w.show();
         QSignalSpy loaded(&w, &MainWindow::pageLoaded);
         w.openWorkspace(m_small.db, m_small.spec);
         QVERIFY(loaded.wait(kTimeoutMs));
-        QCOMPARE(w.partitionsPage()->datasetName(), QStringLiteral("fact_sales")); // the first dataset by default
+        QCOMPARE(w.partitionsPage()->datasetName(),
+                 QStringLiteral("fact_sales")); // the first dataset by default
         w.refresh();
         QVERIFY(w.partitionsPage()->isLoading());
         QVERIFY(loaded.wait(kTimeoutMs));
         QCOMPARE(w.partitionsPage()->view()->model()->rowCount(), 12);
     }
 
-    void badWorkspaceShowsBanner_data()
-    {
+    void badWorkspaceShowsBanner_data() {
         QTest::addColumn<QString>("specFile");
         QTest::addColumn<QByteArray>("specContent");
         QTest::addColumn<QString>("culprit");
         QTest::addColumn<int>("exitCode");
-        QTest::newRow("missing spec") << QStringLiteral("missing.json") << QByteArray() << QStringLiteral("missing.json") << 2;
-        QTest::newRow("malformed json") << QStringLiteral("broken.json") << QByteArray("{\"datasets\": {") << QStringLiteral("broken.json") << 2;
+        QTest::newRow("missing spec") << QStringLiteral("missing.json") << QByteArray()
+                                      << QStringLiteral("missing.json") << 2;
+        QTest::newRow("malformed json")
+            << QStringLiteral("broken.json") << QByteArray("{\"datasets\": {")
+            << QStringLiteral("broken.json") << 2;
     }
 
-    void badWorkspaceShowsBanner()
-    {
+    void badWorkspaceShowsBanner() {
         QFETCH(QString, specFile);
         QFETCH(QByteArray, specContent);
         QFETCH(QString, culprit);
         QFETCH(int, exitCode);
-        const QString spec = specContent.isEmpty() ? m_dir.filePath(specFile) : testsupport::writeFile(m_dir, specFile, specContent);
+        const QString spec = specContent.isEmpty()
+                                 ? m_dir.filePath(specFile)
+                                 : testsupport::writeFile(m_dir, specFile, specContent);
 
         MainWindow w;
         w.show();
@@ -271,8 +287,7 @@ private Q_SLOTS:
         QCOMPARE(w.currentPage(), nullptr);
     }
 
-    void failedOpenKeepsTheWorkspaceOnShow()
-    {
+    void failedOpenKeepsTheWorkspaceOnShow() {
         MainWindow w;
         w.show();
         QSignalSpy loaded(&w, &MainWindow::pageLoaded);
@@ -288,12 +303,12 @@ private Q_SLOTS:
         QVERIFY(!w.banner()->isVisible());
     }
 
-    void unknownDatasetFallsBackWithAWarning()
-    {
+    void unknownDatasetFallsBackWithAWarning() {
         MainWindow w;
         w.show();
         QSignalSpy loaded(&w, &MainWindow::pageLoaded);
-        w.openWorkspace(m_small.db, m_small.spec, {Kind::Dataset, QStringLiteral("no_such_dataset")});
+        w.openWorkspace(m_small.db, m_small.spec,
+                        {Kind::Dataset, QStringLiteral("no_such_dataset")});
         QVERIFY(loaded.wait(kTimeoutMs));
         QCOMPARE(w.banner()->level(), rw::ErrorBanner::Level::Warning);
         QVERIFY(w.banner()->message().contains(QStringLiteral("no_such_dataset")));
@@ -303,12 +318,12 @@ private Q_SLOTS:
     // A spec with one dataset naming a column the database lacks: the
     // console opens on the other one, the navigator flags the broken one
     // with its reason, and choosing it says why instead of loading.
-    void aBrokenDatasetIsFlaggedAndTheRestWorks()
-    {
+    void aBrokenDatasetIsFlaggedAndTheRestWorks() {
         QFile in(m_small.spec);
         QVERIFY(in.open(QIODevice::ReadOnly));
         QByteArray spec = in.readAll();
-        spec.replace(R"("key": ["order_id", "item_id"], "write": "overwrite_partition")", R"("key": ["order_id", "no_such_column"], "write": "overwrite_partition")");
+        spec.replace(R"("key": ["order_id", "item_id"], "write": "overwrite_partition")",
+                     R"("key": ["order_id", "no_such_column"], "write": "overwrite_partition")");
         const QString path = testsupport::writeFile(m_dir, QStringLiteral("one-broken.json"), spec);
         MainWindow w;
         w.show();
@@ -322,20 +337,23 @@ private Q_SLOTS:
             if ((*it)->text(0) == QLatin1String("fact_sales_copy"))
                 broken = *it;
         QVERIFY(broken);
-        QVERIFY2(broken->text(1).contains(QStringLiteral("broken")) && broken->toolTip(0).contains(QStringLiteral("no_such_column")),
+        QVERIFY2(broken->text(1).contains(QStringLiteral("broken")) &&
+                     broken->toolTip(0).contains(QStringLiteral("no_such_column")),
                  qPrintable(broken->text(1) + u'|' + broken->toolTip(0)));
         QVERIFY(w.selectDataset(QStringLiteral("fact_sales_copy")));
-        QTRY_VERIFY_WITH_TIMEOUT(w.banner()->isVisible() && w.banner()->message().contains(QStringLiteral("cannot be used")), kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(w.banner()->isVisible() && w.banner()->message().contains(
+                                                                QStringLiteral("cannot be used")),
+                                 kTimeoutMs);
         QVERIFY(w.banner()->message().contains(QStringLiteral("no_such_column")));
     }
 
     // A spec whose only dataset is broken still opens: the dataset is shown,
     // flagged, the banner says why, and nothing is loaded; the Lateness page
     // does not fall back on it.
-    void onlyBrokenDatasetsStillOpen()
-    {
-        const QString path = testsupport::writeFile(m_dir, QStringLiteral("only-broken.json"),
-                                                    R"({"datasets": {"d": {"source": "no_such_table", "target": "t", "write": "overwrite_partition"}}})");
+    void onlyBrokenDatasetsStillOpen() {
+        const QString path = testsupport::writeFile(
+            m_dir, QStringLiteral("only-broken.json"),
+            R"({"datasets": {"d": {"source": "no_such_table", "target": "t", "write": "overwrite_partition"}}})");
         MainWindow w;
         w.show();
         QSignalSpy opened(&w, &MainWindow::workspaceOpened);
@@ -345,7 +363,8 @@ private Q_SLOTS:
         QVERIFY(opened.wait(kTimeoutMs));
         QCOMPARE(failed.count(), 0);
         QCOMPARE(broken.count(), 1);
-        QVERIFY2(broken.first().at(0).toString().contains(QStringLiteral("no_such_table")), qPrintable(broken.first().at(0).toString()));
+        QVERIFY2(broken.first().at(0).toString().contains(QStringLiteral("no_such_table")),
+                 qPrintable(broken.first().at(0).toString()));
         QVERIFY(w.banner()->isVisible());
         QVERIFY(w.banner()->message().contains(QStringLiteral("Dataset d cannot be used")));
         QVERIFY(!w.partitionsPage()->dataset());
@@ -356,12 +375,13 @@ private Q_SLOTS:
     // The same on a database Rewind has never written to (most likely the
     // wrong one): it opens, nothing is created in it, and Runs says why
     // there is nothing instead of failing on a missing table.
-    void onlyBrokenOnAForeignDatabase()
-    {
+    void onlyBrokenOnAForeignDatabase() {
         QTemporaryDir dir;
-        auto db = testsupport::makeDatabase(dir, QStringLiteral("foreign.db"), {QStringLiteral("CREATE TABLE other (x INTEGER)")});
-        const QString path = testsupport::writeFile(m_dir, QStringLiteral("foreign.json"),
-                                                    R"({"datasets": {"d": {"source": "no_such_table", "target": "t", "write": "overwrite_partition"}}})");
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("foreign.db"),
+                                            {QStringLiteral("CREATE TABLE other (x INTEGER)")});
+        const QString path = testsupport::writeFile(
+            m_dir, QStringLiteral("foreign.json"),
+            R"({"datasets": {"d": {"source": "no_such_table", "target": "t", "write": "overwrite_partition"}}})");
         MainWindow w;
         w.show();
         QSignalSpy opened(&w, &MainWindow::workspaceOpened);
@@ -371,7 +391,9 @@ private Q_SLOTS:
         QVERIFY(w.workspace() && !w.workspace()->controlSchema);
         QVERIFY(w.showNamedPage(QStringLiteral("runs")));
         QCOMPARE(broken.count(), 2);
-        QVERIFY2(broken.last().at(0).toString().contains(QStringLiteral("holds no Rewind workspace")), qPrintable(broken.last().at(0).toString()));
+        QVERIFY2(
+            broken.last().at(0).toString().contains(QStringLiteral("holds no Rewind workspace")),
+            qPrintable(broken.last().at(0).toString()));
         QCOMPARE(w.currentPage(), nullptr);
         auto control = db.hasRelation(QStringLiteral("rewind_meta"));
         QVERIFY(control && !*control);

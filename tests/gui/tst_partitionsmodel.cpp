@@ -2,10 +2,10 @@
 // QAbstractItemModelTester, raw numbers for sorting, status colours, and a
 // snapshot taken by core from a real database.
 #include "core/sql/controlschema.h"
+#include "tests/testsupport.h"
 #include "ui/batch/partitionsmodel.h"
 #include "ui/batch/partitionsproxymodel.h"
 #include "ui/common/statusstyle.h"
-#include "tests/testsupport.h"
 
 #include <QAbstractItemModelTester>
 #include <QBrush>
@@ -21,8 +21,8 @@ using rw::PartitionStatus;
 
 namespace {
 
-PartitionInfo part(const QString &value, qint64 source, qint64 target, PartitionStatus status, qint64 duplicates = 0)
-{
+PartitionInfo part(const QString &value, qint64 source, qint64 target, PartitionStatus status,
+                   qint64 duplicates = 0) {
     PartitionInfo p;
     p.partition = value;
     p.sourceRows = source;
@@ -32,8 +32,7 @@ PartitionInfo part(const QString &value, qint64 source, qint64 target, Partition
     return p;
 }
 
-std::vector<PartitionInfo> sample()
-{
+std::vector<PartitionInfo> sample() {
     return {part(QStringLiteral("2025-05-01"), 10, 10, PartitionStatus::Final),
             part(QStringLiteral("2025-05-02"), 9, 9, PartitionStatus::Loaded),
             part(QStringLiteral("2025-05-03"), 100, 0, PartitionStatus::Unloaded),
@@ -42,8 +41,7 @@ std::vector<PartitionInfo> sample()
             part(QStringLiteral("2025-05-06"), 25, 20, PartitionStatus::Failed)};
 }
 
-QStringList column(const QAbstractItemModel &m, int col, int role = Qt::DisplayRole)
-{
+QStringList column(const QAbstractItemModel &m, int col, int role = Qt::DisplayRole) {
     QStringList out;
     for (int r = 0; r < m.rowCount(); ++r)
         out << m.index(r, col).data(role).toString();
@@ -55,19 +53,19 @@ QStringList column(const QAbstractItemModel &m, int col, int role = Qt::DisplayR
 class TestPartitionsModel : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase()
-    {
+    void initTestCase() {
         REWIND_REQUIRE_ENGINE();
         QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
     }
 
-    void structureHoldsAcrossResets()
-    {
+    void structureHoldsAcrossResets() {
         PartitionsModel model;
         PartitionsProxyModel proxy;
         proxy.setSourceModel(&model);
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(
+            &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
 
         model.resetData(sample());
@@ -83,18 +81,19 @@ private Q_SLOTS:
         QCOMPARE(proxy.rowCount(), 6);
     }
 
-    void sortRoleGivesRawNumbers_data()
-    {
+    void sortRoleGivesRawNumbers_data() {
         QTest::addColumn<int>("column");
         QTest::addColumn<qint64>("expected");
         QTest::addColumn<QString>("display");
-        QTest::newRow("source rows") << int(PartitionsModel::SourceRowsColumn) << qint64(1000) << QStringLiteral("1,000");
-        QTest::newRow("target rows") << int(PartitionsModel::TargetRowsColumn) << qint64(1000) << QStringLiteral("1,000");
-        QTest::newRow("duplicate keys") << int(PartitionsModel::DuplicateKeysColumn) << qint64(0) << QStringLiteral("0");
+        QTest::newRow("source rows")
+            << int(PartitionsModel::SourceRowsColumn) << qint64(1000) << QStringLiteral("1,000");
+        QTest::newRow("target rows")
+            << int(PartitionsModel::TargetRowsColumn) << qint64(1000) << QStringLiteral("1,000");
+        QTest::newRow("duplicate keys")
+            << int(PartitionsModel::DuplicateKeysColumn) << qint64(0) << QStringLiteral("0");
     }
 
-    void sortRoleGivesRawNumbers()
-    {
+    void sortRoleGivesRawNumbers() {
         QFETCH(int, column);
         QFETCH(qint64, expected);
         QFETCH(QString, display);
@@ -109,24 +108,25 @@ private Q_SLOTS:
         QVERIFY(align & Qt::AlignRight);
     }
 
-    void sortsNumericallyNotAsText()
-    {
+    void sortsNumericallyNotAsText() {
         PartitionsModel model;
         model.resetData(sample());
         PartitionsProxyModel proxy;
         proxy.setSourceModel(&model);
         proxy.sort(PartitionsModel::SourceRowsColumn, Qt::AscendingOrder);
         // As text, "1,000" < "10" < "100" < "2" < "25" < "9"; as numbers 9 comes before 10.
-        QCOMPARE(column(proxy, PartitionsModel::SourceRowsColumn),
-                 (QStringList{QStringLiteral("2"), QStringLiteral("9"), QStringLiteral("10"), QStringLiteral("25"),
-                              QStringLiteral("100"), QStringLiteral("1,000")}));
+        QCOMPARE(
+            column(proxy, PartitionsModel::SourceRowsColumn),
+            (QStringList{QStringLiteral("2"), QStringLiteral("9"), QStringLiteral("10"),
+                         QStringLiteral("25"), QStringLiteral("100"), QStringLiteral("1,000")}));
         proxy.sort(PartitionsModel::StatusColumn, Qt::DescendingOrder);
-        QCOMPARE(proxy.index(0, PartitionsModel::StatusColumn).data().toString(), QStringLiteral("failed"));
-        QCOMPARE(proxy.index(1, PartitionsModel::StatusColumn).data().toString(), QStringLiteral("stale"));
+        QCOMPARE(proxy.index(0, PartitionsModel::StatusColumn).data().toString(),
+                 QStringLiteral("failed"));
+        QCOMPARE(proxy.index(1, PartitionsModel::StatusColumn).data().toString(),
+                 QStringLiteral("stale"));
     }
 
-    void partitionsSortAsNumbersWhenNumeric()
-    {
+    void partitionsSortAsNumbersWhenNumeric() {
         PartitionsModel model;
         std::vector<PartitionInfo> rows{part(QStringLiteral("10"), 1, 1, PartitionStatus::Loaded),
                                         part(QStringLiteral("9"), 1, 1, PartitionStatus::Loaded),
@@ -139,8 +139,7 @@ private Q_SLOTS:
                  (QStringList{QStringLiteral("9"), QStringLiteral("10"), QStringLiteral("100")}));
     }
 
-    void statusColours_data()
-    {
+    void statusColours_data() {
         QTest::addColumn<PartitionStatus>("status");
         QTest::addColumn<int>("hueLow"); // -1: a grey, no hue
         QTest::addColumn<int>("hueHigh");
@@ -152,8 +151,7 @@ private Q_SLOTS:
         QTest::newRow("failed red") << PartitionStatus::Failed << 0 << 8;
     }
 
-    void statusColours()
-    {
+    void statusColours() {
         QFETCH(PartitionStatus, status);
         QFETCH(int, hueLow);
         QFETCH(int, hueHigh);
@@ -181,41 +179,53 @@ private Q_SLOTS:
         const QImage image = icon.pixmap(16, 16).toImage();
         QCOMPARE(image.pixelColor(8, 8).rgb(), dot.rgb());
         // Other columns are not tinted by status.
-        QVERIFY(!model.index(0, PartitionsModel::PartitionColumn).data(Qt::BackgroundRole).isValid());
+        QVERIFY(
+            !model.index(0, PartitionsModel::PartitionColumn).data(Qt::BackgroundRole).isValid());
     }
 
-    void statusColoursAreDistinct()
-    {
+    void statusColoursAreDistinct() {
         QSet<QRgb> seen;
         for (const PartitionStatus status : rw::StatusStyle::statuses())
             seen.insert(rw::StatusStyle::color(status).rgb());
         QCOMPARE(seen.size(), rw::StatusStyle::statuses().size());
     }
 
-    void disagreeingCountsStandOut()
-    {
+    void disagreeingCountsStandOut() {
         PartitionsModel model;
         model.resetData(sample());
-        const auto bold = [&](int row, int col) { return model.index(row, col).data(Qt::FontRole).value<QFont>().bold(); };
+        const auto bold = [&](int row, int col) {
+            return model.index(row, col).data(Qt::FontRole).value<QFont>().bold();
+        };
         // 2025-05-04: 2 source, 3 target, 1 duplicate key.
         QVERIFY(bold(3, PartitionsModel::TargetRowsColumn));
         QVERIFY(bold(3, PartitionsModel::DuplicateKeysColumn));
         QVERIFY(model.index(3, 0).data(PartitionsModel::AttentionRole).toBool());
-        QCOMPARE(model.index(3, PartitionsModel::DuplicateKeysColumn).data(Qt::ForegroundRole).value<QBrush>().color().hsvHue(), 0);
-        // 2025-05-06: 25 source, 20 target: coloured (dedupe can explain fewer rows, so not alarming).
+        QCOMPARE(model.index(3, PartitionsModel::DuplicateKeysColumn)
+                     .data(Qt::ForegroundRole)
+                     .value<QBrush>()
+                     .color()
+                     .hsvHue(),
+                 0);
+        // 2025-05-06: 25 source, 20 target: coloured (dedupe can explain fewer rows, so not
+        // alarming).
         QVERIFY(!bold(5, PartitionsModel::TargetRowsColumn));
-        QVERIFY(model.index(5, PartitionsModel::TargetRowsColumn).data(Qt::ForegroundRole).isValid());
-        QCOMPARE(model.index(5, PartitionsModel::DifferenceColumn).data().toString(), QStringLiteral("\u22125"));
-        QCOMPARE(model.index(3, PartitionsModel::DifferenceColumn).data().toString(), QStringLiteral("+1"));
-        QCOMPARE(model.index(5, PartitionsModel::DifferenceColumn).data(PartitionsModel::SortRole).toLongLong(), -5);
+        QVERIFY(
+            model.index(5, PartitionsModel::TargetRowsColumn).data(Qt::ForegroundRole).isValid());
+        QCOMPARE(model.index(5, PartitionsModel::DifferenceColumn).data().toString(),
+                 QStringLiteral("\u22125"));
+        QCOMPARE(model.index(3, PartitionsModel::DifferenceColumn).data().toString(),
+                 QStringLiteral("+1"));
+        QCOMPARE(model.index(5, PartitionsModel::DifferenceColumn)
+                     .data(PartitionsModel::SortRole)
+                     .toLongLong(),
+                 -5);
         // 2025-05-01: counts agree; 2025-05-03: never published, so 0 target rows is expected.
         QVERIFY(!bold(0, PartitionsModel::TargetRowsColumn));
         QVERIFY(!bold(2, PartitionsModel::TargetRowsColumn));
         QVERIFY(!model.index(2, 0).data(PartitionsModel::AttentionRole).toBool());
     }
 
-    void proxyFilters()
-    {
+    void proxyFilters() {
         PartitionsModel model;
         model.resetData(sample());
         PartitionsProxyModel proxy;
@@ -235,49 +245,71 @@ private Q_SLOTS:
 
     // A snapshot taken by core from a database: 12 days in the source, 5
     // published (one with a duplicated key), one whose source changed since.
-    void realSnapshot()
-    {
+    void realSnapshot() {
         QTemporaryDir dir;
         rw::Database db = testsupport::makeDatabase(
             dir, QStringLiteral("w.db"),
-            {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, updated_at TEXT)"),
-             QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 78) "
-                            "INSERT INTO raw_sales SELECT i, 1, '2025-05-' || substr(CAST(101 + i % 12 AS TEXT), 2), i * 1.5, "
-                            "'2025-05-20T00:00:00Z' FROM n"),
-             QStringLiteral("CREATE TABLE fact_sales AS SELECT * FROM raw_sales WHERE dt <= '2025-05-05'"),
-             QStringLiteral("INSERT INTO fact_sales SELECT * FROM raw_sales WHERE dt = '2025-05-02' LIMIT 1")});
-        auto spec = rw::parseSpec(R"({"datasets": {"fact_sales": {"source": "raw_sales", "target": "fact_sales",
+            {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, item_id INTEGER, dt TEXT, "
+                            "amount REAL, updated_at TEXT)"),
+             QStringLiteral(
+                 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 78) "
+                 "INSERT INTO raw_sales SELECT i, 1, '2025-05-' || substr(CAST(101 + i % 12 AS "
+                 "TEXT), 2), i * 1.5, "
+                 "'2025-05-20T00:00:00Z' FROM n"),
+             QStringLiteral(
+                 "CREATE TABLE fact_sales AS SELECT * FROM raw_sales WHERE dt <= '2025-05-05'"),
+             QStringLiteral("INSERT INTO fact_sales SELECT * FROM raw_sales WHERE dt = "
+                            "'2025-05-02' LIMIT 1")});
+        auto spec = rw::parseSpec(
+            R"({"datasets": {"fact_sales": {"source": "raw_sales", "target": "fact_sales",
             "partition_column": "dt", "key": ["order_id", "item_id"], "order_by": "updated_at", "write": "merge"}}})",
-                                  QStringLiteral("inline"));
+            QStringLiteral("inline"));
         QVERIFY2(spec.has_value(), qPrintable(spec ? QString() : spec.error().message));
         QVERIFY(rw::controlschema::migrate(db).has_value());
         const rw::DatasetSpec &ds = spec->datasets.front();
         // Day 1 was published by Rewind from what the source held then (one row fewer).
-        QVERIFY(db.exec(QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_rows, "
-                                       "source_sig, published_at, last_run_id) VALUES ('fact_sales', '2025-05-01', 0, "
-                                       "'published', 5, 'old', '2025-05-20T01:00:00Z', 7)"))
-                    .has_value());
+        QVERIFY(
+            db
+                .exec(QStringLiteral(
+                    "INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, "
+                    "source_rows, "
+                    "source_sig, published_at, last_run_id) VALUES ('fact_sales', '2025-05-01', 0, "
+                    "'published', 5, 'old', '2025-05-20T01:00:00Z', 7)"))
+                .has_value());
 
         auto snapshot = rw::listPartitions(db, ds);
         QVERIFY2(snapshot.has_value(), qPrintable(snapshot ? QString() : snapshot.error().message));
         PartitionsModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.resetData(std::move(*snapshot));
         QCOMPARE(model.rowCount(), 12);
         PartitionsProxyModel proxy;
         proxy.setSourceModel(&model);
         proxy.sort(PartitionsModel::PartitionColumn, Qt::AscendingOrder);
         QCOMPARE(column(proxy, PartitionsModel::StatusColumn),
-                 (QStringList{QStringLiteral("stale"), QStringLiteral("loaded"), QStringLiteral("loaded"),
-                              QStringLiteral("loaded"), QStringLiteral("loaded"), QStringLiteral("unloaded"),
-                              QStringLiteral("unloaded"), QStringLiteral("unloaded"), QStringLiteral("unloaded"),
-                              QStringLiteral("unloaded"), QStringLiteral("unloaded"), QStringLiteral("unloaded")}));
-        QCOMPARE(proxy.index(0, PartitionsModel::LastRunColumn).data().toString(), QStringLiteral("#7"));
-        QCOMPARE(proxy.index(0, PartitionsModel::LastPublishedColumn).data().toString(), QStringLiteral("2025-05-20 01:00:00"));
+                 (QStringList{QStringLiteral("stale"), QStringLiteral("loaded"),
+                              QStringLiteral("loaded"), QStringLiteral("loaded"),
+                              QStringLiteral("loaded"), QStringLiteral("unloaded"),
+                              QStringLiteral("unloaded"), QStringLiteral("unloaded"),
+                              QStringLiteral("unloaded"), QStringLiteral("unloaded"),
+                              QStringLiteral("unloaded"), QStringLiteral("unloaded")}));
+        QCOMPARE(proxy.index(0, PartitionsModel::LastRunColumn).data().toString(),
+                 QStringLiteral("#7"));
+        QCOMPARE(proxy.index(0, PartitionsModel::LastPublishedColumn).data().toString(),
+                 QStringLiteral("2025-05-20 01:00:00"));
         // 2025-05-02 holds one key twice.
-        QCOMPARE(proxy.index(1, PartitionsModel::DuplicateKeysColumn).data(PartitionsModel::SortRole).toLongLong(), 1);
-        QCOMPARE(proxy.index(1, PartitionsModel::TargetRowsColumn).data(PartitionsModel::SortRole).toLongLong(),
-                 proxy.index(1, PartitionsModel::SourceRowsColumn).data(PartitionsModel::SortRole).toLongLong() + 1);
+        QCOMPARE(proxy.index(1, PartitionsModel::DuplicateKeysColumn)
+                     .data(PartitionsModel::SortRole)
+                     .toLongLong(),
+                 1);
+        QCOMPARE(proxy.index(1, PartitionsModel::TargetRowsColumn)
+                     .data(PartitionsModel::SortRole)
+                     .toLongLong(),
+                 proxy.index(1, PartitionsModel::SourceRowsColumn)
+                         .data(PartitionsModel::SortRole)
+                         .toLongLong() +
+                     1);
     }
 };
 

@@ -2,29 +2,29 @@
 // crafted retry storm, driven through its five steps to a clean table, and
 // rollback of a run from the Runs page, including a refused one.
 #include "core/batch/batch.h"
-#include "ui/common/confirmdialog.h"
-#include "ui/recovery/duplicatesmodel.h"
-#include "ui/common/errorbanner.h"
-#include "ui/common/format.h"
-#include "ui/window/mainwindow.h"
+#include "core/workspace/workspace.h"
+#include "tests/gui/guitest.h"
+#include "tests/testsupport.h"
 #include "ui/batch/partitionsmodel.h"
 #include "ui/batch/partitionspage.h"
 #include "ui/batch/previewdiffmodel.h"
-#include "ui/recovery/recoverpage.h"
 #include "ui/batch/rollbackmodel.h"
 #include "ui/batch/runsmodel.h"
 #include "ui/batch/runspage.h"
+#include "ui/common/confirmdialog.h"
+#include "ui/common/errorbanner.h"
+#include "ui/common/format.h"
 #include "ui/common/settings.h"
-#include "tests/gui/guitest.h"
-#include "tests/testsupport.h"
+#include "ui/recovery/duplicatesmodel.h"
+#include "ui/recovery/recoverpage.h"
 #include "ui/recovery/totalsmodel.h"
-#include "core/workspace/workspace.h"
+#include "ui/window/mainwindow.h"
 
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>
 #include <QFile>
-#include <QLineEdit>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSqlRecord>
@@ -41,41 +41,54 @@ constexpr int kTimeoutMs = 120000;
 // 4 days of orders with re-sent versions; `clean` is the clean load, then a
 // retry storm writes 30% of days 3 and 4 into the fact a second time.
 const QStringList kRetryStorm = {
-    QStringLiteral("CREATE TABLE raw (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty INTEGER, updated_at TEXT)"),
+    QStringLiteral("CREATE TABLE raw (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty "
+                   "INTEGER, updated_at TEXT)"),
     QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999) "
-                   "INSERT INTO raw SELECT i / 2, i % 2 + 1, '2025-05-0' || (1 + i / 500), (i * 7919) % 10000 / 100.0, 1 + i % 5, "
+                   "INSERT INTO raw SELECT i / 2, i % 2 + 1, '2025-05-0' || (1 + i / 500), (i * "
+                   "7919) % 10000 / 100.0, 1 + i % 5, "
                    "'2025-05-10T00:00:00Z' FROM n"),
-    QStringLiteral("INSERT INTO raw SELECT order_id, item_id, dt, amount + 1.25, qty, '2025-05-11T00:00:00Z' FROM raw WHERE order_id % 7 = 0"),
-    QStringLiteral("CREATE TABLE fact (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty INTEGER, updated_at TEXT)"),
-    QStringLiteral("INSERT INTO fact SELECT order_id, item_id, dt, amount, qty, updated_at FROM (SELECT raw.*, ROW_NUMBER() OVER "
-                   "(PARTITION BY order_id, item_id, dt ORDER BY updated_at DESC) AS n FROM raw) AS latest WHERE n = 1"),
+    QStringLiteral("INSERT INTO raw SELECT order_id, item_id, dt, amount + 1.25, qty, "
+                   "'2025-05-11T00:00:00Z' FROM raw WHERE order_id % 7 = 0"),
+    QStringLiteral("CREATE TABLE fact (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, "
+                   "qty INTEGER, updated_at TEXT)"),
+    QStringLiteral("INSERT INTO fact SELECT order_id, item_id, dt, amount, qty, updated_at FROM "
+                   "(SELECT raw.*, ROW_NUMBER() OVER "
+                   "(PARTITION BY order_id, item_id, dt ORDER BY updated_at DESC) AS n FROM raw) "
+                   "AS latest WHERE n = 1"),
     QStringLiteral("CREATE TABLE clean AS SELECT * FROM fact"),
-    QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt IN ('2025-05-03', '2025-05-04') AND (order_id * 31 + item_id) % 10 < 3"),
+    QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt IN ('2025-05-03', '2025-05-04') "
+                   "AND (order_id * 31 + item_id) % 10 < 3"),
 };
-const QByteArray kStormSpec = R"({"datasets": {"sales": {"source": "raw", "target": "fact", "partition_column": "dt",
+const QByteArray kStormSpec =
+    R"({"datasets": {"sales": {"source": "raw", "target": "fact", "partition_column": "dt",
     "key": ["order_id", "item_id"], "order_by": "updated_at", "write": "merge"}}})";
 
 // A small warehouse whose d2 target is a bad day (doubled amounts, a stray
 // row, a retried row twice); `sub` holds a NULL key.
 const QStringList kWarehouse = {
-    QStringLiteral("CREATE TABLE src (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, updated_at TEXT)"),
+    QStringLiteral("CREATE TABLE src (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, "
+                   "updated_at TEXT)"),
     QStringLiteral("INSERT INTO src VALUES "
-                   "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 20, 'x', 't1'), (2, 'a', 'd1', 21, 'x', 't2'),"
-                   "(1, 'a', 'd2', 30, 'x', 't1'), (2, 'a', 'd2', 40, 'x', 't1'), (3, NULL, 'd2', 50, 'x', 't1'),"
+                   "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 20, 'x', 't1'), (2, 'a', 'd1', "
+                   "21, 'x', 't2'),"
+                   "(1, 'a', 'd2', 30, 'x', 't1'), (2, 'a', 'd2', 40, 'x', 't1'), (3, NULL, 'd2', "
+                   "50, 'x', 't1'),"
                    "(1, 'a', 'd3', 60, 'x', 't1'), (4, 'b', 'd3', 70, 'x', 't1')"),
-    QStringLiteral("CREATE TABLE tgt (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, updated_at TEXT)"),
+    QStringLiteral("CREATE TABLE tgt (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, "
+                   "updated_at TEXT)"),
     QStringLiteral("INSERT INTO tgt VALUES "
                    "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 21, 'x', 't2'),"
-                   "(1, 'a', 'd2', 60, 'x', 't1'), (2, 'a', 'd2', 80, 'x', 't1'), (2, 'a', 'd2', 80, 'x', 't1'),"
+                   "(1, 'a', 'd2', 60, 'x', 't1'), (2, 'a', 'd2', 80, 'x', 't1'), (2, 'a', 'd2', "
+                   "80, 'x', 't1'),"
                    "(2, 'a', 'd2', 40, 'x', 't1'), (9, 'z', 'd2', 1, 'x', 't0'),"
                    "(1, 'a', 'd3', 60, 'x', 't1')"),
 };
-const QByteArray kWarehouseSpec = R"({"datasets": {"sales": {"source": "src", "target": "tgt", "partition_column": "dt",
+const QByteArray kWarehouseSpec =
+    R"({"datasets": {"sales": {"source": "src", "target": "tgt", "partition_column": "dt",
     "key": ["id", "sub"], "order_by": "updated_at", "write": "merge"}}})";
 
 // A table's rows as a sorted multiset: equal content compares equal.
-QString digest(const rw::Database &db, const QString &table)
-{
+QString digest(const rw::Database &db, const QString &table) {
     auto q = db.exec(QStringLiteral("SELECT * FROM ") + db.quote(table));
     if (!q)
         return QStringLiteral("error: ") + q.error().message;
@@ -87,11 +100,11 @@ QString digest(const rw::Database &db, const QString &table)
         rows << cells.join(u'|');
     }
     rows.sort();
-    return QString::fromLatin1(QCryptographicHash::hash(rows.join(u'\n').toUtf8(), QCryptographicHash::Sha256).toHex());
+    return QString::fromLatin1(
+        QCryptographicHash::hash(rows.join(u'\n').toUtf8(), QCryptographicHash::Sha256).toHex());
 }
 
-qint64 count(const rw::Database &db, const QString &sql)
-{
+qint64 count(const rw::Database &db, const QString &sql) {
     auto v = db.scalar(sql);
     return v ? v->toLongLong() : -1;
 }
@@ -102,8 +115,7 @@ struct Workspace {
     QString spec;
     std::optional<rw::Workspace> ws;
 
-    Workspace(const QStringList &warehouse, const QByteArray &specJson)
-    {
+    Workspace(const QStringList &warehouse, const QByteArray &specJson) {
         db = testsupport::makeDatabase(dir, QStringLiteral("w.db"), warehouse).url().text;
         spec = testsupport::writeFile(dir, QStringLiteral("w.json"), specJson);
         auto opened = rw::openWorkspace(db, spec);
@@ -116,18 +128,20 @@ struct Workspace {
 };
 
 // Indexes named `name` in the engine's catalog; `uniqueOnly`: unique ones only.
-qint64 indexesNamed(const rw::Database &db, const QString &name, bool uniqueOnly)
-{
-    const QString sql = testsupport::onPostgres()
-                            ? QStringLiteral("SELECT COUNT(*) FROM pg_indexes WHERE indexname = ? AND indexdef LIKE ?")
-                            : QStringLiteral("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = ? AND sql LIKE ?");
-    auto v = db.scalar(sql, {name, uniqueOnly ? QStringLiteral("CREATE UNIQUE INDEX%") : QStringLiteral("%")});
+qint64 indexesNamed(const rw::Database &db, const QString &name, bool uniqueOnly) {
+    const QString sql =
+        testsupport::onPostgres()
+            ? QStringLiteral(
+                  "SELECT COUNT(*) FROM pg_indexes WHERE indexname = ? AND indexdef LIKE ?")
+            : QStringLiteral("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = ? "
+                             "AND sql LIKE ?");
+    auto v = db.scalar(
+        sql, {name, uniqueOnly ? QStringLiteral("CREATE UNIQUE INDEX%") : QStringLiteral("%")});
     return v ? v->toLongLong() : -1;
 }
 
 // With REWIND_TEST_SHOTS=DIR, saves the widget as DIR/NAME.png (to look at).
-void shot(QWidget *w, const QString &name)
-{
+void shot(QWidget *w, const QString &name) {
     const QString dir = qEnvironmentVariable("REWIND_TEST_SHOTS");
     if (dir.isEmpty())
         return;
@@ -135,8 +149,8 @@ void shot(QWidget *w, const QString &name)
     w->grab().save(dir + u'/' + name + QStringLiteral(".png"));
 }
 
-bool openAndWait(MainWindow &w, const QString &db, const QString &spec, const MainWindow::Selection &selection)
-{
+bool openAndWait(MainWindow &w, const QString &db, const QString &spec,
+                 const MainWindow::Selection &selection) {
     QSignalSpy opened(&w, &MainWindow::workspaceOpened);
     w.openWorkspace(db, spec, selection);
     return opened.wait(kTimeoutMs) || opened.count() > 0;
@@ -149,8 +163,7 @@ class TestRecoveryPages : public QObject {
 
 private:
     // Runs the next step of the wizard by its button and waits for it.
-    static bool runStep(rw::RecoverPage *page, rw::RecoverPage::Step step)
-    {
+    static bool runStep(rw::RecoverPage *page, rw::RecoverPage::Step step) {
         if (page->shownStep() != step || !page->actionButton()->isEnabled())
             return false;
         QSignalSpy finished(page, &rw::RecoverPage::stepFinished);
@@ -161,25 +174,27 @@ private:
 private Q_SLOTS:
     void cleanup() { guitest::waitForBackgroundWork(); }
 
-    void initTestCase()
-    {
+    void initTestCase() {
         guitest::useTestSettings(QStringLiteral("tst_recoverypages"), true);
         REWIND_REQUIRE_ENGINE();
     }
 
-    void wizardRecoversARetryStorm()
-    {
+    void wizardRecoversARetryStorm() {
         Workspace f(kRetryStorm, kStormSpec);
         const rw::Database &db = f.database();
-        const qint64 extra = count(db, QStringLiteral("SELECT COUNT(*) FROM fact")) - count(db, QStringLiteral("SELECT COUNT(*) FROM clean"));
+        const qint64 extra = count(db, QStringLiteral("SELECT COUNT(*) FROM fact")) -
+                             count(db, QStringLiteral("SELECT COUNT(*) FROM clean"));
         QVERIFY(extra > 100);
         const QString stormy = digest(db, QStringLiteral("fact"));
 
         MainWindow w;
         w.show();
-        QVERIFY(openAndWait(w, f.db, f.spec, {Kind::Dataset, QStringLiteral("sales"), QStringLiteral("partitions"), {}}));
+        QVERIFY(openAndWait(
+            w, f.db, f.spec,
+            {Kind::Dataset, QStringLiteral("sales"), QStringLiteral("partitions"), {}}));
         rw::PartitionsPage *partitions = w.partitionsPage();
-        QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && partitions->model()->rowCount() == 4, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && partitions->model()->rowCount() == 4,
+                                 kTimeoutMs);
         auto *frozenLabel = partitions->findChild<QLabel *>(QStringLiteral("partitionsFrozen"));
         QVERIFY(frozenLabel && frozenLabel->isHidden()); // not frozen yet
 
@@ -190,13 +205,18 @@ private Q_SLOTS:
         rw::RecoverPage *page = w.recoverPage();
         QCOMPARE(w.currentPage(), page);
         QCOMPARE(w.currentPageName(), QStringLiteral("recover"));
-        QAbstractItemModelTester duplicatesTester(page->duplicatesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester rerunTester(page->rerunModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester totalsTester(page->totalsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester duplicatesTester(
+            page->duplicatesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester rerunTester(
+            page->rerunModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester totalsTester(
+            page->totalsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QTRY_VERIFY_WITH_TIMEOUT(page->isPlanned() && !page->isBusy(), kTimeoutMs);
         QCOMPARE(page->shownStep(), rw::RecoverPage::FreezeStep);
-        QVERIFY2(page->stepText().contains(QStringLiteral("%1 duplicate key(s), %1 extra row(s)").arg(rw::fmt::number(extra))),
-                 qPrintable(page->stepText()));
+        QVERIFY2(
+            page->stepText().contains(
+                QStringLiteral("%1 duplicate key(s), %1 extra row(s)").arg(rw::fmt::number(extra))),
+            qPrintable(page->stepText()));
         QVERIFY(page->stepText().contains(QStringLiteral("2025-05-03, 2025-05-04")));
         QVERIFY(page->stepText().contains(QStringLiteral("Not frozen")));
         QVERIFY(!page->nextButton()->isEnabled());
@@ -206,11 +226,14 @@ private Q_SLOTS:
         QVERIFY(runStep(page, rw::RecoverPage::FreezeStep));
         shot(&w, QStringLiteral("1-freeze"));
         QCOMPARE(page->stepStatus(rw::RecoverPage::FreezeStep), rw::RecoveryStepStatus::Done);
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")), 1);
+        QCOMPARE(
+            count(db, QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")),
+            1);
         // The partitions page says the dataset is frozen, and what that refuses.
         partitions->refresh();
         QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && !frozenLabel->isHidden(), kTimeoutMs);
-        QVERIFY2(frozenLabel->text().contains(QStringLiteral("Frozen since")) && frozenLabel->text().contains(QStringLiteral("refuses every other writer")),
+        QVERIFY2(frozenLabel->text().contains(QStringLiteral("Frozen since")) &&
+                     frozenLabel->text().contains(QStringLiteral("refuses every other writer")),
                  qPrintable(frozenLabel->text()));
         QVERIFY(page->nextButton()->isEnabled());
         QTest::mouseClick(page->nextButton(), Qt::LeftButton);
@@ -222,7 +245,10 @@ private Q_SLOTS:
         QCOMPARE(page->duplicatesModel()->rowCount(), 2);
         qint64 extraShown = 0;
         for (int r = 0; r < 2; ++r)
-            extraShown += page->duplicatesModel()->index(r, rw::DuplicatesModel::ExtraRowsColumn).data(rw::DuplicatesModel::SortRole).toLongLong();
+            extraShown += page->duplicatesModel()
+                              ->index(r, rw::DuplicatesModel::ExtraRowsColumn)
+                              .data(rw::DuplicatesModel::SortRole)
+                              .toLongLong();
         QCOMPARE(extraShown, extra);
         QVERIFY(page->stepText().contains(QStringLiteral("Identified under the freeze")));
         QVERIFY(page->stepText().contains(QStringLiteral("\"rows\":2")));
@@ -269,7 +295,8 @@ private Q_SLOTS:
 
         // 5. Unique index, unfreeze.
         QCOMPARE(page->shownStep(), rw::RecoverPage::IndexStep);
-        QVERIFY(page->stepText().contains(QStringLiteral("CREATE UNIQUE INDEX rewind_unique_fact")));
+        QVERIFY(
+            page->stepText().contains(QStringLiteral("CREATE UNIQUE INDEX rewind_unique_fact")));
         QVERIFY(runStep(page, rw::RecoverPage::IndexStep));
         shot(&w, QStringLiteral("5-index"));
         QCOMPARE(page->result()->status, rw::RecoveryStatus::Recovered);
@@ -282,7 +309,8 @@ private Q_SLOTS:
         shot(&w, QStringLiteral("6-report"));
         const QString report = page->reportText();
         QVERIFY(report.contains(QStringLiteral("Duplicate incident recovery: sales")));
-        QVERIFY2(report.contains(QStringLiteral("%1 duplicate key(s)").arg(extra)), qPrintable(report));
+        QVERIFY2(report.contains(QStringLiteral("%1 duplicate key(s)").arg(extra)),
+                 qPrintable(report));
         QVERIFY(report.contains(QStringLiteral("rewind_unique_fact")));
         const QString saved = f.dir.filePath(QStringLiteral("incident.md"));
         QVERIFY(page->saveReport(saved));
@@ -293,29 +321,42 @@ private Q_SLOTS:
         QVERIFY(text.contains(QStringLiteral("| rerun | done |")));
 
         // What a user checks in the database: the clean load, row for row.
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM fact GROUP BY dt, order_id, item_id HAVING COUNT(*) > 1) AS d")), 0);
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM fact GROUP BY dt, "
+                                          "order_id, item_id HAVING COUNT(*) > 1) AS d")),
+                 0);
         QCOMPARE(digest(db, QStringLiteral("fact")), digest(db, QStringLiteral("clean")));
-        QCOMPARE(count(db, QStringLiteral("SELECT SUM(amount) * 100 FROM fact")), count(db, QStringLiteral("SELECT SUM(amount) * 100 FROM clean")));
+        QCOMPARE(count(db, QStringLiteral("SELECT SUM(amount) * 100 FROM fact")),
+                 count(db, QStringLiteral("SELECT SUM(amount) * 100 FROM clean")));
         QCOMPARE(indexesNamed(db, QStringLiteral("rewind_unique_fact"), true), 1);
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 0);
-        QVERIFY(!db.exec(QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt = '2025-05-01' LIMIT 1")));
-        for (const char *step : {"recover freeze", "recover identify", "recover rerun", "recover totals", "recover unique index", "recover unfreeze"})
-            QVERIFY2(count(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = '%1'").arg(QLatin1String(step))) == 1, step);
+        QVERIFY(!db.exec(
+            QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt = '2025-05-01' LIMIT 1")));
+        for (const char *step : {"recover freeze", "recover identify", "recover rerun",
+                                 "recover totals", "recover unique index", "recover unfreeze"})
+            QVERIFY2(
+                count(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = '%1'")
+                              .arg(QLatin1String(step))) == 1,
+                step);
 
         // Back to the partitions: they show the cleaned table.
-        QTest::mouseClick(page->findChild<QPushButton *>(QStringLiteral("recoverBack")), Qt::LeftButton);
+        QTest::mouseClick(page->findChild<QPushButton *>(QStringLiteral("recoverBack")),
+                          Qt::LeftButton);
         QCOMPARE(w.currentPage(), partitions);
-        QTRY_VERIFY_WITH_TIMEOUT(!partitions->isLoading() && partitions->summaryText().contains(QStringLiteral("0 with duplicate keys")), kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !partitions->isLoading() &&
+                partitions->summaryText().contains(QStringLiteral("0 with duplicate keys")),
+            kTimeoutMs);
     }
 
-    void wizardFailureShowsTheBanner()
-    {
+    void wizardFailureShowsTheBanner() {
         // A NULL key: the unique index would not protect it, so step 5 fails
         // and the dataset stays frozen.
         Workspace f(kWarehouse, kWarehouseSpec);
         MainWindow w;
         w.show();
-        QVERIFY(openAndWait(w, f.db, f.spec, {Kind::Dataset, QStringLiteral("sales"), QStringLiteral("recover"), {}}));
+        QVERIFY(
+            openAndWait(w, f.db, f.spec,
+                        {Kind::Dataset, QStringLiteral("sales"), QStringLiteral("recover"), {}}));
         rw::RecoverPage *page = w.recoverPage();
         QCOMPARE(w.currentPage(), page);
         QTRY_VERIFY_WITH_TIMEOUT(page->isPlanned() && !page->isBusy(), kTimeoutMs);
@@ -338,7 +379,8 @@ private Q_SLOTS:
         shot(&w, QStringLiteral("fail-index"));
         QCOMPARE(page->stepStatus(rw::RecoverPage::IndexStep), rw::RecoveryStepStatus::Failed);
         QCOMPARE(page->banner()->level(), rw::ErrorBanner::Level::Error);
-        QVERIFY2(page->banner()->message().contains(QStringLiteral("NULL")), qPrintable(page->banner()->message()));
+        QVERIFY2(page->banner()->message().contains(QStringLiteral("NULL")),
+                 qPrintable(page->banner()->message()));
         QVERIFY(page->banner()->message().contains(QStringLiteral("stays frozen")));
         QVERIFY(!page->actionButton()->isEnabled());
         QCOMPARE(page->nextButton()->text(), QStringLiteral("View report \u203a"));
@@ -349,22 +391,23 @@ private Q_SLOTS:
         QVERIFY(page->reportText().contains(QStringLiteral("failed")));
     }
 
-    void rollbackFromTheRunsPage()
-    {
+    void rollbackFromTheRunsPage() {
         Workspace f(kWarehouse, kWarehouseSpec);
         const rw::Database &db = f.database();
         const QString before = digest(db, QStringLiteral("tgt"));
         rw::BatchOptions o;
         o.execute = true;
         auto run = rw::run(db, f.dataset(), o);
-        QVERIFY2(run && run->status == rw::RunStatus::Succeeded, qPrintable(run ? run->error : run.error().message));
+        QVERIFY2(run && run->status == rw::RunStatus::Succeeded,
+                 qPrintable(run ? run->error : run.error().message));
         const qint64 runId = run->runId.toLongLong();
         const QString after = digest(db, QStringLiteral("tgt"));
         QVERIFY(after != before);
 
         MainWindow w;
         w.show();
-        QVERIFY(openAndWait(w, f.db, f.spec, {Kind::Dataset, QStringLiteral("sales"), QStringLiteral("runs"), {}}));
+        QVERIFY(openAndWait(w, f.db, f.spec,
+                            {Kind::Dataset, QStringLiteral("sales"), QStringLiteral("runs"), {}}));
         rw::RunsPage *runs = w.runsPage();
         QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()->rowCount() == 1, kTimeoutMs);
         runs->showRun(runId);
@@ -373,17 +416,23 @@ private Q_SLOTS:
 
         // The dry run first: what each partition gets back; nothing changed.
         QTest::mouseClick(runs->rollbackButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(runs->rollbackDialog() && runs->rollbackDialog()->isVisible(), kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(runs->rollbackDialog() && runs->rollbackDialog()->isVisible(),
+                                 kTimeoutMs);
         rw::ConfirmDialog *dialog = runs->rollbackDialog();
         auto *plan = dialog->findChild<QTableView *>(QStringLiteral("rollbackPlan"));
         QVERIFY(plan);
-        QAbstractItemModelTester tester(plan->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(plan->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(plan->model()->rowCount(), 3);
         qint64 restored = 0;
         for (int r = 0; r < 3; ++r)
-            restored += plan->model()->index(r, rw::RollbackModel::RestoredColumn).data(rw::RollbackModel::SortRole).toLongLong();
+            restored += plan->model()
+                            ->index(r, rw::RollbackModel::RestoredColumn)
+                            .data(rw::RollbackModel::SortRole)
+                            .toLongLong();
         QVERIFY(restored > 0);
-        QVERIFY(dialog->summaryText().contains(QStringLiteral("Roll back run %1 of sales").arg(runId)));
+        QVERIFY(
+            dialog->summaryText().contains(QStringLiteral("Roll back run %1 of sales").arg(runId)));
         QCOMPARE(digest(db, QStringLiteral("tgt")), after);
         shot(dialog, QStringLiteral("rollback-dialog"));
 
@@ -393,18 +442,22 @@ private Q_SLOTS:
         QVERIFY(dialog->actionButton()->isEnabled());
         QTest::mouseClick(dialog->actionButton(), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(!runs->rollbackDialog(), kTimeoutMs);
-        QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading()
-                                     && runs->model()->index(0, rw::RunsModel::StatusColumn).data().toString().contains(QStringLiteral("rolled_back")),
+        QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()
+                                                           ->index(0, rw::RunsModel::StatusColumn)
+                                                           .data()
+                                                           .toString()
+                                                           .contains(QStringLiteral("rolled_back")),
                                  kTimeoutMs);
         QCOMPARE(digest(db, QStringLiteral("tgt")), before);
         QCOMPARE(w.banner()->level(), rw::ErrorBanner::Level::Info);
-        QVERIFY2(w.banner()->message().contains(QStringLiteral("rolled back: 3 partition(s) restored")), qPrintable(w.banner()->message()));
+        QVERIFY2(
+            w.banner()->message().contains(QStringLiteral("rolled back: 3 partition(s) restored")),
+            qPrintable(w.banner()->message()));
         shot(&w, QStringLiteral("rollback-done"));
         QVERIFY(!runs->rollbackButton()->isEnabled()); // twice is not offered
     }
 
-    void refusedRollbackShowsTheBanner()
-    {
+    void refusedRollbackShowsTheBanner() {
         Workspace f(kWarehouse, kWarehouseSpec);
         const rw::Database &db = f.database();
         rw::BatchOptions o;
@@ -419,7 +472,8 @@ private Q_SLOTS:
 
         MainWindow w;
         w.show();
-        QVERIFY(openAndWait(w, f.db, f.spec, {Kind::Dataset, QStringLiteral("sales"), QStringLiteral("runs"), {}}));
+        QVERIFY(openAndWait(w, f.db, f.spec,
+                            {Kind::Dataset, QStringLiteral("sales"), QStringLiteral("runs"), {}}));
         rw::RunsPage *runs = w.runsPage();
         QTRY_VERIFY_WITH_TIMEOUT(!runs->isLoading() && runs->model()->rowCount() == 2, kTimeoutMs);
         runs->showRun(first->runId.toLongLong());
@@ -430,44 +484,60 @@ private Q_SLOTS:
         shot(&w, QStringLiteral("rollback-refused"));
         QCOMPARE(w.banner()->level(), rw::ErrorBanner::Level::Error);
         const QString message = w.banner()->message();
-        QVERIFY2(message.contains(QStringLiteral("later run %1").arg(second->runId.toLongLong())), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("later run %1").arg(second->runId.toLongLong())),
+                 qPrintable(message));
         QVERIFY(message.contains(QStringLiteral("roll it back first")));
         QCOMPARE(digest(db, QStringLiteral("tgt")), current);
-        QVERIFY(runs->rollbackButton()->isEnabled()); // still offered: roll the later run back first
+        QVERIFY(
+            runs->rollbackButton()->isEnabled()); // still offered: roll the later run back first
     }
 
-    void modelsUnderTheTester()
-    {
+    void modelsUnderTheTester() {
         rw::DuplicatesModel duplicates;
-        QAbstractItemModelTester t1(&duplicates, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t1(&duplicates,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
         duplicates.resetData({{QStringLiteral("d1"), 3, 4}, {std::nullopt, 1, 1}});
         QCOMPARE(duplicates.rowCount(), 2);
-        QCOMPARE(duplicates.index(0, rw::DuplicatesModel::ExtraRowsColumn).data().toString(), QStringLiteral("4"));
-        QCOMPARE(duplicates.index(1, rw::DuplicatesModel::PartitionColumn).data().toString(), QStringLiteral("(all)"));
+        QCOMPARE(duplicates.index(0, rw::DuplicatesModel::ExtraRowsColumn).data().toString(),
+                 QStringLiteral("4"));
+        QCOMPARE(duplicates.index(1, rw::DuplicatesModel::PartitionColumn).data().toString(),
+                 QStringLiteral("(all)"));
         duplicates.resetData({});
         QCOMPARE(duplicates.rowCount(), 0);
 
         rw::TotalsModel totals;
-        QAbstractItemModelTester t2(&totals, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(&totals,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
         rw::TotalsRow row;
         row.partition = QStringLiteral("d2");
         row.sourceRows = 3;
         row.targetRows = 5;
-        row.sums = {{QStringLiteral("amount"), QVariant(120.0), QVariant(261.0)}, {QStringLiteral("qty"), QVariant(7), QVariant(7)}};
+        row.sums = {{QStringLiteral("amount"), QVariant(120.0), QVariant(261.0)},
+                    {QStringLiteral("qty"), QVariant(7), QVariant(7)}};
         row.match = false;
         totals.resetData({row});
         QCOMPARE(totals.rowCount(), 3);
         QCOMPARE(totals.mismatches(), 2);
-        QCOMPARE(totals.index(1, rw::TotalsModel::MeasureColumn).data().toString(), QStringLiteral("sum(amount)"));
-        QCOMPARE(totals.index(1, rw::TotalsModel::TargetColumn).data().toString(), QStringLiteral("261.00"));
-        QCOMPARE(totals.index(2, rw::TotalsModel::MatchColumn).data(rw::TotalsModel::MatchRole).toBool(), true);
+        QCOMPARE(totals.index(1, rw::TotalsModel::MeasureColumn).data().toString(),
+                 QStringLiteral("sum(amount)"));
+        QCOMPARE(totals.index(1, rw::TotalsModel::TargetColumn).data().toString(),
+                 QStringLiteral("261.00"));
+        QCOMPARE(
+            totals.index(2, rw::TotalsModel::MatchColumn).data(rw::TotalsModel::MatchRole).toBool(),
+            true);
 
         rw::RollbackModel rollback;
-        QAbstractItemModelTester t3(&rollback, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        rollback.resetData({{QStringLiteral("d1"), 2, 1, false}, {QStringLiteral("d2"), 0, 4, true}});
+        QAbstractItemModelTester t3(&rollback,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        rollback.resetData(
+            {{QStringLiteral("d1"), 2, 1, false}, {QStringLiteral("d2"), 0, 4, true}});
         QCOMPARE(rollback.rowCount(), 2);
-        QCOMPARE(rollback.index(1, rw::RollbackModel::RestoredColumn).data(rw::RollbackModel::SortRole).toLongLong(), 4);
-        QCOMPARE(rollback.index(0, rw::RollbackModel::StateColumn).data().toString(), QStringLiteral("would be restored"));
+        QCOMPARE(rollback.index(1, rw::RollbackModel::RestoredColumn)
+                     .data(rw::RollbackModel::SortRole)
+                     .toLongLong(),
+                 4);
+        QCOMPARE(rollback.index(0, rw::RollbackModel::StateColumn).data().toString(),
+                 QStringLiteral("would be restored"));
     }
 };
 

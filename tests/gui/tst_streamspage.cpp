@@ -1,18 +1,18 @@
 // The streams page on the demo: the crashed consumer group, an offsets reset
 // through the dialog (its dry run against offsets-reset, then applied and
 // committed), and a replay through the page into the sink.
+#include "core/streams/offsets.h"
+#include "core/workspace/workspace.h"
+#include "tests/gui/guitest.h"
+#include "tests/testsupport.h"
+#include "ui/common/settings.h"
 #include "ui/streams/consumergroupsmodel.h"
 #include "ui/streams/groupoffsetsmodel.h"
-#include "core/streams/offsets.h"
 #include "ui/streams/offsetschart.h"
 #include "ui/streams/replaydialog.h"
 #include "ui/streams/resetoffsetsdialog.h"
 #include "ui/streams/resetplanmodel.h"
-#include "ui/common/settings.h"
 #include "ui/streams/streampage.h"
-#include "tests/gui/guitest.h"
-#include "tests/testsupport.h"
-#include "core/workspace/workspace.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>
@@ -33,10 +33,10 @@ const QString kStream = QStringLiteral("orders");
 const QString kCrashed = QStringLiteral("orders-loader");
 
 // partition -> committed offset in rewind_offsets.
-QMap<qint64, qint64> committed(const rw::Database &db, const QString &group)
-{
+QMap<qint64, qint64> committed(const rw::Database &db, const QString &group) {
     QMap<qint64, qint64> out;
-    auto q = db.exec(QStringLiteral("SELECT partition_id, committed_offset FROM rewind_offsets WHERE stream = ? AND group_id = ?"),
+    auto q = db.exec(QStringLiteral("SELECT partition_id, committed_offset FROM rewind_offsets "
+                                    "WHERE stream = ? AND group_id = ?"),
                      {kStream, group});
     if (!q)
         qFatal("%s", qPrintable(q.error().message));
@@ -45,7 +45,9 @@ QMap<qint64, qint64> committed(const rw::Database &db, const QString &group)
     return out;
 }
 
-qint64 count(const rw::Database &db, const QString &sql) { return db.scalar(sql)->toLongLong(); }
+qint64 count(const rw::Database &db, const QString &sql) {
+    return db.scalar(sql)->toLongLong();
+}
 
 } // namespace
 
@@ -57,8 +59,7 @@ class TestStreamsPage : public QObject {
 private:
     guitest::DemoFixture m_demo;
 
-    static bool load(rw::StreamPage &page, const rw::Workspace &ws)
-    {
+    static bool load(rw::StreamPage &page, const rw::Workspace &ws) {
         QSignalSpy loaded(&page, &rw::Page::pageLoaded);
         page.setStream(ws.db, *ws.spec.stream(kStream));
         return loaded.count() > 0 || loaded.wait(kTimeoutMs);
@@ -67,21 +68,21 @@ private:
 private Q_SLOTS:
     void cleanup() { guitest::waitForBackgroundWork(); }
 
-    void initTestCase()
-    {
+    void initTestCase() {
         guitest::useTestSettings(QStringLiteral("tst_streamspage"), false);
         REWIND_REQUIRE_ENGINE();
         QVERIFY(m_demo.build());
     }
 
     // The page opens on the group furthest behind: the demo's crashed loader.
-    void showsTheCrashedGroup()
-    {
+    void showsTheCrashedGroup() {
         auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
         QVERIFY(ws);
         rw::StreamPage page;
-        QAbstractItemModelTester groupsTester(page.groupsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester offsetsTester(page.offsetsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester groupsTester(
+            page.groupsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester offsetsTester(
+            page.offsetsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(load(page, *ws));
         QCOMPARE(page.groupsModel()->rowCount(), 2);
         QCOMPARE(page.currentGroup(), kCrashed);
@@ -97,7 +98,9 @@ private Q_SLOTS:
             lag += p.lag;
         }
         QVERIFY(lag > 0);
-        QCOMPARE(page.groupsModel()->snapshot()[std::size_t(page.groupsModel()->rowOf(kCrashed))].lag, lag);
+        QCOMPARE(
+            page.groupsModel()->snapshot()[std::size_t(page.groupsModel()->rowOf(kCrashed))].lag,
+            lag);
         QCOMPARE(page.offsetsChart()->barCount(), int(expected->size()));
         QVERIFY(page.resetButton()->isEnabled());
         QVERIFY(page.replayButton()->isEnabled());
@@ -110,31 +113,37 @@ private Q_SLOTS:
             QCOMPARE(p.lag, 0);
     }
 
-    void resetDryRunMatchesCli_data()
-    {
+    void resetDryRunMatchesCli_data() {
         QTest::addColumn<Method>("method");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QStringList>("partitions");
         QTest::addColumn<QStringList>("cli");
-        QTest::newRow("to-earliest") << Method::ToEarliest << QString() << QStringList() << QStringList{QStringLiteral("--to-earliest")};
-        QTest::newRow("to-latest, partition 1") << Method::ToLatest << QString() << QStringList{QStringLiteral("1")}
-                                                << QStringList{QStringLiteral("--to-latest"), QStringLiteral("--partition"), QStringLiteral("1")};
-        QTest::newRow("to-current") << Method::ToCurrent << QString() << QStringList() << QStringList{QStringLiteral("--to-current")};
-        QTest::newRow("to-offset") << Method::ToOffset << QStringLiteral("100") << QStringList()
-                                   << QStringList{QStringLiteral("--to-offset"), QStringLiteral("100")};
+        QTest::newRow("to-earliest") << Method::ToEarliest << QString() << QStringList()
+                                     << QStringList{QStringLiteral("--to-earliest")};
+        QTest::newRow("to-latest, partition 1")
+            << Method::ToLatest << QString() << QStringList{QStringLiteral("1")}
+            << QStringList{QStringLiteral("--to-latest"), QStringLiteral("--partition"),
+                           QStringLiteral("1")};
+        QTest::newRow("to-current") << Method::ToCurrent << QString() << QStringList()
+                                    << QStringList{QStringLiteral("--to-current")};
+        QTest::newRow("to-offset")
+            << Method::ToOffset << QStringLiteral("100") << QStringList()
+            << QStringList{QStringLiteral("--to-offset"), QStringLiteral("100")};
         QTest::newRow("shift-by -250, partitions 0 and 2")
-            << Method::ShiftBy << QStringLiteral("-250") << QStringList{QStringLiteral("0"), QStringLiteral("2")}
-            << QStringList{QStringLiteral("--shift-by=-250"), QStringLiteral("--partition"), QStringLiteral("0"), QStringLiteral("--partition"),
-                           QStringLiteral("2")};
-        QTest::newRow("to-datetime") << Method::ToDatetime << QStringLiteral("2025-05-06T10:00:00Z") << QStringList()
-                                     << QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:00:00Z")};
-        QTest::newRow("by-duration (long ago)") << Method::ByDuration << QStringLiteral("P36500D") << QStringList()
-                                                << QStringList{QStringLiteral("--by-duration"), QStringLiteral("P36500D")};
+            << Method::ShiftBy << QStringLiteral("-250")
+            << QStringList{QStringLiteral("0"), QStringLiteral("2")}
+            << QStringList{QStringLiteral("--shift-by=-250"), QStringLiteral("--partition"),
+                           QStringLiteral("0"), QStringLiteral("--partition"), QStringLiteral("2")};
+        QTest::newRow("to-datetime")
+            << Method::ToDatetime << QStringLiteral("2025-05-06T10:00:00Z") << QStringList()
+            << QStringList{QStringLiteral("--to-datetime"), QStringLiteral("2025-05-06T10:00:00Z")};
+        QTest::newRow("by-duration (long ago)")
+            << Method::ByDuration << QStringLiteral("P36500D") << QStringList()
+            << QStringList{QStringLiteral("--by-duration"), QStringLiteral("P36500D")};
     }
 
     // Every reset kind: the dialog's dry-run table is what offsets-reset's dry run says.
-    void resetDryRunMatchesCli()
-    {
+    void resetDryRunMatchesCli() {
         QFETCH(Method, method);
         QFETCH(QString, value);
         QFETCH(QStringList, partitions);
@@ -145,7 +154,8 @@ private Q_SLOTS:
         QVERIFY(load(page, *ws));
         rw::ResetOffsetsDialog *dialog = page.openResetDialog();
         QVERIFY(dialog);
-        QAbstractItemModelTester tester(dialog->planModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(dialog->planModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         dialog->setMethod(method);
         dialog->setValue(value);
         std::vector<qint64> chosen;
@@ -157,12 +167,15 @@ private Q_SLOTS:
         QTest::mouseClick(dialog->dryRunButton(), Qt::LeftButton);
         QVERIFY(done.count() > 0 || done.wait(kTimeoutMs));
 
-        const auto r = testsupport::runCli(QStringList{QStringLiteral("offsets-reset"), QStringLiteral("--db"), m_demo.db(), QStringLiteral("--spec"),
-                                                       m_demo.spec(), QStringLiteral("--stream"), kStream, QStringLiteral("--group"), kCrashed,
-                                                       QStringLiteral("--json")}
-                                           + cli);
+        const auto r = testsupport::runCli(
+            QStringList{QStringLiteral("offsets-reset"), QStringLiteral("--db"), m_demo.db(),
+                        QStringLiteral("--spec"), m_demo.spec(), QStringLiteral("--stream"),
+                        kStream, QStringLiteral("--group"), kCrashed, QStringLiteral("--json")} +
+            cli);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QJsonArray expected = QJsonDocument::fromJson(r.out.toUtf8()).object()[QStringLiteral("partitions")].toArray();
+        const QJsonArray expected = QJsonDocument::fromJson(r.out.toUtf8())
+                                        .object()[QStringLiteral("partitions")]
+                                        .toArray();
         const rw::ResetPlanModel *model = dialog->planModel();
         QCOMPARE(model->rowCount(), expected.size());
         for (int i = 0; i < expected.size(); ++i) {
@@ -172,20 +185,25 @@ private Q_SLOTS:
             QCOMPARE(row.current, e[QStringLiteral("current")].toInteger());
             QCOMPARE(row.newOffset, e[QStringLiteral("new")].toInteger());
             // Shown in the table: partition, current, new, events to replay.
-            QCOMPARE(model->index(i, rw::ResetPlanModel::NewColumn).data(rw::ResetPlanModel::SortRole).toLongLong(),
+            QCOMPARE(model->index(i, rw::ResetPlanModel::NewColumn)
+                         .data(rw::ResetPlanModel::SortRole)
+                         .toLongLong(),
                      e[QStringLiteral("new")].toInteger());
-            QCOMPARE(model->index(i, rw::ResetPlanModel::ReplayColumn).data(rw::ResetPlanModel::SortRole).toLongLong(),
-                     std::max<qint64>(0, e[QStringLiteral("log_end")].toInteger()
-                                             - std::max(e[QStringLiteral("new")].toInteger(), e[QStringLiteral("log_start")].toInteger())));
+            QCOMPARE(model->index(i, rw::ResetPlanModel::ReplayColumn)
+                         .data(rw::ResetPlanModel::SortRole)
+                         .toLongLong(),
+                     std::max<qint64>(0, e[QStringLiteral("log_end")].toInteger() -
+                                             std::max(e[QStringLiteral("new")].toInteger(),
+                                                      e[QStringLiteral("log_start")].toInteger())));
         }
         // A dry run changes nothing.
-        QCOMPARE(committed(ws->db, kCrashed), committed(rw::openWorkspace(m_demo.db(), m_demo.spec())->db, kCrashed));
+        QCOMPARE(committed(ws->db, kCrashed),
+                 committed(rw::openWorkspace(m_demo.db(), m_demo.spec())->db, kCrashed));
         dialog->reject();
     }
 
     // Applying after the typed confirmation commits exactly the dry run's offsets.
-    void resetAppliesAfterConfirmation()
-    {
+    void resetAppliesAfterConfirmation() {
         const auto [db, spec] = m_demo.copy();
         auto ws = rw::openWorkspace(db, spec);
         QVERIFY(ws);
@@ -204,7 +222,7 @@ private Q_SLOTS:
         const rw::ResetPlan plan = *dialog->dryRunPlan();
         QCOMPARE(plan.partitions.size(), std::size_t(2));
         QVERIFY(plan.partitions[0].newOffset < plan.partitions[0].current); // rewinds 15 minutes
-        QCOMPARE(committed(ws->db, kCrashed), before);                       // still nothing changed
+        QCOMPARE(committed(ws->db, kCrashed), before);                      // still nothing changed
 
         // Changing an input voids the dry run; the confirmation needs the group's name.
         dialog->setValue(QStringLiteral("2025-05-06T10:00:01Z"));
@@ -235,13 +253,13 @@ private Q_SLOTS:
 
     // Replay through the page: the dry run in the dialog, then the sink and
     // the committed offsets as core says.
-    void replayThroughThePage()
-    {
+    void replayThroughThePage() {
         const auto [db, spec] = m_demo.copy();
         auto ws = rw::openWorkspace(db, spec);
         QVERIFY(ws);
         const rw::StreamSpec &orders = *ws->spec.stream(kStream);
-        const qint64 sinkBefore = count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events"));
+        const qint64 sinkBefore =
+            count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events"));
         const qint64 dlqBefore = count(ws->db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq"));
         auto dry = rw::replay(ws->db, orders, kCrashed, {});
         QVERIFY(dry && dry->consumed > 0);
@@ -253,7 +271,8 @@ private Q_SLOTS:
         QVERIFY(opened.count() > 0 || opened.wait(kTimeoutMs));
         rw::ReplayDialog *dialog = page.replayDialog();
         QVERIFY(dialog);
-        QVERIFY2(dialog->summaryText().contains(QLocale().toString(dry->consumed)), qPrintable(dialog->summaryText()));
+        QVERIFY2(dialog->summaryText().contains(QLocale().toString(dry->consumed)),
+                 qPrintable(dialog->summaryText()));
         dialog->setBatchSize(200); // several batches, several progress reports
         QSignalSpy finished(&page, &rw::StreamPage::replayFinished);
         QTest::mouseClick(dialog->replayButton(), Qt::LeftButton);
@@ -269,8 +288,10 @@ private Q_SLOTS:
         QCOMPARE(r.deadLettered, dry->deadLettered);
         QVERIFY(r.batches > 1);
         // The sink grew by what was inserted; the DLQ by what was dead-lettered.
-        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), sinkBefore + r.inserted);
-        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")), dlqBefore + r.deadLettered);
+        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events")),
+                 sinkBefore + r.inserted);
+        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")),
+                 dlqBefore + r.deadLettered);
         // The group is at the log end in every partition.
         auto offsets = rw::listOffsets(ws->db, orders, kCrashed);
         QVERIFY(offsets);
@@ -280,20 +301,22 @@ private Q_SLOTS:
             QCOMPARE(stored.value(p.partition), p.logEnd);
         }
         QVERIFY(page.replayStatusText().contains(QStringLiteral("succeeded")));
-        QTRY_VERIFY_WITH_TIMEOUT(!page.offsetsModel()->snapshot().empty() && page.offsetsModel()->snapshot()[0].lag == 0, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!page.offsetsModel()->snapshot().empty() &&
+                                     page.offsetsModel()->snapshot()[0].lag == 0,
+                                 kTimeoutMs);
     }
 
     // Cancel stops at a batch boundary; a second replay finishes the job and
     // every valid event is in the sink once.
-    void cancelThenContinue()
-    {
+    void cancelThenContinue() {
         const auto [db, spec] = m_demo.copy();
         auto ws = rw::openWorkspace(db, spec);
         QVERIFY(ws);
         const rw::StreamSpec &orders = *ws->spec.stream(kStream);
         auto dry = rw::replay(ws->db, orders, kCrashed, {});
         QVERIFY(dry);
-        const qint64 sinkBefore = count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events"));
+        const qint64 sinkBefore =
+            count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events"));
         rw::StreamPage page;
         QVERIFY(load(page, *ws));
         QSignalSpy finished(&page, &rw::StreamPage::replayFinished);
@@ -305,7 +328,8 @@ private Q_SLOTS:
         QCOMPARE(first.status, rw::ReplayStatus::Cancelled);
         QVERIFY(first.consumed < dry->consumed);
         QVERIFY(page.replayStatusText().contains(QStringLiteral("cancelled")));
-        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), sinkBefore + first.inserted);
+        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events")),
+                 sinkBefore + first.inserted);
 
         QTRY_VERIFY_WITH_TIMEOUT(page.replayButton()->isEnabled(), kTimeoutMs);
         page.runReplay(0, 5000);
@@ -314,7 +338,8 @@ private Q_SLOTS:
         QCOMPARE(second.status, rw::ReplayStatus::Succeeded);
         QCOMPARE(first.consumed + second.consumed, dry->consumed);
         QCOMPARE(first.inserted + second.inserted, dry->inserted);
-        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events")), sinkBefore + dry->inserted);
+        QCOMPARE(count(ws->db, QStringLiteral("SELECT COUNT(*) FROM orders_events")),
+                 sinkBefore + dry->inserted);
     }
 };
 

@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/workspace/audit.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <vector>
@@ -13,7 +12,16 @@ namespace rw {
 class AuditModel : public SnapshotTableModel<AuditRow> {
     Q_OBJECT
 public:
-    enum Column { IdColumn, AtColumn, UserColumn, ActionColumn, SubjectColumn, RunColumn, DetailColumn, ColumnCount };
+    enum Column {
+        IdColumn,
+        AtColumn,
+        UserColumn,
+        ActionColumn,
+        SubjectColumn,
+        RunColumn,
+        DetailColumn,
+        ColumnCount
+    };
     enum Role { ActionRole = FirstCustomRole, DatasetRole };
 
     explicit AuditModel(QObject *parent = nullptr);

@@ -1,8 +1,8 @@
 #include "ui/audit/auditpage.h"
 
-#include "ui/common/style.h"
 #include "ui/audit/auditmodel.h"
 #include "ui/audit/auditproxymodel.h"
+#include "ui/common/style.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -16,16 +16,15 @@
 #include <QStringBuilder>
 #include <QTableView>
 #include <QVBoxLayout>
-
 #include <nlohmann/json.hpp>
 
 namespace rw {
 
 namespace {
 
-QString csvField(const QString &text)
-{
-    if (!text.contains(u',') && !text.contains(u'"') && !text.contains(u'\n') && !text.contains(u'\r'))
+QString csvField(const QString &text) {
+    if (!text.contains(u',') && !text.contains(u'"') && !text.contains(u'\n') &&
+        !text.contains(u'\r'))
         return text;
     QString quoted = text;
     quoted.replace(QStringLiteral("\""), QStringLiteral("\"\""));
@@ -35,14 +34,22 @@ QString csvField(const QString &text)
 } // namespace
 
 AuditPage::AuditPage(QWidget *parent)
-    : Page(parent), m_dataset(new QComboBox(this)), m_action(new QComboBox(this)), m_count(new QLabel(this)),
-      m_export(new QPushButton(tr("Export\u2026"), this)), m_stack(new QStackedWidget(this)), m_empty(new QLabel(this)),
-      m_view(new QTableView(this)), m_model(new AuditModel(this)), m_proxy(new AuditProxyModel(this))
-{
+    : Page(parent)
+    , m_dataset(new QComboBox(this))
+    , m_action(new QComboBox(this))
+    , m_count(new QLabel(this))
+    , m_export(new QPushButton(tr("Export\u2026"), this))
+    , m_stack(new QStackedWidget(this))
+    , m_empty(new QLabel(this))
+    , m_view(new QTableView(this))
+    , m_model(new AuditModel(this))
+    , m_proxy(new AuditProxyModel(this)) {
     setObjectName(QStringLiteral("auditPage"));
     auto *title = new QLabel(tr("Audit log"), this);
     style::makeTitle(title);
-    auto *subtitle = new QLabel(tr("Every preview, run, publish, resume and cancel, with who did it and when; newest first."), this);
+    auto *subtitle = new QLabel(tr("Every preview, run, publish, resume and cancel, with who did "
+                                   "it and when; newest first."),
+                                this);
     subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
 
     m_dataset->setObjectName(QStringLiteral("auditDataset"));
@@ -80,8 +87,9 @@ AuditPage::AuditPage(QWidget *parent)
 
     m_empty->setObjectName(QStringLiteral("auditEmpty"));
     m_empty->setAlignment(Qt::AlignCenter);
-    m_empty->setText(style::emptyState(tr("Nothing audited yet"), tr("Previews, runs, resumes and cancels are "
-                        "recorded here as they happen.")));
+    m_empty->setText(
+        style::emptyState(tr("Nothing audited yet"), tr("Previews, runs, resumes and cancels are "
+                                                        "recorded here as they happen.")));
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_view);
 
@@ -93,14 +101,12 @@ AuditPage::AuditPage(QWidget *parent)
     clear();
 }
 
-void AuditPage::setDatabase(const Database &db)
-{
+void AuditPage::setDatabase(const Database &db) {
     m_db = db;
     refresh();
 }
 
-void AuditPage::clear()
-{
+void AuditPage::clear() {
     cancelLoad();
     m_db.reset();
     m_model->resetData({});
@@ -109,19 +115,23 @@ void AuditPage::clear()
     updateCount();
 }
 
-bool AuditPage::showsEmptyState() const { return m_stack->currentWidget() == m_empty; }
+bool AuditPage::showsEmptyState() const {
+    return m_stack->currentWidget() == m_empty;
+}
 
-QString AuditPage::statusText() const { return tr("Audit log: %1").arg(m_count->text()); }
+QString AuditPage::statusText() const {
+    return tr("Audit log: %1").arg(m_count->text());
+}
 
-void AuditPage::refresh()
-{
+void AuditPage::refresh() {
     if (!m_db)
         return;
     startLoad(
         tr("Loading the audit log\u2026"), [db = *m_db] { return listAudit(db, {}, kLimit); },
         [this](Result<std::vector<AuditRow>> result) {
             if (!result) {
-                Q_EMIT loadFailed(tr("Could not load the audit log: %1").arg(result.error().message));
+                Q_EMIT loadFailed(
+                    tr("Could not load the audit log: %1").arg(result.error().message));
                 return;
             }
             m_model->resetData(std::move(*result));
@@ -133,8 +143,7 @@ void AuditPage::refresh()
         });
 }
 
-void AuditPage::rebuildFilterChoices()
-{
+void AuditPage::rebuildFilterChoices() {
     const auto rebuild = [](QComboBox *combo, const QString &all, QStringList values) {
         const QString keep = combo->currentData().toString();
         const QSignalBlocker block(combo);
@@ -158,8 +167,7 @@ void AuditPage::rebuildFilterChoices()
     rebuild(m_action, tr("All actions"), QStringList(actions.begin(), actions.end()));
 }
 
-void AuditPage::setDatasetFilter(const QString &dataset)
-{
+void AuditPage::setDatasetFilter(const QString &dataset) {
     int i = m_dataset->findData(dataset);
     if (i < 0) {
         m_dataset->addItem(dataset, dataset);
@@ -168,8 +176,7 @@ void AuditPage::setDatasetFilter(const QString &dataset)
     m_dataset->setCurrentIndex(dataset.isEmpty() ? 0 : i);
 }
 
-void AuditPage::setActionFilter(const QString &action)
-{
+void AuditPage::setActionFilter(const QString &action) {
     int i = m_action->findData(action);
     if (i < 0) {
         m_action->addItem(action, action);
@@ -178,23 +185,28 @@ void AuditPage::setActionFilter(const QString &action)
     m_action->setCurrentIndex(action.isEmpty() ? 0 : i);
 }
 
-void AuditPage::updateCount()
-{
+void AuditPage::updateCount() {
     const int total = m_model->rowCount();
     const int shown = m_proxy->rowCount();
-    m_count->setText(shown == total ? tr("%1 entries").arg(total) : tr("%1 of %2 entries").arg(shown).arg(total));
+    m_count->setText(shown == total ? tr("%1 entries").arg(total)
+                                    : tr("%1 of %2 entries").arg(shown).arg(total));
     m_export->setEnabled(shown > 0);
 }
 
-bool AuditPage::exportTo(const QString &path, ExportFormat format)
-{
+bool AuditPage::exportTo(const QString &path, ExportFormat format) {
     QByteArray content;
     if (format == ExportFormat::Csv) {
         QString csv = QStringLiteral("id,at,os_user,action,dataset,stream,run_id,detail\n");
         for (int r = 0; r < m_proxy->rowCount(); ++r) {
             const AuditRow &a = m_model->row(m_proxy->mapToSource(m_proxy->index(r, 0)).row());
-            const QStringList fields{QString::number(a.id), a.at, a.osUser, a.action, a.dataset, a.stream,
-                                     a.runId.isNull() ? QString() : a.runId.toString(), a.detail};
+            const QStringList fields{QString::number(a.id),
+                                     a.at,
+                                     a.osUser,
+                                     a.action,
+                                     a.dataset,
+                                     a.stream,
+                                     a.runId.isNull() ? QString() : a.runId.toString(),
+                                     a.detail};
             QStringList quoted;
             for (const QString &f : fields)
                 quoted << csvField(f);
@@ -206,36 +218,40 @@ bool AuditPage::exportTo(const QString &path, ExportFormat format)
         Json list = Json::array();
         for (int r = 0; r < m_proxy->rowCount(); ++r) {
             const AuditRow &a = m_model->row(m_proxy->mapToSource(m_proxy->index(r, 0)).row());
-            Json detail = a.detail.isEmpty() ? Json(nullptr) : Json::parse(a.detail.toStdString(), nullptr, false);
+            Json detail = a.detail.isEmpty() ? Json(nullptr)
+                                             : Json::parse(a.detail.toStdString(), nullptr, false);
             if (detail.is_discarded())
                 detail = a.detail.toStdString();
-            list.push_back({{"id", a.id},
-                            {"at", a.at.toStdString()},
-                            {"os_user", a.osUser.toStdString()},
-                            {"action", a.action.toStdString()},
-                            {"dataset", a.dataset.isEmpty() ? Json(nullptr) : Json(a.dataset.toStdString())},
-                            {"stream", a.stream.isEmpty() ? Json(nullptr) : Json(a.stream.toStdString())},
-                            {"run_id", a.runId.isNull() ? Json(nullptr) : Json(a.runId.toLongLong())},
-                            {"detail", detail}});
+            list.push_back(
+                {{"id", a.id},
+                 {"at", a.at.toStdString()},
+                 {"os_user", a.osUser.toStdString()},
+                 {"action", a.action.toStdString()},
+                 {"dataset", a.dataset.isEmpty() ? Json(nullptr) : Json(a.dataset.toStdString())},
+                 {"stream", a.stream.isEmpty() ? Json(nullptr) : Json(a.stream.toStdString())},
+                 {"run_id", a.runId.isNull() ? Json(nullptr) : Json(a.runId.toLongLong())},
+                 {"detail", detail}});
         }
         content = QByteArray::fromStdString(Json{{"audit", list}}.dump(2)) + '\n';
     }
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(content) != content.size()) {
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        file.write(content) != content.size()) {
         Q_EMIT loadFailed(tr("Could not write %1: %2").arg(path, file.errorString()));
         return false;
     }
     return true;
 }
 
-void AuditPage::exportWithDialog()
-{
+void AuditPage::exportWithDialog() {
     QString filter;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export the audit log"), QStringLiteral("audit.csv"),
-                                                      tr("CSV (*.csv);;JSON (*.json)"), &filter);
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export the audit log"), QStringLiteral("audit.csv"),
+                                     tr("CSV (*.csv);;JSON (*.json)"), &filter);
     if (path.isEmpty())
         return;
-    exportTo(path, path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) || filter.contains(QLatin1String("json"), Qt::CaseInsensitive)
+    exportTo(path, path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) ||
+                           filter.contains(QLatin1String("json"), Qt::CaseInsensitive)
                        ? ExportFormat::Json
                        : ExportFormat::Csv);
 }

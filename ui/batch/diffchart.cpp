@@ -1,42 +1,43 @@
 #include "ui/batch/diffchart.h"
 
-#include "ui/common/style.h"
 #include "core/batch/partitions.h"
+#include "ui/common/style.h"
 
 #include <QBarCategoryAxis>
-#include <algorithm>
 #include <QBarSet>
 #include <QChart>
 #include <QLegend>
 #include <QStackedBarSeries>
 #include <QValueAxis>
+#include <algorithm>
 
 namespace rw {
 
 namespace {
 
-const QColor kColors[] = {QColor(0x2e, 0x9a, 0x4b), style::qcolor(style::Colour::Accent), QColor(0xd0, 0x32, 0x32),
-                          QColor(0xc4, 0xc9, 0xd1), QColor(0xe8, 0x9a, 0x10)};
+const QColor kColors[] = {QColor(0x2e, 0x9a, 0x4b), style::qcolor(style::Colour::Accent),
+                          QColor(0xd0, 0x32, 0x32), QColor(0xc4, 0xc9, 0xd1),
+                          QColor(0xe8, 0x9a, 0x10)};
 
 } // namespace
 
-QStringList DiffChart::categories()
-{
+QStringList DiffChart::categories() {
     return {tr("inserted"), tr("updated"), tr("deleted"), tr("unchanged"), tr("dupes dropped")};
 }
 
-DiffChart::DiffChart(QWidget *parent) : QChartView(parent)
-{
+DiffChart::DiffChart(QWidget *parent)
+    : QChartView(parent) {
     setObjectName(QStringLiteral("diffChart"));
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(220);
     clear();
 }
 
-void DiffChart::clear() { setPartitions({}); }
+void DiffChart::clear() {
+    setPartitions({});
+}
 
-void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions)
-{
+void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions) {
     auto *chart = new QChart;
     chart->setTitle(tr("Rows per partition"));
     chart->setAnimationOptions(QChart::NoAnimation);
@@ -66,7 +67,8 @@ void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions)
         const int last = std::min(n, first + perBar) - 1;
         // A bar of several partitions is named after its first one.
         labels << (first == last ? partitionLabel(partitions[std::size_t(first)].partition)
-                                 : partitionLabel(partitions[std::size_t(first)].partition) + QStringLiteral(" \u2026"));
+                                 : partitionLabel(partitions[std::size_t(first)].partition) +
+                                       QStringLiteral(" \u2026"));
         qreal values[5] = {};
         for (int i = first; i <= last; ++i) {
             const PartitionResult &p = partitions[std::size_t(i)];
@@ -84,7 +86,8 @@ void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions)
         max = std::max(max, sum);
     }
     if (perBar > 1)
-        chart->setTitle(tr("Rows per partition: %1 partitions, up to %2 per bar").arg(n).arg(perBar));
+        chart->setTitle(
+            tr("Rows per partition: %1 partitions, up to %2 per bar").arg(n).arg(perBar));
     series->append(sets);
     series->setBarWidth(labels.size() == 1 ? 0.35 : 0.7);
     chart->addSeries(series);

@@ -1,9 +1,9 @@
 #include "ui/batch/launchdialog.h"
 
-#include "ui/common/style.h"
-#include "ui/common/format.h"
 #include "core/batch/partitions.h"
 #include "ui/batch/runmanager.h"
+#include "ui/common/format.h"
+#include "ui/common/style.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -17,28 +17,33 @@ namespace rw {
 
 namespace {
 
-QString scopeText(const RunResult &plan)
-{
+QString scopeText(const RunResult &plan) {
     QStringList labels;
     for (const PartitionResult &p : plan.partitions)
         labels << partitionLabel(p.partition);
     if (labels.size() <= 6)
         return labels.join(QStringLiteral(", "));
-    return QObject::tr("%1 partitions, %2 \u2026 %3").arg(labels.size()).arg(labels.first(), labels.last());
+    return QObject::tr("%1 partitions, %2 \u2026 %3")
+        .arg(labels.size())
+        .arg(labels.first(), labels.last());
 }
 
 } // namespace
 
-bool LaunchDialog::isDestructive(const RunResult &plan)
-{
+bool LaunchDialog::isDestructive(const RunResult &plan) {
     return plan.totals().deleted > 0 || plan.mode == WriteMode::OverwritePartition;
 }
 
 LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
-    : QDialog(parent), m_dataset(plan.dataset), m_destructive(isDestructive(plan)), m_summary(new QLabel(this)),
-      m_state(new QLabel(this)), m_confirm(new QLineEdit(this)), m_run(nullptr), m_previewAgain(nullptr),
-      m_buttons(new QDialogButtonBox(this))
-{
+    : QDialog(parent)
+    , m_dataset(plan.dataset)
+    , m_destructive(isDestructive(plan))
+    , m_summary(new QLabel(this))
+    , m_state(new QLabel(this))
+    , m_confirm(new QLineEdit(this))
+    , m_run(nullptr)
+    , m_previewAgain(nullptr)
+    , m_buttons(new QDialogButtonBox(this)) {
     setObjectName(QStringLiteral("launchDialog"));
     setWindowTitle(tr("Run plan %1").arg(plan.planId));
     setMinimumWidth(560);
@@ -51,31 +56,45 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
     QStringList failedNames;
     for (const CheckResult &c : plan.checks)
         if (!c.passed && ++failed <= kNamedFailures)
-            failedNames << (c.partition ? c.name % QStringLiteral(" (") % *c.partition % u')' : c.name);
+            failedNames << (c.partition ? c.name % QStringLiteral(" (") % *c.partition % u')'
+                                        : c.name);
     if (failed > kNamedFailures)
         failedNames << tr("and %1 more").arg(failed - kNamedFailures);
-    const QString row = QStringLiteral("<tr><td style='color:%1; padding-right:14px'>%2</td><td>%3</td></tr>").arg(style::colour(style::Colour::Muted), QStringLiteral("%1"), QStringLiteral("%2"));
-    QString html = QStringLiteral("<h3>Re-run %1</h3><table cellspacing='3'>").arg(plan.dataset.toHtmlEscaped());
+    const QString row =
+        QStringLiteral("<tr><td style='color:%1; padding-right:14px'>%2</td><td>%3</td></tr>")
+            .arg(style::colour(style::Colour::Muted), QStringLiteral("%1"), QStringLiteral("%2"));
+    QString html = QStringLiteral("<h3>Re-run %1</h3><table cellspacing='3'>")
+                       .arg(plan.dataset.toHtmlEscaped());
     html += row.arg(tr("Dataset"), plan.dataset.toHtmlEscaped());
     html += row.arg(tr("Scope"), scopeText(plan).toHtmlEscaped());
-    html += row.arg(tr("Write mode"), enumName(plan.mode).toHtmlEscaped()
-                                          + (plan.mode == WriteMode::OverwritePartition
-                                                 ? tr(" <b style='color:#c01c1c'>(each partition is replaced whole)</b>")
-                                                 : QString()));
+    html +=
+        row.arg(tr("Write mode"),
+                enumName(plan.mode).toHtmlEscaped() +
+                    (plan.mode == WriteMode::OverwritePartition
+                         ? tr(" <b style='color:#c01c1c'>(each partition is replaced whole)</b>")
+                         : QString()));
     html += row.arg(tr("Locked plan"), plan.planId.toHtmlEscaped());
-    html += row.arg(tr("Rows"), tr("%1 staged, %2 duplicates dropped").arg(fmt::number(t.stagedRows), fmt::number(t.duplicatesDropped)));
-    html += row.arg(tr("Changes"),
-                    tr("<b>%1</b> inserted, <b>%2</b> updated, <b style='color:%5'>%3</b> deleted, %4 unchanged")
-                        .arg(fmt::number(t.inserted), fmt::number(t.updated), fmt::number(t.deleted), fmt::number(t.unchanged),
-                             t.deleted > 0 ? style::colour(style::Colour::Error) : QStringLiteral("inherit")));
-    html += row.arg(tr("Gates"), failed == 0 ? tr("<span style='color:#2e7d32'>all %1 passed</span>").arg(plan.checks.size())
-                                             : tr("<span style='color:#c01c1c'><b>%1 of %2 failed</b>: %3. Those partitions "
-                                                  "will not be published.</span>")
-                                                   .arg(failed)
-                                                   .arg(plan.checks.size())
-                                                   .arg(failedNames.join(QStringLiteral(", ")).toHtmlEscaped()));
-    html += QStringLiteral("</table><p><b>Nothing is written until you confirm.</b> Each partition is published in its own "
-                           "transaction; a run refuses to start if the source changed since this preview.</p>");
+    html +=
+        row.arg(tr("Rows"), tr("%1 staged, %2 duplicates dropped")
+                                .arg(fmt::number(t.stagedRows), fmt::number(t.duplicatesDropped)));
+    html += row.arg(tr("Changes"), tr("<b>%1</b> inserted, <b>%2</b> updated, <b "
+                                      "style='color:%5'>%3</b> deleted, %4 unchanged")
+                                       .arg(fmt::number(t.inserted), fmt::number(t.updated),
+                                            fmt::number(t.deleted), fmt::number(t.unchanged),
+                                            t.deleted > 0 ? style::colour(style::Colour::Error)
+                                                          : QStringLiteral("inherit")));
+    html += row.arg(
+        tr("Gates"),
+        failed == 0 ? tr("<span style='color:#2e7d32'>all %1 passed</span>").arg(plan.checks.size())
+                    : tr("<span style='color:#c01c1c'><b>%1 of %2 failed</b>: %3. Those partitions "
+                         "will not be published.</span>")
+                          .arg(failed)
+                          .arg(plan.checks.size())
+                          .arg(failedNames.join(QStringLiteral(", ")).toHtmlEscaped()));
+    html += QStringLiteral(
+        "</table><p><b>Nothing is written until you confirm.</b> Each partition is published in "
+        "its own "
+        "transaction; a run refuses to start if the source changed since this preview.</p>");
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setWordWrap(true);
     m_summary->setText(html);
@@ -87,9 +106,12 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
     auto *confirmLabel = m_confirmLabel = new QLabel(this);
     confirmLabel->setWordWrap(true);
     confirmLabel->setTextFormat(Qt::RichText);
-    confirmLabel->setText(tr("<b style='color:#c01c1c'>This plan is destructive</b> (%1). To confirm, type the dataset "
+    confirmLabel->setText(tr("<b style='color:#c01c1c'>This plan is destructive</b> (%1). To "
+                             "confirm, type the dataset "
                              "name <code>%2</code>:")
-                              .arg(plan.mode == WriteMode::OverwritePartition ? tr("overwrite mode") : tr("it deletes rows"),
+                              .arg(plan.mode == WriteMode::OverwritePartition
+                                       ? tr("overwrite mode")
+                                       : tr("it deletes rows"),
                                    plan.dataset.toHtmlEscaped()));
     m_confirm->setObjectName(QStringLiteral("confirmName"));
     m_confirm->setPlaceholderText(plan.dataset);
@@ -132,62 +154,64 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
     updateButtons();
 }
 
-bool LaunchDialog::canConfirm() const
-{
+bool LaunchDialog::canConfirm() const {
     if (m_waiting || m_stale)
         return false;
     return !m_destructive || m_confirm->text().trimmed() == m_dataset;
 }
 
-void LaunchDialog::updateButtons() { m_run->setEnabled(canConfirm()); }
+void LaunchDialog::updateButtons() {
+    m_run->setEnabled(canConfirm());
+}
 
-QString LaunchDialog::summaryText() const
-{
+QString LaunchDialog::summaryText() const {
     QString plain = m_summary->text();
     plain.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
     return plain;
 }
 
-QString LaunchDialog::stateText() const { return m_state->isVisible() ? m_state->text() : QString(); }
+QString LaunchDialog::stateText() const {
+    return m_state->isVisible() ? m_state->text() : QString();
+}
 
-void LaunchDialog::setPurpose(const QString &heading, const QString &note, const QString &runLabel)
-{
+void LaunchDialog::setPurpose(const QString &heading, const QString &note,
+                              const QString &runLabel) {
     QString html = m_summary->text();
     const qsizetype end = html.indexOf(QStringLiteral("</h3>"));
     if (html.startsWith(QStringLiteral("<h3>")) && end > 0)
-        html = QStringLiteral("<h3>") % heading.toHtmlEscaped() % QStringLiteral("</h3><p>") % note.toHtmlEscaped() % QStringLiteral("</p>")
-               % html.mid(end + 5);
+        html = QStringLiteral("<h3>") % heading.toHtmlEscaped() % QStringLiteral("</h3><p>") %
+               note.toHtmlEscaped() % QStringLiteral("</p>") % html.mid(end + 5);
     m_summary->setText(html);
     setWindowTitle(heading);
     m_run->setText(runLabel);
     m_destructive = true;
-    m_confirmLabel->setText(tr("To confirm, type the dataset name <code>%1</code>:").arg(m_dataset.toHtmlEscaped()));
+    m_confirmLabel->setText(
+        tr("To confirm, type the dataset name <code>%1</code>:").arg(m_dataset.toHtmlEscaped()));
     m_confirmLabel->setVisible(true);
     m_confirm->setVisible(true);
     updateButtons();
 }
 
-void LaunchDialog::runStarted()
-{
+void LaunchDialog::runStarted() {
     m_waiting = false;
     accept();
 }
 
-void LaunchDialog::showStale(const QString &message)
-{
+void LaunchDialog::showStale(const QString &message) {
     m_waiting = false;
     m_stale = true;
     m_state->setStyleSheet(style::textColour(style::Colour::Warning));
-    m_state->setText(tr("Refused: the source changed since this preview, so the plan no longer describes what would be "
-                        "written. Nothing was written.\n%1").arg(message));
+    m_state->setText(tr("Refused: the source changed since this preview, so the plan no longer "
+                        "describes what would be "
+                        "written. Nothing was written.\n%1")
+                         .arg(message));
     m_state->show();
     m_previewAgain->show();
     m_previewAgain->setDefault(true);
     updateButtons();
 }
 
-void LaunchDialog::showError(const QString &message)
-{
+void LaunchDialog::showError(const QString &message) {
     m_waiting = false;
     m_state->setStyleSheet(style::textColour(style::Colour::Error));
     m_state->setText(tr("The run could not start: %1").arg(message));
@@ -195,8 +219,8 @@ void LaunchDialog::showError(const QString &message)
     updateButtons();
 }
 
-void followLaunch(RunManager *runs, int id, QObject *context, QPointer<LaunchDialog> dialog, std::function<void()> onLaunched)
-{
+void followLaunch(RunManager *runs, int id, QObject *context, QPointer<LaunchDialog> dialog,
+                  std::function<void()> onLaunched) {
     auto *started = new QMetaObject::Connection;
     auto *finished = new QMetaObject::Connection;
     const auto disconnectBoth = [started, finished] {
@@ -211,26 +235,28 @@ void followLaunch(RunManager *runs, int id, QObject *context, QPointer<LaunchDia
         if (onLaunched)
             onLaunched();
     };
-    *started = QObject::connect(runs, &RunManager::runStarted, context, [id, disconnectBoth, launched](int which) {
-        if (which != id)
-            return;
-        disconnectBoth();
-        launched();
-    });
-    *finished = QObject::connect(runs, &RunManager::runFinished, context, [runs, id, dialog, disconnectBoth, launched](int which) {
-        if (which != id)
-            return;
-        disconnectBoth();
-        const LiveRun *run = runs->run(id);
-        if (!dialog || !run)
-            return;
-        if (run->error && run->error->code == Error::Code::StalePlan)
-            dialog->showStale(run->error->message);
-        else if (run->error)
-            dialog->showError(run->error->message);
-        else
-            launched();
-    });
+    *started = QObject::connect(runs, &RunManager::runStarted, context,
+                                [id, disconnectBoth, launched](int which) {
+                                    if (which != id)
+                                        return;
+                                    disconnectBoth();
+                                    launched();
+                                });
+    *finished = QObject::connect(runs, &RunManager::runFinished, context,
+                                 [runs, id, dialog, disconnectBoth, launched](int which) {
+                                     if (which != id)
+                                         return;
+                                     disconnectBoth();
+                                     const LiveRun *run = runs->run(id);
+                                     if (!dialog || !run)
+                                         return;
+                                     if (run->error && run->error->code == Error::Code::StalePlan)
+                                         dialog->showStale(run->error->message);
+                                     else if (run->error)
+                                         dialog->showError(run->error->message);
+                                     else
+                                         launched();
+                                 });
 }
 
 } // namespace rw

@@ -1,8 +1,8 @@
 #include "ui/batch/liverunwidget.h"
 
-#include "ui/common/style.h"
-#include "ui/common/format.h"
 #include "ui/batch/runmanager.h"
+#include "ui/common/format.h"
+#include "ui/common/style.h"
 
 #include <QGridLayout>
 #include <QLabel>
@@ -12,12 +12,17 @@
 namespace rw {
 
 LiveRunWidget::LiveRunWidget(int liveRunId, QWidget *parent)
-    : QFrame(parent), m_id(liveRunId), m_title(new QLabel(this)), m_detail(new QLabel(this)),
-      m_overall(new QProgressBar(this)), m_partition(new QProgressBar(this)), m_cancel(new QPushButton(tr("Cancel"), this))
-{
+    : QFrame(parent)
+    , m_id(liveRunId)
+    , m_title(new QLabel(this))
+    , m_detail(new QLabel(this))
+    , m_overall(new QProgressBar(this))
+    , m_partition(new QProgressBar(this))
+    , m_cancel(new QPushButton(tr("Cancel"), this)) {
     setObjectName(QStringLiteral("liveRun"));
     setFrameShape(QFrame::StyledPanel);
-    setStyleSheet(QStringLiteral("#liveRun { background: #f4f8fe; border: 1px solid #c9d9f2; border-radius: 4px; }"));
+    setStyleSheet(QStringLiteral(
+        "#liveRun { background: #f4f8fe; border: 1px solid #c9d9f2; border-radius: 4px; }"));
     QFont f = m_title->font();
     f.setBold(true);
     m_title->setFont(f);
@@ -28,7 +33,8 @@ LiveRunWidget::LiveRunWidget(int liveRunId, QWidget *parent)
     m_partition->setMaximumHeight(14);
     m_partition->setTextVisible(false);
     m_cancel->setObjectName(QStringLiteral("cancelRun"));
-    m_cancel->setToolTip(tr("Stop after rolling back the partition in progress; published partitions stay, and the run can be resumed"));
+    m_cancel->setToolTip(tr("Stop after rolling back the partition in progress; published "
+                            "partitions stay, and the run can be resumed"));
     connect(m_cancel, &QPushButton::clicked, this, [this] { Q_EMIT cancelRequested(m_id); });
 
     auto *grid = new QGridLayout(this);
@@ -41,12 +47,14 @@ LiveRunWidget::LiveRunWidget(int liveRunId, QWidget *parent)
     grid->setColumnStretch(0, 1);
 }
 
-QString LiveRunWidget::detailText() const { return m_detail->text(); }
+QString LiveRunWidget::detailText() const {
+    return m_detail->text();
+}
 
-void LiveRunWidget::update(const LiveRun &run)
-{
-    m_title->setText(run.resumedRunId ? tr("Resuming run #%1 of %2").arg(run.resumedRunId).arg(run.dataset)
-                                      : tr("Run of %1  \u00b7  plan %2").arg(run.dataset, run.planId));
+void LiveRunWidget::update(const LiveRun &run) {
+    m_title->setText(run.resumedRunId
+                         ? tr("Resuming run #%1 of %2").arg(run.resumedRunId).arg(run.dataset)
+                         : tr("Run of %1  \u00b7  plan %2").arg(run.dataset, run.planId));
     const Progress &p = run.progress;
     m_overall->setRange(0, std::max(1, p.partitionsTotal));
     m_overall->setValue(std::min(p.partitionsDone, std::max(1, p.partitionsTotal)));

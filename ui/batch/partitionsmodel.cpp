@@ -1,12 +1,11 @@
 #include "ui/batch/partitionsmodel.h"
 
 #include "ui/common/format.h"
-#include "ui/common/style.h"
 #include "ui/common/statusstyle.h"
+#include "ui/common/style.h"
 
 #include <QBrush>
 #include <QFont>
-
 #include <algorithm>
 #include <numeric>
 
@@ -14,8 +13,7 @@ namespace rw {
 
 namespace {
 
-QString timestampText(const QString &iso)
-{
+QString timestampText(const QString &iso) {
     QString t = iso;
     t.replace(u'T', u' ');
     if (t.endsWith(u'Z'))
@@ -26,49 +24,59 @@ QString timestampText(const QString &iso)
 const QColor kMismatch(0xb3, 0x4a, 0x00);
 const QColor kDuplicate(0xc0, 0x1c, 0x1c);
 
-QString difference(const PartitionInfo &p)
-{
+QString difference(const PartitionInfo &p) {
     if (p.status == PartitionStatus::Unloaded)
         return QStringLiteral("—");
     const qint64 d = p.targetRows - p.sourceRows;
-    return d == 0 ? QStringLiteral("0") : (d > 0 ? QStringLiteral("+") : QStringLiteral("−")) + fmt::number(qAbs(d));
+    return d == 0 ? QStringLiteral("0")
+                  : (d > 0 ? QStringLiteral("+") : QStringLiteral("−")) + fmt::number(qAbs(d));
 }
 
 } // namespace
 
 PartitionsModel::PartitionsModel(QObject *parent)
-    : SnapshotTableModel({
-        partitionColumn(tr("Partition"), &PartitionInfo::partition), // null sorts first: the unpartitioned whole
-        {tr("Status"), kAlignText, [](const PartitionInfo &p) { return enumName(p.status); },
-         [](const PartitionInfo &p) { return StatusStyle::severity(p.status); }},
-        numberColumn(tr("Source rows"), &PartitionInfo::sourceRows),
-        numberColumn(tr("Target rows"), &PartitionInfo::targetRows),
-        {tr("Target − source"), kAlignNumber, difference, [](const PartitionInfo &p) { return p.targetRows - p.sourceRows; }},
-        numberColumn(tr("Duplicate keys"), &PartitionInfo::duplicateKeys),
-        {tr("Last run"), kAlignNumber,
-         [](const PartitionInfo &p) { return p.lastRunId.isNull() ? QStringLiteral("\u2014") : u'#' + p.lastRunId.toString(); },
-         [](const PartitionInfo &p) { return p.lastRunId.isNull() ? qint64(-1) : p.lastRunId.toLongLong(); }},
-        {tr("Last published"), kAlignText,
-         [](const PartitionInfo &p) { return p.lastPublished.isEmpty() ? QStringLiteral("\u2014") : timestampText(p.lastPublished); },
-         [](const PartitionInfo &p) { return p.lastPublished; }},
-    }, parent)
-{
-}
+    : SnapshotTableModel(
+          {
+              partitionColumn(
+                  tr("Partition"),
+                  &PartitionInfo::partition), // null sorts first: the unpartitioned whole
+              {tr("Status"), kAlignText, [](const PartitionInfo &p) { return enumName(p.status); },
+               [](const PartitionInfo &p) { return StatusStyle::severity(p.status); }},
+              numberColumn(tr("Source rows"), &PartitionInfo::sourceRows),
+              numberColumn(tr("Target rows"), &PartitionInfo::targetRows),
+              {tr("Target − source"), kAlignNumber, difference,
+               [](const PartitionInfo &p) { return p.targetRows - p.sourceRows; }},
+              numberColumn(tr("Duplicate keys"), &PartitionInfo::duplicateKeys),
+              {tr("Last run"), kAlignNumber,
+               [](const PartitionInfo &p) {
+                   return p.lastRunId.isNull() ? QStringLiteral("\u2014")
+                                               : u'#' + p.lastRunId.toString();
+               },
+               [](const PartitionInfo &p) {
+                   return p.lastRunId.isNull() ? qint64(-1) : p.lastRunId.toLongLong();
+               }},
+              {tr("Last published"), kAlignText,
+               [](const PartitionInfo &p) {
+                   return p.lastPublished.isEmpty() ? QStringLiteral("\u2014")
+                                                    : timestampText(p.lastPublished);
+               },
+               [](const PartitionInfo &p) { return p.lastPublished; }},
+          },
+          parent) {}
 
-std::vector<int> PartitionsModel::ranks(const std::vector<PartitionInfo> &rows)
-{
+std::vector<int> PartitionsModel::ranks(const std::vector<PartitionInfo> &rows) {
     std::vector<int> order(rows.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&rows](int a, int b) { return partitionLess(rows[std::size_t(a)].partition, rows[std::size_t(b)].partition); });
+    std::stable_sort(order.begin(), order.end(), [&rows](int a, int b) {
+        return partitionLess(rows[std::size_t(a)].partition, rows[std::size_t(b)].partition);
+    });
     std::vector<int> rank(rows.size());
     for (std::size_t i = 0; i < order.size(); ++i)
         rank[std::size_t(order[i])] = int(i);
     return rank;
 }
 
-void PartitionsModel::resetData(std::vector<PartitionInfo> rows, std::vector<int> ranks)
-{
+void PartitionsModel::resetData(std::vector<PartitionInfo> rows, std::vector<int> ranks) {
     Q_ASSERT(ranks.size() == rows.size());
     beginResetModel();
     m_rows = std::move(rows);
@@ -80,19 +88,20 @@ void PartitionsModel::resetData(std::vector<PartitionInfo> rows, std::vector<int
     endResetModel();
 }
 
-void PartitionsModel::resetData(std::vector<PartitionInfo> rows)
-{
+void PartitionsModel::resetData(std::vector<PartitionInfo> rows) {
     std::vector<int> r = ranks(rows);
     resetData(std::move(rows), std::move(r));
 }
 
-int PartitionsModel::rankOf(const std::optional<QString> &bound, bool after) const
-{
-    const auto partitionAt = [this](int rank) -> const std::optional<QString> & { return m_rows[std::size_t(m_order[std::size_t(rank)])].partition; };
+int PartitionsModel::rankOf(const std::optional<QString> &bound, bool after) const {
+    const auto partitionAt = [this](int rank) -> const std::optional<QString> & {
+        return m_rows[std::size_t(m_order[std::size_t(rank)])].partition;
+    };
     int lo = 0, hi = int(m_order.size());
     while (lo < hi) {
         const int mid = lo + (hi - lo) / 2;
-        const bool before = after ? !partitionLess(bound, partitionAt(mid)) : partitionLess(partitionAt(mid), bound);
+        const bool before = after ? !partitionLess(bound, partitionAt(mid))
+                                  : partitionLess(partitionAt(mid), bound);
         if (before)
             lo = mid + 1;
         else
@@ -101,30 +110,27 @@ int PartitionsModel::rankOf(const std::optional<QString> &bound, bool after) con
     return lo;
 }
 
-QVariant PartitionsModel::data(const QModelIndex &index, int role) const
-{
+QVariant PartitionsModel::data(const QModelIndex &index, int role) const {
     if (role == RankRole)
         return isCell(index) ? QVariant(m_ranks[std::size_t(index.row())]) : QVariant();
     return SnapshotTableModel::data(index, role);
 }
 
-bool PartitionsModel::rowCountsDisagree(const PartitionInfo &p)
-{
+bool PartitionsModel::rowCountsDisagree(const PartitionInfo &p) {
     const bool published = p.status != PartitionStatus::Unloaded;
     return p.duplicateKeys > 0 || (published && p.targetRows != p.sourceRows);
 }
 
-bool PartitionsModel::needsAttention(const PartitionInfo &p)
-{
+bool PartitionsModel::needsAttention(const PartitionInfo &p) {
     const bool published = p.status != PartitionStatus::Unloaded;
-    return StatusStyle::needsAttention(p.status) || p.duplicateKeys > 0
-           || (published && (p.targetRows > p.sourceRows || (p.targetRows == 0 && p.sourceRows > 0)));
+    return StatusStyle::needsAttention(p.status) || p.duplicateKeys > 0 ||
+           (published && (p.targetRows > p.sourceRows || (p.targetRows == 0 && p.sourceRows > 0)));
 }
 
-QVariant PartitionsModel::toolTip(const PartitionInfo &p, int column) const
-{
+QVariant PartitionsModel::toolTip(const PartitionInfo &p, int column) const {
     switch (column) {
-    case StatusColumn: return StatusStyle::description(p.status);
+    case StatusColumn:
+        return StatusStyle::description(p.status);
     case TargetRowsColumn:
     case DifferenceColumn:
         if (p.status != PartitionStatus::Unloaded && p.targetRows != p.sourceRows)
@@ -133,23 +139,27 @@ QVariant PartitionsModel::toolTip(const PartitionInfo &p, int column) const
                      fmt::number(p.targetRows - p.sourceRows));
         return {};
     case DuplicateKeysColumn:
-        return p.duplicateKeys > 0 ? tr("%1 key(s) with more than one row in the target").arg(fmt::number(p.duplicateKeys))
+        return p.duplicateKeys > 0 ? tr("%1 key(s) with more than one row in the target")
+                                         .arg(fmt::number(p.duplicateKeys))
                                    : QVariant();
-    default: return {};
+    default:
+        return {};
     }
 }
 
-QVariant PartitionsModel::cellData(const PartitionInfo &p, int column, int role) const
-{
-    const bool mismatch = (column == TargetRowsColumn || column == DifferenceColumn) && p.status != PartitionStatus::Unloaded
-                          && p.targetRows != p.sourceRows;
+QVariant PartitionsModel::cellData(const PartitionInfo &p, int column, int role) const {
+    const bool mismatch = (column == TargetRowsColumn || column == DifferenceColumn) &&
+                          p.status != PartitionStatus::Unloaded && p.targetRows != p.sourceRows;
     const bool extraRows = mismatch && p.targetRows > p.sourceRows; // cannot be explained by dedupe
     const bool duplicates = column == DuplicateKeysColumn && p.duplicateKeys > 0;
 
     switch (role) {
-    case StatusRole: return QVariant::fromValue(p.status);
-    case AttentionRole: return needsAttention(p);
-    case Qt::ToolTipRole: return toolTip(p, column);
+    case StatusRole:
+        return QVariant::fromValue(p.status);
+    case AttentionRole:
+        return needsAttention(p);
+    case Qt::ToolTipRole:
+        return toolTip(p, column);
     case Qt::DecorationRole:
         if (column == StatusColumn)
             return StatusStyle::icon(p.status);
@@ -165,13 +175,15 @@ QVariant PartitionsModel::cellData(const PartitionInfo &p, int column, int role)
             return QBrush(kDuplicate);
         if (mismatch)
             return QBrush(kMismatch);
-        if (column == DuplicateKeysColumn || column == DifferenceColumn || ((column == LastRunColumn || column == LastPublishedColumn)
-                                              && text(p, column).toString() == QStringLiteral("\u2014")))
+        if (column == DuplicateKeysColumn || column == DifferenceColumn ||
+            ((column == LastRunColumn || column == LastPublishedColumn) &&
+             text(p, column).toString() == QStringLiteral("\u2014")))
             return QBrush(style::qcolor(style::Colour::Faint)); // zeros and blanks recede
         return {};
     case Qt::FontRole:
         return boldIf(duplicates || extraRows || column == StatusColumn);
-    default: return {};
+    default:
+        return {};
     }
 }
 

@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/batch/partitions.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <vector>
@@ -13,9 +12,19 @@ namespace rw {
 class PartitionsModel : public SnapshotTableModel<PartitionInfo> {
     Q_OBJECT
 public:
-    enum Column { PartitionColumn, StatusColumn, SourceRowsColumn, TargetRowsColumn, DifferenceColumn,
-                  DuplicateKeysColumn, LastRunColumn, LastPublishedColumn, ColumnCount };
-    // SortRole: raw values: numbers as qint64, status as a severity rank, partition as text or null.
+    enum Column {
+        PartitionColumn,
+        StatusColumn,
+        SourceRowsColumn,
+        TargetRowsColumn,
+        DifferenceColumn,
+        DuplicateKeysColumn,
+        LastRunColumn,
+        LastPublishedColumn,
+        ColumnCount
+    };
+    // SortRole: raw values: numbers as qint64, status as a severity rank, partition as text or
+    // null.
     enum Role {
         StatusRole = FirstCustomRole, // the PartitionStatus, whatever the column
         AttentionRole,                // bool: see needsAttention()

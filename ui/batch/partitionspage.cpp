@@ -1,25 +1,23 @@
 #include "ui/batch/partitionspage.h"
 
 #include "core/recovery/recovery.h"
-
-#include "ui/common/style.h"
 #include "ui/batch/partitionsmodel.h"
 #include "ui/batch/partitionsproxymodel.h"
 #include "ui/common/stattile.h"
 #include "ui/common/statusstyle.h"
+#include "ui/common/style.h"
 
 #include <QAction>
 #include <QComboBox>
-#include <QItemSelectionModel>
-#include <QPushButton>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
-
 #include <tuple>
 #include <utility>
 
@@ -27,8 +25,7 @@ namespace rw {
 
 namespace {
 
-QString number(qint64 n)
-{
+QString number(qint64 n) {
     QLocale locale;
     locale.setNumberOptions(locale.numberOptions() & ~QLocale::OmitGroupSeparator);
     return locale.toString(n);
@@ -41,8 +38,7 @@ struct Ranked {
     std::optional<FreezeInfo> frozen;
 };
 
-QString describeLateness(qint64 seconds)
-{
+QString describeLateness(qint64 seconds) {
     if (seconds % 86400 == 0)
         return QStringLiteral("%1d").arg(seconds / 86400);
     if (seconds % 3600 == 0)
@@ -55,18 +51,31 @@ QString describeLateness(qint64 seconds)
 } // namespace
 
 PartitionsPage::PartitionsPage(QWidget *parent)
-    : Page(parent), m_title(new QLabel(this)), m_subtitle(new QLabel(this)), m_statusChips(new QLabel(this)), m_frozen(new QLabel(this)),
-      m_partitionsTile(new StatTile(tr("partitions"), this)), m_sourceTile(new StatTile(tr("source rows"), this)),
-      m_targetTile(new StatTile(tr("target rows"), this)),
-      m_duplicatesTile(new StatTile(tr("partitions with duplicate keys"), this)),
-      m_attentionTile(new StatTile(tr("need attention"), this)), m_filter(new QLineEdit(this)),
-      m_statusCombo(new QComboBox(this)), m_shownCount(new QLabel(this)), m_selection(new QLabel(this)),
-      m_previewAction(new QAction(tr("Preview re-run"), this)), m_runAction(new QAction(tr("Run\u2026"), this)),
-      m_openRunAction(new QAction(tr("Open last run"), this)), m_recoverAction(new QAction(tr("Recover duplicates\u2026"), this)),
-      m_previewButton(new QPushButton(this)), m_runButton(new QPushButton(this)), m_openRunButton(new QPushButton(this)),
-      m_recoverButton(new QPushButton(this)), m_view(new QTableView(this)),
-      m_model(new PartitionsModel(this)), m_proxy(new PartitionsProxyModel(this))
-{
+    : Page(parent)
+    , m_title(new QLabel(this))
+    , m_subtitle(new QLabel(this))
+    , m_statusChips(new QLabel(this))
+    , m_frozen(new QLabel(this))
+    , m_partitionsTile(new StatTile(tr("partitions"), this))
+    , m_sourceTile(new StatTile(tr("source rows"), this))
+    , m_targetTile(new StatTile(tr("target rows"), this))
+    , m_duplicatesTile(new StatTile(tr("partitions with duplicate keys"), this))
+    , m_attentionTile(new StatTile(tr("need attention"), this))
+    , m_filter(new QLineEdit(this))
+    , m_statusCombo(new QComboBox(this))
+    , m_shownCount(new QLabel(this))
+    , m_selection(new QLabel(this))
+    , m_previewAction(new QAction(tr("Preview re-run"), this))
+    , m_runAction(new QAction(tr("Run\u2026"), this))
+    , m_openRunAction(new QAction(tr("Open last run"), this))
+    , m_recoverAction(new QAction(tr("Recover duplicates\u2026"), this))
+    , m_previewButton(new QPushButton(this))
+    , m_runButton(new QPushButton(this))
+    , m_openRunButton(new QPushButton(this))
+    , m_recoverButton(new QPushButton(this))
+    , m_view(new QTableView(this))
+    , m_model(new PartitionsModel(this))
+    , m_proxy(new PartitionsProxyModel(this)) {
     setObjectName(QStringLiteral("partitionsPage"));
     style::makeTitle(m_title);
     m_subtitle->setObjectName(QStringLiteral("partitionsHeader"));
@@ -76,45 +85,55 @@ PartitionsPage::PartitionsPage(QWidget *parent)
 
     auto *tiles = new QHBoxLayout;
     tiles->setSpacing(8);
-    for (StatTile *tile : {m_partitionsTile, m_sourceTile, m_targetTile, m_duplicatesTile, m_attentionTile})
+    for (StatTile *tile :
+         {m_partitionsTile, m_sourceTile, m_targetTile, m_duplicatesTile, m_attentionTile})
         tiles->addWidget(tile);
     tiles->addStretch(1);
 
     m_filter->setPlaceholderText(tr("Filter: regex or range 2025-05-01..2025-05-10"));
     m_filter->setObjectName(QStringLiteral("partitionFilter"));
-    m_filter->setToolTip(tr("A regular expression matched against the partition (e.g. <code>05-1[0-4]</code>), "
-                            "or a range <code>FROM..TO</code> (inclusive; <code>2025-05-10..</code> and "
-                            "<code>..2025-05-03</code> work too)"));
+    m_filter->setToolTip(
+        tr("A regular expression matched against the partition (e.g. <code>05-1[0-4]</code>), "
+           "or a range <code>FROM..TO</code> (inclusive; <code>2025-05-10..</code> and "
+           "<code>..2025-05-03</code> work too)"));
     m_filter->setClearButtonEnabled(true);
     m_filter->setMinimumWidth(300);
     m_filter->setMaximumWidth(340);
     m_statusCombo->addItem(tr("All statuses"));
     m_statusCombo->addItem(tr("Needs attention"));
     for (const PartitionStatus status : StatusStyle::statuses())
-        m_statusCombo->addItem(StatusStyle::icon(status), enumName(status), QVariant::fromValue(status));
+        m_statusCombo->addItem(StatusStyle::icon(status), enumName(status),
+                               QVariant::fromValue(status));
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
         const bool ok = m_proxy->setPartitionFilter(text.trimmed());
-        m_filter->setStyleSheet(ok ? QString() : QStringLiteral("QLineEdit { border: 1px solid #d03232; background: #fdecec; }"));
+        m_filter->setStyleSheet(
+            ok ? QString()
+               : QStringLiteral("QLineEdit { border: 1px solid #d03232; background: #fdecec; }"));
         m_filter->setToolTip(ok ? QString() : m_proxy->partitionFilterError());
         updateCounts();
         updateSelection();
     });
-    connect(m_statusCombo, &QComboBox::currentIndexChanged, this, &PartitionsPage::applyStatusFilter);
+    connect(m_statusCombo, &QComboBox::currentIndexChanged, this,
+            &PartitionsPage::applyStatusFilter);
 
     // Actions on the selection; Ctrl+P / Ctrl+R work while the page is shown.
     m_previewAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     m_openRunAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
-    m_previewAction->setToolTip(tr("Compute what a re-run of the selected partitions would change; writes nothing (Ctrl+P)"));
+    m_previewAction->setToolTip(tr(
+        "Compute what a re-run of the selected partitions would change; writes nothing (Ctrl+P)"));
     m_runAction->setToolTip(tr("Preview the selected partitions, then confirm the run (Ctrl+R)"));
-    m_openRunAction->setToolTip(tr("Show the last run that touched the selected partitions (Ctrl+L)"));
-    for (auto [action, button, name] : {std::tuple{m_previewAction, m_previewButton, "previewButton"},
-                                        std::tuple{m_runAction, m_runButton, "runButton"},
-                                        std::tuple{m_openRunAction, m_openRunButton, "openRunButton"}}) {
+    m_openRunAction->setToolTip(
+        tr("Show the last run that touched the selected partitions (Ctrl+L)"));
+    for (auto [action, button, name] :
+         {std::tuple{m_previewAction, m_previewButton, "previewButton"},
+          std::tuple{m_runAction, m_runButton, "runButton"},
+          std::tuple{m_openRunAction, m_openRunButton, "openRunButton"}}) {
         action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         addAction(action);
         button->setObjectName(QLatin1StringView(name));
-        button->setText(action->text() + QStringLiteral("  (") + action->shortcut().toString(QKeySequence::NativeText) + u')');
+        button->setText(action->text() + QStringLiteral("  (") +
+                        action->shortcut().toString(QKeySequence::NativeText) + u')');
         button->setToolTip(action->toolTip());
         connect(button, &QPushButton::clicked, action, &QAction::trigger);
     }
@@ -132,7 +151,8 @@ PartitionsPage::PartitionsPage(QWidget *parent)
             Q_EMIT openRunRequested(id);
     });
     // The guided recovery is about the whole dataset, not the selection.
-    m_recoverAction->setToolTip(tr("Guided recovery of a duplicate incident: freeze, identify, re-run the affected partitions, "
+    m_recoverAction->setToolTip(tr("Guided recovery of a duplicate incident: freeze, identify, "
+                                   "re-run the affected partitions, "
                                    "check totals, add a unique index, unfreeze"));
     addAction(m_recoverAction);
     m_recoverButton->setObjectName(QStringLiteral("recoverButton"));
@@ -164,7 +184,8 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     m_view->setObjectName(QStringLiteral("partitionsView"));
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
-    m_view->sortByColumn(PartitionsModel::PartitionColumn, Qt::DescendingOrder); // most recent first
+    m_view->sortByColumn(PartitionsModel::PartitionColumn,
+                         Qt::DescendingOrder); // most recent first
     measureFirstRowsOnly(m_view);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     style::setupTable(m_view, 10);
@@ -174,7 +195,8 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     layout->addWidget(m_subtitle);
     m_frozen->setObjectName(QStringLiteral("partitionsFrozen"));
     m_frozen->setWordWrap(true);
-    m_frozen->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; border: 1px solid %1; border-radius: 4px; padding: 6px; color: %1; }")
+    m_frozen->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; border: 1px solid %1; "
+                                           "border-radius: 4px; padding: 6px; color: %1; }")
                                 .arg(style::colour(style::Colour::Error)));
     m_frozen->hide();
     layout->addWidget(m_frozen);
@@ -182,15 +204,16 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     layout->addLayout(filters);
     layout->addLayout(actions);
     layout->addWidget(m_view, 1);
-    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &PartitionsPage::updateSelection);
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &PartitionsPage::updateSelection);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &PartitionsPage::updateSelection);
     clear();
 }
 
-QStringList PartitionsPage::selectedPartitions() const
-{
+QStringList PartitionsPage::selectedPartitions() const {
     std::vector<std::optional<QString>> parts;
-    const QModelIndexList rows = m_view->selectionModel()->selectedRows(PartitionsModel::PartitionColumn);
+    const QModelIndexList rows =
+        m_view->selectionModel()->selectedRows(PartitionsModel::PartitionColumn);
     for (const QModelIndex &index : rows) {
         const QVariant v = index.data(PartitionsModel::SortRole);
         if (v.isNull())
@@ -204,10 +227,11 @@ QStringList PartitionsPage::selectedPartitions() const
     return out;
 }
 
-bool PartitionsPage::hasSelection() const { return m_view->selectionModel()->hasSelection(); }
+bool PartitionsPage::hasSelection() const {
+    return m_view->selectionModel()->hasSelection();
+}
 
-int PartitionsPage::selectPartitions(const QStringList &partitions)
-{
+int PartitionsPage::selectPartitions(const QStringList &partitions) {
     QItemSelection selection;
     int n = 0;
     int first = -1;
@@ -222,32 +246,37 @@ int PartitionsPage::selectPartitions(const QStringList &partitions)
     }
     m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
     if (first >= 0) {
-        m_view->selectionModel()->setCurrentIndex(m_proxy->index(first, 0), QItemSelectionModel::NoUpdate);
+        m_view->selectionModel()->setCurrentIndex(m_proxy->index(first, 0),
+                                                  QItemSelectionModel::NoUpdate);
         m_view->scrollTo(m_proxy->index(first, 0));
     }
     return n;
 }
 
-QString PartitionsPage::selectionText() const { return m_selection->text(); }
+QString PartitionsPage::selectionText() const {
+    return m_selection->text();
+}
 
-qint64 PartitionsPage::lastRunOfSelection() const
-{
+qint64 PartitionsPage::lastRunOfSelection() const {
     qint64 last = 0;
-    for (const QModelIndex &index : m_view->selectionModel()->selectedRows(PartitionsModel::LastRunColumn))
+    for (const QModelIndex &index :
+         m_view->selectionModel()->selectedRows(PartitionsModel::LastRunColumn))
         last = std::max(last, index.data(PartitionsModel::SortRole).toLongLong());
     return last;
 }
 
-void PartitionsPage::updateSelection()
-{
-    const QModelIndexList rows = m_view->selectionModel()->selectedRows(PartitionsModel::SourceRowsColumn);
+void PartitionsPage::updateSelection() {
+    const QModelIndexList rows =
+        m_view->selectionModel()->selectedRows(PartitionsModel::SourceRowsColumn);
     qint64 sourceRows = 0;
     for (const QModelIndex &index : rows)
         sourceRows += index.data(PartitionsModel::SortRole).toLongLong();
     const bool any = !rows.isEmpty();
-    m_selection->setText(any ? tr("%1 selected, %2 rows").arg(number(qint64(rows.size())), number(sourceRows))
-                             : tr("Select partitions (Shift/Ctrl+click, Ctrl+A) to preview or re-run them"));
-    m_selection->setStyleSheet(any ? QStringLiteral("font-weight: bold; color: #2f3640;") : style::textColour(style::Colour::Muted));
+    m_selection->setText(
+        any ? tr("%1 selected, %2 rows").arg(number(qint64(rows.size())), number(sourceRows))
+            : tr("Select partitions (Shift/Ctrl+click, Ctrl+A) to preview or re-run them"));
+    m_selection->setStyleSheet(any ? QStringLiteral("font-weight: bold; color: #2f3640;")
+                                   : style::textColour(style::Colour::Muted));
     m_previewAction->setEnabled(any);
     m_runAction->setEnabled(any);
     m_previewButton->setEnabled(any);
@@ -257,8 +286,7 @@ void PartitionsPage::updateSelection()
     m_openRunButton->setEnabled(hasRun);
 }
 
-void PartitionsPage::setDataset(const Database &db, const DatasetSpec &dataset)
-{
+void PartitionsPage::setDataset(const Database &db, const DatasetSpec &dataset) {
     m_db = db;
     m_dataset = dataset;
     m_model->resetData({});
@@ -266,12 +294,15 @@ void PartitionsPage::setDataset(const Database &db, const DatasetSpec &dataset)
     refresh();
 }
 
-QString PartitionsPage::datasetName() const { return m_dataset ? m_dataset->name : QString(); }
+QString PartitionsPage::datasetName() const {
+    return m_dataset ? m_dataset->name : QString();
+}
 
-QString PartitionsPage::title() const { return m_dataset ? tr("Partitions of %1").arg(m_dataset->name) : tr("Partitions"); }
+QString PartitionsPage::title() const {
+    return m_dataset ? tr("Partitions of %1").arg(m_dataset->name) : tr("Partitions");
+}
 
-void PartitionsPage::clear()
-{
+void PartitionsPage::clear() {
     cancelLoad();
     m_db.reset();
     m_dataset.reset();
@@ -279,8 +310,7 @@ void PartitionsPage::clear()
     updateHeader();
 }
 
-void PartitionsPage::refresh()
-{
+void PartitionsPage::refresh() {
     if (!m_db || !m_dataset)
         return;
     startLoad(
@@ -298,7 +328,8 @@ void PartitionsPage::refresh()
         [this](Result<Ranked> result) {
             if (!result) {
                 updateHeader();
-                Q_EMIT loadFailed(tr("Could not load the partitions of %1: %2").arg(datasetName(), result.error().message));
+                Q_EMIT loadFailed(tr("Could not load the partitions of %1: %2")
+                                      .arg(datasetName(), result.error().message));
                 return;
             }
             m_model->resetData(std::move(result->rows), std::move(result->ranks));
@@ -312,38 +343,43 @@ void PartitionsPage::refresh()
     updateHeader();
 }
 
-void PartitionsPage::applyStatusFilter(int comboIndex)
-{
+void PartitionsPage::applyStatusFilter(int comboIndex) {
     m_proxy->setAttentionOnly(comboIndex == 1);
-    const QVariant status = m_statusCombo->itemData(comboIndex); // none for all statuses and needs attention
-    m_proxy->setStatusFilter(status.isValid() ? QList<PartitionStatus>{status.value<PartitionStatus>()} : QList<PartitionStatus>());
+    const QVariant status =
+        m_statusCombo->itemData(comboIndex); // none for all statuses and needs attention
+    m_proxy->setStatusFilter(status.isValid()
+                                 ? QList<PartitionStatus>{status.value<PartitionStatus>()}
+                                 : QList<PartitionStatus>());
     updateCounts();
 }
 
-QString PartitionsPage::summaryText() const
-{
-    return m_title->text() % QStringLiteral(": ") % m_subtitle->text() % QStringLiteral("; ") % m_summary;
+QString PartitionsPage::summaryText() const {
+    return m_title->text() % QStringLiteral(": ") % m_subtitle->text() % QStringLiteral("; ") %
+           m_summary;
 }
 
-QString PartitionsPage::statusText() const
-{
+QString PartitionsPage::statusText() const {
     if (!m_dataset)
         return QString();
-    return m_summary.isEmpty() ? m_dataset->name : m_dataset->name % QStringLiteral(": ") % m_summary;
+    return m_summary.isEmpty() ? m_dataset->name
+                               : m_dataset->name % QStringLiteral(": ") % m_summary;
 }
 
-void PartitionsPage::showFrozen(const std::optional<FreezeInfo> &frozen)
-{
+void PartitionsPage::showFrozen(const std::optional<FreezeInfo> &frozen) {
     m_frozen->setVisible(frozen.has_value());
     if (frozen && m_dataset)
-        m_frozen->setText(tr("Frozen since %1 by %2%3. The database refuses every other writer's INSERT, UPDATE and DELETE on %4, and Rewind's "
-                             "runs refuse it, until the recovery finishes or it is unfrozen (rewindctl unfreeze --dataset %5 --execute).")
-                              .arg(fmt::timestamp(frozen->frozenAt), frozen->osUser, frozen->reason.isEmpty() ? QString() : QStringLiteral(" (") % frozen->reason % u')',
+        m_frozen->setText(tr("Frozen since %1 by %2%3. The database refuses every other writer's "
+                             "INSERT, UPDATE and DELETE on %4, and Rewind's "
+                             "runs refuse it, until the recovery finishes or it is unfrozen "
+                             "(rewindctl unfreeze --dataset %5 --execute).")
+                              .arg(fmt::timestamp(frozen->frozenAt), frozen->osUser,
+                                   frozen->reason.isEmpty()
+                                       ? QString()
+                                       : QStringLiteral(" (") % frozen->reason % u')',
                                    m_dataset->target, m_dataset->name));
 }
 
-void PartitionsPage::updateHeader()
-{
+void PartitionsPage::updateHeader() {
     if (!m_dataset) {
         m_title->setText(tr("No dataset selected"));
         m_recoverAction->setEnabled(false);
@@ -351,7 +387,8 @@ void PartitionsPage::updateHeader()
         m_subtitle->clear();
         m_statusChips->clear();
         m_summary.clear();
-        for (StatTile *tile : {m_partitionsTile, m_sourceTile, m_targetTile, m_duplicatesTile, m_attentionTile}) {
+        for (StatTile *tile :
+             {m_partitionsTile, m_sourceTile, m_targetTile, m_duplicatesTile, m_attentionTile}) {
             tile->setValue(QStringLiteral("\u2014"));
             tile->setAlert(false);
         }
@@ -363,7 +400,8 @@ void PartitionsPage::updateHeader()
     m_recoverAction->setEnabled(recoverable);
     m_recoverButton->setEnabled(recoverable);
     m_recoverButton->setToolTip(recoverable ? m_recoverAction->toolTip()
-                                            : tr("Recovery re-runs by overwrite per key: it needs a key and is not for scd2 dimensions"));
+                                            : tr("Recovery re-runs by overwrite per key: it needs "
+                                                 "a key and is not for scd2 dimensions"));
     const std::vector<PartitionInfo> &rows = m_model->snapshot();
     qint64 source = 0, target = 0, withDuplicates = 0, attention = 0;
     QMap<PartitionStatus, int> perStatus;
@@ -377,7 +415,8 @@ void PartitionsPage::updateHeader()
 
     m_title->setText(d.name);
     QStringList facts{tr("target %1").arg(d.target), tr("mode %1").arg(enumName(d.write)),
-                      d.partitioned() ? tr("partitioned by %1").arg(d.partitionColumn) : tr("unpartitioned")};
+                      d.partitioned() ? tr("partitioned by %1").arg(d.partitionColumn)
+                                      : tr("unpartitioned")};
     if (d.hasWatermark())
         facts << tr("allowed lateness %1").arg(describeLateness(*d.allowedLatenessSeconds));
     if (!d.key.isEmpty())
@@ -388,23 +427,28 @@ void PartitionsPage::updateHeader()
     if (isLoading())
         facts << tr("loading\u2026");
     m_subtitle->setText(facts.join(QStringLiteral("  \u00b7  ")));
-    m_summary = isLoading() ? QString()
-                            : (rows.size() == 1 ? tr("1 partition") : tr("%1 partitions").arg(number(qint64(rows.size()))))
-                                  % QStringLiteral(", ") % tr("%1 source rows").arg(number(source)) % QStringLiteral(", ")
-                                  % tr("%1 target rows").arg(number(target)) % QStringLiteral(", ")
-                                  % tr("%1 with duplicate keys").arg(number(withDuplicates));
+    m_summary = isLoading()
+                    ? QString()
+                    : (rows.size() == 1 ? tr("1 partition")
+                                        : tr("%1 partitions").arg(number(qint64(rows.size())))) %
+                          QStringLiteral(", ") % tr("%1 source rows").arg(number(source)) %
+                          QStringLiteral(", ") % tr("%1 target rows").arg(number(target)) %
+                          QStringLiteral(", ") %
+                          tr("%1 with duplicate keys").arg(number(withDuplicates));
 
     const bool known = !isLoading() && !rows.empty();
     m_partitionsTile->setValue(known ? number(qint64(rows.size())) : QStringLiteral("\u2014"));
     m_sourceTile->setValue(known ? number(source) : QStringLiteral("\u2014"));
     m_targetTile->setValue(known ? number(target) : QStringLiteral("\u2014"),
-                           known && target != source ? tr("Target differs from source by %1").arg(number(target - source))
-                                                     : QString());
+                           known && target != source
+                               ? tr("Target differs from source by %1").arg(number(target - source))
+                               : QString());
     m_targetTile->setAlert(known && target != source);
     m_duplicatesTile->setValue(known ? number(withDuplicates) : QStringLiteral("\u2014"));
     m_duplicatesTile->setAlert(withDuplicates > 0);
     m_attentionTile->setValue(known ? number(attention) : QStringLiteral("\u2014"),
-                              tr("Stale or failed partitions, partitions with duplicate keys or more target rows than source rows"));
+                              tr("Stale or failed partitions, partitions with duplicate keys or "
+                                 "more target rows than source rows"));
     m_attentionTile->setAlert(attention > 0);
 
     QStringList chips;
@@ -412,18 +456,19 @@ void PartitionsPage::updateHeader()
         const int n = perStatus.value(status);
         if (n == 0)
             continue;
-        chips << QStringLiteral("<span style='color:%1; font-size:large'>\u25cf</span>&nbsp;%2&nbsp;<b>%3</b>")
+        chips << QStringLiteral(
+                     "<span style='color:%1; font-size:large'>\u25cf</span>&nbsp;%2&nbsp;<b>%3</b>")
                      .arg(StatusStyle::color(status).name(), enumName(status), QString::number(n));
     }
     m_statusChips->setText(chips.join(QStringLiteral("&nbsp;&nbsp;&nbsp;")));
     updateCounts();
 }
 
-void PartitionsPage::updateCounts()
-{
+void PartitionsPage::updateCounts() {
     const int total = m_model->rowCount();
     const int shown = m_proxy->rowCount();
-    m_shownCount->setText(shown == total ? tr("%1 shown").arg(total) : tr("%1 of %2 shown").arg(shown).arg(total));
+    m_shownCount->setText(shown == total ? tr("%1 shown").arg(total)
+                                         : tr("%1 of %2 shown").arg(shown).arg(total));
 }
 
 } // namespace rw

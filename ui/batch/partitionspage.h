@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/sql/database.h"
 #include "core/recovery/recovery.h"
-#include "ui/common/page.h"
+#include "core/sql/database.h"
 #include "core/workspace/spec.h"
+#include "ui/common/page.h"
 
 #include <optional>
 
@@ -85,7 +85,7 @@ private:
     QLabel *m_title;
     QLabel *m_subtitle;
     QLabel *m_statusChips;
-    QLabel *m_frozen; // the dataset's freeze, when it has one
+    QLabel *m_frozen;  // the dataset's freeze, when it has one
     QString m_summary; // the tiles' figures as text
     StatTile *m_partitionsTile;
     StatTile *m_sourceTile;

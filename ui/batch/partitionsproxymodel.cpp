@@ -6,15 +6,14 @@
 
 namespace rw {
 
-PartitionsProxyModel::PartitionsProxyModel(QObject *parent) : QSortFilterProxyModel(parent)
-{
+PartitionsProxyModel::PartitionsProxyModel(QObject *parent)
+    : QSortFilterProxyModel(parent) {
     setSortRole(PartitionsModel::SortRole);
     setSortCaseSensitivity(Qt::CaseInsensitive);
     setDynamicSortFilter(true);
 }
 
-bool PartitionsProxyModel::setPartitionFilter(const QString &text)
-{
+bool PartitionsProxyModel::setPartitionFilter(const QString &text) {
     if (text == m_partitionFilter)
         return m_filterError.isEmpty();
     m_partitionFilter = text;
@@ -33,7 +32,8 @@ bool PartitionsProxyModel::setPartitionFilter(const QString &text)
         if (!to.isEmpty())
             m_rangeTo = to;
     } else if (!text.isEmpty()) {
-        QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption | QRegularExpression::DontCaptureOption);
+        QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption |
+                                        QRegularExpression::DontCaptureOption);
         if (re.isValid()) {
             re.optimize();
             m_regex = re;
@@ -45,46 +45,43 @@ bool PartitionsProxyModel::setPartitionFilter(const QString &text)
     return m_filterError.isEmpty();
 }
 
-void PartitionsProxyModel::setStatusFilter(const QList<PartitionStatus> &statuses)
-{
+void PartitionsProxyModel::setStatusFilter(const QList<PartitionStatus> &statuses) {
     if (statuses == m_statuses)
         return;
     m_statuses = statuses;
     invalidateRowsFilter();
 }
 
-void PartitionsProxyModel::setAttentionOnly(bool on)
-{
+void PartitionsProxyModel::setAttentionOnly(bool on) {
     if (on == m_attentionOnly)
         return;
     m_attentionOnly = on;
     invalidateRowsFilter();
 }
 
-void PartitionsProxyModel::setSourceModel(QAbstractItemModel *model)
-{
+void PartitionsProxyModel::setSourceModel(QAbstractItemModel *model) {
     m_partitions = qobject_cast<const PartitionsModel *>(model);
     Q_ASSERT(!model || m_partitions);
     m_rankedFor = 0;
     QSortFilterProxyModel::setSourceModel(model);
 }
 
-bool PartitionsProxyModel::lessThan(const QModelIndex &left, const QModelIndex &right) const
-{
+bool PartitionsProxyModel::lessThan(const QModelIndex &left, const QModelIndex &right) const {
     if (left.column() != PartitionsModel::PartitionColumn)
         return QSortFilterProxyModel::lessThan(left, right);
     // Ranked once per load (rw::partitionLess, off the GUI thread).
-    return left.data(PartitionsModel::RankRole).toInt() < right.data(PartitionsModel::RankRole).toInt();
+    return left.data(PartitionsModel::RankRole).toInt() <
+           right.data(PartitionsModel::RankRole).toInt();
 }
 
-bool PartitionsProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
-{
+bool PartitionsProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const {
     if (!m_partitions || sourceParent.isValid())
         return false;
     const PartitionInfo &p = m_partitions->snapshot()[std::size_t(sourceRow)];
     if (!m_statuses.isEmpty() && !m_statuses.contains(p.status))
         return false;
-    if (m_attentionOnly && !StatusStyle::needsAttention(p.status) && !PartitionsModel::needsAttention(p))
+    if (m_attentionOnly && !StatusStyle::needsAttention(p.status) &&
+        !PartitionsModel::needsAttention(p))
         return false;
     if (m_range) {
         if (!p.partition)

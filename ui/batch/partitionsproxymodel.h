@@ -5,7 +5,6 @@
 #include <QList>
 #include <QRegularExpression>
 #include <QSortFilterProxyModel>
-
 #include <optional>
 
 namespace rw {

@@ -1,40 +1,40 @@
 #include "ui/batch/previewdiffmodel.h"
 
-#include "ui/common/style.h"
-#include "ui/common/format.h"
 #include "core/batch/scope.h"
+#include "ui/common/format.h"
+#include "ui/common/style.h"
 
 #include <QBrush>
-
-#include <algorithm>
 #include <QColor>
 #include <QFont>
+#include <algorithm>
 
 namespace rw {
 
 PreviewDiffModel::PreviewDiffModel(QObject *parent)
-    : SnapshotTableModel({
-        partitionColumn(tr("Partition"), &PartitionResult::partition),
-        numberColumn(tr("Source"), &PartitionResult::sourceRows),
-        numberColumn(tr("Staged"), &PartitionResult::stagedRows),
-        numberColumn(tr("Dupes"), &PartitionResult::duplicatesDropped,
-                     tr("Duplicates dropped: source rows that a later row with the same key replaced")),
-        numberColumn(tr("Inserted"), &PartitionResult::inserted),
-        numberColumn(tr("Updated"), &PartitionResult::updated),
-        numberColumn(tr("Deleted"), &PartitionResult::deleted),
-        numberColumn(tr("Unchanged"), &PartitionResult::unchanged),
-        {tr("Gates"), kAlignNumber,
-         [this](const PartitionResult &p) {
-             const int failed = failedGatesOf(p);
-             return failed ? tr("%1 failed").arg(failed) : tr("pass");
-         },
-         [this](const PartitionResult &p) { return failedGatesOf(p); }},
-    }, parent)
-{
-}
+    : SnapshotTableModel(
+          {
+              partitionColumn(tr("Partition"), &PartitionResult::partition),
+              numberColumn(tr("Source"), &PartitionResult::sourceRows),
+              numberColumn(tr("Staged"), &PartitionResult::stagedRows),
+              numberColumn(tr("Dupes"), &PartitionResult::duplicatesDropped,
+                           tr("Duplicates dropped: source rows that a later row with the same key "
+                              "replaced")),
+              numberColumn(tr("Inserted"), &PartitionResult::inserted),
+              numberColumn(tr("Updated"), &PartitionResult::updated),
+              numberColumn(tr("Deleted"), &PartitionResult::deleted),
+              numberColumn(tr("Unchanged"), &PartitionResult::unchanged),
+              {tr("Gates"), kAlignNumber,
+               [this](const PartitionResult &p) {
+                   const int failed = failedGatesOf(p);
+                   return failed ? tr("%1 failed").arg(failed) : tr("pass");
+               },
+               [this](const PartitionResult &p) { return failedGatesOf(p); }},
+          },
+          parent) {}
 
-void PreviewDiffModel::resetData(std::vector<PartitionResult> partitions, std::vector<CheckResult> checks)
-{
+void PreviewDiffModel::resetData(std::vector<PartitionResult> partitions,
+                                 std::vector<CheckResult> checks) {
     beginResetModel();
     m_rows = std::move(partitions);
     m_failedOf.clear();
@@ -50,33 +50,36 @@ void PreviewDiffModel::resetData(std::vector<PartitionResult> partitions, std::v
     endResetModel();
 }
 
-int PreviewDiffModel::failedGates(int row) const
-{
+int PreviewDiffModel::failedGates(int row) const {
     if (row < 0 || row >= int(m_rows.size()))
         return 0;
     return failedGatesOf(m_rows[std::size_t(row)]);
 }
 
-int PreviewDiffModel::failedGatesOf(const PartitionResult &p) const
-{
+int PreviewDiffModel::failedGatesOf(const PartitionResult &p) const {
     return m_failedEverywhere + m_failedOf.value(partitionKey(p.partition));
 }
 
-QVariant PreviewDiffModel::cellData(const PartitionResult &p, int column, int role) const
-{
-    const qint64 count = column == PartitionColumn || column == GatesColumn ? 0 : value(p, column).toLongLong();
+QVariant PreviewDiffModel::cellData(const PartitionResult &p, int column, int role) const {
+    const qint64 count =
+        column == PartitionColumn || column == GatesColumn ? 0 : value(p, column).toLongLong();
     switch (role) {
     case Qt::ForegroundRole:
         if (column == GatesColumn)
-            return QBrush(failedGatesOf(p) ? style::qcolor(style::Colour::Error) : style::qcolor(style::Colour::Ok));
+            return QBrush(failedGatesOf(p) ? style::qcolor(style::Colour::Error)
+                                           : style::qcolor(style::Colour::Ok));
         if (column == DeletedColumn && p.deleted > 0)
             return QBrush(style::qcolor(style::Colour::Error));
         if (column != PartitionColumn && count == 0)
             return QBrush(style::qcolor(style::Colour::Faint));
         return {};
     case Qt::FontRole:
-        return boldIf(column == GatesColumn || ((column == InsertedColumn || column == UpdatedColumn || column == DeletedColumn) && count > 0));
-    default: return {};
+        return boldIf(
+            column == GatesColumn ||
+            ((column == InsertedColumn || column == UpdatedColumn || column == DeletedColumn) &&
+             count > 0));
+    default:
+        return {};
     }
 }
 

@@ -1,11 +1,9 @@
 #pragma once
 
 #include "core/batch/batch.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <QHash>
-
 #include <vector>
 
 namespace rw {
@@ -16,8 +14,18 @@ namespace rw {
 class PreviewDiffModel : public SnapshotTableModel<PartitionResult> {
     Q_OBJECT
 public:
-    enum Column { PartitionColumn, SourceColumn, StagedColumn, DuplicatesColumn, InsertedColumn, UpdatedColumn,
-                  DeletedColumn, UnchangedColumn, GatesColumn, ColumnCount };
+    enum Column {
+        PartitionColumn,
+        SourceColumn,
+        StagedColumn,
+        DuplicatesColumn,
+        InsertedColumn,
+        UpdatedColumn,
+        DeletedColumn,
+        UnchangedColumn,
+        GatesColumn,
+        ColumnCount
+    };
 
     explicit PreviewDiffModel(QObject *parent = nullptr);
 

@@ -1,14 +1,14 @@
 #include "ui/batch/previewpage.h"
 
-#include "ui/common/style.h"
 #include "ui/batch/checksmodel.h"
 #include "ui/batch/diffchart.h"
-#include "ui/common/format.h"
 #include "ui/batch/launchdialog.h"
 #include "ui/batch/previewdiffmodel.h"
 #include "ui/batch/runmanager.h"
 #include "ui/batch/samplesmodel.h"
+#include "ui/common/format.h"
 #include "ui/common/stattile.h"
+#include "ui/common/style.h"
 
 #include <QAction>
 #include <QHBoxLayout>
@@ -28,8 +28,8 @@ namespace rw {
 
 namespace {
 
-QTableView *makeTable(QAbstractItemModel *model, const QString &name, int sortRole, QWidget *parent)
-{
+QTableView *makeTable(QAbstractItemModel *model, const QString &name, int sortRole,
+                      QWidget *parent) {
     auto *view = new QTableView(parent);
     view->setObjectName(name);
     if (sortRole >= 0) {
@@ -46,8 +46,7 @@ QTableView *makeTable(QAbstractItemModel *model, const QString &name, int sortRo
     return view;
 }
 
-int score(const PartitionInfo &p)
-{
+int score(const PartitionInfo &p) {
     if (p.status == PartitionStatus::Failed)
         return 5;
     if (p.status == PartitionStatus::Stale)
@@ -63,11 +62,12 @@ int score(const PartitionInfo &p)
 
 } // namespace
 
-std::optional<QString> PreviewPage::mostUrgentPartition(const std::vector<PartitionInfo> &partitions)
-{
+std::optional<QString>
+PreviewPage::mostUrgentPartition(const std::vector<PartitionInfo> &partitions) {
     const PartitionInfo *best = nullptr;
     for (const PartitionInfo &p : partitions) {
-        if (!best || score(p) > score(*best) || (score(p) == score(*best) && partitionLess(best->partition, p.partition)))
+        if (!best || score(p) > score(*best) ||
+            (score(p) == score(*best) && partitionLess(best->partition, p.partition)))
             best = &p;
     }
     if (!best)
@@ -76,15 +76,26 @@ std::optional<QString> PreviewPage::mostUrgentPartition(const std::vector<Partit
 }
 
 PreviewPage::PreviewPage(QWidget *parent)
-    : Page(parent), m_stack(new QStackedWidget(this)), m_empty(new QLabel(this)), m_title(new QLabel(this)),
-      m_subtitle(new QLabel(this)), m_progress(new QProgressBar(this)), m_phase(new QLabel(this)),
-      m_cancel(new QPushButton(tr("Cancel"), this)), m_againButton(new QPushButton(tr("Preview again"), this)),
-      m_runButton(new QPushButton(tr("Run this plan\u2026"), this)), m_staged(new StatTile(tr("staged rows"), this)),
-      m_duplicates(new StatTile(tr("duplicates dropped"), this)), m_inserted(new StatTile(tr("inserted"), this)),
-      m_updated(new StatTile(tr("updated"), this)), m_deleted(new StatTile(tr("deleted"), this)),
-      m_unchanged(new StatTile(tr("unchanged"), this)), m_gates(new StatTile(tr("gates failed"), this)),
-      m_diffModel(new PreviewDiffModel(this)), m_checksModel(new ChecksModel(this)), m_samplesModel(new SamplesModel(this))
-{
+    : Page(parent)
+    , m_stack(new QStackedWidget(this))
+    , m_empty(new QLabel(this))
+    , m_title(new QLabel(this))
+    , m_subtitle(new QLabel(this))
+    , m_progress(new QProgressBar(this))
+    , m_phase(new QLabel(this))
+    , m_cancel(new QPushButton(tr("Cancel"), this))
+    , m_againButton(new QPushButton(tr("Preview again"), this))
+    , m_runButton(new QPushButton(tr("Run this plan\u2026"), this))
+    , m_staged(new StatTile(tr("staged rows"), this))
+    , m_duplicates(new StatTile(tr("duplicates dropped"), this))
+    , m_inserted(new StatTile(tr("inserted"), this))
+    , m_updated(new StatTile(tr("updated"), this))
+    , m_deleted(new StatTile(tr("deleted"), this))
+    , m_unchanged(new StatTile(tr("unchanged"), this))
+    , m_gates(new StatTile(tr("gates failed"), this))
+    , m_diffModel(new PreviewDiffModel(this))
+    , m_checksModel(new ChecksModel(this))
+    , m_samplesModel(new SamplesModel(this)) {
     setObjectName(QStringLiteral("previewPage"));
     style::makeTitle(m_title);
     m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
@@ -93,7 +104,8 @@ PreviewPage::PreviewPage(QWidget *parent)
 
     m_runButton->setObjectName(QStringLiteral("runPlanButton"));
     m_runButton->setToolTip(tr("Confirm and execute the plan this preview locked (Ctrl+R)"));
-    m_runButton->setStyleSheet(QStringLiteral("QPushButton { font-weight: bold; padding: 4px 14px; }"));
+    m_runButton->setStyleSheet(
+        QStringLiteral("QPushButton { font-weight: bold; padding: 4px 14px; }"));
     m_againButton->setToolTip(tr("Preview the same scope again (F5)"));
     m_cancel->setObjectName(QStringLiteral("cancelPreview"));
     auto *runAction = new QAction(tr("Run this plan"), this);
@@ -123,15 +135,18 @@ PreviewPage::PreviewPage(QWidget *parent)
 
     auto *tiles = new QHBoxLayout;
     tiles->setSpacing(8);
-    for (StatTile *tile : {m_staged, m_duplicates, m_inserted, m_updated, m_deleted, m_unchanged, m_gates})
+    for (StatTile *tile :
+         {m_staged, m_duplicates, m_inserted, m_updated, m_deleted, m_unchanged, m_gates})
         tiles->addWidget(tile);
     tiles->addStretch(1);
 
-    m_diffView = makeTable(m_diffModel, QStringLiteral("previewDiffView"), PreviewDiffModel::SortRole, this);
+    m_diffView =
+        makeTable(m_diffModel, QStringLiteral("previewDiffView"), PreviewDiffModel::SortRole, this);
     // In partition order, as the chart and the run report list them (a
     // header's first click sorted them last first).
     m_diffView->sortByColumn(PreviewDiffModel::PartitionColumn, Qt::AscendingOrder);
-    m_checksView = makeTable(m_checksModel, QStringLiteral("previewChecksView"), ChecksModel::SortRole, this);
+    m_checksView =
+        makeTable(m_checksModel, QStringLiteral("previewChecksView"), ChecksModel::SortRole, this);
     m_samplesView = makeTable(m_samplesModel, QStringLiteral("previewSamplesView"), -1, this);
     m_samplesView->horizontalHeader()->setStretchLastSection(false);
     m_chart = new DiffChart(this);
@@ -147,7 +162,8 @@ PreviewPage::PreviewPage(QWidget *parent)
     // well pushed "Gates" past the edge.
     m_diffView->horizontalHeader()->setStretchLastSection(false);
     m_diffView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_diffView->horizontalHeader()->setSectionResizeMode(PreviewDiffModel::PartitionColumn, QHeaderView::ResizeToContents);
+    m_diffView->horizontalHeader()->setSectionResizeMode(PreviewDiffModel::PartitionColumn,
+                                                         QHeaderView::ResizeToContents);
     m_diffView->horizontalHeader()->setMinimumSectionSize(48);
     m_chart->setMinimumWidth(320);
     auto *top = new QSplitter(Qt::Horizontal, this);
@@ -161,12 +177,13 @@ PreviewPage::PreviewPage(QWidget *parent)
     m_sampleTabs = new QTabBar(this);
     m_sampleTabs->setObjectName(QStringLiteral("sampleTabs"));
     m_sampleTabs->setDrawBase(false);
-    for (auto c : {SamplesModel::Category::Inserted, SamplesModel::Category::Updated, SamplesModel::Category::Deleted,
-                   SamplesModel::Category::Unchanged})
+    for (auto c : {SamplesModel::Category::Inserted, SamplesModel::Category::Updated,
+                   SamplesModel::Category::Deleted, SamplesModel::Category::Unchanged})
         m_sampleTabs->addTab(SamplesModel::categoryName(c));
     m_samplesNote = new QLabel(this);
     m_samplesNote->setStyleSheet(style::textColour(style::Colour::Muted));
-    m_samplesNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never squeezes the tabs
+    m_samplesNote->setSizePolicy(QSizePolicy::Ignored,
+                                 QSizePolicy::Preferred); // never squeezes the tabs
     m_sampleTabs->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     m_sampleTabs->setExpanding(false);
     connect(m_sampleTabs, &QTabBar::currentChanged, this, &PreviewPage::showSamples);
@@ -207,31 +224,29 @@ PreviewPage::PreviewPage(QWidget *parent)
     clear();
 }
 
-QString PreviewPage::title() const
-{
+QString PreviewPage::title() const {
     return m_dataset ? tr("Preview of %1").arg(m_dataset->name) : tr("Preview");
 }
 
-QString PreviewPage::statusText() const
-{
+QString PreviewPage::statusText() const {
     if (!m_result)
         return title();
     const PartitionResult t = m_result->totals();
     return tr("Preview of %1: %2 inserted, %3 updated, %4 deleted, %5 unchanged (plan %6)")
-        .arg(m_result->dataset, fmt::number(t.inserted), fmt::number(t.updated), fmt::number(t.deleted),
-             fmt::number(t.unchanged), m_result->planId);
+        .arg(m_result->dataset, fmt::number(t.inserted), fmt::number(t.updated),
+             fmt::number(t.deleted), fmt::number(t.unchanged), m_result->planId);
 }
 
-QString PreviewPage::messageText() const { return m_stack->currentWidget() == m_empty ? m_empty->text() : m_subtitle->text(); }
+QString PreviewPage::messageText() const {
+    return m_stack->currentWidget() == m_empty ? m_empty->text() : m_subtitle->text();
+}
 
-void PreviewPage::showEmpty(const QString &message)
-{
+void PreviewPage::showEmpty(const QString &message) {
     m_empty->setText(message);
     m_stack->setCurrentWidget(m_empty);
 }
 
-void PreviewPage::clear()
-{
+void PreviewPage::clear() {
     cancel();
     cancelLoad();
     m_db.reset();
@@ -244,19 +259,21 @@ void PreviewPage::clear()
     m_chart->clear();
     m_title->setText(tr("Preview"));
     m_subtitle->setText(tr("Nothing previewed yet."));
-    for (StatTile *tile : {m_staged, m_duplicates, m_inserted, m_updated, m_deleted, m_unchanged, m_gates}) {
+    for (StatTile *tile :
+         {m_staged, m_duplicates, m_inserted, m_updated, m_deleted, m_unchanged, m_gates}) {
         tile->setValue(QStringLiteral("\u2014"));
         tile->setAlert(false);
     }
     m_runButton->setEnabled(false);
     m_againButton->setEnabled(false);
     setRunning(false);
-    showEmpty(style::emptyState(tr("No preview yet"), tr("Select partitions on a dataset's page and press "
-                 "<b>Preview re-run</b> (Ctrl+P). A preview computes what a re-run would change and writes nothing.")));
+    showEmpty(style::emptyState(tr("No preview yet"),
+                                tr("Select partitions on a dataset's page and press "
+                                   "<b>Preview re-run</b> (Ctrl+P). A preview computes what a "
+                                   "re-run would change and writes nothing.")));
 }
 
-void PreviewPage::setRunning(bool running, const QString &what)
-{
+void PreviewPage::setRunning(bool running, const QString &what) {
     m_progress->setVisible(running);
     m_phase->setVisible(running);
     m_cancel->setVisible(running);
@@ -267,21 +284,21 @@ void PreviewPage::setRunning(bool running, const QString &what)
     m_againButton->setEnabled(!running && m_dataset.has_value());
 }
 
-void PreviewPage::preview(const Database &db, const DatasetSpec &dataset, const QStringList &partitions, bool launchAfter)
-{
+void PreviewPage::preview(const Database &db, const DatasetSpec &dataset,
+                          const QStringList &partitions, bool launchAfter) {
     start(db, dataset, partitions, false, launchAfter);
 }
 
-void PreviewPage::previewMostUrgent(const Database &db, const DatasetSpec &dataset) { start(db, dataset, {}, true, false); }
+void PreviewPage::previewMostUrgent(const Database &db, const DatasetSpec &dataset) {
+    start(db, dataset, {}, true, false);
+}
 
-void PreviewPage::refresh()
-{
+void PreviewPage::refresh() {
     if (m_db && m_dataset)
         start(*m_db, *m_dataset, m_partitions, false, false);
 }
 
-void PreviewPage::cancel()
-{
+void PreviewPage::cancel() {
     if (m_previewJobs.isRunning()) {
         m_previewJobs.requestCancel();
         m_cancelRequested = true;
@@ -290,8 +307,8 @@ void PreviewPage::cancel()
     }
 }
 
-void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QStringList &partitions, bool autoPick, bool launchAfter)
-{
+void PreviewPage::start(const Database &db, const DatasetSpec &dataset,
+                        const QStringList &partitions, bool autoPick, bool launchAfter) {
     m_db = db;
     m_dataset = dataset;
     m_partitions = partitions;
@@ -299,15 +316,18 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QS
     m_cancelRequested = false;
     // A few partitions by name; thousands as a count and their first and last
     // (a label of 10,000 names took the GUI thread seconds to lay out).
-    const QString scope = autoPick              ? tr("the partition that most needs attention")
-                          : partitions.isEmpty() ? tr("every partition")
-                          : partitions.size() <= 4
-                              ? partitions.join(QStringLiteral(", "))
-                              : tr("%1 partitions, %2 … %3").arg(fmt::number(partitions.size()), partitions.first(), partitions.last());
+    const QString scope =
+        autoPick               ? tr("the partition that most needs attention")
+        : partitions.isEmpty() ? tr("every partition")
+        : partitions.size() <= 4
+            ? partitions.join(QStringLiteral(", "))
+            : tr("%1 partitions, %2 … %3")
+                  .arg(fmt::number(partitions.size()), partitions.first(), partitions.last());
     m_title->setText(tr("Preview: %1").arg(dataset.name));
     m_subtitle->setText(tr("Previewing %1\u2026 Nothing is written.").arg(scope));
     showEmpty(style::emptyState(tr("Previewing %1").arg(scope.toHtmlEscaped()),
-                                tr("Staging, deduplicating, diffing against %1 and running the gates.<br>Nothing is written to the target.")
+                                tr("Staging, deduplicating, diffing against %1 and running the "
+                                   "gates.<br>Nothing is written to the target.")
                                     .arg(dataset.target.toHtmlEscaped())));
     const quint64 load = beginLoad(tr("Previewing %1\u2026").arg(dataset.name));
     setRunning(true, tr("starting"));
@@ -327,7 +347,9 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QS
             }
             // Worker thread: phases are posted back; `this` is only touched
             // there, while this preview is current.
-            options.progress = [this, job](const Progress &p) { job.post([this, phase = p.phase] { m_phase->setText(phase); }); };
+            options.progress = [this, job](const Progress &p) {
+                job.post([this, phase = p.phase] { m_phase->setText(phase); });
+            };
             if (job.isCancelled())
                 return internalError(QStringLiteral("cancelled"));
             return rw::preview(db, dataset, options);
@@ -338,15 +360,18 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QS
             setRunning(false);
             if (m_cancelRequested) {
                 m_subtitle->setText(tr("Preview cancelled. Nothing was written."));
-                showEmpty(style::emptyState(tr("Preview cancelled"), tr("Nothing was written. Press <b>Preview "
-                             "again</b> (F5) to start over.")));
+                showEmpty(style::emptyState(tr("Preview cancelled"),
+                                            tr("Nothing was written. Press <b>Preview "
+                                               "again</b> (F5) to start over.")));
                 Q_EMIT pageLoaded();
                 return;
             }
             if (!result) {
                 m_subtitle->setText(tr("The preview failed."));
-                showEmpty(style::emptyState(tr("The preview failed"), result.error().message.toHtmlEscaped()));
-                Q_EMIT loadFailed(tr("Preview of %1 failed: %2").arg(datasetName(), result.error().message));
+                showEmpty(style::emptyState(tr("The preview failed"),
+                                            result.error().message.toHtmlEscaped()));
+                Q_EMIT loadFailed(
+                    tr("Preview of %1 failed: %2").arg(datasetName(), result.error().message));
                 return;
             }
             showResult(std::move(*result));
@@ -356,8 +381,7 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset, const QS
         });
 }
 
-void PreviewPage::showResult(RunResult result)
-{
+void PreviewPage::showResult(RunResult result) {
     m_result = std::move(result);
     const RunResult &r = *m_result;
     QStringList labels;
@@ -367,10 +391,14 @@ void PreviewPage::showResult(RunResult result)
     for (const PartitionResult &p : r.partitions)
         if (p.partition)
             m_partitions << *p.partition;
-    const QString scope = labels.size() <= 4 ? labels.join(QStringLiteral(", ")) : tr("%1 partitions").arg(labels.size());
+    const QString scope = labels.size() <= 4 ? labels.join(QStringLiteral(", "))
+                                             : tr("%1 partitions").arg(labels.size());
     m_title->setText(tr("Preview: %1 \u00b7 %2").arg(r.dataset, scope));
-    m_subtitle->setText(tr("Plan %1  \u00b7  mode %2  \u00b7  target %3  \u00b7  previewed %4  \u00b7  <b>nothing has been written</b>")
-                            .arg(r.planId, enumName(r.mode), m_dataset ? m_dataset->target : QString(), fmt::timestamp(r.finishedAt)));
+    m_subtitle->setText(tr("Plan %1  \u00b7  mode %2  \u00b7  target %3  \u00b7  previewed %4  "
+                           "\u00b7  <b>nothing has been written</b>")
+                            .arg(r.planId, enumName(r.mode),
+                                 m_dataset ? m_dataset->target : QString(),
+                                 fmt::timestamp(r.finishedAt)));
     m_subtitle->setTextFormat(Qt::RichText);
 
     const PartitionResult t = r.totals();
@@ -386,13 +414,16 @@ void PreviewPage::showResult(RunResult result)
     m_checksModel->resetData(r.checks);
     const int failed = m_checksModel->failedCount();
     m_gates->setValue(QStringLiteral("%1 / %2").arg(failed).arg(r.checks.size()),
-                      failed ? tr("Partitions whose gates fail are not published") : tr("Every gate passes"));
+                      failed ? tr("Partitions whose gates fail are not published")
+                             : tr("Every gate passes"));
     m_gates->setAlert(failed > 0);
     m_chart->setPartitions(r.partitions);
 
     qint64 counts[4] = {t.inserted, t.updated, t.deleted, t.unchanged};
     for (int i = 0; i < 4; ++i)
-        m_sampleTabs->setTabText(i, QStringLiteral("%1 (%2)").arg(SamplesModel::categoryName(SamplesModel::Category(i)), fmt::number(counts[i])));
+        m_sampleTabs->setTabText(
+            i, QStringLiteral("%1 (%2)").arg(SamplesModel::categoryName(SamplesModel::Category(i)),
+                                             fmt::number(counts[i])));
     // Longer counts make longer tabs: the layout must ask again, or the bar
     // keeps its old width and scrolls ("d (0)" with arrows).
     m_sampleTabs->updateGeometry();
@@ -408,29 +439,32 @@ void PreviewPage::showResult(RunResult result)
     setRunning(false);
 }
 
-void PreviewPage::showSamples(int tab)
-{
+void PreviewPage::showSamples(int tab) {
     if (tab < 0)
         return;
     const auto category = SamplesModel::Category(tab);
-    m_samplesModel->resetData(m_result ? m_result->partitions : std::vector<PartitionResult>{}, category,
-                              m_dataset ? m_dataset->key : QStringList());
+    m_samplesModel->resetData(m_result ? m_result->partitions : std::vector<PartitionResult>{},
+                              category, m_dataset ? m_dataset->key : QStringList());
     m_samplesView->resizeColumnsToContents();
     for (int c = 0; c < m_samplesModel->columnCount(); ++c)
         m_samplesView->setColumnWidth(c, std::min(m_samplesView->columnWidth(c) + 12, 260));
     const int rows = m_samplesModel->rowCount();
-    const QString shown = rows < m_samplesModel->availableRows()
-                              ? tr("the first %1 of %2 example rows").arg(fmt::number(rows), fmt::number(m_samplesModel->availableRows()))
-                              : tr("%1 example rows").arg(rows);
-    m_samplesNote->setText(rows == 0 ? tr("no %1 rows").arg(SamplesModel::categoryName(category).toLower())
-                                     : category == SamplesModel::Category::Updated
-                                           ? tr("%1; before \u2190 and after \u2192 side by side, changed cells highlighted").arg(shown)
-                                           : tr("%1 (up to %2 per partition)").arg(shown).arg(kSamples));
+    const QString shown =
+        rows < m_samplesModel->availableRows()
+            ? tr("the first %1 of %2 example rows")
+                  .arg(fmt::number(rows), fmt::number(m_samplesModel->availableRows()))
+            : tr("%1 example rows").arg(rows);
+    m_samplesNote->setText(
+        rows == 0 ? tr("no %1 rows").arg(SamplesModel::categoryName(category).toLower())
+        : category == SamplesModel::Category::Updated
+            ? tr("%1; before \u2190 and after \u2192 side by side, changed cells highlighted")
+                  .arg(shown)
+            : tr("%1 (up to %2 per partition)").arg(shown).arg(kSamples));
 }
 
-LaunchDialog *PreviewPage::launch()
-{
-    if (!m_result || !m_db || !m_dataset || !m_runs || isRunning() || m_result->status != RunStatus::Previewed)
+LaunchDialog *PreviewPage::launch() {
+    if (!m_result || !m_db || !m_dataset || !m_runs || isRunning() ||
+        m_result->status != RunStatus::Previewed)
         return nullptr;
     auto *dialog = new LaunchDialog(*m_result, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);

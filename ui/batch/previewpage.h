@@ -1,10 +1,10 @@
 #pragma once
 
 #include "core/batch/batch.h"
-#include "core/sql/database.h"
-#include "ui/common/page.h"
 #include "core/batch/partitions.h"
+#include "core/sql/database.h"
 #include "core/workspace/spec.h"
+#include "ui/common/page.h"
 
 #include <atomic>
 #include <memory>
@@ -43,7 +43,8 @@ public:
 
     // Previews `partitions` of `dataset` (empty: the whole dataset). With
     // `launchAfter`, the launch dialog opens once the preview is in.
-    void preview(const Database &db, const DatasetSpec &dataset, const QStringList &partitions, bool launchAfter = false);
+    void preview(const Database &db, const DatasetSpec &dataset, const QStringList &partitions,
+                 bool launchAfter = false);
     // Previews the partition that most needs attention (see mostUrgentPartition).
     void previewMostUrgent(const Database &db, const DatasetSpec &dataset);
     // Sets the cancel flag of the preview in flight; the worker stops at its
@@ -80,7 +81,8 @@ Q_SIGNALS:
     void runLaunched(int liveRunId);
 
 private:
-    void start(const Database &db, const DatasetSpec &dataset, const QStringList &partitions, bool autoPick, bool launchAfter);
+    void start(const Database &db, const DatasetSpec &dataset, const QStringList &partitions,
+               bool autoPick, bool launchAfter);
     void showResult(RunResult result);
     void showSamples(int tab);
     void setRunning(bool running, const QString &what = {});

@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/batch/rollback.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <vector>

@@ -7,7 +7,6 @@
 
 #include <QElapsedTimer>
 #include <QObject>
-
 #include <atomic>
 #include <map>
 #include <memory>
@@ -16,19 +15,19 @@ namespace rw {
 
 // One run (or resume) started from this console, as the GUI sees it.
 struct LiveRun {
-    int id = 0;               // local to this console session
+    int id = 0; // local to this console session
     QString dataset;
-    QString planId;           // empty for a resume until it finishes
-    qint64 resumedRunId = 0;  // the run being resumed, 0 for a new run
-    Progress progress;        // the latest report from the worker
-    bool started = false;     // the run row exists (first progress arrived)
+    QString planId;          // empty for a resume until it finishes
+    qint64 resumedRunId = 0; // the run being resumed, 0 for a new run
+    Progress progress;       // the latest report from the worker
+    bool started = false;    // the run row exists (first progress arrived)
     bool finished = false;
     bool cancelRequested = false;
     std::optional<RunResult> result; // when finished without an error
     std::optional<Error> error;      // when finished with one (StalePlan included)
     QStringList log;
     QElapsedTimer clock;
-    quint64 jobId = 0;               // its job in the manager's tracker (cancel)
+    quint64 jobId = 0; // its job in the manager's tracker (cancel)
 
     double rowsPerSecond() const;
     // Seconds left, from the pace of the finished partitions; -1 when unknown.
@@ -69,10 +68,10 @@ public:
 
 Q_SIGNALS:
     void runAdded(int id);
-    void runStarted(int id);   // core created the run row: it is under way
+    void runStarted(int id); // core created the run row: it is under way
     void runProgressed(int id);
     void logAppended(int id, const QString &line);
-    void runFinished(int id);  // run(id)->result or ->error is set
+    void runFinished(int id); // run(id)->result or ->error is set
 
 private:
     int launch(LiveRun run, std::function<Result<RunResult>(const BatchOptions &)> work);

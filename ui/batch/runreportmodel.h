@@ -13,8 +13,20 @@ namespace rw {
 class RunReportModel : public SnapshotTableModel<RunReportRow> {
     Q_OBJECT
 public:
-    enum Column { OutcomeColumn, PartitionColumn, PublishedColumn, SourceColumn, StagedColumn, DuplicatesColumn,
-                  InsertedColumn, UpdatedColumn, DeletedColumn, UnchangedColumn, GatesColumn, ColumnCount };
+    enum Column {
+        OutcomeColumn,
+        PartitionColumn,
+        PublishedColumn,
+        SourceColumn,
+        StagedColumn,
+        DuplicatesColumn,
+        InsertedColumn,
+        UpdatedColumn,
+        DeletedColumn,
+        UnchangedColumn,
+        GatesColumn,
+        ColumnCount
+    };
     enum Role { OutcomeRole = FirstCustomRole /* the PartitionOutcome, as an int */ };
 
     explicit RunReportModel(QObject *parent = nullptr);

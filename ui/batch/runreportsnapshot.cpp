@@ -4,22 +4,20 @@
 #include "core/batch/scope.h"
 
 #include <QHash>
-
 #include <algorithm>
 
 namespace rw {
 
-PartitionOutcome partitionOutcome(const PartitionResult &p, int failedGates)
-{
+PartitionOutcome partitionOutcome(const PartitionResult &p, int failedGates) {
     if (failedGates > 0)
         return PartitionOutcome::Failed;
     if (!p.published)
         return PartitionOutcome::NotPublished;
-    return p.inserted + p.updated + p.deleted > 0 ? PartitionOutcome::Changed : PartitionOutcome::Unchanged;
+    return p.inserted + p.updated + p.deleted > 0 ? PartitionOutcome::Changed
+                                                  : PartitionOutcome::Unchanged;
 }
 
-RunReportSnapshot buildRunReport(const RunInfo &info, const RunResult &result)
-{
+RunReportSnapshot buildRunReport(const RunInfo &info, const RunResult &result) {
     RunReportSnapshot s;
     s.info = info;
     s.info.done.clear();
@@ -58,13 +56,16 @@ RunReportSnapshot buildRunReport(const RunInfo &info, const RunResult &result)
         s.published += p.published ? 1 : 0;
         s.partitions.push_back(std::move(row));
     }
-    std::stable_sort(s.partitions.begin(), s.partitions.end(), [](const RunReportRow &a, const RunReportRow &b) {
-        if (a.outcome != b.outcome)
-            return a.outcome < b.outcome;
-        return partitionLess(a.counts.partition, b.counts.partition);
-    });
+    std::stable_sort(s.partitions.begin(), s.partitions.end(),
+                     [](const RunReportRow &a, const RunReportRow &b) {
+                         if (a.outcome != b.outcome)
+                             return a.outcome < b.outcome;
+                         return partitionLess(a.counts.partition, b.counts.partition);
+                     });
     s.gates = result.checks;
-    std::stable_sort(s.gates.begin(), s.gates.end(), [](const CheckResult &a, const CheckResult &b) { return !a.passed && b.passed; });
+    std::stable_sort(
+        s.gates.begin(), s.gates.end(),
+        [](const CheckResult &a, const CheckResult &b) { return !a.passed && b.passed; });
     return s;
 }
 

@@ -3,7 +3,6 @@
 #include "core/batch/runs.h"
 
 #include <QString>
-
 #include <optional>
 #include <vector>
 
@@ -18,10 +17,11 @@ enum class PartitionOutcome {
     Unchanged,    // published, nothing to change
 };
 template <> struct EnumNames<PartitionOutcome> {
-    static constexpr std::pair<PartitionOutcome, std::string_view> names[] = {{PartitionOutcome::Failed, "failed"},
-                                                                              {PartitionOutcome::Changed, "changed"},
-                                                                              {PartitionOutcome::NotPublished, "not published"},
-                                                                              {PartitionOutcome::Unchanged, "unchanged"}};
+    static constexpr std::pair<PartitionOutcome, std::string_view> names[] = {
+        {PartitionOutcome::Failed, "failed"},
+        {PartitionOutcome::Changed, "changed"},
+        {PartitionOutcome::NotPublished, "not published"},
+        {PartitionOutcome::Unchanged, "unchanged"}};
 };
 inline constexpr int kPartitionOutcomes = 4;
 
@@ -38,13 +38,13 @@ struct RunReportRow {
 // the GUI thread by buildRunReport, handed to the view whole. The exports stay
 // rw::runReportMarkdown and the JSON of rw::toJson, complete and in run order.
 struct RunReportSnapshot {
-    RunInfo info;                        // without `done` and `checks` (in the rows below)
-    RunResult result;                    // without `partitions` and `checks` (in the rows below)
-    PartitionResult totals;              // of every partition
+    RunInfo info;           // without `done` and `checks` (in the rows below)
+    RunResult result;       // without `partitions` and `checks` (in the rows below)
+    PartitionResult totals; // of every partition
     int outcomeCounts[kPartitionOutcomes] = {};
     int published = 0;
     std::vector<RunReportRow> partitions;
-    std::vector<CheckResult> gates;      // failed first, then in the order core ran them
+    std::vector<CheckResult> gates; // failed first, then in the order core ran them
     int gatesFailed = 0;
 
     int count(PartitionOutcome outcome) const { return outcomeCounts[int(outcome)]; }

@@ -4,7 +4,6 @@
 #include "ui/common/jobtracker.h"
 
 #include <QWidget>
-
 #include <optional>
 
 class QComboBox;

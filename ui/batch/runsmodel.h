@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/batch/runs.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <vector>
@@ -25,8 +24,21 @@ struct RunSummary {
 class RunsModel : public SnapshotTableModel<RunSummary> {
     Q_OBJECT
 public:
-    enum Column { RunColumn, DatasetColumn, StatusColumn, StartedColumn, DurationColumn, UserColumn, PartitionsColumn,
-                  InsertedColumn, UpdatedColumn, DeletedColumn, UnchangedColumn, GatesColumn, ColumnCount };
+    enum Column {
+        RunColumn,
+        DatasetColumn,
+        StatusColumn,
+        StartedColumn,
+        DurationColumn,
+        UserColumn,
+        PartitionsColumn,
+        InsertedColumn,
+        UpdatedColumn,
+        DeletedColumn,
+        UnchangedColumn,
+        GatesColumn,
+        ColumnCount
+    };
     enum Role { RunIdRole = FirstCustomRole, StatusRole /* the RunStatus */ };
 
     explicit RunsModel(QObject *parent = nullptr);

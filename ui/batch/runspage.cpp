@@ -1,15 +1,15 @@
 #include "ui/batch/runspage.h"
 
-#include "ui/common/style.h"
 #include "core/batch/batchjson.h"
+#include "core/batch/runreport.h"
+#include "ui/batch/liverunwidget.h"
+#include "ui/batch/rollbackmodel.h"
+#include "ui/batch/runmanager.h"
+#include "ui/batch/runreportview.h"
+#include "ui/batch/runsmodel.h"
 #include "ui/common/confirmdialog.h"
 #include "ui/common/format.h"
-#include "ui/batch/liverunwidget.h"
-#include "ui/batch/runmanager.h"
-#include "ui/batch/rollbackmodel.h"
-#include "ui/batch/runreportview.h"
-#include "core/batch/runreport.h"
-#include "ui/batch/runsmodel.h"
+#include "ui/common/style.h"
 
 #include <QFile>
 #include <QFileDialog>
@@ -25,7 +25,6 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <utility>
 
@@ -33,8 +32,7 @@ namespace rw {
 
 namespace {
 
-QLabel *heading(const QString &text, QWidget *parent)
-{
+QLabel *heading(const QString &text, QWidget *parent) {
     auto *label = new QLabel(text, parent);
     style::makeTitle(label, 1.15);
     return label;
@@ -43,19 +41,27 @@ QLabel *heading(const QString &text, QWidget *parent)
 } // namespace
 
 RunsPage::RunsPage(QWidget *parent)
-    : Page(parent), m_liveTitle(heading(tr("In progress"), this)), m_noLive(new QLabel(this)), m_liveBox(new QVBoxLayout),
-      m_log(new QPlainTextEdit(this)), m_historyStack(new QStackedWidget(this)), m_empty(new QLabel(this)),
-      m_view(new QTableView(this)), m_report(new RunReportView(this)), m_resume(new QPushButton(tr("Resume"), this)),
-      m_rollback(new QPushButton(tr("Rollback\u2026"), this)),
-      m_exportJson(new QPushButton(tr("Export JSON\u2026"), this)),
-      m_exportMarkdown(new QPushButton(tr("Export Markdown\u2026"), this)), m_model(new RunsModel(this)),
-      m_proxy(new QSortFilterProxyModel(this))
-{
+    : Page(parent)
+    , m_liveTitle(heading(tr("In progress"), this))
+    , m_noLive(new QLabel(this))
+    , m_liveBox(new QVBoxLayout)
+    , m_log(new QPlainTextEdit(this))
+    , m_historyStack(new QStackedWidget(this))
+    , m_empty(new QLabel(this))
+    , m_view(new QTableView(this))
+    , m_report(new RunReportView(this))
+    , m_resume(new QPushButton(tr("Resume"), this))
+    , m_rollback(new QPushButton(tr("Rollback\u2026"), this))
+    , m_exportJson(new QPushButton(tr("Export JSON\u2026"), this))
+    , m_exportMarkdown(new QPushButton(tr("Export Markdown\u2026"), this))
+    , m_model(new RunsModel(this))
+    , m_proxy(new QSortFilterProxyModel(this)) {
     setObjectName(QStringLiteral("runsPage"));
     auto *title = new QLabel(tr("Runs"), this);
     style::makeTitle(title);
 
-    m_noLive->setText(tr("No run in progress. Start one from a preview (Run this plan\u2026, Ctrl+R)."));
+    m_noLive->setText(
+        tr("No run in progress. Start one from a preview (Run this plan\u2026, Ctrl+R)."));
     m_noLive->setStyleSheet(style::textColour(style::Colour::Muted));
     m_log->setObjectName(QStringLiteral("runLog"));
     m_log->setReadOnly(true);
@@ -74,7 +80,8 @@ RunsPage::RunsPage(QWidget *parent)
     measureFirstRowsOnly(m_view);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     style::setupTable(m_view, 8, true);
-    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsPage::updateSelection);
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &RunsPage::updateSelection);
     connect(m_report, &RunReportView::reportShown, this, [this] {
         if (std::exchange(m_reportPending, false))
             Q_EMIT pageLoaded();
@@ -82,19 +89,26 @@ RunsPage::RunsPage(QWidget *parent)
 
     m_empty->setObjectName(QStringLiteral("runsEmpty"));
     m_empty->setAlignment(Qt::AlignCenter);
-    m_empty->setText(style::emptyState(tr("No runs yet"), tr("Preview a re-run from a dataset's partitions "
-                        "(Ctrl+P), then confirm it (Ctrl+R).<br>Every run, its counts and its gates appear here.")));
+    m_empty->setText(
+        style::emptyState(tr("No runs yet"), tr("Preview a re-run from a dataset's partitions "
+                                                "(Ctrl+P), then confirm it (Ctrl+R).<br>Every run, "
+                                                "its counts and its gates appear here.")));
     m_report->setPlaceholderText(tr("Select a run to see its report."));
 
     m_resume->setObjectName(QStringLiteral("resumeRun"));
-    m_resume->setToolTip(tr("Continue the run from its first unfinished partition, with the same plan"));
-    m_exportJson->setToolTip(tr("Save the selected run's report as JSON (the rewindctl run-show shape)"));
-    m_exportMarkdown->setToolTip(tr("Save the selected run's report as Markdown: what, by whom, counts, gates"));
+    m_resume->setToolTip(
+        tr("Continue the run from its first unfinished partition, with the same plan"));
+    m_exportJson->setToolTip(
+        tr("Save the selected run's report as JSON (the rewindctl run-show shape)"));
+    m_exportMarkdown->setToolTip(
+        tr("Save the selected run's report as Markdown: what, by whom, counts, gates"));
     m_rollback->setObjectName(QStringLiteral("rollbackRun"));
     connect(m_resume, &QPushButton::clicked, this, &RunsPage::resumeSelected);
     connect(m_rollback, &QPushButton::clicked, this, &RunsPage::rollbackSelected);
-    connect(m_exportJson, &QPushButton::clicked, this, [this] { exportWithDialog(ReportFormat::Json); });
-    connect(m_exportMarkdown, &QPushButton::clicked, this, [this] { exportWithDialog(ReportFormat::Markdown); });
+    connect(m_exportJson, &QPushButton::clicked, this,
+            [this] { exportWithDialog(ReportFormat::Json); });
+    connect(m_exportMarkdown, &QPushButton::clicked, this,
+            [this] { exportWithDialog(ReportFormat::Markdown); });
 
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(heading(tr("History"), this));
@@ -124,8 +138,7 @@ RunsPage::RunsPage(QWidget *parent)
     clear();
 }
 
-void RunsPage::setRunManager(RunManager *runs)
-{
+void RunsPage::setRunManager(RunManager *runs) {
     m_runs = runs;
     connect(runs, &RunManager::runAdded, this, &RunsPage::onRunAdded);
     connect(runs, &RunManager::runStarted, this, &RunsPage::onRunProgressed);
@@ -138,15 +151,13 @@ void RunsPage::setRunManager(RunManager *runs)
     });
 }
 
-void RunsPage::setWorkspace(const Database &db, const Spec &spec)
-{
+void RunsPage::setWorkspace(const Database &db, const Spec &spec) {
     m_db = db;
     m_spec = spec;
     refresh();
 }
 
-void RunsPage::clear()
-{
+void RunsPage::clear() {
     cancelLoad();
     m_reportPending = false;
     m_db.reset();
@@ -158,19 +169,25 @@ void RunsPage::clear()
     updateLiveSection();
 }
 
-QString RunsPage::statusText() const
-{
-    return tr("%1 runs in the history, %2 in progress").arg(m_model->rowCount()).arg(m_runs ? m_runs->activeRuns().size() : 0);
+QString RunsPage::statusText() const {
+    return tr("%1 runs in the history, %2 in progress")
+        .arg(m_model->rowCount())
+        .arg(m_runs ? m_runs->activeRuns().size() : 0);
 }
 
-QString RunsPage::emptyText() const { return m_empty->text(); }
+QString RunsPage::emptyText() const {
+    return m_empty->text();
+}
 
-bool RunsPage::showsEmptyState() const { return m_historyStack->currentWidget() == m_empty; }
+bool RunsPage::showsEmptyState() const {
+    return m_historyStack->currentWidget() == m_empty;
+}
 
-QString RunsPage::reportText() const { return m_report->text(); }
+QString RunsPage::reportText() const {
+    return m_report->text();
+}
 
-void RunsPage::refresh()
-{
+void RunsPage::refresh() {
     if (!m_db)
         return;
     startLoad(
@@ -185,7 +202,8 @@ void RunsPage::refresh()
                 auto result = runResult(db, info.runId);
                 if (!result)
                     return fail(result.error());
-                out.push_back(RunSummary::of(std::move(info), *result)); // its partitions dropped here
+                out.push_back(
+                    RunSummary::of(std::move(info), *result)); // its partitions dropped here
             }
             return out;
         },
@@ -210,8 +228,7 @@ void RunsPage::refresh()
         });
 }
 
-void RunsPage::showRun(qint64 runId)
-{
+void RunsPage::showRun(qint64 runId) {
     const int row = m_model->rowOf(runId);
     if (row < 0) {
         m_pendingSelect = runId; // not loaded yet
@@ -223,14 +240,12 @@ void RunsPage::showRun(qint64 runId)
     m_view->scrollTo(index);
 }
 
-qint64 RunsPage::selectedRunId() const
-{
+qint64 RunsPage::selectedRunId() const {
     const QModelIndexList rows = m_view->selectionModel()->selectedRows();
     return rows.isEmpty() ? 0 : rows.first().data(RunsModel::RunIdRole).toLongLong();
 }
 
-void RunsPage::updateSelection()
-{
+void RunsPage::updateSelection() {
     const qint64 id = selectedRunId();
     const int row = m_model->rowOf(id);
     const bool has = row >= 0;
@@ -243,18 +258,22 @@ void RunsPage::updateSelection()
         kind = r.info.kind;
         published = r.published > 0;
         if (status == RunStatus::Running)
-            m_report->showMessage(tr("Run %1 is in progress: the panel above follows it, and its report is shown here when it ends.").arg(id));
+            m_report->showMessage(tr("Run %1 is in progress: the panel above follows it, and its "
+                                     "report is shown here when it ends.")
+                                      .arg(id));
         else
             m_report->showRun(r.info, *m_db);
     } else {
         m_report->showMessage(QString());
     }
     m_resume->setEnabled(has && RunsModel::resumable(status) && m_spec.has_value());
-    m_rollback->setEnabled(has && published && canRollBack(kind, status) && m_spec.has_value() && !m_rollbackDialog);
-    m_rollback->setToolTip(has && !published && canRollBack(kind, status)
-                               ? tr("Run %1 published no partition: there is nothing to roll back").arg(id)
-                               : tr("Restore every partition the selected run published to its state before the run: "
-                                    "shows what comes back first, then asks you to type the dataset name"));
+    m_rollback->setEnabled(has && published && canRollBack(kind, status) && m_spec.has_value() &&
+                           !m_rollbackDialog);
+    m_rollback->setToolTip(
+        has && !published && canRollBack(kind, status)
+            ? tr("Run %1 published no partition: there is nothing to roll back").arg(id)
+            : tr("Restore every partition the selected run published to its state before the run: "
+                 "shows what comes back first, then asks you to type the dataset name"));
     m_exportJson->setEnabled(has);
     m_exportMarkdown->setEnabled(has);
     if (m_reportPending && !m_report->isLoading()) // a message instead of the awaited report
@@ -262,8 +281,7 @@ void RunsPage::updateSelection()
     m_reportPending = m_reportPending && m_report->isLoading();
 }
 
-bool RunsPage::resumeSelected()
-{
+bool RunsPage::resumeSelected() {
     const qint64 id = selectedRunId();
     const int row = m_model->rowOf(id);
     if (row < 0 || !m_runs || !m_db || !m_spec)
@@ -276,23 +294,25 @@ bool RunsPage::resumeSelected()
     return true;
 }
 
-ConfirmDialog *RunsPage::rollbackDialog() const { return m_rollbackDialog; }
+ConfirmDialog *RunsPage::rollbackDialog() const {
+    return m_rollbackDialog;
+}
 
-bool RunsPage::canRollBack(const QString &kind, RunStatus status)
-{
+bool RunsPage::canRollBack(const QString &kind, RunStatus status) {
     // Runs that may have published partitions and are no longer running.
     switch (status) {
     case RunStatus::Succeeded:
     case RunStatus::CheckFailed:
     case RunStatus::Failed:
     case RunStatus::Cancelled:
-    case RunStatus::Interrupted: return kind == QLatin1String("run") || kind == QLatin1String("recover");
-    default: return false;
+    case RunStatus::Interrupted:
+        return kind == QLatin1String("run") || kind == QLatin1String("recover");
+    default:
+        return false;
     }
 }
 
-bool RunsPage::rollbackSelected()
-{
+bool RunsPage::rollbackSelected() {
     const qint64 id = selectedRunId();
     const int row = m_model->rowOf(id);
     if (row < 0 || !m_db || !m_spec || m_rollbackDialog)
@@ -308,11 +328,13 @@ bool RunsPage::rollbackSelected()
             Q_EMIT loadingChanged(false, QString());
             updateSelection();
             if (!plan) {
-                Q_EMIT actionFailed(tr("Rollback of run %1 refused: %2").arg(id).arg(plan.error().message));
+                Q_EMIT actionFailed(
+                    tr("Rollback of run %1 refused: %2").arg(id).arg(plan.error().message));
                 return;
             }
             if (plan->status == RollbackStatus::NothingToRestore || plan->partitions.empty()) {
-                Q_EMIT notice(tr("Run %1 published no partition: there is nothing to roll back.").arg(id));
+                Q_EMIT notice(
+                    tr("Run %1 published no partition: there is nothing to roll back.").arg(id));
                 return;
             }
             showRollbackPlan(*plan);
@@ -320,8 +342,7 @@ bool RunsPage::rollbackSelected()
     return true;
 }
 
-void RunsPage::showRollbackPlan(const RollbackResult &plan)
-{
+void RunsPage::showRollbackPlan(const RollbackResult &plan) {
     qint64 removed = 0, restored = 0;
     for (const RollbackPartition &p : plan.partitions) {
         removed += p.rowsRemoved;
@@ -329,14 +350,17 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan)
     }
     const QString html =
         tr("<h3>Roll back run %1 of %2</h3>"
-           "<p>Every partition run %1 published (%3, %4 partition(s)) goes back to exactly its state before the run, "
-           "from the before-images kept at publish: <b>%5</b> row(s) it wrote are removed and <b>%6</b> row(s) it replaced "
+           "<p>Every partition run %1 published (%3, %4 partition(s)) goes back to exactly its "
+           "state before the run, "
+           "from the before-images kept at publish: <b>%5</b> row(s) it wrote are removed and "
+           "<b>%6</b> row(s) it replaced "
            "come back. Each partition is restored in its own transaction, with an audit row.</p>")
             .arg(plan.runId)
             .arg(plan.dataset.toHtmlEscaped(), enumName(plan.mode).toHtmlEscaped())
             .arg(plan.partitions.size())
             .arg(fmt::number(removed), fmt::number(restored));
-    auto *dialog = new ConfirmDialog(tr("Roll back run %1").arg(plan.runId), html, plan.dataset, tr("Roll back"), this);
+    auto *dialog = new ConfirmDialog(tr("Roll back run %1").arg(plan.runId), html, plan.dataset,
+                                     tr("Roll back"), this);
     dialog->setObjectName(QStringLiteral("rollbackDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     auto *model = new RollbackModel(dialog);
@@ -350,13 +374,15 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan)
     table->resizeColumnsToContents();
     // As tall as its rows, up to about eight of them.
     const int rows = std::min(model->rowCount(), 8);
-    table->setFixedHeight(table->horizontalHeader()->sizeHint().height() + rows * table->verticalHeader()->defaultSectionSize()
-                          + 2 * table->frameWidth() + 2);
+    table->setFixedHeight(table->horizontalHeader()->sizeHint().height() +
+                          rows * table->verticalHeader()->defaultSectionSize() +
+                          2 * table->frameWidth() + 2);
     dialog->addDetail(table);
     m_rollbackDialog = dialog;
     const qint64 id = plan.runId;
     const QString dataset = plan.dataset;
-    connect(dialog, &QDialog::finished, this, [this] { QTimer::singleShot(0, this, &RunsPage::updateSelection); });
+    connect(dialog, &QDialog::finished, this,
+            [this] { QTimer::singleShot(0, this, &RunsPage::updateSelection); });
     connect(dialog, &ConfirmDialog::confirmed, this, [this, id, dataset] {
         if (!m_db || !m_spec)
             return;
@@ -367,7 +393,8 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan)
                 Q_EMIT loadingChanged(false, QString());
                 if (!done) {
                     if (m_rollbackDialog)
-                        m_rollbackDialog->showError(tr("Not rolled back: %1").arg(done.error().message));
+                        m_rollbackDialog->showError(
+                            tr("Not rolled back: %1").arg(done.error().message));
                     return;
                 }
                 qint64 removed = 0, restored = 0;
@@ -377,7 +404,8 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan)
                 }
                 if (m_rollbackDialog)
                     m_rollbackDialog->finish();
-                Q_EMIT notice(tr("Run %1 of %2 rolled back: %3 partition(s) restored, %4 row(s) removed, %5 row(s) restored.")
+                Q_EMIT notice(tr("Run %1 of %2 rolled back: %3 partition(s) restored, %4 row(s) "
+                                 "removed, %5 row(s) restored.")
                                   .arg(id)
                                   .arg(dataset)
                                   .arg(done->partitions.size())
@@ -392,8 +420,7 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan)
     updateSelection();
 }
 
-bool RunsPage::exportReport(qint64 runId, const QString &path, ReportFormat format)
-{
+bool RunsPage::exportReport(qint64 runId, const QString &path, ReportFormat format) {
     const int row = m_model->rowOf(runId);
     if (row < 0)
         return false;
@@ -401,7 +428,8 @@ bool RunsPage::exportReport(qint64 runId, const QString &path, ReportFormat form
         return false;
     // Reading and formatting 10,000 partitions and writing them is work for a worker.
     tasks().start(
-        [info = m_model->snapshot()[std::size_t(row)].info, db = *m_db, path, format]() -> Result<bool> {
+        [info = m_model->snapshot()[std::size_t(row)].info, db = *m_db, path,
+         format]() -> Result<bool> {
             auto result = runResult(db, info.runId);
             if (!result)
                 return fail(result.error());
@@ -416,7 +444,8 @@ bool RunsPage::exportReport(qint64 runId, const QString &path, ReportFormat form
                 content = runReportMarkdown(info, *result).toUtf8();
             }
             QFile file(path);
-            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(content) != content.size() || !file.flush())
+            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+                file.write(content) != content.size() || !file.flush())
                 return internalError(tr("Could not write %1: %2").arg(path, file.errorString()));
             return true;
         },
@@ -430,21 +459,22 @@ bool RunsPage::exportReport(qint64 runId, const QString &path, ReportFormat form
     return true;
 }
 
-void RunsPage::exportWithDialog(ReportFormat format)
-{
+void RunsPage::exportWithDialog(ReportFormat format) {
     const qint64 id = selectedRunId();
     if (id <= 0)
         return;
     const bool json = format == ReportFormat::Json;
-    const QString path = QFileDialog::getSaveFileName(this, json ? tr("Export run report as JSON") : tr("Export run report as Markdown"),
-                                                      QStringLiteral("run-%1.%2").arg(id).arg(json ? QStringLiteral("json") : QStringLiteral("md")),
-                                                      json ? tr("JSON (*.json)") : tr("Markdown (*.md)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, json ? tr("Export run report as JSON") : tr("Export run report as Markdown"),
+        QStringLiteral("run-%1.%2")
+            .arg(id)
+            .arg(json ? QStringLiteral("json") : QStringLiteral("md")),
+        json ? tr("JSON (*.json)") : tr("Markdown (*.md)"));
     if (!path.isEmpty())
         exportReport(id, path, format);
 }
 
-void RunsPage::onRunAdded(int id)
-{
+void RunsPage::onRunAdded(int id) {
     auto *w = new LiveRunWidget(id, this);
     connect(w, &LiveRunWidget::cancelRequested, m_runs, &RunManager::cancel);
     m_live.insert(id, w);
@@ -454,18 +484,17 @@ void RunsPage::onRunAdded(int id)
     updateLiveSection();
 }
 
-void RunsPage::onRunProgressed(int id)
-{
+void RunsPage::onRunProgressed(int id) {
     LiveRunWidget *w = m_live.value(id);
     const LiveRun *run = m_runs->run(id);
     if (w && run)
         w->update(*run);
-    if (run && run->started && run->progress.partitionsDone == 0 && run->progress.phase == QLatin1String("stage"))
+    if (run && run->started && run->progress.partitionsDone == 0 &&
+        run->progress.phase == QLatin1String("stage"))
         refresh(); // the new run row is in the database: show it as running
 }
 
-void RunsPage::onRunFinished(int id)
-{
+void RunsPage::onRunFinished(int id) {
     if (LiveRunWidget *w = m_live.take(id))
         w->deleteLater();
     const LiveRun *run = m_runs->run(id);
@@ -475,6 +504,8 @@ void RunsPage::onRunFinished(int id)
     refresh();
 }
 
-void RunsPage::updateLiveSection() { m_noLive->setVisible(m_live.isEmpty()); }
+void RunsPage::updateLiveSection() {
+    m_noLive->setVisible(m_live.isEmpty());
+}
 
 } // namespace rw

@@ -1,13 +1,12 @@
 #pragma once
 
-#include "core/sql/database.h"
-#include "ui/common/page.h"
 #include "core/batch/rollback.h"
+#include "core/sql/database.h"
 #include "core/workspace/spec.h"
+#include "ui/common/page.h"
 
 #include <QMap>
 #include <QPointer>
-
 #include <optional>
 
 class QLabel;

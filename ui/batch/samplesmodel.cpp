@@ -1,8 +1,7 @@
 #include "ui/batch/samplesmodel.h"
 
-#include "ui/common/style.h"
-
 #include "core/batch/partitions.h"
+#include "ui/common/style.h"
 
 #include <QBrush>
 #include <QColor>
@@ -12,21 +11,25 @@
 
 namespace rw {
 
-SamplesModel::SamplesModel(QObject *parent) : TableModel({{tr("Partition")}}, parent) {}
+SamplesModel::SamplesModel(QObject *parent)
+    : TableModel({{tr("Partition")}}, parent) {}
 
-QString SamplesModel::categoryName(Category category)
-{
+QString SamplesModel::categoryName(Category category) {
     switch (category) {
-    case Category::Inserted: return tr("Inserted");
-    case Category::Updated: return tr("Updated");
-    case Category::Deleted: return tr("Deleted");
-    case Category::Unchanged: return tr("Unchanged");
+    case Category::Inserted:
+        return tr("Inserted");
+    case Category::Updated:
+        return tr("Updated");
+    case Category::Deleted:
+        return tr("Deleted");
+    case Category::Unchanged:
+        return tr("Unchanged");
     }
     return {};
 }
 
-void SamplesModel::resetData(const std::vector<PartitionResult> &partitions, Category category, const QStringList &keyColumns)
-{
+void SamplesModel::resetData(const std::vector<PartitionResult> &partitions, Category category,
+                             const QStringList &keyColumns) {
     beginResetModel();
     m_category = category;
     m_rows.clear();
@@ -53,7 +56,9 @@ void SamplesModel::resetData(const std::vector<PartitionResult> &partitions, Cat
         case Category::Inserted:
         case Category::Deleted:
         case Category::Unchanged: {
-            const auto &list = category == Category::Inserted ? s.inserted : category == Category::Deleted ? s.deleted : s.unchanged;
+            const auto &list = category == Category::Inserted  ? s.inserted
+                               : category == Category::Deleted ? s.deleted
+                                                               : s.unchanged;
             for (const QJsonObject &o : list) {
                 if (m_rows.size() >= std::size_t(kMaxRows))
                     break;
@@ -86,35 +91,38 @@ void SamplesModel::resetData(const std::vector<PartitionResult> &partitions, Cat
             header.push_back({c});
             continue;
         }
-        header.push_back({QString(c % tr(" \u2190 before")), {}, tr("The row as it is in the target now")});
-        header.push_back({QString(c % tr(" \u2192 after")), {}, tr("The row as the re-run would write it")});
+        header.push_back(
+            {QString(c % tr(" \u2190 before")), {}, tr("The row as it is in the target now")});
+        header.push_back(
+            {QString(c % tr(" \u2192 after")), {}, tr("The row as the re-run would write it")});
     }
     setColumns(std::move(header));
     endResetModel();
 }
 
-int SamplesModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+int SamplesModel::rowCount(const QModelIndex &parent) const {
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
 
-QString SamplesModel::columnName(int section) const
-{
+QString SamplesModel::columnName(int section) const {
     if (section <= 0)
         return {};
     const int i = m_category == Category::Updated ? (section - 1) / 2 : section - 1;
     return m_columns.value(i);
 }
 
-bool SamplesModel::isAfterColumn(int section) const { return m_category == Category::Updated && section > 0 && (section - 1) % 2 == 1; }
+bool SamplesModel::isAfterColumn(int section) const {
+    return m_category == Category::Updated && section > 0 && (section - 1) % 2 == 1;
+}
 
-QVariant SamplesModel::cell(const QJsonObject &o, const QString &column) const
-{
+QVariant SamplesModel::cell(const QJsonObject &o, const QString &column) const {
     const QJsonValue v = o.value(column);
     if (v.isNull() || v.isUndefined())
         return QVariant();
     return v.toVariant();
 }
 
-QVariant SamplesModel::data(const QModelIndex &index, int role) const
-{
+QVariant SamplesModel::data(const QModelIndex &index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const Row &r = m_rows[std::size_t(index.row())];
@@ -132,10 +140,13 @@ QVariant SamplesModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         return value.isNull() ? QStringLiteral("NULL") : value.toString();
-    case SortRole: return value;
-    case ChangedRole: return changed;
+    case SortRole:
+        return value;
+    case ChangedRole:
+        return changed;
     case Qt::TextAlignmentRole:
-        if (value.typeId() == QMetaType::Double || value.typeId() == QMetaType::LongLong || value.typeId() == QMetaType::Int)
+        if (value.typeId() == QMetaType::Double || value.typeId() == QMetaType::LongLong ||
+            value.typeId() == QMetaType::Int)
             return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
         return QVariant::fromValue(Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter));
     case Qt::BackgroundRole:
@@ -154,9 +165,11 @@ QVariant SamplesModel::data(const QModelIndex &index, int role) const
         return boldIf(changed);
     case Qt::ToolTipRole:
         if (changed)
-            return tr("%1: %2 \u2192 %3").arg(name, cell(r.before, name).toString(), cell(r.row, name).toString());
+            return tr("%1: %2 \u2192 %3")
+                .arg(name, cell(r.before, name).toString(), cell(r.row, name).toString());
         return {};
-    default: return {};
+    default:
+        return {};
     }
 }
 

@@ -1,12 +1,10 @@
 #pragma once
 
 #include "core/batch/batch.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <QJsonObject>
 #include <QStringList>
-
 #include <vector>
 
 namespace rw {
@@ -29,7 +27,8 @@ public:
 
     // `keyColumns` come first; the other columns follow by name. Takes the
     // samples of the first partitions, up to kMaxRows rows.
-    void resetData(const std::vector<PartitionResult> &partitions, Category category, const QStringList &keyColumns);
+    void resetData(const std::vector<PartitionResult> &partitions, Category category,
+                   const QStringList &keyColumns);
     Category category() const { return m_category; }
     // Every sample of the category in the partitions given, shown or not.
     qint64 availableRows() const { return m_available; }

@@ -1,6 +1,7 @@
 #include "ui/common/confirmdialog.h"
 
 #include "ui/common/style.h"
+
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -10,11 +11,16 @@
 
 namespace rw {
 
-ConfirmDialog::ConfirmDialog(const QString &title, const QString &summaryHtml, const QString &word, const QString &actionText,
-                             QWidget *parent)
-    : QDialog(parent), m_word(word), m_layout(new QVBoxLayout(this)), m_summary(new QLabel(this)), m_state(new QLabel(this)),
-      m_confirm(new QLineEdit(this)), m_action(nullptr), m_buttons(new QDialogButtonBox(this))
-{
+ConfirmDialog::ConfirmDialog(const QString &title, const QString &summaryHtml, const QString &word,
+                             const QString &actionText, QWidget *parent)
+    : QDialog(parent)
+    , m_word(word)
+    , m_layout(new QVBoxLayout(this))
+    , m_summary(new QLabel(this))
+    , m_state(new QLabel(this))
+    , m_confirm(new QLineEdit(this))
+    , m_action(nullptr)
+    , m_buttons(new QDialogButtonBox(this)) {
     setObjectName(QStringLiteral("confirmDialog"));
     setWindowTitle(title);
     setMinimumWidth(560);
@@ -28,7 +34,9 @@ ConfirmDialog::ConfirmDialog(const QString &title, const QString &summaryHtml, c
     auto *confirmLabel = new QLabel(this);
     confirmLabel->setWordWrap(true);
     confirmLabel->setTextFormat(Qt::RichText);
-    confirmLabel->setText(tr("<b style='color:#c01c1c'>This changes data.</b> To confirm, type <code>%1</code>:").arg(word.toHtmlEscaped()));
+    confirmLabel->setText(
+        tr("<b style='color:#c01c1c'>This changes data.</b> To confirm, type <code>%1</code>:")
+            .arg(word.toHtmlEscaped()));
     m_confirm->setObjectName(QStringLiteral("confirmWord"));
     m_confirm->setPlaceholderText(word);
     m_layout->addWidget(confirmLabel);
@@ -62,33 +70,35 @@ ConfirmDialog::ConfirmDialog(const QString &title, const QString &summaryHtml, c
     updateButtons();
 }
 
-void ConfirmDialog::addDetail(QWidget *widget)
-{
+void ConfirmDialog::addDetail(QWidget *widget) {
     widget->setParent(this);
     m_layout->insertWidget(m_detailAt++, widget);
 }
 
-bool ConfirmDialog::canConfirm() const { return !m_waiting && m_confirm->text().trimmed() == m_word; }
+bool ConfirmDialog::canConfirm() const {
+    return !m_waiting && m_confirm->text().trimmed() == m_word;
+}
 
-void ConfirmDialog::updateButtons() { m_action->setEnabled(canConfirm()); }
+void ConfirmDialog::updateButtons() {
+    m_action->setEnabled(canConfirm());
+}
 
-QString ConfirmDialog::summaryText() const
-{
+QString ConfirmDialog::summaryText() const {
     QString plain = m_summary->text();
     plain.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
     return plain;
 }
 
-QString ConfirmDialog::stateText() const { return m_state->isVisible() ? m_state->text() : QString(); }
+QString ConfirmDialog::stateText() const {
+    return m_state->isVisible() ? m_state->text() : QString();
+}
 
-void ConfirmDialog::finish()
-{
+void ConfirmDialog::finish() {
     m_waiting = false;
     accept();
 }
 
-void ConfirmDialog::showError(const QString &message)
-{
+void ConfirmDialog::showError(const QString &message) {
     m_waiting = false;
     m_state->setStyleSheet(style::textColour(style::Colour::Error));
     m_state->setText(message);

@@ -19,8 +19,8 @@ class ConfirmDialog : public QDialog {
     Q_OBJECT
 public:
     // `summaryHtml` says what will happen; `word` must be typed exactly.
-    ConfirmDialog(const QString &title, const QString &summaryHtml, const QString &word, const QString &actionText,
-                  QWidget *parent = nullptr);
+    ConfirmDialog(const QString &title, const QString &summaryHtml, const QString &word,
+                  const QString &actionText, QWidget *parent = nullptr);
 
     // A widget shown between the summary and the confirmation (e.g. a table).
     void addDetail(QWidget *widget);

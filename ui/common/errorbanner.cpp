@@ -1,6 +1,7 @@
 #include "ui/common/errorbanner.h"
 
 #include "ui/common/style.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStyle>
@@ -9,8 +10,10 @@
 namespace rw {
 
 ErrorBanner::ErrorBanner(QWidget *parent)
-    : QFrame(parent), m_icon(new QLabel(this)), m_text(new QLabel(this)), m_close(new QToolButton(this))
-{
+    : QFrame(parent)
+    , m_icon(new QLabel(this))
+    , m_text(new QLabel(this))
+    , m_close(new QToolButton(this)) {
     setObjectName(QStringLiteral("errorBanner"));
     setFrameShape(QFrame::NoFrame);
     setAutoFillBackground(true);
@@ -34,8 +37,7 @@ ErrorBanner::ErrorBanner(QWidget *parent)
     hide();
 }
 
-void ErrorBanner::showMessage(Level level, const QString &message)
-{
+void ErrorBanner::showMessage(Level level, const QString &message) {
     m_level = level;
     m_text->setText(message);
     QStyle::StandardPixmap icon = QStyle::SP_MessageBoxInformation;
@@ -51,14 +53,14 @@ void ErrorBanner::showMessage(Level level, const QString &message)
         border = QStringLiteral("#d03232");
     }
     m_icon->setPixmap(style()->standardIcon(icon).pixmap(20, 20));
-    setStyleSheet(QStringLiteral("#errorBanner { background: %1; border-left: 4px solid %2; border-bottom: 1px solid %2; }"
+    setStyleSheet(QStringLiteral("#errorBanner { background: %1; border-left: 4px solid %2; "
+                                 "border-bottom: 1px solid %2; }"
                                  "#errorBannerText { color: #1d1f23; }")
                       .arg(background, border));
     show();
 }
 
-void ErrorBanner::dismiss()
-{
+void ErrorBanner::dismiss() {
     if (isHidden())
         return;
     hide();
@@ -66,6 +68,8 @@ void ErrorBanner::dismiss()
     Q_EMIT dismissed();
 }
 
-QString ErrorBanner::message() const { return isHidden() ? QString() : m_text->text(); }
+QString ErrorBanner::message() const {
+    return isHidden() ? QString() : m_text->text();
+}
 
 } // namespace rw

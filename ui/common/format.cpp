@@ -5,15 +5,13 @@
 
 namespace rw::fmt {
 
-QString number(qint64 n)
-{
+QString number(qint64 n) {
     QLocale locale;
     locale.setNumberOptions(locale.numberOptions() & ~QLocale::OmitGroupSeparator);
     return locale.toString(n);
 }
 
-QString duration(double seconds)
-{
+QString duration(double seconds) {
     if (seconds < 0)
         return QStringLiteral("\u2014");
     if (seconds < 10)
@@ -26,8 +24,7 @@ QString duration(double seconds)
     return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
 }
 
-QString timestamp(const QString &iso)
-{
+QString timestamp(const QString &iso) {
     QString t = iso;
     t.replace(u'T', u' ');
     if (t.endsWith(u'Z'))
@@ -37,8 +34,7 @@ QString timestamp(const QString &iso)
     return t;
 }
 
-double secondsBetween(const QString &fromIso, const QString &toIso)
-{
+double secondsBetween(const QString &fromIso, const QString &toIso) {
     if (fromIso.isEmpty() || toIso.isEmpty())
         return -1;
     QDateTime a = QDateTime::fromString(fromIso, Qt::ISODateWithMs);

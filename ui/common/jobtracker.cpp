@@ -12,8 +12,7 @@
 
 namespace rw {
 
-QThreadPool *JobTracker::pool()
-{
+QThreadPool *JobTracker::pool() {
     // Enough threads for a run, a page load and a dry run side by side. Never
     // deleted: idle at exit (the application waits for it), it goes with the process.
     static QThreadPool *const jobs = [] {
@@ -25,10 +24,11 @@ QThreadPool *JobTracker::pool()
     return jobs;
 }
 
-void JobTracker::waitForAll() { pool()->waitForDone(); }
+void JobTracker::waitForAll() {
+    pool()->waitForDone();
+}
 
-void JobTracker::yieldToGuiThread()
-{
+void JobTracker::yieldToGuiThread() {
 #ifdef Q_OS_LINUX
     // Once per pool thread: nice 5 (a third of the GUI thread's weight), so
     // that on two cores with four loads running the GUI thread still gets a
@@ -42,13 +42,13 @@ void JobTracker::yieldToGuiThread()
 }
 
 JobTracker::JobTracker(QObject *owner, Policy policy)
-    : m_mailbox(std::make_shared<jobdetail::Mailbox>()), m_owner(owner), m_policy(policy)
-{
+    : m_mailbox(std::make_shared<jobdetail::Mailbox>())
+    , m_owner(owner)
+    , m_policy(policy) {
     m_mailbox->receiver = owner;
 }
 
-JobTracker::~JobTracker()
-{
+JobTracker::~JobTracker() {
     {
         // After this no worker can queue a call to the owner.
         QMutexLocker lock(&m_mailbox->mutex);
@@ -57,8 +57,7 @@ JobTracker::~JobTracker()
     cancel();
 }
 
-std::shared_ptr<jobdetail::JobState> JobTracker::add()
-{
+std::shared_ptr<jobdetail::JobState> JobTracker::add() {
     if (m_policy == Policy::Latest)
         cancel();
     prune();
@@ -68,20 +67,18 @@ std::shared_ptr<jobdetail::JobState> JobTracker::add()
     return state;
 }
 
-quint64 JobTracker::begin()
-{
+quint64 JobTracker::begin() {
     auto state = add();
     state->pending = false; // nothing runs for it
     return state->id;
 }
 
-bool JobTracker::isCurrent(quint64 id) const
-{
-    return std::any_of(m_jobs.cbegin(), m_jobs.cend(), [id](const auto &job) { return job->id == id && job->current; });
+bool JobTracker::isCurrent(quint64 id) const {
+    return std::any_of(m_jobs.cbegin(), m_jobs.cend(),
+                       [id](const auto &job) { return job->id == id && job->current; });
 }
 
-void JobTracker::cancel()
-{
+void JobTracker::cancel() {
     for (const auto &job : m_jobs) {
         job->cancelled.store(true);
         job->current = job->pending = false;
@@ -89,26 +86,23 @@ void JobTracker::cancel()
     m_jobs.clear();
 }
 
-void JobTracker::requestCancel()
-{
+void JobTracker::requestCancel() {
     for (const auto &job : m_jobs)
         job->cancelled.store(true);
 }
 
-void JobTracker::requestCancel(quint64 id)
-{
+void JobTracker::requestCancel(quint64 id) {
     for (const auto &job : m_jobs)
         if (job->id == id)
             job->cancelled.store(true);
 }
 
-bool JobTracker::isRunning() const
-{
-    return std::any_of(m_jobs.cbegin(), m_jobs.cend(), [](const auto &job) { return job->pending; });
+bool JobTracker::isRunning() const {
+    return std::any_of(m_jobs.cbegin(), m_jobs.cend(),
+                       [](const auto &job) { return job->pending; });
 }
 
-void JobTracker::prune()
-{
+void JobTracker::prune() {
     // Delivered jobs need no bookkeeping.
     std::erase_if(m_jobs, [](const auto &job) { return !job->current && !job->pending; });
 }

@@ -7,7 +7,6 @@
 #include <QPointer>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -40,8 +39,7 @@ template <typename Work, typename Token, bool = std::is_invocable_v<Work &, cons
 struct WorkResult {
     using type = std::invoke_result_t<Work &, const Token &>;
 };
-template <typename Work, typename Token>
-struct WorkResult<Work, Token, false> {
+template <typename Work, typename Token> struct WorkResult<Work, Token, false> {
     using type = std::invoke_result_t<Work &>;
 };
 
@@ -61,9 +59,7 @@ public:
     // Queues `f` to the tracker's thread (progress reports). It runs there
     // only while the job is current and its tracker alive; it is dropped
     // otherwise, so `f` may capture the tracker's owner.
-    template <typename F>
-    void post(F f) const
-    {
+    template <typename F> void post(F f) const {
         QMutexLocker lock(&m_mailbox->mutex);
         if (!m_mailbox->receiver)
             return;
@@ -71,7 +67,8 @@ public:
         // holds off the tracker's destructor) and read on the receiver's thread.
         QMetaObject::invokeMethod(
             m_mailbox->receiver,
-            [guard = QPointer<QObject>(m_mailbox->receiver), state = m_state, f = std::move(f)]() mutable {
+            [guard = QPointer<QObject>(m_mailbox->receiver), state = m_state,
+             f = std::move(f)]() mutable {
                 if (guard && state->current)
                     f();
             },
@@ -80,10 +77,10 @@ public:
 
 private:
     friend class JobTracker;
-    JobToken(std::shared_ptr<jobdetail::JobState> state, std::shared_ptr<jobdetail::Mailbox> mailbox)
-        : m_state(std::move(state)), m_mailbox(std::move(mailbox))
-    {
-    }
+    JobToken(std::shared_ptr<jobdetail::JobState> state,
+             std::shared_ptr<jobdetail::Mailbox> mailbox)
+        : m_state(std::move(state))
+        , m_mailbox(std::move(mailbox)) {}
     std::shared_ptr<jobdetail::JobState> m_state;
     std::shared_ptr<jobdetail::Mailbox> m_mailbox;
 };
@@ -122,8 +119,7 @@ public:
     // Runs `work()` or `work(const JobToken &)` on the global thread pool
     // and `done(result)` on the owner's thread if the job is still current.
     // `work` returns a Result<T>. Returns the job's id.
-    template <typename Work, typename Done>
-    quint64 start(Work work, Done done);
+    template <typename Work, typename Done> quint64 start(Work work, Done done);
 
     // A request with no work of its own (a load made of several parts, each
     // checked with isCurrent): supersedes the job in flight, returns its id.
@@ -161,32 +157,34 @@ private:
     std::vector<std::shared_ptr<jobdetail::JobState>> m_jobs; // in flight or not yet pruned
 };
 
-template <typename Work, typename Done>
-quint64 JobTracker::start(Work work, Done done)
-{
+template <typename Work, typename Done> quint64 JobTracker::start(Work work, Done done) {
     constexpr bool takesToken = std::is_invocable_v<Work &, const JobToken &>;
     using R = typename jobdetail::WorkResult<Work, JobToken>::type;
     auto state = add();
     const JobToken token(state, m_mailbox);
     // The future is not kept: the result comes back through the mailbox.
-    static_cast<void>(QtConcurrent::run(pool(), [token, work = std::move(work), done = std::move(done)]() mutable {
-        yieldToGuiThread();
-        auto result = std::make_shared<std::optional<R>>();
-        try {
-            if constexpr (takesToken)
-                result->emplace(work(token));
-            else
-                result->emplace(work());
-        } catch (const std::exception &e) {
-            result->emplace(std::unexpect, Error::internal(QStringLiteral("unexpected failure: %1").arg(QString::fromLocal8Bit(e.what()))));
-        } catch (...) {
-            result->emplace(std::unexpect, Error::internal(QStringLiteral("unexpected failure in a background task")));
-        }
-        token.post([state = token.m_state, result, done = std::move(done)]() mutable {
-            state->current = state->pending = false; // delivered once
-            done(std::move(**result));
-        });
-    }));
+    static_cast<void>(QtConcurrent::run(
+        pool(), [token, work = std::move(work), done = std::move(done)]() mutable {
+            yieldToGuiThread();
+            auto result = std::make_shared<std::optional<R>>();
+            try {
+                if constexpr (takesToken)
+                    result->emplace(work(token));
+                else
+                    result->emplace(work());
+            } catch (const std::exception &e) {
+                result->emplace(std::unexpect,
+                                Error::internal(QStringLiteral("unexpected failure: %1")
+                                                    .arg(QString::fromLocal8Bit(e.what()))));
+            } catch (...) {
+                result->emplace(std::unexpect, Error::internal(QStringLiteral(
+                                                   "unexpected failure in a background task")));
+            }
+            token.post([state = token.m_state, result, done = std::move(done)]() mutable {
+                state->current = state->pending = false; // delivered once
+                done(std::move(**result));
+            });
+        }));
     return state->id;
 }
 

@@ -1,18 +1,16 @@
 #include "ui/common/jsoneditor.h"
 
-#include "ui/common/style.h"
 #include "ui/common/jsonhighlighter.h"
+#include "ui/common/style.h"
 
 #include <QFontDatabase>
 #include <QTextBlock>
 #include <QTimer>
-
 #include <nlohmann/json.hpp>
 
 namespace rw {
 
-std::optional<JsonProblem> checkJson(const QByteArray &utf8)
-{
+std::optional<JsonProblem> checkJson(const QByteArray &utf8) {
     try {
         const auto parsed = nlohmann::json::parse(utf8.constBegin(), utf8.constEnd());
         (void)parsed;
@@ -27,8 +25,11 @@ std::optional<JsonProblem> checkJson(const QByteArray &utf8)
         p.line = int(utf8.left(at).count('\n')) + 1;
         p.column = int(QString::fromUtf8(utf8.mid(lineStart, at - lineStart)).size()) + 1;
         QString what = QString::fromUtf8(e.what());
-        // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while parsing value - ..."
-        if (const qsizetype colon = what.indexOf(QLatin1String(": "), what.indexOf(QLatin1String("parse error"))); colon > 0)
+        // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while
+        // parsing value - ..."
+        if (const qsizetype colon =
+                what.indexOf(QLatin1String(": "), what.indexOf(QLatin1String("parse error")));
+            colon > 0)
             what = what.mid(colon + 2);
         p.message = what;
         return p;
@@ -41,8 +42,9 @@ std::optional<JsonProblem> checkJson(const QByteArray &utf8)
 }
 
 JsonEditor::JsonEditor(QWidget *parent)
-    : QPlainTextEdit(parent), m_highlighter(new JsonHighlighter(document())), m_debounce(new QTimer(this))
-{
+    : QPlainTextEdit(parent)
+    , m_highlighter(new JsonHighlighter(document()))
+    , m_debounce(new QTimer(this)) {
     setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     setLineWrapMode(QPlainTextEdit::WidgetWidth);
     setTabChangesFocus(false);
@@ -52,26 +54,24 @@ JsonEditor::JsonEditor(QWidget *parent)
     connect(this, &QPlainTextEdit::textChanged, m_debounce, qOverload<>(&QTimer::start));
 }
 
-void JsonEditor::setJson(const QString &text)
-{
+void JsonEditor::setJson(const QString &text) {
     setPlainText(text);
     document()->setModified(false);
     validateNow();
 }
 
-const std::optional<JsonProblem> &JsonEditor::problem()
-{
+const std::optional<JsonProblem> &JsonEditor::problem() {
     if (m_debounce->isActive())
         validateNow();
     return m_problem;
 }
 
-void JsonEditor::validateNow()
-{
+void JsonEditor::validateNow() {
     m_debounce->stop();
     m_problem = checkJson(bytes());
     QList<QTextEdit::ExtraSelection> marks;
-    if (m_problem && !document()->isEmpty()) { // an empty editor (no record) has nothing to point at
+    if (m_problem &&
+        !document()->isEmpty()) { // an empty editor (no record) has nothing to point at
         const QTextBlock block = document()->findBlockByNumber(m_problem->line - 1);
         if (block.isValid()) {
             QTextEdit::ExtraSelection line;
@@ -84,8 +84,10 @@ void JsonEditor::validateNow()
             at.format.setUnderlineColor(style::qcolor(style::Colour::Error));
             at.format.setBackground(QColor(0xf6, 0xc4, 0xc4));
             at.cursor = QTextCursor(block);
-            at.cursor.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor, std::min(m_problem->column - 1, block.length() - 1));
-            if (!at.cursor.movePosition(QTextCursor::Right, QTextCursor::KeepAnchor) || at.cursor.atBlockEnd())
+            at.cursor.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor,
+                                   std::min(m_problem->column - 1, block.length() - 1));
+            if (!at.cursor.movePosition(QTextCursor::Right, QTextCursor::KeepAnchor) ||
+                at.cursor.atBlockEnd())
                 at.cursor.movePosition(QTextCursor::Left, QTextCursor::KeepAnchor);
             marks << at;
         }
@@ -94,14 +96,14 @@ void JsonEditor::validateNow()
     Q_EMIT validated();
 }
 
-bool JsonEditor::reformat()
-{
+bool JsonEditor::reformat() {
     if (!isValid())
         return false;
     const QByteArray text = bytes();
     QString pretty;
     try {
-        pretty = QString::fromStdString(nlohmann::ordered_json::parse(text.constBegin(), text.constEnd()).dump(2));
+        pretty = QString::fromStdString(
+            nlohmann::ordered_json::parse(text.constBegin(), text.constEnd()).dump(2));
     } catch (const nlohmann::json::exception &) {
         return false;
     }

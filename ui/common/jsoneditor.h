@@ -1,7 +1,6 @@
 #pragma once
 
 #include <QPlainTextEdit>
-
 #include <optional>
 
 class QTimer;

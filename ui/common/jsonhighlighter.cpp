@@ -3,8 +3,8 @@
 #include "ui/common/style.h"
 namespace rw {
 
-JsonHighlighter::JsonHighlighter(QTextDocument *parent) : QSyntaxHighlighter(parent)
-{
+JsonHighlighter::JsonHighlighter(QTextDocument *parent)
+    : QSyntaxHighlighter(parent) {
     m_key.setForeground(QColor(0x7a, 0x3f, 0xc0));
     m_string.setForeground(QColor(0x1f, 0x7a, 0x3a));
     m_number.setForeground(QColor(0x1f, 0x5f, 0xbf));
@@ -13,20 +13,23 @@ JsonHighlighter::JsonHighlighter(QTextDocument *parent) : QSyntaxHighlighter(par
     m_punctuation.setForeground(QColor(0x6b, 0x72, 0x7c));
 }
 
-QTextCharFormat JsonHighlighter::format(Token token) const
-{
+QTextCharFormat JsonHighlighter::format(Token token) const {
     switch (token) {
-    case Token::Key: return m_key;
-    case Token::String: return m_string;
-    case Token::Number: return m_number;
-    case Token::Literal: return m_literal;
-    case Token::Punctuation: return m_punctuation;
+    case Token::Key:
+        return m_key;
+    case Token::String:
+        return m_string;
+    case Token::Number:
+        return m_number;
+    case Token::Literal:
+        return m_literal;
+    case Token::Punctuation:
+        return m_punctuation;
     }
     return {};
 }
 
-void JsonHighlighter::highlightBlock(const QString &text)
-{
+void JsonHighlighter::highlightBlock(const QString &text) {
     const qsizetype n = text.size();
     qsizetype i = 0;
     while (i < n) {
@@ -44,8 +47,8 @@ void JsonHighlighter::highlightBlock(const QString &text)
             i = j;
         } else if (c == u'-' || c.isDigit()) {
             qsizetype j = i + 1;
-            while (j < n && (text.at(j).isDigit() || text.at(j) == u'.' || text.at(j) == u'e' || text.at(j) == u'E' || text.at(j) == u'+'
-                             || text.at(j) == u'-'))
+            while (j < n && (text.at(j).isDigit() || text.at(j) == u'.' || text.at(j) == u'e' ||
+                             text.at(j) == u'E' || text.at(j) == u'+' || text.at(j) == u'-'))
                 ++j;
             setFormat(int(i), int(j - i), m_number);
             i = j;

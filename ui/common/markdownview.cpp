@@ -4,10 +4,12 @@
 
 namespace rw {
 
-MarkdownView::MarkdownView(QWidget *parent) : QTextBrowser(parent) { setOpenLinks(false); }
+MarkdownView::MarkdownView(QWidget *parent)
+    : QTextBrowser(parent) {
+    setOpenLinks(false);
+}
 
-void MarkdownView::showMarkdown(const QString &markdown)
-{
+void MarkdownView::showMarkdown(const QString &markdown) {
     if (markdown == m_markdown)
         return;
     m_markdown = markdown;

@@ -19,7 +19,10 @@ void measureFirstRowsOnly(QTableView *view);
 class Page : public QWidget {
     Q_OBJECT
 public:
-    explicit Page(QWidget *parent = nullptr) : QWidget(parent), m_loads(this), m_tasks(this, JobTracker::Policy::Concurrent) {}
+    explicit Page(QWidget *parent = nullptr)
+        : QWidget(parent)
+        , m_loads(this)
+        , m_tasks(this, JobTracker::Policy::Concurrent) {}
 
     // Reloads the current subject; does nothing when there is none.
     virtual void refresh() = 0;
@@ -43,8 +46,7 @@ protected:
     // state showing `what`; `done` runs on the GUI thread, loading ended,
     // only for the latest load. Returns the load's id.
     template <typename Work, typename Done>
-    quint64 startLoad(const QString &what, Work work, Done done)
-    {
+    quint64 startLoad(const QString &what, Work work, Done done) {
         setLoading(true, what);
         return m_loads.start(std::move(work), [this, done = std::move(done)](auto result) mutable {
             setLoading(false, QString());

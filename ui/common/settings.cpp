@@ -21,29 +21,30 @@ const QLatin1StringView kRecentArray("recent/workspaces"); // array of {db, spec
 const QLatin1StringView kRecentDb("db");
 const QLatin1StringView kRecentSpec("spec");
 
-template <typename T> T read(const QSettings &s, const Key<T> &key)
-{
+template <typename T> T read(const QSettings &s, const Key<T> &key) {
     return s.value(key.name, QVariant::fromValue(key.defaultValue)).template value<T>();
 }
 
-template <typename T> void write(QSettings &s, const Key<T> &key, const T &value)
-{
+template <typename T> void write(QSettings &s, const Key<T> &key, const T &value) {
     s.setValue(key.name, QVariant::fromValue(value));
 }
 
 } // namespace
 
-Settings::Settings() : m_settings(new QSettings) {}
+Settings::Settings()
+    : m_settings(new QSettings) {}
 
-Settings::~Settings() { delete m_settings; }
+Settings::~Settings() {
+    delete m_settings;
+}
 
-std::vector<WorkspaceLocation> Settings::recentWorkspaces() const
-{
+std::vector<WorkspaceLocation> Settings::recentWorkspaces() const {
     std::vector<WorkspaceLocation> out;
     const int n = m_settings->beginReadArray(kRecentArray);
     for (int i = 0; i < n && int(out.size()) < kMaxRecentWorkspaces; ++i) {
         m_settings->setArrayIndex(i);
-        WorkspaceLocation loc{m_settings->value(kRecentDb).toString(), m_settings->value(kRecentSpec).toString()};
+        WorkspaceLocation loc{m_settings->value(kRecentDb).toString(),
+                              m_settings->value(kRecentSpec).toString()};
         if (!loc.db.isEmpty() && !loc.spec.isEmpty())
             out.push_back(std::move(loc));
     }
@@ -51,8 +52,7 @@ std::vector<WorkspaceLocation> Settings::recentWorkspaces() const
     return out;
 }
 
-void Settings::addRecentWorkspace(const WorkspaceLocation &location)
-{
+void Settings::addRecentWorkspace(const WorkspaceLocation &location) {
     std::vector<WorkspaceLocation> list = recentWorkspaces();
     std::erase(list, location);
     list.insert(list.begin(), location);
@@ -68,15 +68,33 @@ void Settings::addRecentWorkspace(const WorkspaceLocation &location)
     m_settings->endArray();
 }
 
-void Settings::clearRecentWorkspaces() { m_settings->remove(kRecentArray); }
+void Settings::clearRecentWorkspaces() {
+    m_settings->remove(kRecentArray);
+}
 
-QByteArray Settings::windowGeometry() const { return read(*m_settings, kWindowGeometry); }
-void Settings::setWindowGeometry(const QByteArray &geometry) { write(*m_settings, kWindowGeometry, geometry); }
-QByteArray Settings::windowState() const { return read(*m_settings, kWindowState); }
-void Settings::setWindowState(const QByteArray &state) { write(*m_settings, kWindowState, state); }
-QString Settings::lastPage() const { return read(*m_settings, kLastPage); }
-void Settings::setLastPage(const QString &page) { write(*m_settings, kLastPage, page); }
-QString Settings::lastBrowseDir() const { return read(*m_settings, kLastBrowseDir); }
-void Settings::setLastBrowseDir(const QString &dir) { write(*m_settings, kLastBrowseDir, dir); }
+QByteArray Settings::windowGeometry() const {
+    return read(*m_settings, kWindowGeometry);
+}
+void Settings::setWindowGeometry(const QByteArray &geometry) {
+    write(*m_settings, kWindowGeometry, geometry);
+}
+QByteArray Settings::windowState() const {
+    return read(*m_settings, kWindowState);
+}
+void Settings::setWindowState(const QByteArray &state) {
+    write(*m_settings, kWindowState, state);
+}
+QString Settings::lastPage() const {
+    return read(*m_settings, kLastPage);
+}
+void Settings::setLastPage(const QString &page) {
+    write(*m_settings, kLastPage, page);
+}
+QString Settings::lastBrowseDir() const {
+    return read(*m_settings, kLastBrowseDir);
+}
+void Settings::setLastBrowseDir(const QString &dir) {
+    write(*m_settings, kLastBrowseDir, dir);
+}
 
 } // namespace rw

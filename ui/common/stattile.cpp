@@ -1,16 +1,19 @@
 #include "ui/common/stattile.h"
 
 #include "ui/common/style.h"
+
 #include <QLabel>
 #include <QVBoxLayout>
 
 namespace rw {
 
 StatTile::StatTile(const QString &caption, QWidget *parent)
-    : QFrame(parent), m_value(new QLabel(QStringLiteral("\u2014"), this)), m_caption(new QLabel(caption, this))
-{
+    : QFrame(parent)
+    , m_value(new QLabel(QStringLiteral("\u2014"), this))
+    , m_caption(new QLabel(caption, this)) {
     setObjectName(QStringLiteral("statTile"));
-    setStyleSheet(QStringLiteral("#statTile { background: #f6f7f9; border: 1px solid #dfe2e7; border-radius: 6px; }"));
+    setStyleSheet(QStringLiteral(
+        "#statTile { background: #f6f7f9; border: 1px solid #dfe2e7; border-radius: 6px; }"));
     QFont valueFont = m_value->font();
     valueFont.setPointSizeF(valueFont.pointSizeF() * 1.45);
     valueFont.setBold(true);
@@ -24,17 +27,17 @@ StatTile::StatTile(const QString &caption, QWidget *parent)
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
-void StatTile::setValue(const QString &value, const QString &toolTip)
-{
+void StatTile::setValue(const QString &value, const QString &toolTip) {
     m_value->setText(value);
     setToolTip(toolTip);
 }
 
-void StatTile::setAlert(bool on)
-{
+void StatTile::setAlert(bool on) {
     m_value->setStyleSheet(on ? style::textColour(style::Colour::Error) : QString());
 }
 
-QString StatTile::value() const { return m_value->text(); }
+QString StatTile::value() const {
+    return m_value->text();
+}
 
 } // namespace rw

@@ -14,40 +14,46 @@ struct Look {
     const char *description;
 };
 
-Look lookOf(PartitionStatus status)
-{
+Look lookOf(PartitionStatus status) {
     switch (status) {
-    case PartitionStatus::Unloaded: return {QColor(0x8a, 0x8f, 0x98), 3, "Never published"};
-    case PartitionStatus::Loaded: return {QColor(0x2f, 0x6f, 0xd0), 1, "Published; no watermark configured"};
-    case PartitionStatus::Provisional: return {QColor(0xd9, 0x9a, 0x06), 2, "Published; the watermark has not passed it yet"};
-    case PartitionStatus::Final: return {QColor(0x2e, 0x9a, 0x4b), 0, "Finalized: the watermark has passed it"};
-    case PartitionStatus::Stale: return {QColor(0xe8, 0x6a, 0x10), 4, "Source changed since its last publish: a backfill candidate"};
-    case PartitionStatus::Failed: return {QColor(0xd0, 0x32, 0x32), 5, "Its last run failed"};
+    case PartitionStatus::Unloaded:
+        return {QColor(0x8a, 0x8f, 0x98), 3, "Never published"};
+    case PartitionStatus::Loaded:
+        return {QColor(0x2f, 0x6f, 0xd0), 1, "Published; no watermark configured"};
+    case PartitionStatus::Provisional:
+        return {QColor(0xd9, 0x9a, 0x06), 2, "Published; the watermark has not passed it yet"};
+    case PartitionStatus::Final:
+        return {QColor(0x2e, 0x9a, 0x4b), 0, "Finalized: the watermark has passed it"};
+    case PartitionStatus::Stale:
+        return {QColor(0xe8, 0x6a, 0x10), 4,
+                "Source changed since its last publish: a backfill candidate"};
+    case PartitionStatus::Failed:
+        return {QColor(0xd0, 0x32, 0x32), 5, "Its last run failed"};
     }
     return {QColor(0x60, 0x60, 0x60), -1, "Unknown status"};
 }
 
 } // namespace
 
-const QList<PartitionStatus> &StatusStyle::statuses()
-{
-    static const QList<PartitionStatus> all{PartitionStatus::Unloaded, PartitionStatus::Loaded, PartitionStatus::Provisional,
-                                            PartitionStatus::Final,    PartitionStatus::Stale,  PartitionStatus::Failed};
+const QList<PartitionStatus> &StatusStyle::statuses() {
+    static const QList<PartitionStatus> all{PartitionStatus::Unloaded,    PartitionStatus::Loaded,
+                                            PartitionStatus::Provisional, PartitionStatus::Final,
+                                            PartitionStatus::Stale,       PartitionStatus::Failed};
     return all;
 }
 
-QColor StatusStyle::color(PartitionStatus status) { return lookOf(status).color; }
+QColor StatusStyle::color(PartitionStatus status) {
+    return lookOf(status).color;
+}
 
-QColor StatusStyle::tint(PartitionStatus status)
-{
+QColor StatusStyle::tint(PartitionStatus status) {
     // The status colour blended 18% over white: readable under black text.
     const QColor c = color(status);
     const auto blend = [](int v) { return 255 - (255 - v) * 18 / 100; };
     return QColor(blend(c.red()), blend(c.green()), blend(c.blue()));
 }
 
-QIcon StatusStyle::icon(PartitionStatus status)
-{
+QIcon StatusStyle::icon(PartitionStatus status) {
     static QMap<PartitionStatus, QIcon> cache;
     auto it = cache.constFind(status);
     if (it != cache.cend())
@@ -70,12 +76,15 @@ QIcon StatusStyle::icon(PartitionStatus status)
     return icon;
 }
 
-QString StatusStyle::description(PartitionStatus status) { return QString::fromUtf8(lookOf(status).description); }
+QString StatusStyle::description(PartitionStatus status) {
+    return QString::fromUtf8(lookOf(status).description);
+}
 
-int StatusStyle::severity(PartitionStatus status) { return lookOf(status).severity; }
+int StatusStyle::severity(PartitionStatus status) {
+    return lookOf(status).severity;
+}
 
-bool StatusStyle::needsAttention(PartitionStatus status)
-{
+bool StatusStyle::needsAttention(PartitionStatus status) {
     return status == PartitionStatus::Stale || status == PartitionStatus::Failed;
 }
 

@@ -15,9 +15,9 @@ namespace rw::style {
 
 // The palette, as CSS colours for style sheets and rich text.
 enum class Colour {
-    Muted,    // captions, notes, the body of an empty state
-    Subtitle, // a page's line under its title
-    Strong,   // emphasised plain text
+    Muted,     // captions, notes, the body of an empty state
+    Subtitle,  // a page's line under its title
+    Strong,    // emphasised plain text
     Error,     // errors, failures and destructive amounts
     ErrorTint, // the background of a cell that failed
     Ok,        // success, passed gates

@@ -4,7 +4,6 @@
 
 #include <QAbstractTableModel>
 #include <QString>
-
 #include <functional>
 #include <optional>
 #include <vector>
@@ -48,7 +47,8 @@ public:
     };
 
     int columnCount(const QModelIndex &parent = {}) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 protected:
     explicit TableModel(std::vector<TableColumn> columns, QObject *parent = nullptr,
@@ -60,7 +60,10 @@ protected:
     QVariant alignment(int column) const;
     const TableColumn &column(int section) const { return m_columns[std::size_t(section)]; }
     // True for an index of this table (valid, in range, no parent).
-    bool isCell(const QModelIndex &index) const { return checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid); }
+    bool isCell(const QModelIndex &index) const {
+        return checkIndex(index,
+                          CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid);
+    }
 
 private:
     std::vector<TableColumn> m_columns;
@@ -70,13 +73,15 @@ private:
 // One column of a ColumnTableModel: its header and alignment, the text of
 // its cells (Qt::DisplayRole) and their raw value (SortRole; the text when
 // there is none).
-template <typename Row>
-struct ModelColumn {
+template <typename Row> struct ModelColumn {
     using Value = std::function<QVariant(const Row &)>;
-    ModelColumn(QString title, Qt::Alignment alignment, Value display, Value sort = nullptr, QString toolTip = QString())
-        : title(std::move(title)), alignment(alignment), display(std::move(display)), sort(std::move(sort)), toolTip(std::move(toolTip))
-    {
-    }
+    ModelColumn(QString title, Qt::Alignment alignment, Value display, Value sort = nullptr,
+                QString toolTip = QString())
+        : title(std::move(title))
+        , alignment(alignment)
+        , display(std::move(display))
+        , sort(std::move(sort))
+        , toolTip(std::move(toolTip)) {}
     QString title;
     Qt::Alignment alignment;
     Value display;
@@ -86,17 +91,16 @@ struct ModelColumn {
 
 // A column of a whole-number member: grouped digits ("41,230"), sorted by the number.
 template <typename Row, typename N>
-ModelColumn<Row> numberColumn(QString title, N Row::*member, QString toolTip = {})
-{
-    return {std::move(title), kAlignNumber, [member](const Row &r) { return fmt::number(qint64(r.*member)); },
+ModelColumn<Row> numberColumn(QString title, N Row::*member, QString toolTip = {}) {
+    return {std::move(title), kAlignNumber,
+            [member](const Row &r) { return fmt::number(qint64(r.*member)); },
             [member](const Row &r) { return r.*member; }, std::move(toolTip)};
 }
 
 // A column of a whole-number id (a log partition): plain digits, sorted by the number.
-template <typename Row, typename N>
-ModelColumn<Row> idColumn(QString title, N Row::*member)
-{
-    return {std::move(title), kAlignNumber, [member](const Row &r) { return QString::number(r.*member); },
+template <typename Row, typename N> ModelColumn<Row> idColumn(QString title, N Row::*member) {
+    return {std::move(title), kAlignNumber,
+            [member](const Row &r) { return QString::number(r.*member); },
             [member](const Row &r) { return r.*member; }};
 }
 
@@ -106,9 +110,10 @@ QString partitionText(const std::optional<QString> &partition);
 // A column of a partition (std::optional<QString>): "(all)" for the whole
 // table; sorted by the value, the whole table (null) first.
 template <typename Row>
-ModelColumn<Row> partitionColumn(QString title, std::optional<QString> Row::*member, Qt::Alignment alignment = kAlignText)
-{
-    return {std::move(title), alignment, [member](const Row &r) { return partitionText(r.*member); },
+ModelColumn<Row> partitionColumn(QString title, std::optional<QString> Row::*member,
+                                 Qt::Alignment alignment = kAlignText) {
+    return {std::move(title), alignment,
+            [member](const Row &r) { return partitionText(r.*member); },
             [member](const Row &r) { return r.*member ? QVariant(*(r.*member)) : QVariant(); }};
 }
 
@@ -117,55 +122,52 @@ ModelColumn<Row> partitionColumn(QString title, std::optional<QString> Row::*mem
 // from them; the other roles of a cell (colours, fonts, tooltips, a model's
 // own roles) come from cellData(). Subclasses provide the rows (rowCount,
 // rowAt).
-template <typename Row>
-class ColumnTableModel : public TableModel {
+template <typename Row> class ColumnTableModel : public TableModel {
 public:
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override
-    {
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override {
         const Row *r = rowAt(index);
         if (!r)
             return {};
         const int c = index.column();
         switch (role) {
-        case Qt::DisplayRole: return text(*r, c);
-        case SortRole: return value(*r, c);
-        case Qt::TextAlignmentRole: return alignment(c);
-        default: return cellData(*r, c, role);
+        case Qt::DisplayRole:
+            return text(*r, c);
+        case SortRole:
+            return value(*r, c);
+        case Qt::TextAlignmentRole:
+            return alignment(c);
+        default:
+            return cellData(*r, c, role);
         }
     }
 
 protected:
     explicit ColumnTableModel(std::vector<ModelColumn<Row>> columns, QObject *parent = nullptr,
                               HeaderAlignment headers = HeaderAlignment::AsCells)
-        : TableModel(headersOf(columns), parent, headers), m_values(std::move(columns))
-    {
-    }
+        : TableModel(headersOf(columns), parent, headers)
+        , m_values(std::move(columns)) {}
     // The row of a valid index of this table; nullptr for any other.
     virtual const Row *rowAt(const QModelIndex &index) const = 0;
     // Any role but display, sort and alignment of a cell of `row`; none by default.
-    virtual QVariant cellData(const Row &row, int column, int role) const
-    {
+    virtual QVariant cellData(const Row &row, int column, int role) const {
         Q_UNUSED(row);
         Q_UNUSED(column);
         Q_UNUSED(role);
         return {};
     }
     // The text of a cell, as Qt::DisplayRole gives it.
-    QVariant text(const Row &row, int column) const
-    {
+    QVariant text(const Row &row, int column) const {
         const auto &display = m_values[std::size_t(column)].display;
         return display ? display(row) : QVariant();
     }
     // The raw value of a cell, as SortRole gives it.
-    QVariant value(const Row &row, int column) const
-    {
+    QVariant value(const Row &row, int column) const {
         const auto &sort = m_values[std::size_t(column)].sort;
         return sort ? sort(row) : text(row, column);
     }
 
 private:
-    static std::vector<TableColumn> headersOf(const std::vector<ModelColumn<Row>> &columns)
-    {
+    static std::vector<TableColumn> headersOf(const std::vector<ModelColumn<Row>> &columns) {
         std::vector<TableColumn> headers;
         for (const ModelColumn<Row> &c : columns)
             headers.push_back({c.title, c.alignment, c.toolTip});
@@ -178,23 +180,22 @@ private:
 // A table of `Row` values held as an immutable snapshot, replaced whole by
 // resetData() (built off the GUI thread, handed over by value); one row a
 // table row.
-template <typename Row>
-class SnapshotTableModel : public ColumnTableModel<Row> {
+template <typename Row> class SnapshotTableModel : public ColumnTableModel<Row> {
 public:
-    void resetData(std::vector<Row> rows)
-    {
+    void resetData(std::vector<Row> rows) {
         this->beginResetModel();
         m_rows = std::move(rows);
         this->endResetModel();
     }
     const std::vector<Row> &snapshot() const { return m_rows; }
 
-    int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
+    int rowCount(const QModelIndex &parent = {}) const override {
+        return parent.isValid() ? 0 : int(m_rows.size());
+    }
 
 protected:
     using ColumnTableModel<Row>::ColumnTableModel;
-    const Row *rowAt(const QModelIndex &index) const override
-    {
+    const Row *rowAt(const QModelIndex &index) const override {
         return this->isCell(index) ? &m_rows[std::size_t(index.row())] : nullptr;
     }
 

@@ -15,21 +15,34 @@
 namespace rw {
 
 DlqActionBar::DlqActionBar(QWidget *parent)
-    : QWidget(parent), m_allMatching(new QCheckBox(this)), m_validate(new QPushButton(tr("Validate"), this)),
-      m_batchSize(new QSpinBox(this)), m_velocity(new QSpinBox(this)), m_replay(new QPushButton(tr("Replay"), this)),
-      m_replayToTopic(new QPushButton(tr("Replay to topic\u2026"), this)), m_reason(new QLineEdit(this)), m_discard(new QPushButton(tr("Discard"), this)), m_progressFrame(new QFrame(this)),
-      m_progress(new QProgressBar(this)), m_progressText(new QLabel(this)), m_cancel(new QPushButton(tr("Cancel"), this)),
-      m_pendingBar(new QFrame(this)), m_pendingText(new QLabel(this)), m_applySet(new QPushButton(tr("Apply"), this)),
-      m_dropSet(new QPushButton(tr("Cancel"), this)), m_result(new QLabel(this))
-{
+    : QWidget(parent)
+    , m_allMatching(new QCheckBox(this))
+    , m_validate(new QPushButton(tr("Validate"), this))
+    , m_batchSize(new QSpinBox(this))
+    , m_velocity(new QSpinBox(this))
+    , m_replay(new QPushButton(tr("Replay"), this))
+    , m_replayToTopic(new QPushButton(tr("Replay to topic\u2026"), this))
+    , m_reason(new QLineEdit(this))
+    , m_discard(new QPushButton(tr("Discard"), this))
+    , m_progressFrame(new QFrame(this))
+    , m_progress(new QProgressBar(this))
+    , m_progressText(new QLabel(this))
+    , m_cancel(new QPushButton(tr("Cancel"), this))
+    , m_pendingBar(new QFrame(this))
+    , m_pendingText(new QLabel(this))
+    , m_applySet(new QPushButton(tr("Apply"), this))
+    , m_dropSet(new QPushButton(tr("Cancel"), this))
+    , m_result(new QLabel(this)) {
     // The rows stand in the records box's column: same margins and spacing.
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(6);
     m_allMatching->setObjectName(QStringLiteral("dlqAllMatching"));
-    m_allMatching->setToolTip(tr("Apply the actions to every record of the signature and status chosen, not only the selected rows"));
+    m_allMatching->setToolTip(tr("Apply the actions to every record of the signature and status "
+                                 "chosen, not only the selected rows"));
     m_validate->setObjectName(QStringLiteral("dlqValidate"));
-    m_validate->setToolTip(tr("Dry run: check each record as a replay would (JSON, required fields, checks); nothing is written"));
+    m_validate->setToolTip(tr("Dry run: check each record as a replay would (JSON, required "
+                              "fields, checks); nothing is written"));
     m_batchSize->setObjectName(QStringLiteral("dlqBatchSize"));
     m_batchSize->setRange(1, 100000);
     m_batchSize->setValue(500);
@@ -39,18 +52,22 @@ DlqActionBar::DlqActionBar(QWidget *parent)
     m_velocity->setValue(0);
     m_velocity->setSpecialValueText(tr("unlimited"));
     m_velocity->setSuffix(tr(" rec/s"));
-    m_velocity->setToolTip(tr("Velocity: replay at most this many records per second (0: as fast as possible)"));
+    m_velocity->setToolTip(
+        tr("Velocity: replay at most this many records per second (0: as fast as possible)"));
     m_replay->setObjectName(QStringLiteral("dlqReplay"));
-    m_replay->setToolTip(tr("Write the valid records where they belong (a stream's sink by event_id, a dataset's target by key); "
+    m_replay->setToolTip(tr("Write the valid records where they belong (a stream's sink by "
+                            "event_id, a dataset's target by key); "
                             "the invalid ones become failed"));
     m_replayToTopic->setObjectName(QStringLiteral("dlqReplayToTopic"));
-    m_replayToTopic->setToolTip(tr("Produce the records back to Kafka (each to its original topic, or one you name) instead of the sink; "
+    m_replayToTopic->setToolTip(tr("Produce the records back to Kafka (each to its original topic, "
+                                   "or one you name) instead of the sink; "
                                    "a dry run first"));
     m_reason->setObjectName(QStringLiteral("dlqReason"));
     m_reason->setPlaceholderText(tr("reason (required to discard)"));
     m_reason->setClearButtonEnabled(true);
     m_discard->setObjectName(QStringLiteral("dlqDiscard"));
-    m_discard->setToolTip(tr("Mark the records discarded with the reason; they stay in the DLQ with their history"));
+    m_discard->setToolTip(
+        tr("Mark the records discarded with the reason; they stay in the DLQ with their history"));
 
     auto *actions = new QHBoxLayout;
     actions->setSpacing(6);
@@ -75,11 +92,13 @@ DlqActionBar::DlqActionBar(QWidget *parent)
 
     // Replay progress with Cancel.
     m_progressFrame->setObjectName(QStringLiteral("dlqProgress"));
-    m_progressFrame->setStyleSheet(QStringLiteral("#dlqProgress { background: #f4f8fe; border: 1px solid #c9d9f2; border-radius: 4px; }"));
+    m_progressFrame->setStyleSheet(QStringLiteral(
+        "#dlqProgress { background: #f4f8fe; border: 1px solid #c9d9f2; border-radius: 4px; }"));
     m_progress->setFormat(tr("%v of %m records"));
     m_progressText->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_cancel->setObjectName(QStringLiteral("dlqCancel"));
-    m_cancel->setToolTip(tr("Stop at the next batch boundary; the batches already committed stay replayed"));
+    m_cancel->setToolTip(
+        tr("Stop at the next batch boundary; the batches already committed stay replayed"));
     auto *pl = new QHBoxLayout(m_progressFrame);
     pl->setContentsMargins(8, 4, 8, 4);
     pl->addWidget(m_progress, 2);
@@ -90,7 +109,8 @@ DlqActionBar::DlqActionBar(QWidget *parent)
 
     // The set-by-path dry run, waiting for Apply.
     m_pendingBar->setObjectName(QStringLiteral("dlqPendingSet"));
-    m_pendingBar->setStyleSheet(QStringLiteral("#dlqPendingSet { background: #fff8e6; border: 1px solid #f0d78c; border-radius: 4px; }"));
+    m_pendingBar->setStyleSheet(QStringLiteral(
+        "#dlqPendingSet { background: #fff8e6; border: 1px solid #f0d78c; border-radius: 4px; }"));
     m_pendingText->setTextFormat(Qt::RichText);
     m_pendingText->setWordWrap(true);
     m_applySet->setObjectName(QStringLiteral("dlqApplySet"));

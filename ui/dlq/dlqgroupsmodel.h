@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/dlq/dlq.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <vector>

@@ -1,5 +1,7 @@
 #include "ui/dlq/dlqpage.h"
 
+#include "ui/common/format.h"
+#include "ui/common/stattile.h"
 #include "ui/common/style.h"
 #include "ui/dlq/dlqactionbar.h"
 #include "ui/dlq/dlqgroupsmodel.h"
@@ -7,14 +9,12 @@
 #include "ui/dlq/dlqpayloadpanel.h"
 #include "ui/dlq/dlqrecordsmodel.h"
 #include "ui/dlq/kafkadlqdialogs.h"
-#include "ui/common/format.h"
-#include "ui/common/stattile.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
-#include <QFrame>
 #include <QFontDatabase>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -26,8 +26,8 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedLayout>
-#include <QStringDecoder>
 #include <QStringBuilder>
+#include <QStringDecoder>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -42,24 +42,21 @@ const QString kOperationDiscard = QStringLiteral("discard");
 const QString kOperationFix = QStringLiteral("fix");
 const QString kOperationSet = QStringLiteral("set");
 
-qint64 countOf(const std::vector<std::pair<DlqStatus, qint64>> &byStatus, DlqStatus status)
-{
+qint64 countOf(const std::vector<std::pair<DlqStatus, qint64>> &byStatus, DlqStatus status) {
     for (const auto &[s, n] : byStatus)
         if (s == status)
             return n;
     return 0;
 }
 
-QString shortPayload(const QByteArray &bytes)
-{
+QString shortPayload(const QByteArray &bytes) {
     QString text = QString::fromUtf8(bytes.left(160)).simplified();
     if (bytes.size() > 160)
         text += u'\u2026';
     return text.toHtmlEscaped();
 }
 
-QTableView *makeTable(QWidget *parent, const QString &name)
-{
+QTableView *makeTable(QWidget *parent, const QString &name) {
     auto *view = new QTableView(parent);
     view->setObjectName(name);
     style::setupTable(view, 8, true);
@@ -69,21 +66,36 @@ QTableView *makeTable(QWidget *parent, const QString &name)
 } // namespace
 
 DlqPage::DlqPage(QWidget *parent)
-    : Page(parent), m_totalTile(new StatTile(tr("records"), this)), m_newTile(new StatTile(tr("new"), this)),
-      m_failedTile(new StatTile(tr("failed"), this)), m_fixedTile(new StatTile(tr("fixed"), this)),
-      m_replayedTile(new StatTile(tr("replayed"), this)), m_discardedTile(new StatTile(tr("discarded"), this)),
-      m_groupsView(new QListView(this)), m_groups(new DlqGroupsModel(this)), m_status(new QComboBox(this)), m_count(new QLabel(this)),
-      m_recordsView(makeTable(this, QStringLiteral("dlqRecords"))), m_records(new DlqRecordsModel(this)), m_empty(new QLabel(this)),
-      m_recordsArea(new QWidget(this)), m_actions(new DlqActionBar(this)), m_tabs(new QTabWidget(this)), m_payload(new DlqPayloadPanel(this)),
-      m_historyView(makeTable(this, QStringLiteral("dlqHistory"))), m_history(new DlqHistoryModel(this)), m_kafka(new QPlainTextEdit(this)),
-      m_import(new QPushButton(tr("Import from topic\u2026"), this))
-{
+    : Page(parent)
+    , m_totalTile(new StatTile(tr("records"), this))
+    , m_newTile(new StatTile(tr("new"), this))
+    , m_failedTile(new StatTile(tr("failed"), this))
+    , m_fixedTile(new StatTile(tr("fixed"), this))
+    , m_replayedTile(new StatTile(tr("replayed"), this))
+    , m_discardedTile(new StatTile(tr("discarded"), this))
+    , m_groupsView(new QListView(this))
+    , m_groups(new DlqGroupsModel(this))
+    , m_status(new QComboBox(this))
+    , m_count(new QLabel(this))
+    , m_recordsView(makeTable(this, QStringLiteral("dlqRecords")))
+    , m_records(new DlqRecordsModel(this))
+    , m_empty(new QLabel(this))
+    , m_recordsArea(new QWidget(this))
+    , m_actions(new DlqActionBar(this))
+    , m_tabs(new QTabWidget(this))
+    , m_payload(new DlqPayloadPanel(this))
+    , m_historyView(makeTable(this, QStringLiteral("dlqHistory")))
+    , m_history(new DlqHistoryModel(this))
+    , m_kafka(new QPlainTextEdit(this))
+    , m_import(new QPushButton(tr("Import from topic\u2026"), this)) {
     setObjectName(QStringLiteral("dlqPage"));
     auto *title = new QLabel(tr("Dead-letter queue"), this);
     style::makeTitle(title);
-    auto *subtitle = new QLabel(tr("Records quarantined by stream replays and batch checks: fix, validate, replay or discard them. "
-                                   "Nothing is ever deleted; every change is in the record's history."),
-                                this);
+    auto *subtitle =
+        new QLabel(tr("Records quarantined by stream replays and batch checks: fix, validate, "
+                      "replay or discard them. "
+                      "Nothing is ever deleted; every change is in the record's history."),
+                   this);
     subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
     subtitle->setWordWrap(true);
     auto *heading = new QVBoxLayout;
@@ -92,10 +104,12 @@ DlqPage::DlqPage(QWidget *parent)
     heading->addWidget(subtitle);
     auto *header = new QHBoxLayout;
     header->addLayout(heading, 1);
-    for (StatTile *t : {m_totalTile, m_newTile, m_failedTile, m_fixedTile, m_replayedTile, m_discardedTile})
+    for (StatTile *t :
+         {m_totalTile, m_newTile, m_failedTile, m_fixedTile, m_replayedTile, m_discardedTile})
         header->addWidget(t);
     m_import->setObjectName(QStringLiteral("dlqImport"));
-    m_import->setToolTip(tr("Read a Kafka stream's dead-letter topic (kafka.dlq_topic, e.g. a Kafka Connect DLQ) into the DLQ"));
+    m_import->setToolTip(tr("Read a Kafka stream's dead-letter topic (kafka.dlq_topic, e.g. a "
+                            "Kafka Connect DLQ) into the DLQ"));
     header->addWidget(m_import, 0, Qt::AlignBottom);
     connect(m_import, &QPushButton::clicked, this, [this] { openImportDialog(); });
 
@@ -105,16 +119,19 @@ DlqPage::DlqPage(QWidget *parent)
     m_groupsView->setWordWrap(true);
     m_groupsView->setSpacing(2);
     m_groupsView->setAlternatingRowColors(true);
-    m_groupsView->setStyleSheet(QStringLiteral("QListView { border: 1px solid %1; }").arg(style::colour(style::Colour::Border)));
-    connect(m_groupsView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex &current) {
-        if (current.isValid())
-            setSignatureFilter(current.data(DlqGroupsModel::SignatureRole).toString());
-    });
+    m_groupsView->setStyleSheet(QStringLiteral("QListView { border: 1px solid %1; }")
+                                    .arg(style::colour(style::Colour::Border)));
+    connect(m_groupsView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex &current) {
+                if (current.isValid())
+                    setSignatureFilter(current.data(DlqGroupsModel::SignatureRole).toString());
+            });
     auto *left = new QWidget(this);
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
     auto *sigCaption = new QLabel(tr("<b>Error signatures</b>"), left);
-    sigCaption->setToolTip(tr("Errors with their numbers, ids and quoted values replaced by placeholders, so records failing "
+    sigCaption->setToolTip(tr("Errors with their numbers, ids and quoted values replaced by "
+                              "placeholders, so records failing "
                               "the same way group together"));
     leftLayout->addWidget(sigCaption);
     leftLayout->addWidget(m_groupsView, 1);
@@ -122,9 +139,12 @@ DlqPage::DlqPage(QWidget *parent)
     // Records.
     m_status->setObjectName(QStringLiteral("dlqStatusFilter"));
     m_status->addItem(tr("All statuses"), QString());
-    for (const DlqStatus s : {DlqStatus::New, DlqStatus::Failed, DlqStatus::Fixed, DlqStatus::Replayed, DlqStatus::Discarded})
-        m_status->addItem(enumName(s), enumName(s)); // the filter is the status's name, as DlqSelection takes it
-    connect(m_status, &QComboBox::currentIndexChanged, this, [this] { setStatusFilter(m_status->currentData().toString()); });
+    for (const DlqStatus s : {DlqStatus::New, DlqStatus::Failed, DlqStatus::Fixed,
+                              DlqStatus::Replayed, DlqStatus::Discarded})
+        m_status->addItem(enumName(s),
+                          enumName(s)); // the filter is the status's name, as DlqSelection takes it
+    connect(m_status, &QComboBox::currentIndexChanged, this,
+            [this] { setStatusFilter(m_status->currentData().toString()); });
     m_count->setObjectName(QStringLiteral("dlqCount"));
     m_count->setStyleSheet(style::textColour(style::Colour::Subtitle));
     auto *filters = new QHBoxLayout;
@@ -136,18 +156,21 @@ DlqPage::DlqPage(QWidget *parent)
     m_recordsView->setModel(m_records);
     m_recordsView->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_recordsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    const std::pair<int, int> widths[] = {{DlqRecordsModel::IdColumn, 52},      {DlqRecordsModel::StatusColumn, 78},
-                                          {DlqRecordsModel::CheckColumn, 170},   {DlqRecordsModel::SourceColumn, 175},
-                                          {DlqRecordsModel::EventColumn, 115},   {DlqRecordsModel::ErrorColumn, 320},
-                                          {DlqRecordsModel::AttemptsColumn, 64}, {DlqRecordsModel::FirstSeenColumn, 140}};
+    const std::pair<int, int> widths[] = {
+        {DlqRecordsModel::IdColumn, 52},       {DlqRecordsModel::StatusColumn, 78},
+        {DlqRecordsModel::CheckColumn, 170},   {DlqRecordsModel::SourceColumn, 175},
+        {DlqRecordsModel::EventColumn, 115},   {DlqRecordsModel::ErrorColumn, 320},
+        {DlqRecordsModel::AttemptsColumn, 64}, {DlqRecordsModel::FirstSeenColumn, 140}};
     for (const auto &[column, width] : widths)
         m_recordsView->setColumnWidth(column, width);
     // The dry-run column appears once there is a verdict to show.
     m_recordsView->setColumnHidden(DlqRecordsModel::CheckColumn, true);
-    connect(m_records, &QAbstractItemModel::dataChanged, this,
-            [this] { m_recordsView->setColumnHidden(DlqRecordsModel::CheckColumn, !m_records->hasVerdicts()); });
-    connect(m_records, &QAbstractItemModel::modelReset, this,
-            [this] { m_recordsView->setColumnHidden(DlqRecordsModel::CheckColumn, !m_records->hasVerdicts()); });
+    connect(m_records, &QAbstractItemModel::dataChanged, this, [this] {
+        m_recordsView->setColumnHidden(DlqRecordsModel::CheckColumn, !m_records->hasVerdicts());
+    });
+    connect(m_records, &QAbstractItemModel::modelReset, this, [this] {
+        m_recordsView->setColumnHidden(DlqRecordsModel::CheckColumn, !m_records->hasVerdicts());
+    });
     connect(m_records, &DlqRecordsModel::pageFetched, this, [this] {
         updateCount();
         onFirstPage();
@@ -161,11 +184,13 @@ DlqPage::DlqPage(QWidget *parent)
         }
         showResult(false, tr("Could not load more records: %1").arg(message));
     });
-    connect(m_recordsView->selectionModel(), &QItemSelectionModel::selectionChanged, this, &DlqPage::updateActions);
-    connect(m_recordsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
-        if (current.isValid())
-            loadDetail(m_records->record(current.row()).id);
-    });
+    connect(m_recordsView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &DlqPage::updateActions);
+    connect(m_recordsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (current.isValid())
+                    loadDetail(m_records->record(current.row()).id);
+            });
     m_empty->setObjectName(QStringLiteral("dlqEmpty"));
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
@@ -184,7 +209,8 @@ DlqPage::DlqPage(QWidget *parent)
     connect(m_actions->allMatching(), &QCheckBox::toggled, this, &DlqPage::updateActions);
     connect(m_actions->validateButton(), &QPushButton::clicked, this, &DlqPage::validateSelection);
     connect(m_actions->replayButton(), &QPushButton::clicked, this, &DlqPage::replaySelection);
-    connect(m_actions->replayToTopicButton(), &QPushButton::clicked, this, [this] { openRedriveDialog(); });
+    connect(m_actions->replayToTopicButton(), &QPushButton::clicked, this,
+            [this] { openRedriveDialog(); });
     connect(m_actions->reason(), &QLineEdit::textChanged, this, &DlqPage::updateActions);
     connect(m_actions->discardButton(), &QPushButton::clicked, this, &DlqPage::discardSelection);
     connect(m_actions->cancelButton(), &QPushButton::clicked, this, &DlqPage::cancelReplay);
@@ -234,8 +260,7 @@ DlqPage::DlqPage(QWidget *parent)
     clear();
 }
 
-void DlqPage::setWorkspace(const Database &db, const Spec &spec)
-{
+void DlqPage::setWorkspace(const Database &db, const Spec &spec) {
     clear();
     m_db = db;
     m_spec = spec;
@@ -243,8 +268,7 @@ void DlqPage::setWorkspace(const Database &db, const Spec &spec)
     updateActions();
 }
 
-void DlqPage::clear()
-{
+void DlqPage::clear() {
     cancelLoad();
     m_summaryJobs.cancel();
     m_detailJobs.cancel();
@@ -261,22 +285,23 @@ void DlqPage::clear()
     m_actions->pendingBar()->hide();
     m_actions->result()->clear();
     m_waitFirstPage = m_waitSummary = m_waitDetail = false;
-    for (StatTile *t : {m_totalTile, m_newTile, m_failedTile, m_fixedTile, m_replayedTile, m_discardedTile})
+    for (StatTile *t :
+         {m_totalTile, m_newTile, m_failedTile, m_fixedTile, m_replayedTile, m_discardedTile})
         t->setValue(QStringLiteral("\u2014"));
     m_empty->setText(tr("<h3>No workspace open</h3>"));
     updateCount();
     updateActions();
 }
 
-bool DlqPage::showsEmptyState() const
-{
+bool DlqPage::showsEmptyState() const {
     return qobject_cast<QStackedLayout *>(m_recordsArea->layout())->currentWidget() == m_empty;
 }
 
-QString DlqPage::statusText() const { return tr("Dead-letter queue: %1").arg(m_count->text()); }
+QString DlqPage::statusText() const {
+    return tr("Dead-letter queue: %1").arg(m_count->text());
+}
 
-void DlqPage::refresh()
-{
+void DlqPage::refresh() {
     if (!m_db)
         return;
     m_loadId = beginLoad(tr("Loading the dead-letter queue\u2026"));
@@ -287,8 +312,7 @@ void DlqPage::refresh()
     loadSummary();
 }
 
-void DlqPage::setStatusFilter(const QString &status)
-{
+void DlqPage::setStatusFilter(const QString &status) {
     if (const int i = m_status->findData(status); i >= 0 && i != m_status->currentIndex()) {
         m_status->setCurrentIndex(i); // comes back here through the combo
         return;
@@ -299,8 +323,7 @@ void DlqPage::setStatusFilter(const QString &status)
     applyFilter(true);
 }
 
-void DlqPage::setSignatureFilter(const QString &signature)
-{
+void DlqPage::setSignatureFilter(const QString &signature) {
     if (signature == m_signatureFilter)
         return;
     m_signatureFilter = signature;
@@ -311,8 +334,7 @@ void DlqPage::setSignatureFilter(const QString &signature)
     applyFilter(false);
 }
 
-void DlqPage::applyFilter(bool reloadGroups)
-{
+void DlqPage::applyFilter(bool reloadGroups) {
     if (!m_db)
         return;
     DlqSelection filter;
@@ -323,7 +345,8 @@ void DlqPage::applyFilter(bool reloadGroups)
     m_actions->pendingBar()->hide();
     m_records->setFilter(*m_db, filter);
     m_filteredTotal = -1;
-    if (const int row = m_groups->rowOf(m_signatureFilter); row >= 0 && !m_groups->snapshot().empty())
+    if (const int row = m_groups->rowOf(m_signatureFilter);
+        row >= 0 && !m_groups->snapshot().empty())
         m_filteredTotal = m_groups->index(row, 0).data(DlqGroupsModel::CountRole).toLongLong();
     updateCount();
     updateActions();
@@ -331,8 +354,7 @@ void DlqPage::applyFilter(bool reloadGroups)
         loadSummary();
 }
 
-void DlqPage::loadSummary()
-{
+void DlqPage::loadSummary() {
     DlqSelection byStatus;
     if (!m_statusFilter.isEmpty())
         byStatus.statuses = {m_statusFilter};
@@ -352,7 +374,8 @@ void DlqPage::loadSummary()
             if (!summary) {
                 m_waitSummary = false;
                 if (finishLoad(m_loadId))
-                    Q_EMIT loadFailed(tr("Could not load the DLQ summary: %1").arg(summary.error().message));
+                    Q_EMIT loadFailed(
+                        tr("Could not load the DLQ summary: %1").arg(summary.error().message));
                 return;
             }
             const auto &by = summary->all.byStatus;
@@ -368,21 +391,27 @@ void DlqPage::loadSummary()
                 m_groups->resetData(std::move(summary->filtered.groups), summary->filtered.total);
                 const int row = m_groups->rowOf(m_signatureFilter);
                 m_groupsView->setCurrentIndex(m_groups->index(std::max(0, row), 0));
-                m_filteredTotal = row >= 0 ? m_groups->index(row, 0).data(DlqGroupsModel::CountRole).toLongLong() : 0;
+                m_filteredTotal =
+                    row >= 0 ? m_groups->index(row, 0).data(DlqGroupsModel::CountRole).toLongLong()
+                             : 0;
             }
-            m_empty->setText(summary->all.total == 0
-                                 ? style::emptyState(tr("The dead-letter queue is empty"), tr("Events a stream replay cannot "
-                                      "load (not JSON, a required field missing) and rows a batch check quarantines land here.<br>"
-                                      "For the demo: <code>rewindctl replay --stream orders --group orders-loader --execute</code>."))
-                                 : style::emptyState(tr("No records match"), tr("Choose another signature or status.")));
+            m_empty->setText(
+                summary->all.total == 0
+                    ? style::emptyState(tr("The dead-letter queue is empty"),
+                                        tr("Events a stream replay cannot "
+                                           "load (not JSON, a required field missing) and rows a "
+                                           "batch check quarantines land here.<br>"
+                                           "For the demo: <code>rewindctl replay --stream orders "
+                                           "--group orders-loader --execute</code>."))
+                    : style::emptyState(tr("No records match"),
+                                        tr("Choose another signature or status.")));
             updateCount();
             m_waitSummary = false;
             maybeLoaded();
         });
 }
 
-void DlqPage::onFirstPage()
-{
+void DlqPage::onFirstPage() {
     if (!m_waitFirstPage || m_records->pagesFetched() == 0)
         return;
     m_waitFirstPage = false;
@@ -397,20 +426,21 @@ void DlqPage::onFirstPage()
     maybeLoaded();
 }
 
-void DlqPage::maybeLoaded()
-{
+void DlqPage::maybeLoaded() {
     const bool empty = m_records->rowCount() == 0 && !m_records->isFetching();
-    qobject_cast<QStackedLayout *>(m_recordsArea->layout())->setCurrentWidget(empty && !m_waitSummary ? static_cast<QWidget *>(m_empty) : m_recordsView);
+    qobject_cast<QStackedLayout *>(m_recordsArea->layout())
+        ->setCurrentWidget(empty && !m_waitSummary ? static_cast<QWidget *>(m_empty)
+                                                   : m_recordsView);
     if (m_waitFirstPage || m_waitSummary || m_waitDetail || !isLoading())
         return;
     if (finishLoad(m_loadId))
         Q_EMIT pageLoaded();
 }
 
-void DlqPage::loadDetail(qint64 id)
-{
+void DlqPage::loadDetail(qint64 id) {
     if (m_payload->isModified() && m_payload->recordId() != id)
-        showResult(false, tr("Your unsaved edit of record #%1 was dropped.").arg(m_payload->recordId()));
+        showResult(false,
+                   tr("Your unsaved edit of record #%1 was dropped.").arg(m_payload->recordId()));
     m_detailId = id;
     m_detailJobs.start(
         [db = *m_db, id] { return showDlq(db, id); },
@@ -419,7 +449,8 @@ void DlqPage::loadDetail(qint64 id)
                 m_payload->clearRecord();
                 m_detailId = 0;
                 m_history->resetData({});
-                showResult(false, tr("Could not show record #%1: %2").arg(id).arg(detail.error().message));
+                showResult(false,
+                           tr("Could not show record #%1: %2").arg(id).arg(detail.error().message));
             } else {
                 m_payload->showRecord(*detail);
                 m_tabs->setTabText(1, tr("History (%1)").arg(detail->history.size()));
@@ -435,8 +466,7 @@ void DlqPage::loadDetail(qint64 id)
         });
 }
 
-bool DlqPage::selectRecord(qint64 id)
-{
+bool DlqPage::selectRecord(qint64 id) {
     const int row = m_records->rowOf(id);
     if (row < 0)
         return false;
@@ -446,8 +476,7 @@ bool DlqPage::selectRecord(qint64 id)
     return true;
 }
 
-QList<qint64> DlqPage::selectedIds() const
-{
+QList<qint64> DlqPage::selectedIds() const {
     QList<qint64> ids;
     for (const QModelIndex &i : m_recordsView->selectionModel()->selectedRows())
         ids << m_records->record(i.row()).id;
@@ -455,10 +484,11 @@ QList<qint64> DlqPage::selectedIds() const
     return ids;
 }
 
-void DlqPage::setApplyToAllMatching(bool all) { m_actions->allMatching()->setChecked(all); }
+void DlqPage::setApplyToAllMatching(bool all) {
+    m_actions->allMatching()->setChecked(all);
+}
 
-DlqSelection DlqPage::actionSelection() const
-{
+DlqSelection DlqPage::actionSelection() const {
     if (m_actions->allMatching()->isChecked())
         return m_records->filter();
     DlqSelection s;
@@ -466,30 +496,33 @@ DlqSelection DlqPage::actionSelection() const
     return s;
 }
 
-qint64 DlqPage::selectionSize() const
-{
+qint64 DlqPage::selectionSize() const {
     if (m_actions->allMatching()->isChecked())
         return m_filteredTotal >= 0 ? m_filteredTotal : m_records->rowCount();
     return m_recordsView->selectionModel()->selectedRows().size();
 }
 
-void DlqPage::updateCount()
-{
+void DlqPage::updateCount() {
     const int loaded = m_records->rowCount();
     QString text;
     if (!m_db)
         text = QString();
     else if (m_filteredTotal >= 0)
-        text = loaded >= m_filteredTotal ? tr("%1 records").arg(fmt::number(m_filteredTotal))
-                                         : tr("%1 of %2 records loaded \u00b7 more as you scroll").arg(fmt::number(loaded), fmt::number(m_filteredTotal));
+        text = loaded >= m_filteredTotal
+                   ? tr("%1 records").arg(fmt::number(m_filteredTotal))
+                   : tr("%1 of %2 records loaded \u00b7 more as you scroll")
+                         .arg(fmt::number(loaded), fmt::number(m_filteredTotal));
     else
-        text = m_records->isComplete() ? tr("%1 records").arg(fmt::number(loaded)) : tr("%1 records loaded \u00b7 more as you scroll").arg(fmt::number(loaded));
+        text = m_records->isComplete()
+                   ? tr("%1 records").arg(fmt::number(loaded))
+                   : tr("%1 records loaded \u00b7 more as you scroll").arg(fmt::number(loaded));
     m_count->setText(text);
-    m_actions->allMatching()->setText(m_filteredTotal >= 0 ? tr("All %1 matching").arg(fmt::number(m_filteredTotal)) : tr("All matching"));
+    m_actions->allMatching()->setText(m_filteredTotal >= 0
+                                          ? tr("All %1 matching").arg(fmt::number(m_filteredTotal))
+                                          : tr("All matching"));
 }
 
-void DlqPage::showKafka(const DlqDetail &detail)
-{
+void DlqPage::showKafka(const DlqDetail &detail) {
     m_tabs->setTabEnabled(2, detail.kafka.has_value());
     if (!detail.kafka) {
         m_kafka->clear();
@@ -501,23 +534,26 @@ void DlqPage::showKafka(const DlqDetail &detail)
             return tr("(none)");
         QStringDecoder utf8(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
         const QString text = utf8(*b);
-        return utf8.hasError() || b->contains('\0') ? tr("0x%1 (%2 bytes, not text)").arg(QString::fromLatin1(b->left(64).toHex()), fmt::number(b->size()))
-                                                    : text;
+        return utf8.hasError() || b->contains('\0')
+                   ? tr("0x%1 (%2 bytes, not text)")
+                         .arg(QString::fromLatin1(b->left(64).toHex()), fmt::number(b->size()))
+                   : text;
     };
     QStringList lines;
     lines << tr("origin   %1 [%2] @%3")
                  .arg(k.topic, detail.record.partition.value_or(QStringLiteral("?")),
-                      detail.record.offset ? QString::number(*detail.record.offset) : QStringLiteral("?"));
+                      detail.record.offset ? QString::number(*detail.record.offset)
+                                           : QStringLiteral("?"));
     if (k.dlqTopic)
         lines << tr("read at  %1 [%2] @%3").arg(*k.dlqTopic).arg(k.dlqPartition).arg(k.dlqOffset);
-    lines << tr("key      %1").arg(bytes(k.key)) << QString() << tr("headers (%1, in order; the last of a name counts)").arg(k.headers.size());
+    lines << tr("key      %1").arg(bytes(k.key)) << QString()
+          << tr("headers (%1, in order; the last of a name counts)").arg(k.headers.size());
     for (const auto &[name, value] : k.headers)
         lines << QStringLiteral("  %1 = %2").arg(name, value ? bytes(value) : tr("(null)"));
     m_kafka->setPlainText(lines.join(u'\n'));
 }
 
-RedriveDialog *DlqPage::openRedriveDialog()
-{
+RedriveDialog *DlqPage::openRedriveDialog() {
     if (!m_db || !m_spec || m_busy || selectionSize() == 0)
         return nullptr;
     if (m_redrive)
@@ -525,10 +561,12 @@ RedriveDialog *DlqPage::openRedriveDialog()
     std::optional<double> rate;
     if (m_actions->velocity()->value() > 0)
         rate = double(m_actions->velocity()->value());
-    auto *dialog = new RedriveDialog(*m_db, *m_spec, actionSelection(), m_actions->batchSize()->value(), rate, this);
+    auto *dialog = new RedriveDialog(*m_db, *m_spec, actionSelection(),
+                                     m_actions->batchSize()->value(), rate, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &RedriveDialog::replayed, this, [this](const DlqProduceResult &r) {
-        showResult(r.failed == 0, tr("Produced %1 record(s) to Kafka, %2 refused by the broker.").arg(fmt::number(r.produced), fmt::number(r.failed)));
+        showResult(r.failed == 0, tr("Produced %1 record(s) to Kafka, %2 refused by the broker.")
+                                      .arg(fmt::number(r.produced), fmt::number(r.failed)));
         refresh();
     });
     m_redrive = dialog;
@@ -536,8 +574,7 @@ RedriveDialog *DlqPage::openRedriveDialog()
     return dialog;
 }
 
-ImportTopicDialog *DlqPage::openImportDialog()
-{
+ImportTopicDialog *DlqPage::openImportDialog() {
     if (!m_db || !m_spec)
         return nullptr;
     if (m_importDialog)
@@ -545,7 +582,8 @@ ImportTopicDialog *DlqPage::openImportDialog()
     auto *dialog = new ImportTopicDialog(*m_db, *m_spec, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ImportTopicDialog::imported, this, [this](qint64 n) {
-        showResult(true, tr("Imported %1 record(s) from the dead-letter topic.").arg(fmt::number(n)));
+        showResult(true,
+                   tr("Imported %1 record(s) from the dead-letter topic.").arg(fmt::number(n)));
         refresh();
     });
     m_importDialog = dialog;
@@ -553,30 +591,38 @@ ImportTopicDialog *DlqPage::openImportDialog()
     return dialog;
 }
 
-void DlqPage::updateActions()
-{
+void DlqPage::updateActions() {
     const qint64 n = selectionSize();
     const bool ready = m_db && !m_busy && n > 0;
-    const QString what = m_actions->allMatching()->isChecked() ? tr("%1 matching").arg(fmt::number(n)) : tr("%1 selected").arg(fmt::number(n));
+    const QString what = m_actions->allMatching()->isChecked()
+                             ? tr("%1 matching").arg(fmt::number(n))
+                             : tr("%1 selected").arg(fmt::number(n));
     m_actions->validateButton()->setEnabled(ready);
     m_actions->replayButton()->setEnabled(ready && m_spec.has_value());
-    const bool anyKafka = m_spec && std::any_of(m_spec->streams.begin(), m_spec->streams.end(), [](const StreamSpec &st) { return st.kafka.has_value(); });
+    const bool anyKafka =
+        m_spec && std::any_of(m_spec->streams.begin(), m_spec->streams.end(),
+                              [](const StreamSpec &st) { return st.kafka.has_value(); });
     m_actions->replayToTopicButton()->setEnabled(ready && anyKafka);
     m_actions->replayToTopicButton()->setVisible(anyKafka);
     m_import->setVisible(m_spec && std::any_of(m_spec->streams.begin(), m_spec->streams.end(),
-                                               [](const StreamSpec &st) { return st.kafka && !st.kafka->dlqTopic.isEmpty(); }));
-    m_actions->discardButton()->setEnabled(ready && !m_actions->reason()->text().trimmed().isEmpty());
+                                               [](const StreamSpec &st) {
+                                                   return st.kafka && !st.kafka->dlqTopic.isEmpty();
+                                               }));
+    m_actions->discardButton()->setEnabled(ready &&
+                                           !m_actions->reason()->text().trimmed().isEmpty());
     m_actions->validateButton()->setText(n > 0 ? tr("Validate %1").arg(what) : tr("Validate"));
     m_actions->replayButton()->setText(n > 0 ? tr("Replay %1").arg(what) : tr("Replay"));
     m_actions->discardButton()->setText(n > 0 ? tr("Discard %1").arg(what) : tr("Discard"));
-    m_actions->discardButton()->setToolTip(m_actions->reason()->text().trimmed().isEmpty() ? tr("Type a reason first: it is kept in each record's history")
-                                                               : tr("Mark the records discarded with the reason; they stay in the DLQ with their history"));
+    m_actions->discardButton()->setToolTip(
+        m_actions->reason()->text().trimmed().isEmpty()
+            ? tr("Type a reason first: it is kept in each record's history")
+            : tr("Mark the records discarded with the reason; they stay in the DLQ with their "
+                 "history"));
     m_payload->setSelectionSize(n);
     m_actions->applySetButton()->setEnabled(!m_busy);
 }
 
-void DlqPage::setBusy(bool busy)
-{
+void DlqPage::setBusy(bool busy) {
     m_busy = busy;
     m_actions->allMatching()->setEnabled(!busy);
     m_status->setEnabled(!busy);
@@ -585,14 +631,14 @@ void DlqPage::setBusy(bool busy)
     updateActions();
 }
 
-void DlqPage::showResult(bool ok, const QString &message)
-{
-    m_actions->result()->setStyleSheet(ok ? style::textColour(style::Colour::Ok) : style::textColour(style::Colour::Error));
+void DlqPage::showResult(bool ok, const QString &message) {
+    m_actions->result()->setStyleSheet(ok ? style::textColour(style::Colour::Ok)
+                                          : style::textColour(style::Colour::Error));
     m_actions->result()->setText(message);
 }
 
-void DlqPage::finishOperation(const QString &operation, bool ok, const QString &message, const QList<qint64> &touched)
-{
+void DlqPage::finishOperation(const QString &operation, bool ok, const QString &message,
+                              const QList<qint64> &touched) {
     setBusy(false);
     showResult(ok, message);
     // A replay writes even when records fail (they become failed) or when it
@@ -614,38 +660,44 @@ void DlqPage::finishOperation(const QString &operation, bool ok, const QString &
     Q_EMIT operationFinished(operation, ok, message);
 }
 
-void DlqPage::validateSelection()
-{
+void DlqPage::validateSelection() {
     if (!m_db || !m_spec || m_busy || selectionSize() == 0)
         return;
     const DlqSelection selection = actionSelection();
     DlqReplayOptions options;
     options.execute = false;
     options.batchSize = m_actions->batchSize()->value();
-    options.maxRecords = int(std::clamp<qint64>(std::max<qint64>(selection.ids.size(), m_records->rowCount()), 1, 100000));
+    options.maxRecords = int(std::clamp<qint64>(
+        std::max<qint64>(selection.ids.size(), m_records->rowCount()), 1, 100000));
     setBusy(true);
     showResult(true, tr("Validating\u2026"));
-    tasks().start(
-        [db = *m_db, spec = *m_spec, selection, options] { return replayDlq(db, spec, selection, options); },
-        [this](Result<DlqReplayResult> result) {
-            if (!result)
-                return finishOperation(kOperationValidate, false, tr("Validation failed: %1").arg(result.error().message), {});
-            m_records->setVerdicts(result->records);
-            m_lastReplay = *result;
-            QStringList why;
-            for (const auto &[cls, n] : result->failuresByClass)
-                why << QStringLiteral("%1 %2").arg(fmt::number(n), cls);
-            QString message = tr("Dry run of %1 records: %2 valid, would be replayed (%3 already landed); %4 still invalid%5; %6 skipped "
-                                 "(replayed or discarded). Nothing was written.")
-                                  .arg(fmt::number(result->selected), fmt::number(result->replayed), fmt::number(result->alreadyLanded),
-                                       fmt::number(result->failed), why.isEmpty() ? QString() : QString(QStringLiteral(" (") % why.join(QStringLiteral(", ")) % u')'),
-                                       fmt::number(result->skipped));
-            finishOperation(kOperationValidate, true, message, {});
-        });
+    tasks().start([db = *m_db, spec = *m_spec, selection,
+                   options] { return replayDlq(db, spec, selection, options); },
+                  [this](Result<DlqReplayResult> result) {
+                      if (!result)
+                          return finishOperation(
+                              kOperationValidate, false,
+                              tr("Validation failed: %1").arg(result.error().message), {});
+                      m_records->setVerdicts(result->records);
+                      m_lastReplay = *result;
+                      QStringList why;
+                      for (const auto &[cls, n] : result->failuresByClass)
+                          why << QStringLiteral("%1 %2").arg(fmt::number(n), cls);
+                      QString message =
+                          tr("Dry run of %1 records: %2 valid, would be replayed (%3 already "
+                             "landed); %4 still invalid%5; %6 skipped "
+                             "(replayed or discarded). Nothing was written.")
+                              .arg(fmt::number(result->selected), fmt::number(result->replayed),
+                                   fmt::number(result->alreadyLanded), fmt::number(result->failed),
+                                   why.isEmpty() ? QString()
+                                                 : QString(QStringLiteral(" (") %
+                                                           why.join(QStringLiteral(", ")) % u')'),
+                                   fmt::number(result->skipped));
+                      finishOperation(kOperationValidate, true, message, {});
+                  });
 }
 
-void DlqPage::replaySelection()
-{
+void DlqPage::replaySelection() {
     if (!m_db || !m_spec || m_busy || selectionSize() == 0)
         return;
     const DlqSelection selection = actionSelection();
@@ -658,9 +710,13 @@ void DlqPage::replaySelection()
         options.maxPerSecond = double(m_actions->velocity()->value());
     options.maxRecords = int(std::clamp<qint64>(selection.ids.size(), 1000, 100000));
     setBusy(true);
-    m_actions->progress()->setRange(0, int(std::min<qint64>(std::max<qint64>(expected, 1), INT_MAX)));
+    m_actions->progress()->setRange(0,
+                                    int(std::min<qint64>(std::max<qint64>(expected, 1), INT_MAX)));
     m_actions->progress()->setValue(0);
-    m_actions->progressText()->setText(options.maxPerSecond ? tr("starting \u00b7 at most %1 records/s").arg(fmt::number(m_actions->velocity()->value())) : tr("starting"));
+    m_actions->progressText()->setText(options.maxPerSecond
+                                           ? tr("starting \u00b7 at most %1 records/s")
+                                                 .arg(fmt::number(m_actions->velocity()->value()))
+                                           : tr("starting"));
     m_actions->cancelButton()->setEnabled(true);
     m_actions->progressFrame()->show();
     showResult(true, tr("Replaying\u2026"));
@@ -668,36 +724,45 @@ void DlqPage::replaySelection()
         [this, db = *m_db, spec = *m_spec, selection, options](const JobToken &job) mutable {
             // Worker thread: each report after a committed batch is posted
             // back; `this` is only touched there, while this replay is current.
-            options.progress = [this, job](const DlqReplayProgress &p) { job.post([this, p] { onReplayProgress(p); }); };
+            options.progress = [this, job](const DlqReplayProgress &p) {
+                job.post([this, p] { onReplayProgress(p); });
+            };
             options.cancel = job.cancelFlag();
             return replayDlq(db, spec, selection, options);
         },
         [this, touched](Result<DlqReplayResult> result) {
             m_actions->progressFrame()->hide();
             if (!result)
-                return finishOperation(kOperationReplay, false, tr("Replay failed: %1").arg(result.error().message), touched);
+                return finishOperation(kOperationReplay, false,
+                                       tr("Replay failed: %1").arg(result.error().message),
+                                       touched);
             m_lastReplay = *result;
             m_records->setVerdicts(result->records);
-            const QString head = result->status == DlqReplayStatus::Cancelled ? tr("Replay cancelled after %1 batches:").arg(result->batches)
-                                                                               : tr("Replay done in %1:").arg(fmt::duration(result->seconds));
-            const QString message = head % u' '
-                                    % tr("%1 replayed (%2 inserted, %3 updated, %4 already there), %5 failed, %6 skipped.")
-                                          .arg(fmt::number(result->replayed), fmt::number(result->inserted), fmt::number(result->updated),
-                                               fmt::number(result->alreadyLanded), fmt::number(result->failed), fmt::number(result->skipped));
+            const QString head = result->status == DlqReplayStatus::Cancelled
+                                     ? tr("Replay cancelled after %1 batches:").arg(result->batches)
+                                     : tr("Replay done in %1:").arg(fmt::duration(result->seconds));
+            const QString message =
+                head % u' ' %
+                tr("%1 replayed (%2 inserted, %3 updated, %4 already there), %5 failed, %6 "
+                   "skipped.")
+                    .arg(fmt::number(result->replayed), fmt::number(result->inserted),
+                         fmt::number(result->updated), fmt::number(result->alreadyLanded),
+                         fmt::number(result->failed), fmt::number(result->skipped));
             finishOperation(kOperationReplay, result->failed == 0, message, touched);
         });
 }
 
-void DlqPage::onReplayProgress(const DlqReplayProgress &p)
-{
-    m_actions->progress()->setRange(0, int(std::min<qint64>(std::max<qint64>(p.selected, 1), INT_MAX)));
+void DlqPage::onReplayProgress(const DlqReplayProgress &p) {
+    m_actions->progress()->setRange(
+        0, int(std::min<qint64>(std::max<qint64>(p.selected, 1), INT_MAX)));
     m_actions->progress()->setValue(int(std::min<qint64>(p.processed, INT_MAX)));
-    m_actions->progressText()->setText(tr("batch %1 \u00b7 replayed %2 \u00b7 failed %3").arg(p.batchesDone).arg(fmt::number(p.replayed), fmt::number(p.failed)));
+    m_actions->progressText()->setText(tr("batch %1 \u00b7 replayed %2 \u00b7 failed %3")
+                                           .arg(p.batchesDone)
+                                           .arg(fmt::number(p.replayed), fmt::number(p.failed)));
     Q_EMIT replayProgressed(p.processed, p.selected);
 }
 
-void DlqPage::cancelReplay()
-{
+void DlqPage::cancelReplay() {
     if (!m_replayJobs.isRunning())
         return;
     m_replayJobs.requestCancel();
@@ -705,8 +770,7 @@ void DlqPage::cancelReplay()
     m_actions->progressText()->setText(tr("cancelling at the next batch boundary\u2026"));
 }
 
-void DlqPage::discardSelection()
-{
+void DlqPage::discardSelection() {
     const QString reason = m_actions->reason()->text().trimmed();
     if (!m_db || m_busy || selectionSize() == 0)
         return;
@@ -721,16 +785,19 @@ void DlqPage::discardSelection()
         [db = *m_db, selection, reason] { return discardDlq(db, selection, reason, true); },
         [this, selection](Result<DlqDiscardResult> result) {
             if (!result)
-                return finishOperation(kOperationDiscard, false, tr("Discard refused: %1").arg(result.error().message), selection.ids);
+                return finishOperation(kOperationDiscard, false,
+                                       tr("Discard refused: %1").arg(result.error().message),
+                                       selection.ids);
             m_actions->reason()->clear();
-            finishOperation(kOperationDiscard, true, tr("%1 records discarded; they stay in the DLQ with the reason in their history.")
-                                                         .arg(fmt::number(result->selected)),
-                            selection.ids);
+            finishOperation(
+                kOperationDiscard, true,
+                tr("%1 records discarded; they stay in the DLQ with the reason in their history.")
+                    .arg(fmt::number(result->selected)),
+                selection.ids);
         });
 }
 
-void DlqPage::saveFix(qint64 id, const QByteArray &payload)
-{
+void DlqPage::saveFix(qint64 id, const QByteArray &payload) {
     if (!m_db || m_busy || id == 0)
         return;
     DlqFixRequest request;
@@ -739,18 +806,22 @@ void DlqPage::saveFix(qint64 id, const QByteArray &payload)
     request.reason = tr("edited in the console");
     request.execute = true;
     setBusy(true);
-    tasks().start(
-        [db = *m_db, request] { return fixDlq(db, request); },
-        [this, id](Result<DlqFixResult> result) {
-            if (!result)
-                return finishOperation(kOperationFix, false, tr("Fix of #%1 refused: %2").arg(id).arg(result.error().message), {id});
-            finishOperation(kOperationFix, true, tr("Record #%1 fixed: its payload is saved and its status is fixed. Validate or replay it next.").arg(id),
-                            {id});
-        });
+    tasks().start([db = *m_db, request] { return fixDlq(db, request); },
+                  [this, id](Result<DlqFixResult> result) {
+                      if (!result)
+                          return finishOperation(
+                              kOperationFix, false,
+                              tr("Fix of #%1 refused: %2").arg(id).arg(result.error().message),
+                              {id});
+                      finishOperation(kOperationFix, true,
+                                      tr("Record #%1 fixed: its payload is saved and its status is "
+                                         "fixed. Validate or replay it next.")
+                                          .arg(id),
+                                      {id});
+                  });
 }
 
-void DlqPage::previewSetPath(const QString &path, const QString &value)
-{
+void DlqPage::previewSetPath(const QString &path, const QString &value) {
     if (!m_db || m_busy || selectionSize() == 0)
         return;
     DlqFixRequest request;
@@ -765,17 +836,23 @@ void DlqPage::previewSetPath(const QString &path, const QString &value)
         [db = *m_db, request] { return fixDlq(db, request); },
         [this, request, path, value](Result<DlqFixResult> result) {
             if (!result)
-                return finishOperation(kOperationSet, false, tr("Cannot set %1: %2").arg(path, result.error().message), {});
+                return finishOperation(kOperationSet, false,
+                                       tr("Cannot set %1: %2").arg(path, result.error().message),
+                                       {});
             setBusy(false);
             m_pendingSet = request;
             m_pendingSet->execute = true;
             QString text = tr("Set <b>%1</b> = <b>%2</b> on %3 records: %4 would change.")
-                               .arg(path.toHtmlEscaped(), value.toHtmlEscaped(), fmt::number(result->selected), fmt::number(result->changed));
+                               .arg(path.toHtmlEscaped(), value.toHtmlEscaped(),
+                                    fmt::number(result->selected), fmt::number(result->changed));
             if (!result->samples.empty()) {
                 const DlqChange &c = result->samples.front();
-                text += QStringLiteral("<br>")
-                        % style::coloured(QStringLiteral("#%1: <code>%2</code> \u2192 <code>%3</code>").arg(c.id).arg(shortPayload(c.before), shortPayload(c.after)),
-                                          style::Colour::Muted);
+                text +=
+                    QStringLiteral("<br>") %
+                    style::coloured(QStringLiteral("#%1: <code>%2</code> \u2192 <code>%3</code>")
+                                        .arg(c.id)
+                                        .arg(shortPayload(c.before), shortPayload(c.after)),
+                                    style::Colour::Muted);
             }
             m_actions->pendingText()->setText(text);
             m_actions->applySetButton()->setEnabled(result->selected > 0);
@@ -784,8 +861,7 @@ void DlqPage::previewSetPath(const QString &path, const QString &value)
         });
 }
 
-void DlqPage::applyPendingSet()
-{
+void DlqPage::applyPendingSet() {
     if (!m_db || m_busy || !m_pendingSet)
         return;
     const DlqFixRequest request = *m_pendingSet;
@@ -797,11 +873,15 @@ void DlqPage::applyPendingSet()
         [this, request](Result<DlqFixResult> result) {
             const QString path = request.sets.front().first;
             if (!result)
-                return finishOperation(kOperationSet, false, tr("Cannot set %1: %2").arg(path, result.error().message), request.selection.ids);
-            finishOperation(kOperationSet, true,
-                            tr("%1 set on %2 records (%3 changed); they are fixed. Validate or replay them next.")
-                                .arg(path, fmt::number(result->selected), fmt::number(result->changed)),
-                            request.selection.ids);
+                return finishOperation(kOperationSet, false,
+                                       tr("Cannot set %1: %2").arg(path, result.error().message),
+                                       request.selection.ids);
+            finishOperation(
+                kOperationSet, true,
+                tr("%1 set on %2 records (%3 changed); they are fixed. Validate or replay them "
+                   "next.")
+                    .arg(path, fmt::number(result->selected), fmt::number(result->changed)),
+                request.selection.ids);
         });
 }
 

@@ -1,12 +1,11 @@
 #pragma once
 
-#include <QPointer>
-
-#include "core/sql/database.h"
 #include "core/dlq/dlq.h"
-#include "ui/common/page.h"
+#include "core/sql/database.h"
 #include "core/workspace/spec.h"
+#include "ui/common/page.h"
 
+#include <QPointer>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -116,7 +115,8 @@ private:
     void onReplayProgress(const DlqReplayProgress &progress);
     void updateCount();
     void setBusy(bool busy);
-    void finishOperation(const QString &operation, bool ok, const QString &message, const QList<qint64> &touched);
+    void finishOperation(const QString &operation, bool ok, const QString &message,
+                         const QList<qint64> &touched);
     void showResult(bool ok, const QString &message);
     qint64 selectionSize() const;
 

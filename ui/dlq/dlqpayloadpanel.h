@@ -3,7 +3,6 @@
 #include "core/dlq/dlq.h"
 
 #include <QWidget>
-
 #include <optional>
 
 class QLabel;

@@ -1,7 +1,7 @@
 #include "ui/dlq/dlqrecordsmodel.h"
 
-#include "ui/common/style.h"
 #include "ui/common/format.h"
+#include "ui/common/style.h"
 
 #include <QBrush>
 #include <QColor>
@@ -12,20 +12,23 @@ namespace rw {
 
 namespace {
 
-QColor statusColor(DlqStatus status)
-{
+QColor statusColor(DlqStatus status) {
     switch (status) {
-    case DlqStatus::New: return style::qcolor(style::Colour::Accent);
-    case DlqStatus::Fixed: return QColor(0x7a, 0x3f, 0xc0);
-    case DlqStatus::Replayed: return style::qcolor(style::Colour::Ok);
-    case DlqStatus::Failed: return style::qcolor(style::Colour::Error);
-    case DlqStatus::Discarded: break;
+    case DlqStatus::New:
+        return style::qcolor(style::Colour::Accent);
+    case DlqStatus::Fixed:
+        return QColor(0x7a, 0x3f, 0xc0);
+    case DlqStatus::Replayed:
+        return style::qcolor(style::Colour::Ok);
+    case DlqStatus::Failed:
+        return style::qcolor(style::Colour::Error);
+    case DlqStatus::Discarded:
+        break;
     }
     return QColor(0x6b, 0x72, 0x7c); // discarded
 }
 
-QString where(const DlqRecord &r)
-{
+QString where(const DlqRecord &r) {
     if (r.sourceKind == QLatin1String("stream") && r.partition && r.offset)
         return QStringLiteral("%1 \u00b7 p%2 @%3").arg(r.source(), *r.partition).arg(*r.offset);
     if (r.partition)
@@ -36,35 +39,39 @@ QString where(const DlqRecord &r)
 } // namespace
 
 DlqRecordsModel::DlqRecordsModel(QObject *parent)
-    : ColumnTableModel({
-        {tr("#"), kAlignNumber, [](const DlqRecord &r) { return r.id; }},
-        {tr("Status"), kAlignText, [](const DlqRecord &r) { return enumName(r.status); }},
-        {tr("Dry run"), kAlignText, [this](const DlqRecord &r) { return checkText(r); }},
-        {tr("Source"), kAlignText, where},
-        {tr("Event / key"), kAlignText, [](const DlqRecord &r) { return r.eventId.value_or(r.key.value_or(QStringLiteral("\u2014"))); }},
-        {tr("Error"), kAlignText,
-         [](const DlqRecord &r) {
-             const QString error = r.lastError ? *r.lastError : r.error;
-             const QString cls = r.lastErrorClass ? *r.lastErrorClass : r.errorClass;
-             return QString(cls % QStringLiteral(": ") % error);
-         }},
-        {tr("Attempts"), kAlignNumber, [](const DlqRecord &r) { return r.attempts; }},
-        {tr("First seen (UTC)"), kAlignText, [](const DlqRecord &r) { return fmt::timestamp(r.firstSeen); },
-         [](const DlqRecord &r) { return r.firstSeen; }},
-    }, parent, HeaderAlignment::View)
-{
-}
+    : ColumnTableModel(
+          {
+              {tr("#"), kAlignNumber, [](const DlqRecord &r) { return r.id; }},
+              {tr("Status"), kAlignText, [](const DlqRecord &r) { return enumName(r.status); }},
+              {tr("Dry run"), kAlignText, [this](const DlqRecord &r) { return checkText(r); }},
+              {tr("Source"), kAlignText, where},
+              {tr("Event / key"), kAlignText,
+               [](const DlqRecord &r) {
+                   return r.eventId.value_or(r.key.value_or(QStringLiteral("\u2014")));
+               }},
+              {tr("Error"), kAlignText,
+               [](const DlqRecord &r) {
+                   const QString error = r.lastError ? *r.lastError : r.error;
+                   const QString cls = r.lastErrorClass ? *r.lastErrorClass : r.errorClass;
+                   return QString(cls % QStringLiteral(": ") % error);
+               }},
+              {tr("Attempts"), kAlignNumber, [](const DlqRecord &r) { return r.attempts; }},
+              {tr("First seen (UTC)"), kAlignText,
+               [](const DlqRecord &r) { return fmt::timestamp(r.firstSeen); },
+               [](const DlqRecord &r) { return r.firstSeen; }},
+          },
+          parent, HeaderAlignment::View) {}
 
-void DlqRecordsModel::setFilter(const Database &db, const DlqSelection &filter)
-{
+void DlqRecordsModel::setFilter(const Database &db, const DlqSelection &filter) {
     restart(db, filter);
     fetchPage();
 }
 
-void DlqRecordsModel::clear() { restart(std::nullopt, {}); }
+void DlqRecordsModel::clear() {
+    restart(std::nullopt, {});
+}
 
-void DlqRecordsModel::restart(std::optional<Database> db, const DlqSelection &filter)
-{
+void DlqRecordsModel::restart(std::optional<Database> db, const DlqSelection &filter) {
     beginResetModel();
     m_jobs.cancel(); // pages of the old filter are dropped
     m_db = std::move(db);
@@ -79,27 +86,25 @@ void DlqRecordsModel::restart(std::optional<Database> db, const DlqSelection &fi
     endResetModel();
 }
 
-void DlqRecordsModel::reload()
-{
+void DlqRecordsModel::reload() {
     if (m_db)
         setFilter(*m_db, m_filter);
 }
 
-int DlqRecordsModel::rowOf(qint64 id) const { return m_rowOf.value(id, -1); }
+int DlqRecordsModel::rowOf(qint64 id) const {
+    return m_rowOf.value(id, -1);
+}
 
-bool DlqRecordsModel::canFetchMore(const QModelIndex &parent) const
-{
+bool DlqRecordsModel::canFetchMore(const QModelIndex &parent) const {
     return !parent.isValid() && m_db && !m_complete && !m_fetching;
 }
 
-void DlqRecordsModel::fetchMore(const QModelIndex &parent)
-{
+void DlqRecordsModel::fetchMore(const QModelIndex &parent) {
     if (canFetchMore(parent))
         fetchPage();
 }
 
-void DlqRecordsModel::fetchPage()
-{
+void DlqRecordsModel::fetchPage() {
     if (!m_db || m_fetching || m_complete)
         return;
     m_fetching = true;
@@ -132,8 +137,7 @@ void DlqRecordsModel::fetchPage()
         });
 }
 
-void DlqRecordsModel::refreshRecords(const QList<qint64> &ids)
-{
+void DlqRecordsModel::refreshRecords(const QList<qint64> &ids) {
     if (!m_db || ids.isEmpty())
         return;
     QList<qint64> loaded;
@@ -144,52 +148,48 @@ void DlqRecordsModel::refreshRecords(const QList<qint64> &ids)
         return;
     DlqSelection byId;
     byId.ids = loaded;
-    m_jobs.start(
-        [db = *m_db, byId] { return pageDlq(db, byId, 0, int(byId.ids.size())); },
-        [this, loaded](Result<std::vector<DlqRecord>> records) {
-            if (!records)
-                return;
-            for (DlqRecord &r : *records) {
-                const int row = rowOf(r.id);
-                if (row < 0)
-                    continue;
-                m_rows[std::size_t(row)] = std::move(r);
-                Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
-            }
-            Q_EMIT recordsRefreshed(loaded);
-        });
+    m_jobs.start([db = *m_db, byId] { return pageDlq(db, byId, 0, int(byId.ids.size())); },
+                 [this, loaded](Result<std::vector<DlqRecord>> records) {
+                     if (!records)
+                         return;
+                     for (DlqRecord &r : *records) {
+                         const int row = rowOf(r.id);
+                         if (row < 0)
+                             continue;
+                         m_rows[std::size_t(row)] = std::move(r);
+                         Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+                     }
+                     Q_EMIT recordsRefreshed(loaded);
+                 });
 }
 
-void DlqRecordsModel::setVerdicts(const std::vector<DlqVerdict> &verdicts)
-{
+void DlqRecordsModel::setVerdicts(const std::vector<DlqVerdict> &verdicts) {
     for (const DlqVerdict &v : verdicts)
         m_verdicts.insert(v.id, v);
     if (!m_rows.empty())
         Q_EMIT dataChanged(index(0, CheckColumn), index(rowCount() - 1, CheckColumn));
 }
 
-void DlqRecordsModel::clearVerdicts()
-{
+void DlqRecordsModel::clearVerdicts() {
     m_verdicts.clear();
     if (!m_rows.empty())
         Q_EMIT dataChanged(index(0, CheckColumn), index(rowCount() - 1, CheckColumn));
 }
 
-const DlqVerdict *DlqRecordsModel::verdict(qint64 id) const
-{
+const DlqVerdict *DlqRecordsModel::verdict(qint64 id) const {
     const auto it = m_verdicts.constFind(id);
     return it == m_verdicts.cend() ? nullptr : &*it;
 }
 
-int DlqRecordsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+int DlqRecordsModel::rowCount(const QModelIndex &parent) const {
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
 
-const DlqRecord *DlqRecordsModel::rowAt(const QModelIndex &index) const
-{
+const DlqRecord *DlqRecordsModel::rowAt(const QModelIndex &index) const {
     return isCell(index) ? &m_rows[std::size_t(index.row())] : nullptr;
 }
 
-QString DlqRecordsModel::checkText(const DlqRecord &r) const
-{
+QString DlqRecordsModel::checkText(const DlqRecord &r) const {
     const DlqVerdict *v = verdict(r.id);
     if (!v)
         return QString();
@@ -198,18 +198,22 @@ QString DlqRecordsModel::checkText(const DlqRecord &r) const
     return v->alreadyLanded ? tr("\u2713 valid (already landed)") : tr("\u2713 valid");
 }
 
-QVariant DlqRecordsModel::cellData(const DlqRecord &r, int column, int role) const
-{
+QVariant DlqRecordsModel::cellData(const DlqRecord &r, int column, int role) const {
     const DlqVerdict *v = verdict(r.id);
     switch (role) {
-    case IdRole: return r.id;
-    case StatusRole: return QVariant::fromValue(r.status);
-    case SignatureRole: return r.signature;
+    case IdRole:
+        return r.id;
+    case StatusRole:
+        return QVariant::fromValue(r.status);
+    case SignatureRole:
+        return r.signature;
     case Qt::ToolTipRole:
         if (column == ErrorColumn) {
             QString tip = tr("Captured: %1: %2").arg(r.errorClass, r.error);
             if (r.lastError)
-                tip += u'\n' % tr("Last replay (%1): %2: %3").arg(fmt::timestamp(r.lastAttemptAt.value_or(QString())), r.lastErrorClass.value_or(QString()), *r.lastError);
+                tip += u'\n' % tr("Last replay (%1): %2: %3")
+                                   .arg(fmt::timestamp(r.lastAttemptAt.value_or(QString())),
+                                        r.lastErrorClass.value_or(QString()), *r.lastError);
             tip += u'\n' % tr("Signature: %1").arg(r.signature);
             return tip;
         }
@@ -222,13 +226,15 @@ QVariant DlqRecordsModel::cellData(const DlqRecord &r, int column, int role) con
         if (column == StatusColumn)
             return QBrush(statusColor(r.status));
         if (column == CheckColumn && v)
-            return QBrush(v->valid ? style::qcolor(style::Colour::Ok) : style::qcolor(style::Colour::Error));
+            return QBrush(v->valid ? style::qcolor(style::Colour::Ok)
+                                   : style::qcolor(style::Colour::Error));
         if (column == IdColumn)
             return QBrush(style::qcolor(style::Colour::Muted));
         return {};
     case Qt::FontRole:
         return boldIf(column == StatusColumn);
-    default: return {};
+    default:
+        return {};
     }
 }
 

@@ -1,12 +1,11 @@
 #pragma once
 
-#include "core/sql/database.h"
 #include "core/dlq/dlq.h"
+#include "core/sql/database.h"
 #include "ui/common/jobtracker.h"
-
 #include "ui/common/tablemodel.h"
-#include <QHash>
 
+#include <QHash>
 #include <optional>
 #include <vector>
 
@@ -23,7 +22,17 @@ namespace rw {
 class DlqRecordsModel : public ColumnTableModel<DlqRecord> {
     Q_OBJECT
 public:
-    enum Column { IdColumn, StatusColumn, CheckColumn, SourceColumn, EventColumn, ErrorColumn, AttemptsColumn, FirstSeenColumn, ColumnCount };
+    enum Column {
+        IdColumn,
+        StatusColumn,
+        CheckColumn,
+        SourceColumn,
+        EventColumn,
+        ErrorColumn,
+        AttemptsColumn,
+        FirstSeenColumn,
+        ColumnCount
+    };
     enum Role { IdRole = FirstCustomRole, StatusRole, SignatureRole };
     static constexpr int kDefaultPageSize = 250;
 

@@ -18,18 +18,27 @@ namespace rw {
 // --- ImportTopicDialog ------------------------------------------------------------
 
 ImportTopicDialog::ImportTopicDialog(const Database &db, const Spec &spec, QWidget *parent)
-    : QDialog(parent), m_db(db), m_spec(spec), m_stream(new QComboBox(this)), m_status(new QLabel(this)), m_progress(new QProgressBar(this)),
-      m_count(new QPushButton(tr("Count"), this)), m_import(new QPushButton(tr("Import"), this)), m_cancel(new QPushButton(tr("Cancel"), this))
-{
+    : QDialog(parent)
+    , m_db(db)
+    , m_spec(spec)
+    , m_stream(new QComboBox(this))
+    , m_status(new QLabel(this))
+    , m_progress(new QProgressBar(this))
+    , m_count(new QPushButton(tr("Count"), this))
+    , m_import(new QPushButton(tr("Import"), this))
+    , m_cancel(new QPushButton(tr("Cancel"), this)) {
     setObjectName(QStringLiteral("importTopicDialog"));
     setWindowTitle(tr("Import from a dead-letter topic"));
-    for (const StreamSpec &s : m_spec.streams) // a broken one is refused, as rewindctl dlq import refuses it
-        if (s.kafka && !s.kafka->dlqTopic.isEmpty() && m_spec.brokenReason(QStringLiteral("stream"), s.name).isEmpty())
+    for (const StreamSpec &s :
+         m_spec.streams) // a broken one is refused, as rewindctl dlq import refuses it
+        if (s.kafka && !s.kafka->dlqTopic.isEmpty() &&
+            m_spec.brokenReason(QStringLiteral("stream"), s.name).isEmpty())
             m_stream->addItem(tr("%1 \u2190 %2").arg(s.name, s.kafka->dlqTopic), s.name);
     m_status->setWordWrap(true);
     m_status->setMinimumWidth(460);
-    m_status->setText(m_stream->count() ? tr("Count the records to import, then import them.")
-                                        : tr("No usable Kafka stream of the spec names a kafka.dlq_topic."));
+    m_status->setText(m_stream->count()
+                          ? tr("Count the records to import, then import them.")
+                          : tr("No usable Kafka stream of the spec names a kafka.dlq_topic."));
     m_progress->hide();
     m_import->setEnabled(false);
     m_cancel->hide();
@@ -60,12 +69,15 @@ ImportTopicDialog::ImportTopicDialog(const Database &db, const Spec &spec, QWidg
     m_count->setEnabled(m_stream->count() > 0);
 }
 
-const StreamSpec *ImportTopicDialog::chosen() const { return m_spec.stream(m_stream->currentData().toString()); }
+const StreamSpec *ImportTopicDialog::chosen() const {
+    return m_spec.stream(m_stream->currentData().toString());
+}
 
-QString ImportTopicDialog::statusText() const { return m_status->text(); }
+QString ImportTopicDialog::statusText() const {
+    return m_status->text();
+}
 
-void ImportTopicDialog::setRunning(bool running)
-{
+void ImportTopicDialog::setRunning(bool running) {
     m_running = running;
     m_stream->setEnabled(!running);
     m_count->setEnabled(!running && m_stream->count() > 0);
@@ -75,8 +87,7 @@ void ImportTopicDialog::setRunning(bool running)
     m_progress->setVisible(running);
 }
 
-void ImportTopicDialog::count()
-{
+void ImportTopicDialog::count() {
     const StreamSpec *stream = chosen();
     if (!stream || m_running)
         return;
@@ -92,16 +103,18 @@ void ImportTopicDialog::count()
                          return;
                      }
                      m_dryRun = *r;
-                     m_status->setText(r->imported > 0 ? tr("%1 record(s) to read from %2 (%3 imported before).")
-                                                             .arg(fmt::number(r->imported), r->topic, fmt::number(r->alreadyImported))
-                                                       : tr("Nothing new in %1 (%2 imported before).").arg(r->topic, fmt::number(r->alreadyImported)));
+                     m_status->setText(
+                         r->imported > 0 ? tr("%1 record(s) to read from %2 (%3 imported before).")
+                                               .arg(fmt::number(r->imported), r->topic,
+                                                    fmt::number(r->alreadyImported))
+                                         : tr("Nothing new in %1 (%2 imported before).")
+                                               .arg(r->topic, fmt::number(r->alreadyImported)));
                      setRunning(false);
                      Q_EMIT counted();
                  });
 }
 
-void ImportTopicDialog::runImport()
-{
+void ImportTopicDialog::runImport() {
     const StreamSpec *stream = chosen();
     if (!stream || m_running || !m_dryRun)
         return;
@@ -118,7 +131,8 @@ void ImportTopicDialog::runImport()
             o.progress = [this, job](const DlqImportProgress &p) {
                 job.post([this, p] {
                     m_progress->setValue(int(std::min<qint64>(p.read, INT_MAX)));
-                    m_status->setText(tr("%1 of %2 records read\u2026").arg(fmt::number(p.read), fmt::number(p.total)));
+                    m_status->setText(tr("%1 of %2 records read\u2026")
+                                          .arg(fmt::number(p.read), fmt::number(p.total)));
                 });
             };
             return importDlqTopic(db, s, o);
@@ -132,29 +146,40 @@ void ImportTopicDialog::runImport()
                 return;
             }
             m_result = *r;
-            m_status->setText((r->cancelled ? tr("Cancelled: %1 record(s) imported from %2; import again to go on.")
-                                            : tr("%1 record(s) imported from %2."))
-                                  .arg(fmt::number(r->imported), r->topic));
+            m_status->setText(
+                (r->cancelled
+                     ? tr("Cancelled: %1 record(s) imported from %2; import again to go on.")
+                     : tr("%1 record(s) imported from %2."))
+                    .arg(fmt::number(r->imported), r->topic));
             Q_EMIT imported(r->imported);
         });
 }
 
 // --- RedriveDialog ------------------------------------------------------------------
 
-RedriveDialog::RedriveDialog(const Database &db, const Spec &spec, const DlqSelection &selection, qint64 batchSize, std::optional<double> maxPerSecond,
-                             QWidget *parent)
-    : QDialog(parent), m_db(db), m_spec(spec), m_selection(selection), m_batchSize(batchSize), m_maxPerSecond(maxPerSecond), m_summary(new QLabel(this)),
-      m_topic(new QLineEdit(this)), m_confirm(new QLineEdit(this)), m_progress(new QProgressBar(this)),
-      m_dryRunButton(new QPushButton(tr("Dry run"), this)), m_replay(new QPushButton(tr("Replay to Kafka"), this)),
-      m_cancel(new QPushButton(tr("Cancel"), this))
-{
+RedriveDialog::RedriveDialog(const Database &db, const Spec &spec, const DlqSelection &selection,
+                             qint64 batchSize, std::optional<double> maxPerSecond, QWidget *parent)
+    : QDialog(parent)
+    , m_db(db)
+    , m_spec(spec)
+    , m_selection(selection)
+    , m_batchSize(batchSize)
+    , m_maxPerSecond(maxPerSecond)
+    , m_summary(new QLabel(this))
+    , m_topic(new QLineEdit(this))
+    , m_confirm(new QLineEdit(this))
+    , m_progress(new QProgressBar(this))
+    , m_dryRunButton(new QPushButton(tr("Dry run"), this))
+    , m_replay(new QPushButton(tr("Replay to Kafka"), this))
+    , m_cancel(new QPushButton(tr("Cancel"), this)) {
     setObjectName(QStringLiteral("redriveDialog"));
     setWindowTitle(tr("Replay to a Kafka topic"));
     m_summary->setWordWrap(true);
     m_summary->setMinimumWidth(480);
     m_summary->setTextFormat(Qt::PlainText);
     m_topic->setPlaceholderText(tr("each record's original topic"));
-    m_topic->setToolTip(tr("Produce every record to this topic instead of its original one (it must exist: never created)"));
+    m_topic->setToolTip(tr("Produce every record to this topic instead of its original one (it "
+                           "must exist: never created)"));
     m_confirm->setPlaceholderText(tr("type the stream's name to confirm"));
     m_progress->hide();
     m_cancel->hide();
@@ -187,19 +212,20 @@ RedriveDialog::RedriveDialog(const Database &db, const Spec &spec, const DlqSele
     dryRun();
 }
 
-QString RedriveDialog::summaryText() const { return m_summary->text(); }
+QString RedriveDialog::summaryText() const {
+    return m_summary->text();
+}
 
-void RedriveDialog::updateButtons()
-{
+void RedriveDialog::updateButtons() {
     m_dryRunButton->setEnabled(!m_running);
     m_topic->setEnabled(!m_running);
-    m_replay->setEnabled(!m_running && m_dry && m_dry->produced > 0 && m_dry->streams.contains(m_confirm->text().trimmed()));
+    m_replay->setEnabled(!m_running && m_dry && m_dry->produced > 0 &&
+                         m_dry->streams.contains(m_confirm->text().trimmed()));
     m_cancel->setVisible(m_running);
     m_progress->setVisible(m_running);
 }
 
-void RedriveDialog::dryRun()
-{
+void RedriveDialog::dryRun() {
     if (m_running)
         return;
     m_running = true;
@@ -207,33 +233,36 @@ void RedriveDialog::dryRun()
     m_summary->setText(tr("Dry run: checking the records' clusters and topics\u2026"));
     DlqProduceOptions o;
     o.topic = m_topic->text().trimmed();
-    m_jobs.start([db = m_db, spec = m_spec, sel = m_selection, o]() { return produceDlq(db, spec, sel, o); },
-                 [this](Result<DlqProduceResult> r) {
-                     m_running = false;
-                     if (!r) {
-                         m_dry.reset();
-                         m_summary->setText(tr("Cannot replay to Kafka: %1").arg(r.error().message));
-                         updateButtons();
-                         Q_EMIT failed(r.error().message);
-                         return;
-                     }
-                     m_dry = *r;
-                     QStringList lines{tr("%1 record(s) selected: %2 to produce, %3 skipped (replayed or discarded).")
-                                           .arg(fmt::number(r->selected), fmt::number(r->produced), fmt::number(r->skipped))};
-                     for (const auto &[topic, n] : r->byTopic)
-                         lines << tr("  \u2192 %1: %2").arg(topic, fmt::number(n));
-                     lines << tr("Key and headers are kept, Kafka Connect's __connect.errors.* headers dropped and a rewind.dlq.id header added. "
-                                 "A record turns replayed once the broker acknowledges it.");
-                     if (!r->streams.isEmpty())
-                         lines << tr("Type %1 to confirm.").arg(r->streams.join(tr(" or ")));
-                     m_summary->setText(lines.join(u'\n'));
-                     updateButtons();
-                     Q_EMIT dryRunFinished();
-                 });
+    m_jobs.start(
+        [db = m_db, spec = m_spec, sel = m_selection, o]() { return produceDlq(db, spec, sel, o); },
+        [this](Result<DlqProduceResult> r) {
+            m_running = false;
+            if (!r) {
+                m_dry.reset();
+                m_summary->setText(tr("Cannot replay to Kafka: %1").arg(r.error().message));
+                updateButtons();
+                Q_EMIT failed(r.error().message);
+                return;
+            }
+            m_dry = *r;
+            QStringList lines{
+                tr("%1 record(s) selected: %2 to produce, %3 skipped (replayed or discarded).")
+                    .arg(fmt::number(r->selected), fmt::number(r->produced),
+                         fmt::number(r->skipped))};
+            for (const auto &[topic, n] : r->byTopic)
+                lines << tr("  \u2192 %1: %2").arg(topic, fmt::number(n));
+            lines << tr("Key and headers are kept, Kafka Connect's __connect.errors.* headers "
+                        "dropped and a rewind.dlq.id header added. "
+                        "A record turns replayed once the broker acknowledges it.");
+            if (!r->streams.isEmpty())
+                lines << tr("Type %1 to confirm.").arg(r->streams.join(tr(" or ")));
+            m_summary->setText(lines.join(u'\n'));
+            updateButtons();
+            Q_EMIT dryRunFinished();
+        });
 }
 
-void RedriveDialog::runReplay()
-{
+void RedriveDialog::runReplay() {
     if (m_running || !m_dry || !m_dry->streams.contains(m_confirm->text().trimmed()))
         return;
     m_running = true;
@@ -249,7 +278,9 @@ void RedriveDialog::runReplay()
         [this, db = m_db, spec = m_spec, sel = m_selection, o](const JobToken &job) mutable {
             o.cancel = job.cancelFlag();
             o.progress = [this, job](const DlqProduceProgress &p) {
-                job.post([this, p] { m_progress->setValue(int(std::min<qint64>(p.produced + p.failed, INT_MAX))); });
+                job.post([this, p] {
+                    m_progress->setValue(int(std::min<qint64>(p.produced + p.failed, INT_MAX)));
+                });
             };
             return produceDlq(db, spec, sel, o);
         },
@@ -264,10 +295,12 @@ void RedriveDialog::runReplay()
                 return;
             }
             m_result = *r;
-            m_summary->setText((r->cancelled ? tr("Cancelled after %1 batch(es): %2 produced and acknowledged, %3 refused.")
-                                             : tr("Done in %1 batch(es): %2 produced and acknowledged, %3 refused."))
-                                   .arg(r->batches)
-                                   .arg(fmt::number(r->produced), fmt::number(r->failed)));
+            m_summary->setText(
+                (r->cancelled
+                     ? tr("Cancelled after %1 batch(es): %2 produced and acknowledged, %3 refused.")
+                     : tr("Done in %1 batch(es): %2 produced and acknowledged, %3 refused."))
+                    .arg(r->batches)
+                    .arg(fmt::number(r->produced), fmt::number(r->failed)));
             Q_EMIT replayed(*r);
         });
 }

@@ -7,7 +7,6 @@
 #include "ui/common/jobtracker.h"
 
 #include <QDialog>
-
 #include <optional>
 
 class QComboBox;
@@ -67,8 +66,8 @@ private:
 class RedriveDialog : public QDialog {
     Q_OBJECT
 public:
-    RedriveDialog(const Database &db, const Spec &spec, const DlqSelection &selection, qint64 batchSize, std::optional<double> maxPerSecond,
-                  QWidget *parent = nullptr);
+    RedriveDialog(const Database &db, const Spec &spec, const DlqSelection &selection,
+                  qint64 batchSize, std::optional<double> maxPerSecond, QWidget *parent = nullptr);
 
     QLineEdit *topicEdit() const { return m_topic; }
     QLineEdit *confirmEdit() const { return m_confirm; }

@@ -1,15 +1,15 @@
 #include "ui/lateness/lagpage.h"
 
-#include "ui/common/style.h"
-#include "ui/common/format.h"
-#include "ui/lateness/lagpartitionsmodel.h"
-#include "ui/lateness/latenesschart.h"
-#include "ui/lateness/latenessstrip.h"
 #include "ui/batch/launchdialog.h"
 #include "ui/batch/liverunwidget.h"
 #include "ui/batch/runmanager.h"
+#include "ui/common/format.h"
 #include "ui/common/stattile.h"
 #include "ui/common/statusstyle.h"
+#include "ui/common/style.h"
+#include "ui/lateness/lagpartitionsmodel.h"
+#include "ui/lateness/latenesschart.h"
+#include "ui/lateness/latenessstrip.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -26,7 +26,9 @@ namespace rw {
 
 namespace {
 
-QString ms(const std::optional<qint64> &v) { return v ? latenessText(*v) : QStringLiteral("\u2014"); }
+QString ms(const std::optional<qint64> &v) {
+    return v ? latenessText(*v) : QStringLiteral("\u2014");
+}
 
 // What the launch dialog is about, prepared off the GUI thread.
 struct LaunchPlan {
@@ -36,20 +38,38 @@ struct LaunchPlan {
 
 } // namespace
 
-bool LagPage::hasLateness(const DatasetSpec &dataset) { return !dataset.eventTime.isEmpty() && !dataset.ingestTime.isEmpty(); }
+bool LagPage::hasLateness(const DatasetSpec &dataset) {
+    return !dataset.eventTime.isEmpty() && !dataset.ingestTime.isEmpty();
+}
 
 LagPage::LagPage(QWidget *parent)
-    : Page(parent), m_title(new QLabel(this)), m_subtitle(new QLabel(this)), m_stack(new QStackedWidget(this)),
-      m_empty(new QLabel(this)), m_events(new StatTile(tr("events"), this)), m_p50(new StatTile(tr("p50"), this)),
-      m_p99(new StatTile(tr("p99"), this)), m_p999(new StatTile(tr("p99.9"), this)), m_max(new StatTile(tr("max"), this)),
-      m_late(new StatTile(tr("late at the spec's allowed lateness"), this)),
-      m_odd(new StatTile(tr("unparseable / negative"), this)), m_slider(new QSlider(Qt::Horizontal, this)),
-      m_sliderValue(new QLabel(this)), m_whatIf(new QLabel(this)), m_finalization(new QLabel(this)),
-      m_specButton(new QPushButton(tr("Spec value"), this)), m_suggestButton(new QPushButton(tr("Suggested"), this)),
-      m_chart(new LatenessChart(this)), m_strip(new LatenessStrip(this)), m_view(new QTableView(this)),
-      m_model(new LagPartitionsModel(this)), m_statusSummary(new QLabel(this)), m_finalize(new QPushButton(tr("Finalize\u2026"), this)),
-      m_backfill(new QPushButton(tr("Backfill stale\u2026"), this)), m_actionState(new QLabel(this)), m_liveBox(new QVBoxLayout)
-{
+    : Page(parent)
+    , m_title(new QLabel(this))
+    , m_subtitle(new QLabel(this))
+    , m_stack(new QStackedWidget(this))
+    , m_empty(new QLabel(this))
+    , m_events(new StatTile(tr("events"), this))
+    , m_p50(new StatTile(tr("p50"), this))
+    , m_p99(new StatTile(tr("p99"), this))
+    , m_p999(new StatTile(tr("p99.9"), this))
+    , m_max(new StatTile(tr("max"), this))
+    , m_late(new StatTile(tr("late at the spec's allowed lateness"), this))
+    , m_odd(new StatTile(tr("unparseable / negative"), this))
+    , m_slider(new QSlider(Qt::Horizontal, this))
+    , m_sliderValue(new QLabel(this))
+    , m_whatIf(new QLabel(this))
+    , m_finalization(new QLabel(this))
+    , m_specButton(new QPushButton(tr("Spec value"), this))
+    , m_suggestButton(new QPushButton(tr("Suggested"), this))
+    , m_chart(new LatenessChart(this))
+    , m_strip(new LatenessStrip(this))
+    , m_view(new QTableView(this))
+    , m_model(new LagPartitionsModel(this))
+    , m_statusSummary(new QLabel(this))
+    , m_finalize(new QPushButton(tr("Finalize\u2026"), this))
+    , m_backfill(new QPushButton(tr("Backfill stale\u2026"), this))
+    , m_actionState(new QLabel(this))
+    , m_liveBox(new QVBoxLayout) {
     setObjectName(QStringLiteral("lagPage"));
     style::makeTitle(m_title);
     m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
@@ -65,15 +85,18 @@ LagPage::LagPage(QWidget *parent)
     // The what-if box.
     auto *whatIfBox = new QFrame(this);
     whatIfBox->setObjectName(QStringLiteral("whatIfBox"));
-    whatIfBox->setStyleSheet(QStringLiteral("#whatIfBox { background: #fbf7ef; border: 1px solid #eadcc0; border-radius: 6px; }"));
+    whatIfBox->setStyleSheet(QStringLiteral(
+        "#whatIfBox { background: #fbf7ef; border: 1px solid #eadcc0; border-radius: 6px; }"));
     m_slider->setObjectName(QStringLiteral("watermarkSlider"));
     m_slider->setTickPosition(QSlider::TicksBelow);
     m_slider->setPageStep(4);
-    m_slider->setToolTip(tr("What if allowed_lateness were this? Computed from the loaded distribution; nothing is changed"));
+    m_slider->setToolTip(tr("What if allowed_lateness were this? Computed from the loaded "
+                            "distribution; nothing is changed"));
     QFont bold = m_sliderValue->font();
     bold.setBold(true);
     m_sliderValue->setFont(bold);
-    m_sliderValue->setMinimumWidth(m_sliderValue->fontMetrics().horizontalAdvance(QStringLiteral("1d12h30m")) + 8);
+    m_sliderValue->setMinimumWidth(
+        m_sliderValue->fontMetrics().horizontalAdvance(QStringLiteral("1d12h30m")) + 8);
     m_whatIf->setObjectName(QStringLiteral("whatIfText"));
     m_whatIf->setTextFormat(Qt::RichText);
     m_finalization->setObjectName(QStringLiteral("finalizationText"));
@@ -103,7 +126,8 @@ LagPage::LagPage(QWidget *parent)
     m_view->setModel(proxy);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(LagPartitionsModel::PartitionColumn, Qt::AscendingOrder);
-    m_view->setColumnHidden(LagPartitionsModel::P50Column, true); // a tile, and in the strip's tooltip
+    m_view->setColumnHidden(LagPartitionsModel::P50Column,
+                            true); // a tile, and in the strip's tooltip
     measureFirstRowsOnly(m_view);
     style::setupTable(m_view);
     connect(m_strip, &LatenessStrip::partitionClicked, this, [this, proxy](int row) {
@@ -178,10 +202,11 @@ LagPage::LagPage(QWidget *parent)
     clear();
 }
 
-LaunchDialog *LagPage::launchDialog() const { return m_dialog.data(); }
+LaunchDialog *LagPage::launchDialog() const {
+    return m_dialog.data();
+}
 
-void LagPage::setRunManager(RunManager *runs)
-{
+void LagPage::setRunManager(RunManager *runs) {
     m_runs = runs;
     connect(m_runs, &RunManager::runProgressed, this, [this](int id) {
         if (m_live && id == m_liveId)
@@ -195,7 +220,9 @@ void LagPage::setRunManager(RunManager *runs)
         if (m_live && run)
             m_live->update(*run);
         if (run && run->result)
-            m_actionState->setText(tr("Run #%1 %2.").arg(run->result->runId.toString(), enumName(run->result->status)));
+            m_actionState->setText(
+                tr("Run #%1 %2.")
+                    .arg(run->result->runId.toString(), enumName(run->result->status)));
         else if (run && run->error && run->error->code != Error::Code::StalePlan)
             m_actionState->setText(tr("The run failed: %1").arg(run->error->message));
         if (m_live) {
@@ -206,8 +233,7 @@ void LagPage::setRunManager(RunManager *runs)
     });
 }
 
-void LagPage::setDataset(const Database &db, const DatasetSpec &dataset)
-{
+void LagPage::setDataset(const Database &db, const DatasetSpec &dataset) {
     const bool same = m_dataset && m_dataset->name == dataset.name;
     m_db = db;
     m_dataset = dataset;
@@ -221,17 +247,19 @@ void LagPage::setDataset(const Database &db, const DatasetSpec &dataset)
     refresh();
 }
 
-QString LagPage::title() const { return m_dataset ? tr("Lateness of %1").arg(m_dataset->name) : tr("Lateness"); }
-
-QString LagPage::statusText() const
-{
-    if (!m_snapshot)
-        return title();
-    return tr("%1: %2 events, p99 %3").arg(title(), fmt::number(m_snapshot->report.count), ms(m_snapshot->report.percentiles.p99));
+QString LagPage::title() const {
+    return m_dataset ? tr("Lateness of %1").arg(m_dataset->name) : tr("Lateness");
 }
 
-void LagPage::clear()
-{
+QString LagPage::statusText() const {
+    if (!m_snapshot)
+        return title();
+    return tr("%1: %2 events, p99 %3")
+        .arg(title(), fmt::number(m_snapshot->report.count),
+             ms(m_snapshot->report.percentiles.p99));
+}
+
+void LagPage::clear() {
     cancelLoad();
     m_db.reset();
     m_dataset.reset();
@@ -249,8 +277,7 @@ void LagPage::clear()
     updateActions();
 }
 
-void LagPage::refresh()
-{
+void LagPage::refresh() {
     if (!m_db || !m_dataset)
         return;
     const DatasetSpec &d = *m_dataset;
@@ -258,25 +285,31 @@ void LagPage::refresh()
     if (!hasLateness(d)) {
         cancelLoad();
         m_subtitle->clear();
-        m_empty->setText(tr("Dataset %1 has no %2 in the spec, so its lateness cannot be measured. Set \"event_time\" and "
+        m_empty->setText(tr("Dataset %1 has no %2 in the spec, so its lateness cannot be measured. "
+                            "Set \"event_time\" and "
                             "\"ingest_time\" (and \"allowed_lateness\" for a watermark).")
-                             .arg(d.name, d.eventTime.isEmpty() ? QStringLiteral("event_time") : QStringLiteral("ingest_time")));
+                             .arg(d.name, d.eventTime.isEmpty() ? QStringLiteral("event_time")
+                                                                : QStringLiteral("ingest_time")));
         m_stack->setCurrentWidget(m_empty);
         updateActions();
         Q_EMIT pageLoaded();
         return;
     }
-    m_subtitle->setText(tr("lateness = %1 \u2212 %2  \u00b7  allowed_lateness %3  \u00b7  loading\u2026")
-                            .arg(d.ingestTime, d.eventTime,
-                                 d.allowedLatenessSeconds ? durationLabel(*d.allowedLatenessSeconds) : tr("not set")));
+    m_subtitle->setText(
+        tr("lateness = %1 \u2212 %2  \u00b7  allowed_lateness %3  \u00b7  loading\u2026")
+            .arg(d.ingestTime, d.eventTime,
+                 d.allowedLatenessSeconds ? durationLabel(*d.allowedLatenessSeconds)
+                                          : tr("not set")));
     startLoad(
-        tr("Measuring the lateness of %1\u2026").arg(d.name), [db = *m_db, dataset = d]() { return loadLatenessSnapshot(db, dataset); },
+        tr("Measuring the lateness of %1\u2026").arg(d.name),
+        [db = *m_db, dataset = d]() { return loadLatenessSnapshot(db, dataset); },
         [this](Result<LatenessSnapshot> result) {
             if (!result) {
                 m_empty->setText(result.error().message);
                 m_stack->setCurrentWidget(m_empty);
                 updateActions();
-                Q_EMIT loadFailed(tr("Could not measure the lateness of %1: %2").arg(datasetName(), result.error().message));
+                Q_EMIT loadFailed(tr("Could not measure the lateness of %1: %2")
+                                      .arg(datasetName(), result.error().message));
                 return;
             }
             showSnapshot(std::move(*result));
@@ -285,8 +318,7 @@ void LagPage::refresh()
     updateActions();
 }
 
-void LagPage::showSnapshot(LatenessSnapshot snapshot)
-{
+void LagPage::showSnapshot(LatenessSnapshot snapshot) {
     const qint64 previous = m_snapshot ? whatIfSeconds() : -1;
     m_snapshot = std::move(snapshot);
     const LatenessSnapshot &s = *m_snapshot;
@@ -294,10 +326,13 @@ void LagPage::showSnapshot(LatenessSnapshot snapshot)
     const DatasetSpec &d = *m_dataset;
 
     QStringList facts{tr("lateness = %1 \u2212 %2").arg(d.ingestTime, d.eventTime),
-                      tr("allowed_lateness %1").arg(d.allowedLatenessSeconds ? durationLabel(*d.allowedLatenessSeconds) : tr("not set"))};
+                      tr("allowed_lateness %1")
+                          .arg(d.allowedLatenessSeconds ? durationLabel(*d.allowedLatenessSeconds)
+                                                        : tr("not set"))};
     if (s.finalize && s.finalize->watermarkMs)
-        facts << tr("watermark %1 (newest event %2)").arg(fmt::timestamp(isoUtc(*s.finalize->watermarkMs)),
-                                                         fmt::timestamp(isoUtc(*s.finalize->maxEventMs)));
+        facts << tr("watermark %1 (newest event %2)")
+                     .arg(fmt::timestamp(isoUtc(*s.finalize->watermarkMs)),
+                          fmt::timestamp(isoUtc(*s.finalize->maxEventMs)));
     if (r.suggestion)
         facts << tr("suggested allowed_lateness %1").arg(durationLabel(r.suggestion->seconds));
     m_subtitle->setText(facts.join(QStringLiteral("  \u00b7  ")));
@@ -308,15 +343,19 @@ void LagPage::showSnapshot(LatenessSnapshot snapshot)
     m_p999->setValue(ms(r.percentiles.p999));
     m_max->setValue(ms(r.percentiles.max));
     if (r.lateFraction) {
-        m_late->setValue(percentText(*r.lateFraction), tr("%1 events later than %2").arg(fmt::number(r.late), durationLabel(*r.allowedLatenessSeconds)));
+        m_late->setValue(percentText(*r.lateFraction),
+                         tr("%1 events later than %2")
+                             .arg(fmt::number(r.late), durationLabel(*r.allowedLatenessSeconds)));
         m_late->setAlert(*r.lateFraction > 0.01);
     } else {
         m_late->setValue(QStringLiteral("\u2014"), tr("No allowed_lateness in the spec"));
         m_late->setAlert(false);
     }
-    m_odd->setValue(QStringLiteral("%1 / %2").arg(fmt::number(r.unparseable), fmt::number(r.negative)),
-                    tr("%1 rows with an unparseable or missing timestamp (%2 missing); %3 events ingested before their event time")
-                        .arg(fmt::number(r.unparseable), fmt::number(r.missing), fmt::number(r.negative)));
+    m_odd->setValue(
+        QStringLiteral("%1 / %2").arg(fmt::number(r.unparseable), fmt::number(r.negative)),
+        tr("%1 rows with an unparseable or missing timestamp (%2 missing); %3 events ingested "
+           "before their event time")
+            .arg(fmt::number(r.unparseable), fmt::number(r.missing), fmt::number(r.negative)));
     m_odd->setAlert(r.unparseable > 0);
 
     m_chart->setReport(r);
@@ -332,17 +371,16 @@ void LagPage::showSnapshot(LatenessSnapshot snapshot)
     m_specButton->setEnabled(d.allowedLatenessSeconds.has_value());
     m_suggestButton->setEnabled(r.suggestion.has_value());
     m_stack->setCurrentWidget(m_stack->widget(1));
-    const qint64 start = previous >= 0                 ? previous
-                         : d.allowedLatenessSeconds    ? *d.allowedLatenessSeconds
-                         : r.suggestion                ? r.suggestion->seconds
-                                                       : 3600;
+    const qint64 start = previous >= 0              ? previous
+                         : d.allowedLatenessSeconds ? *d.allowedLatenessSeconds
+                         : r.suggestion             ? r.suggestion->seconds
+                                                    : 3600;
     setAllowedLateness(start);
     onSlider(m_slider->value()); // also when the value did not change
     updateActions();
 }
 
-void LagPage::setAllowedLateness(qint64 seconds)
-{
+void LagPage::setAllowedLateness(qint64 seconds) {
     if (!m_snapshot || m_snapshot->grid.empty())
         return;
     const auto &grid = m_snapshot->grid;
@@ -350,15 +388,14 @@ void LagPage::setAllowedLateness(qint64 seconds)
     m_slider->setValue(it == grid.end() ? int(grid.size()) - 1 : int(it - grid.begin()));
 }
 
-qint64 LagPage::whatIfSeconds() const
-{
+qint64 LagPage::whatIfSeconds() const {
     if (!m_snapshot || m_snapshot->grid.empty())
         return 0;
-    return m_snapshot->grid[std::size_t(std::clamp(m_slider->value(), 0, int(m_snapshot->grid.size()) - 1))];
+    return m_snapshot
+        ->grid[std::size_t(std::clamp(m_slider->value(), 0, int(m_snapshot->grid.size()) - 1))];
 }
 
-qint64 LagPage::whatIfLate() const
-{
+qint64 LagPage::whatIfLate() const {
     if (!m_snapshot)
         return 0;
     const auto &w = m_snapshot->report.whatIf;
@@ -366,8 +403,7 @@ qint64 LagPage::whatIfLate() const
     return i >= 0 && std::size_t(i) < w.size() ? w[std::size_t(i)].late : 0;
 }
 
-double LagPage::whatIfLateFraction() const
-{
+double LagPage::whatIfLateFraction() const {
     if (!m_snapshot)
         return 0;
     const auto &w = m_snapshot->report.whatIf;
@@ -375,11 +411,14 @@ double LagPage::whatIfLateFraction() const
     return i >= 0 && std::size_t(i) < w.size() ? w[std::size_t(i)].lateFraction : 0;
 }
 
-QString LagPage::whatIfText() const { return m_whatIf->text(); }
-QString LagPage::finalizationText() const { return m_finalization->text(); }
+QString LagPage::whatIfText() const {
+    return m_whatIf->text();
+}
+QString LagPage::finalizationText() const {
+    return m_finalization->text();
+}
 
-void LagPage::onSlider(int step)
-{
+void LagPage::onSlider(int step) {
     if (!m_snapshot || step < 0 || std::size_t(step) >= m_snapshot->grid.size())
         return;
     const LatenessSnapshot &s = *m_snapshot;
@@ -390,22 +429,30 @@ void LagPage::onSlider(int step)
     m_model->setWhatIf(step, seconds);
     m_strip->setWhatIf(step, seconds);
     m_chart->setAllowedLateness(seconds);
-    m_stripLabel->setText(tr("Per-partition lateness: share of events later than %1, darkest = the worst partition (%2); "
+    m_stripLabel->setText(tr("Per-partition lateness: share of events later than %1, darkest = the "
+                             "worst partition (%2); "
                              "tick = status")
                               .arg(durationLabel(seconds), percentText(m_strip->scaleTop())));
 
-    const QString colour = fraction > 0.01 ? style::colour(style::Colour::Error) : style::colour(style::Colour::Ok);
+    const QString colour =
+        fraction > 0.01 ? style::colour(style::Colour::Error) : style::colour(style::Colour::Ok);
     QString spec;
-    if (m_dataset->allowedLatenessSeconds && *m_dataset->allowedLatenessSeconds != seconds && s.report.lateFraction)
-        spec = tr(" (spec %1: %2)").arg(durationLabel(*m_dataset->allowedLatenessSeconds), percentText(*s.report.lateFraction));
-    m_whatIf->setText(tr("With allowed lateness <b>%1</b>: <b style='color:%2'>%3</b> of events would be late "
-                         "(%4 of %5)%6")
-                          .arg(durationLabel(seconds), colour, percentText(fraction), fmt::number(late), fmt::number(s.report.count),
-                               spec.toHtmlEscaped()));
+    if (m_dataset->allowedLatenessSeconds && *m_dataset->allowedLatenessSeconds != seconds &&
+        s.report.lateFraction)
+        spec = tr(" (spec %1: %2)")
+                   .arg(durationLabel(*m_dataset->allowedLatenessSeconds),
+                        percentText(*s.report.lateFraction));
+    m_whatIf->setText(
+        tr("With allowed lateness <b>%1</b>: <b style='color:%2'>%3</b> of events would be late "
+           "(%4 of %5)%6")
+            .arg(durationLabel(seconds), colour, percentText(fraction), fmt::number(late),
+                 fmt::number(s.report.count), spec.toHtmlEscaped()));
 
     // The finalization delay: the watermark trails the newest event time by
     // the allowed lateness, so a day becomes final that long after it ends.
-    QString text = tr("Finalization delay <b>%1</b>: a day becomes final %1 after it ends (event time).").arg(durationLabel(seconds));
+    QString text =
+        tr("Finalization delay <b>%1</b>: a day becomes final %1 after it ends (event time).")
+            .arg(durationLabel(seconds));
     if (s.finalize && s.finalize->maxEventMs) {
         const qint64 watermark = *s.finalize->maxEventMs - seconds * 1000;
         int days = 0, past = 0;
@@ -425,24 +472,32 @@ void LagPage::onSlider(int step)
     m_finalization->setText(text);
 }
 
-void LagPage::updateActions()
-{
-    const bool ready = m_snapshot && !isLoading() && !m_preparing && m_runs && hasLateness(*m_dataset);
-    const bool busy = m_liveId && m_runs && m_runs->run(m_liveId) && !m_runs->run(m_liveId)->finished;
-    const qsizetype eligible = m_snapshot && m_snapshot->finalize ? m_snapshot->finalize->finalized.size() : 0;
+void LagPage::updateActions() {
+    const bool ready =
+        m_snapshot && !isLoading() && !m_preparing && m_runs && hasLateness(*m_dataset);
+    const bool busy =
+        m_liveId && m_runs && m_runs->run(m_liveId) && !m_runs->run(m_liveId)->finished;
+    const qsizetype eligible =
+        m_snapshot && m_snapshot->finalize ? m_snapshot->finalize->finalized.size() : 0;
     const qint64 stale = m_snapshot ? m_snapshot->staleCount : 0;
     m_finalize->setEnabled(ready && !busy && eligible > 0);
     m_backfill->setEnabled(ready && !busy && stale > 0);
-    m_finalize->setText(eligible > 0 ? tr("Finalize %n day(s)\u2026", nullptr, int(eligible)) : tr("Finalize\u2026"));
-    m_backfill->setText(stale > 0 ? tr("Backfill %n stale\u2026", nullptr, int(stale)) : tr("Backfill stale\u2026"));
+    m_finalize->setText(eligible > 0 ? tr("Finalize %n day(s)\u2026", nullptr, int(eligible))
+                                     : tr("Finalize\u2026"));
+    m_backfill->setText(stale > 0 ? tr("Backfill %n stale\u2026", nullptr, int(stale))
+                                  : tr("Backfill stale\u2026"));
     if (m_snapshot && !m_snapshot->finalize)
         m_finalize->setToolTip(tr("Set allowed_lateness in the spec to finalize partitions"));
     else if (m_snapshot && eligible == 0)
-        m_finalize->setToolTip(tr("Nothing to finalize: the watermark has not passed the end of a day that is not final yet"));
+        m_finalize->setToolTip(tr("Nothing to finalize: the watermark has not passed the end of a "
+                                  "day that is not final yet"));
     else
-        m_finalize->setToolTip(tr("Publish the days the watermark has passed and mark them final (previewed first)"));
-    m_backfill->setToolTip(stale > 0 || !m_snapshot ? tr("Re-run every stale partition (late data arrived since its publish; previewed first)")
-                                                    : tr("No partition is stale"));
+        m_finalize->setToolTip(
+            tr("Publish the days the watermark has passed and mark them final (previewed first)"));
+    m_backfill->setToolTip(stale > 0 || !m_snapshot
+                               ? tr("Re-run every stale partition (late data arrived since its "
+                                    "publish; previewed first)")
+                               : tr("No partition is stale"));
 
     if (!m_snapshot) {
         m_statusSummary->clear();
@@ -461,8 +516,7 @@ void LagPage::updateActions()
     m_statusSummary->setText(parts.join(QStringLiteral("&nbsp;&nbsp;")));
 }
 
-void LagPage::startFinalize()
-{
+void LagPage::startFinalize() {
     if (!m_db || !m_dataset || !m_runs || m_preparing)
         return;
     m_preparing = true;
@@ -474,7 +528,8 @@ void LagPage::startFinalize()
             if (!dry)
                 return fail(dry.error());
             if (dry->finalized.isEmpty())
-                return badInput(QStringLiteral("nothing to finalize: the watermark has passed no day that is not final yet"));
+                return badInput(QStringLiteral(
+                    "nothing to finalize: the watermark has passed no day that is not final yet"));
             BatchOptions options;
             options.scope.partitions = dry->finalized;
             auto plan = preview(db, dataset, options);
@@ -494,8 +549,7 @@ void LagPage::startFinalize()
         });
 }
 
-void LagPage::startBackfill()
-{
+void LagPage::startBackfill() {
     if (!m_db || !m_dataset || !m_runs || m_preparing)
         return;
     m_preparing = true;
@@ -524,8 +578,7 @@ void LagPage::startBackfill()
         });
 }
 
-void LagPage::openLaunch(const RunResult &plan, bool finalizing)
-{
+void LagPage::openLaunch(const RunResult &plan, bool finalizing) {
     if (m_dialog)
         m_dialog->close();
     auto *dialog = new LaunchDialog(plan, this);
@@ -534,18 +587,22 @@ void LagPage::openLaunch(const RunResult &plan, bool finalizing)
     for (const PartitionResult &p : plan.partitions)
         days << partitionLabel(p.partition);
     if (finalizing) {
-        const QString watermark = m_snapshot && m_snapshot->finalize && m_snapshot->finalize->watermarkMs
-                                      ? fmt::timestamp(isoUtc(*m_snapshot->finalize->watermarkMs))
-                                      : QString();
-        dialog->setPurpose(tr("Finalize %1").arg(plan.dataset),
-                           tr("The watermark (%1) has passed these %n day(s): they are published as previewed below and then "
-                              "marked final. Late data arriving afterwards makes a day stale, to backfill.",
-                              nullptr, int(days.size()))
-                               .arg(watermark),
-                           tr("Finalize"));
+        const QString watermark =
+            m_snapshot && m_snapshot->finalize && m_snapshot->finalize->watermarkMs
+                ? fmt::timestamp(isoUtc(*m_snapshot->finalize->watermarkMs))
+                : QString();
+        dialog->setPurpose(
+            tr("Finalize %1").arg(plan.dataset),
+            tr("The watermark (%1) has passed these %n day(s): they are published as previewed "
+               "below and then "
+               "marked final. Late data arriving afterwards makes a day stale, to backfill.",
+               nullptr, int(days.size()))
+                .arg(watermark),
+            tr("Finalize"));
     } else {
         dialog->setPurpose(tr("Backfill stale partitions of %1").arg(plan.dataset),
-                           tr("Source rows changed or arrived after these %n partition(s) were published: they are re-run as "
+                           tr("Source rows changed or arrived after these %n partition(s) were "
+                              "published: they are re-run as "
                               "previewed below. A final partition stays final.",
                               nullptr, int(days.size())),
                            tr("Backfill"));
@@ -555,17 +612,18 @@ void LagPage::openLaunch(const RunResult &plan, bool finalizing)
     const QString planId = plan.planId;
     QPointer<LaunchDialog> guard(dialog);
     connect(dialog, &LaunchDialog::confirmed, this, [this, guard, db, dataset, planId, finalizing] {
-        const int id = finalizing ? m_runs->startFinalize(db, dataset, planId) : m_runs->startRun(db, dataset, planId);
+        const int id = finalizing ? m_runs->startFinalize(db, dataset, planId)
+                                  : m_runs->startRun(db, dataset, planId);
         watchRun(id, guard);
     });
-    connect(dialog, &LaunchDialog::previewAgainRequested, this, finalizing ? &LagPage::startFinalize : &LagPage::startBackfill);
+    connect(dialog, &LaunchDialog::previewAgainRequested, this,
+            finalizing ? &LagPage::startFinalize : &LagPage::startBackfill);
     m_dialog = dialog;
     dialog->open();
     Q_EMIT launchDialogOpened();
 }
 
-void LagPage::watchRun(int id, QPointer<LaunchDialog> dialog)
-{
+void LagPage::watchRun(int id, QPointer<LaunchDialog> dialog) {
     m_liveId = id;
     if (m_live)
         m_live->deleteLater();

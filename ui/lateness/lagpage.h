@@ -2,12 +2,11 @@
 
 #include "core/batch/batch.h"
 #include "core/sql/database.h"
-#include "ui/lateness/latenesssnapshot.h"
-#include "ui/common/page.h"
 #include "core/workspace/spec.h"
+#include "ui/common/page.h"
+#include "ui/lateness/latenesssnapshot.h"
 
 #include <QPointer>
-
 #include <optional>
 
 class QLabel;

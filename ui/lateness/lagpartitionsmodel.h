@@ -1,8 +1,7 @@
 #pragma once
 
-#include "ui/lateness/latenesssnapshot.h"
-
 #include "ui/common/tablemodel.h"
+#include "ui/lateness/latenesssnapshot.h"
 
 #include <vector>
 
@@ -15,8 +14,17 @@ namespace rw {
 class LagPartitionsModel : public SnapshotTableModel<LagPartitionRow> {
     Q_OBJECT
 public:
-    enum Column { PartitionColumn, StatusColumn, EventsColumn, P50Column, P99Column, MaxColumn, LateColumn, LateShareColumn,
-                  ColumnCount };
+    enum Column {
+        PartitionColumn,
+        StatusColumn,
+        EventsColumn,
+        P50Column,
+        P99Column,
+        MaxColumn,
+        LateColumn,
+        LateShareColumn,
+        ColumnCount
+    };
 
     explicit LagPartitionsModel(QObject *parent = nullptr);
 
@@ -28,7 +36,8 @@ public:
     // Events of `row` later than the slider's allowed lateness (0 without one).
     qint64 lateAt(int row) const;
 
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 protected:
     QVariant cellData(const LagPartitionRow &row, int column, int role) const override;

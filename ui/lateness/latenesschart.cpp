@@ -11,7 +11,6 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QValueAxis>
-
 #include <cmath>
 
 namespace rw {
@@ -20,8 +19,7 @@ namespace {
 
 // A bucket edge, as short as a narrow bar allows: "0", "850ms", "45s",
 // "12m", "3h", "2d" (rounded: the exact bounds are in the CLI's lag).
-QString edge(qint64 ms)
-{
+QString edge(qint64 ms) {
     if (ms == 0)
         return QStringLiteral("0");
     if (ms < 1000)
@@ -38,18 +36,19 @@ QString edge(qint64 ms)
 
 } // namespace
 
-LatenessChart::LatenessChart(QWidget *parent) : QChartView(parent)
-{
+LatenessChart::LatenessChart(QWidget *parent)
+    : QChartView(parent) {
     setObjectName(QStringLiteral("latenessChart"));
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(260);
     clear();
 }
 
-void LatenessChart::clear() { setReport(LatenessReport{}); }
+void LatenessChart::clear() {
+    setReport(LatenessReport{});
+}
 
-double LatenessChart::xOf(qint64 ms) const
-{
+double LatenessChart::xOf(qint64 ms) const {
     if (m_lo.isEmpty())
         return 0;
     if (ms < 0)
@@ -57,7 +56,8 @@ double LatenessChart::xOf(qint64 ms) const
     const int first = m_negative ? 1 : 0;
     for (int i = first; i < m_lo.size(); ++i) {
         if (ms < m_hi[i]) {
-            const double lo = std::log1p(double(m_lo[i]) / 1000.0), hi = std::log1p(double(m_hi[i]) / 1000.0);
+            const double lo = std::log1p(double(m_lo[i]) / 1000.0),
+                         hi = std::log1p(double(m_hi[i]) / 1000.0);
             const double v = std::log1p(double(std::max(ms, m_lo[i])) / 1000.0);
             return i - 0.5 + (hi > lo ? (v - lo) / (hi - lo) : 0.0);
         }
@@ -65,18 +65,18 @@ double LatenessChart::xOf(qint64 ms) const
     return m_lo.size() - 0.5;
 }
 
-QList<QPointF> LatenessChart::cumulativePoints() const { return m_cumulative ? m_cumulative->points() : QList<QPointF>{}; }
+QList<QPointF> LatenessChart::cumulativePoints() const {
+    return m_cumulative ? m_cumulative->points() : QList<QPointF>{};
+}
 
-QStringList LatenessChart::markerNames() const
-{
+QStringList LatenessChart::markerNames() const {
     QStringList out;
     for (const QLineSeries *s : m_markers)
         out << s->name();
     return out;
 }
 
-void LatenessChart::setReport(const LatenessReport &report)
-{
+void LatenessChart::setReport(const LatenessReport &report) {
     auto *chart = new QChart;
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->setMargins(QMargins(4, 4, 4, 4));
@@ -85,9 +85,11 @@ void LatenessChart::setReport(const LatenessReport &report)
     QFont small = chart->legend()->font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     chart->legend()->setFont(small);
-    chart->setTitle(report.count > 0 ? tr("Lateness of %1 events (ingest time \u2212 event time), log-scaled buckets")
-                                           .arg(QLocale().toString(report.count))
-                                     : tr("Lateness (no events with both timestamps)"));
+    chart->setTitle(
+        report.count > 0
+            ? tr("Lateness of %1 events (ingest time \u2212 event time), log-scaled buckets")
+                  .arg(QLocale().toString(report.count))
+            : tr("Lateness (no events with both timestamps)"));
 
     m_lo.clear();
     m_hi.clear();
@@ -207,8 +209,7 @@ void LatenessChart::setReport(const LatenessReport &report)
     delete old;
 }
 
-void LatenessChart::setAllowedLateness(std::optional<qint64> seconds)
-{
+void LatenessChart::setAllowedLateness(std::optional<qint64> seconds) {
     if (!m_watermark)
         return;
     if (!seconds || m_lo.isEmpty()) {

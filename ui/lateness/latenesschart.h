@@ -31,7 +31,7 @@ public:
     QStringList markerNames() const;
 
 private:
-    QList<qint64> m_lo, m_hi;   // bucket bounds in ms (negative bucket: lo = min, hi = 0)
+    QList<qint64> m_lo, m_hi; // bucket bounds in ms (negative bucket: lo = min, hi = 0)
     bool m_negative = false;
     double m_top = 1;
     QLineSeries *m_cumulative = nullptr;

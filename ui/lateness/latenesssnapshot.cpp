@@ -4,33 +4,34 @@
 #include "core/util/timeutil.h"
 
 #include <QHash>
-
-#include <future>
-
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <limits>
 
 namespace rw {
 
-std::vector<qint64> latenessGrid(std::optional<qint64> maxMs, std::optional<qint64> extra)
-{
+std::vector<qint64> latenessGrid(std::optional<qint64> maxMs, std::optional<qint64> extra) {
     static const std::vector<qint64> steps = [] {
         std::vector<qint64> s;
         for (qint64 v = 0; v <= 10; ++v)
             s.push_back(v);
         for (qint64 v : {12, 15, 20, 25, 30, 40, 45, 50})
             s.push_back(v);
-        for (double m : {1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 15.0, 20.0, 25.0, 30.0, 40.0, 45.0, 50.0})
+        for (double m : {1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 15.0, 20.0, 25.0,
+                         30.0, 40.0, 45.0, 50.0})
             s.push_back(qint64(m * 60));
-        for (double h : {1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 18.0, 21.0})
+        for (double h : {1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0,
+                         18.0, 21.0})
             s.push_back(qint64(h * 3600));
-        for (double d : {1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, 14.0, 21.0, 30.0, 60.0, 90.0, 180.0, 365.0})
+        for (double d : {1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, 14.0, 21.0, 30.0, 60.0, 90.0,
+                         180.0, 365.0})
             s.push_back(qint64(d * 86400));
         return s;
     }();
     // The spec's value inside the range keeps a shorter grid a prefix of a longer one.
-    const qint64 top = std::max<qint64>({3600, maxMs ? (*maxMs + 999) / 1000 : 0, extra.value_or(0)});
+    const qint64 top =
+        std::max<qint64>({3600, maxMs ? (*maxMs + 999) / 1000 : 0, extra.value_or(0)});
     std::vector<qint64> grid;
     for (qint64 s : steps) {
         grid.push_back(s);
@@ -43,12 +44,12 @@ std::vector<qint64> latenessGrid(std::optional<qint64> maxMs, std::optional<qint
     return grid;
 }
 
-QString latenessText(qint64 ms)
-{
+QString latenessText(qint64 ms) {
     if (ms < 0)
         return u'\u2212' + latenessText(-ms);
     const auto trimmed = [](double v) {
-        return v >= 10 ? QString::number(std::llround(v)) : QString::number(v, 'f', 1).remove(QStringLiteral(".0"));
+        return v >= 10 ? QString::number(std::llround(v))
+                       : QString::number(v, 'f', 1).remove(QStringLiteral(".0"));
     };
     if (ms < 1000)
         return QStringLiteral("%1 ms").arg(ms);
@@ -62,35 +63,38 @@ QString latenessText(qint64 ms)
     return trimmed(s / 86400) + QStringLiteral(" d");
 }
 
-QString durationLabel(qint64 seconds) { return seconds == 0 ? QStringLiteral("0s") : timeutil::formatDuration(seconds); }
+QString durationLabel(qint64 seconds) {
+    return seconds == 0 ? QStringLiteral("0s") : timeutil::formatDuration(seconds);
+}
 
-QString percentText(double fraction)
-{
+QString percentText(double fraction) {
     const double p = fraction * 100.0;
     if (p == 0)
         return QStringLiteral("0 %");
     return QString::number(p, 'f', p < 0.01 ? 4 : p < 10 ? 2 : 1) + QStringLiteral(" %");
 }
 
-Result<LatenessSnapshot> loadLatenessSnapshot(const Database &db, const DatasetSpec &dataset)
-{
+Result<LatenessSnapshot> loadLatenessSnapshot(const Database &db, const DatasetSpec &dataset) {
     LatenessSnapshot snap;
     // One aggregate answers every slider step: ask for all of them, then
     // keep the steps up to the first one past the maximum.
     LatenessOptions options;
     options.buckets = 16;
-    options.whatIfSeconds = latenessGrid(std::numeric_limits<qint64>::max() / 2, dataset.allowedLatenessSeconds);
+    options.whatIfSeconds =
+        latenessGrid(std::numeric_limits<qint64>::max() / 2, dataset.allowedLatenessSeconds);
     // The lateness aggregate and the partitions (with the finalize dry run)
     // are independent reads of the source: the aggregate runs on a
     // connection of its own meanwhile, where one reaches the same data.
     std::future<Result<LatenessReport>> sideReport;
     if (db.sharedAcrossConnections())
-        sideReport = std::async(std::launch::async, [db, dataset, options] { return lateness(db, dataset, options); });
+        sideReport = std::async(std::launch::async,
+                                [db, dataset, options] { return lateness(db, dataset, options); });
     const auto takeReport = [&]() -> Result<LatenessReport> {
         if (!sideReport.valid())
             return lateness(db, dataset, options);
         Result<LatenessReport> side = sideReport.get();
-        return side ? std::move(side) : lateness(db, dataset, options); // a refused second connection: here
+        return side ? std::move(side)
+                    : lateness(db, dataset, options); // a refused second connection: here
     };
 
     // The partitions (source, target and state) are read once, for the
@@ -125,7 +129,8 @@ Result<LatenessSnapshot> loadLatenessSnapshot(const Database &db, const DatasetS
             ++snap.staleCount;
     }
     for (const PartitionLateness &p : snap.report.partitions)
-        snap.partitions.push_back({p.partition, status.value(partitionKey(p.partition), PartitionStatus::Unloaded), p});
+        snap.partitions.push_back(
+            {p.partition, status.value(partitionKey(p.partition), PartitionStatus::Unloaded), p});
     return snap;
 }
 

@@ -1,11 +1,10 @@
 #pragma once
 
+#include "core/batch/partitions.h"
 #include "core/lateness/finalize.h"
 #include "core/lateness/lateness.h"
-#include "core/batch/partitions.h"
 
 #include <QString>
-
 #include <optional>
 #include <vector>
 
@@ -23,9 +22,9 @@ struct LagPartitionRow {
 // asking the database again.
 struct LatenessSnapshot {
     LatenessReport report;
-    std::vector<qint64> grid;                 // what-if allowed latenesses, seconds, ascending
-    std::optional<FinalizeResult> finalize;   // the dry run; empty without allowed_lateness
-    std::vector<LagPartitionRow> partitions;  // in partition order
+    std::vector<qint64> grid;                // what-if allowed latenesses, seconds, ascending
+    std::optional<FinalizeResult> finalize;  // the dry run; empty without allowed_lateness
+    std::vector<LagPartitionRow> partitions; // in partition order
     qint64 staleCount = 0;
 };
 

@@ -1,14 +1,13 @@
 #include "ui/lateness/latenessstrip.h"
 
-#include "ui/common/style.h"
 #include "ui/common/format.h"
 #include "ui/common/statusstyle.h"
+#include "ui/common/style.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
-
 #include <cmath>
 
 namespace rw {
@@ -19,31 +18,32 @@ constexpr int kLeft = 8, kRight = 8, kTop = 4, kCell = 30, kTick = 5, kLabels = 
 
 } // namespace
 
-LatenessStrip::LatenessStrip(QWidget *parent) : QWidget(parent)
-{
+LatenessStrip::LatenessStrip(QWidget *parent)
+    : QWidget(parent) {
     setObjectName(QStringLiteral("latenessStrip"));
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 }
 
-QSize LatenessStrip::sizeHint() const { return {600, kTop + kCell + 2 + kTick + kLabels}; }
-QSize LatenessStrip::minimumSizeHint() const { return {200, sizeHint().height()}; }
+QSize LatenessStrip::sizeHint() const {
+    return {600, kTop + kCell + 2 + kTick + kLabels};
+}
+QSize LatenessStrip::minimumSizeHint() const {
+    return {200, sizeHint().height()};
+}
 
-void LatenessStrip::setRows(const std::vector<LagPartitionRow> &rows)
-{
+void LatenessStrip::setRows(const std::vector<LagPartitionRow> &rows) {
     m_rows = rows;
     update();
 }
 
-void LatenessStrip::setWhatIf(int index, qint64 seconds)
-{
+void LatenessStrip::setWhatIf(int index, qint64 seconds) {
     m_whatIf = index;
     m_seconds = seconds;
     update();
 }
 
-double LatenessStrip::lateShare(int i) const
-{
+double LatenessStrip::lateShare(int i) const {
     if (i < 0 || i >= cellCount() || m_whatIf < 0)
         return 0;
     const PartitionLateness &l = m_rows[std::size_t(i)].lateness;
@@ -52,21 +52,20 @@ double LatenessStrip::lateShare(int i) const
     return double(l.whatIfLate[std::size_t(m_whatIf)]) / double(l.count);
 }
 
-double LatenessStrip::scaleTop() const
-{
+double LatenessStrip::scaleTop() const {
     double top = 0;
     for (int i = 0; i < cellCount(); ++i)
         top = std::max(top, lateShare(i));
     return top;
 }
 
-QColor LatenessStrip::heat(double share, double top)
-{
+QColor LatenessStrip::heat(double share, double top) {
     // Relative to the worst partition, so differences show at any slider value.
     const double t = top > 0 ? std::clamp(share / top, 0.0, 1.0) : 0.0;
     const QColor cold(0xf2, 0xf6, 0xf0), warm(0xf0, 0xa0, 0x30), hot(0xb0, 0x12, 0x12);
     const auto mix = [](const QColor &a, const QColor &b, double u) {
-        return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * u), float(a.greenF() + (b.greenF() - a.greenF()) * u),
+        return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * u),
+                                float(a.greenF() + (b.greenF() - a.greenF()) * u),
                                 float(a.blueF() + (b.blueF() - a.blueF()) * u));
     };
     if (share <= 0)
@@ -74,24 +73,22 @@ QColor LatenessStrip::heat(double share, double top)
     return t < 0.5 ? mix(cold, warm, 0.1 + t * 1.8) : mix(warm, hot, (t - 0.5) * 2.0);
 }
 
-QRectF LatenessStrip::cellRect(int i) const
-{
+QRectF LatenessStrip::cellRect(int i) const {
     const double w = double(width() - kLeft - kRight) / std::max(1, cellCount());
     return {kLeft + i * w, double(kTop), w, double(kCell)};
 }
 
-int LatenessStrip::cellAt(const QPoint &pos) const
-{
+int LatenessStrip::cellAt(const QPoint &pos) const {
     for (int i = 0; i < cellCount(); ++i) {
         const QRectF r = cellRect(i);
-        if (pos.x() >= r.left() && pos.x() < r.right() && pos.y() >= 0 && pos.y() < kTop + kCell + kTick + 2)
+        if (pos.x() >= r.left() && pos.x() < r.right() && pos.y() >= 0 &&
+            pos.y() < kTop + kCell + kTick + 2)
             return i;
     }
     return -1;
 }
 
-void LatenessStrip::paintEvent(QPaintEvent *)
-{
+void LatenessStrip::paintEvent(QPaintEvent *) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing, false);
     if (m_rows.empty()) {
@@ -126,13 +123,12 @@ void LatenessStrip::paintEvent(QPaintEvent *)
     }
     if (n > 1) {
         const QRectF r = cellRect(n - 1);
-        p.drawText(QRectF(r.right() - labelWidth, y, labelWidth, kLabels), Qt::AlignRight | Qt::AlignVCenter,
-                   partitionLabel(m_rows.back().partition));
+        p.drawText(QRectF(r.right() - labelWidth, y, labelWidth, kLabels),
+                   Qt::AlignRight | Qt::AlignVCenter, partitionLabel(m_rows.back().partition));
     }
 }
 
-bool LatenessStrip::event(QEvent *event)
-{
+bool LatenessStrip::event(QEvent *event) {
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
         const int i = cellAt(help->pos());
@@ -143,21 +139,26 @@ bool LatenessStrip::event(QEvent *event)
         }
         const LagPartitionRow &r = m_rows[std::size_t(i)];
         const PartitionLateness &l = r.lateness;
-        const auto ms = [](const std::optional<qint64> &v) { return v ? latenessText(*v) : QStringLiteral("\u2014"); };
-        QString text = tr("<b>%1</b> \u00b7 %2<br>%3 events \u00b7 p50 %4 \u00b7 p99 %5 \u00b7 max %6")
-                           .arg(partitionLabel(r.partition).toHtmlEscaped(), enumName(r.status), fmt::number(l.count), ms(l.percentiles.p50),
-                                ms(l.percentiles.p99), ms(l.percentiles.max));
+        const auto ms = [](const std::optional<qint64> &v) {
+            return v ? latenessText(*v) : QStringLiteral("\u2014");
+        };
+        QString text =
+            tr("<b>%1</b> \u00b7 %2<br>%3 events \u00b7 p50 %4 \u00b7 p99 %5 \u00b7 max %6")
+                .arg(partitionLabel(r.partition).toHtmlEscaped(), enumName(r.status),
+                     fmt::number(l.count), ms(l.percentiles.p50), ms(l.percentiles.p99),
+                     ms(l.percentiles.max));
         if (m_whatIf >= 0 && std::size_t(m_whatIf) < l.whatIfLate.size())
-            text += tr("<br>later than %1: %2 (%3)")
-                        .arg(durationLabel(m_seconds), fmt::number(l.whatIfLate[std::size_t(m_whatIf)]), percentText(lateShare(i)));
+            text +=
+                tr("<br>later than %1: %2 (%3)")
+                    .arg(durationLabel(m_seconds), fmt::number(l.whatIfLate[std::size_t(m_whatIf)]),
+                         percentText(lateShare(i)));
         QToolTip::showText(help->globalPos(), text, this);
         return true;
     }
     return QWidget::event(event);
 }
 
-void LatenessStrip::mouseReleaseEvent(QMouseEvent *event)
-{
+void LatenessStrip::mouseReleaseEvent(QMouseEvent *event) {
     const int i = cellAt(event->position().toPoint());
     if (i >= 0)
         Q_EMIT partitionClicked(i);

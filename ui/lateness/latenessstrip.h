@@ -3,7 +3,6 @@
 #include "ui/lateness/latenesssnapshot.h"
 
 #include <QWidget>
-
 #include <vector>
 
 namespace rw {

@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/recovery/recovery.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <vector>

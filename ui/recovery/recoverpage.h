@@ -1,13 +1,12 @@
 #pragma once
 
 #include "core/batch/batch.h"
-#include "core/sql/database.h"
-#include "ui/common/page.h"
 #include "core/recovery/recovery.h"
+#include "core/sql/database.h"
 #include "core/workspace/spec.h"
+#include "ui/common/page.h"
 
 #include <QPointer>
-
 #include <array>
 #include <optional>
 #include <vector>

@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/recovery/recovery.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <vector>
@@ -23,7 +22,14 @@ struct TotalsLine {
 class TotalsModel : public SnapshotTableModel<TotalsLine> {
     Q_OBJECT
 public:
-    enum Column { PartitionColumn, MeasureColumn, SourceColumn, TargetColumn, MatchColumn, ColumnCount };
+    enum Column {
+        PartitionColumn,
+        MeasureColumn,
+        SourceColumn,
+        TargetColumn,
+        MatchColumn,
+        ColumnCount
+    };
     enum Role { MatchRole = FirstCustomRole };
 
     explicit TotalsModel(QObject *parent = nullptr);

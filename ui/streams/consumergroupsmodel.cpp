@@ -1,60 +1,72 @@
 #include "ui/streams/consumergroupsmodel.h"
 
 #include "core/streams/lag.h"
-#include "ui/common/style.h"
 #include "ui/common/format.h"
+#include "ui/common/style.h"
 
 #include <QBrush>
 
 namespace rw {
 
 ConsumerGroupsModel::ConsumerGroupsModel(QObject *parent)
-    : SnapshotTableModel({
-        {tr("Group"), kAlignText, [](const ConsumerGroupInfo &g) { return g.group; }},
-        numberColumn(tr("Lag"), &ConsumerGroupInfo::lag),
-        {tr("Status"), kAlignText, [](const ConsumerGroupInfo &g) { return g.status; }},
-        {tr("State"), kAlignText, [](const ConsumerGroupInfo &g) { return g.state.value_or(QStringLiteral("\u2014")); }},
-        {tr("Committed in"), kAlignNumber, [](const ConsumerGroupInfo &g) { return tr("%n partition(s)", nullptr, int(g.partitions)); },
-         [](const ConsumerGroupInfo &g) { return g.partitions; }},
-        {tr("Last commit"), kAlignText, [](const ConsumerGroupInfo &g) { return fmt::timestamp(g.lastCommitAt); },
-         [](const ConsumerGroupInfo &g) { return g.lastCommitAt; }},
-    }, parent)
-{
-}
+    : SnapshotTableModel(
+          {
+              {tr("Group"), kAlignText, [](const ConsumerGroupInfo &g) { return g.group; }},
+              numberColumn(tr("Lag"), &ConsumerGroupInfo::lag),
+              {tr("Status"), kAlignText, [](const ConsumerGroupInfo &g) { return g.status; }},
+              {tr("State"), kAlignText,
+               [](const ConsumerGroupInfo &g) {
+                   return g.state.value_or(QStringLiteral("\u2014"));
+               }},
+              {tr("Committed in"), kAlignNumber,
+               [](const ConsumerGroupInfo &g) {
+                   return tr("%n partition(s)", nullptr, int(g.partitions));
+               },
+               [](const ConsumerGroupInfo &g) { return g.partitions; }},
+              {tr("Last commit"), kAlignText,
+               [](const ConsumerGroupInfo &g) { return fmt::timestamp(g.lastCommitAt); },
+               [](const ConsumerGroupInfo &g) { return g.lastCommitAt; }},
+          },
+          parent) {}
 
-int ConsumerGroupsModel::rowOf(const QString &group) const
-{
+int ConsumerGroupsModel::rowOf(const QString &group) const {
     for (std::size_t i = 0; i < m_rows.size(); ++i)
         if (m_rows[i].group == group)
             return int(i);
     return -1;
 }
 
-QVariant ConsumerGroupsModel::cellData(const ConsumerGroupInfo &g, int column, int role) const
-{
+QVariant ConsumerGroupsModel::cellData(const ConsumerGroupInfo &g, int column, int role) const {
     switch (role) {
     case Qt::ForegroundRole:
         if (column == LagColumn && g.lag > 0)
             return QBrush(style::qcolor(style::Colour::Warning));
         if (column == StatusColumn)
-            return QBrush(style::qcolor(g.status == QLatin1String("OK")        ? style::Colour::Ok
-                                        : g.status == QLatin1String("WARN")    ? style::Colour::Warning
-                                        : g.status == QLatin1String("unknown") ? style::Colour::Muted
-                                                                               : style::Colour::Error));
+            return QBrush(style::qcolor(g.status == QLatin1String("OK")     ? style::Colour::Ok
+                                        : g.status == QLatin1String("WARN") ? style::Colour::Warning
+                                        : g.status == QLatin1String("unknown")
+                                            ? style::Colour::Muted
+                                            : style::Colour::Error));
         if (column == StateColumn && !g.state)
             return QBrush(style::qcolor(style::Colour::Faint));
         return {};
     case Qt::ToolTipRole:
         if (column == StatusColumn)
-            return tr("Burrow's rules over the last %1 lag samples of each partition (one per read of the offsets, every 10 s while this page "
-                      "is open): OK, WARN (lag not going down), STALL or STOP (offsets not moving, with or without members), REWIND (offsets "
+            return tr("Burrow's rules over the last %1 lag samples of each partition (one per read "
+                      "of the offsets, every 10 s while this page "
+                      "is open): OK, WARN (lag not going down), STALL or STOP (offsets not moving, "
+                      "with or without members), REWIND (offsets "
                       "moved back); unknown until two samples")
                 .arg(kLagWindow);
         if (column == StateColumn)
-            return g.state ? tr("The cluster's group state") : tr("The cluster cannot say (it does not answer ListGroups, or this is a log table)");
-        return tr("Group %1: %2 events behind the log end; committed in %n partition(s)", nullptr, int(g.partitions))
+            return g.state ? tr("The cluster's group state")
+                           : tr("The cluster cannot say (it does not answer ListGroups, or this is "
+                                "a log table)");
+        return tr("Group %1: %2 events behind the log end; committed in %n partition(s)", nullptr,
+                  int(g.partitions))
             .arg(g.group, fmt::number(g.lag));
-    default: return {};
+    default:
+        return {};
     }
 }
 

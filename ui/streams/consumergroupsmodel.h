@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/streams/offsets.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <vector>
@@ -14,7 +13,15 @@ namespace rw {
 class ConsumerGroupsModel : public SnapshotTableModel<ConsumerGroupInfo> {
     Q_OBJECT
 public:
-    enum Column { GroupColumn, LagColumn, StatusColumn, StateColumn, PartitionsColumn, LastCommitColumn, ColumnCount };
+    enum Column {
+        GroupColumn,
+        LagColumn,
+        StatusColumn,
+        StateColumn,
+        PartitionsColumn,
+        LastCommitColumn,
+        ColumnCount
+    };
 
     explicit ConsumerGroupsModel(QObject *parent = nullptr);
 

@@ -1,27 +1,30 @@
 #include "ui/streams/groupoffsetsmodel.h"
 
-#include "ui/common/style.h"
 #include "ui/common/format.h"
+#include "ui/common/style.h"
 
 #include <QBrush>
 
 namespace rw {
 
 GroupOffsetsModel::GroupOffsetsModel(QObject *parent)
-    : SnapshotTableModel({
-        idColumn(tr("Partition"), &PartitionOffsets::partition),
-        {tr("Committed"), kAlignNumber,
-         [](const PartitionOffsets &p) { return p.stored ? fmt::number(p.committed) : tr("%1 (none)").arg(fmt::number(p.committed)); },
-         [](const PartitionOffsets &p) { return p.committed; }, tr("The next offset the group reads, as in Kafka")},
-        numberColumn(tr("Log start"), &PartitionOffsets::logStart),
-        numberColumn(tr("Log end"), &PartitionOffsets::logEnd),
-        numberColumn(tr("Lag"), &PartitionOffsets::lag),
-    }, parent)
-{
-}
+    : SnapshotTableModel(
+          {
+              idColumn(tr("Partition"), &PartitionOffsets::partition),
+              {tr("Committed"), kAlignNumber,
+               [](const PartitionOffsets &p) {
+                   return p.stored ? fmt::number(p.committed)
+                                   : tr("%1 (none)").arg(fmt::number(p.committed));
+               },
+               [](const PartitionOffsets &p) { return p.committed; },
+               tr("The next offset the group reads, as in Kafka")},
+              numberColumn(tr("Log start"), &PartitionOffsets::logStart),
+              numberColumn(tr("Log end"), &PartitionOffsets::logEnd),
+              numberColumn(tr("Lag"), &PartitionOffsets::lag),
+          },
+          parent) {}
 
-QVariant GroupOffsetsModel::cellData(const PartitionOffsets &p, int column, int role) const
-{
+QVariant GroupOffsetsModel::cellData(const PartitionOffsets &p, int column, int role) const {
     switch (role) {
     case Qt::ForegroundRole:
         if (column == LagColumn && p.lag > 0)
@@ -33,7 +36,8 @@ QVariant GroupOffsetsModel::cellData(const PartitionOffsets &p, int column, int 
         if (column == CommittedColumn && !p.stored)
             return tr("Nothing committed in this partition: the group starts at the log start");
         return {};
-    default: return {};
+    default:
+        return {};
     }
 }
 

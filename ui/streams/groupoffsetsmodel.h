@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/streams/offsets.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <vector>
@@ -12,7 +11,14 @@ namespace rw {
 class GroupOffsetsModel : public SnapshotTableModel<PartitionOffsets> {
     Q_OBJECT
 public:
-    enum Column { PartitionColumn, CommittedColumn, LogStartColumn, LogEndColumn, LagColumn, ColumnCount };
+    enum Column {
+        PartitionColumn,
+        CommittedColumn,
+        LogStartColumn,
+        LogEndColumn,
+        LagColumn,
+        ColumnCount
+    };
 
     explicit GroupOffsetsModel(QObject *parent = nullptr);
 

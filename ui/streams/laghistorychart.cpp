@@ -9,30 +9,30 @@
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QValueAxis>
-
 #include <algorithm>
 
 namespace rw {
 
-LagHistoryChart::LagHistoryChart(QWidget *parent) : QChartView(parent)
-{
+LagHistoryChart::LagHistoryChart(QWidget *parent)
+    : QChartView(parent) {
     setObjectName(QStringLiteral("lagHistoryChart"));
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(180);
     clear();
 }
 
-void LagHistoryChart::setHistory(const QString &group, const std::vector<LagPoint> &points)
-{
+void LagHistoryChart::setHistory(const QString &group, const std::vector<LagPoint> &points) {
     auto *chart = new QChart;
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->setBackgroundRoundness(0);
     chart->legend()->hide();
-    chart->setTitle(group.isEmpty() ? tr("Lag over time")
-                    : points.size() < 2
-                        ? tr("Lag of %1 over time (sampled every 10 s while this page is open; %n sample(s) so far)", nullptr, int(points.size())).arg(group)
-                        : tr("Lag of %1 over time").arg(group));
+    chart->setTitle(group.isEmpty()     ? tr("Lag over time")
+                    : points.size() < 2 ? tr("Lag of %1 over time (sampled every 10 s while this "
+                                             "page is open; %n sample(s) so far)",
+                                             nullptr, int(points.size()))
+                                              .arg(group)
+                                        : tr("Lag of %1 over time").arg(group));
     const QColor colour(0xe0, 0x7b, 0x10);
     auto *line = new QLineSeries;
     line->setColor(colour);

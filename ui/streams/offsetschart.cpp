@@ -1,6 +1,7 @@
 #include "ui/streams/offsetschart.h"
 
 #include "ui/common/style.h"
+
 #include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
@@ -10,16 +11,15 @@
 
 namespace rw {
 
-OffsetsChart::OffsetsChart(QWidget *parent) : QChartView(parent)
-{
+OffsetsChart::OffsetsChart(QWidget *parent)
+    : QChartView(parent) {
     setObjectName(QStringLiteral("offsetsChart"));
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(200);
     clear();
 }
 
-void OffsetsChart::setOffsets(const QString &group, const std::vector<PartitionOffsets> &offsets)
-{
+void OffsetsChart::setOffsets(const QString &group, const std::vector<PartitionOffsets> &offsets) {
     auto *chart = new QChart;
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->setMargins(QMargins(4, 4, 4, 4));
@@ -28,12 +28,15 @@ void OffsetsChart::setOffsets(const QString &group, const std::vector<PartitionO
     QFont small = chart->legend()->font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     chart->legend()->setFont(small);
-    chart->setTitle(group.isEmpty() ? tr("Offsets per partition") : tr("Offsets of %1 per partition").arg(group));
+    chart->setTitle(group.isEmpty() ? tr("Offsets per partition")
+                                    : tr("Offsets of %1 per partition").arg(group));
 
     const struct {
         QString name;
         QColor color;
-    } sets[] = {{tr("committed"), style::qcolor(style::Colour::Accent)}, {tr("log end"), QColor(0xa8, 0xb0, 0xbb)}, {tr("lag"), QColor(0xe0, 0x7b, 0x10)}};
+    } sets[] = {{tr("committed"), style::qcolor(style::Colour::Accent)},
+                {tr("log end"), QColor(0xa8, 0xb0, 0xbb)},
+                {tr("lag"), QColor(0xe0, 0x7b, 0x10)}};
     auto *series = new QBarSeries;
     QList<QBarSet *> bars;
     for (const auto &s : sets) {

@@ -1,9 +1,9 @@
 #include "ui/streams/resetoffsetsdialog.h"
 
-#include "ui/common/style.h"
-#include "ui/common/format.h"
-#include "ui/streams/resetplanmodel.h"
 #include "core/util/timeutil.h"
+#include "ui/common/format.h"
+#include "ui/common/style.h"
+#include "ui/streams/resetplanmodel.h"
 
 #include <QComboBox>
 #include <QDateTime>
@@ -27,8 +27,7 @@ namespace {
 
 constexpr int PartitionRole = Qt::UserRole + 1;
 
-Result<qint64> integer(const QString &text, const QString &what)
-{
+Result<qint64> integer(const QString &text, const QString &what) {
     bool ok = false;
     const qint64 n = text.trimmed().toLongLong(&ok);
     if (!ok)
@@ -38,16 +37,31 @@ Result<qint64> integer(const QString &text, const QString &what)
 
 } // namespace
 
-ResetOffsetsDialog::ResetOffsetsDialog(const Database &db, const StreamSpec &stream, const QString &group,
-                                       const std::vector<PartitionOffsets> &partitions, QWidget *parent)
-    : QDialog(parent), m_db(db), m_stream(stream), m_group(group), m_method(new QComboBox(this)),
-      m_valueStack(new QStackedWidget(this)), m_offset(new QLineEdit(this)), m_shift(new QLineEdit(this)),
-      m_datetime(new QLineEdit(this)), m_duration(new QLineEdit(this)), m_file(new QLineEdit(this)),
-      m_partitions(new QListWidget(this)), m_view(new QTableView(this)), m_model(new ResetPlanModel(this)),
-      m_summary(new QLabel(this)), m_state(new QLabel(this)), m_confirmLabel(new QLabel(this)), m_confirm(new QLineEdit(this)),
-      m_dryRunButton(new QPushButton(tr("Dry run"), this)), m_applyButton(new QPushButton(tr("Apply reset"), this)),
-      m_exportButton(new QPushButton(tr("Export CSV\u2026"), this))
-{
+ResetOffsetsDialog::ResetOffsetsDialog(const Database &db, const StreamSpec &stream,
+                                       const QString &group,
+                                       const std::vector<PartitionOffsets> &partitions,
+                                       QWidget *parent)
+    : QDialog(parent)
+    , m_db(db)
+    , m_stream(stream)
+    , m_group(group)
+    , m_method(new QComboBox(this))
+    , m_valueStack(new QStackedWidget(this))
+    , m_offset(new QLineEdit(this))
+    , m_shift(new QLineEdit(this))
+    , m_datetime(new QLineEdit(this))
+    , m_duration(new QLineEdit(this))
+    , m_file(new QLineEdit(this))
+    , m_partitions(new QListWidget(this))
+    , m_view(new QTableView(this))
+    , m_model(new ResetPlanModel(this))
+    , m_summary(new QLabel(this))
+    , m_state(new QLabel(this))
+    , m_confirmLabel(new QLabel(this))
+    , m_confirm(new QLineEdit(this))
+    , m_dryRunButton(new QPushButton(tr("Dry run"), this))
+    , m_applyButton(new QPushButton(tr("Apply reset"), this))
+    , m_exportButton(new QPushButton(tr("Export CSV\u2026"), this)) {
     setObjectName(QStringLiteral("resetOffsetsDialog"));
     setWindowTitle(tr("Reset offsets of %1 on %2").arg(group, stream.name));
     setMinimumSize(760, 560);
@@ -69,7 +83,8 @@ ResetOffsetsDialog::ResetOffsetsDialog(const Database &db, const StreamSpec &str
     m_valueStack->addWidget(new QLabel(tr("no value needed"), this));
     m_offset->setPlaceholderText(tr("offset N, clamped to [log start, log end]"));
     m_shift->setPlaceholderText(tr("N, negative to rewind (clamped)"));
-    m_datetime->setPlaceholderText(tr("ISO-8601 (2025-05-06T10:15:00Z; no zone means UTC) or epoch seconds"));
+    m_datetime->setPlaceholderText(
+        tr("ISO-8601 (2025-05-06T10:15:00Z; no zone means UTC) or epoch seconds"));
     m_duration->setPlaceholderText(tr("PnDTnHnMnS (PT2H30M) or 90s, 15m, 2h, 1d"));
     m_file->setPlaceholderText(tr("CSV of topic,partition,offset rows (as --export writes)"));
     auto *fileRow = new QWidget(this);
@@ -78,12 +93,14 @@ ResetOffsetsDialog::ResetOffsetsDialog(const Database &db, const StreamSpec &str
     auto *browse = new QPushButton(tr("Browse\u2026"), fileRow);
     fileLayout->addWidget(m_file, 1);
     fileLayout->addWidget(browse);
-    for (QWidget *w : {static_cast<QWidget *>(m_offset), static_cast<QWidget *>(m_shift), static_cast<QWidget *>(m_datetime),
-                       static_cast<QWidget *>(m_duration), fileRow})
+    for (QWidget *w :
+         {static_cast<QWidget *>(m_offset), static_cast<QWidget *>(m_shift),
+          static_cast<QWidget *>(m_datetime), static_cast<QWidget *>(m_duration), fileRow})
         m_valueStack->addWidget(w);
     m_valueStack->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Offsets CSV"), QString(), tr("CSV files (*.csv);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Offsets CSV"), QString(),
+                                                          tr("CSV files (*.csv);;All files (*)"));
         if (!path.isEmpty())
             m_file->setText(path);
     });
@@ -91,11 +108,12 @@ ResetOffsetsDialog::ResetOffsetsDialog(const Database &db, const StreamSpec &str
     m_partitions->setObjectName(QStringLiteral("resetPartitions"));
     m_partitions->setMaximumHeight(110);
     for (const PartitionOffsets &p : partitions) {
-        auto *item = new QListWidgetItem(tr("partition %1  \u00b7  committed %2, log %3 \u2026 %4, lag %5")
-                                             .arg(p.partition)
-                                             .arg(fmt::number(p.committed), fmt::number(p.logStart), fmt::number(p.logEnd),
-                                                  fmt::number(p.lag)),
-                                         m_partitions);
+        auto *item =
+            new QListWidgetItem(tr("partition %1  \u00b7  committed %2, log %3 \u2026 %4, lag %5")
+                                    .arg(p.partition)
+                                    .arg(fmt::number(p.committed), fmt::number(p.logStart),
+                                         fmt::number(p.logEnd), fmt::number(p.lag)),
+                                m_partitions);
         item->setData(PartitionRole, p.partition);
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Checked);
@@ -132,7 +150,8 @@ ResetOffsetsDialog::ResetOffsetsDialog(const Database &db, const StreamSpec &str
     m_state->setObjectName(QStringLiteral("resetState"));
     m_state->setWordWrap(true);
     m_confirmLabel->setTextFormat(Qt::RichText);
-    m_confirmLabel->setText(tr("Committed offsets decide what the group reads next. To apply, type the group name <code>%1</code>:")
+    m_confirmLabel->setText(tr("Committed offsets decide what the group reads next. To apply, type "
+                               "the group name <code>%1</code>:")
                                 .arg(group.toHtmlEscaped()));
     m_confirm->setObjectName(QStringLiteral("confirmGroup"));
     m_confirm->setPlaceholderText(group);
@@ -180,34 +199,45 @@ ResetOffsetsDialog::ResetOffsetsDialog(const Database &db, const StreamSpec &str
     invalidate();
 }
 
-void ResetOffsetsDialog::setMethod(Method method) { m_method->setCurrentIndex(m_method->findData(int(method))); }
+void ResetOffsetsDialog::setMethod(Method method) {
+    m_method->setCurrentIndex(m_method->findData(int(method)));
+}
 
-void ResetOffsetsDialog::setValue(const QString &text)
-{
+void ResetOffsetsDialog::setValue(const QString &text) {
     switch (Method(m_method->currentData().toInt())) {
-    case Method::ToOffset: m_offset->setText(text); break;
-    case Method::ShiftBy: m_shift->setText(text); break;
-    case Method::ToDatetime: m_datetime->setText(text); break;
-    case Method::ByDuration: m_duration->setText(text); break;
-    case Method::FromFile: m_file->setText(text); break;
-    default: break;
+    case Method::ToOffset:
+        m_offset->setText(text);
+        break;
+    case Method::ShiftBy:
+        m_shift->setText(text);
+        break;
+    case Method::ToDatetime:
+        m_datetime->setText(text);
+        break;
+    case Method::ByDuration:
+        m_duration->setText(text);
+        break;
+    case Method::FromFile:
+        m_file->setText(text);
+        break;
+    default:
+        break;
     }
 }
 
-void ResetOffsetsDialog::setPartitions(const std::vector<qint64> &partitions)
-{
+void ResetOffsetsDialog::setPartitions(const std::vector<qint64> &partitions) {
     const QSignalBlocker block(m_partitions);
     for (int i = 0; i < m_partitions->count(); ++i) {
         QListWidgetItem *item = m_partitions->item(i);
         const qint64 p = item->data(PartitionRole).toLongLong();
-        const bool on = partitions.empty() || std::find(partitions.begin(), partitions.end(), p) != partitions.end();
+        const bool on = partitions.empty() ||
+                        std::find(partitions.begin(), partitions.end(), p) != partitions.end();
         item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
     }
     invalidate();
 }
 
-Result<ResetRequest> ResetOffsetsDialog::request() const
-{
+Result<ResetRequest> ResetOffsetsDialog::request() const {
     ResetRequest r;
     bool every = true;
     for (int i = 0; i < m_partitions->count(); ++i) {
@@ -221,9 +251,15 @@ Result<ResetRequest> ResetOffsetsDialog::request() const
     if (every)
         r.partitions.clear(); // as without --partition
     switch (Method(m_method->currentData().toInt())) {
-    case Method::ToEarliest: r.kind = ResetRequest::Kind::ToEarliest; break;
-    case Method::ToLatest: r.kind = ResetRequest::Kind::ToLatest; break;
-    case Method::ToCurrent: r.kind = ResetRequest::Kind::ToCurrent; break;
+    case Method::ToEarliest:
+        r.kind = ResetRequest::Kind::ToEarliest;
+        break;
+    case Method::ToLatest:
+        r.kind = ResetRequest::Kind::ToLatest;
+        break;
+    case Method::ToCurrent:
+        r.kind = ResetRequest::Kind::ToCurrent;
+        break;
     case Method::ToOffset:
     case Method::ShiftBy: {
         const bool to = Method(m_method->currentData().toInt()) == Method::ToOffset;
@@ -264,8 +300,7 @@ Result<ResetRequest> ResetOffsetsDialog::request() const
     return r;
 }
 
-void ResetOffsetsDialog::invalidate()
-{
+void ResetOffsetsDialog::invalidate() {
     if (m_applying)
         return;
     m_planJobs.cancel(); // an answer for older inputs is dropped
@@ -274,32 +309,32 @@ void ResetOffsetsDialog::invalidate()
     m_dryRunRequest.reset();
     m_model->resetData({});
     m_summary->clear();
-    setState(tr("Choose a reset and run the dry run: it shows the new offsets before anything changes."));
+    setState(tr(
+        "Choose a reset and run the dry run: it shows the new offsets before anything changes."));
     updateButtons();
 }
 
-void ResetOffsetsDialog::setState(const QString &text, const QString &colour)
-{
-    m_state->setStyleSheet(colour.isEmpty() ? style::textColour(style::Colour::Subtitle) : QStringLiteral("color: %1;").arg(colour));
+void ResetOffsetsDialog::setState(const QString &text, const QString &colour) {
+    m_state->setStyleSheet(colour.isEmpty() ? style::textColour(style::Colour::Subtitle)
+                                            : QStringLiteral("color: %1;").arg(colour));
     m_state->setText(text);
 }
 
-QString ResetOffsetsDialog::stateText() const { return m_state->text(); }
+QString ResetOffsetsDialog::stateText() const {
+    return m_state->text();
+}
 
-bool ResetOffsetsDialog::canApply() const
-{
+bool ResetOffsetsDialog::canApply() const {
     return !m_busy && m_dryRun && !m_applied && m_confirm->text().trimmed() == m_group;
 }
 
-void ResetOffsetsDialog::updateButtons()
-{
+void ResetOffsetsDialog::updateButtons() {
     m_dryRunButton->setEnabled(!m_busy);
     m_applyButton->setEnabled(canApply());
     m_exportButton->setEnabled(!m_busy && m_dryRun.has_value());
 }
 
-void ResetOffsetsDialog::dryRun()
-{
+void ResetOffsetsDialog::dryRun() {
     auto req = request();
     if (!req) {
         setState(req.error().message, style::colour(style::Colour::Error));
@@ -309,7 +344,9 @@ void ResetOffsetsDialog::dryRun()
     setState(tr("Computing the dry run\u2026"));
     updateButtons();
     m_planJobs.start(
-        [db = m_db, stream = m_stream, group = m_group, r = *req]() { return resetOffsets(db, stream, group, r, false); },
+        [db = m_db, stream = m_stream, group = m_group, r = *req]() {
+            return resetOffsets(db, stream, group, r, false);
+        },
         [this, r = *req](Result<ResetPlan> plan) {
             m_busy = false;
             if (!plan) {
@@ -325,19 +362,20 @@ void ResetOffsetsDialog::dryRun()
             qint64 moved = 0;
             for (const ResetPartition &p : plan->partitions)
                 moved += p.newOffset != p.current ? 1 : 0;
-            m_summary->setText(tr("Reset %1: %2 of %3 partitions move; the group would then read %4 events (to the log end).")
+            m_summary->setText(tr("Reset %1: %2 of %3 partitions move; the group would then read "
+                                  "%4 events (to the log end).")
                                    .arg(plan->request)
                                    .arg(moved)
                                    .arg(plan->partitions.size())
                                    .arg(fmt::number(m_model->totalToReplay())));
-            setState(tr("Dry run: nothing changed. Type the group name to apply exactly this reset."));
+            setState(
+                tr("Dry run: nothing changed. Type the group name to apply exactly this reset."));
             updateButtons();
             Q_EMIT dryRunFinished();
         });
 }
 
-void ResetOffsetsDialog::apply()
-{
+void ResetOffsetsDialog::apply() {
     if (!canApply() || !m_dryRunRequest)
         return;
     m_busy = true;
@@ -345,12 +383,15 @@ void ResetOffsetsDialog::apply()
     setState(tr("Applying\u2026"));
     updateButtons();
     m_planJobs.start(
-        [db = m_db, stream = m_stream, group = m_group, r = *m_dryRunRequest]() { return resetOffsets(db, stream, group, r, true); },
+        [db = m_db, stream = m_stream, group = m_group, r = *m_dryRunRequest]() {
+            return resetOffsets(db, stream, group, r, true);
+        },
         [this](Result<ResetPlan> plan) {
             m_busy = false;
             m_applying = false;
             if (!plan) {
-                setState(tr("Not applied: %1").arg(plan.error().message), style::colour(style::Colour::Error));
+                setState(tr("Not applied: %1").arg(plan.error().message),
+                         style::colour(style::Colour::Error));
                 updateButtons();
                 Q_EMIT failed(plan.error().message);
                 return;
@@ -358,8 +399,8 @@ void ResetOffsetsDialog::apply()
             m_applied = *plan;
             bool same = plan->partitions.size() == m_dryRun->partitions.size();
             for (std::size_t i = 0; same && i < plan->partitions.size(); ++i)
-                same = plan->partitions[i].partition == m_dryRun->partitions[i].partition
-                       && plan->partitions[i].newOffset == m_dryRun->partitions[i].newOffset;
+                same = plan->partitions[i].partition == m_dryRun->partitions[i].partition &&
+                       plan->partitions[i].newOffset == m_dryRun->partitions[i].newOffset;
             Q_EMIT applied(*plan);
             if (same) {
                 setState(tr("Applied and audited."), style::colour(style::Colour::Ok));
@@ -368,23 +409,26 @@ void ResetOffsetsDialog::apply()
             }
             // The group committed between the dry run and the apply.
             m_model->resetData(plan->partitions);
-            setState(tr("Applied and audited, but the offsets moved since the dry run: the table now shows what was applied."),
+            setState(tr("Applied and audited, but the offsets moved since the dry run: the table "
+                        "now shows what was applied."),
                      style::colour(style::Colour::Warning));
             updateButtons();
         });
 }
 
-void ResetOffsetsDialog::exportCsv()
-{
+void ResetOffsetsDialog::exportCsv() {
     if (!m_dryRun)
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export the reset plan"), m_group + QStringLiteral("-offsets.csv"),
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export the reset plan"),
+                                                      m_group + QStringLiteral("-offsets.csv"),
                                                       tr("CSV files (*.csv)"));
     if (path.isEmpty())
         return;
     QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text) || f.write(resetPlanCsv(*m_dryRun, m_stream.source()).toUtf8()) < 0) {
-        setState(tr("Cannot write %1: %2").arg(path, f.errorString()), style::colour(style::Colour::Error));
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text) ||
+        f.write(resetPlanCsv(*m_dryRun, m_stream.source()).toUtf8()) < 0) {
+        setState(tr("Cannot write %1: %2").arg(path, f.errorString()),
+                 style::colour(style::Colour::Error));
         return;
     }
     setState(tr("Plan written to %1 (usable with --from-file).").arg(path));

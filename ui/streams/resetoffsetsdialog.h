@@ -6,7 +6,6 @@
 #include "ui/common/jobtracker.h"
 
 #include <QDialog>
-
 #include <optional>
 
 class QComboBox;
@@ -31,7 +30,16 @@ class ResetPlanModel;
 class ResetOffsetsDialog : public QDialog {
     Q_OBJECT
 public:
-    enum class Method { ToEarliest, ToLatest, ToCurrent, ToOffset, ShiftBy, ToDatetime, ByDuration, FromFile };
+    enum class Method {
+        ToEarliest,
+        ToLatest,
+        ToCurrent,
+        ToOffset,
+        ShiftBy,
+        ToDatetime,
+        ByDuration,
+        FromFile
+    };
 
     ResetOffsetsDialog(const Database &db, const StreamSpec &stream, const QString &group,
                        const std::vector<PartitionOffsets> &partitions, QWidget *parent = nullptr);

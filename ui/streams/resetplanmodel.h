@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/streams/offsets.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <vector>
@@ -13,7 +12,16 @@ namespace rw {
 class ResetPlanModel : public SnapshotTableModel<ResetPartition> {
     Q_OBJECT
 public:
-    enum Column { PartitionColumn, CurrentColumn, NewColumn, ReplayColumn, LogStartColumn, LogEndColumn, NoteColumn, ColumnCount };
+    enum Column {
+        PartitionColumn,
+        CurrentColumn,
+        NewColumn,
+        ReplayColumn,
+        LogStartColumn,
+        LogEndColumn,
+        NoteColumn,
+        ColumnCount
+    };
 
     explicit ResetPlanModel(QObject *parent = nullptr);
 

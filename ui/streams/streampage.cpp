@@ -1,17 +1,17 @@
 #include "ui/streams/streampage.h"
 
+#include "core/streams/streams.h"
 #include "ui/common/errorbanner.h"
+#include "ui/common/format.h"
+#include "ui/common/stattile.h"
 #include "ui/common/style.h"
 #include "ui/streams/consumergroupsmodel.h"
-#include "ui/common/format.h"
 #include "ui/streams/groupoffsetsmodel.h"
 #include "ui/streams/laghistorychart.h"
 #include "ui/streams/offsetschart.h"
 #include "ui/streams/replaydialog.h"
 #include "ui/streams/resetoffsetsdialog.h"
-#include "ui/common/stattile.h"
 #include "ui/streams/streampartitionsmodel.h"
-#include "core/streams/streams.h"
 
 #include <QDateTime>
 #include <QHBoxLayout>
@@ -49,30 +49,44 @@ struct GroupSnapshot {
 // The lag-over-time chart's span.
 constexpr qint64 kHistoryMs = 3600 * 1000;
 
-int sampleIntervalMs()
-{
+int sampleIntervalMs() {
     bool ok = false;
     const int ms = qEnvironmentVariableIntValue("REWIND_STREAMS_SAMPLE_MS", &ok);
     return ok && ms > 0 ? ms : 10000;
 }
 
-
 } // namespace
 
 StreamPage::StreamPage(QWidget *parent)
-    : Page(parent), m_title(new QLabel(this)), m_subtitle(new QLabel(this)),
-      m_partitionsTile(new StatTile(tr("log partitions"), this)), m_eventsTile(new StatTile(tr("events in log"), this)),
-      m_rangeTile(new StatTile(tr("offsets removed by retention"), this)), m_sinkTile(new StatTile(tr("sink rows"), this)),
-      m_view(new QTableView(this)), m_model(new StreamPartitionsModel(this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_groupsView(new QTableView(this)), m_groupsModel(new ConsumerGroupsModel(this)), m_groupsProxy(new QSortFilterProxyModel(this)),
-      m_groupTitle(new QLabel(this)), m_offsetsView(new QTableView(this)), m_offsetsModel(new GroupOffsetsModel(this)),
-      m_chart(new OffsetsChart(this)), m_history(new LagHistoryChart(this)), m_banner(new ErrorBanner(this)), m_sampler(new QTimer(this)),
-      m_resetButton(new QPushButton(tr("Reset offsets\u2026"), this)),
-      m_replayButton(new QPushButton(tr("Replay\u2026"), this)), m_progress(new QProgressBar(this)),
-      m_cancelButton(new QPushButton(tr("Cancel"), this)), m_replayStatus(new QLabel(this)),
-      m_consumedTile(new StatTile(tr("consumed"), this)), m_insertedTile(new StatTile(tr("inserted"), this)),
-      m_duplicatesTile(new StatTile(tr("duplicates"), this)), m_deadTile(new StatTile(tr("dead-lettered"), this))
-{
+    : Page(parent)
+    , m_title(new QLabel(this))
+    , m_subtitle(new QLabel(this))
+    , m_partitionsTile(new StatTile(tr("log partitions"), this))
+    , m_eventsTile(new StatTile(tr("events in log"), this))
+    , m_rangeTile(new StatTile(tr("offsets removed by retention"), this))
+    , m_sinkTile(new StatTile(tr("sink rows"), this))
+    , m_view(new QTableView(this))
+    , m_model(new StreamPartitionsModel(this))
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_groupsView(new QTableView(this))
+    , m_groupsModel(new ConsumerGroupsModel(this))
+    , m_groupsProxy(new QSortFilterProxyModel(this))
+    , m_groupTitle(new QLabel(this))
+    , m_offsetsView(new QTableView(this))
+    , m_offsetsModel(new GroupOffsetsModel(this))
+    , m_chart(new OffsetsChart(this))
+    , m_history(new LagHistoryChart(this))
+    , m_banner(new ErrorBanner(this))
+    , m_sampler(new QTimer(this))
+    , m_resetButton(new QPushButton(tr("Reset offsets\u2026"), this))
+    , m_replayButton(new QPushButton(tr("Replay\u2026"), this))
+    , m_progress(new QProgressBar(this))
+    , m_cancelButton(new QPushButton(tr("Cancel"), this))
+    , m_replayStatus(new QLabel(this))
+    , m_consumedTile(new StatTile(tr("consumed"), this))
+    , m_insertedTile(new StatTile(tr("inserted"), this))
+    , m_duplicatesTile(new StatTile(tr("duplicates"), this))
+    , m_deadTile(new StatTile(tr("dead-lettered"), this)) {
     setObjectName(QStringLiteral("streamPage"));
     setProperty("ownLoadBanner", true); // load failures: m_banner, not the window's
     style::makeTitle(m_title);
@@ -107,14 +121,15 @@ StreamPage::StreamPage(QWidget *parent)
     style::setupTable(m_groupsView, 10);
     m_groupsView->setColumnHidden(ConsumerGroupsModel::PartitionsColumn, true); // in the tooltip
     m_groupsView->setMinimumWidth(330);
-    connect(m_groupsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
-        if (!current.isValid())
-            return;
-        const QModelIndex source = m_groupsProxy->mapToSource(current);
-        const QString group = m_groupsModel->snapshot()[std::size_t(source.row())].group;
-        if (group != m_group)
-            loadGroup(group);
-    });
+    connect(m_groupsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (!current.isValid())
+                    return;
+                const QModelIndex source = m_groupsProxy->mapToSource(current);
+                const QString group = m_groupsModel->snapshot()[std::size_t(source.row())].group;
+                if (group != m_group)
+                    loadGroup(group);
+            });
 
     m_offsetsView->setObjectName(QStringLiteral("offsetsView"));
     auto *offsetsProxy = new QSortFilterProxyModel(this);
@@ -132,7 +147,8 @@ StreamPage::StreamPage(QWidget *parent)
     m_resetButton->setObjectName(QStringLiteral("resetOffsetsButton"));
     m_resetButton->setToolTip(tr("Move the group's committed offsets (dry run first)"));
     m_replayButton->setObjectName(QStringLiteral("replayButton"));
-    m_replayButton->setToolTip(tr("Read from the committed offsets to the log end into the sink, each event_id once (dry run first)"));
+    m_replayButton->setToolTip(tr("Read from the committed offsets to the log end into the sink, "
+                                  "each event_id once (dry run first)"));
     connect(m_resetButton, &QPushButton::clicked, this, [this] { openResetDialog(); });
     connect(m_replayButton, &QPushButton::clicked, this, &StreamPage::startReplay);
 
@@ -141,7 +157,8 @@ StreamPage::StreamPage(QWidget *parent)
     m_progress->setFormat(tr("%v of %m offsets"));
     m_progress->hide();
     m_cancelButton->setObjectName(QStringLiteral("cancelReplay"));
-    m_cancelButton->setToolTip(tr("Stop at the next batch boundary; everything before it stays committed"));
+    m_cancelButton->setToolTip(
+        tr("Stop at the next batch boundary; everything before it stays committed"));
     m_cancelButton->hide();
     connect(m_cancelButton, &QPushButton::clicked, this, &StreamPage::cancelReplay);
     m_replayStatus->setObjectName(QStringLiteral("replayStatus"));
@@ -229,8 +246,7 @@ StreamPage::StreamPage(QWidget *parent)
     clear();
 }
 
-void StreamPage::sampleNow()
-{
+void StreamPage::sampleNow() {
     if (!m_db || !m_stream || isLoading() || m_groupJobs.isRunning() || m_replaying)
         return;
     if (m_loadFailed || m_group.isEmpty())
@@ -239,16 +255,16 @@ void StreamPage::sampleNow()
         loadGroup(m_group, true);
 }
 
-void StreamPage::showLoadError(const QString &message)
-{
+void StreamPage::showLoadError(const QString &message) {
     m_loadFailed = true;
     m_banner->showError(m_stream && m_stream->kafka
-                            ? tr("%1. Retrying every %2 s while this page is open.").arg(message).arg(m_sampler->interval() / 1000)
+                            ? tr("%1. Retrying every %2 s while this page is open.")
+                                  .arg(message)
+                                  .arg(m_sampler->interval() / 1000)
                             : message);
 }
 
-void StreamPage::setStream(const Database &db, const StreamSpec &stream)
-{
+void StreamPage::setStream(const Database &db, const StreamSpec &stream) {
     const bool same = m_stream && m_stream->name == stream.name;
     m_db = db;
     m_stream = stream;
@@ -268,12 +284,15 @@ void StreamPage::setStream(const Database &db, const StreamSpec &stream)
     refresh();
 }
 
-QString StreamPage::streamName() const { return m_stream ? m_stream->name : QString(); }
+QString StreamPage::streamName() const {
+    return m_stream ? m_stream->name : QString();
+}
 
-QString StreamPage::title() const { return m_stream ? tr("Stream %1").arg(m_stream->name) : tr("Stream"); }
+QString StreamPage::title() const {
+    return m_stream ? tr("Stream %1").arg(m_stream->name) : tr("Stream");
+}
 
-QString StreamPage::statusText() const
-{
+QString StreamPage::statusText() const {
     if (m_group.isEmpty())
         return title();
     qint64 lag = 0;
@@ -282,8 +301,7 @@ QString StreamPage::statusText() const
     return tr("%1: group %2 is %3 events behind").arg(title(), m_group, fmt::number(lag));
 }
 
-void StreamPage::clear()
-{
+void StreamPage::clear() {
     cancelLoad();
     m_groupJobs.cancel();
     m_db.reset();
@@ -303,8 +321,7 @@ void StreamPage::clear()
     updateActions();
 }
 
-void StreamPage::refresh()
-{
+void StreamPage::refresh() {
     if (!m_db || !m_stream)
         return;
     startLoad(
@@ -336,7 +353,8 @@ void StreamPage::refresh()
                 if (g.group == snap.group)
                     snap.offsets = g.offsets; // as read (and sampled) for the list
             if (!snap.group.isEmpty()) {
-                auto history = lagHistory(db, stream.name, snap.group, QDateTime::currentMSecsSinceEpoch() - kHistoryMs);
+                auto history = lagHistory(db, stream.name, snap.group,
+                                          QDateTime::currentMSecsSinceEpoch() - kHistoryMs);
                 if (!history)
                     return fail(history.error());
                 snap.history = std::move(*history);
@@ -347,8 +365,10 @@ void StreamPage::refresh()
             if (!result) {
                 updateHeader();
                 updateActions();
-                showLoadError(tr("Could not load stream %1: %2").arg(streamName(), result.error().message));
-                Q_EMIT loadFailed(tr("Could not load stream %1: %2").arg(streamName(), result.error().message));
+                showLoadError(
+                    tr("Could not load stream %1: %2").arg(streamName(), result.error().message));
+                Q_EMIT loadFailed(
+                    tr("Could not load stream %1: %2").arg(streamName(), result.error().message));
                 return;
             }
             m_loadFailed = false;
@@ -358,7 +378,8 @@ void StreamPage::refresh()
             style::fitColumns(m_view, StreamPartitionsModel::ColumnCount);
             m_groupsModel->resetData(std::move(result->groups));
             // A Kafka group's commit time is not known (OffsetFetch has none).
-            m_groupsView->setColumnHidden(ConsumerGroupsModel::LastCommitColumn, m_stream->kafka.has_value());
+            m_groupsView->setColumnHidden(ConsumerGroupsModel::LastCommitColumn,
+                                          m_stream->kafka.has_value());
             style::fitColumns(m_groupsView, ConsumerGroupsModel::ColumnCount, 12);
             showGroupOffsets(result->group, std::move(result->offsets), result->history);
             updateHeader();
@@ -369,16 +390,14 @@ void StreamPage::refresh()
     updateActions();
 }
 
-bool StreamPage::selectGroup(const QString &group)
-{
+bool StreamPage::selectGroup(const QString &group) {
     if (m_groupsModel->rowOf(group) < 0)
         return false;
     loadGroup(group);
     return true;
 }
 
-void StreamPage::loadGroup(const QString &group, bool quiet)
-{
+void StreamPage::loadGroup(const QString &group, bool quiet) {
     if (!m_db || !m_stream)
         return;
     m_group = group;
@@ -390,23 +409,31 @@ void StreamPage::loadGroup(const QString &group, bool quiet)
             auto groups = listConsumerGroups(db, stream);
             if (!groups)
                 return fail(groups.error());
-            const auto listed = std::find_if(groups->begin(), groups->end(), [&](const ConsumerGroupInfo &g) { return g.group == group; });
-            auto offsets = listed != groups->end() ? Result<std::vector<PartitionOffsets>>(listed->offsets) : listOffsets(db, stream, group);
+            const auto listed =
+                std::find_if(groups->begin(), groups->end(),
+                             [&](const ConsumerGroupInfo &g) { return g.group == group; });
+            auto offsets = listed != groups->end()
+                               ? Result<std::vector<PartitionOffsets>>(listed->offsets)
+                               : listOffsets(db, stream, group);
             if (!offsets)
                 return fail(offsets.error());
             auto sink = sinkRowCount(db, stream);
             if (!sink)
                 return fail(sink.error());
-            auto history = lagHistory(db, stream.name, group, QDateTime::currentMSecsSinceEpoch() - kHistoryMs);
+            auto history = lagHistory(db, stream.name, group,
+                                      QDateTime::currentMSecsSinceEpoch() - kHistoryMs);
             if (!history)
                 return fail(history.error());
-            return GroupSnapshot{std::move(*offsets), std::move(*groups), *sink, std::move(*history)};
+            return GroupSnapshot{std::move(*offsets), std::move(*groups), *sink,
+                                 std::move(*history)};
         },
         [this, group, quiet](Result<GroupSnapshot> result) {
             if (!result) {
-                showLoadError(tr("Could not load the offsets of group %1: %2").arg(group, result.error().message));
+                showLoadError(tr("Could not load the offsets of group %1: %2")
+                                  .arg(group, result.error().message));
                 if (!quiet)
-                    Q_EMIT loadFailed(tr("Could not load the offsets of group %1: %2").arg(group, result.error().message));
+                    Q_EMIT loadFailed(tr("Could not load the offsets of group %1: %2")
+                                          .arg(group, result.error().message));
                 return;
             }
             m_loadFailed = false;
@@ -418,8 +445,8 @@ void StreamPage::loadGroup(const QString &group, bool quiet)
         });
 }
 
-void StreamPage::showGroupOffsets(const QString &group, std::vector<PartitionOffsets> offsets, const std::vector<LagPoint> &history)
-{
+void StreamPage::showGroupOffsets(const QString &group, std::vector<PartitionOffsets> offsets,
+                                  const std::vector<LagPoint> &history) {
     m_group = group;
     qint64 lag = 0;
     for (const PartitionOffsets &p : offsets)
@@ -431,19 +458,20 @@ void StreamPage::showGroupOffsets(const QString &group, std::vector<PartitionOff
     if (group.isEmpty())
         m_groupTitle->setText(tr("No consumer group has committed offsets on this stream"));
     else
-        m_groupTitle->setText(tr("Group %1 \u00b7 %2 events behind the log end").arg(group, fmt::number(lag)));
+        m_groupTitle->setText(
+            tr("Group %1 \u00b7 %2 events behind the log end").arg(group, fmt::number(lag)));
     {
         const QSignalBlocker block(m_groupsView->selectionModel());
         const int row = m_groupsModel->rowOf(group);
         if (row >= 0)
-            m_groupsView->setCurrentIndex(m_groupsProxy->mapFromSource(m_groupsModel->index(row, 0)));
+            m_groupsView->setCurrentIndex(
+                m_groupsProxy->mapFromSource(m_groupsModel->index(row, 0)));
     }
     updateActions();
     Q_EMIT groupLoaded();
 }
 
-void StreamPage::updateActions()
-{
+void StreamPage::updateActions() {
     const bool ready = m_db && m_stream && !m_group.isEmpty() && !isLoading();
     m_resetButton->setEnabled(ready && !m_replaying && !m_preparingReplay);
     m_replayButton->setEnabled(ready && !m_replaying && !m_preparingReplay);
@@ -455,13 +483,13 @@ void StreamPage::updateActions()
         t->setVisible(result);
 }
 
-ResetOffsetsDialog *StreamPage::openResetDialog()
-{
+ResetOffsetsDialog *StreamPage::openResetDialog() {
     if (!m_db || !m_stream || m_group.isEmpty() || m_replaying)
         return nullptr;
     if (m_resetDialog)
         m_resetDialog->close();
-    auto *dialog = new ResetOffsetsDialog(*m_db, *m_stream, m_group, m_offsetsModel->snapshot(), this);
+    auto *dialog =
+        new ResetOffsetsDialog(*m_db, *m_stream, m_group, m_offsetsModel->snapshot(), this);
     connect(dialog, &QDialog::finished, dialog, &QObject::deleteLater);
     connect(dialog, &ResetOffsetsDialog::applied, this, [this](const ResetPlan &plan) {
         m_replayStatus->setText(tr("Offsets of %1 reset (%2).").arg(plan.group, plan.request));
@@ -473,8 +501,7 @@ ResetOffsetsDialog *StreamPage::openResetDialog()
     return dialog;
 }
 
-void StreamPage::startReplay()
-{
+void StreamPage::startReplay() {
     if (!m_db || !m_stream || m_group.isEmpty() || m_replaying || m_preparingReplay)
         return;
     m_preparingReplay = true;
@@ -493,7 +520,10 @@ void StreamPage::startReplay()
                 m_replayStatus->setText(tr("Replay dry run failed: %1").arg(dry.error().message));
                 return;
             }
-            m_replayStatus->setText(dry->consumed > 0 ? QString() : tr("Nothing to replay: group %1 is at the log end.").arg(dry->group));
+            m_replayStatus->setText(
+                dry->consumed > 0
+                    ? QString()
+                    : tr("Nothing to replay: group %1 is at the log end.").arg(dry->group));
             if (m_replayDialog)
                 m_replayDialog->close();
             auto *dialog = new ReplayDialog(*dry, m_stream->sink, this);
@@ -505,8 +535,7 @@ void StreamPage::startReplay()
         });
 }
 
-void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
-{
+void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize) {
     if (!m_db || !m_stream || m_group.isEmpty() || m_replaying)
         return;
     m_replaying = true;
@@ -526,7 +555,9 @@ void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
             // back, which run only while this replay is current.
             ReplayOptions o = options;
             o.cancel = job.cancelFlag();
-            o.progress = [this, job](const ReplayProgress &p) { job.post([this, p] { onReplayProgress(p); }); };
+            o.progress = [this, job](const ReplayProgress &p) {
+                job.post([this, p] { onReplayProgress(p); });
+            };
             return replay(db, stream, group, o);
         },
         [this](Result<ReplayResult> result) {
@@ -534,7 +565,8 @@ void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
             updateActions();
             if (!result) {
                 m_replayStatus->setText(tr("Replay failed: %1").arg(result.error().message));
-                Q_EMIT loadFailed(tr("Replay of %1 failed: %2").arg(streamName(), result.error().message));
+                Q_EMIT loadFailed(
+                    tr("Replay of %1 failed: %2").arg(streamName(), result.error().message));
                 Q_EMIT replayFinished();
                 return;
             }
@@ -545,12 +577,15 @@ void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
             m_insertedTile->setValue(fmt::number(r.inserted));
             m_duplicatesTile->setValue(fmt::number(r.duplicates),
                                        tr("Valid events whose event_id the sink already had"));
-            m_deadTile->setValue(fmt::number(r.deadLettered),
-                                 r.alreadyDeadLettered ? tr("%1 more were already in the DLQ").arg(fmt::number(r.alreadyDeadLettered))
-                                                       : QString());
+            m_deadTile->setValue(
+                fmt::number(r.deadLettered),
+                r.alreadyDeadLettered
+                    ? tr("%1 more were already in the DLQ").arg(fmt::number(r.alreadyDeadLettered))
+                    : QString());
             m_deadTile->setAlert(r.deadLettered > 0);
             m_replayStatus->setText(r.status == ReplayStatus::Cancelled
-                                        ? tr("Replay #%1 cancelled after %2 batches: what it committed stays; replay again to continue.")
+                                        ? tr("Replay #%1 cancelled after %2 batches: what it "
+                                             "committed stays; replay again to continue.")
                                               .arg(r.replayId)
                                               .arg(r.batches)
                                         : tr("Replay #%1 %2: %3 batches in %4.")
@@ -563,21 +598,20 @@ void StreamPage::runReplay(qint64 maxEvents, qint64 batchSize)
         });
 }
 
-void StreamPage::onReplayProgress(const ReplayProgress &p)
-{
+void StreamPage::onReplayProgress(const ReplayProgress &p) {
     if (!m_replaying)
         return;
     m_progress->setRange(0, int(std::min<qint64>(p.offsetsTotal, std::numeric_limits<int>::max())));
     m_progress->setValue(int(std::min<qint64>(p.consumed, std::numeric_limits<int>::max())));
-    m_replayStatus->setText(tr("Batch %1 of %2: %3 consumed, %4 inserted, %5 duplicates, %6 dead-lettered")
-                                .arg(p.batchesDone)
-                                .arg(p.batchesTotal)
-                                .arg(fmt::number(p.consumed), fmt::number(p.inserted), fmt::number(p.duplicates),
-                                     fmt::number(p.deadLettered)));
+    m_replayStatus->setText(
+        tr("Batch %1 of %2: %3 consumed, %4 inserted, %5 duplicates, %6 dead-lettered")
+            .arg(p.batchesDone)
+            .arg(p.batchesTotal)
+            .arg(fmt::number(p.consumed), fmt::number(p.inserted), fmt::number(p.duplicates),
+                 fmt::number(p.deadLettered)));
 }
 
-void StreamPage::cancelReplay()
-{
+void StreamPage::cancelReplay() {
     if (!m_replaying)
         return;
     m_replayJobs.requestCancel();
@@ -585,12 +619,15 @@ void StreamPage::cancelReplay()
     m_replayStatus->setText(tr("Cancelling: the replay stops after the batch in progress\u2026"));
 }
 
-ReplayDialog *StreamPage::replayDialog() const { return m_replayDialog.data(); }
+ReplayDialog *StreamPage::replayDialog() const {
+    return m_replayDialog.data();
+}
 
-QString StreamPage::replayStatusText() const { return m_replayStatus->text(); }
+QString StreamPage::replayStatusText() const {
+    return m_replayStatus->text();
+}
 
-void StreamPage::updateHeader()
-{
+void StreamPage::updateHeader() {
     if (!m_stream) {
         m_title->setText(tr("No stream selected"));
         m_subtitle->clear();
@@ -619,13 +656,15 @@ void StreamPage::updateHeader()
     qint64 events = 0, removed = 0;
     for (const StreamPartitionInfo &p : m_model->snapshot()) {
         events += p.events;
-        removed += p.logEnd - p.events; // offsets start at 0: below log start or inside gaps, they are gone
+        removed += p.logEnd -
+                   p.events; // offsets start at 0: below log start or inside gaps, they are gone
     }
     const QString dash = QStringLiteral("\u2014");
     m_partitionsTile->setValue(known ? fmt::number(qint64(m_model->snapshot().size())) : dash);
     m_eventsTile->setValue(known ? fmt::number(events) : dash);
     m_rangeTile->setValue(known ? fmt::number(removed) : dash,
-                          tr("Offsets below the log start or missing inside the log: removed by retention or compaction"));
+                          tr("Offsets below the log start or missing inside the log: removed by "
+                             "retention or compaction"));
     m_sinkTile->setValue(known ? fmt::number(m_sinkRows) : dash);
 }
 

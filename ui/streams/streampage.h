@@ -3,12 +3,11 @@
 #include "core/sql/database.h"
 #include "core/streams/lag.h"
 #include "core/streams/offsets.h"
-#include "ui/common/page.h"
 #include "core/streams/replay.h"
 #include "core/workspace/spec.h"
+#include "ui/common/page.h"
 
 #include <QPointer>
-
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -104,7 +103,8 @@ private:
     // on the page's banner only.
     void loadGroup(const QString &group, bool quiet = false);
     void showLoadError(const QString &message);
-    void showGroupOffsets(const QString &group, std::vector<PartitionOffsets> offsets, const std::vector<LagPoint> &history);
+    void showGroupOffsets(const QString &group, std::vector<PartitionOffsets> offsets,
+                          const std::vector<LagPoint> &history);
     void updateActions();
     void onReplayProgress(const ReplayProgress &progress);
 

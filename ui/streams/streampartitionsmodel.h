@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/streams/streams.h"
-
 #include "ui/common/tablemodel.h"
 
 #include <vector>
@@ -13,8 +12,15 @@ namespace rw {
 class StreamPartitionsModel : public SnapshotTableModel<StreamPartitionInfo> {
     Q_OBJECT
 public:
-    enum Column { PartitionColumn, LogStartColumn, LogEndColumn, EventsColumn, FirstRecordColumn, LastRecordColumn,
-                  ColumnCount };
+    enum Column {
+        PartitionColumn,
+        LogStartColumn,
+        LogEndColumn,
+        EventsColumn,
+        FirstRecordColumn,
+        LastRecordColumn,
+        ColumnCount
+    };
 
     explicit StreamPartitionsModel(QObject *parent = nullptr);
 

@@ -1,26 +1,25 @@
 #include "ui/window/mainwindow.h"
 
-#include "ui/common/style.h"
-
 #include "ui/audit/auditpage.h"
-#include "ui/dlq/dlqpage.h"
-#include "ui/common/errorbanner.h"
-#include "ui/lateness/lagpage.h"
-#include "ui/window/openworkspacedialog.h"
 #include "ui/batch/partitionspage.h"
 #include "ui/batch/previewpage.h"
-#include "ui/recovery/recoverpage.h"
 #include "ui/batch/runmanager.h"
 #include "ui/batch/runspage.h"
+#include "ui/common/errorbanner.h"
 #include "ui/common/settings.h"
+#include "ui/common/style.h"
+#include "ui/dlq/dlqpage.h"
+#include "ui/lateness/lagpage.h"
+#include "ui/recovery/recoverpage.h"
 #include "ui/streams/streampage.h"
+#include "ui/window/openworkspacedialog.h"
 
 #include <QAction>
 #include <QCloseEvent>
 #include <QFileInfo>
 #include <QLabel>
-#include <QMessageBox>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -38,32 +37,53 @@ namespace {
 // pages: 20-35 ms of the GUI thread each time, measured with bench/gui.
 class PageStack : public QStackedWidget {
 public:
-    PageStack()
-    {
+    PageStack() {
         connect(this, &QStackedWidget::currentChanged, this, [this] { updateGeometry(); });
     }
-    QSize sizeHint() const override { return currentWidget() ? currentWidget()->sizeHint() : QStackedWidget::sizeHint(); }
-    QSize minimumSizeHint() const override
-    {
-        return currentWidget() ? currentWidget()->minimumSizeHint() : QStackedWidget::minimumSizeHint();
+    QSize sizeHint() const override {
+        return currentWidget() ? currentWidget()->sizeHint() : QStackedWidget::sizeHint();
     }
-    bool hasHeightForWidth() const override { return currentWidget() && currentWidget()->hasHeightForWidth(); }
-    int heightForWidth(int width) const override { return currentWidget() ? currentWidget()->heightForWidth(width) : -1; }
+    QSize minimumSizeHint() const override {
+        return currentWidget() ? currentWidget()->minimumSizeHint()
+                               : QStackedWidget::minimumSizeHint();
+    }
+    bool hasHeightForWidth() const override {
+        return currentWidget() && currentWidget()->hasHeightForWidth();
+    }
+    int heightForWidth(int width) const override {
+        return currentWidget() ? currentWidget()->heightForWidth(width) : -1;
+    }
 };
 
 } // namespace
 
-QStringList MainWindow::availablePages() { return PageRegistry::names(); }
+QStringList MainWindow::availablePages() {
+    return PageRegistry::names();
+}
 
-QStringList MainWindow::plannedPages() { return PageRegistry::helpNames(); }
+QStringList MainWindow::plannedPages() {
+    return PageRegistry::helpNames();
+}
 
 MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), m_navigator(new Navigator), m_stack(new PageStack), m_welcome(nullptr),
-      m_welcomeText(nullptr), m_partitionsPage(new PartitionsPage), m_streamPage(new StreamPage),
-      m_previewPage(new PreviewPage), m_runsPage(new RunsPage), m_auditPage(new AuditPage), m_recoverPage(new RecoverPage),
-      m_lagPage(new LagPage), m_dlqPage(new DlqPage), m_runManager(new RunManager(this)),
-      m_banner(new ErrorBanner), m_statusText(new QLabel), m_busy(new QProgressBar), m_dbLabel(new QLabel)
-{
+    : QMainWindow(parent)
+    , m_navigator(new Navigator)
+    , m_stack(new PageStack)
+    , m_welcome(nullptr)
+    , m_welcomeText(nullptr)
+    , m_partitionsPage(new PartitionsPage)
+    , m_streamPage(new StreamPage)
+    , m_previewPage(new PreviewPage)
+    , m_runsPage(new RunsPage)
+    , m_auditPage(new AuditPage)
+    , m_recoverPage(new RecoverPage)
+    , m_lagPage(new LagPage)
+    , m_dlqPage(new DlqPage)
+    , m_runManager(new RunManager(this))
+    , m_banner(new ErrorBanner)
+    , m_statusText(new QLabel)
+    , m_busy(new QProgressBar)
+    , m_dbLabel(new QLabel) {
     setObjectName(QStringLiteral("mainWindow"));
     resize(1400, 860);
 
@@ -97,25 +117,33 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_navigator, &Navigator::pageSelected, this, &MainWindow::showNamedPage);
     for (const PageRegistry::Entry &entry : m_pages.entries())
         wirePage(entry.page);
-    connect(m_partitionsPage, &PartitionsPage::previewRequested, this, [this](const QStringList &p) { previewPartitions(p); });
-    connect(m_partitionsPage, &PartitionsPage::runRequested, this, [this](const QStringList &p) { previewPartitions(p, true); });
+    connect(m_partitionsPage, &PartitionsPage::previewRequested, this,
+            [this](const QStringList &p) { previewPartitions(p); });
+    connect(m_partitionsPage, &PartitionsPage::runRequested, this,
+            [this](const QStringList &p) { previewPartitions(p, true); });
     connect(m_partitionsPage, &PartitionsPage::openRunRequested, this, [this](qint64 runId) {
         showNamedPage(QStringLiteral("runs"));
         m_runsPage->showRun(runId);
     });
     // Recovery and rollback change a dataset behind the partitions page and the audit log.
-    connect(m_partitionsPage, &PartitionsPage::recoverRequested, this, [this] { showNamedPage(QStringLiteral("recover")); });
-    connect(m_recoverPage, &RecoverPage::backRequested, this, [this] { showNamedPage(QStringLiteral("partitions")); });
+    connect(m_partitionsPage, &PartitionsPage::recoverRequested, this,
+            [this] { showNamedPage(QStringLiteral("recover")); });
+    connect(m_recoverPage, &RecoverPage::backRequested, this,
+            [this] { showNamedPage(QStringLiteral("partitions")); });
     const auto datasetChanged = [this](const QString &dataset) {
         if (m_partitionsPage->datasetName() == dataset)
             m_partitionsPage->refresh();
         m_auditPage->refresh();
     };
     connect(m_recoverPage, &RecoverPage::datasetChanged, this, datasetChanged);
-    connect(m_runsPage, &RunsPage::rolledBack, this, [datasetChanged](qint64, const QString &dataset) { datasetChanged(dataset); });
-    connect(m_runsPage, &RunsPage::notice, this, [this](const QString &message) { m_banner->showMessage(ErrorBanner::Level::Info, message); });
+    connect(m_runsPage, &RunsPage::rolledBack, this,
+            [datasetChanged](qint64, const QString &dataset) { datasetChanged(dataset); });
+    connect(m_runsPage, &RunsPage::notice, this, [this](const QString &message) {
+        m_banner->showMessage(ErrorBanner::Level::Info, message);
+    });
     connect(m_runsPage, &RunsPage::actionFailed, m_banner, &ErrorBanner::showError);
-    connect(m_previewPage, &PreviewPage::runLaunched, this, [this] { showNamedPage(QStringLiteral("runs")); });
+    connect(m_previewPage, &PreviewPage::runLaunched, this,
+            [this] { showNamedPage(QStringLiteral("runs")); });
     connect(m_runManager, &RunManager::runFinished, this, &MainWindow::onRunFinished);
 
     buildMenus();
@@ -125,23 +153,29 @@ MainWindow::MainWindow(QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::registerPages()
-{
+void MainWindow::registerPages() {
     // In the stack's order; the View menu's by menuKey.
     m_pages.add({QStringLiteral("partitions"), m_partitionsPage,
                  [this] {
                      const QString dataset = m_partitionsPage->datasetName();
-                     if (!dataset.isEmpty() && m_navigator->select(Navigator::Kind::Dataset, dataset))
+                     if (!dataset.isEmpty() &&
+                         m_navigator->select(Navigator::Kind::Dataset, dataset))
                          return true;
-                     return !m_workspace->spec.datasets.empty() && selectDataset(m_workspace->spec.datasets.front().name);
+                     return !m_workspace->spec.datasets.empty() &&
+                            selectDataset(m_workspace->spec.datasets.front().name);
                  },
                  tr("&Partitions"), 1});
-    m_pages.add({QStringLiteral("streams"), m_streamPage,
-                 [this] { return !m_workspace->spec.streams.empty() && selectStream(m_workspace->spec.streams.front().name); }});
-    m_pages.add({QStringLiteral("preview"), m_previewPage, [this] { return showListedPage(m_previewPage, false); }, tr("Pre&view"), 2});
+    m_pages.add({QStringLiteral("streams"), m_streamPage, [this] {
+                     return !m_workspace->spec.streams.empty() &&
+                            selectStream(m_workspace->spec.streams.front().name);
+                 }});
+    m_pages.add({QStringLiteral("preview"), m_previewPage,
+                 [this] { return showListedPage(m_previewPage, false); }, tr("Pre&view"), 2});
     // Runs and the audit log change behind our back: they reload when shown.
-    m_pages.add({QStringLiteral("runs"), m_runsPage, [this] { return showListedPage(m_runsPage, true); }, tr("R&uns"), 3});
-    m_pages.add({QStringLiteral("audit"), m_auditPage, [this] { return showListedPage(m_auditPage, true); }, tr("&Audit log"), 4});
+    m_pages.add({QStringLiteral("runs"), m_runsPage,
+                 [this] { return showListedPage(m_runsPage, true); }, tr("R&uns"), 3});
+    m_pages.add({QStringLiteral("audit"), m_auditPage,
+                 [this] { return showListedPage(m_auditPage, true); }, tr("&Audit log"), 4});
     m_pages.add({QStringLiteral("recover"), m_recoverPage, [this] {
                      // The current dataset's recovery; one under way for it carries on.
                      const auto db = m_partitionsPage->database();
@@ -149,24 +183,28 @@ void MainWindow::registerPages()
                      if (!db || !dataset)
                          return false;
                      showPage(m_recoverPage);
-                     if (m_recoverPage->datasetName() != dataset->name || !m_recoverPage->result()
-                         || m_recoverPage->nextStep() == RecoverPage::ReportStep)
+                     if (m_recoverPage->datasetName() != dataset->name ||
+                         !m_recoverPage->result() ||
+                         m_recoverPage->nextStep() == RecoverPage::ReportStep)
                          m_recoverPage->setDataset(*db, *dataset);
                      return true;
                  }});
-    m_pages.add({QStringLiteral("lag"), m_lagPage, [this] { return showLag(); }, tr("&Lateness"), 6, false});
-    m_pages.add({QStringLiteral("dlq"), m_dlqPage, [this] { return showListedPage(m_dlqPage, true); }, tr("&Dead-letter queue"), 5});
+    m_pages.add({QStringLiteral("lag"), m_lagPage, [this] { return showLag(); }, tr("&Lateness"), 6,
+                 false});
+    m_pages.add({QStringLiteral("dlq"), m_dlqPage,
+                 [this] { return showListedPage(m_dlqPage, true); }, tr("&Dead-letter queue"), 5});
     for (const PageRegistry::Entry &entry : m_pages.entries())
         m_stack->addWidget(entry.page);
 }
 
-bool MainWindow::showListedPage(Page *page, bool reload)
-{
+bool MainWindow::showListedPage(Page *page, bool reload) {
     if (m_workspace && !m_workspace->controlSchema) {
         // Runs, audit rows and dead letters live in Rewind's tables, which
         // this database does not have (and is not given: see openWorkspace).
         showUnusable(tr("This database holds no Rewind workspace"),
-                     tr("none of the spec's datasets and streams resolves against %1, and Rewind has never written to it").arg(m_workspaceDb));
+                     tr("none of the spec's datasets and streams resolves against %1, and Rewind "
+                        "has never written to it")
+                         .arg(m_workspaceDb));
         return true;
     }
     {
@@ -179,14 +217,14 @@ bool MainWindow::showListedPage(Page *page, bool reload)
     return true;
 }
 
-void MainWindow::wirePage(Page *page)
-{
+void MainWindow::wirePage(Page *page) {
     // Only the page on show speaks for the window.
     connect(page, &Page::pageLoaded, this, [this, page] {
         if (currentPage() != page)
             return;
-        m_statusText->setText(page->statusText() % QStringLiteral("  \u00b7  ")
-                              % tr("loaded %1").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
+        m_statusText->setText(
+            page->statusText() % QStringLiteral("  \u00b7  ") %
+            tr("loaded %1").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
         Q_EMIT pageLoaded();
     });
     connect(page, &Page::loadFailed, this, [this, page](const QString &message) {
@@ -205,18 +243,18 @@ void MainWindow::wirePage(Page *page)
     });
 }
 
-QString MainWindow::currentPageName() const { return m_pages.nameOf(currentPage()); }
+QString MainWindow::currentPageName() const {
+    return m_pages.nameOf(currentPage());
+}
 
-bool MainWindow::showNamedPage(const QString &name)
-{
+bool MainWindow::showNamedPage(const QString &name) {
     if (!m_workspace)
         return false;
     const PageRegistry::Entry *entry = m_pages.find(name);
     return entry && entry->show();
 }
 
-void MainWindow::previewPartitions(const QStringList &partitions, bool launchAfter)
-{
+void MainWindow::previewPartitions(const QStringList &partitions, bool launchAfter) {
     const auto db = m_partitionsPage->database();
     const DatasetSpec *dataset = m_partitionsPage->dataset();
     if (!db || !dataset)
@@ -226,40 +264,43 @@ void MainWindow::previewPartitions(const QStringList &partitions, bool launchAft
     m_previewPage->preview(*db, copy, partitions, launchAfter);
 }
 
-void MainWindow::onRunFinished(int liveRunId)
-{
+void MainWindow::onRunFinished(int liveRunId) {
     const LiveRun *run = m_runManager->run(liveRunId);
     if (!run)
         return;
     if (run->error && run->error->code != Error::Code::StalePlan)
         m_banner->showError(tr("The run of %1 failed: %2").arg(run->dataset, run->error->message));
     else if (run->result && run->result->status != RunStatus::Succeeded)
-        m_banner->showMessage(ErrorBanner::Level::Warning,
-                              tr("Run #%1 of %2 ended %3%4")
-                                  .arg(run->result->runId.toString(), run->dataset, enumName(run->result->status),
-                                       run->result->error.isEmpty() ? QString() : QStringLiteral(": ") % run->result->error));
+        m_banner->showMessage(
+            ErrorBanner::Level::Warning,
+            tr("Run #%1 of %2 ended %3%4")
+                .arg(run->result->runId.toString(), run->dataset, enumName(run->result->status),
+                     run->result->error.isEmpty() ? QString()
+                                                  : QStringLiteral(": ") % run->result->error));
     // What the run changed: partition counts and statuses, the audit log.
     if (m_partitionsPage->datasetName() == run->dataset)
         m_partitionsPage->refresh();
     m_auditPage->refresh();
 }
 
-QWidget *MainWindow::buildWelcome()
-{
+QWidget *MainWindow::buildWelcome() {
     auto *w = new QWidget;
     m_welcomeText = new QLabel(w);
     m_welcomeText->setObjectName(QStringLiteral("welcomeText"));
     m_welcomeText->setAlignment(Qt::AlignCenter);
     m_welcomeText->setTextFormat(Qt::RichText);
-    m_welcomeText->setText(style::emptyState(tr("No workspace open"), tr("Use <b>File \u203a Open workspace\u2026</b> (Ctrl+O) to open a "
-                              "database and its pipeline spec,<br>or pick one under <b>File \u203a Recent workspaces</b>."), 2));
+    m_welcomeText->setText(
+        style::emptyState(tr("No workspace open"),
+                          tr("Use <b>File \u203a Open workspace\u2026</b> (Ctrl+O) to open a "
+                             "database and its pipeline spec,<br>or pick one under <b>File \u203a "
+                             "Recent workspaces</b>."),
+                          2));
     auto *layout = new QVBoxLayout(w);
     layout->addWidget(m_welcomeText);
     return w;
 }
 
-void MainWindow::buildMenus()
-{
+void MainWindow::buildMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     QAction *open = file->addAction(tr("&Open workspace\u2026"), this, &MainWindow::showOpenDialog);
     open->setShortcut(QKeySequence::Open);
@@ -277,13 +318,13 @@ void MainWindow::buildMenus()
     refreshAction->setShortcutContext(Qt::ApplicationShortcut);
     view->addSeparator();
     for (const PageRegistry::Entry *entry : m_pages.menuEntries()) {
-        QAction *a = view->addAction(entry->menuLabel, this, [this, name = entry->name] { showNamedPage(name); });
+        QAction *a = view->addAction(entry->menuLabel, this,
+                                     [this, name = entry->name] { showNamedPage(name); });
         a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + entry->menuKey)));
     }
 }
 
-void MainWindow::buildStatusBar()
-{
+void MainWindow::buildStatusBar() {
     m_busy->setRange(0, 0);
     m_busy->setMaximumWidth(120);
     m_busy->setMaximumHeight(14);
@@ -297,8 +338,7 @@ void MainWindow::buildStatusBar()
     m_statusText->setText(tr("Ready"));
 }
 
-void MainWindow::rebuildRecentMenu()
-{
+void MainWindow::rebuildRecentMenu() {
     m_recentMenu->clear();
     const std::vector<WorkspaceLocation> recents = Settings().recentWorkspaces();
     if (recents.empty()) {
@@ -308,16 +348,18 @@ void MainWindow::rebuildRecentMenu()
     int n = 0;
     for (const WorkspaceLocation &loc : recents) {
         ++n;
-        const QString label = QStringLiteral("&%1  %2  \u2014  %3").arg(n).arg(QFileInfo(loc.spec).fileName(), loc.db);
-        QAction *a = m_recentMenu->addAction(label, this, [this, loc] { openWorkspace(loc.db, loc.spec); });
+        const QString label = QStringLiteral("&%1  %2  \u2014  %3")
+                                  .arg(n)
+                                  .arg(QFileInfo(loc.spec).fileName(), loc.db);
+        QAction *a =
+            m_recentMenu->addAction(label, this, [this, loc] { openWorkspace(loc.db, loc.spec); });
         a->setToolTip(loc.spec);
     }
     m_recentMenu->addSeparator();
     m_recentMenu->addAction(tr("Clear list"), this, [] { Settings().clearRecentWorkspaces(); });
 }
 
-void MainWindow::showOpenDialog()
-{
+void MainWindow::showOpenDialog() {
     Settings settings;
     OpenWorkspaceDialog dialog(this);
     dialog.setBrowseDir(settings.lastBrowseDir());
@@ -331,8 +373,7 @@ void MainWindow::showOpenDialog()
     openWorkspace(dialog.databasePath(), dialog.specPath());
 }
 
-void MainWindow::openWorkspace(const QString &db, const QString &spec, const Selection &initial)
-{
+void MainWindow::openWorkspace(const QString &db, const QString &spec, const Selection &initial) {
     m_opening = true;
     m_banner->dismiss();
     setBusy(true, tr("Opening %1\u2026").arg(QFileInfo(spec).fileName()));
@@ -347,7 +388,8 @@ void MainWindow::openWorkspace(const QString &db, const QString &spec, const Sel
             m_opening = false;
             setBusy(false, QString());
             if (!result) {
-                m_banner->showError(tr("Could not open the workspace: %1").arg(result.error().message));
+                m_banner->showError(
+                    tr("Could not open the workspace: %1").arg(result.error().message));
                 m_statusText->setText(tr("Open failed"));
                 Q_EMIT workspaceFailed(result.error().exitCode(), result.error().message);
                 return;
@@ -356,9 +398,8 @@ void MainWindow::openWorkspace(const QString &db, const QString &spec, const Sel
         });
 }
 
-void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, const QString &db, const QString &spec,
-                                const Selection &initial)
-{
+void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, const QString &db,
+                                const QString &spec, const Selection &initial) {
     for (const PageRegistry::Entry &entry : m_pages.entries())
         if (entry.clearOnOpen)
             entry.page->clear();
@@ -389,8 +430,9 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
     else if (initial.kind == Navigator::Kind::Stream)
         selected = selectStream(initial.name);
     if (!selected && initial.kind != Navigator::Kind::None) {
-        const auto error = initial.kind == Navigator::Kind::Dataset ? m_workspace->spec.requireDataset(initial.name).error()
-                                                                    : m_workspace->spec.requireStream(initial.name).error();
+        const auto error = initial.kind == Navigator::Kind::Dataset
+                               ? m_workspace->spec.requireDataset(initial.name).error()
+                               : m_workspace->spec.requireStream(initial.name).error();
         m_banner->showMessage(ErrorBanner::Level::Warning, error.message);
     }
     // The first dataset that can be used, else the first stream that can,
@@ -407,7 +449,9 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
     if (!selected && !m_workspace->spec.streams.empty())
         selected = selectStream(m_workspace->spec.streams.front().name);
     if (!selected) {
-        m_welcomeText->setText(style::emptyState(tr("Nothing to show"), tr("The spec %1 defines no datasets or streams.").arg(spec.toHtmlEscaped()), 2));
+        m_welcomeText->setText(style::emptyState(
+            tr("Nothing to show"),
+            tr("The spec %1 defines no datasets or streams.").arg(spec.toHtmlEscaped()), 2));
         showPage(nullptr);
         Q_EMIT workspaceOpened();
         return;
@@ -417,7 +461,8 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
     QString page = initial.page;
     if (page.isEmpty() && initial.kind == Navigator::Kind::None && !m_unusableShown) {
         page = Settings().lastPage();
-        if (page == QLatin1String("preview") || page == QLatin1String("streams") || page == QLatin1String("recover"))
+        if (page == QLatin1String("preview") || page == QLatin1String("streams") ||
+            page == QLatin1String("recover"))
             page.clear(); // a preview (or a recovery) is not started on start
     }
     if (page == QLatin1String("preview")) {
@@ -431,7 +476,8 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
             else
                 m_previewPage->preview(*db, copy, initial.partitions);
         }
-    } else if (m_pages.find(page) && page != QLatin1String("partitions") && page != QLatin1String("streams")) {
+    } else if (m_pages.find(page) && page != QLatin1String("partitions") &&
+               page != QLatin1String("streams")) {
         showNamedPage(page); // the dataset's or stream's own page is on show already
     } else if (!initial.partitions.isEmpty()) {
         m_partitionsPage->selectAfterLoad(initial.partitions);
@@ -439,16 +485,20 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
     Q_EMIT workspaceOpened();
 }
 
-bool MainWindow::selectDataset(const QString &name) { return m_navigator->select(Navigator::Kind::Dataset, name); }
+bool MainWindow::selectDataset(const QString &name) {
+    return m_navigator->select(Navigator::Kind::Dataset, name);
+}
 
-bool MainWindow::selectStream(const QString &name) { return m_navigator->select(Navigator::Kind::Stream, name); }
+bool MainWindow::selectStream(const QString &name) {
+    return m_navigator->select(Navigator::Kind::Stream, name);
+}
 
-void MainWindow::showDataset(const QString &name)
-{
+void MainWindow::showDataset(const QString &name) {
     const DatasetSpec *dataset = m_workspace ? m_workspace->spec.dataset(name) : nullptr;
     if (!dataset)
         return;
-    if (const QString why = m_workspace->spec.brokenReason(QStringLiteral("dataset"), name); !why.isEmpty()) {
+    if (const QString why = m_workspace->spec.brokenReason(QStringLiteral("dataset"), name);
+        !why.isEmpty()) {
         m_partitionsPage->clear();
         showUnusable(tr("Dataset %1 cannot be used").arg(name), why);
         return;
@@ -458,12 +508,12 @@ void MainWindow::showDataset(const QString &name)
     m_partitionsPage->setDataset(m_workspace->db, *dataset);
 }
 
-void MainWindow::showStream(const QString &name)
-{
+void MainWindow::showStream(const QString &name) {
     const StreamSpec *stream = m_workspace ? m_workspace->spec.stream(name) : nullptr;
     if (!stream)
         return;
-    if (const QString why = m_workspace->spec.brokenReason(QStringLiteral("stream"), name); !why.isEmpty()) {
+    if (const QString why = m_workspace->spec.brokenReason(QStringLiteral("stream"), name);
+        !why.isEmpty()) {
         m_streamPage->clear();
         showUnusable(tr("Stream %1 cannot be used").arg(name), why);
         return;
@@ -475,39 +525,42 @@ void MainWindow::showStream(const QString &name)
 
 // A dataset or stream of the spec that does not resolve against the
 // catalog: the banner says why, the page says what to do, nothing loads.
-void MainWindow::showUnusable(const QString &what, const QString &why)
-{
+void MainWindow::showUnusable(const QString &what, const QString &why) {
     const QString hint = m_workspace->spec.brokenHint();
-    const QString message = what % QStringLiteral(": ") % why % tr(". Fix the spec or the database; %1").arg(hint) % (hint.endsWith(u'?') ? QString() : QStringLiteral("."));
+    const QString message = what % QStringLiteral(": ") % why %
+                            tr(". Fix the spec or the database; %1").arg(hint) %
+                            (hint.endsWith(u'?') ? QString() : QStringLiteral("."));
     m_banner->showError(message);
     m_unusableShown = true;
     m_unusableMessage = message;
-    m_welcomeText->setText(style::emptyState(what.toHtmlEscaped(),
-                                             tr("%1<br><br>Commands on it are refused; %2.<br>"
-                                                "Fix the spec (%3) or the database, then reopen the workspace (File \u203a Recent workspaces).")
-                                                 .arg(why.toHtmlEscaped(), hint.toHtmlEscaped(), m_workspaceSpec.toHtmlEscaped()),
-                                             2));
+    m_welcomeText->setText(style::emptyState(
+        what.toHtmlEscaped(),
+        tr("%1<br><br>Commands on it are refused; %2.<br>"
+           "Fix the spec (%3) or the database, then reopen the workspace (File \u203a Recent "
+           "workspaces).")
+            .arg(why.toHtmlEscaped(), hint.toHtmlEscaped(), m_workspaceSpec.toHtmlEscaped()),
+        2));
     showPage(nullptr);
     Q_EMIT selectionBroken(message);
 }
 
 // Leaving an unusable one: its banner goes with it.
-void MainWindow::dismissUnusable()
-{
-    if (m_unusableShown && m_banner->isVisible() && m_banner->message() == m_unusableMessage) // not another page's error since
+void MainWindow::dismissUnusable() {
+    if (m_unusableShown && m_banner->isVisible() &&
+        m_banner->message() == m_unusableMessage) // not another page's error since
         m_banner->dismiss();
     m_unusableShown = false;
 }
 
 // The lag page shows the dataset on the partitions page when it has event
 // and ingest times, else the first dataset that has them.
-bool MainWindow::showLag()
-{
+bool MainWindow::showLag() {
     const DatasetSpec *dataset = m_partitionsPage->dataset();
     if (!dataset || !LagPage::hasLateness(*dataset)) {
         dataset = nullptr;
         for (const DatasetSpec &d : m_workspace->spec.datasets)
-            if (LagPage::hasLateness(d) && m_workspace->spec.brokenReason(QStringLiteral("dataset"), d.name).isEmpty()) {
+            if (LagPage::hasLateness(d) &&
+                m_workspace->spec.brokenReason(QStringLiteral("dataset"), d.name).isEmpty()) {
                 dataset = &d;
                 break;
             }
@@ -526,8 +579,7 @@ bool MainWindow::showLag()
     return true;
 }
 
-void MainWindow::showPage(Page *page)
-{
+void MainWindow::showPage(Page *page) {
     if (page)
         m_stack->setCurrentWidget(page);
     else
@@ -538,16 +590,16 @@ void MainWindow::showPage(Page *page)
         setBusy(page && page->isLoading(), QString());
 }
 
-Page *MainWindow::currentPage() const { return qobject_cast<Page *>(m_stack->currentWidget()); }
+Page *MainWindow::currentPage() const {
+    return qobject_cast<Page *>(m_stack->currentWidget());
+}
 
-void MainWindow::refresh()
-{
+void MainWindow::refresh() {
     if (Page *page = currentPage())
         page->refresh();
 }
 
-void MainWindow::updateTitle()
-{
+void MainWindow::updateTitle() {
     if (!m_workspace) {
         setWindowTitle(tr("Rewind"));
         m_dbLabel->setText(tr("No database"));
@@ -559,28 +611,27 @@ void MainWindow::updateTitle()
     m_dbLabel->setToolTip(tr("Spec: %1").arg(QFileInfo(m_workspaceSpec).absoluteFilePath()));
 }
 
-void MainWindow::setBusy(bool busy, const QString &what)
-{
+void MainWindow::setBusy(bool busy, const QString &what) {
     m_busy->setVisible(busy);
     if (busy)
         m_statusText->setText(what);
 }
 
-void MainWindow::restoreLayout()
-{
+void MainWindow::restoreLayout() {
     Settings settings;
     restoreGeometry(settings.windowGeometry());
     restoreState(settings.windowState());
 }
 
-void MainWindow::closeEvent(QCloseEvent *event)
-{
+void MainWindow::closeEvent(QCloseEvent *event) {
     if (const int active = int(m_runManager->activeRuns().size()); active > 0 && isVisible()) {
-        const auto answer = QMessageBox::question(
-            this, tr("Runs in progress"),
-            tr("%n run(s) still in progress. Cancel them and quit? The partition being published rolls back; "
-               "published partitions stay, and the run can be resumed later.", nullptr, active),
-            QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+        const auto answer =
+            QMessageBox::question(this, tr("Runs in progress"),
+                                  tr("%n run(s) still in progress. Cancel them and quit? The "
+                                     "partition being published rolls back; "
+                                     "published partitions stay, and the run can be resumed later.",
+                                     nullptr, active),
+                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
         if (answer != QMessageBox::Yes) {
             event->ignore();
             return;

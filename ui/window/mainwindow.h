@@ -1,12 +1,11 @@
 #pragma once
 
+#include "core/workspace/workspace.h"
 #include "ui/common/jobtracker.h"
 #include "ui/window/navigator.h"
 #include "ui/window/pageregistry.h"
-#include "core/workspace/workspace.h"
 
 #include <QMainWindow>
-
 #include <memory>
 
 class QLabel;
@@ -61,7 +60,9 @@ public:
     // is replaced and workspaceOpened() is emitted; on failure the old one
     // stays, the banner shows why and workspaceFailed() is emitted.
     void openWorkspace(const QString &db, const QString &spec, const Selection &initial);
-    void openWorkspace(const QString &db, const QString &spec) { openWorkspace(db, spec, Selection()); }
+    void openWorkspace(const QString &db, const QString &spec) {
+        openWorkspace(db, spec, Selection());
+    }
 
     bool selectDataset(const QString &name);
     bool selectStream(const QString &name);
@@ -116,8 +117,8 @@ private:
     QWidget *buildWelcome();
     void showOpenDialog();
     void rebuildRecentMenu();
-    void applyWorkspace(std::shared_ptr<const Workspace> workspace, const QString &db, const QString &spec,
-                        const Selection &initial);
+    void applyWorkspace(std::shared_ptr<const Workspace> workspace, const QString &db,
+                        const QString &spec, const Selection &initial);
     void showDataset(const QString &name);
     void showStream(const QString &name);
     bool showLag();

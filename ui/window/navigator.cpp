@@ -1,17 +1,15 @@
 #include "ui/window/navigator.h"
-#include <QStringBuilder>
-
-#include "ui/common/style.h"
 
 #include "core/workspace/spec.h"
+#include "ui/common/style.h"
 
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
 #include <QPixmap>
+#include <QStringBuilder>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-
 #include <iterator>
 #include <tuple>
 
@@ -21,15 +19,15 @@ namespace {
 
 // A dataset or stream of the spec that does not resolve against the catalog:
 // shown, flagged, with the reason (Spec::broken).
-void flagBroken(QTreeWidgetItem *item, const QString &why)
-{
+void flagBroken(QTreeWidgetItem *item, const QString &why) {
     if (why.isEmpty())
         return;
     item->setData(0, Qt::UserRole + 10, why);
     item->setText(1, QObject::tr("broken: %1").arg(why));
     item->setForeground(0, QBrush(style::qcolor(style::Colour::Error)));
     item->setForeground(1, QBrush(style::qcolor(style::Colour::Error)));
-    const QString tip = item->toolTip(0) % QObject::tr("\n\nCannot be used: %1\nCommands on it are refused.").arg(why);
+    const QString tip = item->toolTip(0) %
+                        QObject::tr("\n\nCannot be used: %1\nCommands on it are refused.").arg(why);
     item->setToolTip(0, tip);
     item->setToolTip(1, tip);
 }
@@ -42,8 +40,7 @@ constexpr int KindRole = Qt::UserRole + 1;
 constexpr int NameRole = Qt::UserRole + 2;
 
 // Small drawn icons: a table for datasets, a log of records for streams.
-QIcon drawnIcon(bool stream)
-{
+QIcon drawnIcon(bool stream) {
     QIcon icon;
     for (int size : {16, 24, 32}) {
         QPixmap pm(size, size);
@@ -59,7 +56,8 @@ QIcon drawnIcon(bool stream)
             p.drawRoundedRect(r, 1.5 * u, 1.5 * u);
             p.fillRect(QRectF(r.left(), r.top(), r.width(), 3 * u), c);
             p.drawLine(QPointF(r.left(), r.top() + 6.5 * u), QPointF(r.right(), r.top() + 6.5 * u));
-            p.drawLine(QPointF(r.left() + 5 * u, r.top() + 3 * u), QPointF(r.left() + 5 * u, r.bottom()));
+            p.drawLine(QPointF(r.left() + 5 * u, r.top() + 3 * u),
+                       QPointF(r.left() + 5 * u, r.bottom()));
         } else {
             const QColor c(0x7a, 0x3f, 0xc0);
             p.setPen(Qt::NoPen);
@@ -68,7 +66,8 @@ QIcon drawnIcon(bool stream)
                 const qreal y = (3 + 4 * i) * u;
                 p.drawRoundedRect(QRectF((1.5 + i) * u, y, (9 - i) * u, 2.6 * u), 1.2 * u, 1.2 * u);
             }
-            QPolygonF arrow{QPointF(12 * u, 4 * u), QPointF(15 * u, 8 * u), QPointF(12 * u, 12 * u)};
+            QPolygonF arrow{QPointF(12 * u, 4 * u), QPointF(15 * u, 8 * u),
+                            QPointF(12 * u, 12 * u)};
             p.drawPolygon(arrow);
         }
         p.end();
@@ -79,8 +78,9 @@ QIcon drawnIcon(bool stream)
 
 } // namespace
 
-Navigator::Navigator(QWidget *parent) : QWidget(parent), m_tree(new QTreeWidget(this))
-{
+Navigator::Navigator(QWidget *parent)
+    : QWidget(parent)
+    , m_tree(new QTreeWidget(this)) {
     m_tree->setObjectName(QStringLiteral("navigator"));
     m_tree->setColumnCount(2);
     m_tree->setHeaderLabels({tr("Name"), tr("Details")});
@@ -98,15 +98,13 @@ Navigator::Navigator(QWidget *parent) : QWidget(parent), m_tree(new QTreeWidget(
     layout->addWidget(m_tree);
 }
 
-void Navigator::clear()
-{
+void Navigator::clear() {
     const QSignalBlocker block(m_tree);
     m_tree->clear();
     m_datasets = m_streams = m_pages = nullptr;
 }
 
-void Navigator::setSpec(const Spec &spec)
-{
+void Navigator::setSpec(const Spec &spec) {
     clear();
     const QSignalBlocker block(m_tree);
     QFont groupFont = m_tree->font();
@@ -124,13 +122,17 @@ void Navigator::setSpec(const Spec &spec)
     m_datasets = makeGroup(tr("Datasets"), spec.datasets.size());
     const QIcon datasetIcon = drawnIcon(false);
     for (const DatasetSpec &d : spec.datasets) {
-        auto *item = new QTreeWidgetItem(m_datasets, {d.name, d.target % QStringLiteral(" \u00b7 ") % enumName(d.write)});
+        auto *item = new QTreeWidgetItem(
+            m_datasets, {d.name, d.target % QStringLiteral(" \u00b7 ") % enumName(d.write)});
         item->setIcon(0, datasetIcon);
         item->setData(0, KindRole, int(Kind::Dataset));
         item->setData(0, NameRole, d.name);
-        item->setToolTip(0, tr("Dataset %1\nsource: %2\ntarget: %3\nwrite: %4%5")
-                                .arg(d.name, d.source.isEmpty() ? tr("(transform)") : d.source, d.target, enumName(d.write),
-                                     d.partitioned() ? tr("\npartitioned by %1").arg(d.partitionColumn) : QString()));
+        item->setToolTip(0,
+                         tr("Dataset %1\nsource: %2\ntarget: %3\nwrite: %4%5")
+                             .arg(d.name, d.source.isEmpty() ? tr("(transform)") : d.source,
+                                  d.target, enumName(d.write),
+                                  d.partitioned() ? tr("\npartitioned by %1").arg(d.partitionColumn)
+                                                  : QString()));
         item->setToolTip(1, item->toolTip(0));
         flagBroken(item, spec.brokenReason(QStringLiteral("dataset"), d.name));
     }
@@ -138,11 +140,13 @@ void Navigator::setSpec(const Spec &spec)
     m_streams = makeGroup(tr("Streams"), spec.streams.size());
     const QIcon streamIcon = drawnIcon(true);
     for (const StreamSpec &s : spec.streams) {
-        auto *item = new QTreeWidgetItem(m_streams, {s.name, s.source() % QStringLiteral(" \u2192 ") % s.sink});
+        auto *item = new QTreeWidgetItem(
+            m_streams, {s.name, s.source() % QStringLiteral(" \u2192 ") % s.sink});
         item->setIcon(0, streamIcon);
         item->setData(0, KindRole, int(Kind::Stream));
         item->setData(0, NameRole, s.name);
-        item->setToolTip(0, tr("Stream %1\n%2: %3\nsink: %4").arg(s.name, s.sourceKind(), s.source(), s.sink));
+        item->setToolTip(
+            0, tr("Stream %1\n%2: %3\nsink: %4").arg(s.name, s.sourceKind(), s.source(), s.sink));
         item->setToolTip(1, item->toolTip(0));
         flagBroken(item, spec.brokenReason(QStringLiteral("stream"), s.name));
     }
@@ -163,8 +167,7 @@ void Navigator::setSpec(const Spec &spec)
     m_tree->expandAll();
 }
 
-QTreeWidgetItem *Navigator::find(Kind kind, const QString &name) const
-{
+QTreeWidgetItem *Navigator::find(Kind kind, const QString &name) const {
     QTreeWidgetItem *group = kind == Kind::Dataset  ? m_datasets
                              : kind == Kind::Stream ? m_streams
                              : kind == Kind::Page   ? m_pages
@@ -177,8 +180,7 @@ QTreeWidgetItem *Navigator::find(Kind kind, const QString &name) const
     return nullptr;
 }
 
-bool Navigator::select(Kind kind, const QString &name)
-{
+bool Navigator::select(Kind kind, const QString &name) {
     QTreeWidgetItem *item = find(kind, name);
     if (!item)
         return false;
@@ -189,20 +191,17 @@ bool Navigator::select(Kind kind, const QString &name)
     return true;
 }
 
-Navigator::Kind Navigator::currentKind() const
-{
+Navigator::Kind Navigator::currentKind() const {
     const QTreeWidgetItem *item = m_tree->currentItem();
     return item ? Kind(item->data(0, KindRole).toInt()) : Kind::None;
 }
 
-QString Navigator::currentName() const
-{
+QString Navigator::currentName() const {
     const QTreeWidgetItem *item = m_tree->currentItem();
     return item ? item->data(0, NameRole).toString() : QString();
 }
 
-void Navigator::onCurrentChanged(QTreeWidgetItem *current)
-{
+void Navigator::onCurrentChanged(QTreeWidgetItem *current) {
     if (!current)
         return;
     const QString name = current->data(0, NameRole).toString();

@@ -14,8 +14,7 @@ namespace rw {
 
 namespace {
 
-QWidget *withBrowse(QLineEdit *edit, QPushButton *button)
-{
+QWidget *withBrowse(QLineEdit *edit, QPushButton *button) {
     auto *row = new QWidget;
     auto *layout = new QHBoxLayout(row);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -27,9 +26,10 @@ QWidget *withBrowse(QLineEdit *edit, QPushButton *button)
 } // namespace
 
 OpenWorkspaceDialog::OpenWorkspaceDialog(QWidget *parent)
-    : QDialog(parent), m_db(new QLineEdit(this)), m_spec(new QLineEdit(this)),
-      m_buttons(new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel, this))
-{
+    : QDialog(parent)
+    , m_db(new QLineEdit(this))
+    , m_spec(new QLineEdit(this))
+    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel, this)) {
     setWindowTitle(tr("Open workspace"));
     m_db->setObjectName(QStringLiteral("databasePath"));
     m_spec->setObjectName(QStringLiteral("specPath"));
@@ -46,7 +46,9 @@ OpenWorkspaceDialog::OpenWorkspaceDialog(QWidget *parent)
     form->addRow(tr("&Database:"), withBrowse(m_db, browseDb));
     form->addRow(tr("&Spec:"), withBrowse(m_spec, browseSpec));
 
-    auto *hint = new QLabel(tr("A workspace is a database plus the pipeline spec that describes its datasets and streams."), this);
+    auto *hint = new QLabel(tr("A workspace is a database plus the pipeline spec that describes "
+                               "its datasets and streams."),
+                            this);
     hint->setWordWrap(true);
     hint->setEnabled(false);
 
@@ -62,27 +64,29 @@ OpenWorkspaceDialog::OpenWorkspaceDialog(QWidget *parent)
     updateOk();
 }
 
-void OpenWorkspaceDialog::setPaths(const QString &db, const QString &spec)
-{
+void OpenWorkspaceDialog::setPaths(const QString &db, const QString &spec) {
     m_db->setText(db);
     m_spec->setText(spec);
 }
 
-QString OpenWorkspaceDialog::databasePath() const { return m_db->text().trimmed(); }
-QString OpenWorkspaceDialog::specPath() const { return m_spec->text().trimmed(); }
+QString OpenWorkspaceDialog::databasePath() const {
+    return m_db->text().trimmed();
+}
+QString OpenWorkspaceDialog::specPath() const {
+    return m_spec->text().trimmed();
+}
 
-void OpenWorkspaceDialog::browseDatabase()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Database"), m_browseDir,
-                                                      tr("SQLite databases (*.db *.sqlite *.sqlite3);;All files (*)"));
+void OpenWorkspaceDialog::browseDatabase() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Database"), m_browseDir,
+        tr("SQLite databases (*.db *.sqlite *.sqlite3);;All files (*)"));
     if (path.isEmpty())
         return;
     m_db->setText(path);
     m_browseDir = QFileInfo(path).absolutePath();
 }
 
-void OpenWorkspaceDialog::browseSpec()
-{
+void OpenWorkspaceDialog::browseSpec() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Pipeline spec"), m_browseDir,
                                                       tr("Pipeline specs (*.json);;All files (*)"));
     if (path.isEmpty())
@@ -91,9 +95,9 @@ void OpenWorkspaceDialog::browseSpec()
     m_browseDir = QFileInfo(path).absolutePath();
 }
 
-void OpenWorkspaceDialog::updateOk()
-{
-    m_buttons->button(QDialogButtonBox::Open)->setEnabled(!databasePath().isEmpty() && !specPath().isEmpty());
+void OpenWorkspaceDialog::updateOk() {
+    m_buttons->button(QDialogButtonBox::Open)
+        ->setEnabled(!databasePath().isEmpty() && !specPath().isEmpty());
 }
 
 } // namespace rw

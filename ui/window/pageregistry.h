@@ -2,7 +2,6 @@
 
 #include <QString>
 #include <QStringList>
-
 #include <functional>
 #include <vector>
 
@@ -17,7 +16,7 @@ class Page;
 class PageRegistry {
 public:
     struct Entry {
-        QString name;       // the --page name
+        QString name; // the --page name
         Page *page = nullptr;
         // Shows the page when it is asked for by name (navigator, View menu,
         // --page); false when there is nothing to show it with.
