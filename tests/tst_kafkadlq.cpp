@@ -3,7 +3,7 @@
 // the DLQ byte for byte, fixed, and redriven to its original topic; checked
 // with python3-kafka, an independent client; a redrive SIGKILLed between the
 // broker's acknowledgement and the DLQ's update.
-#include "core/streams/kafkadlq.h"
+#include "core/dlq/kafkadlq.h"
 #include "core/workspace/workspace.h"
 #include "tests/kafkamock.h"
 #include "tests/testsupport.h"

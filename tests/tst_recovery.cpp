@@ -654,7 +654,7 @@ private Q_SLOTS:
         QVERIFY(recoverRerun(f.db(), f.dataset(), r, locked));
         QVERIFY(progressCalls > 0);
         QVERIFY(!r.rerunId.isNull());
-        QCOMPARE(r.step(QStringLiteral("rerun"))->status, RecoveryStepStatus::Done);
+        QCOMPARE(r.step(RecoveryStep::Rerun)->status, RecoveryStepStatus::Done);
 
         QVERIFY(recoverTotals(f.db(), f.dataset(), r));
         QVERIFY(r.totalsMatch);

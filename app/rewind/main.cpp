@@ -3,6 +3,7 @@
 #include "core/util/cpustate.h"
 #include "ui/common/page.h"
 #include "ui/common/settings.h"
+#include "ui/common/style.h"
 #include "ui/window/mainwindow.h"
 
 #include <QApplication>
@@ -69,8 +70,13 @@ int main(int argc, char *argv[]) {
         QStringLiteral("screenshot"),
         QStringLiteral("Render the window with its data loaded, save it as PNG and exit."),
         QStringLiteral("FILE.png"));
+    const QCommandLineOption paletteOption(
+        QStringLiteral("palette"),
+        QStringLiteral("light or dark: the Fusion style with the console's own palette "
+                       "(default: the desktop's style and palette)."),
+        QStringLiteral("light|dark"));
     parser.addOptions({dbOption, specOption, pageOption, datasetOption, streamOption,
-                       partitionOption, screenshotOption});
+                       partitionOption, screenshotOption, paletteOption});
     if (!parser.parse(QApplication::arguments()))
         return usageError(parser.errorText());
     if (parser.isSet(QStringLiteral("help")))
@@ -80,6 +86,12 @@ int main(int argc, char *argv[]) {
     if (!parser.positionalArguments().isEmpty())
         return usageError(QStringLiteral("unexpected argument %1")
                               .arg(parser.positionalArguments().constFirst()));
+    if (parser.isSet(paletteOption)) {
+        const QString palette = parser.value(paletteOption);
+        if (palette != QLatin1String("light") && palette != QLatin1String("dark"))
+            return usageError(QStringLiteral("--palette %1: say light or dark").arg(palette));
+        rw::style::usePalette(palette == QLatin1String("dark"));
+    }
 
     // Which page, and which dataset or stream on it.
     using Kind = rw::Navigator::Kind;

@@ -215,7 +215,7 @@ Status runRuns(Context &ctx) {
                  {"status", s(enumName(r.status))},
                  {"started_at", s(r.startedAt)},
                  {"finished_at", r.finishedAt.isEmpty() ? Json(nullptr) : Json(s(r.finishedAt))},
-                 {"kind", s(r.kind)},
+                 {"kind", s(enumName(r.kind))},
                  {"plan_id", r.planId.isEmpty() ? Json(nullptr) : Json(s(r.planId))},
                  {"os_user", s(r.osUser)}});
         ctx.print({{"runs", list}});
@@ -226,8 +226,9 @@ Status runRuns(Context &ctx) {
                      QStringLiteral("FINISHED"), QStringLiteral("USER")},
                     {true, false, false, false, false, false, false});
     for (const auto &r : *runs)
-        table.add({QString::number(r.runId), r.dataset, r.kind, enumName(r.status), r.startedAt,
-                   r.finishedAt.isEmpty() ? QStringLiteral("-") : r.finishedAt, r.osUser});
+        table.add({QString::number(r.runId), r.dataset, enumName(r.kind), enumName(r.status),
+                   r.startedAt, r.finishedAt.isEmpty() ? QStringLiteral("-") : r.finishedAt,
+                   r.osUser});
     table.print(ctx.out);
     return {};
 }

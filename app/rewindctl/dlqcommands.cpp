@@ -1,7 +1,7 @@
 // rewindctl dlq list, show, fix, validate, replay, discard, import.
 #include "app/rewindctl/clisupport.h"
 #include "core/dlq/dlq.h"
-#include "core/streams/kafkadlq.h"
+#include "core/dlq/kafkadlq.h"
 
 #include <QFile>
 #include <QStringBuilder>

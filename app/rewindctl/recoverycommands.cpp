@@ -173,8 +173,9 @@ Json totalsJson(const std::vector<TotalsRow> &rows) {
 Json recoveryJson(const RecoveryResult &r) {
     Json steps = Json::array();
     for (const auto &st : r.steps)
-        steps.push_back(
-            {{"step", s(st.step)}, {"status", s(enumName(st.status))}, {"detail", s(st.detail)}});
+        steps.push_back({{"step", s(enumName(st.step))},
+                         {"status", s(enumName(st.status))},
+                         {"detail", s(st.detail)}});
     Json j{{"dataset", s(r.dataset)},
            {"duplicate_keys", r.before.duplicateKeys},
            {"extra_rows", r.before.extraRows},
@@ -206,7 +207,7 @@ void printRecoveryText(Context &ctx, const RecoveryResult &r) {
             << " duplicate keys, " << thousands(r.before.extraRows) << " extra rows\n\n";
     TextTable table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DETAIL")});
     for (const auto &st : r.steps)
-        table.add({st.step, enumName(st.status), st.detail});
+        table.add({enumName(st.step), enumName(st.status), st.detail});
     table.print(ctx.out);
     ctx.out << "\nTotals " << (r.totalsMatch ? "match" : "do not match") << " the source"
             << (r.executed ? QString() : QStringLiteral(" (as the target is now)")) << ".\n";

@@ -68,15 +68,10 @@ QString resultJsonText(const RunResult &r) {
 Status setRunStatus(const Database &db, const RunResult &result, const QString &error) {
     return Database::retryTransient(5, [&] {
         return db.writeTransaction([&]() -> Status {
-            auto r =
-                db.exec(QStringLiteral("UPDATE rewind_runs SET status = ?, finished_at = ?, error "
-                                       "= ?, result_json = ? WHERE run_id = ?"),
-                        {enumName(result.status),
-                         result.finishedAt.isEmpty() ? QVariant() : QVariant(result.finishedAt),
-                         error.isEmpty() ? QVariant() : QVariant(error), resultJsonText(result),
-                         result.runId});
-            if (!r)
-                return fail(r.error());
+            if (auto s = runstore::finishRun(db, result.runId.toLongLong(), result.status,
+                                             result.finishedAt, error, resultJsonText(result));
+                !s)
+                return s;
             return writeAudit(db, QStringLiteral("run ") % enumName(result.status), result.dataset,
                               QString(), result.runId,
                               QString::fromStdString(nlohmann::ordered_json{
@@ -172,16 +167,15 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
             if (options.planId.isEmpty())
                 if (auto s = storePlan(db, plan, QString()); !s)
                     return s;
-            auto r = db.exec(
-                QStringLiteral("INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, "
-                               "started_at, os_user, scope_json, pid, host) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-                {dataset.name, options.kind, plan.id, enumName(plan.mode), enumName(result.status),
-                 result.startedAt, osUser(), scopeToJson(plan.scope),
-                 QCoreApplication::applicationPid(), QSysInfo::machineHostName()});
-            if (!r)
-                return fail(r.error());
-            auto id = db.scalar(QStringLiteral("SELECT MAX(run_id) FROM rewind_runs"));
+            runstore::NewRun row;
+            row.dataset = dataset.name;
+            row.kind = options.kind;
+            row.planId = plan.id;
+            row.mode = plan.mode;
+            row.status = result.status;
+            row.startedAt = result.startedAt;
+            row.scopeJson = scopeToJson(plan.scope);
+            auto id = runstore::startRun(db, row);
             if (!id)
                 return fail(id.error());
             result.runId = *id;
@@ -367,12 +361,8 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
         return db.writeTransaction([&]() -> Status {
             if (auto s = refuseConcurrentRun(db, info->dataset, runId); !s)
                 return s;
-            auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ?, pid = ?, host = ?, "
-                                            "finished_at = NULL, error = NULL WHERE run_id = ?"),
-                             {enumName(result.status), QCoreApplication::applicationPid(),
-                              QSysInfo::machineHostName(), runId});
-            if (!r)
-                return fail(r.error());
+            if (auto s = runstore::markResumed(db, runId, result.status); !s)
+                return s;
             return writeAudit(
                 db, QStringLiteral("run resumed"), info->dataset, QString(), runId,
                 QString::fromStdString(nlohmann::ordered_json{{"remaining", todo.size()}}.dump()));

@@ -84,6 +84,18 @@ template <> struct EnumNames<RunStatus> {
         {RunStatus::RolledBack, "rolled_back"}};
 };
 
+// What a rewind_runs row is: a batch run (run, resume, backfill, finalize's
+// publishes) or a duplicate recovery's re-run, which resume finishes as a
+// recovery. Both can be rolled back.
+enum class RunKind {
+    Run,
+    Recover,
+};
+template <> struct EnumNames<RunKind> {
+    static constexpr std::pair<RunKind, std::string_view> names[] = {{RunKind::Run, "run"},
+                                                                     {RunKind::Recover, "recover"}};
+};
+
 struct RunResult {
     QString dataset;
     WriteMode mode = WriteMode::Merge;
@@ -128,9 +140,9 @@ struct BatchOptions {
     // Internal: publish although the dataset is frozen. Only for a caller
     // that holds the freeze itself (recover re-running under its own freeze).
     bool ignoreFreeze = false;
-    // Internal: the run's kind as recorded in rewind_runs ("recover" for a
+    // Internal: the run's kind as recorded in rewind_runs (Recover for a
     // duplicate recovery's re-run, which resumeRun() finishes as a recovery).
-    QString kind = QStringLiteral("run");
+    RunKind kind = RunKind::Run;
     // Internal: resume() calls this once the run is known to go ahead (it
     // may resume, its plan is not stale) and before anything is written; an
     // error stops the resume there (a recovery takes its freeze here).

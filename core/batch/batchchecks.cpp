@@ -1,6 +1,6 @@
 #include "core/batch/batchchecks.h"
 
-#include "core/dlq/dlq.h"
+#include "core/dlq/dlqstore.h"
 #include "core/workspace/workspace.h"
 
 #include <QHash>
@@ -143,36 +143,27 @@ private:
                 key << QStringLiteral("'") % QString(c).replace(u'\'', QStringLiteral("''")) %
                            QStringLiteral("'")
                     << QStringLiteral("s.") % q(c);
-            auto before =
-                m_db.scalar(QStringLiteral("SELECT COALESCE(MAX(dlq_id), 0) FROM rewind_dlq"));
-            if (!before)
-                return fail(before.error());
             const QString message =
                 check.type == QLatin1String("not_null")
                     ? QString(QStringLiteral("NULL in ") %
                               check.columns.join(QStringLiteral(" or ")))
                     : QString(check.column % QStringLiteral(" has no match in ") % check.refTable %
                               u'.' % check.refColumn);
-            auto inserted = m_db.exec(
-                QStringLiteral("INSERT INTO rewind_dlq (source_kind, source_name, part, "
-                               "record_key, error_class, error, "
-                               "original_payload, payload, status, attempts, first_seen) SELECT "
-                               "'dataset', ?, ") %
-                    d.partitionText(m_sql.partExpr(QStringLiteral("s"))) % QStringLiteral(", ") %
-                    (key.isEmpty() ? QStringLiteral("NULL") : d.jsonObject(key)) %
-                    QStringLiteral(", ?, ?, ") % d.jsonObject(row) % QStringLiteral(", ") %
-                    d.jsonObject(row) % QStringLiteral(", 'new', 0, ") % d.nowUtcText() %
-                    QStringLiteral(" FROM rewind_stage AS s WHERE ") % failing,
-                {m_dataset.name, check.type,
-                 QString(message % QStringLiteral(" (check ") % check.name % u')')});
-            if (!inserted)
-                return fail(inserted.error());
-            if (auto s = recordQuarantined(m_db, *before,
-                                           QStringLiteral("run ") % m_runId.toString() %
-                                               QStringLiteral(": check ") % check.name,
-                                           false);
-                !s)
-                return fail(s.error());
+            dlqstore::QuarantineRows rows;
+            rows.sourceKind = QStringLiteral("dataset");
+            rows.sourceName = m_dataset.name;
+            rows.part = Sql(d.partitionText(m_sql.partExpr(QStringLiteral("s"))));
+            rows.recordKey = Sql(key.isEmpty() ? QStringLiteral("NULL") : d.jsonObject(key));
+            rows.errorClass << Bind{check.type};
+            rows.error << Bind{QString(message % QStringLiteral(" (check ") % check.name % u')')};
+            rows.payload = Sql(d.jsonObject(row));
+            rows.from = Sql(QStringLiteral(" FROM rewind_stage AS s WHERE ") % failing);
+            if (auto q = dlqstore::quarantine(m_db, dlqstore::quarantineStatement(d, rows),
+                                              QStringLiteral("run ") % m_runId.toString() %
+                                                  QStringLiteral(": check ") % check.name,
+                                              false);
+                !q)
+                return fail(q.error());
         }
         auto removed = m_db.exec(QStringLiteral("DELETE FROM rewind_stage AS s WHERE ") % failing);
         if (!removed)

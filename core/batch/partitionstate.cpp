@@ -63,6 +63,17 @@ Result<QStringList> publishedParts(const Database &db, const QString &dataset) {
     return parts(db, dataset, QStringLiteral("published_at IS NOT NULL"));
 }
 
+Status recordHistory(const Database &db, const QString &select, const QVariantList &binds) {
+    auto r = db.exec(QStringLiteral("INSERT INTO rewind_partition_state (dataset, part, "
+                                    "part_is_null, status, source_rows, source_sig, "
+                                    "published_at, finalized_at, last_run_id) ") %
+                         select,
+                     binds);
+    if (!r)
+        return fail(r.error());
+    return {};
+}
+
 Status markFailed(const Database &db, const QString &dataset, const QString &part, bool isNull,
                   const QVariant &runId) {
     return run(

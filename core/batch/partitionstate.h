@@ -52,6 +52,11 @@ Result<std::vector<Row>> read(const Database &db, const QString &dataset);
 Result<QStringList> finalizedParts(const Database &db, const QString &dataset);
 Result<QStringList> publishedParts(const Database &db, const QString &dataset);
 
+// Rows of (dataset, part, part_is_null, status, source_rows, source_sig,
+// published_at, finalized_at, last_run_id) that `select` yields: publishes
+// recorded by a pipeline before Rewind (the demo's nightly loads).
+Status recordHistory(const Database &db, const QString &select, const QVariantList &binds = {});
+
 // Run `runId` failed on the partition (its data untouched).
 Status markFailed(const Database &db, const QString &dataset, const QString &part, bool isNull,
                   const QVariant &runId);

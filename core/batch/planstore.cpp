@@ -35,20 +35,25 @@ QString newPlanId() {
         QRandomGenerator::system()->generate64() & 0xffffffffffffULL, 12, 16, QLatin1Char('0'));
 }
 
-Status storePlan(const Database &db, const Plan &plan, const QString &summaryJson) {
+Status storePlan(const Database &db, const Plan &plan, const QString &summaryJson,
+                 const QString &createdAt) {
     QJsonObject fingerprints;
     for (auto it = plan.stats.cbegin(); it != plan.stats.cend(); ++it)
         fingerprints.insert(it.key(), it->fingerprint); // "rows:checksum"; the rows are its count
     QJsonObject scope{{QStringLiteral("mode"), enumName(plan.mode)},
                       {QStringLiteral("partitions"),
                        QJsonDocument::fromJson(scopeToJson(plan.scope).toUtf8()).array()}};
-    auto r = db.exec(QStringLiteral("INSERT INTO rewind_plans (plan_id, dataset, created_at, "
-                                    "scope_json, fingerprint, summary_json) VALUES (?, ?, ") %
-                         db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?)"),
-                     {plan.id, plan.dataset,
-                      QString::fromUtf8(QJsonDocument(scope).toJson(QJsonDocument::Compact)),
-                      QString::fromUtf8(QJsonDocument(fingerprints).toJson(QJsonDocument::Compact)),
-                      summaryJson});
+    auto r = db.exec(
+        QStringLiteral("INSERT INTO rewind_plans (plan_id, dataset, created_at, "
+                       "scope_json, fingerprint, summary_json) VALUES (?, ?, ") %
+            (createdAt.isEmpty() ? db.dialect().nowUtcText() : QStringLiteral("?")) %
+            QStringLiteral(", ?, ?, ?)"),
+        QVariantList{plan.id, plan.dataset} +
+            (createdAt.isEmpty() ? QVariantList() : QVariantList{createdAt}) +
+            QVariantList{
+                QString::fromUtf8(QJsonDocument(scope).toJson(QJsonDocument::Compact)),
+                QString::fromUtf8(QJsonDocument(fingerprints).toJson(QJsonDocument::Compact)),
+                summaryJson});
     if (!r)
         return fail(r.error());
     return {};

@@ -19,8 +19,10 @@ struct Plan {
 // The partitions of `plan` whose source fingerprint differs now (empty: fresh).
 Result<QStringList> stalePartitions(const Database &db, const BatchSql &sql, const Plan &plan);
 
-// Stores a plan; call inside a write transaction.
-Status storePlan(const Database &db, const Plan &plan, const QString &summaryJson);
+// Stores a plan, made now unless `createdAt` (ISO-8601) says when; call
+// inside a write transaction.
+Status storePlan(const Database &db, const Plan &plan, const QString &summaryJson,
+                 const QString &createdAt = QString());
 Result<Plan> loadPlan(const Database &db, const QString &planId);
 QString newPlanId();
 

@@ -105,35 +105,20 @@ Status recordPublished(const Database &db, const DatasetSpec &dataset, const Run
                        const std::vector<PartitionResult> &parts,
                        const std::vector<CheckResult> &checks) {
     const QString at = nowIso();
-    QVariantList checkpoints;
+    std::vector<runstore::Checkpoint> checkpoints;
     QStringList details;
     std::vector<partitionstate::Published> states;
     for (const PartitionResult &p : parts) {
         const QString json = QString::fromStdString(partitionJson(p).dump());
-        checkpoints << result.runId << p.partition.value_or(kNullPartText) << (p.partition ? 0 : 1)
-                    << enumName(CheckpointStatus::Done) << at << json;
+        checkpoints.push_back({p.partition, CheckpointStatus::Done, at, json});
         details << json;
         states.push_back(
             {p.partition.value_or(kNullPartText), !p.partition, p.sourceRows, p.fingerprint});
     }
-    if (auto s = db.execRows(
-            QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, "
-                           "committed_at, counts_json) VALUES "),
-            QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, checkpoints,
-            u' ' % db.dialect().upsertSet({QStringLiteral("run_id"), QStringLiteral("part"),
-                                           QStringLiteral("part_is_null")},
-                                          {QStringLiteral("status"), QStringLiteral("committed_at"),
-                                           QStringLiteral("counts_json")}));
-        !s)
+    const qint64 runId = result.runId.toLongLong();
+    if (auto s = runstore::recordCheckpoints(db, runId, checkpoints); !s)
         return s;
-    QVariantList checkRows;
-    for (const CheckResult &c : checks)
-        checkRows << result.runId << c.partition.value_or(kNullPartText) << (c.partition ? 0 : 1)
-                  << c.name << (c.passed ? 1 : 0) << c.detail << at;
-    if (auto s = db.execRows(QStringLiteral("INSERT INTO rewind_check_results (run_id, part, "
-                                            "part_is_null, name, passed, detail, at) VALUES "),
-                             QStringLiteral("(?, ?, ?, ?, ?, ?, ?)"), 7, checkRows);
-        !s)
+    if (auto s = runstore::recordCheckResults(db, runId, checks, at); !s)
         return s;
     // A backfill of a final partition leaves it final: the watermark passed
     // it once and only moves forward.
@@ -342,30 +327,16 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             // Record the failure on its own: the partition's data is untouched.
             const Status recorded = Database::retryTransient(options.maxAttempts, [&] {
                 return db.writeTransaction([&]() -> Status {
-                    const QString label = p.label.value_or(kNullPartText);
-                    const int isNull = p.label ? 0 : 1;
-                    for (const auto &c : checks)
-                        if (auto r = db.exec(
-                                QStringLiteral(
-                                    "INSERT INTO rewind_check_results (run_id, part, part_is_null, "
-                                    "name, passed, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-                                {result.runId, label, isNull, c.name, c.passed ? 1 : 0, c.detail,
-                                 nowIso()});
-                            !r)
-                            return fail(r.error());
-                    if (auto r = db.exec(
-                            QStringLiteral(
-                                "INSERT INTO rewind_checkpoints (run_id, part, part_is_null, "
-                                "status, committed_at, counts_json) VALUES (?, ?, ?, ?, ?, ?)") %
-                                db.dialect().upsertSet(
-                                    {QStringLiteral("run_id"), QStringLiteral("part"),
-                                     QStringLiteral("part_is_null")},
-                                    {QStringLiteral("status"), QStringLiteral("committed_at"),
-                                     QStringLiteral("counts_json")}),
-                            {result.runId, label, isNull, enumName(CheckpointStatus::CheckFailed),
-                             nowIso(), QString::fromStdString(partitionJson(partResult).dump())});
-                        !r)
-                        return fail(r.error());
+                    const QString at = nowIso();
+                    const qint64 runId = result.runId.toLongLong();
+                    if (auto s = runstore::recordCheckResults(db, runId, checks, at); !s)
+                        return s;
+                    if (auto s = runstore::recordCheckpoints(
+                            db, runId,
+                            {{p.label, CheckpointStatus::CheckFailed, at,
+                              QString::fromStdString(partitionJson(partResult).dump())}});
+                        !s)
+                        return s;
                     if (auto s = markFailed(p); !s)
                         return s;
                     return writeAudit(db, QStringLiteral("check failed"), dataset.name, QString(),

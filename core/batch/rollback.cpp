@@ -82,11 +82,6 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     auto info = loadRun(db, runId);
     if (!info)
         return fail(info.error());
-    if (info->kind != QLatin1String("run") &&
-        info->kind != QLatin1String("recover")) // a recovery's re-run is a batch run too
-        return badInput(QStringLiteral("%1 %2 is not a batch run: only runs can be rolled back")
-                            .arg(info->kind)
-                            .arg(runId));
     if (info->status == RunStatus::Running)
         return badInput(
             QStringLiteral("run %1 is still running (process %2 on %3): cancel it first")
@@ -237,13 +232,8 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                             return fail(r.error());
                     }
                 }
-                if (auto r =
-                        db.exec(QStringLiteral("UPDATE rewind_checkpoints SET status = ? WHERE "
-                                               "run_id = ? AND part = ? AND part_is_null = ?"),
-                                {enumName(CheckpointStatus::RolledBack), runId,
-                                 p.label.value_or(QString()), p.label ? 0 : 1});
-                    !r)
-                    return fail(r.error());
+                if (auto s = runstore::markCheckpointRolledBack(db, runId, p.label); !s)
+                    return s;
                 if (auto s = restorePartitionState(db, ds.name, p, runId); !s)
                     return s;
                 return writeAudit(
@@ -273,11 +263,8 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     }
     const Status marked = Database::retryTransient(5, [&] {
         return db.writeTransaction([&]() -> Status {
-            if (auto r =
-                    db.exec(QStringLiteral("UPDATE rewind_runs SET status = ? WHERE run_id = ?"),
-                            {enumName(RunStatus::RolledBack), runId});
-                !r)
-                return fail(r.error());
+            if (auto s = runstore::markRolledBack(db, runId); !s)
+                return s;
             return writeAudit(
                 db, QStringLiteral("rollback"), ds.name, QString(), runId,
                 QString::fromStdString(

@@ -28,8 +28,7 @@ QString runReportMarkdown(const RunInfo &info, const RunResult &result) {
     md += QStringLiteral("# Rewind run %1: %2\n\n").arg(info.runId).arg(enumName(result.status));
     md += QStringLiteral("| What | |\n|---|---|\n");
     md += QStringLiteral("| Dataset | %1 |\n").arg(cell(result.dataset));
-    md += QStringLiteral("| Kind | %1 |\n")
-              .arg(cell(info.kind.isEmpty() ? QStringLiteral("run") : info.kind));
+    md += QStringLiteral("| Kind | %1 |\n").arg(cell(enumName(info.kind)));
     md += QStringLiteral("| Write mode | %1 |\n").arg(cell(enumName(result.mode)));
     md += QStringLiteral("| Plan | %1 |\n")
               .arg(cell(result.planId.isEmpty() ? QStringLiteral("-") : result.planId));

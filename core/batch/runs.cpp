@@ -2,7 +2,9 @@
 
 #include "core/batch/batchjson.h"
 #include "core/batch/scope.h"
+#include "core/workspace/workspace.h"
 
+#include <QCoreApplication>
 #include <QStringBuilder>
 #include <QSysInfo>
 #include <cerrno>
@@ -23,7 +25,12 @@ Result<RunInfo> fromRow(const QSqlQuery &q) {
     RunInfo r;
     r.runId = q.value(0).toLongLong();
     r.dataset = q.value(1).toString();
-    r.kind = q.value(2).toString();
+    const QString kind = q.value(2).toString();
+    if (const auto known = enumFromName<RunKind>(kind))
+        r.kind = *known;
+    else
+        return internalError(
+            QStringLiteral("run %1 recorded an unknown kind \"%2\"").arg(r.runId).arg(kind));
     r.planId = q.value(3).toString();
     r.mode = q.value(4).toString();
     const QString status = q.value(5).toString();
@@ -41,6 +48,12 @@ Result<RunInfo> fromRow(const QSqlQuery &q) {
     if (r.status == RunStatus::Running && !processAlive(r.pid, r.host))
         r.status = RunStatus::Interrupted;
     return r;
+}
+
+// A partition's label as rewind_checkpoints and rewind_check_results hold
+// it: the NULL partition is '' with part_is_null = 1.
+QString partText(const std::optional<QString> &partition) {
+    return partition.value_or(QStringLiteral(""));
 }
 
 const char *kColumns = "run_id, dataset, kind, plan_id, mode, status, started_at, finished_at, "
@@ -66,8 +79,8 @@ Status refuseConcurrentRun(const Database &db, const QString &dataset, qint64 ex
                                              "process %4 on %5, started %6); "
                                              "wait for it to finish, or cancel it")
                                   .arg(other.runId)
-                                  .arg(dataset, other.kind, QString::number(other.pid), other.host,
-                                       other.startedAt)});
+                                  .arg(dataset, enumName(other.kind), QString::number(other.pid),
+                                       other.host, other.startedAt)});
     }
     return {};
 }
@@ -184,5 +197,94 @@ Result<RunResult> runResult(const Database &db, qint64 runId) {
     }
     return r;
 }
+
+namespace runstore {
+
+Result<qint64> startRun(const Database &db, const NewRun &run) {
+    auto r = db.exec(
+        QStringLiteral("INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, "
+                       "started_at, finished_at, os_user, scope_json, error, pid, host) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        {run.dataset, enumName(run.kind), run.planId, enumName(run.mode), enumName(run.status),
+         run.startedAt, run.finishedAt.isEmpty() ? QVariant() : QVariant(run.finishedAt),
+         run.osUser.value_or(osUser()), run.scopeJson,
+         run.error.isEmpty() ? QVariant() : QVariant(run.error),
+         run.thisProcess ? QVariant(QCoreApplication::applicationPid()) : QVariant(),
+         run.thisProcess ? QVariant(QSysInfo::machineHostName()) : QVariant()});
+    if (!r)
+        return fail(r.error());
+    auto id = db.scalar(QStringLiteral("SELECT MAX(run_id) FROM rewind_runs"));
+    if (!id)
+        return fail(id.error());
+    return id->toLongLong();
+}
+
+Status markResumed(const Database &db, qint64 runId, RunStatus status) {
+    auto r = db.exec(
+        QStringLiteral("UPDATE rewind_runs SET status = ?, pid = ?, host = ?, "
+                       "finished_at = NULL, error = NULL WHERE run_id = ?"),
+        {enumName(status), QCoreApplication::applicationPid(), QSysInfo::machineHostName(), runId});
+    if (!r)
+        return fail(r.error());
+    return {};
+}
+
+Status finishRun(const Database &db, qint64 runId, RunStatus status, const QString &finishedAt,
+                 const QString &error, const QString &resultJson) {
+    auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ?, finished_at = ?, error "
+                                    "= ?, result_json = ? WHERE run_id = ?"),
+                     {enumName(status), finishedAt.isEmpty() ? QVariant() : QVariant(finishedAt),
+                      error.isEmpty() ? QVariant() : QVariant(error), resultJson, runId});
+    if (!r)
+        return fail(r.error());
+    return {};
+}
+
+Status markRolledBack(const Database &db, qint64 runId) {
+    auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ? WHERE run_id = ?"),
+                     {enumName(RunStatus::RolledBack), runId});
+    if (!r)
+        return fail(r.error());
+    return {};
+}
+
+Status recordCheckpoints(const Database &db, qint64 runId, const std::vector<Checkpoint> &rows) {
+    QVariantList binds;
+    for (const Checkpoint &c : rows)
+        binds << runId << partText(c.partition) << (c.partition ? 0 : 1) << enumName(c.status)
+              << c.at << c.countsJson;
+    return db.execRows(
+        QStringLiteral("INSERT INTO rewind_checkpoints (run_id, part, part_is_null, status, "
+                       "committed_at, counts_json) VALUES "),
+        QStringLiteral("(?, ?, ?, ?, ?, ?)"), 6, binds,
+        u' ' % db.dialect().upsertSet({QStringLiteral("run_id"), QStringLiteral("part"),
+                                       QStringLiteral("part_is_null")},
+                                      {QStringLiteral("status"), QStringLiteral("committed_at"),
+                                       QStringLiteral("counts_json")}));
+}
+
+Status markCheckpointRolledBack(const Database &db, qint64 runId,
+                                const std::optional<QString> &partition) {
+    auto r = db.exec(
+        QStringLiteral("UPDATE rewind_checkpoints SET status = ? WHERE "
+                       "run_id = ? AND part = ? AND part_is_null = ?"),
+        {enumName(CheckpointStatus::RolledBack), runId, partText(partition), partition ? 0 : 1});
+    if (!r)
+        return fail(r.error());
+    return {};
+}
+
+Status recordCheckResults(const Database &db, qint64 runId, const std::vector<CheckResult> &checks,
+                          const QString &at) {
+    QVariantList binds;
+    for (const CheckResult &c : checks)
+        binds << runId << partText(c.partition) << (c.partition ? 0 : 1) << c.name
+              << (c.passed ? 1 : 0) << c.detail << at;
+    return db.execRows(QStringLiteral("INSERT INTO rewind_check_results (run_id, part, "
+                                      "part_is_null, name, passed, detail, at) VALUES "),
+                       QStringLiteral("(?, ?, ?, ?, ?, ?, ?)"), 7, binds);
+}
+
+} // namespace runstore
 
 } // namespace rw

@@ -1,5 +1,12 @@
 #pragma once
 
+// The run store: the one writer of rewind_runs, rewind_checkpoints and
+// rewind_check_results (scripts/check-layout refuses a write from anywhere
+// else), and their readers. A run's start, resume, finish and rollback, its
+// per-partition checkpoints and its gate results go through here; each call
+// that writes runs inside the caller's write transaction, with the publish or
+// the audit row it belongs to.
+
 #include "core/batch/batch.h"
 
 #include <QHash>
@@ -23,7 +30,7 @@ template <> struct EnumNames<CheckpointStatus> {
 struct RunInfo {
     qint64 runId = 0;
     QString dataset;
-    QString kind;
+    RunKind kind = RunKind::Run;
     QString planId;
     QString mode; // as recorded; writeMode() reads it
     RunStatus status =
@@ -57,5 +64,56 @@ Result<std::vector<RunInfo>> listRuns(const Database &db, int limit = 200);
 
 // A run's result in the contract's shape, from what its checkpoints recorded.
 Result<RunResult> runResult(const Database &db, qint64 runId);
+
+namespace runstore {
+
+// A new rewind_runs row. The process (pid, host) and OS user are this one's
+// unless given (the demo records a nightly run of another process).
+struct NewRun {
+    QString dataset;
+    RunKind kind = RunKind::Run;
+    QString planId;
+    WriteMode mode = WriteMode::Merge;
+    RunStatus status = RunStatus::Running;
+    QString startedAt;
+    QString finishedAt; // empty: not finished
+    QString error;
+    QString scopeJson;
+    std::optional<QString> osUser; // default: this process's
+    bool thisProcess = true;       // record this process's pid and host
+};
+
+// Inserts the row; returns its run id.
+Result<qint64> startRun(const Database &db, const NewRun &run);
+
+// A resumed run: running again in this process, its finish and error cleared.
+Status markResumed(const Database &db, qint64 runId, RunStatus status);
+
+// How a run ended, with its result's JSON.
+Status finishRun(const Database &db, qint64 runId, RunStatus status, const QString &finishedAt,
+                 const QString &error, const QString &resultJson);
+
+// A run whose partitions were all restored.
+Status markRolledBack(const Database &db, qint64 runId);
+
+struct Checkpoint {
+    std::optional<QString> partition;
+    CheckpointStatus status = CheckpointStatus::Done;
+    QString at;
+    QString countsJson;
+};
+
+// Records (or replaces) the checkpoints of a run's partitions.
+Status recordCheckpoints(const Database &db, qint64 runId, const std::vector<Checkpoint> &rows);
+
+// A partition's checkpoint undone by a rollback.
+Status markCheckpointRolledBack(const Database &db, qint64 runId,
+                                const std::optional<QString> &partition);
+
+// Records gate results of a run, at `at`.
+Status recordCheckResults(const Database &db, qint64 runId, const std::vector<CheckResult> &checks,
+                          const QString &at);
+
+} // namespace runstore
 
 } // namespace rw

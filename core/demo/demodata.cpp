@@ -20,8 +20,12 @@
 #include "core/demo/demodata.h"
 
 #include "core/batch/partitions.h"
+#include "core/batch/partitionstate.h"
+#include "core/batch/planstore.h"
+#include "core/batch/runs.h"
 #include "core/demo/demodialect.h"
 #include "core/sql/database.h"
+#include "core/streams/offsetstore.h"
 #include "core/workspace/spec.h"
 
 #include <QDateTime>
@@ -29,15 +33,12 @@
 #include <QStringBuilder>
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <numeric>
 #include <utility>
 
 namespace rw::demo::data {
 
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 constexpr qint64 kDay0 = 1746057600;         // 2025-05-01T00:00:00Z
 constexpr qint64 kLateIngest = 1747267200;   // 2025-05-15T00:00:00Z
@@ -132,6 +133,14 @@ Status step(const Database &db, const QString &what, const QString &sql,
             const QVariantList &binds = {}) {
     if (auto r = db.exec(sql, binds); !r)
         return internalError(QStringLiteral("demo: %1: %2").arg(what, r.error().message));
+    return {};
+}
+
+// Partition states of loads that ran before Rewind, from `select`.
+Status recordedState(const Database &db, const QString &what, const QString &select,
+                     const QVariantList &binds) {
+    if (auto s = partitionstate::recordHistory(db, select, binds); !s)
+        return internalError(QStringLiteral("demo: %1: %2").arg(what, s.error().message));
     return {};
 }
 
@@ -631,8 +640,8 @@ Status controlState(const Database &db, const Spec &spec) {
 
     // The failed nightly run of 2025-05-29 kept its plan, so `rewindctl resume`
     // can finish it: the plan locks the day's source fingerprint.
-    // The day's count and fingerprint are one aggregate row; its JSON is
-    // written here, as the planner writes a plan's.
+    // The day's count and fingerprint are one aggregate row, stored through
+    // the plan store as the planner stores a plan's.
     static const QString lock =
         QStringLiteral("SELECT COUNT(*), {SIG} FROM ({SOURCE}) AS src WHERE {PART} = '2025-05-29'");
     auto locked = db.exec(fill(lock, {text("PART", db.quote(sales->partitionColumn)),
@@ -642,37 +651,37 @@ Status controlState(const Database &db, const Spec &spec) {
         return internalError(QStringLiteral("demo: rewind_plans: %1").arg(locked.error().message));
     if (!locked->next())
         return internalError(QStringLiteral("demo: rewind_plans: no fingerprint for 2025-05-29"));
-    const Json fingerprint = {{"v:2025-05-29",
-                               {{"rows", locked->value(0).toLongLong()},
-                                {"fingerprint", locked->value(1).toString().toStdString()}}}};
-    static const QString plan = QStringLiteral(R"(
-INSERT INTO rewind_plans (plan_id, dataset, created_at, scope_json, fingerprint, summary_json)
-VALUES ('plan-nightly-0529', ?, '2025-05-31T02:02:47Z',
-        '{"mode":"merge","partitions":[{"partition":"2025-05-29","value":"2025-05-29"}]}', ?, NULL)
-)");
-    if (auto s = step(db, QStringLiteral("rewind_plans"), plan,
-                      {sales->name, QString::fromStdString(fingerprint.dump())});
-        !s)
-        return s;
-    static const QString run = QStringLiteral(R"(
-INSERT INTO rewind_runs (dataset, kind, plan_id, mode, status, started_at, finished_at, os_user, scope_json, error)
-VALUES (?, 'run', 'plan-nightly-0529', 'merge', 'failed', '2025-05-31T02:02:48Z', '2025-05-31T02:03:29Z', 'etl',
-        '[{"partition":"2025-05-29","value":"2025-05-29"}]', ?)
-)");
-    if (auto s = step(
-            db, QStringLiteral("rewind_runs"), run,
-            {sales->name,
-             QStringLiteral("partition 2025-05-29: the connection to the warehouse was lost while "
-                            "writing (server closed the connection unexpectedly); rolled back, "
-                            "nothing published; the nightly load stopped before 2025-05-30")});
-        !s)
-        return s;
+    const QString day = QStringLiteral("2025-05-29");
+    Plan plan;
+    plan.id = QStringLiteral("plan-nightly-0529");
+    plan.dataset = sales->name;
+    plan.mode = WriteMode::Merge;
+    plan.scope = {{QVariant(day), day}};
+    plan.stats.insert(partitionKey(day),
+                      {locked->value(0).toLongLong(), locked->value(1).toString()});
+    if (auto s = storePlan(db, plan, QString(), QStringLiteral("2025-05-31T02:02:47Z")); !s)
+        return internalError(QStringLiteral("demo: rewind_plans: %1").arg(s.error().message));
+    runstore::NewRun run;
+    run.dataset = sales->name;
+    run.planId = plan.id;
+    run.mode = plan.mode;
+    run.status = RunStatus::Failed;
+    run.startedAt = QStringLiteral("2025-05-31T02:02:48Z");
+    run.finishedAt = QStringLiteral("2025-05-31T02:03:29Z");
+    run.osUser = QStringLiteral("etl");
+    run.thisProcess = false;
+    run.scopeJson = scopeToJson(plan.scope);
+    run.error = QStringLiteral("partition 2025-05-29: the connection to the warehouse was lost "
+                               "while writing (server closed the connection unexpectedly); rolled "
+                               "back, nothing published; the nightly load stopped before "
+                               "2025-05-30");
+    if (auto id = runstore::startRun(db, run); !id)
+        return internalError(QStringLiteral("demo: rewind_runs: %1").arg(id.error().message));
 
     // Fingerprints are computed with the engine's own expression over the
     // dataset's own SELECT, so a listing right after this agrees exactly.
     const QString part = db.quote(sales->partitionColumn);
     static const QString salesState = QStringLiteral(R"(
-INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_rows, source_sig, published_at, finalized_at, last_run_id)
 SELECT ?, CAST({PART} AS TEXT), 0,
        CASE WHEN {PART} = '2025-05-29' THEN 'failed' ELSE 'published' END,
        COUNT(*), {SIG},
@@ -684,14 +693,15 @@ FROM ({SOURCE}) AS src
 WHERE {PART} <= '2025-05-29'
 GROUP BY {PART}
 )");
-    if (auto s = step(db, QStringLiteral("fact_sales partition state"),
-                      fill(salesState,
-                           {text("PUBLISHED",
-                                 DemoDialect::of(d).epochIsoText(QStringLiteral(
-                                     "{NIGHT} + (CAST(substr({PART}, 9, 2) AS INTEGER) - 1) * 6"))),
-                            text("PART", part), text("SIG", sourceSignatureExpr(db, *sales)),
-                            text("SOURCE", sourceSelect(*sales, db)), num("NIGHT", kPublishNight)}),
-                      {sales->name});
+    if (auto s = recordedState(
+            db, QStringLiteral("fact_sales partition state"),
+            fill(salesState,
+                 {text("PUBLISHED",
+                       DemoDialect::of(d).epochIsoText(QStringLiteral(
+                           "{NIGHT} + (CAST(substr({PART}, 9, 2) AS INTEGER) - 1) * 6"))),
+                  text("PART", part), text("SIG", sourceSignatureExpr(db, *sales)),
+                  text("SOURCE", sourceSelect(*sales, db)), num("NIGHT", kPublishNight)}),
+            {sales->name});
         !s)
         return s;
 
@@ -700,7 +710,6 @@ GROUP BY {PART}
     const QString evPart = db.quote(events->partitionColumn);
     const QString ingest = db.quote(events->ingestTime);
     static const QString eventsState = QStringLiteral(R"(
-INSERT INTO rewind_partition_state (dataset, part, part_is_null, status, source_rows, source_sig, published_at, finalized_at, last_run_id)
 SELECT ?, CAST({PART} AS TEXT), 0,
        CASE WHEN {PART} < '2025-05-14' THEN 'final' ELSE 'published' END,
        COUNT(*), {SIG},
@@ -710,29 +719,30 @@ SELECT ?, CAST({PART} AS TEXT), 0,
 FROM ({SOURCE}) AS src
 GROUP BY {PART}
 )");
-    if (auto s =
-            step(db, QStringLiteral("events partition state"),
-                 fill(eventsState, {text("PUBLISHED", DemoDialect::of(d).epochIsoText(
-                                                          DemoDialect::of(d).isoTextEpoch(
-                                                              QStringLiteral("MAX({INGEST})")) %
-                                                          QStringLiteral(" + 1800"))),
-                                    text("PART", evPart), text("INGEST", ingest),
-                                    text("SIG", sourceSignatureExpr(db, *events)),
-                                    text("SOURCE", sourceSelect(*events, db))}),
-                 {events->name});
+    if (auto s = recordedState(
+            db, QStringLiteral("events partition state"),
+            fill(eventsState, {text("PUBLISHED", DemoDialect::of(d).epochIsoText(
+                                                     DemoDialect::of(d).isoTextEpoch(
+                                                         QStringLiteral("MAX({INGEST})")) %
+                                                     QStringLiteral(" + 1800"))),
+                               text("PART", evPart), text("INGEST", ingest),
+                               text("SIG", sourceSignatureExpr(db, *events)),
+                               text("SOURCE", sourceSelect(*events, db))}),
+            {events->name});
         !s)
         return s;
 
     // The loader committed at 10:15 and crashed at 10:20; the audit consumer is at the log end.
     static const QString offsets = QStringLiteral(R"(
-INSERT INTO rewind_offsets (stream, group_id, partition_id, committed_offset, updated_at)
 SELECT 'orders', 'orders-loader', partition_id, MIN(log_offset), '2025-05-06T10:15:02Z'
 FROM orders_log WHERE record_ts >= '2025-05-06T10:15:00Z' GROUP BY partition_id
 UNION ALL
 SELECT 'orders', 'orders-audit', partition_id, MAX(log_offset) + 1, '2025-05-06T12:00:05Z'
 FROM orders_log GROUP BY partition_id
 )");
-    return step(db, QStringLiteral("rewind_offsets"), offsets);
+    if (auto s = offsetstore::recordHistory(db, offsets); !s)
+        return internalError(QStringLiteral("demo: rewind_offsets: %1").arg(s.error().message));
+    return {};
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 #include "core/dlq/dlq.h"
 
 #include "core/dlq/dlqdialect.h"
+#include "core/dlq/dlqstore.h"
 #include "core/util/failpoint.h"
 #include "core/util/timeutil.h"
 #include "core/workspace/workspace.h"
@@ -588,23 +589,10 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request) {
                               afterBinds + predBinds);
         if (!staged)
             return fail(staged.error());
-        auto updated = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = ?, payload = (SELECT "
-                                              "f.p_after FROM rewind_dlq_fix AS f "
-                                              "WHERE f.dlq_id = rewind_dlq.dlq_id) WHERE dlq_id IN "
-                                              "(SELECT dlq_id FROM rewind_dlq_fix)"),
-                               {enumName(DlqStatus::Fixed)});
-        if (!updated)
-            return fail(updated.error());
-        result.selected = updated->numRowsAffected();
-        auto history = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, "
-                                              "os_user, action, from_status, to_status, reason, "
-                                              "payload_before, payload_after) SELECT f.dlq_id, ") %
-                                   db.dialect().nowUtcText() %
-                                   QStringLiteral(", ?, 'fixed', f.from_status, ?, ?, f.p_before, "
-                                                  "f.p_after FROM rewind_dlq_fix AS f"),
-                               {osUser(), enumName(DlqStatus::Fixed), reason});
-        if (!history)
-            return fail(history.error());
+        auto changed = dlqstore::applyFixes(db, QStringLiteral("rewind_dlq_fix"), reason);
+        if (!changed)
+            return fail(changed.error());
+        result.selected = *changed;
         failpoint("dlq-fix-before-commit");
         const nlohmann::json detail = {{"records", result.selected},
                                        {"changed", result.changed},
@@ -616,20 +604,6 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request) {
     if (!s)
         return fail(s.error());
     return result;
-}
-
-Status recordQuarantined(const Database &db, const QVariant &afterId, const QString &reason,
-                         bool withErrorClass) {
-    auto history =
-        db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, "
-                               "from_status, to_status, reason, payload_after) "
-                               "SELECT dlq_id, first_seen, ?, 'quarantined', NULL, ?, ") %
-                    (withErrorClass ? QStringLiteral("? || error_class") : QStringLiteral("?")) %
-                    QStringLiteral(", payload FROM rewind_dlq WHERE dlq_id > ?"),
-                {osUser(), enumName(DlqStatus::New), reason, afterId});
-    if (!history)
-        return fail(history.error());
-    return {};
 }
 
 Result<DlqDiscardResult> discardDlq(const Database &db, const DlqSelection &selection,
@@ -680,22 +654,10 @@ Result<DlqDiscardResult> discardDlq(const Database &db, const DlqSelection &sele
                         binds);
             !r)
             return fail(r.error());
-        auto updated = db.exec(QStringLiteral("UPDATE rewind_dlq SET status = ? WHERE dlq_id IN "
-                                              "(SELECT dlq_id FROM rewind_dlq_discard)"),
-                               {enumName(DlqStatus::Discarded)});
-        if (!updated)
-            return fail(updated.error());
-        result.selected = updated->numRowsAffected();
-        auto history =
-            db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, "
-                                   "from_status, to_status, reason) "
-                                   "SELECT x.dlq_id, ") %
-                        db.dialect().nowUtcText() %
-                        QStringLiteral(
-                            ", ?, 'discarded', x.from_status, ?, ? FROM rewind_dlq_discard AS x"),
-                    {osUser(), enumName(DlqStatus::Discarded), reason});
-        if (!history)
-            return fail(history.error());
+        auto changed = dlqstore::discard(db, QStringLiteral("rewind_dlq_discard"), reason);
+        if (!changed)
+            return fail(changed.error());
+        result.selected = *changed;
         const nlohmann::json detail = {{"records", result.selected},
                                        {"reason", reason.toStdString()}};
         return writeAudit(db, QStringLiteral("dlq-discard"), QString(), QString(), QVariant(),

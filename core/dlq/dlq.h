@@ -274,14 +274,6 @@ struct DlqReplayResult {
 Result<DlqReplayResult> replayDlq(const Database &db, const Spec &spec,
                                   const DlqSelection &selection, const DlqReplayOptions &options);
 
-// The history rows of records just quarantined (dlq_id > afterId): action
-// quarantined, status new, the payload as captured, at their first_seen.
-// `reason`, then the record's error class when `withErrorClass`. Call inside
-// the transaction that inserted them. Shared by every path that captures
-// records (stream replay, batch checks), so their history reads alike.
-Status recordQuarantined(const Database &db, const QVariant &afterId, const QString &reason,
-                         bool withErrorClass);
-
 // "class: message" with numbers, UUIDs, hex ids and quoted values replaced
 // by placeholders, so "order 123 missing" and "order 456 missing" group.
 QString errorSignature(const QString &errorClass, const QString &error);

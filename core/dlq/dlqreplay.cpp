@@ -7,6 +7,7 @@
 // changes status, all in one transaction with history and an audit row.
 #include "core/dlq/dlq.h"
 #include "core/dlq/dlqdialect.h"
+#include "core/dlq/dlqstore.h"
 #include "core/sql/badvalue.h"
 #include "core/util/failpoint.h"
 #include "core/workspace/workspace.h"
@@ -735,35 +736,7 @@ private:
     }
 
     Status transition() {
-        const QString now = m_db.dialect().nowUtcText();
-        if (auto s = exec(
-                QStringLiteral("UPDATE rewind_dlq SET status = CASE WHEN w.error_class IS NULL "
-                               "THEN 'replayed' ELSE 'failed' END, "
-                               "attempts = rewind_dlq.attempts + 1, last_attempt_at = ") %
-                now %
-                QStringLiteral(
-                    ", last_error_class = COALESCE(w.error_class, rewind_dlq.last_error_class), "
-                    "last_error = COALESCE(w.error, rewind_dlq.last_error) FROM ") %
-                kWork %
-                QStringLiteral(" AS w WHERE rewind_dlq.dlq_id = w.dlq_id AND rewind_dlq.dlq_id IN "
-                               "(SELECT dlq_id FROM ") %
-                kWork % QStringLiteral(")"));
-            !s)
-            return s;
-        if (auto s = exec(
-                QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, action, "
-                               "from_status, to_status, reason) SELECT w.dlq_id, ") %
-                    now %
-                    QStringLiteral(
-                        ", ?, CASE WHEN w.error_class IS NULL THEN 'replayed' ELSE 'replay_failed' "
-                        "END, w.status, "
-                        "CASE WHEN w.error_class IS NULL THEN 'replayed' ELSE 'failed' END, "
-                        "CASE WHEN w.error_class IS NOT NULL THEN w.error_class || ': ' || w.error "
-                        "WHEN w.landed = 1 THEN 'already in ' || w.dest || ': nothing written' "
-                        "ELSE 'written to ' || w.dest END FROM ") %
-                    kWork % QStringLiteral(" AS w"),
-                {osUser()});
-            !s)
+        if (auto s = dlqstore::settleReplay(m_db, kWork); !s)
             return s;
         QStringList datasets, streams;
         for (const SourcePlan &p : m_sources)

@@ -319,31 +319,31 @@ Result<bool> uniqueIndexExists(const Database &db, const DatasetSpec &dataset,
 
 // A failed step: recorded, audited, and the dataset left frozen.
 void stopRecovery(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
-                  const QString &step, const QString &message) {
+                  RecoveryStep step, const QString &message) {
     result.steps.push_back({step, RecoveryStepStatus::Failed, message});
     result.status = RecoveryStatus::Failed;
     result.error = message % QStringLiteral(" (\"") % dataset.name %
                    QStringLiteral("\" stays frozen: rewindctl unfreeze when resolved)");
     result.leftFrozen = true;
     (void)auditStep(db, dataset.name, QStringLiteral("recover failed"), result.rerunId,
-                    Json{{"step", step.toStdString()}, {"error", message.toStdString()}});
+                    Json{{"step", enumName(step).toStdString()}, {"error", message.toStdString()}});
 }
 
 // Steps run in order, and none after a failed one.
-Status requireStep(const RecoveryResult &result, const QString &step, const QString &previous) {
+Status requireStep(const RecoveryResult &result, RecoveryStep step, RecoveryStep previous) {
     if (result.failed())
         return badInput(QStringLiteral("the recovery of \"%1\" failed (%2): step %3 is not run")
-                            .arg(result.dataset, result.error, step));
-    const RecoveryStep *p = result.step(previous);
+                            .arg(result.dataset, result.error, enumName(step)));
+    const RecoveryStepResult *p = result.step(previous);
     if (!p || p->status == RecoveryStepStatus::Planned)
         return badInput(QStringLiteral("recovery step %1 comes after step %2, which has not run")
-                            .arg(step, previous));
+                            .arg(enumName(step), enumName(previous)));
     return {};
 }
 
 } // namespace
 
-const RecoveryStep *RecoveryResult::step(const QString &name) const {
+const RecoveryStepResult *RecoveryResult::step(RecoveryStep name) const {
     for (auto it = steps.rbegin(); it != steps.rend(); ++it)
         if (it->step == name)
             return &*it;
@@ -377,30 +377,29 @@ Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &datas
     return planRecovery(db, dataset, *sql, samples);
 }
 
-Result<std::vector<RecoveryStep>>
+Result<std::vector<RecoveryStepResult>>
 plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan) {
     auto has = uniqueIndexExists(db, dataset, plan.uniqueIndex);
     if (!has)
         return fail(has.error());
-    return std::vector<RecoveryStep>{
-        {QStringLiteral("freeze"), RecoveryStepStatus::Planned,
+    return std::vector<RecoveryStepResult>{
+        {RecoveryStep::Freeze, RecoveryStepStatus::Planned,
          QStringLiteral("freeze \"%1\": Rewind's writers refuse it").arg(dataset.name)},
-        {QStringLiteral("identify"), RecoveryStepStatus::Done,
+        {RecoveryStep::Identify, RecoveryStepStatus::Done,
          QStringLiteral("%1 duplicate keys, %2 extra rows")
              .arg(plan.before.duplicateKeys)
              .arg(plan.before.extraRows)},
-        {QStringLiteral("rerun"),
+        {RecoveryStep::Rerun,
          plan.scope.empty() ? RecoveryStepStatus::Skipped : RecoveryStepStatus::Planned,
          QStringLiteral("overwrite partitions from the deduped source: %1")
              .arg(affectedText(plan))},
-        {QStringLiteral("totals"), RecoveryStepStatus::Planned,
+        {RecoveryStep::Totals, RecoveryStepStatus::Planned,
          QStringLiteral("row counts and sums of numeric columns against the source")},
-        {QStringLiteral("unique_index"), RecoveryStepStatus::Planned,
+        {RecoveryStep::UniqueIndex, RecoveryStepStatus::Planned,
          *has ? QStringLiteral("%1 already exists").arg(plan.uniqueIndex)
               : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)")
                     .arg(plan.uniqueIndex, dataset.target, plan.uniqueIndexColumns.join(u", "))},
-        {QStringLiteral("unfreeze"), RecoveryStepStatus::Planned,
-         QStringLiteral("lift the freeze")},
+        {RecoveryStep::Unfreeze, RecoveryStepStatus::Planned, QStringLiteral("lift the freeze")},
     };
 }
 
@@ -414,7 +413,7 @@ Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryRes
     if (!frozen)
         return fail(frozen.error());
     if (*frozen) {
-        result.steps.push_back({QStringLiteral("freeze"), RecoveryStepStatus::Done,
+        result.steps.push_back({RecoveryStep::Freeze, RecoveryStepStatus::Done,
                                 QStringLiteral("already frozen since %1 by %2%3")
                                     .arg((*frozen)->frozenAt, (*frozen)->osUser,
                                          (*frozen)->reason.isEmpty()
@@ -429,7 +428,7 @@ Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryRes
                         QStringLiteral("recover freeze"));
         if (!f)
             return fail(f.error());
-        result.steps.push_back({QStringLiteral("freeze"), RecoveryStepStatus::Done,
+        result.steps.push_back({RecoveryStep::Freeze, RecoveryStepStatus::Done,
                                 QStringLiteral("frozen: Rewind's writers refuse it")});
     }
     return {};
@@ -437,7 +436,7 @@ Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryRes
 
 Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
                        bool refresh, int samples) {
-    if (auto s = requireStep(result, QStringLiteral("identify"), QStringLiteral("freeze")); !s)
+    if (auto s = requireStep(result, RecoveryStep::Identify, RecoveryStep::Freeze); !s)
         return s;
     if (refresh) {
         auto sql = BatchSql::make(db, dataset);
@@ -450,14 +449,14 @@ Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryR
                            duplicatesDetail(result.before));
         !s)
         return fail(s.error());
-    result.steps.push_back({QStringLiteral("identify"), RecoveryStepStatus::Done,
+    result.steps.push_back({RecoveryStep::Identify, RecoveryStepStatus::Done,
                             QStringLiteral("%1 duplicate keys, %2 extra rows in %3")
                                 .arg(result.before.duplicateKeys)
                                 .arg(result.before.extraRows)
                                 .arg(affectedText(result))});
     if (result.nullPartition && dataset.partitioned())
         stopRecovery(
-            db, dataset, result, QStringLiteral("identify"),
+            db, dataset, result, RecoveryStep::Identify,
             QStringLiteral(
                 "duplicates in the NULL partition of %1 cannot be re-run by partition name")
                 .arg(dataset.partitionColumn));
@@ -497,17 +496,17 @@ Status recordRerun(const Database &db, const DatasetSpec &dataset, RecoveryResul
 
 Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
                     RecoveryResult &result, const RecoveryRerunOptions &options) {
-    if (auto s = requireStep(result, QStringLiteral("rerun"), QStringLiteral("identify")); !s)
+    if (auto s = requireStep(result, RecoveryStep::Rerun, RecoveryStep::Identify); !s)
         return s;
     if (result.scope.empty()) {
-        result.steps.push_back({QStringLiteral("rerun"), RecoveryStepStatus::Skipped,
+        result.steps.push_back({RecoveryStep::Rerun, RecoveryStepStatus::Skipped,
                                 QStringLiteral("no duplicate keys")});
         return {};
     }
     BatchOptions o;
     o.execute = true;
     o.ignoreFreeze = true;
-    o.kind = QStringLiteral("recover"); // resumeRun() finishes the recovery after a crash
+    o.kind = RunKind::Recover; // resumeRun() finishes the recovery after a crash
     o.planId = options.planId;
     o.progress = options.progress;
     o.cancel = options.cancel;
@@ -520,7 +519,7 @@ Status recoverRerun(const Database &db, const DatasetSpec &dataset, const BatchS
         if (!options.planId.isEmpty() && (rerun.error().code == Error::Code::StalePlan ||
                                           rerun.error().code == Error::Code::BadInput))
             return fail(rerun.error());
-        stopRecovery(db, dataset, result, QStringLiteral("rerun"), rerun.error().message);
+        stopRecovery(db, dataset, result, RecoveryStep::Rerun, rerun.error().message);
         return {};
     }
     return recordRerun(db, dataset, result, std::move(*rerun));
@@ -533,7 +532,7 @@ Status recordRerun(const Database &db, const DatasetSpec &dataset, RecoveryResul
     result.rerunId = rerun.runId;
     if (rerun.status != RunStatus::Succeeded) {
         stopRecovery(
-            db, dataset, result, QStringLiteral("rerun"),
+            db, dataset, result, RecoveryStep::Rerun,
             QStringLiteral("run %1 ended %2%3")
                 .arg(rerun.runId.toString(), enumName(rerun.status),
                      rerun.error.isEmpty() ? QString() : QStringLiteral(": ") % rerun.error));
@@ -547,7 +546,7 @@ Status recordRerun(const Database &db, const DatasetSpec &dataset, RecoveryResul
         !s)
         return fail(s.error());
     result.steps.push_back(
-        {QStringLiteral("rerun"), RecoveryStepStatus::Done,
+        {RecoveryStep::Rerun, RecoveryStepStatus::Done,
          QStringLiteral("run %1 overwrote %2 partition(s): %3 rows written, %4 removed")
              .arg(rerun.runId.toString())
              .arg(rerun.partitions.size())
@@ -570,7 +569,7 @@ namespace {
 
 Status recoverTotals(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
                      RecoveryResult &result) {
-    if (auto s = requireStep(result, QStringLiteral("totals"), QStringLiteral("rerun")); !s)
+    if (auto s = requireStep(result, RecoveryStep::Totals, RecoveryStep::Rerun); !s)
         return s;
     auto totals = compareTotals(db, dataset, sql, result.scope);
     if (!totals)
@@ -590,12 +589,12 @@ Status recoverTotals(const Database &db, const DatasetSpec &dataset, const Batch
         !s)
         return fail(s.error());
     if (!result.totalsMatch) {
-        stopRecovery(db, dataset, result, QStringLiteral("totals"),
+        stopRecovery(db, dataset, result, RecoveryStep::Totals,
                      QStringLiteral("business totals differ from the source after the re-run"));
         return {};
     }
     result.steps.push_back(
-        {QStringLiteral("totals"), RecoveryStepStatus::Done,
+        {RecoveryStep::Totals, RecoveryStepStatus::Done,
          QStringLiteral("row counts and sums match the deduped source in %1 partition(s)")
              .arg(result.totals.size())});
     return {};
@@ -614,7 +613,7 @@ namespace {
 
 Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
                           RecoveryResult &result, int samples) {
-    if (auto s = requireStep(result, QStringLiteral("unique_index"), QStringLiteral("totals")); !s)
+    if (auto s = requireStep(result, RecoveryStep::UniqueIndex, RecoveryStep::Totals); !s)
         return s;
     if (sql.targetExists()) {
         auto nulls = db.exec(QStringLiteral("SELECT ") %
@@ -637,7 +636,7 @@ Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, const 
                                     .arg(nulls->value(i).toLongLong());
         if (!nullable.isEmpty()) {
             stopRecovery(
-                db, dataset, result, QStringLiteral("unique_index"),
+                db, dataset, result, RecoveryStep::UniqueIndex,
                 QStringLiteral("key columns hold NULL: %1; a unique index treats NULLs as "
                                "distinct, so it would not stop duplicates of those keys. "
                                "Make the key NOT NULL (or fill the NULLs), then add the index")
@@ -650,7 +649,7 @@ Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, const 
         result.after = *after;
         if (after->duplicateKeys > 0) {
             stopRecovery(
-                db, dataset, result, QStringLiteral("unique_index"),
+                db, dataset, result, RecoveryStep::UniqueIndex,
                 QStringLiteral(
                     "%1 duplicate keys remain (%2 extra rows): the unique index cannot be added")
                     .arg(after->duplicateKeys)
@@ -679,27 +678,26 @@ Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, const 
             });
         });
         if (!indexed) {
-            stopRecovery(db, dataset, result, QStringLiteral("unique_index"),
-                         indexed.error().message);
+            stopRecovery(db, dataset, result, RecoveryStep::UniqueIndex, indexed.error().message);
             return {};
         }
         result.uniqueIndexAdded = true;
         result.steps.push_back(
-            {QStringLiteral("unique_index"), RecoveryStepStatus::Done,
+            {RecoveryStep::UniqueIndex, RecoveryStepStatus::Done,
              *has ? QStringLiteral("%1 was already in place").arg(result.uniqueIndex)
                   : QStringLiteral("added %1 on %2 (%3)")
                         .arg(result.uniqueIndex, dataset.target,
                              result.uniqueIndexColumns.join(u", "))});
     } else {
         result.after = result.before;
-        result.steps.push_back({QStringLiteral("unique_index"), RecoveryStepStatus::Skipped,
+        result.steps.push_back({RecoveryStep::UniqueIndex, RecoveryStepStatus::Skipped,
                                 QStringLiteral("the target does not exist yet")});
     }
     auto lifted = unfreeze(db, dataset, QStringLiteral("recover finished"),
                            QStringLiteral("recover unfreeze"));
     if (!lifted)
         return fail(lifted.error());
-    result.steps.push_back({QStringLiteral("unfreeze"), RecoveryStepStatus::Done,
+    result.steps.push_back({RecoveryStep::Unfreeze, RecoveryStepStatus::Done,
                             QStringLiteral("writers may publish again")});
     result.status = RecoveryStatus::Recovered;
     return {};
@@ -775,7 +773,7 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
     auto info = loadRun(db, runId);
     if (!info)
         return fail(info.error());
-    if (info->kind != QLatin1String("recover")) {
+    if (info->kind != RunKind::Recover) {
         auto plain = resume(db, spec, runId, options);
         if (!plain)
             return fail(plain.error());
@@ -840,7 +838,7 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
             !s)
             return s;
         result.steps.push_back(
-            {QStringLiteral("identify"), RecoveryStepStatus::Done,
+            {RecoveryStep::Identify, RecoveryStepStatus::Done,
              QStringLiteral(
                  "resuming run %1, which re-runs %2 partition(s); %3 duplicate keys left")
                  .arg(runId)
@@ -852,7 +850,7 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
     if (!rerun) {
         if (!started)
             return fail(rerun.error()); // refused before anything was written
-        stopRecovery(db, dataset, result, QStringLiteral("rerun"), rerun.error().message);
+        stopRecovery(db, dataset, result, RecoveryStep::Rerun, rerun.error().message);
     } else if (auto s = recordRerun(db, dataset, result, *rerun); !s) {
         return fail(s.error());
     }
@@ -867,7 +865,7 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
     if (auto s = writeRecoveryReport(db, dataset, result, recoverOptions.reportPath); !s) {
         result.reportPath.clear();
         result.steps.push_back(
-            {QStringLiteral("report"), RecoveryStepStatus::Failed, s.error().message});
+            {RecoveryStep::Report, RecoveryStepStatus::Failed, s.error().message});
     }
     RunResult runResult = result.rerun ? *result.rerun : RunResult{};
     if (!result.rerun) { // the resume failed: the run as it stands

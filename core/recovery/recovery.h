@@ -90,8 +90,31 @@ template <> struct EnumNames<RecoveryStepStatus> {
         {RecoveryStepStatus::Failed, "failed"}};
 };
 
-struct RecoveryStep {
-    QString step; // freeze, identify, rerun, totals, unique_index, unfreeze
+// The steps of a recovery, in order (recovery.cpp runs them; the CLI and the
+// console name them by this table). report is only ever a failed step: the
+// report could not be written.
+enum class RecoveryStep {
+    Freeze,
+    Identify,
+    Rerun,
+    Totals,
+    UniqueIndex,
+    Unfreeze,
+    Report,
+};
+template <> struct EnumNames<RecoveryStep> {
+    static constexpr std::pair<RecoveryStep, std::string_view> names[] = {
+        {RecoveryStep::Freeze, "freeze"},
+        {RecoveryStep::Identify, "identify"},
+        {RecoveryStep::Rerun, "rerun"},
+        {RecoveryStep::Totals, "totals"},
+        {RecoveryStep::UniqueIndex, "unique_index"},
+        {RecoveryStep::Unfreeze, "unfreeze"},
+        {RecoveryStep::Report, "report"}};
+};
+
+struct RecoveryStepResult {
+    RecoveryStep step = RecoveryStep::Freeze;
     RecoveryStepStatus status = RecoveryStepStatus::Planned;
     QString detail;
 };
@@ -134,7 +157,7 @@ struct RecoveryResult {
     QString uniqueIndex;
     QStringList uniqueIndexColumns;
     bool leftFrozen = false;
-    std::vector<RecoveryStep> steps;
+    std::vector<RecoveryStepResult> steps;
     QString reportPath;
     // The affected partitions as stored (what step 3 re-runs) and their labels.
     std::vector<PartitionRef> scope;
@@ -143,7 +166,7 @@ struct RecoveryResult {
 
     bool failed() const { return status == RecoveryStatus::Failed; }
     // The step recorded with this name, or nullptr.
-    const RecoveryStep *step(const QString &name) const;
+    const RecoveryStepResult *step(RecoveryStep name) const;
 };
 
 // The five steps of a duplicate incident, each audited: freeze the dataset;
@@ -159,7 +182,7 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset,
 
 // The same five steps one at a time, for the console's wizard: recover()
 // is planRecovery() followed by these, in this order, each carrying the
-// result along. Each appends its RecoveryStep (and its audit row) to
+// result along. Each appends its RecoveryStepResult (and its audit row) to
 // `result`. A step that fails on the data (totals differ, a NULL key, ...)
 // is not an error: it marks the result failed, records "recover failed"
 // and leaves the dataset frozen; the steps after it are refused (BadInput).
@@ -174,7 +197,7 @@ Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset,
 Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset,
                                     int samples = 5);
 // What a dry run reports for each step of `plan` (status planned/done/skipped).
-Result<std::vector<RecoveryStep>>
+Result<std::vector<RecoveryStepResult>>
 plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan);
 // 1. Freezes the dataset, or adopts a freeze already in place.
 Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryResult &result);

@@ -53,7 +53,7 @@ QString recoveryReportMarkdown(const RecoveryResult &r, std::size_t partitionsSh
     }
     out << "## Steps\n\n| step | status | detail |\n|---|---|---|\n";
     for (const auto &s : r.steps)
-        out << "| " << s.step << " | " << enumName(s.status) << " | "
+        out << "| " << enumName(s.step) << " | " << enumName(s.status) << " | "
             << QString(s.detail).replace(u'|', QStringLiteral("\\|")) << " |\n";
     out << "\n## Counts before and after\n\n";
     if (r.totalsBefore.empty()) {

@@ -1,6 +1,8 @@
 #include "core/streams/kafkalog.h"
 
-#include "core/streams/kafkaclient.h"
+#include "core/dlq/dlqstore.h"
+#include "core/kafka/kafkaclient.h"
+#include "core/streams/offsetstore.h"
 #include "core/streams/streamsdialect.h"
 #include "core/util/failpoint.h"
 #include "core/util/timeutil.h"
@@ -75,24 +77,6 @@ Result<std::optional<RecordAt>> fetchRecord(rd_kafka_topic_t *rkt, const StreamS
 }
 
 } // namespace
-
-Result<QString> expandEnvironment(const QString &property, const QString &value) {
-    static const QRegularExpression name(QStringLiteral(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})"));
-    QString out;
-    qsizetype at = 0;
-    for (auto it = name.globalMatch(value); it.hasNext();) {
-        const QRegularExpressionMatch m = it.next();
-        const QString var = m.captured(1);
-        if (!qEnvironmentVariableIsSet(var.toUtf8().constData()))
-            return badInput(QStringLiteral("kafka.config: \"") % property %
-                            QStringLiteral("\" reads ${") % var %
-                            QStringLiteral("}, which is not set in the environment"));
-        out +=
-            value.mid(at, m.capturedStart() - at) % qEnvironmentVariable(var.toUtf8().constData());
-        at = m.capturedEnd();
-    }
-    return out + value.mid(at);
-}
 
 Result<std::vector<StreamPartitionInfo>> KafkaLog::partitions() const {
     auto rk = connect(m_stream);
@@ -379,26 +363,19 @@ Status KafkaLog::recordOffsets(const QString &group, const std::vector<std::arra
                                bool committed) const {
     if (rows.empty())
         return {};
-    nlohmann::json offsets = nlohmann::json::array(), onCluster = nlohmann::json::array();
-    for (const auto &[partition, offset, held] : rows) {
-        offsets.push_back({partition, offset});
+    nlohmann::json onCluster = nlohmann::json::array();
+    for (const auto &[partition, offset, held] : rows)
         onCluster.push_back({partition, held});
-    }
     const SqlDialect &d = m_db.dialect();
     const StreamsDialect &sd = StreamsDialect::of(m_db);
     const QStringList key{QStringLiteral("stream"), QStringLiteral("group_id"),
                           QStringLiteral("partition_id")};
     if (committed) {
-        auto r = m_db.exec(QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, "
-                                          "partition_id, committed_offset, updated_at) ") %
-                               sd.jsonIntegerRows(QStringLiteral("?, ?, "), 2,
-                                                  QStringLiteral(", ") % d.nowUtcText()) %
-                               QStringLiteral(" WHERE true") %
-                               d.upsertSet(key, {QStringLiteral("committed_offset"),
-                                                 QStringLiteral("updated_at")}),
-                           {m_stream.name, group, QString::fromStdString(offsets.dump())});
-        if (!r)
-            return fail(r.error());
+        std::vector<std::pair<qint64, qint64>> pairs;
+        for (const auto &[partition, offset, held] : rows)
+            pairs.emplace_back(partition, offset);
+        if (auto s = offsetstore::commit(m_db, m_stream.name, group, pairs); !s)
+            return s;
     }
     auto r = m_db.exec(
         QStringLiteral(
@@ -726,19 +703,8 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
 Status KafkaLog::annotateDeadLetters(const QVariant &afterDlqId) const {
     // Set-based, from the batch's work table: the records just dead-lettered
     // by this stream, matched by partition and offset.
-    const QString match =
-        QStringLiteral(" FROM ") % kEventsTable %
-        QStringLiteral(" AS e WHERE CAST(e.partition_id AS TEXT) = rewind_dlq.part AND "
-                       "e.log_offset = rewind_dlq.log_offset)");
-    auto r = m_db.exec(
-        QStringLiteral("UPDATE rewind_dlq SET kafka_topic = ?, kafka_key = (SELECT e.key_bytes") %
-            match % QStringLiteral(", kafka_headers = (SELECT e.headers") % match %
-            QStringLiteral(", kafka_value = (SELECT e.raw_value") % match %
-            QStringLiteral(" WHERE dlq_id > ? AND source_kind = 'stream' AND source_name = ?"),
-        {m_stream.kafka->topic, afterDlqId, m_stream.name});
-    if (!r)
-        return fail(r.error());
-    return {};
+    return dlqstore::setKafkaOrigin(m_db, afterDlqId, m_stream.name, m_stream.kafka->topic,
+                                    kEventsTable);
 }
 
 Status KafkaLog::followCommitted(const QString &group,

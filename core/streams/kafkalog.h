@@ -75,8 +75,4 @@ private:
     mutable std::unique_ptr<Reader> m_reader; // replay's consumer, made on first read
 };
 
-// `value` with each ${NAME} replaced by the environment's NAME; BadInput
-// naming `property` and NAME when one is not set.
-Result<QString> expandEnvironment(const QString &property, const QString &value);
-
 } // namespace rw

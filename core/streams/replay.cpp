@@ -1,7 +1,8 @@
 #include "core/streams/replay.h"
 
-#include "core/dlq/dlq.h"
-#include "core/streams/kafkadlq.h"
+#include "core/dlq/dlqstore.h"
+#include "core/dlq/kafkadlq.h"
+#include "core/streams/offsetstore.h"
 #include "core/streams/replayer.h"
 #include "core/streams/replaylock.h"
 #include "core/util/failpoint.h"
@@ -373,25 +374,17 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k) {
             return fail(sink.error());
         inserted = sink->numRowsAffected();
         failpoint("replay-after-sink");
-        auto before =
-            m_db.scalar(QStringLiteral("SELECT COALESCE(MAX(dlq_id), 0) FROM rewind_dlq"));
-        if (!before)
-            return fail(before.error());
-        auto dlq = m_db.exec(m_dlqInsert.text, m_dlqInsert.binds);
+        auto dlq =
+            dlqstore::quarantine(m_db, m_dlqInsert,
+                                 QStringLiteral("replay ") % QString::number(m_result.replayId) %
+                                     QStringLiteral(" of group ") % m_group % QStringLiteral(": "),
+                                 true);
         if (!dlq)
             return fail(dlq.error());
-        fresh = dlq->numRowsAffected();
-        if (fresh > 0) {
-            if (auto s = recordQuarantined(
-                    m_db, *before,
-                    QStringLiteral("replay ") % QString::number(m_result.replayId) %
-                        QStringLiteral(" of group ") % m_group % QStringLiteral(": "),
-                    true);
-                !s)
+        fresh = dlq->added;
+        if (fresh > 0)
+            if (auto s = m_log->annotateDeadLetters(dlq->afterId); !s)
                 return fail(s.error());
-            if (auto s = m_log->annotateDeadLetters(*before); !s)
-                return fail(s.error());
-        }
         // Every DLQ record in the batch's ranges, new or read before a rewind.
         auto known = m_db.scalar(
             QStringLiteral("SELECT COUNT(*) FROM ") % m_slices %
@@ -411,29 +404,13 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k) {
             consumed += counts->value(1).toLongLong();
         }
         // The workspace's record of what reached the sink, in the same transaction.
-        const SqlDialect &d = m_db.dialect();
-        auto commit = m_db.exec(
-            QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, "
-                           "committed_offset, updated_at) "
-                           "SELECT ?, ?, p, hi, ") %
-                d.nowUtcText() % QStringLiteral(" FROM ") % m_slices %
-                QStringLiteral(" WHERE true") %
-                d.upsertSet({QStringLiteral("stream"), QStringLiteral("group_id"),
-                             QStringLiteral("partition_id")},
-                            {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
-            {m_stream.name, m_group});
-        if (!commit)
-            return fail(commit.error());
+        if (auto s = offsetstore::commitReached(m_db, m_stream.name, m_group, m_slices); !s)
+            return fail(s.error());
         const qint64 duplicates = consumed - invalid - inserted;
-        auto progress = m_db.exec(
-            QStringLiteral(
-                "UPDATE rewind_replays SET consumed = consumed + ?, inserted = inserted + ?, "
-                "duplicates = duplicates + ?, dead_lettered = dead_lettered + ?, batches = batches "
-                "+ 1 "
-                "WHERE replay_id = ?"),
-            {consumed, inserted, duplicates, fresh, m_result.replayId});
-        if (!progress)
-            return fail(progress.error());
+        if (auto s =
+                recordReplayBatch(m_db, m_result.replayId, consumed, inserted, duplicates, fresh);
+            !s)
+            return fail(s.error());
         nlohmann::json slices = nlohmann::json::array();
         for (const Slice &sl : batch)
             slices.push_back({{"partition", sl.partition}, {"from", sl.from}, {"to", sl.to}});

@@ -4,6 +4,7 @@
 // one replay of a stream's group, and the SQL it builds.
 
 #include "core/sql/badvalue.h"
+#include "core/sql/boundsql.h"
 #include "core/streams/replay.h"
 #include "core/streams/replaypipeline.h"
 #include "core/streams/streamlog.h"
@@ -21,30 +22,6 @@ namespace replay_detail {
 // A batch's share of one partition: the offset range it reads.
 using Slice = OffsetRange;
 using Batch = std::vector<Slice>;
-
-struct Bind;
-
-// SQL text plus its positional binds, built together so they stay in step.
-struct Sql {
-    QString text;
-    QVariantList binds;
-    Sql &operator<<(const QString &t) {
-        text += t;
-        return *this;
-    }
-    Sql &operator<<(const Bind &b);
-};
-
-// A bound value in an Sql stream: `sql << "x = " << Bind{v}`.
-struct Bind {
-    QVariant value;
-};
-
-inline Sql &Sql::operator<<(const Bind &b) {
-    text += u'?';
-    binds << b.value;
-    return *this;
-}
 
 // Threading: run() on one thread with that thread's connection; the
 // pipeline's stager thread calls stageBatch() only.

@@ -97,4 +97,17 @@ Status finishReplay(const Database &db, qint64 replayId, ReplayStatus status,
     return {};
 }
 
+Status recordReplayBatch(const Database &db, qint64 replayId, qint64 consumed, qint64 inserted,
+                         qint64 duplicates, qint64 deadLettered) {
+    auto r =
+        db.exec(QStringLiteral(
+                    "UPDATE rewind_replays SET consumed = consumed + ?, inserted = inserted + ?, "
+                    "duplicates = duplicates + ?, dead_lettered = dead_lettered + ?, "
+                    "batches = batches + 1 WHERE replay_id = ?"),
+                {consumed, inserted, duplicates, deadLettered, replayId});
+    if (!r)
+        return fail(r.error());
+    return {};
+}
+
 } // namespace rw

@@ -1,3 +1,4 @@
+#include "core/dlq/dlqstore.h"
 #include "core/streams/replayer.h"
 
 #include <QStringBuilder>
@@ -220,41 +221,44 @@ Status Replayer::buildStatements() {
     // In log order, so that DLQ ids (the order the DLQ lists records in)
     // follow the log on every engine: PostgreSQL's join returns its rows
     // in any order, SQLite's happened to follow the batch table.
-    Sql dlq;
-    dlq << QStringLiteral(
-               "INSERT INTO rewind_dlq (source_kind, source_name, part, log_offset, event_id, "
-               "record_key, error_class, "
-               "error, original_payload, payload, status, attempts, first_seen) SELECT 'stream', ")
-        << Bind{m_stream.name} << QStringLiteral(", CAST(b.p AS TEXT), b.o, b.e, b.e, CASE WHEN ")
-        << m_sd.isNotTrue(QStringLiteral("b.jv"))
-        << QStringLiteral(" THEN 'invalid_json' WHEN b.e IS NULL THEN 'missing_event_id' WHEN NOT ")
-        << stagedPresent()
-        << QStringLiteral(" THEN 'missing_field' ELSE 'bad_value' END, CASE WHEN ")
-        << m_sd.isNotTrue(QStringLiteral("b.jv")) << QStringLiteral(" THEN CASE WHEN ") << m_payload
-        << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' END "
-                          "WHEN b.e IS NULL THEN 'event_id is NULL' WHEN NOT ")
-        << stagedPresent()
-        << QStringLiteral(" THEN 'required field missing or null: ' || rtrim(''");
+    dlqstore::QuarantineRows dlq;
+    dlq.sourceKind = QStringLiteral("stream");
+    dlq.sourceName = m_stream.name;
+    dlq.part = Sql(QStringLiteral("CAST(b.p AS TEXT)"));
+    dlq.logOffset = Sql(QStringLiteral("b.o"));
+    dlq.eventId = Sql(QStringLiteral("b.e"));
+    dlq.recordKey = Sql(QStringLiteral("b.e"));
+    dlq.errorClass << QStringLiteral("CASE WHEN ") << m_sd.isNotTrue(QStringLiteral("b.jv"))
+                   << QStringLiteral(
+                          " THEN 'invalid_json' WHEN b.e IS NULL THEN 'missing_event_id' WHEN NOT ")
+                   << stagedPresent()
+                   << QStringLiteral(" THEN 'missing_field' ELSE 'bad_value' END");
+    dlq.error << QStringLiteral("CASE WHEN ") << m_sd.isNotTrue(QStringLiteral("b.jv"))
+              << QStringLiteral(" THEN CASE WHEN ") << m_payload
+              << QStringLiteral(" IS NULL THEN 'payload is NULL' ELSE 'payload is not valid JSON' "
+                                "END WHEN b.e IS NULL THEN 'event_id is NULL' WHEN NOT ")
+              << stagedPresent()
+              << QStringLiteral(" THEN 'required field missing or null: ' || rtrim(''");
     for (const QString &field : m_stream.required)
-        dlq << QStringLiteral(" || CASE WHEN b.") << stageColumn(fieldIndex(field))
-            << QStringLiteral(" IS NULL THEN ")
-            << Bind{QString(field % QStringLiteral(" (") % pathOf(field) % QStringLiteral("), "))}
-            << QStringLiteral(" ELSE '' END");
-    dlq << QStringLiteral(", ', ') ELSE ");
+        dlq.error << QStringLiteral(" || CASE WHEN b.") << stageColumn(fieldIndex(field))
+                  << QStringLiteral(" IS NULL THEN ")
+                  << Bind{QString(field % QStringLiteral(" (") % pathOf(field) %
+                                  QStringLiteral("), "))}
+                  << QStringLiteral(" ELSE '' END");
+    dlq.error << QStringLiteral(", ', ') ELSE ");
     QVariantList messageBinds;
-    dlq.text += badValueMessage(d, stagedValues(QStringLiteral("b")), messageBinds);
-    dlq.binds << messageBinds;
-    dlq << QStringLiteral(" END, ") << m_payload << QStringLiteral(", ") << m_payload
-        << QStringLiteral(", 'new', 0, ") << d.nowUtcText() << from
-        << u' ' % m_sd.fixedOrderJoin() % u' ' << m_db.quoteTable(m_events.table)
-        << QStringLiteral(" AS l ON ") << m_p << QStringLiteral(" = b.p AND ") << m_o
-        << QStringLiteral(" = b.o WHERE NOT ") << ok
-        << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE d.source_kind = "
-                          "'stream' AND d.source_name = ")
-        << Bind{m_stream.name}
-        << QStringLiteral(
-               " AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o) ORDER BY b.p, b.o");
-    m_dlqInsert = dlq;
+    const QString message = badValueMessage(d, stagedValues(QStringLiteral("b")), messageBinds);
+    dlq.error << Sql(message, messageBinds) << QStringLiteral(" END");
+    dlq.payload = Sql(m_payload);
+    dlq.from << from << u' ' % m_sd.fixedOrderJoin() % u' ' << m_db.quoteTable(m_events.table)
+             << QStringLiteral(" AS l ON ") << m_p << QStringLiteral(" = b.p AND ") << m_o
+             << QStringLiteral(" = b.o WHERE NOT ") << ok
+             << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE "
+                               "d.source_kind = 'stream' AND d.source_name = ")
+             << Bind{m_stream.name}
+             << QStringLiteral(
+                    " AND d.part = CAST(b.p AS TEXT) AND d.log_offset = b.o) ORDER BY b.p, b.o");
+    m_dlqInsert = dlqstore::quarantineStatement(d, dlq);
     return {};
 }
 

@@ -1,5 +1,6 @@
 #include "core/streams/tablelog.h"
 
+#include "core/streams/offsetstore.h"
 #include "core/streams/streamsdialect.h"
 
 #include <QStringBuilder>
@@ -146,23 +147,7 @@ Result<QMap<qint64, FirstAtOrAfter>> TableLog::firstOffsetsAtOrAfter(qint64 ms) 
 
 Status TableLog::commit(const QString &group,
                         const std::vector<std::pair<qint64, qint64>> &offsets) const {
-    nlohmann::json pairs = nlohmann::json::array();
-    for (const auto &[partition, offset] : offsets)
-        pairs.push_back({partition, offset});
-    const SqlDialect &d = m_db.dialect();
-    auto r = m_db.exec(
-        QStringLiteral("INSERT INTO rewind_offsets (stream, group_id, partition_id, "
-                       "committed_offset, updated_at) ") %
-            StreamsDialect::of(m_db).jsonIntegerRows(QStringLiteral("?, ?, "), 2,
-                                                     QStringLiteral(", ") % d.nowUtcText()) %
-            QStringLiteral(" WHERE true") %
-            d.upsertSet({QStringLiteral("stream"), QStringLiteral("group_id"),
-                         QStringLiteral("partition_id")},
-                        {QStringLiteral("committed_offset"), QStringLiteral("updated_at")}),
-        {m_stream.name, group, QString::fromStdString(pairs.dump())});
-    if (!r)
-        return fail(r.error());
-    return {};
+    return offsetstore::commit(m_db, m_stream.name, group, offsets);
 }
 
 // Batches read offset ranges per partition: without an index on

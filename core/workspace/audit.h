@@ -6,6 +6,20 @@
 
 namespace rw {
 
+// The audit log: the one writer of rewind_audit (scripts/check-layout refuses
+// a write from anywhere else) and its reader.
+
+// The operating-system user, for audit rows (core/workspace/workspace.cpp).
+QString osUser();
+
+// Appends one row to the audit log. Call inside the transaction of the
+// change it records.
+Status writeAudit(const Database &db, const QString &action, const QString &dataset,
+                  const QString &stream, const QVariant &runId, const QString &detailJson);
+// One row per detail, as writeAudit each (a chunk's publishes), in one statement.
+Status writeAudits(const Database &db, const QString &action, const QString &dataset,
+                   const QVariant &runId, const QStringList &detailJsons);
+
 // One row of the audit log (rewind_audit), as written by writeAudit().
 struct AuditRow {
     qint64 id = 0;

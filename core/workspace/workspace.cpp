@@ -59,30 +59,4 @@ QString osUser() {
     return user.isEmpty() ? QStringLiteral("unknown") : user;
 }
 
-Status writeAudit(const Database &db, const QString &action, const QString &dataset,
-                  const QString &stream, const QVariant &runId, const QString &detailJson) {
-    auto r = db.exec(QStringLiteral("INSERT INTO rewind_audit (at, os_user, action, dataset, "
-                                    "stream, run_id, detail_json) VALUES (") %
-                         db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?, ?, ?, ?)"),
-                     {osUser(), action, dataset.isEmpty() ? QVariant() : QVariant(dataset),
-                      stream.isEmpty() ? QVariant() : QVariant(stream), runId, detailJson});
-    if (!r)
-        return fail(r.error());
-    return {};
-}
-
-Status writeAudits(const Database &db, const QString &action, const QString &dataset,
-                   const QVariant &runId, const QStringList &detailJsons) {
-    QVariantList binds;
-    binds.reserve(detailJsons.size() * 5);
-    const QString user = osUser();
-    for (const QString &detail : detailJsons)
-        binds << user << action << (dataset.isEmpty() ? QVariant() : QVariant(dataset)) << runId
-              << detail;
-    return db.execRows(QStringLiteral("INSERT INTO rewind_audit (at, os_user, action, dataset, "
-                                      "stream, run_id, detail_json) VALUES "),
-                       u'(' % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?, NULL, ?, ?)"),
-                       5, binds);
-}
-
 } // namespace rw

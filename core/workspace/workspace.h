@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sql/database.h"
+#include "core/workspace/audit.h"
 #include "core/workspace/spec.h"
 
 namespace rw {
@@ -30,16 +31,5 @@ struct Touch {
 };
 Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath,
                                 const QList<Touch> &touches = {});
-
-// The operating-system user, for audit rows.
-QString osUser();
-
-// Appends one row to the audit log. Call inside the transaction of the
-// change it records.
-Status writeAudit(const Database &db, const QString &action, const QString &dataset,
-                  const QString &stream, const QVariant &runId, const QString &detailJson);
-// One row per detail, as writeAudit each (a chunk's publishes), in one statement.
-Status writeAudits(const Database &db, const QString &action, const QString &dataset,
-                   const QVariant &runId, const QStringList &detailJsons);
 
 } // namespace rw

@@ -40,7 +40,7 @@ std::pair<rw::RunInfo, rw::RunResult> fiveDayRun() {
     rw::RunInfo info;
     info.runId = 7;
     info.dataset = QStringLiteral("sales");
-    info.kind = QStringLiteral("run");
+    info.kind = rw::RunKind::Run;
     info.status = rw::RunStatus::CheckFailed;
     info.osUser = QStringLiteral("ops");
     info.host = QStringLiteral("box");

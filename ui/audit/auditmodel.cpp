@@ -22,7 +22,7 @@ QColor actionColor(const QString &action) {
         return style::qcolor(style::Colour::Ok);
     if (action == QLatin1String("preview"))
         return style::qcolor(style::Colour::Accent);
-    return QColor(0x30, 0x34, 0x3a);
+    return style::qcolor(style::Colour::Strong);
 }
 
 // Compact one-line JSON for the table; the tooltip shows it indented.

@@ -15,9 +15,9 @@ namespace rw {
 
 namespace {
 
-const QColor kColors[] = {QColor(0x2e, 0x9a, 0x4b), style::qcolor(style::Colour::Accent),
-                          QColor(0xd0, 0x32, 0x32), QColor(0xc4, 0xc9, 0xd1),
-                          QColor(0xe8, 0x9a, 0x10)};
+const style::Colour kColours[] = {style::Colour::Inserted, style::Colour::Updated,
+                                  style::Colour::Deleted, style::Colour::Unchanged,
+                                  style::Colour::Moved};
 
 } // namespace
 
@@ -39,6 +39,7 @@ void DiffChart::clear() {
 
 void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions) {
     auto *chart = new QChart;
+    style::themeChart(chart);
     chart->setTitle(tr("Rows per partition"));
     chart->setAnimationOptions(QChart::NoAnimation);
     // On the right, one entry per line: in one row below the bars the five
@@ -55,8 +56,8 @@ void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions) {
     QList<QBarSet *> sets;
     for (int i = 0; i < names.size(); ++i) {
         auto *set = new QBarSet(names[i]);
-        set->setColor(kColors[i]);
-        set->setBorderColor(kColors[i].darker(115));
+        set->setColor(style::qcolor(kColours[i]));
+        set->setBorderColor(style::qcolor(kColours[i]).darker(115));
         sets << set;
     }
     const int n = int(partitions.size());

@@ -71,7 +71,8 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
         row.arg(tr("Write mode"),
                 enumName(plan.mode).toHtmlEscaped() +
                     (plan.mode == WriteMode::OverwritePartition
-                         ? tr(" <b style='color:#c01c1c'>(each partition is replaced whole)</b>")
+                         ? style::themed(tr(
+                               " <b style='color:{error}'>(each partition is replaced whole)</b>"))
                          : QString()));
     html += row.arg(tr("Locked plan"), plan.planId.toHtmlEscaped());
     html +=
@@ -85,12 +86,15 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
                                                           : QStringLiteral("inherit")));
     html += row.arg(
         tr("Gates"),
-        failed == 0 ? tr("<span style='color:#2e7d32'>all %1 passed</span>").arg(plan.checks.size())
-                    : tr("<span style='color:#c01c1c'><b>%1 of %2 failed</b>: %3. Those partitions "
-                         "will not be published.</span>")
-                          .arg(failed)
-                          .arg(plan.checks.size())
-                          .arg(failedNames.join(QStringLiteral(", ")).toHtmlEscaped()));
+        failed == 0
+            ? style::themed(tr("<span style='color:{ok}'>all %1 passed</span>"))
+                  .arg(plan.checks.size())
+            : style::themed(
+                  tr("<span style='color:{error}'><b>%1 of %2 failed</b>: %3. Those partitions "
+                     "will not be published.</span>"))
+                  .arg(failed)
+                  .arg(plan.checks.size())
+                  .arg(failedNames.join(QStringLiteral(", ")).toHtmlEscaped()));
     html += QStringLiteral(
         "</table><p><b>Nothing is written until you confirm.</b> Each partition is published in "
         "its own "
@@ -106,13 +110,13 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
     auto *confirmLabel = m_confirmLabel = new QLabel(this);
     confirmLabel->setWordWrap(true);
     confirmLabel->setTextFormat(Qt::RichText);
-    confirmLabel->setText(tr("<b style='color:#c01c1c'>This plan is destructive</b> (%1). To "
-                             "confirm, type the dataset "
-                             "name <code>%2</code>:")
-                              .arg(plan.mode == WriteMode::OverwritePartition
-                                       ? tr("overwrite mode")
-                                       : tr("it deletes rows"),
-                                   plan.dataset.toHtmlEscaped()));
+    confirmLabel->setText(
+        style::themed(tr("<b style='color:{error}'>This plan is destructive</b> (%1). To "
+                         "confirm, type the dataset "
+                         "name <code>%2</code>:"))
+            .arg(plan.mode == WriteMode::OverwritePartition ? tr("overwrite mode")
+                                                            : tr("it deletes rows"),
+                 plan.dataset.toHtmlEscaped()));
     m_confirm->setObjectName(QStringLiteral("confirmName"));
     m_confirm->setPlaceholderText(plan.dataset);
     layout->addWidget(confirmLabel);

@@ -21,8 +21,8 @@ LiveRunWidget::LiveRunWidget(int liveRunId, QWidget *parent)
     , m_cancel(new QPushButton(tr("Cancel"), this)) {
     setObjectName(QStringLiteral("liveRun"));
     setFrameShape(QFrame::StyledPanel);
-    setStyleSheet(QStringLiteral(
-        "#liveRun { background: #f4f8fe; border: 1px solid #c9d9f2; border-radius: 4px; }"));
+    setStyleSheet(style::panelStyleSheet(QStringLiteral("liveRun"), style::Colour::InfoTint,
+                                         style::Colour::InfoBorder));
     QFont f = m_title->font();
     f.setBold(true);
     m_title->setFont(f);

@@ -21,9 +21,6 @@ QString timestampText(const QString &iso) {
     return t;
 }
 
-const QColor kMismatch(0xb3, 0x4a, 0x00);
-const QColor kDuplicate(0xc0, 0x1c, 0x1c);
-
 QString difference(const PartitionInfo &p) {
     if (p.status == PartitionStatus::Unloaded)
         return QStringLiteral("—");
@@ -172,9 +169,9 @@ QVariant PartitionsModel::cellData(const PartitionInfo &p, int column, int role)
         return {};
     case Qt::ForegroundRole:
         if (duplicates || extraRows)
-            return QBrush(kDuplicate);
+            return QBrush(style::qcolor(style::Colour::Error));
         if (mismatch)
-            return QBrush(kMismatch);
+            return QBrush(style::qcolor(style::Colour::Warning));
         if (column == DuplicateKeysColumn || column == DifferenceColumn ||
             ((column == LastRunColumn || column == LastPublishedColumn) &&
              text(p, column).toString() == QStringLiteral("\u2014")))

@@ -108,7 +108,9 @@ PartitionsPage::PartitionsPage(QWidget *parent)
         const bool ok = m_proxy->setPartitionFilter(text.trimmed());
         m_filter->setStyleSheet(
             ok ? QString()
-               : QStringLiteral("QLineEdit { border: 1px solid #d03232; background: #fdecec; }"));
+               : QStringLiteral("QLineEdit { border: 1px solid %1; background: %2; }")
+                     .arg(style::colour(style::Colour::ErrorBorder),
+                          style::colour(style::Colour::ErrorTint)));
         m_filter->setToolTip(ok ? QString() : m_proxy->partitionFilterError());
         updateCounts();
         updateSelection();
@@ -164,7 +166,8 @@ PartitionsPage::PartitionsPage(QWidget *parent)
             Q_EMIT recoverRequested();
     });
     m_selection->setObjectName(QStringLiteral("selectionSummary"));
-    m_selection->setStyleSheet(QStringLiteral("font-weight: bold; color: #2f3640;"));
+    m_selection->setStyleSheet(QStringLiteral("font-weight: bold; ") %
+                               style::textColour(style::Colour::Strong));
     auto *actions = new QHBoxLayout;
     actions->addWidget(m_selection, 1);
     actions->addWidget(m_previewButton);
@@ -195,9 +198,10 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     layout->addWidget(m_subtitle);
     m_frozen->setObjectName(QStringLiteral("partitionsFrozen"));
     m_frozen->setWordWrap(true);
-    m_frozen->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; border: 1px solid %1; "
-                                           "border-radius: 4px; padding: 6px; color: %1; }")
-                                .arg(style::colour(style::Colour::Error)));
+    m_frozen->setStyleSheet(
+        QStringLiteral("QLabel { background: %2; border: 1px solid %1; "
+                       "border-radius: 4px; padding: 6px; color: %1; }")
+            .arg(style::colour(style::Colour::Error), style::colour(style::Colour::ErrorTint)));
     m_frozen->hide();
     layout->addWidget(m_frozen);
     layout->addLayout(tiles);
@@ -275,7 +279,8 @@ void PartitionsPage::updateSelection() {
     m_selection->setText(
         any ? tr("%1 selected, %2 rows").arg(number(qint64(rows.size())), number(sourceRows))
             : tr("Select partitions (Shift/Ctrl+click, Ctrl+A) to preview or re-run them"));
-    m_selection->setStyleSheet(any ? QStringLiteral("font-weight: bold; color: #2f3640;")
+    m_selection->setStyleSheet(any ? QString(QStringLiteral("font-weight: bold; ") %
+                                             style::textColour(style::Colour::Strong))
                                    : style::textColour(style::Colour::Muted));
     m_previewAction->setEnabled(any);
     m_runAction->setEnabled(any);

@@ -201,7 +201,7 @@ void RunReportView::apply(RunReportSnapshot snapshot) {
     const QString started = r.startedAt.isEmpty() ? info.startedAt : r.startedAt;
     const QString finished = r.finishedAt.isEmpty() ? info.finishedAt : r.finishedAt;
     QStringList facts{
-        tr("kind %1").arg(info.kind.isEmpty() ? QStringLiteral("run") : info.kind),
+        tr("kind %1").arg(enumName(info.kind)),
         tr("mode %1").arg(enumName(r.mode)),
         tr("plan %1").arg(orDash(r.planId)),
         tr("by %1 on %2").arg(orDash(info.osUser), orDash(info.host)),

@@ -250,12 +250,10 @@ void RunsPage::updateSelection() {
     const int row = m_model->rowOf(id);
     const bool has = row >= 0;
     RunStatus status = RunStatus::Running;
-    QString kind;
     bool published = false; // rollback only undoes what a run published
     if (has) {
         const RunSummary &r = m_model->snapshot()[std::size_t(row)];
         status = r.info.status;
-        kind = r.info.kind;
         published = r.published > 0;
         if (status == RunStatus::Running)
             m_report->showMessage(tr("Run %1 is in progress: the panel above follows it, and its "
@@ -267,10 +265,10 @@ void RunsPage::updateSelection() {
         m_report->showMessage(QString());
     }
     m_resume->setEnabled(has && RunsModel::resumable(status) && m_spec.has_value());
-    m_rollback->setEnabled(has && published && canRollBack(kind, status) && m_spec.has_value() &&
+    m_rollback->setEnabled(has && published && canRollBack(status) && m_spec.has_value() &&
                            !m_rollbackDialog);
     m_rollback->setToolTip(
-        has && !published && canRollBack(kind, status)
+        has && !published && canRollBack(status)
             ? tr("Run %1 published no partition: there is nothing to roll back").arg(id)
             : tr("Restore every partition the selected run published to its state before the run: "
                  "shows what comes back first, then asks you to type the dataset name"));
@@ -298,15 +296,16 @@ ConfirmDialog *RunsPage::rollbackDialog() const {
     return m_rollbackDialog;
 }
 
-bool RunsPage::canRollBack(const QString &kind, RunStatus status) {
-    // Runs that may have published partitions and are no longer running.
+bool RunsPage::canRollBack(RunStatus status) {
+    // Runs (of every kind) that may have published partitions and are no
+    // longer running.
     switch (status) {
     case RunStatus::Succeeded:
     case RunStatus::CheckFailed:
     case RunStatus::Failed:
     case RunStatus::Cancelled:
     case RunStatus::Interrupted:
-        return kind == QLatin1String("run") || kind == QLatin1String("recover");
+        return true;
     default:
         return false;
     }
@@ -318,7 +317,7 @@ bool RunsPage::rollbackSelected() {
     if (row < 0 || !m_db || !m_spec || m_rollbackDialog)
         return false;
     const RunSummary &r = m_model->snapshot()[std::size_t(row)];
-    if (!canRollBack(r.info.kind, r.info.status))
+    if (!canRollBack(r.info.status))
         return false;
     m_rollback->setEnabled(false);
     Q_EMIT loadingChanged(true, tr("Working out what a rollback of run %1 restores\u2026").arg(id));

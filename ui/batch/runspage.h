@@ -50,7 +50,7 @@ public:
     bool rollbackSelected();
     // The confirmation of the rollback in progress, if any.
     ConfirmDialog *rollbackDialog() const;
-    static bool canRollBack(const QString &kind, RunStatus status);
+    static bool canRollBack(RunStatus status);
     // Writes run `runId`'s report to `path` in the background (the Markdown of
     // rw::runReportMarkdown, or the JSON of rewindctl run-show): complete, every
     // partition in run order. reportExported() or loadFailed() tells how it

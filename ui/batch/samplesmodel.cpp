@@ -151,15 +151,17 @@ QVariant SamplesModel::data(const QModelIndex &index, int role) const {
         return QVariant::fromValue(Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter));
     case Qt::BackgroundRole:
         if (changed)
-            return QBrush(after ? QColor(0xd8, 0xf3, 0xdc) : QColor(0xfd, 0xe2, 0xe2));
+            return QBrush(
+                style::qcolor(after ? style::Colour::InsertedTint : style::Colour::DeletedTint));
         if (updated && !after)
-            return QBrush(QColor(0xf6, 0xf7, 0xf9));
+            return QBrush(style::qcolor(style::Colour::Panel));
         return {};
     case Qt::ForegroundRole:
         if (value.isNull())
             return QBrush(style::qcolor(style::Colour::Faint));
         if (changed)
-            return QBrush(after ? QColor(0x1b, 0x5e, 0x20) : QColor(0xb7, 0x1c, 0x1c));
+            return QBrush(
+                style::qcolor(after ? style::Colour::InsertedText : style::Colour::DeletedText));
         return {};
     case Qt::FontRole:
         return boldIf(changed);

@@ -35,8 +35,9 @@ ConfirmDialog::ConfirmDialog(const QString &title, const QString &summaryHtml, c
     confirmLabel->setWordWrap(true);
     confirmLabel->setTextFormat(Qt::RichText);
     confirmLabel->setText(
-        tr("<b style='color:#c01c1c'>This changes data.</b> To confirm, type <code>%1</code>:")
-            .arg(word.toHtmlEscaped()));
+        tr("%1 To confirm, type <code>%2</code>:")
+            .arg(style::coloured(tr("This changes data."), style::Colour::Error, true),
+                 word.toHtmlEscaped()));
     m_confirm->setObjectName(QStringLiteral("confirmWord"));
     m_confirm->setPlaceholderText(word);
     m_layout->addWidget(confirmLabel);

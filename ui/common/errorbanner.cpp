@@ -41,22 +41,23 @@ void ErrorBanner::showMessage(Level level, const QString &message) {
     m_level = level;
     m_text->setText(message);
     QStyle::StandardPixmap icon = QStyle::SP_MessageBoxInformation;
-    QString background = QStringLiteral("#e8f0fc");
-    QString border = style::colour(style::Colour::Accent);
+    style::Colour background = style::Colour::InfoTint;
+    style::Colour border = style::Colour::Accent;
     if (level == Level::Warning) {
         icon = QStyle::SP_MessageBoxWarning;
-        background = QStringLiteral("#fff4d6");
-        border = QStringLiteral("#d99a06");
+        background = style::Colour::WarningTint;
+        border = style::Colour::WarningBorder;
     } else if (level == Level::Error) {
         icon = QStyle::SP_MessageBoxCritical;
-        background = QStringLiteral("#fde6e6");
-        border = QStringLiteral("#d03232");
+        background = style::Colour::ErrorTint;
+        border = style::Colour::ErrorBorder;
     }
     m_icon->setPixmap(style()->standardIcon(icon).pixmap(20, 20));
     setStyleSheet(QStringLiteral("#errorBanner { background: %1; border-left: 4px solid %2; "
                                  "border-bottom: 1px solid %2; }"
-                                 "#errorBannerText { color: #1d1f23; }")
-                      .arg(background, border));
+                                 "#errorBannerText { color: %3; }")
+                      .arg(style::colour(background), style::colour(border),
+                           style::colour(style::Colour::Text)));
     show();
 }
 

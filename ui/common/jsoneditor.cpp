@@ -75,14 +75,14 @@ void JsonEditor::validateNow() {
         const QTextBlock block = document()->findBlockByNumber(m_problem->line - 1);
         if (block.isValid()) {
             QTextEdit::ExtraSelection line;
-            line.format.setBackground(QColor(0xfd, 0xec, 0xec));
+            line.format.setBackground(style::qcolor(style::Colour::ErrorTint));
             line.format.setProperty(QTextFormat::FullWidthSelection, true);
             line.cursor = QTextCursor(block);
             marks << line;
             QTextEdit::ExtraSelection at;
             at.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
             at.format.setUnderlineColor(style::qcolor(style::Colour::Error));
-            at.format.setBackground(QColor(0xf6, 0xc4, 0xc4));
+            at.format.setBackground(style::qcolor(style::Colour::ErrorMark));
             at.cursor = QTextCursor(block);
             at.cursor.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor,
                                    std::min(m_problem->column - 1, block.length() - 1));

@@ -5,12 +5,12 @@ namespace rw {
 
 JsonHighlighter::JsonHighlighter(QTextDocument *parent)
     : QSyntaxHighlighter(parent) {
-    m_key.setForeground(QColor(0x7a, 0x3f, 0xc0));
-    m_string.setForeground(QColor(0x1f, 0x7a, 0x3a));
-    m_number.setForeground(QColor(0x1f, 0x5f, 0xbf));
+    m_key.setForeground(style::qcolor(style::Colour::Special));
+    m_string.setForeground(style::qcolor(style::Colour::JsonString));
+    m_number.setForeground(style::qcolor(style::Colour::JsonNumber));
     m_literal.setForeground(style::qcolor(style::Colour::Warning));
     m_literal.setFontWeight(QFont::Bold);
-    m_punctuation.setForeground(QColor(0x6b, 0x72, 0x7c));
+    m_punctuation.setForeground(style::qcolor(style::Colour::Muted));
 }
 
 QTextCharFormat JsonHighlighter::format(Token token) const {

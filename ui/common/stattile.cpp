@@ -12,8 +12,8 @@ StatTile::StatTile(const QString &caption, QWidget *parent)
     , m_value(new QLabel(QStringLiteral("\u2014"), this))
     , m_caption(new QLabel(caption, this)) {
     setObjectName(QStringLiteral("statTile"));
-    setStyleSheet(QStringLiteral(
-        "#statTile { background: #f6f7f9; border: 1px solid #dfe2e7; border-radius: 6px; }"));
+    setStyleSheet(style::panelStyleSheet(QStringLiteral("statTile"), style::Colour::Panel,
+                                         style::Colour::Border, 6));
     QFont valueFont = m_value->font();
     valueFont.setPointSizeF(valueFont.pointSizeF() * 1.45);
     valueFont.setBold(true);

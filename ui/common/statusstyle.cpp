@@ -1,7 +1,11 @@
 #include "ui/common/statusstyle.h"
 
+#include "ui/common/style.h"
+
+#include <QGuiApplication>
 #include <QMap>
 #include <QPainter>
+#include <QPalette>
 #include <QPixmap>
 
 namespace rw {
@@ -9,7 +13,7 @@ namespace rw {
 namespace {
 
 struct Look {
-    QColor color;
+    style::Colour colour;
     int severity;
     const char *description;
 };
@@ -17,20 +21,21 @@ struct Look {
 Look lookOf(PartitionStatus status) {
     switch (status) {
     case PartitionStatus::Unloaded:
-        return {QColor(0x8a, 0x8f, 0x98), 3, "Never published"};
+        return {style::Colour::StatusUnloaded, 3, "Never published"};
     case PartitionStatus::Loaded:
-        return {QColor(0x2f, 0x6f, 0xd0), 1, "Published; no watermark configured"};
+        return {style::Colour::StatusLoaded, 1, "Published; no watermark configured"};
     case PartitionStatus::Provisional:
-        return {QColor(0xd9, 0x9a, 0x06), 2, "Published; the watermark has not passed it yet"};
+        return {style::Colour::StatusProvisional, 2,
+                "Published; the watermark has not passed it yet"};
     case PartitionStatus::Final:
-        return {QColor(0x2e, 0x9a, 0x4b), 0, "Finalized: the watermark has passed it"};
+        return {style::Colour::StatusFinal, 0, "Finalized: the watermark has passed it"};
     case PartitionStatus::Stale:
-        return {QColor(0xe8, 0x6a, 0x10), 4,
+        return {style::Colour::StatusStale, 4,
                 "Source changed since its last publish: a backfill candidate"};
     case PartitionStatus::Failed:
-        return {QColor(0xd0, 0x32, 0x32), 5, "Its last run failed"};
+        return {style::Colour::StatusFailed, 5, "Its last run failed"};
     }
-    return {QColor(0x60, 0x60, 0x60), -1, "Unknown status"};
+    return {style::Colour::StatusUnknown, -1, "Unknown status"};
 }
 
 } // namespace
@@ -43,14 +48,18 @@ const QList<PartitionStatus> &StatusStyle::statuses() {
 }
 
 QColor StatusStyle::color(PartitionStatus status) {
-    return lookOf(status).color;
+    return style::qcolor(lookOf(status).colour);
 }
 
 QColor StatusStyle::tint(PartitionStatus status) {
-    // The status colour blended 18% over white: readable under black text.
+    // The status colour blended 18% (28% on a dark palette) over the base
+    // colour of views: readable under the palette's text.
     const QColor c = color(status);
-    const auto blend = [](int v) { return 255 - (255 - v) * 18 / 100; };
-    return QColor(blend(c.red()), blend(c.green()), blend(c.blue()));
+    const QColor base = QGuiApplication::palette().color(QPalette::Base);
+    const int share = style::dark() ? 28 : 18;
+    const auto blend = [share](int v, int b) { return b + (v - b) * share / 100; };
+    return QColor(blend(c.red(), base.red()), blend(c.green(), base.green()),
+                  blend(c.blue(), base.blue()));
 }
 
 QIcon StatusStyle::icon(PartitionStatus status) {

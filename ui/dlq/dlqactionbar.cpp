@@ -92,8 +92,8 @@ DlqActionBar::DlqActionBar(QWidget *parent)
 
     // Replay progress with Cancel.
     m_progressFrame->setObjectName(QStringLiteral("dlqProgress"));
-    m_progressFrame->setStyleSheet(QStringLiteral(
-        "#dlqProgress { background: #f4f8fe; border: 1px solid #c9d9f2; border-radius: 4px; }"));
+    m_progressFrame->setStyleSheet(style::panelStyleSheet(
+        QStringLiteral("dlqProgress"), style::Colour::InfoTint, style::Colour::InfoBorder));
     m_progress->setFormat(tr("%v of %m records"));
     m_progressText->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_cancel->setObjectName(QStringLiteral("dlqCancel"));
@@ -109,8 +109,8 @@ DlqActionBar::DlqActionBar(QWidget *parent)
 
     // The set-by-path dry run, waiting for Apply.
     m_pendingBar->setObjectName(QStringLiteral("dlqPendingSet"));
-    m_pendingBar->setStyleSheet(QStringLiteral(
-        "#dlqPendingSet { background: #fff8e6; border: 1px solid #f0d78c; border-radius: 4px; }"));
+    m_pendingBar->setStyleSheet(style::panelStyleSheet(
+        QStringLiteral("dlqPendingSet"), style::Colour::WarningTint, style::Colour::WarningBorder));
     m_pendingText->setTextFormat(Qt::RichText);
     m_pendingText->setWordWrap(true);
     m_applySet->setObjectName(QStringLiteral("dlqApplySet"));

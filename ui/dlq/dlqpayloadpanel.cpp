@@ -55,11 +55,12 @@ DlqPayloadPanel::DlqPayloadPanel(QWidget *parent)
     , m_setPath(new QPushButton(tr("Set on selection\u2026"), this)) {
     setObjectName(QStringLiteral("dlqPayloadPanel"));
     m_header->setObjectName(QStringLiteral("dlqRecordHeader"));
-    m_header->setStyleSheet(QStringLiteral("color: #30343a;"));
+    m_header->setStyleSheet(style::textColour(style::Colour::Strong));
     m_header->setTextFormat(Qt::RichText);
     m_original->setObjectName(QStringLiteral("dlqOriginalPayload"));
     m_original->setReadOnly(true);
-    m_original->setStyleSheet(QStringLiteral("QPlainTextEdit { background: #f6f7f9; }"));
+    m_original->setStyleSheet(QStringLiteral("QPlainTextEdit { background: %1; }")
+                                  .arg(style::colour(style::Colour::Panel)));
     m_originalNote->setStyleSheet(style::textColour(style::Colour::Muted));
     m_current->setObjectName(QStringLiteral("dlqCurrentPayload"));
     m_validation->setObjectName(QStringLiteral("dlqValidation"));
@@ -157,18 +158,20 @@ void DlqPayloadPanel::showRecord(const DlqDetail &detail) {
         where << tr("key %1").arg(r.key->toHtmlEscaped());
     where << tr("status <b>%1</b>").arg(enumName(r.status));
     if (!m_editable)
-        where << QStringLiteral("<span style='color:#6b727c'>%1</span>")
-                     .arg(detail.payload && detail.payload->size() > kMaxEditableBytes
-                              ? tr("too large to edit here: use rewindctl dlq fix --payload-file")
-                              : tr("%1: read-only").arg(enumName(r.status)));
+        where << style::coloured(
+            detail.payload && detail.payload->size() > kMaxEditableBytes
+                ? tr("too large to edit here: use rewindctl dlq fix --payload-file")
+                : tr("%1: read-only").arg(enumName(r.status)),
+            style::Colour::Muted);
     m_header->setText(where.join(QStringLiteral("  \u00b7  ")));
     m_original->setJson(original);
     m_originalNote->setText(originalNote);
     m_loadedText = current;
     m_current->setJson(current);
     m_current->setReadOnly(!m_editable);
-    m_current->setStyleSheet(
-        m_editable ? QString() : QStringLiteral("QPlainTextEdit { background: #f6f7f9; }"));
+    m_current->setStyleSheet(m_editable ? QString()
+                                        : QStringLiteral("QPlainTextEdit { background: %1; }")
+                                              .arg(style::colour(style::Colour::Panel)));
     if (!currentNote.isEmpty())
         m_current->setToolTip(currentNote);
     updateState();
@@ -179,8 +182,8 @@ void DlqPayloadPanel::clearRecord() {
     m_status.reset();
     m_editable = false;
     m_loadedText.clear();
-    m_header->setText(
-        tr("<span style='color:#6b727c'>Select a record to see its payloads and history.</span>"));
+    m_header->setText(style::coloured(tr("Select a record to see its payloads and history."),
+                                      style::Colour::Muted));
     m_original->setJson(QString());
     m_originalNote->clear();
     m_current->setJson(QString());

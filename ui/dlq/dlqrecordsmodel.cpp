@@ -17,7 +17,7 @@ QColor statusColor(DlqStatus status) {
     case DlqStatus::New:
         return style::qcolor(style::Colour::Accent);
     case DlqStatus::Fixed:
-        return QColor(0x7a, 0x3f, 0xc0);
+        return style::qcolor(style::Colour::Special);
     case DlqStatus::Replayed:
         return style::qcolor(style::Colour::Ok);
     case DlqStatus::Failed:
@@ -25,7 +25,7 @@ QColor statusColor(DlqStatus status) {
     case DlqStatus::Discarded:
         break;
     }
-    return QColor(0x6b, 0x72, 0x7c); // discarded
+    return style::qcolor(style::Colour::Muted); // discarded
 }
 
 QString where(const DlqRecord &r) {

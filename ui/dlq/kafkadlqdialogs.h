@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/dlq/dlq.h"
+#include "core/dlq/kafkadlq.h"
 #include "core/sql/database.h"
-#include "core/streams/kafkadlq.h"
 #include "core/workspace/spec.h"
 #include "ui/common/jobtracker.h"
 

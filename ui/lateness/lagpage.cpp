@@ -85,8 +85,8 @@ LagPage::LagPage(QWidget *parent)
     // The what-if box.
     auto *whatIfBox = new QFrame(this);
     whatIfBox->setObjectName(QStringLiteral("whatIfBox"));
-    whatIfBox->setStyleSheet(QStringLiteral(
-        "#whatIfBox { background: #fbf7ef; border: 1px solid #eadcc0; border-radius: 6px; }"));
+    whatIfBox->setStyleSheet(style::panelStyleSheet(
+        QStringLiteral("whatIfBox"), style::Colour::NoteTint, style::Colour::NoteBorder, 6));
     m_slider->setObjectName(QStringLiteral("watermarkSlider"));
     m_slider->setTickPosition(QSlider::TicksBelow);
     m_slider->setPageStep(4);

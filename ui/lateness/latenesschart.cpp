@@ -78,6 +78,7 @@ QStringList LatenessChart::markerNames() const {
 
 void LatenessChart::setReport(const LatenessReport &report) {
     auto *chart = new QChart;
+    style::themeChart(chart);
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->setBackgroundRoundness(0);
@@ -171,9 +172,9 @@ void LatenessChart::setReport(const LatenessReport &report) {
         std::optional<qint64> ms;
         QColor color;
     } marks[] = {{QStringLiteral("p50"), p.p50, style::qcolor(style::Colour::Muted)},
-                 {QStringLiteral("p90"), p.p90, QColor(0x7a, 0x3f, 0xc0)},
-                 {QStringLiteral("p99"), p.p99, QColor(0xe8, 0x9a, 0x10)},
-                 {QStringLiteral("p99.9"), p.p999, QColor(0xc0, 0x3a, 0x8a)}};
+                 {QStringLiteral("p90"), p.p90, style::qcolor(style::Colour::Percentile90)},
+                 {QStringLiteral("p99"), p.p99, style::qcolor(style::Colour::Percentile99)},
+                 {QStringLiteral("p99.9"), p.p999, style::qcolor(style::Colour::Percentile999)}};
     if (report.count > 0) {
         for (const auto &m : marks) {
             if (!m.ms)
@@ -192,7 +193,7 @@ void LatenessChart::setReport(const LatenessReport &report) {
     }
     m_watermark = new QLineSeries;
     m_watermark->setName(tr("allowed"));
-    m_watermark->setPen(QPen(QColor(0xd0, 0x32, 0x32), 2.4));
+    m_watermark->setPen(QPen(style::qcolor(style::Colour::Watermark), 2.4));
     chart->addSeries(m_watermark);
     m_watermark->attachAxis(x);
     m_watermark->attachAxis(y);

@@ -62,7 +62,9 @@ double LatenessStrip::scaleTop() const {
 QColor LatenessStrip::heat(double share, double top) {
     // Relative to the worst partition, so differences show at any slider value.
     const double t = top > 0 ? std::clamp(share / top, 0.0, 1.0) : 0.0;
-    const QColor cold(0xf2, 0xf6, 0xf0), warm(0xf0, 0xa0, 0x30), hot(0xb0, 0x12, 0x12);
+    const QColor cold = style::qcolor(style::Colour::HeatCold),
+                 warm = style::qcolor(style::Colour::HeatWarm),
+                 hot = style::qcolor(style::Colour::HeatHot);
     const auto mix = [](const QColor &a, const QColor &b, double u) {
         return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * u),
                                 float(a.greenF() + (b.greenF() - a.greenF()) * u),

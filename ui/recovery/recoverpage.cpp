@@ -31,7 +31,10 @@ namespace rw {
 namespace {
 
 // The core's step names, in the wizard's order (unfreeze goes with the index).
-const char *const kStepNames[] = {"freeze", "identify", "rerun", "totals", "unique_index"};
+// The core step each page of the step list shows (the report page has none).
+const RecoveryStep kCoreSteps[] = {RecoveryStep::Freeze, RecoveryStep::Identify,
+                                   RecoveryStep::Rerun, RecoveryStep::Totals,
+                                   RecoveryStep::UniqueIndex};
 
 QTableView *table(QWidget *parent, const QString &objectName) {
     auto *view = new QTableView(parent);
@@ -109,10 +112,12 @@ RecoverPage::RecoverPage(QWidget *parent)
     m_steps->setObjectName(QStringLiteral("recoverSteps"));
     m_steps->setFixedWidth(250);
     m_steps->setSpacing(3);
-    m_steps->setStyleSheet(QStringLiteral(
-        "QListWidget { border: 1px solid #dfe2e7; background: #f7f8fa; padding: 4px; }"
-        "QListWidget::item { padding: 6px 4px; }"
-        "QListWidget::item:selected { background: #dde8f8; color: #1d1f23; }"));
+    m_steps->setStyleSheet(
+        QStringLiteral("QListWidget { border: 1px solid %1; background: %2; padding: 4px; }"
+                       "QListWidget::item { padding: 6px 4px; }"
+                       "QListWidget::item:selected { background: %3; color: %4; }")
+            .arg(style::colour(style::Colour::Border), style::colour(style::Colour::Panel),
+                 style::colour(style::Colour::Selection), style::colour(style::Colour::Text)));
     const QString labels[] = {tr("1  Freeze writers"),
                               tr("2  Identify duplicates"),
                               tr("3  Re-run affected partitions"),
@@ -412,7 +417,7 @@ RecoverPage::Step RecoverPage::nextStep() const {
 std::optional<RecoveryStepStatus> RecoverPage::stepStatus(Step step) const {
     if (!m_result || !m_result->executed || step >= ReportStep)
         return std::nullopt;
-    const RecoveryStep *s = m_result->step(QLatin1String(kStepNames[step]));
+    const RecoveryStepResult *s = m_result->step(kCoreSteps[step]);
     return s && s->status != RecoveryStepStatus::Planned ? std::optional(s->status) : std::nullopt;
 }
 
@@ -448,7 +453,7 @@ void RecoverPage::updateSteps() {
             color = style::qcolor(style::Colour::Error);
         } else if (Step(s) == next && m_result) {
             glyph = QStringLiteral("\u25b6");
-            color = QColor(0x1d, 0x1f, 0x23);
+            color = style::qcolor(style::Colour::Text);
         }
         item->setText(glyph % QStringLiteral("  ") % item->data(Qt::UserRole).toString());
         item->setForeground(color);
@@ -569,13 +574,16 @@ void RecoverPage::confirmRerun() {
         return;
     const PartitionResult t = m_rerunPreview->totals();
     const QString html =
-        tr("<h3>Re-run %1 partition(s) of %2 by overwrite</h3>"
-           "<p>Partitions: %3.</p>"
-           "<p>Each is replaced whole by the deduped source: <b>%4</b> rows staged; <b>%5</b> "
-           "inserted, <b>%6</b> updated, "
-           "<b style='color:#c01c1c'>%7</b> deleted, %8 unchanged. The run executes locked plan "
-           "<code>%9</code> and is refused if "
-           "the source changed since this preview. It can be rolled back from the Runs page.</p>")
+        style::themed(
+            tr("<h3>Re-run %1 partition(s) of %2 by overwrite</h3>"
+               "<p>Partitions: %3.</p>"
+               "<p>Each is replaced whole by the deduped source: <b>%4</b> rows staged; <b>%5</b> "
+               "inserted, <b>%6</b> updated, "
+               "<b style='color:{error}'>%7</b> deleted, %8 unchanged. The run executes locked "
+               "plan "
+               "<code>%9</code> and is refused if "
+               "the source changed since this preview. It can be rolled back from the Runs "
+               "page.</p>"))
             .arg(m_rerunPreview->partitions.size())
             .arg(m_result->target.toHtmlEscaped(),
                  partitionsText(m_result->scopeLabels).toHtmlEscaped(), fmt::number(t.stagedRows),
@@ -718,14 +726,16 @@ void RecoverPage::updateViews() {
     // 1. The incident and the plan.
     QString incident;
     if (r.before.duplicateKeys == 0)
-        incident = tr("<p><b style='color:#2e7d32'>No duplicate keys</b> in <code>%1</code>. The "
-                      "recovery can still add the unique index "
-                      "that prevents them.</p>")
+        incident = style::themed(
+                       tr("<p><b style='color:{ok}'>No duplicate keys</b> in <code>%1</code>. The "
+                          "recovery can still add the unique index "
+                          "that prevents them.</p>"))
                        .arg(r.target.toHtmlEscaped());
     else
         incident =
-            tr("<p><b style='color:#c01c1c'>%1 duplicate key(s), %2 extra row(s)</b> in "
-               "<code>%3</code>, in %4 partition(s): %5.</p>")
+            style::themed(
+                tr("<p><b style='color:{error}'>%1 duplicate key(s), %2 extra row(s)</b> in "
+                   "<code>%3</code>, in %4 partition(s): %5.</p>"))
                 .arg(fmt::number(r.before.duplicateKeys), fmt::number(r.before.extraRows),
                      r.target.toHtmlEscaped())
                 .arg(r.before.partitions.size())
@@ -744,11 +754,11 @@ void RecoverPage::updateViews() {
     m_incident->setText(incident);
     QString plan =
         tr("<p><b>The plan</b> (a dry run; nothing has changed yet):</p><table cellspacing='4'>");
-    for (const RecoveryStep &s : m_planned)
+    for (const RecoveryStepResult &s : m_planned)
         plan +=
             QStringLiteral("<tr><td style='padding-right:12px'><code>%1</code></td><td "
                            "style='color:%4; padding-right:12px'>%2</td><td>%3</td></tr>")
-                .arg(s.step.toHtmlEscaped(),
+                .arg(enumName(s.step).toHtmlEscaped(),
                      s.status == RecoveryStepStatus::Done      ? tr("found")
                      : s.status == RecoveryStepStatus::Planned ? tr("to do")
                                                                : enumName(s.status).toHtmlEscaped(),
@@ -786,17 +796,18 @@ void RecoverPage::updateViews() {
         m_rerunModel->resetData(r.rerun->partitions, r.rerun->checks);
     } else if (m_rerunPreview) {
         const PartitionResult t = m_rerunPreview->totals();
-        m_rerunSummary->setText(r.scope.empty()
-                                    ? tr("No partition to re-run: there are no duplicate keys.")
-                                    : tr("<b>Preview</b> (plan <code>%1</code>): overwrite %2 "
-                                         "partition(s), %3 rows staged from the deduped "
-                                         "source.<br><b>%4</b> inserted, <b>%5</b> updated, <b "
-                                         "style='color:#c01c1c'>%6</b> deleted, %7 unchanged.")
-                                          .arg(m_rerunPreview->planId.toHtmlEscaped())
-                                          .arg(m_rerunPreview->partitions.size())
-                                          .arg(fmt::number(t.stagedRows), fmt::number(t.inserted),
-                                               fmt::number(t.updated), fmt::number(t.deleted),
-                                               fmt::number(t.unchanged)));
+        m_rerunSummary->setText(
+            r.scope.empty()
+                ? tr("No partition to re-run: there are no duplicate keys.")
+                : style::themed(tr("<b>Preview</b> (plan <code>%1</code>): overwrite %2 "
+                                   "partition(s), %3 rows staged from the deduped "
+                                   "source.<br><b>%4</b> inserted, <b>%5</b> updated, <b "
+                                   "style='color:{error}'>%6</b> deleted, %7 unchanged."))
+                      .arg(m_rerunPreview->planId.toHtmlEscaped())
+                      .arg(m_rerunPreview->partitions.size())
+                      .arg(fmt::number(t.stagedRows), fmt::number(t.inserted),
+                           fmt::number(t.updated), fmt::number(t.deleted),
+                           fmt::number(t.unchanged)));
         m_rerunModel->resetData(m_rerunPreview->partitions, m_rerunPreview->checks);
     } else {
         m_rerunSummary->setText(
@@ -813,13 +824,13 @@ void RecoverPage::updateViews() {
     m_totalsModel->resetData(checked ? r.totals : r.totalsBefore);
     const int mismatches = m_totalsModel->mismatches();
     if (checked)
-        m_totalsCaption->setText(r.totalsMatch
-                                     ? tr("<b style='color:#2e7d32'>After the re-run: totals match "
-                                          "the source</b> in %1 partition(s).")
-                                           .arg(r.totals.size())
-                                     : tr("<b style='color:#c01c1c'>After the re-run: %1 "
-                                          "measure(s) differ from the source.</b>")
-                                           .arg(mismatches));
+        m_totalsCaption->setText(
+            r.totalsMatch ? style::themed(tr("<b style='color:{ok}'>After the re-run: totals match "
+                                             "the source</b> in %1 partition(s)."))
+                                .arg(r.totals.size())
+                          : style::themed(tr("<b style='color:{error}'>After the re-run: %1 "
+                                             "measure(s) differ from the source.</b>"))
+                                .arg(mismatches));
     else
         m_totalsCaption->setText(
             r.totalsBefore.empty()
@@ -832,8 +843,8 @@ void RecoverPage::updateViews() {
 
     // 5. The index.
     QString index;
-    for (const RecoveryStep &s : m_planned)
-        if (s.step == QLatin1String("unique_index"))
+    for (const RecoveryStepResult &s : m_planned)
+        if (s.step == RecoveryStep::UniqueIndex)
             index = s.detail;
     m_indexText->setText(
         tr("<p>Will run:</p><p><code>%1</code></p><p>on columns %2, then lift the freeze.</p>")
@@ -842,12 +853,12 @@ void RecoverPage::updateViews() {
 
     // What each step did, or why it failed.
     for (int s = FreezeStep; s < ReportStep; ++s) {
-        const RecoveryStep *done = r.executed ? r.step(QLatin1String(kStepNames[s])) : nullptr;
+        const RecoveryStepResult *done = r.executed ? r.step(kCoreSteps[s]) : nullptr;
         if (!done || done->status == RecoveryStepStatus::Planned)
             continue;
         QString text = done->detail.toHtmlEscaped();
         if (s == IndexStep)
-            if (const RecoveryStep *u = r.step(QStringLiteral("unfreeze")))
+            if (const RecoveryStepResult *u = r.step(RecoveryStep::Unfreeze))
                 text += QStringLiteral("; ") % u->detail.toHtmlEscaped();
         const bool failed = done->status == RecoveryStepStatus::Failed;
         m_state[s]->setText(QStringLiteral("<p style='color:%1'><b>%2</b> %3</p>")

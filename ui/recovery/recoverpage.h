@@ -102,7 +102,7 @@ Q_SIGNALS:
 private:
     struct Plan {
         RecoveryResult result;
-        std::vector<RecoveryStep> steps;
+        std::vector<RecoveryStepResult> steps;
         std::optional<FreezeInfo> freeze;
     };
 
@@ -125,7 +125,7 @@ private:
     std::optional<Database> m_db;
     std::optional<DatasetSpec> m_dataset;
     std::optional<RecoveryResult> m_result;
-    std::vector<RecoveryStep> m_planned;
+    std::vector<RecoveryStepResult> m_planned;
     std::optional<FreezeInfo> m_freezeAtPlan;
     std::optional<RunResult> m_rerunPreview;
     std::array<QString, StepCount> m_outcome; // per step: what it did, or why it failed

@@ -30,7 +30,7 @@ QVariant GroupOffsetsModel::cellData(const PartitionOffsets &p, int column, int 
         if (column == LagColumn && p.lag > 0)
             return QBrush(style::qcolor(style::Colour::Warning));
         if (column == CommittedColumn && !p.stored)
-            return QBrush(QColor(0x80, 0x86, 0x8f));
+            return QBrush(style::qcolor(style::Colour::Faint));
         return {};
     case Qt::ToolTipRole:
         if (column == CommittedColumn && !p.stored)

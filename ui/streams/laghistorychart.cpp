@@ -23,6 +23,7 @@ LagHistoryChart::LagHistoryChart(QWidget *parent)
 
 void LagHistoryChart::setHistory(const QString &group, const std::vector<LagPoint> &points) {
     auto *chart = new QChart;
+    style::themeChart(chart);
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->setBackgroundRoundness(0);
@@ -33,7 +34,7 @@ void LagHistoryChart::setHistory(const QString &group, const std::vector<LagPoin
                                              nullptr, int(points.size()))
                                               .arg(group)
                                         : tr("Lag of %1 over time").arg(group));
-    const QColor colour(0xe0, 0x7b, 0x10);
+    const QColor colour = style::qcolor(style::Colour::Lag);
     auto *line = new QLineSeries;
     line->setColor(colour);
     QPen pen = line->pen();

@@ -21,6 +21,7 @@ OffsetsChart::OffsetsChart(QWidget *parent)
 
 void OffsetsChart::setOffsets(const QString &group, const std::vector<PartitionOffsets> &offsets) {
     auto *chart = new QChart;
+    style::themeChart(chart);
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->setBackgroundRoundness(0);
@@ -35,8 +36,8 @@ void OffsetsChart::setOffsets(const QString &group, const std::vector<PartitionO
         QString name;
         QColor color;
     } sets[] = {{tr("committed"), style::qcolor(style::Colour::Accent)},
-                {tr("log end"), QColor(0xa8, 0xb0, 0xbb)},
-                {tr("lag"), QColor(0xe0, 0x7b, 0x10)}};
+                {tr("log end"), style::qcolor(style::Colour::LogEnd)},
+                {tr("lag"), style::qcolor(style::Colour::Lag)}};
     auto *series = new QBarSeries;
     QList<QBarSet *> bars;
     for (const auto &s : sets) {

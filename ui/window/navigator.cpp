@@ -49,17 +49,17 @@ QIcon drawnIcon(bool stream) {
         p.setRenderHint(QPainter::Antialiasing);
         const qreal u = size / 16.0;
         if (!stream) {
-            const QColor c(0x2f, 0x6f, 0xd0);
+            const QColor c = style::qcolor(style::Colour::Accent);
             const QRectF r(1.5 * u, 2.5 * u, 13 * u, 11 * u);
             p.setPen(QPen(c, u));
-            p.setBrush(QColor(0xe8, 0xf0, 0xfc));
+            p.setBrush(style::qcolor(style::Colour::InfoTint));
             p.drawRoundedRect(r, 1.5 * u, 1.5 * u);
             p.fillRect(QRectF(r.left(), r.top(), r.width(), 3 * u), c);
             p.drawLine(QPointF(r.left(), r.top() + 6.5 * u), QPointF(r.right(), r.top() + 6.5 * u));
             p.drawLine(QPointF(r.left() + 5 * u, r.top() + 3 * u),
                        QPointF(r.left() + 5 * u, r.bottom()));
         } else {
-            const QColor c(0x7a, 0x3f, 0xc0);
+            const QColor c = style::qcolor(style::Colour::Special);
             p.setPen(Qt::NoPen);
             p.setBrush(c);
             for (int i = 0; i < 3; ++i) {

@@ -1,7 +1,6 @@
-#include "core/streams/kafkaclient.h"
+#include "core/kafka/kafkaclient.h"
 
-#include "core/streams/kafkalog.h" // expandEnvironment
-
+#include <QRegularExpression>
 #include <QStringBuilder>
 #include <QStringDecoder>
 #include <QtGlobal>
@@ -188,3 +187,25 @@ QString bytesType(const SqlDialect &dialect) {
 }
 
 } // namespace rw::kafkaclient
+
+namespace rw {
+
+Result<QString> expandEnvironment(const QString &property, const QString &value) {
+    static const QRegularExpression name(QStringLiteral(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})"));
+    QString out;
+    qsizetype at = 0;
+    for (auto it = name.globalMatch(value); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const QString var = m.captured(1);
+        if (!qEnvironmentVariableIsSet(var.toUtf8().constData()))
+            return badInput(QStringLiteral("kafka.config: \"") % property %
+                            QStringLiteral("\" reads ${") % var %
+                            QStringLiteral("}, which is not set in the environment"));
+        out +=
+            value.mid(at, m.capturedStart() - at) % qEnvironmentVariable(var.toUtf8().constData());
+        at = m.capturedEnd();
+    }
+    return out + value.mid(at);
+}
+
+} // namespace rw

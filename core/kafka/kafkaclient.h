@@ -1,7 +1,7 @@
 #pragma once
 
-// What the Kafka code of core/streams shares (KafkaLog, the dead-letter
-// topics): a client of a stream's cluster made from its spec, bounded waits,
+// What the Kafka code of core/streams and core/dlq shares (KafkaLog, the
+// dead-letter topics): a client of a stream's cluster made from its spec, bounded waits,
 // and errors that name the stream and the cluster, never a config value.
 
 #include "core/sql/sqldialect.h"
@@ -87,3 +87,11 @@ QString headersJson(rd_kafka_headers_t *headers);
 QString bytesType(const SqlDialect &dialect);
 
 } // namespace rw::kafkaclient
+
+namespace rw {
+
+// `value` with each ${NAME} replaced by the environment's NAME; BadInput
+// naming `property` and NAME when one is not set.
+Result<QString> expandEnvironment(const QString &property, const QString &value);
+
+} // namespace rw
