@@ -593,34 +593,36 @@ private Q_SLOTS:
         const qint64 extra = count(f.db(), QStringLiteral("SELECT COUNT(*) FROM fact")) -
                              count(f.db(), QStringLiteral("SELECT COUNT(*) FROM clean"));
         const QString stormy = digest(f.db(), QStringLiteral("fact"));
-        auto plan = planRecovery(f.db(), f.dataset(), 3);
-        QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
+        auto recovery = Recovery::open(f.db(), f.dataset());
+        QVERIFY2(recovery, qPrintable(recovery ? QString() : recovery.error().message));
+        QVERIFY(recovery->plan(3));
+        const RecoveryResult *plan = &recovery->result();
         QCOMPARE(plan->before.extraRows, extra);
         QCOMPARE(plan->scopeLabels,
                  (QStringList{QStringLiteral("2025-05-03"), QStringLiteral("2025-05-04")}));
         QCOMPARE(plan->before.samples.size(), std::size_t(3));
         QCOMPARE(plan->totalsBefore.size(), std::size_t(2));
         QVERIFY(!plan->totalsBefore[0].match);
-        auto planned = plannedRecoverySteps(f.db(), f.dataset(), *plan);
+        auto planned = recovery->plannedSteps();
         QVERIFY(planned);
         QCOMPARE(planned->size(), std::size_t(6));
         QVERIFY(planned->at(4).detail.startsWith(
             QStringLiteral("CREATE UNIQUE INDEX rewind_unique_fact")));
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
 
-        RecoveryResult r = *plan;
+        const RecoveryResult &r = recovery->result();
         // Out of order is refused and changes nothing.
-        QCOMPARE(recoverRerun(f.db(), f.dataset(), r).error().code, Error::Code::BadInput);
+        QCOMPARE(recovery->rerun().error().code, Error::Code::BadInput);
         QCOMPARE(digest(f.db(), QStringLiteral("fact")), stormy);
 
-        QVERIFY(recoverFreeze(f.db(), f.dataset(), r));
+        QVERIFY(recovery->freeze());
         QCOMPARE(count(f.db(), QStringLiteral(
                                    "SELECT COUNT(*) FROM rewind_frozen WHERE dataset = 'sales'")),
                  1);
-        QVERIFY(recoverIdentify(f.db(), f.dataset(), r, true, 3));
+        QVERIFY(recovery->identify(true, 3));
         QCOMPARE(r.before.extraRows, extra);
 
-        auto preview = previewRecoveryRerun(f.db(), f.dataset(), r, 2);
+        auto preview = recovery->previewRerun(2);
         QVERIFY2(preview, qPrintable(preview ? QString() : preview.error().message));
         QCOMPARE(preview->partitions.size(), std::size_t(2));
         QCOMPARE(enumName(preview->mode), QStringLiteral("overwrite_partition"));
@@ -641,25 +643,25 @@ private Q_SLOTS:
             "INSERT INTO raw VALUES (9999, 1, '2025-05-03', 5, 1, '2025-05-12T00:00:00Z')")));
         RecoveryRerunOptions locked;
         locked.planId = preview->planId;
-        const Status stale = recoverRerun(f.db(), f.dataset(), r, locked);
+        const Status stale = recovery->rerun(locked);
         QVERIFY(!stale);
         QCOMPARE(stale.error().code, Error::Code::StalePlan);
         QVERIFY(!r.failed());
         QVERIFY(f.db().exec(QStringLiteral("DELETE FROM raw WHERE order_id = 9999")));
-        preview = previewRecoveryRerun(f.db(), f.dataset(), r);
+        preview = recovery->previewRerun();
         QVERIFY(preview);
         locked.planId = preview->planId;
         int progressCalls = 0;
         locked.progress = [&](const Progress &) { ++progressCalls; };
-        QVERIFY(recoverRerun(f.db(), f.dataset(), r, locked));
+        QVERIFY(recovery->rerun(locked));
         QVERIFY(progressCalls > 0);
         QVERIFY(!r.rerunId.isNull());
         QCOMPARE(r.step(RecoveryStep::Rerun)->status, RecoveryStepStatus::Done);
 
-        QVERIFY(recoverTotals(f.db(), f.dataset(), r));
+        QVERIFY(recovery->totals());
         QVERIFY(r.totalsMatch);
         QCOMPARE(r.totals.size(), std::size_t(2));
-        QVERIFY(recoverUniqueIndex(f.db(), f.dataset(), r));
+        QVERIFY(recovery->uniqueIndex());
         QCOMPARE(r.status, RecoveryStatus::Recovered);
         QVERIFY(r.uniqueIndexAdded);
         QCOMPARE(r.after->duplicateKeys, 0);
@@ -693,19 +695,20 @@ private Q_SLOTS:
     void recoverStepsStopAfterAFailure() {
         // A NULL key: step 5 fails, the dataset stays frozen, nothing after runs.
         Fixture f(spec(QStringLiteral("merge")));
-        auto plan = planRecovery(f.db(), f.dataset());
-        QVERIFY(plan);
-        RecoveryResult r = *plan;
-        QVERIFY(recoverFreeze(f.db(), f.dataset(), r));
-        QVERIFY(recoverIdentify(f.db(), f.dataset(), r));
-        QVERIFY(recoverRerun(f.db(), f.dataset(), r));
-        QVERIFY(recoverTotals(f.db(), f.dataset(), r));
-        QVERIFY(recoverUniqueIndex(f.db(), f.dataset(), r));
+        auto recovery = Recovery::open(f.db(), f.dataset());
+        QVERIFY(recovery);
+        QVERIFY(recovery->plan());
+        const RecoveryResult &r = recovery->result();
+        QVERIFY(recovery->freeze());
+        QVERIFY(recovery->identify());
+        QVERIFY(recovery->rerun());
+        QVERIFY(recovery->totals());
+        QVERIFY(recovery->uniqueIndex());
         QVERIFY(r.failed());
         QVERIFY(r.leftFrozen);
         QVERIFY(r.error.contains(QStringLiteral("NULL")));
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_frozen")), 1);
-        QCOMPARE(recoverUniqueIndex(f.db(), f.dataset(), r).error().code, Error::Code::BadInput);
+        QCOMPARE(recovery->uniqueIndex().error().code, Error::Code::BadInput);
     }
 
     void recoverRefusesAnIneffectiveIndex() {

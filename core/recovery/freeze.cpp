@@ -1,6 +1,7 @@
 // A dataset's freeze: the rewind_frozen row Rewind's writers honour, and the
-// triggers that make it hold against every other writer (recovery.h).
-#include "core/recovery/recovery.h"
+// triggers that make it hold against every other writer (recovery.h); and
+// step 1 of a recovery, which takes it.
+#include "core/recovery/recoverydetail.h"
 #include "core/sql/database.h"
 #include "core/workspace/workspace.h"
 
@@ -147,6 +148,39 @@ Result<bool> unfreeze(const Database &db, const DatasetSpec &dataset, const QStr
     if (!s)
         return fail(s.error());
     return removed;
+}
+
+// Step 1 of a recovery.
+Status Recovery::freeze() {
+    if (m_result.failed())
+        return badInput(QStringLiteral("the recovery of \"%1\" failed: %2")
+                            .arg(m_result.dataset, m_result.error));
+    m_result.executed = true;
+    m_result.steps.clear(); // a dry run's plan gives way to what is done
+    auto frozen = freezeInfo(m_db, m_dataset.name);
+    if (!frozen)
+        return fail(frozen.error());
+    if (*frozen) {
+        m_result.steps.push_back({RecoveryStep::Freeze, RecoveryStepStatus::Done,
+                                  QStringLiteral("already frozen since %1 by %2%3")
+                                      .arg((*frozen)->frozenAt, (*frozen)->osUser,
+                                           (*frozen)->reason.isEmpty()
+                                               ? QString()
+                                               : QStringLiteral(" (") % (*frozen)->reason % u')')});
+        if (auto s = recovery_detail::auditStep(m_db, m_dataset.name,
+                                                QStringLiteral("recover freeze"), QVariant(),
+                                                recovery_detail::Json{{"already_frozen", true}});
+            !s)
+            return fail(s.error());
+    } else {
+        auto f = rw::freeze(m_db, m_dataset, QStringLiteral("recover: duplicate incident"),
+                            QStringLiteral("recover freeze"));
+        if (!f)
+            return fail(f.error());
+        m_result.steps.push_back({RecoveryStep::Freeze, RecoveryStepStatus::Done,
+                                  QStringLiteral("frozen: Rewind's writers refuse it")});
+    }
+    return {};
 }
 
 } // namespace rw

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "core/batch/batch.h"
+#include "core/batch/batchsql.h"
+#include "core/batch/catalog.h"
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
 
@@ -180,51 +182,90 @@ struct RecoveryResult {
 Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset,
                                const RecoverOptions &options);
 
-// The same five steps one at a time, for the console's wizard: recover()
-// is planRecovery() followed by these, in this order, each carrying the
-// result along. Each appends its RecoveryStepResult (and its audit row) to
-// `result`. A step that fails on the data (totals differ, a NULL key, ...)
-// is not an error: it marks the result failed, records "recover failed"
-// and leaves the dataset frozen; the steps after it are refused (BadInput).
-// An Error is returned only when the database could not be read or written.
-//
-// Threading: as above; `result` is the caller's value, so a GUI can copy it
-// into a worker and take the updated copy back.
-
-// Finds the duplicates, the affected partitions and their business totals
-// (result.before, scope, totalsBefore). Changes nothing.
-// Errors: BadInput for an scd2 dataset or a dataset without a key.
-Result<RecoveryResult> planRecovery(const Database &db, const DatasetSpec &dataset,
-                                    int samples = 5);
-// What a dry run reports for each step of `plan` (status planned/done/skipped).
-Result<std::vector<RecoveryStepResult>>
-plannedRecoverySteps(const Database &db, const DatasetSpec &dataset, const RecoveryResult &plan);
-// 1. Freezes the dataset, or adopts a freeze already in place.
-Status recoverFreeze(const Database &db, const DatasetSpec &dataset, RecoveryResult &result);
-// 2. Records the duplicates. With `refresh`, finds them again first (the
-// dataset is frozen by now, so they no longer move) and recomputes the scope.
-Status recoverIdentify(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
-                       bool refresh = false, int samples = 5);
-// What step 3 would write: a preview of the overwrite of result.scope (a
-// stored plan, no data written). Empty partitions when the scope is.
-Result<RunResult> previewRecoveryRerun(const Database &db, const DatasetSpec &dataset,
-                                       const RecoveryResult &result, int samples = 0);
-
 struct RecoveryRerunOptions {
-    QString planId; // a plan from previewRecoveryRerun(): refused (StalePlan) if the source changed
-                    // since
+    QString planId; // a plan from previewRerun(): refused (StalePlan) if the source changed since
     std::function<void(const Progress &)> progress;
     const std::atomic<bool> *cancel = nullptr;
 };
-// 3. Re-runs result.scope by overwrite from the deduped source through the
-// batch core, under the recovery's freeze. Errors: StalePlan with a planId.
-Status recoverRerun(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
-                    const RecoveryRerunOptions &options = {});
-// 4. Compares business totals of the scope with the source (result.totals).
-Status recoverTotals(const Database &db, const DatasetSpec &dataset, RecoveryResult &result);
-// 5. Adds the unique index on (partition, key), unfreezes; status "recovered".
-Status recoverUniqueIndex(const Database &db, const DatasetSpec &dataset, RecoveryResult &result,
-                          int samples = 5);
+
+// Resumes an interrupted or failed run (batch resume()). A duplicate
+// recovery's re-run (kind recover) is resumed under the recovery's freeze,
+// and the recovery then finishes as recover() would have: totals, unique
+// index, unfreeze, report; a crash mid-recovery leaves the freeze standing
+// until this finishes or unfreeze lifts it.
+struct ResumedRun {
+    RunResult run;
+    std::optional<RecoveryResult> recovery; // for a recovery's re-run
+};
+Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
+                             const BatchOptions &options,
+                             const RecoverOptions &recoverOptions = {});
+
+// One recovery of one dataset, as one object: the dataset, the catalog its
+// BatchSql is made of (resolved once: the re-run changes the target's rows,
+// not its columns or indexes), and the result its steps build. recover() is
+// open(), plan(), then the steps in this order; the console's wizard runs
+// them one at a time. Each step appends its RecoveryStepResult (and its audit
+// row) to result(). A step that fails on the data (totals differ, a NULL
+// key, ...) is not an error: it marks the result failed, records "recover
+// failed" and leaves the dataset frozen; the steps after it are refused
+// (BadInput). An Error is returned only when the database could not be read
+// or written. One file per step in core/recovery/.
+//
+// Threading: a value; every call runs on the calling thread with that
+// thread's connection, so a GUI copies it into a worker and takes the
+// updated copy back.
+class Recovery {
+public:
+    // BadInput for an scd2 dataset or a dataset without a key.
+    static Result<Recovery> open(const Database &db, const DatasetSpec &dataset);
+
+    // Finds the duplicates, the affected partitions and their business
+    // totals (result().before, scope, totalsBefore). Changes nothing.
+    Status plan(int samples = 5);
+    // What a dry run reports for each step of the plan (status planned/done/skipped).
+    Result<std::vector<RecoveryStepResult>> plannedSteps() const;
+    // 1. Freezes the dataset, or adopts a freeze already in place (freeze.cpp).
+    Status freeze();
+    // 2. Records the duplicates. With `refresh`, finds them again first (the
+    // dataset is frozen by now, so they no longer move) and recomputes the
+    // scope (identify.cpp).
+    Status identify(bool refresh = false, int samples = 5);
+    // What step 3 would write: a preview of the overwrite of the scope (a
+    // stored plan, no data written). Empty partitions when the scope is.
+    Result<RunResult> previewRerun(int samples = 0) const;
+    // 3. Re-runs the scope by overwrite from the deduped source through the
+    // batch core, under the recovery's freeze (rerun.cpp). Errors: StalePlan
+    // with a planId.
+    Status rerun(const RecoveryRerunOptions &options = {});
+    // 4. Compares business totals of the scope with the source (totals.cpp).
+    Status totals();
+    // 5. Adds the unique index on (partition, key), unfreezes; status
+    // "recovered" (uniqueindex.cpp).
+    Status uniqueIndex(int samples = 5);
+
+    const RecoveryResult &result() const { return m_result; }
+    const DatasetSpec &dataset() const { return m_dataset; }
+
+private:
+    friend Result<ResumedRun> resumeRun(const Database &, const Spec &, qint64,
+                                        const BatchOptions &, const RecoverOptions &);
+    Recovery(const Database &db, const DatasetSpec &dataset, DatasetCatalog catalog);
+    BatchSql batchSql() const { return BatchSql(m_db, m_dataset, m_catalog); }
+    // A failed step: recorded, audited, and the dataset left frozen.
+    void stop(RecoveryStep step, const QString &message);
+    // Steps run in order, and none after a failed one.
+    Status require(RecoveryStep step, RecoveryStep previous) const;
+    // The re-run's outcome as step 3: done (audited), or the recovery stopped.
+    Status recordRerun(RunResult rerun);
+    // Finds the duplicates, the affected partitions as stored and their totals.
+    Status findAffected(int samples);
+
+    Database m_db;
+    DatasetSpec m_dataset;
+    DatasetCatalog m_catalog;
+    RecoveryResult m_result;
+};
 
 // Writes the executed recovery's Markdown report to `path`, else to
 // recovery-<dataset>-<time>.md next to the database (never over another
@@ -241,18 +282,5 @@ Status checkReportPath(const QString &path);
 // lay out); a saved report lists them all.
 QString recoveryReportMarkdown(const RecoveryResult &result,
                                std::size_t partitionsShown = std::size_t(-1));
-
-// Resumes an interrupted or failed run (batch resume()). A duplicate
-// recovery's re-run (kind "recover") is resumed under the recovery's freeze,
-// and the recovery then finishes as recover() would have: totals, unique
-// index, unfreeze, report; a crash mid-recovery leaves the freeze standing
-// until this finishes or unfreeze lifts it.
-struct ResumedRun {
-    RunResult run;
-    std::optional<RecoveryResult> recovery; // for a recovery's re-run
-};
-Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
-                             const BatchOptions &options,
-                             const RecoverOptions &recoverOptions = {});
 
 } // namespace rw

@@ -305,6 +305,7 @@ QWidget *RecoverPage::buildReportPage() {
 void RecoverPage::setDataset(const Database &db, const DatasetSpec &dataset) {
     m_db = db;
     m_dataset = dataset;
+    m_recovery.reset();
     m_result.reset();
     m_planned.clear();
     m_freezeAtPlan.reset();
@@ -349,6 +350,7 @@ void RecoverPage::clear() {
     m_stepJobs.cancel();
     m_db.reset();
     m_dataset.reset();
+    m_recovery.reset();
     m_result.reset();
     m_planned.clear();
     m_freezeAtPlan.reset();
@@ -376,16 +378,18 @@ void RecoverPage::refresh() {
     startLoad(
         tr("Looking for duplicates in %1\u2026").arg(m_dataset->name),
         [db = *m_db, dataset = *m_dataset]() -> Result<Plan> {
-            auto plan = planRecovery(db, dataset, 10);
-            if (!plan)
-                return fail(plan.error());
-            auto steps = plannedRecoverySteps(db, dataset, *plan);
+            auto recovery = Recovery::open(db, dataset);
+            if (!recovery)
+                return fail(recovery.error());
+            if (auto s = recovery->plan(10); !s)
+                return fail(s.error());
+            auto steps = recovery->plannedSteps();
             if (!steps)
                 return fail(steps.error());
             auto frozen = freezeInfo(db, dataset.name);
             if (!frozen)
                 return fail(frozen.error());
-            return Plan{std::move(*plan), std::move(*steps), *frozen};
+            return Plan{std::move(*recovery), std::move(*steps), *frozen};
         },
         [this](Result<Plan> plan) {
             setBusy(false, QString());
@@ -395,7 +399,8 @@ void RecoverPage::refresh() {
                 updateButtons();
                 return;
             }
-            m_result = std::move(plan->result);
+            m_recovery = std::move(plan->recovery);
+            m_result = m_recovery->result();
             m_planned = std::move(plan->steps);
             m_freezeAtPlan = plan->freeze;
             updateViews();
@@ -551,9 +556,7 @@ void RecoverPage::previewRerun() {
     m_rerunPreview.reset();
     setBusy(true, tr("Previewing the re-run of %1 partition(s)\u2026").arg(m_result->scope.size()));
     m_stepJobs.start(
-        [db = *m_db, dataset = *m_dataset, result = *m_result] {
-            return previewRecoveryRerun(db, dataset, result, 0);
-        },
+        [recovery = *m_recovery] { return recovery.previewRerun(0); },
         [this](Result<RunResult> preview) {
             setBusy(false, QString());
             if (!preview) {
@@ -629,40 +632,39 @@ void RecoverPage::executeStep(Step step, const QString &planId) {
     RecoveryRerunOptions options;
     options.planId = planId;
     m_stepJobs.start(
-        [this, db = *m_db, dataset = *m_dataset, snapshot = *m_result, step,
-         options](const JobToken &job) mutable -> Result<RecoveryResult> {
+        [this, recovery = *m_recovery, step,
+         options](const JobToken &job) mutable -> Result<Recovery> {
             // Worker thread: `this` is only captured by the reports posted
             // back, which run only while this step is current.
             if (step == RerunStep)
                 options.progress = [this, job](const Progress &p) {
                     job.post([this, p] { onProgress(p); });
                 };
-            RecoveryResult result = snapshot;
             Status s;
             switch (step) {
             case FreezeStep:
-                s = recoverFreeze(db, dataset, result);
+                s = recovery.freeze();
                 break;
             case IdentifyStep:
-                s = recoverIdentify(db, dataset, result, true, 10);
+                s = recovery.identify(true, 10);
                 break;
             case RerunStep:
-                s = recoverRerun(db, dataset, result, options);
+                s = recovery.rerun(options);
                 break;
             case TotalsStep:
-                s = recoverTotals(db, dataset, result);
+                s = recovery.totals();
                 break;
             case IndexStep:
-                s = recoverUniqueIndex(db, dataset, result, 10);
+                s = recovery.uniqueIndex(10);
                 break;
             default:
                 break;
             }
             if (!s)
                 return fail(s.error());
-            return result;
+            return recovery;
         },
-        [this, step](Result<RecoveryResult> result) {
+        [this, step](Result<Recovery> result) {
             setBusy(false, QString());
             if (!result) {
                 if (result.error().code == Error::Code::StalePlan) {
@@ -680,7 +682,8 @@ void RecoverPage::executeStep(Step step, const QString &planId) {
                 Q_EMIT stepFinished(int(step));
                 return;
             }
-            m_result = std::move(*result);
+            m_recovery = std::move(*result);
+            m_result = m_recovery->result();
             if (step == RerunStep)
                 m_rerunPreview.reset();
             if (m_result->failed())

@@ -101,7 +101,7 @@ Q_SIGNALS:
 
 private:
     struct Plan {
-        RecoveryResult result;
+        Recovery recovery;
         std::vector<RecoveryStepResult> steps;
         std::optional<FreezeInfo> freeze;
     };
@@ -124,7 +124,8 @@ private:
 
     std::optional<Database> m_db;
     std::optional<DatasetSpec> m_dataset;
-    std::optional<RecoveryResult> m_result;
+    std::optional<Recovery> m_recovery;     // the engine's state, copied into each step's worker
+    std::optional<RecoveryResult> m_result; // what the views show: m_recovery's result
     std::vector<RecoveryStepResult> m_planned;
     std::optional<FreezeInfo> m_freezeAtPlan;
     std::optional<RunResult> m_rerunPreview;
