@@ -133,9 +133,8 @@ QString BatchSql::partitionFilter(const QString &qualifier, const PartitionRef &
 QString BatchSql::scopedSource(const std::vector<PartitionRef> &scope, QVariantList &binds) const {
     // Partition values are labels of the target's type: a source column of
     // another type is compared as that type reads it.
-    return QStringLiteral("SELECT * FROM (") % sourceSelect(*m_dataset, m_db) %
-           QStringLiteral(") AS src WHERE ") %
-           scopeOn(sourcePartExpr(QStringLiteral("src")), scope, binds);
+    return QStringLiteral("SELECT * FROM ") % m_cat.sourceRelation(QStringLiteral("src")) %
+           QStringLiteral(" WHERE ") % scopeOn(sourcePartExpr(QStringLiteral("src")), scope, binds);
 }
 
 QString BatchSql::fingerprintExpr() const {

@@ -4,9 +4,41 @@
 
 namespace rw {
 
+namespace {
+
+// A table's indexes: (name, columns in order), in the catalog's order.
+Result<std::vector<std::pair<QString, QStringList>>> indexColumns(const Database &db,
+                                                                  const QString &table) {
+    std::vector<std::pair<QString, QStringList>> out;
+    auto q = db.exec(db.dialect().listIndexColumns(), {table});
+    if (!q)
+        return fail(q.error());
+    while (q->next()) {
+        const QString name = q->value(0).toString();
+        if (out.empty() || out.back().first != name)
+            out.emplace_back(name, QStringList());
+        out.back().second << q->value(2).toString();
+    }
+    return out;
+}
+
+bool leadsWith(const std::vector<std::pair<QString, QStringList>> &indexes, const QString &column) {
+    for (const auto &index : indexes)
+        if (index.second.value(0) == column)
+            return true;
+    return false;
+}
+
+} // namespace
+
+QString DatasetCatalog::sourceRelation(const QString &alias) const {
+    return u'(' % source % QStringLiteral(") AS ") % alias;
+}
+
 Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const DatasetSpec &dataset) {
     DatasetCatalog c;
-    auto columns = db.selectColumns(sourceSelect(dataset, db), &c.columnTypes);
+    c.source = sourceSelect(dataset, db);
+    auto columns = db.selectColumns(c.source, &c.columnTypes);
     if (!columns)
         return fail(columns.error());
     c.columns = *columns;
@@ -19,6 +51,12 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     if (!exists)
         return fail(exists.error());
     c.targetExists = *exists;
+    if (dataset.partitioned() && !dataset.source.isEmpty()) {
+        auto sourceIndexes = indexColumns(db, dataset.source);
+        if (!sourceIndexes)
+            return fail(sourceIndexes.error());
+        c.sourcePartitionIndexed = leadsWith(*sourceIndexes, dataset.partitionColumn);
+    }
     if (!c.targetExists)
         return c;
     // Key column types, so the dialect can spell key joins the engine hashes.
@@ -31,7 +69,7 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     QStringList quoted;
     for (const QString &col : *columns)
         quoted << db.quote(col);
-    if (const QString typesSql = db.dialect().selectColumnTypes(sourceSelect(dataset, db), quoted);
+    if (const QString typesSql = db.dialect().selectColumnTypes(c.source, quoted);
         !typesSql.isEmpty()) {
         auto sourceTypes = db.exec(typesSql);
         if (!sourceTypes)
@@ -45,18 +83,13 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     }
     // Key lookups into the target are cheap when an index leads with a key
     // column, or with the partition column then a key column.
-    auto q = db.exec(db.dialect().listIndexColumns(), {dataset.target});
-    if (!q)
-        return fail(q.error());
-    QHash<QString, QStringList> indexes;
-    QStringList order;
-    while (q->next()) {
-        if (!indexes.contains(q->value(0).toString()))
-            order << q->value(0).toString();
-        indexes[q->value(0).toString()] << q->value(2).toString();
-    }
-    for (const QString &name : order) {
-        const QStringList cols = indexes.value(name);
+    auto indexes = indexColumns(db, dataset.target);
+    if (!indexes)
+        return fail(indexes.error());
+    c.targetIndexes = *indexes;
+    c.targetPartitionIndexed =
+        dataset.partitioned() && leadsWith(c.targetIndexes, dataset.partitionColumn);
+    for (const auto &[name, cols] : c.targetIndexes) {
         const bool leadsWithKey = c.key.contains(cols.value(0));
         const bool partitionThenKey = dataset.partitioned() &&
                                       cols.value(0) == dataset.partitionColumn &&

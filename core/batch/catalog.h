@@ -6,6 +6,8 @@
 #include <QHash>
 #include <QList>
 #include <QStringList>
+#include <utility>
+#include <vector>
 
 namespace rw {
 
@@ -15,6 +17,7 @@ namespace rw {
 // recovery with its re-run) and handed to every BatchSql it makes: each
 // resolution is up to five catalog round trips.
 struct DatasetCatalog {
+    QString source;         // the dataset's source SELECT (sourceSelect)
     QStringList columns;    // as the source / transform yields them
     QList<int> columnTypes; // their engine type ids (Database::selectColumns)
     QStringList key;        // the dataset's key, or every column when it has none
@@ -25,6 +28,15 @@ struct DatasetCatalog {
     QHash<QString, QString> casts; // target types the stage casts source columns to, by name
     bool targetIndexed =
         false; // an index leads with a key column (or partition, key) and rows have an identity
+    // The target's indexes (name, columns in order), as the catalog listed them.
+    std::vector<std::pair<QString, QStringList>> targetIndexes;
+    // An index leads with the partition column: distinct partition values are
+    // one index seek each (the source: the table `source` names).
+    bool sourcePartitionIndexed = false;
+    bool targetPartitionIndexed = false;
+
+    // The source as a derived table, "(SELECT ...) AS alias".
+    QString sourceRelation(const QString &alias) const;
 
     static Result<DatasetCatalog> resolve(const Database &db, const DatasetSpec &dataset);
 };

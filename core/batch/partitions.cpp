@@ -105,8 +105,10 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
     };
     const QString sourceSql =
         QStringLiteral("SELECT ") % partCols % QStringLiteral(", COUNT(*), ") %
-        (sql ? sql->fingerprintExpr() : QStringLiteral("NULL")) % QStringLiteral(" FROM (") %
-        sourceSelect(dataset, db) % QStringLiteral(") AS src") % sourceGroupBy;
+        (sql ? sql->fingerprintExpr() : QStringLiteral("NULL")) % QStringLiteral(" FROM ") %
+        (sql ? sql->catalog().sourceRelation(QStringLiteral("src"))
+             : sourceRelation(dataset, db, QStringLiteral("src"))) %
+        sourceGroupBy;
     const bool partitioned = dataset.partitioned();
     const auto readSource = [sourceSql,
                              partitioned](const Database &on) -> Result<std::vector<SourceRow>> {

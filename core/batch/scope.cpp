@@ -25,17 +25,6 @@ QString knownValues(const Database &db, const DatasetSpec &dataset, const BatchS
     // With an index leading with the partition column, walk the distinct
     // values with one index seek each (a loose index scan) instead of
     // reading every row; without one, a single DISTINCT pass.
-    auto leadsWithPartition = [&](const QString &table) -> bool {
-        if (table.isEmpty())
-            return false;
-        auto q = db.exec(db.dialect().listIndexColumns(), {table});
-        if (!q)
-            return false;
-        while (q->next())
-            if (q->value(1).toInt() == 0 && q->value(2).toString() == dataset.partitionColumn)
-                return true;
-        return false;
-    };
     auto distinct = [&](const QString &from, bool indexed) -> QString {
         if (!indexed)
             return QStringLiteral("SELECT DISTINCT ") % p % QStringLiteral(" AS v FROM ") % from;
@@ -51,14 +40,15 @@ QString knownValues(const Database &db, const DatasetSpec &dataset, const BatchS
     // type (as the stage holds them), so that the two sides unite.
     const QString cast = sql.targetCast(dataset.partitionColumn);
     const QString source =
-        cast.isEmpty() ? QString(u'(' % sourceSelect(dataset, db) % QStringLiteral(") AS s"))
+        cast.isEmpty() ? sql.catalog().sourceRelation(QStringLiteral("s"))
                        : QString(QStringLiteral("(SELECT CAST(") % p % QStringLiteral(" AS ") %
-                                 cast % QStringLiteral(") AS ") % p % QStringLiteral(" FROM (") %
-                                 sourceSelect(dataset, db) % QStringLiteral(") AS s0) AS s"));
-    QString query = distinct(source, cast.isEmpty() && leadsWithPartition(dataset.source));
+                                 cast % QStringLiteral(") AS ") % p % QStringLiteral(" FROM ") %
+                                 sql.catalog().sourceRelation(QStringLiteral("s0")) %
+                                 QStringLiteral(") AS s"));
+    QString query = distinct(source, cast.isEmpty() && sql.catalog().sourcePartitionIndexed);
     if (sql.targetExists())
         query = query % QStringLiteral(" UNION ") %
-                distinct(db.quoteTable(dataset.target), leadsWithPartition(dataset.target));
+                distinct(db.quoteTable(dataset.target), sql.catalog().targetPartitionIndexed);
     return query;
 }
 

@@ -65,12 +65,12 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
     // not after now (a clock or parsing error in the future would pass
     // every day up to it).
     const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
-    auto maxEvent = db.exec(QStringLiteral("SELECT MAX(CASE WHEN e <= ? THEN e END), SUM(CASE WHEN "
-                                           "e > ? THEN 1 ELSE 0 END) FROM (SELECT ") %
-                                db.dialect().epochMs(db.quote(dataset.eventTime)) %
-                                QStringLiteral(" AS e FROM (") % sourceSelect(dataset, db) %
-                                QStringLiteral(") AS src) AS t"),
-                            {nowMs, nowMs});
+    auto maxEvent = db.exec(
+        QStringLiteral("SELECT MAX(CASE WHEN e <= ? THEN e END), SUM(CASE WHEN "
+                       "e > ? THEN 1 ELSE 0 END) FROM (SELECT ") %
+            db.dialect().epochMs(db.quote(dataset.eventTime)) % QStringLiteral(" AS e FROM ") %
+            sourceRelation(dataset, db, QStringLiteral("src")) % QStringLiteral(") AS t"),
+        {nowMs, nowMs});
     if (!maxEvent)
         return fail(maxEvent.error());
     if (maxEvent->next()) {

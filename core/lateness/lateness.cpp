@@ -111,8 +111,8 @@ Result<LatenessCounts> sqliteLatenessCounts(const Database &db, const DatasetSpe
                                             const QVariantList &binds) {
     const QString sql = QStringLiteral("SELECT rewind_lateness(") % db.quote(dataset.eventTime) %
                         QStringLiteral(", ") % db.quote(dataset.ingestTime) % QStringLiteral(", ") %
-                        part % QStringLiteral(") FROM (") % sourceSelect(dataset, db) %
-                        QStringLiteral(") AS src") % where;
+                        part % QStringLiteral(") FROM ") %
+                        sourceRelation(dataset, db, QStringLiteral("src")) % where;
     auto blob = db.scalar(sql, binds);
     if (!blob)
         return fail(blob.error());
@@ -129,15 +129,16 @@ Result<LatenessCounts> groupedLatenessCounts(const Database &db, const DatasetSp
     const SqlDialect &d = db.dialect();
     const QString event = db.quote(dataset.eventTime);
     const QString ingest = db.quote(dataset.ingestTime);
-    const QString sql =
-        QStringLiteral("SELECT ") % d.partitionText(QStringLiteral("p")) %
-        QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ms, "
-                       "COUNT(*), SUM(missing) FROM (SELECT ") %
-        part % QStringLiteral(" AS p, ") % d.epochMs(ingest) % QStringLiteral(" - ") %
-        d.epochMs(event) % QStringLiteral(" AS ms, CASE WHEN ") % event %
-        QStringLiteral(" IS NULL OR ") % ingest %
-        QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS missing FROM (") % sourceSelect(dataset, db) %
-        QStringLiteral(") AS src") % where % QStringLiteral(") AS t GROUP BY p, ms");
+    const QString sql = QStringLiteral("SELECT ") % d.partitionText(QStringLiteral("p")) %
+                        QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ms, "
+                                       "COUNT(*), SUM(missing) FROM (SELECT ") %
+                        part % QStringLiteral(" AS p, ") % d.epochMs(ingest) %
+                        QStringLiteral(" - ") % d.epochMs(event) %
+                        QStringLiteral(" AS ms, CASE WHEN ") % event %
+                        QStringLiteral(" IS NULL OR ") % ingest %
+                        QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS missing FROM ") %
+                        sourceRelation(dataset, db, QStringLiteral("src")) % where %
+                        QStringLiteral(") AS t GROUP BY p, ms");
     auto q = db.exec(sql, binds);
     if (!q)
         return fail(q.error());

@@ -6,6 +6,7 @@
 #include "core/workspace/workspace.h"
 
 #include <QStringBuilder>
+#include <algorithm>
 
 namespace rw {
 
@@ -119,9 +120,10 @@ Status Recovery::plan(int samples) {
 
 Result<std::vector<RecoveryStepResult>> Recovery::plannedSteps() const {
     const RecoveryResult &plan = m_result;
-    auto has = recovery_detail::uniqueIndexExists(m_db, m_dataset, plan.uniqueIndex);
-    if (!has)
-        return fail(has.error());
+    // From the catalog the recovery resolved: no second catalog query.
+    const bool has =
+        std::any_of(m_catalog.targetIndexes.begin(), m_catalog.targetIndexes.end(),
+                    [&](const auto &index) { return index.first == plan.uniqueIndex; });
     return std::vector<RecoveryStepResult>{
         {RecoveryStep::Freeze, RecoveryStepStatus::Planned,
          QStringLiteral("freeze \"%1\": Rewind's writers refuse it").arg(m_dataset.name)},
@@ -136,9 +138,9 @@ Result<std::vector<RecoveryStepResult>> Recovery::plannedSteps() const {
         {RecoveryStep::Totals, RecoveryStepStatus::Planned,
          QStringLiteral("row counts and sums of numeric columns against the source")},
         {RecoveryStep::UniqueIndex, RecoveryStepStatus::Planned,
-         *has ? QStringLiteral("%1 already exists").arg(plan.uniqueIndex)
-              : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)")
-                    .arg(plan.uniqueIndex, m_dataset.target, plan.uniqueIndexColumns.join(u", "))},
+         has ? QStringLiteral("%1 already exists").arg(plan.uniqueIndex)
+             : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)")
+                   .arg(plan.uniqueIndex, m_dataset.target, plan.uniqueIndexColumns.join(u", "))},
         {RecoveryStep::Unfreeze, RecoveryStepStatus::Planned, QStringLiteral("lift the freeze")},
     };
 }

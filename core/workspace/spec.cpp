@@ -585,4 +585,8 @@ QString sourceSelect(const DatasetSpec &dataset, const Database &db) {
     return QStringLiteral("SELECT * FROM ") % db.quoteTable(dataset.source);
 }
 
+QString sourceRelation(const DatasetSpec &dataset, const Database &db, const QString &alias) {
+    return u'(' % sourceSelect(dataset, db) % QStringLiteral(") AS ") % alias;
+}
+
 } // namespace rw

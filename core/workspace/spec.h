@@ -143,5 +143,9 @@ Result<QMap<QString, QString>> catalogProblems(const Spec &spec, const Database 
 // The SELECT that yields a dataset's rows: its transform, or every column of
 // its source.
 QString sourceSelect(const DatasetSpec &dataset, const Database &db);
+// sourceSelect as a derived table: "(SELECT ...) AS alias", the one way every
+// query over a dataset's rows reads them (a batch operation reads it from its
+// DatasetCatalog, resolved once).
+QString sourceRelation(const DatasetSpec &dataset, const Database &db, const QString &alias);
 
 } // namespace rw
