@@ -135,4 +135,11 @@ protected:
         auto d = rw::Database::open(db);
         return d->scalar(sql)->toLongLong();
     }
+
+    // The suites' specs, written once per suite (initTestCase).
+    void writeSpecs() {
+        QVERIFY(m_dir.isValid());
+        m_spec = testsupport::writeFile(m_dir, QStringLiteral("ev.json"), R"({"streams": {"ev": {
+            "log": "ev_log", "sink": "ev_sink", "fields": {"v": "$.v"}, "required": ["v"]}}})");
+    }
 };

@@ -213,4 +213,19 @@ protected:
                            .arg(log, stream, group)),
             scalar(db, QStringLiteral("SELECT COUNT(DISTINCT partition_id) FROM %1").arg(log)));
     }
+
+    // The suites' specs, written once per suite (initTestCase).
+    void writeSpecs() {
+        QVERIFY(m_dir.isValid());
+        m_demoSpec =
+            testsupport::writeFile(m_dir, QStringLiteral("orders.json"), R"({"streams": {"orders": {
+            "log": "orders_log", "sink": "orders_events",
+            "fields": {"order_id": "$.order_id", "amount": "$.amount", "event_time": "$.event_time"},
+            "required": ["order_id", "amount"]}}})");
+        m_smallSpec =
+            testsupport::writeFile(m_dir, QStringLiteral("small.json"), R"({"streams": {"ev": {
+            "log": "ev_log", "sink": "ev_sink",
+            "fields": {"order_id": "$.order_id", "amount": "$.amount", "note": "$.note"},
+            "required": ["order_id", "amount"]}}})");
+    }
 };

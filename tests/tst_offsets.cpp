@@ -11,9 +11,7 @@ class TestOffsets : public OffsetsFixture {
 private Q_SLOTS:
     void initTestCase() {
         REWIND_REQUIRE_ENGINE();
-        QVERIFY(m_dir.isValid());
-        m_spec = testsupport::writeFile(m_dir, QStringLiteral("ev.json"), R"({"streams": {"ev": {
-            "log": "ev_log", "sink": "ev_sink", "fields": {"v": "$.v"}, "required": ["v"]}}})");
+        writeSpecs();
     }
 
     void offsetsShowCommittedStartEndLag() {

@@ -12,17 +12,7 @@ class TestReplaycrash : public ReplayFixture {
 private Q_SLOTS:
     void initTestCase() {
         REWIND_REQUIRE_ENGINE();
-        QVERIFY(m_dir.isValid());
-        m_demoSpec =
-            testsupport::writeFile(m_dir, QStringLiteral("orders.json"), R"({"streams": {"orders": {
-            "log": "orders_log", "sink": "orders_events",
-            "fields": {"order_id": "$.order_id", "amount": "$.amount", "event_time": "$.event_time"},
-            "required": ["order_id", "amount"]}}})");
-        m_smallSpec =
-            testsupport::writeFile(m_dir, QStringLiteral("small.json"), R"({"streams": {"ev": {
-            "log": "ev_log", "sink": "ev_sink",
-            "fields": {"order_id": "$.order_id", "amount": "$.amount", "note": "$.note"},
-            "required": ["order_id", "amount"]}}})");
+        writeSpecs();
     }
 
     void killedThenReplayedAgain_data() {
