@@ -243,6 +243,32 @@ private Q_SLOTS:
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
     }
 
+    // An unpartitioned dataset publishes its one (NULL) partition: its
+    // rollback marks that checkpoint rolled back (it used to match no row,
+    // leaving the run's checkpoint done), so the run shows nothing published
+    // and a second rollback finds nothing to restore.
+    void rollbackOfTheNullPartitionMarksItsCheckpoint() {
+        Fixture f(QByteArrayLiteral(
+            R"({"datasets": {"sales": {"source": "src", "target": "tgt",
+            "key": ["id", "sub", "dt"], "order_by": "updated_at", "write": "merge"}}})"));
+        const QString before = digest(f.db(), QStringLiteral("tgt"));
+        auto r = run(f.db(), f.dataset(), execute());
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, RunStatus::Succeeded);
+        QVERIFY(digest(f.db(), QStringLiteral("tgt")) != before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE "
+                                              "part_is_null = 1 AND status = 'done'")),
+                 1);
+        auto undone = rollback(f.db(), f.ws->spec, runId(r), true);
+        QVERIFY2(undone, qPrintable(undone ? QString() : undone.error().message));
+        QCOMPARE(undone->status, RollbackStatus::RolledBack);
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE "
+                                              "part_is_null = 1 AND status = 'rolled_back'")),
+                 1);
+        QVERIFY(loadRun(f.db(), runId(r))->done.isEmpty());
+    }
+
     void rollbackRefusedAfterLaterRun() {
         Fixture f(spec(QStringLiteral("merge")));
         const QString before = digest(f.db(), QStringLiteral("tgt"));

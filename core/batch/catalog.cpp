@@ -1,32 +1,39 @@
 #include "core/batch/catalog.h"
 
 #include <QStringBuilder>
+#include <algorithm>
 
 namespace rw {
 
 namespace {
 
-// A table's indexes: (name, columns in order), in the catalog's order.
-Result<std::vector<std::pair<QString, QStringList>>> indexColumns(const Database &db,
-                                                                  const QString &table) {
-    std::vector<std::pair<QString, QStringList>> out;
+struct IndexColumns {
+    QString name;
+    QStringList columns; // the plain columns, in order (expressions are not listed)
+    QString leading;     // the column at position 0; empty when it is an expression
+};
+
+// A table's indexes, in the catalog's order.
+Result<std::vector<IndexColumns>> indexColumns(const Database &db, const QString &table) {
+    std::vector<IndexColumns> out;
     auto q = db.exec(db.dialect().listIndexColumns(), {table});
     if (!q)
         return fail(q.error());
     while (q->next()) {
         const QString name = q->value(0).toString();
-        if (out.empty() || out.back().first != name)
-            out.emplace_back(name, QStringList());
-        out.back().second << q->value(2).toString();
+        if (out.empty() || out.back().name != name)
+            out.push_back({name, {}, {}});
+        out.back().columns << q->value(2).toString();
+        if (q->value(1).toInt() == 0)
+            out.back().leading = q->value(2).toString();
     }
     return out;
 }
 
-bool leadsWith(const std::vector<std::pair<QString, QStringList>> &indexes, const QString &column) {
-    for (const auto &index : indexes)
-        if (index.second.value(0) == column)
-            return true;
-    return false;
+// An index leads with `column` (at position 0): a loose index scan walks its values.
+bool leadsWith(const std::vector<IndexColumns> &indexes, const QString &column) {
+    return std::any_of(indexes.begin(), indexes.end(),
+                       [&](const IndexColumns &i) { return i.leading == column; });
 }
 
 } // namespace
@@ -51,12 +58,11 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     if (!exists)
         return fail(exists.error());
     c.targetExists = *exists;
-    if (dataset.partitioned() && !dataset.source.isEmpty()) {
-        auto sourceIndexes = indexColumns(db, dataset.source);
-        if (!sourceIndexes)
-            return fail(sourceIndexes.error());
-        c.sourcePartitionIndexed = leadsWith(*sourceIndexes, dataset.partitionColumn);
-    }
+    // Only a hint for the scan of partition values: a source whose indexes
+    // cannot be listed is scanned without one.
+    if (dataset.partitioned() && !dataset.source.isEmpty())
+        if (auto sourceIndexes = indexColumns(db, dataset.source))
+            c.sourcePartitionIndexed = leadsWith(*sourceIndexes, dataset.partitionColumn);
     if (!c.targetExists)
         return c;
     // Key column types, so the dialect can spell key joins the engine hashes.
@@ -86,9 +92,10 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     auto indexes = indexColumns(db, dataset.target);
     if (!indexes)
         return fail(indexes.error());
-    c.targetIndexes = *indexes;
+    for (const IndexColumns &i : *indexes)
+        c.targetIndexes.emplace_back(i.name, i.columns);
     c.targetPartitionIndexed =
-        dataset.partitioned() && leadsWith(c.targetIndexes, dataset.partitionColumn);
+        dataset.partitioned() && leadsWith(*indexes, dataset.partitionColumn);
     for (const auto &[name, cols] : c.targetIndexes) {
         const bool leadsWithKey = c.key.contains(cols.value(0));
         const bool partitionThenKey = dataset.partitioned() &&

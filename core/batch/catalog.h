@@ -28,7 +28,7 @@ struct DatasetCatalog {
     QHash<QString, QString> casts; // target types the stage casts source columns to, by name
     bool targetIndexed =
         false; // an index leads with a key column (or partition, key) and rows have an identity
-    // The target's indexes (name, columns in order), as the catalog listed them.
+    // The target's indexes (name, plain columns in order), as the catalog listed them.
     std::vector<std::pair<QString, QStringList>> targetIndexes;
     // An index leads with the partition column: distinct partition values are
     // one index seek each (the source: the table `source` names).

@@ -106,9 +106,17 @@ Status Recovery::findAffected(int samples) {
 Status Recovery::identify(bool refresh, int samples) {
     if (auto s = require(RecoveryStep::Identify, RecoveryStep::Freeze); !s)
         return s;
-    if (refresh)
+    if (refresh) {
+        // The dataset is frozen by now: its catalog, as its rows, no longer
+        // moves. Resolved again here, since the console's wizard opened the
+        // recovery (and its catalog) when the page loaded, possibly long ago.
+        auto catalog = DatasetCatalog::resolve(m_db, m_dataset);
+        if (!catalog)
+            return fail(catalog.error());
+        m_catalog = std::move(*catalog);
         if (auto s = findAffected(samples); !s)
             return s;
+    }
     if (auto s = auditStep(m_db, m_dataset.name, QStringLiteral("recover identify"), QVariant(),
                            duplicatesDetail(m_result.before));
         !s)

@@ -202,8 +202,9 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
                              const RecoverOptions &recoverOptions = {});
 
 // One recovery of one dataset, as one object: the dataset, the catalog its
-// BatchSql is made of (resolved once: the re-run changes the target's rows,
-// not its columns or indexes), and the result its steps build. recover() is
+// BatchSql is made of (resolved when it opens, and again by identify(refresh)
+// once the dataset is frozen; the re-run changes the target's rows, not its
+// columns or indexes), and the result its steps build. recover() is
 // open(), plan(), then the steps in this order; the console's wizard runs
 // them one at a time. Each step appends its RecoveryStepResult (and its audit
 // row) to result(). A step that fails on the data (totals differ, a NULL
@@ -227,9 +228,9 @@ public:
     Result<std::vector<RecoveryStepResult>> plannedSteps() const;
     // 1. Freezes the dataset, or adopts a freeze already in place (freeze.cpp).
     Status freeze();
-    // 2. Records the duplicates. With `refresh`, finds them again first (the
-    // dataset is frozen by now, so they no longer move) and recomputes the
-    // scope (identify.cpp).
+    // 2. Records the duplicates. With `refresh`, resolves the catalog and finds
+    // them again first (the dataset is frozen by now, so they no longer move)
+    // and recomputes the scope (identify.cpp).
     Status identify(bool refresh = false, int samples = 5);
     // What step 3 would write: a preview of the overwrite of the scope (a
     // stored plan, no data written). Empty partitions when the scope is.
