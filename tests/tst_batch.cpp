@@ -7,6 +7,7 @@
 #include "core/batch/partitions.h"
 #include "core/batch/runs.h"
 #include "core/sql/controlschema.h"
+#include "core/sql/timejson.h"
 #include "core/util/failpoint.h"
 #include "core/workspace/workspace.h"
 #include "tests/batchfixture.h"
@@ -430,13 +431,14 @@ private Q_SLOTS:
             count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_dlq WHERE status = 'new' AND "
                                          "error_class = 'not_null' AND part = 'd2'")),
             1);
-        QCOMPARE(f.db()
-                     .scalar(QStringLiteral("SELECT ") %
-                             f.db().dialect().jsonExtract(QStringLiteral("payload"),
-                                                          QStringLiteral("'$.amount'")) %
-                             QStringLiteral(" FROM rewind_dlq"))
-                     ->toInt(),
-                 55);
+        QCOMPARE(
+            f.db()
+                .scalar(QStringLiteral("SELECT ") %
+                        TimeJson::of(f.db().dialect())
+                            .jsonExtract(QStringLiteral("payload"), QStringLiteral("'$.amount'")) %
+                        QStringLiteral(" FROM rewind_dlq"))
+                ->toInt(),
+            55);
         QCOMPARE(count(f.db(),
                        QStringLiteral(
                            "SELECT COUNT(*) FROM rewind_dlq_history WHERE action = 'quarantined'")),

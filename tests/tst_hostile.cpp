@@ -7,7 +7,8 @@
 #include "core/dlq/dlq.h"
 #include "core/dlq/dlqdialect.h"
 #include "core/lateness/lateness.h"
-#include "core/lateness/latenessfunctions.h"
+#include "core/sql/sqliteepoch.h"
+#include "core/sql/timejson.h"
 #include "core/streams/replay.h"
 #include "core/util/timeutil.h"
 #include "core/workspace/workspace.h"
@@ -436,7 +437,7 @@ private Q_SLOTS:
 
         // The watermark's parse agrees: a milliseconds value is no event time.
         const QString epochMs =
-            QStringLiteral("SELECT ") + ws->db.dialect().epochMs(QStringLiteral("?"));
+            QStringLiteral("SELECT ") + TimeJson::of(ws->db.dialect()).epochMs(QStringLiteral("?"));
         QVERIFY(ws->db.scalar(epochMs, {(t + 60) * 1000})->isNull());
         QCOMPARE(ws->db.scalar(epochMs, {future})->toLongLong(), future * 1000);
     }

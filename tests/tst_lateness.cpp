@@ -1,8 +1,9 @@
 // Lateness distributions (rewindctl lag), checked against answers computed
 // here independently of core: plain sorting of the values the test inserted.
 #include "core/lateness/lateness.h"
-#include "core/lateness/latenessfunctions.h"
 #include "core/sql/controlschema.h"
+#include "core/sql/sqliteepoch.h"
+#include "core/sql/timejson.h"
 #include "core/util/timeutil.h"
 #include "core/workspace/workspace.h"
 #include "tests/testsupport.h"
@@ -191,9 +192,10 @@ private Q_SLOTS:
         const auto typed = timeutil::parseTimestamp(text);
         QCOMPARE(typed ? typed->toMSecsSinceEpoch() : qint64(-1), ms);
         const Database &db = engine();
-        const auto read = db.scalar(QStringLiteral("SELECT ") %
-                                        db.dialect().epochMs(QStringLiteral("CAST(? AS TEXT)")),
-                                    {text});
+        const auto read =
+            db.scalar(QStringLiteral("SELECT ") %
+                          TimeJson::of(db.dialect()).epochMs(QStringLiteral("CAST(? AS TEXT)")),
+                      {text});
         QVERIFY2(read, read ? "" : qPrintable(read.error().message));
         QCOMPARE(read->isNull() ? qint64(-1) : read->toLongLong(), ms);
     }

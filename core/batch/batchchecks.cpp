@@ -1,6 +1,8 @@
 #include "core/batch/batchchecks.h"
 
+#include "core/batch/batchdialect.h"
 #include "core/dlq/dlqstore.h"
+#include "core/sql/timejson.h"
 #include "core/workspace/workspace.h"
 
 #include <QHash>
@@ -152,11 +154,12 @@ private:
             dlqstore::QuarantineRows rows;
             rows.sourceKind = QStringLiteral("dataset");
             rows.sourceName = m_dataset.name;
-            rows.part = Sql(d.partitionText(m_sql.partExpr(QStringLiteral("s"))));
-            rows.recordKey = Sql(key.isEmpty() ? QStringLiteral("NULL") : d.jsonObject(key));
+            rows.part = Sql(BatchDialect::of(d).partitionText(m_sql.partExpr(QStringLiteral("s"))));
+            rows.recordKey =
+                Sql(key.isEmpty() ? QStringLiteral("NULL") : TimeJson::of(d).jsonObject(key));
             rows.errorClass << Bind{check.type};
             rows.error << Bind{QString(message % QStringLiteral(" (check ") % check.name % u')')};
-            rows.payload = Sql(d.jsonObject(row));
+            rows.payload = Sql(TimeJson::of(d).jsonObject(row));
             rows.from = Sql(QStringLiteral(" FROM rewind_stage AS s WHERE ") % failing);
             if (auto q = dlqstore::quarantine(m_db, dlqstore::quarantineStatement(d, rows),
                                               QStringLiteral("run ") % m_runId.toString() %

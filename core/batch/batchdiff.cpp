@@ -1,6 +1,7 @@
 #include "core/batch/batchdiff.h"
 
 #include "core/batch/batchchecks.h"
+#include "core/batch/batchdialect.h"
 #include "core/batch/batchsql.h"
 #include "core/batch/partitions.h"
 #include "core/batch/scd2.h"
@@ -357,7 +358,8 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     if (!publish && dataset.checks.empty() && !sql.isScd2() && isWholeSource(options.scope))
         sql.setWholeSourceScope(scope.size());
     if (!publish && !sql.isScd2() && dataset.checks.empty() && options.samples == 0 &&
-        sql.targetExists() && !dataset.key.isEmpty() && db.dialect().stagesJoinedToTarget())
+        sql.targetExists() && !dataset.key.isEmpty() &&
+        BatchDialect::of(db.dialect()).stagesJoinedToTarget())
         return diffWithoutStage(db, dataset, sql, scope, sourceStats, phase);
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
     // A merge publish into an indexed target works by row identity (no stage
@@ -365,7 +367,8 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     // rows are written once, already joined to their target rows.
     const bool useMatches = publish && !overwrite && !sql.isScd2() && sql.readsTargetDirectly();
     const bool stageInMatches = useMatches && dataset.checks.empty() && options.samples == 0 &&
-                                scope.size() == 1 && db.dialect().stagesJoinedToTarget();
+                                scope.size() == 1 &&
+                                BatchDialect::of(db.dialect()).stagesJoinedToTarget();
     using Match = BatchStrategy::Match;
     sql.setStrategy(sql.strategyFor(scope, stageInMatches ? Match::StagedWithIdentity
                                            : useMatches   ? Match::ByIdentity
@@ -380,7 +383,7 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
         auto r = db.exec(stage[i], i == stage.size() - 1 ? binds : QVariantList());
         if (!r)
             return fail(r.error());
-        if (i == stage.size() - 1 && db.dialect().createdTableReportsRows())
+        if (i == stage.size() - 1 && BatchDialect::of(db.dialect()).createdTableReportsRows())
             created = r->numRowsAffected();
     }
     failpoint("after-stage");
@@ -407,7 +410,7 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     // update by key match, samples. An overwrite's publish reads the stage
     // whole (its diff probes the target, not the stage).
     if (!dataset.checks.empty() || sql.isScd2() ||
-        (db.dialect().indexesStageForJoins() &&
+        (BatchDialect::of(db.dialect()).indexesStageForJoins() &&
          ((publish && !useMatches && !overwrite) || (overwrite && options.samples > 0))))
         if (auto r = db.exec(sql.indexStage()); !r)
             return fail(r.error());

@@ -78,7 +78,7 @@ QString BatchSql::partExpr(const QString &qualifier) const {
 
 QString BatchSql::partLabelColumns(const QString &qualifier) const {
     const QString p = partExpr(qualifier);
-    return m_db.dialect().partitionText(p) % QStringLiteral(", CASE WHEN ") % p %
+    return engine().partitionText(p) % QStringLiteral(", CASE WHEN ") % p %
            QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
 }
 
@@ -143,7 +143,7 @@ QString BatchSql::fingerprintExpr() const {
         cols << q(c);
     const SqlDialect &d = m_db.dialect();
     return d.castText(QStringLiteral("COUNT(*)")) % QStringLiteral(" || ':' || ") %
-           d.castText(QStringLiteral("COALESCE(SUM(") % d.rowHash(cols, m_cat.columnTypes) %
+           d.castText(QStringLiteral("COALESCE(SUM(") % engine().rowHash(cols, m_cat.columnTypes) %
                       QStringLiteral("), 0)"));
 }
 
@@ -155,9 +155,8 @@ QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantLi
                countGrouping(QStringLiteral("s"), scope);
     // Labelled as the stage holds the values (see scopedSource).
     const QString p = sourcePartExpr(QStringLiteral("s"));
-    return QStringLiteral("SELECT ") % m_db.dialect().partitionText(p) %
-           QStringLiteral(", CASE WHEN ") % p %
-           QStringLiteral(" IS NULL THEN 1 ELSE 0 END, COUNT(*), ") % fingerprintExpr() %
+    return QStringLiteral("SELECT ") % engine().partitionText(p) % QStringLiteral(", CASE WHEN ") %
+           p % QStringLiteral(" IS NULL THEN 1 ELSE 0 END, COUNT(*), ") % fingerprintExpr() %
            QStringLiteral(" FROM (") % scopedSource(scope, binds) %
            QStringLiteral(") AS s GROUP BY ") % p;
 }
@@ -190,9 +189,8 @@ QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantLi
         for (const QString &c : m_cat.values)
             if (c != m_dataset->orderBy)
                 orderBy << q(c) % QStringLiteral(" DESC NULLS LAST");
-        select =
-            m_db.dialect().latestPerKey(stagedColumnList(), columnList(QString(), m_cat.columns),
-                                        partitionBy, orderBy, scopedSource(scope, binds));
+        select = engine().latestPerKey(stagedColumnList(), columnList(QString(), m_cat.columns),
+                                       partitionBy, orderBy, scopedSource(scope, binds));
     }
     return select;
 }
@@ -253,13 +251,13 @@ QStringList BatchSql::dropWorkTables() const {
 }
 
 QString BatchSql::keyMatch(const QString &a, const QString &b) const {
-    const SqlDialect &d = m_db.dialect();
     QStringList terms;
     if (m_dataset->partitioned())
-        terms << d.nullSafeKeyEqual(partExpr(a), partExpr(b),
-                                    m_cat.targetTypes.value(m_dataset->partitionColumn));
+        terms << engine().nullSafeKeyEqual(partExpr(a), partExpr(b),
+                                           m_cat.targetTypes.value(m_dataset->partitionColumn));
     for (const QString &k : m_cat.key)
-        terms << d.nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k), m_cat.targetTypes.value(k));
+        terms << engine().nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k),
+                                           m_cat.targetTypes.value(k));
     return terms.join(QStringLiteral(" AND "));
 }
 
@@ -286,10 +284,10 @@ QString BatchSql::stageKeysNullProbe() const {
 }
 
 QString BatchSql::keyEqual(const QString &a, const QString &b) const {
-    const SqlDialect &d = m_db.dialect();
     QStringList terms;
     for (const QString &k : m_cat.key)
-        terms << d.nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k), m_cat.targetTypes.value(k));
+        terms << engine().nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k),
+                                           m_cat.targetTypes.value(k));
     return terms.join(QStringLiteral(" AND "));
 }
 
@@ -335,20 +333,19 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds,
     // The target side is restricted to the scope's partitions (the key match
     // implies it): PostgreSQL cannot probe an index with the null-safe key
     // match, so without it the join read and sorted the whole target.
-    const SqlDialect &d = m_db.dialect();
     // A recount (`only`) reads the target in its own partitions.
     const QString inScope = only && m_strategy.targetDirect
                                 ? scopePredicate(QStringLiteral("t"), *only, binds)
                                 : tgtScope(QStringLiteral("t"), binds);
-    const QString tid = d.rowIdentity(QStringLiteral("t"));
+    const QString tid = engine().rowIdentity(QStringLiteral("t"));
     const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") %
                             rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
-    const QString updated =
-        targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs %
-                                   QStringLiteral(" THEN ") % d.rowIdentity(QStringLiteral("s")) %
-                                   QStringLiteral(" END)"))
-                         : QString(QStringLiteral("SUM(CASE WHEN ") % differs %
-                                   QStringLiteral(" THEN 1 ELSE 0 END)"));
+    const QString updated = targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") %
+                                                       differs % QStringLiteral(" THEN ") %
+                                                       engine().rowIdentity(QStringLiteral("s")) %
+                                                       QStringLiteral(" END)"))
+                                             : QString(QStringLiteral("SUM(CASE WHEN ") % differs %
+                                                       QStringLiteral(" THEN 1 ELSE 0 END)"));
     return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), m_strategy.scope) %
            QStringLiteral("COUNT(*), SUM(CASE WHEN ") % tid %
            QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") %
@@ -363,7 +360,6 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds,
 
 QString BatchSql::dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat,
                                     QVariantList &binds) const {
-    const SqlDialect &d = m_db.dialect();
     // Numbered per partition: the highest number is the partition's count of
     // staged rows, and join rows beyond it mean the target repeats a key.
     // In key order within the partition: the numbered rows then come out
@@ -388,7 +384,7 @@ QString BatchSql::dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool
     const QString inScope = m_strategy.targetDirect
                                 ? scopePredicate(QStringLiteral("t"), scope, binds)
                                 : QStringLiteral("1 = 1");
-    const QString tid = d.rowIdentity(QStringLiteral("t"));
+    const QString tid = engine().rowIdentity(QStringLiteral("t"));
     const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") %
                             rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
     const QString updated = targetKeysRepeat
@@ -408,15 +404,16 @@ QString BatchSql::dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool
 QStringList BatchSql::createMatches(QVariantList &binds) const {
     const SqlDialect &d = m_db.dialect();
     const QString inScope = tgtScope(QStringLiteral("t"), binds); // as in diffCounts
-    const QString tid = d.rowIdentity(QStringLiteral("t"));
+    const QString tid = engine().rowIdentity(QStringLiteral("t"));
     const QString part = m_dataset->partitioned()
                              ? QString(partExpr(QStringLiteral("s")) % QStringLiteral(" AS ") %
                                        q(m_dataset->partitionColumn) % QStringLiteral(", "))
                              : QString();
     return {d.dropTempTable(kMatch),
             QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") %
-                part % d.rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS rewind_sid, ") %
-                tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid %
+                part % engine().rowIdentity(QStringLiteral("s")) %
+                QStringLiteral(" AS rewind_sid, ") % tid %
+                QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid %
                 QStringLiteral(" IS NOT NULL AND ") %
                 rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) %
                 QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM ") % q(kStage) %
@@ -431,7 +428,7 @@ QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &sc
     const QString select = stageSelect(
         scope, binds); // binds in statement order: the source's scope, then the target's
     const QString inScope = scopePredicate(QStringLiteral("t"), scope, binds);
-    const QString tid = d.rowIdentity(QStringLiteral("t"));
+    const QString tid = engine().rowIdentity(QStringLiteral("t"));
     // The matched target row's values too (rewind_o1, ...): the before-images
     // of the rows that change are then read here, not looked up again by
     // row identity (95,000 updated rows on PostgreSQL: 550 ms of lookups).
@@ -570,7 +567,7 @@ QString BatchSql::saveImagesUpdated(QVariantList &binds) const {
         return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") %
                columnList(QStringLiteral("t"), m_cat.columns) %
                QStringLiteral(", ?, 'updated' FROM ") % qt(m_dataset->target) %
-               QStringLiteral(" AS t WHERE ") % m_db.dialect().rowIdentity(QStringLiteral("t")) %
+               QStringLiteral(" AS t WHERE ") % engine().rowIdentity(QStringLiteral("t")) %
                QStringLiteral(" IN (SELECT m.rewind_tid FROM ") % q(kMatch) %
                QStringLiteral(" AS m WHERE m.rewind_d = 1)");
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") %
@@ -621,7 +618,6 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const {
     // PostgreSQL's parameterized TID scan; EXPLAIN: neither reads the rest
     // of the target), except from rewind_match of a one-statement stage,
     // where the day's identities are hashed (below).
-    const SqlDialect &d = m_db.dialect();
     QStringList sets;
     for (const QString &c : m_cat.values)
         sets << q(c) % QStringLiteral(" = s.") % q(c);
@@ -637,8 +633,8 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const {
             sets.join(u", ") % QStringLiteral(" FROM ") % q(kMatch) %
             QStringLiteral(" AS s WHERE s.rewind_d = 1 AND ") %
             scopePredicate(QStringLiteral("t"), m_strategy.scope, binds) % QStringLiteral(" AND ") %
-            d.rowIdentity(QStringLiteral("t")) % QStringLiteral(" = s.rewind_tid");
-        const auto [before, after] = d.aroundHashedIdentityJoin();
+            engine().rowIdentity(QStringLiteral("t")) % QStringLiteral(" = s.rewind_tid");
+        const auto [before, after] = engine().aroundHashedIdentityJoin();
         std::vector<std::pair<QString, QVariantList>> out;
         if (!before.isEmpty())
             out.push_back({before, {}});
@@ -648,15 +644,15 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const {
         return out;
     }
     if (byIdentity()) {
-        const QString changed = QStringLiteral("SELECT m.rewind_tid, ") %
-                                columnList(QStringLiteral("x"), m_cat.values) %
-                                QStringLiteral(" FROM ") % q(kMatch) %
-                                QStringLiteral(" AS m JOIN ") % q(kStage) %
-                                QStringLiteral(" AS x ON ") % d.rowIdentity(QStringLiteral("x")) %
-                                QStringLiteral(" = m.rewind_sid WHERE m.rewind_d = 1");
+        const QString changed =
+            QStringLiteral("SELECT m.rewind_tid, ") %
+            columnList(QStringLiteral("x"), m_cat.values) % QStringLiteral(" FROM ") % q(kMatch) %
+            QStringLiteral(" AS m JOIN ") % q(kStage) % QStringLiteral(" AS x ON ") %
+            engine().rowIdentity(QStringLiteral("x")) %
+            QStringLiteral(" = m.rewind_sid WHERE m.rewind_d = 1");
         return {{QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") %
                      sets.join(u", ") % QStringLiteral(" FROM (") % changed %
-                     QStringLiteral(") AS s WHERE ") % d.rowIdentity(QStringLiteral("t")) %
+                     QStringLiteral(") AS s WHERE ") % engine().rowIdentity(QStringLiteral("t")) %
                      QStringLiteral(" = s.rewind_tid"),
                  {}}};
     }
@@ -672,7 +668,7 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const {
 QString BatchSql::insertedByMatch() const {
     if (stagedInMatches()) // an unmatched staged row is one row of rewind_match
         return QStringLiteral("s.rewind_tid IS NULL");
-    return m_db.dialect().rowIdentity(QStringLiteral("s")) %
+    return engine().rowIdentity(QStringLiteral("s")) %
            QStringLiteral(" IN (SELECT m.rewind_sid FROM ") % q(kMatch) %
            QStringLiteral(" AS m WHERE m.rewind_tid IS NULL)");
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/batch/batch.h"
+#include "core/batch/batchdialect.h"
 #include "core/batch/catalog.h"
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
@@ -247,6 +248,7 @@ public:
 
 private:
     QString q(const QString &identifier) const { return m_db.quote(identifier); }
+    const BatchDialect &engine() const { return BatchDialect::of(m_db.dialect()); }
     QString qt(const QString &table) const { return m_db.quoteTable(table); }
     QString columnList(const QString &qualifier, const QStringList &columns) const;
     QString sampleFilter(const QString &qualifier, const std::vector<PartitionRef> &parts,

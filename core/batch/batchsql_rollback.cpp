@@ -67,12 +67,11 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
             group << k;
     QVariantList b2{runId};
     const QString filter2 = partitionFilter(QStringLiteral("i"), p, b2);
-    const QString tid = m_db.dialect().rowIdentity(QStringLiteral("t"));
+    const QString tid = engine().rowIdentity(QStringLiteral("t"));
     out.push_back(
         {QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") %
-             m_db.dialect().rowIdentity(QString()) %
-             QStringLiteral(" IN (SELECT rid FROM (SELECT ") % tid %
-             QStringLiteral(" AS rid, ROW_NUMBER() OVER (PARTITION BY ") %
+             engine().rowIdentity(QString()) % QStringLiteral(" IN (SELECT rid FROM (SELECT ") %
+             tid % QStringLiteral(" AS rid, ROW_NUMBER() OVER (PARTITION BY ") %
              columnList(QStringLiteral("t"), group) % QStringLiteral(" ORDER BY ") % tid %
              QStringLiteral(") AS rn, g.rewind_n FROM ") % target %
              QStringLiteral(" AS t JOIN (SELECT ") % columnList(QStringLiteral("i"), group) %

@@ -38,7 +38,7 @@ QString BatchSql::sampleSelect(const std::vector<PartitionRef> &parts,
         }
     const QString p = partExpr(orderQualifier);
     return QStringLiteral("SELECT rewind_pl, rewind_pn, ") % outer.join(u", ") %
-           QStringLiteral(" FROM (SELECT ") % m_db.dialect().partitionText(p) %
+           QStringLiteral(" FROM (SELECT ") % engine().partitionText(p) %
            QStringLiteral(" AS rewind_pl, CASE WHEN ") % p %
            QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS rewind_pn, ") % inner.join(u", ") %
            QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ") % p % QStringLiteral(" ORDER BY ") %

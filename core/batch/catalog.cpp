@@ -1,5 +1,7 @@
 #include "core/batch/catalog.h"
 
+#include "core/batch/batchdialect.h"
+
 #include <QStringBuilder>
 #include <algorithm>
 
@@ -107,7 +109,8 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     // The diff joins on the target's row identity; a table without one
     // (SQLite WITHOUT ROWID) is read through an indexed temporary copy.
     if (c.targetIndexed &&
-        !db.exec(QStringLiteral("SELECT ") % db.dialect().rowIdentity(QStringLiteral("t")) %
+        !db.exec(QStringLiteral("SELECT ") %
+                 BatchDialect::of(db.dialect()).rowIdentity(QStringLiteral("t")) %
                  QStringLiteral(" FROM ") % db.quoteTable(dataset.target) %
                  QStringLiteral(" AS t WHERE 1 = 0")))
         c.targetIndexed = false;

@@ -1,5 +1,6 @@
 #include "core/batch/partitions.h"
 
+#include "core/batch/batchdialect.h"
 #include "core/batch/batchsql.h"
 #include "core/batch/partitionstate.h"
 
@@ -77,8 +78,9 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         cast.isEmpty()
             ? part
             : QString(QStringLiteral("CAST(") % part % QStringLiteral(" AS ") % cast % u')');
-    const QString partCols = d.partitionText(sourcePart) % QStringLiteral(", CASE WHEN ") %
-                             sourcePart % QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
+    const QString partCols = BatchDialect::of(d).partitionText(sourcePart) %
+                             QStringLiteral(", CASE WHEN ") % sourcePart %
+                             QStringLiteral(" IS NULL THEN 1 ELSE 0 END");
     const QString sourceGroupBy =
         dataset.partitioned() ? QStringLiteral(" GROUP BY ") % sourcePart : QString();
 
@@ -181,11 +183,11 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
                     QStringLiteral(" > 1) AS k GROUP BY p");
         }
         const QString p = QStringLiteral("p");
-        const QString targetSql = QStringLiteral("SELECT ") % d.partitionText(p) %
+        const QString targetSql = QStringLiteral("SELECT ") % BatchDialect::of(d).partitionText(p) %
                                   QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ") %
                                   QStringLiteral("SUM(c), SUM(d) FROM (") % inner %
                                   QStringLiteral(") AS t GROUP BY p");
-        const auto [before, after] = d.aroundKeyGrouping();
+        const auto [before, after] = BatchDialect::of(d).aroundKeyGrouping();
         if (!before.isEmpty())
             if (auto set = db.exec(before); !set)
                 return failWith(set.error());

@@ -1,6 +1,7 @@
 #include "core/batch/planstore.h"
 
 #include "core/batch/partitions.h"
+#include "core/sql/timejson.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -46,7 +47,7 @@ Status storePlan(const Database &db, const Plan &plan, const QString &summaryJso
     auto r = db.exec(
         QStringLiteral("INSERT INTO rewind_plans (plan_id, dataset, created_at, "
                        "scope_json, fingerprint, summary_json) VALUES (?, ?, ") %
-            (createdAt.isEmpty() ? db.dialect().nowUtcText() : QStringLiteral("?")) %
+            (createdAt.isEmpty() ? TimeJson::of(db.dialect()).nowUtcText() : QStringLiteral("?")) %
             QStringLiteral(", ?, ?, ?)"),
         QVariantList{plan.id, plan.dataset} +
             (createdAt.isEmpty() ? QVariantList() : QVariantList{createdAt}) +

@@ -1,5 +1,6 @@
 #include "core/batch/runs.h"
 
+#include "core/batch/batchdialect.h"
 #include "core/batch/batchjson.h"
 #include "core/batch/scope.h"
 #include "core/workspace/workspace.h"
@@ -111,7 +112,7 @@ Result<RunInfo> loadRun(const Database &db, qint64 runId) {
     // so the row identity (SQLite rowid, PostgreSQL ctid) follows insertion.
     auto checks = db.exec(QStringLiteral("SELECT name, part, part_is_null, passed, detail FROM "
                                          "rewind_check_results WHERE run_id = ? ORDER BY ") %
-                              db.dialect().rowIdentity(QString()),
+                              BatchDialect::of(db.dialect()).rowIdentity(QString()),
                           {runId});
     if (!checks)
         return fail(checks.error());

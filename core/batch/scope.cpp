@@ -1,5 +1,6 @@
 #include "core/batch/scope.h"
 
+#include "core/batch/batchdialect.h"
 #include "core/batch/partitions.h"
 #include "core/util/timeutil.h"
 
@@ -62,9 +63,9 @@ Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const Data
     }
     // Labelled by the text form the listing and the stats use (a date as
     // 2026-03-01, whatever type the driver would read it into).
-    auto q =
-        db.exec(QStringLiteral("SELECT v, ") % db.dialect().partitionText(QStringLiteral("v")) %
-                QStringLiteral(" FROM (") % values % QStringLiteral(") AS known"));
+    auto q = db.exec(QStringLiteral("SELECT v, ") %
+                     BatchDialect::of(db.dialect()).partitionText(QStringLiteral("v")) %
+                     QStringLiteral(" FROM (") % values % QStringLiteral(") AS known"));
     if (!q)
         return fail(q.error());
     QSet<QString> seen;
@@ -76,7 +77,8 @@ Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const Data
         if (seen.contains(key))
             continue; // 1 and '1' in a loosely typed column: one partition
         seen.insert(key);
-        out.push_back({v.isNull() ? v : db.dialect().partitionBind(v, *label), label});
+        out.push_back(
+            {v.isNull() ? v : BatchDialect::of(db.dialect()).partitionBind(v, *label), label});
     }
     sortByPartition(out, [](const PartitionRef &p) { return p.label; });
     return out;
@@ -91,7 +93,8 @@ Result<std::vector<PartitionRef>> knownPartitions(const Database &db, const Data
 // value of that type.
 Result<QString> labelOf(const Database &db, const DatasetSpec &dataset, const QString &values,
                         const QString &option, const QString &text) {
-    auto q = db.exec(QStringLiteral("SELECT ") % db.dialect().partitionText(QStringLiteral("w")) %
+    auto q = db.exec(QStringLiteral("SELECT ") %
+                         BatchDialect::of(db.dialect()).partitionText(QStringLiteral("w")) %
                          QStringLiteral(" FROM (SELECT v AS w FROM (") % values %
                          QStringLiteral(") AS k WHERE 1 = 0 UNION ALL SELECT ?) AS x"),
                      {text});

@@ -19,12 +19,14 @@
 // the double column). The same seed and scale give the same rows on both.
 #include "core/demo/demodata.h"
 
+#include "core/batch/batchdialect.h"
 #include "core/batch/partitions.h"
 #include "core/batch/partitionstate.h"
 #include "core/batch/planstore.h"
 #include "core/batch/runs.h"
 #include "core/demo/demodialect.h"
 #include "core/sql/database.h"
+#include "core/sql/timejson.h"
 #include "core/streams/offsetstore.h"
 #include "core/workspace/spec.h"
 
@@ -155,8 +157,8 @@ QString next(const char *column, int multiplier) {
 QString nextDay(const SqlDialect &d, const char *perDay) {
     return QStringLiteral("CASE WHEN (n + 1) % ") % QLatin1String(perDay) %
            QStringLiteral(" = 0 THEN ") %
-           DemoDialect::of(d).epochDateText(QStringLiteral("{DAY0} + (n + 1) / ") %
-                                            QLatin1String(perDay) % QStringLiteral(" * 86400")) %
+           TimeJson::of(d).dateTextOfEpoch(QStringLiteral("{DAY0} + (n + 1) / ") %
+                                           QLatin1String(perDay) % QStringLiteral(" * 86400")) %
            QStringLiteral(" ELSE dt END");
 }
 
@@ -288,7 +290,7 @@ WHERE v.version = 0 OR r.dup
                  num("M", spreadMultiplier(r)),
                  text(
                      "UPDATED",
-                     DemoDialect::of(d).epochIsoText(QStringLiteral(
+                     TimeJson::of(d).isoTextOfEpoch(QStringLiteral(
                          "{DAY0} + r.d * 86400 + r.z % 86400 + v.version * (3600 + r.x % 82800)"))),
                  num("R", r), num("PERM", seeds.offset(24)), num("DUPS", atLeastOne(r * 0.01)),
                  num("C", sz.customers), num("DAY0", kDay0)}));
@@ -327,8 +329,8 @@ DELETE FROM fact_sales WHERE {ROWID} IN (
   SELECT {ROWID} FROM fact_sales WHERE dt = '2025-05-14' ORDER BY {HASH}, order_id, item_id LIMIT {K})
 )");
     if (auto s = step(db, QStringLiteral("fact_sales 2025-05-14"),
-                      fill(missing, {text("ROWID", d.rowIdentity(QString())), text("HASH", keyHash),
-                                     num("K", atLeastOne(r * 0.05))}));
+                      fill(missing, {text("ROWID", BatchDialect::of(d).rowIdentity(QString())),
+                                     text("HASH", keyHash), num("K", atLeastOne(r * 0.05))}));
         !s)
         return s;
     // Retry storm: about 30% of the 21st's and 22nd's rows were written twice.
@@ -362,9 +364,9 @@ QString eventColumns(const SqlDialect &d) {
 )");
     sql.replace(QLatin1String("{HEX}"),
                 DemoDialect::of(d).hex8(QStringLiteral("(n * 2654435761 + {EVH}) % 4294967296")));
-    sql.replace(QLatin1String("{EVENT_TS}"), DemoDialect::of(d).epochIsoText(QStringLiteral("ts")));
+    sql.replace(QLatin1String("{EVENT_TS}"), TimeJson::of(d).isoTextOfEpoch(QStringLiteral("ts")));
     sql.replace(QLatin1String("{INGESTED_AT}"),
-                DemoDialect::of(d).epochIsoText(QStringLiteral("ts + lat")));
+                TimeJson::of(d).isoTextOfEpoch(QStringLiteral("ts + lat")));
     return sql;
 }
 
@@ -453,11 +455,12 @@ WHERE {ROWID} IN (
         fill(QStringLiteral("((order_id * 4 + item_id) * 2654435761 + {H}) % 4294967296"),
              {num("H", seeds.offset(26))});
     const SqlDialect &d = db.dialect();
-    return step(db, QStringLiteral("raw_sales corrections"),
-                fill(sql, {text("UPDATED", DemoDialect::of(d).epochIsoText(
-                                               QStringLiteral("{JUNE1} + {HASH} % 86400"))),
-                           text("HASH", hash), text("ROWID", d.rowIdentity(QString())),
-                           num("JUNE1", kJune1), num("K", atLeastOne(sz.salesPerDay * 0.02))}));
+    return step(
+        db, QStringLiteral("raw_sales corrections"),
+        fill(sql, {text("UPDATED",
+                        TimeJson::of(d).isoTextOfEpoch(QStringLiteral("{JUNE1} + {HASH} % 86400"))),
+                   text("HASH", hash), text("ROWID", BatchDialect::of(d).rowIdentity(QString())),
+                   num("JUNE1", kJune1), num("K", atLeastOne(sz.salesPerDay * 0.02))}));
 }
 
 Status tiers(const Database &db, const Seeds &seeds) {
@@ -497,9 +500,9 @@ ORDER BY customer_id, m
     monthStart += QStringLiteral(" END");
     return step(db, QStringLiteral("customer_tier_monthly"),
                 fill(sql, {text("MONTH", month),
-                           text("UPDATED", DemoDialect::of(db.dialect())
-                                               .epochIsoText(u'(' % monthStart %
-                                                             QStringLiteral(") + x % 172800"))),
+                           text("UPDATED", TimeJson::of(db.dialect())
+                                               .isoTextOfEpoch(u'(' % monthStart %
+                                                               QStringLiteral(") + x % 172800"))),
                            num("H", seeds.offset(41)), text("NX", next("x", 48271)),
                            num("MONTHS", kMonths)}));
 }
@@ -516,7 +519,7 @@ ORDER BY customer_id, m
 QString payloadExpr(const SqlDialect &d, const QString &n, const QString &x, const QString &y) {
     const QString o = u'(' % n % u" % {P})";
     const QString rank = u"((" % o % u" * {M} + (" % n % u" / {P}) * 7919 + {PERM}) % {P})";
-    const QString eventTime = DemoDialect::of(d).epochIsoText(
+    const QString eventTime = TimeJson::of(d).isoTextOfEpoch(
         u"{START} + " % o % u" * {SPAN} / {P} - (" % x % u" / 10) % 30");
     const QString orderId = u"CAST(30000000 + " % n % u" AS TEXT)";
     const QString cents = u"(100 + " % y % u" % 30000)";
@@ -577,7 +580,7 @@ WHERE NOT (n / {P} = 2 AND n % {P} < {LOST})
                                                 QStringLiteral("{Y0}"))),
                    text("PAYLOAD1", payloadExpr(d, QStringLiteral("(n + 1)"), nx, ny)),
                    text("RETRY", retry),
-                   text("RECORD_TS", DemoDialect::of(d).epochIsoText(
+                   text("RECORD_TS", TimeJson::of(d).isoTextOfEpoch(
                                          QStringLiteral("{START} + (n % {P}) * {SPAN} / {P}"))),
                    num("X0", seeds.stream(51)),
                    num("Y0", seeds.stream(52)),
@@ -619,9 +622,9 @@ ORDER BY partition_id, log_offset
     const QString doc = QStringLiteral("doc");
     return step(
         db, QStringLiteral("orders_events"),
-        fill(sink, {text("ORDER_ID", d.jsonExtract(doc, path("order_id"))),
-                    text("AMOUNT", d.jsonExtract(doc, path("amount"))),
-                    text("EVENT_TIME", d.jsonExtract(doc, path("event_time"))),
+        fill(sink, {text("ORDER_ID", TimeJson::of(d).jsonExtract(doc, path("order_id"))),
+                    text("AMOUNT", TimeJson::of(d).jsonExtract(doc, path("amount"))),
+                    text("EVENT_TIME", TimeJson::of(d).jsonExtract(doc, path("event_time"))),
                     text("DOC", DemoDialect::of(d).jsonOrNull(QStringLiteral("payload"))),
                     text("HAS_ORDER_ID", DemoDialect::of(d).jsonHasPath(doc, path("order_id"))),
                     text("HAS_AMOUNT", DemoDialect::of(d).jsonHasPath(doc, path("amount"))),
@@ -697,7 +700,7 @@ GROUP BY {PART}
             db, QStringLiteral("fact_sales partition state"),
             fill(salesState,
                  {text("PUBLISHED",
-                       DemoDialect::of(d).epochIsoText(QStringLiteral(
+                       TimeJson::of(d).isoTextOfEpoch(QStringLiteral(
                            "{NIGHT} + (CAST(substr({PART}, 9, 2) AS INTEGER) - 1) * 6"))),
                   text("PART", part), text("SIG", sourceSignatureExpr(db, *sales)),
                   text("SOURCE", sourceSelect(*sales, db)), num("NIGHT", kPublishNight)}),
@@ -721,8 +724,8 @@ GROUP BY {PART}
 )");
     if (auto s = recordedState(
             db, QStringLiteral("events partition state"),
-            fill(eventsState, {text("PUBLISHED", DemoDialect::of(d).epochIsoText(
-                                                     DemoDialect::of(d).isoTextEpoch(
+            fill(eventsState, {text("PUBLISHED", TimeJson::of(d).isoTextOfEpoch(
+                                                     TimeJson::of(d).epochOfIsoText(
                                                          QStringLiteral("MAX({INGEST})")) %
                                                      QStringLiteral(" + 1800"))),
                                text("PART", evPart), text("INGEST", ingest),

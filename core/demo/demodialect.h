@@ -26,12 +26,6 @@ public:
     // One row, one column: 1 when the control schema exists (PostgreSQL: the
     // schema rewind, even empty or holding other tables), else 0.
     virtual QString controlSchemaExists() const = 0;
-    // Whole seconds since the Unix epoch (an integer expression) as UTC text:
-    // 'YYYY-MM-DD', and 'YYYY-MM-DDTHH:MM:SSZ'.
-    virtual QString epochDateText(const QString &seconds) const = 0;
-    virtual QString epochIsoText(const QString &seconds) const = 0;
-    // The whole seconds since the epoch of UTC text in that ISO-8601 form.
-    virtual QString isoTextEpoch(const QString &text) const = 0;
     // An integer in [0, 2^32) as 8 lower-case hex digits.
     virtual QString hex8(const QString &value) const = 0;
     // The JSON text `text` as a document jsonExtract() and jsonHasPath()
@@ -41,5 +35,14 @@ public:
     // even one holding JSON null.
     virtual QString jsonHasPath(const QString &document, const QString &path) const = 0;
 };
+
+// One per engine, in sqlitedemodialect.cpp and postgresdemodialect.cpp.
+const DemoDialect &sqliteDemoDialect();
+const DemoDialect &postgresDemoDialect();
+
+inline const DemoDialect &DemoDialect::of(const SqlDialect &dialect) {
+    return dialect.kind() == SqlDialect::Kind::Postgres ? postgresDemoDialect()
+                                                        : sqliteDemoDialect();
+}
 
 } // namespace rw

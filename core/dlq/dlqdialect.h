@@ -72,4 +72,12 @@ public:
     virtual QString fromJsonText(const QString &expr, const QString &type) const = 0;
 };
 
+// One per engine, in sqlitedlqdialect.cpp and postgresdlqdialect.cpp.
+const DlqDialect &sqliteDlqDialect();
+const DlqDialect &postgresDlqDialect();
+
+inline const DlqDialect &DlqDialect::of(const SqlDialect &dialect) {
+    return dialect.kind() == SqlDialect::Kind::Postgres ? postgresDlqDialect() : sqliteDlqDialect();
+}
+
 } // namespace rw

@@ -5,6 +5,7 @@
 #include "core/dlq/dlqdialect.h"
 #include "core/dlq/dlqreplayer.h"
 #include "core/sql/badvalue.h"
+#include "core/sql/timejson.h"
 
 #include <QStringBuilder>
 
@@ -134,8 +135,8 @@ Status DlqReplayer::validate(const SourcePlan &p) {
             const QString failing =
                 extract() % QStringLiteral(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ") %
                 m_db.quoteTable(check.refTable) % QStringLiteral(" AS r WHERE ") %
-                m_db.dialect().comparedWithJsonValue(refColumn) % QStringLiteral(" = ") %
-                extract() % u')';
+                TimeJson::of(m_db.dialect()).comparedWithJsonValue(refColumn) %
+                QStringLiteral(" = ") % extract() % u')';
             if (auto s = setError(p, QStringLiteral("references"), QStringLiteral("?"), {message},
                                   failing, {columnPath(check.column), columnPath(check.column)});
                 !s)

@@ -5,6 +5,7 @@
 
 #include "core/dlq/dlq.h"
 #include "core/sql/badvalue.h"
+#include "core/sql/timejson.h"
 #include "core/workspace/spec.h"
 
 #include <QMap>
@@ -75,7 +76,8 @@ private:
 
     // The value at a bound JSON path of the work row's payload.
     QString extract() const {
-        return m_db.dialect().jsonExtract(QStringLiteral("w.doc"), QStringLiteral("?"));
+        return TimeJson::of(m_db.dialect())
+            .jsonExtract(QStringLiteral("w.doc"), QStringLiteral("?"));
     }
 
     // "w.kind = ? AND w.name = ?" for one source; binds appended.

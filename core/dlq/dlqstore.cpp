@@ -1,6 +1,7 @@
 #include "core/dlq/dlqstore.h"
 
 #include "core/dlq/dlq.h"
+#include "core/sql/timejson.h"
 #include "core/workspace/workspace.h"
 
 #include <QStringBuilder>
@@ -44,7 +45,7 @@ Sql quarantineStatement(const SqlDialect &dialect, const QuarantineRows &rows) {
                               &rows.errorClass, &rows.error, &rows.payload, &rows.payload})
         s << QStringLiteral(", ") << *column;
     s << QStringLiteral(", ") << Bind{enumName(DlqStatus::New)} << QStringLiteral(", 0, ")
-      << dialect.nowUtcText() << rows.from;
+      << TimeJson::of(dialect).nowUtcText() << rows.from;
     return s;
 }
 
@@ -81,7 +82,7 @@ Result<Quarantined> importRecords(const Database &db, const std::vector<Imported
               << r.kafkaHeaders << r.dlqTopic << r.dlqPartition << r.dlqOffset;
     const QString row = QStringLiteral("('stream', ?, ?, ?, ?, ?, ?, ?, ?, ?, '") %
                         enumName(DlqStatus::New) % QStringLiteral("', 0, ") %
-                        db.dialect().nowUtcText() %
+                        TimeJson::of(db.dialect()).nowUtcText() %
                         QStringLiteral(", ?, ?, ?, ?, ?, ?, ?, 'imported')");
     if (auto s = db.execRows(QStringLiteral("INSERT INTO rewind_dlq (") % kRecordColumns %
                                  QStringLiteral(", kafka_topic, kafka_key, kafka_value, "
@@ -132,7 +133,7 @@ Result<qint64> applyFixes(const Database &db, const QString &work, const QString
     auto history = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, "
                                           "os_user, action, from_status, to_status, reason, "
                                           "payload_before, payload_after) SELECT f.dlq_id, ") %
-                               db.dialect().nowUtcText() %
+                               TimeJson::of(db.dialect()).nowUtcText() %
                                QStringLiteral(", ?, 'fixed', f.from_status, ?, ?, f.p_before, "
                                               "f.p_after FROM ") %
                                work % QStringLiteral(" AS f"),
@@ -153,7 +154,7 @@ Result<qint64> discard(const Database &db, const QString &work, const QString &r
     auto history = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, "
                                           "action, from_status, to_status, reason) "
                                           "SELECT x.dlq_id, ") %
-                               db.dialect().nowUtcText() %
+                               TimeJson::of(db.dialect()).nowUtcText() %
                                QStringLiteral(", ?, 'discarded', x.from_status, ?, ? FROM ") %
                                work % QStringLiteral(" AS x"),
                            {osUser(), enumName(DlqStatus::Discarded), reason});
@@ -163,7 +164,7 @@ Result<qint64> discard(const Database &db, const QString &work, const QString &r
 }
 
 Status settleReplay(const Database &db, const QString &work) {
-    const QString now = db.dialect().nowUtcText();
+    const QString now = TimeJson::of(db.dialect()).nowUtcText();
     auto updated = db.exec(
         QStringLiteral("UPDATE rewind_dlq SET status = CASE WHEN w.error_class IS NULL "
                        "THEN 'replayed' ELSE 'failed' END, "
@@ -195,7 +196,7 @@ Status settleReplay(const Database &db, const QString &work) {
 }
 
 Status settleRedrive(const Database &db, const QString &work) {
-    const QString now = db.dialect().nowUtcText();
+    const QString now = TimeJson::of(db.dialect()).nowUtcText();
     if (auto r = db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, "
                                         "action, from_status, to_status, reason) SELECT dlq_id, ") %
                              now %
@@ -239,7 +240,7 @@ Status settlePublished(const Database &db, const QString &work) {
     if (auto r =
             db.exec(QStringLiteral("INSERT INTO rewind_dlq_history (dlq_id, at, os_user, "
                                    "action, from_status, to_status, reason) SELECT p.dlq_id, ") %
-                        db.dialect().nowUtcText() %
+                        TimeJson::of(db.dialect()).nowUtcText() %
                         QStringLiteral(", ?, 'published', d.status, d.status, 'published to "
                                        "' || p.topic || ' [' || CAST(p.partition_id AS "
                                        "TEXT) || '] @' || CAST(p.log_offset AS TEXT) FROM ") %

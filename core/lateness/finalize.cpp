@@ -4,7 +4,8 @@
 #include "core/batch/partitions.h"
 #include "core/batch/partitionstate.h"
 #include "core/batch/planstore.h"
-#include "core/lateness/latenessfunctions.h"
+#include "core/sql/sqliteepoch.h"
+#include "core/sql/timejson.h"
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>
@@ -65,12 +66,13 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
     // not after now (a clock or parsing error in the future would pass
     // every day up to it).
     const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
-    auto maxEvent = db.exec(
-        QStringLiteral("SELECT MAX(CASE WHEN e <= ? THEN e END), SUM(CASE WHEN "
-                       "e > ? THEN 1 ELSE 0 END) FROM (SELECT ") %
-            db.dialect().epochMs(db.quote(dataset.eventTime)) % QStringLiteral(" AS e FROM ") %
-            sourceRelation(dataset, db, QStringLiteral("src")) % QStringLiteral(") AS t"),
-        {nowMs, nowMs});
+    auto maxEvent =
+        db.exec(QStringLiteral("SELECT MAX(CASE WHEN e <= ? THEN e END), SUM(CASE WHEN "
+                               "e > ? THEN 1 ELSE 0 END) FROM (SELECT ") %
+                    TimeJson::of(db.dialect()).epochMs(db.quote(dataset.eventTime)) %
+                    QStringLiteral(" AS e FROM ") %
+                    sourceRelation(dataset, db, QStringLiteral("src")) % QStringLiteral(") AS t"),
+                {nowMs, nowMs});
     if (!maxEvent)
         return fail(maxEvent.error());
     if (maxEvent->next()) {

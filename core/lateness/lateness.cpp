@@ -1,8 +1,10 @@
 #include "core/lateness/lateness.h"
 
+#include "core/batch/batchdialect.h"
 #include "core/batch/partitions.h"
 #include "core/batch/scope.h"
 #include "core/lateness/latenessfunctions.h"
+#include "core/sql/timejson.h"
 #include "core/util/timeutil.h"
 
 #include <QHash>
@@ -129,16 +131,16 @@ Result<LatenessCounts> groupedLatenessCounts(const Database &db, const DatasetSp
     const SqlDialect &d = db.dialect();
     const QString event = db.quote(dataset.eventTime);
     const QString ingest = db.quote(dataset.ingestTime);
-    const QString sql = QStringLiteral("SELECT ") % d.partitionText(QStringLiteral("p")) %
-                        QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ms, "
-                                       "COUNT(*), SUM(missing) FROM (SELECT ") %
-                        part % QStringLiteral(" AS p, ") % d.epochMs(ingest) %
-                        QStringLiteral(" - ") % d.epochMs(event) %
-                        QStringLiteral(" AS ms, CASE WHEN ") % event %
-                        QStringLiteral(" IS NULL OR ") % ingest %
-                        QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS missing FROM ") %
-                        sourceRelation(dataset, db, QStringLiteral("src")) % where %
-                        QStringLiteral(") AS t GROUP BY p, ms");
+    const QString sql =
+        QStringLiteral("SELECT ") % BatchDialect::of(d).partitionText(QStringLiteral("p")) %
+        QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ms, "
+                       "COUNT(*), SUM(missing) FROM (SELECT ") %
+        part % QStringLiteral(" AS p, ") % TimeJson::of(d).epochMs(ingest) % QStringLiteral(" - ") %
+        TimeJson::of(d).epochMs(event) % QStringLiteral(" AS ms, CASE WHEN ") % event %
+        QStringLiteral(" IS NULL OR ") % ingest %
+        QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS missing FROM ") %
+        sourceRelation(dataset, db, QStringLiteral("src")) % where %
+        QStringLiteral(") AS t GROUP BY p, ms");
     auto q = db.exec(sql, binds);
     if (!q)
         return fail(q.error());

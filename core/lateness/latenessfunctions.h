@@ -10,15 +10,9 @@
 
 namespace rw {
 
-// Rewind's SQLite functions for event-time work, registered on every SQLite
+// Rewind's SQLite function for event-time work, registered on every SQLite
 // connection with the other subsystems' (core/sql/sqlitefunctions.h):
 //
-//   rewind_epoch_ms(ts)         ts (ISO-8601 text in any zone form, fractions
-//                               allowed; or Unix epoch seconds, as a number or
-//                               as text) in milliseconds since the epoch;
-//                               NULL when it cannot be parsed, and for epoch
-//                               numbers outside years 0000-9999 (epoch
-//                               milliseconds among seconds land there).
 //   rewind_lateness(event_time, ingest_time, partition)
 //                               an aggregate: in one pass and without sorting,
 //                               a hash map of (partition, lateness in ms) ->
@@ -26,12 +20,8 @@ namespace rw {
 //                               timestamps are NULL or unparseable. Returns a
 //                               blob that decodeLatenessCounts() reads.
 //
-// Both parse the same forms as timeutil::parseTimestamp, without allocating.
+// It reads timestamps as rewind_epoch_ms does (core/sql/sqliteepoch.h).
 std::span<const sqlite::Function> latenessSqliteFunctions();
-
-// Milliseconds since the epoch of an ISO-8601 or epoch-seconds text, or
-// nullopt. Exposed for tests and for callers that hold a single value.
-std::optional<qint64> parseEpochMs(const char *text, qsizetype size);
 
 // What rewind_lateness() returns, decoded.
 struct LatenessCounts {

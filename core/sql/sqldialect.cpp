@@ -26,17 +26,6 @@ QString SqlDialect::upsertSet(const QStringList &conflictColumns,
            QStringLiteral(") DO UPDATE SET ") % sets.join(u", ");
 }
 
-QString SqlDialect::latestPerKey(const QString &outer, const QString &inner,
-                                 const QStringList &partitionBy, const QStringList &orderBy,
-                                 const QString &from) const {
-    return QStringLiteral("SELECT ") % outer % QStringLiteral(" FROM (SELECT ") % inner %
-           QStringLiteral(", ROW_NUMBER() OVER (PARTITION BY ") % partitionBy.join(u", ") %
-           QStringLiteral(" ORDER BY ") %
-           (orderBy.isEmpty() ? QStringLiteral("1") : orderBy.join(u", ")) %
-           QStringLiteral(") AS rewind_rn FROM (") % from %
-           QStringLiteral(") AS s) AS ranked WHERE rewind_rn = 1");
-}
-
 QJsonValue SqlDialect::jsonValue(const QSqlField &field) const {
     const QVariant v = field.value();
     if (v.isNull())

@@ -16,13 +16,6 @@ public:
     // sqlite3_create_function: the lateness aggregate is a hash map in C++,
     // one pass and no sort.
     bool inProcessFunctions() const override { return true; }
-    // Stage then match: measured on 19,000 staged rows of a 570,000-row
-    // target, 0.14-0.20 CPU s joined against 0.12-0.15 in two passes (the
-    // window co-routine under the join costs more than the second pass).
-    bool stagesJoinedToTarget() const override { return false; }
-    bool indexesStageForJoins() const override { return true; }
-    bool createdTableReportsRows() const override { return false; }
-
     QStringList sessionSetup() const override {
         return {
             QStringLiteral("PRAGMA journal_mode=WAL"), QStringLiteral("PRAGMA synchronous=NORMAL"),
@@ -62,22 +55,9 @@ public:
     QString nullSafeEqual(const QString &a, const QString &b) const override {
         return a % QStringLiteral(" IS ") % b;
     }
-    QString rowIdentity(const QString &alias) const override {
-        return alias.isEmpty() ? QStringLiteral("rowid") : alias % QStringLiteral(".rowid");
-    }
-    // A rowid lookup per row is SQLite's best join: nothing to change.
-    std::pair<QString, QString> aroundHashedIdentityJoin() const override { return {}; }
     QString castText(const QString &expr) const override {
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");
     }
-    QString nowUtcText() const override {
-        return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%fZ','now')");
-    }
-    // As read: a loosely typed column may hold 1 and '1', which differ.
-    // SQLite keeps a timestamp as the text (or number) it was given: the
-    // label is that, as stored.
-    QString partitionText(const QString &expr) const override { return castText(expr); }
-    QVariant partitionBind(const QVariant &value, const QString &) const override { return value; }
     QString dropTempTable(const QString &name) const override {
         return QStringLiteral("DROP TABLE IF EXISTS temp.") % quote(name);
     }
@@ -89,26 +69,9 @@ public:
         return QStringLiteral("CREATE INDEX temp.") % quote(index) % QStringLiteral(" ON ") %
                quote(table) % QStringLiteral(" (") % cols.join(u", ") % u')';
     }
-    using SqlDialect::rowHash; // the type-aware overload: rewind_hash for every type
-    QString rowHash(const QStringList &quotedExpressions) const override {
-        return QStringLiteral("rewind_hash(") % quotedExpressions.join(u", ") % u')';
-    }
-    QString epochMs(const QString &expr) const override {
-        return QStringLiteral("rewind_epoch_ms(") % expr % u')';
-    }
     QString dlqSignature(const QString &errorClass, const QString &error) const override {
         return QStringLiteral("rewind_dlq_signature(") % errorClass % QStringLiteral(", ") % error %
                u')';
-    }
-
-    QString jsonExtract(const QString &document, const QString &path) const override {
-        return QStringLiteral("json_extract(") % document % QStringLiteral(", ") % path % u')';
-    }
-    // json_extract yields numbers and text as the JSON holds them, compared
-    // with the column's values as SQLite compares values.
-    QString comparedWithJsonValue(const QString &expr) const override { return expr; }
-    QString jsonObject(const QStringList &namesAndExpressions) const override {
-        return QStringLiteral("json_object(") % namesAndExpressions.join(u", ") % u')';
     }
 
     // Streams (the rest: core/streams/sqlitestreamsdialect.cpp)

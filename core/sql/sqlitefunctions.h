@@ -16,7 +16,8 @@ namespace rw {
 //             rewind_json_differ(a, b)  1 when two JSON texts hold different
 //                           values by jsonb's rules (numbers by value, key
 //                           order and string escapes aside), else 0.
-//   lateness  rewind_epoch_ms, rewind_lateness (core/lateness/latenessfunctions.h)
+//             rewind_epoch_ms (core/sql/sqliteepoch.h)
+//   lateness  rewind_lateness (core/lateness/latenessfunctions.h)
 //   dlq       rewind_dlq_signature (core/dlq/dlq.h)
 // PostgreSQL gets the same functions from SQL (the control schema's
 // migrations and each subsystem's dialect).
@@ -25,9 +26,10 @@ using SqliteFunctionSet = std::span<const sqlite::Function> (*)();
 // The sql layer's own set (above).
 std::span<const sqlite::Function> sqlSqliteFunctions();
 
-// Every subsystem's set. Defined in core/workspace/sqlfunctionsets.cpp, the
-// one file that names every subsystem, so that a subsystem adds its
-// functions there and the sql layer calls up into none.
+// Every set, the sql layer's and each subsystem's. Defined by core's
+// composition (core/compose/sqlitefunctionsets.cpp), the one file that names
+// every subsystem, so that a subsystem adds its set there and the sql layer
+// includes none.
 std::span<const SqliteFunctionSet> sqliteFunctionSets();
 
 // Registers every set on a new SQLite connection (Database does, as each

@@ -1,5 +1,6 @@
 #include "core/streams/offsetstore.h"
 
+#include "core/sql/timejson.h"
 #include "core/streams/streamsdialect.h"
 
 #include <QStringBuilder>
@@ -31,8 +32,9 @@ Status commit(const Database &db, const QString &stream, const QString &group,
         pairs.push_back({partition, offset});
     const SqlDialect &d = db.dialect();
     auto r = db.exec(kInsert %
-                         StreamsDialect::of(db).jsonIntegerRows(
-                             QStringLiteral("?, ?, "), 2, QStringLiteral(", ") % d.nowUtcText()) %
+                         StreamsDialect::of(db).jsonIntegerRows(QStringLiteral("?, ?, "), 2,
+                                                                QStringLiteral(", ") %
+                                                                    TimeJson::of(d).nowUtcText()) %
                          upsert(d),
                      {stream, group, QString::fromStdString(pairs.dump())});
     if (!r)
@@ -43,9 +45,10 @@ Status commit(const Database &db, const QString &stream, const QString &group,
 Status commitReached(const Database &db, const QString &stream, const QString &group,
                      const QString &relation) {
     const SqlDialect &d = db.dialect();
-    auto r = db.exec(kInsert % QStringLiteral("SELECT ?, ?, p, hi, ") % d.nowUtcText() %
-                         QStringLiteral(" FROM ") % relation % upsert(d),
-                     {stream, group});
+    auto r =
+        db.exec(kInsert % QStringLiteral("SELECT ?, ?, p, hi, ") % TimeJson::of(d).nowUtcText() %
+                    QStringLiteral(" FROM ") % relation % upsert(d),
+                {stream, group});
     if (!r)
         return fail(r.error());
     return {};

@@ -1,3 +1,4 @@
+#include "core/sql/timejson.h"
 #include "core/streams/streamsdialect.h"
 
 #include <QStringBuilder>
@@ -5,12 +6,6 @@
 namespace rw {
 
 namespace {
-
-// A SQLite JSON path ('$.a.b') as an SQL/JSON path in strict mode, which
-// reads it as SQLite does (see PostgresDialect::jsonExtract).
-QString strictPath(const QString &path) {
-    return QStringLiteral("CAST('strict ' || ") % path % QStringLiteral(" AS jsonpath)");
-}
 
 class PostgresStreamsDialect final : public StreamsDialect {
 public:
@@ -25,11 +20,7 @@ public:
         return {QStringLiteral("CREATE OR REPLACE FUNCTION pg_temp.rewind_try_jsonb(t text) "
                                "RETURNS jsonb LANGUAGE plpgsql IMMUTABLE "
                                "AS $rw$ BEGIN RETURN CAST(t AS jsonb); EXCEPTION WHEN others THEN "
-                               "RETURN NULL; END $rw$"),
-                QStringLiteral("CREATE OR REPLACE FUNCTION pg_temp.rewind_try_timestamptz(t text) "
-                               "RETURNS timestamptz LANGUAGE plpgsql STABLE "
-                               "AS $rw$ BEGIN RETURN CAST(t AS timestamptz); EXCEPTION WHEN others "
-                               "THEN RETURN NULL; END $rw$")};
+                               "RETURN NULL; END $rw$")};
     }
     QString fixedOrderJoin() const override { return QStringLiteral("JOIN"); }
     QString tempTable(const QString &name) const override {
@@ -63,17 +54,18 @@ public:
         out += QStringLiteral("(x.j IS NOT NULL) AS jv");
         for (int i = 0; i < paths; ++i)
             out += QStringLiteral(", (jsonb_path_query_first(x.j, ") %
-                   strictPath(QStringLiteral("?")) %
+                   postgresTimeJson().jsonPath(QStringLiteral("?")) %
                    QStringLiteral(", '{}', true) #>> '{}') AS c") % QString::number(i);
         return out % QStringLiteral(" FROM (") % inner % QStringLiteral(" OFFSET 0) AS x");
     }
     QString jsonTextAt(const QString &payload, const QString &path) const override {
         return QStringLiteral("(jsonb_path_query_first(pg_temp.rewind_try_jsonb(") % payload %
-               QStringLiteral("), ") % strictPath(path) % QStringLiteral(", '{}', true) #>> '{}')");
+               QStringLiteral("), ") % postgresTimeJson().jsonPath(path) %
+               QStringLiteral(", '{}', true) #>> '{}')");
     }
     QString jsonTypeAt(const QString &payload, const QString &path) const override {
         return QStringLiteral("jsonb_typeof(jsonb_path_query_first(pg_temp.rewind_try_jsonb(") %
-               payload % QStringLiteral("), ") % strictPath(path) %
+               payload % QStringLiteral("), ") % postgresTimeJson().jsonPath(path) %
                QStringLiteral(", '{}', true))");
     }
     // JSON numbers become NUMERIC (exact, like the text), booleans BOOLEAN,
@@ -104,49 +96,6 @@ public:
                    "JOIN pg_attribute AS a ON a.attrelid = x.indrelid AND a.attnum = k.attnum "
                    "WHERE x.indisunique AND x.indpred IS NULL AND x.indrelid = (") %
                m_sql->findRelation() % QStringLiteral(") ORDER BY i.relname, k.n");
-    }
-    // By the column's type: timestamps and dates as instants (a timestamp
-    // without zone read in the session's UTC), numbers as epoch seconds, text
-    // as numeric epoch seconds or ISO-8601 (the pattern keeps out what
-    // PostgreSQL reads but SQLite does not, like 'now'; the cast attempt of
-    // sessionSetup() makes an impossible date like 2025-02-30 NULL
-    // instead of aborting the statement).
-    QString epochMillis(const QString &x, const QString &columnType) const override {
-        // As rewind.epoch_ms and SQLite's rewind_epoch_ms read them: digits
-        // past the millisecond dropped (floor for instants, toward zero for
-        // epoch numbers), years 0000 to 9999 only (a 13-digit epoch in
-        // milliseconds reads as unreadable, not as a date far ahead).
-        const QString t = columnType.toLower();
-        if (t.startsWith(QLatin1String("timestamp")) || t == QLatin1String("date"))
-            return QStringLiteral("CAST(floor(extract(epoch FROM ") % x %
-                   QStringLiteral(") * 1000) AS BIGINT)");
-        const auto fromNumber = [](const QString &number) -> QString {
-            return QStringLiteral("CASE WHEN ") % number %
-                   QStringLiteral(
-                       " BETWEEN -62167219200 AND 253402300799.999999 THEN CAST(trunc(") %
-                   number % QStringLiteral(" * 1000) AS BIGINT) END");
-        };
-        static const QStringList numeric{QStringLiteral("smallint"), QStringLiteral("integer"),
-                                         QStringLiteral("bigint"), QStringLiteral("real"),
-                                         QStringLiteral("double precision")};
-        // A float's shortest text is the decimal that was written; its
-        // binary value times 1000 could land either side of a millisecond.
-        if (numeric.contains(t) || t.startsWith(QLatin1String("numeric")))
-            return u'(' %
-                   fromNumber(QStringLiteral("CAST(CAST(") % x %
-                              QStringLiteral(" AS TEXT) AS NUMERIC)")) %
-                   u')';
-        const QString text = QStringLiteral("CAST(") % x % QStringLiteral(" AS TEXT)");
-        return QStringLiteral("(CASE WHEN ") % text %
-               QStringLiteral(" ~ '^\\s*-?[0-9]{1,13}(\\.[0-9]+)?\\s*$' THEN ") %
-               fromNumber(QStringLiteral("CAST(") % text % QStringLiteral(" AS NUMERIC)")) %
-               QStringLiteral(" WHEN ") % text %
-               QStringLiteral(
-                   " ~ '^\\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt "
-                   "][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?)?\\s*([Zz]|[+-][0-9]{2}(:?[0-9]{2})?"
-                   ")?\\s*$' "
-                   "THEN CAST(floor(extract(epoch FROM pg_temp.rewind_try_timestamptz(") %
-               text % QStringLiteral(")) * 1000) AS BIGINT) END)");
     }
 
 private:

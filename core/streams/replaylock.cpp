@@ -1,5 +1,6 @@
 #include "core/streams/replaylock.h"
 
+#include "core/sql/timejson.h"
 #include "core/workspace/workspace.h"
 
 #include <QCoreApplication>
@@ -59,18 +60,19 @@ Result<qint64> beginReplay(const Database &db, const QString &stream, const QStr
         if (auto r = db.exec(
                 QStringLiteral(
                     "UPDATE rewind_replays SET status = ?, finished_at = COALESCE(finished_at, ") %
-                    db.dialect().nowUtcText() %
+                    TimeJson::of(db.dialect()).nowUtcText() %
                     QStringLiteral(") WHERE stream = ? AND group_id = ? AND status = ?"),
                 {enumName(ReplayStatus::Interrupted), stream, group,
                  enumName(ReplayStatus::Running)});
             !r)
             return fail(r.error());
-        auto ins = db.exec(QStringLiteral("INSERT INTO rewind_replays (stream, group_id, status, "
-                                          "started_at, os_user, pid, host) "
-                                          "VALUES (?, ?, ?, ") %
-                               db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?)"),
-                           {stream, group, enumName(ReplayStatus::Running), osUser(),
-                            QCoreApplication::applicationPid(), QSysInfo::machineHostName()});
+        auto ins =
+            db.exec(QStringLiteral("INSERT INTO rewind_replays (stream, group_id, status, "
+                                   "started_at, os_user, pid, host) "
+                                   "VALUES (?, ?, ?, ") %
+                        TimeJson::of(db.dialect()).nowUtcText() % QStringLiteral(", ?, ?, ?)"),
+                    {stream, group, enumName(ReplayStatus::Running), osUser(),
+                     QCoreApplication::applicationPid(), QSysInfo::machineHostName()});
         if (!ins)
             return fail(ins.error());
         // Inside the write lock no other writer inserts: the newest id is ours
@@ -88,10 +90,10 @@ Result<qint64> beginReplay(const Database &db, const QString &stream, const QStr
 
 Status finishReplay(const Database &db, qint64 replayId, ReplayStatus status,
                     const QString &error) {
-    auto r =
-        db.exec(QStringLiteral("UPDATE rewind_replays SET status = ?, finished_at = ") %
-                    db.dialect().nowUtcText() % QStringLiteral(", error = ? WHERE replay_id = ?"),
-                {enumName(status), error.isEmpty() ? QVariant() : QVariant(error), replayId});
+    auto r = db.exec(QStringLiteral("UPDATE rewind_replays SET status = ?, finished_at = ") %
+                         TimeJson::of(db.dialect()).nowUtcText() %
+                         QStringLiteral(", error = ? WHERE replay_id = ?"),
+                     {enumName(status), error.isEmpty() ? QVariant() : QVariant(error), replayId});
     if (!r)
         return fail(r.error());
     return {};

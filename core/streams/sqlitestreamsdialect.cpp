@@ -58,10 +58,6 @@ public:
                               "JOIN pragma_index_info(il.name) AS ii WHERE il.\"unique\" = 1 AND "
                               "il.partial = 0 ORDER BY il.name, ii.seqno");
     }
-    // The registered parser lag and the watermark read timestamps with.
-    QString epochMillis(const QString &x, const QString &) const override {
-        return m_sql->epochMs(x);
-    }
     QString pageCacheSize() const override { return QStringLiteral("PRAGMA cache_size"); }
     QString setPageCacheSize(qint64 size) const override {
         return QStringLiteral("PRAGMA cache_size = %1").arg(size);

@@ -1,5 +1,7 @@
 #include "core/streams/streamsdialect.h"
 
+#include "core/sql/timejson.h"
+
 namespace rw {
 
 const StreamsDialect &StreamsDialect::of(const Database &db) {
@@ -14,7 +16,8 @@ const StreamsDialect &StreamsDialect::of(const Database &db) {
 
 Status prepareStreamSession(const Database &db) {
     if (auto setup =
-            db.execAll(StreamsDialect::of(db).sessionSetup() + db.dialect().valueFitsSetup());
+            db.execAll(StreamsDialect::of(db).sessionSetup() +
+                       TimeJson::of(db.dialect()).sessionSetup() + db.dialect().valueFitsSetup());
         !setup)
         return fail(setup.error());
     return {};

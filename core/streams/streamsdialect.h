@@ -22,7 +22,8 @@ public:
 
     // Statements a connection runs before the stream SQL below uses its
     // helpers (PostgreSQL: per-session functions in pg_temp; SQLite: none).
-    // Run with SqlDialect::valueFitsSetup() through prepareStreamSession().
+    // Run with SqlDialect::valueFitsSetup() and TimeJson::sessionSetup()
+    // through prepareStreamSession().
     virtual QStringList sessionSetup() const { return {}; }
     // A join whose tables are read in the order written (SQLite: CROSS JOIN,
     // which its planner never reorders), with an ON condition.
@@ -67,12 +68,6 @@ public:
     // Unique indexes of a relation, bound parameter: relation name. Columns "index", "position",
     // "column".
     virtual QString listUniqueIndexColumns() const = 0;
-    // Record timestamps as integer epoch milliseconds, NULL when unreadable:
-    // epoch seconds (numbers, numeric text), ISO-8601 text with or without a
-    // zone (none means UTC), or a timestamp column; digits past the
-    // millisecond dropped, as epochMs() does. `columnType` is the column's
-    // declared type as listColumns reports it. Needs sessionSetup().
-    virtual QString epochMillis(const QString &quotedColumn, const QString &columnType) const = 0;
     // Reading and setting this connection's page cache size (SQLite: PRAGMA
     // cache_size; empty where the engine has no such setting).
     virtual QString pageCacheSize() const { return {}; }

@@ -1,5 +1,6 @@
 #include "core/streams/tablelog.h"
 
+#include "core/sql/timejson.h"
 #include "core/streams/offsetstore.h"
 #include "core/streams/streamsdialect.h"
 
@@ -128,7 +129,7 @@ Result<QMap<qint64, FirstAtOrAfter>> TableLog::firstOffsetsAtOrAfter(qint64 ms) 
                                       "IS NULL THEN 1 ELSE 0 END) FROM (SELECT ") %
                            m_db.quote(c.partitionId) % QStringLiteral(" AS p, ") %
                            m_db.quote(c.logOffset) % QStringLiteral(" AS o, ") %
-                           StreamsDialect::of(m_db).epochMillis(m_db.quote(c.recordTs), type) %
+                           TimeJson::of(m_db.dialect()).epochMs(m_db.quote(c.recordTs), type) %
                            QStringLiteral(" AS t FROM ") % m_db.quoteTable(m_stream.log) %
                            QStringLiteral(") AS l GROUP BY p"),
                        {ms});

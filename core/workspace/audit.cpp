@@ -1,5 +1,7 @@
 #include "core/workspace/audit.h"
 
+#include "core/sql/timejson.h"
+
 #include <QStringBuilder>
 
 namespace rw {
@@ -54,11 +56,12 @@ Result<std::vector<AuditRow>> listAudit(const Database &db, const AuditFilter &f
 
 Status writeAudit(const Database &db, const QString &action, const QString &dataset,
                   const QString &stream, const QVariant &runId, const QString &detailJson) {
-    auto r = db.exec(QStringLiteral("INSERT INTO rewind_audit (at, os_user, action, dataset, "
-                                    "stream, run_id, detail_json) VALUES (") %
-                         db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?, ?, ?, ?)"),
-                     {osUser(), action, dataset.isEmpty() ? QVariant() : QVariant(dataset),
-                      stream.isEmpty() ? QVariant() : QVariant(stream), runId, detailJson});
+    auto r =
+        db.exec(QStringLiteral("INSERT INTO rewind_audit (at, os_user, action, dataset, "
+                               "stream, run_id, detail_json) VALUES (") %
+                    TimeJson::of(db.dialect()).nowUtcText() % QStringLiteral(", ?, ?, ?, ?, ?, ?)"),
+                {osUser(), action, dataset.isEmpty() ? QVariant() : QVariant(dataset),
+                 stream.isEmpty() ? QVariant() : QVariant(stream), runId, detailJson});
     if (!r)
         return fail(r.error());
     return {};
@@ -74,7 +77,8 @@ Status writeAudits(const Database &db, const QString &action, const QString &dat
               << detail;
     return db.execRows(QStringLiteral("INSERT INTO rewind_audit (at, os_user, action, dataset, "
                                       "stream, run_id, detail_json) VALUES "),
-                       u'(' % db.dialect().nowUtcText() % QStringLiteral(", ?, ?, ?, NULL, ?, ?)"),
+                       u'(' % TimeJson::of(db.dialect()).nowUtcText() %
+                           QStringLiteral(", ?, ?, ?, NULL, ?, ?)"),
                        5, binds);
 }
 

@@ -7,6 +7,7 @@
 // under QAbstractItemModelTester.
 #include "core/dlq/dlq.h"
 #include "core/dlq/dlqdialect.h"
+#include "core/sql/timejson.h"
 #include "core/streams/replay.h"
 #include "core/workspace/workspace.h"
 #include "tests/gui/guitest.h"
@@ -426,8 +427,9 @@ private Q_SLOTS:
         for (const QString &e : {QStringLiteral("b"), QStringLiteral("d")}) {
             QCOMPARE(f.status(e), QStringLiteral("fixed"));
             QCOMPARE(f.value(QStringLiteral("SELECT ") %
-                                 f.db().dialect().jsonExtract(QStringLiteral("payload"),
-                                                              QStringLiteral("'$.amount'")) %
+                                 TimeJson::of(f.db().dialect())
+                                     .jsonExtract(QStringLiteral("payload"),
+                                                  QStringLiteral("'$.amount'")) %
                                  QStringLiteral(" FROM rewind_dlq WHERE event_id = ?"),
                              {e})
                          .toInt(),

@@ -1,0 +1,105 @@
+#pragma once
+
+#include "core/sql/sqldialect.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QVariant>
+#include <utility>
+
+namespace rw {
+
+// What batch work (scope, stage, diff, publish, rollback) asks of an engine
+// beyond SqlDialect: its strategy, the dedupe, row identity and hashes, and
+// partition labels. One stateless instance per engine:
+// BatchDialect::of(db.dialect()).
+class BatchDialect {
+public:
+    virtual ~BatchDialect() = default;
+    static const BatchDialect &of(const SqlDialect &dialect);
+
+    // Strategy (see each engine's answer for the measurements)
+    // Whether a one-partition merge publish stages its rows already joined
+    // to their target rows, in one statement (BatchSql::createStageWithMatches),
+    // rather than writing the stage and then matching it, and a preview with
+    // no gates or samples diffs the deduped rows without writing them
+    // (BatchSql::dedupedDiffCounts).
+    virtual bool stagesJoinedToTarget() const = 0;
+    // Whether the stage is indexed by key before a publish that matches it
+    // row by row, or an overwrite's samples, read it by key. SQLite joins by
+    // nested loops: without the index each staged row would scan. (Gates
+    // and SCD2 index it on every engine.)
+    virtual bool indexesStageForJoins() const = 0;
+    // Whether CREATE TABLE ... AS reports the rows it wrote as the
+    // statement's affected rows (QSqlQuery::numRowsAffected): PostgreSQL's
+    // command tag does; SQLite's change count covers only INSERT, UPDATE and
+    // DELETE, and would give an earlier statement's.
+    virtual bool createdTableReportsRows() const = 0;
+
+    // The dedupe: `outer` over one row of `from` (aliased s) per distinct
+    // `partitionBy`, the first by `orderBy` (empty: any). `inner` lists the
+    // columns of s that `outer` reads from the chosen rows (aliased ranked).
+    // The standard form numbers the rows of a window; PostgreSQL's DISTINCT ON
+    // does the same with one sort and no window.
+    virtual QString latestPerKey(const QString &outer, const QString &inner,
+                                 const QStringList &partitionBy, const QStringList &orderBy,
+                                 const QString &from) const = 0;
+    // SqlDialect::nullSafeEqual for a join key whose column type (as the
+    // catalog names it; empty when unknown) is `type`, spelled so the engine
+    // can hash or merge join on it.
+    virtual QString nullSafeKeyEqual(const QString &a, const QString &b,
+                                     const QString &type) const = 0;
+
+    // Row identity
+    // The engine's physical row identity of `alias` (never NULL for a real
+    // row, so it also marks which side of an outer join matched); with no
+    // alias, of the statement's one table.
+    virtual QString rowIdentity(const QString &alias) const = 0;
+    // Statements before and after an UPDATE that joins the target to a work
+    // table on rowIdentity for many rows, so that the engine hashes the
+    // identities of the rows it scans rather than looking each one up (empty
+    // where lookups are its best plan).
+    virtual std::pair<QString, QString> aroundHashedIdentityJoin() const = 0;
+    // Statements before and after a read that groups a whole table by
+    // (partition, key) outside a transaction: such groups are nearly as many
+    // as the rows, which the engine's estimate of distinct pairs does not
+    // know (empty where that estimate does not change the plan).
+    virtual std::pair<QString, QString> aroundKeyGrouping() const { return {}; }
+    // A deterministic 32-bit hash of a row's values, NULL-aware: summed over
+    // rows it is an order-independent checksum.
+    virtual QString rowHash(const QStringList &quotedExpressions) const = 0;
+    // rowHash of columns whose engine type ids (Database::selectColumns'
+    // nativeTypes; -1 unknown) are `nativeTypes`: the engine may pick a
+    // cheaper hash when it knows every type has one.
+    virtual QString rowHash(const QStringList &quotedExpressions,
+                            const QList<int> &nativeTypes) const {
+        Q_UNUSED(nativeTypes);
+        return rowHash(quotedExpressions);
+    }
+
+    // Partition labels
+    // The label of a partition value `expr`: the text partitions are listed,
+    // chosen (--partition, --from, --to) and recorded by. Its castText()
+    // form, except that an instant reads as samples show it, in ISO-8601
+    // whatever the session's time zone: a timestamptz in UTC with a Z
+    // (2026-03-01T10:00:00Z), a timestamp without zone with a T. A date
+    // stays 2026-03-01. Dearer than castText() (PostgreSQL: a type test and
+    // a round trip through text): use it on grouped values where possible.
+    virtual QString partitionText(const QString &expr) const = 0;
+    // A partition value read from the database (`value` as the driver typed
+    // it, `text` its partitionText() form), as bound again to select the rows
+    // of that partition.
+    virtual QVariant partitionBind(const QVariant &value, const QString &text) const = 0;
+};
+
+// One per engine, in sqlitebatchdialect.cpp and postgresbatchdialect.cpp.
+const BatchDialect &sqliteBatchDialect();
+const BatchDialect &postgresBatchDialect();
+
+inline const BatchDialect &BatchDialect::of(const SqlDialect &dialect) {
+    return dialect.kind() == SqlDialect::Kind::Postgres ? postgresBatchDialect()
+                                                        : sqliteBatchDialect();
+}
+
+} // namespace rw
