@@ -58,17 +58,11 @@ private Q_SLOTS:
                                        QStringLiteral("fact_sales")})
                                      .value(QStringLiteral("partitions"))
                                      .toArray();
-        QCOMPARE(findPartition(parts, QStringLiteral("2026-03-01"))
-                     .value(QStringLiteral("status"))
-                     .toString(),
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-01")),
                  QStringLiteral("final"));
-        QCOMPARE(findPartition(parts, QStringLiteral("2026-03-02"))
-                     .value(QStringLiteral("status"))
-                     .toString(),
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-02")),
                  QStringLiteral("final"));
-        QCOMPARE(findPartition(parts, QStringLiteral("2026-03-03"))
-                     .value(QStringLiteral("status"))
-                     .toString(),
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-03")),
                  QStringLiteral("unloaded"));
         QCOMPARE(scalar(QStringLiteral(
                      "SELECT COUNT(*) FROM fact_sales WHERE dt = '2026-03-02' AND amount = 30.25")),
@@ -160,12 +154,12 @@ private Q_SLOTS:
                                      .value(QStringLiteral("partitions"))
                                      .toArray();
         QCOMPARE(partitionValues(after), labels);
-        QCOMPARE(findPartition(after, first).value(QStringLiteral("status")).toString(),
+        QCOMPARE(partitionStatus(after, first),
                  QStringLiteral("loaded"));
         QCOMPARE(findPartition(after, first).value(QStringLiteral("target_rows")).toInteger(), 2);
-        QCOMPARE(findPartition(after, labels.at(2)).value(QStringLiteral("status")).toString(),
+        QCOMPARE(partitionStatus(after, labels.at(2)),
                  QStringLiteral("loaded"));
-        QCOMPARE(findPartition(after, labels.at(3)).value(QStringLiteral("status")).toString(),
+        QCOMPARE(partitionStatus(after, labels.at(3)),
                  QStringLiteral("unloaded"));
 
         // Rolled back by the labels the run recorded: the range's three rows go.

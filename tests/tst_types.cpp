@@ -35,9 +35,7 @@ private Q_SLOTS:
         QCOMPARE(first.value(QStringLiteral("source_rows")).toInteger(), 3);
         QCOMPARE(first.value(QStringLiteral("target_rows")).toInteger(), 2);
         QCOMPARE(first.value(QStringLiteral("duplicate_keys")).toInteger(), 0);
-        QCOMPARE(findPartition(parts, QStringLiteral("2026-03-03"))
-                     .value(QStringLiteral("status"))
-                     .toString(),
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-03")),
                  QStringLiteral("unloaded"));
 
         // An unknown day is refused, naming it.
@@ -222,13 +220,9 @@ private Q_SLOTS:
                                        QStringLiteral("fact_new")})
                                      .value(QStringLiteral("partitions"))
                                      .toArray();
-        QCOMPARE(findPartition(parts, QStringLiteral("2026-03-02"))
-                     .value(QStringLiteral("status"))
-                     .toString(),
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-02")),
                  QStringLiteral("stale"));
-        QCOMPARE(findPartition(parts, QStringLiteral("2026-03-01"))
-                     .value(QStringLiteral("status"))
-                     .toString(),
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-01")),
                  QStringLiteral("loaded"));
         const QJsonObject stale =
             json({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact_new"),

@@ -167,6 +167,11 @@ inline QJsonObject findPartition(const QJsonArray &partitions, const QString &va
     return {};
 }
 
+// The status `partitions status` shows for one partition (empty when absent).
+inline QString partitionStatus(const QJsonArray &partitions, const QString &value) {
+    return findPartition(partitions, value).value(QStringLiteral("status")).toString();
+}
+
 inline QStringList partitionValues(const QJsonArray &partitions) {
     QStringList out;
     for (const auto &p : partitions)

@@ -9,6 +9,7 @@
 
 #include <QRegularExpression>
 #include <QStringBuilder>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 namespace rw {
@@ -191,18 +192,15 @@ Result<QString> selectionPredicate(const SqlDialect &dialect, const DlqSelection
         }
         terms << u'(' % any.join(QStringLiteral(" OR ")) % u')';
     }
-    if (!selection.since.isEmpty()) {
-        auto t = timeBound(selection.since, "since");
+    for (const auto &[bound, option, term] :
+         {std::tuple{&selection.since, "since", "d.first_seen >= ?"},
+          std::tuple{&selection.until, "until", "d.first_seen < ?"}}) {
+        if (bound->isEmpty())
+            continue;
+        auto t = timeBound(*bound, option);
         if (!t)
             return fail(t.error());
-        terms << QStringLiteral("d.first_seen >= ?");
-        binds << *t;
-    }
-    if (!selection.until.isEmpty()) {
-        auto t = timeBound(selection.until, "until");
-        if (!t)
-            return fail(t.error());
-        terms << QStringLiteral("d.first_seen < ?");
+        terms << QLatin1String(term);
         binds << *t;
     }
     if (!selection.signature.isEmpty()) {

@@ -2,6 +2,7 @@
 // triggers that make it hold against every other writer (recovery.h); and
 // step 1 of a recovery, which takes it.
 #include "core/recovery/recoverydetail.h"
+#include "core/recovery/recoverydialect.h"
 #include "core/sql/database.h"
 #include "core/workspace/workspace.h"
 
@@ -37,7 +38,6 @@ namespace {
 
 // The triggers that make a freeze hold against other writers (see recovery.h).
 QStringList freezeTriggers(const Database &db, const DatasetSpec &dataset, const QString &reason) {
-    const QString table = db.quoteTable(dataset.target);
     // The reason goes into DDL text: no placeholder characters in it.
     const QString said = QString(reason).replace(u'?', u' ').replace(u':', u' ').simplified();
     QString message =
@@ -47,37 +47,11 @@ QStringList freezeTriggers(const Database &db, const DatasetSpec &dataset, const
             .arg(dataset.target, dataset.name,
                  said.isEmpty() ? QString() : QStringLiteral(", ") % said);
     message.replace(u'\'', QStringLiteral("''"));
-    if (db.dialect().kind() == SqlDialect::Kind::Postgres)
-        return {
-            QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") % table,
-            QStringLiteral(
-                "CREATE TRIGGER rewind_freeze BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON ") %
-                table %
-                QStringLiteral(
-                    " FOR EACH STATEMENT EXECUTE FUNCTION rewind.refuse_frozen_write('") %
-                message % QStringLiteral("')")};
-    QStringList out;
-    for (const char *op : {"INSERT", "UPDATE", "DELETE"})
-        out << QStringLiteral("CREATE TRIGGER IF NOT EXISTS ") %
-                   db.quote(QStringLiteral("rewind_freeze_%1_%2")
-                                .arg(dataset.target, QString::fromLatin1(op).toLower())) %
-                   QStringLiteral(" BEFORE ") % QLatin1String(op) % QStringLiteral(" ON ") % table %
-                   QStringLiteral(" WHEN NOT EXISTS (SELECT 1 FROM rewind_writer) BEGIN SELECT "
-                                  "RAISE(ABORT, '") %
-                   message % QStringLiteral("'); END");
-    return out;
+    return RecoveryDialect::of(db.dialect()).freezeTriggers(db, dataset.target, message);
 }
 
 QStringList thawTriggers(const Database &db, const DatasetSpec &dataset) {
-    if (db.dialect().kind() == SqlDialect::Kind::Postgres)
-        return {QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") %
-                db.quoteTable(dataset.target)};
-    QStringList out;
-    for (const char *op : {"insert", "update", "delete"})
-        out << QStringLiteral("DROP TRIGGER IF EXISTS ") %
-                   db.quote(QStringLiteral("rewind_freeze_%1_%2")
-                                .arg(dataset.target, QLatin1String(op)));
-    return out;
+    return RecoveryDialect::of(db.dialect()).thawTriggers(db, dataset.target);
 }
 
 } // namespace

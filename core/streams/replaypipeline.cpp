@@ -1,5 +1,7 @@
 #include "core/streams/replaypipeline.h"
 
+#include "core/streams/streamsdialect.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -20,7 +22,7 @@ const QString kBatchTable = QStringLiteral("rewind_replay_batch");
 
 std::unique_ptr<ReplayPipeline> ReplayPipeline::open(const Database &db, std::size_t batches,
                                                      Stage stage) {
-    if (db.dialect().kind() != SqlDialect::Kind::Sqlite || qgetenv("REWIND_REPLAY_PIPELINE") == "0")
+    if (!StreamsDialect::of(db).stagesBatchesAside() || qgetenv("REWIND_REPLAY_PIPELINE") == "0")
         return nullptr;
     if (!db.sharedAcrossConnections())
         return nullptr;

@@ -58,6 +58,7 @@ public:
                               "JOIN pragma_index_info(il.name) AS ii WHERE il.\"unique\" = 1 AND "
                               "il.partial = 0 ORDER BY il.name, ii.seqno");
     }
+    bool stagesBatchesAside() const override { return true; }
     QString pageCacheSize() const override { return QStringLiteral("PRAGMA cache_size"); }
     QString setPageCacheSize(qint64 size) const override {
         return QStringLiteral("PRAGMA cache_size = %1").arg(size);

@@ -68,6 +68,12 @@ public:
     // Unique indexes of a relation, bound parameter: relation name. Columns "index", "position",
     // "column".
     virtual QString listUniqueIndexColumns() const = 0;
+    // Whether a replay stages its next batch in a scratch database file on a
+    // second connection while it writes the current one (ReplayPipeline):
+    // SQLite, where one process writes and the writer's lock would serialise
+    // a stager on the same file. A server runs the stage and the write in
+    // its own processes already.
+    virtual bool stagesBatchesAside() const { return false; }
     // Reading and setting this connection's page cache size (SQLite: PRAGMA
     // cache_size; empty where the engine has no such setting).
     virtual QString pageCacheSize() const { return {}; }

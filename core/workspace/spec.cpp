@@ -51,39 +51,21 @@ public:
     bool has(const char *field) const { return m_object.contains(field); }
 
     QString string(const char *field, bool required = false) {
-        remember(QLatin1String(field));
-        const auto it = m_object.find(field);
-        if (it == m_object.end()) {
-            if (required)
-                error(QLatin1String(field), QStringLiteral("is required"));
+        const Json *value = typed(field, required, &Json::is_string, "a string");
+        if (!value)
             return {};
-        }
-        if (!it->is_string()) {
-            error(QLatin1String(field),
-                  QStringLiteral("must be a string, not ") % jsonTypeName(*it));
-            return {};
-        }
-        const QString value = qs(it->get<std::string>());
-        if (value.trimmed().isEmpty())
+        const QString text = qs(value->get<std::string>());
+        if (text.trimmed().isEmpty())
             error(QLatin1String(field), QStringLiteral("must not be empty"));
-        return value;
+        return text;
     }
 
     QStringList strings(const char *field, bool required = false) {
-        remember(QLatin1String(field));
-        const auto it = m_object.find(field);
-        if (it == m_object.end()) {
-            if (required)
-                error(QLatin1String(field), QStringLiteral("is required"));
+        const Json *array = typed(field, required, &Json::is_array, "an array of column names");
+        if (!array)
             return {};
-        }
-        if (!it->is_array()) {
-            error(QLatin1String(field),
-                  QStringLiteral("must be an array of column names, not ") % jsonTypeName(*it));
-            return {};
-        }
         QStringList out;
-        for (const auto &item : *it) {
+        for (const auto &item : *array) {
             if (!item.is_string() || item.get<std::string>().empty()) {
                 error(QLatin1String(field),
                       QStringLiteral("must hold only non-empty strings, found ") %
@@ -104,43 +86,16 @@ public:
     }
 
     std::optional<double> number(const char *field) {
-        remember(QLatin1String(field));
-        const auto it = m_object.find(field);
-        if (it == m_object.end())
-            return std::nullopt;
-        if (!it->is_number()) {
-            error(QLatin1String(field),
-                  QStringLiteral("must be a number, not ") % jsonTypeName(*it));
-            return std::nullopt;
-        }
-        return it->get<double>();
+        if (const Json *value = typed(field, false, &Json::is_number, "a number"))
+            return value->get<double>();
+        return std::nullopt;
     }
 
     const Json *object(const char *field) {
-        remember(QLatin1String(field));
-        const auto it = m_object.find(field);
-        if (it == m_object.end())
-            return nullptr;
-        if (!it->is_object()) {
-            error(QLatin1String(field),
-                  QStringLiteral("must be an object, not ") % jsonTypeName(*it));
-            return nullptr;
-        }
-        return &*it;
+        return typed(field, false, &Json::is_object, "an object");
     }
 
-    const Json *array(const char *field) {
-        remember(QLatin1String(field));
-        const auto it = m_object.find(field);
-        if (it == m_object.end())
-            return nullptr;
-        if (!it->is_array()) {
-            error(QLatin1String(field),
-                  QStringLiteral("must be an array, not ") % jsonTypeName(*it));
-            return nullptr;
-        }
-        return &*it;
-    }
+    const Json *array(const char *field) { return typed(field, false, &Json::is_array, "an array"); }
 
     void remember(const QString &field) {
         if (!m_known.contains(field))
@@ -158,6 +113,26 @@ public:
     }
 
 private:
+    // The field, when present and of the type `is` tests for (`what` names
+    // it in the error); else null, with an error when it is of another type
+    // or required and absent.
+    const Json *typed(const char *field, bool required, bool (Json::*is)() const noexcept,
+                      const char *what) {
+        remember(QLatin1String(field));
+        const auto it = m_object.find(field);
+        if (it == m_object.end()) {
+            if (required)
+                error(QLatin1String(field), QStringLiteral("is required"));
+            return nullptr;
+        }
+        if (!((*it).*is)()) {
+            error(QLatin1String(field), QStringLiteral("must be ") % QLatin1String(what) %
+                                            QStringLiteral(", not ") % jsonTypeName(*it));
+            return nullptr;
+        }
+        return &*it;
+    }
+
     const Json &m_object;
     QString m_context;
     QStringList &m_errors;
