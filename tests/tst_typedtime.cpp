@@ -58,12 +58,9 @@ private Q_SLOTS:
                                        QStringLiteral("fact_sales")})
                                      .value(QStringLiteral("partitions"))
                                      .toArray();
-        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-01")),
-                 QStringLiteral("final"));
-        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-02")),
-                 QStringLiteral("final"));
-        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-03")),
-                 QStringLiteral("unloaded"));
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-01")), QStringLiteral("final"));
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-02")), QStringLiteral("final"));
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-03")), QStringLiteral("unloaded"));
         QCOMPARE(scalar(QStringLiteral(
                      "SELECT COUNT(*) FROM fact_sales WHERE dt = '2026-03-02' AND amount = 30.25")),
                  1);
@@ -154,13 +151,10 @@ private Q_SLOTS:
                                      .value(QStringLiteral("partitions"))
                                      .toArray();
         QCOMPARE(partitionValues(after), labels);
-        QCOMPARE(partitionStatus(after, first),
-                 QStringLiteral("loaded"));
+        QCOMPARE(partitionStatus(after, first), QStringLiteral("loaded"));
         QCOMPARE(findPartition(after, first).value(QStringLiteral("target_rows")).toInteger(), 2);
-        QCOMPARE(partitionStatus(after, labels.at(2)),
-                 QStringLiteral("loaded"));
-        QCOMPARE(partitionStatus(after, labels.at(3)),
-                 QStringLiteral("unloaded"));
+        QCOMPARE(partitionStatus(after, labels.at(2)), QStringLiteral("loaded"));
+        QCOMPARE(partitionStatus(after, labels.at(3)), QStringLiteral("unloaded"));
 
         // Rolled back by the labels the run recorded: the range's three rows go.
         const QJsonObject rb =

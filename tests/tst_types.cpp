@@ -35,8 +35,7 @@ private Q_SLOTS:
         QCOMPARE(first.value(QStringLiteral("source_rows")).toInteger(), 3);
         QCOMPARE(first.value(QStringLiteral("target_rows")).toInteger(), 2);
         QCOMPARE(first.value(QStringLiteral("duplicate_keys")).toInteger(), 0);
-        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-03")),
-                 QStringLiteral("unloaded"));
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-03")), QStringLiteral("unloaded"));
 
         // An unknown day is refused, naming it.
         const auto bad = cli({QStringLiteral("preview"), QStringLiteral("--dataset"),
@@ -220,10 +219,8 @@ private Q_SLOTS:
                                        QStringLiteral("fact_new")})
                                      .value(QStringLiteral("partitions"))
                                      .toArray();
-        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-02")),
-                 QStringLiteral("stale"));
-        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-01")),
-                 QStringLiteral("loaded"));
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-02")), QStringLiteral("stale"));
+        QCOMPARE(partitionStatus(parts, QStringLiteral("2026-03-01")), QStringLiteral("loaded"));
         const QJsonObject stale =
             json({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact_new"),
                   QStringLiteral("--stale"), QStringLiteral("--execute")});

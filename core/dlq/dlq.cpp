@@ -9,8 +9,8 @@
 
 #include <QRegularExpression>
 #include <QStringBuilder>
-#include <tuple>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 namespace rw {
 

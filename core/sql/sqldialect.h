@@ -18,8 +18,8 @@ namespace rw {
 // schema's own functions. Portable SQL is written by the query builders;
 // engine-specific text comes only from a dialect: this one, the shared
 // clock, epoch and JSON helpers (core/sql/timejson.h), and one per subsystem
-// that has its own (BatchDialect, StreamsDialect, DlqDialect, DemoDialect),
-// each with one file per engine.
+// that has its own (BatchDialect, StreamsDialect, DlqDialect, RecoveryDialect,
+// DemoDialect), each with one file per engine.
 class SqlDialect {
 public:
     enum class Kind { Sqlite, Postgres };

@@ -95,7 +95,9 @@ public:
         return typed(field, false, &Json::is_object, "an object");
     }
 
-    const Json *array(const char *field) { return typed(field, false, &Json::is_array, "an array"); }
+    const Json *array(const char *field) {
+        return typed(field, false, &Json::is_array, "an array");
+    }
 
     void remember(const QString &field) {
         if (!m_known.contains(field))

@@ -4,6 +4,7 @@
 #include "core/batch/batch.h"
 #include "core/workspace/workspace.h"
 #include "tests/gui/guitest.h"
+#include "tests/recoveryfixture.h"
 #include "tests/testsupport.h"
 #include "ui/batch/partitionsmodel.h"
 #include "ui/batch/partitionspage.h"
@@ -63,26 +64,6 @@ const QByteArray kStormSpec =
     R"({"datasets": {"sales": {"source": "raw", "target": "fact", "partition_column": "dt",
     "key": ["order_id", "item_id"], "order_by": "updated_at", "write": "merge"}}})";
 
-// A small warehouse whose d2 target is a bad day (doubled amounts, a stray
-// row, a retried row twice); `sub` holds a NULL key.
-const QStringList kWarehouse = {
-    QStringLiteral("CREATE TABLE src (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, "
-                   "updated_at TEXT)"),
-    QStringLiteral("INSERT INTO src VALUES "
-                   "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 20, 'x', 't1'), (2, 'a', 'd1', "
-                   "21, 'x', 't2'),"
-                   "(1, 'a', 'd2', 30, 'x', 't1'), (2, 'a', 'd2', 40, 'x', 't1'), (3, NULL, 'd2', "
-                   "50, 'x', 't1'),"
-                   "(1, 'a', 'd3', 60, 'x', 't1'), (4, 'b', 'd3', 70, 'x', 't1')"),
-    QStringLiteral("CREATE TABLE tgt (id INTEGER, sub TEXT, dt TEXT, amount REAL, note TEXT, "
-                   "updated_at TEXT)"),
-    QStringLiteral("INSERT INTO tgt VALUES "
-                   "(1, 'a', 'd1', 10, 'x', 't1'), (2, 'a', 'd1', 21, 'x', 't2'),"
-                   "(1, 'a', 'd2', 60, 'x', 't1'), (2, 'a', 'd2', 80, 'x', 't1'), (2, 'a', 'd2', "
-                   "80, 'x', 't1'),"
-                   "(2, 'a', 'd2', 40, 'x', 't1'), (9, 'z', 'd2', 1, 'x', 't0'),"
-                   "(1, 'a', 'd3', 60, 'x', 't1')"),
-};
 const QByteArray kWarehouseSpec =
     R"({"datasets": {"sales": {"source": "src", "target": "tgt", "partition_column": "dt",
     "key": ["id", "sub"], "order_by": "updated_at", "write": "merge"}}})";

@@ -17,6 +17,7 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QStackedWidget;
+class QAbstractItemModel;
 class QTableView;
 
 namespace rw {
@@ -110,6 +111,11 @@ private:
     QWidget *buildIdentifyPage();
     QWidget *buildRerunPage();
     QWidget *buildTotalsPage();
+    // A step's page of a caption (<name>Caption), a table (<name>View) over
+    // `model` and the step's state line.
+    QWidget *buildTablePage(const QString &heading, const QString &explanation, const QString &name,
+                            QLabel *&caption, QTableView *&view, QAbstractItemModel *model,
+                            Step step);
     QWidget *buildIndexPage();
     QWidget *buildReportPage();
     void showStep(Step step);

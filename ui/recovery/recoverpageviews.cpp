@@ -111,42 +111,40 @@ QWidget *RecoverPage::buildIdentifyPage() {
     return page;
 }
 
-QWidget *RecoverPage::buildRerunPage() {
+QWidget *RecoverPage::buildTablePage(const QString &heading, const QString &explanation,
+                                     const QString &name, QLabel *&caption, QTableView *&view,
+                                     QAbstractItemModel *model, Step step) {
     QVBoxLayout *l = nullptr;
-    QWidget *page = stepPage(
+    QWidget *page = stepPage(heading, explanation, l);
+    caption = style::richLabel(page, name + QStringLiteral("Caption"));
+    view = table(page, name + QStringLiteral("View"));
+    view->setModel(model);
+    m_state[step] = style::richLabel(page);
+    l->addWidget(caption);
+    l->addWidget(view, 1);
+    l->addWidget(m_state[step]);
+    return page;
+}
+
+QWidget *RecoverPage::buildRerunPage() {
+    return buildTablePage(
         tr("3. Re-run the affected partitions"),
         tr("Replaces each affected partition whole (overwrite) with the deduped source, through "
            "the batch core: "
            "one transaction per partition with its checkpoint and before-images, so the run can be "
            "rolled back. "
            "The run executes exactly this preview, and is refused if the source changed since."),
-        l);
-    m_rerunSummary = style::richLabel(page, QStringLiteral("rerunSummary"));
-    m_rerunView = table(page, QStringLiteral("rerunView"));
-    m_rerunView->setModel(m_rerunModel);
-    m_state[RerunStep] = style::richLabel(page);
-    l->addWidget(m_rerunSummary);
-    l->addWidget(m_rerunView, 1);
-    l->addWidget(m_state[RerunStep]);
-    return page;
+        QStringLiteral("rerun"), m_rerunSummary, m_rerunView, m_rerunModel, RerunStep);
 }
 
 QWidget *RecoverPage::buildTotalsPage() {
-    QVBoxLayout *l = nullptr;
-    QWidget *page = stepPage(tr("4. Check business totals"),
-                             tr("Compares, per affected partition, the row count and the sum of "
-                                "every numeric column of the target with "
-                                "the deduped source (what a clean load holds). A mismatch stops "
-                                "the recovery with the dataset still frozen."),
-                             l);
-    m_totalsCaption = style::richLabel(page, QStringLiteral("totalsCaption"));
-    m_totalsView = table(page, QStringLiteral("totalsView"));
-    m_totalsView->setModel(m_totalsModel);
-    m_state[TotalsStep] = style::richLabel(page);
-    l->addWidget(m_totalsCaption);
-    l->addWidget(m_totalsView, 1);
-    l->addWidget(m_state[TotalsStep]);
-    return page;
+    return buildTablePage(tr("4. Check business totals"),
+                          tr("Compares, per affected partition, the row count and the sum of "
+                             "every numeric column of the target with "
+                             "the deduped source (what a clean load holds). A mismatch stops "
+                             "the recovery with the dataset still frozen."),
+                          QStringLiteral("totals"), m_totalsCaption, m_totalsView, m_totalsModel,
+                          TotalsStep);
 }
 
 QWidget *RecoverPage::buildIndexPage() {
