@@ -139,6 +139,16 @@ Demo copyDemo(const Demo &demo, const QTemporaryDir &dir, const QString &name) {
     return {copyDatabase(demo.db, dir, name + QStringLiteral(".db")), spec};
 }
 
+QJsonValue jsonAt(const QJsonObject &object, const char *path) {
+    QJsonValue at(object);
+    for (const QString &step : QString::fromUtf8(path).split(u'/')) {
+        bool isIndex = false;
+        const int index = step.toInt(&isIndex);
+        at = at.isArray() && isIndex ? at.toArray().at(index) : at.toObject().value(step);
+    }
+    return at;
+}
+
 QString writeFile(const QTemporaryDir &dir, const QString &fileName, const QByteArray &content) {
     const QString path = dir.filePath(fileName);
     QFile f(path);

@@ -54,6 +54,10 @@ Demo copyDemo(const Demo &demo, const QTemporaryDir &dir, const QString &name);
 
 QString writeFile(const QTemporaryDir &dir, const QString &fileName, const QByteArray &content);
 
+// The value at `path` in `object`: object keys and array indexes separated by
+// '/' ("partitions/0/source_rows"); undefined where the path leads nowhere.
+QJsonValue jsonAt(const QJsonObject &object, const char *path);
+
 // Runs rewindctl in-process; returns exit code and captures stdout/stderr.
 struct CliResult {
     int exitCode = -1;

@@ -33,13 +33,11 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = json(r.out);
         QCOMPARE(doc.value(QStringLiteral("records")).toArray().size(), 5);
-        const QJsonObject first = doc.value(QStringLiteral("records")).toArray().at(0).toObject();
+        const QJsonObject first = testsupport::jsonAt(doc, "records/0").toObject();
         for (const char *key : {"id", "source", "event_id", "key", "error_class", "error", "status",
                                 "attempts", "first_seen"})
             QVERIFY2(first.contains(QLatin1String(key)), key);
-        QCOMPARE(
-            doc.value(QStringLiteral("by_status")).toObject().value(QStringLiteral("new")).toInt(),
-            5);
+        QCOMPARE(testsupport::jsonAt(doc, "by_status/new").toInt(), 5);
         QCOMPARE(json(runCli(f.cli(QStringLiteral("list"),
                                    {QStringLiteral("--source"), QStringLiteral("dataset:ev")}))
                           .out)
@@ -160,12 +158,7 @@ private Q_SLOTS:
                  QStringLiteral("{\"order_id\": 2}"));
         QCOMPARE(parsed(rec.value(QStringLiteral("payload")).toString()), fixedPayload);
         QCOMPARE(rec.value(QStringLiteral("history")).toArray().size(), 2);
-        QCOMPARE(rec.value(QStringLiteral("history"))
-                     .toArray()
-                     .at(1)
-                     .toObject()
-                     .value(QStringLiteral("payload_before"))
-                     .toString(),
+        QCOMPARE(testsupport::jsonAt(rec, "history/1/payload_before").toString(),
                  QStringLiteral("{\"order_id\": 2}"));
     }
 

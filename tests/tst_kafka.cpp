@@ -122,9 +122,7 @@ private Q_SLOTS:
         const QJsonObject s =
             json(streams.out).value(QStringLiteral("streams")).toArray().at(0).toObject();
         QVERIFY(s.value(QStringLiteral("log")).isNull());
-        QCOMPARE(
-            s.value(QStringLiteral("kafka")).toObject().value(QStringLiteral("topic")).toString(),
-            QString::fromLatin1(kTopic));
+        QCOMPARE(testsupport::jsonAt(s, "kafka/topic").toString(), QString::fromLatin1(kTopic));
     }
 
     // Bad input names the culprit, exit 2; a cluster that does not answer is

@@ -220,12 +220,7 @@ private Q_SLOTS:
             QByteArray::fromBase64(kafka.value(QStringLiteral("key_base64")).toString().toLatin1()),
             QByteArray("\x00\xff\x10", 3));
         QCOMPARE(kafka.value(QStringLiteral("headers")).toArray().size(), 10);
-        QCOMPARE(kafka.value(QStringLiteral("headers"))
-                     .toArray()
-                     .at(7)
-                     .toObject()
-                     .value(QStringLiteral("value"))
-                     .toString(),
+        QCOMPARE(testsupport::jsonAt(kafka, "headers/7/value").toString(),
                  QStringLiteral("org.apache.kafka.common.errors.SerializationException"));
         QCOMPARE(QByteArray::fromBase64(json(show.out)
                                             .value(QStringLiteral("record"))
@@ -321,7 +316,7 @@ private Q_SLOTS:
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QJsonObject r = json(run.out);
         QCOMPARE(r.value(QStringLiteral("replayed")).toInteger(), 1);
-        const QJsonObject produced = r.value(QStringLiteral("records")).toArray().at(0).toObject();
+        const QJsonObject produced = testsupport::jsonAt(r, "records/0").toObject();
         const QJsonArray records =
             independentRecords(cluster.bootstrap(), QStringLiteral("payments"));
         QCOMPARE(records.size(), before + 1);

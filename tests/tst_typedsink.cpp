@@ -334,8 +334,7 @@ private Q_SLOTS:
         const QJsonObject before = json(
             runCli(dlq(db, QStringLiteral("validate"), {QStringLiteral("--id"), fixedId})).out);
         QCOMPARE(before.value(QStringLiteral("invalid")).toInteger(), 1);
-        const QJsonObject verdict =
-            before.value(QStringLiteral("records")).toArray().at(0).toObject();
+        const QJsonObject verdict = testsupport::jsonAt(before, "records/0").toObject();
         QCOMPARE(verdict.value(QStringLiteral("error_class")).toString(),
                  QStringLiteral("bad_value"));
         QCOMPARE(verdict.value(QStringLiteral("error")).toString(),
@@ -375,11 +374,7 @@ private Q_SLOTS:
         qint64 badValues = 0;
         for (const Event &e : events())
             badValues += expected(e) == QLatin1String("bad_value") ? 1 : 0;
-        QCOMPARE(r.value(QStringLiteral("failures_by_class"))
-                     .toObject()
-                     .value(QStringLiteral("bad_value"))
-                     .toInteger(),
-                 badValues - 1);
+        QCOMPARE(testsupport::jsonAt(r, "failures_by_class/bad_value").toInteger(), badValues - 1);
         QCOMPARE(r.value(QStringLiteral("failed")).toInteger(),
                  scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_dlq")) - 1);
     }

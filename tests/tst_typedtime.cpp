@@ -34,11 +34,7 @@ private Q_SLOTS:
                   QStringLiteral("--from"), QStringLiteral("2026-03-02"), QStringLiteral("--to"),
                   QStringLiteral("2026-03-02")});
         QCOMPARE(day.value(QStringLiteral("count")).toInteger(), 2);
-        QCOMPARE(day.value(QStringLiteral("percentiles_seconds"))
-                     .toObject()
-                     .value(QStringLiteral("max"))
-                     .toDouble(),
-                 600.0);
+        QCOMPARE(testsupport::jsonAt(day, "percentiles_seconds/max").toDouble(), 600.0);
 
         // Watermark: 2026-03-03T22:00Z - 2h; the first two days are final.
         const QJsonObject dry = json({QStringLiteral("finalize"), QStringLiteral("--dataset"),
@@ -113,18 +109,8 @@ private Q_SLOTS:
         QCOMPARE(run.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
         QCOMPARE(partitionValues(run.value(QStringLiteral("partitions")).toArray()),
                  QStringList{first});
-        QCOMPARE(run.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("inserted"))
-                     .toInteger(),
-                 2);
-        QCOMPARE(run.value(QStringLiteral("partitions"))
-                     .toArray()
-                     .at(0)
-                     .toObject()
-                     .value(QStringLiteral("source_rows"))
-                     .toInteger(),
-                 2);
+        QCOMPARE(testsupport::jsonAt(run, "totals/inserted").toInteger(), 2);
+        QCOMPARE(testsupport::jsonAt(run, "partitions/0/source_rows").toInteger(), 2);
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_instant")), 2);
 
         // A range by ISO ends, one of them at another offset.
@@ -135,16 +121,8 @@ private Q_SLOTS:
                   QStringLiteral("--execute")});
         QCOMPARE(partitionValues(range.value(QStringLiteral("partitions")).toArray()),
                  labels.mid(0, 3));
-        QCOMPARE(range.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("unchanged"))
-                     .toInteger(),
-                 2);
-        QCOMPARE(range.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("inserted"))
-                     .toInteger(),
-                 3);
+        QCOMPARE(testsupport::jsonAt(range, "totals/unchanged").toInteger(), 2);
+        QCOMPARE(testsupport::jsonAt(range, "totals/inserted").toInteger(), 3);
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_instant")), 5);
         const QJsonArray after = json({QStringLiteral("partitions"), QStringLiteral("--dataset"),
                                        QStringLiteral("by_instant")})
@@ -209,11 +187,7 @@ private Q_SLOTS:
                  QStringLiteral("--partition"), label, QStringLiteral("--execute")});
             QCOMPARE(partitionValues(run.value(QStringLiteral("partitions")).toArray()),
                      QStringList{label});
-            QCOMPARE(run.value(QStringLiteral("totals"))
-                         .toObject()
-                         .value(QStringLiteral("inserted"))
-                         .toInteger(),
-                     1);
+            QCOMPARE(testsupport::jsonAt(run, "totals/inserted").toInteger(), 1);
         }
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_instant")), 2);
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM by_instant WHERE order_id IN (8, 9)")),

@@ -72,26 +72,15 @@ private Q_SLOTS:
             json({QStringLiteral("preview"), QStringLiteral("--dataset"),
                   QStringLiteral("fact_sales"), QStringLiteral("--partition"),
                   QStringLiteral("2026-03-02"), QStringLiteral("--samples"), QStringLiteral("5")});
-        const QJsonObject samples = sampled.value(QStringLiteral("partitions"))
-                                        .toArray()
-                                        .at(0)
-                                        .toObject()
-                                        .value(QStringLiteral("samples"))
-                                        .toObject();
-        const QJsonObject inserted =
-            samples.value(QStringLiteral("inserted")).toArray().at(0).toObject();
+        const QJsonObject samples = testsupport::jsonAt(sampled, "partitions/0/samples").toObject();
+        const QJsonObject inserted = testsupport::jsonAt(samples, "inserted/0").toObject();
         QCOMPARE(inserted.value(QStringLiteral("dt")).toString(), QStringLiteral("2026-03-02"));
         QCOMPARE(inserted.value(QStringLiteral("amount")).toDouble(), 40.0);
         const QString updatedAt = inserted.value(QStringLiteral("updated_at")).toString();
         QVERIFY2(updatedAt == QLatin1String("2026-03-02T10:00:00Z") ||
                      updatedAt == QLatin1String("2026-03-02 10:00:00+00"),
                  qPrintable(updatedAt));
-        const QJsonObject before = samples.value(QStringLiteral("updated"))
-                                       .toArray()
-                                       .at(0)
-                                       .toObject()
-                                       .value(QStringLiteral("before"))
-                                       .toObject();
+        const QJsonObject before = testsupport::jsonAt(samples, "updated/0/before").toObject();
         QCOMPARE(before.value(QStringLiteral("amount")).toDouble(), 30.2);
         // Nothing written by a preview.
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM fact_sales")), 3);
@@ -180,11 +169,7 @@ private Q_SLOTS:
         const QJsonObject run = json({QStringLiteral("run"), QStringLiteral("--dataset"),
                                       QStringLiteral("fact_new"), QStringLiteral("--execute")});
         QCOMPARE(run.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
-        QCOMPARE(run.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("inserted"))
-                     .toInteger(),
-                 6);
+        QCOMPARE(testsupport::jsonAt(run, "totals/inserted").toInteger(), 6);
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM fact_new")), 6);
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM fact_new WHERE dt = '2026-03-01'")),
                  2);
@@ -226,11 +211,7 @@ private Q_SLOTS:
                   QStringLiteral("--stale"), QStringLiteral("--execute")});
         QCOMPARE(partitionValues(stale.value(QStringLiteral("partitions")).toArray()),
                  QStringList{QStringLiteral("2026-03-02")});
-        QCOMPARE(stale.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("deleted"))
-                     .toInteger(),
-                 1);
+        QCOMPARE(testsupport::jsonAt(stale, "totals/deleted").toInteger(), 1);
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM fact_new WHERE dt = '2026-03-02'")),
                  1);
     }
@@ -384,11 +365,7 @@ private Q_SLOTS:
         QCOMPARE(t.value(QStringLiteral("unchanged")).toInteger(), 1);
         const QJsonObject run = json({QStringLiteral("run"), QStringLiteral("--dataset"),
                                       QStringLiteral("prices"), QStringLiteral("--execute")});
-        QCOMPARE(run.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("inserted"))
-                     .toInteger(),
-                 2);
+        QCOMPARE(testsupport::jsonAt(run, "totals/inserted").toInteger(), 2);
         QCOMPARE(scalar(QStringLiteral("SELECT COUNT(*) FROM prices")), 4);
         QCOMPARE(
             scalar(QStringLiteral("SELECT COUNT(*) FROM prices WHERE sku = 'x' AND price = 10.5")),
@@ -423,16 +400,8 @@ private Q_SLOTS:
                   QStringLiteral("--from"), QStringLiteral("2026-03-01"), QStringLiteral("--to"),
                   QStringLiteral("2026-03-02"), QStringLiteral("--execute")});
         QCOMPARE(run.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
-        QCOMPARE(run.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("inserted"))
-                     .toInteger(),
-                 2);
-        QCOMPARE(run.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("duplicates_dropped"))
-                     .toInteger(),
-                 1);
+        QCOMPARE(testsupport::jsonAt(run, "totals/inserted").toInteger(), 2);
+        QCOMPARE(testsupport::jsonAt(run, "totals/duplicates_dropped").toInteger(), 1);
         for (const auto &c : run.value(QStringLiteral("checks")).toArray())
             QVERIFY2(c.toObject().value(QStringLiteral("passed")).toBool(),
                      qPrintable(c.toObject().value(QStringLiteral("detail")).toString()));
@@ -442,21 +411,9 @@ private Q_SLOTS:
                  1);
         const QJsonObject again = json({QStringLiteral("run"), QStringLiteral("--dataset"),
                                         QStringLiteral("from_text"), QStringLiteral("--execute")});
-        QCOMPARE(again.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("unchanged"))
-                     .toInteger(),
-                 3);
-        QCOMPARE(again.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("inserted"))
-                     .toInteger(),
-                 0);
-        QCOMPARE(again.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("updated"))
-                     .toInteger(),
-                 0);
+        QCOMPARE(testsupport::jsonAt(again, "totals/unchanged").toInteger(), 3);
+        QCOMPARE(testsupport::jsonAt(again, "totals/inserted").toInteger(), 0);
+        QCOMPARE(testsupport::jsonAt(again, "totals/updated").toInteger(), 0);
     }
 
     // A row without an amount goes to the DLQ with its typed values; fixed

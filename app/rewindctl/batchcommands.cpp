@@ -18,12 +18,6 @@ namespace {
 const QCommandLineOption kPartition({QStringLiteral("partition")},
                                     QStringLiteral("A partition to cover (repeatable)."),
                                     QStringLiteral("P"));
-const QCommandLineOption kFrom({QStringLiteral("from")},
-                               QStringLiteral("First partition of a range (inclusive)."),
-                               QStringLiteral("P"));
-const QCommandLineOption kTo({QStringLiteral("to")},
-                             QStringLiteral("Last partition of a range (inclusive)."),
-                             QStringLiteral("P"));
 const QCommandLineOption
     kStale({QStringLiteral("stale")},
            QStringLiteral("Every stale partition (source changed since its publish)."));

@@ -83,6 +83,12 @@ inline const QCommandLineOption kJson({QStringLiteral("json")},
 inline const QCommandLineOption kDataset({QStringLiteral("dataset")},
                                          QStringLiteral("Dataset name from the spec."),
                                          QStringLiteral("D"));
+inline const QCommandLineOption kFrom({QStringLiteral("from")},
+                                      QStringLiteral("First partition of a range (inclusive)."),
+                                      QStringLiteral("P"));
+inline const QCommandLineOption kTo({QStringLiteral("to")},
+                                    QStringLiteral("Last partition of a range (inclusive)."),
+                                    QStringLiteral("P"));
 inline const QCommandLineOption kRun({QStringLiteral("run")},
                                      QStringLiteral("Run id (from rewindctl runs)."),
                                      QStringLiteral("ID"));

@@ -13,12 +13,6 @@ namespace rw::cli {
 
 namespace {
 
-const QCommandLineOption kFrom({QStringLiteral("from")},
-                               QStringLiteral("First partition of a range (inclusive)."),
-                               QStringLiteral("P"));
-const QCommandLineOption kTo({QStringLiteral("to")},
-                             QStringLiteral("Last partition of a range (inclusive)."),
-                             QStringLiteral("P"));
 const QCommandLineOption kBuckets(
     {QStringLiteral("buckets")},
     QStringLiteral("Log-scaled histogram buckets for lateness >= 0 (1 to 200, default 16)."),
@@ -34,13 +28,6 @@ const QCommandLineOption kFinalizePlan(
     QStringLiteral("With --execute: publish exactly this stored plan (a preview of days the "
                    "watermark has passed); refused, exit 4, if its source changed."),
     QStringLiteral("ID"));
-
-Result<const DatasetSpec *> datasetOf(const Context &ctx, const Workspace &ws) {
-    auto name = required(ctx, kDataset);
-    if (!name)
-        return fail(name.error());
-    return ws.spec.requireDataset(*name);
-}
 
 // Seconds for people: "95s", "2h", "1.5s".
 QString humanSeconds(const std::optional<qint64> &ms) {
@@ -77,13 +64,10 @@ Status runLag(Context &ctx) {
                 QStringLiteral("--what-if \"%1\": %2").arg(text, seconds.error().message));
         options.whatIfSeconds.push_back(*seconds);
     }
-    auto ws = workspace(ctx);
-    if (!ws)
-        return fail(ws.error());
-    auto dataset = datasetOf(ctx, *ws);
-    if (!dataset)
-        return fail(dataset.error());
-    auto report = lateness(ws->db, **dataset, options);
+    auto wd = datasetOf(ctx);
+    if (!wd)
+        return fail(wd.error());
+    auto report = lateness(wd->first.db, *wd->second, options);
     if (!report)
         return fail(report.error());
     if (ctx.json) {
@@ -92,8 +76,8 @@ Status runLag(Context &ctx) {
     }
     const LatenessReport &r = *report;
     const auto &p = r.percentiles;
-    ctx.out << r.dataset << ": lateness (" << (*dataset)->ingestTime << " - "
-            << (*dataset)->eventTime << ") of " << thousands(r.count) << " events";
+    ctx.out << r.dataset << ": lateness (" << wd->second->ingestTime << " - "
+            << wd->second->eventTime << ") of " << thousands(r.count) << " events";
     if (options.from)
         ctx.out << ", partitions " << *options.from << " .. " << options.to.value_or(QString());
     ctx.out << "\n\n  p50 " << humanSeconds(p.p50) << "   p90 " << humanSeconds(p.p90) << "   p99 "
@@ -147,12 +131,9 @@ Status runLag(Context &ctx) {
 Status runFinalize(Context &ctx) {
     if (!ctx.parser.isSet(kDataset))
         return badInput(QStringLiteral("--dataset is required"));
-    auto ws = workspace(ctx);
-    if (!ws)
-        return fail(ws.error());
-    auto dataset = datasetOf(ctx, *ws);
-    if (!dataset)
-        return fail(dataset.error());
+    auto wd = datasetOf(ctx);
+    if (!wd)
+        return fail(wd.error());
     FinalizeOptions options;
     options.execute = ctx.given(QStringLiteral("execute"));
     options.planId = ctx.parser.value(kFinalizePlan);
@@ -166,7 +147,7 @@ Status runFinalize(Context &ctx) {
             err->flush();
         };
     }
-    auto result = finalize(ws->db, **dataset, options);
+    auto result = finalize(wd->first.db, *wd->second, options);
     if (!result)
         return fail(result.error());
     ctx.reported = true;

@@ -9,11 +9,11 @@
 #include "core/dlq/dlqreplayer.h"
 #include "core/dlq/dlqstore.h"
 #include "core/util/failpoint.h"
+#include "core/util/timeutil.h"
 #include "core/workspace/workspace.h"
 
 #include <QElapsedTimer>
 #include <QStringBuilder>
-#include <QThread>
 #include <cmath>
 
 namespace rw {
@@ -44,10 +44,7 @@ Result<DlqReplayResult> DlqReplayer::run() {
             // Velocity: when this batch commits, at most R records per elapsed second.
             const qint64 planned = std::min(batchSize, m_replayable - done);
             const double due = double(done + planned) / *m_options.maxPerSecond;
-            while (clock.nsecsElapsed() / 1e9 < due && !cancelled())
-                QThread::msleep(std::clamp<unsigned long>(
-                    static_cast<unsigned long>((due - clock.nsecsElapsed() / 1e9) * 1000) + 1, 1,
-                    50));
+            timeutil::waitUntil(clock, due, [this] { return cancelled(); });
             if (cancelled())
                 break;
         }

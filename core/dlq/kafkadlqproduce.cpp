@@ -16,7 +16,6 @@
 #include <QSet>
 #include <QStringBuilder>
 #include <QStringDecoder>
-#include <QThread>
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -232,10 +231,7 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec,
         if (options.maxPerSecond) {
             const double due =
                 double(done + std::min(batchSize, toProduce - done)) / *options.maxPerSecond;
-            while (clock.nsecsElapsed() / 1e9 < due && !cancelled())
-                QThread::msleep(std::clamp<unsigned long>(
-                    static_cast<unsigned long>((due - clock.nsecsElapsed() / 1e9) * 1000) + 1, 1,
-                    50));
+            timeutil::waitUntil(clock, due, cancelled);
             if (cancelled())
                 break;
         }

@@ -56,9 +56,15 @@ QStringList thawTriggers(const Database &db, const DatasetSpec &dataset) {
 
 } // namespace
 
-Result<bool> freeze(const Database &db, const DatasetSpec &dataset, const QString &reason,
-                    const QString &action) {
-    bool added = false;
+namespace {
+
+// Freezes (`frozen`) or thaws `dataset` in one write transaction: its row in
+// rewind_frozen, the target's triggers (made again, or dropped, whether or not
+// the row was there: a freeze recorded before the triggers existed gets them)
+// and, when the row changed, the audit row. True when the row changed.
+Result<bool> setFrozen(const Database &db, const DatasetSpec &dataset, bool frozen,
+                       const QString &reason, const QString &action) {
+    bool changed = false;
     const Status s = Database::retryTransient(5, [&] {
         return db.writeTransaction([&]() -> Status {
             auto present =
@@ -66,19 +72,23 @@ Result<bool> freeze(const Database &db, const DatasetSpec &dataset, const QStrin
                           {dataset.name});
             if (!present)
                 return fail(present.error());
-            added = present->toLongLong() == 0;
-            // The triggers also where the freeze was recorded before they existed.
+            changed = (present->toLongLong() > 0) != frozen;
             auto exists = db.hasRelation(dataset.target);
             if (!exists)
                 return fail(exists.error());
             if (*exists)
-                if (auto t = db.execAll(freezeTriggers(db, dataset, reason)); !t)
+                if (auto t = db.execAll(frozen ? freezeTriggers(db, dataset, reason)
+                                               : thawTriggers(db, dataset));
+                    !t)
                     return t;
-            if (!added)
+            if (!changed)
                 return {};
-            auto r = db.exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, frozen_at, "
-                                            "os_user, reason) VALUES (?, ?, ?, ?)"),
-                             {dataset.name, nowIso(), osUser(), reason});
+            auto r =
+                frozen ? db.exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, "
+                                                "frozen_at, os_user, reason) VALUES (?, ?, ?, ?)"),
+                                 {dataset.name, nowIso(), osUser(), reason})
+                       : db.exec(QStringLiteral("DELETE FROM rewind_frozen WHERE dataset = ?"),
+                                 {dataset.name});
             if (!r)
                 return fail(r.error());
             return writeAudit(
@@ -88,40 +98,19 @@ Result<bool> freeze(const Database &db, const DatasetSpec &dataset, const QStrin
     });
     if (!s)
         return fail(s.error());
-    return added;
+    return changed;
+}
+
+} // namespace
+
+Result<bool> freeze(const Database &db, const DatasetSpec &dataset, const QString &reason,
+                    const QString &action) {
+    return setFrozen(db, dataset, true, reason, action);
 }
 
 Result<bool> unfreeze(const Database &db, const DatasetSpec &dataset, const QString &reason,
                       const QString &action) {
-    bool removed = false;
-    const Status s = Database::retryTransient(5, [&] {
-        return db.writeTransaction([&]() -> Status {
-            auto present =
-                db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"),
-                          {dataset.name});
-            if (!present)
-                return fail(present.error());
-            removed = present->toLongLong() > 0;
-            auto exists = db.hasRelation(dataset.target);
-            if (!exists)
-                return fail(exists.error());
-            if (*exists)
-                if (auto t = db.execAll(thawTriggers(db, dataset)); !t)
-                    return t;
-            if (!removed)
-                return {};
-            auto r = db.exec(QStringLiteral("DELETE FROM rewind_frozen WHERE dataset = ?"),
-                             {dataset.name});
-            if (!r)
-                return fail(r.error());
-            return writeAudit(
-                db, action, dataset.name, QString(), QVariant(),
-                QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
-        });
-    });
-    if (!s)
-        return fail(s.error());
-    return removed;
+    return setFrozen(db, dataset, false, reason, action);
 }
 
 // Step 1 of a recovery.

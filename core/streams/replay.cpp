@@ -6,12 +6,12 @@
 #include "core/streams/replayer.h"
 #include "core/streams/replaylock.h"
 #include "core/util/failpoint.h"
+#include "core/util/timeutil.h"
 #include "core/workspace/workspace.h"
 
 #include <QElapsedTimer>
 #include <QScopeGuard>
 #include <QStringBuilder>
-#include <QThread>
 #include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -326,10 +326,7 @@ Status Replayer::execute() {
             // (offsets read with it) / R seconds after the first: the
             // measured rate never exceeds R.
             const double due = double(offsetsDone + planned) / *m_options.maxPerSecond;
-            while (clock.nsecsElapsed() / 1e9 < due && !cancelled())
-                QThread::msleep(std::clamp<unsigned long>(
-                    static_cast<unsigned long>((due - clock.nsecsElapsed() / 1e9) * 1000) + 1, 1,
-                    50));
+            timeutil::waitUntil(clock, due, cancelled);
         }
         if (cancelled()) {
             m_result.status = ReplayStatus::Cancelled;

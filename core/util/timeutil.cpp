@@ -2,6 +2,8 @@
 
 #include <QRegularExpression>
 #include <QStringBuilder>
+#include <QThread>
+#include <algorithm>
 
 namespace rw::timeutil {
 
@@ -142,6 +144,14 @@ Result<QDateTime> parseTimestamp(const QString &text) {
 
 QString isoUtcMs(qint64 ms) {
     return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs);
+}
+
+void waitUntil(const QElapsedTimer &clock, double dueSeconds,
+               const std::function<bool()> &cancelled) {
+    while (clock.nsecsElapsed() / 1e9 < dueSeconds && !cancelled())
+        QThread::msleep(std::clamp<unsigned long>(
+            static_cast<unsigned long>((dueSeconds - clock.nsecsElapsed() / 1e9) * 1000) + 1, 1,
+            50));
 }
 
 } // namespace rw::timeutil

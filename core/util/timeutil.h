@@ -3,7 +3,9 @@
 #include "core/util/error.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QString>
+#include <functional>
 
 namespace rw::timeutil {
 
@@ -17,6 +19,12 @@ inline constexpr qint64 kMaxEpochSeconds = 253402300799LL;
 Result<qint64> parseDuration(const QString &text);
 // Seconds back to the shortest of those forms ("2h", "90s", "1d2h").
 QString formatDuration(qint64 seconds);
+
+// Velocity: sleeps, in steps of at most 50 ms, until `clock` has run
+// `dueSeconds` or `cancelled()` says so (a batch of N items at R items a
+// second is due N / R seconds after the first started).
+void waitUntil(const QElapsedTimer &clock, double dueSeconds,
+               const std::function<bool()> &cancelled);
 
 // ISO-8601 text (with or without zone; none means UTC; fractions allowed; a
 // space or T between date and time) or Unix epoch seconds within

@@ -218,11 +218,7 @@ private Q_SLOTS:
         const QJsonObject report = QJsonDocument::fromJson(jf.readAll()).object();
         QCOMPARE(report.value(QStringLiteral("run_id")).toInteger(), runId);
         QCOMPARE(report.value(QStringLiteral("os_user")).toString(), rw::osUser());
-        QCOMPARE(report.value(QStringLiteral("totals"))
-                     .toObject()
-                     .value(QStringLiteral("updated"))
-                     .toInteger(),
-                 want.updated);
+        QCOMPARE(testsupport::jsonAt(report, "totals/updated").toInteger(), want.updated);
         QFile mf(mdPath);
         QVERIFY(mf.open(QIODevice::ReadOnly));
         const QString md = QString::fromUtf8(mf.readAll());

@@ -38,18 +38,10 @@ void DiffChart::clear() {
 }
 
 void DiffChart::setPartitions(const std::vector<PartitionResult> &partitions) {
-    auto *chart = new QChart;
-    style::themeChart(chart);
+    // The legend on the right, one entry per line: in one row below the bars
+    // the five names were cut to "inser...", "upda...".
+    auto *chart = style::newChart(Qt::AlignRight);
     chart->setTitle(tr("Rows per partition"));
-    chart->setAnimationOptions(QChart::NoAnimation);
-    // On the right, one entry per line: in one row below the bars the five
-    // names were cut to "inser...", "upda...".
-    chart->legend()->setAlignment(Qt::AlignRight);
-    QFont small = chart->legend()->font();
-    small.setPointSizeF(small.pointSizeF() * 0.85);
-    chart->legend()->setFont(small);
-    chart->setMargins(QMargins(4, 4, 4, 4));
-    chart->setBackgroundRoundness(0);
 
     auto *series = new QStackedBarSeries;
     const QStringList names = categories();

@@ -166,13 +166,8 @@ PreviewPage::PreviewPage(QWidget *parent)
                                                          QHeaderView::ResizeToContents);
     m_diffView->horizontalHeader()->setMinimumSectionSize(48);
     m_chart->setMinimumWidth(320);
-    auto *top = new QSplitter(Qt::Horizontal, this);
-    top->addWidget(left);
-    top->addWidget(m_chart);
-    top->setStretchFactor(0, 3);
-    top->setStretchFactor(1, 2);
+    auto *top = style::splitter(Qt::Horizontal, {{left, 3}, {m_chart, 2}}, this);
     top->setSizes({740, 340});
-    top->setChildrenCollapsible(false);
 
     m_sampleTabs = new QTabBar(this);
     m_sampleTabs->setObjectName(QStringLiteral("sampleTabs"));
@@ -197,12 +192,7 @@ PreviewPage::PreviewPage(QWidget *parent)
     bottomLayout->addLayout(samplesHeader);
     bottomLayout->addWidget(m_samplesView, 1);
 
-    auto *split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(top);
-    split->addWidget(bottom);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    split->setChildrenCollapsible(false);
+    auto *split = style::splitter(Qt::Vertical, {{top, 3}, {bottom, 2}}, this);
 
     auto *content = new QWidget(this);
     auto *contentLayout = new QVBoxLayout(content);

@@ -118,12 +118,7 @@ RunsPage::RunsPage(QWidget *parent)
     buttons->addWidget(m_exportJson);
     buttons->addWidget(m_exportMarkdown);
 
-    auto *historySplit = new QSplitter(Qt::Vertical, this);
-    historySplit->addWidget(m_view);
-    historySplit->addWidget(m_report);
-    historySplit->setStretchFactor(0, 2);
-    historySplit->setStretchFactor(1, 3);
-    historySplit->setChildrenCollapsible(false);
+    auto *historySplit = style::splitter(Qt::Vertical, {{m_view, 2}, {m_report, 3}}, this);
     m_historyStack->addWidget(m_empty);
     m_historyStack->addWidget(historySplit);
 

@@ -5,7 +5,9 @@
 #include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLegend>
 #include <QPalette>
+#include <QSplitter>
 #include <QStyleFactory>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -267,6 +269,43 @@ void themeChart(QChart *chart) {
     chart->setTheme(dark() ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     if (dark())
         chart->setBackgroundBrush(QGuiApplication::palette().color(QPalette::Base));
+}
+
+QChart *newChart(Qt::Alignment legend) {
+    auto *chart = new QChart;
+    themeChart(chart);
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->setBackgroundRoundness(0);
+    if (!legend) {
+        chart->legend()->hide();
+        return chart;
+    }
+    chart->legend()->setAlignment(legend);
+    QFont small = chart->legend()->font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    chart->legend()->setFont(small);
+    return chart;
+}
+
+QSplitter *splitter(Qt::Orientation orientation,
+                    std::initializer_list<std::pair<QWidget *, int>> parts, QWidget *parent) {
+    auto *split = new QSplitter(orientation, parent);
+    for (const auto &[widget, stretch] : parts) {
+        split->addWidget(widget);
+        split->setStretchFactor(split->count() - 1, stretch);
+    }
+    split->setChildrenCollapsible(false);
+    return split;
+}
+
+QWidget *titledPane(const QString &title, QWidget *content, QWidget *parent) {
+    auto *pane = new QWidget(parent);
+    auto *layout = new QVBoxLayout(pane);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(sectionLabel(title, pane));
+    layout->addWidget(content, 1);
+    return pane;
 }
 
 QVBoxLayout *pageLayout(QWidget *page) {

@@ -2,9 +2,13 @@
 
 #include <QColor>
 #include <QString>
+#include <Qt>
+#include <initializer_list>
+#include <utility>
 
 class QChart;
 class QLabel;
+class QSplitter;
 class QTableView;
 class QVBoxLayout;
 class QWidget;
@@ -124,6 +128,16 @@ void fitColumns(QTableView *view, int columns, int padding = 24);
 // under a dark palette. Call on a new chart, before its series are added;
 // the series' own colours (set by role) are kept.
 void themeChart(QChart *chart);
+// A new chart, themed (themeChart), with no animation, narrow margins, square
+// corners and its legend in a smaller font at `legend` (none: hidden). Its
+// owner is the chart view it is set on.
+QChart *newChart(Qt::Alignment legend = Qt::AlignBottom);
+// A splitter of `parts`, each a widget and its stretch factor, none of which
+// can be collapsed away.
+QSplitter *splitter(Qt::Orientation orientation,
+                    std::initializer_list<std::pair<QWidget *, int>> parts, QWidget *parent);
+// A pane: a section label (sectionLabel) above `content`, which takes the rest.
+QWidget *titledPane(const QString &title, QWidget *content, QWidget *parent);
 // A page's outer layout, with the margins and spacing every page uses.
 QVBoxLayout *pageLayout(QWidget *page);
 

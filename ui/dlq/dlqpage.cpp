@@ -226,20 +226,10 @@ DlqPage::DlqPage(QWidget *parent)
     connect(m_payload, &DlqPayloadPanel::saveRequested, this, &DlqPage::saveFix);
     connect(m_payload, &DlqPayloadPanel::setPathRequested, this, &DlqPage::previewSetPath);
 
-    auto *vertical = new QSplitter(Qt::Vertical, this);
-    vertical->addWidget(recordsBox);
-    vertical->addWidget(m_tabs);
-    vertical->setStretchFactor(0, 1);
-    vertical->setStretchFactor(1, 1);
-    vertical->setChildrenCollapsible(false);
+    auto *vertical = style::splitter(Qt::Vertical, {{recordsBox, 1}, {m_tabs, 1}}, this);
 
-    auto *horizontal = new QSplitter(Qt::Horizontal, this);
-    horizontal->addWidget(left);
-    horizontal->addWidget(vertical);
-    horizontal->setStretchFactor(0, 0);
-    horizontal->setStretchFactor(1, 1);
+    auto *horizontal = style::splitter(Qt::Horizontal, {{left, 0}, {vertical, 1}}, this);
     horizontal->setSizes({250, 850});
-    horizontal->setChildrenCollapsible(false);
 
     auto *layout = style::pageLayout(this);
     layout->addLayout(header);

@@ -104,10 +104,7 @@ DlqPayloadPanel::DlqPayloadPanel(QWidget *parent)
     cl->addWidget(m_current, 1);
     cl->addWidget(m_validation);
 
-    auto *split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(originalBox);
-    split->addWidget(currentBox);
-    split->setChildrenCollapsible(false);
+    auto *split = style::splitter(Qt::Horizontal, {{originalBox, 0}, {currentBox, 0}}, this);
 
     auto *tool = new QHBoxLayout;
     tool->addWidget(new QLabel(tr("Set JSON path"), this));

@@ -30,12 +30,6 @@ QString ms(const std::optional<qint64> &v) {
     return v ? latenessText(*v) : QStringLiteral("\u2014");
 }
 
-// What the launch dialog is about, prepared off the GUI thread.
-struct LaunchPlan {
-    RunResult plan;
-    std::optional<FinalizeResult> finalize;
-};
-
 } // namespace
 
 bool LagPage::hasLateness(const DatasetSpec &dataset) {
@@ -160,12 +154,7 @@ LagPage::LagPage(QWidget *parent)
     rightLayout->addWidget(m_actionState);
     rightLayout->addLayout(m_liveBox);
 
-    auto *split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(m_chart);
-    split->addWidget(right);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    split->setChildrenCollapsible(false);
+    auto *split = style::splitter(Qt::Horizontal, {{m_chart, 3}, {right, 2}}, this);
     split->setSizes({530, 550});
 
     auto *content = new QWidget(this);
@@ -395,20 +384,22 @@ qint64 LagPage::whatIfSeconds() const {
         ->grid[std::size_t(std::clamp(m_slider->value(), 0, int(m_snapshot->grid.size()) - 1))];
 }
 
-qint64 LagPage::whatIfLate() const {
+const LatenessCandidate *LagPage::whatIfPoint() const {
     if (!m_snapshot)
-        return 0;
+        return nullptr;
     const auto &w = m_snapshot->report.whatIf;
     const int i = m_slider->value();
-    return i >= 0 && std::size_t(i) < w.size() ? w[std::size_t(i)].late : 0;
+    return i >= 0 && std::size_t(i) < w.size() ? &w[std::size_t(i)] : nullptr;
+}
+
+qint64 LagPage::whatIfLate() const {
+    const LatenessCandidate *p = whatIfPoint();
+    return p ? p->late : 0;
 }
 
 double LagPage::whatIfLateFraction() const {
-    if (!m_snapshot)
-        return 0;
-    const auto &w = m_snapshot->report.whatIf;
-    const int i = m_slider->value();
-    return i >= 0 && std::size_t(i) < w.size() ? w[std::size_t(i)].lateFraction : 0;
+    const LatenessCandidate *p = whatIfPoint();
+    return p ? p->lateFraction : 0;
 }
 
 QString LagPage::whatIfText() const {
@@ -517,13 +508,9 @@ void LagPage::updateActions() {
 }
 
 void LagPage::startFinalize() {
-    if (!m_db || !m_dataset || !m_runs || m_preparing)
-        return;
-    m_preparing = true;
-    m_actionState->setText(tr("Previewing the days the watermark has passed\u2026"));
-    updateActions();
-    tasks().start(
-        [db = *m_db, dataset = *m_dataset]() -> Result<LaunchPlan> {
+    prepareLaunch(
+        tr("Previewing the days the watermark has passed\u2026"),
+        [](const Database &db, const DatasetSpec &dataset) -> Result<RunResult> {
             auto dry = finalize(db, dataset, {});
             if (!dry)
                 return fail(dry.error());
@@ -532,50 +519,43 @@ void LagPage::startFinalize() {
                     "nothing to finalize: the watermark has passed no day that is not final yet"));
             BatchOptions options;
             options.scope.partitions = dry->finalized;
-            auto plan = preview(db, dataset, options);
-            if (!plan)
-                return fail(plan.error());
-            return LaunchPlan{std::move(*plan), std::move(*dry)};
+            return preview(db, dataset, options);
         },
-        [this](Result<LaunchPlan> result) {
-            m_preparing = false;
-            updateActions();
-            if (!result) {
-                m_actionState->setText(result.error().message);
-                return;
-            }
-            m_actionState->clear();
-            openLaunch(result->plan, true);
-        });
+        true);
 }
 
 void LagPage::startBackfill() {
-    if (!m_db || !m_dataset || !m_runs || m_preparing)
-        return;
-    m_preparing = true;
-    m_actionState->setText(tr("Previewing the stale partitions\u2026"));
-    updateActions();
-    tasks().start(
-        [db = *m_db, dataset = *m_dataset]() -> Result<LaunchPlan> {
+    prepareLaunch(
+        tr("Previewing the stale partitions\u2026"),
+        [](const Database &db, const DatasetSpec &dataset) -> Result<RunResult> {
             BatchOptions options;
             options.scope.stale = true;
             auto plan = preview(db, dataset, options);
-            if (!plan)
-                return fail(plan.error());
-            if (plan->partitions.empty())
+            if (plan && plan->partitions.empty())
                 return badInput(QStringLiteral("nothing to backfill: no partition is stale"));
-            return LaunchPlan{std::move(*plan), std::nullopt};
+            return plan;
         },
-        [this](Result<LaunchPlan> result) {
-            m_preparing = false;
-            updateActions();
-            if (!result) {
-                m_actionState->setText(result.error().message);
-                return;
-            }
-            m_actionState->clear();
-            openLaunch(result->plan, false);
-        });
+        false);
+}
+
+void LagPage::prepareLaunch(const QString &progress, LaunchWork work, bool finalizing) {
+    if (!m_db || !m_dataset || !m_runs || m_preparing)
+        return;
+    m_preparing = true;
+    m_actionState->setText(progress);
+    updateActions();
+    tasks().start([work = std::move(work), db = *m_db,
+                   dataset = *m_dataset]() -> Result<RunResult> { return work(db, dataset); },
+                  [this, finalizing](Result<RunResult> plan) {
+                      m_preparing = false;
+                      updateActions();
+                      if (!plan) {
+                          m_actionState->setText(plan.error().message);
+                          return;
+                      }
+                      m_actionState->clear();
+                      openLaunch(*plan, finalizing);
+                  });
 }
 
 void LagPage::openLaunch(const RunResult &plan, bool finalizing) {

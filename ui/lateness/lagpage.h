@@ -7,6 +7,7 @@
 #include "ui/lateness/latenesssnapshot.h"
 
 #include <QPointer>
+#include <functional>
 #include <optional>
 
 class QLabel;
@@ -81,9 +82,16 @@ Q_SIGNALS:
     void runFinished(int liveRunId);
 
 private:
+    // The what-if point the slider stands on, or none before a report.
+    const LatenessCandidate *whatIfPoint() const;
     void showSnapshot(LatenessSnapshot snapshot);
     void onSlider(int step);
     void updateActions();
+    // The plan a launch dialog opens on, previewed off the GUI thread.
+    using LaunchWork = std::function<Result<RunResult>(const Database &, const DatasetSpec &)>;
+    // Runs `work` on a worker, saying `progress` meanwhile; opens the launch
+    // dialog on its plan, or says why there is none.
+    void prepareLaunch(const QString &progress, LaunchWork work, bool finalizing);
     void openLaunch(const RunResult &plan, bool finalizing);
     void watchRun(int id, QPointer<LaunchDialog> dialog);
 

@@ -77,15 +77,7 @@ QStringList LatenessChart::markerNames() const {
 }
 
 void LatenessChart::setReport(const LatenessReport &report) {
-    auto *chart = new QChart;
-    style::themeChart(chart);
-    chart->setAnimationOptions(QChart::NoAnimation);
-    chart->setMargins(QMargins(4, 4, 4, 4));
-    chart->setBackgroundRoundness(0);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    QFont small = chart->legend()->font();
-    small.setPointSizeF(small.pointSizeF() * 0.85);
-    chart->legend()->setFont(small);
+    auto *chart = style::newChart();
     chart->setTitle(
         report.count > 0
             ? tr("Lateness of %1 events (ingest time \u2212 event time), log-scaled buckets")

@@ -142,18 +142,22 @@ RecoverPage::RecoverPage(QWidget *parent)
     clear();
 }
 
-void RecoverPage::setDataset(const Database &db, const DatasetSpec &dataset) {
-    m_db = db;
-    m_dataset = dataset;
+void RecoverPage::resetRecovery() {
+    m_stepJobs.cancel();
     m_recovery.reset();
     m_result.reset();
     m_planned.clear();
     m_freezeAtPlan.reset();
     m_rerunPreview.reset();
     m_outcome = {};
-    m_stepJobs.cancel();
     m_busy = false;
     m_banner->dismiss();
+}
+
+void RecoverPage::setDataset(const Database &db, const DatasetSpec &dataset) {
+    resetRecovery();
+    m_db = db;
+    m_dataset = dataset;
     m_title->setText(tr("Recover duplicates: %1").arg(dataset.name));
     QStringList facts{tr("target %1").arg(dataset.target),
                       tr("key %1").arg(dataset.key.join(QStringLiteral(", "))),
@@ -187,17 +191,9 @@ QString RecoverPage::statusText() const {
 
 void RecoverPage::clear() {
     cancelLoad();
-    m_stepJobs.cancel();
+    resetRecovery();
     m_db.reset();
     m_dataset.reset();
-    m_recovery.reset();
-    m_result.reset();
-    m_planned.clear();
-    m_freezeAtPlan.reset();
-    m_rerunPreview.reset();
-    m_outcome = {};
-    m_busy = false;
-    m_banner->dismiss();
     m_title->setText(tr("Recover duplicates"));
     m_subtitle->setText(
         tr("Open a dataset and choose Recover duplicates\u2026 on its partitions page."));

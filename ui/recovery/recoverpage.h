@@ -101,6 +101,8 @@ Q_SIGNALS:
     void backRequested();
 
 private:
+    // Forgets the recovery in hand (its steps, result, outcome), cancelling its jobs.
+    void resetRecovery();
     struct Plan {
         Recovery recovery;
         std::vector<RecoveryStepResult> steps;

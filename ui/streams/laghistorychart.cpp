@@ -22,12 +22,7 @@ LagHistoryChart::LagHistoryChart(QWidget *parent)
 }
 
 void LagHistoryChart::setHistory(const QString &group, const std::vector<LagPoint> &points) {
-    auto *chart = new QChart;
-    style::themeChart(chart);
-    chart->setAnimationOptions(QChart::NoAnimation);
-    chart->setMargins(QMargins(4, 4, 4, 4));
-    chart->setBackgroundRoundness(0);
-    chart->legend()->hide();
+    auto *chart = style::newChart({});
     chart->setTitle(group.isEmpty()     ? tr("Lag over time")
                     : points.size() < 2 ? tr("Lag of %1 over time (sampled every 10 s while this "
                                              "page is open; %n sample(s) so far)",

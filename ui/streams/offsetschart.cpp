@@ -20,15 +20,7 @@ OffsetsChart::OffsetsChart(QWidget *parent)
 }
 
 void OffsetsChart::setOffsets(const QString &group, const std::vector<PartitionOffsets> &offsets) {
-    auto *chart = new QChart;
-    style::themeChart(chart);
-    chart->setAnimationOptions(QChart::NoAnimation);
-    chart->setMargins(QMargins(4, 4, 4, 4));
-    chart->setBackgroundRoundness(0);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    QFont small = chart->legend()->font();
-    small.setPointSizeF(small.pointSizeF() * 0.85);
-    chart->legend()->setFont(small);
+    auto *chart = style::newChart();
     chart->setTitle(group.isEmpty() ? tr("Offsets per partition")
                                     : tr("Offsets of %1 per partition").arg(group));
 

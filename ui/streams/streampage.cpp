@@ -180,18 +180,10 @@ StreamPage::StreamPage(QWidget *parent)
         resultTiles->addWidget(t);
     resultTiles->addWidget(m_replayStatus, 1);
 
-    auto *charts = new QSplitter(Qt::Vertical, this);
-    charts->addWidget(m_chart);
-    charts->addWidget(m_history);
-    charts->setChildrenCollapsible(false);
-    auto *groupDetail = new QSplitter(Qt::Horizontal, this);
-    groupDetail->addWidget(m_offsetsView);
-    groupDetail->addWidget(charts);
-    groupDetail->setStretchFactor(0, 0);
-    groupDetail->setStretchFactor(1, 1);
+    auto *charts = style::splitter(Qt::Vertical, {{m_chart, 0}, {m_history, 0}}, this);
+    auto *groupDetail = style::splitter(Qt::Horizontal, {{m_offsetsView, 0}, {charts, 1}}, this);
     m_offsetsView->setMinimumWidth(460);
     m_offsetsView->horizontalHeader()->setStretchLastSection(false);
-    groupDetail->setChildrenCollapsible(false);
 
     auto *groupPane = new QWidget(this);
     auto *groupLayout = new QVBoxLayout(groupPane);
@@ -202,31 +194,12 @@ StreamPage::StreamPage(QWidget *parent)
     groupLayout->addLayout(progressRow);
     groupLayout->addLayout(resultTiles);
 
-    auto *groupsPane = new QWidget(this);
-    auto *groupsLayout = new QVBoxLayout(groupsPane);
-    groupsLayout->setContentsMargins(0, 0, 0, 0);
-    groupsLayout->addWidget(style::sectionLabel(tr("Consumer groups"), groupsPane));
-    groupsLayout->addWidget(m_groupsView, 1);
-
-    auto *groupsSplit = new QSplitter(Qt::Horizontal, this);
-    groupsSplit->addWidget(groupsPane);
-    groupsSplit->addWidget(groupPane);
-    groupsSplit->setStretchFactor(0, 0);
-    groupsSplit->setStretchFactor(1, 1);
-    groupsSplit->setChildrenCollapsible(false);
-
-    auto *logPane = new QWidget(this);
-    auto *logLayout = new QVBoxLayout(logPane);
-    logLayout->setContentsMargins(0, 0, 0, 0);
-    logLayout->addWidget(style::sectionLabel(tr("Log partitions"), logPane));
-    logLayout->addWidget(m_view, 1);
-
-    auto *vertical = new QSplitter(Qt::Vertical, this);
-    vertical->addWidget(groupsSplit);
-    vertical->addWidget(logPane);
-    vertical->setStretchFactor(0, 3);
-    vertical->setStretchFactor(1, 1);
-    vertical->setChildrenCollapsible(false);
+    auto *groupsSplit = style::splitter(
+        Qt::Horizontal,
+        {{style::titledPane(tr("Consumer groups"), m_groupsView, this), 0}, {groupPane, 1}}, this);
+    auto *vertical = style::splitter(
+        Qt::Vertical,
+        {{groupsSplit, 3}, {style::titledPane(tr("Log partitions"), m_view, this), 1}}, this);
 
     auto *layout = style::pageLayout(this);
     layout->addWidget(m_title);
@@ -264,20 +237,24 @@ void StreamPage::showLoadError(const QString &message) {
                             : message);
 }
 
+void StreamPage::clearViews() {
+    m_group.clear();
+    m_model->resetData({});
+    m_groupsModel->resetData({});
+    m_offsetsModel->resetData({});
+    m_chart->clear();
+    m_history->clear();
+    m_loadFailed = false;
+    m_banner->dismiss();
+}
+
 void StreamPage::setStream(const Database &db, const StreamSpec &stream) {
     const bool same = m_stream && m_stream->name == stream.name;
     m_db = db;
     m_stream = stream;
     m_sinkRows = -1;
     if (!same) {
-        m_group.clear();
-        m_model->resetData({});
-        m_groupsModel->resetData({});
-        m_offsetsModel->resetData({});
-        m_chart->clear();
-        m_history->clear();
-        m_loadFailed = false;
-        m_banner->dismiss();
+        clearViews();
         m_replayResult.reset();
         m_replayStatus->clear();
     }
@@ -307,14 +284,7 @@ void StreamPage::clear() {
     m_db.reset();
     m_stream.reset();
     m_sinkRows = -1;
-    m_group.clear();
-    m_model->resetData({});
-    m_groupsModel->resetData({});
-    m_offsetsModel->resetData({});
-    m_chart->clear();
-    m_history->clear();
-    m_loadFailed = false;
-    m_banner->dismiss();
+    clearViews();
     for (StatTile *t : {m_consumedTile, m_insertedTile, m_duplicatesTile, m_deadTile})
         t->setValue(QStringLiteral("\u2014"));
     updateHeader();

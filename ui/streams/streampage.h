@@ -98,6 +98,8 @@ Q_SIGNALS:
     void offsetsReset();
 
 private:
+    // Empties the tables and charts and forgets the group shown and a failed load.
+    void clearViews();
     void updateHeader();
     // `quiet`: a sampler tick, which keeps the title and reports a failure
     // on the page's banner only.

@@ -94,13 +94,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_lagPage->setRunManager(m_runManager);
     m_runsPage->setRunManager(m_runManager);
 
-    auto *splitter = new QSplitter(Qt::Horizontal);
-    splitter->addWidget(m_navigator);
-    splitter->addWidget(m_stack);
-    splitter->setStretchFactor(0, 0);
-    splitter->setStretchFactor(1, 1);
+    auto *splitter = style::splitter(Qt::Horizontal, {{m_navigator, 0}, {m_stack, 1}}, nullptr);
     splitter->setSizes({300, 1100});
-    splitter->setChildrenCollapsible(false);
     m_navigator->setMinimumWidth(220);
 
     auto *central = new QWidget;
