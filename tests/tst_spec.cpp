@@ -223,7 +223,15 @@ private Q_SLOTS:
             << QStringLiteral("\"key\": column \"order_id\" is not in the transform's output");
         QTest::newRow("target lacks column")
             << ds(R"("source": "raw_sales", "target": "narrow_target", "key": ["order_id"])")
-            << QStringLiteral("\"target\": table \"narrow_target\" has no column \"item_id\"");
+            << QStringLiteral(
+                   "\"target\": table \"narrow_target\" has no columns \"item_id\", "
+                   "\"customer_id\", \"amount\", \"updated_at\", which the source yields "
+                   "(columns: order_id, dt); \"on_schema_change\": "
+                   "\"append_new_columns\" would add them");
+        QTest::newRow("on_schema_change unknown")
+            << ds(R"("source": "raw_sales", "target": "fact_sales", "key": ["order_id"], "on_schema_change": "sync_all_columns")")
+            << QStringLiteral("\"on_schema_change\": unknown value \"sync_all_columns\" (known: "
+                              "fail, append_new_columns)");
         QTest::newRow("references unknown table")
             << ds(QByteArray(base)
                       .append(

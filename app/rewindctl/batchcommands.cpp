@@ -21,6 +21,10 @@ const QCommandLineOption kPartition({QStringLiteral("partition")},
 const QCommandLineOption
     kStale({QStringLiteral("stale")},
            QStringLiteral("Every stale partition (source changed since its publish)."));
+const QCommandLineOption kSchemaBehind(
+    {QStringLiteral("schema-behind")},
+    QStringLiteral(
+        "Every partition published before a schema change added columns (NULL in them)."));
 const QCommandLineOption kSamples({QStringLiteral("samples")},
                                   QStringLiteral("Add up to N example rows per category."),
                                   QStringLiteral("N"), QStringLiteral("0"));
@@ -35,7 +39,7 @@ const QCommandLineOption kLimit({QStringLiteral("limit")},
 
 void scopeOptions(QCommandLineParser &p) {
     workspaceOptions(p);
-    p.addOptions({kDataset, kPartition, kFrom, kTo, kStale, kSamples});
+    p.addOptions({kDataset, kPartition, kFrom, kTo, kStale, kSchemaBehind, kSamples});
 }
 
 Result<BatchOptions> batchOptions(const Context &ctx, bool withScope) {
@@ -47,6 +51,7 @@ Result<BatchOptions> batchOptions(const Context &ctx, bool withScope) {
         if (ctx.parser.isSet(kTo))
             o.scope.to = ctx.parser.value(kTo);
         o.scope.stale = ctx.parser.isSet(kStale);
+        o.scope.schemaBehind = ctx.parser.isSet(kSchemaBehind);
     }
     auto samples = intOption(ctx, kSamples, 0, 1000);
     if (!samples)
@@ -74,6 +79,9 @@ void printRunText(Context &ctx, const RunResult &r) {
     if (!r.runId.isNull())
         ctx.out << ", run " << r.runId.toString();
     ctx.out << ", plan " << r.planId << "\n\n";
+    if (!r.schemaChange.empty())
+        ctx.out << "Schema change: " << r.schemaChange.describe() << " (on_schema_change "
+                << enumName(r.onSchemaChange) << ")\n\n";
     TextTable table({QStringLiteral("PARTITION"), QStringLiteral("SOURCE"),
                      QStringLiteral("STAGED"), QStringLiteral("DUPES DROPPED"),
                      QStringLiteral("INSERT"), QStringLiteral("UPDATE"), QStringLiteral("DELETE"),

@@ -168,6 +168,13 @@ Status runStreams(Context &ctx) {
 
 // --- partitions ---------------------------------------------------------------
 
+Json schemaBehind(const QStringList &columns) {
+    Json out = Json::array();
+    for (const QString &c : columns)
+        out.push_back(s(c));
+    return out;
+}
+
 Status runPartitions(Context &ctx) {
     auto wd = datasetOf(ctx);
     if (!wd)
@@ -182,16 +189,16 @@ Status runPartitions(Context &ctx) {
     if (ctx.json) {
         Json list = Json::array();
         for (const auto &p : *parts)
-            list.push_back(
-                {{"partition", nullable(p.partition)},
-                 {"source_rows", p.sourceRows},
-                 {"target_rows", p.targetRows},
-                 {"duplicate_keys", p.duplicateKeys},
-                 {"status", s(enumName(p.status))},
-                 {"last_run_id",
-                  p.lastRunId.isNull() ? Json(nullptr) : Json(p.lastRunId.toLongLong())},
-                 {"last_published",
-                  p.lastPublished.isEmpty() ? Json(nullptr) : Json(s(p.lastPublished))}});
+            list.push_back({{"partition", nullable(p.partition)},
+                            {"source_rows", p.sourceRows},
+                            {"target_rows", p.targetRows},
+                            {"duplicate_keys", p.duplicateKeys},
+                            {"status", s(enumName(p.status))},
+                            {"last_run_id",
+                             p.lastRunId.isNull() ? Json(nullptr) : Json(p.lastRunId.toLongLong())},
+                            {"last_published",
+                             p.lastPublished.isEmpty() ? Json(nullptr) : Json(s(p.lastPublished))},
+                            {"schema_behind", schemaBehind(p.schemaBehind)}});
         Json j{{"dataset", s(d.name)}, {"partitions", list}};
         j["frozen"] = *frozen ? Json{{"frozen_at", s((*frozen)->frozenAt)},
                                      {"os_user", s((*frozen)->osUser)},
@@ -203,14 +210,16 @@ Status runPartitions(Context &ctx) {
     TextTable table({QStringLiteral("PARTITION"), QStringLiteral("STATUS"),
                      QStringLiteral("SOURCE ROWS"), QStringLiteral("TARGET ROWS"),
                      QStringLiteral("DUP KEYS"), QStringLiteral("LAST RUN"),
-                     QStringLiteral("LAST PUBLISHED")},
-                    {false, false, true, true, true, true, false});
+                     QStringLiteral("LAST PUBLISHED"), QStringLiteral("SCHEMA BEHIND")},
+                    {false, false, true, true, true, true, false, false});
     qint64 source = 0, target = 0, dupes = 0;
     for (const auto &p : *parts) {
         table.add({partitionLabel(p.partition), enumName(p.status), thousands(p.sourceRows),
                    thousands(p.targetRows), thousands(p.duplicateKeys),
                    p.lastRunId.isNull() ? QStringLiteral("-") : p.lastRunId.toString(),
-                   p.lastPublished.isEmpty() ? QStringLiteral("-") : p.lastPublished});
+                   p.lastPublished.isEmpty() ? QStringLiteral("-") : p.lastPublished,
+                   p.schemaBehind.isEmpty() ? QStringLiteral("-")
+                                            : p.schemaBehind.join(QStringLiteral(","))});
         source += p.sourceRows;
         target += p.targetRows;
         dupes += p.duplicateKeys;

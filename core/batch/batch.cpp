@@ -101,6 +101,23 @@ Status refuseFrozen(const Database &db, const DatasetSpec &dataset, const BatchO
     return {};
 }
 
+// A schema change the dataset's on_schema_change does not allow (the spec
+// check refuses such a dataset when the workspace opens; the target may
+// have changed since), or one this write mode cannot make yet.
+Status refuseSchemaChange(const DatasetSpec &dataset, const SchemaChange &change) {
+    if (change.empty())
+        return {};
+    if (dataset.onSchemaChange == SchemaChangePolicy::Fail)
+        return badInput(QStringLiteral("dataset \"%1\": the run %2, which \"on_schema_change\": "
+                                       "\"fail\" refuses; \"append_new_columns\" allows it")
+                            .arg(dataset.name, change.describe()));
+    if (dataset.write == WriteMode::Scd2)
+        return badInput(QStringLiteral("dataset \"%1\": the run %2, and an scd2 dimension cannot "
+                                       "take new columns yet")
+                            .arg(dataset.name, change.describe()));
+    return {};
+}
+
 Result<RunResult> finish(const Database &db, RunResult result) {
     if (auto s = setRunStatus(db, result, result.error); !s)
         return fail(s.error());
@@ -117,9 +134,10 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
     Plan plan;
     if (!options.planId.isEmpty()) {
         const ScopeRequest &r = options.scope;
-        if (!r.partitions.isEmpty() || r.from || r.to || r.stale)
-            return badInput(QStringLiteral(
-                "--plan fixes the scope: drop --partition, --from, --to and --stale"));
+        if (!r.partitions.isEmpty() || r.from || r.to || r.stale || r.schemaBehind)
+            return badInput(
+                QStringLiteral("--plan fixes the scope: drop --partition, --from, --to, "
+                               "--stale and --schema-behind"));
         auto loaded = loadPlan(db, options.planId);
         if (!loaded)
             return fail(loaded.error());
@@ -131,6 +149,16 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
                 QStringLiteral(
                     "plan %1 was made for write mode %2, but the spec now says %3: preview again")
                     .arg(options.planId, enumName(loaded->mode), enumName(dataset.write)));
+        if (loaded->schemaChange != sql.schemaChange())
+            return fail(Error{
+                Error::Code::StalePlan,
+                QStringLiteral("plan %1 is stale: the target's schema changed since the preview "
+                               "(the plan %2, the run now %3); preview again")
+                    .arg(options.planId,
+                         loaded->schemaChange.empty() ? QStringLiteral("changes none")
+                                                      : loaded->schemaChange.describe(),
+                         sql.schemaChange().empty() ? QStringLiteral("changes none")
+                                                    : sql.schemaChange().describe())});
         auto stale = stalePartitions(db, sql, *loaded);
         if (!stale)
             return fail(stale.error());
@@ -147,8 +175,10 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
         auto scope = resolveScope(db, dataset, sql, options.scope);
         if (!scope)
             return fail(scope.error());
-        plan = Plan{newPlanId(), dataset.name, dataset.write, *scope, {}};
+        plan = Plan{newPlanId(), dataset.name, dataset.write, *scope, {}, sql.schemaChange()};
     }
+    if (auto s = refuseSchemaChange(dataset, sql.schemaChange()); !s)
+        return fail(s.error());
     if (sql.isScd2())
         if (auto s = refuseScd2OutOfOrder(db, dataset, sql, plan.scope); !s)
             return fail(s.error());
@@ -159,6 +189,8 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
     result.planId = plan.id;
     result.executed = true;
     result.status = RunStatus::Running;
+    result.onSchemaChange = dataset.onSchemaChange;
+    result.schemaChange.target = dataset.target;
     result.startedAt = nowIso();
     const Status started = Database::retryTransient(options.maxAttempts, [&] {
         return db.writeTransaction([&]() -> Status {
@@ -214,9 +246,13 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
     if (sql.isScd2())
         if (auto s = refuseScd2OutOfOrder(db, dataset, sql, *scope); !s)
             return fail(s.error());
+    if (auto s = refuseSchemaChange(dataset, sql.schemaChange()); !s)
+        return fail(s.error());
     RunResult result;
     result.dataset = dataset.name;
     result.mode = dataset.write;
+    result.onSchemaChange = dataset.onSchemaChange;
+    result.schemaChange = sql.schemaChange();
     result.startedAt = nowIso();
     // The fingerprint that locks the plan, read while the scope is staged.
     SourceStatsReader fingerprints(db);
@@ -243,7 +279,7 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
     result.status = RunStatus::Previewed;
     result.finishedAt = nowIso();
 
-    Plan plan{newPlanId(), dataset.name, dataset.write, *scope, *stats};
+    Plan plan{newPlanId(), dataset.name, dataset.write, *scope, *stats, result.schemaChange};
     result.planId = plan.id;
     const Status stored = Database::retryTransient(options.maxAttempts, [&] {
         return db.writeTransaction([&]() -> Status {
@@ -322,6 +358,16 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
     auto sql = BatchSql::make(db, planned);
     if (!sql)
         return fail(sql.error());
+    // A change its first publish made is the target's now; another one, or
+    // one where the plan had none, was never previewed.
+    if (!sql->schemaChange().empty() && sql->schemaChange() != plan->schemaChange)
+        return fail(Error{Error::Code::StalePlan,
+                          QStringLiteral("run %1 cannot resume: the run now %2, which its plan %3 "
+                                         "did not; start a new run")
+                              .arg(runId)
+                              .arg(sql->schemaChange().describe(), plan->id)});
+    if (auto s = refuseSchemaChange(planned, sql->schemaChange()); !s)
+        return fail(s.error());
 
     RunResult result;
     result.dataset = info->dataset;
@@ -330,6 +376,8 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
     result.runId = runId;
     result.executed = true;
     result.status = RunStatus::Running;
+    result.onSchemaChange = planned.onSchemaChange;
+    result.schemaChange.target = planned.target;
     result.startedAt = info->startedAt;
     std::vector<PartitionRef> todo;
     for (const auto &p : plan->scope) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/batch/schemachange.h"
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
 
@@ -18,6 +19,7 @@ struct ScopeRequest {
     std::optional<QString> from; // --from (inclusive)
     std::optional<QString> to;   // --to (inclusive)
     bool stale = false;          // --stale: every stale partition
+    bool schemaBehind = false;   // --schema-behind: every partition behind a schema change
 };
 
 // One partition: its value as stored (bound as is, so indexes apply) and its label.
@@ -107,6 +109,10 @@ struct RunResult {
     QString error;
     std::vector<PartitionResult> partitions;
     std::vector<CheckResult> checks;
+    // The target's schema change the plan makes (a preview), or made (a run:
+    // in its first publish; empty on a resume after it).
+    SchemaChangePolicy onSchemaChange = SchemaChangePolicy::Fail;
+    SchemaChange schemaChange;
     QString startedAt;
     QString finishedAt;
 

@@ -358,7 +358,7 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     if (!publish && dataset.checks.empty() && !sql.isScd2() && isWholeSource(options.scope))
         sql.setWholeSourceScope(scope.size());
     if (!publish && !sql.isScd2() && dataset.checks.empty() && options.samples == 0 &&
-        sql.targetExists() && !dataset.key.isEmpty() &&
+        sql.targetExists() && sql.schemaChange().empty() && !dataset.key.isEmpty() &&
         BatchDialect::of(db.dialect()).stagesJoinedToTarget())
         return diffWithoutStage(db, dataset, sql, scope, sourceStats, phase);
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;

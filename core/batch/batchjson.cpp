@@ -144,7 +144,8 @@ Json toJson(const RunResult &r) {
            {"status", s(enumName(r.status))},
            {"partitions", partitions},
            {"totals", totalsJson(r)},
-           {"checks", checksJson(r.checks)}};
+           {"checks", checksJson(r.checks)},
+           {"schema_change", r.schemaChange.toJson(r.onSchemaChange)}};
     if (!r.error.isEmpty())
         j["error"] = s(r.error);
     if (!r.startedAt.isEmpty())

@@ -4,6 +4,7 @@
 
 #include <QHash>
 #include <QStringBuilder>
+#include <algorithm>
 
 namespace rw {
 
@@ -230,8 +231,22 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
         indexCols << m_dataset->partitionColumn;
     indexCols << m_cat.key.mid(0, 8);
     QString select;
+    // A column still to be added (schemaChange) is NULL in the copy, of the
+    // type the publish adds it with.
+    QStringList read;
+    for (const QString &c : m_cat.columns) {
+        const auto added =
+            std::find_if(m_cat.schemaChange.added.begin(), m_cat.schemaChange.added.end(),
+                         [&](const AddedColumn &a) { return a.column == c; });
+        if (added == m_cat.schemaChange.added.end())
+            read << q(c);
+        else if (added->type.isEmpty())
+            read << QStringLiteral("NULL AS ") % q(c);
+        else
+            read << QStringLiteral("CAST(NULL AS ") % added->type % QStringLiteral(") AS ") % q(c);
+    }
     if (m_cat.targetExists)
-        select = QStringLiteral("SELECT ") % columnList(QString(), m_cat.columns) %
+        select = QStringLiteral("SELECT ") % read.join(QStringLiteral(", ")) %
                  QStringLiteral(" FROM ") % qt(m_dataset->target) % QStringLiteral(" AS t WHERE ") %
                  scopePredicate(QStringLiteral("t"), m_strategy.scope, binds);
     else
@@ -239,6 +254,26 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
     return {d.dropTempTable(kTgt),
             QStringLiteral("CREATE TEMP TABLE ") % q(kTgt) % QStringLiteral(" AS ") % select,
             d.createTempIndex(QStringLiteral("rewind_tgt_key"), kTgt, indexCols)};
+}
+
+QStringList BatchSql::applySchemaChange(bool imagesExist) const {
+    QStringList out;
+    for (const AddedColumn &a : m_cat.schemaChange.added) {
+        const QString column =
+            q(a.column) % (a.type.isEmpty() ? QString() : QString(u' ' % a.type));
+        out << QStringLiteral("ALTER TABLE ") % qt(m_dataset->target) %
+                   QStringLiteral(" ADD COLUMN ") % column;
+        if (imagesExist)
+            out << QStringLiteral("ALTER TABLE ") % q(imagesTable()) %
+                       QStringLiteral(" ADD COLUMN ") % column;
+    }
+    return out;
+}
+
+void BatchSql::schemaChangeApplied() {
+    for (const AddedColumn &a : m_cat.schemaChange.added)
+        m_cat.targetTypes.insert(a.column, a.type);
+    m_cat.schemaChange = {};
 }
 
 QStringList BatchSql::dropWorkTables() const {
@@ -554,27 +589,32 @@ QStringList BatchSql::createImagesIfMissing() const {
             stageTable() % QStringLiteral(" WHERE 1 = 0")};
 }
 
+// Named columns, not positions: a schema change adds its columns to the
+// images table after rewind_run_id and rewind_op.
+QString BatchSql::imagesInsert() const {
+    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" (") %
+           columnList(QString(), m_cat.columns) %
+           QStringLiteral(", rewind_run_id, rewind_op) SELECT ");
+}
+
 QString BatchSql::saveImagesUpdated(QVariantList &binds) const {
     if (stagedInMatches()) {
         QStringList old;
         for (qsizetype i = 0; i < m_cat.columns.size(); ++i)
             old << QStringLiteral("m.rewind_o") % QString::number(i + 1);
-        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") %
-               old.join(u", ") % QStringLiteral(", ?, 'updated' FROM ") % q(kMatch) %
-               QStringLiteral(" AS m WHERE m.rewind_d = 1");
+        return imagesInsert() % old.join(u", ") % QStringLiteral(", ?, 'updated' FROM ") %
+               q(kMatch) % QStringLiteral(" AS m WHERE m.rewind_d = 1");
     }
     if (byIdentity())
-        return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") %
-               columnList(QStringLiteral("t"), m_cat.columns) %
+        return imagesInsert() % columnList(QStringLiteral("t"), m_cat.columns) %
                QStringLiteral(", ?, 'updated' FROM ") % qt(m_dataset->target) %
                QStringLiteral(" AS t WHERE ") % engine().rowIdentity(QStringLiteral("t")) %
                QStringLiteral(" IN (SELECT m.rewind_tid FROM ") % q(kMatch) %
                QStringLiteral(" AS m WHERE m.rewind_d = 1)");
-    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") %
-           columnList(QStringLiteral("t"), m_cat.columns) % QStringLiteral(", ?, 'updated' FROM ") %
-           tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(QStringLiteral("t"), binds) %
-           QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage) %
-           QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) %
+    return imagesInsert() % columnList(QStringLiteral("t"), m_cat.columns) %
+           QStringLiteral(", ?, 'updated' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") %
+           tgtScope(QStringLiteral("t"), binds) % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") %
+           q(kStage) % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) %
            QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % u')';
 }
 
@@ -605,8 +645,7 @@ QString BatchSql::saveImagesInserted(bool everyStagedRow) const {
 }
 
 QString BatchSql::saveImagesReplaced(QVariantList &binds) const {
-    return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" SELECT ") %
-           columnList(QStringLiteral("t"), m_cat.columns) %
+    return imagesInsert() % columnList(QStringLiteral("t"), m_cat.columns) %
            QStringLiteral(", ?, 'replaced' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") %
            tgtScope(QStringLiteral("t"), binds);
 }

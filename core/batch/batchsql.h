@@ -96,7 +96,23 @@ public:
     QStringList dropWorkTables() const;
     // True when the diff can read the target table itself (it exists, an
     // index serves key lookups, and rows have an identity).
-    bool readsTargetDirectly() const { return m_cat.targetExists && m_cat.targetIndexed; }
+    // Not while columns are still to be added to it (before the publish
+    // adds them, a preview reads the target through a copy that has them, NULL).
+    bool readsTargetDirectly() const {
+        return m_cat.targetExists && m_cat.targetIndexed && m_cat.schemaChange.empty();
+    }
+
+    // The schema change still to apply to the target (on_schema_change):
+    // the statements that apply it, in order (ALTER TABLE ... ADD COLUMN),
+    // and, once they ran in the publish's transaction, the catalog told so
+    // (the added columns are the target's now). setSchemaChange() puts one
+    // back when that transaction rolled back.
+    const SchemaChange &schemaChange() const { return m_cat.schemaChange; }
+    // `imagesExist`: the dataset's before-images table exists (it takes the
+    // columns too; a new one is made with them).
+    QStringList applySchemaChange(bool imagesExist) const;
+    void schemaChangeApplied();
+    void setSchemaChange(SchemaChange change) { m_cat.schemaChange = std::move(change); }
 
     // Merge publish by row identity. Work table rewind_match: per staged row
     // its identity, the matching target row's identity (NULL: an insert) and
@@ -166,6 +182,8 @@ public:
     QStringList createImagesIfMissing() const;
     // `binds` starts with the run id; the statement may append the scope's values.
     QString saveImagesUpdated(QVariantList &binds) const;
+    // "INSERT INTO <images> (<columns>, rewind_run_id, rewind_op) SELECT ".
+    QString imagesInsert() const;
     // `everyStagedRow`: the diff matched no staged row to a target row (a
     // backfill of empty partitions), so with a match by row identity every
     // staged row is an insert and none is looked up in rewind_match

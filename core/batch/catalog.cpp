@@ -32,6 +32,27 @@ Result<std::vector<IndexColumns>> indexColumns(const Database &db, const QString
     return out;
 }
 
+// The column types a table made by CREATE TABLE ... AS `select` gets, by
+// name: made empty as a temporary table, listed, dropped.
+Result<QHash<QString, QString>> newTableTypes(const Database &db, const QString &select) {
+    const QString shape = QStringLiteral("rewind_shape");
+    const SqlDialect &d = db.dialect();
+    if (auto s = db.execAll(
+            {d.dropTempTable(shape), QStringLiteral("CREATE TEMP TABLE ") % db.quote(shape) %
+                                         QStringLiteral(" AS SELECT * FROM (") % select %
+                                         QStringLiteral(") AS s LIMIT 0")});
+        !s)
+        return fail(s.error());
+    auto columns = db.columns(shape);
+    (void)db.exec(d.dropTempTable(shape));
+    if (!columns)
+        return fail(columns.error());
+    QHash<QString, QString> types;
+    for (const ColumnInfo &col : *columns)
+        types.insert(col.name, col.type);
+    return types;
+}
+
 // An index leads with `column` (at position 0): a loose index scan walks its values.
 bool leadsWith(const std::vector<IndexColumns> &indexes, const QString &column) {
     return std::any_of(indexes.begin(), indexes.end(),
@@ -47,6 +68,7 @@ QString DatasetCatalog::sourceRelation(const QString &alias) const {
 Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const DatasetSpec &dataset) {
     DatasetCatalog c;
     c.source = sourceSelect(dataset, db);
+    c.schemaChange.target = dataset.target;
     auto columns = db.selectColumns(c.source, &c.columnTypes);
     if (!columns)
         return fail(columns.error());
@@ -73,6 +95,19 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
         return fail(types.error());
     for (const ColumnInfo &col : *types)
         c.targetTypes.insert(col.name, col.type);
+    // Source columns the target lacks: their types are those a new table
+    // made of the source gets (a first run makes the target that way).
+    QStringList missing;
+    for (const QString &col : *columns)
+        if (!c.targetTypes.contains(col))
+            missing << col;
+    if (!missing.isEmpty()) {
+        auto shape = newTableTypes(db, c.source);
+        if (!shape)
+            return fail(shape.error());
+        for (const QString &col : missing)
+            c.schemaChange.added.push_back({col, shape->value(col)});
+    }
     // A source column of another type than the target's: cast in the stage.
     QStringList quoted;
     for (const QString &col : *columns)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/batch/schemachange.h"
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
 
@@ -34,6 +35,9 @@ struct DatasetCatalog {
     // one index seek each (the source: the table `source` names).
     bool sourcePartitionIndexed = false;
     bool targetPartitionIndexed = false;
+    // Columns the source yields that the existing target lacks, with the
+    // types a run adds them with (on_schema_change).
+    SchemaChange schemaChange;
 
     // The source as a derived table, "(SELECT ...) AS alias".
     QString sourceRelation(const QString &alias) const;

@@ -3,6 +3,7 @@
 #include "core/batch/batchdialect.h"
 #include "core/batch/batchsql.h"
 #include "core/batch/partitionstate.h"
+#include "core/batch/schemachange.h"
 
 #include <QMap>
 #include <QStringBuilder>
@@ -263,6 +264,23 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         }
         out.push_back(std::move(info));
     }
+
+    // 4. Schema changes a run applied since a partition's rows were published.
+    auto changes = schemachanges::applied(db, dataset.name);
+    if (!changes)
+        return fail(changes.error());
+    if (!changes->empty())
+        for (PartitionInfo &info : out) {
+            if (info.targetRows == 0)
+                continue;
+            const QDateTime published =
+                QDateTime::fromString(info.lastPublished, Qt::ISODateWithMs);
+            for (const schemachanges::Applied &a : *changes)
+                if (!published.isValid() || published < a.appliedAt)
+                    for (const AddedColumn &c : a.change.added)
+                        if (!info.schemaBehind.contains(c.column))
+                            info.schemaBehind << c.column;
+        }
     return out;
 }
 

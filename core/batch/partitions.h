@@ -44,6 +44,10 @@ struct PartitionInfo {
     PartitionStatus status = PartitionStatus::Unloaded;
     QVariant lastRunId;    // null when no Rewind run touched it
     QString lastPublished; // ISO-8601, empty when never published by Rewind
+    // Columns a schema change added to the target after this partition's
+    // rows were last published (or that it has rows Rewind never published):
+    // NULL in them until a run covers it (run --schema-behind).
+    QStringList schemaBehind;
 };
 
 QString partitionLabel(const std::optional<QString> &partition); // "(all)" for null

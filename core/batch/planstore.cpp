@@ -44,6 +44,12 @@ Status storePlan(const Database &db, const Plan &plan, const QString &summaryJso
     QJsonObject scope{{QStringLiteral("mode"), enumName(plan.mode)},
                       {QStringLiteral("partitions"),
                        QJsonDocument::fromJson(scopeToJson(plan.scope).toUtf8()).array()}};
+    if (!plan.schemaChange.empty()) {
+        auto change = plan.schemaChange.toJson(SchemaChangePolicy::Fail);
+        change.erase("policy"); // the spec's, not the plan's
+        scope.insert(QStringLiteral("schema_change"),
+                     QJsonDocument::fromJson(QByteArray::fromStdString(change.dump())).object());
+    }
     auto r = db.exec(
         QStringLiteral("INSERT INTO rewind_plans (plan_id, dataset, created_at, "
                        "scope_json, fingerprint, summary_json) VALUES (?, ?, ") %
@@ -83,6 +89,8 @@ Result<Plan> loadPlan(const Database &db, const QString &planId) {
         return badInput(
             QStringLiteral("plan \"%1\" records an unknown write mode \"%2\": preview again")
                 .arg(planId, mode));
+    plan.schemaChange =
+        SchemaChange::fromJson(scope.value(QStringLiteral("schema_change")).toObject());
     plan.scope = scopeFromJson(QString::fromUtf8(
         QJsonDocument(scope.value(QStringLiteral("partitions")).toArray()).toJson()));
     const QJsonObject fps = QJsonDocument::fromJson(q->value(2).toString().toUtf8()).object();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/batch/fingerprint.h"
+#include "core/batch/schemachange.h"
 #include "core/batch/scope.h"
 
 // Plans: a preview locked for execution, stored in rewind_plans.
@@ -14,6 +15,9 @@ struct Plan {
     WriteMode mode = WriteMode::Merge;
     std::vector<PartitionRef> scope;
     SourceStatsMap stats;
+    // The target's schema change the preview showed: a run of the plan
+    // refuses a target whose change is another now (altered since).
+    SchemaChange schemaChange;
 };
 
 // The partitions of `plan` whose source fingerprint differs now (empty: fresh).

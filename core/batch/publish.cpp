@@ -221,7 +221,31 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             parts.clear();
             stop = ChunkStop::None;
             const bool targetExisted = sql.targetExists();
+            const SchemaChange pendingChange = sql.schemaChange();
             outcome = db.writeTransaction([&]() -> Status {
+                // The schema change first, in the first chunk's transaction:
+                // its rows, checkpoint and audit row commit with it, and a
+                // run stopped before that commit leaves the schema as it was.
+                if (!pendingChange.empty()) {
+                    auto images = db.hasRelation(sql.imagesTable());
+                    if (!images)
+                        return fail(images.error());
+                    if (auto s = db.execAll(sql.applySchemaChange(*images)); !s)
+                        return s;
+                    sql.schemaChangeApplied();
+                    if (auto s = schemachanges::recordApplied(db, dataset.name, result.runId,
+                                                              pendingChange, nowIso());
+                        !s)
+                        return s;
+                    if (auto s =
+                            writeAudit(db, QStringLiteral("schema change"), dataset.name, QString(),
+                                       result.runId,
+                                       QString::fromStdString(
+                                           pendingChange.toJson(dataset.onSchemaChange).dump()));
+                        !s)
+                        return s;
+                    failpoint("after-schema-change");
+                }
                 // Inside the write lock: the fingerprints the publish records
                 // are of exactly the rows it publishes. They are read on a
                 // second connection while this one stages, and compared
@@ -273,6 +297,10 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 failpoint("before-commit");
                 return {};
             });
+            if (outcome && !pendingChange.empty())
+                result.schemaChange = pendingChange;
+            if (!outcome)
+                sql.setSchemaChange(pendingChange);
             if (outcome)
                 failpoint("after-commit");
             if (!outcome && stop == ChunkStop::None && outcome.error().transient &&

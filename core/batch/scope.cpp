@@ -140,6 +140,9 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
             QStringLiteral("give either --partition, or --from/--to, or --stale, not several"));
     if (range && request.stale)
         return badInput(QStringLiteral("give either --from/--to or --stale, not both"));
+    if (request.schemaBehind && (explicitList || range || request.stale))
+        return badInput(QStringLiteral("--schema-behind chooses its own partitions: drop "
+                                       "--partition, --from/--to and --stale"));
     if (range && (!request.from || !request.to))
         return badInput(QStringLiteral("--from and --to go together (both inclusive)"));
 
@@ -268,16 +271,18 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
             return badInput(
                 QStringLiteral("no partition of dataset \"%1\" lies between %2 and %3 (%4)")
                     .arg(dataset.name, *request.from, *request.to, preview(*known)));
-    } else if (request.stale) {
+    } else if (request.stale || request.schemaBehind) {
+        // What `partitions` says of each: stale, or behind a schema change.
         auto parts = listPartitions(db, dataset, &sql);
         if (!parts)
             return fail(parts.error());
-        QSet<QString> stale;
+        QSet<QString> chosen;
         for (const auto &info : *parts)
-            if (info.status == PartitionStatus::Stale)
-                stale.insert(partitionKey(info.partition));
+            if (request.stale ? info.status == PartitionStatus::Stale
+                              : !info.schemaBehind.isEmpty())
+                chosen.insert(partitionKey(info.partition));
         for (const auto &p : *known)
-            if (stale.contains(partitionKey(p.label)))
+            if (chosen.contains(partitionKey(p.label)))
                 scope.push_back(p);
     } else {
         scope = *known;

@@ -213,12 +213,23 @@ QStringList step(const SqlDialect &d, int version) {
                 "'object_not_in_prerequisite_state'; END IF; RETURN NULL; END $fn$");
         return out;
     }
+    case 14:
+        return {
+            // Schema changes a run applied to a dataset's target (on_schema_change):
+            // partitions published before one hold NULL in its columns.
+            QStringLiteral("CREATE TABLE rewind_schema_changes (dataset TEXT NOT NULL, run_id ") %
+                big %
+                QStringLiteral(" NOT NULL, applied_at TEXT NOT NULL, target TEXT NOT NULL, "
+                               "added_json TEXT NOT NULL)"),
+            QStringLiteral(
+                "CREATE INDEX rewind_schema_changes_dataset ON rewind_schema_changes (dataset)"),
+        };
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 13;
+constexpr int kLatest = 14;
 
 } // namespace
 

@@ -232,6 +232,15 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
     const QString write = f.has("write") ? f.string("write") : enumName(d.write);
     if (const auto mode = enumFromName<WriteMode>(write))
         d.write = *mode;
+    if (f.has("on_schema_change")) {
+        const QString policy = f.string("on_schema_change");
+        if (const auto known = enumFromName<SchemaChangePolicy>(policy))
+            d.onSchemaChange = *known;
+        else
+            f.error(QStringLiteral("on_schema_change"), QStringLiteral("unknown value \"") %
+                                                            policy % QStringLiteral("\" (known: ") %
+                                                            enumNames<SchemaChangePolicy>() % u')');
+    }
     d.eventTime = f.string("event_time");
     d.ingestTime = f.string("ingest_time");
     const QString lateness = f.string("allowed_lateness");

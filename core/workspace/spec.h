@@ -43,6 +43,19 @@ template <> struct EnumNames<WriteMode> {
         {WriteMode::Scd2, "scd2"}};
 };
 
+// What a run does when the transform yields columns the target lacks
+// (dbt's on_schema_change): refuse, naming them and this option (fail), or
+// add them to the target in the run's first publish (append_new_columns).
+enum class SchemaChangePolicy {
+    Fail,
+    AppendNewColumns,
+};
+template <> struct EnumNames<SchemaChangePolicy> {
+    static constexpr std::pair<SchemaChangePolicy, std::string_view> names[] = {
+        {SchemaChangePolicy::Fail, "fail"},
+        {SchemaChangePolicy::AppendNewColumns, "append_new_columns"}};
+};
+
 struct Scd2Spec {
     QStringList tracked;
     QString validFrom;
@@ -59,6 +72,7 @@ struct DatasetSpec {
     QStringList key;
     QString orderBy;
     WriteMode write = WriteMode::Merge;
+    SchemaChangePolicy onSchemaChange = SchemaChangePolicy::Fail;
     QString eventTime;
     QString ingestTime;
     std::optional<qint64> allowedLatenessSeconds;

@@ -245,16 +245,8 @@ private:
                           QStringLiteral("\" is one of Rewind's own control tables"));
             else if (!exists(d.target))
                 creatable(ctx, QStringLiteral("target"), d.target);
-            else if (haveColumns) {
-                const QStringList targetCols = columnsOf(d.target);
-                for (const QString &c : cols)
-                    if (!targetCols.contains(c))
-                        error(ctx, QStringLiteral("target"),
-                              QStringLiteral("table \"") % d.target %
-                                  QStringLiteral("\" has no column \"") % c %
-                                  QStringLiteral("\", which the source yields") %
-                                  listed(targetCols));
-            }
+            else if (haveColumns)
+                newColumns(ctx, d, cols, columnsOf(d.target));
         }
         if (!haveColumns)
             return;
@@ -283,6 +275,41 @@ private:
         for (std::size_t i = 0; i < d.checks.size(); ++i)
             check(ctx % QStringLiteral(": checks[") % QString::number(i) % u']', d, d.checks[i],
                   cols, where);
+    }
+
+    // Columns the source yields that the target lacks: a schema change, which
+    // "on_schema_change" allows (append_new_columns) or refuses (fail, naming
+    // them and the option). A new key or partition column never: it would
+    // change which rows are the same row.
+    void newColumns(const QString &ctx, const DatasetSpec &d, const QStringList &cols,
+                    const QStringList &targetCols) {
+        QStringList added;
+        for (const QString &c : cols)
+            if (!targetCols.contains(c))
+                added << c;
+        if (added.isEmpty())
+            return;
+        const QString which = added.size() == 1 ? QStringLiteral("column \"") % added.front() %
+                                                      QStringLiteral("\", which the source yields")
+                                                : QStringLiteral("columns \"") %
+                                                      added.join(QStringLiteral("\", \"")) %
+                                                      QStringLiteral("\", which the source yields");
+        for (const QString &c : added)
+            if (d.key.contains(c) || c == d.partitionColumn)
+                error(ctx, QStringLiteral("target"),
+                      QStringLiteral("table \"") % d.target %
+                          QStringLiteral("\" has no column \"") % c %
+                          QStringLiteral("\", which is part of the key or the partition: a schema "
+                                         "change cannot add it (it would change which rows are "
+                                         "the same row)"));
+        if (d.onSchemaChange == SchemaChangePolicy::AppendNewColumns)
+            return;
+        error(ctx, QStringLiteral("target"),
+              QStringLiteral("table \"") % d.target % QStringLiteral("\" has no ") % which %
+                  listed(targetCols) %
+                  QStringLiteral("; \"on_schema_change\": \"append_new_columns\" would add ") %
+                  (added.size() == 1 ? QStringLiteral("it") : QStringLiteral("them")) %
+                  QStringLiteral(" in the run's first publish"));
     }
 
     void check(const QString &ctx, const DatasetSpec &d, const CheckSpec &c,

@@ -74,6 +74,11 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
                          ? style::themed(tr(
                                " <b style='color:{error}'>(each partition is replaced whole)</b>"))
                          : QString()));
+    if (!plan.schemaChange.empty())
+        html += row.arg(tr("Schema"),
+                        style::themed(tr("<b style='color:{warning}'>%1</b>, in the first "
+                                         "publish's transaction"))
+                            .arg(plan.schemaChange.describe().toHtmlEscaped()));
     html += row.arg(tr("Locked plan"), plan.planId.toHtmlEscaped());
     html +=
         row.arg(tr("Rows"), tr("%1 staged, %2 duplicates dropped")

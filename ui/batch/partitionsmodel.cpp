@@ -58,6 +58,14 @@ PartitionsModel::PartitionsModel(QObject *parent)
                                                     : timestampText(p.lastPublished);
                },
                [](const PartitionInfo &p) { return p.lastPublished; }},
+              // Columns a schema change added since the partition was
+              // published: NULL in its rows (run --schema-behind).
+              {tr("Schema behind"), kAlignText,
+               [](const PartitionInfo &p) {
+                   return p.schemaBehind.isEmpty() ? QStringLiteral("\u2014")
+                                                   : p.schemaBehind.join(QStringLiteral(", "));
+               },
+               [](const PartitionInfo &p) { return qint64(p.schemaBehind.size()); }},
           },
           parent) {}
 
@@ -135,6 +143,12 @@ QVariant PartitionsModel::toolTip(const PartitionInfo &p, int column) const {
                 .arg(fmt::number(p.targetRows), fmt::number(p.sourceRows),
                      fmt::number(p.targetRows - p.sourceRows));
         return {};
+    case SchemaBehindColumn:
+        return p.schemaBehind.isEmpty()
+                   ? QVariant()
+                   : tr("Published before a schema change added %1: NULL there in its rows "
+                        "until a run covers it (rewindctl run --schema-behind)")
+                         .arg(p.schemaBehind.join(QStringLiteral(", ")));
     case DuplicateKeysColumn:
         return p.duplicateKeys > 0 ? tr("%1 key(s) with more than one row in the target")
                                          .arg(fmt::number(p.duplicateKeys))
@@ -173,7 +187,8 @@ QVariant PartitionsModel::cellData(const PartitionInfo &p, int column, int role)
         if (mismatch)
             return QBrush(style::qcolor(style::Colour::Warning));
         if (column == DuplicateKeysColumn || column == DifferenceColumn ||
-            ((column == LastRunColumn || column == LastPublishedColumn) &&
+            ((column == LastRunColumn || column == LastPublishedColumn ||
+              column == SchemaBehindColumn) &&
              text(p, column).toString() == QStringLiteral("\u2014")))
             return QBrush(style::qcolor(style::Colour::Faint)); // zeros and blanks recede
         return {};

@@ -21,6 +21,7 @@ public:
         DuplicateKeysColumn,
         LastRunColumn,
         LastPublishedColumn,
+        SchemaBehindColumn,
         ColumnCount
     };
     // SortRole: raw values: numbers as qint64, status as a severity rank, partition as text or

@@ -408,9 +408,16 @@ void PartitionsPage::updateHeader() {
                                             : tr("Recovery re-runs by overwrite per key: it needs "
                                                  "a key and is not for scd2 dimensions"));
     const std::vector<PartitionInfo> &rows = m_model->snapshot();
-    qint64 source = 0, target = 0, withDuplicates = 0, attention = 0;
+    qint64 source = 0, target = 0, withDuplicates = 0, attention = 0, behind = 0;
+    QStringList behindColumns;
     QMap<PartitionStatus, int> perStatus;
     for (const PartitionInfo &p : rows) {
+        if (!p.schemaBehind.isEmpty()) {
+            ++behind;
+            for (const QString &c : p.schemaBehind)
+                if (!behindColumns.contains(c))
+                    behindColumns << c;
+        }
         source += p.sourceRows;
         target += p.targetRows;
         withDuplicates += p.duplicateKeys > 0 ? 1 : 0;
@@ -465,6 +472,12 @@ void PartitionsPage::updateHeader() {
                      "<span style='color:%1; font-size:large'>\u25cf</span>&nbsp;%2&nbsp;<b>%3</b>")
                      .arg(StatusStyle::color(status).name(), enumName(status), QString::number(n));
     }
+    // Partitions published before a schema change: NULL in its columns.
+    if (behind > 0)
+        chips << style::themed(tr("<span style='color:{warning}'>behind the schema (%1): "
+                                  "<b>%2</b></span>"))
+                     .arg(behindColumns.join(QStringLiteral(", ")).toHtmlEscaped(),
+                          QString::number(behind));
     m_statusChips->setText(chips.join(QStringLiteral("&nbsp;&nbsp;&nbsp;")));
     updateCounts();
 }

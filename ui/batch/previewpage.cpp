@@ -384,11 +384,17 @@ void PreviewPage::showResult(RunResult result) {
     const QString scope = labels.size() <= 4 ? labels.join(QStringLiteral(", "))
                                              : tr("%1 partitions").arg(labels.size());
     m_title->setText(tr("Preview: %1 \u00b7 %2").arg(r.dataset, scope));
-    m_subtitle->setText(tr("Plan %1  \u00b7  mode %2  \u00b7  target %3  \u00b7  previewed %4  "
-                           "\u00b7  <b>nothing has been written</b>")
-                            .arg(r.planId, enumName(r.mode),
-                                 m_dataset ? m_dataset->target : QString(),
-                                 fmt::timestamp(r.finishedAt)));
+    m_subtitle->setText(
+        tr("Plan %1  \u00b7  mode %2  \u00b7  target %3  \u00b7  previewed %4  "
+           "\u00b7  <b>nothing has been written</b>")
+            .arg(r.planId, enumName(r.mode), m_dataset ? m_dataset->target : QString(),
+                 fmt::timestamp(r.finishedAt)) +
+        (r.schemaChange.empty()
+             ? QString()
+             : style::themed(tr("<br><b style='color:{warning}'>Schema change: "
+                                "%1</b> (on_schema_change %2): the run alters "
+                                "the table in its first publish"))
+                   .arg(r.schemaChange.describe().toHtmlEscaped(), enumName(r.onSchemaChange))));
     m_subtitle->setTextFormat(Qt::RichText);
 
     const PartitionResult t = r.totals();

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "core/sql/database.h"
+#include "core/workspace/spec.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QString>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace rw {
+
+// A column the transform yields that the target lacks, and the type a run
+// gives it: the type the engine gives that column of the transform's output
+// in a new table (as a first run creates the whole target).
+struct AddedColumn {
+    QString column;
+    QString type;
+    bool operator==(const AddedColumn &) const = default;
+};
+
+// What a run changes in the target's schema before its rows: resolved with
+// the dataset's catalog (DatasetCatalog::schemaChange), shown by the preview,
+// locked into its plan, applied in the first publish's transaction.
+struct SchemaChange {
+    QString target; // the table it changes
+    std::vector<AddedColumn> added;
+
+    bool empty() const { return added.empty(); }
+    // Equal when they change the same columns the same way (an empty change
+    // of one table equals an empty change of another).
+    bool operator==(const SchemaChange &other) const {
+        return empty() ? other.empty() : target == other.target && added == other.added;
+    }
+    // For people: "adds column customer_region (TEXT) to fact_sales"; empty
+    // when there is no change.
+    QString describe() const;
+    // {"policy", "target", "added": [{"column", "type"}]}: the preview's, the
+    // plan's and the run's schema_change.
+    nlohmann::ordered_json toJson(SchemaChangePolicy policy) const;
+    // The part of toJson() a plan stores, read back.
+    static SchemaChange fromJson(const QJsonObject &object);
+};
+
+// The one owner of rewind_schema_changes: the schema changes runs applied to
+// a dataset's target. Partitions published before one (or never by Rewind)
+// hold NULL in its columns: `partitions` names them, `run --schema-behind`
+// backfills them.
+namespace schemachanges {
+
+// Run `runId` applied `change` at `appliedAt` (ISO-8601): inside the
+// publish's write transaction that applied it.
+Status recordApplied(const Database &db, const QString &dataset, const QVariant &runId,
+                     const SchemaChange &change, const QString &appliedAt);
+
+struct Applied {
+    qint64 runId = 0;
+    QDateTime appliedAt;
+    SchemaChange change;
+};
+// The changes applied to `dataset`, oldest first. Reads only; none before
+// the control schema has the table.
+Result<std::vector<Applied>> applied(const Database &db, const QString &dataset);
+
+} // namespace schemachanges
+
+} // namespace rw
