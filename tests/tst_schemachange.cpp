@@ -266,6 +266,55 @@ private Q_SLOTS:
         QCOMPARE(digest(db), m_expected);
     }
 
+    // The rollback of the run that added the column waits for the later
+    // runs (they may have filled it anywhere); a later run's rollback leaves
+    // the schema alone.
+    void aSchemaChangeRollsBackAfterTheRunsThatFollowedIt() {
+        const QString db = freshCopy();
+        const auto run = [&](const QString &partition) {
+            return rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                              QStringLiteral("fact"), QStringLiteral("--partition"), partition,
+                              QStringLiteral("--execute"), QStringLiteral("--json")},
+                             db);
+        };
+        const auto rollback = [&](const Proc &r) {
+            return rewindctl({QStringLiteral("rollback"), QStringLiteral("--run"),
+                              QString::number(json(r).value(QStringLiteral("run_id")).toInteger()),
+                              QStringLiteral("--execute"), QStringLiteral("--json")},
+                             db);
+        };
+        const QString oldColumns =
+            QStringLiteral("SELECT order_id, dt, amount, updated_at FROM fact");
+        const QString initial = testsupport::digest(db, oldColumns);
+        const Proc adding = run(QStringLiteral("2025-05-02"));
+        QVERIFY2(adding.exitCode == 0, adding.err.constData());
+        const Proc later = run(QStringLiteral("2025-05-04"));
+        QVERIFY2(later.exitCode == 0, later.err.constData());
+        QCOMPARE(regions(db), 1000);
+
+        const Proc refused = rollback(adding);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("adds column region") &&
+                     refused.err.contains("roll it back first"),
+                 refused.err.constData());
+        QCOMPARE(regions(db), 1000);
+
+        const Proc undoLater = rollback(later);
+        QVERIFY2(undoLater.exitCode == 0, undoLater.err.constData());
+        QCOMPARE(testsupport::jsonAt(json(undoLater), "schema_change/added").toArray().size(), 0);
+        QCOMPARE(regions(db), 500);
+
+        const Proc undoAdding = rollback(adding);
+        QVERIFY2(undoAdding.exitCode == 0, undoAdding.err.constData());
+        QCOMPARE(testsupport::jsonAt(json(undoAdding), "schema_change/added").toArray().size(), 1);
+        QCOMPARE(regions(db), -1);
+        QCOMPARE(testsupport::digest(db, oldColumns), initial);
+        // Run again, the change is planned and made again.
+        const Proc again = run(QStringLiteral("2025-05-02"));
+        QVERIFY2(again.exitCode == 0, again.err.constData());
+        QCOMPARE(regions(db), 500);
+    }
+
     // Overwriting partitions takes the column the same way.
     void overwriteTakesTheNewColumn() {
         const QString db = freshCopy();
@@ -302,9 +351,9 @@ private Q_SLOTS:
     }
 
     // A dataset that ran before its transform gained the column: its
-    // before-images table takes the column too, and rolling back the run
-    // that added it puts back the rows as they were (the column stays,
-    // NULL in them), as rolling back the earlier run then does.
+    // before-images table takes the column too; rolling back the run that
+    // added it puts back the rows and the schema as they were, and the
+    // earlier run still rolls back after that.
     void runsBeforeTheChangeAndRollbacksAfterIt() {
         const QString db = freshCopy();
         const QString before = testsupport::writeFile(
@@ -337,16 +386,16 @@ private Q_SLOTS:
                  QStringLiteral("--execute")},
                 db);
         };
+        // Rolling back the run that added the column drops it again (from the
+        // before-images too) with the rows as they were.
         const Proc undoSecond = rollback(second);
         QVERIFY2(undoSecond.exitCode == 0, undoSecond.err.constData());
         QCOMPARE(testsupport::digest(db, oldColumns), afterFirst);
-        QCOMPARE(regions(db), 0);
-        // Its partitions hold NULL there again: behind the schema.
-        const Proc parts = rewindctl({QStringLiteral("partitions"), QStringLiteral("--dataset"),
-                                      QStringLiteral("fact"), QStringLiteral("--json")},
-                                     db);
-        for (const auto &p : json(parts).value(QStringLiteral("partitions")).toArray())
-            QCOMPARE(p.toObject().value(QStringLiteral("schema_behind")).toArray().size(), 1);
+        QCOMPARE(regions(db), -1);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_schema_changes")), 0);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = "
+                                           "'schema change rolled back'")),
+                 1);
         const Proc undoFirst = rollback(first);
         QVERIFY2(undoFirst.exitCode == 0, undoFirst.err.constData());
         QCOMPARE(testsupport::digest(db, oldColumns), initial);

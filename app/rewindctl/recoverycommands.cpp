@@ -267,13 +267,15 @@ Status runRollback(Context &ctx) {
             removed += p.rowsRemoved;
             restored += p.rowsRestored;
         }
-        ctx.print({{"run_id", r->runId},
-                   {"dataset", s(r->dataset)},
-                   {"mode", s(enumName(r->mode))},
-                   {"executed", r->executed},
-                   {"status", s(enumName(r->status))},
-                   {"partitions", parts},
-                   {"totals", {{"rows_removed", removed}, {"rows_restored", restored}}}});
+        ctx.print(
+            {{"run_id", r->runId},
+             {"dataset", s(r->dataset)},
+             {"mode", s(enumName(r->mode))},
+             {"executed", r->executed},
+             {"status", s(enumName(r->status))},
+             {"partitions", parts},
+             {"totals", {{"rows_removed", removed}, {"rows_restored", restored}}},
+             {"schema_change", r->schemaChange.toJson(SchemaChangePolicy::AppendNewColumns)}});
         return {};
     }
     ctx.out << "Run " << r->runId << " of " << r->dataset << " (" << enumName(r->mode)
@@ -285,6 +287,9 @@ Status runRollback(Context &ctx) {
         table.add({partitionLabel(p.partition), thousands(p.rowsRemoved), thousands(p.rowsRestored),
                    p.restored ? QStringLiteral("yes") : QStringLiteral("no")});
     table.print(ctx.out);
+    if (!r->schemaChange.empty())
+        ctx.out << "\nSchema: the run " << r->schemaChange.describe() << "; "
+                << (r->executed ? "dropped again" : "the rollback drops it again") << ".\n";
     if (!r->executed)
         ctx.out << "\nDry run: nothing changed. Add --execute to restore these partitions to their "
                    "state before run "

@@ -270,6 +270,27 @@ QStringList BatchSql::applySchemaChange(bool imagesExist) const {
     return out;
 }
 
+QStringList BatchSql::revertSchemaChange(const SchemaChange &change, bool imagesExist) const {
+    QStringList out;
+    for (const AddedColumn &a : change.added) {
+        out << QStringLiteral("ALTER TABLE ") % qt(m_dataset->target) %
+                   QStringLiteral(" DROP COLUMN ") % q(a.column);
+        if (imagesExist)
+            out << QStringLiteral("ALTER TABLE ") % q(imagesTable()) %
+                       QStringLiteral(" DROP COLUMN ") % q(a.column);
+    }
+    return out;
+}
+
+QStringList BatchSql::targetHeldColumns() const {
+    QStringList out;
+    for (const QString &c : m_cat.columns)
+        if (std::none_of(m_cat.schemaChange.added.begin(), m_cat.schemaChange.added.end(),
+                         [&](const AddedColumn &a) { return a.column == c; }))
+            out << c;
+    return out;
+}
+
 void BatchSql::schemaChangeApplied() {
     for (const AddedColumn &a : m_cat.schemaChange.added)
         m_cat.targetTypes.insert(a.column, a.type);

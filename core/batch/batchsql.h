@@ -112,6 +112,13 @@ public:
     // columns too; a new one is made with them).
     QStringList applySchemaChange(bool imagesExist) const;
     void schemaChangeApplied();
+    // The statements that undo `change` (a rollback of the run that made
+    // it): its columns dropped from the target and, when `imagesExist`,
+    // from the before-images table.
+    QStringList revertSchemaChange(const SchemaChange &change, bool imagesExist) const;
+    // The source's columns the target has: all of them, but for those a
+    // pending schema change would add (what a rollback restores).
+    QStringList targetHeldColumns() const;
     void setSchemaChange(SchemaChange change) { m_cat.schemaChange = std::move(change); }
 
     // Merge publish by row identity. Work table rewind_match: per staged row

@@ -33,7 +33,9 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
                        {runId, p.value}});
         return out;
     }
-    const QString cols = columnList(QString(), m_cat.columns);
+    // Not a column a pending schema change would add: neither the target
+    // nor the images have it yet.
+    const QString cols = columnList(QString(), targetHeldColumns());
     if (mode == WriteMode::OverwritePartition) {
         QVariantList b1;
         const QString del = QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") %

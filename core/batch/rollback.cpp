@@ -4,6 +4,7 @@
 #include "core/batch/partitions.h"
 #include "core/batch/partitionstate.h"
 #include "core/batch/runs.h"
+#include "core/batch/schemachange.h"
 #include "core/batch/scope.h"
 #include "core/workspace/workspace.h"
 
@@ -140,6 +141,27 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                          later->size() > 1 ? QStringLiteral("those") : QStringLiteral("it")));
     }
 
+    // The columns the run added (on_schema_change) go with it, unless a
+    // later run may have filled them in any partition.
+    auto changes = schemachanges::applied(db, ds.name);
+    if (!changes)
+        return fail(changes.error());
+    for (const schemachanges::Applied &a : *changes)
+        if (a.runId == runId)
+            result.schemaChange = a.change;
+    if (!result.schemaChange.empty()) {
+        auto later = laterRuns(db, ds.name, runId, true);
+        if (!later)
+            return fail(later.error());
+        if (!later->isEmpty())
+            return badInput(
+                QStringLiteral("run %1 cannot be rolled back: it %2, which later %3 may have "
+                               "filled; roll %4 back first")
+                    .arg(runId)
+                    .arg(result.schemaChange.describe(), later->join(QStringLiteral(", ")),
+                         later->size() > 1 ? QStringLiteral("those") : QStringLiteral("it")));
+    }
+
     // A duplicate recovery's re-run is followed by a unique index on the key:
     // undoing the re-run would bring back the duplicate keys that index
     // forbids, and the restore would fail halfway through its statements.
@@ -257,12 +279,25 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     sortByPartition(result.partitions, [](const RollbackPartition &p) { return p.partition; });
 
     if (!execute) {
-        result.status =
-            todo.empty() ? RollbackStatus::NothingToRestore : RollbackStatus::WouldRestore;
+        result.status = todo.empty() && result.schemaChange.empty()
+                            ? RollbackStatus::NothingToRestore
+                            : RollbackStatus::WouldRestore;
         return result;
     }
     const Status marked = Database::retryTransient(5, [&] {
         return db.writeTransaction([&]() -> Status {
+            if (!result.schemaChange.empty()) {
+                if (auto s = db.execAll(sql->revertSchemaChange(result.schemaChange, *images)); !s)
+                    return s;
+                if (auto s = schemachanges::forgetApplied(db, ds.name, runId); !s)
+                    return s;
+                if (auto s = writeAudit(db, QStringLiteral("schema change rolled back"), ds.name,
+                                        QString(), runId,
+                                        QString::fromStdString(
+                                            result.schemaChange.toJson(ds.onSchemaChange).dump()));
+                    !s)
+                    return s;
+            }
             if (auto s = runstore::markRolledBack(db, runId); !s)
                 return s;
             return writeAudit(
@@ -273,7 +308,8 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     });
     if (!marked)
         return fail(marked.error());
-    result.status = todo.empty() ? RollbackStatus::NothingToRestore : RollbackStatus::RolledBack;
+    result.status = todo.empty() && result.schemaChange.empty() ? RollbackStatus::NothingToRestore
+                                                                : RollbackStatus::RolledBack;
     return result;
 }
 

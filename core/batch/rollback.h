@@ -15,7 +15,10 @@ namespace rw {
 //
 // Refused (BadInput) when a later run published one of those partitions
 // (for scd2: any later month, whose history builds on the run's): the
-// message names the later run, which must be rolled back first.
+// message names the later run, which must be rolled back first. A run that
+// added columns (on_schema_change) drops them again in its rollback's last
+// transaction; refused while a later run of the dataset published anything
+// (it may have filled them anywhere).
 // Each partition is restored in one transaction with its audit row and its
 // checkpoint marked rolled_back, so an interrupted rollback continues where
 // it stopped when started again. Partitions are restored last first.
@@ -49,6 +52,10 @@ struct RollbackResult {
     bool executed = false;
     RollbackStatus status = RollbackStatus::WouldRestore;
     std::vector<RollbackPartition> partitions;
+    // The schema change the run made (on_schema_change), undone with it: its
+    // columns dropped in the rollback's last transaction. Empty when the run
+    // changed no schema.
+    SchemaChange schemaChange;
 };
 
 Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 runId, bool execute);

@@ -69,6 +69,15 @@ Result<std::vector<Applied>> applied(const Database &db, const QString &dataset)
     return out;
 }
 
+Status forgetApplied(const Database &db, const QString &dataset, qint64 runId) {
+    auto r = db.exec(
+        QStringLiteral("DELETE FROM rewind_schema_changes WHERE dataset = ? AND run_id = ?"),
+        {dataset, runId});
+    if (!r)
+        return fail(r.error());
+    return {};
+}
+
 } // namespace schemachanges
 
 } // namespace rw

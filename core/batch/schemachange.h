@@ -59,9 +59,11 @@ struct Applied {
     QDateTime appliedAt;
     SchemaChange change;
 };
-// The changes applied to `dataset`, oldest first. Reads only; none before
-// the control schema has the table.
+// The changes applied to `dataset`, oldest first. Reads only.
 Result<std::vector<Applied>> applied(const Database &db, const QString &dataset);
+// Run `runId`'s change is undone (its rollback dropped the columns): inside
+// that rollback's write transaction.
+Status forgetApplied(const Database &db, const QString &dataset, qint64 runId);
 
 } // namespace schemachanges
 

@@ -352,7 +352,12 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan) {
             .arg(plan.runId)
             .arg(plan.dataset.toHtmlEscaped(), enumName(plan.mode).toHtmlEscaped())
             .arg(plan.partitions.size())
-            .arg(fmt::number(removed), fmt::number(restored));
+            .arg(fmt::number(removed), fmt::number(restored)) +
+        (plan.schemaChange.empty()
+             ? QString()
+             : style::themed(tr("<p><b style='color:{warning}'>The run %1</b>: the rollback drops "
+                                "the column(s) again, in its last transaction.</p>"))
+                   .arg(plan.schemaChange.describe().toHtmlEscaped()));
     auto *dialog = new ConfirmDialog(tr("Roll back run %1").arg(plan.runId), html, plan.dataset,
                                      tr("Roll back"), this);
     dialog->setObjectName(QStringLiteral("rollbackDialog"));
