@@ -295,7 +295,12 @@ private Q_SLOTS:
                    "stream \"s\": \"required\": names \"b\", which is not one of \"fields\"");
         QTest::newRow("stream sink lacks field column")
             << st(R"("log": "orders_log", "sink": "orders_events", "fields": {"currency": "$.currency"})")
-            << QStringLiteral("\"fields\": column \"currency\" is not in sink \"orders_events\"");
+            << QStringLiteral("\"fields\": sink \"orders_events\" has no column for field "
+                              "\"currency\" (columns: event_id, order_id, amount); "
+                              "\"on_schema_change\": \"append_new_columns\" would add it");
+        QTest::newRow("stream on_schema_change unknown")
+            << st(R"("log": "orders_log", "sink": "orders_events", "on_schema_change": "ignore")")
+            << QStringLiteral("\"on_schema_change\": unknown value \"ignore\"");
     }
 
     void badSpec() {

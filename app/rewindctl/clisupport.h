@@ -28,6 +28,13 @@ inline std::string s(const QString &text) {
 inline Json nullable(const std::optional<QString> &value) {
     return value ? Json(s(*value)) : Json(nullptr);
 }
+// A JSON array of the strings.
+inline Json strings(const QStringList &values) {
+    Json out = Json::array();
+    for (const QString &v : values)
+        out.push_back(v.toStdString());
+    return out;
+}
 QString thousands(qint64 n);
 
 // A plain text table for people: left-aligned text, right-aligned numbers.

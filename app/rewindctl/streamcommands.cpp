@@ -446,6 +446,7 @@ Status runReplay(Context &ctx) {
                    {"batches", r->batches},
                    {"replay_id", r->replayId ? Json(r->replayId) : Json(nullptr)},
                    {"sink_created", r->sinkCreated},
+                   {"sink_columns_added", strings(r->sinkColumnsAdded)},
                    {"log_index_created", r->logIndexCreated},
                    {"seconds", r->seconds}});
         return {};
@@ -468,6 +469,11 @@ Status runReplay(Context &ctx) {
     if (r->alreadyDeadLettered)
         ctx.out << " (" << thousands(r->alreadyDeadLettered) << " already in the DLQ)";
     ctx.out << ".\n";
+    if (!r->sinkColumnsAdded.isEmpty())
+        ctx.out << "Sink " << t->stream->sink << ": " << (r->executed ? "added" : "would add")
+                << (r->sinkColumnsAdded.size() == 1 ? " column " : " columns ")
+                << r->sinkColumnsAdded.join(QStringLiteral(", "))
+                << " (on_schema_change append_new_columns).\n";
     if (options.publishDeadLetters && r->executed)
         ctx.out << thousands(r->publishedDeadLetters) << " dead letters produced to "
                 << t->stream->kafka->dlqTopic << ".\n";

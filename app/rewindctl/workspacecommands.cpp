@@ -168,13 +168,6 @@ Status runStreams(Context &ctx) {
 
 // --- partitions ---------------------------------------------------------------
 
-Json schemaBehind(const QStringList &columns) {
-    Json out = Json::array();
-    for (const QString &c : columns)
-        out.push_back(s(c));
-    return out;
-}
-
 Status runPartitions(Context &ctx) {
     auto wd = datasetOf(ctx);
     if (!wd)
@@ -198,7 +191,7 @@ Status runPartitions(Context &ctx) {
                              p.lastRunId.isNull() ? Json(nullptr) : Json(p.lastRunId.toLongLong())},
                             {"last_published",
                              p.lastPublished.isEmpty() ? Json(nullptr) : Json(s(p.lastPublished))},
-                            {"schema_behind", schemaBehind(p.schemaBehind)}});
+                            {"schema_behind", strings(p.schemaBehind)}});
         Json j{{"dataset", s(d.name)}, {"partitions", list}};
         j["frozen"] = *frozen ? Json{{"frozen_at", s((*frozen)->frozenAt)},
                                      {"os_user", s((*frozen)->osUser)},

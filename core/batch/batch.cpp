@@ -179,6 +179,11 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
     }
     if (auto s = refuseSchemaChange(dataset, sql.schemaChange()); !s)
         return fail(s.error());
+    // A duplicate recovery re-runs what is published; it changes no schema.
+    if (options.kind == RunKind::Recover && !sql.schemaChange().empty())
+        return badInput(QStringLiteral("dataset \"%1\": a recovery does not change the schema, "
+                                       "and a run now %2: run the dataset first")
+                            .arg(dataset.name, sql.schemaChange().describe()));
     if (sql.isScd2())
         if (auto s = refuseScd2OutOfOrder(db, dataset, sql, plan.scope); !s)
             return fail(s.error());

@@ -248,7 +248,8 @@ countAskingAgain(BatchSql &sql, const std::vector<PartitionRef> &scope,
 
 // A scope request naming no partition: every partition of the source.
 bool isWholeSource(const ScopeRequest &request) {
-    return request.partitions.isEmpty() && !request.from && !request.to && !request.stale;
+    return request.partitions.isEmpty() && !request.from && !request.to && !request.stale &&
+           !request.schemaBehind;
 }
 
 // A preview with no gates and no samples reads nothing of the staged rows but

@@ -256,17 +256,25 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
             d.createTempIndex(QStringLiteral("rewind_tgt_key"), kTgt, indexCols)};
 }
 
-QStringList BatchSql::applySchemaChange(bool imagesExist) const {
+QStringList BatchSql::applySchemaChange() const {
     QStringList out;
-    for (const AddedColumn &a : m_cat.schemaChange.added) {
-        const QString column =
-            q(a.column) % (a.type.isEmpty() ? QString() : QString(u' ' % a.type));
+    for (const AddedColumn &a : m_cat.schemaChange.added)
         out << QStringLiteral("ALTER TABLE ") % qt(m_dataset->target) %
-                   QStringLiteral(" ADD COLUMN ") % column;
-        if (imagesExist)
+                   QStringLiteral(" ADD COLUMN ") % q(a.column) %
+                   (a.type.isEmpty() ? QString() : QString(u' ' % a.type));
+    return out;
+}
+
+QStringList BatchSql::alignImages(const std::vector<ColumnInfo> &imagesColumns) const {
+    QStringList out;
+    for (const QString &c : m_cat.columns)
+        if (std::none_of(imagesColumns.begin(), imagesColumns.end(),
+                         [&](const ColumnInfo &i) { return i.name == c; })) {
+            const QString type = m_cat.targetTypes.value(c);
             out << QStringLiteral("ALTER TABLE ") % q(imagesTable()) %
-                       QStringLiteral(" ADD COLUMN ") % column;
-    }
+                       QStringLiteral(" ADD COLUMN ") % q(c) %
+                       (type.isEmpty() ? QString() : QString(u' ' % type));
+        }
     return out;
 }
 
@@ -286,7 +294,8 @@ QStringList BatchSql::targetHeldColumns() const {
     QStringList out;
     for (const QString &c : m_cat.columns)
         if (std::none_of(m_cat.schemaChange.added.begin(), m_cat.schemaChange.added.end(),
-                         [&](const AddedColumn &a) { return a.column == c; }))
+                         [&](const AddedColumn &a) { return a.column == c; }) &&
+            (!m_imagesColumns || m_imagesColumns->contains(c)))
             out << c;
     return out;
 }

@@ -108,17 +108,20 @@ public:
     // (the added columns are the target's now). setSchemaChange() puts one
     // back when that transaction rolled back.
     const SchemaChange &schemaChange() const { return m_cat.schemaChange; }
-    // `imagesExist`: the dataset's before-images table exists (it takes the
-    // columns too; a new one is made with them).
-    QStringList applySchemaChange(bool imagesExist) const;
+    QStringList applySchemaChange() const;
+    // The columns the existing before-images table (`imagesColumns`, as the
+    // catalog lists them) lacks of those a publish writes, added.
+    QStringList alignImages(const std::vector<ColumnInfo> &imagesColumns) const;
     void schemaChangeApplied();
     // The statements that undo `change` (a rollback of the run that made
     // it): its columns dropped from the target and, when `imagesExist`,
     // from the before-images table.
     QStringList revertSchemaChange(const SchemaChange &change, bool imagesExist) const;
     // The source's columns the target has: all of them, but for those a
-    // pending schema change would add (what a rollback restores).
+    // pending schema change would add, and, once setImagesColumns() said
+    // which the before-images hold, those they do not (what a rollback restores).
     QStringList targetHeldColumns() const;
+    void setImagesColumns(QStringList columns) { m_imagesColumns = std::move(columns); }
     void setSchemaChange(SchemaChange change) { m_cat.schemaChange = std::move(change); }
 
     // Merge publish by row identity. Work table rewind_match: per staged row
@@ -314,6 +317,7 @@ private:
     const DatasetSpec *m_dataset;
     DatasetCatalog m_cat;
     BatchStrategy m_strategy;
+    std::optional<QStringList> m_imagesColumns; // setImagesColumns()
     std::size_t m_wholeSourceScope = 0;
 };
 

@@ -16,6 +16,7 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
     std::vector<std::pair<QString, QVariantList>> out;
     if (mode == WriteMode::Scd2) {
         const Scd2Spec &v = *m_dataset->scd2;
+        const QStringList restored = targetHeldColumns() << v.validFrom << v.validTo << v.current;
         out.push_back({QStringLiteral("DELETE FROM ") % target %
                            QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % images %
                            QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_part = ? "
@@ -25,9 +26,8 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
                            q(v.validFrom) % u')',
                        {runId, p.value}});
         out.push_back({QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") %
-                           columnList(QString(), targetColumns()) % QStringLiteral(") SELECT ") %
-                           columnList(QString(), targetColumns()) % QStringLiteral(" FROM ") %
-                           images %
+                           columnList(QString(), restored) % QStringLiteral(") SELECT ") %
+                           columnList(QString(), restored) % QStringLiteral(" FROM ") % images %
                            QStringLiteral(" WHERE rewind_run_id = ? AND rewind_part = ? AND "
                                           "rewind_op IN ('updated', 'deleted')"),
                        {runId, p.value}});

@@ -105,8 +105,19 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
         auto shape = newTableTypes(db, c.source);
         if (!shape)
             return fail(shape.error());
-        for (const QString &col : missing)
-            c.schemaChange.added.push_back({col, shape->value(col)});
+        // A SQLite STRICT table takes only its five types: another one the
+        // engine inferred (NUM, none) becomes ANY.
+        const bool strict = std::any_of(types->begin(), types->end(),
+                                        [](const ColumnInfo &col) { return col.strict; });
+        static const QStringList strictTypes{QStringLiteral("INT"),  QStringLiteral("INTEGER"),
+                                             QStringLiteral("REAL"), QStringLiteral("TEXT"),
+                                             QStringLiteral("BLOB"), QStringLiteral("ANY")};
+        for (const QString &col : missing) {
+            QString type = shape->value(col);
+            if (strict && !strictTypes.contains(type.toUpper()))
+                type = QStringLiteral("ANY");
+            c.schemaChange.added.push_back({col, type});
+        }
     }
     // A source column of another type than the target's: cast in the stage.
     QStringList quoted;

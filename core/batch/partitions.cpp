@@ -90,6 +90,7 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         QString sourceSig;
         qint64 targetRows = 0;
         qint64 duplicateKeys = 0;
+        QList<qint64> filled; // non-NULL values of each column a schema change added
         bool inSource = false;
         bool inTarget = false;
     };
@@ -153,15 +154,46 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
     auto targetExists = sql ? Result<bool>(sql->targetExists()) : db.hasRelation(dataset.target);
     if (!targetExists)
         return failWith(targetExists.error());
+    // Columns schema changes added to the target (that it still has): their
+    // non-NULL values per partition are counted in the same pass.
+    auto changes = schemachanges::applied(db, dataset.target);
+    if (!changes)
+        return failWith(changes.error());
+    QStringList added;
+    if (!changes->empty() && *targetExists) {
+        QStringList held;
+        if (sql) {
+            held = sql->catalog().targetTypes.keys();
+        } else {
+            auto columns = db.columns(dataset.target);
+            if (!columns)
+                return failWith(columns.error());
+            for (const ColumnInfo &c : *columns)
+                held << c.name;
+        }
+        for (const schemachanges::Applied &a : *changes)
+            for (const AddedColumn &c : a.change.added)
+                if (held.contains(c.column) && !added.contains(c.column))
+                    added << c.column;
+    }
     if (*targetExists) {
         const QString target = db.quoteTable(dataset.target);
+        QString filledCounts, filledZeros, filledSums;
+        for (qsizetype i = 0; i < added.size(); ++i) {
+            const QString n = QStringLiteral("n") % QString::number(i);
+            filledCounts +=
+                QStringLiteral(", COUNT(") % db.quote(added[i]) % QStringLiteral(") AS ") % n;
+            filledZeros += QStringLiteral(", 0");
+            filledSums += QStringLiteral(", SUM(") % n % u')';
+        }
         // Rows per partition, and apart from them the keys held more than
         // once: grouping every (partition, key) and summing those groups by
         // partition made SQLite sort all of them again (a temporary B-tree
         // for the outer GROUP BY: 0.73 s for the 1.09M rows of 365 days,
         // 0.28 s so).
         QString inner = QStringLiteral("SELECT ") % part %
-                        QStringLiteral(" AS p, COUNT(*) AS c, 0 AS d FROM ") % target %
+                        QStringLiteral(" AS p, COUNT(*) AS c, 0 AS d") % filledCounts %
+                        QStringLiteral(" FROM ") % target %
                         (dataset.partitioned()   ? groupBy
                          : dataset.key.isEmpty() ? QString()
                                                  : QStringLiteral(" HAVING COUNT(*) > 0"));
@@ -177,8 +209,9 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
                 countExpr = QStringLiteral("SUM(CASE WHEN CAST(") % current %
                             QStringLiteral(" AS INTEGER) = 1 THEN 1 ELSE 0 END)"); // 1 or true
             }
-            inner = inner % QStringLiteral(" UNION ALL SELECT p, 0, COUNT(*) FROM (SELECT ") %
-                    part % QStringLiteral(" AS p FROM ") % target % QStringLiteral(" GROUP BY ") %
+            inner = inner % QStringLiteral(" UNION ALL SELECT p, 0, COUNT(*)") % filledZeros %
+                    QStringLiteral(" FROM (SELECT ") % part % QStringLiteral(" AS p FROM ") %
+                    target % QStringLiteral(" GROUP BY ") %
                     (dataset.partitioned() ? part % QStringLiteral(", ") : QString()) %
                     keyCols.join(u", ") % QStringLiteral(" HAVING ") % countExpr %
                     QStringLiteral(" > 1) AS k GROUP BY p");
@@ -186,7 +219,8 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         const QString p = QStringLiteral("p");
         const QString targetSql = QStringLiteral("SELECT ") % BatchDialect::of(d).partitionText(p) %
                                   QStringLiteral(", CASE WHEN p IS NULL THEN 1 ELSE 0 END, ") %
-                                  QStringLiteral("SUM(c), SUM(d) FROM (") % inner %
+                                  QStringLiteral("SUM(c), SUM(d)") % filledSums %
+                                  QStringLiteral(" FROM (") % inner %
                                   QStringLiteral(") AS t GROUP BY p");
         const auto [before, after] = BatchDialect::of(d).aroundKeyGrouping();
         if (!before.isEmpty())
@@ -198,6 +232,8 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
                 Counts &c = counts[keyOf(targetRows->value(0), targetRows->value(1))];
                 c.targetRows = targetRows->value(2).toLongLong();
                 c.duplicateKeys = dataset.key.isEmpty() ? 0 : targetRows->value(3).toLongLong();
+                for (qsizetype i = 0; i < added.size(); ++i)
+                    c.filled << targetRows->value(4 + int(i)).toLongLong();
                 c.inTarget = true;
             }
             targetRows->finish();
@@ -265,22 +301,27 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
         out.push_back(std::move(info));
     }
 
-    // 4. Schema changes a run applied since a partition's rows were published.
-    auto changes = schemachanges::applied(db, dataset.name);
-    if (!changes)
-        return fail(changes.error());
-    if (!changes->empty())
-        for (PartitionInfo &info : out) {
+    // 4. Behind the schema: a column a change added after the partition's
+    // rows were published (or that Rewind never published them), and that
+    // holds no value there (another dataset of the table may have filled it).
+    if (!added.isEmpty()) {
+        std::size_t at = 0;
+        for (auto it = counts.cbegin(); it != counts.cend(); ++it, ++at) {
+            PartitionInfo &info = out[at];
             if (info.targetRows == 0)
                 continue;
             const QDateTime published =
                 QDateTime::fromString(info.lastPublished, Qt::ISODateWithMs);
             for (const schemachanges::Applied &a : *changes)
                 if (!published.isValid() || published < a.appliedAt)
-                    for (const AddedColumn &c : a.change.added)
-                        if (!info.schemaBehind.contains(c.column))
+                    for (const AddedColumn &c : a.change.added) {
+                        const qsizetype column = added.indexOf(c.column);
+                        if (column >= 0 && it->filled.value(column) == 0 &&
+                            !info.schemaBehind.contains(c.column))
                             info.schemaBehind << c.column;
+                    }
         }
+    }
     return out;
 }
 

@@ -130,12 +130,21 @@ Status recordPublished(const Database &db, const DatasetSpec &dataset, const Run
 // The data write of the chunk staged and diffed in the work tables:
 // before-images of what changes, then the write itself.
 Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
-                  const std::vector<PartitionResult> &parts, const QVariant &runId) {
+                  const std::vector<PartitionResult> &parts, const QVariant &runId,
+                  bool &imagesAligned) {
     QStringList ddl = sql.createTargetIfMissing();
     ddl << sql.createImagesIfMissing();
     if (auto s = db.execAll(ddl); !s)
         return s;
     sql.setTargetExists(true);
+    if (!imagesAligned) {
+        auto images = db.columns(sql.imagesTable());
+        if (!images)
+            return fail(images.error());
+        if (auto s = db.execAll(sql.alignImages(*images)); !s)
+            return s;
+        imagesAligned = true;
+    }
     if (sql.isScd2()) // one month per chunk: its before-images and reconciliation
         return scd2Publish(db, sql, parts.front(), runId);
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
@@ -199,6 +208,10 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                                           !p.label, result.runId);
     };
 
+    // The before-images table holds every column the run writes (another
+    // dataset of the same target, or a hand ALTER, may have added some
+    // since it was made): checked once, in the first publish.
+    bool imagesAligned = false;
     std::size_t singlesUntil =
         0; // partitions before this index go one per chunk (a chunk retried partition by partition)
     for (std::size_t at = 0; at < todo.size();) {
@@ -222,30 +235,8 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             stop = ChunkStop::None;
             const bool targetExisted = sql.targetExists();
             const SchemaChange pendingChange = sql.schemaChange();
+            const bool imagesAlignedBefore = imagesAligned;
             outcome = db.writeTransaction([&]() -> Status {
-                // The schema change first, in the first chunk's transaction:
-                // its rows, checkpoint and audit row commit with it, and a
-                // run stopped before that commit leaves the schema as it was.
-                if (!pendingChange.empty()) {
-                    auto images = db.hasRelation(sql.imagesTable());
-                    if (!images)
-                        return fail(images.error());
-                    if (auto s = db.execAll(sql.applySchemaChange(*images)); !s)
-                        return s;
-                    sql.schemaChangeApplied();
-                    if (auto s = schemachanges::recordApplied(db, dataset.name, result.runId,
-                                                              pendingChange, nowIso());
-                        !s)
-                        return s;
-                    if (auto s =
-                            writeAudit(db, QStringLiteral("schema change"), dataset.name, QString(),
-                                       result.runId,
-                                       QString::fromStdString(
-                                           pendingChange.toJson(dataset.onSchemaChange).dump()));
-                        !s)
-                        return s;
-                    failpoint("after-schema-change");
-                }
                 // Inside the write lock: the fingerprints the publish records
                 // are of exactly the rows it publishes. They are read on a
                 // second connection while this one stages, and compared
@@ -287,7 +278,30 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 }
                 failpoint("before-publish");
                 report(QStringLiteral("publish"));
-                if (auto s = writeChunk(db, dataset, sql, parts, result.runId); !s)
+                // The schema change with the first chunk's write, in its
+                // transaction: its rows, checkpoints and audit rows commit
+                // with it, and a run stopped before that commit leaves the
+                // schema as it was. Its diff read the target through a copy
+                // with the new columns NULL, so the table's lock (PostgreSQL:
+                // ACCESS EXCLUSIVE) is held from here to the commit only.
+                if (!pendingChange.empty()) {
+                    if (auto s = db.execAll(sql.applySchemaChange()); !s)
+                        return s;
+                    sql.schemaChangeApplied();
+                    if (auto s = schemachanges::recordApplied(db, dataset.name, result.runId,
+                                                              pendingChange, nowIso());
+                        !s)
+                        return s;
+                    if (auto s =
+                            writeAudit(db, QStringLiteral("schema change"), dataset.name, QString(),
+                                       result.runId,
+                                       QString::fromStdString(
+                                           pendingChange.toJson(dataset.onSchemaChange).dump()));
+                        !s)
+                        return s;
+                    failpoint("after-schema-change");
+                }
+                if (auto s = writeChunk(db, dataset, sql, parts, result.runId, imagesAligned); !s)
                     return s;
                 failpoint("after-write");
                 for (PartitionResult &p : parts)
@@ -299,8 +313,10 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             });
             if (outcome && !pendingChange.empty())
                 result.schemaChange = pendingChange;
-            if (!outcome)
+            if (!outcome) {
                 sql.setSchemaChange(pendingChange);
+                imagesAligned = imagesAlignedBefore;
+            }
             if (outcome)
                 failpoint("after-commit");
             if (!outcome && stop == ChunkStop::None && outcome.error().transient &&

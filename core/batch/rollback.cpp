@@ -23,14 +23,18 @@ Result<qint64> countOf(const Database &db, const std::pair<QString, QVariantList
     return v->toLongLong();
 }
 
-// Later runs that published what `runId` published (scd2: anything of the dataset).
-Result<QStringList> laterRuns(const Database &db, const QString &dataset, qint64 runId,
+// Later runs of `datasets` that published what `runId` published
+// (`anyPartition`: anything at all).
+Result<QStringList> laterRuns(const Database &db, const QStringList &datasets, qint64 runId,
                               bool anyPartition) {
+    QStringList marks;
+    for (qsizetype i = 0; i < datasets.size(); ++i)
+        marks << QStringLiteral("?");
     const QString sql =
         QStringLiteral("SELECT c.run_id, MIN(CASE WHEN c.part_is_null = 1 THEN '(all)' ELSE c.part "
                        "END), COUNT(*) FROM rewind_checkpoints AS c "
-                       "JOIN rewind_runs AS r ON r.run_id = c.run_id WHERE r.dataset = ? AND "
-                       "c.run_id > ? AND c.status = ?") %
+                       "JOIN rewind_runs AS r ON r.run_id = c.run_id WHERE r.dataset IN (") %
+        marks.join(QStringLiteral(", ")) % QStringLiteral(") AND c.run_id > ? AND c.status = ?") %
         (anyPartition
              ? QString()
              : QStringLiteral(" AND EXISTS (SELECT 1 FROM rewind_checkpoints AS m WHERE m.run_id = "
@@ -38,7 +42,10 @@ Result<QStringList> laterRuns(const Database &db, const QString &dataset, qint64
                               " AND m.part = c.part AND m.part_is_null = c.part_is_null)")) %
         QStringLiteral(" GROUP BY c.run_id ORDER BY c.run_id");
     const QString done = enumName(CheckpointStatus::Done);
-    QVariantList binds{dataset, runId, done};
+    QVariantList binds;
+    for (const QString &d : datasets)
+        binds << d;
+    binds << runId << done;
     if (!anyPartition)
         binds << runId << done;
     auto q = db.exec(sql, binds);
@@ -126,7 +133,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
         if (info->status == RunStatus::RolledBack)
             return badInput(QStringLiteral("run %1 was already rolled back").arg(runId));
     } else {
-        auto later = laterRuns(db, ds.name, runId, mode == WriteMode::Scd2);
+        auto later = laterRuns(db, {ds.name}, runId, mode == WriteMode::Scd2);
         if (!later)
             return fail(later.error());
         if (!later->isEmpty())
@@ -143,14 +150,18 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
 
     // The columns the run added (on_schema_change) go with it, unless a
     // later run may have filled them in any partition.
-    auto changes = schemachanges::applied(db, ds.name);
+    auto changes = schemachanges::applied(db, ds.target);
     if (!changes)
         return fail(changes.error());
     for (const schemachanges::Applied &a : *changes)
         if (a.runId == runId)
             result.schemaChange = a.change;
     if (!result.schemaChange.empty()) {
-        auto later = laterRuns(db, ds.name, runId, true);
+        QStringList sameTarget; // every dataset of the spec that publishes to the table
+        for (const DatasetSpec &d : spec.datasets)
+            if (d.target == ds.target)
+                sameTarget << d.name;
+        auto later = laterRuns(db, sameTarget, runId, true);
         if (!later)
             return fail(later.error());
         if (!later->isEmpty())
@@ -218,6 +229,17 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     auto images = db.hasRelation(sql->imagesTable());
     if (!images)
         return fail(images.error());
+    // Restore only what the images hold (a column added to the target since
+    // they were kept is not in them).
+    if (*images) {
+        auto kept = db.columns(sql->imagesTable());
+        if (!kept)
+            return fail(kept.error());
+        QStringList names;
+        for (const ColumnInfo &c : *kept)
+            names << c.name;
+        sql->setImagesColumns(names);
+    }
 
     for (const PartitionRef &p : todo) {
         RollbackPartition rp;
@@ -289,7 +311,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
             if (!result.schemaChange.empty()) {
                 if (auto s = db.execAll(sql->revertSchemaChange(result.schemaChange, *images)); !s)
                     return s;
-                if (auto s = schemachanges::forgetApplied(db, ds.name, runId); !s)
+                if (auto s = schemachanges::forgetApplied(db, runId); !s)
                     return s;
                 if (auto s = writeAudit(db, QStringLiteral("schema change rolled back"), ds.name,
                                         QString(), runId,

@@ -50,10 +50,10 @@ Status recordApplied(const Database &db, const QString &dataset, const QVariant 
     return {};
 }
 
-Result<std::vector<Applied>> applied(const Database &db, const QString &dataset) {
+Result<std::vector<Applied>> applied(const Database &db, const QString &target) {
     auto q = db.exec(QStringLiteral("SELECT run_id, applied_at, target, added_json FROM "
-                                    "rewind_schema_changes WHERE dataset = ? ORDER BY applied_at"),
-                     {dataset});
+                                    "rewind_schema_changes WHERE target = ? ORDER BY applied_at"),
+                     {target});
     if (!q)
         return fail(q.error());
     std::vector<Applied> out;
@@ -69,10 +69,8 @@ Result<std::vector<Applied>> applied(const Database &db, const QString &dataset)
     return out;
 }
 
-Status forgetApplied(const Database &db, const QString &dataset, qint64 runId) {
-    auto r = db.exec(
-        QStringLiteral("DELETE FROM rewind_schema_changes WHERE dataset = ? AND run_id = ?"),
-        {dataset, runId});
+Status forgetApplied(const Database &db, qint64 runId) {
+    auto r = db.exec(QStringLiteral("DELETE FROM rewind_schema_changes WHERE run_id = ?"), {runId});
     if (!r)
         return fail(r.error());
     return {};

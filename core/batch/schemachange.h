@@ -59,11 +59,12 @@ struct Applied {
     QDateTime appliedAt;
     SchemaChange change;
 };
-// The changes applied to `dataset`, oldest first. Reads only.
-Result<std::vector<Applied>> applied(const Database &db, const QString &dataset);
+// The changes applied to the table `target` (by any dataset that publishes
+// to it), oldest first. Reads only.
+Result<std::vector<Applied>> applied(const Database &db, const QString &target);
 // Run `runId`'s change is undone (its rollback dropped the columns): inside
 // that rollback's write transaction.
-Status forgetApplied(const Database &db, const QString &dataset, qint64 runId);
+Status forgetApplied(const Database &db, qint64 runId);
 
 } // namespace schemachanges
 

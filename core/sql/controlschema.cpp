@@ -222,7 +222,7 @@ QStringList step(const SqlDialect &d, int version) {
                 QStringLiteral(" NOT NULL, applied_at TEXT NOT NULL, target TEXT NOT NULL, "
                                "added_json TEXT NOT NULL)"),
             QStringLiteral(
-                "CREATE INDEX rewind_schema_changes_dataset ON rewind_schema_changes (dataset)"),
+                "CREATE INDEX rewind_schema_changes_target ON rewind_schema_changes (target)"),
         };
     default:
         return {};

@@ -247,6 +247,11 @@ Status Replayer::dryRun() {
     if (*sinkExists) {
         if (auto s = readSinkColumns(); !s)
             return s;
+        auto missing = fieldsWithoutColumn();
+        if (!missing)
+            return fail(missing.error());
+        for (const qsizetype i : *missing)
+            m_result.sinkColumnsAdded << m_stream.fields[std::size_t(i)].first;
     } else {
         auto types = fieldTypes();
         if (!types)

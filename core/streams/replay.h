@@ -88,6 +88,9 @@ struct ReplayResult {
         0; // with publishDeadLetters: dead letters produced to the dlq_topic
     int batches = 0;
     bool sinkCreated = false;
+    // Fields the existing sink had no column for, added to it before the
+    // first batch (on_schema_change append_new_columns; a dry run: would be).
+    QStringList sinkColumnsAdded;
     bool logIndexCreated = false;
     double seconds = 0;
     std::vector<ReplayPartition> partitions;

@@ -58,6 +58,9 @@ private:
     // replaysink.cpp: the sink, its columns and their types.
     Status ensureSink();
     Result<QStringList> fieldTypes();
+    // The indexes (in m_stream.fields) of the fields the existing sink has no column for.
+    Result<QList<qsizetype>> fieldsWithoutColumn();
+    Status addSinkColumns();
     Status readSinkColumns();
 
     const Database &m_db;

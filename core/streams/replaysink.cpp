@@ -1,6 +1,9 @@
 #include "core/streams/replayer.h"
+#include "core/workspace/audit.h"
 
 #include <QStringBuilder>
+#include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace rw::replay_detail {
 
@@ -32,6 +35,8 @@ Status Replayer::ensureSink() {
         m_result.sinkCreated = true;
         return {};
     }
+    if (auto s = addSinkColumns(); !s)
+        return s;
     auto unique = relationIndexColumns(m_db, m_sd.listUniqueIndexColumns(), m_stream.sink);
     if (!unique)
         return fail(unique.error());
@@ -48,6 +53,57 @@ Status Replayer::ensureSink() {
                                                    "(duplicate event_ids already in it?): %3")
                                         .arg(m_stream.sink, m_stream.name, r.error().message)));
     return {};
+}
+
+Result<QList<qsizetype>> Replayer::fieldsWithoutColumn() {
+    auto columns = m_db.columns(m_stream.sink);
+    if (!columns)
+        return fail(columns.error());
+    QList<qsizetype> out;
+    for (qsizetype i = 0; i < qsizetype(m_stream.fields.size()); ++i)
+        if (std::none_of(columns->begin(), columns->end(), [&](const ColumnInfo &c) {
+                return c.name == m_stream.fields[std::size_t(i)].first;
+            }))
+            out << i;
+    return out;
+}
+
+// Fields of the spec the existing sink has no column for: added, typed as a
+// new sink would type them, with an audit row, in the transaction before the
+// first batch (on_schema_change append_new_columns; the spec check refuses
+// them under fail).
+Status Replayer::addSinkColumns() {
+    auto missing = fieldsWithoutColumn();
+    if (!missing)
+        return fail(missing.error());
+    if (missing->isEmpty())
+        return {};
+    if (m_stream.onSchemaChange != SchemaChangePolicy::AppendNewColumns)
+        return badInput(QStringLiteral("sink \"%1\" of stream \"%2\" has no column for field "
+                                       "\"%3\"; \"on_schema_change\": \"append_new_columns\" "
+                                       "would add it")
+                            .arg(m_stream.sink, m_stream.name,
+                                 m_stream.fields[std::size_t(missing->front())].first));
+    auto types = fieldTypes();
+    if (!types)
+        return fail(types.error());
+    QStringList statements;
+    nlohmann::ordered_json added = nlohmann::ordered_json::array();
+    for (const qsizetype i : *missing) {
+        const QString &field = m_stream.fields[std::size_t(i)].first;
+        statements << QStringLiteral("ALTER TABLE ") % m_db.quoteTable(m_stream.sink) %
+                          QStringLiteral(" ADD COLUMN ") % m_db.quote(field) %
+                          (types->at(i).isEmpty() ? QString() : QString(u' ' % types->at(i)));
+        added.push_back({{"column", field.toStdString()}, {"type", types->at(i).toStdString()}});
+        m_result.sinkColumnsAdded << field;
+    }
+    if (auto s = m_db.execAll(statements); !s)
+        return s;
+    return writeAudit(m_db, QStringLiteral("sink schema change"), QString(), m_stream.name,
+                      QVariant(),
+                      QString::fromStdString(nlohmann::ordered_json{
+                          {"sink", m_stream.sink.toStdString()},
+                          {"added", added}}.dump()));
 }
 
 // The declared type of each field's sink column, from the JSON types its

@@ -214,6 +214,20 @@ CheckSpec parseCheck(const Json &value, const QString &context, const DatasetSpe
     return check;
 }
 
+// "on_schema_change" (a dataset's or a stream's): fail when absent; an
+// unknown value is an error naming the known ones.
+SchemaChangePolicy schemaChangePolicy(Fields &f) {
+    if (!f.has("on_schema_change"))
+        return SchemaChangePolicy::Fail;
+    const QString policy = f.string("on_schema_change");
+    if (const auto known = enumFromName<SchemaChangePolicy>(policy))
+        return *known;
+    f.error(QStringLiteral("on_schema_change"), QStringLiteral("unknown value \"") % policy %
+                                                    QStringLiteral("\" (known: ") %
+                                                    enumNames<SchemaChangePolicy>() % u')');
+    return SchemaChangePolicy::Fail;
+}
+
 DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &errors) {
     DatasetSpec d;
     d.name = name;
@@ -232,15 +246,7 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
     const QString write = f.has("write") ? f.string("write") : enumName(d.write);
     if (const auto mode = enumFromName<WriteMode>(write))
         d.write = *mode;
-    if (f.has("on_schema_change")) {
-        const QString policy = f.string("on_schema_change");
-        if (const auto known = enumFromName<SchemaChangePolicy>(policy))
-            d.onSchemaChange = *known;
-        else
-            f.error(QStringLiteral("on_schema_change"), QStringLiteral("unknown value \"") %
-                                                            policy % QStringLiteral("\" (known: ") %
-                                                            enumNames<SchemaChangePolicy>() % u')');
-    }
+    d.onSchemaChange = schemaChangePolicy(f);
     d.eventTime = f.string("event_time");
     d.ingestTime = f.string("ingest_time");
     const QString lateness = f.string("allowed_lateness");
@@ -375,6 +381,7 @@ StreamSpec parseStream(const QString &name, const Json &value, QStringList &erro
                     "is for a Kafka stream; a log table's event ids are its \"event_id\" column"));
     }
     s.sink = f.string("sink", true);
+    s.onSchemaChange = schemaChangePolicy(f);
     if (const Json *cols = s.kafka ? nullptr : f.object("log_columns")) {
         Fields cf(*cols, context % QStringLiteral(": \"log_columns\""), errors);
         auto take = [&](const char *field, QString &slot) {

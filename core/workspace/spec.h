@@ -108,6 +108,9 @@ struct StreamSpec {
     std::optional<KafkaSpec> kafka;          // exclusive with log
     QString eventId = QStringLiteral("key"); // Kafka: "key", "$.path" or "header:NAME"
     QString sink;
+    // Fields the existing sink has no column for: refused (fail), or added
+    // to it before the replay's first batch (append_new_columns).
+    SchemaChangePolicy onSchemaChange = SchemaChangePolicy::Fail;
     // Where it reads: the log table, or the Kafka topic; and what that is.
     QString source() const { return kafka ? kafka->topic : log; }
     QString sourceKind() const {

@@ -372,8 +372,21 @@ private:
             const QStringList cols = columnsOf(s.sink);
             const QString where = QStringLiteral("sink \"") % s.sink % u'"';
             column(ctx, QStringLiteral("sink"), QStringLiteral("event_id"), cols, where);
+            // A field the sink has no column for: a schema change of the sink.
+            QStringList added;
             for (const auto &[field, path] : s.fields)
-                column(ctx, QStringLiteral("fields"), field, cols, where);
+                if (!cols.contains(field))
+                    added << field;
+            if (!added.isEmpty() && s.onSchemaChange == SchemaChangePolicy::Fail)
+                error(ctx, QStringLiteral("fields"),
+                      QStringLiteral("sink \"") % s.sink % QStringLiteral("\" has no column for ") %
+                          (added.size() == 1 ? QStringLiteral("field \"")
+                                             : QStringLiteral("fields \"")) %
+                          added.join(QStringLiteral("\", \"")) % u'"' % listed(cols) %
+                          QStringLiteral("; \"on_schema_change\": \"append_new_columns\" would "
+                                         "add ") %
+                          (added.size() == 1 ? QStringLiteral("it") : QStringLiteral("them")) %
+                          QStringLiteral(" before the replay's first batch"));
         }
     }
 
