@@ -32,6 +32,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -40,6 +41,7 @@
 #include <QTableView>
 #include <QTest>
 #include <QThreadPool>
+#include <algorithm>
 
 using rw::MainWindow;
 using Kind = rw::Navigator::Kind;
@@ -448,6 +450,48 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w.previewPage()->result().has_value(), kTimeoutMs);
         QCOMPARE(w.previewPage()->diffModel()->index(0, 0).data().toString(), kBadDay);
         QTRY_VERIFY(loaded.count() >= 1);
+    }
+
+    // A transform that gained a column, with append_new_columns: the page
+    // shows the schema change (words and its small table) before any row,
+    // and the preview adds nothing to the table.
+    void previewShowsTheSchemaChange() {
+        const auto [db, spec] = m_demo.copy(QStringLiteral("schema"));
+        {
+            QFile file(spec);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
+            file.close();
+            QJsonObject datasets = root.value(QStringLiteral("datasets")).toObject();
+            QJsonObject sales = datasets.value(QStringLiteral("fact_sales")).toObject();
+            sales.insert(QStringLiteral("transform"),
+                         QStringLiteral("SELECT s.order_id, s.item_id, s.dt, s.customer_id, "
+                                        "s.amount, s.updated_at, c.region AS customer_region FROM "
+                                        "raw_sales AS s LEFT JOIN customers AS c ON c.customer_id "
+                                        "= s.customer_id"));
+            sales.insert(QStringLiteral("on_schema_change"), QStringLiteral("append_new_columns"));
+            datasets.insert(QStringLiteral("fact_sales"), sales);
+            root.insert(QStringLiteral("datasets"), datasets);
+            QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            file.write(QJsonDocument(root).toJson());
+        }
+        auto ws = rw::openWorkspace(db, spec);
+        QVERIFY(ws.has_value());
+        rw::PreviewPage page;
+        page.show();
+        page.preview(ws->db, *ws->spec.dataset(QStringLiteral("fact_sales")), {kBadDay});
+        QTRY_VERIFY_WITH_TIMEOUT(page.result().has_value(), kTimeoutMs);
+        auto *label = page.findChild<QLabel *>(QStringLiteral("previewSchemaChange"));
+        QVERIFY(label);
+        QVERIFY(label->isVisible());
+        QVERIFY2(label->text().contains(QStringLiteral("adds column customer_region")),
+                 qPrintable(label->text()));
+        QVERIFY(label->text().contains(QStringLiteral("<td")));
+        auto columns = ws->db.columns(QStringLiteral("fact_sales"));
+        QVERIFY(columns);
+        QVERIFY(std::none_of(columns->begin(), columns->end(), [](const rw::ColumnInfo &c) {
+            return c.name == QLatin1String("customer_region");
+        }));
     }
 
     // Cancel sets the flag; the worker returns and nothing is left running.

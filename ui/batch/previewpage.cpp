@@ -81,6 +81,7 @@ PreviewPage::PreviewPage(QWidget *parent)
     , m_empty(new QLabel(this))
     , m_title(new QLabel(this))
     , m_subtitle(new QLabel(this))
+    , m_schemaChange(new QLabel(this))
     , m_progress(new QProgressBar(this))
     , m_phase(new QLabel(this))
     , m_cancel(new QPushButton(tr("Cancel"), this))
@@ -121,6 +122,13 @@ PreviewPage::PreviewPage(QWidget *parent)
     auto *titles = new QVBoxLayout;
     titles->addWidget(m_title);
     titles->addWidget(m_subtitle);
+    // The schema change the plan makes, before any row: in words and as a
+    // small table (column, before, after). Hidden when there is none.
+    m_schemaChange->setObjectName(QStringLiteral("previewSchemaChange"));
+    m_schemaChange->setTextFormat(Qt::RichText);
+    m_schemaChange->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_schemaChange->hide();
+    titles->addWidget(m_schemaChange);
     header->addLayout(titles, 1);
     header->addWidget(m_againButton, 0, Qt::AlignTop);
     header->addWidget(m_runButton, 0, Qt::AlignTop);
@@ -231,6 +239,27 @@ QString PreviewPage::messageText() const {
     return m_stack->currentWidget() == m_empty ? m_empty->text() : m_subtitle->text();
 }
 
+void PreviewPage::showSchemaChange(const RunResult &r) {
+    m_schemaChange->setVisible(!r.schemaChange.empty());
+    if (r.schemaChange.empty())
+        return;
+    const QString cell = QStringLiteral("<td style='padding: 1px 14px 1px 0'>%1</td>");
+    QString rows = QStringLiteral("<tr>") + cell.arg(tr("<b>column</b>")) +
+                   cell.arg(tr("<b>before</b>")) + cell.arg(tr("<b>after</b>")) +
+                   QStringLiteral("</tr>");
+    for (const AddedColumn &a : r.schemaChange.added)
+        rows += QStringLiteral("<tr>") + cell.arg(a.column.toHtmlEscaped()) +
+                cell.arg(tr("(none)")) +
+                cell.arg(a.type.isEmpty() ? tr("added, no declared type")
+                                          : tr("added, %1").arg(a.type.toHtmlEscaped())) +
+                QStringLiteral("</tr>");
+    m_schemaChange->setText(
+        style::themed(tr("<b style='color:{warning}'>Schema change: %1</b> (on_schema_change "
+                         "%2): the run alters the table in its first publish, with its rows"))
+            .arg(r.schemaChange.describe().toHtmlEscaped(), enumName(r.onSchemaChange)) +
+        QStringLiteral("<table cellspacing='0'>") + rows + QStringLiteral("</table>"));
+}
+
 void PreviewPage::showEmpty(const QString &message) {
     m_empty->setText(message);
     m_stack->setCurrentWidget(m_empty);
@@ -249,6 +278,7 @@ void PreviewPage::clear() {
     m_chart->clear();
     m_title->setText(tr("Preview"));
     m_subtitle->setText(tr("Nothing previewed yet."));
+    m_schemaChange->hide();
     for (StatTile *tile :
          {m_staged, m_duplicates, m_inserted, m_updated, m_deleted, m_unchanged, m_gates}) {
         tile->setValue(QStringLiteral("\u2014"));
@@ -315,6 +345,7 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset,
                   .arg(fmt::number(partitions.size()), partitions.first(), partitions.last());
     m_title->setText(tr("Preview: %1").arg(dataset.name));
     m_subtitle->setText(tr("Previewing %1\u2026 Nothing is written.").arg(scope));
+    m_schemaChange->hide();
     showEmpty(style::emptyState(tr("Previewing %1").arg(scope.toHtmlEscaped()),
                                 tr("Staging, deduplicating, diffing against %1 and running the "
                                    "gates.<br>Nothing is written to the target.")
@@ -384,17 +415,12 @@ void PreviewPage::showResult(RunResult result) {
     const QString scope = labels.size() <= 4 ? labels.join(QStringLiteral(", "))
                                              : tr("%1 partitions").arg(labels.size());
     m_title->setText(tr("Preview: %1 \u00b7 %2").arg(r.dataset, scope));
-    m_subtitle->setText(
-        tr("Plan %1  \u00b7  mode %2  \u00b7  target %3  \u00b7  previewed %4  "
-           "\u00b7  <b>nothing has been written</b>")
-            .arg(r.planId, enumName(r.mode), m_dataset ? m_dataset->target : QString(),
-                 fmt::timestamp(r.finishedAt)) +
-        (r.schemaChange.empty()
-             ? QString()
-             : style::themed(tr("<br><b style='color:{warning}'>Schema change: "
-                                "%1</b> (on_schema_change %2): the run alters "
-                                "the table in its first publish"))
-                   .arg(r.schemaChange.describe().toHtmlEscaped(), enumName(r.onSchemaChange))));
+    m_subtitle->setText(tr("Plan %1  \u00b7  mode %2  \u00b7  target %3  \u00b7  previewed %4  "
+                           "\u00b7  <b>nothing has been written</b>")
+                            .arg(r.planId, enumName(r.mode),
+                                 m_dataset ? m_dataset->target : QString(),
+                                 fmt::timestamp(r.finishedAt)));
+    showSchemaChange(r);
     m_subtitle->setTextFormat(Qt::RichText);
 
     const PartitionResult t = r.totals();

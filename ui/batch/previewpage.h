@@ -87,6 +87,8 @@ private:
     void showSamples(int tab);
     void setRunning(bool running, const QString &what = {});
     void showEmpty(const QString &message);
+    // The plan's schema change under the title, or nothing when it has none.
+    void showSchemaChange(const RunResult &r);
 
     std::optional<Database> m_db;
     std::optional<DatasetSpec> m_dataset;
@@ -101,6 +103,7 @@ private:
     QLabel *m_empty;
     QLabel *m_title;
     QLabel *m_subtitle;
+    QLabel *m_schemaChange;
     QProgressBar *m_progress;
     QLabel *m_phase;
     QPushButton *m_cancel;
