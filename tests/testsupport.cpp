@@ -296,14 +296,26 @@ Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceA
         runRewindctl(QStringList{QStringLiteral("runs"), QStringLiteral("--json")} + workspaceArgs);
     const QJsonArray list =
         QJsonDocument::fromJson(runs.out).object()[QStringLiteral("runs")].toArray();
-    if (runs.exitCode != 0 || list.size() != 1) {
-        out.problem = QStringLiteral("runs --json: exit %1, %2 runs: %3")
+    // The killed run is the newest; runs the workspace held before it are
+    // finished ones.
+    QJsonObject run;
+    int unfinished = 0;
+    for (const auto &v : list) {
+        const QJsonObject r = v.toObject();
+        if (run.isEmpty() ||
+            r[QStringLiteral("run_id")].toInteger() > run[QStringLiteral("run_id")].toInteger())
+            run = r;
+        const QString status = r[QStringLiteral("status")].toString();
+        unfinished += status == QLatin1String("interrupted") || status == QLatin1String("running");
+    }
+    if (runs.exitCode != 0 || list.isEmpty() || unfinished > 1) {
+        out.problem = QStringLiteral("runs --json: exit %1, %2 runs (%3 unfinished): %4")
                           .arg(runs.exitCode)
                           .arg(list.size())
+                          .arg(unfinished)
                           .arg(QString::fromUtf8(runs.err));
         return out;
     }
-    const QJsonObject run = list.at(0).toObject();
     out.runId = run[QStringLiteral("run_id")].toInteger();
     if (run[QStringLiteral("status")].toString() != QLatin1String("interrupted")) {
         out.problem = QStringLiteral("the killed run shows as %1, not interrupted")
@@ -313,7 +325,9 @@ Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceA
     // Nothing half-published: the chunks committed before the kill, no more.
     const QString dbPath = workspaceArgs.value(workspaceArgs.indexOf(QStringLiteral("--db")) + 1);
     const qint64 done = scalarAt(
-        dbPath, QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done'"));
+        dbPath, QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done' "
+                               "AND run_id = %1")
+                    .arg(out.runId));
     if (done != committed) {
         out.problem = QStringLiteral("killed at %1: %2 checkpoints, expected %3")
                           .arg(failpoint)

@@ -125,6 +125,7 @@ QString digest(const QString &dbPath, const QString &select);
 // Runs `runArgs` (rewindctl run ... --execute --json) with `failpoint` set
 // and makes sure the child died there (its failpoint mark and a crash: a
 // failpoint the run never reaches is a problem, never a pass), that `runs`
+// (whatever finished runs the workspace held before)
 // shows the dead run as interrupted, and that `committed` partitions have
 // a checkpoint; `atKill` (if set) may then look at the dead run's database
 // and return a problem; then resumes it with --execute and makes sure it

@@ -377,9 +377,10 @@ private Q_SLOTS:
         // transform disagree with it so that gate has something to catch.
         QByteArray json = spec(QStringLiteral("merge"), checks);
         if (name.startsWith(QLatin1String("total")))
-            json.replace("\"source\": \"src\",",
-                         "\"source\": \"src\", \"transform\": \"SELECT id, sub, dt, amount * 2 AS "
-                         "amount, note, updated_at FROM src\",");
+            json.replace(
+                "\"source\": \"src\",",
+                "\"source\": \"src\", \"transform\": \"SELECT id, sub, dt, CAST(amount * 2 "
+                "AS REAL) AS amount, note, updated_at FROM src\",");
         Fixture f(json);
         const QString before = digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd2'"));
         auto r = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));

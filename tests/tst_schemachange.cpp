@@ -177,7 +177,7 @@ private Q_SLOTS:
         const QJsonObject preview = json(r);
         QCOMPARE(testsupport::jsonAt(preview, "schema_change/policy").toString(),
                  QStringLiteral("append_new_columns"));
-        const QJsonArray added = testsupport::jsonAt(preview, "schema_change/added").toArray();
+        const QJsonArray added = testsupport::jsonAt(preview, "schema_change/add").toArray();
         QCOMPARE(added.size(), 1);
         QCOMPARE(testsupport::jsonAt(added.at(0).toObject(), "column").toString(),
                  QStringLiteral("region"));
@@ -206,7 +206,7 @@ private Q_SLOTS:
              QStringLiteral("2025-05-03"), QStringLiteral("--execute"), QStringLiteral("--json")},
             db);
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        QCOMPARE(testsupport::jsonAt(json(r), "schema_change/added").toArray().size(), 1);
+        QCOMPARE(testsupport::jsonAt(json(r), "schema_change/add").toArray().size(), 1);
         QCOMPARE(regions(db, QStringLiteral("dt IN ('2025-05-02', '2025-05-03')")), 1000);
         QCOMPARE(regions(db, QStringLiteral("dt NOT IN ('2025-05-02', '2025-05-03')")), 0);
         QCOMPARE(
@@ -221,8 +221,8 @@ private Q_SLOTS:
                        QStringLiteral("--execute"), QStringLiteral("--json")},
                       db);
         QVERIFY2(again.exitCode == 0, again.err.constData());
-        QVERIFY(testsupport::jsonAt(json(again), "schema_change/added").isArray());
-        QCOMPARE(testsupport::jsonAt(json(again), "schema_change/added").toArray().size(), 0);
+        QVERIFY(testsupport::jsonAt(json(again), "schema_change/add").isArray());
+        QCOMPARE(testsupport::jsonAt(json(again), "schema_change/add").toArray().size(), 0);
         QCOMPARE(
             scalar(db, QStringLiteral(
                            "SELECT COUNT(*) FROM rewind_audit WHERE action = 'schema change'")),
@@ -313,13 +313,13 @@ private Q_SLOTS:
 
         const Proc undoLater = rollback(later);
         QVERIFY2(undoLater.exitCode == 0, undoLater.err.constData());
-        QVERIFY(testsupport::jsonAt(json(undoLater), "schema_change/added").isArray());
-        QCOMPARE(testsupport::jsonAt(json(undoLater), "schema_change/added").toArray().size(), 0);
+        QVERIFY(testsupport::jsonAt(json(undoLater), "schema_change/add").isArray());
+        QCOMPARE(testsupport::jsonAt(json(undoLater), "schema_change/add").toArray().size(), 0);
         QCOMPARE(regions(db), 500);
 
         const Proc undoAdding = rollback(adding);
         QVERIFY2(undoAdding.exitCode == 0, undoAdding.err.constData());
-        QCOMPARE(testsupport::jsonAt(json(undoAdding), "schema_change/added").toArray().size(), 1);
+        QCOMPARE(testsupport::jsonAt(json(undoAdding), "schema_change/add").toArray().size(), 1);
         QVERIFY(!hasRegion(db));
         QCOMPARE(testsupport::digest(db, oldColumns), initial);
         // Run again, the change is planned and made again.

@@ -229,9 +229,9 @@ private Q_SLOTS:
                    "(columns: order_id, dt); \"on_schema_change\": "
                    "\"append_new_columns\" would add them");
         QTest::newRow("on_schema_change unknown")
-            << ds(R"("source": "raw_sales", "target": "fact_sales", "key": ["order_id"], "on_schema_change": "sync_all_columns")")
-            << QStringLiteral("\"on_schema_change\": unknown value \"sync_all_columns\" (known: "
-                              "fail, append_new_columns)");
+            << ds(R"("source": "raw_sales", "target": "fact_sales", "key": ["order_id"], "on_schema_change": "ignore")")
+            << QStringLiteral("\"on_schema_change\": unknown value \"ignore\" (known: "
+                              "fail, append_new_columns, sync_all_columns)");
         QTest::newRow("references unknown table")
             << ds(QByteArray(base)
                       .append(

@@ -289,7 +289,7 @@ Status runRollback(Context &ctx) {
     table.print(ctx.out);
     if (!r->schemaChange.empty())
         ctx.out << "\nSchema: the run " << r->schemaChange.describe() << "; "
-                << (r->executed ? "dropped again" : "the rollback drops it again") << ".\n";
+                << (r->executed ? "undone" : "the rollback undoes it") << ".\n";
     if (!r->executed)
         ctx.out << "\nDry run: nothing changed. Add --execute to restore these partitions to their "
                    "state before run "

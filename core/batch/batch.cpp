@@ -107,13 +107,23 @@ Status refuseFrozen(const Database &db, const DatasetSpec &dataset, const BatchO
 Status refuseSchemaChange(const DatasetSpec &dataset, const SchemaChange &change) {
     if (change.empty())
         return {};
+    const bool onlyAdds = change.dropped.empty() && change.widened.empty();
     if (dataset.onSchemaChange == SchemaChangePolicy::Fail)
         return badInput(QStringLiteral("dataset \"%1\": the run %2, which \"on_schema_change\": "
-                                       "\"fail\" refuses; \"append_new_columns\" allows it")
+                                       "\"fail\" refuses; \"%3\" allows it")
+                            .arg(dataset.name, change.describe(),
+                                 onlyAdds ? QStringLiteral("append_new_columns")
+                                          : QStringLiteral("sync_all_columns")));
+    if (dataset.onSchemaChange == SchemaChangePolicy::AppendNewColumns && !onlyAdds)
+        return badInput(QStringLiteral("dataset \"%1\": the run %2; \"append_new_columns\" only "
+                                       "adds columns, \"sync_all_columns\" would also drop and "
+                                       "widen them")
                             .arg(dataset.name, change.describe()));
-    if (dataset.write == WriteMode::Scd2)
-        return badInput(QStringLiteral("dataset \"%1\": the run %2, and an scd2 dimension cannot "
-                                       "take new columns yet")
+    // A dimension's history holds the columns of every version: a column
+    // it drops would go from versions the run does not rewrite.
+    if (dataset.write == WriteMode::Scd2 && !change.dropped.empty())
+        return badInput(QStringLiteral("dataset \"%1\": the run %2, and an scd2 dimension does "
+                                       "not drop columns (its closed versions keep them)")
                             .arg(dataset.name, change.describe()));
     return {};
 }

@@ -231,20 +231,7 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
         indexCols << m_dataset->partitionColumn;
     indexCols << m_cat.key.mid(0, 8);
     QString select;
-    // A column still to be added (schemaChange) is NULL in the copy, of the
-    // type the publish adds it with.
-    QStringList read;
-    for (const QString &c : m_cat.columns) {
-        const auto added =
-            std::find_if(m_cat.schemaChange.added.begin(), m_cat.schemaChange.added.end(),
-                         [&](const AddedColumn &a) { return a.column == c; });
-        if (added == m_cat.schemaChange.added.end())
-            read << q(c);
-        else if (added->type.isEmpty())
-            read << QStringLiteral("NULL AS ") % q(c);
-        else
-            read << QStringLiteral("CAST(NULL AS ") % added->type % QStringLiteral(") AS ") % q(c);
-    }
+    const QStringList read = readTarget(QString(), m_cat.columns);
     if (m_cat.targetExists)
         select = QStringLiteral("SELECT ") % read.join(QStringLiteral(", ")) %
                  QStringLiteral(" FROM ") % qt(m_dataset->target) % QStringLiteral(" AS t WHERE ") %
@@ -256,53 +243,128 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
             d.createTempIndex(QStringLiteral("rewind_tgt_key"), kTgt, indexCols)};
 }
 
-QStringList BatchSql::applySchemaChange() const {
-    QStringList out;
-    for (const AddedColumn &a : m_cat.schemaChange.added)
-        out << QStringLiteral("ALTER TABLE ") % qt(m_dataset->target) %
-                   QStringLiteral(" ADD COLUMN ") % q(a.column) %
-                   (a.type.isEmpty() ? QString() : QString(u' ' % a.type));
+std::vector<std::pair<QString, QVariantList>>
+BatchSql::applySchemaChange(const QVariant &runId,
+                            const std::vector<ColumnInfo> &imagesColumns) const {
+    const SchemaChange &change = m_cat.schemaChange;
+    const QString target = qt(m_dataset->target);
+    const QString images = q(imagesTable());
+    const auto imagesHave = [&](const QString &c) {
+        return std::any_of(imagesColumns.begin(), imagesColumns.end(),
+                           [&](const ColumnInfo &i) { return i.name == c; });
+    };
+    std::vector<std::pair<QString, QVariantList>> out;
+    if (!change.dropped.empty()) {
+        // Every column the target has now, each row as it is: what the
+        // rollback puts back.
+        QStringList held;
+        for (auto it = m_cat.targetTypes.cbegin(); it != m_cat.targetTypes.cend(); ++it) {
+            held << it.key();
+            if (!imagesHave(it.key()))
+                out.push_back({QStringLiteral("ALTER TABLE ") % images %
+                                   QStringLiteral(" ADD COLUMN ") % q(it.key()) %
+                                   (it->isEmpty() ? QString() : QString(u' ' % *it)),
+                               {}});
+        }
+        held.sort();
+        out.push_back({QStringLiteral("INSERT INTO ") % images % QStringLiteral(" (") %
+                           columnList(QString(), held) %
+                           QStringLiteral(", rewind_run_id, rewind_op) SELECT ") %
+                           columnList(QString(), held) % QStringLiteral(", ?, 'dropped' FROM ") %
+                           target,
+                       {runId}});
+        for (const SchemaColumn &c : change.dropped)
+            out.push_back({QStringLiteral("ALTER TABLE ") % target %
+                               QStringLiteral(" DROP COLUMN ") % q(c.column),
+                           {}});
+    }
+    for (const SchemaColumn &a : change.added)
+        out.push_back({QStringLiteral("ALTER TABLE ") % target % QStringLiteral(" ADD COLUMN ") %
+                           q(a.column) % (a.type.isEmpty() ? QString() : QString(u' ' % a.type)),
+                       {}});
+    for (const WidenedColumn &w : change.widened) {
+        out.push_back({QStringLiteral("ALTER TABLE ") % target % QStringLiteral(" ALTER COLUMN ") %
+                           q(w.column) % QStringLiteral(" TYPE ") % w.to,
+                       {}});
+        if (imagesHave(w.column))
+            out.push_back({QStringLiteral("ALTER TABLE ") % images %
+                               QStringLiteral(" ALTER COLUMN ") % q(w.column) %
+                               QStringLiteral(" TYPE ") % w.to,
+                           {}});
+    }
     return out;
 }
 
 QStringList BatchSql::alignImages(const std::vector<ColumnInfo> &imagesColumns) const {
     QStringList out;
-    for (const QString &c : m_cat.columns)
-        if (std::none_of(imagesColumns.begin(), imagesColumns.end(),
-                         [&](const ColumnInfo &i) { return i.name == c; })) {
-            const QString type = m_cat.targetTypes.value(c);
+    for (const QString &c : m_cat.columns) {
+        const QString type = m_cat.targetTypes.value(c);
+        const auto held = std::find_if(imagesColumns.begin(), imagesColumns.end(),
+                                       [&](const ColumnInfo &i) { return i.name == c; });
+        if (held == imagesColumns.end())
             out << QStringLiteral("ALTER TABLE ") % q(imagesTable()) %
                        QStringLiteral(" ADD COLUMN ") % q(c) %
                        (type.isEmpty() ? QString() : QString(u' ' % type));
-        }
+        else if (!type.isEmpty() &&
+                 m_db.dialect().typeChange(held->type, type) == SqlDialect::TypeChange::Widens)
+            out << QStringLiteral("ALTER TABLE ") % q(imagesTable()) %
+                       QStringLiteral(" ALTER COLUMN ") % q(c) % QStringLiteral(" TYPE ") % type;
+    }
     return out;
 }
 
-QStringList BatchSql::revertSchemaChange(const SchemaChange &change, bool imagesExist) const {
-    QStringList out;
-    for (const AddedColumn &a : change.added) {
-        out << QStringLiteral("ALTER TABLE ") % qt(m_dataset->target) %
-                   QStringLiteral(" DROP COLUMN ") % q(a.column);
+std::vector<std::pair<QString, QVariantList>>
+BatchSql::revertSchemaChange(const SchemaChange &change, const QVariant &runId, bool imagesExist,
+                             const QStringList &columns) const {
+    const QString target = qt(m_dataset->target);
+    std::vector<std::pair<QString, QVariantList>> out;
+    for (const SchemaColumn &a : change.added) {
+        out.push_back({QStringLiteral("ALTER TABLE ") % target % QStringLiteral(" DROP COLUMN ") %
+                           q(a.column),
+                       {}});
         if (imagesExist)
-            out << QStringLiteral("ALTER TABLE ") % q(imagesTable()) %
-                       QStringLiteral(" DROP COLUMN ") % q(a.column);
+            out.push_back({QStringLiteral("ALTER TABLE ") % q(imagesTable()) %
+                               QStringLiteral(" DROP COLUMN ") % q(a.column),
+                           {}});
     }
+    if (!change.dropped.empty()) {
+        for (const SchemaColumn &c : change.dropped)
+            out.push_back({QStringLiteral("ALTER TABLE ") % target %
+                               QStringLiteral(" ADD COLUMN ") % q(c.column) %
+                               (c.type.isEmpty() ? QString() : QString(u' ' % c.type)),
+                           {}});
+        out.push_back({QStringLiteral("DELETE FROM ") % target, {}});
+        out.push_back({QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") %
+                           columnList(QString(), columns) % QStringLiteral(") SELECT ") %
+                           columnList(QString(), columns) % QStringLiteral(" FROM ") %
+                           q(imagesTable()) %
+                           QStringLiteral(" WHERE rewind_run_id = ? AND rewind_op = 'dropped'"),
+                       {runId}});
+    }
+    for (const WidenedColumn &w : change.widened)
+        out.push_back({QStringLiteral("ALTER TABLE ") % target % QStringLiteral(" ALTER COLUMN ") %
+                           q(w.column) % QStringLiteral(" TYPE ") % w.from %
+                           QStringLiteral(" USING CAST(") % q(w.column) % QStringLiteral(" AS ") %
+                           w.from % u')',
+                       {}});
     return out;
 }
 
 QStringList BatchSql::targetHeldColumns() const {
     QStringList out;
     for (const QString &c : m_cat.columns)
-        if (std::none_of(m_cat.schemaChange.added.begin(), m_cat.schemaChange.added.end(),
-                         [&](const AddedColumn &a) { return a.column == c; }) &&
-            (!m_imagesColumns || m_imagesColumns->contains(c)))
+        if (!m_cat.schemaChange.isAdded(c) && (!m_imagesColumns || m_imagesColumns->contains(c)))
             out << c;
     return out;
 }
 
 void BatchSql::schemaChangeApplied() {
-    for (const AddedColumn &a : m_cat.schemaChange.added)
+    for (const SchemaColumn &a : m_cat.schemaChange.added)
         m_cat.targetTypes.insert(a.column, a.type);
+    for (const SchemaColumn &c : m_cat.schemaChange.dropped)
+        m_cat.targetTypes.remove(c.column);
+    for (const WidenedColumn &w : m_cat.schemaChange.widened)
+        m_cat.targetTypes.insert(w.column, w.to);
     m_cat.schemaChange = {};
 }
 
@@ -619,6 +681,20 @@ QStringList BatchSql::createImagesIfMissing() const {
             stageTable() % QStringLiteral(" WHERE 1 = 0")};
 }
 
+QString BatchSql::indexImages() const {
+    QStringList cols{QStringLiteral("rewind_run_id"), QStringLiteral("rewind_op")};
+    if (isScd2())
+        cols << QStringLiteral("rewind_part");
+    else if (m_dataset->partitioned())
+        cols << m_dataset->partitionColumn;
+    for (const QString &k : m_cat.key.mid(0, 8))
+        if (!cols.contains(k))
+            cols << k;
+    return QStringLiteral("CREATE INDEX IF NOT EXISTS ") %
+           q(imagesTable() % QStringLiteral("_run")) % QStringLiteral(" ON ") % q(imagesTable()) %
+           QStringLiteral(" (") % columnList(QString(), cols) % u')';
+}
+
 // Named columns, not positions: a schema change adds its columns to the
 // images table after rewind_run_id and rewind_op.
 QString BatchSql::imagesInsert() const {
@@ -765,6 +841,26 @@ QString BatchSql::overwriteInsert() const {
     return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") %
            columnList(QString(), m_cat.columns) % QStringLiteral(") SELECT ") %
            columnList(QString(), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage);
+}
+
+QStringList BatchSql::readTarget(const QString &qualifier, const QStringList &columns) const {
+    const QString prefix = qualifier.isEmpty() ? QString() : QString(qualifier % u'.');
+    QStringList read;
+    for (const QString &c : columns) {
+        const auto added =
+            std::find_if(m_cat.schemaChange.added.begin(), m_cat.schemaChange.added.end(),
+                         [&](const SchemaColumn &a) { return a.column == c; });
+        if (const WidenedColumn *w = m_cat.schemaChange.widening(c))
+            read << QStringLiteral("CAST(") % prefix % q(c) % QStringLiteral(" AS ") % w->to %
+                        QStringLiteral(") AS ") % q(c);
+        else if (added == m_cat.schemaChange.added.end())
+            read << prefix % q(c);
+        else if (added->type.isEmpty())
+            read << QStringLiteral("NULL AS ") % q(c);
+        else
+            read << QStringLiteral("CAST(NULL AS ") % added->type % QStringLiteral(") AS ") % q(c);
+    }
+    return read;
 }
 
 QStringList BatchSql::targetColumns() const {

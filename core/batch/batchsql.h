@@ -103,20 +103,32 @@ public:
     }
 
     // The schema change still to apply to the target (on_schema_change):
-    // the statements that apply it, in order (ALTER TABLE ... ADD COLUMN),
-    // and, once they ran in the publish's transaction, the catalog told so
-    // (the added columns are the target's now). setSchemaChange() puts one
-    // back when that transaction rolled back.
+    // the statements that apply it, in order, and, once they ran in the
+    // publish's transaction, the catalog told so (the added columns are the
+    // target's now, the dropped ones gone, the widened ones wider).
+    // setSchemaChange() puts one back when that transaction rolled back.
     const SchemaChange &schemaChange() const { return m_cat.schemaChange; }
-    QStringList applySchemaChange() const;
+    // For run `runId`, with the before-images table made and holding
+    // `imagesColumns`: a drop first copies the whole target into the
+    // before-images (rewind_op 'dropped'; columns it lacks added), then
+    // DROP COLUMN, ADD COLUMN, ALTER COLUMN ... TYPE (the before-images
+    // widened with the target).
+    std::vector<std::pair<QString, QVariantList>>
+    applySchemaChange(const QVariant &runId, const std::vector<ColumnInfo> &imagesColumns) const;
     // The columns the existing before-images table (`imagesColumns`, as the
-    // catalog lists them) lacks of those a publish writes, added.
+    // catalog lists them) lacks of those a publish writes, added; those a
+    // widening made wider in the target, widened.
     QStringList alignImages(const std::vector<ColumnInfo> &imagesColumns) const;
     void schemaChangeApplied();
-    // The statements that undo `change` (a rollback of the run that made
-    // it): its columns dropped from the target and, when `imagesExist`,
-    // from the before-images table.
-    QStringList revertSchemaChange(const SchemaChange &change, bool imagesExist) const;
+    // The statements that undo `change` (a rollback of run `runId`, which
+    // made it), in its last transaction: added columns dropped from the
+    // target and, when `imagesExist`, from the before-images table; dropped
+    // ones added back, and the whole table put back as the run found it
+    // (the before-images' 'dropped' rows: `columns` are the target's
+    // without the added ones); widened ones narrowed back.
+    std::vector<std::pair<QString, QVariantList>>
+    revertSchemaChange(const SchemaChange &change, const QVariant &runId, bool imagesExist,
+                       const QStringList &columns) const;
     // The source's columns the target has: all of them, but for those a
     // pending schema change would add, and, once setImagesColumns() said
     // which the before-images hold, those they do not (what a rollback restores).
@@ -190,6 +202,9 @@ public:
     QString imagesTable() const;
     QStringList createTargetIfMissing() const;
     QStringList createImagesIfMissing() const;
+    // An index on the before-images by run, kind, partition and key: what
+    // a rollback's restores look rows up by.
+    QString indexImages() const;
     // `binds` starts with the run id; the statement may append the scope's values.
     QString saveImagesUpdated(QVariantList &binds) const;
     // "INSERT INTO <images> (<columns>, rewind_run_id, rewind_op) SELECT ".
@@ -235,6 +250,11 @@ public:
     QString scd2SampleUnchanged() const;
     QString scd2SampleClosed(const QString &dim) const;
     QStringList targetColumns() const; // columns(), plus valid_from, valid_to, current for scd2
+    // A SELECT list reading `columns` from the target (as `qualifier`), as
+    // it is once the pending schema change is made: a column still to be
+    // added NULL, of the type it is added with; one to be widened cast to
+    // its new type.
+    QStringList readTarget(const QString &qualifier, const QStringList &columns) const;
 
     // --- rollback of one partition of run `runId` (mode as the run recorded) ---
     std::vector<std::pair<QString, QVariantList>>

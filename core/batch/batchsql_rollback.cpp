@@ -67,20 +67,23 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
     for (const QString &k : m_cat.key)
         if (!group.contains(k))
             group << k;
+    // Each target row of the partition numbered within its key, against
+    // how many rows of that key the run updated: one index seek into the
+    // images per row (rewind_images_<dataset>_run), not a scan.
     QVariantList b2{runId};
-    const QString filter2 = partitionFilter(QStringLiteral("i"), p, b2);
     const QString tid = engine().rowIdentity(QStringLiteral("t"));
+    const QString counted =
+        QStringLiteral("(SELECT COUNT(*) FROM ") % images %
+        QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'updated' AND ") %
+        keyMatch(QStringLiteral("t"), QStringLiteral("i")) % u')';
+    const QString filter2 = partitionFilter(QStringLiteral("t"), p, b2);
     out.push_back(
         {QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") %
              engine().rowIdentity(QString()) % QStringLiteral(" IN (SELECT rid FROM (SELECT ") %
              tid % QStringLiteral(" AS rid, ROW_NUMBER() OVER (PARTITION BY ") %
              columnList(QStringLiteral("t"), group) % QStringLiteral(" ORDER BY ") % tid %
-             QStringLiteral(") AS rn, g.rewind_n FROM ") % target %
-             QStringLiteral(" AS t JOIN (SELECT ") % columnList(QStringLiteral("i"), group) %
-             QStringLiteral(", COUNT(*) AS rewind_n FROM ") % images %
-             QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'updated' AND ") %
-             filter2 % QStringLiteral(" GROUP BY ") % columnList(QStringLiteral("i"), group) %
-             QStringLiteral(") AS g ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("g")) %
+             QStringLiteral(") AS rn, ") % counted % QStringLiteral(" AS rewind_n FROM ") % target %
+             QStringLiteral(" AS t WHERE ") % filter2 %
              QStringLiteral(") AS x WHERE x.rn <= x.rewind_n)"),
          b2});
     QVariantList b3{runId};

@@ -21,7 +21,9 @@ QStringList BatchSql::createScd2Sim(bool fromTarget) const {
     const Scd2Spec &v = *m_dataset->scd2;
     QString select;
     if (fromTarget) {
-        select = QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) %
+        // As the target is once a pending schema change is made.
+        select = QStringLiteral("SELECT ") %
+                 readTarget(QStringLiteral("t"), targetColumns()).join(QStringLiteral(", ")) %
                  QStringLiteral(" FROM ") % qt(m_dataset->target) %
                  QStringLiteral(" AS t WHERE EXISTS (SELECT 1 FROM ") % q(kStage) %
                  QStringLiteral(" AS s WHERE ") %

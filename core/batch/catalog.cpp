@@ -101,10 +101,27 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     for (const QString &col : *columns)
         if (!c.targetTypes.contains(col))
             missing << col;
+    // Target columns the source no longer yields (those an scd2 dimension
+    // writes itself aside): sync_all_columns drops them.
+    for (const ColumnInfo &col : *types)
+        if (!columns->contains(col.name) &&
+            !(dataset.scd2 &&
+              (col.name == dataset.scd2->validFrom || col.name == dataset.scd2->validTo ||
+               col.name == dataset.scd2->current)))
+            c.schemaChange.dropped.push_back({col.name, col.type});
+    // The transform's types as a new table would declare them, with their
+    // modifiers (numeric(12,2)): for the columns to add, and, where types
+    // have widths (PostgreSQL), to compare with the target's.
+    const SqlDialect &d = db.dialect();
+    const bool typesHaveWidths = d.typesHaveWidths();
+    QHash<QString, QString> shape;
+    if (!missing.isEmpty() || typesHaveWidths) {
+        auto made = newTableTypes(db, c.source);
+        if (!made)
+            return fail(made.error());
+        shape = std::move(*made);
+    }
     if (!missing.isEmpty()) {
-        auto shape = newTableTypes(db, c.source);
-        if (!shape)
-            return fail(shape.error());
         // A SQLite STRICT table takes only its five types: another one the
         // engine inferred (NUM, none) becomes ANY.
         const bool strict = std::any_of(types->begin(), types->end(),
@@ -113,25 +130,59 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
                                              QStringLiteral("REAL"), QStringLiteral("TEXT"),
                                              QStringLiteral("BLOB"), QStringLiteral("ANY")};
         for (const QString &col : missing) {
-            QString type = shape->value(col);
+            QString type = shape.value(col);
             if (strict && !strictTypes.contains(type.toUpper()))
                 type = QStringLiteral("ANY");
             c.schemaChange.added.push_back({col, type});
         }
     }
-    // A source column of another type than the target's: cast in the stage.
+    if (typesHaveWidths)
+        for (const QString &col : *columns) {
+            const QString from = c.targetTypes.value(col), to = shape.value(col);
+            if (from.isEmpty() || to.isEmpty())
+                continue;
+            const QString both = QStringLiteral("column \"%1\" of table \"%2\" is %3 and the "
+                                                "transform yields %4")
+                                     .arg(col, dataset.target, from, to);
+            switch (d.typeChange(from, to)) {
+            case SqlDialect::TypeChange::Same:
+                break;
+            case SqlDialect::TypeChange::Widens:
+                c.schemaChange.widened.push_back({col, from, to});
+                break;
+            case SqlDialect::TypeChange::Narrows:
+                // The target's type holds every value: cast, unless the
+                // option asks the target to follow the transform's types.
+                if (dataset.onSchemaChange == SchemaChangePolicy::SyncAllColumns)
+                    return badInput(
+                        QStringLiteral("dataset \"%1\": %2, which is narrower: "
+                                       "\"sync_all_columns\" never narrows a column (its values "
+                                       "may not fit); cast it in the transform (CAST(%3 AS %4)) "
+                                       "to keep the column as it is")
+                            .arg(dataset.name, both, col, from));
+                break;
+            case SqlDialect::TypeChange::Incompatible:
+                return badInput(
+                    QStringLiteral("dataset \"%1\": %2, and neither holds every value of the "
+                                   "other: Rewind cannot widen it; cast it in the transform to "
+                                   "%3 (or to a type that holds both)")
+                        .arg(dataset.name, both, from));
+            }
+        }
+    // A source column of another type than the target's: cast in the stage
+    // (to the type a widening gives it, there is none to make).
     QStringList quoted;
     for (const QString &col : *columns)
         quoted << db.quote(col);
-    if (const QString typesSql = db.dialect().selectColumnTypes(c.source, quoted);
-        !typesSql.isEmpty()) {
+    if (const QString typesSql = d.selectColumnTypes(c.source, quoted); !typesSql.isEmpty()) {
         auto sourceTypes = db.exec(typesSql);
         if (!sourceTypes)
             return fail(sourceTypes.error());
         if (sourceTypes->next())
             for (qsizetype i = 0; i < columns->size(); ++i) {
                 const QString want = c.targetTypes.value(columns->at(i));
-                if (db.dialect().needsCast(sourceTypes->value(int(i)).toString(), want))
+                if (d.needsCast(sourceTypes->value(int(i)).toString(), want) &&
+                    !c.schemaChange.widening(columns->at(i)))
                     c.casts.insert(columns->at(i), want);
             }
     }

@@ -35,8 +35,10 @@ struct DatasetCatalog {
     // one index seek each (the source: the table `source` names).
     bool sourcePartitionIndexed = false;
     bool targetPartitionIndexed = false;
-    // Columns the source yields that the existing target lacks, with the
-    // types a run adds them with (on_schema_change).
+    // How a run would change the target's schema (on_schema_change): the
+    // columns the source yields that the target lacks, those it has that
+    // the source no longer yields, those the source yields wider. Resolving
+    // refuses a type Rewind cannot widen.
     SchemaChange schemaChange;
 
     // The source as a derived table, "(SELECT ...) AS alias".

@@ -172,7 +172,7 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
                 held << c.name;
         }
         for (const schemachanges::Applied &a : *changes)
-            for (const AddedColumn &c : a.change.added)
+            for (const SchemaColumn &c : a.change.added)
                 if (held.contains(c.column) && !added.contains(c.column))
                     added << c.column;
     }
@@ -314,7 +314,7 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
                 QDateTime::fromString(info.lastPublished, Qt::ISODateWithMs);
             for (const schemachanges::Applied &a : *changes)
                 if (!published.isValid() || published < a.appliedAt)
-                    for (const AddedColumn &c : a.change.added) {
+                    for (const SchemaColumn &c : a.change.added) {
                         const qsizetype column = added.indexOf(c.column);
                         if (column >= 0 && it->filled.value(column) == 0 &&
                             !info.schemaBehind.contains(c.column))

@@ -236,7 +236,46 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             const bool targetExisted = sql.targetExists();
             const SchemaChange pendingChange = sql.schemaChange();
             const bool imagesAlignedBefore = imagesAligned;
+            // The schema change with the first chunk's write, in its
+            // transaction: its rows, checkpoints and audit rows commit with
+            // it, and a run stopped before that commit leaves the schema as
+            // it was. The diff of a merge or overwrite read the target
+            // through a copy with the change made, so the table's lock
+            // (PostgreSQL: ACCESS EXCLUSIVE) is held from the write to the
+            // commit only; an scd2 month reconciles against the dimension
+            // itself, so it is altered first.
+            const auto applyPending = [&]() -> Status {
+                if (pendingChange.empty())
+                    return {};
+                // A drop keeps the whole table in the before-images first
+                // (made from the stage: a merge or overwrite has staged).
+                if (!pendingChange.dropped.empty())
+                    if (auto s = db.execAll(sql.createImagesIfMissing()); !s)
+                        return s;
+                auto images = db.columns(sql.imagesTable());
+                if (!images)
+                    return fail(images.error());
+                for (const auto &[text, binds] : sql.applySchemaChange(result.runId, *images))
+                    if (auto r = db.exec(text, binds); !r)
+                        return fail(r.error());
+                sql.schemaChangeApplied();
+                if (auto s = schemachanges::recordApplied(db, dataset.name, result.runId,
+                                                          pendingChange, nowIso());
+                    !s)
+                    return s;
+                if (auto s = writeAudit(db, QStringLiteral("schema change"), dataset.name,
+                                        QString(), result.runId,
+                                        QString::fromStdString(
+                                            pendingChange.toJson(dataset.onSchemaChange).dump()));
+                    !s)
+                    return s;
+                failpoint("after-schema-change");
+                return {};
+            };
             outcome = db.writeTransaction([&]() -> Status {
+                if (sql.isScd2())
+                    if (auto s = applyPending(); !s)
+                        return s;
                 // Inside the write lock: the fingerprints the publish records
                 // are of exactly the rows it publishes. They are read on a
                 // second connection while this one stages, and compared
@@ -278,29 +317,9 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 }
                 failpoint("before-publish");
                 report(QStringLiteral("publish"));
-                // The schema change with the first chunk's write, in its
-                // transaction: its rows, checkpoints and audit rows commit
-                // with it, and a run stopped before that commit leaves the
-                // schema as it was. Its diff read the target through a copy
-                // with the new columns NULL, so the table's lock (PostgreSQL:
-                // ACCESS EXCLUSIVE) is held from here to the commit only.
-                if (!pendingChange.empty()) {
-                    if (auto s = db.execAll(sql.applySchemaChange()); !s)
+                if (!sql.isScd2())
+                    if (auto s = applyPending(); !s)
                         return s;
-                    sql.schemaChangeApplied();
-                    if (auto s = schemachanges::recordApplied(db, dataset.name, result.runId,
-                                                              pendingChange, nowIso());
-                        !s)
-                        return s;
-                    if (auto s =
-                            writeAudit(db, QStringLiteral("schema change"), dataset.name, QString(),
-                                       result.runId,
-                                       QString::fromStdString(
-                                           pendingChange.toJson(dataset.onSchemaChange).dump()));
-                        !s)
-                        return s;
-                    failpoint("after-schema-change");
-                }
                 if (auto s = writeChunk(db, dataset, sql, parts, result.runId, imagesAligned); !s)
                     return s;
                 failpoint("after-write");

@@ -11,13 +11,24 @@
 
 namespace rw {
 
-// A column the transform yields that the target lacks, and the type a run
-// gives it: the type the engine gives that column of the transform's output
-// in a new table (as a first run creates the whole target).
-struct AddedColumn {
+// A column a schema change adds or drops, and its type: for an added one,
+// the type the engine gives that column of the transform's output in a new
+// table (as a first run creates the whole target); for a dropped one, its
+// type in the target (what a rollback adds it back with).
+struct SchemaColumn {
     QString column;
     QString type;
-    bool operator==(const AddedColumn &) const = default;
+    bool operator==(const SchemaColumn &) const = default;
+};
+
+// A column whose type a schema change widens (PostgreSQL: integer to
+// bigint, numeric(p,s) to a wider one, varchar(n) to text): every value of
+// `from` is a value of `to`.
+struct WidenedColumn {
+    QString column;
+    QString from; // the target's type
+    QString to;   // the transform's
+    bool operator==(const WidenedColumn &) const = default;
 };
 
 // What a run changes in the target's schema before its rows: resolved with
@@ -25,19 +36,30 @@ struct AddedColumn {
 // locked into its plan, applied in the first publish's transaction.
 struct SchemaChange {
     QString target; // the table it changes
-    std::vector<AddedColumn> added;
+    std::vector<SchemaColumn> added;
+    // Columns the target has and the transform no longer yields
+    // (sync_all_columns): every row changes, so only a run over every
+    // partition drops them; its before-images keep the whole table first.
+    std::vector<SchemaColumn> dropped;
+    std::vector<WidenedColumn> widened; // sync_all_columns
 
-    bool empty() const { return added.empty(); }
+    bool empty() const { return added.empty() && dropped.empty() && widened.empty(); }
     // Equal when they change the same columns the same way (an empty change
     // of one table equals an empty change of another).
     bool operator==(const SchemaChange &other) const {
-        return empty() ? other.empty() : target == other.target && added == other.added;
+        return empty() ? other.empty()
+                       : target == other.target && added == other.added &&
+                             dropped == other.dropped && widened == other.widened;
     }
-    // For people: "adds column customer_region (TEXT) to fact_sales"; empty
-    // when there is no change.
+    bool isAdded(const QString &column) const;
+    const WidenedColumn *widening(const QString &column) const;
+    // For people: "adds column customer_region (TEXT) to fact_sales", "drops
+    // column note from fact_sales", "widens column qty of fact_sales from
+    // integer to bigint", joined by commas; empty when there is no change.
     QString describe() const;
-    // {"policy", "target", "added": [{"column", "type"}]}: the preview's, the
-    // plan's and the run's schema_change.
+    // {"policy", "target", "add": [{"column", "type"}], "drop": [{"column",
+    // "type"}], "widen": [{"column", "from", "to"}]}: the preview's, the
+    // plan's and the run's schema_change (CONTRACT.md).
     nlohmann::ordered_json toJson(SchemaChangePolicy policy) const;
     // The part of toJson() a plan stores, read back.
     static SchemaChange fromJson(const QJsonObject &object);

@@ -287,6 +287,23 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
     } else {
         scope = *known;
     }
+    // Dropping a column changes every row of the table: the run that drops
+    // it publishes every partition (and keeps the whole table's values).
+    if (const SchemaChange &change = sql.schemaChange();
+        !change.dropped.empty() && scope.size() < known->size()) {
+        QStringList names;
+        for (const SchemaColumn &c : change.dropped)
+            names << c.column;
+        return badInput(
+            QStringLiteral("dataset \"%1\": the run drops %2 \"%3\" from \"%4\", which changes "
+                           "every row: its scope must cover every partition (%5 of %6 given); "
+                           "drop --partition, --from/--to, --stale and --schema-behind")
+                .arg(dataset.name,
+                     names.size() == 1 ? QStringLiteral("column") : QStringLiteral("columns"),
+                     names.join(QStringLiteral("\", \"")), dataset.target)
+                .arg(scope.size())
+                .arg(known->size()));
+    }
     sortByPartition(scope, [](const PartitionRef &p) { return p.label; });
     return scope;
 }

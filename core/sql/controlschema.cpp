@@ -224,12 +224,15 @@ QStringList step(const SqlDialect &d, int version) {
             QStringLiteral(
                 "CREATE INDEX rewind_schema_changes_target ON rewind_schema_changes (target)"),
         };
+    case 15:
+        // The whole change (columns added, dropped, widened) as JSON.
+        return {QStringLiteral("ALTER TABLE rewind_schema_changes ADD COLUMN change_json TEXT")};
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 14;
+constexpr int kLatest = 15;
 
 } // namespace
 

@@ -140,6 +140,23 @@ public:
         Q_UNUSED(to);
         return false;
     }
+    // How the transform's type `to` of a column (as a new table would
+    // declare it) relates to its type `from` in the target: the same, or
+    // types of unrelated kinds (a text column read into a date, cast as
+    // needsCast says: Same); a wider one, whose every value `to` holds
+    // (Widens: integer to bigint, numeric(10,2) to numeric(12,2), varchar(n)
+    // to text); a narrower one (Narrows); or neither holding every value of
+    // the other (Incompatible: bigint against double precision). Engines
+    // whose columns hold any value (SQLite's affinity): always Same.
+    enum class TypeChange { Same, Widens, Narrows, Incompatible };
+    // typeChange() ever says anything but Same: a column's type is worth
+    // comparing with the transform's.
+    virtual bool typesHaveWidths() const { return false; }
+    virtual TypeChange typeChange(const QString &from, const QString &to) const {
+        Q_UNUSED(from);
+        Q_UNUSED(to);
+        return TypeChange::Same;
+    }
 };
 
 std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind);

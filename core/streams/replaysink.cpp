@@ -78,7 +78,7 @@ Status Replayer::addSinkColumns() {
         return fail(missing.error());
     if (missing->isEmpty())
         return {};
-    if (m_stream.onSchemaChange != SchemaChangePolicy::AppendNewColumns)
+    if (m_stream.onSchemaChange == SchemaChangePolicy::Fail)
         return badInput(QStringLiteral("sink \"%1\" of stream \"%2\" has no column for field "
                                        "\"%3\"; \"on_schema_change\": \"append_new_columns\" "
                                        "would add it")

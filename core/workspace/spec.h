@@ -43,17 +43,22 @@ template <> struct EnumNames<WriteMode> {
         {WriteMode::Scd2, "scd2"}};
 };
 
-// What a run does when the transform yields columns the target lacks
-// (dbt's on_schema_change): refuse, naming them and this option (fail), or
-// add them to the target in the run's first publish (append_new_columns).
+// What a run does when the transform's columns differ from the target's
+// (dbt's on_schema_change): refuse, naming them and the option that would
+// allow it (fail); add new ones in the run's first publish
+// (append_new_columns); or also drop the ones it no longer yields and widen
+// the ones it yields wider (sync_all_columns). A stream's sink only ever
+// takes new columns.
 enum class SchemaChangePolicy {
     Fail,
     AppendNewColumns,
+    SyncAllColumns,
 };
 template <> struct EnumNames<SchemaChangePolicy> {
     static constexpr std::pair<SchemaChangePolicy, std::string_view> names[] = {
         {SchemaChangePolicy::Fail, "fail"},
-        {SchemaChangePolicy::AppendNewColumns, "append_new_columns"}};
+        {SchemaChangePolicy::AppendNewColumns, "append_new_columns"},
+        {SchemaChangePolicy::SyncAllColumns, "sync_all_columns"}};
 };
 
 struct Scd2Spec {

@@ -245,8 +245,11 @@ private:
                           QStringLiteral("\" is one of Rewind's own control tables"));
             else if (!exists(d.target))
                 creatable(ctx, QStringLiteral("target"), d.target);
-            else if (haveColumns)
-                newColumns(ctx, d, cols, columnsOf(d.target));
+            else if (haveColumns) {
+                const QStringList targetCols = columnsOf(d.target);
+                newColumns(ctx, d, cols, targetCols);
+                droppedColumns(ctx, d, cols, targetCols);
+            }
         }
         if (!haveColumns)
             return;
@@ -302,7 +305,7 @@ private:
                           QStringLiteral("\", which is part of the key or the partition: a schema "
                                          "change cannot add it (it would change which rows are "
                                          "the same row)"));
-        if (d.onSchemaChange == SchemaChangePolicy::AppendNewColumns)
+        if (d.onSchemaChange != SchemaChangePolicy::Fail)
             return;
         error(ctx, QStringLiteral("target"),
               QStringLiteral("table \"") % d.target % QStringLiteral("\" has no ") % which %
@@ -310,6 +313,34 @@ private:
                   QStringLiteral("; \"on_schema_change\": \"append_new_columns\" would add ") %
                   (added.size() == 1 ? QStringLiteral("it") : QStringLiteral("them")) %
                   QStringLiteral(" in the run's first publish"));
+    }
+
+    // Target columns the source no longer yields (an scd2 dimension's own
+    // columns aside): "sync_all_columns" drops them, in a run over every
+    // partition; "fail" and "append_new_columns" refuse, naming them.
+    void droppedColumns(const QString &ctx, const DatasetSpec &d, const QStringList &cols,
+                        const QStringList &targetCols) {
+        if (d.onSchemaChange == SchemaChangePolicy::SyncAllColumns)
+            return;
+        QStringList gone;
+        for (const QString &c : targetCols)
+            if (!cols.contains(c) && !(d.scd2 && (c == d.scd2->validFrom || c == d.scd2->validTo ||
+                                                  c == d.scd2->current)))
+                gone << c;
+        if (gone.isEmpty())
+            return;
+        error(ctx, QStringLiteral("target"),
+              QStringLiteral("table \"") % d.target %
+                  (gone.size() == 1
+                       ? QStringLiteral("\" has column \"") % gone.front() %
+                             QStringLiteral("\", which the source no longer yields")
+                       : QStringLiteral("\" has columns \"") % gone.join(QStringLiteral("\", \"")) %
+                             QStringLiteral("\", which the source no longer yields")) %
+                  QStringLiteral("; \"on_schema_change\": \"") % enumName(d.onSchemaChange) %
+                  QStringLiteral("\" keeps every column; \"sync_all_columns\" would drop ") %
+                  (gone.size() == 1 ? QStringLiteral("it") : QStringLiteral("them")) %
+                  QStringLiteral(" in a run over every partition (its before-images keep the "
+                                 "values)"));
     }
 
     void check(const QString &ctx, const DatasetSpec &d, const CheckSpec &c,

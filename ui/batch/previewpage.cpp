@@ -247,12 +247,21 @@ void PreviewPage::showSchemaChange(const RunResult &r) {
     QString rows = QStringLiteral("<tr>") + cell.arg(tr("<b>column</b>")) +
                    cell.arg(tr("<b>before</b>")) + cell.arg(tr("<b>after</b>")) +
                    QStringLiteral("</tr>");
-    for (const AddedColumn &a : r.schemaChange.added)
+    for (const SchemaColumn &a : r.schemaChange.added)
         rows += QStringLiteral("<tr>") + cell.arg(a.column.toHtmlEscaped()) +
                 cell.arg(tr("(none)")) +
                 cell.arg(a.type.isEmpty() ? tr("added, no declared type")
                                           : tr("added, %1").arg(a.type.toHtmlEscaped())) +
                 QStringLiteral("</tr>");
+    for (const SchemaColumn &c : r.schemaChange.dropped)
+        rows += QStringLiteral("<tr>") + cell.arg(c.column.toHtmlEscaped()) +
+                cell.arg(c.type.isEmpty() ? tr("(no declared type)") : c.type.toHtmlEscaped()) +
+                cell.arg(tr("dropped, its values kept in the before-images")) +
+                QStringLiteral("</tr>");
+    for (const WidenedColumn &w : r.schemaChange.widened)
+        rows += QStringLiteral("<tr>") + cell.arg(w.column.toHtmlEscaped()) +
+                cell.arg(w.from.toHtmlEscaped()) +
+                cell.arg(tr("widened, %1").arg(w.to.toHtmlEscaped())) + QStringLiteral("</tr>");
     m_schemaChange->setText(
         style::themed(tr("<b style='color:{warning}'>Schema change: %1</b> (on_schema_change "
                          "%2): the run alters the table in its first publish, with its rows"))

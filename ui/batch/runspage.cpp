@@ -355,9 +355,13 @@ void RunsPage::showRollbackPlan(const RollbackResult &plan) {
             .arg(fmt::number(removed), fmt::number(restored)) +
         (plan.schemaChange.empty()
              ? QString()
-             : style::themed(tr("<p><b style='color:{warning}'>The run %1</b>: the rollback drops "
-                                "the column(s) again, in its last transaction.</p>"))
-                   .arg(plan.schemaChange.describe().toHtmlEscaped()));
+             : style::themed(tr("<p><b style='color:{warning}'>The run %1</b>: the rollback "
+                                "undoes it in its last transaction%2.</p>"))
+                   .arg(plan.schemaChange.describe().toHtmlEscaped(),
+                        plan.schemaChange.dropped.empty()
+                            ? QString()
+                            : tr(" (the dropped columns come back with their values: the "
+                                 "whole table is put back as the run found it)")));
     auto *dialog = new ConfirmDialog(tr("Roll back run %1").arg(plan.runId), html, plan.dataset,
                                      tr("Roll back"), this);
     dialog->setObjectName(QStringLiteral("rollbackDialog"));
