@@ -101,14 +101,14 @@ private Q_SLOTS:
                 .url()
                 .text;
         const auto dataset = [](const char *name, const char *target, const char *columns,
-                                const char *tracked) {
+                                const char *tracked, const char *policy = "append_new_columns") {
             return QStringLiteral(
                        R"("%1": {"transform": "SELECT customer_id, month, %3, updated_at FROM cust",
     "target": "%2", "partition_column": "month", "key": ["customer_id"], "order_by": "updated_at",
-    "write": "scd2", "on_schema_change": "append_new_columns",
+    "write": "scd2", "on_schema_change": "%5",
     "scd2": {"tracked": [%4], "valid_from": "valid_from", "valid_to": "valid_to", "current": "is_current"}})")
                 .arg(QLatin1String(name), QLatin1String(target), QLatin1String(columns),
-                     QLatin1String(tracked));
+                     QLatin1String(tracked), QLatin1String(policy));
         };
         m_spec = testsupport::writeFile(
             m_dir, QStringLiteral("scd2.json"),
@@ -118,6 +118,12 @@ private Q_SLOTS:
                  dataset("dim_v2", "dim", "region, customer_tier", R"("region", "customer_tier")"),
                  dataset("dim_scratch", "dim_scratch", "region, customer_tier",
                          R"("region", "customer_tier")"),
+                 // The region no longer tracked nor yielded: dropped from
+                 // every version, the versions it split merged again.
+                 dataset("dim_tier", "dim", "customer_tier", R"("customer_tier")",
+                         "sync_all_columns"),
+                 dataset("dim_tier_scratch", "dim_tier_scratch", "customer_tier",
+                         R"("customer_tier")", "sync_all_columns"),
              }
                  .join(QStringLiteral(",\n")) +
              QStringLiteral("}}"))
@@ -217,6 +223,41 @@ private Q_SLOTS:
                                                           "WHERE action = 'schema change'")),
                  1);
         QCOMPARE(testsupport::integrityCheck(db), QStringLiteral("ok"));
+    }
+
+    // sync_all_columns: the dimension loses the region and gains the tier
+    // in one run over every month (a narrower scope is refused), equal to
+    // a build from scratch; the rollback brings the region back, values
+    // and versions, and drops the tier.
+    void syncDropsAnAttributeOverEveryMonth() {
+        const QString db = freshCopy();
+        const Proc narrow = rewindctl({QStringLiteral("preview"), QStringLiteral("--dataset"),
+                                       QStringLiteral("dim_tier"), QStringLiteral("--partition"),
+                                       QStringLiteral("2025-03-01")},
+                                      db);
+        QCOMPARE(narrow.exitCode, 2);
+        QVERIFY2(narrow.err.contains("drops column \"region\" from \"dim\""),
+                 narrow.err.constData());
+        const Proc scratch = runAll(db, QStringLiteral("dim_tier_scratch"));
+        QVERIFY2(scratch.exitCode == 0, scratch.err.constData());
+        const auto tiers = [&](const char *table) {
+            return testsupport::digest(
+                db, QStringLiteral("SELECT customer_id, month, customer_tier, updated_at, "
+                                   "valid_from, valid_to, is_current FROM ") +
+                        QLatin1String(table));
+        };
+        const Proc r = runAll(db, QStringLiteral("dim_tier"));
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(tiers("dim"), tiers("dim_tier_scratch"));
+        QVERIFY(hasTier(db));
+        QCOMPARE(testsupport::scalarAt(db, QStringLiteral("SELECT COUNT(region) FROM dim")), -1);
+        const QString runId = QString::number(testsupport::jsonAt(json(r), "run_id").toInteger());
+        const Proc undo = rewindctl({QStringLiteral("rollback"), QStringLiteral("--run"), runId,
+                                     QStringLiteral("--execute"), QStringLiteral("--json")},
+                                    db);
+        QVERIFY2(undo.exitCode == 0, undo.err.constData());
+        QVERIFY(!hasTier(db));
+        QCOMPARE(oldHistory(db), m_before);
     }
 
     // Rolling the run back puts every version back and drops the column.

@@ -196,7 +196,7 @@ private Q_SLOTS:
                                 QStringLiteral("--to"), QStringLiteral("2025-05-03")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("drops column \"note\" from \"fact\""), r.err.constData());
-        QVERIFY2(r.err.contains("must cover every partition (3 of 6 given)"), r.err.constData());
+        QVERIFY2(r.err.contains("must cover every partition (3 of 6 chosen)"), r.err.constData());
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_plans")), plans);
         QCOMPARE(whole(db), m_before);
     }

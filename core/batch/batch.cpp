@@ -103,7 +103,7 @@ Status refuseFrozen(const Database &db, const DatasetSpec &dataset, const BatchO
 
 // A schema change the dataset's on_schema_change does not allow (the spec
 // check refuses such a dataset when the workspace opens; the target may
-// have changed since), or one this write mode cannot make yet.
+// have changed since).
 Status refuseSchemaChange(const DatasetSpec &dataset, const SchemaChange &change) {
     if (change.empty())
         return {};
@@ -118,12 +118,6 @@ Status refuseSchemaChange(const DatasetSpec &dataset, const SchemaChange &change
         return badInput(QStringLiteral("dataset \"%1\": the run %2; \"append_new_columns\" only "
                                        "adds columns, \"sync_all_columns\" would also drop and "
                                        "widen them")
-                            .arg(dataset.name, change.describe()));
-    // A dimension's history holds the columns of every version: a column
-    // it drops would go from versions the run does not rewrite.
-    if (dataset.write == WriteMode::Scd2 && !change.dropped.empty())
-        return badInput(QStringLiteral("dataset \"%1\": the run %2, and an scd2 dimension does "
-                                       "not drop columns (its closed versions keep them)")
                             .arg(dataset.name, change.describe()));
     return {};
 }

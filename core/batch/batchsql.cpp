@@ -657,7 +657,20 @@ QStringList BatchSql::createTargetIfMissing() const {
                 indexCols.join(u", ") % u')'};
 }
 
-QStringList BatchSql::createImagesIfMissing() const {
+QStringList BatchSql::createImagesIfMissing(bool beforeStage) const {
+    if (isScd2() && beforeStage) {
+        // Typed like the dimension, as it is once the pending change is made.
+        const Scd2Spec &v = *m_dataset->scd2;
+        return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) %
+                QStringLiteral(" AS SELECT ") %
+                readTarget(QStringLiteral("t"), m_cat.columns).join(QStringLiteral(", ")) %
+                QStringLiteral(", ") %
+                columnList(QStringLiteral("t"), {v.validFrom, v.validTo, v.current}) %
+                QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType() %
+                QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op, t.") %
+                q(m_dataset->partitionColumn) % QStringLiteral(" AS rewind_part FROM ") %
+                qt(m_dataset->target) % QStringLiteral(" AS t WHERE 1 = 0")};
+    }
     if (isScd2()) {
         // Whole versions, and the month (chunk) whose publish replaced them.
         const Scd2Spec &v = *m_dataset->scd2;

@@ -201,7 +201,9 @@ public:
     // Publish statements for the partitions of the strategy's scope in the work tables.
     QString imagesTable() const;
     QStringList createTargetIfMissing() const;
-    QStringList createImagesIfMissing() const;
+    // The before-images table, typed like the stage (`beforeStage`: an scd2
+    // schema change made before its first month stages: like the dimension).
+    QStringList createImagesIfMissing(bool beforeStage = false) const;
     // An index on the before-images by run, kind, partition and key: what
     // a rollback's restores look rows up by.
     QString indexImages() const;

@@ -248,9 +248,9 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 if (pendingChange.empty())
                     return {};
                 // A drop keeps the whole table in the before-images first
-                // (made from the stage: a merge or overwrite has staged).
+                // (a merge or overwrite has staged; an scd2 month has not).
                 if (!pendingChange.dropped.empty())
-                    if (auto s = db.execAll(sql.createImagesIfMissing()); !s)
+                    if (auto s = db.execAll(sql.createImagesIfMissing(sql.isScd2())); !s)
                         return s;
                 auto images = db.columns(sql.imagesTable());
                 if (!images)

@@ -296,8 +296,9 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
             names << c.column;
         return badInput(
             QStringLiteral("dataset \"%1\": the run drops %2 \"%3\" from \"%4\", which changes "
-                           "every row: its scope must cover every partition (%5 of %6 given); "
-                           "drop --partition, --from/--to, --stale and --schema-behind")
+                           "every row: its scope must cover every partition (%5 of %6 chosen); "
+                           "preview and run it over all of them (rewindctl: without "
+                           "--partition, --from/--to, --stale or --schema-behind)")
                 .arg(dataset.name,
                      names.size() == 1 ? QStringLiteral("column") : QStringLiteral("columns"),
                      names.join(QStringLiteral("\", \"")), dataset.target)
