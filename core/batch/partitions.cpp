@@ -283,10 +283,11 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
             info.lastPublished = st->publishedAt;
             if (st->status == partitionstate::RecordedStatus::Failed)
                 info.status = PartitionStatus::Failed;
-            else if (st->sourceSig != it->sourceSig)
+            else if (st->sourceSig != it->sourceSig) {
                 info.status = PartitionStatus::Stale;
-            else if (st->status == partitionstate::RecordedStatus::Final ||
-                     !st->finalizedAt.isEmpty())
+                info.sourceChanged = true;
+            } else if (st->status == partitionstate::RecordedStatus::Final ||
+                       !st->finalizedAt.isEmpty())
                 info.status = PartitionStatus::Final;
             else
                 info.status =
@@ -320,6 +321,10 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
                             !info.schemaBehind.contains(c.column))
                             info.schemaBehind << c.column;
                     }
+            if (!info.schemaBehind.isEmpty() &&
+                (info.status == PartitionStatus::Loaded || info.status == PartitionStatus::Stale ||
+                 info.status == PartitionStatus::Unloaded))
+                info.status = PartitionStatus::SchemaBehind;
         }
     }
     return out;

@@ -22,6 +22,7 @@ enum class PartitionStatus {
     Provisional,
     Final,
     Stale,
+    SchemaBehind,
     Failed,
 };
 template <> struct EnumNames<PartitionStatus> {
@@ -31,6 +32,7 @@ template <> struct EnumNames<PartitionStatus> {
         {PartitionStatus::Provisional, "provisional"},
         {PartitionStatus::Final, "final"},
         {PartitionStatus::Stale, "stale"},
+        {PartitionStatus::SchemaBehind, "schema_behind"},
         {PartitionStatus::Failed, "failed"}};
 };
 
@@ -47,7 +49,12 @@ struct PartitionInfo {
     // Columns a schema change added to the target after this partition's
     // rows were last published (or that it has rows Rewind never published):
     // NULL in them until a run covers it (run --schema-behind).
+    // (a loaded, stale or never-published partition shows it as its status,
+    // schema_behind; a failed, provisional or final one keeps its own).
     QStringList schemaBehind;
+    // The source changed since its last publish: status stale, or
+    // schema_behind over stale (what run --stale picks).
+    bool sourceChanged = false;
 };
 
 QString partitionLabel(const std::optional<QString> &partition); // "(all)" for null

@@ -278,8 +278,7 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
             return fail(parts.error());
         QSet<QString> chosen;
         for (const auto &info : *parts)
-            if (request.stale ? info.status == PartitionStatus::Stale
-                              : !info.schemaBehind.isEmpty())
+            if (request.stale ? info.sourceChanged : !info.schemaBehind.isEmpty())
                 chosen.insert(partitionKey(info.partition));
         for (const auto &p : *known)
             if (chosen.contains(partitionKey(p.label)))

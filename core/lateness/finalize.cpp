@@ -107,11 +107,11 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
         const bool passed = result.watermarkMs && *result.watermarkMs >= *start + 86'400'000;
         if (info.status == PartitionStatus::Final)
             result.alreadyFinal << day;
-        else if (info.status == PartitionStatus::Stale && finalizedBefore.contains(day))
+        else if (info.sourceChanged && finalizedBefore.contains(day))
             result.stale << day; // late arrivals after finalization: a backfill, not a finalization
         else if (passed)
             result.finalized << day;
-        else if (info.status == PartitionStatus::Stale)
+        else if (info.sourceChanged)
             result.stale << day;
         else
             result.provisional << day;

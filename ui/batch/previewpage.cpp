@@ -49,7 +49,7 @@ QTableView *makeTable(QAbstractItemModel *model, const QString &name, int sortRo
 int score(const PartitionInfo &p) {
     if (p.status == PartitionStatus::Failed)
         return 5;
-    if (p.status == PartitionStatus::Stale)
+    if (p.status == PartitionStatus::Stale || p.status == PartitionStatus::SchemaBehind)
         return 4;
     if (p.duplicateKeys > 0)
         return 3;

@@ -32,6 +32,10 @@ Look lookOf(PartitionStatus status) {
     case PartitionStatus::Stale:
         return {style::Colour::StatusStale, 4,
                 "Source changed since its last publish: a backfill candidate"};
+    case PartitionStatus::SchemaBehind:
+        return {style::Colour::StatusSchemaBehind, 4,
+                "Published before a schema change: NULL in a column it added (run "
+                "--schema-behind)"};
     case PartitionStatus::Failed:
         return {style::Colour::StatusFailed, 5, "Its last run failed"};
     }
@@ -41,9 +45,10 @@ Look lookOf(PartitionStatus status) {
 } // namespace
 
 const QList<PartitionStatus> &StatusStyle::statuses() {
-    static const QList<PartitionStatus> all{PartitionStatus::Unloaded,    PartitionStatus::Loaded,
-                                            PartitionStatus::Provisional, PartitionStatus::Final,
-                                            PartitionStatus::Stale,       PartitionStatus::Failed};
+    static const QList<PartitionStatus> all{
+        PartitionStatus::Unloaded, PartitionStatus::Loaded, PartitionStatus::Provisional,
+        PartitionStatus::Final,    PartitionStatus::Stale,  PartitionStatus::SchemaBehind,
+        PartitionStatus::Failed};
     return all;
 }
 
@@ -94,7 +99,8 @@ int StatusStyle::severity(PartitionStatus status) {
 }
 
 bool StatusStyle::needsAttention(PartitionStatus status) {
-    return status == PartitionStatus::Stale || status == PartitionStatus::Failed;
+    return status == PartitionStatus::Stale || status == PartitionStatus::SchemaBehind ||
+           status == PartitionStatus::Failed;
 }
 
 } // namespace rw

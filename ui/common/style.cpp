@@ -105,6 +105,8 @@ Shades shades(Colour c) {
         return {"#2e9a4b", "#4cc26b"};
     case Colour::StatusStale:
         return {"#e86a10", "#f08a40"};
+    case Colour::StatusSchemaBehind:
+        return {"#0f8a8a", "#3cc0c0"};
     case Colour::StatusFailed:
         return {"#d03232", "#ef5f5f"};
     case Colour::StatusUnknown:

@@ -68,6 +68,7 @@ enum class Colour {
     StatusProvisional,
     StatusFinal,
     StatusStale,
+    StatusSchemaBehind,
     StatusFailed,
     StatusUnknown,
     // Charts

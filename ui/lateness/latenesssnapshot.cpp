@@ -125,7 +125,7 @@ Result<LatenessSnapshot> loadLatenessSnapshot(const Database &db, const DatasetS
     QHash<QString, PartitionStatus> status;
     for (const PartitionInfo &p : *parts) {
         status.insert(partitionKey(p.partition), p.status);
-        if (p.status == PartitionStatus::Stale)
+        if (p.sourceChanged)
             ++snap.staleCount;
     }
     for (const PartitionLateness &p : snap.report.partitions)
