@@ -109,9 +109,12 @@ private Q_SLOTS:
                         "+ i / 200), i % 7, 'note ' || i, '2025-05-10T00:00:00Z' FROM n"),
                     QStringLiteral("INSERT INTO raw SELECT order_id, dt, qty + 1, note, "
                                    "'2025-05-11T00:00:00Z' FROM raw WHERE order_id % 10 = 0"),
+                    // loaded_at: the database fills it, no transform yields it
+                    // and no option drops it.
                     QStringLiteral("CREATE TABLE fact (order_id INTEGER, dt TEXT, qty INTEGER, "
-                                   "note TEXT, updated_at TEXT)"),
-                    QStringLiteral("INSERT INTO fact SELECT order_id, dt, qty, note, updated_at "
+                                   "note TEXT, updated_at TEXT, loaded_at TEXT DEFAULT 'initial')"),
+                    QStringLiteral("INSERT INTO fact (order_id, dt, qty, note, updated_at) SELECT "
+                                   "order_id, dt, qty, note, updated_at "
                                    "FROM raw WHERE updated_at = '2025-05-10T00:00:00Z'"),
                     QStringLiteral("CREATE INDEX fact_dt ON fact (dt, order_id)"),
                 })
@@ -219,6 +222,24 @@ private Q_SLOTS:
         QCOMPARE(whole(db), m_before);
     }
 
+    // A column an index holds is not dropped (PostgreSQL would drop the
+    // index with it, and a rollback could not make it again): refused,
+    // naming the index.
+    void aDropOfAnIndexedColumnIsRefused() {
+        const QString db = freshCopy();
+        {
+            auto handle = Database::open(db);
+            QVERIFY(handle);
+            QVERIFY(handle->exec(QStringLiteral("CREATE INDEX fact_note ON fact (note)")));
+        }
+        const Proc r = preview(db, QStringLiteral("sync"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("drop column \"note\" from \"fact\", which index \"fact_note\" "
+                                "holds"),
+                 r.err.constData());
+        QCOMPARE(whole(db), m_before);
+    }
+
     // PostgreSQL: append_new_columns does not widen; a narrower or an
     // incompatible type is refused whatever the option, naming both types.
     void typeChangesRewindDoesNotMake_data() {
@@ -266,6 +287,7 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(synced(db), testsupport::digest(db, QString::fromLatin1(kByHand)));
         QCOMPARE(columnType(db, QStringLiteral("note")), QString());
+        QVERIFY(!columnType(db, QStringLiteral("loaded_at")).isEmpty());
         if (testsupport::onPostgres())
             QCOMPARE(columnType(db, QStringLiteral("qty")), QStringLiteral("bigint"));
         // Every row of the table before the run, kept before the drop.

@@ -101,12 +101,19 @@ Status refuseFrozen(const Database &db, const DatasetSpec &dataset, const BatchO
     return {};
 }
 
+// The request of a preview or a run (see ScopeRequest::publishes).
+ScopeRequest publishing(ScopeRequest request) {
+    request.publishes = true;
+    return request;
+}
+
 // A schema change the dataset's on_schema_change does not allow (the spec
 // check refuses such a dataset when the workspace opens; the target may
 // have changed since).
-Status refuseSchemaChange(const DatasetSpec &dataset, const SchemaChange &change) {
+Status refuseSchemaChange(const DatasetSpec &dataset, const BatchSql &sql) {
+    const SchemaChange &change = sql.schemaChange();
     if (change.empty())
-        return {};
+        return sql.catalog().refusal.isEmpty() ? Status{} : badInput(sql.catalog().refusal);
     const bool onlyAdds = change.dropped.empty() && change.widened.empty();
     if (dataset.onSchemaChange == SchemaChangePolicy::Fail)
         return badInput(QStringLiteral("dataset \"%1\": the run %2, which \"on_schema_change\": "
@@ -119,6 +126,8 @@ Status refuseSchemaChange(const DatasetSpec &dataset, const SchemaChange &change
                                        "adds columns, \"sync_all_columns\" would also drop and "
                                        "widen them")
                             .arg(dataset.name, change.describe()));
+    if (!sql.catalog().refusal.isEmpty())
+        return badInput(sql.catalog().refusal);
     return {};
 }
 
@@ -176,12 +185,12 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
     } else {
         // Planned afresh: each chunk fingerprints its partition inside its
         // own transaction, so no separate pass over the source is needed.
-        auto scope = resolveScope(db, dataset, sql, options.scope);
+        auto scope = resolveScope(db, dataset, sql, publishing(options.scope));
         if (!scope)
             return fail(scope.error());
         plan = Plan{newPlanId(), dataset.name, dataset.write, *scope, {}, sql.schemaChange()};
     }
-    if (auto s = refuseSchemaChange(dataset, sql.schemaChange()); !s)
+    if (auto s = refuseSchemaChange(dataset, sql); !s)
         return fail(s.error());
     // A duplicate recovery re-runs what is published; it changes no schema.
     if (options.kind == RunKind::Recover && !sql.schemaChange().empty())
@@ -238,7 +247,7 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
 
 Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
                           const BatchOptions &options) {
-    auto catalog = DatasetCatalog::resolve(db, dataset);
+    auto catalog = DatasetCatalog::resolve(db, dataset, true);
     if (!catalog)
         return fail(catalog.error());
     return preview(db, dataset, *catalog, options);
@@ -249,13 +258,13 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
     BatchSql sql(db, dataset, catalog);
     if (!options.planId.isEmpty())
         return badInput(QStringLiteral("--plan is for executing a stored plan: add --execute"));
-    auto scope = resolveScope(db, dataset, sql, options.scope);
+    auto scope = resolveScope(db, dataset, sql, publishing(options.scope));
     if (!scope)
         return fail(scope.error());
     if (sql.isScd2())
         if (auto s = refuseScd2OutOfOrder(db, dataset, sql, *scope); !s)
             return fail(s.error());
-    if (auto s = refuseSchemaChange(dataset, sql.schemaChange()); !s)
+    if (auto s = refuseSchemaChange(dataset, sql); !s)
         return fail(s.error());
     RunResult result;
     result.dataset = dataset.name;
@@ -314,7 +323,7 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Batc
         return preview(db, dataset, options);
     if (auto s = refuseFrozen(db, dataset, options); !s)
         return fail(s.error());
-    auto catalog = DatasetCatalog::resolve(db, dataset);
+    auto catalog = DatasetCatalog::resolve(db, dataset, true);
     if (!catalog)
         return fail(catalog.error());
     return execute(db, dataset, *catalog, options);
@@ -364,7 +373,7 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
     }
     if (auto s = refuseFrozen(db, planned, options); !s)
         return fail(s.error());
-    auto sql = BatchSql::make(db, planned);
+    auto sql = BatchSql::make(db, planned, true);
     if (!sql)
         return fail(sql.error());
     // A change its first publish made is the target's now; another one, or
@@ -375,7 +384,7 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
                                          "did not; start a new run")
                               .arg(runId)
                               .arg(sql->schemaChange().describe(), plan->id)});
-    if (auto s = refuseSchemaChange(planned, sql->schemaChange()); !s)
+    if (auto s = refuseSchemaChange(planned, *sql); !s)
         return fail(s.error());
 
     RunResult result;

@@ -20,6 +20,9 @@ struct ScopeRequest {
     std::optional<QString> to;   // --to (inclusive)
     bool stale = false;          // --stale: every stale partition
     bool schemaBehind = false;   // --schema-behind: every partition behind a schema change
+    // A preview or run: a schema change that drops a column needs every
+    // partition (resolveScope refuses fewer).
+    bool publishes = false;
 };
 
 // One partition: its value as stored (bound as is, so indexes apply) and its label.

@@ -2,14 +2,15 @@
 
 #include "core/batch/scope.h"
 
+#include <QCryptographicHash>
 #include <QHash>
 #include <QStringBuilder>
 #include <algorithm>
 
 namespace rw {
 
-Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset) {
-    auto catalog = DatasetCatalog::resolve(db, dataset);
+Result<BatchSql> BatchSql::make(const Database &db, const DatasetSpec &dataset, bool compareTypes) {
+    auto catalog = DatasetCatalog::resolve(db, dataset, compareTypes);
     if (!catalog)
         return fail(catalog.error());
     return BatchSql(db, dataset, std::move(*catalog));
@@ -244,7 +245,7 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
 }
 
 std::vector<std::pair<QString, QVariantList>>
-BatchSql::applySchemaChange(const QVariant &runId,
+BatchSql::applySchemaChange(const QVariant &runId, const std::vector<ColumnInfo> &targetColumns,
                             const std::vector<ColumnInfo> &imagesColumns) const {
     const SchemaChange &change = m_cat.schemaChange;
     const QString target = qt(m_dataset->target);
@@ -258,15 +259,14 @@ BatchSql::applySchemaChange(const QVariant &runId,
         // Every column the target has now, each row as it is: what the
         // rollback puts back.
         QStringList held;
-        for (auto it = m_cat.targetTypes.cbegin(); it != m_cat.targetTypes.cend(); ++it) {
-            held << it.key();
-            if (!imagesHave(it.key()))
+        for (const ColumnInfo &c : targetColumns) {
+            held << c.name;
+            if (!imagesHave(c.name))
                 out.push_back({QStringLiteral("ALTER TABLE ") % images %
-                                   QStringLiteral(" ADD COLUMN ") % q(it.key()) %
-                                   (it->isEmpty() ? QString() : QString(u' ' % *it)),
+                                   QStringLiteral(" ADD COLUMN ") % q(c.name) %
+                                   (c.type.isEmpty() ? QString() : QString(u' ' % c.type)),
                                {}});
         }
-        held.sort();
         out.push_back({QStringLiteral("INSERT INTO ") % images % QStringLiteral(" (") %
                            columnList(QString(), held) %
                            QStringLiteral(", rewind_run_id, rewind_op) SELECT ") %
@@ -286,7 +286,10 @@ BatchSql::applySchemaChange(const QVariant &runId,
         out.push_back({QStringLiteral("ALTER TABLE ") % target % QStringLiteral(" ALTER COLUMN ") %
                            q(w.column) % QStringLiteral(" TYPE ") % w.to,
                        {}});
-        if (imagesHave(w.column))
+        const auto held = std::find_if(imagesColumns.begin(), imagesColumns.end(),
+                                       [&](const ColumnInfo &i) { return i.name == w.column; });
+        if (held != imagesColumns.end() &&
+            m_db.dialect().typeChange(held->type, w.to) == SqlDialect::TypeChange::Widens)
             out.push_back({QStringLiteral("ALTER TABLE ") % images %
                                QStringLiteral(" ALTER COLUMN ") % q(w.column) %
                                QStringLiteral(" TYPE ") % w.to,
@@ -700,12 +703,21 @@ QString BatchSql::indexImages() const {
         cols << QStringLiteral("rewind_part");
     else if (m_dataset->partitioned())
         cols << m_dataset->partitionColumn;
-    for (const QString &k : m_cat.key.mid(0, 8))
-        if (!cols.contains(k))
-            cols << k;
-    return QStringLiteral("CREATE INDEX IF NOT EXISTS ") %
-           q(imagesTable() % QStringLiteral("_run")) % QStringLiteral(" ON ") % q(imagesTable()) %
-           QStringLiteral(" (") % columnList(QString(), cols) % u')';
+    // A merge's restores match keys; a dataset without one (every column
+    // its key) is looked up by partition alone: its values may be long
+    // texts or types a B-tree cannot order.
+    if (m_dataset->write == WriteMode::Merge && !m_dataset->key.isEmpty())
+        for (const QString &k : m_dataset->key.mid(0, 8))
+            if (!cols.contains(k) && (!m_imagesColumns || m_imagesColumns->contains(k)))
+                cols << k;
+    // Short whatever the dataset's name (PostgreSQL cuts names at 63 bytes).
+    const QString name = QStringLiteral("rewind_images_ix_") %
+                         QString::fromLatin1(QCryptographicHash::hash(imagesTable().toUtf8(),
+                                                                      QCryptographicHash::Sha1)
+                                                 .toHex()
+                                                 .left(12));
+    return QStringLiteral("CREATE INDEX IF NOT EXISTS ") % q(name) % QStringLiteral(" ON ") %
+           q(imagesTable()) % QStringLiteral(" (") % columnList(QString(), cols) % u')';
 }
 
 // Named columns, not positions: a schema change adds its columns to the

@@ -44,8 +44,10 @@ public:
         : m_db(db)
         , m_dataset(&dataset)
         , m_cat(std::move(catalog)) {}
-    // Resolves the catalog, for an operation that makes one BatchSql.
-    static Result<BatchSql> make(const Database &db, const DatasetSpec &dataset);
+    // Resolves the catalog, for an operation that makes one BatchSql
+    // (`compareTypes`: DatasetCatalog::resolve).
+    static Result<BatchSql> make(const Database &db, const DatasetSpec &dataset,
+                                 bool compareTypes = false);
 
     const DatasetCatalog &catalog() const { return m_cat; }
     const QStringList &columns() const { return m_cat.columns; }
@@ -106,15 +108,18 @@ public:
     // the statements that apply it, in order, and, once they ran in the
     // publish's transaction, the catalog told so (the added columns are the
     // target's now, the dropped ones gone, the widened ones wider).
-    // setSchemaChange() puts one back when that transaction rolled back.
+    // restoreCatalog() puts it back when that transaction rolled back.
     const SchemaChange &schemaChange() const { return m_cat.schemaChange; }
-    // For run `runId`, with the before-images table made and holding
-    // `imagesColumns`: a drop first copies the whole target into the
+    // For run `runId`, on the target holding `targetColumns` (as the
+    // catalog lists them inside the publish's transaction), with the
+    // before-images table made and holding `imagesColumns`: a drop first
+    // copies the whole target into the
     // before-images (rewind_op 'dropped'; columns it lacks added), then
     // DROP COLUMN, ADD COLUMN, ALTER COLUMN ... TYPE (the before-images
     // widened with the target).
     std::vector<std::pair<QString, QVariantList>>
-    applySchemaChange(const QVariant &runId, const std::vector<ColumnInfo> &imagesColumns) const;
+    applySchemaChange(const QVariant &runId, const std::vector<ColumnInfo> &targetColumns,
+                      const std::vector<ColumnInfo> &imagesColumns) const;
     // The columns the existing before-images table (`imagesColumns`, as the
     // catalog lists them) lacks of those a publish writes, added; those a
     // widening made wider in the target, widened.
@@ -134,7 +139,8 @@ public:
     // which the before-images hold, those they do not (what a rollback restores).
     QStringList targetHeldColumns() const;
     void setImagesColumns(QStringList columns) { m_imagesColumns = std::move(columns); }
-    void setSchemaChange(SchemaChange change) { m_cat.schemaChange = std::move(change); }
+    // The catalog as it was before an attempt whose transaction rolled back.
+    void restoreCatalog(DatasetCatalog catalog) { m_cat = std::move(catalog); }
 
     // Merge publish by row identity. Work table rewind_match: per staged row
     // its identity, the matching target row's identity (NULL: an insert) and

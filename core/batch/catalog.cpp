@@ -65,7 +65,8 @@ QString DatasetCatalog::sourceRelation(const QString &alias) const {
     return u'(' % source % QStringLiteral(") AS ") % alias;
 }
 
-Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const DatasetSpec &dataset) {
+Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const DatasetSpec &dataset,
+                                               bool compareTypes) {
     DatasetCatalog c;
     c.source = sourceSelect(dataset, db);
     c.schemaChange.target = dataset.target;
@@ -102,9 +103,11 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
         if (!c.targetTypes.contains(col))
             missing << col;
     // Target columns the source no longer yields (those an scd2 dimension
-    // writes itself aside): sync_all_columns drops them.
+    // writes itself and those the database fills aside): sync_all_columns
+    // drops them, unless an index or a constraint holds one (PostgreSQL
+    // would drop it silently; the rollback could not make it again).
     for (const ColumnInfo &col : *types)
-        if (!columns->contains(col.name) &&
+        if (!columns->contains(col.name) && !col.databaseFilled &&
             !(dataset.scd2 &&
               (col.name == dataset.scd2->validFrom || col.name == dataset.scd2->validTo ||
                col.name == dataset.scd2->current)))
@@ -113,7 +116,9 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     // modifiers (numeric(12,2)): for the columns to add, and, where types
     // have widths (PostgreSQL), to compare with the target's.
     const SqlDialect &d = db.dialect();
-    const bool typesHaveWidths = d.typesHaveWidths();
+    // Only a preview, a run or a resume compares them (the others read the
+    // target as it is, and may be on a role that cannot make a temporary table).
+    const bool typesHaveWidths = compareTypes && d.typesHaveWidths();
     QHash<QString, QString> shape;
     if (!missing.isEmpty() || typesHaveWidths) {
         auto made = newTableTypes(db, c.source);
@@ -150,23 +155,26 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
             case SqlDialect::TypeChange::Widens:
                 c.schemaChange.widened.push_back({col, from, to});
                 break;
+            // Under fail and append_new_columns the target keeps its type and
+            // the stage casts to it, as always; sync_all_columns asks the
+            // target to follow the transform, which Rewind does only by widening.
             case SqlDialect::TypeChange::Narrows:
-                // The target's type holds every value: cast, unless the
-                // option asks the target to follow the transform's types.
-                if (dataset.onSchemaChange == SchemaChangePolicy::SyncAllColumns)
-                    return badInput(
-                        QStringLiteral("dataset \"%1\": %2, which is narrower: "
-                                       "\"sync_all_columns\" never narrows a column (its values "
-                                       "may not fit); cast it in the transform (CAST(%3 AS %4)) "
-                                       "to keep the column as it is")
-                            .arg(dataset.name, both, col, from));
+                if (dataset.onSchemaChange == SchemaChangePolicy::SyncAllColumns &&
+                    c.refusal.isEmpty())
+                    c.refusal = QStringLiteral("dataset \"%1\": %2, which is narrower: "
+                                               "\"sync_all_columns\" never narrows a column (its "
+                                               "values may not fit); cast it in the transform "
+                                               "(CAST(%3 AS %4)) to keep the column as it is")
+                                    .arg(dataset.name, both, col, from);
                 break;
             case SqlDialect::TypeChange::Incompatible:
-                return badInput(
-                    QStringLiteral("dataset \"%1\": %2, and neither holds every value of the "
-                                   "other: Rewind cannot widen it; cast it in the transform to "
-                                   "%3 (or to a type that holds both)")
-                        .arg(dataset.name, both, from));
+                if (dataset.onSchemaChange == SchemaChangePolicy::SyncAllColumns &&
+                    c.refusal.isEmpty())
+                    c.refusal = QStringLiteral("dataset \"%1\": %2, and neither holds every value "
+                                               "of the other: Rewind cannot widen it; cast it in "
+                                               "the transform to %3 (or to a type that holds both)")
+                                    .arg(dataset.name, both, from);
+                break;
             }
         }
     // A source column of another type than the target's: cast in the stage
@@ -191,8 +199,16 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     auto indexes = indexColumns(db, dataset.target);
     if (!indexes)
         return fail(indexes.error());
-    for (const IndexColumns &i : *indexes)
+    for (const IndexColumns &i : *indexes) {
         c.targetIndexes.emplace_back(i.name, i.columns);
+        for (const SchemaColumn &gone : c.schemaChange.dropped)
+            if (i.columns.contains(gone.column) && c.refusal.isEmpty())
+                c.refusal = QStringLiteral("dataset \"%1\": the run would drop column \"%2\" "
+                                           "from \"%3\", which index \"%4\" holds: drop the "
+                                           "index (or the constraint) first, or keep the column "
+                                           "in the transform")
+                                .arg(dataset.name, gone.column, dataset.target, i.name);
+    }
     c.targetPartitionIndexed =
         dataset.partitioned() && leadsWith(*indexes, dataset.partitionColumn);
     for (const auto &[name, cols] : c.targetIndexes) {

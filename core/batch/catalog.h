@@ -40,11 +40,18 @@ struct DatasetCatalog {
     // the source no longer yields, those the source yields wider. Resolving
     // refuses a type Rewind cannot widen.
     SchemaChange schemaChange;
+    // Why a preview or run must refuse that change (a narrower or
+    // incompatible type under sync_all_columns; a column to drop that an
+    // index holds); empty when it may go ahead.
+    QString refusal;
 
     // The source as a derived table, "(SELECT ...) AS alias".
     QString sourceRelation(const QString &alias) const;
 
-    static Result<DatasetCatalog> resolve(const Database &db, const DatasetSpec &dataset);
+    // `compareTypes`: a preview, run or resume, which also compares the
+    // transform's types with the target's (widened columns, refusals).
+    static Result<DatasetCatalog> resolve(const Database &db, const DatasetSpec &dataset,
+                                          bool compareTypes = false);
 };
 
 } // namespace rw

@@ -235,6 +235,9 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             stop = ChunkStop::None;
             const bool targetExisted = sql.targetExists();
             const SchemaChange pendingChange = sql.schemaChange();
+            // What the attempt's schema change tells the catalog (its
+            // columns and types), put back when its transaction rolls back.
+            const DatasetCatalog catalogBefore = sql.catalog();
             const bool imagesAlignedBefore = imagesAligned;
             // The schema change with the first chunk's write, in its
             // transaction: its rows, checkpoints and audit rows commit with
@@ -255,12 +258,17 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 auto images = db.columns(sql.imagesTable());
                 if (!images)
                     return fail(images.error());
-                for (const auto &[text, binds] : sql.applySchemaChange(result.runId, *images))
+                auto target = db.columns(dataset.target);
+                if (!target)
+                    return fail(target.error());
+                for (const auto &[text, binds] :
+                     sql.applySchemaChange(result.runId, *target, *images))
                     if (auto r = db.exec(text, binds); !r)
                         return fail(r.error());
                 sql.schemaChangeApplied();
-                if (auto s = schemachanges::recordApplied(db, dataset.name, result.runId,
-                                                          pendingChange, nowIso());
+                if (auto s =
+                        schemachanges::recordApplied(db, dataset.name, result.runId, pendingChange,
+                                                     dataset.onSchemaChange, nowIso());
                     !s)
                     return s;
                 if (auto s = writeAudit(db, QStringLiteral("schema change"), dataset.name,
@@ -333,7 +341,7 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             if (outcome && !pendingChange.empty())
                 result.schemaChange = pendingChange;
             if (!outcome) {
-                sql.setSchemaChange(pendingChange);
+                sql.restoreCatalog(catalogBefore);
                 imagesAligned = imagesAlignedBefore;
             }
             if (outcome)

@@ -98,8 +98,9 @@ SchemaChange SchemaChange::fromJson(const QJsonObject &object) {
 namespace schemachanges {
 
 Status recordApplied(const Database &db, const QString &dataset, const QVariant &runId,
-                     const SchemaChange &change, const QString &appliedAt) {
-    auto json = change.toJson(SchemaChangePolicy::SyncAllColumns);
+                     const SchemaChange &change, SchemaChangePolicy policy,
+                     const QString &appliedAt) {
+    auto json = change.toJson(policy);
     auto r =
         db.exec(QStringLiteral("INSERT INTO rewind_schema_changes (dataset, run_id, "
                                "applied_at, target, added_json, change_json) VALUES (?, ?, "

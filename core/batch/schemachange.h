@@ -74,7 +74,8 @@ namespace schemachanges {
 // Run `runId` applied `change` at `appliedAt` (ISO-8601): inside the
 // publish's write transaction that applied it.
 Status recordApplied(const Database &db, const QString &dataset, const QVariant &runId,
-                     const SchemaChange &change, const QString &appliedAt);
+                     const SchemaChange &change, SchemaChangePolicy policy,
+                     const QString &appliedAt);
 
 struct Applied {
     qint64 runId = 0;

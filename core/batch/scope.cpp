@@ -289,6 +289,7 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
     // Dropping a column changes every row of the table: the run that drops
     // it publishes every partition (and keeps the whole table's values).
     if (const SchemaChange &change = sql.schemaChange();
+        request.publishes && dataset.onSchemaChange == SchemaChangePolicy::SyncAllColumns &&
         !change.dropped.empty() && scope.size() < known->size()) {
         QStringList names;
         for (const SchemaColumn &c : change.dropped)

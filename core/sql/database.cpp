@@ -637,8 +637,8 @@ Result<std::vector<ColumnInfo>> Database::columns(const QString &relation) const
         return fail(query.error());
     std::vector<ColumnInfo> result;
     while (query->next())
-        result.push_back(
-            {query->value(0).toString(), query->value(1).toString(), query->value(2).toInt() == 1});
+        result.push_back({query->value(0).toString(), query->value(1).toString(),
+                          query->value(2).toInt() == 1, query->value(3).toInt() == 1});
     return result;
 }
 

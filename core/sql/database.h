@@ -36,6 +36,9 @@ struct ColumnInfo {
     QString name;
     QString type;
     bool strict = false; // a SQLite STRICT table's: values its type does not take are refused
+    // The database fills it when an INSERT does not: a DEFAULT, an identity
+    // or a generated column.
+    bool databaseFilled = false;
 };
 
 // A handle on one database. Cheap to copy; copies share one identity.

@@ -136,8 +136,9 @@ public:
                               "'pg\\_temp\\_%' ORDER BY 1");
     }
     QString listColumns() const override {
-        return QStringLiteral("SELECT a.attname, format_type(a.atttypid, a.atttypmod), 0 FROM "
-                              "pg_attribute AS a WHERE a.attrelid = (") %
+        return QStringLiteral("SELECT a.attname, format_type(a.atttypid, a.atttypmod), 0, CASE "
+                              "WHEN a.atthasdef OR a.attidentity <> '' OR a.attgenerated <> '' "
+                              "THEN 1 ELSE 0 END FROM pg_attribute AS a WHERE a.attrelid = (") %
                relationOid() %
                QStringLiteral(") AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum");
     }

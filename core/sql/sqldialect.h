@@ -52,7 +52,8 @@ public:
     virtual QString listRelations() const = 0;
     // Columns of one relation, bound parameter: relation name. Columns
     // "name", "type", "strict" (1 for a SQLite STRICT table's columns, which
-    // refuse a value their type does not take; else 0).
+    // refuse a value their type does not take; else 0), "filled" (1 when the
+    // database fills it itself: a DEFAULT, an identity, a generated column).
     virtual QString listColumns() const = 0;
 
     // One row when a user table or view is named by the bound name, none

@@ -31,7 +31,8 @@ public:
         // pragma_table_info resolves the name as a query would (temp first).
         return QStringLiteral(
             "SELECT c.name, c.type, coalesce((SELECT t.strict FROM pragma_table_list(r.n) AS t "
-            "ORDER BY t.schema = 'temp' DESC, t.schema = 'main' DESC LIMIT 1), 0) "
+            "ORDER BY t.schema = 'temp' DESC, t.schema = 'main' DESC LIMIT 1), 0), "
+            "c.dflt_value IS NOT NULL "
             "FROM (SELECT ? AS n) AS r, pragma_table_info(r.n) AS c ORDER BY c.cid");
     }
     QString findRelation() const override {

@@ -123,12 +123,15 @@ private:
         m_byItem[m_current] << where % QStringLiteral("\"") % field % QStringLiteral("\": ") % what;
     }
 
-    QStringList columnsOf(const QString &relation) {
+    // `databaseFilled`: also those the database fills itself (a DEFAULT,
+    // an identity, a generated column).
+    QStringList columnsOf(const QString &relation, bool databaseFilled = true) {
         auto cols = m_db.columns(relation);
         QStringList names;
         if (cols)
             for (const auto &c : *cols)
-                names << c.name;
+                if (databaseFilled || !c.databaseFilled)
+                    names << c.name;
         return names;
     }
 
@@ -248,7 +251,7 @@ private:
             else if (haveColumns) {
                 const QStringList targetCols = columnsOf(d.target);
                 newColumns(ctx, d, cols, targetCols);
-                droppedColumns(ctx, d, cols, targetCols);
+                droppedColumns(ctx, d, cols, columnsOf(d.target, false));
             }
         }
         if (!haveColumns)
