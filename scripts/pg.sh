@@ -8,7 +8,7 @@
 # When the server cannot start, REWIND_TEST_PG_URL stays unset and
 # REWIND_TEST_PG_SKIP says why; the PostgreSQL tests then report as skipped.
 
-REWIND_PG_PACKAGES=(postgresql-15)
+REWIND_PG_PACKAGES=(postgresql-15 postgresql-15-partman)
 REWIND_PG_BIN=${REWIND_PG_BIN:-/usr/lib/postgresql/15/bin}
 REWIND_PG_DIR=
 

@@ -64,6 +64,10 @@ struct PartitionResult {
     std::optional<qint64> versionsClosed;
     QString fingerprint; // of the scoped source rows: count and order-independent checksum
     std::optional<Samples> samples;
+    // How it publishes ("swap" or "rows", PartitionLayout::choose), and why
+    // rows where a swap could be expected.
+    std::optional<QString> publish;
+    QString publishReason;
 };
 
 // How a run stands: a preview's result, a run's result, and the status
@@ -118,6 +122,9 @@ struct RunResult {
     SchemaChange schemaChange;
     QString startedAt;
     QString finishedAt;
+    // A run that published by partition swap: the milliseconds the parent
+    // table was locked (ACCESS EXCLUSIVE), over all its swaps.
+    std::optional<qint64> lockMs;
 
     PartitionResult totals() const;
     bool checksPassed() const;

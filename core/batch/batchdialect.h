@@ -36,6 +36,9 @@ public:
     // command tag does; SQLite's change count covers only INSERT, UPDATE and
     // DELETE, and would give an earlier statement's.
     virtual bool createdTableReportsRows() const = 0;
+    // Whether a partition of a declaratively partitioned target can be
+    // published by swapping its leaf table (PartitionLayout): PostgreSQL.
+    virtual bool swapsPartitions() const { return false; }
 
     // The dedupe: `outer` over one row of `from` (aliased s) per distinct
     // `partitionBy`, the first by `orderBy` (empty: any). `inner` lists the

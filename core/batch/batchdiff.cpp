@@ -185,7 +185,15 @@ finishResults(const Database &db, const DatasetSpec &dataset, const BatchSql &sq
     auto read = sourceStats();
     if (!read)
         return fail(read.error());
-    return partitionResults(scope, *read, deduped, staged, diff, target);
+    auto out = partitionResults(scope, *read, deduped, staged, diff, target);
+    if (!sql.isScd2())
+        for (PartitionResult &p : out) {
+            const PublishChoice c =
+                sql.catalog().layout.choose(p.partition, p.updated + p.unchanged + p.deleted);
+            p.publish = enumName(c.method);
+            p.publishReason = c.reason;
+        }
+    return out;
 }
 
 // The partitions of `scope` whose counts in `counts` say the target repeats

@@ -35,6 +35,11 @@ Json partitionJson(const PartitionResult &p) {
            {"deleted", p.deleted},
            {"unchanged", p.unchanged},
            {"published", p.published}};
+    if (p.publish) {
+        j["publish"] = s(*p.publish);
+        if (!p.publishReason.isEmpty())
+            j["publish_reason"] = s(p.publishReason);
+    }
     if (p.versionsOpened)
         j["versions_opened"] = *p.versionsOpened;
     if (p.versionsClosed)
@@ -70,6 +75,10 @@ PartitionResult partitionFromJson(const QString &json) {
         p.versionsOpened = j.value("versions_opened", 0LL);
     if (j.contains("versions_closed"))
         p.versionsClosed = j.value("versions_closed", 0LL);
+    if (j.value("publish", Json()).is_string())
+        p.publish = QString::fromStdString(j["publish"].get<std::string>());
+    if (j.value("publish_reason", Json()).is_string())
+        p.publishReason = QString::fromStdString(j["publish_reason"].get<std::string>());
     return p;
 }
 
@@ -152,6 +161,8 @@ Json toJson(const RunResult &r) {
         j["started_at"] = s(r.startedAt);
     if (!r.finishedAt.isEmpty())
         j["finished_at"] = s(r.finishedAt);
+    if (r.executed)
+        j["lock_ms"] = r.lockMs ? Json(*r.lockMs) : Json(nullptr);
     return j;
 }
 

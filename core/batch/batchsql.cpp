@@ -624,7 +624,12 @@ QString BatchSql::saveImagesInserted(bool everyStagedRow) const {
            QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')';
 }
 
-QString BatchSql::saveImagesReplaced(QVariantList &binds) const {
+QString BatchSql::saveImagesReplaced(QVariantList &binds,
+                                     const std::vector<PartitionRef> *only) const {
+    if (only)
+        return imagesInsert() % columnList(QStringLiteral("t"), m_cat.columns) %
+               QStringLiteral(", ?, 'replaced' FROM ") % qt(m_dataset->target) %
+               QStringLiteral(" AS t WHERE ") % scopePredicate(QStringLiteral("t"), *only, binds);
     return imagesInsert() % columnList(QStringLiteral("t"), m_cat.columns) %
            QStringLiteral(", ?, 'replaced' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") %
            tgtScope(QStringLiteral("t"), binds);
@@ -706,15 +711,23 @@ QString BatchSql::mergeInsert(bool everyStagedRow) const {
            QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')';
 }
 
-QString BatchSql::overwriteDelete(QVariantList &binds) const {
+QString BatchSql::overwriteDelete(QVariantList &binds,
+                                  const std::vector<PartitionRef> *only) const {
     return QStringLiteral("DELETE FROM ") % qt(m_dataset->target) % QStringLiteral(" WHERE ") %
-           scopePredicate(QString(), m_strategy.scope, binds);
+           scopePredicate(QString(), only ? *only : m_strategy.scope, binds);
 }
 
-QString BatchSql::overwriteInsert() const {
-    return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") %
+QString BatchSql::overwriteInsert(QVariantList &binds,
+                                  const std::vector<PartitionRef> *only) const {
+    return insertStaged(qt(m_dataset->target), only, binds);
+}
+
+QString BatchSql::insertStaged(const QString &table, const std::vector<PartitionRef> *only,
+                               QVariantList &binds) const {
+    return QStringLiteral("INSERT INTO ") % table % QStringLiteral(" (") %
            columnList(QString(), m_cat.columns) % QStringLiteral(") SELECT ") %
-           columnList(QString(), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage);
+           columnList(QString(), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage) %
+           (only ? QStringLiteral(" WHERE ") % scopePredicate(QString(), *only, binds) : QString());
 }
 
 QStringList BatchSql::targetColumns() const {

@@ -222,12 +222,19 @@ public:
     // staged row is an insert and none is looked up in rewind_match
     // (PostgreSQL: a TID scan per staged row, 190 of 520 ms for 95,000).
     QString saveImagesInserted(bool everyStagedRow = false) const; // bind: run id
-    QString saveImagesReplaced(QVariantList &binds) const;
+    // `only`: of these partitions of the scope alone (the others publish by swap).
+    QString saveImagesReplaced(QVariantList &binds,
+                               const std::vector<PartitionRef> *only = nullptr) const;
     // The UPDATE of the changed rows, with the statements the engine needs around it, in order.
     std::vector<std::pair<QString, QVariantList>> mergeUpdate() const;
     QString mergeInsert(bool everyStagedRow = false) const; // see saveImagesInserted
-    QString overwriteDelete(QVariantList &binds) const;
-    QString overwriteInsert() const;
+    QString overwriteDelete(QVariantList &binds,
+                            const std::vector<PartitionRef> *only = nullptr) const;
+    QString overwriteInsert(QVariantList &binds,
+                            const std::vector<PartitionRef> *only = nullptr) const;
+    // INSERT of the staged rows (of `only`, when given) into `table` (quoted).
+    QString insertStaged(const QString &table, const std::vector<PartitionRef> *only,
+                         QVariantList &binds) const;
 
     // --- scd2 (the partition value is the effective date) --------------------
     // Work table rewind_scd2: per staged key of `month`, the version current

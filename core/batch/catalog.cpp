@@ -88,6 +88,10 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     if (dataset.partitioned() && !dataset.source.isEmpty())
         if (auto sourceIndexes = indexColumns(db, dataset.source))
             c.sourcePartitionIndexed = leadsWith(*sourceIndexes, dataset.partitionColumn);
+    auto layout = PartitionLayout::resolve(db, dataset, c.targetExists, compareTypes);
+    if (!layout)
+        return fail(layout.error());
+    c.layout = std::move(*layout);
     if (!c.targetExists)
         return c;
     // Key column types, so the dialect can spell key joins the engine hashes.

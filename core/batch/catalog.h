@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/batch/partitionswap.h"
 #include "core/batch/schemachange.h"
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
@@ -44,6 +45,9 @@ struct DatasetCatalog {
     // incompatible type under sync_all_columns; a column to drop that an
     // index holds); empty when it may go ahead.
     QString refusal;
+    // The target's declarative partitioning (PostgreSQL), for an
+    // overwrite_partition publish by partition swap.
+    PartitionLayout layout;
 
     // The source as a derived table, "(SELECT ...) AS alias".
     QString sourceRelation(const QString &alias) const;

@@ -6,6 +6,7 @@
 #include "core/batch/fingerprint.h"
 #include "core/batch/partitions.h"
 #include "core/batch/partitionstate.h"
+#include "core/batch/partitionswap.h"
 #include "core/batch/runs.h"
 #include "core/batch/scd2.h"
 #include "core/util/failpoint.h"
@@ -129,9 +130,12 @@ Status recordPublished(const Database &db, const DatasetSpec &dataset, const Run
 
 // The data write of the chunk staged and diffed in the work tables:
 // before-images of what changes, then the write itself.
+// Partitions of an overwrite whose leaf is swapped (partitionswap.h) are
+// built as tables first, then swapped in with the parent locked: `locked`
+// is started then.
 Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
-                  const std::vector<PartitionResult> &parts, const QVariant &runId,
-                  bool &imagesAligned) {
+                  const std::vector<PartitionRef> &chunk, const std::vector<PartitionResult> &parts,
+                  const QVariant &runId, bool &imagesAligned, QElapsedTimer &locked) {
     QStringList ddl = sql.createTargetIfMissing();
     ddl << sql.createImagesIfMissing();
     if (auto s = db.execAll(ddl); !s)
@@ -155,25 +159,53 @@ Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
         staged += p.stagedRows;
     }
     const bool everyStagedRow = inserted == staged; // none matched a target row
-    // Before-images only of what changes: the diff already counted it.
-    QVariantList imageBinds{runId};
-    if (overwrite || updated > 0) {
-        const QString images =
-            overwrite ? sql.saveImagesReplaced(imageBinds) : sql.saveImagesUpdated(imageBinds);
-        if (auto r = db.exec(images, imageBinds); !r)
-            return fail(r.error());
-    }
-    if (!overwrite && inserted > 0)
-        if (auto r = db.exec(sql.saveImagesInserted(everyStagedRow), {runId}); !r)
-            return fail(r.error());
     if (overwrite) {
-        QVariantList binds;
-        if (auto r = db.exec(sql.overwriteDelete(binds), binds); !r)
-            return fail(r.error());
-        if (auto r = db.exec(sql.overwriteInsert()); !r)
-            return fail(r.error());
+        // By swap or by rows, each partition as PartitionLayout::choose says.
+        QHash<QString, PartitionRef> refs;
+        for (const PartitionRef &p : chunk)
+            refs.insert(partitionKey(p.label), p);
+        std::vector<PartitionRef> byRows;
+        std::vector<SwapItem> swaps;
+        for (const PartitionResult &p : parts) {
+            const PartitionRef ref = refs.value(partitionKey(p.partition));
+            const PublishChoice c =
+                sql.catalog().layout.choose(p.partition, p.updated + p.unchanged + p.deleted);
+            if (c.method == PublishMethod::Swap)
+                swaps.push_back({ref, c.leaf, QString()});
+            else
+                byRows.push_back(ref);
+        }
+        const std::vector<PartitionRef> *only = swaps.empty() ? nullptr : &byRows;
+        if (!swaps.empty())
+            if (auto s = buildSwapTables(db, sql, runId, swaps); !s)
+                return s;
+        if (!byRows.empty()) {
+            QVariantList imageBinds{runId};
+            if (auto r = db.exec(sql.saveImagesReplaced(imageBinds, only), imageBinds); !r)
+                return fail(r.error());
+            QVariantList binds;
+            if (auto r = db.exec(sql.overwriteDelete(binds, only), binds); !r)
+                return fail(r.error());
+            binds.clear();
+            if (auto r = db.exec(sql.overwriteInsert(binds, only), binds); !r)
+                return fail(r.error());
+        }
+        if (!swaps.empty()) {
+            failpoint("before-swap");
+            if (auto s = swapPartitions(db, sql, dataset.name, runId, swaps, locked); !s)
+                return s;
+            failpoint("after-swap");
+        }
         return {};
     }
+    // Before-images only of what changes: the diff already counted it.
+    QVariantList imageBinds{runId};
+    if (updated > 0)
+        if (auto r = db.exec(sql.saveImagesUpdated(imageBinds), imageBinds); !r)
+            return fail(r.error());
+    if (inserted > 0)
+        if (auto r = db.exec(sql.saveImagesInserted(everyStagedRow), {runId}); !r)
+            return fail(r.error());
     if (updated > 0)
         for (const auto &[text, b] : sql.mergeUpdate())
             if (auto r = db.exec(text, b); !r)
@@ -239,6 +271,7 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             // columns and types), put back when its transaction rolls back.
             const DatasetCatalog catalogBefore = sql.catalog();
             const bool imagesAlignedBefore = imagesAligned;
+            QElapsedTimer locked; // a swap's lock on the parent, held to the commit
             // The schema change with the first chunk's write, in its
             // transaction: its rows, checkpoints and audit rows commit with
             // it, and a run stopped before that commit leaves the schema as
@@ -328,7 +361,9 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 if (!sql.isScd2())
                     if (auto s = applyPending(); !s)
                         return s;
-                if (auto s = writeChunk(db, dataset, sql, parts, result.runId, imagesAligned); !s)
+                if (auto s = writeChunk(db, dataset, sql, chunk, parts, result.runId, imagesAligned,
+                                        locked);
+                    !s)
                     return s;
                 failpoint("after-write");
                 for (PartitionResult &p : parts)
@@ -338,6 +373,8 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 failpoint("before-commit");
                 return {};
             });
+            if (outcome && locked.isValid())
+                result.lockMs = result.lockMs.value_or(0) + locked.elapsed();
             if (outcome && !pendingChange.empty())
                 result.schemaChange = pendingChange;
             if (!outcome) {
@@ -380,8 +417,11 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         // whose attempts are spent), in a chunk of several partitions:
         // nothing of it was written. Its partitions again, one per chunk, so
         // only the failing one stays unpublished and an error names it.
+        // (Not a swap that could not lock its parent: each partition would
+        // wait as long again.)
         if (n > 1 && (stop == ChunkStop::CheckFailed ||
-                      (stop == ChunkStop::None && !outcome.error().transient))) {
+                      (stop == ChunkStop::None && !outcome.error().transient &&
+                       outcome.error().sqlState != QLatin1String("55P03")))) {
             qCInfo(lcBatch) << "chunk of" << n << "partitions from" << progress.partition
                             << "failed; publishing them one by one";
             singlesUntil = at + n;

@@ -3,9 +3,11 @@
 #include "core/batch/batchsql.h"
 #include "core/batch/partitions.h"
 #include "core/batch/partitionstate.h"
+#include "core/batch/partitionswap.h"
 #include "core/batch/runs.h"
 #include "core/batch/schemachange.h"
 #include "core/batch/scope.h"
+#include "core/batch/swapstore.h"
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>
@@ -248,9 +250,49 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                 return fail(s.error());
     }
 
+    // Partitions published by swap: the leaf the run detached is put back.
+    auto swapped = swapstore::ofRun(db, runId, ds.name);
+    if (!swapped)
+        return fail(swapped.error());
+    QHash<QString, swapstore::Swap> swaps;
+    for (swapstore::Swap &s : *swapped)
+        swaps.insert(partitionKey(s.partition), std::move(s));
+
     for (const PartitionRef &p : todo) {
         RollbackPartition rp;
         rp.partition = p.label;
+        const auto swap = swaps.constFind(partitionKey(p.label));
+        if (swap != swaps.cend()) {
+            const auto back = [&]() -> Status {
+                if (auto s = swapBack(db, *swap, rp.rowsRemoved, rp.rowsRestored, execute); !s)
+                    return s;
+                if (!execute)
+                    return {};
+                if (auto s = runstore::markCheckpointRolledBack(db, runId, p.label); !s)
+                    return s;
+                if (auto s = restorePartitionState(db, ds.name, p, runId); !s)
+                    return s;
+                return writeAudit(
+                    db, QStringLiteral("rollback partition"), ds.name, QString(), runId,
+                    QString::fromStdString(nlohmann::ordered_json{
+                        {"partition", p.label ? nlohmann::ordered_json(p.label->toStdString())
+                                              : nlohmann::ordered_json(nullptr)},
+                        {"rows_removed", rp.rowsRemoved},
+                        {"rows_restored", rp.rowsRestored},
+                        {"publish", "swap"}}.dump()));
+            };
+            const Status done =
+                execute ? Database::retryTransient(5, [&] { return db.writeTransaction(back); })
+                        : back();
+            if (!done)
+                return fail(Error{done.error().code,
+                                  QStringLiteral("rollback of run %1, partition %2: %3")
+                                      .arg(runId)
+                                      .arg(partitionLabel(p.label), done.error().message)});
+            rp.restored = execute;
+            result.partitions.push_back(rp);
+            continue;
+        }
         auto measure = [&]() -> Status {
             if (!*images)
                 return {}; // the run changed nothing that needed an image

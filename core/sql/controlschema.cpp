@@ -227,12 +227,22 @@ QStringList step(const SqlDialect &d, int version) {
     case 15:
         // The whole change (columns added, dropped, widened) as JSON.
         return {QStringLiteral("ALTER TABLE rewind_schema_changes ADD COLUMN change_json TEXT")};
+    case 16:
+        // Partitions a run published by partition swap (PostgreSQL), and
+        // where the leaf it detached is kept (core/batch/swapstore.cpp).
+        return {QStringLiteral("CREATE TABLE rewind_swaps (run_id ") % big %
+                QStringLiteral(" NOT NULL, dataset TEXT NOT NULL, part TEXT NOT NULL, "
+                               "part_is_null INTEGER NOT NULL, parent TEXT NOT NULL, leaf_schema "
+                               "TEXT NOT NULL, leaf_name TEXT NOT NULL, bound TEXT NOT NULL, "
+                               "check_sql TEXT NOT NULL, saved_table TEXT, indexes_json TEXT NOT "
+                               "NULL, swapped_at TEXT NOT "
+                               "NULL, PRIMARY KEY (run_id, dataset, part, part_is_null))")};
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 15;
+constexpr int kLatest = 16;
 
 } // namespace
 

@@ -322,10 +322,7 @@ Result<QSqlDatabase> Database::connection() const {
     const DatabaseUrl &url = m_shared->url;
     // How long a statement waits for another writer's lock before reporting
     // "busy" (then the batch core retries with backoff).
-    bool ok = false;
-    int busyMs = qEnvironmentVariableIntValue("REWIND_BUSY_TIMEOUT_MS", &ok);
-    if (!ok || busyMs < 0)
-        busyMs = 5000;
+    const int busyMs = busyTimeoutMs();
     if (url.kind == SqlDialect::Kind::Sqlite) {
         sqlite::configureLibrary(); // the driver, just added, has loaded the library
         conn.setDatabaseName(url.path);
@@ -547,6 +544,12 @@ bool Database::hasWriterTable() const {
     QMutexLocker lock(&m_shared->mutex);
     m_shared->writerTable = true;
     return true;
+}
+
+int Database::busyTimeoutMs() {
+    bool ok = false;
+    const int ms = qEnvironmentVariableIntValue("REWIND_BUSY_TIMEOUT_MS", &ok);
+    return ok && ms >= 0 ? ms : 5000;
 }
 
 int Database::backoffMs(int attempt) {

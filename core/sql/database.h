@@ -117,6 +117,10 @@ public:
     // transient lock error, with exponential backoff and jitter (100 ms
     // doubling, capped at 5 s), at most `maxAttempts` times.
     static Status retryTransient(int maxAttempts, const std::function<Status()> &attempt);
+    // How long a statement waits for another session's lock
+    // (REWIND_BUSY_TIMEOUT_MS, 5000 by default): SQLite's busy timeout,
+    // PostgreSQL's lock_timeout.
+    static int busyTimeoutMs();
     // The wait before attempt number `attempt + 1`.
     static int backoffMs(int attempt);
 

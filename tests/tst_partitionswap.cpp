@@ -1,0 +1,543 @@
+// Partitioned PostgreSQL targets published by partition swap (issue 43): an
+// overwrite of a partition whose leaf holds exactly its value builds the
+// partition as its own table and swaps it in (DETACH, ATTACH, one
+// transaction); the detached leaf is the before-image, and rollback swaps it
+// back, the very table, with its indexes' names. A new day gets its leaf; a
+// value with no leaf of its own (a DEFAULT partition, a wider range, a
+// multi-column or expression key, HASH, a sub-partitioned leaf) publishes by
+// rows, the preview saying why. Readers see the old leaf or the new one; a
+// session holding a lock on the parent makes the swap wait, then fail with
+// nothing published; a kill before, during or after the swap transaction,
+// then resume, equals an uninterrupted run. pg_partman's parents work, and
+// its maintenance runs after. On SQLite every partition publishes by rows.
+#include "core/sql/database.h"
+#include "tests/testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QScopeGuard>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTest>
+#include <QThread>
+#include <atomic>
+#include <set>
+
+using namespace rw;
+
+namespace {
+
+using Proc = testsupport::ChildResult;
+
+// Four days of 300 orders; a tenth re-sent later with another amount.
+const QStringList kSource{
+    QStringLiteral("CREATE TABLE raw (dt DATE NOT NULL, id BIGINT NOT NULL, amount DOUBLE "
+                   "PRECISION, updated_at BIGINT NOT NULL)"),
+    QStringLiteral("INSERT INTO raw SELECT DATE '2025-05-01' + (g % 4), g, g * 1.5, 1 FROM "
+                   "generate_series(1, 1200) AS g"),
+    QStringLiteral("INSERT INTO raw SELECT dt, id, amount + 100, 2 FROM raw WHERE id % 10 = 0"),
+};
+
+// The partition of each day as a run must leave it, by hand.
+const char *const kByHand = "SELECT DISTINCT ON (dt, id) dt, id, amount, updated_at FROM raw "
+                            "ORDER BY dt, id, updated_at DESC";
+
+// A fact table partitioned by day, loaded from an earlier source (every
+// amount doubled), with a primary key and an index; `leaves` extra DDL.
+QStringList partitionedTarget(const QStringList &leaves) {
+    QStringList out{
+        QStringLiteral("CREATE TABLE fact (dt DATE NOT NULL, id BIGINT NOT NULL, amount DOUBLE "
+                       "PRECISION, updated_at BIGINT, loaded_at TIMESTAMPTZ DEFAULT now(), "
+                       "PRIMARY KEY (dt, id)) PARTITION BY RANGE (dt)"),
+        QStringLiteral("CREATE INDEX fact_amount ON fact (amount)")};
+    out << leaves;
+    return out;
+}
+
+QStringList dailyLeaves(int days) {
+    QStringList out;
+    for (int d = 1; d <= days; ++d)
+        out << QStringLiteral("CREATE TABLE fact_p2025_05_%1 PARTITION OF fact FOR VALUES FROM "
+                              "('2025-05-%1') TO ('2025-05-%2')")
+                   .arg(d, 2, 10, QLatin1Char('0'))
+                   .arg(d + 1, 2, 10, QLatin1Char('0'));
+    return out;
+}
+
+const QString kLoad = QStringLiteral(
+    "INSERT INTO fact (dt, id, amount, updated_at) SELECT dt, id, amount * 2, updated_at FROM "
+    "(SELECT DISTINCT ON (dt, id) * FROM raw ORDER BY dt, id, updated_at DESC) AS r WHERE dt < "
+    "'2025-05-05'");
+
+const QByteArray kSpec = R"({"datasets": {"fact": {"source": "raw", "target": "fact",
+    "partition_column": "dt", "key": ["id"], "order_by": "updated_at",
+    "write": "overwrite_partition"}}})";
+
+QJsonObject json(const Proc &p) {
+    return QJsonDocument::fromJson(p.out).object();
+}
+
+qint64 scalar(const QString &db, const QString &sql) {
+    return testsupport::scalarAt(db, sql);
+}
+
+// The leaf holding `day`, as a regclass's OID (0 when none).
+qint64 leafOid(const QString &db, const QString &leaf) {
+    return scalar(
+        db,
+        QStringLiteral("SELECT COALESCE((SELECT to_regclass('%1')::oid::bigint), 0)").arg(leaf));
+}
+
+// The index names of `table`, sorted, joined.
+QString indexNames(const QString &db, const QString &table) {
+    auto handle = Database::open(db);
+    if (!handle)
+        return QStringLiteral("(no database)");
+    auto q = handle->exec(QStringLiteral("SELECT string_agg(c.relname, ',' ORDER BY c.relname) "
+                                         "FROM pg_index AS x JOIN pg_class AS c ON c.oid = "
+                                         "x.indexrelid WHERE x.indrelid = to_regclass(?)"),
+                          {table});
+    if (!q || !q->next())
+        return QStringLiteral("(no answer)");
+    return q->value(0).toString();
+}
+
+// Tables Rewind's swaps left: built ones not swapped in, and saved leaves
+// no rewind_swaps row names.
+QString leftovers(const QString &db) {
+    const qint64 built =
+        scalar(db, QStringLiteral("SELECT count(*) FROM pg_tables WHERE tablename LIKE "
+                                  "'rewind\\_swap\\_%'"));
+    const qint64 saved =
+        scalar(db, QStringLiteral("SELECT count(*) FROM pg_tables WHERE schemaname = 'rewind' "
+                                  "AND tablename LIKE 'rewind\\_saved\\_%'"));
+    const qint64 recorded = scalar(db, QStringLiteral("SELECT count(*) FROM rewind_swaps WHERE "
+                                                      "saved_table IS NOT NULL"));
+    if (built == 0 && saved == recorded)
+        return QString();
+    return QStringLiteral("%1 built tables, %2 saved leaves for %3 recorded swaps")
+        .arg(built)
+        .arg(saved)
+        .arg(recorded);
+}
+
+} // namespace
+
+class TestPartitionSwap : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_n = 0;
+
+    struct Ws {
+        QString db, spec;
+        QStringList args() const {
+            return {QStringLiteral("--db"), db, QStringLiteral("--spec"), spec};
+        }
+    };
+    Ws make(const QStringList &statements, const QByteArray &spec = kSpec) {
+        const QString name = QStringLiteral("swap%1").arg(++m_n);
+        auto db = testsupport::makeDatabase(m_dir, name + QStringLiteral(".db"), statements);
+        Ws ws{db.url().text, testsupport::writeFile(m_dir, name + QStringLiteral(".json"), spec)};
+        return ws;
+    }
+    static Proc ctl(const Ws &ws, const QStringList &args) {
+        return testsupport::runRewindctl(args + ws.args());
+    }
+    static QString fact(const QString &db) {
+        return testsupport::digest(db,
+                                   QStringLiteral("SELECT dt, id, amount, updated_at FROM fact"));
+    }
+    static QString expected(const QString &db) {
+        return testsupport::digest(db, QString::fromLatin1(kByHand));
+    }
+    // The standard workspace: days 1-4 with leaves and loaded, day 5 in the
+    // source with no leaf.
+    Ws standard() {
+        QStringList s = kSource;
+        s << QStringLiteral("INSERT INTO raw VALUES ('2025-05-05', 1, 1.0, 1), ('2025-05-05', 2, "
+                            "2.0, 1)");
+        s << partitionedTarget(dailyLeaves(4)) << kLoad;
+        return make(s);
+    }
+    static bool needsPostgres() { return testsupport::onPostgres(); }
+
+private Q_SLOTS:
+    void initTestCase() {
+        REWIND_REQUIRE_ENGINE();
+        QVERIFY(m_dir.isValid());
+    }
+
+    // SQLite has no partitioned tables: every partition publishes by rows, said.
+    void sqliteRows() {
+        if (needsPostgres())
+            QSKIP("the SQLite side of the publish method");
+        const Ws ws = make({QStringLiteral("CREATE TABLE raw (dt TEXT, id INTEGER, amount REAL, "
+                                           "updated_at INTEGER)"),
+                            QStringLiteral("INSERT INTO raw VALUES ('2025-05-01', 1, 1.0, 1)")});
+        const Proc run =
+            ctl(ws, {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                     QStringLiteral("--execute"), QStringLiteral("--json")});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject p = json(run)[QStringLiteral("partitions")].toArray()[0].toObject();
+        QCOMPARE(p[QStringLiteral("publish")].toString(), QStringLiteral("rows"));
+        QVERIFY(!p[QStringLiteral("publish_reason")].toString().isEmpty());
+        QVERIFY(json(run)[QStringLiteral("lock_ms")].isNull());
+    }
+
+    // The overwrite of loaded days swaps their leaves: the partition equals
+    // the hand dedupe, the leaf is a new table under the old name with the
+    // old index names, no CHECK left behind; the old leaf is kept in the
+    // control schema; the new day gets a leaf of its own.
+    void overwriteSwaps() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        const Ws ws = standard();
+        const qint64 before = leafOid(ws.db, QStringLiteral("fact_p2025_05_02"));
+        const QString indexesBefore = indexNames(ws.db, QStringLiteral("fact_p2025_05_02"));
+        QVERIFY(indexesBefore.contains(QStringLiteral("fact_p2025_05_02_pkey")));
+
+        const Proc preview = ctl(ws, {QStringLiteral("preview"), QStringLiteral("--dataset"),
+                                      QStringLiteral("fact"), QStringLiteral("--json")});
+        QCOMPARE(preview.exitCode, 0);
+        QHash<QString, QString> method;
+        for (const auto &v : json(preview)[QStringLiteral("partitions")].toArray())
+            method.insert(v.toObject()[QStringLiteral("partition")].toString(),
+                          v.toObject()[QStringLiteral("publish")].toString());
+        QCOMPARE(method.value(QStringLiteral("2025-05-02")), QStringLiteral("swap"));
+        QCOMPARE(method.value(QStringLiteral("2025-05-05")), QStringLiteral("swap"));
+
+        const Proc run =
+            ctl(ws, {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                     QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject result = json(run);
+        QCOMPARE(result[QStringLiteral("status")].toString(), QStringLiteral("succeeded"));
+        QVERIFY(result[QStringLiteral("lock_ms")].isDouble());
+        for (const auto &v : result[QStringLiteral("partitions")].toArray())
+            QCOMPARE(v.toObject()[QStringLiteral("publish")].toString(), QStringLiteral("swap"));
+        QCOMPARE(fact(ws.db), expected(ws.db));
+        const qint64 after = leafOid(ws.db, QStringLiteral("fact_p2025_05_02"));
+        QVERIFY(after != 0 && after != before);
+        QCOMPARE(indexNames(ws.db, QStringLiteral("fact_p2025_05_02")), indexesBefore);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM pg_constraint WHERE conname = "
+                                              "'rewind_swap_bound'")),
+                 0);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM fact_p2025_05_05")), 2);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM pg_inherits WHERE inhparent = "
+                                              "'fact'::regclass")),
+                 5);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM rewind_swaps")), 5);
+        QCOMPARE(leftovers(ws.db), QString());
+
+        // Rollback: the very leaves again, with their rows and index names;
+        // the leaf the run created is gone.
+        const Proc back =
+            ctl(ws, {QStringLiteral("rollback"), QStringLiteral("--run"), QStringLiteral("1"),
+                     QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(back.exitCode == 0, back.err.constData());
+        QCOMPARE(leafOid(ws.db, QStringLiteral("fact_p2025_05_02")), before);
+        QCOMPARE(indexNames(ws.db, QStringLiteral("fact_p2025_05_02")), indexesBefore);
+        QCOMPARE(leafOid(ws.db, QStringLiteral("fact_p2025_05_05")), 0);
+        QCOMPARE(
+            testsupport::digest(ws.db,
+                                QStringLiteral("SELECT dt, id, amount, updated_at FROM fact")),
+            testsupport::digest(ws.db, QStringLiteral("SELECT dt, id, amount * 2, updated_at FROM "
+                                                      "(SELECT DISTINCT ON (dt, id) * FROM raw "
+                                                      "WHERE dt < '2025-05-05' ORDER BY dt, id, "
+                                                      "updated_at DESC) AS r")));
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM rewind_swaps")), 0);
+        QCOMPARE(leftovers(ws.db), QString());
+    }
+
+    // Where a swap cannot replace exactly the partition, rows publish it,
+    // and the preview says why.
+    void fallsBackToRows_data() {
+        QTest::addColumn<QStringList>("target");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("default partition")
+            << (partitionedTarget(dailyLeaves(1))
+                << QStringLiteral("CREATE TABLE fact_rest PARTITION OF fact DEFAULT"))
+            << QStringLiteral("default one, fact_rest");
+        QTest::newRow("monthly leaf")
+            << partitionedTarget({QStringLiteral("CREATE TABLE fact_m05 PARTITION OF fact FOR "
+                                                 "VALUES FROM ('2025-05-01') TO ('2025-06-01')")})
+            << QStringLiteral("holds more than this partition");
+        QTest::newRow("two-column key")
+            << QStringList{QStringLiteral("CREATE TABLE fact (dt DATE NOT NULL, id BIGINT NOT "
+                                          "NULL, amount DOUBLE PRECISION, updated_at BIGINT) "
+                                          "PARTITION BY RANGE (dt, id)"),
+                           QStringLiteral("CREATE TABLE fact_all PARTITION OF fact FOR VALUES "
+                                          "FROM (MINVALUE, MINVALUE) TO (MAXVALUE, MAXVALUE)")}
+            << QStringLiteral("partition key has 2 columns");
+        QTest::newRow("expression key")
+            << QStringList{QStringLiteral("CREATE TABLE fact (dt DATE NOT NULL, id BIGINT NOT "
+                                          "NULL, amount DOUBLE PRECISION, updated_at BIGINT) "
+                                          "PARTITION BY RANGE ((dt + 0))"),
+                           QStringLiteral("CREATE TABLE fact_all PARTITION OF fact DEFAULT")}
+            << QStringLiteral("is an expression");
+        QTest::newRow("hash")
+            << QStringList{QStringLiteral("CREATE TABLE fact (dt DATE NOT NULL, id BIGINT NOT "
+                                          "NULL, amount DOUBLE PRECISION, updated_at BIGINT) "
+                                          "PARTITION BY HASH (dt)"),
+                           QStringLiteral("CREATE TABLE fact_h0 PARTITION OF fact FOR VALUES "
+                                          "WITH (MODULUS 1, REMAINDER 0)")}
+            << QStringLiteral("HASH");
+        QTest::newRow("sub-partitioned leaf")
+            << (partitionedTarget({})
+                << QStringLiteral("CREATE TABLE fact_p2025_05_02 PARTITION OF fact FOR VALUES FROM "
+                                  "('2025-05-02') TO ('2025-05-03') PARTITION BY HASH (id)")
+                << QStringLiteral("CREATE TABLE fact_p2025_05_02_h PARTITION OF "
+                                  "fact_p2025_05_02 FOR VALUES WITH (MODULUS 1, "
+                                  "REMAINDER 0)")
+                << QStringLiteral("CREATE TABLE fact_rest PARTITION OF fact DEFAULT"))
+            << QStringLiteral("partitioned itself");
+    }
+    void fallsBackToRows() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        QFETCH(QStringList, target);
+        QFETCH(QString, reason);
+        QStringList s = kSource;
+        s << target
+          << QStringLiteral("INSERT INTO fact (dt, id, amount, updated_at) SELECT dt, id, 0, 0 "
+                            "FROM raw WHERE dt = '2025-05-02'");
+        const Ws ws = make(s);
+        const QStringList scope{QStringLiteral("--dataset"), QStringLiteral("fact"),
+                                QStringLiteral("--partition"), QStringLiteral("2025-05-02")};
+        const Proc preview = ctl(ws, QStringList{QStringLiteral("preview")} + scope +
+                                         QStringList{QStringLiteral("--json")});
+        QVERIFY2(preview.exitCode == 0, preview.err.constData());
+        const QJsonObject p = json(preview)[QStringLiteral("partitions")].toArray()[0].toObject();
+        QCOMPARE(p[QStringLiteral("publish")].toString(), QStringLiteral("rows"));
+        QVERIFY2(p[QStringLiteral("publish_reason")].toString().contains(reason),
+                 qPrintable(p[QStringLiteral("publish_reason")].toString()));
+        const Proc run =
+            ctl(ws, QStringList{QStringLiteral("run")} + scope +
+                        QStringList{QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QCOMPARE(fact(ws.db),
+                 testsupport::digest(ws.db, QStringLiteral("SELECT * FROM (") +
+                                                QString::fromLatin1(kByHand) +
+                                                QStringLiteral(") AS h WHERE dt = '2025-05-02'")));
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM rewind_swaps")), 0);
+    }
+
+    // Readers of the partition during the swap see the old rows or the new
+    // ones, never both or neither.
+    void readersSeeOneLeaf() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        const Ws ws = standard();
+        const qint64 old = scalar(ws.db, QStringLiteral("SELECT count(*) FROM fact WHERE dt = "
+                                                        "'2025-05-02'"));
+        // The new partition has one row more: a new order that day.
+        QVERIFY(scalar(ws.db, QStringLiteral("INSERT INTO raw VALUES ('2025-05-02', 99999, 1.0, "
+                                             "1) RETURNING 1")) == 1);
+        std::atomic<bool> stop{false};
+        std::set<qint64> seen;
+        QString readerError;
+        QThread *reader = QThread::create([&] {
+            {
+                auto handle = Database::open(ws.db);
+                if (!handle) {
+                    readerError = handle.error().message;
+                    return;
+                }
+                while (!stop.load()) {
+                    auto v = handle->scalar(
+                        QStringLiteral("SELECT count(*) FROM fact WHERE dt = '2025-05-02'"));
+                    if (!v) {
+                        readerError = v.error().message;
+                        return;
+                    }
+                    seen.insert(v->toLongLong());
+                }
+            }
+        });
+        reader->start();
+        auto joined = qScopeGuard([&] {
+            stop = true;
+            reader->wait();
+            delete reader;
+        });
+        for (int i = 0; i < 3; ++i) {
+            const Proc run =
+                ctl(ws, {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                         QStringLiteral("--partition"), QStringLiteral("2025-05-02"),
+                         QStringLiteral("--execute"), QStringLiteral("--json")});
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+        }
+        stop = true;
+        reader->wait();
+        QVERIFY2(readerError.isEmpty(), qPrintable(readerError));
+        QVERIFY(!seen.empty());
+        for (qint64 n : seen)
+            QVERIFY2(n == old || n == old + 1, qPrintable(QString::number(n)));
+    }
+
+    // A session holding a lock on the parent: the swap waits for it in
+    // short tries, then fails naming it, nothing published and no table
+    // left; released in time, the swap goes through.
+    void lockedParent() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        const Ws ws = standard();
+        const QString before = fact(ws.db);
+        std::atomic<int> phase{0};
+        const auto holdLock = [&](int holdMs) {
+            return QThread::create([&, holdMs] {
+                auto handle = Database::open(ws.db);
+                if (!handle)
+                    return;
+                (void)handle->execAll({QStringLiteral("BEGIN"),
+                                       QStringLiteral("LOCK TABLE fact IN ACCESS SHARE MODE")});
+                phase = 1;
+                QThread::msleep(ulong(holdMs));
+                (void)handle->execAll({QStringLiteral("COMMIT")});
+                phase = 2;
+            });
+        };
+        const QStringList run{QStringLiteral("run"),        QStringLiteral("--dataset"),
+                              QStringLiteral("fact"),       QStringLiteral("--partition"),
+                              QStringLiteral("2025-05-02"), QStringLiteral("--execute"),
+                              QStringLiteral("--json")};
+        qputenv("REWIND_BUSY_TIMEOUT_MS", "800");
+        auto unset = qScopeGuard([] { qunsetenv("REWIND_BUSY_TIMEOUT_MS"); });
+        {
+            QThread *holder = holdLock(3000);
+            holder->start();
+            QTRY_COMPARE(phase.load(), 1);
+            const Proc refused = ctl(ws, run);
+            holder->wait();
+            delete holder;
+            QVERIFY(refused.exitCode != 0);
+            QVERIFY2(json(refused)[QStringLiteral("error")].toString().contains(
+                         QStringLiteral("could not lock")),
+                     refused.out.constData());
+            QCOMPARE(fact(ws.db), before);
+            QCOMPARE(leftovers(ws.db), QString());
+            QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM rewind_swaps")), 0);
+        }
+        qputenv("REWIND_BUSY_TIMEOUT_MS", "8000");
+        phase = 0;
+        QThread *holder = holdLock(600);
+        holder->start();
+        QTRY_COMPARE(phase.load(), 1);
+        const Proc waited = ctl(ws, run);
+        holder->wait();
+        delete holder;
+        QVERIFY2(waited.exitCode == 0, waited.err.constData());
+        QCOMPARE(json(waited)[QStringLiteral("partitions")]
+                     .toArray()[0]
+                     .toObject()[QStringLiteral("publish")]
+                     .toString(),
+                 QStringLiteral("swap"));
+        QCOMPARE(testsupport::digest(ws.db, QStringLiteral("SELECT dt, id, amount, updated_at FROM "
+                                                           "fact WHERE dt = '2025-05-02'")),
+                 testsupport::digest(ws.db, QStringLiteral("SELECT * FROM (") +
+                                                QString::fromLatin1(kByHand) +
+                                                QStringLiteral(") AS h WHERE dt = '2025-05-02'")));
+    }
+
+    // Killed before, during and after the swap transaction, then resumed:
+    // the target equals an uninterrupted run's, every leaf attached, no
+    // table left behind but the saved leaves rewind_swaps names.
+    void killedAndResumed_data() {
+        QTest::addColumn<QString>("failpoint");
+        QTest::addColumn<int>("committed");
+        QTest::newRow("before the swap") << QStringLiteral("before-swap:2") << 1;
+        QTest::newRow("after the swap") << QStringLiteral("after-swap:2") << 1;
+        QTest::newRow("before the commit") << QStringLiteral("before-commit:3") << 2;
+        QTest::newRow("after the commit") << QStringLiteral("after-commit:3") << 3;
+    }
+    void killedAndResumed() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        QFETCH(QString, failpoint);
+        QFETCH(int, committed);
+        const Ws ws = standard();
+        qputenv("REWIND_CHUNK_ROWS", "1");
+        auto unset = qScopeGuard([] { qunsetenv("REWIND_CHUNK_ROWS"); });
+        const testsupport::Resumed r = testsupport::killThenResume(
+            {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+             QStringLiteral("--execute"), QStringLiteral("--json")},
+            ws.args(), failpoint, committed, [&] { return leftovers(ws.db); });
+        QVERIFY2(r.problem.isEmpty(), qPrintable(r.problem));
+        QCOMPARE(fact(ws.db), expected(ws.db));
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM pg_inherits WHERE inhparent = "
+                                              "'fact'::regclass")),
+                 5);
+        QCOMPARE(leftovers(ws.db), QString());
+        QCOMPARE(testsupport::ledgerProblems(ws.db, QStringLiteral("fact"), r.runId, 5), QString());
+    }
+
+    // A parent pg_partman made: backfilled, overwritten by swap, rolled
+    // back, and maintained by partman after each.
+    void pgPartman() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        QStringList s = kSource;
+        s << QStringLiteral("CREATE TABLE fact (dt DATE NOT NULL, id BIGINT NOT NULL, amount "
+                            "DOUBLE PRECISION, updated_at BIGINT, PRIMARY KEY (dt, id)) PARTITION "
+                            "BY RANGE (dt)");
+        const Ws ws = make(s);
+        {
+            auto handle = Database::open(ws.db);
+            QVERIFY(handle);
+            if (!handle->execAll({QStringLiteral("CREATE SCHEMA partman"),
+                                  QStringLiteral("CREATE EXTENSION pg_partman SCHEMA partman")}))
+                QSKIP("pg_partman is not installed on the test server (Debian: "
+                      "postgresql-15-partman)");
+            QVERIFY(handle->execAll(
+                {QStringLiteral("SELECT partman.create_parent('public.fact', 'dt', 'native', "
+                                "'daily', p_premake := 2, p_start_partition := '2025-04-28', "
+                                "p_jobmon := false)")}));
+        }
+        const QStringList run{QStringLiteral("run"), QStringLiteral("--dataset"),
+                              QStringLiteral("fact"), QStringLiteral("--execute"),
+                              QStringLiteral("--json")};
+        const Proc backfill = ctl(ws, run);
+        QVERIFY2(backfill.exitCode == 0, backfill.err.constData());
+        QCOMPARE(fact(ws.db), expected(ws.db));
+        QVERIFY(scalar(ws.db, QStringLiteral("UPDATE raw SET amount = amount + 1 WHERE dt = "
+                                             "'2025-05-03' RETURNING 1")) > 0);
+        const qint64 before = leafOid(ws.db, QStringLiteral("fact_p2025_05_03"));
+        const Proc overwrite =
+            ctl(ws, {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                     QStringLiteral("--partition"), QStringLiteral("2025-05-03"),
+                     QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(overwrite.exitCode == 0, overwrite.err.constData());
+        QCOMPARE(json(overwrite)[QStringLiteral("partitions")]
+                     .toArray()[0]
+                     .toObject()[QStringLiteral("publish")]
+                     .toString(),
+                 QStringLiteral("swap"));
+        QCOMPARE(fact(ws.db), expected(ws.db));
+        QVERIFY(leafOid(ws.db, QStringLiteral("fact_p2025_05_03")) != before);
+        const auto maintain = [&]() -> bool {
+            auto handle = Database::open(ws.db);
+            return handle && handle->execAll({QStringLiteral("SELECT partman.run_maintenance("
+                                                             "'public.fact', p_jobmon := false)")});
+        };
+        QVERIFY(maintain());
+        const qint64 overwriteRun = json(overwrite)[QStringLiteral("run_id")].toInteger();
+        const Proc back = ctl(ws, {QStringLiteral("rollback"), QStringLiteral("--run"),
+                                   QString::number(overwriteRun), QStringLiteral("--execute"),
+                                   QStringLiteral("--json")});
+        QVERIFY2(back.exitCode == 0, back.err.constData());
+        QCOMPARE(leafOid(ws.db, QStringLiteral("fact_p2025_05_03")), before);
+        QVERIFY(maintain());
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM fact WHERE dt <> "
+                                              "'2025-05-03'")),
+                 scalar(ws.db, QStringLiteral("SELECT count(*) FROM (") +
+                                   QString::fromLatin1(kByHand) +
+                                   QStringLiteral(") AS h WHERE dt <> '2025-05-03'")));
+        QCOMPARE(leftovers(ws.db), QString());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPartitionSwap)
+#include "tst_partitionswap.moc"
