@@ -186,7 +186,7 @@ finishResults(const Database &db, const DatasetSpec &dataset, const BatchSql &sq
     if (!read)
         return fail(read.error());
     auto out = partitionResults(scope, *read, deduped, staged, diff, target);
-    if (!sql.isScd2())
+    if (dataset.write == WriteMode::OverwritePartition)
         for (PartitionResult &p : out) {
             const PublishChoice c =
                 sql.catalog().layout.choose(p.partition, p.updated + p.unchanged + p.deleted);

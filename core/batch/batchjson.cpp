@@ -161,7 +161,7 @@ Json toJson(const RunResult &r) {
         j["started_at"] = s(r.startedAt);
     if (!r.finishedAt.isEmpty())
         j["finished_at"] = s(r.finishedAt);
-    if (r.executed)
+    if (r.executed && r.mode == WriteMode::OverwritePartition)
         j["lock_ms"] = r.lockMs ? Json(*r.lockMs) : Json(nullptr);
     return j;
 }

@@ -28,7 +28,8 @@ QString literal(const QString &value) {
 
 // The values of "(v1, v2, ...)" from `at` (its '('), unquoted: '...' with
 // '' for a quote, or a bare word (MINVALUE, MAXVALUE, NULL, a number).
-std::optional<QStringList> parseValues(const QString &text, qsizetype &at) {
+// A bare NULL (not the text 'NULL') is left out and `nullListed` set.
+std::optional<QStringList> parseValues(const QString &text, qsizetype &at, bool &nullListed) {
     if (at >= text.size() || text[at] != u'(')
         return std::nullopt;
     ++at;
@@ -37,7 +38,9 @@ std::optional<QStringList> parseValues(const QString &text, qsizetype &at) {
         while (at < text.size() && text[at] == u' ')
             ++at;
         QString value;
+        bool bare = true;
         if (at < text.size() && text[at] == u'\'') {
+            bare = false;
             ++at;
             for (;; ++at) {
                 if (at >= text.size())
@@ -58,7 +61,10 @@ std::optional<QStringList> parseValues(const QString &text, qsizetype &at) {
                 value += text[at++];
             value = value.trimmed();
         }
-        out << value;
+        if (bare && value == QLatin1String("NULL"))
+            nullListed = true;
+        else
+            out << value;
         while (at < text.size() && text[at] == u' ')
             ++at;
         if (at < text.size() && text[at] == u',') {
@@ -125,6 +131,10 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
                         .arg(db.dialect().name());
         return l;
     }
+    if (qEnvironmentVariable("REWIND_PARTITION_SWAP") == QLatin1String("0")) {
+        l.m_whole = QStringLiteral("REWIND_PARTITION_SWAP=0 turns partition swaps off");
+        return l;
+    }
     if (!dataset.partitioned()) {
         l.m_whole = QStringLiteral("the dataset has no partition column");
         return l;
@@ -137,18 +147,49 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
         l.m_whole = QStringLiteral("not resolved");
         return l;
     }
+    // One round trip: the parent's facts, then each leaf's as JSON.
     auto q = db.exec(
         QStringLiteral(
             "SELECT c.relkind::text, n.nspname, c.relname, pt.partstrat::text, pt.partnatts, "
             "a.attname, format_type(a.atttypid, NULL), "
             "EXISTS (SELECT 1 FROM pg_attribute AS x WHERE x.attrelid = c.oid AND x.attnum > 0 "
             "AND NOT x.attisdropped AND x.attidentity <> ''), "
-            "EXISTS (SELECT 1 FROM pg_constraint AS f WHERE f.confrelid = c.oid AND f.contype = "
-            "'f'), "
+            "EXISTS (SELECT 1 FROM pg_constraint AS f WHERE f.contype = 'f' AND (f.confrelid = "
+            "c.oid OR f.conrelid = c.oid)), "
+            "pg_has_role(c.relowner, 'USAGE') AND has_schema_privilege(n.oid, 'CREATE'), "
+            "EXISTS (SELECT 1 FROM pg_trigger AS g WHERE g.tgrelid = c.oid AND NOT "
+            "g.tgisinternal), "
+            "EXISTS (SELECT 1 FROM pg_publication_tables AS pb WHERE pb.schemaname = n.nspname "
+            "AND pb.tablename = c.relname) OR EXISTS (SELECT 1 FROM pg_publication_tables AS pb "
+            "JOIN pg_inherits AS i ON i.inhparent = c.oid JOIN pg_class AS lc ON lc.oid = "
+            "i.inhrelid JOIN pg_namespace AS ln ON ln.oid = lc.relnamespace WHERE pb.schemaname "
+            "= ln.nspname AND pb.tablename = lc.relname), "
+            "current_setting('standard_conforming_strings') = 'on', "
             "(SELECT json_agg(json_build_array(ln.nspname, lc.relname, lc.relkind::text, "
-            "pg_get_expr(lc.relpartbound, lc.oid)) ORDER BY lc.relname) FROM pg_inherits AS i "
-            "JOIN pg_class AS lc ON lc.oid = i.inhrelid JOIN pg_namespace AS ln ON ln.oid = "
-            "lc.relnamespace WHERE i.inhparent = c.oid)::text "
+            "pg_get_expr(lc.relpartbound, lc.oid), "
+            // 4: why the leaf cannot be swapped, or ''
+            "CASE WHEN NOT pg_has_role(lc.relowner, 'MEMBER') OR NOT has_schema_privilege("
+            "ln.oid, 'CREATE') THEN 'this role may not replace it' "
+            "WHEN lc.relrowsecurity THEN 'it has row security of its own' "
+            "WHEN EXISTS (SELECT 1 FROM pg_index AS x WHERE x.indrelid = lc.oid AND NOT EXISTS "
+            "(SELECT 1 FROM pg_inherits AS ih WHERE ih.inhrelid = x.indexrelid)) THEN 'it has "
+            "indexes of its own' "
+            "WHEN EXISTS (SELECT 1 FROM pg_constraint AS k WHERE k.conrelid = lc.oid AND "
+            "k.coninhcount = 0 AND k.conparentid = 0) THEN 'it has constraints of its own' "
+            "WHEN EXISTS (SELECT 1 FROM pg_trigger AS g WHERE g.tgrelid = lc.oid AND NOT "
+            "g.tgisinternal AND g.tgparentid = 0) THEN 'it has triggers of its own' "
+            "WHEN EXISTS (SELECT 1 FROM pg_depend AS d JOIN pg_rewrite AS r ON r.oid = d.objid "
+            "WHERE d.classid = 'pg_rewrite'::regclass AND d.refobjid = lc.oid AND r.ev_class <> "
+            "lc.oid) THEN 'views read it' ELSE '' END, "
+            // 5, 6, 7: owner, tablespace, storage options
+            "pg_get_userbyid(lc.relowner), (SELECT t.spcname FROM pg_tablespace AS t WHERE t.oid "
+            "= lc.reltablespace), array_to_string(lc.reloptions, ', '), "
+            // 8: grants to others than the owner
+            "(SELECT json_agg(json_build_array(g.privilege_type, CASE WHEN g.grantee = 0 THEN '' "
+            "ELSE pg_get_userbyid(g.grantee) END, g.is_grantable)) FROM aclexplode(lc.relacl) AS "
+            "g WHERE g.grantee <> lc.relowner)) ORDER BY lc.relname) "
+            "FROM pg_inherits AS i JOIN pg_class AS lc ON lc.oid = i.inhrelid JOIN pg_namespace "
+            "AS ln ON ln.oid = lc.relnamespace WHERE i.inhparent = c.oid)::text "
             "FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
             "LEFT JOIN pg_partitioned_table AS pt ON pt.partrelid = c.oid "
             "LEFT JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum = pt.partattrs[0] "
@@ -169,48 +210,72 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
     l.m_parentName = q->value(2).toString();
     l.m_parent = qualified(db, l.m_parentSchema, l.m_parentName);
     const QString strategy = q->value(3).toString();
-    if (strategy == QLatin1String("h")) {
-        l.m_whole = QStringLiteral("the target is partitioned by HASH");
-        return l;
-    }
-    if (q->value(4).toInt() != 1) {
-        l.m_whole =
-            QStringLiteral("the target's partition key has %1 columns").arg(q->value(4).toInt());
-        return l;
-    }
-    if (q->value(5).isNull()) {
-        l.m_whole = QStringLiteral("the target's partition key is an expression");
-        return l;
-    }
     l.m_key = q->value(5).toString();
     l.m_quotedKey = db.quote(l.m_key);
     l.m_keyType = q->value(6).toString();
-    if (l.m_key != dataset.partitionColumn) {
-        l.m_whole = QStringLiteral("the target is partitioned by \"%1\", not by the partition "
-                                   "column \"%2\"")
-                        .arg(l.m_key, dataset.partitionColumn);
-        return l;
-    }
-    if (q->value(7).toBool()) {
-        l.m_whole = QStringLiteral("the target has an identity column, whose sequence a table "
-                                   "built beside it would not share");
-        return l;
-    }
-    if (q->value(8).toBool()) {
-        l.m_whole = QStringLiteral("foreign keys reference the target");
+    // Swaps only where a leaf's bound says exactly which values it holds, as
+    // the key's type compares them: a date or an integer range, or a list of
+    // dates, integers or text. A text range admits other values than its
+    // lower bound (a swap would carry another partition's rows with it).
+    const bool discrete = l.m_keyType == QLatin1String("date") || isIntegerType(l.m_keyType);
+    const QString why =
+        strategy == QLatin1String("h") ? QStringLiteral("the target is partitioned by HASH")
+        : q->value(4).toInt() != 1
+            ? QStringLiteral("the target's partition key has %1 columns").arg(q->value(4).toInt())
+        : q->value(5).isNull() ? QStringLiteral("the target's partition key is an expression")
+        : l.m_key != dataset.partitionColumn
+            ? QStringLiteral("the target is partitioned by \"%1\", not by the partition column "
+                             "\"%2\"")
+                  .arg(l.m_key, dataset.partitionColumn)
+        : strategy == QLatin1String("r") && !discrete
+            ? QStringLiteral("the target's key \"%1\" is %2: a range of it holds more values "
+                             "than one partition's")
+                  .arg(l.m_key, l.m_keyType)
+        : strategy == QLatin1String("l") && !discrete && !isTextType(l.m_keyType)
+            ? QStringLiteral("the target's key \"%1\" is %2, whose values Rewind cannot match "
+                             "to the list bounds")
+                  .arg(l.m_key, l.m_keyType)
+        : q->value(7).toBool() ? QStringLiteral("the target has an identity column, whose "
+                                                "sequence a table built beside it would not share")
+        : q->value(8).toBool() ? QStringLiteral("foreign keys reference the target or leave it "
+                                                "(ATTACH would check them with the parent locked)")
+        : !q->value(9).toBool()
+            ? QStringLiteral("a swap needs the target's owner (or a member of its role) and "
+                             "CREATE on its schema")
+        : q->value(10).toBool()
+            ? QStringLiteral("the target has triggers, which a swap would not fire")
+        : q->value(11).toBool()  ? QStringLiteral("the target is in a publication (logical "
+                                                   "replication would not see a swap)")
+        : !q->value(12).toBool() ? QStringLiteral("standard_conforming_strings is off")
+                                 : QString();
+    if (!why.isEmpty()) {
+        l.m_whole = why;
         return l;
     }
     l.m_strategy = strategy == QLatin1String("l") ? 'l' : 'r';
-    const auto leaves = nlohmann::json::parse(q->value(9).toString().toStdString(), nullptr, false);
+    const auto leaves =
+        nlohmann::json::parse(q->value(13).toString().toStdString(), nullptr, false);
+    const auto text = [](const nlohmann::json &v) {
+        return v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString();
+    };
     if (leaves.is_array())
         for (const auto &e : leaves) {
-            if (!e.is_array() || e.size() != 4 || !e[3].is_string())
+            if (!e.is_array() || e.size() != 9 || !e[3].is_string())
                 continue;
             Leaf leaf;
-            leaf.schema = QString::fromStdString(e[0].get<std::string>());
-            leaf.name = QString::fromStdString(e[1].get<std::string>());
-            leaf.kind = e[2].get<std::string>().empty() ? 'r' : e[2].get<std::string>()[0];
-            leaf.bound = QString::fromStdString(e[3].get<std::string>());
+            leaf.schema = text(e[0]);
+            leaf.name = text(e[1]);
+            leaf.kind = text(e[2]).isEmpty() ? 'r' : char(text(e[2])[0].toLatin1());
+            leaf.bound = text(e[3]);
+            leaf.refusal = text(e[4]);
+            leaf.owner = text(e[5]);
+            leaf.tablespace = text(e[6]);
+            leaf.options = text(e[7]);
+            if (e[8].is_array())
+                for (const auto &g : e[8])
+                    if (g.is_array() && g.size() == 3)
+                        leaf.grants.push_back(
+                            {text(g[0]), text(g[1]), g[2].is_boolean() && g[2].get<bool>()});
             if (leaf.bound == QLatin1String("DEFAULT")) {
                 leaf.isDefault = true;
                 l.m_default = int(l.m_leaves.size());
@@ -220,24 +285,26 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
             static const QString from = QStringLiteral("FOR VALUES FROM ");
             static const QString in = QStringLiteral("FOR VALUES IN ");
             qsizetype at = 0;
+            bool nullListed = false;
             if (leaf.bound.startsWith(from)) {
                 at = from.size();
-                auto lo = parseValues(leaf.bound, at);
+                auto lo = parseValues(leaf.bound, at, nullListed);
                 static const QString to = QStringLiteral(" TO ");
                 if (!lo || leaf.bound.mid(at, to.size()) != to)
                     continue;
                 at += to.size();
-                auto hi = parseValues(leaf.bound, at);
+                auto hi = parseValues(leaf.bound, at, nullListed);
                 if (!hi || lo->size() != 1 || hi->size() != 1)
                     continue;
                 leaf.from = *lo;
                 leaf.to = *hi;
             } else if (leaf.bound.startsWith(in)) {
                 at = in.size();
-                auto values = parseValues(leaf.bound, at);
+                auto values = parseValues(leaf.bound, at, nullListed);
                 if (!values)
                     continue;
                 leaf.from = *values;
+                leaf.holdsNull = nullListed;
             } else {
                 continue;
             }
@@ -246,22 +313,24 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
                 l.m_byValue.insert(v, index);
             l.m_leaves.push_back(leaf);
         }
-    // What one range leaf spans, when every leaf spans the same: one day or
-    // one integer. It gives the bounds of a leaf the publish creates.
+    if (l.m_default >= 0)
+        l.m_defaultLeaf = qualified(db, l.m_leaves[std::size_t(l.m_default)].schema,
+                                    l.m_leaves[std::size_t(l.m_default)].name);
+    // What one range leaf spans, when every leaf spans the same: one day
+    // (a date key) or one (an integer key). It gives the bounds of a leaf the
+    // publish creates.
     if (l.m_strategy == 'r') {
-        bool days = true, integers = true, any = false;
+        const bool date = l.m_keyType == QLatin1String("date");
+        bool same = true;
         for (const Leaf &leaf : l.m_leaves) {
             if (leaf.isDefault)
                 continue;
-            any = true;
             const QDate lo = dayOf(leaf.from.value(0)), hi = dayOf(leaf.to.value(0));
-            days = days && lo.isValid() && hi.isValid() && lo.addDays(1) == hi;
             const auto a = integerOf(leaf.from.value(0)), b = integerOf(leaf.to.value(0));
-            integers = integers && a && b && *a + 1 == *b;
+            same = same && (date ? lo.isValid() && hi.isValid() && lo.addDays(1) == hi
+                                 : a && b && *a + 1 == *b);
         }
-        if (!any)
-            days = l.m_keyType == QLatin1String("date"), integers = isIntegerType(l.m_keyType);
-        l.m_step = days ? Step::Day : integers ? Step::Integer : Step::None;
+        l.m_step = !same ? Step::None : date ? Step::Day : Step::Integer;
     }
     return l;
 }
@@ -303,8 +372,8 @@ QString PartitionLayout::newLeafName(const QString &value) const {
             }
         }
         for (qsizetype i = 0; i < forms.size(); ++i)
-            if (leaf.name.contains(forms[i])) {
-                name = QString(leaf.name).replace(forms[i], mine[i]);
+            if (const qsizetype at = leaf.name.lastIndexOf(forms[i]); at >= 0) {
+                name = leaf.name.left(at) % mine[i] % leaf.name.mid(at + forms[i].size());
                 break;
             }
         if (!name.isEmpty())
@@ -312,14 +381,21 @@ QString PartitionLayout::newLeafName(const QString &value) const {
     }
     if (name.isEmpty()) {
         static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_]"));
-        name = m_parentName % u'_' % QString(value).replace(unsafe, QStringLiteral("_"));
+        QString clean = value;
+        clean.replace(unsafe, QStringLiteral("_"));
+        // Values that differ only where characters were replaced get names apart.
+        name = m_parentName % u'_' % clean % (clean == value ? QString() : u'_' % tag(value));
     }
     const auto taken = [&](const QString &n) {
         return std::any_of(m_leaves.begin(), m_leaves.end(),
                            [&](const Leaf &leaf) { return leaf.name == n; });
     };
-    if (name.toUtf8().size() > 63 || taken(name))
-        name = m_parentName.left(40) % QStringLiteral("_rw_") % tag(value);
+    if (name.toUtf8().size() > 63 || taken(name)) {
+        QString head = m_parentName.left(40);
+        while (head.toUtf8().size() > 40)
+            head.chop(1);
+        name = head % QStringLiteral("_rw_") % tag(value);
+    }
     return name;
 }
 
@@ -343,19 +419,18 @@ PublishChoice PartitionLayout::choose(const std::optional<QString> &label,
             return rows(QStringLiteral("its leaf %1 is partitioned itself").arg(leaf.name));
         if (leaf.kind == 'f')
             return rows(QStringLiteral("its leaf %1 is a foreign table").arg(leaf.name));
-        bool single = false, guarded = false;
+        if (!leaf.refusal.isEmpty())
+            return rows(
+                QStringLiteral("its leaf %1 cannot be swapped: %2").arg(leaf.name, leaf.refusal));
+        bool single = false;
         if (m_strategy == 'l') {
-            single = leaf.from.size() == 1;
-        } else {
+            single = leaf.from.size() == 1 && !leaf.holdsNull;
+        } else if (m_keyType == QLatin1String("date")) {
             const QDate lo = dayOf(leaf.from.value(0)), hi = dayOf(leaf.to.value(0));
-            const bool oneDay = lo.isValid() && hi.isValid() && lo.addDays(1) == hi;
+            single = lo.isValid() && hi.isValid() && lo.addDays(1) == hi;
+        } else {
             const auto a = integerOf(leaf.from.value(0)), b = integerOf(leaf.to.value(0));
-            if (m_keyType == QLatin1String("date"))
-                single = oneDay;
-            else if (isIntegerType(m_keyType))
-                single = a && b && *a + 1 == *b;
-            else if (isTextType(m_keyType))
-                single = guarded = true; // any text range holds more than one value
+            single = a && b && *a + 1 == *b;
         }
         if (!single)
             return rows(QStringLiteral("its leaf %1 holds more than this partition (%2)")
@@ -365,7 +440,8 @@ PublishChoice PartitionLayout::choose(const std::optional<QString> &label,
                                        "is replaced")
                             .arg(leaf.name));
         c.method = PublishMethod::Swap;
-        c.leaf = {leaf.schema, leaf.name, leaf.bound, checkFor(leaf), true, guarded};
+        c.leaf = {leaf.schema, leaf.name,       leaf.bound,   checkFor(leaf), true,
+                  leaf.owner,  leaf.tablespace, leaf.options, leaf.grants};
         return c;
     }
     // No leaf starts at the value: one may still hold it.
@@ -411,7 +487,8 @@ PublishChoice PartitionLayout::choose(const std::optional<QString> &label,
         created.bound = QStringLiteral("FOR VALUES FROM (") % literal(created.from[0]) %
                         QStringLiteral(") TO (") % literal(created.to[0]) % u')';
     c.method = PublishMethod::Swap;
-    c.leaf = {created.schema, created.name, created.bound, checkFor(created), false, false};
+    c.leaf = {
+        created.schema, created.name, created.bound, checkFor(created), false, {}, {}, {}, {}};
     return c;
 }
 
@@ -422,6 +499,8 @@ Status lockForSwap(const Database &db, const QStringList &quotedTables) {
         only << QStringLiteral("ONLY ") % t;
     const QString lock = QStringLiteral("LOCK TABLE ") % only.join(QStringLiteral(", ")) %
                          QStringLiteral(" IN ACCESS EXCLUSIVE MODE");
+    if (budget == 0) // REWIND_BUSY_TIMEOUT_MS=0: lock_timeout 0, wait as long as it takes
+        return db.execAll({lock});
     QElapsedTimer waited;
     waited.start();
     // Short tries: while this session waits for the lock, every reader that
@@ -441,7 +520,9 @@ Status lockForSwap(const Database &db, const QStringList &quotedTables) {
         }
         if (r.error().sqlState != QLatin1String("55P03"))
             return fail(r.error());
-        if (auto s = db.execAll({QStringLiteral("ROLLBACK TO SAVEPOINT rewind_swap_lock")}); !s)
+        if (auto s = db.execAll({QStringLiteral("ROLLBACK TO SAVEPOINT rewind_swap_lock"),
+                                 QStringLiteral("RELEASE SAVEPOINT rewind_swap_lock")});
+            !s)
             return s;
         const qint64 now = waited.elapsed();
         if (now >= budget)
@@ -486,13 +567,28 @@ Status buildSwapTables(const Database &db, const BatchSql &sql, const QVariant &
         QVariantList binds;
         const std::vector<PartitionRef> one{item.partition};
         const QString insert = sql.insertStaged(item.built, &one, binds);
-        if (auto s = db.execAll(
-                {QStringLiteral("CREATE TABLE ") % item.built % QStringLiteral(" (LIKE ") % parent %
-                     QStringLiteral(" INCLUDING ALL)"),
-                 QStringLiteral("ALTER TABLE ") % item.built % QStringLiteral(" ADD CONSTRAINT ") %
-                     QLatin1String(kCheckName) % QStringLiteral(" CHECK (") % item.leaf.check %
-                     u')'});
-            !s)
+        // Like the parent, and like the old leaf where a leaf differs: its
+        // storage options, tablespace, owner and grants.
+        QStringList ddl{QStringLiteral("CREATE TABLE ") % item.built % QStringLiteral(" (LIKE ") %
+                            parent % QStringLiteral(" INCLUDING ALL)") %
+                            (item.leaf.options.isEmpty()
+                                 ? QString()
+                                 : QStringLiteral(" WITH (") % item.leaf.options % u')') %
+                            (item.leaf.tablespace.isEmpty()
+                                 ? QString()
+                                 : QStringLiteral(" TABLESPACE ") % db.quote(item.leaf.tablespace)),
+                        QStringLiteral("ALTER TABLE ") % item.built %
+                            QStringLiteral(" ADD CONSTRAINT ") % QLatin1String(kCheckName) %
+                            QStringLiteral(" CHECK (") % item.leaf.check % u')'};
+        if (!item.leaf.owner.isEmpty())
+            ddl << QStringLiteral("ALTER TABLE ") % item.built % QStringLiteral(" OWNER TO ") %
+                       db.quote(item.leaf.owner);
+        for (const SwapGrant &g : item.leaf.grants)
+            ddl << QStringLiteral("GRANT ") % g.privilege % QStringLiteral(" ON ") % item.built %
+                       QStringLiteral(" TO ") %
+                       (g.grantee.isEmpty() ? QStringLiteral("PUBLIC") : db.quote(g.grantee)) %
+                       (g.grantable ? QStringLiteral(" WITH GRANT OPTION") : QString());
+        if (auto s = db.execAll(ddl); !s)
             return s;
         if (auto r = db.exec(insert, binds); !r)
             return fail(r.error());
@@ -524,18 +620,40 @@ Status swapPartitions(const Database &db, const BatchSql &sql, const QString &da
                       const QVariant &runId, std::vector<SwapItem> &items, QElapsedTimer &locked) {
     const PartitionLayout &layout = sql.catalog().layout;
     const QString parent = layout.parent();
+    // ATTACH also locks the DEFAULT partition (and reads it for rows of the
+    // attached range): locked with the others, in the same short tries.
     QStringList toLock{parent};
+    if (!layout.defaultLeaf().isEmpty())
+        toLock << layout.defaultLeaf();
     for (const SwapItem &item : items)
         if (item.leaf.exists)
             toLock << qualified(db, item.leaf.schema, item.leaf.name);
     if (auto s = lockForSwap(db, toLock); !s)
         return s;
     locked.start();
-    // Every column of the target, for the rows a guarded leaf keeps.
-    QStringList all;
-    for (auto it = sql.catalog().targetTypes.cbegin(); it != sql.catalog().targetTypes.cend(); ++it)
-        all << db.quote(it.key());
-    const QString columns = all.join(QStringLiteral(", "));
+    // The leaves as the operation read them, checked again now that no one
+    // can change them: a bound changed since (a hand ALTER, a maintenance
+    // job) would lose the rows outside the old one.
+    for (const SwapItem &item : items) {
+        const QString leaf = qualified(db, item.leaf.schema, item.leaf.name);
+        auto bound = db.scalar(
+            QStringLiteral("SELECT COALESCE((SELECT pg_get_expr(c.relpartbound, c.oid) FROM "
+                           "pg_class AS c JOIN pg_inherits AS i ON i.inhrelid = c.oid WHERE c.oid "
+                           "= to_regclass(?) AND i.inhparent = to_regclass(?)), CASE WHEN "
+                           "to_regclass(?) IS NULL THEN '' ELSE '(not a partition)' END)"),
+            {leaf, parent, leaf});
+        if (!bound)
+            return fail(bound.error());
+        const QString now = bound->toString();
+        if (now != (item.leaf.exists ? item.leaf.bound : QString()))
+            return internalError(
+                QStringLiteral("partition %1: its leaf %2 changed since the run read the "
+                               "target's partitions (%3, now %4); nothing of this chunk was "
+                               "published: run again")
+                    .arg(partitionLabel(item.partition.label), leaf,
+                         item.leaf.exists ? item.leaf.bound : QStringLiteral("no such table"),
+                         now.isEmpty() ? QStringLiteral("no such table") : now));
+    }
     const QString at = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
     std::vector<swapstore::Swap> records;
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -554,19 +672,6 @@ Status swapPartitions(const Database &db, const BatchSql &sql, const QString &da
         QStringList statements;
         QHash<QString, QString> oldIndexes;
         if (item.leaf.exists) {
-            if (item.leaf.guarded) {
-                // A text range holds other values than the partition's: the
-                // rows of those stay, as a DELETE of the partition leaves them.
-                QVariantList binds{item.partition.value};
-                if (auto r =
-                        db.exec(QStringLiteral("INSERT INTO ") % item.built % QStringLiteral(" (") %
-                                    columns % QStringLiteral(") SELECT ") % columns %
-                                    QStringLiteral(" FROM ") % leaf % QStringLiteral(" WHERE ") %
-                                    layout.quotedKey() % QStringLiteral(" <> ?"),
-                                binds);
-                    !r)
-                    return fail(r.error());
-            }
             auto indexes = indexesByParent(db, leaf);
             if (!indexes)
                 return fail(indexes.error());
@@ -648,6 +753,56 @@ Status swapBack(const Database &db, const swapstore::Swap &swap, qint64 &removed
     }
     if (!execute)
         return {};
+    // The saved leaf as the parent is now (a column added, dropped or
+    // widened since, by a later run or by hand): ATTACH takes only a table
+    // with the parent's columns. An added column is NULL in it, as a rows
+    // publish's restore leaves it.
+    if (!swap.savedTable.isEmpty()) {
+        const auto columnsOf = [&](const QString &table) -> Result<QHash<QString, QString>> {
+            // The type, and the default after it (an added column fills
+            // the saved rows as it filled the parent's).
+            auto q = db.exec(
+                QStringLiteral("SELECT a.attname, format_type(a.atttypid, a.atttypmod), "
+                               "pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute AS a LEFT JOIN "
+                               "pg_attrdef AS d ON d.adrelid = a.attrelid AND d.adnum = a.attnum "
+                               "AND a.attgenerated = '' WHERE a.attrelid = to_regclass(?) AND "
+                               "a.attnum > 0 AND NOT a.attisdropped"),
+                {table});
+            if (!q)
+                return fail(q.error());
+            QHash<QString, QString> out;
+            while (q->next())
+                out.insert(q->value(0).toString(),
+                           q->value(1).toString() +
+                               (q->value(2).isNull() ? QString() : u'\n' + q->value(2).toString()));
+            return out;
+        };
+        auto parentColumns = columnsOf(swap.parent);
+        if (!parentColumns)
+            return fail(parentColumns.error());
+        auto savedColumns = columnsOf(swap.savedTable);
+        if (!savedColumns)
+            return fail(savedColumns.error());
+        QStringList align;
+        const QString alter = QStringLiteral("ALTER TABLE ") % swap.savedTable;
+        for (auto it = parentColumns->cbegin(); it != parentColumns->cend(); ++it) {
+            const QString col = db.quote(it.key());
+            const QString type = it.value().section(u'\n', 0, 0);
+            const QString fill = it.value().section(u'\n', 1);
+            if (!savedColumns->contains(it.key()))
+                align << alter % QStringLiteral(" ADD COLUMN ") % col % u' ' % type %
+                             (fill.isEmpty() ? QString() : QStringLiteral(" DEFAULT ") % fill);
+            else if (savedColumns->value(it.key()).section(u'\n', 0, 0) != type)
+                align << alter % QStringLiteral(" ALTER COLUMN ") % col % QStringLiteral(" TYPE ") %
+                             type % QStringLiteral(" USING CAST(") % col % QStringLiteral(" AS ") %
+                             type % u')';
+        }
+        for (auto it = savedColumns->cbegin(); it != savedColumns->cend(); ++it)
+            if (!parentColumns->contains(it.key()))
+                align << alter % QStringLiteral(" DROP COLUMN ") % db.quote(it.key());
+        if (auto s = db.execAll(align); !s)
+            return s;
+    }
     // The CHECK first, outside the parent's lock: ATTACH then skips its scan.
     if (!swap.savedTable.isEmpty())
         if (auto s = db.execAll({QStringLiteral("ALTER TABLE ") % swap.savedTable %
@@ -655,7 +810,18 @@ Status swapBack(const Database &db, const swapstore::Swap &swap, qint64 &removed
                                  QStringLiteral(" CHECK (") % swap.check % u')'});
             !s)
             return s;
-    if (auto s = lockForSwap(db, {swap.parent, leaf}); !s)
+    QStringList toLock{swap.parent, leaf};
+    if (auto d = db.scalar(QStringLiteral("SELECT quote_ident(n.nspname) || '.' || "
+                                          "quote_ident(c.relname) FROM pg_partitioned_table AS p "
+                                          "JOIN pg_class AS c ON c.oid = p.partdefid JOIN "
+                                          "pg_namespace AS n ON n.oid = c.relnamespace WHERE "
+                                          "p.partrelid = to_regclass(?)"),
+                           {swap.parent});
+        !d)
+        return fail(d.error());
+    else if (!d->isNull())
+        toLock << d->toString();
+    if (auto s = lockForSwap(db, toLock); !s)
         return s;
     QStringList statements{QStringLiteral("ALTER TABLE ") % swap.parent %
                                QStringLiteral(" DETACH PARTITION ") % leaf,

@@ -25,6 +25,13 @@ template <> struct EnumNames<PublishMethod> {
         {PublishMethod::Rows, "rows"}, {PublishMethod::Swap, "swap"}};
 };
 
+// A privilege granted on a leaf, given again on the table that replaces it.
+struct SwapGrant {
+    QString privilege; // SELECT, INSERT, ...
+    QString grantee;   // a role name; empty: PUBLIC
+    bool grantable = false;
+};
+
 // The leaf partition a swap replaces (or creates).
 struct SwapLeaf {
     QString schema;     // the leaf's schema
@@ -32,9 +39,9 @@ struct SwapLeaf {
     QString bound;      // "FOR VALUES FROM ('2025-05-29') TO ('2025-05-30')"
     QString check;      // a CHECK the new table carries so that ATTACH skips its validation scan
     bool exists = true; // false: no leaf holds the value yet; the publish creates it
-    // The bound admits values other than the partition's (a text key's
-    // range): the old leaf is checked to hold none, under the swap's lock.
-    bool guarded = false;
+    // Taken over from the old leaf by the table that replaces it.
+    QString owner, tablespace, options;
+    std::vector<SwapGrant> grants;
 };
 
 struct PublishChoice {
@@ -62,6 +69,8 @@ public:
     // The parent, quoted and schema-qualified (empty when not partitioned).
     const QString &parent() const { return m_parent; }
     const QString &quotedKey() const { return m_quotedKey; }
+    // The DEFAULT partition, quoted and qualified; empty when there is none.
+    const QString &defaultLeaf() const { return m_defaultLeaf; }
 
 private:
     struct Leaf {
@@ -70,6 +79,10 @@ private:
         QStringList from; // RANGE lower bound values (one column: one), or LIST values
         QStringList to;   // RANGE upper bound
         bool isDefault = false;
+        bool holdsNull = false; // a LIST leaf that lists NULL
+        QString refusal;        // why it cannot be swapped (its own indexes, ...), or empty
+        QString owner, tablespace, options; // what the built table takes over from it
+        std::vector<SwapGrant> grants;
     };
     enum class Step { None, Day, Integer }; // what one leaf's range spans, when all alike
     // The bound and CHECK of a leaf holding exactly `value`, for the key's type.
@@ -84,6 +97,7 @@ private:
     std::vector<Leaf> m_leaves;
     QHash<QString, int> m_byValue; // a RANGE leaf's lower bound, a LIST leaf's value -> leaf
     int m_default = -1;
+    QString m_defaultLeaf;
     Step m_step = Step::None;
 };
 
