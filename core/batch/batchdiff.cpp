@@ -186,6 +186,14 @@ finishResults(const Database &db, const DatasetSpec &dataset, const BatchSql &sq
     if (!read)
         return fail(read.error());
     auto out = partitionResults(scope, *read, deduped, staged, diff, target);
+    if (dataset.write == WriteMode::OverwritePartition) {
+        std::vector<std::optional<QString>> labels;
+        for (const PartitionResult &p : out)
+            if (p.updated + p.unchanged + p.deleted > 0) // a leaf with rows: a swap's candidate
+                labels.push_back(p.partition);
+        if (auto s = sql.catalog().layout.inspect(db, labels); !s)
+            return fail(s.error());
+    }
     if (dataset.write == WriteMode::OverwritePartition)
         for (PartitionResult &p : out) {
             const PublishChoice c =

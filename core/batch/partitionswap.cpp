@@ -159,35 +159,15 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
             "pg_has_role(c.relowner, 'USAGE') AND has_schema_privilege(n.oid, 'CREATE'), "
             "EXISTS (SELECT 1 FROM pg_trigger AS g WHERE g.tgrelid = c.oid AND NOT "
             "g.tgisinternal), "
-            "EXISTS (SELECT 1 FROM pg_publication_tables AS pb WHERE pb.schemaname = n.nspname "
-            "AND pb.tablename = c.relname) OR EXISTS (SELECT 1 FROM pg_publication_tables AS pb "
-            "JOIN pg_inherits AS i ON i.inhparent = c.oid JOIN pg_class AS lc ON lc.oid = "
-            "i.inhrelid JOIN pg_namespace AS ln ON ln.oid = lc.relnamespace WHERE pb.schemaname "
-            "= ln.nspname AND pb.tablename = lc.relname), "
+            // In a publication: all tables, its schema, itself or a leaf
+            // (the catalogs, not the view pg_publication_tables: its plan alone took 3 ms).
+            "EXISTS (SELECT 1 FROM pg_publication AS pb WHERE pb.puballtables) OR EXISTS (SELECT "
+            "1 FROM pg_publication_namespace AS pn WHERE pn.pnnspid = n.oid) OR EXISTS (SELECT 1 "
+            "FROM pg_publication_rel AS pr WHERE pr.prrelid = c.oid OR pr.prrelid IN (SELECT "
+            "i.inhrelid FROM pg_inherits AS i WHERE i.inhparent = c.oid)), "
             "current_setting('standard_conforming_strings') = 'on', "
             "(SELECT json_agg(json_build_array(ln.nspname, lc.relname, lc.relkind::text, "
-            "pg_get_expr(lc.relpartbound, lc.oid), "
-            // 4: why the leaf cannot be swapped, or ''
-            "CASE WHEN NOT pg_has_role(lc.relowner, 'MEMBER') OR NOT has_schema_privilege("
-            "ln.oid, 'CREATE') THEN 'this role may not replace it' "
-            "WHEN lc.relrowsecurity THEN 'it has row security of its own' "
-            "WHEN EXISTS (SELECT 1 FROM pg_index AS x WHERE x.indrelid = lc.oid AND NOT EXISTS "
-            "(SELECT 1 FROM pg_inherits AS ih WHERE ih.inhrelid = x.indexrelid)) THEN 'it has "
-            "indexes of its own' "
-            "WHEN EXISTS (SELECT 1 FROM pg_constraint AS k WHERE k.conrelid = lc.oid AND "
-            "k.coninhcount = 0 AND k.conparentid = 0) THEN 'it has constraints of its own' "
-            "WHEN EXISTS (SELECT 1 FROM pg_trigger AS g WHERE g.tgrelid = lc.oid AND NOT "
-            "g.tgisinternal AND g.tgparentid = 0) THEN 'it has triggers of its own' "
-            "WHEN EXISTS (SELECT 1 FROM pg_depend AS d JOIN pg_rewrite AS r ON r.oid = d.objid "
-            "WHERE d.classid = 'pg_rewrite'::regclass AND d.refobjid = lc.oid AND r.ev_class <> "
-            "lc.oid) THEN 'views read it' ELSE '' END, "
-            // 5, 6, 7: owner, tablespace, storage options
-            "pg_get_userbyid(lc.relowner), (SELECT t.spcname FROM pg_tablespace AS t WHERE t.oid "
-            "= lc.reltablespace), array_to_string(lc.reloptions, ', '), "
-            // 8: grants to others than the owner
-            "(SELECT json_agg(json_build_array(g.privilege_type, CASE WHEN g.grantee = 0 THEN '' "
-            "ELSE pg_get_userbyid(g.grantee) END, g.is_grantable)) FROM aclexplode(lc.relacl) AS "
-            "g WHERE g.grantee <> lc.relowner)) ORDER BY lc.relname) "
+            "pg_get_expr(lc.relpartbound, lc.oid)) ORDER BY lc.relname) "
             "FROM pg_inherits AS i JOIN pg_class AS lc ON lc.oid = i.inhrelid JOIN pg_namespace "
             "AS ln ON ln.oid = lc.relnamespace WHERE i.inhparent = c.oid)::text "
             "FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
@@ -260,22 +240,13 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
     };
     if (leaves.is_array())
         for (const auto &e : leaves) {
-            if (!e.is_array() || e.size() != 9 || !e[3].is_string())
+            if (!e.is_array() || e.size() != 4 || !e[3].is_string())
                 continue;
             Leaf leaf;
             leaf.schema = text(e[0]);
             leaf.name = text(e[1]);
             leaf.kind = text(e[2]).isEmpty() ? 'r' : char(text(e[2])[0].toLatin1());
             leaf.bound = text(e[3]);
-            leaf.refusal = text(e[4]);
-            leaf.owner = text(e[5]);
-            leaf.tablespace = text(e[6]);
-            leaf.options = text(e[7]);
-            if (e[8].is_array())
-                for (const auto &g : e[8])
-                    if (g.is_array() && g.size() == 3)
-                        leaf.grants.push_back(
-                            {text(g[0]), text(g[1]), g[2].is_boolean() && g[2].get<bool>()});
             if (leaf.bound == QLatin1String("DEFAULT")) {
                 leaf.isDefault = true;
                 l.m_default = int(l.m_leaves.size());
@@ -333,6 +304,85 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
         l.m_step = !same ? Step::None : date ? Step::Day : Step::Integer;
     }
     return l;
+}
+
+Status PartitionLayout::inspect(const Database &db,
+                                const std::vector<std::optional<QString>> &labels) const {
+    if (!m_whole.isEmpty())
+        return {};
+    QStringList marks;
+    QVariantList binds;
+    QHash<QString, int> asked; // by the leaf's oid::regclass text, once read
+    QList<int> indexes;
+    for (const auto &label : labels) {
+        if (!label)
+            continue;
+        const auto found = m_byValue.constFind(*label);
+        if (found == m_byValue.cend() || m_leaves[std::size_t(*found)].inspected ||
+            indexes.contains(*found))
+            continue;
+        const Leaf &leaf = m_leaves[std::size_t(*found)];
+        indexes << *found;
+        marks << QStringLiteral("(?, to_regclass(?))");
+        binds << *found << qualified(db, leaf.schema, leaf.name);
+    }
+    if (indexes.isEmpty())
+        return {};
+    // Per leaf: why it cannot be swapped (or ''), its owner, tablespace,
+    // storage options, and grants to others than its owner.
+    auto q =
+        db.exec(QStringLiteral(
+                    "SELECT w.i, "
+                    "CASE WHEN NOT pg_has_role(lc.relowner, 'MEMBER') OR NOT "
+                    "has_schema_privilege(ln.oid, 'CREATE') THEN 'this role may not replace it' "
+                    "WHEN lc.relrowsecurity THEN 'it has row security of its own' "
+                    "WHEN EXISTS (SELECT 1 FROM pg_index AS x WHERE x.indrelid = lc.oid AND NOT "
+                    "EXISTS (SELECT 1 FROM pg_inherits AS ih WHERE ih.inhrelid = x.indexrelid)) "
+                    "THEN 'it has indexes of its own' "
+                    "WHEN EXISTS (SELECT 1 FROM pg_constraint AS k WHERE k.conrelid = lc.oid AND "
+                    "k.coninhcount = 0 AND k.conparentid = 0) THEN 'it has constraints of its own' "
+                    "WHEN EXISTS (SELECT 1 FROM pg_trigger AS g WHERE g.tgrelid = lc.oid AND NOT "
+                    "g.tgisinternal AND g.tgparentid = 0) THEN 'it has triggers of its own' "
+                    "WHEN EXISTS (SELECT 1 FROM pg_depend AS d JOIN pg_rewrite AS r ON r.oid = "
+                    "d.objid WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = lc.oid "
+                    "AND d.classid = 'pg_rewrite'::regclass AND r.ev_class <> lc.oid) THEN "
+                    "'views read it' ELSE '' END, "
+                    "pg_get_userbyid(lc.relowner), (SELECT t.spcname FROM pg_tablespace AS t "
+                    "WHERE t.oid = lc.reltablespace), array_to_string(lc.reloptions, ', '), "
+                    "(SELECT json_agg(json_build_array(g.privilege_type, CASE WHEN g.grantee = 0 "
+                    "THEN '' ELSE pg_get_userbyid(g.grantee) END, g.is_grantable)) FROM "
+                    "aclexplode(lc.relacl) AS g WHERE g.grantee <> lc.relowner)::text "
+                    "FROM (VALUES ") %
+                    marks.join(QStringLiteral(", ")) %
+                    QStringLiteral(") AS w (i, leaf) JOIN pg_class AS lc ON lc.oid = w.leaf JOIN "
+                                   "pg_namespace AS ln ON ln.oid = lc.relnamespace"),
+                binds);
+    if (!q)
+        return fail(q.error());
+    for (int index : indexes) {
+        Leaf &leaf = m_leaves[std::size_t(index)];
+        leaf.inspected = true;
+        leaf.refusal = QStringLiteral("it is gone"); // unless the catalog lists it below
+    }
+    while (q->next()) {
+        const int index = q->value(0).toInt();
+        if (!indexes.contains(index))
+            continue;
+        Leaf &leaf = m_leaves[std::size_t(index)];
+        leaf.refusal = q->value(1).toString();
+        leaf.owner = q->value(2).toString();
+        leaf.tablespace = q->value(3).toString();
+        leaf.options = q->value(4).toString();
+        const auto grants =
+            nlohmann::json::parse(q->value(5).toString().toStdString(), nullptr, false);
+        if (grants.is_array())
+            for (const auto &g : grants)
+                if (g.is_array() && g.size() == 3 && g[0].is_string() && g[1].is_string())
+                    leaf.grants.push_back({QString::fromStdString(g[0].get<std::string>()),
+                                           QString::fromStdString(g[1].get<std::string>()),
+                                           g[2].is_boolean() && g[2].get<bool>()});
+    }
+    return {};
 }
 
 QString PartitionLayout::checkFor(const Leaf &leaf) const {
@@ -419,6 +469,8 @@ PublishChoice PartitionLayout::choose(const std::optional<QString> &label,
             return rows(QStringLiteral("its leaf %1 is partitioned itself").arg(leaf.name));
         if (leaf.kind == 'f')
             return rows(QStringLiteral("its leaf %1 is a foreign table").arg(leaf.name));
+        if (!leaf.inspected)
+            return rows(QStringLiteral("its leaf %1 was not inspected").arg(leaf.name));
         if (!leaf.refusal.isEmpty())
             return rows(
                 QStringLiteral("its leaf %1 cannot be swapped: %2").arg(leaf.name, leaf.refusal));

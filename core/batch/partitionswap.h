@@ -60,6 +60,11 @@ public:
     static Result<PartitionLayout> resolve(const Database &db, const DatasetSpec &dataset,
                                            bool targetExists, bool compareTypes);
 
+    // Reads what a swap needs of the leaves of `labels` (whether one can be
+    // replaced, and the owner, grants and storage a replacement takes over):
+    // one catalog query, only for leaves not read before. Before choose().
+    Status inspect(const Database &db, const std::vector<std::optional<QString>> &labels) const;
+
     // How partition `label` publishes, its target leaf holding `targetRows`
     // rows now (the diff's count): a swap replaces a leaf holding exactly
     // that partition's value, and holding rows (an empty one gains nothing
@@ -80,6 +85,7 @@ private:
         QStringList to;   // RANGE upper bound
         bool isDefault = false;
         bool holdsNull = false; // a LIST leaf that lists NULL
+        bool inspected = false; // inspect() read what follows
         QString refusal;        // why it cannot be swapped (its own indexes, ...), or empty
         QString owner, tablespace, options; // what the built table takes over from it
         std::vector<SwapGrant> grants;
@@ -94,7 +100,8 @@ private:
     QString m_parentSchema, m_parentName;
     QString m_key, m_quotedKey, m_keyType;
     char m_strategy = 0; // r RANGE, l LIST
-    std::vector<Leaf> m_leaves;
+    // Filled by inspect(): a cache of catalog facts, hence mutable.
+    mutable std::vector<Leaf> m_leaves;
     QHash<QString, int> m_byValue; // a RANGE leaf's lower bound, a LIST leaf's value -> leaf
     int m_default = -1;
     QString m_defaultLeaf;

@@ -125,12 +125,15 @@ public:
     }
 
     // User relations: visible ones (through the search path) by their bare
-    // name, the others as schema.name.
+    // name, the others as schema.name. Not the partitions of a partitioned
+    // table (a warehouse may hold thousands: 3,650 made the listing 32 ms
+    // instead of 1): a spec naming one is checked by name (findRelation).
     QString listRelations() const override {
         return QStringLiteral("SELECT CASE WHEN pg_table_is_visible(c.oid) THEN c.relname ELSE "
                               "n.nspname || '.' || c.relname END "
                               "FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
-                              "WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname NOT IN "
+                              "WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND NOT "
+                              "c.relispartition AND n.nspname NOT IN "
                               "('pg_catalog', 'information_schema') "
                               "AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE "
                               "'pg\\_temp\\_%' ORDER BY 1");

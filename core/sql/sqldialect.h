@@ -48,7 +48,8 @@ public:
     // (TimeJson::epochMs, dlqSignature, DlqDialect::sessionFunctions).
     virtual bool inProcessFunctions() const = 0;
 
-    // Catalog: user tables and views, one column "name".
+    // Catalog: user tables and views (not the partitions of a partitioned table), one column
+    // "name".
     virtual QString listRelations() const = 0;
     // Columns of one relation, bound parameter: relation name. Columns
     // "name", "type", "strict" (1 for a SQLite STRICT table's columns, which

@@ -30,6 +30,13 @@ PreviewDiffModel::PreviewDiffModel(QObject *parent)
                    return failed ? tr("%1 failed").arg(failed) : tr("pass");
                },
                [this](const PartitionResult &p) { return failedGatesOf(p); }},
+              {tr("Publish"),
+               {},
+               [](const PartitionResult &p) { return p.publish.value_or(QString()); },
+               nullptr,
+               tr("How an overwrite publishes the partition: \"swap\" replaces its leaf of a "
+                  "partitioned PostgreSQL table in one step; \"rows\" deletes and inserts "
+                  "(hover a cell for why)")},
           },
           parent) {}
 
@@ -62,9 +69,18 @@ int PreviewDiffModel::failedGatesOf(const PartitionResult &p) const {
 
 QVariant PreviewDiffModel::cellData(const PartitionResult &p, int column, int role) const {
     const qint64 count =
-        column == PartitionColumn || column == GatesColumn ? 0 : value(p, column).toLongLong();
+        column == PartitionColumn || column == GatesColumn || column == PublishColumn
+            ? 0
+            : value(p, column).toLongLong();
     switch (role) {
+    case Qt::ToolTipRole:
+        if (column == PublishColumn && !p.publishReason.isEmpty())
+            return tr("By rows: %1").arg(p.publishReason);
+        return {};
     case Qt::ForegroundRole:
+        if (column == PublishColumn)
+            return p.publish == QLatin1String("swap") ? QBrush(style::qcolor(style::Colour::Ok))
+                                                      : QBrush(style::qcolor(style::Colour::Faint));
         if (column == GatesColumn)
             return QBrush(failedGatesOf(p) ? style::qcolor(style::Colour::Error)
                                            : style::qcolor(style::Colour::Ok));

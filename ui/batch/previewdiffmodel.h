@@ -24,6 +24,7 @@ public:
         DeletedColumn,
         UnchangedColumn,
         GatesColumn,
+        PublishColumn,
         ColumnCount
     };
 
