@@ -46,13 +46,16 @@ const char *const kByHand = "SELECT DISTINCT ON (dt, id) dt, id, amount, updated
                             "ORDER BY dt, id, updated_at DESC";
 
 // A fact table partitioned by day, loaded from an earlier source (every
-// amount doubled), with a primary key and an index; `leaves` extra DDL.
+// amount doubled), with a primary key and two indexes (one partial, with an
+// included column); `leaves` extra DDL.
 QStringList partitionedTarget(const QStringList &leaves) {
     QStringList out{
         QStringLiteral("CREATE TABLE fact (dt DATE NOT NULL, id BIGINT NOT NULL, amount DOUBLE "
                        "PRECISION, updated_at BIGINT, loaded_at TIMESTAMPTZ DEFAULT now(), "
                        "PRIMARY KEY (dt, id)) PARTITION BY RANGE (dt)"),
-        QStringLiteral("CREATE INDEX fact_amount ON fact (amount)")};
+        QStringLiteral("CREATE INDEX fact_amount ON fact (amount)"),
+        QStringLiteral("CREATE INDEX fact_resent ON fact (updated_at) INCLUDE (amount) WHERE "
+                       "updated_at > 1")};
     out << leaves;
     return out;
 }
@@ -200,6 +203,7 @@ private Q_SLOTS:
         const qint64 before = leafOid(ws.db, QStringLiteral("fact_p2025_05_02"));
         const QString indexesBefore = indexNames(ws.db, QStringLiteral("fact_p2025_05_02"));
         QVERIFY(indexesBefore.contains(QStringLiteral("fact_p2025_05_02_pkey")));
+        QCOMPARE(indexesBefore.count(u','), 2); // three indexes
 
         const Proc preview = ctl(ws, {QStringLiteral("preview"), QStringLiteral("--dataset"),
                                       QStringLiteral("fact"), QStringLiteral("--json")});
@@ -522,6 +526,39 @@ private Q_SLOTS:
                  5);
         QCOMPARE(leftovers(ws.db), QString());
         QCOMPARE(testsupport::ledgerProblems(ws.db, QStringLiteral("fact"), r.runId, 5), QString());
+    }
+
+    // `partitions` names each partition's leaf and its bound: a day's own
+    // leaf, a month's leaf for the days it holds, the DEFAULT partition.
+    void partitionsShowLeaves() {
+        if (!needsPostgres())
+            QSKIP("partitioned tables are PostgreSQL's");
+        QStringList s = kSource;
+        s << partitionedTarget(
+                 {QStringLiteral("CREATE TABLE fact_d1 PARTITION OF fact FOR VALUES FROM "
+                                 "('2025-05-01') TO ('2025-05-02')"),
+                  QStringLiteral("CREATE TABLE fact_rest_of_may PARTITION OF fact FOR VALUES "
+                                 "FROM ('2025-05-02') TO ('2025-05-04')"),
+                  QStringLiteral("CREATE TABLE fact_other PARTITION OF fact DEFAULT")})
+          << kLoad;
+        const Ws ws = make(s);
+        const Proc parts = ctl(ws, {QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                                    QStringLiteral("fact"), QStringLiteral("--json")});
+        QVERIFY2(parts.exitCode == 0, parts.err.constData());
+        QHash<QString, QPair<QString, QString>> leaves;
+        for (const auto &v : json(parts)[QStringLiteral("partitions")].toArray()) {
+            const QJsonObject o = v.toObject();
+            leaves.insert(o[QStringLiteral("partition")].toString(),
+                          {o[QStringLiteral("leaf")].toString(),
+                           o[QStringLiteral("leaf_bounds")].toString()});
+        }
+        QCOMPARE(leaves.value(QStringLiteral("2025-05-01")),
+                 qMakePair(QStringLiteral("fact_d1"),
+                           QStringLiteral("FOR VALUES FROM ('2025-05-01') TO ('2025-05-02')")));
+        QCOMPARE(leaves.value(QStringLiteral("2025-05-03")).first,
+                 QStringLiteral("fact_rest_of_may"));
+        QCOMPARE(leaves.value(QStringLiteral("2025-05-04")),
+                 qMakePair(QStringLiteral("fact_other"), QStringLiteral("DEFAULT")));
     }
 
     // A LIST-partitioned target: a leaf of one value swaps too.

@@ -192,6 +192,11 @@ Status runPartitions(Context &ctx) {
                             {"last_published",
                              p.lastPublished.isEmpty() ? Json(nullptr) : Json(s(p.lastPublished))},
                             {"schema_behind", strings(p.schemaBehind)}});
+        for (std::size_t i = 0; i < parts->size(); ++i)
+            if (const PartitionInfo &p = (*parts)[i]; !p.leaf.isEmpty()) {
+                list[i]["leaf"] = s(p.leaf);
+                list[i]["leaf_bounds"] = s(p.leafBounds);
+            }
         Json j{{"dataset", s(d.name)}, {"partitions", list}};
         j["frozen"] = *frozen ? Json{{"frozen_at", s((*frozen)->frozenAt)},
                                      {"os_user", s((*frozen)->osUser)},
@@ -200,19 +205,36 @@ Status runPartitions(Context &ctx) {
         ctx.print(j);
         return {};
     }
-    TextTable table({QStringLiteral("PARTITION"), QStringLiteral("STATUS"),
-                     QStringLiteral("SOURCE ROWS"), QStringLiteral("TARGET ROWS"),
-                     QStringLiteral("DUP KEYS"), QStringLiteral("LAST RUN"),
-                     QStringLiteral("LAST PUBLISHED"), QStringLiteral("SCHEMA BEHIND")},
-                    {false, false, true, true, true, true, false, false});
+    // A partitioned PostgreSQL target: each partition's leaf and its bound too.
+    const bool leaves = std::any_of(parts->begin(), parts->end(),
+                                    [](const PartitionInfo &p) { return !p.leaf.isEmpty(); });
+    QStringList header{QStringLiteral("PARTITION"),      QStringLiteral("STATUS"),
+                       QStringLiteral("SOURCE ROWS"),    QStringLiteral("TARGET ROWS"),
+                       QStringLiteral("DUP KEYS"),       QStringLiteral("LAST RUN"),
+                       QStringLiteral("LAST PUBLISHED"), QStringLiteral("SCHEMA BEHIND")};
+    QList<bool> numeric{false, false, true, true, true, true, false, false};
+    if (leaves) {
+        header << QStringLiteral("LEAF") << QStringLiteral("BOUNDS");
+        numeric << false << false;
+    }
+    TextTable table(header, numeric);
     qint64 source = 0, target = 0, dupes = 0;
     for (const auto &p : *parts) {
-        table.add({partitionLabel(p.partition), enumName(p.status), thousands(p.sourceRows),
-                   thousands(p.targetRows), thousands(p.duplicateKeys),
-                   p.lastRunId.isNull() ? QStringLiteral("-") : p.lastRunId.toString(),
-                   p.lastPublished.isEmpty() ? QStringLiteral("-") : p.lastPublished,
-                   p.schemaBehind.isEmpty() ? QStringLiteral("-")
-                                            : p.schemaBehind.join(QStringLiteral(","))});
+        QStringList row{partitionLabel(p.partition),
+                        enumName(p.status),
+                        thousands(p.sourceRows),
+                        thousands(p.targetRows),
+                        thousands(p.duplicateKeys),
+                        p.lastRunId.isNull() ? QStringLiteral("-") : p.lastRunId.toString(),
+                        p.lastPublished.isEmpty() ? QStringLiteral("-") : p.lastPublished,
+                        p.schemaBehind.isEmpty() ? QStringLiteral("-")
+                                                 : p.schemaBehind.join(QStringLiteral(","))};
+        if (leaves)
+            row << (p.leaf.isEmpty() ? QStringLiteral("-") : p.leaf)
+                << (p.leafBounds.isEmpty()
+                        ? QStringLiteral("-")
+                        : QString(p.leafBounds).remove(QStringLiteral("FOR VALUES ")));
+        table.add(row);
         source += p.sourceRows;
         target += p.targetRows;
         dupes += p.duplicateKeys;

@@ -3,6 +3,7 @@
 #include "core/batch/batchdialect.h"
 #include "core/batch/batchsql.h"
 #include "core/batch/partitionstate.h"
+#include "core/batch/partitionswap.h"
 #include "core/batch/schemachange.h"
 
 #include <QMap>
@@ -326,6 +327,19 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
                  info.status == PartitionStatus::Unloaded))
                 info.status = PartitionStatus::SchemaBehind;
         }
+    }
+
+    // 5. A partitioned target (PostgreSQL): the leaf holding each partition,
+    // with its bound, from one catalog query.
+    if (sql && sql->targetExists() && dataset.partitioned()) {
+        auto layout = PartitionLayout::leaves(db, dataset, true);
+        if (!layout)
+            return fail(layout.error());
+        for (PartitionInfo &info : out)
+            if (const auto leaf = layout->leafOf(info.partition)) {
+                info.leaf = leaf->first;
+                info.leafBounds = leaf->second;
+            }
     }
     return out;
 }

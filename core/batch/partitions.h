@@ -55,6 +55,10 @@ struct PartitionInfo {
     // The source changed since its last publish: status stale, or
     // schema_behind over stale (what run --stale picks).
     bool sourceChanged = false;
+    // A partitioned PostgreSQL target: the leaf table holding the partition
+    // and its bound ("FOR VALUES FROM (...) TO (...)", "DEFAULT"); empty otherwise.
+    QString leaf;
+    QString leafBounds;
 };
 
 QString partitionLabel(const std::optional<QString> &partition); // "(all)" for null

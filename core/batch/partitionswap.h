@@ -59,6 +59,14 @@ public:
     // operation publishes or previews (DatasetCatalog::resolve).
     static Result<PartitionLayout> resolve(const Database &db, const DatasetSpec &dataset,
                                            bool targetExists, bool compareTypes);
+    // The leaves and their bounds alone (whatever the write mode), for
+    // listing which leaf holds each partition.
+    static Result<PartitionLayout> leaves(const Database &db, const DatasetSpec &dataset,
+                                          bool targetExists);
+    // The leaf holding partition `label` and its bound ("FOR VALUES ...",
+    // "DEFAULT"), as the bounds read (a date or integer range, a list);
+    // nullopt when unknown or the target is not partitioned.
+    std::optional<std::pair<QString, QString>> leafOf(const std::optional<QString> &label) const;
 
     // Reads what a swap needs of the leaves of `labels` (whether one can be
     // replaced, and the owner, grants and storage a replacement takes over):
@@ -78,6 +86,8 @@ public:
     const QString &defaultLeaf() const { return m_defaultLeaf; }
 
 private:
+    static Result<PartitionLayout> resolve(const Database &db, const DatasetSpec &dataset,
+                                           bool targetExists, bool compareTypes, bool boundsOnly);
     struct Leaf {
         QString schema, name, bound;
         char kind = 'r';  // relkind: r table, p partitioned (sub-partitioned), f foreign
