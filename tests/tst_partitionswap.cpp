@@ -208,10 +208,16 @@ private Q_SLOTS:
         const Proc preview = ctl(ws, {QStringLiteral("preview"), QStringLiteral("--dataset"),
                                       QStringLiteral("fact"), QStringLiteral("--json")});
         QCOMPARE(preview.exitCode, 0);
-        QHash<QString, QString> method;
-        for (const auto &v : json(preview)[QStringLiteral("partitions")].toArray())
+        QHash<QString, QString> method, reason;
+        for (const auto &v : json(preview)[QStringLiteral("partitions")].toArray()) {
             method.insert(v.toObject()[QStringLiteral("partition")].toString(),
                           v.toObject()[QStringLiteral("publish")].toString());
+            reason.insert(v.toObject()[QStringLiteral("partition")].toString(),
+                          v.toObject()[QStringLiteral("publish_reason")].toString());
+        }
+        QCOMPARE(reason.value(QStringLiteral("2025-05-04")),
+                 QStringLiteral("its leaf fact_p2025_05_04 is empty: the rows are inserted, no row "
+                                "is replaced"));
         QCOMPARE(method.value(QStringLiteral("2025-05-02")), QStringLiteral("swap"));
         QCOMPARE(method.value(QStringLiteral("2025-05-04")), QStringLiteral("rows")); // empty leaf
         QCOMPARE(method.value(QStringLiteral("2025-05-05")), QStringLiteral("swap"));
@@ -250,12 +256,15 @@ private Q_SLOTS:
             ctl(ws, {QStringLiteral("rollback"), QStringLiteral("--run"), QStringLiteral("1"),
                      QStringLiteral("--execute"), QStringLiteral("--json")});
         QVERIFY2(back.exitCode == 0, back.err.constData());
+        int day2 = 0;
         for (const auto &v : json(back)[QStringLiteral("partitions")].toArray())
             if (v.toObject()[QStringLiteral("partition")].toString() ==
                 QLatin1String("2025-05-02")) {
+                ++day2;
                 QCOMPARE(v.toObject()[QStringLiteral("rows_removed")].toInteger(), 300);
                 QCOMPARE(v.toObject()[QStringLiteral("rows_restored")].toInteger(), 300);
             }
+        QCOMPARE(day2, 1);
         QCOMPARE(leafOid(ws.db, QStringLiteral("fact_p2025_05_02")), before);
         QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM fact_p2025_05_04")), 0);
         QCOMPARE(indexNames(ws.db, QStringLiteral("fact_p2025_05_02")), indexesBefore);
@@ -561,6 +570,57 @@ private Q_SLOTS:
                  qMakePair(QStringLiteral("fact_other"), QStringLiteral("DEFAULT")));
     }
 
+    // REWIND_PARTITION_SWAP=0: rows, said.
+    void swapsTurnedOff() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        const Ws ws = standard();
+        qputenv("REWIND_PARTITION_SWAP", "0");
+        auto unset = qScopeGuard([] { qunsetenv("REWIND_PARTITION_SWAP"); });
+        const qint64 before = leafOid(ws.db, QStringLiteral("fact_p2025_05_02"));
+        const Proc run =
+            ctl(ws, {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                     QStringLiteral("--partition"), QStringLiteral("2025-05-02"),
+                     QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject p = json(run)[QStringLiteral("partitions")].toArray()[0].toObject();
+        QCOMPARE(p[QStringLiteral("publish")].toString(), QStringLiteral("rows"));
+        QVERIFY(p[QStringLiteral("publish_reason")].toString().contains(
+            QStringLiteral("REWIND_PARTITION_SWAP=0")));
+        QCOMPARE(leafOid(ws.db, QStringLiteral("fact_p2025_05_02")), before);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM rewind_swaps")), 0);
+    }
+
+    // A new day's leaf name held by another table (a leaf detached and
+    // kept): the new leaf gets a name of its own.
+    void newLeafNameTaken() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        QStringList s = kSource;
+        s << QStringLiteral("INSERT INTO raw VALUES ('2025-05-05', 1, 1.0, 1)")
+          << partitionedTarget(dailyLeaves(4)) << kLoad
+          << QStringLiteral("CREATE TABLE fact_p2025_05_05 (kept_from TEXT)");
+        const Ws ws = make(s);
+        const Proc run =
+            ctl(ws, {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                     QStringLiteral("--partition"), QStringLiteral("2025-05-05"),
+                     QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QCOMPARE(json(run)[QStringLiteral("partitions")]
+                     .toArray()[0]
+                     .toObject()[QStringLiteral("publish")]
+                     .toString(),
+                 QStringLiteral("swap"));
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM fact WHERE dt = "
+                                              "'2025-05-05'")),
+                 1);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM pg_inherits AS i JOIN "
+                                              "pg_class AS c ON c.oid = i.inhrelid WHERE "
+                                              "i.inhparent = 'fact'::regclass AND "
+                                              "starts_with(c.relname, 'fact_rw_')")),
+                 1);
+    }
+
     // A LIST-partitioned target: a leaf of one value swaps too.
     void listLeaves() {
         if (!needsPostgres())
@@ -594,9 +654,9 @@ private Q_SLOTS:
                                                 QStringLiteral(") AS h WHERE dt = '2025-05-02'")));
     }
 
-    // A column added (with a default, as a loader's would be) and a type
-    // widened on the parent after a swap: the rollback makes the saved leaf
-    // match and attaches it again.
+    // A NOT NULL column added (with a default, as a loader's would be), a
+    // type widened and a CHECK added on the parent after a swap: the
+    // rollback makes the saved leaf match and attaches it again.
     void rollbackAfterColumnAdded() {
         if (!needsPostgres())
             QSKIP("partition swap is PostgreSQL's");
@@ -612,9 +672,10 @@ private Q_SLOTS:
             auto handle = Database::open(ws.db);
             QVERIFY(handle);
             QVERIFY(handle->execAll(
-                {QStringLiteral("ALTER TABLE fact ADD COLUMN note TEXT DEFAULT 'x'"),
-                 QStringLiteral("ALTER TABLE fact ALTER COLUMN updated_at "
-                                "TYPE NUMERIC")}));
+                {QStringLiteral("ALTER TABLE fact ADD COLUMN note TEXT NOT NULL DEFAULT 'x'"),
+                 QStringLiteral("ALTER TABLE fact ALTER COLUMN updated_at TYPE NUMERIC"),
+                 QStringLiteral("ALTER TABLE fact ADD CONSTRAINT fact_amount_known CHECK (amount "
+                                "IS NOT NULL)")}));
         }
         const Proc back = ctl(ws, {QStringLiteral("rollback"), QStringLiteral("--run"),
                                    QString::number(json(run)[QStringLiteral("run_id")].toInteger()),

@@ -95,8 +95,9 @@ bool isIntegerType(const QString &type) {
            type == QLatin1String("bigint");
 }
 
+// Not character(n): its values print padded in a bound, and trimmed as labels.
 bool isTextType(const QString &type) {
-    return type == QLatin1String("text") || type.startsWith(QLatin1String("character"));
+    return type == QLatin1String("text") || type.startsWith(QLatin1String("character varying"));
 }
 
 constexpr char kCheckName[] = "rewind_swap_bound";
@@ -240,6 +241,11 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
         : !q->value(12).toBool() ? QStringLiteral("standard_conforming_strings is off")
                                  : QString();
     l.m_whole = why;
+    // Labels are compared with the bounds where the key is the partition
+    // column itself, and a date, an integer, or (in a list) text.
+    l.m_boundsComparable =
+        q->value(4).toInt() == 1 && !q->value(5).isNull() && l.m_key == dataset.partitionColumn &&
+        (discrete || (strategy == QLatin1String("l") && isTextType(l.m_keyType)));
     if (!why.isEmpty() && !boundsOnly)
         return l;
     l.m_strategy = strategy == QLatin1String("l") ? 'l' : 'r';
@@ -318,7 +324,7 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
 
 std::optional<std::pair<QString, QString>>
 PartitionLayout::leafOf(const std::optional<QString> &label) const {
-    if (m_leaves.empty())
+    if (m_leaves.empty() || !m_boundsComparable)
         return std::nullopt;
     if (label) {
         if (const auto found = m_byValue.constFind(*label); found != m_byValue.cend())
@@ -378,7 +384,7 @@ Status PartitionLayout::inspect(const Database &db,
     auto q =
         db.exec(QStringLiteral(
                     "SELECT w.i, "
-                    "CASE WHEN NOT pg_has_role(lc.relowner, 'MEMBER') OR NOT "
+                    "CASE WHEN NOT pg_has_role(lc.relowner, 'USAGE') OR NOT "
                     "has_schema_privilege(ln.oid, 'CREATE') THEN 'this role may not replace it' "
                     "WHEN lc.relrowsecurity THEN 'it has row security of its own' "
                     "WHEN EXISTS (SELECT 1 FROM pg_index AS x WHERE x.indrelid = lc.oid AND NOT "
@@ -514,11 +520,6 @@ PublishChoice PartitionLayout::choose(const std::optional<QString> &label,
             return rows(QStringLiteral("its leaf %1 is partitioned itself").arg(leaf.name));
         if (leaf.kind == 'f')
             return rows(QStringLiteral("its leaf %1 is a foreign table").arg(leaf.name));
-        if (!leaf.inspected)
-            return rows(QStringLiteral("its leaf %1 was not inspected").arg(leaf.name));
-        if (!leaf.refusal.isEmpty())
-            return rows(
-                QStringLiteral("its leaf %1 cannot be swapped: %2").arg(leaf.name, leaf.refusal));
         bool single = false;
         if (m_strategy == 'l') {
             single = leaf.from.size() == 1 && !leaf.holdsNull;
@@ -536,6 +537,12 @@ PublishChoice PartitionLayout::choose(const std::optional<QString> &label,
             return rows(QStringLiteral("its leaf %1 is empty: the rows are inserted, no row "
                                        "is replaced")
                             .arg(leaf.name));
+        if (!leaf.inspected)
+            return rows(QStringLiteral("its leaf %1 was not inspected").arg(leaf.name));
+        if (!leaf.refusal.isEmpty())
+            return rows(
+                QStringLiteral("its leaf %1 cannot be swapped: %2").arg(leaf.name, leaf.refusal));
+
         c.method = PublishMethod::Swap;
         c.leaf = {leaf.schema, leaf.name,       leaf.bound,   checkFor(leaf), true,
                   leaf.owner,  leaf.tablespace, leaf.options, leaf.grants};
@@ -664,8 +671,13 @@ Status buildSwapTables(const Database &db, const BatchSql &sql, const QVariant &
     // from USING on.
     auto parentIndexes = db.exec(
         QStringLiteral("SELECT c.oid IS NOT NULL, COALESCE(pg_get_constraintdef(c.oid), "
-                       "pg_get_indexdef(x.indexrelid)), x.indisunique FROM pg_index AS x LEFT "
-                       "JOIN pg_constraint AS c ON c.conindid = x.indexrelid AND c.conrelid = "
+                       "pg_get_indexdef(x.indexrelid)), x.indisunique, 'CREATE ' || CASE WHEN "
+                       "x.indisunique THEN 'UNIQUE ' ELSE '' END || 'INDEX ' || "
+                       "quote_ident(ic.relname) || ' ON ONLY ' || quote_ident(tn.nspname) || '.' "
+                       "|| quote_ident(tc.relname) || ' USING ' FROM pg_index AS x JOIN pg_class "
+                       "AS ic ON ic.oid = x.indexrelid JOIN pg_class AS tc ON tc.oid = x.indrelid "
+                       "JOIN pg_namespace AS tn ON tn.oid = tc.relnamespace LEFT JOIN "
+                       "pg_constraint AS c ON c.conindid = x.indexrelid AND c.conrelid = "
                        "x.indrelid AND c.contype IN ('p', 'u', 'x') WHERE x.indrelid = "
                        "to_regclass(?)"),
         {parent});
@@ -679,7 +691,11 @@ Status buildSwapTables(const Database &db, const BatchSql &sql, const QVariant &
             indexes.emplace_back(QStringLiteral("ALTER TABLE "), QStringLiteral(" ADD ") % def);
             continue;
         }
-        const qsizetype using_ = def.indexOf(QLatin1String(" USING "));
+        // From USING on: past the head as pg_get_indexdef spells it (names
+        // quoted as quote_ident quotes them), else at the first USING.
+        const QString head = parentIndexes->value(3).toString();
+        const qsizetype using_ =
+            def.startsWith(head) ? head.size() - 7 : def.indexOf(QLatin1String(" USING "));
         if (using_ < 0)
             return internalError(
                 QStringLiteral("index definition of %1 not understood: %2").arg(parent, def));
@@ -690,6 +706,20 @@ Status buildSwapTables(const Database &db, const BatchSql &sql, const QVariant &
     }
     for (std::size_t i = 0; i < items.size(); ++i) {
         SwapItem &item = items[i];
+        // A leaf to create whose name another table holds (a leaf pg_partman
+        // detached and kept, say): the name made of the parent's and a tag.
+        if (!item.leaf.exists) {
+            auto taken = db.scalar(QStringLiteral("SELECT to_regclass(?) IS NOT NULL"),
+                                   {qualified(db, item.leaf.schema, item.leaf.name)});
+            if (!taken)
+                return fail(taken.error());
+            if (taken->toBool()) {
+                QString head = sql.catalog().layout.parentName().left(40);
+                while (head.toUtf8().size() > 40)
+                    head.chop(1);
+                item.leaf.name = head % QStringLiteral("_rw_") % tag(item.partition.label);
+            }
+        }
         const QString name =
             QStringLiteral("rewind_swap_%1_%2").arg(runId.toString(), tag(item.partition.label));
         item.built = qualified(db, item.leaf.schema, name);
@@ -697,7 +727,7 @@ Status buildSwapTables(const Database &db, const BatchSql &sql, const QVariant &
         const std::vector<PartitionRef> one{item.partition};
         const QString insert = sql.insertStaged(item.built, &one, binds);
         // Like the parent, and like the old leaf where a leaf differs: its
-        // storage options, tablespace, owner and grants.
+        // storage options and tablespace (its owner and grants below).
         QStringList ddl{QStringLiteral("CREATE TABLE ") % item.built % QStringLiteral(" (LIKE ") %
                             parent % QStringLiteral(" INCLUDING ALL EXCLUDING INDEXES)") %
                             (item.leaf.options.isEmpty()
@@ -709,21 +739,23 @@ Status buildSwapTables(const Database &db, const BatchSql &sql, const QVariant &
                         QStringLiteral("ALTER TABLE ") % item.built %
                             QStringLiteral(" ADD CONSTRAINT ") % QLatin1String(kCheckName) %
                             QStringLiteral(" CHECK (") % item.leaf.check % u')'};
-        if (!item.leaf.owner.isEmpty())
-            ddl << QStringLiteral("ALTER TABLE ") % item.built % QStringLiteral(" OWNER TO ") %
-                       db.quote(item.leaf.owner);
-        for (const SwapGrant &g : item.leaf.grants)
-            ddl << QStringLiteral("GRANT ") % g.privilege % QStringLiteral(" ON ") % item.built %
-                       QStringLiteral(" TO ") %
-                       (g.grantee.isEmpty() ? QStringLiteral("PUBLIC") : db.quote(g.grantee)) %
-                       (g.grantable ? QStringLiteral(" WITH GRANT OPTION") : QString());
         if (auto s = db.execAll(ddl); !s)
             return s;
         if (auto r = db.exec(insert, binds); !r)
             return fail(r.error());
+        // Its indexes, then the old leaf's owner and grants (the load and
+        // the index builds run as this role).
         QStringList made;
         for (const auto &[head, tail] : indexes)
             made << head % item.built % tail;
+        if (!item.leaf.owner.isEmpty())
+            made << QStringLiteral("ALTER TABLE ") % item.built % QStringLiteral(" OWNER TO ") %
+                        db.quote(item.leaf.owner);
+        for (const SwapGrant &g : item.leaf.grants)
+            made << QStringLiteral("GRANT ") % g.privilege % QStringLiteral(" ON ") % item.built %
+                        QStringLiteral(" TO ") %
+                        (g.grantee.isEmpty() ? QStringLiteral("PUBLIC") : db.quote(g.grantee)) %
+                        (g.grantable ? QStringLiteral(" WITH GRANT OPTION") : QString());
         if (auto s = db.execAll(made); !s)
             return s;
     }
@@ -893,11 +925,12 @@ Status swapBack(const Database &db, const swapstore::Swap &swap, qint64 &removed
     // publish's restore leaves it.
     if (!swap.savedTable.isEmpty()) {
         const auto columnsOf = [&](const QString &table) -> Result<QHash<QString, QString>> {
-            // The type, and the default after it (an added column fills
-            // the saved rows as it filled the parent's).
+            // The type, NOT NULL (1 or 0) and the default, a line each (an
+            // added column fills the saved rows as it filled the parent's).
             auto q = db.exec(
                 QStringLiteral("SELECT a.attname, format_type(a.atttypid, a.atttypmod), "
-                               "pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute AS a LEFT JOIN "
+                               "pg_get_expr(d.adbin, d.adrelid), a.attnotnull FROM pg_attribute "
+                               "AS a LEFT JOIN "
                                "pg_attrdef AS d ON d.adrelid = a.attrelid AND d.adnum = a.attnum "
                                "AND a.attgenerated = '' WHERE a.attrelid = to_regclass(?) AND "
                                "a.attnum > 0 AND NOT a.attisdropped"),
@@ -906,9 +939,9 @@ Status swapBack(const Database &db, const swapstore::Swap &swap, qint64 &removed
                 return fail(q.error());
             QHash<QString, QString> out;
             while (q->next())
-                out.insert(q->value(0).toString(),
-                           q->value(1).toString() +
-                               (q->value(2).isNull() ? QString() : u'\n' + q->value(2).toString()));
+                out.insert(q->value(0).toString(), q->value(1).toString() % u'\n' %
+                                                       (q->value(3).toBool() ? u'1' : u'0') %
+                                                       u'\n' % q->value(2).toString());
             return out;
         };
         auto parentColumns = columnsOf(swap.parent);
@@ -922,15 +955,33 @@ Status swapBack(const Database &db, const swapstore::Swap &swap, qint64 &removed
         for (auto it = parentColumns->cbegin(); it != parentColumns->cend(); ++it) {
             const QString col = db.quote(it.key());
             const QString type = it.value().section(u'\n', 0, 0);
-            const QString fill = it.value().section(u'\n', 1);
-            if (!savedColumns->contains(it.key()))
+            const bool notNull = it.value().section(u'\n', 1, 1) == QLatin1String("1");
+            const QString fill = it.value().section(u'\n', 2);
+            const QString saved = savedColumns->value(it.key());
+            if (saved.isEmpty())
                 align << alter % QStringLiteral(" ADD COLUMN ") % col % u' ' % type %
                              (fill.isEmpty() ? QString() : QStringLiteral(" DEFAULT ") % fill);
-            else if (savedColumns->value(it.key()).section(u'\n', 0, 0) != type)
+            else if (saved.section(u'\n', 0, 0) != type)
                 align << alter % QStringLiteral(" ALTER COLUMN ") % col % QStringLiteral(" TYPE ") %
                              type % QStringLiteral(" USING CAST(") % col % QStringLiteral(" AS ") %
                              type % u')';
+            // ATTACH wants the parent's NOT NULL on the child too.
+            if (notNull && saved.section(u'\n', 1, 1) != QLatin1String("1"))
+                align << alter % QStringLiteral(" ALTER COLUMN ") % col %
+                             QStringLiteral(" SET NOT NULL");
         }
+        // And its CHECK constraints (one a rows restore would meet as well).
+        auto checks = db.exec(
+            QStringLiteral("SELECT p.conname, pg_get_constraintdef(p.oid) FROM pg_constraint AS "
+                           "p WHERE p.conrelid = to_regclass(?) AND p.contype = 'c' AND NOT "
+                           "EXISTS (SELECT 1 FROM pg_constraint AS s WHERE s.conrelid = "
+                           "to_regclass(?) AND s.contype = 'c' AND s.conname = p.conname)"),
+            {swap.parent, swap.savedTable});
+        if (!checks)
+            return fail(checks.error());
+        while (checks->next())
+            align << alter % QStringLiteral(" ADD CONSTRAINT ") %
+                         db.quote(checks->value(0).toString()) % u' ' % checks->value(1).toString();
         for (auto it = savedColumns->cbegin(); it != savedColumns->cend(); ++it)
             if (!parentColumns->contains(it.key()))
                 align << alter % QStringLiteral(" DROP COLUMN ") % db.quote(it.key());

@@ -82,6 +82,7 @@ public:
     // The parent, quoted and schema-qualified (empty when not partitioned).
     const QString &parent() const { return m_parent; }
     const QString &quotedKey() const { return m_quotedKey; }
+    const QString &parentName() const { return m_parentName; }
     // The DEFAULT partition, quoted and qualified; empty when there is none.
     const QString &defaultLeaf() const { return m_defaultLeaf; }
 
@@ -115,6 +116,7 @@ private:
     QHash<QString, int> m_byValue; // a RANGE leaf's lower bound, a LIST leaf's value -> leaf
     int m_default = -1;
     QString m_defaultLeaf;
+    bool m_boundsComparable = false; // leafOf() may answer
     Step m_step = Step::None;
 };
 

@@ -40,7 +40,18 @@ Status Recovery::rerun(const RecoveryRerunOptions &options) {
     o.cancel = options.cancel;
     if (m_dataset.partitioned() && o.planId.isEmpty()) // a plan fixes its scope
         o.scope.partitions = m_result.scopeLabels;
-    auto rerun = run(m_db, overwriteOf(m_dataset), m_catalog, o);
+    // The catalog was resolved for the dataset's own write mode: the
+    // overwrite's partition layout (a swap where the target allows one, as
+    // previewRerun said) is read for this run.
+    const DatasetSpec overwrite = overwriteOf(m_dataset);
+    DatasetCatalog catalog = m_catalog;
+    auto layout = PartitionLayout::resolve(m_db, overwrite, catalog.targetExists, true);
+    if (!layout) {
+        stop(RecoveryStep::Rerun, layout.error().message);
+        return {};
+    }
+    catalog.layout = std::move(*layout);
+    auto rerun = run(m_db, overwrite, catalog, o);
     if (!rerun) {
         // A stale (or unusable) preview is the operator's to look at again,
         // not a failed recovery: nothing was written.
