@@ -570,6 +570,36 @@ private Q_SLOTS:
                  qMakePair(QStringLiteral("fact_other"), QStringLiteral("DEFAULT")));
     }
 
+    // The leaf that replaces another keeps what was the old one's own: a
+    // grant, a storage option.
+    void leafGrantsAndStorageKept() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        QStringList s = kSource;
+        s << partitionedTarget(dailyLeaves(4)) << kLoad
+          << QStringLiteral("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = "
+                            "'rewind_swap_reader') THEN CREATE ROLE rewind_swap_reader; END IF; "
+                            "END $$")
+          << QStringLiteral("GRANT SELECT ON fact_p2025_05_02 TO rewind_swap_reader")
+          << QStringLiteral("ALTER TABLE fact_p2025_05_02 SET (fillfactor = 70)");
+        const Ws ws = make(s);
+        const qint64 before = leafOid(ws.db, QStringLiteral("fact_p2025_05_02"));
+        const Proc run =
+            ctl(ws, {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                     QStringLiteral("--partition"), QStringLiteral("2025-05-02"),
+                     QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY(leafOid(ws.db, QStringLiteral("fact_p2025_05_02")) != before);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT CASE WHEN has_table_privilege("
+                                              "'rewind_swap_reader', 'fact_p2025_05_02', "
+                                              "'SELECT') THEN 1 ELSE 0 END")),
+                 1);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM pg_class WHERE oid = "
+                                              "'fact_p2025_05_02'::regclass AND reloptions @> "
+                                              "ARRAY['fillfactor=70']")),
+                 1);
+    }
+
     // REWIND_PARTITION_SWAP=0: rows, said.
     void swapsTurnedOff() {
         if (!needsPostgres())
