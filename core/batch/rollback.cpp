@@ -86,6 +86,20 @@ Status restorePartitionState(const Database &db, const QString &dataset, const P
     return partitionstate::forgetPublish(db, dataset, part, isNull);
 }
 
+// The audit row of one partition's rollback, in its transaction.
+Status auditRestored(const Database &db, const QString &dataset, qint64 runId,
+                     const RollbackPartition &rp, bool swapped) {
+    nlohmann::ordered_json detail{
+        {"partition", rp.partition ? nlohmann::ordered_json(rp.partition->toStdString())
+                                   : nlohmann::ordered_json(nullptr)},
+        {"rows_removed", rp.rowsRemoved},
+        {"rows_restored", rp.rowsRestored}};
+    if (swapped)
+        detail["publish"] = "swap";
+    return writeAudit(db, QStringLiteral("rollback partition"), dataset, QString(), runId,
+                      QString::fromStdString(detail.dump()));
+}
+
 } // namespace
 
 Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 runId, bool execute) {
@@ -272,14 +286,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                     return s;
                 if (auto s = restorePartitionState(db, ds.name, p, runId); !s)
                     return s;
-                return writeAudit(
-                    db, QStringLiteral("rollback partition"), ds.name, QString(), runId,
-                    QString::fromStdString(nlohmann::ordered_json{
-                        {"partition", p.label ? nlohmann::ordered_json(p.label->toStdString())
-                                              : nlohmann::ordered_json(nullptr)},
-                        {"rows_removed", rp.rowsRemoved},
-                        {"rows_restored", rp.rowsRestored},
-                        {"publish", "swap"}}.dump()));
+                return auditRestored(db, ds.name, runId, rp, true);
             };
             const Status done =
                 execute ? Database::retryTransient(5, [&] { return db.writeTransaction(back); })
@@ -329,14 +336,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                     return s;
                 if (auto s = restorePartitionState(db, ds.name, p, runId); !s)
                     return s;
-                return writeAudit(
-                    db, QStringLiteral("rollback partition"), ds.name, QString(), runId,
-                    QString::fromStdString(nlohmann::ordered_json{
-                        {"partition", p.label ? nlohmann::ordered_json(p.label->toStdString())
-                                              : nlohmann::ordered_json(nullptr)},
-                        {"rows_removed", rp.rowsRemoved},
-                        {"rows_restored",
-                         rp.rowsRestored}}.dump()));
+                return auditRestored(db, ds.name, runId, rp, false);
             });
         });
         if (!done)
