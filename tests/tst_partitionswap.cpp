@@ -280,6 +280,73 @@ private Q_SLOTS:
         QCOMPARE(leftovers(ws.db), QString());
     }
 
+    // The detached leaves are the run's before-images: prune drops them
+    // with the run's other images; the run cannot be rolled back then, and
+    // a later run's swap, kept, still can.
+    void pruneDropsSavedLeaves() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        const Ws ws = standard();
+        const auto runAll = [&](const QStringList &extra) {
+            const Proc p = ctl(ws, QStringList{QStringLiteral("run"), QStringLiteral("--dataset"),
+                                               QStringLiteral("fact"), QStringLiteral("--execute"),
+                                               QStringLiteral("--json")} +
+                                       extra);
+            return p.exitCode == 0 ? json(p)[QStringLiteral("run_id")].toVariant().toLongLong()
+                                   : -1;
+        };
+        const qint64 first = runAll({});
+        QVERIFY(first > 0);
+        const qint64 second = runAll({QStringLiteral("--partition"), QStringLiteral("2025-05-02")});
+        QVERIFY(second > 0);
+        const auto saved = [&](qint64 run) {
+            return scalar(ws.db, QStringLiteral("SELECT count(*) FROM rewind_swaps WHERE run_id = "
+                                                "%1 AND saved_table IS NOT NULL")
+                                     .arg(run));
+        };
+        QCOMPARE(saved(first), 3); // days 1-3; day 5's leaf was created
+        QCOMPARE(saved(second), 1);
+        const qint64 savedTables =
+            scalar(ws.db, QStringLiteral("SELECT count(*) FROM pg_tables WHERE schemaname = "
+                                         "'rewind' AND tablename LIKE 'rewind\\_saved\\_%'"));
+        QCOMPARE(savedTables, 4);
+
+        const Proc pruned =
+            ctl(ws, {QStringLiteral("prune"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                     QStringLiteral("--keep"), QStringLiteral("1"), QStringLiteral("--execute"),
+                     QStringLiteral("--json")});
+        QVERIFY2(pruned.exitCode == 0, pruned.err.constData());
+        QCOMPARE(json(pruned)[QStringLiteral("totals")]
+                     .toObject()[QStringLiteral("saved_leaves")]
+                     .toInteger(),
+                 3);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM rewind_swaps WHERE run_id = %1")
+                                   .arg(first)),
+                 0);
+        QCOMPARE(saved(second), 1);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM pg_tables WHERE schemaname = "
+                                              "'rewind' AND tablename LIKE 'rewind\\_saved\\_%'")),
+                 1);
+        QCOMPARE(leftovers(ws.db), QString());
+        QCOMPARE(fact(ws.db), expected(ws.db));
+
+        // The second run rolls back to what the first published; the first
+        // is refused.
+        const Proc back =
+            ctl(ws, {QStringLiteral("rollback"), QStringLiteral("--run"), QString::number(second),
+                     QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(back.exitCode == 0, back.err.constData());
+        QCOMPARE(fact(ws.db), expected(ws.db)); // the same rows: the first run published them
+        const Proc refused = ctl(ws, {QStringLiteral("rollback"), QStringLiteral("--run"),
+                                      QString::number(first), QStringLiteral("--execute")});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("pruned"), refused.err.constData());
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM pg_inherits WHERE inhparent = "
+                                              "'fact'::regclass")),
+                 5);
+        QCOMPARE(leftovers(ws.db), QString());
+    }
+
     // Where a swap cannot replace exactly the partition, rows publish it,
     // and the preview says why.
     void fallsBackToRows_data() {

@@ -275,6 +275,99 @@ private Q_SLOTS:
         QCOMPARE(digest(f.db(), QStringLiteral("tgt")), before);
     }
 
+    // prune drops the before-images of old finished runs: a dry run changes
+    // nothing; --execute deletes exactly those runs' image rows, marks them
+    // and audits each; their rollback is then refused, a kept run's still
+    // works. A run that may still be resumed keeps its images.
+    void pruneDropsOldImages() {
+        Fixture f(spec(QStringLiteral("merge")));
+        auto first = run(f.db(), f.dataset(), execute());
+        QVERIFY(first);
+        const QString afterFirst = digest(f.db(), QStringLiteral("tgt"));
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE src SET amount = amount + 1 WHERE dt = 'd3'")));
+        auto second = run(f.db(), f.dataset(), execute({QStringLiteral("d3")}));
+        QVERIFY(second);
+        const QString afterSecond = digest(f.db(), QStringLiteral("tgt"));
+        const auto imagesOf = [&](qint64 id) {
+            return count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_images_sales WHERE "
+                                                "rewind_run_id = %1")
+                                     .arg(id));
+        };
+        const qint64 firstImages = imagesOf(runId(first)), secondImages = imagesOf(runId(second));
+        QVERIFY(firstImages > 0);
+        QVERIFY(secondImages > 0);
+
+        const QStringList prune{QStringLiteral("prune"), QStringLiteral("--dataset"),
+                                QStringLiteral("sales"), QStringLiteral("--json")};
+        const auto dry = f.cli(prune + QStringList{QStringLiteral("--keep"), QStringLiteral("1")});
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+        const QJsonObject plan = json(dry.out);
+        QCOMPARE(plan[QStringLiteral("executed")].toBool(), false);
+        const QJsonArray planned = plan[QStringLiteral("runs")].toArray();
+        QCOMPARE(planned.size(), 1);
+        QCOMPARE(planned[0].toObject()[QStringLiteral("run_id")].toInteger(), runId(first));
+        QCOMPARE(planned[0].toObject()[QStringLiteral("image_rows")].toInteger(), firstImages);
+        QCOMPARE(imagesOf(runId(first)), firstImages);
+
+        // Bad input names the culprit and changes nothing.
+        const auto bad =
+            f.cli(prune + QStringList{QStringLiteral("--before"), QStringLiteral("yesterday-ish"),
+                                      QStringLiteral("--execute")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("yesterday-ish")), qPrintable(bad.err));
+        QCOMPARE(f.cli(prune + QStringList{QStringLiteral("--execute")}).exitCode, 2);
+        QCOMPARE(imagesOf(runId(first)), firstImages);
+        // Nothing finished before 2000.
+        const auto none =
+            f.cli(prune + QStringList{QStringLiteral("--before"), QStringLiteral("2000-01-01"),
+                                      QStringLiteral("--execute")});
+        QCOMPARE(none.exitCode, 0);
+        QCOMPARE(json(none.out)[QStringLiteral("runs")].toArray().size(), 0);
+
+        const auto done = f.cli(prune + QStringList{QStringLiteral("--keep"), QStringLiteral("1"),
+                                                    QStringLiteral("--execute")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err));
+        QCOMPARE(json(done.out)[QStringLiteral("totals")]
+                     .toObject()[QStringLiteral("image_rows")]
+                     .toInteger(),
+                 firstImages);
+        QCOMPARE(imagesOf(runId(first)), 0);
+        QCOMPARE(imagesOf(runId(second)), secondImages);
+        QVERIFY(!loadRun(f.db(), runId(first))->imagesPrunedAt.isEmpty());
+        QVERIFY(loadRun(f.db(), runId(second))->imagesPrunedAt.isEmpty());
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_audit WHERE action = "
+                                              "'prune images' AND run_id = %1")
+                                   .arg(runId(first))),
+                 1);
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), afterSecond);
+
+        // The kept run rolls back; the pruned one is refused, naming why.
+        QVERIFY(rollback(f.db(), f.ws->spec, runId(second), true));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), afterFirst);
+        const auto refused = f.cli({QStringLiteral("rollback"), QStringLiteral("--run"),
+                                    QString::number(runId(first)), QStringLiteral("--execute")});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("pruned")), qPrintable(refused.err));
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt")), afterFirst);
+
+        // A failed run can be resumed: its images stay, whatever the limits.
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE src SET amount = amount + 1 WHERE dt = 'd2'")));
+        auto third = run(f.db(), f.dataset(), execute({QStringLiteral("d2")}));
+        QVERIFY(third);
+        QVERIFY(f.db().exec(QStringLiteral("UPDATE rewind_runs SET status = 'failed' WHERE "
+                                           "run_id = %1")
+                                .arg(runId(third))));
+        const auto all = f.cli(prune + QStringList{QStringLiteral("--keep"), QStringLiteral("0"),
+                                                   QStringLiteral("--execute")});
+        QCOMPARE(all.exitCode, 0);
+        const QJsonArray pruned = json(all.out)[QStringLiteral("runs")].toArray();
+        QCOMPARE(pruned.size(), 1); // the rolled-back second run; the first was pruned already
+        QCOMPARE(pruned[0].toObject()[QStringLiteral("run_id")].toInteger(), runId(second));
+        QCOMPARE(pruned[0].toObject()[QStringLiteral("status")].toString(),
+                 QStringLiteral("rolled_back"));
+        QVERIFY(imagesOf(runId(third)) > 0);
+    }
+
     void duplicatesPerPartitionNullSafe() {
         Fixture f(spec(QStringLiteral("merge")),
                   kWarehouse +

@@ -1,7 +1,8 @@
-// rewindctl duplicates, freeze, unfreeze, recover, rollback.
+// rewindctl duplicates, freeze, unfreeze, recover, rollback, prune.
 #include "app/rewindctl/clisupport.h"
 #include "core/batch/batchjson.h"
 #include "core/batch/partitions.h"
+#include "core/batch/prune.h"
 #include "core/batch/rollback.h"
 #include "core/recovery/recovery.h"
 
@@ -22,6 +23,14 @@ const QCommandLineOption kReport(
     {QStringLiteral("report")},
     QStringLiteral("Write the Markdown recovery report to FILE (default: next to the database)."),
     QStringLiteral("FILE"));
+
+const QCommandLineOption
+    kBefore({QStringLiteral("before")},
+            QStringLiteral("Runs finished before TIME (ISO-8601 UTC; a date is its midnight)."),
+            QStringLiteral("TIME"));
+const QCommandLineOption kKeep({QStringLiteral("keep")},
+                               QStringLiteral("The newest N finished runs keep their images."),
+                               QStringLiteral("N"));
 
 Json partitionsJson(const DuplicateReport &d) {
     Json parts = Json::array();
@@ -297,6 +306,70 @@ Status runRollback(Context &ctx) {
     return {};
 }
 
+Status runPrune(Context &ctx) {
+    auto wd = datasetOf(ctx);
+    if (!wd)
+        return fail(wd.error());
+    PruneOptions o;
+    o.dataset = wd->second->name;
+    o.execute = ctx.given(QStringLiteral("execute"));
+    if (ctx.given(QStringLiteral("before")))
+        o.before = ctx.parser.value(kBefore);
+    if (ctx.given(QStringLiteral("keep"))) {
+        auto keep =
+            intOption(ctx, kKeep, 0, INT_MAX, QStringLiteral("a number of runs, 0 or more"));
+        if (!keep)
+            return fail(keep.error());
+        o.keep = *keep;
+    }
+    auto r = pruneImages(wd->first.db, wd->first.spec, o);
+    if (!r)
+        return fail(r.error());
+    qint64 rows = 0, leaves = 0;
+    for (const PrunedRun &p : r->runs) {
+        rows += p.imageRows;
+        leaves += p.savedLeaves;
+    }
+    if (ctx.json) {
+        Json runs = Json::array();
+        for (const PrunedRun &p : r->runs)
+            runs.push_back({{"run_id", p.runId},
+                            {"status", s(p.status)},
+                            {"finished_at", s(p.finishedAt)},
+                            {"image_rows", p.imageRows},
+                            {"saved_leaves", p.savedLeaves}});
+        ctx.print(
+            {{"dataset", s(r->dataset)},
+             {"executed", r->executed},
+             {"before", r->before.isEmpty() ? Json(nullptr) : Json(s(r->before))},
+             {"keep", r->keep ? Json(*r->keep) : Json(nullptr)},
+             {"runs", runs},
+             {"totals",
+              {{"runs", qint64(r->runs.size())}, {"image_rows", rows}, {"saved_leaves", leaves}}}});
+        return {};
+    }
+    if (r->runs.empty()) {
+        ctx.out << "No finished run of " << r->dataset
+                << " has before-images to prune with these limits.\n";
+        return {};
+    }
+    TextTable table({QStringLiteral("RUN"), QStringLiteral("STATUS"), QStringLiteral("FINISHED"),
+                     QStringLiteral("IMAGE ROWS"), QStringLiteral("SAVED LEAVES")},
+                    {true, false, false, true, true});
+    for (const PrunedRun &p : r->runs)
+        table.add({QString::number(p.runId), p.status, p.finishedAt, thousands(p.imageRows),
+                   QString::number(p.savedLeaves)});
+    table.print(ctx.out);
+    ctx.out << "\n"
+            << (r->executed ? "Pruned: " : "Would prune: ") << r->runs.size() << " run"
+            << (r->runs.size() == 1 ? "" : "s") << ", " << thousands(rows) << " image rows, "
+            << leaves << " saved leaves. "
+            << (r->executed ? "These runs can no longer be rolled back.\n"
+                            : "They could no longer be rolled back.\n\nDry run: nothing "
+                              "changed. Add --execute to drop them.\n");
+    return {};
+}
+
 } // namespace
 
 std::vector<Command> recoveryCommands() {
@@ -322,6 +395,11 @@ std::vector<Command> recoveryCommands() {
          QStringLiteral("Restore every partition a run published to its state before the run (dry "
                         "run unless --execute)."),
          withWorkspace({kRun, kExecute}), runRollback},
+        {QStringLiteral("prune"),
+         QStringLiteral("Drop the before-images (and a swap's saved leaves) of a dataset's "
+                        "finished runs, which then cannot be rolled back (dry run unless "
+                        "--execute)."),
+         withWorkspace({kDataset, kBefore, kKeep, kExecute}), runPrune},
     };
 }
 

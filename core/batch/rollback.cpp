@@ -112,6 +112,12 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                 .arg(runId)
                 .arg(info->pid)
                 .arg(info->host));
+    if (!info->imagesPrunedAt.isEmpty())
+        return badInput(
+            QStringLiteral("run %1 cannot be rolled back: its before-images were pruned at %2 "
+                           "(rewindctl prune); re-run its partitions from the source instead")
+                .arg(runId)
+                .arg(info->imagesPrunedAt));
     auto dataset = spec.requireDataset(info->dataset);
     if (!dataset)
         return fail(dataset.error());

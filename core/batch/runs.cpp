@@ -46,6 +46,7 @@ Result<RunInfo> fromRow(const QSqlQuery &q) {
     r.error = q.value(9).toString();
     r.pid = q.value(10).toLongLong();
     r.host = q.value(11).toString();
+    r.imagesPrunedAt = q.value(12).toString();
     if (r.status == RunStatus::Running && !processAlive(r.pid, r.host))
         r.status = RunStatus::Interrupted;
     return r;
@@ -58,7 +59,7 @@ QString partText(const std::optional<QString> &partition) {
 }
 
 const char *kColumns = "run_id, dataset, kind, plan_id, mode, status, started_at, finished_at, "
-                       "os_user, error, pid, host";
+                       "os_user, error, pid, host, images_pruned_at";
 
 } // namespace
 
@@ -244,6 +245,14 @@ Status finishRun(const Database &db, qint64 runId, RunStatus status, const QStri
 Status markRolledBack(const Database &db, qint64 runId) {
     auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET status = ? WHERE run_id = ?"),
                      {enumName(RunStatus::RolledBack), runId});
+    if (!r)
+        return fail(r.error());
+    return {};
+}
+
+Status markImagesPruned(const Database &db, qint64 runId, const QString &at) {
+    auto r = db.exec(QStringLiteral("UPDATE rewind_runs SET images_pruned_at = ? WHERE run_id = ?"),
+                     {at, runId});
     if (!r)
         return fail(r.error());
     return {};

@@ -42,6 +42,7 @@ struct RunInfo {
     QString error;
     qint64 pid = 0;
     QString host;
+    QString imagesPrunedAt; // when its before-images were dropped (prune.h); empty: kept
     QHash<QString, PartitionResult>
         done;                        // published partitions (checkpoints done), by partitionKey()
     std::vector<CheckResult> checks; // every recorded gate result
@@ -102,6 +103,10 @@ struct Checkpoint {
     QString at;
     QString countsJson;
 };
+
+// A run whose before-images (and saved leaves) were dropped at `at`: it can
+// no longer be rolled back.
+Status markImagesPruned(const Database &db, qint64 runId, const QString &at);
 
 // Records (or replaces) the checkpoints of a run's partitions.
 Status recordCheckpoints(const Database &db, qint64 runId, const std::vector<Checkpoint> &rows);

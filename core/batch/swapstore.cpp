@@ -79,4 +79,23 @@ Status forget(const Database &db, const Swap &swap) {
     return {};
 }
 
+Result<int> dropSaved(const Database &db, qint64 runId, const QString &dataset) {
+    auto swaps = ofRun(db, runId, dataset);
+    if (!swaps)
+        return fail(swaps.error());
+    int dropped = 0;
+    for (const Swap &s : *swaps) {
+        if (s.savedTable.isEmpty())
+            continue; // the run created the leaf: nothing was detached
+        if (auto r = db.exec(QStringLiteral("DROP TABLE IF EXISTS ") % s.savedTable); !r)
+            return fail(r.error());
+        ++dropped;
+    }
+    auto r = db.exec(QStringLiteral("DELETE FROM rewind_swaps WHERE run_id = ? AND dataset = ?"),
+                     {runId, dataset});
+    if (!r)
+        return fail(r.error());
+    return dropped;
+}
+
 } // namespace rw::swapstore

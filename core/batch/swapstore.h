@@ -37,6 +37,11 @@ Result<std::vector<Swap>> ofRun(const Database &db, qint64 runId, const QString 
 // that rollback's transaction.
 Status forget(const Database &db, const Swap &swap);
 
+// Run `runId`'s saved leaves of dataset `dataset` are dropped and its swaps
+// forgotten (its images pruned): inside the prune's transaction. Returns
+// the number of tables dropped.
+Result<int> dropSaved(const Database &db, qint64 runId, const QString &dataset);
+
 } // namespace swapstore
 
 } // namespace rw

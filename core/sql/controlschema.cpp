@@ -237,12 +237,16 @@ QStringList step(const SqlDialect &d, int version) {
                                "check_sql TEXT NOT NULL, saved_table TEXT, indexes_json TEXT NOT "
                                "NULL, swapped_at TEXT NOT "
                                "NULL, PRIMARY KEY (run_id, dataset, part, part_is_null))")};
+    case 17:
+        // When a run's before-images were pruned (core/batch/prune.cpp):
+        // such a run can no longer be rolled back.
+        return {QStringLiteral("ALTER TABLE rewind_runs ADD COLUMN images_pruned_at TEXT")};
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 16;
+constexpr int kLatest = 17;
 
 } // namespace
 
