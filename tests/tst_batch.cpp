@@ -518,6 +518,36 @@ private Q_SLOTS:
             mode == QLatin1String("merge") ? 1 : 0);
     }
 
+    // A run of many chunks into a target no index serves reads the target
+    // through one copy of the run's partitions (SQLite), kept only while no
+    // other connection commits: another session that empties d3 between
+    // chunks makes the run copy d3 again, and the merge inserts its rows
+    // (a stale copy would call them unchanged and leave d3 empty).
+    void targetChangedBetweenChunksIsReadAgain_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("merge") << QStringLiteral("merge");
+        QTest::newRow("overwrite") << QStringLiteral("overwrite_partition");
+    }
+    void targetChangedBetweenChunksIsReadAgain() {
+        QFETCH(QString, mode);
+        qputenv("REWIND_CHUNK_ROWS", "1"); // one partition per chunk
+        const auto oneByOne = qScopeGuard([] { qunsetenv("REWIND_CHUNK_ROWS"); });
+        Fixture f(spec(mode));
+        auto other = Database::open(f.db().url().text);
+        QVERIFY(other);
+        BatchOptions o = execute();
+        o.progress = [&](const Progress &pr) {
+            if (pr.phase == QLatin1String("published") && pr.partitionsDone == 1)
+                QVERIFY(other->exec(QStringLiteral("DELETE FROM tgt WHERE dt = 'd3'")));
+        };
+        auto r = run(f.db(), f.dataset(), o);
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+        QCOMPARE(r->status, RunStatus::Succeeded);
+        QCOMPARE(part(*r, QStringLiteral("d3")).inserted, 2);
+        QCOMPARE(digest(f.db(), QStringLiteral("tgt"), QStringLiteral("dt = 'd3'")),
+                 digest(f.db(), QStringLiteral("src"), QStringLiteral("dt = 'd3'")));
+    }
+
     // The fingerprint is read on a second connection while the first stages;
     // a server that refuses that connection (here the role's connection
     // limit) still previews and runs, the fingerprint read on the one.

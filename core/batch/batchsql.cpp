@@ -5,6 +5,7 @@
 #include <QHash>
 #include <QStringBuilder>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace rw {
 
@@ -209,8 +210,50 @@ QString BatchSql::tgt() const {
 }
 
 QString BatchSql::tgtScope(const QString &qualifier, QVariantList &binds) const {
-    return m_strategy.targetDirect ? scopePredicate(qualifier, m_strategy.scope, binds)
-                                   : QStringLiteral("1 = 1");
+    return m_strategy.targetDirect || !m_runCopyScope.empty()
+               ? scopePredicate(qualifier, m_strategy.scope, binds)
+               : QStringLiteral("1 = 1");
+}
+
+// The run copy's partitions as one JSON array: more than an IN list of
+// placeholders may hold (SQLite allows 32,766), looked up in the set SQLite
+// builds of the subquery.
+QString BatchSql::runCopyPredicate(const QString &qualifier, QVariantList &binds) const {
+    if (!m_dataset->partitioned())
+        return QStringLiteral("1 = 1");
+    nlohmann::json values = nlohmann::json::array();
+    bool withNull = false;
+    for (const PartitionRef &ref : m_runCopyScope) {
+        switch (ref.value.typeId()) {
+        case QMetaType::UnknownType:
+            withNull = true;
+            break;
+        case QMetaType::Int:
+        case QMetaType::LongLong:
+        case QMetaType::UInt:
+        case QMetaType::ULongLong:
+            values.push_back(ref.value.toLongLong());
+            break;
+        case QMetaType::Double:
+            values.push_back(ref.value.toDouble());
+            break;
+        default:
+            if (ref.value.isNull())
+                withNull = true;
+            else
+                values.push_back(ref.value.toString().toStdString());
+        }
+    }
+    binds << QString::fromStdString(values.dump());
+    const QString p = partExpr(qualifier);
+    return u'(' % p % QStringLiteral(" IN (SELECT value FROM json_each(?))") %
+           (withNull ? QStringLiteral(" OR ") % p % QStringLiteral(" IS NULL") : QString()) % u')';
+}
+
+bool BatchSql::runCopyPossible() const {
+    // PostgreSQL has no data_version to tell that nobody else wrote.
+    return m_db.dialect().name() == QLatin1String("sqlite") && m_cat.targetExists &&
+           !m_cat.targetIndexed && m_cat.schemaChange.empty() && !isScd2();
 }
 
 BatchStrategy BatchSql::strategyFor(const std::vector<PartitionRef> &scope,
@@ -226,6 +269,8 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
     const SqlDialect &d = m_db.dialect();
     if (m_strategy.targetDirect)
         return {d.dropTempTable(kTgt)};
+    if (!m_runCopyScope.empty() && m_runCopyReuse)
+        return {};
     QStringList indexCols;
     if (m_dataset->partitioned())
         indexCols << m_dataset->partitionColumn;
@@ -233,9 +278,11 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
     QString select;
     const QStringList read = readTarget(QString(), m_cat.columns);
     if (m_cat.targetExists)
-        select = QStringLiteral("SELECT ") % read.join(QStringLiteral(", ")) %
-                 QStringLiteral(" FROM ") % qt(m_dataset->target) % QStringLiteral(" AS t WHERE ") %
-                 scopePredicate(QStringLiteral("t"), m_strategy.scope, binds);
+        select =
+            QStringLiteral("SELECT ") % read.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") %
+            qt(m_dataset->target) % QStringLiteral(" AS t WHERE ") %
+            (m_runCopyScope.empty() ? scopePredicate(QStringLiteral("t"), m_strategy.scope, binds)
+                                    : runCopyPredicate(QStringLiteral("t"), binds));
     else
         select = QStringLiteral("SELECT * FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0");
     return {d.dropTempTable(kTgt),
@@ -243,9 +290,11 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
             d.createTempIndex(QStringLiteral("rewind_tgt_key"), kTgt, indexCols)};
 }
 
-QStringList BatchSql::dropWorkTables() const {
+QStringList BatchSql::dropWorkTables(bool keepTargetCopy) const {
     const SqlDialect &d = m_db.dialect();
-    QStringList out{d.dropTempTable(kStage), d.dropTempTable(kTgt), d.dropTempTable(kMatch)};
+    QStringList out{d.dropTempTable(kStage), d.dropTempTable(kMatch)};
+    if (!keepTargetCopy)
+        out << d.dropTempTable(kTgt);
     if (isScd2())
         out << d.dropTempTable(QStringLiteral("rewind_scd2"))
             << d.dropTempTable(QStringLiteral("rewind_sim"));

@@ -244,6 +244,12 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
     // dataset of the same target, or a hand ALTER, may have added some
     // since it was made): checked once, in the first publish.
     bool imagesAligned = false;
+    // The run's copy of an unindexed target (BatchSql::runCopyPossible):
+    // made in a chunk's transaction, kept once that commits, while the
+    // database's data_version (other connections' commits) stays the same.
+    const bool runCopyPossible = sql.runCopyPossible();
+    bool runCopyMade = false;
+    QVariant runCopyVersion;
     std::size_t singlesUntil =
         0; // partitions before this index go one per chunk (a chunk retried partition by partition)
     for (std::size_t at = 0; at < todo.size();) {
@@ -256,6 +262,12 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         const std::size_t n = at < singlesUntil ? 1 : sizer.next(todo, at);
         const std::vector<PartitionRef> chunk(todo.begin() + qsizetype(at),
                                               todo.begin() + qsizetype(at + n));
+        // Worth it where more chunks follow.
+        const std::vector<PartitionRef> remaining(todo.begin() + qsizetype(at), todo.end());
+        const bool useRunCopy = runCopyPossible && (runCopyMade || at + n < todo.size());
+        if (!useRunCopy)
+            runCopyMade = false;
+        QVariant version;
         std::vector<PartitionResult> parts;
         std::vector<CheckResult> checks;
         ChunkStop stop = ChunkStop::None;
@@ -321,6 +333,15 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 // are of exactly the rows it publishes. They are read on a
                 // second connection while this one stages, and compared
                 // before anything is published.
+                if (useRunCopy) {
+                    auto v = db.scalar(QStringLiteral("PRAGMA data_version"));
+                    if (!v)
+                        return fail(v.error());
+                    version = *v;
+                    sql.setRunCopy(remaining, runCopyMade && version == runCopyVersion);
+                } else {
+                    sql.setRunCopy({}, false);
+                }
                 fingerprints.start(sql, chunk);
                 const auto now = [&]() -> Result<SourceStatsMap> {
                     auto read = fingerprints.take();
@@ -383,6 +404,9 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             }
             if (outcome)
                 failpoint("after-commit");
+            // A copy made in a transaction that rolled back is gone with it.
+            runCopyMade = outcome && useRunCopy;
+            runCopyVersion = version;
             if (!outcome && stop == ChunkStop::None && outcome.error().transient &&
                 attempt < options.maxAttempts) {
                 sql.setTargetExists(targetExisted);
@@ -396,7 +420,7 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 sql.setTargetExists(targetExisted);
             break;
         }
-        (void)db.execAll(sql.dropWorkTables());
+        (void)db.execAll(sql.dropWorkTables(runCopyMade));
 
         if (outcome) {
             result.checks.insert(result.checks.end(), checks.begin(), checks.end());
@@ -501,6 +525,7 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         });
         break;
     }
+    sql.setRunCopy({}, false);
     if (result.status == RunStatus::Running)
         result.status = anyCheckFailed ? RunStatus::CheckFailed : RunStatus::Succeeded;
     result.finishedAt = nowIso();
