@@ -81,6 +81,26 @@ private Q_SLOTS:
         QCOMPARE(proxy.rowCount(), 6);
     }
 
+    // A partitioned PostgreSQL target: each partition's leaf, its bound in
+    // the tooltip; a value no leaf holds shows a dash and says so.
+    void leafColumnNamesTheLeafAndItsBound() {
+        PartitionsModel model;
+        std::vector<PartitionInfo> rows = sample();
+        rows[0].leaf = QStringLiteral("fact_p2025_05_01");
+        rows[0].leafBounds = QStringLiteral("FROM ('2025-05-01') TO ('2025-05-02')");
+        model.resetData(std::move(rows));
+        QCOMPARE(model.headerData(PartitionsModel::LeafColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Leaf"));
+        const QModelIndex leaf = model.index(0, PartitionsModel::LeafColumn);
+        QCOMPARE(leaf.data().toString(), QStringLiteral("fact_p2025_05_01"));
+        QVERIFY2(leaf.data(Qt::ToolTipRole)
+                     .toString()
+                     .contains(QStringLiteral("FROM ('2025-05-01') TO ('2025-05-02')")),
+                 qPrintable(leaf.data(Qt::ToolTipRole).toString()));
+        QCOMPARE(model.index(1, PartitionsModel::LeafColumn).data().toString(),
+                 QStringLiteral("\u2014"));
+    }
+
     void sortRoleGivesRawNumbers_data() {
         QTest::addColumn<int>("column");
         QTest::addColumn<qint64>("expected");

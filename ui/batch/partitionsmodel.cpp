@@ -66,6 +66,11 @@ PartitionsModel::PartitionsModel(QObject *parent)
                                                    : p.schemaBehind.join(QStringLiteral(", "));
                },
                [](const PartitionInfo &p) { return qint64(p.schemaBehind.size()); }},
+              {tr("Leaf"), kAlignText,
+               [](const PartitionInfo &p) {
+                   return p.leaf.isEmpty() ? QStringLiteral("\u2014") : p.leaf;
+               },
+               [](const PartitionInfo &p) { return p.leaf; }},
           },
           parent) {}
 
@@ -149,6 +154,12 @@ QVariant PartitionsModel::toolTip(const PartitionInfo &p, int column) const {
                    : tr("Published before a schema change added %1: NULL there in its rows "
                         "until a run covers it (rewindctl run --schema-behind)")
                          .arg(p.schemaBehind.join(QStringLiteral(", ")));
+    case LeafColumn:
+        return p.leaf.isEmpty()
+                   ? tr("No leaf of the partitioned target holds this value yet (a run makes one "
+                        "where it can)")
+                   : tr("Leaf partition %1 of the partitioned target, %2")
+                         .arg(p.leaf, p.leafBounds);
     case DuplicateKeysColumn:
         return p.duplicateKeys > 0 ? tr("%1 key(s) with more than one row in the target")
                                          .arg(fmt::number(p.duplicateKeys))

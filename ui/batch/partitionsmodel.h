@@ -22,6 +22,7 @@ public:
         LastRunColumn,
         LastPublishedColumn,
         SchemaBehindColumn,
+        LeafColumn, // a partitioned PostgreSQL target's leaf (its bound in the tooltip)
         ColumnCount
     };
     // SortRole: raw values: numbers as qint64, status as a severity rank, partition as text or

@@ -36,6 +36,7 @@ struct Ranked {
     std::vector<PartitionInfo> rows;
     std::vector<int> ranks;
     std::optional<FreezeInfo> frozen;
+    bool leaves = false; // a partitioned PostgreSQL target: the Leaf column is shown
 };
 
 QString describeLateness(qint64 seconds) {
@@ -190,6 +191,11 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     m_view->sortByColumn(PartitionsModel::PartitionColumn,
                          Qt::DescendingOrder); // most recent first
     measureFirstRowsOnly(m_view);
+    // A partitioned target's leaf beside its partition, where it is read
+    // with it (hidden for other targets).
+    m_view->horizontalHeader()->moveSection(PartitionsModel::LeafColumn,
+                                            PartitionsModel::PartitionColumn + 1);
+    m_view->setColumnHidden(PartitionsModel::LeafColumn, true);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     style::setupTable(m_view, 10);
 
@@ -328,7 +334,10 @@ void PartitionsPage::refresh() {
             auto frozen = freezeInfo(db, dataset.name);
             if (!frozen)
                 return fail(frozen.error());
-            return Ranked{std::move(*rows), std::move(ranks), std::move(*frozen)};
+            const bool leaves = std::any_of(rows->begin(), rows->end(), [](const PartitionInfo &p) {
+                return !p.leaf.isEmpty();
+            });
+            return Ranked{std::move(*rows), std::move(ranks), std::move(*frozen), leaves};
         },
         [this](Result<Ranked> result) {
             if (!result) {
@@ -338,6 +347,7 @@ void PartitionsPage::refresh() {
                 return;
             }
             m_model->resetData(std::move(result->rows), std::move(result->ranks));
+            m_view->setColumnHidden(PartitionsModel::LeafColumn, !result->leaves);
             style::fitColumns(m_view, PartitionsModel::ColumnCount, 16);
             showFrozen(result->frozen);
             updateHeader();
