@@ -347,6 +347,91 @@ private Q_SLOTS:
         QCOMPARE(leftovers(ws.db), QString());
     }
 
+    // A duplicate recovery's re-run reads the partitioned target's layout as
+    // an overwrite does: the day holding duplicate keys is swapped (a new
+    // leaf, no dead rows left behind), the duplicates are gone, and the
+    // unique index recovery adds afterwards lands on the parent.
+    void recoveryReRunSwaps() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        QStringList s = kSource;
+        s << QStringLiteral("CREATE TABLE fact (dt DATE NOT NULL, id BIGINT NOT NULL, amount "
+                            "DOUBLE PRECISION, updated_at BIGINT) PARTITION BY RANGE (dt)")
+          << dailyLeaves(4)
+          << QString(kLoad).replace(QStringLiteral("amount * 2"), QStringLiteral("amount"))
+          // A retry storm: day 2 loaded twice.
+          << QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt = '2025-05-02'");
+        QByteArray spec = kSpec;
+        spec.replace("overwrite_partition", "merge");
+        const Ws ws = make(s, spec);
+        const qint64 before = leafOid(ws.db, QStringLiteral("fact_p2025_05_02"));
+        const qint64 day1 = leafOid(ws.db, QStringLiteral("fact_p2025_05_01"));
+        const Proc rec =
+            ctl(ws, {QStringLiteral("recover"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                     QStringLiteral("--report"), m_dir.filePath(QStringLiteral("recover.md")),
+                     QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(rec.exitCode == 0, rec.err.constData());
+        const QJsonObject r = json(rec);
+        QCOMPARE(r[QStringLiteral("duplicate_keys")].toInteger(), 300);
+        QCOMPARE(
+            r[QStringLiteral("after")].toObject()[QStringLiteral("duplicate_keys")].toInteger(), 0);
+        const qint64 runId = r[QStringLiteral("run_id")].toInteger();
+        QVERIFY(runId > 0);
+        // Day 2 was swapped; day 1, which held no duplicate, was not touched.
+        QVERIFY(leafOid(ws.db, QStringLiteral("fact_p2025_05_02")) != before);
+        QCOMPARE(leafOid(ws.db, QStringLiteral("fact_p2025_05_01")), day1);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM rewind_swaps WHERE run_id = %1 "
+                                              "AND part = '2025-05-02'")
+                                   .arg(runId)),
+                 1);
+        QCOMPARE(testsupport::digest(ws.db, QStringLiteral("SELECT dt, id, amount, updated_at FROM "
+                                                           "fact WHERE dt = '2025-05-02'")),
+                 testsupport::digest(ws.db, QStringLiteral("SELECT * FROM (") +
+                                                QString::fromLatin1(kByHand) +
+                                                QStringLiteral(") AS h WHERE dt = '2025-05-02'")));
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM pg_inherits WHERE inhparent = "
+                                              "'fact'::regclass")),
+                 4);
+        QCOMPARE(leftovers(ws.db), QString());
+    }
+
+    // A freeze of a partitioned target refuses writes into its leaves too,
+    // a leaf created after the freeze included; unfrozen, they pass.
+    void freezeHoldsOnLeaves() {
+        if (!needsPostgres())
+            QSKIP("partitioned targets are PostgreSQL's");
+        const Ws ws = standard();
+        const QStringList freeze{QStringLiteral("--dataset"), QStringLiteral("fact"),
+                                 QStringLiteral("--reason"), QStringLiteral("incident"),
+                                 QStringLiteral("--execute")};
+        QCOMPARE(ctl(ws, QStringList{QStringLiteral("freeze")} + freeze).exitCode, 0);
+        auto other = Database::open(ws.db);
+        QVERIFY(other);
+        const auto refused = [&](const QString &sql) {
+            auto r = other->exec(sql);
+            return !r && r.error().message.contains(QStringLiteral("frozen"));
+        };
+        const qint64 rows = scalar(ws.db, QStringLiteral("SELECT count(*) FROM fact"));
+        QVERIFY(refused(QStringLiteral("INSERT INTO fact VALUES ('2025-05-01', 99999, 1, 1)")));
+        QVERIFY(refused(
+            QStringLiteral("INSERT INTO fact_p2025_05_01 VALUES ('2025-05-01', 99999, 1, 1)")));
+        QVERIFY(refused(QStringLiteral("UPDATE fact_p2025_05_02 SET amount = 0")));
+        QVERIFY(refused(QStringLiteral("DELETE FROM fact_p2025_05_03")));
+        QVERIFY(other->exec(QStringLiteral("CREATE TABLE fact_p2025_05_09 PARTITION OF fact FOR "
+                                           "VALUES FROM ('2025-05-09') TO ('2025-05-10')")));
+        QVERIFY(
+            refused(QStringLiteral("INSERT INTO fact_p2025_05_09 VALUES ('2025-05-09', 1, 1, 1)")));
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM fact")), rows);
+
+        QCOMPARE(ctl(ws, QStringList{QStringLiteral("unfreeze")} + freeze).exitCode, 0);
+        QVERIFY(other->exec(
+            QStringLiteral("INSERT INTO fact_p2025_05_01 VALUES ('2025-05-01', 99999, 1, 1)")));
+        QVERIFY(other->exec(QStringLiteral("DELETE FROM fact_p2025_05_01 WHERE id = 99999")));
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM pg_trigger WHERE tgname LIKE "
+                                              "'rewind\\_freeze%'")),
+                 0);
+    }
+
     // Where a swap cannot replace exactly the partition, rows publish it,
     // and the preview says why.
     void fallsBackToRows_data() {
@@ -648,15 +733,36 @@ private Q_SLOTS:
                             "'rewind_swap_reader') THEN CREATE ROLE rewind_swap_reader; END IF; "
                             "END $$")
           << QStringLiteral("GRANT SELECT ON fact_p2025_05_02 TO rewind_swap_reader")
-          << QStringLiteral("ALTER TABLE fact_p2025_05_02 SET (fillfactor = 70)");
+          << QStringLiteral("ALTER TABLE fact_p2025_05_02 SET (fillfactor = 70)")
+          // Day 3's leaf belongs to another role than the parent's.
+          << QStringLiteral("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = "
+                            "'rewind_swap_owner') THEN CREATE ROLE rewind_swap_owner; END IF; "
+                            "END $$")
+          << QStringLiteral("ALTER TABLE fact_p2025_05_03 OWNER TO rewind_swap_owner");
         const Ws ws = make(s);
         const qint64 before = leafOid(ws.db, QStringLiteral("fact_p2025_05_02"));
+        const qint64 before3 = leafOid(ws.db, QStringLiteral("fact_p2025_05_03"));
         const Proc run =
             ctl(ws, {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
                      QStringLiteral("--partition"), QStringLiteral("2025-05-02"),
+                     QStringLiteral("--partition"), QStringLiteral("2025-05-03"),
                      QStringLiteral("--execute"), QStringLiteral("--json")});
         QVERIFY2(run.exitCode == 0, run.err.constData());
+        for (const auto &v : json(run)[QStringLiteral("partitions")].toArray())
+            QCOMPARE(v.toObject()[QStringLiteral("publish")].toString(), QStringLiteral("swap"));
         QVERIFY(leafOid(ws.db, QStringLiteral("fact_p2025_05_02")) != before);
+        QVERIFY(leafOid(ws.db, QStringLiteral("fact_p2025_05_03")) != before3);
+        QCOMPARE(scalar(ws.db, QStringLiteral("SELECT count(*) FROM pg_class WHERE oid = "
+                                              "'fact_p2025_05_03'::regclass AND relowner = "
+                                              "'rewind_swap_owner'::regrole")),
+                 1);
+        QCOMPARE(testsupport::digest(ws.db, QStringLiteral("SELECT dt, id, amount, updated_at FROM "
+                                                           "fact WHERE dt IN ('2025-05-02', "
+                                                           "'2025-05-03')")),
+                 testsupport::digest(ws.db, QStringLiteral("SELECT * FROM (") +
+                                                QString::fromLatin1(kByHand) +
+                                                QStringLiteral(") AS h WHERE dt IN ('2025-05-02', "
+                                                               "'2025-05-03')")));
         QCOMPARE(scalar(ws.db, QStringLiteral("SELECT CASE WHEN has_table_privilege("
                                               "'rewind_swap_reader', 'fact_p2025_05_02', "
                                               "'SELECT') THEN 1 ELSE 0 END")),

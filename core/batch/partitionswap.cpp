@@ -170,8 +170,10 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
             "EXISTS (SELECT 1 FROM pg_constraint AS f WHERE f.contype = 'f' AND (f.confrelid = "
             "c.oid OR f.conrelid = c.oid)), "
             "pg_has_role(c.relowner, 'USAGE') AND has_schema_privilege(n.oid, 'CREATE'), "
+            // Rewind's own freeze trigger (a recovery's) refuses other
+            // writers, which a swap keeps out as well: it stays on the parent.
             "EXISTS (SELECT 1 FROM pg_trigger AS g WHERE g.tgrelid = c.oid AND NOT "
-            "g.tgisinternal), "
+            "g.tgisinternal AND g.tgname NOT IN ('rewind_freeze', 'rewind_freeze_rows')), "
             // In a publication: all tables, its schema, itself or a leaf
             // (the catalogs, not the view pg_publication_tables: its plan alone took 3 ms).
             "EXISTS (SELECT 1 FROM pg_publication AS pb WHERE pb.puballtables) OR EXISTS (SELECT "

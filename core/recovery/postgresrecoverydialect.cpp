@@ -14,17 +14,36 @@ public:
     QStringList freezeTriggers(const Database &db, const QString &target,
                                const QString &message) const override {
         const QString table = db.quoteTable(target);
-        return {
+        QStringList out{
             QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") % table,
+            QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze_rows ON ") % table,
             QStringLiteral(
                 "CREATE TRIGGER rewind_freeze BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON ") %
                 table %
                 QStringLiteral(
                     " FOR EACH STATEMENT EXECUTE FUNCTION rewind.refuse_frozen_write('") %
                 message % QStringLiteral("')")};
+        // A partitioned table's statement trigger fires for statements on
+        // the parent only; a loader writing into a leaf would pass. A row
+        // trigger on the parent is cloned onto every leaf, those attached
+        // later included (a swap's new leaf, a partman premake). TRUNCATE of
+        // a leaf itself is not refused (docs/guarantees.md).
+        auto kind = db.scalar(
+            QStringLiteral("SELECT relkind::text FROM pg_class WHERE oid = to_regclass(?)"),
+            {table});
+        if (kind && kind->toString() == QLatin1String("p"))
+            out << QStringLiteral("CREATE TRIGGER rewind_freeze_rows BEFORE INSERT OR UPDATE OR "
+                                  "DELETE ON ") %
+                       table %
+                       QStringLiteral(
+                           " FOR EACH ROW EXECUTE FUNCTION rewind.refuse_frozen_write('") %
+                       message % QStringLiteral("')");
+        return out;
     }
     QStringList thawTriggers(const Database &db, const QString &target) const override {
-        return {QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") % db.quoteTable(target)};
+        const QString table = db.quoteTable(target);
+        return {QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") % table,
+                QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze_rows ON ") % table};
     }
 };
 

@@ -241,12 +241,26 @@ QStringList step(const SqlDialect &d, int version) {
         // When a run's before-images were pruned (core/batch/prune.cpp):
         // such a run can no longer be rolled back.
         return {QStringLiteral("ALTER TABLE rewind_runs ADD COLUMN images_pruned_at TEXT")};
+    case 18:
+        // The freeze's trigger function serves row triggers too (a
+        // partitioned target's, cloned onto its leaves): a row that passes
+        // is kept (NEW, or OLD for a DELETE), where NULL would skip it.
+        if (d.name() != QLatin1String("postgresql"))
+            return {};
+        return {QStringLiteral(
+            "CREATE OR REPLACE FUNCTION rewind.refuse_frozen_write() RETURNS trigger LANGUAGE "
+            "plpgsql AS $fn$ "
+            "BEGIN IF current_setting('rewind.writer', true) IS DISTINCT FROM 'on' THEN "
+            "RAISE EXCEPTION '%', TG_ARGV[0] USING ERRCODE = "
+            "'object_not_in_prerequisite_state'; END IF; "
+            "IF TG_LEVEL = 'ROW' THEN IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; RETURN NEW; "
+            "END IF; RETURN NULL; END $fn$")};
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 17;
+constexpr int kLatest = 18;
 
 } // namespace
 
