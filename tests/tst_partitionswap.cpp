@@ -14,6 +14,7 @@
 #include "core/sql/database.h"
 #include "tests/testsupport.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -393,6 +394,55 @@ private Q_SLOTS:
                                               "'fact'::regclass")),
                  4);
         QCOMPARE(leftovers(ws.db), QString());
+    }
+
+    // A role that may write the target but does not own it cannot replace a
+    // leaf: every partition publishes by rows, the preview and run say why,
+    // and the rows are right.
+    void nonOwnerPublishesByRows() {
+        if (!needsPostgres())
+            QSKIP("partition swap is PostgreSQL's");
+        const Ws ws = standard();
+        // Rewind's control schema, made by its first command, as the admin.
+        QCOMPARE(ctl(ws, {QStringLiteral("datasets")}).exitCode, 0);
+        auto admin = Database::open(ws.db);
+        QVERIFY(admin);
+        const QString role =
+            QStringLiteral("rw_tst_writer_%1").arg(QCoreApplication::applicationPid());
+        QVERIFY(admin->execAll(
+            {QStringLiteral("CREATE ROLE %1 LOGIN").arg(role),
+             QStringLiteral("GRANT ALL ON SCHEMA public, rewind TO %1").arg(role),
+             QStringLiteral("GRANT ALL ON ALL TABLES IN SCHEMA public, rewind TO %1").arg(role),
+             QStringLiteral("GRANT ALL ON ALL SEQUENCES IN SCHEMA public, rewind TO %1")
+                 .arg(role)}));
+        const auto dropRole = qScopeGuard([&] {
+            (void)admin->execAll({QStringLiteral("DROP OWNED BY %1").arg(role),
+                                  QStringLiteral("DROP ROLE %1").arg(role)});
+        });
+        const DatabaseUrl &u = admin->url();
+        const Ws writer{QStringLiteral("postgresql://%1@%2:%3/%4")
+                            .arg(role, u.host)
+                            .arg(u.port)
+                            .arg(u.databaseName),
+                        ws.spec};
+        const qint64 before = leafOid(ws.db, QStringLiteral("fact_p2025_05_02"));
+        const Proc run =
+            ctl(writer, {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
+                         QStringLiteral("--partition"), QStringLiteral("2025-05-02"),
+                         QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonArray parts = json(run)[QStringLiteral("partitions")].toArray();
+        QCOMPARE(parts.size(), 1);
+        QCOMPARE(parts[0].toObject()[QStringLiteral("publish")].toString(), QStringLiteral("rows"));
+        QVERIFY2(parts[0].toObject()[QStringLiteral("publish_reason")].toString().contains(
+                     QStringLiteral("owner")),
+                 qPrintable(parts[0].toObject()[QStringLiteral("publish_reason")].toString()));
+        QCOMPARE(leafOid(ws.db, QStringLiteral("fact_p2025_05_02")), before);
+        QCOMPARE(testsupport::digest(ws.db, QStringLiteral("SELECT dt, id, amount, updated_at FROM "
+                                                           "fact WHERE dt = '2025-05-02'")),
+                 testsupport::digest(ws.db, QStringLiteral("SELECT * FROM (") +
+                                                QString::fromLatin1(kByHand) +
+                                                QStringLiteral(") AS h WHERE dt = '2025-05-02'")));
     }
 
     // A freeze of a partitioned target refuses writes into its leaves too,

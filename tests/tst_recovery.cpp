@@ -3,9 +3,11 @@
 // reports, the freeze, and the guided recovery of a retry storm.
 #include "core/batch/batch.h"
 #include "core/batch/partitions.h"
+#include "core/batch/prune.h"
 #include "core/batch/rollback.h"
 #include "core/batch/runs.h"
 #include "core/recovery/recovery.h"
+#include "core/util/failpoint.h"
 #include "core/workspace/workspace.h"
 #include "tests/recoveryfixture.h"
 #include "tests/testsupport.h"
@@ -18,6 +20,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSqlRecord>
 #include <QTest>
 
@@ -366,6 +369,50 @@ private Q_SLOTS:
         QCOMPARE(pruned[0].toObject()[QStringLiteral("status")].toString(),
                  QStringLiteral("rolled_back"));
         QVERIFY(imagesOf(runId(third)) > 0);
+    }
+
+    // A prune of a run that commits while the run is being rolled back
+    // stops the rollback at its next partition: those not yet restored keep
+    // the run's rows (an overwrite restored from images that are gone would
+    // be emptied).
+    void pruneDuringRollbackStopsIt() {
+        Fixture f(spec(QStringLiteral("overwrite_partition")));
+        auto r = run(f.db(), f.dataset(), execute());
+        QVERIFY(r);
+        QCOMPARE(r->status, RunStatus::Succeeded);
+        const auto d1Rows = [&] {
+            return testsupport::digest(f.db().url().text,
+                                       QStringLiteral("SELECT * FROM tgt WHERE dt = 'd1'"));
+        };
+        const QString d1 = d1Rows();
+        auto other = Database::open(f.db().url().text);
+        QVERIFY(other);
+        int restored = 0;
+        setFailpointHook([&](const char *name) {
+            if (qstrcmp(name, "after-rollback-partition") != 0 || ++restored != 1)
+                return;
+            PruneOptions o;
+            o.dataset = QStringLiteral("sales");
+            o.keep = 0;
+            o.execute = true;
+            auto pruned = pruneImages(*other, f.ws->spec, o);
+            QVERIFY2(pruned && pruned->runs.size() == 1,
+                     qPrintable(pruned ? QString() : pruned.error().message));
+        });
+        const auto unhook = qScopeGuard([] { setFailpointHook({}); });
+        auto undone = rollback(f.db(), f.ws->spec, runId(r), true);
+        QVERIFY(!undone);
+        QCOMPARE(undone.error().code, Error::Code::BadInput);
+        QVERIFY2(undone.error().message.contains(QStringLiteral("pruned")),
+                 qPrintable(undone.error().message));
+        QCOMPARE(restored, 1);
+        // Latest first: d3 was restored, d1 still holds what the run wrote.
+        QCOMPARE(d1Rows(), d1);
+        QVERIFY(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM tgt WHERE dt = 'd1'")) > 0);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE "
+                                              "status = 'done' AND run_id = %1")
+                                   .arg(runId(r))),
+                 2);
     }
 
     void duplicatesPerPartitionNullSafe() {

@@ -28,9 +28,10 @@ const QCommandLineOption
     kBefore({QStringLiteral("before")},
             QStringLiteral("Runs finished before TIME (ISO-8601 UTC; a date is its midnight)."),
             QStringLiteral("TIME"));
-const QCommandLineOption kKeep({QStringLiteral("keep")},
-                               QStringLiteral("The newest N finished runs keep their images."),
-                               QStringLiteral("N"));
+const QCommandLineOption
+    kKeep({QStringLiteral("keep")},
+          QStringLiteral("The newest N runs that can be rolled back keep their images."),
+          QStringLiteral("N"));
 
 Json partitionsJson(const DuplicateReport &d) {
     Json parts = Json::array();

@@ -5,6 +5,7 @@
 #include <QHash>
 #include <QStringBuilder>
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace rw {
@@ -248,6 +249,24 @@ QString BatchSql::runCopyPredicate(const QString &qualifier, QVariantList &binds
     const QString p = partExpr(qualifier);
     return u'(' % p % QStringLiteral(" IN (SELECT value FROM json_each(?))") %
            (withNull ? QStringLiteral(" OR ") % p % QStringLiteral(" IS NULL") : QString()) % u')';
+}
+
+bool BatchSql::runCopyFits(const std::vector<PartitionRef> &scope) {
+    return std::all_of(scope.begin(), scope.end(), [](const PartitionRef &ref) {
+        switch (ref.value.typeId()) {
+        case QMetaType::UnknownType:
+        case QMetaType::Int:
+        case QMetaType::LongLong:
+        case QMetaType::UInt:
+        case QMetaType::ULongLong:
+        case QMetaType::QString:
+            return true;
+        case QMetaType::Double:
+            return std::isfinite(ref.value.toDouble());
+        default:
+            return ref.value.isNull();
+        }
+    });
 }
 
 bool BatchSql::runCopyPossible() const {

@@ -107,6 +107,9 @@ public:
     // published, which later chunks never read). Each statement on the
     // copy then names its chunk's partitions.
     bool runCopyPossible() const;
+    // The partition values a run copy's JSON list names exactly: integers,
+    // finite numbers, text, NULL (not a BLOB).
+    static bool runCopyFits(const std::vector<PartitionRef> &scope);
     // `scope` empty: no run copy (each chunk copies its own partitions);
     // `reuse`: the copy made earlier holds; else createTargetCopy copies `scope`.
     void setRunCopy(std::vector<PartitionRef> scope, bool reuse) {

@@ -76,7 +76,7 @@ Result<PruneResult> pruneImages(const Database &db, const Spec &spec, const Prun
     if (!options.before && !options.keep)
         return badInput(QStringLiteral(
             "prune needs --before TIME (runs finished before it) or --keep N (all but the newest "
-            "N finished runs), or both"));
+            "N runs that can be rolled back), or both"));
     if (options.keep && *options.keep < 0)
         return badInput(
             QStringLiteral("--keep %1: a number of runs, 0 or more").arg(*options.keep));
@@ -93,21 +93,26 @@ Result<PruneResult> pruneImages(const Database &db, const Spec &spec, const Prun
     }
 
     // Finished runs that cannot be resumed, newest first: the newest `keep`
-    // of them keep their images (pruned or not), then those finished before
-    // --before whose images are still there.
+    // that can still be rolled back (succeeded, images kept) keep them; of
+    // the others, those finished before --before whose images are still
+    // there go (a rolled-back run's images serve nothing any more).
     auto q = db.exec(QStringLiteral("SELECT run_id, status, finished_at, images_pruned_at FROM "
                                     "rewind_runs WHERE dataset = ? AND status IN (?, ?) "
                                     "ORDER BY run_id DESC"),
                      {ds.name, enumName(RunStatus::Succeeded), enumName(RunStatus::RolledBack)});
     if (!q)
         return fail(q.error());
-    int seen = 0;
+    int kept = 0;
     while (q->next()) {
-        if (options.keep && seen++ < *options.keep)
+        const bool pruned = !q->value(3).isNull() && !q->value(3).toString().isEmpty();
+        if (pruned)
             continue;
+        const bool undoable = q->value(1).toString() == enumName(RunStatus::Succeeded);
+        if (options.keep && undoable && kept < *options.keep) {
+            ++kept;
+            continue;
+        }
         const QString finished = q->value(2).toString();
-        if (!q->value(3).isNull() && !q->value(3).toString().isEmpty())
-            continue; // pruned already
         if (options.before && (finished.isEmpty() || finished >= result.before))
             continue;
         result.runs.push_back({q->value(0).toLongLong(), q->value(1).toString(), finished, 0, 0});

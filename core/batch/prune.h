@@ -26,7 +26,7 @@ struct PruneOptions {
     QString dataset;
     std::optional<QString>
         before; // runs finished before this time (ISO-8601; a date is its midnight UTC)
-    std::optional<int> keep; // the newest `keep` finished runs keep their images
+    std::optional<int> keep; // the newest `keep` runs that can be rolled back keep their images
     bool execute = false;
 };
 

@@ -15,6 +15,7 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QLoggingCategory>
+#include <QScopeGuard>
 #include <QStringBuilder>
 #include <QThread>
 #include <algorithm>
@@ -81,6 +82,24 @@ public:
         }
         return std::max<std::size_t>(n, 1);
     }
+
+    // The partitions from `at` on, at least `least`, whose estimated rows
+    // stay within `rows` (and `partitions`): a run copy's window.
+    std::size_t window(const std::vector<PartitionRef> &todo, std::size_t at, std::size_t least,
+                       qint64 rows, std::size_t partitions) const {
+        std::size_t n = 0;
+        qint64 sum = 0;
+        while (at + n < todo.size() && n < partitions) {
+            const qint64 r = rowsOf(todo[at + n]);
+            if (n >= least && (r < 0 || sum + r > rows))
+                break;
+            sum += std::max<qint64>(r, 0);
+            ++n;
+        }
+        return std::max(n, std::min(least, todo.size() - at));
+    }
+
+    qint64 budget() const { return m_budget; }
 
     // A chunk of `partitions` partitions read `sourceRows` source rows.
     void observe(std::size_t partitions, qint64 sourceRows) {
@@ -244,12 +263,21 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
     // dataset of the same target, or a hand ALTER, may have added some
     // since it was made): checked once, in the first publish.
     bool imagesAligned = false;
-    // The run's copy of an unindexed target (BatchSql::runCopyPossible):
-    // made in a chunk's transaction, kept once that commits, while the
-    // database's data_version (other connections' commits) stays the same.
-    const bool runCopyPossible = sql.runCopyPossible();
+    // The run's copy of an unindexed target (BatchSql::runCopyPossible): a
+    // window of the partitions ahead (about five chunks' rows, at most
+    // 10,000 partitions: the copy is held in memory, temp_store), made in a
+    // chunk's transaction, kept once that commits, and read by the chunks
+    // it covers while the database's data_version (other connections'
+    // commits) stays the same.
+    const bool runCopyPossible = sql.runCopyPossible() && sql.runCopyFits(todo);
     bool runCopyMade = false;
     QVariant runCopyVersion;
+    std::vector<PartitionRef> runCopyWindow; // the partitions in the copy
+    std::size_t runCopyUntil = 0;            // todo[..runCopyUntil) is in it
+    const auto dropRunCopy = qScopeGuard([&] {
+        sql.setRunCopy({}, false);
+        (void)db.execAll(sql.dropWorkTables());
+    });
     std::size_t singlesUntil =
         0; // partitions before this index go one per chunk (a chunk retried partition by partition)
     for (std::size_t at = 0; at < todo.size();) {
@@ -263,11 +291,19 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         const std::vector<PartitionRef> chunk(todo.begin() + qsizetype(at),
                                               todo.begin() + qsizetype(at + n));
         // Worth it where more chunks follow.
-        const std::vector<PartitionRef> remaining(todo.begin() + qsizetype(at), todo.end());
-        const bool useRunCopy = runCopyPossible && (runCopyMade || at + n < todo.size());
-        if (!useRunCopy)
+        const bool reusable = runCopyMade && at + n <= runCopyUntil;
+        std::vector<PartitionRef> window;
+        if (runCopyPossible && !reusable && at + n < todo.size()) {
+            const std::size_t w = sizer.window(todo, at, n, 5 * sizer.budget(), 10000);
+            window.assign(todo.begin() + qsizetype(at), todo.begin() + qsizetype(at + w));
+            if (window.size() <= n)
+                window.clear();
+        }
+        const bool useRunCopy = reusable || !window.empty();
+        if (!reusable)
             runCopyMade = false;
         QVariant version;
+        std::vector<PartitionRef> copied; // the window this attempt copied (none: reused)
         std::vector<PartitionResult> parts;
         std::vector<CheckResult> checks;
         ChunkStop stop = ChunkStop::None;
@@ -338,7 +374,20 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                     if (!v)
                         return fail(v.error());
                     version = *v;
-                    sql.setRunCopy(remaining, runCopyMade && version == runCopyVersion);
+                    copied.clear();
+                    if (reusable && version == runCopyVersion) {
+                        sql.setRunCopy(runCopyWindow, true);
+                    } else {
+                        // Someone else committed since: copied again, from here.
+                        copied = window;
+                        if (copied.empty()) {
+                            const std::size_t w =
+                                sizer.window(todo, at, n, 5 * sizer.budget(), 10000);
+                            copied.assign(todo.begin() + qsizetype(at),
+                                          todo.begin() + qsizetype(at + w));
+                        }
+                        sql.setRunCopy(copied, false);
+                    }
                 } else {
                     sql.setRunCopy({}, false);
                 }
@@ -405,6 +454,10 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
             if (outcome)
                 failpoint("after-commit");
             // A copy made in a transaction that rolled back is gone with it.
+            if (outcome && !copied.empty()) {
+                runCopyWindow = copied;
+                runCopyUntil = at + copied.size();
+            }
             runCopyMade = outcome && useRunCopy;
             runCopyVersion = version;
             if (!outcome && stop == ChunkStop::None && outcome.error().transient &&
@@ -525,7 +578,6 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         });
         break;
     }
-    sql.setRunCopy({}, false);
     if (result.status == RunStatus::Running)
         result.status = anyCheckFailed ? RunStatus::CheckFailed : RunStatus::Succeeded;
     result.finishedAt = nowIso();

@@ -8,6 +8,7 @@
 #include "core/batch/schemachange.h"
 #include "core/batch/scope.h"
 #include "core/batch/swapstore.h"
+#include "core/util/failpoint.h"
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>
@@ -84,6 +85,24 @@ Status restorePartitionState(const Database &db, const QString &dataset, const P
         return partitionstate::revertToPublish(db, dataset, part, isNull, prev->value(0),
                                                prev->value(1));
     return partitionstate::forgetPublish(db, dataset, part, isNull);
+}
+
+// Inside each of a rollback's transactions: a prune that committed since the
+// rollback began would leave the partitions still to restore with no images
+// (an overwrite's would be emptied).
+Status imagesStillKept(const Database &db, qint64 runId) {
+    auto at = db.scalar(QStringLiteral("SELECT images_pruned_at FROM rewind_runs WHERE run_id = ?"),
+                        {runId});
+    if (!at)
+        return fail(at.error());
+    if (!at->isNull() && !at->toString().isEmpty())
+        return badInput(
+            QStringLiteral("run %1's before-images were pruned at %2 while it was being "
+                           "rolled back; the partitions not yet restored keep the run's "
+                           "rows")
+                .arg(runId)
+                .arg(at->toString()));
+    return {};
 }
 
 // The audit row of one partition's rollback, in its transaction.
@@ -284,6 +303,9 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
         const auto swap = swaps.constFind(partitionKey(p.label));
         if (swap != swaps.cend()) {
             const auto back = [&]() -> Status {
+                if (execute)
+                    if (auto s = imagesStillKept(db, runId); !s)
+                        return s;
                 if (auto s = swapBack(db, *swap, rp.rowsRemoved, rp.rowsRestored, execute); !s)
                     return s;
                 if (!execute)
@@ -304,6 +326,8 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                                       .arg(partitionLabel(p.label), done.error().message)});
             rp.restored = execute;
             result.partitions.push_back(rp);
+            if (execute)
+                failpoint("after-rollback-partition");
             continue;
         }
         auto measure = [&]() -> Status {
@@ -327,6 +351,8 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
         }
         const Status done = Database::retryTransient(5, [&] {
             return db.writeTransaction([&]() -> Status {
+                if (auto s = imagesStillKept(db, runId); !s)
+                    return s;
                 if (auto s = measure(); !s)
                     return s;
                 // Overwrite without images: the partition was empty before the run.
@@ -352,6 +378,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                                              .arg(partitionLabel(p.label), done.error().message)});
         rp.restored = true;
         result.partitions.push_back(rp);
+        failpoint("after-rollback-partition");
     }
     sortByPartition(result.partitions, [](const RollbackPartition &p) { return p.partition; });
 
@@ -364,6 +391,8 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     const Status marked = Database::retryTransient(5, [&] {
         return db.writeTransaction([&]() -> Status {
             if (!result.schemaChange.empty()) {
+                if (auto s = imagesStillKept(db, runId); !s) // a drop's columns come from them
+                    return s;
                 // The target's columns once the change is undone: the
                 // whole-table restore of a drop names them.
                 auto held = db.columns(ds.target);

@@ -38,8 +38,10 @@ namespace {
 
 // The triggers that make a freeze hold against other writers (see recovery.h).
 QStringList freezeTriggers(const Database &db, const DatasetSpec &dataset, const QString &reason) {
-    // The reason goes into DDL text: no placeholder characters in it.
-    const QString said = QString(reason).replace(u'?', u' ').replace(u':', u' ').simplified();
+    // The reason goes into DDL text: no placeholder characters in it, and
+    // no dollar quote (PostgreSQL's freeze runs in a DO block).
+    const QString said =
+        QString(reason).replace(u'?', u' ').replace(u':', u' ').replace(u'$', u' ').simplified();
     QString message =
         QStringLiteral("%1 is frozen by Rewind (dataset %2%3): writes are refused until its "
                        "recovery finishes or "

@@ -27,17 +27,18 @@ public:
         // the parent only; a loader writing into a leaf would pass. A row
         // trigger on the parent is cloned onto every leaf, those attached
         // later included (a swap's new leaf, a partman premake). TRUNCATE of
-        // a leaf itself is not refused (docs/guarantees.md).
-        auto kind = db.scalar(
-            QStringLiteral("SELECT relkind::text FROM pg_class WHERE oid = to_regclass(?)"),
-            {table});
-        if (kind && kind->toString() == QLatin1String("p"))
-            out << QStringLiteral("CREATE TRIGGER rewind_freeze_rows BEFORE INSERT OR UPDATE OR "
-                                  "DELETE ON ") %
-                       table %
-                       QStringLiteral(
-                           " FOR EACH ROW EXECUTE FUNCTION rewind.refuse_frozen_write('") %
-                       message % QStringLiteral("')");
+        // a leaf itself is not refused (docs/cli.md). Decided by the server
+        // in the freeze's transaction, so a failure fails the freeze.
+        QString literal = table;
+        literal.replace(u'\'', QStringLiteral("''"));
+        out << QStringLiteral("DO $rewind_freeze$ BEGIN IF (SELECT relkind FROM pg_class WHERE "
+                              "oid = to_regclass('") %
+                   literal %
+                   QStringLiteral("')) = 'p' THEN CREATE TRIGGER rewind_freeze_rows BEFORE "
+                                  "INSERT OR UPDATE OR DELETE ON ") %
+                   table %
+                   QStringLiteral(" FOR EACH ROW EXECUTE FUNCTION rewind.refuse_frozen_write('") %
+                   message % QStringLiteral("'); END IF; END $rewind_freeze$");
         return out;
     }
     QStringList thawTriggers(const Database &db, const QString &target) const override {

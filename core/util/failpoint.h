@@ -12,7 +12,8 @@ namespace rw {
 // Used by the crash-resume tests (tests/tst_crash.cpp, tst_scd2, tst_replay,
 // tst_dlqreplay). A batch chunk passes chunk-start, after-stage, after-checks,
 // before-publish, (scd2: scd2-after-images, scd2-after-close), after-write,
-// before-commit and after-commit, in that order.
+// before-commit and after-commit, in that order; a rollback passes
+// after-rollback-partition after each partition it restored.
 void failpoint(const char *name);
 
 // In-process tests: `hook` is called with the name at every failpoint passed

@@ -58,6 +58,11 @@ PartitionsModel::PartitionsModel(QObject *parent)
                                                     : timestampText(p.lastPublished);
                },
                [](const PartitionInfo &p) { return p.lastPublished; }},
+              {tr("Leaf"), kAlignText,
+               [](const PartitionInfo &p) {
+                   return p.leaf.isEmpty() ? QStringLiteral("\u2014") : p.leaf;
+               },
+               [](const PartitionInfo &p) { return p.leaf; }},
               // Columns a schema change added since the partition was
               // published: NULL in its rows (run --schema-behind).
               {tr("Schema behind"), kAlignText,
@@ -66,11 +71,6 @@ PartitionsModel::PartitionsModel(QObject *parent)
                                                    : p.schemaBehind.join(QStringLiteral(", "));
                },
                [](const PartitionInfo &p) { return qint64(p.schemaBehind.size()); }},
-              {tr("Leaf"), kAlignText,
-               [](const PartitionInfo &p) {
-                   return p.leaf.isEmpty() ? QStringLiteral("\u2014") : p.leaf;
-               },
-               [](const PartitionInfo &p) { return p.leaf; }},
           },
           parent) {}
 

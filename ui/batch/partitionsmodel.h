@@ -21,8 +21,8 @@ public:
         DuplicateKeysColumn,
         LastRunColumn,
         LastPublishedColumn,
-        SchemaBehindColumn,
         LeafColumn, // a partitioned PostgreSQL target's leaf (its bound in the tooltip)
+        SchemaBehindColumn,
         ColumnCount
     };
     // SortRole: raw values: numbers as qint64, status as a severity rank, partition as text or
