@@ -16,7 +16,7 @@ const std::vector<Command> &commands() {
     static const std::vector<Command> list = [] {
         std::vector<Command> all;
         for (auto area : {workspaceCommands, batchCommands, lateCommands, streamCommands,
-                          auditCommands, dlqCommands, recoveryCommands}) {
+                          auditCommands, dlqCommands, recoveryCommands, dbtCommands}) {
             auto more = area();
             all.insert(all.end(), std::make_move_iterator(more.begin()),
                        std::make_move_iterator(more.end()));

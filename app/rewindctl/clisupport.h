@@ -138,6 +138,7 @@ std::vector<Command> auditCommands();     // audit, run-report
 std::vector<Command> lateCommands();      // lag, finalize
 std::vector<Command> dlqCommands();       // dlq list, show, fix, validate, replay, discard
 std::vector<Command> recoveryCommands();  // duplicates, freeze, unfreeze, recover, rollback
+std::vector<Command> dbtCommands();       // init --dbt
 
 // A duplicate recovery's result, as `recover` prints it (recoverycommands.cpp).
 Json recoveryJson(const RecoveryResult &r);

@@ -252,6 +252,14 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
     const QString lateness = f.string("allowed_lateness");
     const Json *scd2 = f.object("scd2");
     const Json *checks = f.array("checks");
+    if (const Json *dbt = f.object("dbt")) {
+        Fields df(*dbt, context % QStringLiteral(": \"dbt\""), errors);
+        DatasetSpec::DbtOrigin origin;
+        origin.uniqueId = df.string("unique_id", true);
+        origin.checksum = df.string("checksum");
+        df.rejectUnknown();
+        d.dbt = origin;
+    }
 
     if (d.source.isEmpty() && d.transform.isEmpty() && !f.has("source") && !f.has("transform"))
         f.error(QStringLiteral("needs a \"source\" table or a \"transform\" SELECT"));

@@ -83,6 +83,13 @@ struct DatasetSpec {
     std::optional<qint64> allowedLatenessSeconds;
     std::optional<Scd2Spec> scd2;
     std::vector<CheckSpec> checks;
+    // A dataset made from a dbt model (rewindctl init --dbt): the node it
+    // came from and that node's checksum then (docs/dbt.md).
+    struct DbtOrigin {
+        QString uniqueId;
+        QString checksum;
+    };
+    std::optional<DbtOrigin> dbt;
 
     bool partitioned() const { return !partitionColumn.isEmpty(); }
     bool hasWatermark() const { return allowedLatenessSeconds.has_value(); }

@@ -1,0 +1,439 @@
+#include "core/dbt/dbtmap.h"
+
+#include <QHash>
+#include <QRegularExpression>
+#include <QSet>
+#include <QStringBuilder>
+
+namespace rw::dbt {
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+std::string s(const QString &text) {
+    return text.toStdString();
+}
+
+// A column name as dbt configs spell one: a bare name (folded to lower case
+// on PostgreSQL, as the server folds it) or a quoted one, kept as it is;
+// empty for an expression.
+QString columnName(const QString &text, bool fold) {
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z_][A-Za-z0-9_$]*$"));
+    const QString t = text.trimmed();
+    if (plain.match(t).hasMatch())
+        return fold ? t.toLower() : t;
+    if (t.size() > 2 && (t.front() == u'"' || t.front() == u'`') && t.back() == t.front()) {
+        QString inner = t.mid(1, t.size() - 2);
+        const QString doubled = QString(2, t.front());
+        if (!QString(inner).replace(doubled, QString()).contains(t.front()))
+            return inner.replace(doubled, QString(t.front()));
+    }
+    return {};
+}
+
+QString quoted(const QString &column) {
+    return u'"' % QString(column).replace(u'"', QStringLiteral("\"\"")) % u'"';
+}
+
+// relation_name split into its parts, quotes removed ("db"."schema"."name",
+// `db`.`schema`.`name`, or bare).
+QStringList relationParts(const QString &relation) {
+    QStringList parts;
+    QString part;
+    QChar quote;
+    for (qsizetype i = 0; i < relation.size(); ++i) {
+        const QChar c = relation[i];
+        if (!quote.isNull()) {
+            if (c == quote && i + 1 < relation.size() && relation[i + 1] == quote)
+                part += relation[++i]; // "" inside quotes: one "
+            else if (c == quote)
+                quote = QChar();
+            else
+                part += c;
+        } else if (c == u'"' || c == u'`') {
+            quote = c;
+        } else if (c == u'.') {
+            parts << part;
+            part.clear();
+        } else if (!c.isSpace()) {
+            part += c;
+        }
+    }
+    parts << part;
+    return parts;
+}
+
+// The table a node's relation is, as the spec names tables on the engine;
+// empty with `why` set where it cannot be one.
+QString tableOf(const Node &n, const MapOptions &o, QString &why) {
+    if (n.relationName.isEmpty()) {
+        why = QStringLiteral("it has no relation_name (no table of its own)");
+        return {};
+    }
+    const QStringList parts = relationParts(n.relationName);
+    if (o.engine == QLatin1String("sqlite"))
+        return parts.back();
+    if (parts.size() == 3 && !o.database.isEmpty() && parts[0] != o.database) {
+        why = QStringLiteral("its relation %1 is in database \"%2\", the connection's is \"%3\"")
+                  .arg(n.relationName, parts[0], o.database);
+        return {};
+    }
+    return parts.size() >= 2 ? parts[parts.size() - 2] % u'.' % parts.back() : parts.back();
+}
+
+// The SELECT a dataset runs: the compiled code, or raw code with no Jinja.
+QString transformOf(const Node &n, QString &why) {
+    if (n.compiled) {
+        // Compiled while the table existed, is_incremental() was true: the
+        // SQL selects only rows newer than the table's.
+        if (!n.relationName.isEmpty() && n.compiledCode.contains(n.relationName)) {
+            why = QStringLiteral("its compiled_code reads its own table %1 (compiled as an "
+                                 "incremental run): run `dbt compile --full-refresh`")
+                      .arg(n.relationName);
+            return {};
+        }
+        return n.compiledCode.trimmed();
+    }
+    if (!n.rawCode.contains(QLatin1String("{{")) && !n.rawCode.contains(QLatin1String("{%")))
+        return n.rawCode.trimmed();
+    why = QStringLiteral("only its raw_code (Jinja) is in the manifest: run `dbt compile "
+                         "--full-refresh` so that it holds compiled_code");
+    return {};
+}
+
+QString sqlLiteral(const nlohmann::json &v, bool quote) {
+    if (quote && !v.is_string()) // dbt quotes every value, numbers too
+        return u'\'' % QString::fromStdString(v.dump()).replace(u'\'', QStringLiteral("''")) %
+               u'\'';
+    if (v.is_string())
+        return quote ? u'\'' %
+                           QString::fromStdString(v.get<std::string>())
+                               .replace(u'\'', QStringLiteral("''")) %
+                           u'\''
+                     : QString::fromStdString(v.get<std::string>());
+    return QString::fromStdString(v.dump());
+}
+
+// ref('name'), ref('package', 'name'), ref('name', v=2) / version=2 in a
+// test's `to`: that node's table (the latest version where there are
+// several). source() is not mapped: empty.
+QString refTarget(const QString &to, const Manifest &m, const MapOptions &o) {
+    static const QRegularExpression ref(
+        QStringLiteral("^\\s*ref\\(\\s*['\"]([^'\"]+)['\"]\\s*(?:,\\s*['\"]([^'\"]+)['\"]\\s*)?(?:,"
+                       "\\s*(?:v|version)"
+                       "\\s*=\\s*['\"]?([^'\"\\s)]+)['\"]?\\s*)?\\)\\s*$"));
+    const auto match = ref.match(to);
+    if (!match.hasMatch())
+        return {};
+    const QString package = match.captured(2).isEmpty() ? QString() : match.captured(1);
+    const QString name = match.captured(2).isEmpty() ? match.captured(1) : match.captured(2);
+    const QString version = match.captured(3);
+    for (const Node &n : m.nodes) {
+        if (n.name != name || (!package.isEmpty() && n.packageName != package))
+            continue;
+        const QString wanted = !version.isEmpty() ? version : n.latestVersion;
+        if (!n.version.isEmpty() && n.version != wanted)
+            continue;
+        QString why;
+        return tableOf(n, o, why);
+    }
+    return {};
+}
+
+bool folds(const MapOptions &o) {
+    return o.engine != QLatin1String("sqlite");
+}
+
+// Whether the project's tests say `key` is unique: dbt's `unique` on its
+// one column, or dbt_utils' unique_combination_of_columns on its columns.
+bool keyTestedUnique(const Node &n, const QStringList &key, const MapOptions &o) {
+    for (const Test &t : n.tests) {
+        if (t.severity == QLatin1String("warn") || !t.where.isEmpty())
+            continue;
+        if (t.nameSpace.isEmpty() && t.name == QLatin1String("unique") &&
+            key == QStringList{columnName(t.column, folds(o))})
+            return true;
+        if (t.name == QLatin1String("unique_combination_of_columns")) {
+            const auto cols = t.kwargs.find("combination_of_columns");
+            if (cols == t.kwargs.end() || !cols->is_array())
+                continue;
+            QStringList names;
+            for (const auto &c : *cols)
+                if (c.is_string())
+                    names << columnName(QString::fromStdString(c.get<std::string>()), folds(o));
+            names.sort();
+            QStringList sorted = key;
+            sorted.sort();
+            if (names == sorted)
+                return true;
+        }
+    }
+    return false;
+}
+
+// The gates of a node's tests; the others in `unmapped`, with the reason.
+OJson checksOf(const Node &n, const QStringList &key, const Manifest &m, const MapOptions &o,
+               std::vector<std::pair<QString, QString>> &unmapped) {
+    OJson checks = OJson::array();
+    for (const Test &t : n.tests) {
+        const auto skip = [&](const QString &why) { unmapped.emplace_back(t.uniqueId, why); };
+        const QString column = columnName(t.column, folds(o));
+        const QString name = t.name % (t.column.isEmpty() ? QString() : u':' % t.column);
+        if (t.severity == QLatin1String("warn")) {
+            skip(
+                QStringLiteral("severity warn: dbt only warns, a gate would hold partitions back"));
+            continue;
+        }
+        if (!t.where.isEmpty()) {
+            skip(QStringLiteral("filtered by where (%1)").arg(t.where));
+            continue;
+        }
+        if (!t.errorIf.isEmpty() && t.errorIf != QLatin1String("!= 0") &&
+            t.errorIf != QLatin1String("!=0")) {
+            skip(QStringLiteral("error_if %1").arg(t.errorIf));
+            continue;
+        }
+        if (!t.nameSpace.isEmpty()) {
+            skip(QStringLiteral("%1.%2, a package's test").arg(t.nameSpace, t.name));
+            continue;
+        }
+        if (column.isEmpty()) {
+            skip(QStringLiteral("no column (or an expression) to test"));
+            continue;
+        }
+        if (t.name == QLatin1String("not_null")) {
+            checks.push_back({{"type", "not_null"}, {"name", s(name)}, {"columns", {s(column)}}});
+        } else if (t.name == QLatin1String("unique")) {
+            if (key == QStringList{column}) {
+                // The stage keeps one row per key: a gate on it cannot fail.
+                skip(QStringLiteral("unique on the key: Rewind keeps one row per key"));
+                continue;
+            }
+            checks.push_back(
+                {{"type", "sql"},
+                 {"name", s(name)},
+                 {"query", s(QStringLiteral("SELECT COUNT(%1) - COUNT(DISTINCT %1) FROM {staged}")
+                                 .arg(quoted(column)))},
+                 {"max", 0}});
+        } else if (t.name == QLatin1String("accepted_values")) {
+            const auto values = t.kwargs.find("values");
+            if (values == t.kwargs.end() || !values->is_array() || values->empty()) {
+                skip(QStringLiteral("accepted_values without values"));
+                continue;
+            }
+            const bool quote = !t.kwargs.contains("quote") || !t.kwargs["quote"].is_boolean() ||
+                               t.kwargs["quote"].get<bool>();
+            QStringList list;
+            for (const auto &v : *values)
+                if (!v.is_null()) // NULLs pass anyway: only non-NULL values are tested
+                    list << sqlLiteral(v, quote);
+            if (list.isEmpty()) {
+                skip(QStringLiteral("accepted_values lists only null"));
+                continue;
+            }
+            checks.push_back(
+                {{"type", "sql"},
+                 {"name", s(name)},
+                 {"query", s(QStringLiteral("SELECT COUNT(*) FROM {staged} WHERE %1 IS NOT NULL "
+                                            "AND %1 NOT IN (%2)")
+                                 .arg(quoted(column), list.join(QStringLiteral(", "))))},
+                 {"max", 0}});
+        } else if (t.name == QLatin1String("relationships")) {
+            const QString to = t.kwargs.contains("to") && t.kwargs["to"].is_string()
+                                   ? QString::fromStdString(t.kwargs["to"].get<std::string>())
+                                   : QString();
+            const QString field =
+                t.kwargs.contains("field") && t.kwargs["field"].is_string()
+                    ? columnName(QString::fromStdString(t.kwargs["field"].get<std::string>()),
+                                 folds(o))
+                    : QString();
+            const QString table = refTarget(to, m, o);
+            if (table.isEmpty() || field.isEmpty()) {
+                skip(QStringLiteral("relationships to %1: not a model of this manifest")
+                         .arg(to.isEmpty() ? QStringLiteral("(nothing)") : to));
+                continue;
+            }
+            checks.push_back({{"type", "references"},
+                              {"name", s(name)},
+                              {"column", s(column)},
+                              {"table", s(table)},
+                              {"to", s(field)}});
+        } else {
+            skip(QStringLiteral("no gate stands for dbt's %1 test").arg(t.name));
+        }
+    }
+    return checks;
+}
+
+MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
+    MappedNode out;
+    out.uniqueId = n.uniqueId;
+    out.resourceType = n.resourceType;
+    out.dataset = n.name;
+    const auto leaveOut = [&](const QString &why) {
+        out.reason = why;
+        return out;
+    };
+    if (n.resourceType == QLatin1String("seed"))
+        return leaveOut(QStringLiteral("a seed: loaded from its CSV by dbt seed, not built from a "
+                                       "source"));
+    if (n.resourceType == QLatin1String("snapshot"))
+        return leaveOut(QStringLiteral("a snapshot: its scd2 mapping is not in this version"));
+    if (n.materialized == QLatin1String("view"))
+        return leaveOut(QStringLiteral("a view: it stores nothing to backfill"));
+    if (n.materialized == QLatin1String("ephemeral"))
+        return leaveOut(QStringLiteral("ephemeral: inlined into the models that use it, no table "
+                                       "of its own"));
+    for (const QString &k : n.uniqueKey)
+        if (columnName(k, folds(o)).isEmpty())
+            return leaveOut(
+                QStringLiteral("its unique_key \"%1\" is an expression, not a column").arg(k));
+    QStringList key;
+    for (const QString &k : n.uniqueKey)
+        key << columnName(k, folds(o));
+
+    QString partition;
+    if (n.materialized == QLatin1String("table")) {
+        out.write = QStringLiteral("overwrite_partition"); // one whole-table partition
+    } else if (n.materialized == QLatin1String("incremental")) {
+        // dbt-postgres's default with a unique_key is delete+insert.
+        const QString strategy = !n.incrementalStrategy.isEmpty() ? n.incrementalStrategy
+                                 : key.isEmpty()                  ? QStringLiteral("append")
+                                                                  : QStringLiteral("delete+insert");
+        if (strategy == QLatin1String("merge") || strategy == QLatin1String("delete+insert")) {
+            if (key.isEmpty())
+                return leaveOut(
+                    QStringLiteral("incremental strategy %1 with no unique_key").arg(strategy));
+            // delete+insert keeps every row of a key (a key may be a day);
+            // Rewind keeps one per key: only where the project's tests say
+            // the key is unique. (merge: the database refuses two source
+            // rows for one key.)
+            if (strategy == QLatin1String("delete+insert") && !keyTestedUnique(n, key, o))
+                return leaveOut(QStringLiteral("delete+insert on %1, which no unique test says is "
+                                               "unique: dbt keeps every row of a key, Rewind one")
+                                    .arg(key.join(u',')));
+            out.write = QStringLiteral("merge");
+        } else if (strategy == QLatin1String("insert_overwrite") ||
+                   strategy == QLatin1String("microbatch")) {
+            out.write = QStringLiteral("overwrite_partition");
+        } else if (strategy == QLatin1String("append")) {
+            return leaveOut(QStringLiteral("incremental strategy append (no unique_key): a re-run "
+                                           "cannot tell its rows from new ones"));
+        } else {
+            return leaveOut(
+                QStringLiteral("incremental strategy %1 is not one Rewind maps").arg(strategy));
+        }
+        const bool microbatch = strategy == QLatin1String("microbatch");
+        const QString field = microbatch      ? n.eventTime
+                              : n.partitionBy ? n.partitionBy->field
+                                              : QString();
+        const QString granularity = microbatch      ? n.batchSize
+                                    : n.partitionBy ? n.partitionBy->granularity
+                                                    : QString();
+        const QString type = n.partitionBy ? n.partitionBy->dataType : QString();
+        if (!field.isEmpty()) {
+            // A column's own values are partitions; the hour, day or month of a
+            // timestamp needs partition_granularity (not in this version).
+            const bool byValue = !microbatch &&
+                                 (type.isEmpty() || type == QLatin1String("date") ||
+                                  type == QLatin1String("int64")) &&
+                                 (granularity.isEmpty() || granularity == QLatin1String("day"));
+            if (!byValue)
+                return leaveOut(
+                    QStringLiteral("partitioned by the %1 of %2: partitions by a "
+                                   "timestamp's hour, day or month are not in this "
+                                   "version")
+                        .arg(granularity.isEmpty() ? QStringLiteral("day") : granularity, field));
+            partition = columnName(field, folds(o));
+            if (partition.isEmpty())
+                return leaveOut(
+                    QStringLiteral("its partition \"%1\" is an expression, not a column")
+                        .arg(field));
+            // A merge matches keys across the table: partitions only where
+            // the partition is part of the key (a row cannot move).
+            if (out.write == QLatin1String("merge") && !key.contains(partition))
+                partition.clear();
+        } else if (out.write == QLatin1String("overwrite_partition")) {
+            return leaveOut(
+                QStringLiteral("incremental strategy %1 without partition_by").arg(strategy));
+        }
+    } else {
+        return leaveOut(
+            QStringLiteral("materialized as %1, which Rewind does not map")
+                .arg(n.materialized.isEmpty() ? QStringLiteral("(nothing)") : n.materialized));
+    }
+
+    QString why;
+    const QString target = tableOf(n, o, why);
+    if (target.isEmpty())
+        return leaveOut(why);
+    const QString transform = transformOf(n, why);
+    if (transform.isEmpty())
+        return leaveOut(why);
+
+    OJson spec{{"transform", s(transform)}, {"target", s(target)}};
+    if (!partition.isEmpty())
+        spec["partition_column"] = s(partition);
+    if (out.write == QLatin1String("merge")) { // overwrites keep every row, as dbt does
+        OJson k = OJson::array();
+        for (const QString &c : key)
+            k.push_back(s(c));
+        spec["key"] = k;
+    }
+    spec["write"] = s(out.write);
+    if (n.onSchemaChange == QLatin1String("append_new_columns") ||
+        n.onSchemaChange == QLatin1String("sync_all_columns") ||
+        n.onSchemaChange == QLatin1String("fail"))
+        spec["on_schema_change"] = s(n.onSchemaChange);
+    OJson checks = checksOf(n, key, m, o, out.unmappedTests);
+    out.checks = int(checks.size());
+    if (!checks.empty())
+        spec["checks"] = checks;
+    spec["dbt"] = {{"unique_id", s(n.uniqueId)}};
+    if (!n.checksum.isEmpty())
+        spec["dbt"]["checksum"] = s(n.checksum);
+    out.mapped = true;
+    if (out.write == QLatin1String("merge"))
+        out.key = key;
+    out.partition = partition;
+    out.spec = std::move(spec);
+    return out;
+}
+
+} // namespace
+
+std::vector<MappedNode> mapManifest(const Manifest &manifest, const MapOptions &options) {
+    std::vector<MappedNode> out;
+    QHash<QString, int> names;
+    for (const Node &n : manifest.nodes)
+        ++names[n.name % (n.version.isEmpty() ? QString() : QStringLiteral("_v") % n.version)];
+    QSet<QString> taken;
+    for (const Node &n : manifest.nodes) {
+        MappedNode m = mapNode(n, manifest, options);
+        // A versioned model is name_vN; the same name in two packages is
+        // package_name; a name still taken is left out.
+        m.dataset = n.name % (n.version.isEmpty() ? QString() : QStringLiteral("_v") % n.version);
+        if (names.value(m.dataset) > 1)
+            m.dataset = n.packageName % u'_' % m.dataset;
+        if (m.mapped && taken.contains(m.dataset)) {
+            m.mapped = false;
+            m.reason = QStringLiteral("another node already became dataset \"%1\"").arg(m.dataset);
+            m.spec = {};
+        }
+        if (m.mapped)
+            taken.insert(m.dataset);
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+nlohmann::ordered_json specOf(const std::vector<MappedNode> &nodes) {
+    OJson datasets = OJson::object();
+    for (const MappedNode &n : nodes)
+        if (n.mapped)
+            datasets[s(n.dataset)] = n.spec;
+    return {{"datasets", datasets}};
+}
+
+} // namespace rw::dbt

@@ -1,0 +1,141 @@
+#pragma once
+
+// Small dbt manifests for tests/tst_dbtmanifest.cpp, out of the file moc
+// reads for its class: moc misreads a raw string literal inside
+// QStringLiteral, and a "//" inside one (the schema URLs are spelled apart).
+#include <QByteArray>
+#include <QString>
+
+namespace dbtdata {
+
+inline QByteArray manifest(const QString &version, const QString &nodes) {
+    return QStringLiteral("{\"metadata\": {\"dbt_schema_version\": \"https:/"
+                          "/schemas.getdbt.com/dbt/manifest/%1.json\", \"dbt_version\": "
+                          "\"1.8.7\", \"adapter_type\": \"postgres\", \"project_name\": "
+                          "\"shop\"}, \"nodes\": {%2}}")
+        .arg(version, nodes)
+        .toUtf8();
+}
+
+inline const QString kOrders = QString::fromUtf8(R"("model.shop.fct_orders": {
+    "unique_id": "model.shop.fct_orders", "resource_type": "model", "name": "fct_orders",
+    "alias": "fct_orders", "database": "w", "schema": "analytics",
+    "relation_name": "\"w\".\"analytics\".\"fct_orders\"",
+    "checksum": {"name": "sha256", "checksum": "abc123"},
+    "raw_code": "select * from {{ ref('stg_orders') }}",
+    "compiled": true, "compiled_code": "select * from \"w\".\"analytics\".\"stg_orders\"",
+    "depends_on": {"nodes": ["model.shop.stg_orders"]},
+    "config": {"materialized": "incremental", "incremental_strategy": "merge",
+               "unique_key": ["order_id", "line"], "on_schema_change": "append_new_columns",
+               "partition_by": {"field": "ordered_at", "data_type": "timestamp",
+                                "granularity": "HOUR"}}})");
+
+inline const QString kSnapshot = QString::fromUtf8(R"("snapshot.shop.customers_snap": {
+    "unique_id": "snapshot.shop.customers_snap", "resource_type": "snapshot",
+    "name": "customers_snap", "alias": "customers_snap", "database": "w", "schema": "snapshots",
+    "relation_name": "\"w\".\"snapshots\".\"customers_snap\"",
+    "checksum": {"name": "sha256", "checksum": "def"}, "raw_code": "select * from x",
+    "config": {"materialized": "snapshot", "strategy": "check", "check_cols": "all",
+               "unique_key": "customer_id",
+               "snapshot_meta_column_names": {"dbt_valid_from": "valid_from",
+                                              "dbt_valid_to": null}}})");
+
+inline const QString kTests = QString::fromUtf8(R"("test.shop.not_null_fct_orders_order_id.1": {
+    "unique_id": "test.shop.not_null_fct_orders_order_id.1", "resource_type": "test",
+    "column_name": "order_id", "attached_node": "model.shop.fct_orders",
+    "test_metadata": {"name": "not_null", "kwargs": {"column_name": "order_id"}}},
+  "test.shop.accepted_values_fct_orders_status.2": {
+    "unique_id": "test.shop.accepted_values_fct_orders_status.2", "resource_type": "test",
+    "column_name": "status", "depends_on": {"nodes": ["model.shop.fct_orders"]},
+    "test_metadata": {"name": "accepted_values",
+                      "kwargs": {"column_name": "status", "values": ["placed", "shipped"]}}},
+  "test.shop.assert_positive": {
+    "unique_id": "test.shop.assert_positive", "resource_type": "test",
+    "depends_on": {"nodes": ["model.shop.fct_orders"]}})");
+
+inline const QByteArray kNoVersion = R"({"metadata": {}, "nodes": {}})";
+inline const QByteArray kRunResults = "{\"metadata\": {\"dbt_schema_version\": \"https:/"
+                                      "/schemas.getdbt.com/dbt/run-results/v6.json\"}, "
+                                      "\"results\": []}";
+inline const QString kKeyObject = QString::fromUtf8(R"("model.a.b": {"unique_id": "model.a.b",
+    "resource_type": "model", "config": {"unique_key": {"x": 1}}})");
+inline const QString kNoUniqueId = QString::fromUtf8(R"("model.a.b": {"resource_type": "model"})");
+
+// A small project: an incremental merge partitioned by a date, a table, a
+// view, a seed, an append model, a model keyed by an expression, and tests.
+inline const QString kShop = QString::fromUtf8(R"json("model.shop.fct_sales": {
+    "unique_id": "model.shop.fct_sales", "resource_type": "model", "name": "fct_sales",
+    "alias": "fct_sales", "database": "w", "schema": "analytics",
+    "relation_name": "\"w\".\"analytics\".\"fct_sales\"",
+    "checksum": {"name": "sha256", "checksum": "s1"}, "raw_code": "select 1",
+    "compiled": true, "compiled_code": "select * from raw.sales",
+    "config": {"materialized": "incremental", "incremental_strategy": "delete+insert",
+               "unique_key": "order_id", "partition_by": {"field": "dt", "data_type": "date"}}},
+  "model.shop.dim_customers": {
+    "unique_id": "model.shop.dim_customers", "resource_type": "model", "name": "dim_customers",
+    "alias": "dim_customers", "database": "w", "schema": "analytics",
+    "relation_name": "\"w\".\"analytics\".\"dim_customers\"",
+    "checksum": {"name": "sha256", "checksum": "c1"},
+    "raw_code": "select id, name from raw.customers",
+    "config": {"materialized": "table"}},
+  "model.shop.v_orders": {"unique_id": "model.shop.v_orders", "resource_type": "model",
+    "name": "v_orders", "relation_name": "\"w\".\"analytics\".\"v_orders\"",
+    "config": {"materialized": "view"}},
+  "seed.shop.countries": {"unique_id": "seed.shop.countries", "resource_type": "seed",
+    "name": "countries", "config": {"materialized": "seed"}},
+  "model.shop.events": {"unique_id": "model.shop.events", "resource_type": "model",
+    "name": "events", "relation_name": "\"w\".\"analytics\".\"events\"",
+    "config": {"materialized": "incremental"}},
+  "model.shop.by_expr": {"unique_id": "model.shop.by_expr", "resource_type": "model",
+    "name": "by_expr", "relation_name": "\"w\".\"analytics\".\"by_expr\"",
+    "config": {"materialized": "incremental", "unique_key": "id || '-' || dt"}},
+  "test.shop.unique_fct_sales_order_id": {"unique_id": "test.shop.unique_fct_sales_order_id",
+    "resource_type": "test", "column_name": "order_id", "attached_node": "model.shop.fct_sales",
+    "test_metadata": {"name": "unique", "kwargs": {"column_name": "order_id"}}},
+  "test.shop.accepted_values_fct_sales_status": {
+    "unique_id": "test.shop.accepted_values_fct_sales_status", "resource_type": "test",
+    "column_name": "status", "attached_node": "model.shop.fct_sales",
+    "test_metadata": {"name": "accepted_values",
+                      "kwargs": {"column_name": "status", "values": ["placed", "it's"]}}},
+  "test.shop.relationships_fct_sales_customer_id": {
+    "unique_id": "test.shop.relationships_fct_sales_customer_id", "resource_type": "test",
+    "column_name": "customer_id", "attached_node": "model.shop.fct_sales",
+    "test_metadata": {"name": "relationships",
+                      "kwargs": {"to": "ref('dim_customers')", "field": "id"
+}
+}
+},
+  "test.shop.expression_is_true_fct_sales": {
+    "unique_id": "test.shop.expression_is_true_fct_sales", "resource_type": "test",
+    "column_name": "amount", "attached_node": "model.shop.fct_sales",
+    "test_metadata": {"name": "expression_is_true", "namespace": "dbt_utils",
+                      "kwargs": {"expression": "amount >= 0"}}})json");
+
+// One incremental model over raw_sales, its relation %1, with a
+// not_null and an accepted_values test, and a view.
+inline const char *const kImport = R"json("model.shop.fct_sales": {
+    "unique_id": "model.shop.fct_sales", "resource_type": "model", "name": "fct_sales",
+    "alias": "fct_sales", "relation_name": "%1",
+    "checksum": {"name": "sha256", "checksum": "s1"}, "raw_code": "select 1", "compiled": true,
+    "compiled_code": "select order_id, dt, status, amount, updated_at from raw_sales",
+    "config": {"materialized": "incremental", "incremental_strategy": "delete+insert",
+               "unique_key": ["dt", "order_id"],
+               "partition_by": {"field": "dt", "data_type": "date"}}},
+  "model.shop.v_orders": {"unique_id": "model.shop.v_orders", "resource_type": "model",
+    "name": "v_orders", "relation_name": "v_orders", "config": {"materialized": "view"}},
+  "test.shop.unique_combination_fct_sales": {
+    "unique_id": "test.shop.unique_combination_fct_sales", "resource_type": "test",
+    "attached_node": "model.shop.fct_sales",
+    "test_metadata": {"name": "unique_combination_of_columns", "namespace": "dbt_utils",
+                      "kwargs": {"combination_of_columns": ["order_id", "dt"]}}},
+  "test.shop.not_null_fct_sales_order_id": {
+    "unique_id": "test.shop.not_null_fct_sales_order_id", "resource_type": "test",
+    "column_name": "order_id", "attached_node": "model.shop.fct_sales",
+    "test_metadata": {"name": "not_null", "kwargs": {"column_name": "order_id"}}},
+  "test.shop.accepted_values_fct_sales_status": {
+    "unique_id": "test.shop.accepted_values_fct_sales_status", "resource_type": "test",
+    "column_name": "status", "attached_node": "model.shop.fct_sales",
+    "test_metadata": {"name": "accepted_values",
+                      "kwargs": {"column_name": "status", "values": ["placed", "shipped"]}}})json";
+
+} // namespace dbtdata

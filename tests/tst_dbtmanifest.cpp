@@ -1,0 +1,232 @@
+// Reading a dbt project's manifest (issue 44, first part): schema versions
+// v10-v12 read, others refused by name; models, snapshots and seeds with the
+// configuration a dataset is made of; generic tests attached to their node;
+// bad input named.
+#include "core/dbt/dbtmap.h"
+#include "core/dbt/manifest.h"
+#include "tests/dbtmanifests.h"
+#include "tests/testsupport.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace rw;
+
+using namespace dbtdata;
+
+class TestDbtManifest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void readsModelsSnapshotsAndTests_data() {
+        QTest::addColumn<QString>("version");
+        QTest::newRow("v10") << QStringLiteral("v10");
+        QTest::newRow("v11") << QStringLiteral("v11");
+        QTest::newRow("v12") << QStringLiteral("v12");
+    }
+    void readsModelsSnapshotsAndTests() {
+        QFETCH(QString, version);
+        auto m = dbt::parseManifest(manifest(version, kOrders + u',' + kSnapshot + u',' + kTests),
+                                    QStringLiteral("m.json"));
+        QVERIFY2(m, qPrintable(m ? QString() : m.error().message));
+        QCOMPARE(m->schemaVersion, version);
+        QCOMPARE(m->adapter, QStringLiteral("postgres"));
+        QCOMPARE(m->nodes.size(), std::size_t(2));
+        const dbt::Node &orders = m->nodes[0];
+        QCOMPARE(orders.uniqueId, QStringLiteral("model.shop.fct_orders"));
+        QCOMPARE(orders.materialized, QStringLiteral("incremental"));
+        QCOMPARE(orders.incrementalStrategy, QStringLiteral("merge"));
+        QCOMPARE(orders.uniqueKey,
+                 (QStringList{QStringLiteral("order_id"), QStringLiteral("line")}));
+        QCOMPARE(orders.checksum, QStringLiteral("abc123"));
+        QVERIFY(orders.compiled);
+        QVERIFY(orders.partitionBy);
+        QCOMPARE(orders.partitionBy->field, QStringLiteral("ordered_at"));
+        QCOMPARE(orders.partitionBy->granularity, QStringLiteral("hour"));
+        QCOMPARE(orders.dependsOn, QStringList{QStringLiteral("model.shop.stg_orders")});
+        // Two generic tests (one found by attached_node, one by depends_on);
+        // the singular test is not a generic one.
+        QCOMPARE(orders.tests.size(), std::size_t(2));
+        QCOMPARE(orders.tests[0].name, QStringLiteral("accepted_values"));
+        QCOMPARE(orders.tests[0].kwargs["values"].size(), std::size_t(2));
+        QCOMPARE(orders.tests[1].name, QStringLiteral("not_null"));
+        QCOMPARE(orders.tests[1].column, QStringLiteral("order_id"));
+
+        const dbt::Node &snap = m->nodes[1];
+        QCOMPARE(snap.resourceType, QStringLiteral("snapshot"));
+        QCOMPARE(snap.snapshotStrategy, QStringLiteral("check"));
+        QVERIFY(snap.checkAll);
+        QCOMPARE(snap.uniqueKey, QStringList{QStringLiteral("customer_id")});
+        QCOMPARE(snap.validFromColumn, QStringLiteral("valid_from"));
+        QCOMPARE(snap.validToColumn, QStringLiteral("dbt_valid_to"));
+    }
+
+    // What each node becomes: datasets with their write mode, key,
+    // partition and gates; the rest left out with the reason.
+    void mapsModelsAndTests() {
+        auto m = dbt::parseManifest(manifest(QStringLiteral("v12"), kShop + u',' + kOrders),
+                                    QStringLiteral("m.json"));
+        QVERIFY2(m, qPrintable(m ? QString() : m.error().message));
+        const auto nodes =
+            dbt::mapManifest(*m, {QStringLiteral("postgresql"), QStringLiteral("w")});
+        QHash<QString, dbt::MappedNode> by;
+        for (const auto &n : nodes)
+            by.insert(n.uniqueId, n);
+        QCOMPARE(by.size(), 7);
+
+        const dbt::MappedNode sales = by.value(QStringLiteral("model.shop.fct_sales"));
+        QVERIFY2(sales.mapped, qPrintable(sales.reason));
+        QCOMPARE(sales.write, QStringLiteral("merge"));
+        QCOMPARE(sales.key, QStringList{QStringLiteral("order_id")});
+        QCOMPARE(sales.partition, QString()); // a merge partitions only by a key column
+        QCOMPARE(sales.spec["target"].get<std::string>(), "analytics.fct_sales");
+        QCOMPARE(sales.spec["transform"].get<std::string>(), "select * from raw.sales");
+        QCOMPARE(sales.spec["dbt"]["checksum"].get<std::string>(), "s1");
+        QCOMPARE(sales.checks, 2);
+        // unique on the key (the stage keeps one row per key), and a
+        // package's test.
+        QCOMPARE(sales.unmappedTests.size(), std::size_t(2));
+        QCOMPARE(sales.unmappedTests[0].first,
+                 QStringLiteral("test.shop.expression_is_true_fct_sales"));
+        QVERIFY(sales.unmappedTests[0].second.contains(QStringLiteral("dbt_utils")));
+        QCOMPARE(sales.unmappedTests[1].first,
+                 QStringLiteral("test.shop.unique_fct_sales_order_id"));
+        const auto &checks = sales.spec["checks"];
+        QCOMPARE(checks[0]["type"].get<std::string>(), "sql"); // accepted_values
+        QCOMPARE(checks[0]["query"].get<std::string>(),
+                 "SELECT COUNT(*) FROM {staged} WHERE \"status\" IS NOT NULL AND \"status\" NOT "
+                 "IN ('placed', 'it''s')");
+        QCOMPARE(checks[1]["type"].get<std::string>(), "references");
+        QCOMPARE(checks[1]["table"].get<std::string>(), "analytics.dim_customers");
+        QCOMPARE(checks[1]["to"].get<std::string>(), "id");
+
+        const dbt::MappedNode dim = by.value(QStringLiteral("model.shop.dim_customers"));
+        QVERIFY2(dim.mapped, qPrintable(dim.reason));
+        QCOMPARE(dim.write, QStringLiteral("overwrite_partition"));
+        QCOMPARE(dim.partition, QString());
+
+        const auto reason = [&](const char *id) {
+            return by.value(QString::fromLatin1(id)).reason;
+        };
+        QVERIFY(reason("model.shop.v_orders").startsWith(QStringLiteral("a view")));
+        QVERIFY(reason("seed.shop.countries").startsWith(QStringLiteral("a seed")));
+        QVERIFY(reason("model.shop.events").contains(QStringLiteral("append")));
+        QVERIFY(reason("model.shop.by_expr").contains(QStringLiteral("is an expression")));
+        QVERIFY2(reason("model.shop.fct_orders").contains(QStringLiteral("hour of ordered_at")),
+                 qPrintable(reason("model.shop.fct_orders")));
+
+        // On SQLite the alias names the table; a database other than the
+        // connection's is refused on PostgreSQL.
+        const auto lite = dbt::mapManifest(*m, {QStringLiteral("sqlite"), QString()});
+        for (const auto &n : lite)
+            if (n.uniqueId == QLatin1String("model.shop.fct_sales"))
+                QCOMPARE(n.spec["target"].get<std::string>(), "fct_sales");
+        const auto other =
+            dbt::mapManifest(*m, {QStringLiteral("postgresql"), QStringLiteral("x")});
+        for (const auto &n : other)
+            if (n.uniqueId == QLatin1String("model.shop.fct_sales"))
+                QVERIFY2(!n.mapped && n.reason.contains(QStringLiteral("database \"w\"")),
+                         qPrintable(n.reason));
+    }
+
+    // An imported project end to end, on the test's engine: init --dbt
+    // writes the spec (checked against the warehouse), the run publishes
+    // the day that passes the accepted_values gate and holds back the one
+    // that fails it, and rollback undoes the run.
+    void importedProjectRunsAndRollsBack() {
+        REWIND_REQUIRE_ENGINE();
+        QTemporaryDir dir;
+        Database db = testsupport::makeDatabase(
+            dir, QStringLiteral("dbt.db"),
+            {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, dt TEXT, status TEXT, "
+                            "amount REAL, updated_at TEXT)"),
+             QStringLiteral("INSERT INTO raw_sales VALUES (1, '2025-01-01', 'placed', 10, 't1'), "
+                            "(2, '2025-01-01', 'shipped', 6, 't2'), (3, '2025-01-02', 'lost', "
+                            "7, 't1')")});
+        const bool pg = testsupport::onPostgres();
+        const QString relation = pg ? QStringLiteral("\\\"%1\\\".\\\"public\\\".\\\"fct_sales\\\"")
+                                          .arg(db.url().databaseName)
+                                    : QStringLiteral("\\\"main\\\".\\\"fct_sales\\\"");
+        const QString nodes = QString::fromUtf8(kImport).arg(relation);
+        const QString manifestPath = testsupport::writeFile(dir, QStringLiteral("manifest.json"),
+                                                            manifest(QStringLiteral("v11"), nodes));
+        const QString spec = dir.filePath(QStringLiteral("spec.json"));
+        const QString url = db.url().text;
+        const auto init = testsupport::runRewindctl(
+            {QStringLiteral("init"), QStringLiteral("--dbt"), manifestPath, QStringLiteral("--out"),
+             spec, QStringLiteral("--db"), url, QStringLiteral("--json")});
+        QVERIFY2(init.exitCode == 0, init.err.constData());
+        const QJsonObject out = QJsonDocument::fromJson(init.out).object();
+        QCOMPARE(out[QStringLiteral("spec")].toString(), spec);
+        int mapped = 0;
+        for (const auto &v : out[QStringLiteral("nodes")].toArray()) {
+            const QJsonObject n = v.toObject();
+            if (n[QStringLiteral("unique_id")].toString() ==
+                QLatin1String("model.shop.fct_sales")) {
+                ++mapped;
+                QVERIFY(n[QStringLiteral("mapped")].toBool());
+                QVERIFY2(n[QStringLiteral("reason")].isNull(),
+                         qPrintable(n[QStringLiteral("reason")].toString()));
+                QCOMPARE(n[QStringLiteral("checks")].toInt(), 2);
+            }
+        }
+        QCOMPARE(mapped, 1);
+
+        const auto run = testsupport::runRewindctl(
+            {QStringLiteral("run"), QStringLiteral("--db"), url, QStringLiteral("--spec"), spec,
+             QStringLiteral("--dataset"), QStringLiteral("fct_sales"), QStringLiteral("--execute"),
+             QStringLiteral("--json")});
+        QCOMPARE(run.exitCode, 3); // a gate failed on one partition
+        QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT COUNT(*) FROM fct_sales WHERE "
+                                                           "dt = '2025-01-01'")),
+                 2);
+        QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT COUNT(*) FROM fct_sales WHERE "
+                                                           "dt = '2025-01-02'")),
+                 0);
+        QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT SUM(amount) FROM fct_sales")),
+                 16);
+        const qint64 runId = QJsonDocument::fromJson(run.out)
+                                 .object()[QStringLiteral("run_id")]
+                                 .toVariant()
+                                 .toLongLong();
+        const auto back = testsupport::runRewindctl(
+            {QStringLiteral("rollback"), QStringLiteral("--db"), url, QStringLiteral("--spec"),
+             spec, QStringLiteral("--run"), QString::number(runId), QStringLiteral("--execute")});
+        QVERIFY2(back.exitCode == 0, back.err.constData());
+        QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT COUNT(*) FROM fct_sales")), 0);
+    }
+
+    void badInputIsNamed_data() {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("not JSON") << QByteArray("{\"metadata\": ") << QStringLiteral("not JSON");
+        QTest::newRow("no version")
+            << kNoVersion << QStringLiteral("metadata.dbt_schema_version is missing");
+        QTest::newRow("v9") << manifest(QStringLiteral("v9"), QString())
+                            << QStringLiteral("manifest schema v9");
+        QTest::newRow("a run result, not a manifest")
+            << kRunResults << QStringLiteral("is not a manifest schema");
+        QTest::newRow("unique_key an object")
+            << manifest(QStringLiteral("v12"), kKeyObject)
+            << QStringLiteral("node model.a.b: config.unique_key is {\"x\":1}");
+        QTest::newRow("no unique_id") << manifest(QStringLiteral("v12"), kNoUniqueId)
+                                      << QStringLiteral("node model.a.b has no unique_id");
+    }
+    void badInputIsNamed() {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, expected);
+        auto m = dbt::parseManifest(json, QStringLiteral("target/manifest.json"));
+        QVERIFY(!m);
+        QCOMPARE(m.error().code, Error::Code::BadInput);
+        QVERIFY2(m.error().message.contains(expected), qPrintable(m.error().message));
+        QVERIFY2(m.error().message.contains(QStringLiteral("target/manifest.json")),
+                 qPrintable(m.error().message));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDbtManifest)
+#include "tst_dbtmanifest.moc"
