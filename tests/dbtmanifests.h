@@ -138,4 +138,44 @@ inline const char *const kImport = R"json("model.shop.fct_sales": {
     "test_metadata": {"name": "accepted_values",
                       "kwargs": {"column_name": "status", "values": ["placed", "shipped"]}}})json";
 
+// Snapshots: a timestamp one over raw_customers, its relation %1, with a
+// not_null test on its key and one on dbt_valid_from (which Rewind writes);
+// a check one with updated_at; a check one without (left out); one that
+// invalidates hard deletes (left out).
+inline const char *const kSnapshots = R"json("snapshot.shop.customers_snapshot": {
+    "unique_id": "snapshot.shop.customers_snapshot", "resource_type": "snapshot",
+    "name": "customers_snapshot", "alias": "customers_snapshot", "relation_name": "%1",
+    "checksum": {"name": "sha256", "checksum": "cs1"},
+    "raw_code": "select * from {{ source('raw', 'customers') }}", "compiled": true,
+    "compiled_code": "select id, name, tier, updated_at from raw_customers",
+    "config": {"materialized": "snapshot", "strategy": "timestamp", "unique_key": "id",
+               "updated_at": "updated_at"}},
+  "snapshot.shop.tiers_check": {
+    "unique_id": "snapshot.shop.tiers_check", "resource_type": "snapshot",
+    "name": "tiers_check", "alias": "tiers_check", "relation_name": "tiers_check",
+    "checksum": {"name": "sha256", "checksum": "tc1"}, "raw_code": "select 1", "compiled": true,
+    "compiled_code": "select id, tier, updated_at from raw_customers",
+    "config": {"materialized": "snapshot", "strategy": "check", "check_cols": ["tier"],
+               "unique_key": "id", "updated_at": "updated_at",
+               "snapshot_meta_column_names": {"dbt_valid_from": "valid_from",
+                                              "dbt_valid_to": "valid_to"}}},
+  "snapshot.shop.no_date": {
+    "unique_id": "snapshot.shop.no_date", "resource_type": "snapshot", "name": "no_date",
+    "relation_name": "no_date", "compiled": true, "compiled_code": "select 1",
+    "config": {"materialized": "snapshot", "strategy": "check", "check_cols": "all",
+               "unique_key": "id"}},
+  "snapshot.shop.deletes": {
+    "unique_id": "snapshot.shop.deletes", "resource_type": "snapshot", "name": "deletes",
+    "relation_name": "deletes", "compiled": true, "compiled_code": "select 1",
+    "config": {"materialized": "snapshot", "strategy": "timestamp", "unique_key": "id",
+               "updated_at": "updated_at", "invalidate_hard_deletes": true}},
+  "test.shop.not_null_customers_snapshot_id": {
+    "unique_id": "test.shop.not_null_customers_snapshot_id", "resource_type": "test",
+    "column_name": "id", "attached_node": "snapshot.shop.customers_snapshot",
+    "test_metadata": {"name": "not_null", "kwargs": {"column_name": "id"}}},
+  "test.shop.not_null_customers_snapshot_dbt_valid_from": {
+    "unique_id": "test.shop.not_null_customers_snapshot_dbt_valid_from", "resource_type": "test",
+    "column_name": "dbt_valid_from", "attached_node": "snapshot.shop.customers_snapshot",
+    "test_metadata": {"name": "not_null", "kwargs": {"column_name": "dbt_valid_from"}}})json";
+
 } // namespace dbtdata

@@ -7,6 +7,7 @@
 #include "tests/dbtmanifests.h"
 #include "tests/testsupport.h"
 
+#include <QCryptographicHash>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -198,6 +199,129 @@ private Q_SLOTS:
              spec, QStringLiteral("--run"), QString::number(runId), QStringLiteral("--execute")});
         QVERIFY2(back.exitCode == 0, back.err.constData());
         QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT COUNT(*) FROM fct_sales")), 0);
+    }
+
+    // Snapshots become scd2 datasets: timestamp → updated_at tracked,
+    // check → its check_cols; valid_from/valid_to named as dbt names them,
+    // no current column; tests on dbt's validity columns are no gate.
+    void mapsSnapshots() {
+        auto m = dbt::parseManifest(
+            manifest(QStringLiteral("v12"), QString::fromUtf8(kSnapshots).arg(QStringLiteral("s"))),
+            QStringLiteral("m.json"));
+        QVERIFY2(m, qPrintable(m ? QString() : m.error().message));
+        QHash<QString, dbt::MappedNode> by;
+        for (const auto &n : dbt::mapManifest(*m, {QStringLiteral("sqlite"), QString()}))
+            by.insert(n.uniqueId, n);
+        const dbt::MappedNode ts = by.value(QStringLiteral("snapshot.shop.customers_snapshot"));
+        QVERIFY2(ts.mapped, qPrintable(ts.reason));
+        QCOMPARE(ts.write, QStringLiteral("scd2"));
+        QCOMPARE(ts.key, QStringList{QStringLiteral("id")});
+        QCOMPARE(ts.partition, QStringLiteral("updated_at"));
+        QCOMPARE(ts.spec["scd2"]["tracked"].dump(), std::string(R"(["updated_at"])"));
+        QCOMPARE(ts.spec["scd2"]["valid_from"].get<std::string>(), "dbt_valid_from");
+        QVERIFY(!ts.spec["scd2"].contains("current"));
+        QCOMPARE(ts.checks, 1);
+        QCOMPARE(ts.unmappedTests.size(), std::size_t(1));
+        QVERIFY(ts.unmappedTests[0].second.contains(QStringLiteral("dbt_valid_from")));
+
+        const dbt::MappedNode check = by.value(QStringLiteral("snapshot.shop.tiers_check"));
+        QVERIFY2(check.mapped, qPrintable(check.reason));
+        QCOMPARE(check.spec["scd2"]["tracked"].dump(), std::string(R"(["tier"])"));
+        QCOMPARE(check.spec["scd2"]["valid_to"].get<std::string>(), "valid_to");
+
+        QVERIFY2(by.value(QStringLiteral("snapshot.shop.no_date"))
+                     .reason.contains(QStringLiteral("without updated_at")),
+                 qPrintable(by.value(QStringLiteral("snapshot.shop.no_date")).reason));
+        QVERIFY(by.value(QStringLiteral("snapshot.shop.deletes"))
+                    .reason.contains(QStringLiteral("hard_deletes invalidate")));
+    }
+
+    // An imported timestamp snapshot on the test's engine: the backfill
+    // builds the versions dbt would (valid_from = updated_at, dbt_scd_id =
+    // md5 of key and updated_at), a re-run changes nothing, a newer row
+    // closes the current version, and rollback undoes it.
+    void importedSnapshotBuildsHistory() {
+        REWIND_REQUIRE_ENGINE();
+        QTemporaryDir dir;
+        Database db = testsupport::makeDatabase(
+            dir, QStringLiteral("snap.db"),
+            {QStringLiteral("CREATE TABLE raw_customers (id INTEGER, name TEXT, tier TEXT, "
+                            "updated_at TEXT)"),
+             QStringLiteral("INSERT INTO raw_customers VALUES "
+                            "(1, 'Ann', 'bronze', '2025-01-01 10:00:00'), "
+                            "(1, 'Ann', 'gold', '2025-02-01 09:00:00'), "
+                            "(2, 'Bob', 'silver', '2025-01-01 10:00:00')")});
+        const bool pg = testsupport::onPostgres();
+        const QString relation =
+            pg ? QStringLiteral("\\\"%1\\\".\\\"public\\\".\\\"customers_snapshot\\\"")
+                     .arg(db.url().databaseName)
+               : QStringLiteral("\\\"main\\\".\\\"customers_snapshot\\\"");
+        QString nodes = QString::fromUtf8(kSnapshots).arg(relation);
+        const QString manifestPath = testsupport::writeFile(dir, QStringLiteral("manifest.json"),
+                                                            manifest(QStringLiteral("v12"), nodes));
+        const QString spec = dir.filePath(QStringLiteral("spec.json"));
+        const QString url = db.url().text;
+        const auto init = testsupport::runRewindctl(
+            {QStringLiteral("init"), QStringLiteral("--dbt"), manifestPath, QStringLiteral("--out"),
+             spec, QStringLiteral("--db"), url});
+        QVERIFY2(init.exitCode == 0, init.err.constData());
+        const QStringList run = {QStringLiteral("run"),
+                                 QStringLiteral("--db"),
+                                 url,
+                                 QStringLiteral("--spec"),
+                                 spec,
+                                 QStringLiteral("--dataset"),
+                                 QStringLiteral("customers_snapshot"),
+                                 QStringLiteral("--execute"),
+                                 QStringLiteral("--json")};
+        auto first = testsupport::runRewindctl(run);
+        QVERIFY2(first.exitCode == 0, first.err.constData());
+        const auto count = [&](const QString &where) {
+            return testsupport::scalarAt(
+                url, QStringLiteral("SELECT COUNT(*) FROM customers_snapshot WHERE ") + where);
+        };
+        const auto scdId = [](const char *keyAndTime) {
+            return QString::fromLatin1(
+                QCryptographicHash::hash(keyAndTime, QCryptographicHash::Md5).toHex());
+        };
+        QCOMPARE(count(QStringLiteral("1 = 1")), 3);
+        QCOMPARE(count(QStringLiteral("dbt_valid_to IS NULL")), 2);
+        QCOMPARE(count(QStringLiteral("id = 1 AND tier = 'bronze' AND dbt_valid_from = "
+                                      "'2025-01-01 10:00:00' AND dbt_valid_to = '2025-02-01 "
+                                      "09:00:00'")),
+                 1);
+        QCOMPARE(count(QStringLiteral("id = 1 AND tier = 'gold' AND dbt_valid_to IS NULL AND "
+                                      "dbt_updated_at = '2025-02-01 09:00:00' AND dbt_scd_id = '") +
+                       scdId("1|2025-02-01 09:00:00") + u'\''),
+                 1);
+        QCOMPARE(count(QStringLiteral("id = 2 AND dbt_scd_id = '") +
+                       scdId("2|2025-01-01 10:00:00") + u'\''),
+                 1);
+
+        auto again = testsupport::runRewindctl(run);
+        QVERIFY2(again.exitCode == 0, again.err.constData());
+        QCOMPARE(count(QStringLiteral("1 = 1")), 3);
+
+        QVERIFY(db.exec(QStringLiteral("INSERT INTO raw_customers VALUES (2, 'Bob', 'gold', "
+                                       "'2025-03-01 08:00:00')")));
+        auto later = testsupport::runRewindctl(run);
+        QVERIFY2(later.exitCode == 0, later.err.constData());
+        QCOMPARE(count(QStringLiteral("1 = 1")), 4);
+        QCOMPARE(count(QStringLiteral("id = 2 AND tier = 'silver' AND dbt_valid_to = "
+                                      "'2025-03-01 08:00:00'")),
+                 1);
+        QCOMPARE(count(QStringLiteral("dbt_valid_to IS NULL")), 2);
+
+        const qint64 runId = QJsonDocument::fromJson(later.out)
+                                 .object()[QStringLiteral("run_id")]
+                                 .toVariant()
+                                 .toLongLong();
+        const auto back = testsupport::runRewindctl(
+            {QStringLiteral("rollback"), QStringLiteral("--db"), url, QStringLiteral("--spec"),
+             spec, QStringLiteral("--run"), QString::number(runId), QStringLiteral("--execute")});
+        QVERIFY2(back.exitCode == 0, back.err.constData());
+        QCOMPARE(count(QStringLiteral("1 = 1")), 3);
+        QCOMPARE(count(QStringLiteral("id = 2 AND dbt_valid_to IS NULL AND tier = 'silver'")), 1);
     }
 
     void badInputIsNamed_data() {

@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSqlRecord>
 #include <QTest>
 
 using namespace rw;
@@ -409,6 +410,77 @@ private Q_SLOTS:
         // Months 4-6 may be applied again; the result is the full history.
         QVERIFY(run(f.db(), f.dataset(), range(kMonths[3], kMonths[5])));
         QVERIFY2(same(differences(f.db())), qPrintable(differences(f.db())));
+    }
+
+    // A dimension with no current-flag column (as dbt's snapshots are): the
+    // open valid_to marks the current version; the history is the same, a
+    // re-run changes nothing, duplicates count current versions only, and a
+    // rollback restores the months before.
+    void withoutCurrentColumn() {
+        QByteArray spec = kSpec;
+        spec.replace(R"(, "current": "is_current")", "");
+        testsupport::WorkspaceFixture f(kWarehouse, spec);
+        QVERIFY(f.dataset().scd2->current.isEmpty());
+        auto first = run(f.db(), f.dataset(), range(kMonths[0], kMonths[2]));
+        QVERIFY2(first, qPrintable(first ? QString() : first.error().message));
+        auto second = run(f.db(), f.dataset(), range(kMonths[3], kMonths[5]));
+        QVERIFY2(second, qPrintable(second ? QString() : second.error().message));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim")),
+                 count(f.db(), QStringLiteral("SELECT COUNT(*) FROM (") +
+                                   expectedHistory(QStringLiteral("9999")) +
+                                   QStringLiteral(") AS e")));
+        const QString asExpected =
+            QStringLiteral("SELECT COUNT(*) FROM (SELECT customer_id, customer_tier, "
+                           "effective_from, effective_to FROM dim EXCEPT SELECT customer_id, "
+                           "customer_tier, effective_from, effective_to FROM (") +
+            expectedHistory(QStringLiteral("9999")) + QStringLiteral(") AS e) AS x");
+        QCOMPARE(count(f.db(), asExpected), 0);
+        auto columns = f.db().exec(QStringLiteral("SELECT * FROM dim WHERE 1 = 0"));
+        QVERIFY(columns);
+        QVERIFY(columns->record().indexOf(QStringLiteral("is_current")) < 0);
+
+        // A second open version of a key is a duplicate; closed ones are not.
+        auto parts = f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                            QStringLiteral("customer_tiers"), QStringLiteral("--json")});
+        QCOMPARE(parts.exitCode, 0);
+        int duplicates = 0;
+        for (const auto &p : QJsonDocument::fromJson(parts.out.toUtf8())
+                                 .object()[QStringLiteral("partitions")]
+                                 .toArray())
+            duplicates += p.toObject()[QStringLiteral("duplicate_keys")].toInt();
+        QCOMPARE(duplicates, 0);
+        QVERIFY(f.db().exec(QStringLiteral(
+            "INSERT INTO dim (customer_id, month, customer_tier, updated_at, effective_from, "
+            "effective_to) SELECT customer_id, month, 'stray', updated_at, effective_from, "
+            "effective_to FROM dim WHERE customer_id = 1 AND effective_to IS NULL")));
+        parts = f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                       QStringLiteral("customer_tiers"), QStringLiteral("--json")});
+        duplicates = 0;
+        for (const auto &p : QJsonDocument::fromJson(parts.out.toUtf8())
+                                 .object()[QStringLiteral("partitions")]
+                                 .toArray())
+            duplicates += p.toObject()[QStringLiteral("duplicate_keys")].toInt();
+        QCOMPARE(duplicates, 1);
+        QVERIFY(f.db().exec(QStringLiteral("DELETE FROM dim WHERE customer_tier = 'stray'")));
+
+        auto undone = rollback(f.db(), f.ws->spec, second->runId.toLongLong(), true);
+        QVERIFY2(undone, qPrintable(undone ? QString() : undone.error().message));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM dim")),
+                 count(f.db(), QStringLiteral("SELECT COUNT(*) FROM (") +
+                                   expectedHistory(kMonths[2]) + QStringLiteral(") AS e")));
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM (SELECT customer_id, "
+                                              "customer_tier, effective_from, effective_to FROM "
+                                              "dim EXCEPT SELECT customer_id, customer_tier, "
+                                              "effective_from, effective_to FROM (") +
+                                   expectedHistory(kMonths[2]) + QStringLiteral(") AS e) AS x")),
+                 0);
+        // Applied again, then re-run: the full history, and no change.
+        QVERIFY(run(f.db(), f.dataset(), scope()));
+        QCOMPARE(count(f.db(), asExpected), 0);
+        auto again = run(f.db(), f.dataset(), scope());
+        QVERIFY(again);
+        QCOMPARE(again->totals().inserted, 0);
+        QCOMPARE(again->totals().unchanged, again->totals().stagedRows);
     }
 };
 

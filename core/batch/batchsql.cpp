@@ -34,6 +34,21 @@ QString BatchSql::currentFlag(const QString &zeroOrOne) const {
     return zeroOrOne;
 }
 
+QString BatchSql::currentItem(const QString &zeroOrOne, CurrentAs as) const {
+    const QString &current = m_dataset->scd2->current;
+    if (current.isEmpty()) // a version is current while its valid_to is NULL
+        return QString();
+    switch (as) {
+    case CurrentAs::Value:
+        return QStringLiteral(", ") % currentFlag(zeroOrOne);
+    case CurrentAs::Named:
+        return QStringLiteral(", ") % currentFlag(zeroOrOne) % QStringLiteral(" AS ") % q(current);
+    case CurrentAs::Assigned:
+        return QStringLiteral(", ") % q(current) % QStringLiteral(" = ") % currentFlag(zeroOrOne);
+    }
+    return QString();
+}
+
 QString BatchSql::columnList(const QString &qualifier, const QStringList &columns) const {
     QStringList out;
     for (const QString &c : columns)
@@ -582,7 +597,9 @@ QStringList BatchSql::createTargetIfMissing() const {
                     QStringLiteral(" AS SELECT ") % columnList(QString(), m_cat.columns) %
                     QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom) %
                     QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) %
-                    QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current) %
+                    (v.current.isEmpty()
+                         ? QString()
+                         : QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current)) %
                     QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0"),
                 QStringLiteral("CREATE INDEX ") %
                     q(QStringLiteral("rewind_key_") % m_dataset->target) % QStringLiteral(" ON ") %
@@ -607,8 +624,7 @@ QStringList BatchSql::createImagesIfMissing(bool beforeStage) const {
         return {QStringLiteral("CREATE TABLE IF NOT EXISTS ") % q(imagesTable()) %
                 QStringLiteral(" AS SELECT ") %
                 readTarget(QStringLiteral("t"), m_cat.columns).join(QStringLiteral(", ")) %
-                QStringLiteral(", ") %
-                columnList(QStringLiteral("t"), {v.validFrom, v.validTo, v.current}) %
+                QStringLiteral(", ") % columnList(QStringLiteral("t"), v.versionColumns()) %
                 QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType() %
                 QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op, t.") %
                 q(m_dataset->partitionColumn) % QStringLiteral(" AS rewind_part FROM ") %
@@ -622,9 +638,8 @@ QStringList BatchSql::createImagesIfMissing(bool beforeStage) const {
                 QStringLiteral(" AS SELECT ") % columnList(QString(), m_cat.columns) %
                 QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom) %
                 QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) %
-                QStringLiteral(", ") % currentFlag(QStringLiteral("CAST(1 AS INTEGER)")) %
-                QStringLiteral(" AS ") % q(v.current) % QStringLiteral(", CAST(NULL AS ") %
-                m_db.dialect().bigintType() %
+                currentItem(QStringLiteral("CAST(1 AS INTEGER)"), CurrentAs::Named) %
+                QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType() %
                 QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op, ") % part %
                 QStringLiteral(" AS rewind_part FROM ") % q(kStage) %
                 QStringLiteral(" WHERE 1 = 0")};
@@ -801,7 +816,7 @@ QString BatchSql::insertStaged(const QString &table, const std::vector<Partition
 QStringList BatchSql::targetColumns() const {
     QStringList out = m_cat.columns;
     if (isScd2())
-        out << m_dataset->scd2->validFrom << m_dataset->scd2->validTo << m_dataset->scd2->current;
+        out << m_dataset->scd2->versionColumns();
     return out;
 }
 

@@ -342,6 +342,12 @@ private:
     // A 0/1 expression as the value of the scd2 current column: a boolean
     // where the target declares one (a dimension made beforehand), else as is.
     QString currentFlag(const QString &zeroOrOne) const;
+    // ", flag", ", flag AS current" or ", current = flag" (CurrentAs) where
+    // the dimension has a current flag; empty where it has none.
+    enum class CurrentAs { Value, Named, Assigned };
+    // "tracked": "all": every staged column but the key.
+    QStringList trackedAll() const;
+    QString currentItem(const QString &zeroOrOne, CurrentAs as) const;
     QString partitionFilter(const QString &qualifier, const PartitionRef &p,
                             QVariantList &binds) const;
     // The source's partition column as the target's type reads it (as the

@@ -16,7 +16,7 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
     std::vector<std::pair<QString, QVariantList>> out;
     if (mode == WriteMode::Scd2) {
         const Scd2Spec &v = *m_dataset->scd2;
-        const QStringList restored = targetHeldColumns() << v.validFrom << v.validTo << v.current;
+        const QStringList restored = targetHeldColumns() << v.versionColumns();
         out.push_back({QStringLiteral("DELETE FROM ") % target %
                            QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % images %
                            QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_part = ? "

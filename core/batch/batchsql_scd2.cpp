@@ -12,6 +12,14 @@ const QString kScd2 = QStringLiteral("rewind_scd2");
 const QString kSim = QStringLiteral("rewind_sim");
 } // namespace
 
+QStringList BatchSql::trackedAll() const {
+    QStringList out;
+    for (const QString &c : m_cat.columns)
+        if (!m_cat.key.contains(c))
+            out << c;
+    return out;
+}
+
 QString BatchSql::scd2SimTable() const {
     return q(kSim);
 }
@@ -33,7 +41,8 @@ QStringList BatchSql::createScd2Sim(bool fromTarget) const {
         select = QStringLiteral("SELECT ") % columnList(QString(), m_cat.columns) %
                  QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validFrom) %
                  QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) %
-                 QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current) %
+                 (v.current.isEmpty() ? QString()
+                                      : QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current)) %
                  QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0");
     }
     QStringList indexCols = m_cat.key.mid(0, 8);
@@ -51,7 +60,7 @@ QStringList BatchSql::createScd2Work(const QString &dim, const PartitionRef &mon
     const QString part = QStringLiteral("s.") % q(m_dataset->partitionColumn);
     auto trackedEqual = [&](const QString &a) {
         QStringList terms;
-        for (const QString &t : v.tracked)
+        for (const QString &t : v.trackAll ? trackedAll() : v.tracked)
             terms << d.nullSafeEqual(a % u'.' % q(t), QStringLiteral("s.") % q(t));
         return terms.isEmpty() ? QStringLiteral("1 = 1") : terms.join(QStringLiteral(" AND "));
     };
@@ -101,29 +110,30 @@ QString BatchSql::scd2Counts() const {
 
 QStringList BatchSql::scd2Apply(const QString &dim) const {
     const Scd2Spec &v = *m_dataset->scd2;
-    const QString vf = q(v.validFrom), vt = q(v.validTo), cur = q(v.current);
+    const QString vf = q(v.validFrom), vt = q(v.validTo);
     const QString w = q(kScd2);
     return {
         QStringLiteral("DELETE FROM ") % dim % QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % w %
             QStringLiteral(" AS w WHERE w.del_c = 1 AND ") % keyEqual(dim, QStringLiteral("w")) %
             QStringLiteral(" AND ") % dim % u'.' % vf % QStringLiteral(" = w.m)"),
         QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt %
-            QStringLiteral(" = w.m, ") % cur % QStringLiteral(" = ") %
-            currentFlag(QStringLiteral("0")) % QStringLiteral(" FROM ") % w %
-            QStringLiteral(" AS w WHERE w.close_p = 1 AND ") %
+            QStringLiteral(" = w.m") % currentItem(QStringLiteral("0"), CurrentAs::Assigned) %
+            QStringLiteral(" FROM ") % w % QStringLiteral(" AS w WHERE w.close_p = 1 AND ") %
             keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf %
             QStringLiteral(" = w.p_vf"),
         QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt %
-            QStringLiteral(" = w.e, ") % cur % QStringLiteral(" = ") %
-            currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) %
+            QStringLiteral(" = w.e") %
+            currentItem(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END"),
+                        CurrentAs::Assigned) %
             QStringLiteral(" FROM ") % w % QStringLiteral(" AS w WHERE w.extend_p = 1 AND ") %
             keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf %
             QStringLiteral(" = w.p_vf"),
         QStringLiteral("INSERT INTO ") % dim % QStringLiteral(" (") %
             columnList(QString(), targetColumns()) % QStringLiteral(") SELECT ") %
             columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", s.") %
-            q(m_dataset->partitionColumn) % QStringLiteral(", w.e, ") %
-            currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) %
+            q(m_dataset->partitionColumn) % QStringLiteral(", w.e") %
+            currentItem(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END"),
+                        CurrentAs::Value) %
             QStringLiteral(" FROM ") % w % QStringLiteral(" AS w JOIN ") % q(kStage) %
             QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) %
             QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) %
@@ -151,8 +161,9 @@ QStringList BatchSql::scd2SaveImages() const {
             keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf %
             QStringLiteral(" = w.p_vf WHERE w.close_p = 1 OR w.extend_p = 1"),
         into % columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", s.") %
-            q(m_dataset->partitionColumn) % QStringLiteral(", w.e, ") %
-            currentFlag(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END")) %
+            q(m_dataset->partitionColumn) % QStringLiteral(", w.e") %
+            currentItem(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END"),
+                        CurrentAs::Value) %
             QStringLiteral(", ?, 'inserted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ") %
             q(kStage) % QStringLiteral(" AS s ON ") %
             keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.") %
@@ -184,8 +195,9 @@ QString BatchSql::scd2SampleClosed(const QString &dim) const {
     QStringList after;
     for (const QString &c : m_cat.columns)
         after << QStringLiteral("t.") % q(c);
-    after << QStringLiteral("t.") % q(v.validFrom) << QStringLiteral("w.m AS ") % q(v.validTo)
-          << QStringLiteral("0 AS ") % q(v.current);
+    after << QStringLiteral("t.") % q(v.validFrom) << QStringLiteral("w.m AS ") % q(v.validTo);
+    if (!v.current.isEmpty())
+        after << QStringLiteral("0 AS ") % q(v.current);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) %
            QStringLiteral(", ") % after.join(u", ") % QStringLiteral(" FROM ") % q(kScd2) %
            QStringLiteral(" AS w JOIN ") % dim % QStringLiteral(" AS t ON ") %

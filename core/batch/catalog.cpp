@@ -112,9 +112,7 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     // would drop it silently; the rollback could not make it again).
     for (const ColumnInfo &col : *types)
         if (!columns->contains(col.name) && !col.databaseFilled &&
-            !(dataset.scd2 &&
-              (col.name == dataset.scd2->validFrom || col.name == dataset.scd2->validTo ||
-               col.name == dataset.scd2->current)))
+            !(dataset.scd2 && dataset.scd2->versionColumns().contains(col.name)))
             c.schemaChange.dropped.push_back({col.name, col.type});
     // The transform's types as a new table would declare them, with their
     // modifiers (numeric(12,2)): for the columns to add, and, where types

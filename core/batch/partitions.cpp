@@ -59,6 +59,12 @@ QString sourceSignatureExpr(const Database &db, const DatasetSpec &dataset) {
     return sql ? sql->fingerprintExpr() : QStringLiteral("NULL");
 }
 
+QString scd2IsCurrent(const Database &db, const Scd2Spec &scd2) {
+    if (scd2.current.isEmpty())
+        return db.quote(scd2.validTo) % QStringLiteral(" IS NULL");
+    return QStringLiteral("CAST(") % db.quote(scd2.current) % QStringLiteral(" AS INTEGER) = 1");
+}
+
 Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset) {
     auto sql = BatchSql::make(db, dataset);
     // Without the catalog (the source cannot be read), its own statements
@@ -205,11 +211,9 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
             // For an SCD2 dimension, versions of a key are expected: only
             // current rows can be duplicates.
             QString countExpr = QStringLiteral("COUNT(*)");
-            if (dataset.scd2) {
-                const QString current = db.quote(dataset.scd2->current);
-                countExpr = QStringLiteral("SUM(CASE WHEN CAST(") % current %
-                            QStringLiteral(" AS INTEGER) = 1 THEN 1 ELSE 0 END)"); // 1 or true
-            }
+            if (dataset.scd2)
+                countExpr = QStringLiteral("SUM(CASE WHEN ") % scd2IsCurrent(db, *dataset.scd2) %
+                            QStringLiteral(" THEN 1 ELSE 0 END)");
             inner = inner % QStringLiteral(" UNION ALL SELECT p, 0, COUNT(*)") % filledZeros %
                     QStringLiteral(" FROM (SELECT ") % part % QStringLiteral(" AS p FROM ") %
                     target % QStringLiteral(" GROUP BY ") %

@@ -105,6 +105,10 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
 Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset,
                                                   const BatchSql *sql);
 
+// A predicate true for an SCD2 dimension's current versions: its current
+// flag set (1 or true), or, where it has none, an open valid_to.
+QString scd2IsCurrent(const Database &db, const Scd2Spec &scd2);
+
 // The source fingerprint a publish records, as an aggregate over the
 // source's rows: the row count and an order-independent checksum of every
 // column. A partition whose fingerprint differs from the recorded one is stale.

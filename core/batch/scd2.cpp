@@ -136,9 +136,12 @@ Status refuseScd2OutOfOrder(const Database &db, const DatasetSpec &dataset, cons
     QStringList applied = *published;
     if (sql.targetExists()) {
         const QString vf = db.quote(dataset.scd2->validFrom);
-        auto versions = db.exec(QStringLiteral("SELECT DISTINCT ") % vf % QStringLiteral(" FROM ") %
-                                sql.quotedTarget() % QStringLiteral(" WHERE ") % vf %
-                                QStringLiteral(" IS NOT NULL"));
+        // Labelled as partitions are (a timestamp in ISO form, not the
+        // driver's), so that the two compare.
+        auto versions = db.exec(QStringLiteral("SELECT DISTINCT ") %
+                                BatchDialect::of(db.dialect()).partitionText(vf) %
+                                QStringLiteral(" FROM ") % sql.quotedTarget() %
+                                QStringLiteral(" WHERE ") % vf % QStringLiteral(" IS NOT NULL"));
         if (!versions)
             return fail(versions.error());
         while (versions->next())

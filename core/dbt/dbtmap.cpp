@@ -87,7 +87,10 @@ QString transformOf(const Node &n, QString &why) {
     if (n.compiled) {
         // Compiled while the table existed, is_incremental() was true: the
         // SQL selects only rows newer than the table's.
-        if (!n.relationName.isEmpty() && n.compiledCode.contains(n.relationName)) {
+        const QRegularExpression own(QStringLiteral("(?<![\\w.\"`])") +
+                                     QRegularExpression::escape(n.relationName) +
+                                     QStringLiteral("(?![\\w\"`])"));
+        if (!n.relationName.isEmpty() && own.match(n.compiledCode).hasMatch()) {
             why = QStringLiteral("its compiled_code reads its own table %1 (compiled as an "
                                  "incremental run): run `dbt compile --full-refresh`")
                       .arg(n.relationName);
@@ -173,8 +176,11 @@ bool keyTestedUnique(const Node &n, const QStringList &key, const MapOptions &o)
 }
 
 // The gates of a node's tests; the others in `unmapped`, with the reason.
+// `written`: columns Rewind writes after staging (a snapshot's validity),
+// which the staged rows do not hold.
 OJson checksOf(const Node &n, const QStringList &key, const Manifest &m, const MapOptions &o,
-               std::vector<std::pair<QString, QString>> &unmapped) {
+               std::vector<std::pair<QString, QString>> &unmapped,
+               const QStringList &written = {}) {
     OJson checks = OJson::array();
     for (const Test &t : n.tests) {
         const auto skip = [&](const QString &why) { unmapped.emplace_back(t.uniqueId, why); };
@@ -200,6 +206,12 @@ OJson checksOf(const Node &n, const QStringList &key, const Manifest &m, const M
         }
         if (column.isEmpty()) {
             skip(QStringLiteral("no column (or an expression) to test"));
+            continue;
+        }
+        if (written.contains(column)) {
+            skip(QStringLiteral("on %1, which Rewind writes as it applies the versions: not in "
+                                "the staged rows a gate reads")
+                     .arg(column));
             continue;
         }
         if (t.name == QLatin1String("not_null")) {
@@ -266,6 +278,112 @@ OJson checksOf(const Node &n, const QStringList &key, const Manifest &m, const M
     return checks;
 }
 
+// A snapshot as an scd2 dataset: partitions are the updated_at values (a
+// version's valid_from is its row's updated_at, as dbt's is), applied in
+// order. The transform adds dbt's dbt_scd_id and dbt_updated_at as dbt
+// computes them, so that dbt's next snapshot run continues the history.
+MappedNode mapSnapshot(const Node &n, const Manifest &m, const MapOptions &o, MappedNode out) {
+    const auto leaveOut = [&](const QString &why) {
+        out.reason = why;
+        return out;
+    };
+    QStringList key;
+    for (const QString &k : n.uniqueKey) {
+        key << columnName(k, folds(o));
+        if (key.back().isEmpty())
+            return leaveOut(
+                QStringLiteral("its unique_key \"%1\" is an expression, not a column").arg(k));
+    }
+    if (key.isEmpty())
+        return leaveOut(QStringLiteral("a snapshot with no unique_key"));
+    const QString strategy =
+        n.snapshotStrategy.isEmpty() ? QStringLiteral("timestamp") : n.snapshotStrategy;
+    if (strategy != QLatin1String("timestamp") && strategy != QLatin1String("check"))
+        return leaveOut(
+            QStringLiteral("snapshot strategy %1 is not one Rewind maps").arg(strategy));
+    if (n.updatedAt.isEmpty())
+        return leaveOut(
+            strategy == QLatin1String("check")
+                ? QStringLiteral("a check snapshot without updated_at dates its versions by when "
+                                 "dbt ran: the source holds no date to backfill by")
+                : QStringLiteral("a timestamp snapshot without updated_at"));
+    const QString updatedAt = columnName(n.updatedAt, folds(o));
+    if (updatedAt.isEmpty())
+        return leaveOut(QStringLiteral("its updated_at \"%1\" is an expression, not a column")
+                            .arg(n.updatedAt));
+    if (n.hardDeletes == QLatin1String("invalidate") ||
+        n.hardDeletes == QLatin1String("new_record"))
+        return leaveOut(QStringLiteral("hard_deletes %1: Rewind's scd2 does not close the versions "
+                                       "of keys gone from the source")
+                            .arg(n.hardDeletes));
+    if (!n.validToCurrent.isEmpty())
+        return leaveOut(QStringLiteral("dbt_valid_to_current %1: Rewind's current versions have "
+                                       "a NULL valid_to")
+                            .arg(n.validToCurrent));
+    OJson tracked;
+    if (strategy == QLatin1String("timestamp")) {
+        // A new version exactly when updated_at moves, as dbt's strategy.
+        tracked = OJson::array({s(updatedAt)});
+    } else if (n.checkAll) {
+        tracked = "all";
+    } else {
+        tracked = OJson::array();
+        for (const QString &c : n.checkCols) {
+            const QString col = columnName(c, folds(o));
+            if (col.isEmpty())
+                return leaveOut(
+                    QStringLiteral("its check_cols \"%1\" is an expression, not a column").arg(c));
+            tracked.push_back(s(col));
+        }
+        if (tracked.empty())
+            return leaveOut(QStringLiteral("a check snapshot with no check_cols"));
+    }
+
+    QString why;
+    const QString target = tableOf(n, o, why);
+    if (target.isEmpty())
+        return leaveOut(why);
+    const QString select = transformOf(n, why);
+    if (select.isEmpty())
+        return leaveOut(why);
+    // dbt's snapshot_hash_arguments: md5 of the key and updated_at as text.
+    QStringList hashed, hashArguments = key;
+    hashArguments << updatedAt;
+    for (const QString &c : hashArguments)
+        hashed << QStringLiteral("COALESCE(CAST(s.%1 AS VARCHAR), '')").arg(quoted(c));
+    const QString transform =
+        QStringLiteral("SELECT s.*, md5(%1) AS %2, s.%3 AS %4 FROM (\n%5\n) AS s")
+            .arg(hashed.join(QStringLiteral(" || '|' || ")), quoted(n.scdIdColumn),
+                 quoted(updatedAt), quoted(n.updatedAtColumn), select);
+
+    OJson keyJson = OJson::array();
+    for (const QString &c : key)
+        keyJson.push_back(s(c));
+    OJson spec{{"transform", s(transform)},
+               {"target", s(target)},
+               {"partition_column", s(updatedAt)},
+               {"key", keyJson},
+               {"order_by", s(updatedAt)},
+               {"write", "scd2"},
+               {"scd2",
+                {{"tracked", tracked},
+                 {"valid_from", s(n.validFromColumn)},
+                 {"valid_to", s(n.validToColumn)}}}};
+    OJson checks = checksOf(n, key, m, o, out.unmappedTests, {n.validFromColumn, n.validToColumn});
+    out.checks = int(checks.size());
+    if (!checks.empty())
+        spec["checks"] = checks;
+    spec["dbt"] = {{"unique_id", s(n.uniqueId)}};
+    if (!n.checksum.isEmpty())
+        spec["dbt"]["checksum"] = s(n.checksum);
+    out.mapped = true;
+    out.write = QStringLiteral("scd2");
+    out.key = key;
+    out.partition = updatedAt;
+    out.spec = std::move(spec);
+    return out;
+}
+
 MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
     MappedNode out;
     out.uniqueId = n.uniqueId;
@@ -279,7 +397,7 @@ MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
         return leaveOut(QStringLiteral("a seed: loaded from its CSV by dbt seed, not built from a "
                                        "source"));
     if (n.resourceType == QLatin1String("snapshot"))
-        return leaveOut(QStringLiteral("a snapshot: its scd2 mapping is not in this version"));
+        return mapSnapshot(n, m, o, out);
     if (n.materialized == QLatin1String("view"))
         return leaveOut(QStringLiteral("a view: it stores nothing to backfill"));
     if (n.materialized == QLatin1String("ephemeral"))

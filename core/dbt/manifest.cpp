@@ -126,6 +126,15 @@ Result<Node> readNode(const std::string &key, const Json &n) {
         node.validFromColumn = from;
     if (const QString to = text(meta, "dbt_valid_to"); !to.isEmpty())
         node.validToColumn = to;
+    if (const QString id = text(meta, "dbt_scd_id"); !id.isEmpty())
+        node.scdIdColumn = id;
+    if (const QString at = text(meta, "dbt_updated_at"); !at.isEmpty())
+        node.updatedAtColumn = at;
+    node.hardDeletes = text(config, "hard_deletes");
+    if (node.hardDeletes.isEmpty() && member(config, "invalidate_hard_deletes").is_boolean() &&
+        member(config, "invalidate_hard_deletes").get<bool>())
+        node.hardDeletes = QStringLiteral("invalidate");
+    node.validToCurrent = text(config, "dbt_valid_to_current");
     return node;
 }
 

@@ -65,10 +65,14 @@ struct Node {
     bool checkAll = false;
     QString validFromColumn = QStringLiteral("dbt_valid_from");
     QString validToColumn = QStringLiteral("dbt_valid_to");
-    QString packageName;   // package_name
-    QString version;       // a versioned model's version ("2"), empty otherwise
-    QString latestVersion; // the latest version of its name, empty when unversioned
-    QStringList dependsOn; // depends_on.nodes
+    QString scdIdColumn = QStringLiteral("dbt_scd_id");
+    QString updatedAtColumn = QStringLiteral("dbt_updated_at");
+    QString hardDeletes;    // ignore (default), invalidate, new_record
+    QString validToCurrent; // dbt_valid_to_current: what current versions' valid_to holds
+    QString packageName;    // package_name
+    QString version;        // a versioned model's version ("2"), empty otherwise
+    QString latestVersion;  // the latest version of its name, empty when unversioned
+    QStringList dependsOn;  // depends_on.nodes
     std::vector<Test> tests;
 };
 

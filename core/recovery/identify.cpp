@@ -19,10 +19,8 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
     if (!sql.targetExists())
         return out;
     const QStringList cols = identityColumns(dataset, sql);
-    const QString where = dataset.scd2
-                              ? QStringLiteral(" WHERE CAST(") % db.quote(dataset.scd2->current) %
-                                    QStringLiteral(" AS INTEGER) = 1")
-                              : QString();
+    const QString where =
+        dataset.scd2 ? QStringLiteral(" WHERE ") % scd2IsCurrent(db, *dataset.scd2) : QString();
     const QString inner = QStringLiteral("SELECT ") % quotedList(db, cols) %
                           QStringLiteral(", COUNT(*) AS rewind_n FROM ") % sql.quotedTarget() %
                           where % QStringLiteral(" GROUP BY ") % quotedList(db, cols) %

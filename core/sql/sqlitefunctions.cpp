@@ -2,6 +2,7 @@
 
 #include "core/sql/sqliteapi.h"
 
+#include <QCryptographicHash>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -263,12 +264,30 @@ void rewindJsonDiffer(sqlite::sqlite3_context *context, int, sqlite::sqlite3_val
     a.resultInt64(context, *valueA == *valueB ? 0 : 1);
 }
 
+// md5(text): the hex MD5 of the text's UTF-8 bytes, as PostgreSQL's md5()
+// gives it (NULL for NULL). SQL written for PostgreSQL uses it (dbt's
+// snapshot ids, for one).
+void md5Hex(sqlite::sqlite3_context *context, int, sqlite::sqlite3_value **argv) {
+    const sqlite::Api &a = sqlite::api();
+    if (a.valueType(argv[0]) == sqlite::kNull) {
+        a.resultNull(context);
+        return;
+    }
+    const auto *text = reinterpret_cast<const char *>(a.valueText(argv[0])); // then its size
+    const QByteArray hex =
+        QCryptographicHash::hash(QByteArrayView(text ? text : "", a.valueBytes(argv[0])),
+                                 QCryptographicHash::Md5)
+            .toHex();
+    a.resultText(context, hex.constData(), int(hex.size()), sqlite::transient());
+}
+
 } // namespace
 
 std::span<const sqlite::Function> sqlSqliteFunctions() {
     static constexpr sqlite::Function functions[] = {
         {.name = "rewind_hash", .arguments = -1, .scalar = rewindHash},
         {.name = "rewind_json_differ", .arguments = 2, .scalar = rewindJsonDiffer},
+        {.name = "md5", .arguments = 1, .scalar = md5Hex},
     };
     return functions;
 }

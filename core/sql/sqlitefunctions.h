@@ -16,6 +16,7 @@ namespace rw {
 //             rewind_json_differ(a, b)  1 when two JSON texts hold different
 //                           values by jsonb's rules (numbers by value, key
 //                           order and string escapes aside), else 0.
+//             md5(text)   the hex MD5 of the text, as PostgreSQL's md5().
 //             rewind_epoch_ms (core/sql/sqliteepoch.h)
 //   lateness  rewind_lateness (core/lateness/latenessfunctions.h)
 //   dlq       rewind_dlq_signature (core/dlq/dlq.h)

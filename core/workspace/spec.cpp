@@ -292,25 +292,29 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
     if (scd2) {
         Scd2Spec s;
         Fields sf(*scd2, context % QStringLiteral(": \"scd2\""), errors);
-        s.tracked = sf.strings("tracked", true);
+        if (const auto all = scd2->find("tracked");
+            all != scd2->end() && all->is_string() && all->get<std::string>() == "all") {
+            s.trackAll = true;
+            sf.remember(QStringLiteral("tracked"));
+        } else {
+            s.tracked = sf.strings("tracked", true);
+        }
         s.validFrom = sf.string("valid_from", true);
         s.validTo = sf.string("valid_to", true);
-        s.current = sf.string("current", true);
+        s.current = sf.string("current");
         sf.rejectUnknown();
-        const QStringList names = {s.validFrom, s.validTo, s.current};
-        if (QSet<QString>(names.begin(), names.end()).size() != 3 && !s.validFrom.isEmpty() &&
-            !s.validTo.isEmpty() && !s.current.isEmpty())
-            sf.error(
-                QStringLiteral("valid_from, valid_to and current must be three different columns"));
+        const QStringList names = s.versionColumns();
+        if (QSet<QString>(names.begin(), names.end()).size() != names.size() &&
+            !s.validFrom.isEmpty() && !s.validTo.isEmpty())
+            sf.error(QStringLiteral("valid_from, valid_to and current must be different columns"));
         d.scd2 = s;
         if (!knownWrite || d.write != WriteMode::Scd2)
             f.error(QStringLiteral("scd2"),
                     QStringLiteral("is only used with \"write\": \"scd2\" (write is \"") % write %
                         QStringLiteral("\")"));
     } else if (knownWrite && d.write == WriteMode::Scd2) {
-        f.error(QStringLiteral("scd2"),
-                QStringLiteral(
-                    "is required for write \"scd2\" (tracked, valid_from, valid_to, current)"));
+        f.error(QStringLiteral("scd2"), QStringLiteral("is required for write \"scd2\" (tracked, "
+                                                       "valid_from, valid_to, optional current)"));
     }
     if (knownWrite && d.write == WriteMode::Scd2 && d.partitionColumn.isEmpty() &&
         !f.has("partition_column"))

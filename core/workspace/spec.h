@@ -63,9 +63,18 @@ template <> struct EnumNames<SchemaChangePolicy> {
 
 struct Scd2Spec {
     QStringList tracked;
+    bool trackAll = false; // "tracked": "all": every column the source yields but the key
     QString validFrom;
     QString validTo;
-    QString current;
+    QString current; // optional: without it, a version is current while valid_to is NULL
+    // The columns Rewind writes beside the staged ones: valid_from, valid_to
+    // and current where there is one.
+    QStringList versionColumns() const {
+        QStringList out{validFrom, validTo};
+        if (!current.isEmpty())
+            out << current;
+        return out;
+    }
 };
 
 struct DatasetSpec {

@@ -271,7 +271,7 @@ private:
                         QStringLiteral("\"") % t %
                             QStringLiteral("\" is part of the key; a tracked attribute cannot be"));
             }
-            for (const QString &c : {d.scd2->validFrom, d.scd2->validTo, d.scd2->current})
+            for (const QString &c : d.scd2->versionColumns())
                 if (cols.contains(c))
                     error(ctx, QStringLiteral("scd2"),
                           QStringLiteral("\"") % c %
@@ -327,8 +327,7 @@ private:
             return;
         QStringList gone;
         for (const QString &c : targetCols)
-            if (!cols.contains(c) && !(d.scd2 && (c == d.scd2->validFrom || c == d.scd2->validTo ||
-                                                  c == d.scd2->current)))
+            if (!cols.contains(c) && !(d.scd2 && d.scd2->versionColumns().contains(c)))
                 gone << c;
         if (gone.isEmpty())
             return;
