@@ -77,7 +77,7 @@ private Q_SLOTS:
         QHash<QString, dbt::MappedNode> by;
         for (const auto &n : nodes)
             by.insert(n.uniqueId, n);
-        QCOMPARE(by.size(), 7);
+        QCOMPARE(by.size(), 10);
 
         const dbt::MappedNode sales = by.value(QStringLiteral("model.shop.fct_sales"));
         QVERIFY2(sales.mapped, qPrintable(sales.reason));
@@ -117,8 +117,24 @@ private Q_SLOTS:
         QVERIFY(reason("seed.shop.countries").startsWith(QStringLiteral("a seed")));
         QVERIFY(reason("model.shop.events").contains(QStringLiteral("append")));
         QVERIFY(reason("model.shop.by_expr").contains(QStringLiteral("is an expression")));
-        QVERIFY2(reason("model.shop.fct_orders").contains(QStringLiteral("hour of ordered_at")),
-                 qPrintable(reason("model.shop.fct_orders")));
+        // Timestamps' grains: microbatch by its batch_size, a timestamp
+        // partition_by by its granularity (a day unless given); a year is
+        // not a grain Rewind partitions by. A merge keyed without the
+        // partition column is one partition.
+        const dbt::MappedNode events = by.value(QStringLiteral("model.shop.fct_events"));
+        QVERIFY2(events.mapped, qPrintable(events.reason));
+        QCOMPARE(events.write, QStringLiteral("overwrite_partition"));
+        QCOMPARE(events.partition, QStringLiteral("occurred_at"));
+        QCOMPARE(events.spec["partition_granularity"].get<std::string>(), "hour");
+        const dbt::MappedNode daily = by.value(QStringLiteral("model.shop.fct_daily"));
+        QVERIFY2(daily.mapped, qPrintable(daily.reason));
+        QCOMPARE(daily.spec["partition_granularity"].get<std::string>(), "day");
+        QVERIFY2(reason("model.shop.fct_yearly").contains(QStringLiteral("year of created_at")),
+                 qPrintable(reason("model.shop.fct_yearly")));
+        const dbt::MappedNode orders = by.value(QStringLiteral("model.shop.fct_orders"));
+        QVERIFY2(orders.mapped, qPrintable(orders.reason));
+        QCOMPARE(orders.partition, QString());
+        QVERIFY(!orders.spec.contains("partition_granularity"));
 
         // On SQLite the alias names the table; a database other than the
         // connection's is refused on PostgreSQL.

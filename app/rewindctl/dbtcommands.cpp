@@ -138,7 +138,9 @@ Status runInit(Context &ctx) {
         table.add({n.uniqueId, n.mapped ? n.dataset : QStringLiteral("(left out)"),
                    n.mapped ? n.write : QStringLiteral("-"),
                    n.key.isEmpty() ? QStringLiteral("-") : n.key.join(u','),
-                   n.partition.isEmpty() ? QStringLiteral("-") : n.partition,
+                   n.partition.isEmpty()     ? QStringLiteral("-")
+                   : n.granularity.isEmpty() ? n.partition
+                                             : n.granularity % QStringLiteral(" of ") % n.partition,
                    QString::number(n.checks), n.mapped ? broken.value(n.uniqueId) : n.reason});
     }
     table.print(ctx.out);

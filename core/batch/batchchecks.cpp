@@ -177,13 +177,13 @@ private:
     Status uniqueKey(const CheckSpec &check) {
         QStringList cols;
         if (m_dataset.partitioned())
-            cols << QStringLiteral("s.") % q(m_dataset.partitionColumn);
+            cols << m_sql.partExpr(QStringLiteral("s"));
         for (const QString &k : m_dataset.key)
             cols << QStringLiteral("s.") % q(k);
         const QString sql =
             QStringLiteral("SELECT ") % m_sql.partLabelColumns(QStringLiteral("d")) %
             QStringLiteral(", COUNT(*) FROM (SELECT ") %
-            (m_dataset.partitioned() ? QStringLiteral("s.") % q(m_dataset.partitionColumn)
+            (m_dataset.partitioned() ? m_sql.partExpr(QStringLiteral("s"))
                                      : QStringLiteral("NULL")) %
             QStringLiteral(" AS ") %
             (m_dataset.partitioned() ? q(m_dataset.partitionColumn) : QStringLiteral("p")) %
@@ -252,7 +252,7 @@ private:
             QVariantList binds;
             QStringList partitionBy;
             if (m_dataset.partitioned())
-                partitionBy << q(m_dataset.partitionColumn);
+                partitionBy << m_sql.partExpr(QString());
             for (const QString &k : m_dataset.key)
                 partitionBy << q(k);
             const QString order = m_dataset.orderBy.isEmpty()
@@ -307,9 +307,9 @@ private:
             if (!m_dataset.partitioned())
                 filter = QStringLiteral("1 = 1");
             else if (p.value.isNull())
-                filter = q(m_dataset.partitionColumn) % QStringLiteral(" IS NULL");
+                filter = m_sql.partExpr(QString()) % QStringLiteral(" IS NULL");
             else {
-                filter = q(m_dataset.partitionColumn) % QStringLiteral(" = ?");
+                filter = m_sql.partExpr(QString()) % QStringLiteral(" = ?");
             }
             QString query = check.query;
             const QString staged = QStringLiteral("(SELECT * FROM rewind_stage WHERE ") % filter %

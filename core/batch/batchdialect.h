@@ -48,6 +48,10 @@ public:
     virtual QString latestPerKey(const QString &outer, const QString &inner,
                                  const QStringList &partitionBy, const QStringList &orderBy,
                                  const QString &from) const = 0;
+    // The hour, day or month (`grain`) of the timestamp `expr` as partition
+    // label text: 2025-05-06T05:00:00Z, 2025-05-06, 2025-05-01 (in UTC).
+    // Each is its own label's value, so it may be applied to a label again.
+    virtual QString timeGrain(const QString &expr, const QString &grain) const = 0;
     // SqlDialect::nullSafeEqual for a join key whose column type (as the
     // catalog names it; empty when unknown) is `type`, spelled so the engine
     // can hash or merge join on it.

@@ -1,5 +1,6 @@
 #include "core/batch/batchsql.h"
 
+#include "core/batch/partitions.h"
 #include "core/batch/scope.h"
 
 #include <QHash>
@@ -88,10 +89,7 @@ QString BatchSql::countGrouping(const QString &qualifier,
 }
 
 QString BatchSql::partExpr(const QString &qualifier) const {
-    if (!m_dataset->partitioned())
-        return QStringLiteral("NULL");
-    return qualifier.isEmpty() ? q(m_dataset->partitionColumn)
-                               : qualifier % u'.' % q(m_dataset->partitionColumn);
+    return partitionValueSql(m_db, *m_dataset, qualifier);
 }
 
 QString BatchSql::partLabelColumns(const QString &qualifier) const {
@@ -102,8 +100,9 @@ QString BatchSql::partLabelColumns(const QString &qualifier) const {
 
 QString BatchSql::sourcePartExpr(const QString &qualifier) const {
     const QString p = partExpr(qualifier);
-    const QString cast =
-        m_dataset->partitioned() ? m_cat.casts.value(m_dataset->partitionColumn) : QString();
+    const QString cast = m_dataset->partitioned() && m_dataset->partitionGranularity.isEmpty()
+                             ? m_cat.casts.value(m_dataset->partitionColumn)
+                             : QString();
     return cast.isEmpty()
                ? p
                : QString(QStringLiteral("CAST(") % p % QStringLiteral(" AS ") % cast % u')');
@@ -198,7 +197,7 @@ QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantLi
         // of the window's sort key makes every comparison cheaper.
         QStringList partitionBy;
         if (m_dataset->partitioned() && scope.size() != 1)
-            partitionBy << q(m_dataset->partitionColumn);
+            partitionBy << partExpr(QString());
         for (const QString &k : m_cat.key)
             partitionBy << q(k);
         QStringList orderBy;
@@ -339,7 +338,9 @@ QString BatchSql::keyMatch(const QString &a, const QString &b) const {
     QStringList terms;
     if (m_dataset->partitioned())
         terms << engine().nullSafeKeyEqual(partExpr(a), partExpr(b),
-                                           m_cat.targetTypes.value(m_dataset->partitionColumn));
+                                           m_dataset->partitionGranularity.isEmpty()
+                                               ? m_cat.targetTypes.value(m_dataset->partitionColumn)
+                                               : QStringLiteral("text"));
     for (const QString &k : m_cat.key)
         terms << engine().nullSafeKeyEqual(a % u'.' % q(k), b % u'.' % q(k),
                                            m_cat.targetTypes.value(k));

@@ -85,7 +85,8 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     c.targetExists = *exists;
     // Only a hint for the scan of partition values: a source whose indexes
     // cannot be listed is scanned without one.
-    if (dataset.partitioned() && !dataset.source.isEmpty())
+    if (dataset.partitioned() && dataset.partitionGranularity.isEmpty() &&
+        !dataset.source.isEmpty())
         if (auto sourceIndexes = indexColumns(db, dataset.source))
             c.sourcePartitionIndexed = leadsWith(*sourceIndexes, dataset.partitionColumn);
     auto layout = PartitionLayout::resolve(db, dataset, c.targetExists, compareTypes);
@@ -211,13 +212,13 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
                                            "in the transform")
                                 .arg(dataset.name, gone.column, dataset.target, i.name);
     }
-    c.targetPartitionIndexed =
-        dataset.partitioned() && leadsWith(*indexes, dataset.partitionColumn);
+    // An index on the column serves no lookup of its hour, day or month.
+    const bool byColumn = dataset.partitioned() && dataset.partitionGranularity.isEmpty();
+    c.targetPartitionIndexed = byColumn && leadsWith(*indexes, dataset.partitionColumn);
     for (const auto &[name, cols] : c.targetIndexes) {
         const bool leadsWithKey = c.key.contains(cols.value(0));
-        const bool partitionThenKey = dataset.partitioned() &&
-                                      cols.value(0) == dataset.partitionColumn &&
-                                      c.key.contains(cols.value(1));
+        const bool partitionThenKey =
+            byColumn && cols.value(0) == dataset.partitionColumn && c.key.contains(cols.value(1));
         if (leadsWithKey || partitionThenKey)
             c.targetIndexed = true;
     }

@@ -59,6 +59,18 @@ QString sourceSignatureExpr(const Database &db, const DatasetSpec &dataset) {
     return sql ? sql->fingerprintExpr() : QStringLiteral("NULL");
 }
 
+QString partitionValueSql(const Database &db, const DatasetSpec &dataset,
+                          const QString &qualifier) {
+    if (!dataset.partitioned())
+        return QStringLiteral("NULL");
+    const QString column = qualifier.isEmpty()
+                               ? db.quote(dataset.partitionColumn)
+                               : QString(qualifier % u'.' % db.quote(dataset.partitionColumn));
+    if (dataset.partitionGranularity.isEmpty())
+        return column;
+    return BatchDialect::of(db.dialect()).timeGrain(column, dataset.partitionGranularity);
+}
+
 QString scd2IsCurrent(const Database &db, const Scd2Spec &scd2) {
     if (scd2.current.isEmpty())
         return db.quote(scd2.validTo) % QStringLiteral(" IS NULL");
@@ -75,13 +87,14 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
 Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset,
                                                   const BatchSql *sql) {
     const SqlDialect &d = db.dialect();
-    const QString part =
-        dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
+    const QString part = partitionValueSql(db, dataset);
     const QString groupBy = dataset.partitioned() ? QStringLiteral(" GROUP BY ") % part : QString();
     // A source partition value of another type than the target's is labelled
     // as the target's type reads it (as runs stage it), so both sides agree.
-    const QString cast =
-        sql && dataset.partitioned() ? sql->targetCast(dataset.partitionColumn) : QString();
+    // (A granularity's label is text on both sides.)
+    const QString cast = sql && dataset.partitioned() && dataset.partitionGranularity.isEmpty()
+                             ? sql->targetCast(dataset.partitionColumn)
+                             : QString();
     const QString sourcePart =
         cast.isEmpty()
             ? part

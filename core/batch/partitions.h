@@ -105,6 +105,12 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
 Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const DatasetSpec &dataset,
                                                   const BatchSql *sql);
 
+// A row's partition value: the partition column (of `qualifier` when one is
+// given), its hour, day or month as a label with partition_granularity, or
+// NULL for an unpartitioned dataset.
+QString partitionValueSql(const Database &db, const DatasetSpec &dataset,
+                          const QString &qualifier = QString());
+
 // A predicate true for an SCD2 dimension's current versions: its current
 // flag set (1 or true), or, where it has none, an open valid_to.
 QString scd2IsCurrent(const Database &db, const Scd2Spec &scd2);

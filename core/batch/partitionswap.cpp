@@ -222,6 +222,10 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
             ? QStringLiteral("the target is partitioned by \"%1\", not by the partition column "
                              "\"%2\"")
                   .arg(l.m_key, dataset.partitionColumn)
+        : !dataset.partitionGranularity.isEmpty()
+            ? QStringLiteral("the dataset's partitions are the %1 of \"%2\", which Rewind does "
+                             "not match to leaf bounds")
+                  .arg(dataset.partitionGranularity, l.m_key)
         : strategy == QLatin1String("r") && !discrete
             ? QStringLiteral("the target's key \"%1\" is %2: a range of it holds more values "
                              "than one partition's")
@@ -248,6 +252,7 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
     // column itself, and a date, an integer, or (in a list) text.
     l.m_boundsComparable =
         q->value(4).toInt() == 1 && !q->value(5).isNull() && l.m_key == dataset.partitionColumn &&
+        dataset.partitionGranularity.isEmpty() &&
         (discrete || (strategy == QLatin1String("l") && isTextType(l.m_keyType)));
     if (!why.isEmpty() && !boundsOnly)
         return l;

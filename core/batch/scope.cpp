@@ -22,7 +22,8 @@ namespace {
 // A SELECT of one column v: the partition values present in the source and
 // the target, as stored (the source's read as the target's type).
 QString knownValues(const Database &db, const DatasetSpec &dataset, const BatchSql &sql) {
-    const QString p = db.quote(dataset.partitionColumn);
+    const bool granular = !dataset.partitionGranularity.isEmpty();
+    const QString p = partitionValueSql(db, dataset);
     // With an index leading with the partition column, walk the distinct
     // values with one index seek each (a loose index scan) instead of
     // reading every row; without one, a single DISTINCT pass.
@@ -39,17 +40,20 @@ QString knownValues(const Database &db, const DatasetSpec &dataset, const BatchS
     };
     // Source values of another type than the target's read as the target's
     // type (as the stage holds them), so that the two sides unite.
-    const QString cast = sql.targetCast(dataset.partitionColumn);
+    // (A granularity's labels are text on both sides; no index walks them.)
+    const QString cast = granular ? QString() : sql.targetCast(dataset.partitionColumn);
     const QString source =
         cast.isEmpty() ? sql.catalog().sourceRelation(QStringLiteral("s"))
                        : QString(QStringLiteral("(SELECT CAST(") % p % QStringLiteral(" AS ") %
                                  cast % QStringLiteral(") AS ") % p % QStringLiteral(" FROM ") %
                                  sql.catalog().sourceRelation(QStringLiteral("s0")) %
                                  QStringLiteral(") AS s"));
-    QString query = distinct(source, cast.isEmpty() && sql.catalog().sourcePartitionIndexed);
+    QString query =
+        distinct(source, !granular && cast.isEmpty() && sql.catalog().sourcePartitionIndexed);
     if (sql.targetExists())
         query = query % QStringLiteral(" UNION ") %
-                distinct(db.quoteTable(dataset.target), sql.catalog().targetPartitionIndexed);
+                distinct(db.quoteTable(dataset.target),
+                         !granular && sql.catalog().targetPartitionIndexed);
     return query;
 }
 
@@ -140,7 +144,8 @@ Result<std::optional<std::vector<PartitionRef>>> namedDirectly(const Database &d
     // Seeks where an index leads with the partition column on both sides
     // (else one scan of each per name: the listing's one pass is cheaper),
     // for a list of a few (a recovery's scope may name hundreds).
-    if (!sql.targetCast(dataset.partitionColumn).isEmpty() ||
+    if (!dataset.partitionGranularity.isEmpty() ||
+        !sql.targetCast(dataset.partitionColumn).isEmpty() ||
         !sql.catalog().sourcePartitionIndexed ||
         (sql.targetExists() && !sql.catalog().targetPartitionIndexed) || wanted.size() > 64)
         return std::nullopt;

@@ -42,6 +42,14 @@ public:
     // As read: a loosely typed column may hold 1 and '1', which differ.
     // SQLite keeps a timestamp as the text (or number) it was given: the
     // label is that, as stored.
+    // strftime reads ISO-8601 text (a T or a space, a Z or an offset,
+    // which it converts to UTC); other text gives NULL.
+    QString timeGrain(const QString &expr, const QString &grain) const override {
+        const QString format = grain == QLatin1String("hour") ? QStringLiteral("%Y-%m-%dT%H:00:00Z")
+                               : grain == QLatin1String("month") ? QStringLiteral("%Y-%m-01")
+                                                                 : QStringLiteral("%Y-%m-%d");
+        return QStringLiteral("strftime('") % format % QStringLiteral("', ") % expr % u')';
+    }
     QString partitionText(const QString &expr) const override {
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");
     }

@@ -411,7 +411,7 @@ MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
     for (const QString &k : n.uniqueKey)
         key << columnName(k, folds(o));
 
-    QString partition;
+    QString partition, grain;
     if (n.materialized == QLatin1String("table")) {
         out.write = QStringLiteral("overwrite_partition"); // one whole-table partition
     } else if (n.materialized == QLatin1String("incremental")) {
@@ -451,18 +451,23 @@ MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
                                                     : QString();
         const QString type = n.partitionBy ? n.partitionBy->dataType : QString();
         if (!field.isEmpty()) {
-            // A column's own values are partitions; the hour, day or month of a
-            // timestamp needs partition_granularity (not in this version).
-            const bool byValue = !microbatch &&
-                                 (type.isEmpty() || type == QLatin1String("date") ||
-                                  type == QLatin1String("int64")) &&
-                                 (granularity.isEmpty() || granularity == QLatin1String("day"));
-            if (!byValue)
-                return leaveOut(
-                    QStringLiteral("partitioned by the %1 of %2: partitions by a "
-                                   "timestamp's hour, day or month are not in this "
-                                   "version")
-                        .arg(granularity.isEmpty() ? QStringLiteral("day") : granularity, field));
+            // A date's (or an integer's) own values are partitions; a
+            // timestamp's hour, day or month (BigQuery's default grain is a
+            // day; microbatch's is its batch_size) is partition_granularity.
+            const bool byValue = !microbatch && (type.isEmpty() || type == QLatin1String("date") ||
+                                                 type == QLatin1String("int64"));
+            if (!byValue) {
+                grain = granularity.isEmpty() ? QStringLiteral("day") : granularity;
+                if (grain != QLatin1String("hour") && grain != QLatin1String("day") &&
+                    grain != QLatin1String("month"))
+                    return leaveOut(QStringLiteral("partitioned by the %1 of %2: Rewind's "
+                                                   "partitions are hours, days or months")
+                                        .arg(grain, field));
+            } else if (!granularity.isEmpty() && granularity != QLatin1String("day")) {
+                return leaveOut(QStringLiteral("partitioned by the %1 of %2, a %3: Rewind takes "
+                                               "the hour, day or month of a timestamp")
+                                    .arg(granularity, field, type));
+            }
             partition = columnName(field, folds(o));
             if (partition.isEmpty())
                 return leaveOut(
@@ -470,8 +475,10 @@ MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
                         .arg(field));
             // A merge matches keys across the table: partitions only where
             // the partition is part of the key (a row cannot move).
-            if (out.write == QLatin1String("merge") && !key.contains(partition))
+            if (out.write == QLatin1String("merge") && !key.contains(partition)) {
                 partition.clear();
+                grain.clear();
+            }
         } else if (out.write == QLatin1String("overwrite_partition")) {
             return leaveOut(
                 QStringLiteral("incremental strategy %1 without partition_by").arg(strategy));
@@ -493,6 +500,8 @@ MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
     OJson spec{{"transform", s(transform)}, {"target", s(target)}};
     if (!partition.isEmpty())
         spec["partition_column"] = s(partition);
+    if (!grain.isEmpty())
+        spec["partition_granularity"] = s(grain);
     if (out.write == QLatin1String("merge")) { // overwrites keep every row, as dbt does
         OJson k = OJson::array();
         for (const QString &c : key)
@@ -515,6 +524,7 @@ MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
     if (out.write == QLatin1String("merge"))
         out.key = key;
     out.partition = partition;
+    out.granularity = grain;
     out.spec = std::move(spec);
     return out;
 }

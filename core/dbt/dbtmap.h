@@ -15,7 +15,8 @@ struct MappedNode {
     QString dataset; // the dataset's name (the model's name; the alias where names clash)
     QString write;   // merge, overwrite_partition, scd2
     QStringList key;
-    QString partition; // the partition column, empty for one whole-table partition
+    QString partition;   // the partition column, empty for one whole-table partition
+    QString granularity; // hour, day or month of the partition column; empty: its values
     int checks = 0;
     // Tests that became no gate: unique_id and why (a package's macro, a
     // warning, a filtered test, ...).

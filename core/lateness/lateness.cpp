@@ -198,11 +198,10 @@ Result<LatenessReport> lateness(const Database &db, const DatasetSpec &dataset,
             marks << QStringLiteral("?");
             binds << p.value;
         }
-        where = QStringLiteral(" WHERE ") % db.quote(dataset.partitionColumn) %
+        where = QStringLiteral(" WHERE ") % partitionValueSql(db, dataset) %
                 QStringLiteral(" IN (") % marks.join(u',') % QStringLiteral(")");
     }
-    const QString part =
-        dataset.partitioned() ? db.quote(dataset.partitionColumn) : QStringLiteral("NULL");
+    const QString part = partitionValueSql(db, dataset);
     auto counts = db.dialect().inProcessFunctions()
                       ? sqliteLatenessCounts(db, dataset, part, where, binds)
                       : groupedLatenessCounts(db, dataset, part, where, binds);

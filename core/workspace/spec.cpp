@@ -241,6 +241,19 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
     d.transform = f.string("transform");
     d.target = f.string("target", true);
     d.partitionColumn = f.string("partition_column");
+    d.partitionGranularity = f.string("partition_granularity");
+    if (!d.partitionGranularity.isEmpty()) {
+        static const QStringList grains{QStringLiteral("hour"), QStringLiteral("day"),
+                                        QStringLiteral("month")};
+        if (!grains.contains(d.partitionGranularity))
+            f.error(QStringLiteral("partition_granularity"),
+                    QStringLiteral("is \"") % d.partitionGranularity %
+                        QStringLiteral("\"; it is one of hour, day, month"));
+        else if (d.partitionColumn.isEmpty())
+            f.error(QStringLiteral("partition_granularity"),
+                    QStringLiteral("needs \"partition_column\": the timestamp it takes the ") %
+                        d.partitionGranularity % QStringLiteral(" of"));
+    }
     d.key = f.strings("key");
     d.orderBy = f.string("order_by");
     const QString write = f.has("write") ? f.string("write") : enumName(d.write);
@@ -316,6 +329,10 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
         f.error(QStringLiteral("scd2"), QStringLiteral("is required for write \"scd2\" (tracked, "
                                                        "valid_from, valid_to, optional current)"));
     }
+    if (knownWrite && d.write == WriteMode::Scd2 && !d.partitionGranularity.isEmpty())
+        f.error(QStringLiteral("partition_granularity"),
+                QStringLiteral("does not apply to write \"scd2\": its partition is the effective "
+                               "date itself, which becomes valid_from"));
     if (knownWrite && d.write == WriteMode::Scd2 && d.partitionColumn.isEmpty() &&
         !f.has("partition_column"))
         f.error(QStringLiteral("partition_column"),

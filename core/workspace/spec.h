@@ -83,6 +83,10 @@ struct DatasetSpec {
     QString transform; // a single SELECT; empty means SELECT * FROM source
     QString target;
     QString partitionColumn; // empty: unpartitioned (one partition, value null)
+    // "hour", "day" or "month": the partition is that unit of the
+    // partition column's timestamp (labels 2025-05-06T05:00:00Z, 2025-05-06,
+    // 2025-05-01); empty: the column's own values.
+    QString partitionGranularity;
     QStringList key;
     QString orderBy;
     WriteMode write = WriteMode::Merge;
