@@ -8,12 +8,13 @@
 
 namespace dbtdata {
 
-inline QByteArray manifest(const QString &version, const QString &nodes) {
+inline QByteArray manifest(const QString &version, const QString &nodes,
+                           const QString &sources = QString()) {
     return QStringLiteral("{\"metadata\": {\"dbt_schema_version\": \"https:/"
                           "/schemas.getdbt.com/dbt/manifest/%1.json\", \"dbt_version\": "
                           "\"1.8.7\", \"adapter_type\": \"postgres\", \"project_name\": "
-                          "\"shop\"}, \"nodes\": {%2}}")
-        .arg(version, nodes)
+                          "\"shop\"}, \"nodes\": {%2}, \"sources\": {%3}}")
+        .arg(version, nodes, sources)
         .toUtf8();
 }
 
@@ -193,5 +194,44 @@ inline const char *const kSnapshots = R"json("snapshot.shop.customers_snapshot":
     "unique_id": "test.shop.not_null_customers_snapshot_dbt_valid_from", "resource_type": "test",
     "column_name": "dbt_valid_from", "attached_node": "snapshot.shop.customers_snapshot",
     "test_metadata": {"name": "not_null", "kwargs": {"column_name": "dbt_valid_from"}}})json";
+
+// Models with raw_code only (no compiled_code): one in the common Jinja
+// subset (config, ref, source, is_incremental), one using a package's macro;
+// and the source they read, in "sources" (kRawSources).
+inline const char *const kRawCode = R"json("model.shop.stg_orders": {
+    "unique_id": "model.shop.stg_orders", "resource_type": "model", "name": "stg_orders",
+    "relation_name": "\"w\".\"staging\".\"stg_orders\"", "config": {"materialized": "view"}},
+  "model.shop.daily": {"unique_id": "model.shop.daily", "resource_type": "model",
+    "name": "daily", "relation_name": "\"w\".\"analytics\".\"daily\"", "compiled": false,
+    "raw_code": "{{ config(materialized='incremental', unique_key='id') }}\nselect o.id, o.dt, c.tier from {{ ref('stg_orders') }} o join {{ source('raw', 'customers') }} c on c.id = o.customer_id\n{% if is_incremental() %}where o.dt > (select max(dt) from {{ this }}){% endif %}",
+    "config": {"materialized": "incremental", "incremental_strategy": "merge",
+               "unique_key": "id"}},
+  "model.shop.starred": {"unique_id": "model.shop.starred", "resource_type": "model",
+    "name": "starred", "relation_name": "\"w\".\"analytics\".\"starred\"",
+    "raw_code": "select {{ dbt_utils.star(ref('stg_orders')) }} from {{ ref('stg_orders') }}",
+    "config": {"materialized": "table"}})json";
+inline const char *const kRawSources = R"json("source.shop.raw.customers": {
+    "unique_id": "source.shop.raw.customers", "source_name": "raw", "name": "customers",
+    "relation_name": "\"w\".\"raw\".\"customers\"", "package_name": "shop"})json";
+
+// The drift test's project at checksum %1 with compiled code %2: an
+// incremental model over raw_sales and, with %3 = 1, a second one.
+inline QByteArray driftManifest(const QString &checksum, const QString &code, bool second) {
+    QString nodes = QString::fromUtf8(R"json("model.shop.fct_sales": {
+    "unique_id": "model.shop.fct_sales", "resource_type": "model", "name": "fct_sales",
+    "alias": "fct_sales", "relation_name": "fct_sales",
+    "checksum": {"name": "sha256", "checksum": "%1"}, "compiled": true, "compiled_code": "%2",
+    "config": {"materialized": "incremental", "incremental_strategy": "merge",
+               "unique_key": "order_id"}})json")
+                        .arg(checksum, code);
+    if (second)
+        nodes += QString::fromUtf8(R"json(, "model.shop.fct_big": {
+    "unique_id": "model.shop.fct_big", "resource_type": "model", "name": "fct_big",
+    "alias": "fct_big", "relation_name": "fct_big",
+    "checksum": {"name": "sha256", "checksum": "b1"}, "compiled": true,
+    "compiled_code": "select order_id, amount from raw_sales where amount > 5",
+    "config": {"materialized": "table"}})json");
+    return manifest(QStringLiteral("v12"), nodes);
+}
 
 } // namespace dbtdata

@@ -1,12 +1,7 @@
 // rewindctl init --dbt: a spec from a dbt project's manifest.
 #include "app/rewindctl/clisupport.h"
-#include "core/dbt/dbtmap.h"
-#include "core/dbt/manifest.h"
-#include "core/workspace/workspace.h"
+#include "core/dbt/dbtimport.h"
 
-#include <QFile>
-#include <QFileInfo>
-#include <QSaveFile>
 #include <QStringBuilder>
 
 namespace rw::cli {
@@ -25,16 +20,10 @@ const QCommandLineOption
 const QCommandLineOption kForce({QStringLiteral("force")},
                                 QStringLiteral("Replace an existing --out."));
 
-Status writeSpec(const QString &path, const nlohmann::ordered_json &spec) {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return badInput(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    const std::string text = spec.dump(2) + "\n";
-    file.write(text.data(), qint64(text.size()));
-    if (!file.commit())
-        return badInput(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    return {};
-}
+const QCommandLineOption kUpdate({QStringLiteral("update")},
+                                 QStringLiteral("Import again into this spec: its dbt datasets "
+                                                "refreshed, the ones written by hand kept."),
+                                 QStringLiteral("SPEC"));
 
 Json notMapped(const dbt::MappedNode &n) {
     Json out = Json::array();
@@ -47,57 +36,25 @@ Status runInit(Context &ctx) {
     auto manifestPath = required(ctx, kDbt);
     if (!manifestPath)
         return fail(manifestPath.error());
-    auto manifest = dbt::loadManifest(*manifestPath);
-    if (!manifest)
-        return fail(manifest.error());
-    const QString out =
-        ctx.given(QStringLiteral("out")) ? ctx.parser.value(kOut) : QStringLiteral("rewind.json");
-    dbt::MapOptions options;
-    const QString dbUrl = ctx.given(QStringLiteral("db")) ? ctx.parser.value(kDb) : QString();
-    if (!dbUrl.isEmpty()) {
-        auto url = DatabaseUrl::parse(dbUrl);
-        if (!url)
-            return fail(url.error());
-        options.engine = url->kind == SqlDialect::Kind::Postgres ? QStringLiteral("postgresql")
-                                                                 : QStringLiteral("sqlite");
-        options.database = url->databaseName;
-    } else {
-        options.engine = manifest->adapter == QLatin1String("sqlite")
-                             ? QStringLiteral("sqlite")
-                             : QStringLiteral("postgresql");
-    }
-    const std::vector<dbt::MappedNode> nodes = dbt::mapManifest(*manifest, options);
-    if (QFileInfo::exists(out) && !ctx.given(QStringLiteral("force")))
-        return badInput(
-            QStringLiteral("%1 exists: give another --out, or --force to replace it").arg(out));
-    // The spec is read back as any spec is before it is written: what the
-    // import made must load.
-    const nlohmann::ordered_json spec = dbt::specOf(nodes);
-    if (auto parsed = parseSpec(QByteArray::fromStdString(spec.dump()), out); !parsed)
-        return internalError(QStringLiteral("the spec made from %1 does not load: %2")
-                                 .arg(*manifestPath, parsed.error().message));
-    // With --db, each dataset is checked against the warehouse as any spec
-    // is (one that does not resolve is flagged with its reason), on a copy
-    // beside --out that then takes its place.
-    QHash<QString, QString> broken;
-    const QString written = dbUrl.isEmpty() ? out : out % QStringLiteral(".checking");
-    if (auto s = writeSpec(written, spec); !s)
-        return fail(s.error());
-    if (!dbUrl.isEmpty()) {
-        auto ws = openWorkspace(dbUrl, written);
-        if (!ws) {
-            QFile::remove(written);
-            return fail(ws.error());
-        }
-        for (const dbt::MappedNode &n : nodes)
-            if (n.mapped)
-                if (const QString why = ws->spec.brokenReason(QStringLiteral("dataset"), n.dataset);
-                    !why.isEmpty())
-                    broken.insert(n.uniqueId, why);
-        QFile::remove(out);
-        if (!QFile::rename(written, out))
-            return badInput(QStringLiteral("cannot write %1").arg(out));
-    }
+    dbt::ImportOptions options;
+    options.manifest = *manifestPath;
+    options.update = ctx.given(QStringLiteral("update")) ? ctx.parser.value(kUpdate) : QString();
+    options.out = ctx.given(QStringLiteral("out")) ? ctx.parser.value(kOut)
+                  : !options.update.isEmpty()      ? options.update
+                                                   : QStringLiteral("rewind.json");
+    options.db = ctx.given(QStringLiteral("db")) ? ctx.parser.value(kDb) : QString();
+    options.force = ctx.given(QStringLiteral("force"));
+    auto plan = dbt::planImport(options);
+    if (!plan)
+        return fail(plan.error());
+    auto broken = dbt::writeImport(*plan, options);
+    if (!broken)
+        return fail(broken.error());
+    const dbt::Manifest *manifest = &plan->manifest;
+    const std::vector<dbt::MappedNode> &nodes = plan->nodes;
+    const dbt::SpecUpdate &report = plan->update;
+    const QString &out = options.out;
+    const QString &update = options.update;
 
     if (ctx.json) {
         Json list = Json::array();
@@ -116,16 +73,37 @@ Status runInit(Context &ctx) {
                  {"checks", n.checks},
                  {"tests_not_mapped", notMapped(n)},
                  {"reason", n.mapped
-                                ? (broken.contains(n.uniqueId) ? Json(s(broken.value(n.uniqueId)))
-                                                               : Json(nullptr))
+                                ? (broken->contains(n.uniqueId) ? Json(s(broken->value(n.uniqueId)))
+                                                                : Json(nullptr))
                                 : Json(s(n.reason))}});
         }
-        ctx.print({{"manifest",
-                    {{"schema_version", s(manifest->schemaVersion)},
-                     {"adapter", s(manifest->adapter)},
-                     {"dbt_version", s(manifest->dbtVersion)}}},
-                   {"nodes", list},
-                   {"spec", s(out)}});
+        Json result{{"manifest",
+                     {{"schema_version", s(manifest->schemaVersion)},
+                      {"adapter", s(manifest->adapter)},
+                      {"dbt_version", s(manifest->dbtVersion)}}},
+                    {"nodes", list},
+                    {"spec", s(out)}};
+        if (!update.isEmpty()) {
+            const auto names = [](const QStringList &l) {
+                Json a = Json::array();
+                for (const QString &n : l)
+                    a.push_back(s(n));
+                return a;
+            };
+            const auto why = [](const std::vector<std::pair<QString, QString>> &l,
+                                const char *what) {
+                Json a = Json::array();
+                for (const auto &[name, reason] : l)
+                    a.push_back({{what, s(name)}, {"reason", s(reason)}});
+                return a;
+            };
+            result["update"] = {{"kept", names(report.kept)},
+                                {"replaced", names(report.replaced)},
+                                {"added", names(report.added)},
+                                {"removed", why(report.removed, "dataset")},
+                                {"skipped", why(report.skipped, "unique_id")}};
+        }
+        ctx.print(result);
         return {};
     }
     TextTable table({QStringLiteral("NODE"), QStringLiteral("BECAME"), QStringLiteral("WRITE"),
@@ -141,7 +119,7 @@ Status runInit(Context &ctx) {
                    n.partition.isEmpty()     ? QStringLiteral("-")
                    : n.granularity.isEmpty() ? n.partition
                                              : n.granularity % QStringLiteral(" of ") % n.partition,
-                   QString::number(n.checks), n.mapped ? broken.value(n.uniqueId) : n.reason});
+                   QString::number(n.checks), n.mapped ? broken->value(n.uniqueId) : n.reason});
     }
     table.print(ctx.out);
     bool header = false;
@@ -156,6 +134,18 @@ Status runInit(Context &ctx) {
                                             : manifest->adapter)
             << "): " << mapped << " of " << nodes.size() << " nodes became datasets; wrote " << out
             << ".\n";
+    if (!update.isEmpty()) {
+        ctx.out << "Updated: " << report.replaced.size() << " imported again, "
+                << report.added.size() << " added, " << report.kept.size()
+                << " written by hand kept";
+        if (!report.kept.isEmpty())
+            ctx.out << " (" << report.kept.join(QStringLiteral(", ")) << ")";
+        ctx.out << ".\n";
+        for (const auto &[name, reason] : report.removed)
+            ctx.out << "  removed " << name << ": " << reason << '\n';
+        for (const auto &[id, reason] : report.skipped)
+            ctx.out << "  not added " << id << ": " << reason << '\n';
+    }
     return {};
 }
 
@@ -166,7 +156,7 @@ std::vector<Command> dbtCommands() {
              QStringLiteral("Write a spec from a dbt project's manifest: each incremental or "
                             "table model a dataset, its tests gates; what is left out, and why."),
              [](QCommandLineParser &p) {
-                 p.addOptions({kDbt, kOut, kDb, kForce});
+                 p.addOptions({kDbt, kOut, kDb, kForce, kUpdate});
              },
              runInit}};
 }

@@ -1,10 +1,13 @@
 // rewindctl demo, datasets, streams, partitions.
 #include "app/rewindctl/clisupport.h"
 #include "core/batch/partitions.h"
+#include "core/dbt/drift.h"
 #include "core/demo/demo.h"
 #include "core/recovery/recovery.h"
 
+#include <QHash>
 #include <QStringBuilder>
+#include <algorithm>
 
 namespace rw::cli {
 
@@ -78,10 +81,49 @@ Status runDemo(Context &ctx) {
 
 // --- datasets, streams -------------------------------------------------------
 
+const QCommandLineOption kDbtManifest({QStringLiteral("dbt")},
+                                      QStringLiteral("A newer dbt manifest to flag the datasets "
+                                                     "whose model changed since their import "
+                                                     "(default: the one the spec names)."),
+                                      QStringLiteral("MANIFEST"));
+
 Status runDatasets(Context &ctx) {
     auto ws = specWorkspace(ctx);
     if (!ws)
         return fail(ws.error());
+    // The dbt datasets against the manifest: --dbt, or the spec's own
+    // (which may have moved: then a note, not a failure).
+    const QString given =
+        ctx.given(QStringLiteral("dbt")) ? ctx.parser.value(kDbtManifest) : QString();
+    const QString manifest = dbt::manifestFor(ws->spec, given);
+    QHash<QString, dbt::ModelDrift> drift;
+    QString driftNote;
+    if (!manifest.isEmpty() &&
+        std::any_of(ws->spec.datasets.begin(), ws->spec.datasets.end(),
+                    [](const DatasetSpec &d) { return d.dbt.has_value(); })) {
+        auto models = dbt::modelDrift(ws->spec, manifest);
+        if (!models && !given.isEmpty())
+            return fail(models.error());
+        if (models)
+            for (const auto &m : *models)
+                drift.insert(m.dataset, m);
+        else
+            driftNote = models.error().message;
+    }
+    const auto dbtJson = [&](const DatasetSpec &d) -> Json {
+        if (!d.dbt)
+            return nullptr;
+        Json o{{"unique_id", s(d.dbt->uniqueId)},
+               {"checksum", d.dbt->checksum.isEmpty() ? Json(nullptr) : Json(s(d.dbt->checksum))},
+               {"manifest_checksum", nullptr},
+               {"model", nullptr}};
+        if (const auto it = drift.constFind(d.name); it != drift.cend()) {
+            if (!it->current.isEmpty())
+                o["manifest_checksum"] = s(it->current);
+            o["model"] = s(dbt::stateName(it->state));
+        }
+        return o;
+    };
     if (ctx.json) {
         Json list = Json::array();
         for (const auto &d : ws->spec.datasets) {
@@ -97,20 +139,54 @@ Status runDatasets(Context &ctx) {
                  {"key", key},
                  {"broken", ws->spec.broken.contains(QStringLiteral("dataset:") + d.name)
                                 ? Json(s(ws->spec.brokenReason(QStringLiteral("dataset"), d.name)))
-                                : Json(nullptr)}});
+                                : Json(nullptr)},
+                 {"dbt", dbtJson(d)}});
         }
-        ctx.print({{"datasets", list}});
+        Json out{{"datasets", list}};
+        if (!manifest.isEmpty())
+            out["dbt_manifest"] = s(manifest);
+        ctx.print(out);
         return {};
     }
-    TextTable table({QStringLiteral("DATASET"), QStringLiteral("SOURCE"), QStringLiteral("TARGET"),
-                     QStringLiteral("WRITE"), QStringLiteral("PARTITION BY"),
-                     QStringLiteral("KEY")},
-                    {});
-    for (const auto &d : ws->spec.datasets)
-        table.add({d.name, d.source.isEmpty() ? QStringLiteral("(transform)") : d.source, d.target,
-                   enumName(d.write), d.partitioned() ? d.partitionColumn : QStringLiteral("-"),
-                   d.key.join(u',')});
+    const bool anyDbt = std::any_of(ws->spec.datasets.begin(), ws->spec.datasets.end(),
+                                    [](const DatasetSpec &d) { return d.dbt.has_value(); });
+    QStringList headers{QStringLiteral("DATASET"),      QStringLiteral("SOURCE"),
+                        QStringLiteral("TARGET"),       QStringLiteral("WRITE"),
+                        QStringLiteral("PARTITION BY"), QStringLiteral("KEY")};
+    if (anyDbt)
+        headers << QStringLiteral("DBT MODEL");
+    TextTable table(headers, {});
+    for (const auto &d : ws->spec.datasets) {
+        QStringList row{d.name,
+                        d.source.isEmpty() ? QStringLiteral("(transform)") : d.source,
+                        d.target,
+                        enumName(d.write),
+                        d.partitioned() ? (d.partitionGranularity.isEmpty()
+                                               ? d.partitionColumn
+                                               : d.partitionGranularity % QStringLiteral(" of ") %
+                                                     d.partitionColumn)
+                                        : QStringLiteral("-"),
+                        d.key.join(u',')};
+        if (anyDbt) {
+            const auto it = drift.constFind(d.name);
+            row << (!d.dbt               ? QStringLiteral("-")
+                    : it == drift.cend() ? QStringLiteral("imported")
+                    : it->state == dbt::ModelDrift::State::Changed
+                        ? QStringLiteral("CHANGED since import")
+                    : it->state == dbt::ModelDrift::State::Gone
+                        ? QStringLiteral("GONE from manifest")
+                        : QStringLiteral("current"));
+        }
+        table.add(row);
+    }
     table.print(ctx.out);
+    if (!driftNote.isEmpty())
+        ctx.out << "\ndbt manifest not compared: " << driftNote << "\n";
+    if (std::any_of(drift.cbegin(), drift.cend(), [](const dbt::ModelDrift &m) {
+            return m.state != dbt::ModelDrift::State::Current;
+        }))
+        ctx.out << "\nSome dbt models changed since their import: `rewindctl init --dbt "
+                << manifest << " --update " << ws->spec.path << "` imports them again.\n";
     for (const auto &d : ws->spec.datasets)
         if (const QString why = ws->spec.brokenReason(QStringLiteral("dataset"), d.name);
             !why.isEmpty())
@@ -264,8 +340,9 @@ std::vector<Command> workspaceCommands() {
              p.addOptions({kOutDb, kOutSpec, kSeed, kScale, kForce});
          },
          runDemo},
-        {QStringLiteral("datasets"), QStringLiteral("List the spec's datasets."), workspaceOptions,
-         runDatasets},
+        {QStringLiteral("datasets"),
+         QStringLiteral("List the spec's datasets (and dbt models changed since their import)."),
+         withWorkspace({kDbtManifest}), runDatasets},
         {QStringLiteral("streams"), QStringLiteral("List the spec's streams."), workspaceOptions,
          runStreams},
         {QStringLiteral("partitions"),

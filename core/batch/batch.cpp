@@ -172,6 +172,17 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
                                                       : loaded->schemaChange.describe(),
                          sql.schemaChange().empty() ? QStringLiteral("changes none")
                                                     : sql.schemaChange().describe())});
+        const QString imported = dataset.dbt ? dataset.dbt->checksum : QString();
+        if (loaded->dbtChecksum != imported)
+            return fail(Error{
+                Error::Code::StalePlan,
+                QStringLiteral("plan %1 is stale: it was made from dbt model %2 at checksum %3, "
+                               "and the spec now holds it at %4; preview again")
+                    .arg(options.planId,
+                         dataset.dbt ? dataset.dbt->uniqueId : QStringLiteral("(none)"),
+                         loaded->dbtChecksum.isEmpty() ? QStringLiteral("(none)")
+                                                       : loaded->dbtChecksum,
+                         imported.isEmpty() ? QStringLiteral("(none)") : imported)});
         auto stale = stalePartitions(db, sql, *loaded);
         if (!stale)
             return fail(stale.error());
@@ -188,7 +199,13 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
         auto scope = resolveScope(db, dataset, sql, publishing(options.scope));
         if (!scope)
             return fail(scope.error());
-        plan = Plan{newPlanId(), dataset.name, dataset.write, *scope, {}, sql.schemaChange()};
+        plan = Plan{newPlanId(),
+                    dataset.name,
+                    dataset.write,
+                    *scope,
+                    {},
+                    sql.schemaChange(),
+                    dataset.dbt ? dataset.dbt->checksum : QString()};
     }
     if (auto s = refuseSchemaChange(dataset, sql); !s)
         return fail(s.error());
@@ -297,7 +314,13 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
     result.status = RunStatus::Previewed;
     result.finishedAt = nowIso();
 
-    Plan plan{newPlanId(), dataset.name, dataset.write, *scope, *stats, result.schemaChange};
+    Plan plan{newPlanId(),
+              dataset.name,
+              dataset.write,
+              *scope,
+              *stats,
+              result.schemaChange,
+              dataset.dbt ? dataset.dbt->checksum : QString()};
     result.planId = plan.id;
     const Status stored = Database::retryTransient(options.maxAttempts, [&] {
         return db.writeTransaction([&]() -> Status {

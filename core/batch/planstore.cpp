@@ -44,6 +44,8 @@ Status storePlan(const Database &db, const Plan &plan, const QString &summaryJso
     QJsonObject scope{{QStringLiteral("mode"), enumName(plan.mode)},
                       {QStringLiteral("partitions"),
                        QJsonDocument::fromJson(scopeToJson(plan.scope).toUtf8()).array()}};
+    if (!plan.dbtChecksum.isEmpty())
+        scope.insert(QStringLiteral("dbt_checksum"), plan.dbtChecksum);
     if (!plan.schemaChange.empty()) {
         auto change = plan.schemaChange.toJson(SchemaChangePolicy::Fail);
         change.erase("policy"); // the spec's, not the plan's
@@ -91,6 +93,7 @@ Result<Plan> loadPlan(const Database &db, const QString &planId) {
                 .arg(planId, mode));
     plan.schemaChange =
         SchemaChange::fromJson(scope.value(QStringLiteral("schema_change")).toObject());
+    plan.dbtChecksum = scope.value(QStringLiteral("dbt_checksum")).toString();
     plan.scope = scopeFromJson(QString::fromUtf8(
         QJsonDocument(scope.value(QStringLiteral("partitions")).toArray()).toJson()));
     const QJsonObject fps = QJsonDocument::fromJson(q->value(2).toString().toUtf8()).object();

@@ -18,6 +18,10 @@ struct Plan {
     // The target's schema change the preview showed: a run of the plan
     // refuses a target whose change is another now (altered since).
     SchemaChange schemaChange;
+    // The dbt model's checksum the dataset was imported at (spec "dbt"),
+    // empty for a dataset written by hand: a run of the plan refuses a
+    // dataset imported again from a changed model since.
+    QString dbtChecksum;
 };
 
 // The partitions of `plan` whose source fingerprint differs now (empty: fresh).

@@ -1,5 +1,7 @@
 #include "core/dbt/dbtmap.h"
 
+#include "core/dbt/jinja.h"
+
 #include <QHash>
 #include <QRegularExpression>
 #include <QSet>
@@ -64,26 +66,55 @@ QStringList relationParts(const QString &relation) {
     return parts;
 }
 
-// The table a node's relation is, as the spec names tables on the engine;
-// empty with `why` set where it cannot be one.
-QString tableOf(const Node &n, const MapOptions &o, QString &why) {
-    if (n.relationName.isEmpty()) {
+// The table a relation name is, as the spec names tables on the engine
+// (empty with `why` set where it cannot be one); in `sql`, as SQL names it.
+QString tableOfRelation(const QString &relation, const MapOptions &o, QString &why,
+                        QString *sql = nullptr) {
+    if (relation.isEmpty()) {
         why = QStringLiteral("it has no relation_name (no table of its own)");
         return {};
     }
-    const QStringList parts = relationParts(n.relationName);
-    if (o.engine == QLatin1String("sqlite"))
-        return parts.back();
-    if (parts.size() == 3 && !o.database.isEmpty() && parts[0] != o.database) {
+    QStringList parts = relationParts(relation);
+    if (o.engine == QLatin1String("sqlite")) {
+        parts = parts.mid(parts.size() - 1);
+    } else if (parts.size() == 3 && !o.database.isEmpty() && parts[0] != o.database) {
         why = QStringLiteral("its relation %1 is in database \"%2\", the connection's is \"%3\"")
-                  .arg(n.relationName, parts[0], o.database);
+                  .arg(relation, parts[0], o.database);
         return {};
+    } else {
+        parts = parts.mid(std::max<qsizetype>(0, parts.size() - 2));
     }
-    return parts.size() >= 2 ? parts[parts.size() - 2] % u'.' % parts.back() : parts.back();
+    if (sql) {
+        QStringList quotedParts;
+        for (const QString &p : parts)
+            quotedParts << u'"' % QString(p).replace(u'"', QStringLiteral("\"\"")) % u'"';
+        *sql = quotedParts.join(u'.');
+    }
+    return parts.join(u'.');
 }
 
-// The SELECT a dataset runs: the compiled code, or raw code with no Jinja.
-QString transformOf(const Node &n, QString &why) {
+QString tableOf(const Node &n, const MapOptions &o, QString &why) {
+    return tableOfRelation(n.relationName, o, why);
+}
+
+// The node ref(package, name, v=version) names: the latest version where
+// there are several; null when none.
+const Node *refNode(const QString &package, const QString &name, const QString &version,
+                    const Manifest &m) {
+    for (const Node &n : m.nodes) {
+        if (n.name != name || (!package.isEmpty() && n.packageName != package))
+            continue;
+        const QString wanted = !version.isEmpty() ? version : n.latestVersion;
+        if (!n.version.isEmpty() && n.version != wanted)
+            continue;
+        return &n;
+    }
+    return nullptr;
+}
+
+// The SELECT a dataset runs: the compiled code, or the raw code with its
+// Jinja rendered (the common subset; jinja.h).
+QString transformOf(const Node &n, const Manifest &m, const MapOptions &o, QString &why) {
     if (n.compiled) {
         // Compiled while the table existed, is_incremental() was true: the
         // SQL selects only rows newer than the table's.
@@ -98,11 +129,39 @@ QString transformOf(const Node &n, QString &why) {
         }
         return n.compiledCode.trimmed();
     }
-    if (!n.rawCode.contains(QLatin1String("{{")) && !n.rawCode.contains(QLatin1String("{%")))
-        return n.rawCode.trimmed();
-    why = QStringLiteral("only its raw_code (Jinja) is in the manifest: run `dbt compile "
-                         "--full-refresh` so that it holds compiled_code");
-    return {};
+    JinjaNames names;
+    names.ref = [&](const QString &package, const QString &name,
+                    const QString &version) -> std::optional<QString> {
+        const Node *target = refNode(package, name, version, m);
+        QString unused, sql;
+        if (!target || tableOfRelation(target->relationName, o, unused, &sql).isEmpty())
+            return std::nullopt;
+        return sql;
+    };
+    names.source = [&](const QString &sourceName, const QString &table) -> std::optional<QString> {
+        for (const Source &s : m.sources) {
+            if (s.sourceName != sourceName || s.name != table)
+                continue;
+            QString unused, sql;
+            if (tableOfRelation(s.relationName, o, unused, &sql).isEmpty())
+                return std::nullopt;
+            return sql;
+        }
+        return std::nullopt;
+    };
+    QString unused;
+    tableOfRelation(n.relationName, o, unused, &names.self);
+    auto rendered = renderJinja(n.rawCode, names, why);
+    if (!rendered)
+        return {};
+    // {{ this }} outside is_incremental(): the model reads its own table.
+    if (!names.self.isEmpty() && rendered->contains(names.self)) {
+        why = QStringLiteral("its code reads its own table %1 even on a full refresh: Rewind "
+                             "rebuilds a partition from sources only")
+                  .arg(names.self);
+        return {};
+    }
+    return *rendered;
 }
 
 QString sqlLiteral(const nlohmann::json &v, bool quote) {
@@ -131,17 +190,9 @@ QString refTarget(const QString &to, const Manifest &m, const MapOptions &o) {
         return {};
     const QString package = match.captured(2).isEmpty() ? QString() : match.captured(1);
     const QString name = match.captured(2).isEmpty() ? match.captured(1) : match.captured(2);
-    const QString version = match.captured(3);
-    for (const Node &n : m.nodes) {
-        if (n.name != name || (!package.isEmpty() && n.packageName != package))
-            continue;
-        const QString wanted = !version.isEmpty() ? version : n.latestVersion;
-        if (!n.version.isEmpty() && n.version != wanted)
-            continue;
-        QString why;
-        return tableOf(n, o, why);
-    }
-    return {};
+    const Node *n = refNode(package, name, match.captured(3), m);
+    QString why;
+    return n ? tableOf(*n, o, why) : QString();
 }
 
 bool folds(const MapOptions &o) {
@@ -343,7 +394,7 @@ MappedNode mapSnapshot(const Node &n, const Manifest &m, const MapOptions &o, Ma
     const QString target = tableOf(n, o, why);
     if (target.isEmpty())
         return leaveOut(why);
-    const QString select = transformOf(n, why);
+    const QString select = transformOf(n, m, o, why);
     if (select.isEmpty())
         return leaveOut(why);
     // dbt's snapshot_hash_arguments: md5 of the key and updated_at as text.
@@ -493,7 +544,7 @@ MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
     const QString target = tableOf(n, o, why);
     if (target.isEmpty())
         return leaveOut(why);
-    const QString transform = transformOf(n, why);
+    const QString transform = transformOf(n, m, o, why);
     if (transform.isEmpty())
         return leaveOut(why);
 
@@ -562,6 +613,55 @@ nlohmann::ordered_json specOf(const std::vector<MappedNode> &nodes) {
         if (n.mapped)
             datasets[s(n.dataset)] = n.spec;
     return {{"datasets", datasets}};
+}
+
+OJson updateSpec(const OJson &existing, const std::vector<MappedNode> &nodes, SpecUpdate &report) {
+    QHash<QString, const MappedNode *> byId;
+    for (const MappedNode &n : nodes)
+        byId.insert(n.uniqueId, &n);
+    QSet<QString> placed; // unique_ids already in the spec
+    OJson out = existing;
+    OJson datasets = OJson::object();
+    const OJson &old = existing.contains("datasets") && existing["datasets"].is_object()
+                           ? existing["datasets"]
+                           : OJson::object();
+    for (const auto &[name, d] : old.items()) {
+        const QString dataset = QString::fromStdString(name);
+        const bool fromDbt = d.is_object() && d.contains("dbt") && d["dbt"].is_object() &&
+                             d["dbt"].contains("unique_id") && d["dbt"]["unique_id"].is_string();
+        if (!fromDbt) {
+            datasets[name] = d;
+            report.kept << dataset;
+            continue;
+        }
+        const QString id = QString::fromStdString(d["dbt"]["unique_id"].get<std::string>());
+        placed.insert(id);
+        const MappedNode *n = byId.value(id);
+        if (!n) {
+            report.removed.emplace_back(dataset,
+                                        QStringLiteral("%1 is no longer in the manifest").arg(id));
+        } else if (!n->mapped) {
+            report.removed.emplace_back(dataset,
+                                        QStringLiteral("%1 no longer maps: %2").arg(id, n->reason));
+        } else {
+            datasets[name] = n->spec; // under the name the spec gave it
+            report.replaced << dataset;
+        }
+    }
+    for (const MappedNode &n : nodes) {
+        if (!n.mapped || placed.contains(n.uniqueId))
+            continue;
+        const std::string name = s(n.dataset);
+        if (datasets.contains(name)) {
+            report.skipped.emplace_back(
+                n.uniqueId, QStringLiteral("the spec already has a dataset \"%1\"").arg(n.dataset));
+            continue;
+        }
+        datasets[name] = n.spec;
+        report.added << n.dataset;
+    }
+    out["datasets"] = datasets;
+    return out;
 }
 
 } // namespace rw::dbt

@@ -38,4 +38,20 @@ std::vector<MappedNode> mapManifest(const Manifest &manifest, const MapOptions &
 // The spec of the mapped nodes: {"datasets": {name: dataset JSON}}.
 nlohmann::ordered_json specOf(const std::vector<MappedNode> &nodes);
 
+// What `init --update` did to an existing spec's datasets.
+struct SpecUpdate {
+    QStringList kept;     // written by hand (no "dbt" origin): as they were
+    QStringList replaced; // from dbt, imported again from the manifest
+    QStringList added;    // nodes the spec did not have
+    std::vector<std::pair<QString, QString>> removed; // dbt datasets, why they went
+    std::vector<std::pair<QString, QString>> skipped; // nodes not added (a name taken by hand)
+};
+
+// `existing` with its dbt datasets (those with a "dbt" origin) imported
+// again from `nodes`, by unique_id: replaced where the node still maps,
+// removed where it is gone or no longer maps; nodes it lacked added;
+// datasets written by hand, streams and every other field kept as they are.
+nlohmann::ordered_json updateSpec(const nlohmann::ordered_json &existing,
+                                  const std::vector<MappedNode> &nodes, SpecUpdate &report);
+
 } // namespace rw::dbt

@@ -217,6 +217,21 @@ Result<Manifest> parseManifest(const QByteArray &bytes, const QString &path) {
     }
     std::sort(out.nodes.begin(), out.nodes.end(),
               [](const Node &a, const Node &b) { return a.uniqueId < b.uniqueId; });
+    for (const auto &[key, s] : member(j, "sources").items()) {
+        if (!s.is_object())
+            continue;
+        Source source;
+        source.uniqueId = text(s, "unique_id");
+        if (source.uniqueId.isEmpty())
+            source.uniqueId = QString::fromStdString(key);
+        source.sourceName = text(s, "source_name");
+        source.name = text(s, "name");
+        source.relationName = text(s, "relation_name");
+        source.packageName = text(s, "package_name");
+        out.sources.push_back(std::move(source));
+    }
+    std::sort(out.sources.begin(), out.sources.end(),
+              [](const Source &a, const Source &b) { return a.uniqueId < b.uniqueId; });
     for (std::size_t i = 0; i < tests.size(); ++i) {
         const auto node = std::find_if(out.nodes.begin(), out.nodes.end(), [&](const Node &n) {
             return n.uniqueId == attachedTo[qsizetype(i)];

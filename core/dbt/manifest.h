@@ -76,12 +76,22 @@ struct Node {
     std::vector<Test> tests;
 };
 
+// A source a model reads: source('source_name', 'name') in its code.
+struct Source {
+    QString uniqueId; // source.project.source_name.name
+    QString sourceName;
+    QString name;
+    QString relationName; // "db"."schema"."identifier"
+    QString packageName;
+};
+
 struct Manifest {
     QString schemaVersion; // "v12"
     QString dbtVersion;
     QString adapter; // metadata.adapter_type, empty before it was recorded
     QString projectName;
-    std::vector<Node> nodes; // models, snapshots and seeds, by unique_id
+    std::vector<Node> nodes;     // models, snapshots and seeds, by unique_id
+    std::vector<Source> sources; // by unique_id
 };
 
 // The schema versions read.

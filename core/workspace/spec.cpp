@@ -4,7 +4,9 @@
 #include "core/sql/database.h"
 #include "core/util/timeutil.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QSet>
 #include <QStringBuilder>
@@ -573,6 +575,10 @@ Result<Spec> parseSpec(const QByteArray &json, const QString &origin) {
     const Json *datasets = top.object("datasets");
     const Json *streams = top.object("streams");
     top.string("description");
+    if (const QString manifest = top.string("dbt_manifest"); !manifest.isEmpty())
+        spec.dbtManifest = QFileInfo(manifest).isAbsolute()
+                               ? manifest
+                               : QFileInfo(origin).dir().filePath(manifest);
     top.rejectUnknown();
     if (!datasets && !streams && errors.isEmpty())
         errors << QStringLiteral("spec: defines no \"datasets\" and no \"streams\"");

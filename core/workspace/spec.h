@@ -148,6 +148,10 @@ struct StreamSpec {
 
 struct Spec {
     QString path;
+    // "dbt_manifest": the manifest its dbt datasets were imported from
+    // (rewindctl init --dbt writes it), resolved against the spec's folder;
+    // empty when it names none.
+    QString dbtManifest;
     std::vector<DatasetSpec> datasets;
     std::vector<StreamSpec> streams;
     // Datasets and streams whose names do not resolve against the catalog

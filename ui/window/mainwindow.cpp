@@ -12,6 +12,7 @@
 #include "ui/lateness/lagpage.h"
 #include "ui/recovery/recoverpage.h"
 #include "ui/streams/streampage.h"
+#include "ui/window/importdbtdialog.h"
 #include "ui/window/openworkspacedialog.h"
 
 #include <QAction>
@@ -299,6 +300,7 @@ void MainWindow::buildMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     QAction *open = file->addAction(tr("&Open workspace\u2026"), this, &MainWindow::showOpenDialog);
     open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("&Import dbt project\u2026"), this, &MainWindow::showImportDbtDialog);
     m_recentMenu = file->addMenu(tr("&Recent workspaces"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
@@ -368,18 +370,34 @@ void MainWindow::showOpenDialog() {
     openWorkspace(dialog.databasePath(), dialog.specPath());
 }
 
+void MainWindow::showImportDbtDialog() {
+    Settings settings;
+    ImportDbtDialog dialog(this);
+    dialog.setBrowseDir(settings.lastBrowseDir());
+    dialog.setDatabase(m_workspaceDb);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    settings.setLastBrowseDir(dialog.browseDir());
+    openWorkspace(dialog.database(), dialog.specPath());
+}
+
 void MainWindow::openWorkspace(const QString &db, const QString &spec, const Selection &initial) {
     m_opening = true;
     m_banner->dismiss();
     setBusy(true, tr("Opening %1\u2026").arg(QFileInfo(spec).fileName()));
     m_openJobs.start( // a newer open drops this one's answer
-        [db, spec]() -> Result<std::shared_ptr<const Workspace>> {
+        [db, spec]() -> Result<Opened> {
             auto ws = rw::openWorkspace(db, spec);
             if (!ws)
                 return fail(ws.error());
-            return std::make_shared<const Workspace>(std::move(*ws));
+            Opened opened{std::make_shared<const Workspace>(std::move(*ws)), {}};
+            const Spec &s = opened.workspace->spec;
+            if (!s.dbtManifest.isEmpty() && QFileInfo::exists(s.dbtManifest))
+                if (auto drift = dbt::modelDrift(s, s.dbtManifest))
+                    opened.drift = std::move(*drift);
+            return opened;
         },
-        [this, db, spec, initial](Result<std::shared_ptr<const Workspace>> result) {
+        [this, db, spec, initial](Result<Opened> result) {
             m_opening = false;
             setBusy(false, QString());
             if (!result) {
@@ -389,16 +407,16 @@ void MainWindow::openWorkspace(const QString &db, const QString &spec, const Sel
                 Q_EMIT workspaceFailed(result.error().exitCode(), result.error().message);
                 return;
             }
-            applyWorkspace(std::move(*result), db, spec, initial);
+            applyWorkspace(*result, db, spec, initial);
         });
 }
 
-void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, const QString &db,
-                                const QString &spec, const Selection &initial) {
+void MainWindow::applyWorkspace(const Opened &opened, const QString &db, const QString &spec,
+                                const Selection &initial) {
     for (const PageRegistry::Entry &entry : m_pages.entries())
         if (entry.clearOnOpen)
             entry.page->clear();
-    m_workspace = std::move(workspace);
+    m_workspace = opened.workspace;
     m_unusableShown = false;
     if (m_workspace->controlSchema) { // else they have no tables to read (showListedPage says so)
         m_runsPage->setWorkspace(m_workspace->db, m_workspace->spec);
@@ -412,7 +430,7 @@ void MainWindow::applyWorkspace(std::shared_ptr<const Workspace> workspace, cons
     m_workspaceDb = db;
     m_workspaceSpec = spec;
     Settings().addRecentWorkspace({db, spec});
-    m_navigator->setSpec(m_workspace->spec);
+    m_navigator->setSpec(m_workspace->spec, opened.drift);
     updateTitle();
     m_statusText->setText(tr("Opened %1: %2 datasets, %3 streams")
                               .arg(QFileInfo(spec).fileName())

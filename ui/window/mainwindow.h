@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/dbt/drift.h"
 #include "core/workspace/workspace.h"
 #include "ui/common/jobtracker.h"
 #include "ui/window/navigator.h"
@@ -116,9 +117,17 @@ private:
     void buildStatusBar();
     QWidget *buildWelcome();
     void showOpenDialog();
+    void showImportDbtDialog();
     void rebuildRecentMenu();
-    void applyWorkspace(std::shared_ptr<const Workspace> workspace, const QString &db,
-                        const QString &spec, const Selection &initial);
+    // A workspace opened off the GUI thread, with its dbt datasets against
+    // the manifest the spec names (none where it names none or it cannot
+    // be read).
+    struct Opened {
+        std::shared_ptr<const Workspace> workspace;
+        std::vector<dbt::ModelDrift> drift;
+    };
+    void applyWorkspace(const Opened &opened, const QString &db, const QString &spec,
+                        const Selection &initial);
     void showDataset(const QString &name);
     void showStream(const QString &name);
     bool showLag();

@@ -10,6 +10,7 @@
 #include <QStringBuilder>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <iterator>
 #include <tuple>
 
@@ -104,7 +105,7 @@ void Navigator::clear() {
     m_datasets = m_streams = m_pages = nullptr;
 }
 
-void Navigator::setSpec(const Spec &spec) {
+void Navigator::setSpec(const Spec &spec, const std::vector<dbt::ModelDrift> &drift) {
     clear();
     const QSignalBlocker block(m_tree);
     QFont groupFont = m_tree->font();
@@ -123,17 +124,42 @@ void Navigator::setSpec(const Spec &spec) {
     const QIcon datasetIcon = drawnIcon(false);
     for (const DatasetSpec &d : spec.datasets) {
         auto *item = new QTreeWidgetItem(
-            m_datasets, {d.name, d.target % QStringLiteral(" \u00b7 ") % enumName(d.write)});
+            m_datasets, {d.name, d.target % QStringLiteral(" \u00b7 ") % enumName(d.write) %
+                                     (d.dbt ? tr(" \u00b7 dbt") : QString())});
         item->setIcon(0, datasetIcon);
         item->setData(0, KindRole, int(Kind::Dataset));
         item->setData(0, NameRole, d.name);
-        item->setToolTip(0,
-                         tr("Dataset %1\nsource: %2\ntarget: %3\nwrite: %4%5")
-                             .arg(d.name, d.source.isEmpty() ? tr("(transform)") : d.source,
-                                  d.target, enumName(d.write),
-                                  d.partitioned() ? tr("\npartitioned by %1").arg(d.partitionColumn)
-                                                  : QString()));
-        item->setToolTip(1, item->toolTip(0));
+        QString tip =
+            tr("Dataset %1\nsource: %2\ntarget: %3\nwrite: %4%5")
+                .arg(d.name, d.source.isEmpty() ? tr("(transform)") : d.source, d.target,
+                     enumName(d.write),
+                     d.partitioned()
+                         ? tr("\npartitioned by %1")
+                               .arg(d.partitionGranularity.isEmpty()
+                                        ? d.partitionColumn
+                                        : d.partitionGranularity % tr(" of ") % d.partitionColumn)
+                         : QString());
+        if (d.dbt) {
+            tip += tr("\nfrom dbt model %1 (checksum %2)")
+                       .arg(d.dbt->uniqueId,
+                            d.dbt->checksum.isEmpty() ? tr("not recorded") : d.dbt->checksum);
+            const auto it = std::find_if(drift.begin(), drift.end(), [&](const dbt::ModelDrift &m) {
+                return m.dataset == d.name;
+            });
+            if (it != drift.end() && it->state != dbt::ModelDrift::State::Current) {
+                const bool gone = it->state == dbt::ModelDrift::State::Gone;
+                // First, so that a narrow column still shows it.
+                item->setText(1, (gone ? tr("model gone \u00b7 ") : tr("model changed \u00b7 ")) %
+                                     item->text(1));
+                item->setForeground(1, QBrush(style::qcolor(style::Colour::Warning)));
+                tip += gone ? tr("\nThe manifest no longer has this model.")
+                            : tr("\nThe model changed since its import (the manifest's checksum "
+                                 "is %1): import the project again to run its new logic.")
+                                  .arg(it->current);
+            }
+        }
+        item->setToolTip(0, tip);
+        item->setToolTip(1, tip);
         flagBroken(item, spec.brokenReason(QStringLiteral("dataset"), d.name));
     }
 

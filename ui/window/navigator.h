@@ -1,6 +1,9 @@
 #pragma once
 
+#include "core/dbt/drift.h"
+
 #include <QWidget>
+#include <vector>
 
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -18,7 +21,9 @@ public:
 
     explicit Navigator(QWidget *parent = nullptr);
 
-    void setSpec(const Spec &spec);
+    // The spec's datasets and streams; a dataset imported from dbt shows
+    // its model, flagged where `drift` says it changed or went since.
+    void setSpec(const Spec &spec, const std::vector<dbt::ModelDrift> &drift = {});
     void clear();
 
     // Select an item without emitting twice; returns false if it is not there.
