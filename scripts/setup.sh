@@ -12,9 +12,10 @@ REWIND_PACKAGES=(
 # Only scripts/test needs these: the validators of resources/ (desktop entry,
 # AppStream metainfo), kcat and python3-kafka, the independent Kafka
 # clients the Kafka tests check Rewind's results with, and zsh, which runs
-# the zsh completion script in tst_cli, and clang-format, which
-# scripts/check-format runs.
-REWIND_CHECK_PACKAGES=(desktop-file-utils appstream kcat python3-kafka zsh clang-format)
+# the zsh completion script in tst_cli, clang-format, which
+# scripts/check-format runs, and python3-jsonschema, which checks the test
+# dbt manifests against dbt's published schemas (tst_dbtschemas).
+REWIND_CHECK_PACKAGES=(desktop-file-utils appstream kcat python3-kafka python3-jsonschema zsh clang-format)
 # Only scripts/test needs these: clang 16 for the libFuzzer targets (Debian
 # 12's default clang 14 cannot compile std::expected); libclang-rt-16-dev
 # holds libFuzzer and clang's sanitizer runtimes; llvm-16 the symbolizer that
