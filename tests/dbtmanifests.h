@@ -195,18 +195,35 @@ inline const QString kShop = QString::fromUtf8(R"json("model.shop.fct_sales": {
     "test_metadata": {"name": "expression_is_true", "namespace": "dbt_utils",
                       "kwargs": {"expression": "amount >= 0"}}})json");
 
-// One incremental model over raw_sales, its relation %1, with a
-// not_null and an accepted_values test, and a view.
+// One incremental model over raw_sales, its relation %1, with a not_null,
+// an accepted_values and a relationships test; the customers table model it
+// refers to, relation %2; a microbatch model over raw_events by the day of
+// occurred_at, relation %3; and a view.
 inline const char *const kImport = R"json("model.shop.fct_sales": {
     "unique_id": "model.shop.fct_sales", "resource_type": "model", "name": "fct_sales",
     "alias": "fct_sales", "relation_name": "%1",
     "checksum": {"name": "sha256", "checksum": "s1"}, "raw_code": "select 1", "compiled": true,
-    "compiled_code": "select order_id, dt, status, amount, updated_at from raw_sales",
+    "compiled_code": "select order_id, dt, status, customer_id, amount, updated_at from raw_sales",
     "config": {"materialized": "incremental", "incremental_strategy": "delete+insert",
                "unique_key": ["dt", "order_id"],
                "partition_by": {"field": "dt", "data_type": "date"}}},
+  "model.shop.dim_customers": {
+    "unique_id": "model.shop.dim_customers", "resource_type": "model", "name": "dim_customers",
+    "alias": "dim_customers", "relation_name": "%2", "compiled": true,
+    "compiled_code": "select id, name from raw_customers", "config": {"materialized": "table"}},
+  "model.shop.fct_events": {
+    "unique_id": "model.shop.fct_events", "resource_type": "model", "name": "fct_events",
+    "alias": "fct_events", "relation_name": "%3", "compiled": true,
+    "compiled_code": "select event_id, occurred_at, kind from raw_events",
+    "config": {"materialized": "incremental", "incremental_strategy": "microbatch",
+               "event_time": "occurred_at", "batch_size": "day", "begin": "2025-01-01"}},
   "model.shop.v_orders": {"unique_id": "model.shop.v_orders", "resource_type": "model",
     "name": "v_orders", "relation_name": "v_orders", "config": {"materialized": "view"}},
+  "test.shop.relationships_fct_sales_customer_id": {
+    "unique_id": "test.shop.relationships_fct_sales_customer_id", "resource_type": "test",
+    "column_name": "customer_id", "attached_node": "model.shop.fct_sales",
+    "test_metadata": {"name": "relationships",
+                      "kwargs": {"to": "ref('dim_customers')", "field": "id"}}},
   "test.shop.unique_combination_fct_sales": {
     "unique_id": "test.shop.unique_combination_fct_sales", "resource_type": "test",
     "attached_node": "model.shop.fct_sales",

@@ -108,6 +108,22 @@ private Q_SLOTS:
         auto text = testsupport::runCli(
             QStringList{QStringLiteral("datasets"), QStringLiteral("--dbt"), v2} + ws);
         QVERIFY2(text.out.contains(QStringLiteral("CHANGED since import")), qPrintable(text.out));
+        // partitions says so too.
+        auto parts = testsupport::runCli(
+            QStringList{QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                        QStringLiteral("fct_sales"), QStringLiteral("--dbt"), v2,
+                        QStringLiteral("--json")} +
+            ws);
+        QCOMPARE(parts.exitCode, 0);
+        QCOMPARE(json(parts)[QStringLiteral("dbt")].toObject()[QStringLiteral("model")].toString(),
+                 QStringLiteral("changed"));
+        parts = testsupport::runCli(
+            QStringList{QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                        QStringLiteral("fct_sales"), QStringLiteral("--dbt"), v2} +
+            ws);
+        QVERIFY2(
+            parts.out.contains(QStringLiteral("changed since its import (checksum s1, now s2)")),
+            qPrintable(parts.out));
         // A manifest that cannot be read, given: refused, naming it.
         auto bad =
             testsupport::runCli(QStringList{QStringLiteral("datasets"), QStringLiteral("--dbt"),

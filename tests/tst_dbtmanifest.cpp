@@ -151,24 +151,36 @@ private Q_SLOTS:
     }
 
     // An imported project end to end, on the test's engine: init --dbt
-    // writes the spec (checked against the warehouse), the run publishes
-    // the day that passes the accepted_values gate and holds back the one
-    // that fails it, and rollback undoes the run.
+    // writes the spec (checked against the warehouse); the table model
+    // builds; the incremental one publishes the day that passes its gates
+    // and holds back the day that fails accepted_values and the one that
+    // fails relationships; the microbatch one partitions by day; rollback
+    // undoes the run.
     void importedProjectRunsAndRollsBack() {
         REWIND_REQUIRE_ENGINE();
         QTemporaryDir dir;
         Database db = testsupport::makeDatabase(
             dir, QStringLiteral("dbt.db"),
             {QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, dt TEXT, status TEXT, "
-                            "amount REAL, updated_at TEXT)"),
-             QStringLiteral("INSERT INTO raw_sales VALUES (1, '2025-01-01', 'placed', 10, 't1'), "
-                            "(2, '2025-01-01', 'shipped', 6, 't2'), (3, '2025-01-02', 'lost', "
-                            "7, 't1')")});
+                            "customer_id INTEGER, amount REAL, updated_at TEXT)"),
+             QStringLiteral(
+                 "INSERT INTO raw_sales VALUES (1, '2025-01-01', 'placed', 1, 10, 't1'), "
+                 "(2, '2025-01-01', 'shipped', 2, 6, 't2'), (3, '2025-01-02', 'lost', "
+                 "1, 7, 't1'), (4, '2025-01-03', 'placed', 99, 5, 't1')"),
+             QStringLiteral("CREATE TABLE raw_customers (id INTEGER, name TEXT)"),
+             QStringLiteral("INSERT INTO raw_customers VALUES (1, 'Ann'), (2, 'Bob')"),
+             QStringLiteral("CREATE TABLE raw_events (event_id INTEGER, occurred_at TIMESTAMP, "
+                            "kind TEXT)"),
+             QStringLiteral("INSERT INTO raw_events VALUES (1, '2025-01-01 10:00:00', 'a'), "
+                            "(2, '2025-01-01 23:59:00', 'b'), (3, '2025-01-02 00:01:00', 'a')")});
         const bool pg = testsupport::onPostgres();
-        const QString relation = pg ? QStringLiteral("\\\"%1\\\".\\\"public\\\".\\\"fct_sales\\\"")
-                                          .arg(db.url().databaseName)
-                                    : QStringLiteral("\\\"main\\\".\\\"fct_sales\\\"");
-        const QString nodes = QString::fromUtf8(kImport).arg(relation);
+        const auto relation = [&](const char *table) {
+            return pg ? QStringLiteral("\\\"%1\\\".\\\"public\\\".\\\"%2\\\"")
+                            .arg(db.url().databaseName, QLatin1String(table))
+                      : QStringLiteral("\\\"main\\\".\\\"%1\\\"").arg(QLatin1String(table));
+        };
+        const QString nodes = QString::fromUtf8(kImport).arg(
+            relation("fct_sales"), relation("dim_customers"), relation("fct_events"));
         const QString manifestPath = testsupport::writeFile(dir, QStringLiteral("manifest.json"),
                                                             manifest(QStringLiteral("v11"), nodes));
         const QString spec = dir.filePath(QStringLiteral("spec.json"));
@@ -188,24 +200,64 @@ private Q_SLOTS:
                 QVERIFY(n[QStringLiteral("mapped")].toBool());
                 QVERIFY2(n[QStringLiteral("reason")].isNull(),
                          qPrintable(n[QStringLiteral("reason")].toString()));
-                QCOMPARE(n[QStringLiteral("checks")].toInt(), 2);
+                QCOMPARE(n[QStringLiteral("checks")].toInt(), 3);
             }
         }
         QCOMPARE(mapped, 1);
-
-        const auto run = testsupport::runRewindctl(
-            {QStringLiteral("run"), QStringLiteral("--db"), url, QStringLiteral("--spec"), spec,
-             QStringLiteral("--dataset"), QStringLiteral("fct_sales"), QStringLiteral("--execute"),
-             QStringLiteral("--json")});
-        QCOMPARE(run.exitCode, 3); // a gate failed on one partition
-        QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT COUNT(*) FROM fct_sales WHERE "
-                                                           "dt = '2025-01-01'")),
+        const auto runOf = [&](const char *dataset) {
+            return testsupport::runRewindctl(
+                {QStringLiteral("run"), QStringLiteral("--db"), url, QStringLiteral("--spec"), spec,
+                 QStringLiteral("--dataset"), QLatin1String(dataset), QStringLiteral("--execute"),
+                 QStringLiteral("--json")});
+        };
+        // Before the model it refers to is built, the relationships gate
+        // fails every partition, saying so.
+        const auto early = testsupport::runRewindctl(
+            {QStringLiteral("preview"), QStringLiteral("--db"), url, QStringLiteral("--spec"), spec,
+             QStringLiteral("--dataset"), QStringLiteral("fct_sales"), QStringLiteral("--json")});
+        int unbuilt = 0;
+        for (const auto &c :
+             QJsonDocument::fromJson(early.out).object()[QStringLiteral("checks")].toArray())
+            unbuilt += c.toObject()[QStringLiteral("detail")].toString().contains(
+                QStringLiteral("does not exist yet"));
+        QVERIFY2(unbuilt == 3, QByteArray(early.out + early.err).constData());
+        const auto dim = runOf("dim_customers");
+        QVERIFY2(dim.exitCode == 0, dim.err.constData());
+        QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT COUNT(*) FROM dim_customers")),
                  2);
-        QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT COUNT(*) FROM fct_sales WHERE "
-                                                           "dt = '2025-01-02'")),
-                 0);
+
+        const auto run = runOf("fct_sales");
+        QCOMPARE(run.exitCode, 3); // gates failed on two partitions
+        const auto rows = [&](const char *day) {
+            return testsupport::scalarAt(
+                url, QStringLiteral("SELECT COUNT(*) FROM fct_sales WHERE dt = '%1'")
+                         .arg(QLatin1String(day)));
+        };
+        QCOMPARE(rows("2025-01-01"), 2);
+        QCOMPARE(rows("2025-01-02"), 0); // status 'lost': accepted_values
+        QCOMPARE(rows("2025-01-03"), 0); // customer 99: relationships
         QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT SUM(amount) FROM fct_sales")),
                  16);
+        QStringList failed;
+        for (const auto &c :
+             QJsonDocument::fromJson(run.out).object()[QStringLiteral("checks")].toArray())
+            if (!c.toObject()[QStringLiteral("passed")].toBool())
+                failed << c.toObject()[QStringLiteral("partition")].toString() + u' ' +
+                              c.toObject()[QStringLiteral("name")].toString();
+        failed.sort();
+        QCOMPARE(failed, (QStringList{QStringLiteral("2025-01-02 accepted_values:status"),
+                                      QStringLiteral("2025-01-03 relationships:customer_id")}));
+
+        // The microbatch model: a partition per day of occurred_at.
+        const auto events = runOf("fct_events");
+        QVERIFY2(events.exitCode == 0, events.err.constData());
+        QStringList days;
+        for (const auto &p :
+             QJsonDocument::fromJson(events.out).object()[QStringLiteral("partitions")].toArray())
+            days << p.toObject()[QStringLiteral("partition")].toString() + u'=' +
+                        QString::number(p.toObject()[QStringLiteral("inserted")].toInt());
+        QCOMPARE(days,
+                 (QStringList{QStringLiteral("2025-01-01=2"), QStringLiteral("2025-01-02=1")}));
         const qint64 runId = QJsonDocument::fromJson(run.out)
                                  .object()[QStringLiteral("run_id")]
                                  .toVariant()

@@ -56,7 +56,9 @@ private Q_SLOTS:
                               << manifest(QStringLiteral("v12"), kShop + u',' + kOrders);
         QTest::newRow("import") << QStringLiteral("v11")
                                 << manifest(QStringLiteral("v11"),
-                                            QString::fromUtf8(kImport).arg(QStringLiteral("t")));
+                                            QString::fromUtf8(kImport).arg(QStringLiteral("t"),
+                                                                           QStringLiteral("d"),
+                                                                           QStringLiteral("e")));
         QTest::newRow("snapshots")
             << QStringLiteral("v12")
             << manifest(QStringLiteral("v12"),

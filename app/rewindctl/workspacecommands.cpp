@@ -87,43 +87,60 @@ const QCommandLineOption kDbtManifest({QStringLiteral("dbt")},
                                                      "(default: the one the spec names)."),
                                       QStringLiteral("MANIFEST"));
 
-Status runDatasets(Context &ctx) {
-    auto ws = specWorkspace(ctx);
-    if (!ws)
-        return fail(ws.error());
-    // The dbt datasets against the manifest: --dbt, or the spec's own
-    // (which may have moved: then a note, not a failure).
-    const QString given =
-        ctx.given(QStringLiteral("dbt")) ? ctx.parser.value(kDbtManifest) : QString();
-    const QString manifest = dbt::manifestFor(ws->spec, given);
-    QHash<QString, dbt::ModelDrift> drift;
-    QString driftNote;
-    if (!manifest.isEmpty() &&
-        std::any_of(ws->spec.datasets.begin(), ws->spec.datasets.end(),
-                    [](const DatasetSpec &d) { return d.dbt.has_value(); })) {
-        auto models = dbt::modelDrift(ws->spec, manifest);
-        if (!models && !given.isEmpty())
-            return fail(models.error());
-        if (models)
-            for (const auto &m : *models)
-                drift.insert(m.dataset, m);
-        else
-            driftNote = models.error().message;
-    }
-    const auto dbtJson = [&](const DatasetSpec &d) -> Json {
+// The spec's dbt datasets against a manifest: --dbt, or the spec's own
+// (which may have moved: then a note, not a failure).
+struct DbtDrift {
+    QString manifest;
+    QHash<QString, dbt::ModelDrift> byDataset;
+    QString note; // why the spec's own manifest was not compared
+
+    Json json(const DatasetSpec &d) const {
         if (!d.dbt)
             return nullptr;
         Json o{{"unique_id", s(d.dbt->uniqueId)},
                {"checksum", d.dbt->checksum.isEmpty() ? Json(nullptr) : Json(s(d.dbt->checksum))},
                {"manifest_checksum", nullptr},
                {"model", nullptr}};
-        if (const auto it = drift.constFind(d.name); it != drift.cend()) {
+        if (const auto it = byDataset.constFind(d.name); it != byDataset.cend()) {
             if (!it->current.isEmpty())
                 o["manifest_checksum"] = s(it->current);
             o["model"] = s(dbt::stateName(it->state));
         }
         return o;
-    };
+    }
+};
+
+Result<DbtDrift> dbtDrift(Context &ctx, const Spec &spec) {
+    DbtDrift out;
+    const QString given =
+        ctx.given(QStringLiteral("dbt")) ? ctx.parser.value(kDbtManifest) : QString();
+    out.manifest = dbt::manifestFor(spec, given);
+    if (out.manifest.isEmpty() ||
+        std::none_of(spec.datasets.begin(), spec.datasets.end(),
+                     [](const DatasetSpec &d) { return d.dbt.has_value(); }))
+        return out;
+    auto models = dbt::modelDrift(spec, out.manifest);
+    if (!models && !given.isEmpty())
+        return fail(models.error());
+    if (models)
+        for (const auto &m : *models)
+            out.byDataset.insert(m.dataset, m);
+    else
+        out.note = models.error().message;
+    return out;
+}
+
+Status runDatasets(Context &ctx) {
+    auto ws = specWorkspace(ctx);
+    if (!ws)
+        return fail(ws.error());
+    auto found = dbtDrift(ctx, ws->spec);
+    if (!found)
+        return fail(found.error());
+    const QString &manifest = found->manifest;
+    const QHash<QString, dbt::ModelDrift> &drift = found->byDataset;
+    const QString &driftNote = found->note;
+    const auto dbtJson = [&](const DatasetSpec &d) { return found->json(d); };
     if (ctx.json) {
         Json list = Json::array();
         for (const auto &d : ws->spec.datasets) {
@@ -249,6 +266,9 @@ Status runPartitions(Context &ctx) {
     if (!wd)
         return fail(wd.error());
     const DatasetSpec &d = *wd->second;
+    auto drift = dbtDrift(ctx, wd->first.spec);
+    if (!drift)
+        return fail(drift.error());
     auto parts = listPartitions(wd->first.db, d);
     if (!parts)
         return fail(parts.error());
@@ -274,6 +294,8 @@ Status runPartitions(Context &ctx) {
                 list[i]["leaf_bounds"] = s(p.leafBounds);
             }
         Json j{{"dataset", s(d.name)}, {"partitions", list}};
+        if (d.dbt)
+            j["dbt"] = drift->json(d);
         j["frozen"] = *frozen ? Json{{"frozen_at", s((*frozen)->frozenAt)},
                                      {"os_user", s((*frozen)->osUser)},
                                      {"reason", s((*frozen)->reason)}}
@@ -318,6 +340,15 @@ Status runPartitions(Context &ctx) {
     ctx.out << d.name << ": " << (d.source.isEmpty() ? QStringLiteral("(transform)") : d.source)
             << " -> " << d.target << " (" << enumName(d.write) << "), " << parts->size()
             << " partitions\n\n";
+    if (const auto it = drift->byDataset.constFind(d.name);
+        it != drift->byDataset.cend() && it->state != dbt::ModelDrift::State::Current)
+        ctx.out << "dbt model " << it->uniqueId
+                << (it->state == dbt::ModelDrift::State::Gone
+                        ? QStringLiteral(" is gone from ") % drift->manifest
+                        : QStringLiteral(" changed since its import (checksum %1, now %2)")
+                              .arg(it->imported, it->current))
+                << ": `rewindctl init --dbt " << drift->manifest << " --update "
+                << wd->first.spec.path << "` imports it again\n\n";
     if (*frozen)
         ctx.out << "FROZEN since " << (*frozen)->frozenAt << " by " << (*frozen)->osUser
                 << ((*frozen)->reason.isEmpty() ? QString()
@@ -347,7 +378,7 @@ std::vector<Command> workspaceCommands() {
          runStreams},
         {QStringLiteral("partitions"),
          QStringLiteral("Source rows, target rows, duplicate keys and status per partition."),
-         withWorkspace({kDataset}), runPartitions},
+         withWorkspace({kDataset, kDbtManifest}), runPartitions},
     };
 }
 
