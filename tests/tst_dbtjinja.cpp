@@ -70,6 +70,9 @@ private Q_SLOTS:
             << QStringLiteral("{% snapshot s %}{{ config(strategy='timestamp') }}select * from "
                               "{{ source('raw', 'c') }}{% endsnapshot %}")
             << QStringLiteral("select * from \"raw\".\"c\"");
+        QTest::newRow("a config whose hook holds a tag")
+            << QStringLiteral("{{ config(post_hook=\"grant select on {{ this }} to r\") }}select 2")
+            << QStringLiteral("select 2");
         QTest::newRow("no Jinja, a brace in a string")
             << QStringLiteral("select '{' as brace") << QStringLiteral("select '{' as brace");
     }
@@ -144,6 +147,14 @@ private Q_SLOTS:
                                      "\"customers\" c on c.id = o.customer_id")
                     : QStringLiteral("select o.id, o.dt, c.tier from \"staging\".\"stg_orders\" "
                                      "o join \"raw\".\"customers\" c on c.id = o.customer_id"));
+            // Compiled as an incremental run (reading its own table): its
+            // raw code rendered instead.
+            const dbt::MappedNode incr = find("model.shop.incr");
+            QVERIFY2(incr.mapped, qPrintable(incr.reason));
+            QCOMPARE(QString::fromStdString(incr.spec["transform"].get<std::string>()),
+                     engine == QLatin1String("sqlite")
+                         ? QStringLiteral("select id from \"stg_orders\"")
+                         : QStringLiteral("select id from \"staging\".\"stg_orders\""));
             const dbt::MappedNode starred = find("model.shop.starred");
             QVERIFY(!starred.mapped);
             QVERIFY2(starred.reason.contains(QStringLiteral("dbt_utils.star")) &&

@@ -7,6 +7,7 @@
 #include "core/batch/batch.h"
 #include "core/batch/partitions.h"
 #include "core/batch/rollback.h"
+#include "core/lateness/finalize.h"
 #include "core/workspace/workspace.h"
 #include "tests/testsupport.h"
 
@@ -159,6 +160,63 @@ private Q_SLOTS:
             count(f.db(), QStringLiteral("SELECT amount FROM events_by_hour WHERE event_id = 40")),
             40 % 13);
         QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(*) FROM events_by_hour")), 300);
+
+        // A timestamp corrected within its hour is a changed row: the
+        // target takes the new time.
+        const QString moved =
+            testsupport::onPostgres()
+                ? QStringLiteral("UPDATE events SET ts = ts + INTERVAL '1 minute' "
+                                 "WHERE event_id = 41")
+                : QStringLiteral("UPDATE events SET ts = strftime('%Y-%m-%dT%H:%M:"
+                                 "%SZ', ts, '+1 minutes') WHERE event_id = 41");
+        QVERIFY(f.db().exec(moved));
+        auto corrected = run(f.db(), d, stale);
+        QVERIFY(corrected);
+        // (event 40 shares the hour: rolled back above, it is updated again)
+        QCOMPARE(corrected->totals().updated, 2);
+        QCOMPARE(
+            count(f.db(), QStringLiteral("SELECT amount FROM events_by_hour WHERE event_id = 40")),
+            999);
+        QCOMPARE(
+            count(f.db(), QStringLiteral("SELECT COUNT(*) FROM events_by_hour AS t JOIN events "
+                                         "AS e ON e.event_id = t.event_id AND e.ts = t.ts "
+                                         "WHERE t.event_id = 41")),
+            1);
+
+        // A key twice in one hour (another time in it) is a duplicate, as
+        // the listing and the duplicate report count it.
+        const QString later =
+            testsupport::onPostgres()
+                ? QStringLiteral("ts + INTERVAL '1 minute'")
+                : QStringLiteral("strftime('%Y-%m-%dT%H:%M:%SZ', ts, '+1 minutes')");
+        QVERIFY(
+            f.db().exec(QStringLiteral("INSERT INTO events_by_hour SELECT event_id, ") + later +
+                        QStringLiteral(", amount, sent FROM events_by_hour WHERE event_id = 41")));
+        auto dup = f.cli({QStringLiteral("duplicates"), QStringLiteral("--dataset"),
+                          QStringLiteral("by_hour"), QStringLiteral("--json")});
+        QCOMPARE(dup.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(dup.out.toUtf8())
+                     .object()[QStringLiteral("duplicate_keys")]
+                     .toInt(),
+                 1);
+    }
+
+    // Each grain's window, as finalize reads it: an hour, a day, a whole
+    // month (not the month's first day).
+    void windows() {
+        Fixture f;
+        const auto hour = partitionWindowMs(f.named(QStringLiteral("by_hour")),
+                                            QStringLiteral("2025-05-06T05:00:00Z"));
+        QVERIFY(hour);
+        QCOMPARE(hour->second - hour->first, 3'600'000);
+        const auto month =
+            partitionWindowMs(f.named(QStringLiteral("by_month")), QStringLiteral("2025-02-01"));
+        QVERIFY(month);
+        QCOMPARE(isoUtc(month->second), QStringLiteral("2025-03-01T00:00:00Z"));
+        QVERIFY(
+            !partitionWindowMs(f.named(QStringLiteral("by_month")), QStringLiteral("2025-02-02")));
+        QVERIFY(
+            !partitionWindowMs(f.named(QStringLiteral("by_hour")), QStringLiteral("2025-05-06")));
     }
 
     // Months as partitions, overwritten: the month's rows become exactly

@@ -173,6 +173,13 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
                          sql.schemaChange().empty() ? QStringLiteral("changes none")
                                                     : sql.schemaChange().describe())});
         const QString imported = dataset.dbt ? dataset.dbt->checksum : QString();
+        if (loaded->dbtChecksum.isEmpty() && !imported.isEmpty())
+            return fail(Error{Error::Code::StalePlan,
+                              QStringLiteral("plan %1 is stale: it does not record which version "
+                                             "of dbt model %2 it was made from (made before "
+                                             "Rewind recorded it, or before the dataset came from "
+                                             "dbt); preview again")
+                                  .arg(options.planId, dataset.dbt->uniqueId)});
         if (loaded->dbtChecksum != imported)
             return fail(Error{
                 Error::Code::StalePlan,

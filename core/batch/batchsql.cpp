@@ -214,8 +214,8 @@ QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantLi
 
 QString BatchSql::indexStage() const {
     QStringList indexCols;
-    if (m_dataset->partitioned())
-        indexCols << m_dataset->partitionColumn;
+    if (m_dataset->partitioned() && m_dataset->partitionGranularity.isEmpty())
+        indexCols << m_dataset->partitionColumn; // (a grain of it is no index's lead)
     indexCols << m_cat.key.mid(0, 8);
     return m_db.dialect().createTempIndex(QStringLiteral("rewind_stage_key"), kStage, indexCols);
 }
@@ -305,8 +305,8 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
     if (!m_runCopyScope.empty() && m_runCopyReuse)
         return {};
     QStringList indexCols;
-    if (m_dataset->partitioned())
-        indexCols << m_dataset->partitionColumn;
+    if (m_dataset->partitioned() && m_dataset->partitionGranularity.isEmpty())
+        indexCols << m_dataset->partitionColumn; // (a grain of it is no index's lead)
     indexCols << m_cat.key.mid(0, 8);
     QString select;
     const QStringList read = readTarget(QString(), m_cat.columns);
@@ -607,7 +607,7 @@ QStringList BatchSql::createTargetIfMissing() const {
                     qt(m_dataset->target) % QStringLiteral(" (") % indexCols.join(u", ") % u')'};
     }
     QStringList indexCols;
-    if (m_dataset->partitioned())
+    if (m_dataset->partitioned() && m_dataset->partitionGranularity.isEmpty())
         indexCols << q(m_dataset->partitionColumn);
     for (const QString &k : m_cat.key.mid(0, 8))
         indexCols << q(k);

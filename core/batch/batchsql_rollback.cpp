@@ -67,6 +67,18 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
     for (const QString &k : m_cat.key)
         if (!group.contains(k))
             group << k;
+    // The grouping of `alias`'s rows: by partition and key, the partition
+    // being the partition column's hour, day or month where the dataset says
+    // so (named as the column, for keyMatch), as the merge matched them.
+    const auto grouping = [&](const QString &alias, bool named) {
+        QStringList out;
+        for (const QString &c : group)
+            out << (m_dataset->partitioned() && c == m_dataset->partitionColumn &&
+                            !m_dataset->partitionGranularity.isEmpty()
+                        ? partExpr(alias) % (named ? QStringLiteral(" AS ") % q(c) : QString())
+                        : QString(alias % u'.' % q(c)));
+        return out.join(QStringLiteral(", "));
+    };
     // Each target row of the partition numbered within its key, against
     // how many rows of that key the run updated. An engine that joins by
     // nested loops (SQLite) counts them per row, one seek into the images'
@@ -77,7 +89,7 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
     const QString tid = engine().rowIdentity(QStringLiteral("t"));
     const QString numbered = QStringLiteral("SELECT ") % tid %
                              QStringLiteral(" AS rid, ROW_NUMBER() OVER (PARTITION BY ") %
-                             columnList(QStringLiteral("t"), group) % QStringLiteral(" ORDER BY ") %
+                             grouping(QStringLiteral("t"), false) % QStringLiteral(" ORDER BY ") %
                              tid % QStringLiteral(") AS rn, ");
     QString select;
     if (engine().indexesStageForJoins()) {
@@ -92,10 +104,10 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
         const QString filter = partitionFilter(QStringLiteral("i"), p, b2);
         select =
             numbered % QStringLiteral("g.rewind_n FROM ") % target %
-            QStringLiteral(" AS t JOIN (SELECT ") % columnList(QStringLiteral("i"), group) %
+            QStringLiteral(" AS t JOIN (SELECT ") % grouping(QStringLiteral("i"), true) %
             QStringLiteral(", COUNT(*) AS rewind_n FROM ") % images %
             QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'updated' AND ") %
-            filter % QStringLiteral(" GROUP BY ") % columnList(QStringLiteral("i"), group) %
+            filter % QStringLiteral(" GROUP BY ") % grouping(QStringLiteral("i"), false) %
             QStringLiteral(") AS g ON ") % keyMatch(QStringLiteral("t"), QStringLiteral("g"));
     }
     out.push_back({QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") %

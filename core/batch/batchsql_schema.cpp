@@ -160,7 +160,7 @@ QString BatchSql::indexImages() const {
     QStringList cols{QStringLiteral("rewind_run_id"), QStringLiteral("rewind_op")};
     if (isScd2())
         cols << QStringLiteral("rewind_part");
-    else if (m_dataset->partitioned())
+    else if (m_dataset->partitioned() && m_dataset->partitionGranularity.isEmpty())
         cols << m_dataset->partitionColumn;
     // A merge's restores match keys; a dataset without one (every column
     // its key) is looked up by partition alone: its values may be long

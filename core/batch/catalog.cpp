@@ -77,7 +77,11 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     c.key = dataset.key.isEmpty() ? *columns : dataset.key;
     if (!dataset.key.isEmpty()) // with no key every column is the key: rows match or they do not
         for (const QString &col : *columns)
-            if (!dataset.key.contains(col) && col != dataset.partitionColumn)
+            // The partition column is the partition, unless the partition is
+            // its hour, day or month: then a changed timestamp within it is
+            // a changed value.
+            if (!dataset.key.contains(col) &&
+                (col != dataset.partitionColumn || !dataset.partitionGranularity.isEmpty()))
                 c.values << col;
     auto exists = db.hasRelation(dataset.target);
     if (!exists)

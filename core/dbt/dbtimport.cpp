@@ -8,6 +8,9 @@
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QStringBuilder>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 namespace rw::dbt {
 
@@ -84,9 +87,14 @@ Result<ImportPlan> planImport(const ImportOptions &o) {
     }
     // The spec is read back as any spec is before it is written: what the
     // import made must load.
-    if (auto parsed = parseSpec(QByteArray::fromStdString(plan.spec.dump()), o.out); !parsed)
+    if (auto parsed = parseSpec(QByteArray::fromStdString(plan.spec.dump()), o.out); !parsed) {
+        if (!o.update.isEmpty()) // the hand-written part may be what does not load
+            return badInput(QStringLiteral("--update %1: the spec with %2's models does not load: "
+                                           "%3")
+                                .arg(o.update, o.manifest, parsed.error().message));
         return internalError(QStringLiteral("the spec made from %1 does not load: %2")
                                  .arg(o.manifest, parsed.error().message));
+    }
     return plan;
 }
 
@@ -107,9 +115,12 @@ Result<QHash<QString, QString>> writeImport(const ImportPlan &plan, const Import
             if (const QString why = ws->spec.brokenReason(QStringLiteral("dataset"), n.dataset);
                 !why.isEmpty())
                 broken.insert(n.uniqueId, why);
-    QFile::remove(o.out);
-    if (!QFile::rename(written, o.out))
-        return badInput(QStringLiteral("cannot write %1").arg(o.out));
+    // In one step: the spec it replaces (under --update, the only copy) is
+    // never gone without the new one in its place.
+    if (std::rename(QFile::encodeName(written).constData(), QFile::encodeName(o.out).constData()) !=
+        0)
+        return badInput(QStringLiteral("cannot write %1: %2 (the new spec is in %3)")
+                            .arg(o.out, QString::fromLocal8Bit(std::strerror(errno)), written));
     return broken;
 }
 

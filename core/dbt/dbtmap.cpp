@@ -112,6 +112,8 @@ const Node *refNode(const QString &package, const QString &name, const QString &
     return nullptr;
 }
 
+QString renderedRawCode(const Node &n, const Manifest &m, const MapOptions &o, QString &why);
+
 // The SELECT a dataset runs: the compiled code, or the raw code with its
 // Jinja rendered (the common subset; jinja.h).
 QString transformOf(const Node &n, const Manifest &m, const MapOptions &o, QString &why) {
@@ -121,14 +123,26 @@ QString transformOf(const Node &n, const Manifest &m, const MapOptions &o, QStri
         const QRegularExpression own(QStringLiteral("(?<![\\w.\"`])") +
                                      QRegularExpression::escape(n.relationName) +
                                      QStringLiteral("(?![\\w\"`])"));
-        if (!n.relationName.isEmpty() && own.match(n.compiledCode).hasMatch()) {
-            why = QStringLiteral("its compiled_code reads its own table %1 (compiled as an "
-                                 "incremental run): run `dbt compile --full-refresh`")
-                      .arg(n.relationName);
-            return {};
-        }
-        return n.compiledCode.trimmed();
+        if (n.relationName.isEmpty() || !own.match(n.compiledCode).hasMatch())
+            return n.compiledCode.trimmed();
+        // The raw code rendered with is_incremental() false is the backfill's
+        // logic, where Rewind can render it.
+        QString renderWhy;
+        const QString rendered = renderedRawCode(n, m, o, renderWhy);
+        if (!rendered.isEmpty())
+            return rendered;
+        why = QStringLiteral("its compiled_code reads its own table %1 (compiled as an "
+                             "incremental run), and its raw_code cannot be rendered instead (%2): "
+                             "run `dbt compile --full-refresh`")
+                  .arg(n.relationName, renderWhy);
+        return {};
     }
+    return renderedRawCode(n, m, o, why);
+}
+
+// The raw code with its Jinja rendered (jinja.h); empty with `why` set where
+// it cannot be.
+QString renderedRawCode(const Node &n, const Manifest &m, const MapOptions &o, QString &why) {
     JinjaNames names;
     names.ref = [&](const QString &package, const QString &name,
                     const QString &version) -> std::optional<QString> {
@@ -154,6 +168,10 @@ QString transformOf(const Node &n, const Manifest &m, const MapOptions &o, QStri
     auto rendered = renderJinja(n.rawCode, names, why);
     if (!rendered)
         return {};
+    if (rendered->isEmpty()) {
+        why = QStringLiteral("it has neither compiled_code nor raw_code");
+        return {};
+    }
     // {{ this }} outside is_incremental(): the model reads its own table.
     if (!names.self.isEmpty() && rendered->contains(names.self)) {
         why = QStringLiteral("its code reads its own table %1 even on a full refresh: Rewind "

@@ -241,7 +241,24 @@ std::optional<QString> renderJinja(const QString &raw, const JinjaNames &names, 
         const QString close = kind == u'{'   ? QStringLiteral("}}")
                               : kind == u'%' ? QStringLiteral("%}")
                                              : QStringLiteral("#}");
-        const qsizetype end = raw.indexOf(close, open + 2);
+        // The tag ends at its closing pair outside quotes (a config's
+        // post_hook may hold "{{ this }}"); a comment's at the first.
+        qsizetype end = -1;
+        QChar quote;
+        for (qsizetype k = open + 2; k + 1 < raw.size(); ++k) {
+            const QChar c = raw[k];
+            if (kind != u'#' && !quote.isNull()) {
+                if (c == u'\\')
+                    ++k;
+                else if (c == quote)
+                    quote = QChar();
+            } else if (kind != u'#' && (c == u'\'' || c == u'"')) {
+                quote = c;
+            } else if (c == close[0] && raw[k + 1] == close[1]) {
+                end = k;
+                break;
+            }
+        }
         if (end < 0) {
             why =
                 QStringLiteral("its raw_code has a %1 that is never closed").arg(raw.mid(open, 2));

@@ -41,6 +41,31 @@ std::optional<qint64> dayPartitionStartMs(const QString &value) {
     return ms;
 }
 
+std::optional<std::pair<qint64, qint64>> partitionWindowMs(const DatasetSpec &dataset,
+                                                           const QString &value) {
+    const QString &grain = dataset.partitionGranularity;
+    if (grain == QLatin1String("hour")) {
+        // 2025-05-06T05:00:00Z
+        if (value.size() != 20 || !value.endsWith(QLatin1String(":00:00Z")))
+            return std::nullopt;
+        const QByteArray text = value.toLatin1();
+        auto ms = parseEpochMs(text.constData(), text.size());
+        if (!ms)
+            return std::nullopt;
+        return std::pair{*ms, *ms + 3'600'000};
+    }
+    const auto start = dayPartitionStartMs(value);
+    if (!start)
+        return std::nullopt;
+    if (grain == QLatin1String("month")) {
+        const QDateTime first = QDateTime::fromMSecsSinceEpoch(*start, Qt::UTC);
+        if (first.date().day() != 1)
+            return std::nullopt;
+        return std::pair{*start, first.addMonths(1).toMSecsSinceEpoch()};
+    }
+    return std::pair{*start, *start + 86'400'000};
+}
+
 QString isoUtc(qint64 ms) {
     const QDateTime t = QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
     return t.toString(ms % 1000 == 0 ? Qt::ISODate : Qt::ISODateWithMs);
@@ -98,13 +123,14 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
         finalizedBefore.insert(part);
 
     for (const PartitionInfo &info : *parts) {
-        const auto start = info.partition ? dayPartitionStartMs(*info.partition) : std::nullopt;
-        if (!start) {
+        const auto window =
+            info.partition ? partitionWindowMs(dataset, *info.partition) : std::nullopt;
+        if (!window) {
             result.undated << info.partition;
             continue;
         }
         const QString &day = *info.partition;
-        const bool passed = result.watermarkMs && *result.watermarkMs >= *start + 86'400'000;
+        const bool passed = result.watermarkMs && *result.watermarkMs >= window->second;
         if (info.status == PartitionStatus::Final)
             result.alreadyFinal << day;
         else if (info.sourceChanged && finalizedBefore.contains(day))

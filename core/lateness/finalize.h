@@ -72,6 +72,13 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
 // instant (UTC), when it is a 'YYYY-MM-DD' date.
 std::optional<qint64> dayPartitionStartMs(const QString &value);
 
+// The window [start, end) in epoch milliseconds (UTC) a partition value of
+// `dataset` covers: with partition_granularity, its hour, day or month (the
+// labels Rewind gives them); without, a 'YYYY-MM-DD' day. nullopt for any
+// other value (undated).
+std::optional<std::pair<qint64, qint64>> partitionWindowMs(const DatasetSpec &dataset,
+                                                           const QString &value);
+
 // ISO-8601 UTC text of epoch milliseconds ("2025-05-14T22:00:00Z").
 QString isoUtc(qint64 ms);
 

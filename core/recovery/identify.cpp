@@ -21,9 +21,20 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
     const QStringList cols = identityColumns(dataset, sql);
     const QString where =
         dataset.scd2 ? QStringLiteral(" WHERE ") % scd2IsCurrent(db, *dataset.scd2) : QString();
-    const QString inner = QStringLiteral("SELECT ") % quotedList(db, cols) %
+    // Keys are duplicates within a partition: with a granularity, within the
+    // partition column's hour, day or month (as the listing and the dedupe
+    // count them), named as the column.
+    QStringList grouped, selected;
+    for (const QString &c : cols) {
+        const bool part = dataset.partitioned() && c == dataset.partitionColumn;
+        grouped << (part ? partitionValueSql(db, dataset) : db.quote(c));
+        selected << (part ? partitionValueSql(db, dataset) % QStringLiteral(" AS ") % db.quote(c)
+                          : db.quote(c));
+    }
+    const QString inner = QStringLiteral("SELECT ") % selected.join(QStringLiteral(", ")) %
                           QStringLiteral(", COUNT(*) AS rewind_n FROM ") % sql.quotedTarget() %
-                          where % QStringLiteral(" GROUP BY ") % quotedList(db, cols) %
+                          where % QStringLiteral(" GROUP BY ") %
+                          grouped.join(QStringLiteral(", ")) %
                           QStringLiteral(" HAVING COUNT(*) > 1");
     auto q = db.exec(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("d")) %
                      QStringLiteral(", COUNT(*), SUM(d.rewind_n - 1) FROM (") % inner %

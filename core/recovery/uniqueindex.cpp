@@ -28,6 +28,15 @@ Status Recovery::uniqueIndex(int samples) {
     const BatchSql sql = batchSql();
     if (auto s = require(RecoveryStep::UniqueIndex, RecoveryStep::Totals); !s)
         return s;
+    if (!m_dataset.partitionGranularity.isEmpty() &&
+        !m_dataset.key.contains(m_dataset.partitionColumn)) {
+        stop(RecoveryStep::UniqueIndex,
+             QStringLiteral("the dataset's partitions are the %1 of %2, and a unique index on "
+                            "(%2, key) would let a key repeat within one %1: Rewind's dedupe "
+                            "keeps each key once per %1 instead")
+                 .arg(m_dataset.partitionGranularity, m_dataset.partitionColumn));
+        return {};
+    }
     if (sql.targetExists()) {
         auto nulls = m_db.exec(QStringLiteral("SELECT ") %
                                [&] {

@@ -8,6 +8,7 @@
 #include "ui/window/importdbtdialog.h"
 #include "ui/window/mainwindow.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
@@ -89,6 +90,22 @@ private Q_SLOTS:
         QCOMPARE(finished.takeFirst().at(0).toString(), QString());
         QCOMPARE(dialog.result(), int(QDialog::Accepted));
         QVERIFY(QFile::exists(dialog.specPath()));
+
+        // The same project again: the spec is there, so the import goes into
+        // it (hand-written datasets kept), ticked by default.
+        ImportDbtDialog again;
+        QSignalSpy shownAgain(&again, &ImportDbtDialog::mappingShown);
+        again.setDatabase(db.url().text);
+        again.setManifest(manifest);
+        QVERIFY(shownAgain.wait(kTimeoutMs));
+        QCOMPARE(shownAgain.takeFirst().at(0).toString(), QString());
+        auto *update = again.findChild<QCheckBox *>();
+        QVERIFY(update->isEnabled() && update->isChecked());
+        QVERIFY(again.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->isEnabled());
+        // Unticked: nothing would replace the spec.
+        update->setChecked(false);
+        QVERIFY(shownAgain.wait(kTimeoutMs));
+        QVERIFY(!again.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->isEnabled());
 
         // Opened: each dataset shows it came from dbt.
         MainWindow w;

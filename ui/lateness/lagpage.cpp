@@ -448,11 +448,13 @@ void LagPage::onSlider(int step) {
         const qint64 watermark = *s.finalize->maxEventMs - seconds * 1000;
         int days = 0, past = 0;
         for (const LagPartitionRow &row : s.partitions) {
-            const auto start = row.partition ? dayPartitionStartMs(*row.partition) : std::nullopt;
-            if (!start)
+            const auto window = row.partition && m_dataset
+                                    ? partitionWindowMs(*m_dataset, *row.partition)
+                                    : std::nullopt;
+            if (!window)
                 continue;
             ++days;
-            if (watermark >= *start + 86'400'000)
+            if (watermark >= window->second)
                 ++past;
         }
         text += tr(" Watermark at this setting: %1, past the end of %2 of %3 day partitions.")

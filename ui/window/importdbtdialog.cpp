@@ -100,8 +100,14 @@ ImportDbtDialog::ImportDbtDialog(QWidget *parent)
     m_debounce->setInterval(300);
     connect(m_debounce, &QTimer::timeout, this, &ImportDbtDialog::replan);
     for (QLineEdit *edit : {m_manifest, m_db, m_out})
-        connect(edit, &QLineEdit::textChanged, m_debounce, qOverload<>(&QTimer::start));
-    connect(m_update, &QCheckBox::toggled, m_debounce, qOverload<>(&QTimer::start));
+        connect(edit, &QLineEdit::textChanged, this, &ImportDbtDialog::invalidate);
+    connect(m_update, &QCheckBox::toggled, this, &ImportDbtDialog::invalidate);
+    // An existing spec is imported into again, unless the box is unticked.
+    connect(m_out, &QLineEdit::textChanged, this, [this](const QString &path) {
+        const bool exists = QFileInfo::exists(path.trimmed());
+        m_update->setEnabled(exists);
+        m_update->setChecked(exists);
+    });
     connect(m_manifest, &QLineEdit::textChanged, this, [this](const QString &path) {
         if (m_out->text().isEmpty() && !path.isEmpty())
             m_out->setText(defaultSpec(path));
@@ -136,13 +142,22 @@ dbt::ImportOptions ImportDbtDialog::options() const {
     return o;
 }
 
-void ImportDbtDialog::replan() {
+void ImportDbtDialog::invalidate() {
+    if (m_writing)
+        return;
     m_plan.reset();
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
-    const dbt::ImportOptions o = options();
-    m_update->setEnabled(!o.out.isEmpty() && QFileInfo::exists(o.out));
-    if (!m_update->isEnabled())
-        m_update->setChecked(false);
+    m_debounce->start();
+}
+
+void ImportDbtDialog::replan() {
+    if (m_writing)
+        return;
+    m_plan.reset();
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
+    dbt::ImportOptions o = options();
+    // Planning writes nothing: an existing spec is the summary's business.
+    o.force = true;
     if (o.manifest.isEmpty() || o.out.isEmpty()) {
         m_model->removeRows(0, m_model->rowCount());
         return;
@@ -155,7 +170,8 @@ void ImportDbtDialog::replan() {
                 return fail(plan.error());
             return std::make_shared<const dbt::ImportPlan>(std::move(*plan));
         },
-        [this](Result<std::shared_ptr<const dbt::ImportPlan>> plan) {
+        [this, o](Result<std::shared_ptr<const dbt::ImportPlan>> plan) {
+            m_planOptions = o;
             if (!plan) {
                 m_model->removeRows(0, m_model->rowCount());
                 m_summary->setText(plan.error().message);
@@ -223,22 +239,31 @@ void ImportDbtDialog::showPlan(std::shared_ptr<const dbt::ImportPlan> plan) {
 }
 
 void ImportDbtDialog::import() {
-    if (!m_plan)
+    dbt::ImportOptions o = options();
+    o.force = true;
+    const dbt::ImportOptions &p = m_planOptions;
+    if (!m_plan || o.manifest != p.manifest || o.db != p.db || o.out != p.out ||
+        o.update != p.update) {
+        replan(); // the paths changed since the mapping shown was read
         return;
-    const dbt::ImportOptions o = options();
+    }
+    if (QFileInfo::exists(o.out) && o.update.isEmpty())
+        return; // the button is off then; Enter does not replace a spec
+    m_writing = true;
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
     m_summary->setText(tr("Writing %1 and checking it against the database\u2026").arg(o.out));
-    m_jobs.start([plan = m_plan, o]() { return dbt::writeImport(*plan, o); },
-                 [this](Result<QHash<QString, QString>> broken) {
-                     if (!broken) {
-                         m_summary->setText(broken.error().message);
-                         m_buttons->button(QDialogButtonBox::Ok)->setEnabled(true);
-                         Q_EMIT importFinished(broken.error().message);
-                         return;
-                     }
-                     Q_EMIT importFinished(QString());
-                     accept();
-                 });
+    m_writes.start([plan = m_plan, o]() { return dbt::writeImport(*plan, o); },
+                   [this](Result<QHash<QString, QString>> broken) {
+                       m_writing = false;
+                       if (!broken) {
+                           m_summary->setText(broken.error().message);
+                           m_buttons->button(QDialogButtonBox::Ok)->setEnabled(true);
+                           Q_EMIT importFinished(broken.error().message);
+                           return;
+                       }
+                       Q_EMIT importFinished(QString());
+                       accept();
+                   });
 }
 
 void ImportDbtDialog::browseManifest() {

@@ -43,6 +43,7 @@ Q_SIGNALS:
 
 private:
     dbt::ImportOptions options() const;
+    void invalidate(); // a path changed: the plan shown no longer holds
     void replan();
     void showPlan(std::shared_ptr<const dbt::ImportPlan> plan);
     void import();
@@ -61,7 +62,10 @@ private:
     QTimer *m_debounce;
     QString m_browseDir;
     std::shared_ptr<const dbt::ImportPlan> m_plan;
-    JobTracker m_jobs{this};
+    dbt::ImportOptions m_planOptions; // what m_plan was made from
+    bool m_writing = false;
+    JobTracker m_jobs{this};   // reading manifests: the latest wins
+    JobTracker m_writes{this}; // the write: never superseded by a read
 };
 
 } // namespace rw
