@@ -182,6 +182,35 @@ private Q_SLOTS:
                      .toString(),
                  QStringLiteral("current"));
 
+        // A run killed part way, then the dataset imported again from a
+        // changed model (its checksum in the spec changed): the run does not
+        // resume with the other model's logic (exit 4).
+        auto killed = testsupport::runRewindctl(
+            QStringList{QStringLiteral("run"), QStringLiteral("--dataset"),
+                        QStringLiteral("fct_big"), QStringLiteral("--execute"),
+                        QStringLiteral("--json")} +
+                ws,
+            QStringLiteral("before-commit"));
+        QVERIFY(killed.crashed);
+        const qint64 killedRun = testsupport::scalarAt(
+            url, QStringLiteral("SELECT MAX(run_id) FROM rewind_runs WHERE dataset = 'fct_big'"));
+        QVERIFY(killedRun > 0);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QByteArray changedSpec = f.readAll();
+        f.close();
+        changedSpec.replace("\"checksum\": \"b1\"", "\"checksum\": \"b2\"");
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(changedSpec);
+        f.close();
+        auto resumed = testsupport::runCli(
+            QStringList{QStringLiteral("resume"), QStringLiteral("--run"),
+                        QString::number(killedRun), QStringLiteral("--execute")} +
+            ws);
+        QCOMPARE(resumed.exitCode, 4);
+        QVERIFY2(resumed.err.contains(QStringLiteral("checksum b1")) &&
+                     resumed.err.contains(QStringLiteral("b2")),
+                 qPrintable(resumed.err));
+
         // A model gone from the project leaves the spec, with the reason.
         const QString v3 = testsupport::writeFile(
             dir, QStringLiteral("v3.json"), dbtdata::manifest(QStringLiteral("v12"), QString()));

@@ -390,6 +390,18 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
     auto plan = loadPlan(db, info->planId);
     if (!plan)
         return fail(plan.error());
+    // A dbt dataset imported again from a changed model since: the rest of
+    // the run would publish another model's logic than its first part did.
+    if (const QString imported = (*specDataset)->dbt ? (*specDataset)->dbt->checksum : QString();
+        !plan->dbtChecksum.isEmpty() && plan->dbtChecksum != imported)
+        return fail(Error{
+            Error::Code::StalePlan,
+            QStringLiteral("run %1 cannot resume: it ran dbt model %2 at checksum "
+                           "%3, and the spec now holds it at %4 (imported again "
+                           "since); roll it back or start a new run")
+                .arg(QString::number(runId),
+                     (*specDataset)->dbt ? (*specDataset)->dbt->uniqueId : QStringLiteral("(none)"),
+                     plan->dbtChecksum, imported.isEmpty() ? QStringLiteral("(none)") : imported)});
     // The run writes as its plan says (a duplicate recovery's re-run
     // overwrites partitions of a merge dataset), not as the spec says today.
     DatasetSpec planned = **specDataset;
