@@ -13,6 +13,8 @@
 #include <QTextStream>
 #include <QThreadPool>
 #include <QTimer>
+#include <memory>
+#include <string_view>
 
 namespace {
 
@@ -23,20 +25,37 @@ int usageError(const QString &message) {
     return 2;
 }
 
+// Whether the command line asks only for the help or the version: answered
+// without a display (QApplication would need one to start).
+bool answersWithoutDisplay(int argc, char *argv[]) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "-h" || a == "-?" || a == "--help" || a == "--help-all" || a == "-v" ||
+            a == "--version")
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 int main(int argc, char *argv[]) {
     rw::avoidDirtyUpperRegisters(); // before any QHash: see cpustate.h
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("rewind"));
-    QApplication::setOrganizationName(QStringLiteral("Rewind"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
-    // resources/rewind.qrc; the desktop entry names the same icon for the shell.
-    QApplication::setDesktopFileName(QStringLiteral("rewind"));
-    QIcon icon;
-    for (const int size : {16, 32, 48, 64, 128, 256})
-        icon.addFile(QStringLiteral(":/icons/rewind-%1.png").arg(size), QSize(size, size));
-    QApplication::setWindowIcon(icon);
+    const bool headless = answersWithoutDisplay(argc, argv);
+    const std::unique_ptr<QCoreApplication> app =
+        headless ? std::make_unique<QCoreApplication>(argc, argv)
+                 : std::make_unique<QApplication>(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("rewind"));
+    QCoreApplication::setOrganizationName(QStringLiteral("Rewind"));
+    QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    if (!headless) {
+        // resources/rewind.qrc; the desktop entry names the same icon for the shell.
+        QApplication::setDesktopFileName(QStringLiteral("rewind"));
+        QIcon icon;
+        for (const int size : {16, 32, 48, 64, 128, 256})
+            icon.addFile(QStringLiteral(":/icons/rewind-%1.png").arg(size), QSize(size, size));
+        QApplication::setWindowIcon(icon);
+    }
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -77,7 +96,7 @@ int main(int argc, char *argv[]) {
         QStringLiteral("light|dark"));
     parser.addOptions({dbOption, specOption, pageOption, datasetOption, streamOption,
                        partitionOption, screenshotOption, paletteOption});
-    if (!parser.parse(QApplication::arguments()))
+    if (!parser.parse(QCoreApplication::arguments()))
         return usageError(parser.errorText());
     if (parser.isSet(QStringLiteral("help")))
         parser.showHelp(0);

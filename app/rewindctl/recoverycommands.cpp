@@ -381,7 +381,8 @@ std::vector<Command> recoveryCommands() {
          withWorkspace({kDataset, kSamplesOpt}), runDuplicates},
         {QStringLiteral("freeze"),
          QStringLiteral(
-             "Stop Rewind's writers from touching a dataset (a dry run unless --execute)."),
+             "Freeze a dataset's target: the database refuses every other writer, Rewind's runs "
+             "refuse it, its recovery writes on (a dry run unless --execute)."),
          withWorkspace({kDataset, kReason, kExecute}),
          [](Context &ctx) { return runFreeze(ctx, true); }},
         {QStringLiteral("unfreeze"),

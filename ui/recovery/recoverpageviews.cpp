@@ -71,10 +71,11 @@ QString recoverpage_detail::partitionsText(const QStringList &labels) {
 QWidget *RecoverPage::buildFreezePage() {
     QVBoxLayout *l = nullptr;
     QWidget *page = stepPage(tr("1. Freeze writers"),
-                             tr("Stops Rewind's own writers (runs, resumes, rollbacks, replays) "
-                                "from touching the dataset while it "
-                                "is repaired, so the duplicates stop moving. Previews still work. "
-                                "Every step is recorded in the audit log."),
+                             tr("Freezes the target while it is repaired, so the duplicates stop "
+                                "moving: the database refuses every other writer (the loader "
+                                "still running, dbt, psql) and Rewind's runs, resumes, rollbacks "
+                                "and replays refuse it; the recovery's own writes go through. "
+                                "Previews still work. Every step is recorded in the audit log."),
                              l);
     m_incident = style::richLabel(page, QStringLiteral("recoverIncident"));
     m_plan = style::richLabel(page, QStringLiteral("recoverPlan"));
@@ -242,7 +243,8 @@ void RecoverPage::updateViews() {
                        m_freezeAtPlan->reason.isEmpty()
                            ? QString()
                            : QStringLiteral(" (") % m_freezeAtPlan->reason.toHtmlEscaped() % u')')
-            : tr("<p>Not frozen: Rewind's writers may publish to it right now.</p>");
+            : tr("<p>Not frozen: any writer, Rewind's or another, may write to it right "
+                 "now.</p>");
     m_incident->setText(incident);
     QString plan =
         tr("<p><b>The plan</b> (a dry run; nothing has changed yet):</p><table cellspacing='4'>");
