@@ -3,7 +3,7 @@
 #include "core/batch/batch.h"
 #include "core/batch/runreport.h"
 #include "core/batch/runs.h"
-#include "core/workspace/audit.h"
+#include "core/sql/audit.h"
 #include "core/workspace/workspace.h"
 #include "tests/testsupport.h"
 

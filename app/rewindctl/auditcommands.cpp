@@ -3,7 +3,7 @@
 #include "core/batch/batchjson.h"
 #include "core/batch/runreport.h"
 #include "core/batch/runs.h"
-#include "core/workspace/audit.h"
+#include "core/sql/audit.h"
 
 #include <QStringBuilder>
 
@@ -21,6 +21,14 @@ const QCommandLineOption
 const QCommandLineOption kAuditDataset({QStringLiteral("dataset")},
                                        QStringLiteral("Only rows about this dataset."),
                                        QStringLiteral("D"));
+const QCommandLineOption
+    kAuditVerify({QStringLiteral("verify")},
+                 QStringLiteral("Walk the audit log's hash chain and recompute every hash; exit 3 "
+                                "naming the first row changed, removed or inserted out of order."));
+const QCommandLineOption
+    kAuditHead({QStringLiteral("head")},
+               QStringLiteral("Print the newest row's hash: kept elsewhere, it pins the log as it "
+                              "is now (docs/security.md)."));
 const QCommandLineOption kReportFormat({QStringLiteral("format")},
                                        QStringLiteral("md (default) or json."), QStringLiteral("F"),
                                        QStringLiteral("md"));
@@ -32,7 +40,57 @@ Json detailJson(const QString &text) {
     return j.is_discarded() ? Json(s(text)) : j;
 }
 
+Status verifyAudit(Context &ctx, const Workspace &ws) {
+    auto check = verifyAuditChain(ws.db);
+    if (!check)
+        return fail(check.error());
+    if (ctx.json) {
+        ctx.print({{"verified", check->verified},
+                   {"rows", check->rows},
+                   {"head", check->head.isEmpty() ? Json(nullptr) : Json(s(check->head))},
+                   {"broken", check->broken ? Json{{"audit_id", check->broken->auditId},
+                                                   {"why", s(check->broken->why)}}
+                                            : Json(nullptr)}});
+        ctx.reported = true;
+    } else if (check->verified) {
+        ctx.out << "The audit chain holds: " << thousands(check->rows) << " rows, head "
+                << (check->head.isEmpty() ? QStringLiteral("(empty log)") : check->head) << ".\n";
+    }
+    if (check->broken)
+        return fail(Error{Error::Code::CheckFailed,
+                          QStringLiteral("the audit chain is broken at row %1: %2")
+                              .arg(check->broken->auditId)
+                              .arg(check->broken->why)});
+    return {};
+}
+
 Status runAudit(Context &ctx) {
+    const bool verify = ctx.parser.isSet(kAuditVerify);
+    const bool head = ctx.parser.isSet(kAuditHead);
+    if (verify && head)
+        return badInput(QStringLiteral("--verify and --head: give one of them"));
+    if ((verify || head) &&
+        (ctx.given(QStringLiteral("action")) || ctx.given(QStringLiteral("dataset")) ||
+         ctx.given(QStringLiteral("limit"))))
+        return badInput(QStringLiteral("--%1 reads the whole log: --limit, --action and --dataset "
+                                       "do not apply")
+                            .arg(verify ? QStringLiteral("verify") : QStringLiteral("head")));
+    if (verify || head) {
+        auto ws = workspace(ctx, true);
+        if (!ws)
+            return fail(ws.error());
+        if (verify)
+            return verifyAudit(ctx, *ws);
+        auto h = auditHead(ws->db);
+        if (!h)
+            return fail(h.error());
+        if (ctx.json)
+            ctx.print({{"audit_id", h->auditId == 0 ? Json(nullptr) : Json(h->auditId)},
+                       {"head", h->hash.isEmpty() ? Json(nullptr) : Json(s(h->hash))}});
+        else
+            ctx.out << (h->hash.isEmpty() ? QStringLiteral("(empty log)") : h->hash) << '\n';
+        return {};
+    }
     auto limit = intOption(ctx, kAuditLimit, 1, INT_MAX, QStringLiteral("a positive number"));
     if (!limit)
         return fail(limit.error());
@@ -119,7 +177,8 @@ std::vector<Command> auditCommands() {
         {QStringLiteral("audit"),
          QStringLiteral(
              "The audit log, newest first: who previewed, ran, resumed, reset or replayed what."),
-         withWorkspace({kAuditLimit, kAuditAction, kAuditDataset}), runAudit},
+         withWorkspace({kAuditLimit, kAuditAction, kAuditDataset, kAuditVerify, kAuditHead}),
+         runAudit},
         {QStringLiteral("run-report"),
          QStringLiteral(
              "A run's report for people (Markdown) or as JSON: what, by whom, counts, gates."),

@@ -4,8 +4,8 @@
 #include "core/batch/batchsql.h"
 #include "core/batch/runs.h"
 #include "core/batch/swapstore.h"
+#include "core/sql/audit.h"
 #include "core/util/timeutil.h"
-#include "core/workspace/audit.h"
 
 #include <QDateTime>
 #include <QHash>

@@ -1,5 +1,7 @@
 #include "core/sql/controlschema.h"
 
+#include "core/sql/audit.h"
+
 #include <QStringBuilder>
 
 namespace rw::controlschema {
@@ -255,12 +257,40 @@ QStringList step(const SqlDialect &d, int version) {
             "'object_not_in_prerequisite_state'; END IF; "
             "IF TG_LEVEL = 'ROW' THEN IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; RETURN NEW; "
             "END IF; RETURN NULL; END $fn$")};
+    case 19:
+        // The audit log's hash chain (core/sql/audit.h): the rows
+        // written so far are chained by chainAudit() in this step.
+        return {QStringLiteral("ALTER TABLE rewind_audit ADD COLUMN prev_hash TEXT"),
+                QStringLiteral("ALTER TABLE rewind_audit ADD COLUMN row_hash TEXT")};
+    case 20:
+        // The audit log is append-only: UPDATE and DELETE are refused by the
+        // database (TRUNCATE too, on PostgreSQL). Its owner can still drop
+        // the trigger; the chain shows what was done then.
+        if (d.name() == QLatin1String("postgresql"))
+            return {
+                QStringLiteral(
+                    "CREATE OR REPLACE FUNCTION rewind.refuse_audit_change() RETURNS trigger "
+                    "LANGUAGE plpgsql AS $fn$ BEGIN RAISE EXCEPTION 'rewind_audit is "
+                    "append-only: % refused', TG_OP USING ERRCODE = "
+                    "'insufficient_privilege'; END $fn$"),
+                QStringLiteral("CREATE TRIGGER rewind_audit_append_only BEFORE UPDATE OR DELETE "
+                               "ON rewind_audit FOR EACH ROW EXECUTE FUNCTION "
+                               "rewind.refuse_audit_change()"),
+                QStringLiteral("CREATE TRIGGER rewind_audit_no_truncate BEFORE TRUNCATE ON "
+                               "rewind_audit FOR EACH STATEMENT EXECUTE FUNCTION "
+                               "rewind.refuse_audit_change()")};
+        return {QStringLiteral("CREATE TRIGGER rewind_audit_no_update BEFORE UPDATE ON "
+                               "rewind_audit BEGIN SELECT RAISE(ABORT, 'rewind_audit is "
+                               "append-only: UPDATE refused'); END"),
+                QStringLiteral("CREATE TRIGGER rewind_audit_no_delete BEFORE DELETE ON "
+                               "rewind_audit BEGIN SELECT RAISE(ABORT, 'rewind_audit is "
+                               "append-only: DELETE refused'); END")};
     default:
         return {};
     }
 }
 
-constexpr int kLatest = 18;
+constexpr int kLatest = 20;
 
 } // namespace
 
@@ -316,6 +346,9 @@ Status migrate(const Database &db, int targetVersion) {
                 return s;
             if (auto s = db.execAll(step(db.dialect(), version)); !s)
                 return s;
+            if (version == 19)
+                if (auto s = chainAudit(db); !s)
+                    return s;
             if (auto r = db.exec(
                     QStringLiteral(
                         "INSERT INTO rewind_meta (key, value) VALUES ('schema_version', ?)") %

@@ -531,6 +531,11 @@ Status Database::writeTransaction(const std::function<Status()> &body) const {
     return result;
 }
 
+bool Database::inWriteTransaction() const {
+    QMutexLocker lock(&m_shared->mutex);
+    return m_shared->inTransaction.contains(m_shared->connectionName());
+}
+
 bool Database::hasWriterTable() const {
     {
         QMutexLocker lock(&m_shared->mutex);

@@ -126,6 +126,8 @@ public:
 
     // SQLite: whether the control table rewind_writer exists (cached once true).
     bool hasWriterTable() const;
+    // Whether this thread's connection is inside writeTransaction().
+    bool inWriteTransaction() const;
 
 private:
     struct Shared;

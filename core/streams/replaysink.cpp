@@ -1,5 +1,5 @@
+#include "core/sql/audit.h"
 #include "core/streams/replayer.h"
-#include "core/workspace/audit.h"
 
 #include <QStringBuilder>
 #include <algorithm>

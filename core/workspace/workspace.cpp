@@ -4,8 +4,6 @@
 
 #include <QStringBuilder>
 #include <QtGlobal>
-#include <pwd.h>
-#include <unistd.h>
 
 namespace rw {
 
@@ -46,17 +44,6 @@ Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath,
     if (auto migrated = controlschema::migrate(*db); !migrated)
         return fail(migrated.error());
     return Workspace{std::move(*db), std::move(*spec)};
-}
-
-QString osUser() {
-    QString user = qEnvironmentVariable("USER");
-    if (user.isEmpty())
-        user = qEnvironmentVariable("USERNAME");
-    if (user.isEmpty()) {
-        if (const passwd *entry = ::getpwuid(::geteuid()))
-            user = QString::fromLocal8Bit(entry->pw_name);
-    }
-    return user.isEmpty() ? QStringLiteral("unknown") : user;
 }
 
 } // namespace rw

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/sql/audit.h"
 #include "core/sql/database.h"
-#include "core/workspace/audit.h"
 #include "core/workspace/spec.h"
 
 namespace rw {

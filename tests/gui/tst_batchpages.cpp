@@ -281,6 +281,30 @@ private Q_SLOTS:
         QCOMPARE(rows.size(), audit->proxy()->rowCount());
         QCOMPARE(rows.at(0)[QStringLiteral("action")].toString(), QStringLiteral("run succeeded"));
         QCOMPARE(rows.at(0)[QStringLiteral("run_id")].toInteger(), runId);
+
+        // The hash chain holds and the page says so; a row edited by hand
+        // (its trigger out of the way, as the database's owner can) breaks
+        // it at that row, and the page names the row.
+        QVERIFY(audit->chainCheck() && audit->chainCheck()->verified);
+        QVERIFY(audit->chainLabel()->text().contains(QStringLiteral("holds")));
+        const qint64 edited = loop->db
+                                  .scalar(QStringLiteral("SELECT MIN(audit_id) FROM rewind_audit "
+                                                         "WHERE action = 'publish'"))
+                                  ->toLongLong();
+        QVERIFY(loop->db.exec(testsupport::onPostgres()
+                                  ? QStringLiteral("ALTER TABLE rewind.rewind_audit DISABLE "
+                                                   "TRIGGER USER")
+                                  : QStringLiteral("DROP TRIGGER rewind_audit_no_update")));
+        QVERIFY(loop->db.exec(
+            QStringLiteral("UPDATE rewind_audit SET detail_json = '{}' WHERE audit_id = %1")
+                .arg(edited)));
+        audit->refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(!audit->isLoading() && audit->chainCheck() &&
+                                     !audit->chainCheck()->verified,
+                                 kTimeoutMs);
+        QCOMPARE(audit->chainCheck()->broken->auditId, edited);
+        QVERIFY(
+            audit->chainLabel()->text().contains(QStringLiteral("broken at row %1").arg(edited)));
     }
 
     // An overwrite plan is confirmed only by typing the dataset name; a

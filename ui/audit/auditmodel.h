@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/workspace/audit.h"
+#include "core/sql/audit.h"
 #include "ui/common/tablemodel.h"
 
 #include <vector>

@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QSet>
 #include <QStackedWidget>
@@ -38,6 +39,7 @@ AuditPage::AuditPage(QWidget *parent)
     , m_dataset(new QComboBox(this))
     , m_action(new QComboBox(this))
     , m_count(new QLabel(this))
+    , m_chain(new QLabel(this))
     , m_export(new QPushButton(tr("Export\u2026"), this))
     , m_stack(new QStackedWidget(this))
     , m_empty(new QLabel(this))
@@ -77,6 +79,10 @@ AuditPage::AuditPage(QWidget *parent)
     filters->addWidget(m_count);
     filters->addWidget(m_export);
 
+    m_chain->setObjectName(QStringLiteral("auditChain"));
+    m_chain->setWordWrap(true);
+    m_chain->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
     m_proxy->setSourceModel(m_model);
     m_view->setObjectName(QStringLiteral("auditView"));
     m_view->setModel(m_proxy);
@@ -96,6 +102,7 @@ AuditPage::AuditPage(QWidget *parent)
     auto *layout = style::pageLayout(this);
     layout->addWidget(title);
     layout->addWidget(subtitle);
+    layout->addWidget(m_chain);
     layout->addLayout(filters);
     layout->addWidget(m_stack, 1);
     clear();
@@ -110,6 +117,8 @@ void AuditPage::clear() {
     cancelLoad();
     m_db.reset();
     m_model->resetData({});
+    m_chain->clear();
+    m_chainCheck.reset();
     rebuildFilterChoices();
     m_stack->setCurrentWidget(m_empty);
     updateCount();
@@ -126,21 +135,59 @@ QString AuditPage::statusText() const {
 void AuditPage::refresh() {
     if (!m_db)
         return;
+    struct Loaded {
+        std::vector<AuditRow> rows;
+        AuditChainCheck chain;
+    };
     startLoad(
-        tr("Loading the audit log\u2026"), [db = *m_db] { return listAudit(db, {}, kLimit); },
-        [this](Result<std::vector<AuditRow>> result) {
+        tr("Loading the audit log\u2026"),
+        [db = *m_db]() -> Result<Loaded> {
+            auto rows = listAudit(db, {}, kLimit);
+            if (!rows)
+                return fail(rows.error());
+            // The whole chain, every hash recomputed: off the GUI thread.
+            auto chain = verifyAuditChain(db);
+            if (!chain)
+                return fail(chain.error());
+            return Loaded{std::move(*rows), std::move(*chain)};
+        },
+        [this](Result<Loaded> result) {
             if (!result) {
                 Q_EMIT loadFailed(
                     tr("Could not load the audit log: %1").arg(result.error().message));
                 return;
             }
-            m_model->resetData(std::move(*result));
+            showChain(result->chain);
+            m_model->resetData(std::move(result->rows));
             rebuildFilterChoices();
             m_stack->setCurrentIndex(m_model->rowCount() == 0 ? 0 : 1);
             style::fitColumns(m_view, AuditModel::DetailColumn + 1, 12);
             updateCount();
             Q_EMIT pageLoaded();
         });
+}
+
+void AuditPage::showChain(const AuditChainCheck &check) {
+    m_chainCheck = check;
+    if (check.verified) {
+        m_chain->setStyleSheet(style::textColour(style::Colour::Ok));
+        m_chain->setText(
+            check.rows == 0 ? tr("\u2714 Hash chain: the log is empty")
+                            : tr("\u2714 Hash chain holds: %1 rows, every hash recomputed. Head %2")
+                                  .arg(QLocale().toString(check.rows), check.head.left(16)));
+        m_chain->setToolTip(
+            tr("Head hash %1: kept outside this database (rewindctl audit --head), it "
+               "shows later whether the log was rewritten from any row on.")
+                .arg(check.head));
+        return;
+    }
+    m_chain->setStyleSheet(style::textColour(style::Colour::Error));
+    m_chain->setText(tr("\u2716 Hash chain broken at row %1: %2")
+                         .arg(check.broken->auditId)
+                         .arg(check.broken->why));
+    m_chain->setToolTip(tr("The log was changed outside Rewind at or before row %1. Rows after "
+                           "it may still be genuine; compare with a head hash kept elsewhere.")
+                            .arg(check.broken->auditId));
 }
 
 void AuditPage::rebuildFilterChoices() {

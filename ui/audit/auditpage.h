@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/sql/audit.h"
 #include "core/sql/database.h"
 #include "ui/common/page.h"
 
@@ -43,9 +44,13 @@ public:
     AuditProxyModel *proxy() const { return m_proxy; }
     QTableView *view() const { return m_view; }
     bool showsEmptyState() const;
+    // Whether the audit log's hash chain held when the page last loaded.
+    const std::optional<AuditChainCheck> &chainCheck() const { return m_chainCheck; }
+    QLabel *chainLabel() const { return m_chain; }
 
 private:
     void rebuildFilterChoices();
+    void showChain(const AuditChainCheck &check);
     void updateCount();
     void exportWithDialog();
 
@@ -53,6 +58,8 @@ private:
     QComboBox *m_dataset;
     QComboBox *m_action;
     QLabel *m_count;
+    QLabel *m_chain;
+    std::optional<AuditChainCheck> m_chainCheck;
     QPushButton *m_export;
     QStackedWidget *m_stack;
     QLabel *m_empty;

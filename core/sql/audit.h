@@ -2,6 +2,7 @@
 
 #include "core/sql/database.h"
 
+#include <optional>
 #include <vector>
 
 namespace rw {
@@ -9,7 +10,7 @@ namespace rw {
 // The audit log: the one writer of rewind_audit (scripts/check-layout refuses
 // a write from anywhere else) and its reader.
 
-// The operating-system user, for audit rows (core/workspace/workspace.cpp).
+// The operating-system user, for audit rows.
 QString osUser();
 
 // Appends one row to the audit log. Call inside the transaction of the
@@ -19,6 +20,40 @@ Status writeAudit(const Database &db, const QString &action, const QString &data
 // One row per detail, as writeAudit each (a chunk's publishes), in one statement.
 Status writeAudits(const Database &db, const QString &action, const QString &dataset,
                    const QVariant &runId, const QStringList &detailJsons);
+
+// The hash chain (control schema 19). Each row carries prev_hash, the
+// row_hash of the row before it (NULL for the first), and row_hash, the hex
+// SHA-256 of prev_hash, a newline and the row's canonical content: the
+// compact JSON array [at, os_user, action, dataset, stream, run_id,
+// detail_json], an empty text as null. Changing, removing or inserting a row
+// breaks the chain at that row or the next; rewriting the whole chain from a
+// row on does not, unless the head was kept elsewhere (docs/security.md).
+QString auditRowHash(const QString &prevHash, const QVariant &at, const QVariant &osUser,
+                     const QVariant &action, const QVariant &dataset, const QVariant &stream,
+                     const QVariant &runId, const QVariant &detail);
+
+// Hashes every row in audit_id order, as written before the chain existed.
+// For the schema step that adds the chain; call inside its transaction.
+Status chainAudit(const Database &db);
+
+struct AuditHead {
+    qint64 auditId = 0; // 0: the log is empty
+    QString hash;
+};
+Result<AuditHead> auditHead(const Database &db);
+
+struct AuditChainCheck {
+    bool verified = false;
+    qint64 rows = 0;
+    QString head; // the newest row's stored hash
+    struct Break {
+        qint64 auditId = 0;
+        QString why;
+    };
+    std::optional<Break> broken; // the first row where the chain does not hold
+};
+// Walks the whole log oldest first and recomputes every hash.
+Result<AuditChainCheck> verifyAuditChain(const Database &db);
 
 // One row of the audit log (rewind_audit), as written by writeAudit().
 struct AuditRow {
