@@ -2,7 +2,8 @@
 #
 # rewind_pg_start: initdb into a fresh temporary folder (as the unprivileged
 # `postgres` user when run as root: initdb refuses root), listen on 127.0.0.1
-# only, on a free port, trust authentication for local connections; exports
+# only, on a free port, trust authentication for local connections (but for
+# the members of rewind_pw, who must give a password); exports
 # REWIND_TEST_PG_URL. rewind_pg_stop: stops it and removes the folder. Callers
 # set `trap rewind_pg_stop EXIT` so the server stops even when a test fails.
 # When the server cannot start, REWIND_TEST_PG_URL stays unset and
@@ -50,6 +51,11 @@ rewind_pg_start() {
     echo "rewind: $REWIND_TEST_PG_SKIP; PostgreSQL tests will be skipped" >&2
     return 0
   fi
+  # The members of one role must give a password (SCRAM), over TCP and the
+  # socket alike: the tests of libpq's password sources and of the console's
+  # prompt (tst_credentials, tst_secrets, tst_keyring) log in as such members,
+  # one per suite. Every other role is trusted.
+  "${as[@]}" sed -i '1i host all +rewind_pw all scram-sha-256\nlocal all +rewind_pw scram-sha-256' "$REWIND_PG_DIR/data/pg_hba.conf"
   # Throwaway data: no fsync (the tests do not pull the plug); enough
   # connections for the parallel suites.
   if ! "${as[@]}" "$REWIND_PG_BIN/pg_ctl" -D "$REWIND_PG_DIR/data" -l "$REWIND_PG_DIR/server.log" -w -t 60 \

@@ -7,15 +7,18 @@ REWIND_BUILD=${REWIND_BUILD:-$REWIND_ROOT/build}
 REWIND_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6sql6-sqlite libqt6sql6-psql libgl-dev
-  nlohmann-json3-dev librdkafka-dev xvfb xauth fonts-dejavu-core
+  nlohmann-json3-dev librdkafka-dev qtkeychain-qt6-dev xvfb xauth fonts-dejavu-core
 )
 # Only scripts/test needs these: the validators of resources/ (desktop entry,
 # AppStream metainfo), kcat and python3-kafka, the independent Kafka
 # clients the Kafka tests check Rewind's results with, and zsh, which runs
 # the zsh completion script in tst_cli, clang-format, which
 # scripts/check-format runs, and python3-jsonschema, which checks the test
-# dbt manifests against dbt's published schemas (tst_dbtschemas).
-REWIND_CHECK_PACKAGES=(desktop-file-utils appstream kcat python3-kafka python3-jsonschema zsh clang-format)
+# dbt manifests against dbt's published schemas (tst_dbtschemas), and
+# gnome-keyring with dbus-run-session (dbus-daemon), the Secret Service the
+# keyring test stores a password in (tst_keyring), and secret-tool
+# (libsecret-tools), the independent client it reads the password back with.
+REWIND_CHECK_PACKAGES=(desktop-file-utils appstream kcat python3-kafka python3-jsonschema zsh clang-format gnome-keyring dbus-daemon dbus-x11 libsecret-tools)
 # Only scripts/test needs these: clang 16 for the libFuzzer targets (Debian
 # 12's default clang 14 cannot compile std::expected); libclang-rt-16-dev
 # holds libFuzzer and clang's sanitizer runtimes; llvm-16 the symbolizer that

@@ -13,6 +13,7 @@
 #include <QStringBuilder>
 #include <QTest>
 #include <QUrl>
+#include <QUuid>
 #include <algorithm>
 
 namespace testsupport {
@@ -166,6 +167,30 @@ WorkspaceFixture::WorkspaceFixture(const QStringList &statements, const QByteArr
     if (!opened)
         qFatal("%s", qPrintable(opened.error().message));
     ws = std::move(*opened);
+}
+
+PasswordRole newPasswordRole(const QString &suffix) {
+    auto admin = rw::Database::open(qEnvironmentVariable("REWIND_TEST_PG_URL"));
+    PasswordRole made{QStringLiteral("rewind_pw_") + suffix,
+                      QStringLiteral("pw-") + QUuid::createUuid().toString(QUuid::Id128)};
+    // The group first (another suite may be making it at the same moment).
+    const QString sql = QStringLiteral(
+        "DO $$ BEGIN BEGIN CREATE ROLE rewind_pw NOLOGIN; EXCEPTION WHEN duplicate_object OR "
+        "unique_violation THEN NULL; END; IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = "
+        "'%1') THEN CREATE ROLE %1 LOGIN SUPERUSER IN ROLE rewind_pw; END IF; "
+        "ALTER ROLE %1 PASSWORD '%2'; END $$");
+    if (!admin || !admin->exec(sql.arg(made.role, made.password))) {
+        qWarning("cannot make the role %s on the test server", qPrintable(made.role));
+        return {};
+    }
+    return made;
+}
+
+QString PasswordRole::url(const QString &serverUrl, const QString &pw) const {
+    QUrl u(serverUrl);
+    u.setUserName(role);
+    u.setPassword(pw);
+    return u.toString();
 }
 
 CliResult runCli(const QStringList &arguments) {

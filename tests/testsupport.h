@@ -58,6 +58,18 @@ QString writeFile(const QTemporaryDir &dir, const QString &fileName, const QByte
 // '/' ("partitions/0/source_rows"); undefined where the path leads nowhere.
 QJsonValue jsonAt(const QJsonObject &object, const char *path);
 
+// A role of the PostgreSQL test server that must give a password: the
+// members of rewind_pw (scripts/pg.sh). rewind_pw_<suffix> (one per suite:
+// suites run side by side) is made a superuser member if missing and given a
+// new random password. Empty fields, with a warning, when it cannot be made.
+struct PasswordRole {
+    QString role;
+    QString password;
+    // `url` logging in as this role, with `password` in it (none when empty).
+    QString url(const QString &serverUrl, const QString &password = QString()) const;
+};
+PasswordRole newPasswordRole(const QString &suffix);
+
 // Runs rewindctl in-process; returns exit code and captures stdout/stderr.
 struct CliResult {
     int exitCode = -1;

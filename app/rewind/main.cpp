@@ -64,8 +64,10 @@ int main(int argc, char *argv[]) {
     parser.addVersionOption();
     const QCommandLineOption dbOption(
         QStringLiteral("db"),
-        QStringLiteral("Database: a SQLite path, sqlite:PATH, or "
-                       "postgresql://user@host[:port]/dbname[?sslmode=...]."),
+        QStringLiteral(
+            "Database: a SQLite path, sqlite:PATH, or "
+            "postgresql://user@host[:port]/dbname[?sslmode=...], or service=NAME (passwords: "
+            "~/.pgpass, PGPASSWORD; docs/security.md)."),
         QStringLiteral("DB"));
     const QCommandLineOption specOption(
         QStringLiteral("spec"), QStringLiteral("Pipeline spec (JSON)."), QStringLiteral("SPEC"));
@@ -169,6 +171,7 @@ int main(int argc, char *argv[]) {
         window.restoreLayout();
     } else {
         window.resize(1400, 860);
+        window.setPasswordPrompts(false); // nobody to answer: the open fails saying why
         const auto finish = [&window](int code, const QString &message) {
             if (!message.isEmpty())
                 QTextStream(stderr) << "rewind: " << message << '\n';

@@ -79,8 +79,10 @@ int completionCommand(const std::vector<Command> &commands, const QStringList &a
 
 inline const QCommandLineOption
     kDb({QStringLiteral("db")},
-        QStringLiteral("Database: a SQLite path, sqlite:PATH, or "
-                       "postgresql://user@host[:port]/dbname[?sslmode=...]."),
+        QStringLiteral(
+            "Database: a SQLite path, sqlite:PATH, or "
+            "postgresql://user@host[:port]/dbname[?sslmode=...], or service=NAME (passwords: "
+            "~/.pgpass, PGPASSWORD; docs/security.md)."),
         QStringLiteral("DB"));
 inline const QCommandLineOption kSpec({QStringLiteral("spec")},
                                       QStringLiteral("Pipeline spec (JSON)."),

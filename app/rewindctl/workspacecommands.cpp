@@ -57,11 +57,14 @@ Status runDemo(Context &ctx) {
     auto summary = demo::generate(options);
     if (!summary)
         return fail(summary.error());
+    // Never a password: the database as it may be written down.
+    const auto parsed = DatabaseUrl::parse(options.dbPath);
+    const QString shownDb = parsed ? parsed->withoutPassword() : options.dbPath;
     if (ctx.json) {
         Json tables = Json::array();
         for (const auto &t : summary->tables)
             tables.push_back({{"table", s(t.table)}, {"rows", t.rows}});
-        ctx.print({{"db", s(options.dbPath)},
+        ctx.print({{"db", s(shownDb)},
                    {"spec", s(options.specPath)},
                    {"seed", options.seed},
                    {"scale", options.scale},
@@ -73,9 +76,9 @@ Status runDemo(Context &ctx) {
     for (const auto &t : summary->tables)
         table.add({t.table, thousands(t.rows)});
     table.print(ctx.out);
-    ctx.out << "\nWrote " << thousands(summary->totalRows) << " rows to " << options.dbPath
+    ctx.out << "\nWrote " << thousands(summary->totalRows) << " rows to " << shownDb
             << " and the spec to " << options.specPath << ".\nOpen it with:  rewind --db "
-            << options.dbPath << " --spec " << options.specPath << '\n';
+            << shownDb << " --spec " << options.specPath << '\n';
     return {};
 }
 

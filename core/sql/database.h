@@ -15,7 +15,8 @@
 namespace rw {
 
 // A parsed --db argument: a SQLite path, `sqlite:PATH`, or
-// `postgresql://user[:password]@host[:port]/dbname[?sslmode=...&options=...]`.
+// `postgresql://user[:password]@host[:port]/dbname[?sslmode=...&options=...]`,
+// or libpq's keyword/value form.
 struct DatabaseUrl {
     SqlDialect::Kind kind = SqlDialect::Kind::Sqlite;
     QString text; // as given: what another process opens the same database with
@@ -27,9 +28,16 @@ struct DatabaseUrl {
     QString databaseName;
     QString connectOptions; // libpq parameters, "key='value';..."
 
+    // Also libpq's keyword/value form ("service=prod", "host=h dbname=w
+    // user=op"), and a URL with a service and no host
+    // (postgresql:///?service=prod). `port` is -1 where libpq chooses it.
     static Result<DatabaseUrl> parse(const QString &text);
     // For messages: never includes a password.
     QString display() const;
+    // The text as given, less its password: what may be stored (the
+    // console's recent workspaces) and opened again, the password then
+    // coming from elsewhere (core/sql/credentials.h).
+    QString withoutPassword() const;
 };
 
 struct ColumnInfo {

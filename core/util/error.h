@@ -22,6 +22,9 @@ struct Error {
     // The engine's error code when a statement failed (PostgreSQL's
     // SQLSTATE, SQLite's result code), else empty.
     QString sqlState = {};
+    // The server asked for a password none of the sources gave, or refused
+    // the one given: the console then asks for one.
+    bool needsPassword = false;
 
     static Error badInput(const QString &message) { return {Code::BadInput, message}; }
     static Error internal(const QString &message) { return {Code::Internal, message}; }

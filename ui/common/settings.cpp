@@ -1,5 +1,7 @@
 #include "ui/common/settings.h"
 
+#include "core/sql/database.h"
+
 #include <QDir>
 #include <QSettings>
 
@@ -21,6 +23,12 @@ const QLatin1StringView kRecentArray("recent/workspaces"); // array of {db, spec
 const QLatin1StringView kRecentDb("db");
 const QLatin1StringView kRecentSpec("spec");
 
+// A database as it may be stored: never with its password.
+QString storable(const QString &db) {
+    auto url = DatabaseUrl::parse(db);
+    return url ? url->withoutPassword() : db;
+}
+
 template <typename T> T read(const QSettings &s, const Key<T> &key) {
     return s.value(key.name, QVariant::fromValue(key.defaultValue)).template value<T>();
 }
@@ -40,24 +48,35 @@ Settings::~Settings() {
 
 std::vector<WorkspaceLocation> Settings::recentWorkspaces() const {
     std::vector<WorkspaceLocation> out;
+    bool scrubbed = false;
     const int n = m_settings->beginReadArray(kRecentArray);
     for (int i = 0; i < n && int(out.size()) < kMaxRecentWorkspaces; ++i) {
         m_settings->setArrayIndex(i);
-        WorkspaceLocation loc{m_settings->value(kRecentDb).toString(),
-                              m_settings->value(kRecentSpec).toString()};
-        if (!loc.db.isEmpty() && !loc.spec.isEmpty())
+        const QString db = m_settings->value(kRecentDb).toString();
+        WorkspaceLocation loc{storable(db), m_settings->value(kRecentSpec).toString()};
+        scrubbed = scrubbed || loc.db != db;
+        if (!loc.db.isEmpty() && !loc.spec.isEmpty() &&
+            std::find(out.begin(), out.end(), loc) == out.end())
             out.push_back(std::move(loc));
     }
     m_settings->endArray();
+    // A list an older Rewind stored with a password in it: written again without.
+    if (scrubbed)
+        writeRecent(out);
     return out;
 }
 
-void Settings::addRecentWorkspace(const WorkspaceLocation &location) {
+void Settings::addRecentWorkspace(const WorkspaceLocation &given) {
+    const WorkspaceLocation location{storable(given.db), given.spec};
     std::vector<WorkspaceLocation> list = recentWorkspaces();
     std::erase(list, location);
     list.insert(list.begin(), location);
     if (int(list.size()) > kMaxRecentWorkspaces)
         list.resize(kMaxRecentWorkspaces);
+    writeRecent(list);
+}
+
+void Settings::writeRecent(const std::vector<WorkspaceLocation> &list) const {
     m_settings->remove(kRecentArray);
     m_settings->beginWriteArray(kRecentArray, int(list.size()));
     for (int i = 0; i < int(list.size()); ++i) {

@@ -26,7 +26,9 @@ public:
     Settings(const Settings &) = delete;
     Settings &operator=(const Settings &) = delete;
 
-    // Most recent first, at most kMaxRecentWorkspaces, no duplicates.
+    // Most recent first, at most kMaxRecentWorkspaces, no duplicates. A
+    // database is stored without its password (a list stored with one is
+    // written again without it when read).
     std::vector<WorkspaceLocation> recentWorkspaces() const;
     void addRecentWorkspace(const WorkspaceLocation &location);
     void clearRecentWorkspaces();
@@ -45,6 +47,7 @@ public:
     void setLastBrowseDir(const QString &dir);
 
 private:
+    void writeRecent(const std::vector<WorkspaceLocation> &list) const;
     QSettings *m_settings;
 };
 

@@ -1,5 +1,6 @@
 #include "ui/window/mainwindow.h"
 
+#include "core/sql/credentials.h"
 #include "ui/audit/auditpage.h"
 #include "ui/batch/partitionspage.h"
 #include "ui/batch/previewpage.h"
@@ -382,6 +383,13 @@ void MainWindow::showImportDbtDialog() {
 }
 
 void MainWindow::openWorkspace(const QString &db, const QString &spec, const Selection &initial) {
+    // A password in the URL is used, never kept: the database is known from
+    // here on (title, recent list, pages) by the URL without it.
+    openWith(credentials::takePassword(db), spec, initial, PasswordStep::Given);
+}
+
+void MainWindow::openWith(const QString &db, const QString &spec, const Selection &initial,
+                          PasswordStep step) {
     m_opening = true;
     m_banner->dismiss();
     setBusy(true, tr("Opening %1\u2026").arg(QFileInfo(spec).fileName()));
@@ -397,18 +405,25 @@ void MainWindow::openWorkspace(const QString &db, const QString &spec, const Sel
                     opened.drift = std::move(*drift);
             return opened;
         },
-        [this, db, spec, initial](Result<Opened> result) {
+        [this, db, spec, initial, step](Result<Opened> result) {
             m_opening = false;
             setBusy(false, QString());
             if (!result) {
-                m_banner->showError(
-                    tr("Could not open the workspace: %1").arg(result.error().message));
-                m_statusText->setText(tr("Open failed"));
-                Q_EMIT workspaceFailed(result.error().exitCode(), result.error().message);
-                return;
+                if (result.error().needsPassword)
+                    return findPassword(db, spec, initial, step, result.error());
+                return failOpen(result.error());
             }
             applyWorkspace(*result, db, spec, initial);
+            if (!m_keyringNotice.isEmpty())
+                m_banner->showMessage(ErrorBanner::Level::Warning,
+                                      std::exchange(m_keyringNotice, QString()));
         });
+}
+
+void MainWindow::failOpen(const Error &error) {
+    m_banner->showError(tr("Could not open the workspace: %1").arg(error.message));
+    m_statusText->setText(tr("Open failed"));
+    Q_EMIT workspaceFailed(error.exitCode(), error.message);
 }
 
 void MainWindow::applyWorkspace(const Opened &opened, const QString &db, const QString &spec,

@@ -96,6 +96,10 @@ public:
     ErrorBanner *banner() const { return m_banner; }
     Navigator *navigator() const { return m_navigator; }
     bool isOpening() const { return m_opening; }
+    // Whether a database password the server wants is asked for (a dialog)
+    // when neither libpq's sources nor the desktop keyring give one. Off for
+    // --screenshot: the open then fails, saying what is missing.
+    void setPasswordPrompts(bool on) { m_passwordPrompts = on; }
 
 Q_SIGNALS:
     void workspaceOpened();
@@ -126,6 +130,18 @@ private:
         std::shared_ptr<const Workspace> workspace;
         std::vector<dbt::ModelDrift> drift;
     };
+    // How an open came by its password: as given (the URL, libpq's own
+    // sources), from the desktop keyring, or typed into the prompt.
+    enum class PasswordStep { Given, FromKeyring, Typed };
+    void openWith(const QString &db, const QString &spec, const Selection &initial,
+                  PasswordStep step);
+    void failOpen(const Error &error);
+    // The server wants a password (mainwindowpassword.cpp): the keyring's,
+    // else the operator's, then the open again.
+    void findPassword(const QString &db, const QString &spec, const Selection &initial,
+                      PasswordStep step, const Error &error);
+    void askPassword(const QString &db, const QString &spec, const Selection &initial,
+                     const QString &why, const Error &error);
     void applyWorkspace(const Opened &opened, const QString &db, const QString &spec,
                         const Selection &initial);
     void showDataset(const QString &name);
@@ -165,6 +181,8 @@ private:
     QString m_workspaceSpec;
     JobTracker m_openJobs{this};
     bool m_opening = false;
+    bool m_passwordPrompts = true;
+    QString m_keyringNotice;      // the keyring could not keep a password: said once the open ends
     bool m_unusableShown = false; // a broken dataset's or stream's page is on show (showUnusable)
     QString m_unusableMessage;    // its banner's text
 };
