@@ -3,6 +3,7 @@
 #include "core/batch/batchchecks.h"
 #include "core/batch/batchdiff.h"
 #include "core/batch/batchjson.h"
+#include "core/batch/batchprivileges.h"
 #include "core/batch/batchsql.h"
 #include "core/batch/partitions.h"
 #include "core/batch/planstore.h"
@@ -269,16 +270,32 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
 
 } // namespace
 
+namespace {
+Result<RunResult> previewChecked(const Database &db, const DatasetSpec &dataset,
+                                 const DatasetCatalog &catalog, const BatchOptions &options);
+} // namespace
+
 Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
                           const BatchOptions &options) {
+    if (auto s = requirePreviewPrivileges(db, dataset); !s)
+        return fail(s.error());
     auto catalog = DatasetCatalog::resolve(db, dataset, true);
     if (!catalog)
         return fail(catalog.error());
-    return preview(db, dataset, *catalog, options);
+    return previewChecked(db, dataset, *catalog, options);
 }
 
 Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
                           const DatasetCatalog &catalog, const BatchOptions &options) {
+    if (auto s = requirePreviewPrivileges(db, dataset); !s)
+        return fail(s.error());
+    return previewChecked(db, dataset, catalog, options);
+}
+
+namespace {
+
+Result<RunResult> previewChecked(const Database &db, const DatasetSpec &dataset,
+                                 const DatasetCatalog &catalog, const BatchOptions &options) {
     BatchSql sql(db, dataset, catalog);
     if (!options.planId.isEmpty())
         return badInput(QStringLiteral("--plan is for executing a stored plan: add --execute"));
@@ -348,10 +365,14 @@ Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
     return result;
 }
 
+} // namespace
+
 Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const BatchOptions &options) {
     if (!options.execute)
         return preview(db, dataset, options);
     if (auto s = refuseFrozen(db, dataset, options); !s)
+        return fail(s.error());
+    if (auto s = requireRunPrivileges(db, dataset, QStringLiteral("run of ") % dataset.name); !s)
         return fail(s.error());
     auto catalog = DatasetCatalog::resolve(db, dataset, true);
     if (!catalog)
@@ -364,6 +385,8 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Data
     if (!options.execute)
         return preview(db, dataset, catalog, options);
     if (auto s = refuseFrozen(db, dataset, options); !s)
+        return fail(s.error());
+    if (auto s = requireRunPrivileges(db, dataset, QStringLiteral("run of ") % dataset.name); !s)
         return fail(s.error());
     return execute(db, dataset, catalog, options);
 }
@@ -414,6 +437,9 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
         planned.write = plan->mode;
     }
     if (auto s = refuseFrozen(db, planned, options); !s)
+        return fail(s.error());
+    if (auto s = requireRunPrivileges(db, planned, QStringLiteral("resume of run %1").arg(runId));
+        !s)
         return fail(s.error());
     auto sql = BatchSql::make(db, planned, true);
     if (!sql)

@@ -8,6 +8,7 @@
 #include "core/batch/schemachange.h"
 #include "core/batch/scope.h"
 #include "core/batch/swapstore.h"
+#include "core/sql/privileges.h"
 #include "core/util/failpoint.h"
 #include "core/workspace/workspace.h"
 
@@ -151,6 +152,27 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                 "run %1 wrote dataset \"%2\" as scd2, but the spec no longer configures \"scd2\"")
                 .arg(runId)
                 .arg(ds.name));
+
+    if (execute) {
+        std::vector<privileges::Need> needs;
+        privileges::addTable(needs, ds.target, QStringLiteral("SELECT, INSERT, UPDATE, DELETE"),
+                             QStringLiteral("the target"));
+        // Rollback indexes the before-images it reads (CREATE INDEX IF NOT
+        // EXISTS asks for ownership even when the index is there).
+        privileges::addTable(needs, QStringLiteral("rewind_images_") % ds.name,
+                             QStringLiteral("SELECT, OWNER"), QStringLiteral("the before-images"));
+        privileges::addControl(needs,
+                               {QStringLiteral("rewind_runs"), QStringLiteral("rewind_checkpoints"),
+                                QStringLiteral("rewind_partition_state")},
+                               QStringLiteral("SELECT, UPDATE"));
+        privileges::addControl(needs, {QStringLiteral("rewind_partition_state")},
+                               QStringLiteral("DELETE"));
+        privileges::addControl(needs, {QStringLiteral("rewind_audit")}, QStringLiteral("INSERT"));
+        if (auto s =
+                privileges::require(db, QStringLiteral("rollback of run %1").arg(runId), needs);
+            !s)
+            return fail(s.error());
+    }
 
     RollbackResult result;
     result.runId = runId;

@@ -3,6 +3,7 @@
 
 #include "core/dlq/dlqdialect.h"
 #include "core/dlq/dlqstore.h"
+#include "core/sql/privileges.h"
 #include "core/util/failpoint.h"
 #include "core/util/timeutil.h"
 #include "core/workspace/workspace.h"
@@ -415,7 +416,26 @@ Result<DlqDetail> showDlq(const Database &db, qint64 id) {
     return detail;
 }
 
+namespace {
+
+// A DLQ action that updates records and writes their history.
+Status requireDlqWrite(const Database &db, const QString &operation) {
+    std::vector<privileges::Need> needs{{privileges::Need::On::Database, QString(),
+                                         QStringLiteral("TEMPORARY"),
+                                         QStringLiteral("the session's functions")}};
+    privileges::addControl(needs, {QStringLiteral("rewind_dlq")}, QStringLiteral("SELECT, UPDATE"));
+    privileges::addControl(needs,
+                           {QStringLiteral("rewind_dlq_history"), QStringLiteral("rewind_audit")},
+                           QStringLiteral("INSERT"));
+    return privileges::require(db, operation, needs);
+}
+
+} // namespace
+
 Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request) {
+    if (request.execute)
+        if (auto s = requireDlqWrite(db, QStringLiteral("DLQ fix")); !s)
+            return fail(s.error());
     if (request.sets.empty() == !request.payload.has_value())
         return badInput(
             QStringLiteral("give either --set JSONPATH=VALUE (repeatable) or --payload-file FILE"));
@@ -606,6 +626,9 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request) {
 
 Result<DlqDiscardResult> discardDlq(const Database &db, const DlqSelection &selection,
                                     const QString &reason, bool execute) {
+    if (execute)
+        if (auto s = requireDlqWrite(db, QStringLiteral("DLQ discard")); !s)
+            return fail(s.error());
     if (reason.trimmed().isEmpty())
         return badInput(
             QStringLiteral("--reason is required: say why these records are discarded"));

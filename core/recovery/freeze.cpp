@@ -4,6 +4,7 @@
 #include "core/recovery/recoverydetail.h"
 #include "core/recovery/recoverydialect.h"
 #include "core/sql/database.h"
+#include "core/sql/privileges.h"
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>
@@ -66,6 +67,17 @@ namespace {
 // and, when the row changed, the audit row. True when the row changed.
 Result<bool> setFrozen(const Database &db, const DatasetSpec &dataset, bool frozen,
                        const QString &reason, const QString &action) {
+    std::vector<privileges::Need> needs;
+    // Making the triggers needs TRIGGER; dropping them, owning the table.
+    privileges::addTable(needs, dataset.target,
+                         frozen ? QStringLiteral("TRIGGER") : QStringLiteral("OWNER"),
+                         QStringLiteral("the target"));
+    privileges::addControl(needs, {QStringLiteral("rewind_frozen")},
+                           frozen ? QStringLiteral("SELECT, INSERT")
+                                  : QStringLiteral("SELECT, DELETE"));
+    privileges::addControl(needs, {QStringLiteral("rewind_audit")}, QStringLiteral("INSERT"));
+    if (auto s = privileges::require(db, action % QStringLiteral(" of ") % dataset.name, needs); !s)
+        return fail(s.error());
     bool changed = false;
     const Status s = Database::retryTransient(5, [&] {
         return db.writeTransaction([&]() -> Status {

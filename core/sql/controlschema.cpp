@@ -322,9 +322,59 @@ Result<int> currentVersion(const Database &db) {
     return version;
 }
 
+namespace {
+
+// PostgreSQL: whether this role may read Rewind's schema and, when it is
+// behind, migrate it; refused naming what it lacks, before anything runs.
+Status requireSchemaAccess(const Database &db, int targetVersion) {
+    if (db.dialect().kind() != SqlDialect::Kind::Postgres)
+        return {};
+    auto q = db.exec(QStringLiteral(
+        "SELECT n.oid IS NOT NULL, COALESCE(has_schema_privilege(n.oid, 'USAGE'), false), "
+        "has_database_privilege(current_database(), 'CREATE'), COALESCE(pg_has_role(n.nspowner, "
+        "'USAGE'), false), current_user, pg_get_userbyid(n.nspowner), current_database() "
+        "FROM (SELECT 1) AS one LEFT JOIN pg_namespace AS n ON n.nspname = 'rewind'"));
+    if (!q)
+        return fail(q.error());
+    if (!q->next())
+        return {};
+    const bool exists = q->value(0).toBool();
+    const QString role = q->value(4).toString();
+    if (exists && !q->value(1).toBool())
+        return badInput(QStringLiteral("role %1 lacks USAGE on schema rewind, where Rewind keeps "
+                                       "its runs, plans and audit log. The owner can grant it: "
+                                       "GRANT USAGE ON SCHEMA rewind TO %1 (docs/security.md)")
+                            .arg(role));
+    if (!exists && !q->value(2).toBool())
+        return badInput(QStringLiteral("Rewind's first open of database %1 creates its schema "
+                                       "rewind, and role %2 lacks CREATE on the database. Open it "
+                                       "once as its owner, or GRANT CREATE ON DATABASE %1 TO %2 "
+                                       "(docs/security.md)")
+                            .arg(q->value(6).toString(), role));
+    if (exists && !q->value(3).toBool()) {
+        auto current = currentVersion(db);
+        if (!current)
+            return fail(current.error());
+        if (*current < targetVersion)
+            return badInput(
+                QStringLiteral("Rewind's schema in database %1 is at version %2 and this Rewind "
+                               "needs %3; only its owner (%4) can bring it up to date, not role "
+                               "%5: open the workspace once as %4 (docs/security.md)")
+                    .arg(q->value(6).toString())
+                    .arg(*current)
+                    .arg(targetVersion)
+                    .arg(q->value(5).toString(), role));
+    }
+    return {};
+}
+
+} // namespace
+
 Status migrate(const Database &db, int targetVersion) {
     if (targetVersion < 0)
         targetVersion = kLatest;
+    if (auto s = requireSchemaAccess(db, targetVersion); !s)
+        return s;
     auto current = currentVersion(db);
     if (!current)
         return fail(current.error());

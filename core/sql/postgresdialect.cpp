@@ -120,7 +120,10 @@ public:
                 QStringLiteral("SET LOCAL rewind.writer = 'on'")};
     }
     QStringList controlSchemaSetup() const override {
-        return {QStringLiteral("CREATE SCHEMA IF NOT EXISTS rewind"),
+        // Created only when missing: CREATE SCHEMA IF NOT EXISTS would ask
+        // for CREATE on the database even when the schema is there.
+        return {QStringLiteral("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_namespace WHERE nspname "
+                               "= 'rewind') THEN CREATE SCHEMA rewind; END IF; END $$"),
                 QStringLiteral("SET LOCAL search_path = rewind")};
     }
 

@@ -2,6 +2,7 @@
 
 #include "core/dlq/dlqstore.h"
 #include "core/dlq/kafkadlq.h"
+#include "core/sql/privileges.h"
 #include "core/streams/offsetstore.h"
 #include "core/streams/replayer.h"
 #include "core/streams/replaylock.h"
@@ -65,6 +66,41 @@ Replayer::Replayer(const Database &db, const StreamSpec &stream, QString group,
                     m_slices % QStringLiteral(" AS s");
 }
 
+Status Replayer::requirePrivileges() const {
+    std::vector<privileges::Need> needs{{privileges::Need::On::Database, QString(),
+                                         QStringLiteral("TEMPORARY"),
+                                         QStringLiteral("the session's functions and batches")}};
+    if (!m_stream.kafka)
+        privileges::addTable(needs, m_stream.log, QStringLiteral("SELECT"),
+                             QStringLiteral("the log"));
+    privileges::addControl(needs, {QStringLiteral("rewind_replays")}, QStringLiteral("SELECT"));
+    if (m_options.execute) {
+        auto sink = privileges::tableExists(m_db, m_stream.sink);
+        if (!sink)
+            return fail(sink.error());
+        if (*sink)
+            privileges::addTable(needs, m_stream.sink, QStringLiteral("SELECT, INSERT"),
+                                 QStringLiteral("the sink"));
+        else
+            needs.push_back(
+                {privileges::Need::On::Schema,
+                 m_stream.sink.contains(u'.') ? m_stream.sink.section(u'.', 0, 0) : QString(),
+                 QStringLiteral("CREATE"), QStringLiteral("to create the sink ") % m_stream.sink});
+        privileges::addControl(needs,
+                               {QStringLiteral("rewind_replays"), QStringLiteral("rewind_offsets")},
+                               QStringLiteral("SELECT, INSERT, UPDATE"));
+        if (m_stream.kafka)
+            privileges::addControl(needs, {QStringLiteral("rewind_kafka_offsets")},
+                                   QStringLiteral("SELECT, INSERT, UPDATE"));
+        privileges::addControl(needs,
+                               {QStringLiteral("rewind_dlq"), QStringLiteral("rewind_dlq_history"),
+                                QStringLiteral("rewind_audit")},
+                               QStringLiteral("INSERT"));
+    }
+    return privileges::require(
+        m_db, QStringLiteral("replay of %1 for group %2").arg(m_stream.name, m_group), needs);
+}
+
 Result<ReplayResult> Replayer::run() {
     QElapsedTimer timer;
     timer.start();
@@ -79,6 +115,8 @@ Result<ReplayResult> Replayer::run() {
                       ? std::min<qint64>(m_options.batchSize,
                                          std::max<qint64>(1, qint64(*m_options.maxPerSecond)))
                       : m_options.batchSize;
+    if (auto s = requirePrivileges(); !s)
+        return fail(s.error());
     if (auto setup = prepareStreamSession(m_db); !setup)
         return fail(setup.error());
     if (m_options.publishDeadLetters)

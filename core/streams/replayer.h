@@ -64,6 +64,8 @@ private:
     Status readSinkColumns();
 
     const Database &m_db;
+    // What the replay needs of the session's role, checked before it starts.
+    Status requirePrivileges() const;
     const StreamSpec &m_stream;
     const QString m_group;
     const ReplayOptions &m_options;
