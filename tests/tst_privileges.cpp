@@ -67,8 +67,7 @@ class TestPrivileges : public QObject {
     }
     testsupport::CliResult cliAs(const QString &role, const QStringList &command) const {
         return testsupport::runCli(command + QStringList{QStringLiteral("--db"), as(role),
-                                                         QStringLiteral("--spec"),
-                                                         m_ws->specPath});
+                                                         QStringLiteral("--spec"), m_ws->specPath});
     }
     qint64 count(const QString &sql) const {
         auto v = m_ws->db().scalar(sql);
@@ -128,10 +127,10 @@ private Q_SLOTS:
             QSKIP("roles are PostgreSQL's");
         const qint64 runs = count(QStringLiteral("SELECT COUNT(*) FROM rewind_runs"));
         const qint64 audit = count(QStringLiteral("SELECT COUNT(*) FROM rewind_audit"));
-        const auto r = cliAs(QStringLiteral("priv_noupdate"),
-                             {QStringLiteral("run"), QStringLiteral("--dataset"),
-                              QStringLiteral("sales"), QStringLiteral("--execute"),
-                              QStringLiteral("--json")});
+        const auto r =
+            cliAs(QStringLiteral("priv_noupdate"),
+                  {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"),
+                   QStringLiteral("--execute"), QStringLiteral("--json")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("role priv_noupdate lacks UPDATE on table "
                                                "fact_sales (the target)")),
