@@ -98,13 +98,13 @@ rewind_fuzz() {
   [ -f "$dir/CMakeCache.txt" ] && generator=()
   CC=clang-16 CXX=clang++-16 cmake -S "$REWIND_ROOT" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DREWIND_BUILD_GUI=OFF -DREWIND_FUZZ=ON >/dev/null
-  cmake --build "$dir" --parallel "$(nproc)" --target fuzz_spec fuzz_payload
+  cmake --build "$dir" --parallel "$(nproc)" --target fuzz_spec fuzz_payload fuzz_offsetcsv fuzz_kafka
   local scratch failed=0 target
   rewind_symbolizer_env
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/rewind-fuzz.XXXXXX")
   rm -rf "$dir/fuzz-artifacts"
   mkdir -p "$dir/fuzz-artifacts"
-  for target in spec payload; do
+  for target in spec payload offsetcsv kafka; do
     local corpus="$scratch/corpus-$target" log="$dir/fuzz-artifacts/fuzz_$target.log"
     mkdir -p "$corpus"
     cp "$REWIND_ROOT/tests/fuzz/corpus/$target/"* "$corpus/"

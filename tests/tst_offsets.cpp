@@ -439,8 +439,18 @@ private Q_SLOTS:
         const auto unclosed = runCli(args(db, QStringLiteral("offsets-reset")) +
                                      QStringList{QStringLiteral("--from-file"), open});
         QCOMPARE(unclosed.exitCode, 2);
-        QVERIFY2(unclosed.err.contains(QStringLiteral("open.csv line 1: a quote is not closed")),
-                 qPrintable(unclosed.err));
+        QVERIFY2(
+            unclosed.err.contains(QStringLiteral("open.csv line 1: a quoted field is not closed")),
+            qPrintable(unclosed.err));
+        // Text after a closing quote is refused, not glued on ("2"1 is not 21: found by
+        // fuzz_offsetcsv).
+        const QString glued =
+            testsupport::writeFile(m_dir, QStringLiteral("glued.csv"), "ev_log,\"2\"1,3\n");
+        const auto gluedRun = runCli(args(db, QStringLiteral("offsets-reset")) +
+                                     QStringList{QStringLiteral("--from-file"), glued});
+        QCOMPARE(gluedRun.exitCode, 2);
+        QVERIFY2(gluedRun.err.contains(QStringLiteral("glued.csv line 1")),
+                 qPrintable(gluedRun.err));
         const QString missing =
             testsupport::writeFile(m_dir, QStringLiteral("missing.csv"), "g,7,1\n");
         const auto absent = runCli(args(db, QStringLiteral("offsets-reset")) +

@@ -71,13 +71,13 @@ std::optional<QString> jsonPathText(const nlohmann::json &doc, const QString &pa
     return QString::fromStdString(at->is_string() ? at->get<std::string>() : at->dump());
 }
 
-// One fetched dead-letter record as the DLQ's columns. `textPayloads`: the
-// payload columns are TEXT (PostgreSQL): a value they cannot hold exactly
-// goes, byte for byte, to kafka_value instead.
-dlqstore::ImportedRecord importRow(const StreamSpec &stream, const rd_kafka_message_t *m,
-                                   const QString &dlqTopic, bool textPayloads) {
-    rd_kafka_headers_t *headers = nullptr;
-    rd_kafka_message_headers(m, &headers);
+} // namespace
+
+dlqstore::ImportedRecord kafkadlq_detail::importRow(const StreamSpec &stream,
+                                                    const kafkaclient::RecordView &record,
+                                                    const QString &dlqTopic, bool textPayloads) {
+    const kafkaclient::RecordView *m = &record;
+    rd_kafka_headers_t *headers = record.headers;
     const auto origin = lastHeader(headers, "__connect.errors.topic");
     const auto header = [&](const char *suffix) {
         return lastHeader(headers, QByteArray(kConnectPrefix + suffix).constData());
@@ -90,7 +90,7 @@ dlqstore::ImportedRecord importRow(const StreamSpec &stream, const rd_kafka_mess
     QVariant eventId = nullText();
     const QString &rule = stream.eventId;
     if (rule == QLatin1String("key")) {
-        eventId = textIfClean(m->key, m->key_len);
+        eventId = textIfClean(m->key, m->keyLen);
     } else if (rule.startsWith(QLatin1String("header:"))) {
         if (const auto h = lastHeader(headers, rule.mid(7).toUtf8().constData()))
             eventId = textIfClean(h->constData(), size_t(h->size()));
@@ -120,7 +120,7 @@ dlqstore::ImportedRecord importRow(const StreamSpec &stream, const rd_kafka_mess
         error =
             QStringLiteral("no __connect.errors headers: imported as it was in %1").arg(dlqTopic);
     }
-    const QVariant key = textIfClean(m->key, m->key_len);
+    const QVariant key = textIfClean(m->key, m->keyLen);
     QVariant payload = bytesOrNull(m->payload, m->len);
     QVariant exact = QVariant(QMetaType::fromType<QByteArray>());
     if (textPayloads && m->payload) {
@@ -137,15 +137,13 @@ dlqstore::ImportedRecord importRow(const StreamSpec &stream, const rd_kafka_mess
             error,
             payload,
             topic,
-            bytesOrNull(m->key, m->key_len),
+            bytesOrNull(m->key, m->keyLen),
             exact,
             headersJson(headers),
             dlqTopic,
             qint64(m->partition),
             qint64(m->offset)};
 }
-
-} // namespace
 
 Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &stream,
                                        const DlqImportOptions &options) {
@@ -317,7 +315,8 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
                     continue;
                 at = m->offset + 1;
                 ++read;
-                records.push_back(importRow(stream, m.get(), topic, textPayloads));
+                records.push_back(
+                    importRow(stream, kafkaclient::RecordView::of(m.get()), topic, textPayloads));
                 if (qint64(records.size()) >= options.batchSize)
                     failed = writeBatch();
             }

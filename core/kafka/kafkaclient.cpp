@@ -178,7 +178,24 @@ QString headersJson(rd_kafka_headers_t *headers) {
                                                         .toBase64()
                                                         .toStdString())
                                    : nlohmann::json()});
-    return QString::fromStdString(out.dump());
+    return QString::fromStdString(
+        out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+RecordView RecordView::of(const rd_kafka_message_t *m) {
+    RecordView r;
+    r.partition = m->partition;
+    r.offset = m->offset;
+    rd_kafka_timestamp_type_t type;
+    r.timestampMs = rd_kafka_message_timestamp(m, &type);
+    r.key = m->key;
+    r.keyLen = m->key_len;
+    r.payload = m->payload;
+    r.len = m->len;
+    rd_kafka_headers_t *headers = nullptr;
+    if (rd_kafka_message_headers(m, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR)
+        r.headers = headers;
+    return r;
 }
 
 QString bytesType(const SqlDialect &dialect) {

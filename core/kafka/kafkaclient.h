@@ -81,8 +81,23 @@ QVariant textIfClean(const void *data, size_t size);
 // Bytes as a QByteArray (a BLOB or BYTEA bind); a null one for none.
 QVariant bytesOrNull(const void *data, size_t size);
 // A record's headers as Rewind stores them: a JSON array of
-// [name, base64 value or null], in order; "[]" for none.
+// [name, base64 value or null], in order; "[]" for none. A name that is not
+// UTF-8 has its bad bytes replaced (U+FFFD); its value is kept exactly.
 QString headersJson(rd_kafka_headers_t *headers);
+
+// A consumed record's parts, as the decoders read them: from a message, or
+// made by hand from bytes (headers from rd_kafka_headers_new) by a test.
+struct RecordView {
+    qint32 partition = 0;
+    qint64 offset = 0;
+    qint64 timestampMs = -1; // -1: none
+    const void *key = nullptr;
+    size_t keyLen = 0;
+    const void *payload = nullptr;
+    size_t len = 0;
+    rd_kafka_headers_t *headers = nullptr; // none: null
+    static RecordView of(const rd_kafka_message_t *m);
+};
 // The column type for raw bytes: BYTEA on PostgreSQL, BLOB on SQLite.
 QString bytesType(const SqlDialect &dialect);
 

@@ -533,6 +533,30 @@ EventRelation KafkaLog::eventRelation() const {
     return {kEventsTable, LogColumns{}, true};
 }
 
+QVariantList kafkaEventRow(const RecordView &r, const QString &eventIdRule) {
+    QVariant eventId = QString();
+    if (eventIdRule == QLatin1String("key")) {
+        eventId = text(r.key, r.keyLen);
+    } else if (eventIdRule.startsWith(QLatin1String("header:"))) {
+        const QByteArray header = eventIdRule.mid(7).toUtf8();
+        const void *value = nullptr;
+        size_t size = 0;
+        if (r.headers && rd_kafka_header_get_last(r.headers, header.constData(), &value, &size) ==
+                             RD_KAFKA_RESP_ERR_NO_ERROR)
+            eventId = text(value, size);
+    }
+    const QVariant payload = textIfClean(r.payload, r.len);
+    return {qint64(r.partition),
+            r.offset,
+            eventId,
+            isoMs(r.timestampMs),
+            payload.isNull() ? text(r.payload, r.len) : payload,
+            bytesOrNull(r.key, r.keyLen),
+            r.headers ? QVariant(headersJson(r.headers)) : QVariant(QMetaType::fromType<QString>()),
+            payload.isNull() && r.payload ? bytesOrNull(r.payload, r.len)
+                                          : QVariant(QMetaType::fromType<QByteArray>())};
+}
+
 Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
     const std::lock_guard lock(m_readerMutex);
     if (auto p = prepareReads(); !p)
@@ -581,10 +605,6 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
         return {};
     };
     const QString &idFrom = m_stream.eventId;
-    const bool idIsKey = idFrom == QLatin1String("key");
-    const QByteArray header =
-        idFrom.startsWith(QLatin1String("header:")) ? idFrom.mid(7).toUtf8() : QByteArray();
-    const QString nullText;
     rd_kafka_message_t *batch[4096];
     // Every partition of the batch starts fetching before any is read: the
     // broker then serves them all in each fetch, not one after another (a
@@ -657,32 +677,7 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
             if (m->offset < part.next)
                 continue;
             part.next = m->offset + 1;
-            QVariant eventId = nullText;
-            if (idIsKey) {
-                eventId = text(m->key, m->key_len);
-            } else if (!header.isEmpty()) {
-                rd_kafka_headers_t *headers = nullptr;
-                const void *value = nullptr;
-                size_t size = 0;
-                if (rd_kafka_message_headers(m.get(), &headers) == RD_KAFKA_RESP_ERR_NO_ERROR &&
-                    rd_kafka_header_get_last(headers, header.constData(), &value, &size) ==
-                        RD_KAFKA_RESP_ERR_NO_ERROR)
-                    eventId = text(value, size);
-            }
-            rd_kafka_timestamp_type_t type;
-            rd_kafka_headers_t *headers = nullptr;
-            const bool hasHeaders =
-                rd_kafka_message_headers(m.get(), &headers) == RD_KAFKA_RESP_ERR_NO_ERROR &&
-                headers;
-            const QVariant payload = textIfClean(m->payload, m->len);
-            binds << qint64(m->partition) << qint64(m->offset) << eventId
-                  << isoMs(rd_kafka_message_timestamp(m.get(), &type))
-                  << (payload.isNull() ? text(m->payload, m->len) : payload)
-                  << bytesOrNull(m->key, m->key_len)
-                  << (hasHeaders ? QVariant(headersJson(headers))
-                                 : QVariant(QMetaType::fromType<QString>()))
-                  << (payload.isNull() && m->payload ? bytesOrNull(m->payload, m->len)
-                                                     : QVariant(QMetaType::fromType<QByteArray>()));
+            binds << kafkaEventRow(RecordView::of(m.get()), idFrom);
             if (auto f = flush(false); !f)
                 return f;
         }

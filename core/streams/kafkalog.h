@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/kafka/kafkaclient.h"
 #include "core/streams/streamlog.h"
 
 #include <array>
@@ -22,6 +23,13 @@ namespace rw {
 // shared replay SQL reads them as it reads a log table; after each batch's
 // transaction it commits the offsets reached to the group (see replayStart
 // for a crash in between).
+// One fetched record as the row of the replay's work table
+// (rewind_kafka_events): partition, offset, event id (from the key or a
+// header by `eventIdRule`; null for a JSON path, which SQL reads from the
+// payload), timestamp, payload as text where it is clean UTF-8 (else null),
+// key bytes, headers JSON, payload bytes where it is not clean text.
+QVariantList kafkaEventRow(const kafkaclient::RecordView &record, const QString &eventIdRule);
+
 class KafkaLog final : public StreamLog {
 public:
     KafkaLog(Database db, StreamSpec stream);

@@ -322,8 +322,10 @@ std::optional<QStringList> csvFields(const QString &line) {
             fields << (wasQuoted ? field : field.trimmed());
             field.clear();
             wasQuoted = false;
-        } else if (!wasQuoted || !c.isSpace()) {
+        } else if (!wasQuoted) {
             field += c;
+        } else if (!c.isSpace()) {
+            return std::nullopt; // text after a closing quote: "2"1 is not 21
         }
     }
     if (quoted)
@@ -360,7 +362,10 @@ readResetCsv(const QString &path, const QString &group, const QString &topic) {
         const QString where = QStringLiteral("--from-file %1 line %2").arg(path).arg(lineNo);
         const auto fields = csvFields(line);
         if (!fields)
-            return badInput(where % QStringLiteral(": a quote is not closed in \"") % line % u'"');
+            return badInput(where %
+                            QStringLiteral(": a quoted field is not closed, or has text after its "
+                                           "closing quote, in \"") %
+                            line % u'"');
         if (fields->size() != 3 && fields->size() != 4)
             return badInput(
                 where %
