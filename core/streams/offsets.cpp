@@ -226,31 +226,31 @@ Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db,
     return groups;
 }
 
+Status requireResetPrivileges(const Database &db, const StreamSpec &stream, const QString &group,
+                              bool execute) {
+    std::vector<privileges::Need> needs{{privileges::Need::On::Database, QString(),
+                                         QStringLiteral("TEMPORARY"),
+                                         QStringLiteral("the session's functions")}};
+    if (!stream.kafka)
+        privileges::addTable(needs, stream.log, QStringLiteral("SELECT"),
+                             QStringLiteral("the log"));
+    privileges::addControl(needs, {QStringLiteral("rewind_replays")}, QStringLiteral("SELECT"));
+    if (execute) {
+        privileges::addControl(needs, {QStringLiteral("rewind_offsets")},
+                               QStringLiteral("SELECT, INSERT, UPDATE"));
+        if (stream.kafka)
+            privileges::addControl(needs, {QStringLiteral("rewind_kafka_offsets")},
+                                   QStringLiteral("SELECT, INSERT, UPDATE"));
+        privileges::addControl(needs, {QStringLiteral("rewind_audit")}, QStringLiteral("INSERT"));
+    }
+    return privileges::require(
+        db, QStringLiteral("offset reset of group %1 on %2").arg(group, stream.name), needs);
+}
+
 Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group,
                                const ResetRequest &request, bool execute) {
-    {
-        std::vector<privileges::Need> needs{{privileges::Need::On::Database, QString(),
-                                             QStringLiteral("TEMPORARY"),
-                                             QStringLiteral("the session's functions")}};
-        if (!stream.kafka)
-            privileges::addTable(needs, stream.log, QStringLiteral("SELECT"),
-                                 QStringLiteral("the log"));
-        privileges::addControl(needs, {QStringLiteral("rewind_replays")}, QStringLiteral("SELECT"));
-        if (execute) {
-            privileges::addControl(needs, {QStringLiteral("rewind_offsets")},
-                                   QStringLiteral("SELECT, INSERT, UPDATE"));
-            if (stream.kafka)
-                privileges::addControl(needs, {QStringLiteral("rewind_kafka_offsets")},
-                                       QStringLiteral("SELECT, INSERT, UPDATE"));
-            privileges::addControl(needs, {QStringLiteral("rewind_audit")},
-                                   QStringLiteral("INSERT"));
-        }
-        if (auto s = privileges::require(
-                db, QStringLiteral("offset reset of group %1 on %2").arg(group, stream.name),
-                needs);
-            !s)
-            return fail(s.error());
-    }
+    if (auto s = requireResetPrivileges(db, stream, group, execute); !s)
+        return fail(s.error());
     if (auto setup = prepareStreamSession(db); !setup)
         return fail(setup.error());
     const std::unique_ptr<StreamLog> log = openStreamLog(db, stream);

@@ -104,6 +104,11 @@ struct ResetPlan {
 // (an empty log, nothing committed) is never applied: `executed` stays false.
 Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, const QString &group,
                                const ResetRequest &request, bool execute);
+// What a reset needs of the session's role (with `execute`, its writes too),
+// checked before it starts: BadInput naming each privilege lacking
+// (core/sql/privileges.h).
+Status requireResetPrivileges(const Database &db, const StreamSpec &stream, const QString &group,
+                              bool execute);
 
 // The reset plan as CSV lines "topic,partition,offset" (no header), as
 // kafka-consumer-groups --reset-offsets --export writes them for one group;

@@ -67,38 +67,7 @@ Replayer::Replayer(const Database &db, const StreamSpec &stream, QString group,
 }
 
 Status Replayer::requirePrivileges() const {
-    std::vector<privileges::Need> needs{{privileges::Need::On::Database, QString(),
-                                         QStringLiteral("TEMPORARY"),
-                                         QStringLiteral("the session's functions and batches")}};
-    if (!m_stream.kafka)
-        privileges::addTable(needs, m_stream.log, QStringLiteral("SELECT"),
-                             QStringLiteral("the log"));
-    privileges::addControl(needs, {QStringLiteral("rewind_replays")}, QStringLiteral("SELECT"));
-    if (m_options.execute) {
-        auto sink = privileges::tableExists(m_db, m_stream.sink);
-        if (!sink)
-            return fail(sink.error());
-        if (*sink)
-            privileges::addTable(needs, m_stream.sink, QStringLiteral("SELECT, INSERT"),
-                                 QStringLiteral("the sink"));
-        else
-            needs.push_back(
-                {privileges::Need::On::Schema,
-                 m_stream.sink.contains(u'.') ? m_stream.sink.section(u'.', 0, 0) : QString(),
-                 QStringLiteral("CREATE"), QStringLiteral("to create the sink ") % m_stream.sink});
-        privileges::addControl(needs,
-                               {QStringLiteral("rewind_replays"), QStringLiteral("rewind_offsets")},
-                               QStringLiteral("SELECT, INSERT, UPDATE"));
-        if (m_stream.kafka)
-            privileges::addControl(needs, {QStringLiteral("rewind_kafka_offsets")},
-                                   QStringLiteral("SELECT, INSERT, UPDATE"));
-        privileges::addControl(needs,
-                               {QStringLiteral("rewind_dlq"), QStringLiteral("rewind_dlq_history"),
-                                QStringLiteral("rewind_audit")},
-                               QStringLiteral("INSERT"));
-    }
-    return privileges::require(
-        m_db, QStringLiteral("replay of %1 for group %2").arg(m_stream.name, m_group), needs);
+    return requireReplayPrivileges(m_db, m_stream, m_group, m_options.execute);
 }
 
 Result<ReplayResult> Replayer::run() {
@@ -494,6 +463,42 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k) {
 }
 
 } // namespace replay_detail
+
+Status requireReplayPrivileges(const Database &db, const StreamSpec &stream, const QString &group,
+                               bool execute) {
+    std::vector<privileges::Need> needs{{privileges::Need::On::Database, QString(),
+                                         QStringLiteral("TEMPORARY"),
+                                         QStringLiteral("the session's functions and batches")}};
+    if (!stream.kafka)
+        privileges::addTable(needs, stream.log, QStringLiteral("SELECT"),
+                             QStringLiteral("the log"));
+    privileges::addControl(needs, {QStringLiteral("rewind_replays")}, QStringLiteral("SELECT"));
+    if (execute) {
+        auto sink = privileges::tableExists(db, stream.sink);
+        if (!sink)
+            return fail(sink.error());
+        if (*sink)
+            privileges::addTable(needs, stream.sink, QStringLiteral("SELECT, INSERT"),
+                                 QStringLiteral("the sink"));
+        else
+            needs.push_back(
+                {privileges::Need::On::Schema,
+                 stream.sink.contains(u'.') ? stream.sink.section(u'.', 0, 0) : QString(),
+                 QStringLiteral("CREATE"), QStringLiteral("to create the sink ") % stream.sink});
+        privileges::addControl(needs,
+                               {QStringLiteral("rewind_replays"), QStringLiteral("rewind_offsets")},
+                               QStringLiteral("SELECT, INSERT, UPDATE"));
+        if (stream.kafka)
+            privileges::addControl(needs, {QStringLiteral("rewind_kafka_offsets")},
+                                   QStringLiteral("SELECT, INSERT, UPDATE"));
+        privileges::addControl(needs,
+                               {QStringLiteral("rewind_dlq"), QStringLiteral("rewind_dlq_history"),
+                                QStringLiteral("rewind_audit")},
+                               QStringLiteral("INSERT"));
+    }
+    return privileges::require(
+        db, QStringLiteral("replay of %1 for group %2").arg(stream.name, group), needs);
+}
 
 Result<ReplayResult> replay(const Database &db, const StreamSpec &stream, const QString &group,
                             const ReplayOptions &options) {

@@ -106,6 +106,11 @@ struct ReplayResult {
 // created from the spec's fields on first use. A replay killed at any point
 // and run again ends with every valid event exactly once.
 // Errors: BadInput when another replay of the group is running.
+// What a replay needs of the session's role (with `execute`, its writes:
+// the sink or CREATE on its schema, offsets, replays, DLQ, audit), checked
+// before it starts: BadInput naming each privilege lacking.
+Status requireReplayPrivileges(const Database &db, const StreamSpec &stream, const QString &group,
+                               bool execute);
 Result<ReplayResult> replay(const Database &db, const StreamSpec &stream, const QString &group,
                             const ReplayOptions &options);
 

@@ -1,5 +1,6 @@
 #include "ui/batch/previewpage.h"
 
+#include "core/batch/batchprivileges.h"
 #include "ui/batch/checksmodel.h"
 #include "ui/batch/diffchart.h"
 #include "ui/batch/launchdialog.h"
@@ -309,7 +310,11 @@ void PreviewPage::setRunning(bool running, const QString &what) {
     m_cancel->setEnabled(running);
     if (running)
         m_phase->setText(what);
-    m_runButton->setEnabled(!running && m_result && m_result->status == RunStatus::Previewed);
+    m_runButton->setEnabled(!running && m_result && m_result->status == RunStatus::Previewed &&
+                            m_runRefusal.isEmpty());
+    m_runButton->setToolTip(m_runRefusal.isEmpty()
+                                ? tr("Confirm and execute the plan this preview locked (Ctrl+R)")
+                                : m_runRefusal);
     m_againButton->setEnabled(!running && m_dataset.has_value());
 }
 
@@ -342,6 +347,7 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset,
     m_dataset = dataset;
     m_partitions = partitions;
     m_result.reset();
+    m_runRefusal.clear();
     m_cancelRequested = false;
     // A few partitions by name; thousands as a count and their first and last
     // (a label of 10,000 names took the GUI thread seconds to lay out).
@@ -363,7 +369,7 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset,
     setRunning(true, tr("starting"));
     // Starting supersedes the preview in flight: its flag is set, its answer dropped.
     m_previewJobs.start(
-        [db, dataset, partitions, autoPick, this](const JobToken &job) -> Result<RunResult> {
+        [db, dataset, partitions, autoPick, this](const JobToken &job) -> Result<Previewed> {
             BatchOptions options;
             options.samples = kSamples;
             options.cancel = job.cancelFlag();
@@ -382,9 +388,15 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset,
             };
             if (job.isCancelled())
                 return internalError(QStringLiteral("cancelled"));
-            return rw::preview(db, dataset, options);
+            auto previewed = rw::preview(db, dataset, options);
+            if (!previewed)
+                return fail(previewed.error());
+            // Whether this role may run it: else Run is disabled, saying why.
+            const Status may =
+                requireRunPrivileges(db, dataset, QStringLiteral("run of ") % dataset.name);
+            return Previewed{std::move(*previewed), may ? QString() : may.error().message};
         },
-        [this, load, launchAfter](Result<RunResult> result) {
+        [this, load, launchAfter](Result<Previewed> result) {
             if (!finishLoad(load))
                 return;
             setRunning(false);
@@ -404,7 +416,8 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset,
                     tr("Preview of %1 failed: %2").arg(datasetName(), result.error().message));
                 return;
             }
-            showResult(std::move(*result));
+            m_runRefusal = result->runRefusal;
+            showResult(std::move(result->result));
             Q_EMIT pageLoaded();
             if (launchAfter)
                 launch();
@@ -495,7 +508,7 @@ void PreviewPage::showSamples(int tab) {
 
 LaunchDialog *PreviewPage::launch() {
     if (!m_result || !m_db || !m_dataset || !m_runs || isRunning() ||
-        m_result->status != RunStatus::Previewed)
+        m_result->status != RunStatus::Previewed || !m_runRefusal.isEmpty())
         return nullptr;
     auto *dialog = new LaunchDialog(*m_result, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);

@@ -94,6 +94,12 @@ private:
     std::optional<DatasetSpec> m_dataset;
     QStringList m_partitions;
     std::optional<RunResult> m_result;
+    // Why this role may not run the plan (core/batch/batchprivileges.h), empty when it may.
+    QString m_runRefusal;
+    struct Previewed {
+        RunResult result;
+        QString runRefusal;
+    };
     // The preview in flight; its tracker's destructor cancels it, nothing waits.
     JobTracker m_previewJobs{this};
     bool m_cancelRequested = false;

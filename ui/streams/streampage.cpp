@@ -37,6 +37,9 @@ struct StreamSnapshot {
     QString group; // the group whose offsets are loaded
     std::vector<PartitionOffsets> offsets;
     std::vector<LagPoint> history;
+    // Why this role may not reset or replay the group (empty: it may).
+    QString resetRefusal = {};
+    QString replayRefusal = {};
 };
 
 struct GroupSnapshot {
@@ -44,7 +47,14 @@ struct GroupSnapshot {
     std::vector<ConsumerGroupInfo> groups;
     qint64 sinkRows = 0;
     std::vector<LagPoint> history;
+    // Why this role may not reset or replay the group (empty: it may).
+    QString resetRefusal;
+    QString replayRefusal;
 };
+
+QString refusal(const Status &s) {
+    return s ? QString() : s.error().message;
+}
 
 // The lag-over-time chart's span.
 constexpr qint64 kHistoryMs = 3600 * 1000;
@@ -147,8 +157,9 @@ StreamPage::StreamPage(QWidget *parent)
     m_resetButton->setObjectName(QStringLiteral("resetOffsetsButton"));
     m_resetButton->setToolTip(tr("Move the group's committed offsets (dry run first)"));
     m_replayButton->setObjectName(QStringLiteral("replayButton"));
-    m_replayButton->setToolTip(tr("Read from the committed offsets to the log end into the sink, "
-                                  "each event_id once (dry run first)"));
+    m_replayTip = tr("Read from the committed offsets to the log end into the sink, each "
+                     "event_id once (dry run first)");
+    m_replayButton->setToolTip(m_replayTip);
     connect(m_resetButton, &QPushButton::clicked, this, [this] { openResetDialog(); });
     connect(m_replayButton, &QPushButton::clicked, this, &StreamPage::startReplay);
 
@@ -328,6 +339,8 @@ void StreamPage::refresh() {
                 if (!history)
                     return fail(history.error());
                 snap.history = std::move(*history);
+                snap.resetRefusal = refusal(requireResetPrivileges(db, stream, snap.group, true));
+                snap.replayRefusal = refusal(requireReplayPrivileges(db, stream, snap.group, true));
             }
             return snap;
         },
@@ -351,6 +364,8 @@ void StreamPage::refresh() {
             m_groupsView->setColumnHidden(ConsumerGroupsModel::LastCommitColumn,
                                           m_stream->kafka.has_value());
             style::fitColumns(m_groupsView, ConsumerGroupsModel::ColumnCount, 12);
+            m_resetRefusal = result->resetRefusal;
+            m_replayRefusal = result->replayRefusal;
             showGroupOffsets(result->group, std::move(result->offsets), result->history);
             updateHeader();
             Q_EMIT pageLoaded();
@@ -394,8 +409,12 @@ void StreamPage::loadGroup(const QString &group, bool quiet) {
                                       QDateTime::currentMSecsSinceEpoch() - kHistoryMs);
             if (!history)
                 return fail(history.error());
-            return GroupSnapshot{std::move(*offsets), std::move(*groups), *sink,
-                                 std::move(*history)};
+            return GroupSnapshot{std::move(*offsets),
+                                 std::move(*groups),
+                                 *sink,
+                                 std::move(*history),
+                                 refusal(requireResetPrivileges(db, stream, group, true)),
+                                 refusal(requireReplayPrivileges(db, stream, group, true))};
         },
         [this, group, quiet](Result<GroupSnapshot> result) {
             if (!result) {
@@ -409,6 +428,8 @@ void StreamPage::loadGroup(const QString &group, bool quiet) {
             m_loadFailed = false;
             m_banner->dismiss();
             m_sinkRows = result->sinkRows;
+            m_resetRefusal = result->resetRefusal;
+            m_replayRefusal = result->replayRefusal;
             m_groupsModel->resetData(std::move(result->groups));
             showGroupOffsets(group, std::move(result->offsets), result->history);
             updateHeader();
@@ -443,8 +464,15 @@ void StreamPage::showGroupOffsets(const QString &group, std::vector<PartitionOff
 
 void StreamPage::updateActions() {
     const bool ready = m_db && m_stream && !m_group.isEmpty() && !isLoading();
-    m_resetButton->setEnabled(ready && !m_replaying && !m_preparingReplay);
-    m_replayButton->setEnabled(ready && !m_replaying && !m_preparingReplay);
+    m_resetButton->setEnabled(ready && !m_replaying && !m_preparingReplay &&
+                              m_resetRefusal.isEmpty());
+    m_replayButton->setEnabled(ready && !m_replaying && !m_preparingReplay &&
+                               m_replayRefusal.isEmpty());
+    // Disabled for this role: the tooltip says which privilege it lacks.
+    m_resetButton->setToolTip(m_resetRefusal.isEmpty()
+                                  ? tr("Move the group's committed offsets (dry run first)")
+                                  : m_resetRefusal);
+    m_replayButton->setToolTip(m_replayRefusal.isEmpty() ? m_replayTip : m_replayRefusal);
     m_progress->setVisible(m_replaying);
     m_cancelButton->setVisible(m_replaying);
     const bool result = m_replayResult.has_value();

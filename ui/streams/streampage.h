@@ -114,6 +114,9 @@ private:
     std::optional<StreamSpec> m_stream;
     qint64 m_sinkRows = -1; // -1: unknown
     QString m_group;
+    QString m_resetRefusal; // this role may not reset the group's offsets: why
+    QString m_replayRefusal;
+    QString m_replayTip;
     JobTracker m_groupJobs{this};
 
     // Replay state.

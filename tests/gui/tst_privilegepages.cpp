@@ -1,0 +1,161 @@
+// The console disables what the role cannot do, saying why: opened as a
+// role granted to browse and preview (docs/security.md), the preview of a
+// dataset shows its diff but *Run this plan* is disabled with the privilege
+// lacking in its tooltip, and a stream's *Reset offsets* and *Replay* too.
+// The owner, on the same workspace, has them enabled. PostgreSQL's roles.
+#include "tests/gui/guitest.h"
+#include "tests/testsupport.h"
+#include "ui/batch/previewpage.h"
+#include "ui/common/errorbanner.h"
+#include "ui/streams/streampage.h"
+#include "ui/window/mainwindow.h"
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <QUrl>
+
+using rw::MainWindow;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+const QStringList kWarehouse = {
+    QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, dt TEXT, amount INTEGER)"),
+    QStringLiteral("INSERT INTO raw_sales VALUES (1, '2025-05-01', 5), (2, '2025-05-02', 7)"),
+    QStringLiteral("CREATE TABLE fact_sales (order_id INTEGER, dt TEXT, amount INTEGER)"),
+    QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, "
+                   "record_ts TEXT, payload TEXT)"),
+    QStringLiteral("INSERT INTO ev_log VALUES (0, 0, 'e1', '2025-05-01T10:00:00Z', "
+                   "'{\"order_id\": 1, \"amount\": 3}')"),
+    // The sink exists: a role that may not create it still browses the stream.
+    QStringLiteral("CREATE TABLE ev_sink (event_id TEXT PRIMARY KEY, order_id BIGINT, amount "
+                   "BIGINT)"),
+};
+
+const QByteArray kSpec = R"({"datasets": {
+  "sales": {"source": "raw_sales", "target": "fact_sales", "partition_column": "dt",
+            "key": ["order_id"], "write": "merge"}},
+  "streams": {"ev": {"log": "ev_log", "sink": "ev_sink",
+    "fields": {"order_id": "$.order_id", "amount": "$.amount"}, "required": ["order_id"]}}})";
+
+} // namespace
+
+class TestPrivilegePages : public QObject {
+    Q_OBJECT
+
+    std::optional<testsupport::WorkspaceFixture> m_ws;
+
+    QString as(const QString &role) const {
+        QUrl u(m_ws->dbPath);
+        u.setUserName(role);
+        return u.toString();
+    }
+
+    // Opens the workspace as `db` and previews 2025-05-01: the Run button's
+    // state and tooltip, then the stream's page with its group.
+    struct Seen {
+        bool runEnabled = false;
+        QString runTip;
+        bool resetEnabled = false;
+        QString resetTip;
+        bool replayEnabled = false;
+        QString replayTip;
+    };
+    static std::optional<Seen> look(const QString &db, const QString &spec) {
+        MainWindow w;
+        w.show();
+        QSignalSpy opened(&w, &MainWindow::workspaceOpened);
+        w.openWorkspace(db, spec);
+        if (!opened.wait(kTimeoutMs))
+            return std::nullopt;
+        Seen seen;
+        if (!w.selectDataset(QStringLiteral("sales")))
+            return std::nullopt;
+        w.previewPartitions({QStringLiteral("2025-05-01")});
+        rw::PreviewPage *preview = w.previewPage();
+        if (!QTest::qWaitFor([&] { return !preview->isRunning() && preview->result(); },
+                             kTimeoutMs)) {
+            qWarning() << "no preview:" << w.banner()->message();
+            return std::nullopt;
+        }
+        auto *run = preview->findChild<QPushButton *>(QStringLiteral("runPlanButton"));
+        seen.runEnabled = run->isEnabled();
+        seen.runTip = run->toolTip();
+        if (!w.selectStream(QStringLiteral("ev")))
+            return std::nullopt;
+        rw::StreamPage *page = w.streamPage();
+        if (!QTest::qWaitFor(
+                [&] {
+                    return !page->isLoading() && page->currentGroup() == QLatin1String("loader") &&
+                           page->findChild<QPushButton *>(QStringLiteral("resetOffsetsButton"))
+                                   ->toolTip() != QString();
+                },
+                kTimeoutMs)) {
+            qWarning() << "no group:" << page->currentGroup() << w.banner()->message();
+            return std::nullopt;
+        }
+        QTest::qWait(200); // the group's load settles
+        auto *reset = page->findChild<QPushButton *>(QStringLiteral("resetOffsetsButton"));
+        auto *replay = page->findChild<QPushButton *>(QStringLiteral("replayButton"));
+        seen.resetEnabled = reset->isEnabled();
+        seen.resetTip = reset->toolTip();
+        seen.replayEnabled = replay->isEnabled();
+        seen.replayTip = replay->toolTip();
+        guitest::waitForBackgroundWork();
+        return seen;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        if (!testsupport::onPostgres())
+            QSKIP("roles are PostgreSQL's; this suite runs as tst_privilegepages_pg");
+        REWIND_REQUIRE_ENGINE();
+        guitest::useTestSettings(QStringLiteral("tst_privilegepages"), true);
+        m_ws.emplace(kWarehouse, kSpec); // opened as the owner: Rewind's schema made
+        const QString database = m_ws->db().url().databaseName;
+        QVERIFY(m_ws->db().execAll(
+            {QStringLiteral("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = "
+                            "'priv_gui_browse') THEN CREATE ROLE priv_gui_browse LOGIN; END IF; "
+                            "END $$"),
+             QStringLiteral("GRANT USAGE ON SCHEMA rewind TO priv_gui_browse"),
+             QStringLiteral("GRANT SELECT ON ALL TABLES IN SCHEMA rewind TO priv_gui_browse"),
+             QStringLiteral("GRANT INSERT ON rewind.rewind_plans, rewind.rewind_audit TO "
+                            "priv_gui_browse"),
+             QStringLiteral("GRANT TEMPORARY ON DATABASE %1 TO priv_gui_browse").arg(database),
+             QStringLiteral(
+                 "GRANT SELECT ON raw_sales, fact_sales, ev_log, ev_sink TO priv_gui_browse"),
+             // A group with a committed offset, for the stream's page.
+             QStringLiteral("INSERT INTO rewind.rewind_offsets (stream, group_id, partition_id, "
+                            "committed_offset, updated_at) VALUES ('ev', 'loader', 0, 0, "
+                            "'2025-05-01T10:00:00Z')")}));
+    }
+    void cleanup() { guitest::waitForBackgroundWork(); }
+
+    void browserSeesActionsDisabledWithTheReason() {
+        const auto seen = look(as(QStringLiteral("priv_gui_browse")), m_ws->specPath);
+        QVERIFY(seen);
+        QVERIFY(!seen->runEnabled);
+        QVERIFY2(seen->runTip.contains(QStringLiteral("role priv_gui_browse lacks")) &&
+                     seen->runTip.contains(QStringLiteral("fact_sales")),
+                 qPrintable(seen->runTip));
+        QVERIFY(!seen->resetEnabled);
+        QVERIFY2(seen->resetTip.contains(QStringLiteral("rewind.rewind_offsets")),
+                 qPrintable(seen->resetTip));
+        QVERIFY(!seen->replayEnabled);
+        QVERIFY2(seen->replayTip.contains(QStringLiteral("lacks")), qPrintable(seen->replayTip));
+    }
+
+    void ownerHasThemEnabled() {
+        const auto seen = look(m_ws->dbPath, m_ws->specPath);
+        QVERIFY(seen);
+        QVERIFY2(seen->runEnabled, qPrintable(seen->runTip));
+        QVERIFY(!seen->runTip.contains(QStringLiteral("lacks")));
+        QVERIFY2(seen->resetEnabled, qPrintable(seen->resetTip));
+        QVERIFY2(seen->replayEnabled, qPrintable(seen->replayTip));
+    }
+};
+
+QTEST_MAIN(TestPrivilegePages)
+#include "tst_privilegepages.moc"
