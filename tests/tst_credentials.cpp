@@ -89,9 +89,20 @@ private Q_SLOTS:
         QVERIFY(serviceUrl);
         QVERIFY(serviceUrl->host.isEmpty());
 
+        // libpq's form with a parameter Rewind does not pass on: refused,
+        // never read as a SQLite path, the password not echoed.
+        auto unknown = DatabaseUrl::parse(
+            QStringLiteral("host=db.example gssencmode=disable password=hunter2"));
+        QVERIFY(!unknown);
+        QCOMPARE(unknown.error().exitCode(), 2);
+        QVERIFY(!unknown.error().message.contains(QStringLiteral("hunter2")));
+        QVERIFY(DatabaseUrl::parse(QStringLiteral("host=h hostaddr=10.0.0.5 dbname=w"))
+                    ->connectOptions.contains(QStringLiteral("hostaddr='10.0.0.5'")));
         // Not libpq's keywords: a SQLite file of that name.
-        QCOMPARE(DatabaseUrl::parse(QStringLiteral("nightly=1.db"))->kind,
+        QCOMPARE(DatabaseUrl::parse(QStringLiteral("/data/nightly=1.db"))->kind,
                  SqlDialect::Kind::Sqlite);
+        // ... unless it is no file either: refused, not made.
+        QCOMPARE(DatabaseUrl::parse(QStringLiteral("nightly=1.db")).error().exitCode(), 2);
         // A URL with neither host nor service names the form expected.
         auto bad = DatabaseUrl::parse(QStringLiteral("postgresql:///w"));
         QVERIFY(!bad);
@@ -207,6 +218,7 @@ private Q_SLOTS:
         for (const QStringList &command :
              {QStringList{QStringLiteral("datasets")},
               {QStringLiteral("partitions"), QStringLiteral("--dataset"), QStringLiteral("sales")},
+              {QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("sales")},
               {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sales"),
                QStringLiteral("--execute")},
               {QStringLiteral("runs")},

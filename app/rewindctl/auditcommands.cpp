@@ -88,7 +88,13 @@ Status runAudit(Context &ctx) {
             ctx.print({{"audit_id", h->auditId == 0 ? Json(nullptr) : Json(h->auditId)},
                        {"head", h->hash.isEmpty() ? Json(nullptr) : Json(s(h->hash))}});
         else
-            ctx.out << (h->hash.isEmpty() ? QStringLiteral("(empty log)") : h->hash) << '\n';
+            ctx.out << (h->auditId == 0 ? QStringLiteral("(empty log)")
+                        : h->hash.isEmpty()
+                            ? QStringLiteral(
+                                  "(row %1, the newest, has no hash: run audit --verify)")
+                                  .arg(h->auditId)
+                            : h->hash)
+                    << '\n';
         return {};
     }
     auto limit = intOption(ctx, kAuditLimit, 1, INT_MAX, QStringLiteral("a positive number"));

@@ -112,11 +112,11 @@ void printRunText(Context &ctx, const RunResult &r) {
         ctx.out << "\nError: " << r.error << '\n';
     if (!r.executed)
         ctx.out << "\nNothing was written but plan " << r.planId
-                << ". To publish exactly this:\n  rewindctl run --db " << ctx.parser.value(kDb)
-                << " --spec " << ctx.parser.value(kSpec) << " --dataset " << r.dataset << " --plan "
-                << r.planId << " --execute\n";
+                << ". To publish exactly this:\n  rewindctl run --db " << shownDb(ctx) << " --spec "
+                << ctx.parser.value(kSpec) << " --dataset " << r.dataset << " --plan " << r.planId
+                << " --execute\n";
     else if (r.status == RunStatus::Failed || r.status == RunStatus::Cancelled)
-        ctx.out << "\nResume with: rewindctl resume --db " << ctx.parser.value(kDb) << " --spec "
+        ctx.out << "\nResume with: rewindctl resume --db " << shownDb(ctx) << " --spec "
                 << ctx.parser.value(kSpec) << " --run " << r.runId.toString() << " --execute\n";
 }
 

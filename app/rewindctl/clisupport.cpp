@@ -5,6 +5,12 @@
 
 namespace rw::cli {
 
+QString shownDb(const Context &ctx) {
+    const QString given = ctx.parser.value(kDb);
+    const auto url = DatabaseUrl::parse(given);
+    return url ? url->withoutPassword() : QStringLiteral("DB");
+}
+
 QString thousands(qint64 n) {
     static const QLocale english(QLocale::English, QLocale::UnitedStates);
     return english.toString(n);
@@ -126,7 +132,7 @@ Result<Workspace> workspace(const Context &ctx, bool namesAreFilters) {
                                    "%2, which holds no Rewind workspace: is it the "
                                    "database the spec is for? (nothing was written; rewindctl "
                                    "datasets shows why each is broken)")
-                        .arg(ws->spec.path, ctx.parser.value(kDb)));
+                        .arg(ws->spec.path, shownDb(ctx)));
 }
 
 } // namespace rw::cli

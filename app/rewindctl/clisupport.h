@@ -64,6 +64,9 @@ struct Context {
     bool given(const QString &name) const { return parser.optionNames().contains(name); }
 };
 
+// The --db given, as it may be printed: never with its password.
+QString shownDb(const Context &ctx);
+
 struct Command {
     QString name;
     QString summary;

@@ -188,8 +188,8 @@ Status runFinalize(Context &ctx) {
         if (!r.executed && !r.finalized.isEmpty())
             ctx.out << "\nNothing was changed. To publish and finalize these days:\n  rewindctl "
                        "finalize --db "
-                    << ctx.parser.value(kDb) << " --spec " << ctx.parser.value(kSpec)
-                    << " --dataset " << r.dataset << " --execute\n";
+                    << shownDb(ctx) << " --spec " << ctx.parser.value(kSpec) << " --dataset "
+                    << r.dataset << " --execute\n";
     }
     const int code = exitCodeOf(*result);
     if (code == 0)

@@ -155,7 +155,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
 
     if (execute) {
         std::vector<privileges::Need> needs;
-        privileges::addTable(needs, ds.target, QStringLiteral("SELECT, INSERT, UPDATE, DELETE"),
+        privileges::addTable(needs, ds.target, QStringLiteral("SELECT, INSERT, DELETE"),
                              QStringLiteral("the target"));
         // Rollback indexes the before-images it reads (CREATE INDEX IF NOT
         // EXISTS asks for ownership even when the index is there).

@@ -85,7 +85,8 @@ Status require(const Database &db, const QString &operation, const std::vector<N
               << n.privilege;
     }
     auto q = db.exec(
-        QStringLiteral("SELECT n.i, current_user FROM (VALUES ") % rows.join(u", ") %
+        QStringLiteral("SELECT n.i, current_user, current_database() FROM (VALUES ") %
+            rows.join(u", ") %
             QStringLiteral(
                 ") AS n(i, kind, obj, priv) WHERE NOT COALESCE(CASE n.kind "
                 "WHEN 'table' THEN CASE WHEN n.priv = 'OWNER' THEN pg_has_role((SELECT relowner "
@@ -120,7 +121,7 @@ Status require(const Database &db, const QString &operation, const std::vector<N
         if (n.privilege == QLatin1String("OWNER"))
             owners << n.object;
         else if (n.on == Need::On::Database)
-            grants[QStringLiteral("DATABASE ") % db.url().databaseName] << n.privilege;
+            grants[QStringLiteral("DATABASE ") % q->value(2).toString()] << n.privilege;
         else if (!n.object.isEmpty())
             grants[QString((n.on == Need::On::Schema ? QStringLiteral("SCHEMA ") : QString()) %
                            n.object)]

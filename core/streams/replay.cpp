@@ -491,10 +491,13 @@ Status requireReplayPrivileges(const Database &db, const StreamSpec &stream, con
         if (stream.kafka)
             privileges::addControl(needs, {QStringLiteral("rewind_kafka_offsets")},
                                    QStringLiteral("SELECT, INSERT, UPDATE"));
-        privileges::addControl(needs,
-                               {QStringLiteral("rewind_dlq"), QStringLiteral("rewind_dlq_history"),
-                                QStringLiteral("rewind_audit")},
-                               QStringLiteral("INSERT"));
+        privileges::addControl(
+            needs, {QStringLiteral("rewind_dlq_history"), QStringLiteral("rewind_audit")},
+            QStringLiteral("INSERT"));
+        // A Kafka dead letter gets its origin, a published one its settlement: UPDATEs.
+        privileges::addControl(needs, {QStringLiteral("rewind_dlq")},
+                               stream.kafka ? QStringLiteral("SELECT, INSERT, UPDATE")
+                                            : QStringLiteral("SELECT, INSERT"));
     }
     return privileges::require(
         db, QStringLiteral("replay of %1 for group %2").arg(stream.name, group), needs);

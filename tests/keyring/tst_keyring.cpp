@@ -104,7 +104,8 @@ private Q_SLOTS:
         QVERIFY(gone->value().isEmpty());
     }
 
-    // Asked once, remembered, then opened from the keyring with no prompt.
+    // Asked once, remembered, then opened from the keyring with no prompt. A
+    // wrong password typed first with Remember ticked is never kept.
     void consoleRemembersInTheKeyring() {
         if (!testsupport::onPostgres() || !testsupport::engineUnavailable().isEmpty())
             QSKIP("needs the PostgreSQL test server (REWIND_TEST_ENGINE=postgres)");
@@ -133,6 +134,15 @@ private Q_SLOTS:
             dialog->rememberBox()->setChecked(true);
             dialog->accept();
             QVERIFY(opened.wait(kTimeoutMs));
+            // Kept once the server took it: the keyring has it soon after.
+            QObject context;
+            const QString key = rw::credentials::loginOf(*rw::DatabaseUrl::parse(db));
+            QVERIFY(QTest::qWaitFor(
+                [&] {
+                    const auto stored = readKey(key, &context);
+                    return stored && *stored && stored->value() == login.password;
+                },
+                kTimeoutMs));
             QVERIFY(!w.banner()->isVisible() ||
                     !w.banner()->message().contains(QStringLiteral("session only")));
         }

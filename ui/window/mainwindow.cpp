@@ -409,14 +409,14 @@ void MainWindow::openWith(const QString &db, const QString &spec, const Selectio
             m_opening = false;
             setBusy(false, QString());
             if (!result) {
+                if (!result.error().needsPassword)
+                    m_keyringPending.reset(); // a password the server never judged
                 if (result.error().needsPassword)
                     return findPassword(db, spec, initial, step, result.error());
                 return failOpen(result.error());
             }
             applyWorkspace(*result, db, spec, initial);
-            if (!m_keyringNotice.isEmpty())
-                m_banner->showMessage(ErrorBanner::Level::Warning,
-                                      std::exchange(m_keyringNotice, QString()));
+            keepInKeyring(db);
         });
 }
 

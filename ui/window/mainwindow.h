@@ -8,6 +8,7 @@
 
 #include <QMainWindow>
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QMenu;
@@ -142,6 +143,7 @@ private:
                       PasswordStep step, const Error &error);
     void askPassword(const QString &db, const QString &spec, const Selection &initial,
                      const QString &why, const Error &error);
+    void keepInKeyring(const QString &db);
     void applyWorkspace(const Opened &opened, const QString &db, const QString &spec,
                         const Selection &initial);
     void showDataset(const QString &name);
@@ -182,7 +184,9 @@ private:
     JobTracker m_openJobs{this};
     bool m_opening = false;
     bool m_passwordPrompts = true;
-    QString m_keyringNotice;      // the keyring could not keep a password: said once the open ends
+    // A password typed with "Remember" ticked: kept in the desktop keyring
+    // once the server has accepted it (keepInKeyring), never before.
+    std::optional<QString> m_keyringPending;
     bool m_unusableShown = false; // a broken dataset's or stream's page is on show (showUnusable)
     QString m_unusableMessage;    // its banner's text
 };

@@ -16,15 +16,19 @@ void MainWindow::findPassword(const QString &db, const QString &spec, const Sele
         return failOpen(error);
     // The password just tried (the URL's, the keyring's, the one typed) was
     // refused or there was none: never tried again.
-    const bool hadOne = !credentials::lookup(*url).isEmpty();
+    // The server's answer: no password at all, or one it refused (the URL's,
+    // libpq's from ~/.pgpass or PGPASSWORD, the keyring's, the one typed).
+    const bool refused = error.message.contains(QLatin1String("refused the one given"));
     credentials::forget(*url);
     if (step == PasswordStep::Given) {
         // The desktop keyring next, if the operator asked it to remember one.
         m_opening = true;
         setBusy(true, tr("Looking in the desktop keyring\u2026"));
-        const QString why = hadOne ? tr("The server refused the password given with the database.")
-                                   : tr("No password was found in ~/.pgpass (or PGPASSFILE), "
-                                        "PGPASSWORD or a service file.");
+        const QString why =
+            refused ? tr("The server refused the password given (in the URL, ~/.pgpass or "
+                         "PGPASSWORD).")
+                    : tr("No password was found in ~/.pgpass (or PGPASSFILE), PGPASSWORD or a "
+                         "service file.");
         keyring::read(credentials::loginOf(*url), this,
                       [this, db, spec, initial, error, why, url = *url](Result<QString> stored) {
                           m_opening = false;
@@ -37,6 +41,8 @@ void MainWindow::findPassword(const QString &db, const QString &spec, const Sele
                       });
         return;
     }
+    if (step == PasswordStep::FromKeyring) // a stale one: never tried again
+        keyring::remove(credentials::loginOf(*url), this, [](Status) {});
     askPassword(db, spec, initial,
                 step == PasswordStep::FromKeyring
                     ? tr("The server refused the password remembered in the desktop keyring.")
@@ -59,24 +65,27 @@ void MainWindow::askPassword(const QString &db, const QString &spec, const Selec
                     return failOpen(error);
                 const QString password = dialog->password();
                 credentials::remember(url, password);
-                if (!dialog->remember())
-                    return openWith(db, spec, initial, PasswordStep::Typed);
-                // Kept in the keyring first, then the open; a keyring that
-                // cannot keep it is said once the workspace is open.
-                m_opening = true;
-                setBusy(true, tr("Saving the password in the desktop keyring\u2026"));
-                keyring::write(credentials::loginOf(url), password, this,
-                               [this, db, spec, initial](Status saved) {
-                                   m_opening = false;
-                                   if (!saved)
-                                       m_keyringNotice =
-                                           tr("The password is used for this session only: "
-                                              "%1")
-                                               .arg(saved.error().message);
-                                   openWith(db, spec, initial, PasswordStep::Typed);
-                               });
+                // Kept in the keyring only once the server has taken it.
+                m_keyringPending =
+                    dialog->remember() ? std::optional<QString>(password) : std::nullopt;
+                openWith(db, spec, initial, PasswordStep::Typed);
             });
     dialog->open();
+}
+
+void MainWindow::keepInKeyring(const QString &db) {
+    if (!m_keyringPending)
+        return;
+    const QString password = *std::exchange(m_keyringPending, std::nullopt);
+    auto url = DatabaseUrl::parse(db);
+    if (!url)
+        return;
+    keyring::write(credentials::loginOf(*url), password, this, [this](Status saved) {
+        if (!saved)
+            m_banner->showMessage(
+                ErrorBanner::Level::Warning,
+                tr("The password is used for this session only: %1").arg(saved.error().message));
+    });
 }
 
 } // namespace rw
