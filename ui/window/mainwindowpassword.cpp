@@ -14,10 +14,8 @@ void MainWindow::findPassword(const QString &db, const QString &spec, const Sele
     auto url = DatabaseUrl::parse(db);
     if (!url)
         return failOpen(error);
-    // The password just tried (the URL's, the keyring's, the one typed) was
-    // refused or there was none: never tried again.
-    // The server's answer: no password at all, or one it refused (the URL's,
-    // libpq's from ~/.pgpass or PGPASSWORD, the keyring's, the one typed).
+    // The password just tried is never tried again. The server's answer: no password at all, or one
+    // it refused (the URL's, libpq's from ~/.pgpass or PGPASSWORD, the keyring's, the one typed).
     const bool refused = error.message.contains(QLatin1String("refused the one given"));
     credentials::forget(*url);
     if (step == PasswordStep::Given) {
