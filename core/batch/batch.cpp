@@ -222,6 +222,11 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
         return badInput(QStringLiteral("dataset \"%1\": a recovery does not change the schema, "
                                        "and a run now %2: run the dataset first")
                             .arg(dataset.name, sql.schemaChange().describe()));
+    if (!sql.schemaChange().empty())
+        if (auto s = requireRunPrivileges(db, dataset, QStringLiteral("run of ") % dataset.name,
+                                          sql.schemaChange().describe());
+            !s)
+            return fail(s.error());
     if (sql.isScd2())
         if (auto s = refuseScd2OutOfOrder(db, dataset, sql, plan.scope); !s)
             return fail(s.error());
@@ -454,6 +459,12 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
                               .arg(sql->schemaChange().describe(), plan->id)});
     if (auto s = refuseSchemaChange(planned, *sql); !s)
         return fail(s.error());
+    if (!sql->schemaChange().empty())
+        if (auto s =
+                requireRunPrivileges(db, planned, QStringLiteral("resume of run %1").arg(runId),
+                                     sql->schemaChange().describe());
+            !s)
+            return fail(s.error());
 
     RunResult result;
     result.dataset = info->dataset;

@@ -10,12 +10,6 @@ using privileges::Need;
 
 namespace {
 
-// The schema a table named `name` is (or would be) in: its qualifier, else
-// the session's current schema (empty).
-QString schemaOf(const QString &name) {
-    return name.contains(u'.') ? name.section(u'.', 0, 0) : QString();
-}
-
 Status readNeeds(const Database &db, const DatasetSpec &d, std::vector<Need> &needs) {
     if (!d.source.isEmpty())
         privileges::addTable(needs, d.source, QStringLiteral("SELECT"),
@@ -46,34 +40,35 @@ Status requirePreviewPrivileges(const Database &db, const DatasetSpec &dataset) 
     return privileges::require(db, QStringLiteral("preview of ") % dataset.name, needs);
 }
 
-Status requireRunPrivileges(const Database &db, const DatasetSpec &d, const QString &operation) {
+Status requireRunPrivileges(const Database &db, const DatasetSpec &d, const QString &operation,
+                            const QString &alters) {
     std::vector<Need> needs;
+    if (auto s = addRunNeeds(db, d, needs, alters); !s)
+        return s;
+    return privileges::require(db, operation, needs);
+}
+
+Status addRunNeeds(const Database &db, const DatasetSpec &d, std::vector<Need> &needs,
+                   const QString &alters) {
+    if (!alters.isEmpty()) // first: its reason is the one said for the target
+        privileges::addTable(needs, d.target, QStringLiteral("OWNER"),
+                             QStringLiteral("the target: the run ") % alters);
     if (auto s = readNeeds(db, d, needs); !s)
         return s;
-    auto exists = privileges::tableExists(db, d.target);
-    if (!exists)
-        return fail(exists.error());
-    if (*exists) {
-        const QString writes = d.write == WriteMode::Merge ? QStringLiteral("INSERT, UPDATE")
-                               : d.write == WriteMode::OverwritePartition
-                                   ? QStringLiteral("INSERT, DELETE")
-                                   : QStringLiteral("INSERT, UPDATE, DELETE");
-        privileges::addTable(needs, d.target, writes, QStringLiteral("the target"));
-    } else {
-        needs.push_back({Need::On::Schema, schemaOf(d.target), QStringLiteral("CREATE"),
-                         QStringLiteral("to create the target ") % d.target});
-    }
+    const QString writes = d.write == WriteMode::Merge ? QStringLiteral("INSERT, UPDATE")
+                           : d.write == WriteMode::OverwritePartition
+                               ? QStringLiteral("INSERT, DELETE")
+                               : QStringLiteral("INSERT, UPDATE, DELETE");
+    if (auto s =
+            privileges::addTableOrCreate(db, needs, d.target, writes, QStringLiteral("the target"));
+        !s)
+        return s;
     // Before-images, for rollback: in the session's current schema.
-    const QString images = QStringLiteral("rewind_images_") % d.name;
-    auto imagesExist = privileges::tableExists(db, images);
-    if (!imagesExist)
-        return fail(imagesExist.error());
-    if (*imagesExist)
-        privileges::addTable(needs, images, QStringLiteral("SELECT, INSERT"),
-                             QStringLiteral("the before-images rollback reads"));
-    else
-        needs.push_back({Need::On::Schema, QString(), QStringLiteral("CREATE"),
-                         QStringLiteral("to create the before-images table ") % images});
+    if (auto s = privileges::addTableOrCreate(db, needs, QStringLiteral("rewind_images_") % d.name,
+                                              QStringLiteral("SELECT, INSERT"),
+                                              QStringLiteral("the before-images"));
+        !s)
+        return s;
     privileges::addControl(needs,
                            {QStringLiteral("rewind_runs"), QStringLiteral("rewind_checkpoints"),
                             QStringLiteral("rewind_partition_state")},
@@ -84,7 +79,7 @@ Status requireRunPrivileges(const Database &db, const DatasetSpec &d, const QStr
                             QStringLiteral("rewind_schema_changes")},
                            QStringLiteral("SELECT, INSERT"));
     privileges::addControl(needs, {QStringLiteral("rewind_frozen")}, QStringLiteral("SELECT"));
-    return privileges::require(db, operation, needs);
+    return {};
 }
 
 } // namespace rw

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sql/database.h"
+#include "core/sql/privileges.h"
 #include "core/workspace/spec.h"
 
 namespace rw {
@@ -14,8 +15,15 @@ Status requirePreviewPrivileges(const Database &db, const DatasetSpec &dataset);
 // What a run, resume or finalize of `dataset` needs besides: writing its
 // target as its write mode does (or creating it in its schema), its
 // before-images, and Rewind's run log, checkpoints and partition states.
-// `operation` names it in the refusal ("run of fact_sales").
+// `operation` names it in the refusal ("run of fact_sales"). `alters`: the
+// schema change the run applies to the target first (SchemaChange::describe),
+// which is its owner's to make (ALTER TABLE); empty when none.
 Status requireRunPrivileges(const Database &db, const DatasetSpec &dataset,
-                            const QString &operation);
+                            const QString &operation, const QString &alters = {});
+
+// The needs requireRunPrivileges checks, added to `needs`: for an operation
+// that runs the dataset among other things (a duplicate recovery).
+Status addRunNeeds(const Database &db, const DatasetSpec &dataset,
+                   std::vector<privileges::Need> &needs, const QString &alters = {});
 
 } // namespace rw

@@ -5,6 +5,7 @@
 #include "core/batch/runs.h"
 #include "core/batch/swapstore.h"
 #include "core/sql/audit.h"
+#include "core/sql/privileges.h"
 #include "core/util/timeutil.h"
 
 #include <QDateTime>
@@ -128,9 +129,6 @@ Result<PruneResult> pruneImages(const Database &db, const Spec &spec, const Prun
     if (!hasImages)
         return fail(hasImages.error());
     const QString images = db.quote(sql->imagesTable());
-    if (*hasImages)
-        if (auto s = countImages(db, images, result.runs); !s)
-            return fail(s.error());
     {
         QHash<qint64, PrunedRun *> byId;
         for (PrunedRun &r : result.runs)
@@ -144,6 +142,38 @@ Result<PruneResult> pruneImages(const Database &db, const Spec &spec, const Prun
             if (PrunedRun *r = byId.value(saved->value(0).toLongLong()))
                 r->savedLeaves = saved->value(1).toInt();
     }
+    {
+        std::vector<privileges::Need> needs;
+        // Counted (a dry run too); deleted, and indexed as rollback reads
+        // them first (CREATE INDEX: the table's owner's).
+        if (*hasImages)
+            privileges::addTable(needs, sql->imagesTable(),
+                                 options.execute ? QStringLiteral("SELECT, OWNER, DELETE")
+                                                 : QStringLiteral("SELECT"),
+                                 QStringLiteral("the before-images"));
+        if (options.execute) {
+            // The leaves swaps detached were the target's (its owner's to drop).
+            if (std::any_of(result.runs.begin(), result.runs.end(),
+                            [](const PrunedRun &r) { return r.savedLeaves > 0; }))
+                privileges::addTable(needs, ds.target, QStringLiteral("OWNER"),
+                                     QStringLiteral("the target, whose detached partitions are "
+                                                    "dropped"));
+            privileges::addControl(needs, {QStringLiteral("rewind_runs")},
+                                   QStringLiteral("SELECT, UPDATE"));
+            privileges::addControl(needs, {QStringLiteral("rewind_swaps")},
+                                   QStringLiteral("SELECT, DELETE"));
+            privileges::addControl(needs, {QStringLiteral("rewind_audit")},
+                                   QStringLiteral("INSERT"));
+        }
+        if (auto s = privileges::require(
+                db, QStringLiteral("prune of ") % ds.name % QStringLiteral("'s before-images"),
+                needs);
+            !s)
+            return fail(s.error());
+    }
+    if (*hasImages)
+        if (auto s = countImages(db, images, result.runs); !s)
+            return fail(s.error());
     if (!options.execute)
         return result;
 

@@ -153,27 +153,6 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                 .arg(runId)
                 .arg(ds.name));
 
-    if (execute) {
-        std::vector<privileges::Need> needs;
-        privileges::addTable(needs, ds.target, QStringLiteral("SELECT, INSERT, DELETE"),
-                             QStringLiteral("the target"));
-        // Rollback indexes the before-images it reads (CREATE INDEX IF NOT
-        // EXISTS asks for ownership even when the index is there).
-        privileges::addTable(needs, QStringLiteral("rewind_images_") % ds.name,
-                             QStringLiteral("SELECT, OWNER"), QStringLiteral("the before-images"));
-        privileges::addControl(needs,
-                               {QStringLiteral("rewind_runs"), QStringLiteral("rewind_checkpoints"),
-                                QStringLiteral("rewind_partition_state")},
-                               QStringLiteral("SELECT, UPDATE"));
-        privileges::addControl(needs, {QStringLiteral("rewind_partition_state")},
-                               QStringLiteral("DELETE"));
-        privileges::addControl(needs, {QStringLiteral("rewind_audit")}, QStringLiteral("INSERT"));
-        if (auto s =
-                privileges::require(db, QStringLiteral("rollback of run %1").arg(runId), needs);
-            !s)
-            return fail(s.error());
-    }
-
     RollbackResult result;
     result.runId = runId;
     result.dataset = ds.name;
@@ -286,6 +265,40 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                     .arg(ds.name, frozen->value(0).toString(), frozen->value(1).toString()));
     }
 
+    // Partitions published by swap: the leaf the run detached is put back.
+    auto swapped = swapstore::ofRun(db, runId, ds.name);
+    if (!swapped)
+        return fail(swapped.error());
+
+    if (execute) {
+        std::vector<privileges::Need> needs;
+        // Putting a swapped leaf back (DETACH, ATTACH) and undoing a schema
+        // change (ALTER TABLE) are the target's owner's; rows need only DML.
+        privileges::addTable(needs, ds.target,
+                             !swapped->empty() || !result.schemaChange.empty()
+                                 ? QStringLiteral("SELECT, INSERT, DELETE, OWNER")
+                                 : QStringLiteral("SELECT, INSERT, DELETE"),
+                             QStringLiteral("the target"));
+        // Rollback indexes the before-images it reads (CREATE INDEX IF NOT
+        // EXISTS asks for ownership even when the index is there).
+        privileges::addTable(needs, QStringLiteral("rewind_images_") % ds.name,
+                             QStringLiteral("SELECT, OWNER"), QStringLiteral("the before-images"));
+        privileges::addControl(needs,
+                               {QStringLiteral("rewind_runs"), QStringLiteral("rewind_checkpoints"),
+                                QStringLiteral("rewind_partition_state")},
+                               QStringLiteral("SELECT, UPDATE"));
+        privileges::addControl(needs, {QStringLiteral("rewind_partition_state")},
+                               QStringLiteral("DELETE"));
+        if (!result.schemaChange.empty())
+            privileges::addControl(needs, {QStringLiteral("rewind_schema_changes")},
+                                   QStringLiteral("DELETE"));
+        privileges::addControl(needs, {QStringLiteral("rewind_audit")}, QStringLiteral("INSERT"));
+        if (auto s =
+                privileges::require(db, QStringLiteral("rollback of run %1").arg(runId), needs);
+            !s)
+            return fail(s.error());
+    }
+
     auto sql = BatchSql::make(db, ds);
     if (!sql)
         return fail(sql.error());
@@ -311,10 +324,6 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                 return fail(s.error());
     }
 
-    // Partitions published by swap: the leaf the run detached is put back.
-    auto swapped = swapstore::ofRun(db, runId, ds.name);
-    if (!swapped)
-        return fail(swapped.error());
     QHash<QString, swapstore::Swap> swaps;
     for (swapstore::Swap &s : *swapped)
         swaps.insert(partitionKey(s.partition), std::move(s));

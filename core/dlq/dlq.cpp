@@ -232,6 +232,15 @@ Status requireIds(const Database &db, const QList<qint64> &ids) {
     return {};
 }
 
+void addWriteNeeds(std::vector<privileges::Need> &needs) {
+    needs.push_back({privileges::Need::On::Database, QString(), QStringLiteral("TEMPORARY"),
+                     QStringLiteral("the session's functions and work tables")});
+    privileges::addControl(needs, {QStringLiteral("rewind_dlq")}, QStringLiteral("SELECT, UPDATE"));
+    privileges::addControl(needs,
+                           {QStringLiteral("rewind_dlq_history"), QStringLiteral("rewind_audit")},
+                           QStringLiteral("INSERT"));
+}
+
 } // namespace dlqinternal
 
 Result<DlqListResult> listDlq(const Database &db, const DlqSelection &selection, int limit) {
@@ -420,13 +429,8 @@ namespace {
 
 // A DLQ action that updates records and writes their history.
 Status requireDlqWrite(const Database &db, const QString &operation) {
-    std::vector<privileges::Need> needs{{privileges::Need::On::Database, QString(),
-                                         QStringLiteral("TEMPORARY"),
-                                         QStringLiteral("the session's functions")}};
-    privileges::addControl(needs, {QStringLiteral("rewind_dlq")}, QStringLiteral("SELECT, UPDATE"));
-    privileges::addControl(needs,
-                           {QStringLiteral("rewind_dlq_history"), QStringLiteral("rewind_audit")},
-                           QStringLiteral("INSERT"));
+    std::vector<privileges::Need> needs;
+    dlqinternal::addWriteNeeds(needs);
     return privileges::require(db, operation, needs);
 }
 

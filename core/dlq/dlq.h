@@ -16,6 +16,7 @@
 // connection.
 
 #include "core/sql/database.h"
+#include "core/sql/privileges.h"
 #include "core/sql/sqliteapi.h"
 #include "core/workspace/spec.h"
 
@@ -293,6 +294,9 @@ Result<QString> selectionPredicate(const SqlDialect &dialect, const DlqSelection
 Status ensureFunctions(const Database &db);
 // BadInput naming ids of the selection that do not exist.
 Status requireIds(const Database &db, const QList<qint64> &ids);
+// What every DLQ action that updates records needs of the session's role:
+// temporary objects, updating rewind_dlq, its history and the audit log.
+void addWriteNeeds(std::vector<privileges::Need> &needs);
 } // namespace dlqinternal
 
 } // namespace rw

@@ -123,6 +123,9 @@ Status DlqReplayer::prepare() {
         plan.name = sources->value(1).toString();
         m_sources.push_back(std::move(plan));
     }
+    if (m_options.execute)
+        if (auto s = requirePrivileges(); !s)
+            return s;
     for (SourcePlan &p : m_sources)
         if (auto s = planSource(p); !s)
             return s;
@@ -143,6 +146,32 @@ Status DlqReplayer::prepare() {
         !s)
         return s;
     return {};
+}
+
+// What the replay writes, checked before it makes or writes anything: each
+// source's sink (or its schema, to make it) or target, the tables its
+// dataset's row checks read, and the DLQ's own tables.
+Status DlqReplayer::requirePrivileges() {
+    std::vector<privileges::Need> needs;
+    dlqinternal::addWriteNeeds(needs);
+    for (const SourcePlan &p : m_sources) {
+        if (p.kind == QLatin1String("stream")) {
+            if (const StreamSpec *stream = m_spec.stream(p.name))
+                if (auto s = privileges::addTableOrCreate(m_db, needs, stream->sink,
+                                                          QStringLiteral("SELECT, INSERT"),
+                                                          QStringLiteral("the sink"));
+                    !s)
+                    return s;
+        } else if (const DatasetSpec *dataset = m_spec.dataset(p.name)) {
+            privileges::addTable(needs, dataset->target, QStringLiteral("SELECT, INSERT, UPDATE"),
+                                 QStringLiteral("the target of ") % dataset->name);
+            for (const CheckSpec &c : dataset->checks)
+                if (!c.refTable.isEmpty())
+                    privileges::addTable(needs, c.refTable, QStringLiteral("SELECT"),
+                                         QStringLiteral("read by the check ") % c.name);
+        }
+    }
+    return privileges::require(m_db, QStringLiteral("DLQ replay"), needs);
 }
 
 Status DlqReplayer::planSource(SourcePlan &p) {

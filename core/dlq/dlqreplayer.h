@@ -68,6 +68,7 @@ private:
     }
 
     Status prepare();
+    Status requirePrivileges();
 
     Status planSource(SourcePlan &p);
 

@@ -68,10 +68,20 @@ namespace {
 Result<bool> setFrozen(const Database &db, const DatasetSpec &dataset, bool frozen,
                        const QString &reason, const QString &action) {
     std::vector<privileges::Need> needs;
-    // Making the triggers needs TRIGGER; dropping them, owning the table.
-    privileges::addTable(needs, dataset.target,
-                         frozen ? QStringLiteral("TRIGGER") : QStringLiteral("OWNER"),
-                         QStringLiteral("the target"));
+    // Making the triggers needs TRIGGER (on each partition too: the row
+    // trigger is made on every one); dropping them, owning the table, and a
+    // freeze drops the ones already there before it makes them again.
+    auto present = RecoveryDialect::of(db.dialect()).frozenTriggersNeedOwner(db, dataset.target);
+    if (!present)
+        return fail(present.error());
+    if (frozen)
+        privileges::addTable(needs, dataset.target, QStringLiteral("TRIGGER"),
+                             QStringLiteral("the target"), true);
+    if (!frozen || *present)
+        privileges::addTable(needs, dataset.target, QStringLiteral("OWNER"),
+                             frozen ? QStringLiteral("the target, whose freeze triggers are "
+                                                     "made again")
+                                    : QStringLiteral("the target"));
     privileges::addControl(needs, {QStringLiteral("rewind_frozen")},
                            frozen ? QStringLiteral("SELECT, INSERT")
                                   : QStringLiteral("SELECT, DELETE"));
@@ -132,6 +142,11 @@ Status Recovery::freeze() {
     if (m_result.failed())
         return badInput(QStringLiteral("the recovery of \"%1\" failed: %2")
                             .arg(m_result.dataset, m_result.error));
+    // Every step's needs, before the first changes anything.
+    if (auto s = requireRecoverPrivileges(m_db, m_dataset,
+                                          QStringLiteral("recovery of ") % m_dataset.name);
+        !s)
+        return s;
     m_result.executed = true;
     m_result.steps.clear(); // a dry run's plan gives way to what is done
     auto frozen = freezeInfo(m_db, m_dataset.name);

@@ -46,6 +46,20 @@ public:
         return {QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze ON ") % table,
                 QStringLiteral("DROP TRIGGER IF EXISTS rewind_freeze_rows ON ") % table};
     }
+    Result<bool> frozenTriggersNeedOwner(const Database &db, const QString &target) const override {
+        // Not looked up in a schema the role may not use (to_regclass would
+        // raise): the privilege check names that schema.
+        const QString schema = target.contains(u'.') ? target.section(u'.', 0, 0) : QString();
+        auto v = db.scalar(
+            QStringLiteral("SELECT CASE WHEN NOT COALESCE(has_schema_privilege((SELECT oid FROM "
+                           "pg_namespace WHERE nspname = ?), 'USAGE'), true) THEN false ELSE "
+                           "EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(?) AND "
+                           "tgname IN ('rewind_freeze', 'rewind_freeze_rows')) END"),
+            {schema, db.quoteTable(target)});
+        if (!v)
+            return fail(v.error());
+        return v->toBool();
+    }
 };
 
 } // namespace

@@ -2,6 +2,7 @@
 // its steps and recover(), which runs them all. Each step is a file of its
 // own: freeze.cpp, identify.cpp, rerun.cpp, totals.cpp, uniqueindex.cpp;
 // resume.cpp finishes a recovery whose re-run was cut short.
+#include "core/batch/batchprivileges.h"
 #include "core/recovery/recoverydetail.h"
 #include "core/workspace/workspace.h"
 
@@ -164,6 +165,22 @@ Status Recovery::require(RecoveryStep step, RecoveryStep previous) const {
         return badInput(QStringLiteral("recovery step %1 comes after step %2, which has not run")
                             .arg(enumName(step), enumName(previous)));
     return {};
+}
+
+Status requireRecoverPrivileges(const Database &db, const DatasetSpec &dataset,
+                                const QString &operation) {
+    std::vector<privileges::Need> needs;
+    // First: its reason is the one said for the target.
+    privileges::addTable(needs, dataset.target, QStringLiteral("OWNER"),
+                         QStringLiteral("the target: the recovery adds its unique index and "
+                                        "drops its freeze triggers"));
+    privileges::addTable(needs, dataset.target, QStringLiteral("TRIGGER"),
+                         QStringLiteral("the target"), true);
+    if (auto s = addRunNeeds(db, overwriteOf(dataset), needs); !s)
+        return s;
+    privileges::addControl(needs, {QStringLiteral("rewind_frozen")},
+                           QStringLiteral("SELECT, INSERT, DELETE"));
+    return privileges::require(db, operation, needs);
 }
 
 Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset,

@@ -182,6 +182,15 @@ struct RecoveryResult {
 Result<RecoveryResult> recover(const Database &db, const DatasetSpec &dataset,
                                const RecoverOptions &options);
 
+// What a duplicate recovery of `dataset` needs of the session's role, all
+// checked before its first step: the re-run's (an overwrite of the target,
+// core/batch/batchprivileges.h), the freeze's (TRIGGER on the target and its
+// partitions, rewind_frozen) and the target's ownership (the unique index,
+// and the unfreeze that drops the freeze's triggers). `operation` names it in
+// the refusal (exit 2).
+Status requireRecoverPrivileges(const Database &db, const DatasetSpec &dataset,
+                                const QString &operation);
+
 struct RecoveryRerunOptions {
     QString planId; // a plan from previewRerun(): refused (StalePlan) if the source changed since
     std::function<void(const Progress &)> progress;

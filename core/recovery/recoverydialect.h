@@ -22,6 +22,11 @@ public:
                                        const QString &message) const = 0;
     // Statements that drop what freezeTriggers() made.
     virtual QStringList thawTriggers(const Database &db, const QString &target) const = 0;
+    // Whether the triggers freezeTriggers() makes are on `target` where
+    // making them again asks more privilege than making them (PostgreSQL:
+    // dropping a trigger is the table's owner's); false where it does not.
+    virtual Result<bool> frozenTriggersNeedOwner(const Database &db,
+                                                 const QString &target) const = 0;
 };
 
 // One per engine, in sqliterecoverydialect.cpp and postgresrecoverydialect.cpp.

@@ -46,6 +46,10 @@ Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
         return fail(s.error());
     if (!options.execute)
         return badInput(QStringLiteral("resume publishes: add --execute"));
+    if (auto s =
+            requireRecoverPrivileges(db, dataset, QStringLiteral("resume of run %1").arg(runId));
+        !s)
+        return fail(s.error());
     auto opened = Recovery::open(db, dataset);
     if (!opened)
         return fail(opened.error());

@@ -31,6 +31,9 @@ public:
                        triggerName(db, target, QLatin1String(op));
         return out;
     }
+    Result<bool> frozenTriggersNeedOwner(const Database &, const QString &) const override {
+        return false; // SQLite has no privileges
+    }
 
 private:
     static QString triggerName(const Database &db, const QString &target, const QString &op) {

@@ -22,6 +22,9 @@ struct Need {
     // TRIGGER). Schema: USAGE, CREATE. Database: TEMPORARY, CREATE.
     QString privilege;
     QString role = {}; // what the object is to the operation: "the target", "Rewind's run log"
+    // Table: the privilege on each of its partitions too (PostgreSQL makes a
+    // row trigger on a partitioned table on every partition, as its maker).
+    bool partitions = false;
 };
 
 // USAGE on Rewind's schema and `privilege` on each of its control tables
@@ -29,7 +32,12 @@ struct Need {
 void addControl(std::vector<Need> &needs, const QStringList &tables, const QString &privileges);
 // `privileges` (comma-separated) on `table`.
 void addTable(std::vector<Need> &needs, const QString &table, const QString &privileges,
-              const QString &role);
+              const QString &role, bool partitions = false);
+
+// `privileges` on `table` when it exists, else CREATE on the schema it
+// would be made in (its qualifier, else the session's current schema).
+Status addTableOrCreate(const Database &db, std::vector<Need> &needs, const QString &table,
+                        const QString &privileges, const QString &role);
 
 // Checks every need as the session's role. PostgreSQL: a BadInput error
 // (exit 2) for `operation` naming each privilege lacking, its object, the
@@ -37,7 +45,14 @@ void addTable(std::vector<Need> &needs, const QString &table, const QString &pri
 // database file and its folder writable. Reads only.
 Status require(const Database &db, const QString &operation, const std::vector<Need> &needs);
 
-// Whether `table` exists (a relation the session can see).
+// The refusal `status` holds when require() refused (the role may not),
+// else empty: for the console, which disables an action only for a refusal
+// (another error, such as a lost connection, is said when it is tried).
+QString refusalOf(const Status &status);
+
+// Whether `table` exists (a relation the session can see). A table in a
+// schema the role has no USAGE on counts as existing: its needs are then
+// checked, and require() names the schema's USAGE.
 Result<bool> tableExists(const Database &db, const QString &table);
 
 } // namespace rw::privileges

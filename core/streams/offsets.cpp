@@ -226,23 +226,27 @@ Result<std::vector<ConsumerGroupInfo>> listConsumerGroups(const Database &db,
     return groups;
 }
 
-Status requireResetPrivileges(const Database &db, const StreamSpec &stream, const QString &group,
-                              bool execute) {
-    std::vector<privileges::Need> needs{{privileges::Need::On::Database, QString(),
-                                         QStringLiteral("TEMPORARY"),
-                                         QStringLiteral("the session's functions")}};
+void addGroupNeeds(std::vector<privileges::Need> &needs, const StreamSpec &stream, bool execute) {
+    needs.push_back({privileges::Need::On::Database, QString(), QStringLiteral("TEMPORARY"),
+                     QStringLiteral("the session's functions and work tables")});
     if (!stream.kafka)
         privileges::addTable(needs, stream.log, QStringLiteral("SELECT"),
                              QStringLiteral("the log"));
     privileges::addControl(needs, {QStringLiteral("rewind_replays")}, QStringLiteral("SELECT"));
-    if (execute) {
-        privileges::addControl(needs, {QStringLiteral("rewind_offsets")},
+    if (!execute)
+        return;
+    privileges::addControl(needs, {QStringLiteral("rewind_offsets")},
+                           QStringLiteral("SELECT, INSERT, UPDATE"));
+    if (stream.kafka)
+        privileges::addControl(needs, {QStringLiteral("rewind_kafka_offsets")},
                                QStringLiteral("SELECT, INSERT, UPDATE"));
-        if (stream.kafka)
-            privileges::addControl(needs, {QStringLiteral("rewind_kafka_offsets")},
-                                   QStringLiteral("SELECT, INSERT, UPDATE"));
-        privileges::addControl(needs, {QStringLiteral("rewind_audit")}, QStringLiteral("INSERT"));
-    }
+    privileges::addControl(needs, {QStringLiteral("rewind_audit")}, QStringLiteral("INSERT"));
+}
+
+Status requireResetPrivileges(const Database &db, const StreamSpec &stream, const QString &group,
+                              bool execute) {
+    std::vector<privileges::Need> needs;
+    addGroupNeeds(needs, stream, execute);
     return privileges::require(
         db, QStringLiteral("offset reset of group %1 on %2").arg(group, stream.name), needs);
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sql/database.h"
+#include "core/sql/privileges.h"
 #include "core/workspace/spec.h"
 
 #include <QDateTime>
@@ -109,6 +110,10 @@ Result<ResetPlan> resetOffsets(const Database &db, const StreamSpec &stream, con
 // (core/sql/privileges.h).
 Status requireResetPrivileges(const Database &db, const StreamSpec &stream, const QString &group,
                               bool execute);
+// What a reset and a replay of a group of `stream` both need: temporary
+// objects, its log, the replay log; with `execute`, writing the group's
+// offsets and the audit log.
+void addGroupNeeds(std::vector<privileges::Need> &needs, const StreamSpec &stream, bool execute);
 
 // The reset plan as CSV lines "topic,partition,offset" (no header), as
 // kafka-consumer-groups --reset-offsets --export writes them for one group;

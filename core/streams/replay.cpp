@@ -3,6 +3,7 @@
 #include "core/dlq/dlqstore.h"
 #include "core/dlq/kafkadlq.h"
 #include "core/sql/privileges.h"
+#include "core/streams/offsets.h"
 #include "core/streams/offsetstore.h"
 #include "core/streams/replayer.h"
 #include "core/streams/replaylock.h"
@@ -466,34 +467,18 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k) {
 
 Status requireReplayPrivileges(const Database &db, const StreamSpec &stream, const QString &group,
                                bool execute) {
-    std::vector<privileges::Need> needs{{privileges::Need::On::Database, QString(),
-                                         QStringLiteral("TEMPORARY"),
-                                         QStringLiteral("the session's functions and batches")}};
-    if (!stream.kafka)
-        privileges::addTable(needs, stream.log, QStringLiteral("SELECT"),
-                             QStringLiteral("the log"));
-    privileges::addControl(needs, {QStringLiteral("rewind_replays")}, QStringLiteral("SELECT"));
+    std::vector<privileges::Need> needs;
+    addGroupNeeds(needs, stream, execute);
     if (execute) {
-        auto sink = privileges::tableExists(db, stream.sink);
-        if (!sink)
-            return fail(sink.error());
-        if (*sink)
-            privileges::addTable(needs, stream.sink, QStringLiteral("SELECT, INSERT"),
-                                 QStringLiteral("the sink"));
-        else
-            needs.push_back(
-                {privileges::Need::On::Schema,
-                 stream.sink.contains(u'.') ? stream.sink.section(u'.', 0, 0) : QString(),
-                 QStringLiteral("CREATE"), QStringLiteral("to create the sink ") % stream.sink});
-        privileges::addControl(needs,
-                               {QStringLiteral("rewind_replays"), QStringLiteral("rewind_offsets")},
-                               QStringLiteral("SELECT, INSERT, UPDATE"));
-        if (stream.kafka)
-            privileges::addControl(needs, {QStringLiteral("rewind_kafka_offsets")},
-                                   QStringLiteral("SELECT, INSERT, UPDATE"));
-        privileges::addControl(
-            needs, {QStringLiteral("rewind_dlq_history"), QStringLiteral("rewind_audit")},
-            QStringLiteral("INSERT"));
+        if (auto s = privileges::addTableOrCreate(db, needs, stream.sink,
+                                                  QStringLiteral("SELECT, INSERT"),
+                                                  QStringLiteral("the sink"));
+            !s)
+            return s;
+        privileges::addControl(needs, {QStringLiteral("rewind_replays")},
+                               QStringLiteral("INSERT, UPDATE"));
+        privileges::addControl(needs, {QStringLiteral("rewind_dlq_history")},
+                               QStringLiteral("INSERT"));
         // A Kafka dead letter gets its origin, a published one its settlement: UPDATEs.
         privileges::addControl(needs, {QStringLiteral("rewind_dlq")},
                                stream.kafka ? QStringLiteral("SELECT, INSERT, UPDATE")

@@ -25,6 +25,9 @@ struct Error {
     // The server asked for a password none of the sources gave, or refused
     // the one given: the console then asks for one.
     bool needsPassword = false;
+    // The role may not do the operation (core/sql/privileges.h): the
+    // console disables the action with this message as its reason.
+    bool refused = false;
 
     static Error badInput(const QString &message) { return {Code::BadInput, message}; }
     static Error internal(const QString &message) { return {Code::Internal, message}; }

@@ -1,6 +1,7 @@
 #include "ui/batch/previewpage.h"
 
 #include "core/batch/batchprivileges.h"
+#include "core/sql/privileges.h"
 #include "ui/batch/checksmodel.h"
 #include "ui/batch/diffchart.h"
 #include "ui/batch/launchdialog.h"
@@ -392,9 +393,10 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset,
             if (!previewed)
                 return fail(previewed.error());
             // Whether this role may run it: else Run is disabled, saying why.
-            const Status may =
-                requireRunPrivileges(db, dataset, QStringLiteral("run of ") % dataset.name);
-            return Previewed{std::move(*previewed), may ? QString() : may.error().message};
+            const QString refused = privileges::refusalOf(
+                requireRunPrivileges(db, dataset, QStringLiteral("run of ") % dataset.name,
+                                     previewed->schemaChange.describe()));
+            return Previewed{std::move(*previewed), refused};
         },
         [this, load, launchAfter](Result<Previewed> result) {
             if (!finishLoad(load))

@@ -1,5 +1,6 @@
 #include "ui/streams/streampage.h"
 
+#include "core/sql/privileges.h"
 #include "core/streams/streams.h"
 #include "ui/common/errorbanner.h"
 #include "ui/common/format.h"
@@ -51,10 +52,6 @@ struct GroupSnapshot {
     QString resetRefusal;
     QString replayRefusal;
 };
-
-QString refusal(const Status &s) {
-    return s ? QString() : s.error().message;
-}
 
 // The lag-over-time chart's span.
 constexpr qint64 kHistoryMs = 3600 * 1000;
@@ -339,8 +336,10 @@ void StreamPage::refresh() {
                 if (!history)
                     return fail(history.error());
                 snap.history = std::move(*history);
-                snap.resetRefusal = refusal(requireResetPrivileges(db, stream, snap.group, true));
-                snap.replayRefusal = refusal(requireReplayPrivileges(db, stream, snap.group, true));
+                snap.resetRefusal =
+                    privileges::refusalOf(requireResetPrivileges(db, stream, snap.group, true));
+                snap.replayRefusal =
+                    privileges::refusalOf(requireReplayPrivileges(db, stream, snap.group, true));
             }
             return snap;
         },
@@ -409,12 +408,13 @@ void StreamPage::loadGroup(const QString &group, bool quiet) {
                                       QDateTime::currentMSecsSinceEpoch() - kHistoryMs);
             if (!history)
                 return fail(history.error());
-            return GroupSnapshot{std::move(*offsets),
-                                 std::move(*groups),
-                                 *sink,
-                                 std::move(*history),
-                                 refusal(requireResetPrivileges(db, stream, group, true)),
-                                 refusal(requireReplayPrivileges(db, stream, group, true))};
+            return GroupSnapshot{
+                std::move(*offsets),
+                std::move(*groups),
+                *sink,
+                std::move(*history),
+                privileges::refusalOf(requireResetPrivileges(db, stream, group, true)),
+                privileges::refusalOf(requireReplayPrivileges(db, stream, group, true))};
         },
         [this, group, quiet](Result<GroupSnapshot> result) {
             if (!result) {
