@@ -122,6 +122,32 @@ Status auditRestored(const Database &db, const QString &dataset, qint64 runId,
 
 } // namespace
 
+Status requireRollbackPrivileges(const Database &db, const DatasetSpec &ds,
+                                 const QString &operation, bool altersTarget) {
+    std::vector<privileges::Need> needs;
+    // Putting a swapped leaf back (DETACH, ATTACH) and undoing a schema
+    // change (ALTER TABLE) are the target's owner's; rows need only DML.
+    privileges::addTable(needs, ds.target,
+                         altersTarget ? QStringLiteral("SELECT, INSERT, DELETE, OWNER")
+                                      : QStringLiteral("SELECT, INSERT, DELETE"),
+                         QStringLiteral("the target"));
+    // Rollback indexes the before-images it reads (CREATE INDEX IF NOT
+    // EXISTS asks for ownership even when the index is there).
+    privileges::addTable(needs, QStringLiteral("rewind_images_") % ds.name,
+                         QStringLiteral("SELECT, OWNER"), QStringLiteral("the before-images"));
+    privileges::addControl(needs,
+                           {QStringLiteral("rewind_runs"), QStringLiteral("rewind_checkpoints"),
+                            QStringLiteral("rewind_partition_state")},
+                           QStringLiteral("SELECT, UPDATE"));
+    privileges::addControl(needs, {QStringLiteral("rewind_partition_state")},
+                           QStringLiteral("DELETE"));
+    if (altersTarget)
+        privileges::addControl(needs, {QStringLiteral("rewind_schema_changes")},
+                               QStringLiteral("DELETE"));
+    privileges::addControl(needs, {QStringLiteral("rewind_audit")}, QStringLiteral("INSERT"));
+    return privileges::require(db, operation, needs);
+}
+
 Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 runId, bool execute) {
     auto info = loadRun(db, runId);
     if (!info)
@@ -270,33 +296,13 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     if (!swapped)
         return fail(swapped.error());
 
-    if (execute) {
-        std::vector<privileges::Need> needs;
-        // Putting a swapped leaf back (DETACH, ATTACH) and undoing a schema
-        // change (ALTER TABLE) are the target's owner's; rows need only DML.
-        privileges::addTable(needs, ds.target,
-                             !swapped->empty() || !result.schemaChange.empty()
-                                 ? QStringLiteral("SELECT, INSERT, DELETE, OWNER")
-                                 : QStringLiteral("SELECT, INSERT, DELETE"),
-                             QStringLiteral("the target"));
-        // Rollback indexes the before-images it reads (CREATE INDEX IF NOT
-        // EXISTS asks for ownership even when the index is there).
-        privileges::addTable(needs, QStringLiteral("rewind_images_") % ds.name,
-                             QStringLiteral("SELECT, OWNER"), QStringLiteral("the before-images"));
-        privileges::addControl(needs,
-                               {QStringLiteral("rewind_runs"), QStringLiteral("rewind_checkpoints"),
-                                QStringLiteral("rewind_partition_state")},
-                               QStringLiteral("SELECT, UPDATE"));
-        privileges::addControl(needs, {QStringLiteral("rewind_partition_state")},
-                               QStringLiteral("DELETE"));
-        if (!result.schemaChange.empty())
-            privileges::addControl(needs, {QStringLiteral("rewind_schema_changes")},
-                                   QStringLiteral("DELETE"));
-        privileges::addControl(needs, {QStringLiteral("rewind_audit")}, QStringLiteral("INSERT"));
-        if (auto s =
-                privileges::require(db, QStringLiteral("rollback of run %1").arg(runId), needs);
-            !s)
-            return fail(s.error());
+    {
+        const Status may =
+            requireRollbackPrivileges(db, ds, QStringLiteral("rollback of run %1").arg(runId),
+                                      !swapped->empty() || !result.schemaChange.empty());
+        if (!may && (execute || !may.error().refused))
+            return fail(may.error());
+        result.refused = privileges::refusalOf(may);
     }
 
     auto sql = BatchSql::make(db, ds);

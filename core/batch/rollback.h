@@ -56,8 +56,19 @@ struct RollbackResult {
     // columns dropped in the rollback's last transaction. Empty when the run
     // changed no schema.
     SchemaChange schemaChange;
+    // A dry run's: why this role could not carry it out (core/sql/privileges.h),
+    // else empty. An executed rollback is refused instead.
+    QString refused;
 };
 
 Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 runId, bool execute);
+
+// What rolling back a run of `dataset` needs of the session's role: its
+// target's rows, the before-images (their ownership: rollback indexes them),
+// the run log. `altersTarget`: the run swapped partitions or changed the
+// target's schema, which only the target's owner undoes. Exit 2 naming what
+// is lacking.
+Status requireRollbackPrivileges(const Database &db, const DatasetSpec &dataset,
+                                 const QString &operation, bool altersTarget = false);
 
 } // namespace rw

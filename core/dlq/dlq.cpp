@@ -425,20 +425,24 @@ Result<DlqDetail> showDlq(const Database &db, qint64 id) {
     return detail;
 }
 
-namespace {
-
-// A DLQ action that updates records and writes their history.
-Status requireDlqWrite(const Database &db, const QString &operation) {
+Status requireDlqWritePrivileges(const Database &db, const QString &operation) {
     std::vector<privileges::Need> needs;
     dlqinternal::addWriteNeeds(needs);
     return privileges::require(db, operation, needs);
 }
 
-} // namespace
+Status requireDlqImportPrivileges(const Database &db, const QString &operation) {
+    std::vector<privileges::Need> needs;
+    privileges::addControl(needs, {QStringLiteral("rewind_dlq")}, QStringLiteral("SELECT, INSERT"));
+    privileges::addControl(needs,
+                           {QStringLiteral("rewind_dlq_history"), QStringLiteral("rewind_audit")},
+                           QStringLiteral("INSERT"));
+    return privileges::require(db, operation, needs);
+}
 
 Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request) {
     if (request.execute)
-        if (auto s = requireDlqWrite(db, QStringLiteral("DLQ fix")); !s)
+        if (auto s = requireDlqWritePrivileges(db, QStringLiteral("DLQ fix")); !s)
             return fail(s.error());
     if (request.sets.empty() == !request.payload.has_value())
         return badInput(
@@ -631,7 +635,7 @@ Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request) {
 Result<DlqDiscardResult> discardDlq(const Database &db, const DlqSelection &selection,
                                     const QString &reason, bool execute) {
     if (execute)
-        if (auto s = requireDlqWrite(db, QStringLiteral("DLQ discard")); !s)
+        if (auto s = requireDlqWritePrivileges(db, QStringLiteral("DLQ discard")); !s)
             return fail(s.error());
     if (reason.trimmed().isEmpty())
         return badInput(

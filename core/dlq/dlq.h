@@ -189,6 +189,13 @@ struct DlqFixResult {
 // is not JSON (for --set), a replayed or discarded record named by id.
 Result<DlqFixResult> fixDlq(const Database &db, const DlqFixRequest &request);
 
+// What every DLQ action that changes records (fix, discard, replay, redrive)
+// needs of the session's role, besides what a replay writes: exit 2 naming
+// each privilege lacking (core/sql/privileges.h). `operation` names it.
+Status requireDlqWritePrivileges(const Database &db, const QString &operation);
+// What an import of a dead-letter topic needs: adding records and their history.
+Status requireDlqImportPrivileges(const Database &db, const QString &operation);
+
 struct DlqDiscardResult {
     bool executed = false;
     qint64 selected = 0;

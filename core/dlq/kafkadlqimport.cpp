@@ -158,18 +158,11 @@ Result<DlqImportResult> importDlqTopic(const Database &db, const StreamSpec &str
                         QStringLiteral("the spec names no kafka.dlq_topic to import from"));
     if (options.batchSize <= 0)
         return badInput(QStringLiteral("--batch-size must be positive"));
-    if (options.execute) {
-        std::vector<privileges::Need> needs;
-        privileges::addControl(needs, {QStringLiteral("rewind_dlq")},
-                               QStringLiteral("SELECT, INSERT"));
-        privileges::addControl(
-            needs, {QStringLiteral("rewind_dlq_history"), QStringLiteral("rewind_audit")},
-            QStringLiteral("INSERT"));
-        if (auto s = privileges::require(
-                db, QStringLiteral("DLQ import of %1's dead-letter topic").arg(stream.name), needs);
+    if (options.execute)
+        if (auto s = requireDlqImportPrivileges(
+                db, QStringLiteral("DLQ import of %1's dead-letter topic").arg(stream.name));
             !s)
             return fail(s.error());
-    }
     auto rk = connect(stream, QString(),
                       {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")},
                        {QStringLiteral("auto.offset.reset"), QStringLiteral("error")}},

@@ -106,12 +106,9 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec,
         return badInput(QStringLiteral("--max-per-second must be positive"));
     if (auto s = dlqinternal::requireIds(db, selection.ids); !s)
         return fail(s.error());
-    if (options.execute) { // before a record reaches the cluster
-        std::vector<privileges::Need> needs;
-        dlqinternal::addWriteNeeds(needs);
-        if (auto s = privileges::require(db, QStringLiteral("DLQ redrive"), needs); !s)
+    if (options.execute) // before a record reaches the cluster
+        if (auto s = requireDlqWritePrivileges(db, QStringLiteral("DLQ redrive")); !s)
             return fail(s.error());
-    }
     if (auto s = dlqinternal::ensureFunctions(db); !s)
         return fail(s.error());
     QVariantList binds;

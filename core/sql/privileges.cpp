@@ -133,15 +133,20 @@ Status require(const Database &db, const QString &operation, const std::vector<N
     }
     auto q = db.exec(
         QStringLiteral("SELECT n.i, current_user, quote_ident(current_user), "
-                       "quote_ident(current_database()), CASE WHEN n.sch <> '' THEN "
-                       "quote_ident(n.sch) || '.' ELSE '' END || quote_ident(n.rel), "
+                       "quote_ident(current_database()), CASE WHEN n.kind = 'schema' THEN "
+                       "quote_ident(COALESCE(NULLIF(n.rel, ''), current_schema())) WHEN n.sch <> "
+                       "'' THEN quote_ident(n.sch) || '.' || quote_ident(n.rel) ELSE "
+                       "quote_ident(n.rel) END, "
                        // The partitions lacking it, when asked of each.
                        // (pg_partition_tree lists no row for a table that is not partitioned.)
                        "CASE WHEN n.parts THEN (SELECT string_agg(t.relid::regclass::text, ', ' "
                        "ORDER BY t.level, t.relid::regclass::text) FROM (SELECT "
                        "to_regclass(n.obj) AS relid, 0 AS level UNION SELECT relid, level FROM "
                        "pg_partition_tree(to_regclass(n.obj))) AS t WHERE t.relid IS NOT NULL AND "
-                       "NOT has_table_privilege(t.relid, n.priv)) END FROM (VALUES ") %
+                       "NOT has_table_privilege(t.relid, n.priv)) END, "
+                       // A schema by name: the session's current one where none is named.
+                       "CASE WHEN n.kind = 'schema' THEN COALESCE(NULLIF(n.obj, ''), "
+                       "current_schema()) END FROM (VALUES ") %
             rows.join(u", ") %
             QStringLiteral(
                 ") AS n(i, kind, obj, priv, sch, rel, parts) WHERE NOT COALESCE(CASE n.kind "
@@ -175,9 +180,11 @@ Status require(const Database &db, const QString &operation, const std::vector<N
         const bool parts =
             n.partitions && !lackingParts.isEmpty() && lackingParts != q->value(4).toString();
         const QString quoted = parts ? lackingParts : q->value(4).toString();
+        const QString schema = q->value(6).toString(); // empty: no schema of the search path
         const QString object =
-            n.on == Need::On::Database                       ? QStringLiteral("this database")
-            : n.on == Need::On::Schema && n.object.isEmpty() ? QStringLiteral("its current schema")
+            n.on == Need::On::Database                     ? QStringLiteral("this database")
+            : n.on == Need::On::Schema && schema.isEmpty() ? QStringLiteral("its current schema")
+            : n.on == Need::On::Schema                     ? QString(u"schema " % schema)
             : parts ? QString(QStringLiteral("table ") % n.object %
                               QStringLiteral(" or its partitions (") % lackingParts % u')')
                     : QString(kindName(n.on) % u' ' % n.object);
@@ -192,7 +199,7 @@ Status require(const Database &db, const QString &operation, const std::vector<N
             owners << quoted;
         else if (n.on == Need::On::Database)
             grants[QStringLiteral("DATABASE ") % q->value(3).toString()] << n.privilege;
-        else if (!n.object.isEmpty())
+        else if (!quoted.isEmpty())
             grants[QString((n.on == Need::On::Schema ? QStringLiteral("SCHEMA ") : QString()) %
                            quoted)]
                 << n.privilege;

@@ -1,12 +1,18 @@
 // The console disables what the role cannot do, saying why: opened as a
 // role granted to browse and preview (docs/security.md), the preview of a
 // dataset shows its diff but *Run this plan* is disabled with the privilege
-// lacking in its tooltip, and a stream's *Reset offsets* and *Replay* too.
-// The owner, on the same workspace, has them enabled. PostgreSQL's roles.
+// lacking in its tooltip, and so are a stream's *Reset offsets* and *Replay*,
+// the Runs page's *Rollback*, the recovery's first step and the DLQ page's
+// *Replay* and *Discard*. The owner, on the same workspace, has them
+// enabled. PostgreSQL's roles.
 #include "tests/gui/guitest.h"
 #include "tests/testsupport.h"
 #include "ui/batch/previewpage.h"
+#include "ui/batch/runspage.h"
 #include "ui/common/errorbanner.h"
+#include "ui/dlq/dlqactionbar.h"
+#include "ui/dlq/dlqpage.h"
+#include "ui/recovery/recoverpage.h"
 #include "ui/streams/streampage.h"
 #include "ui/window/mainwindow.h"
 
@@ -62,6 +68,12 @@ class TestPrivilegePages : public QObject {
         QString resetTip;
         bool replayEnabled = false;
         QString replayTip;
+        bool rollbackEnabled = false;
+        QString rollbackTip;
+        bool recoverEnabled = false;
+        QString recoverTip;
+        bool dlqReplayEnabled = false;
+        QString dlqReplayTip;
     };
     static std::optional<Seen> look(const QString &db, const QString &spec) {
         MainWindow w;
@@ -103,6 +115,38 @@ class TestPrivilegePages : public QObject {
         seen.resetTip = reset->toolTip();
         seen.replayEnabled = replay->isEnabled();
         seen.replayTip = replay->toolTip();
+
+        // The Runs page: the owner's run of sales, selected.
+        if (!w.selectDataset(QStringLiteral("sales")) || !w.showNamedPage(QStringLiteral("runs")))
+            return std::nullopt;
+        rw::RunsPage *runs = w.runsPage();
+        if (!QTest::qWaitFor([&] { return !runs->isLoading() && runs->selectedRunId() > 0; },
+                             kTimeoutMs))
+            return std::nullopt;
+        seen.rollbackEnabled = runs->rollbackButton()->isEnabled();
+        seen.rollbackTip = runs->rollbackButton()->toolTip();
+
+        // The recovery wizard of sales: its first step.
+        if (!w.showNamedPage(QStringLiteral("recover")))
+            return std::nullopt;
+        rw::RecoverPage *recover = w.recoverPage();
+        if (!QTest::qWaitFor([&] { return recover->isPlanned() && !recover->isBusy(); },
+                             kTimeoutMs))
+            return std::nullopt;
+        seen.recoverEnabled = recover->actionButton()->isEnabled();
+        seen.recoverTip = recover->actionButton()->toolTip();
+
+        // The DLQ page, its one record selected.
+        if (!w.showNamedPage(QStringLiteral("dlq")))
+            return std::nullopt;
+        rw::DlqPage *dlq = w.dlqPage();
+        QPushButton *dlqReplay = dlq->actionBar()->replayButton();
+        if (!QTest::qWaitFor(
+                [&] { return !dlq->isLoading() && dlqReplay->text() != QLatin1String("Replay"); },
+                kTimeoutMs))
+            return std::nullopt;
+        seen.dlqReplayEnabled = dlqReplay->isEnabled();
+        seen.dlqReplayTip = dlqReplay->toolTip();
         guitest::waitForBackgroundWork();
         return seen;
     }
@@ -129,7 +173,17 @@ private Q_SLOTS:
              // A group with a committed offset, for the stream's page.
              QStringLiteral("INSERT INTO rewind.rewind_offsets (stream, group_id, partition_id, "
                             "committed_offset, updated_at) VALUES ('ev', 'loader', 0, 0, "
+                            "'2025-05-01T10:00:00Z')"),
+             // A dead letter, for the DLQ page.
+             QStringLiteral("INSERT INTO rewind.rewind_dlq (source_kind, source_name, "
+                            "error_class, error, original_payload, payload, status, attempts, "
+                            "first_seen) VALUES ('stream', 'ev', 'missing_field', 'amount', "
+                            "'{\"order_id\": 9}', '{\"order_id\": 9}', 'new', 0, "
                             "'2025-05-01T10:00:00Z')")}));
+        // A run of the owner's, for the Runs page.
+        const auto ran = m_ws->cli({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                    QStringLiteral("sales"), QStringLiteral("--execute")});
+        QVERIFY2(ran.exitCode == 0, qPrintable(ran.err));
     }
     void cleanup() { guitest::waitForBackgroundWork(); }
 
@@ -145,6 +199,15 @@ private Q_SLOTS:
                  qPrintable(seen->resetTip));
         QVERIFY(!seen->replayEnabled);
         QVERIFY2(seen->replayTip.contains(QStringLiteral("lacks")), qPrintable(seen->replayTip));
+        QVERIFY(!seen->rollbackEnabled);
+        QVERIFY2(seen->rollbackTip.contains(QStringLiteral("rewind_images_sales")),
+                 qPrintable(seen->rollbackTip));
+        QVERIFY(!seen->recoverEnabled);
+        QVERIFY2(seen->recoverTip.contains(QStringLiteral("ownership")),
+                 qPrintable(seen->recoverTip));
+        QVERIFY(!seen->dlqReplayEnabled);
+        QVERIFY2(seen->dlqReplayTip.contains(QStringLiteral("UPDATE on table rewind.rewind_dlq")),
+                 qPrintable(seen->dlqReplayTip));
     }
 
     void ownerHasThemEnabled() {
@@ -154,6 +217,9 @@ private Q_SLOTS:
         QVERIFY(!seen->runTip.contains(QStringLiteral("lacks")));
         QVERIFY2(seen->resetEnabled, qPrintable(seen->resetTip));
         QVERIFY2(seen->replayEnabled, qPrintable(seen->replayTip));
+        QVERIFY2(seen->rollbackEnabled, qPrintable(seen->rollbackTip));
+        QVERIFY2(seen->recoverEnabled, qPrintable(seen->recoverTip));
+        QVERIFY2(seen->dlqReplayEnabled, qPrintable(seen->dlqReplayTip));
     }
 };
 

@@ -1,7 +1,9 @@
 #include "ui/batch/runspage.h"
 
 #include "core/batch/batchjson.h"
+#include "core/batch/batchprivileges.h"
 #include "core/batch/runreport.h"
+#include "core/sql/privileges.h"
 #include "ui/batch/liverunwidget.h"
 #include "ui/batch/rollbackmodel.h"
 #include "ui/batch/runmanager.h"
@@ -39,6 +41,11 @@ QLabel *heading(const QString &text, QWidget *parent) {
 }
 
 } // namespace
+
+struct RunsPage::Loaded {
+    std::vector<RunSummary> runs;
+    QHash<QString, Refusals> refusals;
+};
 
 RunsPage::RunsPage(QWidget *parent)
     : Page(parent)
@@ -187,28 +194,37 @@ void RunsPage::refresh() {
         return;
     startLoad(
         tr("Loading runs\u2026"),
-        [db = *m_db]() -> Result<std::vector<RunSummary>> {
+        [db = *m_db, spec = m_spec]() -> Result<Loaded> {
             auto runs = listRuns(db, 200);
             if (!runs)
                 return fail(runs.error());
-            std::vector<RunSummary> out;
-            out.reserve(runs->size());
+            Loaded out;
+            out.runs.reserve(runs->size());
             for (RunInfo &info : *runs) {
                 auto result = runResult(db, info.runId);
                 if (!result)
                     return fail(result.error());
-                out.push_back(
+                // Whether this role may resume or roll back runs of its dataset.
+                if (const DatasetSpec *d = spec ? spec->dataset(info.dataset) : nullptr;
+                    d && !out.refusals.contains(d->name))
+                    out.refusals.insert(
+                        d->name, {privileges::refusalOf(requireRunPrivileges(
+                                      db, *d, tr("A resume of a run of %1").arg(d->name))),
+                                  privileges::refusalOf(requireRollbackPrivileges(
+                                      db, *d, tr("A rollback of a run of %1").arg(d->name)))});
+                out.runs.push_back(
                     RunSummary::of(std::move(info), *result)); // its partitions dropped here
             }
             return out;
         },
-        [this](Result<std::vector<RunSummary>> result) {
+        [this](Result<Loaded> result) {
             if (!result) {
                 Q_EMIT loadFailed(tr("Could not load the runs: %1").arg(result.error().message));
                 return;
             }
             const qint64 keep = m_pendingSelect ? m_pendingSelect : selectedRunId();
-            m_model->resetData(std::move(*result));
+            m_refusals = std::move(result->refusals);
+            m_model->resetData(std::move(result->runs));
             m_historyStack->setCurrentIndex(m_model->rowCount() == 0 ? 0 : 1);
             m_view->resizeColumnsToContents();
             if (keep > 0)
@@ -259,11 +275,19 @@ void RunsPage::updateSelection() {
     } else {
         m_report->showMessage(QString());
     }
-    m_resume->setEnabled(has && RunsModel::resumable(status) && m_spec.has_value());
+    const Refusals refused =
+        has ? m_refusals.value(m_model->snapshot()[std::size_t(row)].info.dataset) : Refusals{};
+    m_resume->setEnabled(has && RunsModel::resumable(status) && m_spec.has_value() &&
+                         refused.resume.isEmpty());
+    m_resume->setToolTip(
+        refused.resume.isEmpty()
+            ? tr("Continue the run from its first unfinished partition, with the same plan")
+            : refused.resume);
     m_rollback->setEnabled(has && published && canRollBack(status) && m_spec.has_value() &&
-                           !m_rollbackDialog);
+                           !m_rollbackDialog && refused.rollback.isEmpty());
     m_rollback->setToolTip(
-        has && !published && canRollBack(status)
+        !refused.rollback.isEmpty() ? refused.rollback
+        : has && !published && canRollBack(status)
             ? tr("Run %1 published no partition: there is nothing to roll back").arg(id)
             : tr("Restore every partition the selected run published to its state before the run: "
                  "shows what comes back first, then asks you to type the dataset name"));
@@ -324,6 +348,10 @@ bool RunsPage::rollbackSelected() {
             if (!plan) {
                 Q_EMIT actionFailed(
                     tr("Rollback of run %1 refused: %2").arg(id).arg(plan.error().message));
+                return;
+            }
+            if (!plan->refused.isEmpty()) {
+                Q_EMIT actionFailed(plan->refused);
                 return;
             }
             if (plan->status == RollbackStatus::NothingToRestore || plan->partitions.empty()) {

@@ -5,6 +5,7 @@
 #include "core/workspace/spec.h"
 #include "ui/common/page.h"
 
+#include <QHash>
 #include <QMap>
 #include <QPointer>
 #include <optional>
@@ -112,6 +113,13 @@ private:
     QPushButton *m_resume;
     QPushButton *m_rollback;
     QPointer<ConfirmDialog> m_rollbackDialog;
+    // Why this role may not resume or roll back runs of a dataset (by name;
+    // absent: it may), asked with each load of the history.
+    struct Refusals {
+        QString resume, rollback;
+    };
+    QHash<QString, Refusals> m_refusals;
+    struct Loaded; // what a load of the history brings
     JobTracker m_rollbackJobs{this};
     QPushButton *m_exportJson;
     QPushButton *m_exportMarkdown;

@@ -1,6 +1,8 @@
 #include "ui/dlq/dlqpage.h"
 
+#include "core/sql/privileges.h"
 #include "ui/common/format.h"
+#include "ui/common/refusal.h"
 #include "ui/common/stattile.h"
 #include "ui/common/style.h"
 #include "ui/dlq/dlqactionbar.h"
@@ -343,7 +345,10 @@ void DlqPage::loadSummary() {
             auto filtered = listDlq(db, byStatus, 0);
             if (!filtered)
                 return fail(filtered.error());
-            return Summary{std::move(*all), std::move(*filtered)};
+            return Summary{
+                std::move(*all), std::move(*filtered),
+                privileges::refusalOf(requireDlqWritePrivileges(db, tr("A change to DLQ records"))),
+                privileges::refusalOf(requireDlqImportPrivileges(db, tr("A DLQ import")))};
         },
         [this](Result<Summary> summary) {
             if (!m_db)
@@ -355,6 +360,9 @@ void DlqPage::loadSummary() {
                         tr("Could not load the DLQ summary: %1").arg(summary.error().message));
                 return;
             }
+            m_writeRefused = summary->writeRefused;
+            m_importRefused = summary->importRefused;
+            updateActions();
             const auto &by = summary->all.byStatus;
             m_totalTile->setValue(fmt::number(summary->all.total));
             m_newTile->setValue(fmt::number(countOf(by, DlqStatus::New)));
@@ -597,6 +605,14 @@ void DlqPage::updateActions() {
                  "history"));
     m_payload->setSelectionSize(n);
     m_actions->applySetButton()->setEnabled(!m_busy);
+    // A role that may not change records: every action that would, disabled
+    // with the reason (Validate only reads).
+    m_payload->setRefusal(m_writeRefused);
+    m_import->setEnabled(true);
+    showRefusal(m_import, m_importRefused);
+    for (QPushButton *b : {m_actions->replayButton(), m_actions->replayToTopicButton(),
+                           m_actions->discardButton(), m_actions->applySetButton()})
+        showRefusal(b, m_writeRefused);
 }
 
 void DlqPage::setBusy(bool busy) {

@@ -103,6 +103,7 @@ private:
     struct Summary {
         DlqCounts all;
         DlqListResult filtered;
+        QString writeRefused, importRefused; // why this role may not change or import records
     };
 
     void applyFilter(bool reloadGroups);
@@ -125,6 +126,9 @@ private:
     QString m_statusFilter;
     QString m_signatureFilter;
     qint64 m_filteredTotal = -1;
+    // Why this role may not change records (fix, discard, replay, redrive) or
+    // import them, asked with each summary; empty: it may.
+    QString m_writeRefused, m_importRefused;
     bool m_busy = false;
     bool m_waitFirstPage = false;
     bool m_waitSummary = false;

@@ -2,6 +2,7 @@
 
 #include "ui/common/format.h"
 #include "ui/common/jsoneditor.h"
+#include "ui/common/refusal.h"
 #include "ui/common/style.h"
 
 #include <QGridLayout>
@@ -201,6 +202,13 @@ void DlqPayloadPanel::setBusy(bool busy) {
     updateState();
 }
 
+void DlqPayloadPanel::setRefusal(const QString &refusal) {
+    if (refusal == m_refusal)
+        return;
+    m_refusal = refusal;
+    updateState();
+}
+
 void DlqPayloadPanel::setSelectionSize(qint64 records) {
     m_selection = records;
     updateState();
@@ -226,6 +234,8 @@ void DlqPayloadPanel::updateState() {
     m_setPath->setEnabled(!m_busy && m_selection > 0 && !m_path->text().trimmed().isEmpty());
     m_setPath->setText(m_selection > 1 ? tr("Set on %1 records\u2026").arg(fmt::number(m_selection))
                                        : tr("Set on selection\u2026"));
+    showRefusal(m_save, m_refusal);
+    showRefusal(m_setPath, m_refusal);
 }
 
 } // namespace rw

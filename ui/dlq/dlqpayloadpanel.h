@@ -40,6 +40,9 @@ public:
     void setSelectionSize(qint64 records);
     // While the page runs an operation: no save, no set.
     void setBusy(bool busy);
+    // Why this role may not change records (empty: it may): Save fix and
+    // Set on selection are disabled, saying so.
+    void setRefusal(const QString &refusal);
 
     JsonEditor *originalEditor() const { return m_original; }
     JsonEditor *currentEditor() const { return m_current; }
@@ -61,6 +64,7 @@ private:
     bool m_editable = false;
     qint64 m_selection = 0;
     bool m_busy = false;
+    QString m_refusal;
     QLabel *m_header;
     QLabel *m_originalNote;
     JsonEditor *m_original;

@@ -473,8 +473,9 @@ void LagPage::updateActions() {
     const qsizetype eligible =
         m_snapshot && m_snapshot->finalize ? m_snapshot->finalize->finalized.size() : 0;
     const qint64 stale = m_snapshot ? m_snapshot->staleCount : 0;
-    m_finalize->setEnabled(ready && !busy && eligible > 0);
-    m_backfill->setEnabled(ready && !busy && stale > 0);
+    const QString refused = m_snapshot ? m_snapshot->runRefused : QString();
+    m_finalize->setEnabled(ready && !busy && eligible > 0 && refused.isEmpty());
+    m_backfill->setEnabled(ready && !busy && stale > 0 && refused.isEmpty());
     m_finalize->setText(eligible > 0 ? tr("Finalize %n day(s)\u2026", nullptr, int(eligible))
                                      : tr("Finalize\u2026"));
     m_backfill->setText(stale > 0 ? tr("Backfill %n stale\u2026", nullptr, int(stale))
@@ -491,6 +492,10 @@ void LagPage::updateActions() {
                                ? tr("Re-run every stale partition (late data arrived since its "
                                     "publish; previewed first)")
                                : tr("No partition is stale"));
+    if (!refused.isEmpty()) {
+        m_finalize->setToolTip(refused);
+        m_backfill->setToolTip(refused);
+    }
 
     if (!m_snapshot) {
         m_statusSummary->clear();

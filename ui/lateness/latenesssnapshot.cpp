@@ -1,9 +1,12 @@
 #include "ui/lateness/latenesssnapshot.h"
 
+#include "core/batch/batchprivileges.h"
 #include "core/batch/scope.h"
+#include "core/sql/privileges.h"
 #include "core/util/timeutil.h"
 
 #include <QHash>
+#include <QStringBuilder>
 #include <algorithm>
 #include <cmath>
 #include <future>
@@ -122,6 +125,9 @@ Result<LatenessSnapshot> loadLatenessSnapshot(const Database &db, const DatasetS
     snap.report.whatIf.resize(keep);
     for (PartitionLateness &p : snap.report.partitions)
         p.whatIfLate.resize(std::min(keep, p.whatIfLate.size()));
+    // Finalize and backfill publish through a run: whether this role may.
+    snap.runRefused = privileges::refusalOf(requireRunPrivileges(
+        db, dataset, QStringLiteral("A finalize or backfill of ") % dataset.name));
     QHash<QString, PartitionStatus> status;
     for (const PartitionInfo &p : *parts) {
         status.insert(partitionKey(p.partition), p.status);

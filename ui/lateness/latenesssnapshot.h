@@ -26,6 +26,7 @@ struct LatenessSnapshot {
     std::optional<FinalizeResult> finalize;  // the dry run; empty without allowed_lateness
     std::vector<LagPartitionRow> partitions; // in partition order
     qint64 staleCount = 0;
+    QString runRefused; // why this role may not finalize or backfill (a run), else empty
 };
 
 // The slider's steps: round durations from 0 s up to the first one at or

@@ -1,6 +1,7 @@
 #include "ui/recovery/recoverpage.h"
 
 #include "core/batch/partitions.h"
+#include "core/sql/privileges.h"
 #include "ui/batch/previewdiffmodel.h"
 #include "ui/common/confirmdialog.h"
 #include "ui/common/errorbanner.h"
@@ -225,7 +226,11 @@ void RecoverPage::refresh() {
             auto frozen = freezeInfo(db, dataset.name);
             if (!frozen)
                 return fail(frozen.error());
-            return Plan{std::move(*recovery), std::move(*steps), *frozen};
+            // Whether this role may carry it out: else its first step is
+            // disabled, saying why.
+            QString refused = privileges::refusalOf(
+                requireRecoverPrivileges(db, dataset, tr("The recovery of %1").arg(dataset.name)));
+            return Plan{std::move(*recovery), std::move(*steps), *frozen, std::move(refused)};
         },
         [this](Result<Plan> plan) {
             setBusy(false, QString());
@@ -239,6 +244,7 @@ void RecoverPage::refresh() {
             m_result = m_recovery->result();
             m_planned = std::move(plan->steps);
             m_freezeAtPlan = plan->freeze;
+            m_refused = plan->refused;
             updateViews();
             showStep(FreezeStep);
             Q_EMIT pageLoaded();
@@ -333,8 +339,12 @@ void RecoverPage::updateButtons() {
         break;
     }
     m_action->setVisible(m_shown < ReportStep);
-    m_action->setEnabled(actionable && (m_shown != RerunStep || m_rerunPreview.has_value() ||
-                                        (m_result && m_result->scope.empty())));
+    // Checked before the first step changes anything: nothing to try before then.
+    const QString refused = m_result && !m_result->executed ? m_refused : QString();
+    m_action->setEnabled(actionable && refused.isEmpty() &&
+                         (m_shown != RerunStep || m_rerunPreview.has_value() ||
+                          (m_result && m_result->scope.empty())));
+    m_action->setToolTip(refused);
     if (m_result && m_result->failed())
         m_next->setText(tr("View report \u203a"));
     else if (m_shown == IndexStep)

@@ -107,6 +107,7 @@ private:
         Recovery recovery;
         std::vector<RecoveryStepResult> steps;
         std::optional<FreezeInfo> freeze;
+        QString refused;
     };
 
     QWidget *buildFreezePage();
@@ -136,6 +137,7 @@ private:
     std::optional<RecoveryResult> m_result; // what the views show: m_recovery's result
     std::vector<RecoveryStepResult> m_planned;
     std::optional<FreezeInfo> m_freezeAtPlan;
+    QString m_refused; // why this role may not recover the dataset, asked with each plan
     std::optional<RunResult> m_rerunPreview;
     std::array<QString, StepCount> m_outcome; // per step: what it did, or why it failed
     Step m_shown = FreezeStep;

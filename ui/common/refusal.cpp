@@ -1,0 +1,27 @@
+#include "ui/common/refusal.h"
+
+#include <QAbstractButton>
+#include <QVariant>
+
+namespace rw {
+
+namespace {
+constexpr char kOwnTip[] = "rewindOwnToolTip";
+}
+
+void showRefusal(QAbstractButton *button, const QString &refusal) {
+    const QVariant own = button->property(kOwnTip);
+    if (refusal.isEmpty()) {
+        if (own.isValid()) {
+            button->setToolTip(own.toString());
+            button->setProperty(kOwnTip, QVariant());
+        }
+        return;
+    }
+    if (!own.isValid())
+        button->setProperty(kOwnTip, button->toolTip());
+    button->setEnabled(false);
+    button->setToolTip(refusal);
+}
+
+} // namespace rw
