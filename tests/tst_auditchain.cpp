@@ -145,6 +145,95 @@ private Q_SLOTS:
                  second);
     }
 
+    // A log longer than the schema step's page (5,000 rows) is chained
+    // across pages: one chain, every hash as an outside reader computes it.
+    void longOlderLogIsChainedAcrossPages() {
+        QTemporaryDir dir;
+        const QString url =
+            testsupport::makeDatabase(dir, QStringLiteral("long.db"), {}).url().text;
+        {
+            auto db = Database::open(url);
+            QVERIFY(db);
+            QVERIFY(controlschema::migrate(*db, 18));
+            QVERIFY(db->exec(QStringLiteral(
+                "INSERT INTO rewind_audit (at, os_user, action, run_id) WITH RECURSIVE n(i) AS "
+                "(SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12001) SELECT "
+                "'2025-01-01T00:00:00Z', 'ann', 'publish', i FROM n")));
+        }
+        auto db = Database::open(url);
+        QVERIFY(db);
+        QVERIFY(controlschema::migrate(*db));
+        auto check = verifyAuditChain(*db);
+        QVERIFY(check);
+        QVERIFY(check->verified);
+        QCOMPARE(check->rows, 12001);
+        // Recomputed here, row by row, across the page boundaries.
+        auto q = db->exec(QStringLiteral("SELECT run_id, prev_hash, row_hash FROM rewind_audit "
+                                         "ORDER BY audit_id"));
+        QVERIFY(q);
+        QString prev;
+        int rows = 0;
+        while (q->next()) {
+            QCOMPARE(q->value(1).toString(), prev);
+            prev = expectedHash(prev, QJsonArray{QStringLiteral("2025-01-01T00:00:00Z"),
+                                                 QStringLiteral("ann"), QStringLiteral("publish"),
+                                                 QJsonValue::Null, QJsonValue::Null,
+                                                 q->value(0).toLongLong(), QJsonValue::Null});
+            QCOMPARE(q->value(2).toString(), prev);
+            ++rows;
+        }
+        QCOMPARE(rows, 12001);
+    }
+
+    // A check from an earlier one's head: rows added since are checked, and
+    // a change to that head row or a forged row after it is found; a change
+    // before the head is found only by a full check, as documented.
+    void aCheckFromTheLastHead() {
+        testsupport::WorkspaceFixture f(kWarehouse, kSpec);
+        for (int i = 0; i < 4; ++i)
+            QVERIFY(writeAudit(f.db(), QStringLiteral("demo"), QString(), QString(), QVariant(),
+                               QString::number(i)));
+        auto full = verifyAuditChain(f.db());
+        QVERIFY(full && full->verified && full->full);
+        QVERIFY(writeAudit(f.db(), QStringLiteral("demo"), QString(), QString(), QVariant(),
+                           QStringLiteral("later")));
+        auto since = verifyAuditChain(f.db(), &*full);
+        QVERIFY(since && since->verified);
+        QVERIFY(!since->full);
+        QCOMPARE(since->rows, full->rows + 1);
+        QCOMPARE(since->head, auditHead(f.db())->hash);
+
+        allowTampering(f.db());
+        const qint64 first =
+            count(f.db(), QStringLiteral("SELECT MIN(audit_id) FROM rewind_audit"));
+        QVERIFY(f.db().exec(
+            QStringLiteral("UPDATE rewind_audit SET detail_json = 'x' WHERE audit_id = %1")
+                .arg(first)));
+        auto missed = verifyAuditChain(f.db(), &*since);
+        QVERIFY(missed && missed->verified); // before the head: not looked at
+        auto found = verifyAuditChain(f.db());
+        QVERIFY(found && !found->verified);
+        QCOMPARE(found->broken->auditId, first);
+
+        QVERIFY(f.db().exec(
+            QStringLiteral("UPDATE rewind_audit SET detail_json = 'y' WHERE audit_id = %1")
+                .arg(since->headId)));
+        auto head = verifyAuditChain(f.db(), &*since);
+        QVERIFY(head && !head->verified);
+        QCOMPARE(head->broken->auditId, since->headId);
+        QVERIFY(head->broken->why.contains(QStringLiteral("changed since")));
+
+        QVERIFY(f.db().exec(QStringLiteral("INSERT INTO rewind_audit (at, action) VALUES "
+                                           "('2030-01-01', 'forged')")));
+        QVERIFY(f.db().exec(
+            QStringLiteral("UPDATE rewind_audit SET detail_json = 'later' WHERE audit_id = %1")
+                .arg(since->headId)));
+        auto forged = verifyAuditChain(f.db(), &*since);
+        QVERIFY(forged && !forged->verified);
+        QVERIFY2(forged->broken->why.contains(QStringLiteral("no hash")),
+                 qPrintable(forged->broken->why));
+    }
+
     void updateAndDeleteAreRefused() {
         testsupport::WorkspaceFixture f(kWarehouse, kSpec);
         QVERIFY(writeAudit(f.db(), QStringLiteral("demo"), QString(), QString(), QVariant(),

@@ -12,6 +12,15 @@ namespace rw {
 
 using Json = nlohmann::json;
 
+namespace {
+
+// A run_id as read back: a number, or null (engines differ in its type).
+QVariant runIdOf(const QVariant &v) {
+    return v.isNull() ? QVariant() : QVariant(v.toLongLong());
+}
+
+} // namespace
+
 Result<std::vector<AuditRow>> listAudit(const Database &db, const AuditFilter &filter, int limit) {
     QStringList where;
     QVariantList binds;
@@ -53,7 +62,7 @@ Result<std::vector<AuditRow>> listAudit(const Database &db, const AuditFilter &f
         r.action = q->value(3).toString();
         r.dataset = q->value(4).toString();
         r.stream = q->value(5).toString();
-        r.runId = q->value(6).isNull() ? QVariant() : QVariant(q->value(6).toLongLong());
+        r.runId = runIdOf(q->value(6));
         r.detail = q->value(7).toString();
         out.push_back(std::move(r));
     }
@@ -162,34 +171,42 @@ Status writeAudits(const Database &db, const QString &action, const QString &dat
 Status chainAudit(const Database &db) {
     // The rows written before the chain existed, oldest first: each gets the
     // hash of the one before it. Runs once, in the schema step that adds the
-    // columns (before the append-only trigger).
-    auto q = db.exec(QStringLiteral("SELECT audit_id, ") % QLatin1String(kColumns) %
-                     QStringLiteral(" FROM rewind_audit ORDER BY audit_id"));
-    if (!q)
-        return fail(q.error());
-    QVariantList binds;
-    QString prev;
-    while (q->next()) {
-        const QString hash = auditRowHash(
-            prev, q->value(1), q->value(2), q->value(3), q->value(4), q->value(5),
-            q->value(6).isNull() ? QVariant() : QVariant(q->value(6).toLongLong()), q->value(7));
-        binds << q->value(0).toLongLong() << (prev.isEmpty() ? QVariant() : QVariant(prev)) << hash;
-        prev = hash;
-    }
-    if (binds.isEmpty())
-        return {};
-    // One UPDATE per batch of rows, from a VALUES list.
+    // columns (before the append-only trigger). Staged a page at a time, so
+    // a log of millions is never held at once, then one UPDATE.
+    constexpr int kPage = 5000;
     const QString stage = QStringLiteral("rewind_audit_chain");
     if (auto s = db.execAll({QStringLiteral("CREATE TEMPORARY TABLE ") % stage %
                              QStringLiteral(" (audit_id BIGINT PRIMARY KEY, prev_hash TEXT, "
                                             "row_hash TEXT NOT NULL)")});
         !s)
         return s;
-    if (auto s = db.execRows(QStringLiteral("INSERT INTO ") % stage %
-                                 QStringLiteral(" (audit_id, prev_hash, row_hash) VALUES "),
-                             QStringLiteral("(?, ?, ?)"), 3, binds);
-        !s)
-        return s;
+    QString prev;
+    qint64 last = 0;
+    for (;;) {
+        auto q = db.exec(QStringLiteral("SELECT audit_id, ") % QLatin1String(kColumns) %
+                             QStringLiteral(" FROM rewind_audit WHERE audit_id > ? ORDER BY "
+                                            "audit_id LIMIT ?"),
+                         {last, kPage});
+        if (!q)
+            return fail(q.error());
+        QVariantList binds;
+        while (q->next()) {
+            last = q->value(0).toLongLong();
+            const QString hash =
+                auditRowHash(prev, q->value(1), q->value(2), q->value(3), q->value(4), q->value(5),
+                             runIdOf(q->value(6)), q->value(7));
+            binds << last << (prev.isEmpty() ? QVariant() : QVariant(prev)) << hash;
+            prev = hash;
+        }
+        q->finish();
+        if (binds.isEmpty())
+            break;
+        if (auto s = db.execRows(QStringLiteral("INSERT INTO ") % stage %
+                                     QStringLiteral(" (audit_id, prev_hash, row_hash) VALUES "),
+                                 QStringLiteral("(?, ?, ?)"), 3, binds);
+            !s)
+            return s;
+    }
     return db.execAll(
         {QStringLiteral("UPDATE rewind_audit SET prev_hash = (SELECT c.prev_hash FROM ") % stage %
              QStringLiteral(" AS c WHERE c.audit_id = rewind_audit.audit_id), row_hash = (SELECT "
@@ -211,23 +228,44 @@ Result<AuditHead> auditHead(const Database &db) {
     return head;
 }
 
-Result<AuditChainCheck> verifyAuditChain(const Database &db) {
-    // Streamed in audit_id order: one row in memory at a time.
+Result<AuditChainCheck> verifyAuditChain(const Database &db, const AuditChainCheck *since) {
+    const bool fromMark = since && since->verified && since->headId > 0;
     auto q = db.exec(QStringLiteral("SELECT audit_id, ") % QLatin1String(kColumns) %
-                     QStringLiteral(", prev_hash, row_hash FROM rewind_audit ORDER BY audit_id"));
+                         QStringLiteral(", prev_hash, row_hash FROM rewind_audit") %
+                         (fromMark ? QStringLiteral(" WHERE audit_id >= ?") : QString()) %
+                         QStringLiteral(" ORDER BY audit_id"),
+                     fromMark ? QVariantList{since->headId} : QVariantList{});
     if (!q)
         return fail(q.error());
     AuditChainCheck check;
+    check.full = !fromMark;
+    const auto broke = [&](qint64 id, const QString &why) {
+        if (!check.broken)
+            check.broken = AuditChainCheck::Break{id, why};
+    };
     QString prev;
     qint64 prevId = 0;
     while (q->next()) {
-        ++check.rows;
         const qint64 id = q->value(0).toLongLong();
         const QString stored = q->value(9).toString();
         const QString storedPrev = q->value(8).toString();
-        const QString hash = auditRowHash(
-            storedPrev, q->value(1), q->value(2), q->value(3), q->value(4), q->value(5),
-            q->value(6).isNull() ? QVariant() : QVariant(q->value(6).toLongLong()), q->value(7));
+        const QString hash =
+            auditRowHash(storedPrev, q->value(1), q->value(2), q->value(3), q->value(4),
+                         q->value(5), runIdOf(q->value(6)), q->value(7));
+        if (fromMark && prevId == 0) {
+            // The earlier check's head: still there, as it was then.
+            check.rows = since->rows;
+            if (id != since->headId)
+                broke(since->headId, QStringLiteral("it was removed since the chain was last "
+                                                    "checked"));
+            else if (stored != since->head || hash != stored)
+                broke(id, QStringLiteral("it was changed since the chain was last checked"));
+            prev = stored;
+            prevId = id;
+            if (id == since->headId)
+                continue;
+        }
+        ++check.rows;
         QString why;
         if (stored.isEmpty())
             why = QStringLiteral("it has no hash: written outside Rewind, after the chain began");
@@ -246,13 +284,17 @@ Result<AuditChainCheck> verifyAuditChain(const Database &db) {
                                                       : storedPrev.left(12))
                             .arg(prevId)
                             .arg(prev.left(12));
-        if (!why.isEmpty() && !check.broken) {
-            check.broken = AuditChainCheck::Break{id, why};
-        }
+        if (!why.isEmpty())
+            broke(id, why);
         prev = stored;
         prevId = id;
     }
+    if (fromMark && prevId == 0) { // the head and everything after it are gone
+        check.rows = since->rows;
+        broke(since->headId, QStringLiteral("it was removed since the chain was last checked"));
+    }
     check.head = prev;
+    check.headId = prevId;
     check.verified = !check.broken.has_value();
     return check;
 }

@@ -45,15 +45,25 @@ Result<AuditHead> auditHead(const Database &db);
 struct AuditChainCheck {
     bool verified = false;
     qint64 rows = 0;
-    QString head; // the newest row's stored hash
+    qint64 headId = 0; // the newest row's audit_id (0: the log is empty)
+    QString head;      // the newest row's stored hash
     struct Break {
         qint64 auditId = 0;
         QString why;
     };
     std::optional<Break> broken; // the first row where the chain does not hold
+    // Whether every hash was recomputed by this check (else only the rows
+    // from an earlier check's head on: see verifyAuditChain).
+    bool full = true;
 };
-// Walks the whole log oldest first and recomputes every hash.
-Result<AuditChainCheck> verifyAuditChain(const Database &db);
+// Walks the whole log oldest first and recomputes every hash. With `since`
+// (an earlier check that held), only from its head row on: that row must be
+// there with the hash it had then and its content, and the rows after it
+// must chain to it. A change to a row before that head is found only by a
+// full check (the console's Audit page re-checks new rows on each refresh
+// and everything on demand). One row in memory at a time.
+Result<AuditChainCheck> verifyAuditChain(const Database &db,
+                                         const AuditChainCheck *since = nullptr);
 
 // One row of the audit log (rewind_audit), as written by writeAudit().
 struct AuditRow {

@@ -16,6 +16,7 @@
 #include <QStackedWidget>
 #include <QStringBuilder>
 #include <QTableView>
+#include <QTime>
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,7 @@ AuditPage::AuditPage(QWidget *parent)
     , m_action(new QComboBox(this))
     , m_count(new QLabel(this))
     , m_chain(new QLabel(this))
+    , m_verifyAll(new QPushButton(tr("Verify every row"), this))
     , m_export(new QPushButton(tr("Export\u2026"), this))
     , m_stack(new QStackedWidget(this))
     , m_empty(new QLabel(this))
@@ -82,6 +84,13 @@ AuditPage::AuditPage(QWidget *parent)
     m_chain->setObjectName(QStringLiteral("auditChain"));
     m_chain->setWordWrap(true);
     m_chain->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verifyAll->setObjectName(QStringLiteral("auditVerifyAll"));
+    m_verifyAll->setToolTip(tr("Recompute the hash of every row of the log, oldest first (a "
+                               "refresh recomputes only the rows written since the last check)"));
+    connect(m_verifyAll, &QPushButton::clicked, this, &AuditPage::verifyWholeChain);
+    auto *chainRow = new QHBoxLayout;
+    chainRow->addWidget(m_chain, 1);
+    chainRow->addWidget(m_verifyAll, 0, Qt::AlignTop);
 
     m_proxy->setSourceModel(m_model);
     m_view->setObjectName(QStringLiteral("auditView"));
@@ -102,7 +111,7 @@ AuditPage::AuditPage(QWidget *parent)
     auto *layout = style::pageLayout(this);
     layout->addWidget(title);
     layout->addWidget(subtitle);
-    layout->addWidget(m_chain);
+    layout->addLayout(chainRow);
     layout->addLayout(filters);
     layout->addWidget(m_stack, 1);
     clear();
@@ -119,6 +128,7 @@ void AuditPage::clear() {
     m_model->resetData({});
     m_chain->clear();
     m_chainCheck.reset();
+    m_fullCheckAt.clear();
     rebuildFilterChoices();
     m_stack->setCurrentWidget(m_empty);
     updateCount();
@@ -141,12 +151,13 @@ void AuditPage::refresh() {
     };
     startLoad(
         tr("Loading the audit log\u2026"),
-        [db = *m_db]() -> Result<Loaded> {
+        [db = *m_db, since = m_chainCheck]() -> Result<Loaded> {
             auto rows = listAudit(db, {}, kLimit);
             if (!rows)
                 return fail(rows.error());
-            // The whole chain, every hash recomputed: off the GUI thread.
-            auto chain = verifyAuditChain(db);
+            // Off the GUI thread: every row the first time, then the rows
+            // since the head that held.
+            auto chain = verifyAuditChain(db, since ? &*since : nullptr);
             if (!chain)
                 return fail(chain.error());
             return Loaded{std::move(*rows), std::move(*chain)};
@@ -167,14 +178,25 @@ void AuditPage::refresh() {
         });
 }
 
+void AuditPage::verifyWholeChain() {
+    m_chainCheck.reset();
+    refresh();
+}
+
 void AuditPage::showChain(const AuditChainCheck &check) {
     m_chainCheck = check;
+    if (check.full)
+        m_fullCheckAt = QLocale().toString(QTime::currentTime(), QLocale::ShortFormat);
     if (check.verified) {
         m_chain->setStyleSheet(style::textColour(style::Colour::Ok));
         m_chain->setText(
             check.rows == 0 ? tr("\u2714 Hash chain: the log is empty")
-                            : tr("\u2714 Hash chain holds: %1 rows, every hash recomputed. Head %2")
-                                  .arg(QLocale().toString(check.rows), check.head.left(16)));
+            : check.full
+                ? tr("\u2714 Hash chain holds: %1 rows, every hash recomputed. Head %2")
+                      .arg(QLocale().toString(check.rows), check.head.left(16))
+                : tr("\u2714 Hash chain holds: %1 rows, every hash recomputed at %2 and the rows "
+                     "since then at each refresh. Head %3")
+                      .arg(QLocale().toString(check.rows), m_fullCheckAt, check.head.left(16)));
         m_chain->setToolTip(
             tr("Head hash %1: kept outside this database (rewindctl audit --head), it "
                "shows later whether the log was rewritten from any row on.")

@@ -44,9 +44,14 @@ public:
     AuditProxyModel *proxy() const { return m_proxy; }
     QTableView *view() const { return m_view; }
     bool showsEmptyState() const;
-    // Whether the audit log's hash chain held when the page last loaded.
+    // Whether the audit log's hash chain held when the page last loaded. The
+    // first load after opening checks every row; later refreshes only the
+    // rows since the head that held (core verifyAuditChain), until
+    // verifyWholeChain() (the "Verify every row" button) checks all again.
     const std::optional<AuditChainCheck> &chainCheck() const { return m_chainCheck; }
     QLabel *chainLabel() const { return m_chain; }
+    QPushButton *verifyButton() const { return m_verifyAll; }
+    void verifyWholeChain();
 
 private:
     void rebuildFilterChoices();
@@ -60,6 +65,8 @@ private:
     QLabel *m_count;
     QLabel *m_chain;
     std::optional<AuditChainCheck> m_chainCheck;
+    QString m_fullCheckAt; // when every row was last recomputed (local time)
+    QPushButton *m_verifyAll;
     QPushButton *m_export;
     QStackedWidget *m_stack;
     QLabel *m_empty;
