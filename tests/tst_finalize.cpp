@@ -372,13 +372,45 @@ private Q_SLOTS:
         QVERIFY(!*f.db().hasRelation(QStringLiteral("out_nowm")));
     }
 
-    void dayPartitionsOnly() {
-        QCOMPARE(dayPartitionStartMs(QStringLiteral("2025-05-04")).value_or(0),
+    // The grain read from the values: hours in any of their spellings,
+    // days, months; values that name no window stay undated; two grains
+    // mixed are refused naming the dataset and the field.
+    void grainsFromValues() {
+        DatasetSpec d;
+        d.name = QStringLiteral("w");
+        d.partitionColumn = QStringLiteral("p");
+        const auto grain = [&](const QStringList &values) {
+            QList<std::optional<QString>> v;
+            for (const QString &s : values)
+                v << s;
+            v << std::nullopt << QStringLiteral("eu"); // no window: ignored
+            return windowGrain(d, v);
+        };
+        QCOMPARE(grain({QStringLiteral("2025-05-06T05:00:00Z"), QStringLiteral("2025-05-06T06"),
+                        QStringLiteral("2025-05-06 07:00")})
+                     .value_or(std::nullopt),
+                 WindowGrain::Hour);
+        QCOMPARE(grain({QStringLiteral("2025-05-04")}).value_or(std::nullopt), WindowGrain::Day);
+        QCOMPARE(grain({QStringLiteral("2025-05"), QStringLiteral("2025-06")}).value_or(std::nullopt),
+                 WindowGrain::Month);
+        QVERIFY(grain({}).has_value() && !grain({})->has_value());
+        const auto mixed = grain({QStringLiteral("2025-05-04"), QStringLiteral("2025-05-04T05")});
+        QVERIFY(!mixed);
+        QVERIFY2(mixed.error().message.contains(QStringLiteral("dataset \"w\"")) &&
+                     mixed.error().message.contains(QStringLiteral("partition_column")) &&
+                     mixed.error().message.contains(QStringLiteral("mixed shapes")),
+                 qPrintable(mixed.error().message));
+
+        QCOMPARE(partitionWindowMs(WindowGrain::Day, QStringLiteral("2025-05-04"))->first,
                  qint64(1746316800000));
-        QVERIFY(!dayPartitionStartMs(QStringLiteral("2025-05")));
-        QVERIFY(!dayPartitionStartMs(QStringLiteral("2025-02-30")));
-        QVERIFY(!dayPartitionStartMs(QStringLiteral("20250504")));
-        QVERIFY(!dayPartitionStartMs(QStringLiteral("eu")));
+        QCOMPARE(partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06 07:00"))->first,
+                 partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06T07:00:00Z"))->first);
+        QCOMPARE(isoUtc(partitionWindowMs(WindowGrain::Month, QStringLiteral("2025-12"))->second),
+                 QStringLiteral("2026-01-01T00:00:00Z"));
+        QVERIFY(!partitionWindowMs(WindowGrain::Day, QStringLiteral("2025-02-30")));
+        QVERIFY(!partitionWindowMs(WindowGrain::Day, QStringLiteral("20250504")));
+        QVERIFY(!partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06T24")));
+        QVERIFY(!partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06T05:30")));
     }
 };
 

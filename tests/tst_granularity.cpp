@@ -202,21 +202,31 @@ private Q_SLOTS:
     }
 
     // Each grain's window, as finalize reads it: an hour, a day, a whole
-    // month (not the month's first day).
+    // month (not the month's first day); the grain is the spec's.
     void windows() {
         Fixture f;
-        const auto hour = partitionWindowMs(f.named(QStringLiteral("by_hour")),
-                                            QStringLiteral("2025-05-06T05:00:00Z"));
+        const auto grainOf = [&](const QString &dataset, const QString &value) {
+            auto g = windowGrain(f.named(dataset), {value});
+            return g && *g ? std::optional<WindowGrain>(**g) : std::nullopt;
+        };
+        QCOMPARE(grainOf(QStringLiteral("by_hour"), QStringLiteral("2025-05-06T05:00:00Z")),
+                 WindowGrain::Hour);
+        QCOMPARE(grainOf(QStringLiteral("by_month"), QStringLiteral("2025-02-01")),
+                 WindowGrain::Month);
+        const auto hour = partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06T05:00:00Z"));
         QVERIFY(hour);
         QCOMPARE(hour->second - hour->first, 3'600'000);
-        const auto month =
-            partitionWindowMs(f.named(QStringLiteral("by_month")), QStringLiteral("2025-02-01"));
+        const auto month = partitionWindowMs(WindowGrain::Month, QStringLiteral("2025-02-01"));
         QVERIFY(month);
         QCOMPARE(isoUtc(month->second), QStringLiteral("2025-03-01T00:00:00Z"));
-        QVERIFY(
-            !partitionWindowMs(f.named(QStringLiteral("by_month")), QStringLiteral("2025-02-02")));
-        QVERIFY(
-            !partitionWindowMs(f.named(QStringLiteral("by_hour")), QStringLiteral("2025-05-06")));
+        QVERIFY(!partitionWindowMs(WindowGrain::Month, QStringLiteral("2025-02-02")));
+        QVERIFY(!partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06")));
+        // A value that does not fit the spec's granularity is refused, named.
+        auto wrong = windowGrain(f.named(QStringLiteral("by_month")), {QStringLiteral("2025-02-02")});
+        QVERIFY(!wrong);
+        QVERIFY2(wrong.error().message.contains(QStringLiteral("\"2025-02-02\"")) &&
+                     wrong.error().message.contains(QStringLiteral("partition_granularity")),
+                 qPrintable(wrong.error().message));
     }
 
     // Months as partitions, overwritten: the month's rows become exactly

@@ -2,6 +2,7 @@
 #include "app/rewindctl/clisupport.h"
 #include "core/batch/batch.h"
 #include "core/batch/partitions.h"
+#include "core/lateness/feeds.h"
 #include "core/lateness/finalize.h"
 #include "core/lateness/lateness.h"
 #include "core/util/timeutil.h"
@@ -70,11 +71,23 @@ Status runLag(Context &ctx) {
     auto report = lateness(wd->first.db, *wd->second, options);
     if (!report)
         return fail(report.error());
+    // The feeding groups holding the watermark back (finalize's held_by).
+    std::vector<WatermarkHold> holds;
+    if (wd->second->allowedLatenessSeconds && !wd->second->feeds.empty()) {
+        auto held = watermarkHolds(wd->first.db, *wd->second);
+        if (!held)
+            return fail(held.error());
+        holds = std::move(*held);
+    }
     if (ctx.json) {
-        ctx.print(toJson(*report));
+        auto j = toJson(*report);
+        j["held_by"] = toJson(holds);
+        ctx.print(j);
         return {};
     }
     const LatenessReport &r = *report;
+    for (const WatermarkHold &h : holds)
+        ctx.out << r.dataset << ": " << describeHold(h) << '\n';
     const auto &p = r.percentiles;
     ctx.out << r.dataset << ": lateness (" << wd->second->ingestTime << " - "
             << wd->second->eventTime << ") of " << thousands(r.count) << " events";
@@ -157,11 +170,24 @@ Status runFinalize(Context &ctx) {
         if (::isatty(STDERR_FILENO) && options.progress)
             ctx.err << "\r\033[K";
         const FinalizeResult &r = *result;
+        const QString computed = QStringLiteral("max event time ") %
+                                 (r.maxEventMs ? isoUtc(*r.maxEventMs) : QStringLiteral("-")) %
+                                 QStringLiteral(" - ") %
+                                 timeutil::formatDuration(r.allowedLatenessSeconds);
         ctx.out << r.dataset << ": watermark "
-                << (r.watermarkMs ? isoUtc(*r.watermarkMs) : QStringLiteral("(no event time)"))
-                << " = max event time "
-                << (r.maxEventMs ? isoUtc(*r.maxEventMs) : QStringLiteral("-")) << " - "
-                << timeutil::formatDuration(r.allowedLatenessSeconds) << '\n';
+                << (r.watermarkMs ? isoUtc(*r.watermarkMs)
+                    : r.maxEventMs ? QStringLiteral("(none: held)")
+                                   : QStringLiteral("(no event time)"));
+        if (r.heldBy.empty())
+            ctx.out << " = " << computed << '\n';
+        else
+            ctx.out << ", held back by a stream that feeds it:\n";
+        for (const WatermarkHold &h : r.heldBy)
+            ctx.out << "  " << describeHold(h) << '\n';
+        if (!r.heldBy.empty())
+            ctx.out << "  unheld it would be "
+                    << (r.unheldWatermarkMs ? isoUtc(*r.unheldWatermarkMs) : QStringLiteral("-"))
+                    << " = " << computed << '\n';
         if (r.futureEvents > 0)
             ctx.out << "  " << r.futureEvents
                     << (r.futureEvents == 1 ? " event has its" : " events have their")
@@ -181,12 +207,13 @@ Status runFinalize(Context &ctx) {
             QStringList undated;
             for (const auto &p : r.undated)
                 undated << partitionLabel(p);
-            line("not day partitions:", undated);
+            line("undated:", undated);
         }
         if (!r.failed.isEmpty())
             line("not published (failed):", r.failed);
         if (!r.executed && !r.finalized.isEmpty())
-            ctx.out << "\nNothing was changed. To publish and finalize these days:\n  rewindctl "
+            ctx.out << "\nNothing was changed. To publish and finalize these partitions:\n  "
+                       "rewindctl "
                        "finalize --db "
                     << shownDb(ctx) << " --spec " << ctx.parser.value(kSpec) << " --dataset "
                     << r.dataset << " --execute\n";

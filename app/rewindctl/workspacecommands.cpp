@@ -150,6 +150,9 @@ Status runDatasets(Context &ctx) {
             Json key = Json::array();
             for (const QString &k : d.key)
                 key.push_back(s(k));
+            Json fedBy = Json::array();
+            for (const StreamSpec &st : d.feeds)
+                fedBy.push_back(s(st.name));
             list.push_back(
                 {{"name", s(d.name)},
                  {"target", s(d.target)},
@@ -157,6 +160,7 @@ Status runDatasets(Context &ctx) {
                  {"source", d.source.isEmpty() ? Json(nullptr) : Json(s(d.source))},
                  {"partition_column", d.partitioned() ? Json(s(d.partitionColumn)) : Json(nullptr)},
                  {"key", key},
+                 {"fed_by", fedBy},
                  {"broken", ws->spec.broken.contains(QStringLiteral("dataset:") + d.name)
                                 ? Json(s(ws->spec.brokenReason(QStringLiteral("dataset"), d.name)))
                                 : Json(nullptr)},
@@ -173,6 +177,10 @@ Status runDatasets(Context &ctx) {
     QStringList headers{QStringLiteral("DATASET"),      QStringLiteral("SOURCE"),
                         QStringLiteral("TARGET"),       QStringLiteral("WRITE"),
                         QStringLiteral("PARTITION BY"), QStringLiteral("KEY")};
+    const bool anyFed = std::any_of(ws->spec.datasets.begin(), ws->spec.datasets.end(),
+                                    [](const DatasetSpec &d) { return !d.feeds.empty(); });
+    if (anyFed)
+        headers << QStringLiteral("FED BY");
     if (anyDbt)
         headers << QStringLiteral("DBT MODEL");
     TextTable table(headers, {});
@@ -187,6 +195,12 @@ Status runDatasets(Context &ctx) {
                                                      d.partitionColumn)
                                         : QStringLiteral("-"),
                         d.key.join(u',')};
+        if (anyFed) {
+            QStringList feeds;
+            for (const StreamSpec &st : d.feeds)
+                feeds << st.name;
+            row << (feeds.isEmpty() ? QStringLiteral("-") : feeds.join(u','));
+        }
         if (anyDbt) {
             const auto it = drift.constFind(d.name);
             row << (!d.dbt               ? QStringLiteral("-")

@@ -4,11 +4,14 @@
 #include "core/batch/partitions.h"
 #include "core/batch/partitionstate.h"
 #include "core/batch/planstore.h"
+#include "core/sql/audit.h"
 #include "core/sql/sqliteepoch.h"
 #include "core/sql/timejson.h"
 #include "core/workspace/workspace.h"
 
 #include <QDateTime>
+#include <QMap>
+#include <QRegularExpression>
 #include <QSet>
 #include <QStringBuilder>
 
@@ -29,41 +32,144 @@ QString nowIso() {
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
 }
 
-} // namespace
-
-std::optional<qint64> dayPartitionStartMs(const QString &value) {
-    if (value.size() != 10 || value.at(4) != u'-' || value.at(7) != u'-')
-        return std::nullopt;
-    const QByteArray text = value.toLatin1();
-    auto ms = parseEpochMs(text.constData(), text.size());
-    if (!ms)
-        return std::nullopt;
-    return ms;
+// The watermark the last finalize of `dataset` used (its audit row), if any.
+Result<std::optional<qint64>> lastFinalizeWatermark(const Database &db, const QString &dataset) {
+    AuditFilter filter;
+    filter.dataset = dataset;
+    filter.action = QStringLiteral("finalize");
+    auto rows = listAudit(db, filter, 1);
+    if (!rows)
+        return fail(rows.error());
+    if (rows->empty())
+        return std::optional<qint64>();
+    const auto detail = Json::parse(rows->front().detail.toStdString(), nullptr, false);
+    if (!detail.is_object() || !detail.value("watermark", Json()).is_string())
+        return std::optional<qint64>();
+    const std::string text = detail["watermark"].get<std::string>();
+    return parseEpochMs(text.c_str(), qsizetype(text.size()));
 }
 
-std::optional<std::pair<qint64, qint64>> partitionWindowMs(const DatasetSpec &dataset,
+// Holds result.watermarkMs back while a feeding group lags (feeds.h): at the
+// earliest held point; where a feeding log cannot be read (or its lagging
+// records carry no event time), at most where the last finalize left it.
+Status holdWatermark(const Database &db, const DatasetSpec &dataset, FinalizeResult &result) {
+    if (dataset.feeds.empty())
+        return {};
+    auto holds = watermarkHolds(db, dataset);
+    if (!holds)
+        return fail(holds.error());
+    result.heldBy = std::move(*holds);
+    std::optional<qint64> held;
+    bool unknown = false;
+    for (const WatermarkHold &h : result.heldBy) {
+        if (h.heldAtMs)
+            held = held ? std::min(*held, *h.heldAtMs) : *h.heldAtMs;
+        else
+            unknown = true;
+    }
+    if (unknown) {
+        auto last = lastFinalizeWatermark(db, dataset.name);
+        if (!last)
+            return fail(last.error());
+        if (!*last) { // nowhere it was: nothing becomes final
+            result.watermarkMs.reset();
+            return {};
+        }
+        held = held ? std::min(*held, **last) : **last;
+    }
+    if (held && result.watermarkMs)
+        result.watermarkMs = std::min(*result.watermarkMs, *held);
+    return {};
+}
+
+} // namespace
+
+namespace {
+
+// The window a value names, by its shape: its grain and first instant.
+std::optional<std::pair<WindowGrain, qint64>> windowOf(const QString &value) {
+    static const QRegularExpression day(QStringLiteral("^(\\d{4}-\\d{2}-\\d{2})$"));
+    static const QRegularExpression month(QStringLiteral("^(\\d{4}-\\d{2})$"));
+    static const QRegularExpression hour(
+        QStringLiteral("^(\\d{4}-\\d{2}-\\d{2})[T ](\\d{2})(?::00(?::00(?:\\.0+)?)?)?(?:Z|\\+00(?::?00)?)?$"));
+    const auto at = [](const QString &iso) -> std::optional<qint64> {
+        const QByteArray text = iso.toLatin1();
+        return parseEpochMs(text.constData(), text.size());
+    };
+    if (const auto m = day.match(value); m.hasMatch()) {
+        if (auto ms = at(m.captured(1)))
+            return std::pair{WindowGrain::Day, *ms};
+    } else if (const auto mo = month.match(value); mo.hasMatch()) {
+        if (auto ms = at(mo.captured(1) % QStringLiteral("-01")))
+            return std::pair{WindowGrain::Month, *ms};
+    } else if (const auto h = hour.match(value); h.hasMatch()) {
+        if (h.captured(2).toInt() < 24)
+            if (auto ms = at(h.captured(1) % u'T' % h.captured(2) % QStringLiteral(":00:00Z")))
+                return std::pair{WindowGrain::Hour, *ms};
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+Result<std::optional<WindowGrain>> windowGrain(const DatasetSpec &dataset,
+                                               const QList<std::optional<QString>> &values) {
+    const QString &granularity = dataset.partitionGranularity;
+    std::optional<WindowGrain> declared;
+    if (!granularity.isEmpty()) {
+        declared = enumFromName<WindowGrain>(granularity);
+        for (const auto &v : values)
+            if (v && !partitionWindowMs(*declared, *v))
+                return badInput(
+                    QStringLiteral("dataset \"%1\": partition value \"%2\" of \"%3\" is not a %4, "
+                                   "as \"partition_granularity\": \"%4\" says: its windows cannot "
+                                   "be finalized")
+                        .arg(dataset.name, *v, dataset.partitionColumn, granularity));
+        return declared;
+    }
+    // Without one: the values' own shape, one for all.
+    QMap<WindowGrain, QString> seen; // grain -> an example
+    for (const auto &v : values)
+        if (v)
+            if (const auto w = windowOf(*v); w && !seen.contains(w->first))
+                seen.insert(w->first, *v);
+    if (seen.size() > 1) {
+        QStringList shapes;
+        for (auto it = seen.cbegin(); it != seen.cend(); ++it)
+            shapes << QStringLiteral("%1s (\"%2\")").arg(enumName(it.key()), it.value());
+        return badInput(QStringLiteral("dataset \"%1\": the values of \"partition_column\" (%2) "
+                                       "are of mixed shapes, %3: a watermark finalizes windows of "
+                                       "one calendar grain (set \"partition_granularity\", or make "
+                                       "the values alike)")
+                            .arg(dataset.name, dataset.partitionColumn,
+                                 shapes.join(QStringLiteral(" and "))));
+    }
+    if (seen.isEmpty())
+        return std::optional<WindowGrain>();
+    return std::optional<WindowGrain>(seen.firstKey());
+}
+
+std::optional<std::pair<qint64, qint64>> partitionWindowMs(WindowGrain grain,
                                                            const QString &value) {
-    const QString &grain = dataset.partitionGranularity;
-    if (grain == QLatin1String("hour")) {
-        // 2025-05-06T05:00:00Z
-        if (value.size() != 20 || !value.endsWith(QLatin1String(":00:00Z")))
-            return std::nullopt;
-        const QByteArray text = value.toLatin1();
-        auto ms = parseEpochMs(text.constData(), text.size());
-        if (!ms)
-            return std::nullopt;
-        return std::pair{*ms, *ms + 3'600'000};
-    }
-    const auto start = dayPartitionStartMs(value);
-    if (!start)
+    const auto w = windowOf(value);
+    if (!w)
         return std::nullopt;
-    if (grain == QLatin1String("month")) {
-        const QDateTime first = QDateTime::fromMSecsSinceEpoch(*start, Qt::UTC);
-        if (first.date().day() != 1)
-            return std::nullopt;
-        return std::pair{*start, first.addMonths(1).toMSecsSinceEpoch()};
+    // A month may be named by its first day, as Rewind labels months.
+    const bool monthByDay = grain == WindowGrain::Month && w->first == WindowGrain::Day &&
+                            QDateTime::fromMSecsSinceEpoch(w->second, Qt::UTC).date().day() == 1;
+    if (w->first != grain && !monthByDay)
+        return std::nullopt;
+    switch (grain) {
+    case WindowGrain::Hour:
+        return std::pair{w->second, w->second + 3'600'000};
+    case WindowGrain::Day:
+        return std::pair{w->second, w->second + 86'400'000};
+    case WindowGrain::Month:
+        return std::pair{
+            w->second,
+            QDateTime::fromMSecsSinceEpoch(w->second, Qt::UTC).addMonths(1).toMSecsSinceEpoch()};
     }
-    return std::pair{*start, *start + 86'400'000};
+    return std::nullopt;
 }
 
 QString isoUtc(qint64 ms) {
@@ -108,6 +214,9 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
         result.futureEvents = maxEvent->value(1).toLongLong();
     }
     maxEvent->finish(); // an open read would lock the temporary tables the publish drops (SQLite)
+    result.unheldWatermarkMs = result.watermarkMs;
+    if (auto s = holdWatermark(db, dataset, result); !s)
+        return fail(s.error());
 
     Result<std::vector<PartitionInfo>> parts =
         options.partitions && !options.execute
@@ -122,9 +231,18 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
     for (const QString &part : std::as_const(*finalizedParts))
         finalizedBefore.insert(part);
 
+    QList<std::optional<QString>> values;
+    for (const PartitionInfo &info : *parts)
+        values << info.partition;
+    auto grain = windowGrain(dataset, values);
+    if (!grain)
+        return fail(grain.error());
+    result.grain = *grain;
+
     for (const PartitionInfo &info : *parts) {
-        const auto window =
-            info.partition ? partitionWindowMs(dataset, *info.partition) : std::nullopt;
+        const auto window = info.partition && result.grain
+                                ? partitionWindowMs(*result.grain, *info.partition)
+                                : std::nullopt;
         if (!window) {
             result.undated << info.partition;
             continue;
@@ -205,6 +323,21 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
     return result;
 }
 
+Json toJson(const std::vector<WatermarkHold> &holds) {
+    Json heldBy = Json::array();
+    for (const WatermarkHold &h : holds) {
+        Json one = {
+            {"stream", h.stream.toStdString()},
+            {"group", h.group.isEmpty() ? Json(nullptr) : Json(h.group.toStdString())},
+            {"lag", h.lag},
+            {"held_at", h.heldAtMs ? Json(isoUtc(*h.heldAtMs).toStdString()) : Json(nullptr)}};
+        if (!h.unreachable.isEmpty())
+            one["reason"] = h.unreachable.toStdString();
+        heldBy.push_back(std::move(one));
+    }
+    return heldBy;
+}
+
 Json toJson(const FinalizeResult &r) {
     Json undated = Json::array();
     for (const auto &p : r.undated)
@@ -212,6 +345,8 @@ Json toJson(const FinalizeResult &r) {
     return {
         {"dataset", r.dataset.toStdString()},
         {"watermark", r.watermarkMs ? Json(isoUtc(*r.watermarkMs).toStdString()) : Json(nullptr)},
+        {"held_by", toJson(r.heldBy)},
+        {"grain", r.grain ? Json(std::string(enumName(*r.grain).toStdString())) : Json(nullptr)},
         {"finalized", list(r.finalized)},
         {"provisional", list(r.provisional)},
         {"stale", list(r.stale)},

@@ -2,6 +2,8 @@
 
 #include "core/batch/batch.h"
 #include "core/batch/partitions.h"
+#include "core/lateness/feeds.h"
+#include "core/util/enumnames.h"
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
 
@@ -18,10 +20,17 @@ namespace rw {
 // allowed_lateness (event times parsed as lag parses them: ISO-8601 in any
 // zone form, or epoch seconds; unparseable ones are ignored). Event times
 // after the moment it is computed are ignored too, and counted: one event a
-// producer stamped in 2099 would otherwise finalize every day until then. A day partition
-// (value 'YYYY-MM-DD', a UTC day) is final once the watermark reaches its
-// end, the next midnight. Other partition values (and the single partition
-// of an unpartitioned dataset) are never finalized by the watermark: they are
+// producer stamped in 2099 would otherwise finalize every day until then.
+// While a consumer group of a stream feeding the dataset lags (feeds.h), the
+// watermark is held at the earliest event it has not consumed, minus
+// allowed_lateness; a feeding log that cannot be read holds it where the
+// last finalize left it (none before: nothing becomes final).
+//
+// A partition is a window of calendar time (UTC): an hour, a day or a month,
+// the grain read from partition_granularity where the spec sets one, else
+// from the values (WindowGrain). It is final once the watermark reaches its
+// end. Values that name no window (and the single partition of an
+// unpartitioned dataset) are never finalized by the watermark: they are
 // listed as "undated" and keep their status.
 //
 // Threading: runs on the calling thread with that thread's connection;
@@ -42,12 +51,23 @@ struct FinalizeOptions {
     const std::vector<PartitionInfo> *partitions = nullptr;
 };
 
+// A calendar grain of partition windows.
+enum class WindowGrain { Hour, Day, Month };
+template <> struct EnumNames<WindowGrain> {
+    static constexpr std::pair<WindowGrain, std::string_view> names[] = {
+        {WindowGrain::Hour, "hour"}, {WindowGrain::Day, "day"}, {WindowGrain::Month, "month"}};
+};
+
 struct FinalizeResult {
     QString dataset;
     bool executed = false;
     qint64 allowedLatenessSeconds = 0;
+    std::optional<WindowGrain> grain; // none: no partition names a window
     std::optional<qint64> maxEventMs;
-    std::optional<qint64> watermarkMs; // empty when no event time parses
+    std::optional<qint64> watermarkMs; // held where held_by says; empty when no event time parses
+    // What holds the watermark (feeds.h); empty when nothing does.
+    std::vector<WatermarkHold> heldBy;
+    std::optional<qint64> unheldWatermarkMs; // what it would be, were nothing holding it
     qint64 futureEvents = 0;           // event times after the moment of computing: ignored
     // Each partition appears in exactly one list.
     QStringList finalized;    // dry run: would be published and marked final; executed: were
@@ -68,15 +88,19 @@ struct FinalizeResult {
 Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
                                 const FinalizeOptions &options);
 
-// The day a partition value names, as the epoch milliseconds of its first
-// instant (UTC), when it is a 'YYYY-MM-DD' date.
-std::optional<qint64> dayPartitionStartMs(const QString &value);
+// The grain of `dataset`'s partition windows: its partition_granularity,
+// else the one shape of its `values` that name a window: an hour
+// ('2025-05-06T05:00:00Z', '2025-05-06T05', '2025-05-06 05:00'), a day
+// ('2025-05-06') or a month ('2025-05'). None when no value names one.
+// BadInput naming the dataset, the field and examples when values of two
+// grains are mixed, or a value does not fit the partition_granularity
+// ('2025-05-01' fits month, as Rewind labels months).
+Result<std::optional<WindowGrain>> windowGrain(const DatasetSpec &dataset,
+                                               const QList<std::optional<QString>> &values);
 
-// The window [start, end) in epoch milliseconds (UTC) a partition value of
-// `dataset` covers: with partition_granularity, its hour, day or month (the
-// labels Rewind gives them); without, a 'YYYY-MM-DD' day. nullopt for any
-// other value (undated).
-std::optional<std::pair<qint64, qint64>> partitionWindowMs(const DatasetSpec &dataset,
+// The window [start, end) in epoch milliseconds (UTC) a partition value
+// covers at `grain`; nullopt when it names none at that grain (undated).
+std::optional<std::pair<qint64, qint64>> partitionWindowMs(WindowGrain grain,
                                                            const QString &value);
 
 // ISO-8601 UTC text of epoch milliseconds ("2025-05-14T22:00:00Z").
@@ -84,6 +108,8 @@ QString isoUtc(qint64 ms);
 
 // {"dataset","watermark","finalized","provisional","stale", ...extras}.
 nlohmann::ordered_json toJson(const FinalizeResult &result);
+// "held_by": [{"stream","group","lag","held_at"[,"reason"]}].
+nlohmann::ordered_json toJson(const std::vector<WatermarkHold> &holds);
 
 // 0, or the run's exit code (3 a check failed, 1 the run failed).
 int exitCodeOf(const FinalizeResult &result);

@@ -257,6 +257,7 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
                         d.partitionGranularity % QStringLiteral(" of"));
     }
     d.key = f.strings("key");
+    d.fedBy = f.strings("fed_by");
     d.orderBy = f.string("order_by");
     const QString write = f.has("write") ? f.string("write") : enumName(d.write);
     if (const auto mode = enumFromName<WriteMode>(write))
@@ -545,6 +546,43 @@ Result<const StreamSpec *> Spec::requireStream(const QString &name) const {
                         .arg(name, names.isEmpty() ? QStringLiteral("none") : names.join(u", ")));
 }
 
+namespace {
+
+// Each dataset's feeding streams: those its "fed_by" names (each must be a
+// stream of the spec), then any other whose sink is its source or is read
+// by its transform (the sink's name as a word of the SQL).
+void resolveFeeds(Spec &spec, QStringList &errors) {
+    for (DatasetSpec &d : spec.datasets) {
+        d.feeds.clear();
+        for (const QString &name : std::as_const(d.fedBy)) {
+            if (const StreamSpec *stream = spec.stream(name)) {
+                d.feeds.push_back(*stream);
+                continue;
+            }
+            QStringList names;
+            for (const StreamSpec &st : spec.streams)
+                names << st.name;
+            errors << QStringLiteral("dataset \"%1\": \"fed_by\": no stream named \"%2\" (the "
+                                     "spec has: %3)")
+                          .arg(d.name, name,
+                               names.isEmpty() ? QStringLiteral("none") : names.join(u", "));
+        }
+        for (const StreamSpec &st : spec.streams) {
+            if (d.fedBy.contains(st.name) || st.sink.isEmpty())
+                continue;
+            const QRegularExpression word(
+                QStringLiteral("(?<![\\w.\"])\"?%1\"?(?![\\w\"])")
+                    .arg(QRegularExpression::escape(st.sink)),
+                QRegularExpression::CaseInsensitiveOption);
+            if (d.source.compare(st.sink, Qt::CaseInsensitive) == 0 ||
+                (!d.transform.isEmpty() && word.match(d.transform).hasMatch()))
+                d.feeds.push_back(st);
+        }
+    }
+}
+
+} // namespace
+
 Result<Spec> parseSpec(const QByteArray &json, const QString &origin) {
     Json root;
     try {
@@ -588,6 +626,7 @@ Result<Spec> parseSpec(const QByteArray &json, const QString &origin) {
     if (streams)
         for (auto it = streams->begin(); it != streams->end(); ++it)
             spec.streams.push_back(parseStream(qs(it.key()), it.value(), errors));
+    resolveFeeds(spec, errors);
     if (!errors.isEmpty()) {
         QStringList lines;
         for (const QString &e : errors)

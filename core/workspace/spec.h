@@ -77,37 +77,6 @@ struct Scd2Spec {
     }
 };
 
-struct DatasetSpec {
-    QString name;
-    QString source;    // table or view; may be empty when transform is given
-    QString transform; // a single SELECT; empty means SELECT * FROM source
-    QString target;
-    QString partitionColumn; // empty: unpartitioned (one partition, value null)
-    // "hour", "day" or "month": the partition is that unit of the
-    // partition column's timestamp (labels 2025-05-06T05:00:00Z, 2025-05-06,
-    // 2025-05-01); empty: the column's own values.
-    QString partitionGranularity;
-    QStringList key;
-    QString orderBy;
-    WriteMode write = WriteMode::Merge;
-    SchemaChangePolicy onSchemaChange = SchemaChangePolicy::Fail;
-    QString eventTime;
-    QString ingestTime;
-    std::optional<qint64> allowedLatenessSeconds;
-    std::optional<Scd2Spec> scd2;
-    std::vector<CheckSpec> checks;
-    // A dataset made from a dbt model (rewindctl init --dbt): the node it
-    // came from and that node's checksum then (docs/dbt.md).
-    struct DbtOrigin {
-        QString uniqueId;
-        QString checksum;
-    };
-    std::optional<DbtOrigin> dbt;
-
-    bool partitioned() const { return !partitionColumn.isEmpty(); }
-    bool hasWatermark() const { return allowedLatenessSeconds.has_value(); }
-};
-
 struct LogColumns {
     QString partitionId = QStringLiteral("partition_id");
     QString logOffset = QStringLiteral("log_offset");
@@ -144,6 +113,44 @@ struct StreamSpec {
     LogColumns logColumns;
     std::vector<std::pair<QString, QString>> fields; // sink column -> JSONPath, in spec order
     QStringList required;
+};
+
+struct DatasetSpec {
+    QString name;
+    QString source;    // table or view; may be empty when transform is given
+    QString transform; // a single SELECT; empty means SELECT * FROM source
+    QString target;
+    QString partitionColumn; // empty: unpartitioned (one partition, value null)
+    // "hour", "day" or "month": the partition is that unit of the
+    // partition column's timestamp (labels 2025-05-06T05:00:00Z, 2025-05-06,
+    // 2025-05-01); empty: the column's own values.
+    QString partitionGranularity;
+    QStringList key;
+    QString orderBy;
+    WriteMode write = WriteMode::Merge;
+    SchemaChangePolicy onSchemaChange = SchemaChangePolicy::Fail;
+    QString eventTime;
+    QString ingestTime;
+    std::optional<qint64> allowedLatenessSeconds;
+    std::optional<Scd2Spec> scd2;
+    std::vector<CheckSpec> checks;
+    // A dataset made from a dbt model (rewindctl init --dbt): the node it
+    // came from and that node's checksum then (docs/dbt.md).
+    struct DbtOrigin {
+        QString uniqueId;
+        QString checksum;
+    };
+    std::optional<DbtOrigin> dbt;
+    // The streams that feed it: those "fed_by" names, and any stream whose
+    // sink is its source or a table its transform reads. While a consumer
+    // group of one lags, the watermark is held at its earliest unconsumed
+    // event (core/lateness/feeds.h). `fedBy` as the spec writes it; `feeds`
+    // resolved when the spec is parsed, in spec order.
+    QStringList fedBy;
+    std::vector<StreamSpec> feeds;
+
+    bool partitioned() const { return !partitionColumn.isEmpty(); }
+    bool hasWatermark() const { return allowedLatenessSeconds.has_value(); }
 };
 
 struct Spec {

@@ -440,27 +440,45 @@ void LagPage::onSlider(int step) {
                  fmt::number(s.report.count), spec.toHtmlEscaped()));
 
     // The finalization delay: the watermark trails the newest event time by
-    // the allowed lateness, so a day becomes final that long after it ends.
-    QString text =
-        tr("Finalization delay <b>%1</b>: a day becomes final %1 after it ends (event time).")
-            .arg(durationLabel(seconds));
+    // the allowed lateness, so a window becomes final that long after it
+    // ends; a lagging feeding group holds it back further (held_by).
+    const std::optional<WindowGrain> grain = s.finalize ? s.finalize->grain : std::nullopt;
+    const QString unit = grain ? enumName(*grain) : QStringLiteral("day");
+    QString text = tr("Finalization delay <b>%1</b>: a %2 becomes final %1 after it ends (event "
+                      "time).")
+                       .arg(durationLabel(seconds), unit);
     if (s.finalize && s.finalize->maxEventMs) {
-        const qint64 watermark = *s.finalize->maxEventMs - seconds * 1000;
-        int days = 0, past = 0;
+        qint64 watermark = *s.finalize->maxEventMs - seconds * 1000;
+        // The held point at this setting: the earliest unconsumed event
+        // time (held_at plus the spec's lateness) minus this lateness.
+        const qint64 spec = m_dataset ? m_dataset->allowedLatenessSeconds.value_or(0) : 0;
+        QStringList held;
+        for (const WatermarkHold &h : s.finalize->heldBy) {
+            if (h.heldAtMs)
+                watermark = std::min(watermark, *h.heldAtMs + (spec - seconds) * 1000);
+            held << (h.unreachable.isEmpty()
+                         ? tr("group %1 of %2, %3 events behind")
+                               .arg(h.group, h.stream, fmt::number(h.lag))
+                         : tr("stream %1, which cannot be read").arg(h.stream));
+        }
+        int windows = 0, past = 0;
         for (const LagPartitionRow &row : s.partitions) {
-            const auto window = row.partition && m_dataset
-                                    ? partitionWindowMs(*m_dataset, *row.partition)
+            const auto window = row.partition && grain
+                                    ? partitionWindowMs(*grain, *row.partition)
                                     : std::nullopt;
             if (!window)
                 continue;
-            ++days;
+            ++windows;
             if (watermark >= window->second)
                 ++past;
         }
-        text += tr(" Watermark at this setting: %1, past the end of %2 of %3 day partitions.")
-                    .arg(fmt::timestamp(isoUtc(watermark)))
+        text += tr(" Watermark at this setting: %1%2, past the end of %3 of %4 %5 partitions.")
+                    .arg(fmt::timestamp(isoUtc(watermark)),
+                         held.isEmpty() ? QString()
+                                        : tr(" (held by %1)").arg(held.join(QStringLiteral("; "))))
                     .arg(past)
-                    .arg(days);
+                    .arg(windows)
+                    .arg(unit);
     }
     m_finalization->setText(text);
 }
