@@ -391,8 +391,9 @@ private Q_SLOTS:
                      .value_or(std::nullopt),
                  WindowGrain::Hour);
         QCOMPARE(grain({QStringLiteral("2025-05-04")}).value_or(std::nullopt), WindowGrain::Day);
-        QCOMPARE(grain({QStringLiteral("2025-05"), QStringLiteral("2025-06")}).value_or(std::nullopt),
-                 WindowGrain::Month);
+        QCOMPARE(
+            grain({QStringLiteral("2025-05"), QStringLiteral("2025-06")}).value_or(std::nullopt),
+            WindowGrain::Month);
         QVERIFY(grain({}).has_value() && !grain({})->has_value());
         const auto mixed = grain({QStringLiteral("2025-05-04"), QStringLiteral("2025-05-04T05")});
         QVERIFY(!mixed);
@@ -403,8 +404,9 @@ private Q_SLOTS:
 
         QCOMPARE(partitionWindowMs(WindowGrain::Day, QStringLiteral("2025-05-04"))->first,
                  qint64(1746316800000));
-        QCOMPARE(partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06 07:00"))->first,
-                 partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06T07:00:00Z"))->first);
+        QCOMPARE(
+            partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06 07:00"))->first,
+            partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06T07:00:00Z"))->first);
         QCOMPARE(isoUtc(partitionWindowMs(WindowGrain::Month, QStringLiteral("2025-12"))->second),
                  QStringLiteral("2026-01-01T00:00:00Z"));
         QVERIFY(!partitionWindowMs(WindowGrain::Day, QStringLiteral("2025-02-30")));

@@ -213,7 +213,8 @@ private Q_SLOTS:
                  WindowGrain::Hour);
         QCOMPARE(grainOf(QStringLiteral("by_month"), QStringLiteral("2025-02-01")),
                  WindowGrain::Month);
-        const auto hour = partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06T05:00:00Z"));
+        const auto hour =
+            partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06T05:00:00Z"));
         QVERIFY(hour);
         QCOMPARE(hour->second - hour->first, 3'600'000);
         const auto month = partitionWindowMs(WindowGrain::Month, QStringLiteral("2025-02-01"));
@@ -222,7 +223,8 @@ private Q_SLOTS:
         QVERIFY(!partitionWindowMs(WindowGrain::Month, QStringLiteral("2025-02-02")));
         QVERIFY(!partitionWindowMs(WindowGrain::Hour, QStringLiteral("2025-05-06")));
         // A value that does not fit the spec's granularity is refused, named.
-        auto wrong = windowGrain(f.named(QStringLiteral("by_month")), {QStringLiteral("2025-02-02")});
+        auto wrong =
+            windowGrain(f.named(QStringLiteral("by_month")), {QStringLiteral("2025-02-02")});
         QVERIFY(!wrong);
         QVERIFY2(wrong.error().message.contains(QStringLiteral("\"2025-02-02\"")) &&
                      wrong.error().message.contains(QStringLiteral("partition_granularity")),

@@ -175,7 +175,7 @@ Status runFinalize(Context &ctx) {
                                  QStringLiteral(" - ") %
                                  timeutil::formatDuration(r.allowedLatenessSeconds);
         ctx.out << r.dataset << ": watermark "
-                << (r.watermarkMs ? isoUtc(*r.watermarkMs)
+                << (r.watermarkMs  ? isoUtc(*r.watermarkMs)
                     : r.maxEventMs ? QStringLiteral("(none: held)")
                                    : QStringLiteral("(no event time)"));
         if (r.heldBy.empty())

@@ -20,8 +20,9 @@ Result<QSet<QString>> holdingGroups(const Database &db, const StreamSpec &stream
         return groups; // empty: every group the log table's offsets list
     for (const QString &g : stream.kafka->groups)
         groups.insert(g);
-    auto q = db.exec(QStringLiteral("SELECT DISTINCT group_id FROM rewind_offsets WHERE stream = ?"),
-                     {stream.name});
+    auto q =
+        db.exec(QStringLiteral("SELECT DISTINCT group_id FROM rewind_offsets WHERE stream = ?"),
+                {stream.name});
     if (!q)
         return fail(q.error());
     while (q->next())
@@ -47,10 +48,11 @@ Result<std::optional<qint64>> earliestEventMs(const Database &db, const StreamSp
     if (!path.isEmpty())
         binds << path;
     const QString eventMs =
-        path.isEmpty() ? recordTs
-                       : QString(QStringLiteral("COALESCE(") %
-                                 tj.epochMs(tj.jsonExtract(db.quote(c.payload), QStringLiteral("?"))) %
-                                 QStringLiteral(", ") % recordTs % u')');
+        path.isEmpty()
+            ? recordTs
+            : QString(QStringLiteral("COALESCE(") %
+                      tj.epochMs(tj.jsonExtract(db.quote(c.payload), QStringLiteral("?"))) %
+                      QStringLiteral(", ") % recordTs % u')');
     QStringList at;
     for (const OffsetRange &r : ranges) {
         at << QStringLiteral("(") % db.quote(c.partitionId) % QStringLiteral(" = ? AND ") %

@@ -90,8 +90,8 @@ namespace {
 std::optional<std::pair<WindowGrain, qint64>> windowOf(const QString &value) {
     static const QRegularExpression day(QStringLiteral("^(\\d{4}-\\d{2}-\\d{2})$"));
     static const QRegularExpression month(QStringLiteral("^(\\d{4}-\\d{2})$"));
-    static const QRegularExpression hour(
-        QStringLiteral("^(\\d{4}-\\d{2}-\\d{2})[T ](\\d{2})(?::00(?::00(?:\\.0+)?)?)?(?:Z|\\+00(?::?00)?)?$"));
+    static const QRegularExpression hour(QStringLiteral(
+        "^(\\d{4}-\\d{2}-\\d{2})[T ](\\d{2})(?::00(?::00(?:\\.0+)?)?)?(?:Z|\\+00(?::?00)?)?$"));
     const auto at = [](const QString &iso) -> std::optional<qint64> {
         const QByteArray text = iso.toLatin1();
         return parseEpochMs(text.constData(), text.size());
@@ -137,12 +137,12 @@ Result<std::optional<WindowGrain>> windowGrain(const DatasetSpec &dataset,
         QStringList shapes;
         for (auto it = seen.cbegin(); it != seen.cend(); ++it)
             shapes << QStringLiteral("%1s (\"%2\")").arg(enumName(it.key()), it.value());
-        return badInput(QStringLiteral("dataset \"%1\": the values of \"partition_column\" (%2) "
-                                       "are of mixed shapes, %3: a watermark finalizes windows of "
-                                       "one calendar grain (set \"partition_granularity\", or make "
-                                       "the values alike)")
-                            .arg(dataset.name, dataset.partitionColumn,
-                                 shapes.join(QStringLiteral(" and "))));
+        return badInput(
+            QStringLiteral("dataset \"%1\": the values of \"partition_column\" (%2) "
+                           "are of mixed shapes, %3: a watermark finalizes windows of "
+                           "one calendar grain (set \"partition_granularity\", or make "
+                           "the values alike)")
+                .arg(dataset.name, dataset.partitionColumn, shapes.join(QStringLiteral(" and "))));
     }
     if (seen.isEmpty())
         return std::optional<WindowGrain>();

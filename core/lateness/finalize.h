@@ -3,8 +3,8 @@
 #include "core/batch/batch.h"
 #include "core/batch/partitions.h"
 #include "core/lateness/feeds.h"
-#include "core/util/enumnames.h"
 #include "core/sql/database.h"
+#include "core/util/enumnames.h"
 #include "core/workspace/spec.h"
 
 #include <atomic>
@@ -68,7 +68,7 @@ struct FinalizeResult {
     // What holds the watermark (feeds.h); empty when nothing does.
     std::vector<WatermarkHold> heldBy;
     std::optional<qint64> unheldWatermarkMs; // what it would be, were nothing holding it
-    qint64 futureEvents = 0;           // event times after the moment of computing: ignored
+    qint64 futureEvents = 0;                 // event times after the moment of computing: ignored
     // Each partition appears in exactly one list.
     QStringList finalized;    // dry run: would be published and marked final; executed: were
     QStringList provisional;  // day partitions the watermark has not passed
@@ -100,8 +100,7 @@ Result<std::optional<WindowGrain>> windowGrain(const DatasetSpec &dataset,
 
 // The window [start, end) in epoch milliseconds (UTC) a partition value
 // covers at `grain`; nullopt when it names none at that grain (undated).
-std::optional<std::pair<qint64, qint64>> partitionWindowMs(WindowGrain grain,
-                                                           const QString &value);
+std::optional<std::pair<qint64, qint64>> partitionWindowMs(WindowGrain grain, const QString &value);
 
 // ISO-8601 UTC text of epoch milliseconds ("2025-05-14T22:00:00Z").
 QString isoUtc(qint64 ms);

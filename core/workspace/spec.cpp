@@ -570,10 +570,9 @@ void resolveFeeds(Spec &spec, QStringList &errors) {
         for (const StreamSpec &st : spec.streams) {
             if (d.fedBy.contains(st.name) || st.sink.isEmpty())
                 continue;
-            const QRegularExpression word(
-                QStringLiteral("(?<![\\w.\"])\"?%1\"?(?![\\w\"])")
-                    .arg(QRegularExpression::escape(st.sink)),
-                QRegularExpression::CaseInsensitiveOption);
+            const QRegularExpression word(QStringLiteral("(?<![\\w.\"])\"?%1\"?(?![\\w\"])")
+                                              .arg(QRegularExpression::escape(st.sink)),
+                                          QRegularExpression::CaseInsensitiveOption);
             if (d.source.compare(st.sink, Qt::CaseInsensitive) == 0 ||
                 (!d.transform.isEmpty() && word.match(d.transform).hasMatch()))
                 d.feeds.push_back(st);

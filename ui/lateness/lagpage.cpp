@@ -456,16 +456,14 @@ void LagPage::onSlider(int step) {
         for (const WatermarkHold &h : s.finalize->heldBy) {
             if (h.heldAtMs)
                 watermark = std::min(watermark, *h.heldAtMs + (spec - seconds) * 1000);
-            held << (h.unreachable.isEmpty()
-                         ? tr("group %1 of %2, %3 events behind")
-                               .arg(h.group, h.stream, fmt::number(h.lag))
-                         : tr("stream %1, which cannot be read").arg(h.stream));
+            held << (h.unreachable.isEmpty() ? tr("group %1 of %2, %3 events behind")
+                                                   .arg(h.group, h.stream, fmt::number(h.lag))
+                                             : tr("stream %1, which cannot be read").arg(h.stream));
         }
         int windows = 0, past = 0;
         for (const LagPartitionRow &row : s.partitions) {
-            const auto window = row.partition && grain
-                                    ? partitionWindowMs(*grain, *row.partition)
-                                    : std::nullopt;
+            const auto window =
+                row.partition && grain ? partitionWindowMs(*grain, *row.partition) : std::nullopt;
             if (!window)
                 continue;
             ++windows;
