@@ -211,8 +211,9 @@ int main(int argc, char **argv) {
 
     // Flat after the warm-up (the first fifth): the last quarter of the
     // samples against the first quarter after the warm-up. Memory by its
-    // median (the allocator breathes); counts by their highest (a thread
-    // pool's connection comes and goes; a leak raises the highest).
+    // median (the allocator breathes); counts by their lowest (a worker's
+    // connection comes and goes, and a sample that lands on one says
+    // nothing; a leak raises the floor).
     const std::size_t warm = std::max<std::size_t>(2, samples.size() / 5);
     const std::size_t span = std::max<std::size_t>(2, (samples.size() - warm) / 4);
     if (samples.size() < warm + 2 * span) {
@@ -225,7 +226,7 @@ int main(int argc, char **argv) {
         for (std::size_t i = from; i < from + span; ++i)
             v.push_back(double(field(samples[i])));
         std::sort(v.begin(), v.end());
-        return median ? v[v.size() / 2] : v.back();
+        return median ? v[v.size() / 2] : v.front();
     };
     const std::size_t first = warm, lastFrom = samples.size() - span;
     const Sample &base = samples[first];
@@ -238,7 +239,7 @@ int main(int argc, char **argv) {
         out() << QStringLiteral(
                      "%1 (%2 of %3 samples): %4 from t=%5s, %6 over the last: %7%8% %9\n")
                      .arg(QLatin1String(what),
-                          median ? QStringLiteral("median") : QStringLiteral("highest"))
+                          median ? QStringLiteral("median") : QStringLiteral("lowest"))
                      .arg(span)
                      .arg(from, 0, 'f', 1)
                      .arg(base.atS)

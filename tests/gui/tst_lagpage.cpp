@@ -20,6 +20,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
@@ -278,6 +279,45 @@ private Q_SLOTS:
         auto audit = ws->db.scalar(QStringLiteral(
             "SELECT COUNT(*) FROM rewind_audit WHERE action = 'finalize' AND dataset = 'events'"));
         QVERIFY(audit && audit->toLongLong() >= 1);
+    }
+
+    // A dataset fed by a stream whose group lags (the demo's orders-loader):
+    // the page says the watermark is held, by whom
+    // and where, and the what-if line keeps the held point.
+    void heldWatermarkIsSaid() {
+        QFile in(m_demo.spec());
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject spec = QJsonDocument::fromJson(in.readAll()).object();
+        QJsonObject datasets = spec.value(QStringLiteral("datasets")).toObject();
+        QJsonObject events = datasets.value(QStringLiteral("events")).toObject();
+        events.insert(QStringLiteral("fed_by"), QJsonArray{QStringLiteral("orders")});
+        datasets.insert(QStringLiteral("events"), events);
+        spec.insert(QStringLiteral("datasets"), datasets);
+        const QString fed = m_demo.dir().filePath(QStringLiteral("fed.json"));
+        QFile out(fed);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(spec).toJson());
+        out.close();
+
+        auto ws = rw::openWorkspace(m_demo.db(), fed);
+        QVERIFY(ws);
+        rw::RunManager runs;
+        rw::LagPage page;
+        page.setRunManager(&runs);
+        QVERIFY(load(page, *ws, QStringLiteral("events")));
+        const auto &finalize = page.snapshot()->finalize;
+        QVERIFY(finalize && finalize->heldBy.size() == 1);
+        QVERIFY(finalize->heldBy[0].lag > 0);
+        QVERIFY2(page.heldText().contains(
+                     QStringLiteral("by group orders-loader of stream orders, %1 events behind")
+                         .arg(QLocale(QLocale::English).toString(finalize->heldBy[0].lag))),
+                 qPrintable(page.heldText()));
+        QVERIFY2(page.heldText().contains(
+                     QStringLiteral("held at %1").arg(rw::isoUtc(*finalize->heldBy[0].heldAtMs))),
+                 qPrintable(page.heldText()));
+        QVERIFY2(page.finalizationText().contains(QStringLiteral("held by group orders-loader")),
+                 qPrintable(page.finalizationText()));
+        QVERIFY(finalize->watermarkMs && *finalize->watermarkMs < *finalize->unheldWatermarkMs);
     }
 
     // --page lag picks a dataset with lateness (the demo's events).

@@ -40,6 +40,7 @@ LagPage::LagPage(QWidget *parent)
     : Page(parent)
     , m_title(new QLabel(this))
     , m_subtitle(new QLabel(this))
+    , m_held(new QLabel(this))
     , m_stack(new QStackedWidget(this))
     , m_empty(new QLabel(this))
     , m_events(new StatTile(tr("events"), this))
@@ -69,6 +70,11 @@ LagPage::LagPage(QWidget *parent)
     m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
     m_subtitle->setWordWrap(true);
     m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_held->setObjectName(QStringLiteral("watermarkHeld"));
+    m_held->setStyleSheet(style::textColour(style::Colour::Warning));
+    m_held->setWordWrap(true);
+    m_held->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_held->hide();
 
     auto *tiles = new QHBoxLayout;
     tiles->setSpacing(8);
@@ -176,6 +182,7 @@ LagPage::LagPage(QWidget *parent)
     auto *layout = style::pageLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_subtitle);
+    layout->addWidget(m_held);
     layout->addLayout(tiles);
     layout->addWidget(m_stack, 1);
 
@@ -230,6 +237,8 @@ void LagPage::setDataset(const Database &db, const DatasetSpec &dataset) {
         m_snapshot.reset();
         m_model->resetData({});
         m_strip->setRows({});
+        m_held->clear();
+        m_held->hide();
         m_chart->clear();
         m_actionState->clear();
     }
@@ -255,6 +264,8 @@ void LagPage::clear() {
     m_snapshot.reset();
     m_model->resetData({});
     m_strip->setRows({});
+    m_held->clear();
+    m_held->hide();
     m_chart->clear();
     m_title->setText(tr("No dataset selected"));
     m_subtitle->clear();
@@ -319,9 +330,19 @@ void LagPage::showSnapshot(LatenessSnapshot snapshot) {
                           .arg(d.allowedLatenessSeconds ? durationLabel(*d.allowedLatenessSeconds)
                                                         : tr("not set"))};
     if (s.finalize && s.finalize->watermarkMs)
-        facts << tr("watermark %1 (newest event %2)")
-                     .arg(fmt::timestamp(isoUtc(*s.finalize->watermarkMs)),
-                          fmt::timestamp(isoUtc(*s.finalize->maxEventMs)));
+        facts << (s.finalize->heldBy.empty()
+                      ? tr("watermark %1 (newest event %2)")
+                            .arg(fmt::timestamp(isoUtc(*s.finalize->watermarkMs)),
+                                 fmt::timestamp(isoUtc(*s.finalize->maxEventMs)))
+                      : tr("watermark %1, held (newest event %2)")
+                            .arg(fmt::timestamp(isoUtc(*s.finalize->watermarkMs)),
+                                 fmt::timestamp(isoUtc(*s.finalize->maxEventMs))));
+    QStringList held;
+    if (s.finalize)
+        for (const WatermarkHold &h : s.finalize->heldBy)
+            held << describeHold(h);
+    m_held->setText(held.join(u'\n'));
+    m_held->setVisible(!held.isEmpty());
     if (r.suggestion)
         facts << tr("suggested allowed_lateness %1").arg(durationLabel(r.suggestion->seconds));
     m_subtitle->setText(facts.join(QStringLiteral("  \u00b7  ")));
@@ -405,6 +426,10 @@ double LagPage::whatIfLateFraction() const {
 QString LagPage::whatIfText() const {
     return m_whatIf->text();
 }
+QString LagPage::heldText() const {
+    return m_held->text();
+}
+
 QString LagPage::finalizationText() const {
     return m_finalization->text();
 }
@@ -492,7 +517,7 @@ void LagPage::updateActions() {
     const QString refused = m_snapshot ? m_snapshot->runRefused : QString();
     m_finalize->setEnabled(ready && !busy && eligible > 0 && refused.isEmpty());
     m_backfill->setEnabled(ready && !busy && stale > 0 && refused.isEmpty());
-    m_finalize->setText(eligible > 0 ? tr("Finalize %n day(s)\u2026", nullptr, int(eligible))
+    m_finalize->setText(eligible > 0 ? tr("Finalize %n partition(s)\u2026", nullptr, int(eligible))
                                      : tr("Finalize\u2026"));
     m_backfill->setText(stale > 0 ? tr("Backfill %n stale\u2026", nullptr, int(stale))
                                   : tr("Backfill stale\u2026"));
@@ -500,10 +525,10 @@ void LagPage::updateActions() {
         m_finalize->setToolTip(tr("Set allowed_lateness in the spec to finalize partitions"));
     else if (m_snapshot && eligible == 0)
         m_finalize->setToolTip(tr("Nothing to finalize: the watermark has not passed the end of a "
-                                  "day that is not final yet"));
+                                  "partition that is not final yet"));
     else
-        m_finalize->setToolTip(
-            tr("Publish the days the watermark has passed and mark them final (previewed first)"));
+        m_finalize->setToolTip(tr("Publish the partitions the watermark has passed and mark them "
+                                  "final (previewed first)"));
     m_backfill->setToolTip(stale > 0 || !m_snapshot
                                ? tr("Re-run every stale partition (late data arrived since its "
                                     "publish; previewed first)")
@@ -532,14 +557,14 @@ void LagPage::updateActions() {
 
 void LagPage::startFinalize() {
     prepareLaunch(
-        tr("Previewing the days the watermark has passed\u2026"),
+        tr("Previewing the partitions the watermark has passed\u2026"),
         [](const Database &db, const DatasetSpec &dataset) -> Result<RunResult> {
             auto dry = finalize(db, dataset, {});
             if (!dry)
                 return fail(dry.error());
             if (dry->finalized.isEmpty())
-                return badInput(QStringLiteral(
-                    "nothing to finalize: the watermark has passed no day that is not final yet"));
+                return badInput(QStringLiteral("nothing to finalize: the watermark has passed no "
+                                               "partition that is not final yet"));
             BatchOptions options;
             options.scope.partitions = dry->finalized;
             return preview(db, dataset, options);
@@ -596,7 +621,8 @@ void LagPage::openLaunch(const RunResult &plan, bool finalizing) {
                 : QString();
         dialog->setPurpose(
             tr("Finalize %1").arg(plan.dataset),
-            tr("The watermark (%1) has passed these %n day(s): they are published as previewed "
+            tr("The watermark (%1) has passed these %n partition(s): they are published as "
+               "previewed "
                "below and then "
                "marked final. Late data arriving afterwards makes a day stale, to backfill.",
                nullptr, int(days.size()))

@@ -58,6 +58,9 @@ public:
     double whatIfLateFraction() const;
     QString whatIfText() const;
     QString finalizationText() const;
+    // What holds the watermark back (a lagging group of a feeding stream),
+    // one line each; empty when nothing does.
+    QString heldText() const;
 
     // Previews what Finalize / Backfill stale would run, then opens the
     // launch dialog (returned through launchDialog() once the preview is in).
@@ -105,6 +108,7 @@ private:
 
     QLabel *m_title;
     QLabel *m_subtitle;
+    QLabel *m_held;
     QStackedWidget *m_stack;
     QLabel *m_empty;
     StatTile *m_events;
