@@ -33,7 +33,9 @@ QString ms(const std::optional<qint64> &v) {
 } // namespace
 
 bool LagPage::hasLateness(const DatasetSpec &dataset) {
-    return !dataset.eventTime.isEmpty() && !dataset.ingestTime.isEmpty();
+    // Lateness measured (ingest_time), or a watermark alone (allowed_lateness).
+    return !dataset.eventTime.isEmpty() &&
+           (!dataset.ingestTime.isEmpty() || dataset.allowedLatenessSeconds.has_value());
 }
 
 LagPage::LagPage(QWidget *parent)
@@ -295,11 +297,12 @@ void LagPage::refresh() {
         Q_EMIT pageLoaded();
         return;
     }
-    m_subtitle->setText(
-        tr("lateness = %1 \u2212 %2  \u00b7  allowed_lateness %3  \u00b7  loading\u2026")
-            .arg(d.ingestTime, d.eventTime,
-                 d.allowedLatenessSeconds ? durationLabel(*d.allowedLatenessSeconds)
-                                          : tr("not set")));
+    m_subtitle->setText(tr("%1  \u00b7  allowed_lateness %2  \u00b7  loading\u2026")
+                            .arg(d.ingestTime.isEmpty()
+                                     ? tr("watermark of %1").arg(d.eventTime)
+                                     : tr("lateness = %1 \u2212 %2").arg(d.ingestTime, d.eventTime),
+                                 d.allowedLatenessSeconds ? durationLabel(*d.allowedLatenessSeconds)
+                                                          : tr("not set")));
     startLoad(
         tr("Measuring the lateness of %1\u2026").arg(d.name),
         [db = *m_db, dataset = d]() { return loadLatenessSnapshot(db, dataset); },
@@ -325,7 +328,9 @@ void LagPage::showSnapshot(LatenessSnapshot snapshot) {
     const LatenessReport &r = s.report;
     const DatasetSpec &d = *m_dataset;
 
-    QStringList facts{tr("lateness = %1 \u2212 %2").arg(d.ingestTime, d.eventTime),
+    QStringList facts{d.ingestTime.isEmpty()
+                          ? tr("no ingest_time: the watermark only, lateness not measured")
+                          : tr("lateness = %1 \u2212 %2").arg(d.ingestTime, d.eventTime),
                       tr("allowed_lateness %1")
                           .arg(d.allowedLatenessSeconds ? durationLabel(*d.allowedLatenessSeconds)
                                                         : tr("not set"))};
@@ -469,9 +474,11 @@ void LagPage::onSlider(int step) {
     // ends; a lagging feeding group holds it back further (held_by).
     const std::optional<WindowGrain> grain = s.finalize ? s.finalize->grain : std::nullopt;
     const QString unit = grain ? enumName(*grain) : QStringLiteral("day");
-    QString text = tr("Finalization delay <b>%1</b>: a %2 becomes final %1 after it ends (event "
+    QString text = tr("Finalization delay <b>%1</b>: %2 becomes final %1 after it ends (event "
                       "time).")
-                       .arg(durationLabel(seconds), unit);
+                       .arg(durationLabel(seconds), grain == WindowGrain::Hour    ? tr("an hour")
+                                                    : grain == WindowGrain::Month ? tr("a month")
+                                                                                  : tr("a day"));
     if (s.finalize && s.finalize->maxEventMs) {
         qint64 watermark = *s.finalize->maxEventMs - seconds * 1000;
         // The held point at this setting: the earliest unconsumed event

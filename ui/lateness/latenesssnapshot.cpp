@@ -88,11 +88,19 @@ Result<LatenessSnapshot> loadLatenessSnapshot(const Database &db, const DatasetS
     // The lateness aggregate and the partitions (with the finalize dry run)
     // are independent reads of the source: the aggregate runs on a
     // connection of its own meanwhile, where one reaches the same data.
+    // Without ingest_time there is no lateness to measure, only the
+    // watermark: an empty report, one row per partition below.
+    const bool measured = !dataset.ingestTime.isEmpty();
     std::future<Result<LatenessReport>> sideReport;
-    if (db.sharedAcrossConnections())
+    if (measured && db.sharedAcrossConnections())
         sideReport = std::async(std::launch::async,
                                 [db, dataset, options] { return lateness(db, dataset, options); });
     const auto takeReport = [&]() -> Result<LatenessReport> {
+        if (!measured) {
+            LatenessReport none;
+            none.dataset = dataset.name;
+            return none;
+        }
         if (!sideReport.valid())
             return lateness(db, dataset, options);
         Result<LatenessReport> side = sideReport.get();
@@ -134,6 +142,13 @@ Result<LatenessSnapshot> loadLatenessSnapshot(const Database &db, const DatasetS
         if (p.sourceChanged)
             ++snap.staleCount;
     }
+    if (!measured)
+        for (const PartitionInfo &p : *parts) {
+            PartitionLateness none;
+            none.partition = p.partition;
+            none.whatIfLate.resize(keep);
+            snap.report.partitions.push_back(std::move(none));
+        }
     for (const PartitionLateness &p : snap.report.partitions)
         snap.partitions.push_back(
             {p.partition, status.value(partitionKey(p.partition), PartitionStatus::Unloaded), p});

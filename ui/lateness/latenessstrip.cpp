@@ -116,10 +116,12 @@ void LatenessStrip::paintEvent(QPaintEvent *) {
     const int labelWidth = fm.horizontalAdvance(partitionLabel(m_rows.front().partition)) + 12;
     const int every = std::max(1, int(std::ceil(labelWidth / std::max(1.0, cellWidth))));
     const double y = kTop + kCell + 2 + kTick;
-    for (int i = 0; i < n; i += every) {
-        if (i != 0 && i + every > n - 1 && i != n - 1)
-            continue; // leave room for the last label
+    // The last label ends at the strip's right edge; others stop short of it.
+    const double lastLeft = cellRect(n - 1).right() - labelWidth;
+    for (int i = 0; i < (n > 1 ? n - 1 : n); i += every) {
         const QRectF r = cellRect(i);
+        if (i != 0 && n > 1 && r.left() + labelWidth > lastLeft)
+            break; // leave room for the last label
         p.drawText(QRectF(r.left(), y, labelWidth, kLabels), Qt::AlignLeft | Qt::AlignVCenter,
                    partitionLabel(m_rows[std::size_t(i)].partition));
     }
