@@ -4,7 +4,8 @@
 // offset, holds the watermark at the first event it has not consumed (its
 // mapped event time, not the record timestamp) minus allowed_lateness, so
 // finalize --execute makes nothing final past it; a replay killed midway
-// leaves it held further on; one that catches up releases it. Bad input
+// leaves it held further on; one that catches up releases it, and a group
+// that never replayed into the sink does not hold it. Bad input
 // (fed_by naming no stream, partition values of mixed grains) is refused
 // naming the dataset and the field. Kafka: tst_kafkawatermark.
 #include "tests/testsupport.h"
@@ -208,9 +209,16 @@ private Q_SLOTS:
         QCOMPARE(finals(), 0 + strings(f.value(QStringLiteral("finalized"))).size());
     }
 
-    // Caught up: nothing holds it; the hours it passed become final.
+    // Caught up: nothing holds it; the hours it passed become final. A
+    // group that only reads the log (never replayed into the sink) and lags
+    // holds nothing once one replays into it.
     void aReplayThatCatchesUpReleasesIt() {
         replay();
+        QCOMPARE(cli({QStringLiteral("offsets-reset"), QStringLiteral("--stream"),
+                      QStringLiteral("ev"), QStringLiteral("--group"), QStringLiteral("audit"),
+                      QStringLiteral("--to-earliest"), QStringLiteral("--execute")})
+                     .exitCode,
+                 0);
         const QJsonObject f = finalize(true);
         QVERIFY(f.value(QStringLiteral("held_by")).toArray().isEmpty());
         QCOMPARE(f.value(QStringLiteral("watermark")).toString(),

@@ -13,21 +13,24 @@ namespace rw {
 
 namespace {
 
-// The groups of `stream` that may hold a watermark (feeds.h).
-Result<QSet<QString>> holdingGroups(const Database &db, const StreamSpec &stream) {
+// The groups of `stream` that may hold a watermark (feeds.h): those the
+// spec names and those that replayed into its sink; none of either: every
+// group the log lists (nullopt).
+Result<std::optional<QSet<QString>>> holdingGroups(const Database &db, const StreamSpec &stream) {
     QSet<QString> groups;
-    if (!stream.kafka)
-        return groups; // empty: every group the log table's offsets list
-    for (const QString &g : stream.kafka->groups)
-        groups.insert(g);
+    if (stream.kafka)
+        for (const QString &g : stream.kafka->groups)
+            groups.insert(g);
     auto q =
-        db.exec(QStringLiteral("SELECT DISTINCT group_id FROM rewind_offsets WHERE stream = ?"),
+        db.exec(QStringLiteral("SELECT DISTINCT group_id FROM rewind_replays WHERE stream = ?"),
                 {stream.name});
     if (!q)
         return fail(q.error());
     while (q->next())
         groups.insert(q->value(0).toString());
-    return groups;
+    if (groups.isEmpty())
+        return std::optional<QSet<QString>>();
+    return std::optional<QSet<QString>>(std::move(groups));
 }
 
 // The event time, in epoch ms, of the records of `relation` at `ranges`'
@@ -88,10 +91,8 @@ Result<std::vector<WatermarkHold>> watermarkHolds(const Database &db, const Data
             continue;
         }
         for (const ConsumerGroupInfo &g : *groups) {
-            if (g.lag <= 0 || (!only->isEmpty() && !only->contains(g.group)))
+            if (g.lag <= 0 || (*only && !(*only)->contains(g.group)))
                 continue;
-            if (stream.kafka && only->isEmpty())
-                continue; // a Kafka stream's groups must be named or Rewind's own
             std::vector<OffsetRange> lagging;
             for (const PartitionOffsets &o : g.offsets)
                 if (o.lag > 0) {

@@ -13,9 +13,10 @@ namespace rw {
 // consumed yet will reach the dataset's source, so no window they fall in
 // may become final.
 //
-// Which groups: a log-table stream's every group with committed offsets in
-// the workspace; a Kafka stream's groups the spec names (kafka.groups) and
-// those Rewind replays (offsets in the workspace). For each lagging
+// Which groups: those the spec names (a Kafka stream's kafka.groups) and
+// those that replayed into the stream's sink (rewind_replays); where there
+// are none of either, every group with committed offsets the log lists. For
+// each lagging
 // partition of a group, the record at its committed offset is read (a log
 // table: one query; Kafka: one fetch per partition, bounded by
 // REWIND_KAFKA_TIMEOUT_MS) and its event time taken through the stream's
