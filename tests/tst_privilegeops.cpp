@@ -25,6 +25,12 @@ const QStringList kWarehouse = {
     QStringLiteral("CREATE TABLE raw_wide AS SELECT order_id, dt, amount, 'north' AS region FROM "
                    "raw_sales"),
     QStringLiteral("CREATE TABLE fact_wide (order_id INTEGER, dt TEXT, amount INTEGER)"),
+    // A log-table stream, its sink made by a replay of the owner's.
+    QStringLiteral("CREATE TABLE ev_log (partition_id INTEGER, log_offset INTEGER, event_id TEXT, "
+                   "record_ts TEXT, payload TEXT)"),
+    QStringLiteral(
+        "INSERT INTO ev_log VALUES (0, 0, 'e1', '2025-05-01T10:00:00Z', "
+        "'{\"order_id\": 1}'), (0, 1, 'e2', '2025-05-01T10:01:00Z', '{\"order_id\": 2}')"),
 };
 
 const QByteArray kSpec = R"({"datasets": {
@@ -35,7 +41,8 @@ const QByteArray kSpec = R"({"datasets": {
   "parts": {"source": "raw_sales", "target": "fact_parts", "partition_column": "dt",
             "key": ["order_id"], "write": "overwrite_partition"},
   "marts": {"source": "raw_sales", "target": "mart.fact_m", "partition_column": "dt",
-            "key": ["order_id"], "write": "merge"}}})";
+            "key": ["order_id"], "write": "merge"}},
+ "streams": {"ev": {"log": "ev_log", "sink": "ev_sink", "fields": {"order_id": "$.order_id"}}}})";
 
 } // namespace
 
@@ -234,6 +241,48 @@ private Q_SLOTS:
         QCOMPARE(count(QStringLiteral("SELECT COUNT(*) FROM rewind_images_sales")), images);
         QCOMPARE(count(QStringLiteral(
                      "SELECT COUNT(*) FROM rewind_runs WHERE images_pruned_at IS NOT NULL")),
+                 0);
+    }
+
+    // The stream and DLQ commands, each tried as the operator (who holds
+    // the run grants but none of the streams' or the DLQ's): refused
+    // before any change, naming a privilege it lacks.
+    void streamAndDlqCommandsAreChecked_data() {
+        QTest::addColumn<QStringList>("command");
+        QTest::addColumn<QString>("lacks");
+        const auto l = [](const char *s) { return QString::fromLatin1(s); };
+        QTest::newRow("offsets-reset")
+            << QStringList{l("offsets-reset"), l("--stream"), l("ev"), l("--group"), l("g"),
+                           l("--to-earliest"), l("--execute")}
+            << l("INSERT, UPDATE on table rewind.rewind_offsets");
+        QTest::newRow("replay") << QStringList{l("replay"),  l("--stream"), l("ev"),
+                                               l("--group"), l("g"),        l("--execute")}
+                                << l("on table rewind.rewind_replays");
+        QTest::newRow("dlq discard")
+            << QStringList{l("dlq"),      l("discard"), l("--status"), l("new"),
+                           l("--reason"), l("noise"),   l("--execute")}
+            << l("UPDATE on table rewind.rewind_dlq");
+        QTest::newRow("dlq fix") << QStringList{l("dlq"),      l("fix"),   l("--status"),
+                                                l("new"),      l("--set"), l("$.amount=1"),
+                                                l("--execute")}
+                                 << l("UPDATE on table rewind.rewind_dlq");
+        QTest::newRow("unfreeze") << QStringList{l("unfreeze"), l("--dataset"), l("sales"),
+                                                 l("--reason"), l("x"),         l("--execute")}
+                                  << l("ownership on table fact_sales");
+    }
+    void streamAndDlqCommandsAreChecked() {
+        if (!testsupport::onPostgres())
+            QSKIP("roles are PostgreSQL's");
+        QFETCH(QStringList, command);
+        QFETCH(QString, lacks);
+        const qint64 audit = count(QStringLiteral("SELECT COUNT(*) FROM rewind_audit"));
+        const auto r = cliAs(kOp, command);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("refused before any change")) &&
+                     r.err.contains(lacks),
+                 qPrintable(r.err));
+        QCOMPARE(count(QStringLiteral("SELECT COUNT(*) FROM rewind_audit")), audit);
+        QCOMPARE(count(QStringLiteral("SELECT COUNT(*) FROM rewind_offsets WHERE group_id = 'g'")),
                  0);
     }
 
