@@ -169,6 +169,32 @@ WorkspaceFixture::WorkspaceFixture(const QStringList &statements, const QByteArr
     ws = std::move(*opened);
 }
 
+QStringList browseGrants(const QString &role, const QString &database, const QString &tables) {
+    return {
+        QStringLiteral("GRANT USAGE ON SCHEMA rewind TO %1").arg(role),
+        QStringLiteral("GRANT SELECT ON ALL TABLES IN SCHEMA rewind TO %1").arg(role),
+        QStringLiteral("GRANT INSERT ON rewind.rewind_plans, rewind.rewind_audit TO %1").arg(role),
+        QStringLiteral("GRANT TEMPORARY ON DATABASE %2 TO %1").arg(role, database),
+        QStringLiteral("GRANT SELECT ON %2 TO %1").arg(role, tables),
+    };
+}
+
+QStringList operateGrants(const QString &role, const QString &targets) {
+    return {
+        QStringLiteral("GRANT INSERT, UPDATE ON rewind.rewind_runs, rewind.rewind_checkpoints, "
+                       "rewind.rewind_partition_state TO %1")
+            .arg(role),
+        QStringLiteral("GRANT INSERT ON rewind.rewind_check_results, rewind.rewind_schema_changes "
+                       "TO %1")
+            .arg(role),
+        QStringLiteral("GRANT DELETE ON rewind.rewind_partition_state, "
+                       "rewind.rewind_schema_changes TO %1")
+            .arg(role),
+        QStringLiteral("GRANT INSERT, UPDATE, DELETE ON %2 TO %1").arg(role, targets),
+        QStringLiteral("GRANT CREATE ON SCHEMA public TO %1").arg(role),
+    };
+}
+
 PasswordRole newPasswordRole(const QString &suffix) {
     auto admin = rw::Database::open(qEnvironmentVariable("REWIND_TEST_PG_URL"));
     PasswordRole made{QStringLiteral("rewind_pw_") + suffix,

@@ -70,6 +70,14 @@ struct PasswordRole {
 };
 PasswordRole newPasswordRole(const QString &suffix);
 
+// The grants docs/security.md gives rewind_browse (browse and preview) on
+// Rewind's schema and `database`, with SELECT on `tables` (every source,
+// target and gate table), and rewind_operator (run, resume, finalize, roll
+// back) with INSERT, UPDATE, DELETE on `targets`: to `role` (an SQL name,
+// quoted where it must be).
+QStringList browseGrants(const QString &role, const QString &database, const QString &tables);
+QStringList operateGrants(const QString &role, const QString &targets);
+
 // Runs rewindctl in-process; returns exit code and captures stdout/stderr.
 struct CliResult {
     int exitCode = -1;

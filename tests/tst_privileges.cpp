@@ -26,32 +26,6 @@ const QByteArray kSpec = R"({"datasets": {
   "sales": {"source": "raw_sales", "target": "fact_sales", "partition_column": "dt",
             "key": ["order_id"], "write": "merge"}}})";
 
-// The grants of docs/security.md, for this database's tables.
-QStringList browseGrants(const QString &role, const QString &database) {
-    return {
-        QStringLiteral("GRANT USAGE ON SCHEMA rewind TO %1").arg(role),
-        QStringLiteral("GRANT SELECT ON ALL TABLES IN SCHEMA rewind TO %1").arg(role),
-        QStringLiteral("GRANT INSERT ON rewind.rewind_plans, rewind.rewind_audit TO %1").arg(role),
-        QStringLiteral("GRANT TEMPORARY ON DATABASE %2 TO %1").arg(role, database),
-        QStringLiteral("GRANT SELECT ON raw_sales, fact_sales TO %1").arg(role),
-    };
-}
-QStringList operateGrants(const QString &role) {
-    return {
-        QStringLiteral("GRANT INSERT, UPDATE ON rewind.rewind_runs, rewind.rewind_checkpoints, "
-                       "rewind.rewind_partition_state TO %1")
-            .arg(role),
-        QStringLiteral("GRANT INSERT ON rewind.rewind_check_results, rewind.rewind_schema_changes "
-                       "TO %1")
-            .arg(role),
-        QStringLiteral("GRANT DELETE ON rewind.rewind_partition_state, "
-                       "rewind.rewind_schema_changes TO %1")
-            .arg(role),
-        QStringLiteral("GRANT INSERT, UPDATE, DELETE ON fact_sales TO %1").arg(role),
-        QStringLiteral("GRANT CREATE ON SCHEMA public TO %1").arg(role),
-    };
-}
-
 } // namespace
 
 class TestPrivileges : public QObject {
@@ -87,11 +61,13 @@ private Q_SLOTS:
             setup << QStringLiteral("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname "
                                     "= '%1') THEN CREATE ROLE %1 LOGIN; END IF; END $$")
                          .arg(QLatin1String(role));
-        setup << browseGrants(QStringLiteral("priv_browse"), m_database)
-              << browseGrants(QStringLiteral("priv_operator"), m_database)
-              << operateGrants(QStringLiteral("priv_operator"))
-              << browseGrants(QStringLiteral("priv_noupdate"), m_database)
-              << operateGrants(QStringLiteral("priv_noupdate"))
+        const QString tables = QStringLiteral("raw_sales, fact_sales");
+        const QString target = QStringLiteral("fact_sales");
+        setup << testsupport::browseGrants(QStringLiteral("priv_browse"), m_database, tables)
+              << testsupport::browseGrants(QStringLiteral("priv_operator"), m_database, tables)
+              << testsupport::operateGrants(QStringLiteral("priv_operator"), target)
+              << testsupport::browseGrants(QStringLiteral("priv_noupdate"), m_database, tables)
+              << testsupport::operateGrants(QStringLiteral("priv_noupdate"), target)
               << QStringLiteral("REVOKE UPDATE ON fact_sales FROM priv_noupdate")
               << QStringLiteral("GRANT SELECT, INSERT, UPDATE, DELETE ON raw_sales, fact_sales TO "
                                 "priv_nousage");

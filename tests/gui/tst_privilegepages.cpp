@@ -160,26 +160,23 @@ private Q_SLOTS:
         m_ws.emplace(kWarehouse, kSpec); // opened as the owner: Rewind's schema made
         const QString database = m_ws->db().url().databaseName;
         QVERIFY(m_ws->db().execAll(
-            {QStringLiteral("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = "
-                            "'priv_gui_browse') THEN CREATE ROLE priv_gui_browse LOGIN; END IF; "
-                            "END $$"),
-             QStringLiteral("GRANT USAGE ON SCHEMA rewind TO priv_gui_browse"),
-             QStringLiteral("GRANT SELECT ON ALL TABLES IN SCHEMA rewind TO priv_gui_browse"),
-             QStringLiteral("GRANT INSERT ON rewind.rewind_plans, rewind.rewind_audit TO "
-                            "priv_gui_browse"),
-             QStringLiteral("GRANT TEMPORARY ON DATABASE %1 TO priv_gui_browse").arg(database),
-             QStringLiteral(
-                 "GRANT SELECT ON raw_sales, fact_sales, ev_log, ev_sink TO priv_gui_browse"),
-             // A group with a committed offset, for the stream's page.
-             QStringLiteral("INSERT INTO rewind.rewind_offsets (stream, group_id, partition_id, "
-                            "committed_offset, updated_at) VALUES ('ev', 'loader', 0, 0, "
-                            "'2025-05-01T10:00:00Z')"),
-             // A dead letter, for the DLQ page.
-             QStringLiteral("INSERT INTO rewind.rewind_dlq (source_kind, source_name, "
-                            "error_class, error, original_payload, payload, status, attempts, "
-                            "first_seen) VALUES ('stream', 'ev', 'missing_field', 'amount', "
-                            "'{\"order_id\": 9}', '{\"order_id\": 9}', 'new', 0, "
-                            "'2025-05-01T10:00:00Z')")}));
+            QStringList{QStringLiteral("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE "
+                                       "rolname = 'priv_gui_browse') THEN CREATE ROLE "
+                                       "priv_gui_browse LOGIN; END IF; END $$")}
+            << testsupport::browseGrants(QStringLiteral("priv_gui_browse"), database,
+                                         QStringLiteral("raw_sales, fact_sales, ev_log, ev_sink"))
+            << QStringList{// A group with a committed offset, for the stream's page.
+                           QStringLiteral(
+                               "INSERT INTO rewind.rewind_offsets (stream, group_id, partition_id, "
+                               "committed_offset, updated_at) VALUES ('ev', 'loader', 0, 0, "
+                               "'2025-05-01T10:00:00Z')"),
+                           // A dead letter, for the DLQ page.
+                           QStringLiteral(
+                               "INSERT INTO rewind.rewind_dlq (source_kind, source_name, "
+                               "error_class, error, original_payload, payload, status, attempts, "
+                               "first_seen) VALUES ('stream', 'ev', 'missing_field', 'amount', "
+                               "'{\"order_id\": 9}', '{\"order_id\": 9}', 'new', 0, "
+                               "'2025-05-01T10:00:00Z')")}));
         // A run of the owner's, for the Runs page.
         const auto ran = m_ws->cli({QStringLiteral("run"), QStringLiteral("--dataset"),
                                     QStringLiteral("sales"), QStringLiteral("--execute")});
