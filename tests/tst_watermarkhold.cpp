@@ -226,6 +226,21 @@ private Q_SLOTS:
         QCOMPARE(finals(), 3);
     }
 
+    // A record the group has not consumed, after a gap in the offsets and
+    // with a payload that is no JSON: found all the same (the first record
+    // at or after the committed offset), dated by its record timestamp.
+    void aBadRecordAfterAGapHoldsByItsTimestamp() {
+        QVERIFY(m_ws->db().execAll({QStringLiteral(
+            "INSERT INTO ev_log VALUES (0, 1000, 'bad', '2025-05-06T09:30:00Z', 'not json {')")}));
+        const QJsonObject f = finalize();
+        const QJsonArray held = f.value(QStringLiteral("held_by")).toArray();
+        QCOMPARE(held.size(), 1);
+        QCOMPARE(held[0][QStringLiteral("held_at")].toString(),
+                 QStringLiteral("2025-05-06T09:15:00Z"));
+        QCOMPARE(f.value(QStringLiteral("watermark")).toString(),
+                 QStringLiteral("2025-05-06T08:40:00Z"));
+    }
+
     // Values of two grains under no granularity: refused naming the
     // dataset and the field; nothing written.
     void mixedGrainsAreRefused() {

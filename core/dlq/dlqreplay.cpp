@@ -154,7 +154,11 @@ Status DlqReplayer::prepare() {
 Status DlqReplayer::requirePrivileges() {
     std::vector<privileges::Need> needs;
     dlqinternal::addWriteNeeds(needs);
+    // Only the sources planSource() lets write: not an unknown, broken or
+    // scd2 one, whose records fail instead.
     for (const SourcePlan &p : m_sources) {
+        if (!m_spec.brokenReason(p.kind, p.name).isEmpty())
+            continue;
         if (p.kind == QLatin1String("stream")) {
             if (const StreamSpec *stream = m_spec.stream(p.name))
                 if (auto s = privileges::addTableOrCreate(m_db, needs, stream->sink,
@@ -162,8 +166,14 @@ Status DlqReplayer::requirePrivileges() {
                                                           QStringLiteral("the sink"));
                     !s)
                     return s;
-        } else if (const DatasetSpec *dataset = m_spec.dataset(p.name)) {
-            privileges::addTable(needs, dataset->target, QStringLiteral("SELECT, INSERT, UPDATE"),
+        } else if (const DatasetSpec *dataset = m_spec.dataset(p.name);
+                   dataset && p.kind == QLatin1String("dataset") &&
+                   dataset->write != WriteMode::Scd2) {
+            // Merged by key: rows already there are updated; without a key,
+            // inserted only.
+            privileges::addTable(needs, dataset->target,
+                                 dataset->key.isEmpty() ? QStringLiteral("SELECT, INSERT")
+                                                        : QStringLiteral("SELECT, INSERT, UPDATE"),
                                  QStringLiteral("the target of ") % dataset->name);
             for (const CheckSpec &c : dataset->checks)
                 if (!c.refTable.isEmpty())

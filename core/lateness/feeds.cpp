@@ -2,6 +2,7 @@
 
 #include "core/sql/timejson.h"
 #include "core/streams/streamlog.h"
+#include "core/streams/streamsdialect.h"
 
 #include <QDateTime>
 #include <QLocale>
@@ -33,38 +34,46 @@ Result<std::optional<QSet<QString>>> holdingGroups(const Database &db, const Str
     return std::optional<QSet<QString>>(std::move(groups));
 }
 
-// The event time, in epoch ms, of the records of `relation` at `ranges`'
-// first offsets: through the stream's mapping of the dataset's event_time
-// column, else (and where that is unreadable) the record timestamp.
+// The earliest event time, in epoch ms, of the first record at or after
+// each range's `from` in `relation` (offsets may have gaps: retention,
+// compaction, transaction markers): through the stream's mapping of the
+// dataset's event_time column, else (and where the payload is no JSON or
+// the value no time) the record timestamp.
 Result<std::optional<qint64>> earliestEventMs(const Database &db, const StreamSpec &stream,
                                               const DatasetSpec &dataset,
                                               const EventRelation &relation,
                                               const std::vector<OffsetRange> &ranges) {
+    if (auto s = prepareStreamSession(db); !s) // the JSON helpers of the session
+        return fail(s.error());
     const TimeJson &tj = TimeJson::of(db.dialect());
     const LogColumns &c = relation.columns;
     QString path;
     for (const auto &[column, jsonPath] : stream.fields)
         if (column == dataset.eventTime)
             path = jsonPath;
-    const QString recordTs = tj.epochMs(db.quote(c.recordTs));
-    QVariantList binds;
-    if (!path.isEmpty())
-        binds << path;
+    const QString recordTs = tj.epochMs(QStringLiteral("r.") % db.quote(c.recordTs));
     const QString eventMs =
         path.isEmpty()
             ? recordTs
             : QString(QStringLiteral("COALESCE(") %
-                      tj.epochMs(tj.jsonExtract(db.quote(c.payload), QStringLiteral("?"))) %
+                      tj.epochMs(StreamsDialect::of(db).jsonTextAt(
+                          QStringLiteral("r.") % db.quote(c.payload), QStringLiteral("?"))) %
                       QStringLiteral(", ") % recordTs % u')');
-    QStringList at;
+    // One scalar subquery per partition: its first record from `from` on.
+    QStringList firsts;
+    QVariantList binds;
     for (const OffsetRange &r : ranges) {
-        at << QStringLiteral("(") % db.quote(c.partitionId) % QStringLiteral(" = ? AND ") %
-                  db.quote(c.logOffset) % QStringLiteral(" = ?)");
+        firsts << QStringLiteral("SELECT (SELECT ") % eventMs % QStringLiteral(" FROM ") %
+                      db.quoteTable(relation.table) % QStringLiteral(" AS r WHERE r.") %
+                      db.quote(c.partitionId) % QStringLiteral(" = ? AND r.") %
+                      db.quote(c.logOffset) % QStringLiteral(" >= ? ORDER BY r.") %
+                      db.quote(c.logOffset) % QStringLiteral(" LIMIT 1) AS e");
+        if (!path.isEmpty())
+            binds << path;
         binds << r.partition << r.from;
     }
-    auto q = db.exec(QStringLiteral("SELECT MIN(") % eventMs % QStringLiteral(") FROM ") %
-                         db.quoteTable(relation.table) % QStringLiteral(" WHERE ") %
-                         at.join(QStringLiteral(" OR ")),
+    auto q = db.exec(QStringLiteral("SELECT MIN(e) FROM (") %
+                         firsts.join(QStringLiteral(" UNION ALL ")) % QStringLiteral(") AS t"),
                      binds);
     if (!q)
         return fail(q.error());
@@ -85,22 +94,44 @@ Result<std::vector<WatermarkHold>> watermarkHolds(const Database &db, const Data
         const auto log = openStreamLog(db, stream);
         auto groups = log->consumerGroups();
         if (!groups) {
-            // The log cannot be read (a workspace error would have failed
-            // the query above): the stream holds the watermark, saying why.
+            // A cluster that does not answer holds the watermark, saying
+            // why; a log table that cannot be read is an error as any other.
+            if (!stream.kafka)
+                return fail(groups.error());
             holds.push_back({stream.name, QString(), 0, std::nullopt, groups.error().message});
             continue;
         }
         for (const ConsumerGroupInfo &g : *groups) {
             if (g.lag <= 0 || (*only && !(*only)->contains(g.group)))
                 continue;
+            // Kafka: where a replay of the group would start, which the
+            // workspace's offsets correct where a crash kept a replay's
+            // commit from the cluster (streamlog.h).
+            std::vector<PartitionOffsets> offsets = g.offsets;
+            if (stream.kafka) {
+                auto start = log->replayStart(g.group, false);
+                if (!start) {
+                    holds.push_back(
+                        {stream.name, g.group, g.lag, std::nullopt, start.error().message});
+                    continue;
+                }
+                offsets = std::move(*start);
+            }
             std::vector<OffsetRange> lagging;
-            for (const PartitionOffsets &o : g.offsets)
+            qint64 lag = 0;
+            for (const PartitionOffsets &o : offsets)
                 if (o.lag > 0) {
                     const qint64 next = std::max(o.committed, o.logStart);
-                    lagging.push_back({o.partition, next, next + 1});
+                    // A few records on: the first one present is the one read.
+                    lagging.push_back({o.partition, next, std::min(o.logEnd, next + 64)});
+                    lag += o.lag;
                 }
-            WatermarkHold hold{stream.name, g.group, g.lag, std::nullopt, QString()};
+            if (lagging.empty())
+                continue;
+            WatermarkHold hold{stream.name, g.group, lag, std::nullopt, QString()};
             if (auto s = log->readRange(lagging); !s) {
+                if (!stream.kafka)
+                    return fail(s.error());
                 hold.unreachable = s.error().message;
             } else {
                 auto earliest = earliestEventMs(db, stream, dataset, log->eventRelation(), lagging);

@@ -1,4 +1,5 @@
 #include "core/recovery/recoverydialect.h"
+#include "core/sql/privileges.h"
 
 #include <QStringBuilder>
 
@@ -49,7 +50,7 @@ public:
     Result<bool> frozenTriggersNeedOwner(const Database &db, const QString &target) const override {
         // Not looked up in a schema the role may not use (to_regclass would
         // raise): the privilege check names that schema.
-        const QString schema = target.contains(u'.') ? target.section(u'.', 0, 0) : QString();
+        const QString schema = privileges::schemaOf(target);
         auto v = db.scalar(
             QStringLiteral("SELECT CASE WHEN NOT COALESCE(has_schema_privilege((SELECT oid FROM "
                            "pg_namespace WHERE nspname = ?), 'USAGE'), true) THEN false ELSE "

@@ -74,9 +74,8 @@ Status addTableOrCreate(const Database &db, std::vector<Need> &needs, const QStr
     if (*exists)
         addTable(needs, table, privileges, role);
     else
-        needs.push_back(
-            {Need::On::Schema, table.contains(u'.') ? table.section(u'.', 0, 0) : QString(),
-             QStringLiteral("CREATE"), QStringLiteral("to create ") % role % u' ' % table});
+        needs.push_back({Need::On::Schema, schemaOf(table), QStringLiteral("CREATE"),
+                         QStringLiteral("to create ") % role % u' ' % table});
     return {};
 }
 
@@ -85,7 +84,7 @@ Result<bool> tableExists(const Database &db, const QString &table) {
         return db.hasRelation(table);
     // In a schema the role may not use, PostgreSQL will not look: taken as
     // there, so that its needs are checked and the schema's USAGE named.
-    const QString schema = table.contains(u'.') ? table.section(u'.', 0, 0) : QString();
+    const QString schema = schemaOf(table);
     auto v = db.scalar(
         QStringLiteral("SELECT CASE WHEN NOT COALESCE(has_schema_privilege((SELECT oid FROM "
                        "pg_namespace WHERE nspname = ?), 'USAGE'), true) THEN true ELSE "
@@ -106,9 +105,7 @@ Status require(const Database &db, const QString &operation, const std::vector<N
     // "permission denied for schema"), so the check asks USAGE first.
     std::vector<Need> needs;
     for (const Need &n : given) {
-        const QString schema = n.on == Need::On::Table && n.object.contains(u'.')
-                                   ? n.object.section(u'.', 0, 0)
-                                   : QString();
+        const QString schema = n.on == Need::On::Table ? schemaOf(n.object) : QString();
         if (!schema.isEmpty() && std::none_of(needs.begin(), needs.end(), [&](const Need &m) {
                 return m.on == Need::On::Schema && m.object == schema &&
                        m.privilege == QLatin1String("USAGE");
@@ -138,15 +135,18 @@ Status require(const Database &db, const QString &operation, const std::vector<N
                        "'' THEN quote_ident(n.sch) || '.' || quote_ident(n.rel) ELSE "
                        "quote_ident(n.rel) END, "
                        // The partitions lacking it, when asked of each.
-                       // (pg_partition_tree lists no row for a table that is not partitioned.)
                        "CASE WHEN n.parts THEN (SELECT string_agg(t.relid::regclass::text, ', ' "
                        "ORDER BY t.level, t.relid::regclass::text) FROM (SELECT "
                        "to_regclass(n.obj) AS relid, 0 AS level UNION SELECT relid, level FROM "
                        "pg_partition_tree(to_regclass(n.obj))) AS t WHERE t.relid IS NOT NULL AND "
-                       "NOT has_table_privilege(t.relid, n.priv)) END, "
+                       "t.relid <> to_regclass(n.obj) AND NOT has_table_privilege(t.relid, "
+                       "n.priv)) END, "
                        // A schema by name: the session's current one where none is named.
                        "CASE WHEN n.kind = 'schema' THEN COALESCE(NULLIF(n.obj, ''), "
-                       "current_schema()) END FROM (VALUES ") %
+                       "current_schema()) END, "
+                       // Asked of its partitions too: whether the table itself lacks it.
+                       "CASE WHEN n.parts THEN NOT COALESCE(has_table_privilege(to_regclass("
+                       "n.obj), n.priv), true) END FROM (VALUES ") %
             rows.join(u", ") %
             QStringLiteral(
                 ") AS n(i, kind, obj, priv, sch, rel, parts) WHERE NOT COALESCE(CASE n.kind "
@@ -176,10 +176,13 @@ Status require(const Database &db, const QString &operation, const std::vector<N
         quotedRole = q->value(2).toString();
         // The object as SQL names it; asked of its partitions too, those
         // lacking it (unless that is the table alone).
-        const QString lackingParts = q->value(5).toString();
-        const bool parts =
-            n.partitions && !lackingParts.isEmpty() && lackingParts != q->value(4).toString();
-        const QString quoted = parts ? lackingParts : q->value(4).toString();
+        const QString lackingParts = q->value(5).toString(); // its partitions lacking it
+        const bool parts = n.partitions && !lackingParts.isEmpty();
+        const QString quoted =
+            !parts ? q->value(4).toString()
+            : q->value(7).toBool()
+                ? QString(q->value(4).toString() % QStringLiteral(", ") % lackingParts)
+                : lackingParts;
         const QString schema = q->value(6).toString(); // empty: no schema of the search path
         const QString object =
             n.on == Need::On::Database                     ? QStringLiteral("this database")

@@ -27,6 +27,12 @@ struct Need {
     bool partitions = false;
 };
 
+// The schema a table named as a spec writes it is (or would be) in: its
+// qualifier, else empty (the session's current schema).
+inline QString schemaOf(const QString &table) {
+    return table.contains(u'.') ? table.section(u'.', 0, 0) : QString();
+}
+
 // USAGE on Rewind's schema and `privilege` on each of its control tables
 // (PostgreSQL names them rewind.rewind_*).
 void addControl(std::vector<Need> &needs, const QStringList &tables, const QString &privileges);

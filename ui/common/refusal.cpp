@@ -18,7 +18,9 @@ void showRefusal(QAbstractButton *button, const QString &refusal) {
         }
         return;
     }
-    if (!own.isValid())
+    // Kept anew unless it is the refusal itself: a caller may have set a
+    // fresher tooltip since.
+    if (!own.isValid() || button->toolTip() != refusal)
         button->setProperty(kOwnTip, button->toolTip());
     button->setEnabled(false);
     button->setToolTip(refusal);

@@ -21,6 +21,7 @@
 #include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <limits>
 
 namespace rw {
 
@@ -488,6 +489,10 @@ void LagPage::onSlider(int step) {
         for (const WatermarkHold &h : s.finalize->heldBy) {
             if (h.heldAtMs)
                 watermark = std::min(watermark, *h.heldAtMs + (spec - seconds) * 1000);
+            else if (s.finalize->watermarkMs) // held where the last finalize left it
+                watermark = std::min(watermark, *s.finalize->watermarkMs);
+            else // and none before: nothing becomes final at any setting
+                watermark = std::numeric_limits<qint64>::min();
             held << (h.unreachable.isEmpty() ? tr("group %1 of %2, %3 events behind")
                                                    .arg(h.group, h.stream, fmt::number(h.lag))
                                              : tr("stream %1, which cannot be read").arg(h.stream));
@@ -503,7 +508,9 @@ void LagPage::onSlider(int step) {
                 ++past;
         }
         text += tr(" Watermark at this setting: %1%2, past the end of %3 of %4 %5 partitions.")
-                    .arg(fmt::timestamp(isoUtc(watermark)),
+                    .arg(watermark == std::numeric_limits<qint64>::min()
+                             ? tr("none")
+                             : fmt::timestamp(isoUtc(watermark)),
                          held.isEmpty() ? QString()
                                         : tr(" (held by %1)").arg(held.join(QStringLiteral("; "))))
                     .arg(past)
