@@ -18,6 +18,7 @@
 // 1 when the run could not be made, 2 for bad usage. Built by
 // `cmake --build build --target soak`; bench/soak makes the workspace.
 #include "core/sql/database.h"
+#include "core/util/allocator.h"
 #include "ui/common/jobtracker.h"
 #include "ui/common/page.h"
 #include "ui/window/mainwindow.h"
@@ -80,6 +81,7 @@ struct Sample {
 } // namespace
 
 int main(int argc, char **argv) {
+    rw::limitAllocatorArenas(); // as the console's main() does
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);

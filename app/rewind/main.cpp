@@ -1,5 +1,6 @@
 // rewind: the desktop console. Parses the command line, opens the window
 // and, for --screenshot, saves the window once its data has loaded.
+#include "core/util/allocator.h"
 #include "core/util/cpustate.h"
 #include "ui/common/page.h"
 #include "ui/common/settings.h"
@@ -41,6 +42,7 @@ bool answersWithoutDisplay(int argc, char *argv[]) {
 
 int main(int argc, char *argv[]) {
     rw::avoidDirtyUpperRegisters(); // before any QHash: see cpustate.h
+    rw::limitAllocatorArenas();     // before any thread: see allocator.h
     const bool headless = answersWithoutDisplay(argc, argv);
     const std::unique_ptr<QCoreApplication> app =
         headless ? std::make_unique<QCoreApplication>(argc, argv)
