@@ -184,6 +184,13 @@ private Q_SLOTS:
         QVERIFY2(text.out.contains(QStringLiteral("watermark held at 2025-05-06T04:45:00Z by "
                                                   "group loader of stream ev, 48 events behind")),
                  qPrintable(text.out));
+        // lag: no ingest_time to measure lateness by, and still says it.
+        const auto lag =
+            cli({QStringLiteral("lag"), QStringLiteral("--dataset"), QStringLiteral("hours")});
+        QCOMPARE(lag.exitCode, 2);
+        QVERIFY2(lag.err.contains(QStringLiteral("ingest_time")) &&
+                     lag.err.contains(QStringLiteral("watermark held at 2025-05-06T04:45:00Z")),
+                 qPrintable(lag.err));
     }
 
     // A replay killed after its first batch: the group is still behind,

@@ -68,9 +68,6 @@ Status runLag(Context &ctx) {
     auto wd = datasetOf(ctx);
     if (!wd)
         return fail(wd.error());
-    auto report = lateness(wd->first.db, *wd->second, options);
-    if (!report)
-        return fail(report.error());
     // The feeding groups holding the watermark back (finalize's held_by).
     std::vector<WatermarkHold> holds;
     if (wd->second->allowedLatenessSeconds && !wd->second->feeds.empty()) {
@@ -78,6 +75,16 @@ Status runLag(Context &ctx) {
         if (!held)
             return fail(held.error());
         holds = std::move(*held);
+    }
+    auto report = lateness(wd->first.db, *wd->second, options);
+    if (!report) {
+        // A dataset with a watermark but no ingest_time: no lateness to
+        // measure, and the refusal still says what holds its watermark.
+        Error e = report.error();
+        for (const WatermarkHold &h : holds)
+            e.message +=
+                QStringLiteral("\n") % wd->second->name % QStringLiteral(": ") % describeHold(h);
+        return fail(e);
     }
     if (ctx.json) {
         auto j = toJson(*report);
