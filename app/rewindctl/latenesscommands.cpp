@@ -26,8 +26,8 @@ const QCommandLineOption kWhatIf(
     QStringLiteral("D"));
 const QCommandLineOption kFinalizePlan(
     {QStringLiteral("plan")},
-    QStringLiteral("With --execute: publish exactly this stored plan (a preview of days the "
-                   "watermark has passed); refused, exit 4, if its source changed."),
+    QStringLiteral("With --execute: publish exactly this stored plan (a preview of partitions "
+                   "the watermark has passed); refused, exit 4, if its source changed."),
     QStringLiteral("ID"));
 
 // Seconds for people: "95s", "2h", "1.5s".
@@ -244,8 +244,9 @@ std::vector<Command> lateCommands() {
          withWorkspace({kDataset, kFrom, kTo, kBuckets, kWhatIf}), runLag},
         {QStringLiteral("finalize"),
          QStringLiteral(
-             "Watermark: list (or, with --execute, publish and mark final) the days it has passed. "
-             "Event times after now are left out of the watermark and counted."),
+             "Watermark: list (or, with --execute, publish and mark final) the hour, day or month "
+             "partitions it has passed, held while a group of a stream feeding the dataset lags "
+             "(held_by). Event times after now are left out of the watermark and counted."),
          withWorkspace({kDataset, kFinalizePlan, kExecute}), runFinalize},
     };
 }
