@@ -1,11 +1,11 @@
-// Dead-letter topics (issue 31) on librdkafka's mock cluster: a Kafka
+// Dead-letter topics (issue 31) on the real Kafka cluster (tests/kafkacluster.h): a Kafka
 // Connect dead-letter topic with Connect's own header names imported into
 // the DLQ byte for byte, fixed, and redriven to its original topic; checked
 // with python3-kafka, an independent client; a redrive SIGKILLed between the
 // broker's acknowledgement and the DLQ's update.
 #include "core/dlq/kafkadlq.h"
 #include "core/workspace/workspace.h"
-#include "tests/kafkamock.h"
+#include "tests/kafkacluster.h"
 #include "tests/testsupport.h"
 
 #include <QJsonArray>
@@ -15,11 +15,20 @@
 #include <QStringBuilder>
 #include <QTest>
 
-using namespace kafkamock;
+using namespace kafkatest;
 
 namespace {
 
-const char *const kDlqTopic = "payments.dlq";
+// The test's dead-letter topic.
+QString dlqTopic(const Cluster &cluster) {
+    return cluster.topic(QStringLiteral("payments.dlq"));
+}
+
+// The stream "payments" on the test's topic, dead letters on dlqTopic(), or on `dlq`.
+QByteArray kafkaSpec(const Cluster &cluster, const std::optional<QString> &dlq = std::nullopt) {
+    return spec(cluster.bootstrap(), cluster.payments(), QStringLiteral("{}"),
+                dlq ? *dlq : dlqTopic(cluster));
+}
 
 QJsonObject json(const QString &text) {
     return QJsonDocument::fromJson(text.toUtf8()).object();
@@ -32,9 +41,10 @@ QByteArray h(const char *text) {
 // Connect's headers for a record of `topic` partition/offset that failed
 // with `cls`: what DeadLetterQueueReporter adds (errors.deadletterqueue.
 // context.headers.enable=true).
-std::vector<std::pair<QByteArray, QByteArray>>
-connectHeaders(const char *topic, int partition, int offset, const char *cls, const char *message) {
-    return {{h("__connect.errors.topic"), h(topic)},
+std::vector<std::pair<QByteArray, QByteArray>> connectHeaders(const QString &topic, int partition,
+                                                              int offset, const char *cls,
+                                                              const char *message) {
+    return {{h("__connect.errors.topic"), topic.toUtf8()},
             {h("__connect.errors.partition"), QByteArray::number(partition)},
             {h("__connect.errors.offset"), QByteArray::number(offset)},
             {h("__connect.errors.connector.name"), h("payments-jdbc-sink")},
@@ -50,20 +60,21 @@ connectHeaders(const char *topic, int partition, int offset, const char *cls, co
 // Three dead-lettered records: two from Connect (one with a header
 // appended twice, one with a binary key and a value that is not UTF-8), one
 // without Connect's headers.
-void produceDeadLetters(MockCluster &cluster) {
-    cluster.createTopic(kDlqTopic, 2);
-    auto first = connectHeaders("payments", 1, 7, "org.apache.kafka.connect.errors.DataException",
-                                "Converting byte[] to Kafka Connect data failed");
+void produceDeadLetters(Cluster &cluster) {
+    cluster.createTopic(dlqTopic(cluster), 2);
+    auto first =
+        connectHeaders(cluster.payments(), 1, 7, "org.apache.kafka.connect.errors.DataException",
+                       "Converting byte[] to Kafka Connect data failed");
     first.insert(first.begin(), {h("trace-id"), h("abc-123")});
     first.push_back(
         {h("__connect.errors.exception.message"), h("appended: amount is not a number")});
-    cluster.produceRecords(
-        kDlqTopic,
-        {{0, h("p1-7"), h(R"({"id": "p1-7", "amount": "ten"})"), first},
-         {0, QByteArray("\x00\xff\x10", 3), QByteArray("\xff\xfe{not utf-8", 12),
-          connectHeaders("payments", 0, 3, "org.apache.kafka.common.errors.SerializationException",
-                         "Unknown magic byte!")},
-         {1, std::nullopt, h(R"({"id": "x-1", "amount": 5})"), {}}});
+    cluster.produce(dlqTopic(cluster),
+                    {{0, h("p1-7"), h(R"({"id": "p1-7", "amount": "ten"})"), first},
+                     {0, QByteArray("\x00\xff\x10", 3), QByteArray("\xff\xfe{not utf-8", 12),
+                      connectHeaders(cluster.payments(), 0, 3,
+                                     "org.apache.kafka.common.errors.SerializationException",
+                                     "Unknown magic byte!")},
+                     {1, std::nullopt, h(R"({"id": "x-1", "amount": 5})"), {}}});
 }
 
 // What python3-kafka reads from `topic`: per record partition, offset, key,
@@ -126,15 +137,18 @@ class TestKafkaDlq : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() { qputenv("REWIND_KAFKA_TIMEOUT_MS", "8000"); }
+    void initTestCase() {
+        REWIND_REQUIRE_KAFKA();
+        qputenv("REWIND_KAFKA_TIMEOUT_MS", "8000");
+    }
 
     // Connect's records keep value, key and headers byte for byte; the last
     // occurrence of a header counts; a record without Connect's headers is
     // its own origin, class unknown; importing twice adds nothing.
     void importKeepsBytesAndConnectsOrigin() {
-        MockCluster cluster;
+        Cluster cluster;
         produceDeadLetters(cluster);
-        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster));
         const auto dry = f.cli(importArgs(false));
         QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
         QCOMPARE(json(dry.out).value(QStringLiteral("imported")).toInteger(), 3);
@@ -144,7 +158,7 @@ private Q_SLOTS:
         const auto run = f.cli(importArgs(true));
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QJsonObject r = json(run.out);
-        QCOMPARE(r.value(QStringLiteral("topic")).toString(), QString::fromLatin1(kDlqTopic));
+        QCOMPARE(r.value(QStringLiteral("topic")).toString(), dlqTopic(cluster));
         QCOMPARE(r.value(QStringLiteral("imported")).toInteger(), 3);
         QCOMPARE(r.value(QStringLiteral("already_imported")).toInteger(), 0);
         QCOMPARE(r.value(QStringLiteral("partitions")).toArray().size(), 2);
@@ -160,7 +174,7 @@ private Q_SLOTS:
             return q->value(14).isNull() ? q->value(6).toByteArray() : q->value(14).toByteArray();
         };
         QVERIFY(q && q->next());
-        QCOMPARE(q->value(0).toString(), QStringLiteral("payments"));
+        QCOMPARE(q->value(0).toString(), cluster.payments());
         QCOMPARE(q->value(1).toString(), QStringLiteral("1"));
         QCOMPARE(q->value(2).toLongLong(), 7);
         QCOMPARE(q->value(3).toString(),
@@ -181,14 +195,14 @@ private Q_SLOTS:
         QCOMPARE(q->value(13).toString(), QStringLiteral("payments"));
 
         QVERIFY(q->next()); // the binary key and the value that is not UTF-8, byte for byte
-        QCOMPARE(q->value(0).toString(), QStringLiteral("payments"));
+        QCOMPARE(q->value(0).toString(), cluster.payments());
         QCOMPARE(q->value(3).toString(),
                  QStringLiteral("org.apache.kafka.common.errors.SerializationException"));
         QCOMPARE(q->value(5).toByteArray(), QByteArray("\x00\xff\x10", 3));
         QCOMPARE(value(), QByteArray("\xff\xfe{not utf-8", 12));
 
         QVERIFY(q->next()); // no Connect headers: its own origin
-        QCOMPARE(q->value(0).toString(), QString::fromLatin1(kDlqTopic));
+        QCOMPARE(q->value(0).toString(), dlqTopic(cluster));
         QCOMPARE(q->value(1).toString(), QStringLiteral("1"));
         QCOMPARE(q->value(2).toLongLong(), 0);
         QCOMPARE(q->value(3).toString(), QStringLiteral("unknown"));
@@ -210,11 +224,10 @@ private Q_SLOTS:
                                       .toObject()
                                       .value(QStringLiteral("kafka"))
                                       .toObject();
-        QCOMPARE(kafka.value(QStringLiteral("topic")).toString(), QStringLiteral("payments"));
+        QCOMPARE(kafka.value(QStringLiteral("topic")).toString(), cluster.payments());
         QCOMPARE(kafka.value(QStringLiteral("partition")).toInteger(), 0);
         QCOMPARE(kafka.value(QStringLiteral("offset")).toInteger(), 3);
-        QCOMPARE(kafka.value(QStringLiteral("dlq_topic")).toString(),
-                 QString::fromLatin1(kDlqTopic));
+        QCOMPARE(kafka.value(QStringLiteral("dlq_topic")).toString(), dlqTopic(cluster));
         QCOMPARE(kafka.value(QStringLiteral("dlq_offset")).toInteger(), 1);
         QCOMPARE(
             QByteArray::fromBase64(kafka.value(QStringLiteral("key_base64")).toString().toLatin1()),
@@ -230,12 +243,16 @@ private Q_SLOTS:
                                             .toLatin1()),
                  QByteArray("\xff\xfe{not utf-8", 12));
         // Each with its history, and the import audited.
-        QCOMPARE(f.db()
-                     .scalar(QStringLiteral(
-                         "SELECT COUNT(*) FROM rewind_dlq_history WHERE action = 'quarantined' AND "
-                         "reason LIKE 'imported from payments.dlq%'"))
-                     ->toInt(),
-                 3);
+        QCOMPARE(
+            f.db()
+                .scalar(
+                    QStringLiteral(
+                        "SELECT COUNT(*) FROM rewind_dlq_history WHERE action = 'quarantined' AND "
+                        "reason LIKE ?"),
+                    {QVariant(
+                        QString(QStringLiteral("imported from ") % dlqTopic(cluster) % u'%'))})
+                ->toInt(),
+            3);
         QCOMPARE(f.db()
                      .scalar(QStringLiteral(
                          "SELECT COUNT(*) FROM rewind_audit WHERE action = 'dlq-import'"))
@@ -247,17 +264,16 @@ private Q_SLOTS:
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         QCOMPARE(json(again.out).value(QStringLiteral("imported")).toInteger(), 0);
         QCOMPARE(json(again.out).value(QStringLiteral("already_imported")).toInteger(), 3);
-        cluster.produceRecords(
-            kDlqTopic, {{1, h("late"), h("{}"),
-                         connectHeaders("payments", 2, 9, "java.lang.NullPointerException", "")}});
+        cluster.produce(
+            dlqTopic(cluster),
+            {{1, h("late"), h("{}"),
+              connectHeaders(cluster.payments(), 2, 9, "java.lang.NullPointerException", "")}});
         const auto more = f.cli(importArgs(true));
         QCOMPARE(json(more.out).value(QStringLiteral("imported")).toInteger(), 1);
         QCOMPARE(f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq"))->toInt(), 4);
 
         // A stream without a dlq_topic, and a dlq_topic that does not exist: exit 2.
-        testsupport::WorkspaceFixture missing(
-            {}, kafkaSpec(cluster.bootstrap(), QStringLiteral("payments"), QStringLiteral("{}"),
-                          QStringLiteral("nope.dlq")));
+        testsupport::WorkspaceFixture missing({}, kafkaSpec(cluster, QStringLiteral("nope.dlq")));
         const auto absent = missing.cli(importArgs(true));
         QCOMPARE(absent.exitCode, 2);
         QVERIFY2(absent.err.contains(QStringLiteral("\"nope.dlq\" does not exist")),
@@ -269,9 +285,9 @@ private Q_SLOTS:
     // with where it landed in its history. A topic that does not exist: exit
     // 2, nothing produced.
     void redriveToTheOriginalTopic() {
-        MockCluster cluster;
+        Cluster cluster;
         produceDeadLetters(cluster);
-        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster));
         QCOMPARE(f.cli(importArgs(true)).exitCode, 0);
         const qint64 id =
             f.db()
@@ -288,8 +304,7 @@ private Q_SLOTS:
             f.db()
                 .scalar(QStringLiteral("SELECT payload FROM rewind_dlq WHERE dlq_id = ?"), {id})
                 ->toByteArray();
-        const int before =
-            independentRecords(cluster.bootstrap(), QStringLiteral("payments")).size();
+        const int before = independentRecords(cluster.bootstrap(), cluster.payments()).size();
 
         const QStringList redrive{QStringLiteral("dlq"), QStringLiteral("replay"),
                                   QStringLiteral("--id"), QString::number(id),
@@ -305,11 +320,10 @@ private Q_SLOTS:
         QCOMPARE(json(dry.out)
                      .value(QStringLiteral("topics"))
                      .toObject()
-                     .value(QStringLiteral("payments"))
+                     .value(cluster.payments())
                      .toInteger(),
                  1);
-        QCOMPARE(independentRecords(cluster.bootstrap(), QStringLiteral("payments")).size(),
-                 before);
+        QCOMPARE(independentRecords(cluster.bootstrap(), cluster.payments()).size(), before);
 
         const auto run =
             f.cli(redrive + QStringList{QStringLiteral("--execute"), QStringLiteral("--json")});
@@ -317,8 +331,7 @@ private Q_SLOTS:
         const QJsonObject r = json(run.out);
         QCOMPARE(r.value(QStringLiteral("replayed")).toInteger(), 1);
         const QJsonObject produced = testsupport::jsonAt(r, "records/0").toObject();
-        const QJsonArray records =
-            independentRecords(cluster.bootstrap(), QStringLiteral("payments"));
+        const QJsonArray records = independentRecords(cluster.bootstrap(), cluster.payments());
         QCOMPARE(records.size(), before + 1);
         QJsonObject landed;
         for (const auto &v : records)
@@ -338,9 +351,10 @@ private Q_SLOTS:
                      .scalar(QStringLiteral("SELECT status FROM rewind_dlq WHERE dlq_id = ?"), {id})
                      ->toString(),
                  QStringLiteral("replayed"));
-        const QString where = QStringLiteral("produced to payments [%1] @%2")
+        const QString where = QStringLiteral("produced to %3 [%1] @%2")
                                   .arg(produced.value(QStringLiteral("partition")).toInteger())
-                                  .arg(produced.value(QStringLiteral("offset")).toInteger());
+                                  .arg(produced.value(QStringLiteral("offset")).toInteger())
+                                  .arg(cluster.payments());
         QCOMPARE(f.db()
                      .scalar(QStringLiteral("SELECT reason FROM rewind_dlq_history WHERE dlq_id = "
                                             "? ORDER BY history_id DESC"),
@@ -353,16 +367,15 @@ private Q_SLOTS:
     // it: nothing is lost; the next redrive produces only what is not marked
     // (batch 2 again, which consumers tell by rewind.dlq.id) and the rest.
     void redriveKilledAfterTheAcknowledgement() {
-        MockCluster cluster;
+        Cluster cluster;
         produceDeadLetters(cluster);
-        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster));
         QCOMPARE(f.cli(importArgs(true)).exitCode, 0);
         const QStringList redrive{QStringLiteral("dlq"),          QStringLiteral("replay"),
-                                  QStringLiteral("--to-topic"),   QStringLiteral("payments"),
+                                  QStringLiteral("--to-topic"),   cluster.payments(),
                                   QStringLiteral("--batch-size"), QStringLiteral("1"),
                                   QStringLiteral("--execute"),    QStringLiteral("--json")};
-        const int before =
-            independentRecords(cluster.bootstrap(), QStringLiteral("payments")).size();
+        const int before = independentRecords(cluster.bootstrap(), cluster.payments()).size();
         const auto killed = testsupport::runRewindctl(redrive + f.args(),
                                                       QStringLiteral("dlq-produce-after-ack:2"));
         QVERIFY2(killed.crashed && killed.err.contains("failpoint dlq-produce-after-ack:2 reached"),
@@ -375,8 +388,7 @@ private Q_SLOTS:
             return out.join(u',');
         };
         QCOMPARE(statuses(), QStringLiteral("replayed,new,new"));
-        QCOMPARE(independentRecords(cluster.bootstrap(), QStringLiteral("payments")).size(),
-                 before + 2);
+        QCOMPARE(independentRecords(cluster.bootstrap(), cluster.payments()).size(), before + 2);
 
         const auto resumed = testsupport::runRewindctl(redrive + f.args());
         QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
@@ -393,7 +405,7 @@ private Q_SLOTS:
                 .scalar(QStringLiteral(
                     "SELECT dlq_id FROM rewind_dlq WHERE dlq_partition = 0 AND dlq_offset = 1"))
                 ->toString();
-        for (const auto &v : independentRecords(cluster.bootstrap(), QStringLiteral("payments")))
+        for (const auto &v : independentRecords(cluster.bootstrap(), cluster.payments()))
             if (const QString id = headerValue(v.toObject(), QStringLiteral("rewind.dlq.id"));
                 id != QStringLiteral("(absent)")) {
                 ++copies[id];
@@ -414,10 +426,10 @@ private Q_SLOTS:
     // A record Rewind's own Kafka replay dead-letters keeps its key, headers
     // and topic: fixed, it goes back to that topic as it was, plus the fix.
     void replayDeadLettersKeepTheirKafkaRecord() {
-        MockCluster cluster;
-        cluster.produceRecords("payments",
-                               {{2, h("bad-1"), h("{not json"), {{h("trace-id"), h("t-9")}}}});
-        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        Cluster cluster;
+        cluster.produce(cluster.payments(),
+                        {{2, h("bad-1"), h("{not json"), {{h("trace-id"), h("t-9")}}}});
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster));
         const auto replay =
             f.cli({QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("payments"),
                    QStringLiteral("--group"), QStringLiteral("loader"), QStringLiteral("--execute"),
@@ -428,7 +440,7 @@ private Q_SLOTS:
             "SELECT dlq_id, kafka_topic, kafka_key, kafka_headers, error_class FROM rewind_dlq"));
         QVERIFY(q && q->next());
         const qint64 id = q->value(0).toLongLong();
-        QCOMPARE(q->value(1).toString(), QStringLiteral("payments"));
+        QCOMPARE(q->value(1).toString(), cluster.payments());
         QCOMPARE(q->value(2).toByteArray(), h("bad-1"));
         QVERIFY2(q->value(3).toString().contains(QStringLiteral("trace-id")),
                  qPrintable(q->value(3).toString()));
@@ -449,8 +461,8 @@ private Q_SLOTS:
         QVERIFY2(redrive.exitCode == 0, qPrintable(redrive.err));
         const QJsonObject landed =
             json(redrive.out).value(QStringLiteral("records")).toArray().at(0).toObject();
-        QCOMPARE(landed.value(QStringLiteral("topic")).toString(), QStringLiteral("payments"));
-        for (const auto &v : independentRecords(cluster.bootstrap(), QStringLiteral("payments")))
+        QCOMPARE(landed.value(QStringLiteral("topic")).toString(), cluster.payments());
+        for (const auto &v : independentRecords(cluster.bootstrap(), cluster.payments()))
             if (v.toObject().value(QStringLiteral("partition")).toInteger() ==
                     landed.value(QStringLiteral("partition")).toInteger() &&
                 v.toObject().value(QStringLiteral("offset")).toInteger() ==
@@ -470,11 +482,11 @@ private Q_SLOTS:
     // that topic then adds nothing for them, and still imports the records
     // others put there before.
     void replayPublishesItsDeadLetters() {
-        MockCluster cluster;
+        Cluster cluster;
         produceDeadLetters(cluster); // Connect's three, not imported yet
-        cluster.produceRecords("payments",
-                               {{2, h("bad-2"), h("{oops"), {{h("trace-id"), h("t-2")}}}});
-        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        cluster.produce(cluster.payments(),
+                        {{2, h("bad-2"), h("{oops"), {{h("trace-id"), h("t-2")}}}});
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster));
         const QStringList replay{QStringLiteral("replay"),    QStringLiteral("--stream"),
                                  QStringLiteral("payments"),  QStringLiteral("--group"),
                                  QStringLiteral("loader"),    QStringLiteral("--dlq-to-topic"),
@@ -489,15 +501,14 @@ private Q_SLOTS:
                         {h("bad-2")})
                 ->toLongLong();
         QJsonObject published;
-        for (const auto &v :
-             independentRecords(cluster.bootstrap(), QString::fromLatin1(kDlqTopic)))
+        for (const auto &v : independentRecords(cluster.bootstrap(), dlqTopic(cluster)))
             if (headerValue(v.toObject(), QStringLiteral("rewind.dlq.id")) == QString::number(id))
                 published = v.toObject();
         QVERIFY(!published.isEmpty());
         QCOMPARE(published.value(QStringLiteral("key")).toString(), hex(h("bad-2")));
         QCOMPARE(published.value(QStringLiteral("value")).toString(), hex(h("{oops")));
         QCOMPARE(headerValue(published, QStringLiteral("__connect.errors.topic")),
-                 QStringLiteral("payments"));
+                 cluster.payments());
         QCOMPARE(headerValue(published, QStringLiteral("__connect.errors.partition")),
                  QStringLiteral("2"));
         QCOMPARE(headerValue(published, QStringLiteral("__connect.errors.exception.class.name")),
@@ -512,9 +523,7 @@ private Q_SLOTS:
         QCOMPARE(json(imported.out).value(QStringLiteral("imported")).toInteger(), 3);
         QCOMPARE(f.db().scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_dlq"))->toInt(), 4);
         // A stream without a dlq_topic: refused before anything is read.
-        testsupport::WorkspaceFixture none({}, kafkaSpec(cluster.bootstrap(),
-                                                         QStringLiteral("payments"),
-                                                         QStringLiteral("{}"), QString()));
+        testsupport::WorkspaceFixture none({}, kafkaSpec(cluster, QString()));
         const auto refused = none.cli(replay);
         QCOMPARE(refused.exitCode, 2);
         QVERIFY2(refused.err.contains(QStringLiteral("names no kafka.dlq_topic")),
@@ -525,15 +534,16 @@ private Q_SLOTS:
     // two are three transactions (three dlq-publish audit rows), each record
     // on the topic once, and a second call publishes nothing.
     void deadLettersPublishedInPages() {
-        MockCluster cluster;
-        std::vector<MockCluster::Record> bad;
+        Cluster cluster;
+        cluster.createTopic(dlqTopic(cluster), 1);
+        std::vector<Record> bad;
         for (int i = 0; i < 5; ++i)
             bad.push_back({i % 2,
                            QByteArray("bad-page-") + QByteArray::number(i),
                            QByteArray("{not json ") + QByteArray::number(i),
                            {}});
-        cluster.produceRecords("payments", bad);
-        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        cluster.produce(cluster.payments(), bad);
+        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster));
         const auto r =
             f.cli({QStringLiteral("replay"), QStringLiteral("--stream"), QStringLiteral("payments"),
                    QStringLiteral("--group"), QStringLiteral("loader"), QStringLiteral("--execute"),
@@ -558,8 +568,7 @@ private Q_SLOTS:
                  5);
         QSet<QString> ids;
         int onTopic = 0;
-        for (const auto &v :
-             independentRecords(cluster.bootstrap(), QString::fromLatin1(kDlqTopic)))
+        for (const auto &v : independentRecords(cluster.bootstrap(), dlqTopic(cluster)))
             if (const QString id = headerValue(v.toObject(), QStringLiteral("rewind.dlq.id"));
                 !id.isEmpty()) {
                 ids.insert(id);

@@ -1,13 +1,14 @@
-// A Kafka stream feeding a dataset holds its watermark (issue 46), on
-// librdkafka's mock cluster: caught up, nothing holds it; the group reset to
-// the earliest offsets holds it at the first unconsumed record's event time
-// (one fetch per lagging partition) minus allowed_lateness; a cluster that
-// does not answer holds it where the last finalize left it, saying why; a
-// replay that catches up releases it.
-#include "tests/kafkamock.h"
+// A Kafka stream feeding a dataset holds its watermark (issue 46), on the
+// real Kafka cluster (tests/kafkacluster.h), its topic opening with an
+// aborted transaction of earlier events that must not hold it: caught up, nothing holds it; the
+// group reset to the earliest offsets holds it at the first unconsumed record's event time (one
+// fetch per lagging partition) minus allowed_lateness; a cluster that does not answer holds it
+// where the last finalize left it, saying why; a replay that catches up releases it.
+#include "tests/kafkacluster.h"
 #include "tests/testsupport.h"
 
 #include <QDateTime>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,8 +17,6 @@
 using namespace rw;
 
 namespace {
-
-const char *const kTicks = "ticks";
 
 QJsonObject json(const testsupport::CliResult &r) {
     return QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -28,8 +27,9 @@ QJsonObject json(const testsupport::CliResult &r) {
 class TestKafkaWatermark : public QObject {
     Q_OBJECT
 
-    std::optional<kafkamock::MockCluster> m_cluster;
+    std::optional<kafkatest::Cluster> m_cluster;
     std::optional<testsupport::WorkspaceFixture> m_ws;
+    QByteArray m_spec;
 
     testsupport::CliResult cli(const QStringList &command) const { return m_ws->cli(command); }
     QJsonObject finalize(bool execute = false) const {
@@ -51,12 +51,14 @@ class TestKafkaWatermark : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
+        REWIND_REQUIRE_KAFKA();
         REWIND_REQUIRE_ENGINE();
         qputenv("REWIND_KAFKA_TIMEOUT_MS", "3000");
-        m_cluster.emplace();
-        m_cluster->createTopic(kTicks, 2);
+        m_cluster.emplace(false);
+        const QString ticks = m_cluster->topic(QStringLiteral("ticks"));
+        m_cluster->createTopic(ticks, 2);
         // 24 records, 10 minutes apart from 05:00, over two partitions.
-        std::vector<kafkamock::MockCluster::Record> records;
+        std::vector<kafkatest::Record> records;
         const QDateTime start(QDate(2025, 5, 6), QTime(5, 0), Qt::UTC);
         for (int i = 0; i < 24; ++i)
             records.push_back({i % 2,
@@ -66,9 +68,24 @@ private Q_SLOTS:
                                    .arg(start.addSecs(i * 600).toString(Qt::ISODate))
                                    .toUtf8(),
                                {}});
-        m_cluster->produceRecords(kTicks, records);
-        const QByteArray spec = QStringLiteral(R"({"streams": {"ticks": {
-                "kafka": {"bootstrap": "%1", "topic": "ticks", "groups": ["loader"]},
+        // First, an aborted transaction of earlier events in partition 0:
+        // read committed, they hold nothing (their offsets and the marker
+        // count in the lag, as Kafka counts it).
+        std::vector<kafkatest::Record> aborted;
+        for (int i = 0; i < 3; ++i)
+            aborted.push_back({0,
+                               QStringLiteral("x%1").arg(i).toUtf8(),
+                               QStringLiteral(R"({"id": "x%1", "event_time": "%2"})")
+                                   .arg(i)
+                                   .arg(start.addSecs(-7200).toString(Qt::ISODate))
+                                   .toUtf8(),
+                               {},
+                               -1});
+        m_cluster->produceTransaction(m_cluster->topic(QStringLiteral("ticks-producer")), ticks,
+                                      aborted, false);
+        m_cluster->produce(ticks, records);
+        m_spec = QStringLiteral(R"({"streams": {"ticks": {
+                "kafka": {"bootstrap": "%1", "topic": "%2", "groups": ["loader"]},
                 "event_id": "key", "sink": "tick_events",
                 "fields": {"id": "$.id", "event_time": "$.event_time"}}},
               "datasets": {"tick_hours": {
@@ -76,9 +93,9 @@ private Q_SLOTS:
                 "target": "tick_out", "partition_column": "hr", "key": ["id"],
                 "write": "overwrite_partition", "event_time": "event_time",
                 "allowed_lateness": "10m"}}})")
-                                    .arg(m_cluster->bootstrap())
-                                    .toUtf8();
-        m_ws.emplace(QStringList{}, spec);
+                     .arg(m_cluster->bootstrap(), ticks)
+                     .toUtf8();
+        m_ws.emplace(QStringList{}, m_spec);
     }
 
     // Caught up: 08:50 - 10m = 08:40; the hours before 08:00 are final.
@@ -107,7 +124,7 @@ private Q_SLOTS:
         const QJsonArray held = f.value(QStringLiteral("held_by")).toArray();
         QCOMPARE(held.size(), 1);
         QCOMPARE(held[0][QStringLiteral("group")].toString(), QStringLiteral("loader"));
-        QCOMPARE(held[0][QStringLiteral("lag")].toInt(), 24);
+        QCOMPARE(held[0][QStringLiteral("lag")].toInt(), 28); // 24 events, 3 aborted, 1 marker
         QCOMPARE(held[0][QStringLiteral("held_at")].toString(),
                  QStringLiteral("2025-05-06T04:50:00Z"));
         QCOMPARE(f.value(QStringLiteral("watermark")).toString(),
@@ -115,12 +132,15 @@ private Q_SLOTS:
         QVERIFY(f.value(QStringLiteral("finalized")).toArray().isEmpty());
     }
 
-    // The cluster down: held where the last finalize left it (08:40), with
-    // the reason; nothing newer becomes final.
+    // The cluster does not answer (the spec's bootstrap list points where
+    // no broker listens: the other suites share the real one): held where the
+    // last finalize left it (08:40), with the reason; nothing newer becomes final.
     void aClusterThatIsDownHoldsItWhereItWas() {
-        m_cluster->down();
+        QByteArray away = m_spec;
+        away.replace(m_cluster->bootstrap().toUtf8(), "127.0.0.1:1");
+        testsupport::writeFile(m_ws->dir, QFileInfo(m_ws->specPath).fileName(), away);
         const QJsonObject f = finalize(true);
-        m_cluster->up();
+        testsupport::writeFile(m_ws->dir, QFileInfo(m_ws->specPath).fileName(), m_spec);
         const QJsonArray held = f.value(QStringLiteral("held_by")).toArray();
         QCOMPARE(held.size(), 1);
         QCOMPARE(held[0][QStringLiteral("stream")].toString(), QStringLiteral("ticks"));

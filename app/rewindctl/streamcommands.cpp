@@ -135,26 +135,46 @@ Status runConsumerGroups(Context &ctx) {
         return fail(groups.error());
     if (ctx.json) {
         Json list = Json::array();
-        for (const auto &g : *groups)
+        for (const auto &g : *groups) {
+            Json members = Json::array();
+            for (const GroupMember &m : g.members)
+                members.push_back({{"member_id", s(m.memberId)},
+                                   {"client_id", s(m.clientId)},
+                                   {"host", s(m.host)},
+                                   {"partitions", m.partitions}});
             list.push_back({{"group", s(g.group)},
                             {"partitions", g.partitions},
                             {"lag", g.lag},
                             {"last_commit_at", s(g.lastCommitAt)},
                             {"state", g.state ? Json(s(*g.state)) : Json()},
+                            {"protocol", g.protocol.isEmpty() ? Json() : Json(s(g.protocol))},
+                            {"members", members},
                             {"status", s(g.status)}});
+        }
         ctx.print({{"stream", s(stream->name)}, {"groups", list}});
         return {};
     }
     ctx.out << "stream " << stream->name << " (" << stream->sourceKind() << " " << stream->source()
             << ")\n\n";
     TextTable table({QStringLiteral("GROUP"), QStringLiteral("PARTITIONS"), QStringLiteral("LAG"),
-                     QStringLiteral("STATE"), QStringLiteral("STATUS"),
+                     QStringLiteral("STATE"), QStringLiteral("MEMBERS"), QStringLiteral("STATUS"),
                      QStringLiteral("LAST COMMIT")},
-                    {false, true, true, false, false, false});
+                    {false, true, true, false, true, false, false});
     for (const auto &g : *groups)
         table.add({g.group, QString::number(g.partitions), thousands(g.lag),
-                   g.state.value_or(QStringLiteral("-")), g.status, g.lastCommitAt});
+                   g.state.value_or(QStringLiteral("-")), QString::number(g.members.size()),
+                   g.status, g.lastCommitAt});
     table.print(ctx.out);
+    // Each live member: what it reads, as its coordinator assigned it.
+    for (const auto &g : *groups)
+        for (const GroupMember &m : g.members) {
+            QStringList parts;
+            for (qint64 p : m.partitions)
+                parts << QString::number(p);
+            ctx.out << "  " << g.group << ": member " << m.memberId << " (" << m.clientId << " on "
+                    << m.host << ", " << g.protocol << "), partitions "
+                    << (parts.isEmpty() ? QStringLiteral("none") : parts.join(u',')) << "\n";
+        }
     ctx.out << "status: Burrow's rules over the last " << kLagWindow
             << " lag samples (one per offsets read, at most one a second); see docs/cli.md\n";
     if (groups->empty())
@@ -440,6 +460,7 @@ Status runReplay(Context &ctx) {
                    {"duplicates", r->duplicates},
                    {"dead_lettered", r->deadLettered},
                    {"already_dead_lettered", r->alreadyDeadLettered},
+                   {"aborted_skipped", r->abortedSkipped},
                    {"published_dead_letters",
                     options.publishDeadLetters ? Json(r->publishedDeadLetters) : Json()},
                    {"partitions", list},
@@ -469,6 +490,10 @@ Status runReplay(Context &ctx) {
     if (r->alreadyDeadLettered)
         ctx.out << " (" << thousands(r->alreadyDeadLettered) << " already in the DLQ)";
     ctx.out << ".\n";
+    if (r->abortedSkipped)
+        ctx.out << thousands(r->abortedSkipped)
+                << " records of aborted transactions passed over (committed records only are "
+                   "read).\n";
     if (!r->sinkColumnsAdded.isEmpty())
         ctx.out << "Sink " << t->stream->sink << ": " << (r->executed ? "added" : "would add")
                 << (r->sinkColumnsAdded.size() == 1 ? " column " : " columns ")

@@ -111,7 +111,10 @@ dlqstore::ImportedRecord kafkadlq_detail::importRow(const StreamSpec &stream,
         const auto cls = header("exception.class.name");
         errorClass = cls ? QString::fromUtf8(*cls).remove(QChar(0)) : QStringLiteral("unknown");
         const auto msg = header("exception.message");
-        error = msg ? QString::fromUtf8(*msg).remove(QChar(0)) : QString();
+        // A Connect record may carry no message (an exception without one):
+        // the error column says so rather than stay empty.
+        error = msg ? QString::fromUtf8(*msg).remove(QChar(0))
+                    : QStringLiteral("no __connect.errors.exception.message header");
     } else {
         topic = dlqTopic;
         part = QString::number(m->partition);

@@ -65,6 +65,7 @@ bool settleDeliveries(rd_kafka_t *rk) {
 // A selected record's source, and where its records go.
 struct Route {
     const StreamSpec *stream = nullptr;
+    std::unique_ptr<ProduceErrors> errors = std::make_unique<ProduceErrors>(); // outlives producer
     Handle producer;
 };
 
@@ -178,11 +179,14 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec,
     for (const auto &[name, route] : routes)
         result.streams << name;
     for (auto &[name, route] : routes) {
-        auto rk = connect(
-            *route.stream, QString(),
-            {{QStringLiteral("enable.idempotence"), QStringLiteral("true")},
-             {QStringLiteral("linger.ms"), QStringLiteral("5")}},
-            false, [](rd_kafka_conf_t *conf) { rd_kafka_conf_set_dr_msg_cb(conf, onDelivery); });
+        ProduceErrors *errors = route.errors.get();
+        auto rk = connect(*route.stream, QString(),
+                          {{QStringLiteral("enable.idempotence"), QStringLiteral("true")},
+                           {QStringLiteral("linger.ms"), QStringLiteral("5")}},
+                          false, [errors](rd_kafka_conf_t *conf) {
+                              rd_kafka_conf_set_dr_msg_cb(conf, onDelivery);
+                              errors->install(conf);
+                          });
         if (!rk)
             return fail(rk.error());
         route.producer = std::move(*rk);
@@ -365,18 +369,27 @@ Result<DlqProduceResult> produceDlq(const Database &db, const Spec &spec,
         ++result.batches;
         done += qint64(outs.size());
         lastId = outs.back().id;
-        if (unknown > 0)
+        if (unknown > 0) {
+            // What the brokers answered meanwhile, where one refused the batch.
+            QStringList answered;
+            for (const auto &[name, route] : routes)
+                if (const QString e = route.errors->last(); !e.isEmpty())
+                    answered << e;
             return internalError(
                 QStringLiteral(
                     "%1 record(s) of the batch after DLQ id %2 were not acknowledged by the "
                     "cluster within %3 s "
-                    "(REWIND_KAFKA_TIMEOUT_MS): they stay as they were and the next redrive "
+                    "(REWIND_KAFKA_TIMEOUT_MS)%5: they stay as they were and the next redrive "
                     "produces them again "
                     "(consumers can drop a repeat by its rewind.dlq.id header); %4 produced before")
                     .arg(unknown)
                     .arg(outs.front().id - 1)
                     .arg(double(timeoutMs()) / 1000.0)
-                    .arg(result.produced));
+                    .arg(result.produced)
+                    .arg(answered.isEmpty() ? QString()
+                                            : QStringLiteral("; the broker answered ") %
+                                                  answered.join(QStringLiteral(", "))));
+        }
         if (options.progress)
             options.progress({result.batches, result.selected, result.produced, result.failed});
     }

@@ -5,6 +5,7 @@
 #include <QStringDecoder>
 #include <QtGlobal>
 #include <algorithm>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 namespace rw::kafkaclient {
@@ -70,10 +71,10 @@ Result<Handle> connect(const StreamSpec &s, const QString &group, const Properti
                           QString::number(std::max(timeoutMs(), 10)), false);
             !st)
             return fail(st.error());
-    if (tweak)
-        tweak(conf);
     rd_kafka_conf_set_log_cb(conf,
                              nullptr); // quiet: failures are reported by the calls that meet them
+    if (tweak)
+        tweak(conf);
     rd_kafka_t *rk =
         rd_kafka_new(group.isEmpty() && !consumer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER, conf,
                      err, sizeof err);
@@ -201,6 +202,38 @@ RecordView RecordView::of(const rd_kafka_message_t *m) {
 QString bytesType(const SqlDialect &dialect) {
     return dialect.name() == QLatin1String("postgresql") ? QStringLiteral("BYTEA")
                                                          : QStringLiteral("BLOB");
+}
+
+void ProduceErrors::install(rd_kafka_conf_t *conf) {
+    char err[256];
+    // "msg" debug lines carry each message set's error, retried or not.
+    rd_kafka_conf_set(conf, "debug", "msg", err, sizeof err);
+    rd_kafka_conf_set_opaque(conf, this);
+    rd_kafka_conf_set_log_cb(conf, [](const rd_kafka_t *rk, int, const char *, const char *line) {
+        auto *self = static_cast<ProduceErrors *>(rd_kafka_opaque(rk));
+        static const char marker[] = "encountered error: ";
+        const char *at = line ? std::strstr(line, marker) : nullptr;
+        if (!self || !at)
+            return;
+        const QByteArray rest(at + sizeof marker - 1);
+        const QByteArray description = rest.left(rest.indexOf(" (actions"));
+        // The broker's error by librdkafka's own name for it.
+        const struct rd_kafka_err_desc *descs = nullptr;
+        size_t count = 0;
+        rd_kafka_get_err_descs(&descs, &count);
+        for (size_t i = 0; i < count; ++i)
+            if (descs[i].desc && descs[i].name && description == descs[i].desc) {
+                const std::lock_guard lock(self->m_mutex);
+                self->m_last = QString::fromUtf8(descs[i].name) % QStringLiteral(" (") %
+                               QString::fromUtf8(description) % u')';
+                return;
+            }
+    });
+}
+
+QString ProduceErrors::last() const {
+    const std::lock_guard lock(m_mutex);
+    return m_last;
 }
 
 } // namespace rw::kafkaclient

@@ -12,6 +12,7 @@
 #include <functional>
 #include <librdkafka/rdkafka.h>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -98,6 +99,23 @@ struct RecordView {
     rd_kafka_headers_t *headers = nullptr; // none: null
     static RecordView of(const rd_kafka_message_t *m);
 };
+// The errors the brokers answered a producer's requests with, including
+// those librdkafka retries until a message times out without saying why
+// (NOT_ENOUGH_REPLICAS of a partition below min.insync.replicas, say).
+// install() in a connect() tweak: it turns on librdkafka's "msg" debug lines
+// for that client and keeps the newest error one names, by librdkafka's own
+// error table. Must outlive the client. Thread-safe.
+class ProduceErrors {
+public:
+    void install(rd_kafka_conf_t *conf);
+    // "NOT_ENOUGH_REPLICAS (Broker: Not enough in-sync replicas)"; empty for none.
+    QString last() const;
+
+private:
+    mutable std::mutex m_mutex;
+    QString m_last;
+};
+
 // The column type for raw bytes: BYTEA on PostgreSQL, BLOB on SQLite.
 QString bytesType(const SqlDialect &dialect);
 

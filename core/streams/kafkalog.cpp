@@ -40,6 +40,53 @@ QVariant isoMs(qint64 ms) {
 
 const QString kEventsTable = QStringLiteral("rewind_kafka_events");
 
+// The partitions of `topic` in a member's assignment, as the consumer
+// protocol encodes it (ConsumerProtocolAssignment: int16 version, then
+// [string topic, [int32 partition]], big-endian); none where it is not one.
+std::vector<qint64> assignedPartitions(const void *data, int size, const QByteArray &topic) {
+    std::vector<qint64> out;
+    const auto *p = static_cast<const unsigned char *>(data);
+    int at = 0;
+    const auto has = [&](int n) { return p && n >= 0 && at + n <= size; };
+    const auto int16 = [&] {
+        const int v = qint16(quint16(p[at] << 8 | p[at + 1]));
+        at += 2;
+        return v;
+    };
+    const auto int32 = [&] {
+        const qint32 v = qint32(quint32(p[at]) << 24 | quint32(p[at + 1]) << 16 |
+                                quint32(p[at + 2]) << 8 | quint32(p[at + 3]));
+        at += 4;
+        return v;
+    };
+    if (!has(6))
+        return out;
+    int16(); // version
+    const qint32 topics = int32();
+    for (qint32 t = 0; t < topics; ++t) {
+        if (!has(2))
+            return {};
+        const int length = int16();
+        if (!has(length))
+            return {};
+        const bool mine =
+            QByteArray::fromRawData(reinterpret_cast<const char *>(p + at), length) == topic;
+        at += length;
+        if (!has(4))
+            return {};
+        const qint32 count = int32();
+        if (count < 0 || !has(4 * count))
+            return {};
+        for (qint32 i = 0; i < count; ++i) {
+            const qint32 partition = int32();
+            if (mine)
+                out.push_back(partition);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 // One record's offset and timestamp (epoch ms; -1 when it has none).
 struct RecordAt {
     qint64 offset = 0;
@@ -145,15 +192,18 @@ KafkaLog::committedOn(const QString &group, const std::vector<StreamPartitionInf
     return out;
 }
 
-Result<std::optional<QMap<QString, QString>>> KafkaLog::clusterGroups() const {
+Result<std::optional<QMap<QString, KafkaLog::Described>>>
+KafkaLog::clusterGroups(const QString &group) const {
     auto rk = connect(m_stream);
     if (!rk)
         return fail(rk.error());
-    // ListGroups, then DescribeGroups of each (librdkafka asks the broker's
-    // ApiVersions first and answers "unsupported" where they are missing, as
-    // on the 2.0.2 mock cluster).
+    // ListGroups, then DescribeGroups of each (or DescribeGroups of `group`
+    // alone); librdkafka asks the broker's ApiVersions first and answers
+    // "unsupported" where they are missing, as on the 2.0.2 mock cluster.
+    const QByteArray only = group.toUtf8();
     const struct rd_kafka_group_list *raw = nullptr;
-    const rd_kafka_resp_err_t err = rd_kafka_list_groups(rk->get(), nullptr, &raw, timeoutMs());
+    const rd_kafka_resp_err_t err = rd_kafka_list_groups(
+        rk->get(), group.isEmpty() ? nullptr : only.constData(), &raw, timeoutMs());
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
         if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__TIMED_OUT ||
             err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
@@ -162,20 +212,55 @@ Result<std::optional<QMap<QString, QString>>> KafkaLog::clusterGroups() const {
                 "stream %s: the cluster cannot list its groups (%s); showing the spec's and the "
                 "workspace's",
                 qPrintable(m_stream.name), rd_kafka_err2str(err));
-        return std::optional<QMap<QString, QString>>();
+        return std::optional<QMap<QString, Described>>();
     }
     const std::unique_ptr<const struct rd_kafka_group_list,
                           void (*)(const struct rd_kafka_group_list *)>
         list(raw, rd_kafka_group_list_destroy);
-    QMap<QString, QString> states;
+    const QByteArray topic = m_stream.kafka->topic.toUtf8();
+    QMap<QString, Described> groups;
     for (int i = 0; i < list->group_cnt; ++i) {
         const struct rd_kafka_group_info &g = list->groups[i];
         const QString protocolType = QString::fromUtf8(g.protocol_type ? g.protocol_type : "");
-        if (g.err == RD_KAFKA_RESP_ERR_NO_ERROR &&
-            (protocolType.isEmpty() || protocolType == QLatin1String("consumer")))
-            states.insert(QString::fromUtf8(g.group), QString::fromUtf8(g.state ? g.state : ""));
+        if (g.err != RD_KAFKA_RESP_ERR_NO_ERROR ||
+            !(protocolType.isEmpty() || protocolType == QLatin1String("consumer")))
+            continue;
+        Described d;
+        d.state = QString::fromUtf8(g.state ? g.state : "");
+        d.protocol = QString::fromUtf8(g.protocol ? g.protocol : "");
+        for (int m = 0; m < g.member_cnt; ++m) {
+            const struct rd_kafka_group_member_info &info = g.members[m];
+            GroupMember member;
+            member.memberId = QString::fromUtf8(info.member_id ? info.member_id : "");
+            member.clientId = QString::fromUtf8(info.client_id ? info.client_id : "");
+            member.host = QString::fromUtf8(info.client_host ? info.client_host : "");
+            member.partitions =
+                assignedPartitions(info.member_assignment, info.member_assignment_size, topic);
+            d.members.push_back(std::move(member));
+        }
+        groups.insert(QString::fromUtf8(g.group), std::move(d));
     }
-    return std::optional<QMap<QString, QString>>(std::move(states));
+    return std::optional<QMap<QString, Described>>(std::move(groups));
+}
+
+Status KafkaLog::requireNoMembers(const QString &group) const {
+    auto described = clusterGroups(group);
+    if (!described)
+        return fail(described.error());
+    if (!*described || !(*described)->contains(group))
+        return {}; // a cluster that cannot describe groups: its coordinator refuses the commit
+    const Described &d = (*described)->value(group);
+    if (d.members.empty() || d.state == QLatin1String("Empty") || d.state == QLatin1String("Dead"))
+        return {};
+    QStringList who;
+    for (const GroupMember &m : d.members)
+        who << m.clientId % QStringLiteral(" on ") % m.host;
+    return badInput(QStringLiteral("refused: consumer group \"%1\" of stream \"%2\" has %3 active "
+                                   "member(s) (state %4: %5); stop its consumers, then try again. "
+                                   "Nothing was changed.")
+                        .arg(group, m_stream.name)
+                        .arg(d.members.size())
+                        .arg(d.state, who.join(QStringLiteral(", "))));
 }
 
 Result<std::vector<ConsumerGroupInfo>> KafkaLog::consumerGroups() const {
@@ -216,7 +301,10 @@ Result<std::vector<ConsumerGroupInfo>> KafkaLog::consumerGroups() const {
             continue; // a group of other topics
         g.offsets = std::move(*offsets);
         if (*listed && (*listed)->contains(group)) {
-            g.state = (*listed)->value(group);
+            const Described d = (*listed)->value(group);
+            g.state = d.state;
+            g.protocol = d.protocol;
+            g.members = d.members;
             // Empty and Dead have no member; Stable and the rebalancing states have.
             if (!g.state->isEmpty() && *g.state != QLatin1String("Unknown"))
                 g.hasMembers =
@@ -339,15 +427,17 @@ Status KafkaLog::clusterCommit(const QString &group,
     case RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID:
     case RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION:
     case RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS:
+        // A member joined since the check: the coordinator's own refusal, by name.
         return badInput(
             QStringLiteral(
                 "refused: consumer group \"%1\" of stream \"%2\" has active members (state: %3; "
-                "the cluster refused a commit "
-                "from outside the group); stop its consumers, then try again. Nothing was changed.")
+                "the group coordinator refused a commit from outside the group with %4); stop its "
+                "consumers, then try again. Nothing was changed.")
                 .arg(group, m_stream.name,
                      err == RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS
                          ? QStringLiteral("rebalancing")
-                         : QStringLiteral("with members")));
+                         : QStringLiteral("with members"),
+                     QString::fromUtf8(rd_kafka_err2name(err))));
     default:
         if (transient(err))
             return fail(unreachable(m_stream, err));
@@ -390,6 +480,9 @@ Status KafkaLog::recordOffsets(const QString &group, const std::vector<std::arra
 
 Status KafkaLog::commit(const QString &group,
                         const std::vector<std::pair<qint64, qint64>> &offsets) const {
+    if (auto idle = requireNoMembers(group); !idle)
+        return idle;
+    failpoint("kafka-before-commit");
     // The workspace first: a refused commit rolls it back with the caller's transaction.
     std::vector<std::array<qint64, 3>> rows;
     for (const auto &[partition, offset] : offsets)
@@ -436,6 +529,9 @@ Result<std::vector<PartitionOffsets>> KafkaLog::replayStart(const QString &group
     }
     if (!execute)
         return offsets;
+    if (auto idle = requireNoMembers(group); !idle)
+        return fail(idle.error());
+    failpoint("kafka-before-commit");
     // The starts become the group's committed offsets: what a crash kept
     // from the cluster is caught up, and a group with members refuses this
     // before the replay writes anything.
@@ -467,6 +563,12 @@ struct KafkaLog::Reader {
         bool started = false;
         qint64 next = 0;
         std::deque<Message> held;
+        // Where the fetch last reached the partition's end (-1: not yet):
+        // with nothing held, no record lies in [next, eof). A batch that
+        // ends on offsets without a record (transaction markers, aborted
+        // records, compaction) leaves the next batch to start there, and the
+        // end is not reported twice.
+        qint64 eof = -1;
     };
     std::map<qint32, Part> parts;
     ~Reader() {
@@ -496,7 +598,8 @@ Result<KafkaLog::Reader *> KafkaLog::reader() const {
         return m_reader.get();
     auto rk = connect(m_stream, QString(),
                       {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")},
-                       {QStringLiteral("auto.offset.reset"), QStringLiteral("error")}},
+                       {QStringLiteral("auto.offset.reset"), QStringLiteral("error")},
+                       {QStringLiteral("isolation.level"), QStringLiteral("read_committed")}},
                       true);
     if (!rk)
         return fail(rk.error());
@@ -627,12 +730,24 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
                                  QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
         part.started = true;
         part.next = range.from;
+        part.eof = -1;
     }
+    std::vector<OffsetRange> gapped; // ranges with offsets that held no committed record
     for (const OffsetRange &range : ranges) {
         const auto id = qint32(range.partition);
         Reader::Part &part = rd.parts[id];
         QDeadlineTimer quiet(timeoutMs());
+        const qint64 startedAt = part.next;
+        qint64 delivered = 0;
+        const auto noteGap = qScopeGuard([&] {
+            if (part.next - startedAt > delivered)
+                gapped.push_back({range.partition, startedAt, part.next});
+        });
         while (part.next < range.to) {
+            if (part.held.empty() && part.eof > part.next) {
+                part.next = std::min(part.eof, range.to);
+                continue;
+            }
             if (part.held.empty()) {
                 const ssize_t n =
                     rd_kafka_consume_batch(rd.rkt.get(), id, 100, batch,
@@ -658,9 +773,10 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
             Message m = std::move(part.held.front());
             part.held.pop_front();
             if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-                if (m->offset >= range.to)
-                    part.next = range.to; // the rest of the range holds no record (compaction,
-                                          // transaction markers)
+                // No record before the end but those read: the rest of the
+                // range up to it holds none (compaction, transaction markers,
+                // aborted records).
+                part.eof = m->offset;
                 continue;
             }
             if (m->err)
@@ -677,6 +793,7 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
             if (m->offset < part.next)
                 continue;
             part.next = m->offset + 1;
+            ++delivered;
             binds << kafkaEventRow(RecordView::of(m.get()), idFrom);
             if (auto f = flush(false); !f)
                 return f;
@@ -684,6 +801,25 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
     }
     if (auto f = flush(true); !f)
         return f;
+    if (!gapped.empty()) {
+        // Offsets without a committed record: transaction markers, records
+        // of aborted transactions, or what compaction removed. Those read
+        // uncommitted, less those read, are the aborted records.
+        qint64 committed = 0;
+        for (const OffsetRange &g : gapped) {
+            auto n = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM ") % kEventsTable %
+                                     QStringLiteral(" WHERE partition_id = ? AND log_offset >= ? "
+                                                    "AND log_offset < ?"),
+                                 {g.partition, g.from, g.to});
+            if (!n)
+                return fail(n.error());
+            committed += n->toLongLong();
+        }
+        auto all = recordsIn(gapped);
+        if (!all)
+            return fail(all.error());
+        m_aborted += std::max<qint64>(0, *all - committed);
+    }
     if (idFrom.startsWith(u'$')) {
         auto r = m_db.exec(
             QStringLiteral("UPDATE ") % kEventsTable % QStringLiteral(" SET event_id = ") %
@@ -693,6 +829,58 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
             return fail(r.error());
     }
     return {};
+}
+
+Result<qint64> KafkaLog::recordsIn(const std::vector<OffsetRange> &ranges) const {
+    auto rk = connect(m_stream, QString(),
+                      {{QStringLiteral("enable.partition.eof"), QStringLiteral("true")},
+                       {QStringLiteral("auto.offset.reset"), QStringLiteral("error")},
+                       {QStringLiteral("isolation.level"), QStringLiteral("read_uncommitted")}},
+                      true);
+    if (!rk)
+        return fail(rk.error());
+    const std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt(
+        rd_kafka_topic_new(rk->get(), m_stream.kafka->topic.toUtf8().constData(), nullptr));
+    qint64 records = 0;
+    rd_kafka_message_t *batch[1024];
+    for (const OffsetRange &range : ranges) {
+        const auto id = qint32(range.partition);
+        if (rd_kafka_consume_start(rkt.get(), id, range.from) == -1)
+            return internalError(context(m_stream) %
+                                 QStringLiteral("partition %1: cannot fetch from offset %2: ")
+                                     .arg(id)
+                                     .arg(range.from) %
+                                 QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+        const auto stop = qScopeGuard([&] { rd_kafka_consume_stop(rkt.get(), id); });
+        QDeadlineTimer quiet(timeoutMs());
+        qint64 next = range.from;
+        while (next < range.to) {
+            const ssize_t n = rd_kafka_consume_batch(rkt.get(), id, 100, batch, 1024);
+            if (n < 0)
+                return internalError(context(m_stream) % QStringLiteral("partition %1: ").arg(id) %
+                                     QString::fromUtf8(rd_kafka_err2str(rd_kafka_last_error())));
+            if (n == 0 && quiet.hasExpired())
+                return fail(unreachable(m_stream, RD_KAFKA_RESP_ERR__TIMED_OUT));
+            for (ssize_t i = 0; i < n; ++i) {
+                const Message m(batch[i]);
+                if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                    next = std::max<qint64>(next, m->offset);
+                    if (m->offset >= range.to)
+                        next = range.to;
+                    continue;
+                }
+                if (m->err)
+                    return internalError(context(m_stream) %
+                                         QStringLiteral("partition %1: ").arg(id) %
+                                         QString::fromUtf8(rd_kafka_message_errstr(m.get())));
+                quiet = QDeadlineTimer(timeoutMs());
+                if (m->offset >= range.from && m->offset < range.to)
+                    ++records;
+                next = std::max<qint64>(next, m->offset + 1);
+            }
+        }
+    }
+    return records;
 }
 
 Status KafkaLog::annotateDeadLetters(const QVariant &afterDlqId) const {

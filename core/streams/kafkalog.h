@@ -4,6 +4,7 @@
 #include "core/streams/streamlog.h"
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -54,7 +55,12 @@ public:
                                                       bool execute) const override;
     Result<bool> prepareReads() const override;
     EventRelation eventRelation() const override;
+    // Reads committed records only (isolation.level read_committed): the
+    // records of aborted transactions are passed over and counted
+    // (abortedSkipped), by a second read of the ranges that had offsets
+    // without a record, which also holds those records.
     Status readRange(const std::vector<OffsetRange> &ranges) const override;
+    qint64 abortedSkipped() const override { return m_aborted; }
     // The records the batch dead-lettered get their Kafka key, headers and
     // topic, and where the payload text cannot hold the value exactly, its
     // bytes (kafka_value): what a redrive to the topic produces.
@@ -68,19 +74,33 @@ private:
     struct Reader;
     Result<std::vector<PartitionOffsets>>
     committedOn(const QString &group, const std::vector<StreamPartitionInfo> &parts) const;
-    // The cluster's consumer groups and their states; none where it cannot
-    // list them (an error only where it cannot be reached).
-    Result<std::optional<QMap<QString, QString>>> clusterGroups() const;
+    // A group as its coordinator describes it.
+    struct Described {
+        QString state;
+        QString protocol;
+        std::vector<GroupMember> members;
+    };
+    // The cluster's consumer groups (all, or only `group`) as their
+    // coordinators describe them; none where it cannot list them (an error
+    // only where it cannot be reached).
+    Result<std::optional<QMap<QString, Described>>> clusterGroups(const QString &group = {}) const;
+    // BadInput naming the group, its state and members where it has live
+    // members (a commit from outside it would be refused, and would race
+    // its consumers): checked before anything changes.
+    Status requireNoMembers(const QString &group) const;
     Status clusterCommit(const QString &group,
                          const std::vector<std::pair<qint64, qint64>> &offsets) const;
     Status recordOffsets(const QString &group, const std::vector<std::array<qint64, 3>> &rows,
                          bool committed) const;
     Result<Reader *> reader() const;
+    // Records in [from, to) of each range, committed or not (read_uncommitted).
+    Result<qint64> recordsIn(const std::vector<OffsetRange> &ranges) const;
 
     Database m_db;
     StreamSpec m_stream;
     mutable std::mutex m_readerMutex;
     mutable std::unique_ptr<Reader> m_reader; // replay's consumer, made on first read
+    mutable std::atomic<qint64> m_aborted{0};
 };
 
 } // namespace rw

@@ -99,12 +99,27 @@ Result<ResetPlan> plan(const StreamLog &log, const StreamSpec &stream, const QSt
             r.newOffset = p.logEnd;
             break;
         case ResetRequest::Kind::ToCurrent:
-            r.newOffset = p.committed;
+            // A Kafka group with nothing committed in a partition: its log
+            // end, as kafka-consumer-groups --to-current commits there.
+            r.newOffset = stream.kafka && !p.stored ? p.logEnd : p.committed;
             break;
         case ResetRequest::Kind::ToOffset:
             r.newOffset = clampTo(request.value, p, r.clamped);
             break;
         case ResetRequest::Kind::ShiftBy: {
+            // Where a Kafka group committed nothing, its consumers start
+            // where their own auto.offset.reset says: nothing to shift from,
+            // and kafka-consumer-groups refuses it too.
+            if (stream.kafka && !p.stored)
+                return badInput(
+                    QStringLiteral("--shift-by: consumer group \"%1\" has no committed offset in "
+                                   "partition %2 of topic \"%3\" (stream \"%4\") to shift from, "
+                                   "as kafka-consumer-groups also says; reset that partition with "
+                                   "--to-earliest, --to-offset or --to-datetime, or leave it out "
+                                   "with --partition. Nothing was changed.")
+                        .arg(group)
+                        .arg(p.partition)
+                        .arg(stream.source(), stream.name));
             qint64 shifted = 0; // past the 64-bit range: as far as it goes, then clamped
             if (__builtin_add_overflow(p.committed, request.value, &shifted))
                 shifted = request.value > 0 ? std::numeric_limits<qint64>::max()

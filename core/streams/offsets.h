@@ -30,6 +30,15 @@ struct PartitionOffsets {
 Result<std::vector<PartitionOffsets>> listOffsets(const Database &db, const StreamSpec &stream,
                                                   const QString &group);
 
+// A live member of a Kafka consumer group, as its coordinator describes it
+// (DescribeGroups).
+struct GroupMember {
+    QString memberId;
+    QString clientId;
+    QString host;
+    std::vector<qint64> partitions; // of the stream's topic, from its assignment
+};
+
 // A consumer group of a stream: for a log table, one that has committed
 // offsets in rewind_offsets; for a Kafka topic, the cluster's groups with
 // commits on it (where it can list them) and the spec's `groups`.
@@ -45,6 +54,10 @@ struct ConsumerGroupInfo {
     // Whether the group has active members: from the state, or for a log
     // table whether a replay of it runs; none where unknown.
     std::optional<bool> hasMembers;
+    // Kafka: the group's protocol ("range", "cooperative-sticky", ...; empty
+    // without members) and its live members, from the coordinator.
+    QString protocol;
+    std::vector<GroupMember> members;
     QString status = QStringLiteral("unknown"); // Burrow's, over the lag samples (see lag.h)
 };
 

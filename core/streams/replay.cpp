@@ -101,6 +101,7 @@ Result<ReplayResult> Replayer::run() {
     Status s = m_options.execute ? execute() : dryRun();
     if (s && m_options.execute && m_options.publishDeadLetters && m_result.batches == 0)
         s = publishNow(); // nothing consumed: still catch up what earlier replays dead-lettered
+    m_result.abortedSkipped = m_log->abortedSkipped();
     if (m_restoreCache)
         m_db.exec(m_sd.setPageCacheSize(*m_restoreCache));
     if (m_restoreAutoCheckpoint)

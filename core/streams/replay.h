@@ -86,6 +86,10 @@ struct ReplayResult {
         0; // invalid events the DLQ already held (read again after a rewind)
     qint64 publishedDeadLetters =
         0; // with publishDeadLetters: dead letters produced to the dlq_topic
+    // Kafka: records of aborted transactions passed over (the replay reads
+    // committed records only); their offsets, and the transactions' control
+    // markers, hold no event.
+    qint64 abortedSkipped = 0;
     int batches = 0;
     bool sinkCreated = false;
     // Fields the existing sink had no column for, added to it before the

@@ -101,6 +101,9 @@ public:
         Q_UNUSED(afterDlqId);
         return {};
     }
+    // Records of aborted transactions the reads so far passed over (KafkaLog
+    // reads committed records only: read_committed). TableLog: none.
+    virtual qint64 abortedSkipped() const { return 0; }
     // Called after a replay batch's transaction committed `reached` (the
     // ranges read, `to` being the new committed offset) to rewind_offsets.
     // TableLog: nothing, rewind_offsets is its record.

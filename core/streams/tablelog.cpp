@@ -92,14 +92,13 @@ Result<std::vector<ConsumerGroupInfo>> TableLog::consumerGroups() const {
     std::vector<ConsumerGroupInfo> out;
     while (q->next()) {
         const QString group = q->value(0).toString();
-        if (out.empty() || out.back().group != group)
-            out.push_back({group,
-                           q->value(1).toLongLong(),
-                           q->value(2).toString(),
-                           0,
-                           {},
-                           std::nullopt,
-                           std::nullopt});
+        if (out.empty() || out.back().group != group) {
+            ConsumerGroupInfo g;
+            g.group = group;
+            g.partitions = q->value(1).toLongLong();
+            g.lastCommitAt = q->value(2).toString();
+            out.push_back(std::move(g));
+        }
         PartitionOffsets o;
         o.partition = q->value(3).toLongLong();
         o.logStart = q->value(4).toLongLong();

@@ -1,9 +1,11 @@
-// The Streams page on a Kafka stream (issue 30), against librdkafka's mock
-// cluster in this process: groups with status and state, offsets per
-// partition, lag over time from the samples the page records, a broker
-// that goes down shown as a banner while the window keeps answering, and a
-// reset and a replay through the page.
+// The Streams page on a Kafka stream (issue 30), against the real Kafka
+// cluster (tests/kafkacluster.h): groups with status and the coordinator's
+// state, offsets per partition, lag over time from the samples the page
+// records, and a reset and a replay through the page. A broker that goes
+// down and comes back, shown as a banner while the window keeps answering,
+// on librdkafka's mock cluster (the real one is the other suites' too).
 #include "tests/gui/guitest.h"
+#include "tests/kafkacluster.h"
 #include "tests/kafkamock.h"
 #include "tests/testsupport.h"
 #include "ui/common/errorbanner.h"
@@ -22,10 +24,11 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStringBuilder>
 #include <QTest>
 #include <QTimer>
 
-using namespace kafkamock;
+using namespace kafkatest;
 
 namespace {
 
@@ -39,7 +42,7 @@ QString groupCell(const rw::StreamPage &page, int column) {
 
 } // namespace
 
-// Declared right after a test's MockCluster: its destructor runs after the
+// Declared right after a test's cluster: its destructor runs after the
 // page's and before the cluster's, and waits for the page's background
 // jobs, so none is left talking to a cluster that is gone.
 struct JobsEndBeforeTheCluster {
@@ -51,15 +54,16 @@ class TestKafkaPage : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
+        REWIND_REQUIRE_KAFKA();
         guitest::useTestSettings(QStringLiteral("tst_kafkapage"), false);
         qputenv("REWIND_KAFKA_TIMEOUT_MS", "3000");
     }
     void cleanup() { guitest::waitForBackgroundWork(); }
 
-    void groupsLagOverTimeAndABrokerDown() {
-        MockCluster cluster;
+    void groupsAndLagOverTime() {
+        Cluster cluster;
         const JobsEndBeforeTheCluster jobsEnd;
-        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        testsupport::WorkspaceFixture f({}, spec(cluster.bootstrap(), cluster.payments()));
         rw::StreamPage page;
         page.resize(1200, 800);
         page.show();
@@ -80,7 +84,8 @@ private Q_SLOTS:
         QCOMPARE(groupCell(page, rw::ConsumerGroupsModel::LagColumn), QStringLiteral("12"));
         QCOMPARE(groupCell(page, rw::ConsumerGroupsModel::StatusColumn), QStringLiteral("unknown"));
         QCOMPARE(groupCell(page, rw::ConsumerGroupsModel::StateColumn),
-                 QStringLiteral("\u2014")); // the mock cannot list groups
+                 QStringLiteral("Empty")); // the coordinator's: committed, no member
+        QCOMPARE(groupCell(page, rw::ConsumerGroupsModel::MembersColumn), QStringLiteral("0"));
         QCOMPARE(page.offsetsModel()->rowCount(), kPartitions);
         QCOMPARE(page.lagHistoryChart()->pointCount(), 1);
 
@@ -98,9 +103,26 @@ private Q_SLOTS:
         QVERIFY(group.wait(kTimeoutMs));
         QCOMPARE(page.lagHistoryChart()->pointCount(), 4);
         QCOMPARE(groupCell(page, rw::ConsumerGroupsModel::StatusColumn), QStringLiteral("STOP"));
+    }
 
-        // The broker goes down: a banner names the cluster; the GUI thread
-        // keeps turning meanwhile (a 50 ms timer keeps firing).
+    // The broker goes down (librdkafka's mock): a banner names the cluster,
+    // the GUI thread keeps turning meanwhile (a 50 ms timer keeps firing);
+    // up again, the next tick loads the page and the banner goes.
+    void aBrokerDownIsABanner() {
+        kafkamock::MockCluster cluster;
+        const JobsEndBeforeTheCluster jobsEnd;
+        testsupport::WorkspaceFixture f({}, kafkamock::kafkaSpec(cluster.bootstrap()));
+        rw::StreamPage page;
+        page.resize(1200, 800);
+        page.show();
+        QSignalSpy loaded(&page, &rw::Page::pageLoaded);
+        page.setStream(f.db(), *f.ws->spec.stream(QStringLiteral("payments")));
+        QVERIFY(loaded.wait(kTimeoutMs));
+        {
+            QSignalSpy shown(&page, &rw::StreamPage::groupLoaded);
+            QVERIFY(page.selectGroup(QStringLiteral("loader")));
+            QVERIFY(shown.wait(kTimeoutMs));
+        }
         cluster.down();
         int ticks = 0;
         QTimer heartbeat;
@@ -127,12 +149,12 @@ private Q_SLOTS:
     }
 
     // Reset by time through the dialog (its dry run shows the boundary the
-    // record search found; the group's name typed), then replay through the
+    // broker's time index found; the group's name typed), then replay through the
     // page: the cluster's offsets move, and each event lands once.
     void resetAndReplayThroughThePage() {
-        MockCluster cluster;
+        Cluster cluster;
         const JobsEndBeforeTheCluster jobsEnd;
-        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        testsupport::WorkspaceFixture f({}, spec(cluster.bootstrap(), cluster.payments()));
         rw::StreamPage page;
         QSignalSpy loaded(&page, &rw::Page::pageLoaded);
         page.setStream(f.db(), *f.ws->spec.stream(QStringLiteral("payments")));
@@ -153,7 +175,7 @@ private Q_SLOTS:
         const rw::ResetPlanModel *plan = dialog->planModel();
         QCOMPARE(plan->rowCount(), kPartitions);
         const QString note = plan->index(0, rw::ResetPlanModel::NoteColumn).data().toString();
-        QVERIFY2(note.contains(QStringLiteral("found by a search of the records")) &&
+        QVERIFY2(note.contains(QStringLiteral("found by the broker's time index")) &&
                      note.contains(QStringLiteral("the one before none")),
                  qPrintable(note));
         QTest::keyClicks(dialog->confirmEdit(), QStringLiteral("loader"));
@@ -190,21 +212,22 @@ private Q_SLOTS:
     // a record's Kafka origin and headers, and Replay to topic (dry run, the
     // stream's name typed, produced and acknowledged).
     void dlqImportAndReplayToTopicThroughThePage() {
-        MockCluster cluster;
+        Cluster cluster;
         const JobsEndBeforeTheCluster jobsEnd;
-        cluster.createTopic("payments.dlq", 1);
-        cluster.produceRecords("payments.dlq",
-                               {{0,
-                                 QByteArray("k-1"),
-                                 QByteArray(R"({"id": "k-1", "amount": "x"})"),
-                                 {{"__connect.errors.topic", "payments"},
-                                  {"__connect.errors.partition", "2"},
-                                  {"__connect.errors.offset", "4"},
-                                  {"__connect.errors.exception.class.name",
-                                   "org.apache.kafka.connect.errors.DataException"},
-                                  {"__connect.errors.exception.message", "bad amount"},
-                                  {"trace-id", "t-1"}}}});
-        testsupport::WorkspaceFixture f({}, kafkaSpec(cluster.bootstrap()));
+        const QString dlq = cluster.topic(QStringLiteral("payments.dlq"));
+        cluster.createTopic(dlq, 1);
+        cluster.produce(dlq, {{0,
+                               QByteArray("k-1"),
+                               QByteArray(R"({"id": "k-1", "amount": "x"})"),
+                               {{"__connect.errors.topic", cluster.payments().toUtf8()},
+                                {"__connect.errors.partition", "2"},
+                                {"__connect.errors.offset", "4"},
+                                {"__connect.errors.exception.class.name",
+                                 "org.apache.kafka.connect.errors.DataException"},
+                                {"__connect.errors.exception.message", "bad amount"},
+                                {"trace-id", "t-1"}}}});
+        testsupport::WorkspaceFixture f(
+            {}, spec(cluster.bootstrap(), cluster.payments(), QStringLiteral("{}"), dlq));
         rw::DlqPage page;
         page.resize(1200, 800);
         page.show();
@@ -220,9 +243,8 @@ private Q_SLOTS:
         QSignalSpy counted(import, &rw::ImportTopicDialog::counted);
         import->count();
         QVERIFY(counted.wait(kTimeoutMs));
-        QVERIFY2(
-            import->statusText().contains(QStringLiteral("1 record(s) to read from payments.dlq")),
-            qPrintable(import->statusText()));
+        QVERIFY2(import->statusText().contains(QStringLiteral("1 record(s) to read from ") % dlq),
+                 qPrintable(import->statusText()));
         QSignalSpy imported(import, &rw::ImportTopicDialog::imported);
         QSignalSpy reloaded(&page, &rw::Page::pageLoaded);
         QSignalSpy shown(&page, &rw::DlqPage::recordShown); // the reload shows the first record
@@ -238,7 +260,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.last().at(0).toLongLong() == id,
                                  kTimeoutMs);
         const QString kafka = page.kafkaView()->toPlainText();
-        QVERIFY2(kafka.contains(QStringLiteral("origin   payments [2] @4")) &&
+        QVERIFY2(kafka.contains(QStringLiteral("origin   ") % cluster.payments() %
+                                QStringLiteral(" [2] @4")) &&
                      kafka.contains(QStringLiteral("trace-id = t-1")),
                  qPrintable(kafka));
 
@@ -246,7 +269,7 @@ private Q_SLOTS:
         QVERIFY(redrive);
         QSignalSpy dry(redrive, &rw::RedriveDialog::dryRunFinished);
         QVERIFY(dry.count() > 0 || dry.wait(kTimeoutMs));
-        QVERIFY2(redrive->summaryText().contains(QStringLiteral("payments: 1")),
+        QVERIFY2(redrive->summaryText().contains(cluster.payments() % QStringLiteral(": 1")),
                  qPrintable(redrive->summaryText()));
         QVERIFY(!redrive->replayButton()->isEnabled());
         QTest::keyClicks(redrive->confirmEdit(), QStringLiteral("payments"));

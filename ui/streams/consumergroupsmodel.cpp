@@ -18,6 +18,15 @@ ConsumerGroupsModel::ConsumerGroupsModel(QObject *parent)
                [](const ConsumerGroupInfo &g) {
                    return g.state.value_or(QStringLiteral("\u2014"));
                }},
+              {tr("Members"), kAlignNumber,
+               [](const ConsumerGroupInfo &g) -> QVariant {
+                   if (!g.state)
+                       return QStringLiteral("\u2014");
+                   if (g.members.empty())
+                       return QStringLiteral("0");
+                   return QStringLiteral("%1 (%2)").arg(g.members.size()).arg(g.protocol);
+               },
+               [](const ConsumerGroupInfo &g) { return qint64(g.members.size()); }},
               {tr("Committed in"), kAlignNumber,
                [](const ConsumerGroupInfo &g) {
                    return tr("%n partition(s)", nullptr, int(g.partitions));
@@ -47,8 +56,10 @@ QVariant ConsumerGroupsModel::cellData(const ConsumerGroupInfo &g, int column, i
                                         : g.status == QLatin1String("unknown")
                                             ? style::Colour::Muted
                                             : style::Colour::Error));
-        if (column == StateColumn && !g.state)
+        if ((column == StateColumn || column == MembersColumn) && !g.state)
             return QBrush(style::qcolor(style::Colour::Faint));
+        if (column == MembersColumn && !g.members.empty())
+            return QBrush(style::qcolor(style::Colour::Warning)); // resets and replays refused
         return {};
     case Qt::ToolTipRole:
         if (column == StatusColumn)
@@ -58,8 +69,26 @@ QVariant ConsumerGroupsModel::cellData(const ConsumerGroupInfo &g, int column, i
                       "with or without members), REWIND (offsets "
                       "moved back); unknown until two samples")
                 .arg(kLagWindow);
+        if (column == MembersColumn) {
+            if (g.members.empty())
+                return g.state ? tr("No live member: the group's offsets may be reset or replayed")
+                               : tr("The cluster cannot say");
+            QStringList lines{tr("Live members (protocol %1); a reset or replay of this group is "
+                                 "refused until they stop:")
+                                  .arg(g.protocol)};
+            for (const GroupMember &m : g.members) {
+                QStringList parts;
+                for (qint64 p : m.partitions)
+                    parts << QString::number(p);
+                lines << tr("%1 on %2: partitions %3 (%4)")
+                             .arg(m.clientId, m.host,
+                                  parts.isEmpty() ? tr("none") : parts.join(QStringLiteral(", ")),
+                                  m.memberId);
+            }
+            return lines.join(u'\n');
+        }
         if (column == StateColumn)
-            return g.state ? tr("The cluster's group state")
+            return g.state ? tr("The cluster's group state, from its coordinator")
                            : tr("The cluster cannot say (it does not answer ListGroups, or this is "
                                 "a log table)");
         return tr("Group %1: %2 events behind the log end; committed in %n partition(s)", nullptr,

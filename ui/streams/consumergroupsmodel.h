@@ -7,9 +7,9 @@
 
 namespace rw {
 
-// A stream's consumer groups with their total lag, Burrow status and the
-// cluster's group state, from a snapshot (rw::listConsumerGroups) taken off
-// the GUI thread.
+// A stream's consumer groups with their total lag, Burrow status, the
+// cluster's group state and live members (its coordinator's), from a snapshot
+// (rw::listConsumerGroups) taken off the GUI thread.
 class ConsumerGroupsModel : public SnapshotTableModel<ConsumerGroupInfo> {
     Q_OBJECT
 public:
@@ -18,6 +18,7 @@ public:
         LagColumn,
         StatusColumn,
         StateColumn,
+        MembersColumn,
         PartitionsColumn,
         LastCommitColumn,
         ColumnCount
