@@ -191,20 +191,22 @@ rewind_kafka_wait() {
 rewind_kafka_stop() {
   [ -n "$REWIND_KAFKA_DIR" ] || return 0
   local id pid
+  # Every step may fail (a node already gone): none may stop the others,
+  # nor the caller's EXIT trap under set -e.
   for id in 1 2 3; do
-    pid=$(cat "$REWIND_KAFKA_DIR/node$id/pid" 2>/dev/null) && kill "$pid" 2>/dev/null
+    pid=$(cat "$REWIND_KAFKA_DIR/node$id/pid" 2>/dev/null) && kill "$pid" 2>/dev/null || true
   done
   for _ in $(seq 1 30); do
     pid=
     for id in 1 2 3; do
-      kill -0 "$(cat "$REWIND_KAFKA_DIR/node$id/pid" 2>/dev/null)" 2>/dev/null && pid=1
+      kill -0 "$(cat "$REWIND_KAFKA_DIR/node$id/pid" 2>/dev/null)" 2>/dev/null && pid=1 || true
     done
     [ -z "$pid" ] && break
     sleep 0.5
   done
   for id in 1 2 3; do
-    pid=$(cat "$REWIND_KAFKA_DIR/node$id/pid" 2>/dev/null) && kill -9 "$pid" 2>/dev/null
+    pid=$(cat "$REWIND_KAFKA_DIR/node$id/pid" 2>/dev/null) && kill -9 "$pid" 2>/dev/null || true
   done
-  rm -rf "$REWIND_KAFKA_DIR"
+  rm -rf "$REWIND_KAFKA_DIR" || true
   REWIND_KAFKA_DIR=
 }

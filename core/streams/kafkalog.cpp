@@ -801,6 +801,17 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
     }
     if (auto f = flush(true); !f)
         return f;
+    // Each offset is counted once, however often it is read (on PostgreSQL
+    // a replay reads its first batch twice: once to sample the sink's
+    // column types).
+    for (OffsetRange &g : gapped) {
+        qint64 &counted = m_abortedCountedTo[g.partition];
+        g.from = std::max(g.from, counted);
+        counted = std::max(counted, g.to);
+    }
+    gapped.erase(std::remove_if(gapped.begin(), gapped.end(),
+                                [](const OffsetRange &g) { return g.from >= g.to; }),
+                 gapped.end());
     if (!gapped.empty()) {
         // Offsets without a committed record: transaction markers, records
         // of aborted transactions, or what compaction removed. Those read

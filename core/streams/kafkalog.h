@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -101,6 +102,7 @@ private:
     mutable std::mutex m_readerMutex;
     mutable std::unique_ptr<Reader> m_reader; // replay's consumer, made on first read
     mutable std::atomic<qint64> m_aborted{0};
+    mutable std::map<qint64, qint64> m_abortedCountedTo; // per partition; under m_readerMutex
 };
 
 } // namespace rw
