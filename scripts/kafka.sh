@@ -17,7 +17,7 @@
 #                                kafka-consumer-groups, kafka-topics,
 #                                kafka-console-consumer, kafka-console-producer,
 #                                kafka-delete-records, kafka-get-offsets,
-#                                kafka-transactions
+#                                kafka-transactions, kafka-metadata-quorum
 # A cluster that cannot start returns 1 with the log line that says why (the
 # caller fails: the Kafka suites never skip for want of a cluster under
 # scripts/test). rewind_kafka_stop stops every node and removes the folder;
@@ -87,6 +87,7 @@ kafka-console-producer kafka.tools.ConsoleProducer
 kafka-delete-records org.apache.kafka.tools.DeleteRecordsCommand
 kafka-get-offsets org.apache.kafka.tools.GetOffsetShell
 kafka-transactions org.apache.kafka.tools.TransactionsCommand
+kafka-metadata-quorum org.apache.kafka.tools.MetadataQuorumCommand
 kafka-storage kafka.tools.StorageTool
 EOF
 }

@@ -144,12 +144,12 @@ void Cluster::seed() {
 }
 
 void Cluster::createTopic(const QString &name, int partitions,
-                          const QMap<QString, QString> &configs) {
+                          const QMap<QString, QString> &configs, int replicas) {
     const Handle admin(client(RD_KAFKA_PRODUCER));
     char err[512];
     const QByteArray topicName = name.toUtf8();
     rd_kafka_NewTopic_t *topic =
-        rd_kafka_NewTopic_new(topicName.constData(), partitions, 3, err, sizeof err);
+        rd_kafka_NewTopic_new(topicName.constData(), partitions, replicas, err, sizeof err);
     if (!topic)
         qFatal("kafka test cluster: topic %s: %s", topicName.constData(), err);
     for (auto it = configs.begin(); it != configs.end(); ++it)

@@ -76,10 +76,10 @@ public:
     // A group name of this test only (for groups with members).
     QString group(const QString &base) const { return topic(base); }
 
-    // Creates `name` (as given) with `partitions`, replication factor 3 and
-    // the topic `configs`; returns once every partition has a leader.
+    // Creates `name` (as given) with `partitions`, `replicas` (replication
+    // factor) and the topic `configs`; returns once every partition has a leader.
     void createTopic(const QString &name, int partitions,
-                     const QMap<QString, QString> &configs = {});
+                     const QMap<QString, QString> &configs = {}, int replicas = 3);
     // Produces `records` (acks=all) and waits for every acknowledgement.
     void produce(const QString &topic, const std::vector<Record> &records);
     // One transaction of a transactional producer (`transactionalId`),
