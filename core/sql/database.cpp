@@ -517,7 +517,7 @@ int Database::busyTimeoutMs() {
 }
 
 int Database::backoffMs(int attempt) {
-    const int base = std::min(5000, 100 << std::min(attempt - 1, 6));
+    const int base = std::min(5000, 100 << std::clamp(attempt - 1, 0, 6)); // attempt 0 as 1
     return base / 2 + int(QRandomGenerator::global()->bounded(base / 2 + 1));
 }
 
