@@ -4,6 +4,7 @@
 // - the partition leader's broker SIGKILLed mid-replay: the replay completes
 //   with the new leader, every event in the sink once, the group's commit at
 //   the log end;
+// - a call just after a partition leader dies keeps to its timeout;
 // - the whole cluster stopped mid-replay and started again: the replay
 //   stops naming the cluster, and the next one resumes exactly once;
 // - a broker killed during `dlq replay --to-topic`: no record produced twice
@@ -16,6 +17,7 @@
 #include "tests/testsupport.h"
 
 #include <QDeadlineTimer>
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -127,6 +129,35 @@ private Q_SLOTS:
         const auto committed = m_cluster->committed(QStringLiteral("loader"), topic);
         for (int p = 0; p < 3; ++p)
             QCOMPARE(committed.value(p), kPerPartition);
+        m_cluster->startBrokers({killed}, {topic});
+    }
+
+    // A call made just after a partition leader dies keeps to
+    // REWIND_KAFKA_TIMEOUT_MS (librdkafka 2.0.2's watermark query waited on
+    // the dead leader for minutes), and answers again once another leads.
+    void aCallJustAfterALeaderDiesKeepsToItsTimeout() {
+        const QString topic = m_cluster->topic(QStringLiteral("failover"));
+        m_cluster->createTopic(topic, 6);
+        testsupport::WorkspaceFixture f({}, kafkatest::spec(m_cluster->bootstrap(), topic));
+        const QStringList offsets{QStringLiteral("offsets"), QStringLiteral("--stream"),
+                                  QStringLiteral("payments"), QStringLiteral("--group"),
+                                  QStringLiteral("loader")};
+        const int killed = m_cluster->leaderOf(topic, 0);
+        m_cluster->killBroker(killed);
+        qputenv("REWIND_KAFKA_TIMEOUT_MS", "3000");
+        QElapsedTimer timer;
+        timer.start();
+        const auto first = f.cli(offsets);
+        QVERIFY2(timer.elapsed() < 15000, qPrintable(QString::number(timer.elapsed())));
+        QVERIFY2(first.exitCode == 0 || first.err.contains(m_cluster->bootstrap()),
+                 qPrintable(first.err));
+        QDeadlineTimer deadline(60000);
+        int exitCode = first.exitCode;
+        while (exitCode != 0 && !deadline.hasExpired()) {
+            QThread::msleep(500);
+            exitCode = f.cli(offsets).exitCode;
+        }
+        QCOMPARE(exitCode, 0);
         m_cluster->startBrokers({killed}, {topic});
     }
 

@@ -133,13 +133,36 @@ Result<std::vector<StreamPartitionInfo>> KafkaLog::partitions() const {
     if (!ids)
         return fail(ids.error());
     const QByteArray topic = m_stream.kafka->topic.toUtf8();
-    std::vector<StreamPartitionInfo> out;
-    for (const qint32 id : *ids) {
-        int64_t lo = 0, hi = 0;
-        const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
-            rk->get(), topic.constData(), id, &lo, &hi, timeoutMs());
+    // Every partition's log start, then its end, each in one ListOffsets
+    // round (EARLIEST and LATEST): rd_kafka_offsets_for_times keeps to its
+    // timeout, where librdkafka 2.0.2's query_watermark_offsets waited on a
+    // leader killed a moment before for minutes (tested: tst_kafkafaults).
+    const auto ends = [&](int64_t which) -> Result<QHash<qint32, qint64>> {
+        const std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter> list(
+            rd_kafka_topic_partition_list_new(int(ids->size())));
+        for (const qint32 id : *ids)
+            rd_kafka_topic_partition_list_add(list.get(), topic.constData(), id)->offset = which;
+        const rd_kafka_resp_err_t err =
+            rd_kafka_offsets_for_times(rk->get(), list.get(), timeoutMs());
         if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
             return fail(unreachable(m_stream, err));
+        QHash<qint32, qint64> out;
+        for (int i = 0; i < list->cnt; ++i) {
+            if (list->elems[i].err != RD_KAFKA_RESP_ERR_NO_ERROR)
+                return fail(unreachable(m_stream, list->elems[i].err));
+            out.insert(list->elems[i].partition, list->elems[i].offset);
+        }
+        return out;
+    };
+    auto starts = ends(RD_KAFKA_OFFSET_BEGINNING);
+    if (!starts)
+        return fail(starts.error());
+    auto stops = ends(RD_KAFKA_OFFSET_END);
+    if (!stops)
+        return fail(stops.error());
+    std::vector<StreamPartitionInfo> out;
+    for (const qint32 id : *ids) {
+        const qint64 lo = starts->value(id), hi = stops->value(id);
         StreamPartitionInfo p;
         p.partition = id;
         p.logStart = lo;
