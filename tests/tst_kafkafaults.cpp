@@ -142,7 +142,12 @@ private Q_SLOTS:
         const QStringList offsets{QStringLiteral("offsets"), QStringLiteral("--stream"),
                                   QStringLiteral("payments"), QStringLiteral("--group"),
                                   QStringLiteral("loader")};
-        const int killed = m_cluster->leaderOf(topic, 0);
+        // Every broker's metadata names the new topic's leader a moment after
+        // the one that created it.
+        int killed = -1;
+        for (QDeadlineTimer known(30000); killed <= 0 && !known.hasExpired(); QThread::msleep(100))
+            killed = m_cluster->leaderOf(topic, 0);
+        QVERIFY(killed > 0);
         m_cluster->killBroker(killed);
         qputenv("REWIND_KAFKA_TIMEOUT_MS", "3000");
         QElapsedTimer timer;
