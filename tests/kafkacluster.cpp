@@ -176,12 +176,18 @@ void Cluster::createTopic(const QString &name, int partitions,
     rd_kafka_AdminOptions_destroy(options);
     rd_kafka_NewTopic_destroy(topic);
     rd_kafka_queue_destroy(queue);
-    // Until every partition has a leader in the metadata.
+    // Until every broker's metadata gives every partition a leader (each
+    // asked through a client bootstrapped on it alone): a producer that
+    // asks one that does not know the topic yet fails with "Unknown partition".
     QDeadlineTimer deadline(60000);
+    const QStringList brokers = m_bootstrap.split(u',');
     while (!deadline.hasExpired()) {
-        const std::vector<int> all = leaders(name);
-        if (int(all.size()) == partitions &&
-            std::all_of(all.begin(), all.end(), [](int leader) { return leader > 0; }))
+        const bool everywhere = std::all_of(brokers.begin(), brokers.end(), [&](const QString &b) {
+            const std::vector<int> all = leaders(name, b);
+            return int(all.size()) == partitions &&
+                   std::all_of(all.begin(), all.end(), [](int leader) { return leader > 0; });
+        });
+        if (everywhere)
             return;
         QThread::msleep(100);
     }
@@ -269,8 +275,10 @@ QMap<int, std::pair<qint64, qint64>> Cluster::watermarks(const QString &topic) {
     return out;
 }
 
-std::vector<int> Cluster::leaders(const QString &topic) const {
-    const Handle rk(client(RD_KAFKA_PRODUCER));
+std::vector<int> Cluster::leaders(const QString &topic, const QString &via) const {
+    const Handle rk(client(RD_KAFKA_PRODUCER, QString(),
+                           via.isEmpty() ? QStringList()
+                                         : QStringList{QStringLiteral("bootstrap.servers"), via}));
     const rd_kafka_metadata_t *md = nullptr;
     std::vector<int> out;
     if (rd_kafka_metadata(rk.get(), 1, nullptr, &md, 10000) != RD_KAFKA_RESP_ERR_NO_ERROR)

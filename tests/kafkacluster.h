@@ -115,8 +115,8 @@ public:
     ToolRun tool(const QString &name, const QStringList &args) const;
 
     // The broker leading each partition of `topic` (-1: none now); empty
-    // where the topic does not exist.
-    std::vector<int> leaders(const QString &topic) const;
+    // where the topic does not exist. `via`: ask through that broker alone.
+    std::vector<int> leaders(const QString &topic, const QString &via = QString()) const;
     // The broker id leading `partition` of `topic` (-1: none now).
     int leaderOf(const QString &topic, int partition) const;
     // Whether broker `id`'s process runs.
