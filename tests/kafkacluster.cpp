@@ -437,6 +437,16 @@ bool Cluster::Member::waitAssigned(int ms) {
     return m_assigned;
 }
 
+QString sinkCount(const rw::Database &db) {
+    auto q =
+        db.exec(QStringLiteral("SELECT COUNT(*), COUNT(DISTINCT event_id) FROM payment_events"));
+    if (!q || !q->next())
+        return QStringLiteral("(no sink)");
+    const QString out = q->value(0).toString() % u'/' % q->value(1).toString();
+    q->finish();
+    return out;
+}
+
 QByteArray spec(const QString &bootstrap, const QString &topic, const QString &config,
                 const QString &dlqTopic) {
     return QStringLiteral(R"({"streams": {"payments": {

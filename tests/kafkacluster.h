@@ -11,6 +11,8 @@
 // with timestamps, transactional, committed or aborted), committing a group's
 // offsets from outside it, a live group member, Kafka's own tools from the
 // same jars, and a broker's leaderships, kill and restart.
+#include "core/sql/database.h"
+
 #include <QByteArray>
 #include <QMap>
 #include <QString>
@@ -140,6 +142,10 @@ private:
     QString m_bootstrap;
     QString m_suffix;
 };
+
+// The sink payment_events of `db` as "rows/distinct event ids" (each event
+// once: equal numbers).
+QString sinkCount(const rw::Database &db);
 
 // A stream spec on `topic` of `bootstrap`: stream "payments", groups
 // "loader" and "idle", event id from the key, sink payment_events.

@@ -3,6 +3,8 @@
 // librdkafka's mock cluster for tests (a real Kafka protocol endpoint on
 // 127.0.0.1, in the test process), with the topic, records and commits the
 // Kafka tests start from, and a spec of a stream on it.
+#include "tests/kafkacluster.h"
+
 #include <QByteArray>
 #include <QString>
 #include <QTest>
@@ -143,18 +145,12 @@ private:
     QString m_bootstrap;
 };
 
+// The stream spec of tests/kafkacluster.h on the mock's topic.
 inline QByteArray kafkaSpec(const QString &bootstrap,
                             const QString &topic = QString::fromLatin1(kTopic),
                             const QString &config = QStringLiteral("{}"),
                             const QString &dlqTopic = QStringLiteral("payments.dlq")) {
-    return QStringLiteral(R"({"streams": {"payments": {
-        "kafka": {"bootstrap": "%1", "topic": "%2", "config": %3, "groups": ["loader", "idle"]%4},
-        "event_id": "key", "sink": "payment_events",
-        "fields": {"payment_id": "$.id", "amount": "$.amount"}, "required": ["payment_id"]}}})")
-        .arg(bootstrap, topic, config,
-             dlqTopic.isEmpty() ? QString()
-                                : QStringLiteral(", \"dlq_topic\": \"") + dlqTopic + u'"')
-        .toUtf8();
+    return kafkatest::spec(bootstrap, topic, config, dlqTopic);
 }
 
 } // namespace kafkamock

@@ -35,17 +35,6 @@ QStringList replayArgs(int batchSize = 100) {
             QString::number(batchSize), QStringLiteral("--execute"), QStringLiteral("--json")};
 }
 
-// The sink as "rows/distinct event ids".
-QString sinkCount(const testsupport::WorkspaceFixture &f) {
-    auto q = f.db().exec(
-        QStringLiteral("SELECT COUNT(*), COUNT(DISTINCT event_id) FROM payment_events"));
-    if (!q || !q->next())
-        return QStringLiteral("(no sink)");
-    const QString out = q->value(0).toString() % u'/' % q->value(1).toString();
-    q->finish();
-    return out;
-}
-
 // What python3-kafka, an independent client, reads: per partition the
 // group's committed offset (-1: none) and the log end.
 QMap<int, std::pair<qint64, qint64>>
@@ -444,7 +433,7 @@ private Q_SLOTS:
         QCOMPARE(afterKill.value(0).first, 3); // the first batch's commit reached the group
         QCOMPARE(afterKill.value(1).first, 5); // the second batch's did not
         QCOMPARE(afterKill.value(2).first, -1);
-        QCOMPARE(sinkCount(f), QStringLiteral("4/4"));
+        QCOMPARE(kafkatest::sinkCount(f.db()), QStringLiteral("4/4"));
         {
             auto q = f.db().exec(
                 QStringLiteral("SELECT partition_id, committed_offset FROM rewind_offsets WHERE "
@@ -463,7 +452,7 @@ private Q_SLOTS:
         const QJsonObject r = QJsonDocument::fromJson(resumed.out).object();
         QCOMPARE(r.value(QStringLiteral("consumed")).toInteger(), 8); // 12 - 4, nothing read twice
         QCOMPARE(r.value(QStringLiteral("duplicates")).toInteger(), 0);
-        QCOMPARE(sinkCount(f), QStringLiteral("12/12"));
+        QCOMPARE(kafkatest::sinkCount(f.db()), QStringLiteral("12/12"));
         const auto end =
             independentOffsets(cluster.bootstrap(), QStringLiteral("loader"), cluster.payments());
         for (int p = 0; p < kPartitions; ++p)
@@ -501,14 +490,14 @@ private Q_SLOTS:
                      .value(QStringLiteral("consumed"))
                      .toInteger(),
                  12);
-        QCOMPARE(sinkCount(f), QStringLiteral("12/12"));
+        QCOMPARE(kafkatest::sinkCount(f.db()), QStringLiteral("12/12"));
 
         // Down in the middle of nothing to do: the next replay after it is up
         // finds the group at the log end and adds nothing.
         const auto again = f.cli(replayArgs());
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         QCOMPARE(json(again.out).value(QStringLiteral("consumed")).toInteger(), 0);
-        QCOMPARE(sinkCount(f), QStringLiteral("12/12"));
+        QCOMPARE(kafkatest::sinkCount(f.db()), QStringLiteral("12/12"));
         const auto end = independentOffsets(cluster.bootstrap(), QStringLiteral("loader"),
                                             QStringLiteral("payments"));
         for (int p = 0; p < kPartitions; ++p)

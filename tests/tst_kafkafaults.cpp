@@ -55,17 +55,6 @@ std::vector<Record> events(int partitions) {
     return out;
 }
 
-// The sink as "rows/distinct event ids".
-QString sinkCount(const testsupport::WorkspaceFixture &f) {
-    auto q = f.db().exec(
-        QStringLiteral("SELECT COUNT(*), COUNT(DISTINCT event_id) FROM payment_events"));
-    if (!q || !q->next())
-        return QStringLiteral("(no sink)");
-    const QString out = q->value(0).toString() % u'/' % q->value(1).toString();
-    q->finish();
-    return out;
-}
-
 // Calls `action` the `nth` time the code passes failpoint `name`.
 void onFailpoint(const char *name, int nth, std::function<void()> action) {
     auto hits = std::make_shared<int>(0);
@@ -124,7 +113,7 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QCOMPARE(json(r.out).value(QStringLiteral("consumed")).toInteger(), 3 * kPerPartition);
         QCOMPARE(json(r.out).value(QStringLiteral("duplicates")).toInteger(), 0);
-        QCOMPARE(sinkCount(f), QStringLiteral("%1/%1").arg(3 * kPerPartition));
+        QCOMPARE(kafkatest::sinkCount(f.db()), QStringLiteral("%1/%1").arg(3 * kPerPartition));
         QVERIFY(m_cluster->leaderOf(topic, 0) != killed);
         const auto committed = m_cluster->committed(QStringLiteral("loader"), topic);
         for (int p = 0; p < 3; ++p)
@@ -185,7 +174,8 @@ private Q_SLOTS:
         setFailpointHook({});
         QCOMPARE(stopped.exitCode, 1);
         QVERIFY2(stopped.err.contains(m_cluster->bootstrap()), qPrintable(stopped.err));
-        QCOMPARE(sinkCount(f), QStringLiteral("300/300")); // two batches, in the workspace
+        QCOMPARE(kafkatest::sinkCount(f.db()),
+                 QStringLiteral("300/300")); // two batches, in the workspace
 
         qputenv("REWIND_KAFKA_TIMEOUT_MS", "30000");
         m_cluster->startBrokers({1, 2, 3}, {topic});
@@ -194,7 +184,7 @@ private Q_SLOTS:
         QCOMPARE(json(resumed.out).value(QStringLiteral("consumed")).toInteger(),
                  3 * kPerPartition - 300); // nothing read twice
         QCOMPARE(json(resumed.out).value(QStringLiteral("duplicates")).toInteger(), 0);
-        QCOMPARE(sinkCount(f), QStringLiteral("%1/%1").arg(3 * kPerPartition));
+        QCOMPARE(kafkatest::sinkCount(f.db()), QStringLiteral("%1/%1").arg(3 * kPerPartition));
         const auto committed = m_cluster->committed(QStringLiteral("loader"), topic);
         for (int p = 0; p < 3; ++p)
             QCOMPARE(committed.value(p), kPerPartition);
