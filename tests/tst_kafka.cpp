@@ -325,6 +325,67 @@ private Q_SLOTS:
         QCOMPARE(rows->toInt(), 18018);
     }
 
+    // Each record as it was produced, however awkward its bytes, through
+    // the replay's work table (SQLite: one prepared insert; PostgreSQL:
+    // COPY, whose text format escapes tabs, newlines and backslashes): JSON
+    // escapes, raw tabs, CRs and newlines between tokens, multi-byte text,
+    // a key that is not UTF-8; a value that is neither UTF-8 nor NUL-free
+    // dead-lettered with its exact bytes, key and headers.
+    void recordsLandByteForByte() {
+        Cluster cluster(false);
+        const QString topic = cluster.topic(QStringLiteral("bytes"));
+        cluster.createTopic(topic, 1);
+        const QByteArray badKey("k\xff\xfe-4", 6); // and a NUL
+        const QByteArray badValue("\xff{\"id\": \"x\"}\0\\\t\n", 18);
+        const QByteArray header("\0\x01\\\t", 4);
+        cluster.produce(
+            topic,
+            {{0,
+              QByteArray("k-esc"),
+              QByteArray("{\"id\": \"a\\tb\\\\c\\n\\\"q\\\"\", \"amount\": 1.5}"),
+              {},
+              1700000000123},
+             {0, QByteArray("k-ws"), QByteArray("{\t\"id\":\r\n \"p2\",\n\"amount\": 2}"), {}, -1},
+             {0,
+              QByteArray("k-utf8"),
+              QStringLiteral(u"{\"id\": \"caf\u00e9 \u20ac \U0001F600\", \"amount\": 3}").toUtf8(),
+              {},
+              -1},
+             {0, badKey, QByteArray("{\"id\": \"p4\", \"amount\": 4}"), {}, -1},
+             {0, QByteArray("k-bad"), badValue, {{QByteArray("h"), header}}, -1}});
+        testsupport::WorkspaceFixture f({}, spec(cluster.bootstrap(), topic));
+        const auto run = f.cli(replayArgs());
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(json(run.out).value(QStringLiteral("inserted")).toInteger(), 4);
+        QCOMPARE(json(run.out).value(QStringLiteral("dead_lettered")).toInteger(), 1);
+        auto sink = f.db().exec(
+            QStringLiteral("SELECT event_id, payment_id FROM payment_events ORDER BY amount"));
+        QVERIFY(sink);
+        const std::vector<std::pair<QString, QString>> expected{
+            {QStringLiteral("k-esc"), QStringLiteral("a\tb\\c\n\"q\"")},
+            {QStringLiteral("k-ws"), QStringLiteral("p2")},
+            {QStringLiteral("k-utf8"), QStringLiteral(u"caf\u00e9 \u20ac \U0001F600")},
+            {QString::fromUtf8(badKey).replace(QChar(0), QChar::ReplacementCharacter),
+             QStringLiteral("p4")}};
+        for (const auto &[eventId, paymentId] : expected) {
+            QVERIFY(sink->next());
+            QCOMPARE(sink->value(0).toString(), eventId);
+            QCOMPARE(sink->value(1).toString(), paymentId);
+        }
+        QVERIFY(!sink->next());
+        auto dlq = f.db().exec(QStringLiteral(
+            "SELECT error_class, kafka_key, kafka_value, kafka_headers, payload FROM rewind_dlq"));
+        QVERIFY(dlq && dlq->next());
+        QCOMPARE(dlq->value(0).toString(), QStringLiteral("invalid_json"));
+        QCOMPARE(dlq->value(1).toByteArray(), QByteArray("k-bad"));
+        QCOMPARE(dlq->value(2).toByteArray(), badValue);
+        QCOMPARE(dlq->value(3).toString(),
+                 QStringLiteral("[[\"h\",\"%1\"]]").arg(QString::fromLatin1(header.toBase64())));
+        QCOMPARE(dlq->value(4).toString(),
+                 QString::fromUtf8(badValue).replace(QChar(0), QChar::ReplacementCharacter));
+        QVERIFY(!dlq->next());
+    }
+
     // --to-datetime: the mock answers no offset to every lookup, so a time
     // before every record is found by searching the records' timestamps;
     // one after every record is the log end, as the broker said.

@@ -200,6 +200,39 @@ private Q_SLOTS:
         QCOMPARE(read->isNull() ? qint64(-1) : read->toLongLong(), ms);
     }
 
+    // A Kafka record's timestamp as the replay writes it (isoUtcMsUtf8, by
+    // arithmetic) is QDateTime's ISO text: every edge of a day, month, leap
+    // year and century, the last millisecond of 9999, outside that range
+    // (QDateTime's own text), and a spread of instants in between.
+    void recordTimestampsAsQDateTimeWritesThem() {
+        std::vector<qint64> instants{0,
+                                     1,
+                                     999,
+                                     86399999,
+                                     86400000,
+                                     951782400000,  // 2000-02-29
+                                     951868799999,  // its last millisecond
+                                     4107542400000, // 2100-03-01 (2100: no leap day)
+                                     1700000000123,
+                                     253402300799999,
+                                     253402300800000,
+                                     -1,
+                                     -86400001};
+        quint64 x = 88172645463325252ull;
+        for (int i = 0; i < 20000; ++i) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            instants.push_back(qint64(x % 253402300800000ull));
+        }
+        std::array<char, 48> buf{};
+        for (const qint64 ms : instants) {
+            const std::string_view fast = timeutil::isoUtcMsUtf8(ms, buf);
+            QCOMPARE(QString::fromUtf8(fast.data(), qsizetype(fast.size())),
+                     timeutil::isoUtcMs(ms));
+        }
+    }
+
     void percentilesMatchAKnownDistribution() {
         // A skewed distribution over three days with many ties, ISO text in
         // mixed zone forms; expected answers from sorting the values here.

@@ -31,6 +31,11 @@ bool Api::complete() const {
            resultErrorNomem && aggregateContext;
 }
 
+bool Api::statementsComplete() const {
+    return prepare && bindInt64 && bindText && bindBlob && bindNull && step && reset && finalize &&
+           errmsg;
+}
+
 const Api &api() {
     static const Api resolved = [] {
         Api a;
@@ -48,9 +53,30 @@ const Api &api() {
         resolve(a.resultError, "sqlite3_result_error");
         resolve(a.resultErrorNomem, "sqlite3_result_error_nomem");
         resolve(a.aggregateContext, "sqlite3_aggregate_context");
+        resolve(a.prepare, "sqlite3_prepare_v2");
+        resolve(a.bindInt64, "sqlite3_bind_int64");
+        resolve(a.bindText, "sqlite3_bind_text");
+        resolve(a.bindBlob, "sqlite3_bind_blob");
+        resolve(a.bindNull, "sqlite3_bind_null");
+        resolve(a.step, "sqlite3_step");
+        resolve(a.reset, "sqlite3_reset");
+        resolve(a.finalize, "sqlite3_finalize");
+        resolve(a.errmsg, "sqlite3_errmsg");
         return a;
     }();
     return resolved;
+}
+
+sqlite3 *handleOf(QSqlDatabase &connection, QString &error) {
+    const QVariant handle = connection.driver()->handle();
+    if (!handle.isValid() || qstrcmp(handle.typeName(), "sqlite3*") != 0) {
+        error = QStringLiteral("the Qt SQLite driver did not expose its sqlite3 handle");
+        return nullptr;
+    }
+    sqlite3 *db = *static_cast<sqlite3 *const *>(handle.data());
+    if (!db)
+        error = QStringLiteral("the SQLite connection is not open");
+    return db;
 }
 
 Status createFunctions(QSqlDatabase &connection, std::span<const Function> functions) {
@@ -58,13 +84,10 @@ Status createFunctions(QSqlDatabase &connection, std::span<const Function> funct
     if (!a.complete())
         return internalError(QStringLiteral("cannot reach the SQLite library loaded by the Qt "
                                             "driver to register Rewind's SQL functions"));
-    const QVariant handle = connection.driver()->handle();
-    if (!handle.isValid() || qstrcmp(handle.typeName(), "sqlite3*") != 0)
-        return internalError(
-            QStringLiteral("the Qt SQLite driver did not expose its sqlite3 handle"));
-    sqlite3 *db = *static_cast<sqlite3 *const *>(handle.data());
+    QString error;
+    sqlite3 *db = handleOf(connection, error);
     if (!db)
-        return internalError(QStringLiteral("the SQLite connection is not open"));
+        return internalError(error);
     for (const Function &f : functions) {
         const int rc = a.createFunction(db, f.name, f.arguments, kUtf8 | kDeterministic, nullptr,
                                         f.scalar, f.step, f.final, nullptr);

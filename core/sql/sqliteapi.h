@@ -14,8 +14,10 @@ namespace rw::sqlite {
 struct sqlite3;
 struct sqlite3_context;
 struct sqlite3_value;
+struct sqlite3_stmt;
 
 inline constexpr int kOk = 0;
+inline constexpr int kDone = 101; // SQLITE_DONE
 inline constexpr int kInteger = 1, kFloat = 2, kText = 3, kBlob = 4, kNull = 5;
 
 using ScalarFn = void (*)(sqlite3_context *, int, sqlite3_value **);
@@ -25,6 +27,10 @@ using Destructor = void (*)(void *);
 // SQLITE_TRANSIENT: SQLite copies a result before the call returns.
 inline Destructor transient() {
     return reinterpret_cast<Destructor>(-1);
+}
+// SQLITE_STATIC: the caller's bytes stay valid until the statement is stepped.
+inline Destructor borrowed() {
+    return nullptr;
 }
 
 // The entry points, resolved once per process. Thread-safe: read-only after
@@ -46,7 +52,19 @@ struct Api {
     void (*resultErrorNomem)(sqlite3_context *) = nullptr;
     void *(*aggregateContext)(sqlite3_context *, int) = nullptr;
 
+    // Statements (BulkLoad).
+    int (*prepare)(sqlite3 *, const char *, int, sqlite3_stmt **, const char **) = nullptr;
+    int (*bindInt64)(sqlite3_stmt *, int, long long) = nullptr;
+    int (*bindText)(sqlite3_stmt *, int, const char *, int, Destructor) = nullptr;
+    int (*bindBlob)(sqlite3_stmt *, int, const void *, int, Destructor) = nullptr;
+    int (*bindNull)(sqlite3_stmt *, int) = nullptr;
+    int (*step)(sqlite3_stmt *) = nullptr;
+    int (*reset)(sqlite3_stmt *) = nullptr;
+    int (*finalize)(sqlite3_stmt *) = nullptr;
+    const char *(*errmsg)(sqlite3 *) = nullptr;
+
     bool complete() const;
+    bool statementsComplete() const;
 };
 const Api &api();
 
@@ -59,6 +77,10 @@ struct Function {
     ScalarFn step = nullptr;
     FinalFn final = nullptr;
 };
+
+// The sqlite3 handle of an open connection of the Qt SQLite driver; null
+// (and `error` set) where it cannot be had.
+sqlite3 *handleOf(QSqlDatabase &connection, QString &error);
 
 // Registers `functions` on an open SQLite connection of this thread. An
 // error names the function that could not be registered.

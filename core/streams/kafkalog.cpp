@@ -8,6 +8,7 @@
 #include "core/util/timeutil.h"
 
 #include <QDeadlineTimer>
+#include <QElapsedTimer>
 #include <QHash>
 #include <QLoggingCategory>
 #include <QRegularExpression>
@@ -18,6 +19,7 @@
 #include <QThread>
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <deque>
 #include <librdkafka/rdkafka.h>
 #include <map>
@@ -31,12 +33,6 @@ namespace {
 using namespace kafkaclient;
 
 Q_LOGGING_CATEGORY(lcKafka, "rewind.kafka", QtInfoMsg)
-
-QVariant isoMs(qint64 ms) {
-    if (ms < 0)
-        return QVariant(QMetaType::fromType<QString>());
-    return timeutil::isoUtcMs(ms);
-}
 
 const QString kEventsTable = QStringLiteral("rewind_kafka_events");
 
@@ -659,32 +655,89 @@ EventRelation KafkaLog::eventRelation() const {
     return {kEventsTable, LogColumns{}, true};
 }
 
-QVariantList kafkaEventRow(const RecordView &r, const QString &eventIdRule) {
-    QVariant eventId = QString();
+namespace {
+
+// Bytes TEXT holds as they are on both engines: UTF-8 without NUL.
+bool cleanText(const void *data, size_t size) {
+    return QByteArrayView(static_cast<const char *>(data), qsizetype(size)).isValidUtf8() &&
+           !std::memchr(data, 0, size);
+}
+
+std::string_view view(const void *data, size_t size) {
+    return {static_cast<const char *>(data), size};
+}
+
+std::string_view view(const QByteArray &bytes) {
+    return {bytes.constData(), std::size_t(bytes.size())};
+}
+
+} // namespace
+
+KafkaEventRows::KafkaEventRows(const QString &eventIdRule) {
     if (eventIdRule == QLatin1String("key")) {
-        eventId = text(r.key, r.keyLen);
+        m_idFrom = IdFrom::Key;
     } else if (eventIdRule.startsWith(QLatin1String("header:"))) {
-        const QByteArray header = eventIdRule.mid(7).toUtf8();
+        m_idFrom = IdFrom::Header;
+        m_header = eventIdRule.mid(7).toUtf8();
+    }
+}
+
+const QStringList &KafkaEventRows::columns() {
+    static const QStringList names{QStringLiteral("partition_id"), QStringLiteral("log_offset"),
+                                   QStringLiteral("event_id"),     QStringLiteral("record_ts"),
+                                   QStringLiteral("payload"),      QStringLiteral("key_bytes"),
+                                   QStringLiteral("headers"),      QStringLiteral("raw_value")};
+    return names;
+}
+
+std::span<const BulkValue> KafkaEventRows::row(const RecordView &r) {
+    // Text as it came where it is clean, else decoded with its bad bytes
+    // and NULs replaced (U+FFFD): no engine's TEXT holds a NUL.
+    const auto asText = [](const void *data, size_t size, QByteArray &scratch) {
+        if (cleanText(data, size))
+            return BulkValue::text(view(data, size));
+        scratch = QString::fromUtf8(static_cast<const char *>(data), qsizetype(size))
+                      .replace(QChar(0), QChar::ReplacementCharacter)
+                      .toUtf8();
+        return BulkValue::text(view(scratch));
+    };
+    BulkValue id;
+    if (m_idFrom == IdFrom::Key && r.key) {
+        id = asText(r.key, r.keyLen, m_id);
+    } else if (m_idFrom == IdFrom::Header && r.headers) {
         const void *value = nullptr;
         size_t size = 0;
-        if (r.headers && rd_kafka_header_get_last(r.headers, header.constData(), &value, &size) ==
-                             RD_KAFKA_RESP_ERR_NO_ERROR)
-            eventId = text(value, size);
+        if (rd_kafka_header_get_last(r.headers, m_header.constData(), &value, &size) ==
+                RD_KAFKA_RESP_ERR_NO_ERROR &&
+            value)
+            id = asText(value, size, m_id);
     }
-    const QVariant payload = textIfClean(r.payload, r.len);
-    return {qint64(r.partition),
-            r.offset,
-            eventId,
-            isoMs(r.timestampMs),
-            payload.isNull() ? text(r.payload, r.len) : payload,
-            bytesOrNull(r.key, r.keyLen),
-            r.headers ? QVariant(headersJson(r.headers)) : QVariant(QMetaType::fromType<QString>()),
-            payload.isNull() && r.payload ? bytesOrNull(r.payload, r.len)
-                                          : QVariant(QMetaType::fromType<QByteArray>())};
+    const bool clean = r.payload && cleanText(r.payload, r.len);
+    if (r.headers)
+        m_headers = headersJson(r.headers).toUtf8();
+    m_row = {BulkValue::of(r.partition),
+             BulkValue::of(r.offset),
+             id,
+             r.timestampMs < 0 ? BulkValue::null()
+                               : BulkValue::text(timeutil::isoUtcMsUtf8(r.timestampMs, m_ts)),
+             !r.payload ? BulkValue::null()
+             : clean    ? BulkValue::text(view(r.payload, r.len))
+                        : asText(r.payload, r.len, m_payload),
+             r.key ? BulkValue::blob(view(r.key, r.keyLen)) : BulkValue::null(),
+             r.headers ? BulkValue::text(view(m_headers)) : BulkValue::null(),
+             r.payload && !clean ? BulkValue::blob(view(r.payload, r.len)) : BulkValue::null()};
+    return m_row;
 }
 
 Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
     const std::lock_guard lock(m_readerMutex);
+    QElapsedTimer clock;
+    clock.start();
+    qint64 loaded = 0;
+    const auto report = qScopeGuard([&] {
+        qCDebug(lcKafka, "read %lld records of %zu ranges in %lld ms", loaded, ranges.size(),
+                clock.elapsed());
+    });
     if (auto p = prepareReads(); !p)
         return fail(p.error());
     if (auto r = m_db.exec(QStringLiteral("DELETE FROM ") % kEventsTable); !r)
@@ -696,41 +749,10 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
     auto conn = m_db.connection();
     if (!conn)
         return fail(conn.error());
-
-    // Rows go in through one prepared statement of kRows rows, the last few
-    // through a statement of their own.
-    constexpr int kColumns = 8, kRows = 60;
-    const QString head = QStringLiteral("INSERT INTO ") % kEventsTable %
-                         QStringLiteral(" (partition_id, log_offset, event_id, record_ts, payload, "
-                                        "key_bytes, headers, raw_value) VALUES ");
-    const QString row = QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?)");
-    QSqlQuery insert(*conn);
-    {
-        QStringList rows;
-        for (int i = 0; i < kRows; ++i)
-            rows << row;
-        if (!insert.prepare(head % rows.join(QStringLiteral(", "))))
-            return internalError(QStringLiteral("preparing the insert of fetched records: ") %
-                                 insert.lastError().text());
-    }
-    QVariantList binds;
-    binds.reserve(kColumns * kRows);
-    const auto flush = [&](bool all) -> Status {
-        if (binds.size() == kColumns * kRows) {
-            for (int i = 0; i < binds.size(); ++i)
-                insert.bindValue(i, binds[i]);
-            if (!insert.exec())
-                return internalError(QStringLiteral("storing fetched records: ") %
-                                     insert.lastError().text());
-            binds.clear();
-        } else if (all && !binds.isEmpty()) {
-            if (auto s = m_db.execRows(head, row, kColumns, binds); !s)
-                return s;
-            binds.clear();
-        }
-        return {};
-    };
-    const QString &idFrom = m_stream.eventId;
+    auto load = BulkLoad::open(*conn, kEventsTable, KafkaEventRows::columns());
+    if (!load)
+        return fail(load.error());
+    KafkaEventRows rows(m_stream.eventId);
     rd_kafka_message_t *batch[4096];
     // Every partition of the batch starts fetching before any is read: the
     // broker then serves them all in each fetch, not one after another (a
@@ -817,13 +839,14 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
                 continue;
             part.next = m->offset + 1;
             ++delivered;
-            binds << kafkaEventRow(RecordView::of(m.get()), idFrom);
-            if (auto f = flush(false); !f)
-                return f;
+            ++loaded;
+            if (auto a = (*load)->add(rows.row(RecordView::of(m.get()))); !a)
+                return internalError(QStringLiteral("storing fetched records: ") %
+                                     a.error().message);
         }
     }
-    if (auto f = flush(true); !f)
-        return f;
+    if (auto f = (*load)->finish(); !f)
+        return internalError(QStringLiteral("storing fetched records: ") % f.error().message);
     // Each offset is counted once, however often it is read (on PostgreSQL
     // a replay reads its first batch twice: once to sample the sink's
     // column types).
@@ -854,11 +877,11 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
             return fail(all.error());
         m_aborted += std::max<qint64>(0, *all - committed);
     }
-    if (idFrom.startsWith(u'$')) {
+    if (m_stream.eventId.startsWith(u'$')) {
         auto r = m_db.exec(
             QStringLiteral("UPDATE ") % kEventsTable % QStringLiteral(" SET event_id = ") %
                 StreamsDialect::of(m_db).jsonTextAt(QStringLiteral("payload"), QStringLiteral("?")),
-            {idFrom});
+            {m_stream.eventId});
         if (!r)
             return fail(r.error());
     }

@@ -22,6 +22,7 @@ public:
                                "AS $rw$ BEGIN RETURN CAST(t AS jsonb); EXCEPTION WHEN others THEN "
                                "RETURN NULL; END $rw$")};
     }
+    bool stagesOptimistically() const override { return true; }
     QString fixedOrderJoin() const override { return QStringLiteral("JOIN"); }
     QString tempTable(const QString &name) const override {
         return QStringLiteral("pg_temp.") % m_sql->quote(name);
@@ -41,16 +42,20 @@ public:
     // The payload parsed once in a subquery that OFFSET 0 keeps from being
     // flattened (which would call the parser once per use).
     QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough,
-                            const QString &payload, int paths,
-                            const QString &fromClause) const override {
+                            const QString &payload, int paths, const QString &fromClause,
+                            bool assumeValid) const override {
         QString inner = QStringLiteral("SELECT ");
         QString out = QStringLiteral("SELECT ");
         for (const auto &[expr, alias] : passThrough) {
             inner += expr % QStringLiteral(" AS ") % alias % QStringLiteral(", ");
             out += QStringLiteral("x.") % alias % QStringLiteral(", ");
         }
-        inner += QStringLiteral("pg_temp.rewind_try_jsonb(") % payload % QStringLiteral(") AS j") %
-                 fromClause;
+        inner +=
+            (assumeValid
+                 ? QString(QStringLiteral("CAST(") % payload % QStringLiteral(" AS jsonb) AS j"))
+                 : QString(QStringLiteral("pg_temp.rewind_try_jsonb(") % payload %
+                           QStringLiteral(") AS j"))) %
+            fromClause;
         out += QStringLiteral("(x.j IS NOT NULL) AS jv");
         for (int i = 0; i < paths; ++i)
             out += QStringLiteral(", (jsonb_path_query_first(x.j, ") %

@@ -385,17 +385,23 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k) {
             return fail(sink.error());
         inserted = sink->numRowsAffected();
         failpoint("replay-after-sink");
-        auto dlq =
-            dlqstore::quarantine(m_db, m_dlqInsert,
-                                 QStringLiteral("replay ") % QString::number(m_result.replayId) %
-                                     QStringLiteral(" of group ") % m_group % QStringLiteral(": "),
-                                 true);
-        if (!dlq)
-            return fail(dlq.error());
-        fresh = dlq->added;
-        if (fresh > 0)
-            if (auto s = m_log->annotateDeadLetters(dlq->afterId); !s)
-                return fail(s.error());
+        auto anyInvalid = m_db.exec(m_anyInvalid);
+        if (!anyInvalid)
+            return fail(anyInvalid.error());
+        if (anyInvalid->next()) {
+            anyInvalid->finish();
+            auto dlq = dlqstore::quarantine(
+                m_db, m_dlqInsert,
+                QStringLiteral("replay ") % QString::number(m_result.replayId) %
+                    QStringLiteral(" of group ") % m_group % QStringLiteral(": "),
+                true);
+            if (!dlq)
+                return fail(dlq.error());
+            fresh = dlq->added;
+            if (fresh > 0)
+                if (auto s = m_log->annotateDeadLetters(dlq->afterId); !s)
+                    return fail(s.error());
+        }
         // Every DLQ record in the batch's ranges, new or read before a rewind.
         auto known = m_db.scalar(
             QStringLiteral("SELECT COUNT(*) FROM ") % m_slices %

@@ -43,9 +43,11 @@ private:
     Status fillSlices(const Batch &batch);
     // Fills the slices, has the log make them readable and stages them as `createTable` AS ...
     Status stageBatch(const Batch &batch, const QString &createTable);
-    Result<Sql> stageStatement() const;
+    // The staging SELECT for the filled slices; `assumeValid`: parsing every
+    // payload unguarded (StreamsDialect::stagesOptimistically).
+    Result<Sql> stageStatement(bool assumeValid = false) const;
     Sql stageSelect() const { return stageSelect(m_from); }
-    Sql stageSelect(const QString &from) const;
+    Sql stageSelect(const QString &from, bool assumeValid = false) const;
     bool hasTypeChecks() const;
     QString stagedPresent() const;
     std::vector<FieldValue> stagedValues(const QString &alias) const;
@@ -75,8 +77,10 @@ private:
     EventRelation m_events; // where the batch's SQL reads events
     QString m_slices, m_p, m_o, m_e, m_payload, m_from, m_countSlices, m_rangeFrom, m_rangeProbe;
     Sql m_stage, m_sinkInsert, m_dlqInsert; // m_stage: the staged batch's SELECT
-    std::optional<Sql>
-        m_rangeStage; // m_stage over a stretch of storage positions (binds: first, last)
+    Sql m_stageUnguarded;                   // m_stage assuming every payload is JSON
+    // m_stage (and unguarded) over a stretch of storage positions (binds: first, last)
+    std::optional<Sql> m_rangeStage, m_rangeStageUnguarded;
+    QString m_anyInvalid; // a row when some staged event is not valid (goes to the DLQ)
     std::unique_ptr<ReplayPipeline> m_pipeline; // staging ahead, when it runs
     QMap<QString, ColumnInfo> m_sinkColumns;    // field -> its sink column (declared type, strict)
     std::vector<Batch> m_batches;

@@ -115,7 +115,18 @@ Result<QStringList> Replayer::fieldTypes() {
     if (typed && !m_batches.empty()) {
         if (auto s = fillSlices(m_batches.front()); !s)
             return fail(s.error());
-        if (auto s = m_log->readRange(m_batches.front()); !s)
+        // Only the sample's events are read: the first kTypeSample offsets
+        // of the first batch, in its order (what LIMIT below reads first).
+        Batch sample;
+        qint64 left = kTypeSample;
+        for (const Slice &sl : m_batches.front()) {
+            if (left <= 0)
+                break;
+            const qint64 take = std::min(left, sl.to - sl.from);
+            sample.push_back({sl.partition, sl.from, sl.from + take});
+            left -= take;
+        }
+        if (auto s = m_log->readRange(sample); !s)
             return fail(s.error());
     }
     for (const auto &[name, path] : m_stream.fields) {

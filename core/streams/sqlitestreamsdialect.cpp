@@ -29,8 +29,8 @@ public:
                QStringLiteral(" FROM json_each(?)");
     }
     QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough,
-                            const QString &payload, int paths,
-                            const QString &fromClause) const override {
+                            const QString &payload, int paths, const QString &fromClause,
+                            bool /*assumeValid: json_valid is cheap*/) const override {
         QString out = QStringLiteral("SELECT ");
         for (const auto &[expr, alias] : passThrough)
             out += expr % QStringLiteral(" AS ") % alias % QStringLiteral(", ");

@@ -47,9 +47,15 @@ public:
     // PostgreSQL for a NULL payload) and "c0".."c<n-1>" (the value at the
     // n bound paths, text or number, NULL when the payload is not JSON),
     // then `fromClause` (" FROM ..."). Each payload is parsed once per row.
+    // `assumeValid` (where stagesOptimistically()): parsed unguarded, the
+    // statement failing on the first payload that is not JSON.
     virtual QString jsonStageSelect(const QList<QPair<QString, QString>> &passThrough,
-                                    const QString &payload, int paths,
-                                    const QString &fromClause) const = 0;
+                                    const QString &payload, int paths, const QString &fromClause,
+                                    bool assumeValid = false) const = 0;
+    // Whether staging a batch first assumes every payload is JSON (and
+    // stages it again, guarded, when one is not) because guarding each
+    // parse costs much more than parsing: PostgreSQL (before 16, no IS JSON).
+    virtual bool stagesOptimistically() const { return false; }
     // The value at `path` in `payload` as text; NULL when the payload is not
     // JSON or has nothing there.
     virtual QString jsonTextAt(const QString &payload, const QString &path) const = 0;

@@ -146,6 +146,45 @@ QString isoUtcMs(qint64 ms) {
     return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs);
 }
 
+std::string_view isoUtcMsUtf8(qint64 ms, std::array<char, 48> &buf) {
+    // Years 1970 to 9999 by arithmetic (days to civil date, proleptic
+    // Gregorian, as QDate counts); QDateTime's own text outside them.
+    constexpr qint64 kLast = 253402300799999; // 9999-12-31T23:59:59.999Z
+    if (ms < 0 || ms > kLast) {
+        const QByteArray text = isoUtcMs(ms).toUtf8();
+        const auto n = std::min<std::size_t>(std::size_t(text.size()), buf.size());
+        std::copy_n(text.constData(), n, buf.data());
+        return {buf.data(), n};
+    }
+    const qint64 days = ms / 86400000, inDay = ms % 86400000;
+    const qint64 z = days + 719468, era = z / 146097, doe = z - era * 146097;
+    const qint64 yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const qint64 doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    const qint64 day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
+    const qint64 year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+    char *p = buf.data();
+    const auto put = [&p](qint64 v, int width) {
+        for (int i = width - 1; i >= 0; --i, v /= 10)
+            p[i] = char('0' + v % 10);
+        p += width;
+    };
+    put(year, 4);
+    *p++ = '-';
+    put(month, 2);
+    *p++ = '-';
+    put(day, 2);
+    *p++ = 'T';
+    put(inDay / 3600000, 2);
+    *p++ = ':';
+    put(inDay / 60000 % 60, 2);
+    *p++ = ':';
+    put(inDay / 1000 % 60, 2);
+    *p++ = '.';
+    put(inDay % 1000, 3);
+    *p++ = 'Z';
+    return {buf.data(), std::size_t(p - buf.data())};
+}
+
 void waitUntil(const QElapsedTimer &clock, double dueSeconds,
                const std::function<bool()> &cancelled) {
     while (clock.nsecsElapsed() / 1e9 < dueSeconds && !cancelled())

@@ -5,7 +5,9 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QString>
+#include <array>
 #include <functional>
+#include <string_view>
 
 namespace rw::timeutil {
 
@@ -33,5 +35,8 @@ Result<QDateTime> parseTimestamp(const QString &text);
 
 // Epoch milliseconds as ISO-8601 UTC text with milliseconds ("2025-05-06T10:00:00.000Z").
 QString isoUtcMs(qint64 ms);
+// The same text as UTF-8 in `buf`, without a QString or QDateTime (a Kafka
+// replay writes one per record); the view is of `buf`.
+std::string_view isoUtcMsUtf8(qint64 ms, std::array<char, 48> &buf);
 
 } // namespace rw::timeutil

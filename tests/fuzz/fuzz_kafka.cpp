@@ -1,6 +1,6 @@
 // Fuzzes the decoding of Kafka records: the replay's work-table row
-// (kafkaEventRow) and a dead-letter topic's import row (importRow), for keys,
-// values and headers that are anything: not UTF-8, NUL bytes, empty, absent,
+// (KafkaEventRows, loaded into SQLite by BulkLoad) and a dead-letter topic's import row
+// (importRow), for keys, values and headers that are anything: not UTF-8, NUL bytes, empty, absent,
 // Kafka Connect error headers with odd numbers. The input is framed as
 //   flags byte, then fields separated by 0xFF 0xFE: key, value, then header
 //   name/value pairs (flags bit 0: no key, bit 1: no value, bit 2: the last
@@ -10,8 +10,9 @@
 // - key and value are kept byte for byte (as text where they are clean
 //   UTF-8, else as bytes), and so is every header value (base64 in the JSON);
 // - the headers JSON is valid JSON, one [name, value] per header, in order;
-// - the rows bind into SQLite and read back equal.
+// - the rows load into SQLite and read back equal.
 #include "core/dlq/kafkadlqinternal.h"
+#include "core/sql/bulkload.h"
 #include "core/sql/database.h"
 #include "core/streams/kafkalog.h"
 #include "tests/fuzz/fuzzsupport.h"
@@ -113,29 +114,39 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 
     for (const QString &rule :
          {QStringLiteral("key"), QStringLiteral("header:id"), QStringLiteral("$.id")}) {
-        const QVariantList row = kafkaEventRow(r, rule);
-        if (row.size() != 8)
-            fuzzsupport::violated("kafkaEventRow: not 8 columns");
-        const QByteArray kept = !row[7].isNull() ? row[7].toByteArray() : bytesOf(row[4]);
-        if (!noValue && kept != value)
-            fuzzsupport::violated("kafkaEventRow: the value changed");
-        if (!noKey && row[5].toByteArray() != key)
-            fuzzsupport::violated("kafkaEventRow: the key changed");
-        if (r.headers)
-            checkHeaders(row[6].toString(), given, lastNull);
         if (auto s = g_db->execAll({QStringLiteral("DELETE FROM ev")}); !s)
             fuzzsupport::violated("DELETE", s.error().message);
-        if (auto q =
-                g_db->exec(QStringLiteral("INSERT INTO ev VALUES (?, ?, ?, ?, ?, ?, ?, ?)"), row);
-            !q)
-            fuzzsupport::violated("kafkaEventRow: the row does not bind", q.error().message);
-        auto back = g_db->exec(QStringLiteral("SELECT key_bytes, raw_value, payload FROM ev"));
+        {
+            auto conn = g_db->connection();
+            if (!conn)
+                fuzzsupport::violated("no connection", conn.error().message);
+            auto load = BulkLoad::open(*conn, QStringLiteral("ev"), KafkaEventRows::columns());
+            if (!load)
+                fuzzsupport::violated("BulkLoad::open", load.error().message);
+            KafkaEventRows rows(rule);
+            const auto row = rows.row(r);
+            if (row.size() != 8)
+                fuzzsupport::violated("KafkaEventRows: not 8 columns");
+            if (auto a = (*load)->add(row); !a)
+                fuzzsupport::violated("KafkaEventRows: the row does not load", a.error().message);
+            if (auto f = (*load)->finish(); !f)
+                fuzzsupport::violated("KafkaEventRows: the load does not finish",
+                                      f.error().message);
+        }
+        auto back = g_db->exec(QStringLiteral(
+            "SELECT key_bytes, raw_value, payload, headers, typeof(payload) FROM ev"));
         if (!back || !back->next())
             fuzzsupport::violated("the row does not read back");
+        const QVariant rawValue = back->value(1), payload = back->value(2);
         if (!noKey && back->value(0).toByteArray() != key)
             fuzzsupport::violated("the key read back changed");
-        if (!noValue && !row[7].isNull() && back->value(1).toByteArray() != value)
-            fuzzsupport::violated("the value's bytes read back changed");
+        const QByteArray kept = !rawValue.isNull() ? rawValue.toByteArray() : bytesOf(payload);
+        if (!noValue && kept != value)
+            fuzzsupport::violated("the value read back changed");
+        if (!noValue && back->value(4).toString() != QLatin1String("text"))
+            fuzzsupport::violated("the payload read back is not text");
+        if (r.headers)
+            checkHeaders(back->value(3).toString(), given, lastNull);
 
         StreamSpec stream;
         stream.name = QStringLiteral("ev");
