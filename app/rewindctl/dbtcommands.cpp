@@ -1,17 +1,31 @@
-// rewindctl init --dbt: a spec from a dbt project's manifest.
+// rewindctl init --dbt: a spec from a dbt project's manifest, or from its
+// folder (dbt compiles it first).
 #include "app/rewindctl/clisupport.h"
 #include "core/dbt/dbtimport.h"
 
+#include <QFileInfo>
 #include <QStringBuilder>
 
 namespace rw::cli {
 
 namespace {
 
-const QCommandLineOption kDbt({QStringLiteral("dbt")},
-                              QStringLiteral("The project's target/manifest.json (dbt schema "
-                                             "v10, v11 or v12)."),
-                              QStringLiteral("MANIFEST"));
+const QCommandLineOption
+    kDbt({QStringLiteral("dbt")},
+         QStringLiteral("The project's folder (with dbt_project.yml: dbt compiles it, a full "
+                        "refresh, into .rewind-dbt/ beside the spec) or its compiled "
+                        "target/manifest.json (dbt schema v10, v11 or v12). Given a second "
+                        "time: the dbt program (default: dbt on PATH)."),
+         QStringLiteral("PROJECT_DIR|MANIFEST"));
+const QCommandLineOption kProfilesDir({QStringLiteral("profiles-dir")},
+                                      QStringLiteral("dbt's --profiles-dir for the project."),
+                                      QStringLiteral("DIR"));
+const QCommandLineOption kTarget({QStringLiteral("target")},
+                                 QStringLiteral("dbt's --target (a profile's output)."),
+                                 QStringLiteral("T"));
+const QCommandLineOption kVars({QStringLiteral("vars")},
+                               QStringLiteral("dbt's --vars, YAML or JSON text."),
+                               QStringLiteral("YAML"));
 const QCommandLineOption
     kOut({QStringLiteral("out")},
          QStringLiteral("The spec to write (default: rewind.json in the current "
@@ -32,12 +46,66 @@ Json notMapped(const dbt::MappedNode &n) {
     return out;
 }
 
+// --dbt given once or twice: the project folder or manifest, and the dbt
+// program, told apart by what each names (in either order).
+Status readDbtPaths(Context &ctx, dbt::ImportOptions &options) {
+    const QStringList given = ctx.parser.values(kDbt);
+    if (given.isEmpty())
+        return badInput(QStringLiteral("--dbt is required (a dbt project folder or its "
+                                       "target/manifest.json)"));
+    if (given.size() > 2)
+        return badInput(QStringLiteral("--dbt given %1 times: give the project folder or "
+                                       "manifest, and at most once more the dbt program")
+                            .arg(given.size()));
+    QString source, program;
+    for (const QString &path : given) {
+        const QFileInfo info(path);
+        const bool isProgram = info.isFile() && info.isExecutable() &&
+                               !path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
+        QString &slot = isProgram && given.size() == 2 ? program : source;
+        if (!slot.isEmpty())
+            return badInput(QStringLiteral("--dbt %1 and --dbt %2: give one project folder or "
+                                           "manifest, and one dbt program")
+                                .arg(given[0], given[1]));
+        slot = path;
+    }
+    if (source.isEmpty())
+        return badInput(QStringLiteral("--dbt: no project folder or manifest among %1")
+                            .arg(given.join(QStringLiteral(", "))));
+    const bool folder = QFileInfo(source).isDir();
+    if (folder && !dbt::isProjectDir(source))
+        return badInput(QStringLiteral("--dbt %1: a folder without dbt_project.yml (give a dbt "
+                                       "project folder or its target/manifest.json)")
+                            .arg(source));
+    for (const QString &name :
+         {QStringLiteral("profiles-dir"), QStringLiteral("target"), QStringLiteral("vars")})
+        if (!folder && ctx.given(name))
+            return badInput(QStringLiteral("--%1 is for a project folder (dbt compiles it), and "
+                                           "--dbt %2 is a manifest")
+                                .arg(name, source));
+    if (!folder && !program.isEmpty())
+        return badInput(QStringLiteral("--dbt %1: a dbt program is for a project folder, and "
+                                       "--dbt %2 is a manifest")
+                            .arg(program, source));
+    if (folder) {
+        options.project.projectDir = source;
+        options.project.executable = program;
+        if (ctx.given(QStringLiteral("profiles-dir")))
+            options.project.profilesDir = ctx.parser.value(kProfilesDir);
+        if (ctx.given(QStringLiteral("target")))
+            options.project.target = ctx.parser.value(kTarget);
+        if (ctx.given(QStringLiteral("vars")))
+            options.project.vars = ctx.parser.value(kVars);
+    } else {
+        options.manifest = source;
+    }
+    return {};
+}
+
 Status runInit(Context &ctx) {
-    auto manifestPath = required(ctx, kDbt);
-    if (!manifestPath)
-        return fail(manifestPath.error());
     dbt::ImportOptions options;
-    options.manifest = *manifestPath;
+    if (auto s = readDbtPaths(ctx, options); !s)
+        return s;
     options.update = ctx.given(QStringLiteral("update")) ? ctx.parser.value(kUpdate) : QString();
     options.out = ctx.given(QStringLiteral("out")) ? ctx.parser.value(kOut)
                   : !options.update.isEmpty()      ? options.update
@@ -80,7 +148,8 @@ Status runInit(Context &ctx) {
         Json result{{"manifest",
                      {{"schema_version", s(manifest->schemaVersion)},
                       {"adapter", s(manifest->adapter)},
-                      {"dbt_version", s(manifest->dbtVersion)}}},
+                      {"dbt_version", s(manifest->dbtVersion)},
+                      {"path", s(plan->manifestPath)}}},
                     {"nodes", list},
                     {"spec", s(out)}};
         if (!update.isEmpty()) {
@@ -134,6 +203,9 @@ Status runInit(Context &ctx) {
                                             : manifest->adapter)
             << "): " << mapped << " of " << nodes.size() << " nodes became datasets; wrote " << out
             << ".\n";
+    if (!options.project.projectDir.isEmpty())
+        ctx.out << "Compiled by dbt from " << options.project.projectDir
+                << " (a full refresh) into " << plan->keptDir << ".\n";
     if (!update.isEmpty()) {
         ctx.out << "Updated: " << report.replaced.size() << " imported again, "
                 << report.added.size() << " added, " << report.kept.size()
@@ -156,7 +228,7 @@ std::vector<Command> dbtCommands() {
              QStringLiteral("Write a spec from a dbt project's manifest: each incremental or "
                             "table model a dataset, its tests gates; what is left out, and why."),
              [](QCommandLineParser &p) {
-                 p.addOptions({kDbt, kOut, kDb, kForce, kUpdate});
+                 p.addOptions({kDbt, kProfilesDir, kTarget, kVars, kOut, kDb, kForce, kUpdate});
              },
              runInit}};
 }

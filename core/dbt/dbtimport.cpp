@@ -4,6 +4,7 @@
 #include "core/workspace/workspace.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
@@ -46,7 +47,29 @@ Result<nlohmann::ordered_json> readSpecJson(const QString &path) {
 
 } // namespace
 
-Result<ImportPlan> planImport(const ImportOptions &o) {
+Result<ImportPlan> planImport(const ImportOptions &given) {
+    ImportOptions o = given;
+    if (QFileInfo::exists(o.out) && !o.force && o.out != o.update)
+        return badInput(
+            QStringLiteral("%1 exists: give another --out, or --force to replace it").arg(o.out));
+    QString kept; // the manifest the spec names
+    ImportPlan plan;
+    if (!o.project.projectDir.isEmpty()) {
+        // dbt renders what Rewind's own Jinja subset cannot: the project's
+        // macros, packages, ephemeral models (inlined), vars, and
+        // is_incremental() false (a full refresh).
+        plan.keptDir = outputDirFor(o.out, o.project.projectDir);
+        if (o.project.outputDir.isEmpty())
+            o.project.outputDir = plan.keptDir;
+        plan.compiledDir = o.project.outputDir;
+        auto compiled = compileProject(o.project);
+        if (!compiled)
+            return fail(compiled.error());
+        o.manifest = *compiled;
+        kept = QDir(plan.keptDir).filePath(QStringLiteral("target/manifest.json"));
+    } else {
+        kept = o.manifest;
+    }
     auto manifest = loadManifest(o.manifest);
     if (!manifest)
         return fail(manifest.error());
@@ -63,16 +86,13 @@ Result<ImportPlan> planImport(const ImportOptions &o) {
                              ? QStringLiteral("sqlite")
                              : QStringLiteral("postgresql");
     }
-    ImportPlan plan;
     plan.nodes = mapManifest(*manifest, options);
     plan.manifest = std::move(*manifest);
-    if (QFileInfo::exists(o.out) && !o.force && o.out != o.update)
-        return badInput(
-            QStringLiteral("%1 exists: give another --out, or --force to replace it").arg(o.out));
+    plan.manifestPath = o.manifest;
     // The manifest, named relative to the spec, for datasets to compare
     // their models with later (rewindctl datasets).
     plan.spec = {{"dbt_manifest", QDir(QFileInfo(o.out).absolutePath())
-                                      .relativeFilePath(QFileInfo(o.manifest).absoluteFilePath())
+                                      .relativeFilePath(QFileInfo(kept).absoluteFilePath())
                                       .toStdString()}};
     if (!o.update.isEmpty()) {
         auto existing = readSpecJson(o.update);
@@ -98,8 +118,28 @@ Result<ImportPlan> planImport(const ImportOptions &o) {
     return plan;
 }
 
+namespace {
+
+Status copyTree(const QString &from, const QString &to) {
+    QDir(to).removeRecursively();
+    QDirIterator it(from, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString file = it.next();
+        const QString target = QDir(to).filePath(QDir(from).relativeFilePath(file));
+        if (!QDir().mkpath(QFileInfo(target).absolutePath()) || !QFile::copy(file, target))
+            return badInput(QStringLiteral("cannot copy dbt's output to %1").arg(target));
+    }
+    return {};
+}
+
+} // namespace
+
 Result<QHash<QString, QString>> writeImport(const ImportPlan &plan, const ImportOptions &o) {
     QHash<QString, QString> broken;
+    if (!plan.compiledDir.isEmpty() &&
+        QDir(plan.compiledDir).absolutePath() != QDir(plan.keptDir).absolutePath())
+        if (auto s = copyTree(plan.compiledDir, plan.keptDir); !s)
+            return fail(s.error());
     const QString written = o.db.isEmpty() ? o.out : o.out % QStringLiteral(".checking");
     if (auto s = writeSpec(written, plan.spec); !s)
         return fail(s.error());

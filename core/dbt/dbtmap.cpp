@@ -133,7 +133,8 @@ QString transformOf(const Node &n, const Manifest &m, const MapOptions &o, QStri
             return rendered;
         why = QStringLiteral("its compiled_code reads its own table %1 (compiled as an "
                              "incremental run), and its raw_code cannot be rendered instead (%2): "
-                             "run `dbt compile --full-refresh`")
+                             "give the project folder to --dbt, or run `dbt compile "
+                             "--full-refresh`")
                   .arg(n.relationName, renderWhy);
         return {};
     }

@@ -135,8 +135,9 @@ QString shown(const QString &tag) {
 }
 
 QString compileHint() {
-    return QStringLiteral(", which Rewind does not render: run `dbt compile --full-refresh` so "
-                          "that the manifest holds compiled_code");
+    return QStringLiteral(", which Rewind does not render: give the project folder to --dbt "
+                          "(dbt then compiles it), or run `dbt compile --full-refresh` so that "
+                          "the manifest holds compiled_code");
 }
 
 // {{ expression }}: the SQL it renders to, or nullopt with `why`.
@@ -176,7 +177,8 @@ std::optional<QString> expression(const QString &content, const JinjaNames &name
         if (auto table = names.ref(package, name, version))
             return *table;
         why = QStringLiteral("its raw_code refers to %1, which is no model of this manifest with "
-                             "a table")
+                             "a table (an ephemeral model is inlined only by dbt: give the "
+                             "project folder to --dbt)")
                   .arg(shown(content));
         return std::nullopt;
     }

@@ -33,6 +33,8 @@ QWidget *withBrowse(QLineEdit *edit, QPushButton *button) {
 // Where a project's spec goes by default: beside dbt_project.yml (the
 // manifest's folder's parent when the manifest sits in target/).
 QString defaultSpec(const QString &manifest) {
+    if (QFileInfo(manifest).isDir())
+        return QDir(manifest).filePath(QStringLiteral("rewind.json"));
     QDir dir = QFileInfo(manifest).absoluteDir();
     if (dir.dirName() == QLatin1String("target"))
         dir.cdUp();
@@ -58,20 +60,26 @@ ImportDbtDialog::ImportDbtDialog(QWidget *parent)
     m_manifest->setObjectName(QStringLiteral("manifestPath"));
     m_db->setObjectName(QStringLiteral("databasePath"));
     m_out->setObjectName(QStringLiteral("specPath"));
-    m_manifest->setPlaceholderText(tr("The project's target/manifest.json (dbt 1.6 and later)"));
+    m_manifest->setPlaceholderText(tr("A dbt project folder (its dbt compiles it) or its "
+                                      "target/manifest.json (dbt 1.6 and later)"));
     m_db->setPlaceholderText(tr("SQLite file, sqlite:PATH or postgresql://user@host/db"));
     m_out->setPlaceholderText(tr("The spec to write"));
     m_buttons->button(QDialogButtonBox::Ok)->setText(tr("Import and open"));
 
-    auto *browseManifest = new QPushButton(tr("Browse\u2026"), this);
+    auto *browseManifest = new QPushButton(tr("Manifest\u2026"), this);
+    auto *browseProject = new QPushButton(tr("Folder\u2026"), this);
+    browseProject->setObjectName(QStringLiteral("browseProject"));
     auto *browseDb = new QPushButton(tr("Browse\u2026"), this);
     auto *browseSpec = new QPushButton(tr("Browse\u2026"), this);
     connect(browseManifest, &QPushButton::clicked, this, &ImportDbtDialog::browseManifest);
+    connect(browseProject, &QPushButton::clicked, this, &ImportDbtDialog::browseProject);
     connect(browseDb, &QPushButton::clicked, this, &ImportDbtDialog::browseDatabase);
     connect(browseSpec, &QPushButton::clicked, this, &ImportDbtDialog::browseSpec);
 
     auto *form = new QFormLayout;
-    form->addRow(tr("&Manifest:"), withBrowse(m_manifest, browseManifest));
+    auto *source = withBrowse(m_manifest, browseManifest);
+    source->layout()->addWidget(browseProject);
+    form->addRow(tr("&Project:"), source);
     form->addRow(tr("&Database:"), withBrowse(m_db, browseDb));
     form->addRow(tr("&Spec to write:"), withBrowse(m_out, browseSpec));
     form->addRow(QString(), m_update);
@@ -115,8 +123,9 @@ ImportDbtDialog::ImportDbtDialog(QWidget *parent)
     connect(m_buttons, &QDialogButtonBox::accepted, this, &ImportDbtDialog::import);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
-    m_summary->setText(tr("Choose the project's manifest: dbt writes it to target/manifest.json "
-                          "on every run (`dbt compile` makes one)."));
+    m_summary->setText(tr("Choose the project's folder: its own dbt compiles it (a full "
+                          "refresh, into .rewind-dbt/ beside the spec; profiles as dbt finds "
+                          "them). Or a manifest dbt wrote (target/manifest.json)."));
 }
 
 void ImportDbtDialog::setManifest(const QString &path) {
@@ -134,7 +143,12 @@ QString ImportDbtDialog::specPath() const {
 
 dbt::ImportOptions ImportDbtDialog::options() const {
     dbt::ImportOptions o;
-    o.manifest = m_manifest->text().trimmed();
+    const QString source = m_manifest->text().trimmed();
+    if (dbt::isProjectDir(source)) {
+        o.project.projectDir = source;
+        o.project.outputDir = m_compileDir.filePath(QStringLiteral("compiled"));
+    } else
+        o.manifest = source;
     o.db = database();
     o.out = specPath();
     if (m_update->isChecked())
@@ -158,11 +172,13 @@ void ImportDbtDialog::replan() {
     dbt::ImportOptions o = options();
     // Planning writes nothing: an existing spec is the summary's business.
     o.force = true;
-    if (o.manifest.isEmpty() || o.out.isEmpty()) {
+    if ((o.manifest.isEmpty() && o.project.projectDir.isEmpty()) || o.out.isEmpty()) {
         m_model->removeRows(0, m_model->rowCount());
         return;
     }
-    m_summary->setText(tr("Reading %1\u2026").arg(QFileInfo(o.manifest).fileName()));
+    m_summary->setText(o.project.projectDir.isEmpty()
+                           ? tr("Reading %1\u2026").arg(QFileInfo(o.manifest).fileName())
+                           : tr("dbt is compiling %1\u2026").arg(o.project.projectDir));
     m_jobs.start(
         [o]() -> Result<std::shared_ptr<const dbt::ImportPlan>> {
             auto plan = dbt::planImport(o);
@@ -242,8 +258,8 @@ void ImportDbtDialog::import() {
     dbt::ImportOptions o = options();
     o.force = true;
     const dbt::ImportOptions &p = m_planOptions;
-    if (!m_plan || o.manifest != p.manifest || o.db != p.db || o.out != p.out ||
-        o.update != p.update) {
+    if (!m_plan || o.manifest != p.manifest || o.project.projectDir != p.project.projectDir ||
+        o.db != p.db || o.out != p.out || o.update != p.update) {
         replan(); // the paths changed since the mapping shown was read
         return;
     }
@@ -273,6 +289,14 @@ void ImportDbtDialog::browseManifest() {
         return;
     m_manifest->setText(path);
     m_browseDir = QFileInfo(path).absolutePath();
+}
+
+void ImportDbtDialog::browseProject() {
+    const QString path = QFileDialog::getExistingDirectory(this, tr("dbt project"), m_browseDir);
+    if (path.isEmpty())
+        return;
+    m_manifest->setText(path);
+    m_browseDir = path;
 }
 
 void ImportDbtDialog::browseDatabase() {

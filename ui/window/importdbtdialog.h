@@ -4,6 +4,7 @@
 #include "ui/common/jobtracker.h"
 
 #include <QDialog>
+#include <QTemporaryDir>
 #include <memory>
 
 class QCheckBox;
@@ -48,6 +49,7 @@ private:
     void showPlan(std::shared_ptr<const dbt::ImportPlan> plan);
     void import();
     void browseManifest();
+    void browseProject();
     void browseDatabase();
     void browseSpec();
 
@@ -61,6 +63,9 @@ private:
     QDialogButtonBox *m_buttons;
     QTimer *m_debounce;
     QString m_browseDir;
+    // Where dbt compiles a project folder while the mapping is only shown;
+    // the import copies it beside the spec.
+    QTemporaryDir m_compileDir;
     std::shared_ptr<const dbt::ImportPlan> m_plan;
     dbt::ImportOptions m_planOptions; // what m_plan was made from
     bool m_writing = false;

@@ -1,0 +1,3 @@
+{% macro to_cents(column) -%}
+  cast(round({{ column }} * 100) as bigint)
+{%- endmacro %}

@@ -1,0 +1,252 @@
+// A dbt project imported from its folder (issue 58): Rewind runs the
+// project's own dbt (scripts/dbt.sh installs dbt-core and dbt-postgres,
+// REWIND_TEST_DBT) to compile it as a full refresh, and maps the manifest dbt
+// wrote. The project (tests/dbt/project) uses what Rewind's own Jinja subset
+// cannot render: a project macro, an ephemeral model, a var and
+// is_incremental(). Its seeds are loaded by `dbt seed` into a database of the
+// throwaway PostgreSQL (dbt-postgres: this suite runs as tst_dbtproject_pg).
+#include "core/sql/database.h"
+#include "tests/testsupport.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStringBuilder>
+#include <QTest>
+
+using namespace rw;
+
+namespace {
+
+QJsonObject json(const QString &text) {
+    return QJsonDocument::fromJson(text.toUtf8()).object();
+}
+
+QJsonObject nodeOf(const QJsonObject &init, const QString &uniqueId) {
+    for (const QJsonValue &n : init.value(QStringLiteral("nodes")).toArray())
+        if (n.toObject().value(QStringLiteral("unique_id")).toString() == uniqueId)
+            return n.toObject();
+    return {};
+}
+
+// Every file under `dir`, relative, sorted: what a command may not have added.
+QStringList filesUnder(const QString &dir) {
+    QStringList out;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        out << QDir(dir).relativeFilePath(it.next());
+    out.sort();
+    return out;
+}
+
+void copyTree(const QString &from, const QString &to) {
+    QDirIterator it(from, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString file = it.next();
+        const QString target = QDir(to).filePath(QDir(from).relativeFilePath(file));
+        QDir().mkpath(QFileInfo(target).absolutePath());
+        if (!QFile::copy(file, target))
+            qFatal("cannot copy %s", qPrintable(file));
+    }
+}
+
+} // namespace
+
+class TestDbtProject : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_dbt;     // the dbt program
+    QString m_project; // a copy of tests/dbt/project
+    QString m_db;      // the warehouse dbt seeded
+
+    // `dbt <command>` on the project copy, its output outside it.
+    void dbt(const QStringList &args, const QString &out) {
+        QProcess p;
+        p.setWorkingDirectory(m_project);
+        p.start(m_dbt, args + QStringList{QStringLiteral("--project-dir"), m_project,
+                                          QStringLiteral("--profiles-dir"), m_project,
+                                          QStringLiteral("--target-path"),
+                                          QDir(out).filePath(QStringLiteral("target")),
+                                          QStringLiteral("--log-path"),
+                                          QDir(out).filePath(QStringLiteral("logs"))});
+        QVERIFY2(p.waitForFinished(300000), "dbt did not finish");
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardOutput().right(3000).constData());
+    }
+
+    QStringList initArgs(const QString &spec) const {
+        return {QStringLiteral("init"),
+                QStringLiteral("--dbt"),
+                m_project,
+                QStringLiteral("--profiles-dir"),
+                m_project,
+                QStringLiteral("--dbt"),
+                m_dbt,
+                QStringLiteral("--out"),
+                spec,
+                QStringLiteral("--db"),
+                m_db,
+                QStringLiteral("--json")};
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        if (!testsupport::onPostgres())
+            QSKIP("the project is built with dbt-postgres: this suite runs as "
+                  "tst_dbtproject_pg");
+        REWIND_REQUIRE_ENGINE();
+        m_dbt = qEnvironmentVariable("REWIND_TEST_DBT");
+        if (m_dbt.isEmpty() || !QFileInfo(m_dbt).isExecutable()) {
+            if (qEnvironmentVariable("REWIND_TEST_DBT_REQUIRED") == QLatin1String("1"))
+                QFAIL("REWIND_TEST_DBT names no dbt program (scripts/dbt.sh installs one)");
+            QSKIP("no dbt: REWIND_TEST_DBT names none (scripts/test installs it)");
+        }
+        m_project = m_dir.filePath(QStringLiteral("project"));
+        copyTree(QStringLiteral(REWIND_TESTS_DIR "/dbt/project"), m_project);
+        const Database db = testsupport::makeDatabase(m_dir, QStringLiteral("dbtshop"), {});
+        m_db = db.url().text;
+        const DatabaseUrl &url = db.url();
+        qputenv("REWIND_DBT_HOST", url.host.toUtf8());
+        qputenv("REWIND_DBT_PORT", QByteArray::number(url.port > 0 ? url.port : 5432));
+        qputenv("REWIND_DBT_USER", url.user.toUtf8());
+        qputenv("REWIND_DBT_PASSWORD", url.password.toUtf8());
+        qputenv("REWIND_DBT_DBNAME", url.databaseName.toUtf8());
+        qputenv("DBT_SEND_ANONYMOUS_USAGE_STATS", "false");
+        dbt({QStringLiteral("seed")}, m_dir.filePath(QStringLiteral("seed-out")));
+    }
+
+    // dbt renders the macro, inlines the ephemeral model, reads the var and
+    // takes is_incremental() as false; Rewind maps the model and runs it.
+    // Nothing is written into the project folder.
+    void aProjectFolderIsCompiledByDbt() {
+        const QStringList before = filesUnder(m_project);
+        const QString spec = m_dir.filePath(QStringLiteral("from-folder/rewind.json"));
+        QDir().mkpath(QFileInfo(spec).absolutePath());
+        const auto init = testsupport::runCli(initArgs(spec));
+        QVERIFY2(init.exitCode == 0, qPrintable(init.err));
+        const QJsonObject result = json(init.out);
+        const QJsonObject fct = nodeOf(result, QStringLiteral("model.rewind_shop.fct_orders"));
+        QVERIFY2(fct.value(QStringLiteral("mapped")).toBool(), qPrintable(init.out));
+        QCOMPARE(fct.value(QStringLiteral("write")).toString(), QStringLiteral("merge"));
+        QCOMPARE(fct.value(QStringLiteral("key")).toArray(),
+                 QJsonArray{QStringLiteral("order_id")});
+        const QJsonObject stg = nodeOf(result, QStringLiteral("model.rewind_shop.stg_orders"));
+        QVERIFY(!stg.value(QStringLiteral("mapped")).toBool());
+        QVERIFY2(stg.value(QStringLiteral("reason")).toString().contains(u"ephemeral"),
+                 qPrintable(init.out));
+        QCOMPARE(result.value(QStringLiteral("manifest"))
+                     .toObject()
+                     .value(QStringLiteral("dbt_version"))
+                     .toString()
+                     .section(u'.', 0, 1),
+                 QStringLiteral("1.10"));
+
+        // The dataset runs what dbt compiled: the macro's SQL, the ephemeral
+        // model as a CTE, the var's value; no Jinja left.
+        QFile file(spec);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject dataset = QJsonDocument::fromJson(file.readAll())
+                                        .object()
+                                        .value(QStringLiteral("datasets"))
+                                        .toObject()
+                                        .value(QStringLiteral("fct_orders"))
+                                        .toObject();
+        const QString transform = dataset.value(QStringLiteral("transform")).toString();
+        QVERIFY2(transform.contains(u"__dbt__cte__stg_orders"), qPrintable(transform));
+        QVERIFY2(transform.contains(u"cast(round(amount * 100) as bigint)"), qPrintable(transform));
+        QVERIFY2(transform.contains(u"status <> 'test'"), qPrintable(transform));
+        QVERIFY2(!transform.contains(u"{{") && !transform.contains(u"{%"), qPrintable(transform));
+        QVERIFY(QFileInfo::exists(QFileInfo(spec).dir().filePath(
+            QStringLiteral(".rewind-dbt/project/target/manifest.json"))));
+        QCOMPARE(filesUnder(m_project), before);
+
+        // Built by Rewind: the six orders that are not tests, in cents.
+        const auto run = testsupport::runCli(
+            {QStringLiteral("run"), QStringLiteral("--db"), m_db, QStringLiteral("--spec"), spec,
+             QStringLiteral("--dataset"), QStringLiteral("fct_orders"), QStringLiteral("--execute"),
+             QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        auto db = Database::open(m_db);
+        QVERIFY(db);
+        auto rows = db->scalar(
+            QStringLiteral("SELECT COUNT(*) || '/' || SUM(amount_cents) FROM public.fct_orders"));
+        QVERIFY2(rows, rows ? "" : qPrintable(rows.error().message));
+        QCOMPARE(rows->toString(), QStringLiteral("6/19287"));
+    }
+
+    // A manifest alone, as `dbt parse` writes it (no compiled code): the
+    // model whose raw code needs dbt is left out, saying to give the folder.
+    void aManifestAloneSaysToGiveTheFolder() {
+        const QString out = m_dir.filePath(QStringLiteral("parsed"));
+        dbt({QStringLiteral("parse")}, out);
+        const QString spec = m_dir.filePath(QStringLiteral("from-manifest.json"));
+        const auto init =
+            testsupport::runCli({QStringLiteral("init"), QStringLiteral("--dbt"),
+                                 QDir(out).filePath(QStringLiteral("target/manifest.json")),
+                                 QStringLiteral("--out"), spec, QStringLiteral("--json")});
+        QVERIFY2(init.exitCode == 0, qPrintable(init.err));
+        const QJsonObject fct =
+            nodeOf(json(init.out), QStringLiteral("model.rewind_shop.fct_orders"));
+        QVERIFY(!fct.value(QStringLiteral("mapped")).toBool());
+        QVERIFY2(fct.value(QStringLiteral("reason"))
+                     .toString()
+                     .contains(u"give the project folder to --dbt"),
+                 qPrintable(init.out));
+    }
+
+    // No dbt, a compile error, a profile that does not connect: exit 2 with
+    // dbt's own message naming the model, and nothing written (no spec, no
+    // compiled output).
+    void dbtFailuresChangeNothing() {
+        const QString home = m_dir.filePath(QStringLiteral("failures"));
+        QDir().mkpath(home);
+        const QString spec = QDir(home).filePath(QStringLiteral("rewind.json"));
+
+        // No dbt on PATH, none named.
+        const QByteArray path = qgetenv("PATH");
+        qputenv("PATH", "/nonexistent");
+        const auto none = testsupport::runCli({QStringLiteral("init"), QStringLiteral("--dbt"),
+                                               m_project, QStringLiteral("--profiles-dir"),
+                                               m_project, QStringLiteral("--out"), spec});
+        qputenv("PATH", path);
+        QCOMPARE(none.exitCode, 2);
+        QVERIFY2(none.err.contains(u"no dbt program on PATH"), qPrintable(none.err));
+
+        // A model that calls a macro no one defined.
+        const QString broken = m_dir.filePath(QStringLiteral("broken"));
+        copyTree(m_project, broken);
+        {
+            QFile model(QDir(broken).filePath(QStringLiteral("models/fct_broken.sql")));
+            QVERIFY(model.open(QIODevice::WriteOnly));
+            model.write("select {{ no_such_macro('amount') }} as amount from {{ ref('raw_orders') "
+                        "}}\n");
+        }
+        QStringList args = initArgs(spec);
+        args[2] = broken;
+        args[4] = broken;
+        const auto compileError = testsupport::runCli(args);
+        QCOMPARE(compileError.exitCode, 2);
+        QVERIFY2(compileError.err.contains(u"fct_broken") &&
+                     compileError.err.contains(u"no_such_macro"),
+                 qPrintable(compileError.err));
+
+        // A profile whose server is not there.
+        const QByteArray port = qgetenv("REWIND_DBT_PORT");
+        qputenv("REWIND_DBT_PORT", "1");
+        const auto unreachable = testsupport::runCli(initArgs(spec));
+        qputenv("REWIND_DBT_PORT", port);
+        QCOMPARE(unreachable.exitCode, 2);
+        QVERIFY2(unreachable.err.contains(u"dbt compile of") &&
+                     unreachable.err.contains(QStringLiteral("port 1"), Qt::CaseInsensitive),
+                 qPrintable(unreachable.err));
+
+        QCOMPARE(filesUnder(home), QStringList{});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDbtProject)
+#include "tst_dbtproject.moc"
