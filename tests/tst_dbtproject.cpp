@@ -178,6 +178,47 @@ private Q_SLOTS:
         QCOMPARE(rows->toString(), QStringLiteral("6/19287"));
     }
 
+    // Drift from the project folder: dbt parses it, and a model edited since
+    // the import is "changed" by its checksum.
+    void driftFromTheProjectFolder() {
+        const QString spec = m_dir.filePath(QStringLiteral("from-folder/rewind.json"));
+        QVERIFY(QFileInfo::exists(spec)); // aProjectFolderIsCompiledByDbt's
+        const QByteArray path = qgetenv("PATH");
+        qputenv("PATH", QFileInfo(m_dbt).absolutePath().toUtf8() + ':' + path);
+        const QStringList datasets{QStringLiteral("datasets"),
+                                   QStringLiteral("--db"),
+                                   m_db,
+                                   QStringLiteral("--spec"),
+                                   spec,
+                                   QStringLiteral("--dbt"),
+                                   m_project,
+                                   QStringLiteral("--json")};
+        const auto model = [&]() -> QString {
+            const auto r = testsupport::runCli(datasets);
+            if (r.exitCode != 0)
+                return QStringLiteral("exit %1: %2").arg(r.exitCode).arg(r.err);
+            for (const QJsonValue &d : json(r.out).value(QStringLiteral("datasets")).toArray())
+                if (d[QStringLiteral("name")].toString() == QLatin1String("fct_orders"))
+                    return d[QStringLiteral("dbt")][QStringLiteral("model")].toString();
+            return QString(QStringLiteral("no fct_orders in ") + r.out);
+        };
+        const QString unchanged = model();
+        QFile file(QDir(m_project).filePath(QStringLiteral("models/fct_orders.sql")));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray original = file.readAll();
+        file.close();
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(original + "-- edited after the import\n");
+        file.close();
+        const QString edited = model();
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(original);
+        file.close();
+        qputenv("PATH", path);
+        QCOMPARE(unchanged, QStringLiteral("current"));
+        QCOMPARE(edited, QStringLiteral("changed"));
+    }
+
     // A manifest alone, as `dbt parse` writes it (no compiled code): the
     // model whose raw code needs dbt is left out, saying to give the folder.
     void aManifestAloneSaysToGiveTheFolder() {

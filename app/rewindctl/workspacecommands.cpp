@@ -1,6 +1,7 @@
 // rewindctl demo, datasets, streams, partitions.
 #include "app/rewindctl/clisupport.h"
 #include "core/batch/partitions.h"
+#include "core/dbt/dbtproject.h"
 #include "core/dbt/drift.h"
 #include "core/demo/demo.h"
 #include "core/recovery/recovery.h"
@@ -84,11 +85,12 @@ Status runDemo(Context &ctx) {
 
 // --- datasets, streams -------------------------------------------------------
 
-const QCommandLineOption kDbtManifest({QStringLiteral("dbt")},
-                                      QStringLiteral("A newer dbt manifest to flag the datasets "
-                                                     "whose model changed since their import "
-                                                     "(default: the one the spec names)."),
-                                      QStringLiteral("MANIFEST"));
+const QCommandLineOption
+    kDbtManifest({QStringLiteral("dbt")},
+                 QStringLiteral("A newer dbt manifest, or the project's folder (dbt parses it: "
+                                "dbt on PATH), to flag the datasets whose model changed since "
+                                "their import (default: the manifest the spec names)."),
+                 QStringLiteral("MANIFEST|PROJECT_DIR"));
 
 // The spec's dbt datasets against a manifest: --dbt, or the spec's own
 // (which may have moved: then a note, not a failure).
@@ -115,8 +117,18 @@ struct DbtDrift {
 
 Result<DbtDrift> dbtDrift(Context &ctx, const Spec &spec) {
     DbtDrift out;
-    const QString given =
-        ctx.given(QStringLiteral("dbt")) ? ctx.parser.value(kDbtManifest) : QString();
+    QString given = ctx.given(QStringLiteral("dbt")) ? ctx.parser.value(kDbtManifest) : QString();
+    if (dbt::isProjectDir(given)) {
+        // The models' checksums as the project holds them now: dbt parse
+        // (no warehouse needed) into a folder of its own beside the spec.
+        dbt::ProjectOptions project;
+        project.projectDir = given;
+        project.outputDir = dbt::outputDirFor(spec.path, given) % QStringLiteral(".parsed");
+        auto parsed = dbt::compileProject(project, true);
+        if (!parsed)
+            return fail(parsed.error());
+        given = *parsed;
+    }
     out.manifest = dbt::manifestFor(spec, given);
     if (out.manifest.isEmpty() ||
         std::none_of(spec.datasets.begin(), spec.datasets.end(),
