@@ -336,7 +336,7 @@ private Q_SLOTS:
         const QString topic = cluster.topic(QStringLiteral("bytes"));
         cluster.createTopic(topic, 1);
         const QByteArray badKey("k\xff\xfe-4", 6); // and a NUL
-        const QByteArray badValue("\xff{\"id\": \"x\"}\0\\\t\n", 18);
+        const QByteArray badValue("\xff{\"id\": \"x\"}\0\\\t\n", 16);
         const QByteArray header("\0\x01\\\t", 4);
         cluster.produce(
             topic,
