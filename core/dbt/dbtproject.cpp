@@ -7,6 +7,7 @@
 #include <QProcessEnvironment>
 #include <QStandardPaths>
 #include <QStringBuilder>
+#include <atomic>
 #include <nlohmann/json.hpp>
 
 namespace rw::dbt {
@@ -76,8 +77,11 @@ Result<QString> compileProject(const ProjectOptions &o, bool parseOnly) {
 
     // dbt writes into a fresh folder beside the kept one, which it replaces
     // only once dbt succeeded: a failed compile leaves the last one as it was.
-    const QString staging =
-        o.outputDir % QStringLiteral(".new-") % QString::number(QCoreApplication::applicationPid());
+    // One per call: the console may compile again before an earlier compile ends.
+    static std::atomic<int> calls{0};
+    const QString staging = o.outputDir % QStringLiteral(".new-") %
+                            QString::number(QCoreApplication::applicationPid()) % u'-' %
+                            QString::number(++calls);
     QDir(staging).removeRecursively();
     if (!QDir().mkpath(staging))
         return badInput(QStringLiteral("cannot create %1 for dbt's output").arg(staging));
