@@ -81,21 +81,22 @@ private Q_SLOTS:
 
         const dbt::MappedNode sales = by.value(QStringLiteral("model.shop.fct_sales"));
         QVERIFY2(sales.mapped, qPrintable(sales.reason));
-        QCOMPARE(sales.write, QStringLiteral("merge"));
+        QCOMPARE(sales.write, QStringLiteral("delete_insert")); // dbt's delete+insert
         QCOMPARE(sales.key, QStringList{QStringLiteral("order_id")});
-        QCOMPARE(sales.partition, QString()); // a merge partitions only by a key column
+        QCOMPARE(sales.spec["key"].dump(), std::string(R"(["order_id"])"));
+        // A delete+insert matches keys across the table: it partitions only
+        // by a key column.
+        QCOMPARE(sales.partition, QString());
         QCOMPARE(sales.spec["target"].get<std::string>(), "analytics.fct_sales");
         QCOMPARE(sales.spec["transform"].get<std::string>(), "select * from raw.sales");
         QCOMPARE(sales.spec["dbt"]["checksum"].get<std::string>(), "s1");
-        QCOMPARE(sales.checks, 2);
-        // unique on the key (the stage keeps one row per key), and a
-        // package's test.
-        QCOMPARE(sales.unmappedTests.size(), std::size_t(2));
+        // unique on the key is a gate (delete_insert keeps every staged row
+        // of a key); a package's test is not.
+        QCOMPARE(sales.checks, 3);
+        QCOMPARE(sales.unmappedTests.size(), std::size_t(1));
         QCOMPARE(sales.unmappedTests[0].first,
                  QStringLiteral("test.shop.expression_is_true_fct_sales"));
         QVERIFY(sales.unmappedTests[0].second.contains(QStringLiteral("dbt_utils")));
-        QCOMPARE(sales.unmappedTests[1].first,
-                 QStringLiteral("test.shop.unique_fct_sales_order_id"));
         const auto &checks = sales.spec["checks"];
         QCOMPARE(checks[0]["type"].get<std::string>(), "sql"); // accepted_values
         QCOMPARE(checks[0]["query"].get<std::string>(),
@@ -104,6 +105,9 @@ private Q_SLOTS:
         QCOMPARE(checks[1]["type"].get<std::string>(), "references");
         QCOMPARE(checks[1]["table"].get<std::string>(), "analytics.dim_customers");
         QCOMPARE(checks[1]["to"].get<std::string>(), "id");
+        QCOMPARE(checks[2]["name"].get<std::string>(), "unique:order_id");
+        QCOMPARE(checks[2]["query"].get<std::string>(),
+                 "SELECT COUNT(\"order_id\") - COUNT(DISTINCT \"order_id\") FROM {staged}");
 
         const dbt::MappedNode dim = by.value(QStringLiteral("model.shop.dim_customers"));
         QVERIFY2(dim.mapped, qPrintable(dim.reason));
@@ -115,7 +119,9 @@ private Q_SLOTS:
         };
         QVERIFY(reason("model.shop.v_orders").startsWith(QStringLiteral("a view")));
         QVERIFY(reason("seed.shop.countries").startsWith(QStringLiteral("a seed")));
-        QVERIFY(reason("model.shop.events").contains(QStringLiteral("append")));
+        // An append model maps as append (this one has no compiled code).
+        QVERIFY2(reason("model.shop.events").contains(QStringLiteral("compiled")),
+                 qPrintable(reason("model.shop.events")));
         QVERIFY(reason("model.shop.by_expr").contains(QStringLiteral("is an expression")));
         // Timestamps' grains: microbatch by its batch_size, a timestamp
         // partition_by by its granularity (a day unless given); a year is

@@ -82,20 +82,27 @@ void printRunText(Context &ctx, const RunResult &r) {
     if (!r.schemaChange.empty())
         ctx.out << "Schema change: " << r.schemaChange.describe() << " (on_schema_change "
                 << enumName(r.onSchemaChange) << ")\n\n";
+    // delete_insert and append keep every row: no duplicates are dropped;
+    // a delete_insert's keys touched are shown in that column instead.
+    const bool keys = r.mode == WriteMode::DeleteInsert;
+    const auto third = [&](const PartitionResult &p) {
+        return keys ? thousands(p.keysTouched.value_or(0)) : thousands(p.duplicatesDropped);
+    };
     TextTable table({QStringLiteral("PARTITION"), QStringLiteral("SOURCE"),
-                     QStringLiteral("STAGED"), QStringLiteral("DUPES DROPPED"),
+                     QStringLiteral("STAGED"),
+                     keys ? QStringLiteral("KEYS") : QStringLiteral("DUPES DROPPED"),
                      QStringLiteral("INSERT"), QStringLiteral("UPDATE"), QStringLiteral("DELETE"),
                      QStringLiteral("UNCHANGED"), QStringLiteral("PUBLISHED")},
                     {false, true, true, true, true, true, true, true, false});
     for (const auto &p : r.partitions)
         table.add({partitionLabel(p.partition), thousands(p.sourceRows), thousands(p.stagedRows),
-                   thousands(p.duplicatesDropped), thousands(p.inserted), thousands(p.updated),
-                   thousands(p.deleted), thousands(p.unchanged),
+                   third(p), thousands(p.inserted), thousands(p.updated), thousands(p.deleted),
+                   thousands(p.unchanged),
                    p.published ? QStringLiteral("yes") : QStringLiteral("no")});
     const PartitionResult t = r.totals();
-    table.add({QStringLiteral("total"), thousands(t.sourceRows), thousands(t.stagedRows),
-               thousands(t.duplicatesDropped), thousands(t.inserted), thousands(t.updated),
-               thousands(t.deleted), thousands(t.unchanged), QString()});
+    table.add({QStringLiteral("total"), thousands(t.sourceRows), thousands(t.stagedRows), third(t),
+               thousands(t.inserted), thousands(t.updated), thousands(t.deleted),
+               thousands(t.unchanged), QString()});
     table.print(ctx.out);
     int failed = 0;
     for (const auto &c : r.checks) {

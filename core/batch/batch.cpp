@@ -34,6 +34,8 @@ PartitionResult RunResult::totals() const {
         t.updated += p.updated;
         t.deleted += p.deleted;
         t.unchanged += p.unchanged;
+        if (p.keysTouched)
+            t.keysTouched = t.keysTouched.value_or(0) + *p.keysTouched;
     }
     return t;
 }

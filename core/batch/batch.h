@@ -62,6 +62,9 @@ struct PartitionResult {
     // versions whose end moved when an earlier month is re-applied).
     std::optional<qint64> versionsOpened;
     std::optional<qint64> versionsClosed;
+    // delete_insert only: the distinct keys of the staged rows (each one's
+    // target rows in the partition deleted, its staged rows inserted).
+    std::optional<qint64> keysTouched;
     QString fingerprint; // of the scoped source rows: count and order-independent checksum
     std::optional<Samples> samples;
     // How it publishes ("swap" or "rows", PartitionLayout::choose), and why

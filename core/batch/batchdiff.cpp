@@ -354,6 +354,65 @@ diffWithMatches(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
                          counts->second);
 }
 
+// The diff of a delete_insert or an append, after its stage (every source
+// row of the scope) and gates: every staged row is inserted; a
+// delete_insert deletes the target rows whose partition and key a staged row
+// has. Matched on plain `=` unless a staged partition or key is NULL
+// (probed first: the count reads the target, not the stage).
+Result<std::vector<PartitionResult>>
+keptRowsDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
+             const std::vector<PartitionRef> &scope,
+             const std::function<Result<SourceStatsMap>()> &sourceStats, const Counts &staged,
+             int samples) {
+    const bool byKey = dataset.write == WriteMode::DeleteInsert;
+    if (byKey) {
+        auto nullKey = db.exec(sql.stageKeysNullProbe());
+        if (!nullKey)
+            return fail(nullKey.error());
+        sql.setStageKeysNotNull(!nullKey->next());
+    }
+    QVariantList binds;
+    const QStringList copy = sql.createTargetCopy(binds);
+    for (qsizetype i = 0; i < copy.size(); ++i)
+        if (auto r = db.exec(copy[i], i == 1 ? binds : QVariantList()); !r)
+            return fail(r.error());
+    Counts keys, deleted;
+    if (byKey) {
+        auto k = countsBy(db, sql.stagedKeyCounts(), {}, 1);
+        if (!k)
+            return fail(k.error());
+        keys = std::move(*k);
+        binds.clear();
+        const QString text = sql.keyedTargetCounts(binds);
+        auto d = countsBy(db, text, binds, 1, sql.countedPartition());
+        if (!d)
+            return fail(d.error());
+        deleted = std::move(*d);
+    }
+    auto read = sourceStats();
+    if (!read)
+        return fail(read.error());
+    std::vector<PartitionResult> out;
+    for (const PartitionRef &p : scope) {
+        const QString key = partitionKey(p.label);
+        PartitionResult r;
+        r.partition = p.label;
+        r.sourceRows = read->value(key).rows;
+        r.fingerprint = read->value(key).fingerprint;
+        r.stagedRows = staged.value(key, {0}).value(0);
+        r.inserted = r.stagedRows;
+        if (byKey) {
+            r.deleted = deleted.value(key, {0}).value(0);
+            r.keysTouched = keys.value(key, {0}).value(0);
+        }
+        out.push_back(std::move(r));
+    }
+    if (samples > 0)
+        if (auto s = takeSamples(db, sql, scope, samples, out); !s)
+            return fail(s.error());
+    return out;
+}
+
 } // namespace
 
 Result<std::vector<PartitionResult>>
@@ -374,15 +433,16 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     } whole{sql};
     if (!publish && dataset.checks.empty() && !sql.isScd2() && isWholeSource(options.scope))
         sql.setWholeSourceScope(scope.size());
-    if (!publish && !sql.isScd2() && dataset.checks.empty() && options.samples == 0 &&
-        sql.targetExists() && sql.schemaChange().empty() && !dataset.key.isEmpty() &&
-        BatchDialect::of(db.dialect()).stagesJoinedToTarget())
+    if (!publish && !sql.isScd2() && !dataset.keepsEveryRow() && dataset.checks.empty() &&
+        options.samples == 0 && sql.targetExists() && sql.schemaChange().empty() &&
+        !dataset.key.isEmpty() && BatchDialect::of(db.dialect()).stagesJoinedToTarget())
         return diffWithoutStage(db, dataset, sql, scope, sourceStats, phase);
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
     // A merge publish into an indexed target works by row identity (no stage
     // index); with no gates and no samples to read the stage, the staged
     // rows are written once, already joined to their target rows.
-    const bool useMatches = publish && !overwrite && !sql.isScd2() && sql.readsTargetDirectly();
+    const bool useMatches = publish && !overwrite && !sql.isScd2() && !dataset.keepsEveryRow() &&
+                            sql.readsTargetDirectly();
     const bool stageInMatches = useMatches && dataset.checks.empty() && options.samples == 0 &&
                                 scope.size() == 1 &&
                                 BatchDialect::of(db.dialect()).stagesJoinedToTarget();
@@ -428,6 +488,8 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     // whole (its diff probes the target, not the stage).
     if (!dataset.checks.empty() || sql.isScd2() ||
         (BatchDialect::of(db.dialect()).indexesStageForJoins() &&
+         dataset.write == WriteMode::DeleteInsert) ||
+        (BatchDialect::of(db.dialect()).indexesStageForJoins() &&
          ((publish && !useMatches && !overwrite) || (overwrite && options.samples > 0))))
         if (auto r = db.exec(sql.indexStage()); !r)
             return fail(r.error());
@@ -442,6 +504,13 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     failpoint("after-checks");
 
     phase(QStringLiteral("diff"));
+    if (dataset.keepsEveryRow()) {
+        // Gates may have quarantined staged rows.
+        auto stagedCounts = dataset.checks.empty() ? dedupedCounts : countStage();
+        if (!stagedCounts)
+            return fail(stagedCounts.error());
+        return keptRowsDiff(db, dataset, sql, scope, sourceStats, *stagedCounts, options.samples);
+    }
     if (sql.isScd2()) {
         auto parts = scd2Diff(db, sql, scope, simulate, options.samples, options.cancel);
         if (!parts)

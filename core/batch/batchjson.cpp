@@ -44,6 +44,8 @@ Json partitionJson(const PartitionResult &p) {
         j["versions_opened"] = *p.versionsOpened;
     if (p.versionsClosed)
         j["versions_closed"] = *p.versionsClosed;
+    if (p.keysTouched)
+        j["keys_touched"] = *p.keysTouched;
     if (p.samples) {
         Json updated = Json::array();
         for (const auto &[before, after] : p.samples->updated)
@@ -75,6 +77,8 @@ PartitionResult partitionFromJson(const QString &json) {
         p.versionsOpened = j.value("versions_opened", 0LL);
     if (j.contains("versions_closed"))
         p.versionsClosed = j.value("versions_closed", 0LL);
+    if (j.contains("keys_touched"))
+        p.keysTouched = j.value("keys_touched", 0LL);
     if (j.value("publish", Json()).is_string())
         p.publish = QString::fromStdString(j["publish"].get<std::string>());
     if (j.value("publish_reason", Json()).is_string())
@@ -116,6 +120,8 @@ Json totalsJson(const RunResult &r) {
         j["versions_opened"] = opened;
         j["versions_closed"] = closed;
     }
+    if (r.mode == WriteMode::DeleteInsert)
+        j["keys_touched"] = t.keysTouched.value_or(0);
     return j;
 }
 

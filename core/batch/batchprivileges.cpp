@@ -55,10 +55,12 @@ Status addRunNeeds(const Database &db, const DatasetSpec &d, std::vector<Need> &
                              QStringLiteral("the target: the run ") % alters);
     if (auto s = readNeeds(db, d, needs); !s)
         return s;
-    const QString writes = d.write == WriteMode::Merge ? QStringLiteral("INSERT, UPDATE")
-                           : d.write == WriteMode::OverwritePartition
-                               ? QStringLiteral("INSERT, DELETE")
-                               : QStringLiteral("INSERT, UPDATE, DELETE");
+    const QString writes =
+        d.write == WriteMode::Merge    ? QStringLiteral("INSERT, UPDATE")
+        : d.write == WriteMode::Append ? QStringLiteral("INSERT")
+        : d.write == WriteMode::OverwritePartition || d.write == WriteMode::DeleteInsert
+            ? QStringLiteral("INSERT, DELETE")
+            : QStringLiteral("INSERT, UPDATE, DELETE");
     if (auto s =
             privileges::addTableOrCreate(db, needs, d.target, writes, QStringLiteral("the target"));
         !s)

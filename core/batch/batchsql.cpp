@@ -187,7 +187,7 @@ QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope,
 
 QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantList &binds) const {
     QString select;
-    if (m_dataset->key.isEmpty()) {
+    if (m_dataset->key.isEmpty() || keepsEveryRow()) {
         select = QStringLiteral("SELECT ") % stagedColumnList() % QStringLiteral(" FROM (") %
                  scopedSource(scope, binds) % QStringLiteral(") AS s");
     } else {
@@ -378,10 +378,10 @@ QString BatchSql::keyEqual(const QString &a, const QString &b) const {
 }
 
 QString BatchSql::rowsDiffer(const QString &a, const QString &b) const {
-    if (m_cat.values.isEmpty())
+    if (m_cat.updated.isEmpty())
         return QStringLiteral("1 = 0");
     QStringList terms;
-    for (const QString &c : m_cat.values)
+    for (const QString &c : m_cat.updated)
         terms << m_db.dialect().nullSafeEqual(a % u'.' % q(c), b % u'.' % q(c));
     return QStringLiteral("NOT (") % terms.join(QStringLiteral(" AND ")) % u')';
 }
@@ -727,7 +727,7 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const {
     // of the target), except from rewind_match of a one-statement stage,
     // where the day's identities are hashed (below).
     QStringList sets;
-    for (const QString &c : m_cat.values)
+    for (const QString &c : m_cat.updated)
         sets << q(c) % QStringLiteral(" = s.") % q(c);
     QVariantList binds;
     if (stagedInMatches()) {
@@ -754,7 +754,7 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const {
     if (byIdentity()) {
         const QString changed =
             QStringLiteral("SELECT m.rewind_tid, ") %
-            columnList(QStringLiteral("x"), m_cat.values) % QStringLiteral(" FROM ") % q(kMatch) %
+            columnList(QStringLiteral("x"), m_cat.updated) % QStringLiteral(" FROM ") % q(kMatch) %
             QStringLiteral(" AS m JOIN ") % q(kStage) % QStringLiteral(" AS x ON ") %
             engine().rowIdentity(QStringLiteral("x")) %
             QStringLiteral(" = m.rewind_sid WHERE m.rewind_d = 1");

@@ -256,6 +256,27 @@ public:
     QString insertStaged(const QString &table, const std::vector<PartitionRef> *only,
                          QVariantList &binds) const;
 
+    // --- delete_insert and append (batchsql_rows.cpp) ---------------------------
+    // The staged rows are every source row of the scope (stageSelect keeps
+    // them all). Per partition (label, is-null): the staged rows' distinct
+    // keys.
+    bool keepsEveryRow() const { return m_dataset->keepsEveryRow(); }
+    QString stagedKeyCounts() const;
+    // Per partition (label, is-null, unless the strategy's scope is one
+    // partition): the target rows a delete_insert deletes, those whose
+    // partition and key are a staged row's. After createTargetCopy.
+    QString keyedTargetCounts(QVariantList &binds) const;
+    // Before-images of those rows (rewind_op 'deleted'); `binds` starts
+    // with the run id.
+    QString saveImagesDeletedByKey(QVariantList &binds) const;
+    // Images of every staged row (rewind_op 'inserted', bind: run id): a
+    // delete_insert's keep the partition and key (its rollback deletes by
+    // key), an append's every column (its rollback deletes equal rows).
+    QString saveImagesStaged() const;
+    // The delete of a delete_insert: the target's rows of the scope whose
+    // partition and key are a staged row's.
+    QString deleteByStagedKeys(QVariantList &binds) const;
+
     // --- scd2 (the partition value is the effective date) --------------------
     // Work table rewind_scd2: per staged key of `month`, the version current
     // just before it (p_vf, p_vt) in `dim`, the start of the next later
@@ -299,6 +320,9 @@ public:
                                                           const QVariant &runId) const;
     std::pair<QString, QVariantList> rollbackRestoredCount(WriteMode mode, const PartitionRef &p,
                                                            const QVariant &runId) const;
+    // The one statement of an append's rollback of `p` (batchsql_rollback.cpp).
+    std::pair<QString, QVariantList> appendRollback(const PartitionRef &p,
+                                                    const QVariant &runId) const;
 
     // The target's type for a source column whose values the engine would
     // neither compare with nor write to the target's column as they are

@@ -50,6 +50,30 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
         out.push_back({ins, b2});
         return out;
     }
+    if (mode == WriteMode::DeleteInsert) {
+        // Remove every row of the keys it inserted; put back the rows it deleted.
+        QVariantList b1;
+        const QString filter1 = partitionFilter(target, p, b1);
+        b1 << runId;
+        out.push_back({QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") %
+                           filter1 % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % images %
+                           QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = "
+                                          "'inserted' AND ") %
+                           keyMatch(target, QStringLiteral("i")) % u')',
+                       b1});
+        QVariantList b2{runId};
+        out.push_back({QStringLiteral("INSERT INTO ") % target % QStringLiteral(" (") % cols %
+                           QStringLiteral(") SELECT ") % cols % QStringLiteral(" FROM ") % images %
+                           QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = "
+                                          "'deleted' AND ") %
+                           partitionFilter(QStringLiteral("i"), p, b2),
+                       b2});
+        return out;
+    }
+    if (mode == WriteMode::Append) {
+        out.push_back(appendRollback(p, runId));
+        return out;
+    }
     // merge: remove the keys it inserted; put back the rows it updated (as
     // many rows of each key as it changed: untouched copies stay).
     QVariantList b1;
@@ -124,6 +148,53 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
     return out;
 }
 
+// An append's rollback: of each row it inserted, as many equal rows of the
+// partition as it inserted (rows equal to them that were there before, or
+// came since, stay), matched on every column null-safe. The rows' hash
+// leads the match, so that an engine joins on one integer (SQLite builds an
+// automatic index on it; PostgreSQL hashes it) rather than comparing every
+// image with every row.
+std::pair<QString, QVariantList> BatchSql::appendRollback(const PartitionRef &p,
+                                                          const QVariant &runId) const {
+    const QString target = qt(m_dataset->target);
+    const QStringList cols = targetHeldColumns();
+    const auto qualified = [&](const QString &alias) {
+        QStringList out;
+        for (const QString &c : cols)
+            out << alias % u'.' % q(c);
+        return out;
+    };
+    QStringList equal;
+    for (const QString &c : cols)
+        equal << engine().nullSafeKeyEqual(QStringLiteral("x.") % q(c), QStringLiteral("g.") % q(c),
+                                           m_cat.targetTypes.value(c));
+    const QString tid = engine().rowIdentity(QStringLiteral("t"));
+    QVariantList binds;
+    const QString numbered =
+        QStringLiteral("SELECT ") % tid %
+        QStringLiteral(" AS rewind_rid, ROW_NUMBER() OVER (PARTITION BY ") %
+        qualified(QStringLiteral("t")).join(u", ") % QStringLiteral(" ORDER BY ") % tid %
+        QStringLiteral(") AS rewind_rn, ") % engine().rowHash(qualified(QStringLiteral("t"))) %
+        QStringLiteral(" AS rewind_h, ") % qualified(QStringLiteral("t")).join(u", ") %
+        QStringLiteral(" FROM ") % target % QStringLiteral(" AS t WHERE ") %
+        partitionFilter(QStringLiteral("t"), p, binds);
+    binds << runId;
+    const QString grouped =
+        QStringLiteral("SELECT ") % qualified(QStringLiteral("i")).join(u", ") %
+        QStringLiteral(", ") % engine().rowHash(qualified(QStringLiteral("i"))) %
+        QStringLiteral(" AS rewind_h, COUNT(*) AS rewind_n FROM ") % q(imagesTable()) %
+        QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'inserted' AND ") %
+        partitionFilter(QStringLiteral("i"), p, binds) % QStringLiteral(" GROUP BY ") %
+        qualified(QStringLiteral("i")).join(u", ");
+    return {QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") %
+                engine().rowIdentity(QString()) %
+                QStringLiteral(" IN (SELECT x.rewind_rid FROM (") % numbered %
+                QStringLiteral(") AS x JOIN (") % grouped %
+                QStringLiteral(") AS g ON x.rewind_h = g.rewind_h AND ") % equal.join(u" AND ") %
+                QStringLiteral(" WHERE x.rewind_rn <= g.rewind_n)"),
+            binds};
+}
+
 std::pair<QString, QVariantList>
 BatchSql::rollbackRemovedCount(WriteMode mode, const PartitionRef &p, const QVariant &runId) const {
     const QString images = q(imagesTable());
@@ -139,6 +210,7 @@ BatchSql::rollbackRemovedCount(WriteMode mode, const PartitionRef &p, const QVar
                     QStringLiteral(" WHERE ") % filter,
                 b};
     }
+    // (delete_insert and append: their 'inserted' images are the rows they inserted)
     QVariantList b{runId};
     const QString filter = partitionFilter(QStringLiteral("i"), p, b);
     return {
@@ -163,6 +235,7 @@ std::pair<QString, QVariantList> BatchSql::rollbackRestoredCount(WriteMode mode,
     return {QStringLiteral("SELECT COUNT(*) FROM ") % images %
                 QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = ") %
                 (mode == WriteMode::OverwritePartition ? QStringLiteral("'replaced'")
+                 : mode == WriteMode::DeleteInsert     ? QStringLiteral("'deleted'")
                                                        : QStringLiteral("'updated'")) %
                 QStringLiteral(" AND ") % filter,
             b};

@@ -53,6 +53,10 @@ QString BatchSql::sampleSelect(const std::vector<PartitionRef> &parts,
 QString BatchSql::sampleInserted(const std::vector<PartitionRef> &parts,
                                  QVariantList &binds) const {
     const QString where = sampleFilter(QStringLiteral("s"), parts, binds);
+    if (keepsEveryRow()) // every staged row is inserted
+        return sampleSelect(parts, {QStringLiteral("s")},
+                            q(kStage) % QStringLiteral(" AS s WHERE ") % where,
+                            QStringLiteral("s"));
     return sampleSelect(parts, {QStringLiteral("s")},
                         q(kStage) % QStringLiteral(" AS s WHERE ") % where %
                             QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % tgt() %
@@ -92,6 +96,14 @@ QString BatchSql::sampleUnchanged(const std::vector<PartitionRef> &parts,
 }
 
 QString BatchSql::sampleDeleted(const std::vector<PartitionRef> &parts, QVariantList &binds) const {
+    if (keepsEveryRow()) // delete_insert: the target rows of a staged key
+        return sampleSelect(parts, {QStringLiteral("t")},
+                            tgt() % QStringLiteral(" AS t WHERE ") %
+                                sampleFilter(QStringLiteral("t"), parts, binds) %
+                                QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage) %
+                                QStringLiteral(" AS s WHERE ") %
+                                stageKeyMatch(QStringLiteral("t")) % u')',
+                            QStringLiteral("t"));
     return sampleSelect(
         parts, {QStringLiteral("t")},
         tgt() % QStringLiteral(" AS t WHERE ") % sampleFilter(QStringLiteral("t"), parts, binds) %

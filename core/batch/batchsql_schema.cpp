@@ -165,7 +165,8 @@ QString BatchSql::indexImages() const {
     // A merge's restores match keys; a dataset without one (every column
     // its key) is looked up by partition alone: its values may be long
     // texts or types a B-tree cannot order.
-    if (m_dataset->write == WriteMode::Merge && !m_dataset->key.isEmpty())
+    if ((m_dataset->write == WriteMode::Merge || m_dataset->write == WriteMode::DeleteInsert) &&
+        !m_dataset->key.isEmpty())
         for (const QString &k : m_dataset->key.mid(0, 8))
             if (!cols.contains(k) && (!m_imagesColumns || m_imagesColumns->contains(k)))
                 cols << k;

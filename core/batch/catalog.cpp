@@ -83,6 +83,10 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
             if (!dataset.key.contains(col) &&
                 (col != dataset.partitionColumn || !dataset.partitionGranularity.isEmpty()))
                 c.values << col;
+    for (const QString &col : c.values)
+        if ((dataset.mergeUpdateColumns.isEmpty() || dataset.mergeUpdateColumns.contains(col)) &&
+            !dataset.mergeExcludeColumns.contains(col))
+            c.updated << col;
     auto exists = db.hasRelation(dataset.target);
     if (!exists)
         return fail(exists.error());

@@ -24,6 +24,9 @@ struct DatasetCatalog {
     QList<int> columnTypes; // their engine type ids (Database::selectColumns)
     QStringList key;        // the dataset's key, or every column when it has none
     QStringList values;     // columns that are neither key nor partition
+    // The values a merge compares and updates: `values`, narrowed by
+    // merge_update_columns or merge_exclude_columns.
+    QStringList updated;
     bool targetExists = false;
     QHash<QString, QString>
         targetTypes;               // the target's column types, by name (empty before it exists)

@@ -135,7 +135,9 @@ Result<PartitionLayout> PartitionLayout::resolve(const Database &db, const Datas
     if (dataset.write != WriteMode::OverwritePartition && !boundsOnly) {
         l.m_whole = dataset.write == WriteMode::Scd2
                         ? QStringLiteral("an scd2 dimension's versions are reconciled in place")
-                        : QStringLiteral("a merge changes rows in place");
+                    : dataset.write == WriteMode::Merge
+                        ? QStringLiteral("a merge changes rows in place")
+                        : QStringLiteral("a %1 changes rows in place").arg(enumName(dataset.write));
         return l;
     }
     if (!BatchDialect::of(db.dialect()).swapsPartitions()) {

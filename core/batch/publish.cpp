@@ -170,6 +170,35 @@ Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     }
     if (sql.isScd2()) // one month per chunk: its before-images and reconciliation
         return scd2Publish(db, sql, parts.front(), runId);
+    if (dataset.keepsEveryRow()) {
+        // delete_insert: the deleted rows' images, the staged keys (what a
+        // rollback deletes by), the delete, every staged row inserted.
+        // append: the staged rows themselves, then the insert.
+        qint64 deleted = 0, staged = 0;
+        for (const PartitionResult &p : parts) {
+            deleted += p.deleted;
+            staged += p.stagedRows;
+        }
+        if (deleted > 0) {
+            QVariantList binds{runId};
+            if (auto r = db.exec(sql.saveImagesDeletedByKey(binds), binds); !r)
+                return fail(r.error());
+        }
+        if (staged > 0)
+            if (auto r = db.exec(sql.saveImagesStaged(), {runId}); !r)
+                return fail(r.error());
+        if (deleted > 0) {
+            QVariantList binds;
+            if (auto r = db.exec(sql.deleteByStagedKeys(binds), binds); !r)
+                return fail(r.error());
+        }
+        if (staged > 0) {
+            QVariantList binds;
+            if (auto r = db.exec(sql.insertStaged(sql.quotedTarget(), nullptr, binds), binds); !r)
+                return fail(r.error());
+        }
+        return {};
+    }
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
     qint64 inserted = 0, updated = 0, staged = 0;
     for (const PartitionResult &p : parts) {

@@ -218,33 +218,6 @@ bool folds(const MapOptions &o) {
     return o.engine != QLatin1String("sqlite");
 }
 
-// Whether the project's tests say `key` is unique: dbt's `unique` on its
-// one column, or dbt_utils' unique_combination_of_columns on its columns.
-bool keyTestedUnique(const Node &n, const QStringList &key, const MapOptions &o) {
-    for (const Test &t : n.tests) {
-        if (t.severity == QLatin1String("warn") || !t.where.isEmpty())
-            continue;
-        if (t.nameSpace.isEmpty() && t.name == QLatin1String("unique") &&
-            key == QStringList{columnName(t.column, folds(o))})
-            return true;
-        if (t.name == QLatin1String("unique_combination_of_columns")) {
-            const auto cols = t.kwargs.find("combination_of_columns");
-            if (cols == t.kwargs.end() || !cols->is_array())
-                continue;
-            QStringList names;
-            for (const auto &c : *cols)
-                if (c.is_string())
-                    names << columnName(QString::fromStdString(c.get<std::string>()), folds(o));
-            names.sort();
-            QStringList sorted = key;
-            sorted.sort();
-            if (names == sorted)
-                return true;
-        }
-    }
-    return false;
-}
-
 // The gates of a node's tests; the others in `unmapped`, with the reason.
 // `written`: columns Rewind writes after staging (a snapshot's validity),
 // which the staged rows do not hold.
@@ -493,21 +466,22 @@ MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
             if (key.isEmpty())
                 return leaveOut(
                     QStringLiteral("incremental strategy %1 with no unique_key").arg(strategy));
-            // delete+insert keeps every row of a key (a key may be a day);
-            // Rewind keeps one per key: only where the project's tests say
-            // the key is unique. (merge: the database refuses two source
-            // rows for one key.)
-            if (strategy == QLatin1String("delete+insert") && !keyTestedUnique(n, key, o))
-                return leaveOut(QStringLiteral("delete+insert on %1, which no unique test says is "
-                                               "unique: dbt keeps every row of a key, Rewind one")
-                                    .arg(key.join(u',')));
-            out.write = QStringLiteral("merge");
+            // delete+insert keeps every row of a key (a key may be a day):
+            // Rewind's delete_insert, as dbt runs it. (merge: the database
+            // refuses two source rows for one key; Rewind keeps the latest.)
+            out.write = strategy == QLatin1String("merge") ? QStringLiteral("merge")
+                                                           : QStringLiteral("delete_insert");
+            // dbt's predicates narrow the rows of the target a run reads
+            // (SQL on DBT_INTERNAL_DEST); Rewind narrows by partition.
+            if (!n.incrementalPredicates.isEmpty())
+                return leaveOut(QStringLiteral("incremental_predicates (%1): Rewind narrows a run "
+                                               "by its partitions, not by SQL on the target")
+                                    .arg(n.incrementalPredicates.join(QStringLiteral("; "))));
         } else if (strategy == QLatin1String("insert_overwrite") ||
                    strategy == QLatin1String("microbatch")) {
             out.write = QStringLiteral("overwrite_partition");
         } else if (strategy == QLatin1String("append")) {
-            return leaveOut(QStringLiteral("incremental strategy append (no unique_key): a re-run "
-                                           "cannot tell its rows from new ones"));
+            out.write = QStringLiteral("append"); // a re-run appends its rows again, as dbt's
         } else {
             return leaveOut(
                 QStringLiteral("incremental strategy %1 is not one Rewind maps").arg(strategy));
@@ -543,9 +517,12 @@ MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
                 return leaveOut(
                     QStringLiteral("its partition \"%1\" is an expression, not a column")
                         .arg(field));
-            // A merge matches keys across the table: partitions only where
-            // the partition is part of the key (a row cannot move).
-            if (out.write == QLatin1String("merge") && !key.contains(partition)) {
+            // A merge or a delete+insert matches keys across the table:
+            // partitions only where the partition is part of the key (a
+            // row cannot move).
+            if ((out.write == QLatin1String("merge") ||
+                 out.write == QLatin1String("delete_insert")) &&
+                !key.contains(partition)) {
                 partition.clear();
                 grain.clear();
             }
@@ -572,18 +549,32 @@ MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
         spec["partition_column"] = s(partition);
     if (!grain.isEmpty())
         spec["partition_granularity"] = s(grain);
-    if (out.write == QLatin1String("merge")) { // overwrites keep every row, as dbt does
+    const bool keyed =
+        out.write == QLatin1String("merge") || out.write == QLatin1String("delete_insert");
+    if (keyed) { // overwrites and appends keep every row, as dbt does
         OJson k = OJson::array();
         for (const QString &c : key)
             k.push_back(s(c));
         spec["key"] = k;
     }
+    if (out.write == QLatin1String("merge"))
+        for (const auto &[field, list] :
+             {std::pair{"merge_update_columns", &n.mergeUpdateColumns},
+              std::pair{"merge_exclude_columns", &n.mergeExcludeColumns}})
+            if (!list->isEmpty()) {
+                OJson cols = OJson::array();
+                for (const QString &c : *list)
+                    cols.push_back(s(columnName(c, folds(o))));
+                spec[field] = cols;
+            }
     spec["write"] = s(out.write);
     if (n.onSchemaChange == QLatin1String("append_new_columns") ||
         n.onSchemaChange == QLatin1String("sync_all_columns") ||
         n.onSchemaChange == QLatin1String("fail"))
         spec["on_schema_change"] = s(n.onSchemaChange);
-    OJson checks = checksOf(n, key, m, o, out.unmappedTests);
+    // Only a merge keeps one staged row per key (a unique test on its key cannot fail).
+    OJson checks = checksOf(n, out.write == QLatin1String("merge") ? key : QStringList(), m, o,
+                            out.unmappedTests);
     out.checks = int(checks.size());
     if (!checks.empty())
         spec["checks"] = checks;
@@ -591,7 +582,7 @@ MappedNode mapNode(const Node &n, const Manifest &m, const MapOptions &o) {
     if (!n.checksum.isEmpty())
         spec["dbt"]["checksum"] = s(n.checksum);
     out.mapped = true;
-    if (out.write == QLatin1String("merge"))
+    if (keyed)
         out.key = key;
     out.partition = partition;
     out.granularity = grain;

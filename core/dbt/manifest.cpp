@@ -91,6 +91,16 @@ Result<Node> readNode(const std::string &key, const Json &n) {
     if (!uniqueKey)
         return fail(uniqueKey.error());
     node.uniqueKey = *uniqueKey;
+    for (const auto &[field, list] :
+         {std::pair{"merge_update_columns", &node.mergeUpdateColumns},
+          std::pair{"merge_exclude_columns", &node.mergeExcludeColumns},
+          std::pair{"incremental_predicates", &node.incrementalPredicates}}) {
+        auto values = stringOrList(member(config, field), node.uniqueId,
+                                   QStringLiteral("config.") % QLatin1String(field));
+        if (!values)
+            return fail(values.error());
+        *list = *values;
+    }
     node.eventTime = text(config, "event_time");
     node.batchSize = text(config, "batch_size");
     node.begin = text(config, "begin");

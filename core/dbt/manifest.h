@@ -49,7 +49,11 @@ struct Node {
     QString materialized; // table, view, incremental, ephemeral, snapshot, seed, ...
     QString incrementalStrategy; // merge, delete+insert, insert_overwrite, microbatch, append
     QStringList uniqueKey;       // a string or a list in the manifest
-    QString checksum;            // checksum.checksum
+    // merge_update_columns, merge_exclude_columns; incremental_predicates
+    QStringList mergeUpdateColumns;
+    QStringList mergeExcludeColumns;
+    QStringList incrementalPredicates;
+    QString checksum; // checksum.checksum
     QString rawCode;
     QString compiledCode; // empty unless the manifest came from dbt compile / run
     bool compiled = false;

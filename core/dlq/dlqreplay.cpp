@@ -168,7 +168,7 @@ Status DlqReplayer::requirePrivileges() {
                     return s;
         } else if (const DatasetSpec *dataset = m_spec.dataset(p.name);
                    dataset && p.kind == QLatin1String("dataset") &&
-                   dataset->write != WriteMode::Scd2) {
+                   dataset->write != WriteMode::Scd2 && !dataset->keepsEveryRow()) {
             // Merged by key: rows already there are updated; without a key,
             // inserted only.
             privileges::addTable(needs, dataset->target,
@@ -247,12 +247,11 @@ Status DlqReplayer::planSource(SourcePlan &p) {
         return {};
     }
     p.dest = QStringLiteral("target ") % p.dataset->target;
-    if (p.dataset->write == WriteMode::Scd2) {
+    if (p.dataset->write == WriteMode::Scd2 || p.dataset->keepsEveryRow()) {
         p.problemClass = QStringLiteral("unsupported");
-        p.problem =
-            QStringLiteral(
-                "dataset \"%1\" writes scd2: re-run its partition instead of replaying rows")
-                .arg(p.name);
+        p.problem = QStringLiteral(
+                        "dataset \"%1\" writes %2: re-run its partition instead of replaying rows")
+                        .arg(p.name, enumName(p.dataset->write));
         return {};
     }
     auto exists = m_db.hasRelation(p.dataset->target);

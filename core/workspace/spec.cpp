@@ -259,6 +259,8 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
     d.key = f.strings("key");
     d.fedBy = f.strings("fed_by");
     d.orderBy = f.string("order_by");
+    d.mergeUpdateColumns = f.strings("merge_update_columns");
+    d.mergeExcludeColumns = f.strings("merge_exclude_columns");
     const QString write = f.has("write") ? f.string("write") : enumName(d.write);
     if (const auto mode = enumFromName<WriteMode>(write))
         d.write = *mode;
@@ -288,8 +290,22 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
         f.error(QStringLiteral("write"), QStringLiteral("unknown write mode \"") % write %
                                              QStringLiteral("\" (known: ") %
                                              enumNames<WriteMode>() % u')');
-    if (knownWrite && d.write != WriteMode::OverwritePartition && d.key.isEmpty() && !f.has("key"))
+    if (knownWrite && d.write != WriteMode::OverwritePartition && d.write != WriteMode::Append &&
+        d.key.isEmpty() && !f.has("key"))
         f.error(QStringLiteral("key"), QStringLiteral("is required for write \"") % write % u'"');
+    for (const char *field : {"merge_update_columns", "merge_exclude_columns"})
+        if (knownWrite && f.has(field) && d.write != WriteMode::Merge)
+            f.error(QLatin1String(field),
+                    QStringLiteral("is only used with \"write\": \"merge\" (write is \"") % write %
+                        QStringLiteral("\")"));
+    if (!d.mergeUpdateColumns.isEmpty() && !d.mergeExcludeColumns.isEmpty())
+        f.error(QStringLiteral("merge_exclude_columns"),
+                QStringLiteral("cannot be given with \"merge_update_columns\": one names the "
+                               "columns a match updates, the other those it does not"));
+    if (knownWrite && d.keepsEveryRow() && !d.orderBy.isEmpty())
+        f.error(QStringLiteral("order_by"),
+                QStringLiteral("picks the latest row of a key, but write \"") % write %
+                    QStringLiteral("\" keeps every staged row"));
     if (f.has("key") && d.key.isEmpty() && value["key"].is_array())
         f.error(QStringLiteral("key"), QStringLiteral("must name at least one column"));
     if (!lateness.isEmpty()) {

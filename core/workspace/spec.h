@@ -35,12 +35,19 @@ enum class WriteMode {
     Merge,              // insert new keys, update changed rows
     OverwritePartition, // replace each partition in scope
     Scd2,               // versions with valid_from/valid_to/current
+    // dbt's delete+insert: in each partition, the target's rows whose key is
+    // among the staged rows are deleted and every staged row inserted (no
+    // dedupe: a key may hold several rows).
+    DeleteInsert,
+    Append, // dbt's append: every staged row inserted, nothing deleted or updated
 };
 template <> struct EnumNames<WriteMode> {
     static constexpr std::pair<WriteMode, std::string_view> names[] = {
         {WriteMode::Merge, "merge"},
         {WriteMode::OverwritePartition, "overwrite_partition"},
-        {WriteMode::Scd2, "scd2"}};
+        {WriteMode::Scd2, "scd2"},
+        {WriteMode::DeleteInsert, "delete_insert"},
+        {WriteMode::Append, "append"}};
 };
 
 // What a run does when the transform's columns differ from the target's
@@ -128,6 +135,12 @@ struct DatasetSpec {
     QStringList key;
     QString orderBy;
     WriteMode write = WriteMode::Merge;
+    // merge only, as dbt's merge_update_columns / merge_exclude_columns: a
+    // matched key's row has these columns updated (or all but these), the
+    // others keep the target's values; an unmatched key is inserted whole.
+    // At most one of the two is given.
+    QStringList mergeUpdateColumns;
+    QStringList mergeExcludeColumns;
     SchemaChangePolicy onSchemaChange = SchemaChangePolicy::Fail;
     QString eventTime;
     QString ingestTime;
@@ -151,6 +164,11 @@ struct DatasetSpec {
 
     bool partitioned() const { return !partitionColumn.isEmpty(); }
     bool hasWatermark() const { return allowedLatenessSeconds.has_value(); }
+    // delete_insert and append: the staged rows are every source row of the
+    // scope, not one per key.
+    bool keepsEveryRow() const {
+        return write == WriteMode::DeleteInsert || write == WriteMode::Append;
+    }
 };
 
 struct Spec {

@@ -259,6 +259,17 @@ private:
         for (const QString &k : d.key)
             column(ctx, QStringLiteral("key"), k, cols, where);
         column(ctx, QStringLiteral("order_by"), d.orderBy, cols, where);
+        for (const auto &[field, list] :
+             {std::pair{QStringLiteral("merge_update_columns"), &d.mergeUpdateColumns},
+              std::pair{QStringLiteral("merge_exclude_columns"), &d.mergeExcludeColumns}})
+            for (const QString &c : *list) {
+                column(ctx, field, c, cols, where);
+                if (d.key.contains(c) || c == d.partitionColumn)
+                    error(ctx, field,
+                          QStringLiteral("\"") % c %
+                              QStringLiteral("\" is part of the key or the partition: a match "
+                                             "never changes it"));
+            }
         column(ctx, QStringLiteral("event_time"), d.eventTime, cols, where);
         column(ctx, QStringLiteral("ingest_time"), d.ingestTime, cols, where);
         if (d.scd2) {

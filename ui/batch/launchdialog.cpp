@@ -81,8 +81,14 @@ LaunchDialog::LaunchDialog(const RunResult &plan, QWidget *parent)
                             .arg(plan.schemaChange.describe().toHtmlEscaped()));
     html += row.arg(tr("Locked plan"), plan.planId.toHtmlEscaped());
     html +=
-        row.arg(tr("Rows"), tr("%1 staged, %2 duplicates dropped")
-                                .arg(fmt::number(t.stagedRows), fmt::number(t.duplicatesDropped)));
+        row.arg(tr("Rows"),
+                plan.mode == WriteMode::DeleteInsert
+                    ? tr("%1 staged, every row of %2 keys replaced")
+                          .arg(fmt::number(t.stagedRows), fmt::number(t.keysTouched.value_or(0)))
+                : plan.mode == WriteMode::Append
+                    ? tr("%1 staged, every one appended").arg(fmt::number(t.stagedRows))
+                    : tr("%1 staged, %2 duplicates dropped")
+                          .arg(fmt::number(t.stagedRows), fmt::number(t.duplicatesDropped)));
     html += row.arg(tr("Changes"), tr("<b>%1</b> inserted, <b>%2</b> updated, <b "
                                       "style='color:%5'>%3</b> deleted, %4 unchanged")
                                        .arg(fmt::number(t.inserted), fmt::number(t.updated),

@@ -449,8 +449,19 @@ void PreviewPage::showResult(RunResult result) {
 
     const PartitionResult t = r.totals();
     m_staged->setValue(fmt::number(t.stagedRows));
-    m_duplicates->setValue(fmt::number(t.duplicatesDropped));
-    m_duplicates->setAlert(t.duplicatesDropped > 0);
+    // A delete_insert keeps every staged row (none is dropped): its tile
+    // says how many keys it replaces instead.
+    if (r.mode == WriteMode::DeleteInsert) {
+        m_duplicates->setCaption(tr("keys touched"));
+        m_duplicates->setValue(fmt::number(t.keysTouched.value_or(0)),
+                               tr("Each key's rows in the partition are deleted, then every "
+                                  "staged row is inserted"));
+        m_duplicates->setAlert(false);
+    } else {
+        m_duplicates->setCaption(tr("duplicates dropped"));
+        m_duplicates->setValue(fmt::number(t.duplicatesDropped));
+        m_duplicates->setAlert(t.duplicatesDropped > 0);
+    }
     m_inserted->setValue(fmt::number(t.inserted));
     m_updated->setValue(fmt::number(t.updated));
     m_deleted->setValue(fmt::number(t.deleted));

@@ -40,4 +40,8 @@ QString StatTile::value() const {
     return m_value->text();
 }
 
+void StatTile::setCaption(const QString &caption) {
+    m_caption->setText(caption);
+}
+
 } // namespace rw

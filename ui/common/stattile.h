@@ -13,6 +13,7 @@ public:
     explicit StatTile(const QString &caption, QWidget *parent = nullptr);
 
     void setValue(const QString &value, const QString &toolTip = {});
+    void setCaption(const QString &caption);
     // Draws the value in a warning colour when `on`.
     void setAlert(bool on);
     QString value() const;
