@@ -1,5 +1,5 @@
 // Crash matrix: rewindctl killed with SIGKILL at every failpoint of a batch
-// run (merge and overwrite), of finalize and of recover, then resumed or
+// run (merge, overwrite and delete_insert), of finalize and of recover, then resumed or
 // re-run, leaves the target exactly as an uninterrupted run does: no
 // duplicate, no gap, a consistent run ledger, and a database that passes
 // PRAGMA integrity_check. The kill is a real SIGKILL of a child process,
@@ -106,6 +106,8 @@ private Q_SLOTS:
                     QStringLiteral("INSERT INTO raw SELECT order_id, dt, amount + 1, "
                                    "'2025-05-11T00:00:00Z' FROM raw WHERE order_id % 10 = 0"),
                     QStringLiteral("CREATE INDEX raw_dt ON raw (dt)"),
+                    // fact_di's transform looks each row's later versions up
+                    QStringLiteral("CREATE INDEX raw_versions ON raw (order_id, dt, updated_at)"),
                     QStringLiteral("CREATE TABLE fact (order_id INTEGER, dt TEXT, amount DOUBLE "
                                    "PRECISION, updated_at TEXT)"),
                     QStringLiteral("INSERT INTO fact SELECT order_id, dt, CASE WHEN dt = "
@@ -117,16 +119,20 @@ private Q_SLOTS:
             m_initial = db.url().text;
         } // closing the last connection checkpoints the WAL, so a plain file copy is the whole
           // database
-        // The same repair by merge and by overwrite; `late` is finalized by the
+        // The same repair by merge, by overwrite and by delete_insert (of the
+        // latest version of each row, which the others dedupe to); `late` is finalized by the
         // watermark (every day is past it) into a target its first publish creates.
-        m_spec =
-            testsupport::writeFile(m_dir, QStringLiteral("crash.json"), R"({"datasets": {"fact": {
+        m_spec = testsupport::writeFile(m_dir, QStringLiteral("crash.json"),
+                                        R"spec({"datasets": {"fact": {
             "source": "raw", "target": "fact", "partition_column": "dt", "key": ["order_id"], "order_by": "updated_at",
             "write": "merge", "checks": [{"type": "row_count", "min": 1}, {"type": "unique_key"}]},
           "fact_ow": {"source": "raw", "target": "fact", "partition_column": "dt", "key": ["order_id"], "order_by": "updated_at",
             "write": "overwrite_partition", "checks": [{"type": "row_count", "min": 1}]},
+          "fact_di": {"transform": "SELECT order_id, dt, amount, updated_at FROM raw AS r WHERE NOT EXISTS (SELECT 1 FROM raw AS n WHERE n.order_id = r.order_id AND n.dt = r.dt AND n.updated_at > r.updated_at)",
+            "target": "fact", "partition_column": "dt", "key": ["order_id"],
+            "write": "delete_insert", "checks": [{"type": "row_count", "min": 1}]},
           "late": {"transform": "SELECT order_id, dt, amount, updated_at FROM raw", "target": "late_fact", "partition_column": "dt",
-            "key": ["order_id"], "order_by": "updated_at", "write": "merge", "event_time": "updated_at", "allowed_lateness": "1h"}}})");
+            "key": ["order_id"], "order_by": "updated_at", "write": "merge", "event_time": "updated_at", "allowed_lateness": "1h"}}})spec");
         // Make sure the control schema exists in the template, as on a workspace in use.
         QVERIFY(rewindctl(QStringList{QStringLiteral("datasets")} + ws(m_initial)).exitCode == 0);
 
@@ -146,7 +152,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("dataset");
         QTest::addColumn<QString>("failpoint");
         QTest::addColumn<int>("committed");
-        for (const char *dataset : {"fact", "fact_ow"})
+        for (const char *dataset : {"fact", "fact_ow", "fact_di"})
             for (const auto &[label, point, committed] : testsupport::batchRunFailpoints())
                 QTest::addRow("%s, %s", dataset, label)
                     << QString::fromUtf8(dataset) << QString::fromUtf8(point) << committed;
@@ -179,7 +185,7 @@ private Q_SLOTS:
             {"days 4-5 committed", "after-commit:3", 5},
             {"starting day 6", "chunk-start:4", 5},
         };
-        for (const char *dataset : {"fact", "fact_ow"})
+        for (const char *dataset : {"fact", "fact_ow", "fact_di"})
             for (const auto &[label, point, committed] : points)
                 QTest::addRow("%s, %s", dataset, label)
                     << QString::fromUtf8(dataset) << QString::fromUtf8(point) << committed;
