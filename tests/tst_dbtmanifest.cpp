@@ -19,6 +19,29 @@ using namespace rw;
 
 using namespace dbtdata;
 
+// A workspace of three datasets for --dbt-results: a microbatch model's by
+// day, a model with a failing test, and one not made from dbt.
+const QByteArray kResultsSpec = R"json({"datasets": {
+          "events_mb": {"transform": "SELECT id, ts FROM raw_events", "target": "events_mb",
+            "partition_column": "ts", "partition_granularity": "day", "write": "overwrite_partition",
+            "dbt": {"unique_id": "model.mb.events_mb"}},
+          "fct_sales": {"source": "raw_sales", "target": "fct_sales", "partition_column": "dt",
+            "key": ["order_id"], "dbt": {"unique_id": "model.shop.fct_sales"}},
+          "plain": {"source": "raw_sales", "target": "plain", "key": ["order_id"]}}})json";
+
+// dbt's results of a `dbt test` with a failed test of fct_sales and one of a
+// model no manifest here names. (The URL is split: moc reads a // in a raw
+// string as a comment.)
+const QByteArray kTestFailed = R"({"metadata": {"dbt_schema_version": "https:/)"
+                               R"(/schemas.getdbt.com/dbt/run-results/v6.json",
+                "dbt_version": "1.10.15", "generated_at": "2026-12-06T19:20:00Z"},
+              "results": [
+                {"status": "fail", "message": "Got 1 result, configured to fail if != 0", "failures": 1,
+                 "unique_id": "test.shop.unique_fct_sales_order_id"},
+                {"status": "fail", "message": "Got 2 results, configured to fail if != 0", "failures": 2,
+                 "unique_id": "test.other.not_null_x_id"},
+                {"status": "success", "message": "SELECT 2", "unique_id": "model.shop.fct_sales"}]})";
+
 class TestDbtManifest : public QObject {
     Q_OBJECT
 
@@ -396,6 +419,105 @@ private Q_SLOTS:
         QVERIFY2(back.exitCode == 0, back.err.constData());
         QCOMPARE(count(QStringLiteral("1 = 1")), 3);
         QCOMPARE(count(QStringLiteral("id = 2 AND dbt_valid_to IS NULL AND tier = 'silver'")), 1);
+    }
+
+    // dbt's failures as Rewind's work list. On a run_results.json dbt
+    // wrote for a microbatch model whose batches of 2025-01-02 and -03
+    // failed: `partitions --dbt-results` marks those two days (and not the
+    // one dbt built); `preview --dbt-results` scopes to them and a run
+    // publishes exactly them. A failed test marks every partition of its
+    // model (attributed by the manifest beside the file); one no manifest
+    // names is listed as such.
+    void dbtResultsBecomeTheWorkList() {
+        REWIND_REQUIRE_ENGINE();
+        QTemporaryDir dir;
+        Database db = testsupport::makeDatabase(
+            dir, QStringLiteral("results.db"),
+            {QStringLiteral("CREATE TABLE raw_events (id INTEGER, ts TIMESTAMP)"),
+             QStringLiteral("INSERT INTO raw_events VALUES (1, '2025-01-01 10:00:00'), (2, "
+                            "'2025-01-02 11:00:00'), (3, '2025-01-03 12:00:00'), (4, "
+                            "'2025-01-03 13:00:00')"),
+             QStringLiteral("CREATE TABLE raw_sales (order_id INTEGER, dt TEXT)"),
+             QStringLiteral("INSERT INTO raw_sales VALUES (1, '2025-01-01'), (2, '2025-01-02')")});
+        const QString url = db.url().text;
+        const QString spec = testsupport::writeFile(dir, QStringLiteral("spec.json"), kResultsSpec);
+        const QString microbatch =
+            QStringLiteral(REWIND_TESTS_DIR "/dbt/run_results_microbatch.json");
+        const auto cli = [&](const QStringList &args) {
+            return testsupport::runCli(
+                args + QStringList{QStringLiteral("--db"), url, QStringLiteral("--spec"), spec});
+        };
+        const auto marks = [&](const testsupport::CliResult &r) {
+            QStringList out;
+            for (const auto &v : QJsonDocument::fromJson(r.out.toUtf8())
+                                     .object()[QStringLiteral("partitions")]
+                                     .toArray())
+                out << v.toObject()[QStringLiteral("partition")].toString() + u'=' +
+                           (v.toObject()[QStringLiteral("dbt_failed")].toBool() ? u'x' : u'-');
+            return out;
+        };
+        const auto listed = cli({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                                 QStringLiteral("events_mb"), QStringLiteral("--dbt-results"),
+                                 microbatch, QStringLiteral("--json")});
+        QVERIFY2(listed.exitCode == 0, qPrintable(listed.err));
+        QCOMPARE(marks(listed),
+                 (QStringList{QStringLiteral("2025-01-01=-"), QStringLiteral("2025-01-02=x"),
+                              QStringLiteral("2025-01-03=x")}));
+        QVERIFY(listed.out.contains(
+            QStringLiteral("batch 2025-01-02T00:00:00Z to 2025-01-03T00:00:00Z failed")));
+        const auto run = cli({QStringLiteral("run"), QStringLiteral("--dataset"),
+                              QStringLiteral("events_mb"), QStringLiteral("--dbt-results"),
+                              microbatch, QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(marks(run),
+                 (QStringList{QStringLiteral("2025-01-02=-"), QStringLiteral("2025-01-03=-")}));
+        QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT COUNT(*) FROM events_mb")), 3);
+        QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT MIN(id) FROM events_mb")), 2);
+
+        // A failed test, attributed by the manifest beside the file; one
+        // the manifest does not name.
+        QTemporaryDir target;
+        testsupport::writeFile(target, QStringLiteral("manifest.json"),
+                               manifest(QStringLiteral("v12"), kShop));
+        const QString tested =
+            testsupport::writeFile(target, QStringLiteral("run_results.json"), kTestFailed);
+        const auto sales = cli({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                                QStringLiteral("fct_sales"), QStringLiteral("--dbt-results"),
+                                tested, QStringLiteral("--json")});
+        QVERIFY2(sales.exitCode == 0, qPrintable(sales.err));
+        QCOMPARE(marks(sales),
+                 (QStringList{QStringLiteral("2025-01-01=x"), QStringLiteral("2025-01-02=x")}));
+        const QJsonObject results = QJsonDocument::fromJson(sales.out.toUtf8())
+                                        .object()[QStringLiteral("dbt_results")]
+                                        .toObject();
+        QCOMPARE(results[QStringLiteral("unattributed_tests")].toArray().size(), 1);
+        QVERIFY(sales.out.contains(
+            QStringLiteral("dbt test failed: test.shop.unique_fct_sales_order_id: Got 1 result")));
+
+        // What cannot be a work list is refused, naming why, and nothing runs.
+        const qint64 runsBefore =
+            testsupport::scalarAt(url, QStringLiteral("SELECT COUNT(*) FROM rewind_runs"));
+        QVERIFY(runsBefore > 0);
+        const auto refused = [&](const QStringList &args, const QString &why) {
+            const auto r = cli(args);
+            QVERIFY2(r.exitCode == 2 && r.err.contains(why), qPrintable(r.err + r.out));
+        };
+        const QString manifestFile = target.filePath(QStringLiteral("manifest.json"));
+        refused({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                 QStringLiteral("fct_sales"), QStringLiteral("--dbt-results"), manifestFile},
+                QStringLiteral("/manifest/v12.json file, not run results"));
+        refused({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("plain"),
+                 QStringLiteral("--dbt-results"), microbatch},
+                QStringLiteral("dataset \"plain\" was not imported from a dbt model"));
+        refused({QStringLiteral("preview"), QStringLiteral("--dataset"),
+                 QStringLiteral("events_mb"), QStringLiteral("--dbt-results"), microbatch,
+                 QStringLiteral("--partition"), QStringLiteral("2025-01-01")},
+                QStringLiteral("without --partition"));
+        refused({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fct_sales"),
+                 QStringLiteral("--dbt-results"), microbatch, QStringLiteral("--execute")},
+                QStringLiteral("left no partition of dataset \"fct_sales\""));
+        QCOMPARE(testsupport::scalarAt(url, QStringLiteral("SELECT COUNT(*) FROM rewind_runs")),
+                 runsBefore);
     }
 
     void badInputIsNamed_data() {

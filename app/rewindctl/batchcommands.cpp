@@ -4,6 +4,8 @@
 #include "core/batch/batchjson.h"
 #include "core/batch/partitions.h"
 #include "core/batch/runs.h"
+#include "core/dbt/drift.h"
+#include "core/dbt/runresults.h"
 #include "core/recovery/recovery.h"
 
 #include <QStringBuilder>
@@ -37,9 +39,49 @@ const QCommandLineOption kLimit({QStringLiteral("limit")},
                                 QStringLiteral("At most N rows (default 50)."), QStringLiteral("N"),
                                 QStringLiteral("50"));
 
+const QCommandLineOption
+    kDbtResults({QStringLiteral("dbt-results")},
+                QStringLiteral("The partitions dbt's run (its run_results.json) failed: of the "
+                               "failed batches, or every one of a model whose run or test failed."),
+                QStringLiteral("RUN_RESULTS"));
+
 void scopeOptions(QCommandLineParser &p) {
     workspaceOptions(p);
-    p.addOptions({kDataset, kPartition, kFrom, kTo, kStale, kSchemaBehind, kSamples});
+    p.addOptions({kDataset, kPartition, kFrom, kTo, kStale, kSchemaBehind, kSamples, kDbtResults});
+}
+
+// --dbt-results: the scope is the partitions dbt's run left to redo
+// (listed as `partitions --dbt-results` marks them). Refused with another
+// scope option, for a dataset not made from dbt, or when none is left.
+Status scopeFromDbtResults(const Context &ctx, const Workspace &ws, const DatasetSpec &dataset,
+                           BatchOptions &options) {
+    const QString path = ctx.parser.value(kDbtResults);
+    for (const char *other : {"partition", "from", "to", "stale", "schema-behind"})
+        if (ctx.given(QLatin1String(other)))
+            return badInput(QStringLiteral("--dbt-results picks the partitions itself: give it "
+                                           "without --%1")
+                                .arg(QLatin1String(other)));
+    if (!dataset.dbt)
+        return badInput(QStringLiteral("--dbt-results: dataset \"%1\" was not imported from a "
+                                       "dbt model (its spec has no \"dbt\")")
+                            .arg(dataset.name));
+    auto results = dbt::loadRunResults(path, dbt::manifestFor(ws.spec, QString()));
+    if (!results)
+        return fail(results.error());
+    // One partition, the whole table: the default scope.
+    if (!dataset.partitioned() && dbt::failureOf(*results, dataset, std::nullopt))
+        return {};
+    auto parts = listPartitions(ws.db, dataset);
+    if (!parts)
+        return fail(parts.error());
+    for (const PartitionInfo &p : *parts)
+        if (p.partition && dbt::failureOf(*results, dataset, p.partition))
+            options.scope.partitions << *p.partition;
+    if (options.scope.partitions.isEmpty())
+        return badInput(QStringLiteral("%1: dbt's run left no partition of dataset \"%2\" (model "
+                                       "%3) to redo")
+                            .arg(path, dataset.name, dataset.dbt->uniqueId));
+    return {};
 }
 
 Result<BatchOptions> batchOptions(const Context &ctx, bool withScope) {
@@ -154,6 +196,9 @@ Status runBatch(Context &ctx, bool forcePreview) {
     if (!wd)
         return fail(wd.error());
     const auto &[ws, dataset] = *wd;
+    if (ctx.given(QStringLiteral("dbt-results")))
+        if (auto s = scopeFromDbtResults(ctx, ws, *dataset, *options); !s)
+            return s;
     if (forcePreview)
         options->execute = false;
     auto result =

@@ -3,6 +3,7 @@
 #include "core/batch/partitions.h"
 #include "core/dbt/dbtproject.h"
 #include "core/dbt/drift.h"
+#include "core/dbt/runresults.h"
 #include "core/demo/demo.h"
 #include "core/recovery/recovery.h"
 
@@ -290,6 +291,13 @@ Status runStreams(Context &ctx) {
 
 // --- partitions ---------------------------------------------------------------
 
+const QCommandLineOption
+    kDbtResults({QStringLiteral("dbt-results")},
+                QStringLiteral("dbt's run_results.json: mark the partitions of the batches, and "
+                               "the models, its run failed (a test's model by the manifest.json "
+                               "beside it, else the spec's)."),
+                QStringLiteral("RUN_RESULTS"));
+
 Status runPartitions(Context &ctx) {
     auto wd = datasetOf(ctx);
     if (!wd)
@@ -304,6 +312,21 @@ Status runPartitions(Context &ctx) {
     auto frozen = freezeInfo(wd->first.db, d.name);
     if (!frozen)
         return fail(frozen.error());
+    std::optional<dbt::RunResults> results;
+    if (ctx.given(QStringLiteral("dbt-results"))) {
+        if (!d.dbt)
+            return badInput(QStringLiteral("--dbt-results: dataset \"%1\" was not imported from a "
+                                           "dbt model (its spec has no \"dbt\")")
+                                .arg(d.name));
+        auto read = dbt::loadRunResults(ctx.parser.value(kDbtResults),
+                                        dbt::manifestFor(wd->first.spec, QString()));
+        if (!read)
+            return fail(read.error());
+        results = std::move(*read);
+    }
+    const auto dbtFailure = [&](const PartitionInfo &p) -> std::optional<QString> {
+        return results ? dbt::failureOf(*results, d, p.partition) : std::nullopt;
+    };
     if (ctx.json) {
         Json list = Json::array();
         for (const auto &p : *parts)
@@ -317,12 +340,25 @@ Status runPartitions(Context &ctx) {
                             {"last_published",
                              p.lastPublished.isEmpty() ? Json(nullptr) : Json(s(p.lastPublished))},
                             {"schema_behind", strings(p.schemaBehind)}});
-        for (std::size_t i = 0; i < parts->size(); ++i)
-            if (const PartitionInfo &p = (*parts)[i]; !p.leaf.isEmpty()) {
+        for (std::size_t i = 0; i < parts->size(); ++i) {
+            const PartitionInfo &p = (*parts)[i];
+            if (!p.leaf.isEmpty()) {
                 list[i]["leaf"] = s(p.leaf);
                 list[i]["leaf_bounds"] = s(p.leafBounds);
             }
+            if (results) {
+                const auto why = dbtFailure(p);
+                list[i]["dbt_failed"] = why.has_value();
+                if (why)
+                    list[i]["dbt_message"] = s(*why);
+            }
+        }
         Json j{{"dataset", s(d.name)}, {"partitions", list}};
+        if (results)
+            j["dbt_results"] = {{"path", s(results->path)},
+                                {"dbt_version", s(results->dbtVersion)},
+                                {"generated_at", s(results->generatedAt)},
+                                {"unattributed_tests", strings(results->unattributedTests)}};
         if (d.dbt)
             j["dbt"] = drift->json(d);
         j["frozen"] = *frozen ? Json{{"frozen_at", s((*frozen)->frozenAt)},
@@ -344,6 +380,11 @@ Status runPartitions(Context &ctx) {
         header << QStringLiteral("LEAF") << QStringLiteral("BOUNDS");
         numeric << false << false;
     }
+    if (results) {
+        header << QStringLiteral("DBT");
+        numeric << false;
+    }
+    QStringList dbtFailed; // "partition: why", listed under the table
     TextTable table(header, numeric);
     qint64 source = 0, target = 0, dupes = 0;
     for (const auto &p : *parts) {
@@ -361,6 +402,12 @@ Status runPartitions(Context &ctx) {
                 << (p.leafBounds.isEmpty()
                         ? QStringLiteral("-")
                         : QString(p.leafBounds).remove(QStringLiteral("FOR VALUES ")));
+        if (results) {
+            const auto why = dbtFailure(p);
+            row << (why ? QStringLiteral("failed") : QStringLiteral("-"));
+            if (why)
+                dbtFailed << partitionLabel(p.partition) % QStringLiteral(": ") % *why;
+        }
         table.add(row);
         source += p.sourceRows;
         target += p.targetRows;
@@ -387,6 +434,18 @@ Status runPartitions(Context &ctx) {
     table.print(ctx.out);
     ctx.out << "\ntotal: " << thousands(source) << " source rows, " << thousands(target)
             << " target rows, " << thousands(dupes) << " duplicate keys\n";
+    if (results) {
+        ctx.out << "\ndbt's run (" << results->path << ", " << results->generatedAt
+                << "): " << dbtFailed.size() << " partitions to redo\n";
+        for (const QString &line : dbtFailed)
+            ctx.out << "  " << line << '\n';
+        for (const QString &test : results->unattributedTests)
+            ctx.out << "  a failed test no manifest attributes to a model: " << test << '\n';
+        if (!dbtFailed.isEmpty())
+            ctx.out << "Preview them: rewindctl preview --db " << shownDb(ctx) << " --spec "
+                    << wd->first.spec.path << " --dataset " << d.name << " --dbt-results "
+                    << results->path << '\n';
+    }
     return {};
 }
 
@@ -407,7 +466,7 @@ std::vector<Command> workspaceCommands() {
          runStreams},
         {QStringLiteral("partitions"),
          QStringLiteral("Source rows, target rows, duplicate keys and status per partition."),
-         withWorkspace({kDataset, kDbtManifest}), runPartitions},
+         withWorkspace({kDataset, kDbtManifest, kDbtResults}), runPartitions},
     };
 }
 
