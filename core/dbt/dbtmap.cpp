@@ -116,6 +116,19 @@ QString renderedRawCode(const Node &n, const Manifest &m, const MapOptions &o, Q
 
 // The SELECT a dataset runs: the compiled code, or the raw code with its
 // Jinja rendered (the common subset; jinja.h).
+// dbt's compiled SQL names relations "database"."schema"."name"; PostgreSQL
+// refuses a database other than the connection's. The connection's own is
+// left out, so that the spec also runs on a copy of the warehouse (a
+// restored backup, a staging database) under another name.
+QString withoutDatabase(const QString &sql, const Node &n, const MapOptions &o) {
+    if (n.database.isEmpty() || o.engine == QLatin1String("sqlite") || n.database != o.database)
+        return sql;
+    const QRegularExpression qualifier(QStringLiteral("(?<![\\w.\"`])\"") +
+                                       QRegularExpression::escape(n.database) +
+                                       QStringLiteral("\"\\.(?=\")"));
+    return QString(sql).remove(qualifier);
+}
+
 QString transformOf(const Node &n, const Manifest &m, const MapOptions &o, QString &why) {
     if (n.compiled) {
         // Compiled while the table existed, is_incremental() was true: the
@@ -124,7 +137,7 @@ QString transformOf(const Node &n, const Manifest &m, const MapOptions &o, QStri
                                      QRegularExpression::escape(n.relationName) +
                                      QStringLiteral("(?![\\w\"`])"));
         if (n.relationName.isEmpty() || !own.match(n.compiledCode).hasMatch())
-            return n.compiledCode.trimmed();
+            return withoutDatabase(n.compiledCode.trimmed(), n, o);
         // The raw code rendered with is_incremental() false is the backfill's
         // logic, where Rewind can render it.
         QString renderWhy;
