@@ -59,6 +59,9 @@ struct PartitionInfo {
     // and its bound ("FOR VALUES FROM (...) TO (...)", "DEFAULT"); empty otherwise.
     QString leaf;
     QString leafBounds;
+    // Set by a caller that read dbt's run results (dbt::failureOf): why
+    // dbt's last run left the partition to redo. listPartitions leaves it unset.
+    std::optional<QString> dbtFailure;
 };
 
 QString partitionLabel(const std::optional<QString> &partition); // "(all)" for null

@@ -548,6 +548,70 @@ private Q_SLOTS:
         QCOMPARE(ws->db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_plans"))->toLongLong(),
                  plansBefore); // no plan stored
     }
+
+    // dbt's run results on the partitions page: the days of the batches
+    // dbt's run failed are marked (a dbt column, its reason in the tooltip),
+    // noted above the table and selected, so that Preview re-runs exactly
+    // them. Results that cannot be read leave the partitions as they were.
+    void dbtResultsMarkAndSelectTheFailedDays() {
+        REWIND_REQUIRE_ENGINE();
+        testsupport::WorkspaceFixture f(
+            {QStringLiteral("CREATE TABLE raw_events (id INTEGER, ts TIMESTAMP)"),
+             QStringLiteral("INSERT INTO raw_events VALUES (1, '2025-01-01 10:00:00'), (2, "
+                            "'2025-01-02 11:00:00'), (3, '2025-01-03 12:00:00')")},
+            R"({"datasets": {"events_mb": {"transform": "SELECT id, ts FROM raw_events",
+                "target": "events_mb", "partition_column": "ts", "partition_granularity": "day",
+                "write": "overwrite_partition", "dbt": {"unique_id": "model.mb.events_mb"}}}})");
+        rw::PartitionsPage page;
+        page.resize(1300, 600);
+        page.show();
+        QSignalSpy loaded(&page, &rw::Page::pageLoaded);
+        page.setDataset(f.db(), f.dataset());
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+        const auto button = page.findChild<QPushButton *>(QStringLiteral("dbtResultsButton"));
+        QVERIFY(button && button->isVisible());
+        QVERIFY(page.view()->isColumnHidden(rw::PartitionsModel::DbtColumn));
+
+        page.loadDbtResults(QStringLiteral(REWIND_TESTS_DIR "/dbt/run_results_microbatch.json"));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, kTimeoutMs);
+        QVERIFY(!page.view()->isColumnHidden(rw::PartitionsModel::DbtColumn));
+        QStringList marks;
+        for (int r = 0; r < page.model()->rowCount(); ++r)
+            marks
+                << page.model()->index(r, rw::PartitionsModel::PartitionColumn).data().toString() +
+                       u'=' +
+                       page.model()->index(r, rw::PartitionsModel::DbtColumn).data().toString();
+        marks.sort();
+        QCOMPARE(marks, (QStringList{QStringLiteral("2025-01-01=\u2014"),
+                                     QStringLiteral("2025-01-02=failed"),
+                                     QStringLiteral("2025-01-03=failed")}));
+        QCOMPARE(page.selectedPartitions(),
+                 (QStringList{QStringLiteral("2025-01-02"), QStringLiteral("2025-01-03")}));
+        QVERIFY2(page.dbtNote()->isVisible() &&
+                     page.dbtNote()->text().contains(QStringLiteral("2 partition(s) to redo")),
+                 qPrintable(page.dbtNote()->text()));
+        for (int r = 0; r < page.model()->rowCount(); ++r) {
+            const QModelIndex dbtCell = page.model()->index(r, rw::PartitionsModel::DbtColumn);
+            if (dbtCell.data().toString() == QLatin1String("failed"))
+                QVERIFY(dbtCell.data(Qt::ToolTipRole)
+                            .toString()
+                            .contains(QStringLiteral("failed (the model: PARTIAL SUCCESS (1/3))")));
+        }
+        QSignalSpy previewed(&page, &rw::PartitionsPage::previewRequested);
+        page.previewAction()->trigger();
+        QCOMPARE(previewed.count(), 1);
+        QCOMPARE(previewed.at(0).at(0).toStringList(),
+                 (QStringList{QStringLiteral("2025-01-02"), QStringLiteral("2025-01-03")}));
+        if (const QString shot = qEnvironmentVariable("REWIND_SHOT"); !shot.isEmpty())
+            page.grab().save(shot);
+
+        QSignalSpy failed(&page, &rw::Page::loadFailed);
+        page.loadDbtResults(f.specPath); // a spec, not run results
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kTimeoutMs);
+        QVERIFY2(failed.at(0).at(0).toString().contains(QStringLiteral("not a dbt run_results")),
+                 qPrintable(failed.at(0).at(0).toString()));
+        QVERIFY(page.dbtResultsPath().isEmpty());
+    }
 };
 
 QTEST_MAIN(TestBatchPages)

@@ -71,6 +71,11 @@ PartitionsModel::PartitionsModel(QObject *parent)
                                                    : p.schemaBehind.join(QStringLiteral(", "));
                },
                [](const PartitionInfo &p) { return qint64(p.schemaBehind.size()); }},
+              {tr("dbt"), kAlignText,
+               [](const PartitionInfo &p) {
+                   return p.dbtFailure ? tr("failed") : QStringLiteral("\u2014");
+               },
+               [](const PartitionInfo &p) { return qint64(p.dbtFailure ? 1 : 0); }},
           },
           parent) {}
 
@@ -133,7 +138,7 @@ bool PartitionsModel::rowCountsDisagree(const PartitionInfo &p) {
 
 bool PartitionsModel::needsAttention(const PartitionInfo &p) {
     const bool published = p.status != PartitionStatus::Unloaded;
-    return StatusStyle::needsAttention(p.status) || p.duplicateKeys > 0 ||
+    return StatusStyle::needsAttention(p.status) || p.duplicateKeys > 0 || p.dbtFailure ||
            (published && (p.targetRows > p.sourceRows || (p.targetRows == 0 && p.sourceRows > 0)));
 }
 
@@ -160,6 +165,8 @@ QVariant PartitionsModel::toolTip(const PartitionInfo &p, int column) const {
                         "where it can)")
                    : tr("Leaf partition %1 of the partitioned target, %2")
                          .arg(p.leaf, p.leafBounds);
+    case DbtColumn:
+        return p.dbtFailure ? QVariant(*p.dbtFailure) : QVariant();
     case DuplicateKeysColumn:
         return p.duplicateKeys > 0 ? tr("%1 key(s) with more than one row in the target")
                                          .arg(fmt::number(p.duplicateKeys))
@@ -173,7 +180,8 @@ QVariant PartitionsModel::cellData(const PartitionInfo &p, int column, int role)
     const bool mismatch = (column == TargetRowsColumn || column == DifferenceColumn) &&
                           p.status != PartitionStatus::Unloaded && p.targetRows != p.sourceRows;
     const bool extraRows = mismatch && p.targetRows > p.sourceRows; // cannot be explained by dedupe
-    const bool duplicates = column == DuplicateKeysColumn && p.duplicateKeys > 0;
+    const bool duplicates = (column == DuplicateKeysColumn && p.duplicateKeys > 0) ||
+                            (column == DbtColumn && p.dbtFailure);
 
     switch (role) {
     case StatusRole:
@@ -199,7 +207,7 @@ QVariant PartitionsModel::cellData(const PartitionInfo &p, int column, int role)
             return QBrush(style::qcolor(style::Colour::Warning));
         if (column == DuplicateKeysColumn || column == DifferenceColumn ||
             ((column == LastRunColumn || column == LastPublishedColumn ||
-              column == SchemaBehindColumn) &&
+              column == SchemaBehindColumn || column == DbtColumn) &&
              text(p, column).toString() == QStringLiteral("\u2014")))
             return QBrush(style::qcolor(style::Colour::Faint)); // zeros and blanks recede
         return {};

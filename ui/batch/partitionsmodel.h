@@ -23,6 +23,7 @@ public:
         LastPublishedColumn,
         LeafColumn, // a partitioned PostgreSQL target's leaf (its bound in the tooltip)
         SchemaBehindColumn,
+        DbtColumn, // dbt's run failed it (PartitionsPage::loadDbtResults); hidden until then
         ColumnCount
     };
     // SortRole: raw values: numbers as qint64, status as a severity rank, partition as text or

@@ -1,5 +1,6 @@
 #include "ui/batch/partitionspage.h"
 
+#include "core/dbt/runresults.h"
 #include "core/recovery/recovery.h"
 #include "ui/batch/partitionsmodel.h"
 #include "ui/batch/partitionsproxymodel.h"
@@ -9,6 +10,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -37,6 +39,9 @@ struct Ranked {
     std::vector<int> ranks;
     std::optional<FreezeInfo> frozen;
     bool leaves = false; // a partitioned PostgreSQL target: the Leaf column is shown
+    // With dbt's run results: the partitions they mark, and how the file reads.
+    QStringList dbtFailed;
+    QString dbtSummary;
 };
 
 QString describeLateness(qint64 seconds) {
@@ -57,6 +62,8 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     , m_subtitle(new QLabel(this))
     , m_statusChips(new QLabel(this))
     , m_frozen(new QLabel(this))
+    , m_dbtNote(new QLabel(this))
+    , m_dbtButton(new QPushButton(tr("dbt results\u2026"), this))
     , m_partitionsTile(new StatTile(tr("partitions"), this))
     , m_sourceTile(new StatTile(tr("source rows"), this))
     , m_targetTile(new StatTile(tr("target rows"), this))
@@ -176,6 +183,18 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     actions->addWidget(m_openRunButton);
     actions->addSpacing(12);
     actions->addWidget(m_recoverButton);
+    m_dbtButton->setObjectName(QStringLiteral("dbtResultsButton"));
+    m_dbtButton->setToolTip(
+        tr("Open dbt's run_results.json: mark the partitions its run failed (failed microbatch "
+           "batches, or a model whose run or test failed) and select them to preview"));
+    actions->addWidget(m_dbtButton);
+    connect(m_dbtButton, &QPushButton::clicked, this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("dbt run results"), QString(),
+                                         tr("dbt run results (run_results.json *.json)"));
+        if (!path.isEmpty())
+            loadDbtResults(path);
+    });
 
     auto *filters = new QHBoxLayout;
     filters->addWidget(m_filter);
@@ -210,6 +229,11 @@ PartitionsPage::PartitionsPage(QWidget *parent)
             .arg(style::colour(style::Colour::Error), style::colour(style::Colour::ErrorTint)));
     m_frozen->hide();
     layout->addWidget(m_frozen);
+    m_dbtNote->setObjectName(QStringLiteral("dbtNote"));
+    m_dbtNote->setWordWrap(true);
+    m_dbtNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_dbtNote->hide();
+    layout->addWidget(m_dbtNote);
     layout->addLayout(tiles);
     layout->addLayout(filters);
     layout->addLayout(actions);
@@ -297,9 +321,15 @@ void PartitionsPage::updateSelection() {
     m_openRunButton->setEnabled(hasRun);
 }
 
+void PartitionsPage::loadDbtResults(const QString &path) {
+    m_dbtResults = path;
+    refresh();
+}
+
 void PartitionsPage::setDataset(const Database &db, const DatasetSpec &dataset) {
     m_db = db;
     m_dataset = dataset;
+    m_dbtResults.clear();
     m_model->resetData({});
     updateHeader();
     refresh();
@@ -315,6 +345,7 @@ QString PartitionsPage::title() const {
 
 void PartitionsPage::clear() {
     cancelLoad();
+    m_dbtResults.clear();
     m_db.reset();
     m_dataset.reset();
     m_model->resetData({});
@@ -326,10 +357,29 @@ void PartitionsPage::refresh() {
         return;
     startLoad(
         tr("Loading partitions of %1\u2026").arg(m_dataset->name),
-        [db = *m_db, dataset = *m_dataset]() -> Result<Ranked> {
+        [db = *m_db, dataset = *m_dataset, dbtResults = m_dbtResults]() -> Result<Ranked> {
             auto rows = listPartitions(db, dataset);
             if (!rows)
                 return fail(rows.error());
+            QStringList dbtFailed;
+            QString dbtSummary;
+            if (!dbtResults.isEmpty()) {
+                auto results = dbt::loadRunResults(dbtResults, QString());
+                if (!results)
+                    return fail(results.error());
+                for (PartitionInfo &p : *rows) {
+                    p.dbtFailure = dbt::failureOf(*results, dataset, p.partition);
+                    if (p.dbtFailure)
+                        dbtFailed << partitionLabel(p.partition);
+                }
+                dbtSummary = tr("dbt's run of %1 (%2): %n partition(s) to redo", nullptr,
+                                int(dbtFailed.size()))
+                                 .arg(results->generatedAt, dbtResults);
+                if (!results->unattributedTests.isEmpty())
+                    dbtSummary += u' ' % tr("%n failed test(s) name no model of the manifest "
+                                            "beside the file",
+                                            nullptr, int(results->unattributedTests.size()));
+            }
             std::vector<int> ranks = PartitionsModel::ranks(*rows);
             auto frozen = freezeInfo(db, dataset.name);
             if (!frozen)
@@ -337,17 +387,27 @@ void PartitionsPage::refresh() {
             const bool leaves = std::any_of(rows->begin(), rows->end(), [](const PartitionInfo &p) {
                 return !p.leaf.isEmpty();
             });
-            return Ranked{std::move(*rows), std::move(ranks), std::move(*frozen), leaves};
+            return Ranked{std::move(*rows), std::move(ranks),     std::move(*frozen),
+                          leaves,           std::move(dbtFailed), std::move(dbtSummary)};
         },
         [this](Result<Ranked> result) {
             if (!result) {
+                const bool dbtFailed = !m_dbtResults.isEmpty();
+                m_dbtResults.clear(); // the next refresh loads the partitions alone
                 updateHeader();
-                Q_EMIT loadFailed(tr("Could not load the partitions of %1: %2")
-                                      .arg(datasetName(), result.error().message));
+                Q_EMIT loadFailed(dbtFailed ? tr("Could not read dbt's run results for %1: %2")
+                                                  .arg(datasetName(), result.error().message)
+                                            : tr("Could not load the partitions of %1: %2")
+                                                  .arg(datasetName(), result.error().message));
                 return;
             }
             m_model->resetData(std::move(result->rows), std::move(result->ranks));
             m_view->setColumnHidden(PartitionsModel::LeafColumn, !result->leaves);
+            m_view->setColumnHidden(PartitionsModel::DbtColumn, m_dbtResults.isEmpty());
+            m_dbtNote->setVisible(!m_dbtResults.isEmpty());
+            m_dbtNote->setText(result->dbtSummary);
+            if (!m_dbtResults.isEmpty())
+                m_pendingSelection = result->dbtFailed; // ready to preview
             style::fitColumns(m_view, PartitionsModel::ColumnCount, 16);
             showFrozen(result->frozen);
             updateHeader();
@@ -395,6 +455,7 @@ void PartitionsPage::showFrozen(const std::optional<FreezeInfo> &frozen) {
 }
 
 void PartitionsPage::updateHeader() {
+    m_dbtButton->setVisible(m_dataset && m_dataset->dbt);
     if (!m_dataset) {
         m_title->setText(tr("No dataset selected"));
         m_recoverAction->setEnabled(false);

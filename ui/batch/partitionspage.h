@@ -62,6 +62,14 @@ public:
     QAction *runAction() const { return m_runAction; }
     QAction *openRunAction() const { return m_openRunAction; }
     QAction *recoverAction() const { return m_recoverAction; }
+    // dbt's run results (its run_results.json) for a dataset imported from
+    // dbt: reloads the partitions, marks those dbt's run left to redo
+    // (failed batches, or every one of a model whose run or test failed)
+    // and selects them, ready to preview. Kept across refreshes until
+    // another dataset is shown.
+    void loadDbtResults(const QString &path);
+    QString dbtResultsPath() const { return m_dbtResults; }
+    QLabel *dbtNote() const { return m_dbtNote; }
 
 Q_SIGNALS:
     // The operator asked to preview (or preview then run) these partitions.
@@ -81,11 +89,14 @@ private:
     std::optional<Database> m_db;
     std::optional<DatasetSpec> m_dataset;
     QStringList m_pendingSelection;
+    QString m_dbtResults; // loadDbtResults()
 
     QLabel *m_title;
     QLabel *m_subtitle;
     QLabel *m_statusChips;
     QLabel *m_frozen;  // the dataset's freeze, when it has one
+    QLabel *m_dbtNote; // what dbt's run results marked
+    QPushButton *m_dbtButton;
     QString m_summary; // the tiles' figures as text
     StatTile *m_partitionsTile;
     StatTile *m_sourceTile;
