@@ -138,6 +138,20 @@ private Q_SLOTS:
                          QStringLiteral("2025-01-01|2|1|5"), QStringLiteral("2025-01-01|3|1|7"),
                          QStringLiteral("2025-01-01|5|1|8"), QStringLiteral("2025-01-02|4|1|4")}));
 
+        // Several rows of a key are what a delete_insert keeps: no duplicate keys.
+        const auto parts = w.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                                  QStringLiteral("orders"), QStringLiteral("--json")});
+        QVERIFY2(parts.exitCode == 0, qPrintable(parts.err));
+        for (const auto &v : jsonOf(parts)[QStringLiteral("partitions")].toArray())
+            QCOMPARE(v.toObject()[QStringLiteral("duplicate_keys")].toInt(), 0);
+
+        // The duplicate recovery (one row per key) is refused, naming why.
+        const auto recover = w.cli({QStringLiteral("recover"), QStringLiteral("--dataset"),
+                                    QStringLiteral("orders"), QStringLiteral("--json")});
+        QCOMPARE(recover.exitCode, 2);
+        QVERIFY2(recover.err.contains(QStringLiteral("keeps several rows a key by design")),
+                 qPrintable(recover.err));
+
         // Run again: the same rows replace themselves (nothing doubles).
         const auto again =
             w.cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("orders"),

@@ -217,7 +217,10 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
                         (dataset.partitioned()   ? groupBy
                          : dataset.key.isEmpty() ? QString()
                                                  : QStringLiteral(" HAVING COUNT(*) > 0"));
-        if (!dataset.key.isEmpty()) {
+        // A delete_insert or an append keeps several rows a key by design:
+        // none of them is a duplicate.
+        const bool keyed = !dataset.key.isEmpty() && !dataset.keepsEveryRow();
+        if (keyed) {
             QStringList keyCols;
             for (const QString &k : dataset.key)
                 keyCols << db.quote(k);
@@ -249,7 +252,7 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
             while (targetRows->next()) {
                 Counts &c = counts[keyOf(targetRows->value(0), targetRows->value(1))];
                 c.targetRows = targetRows->value(2).toLongLong();
-                c.duplicateKeys = dataset.key.isEmpty() ? 0 : targetRows->value(3).toLongLong();
+                c.duplicateKeys = keyed ? targetRows->value(3).toLongLong() : 0;
                 for (qsizetype i = 0; i < added.size(); ++i)
                     c.filled << targetRows->value(4 + int(i)).toLongLong();
                 c.inTarget = true;

@@ -66,6 +66,11 @@ Status checkRecoverable(const DatasetSpec &dataset) {
         return badInput(QStringLiteral("dataset \"%1\" has no key: duplicates are defined per key; "
                                        "add \"key\" to its spec")
                             .arg(dataset.name));
+    if (dataset.keepsEveryRow())
+        return badInput(
+            QStringLiteral("dataset \"%1\" writes %2, which keeps several rows a key by design: "
+                           "recover keeps one row per key; rollback undoes a bad run")
+                .arg(dataset.name, enumName(dataset.write)));
     return {};
 }
 

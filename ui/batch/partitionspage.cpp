@@ -472,12 +472,13 @@ void PartitionsPage::updateHeader() {
         return;
     }
     const DatasetSpec &d = *m_dataset;
-    const bool recoverable = !d.key.isEmpty() && d.write != WriteMode::Scd2;
+    const bool recoverable = !d.key.isEmpty() && d.write != WriteMode::Scd2 && !d.keepsEveryRow();
     m_recoverAction->setEnabled(recoverable);
     m_recoverButton->setEnabled(recoverable);
     m_recoverButton->setToolTip(recoverable ? m_recoverAction->toolTip()
-                                            : tr("Recovery re-runs by overwrite per key: it needs "
-                                                 "a key and is not for scd2 dimensions"));
+                                            : tr("Recovery re-runs by overwrite, one row per key: "
+                                                 "it needs a key and is not for scd2 dimensions, "
+                                                 "delete_insert or append"));
     const std::vector<PartitionInfo> &rows = m_model->snapshot();
     qint64 source = 0, target = 0, withDuplicates = 0, attention = 0, behind = 0;
     QStringList behindColumns;
