@@ -295,6 +295,23 @@ QString integrityCheck(const QString &dbPath) {
     return v ? v->toString() : v.error().message;
 }
 
+QStringList rowsAt(const QString &dbPath, const QString &select) {
+    auto db = rw::Database::open(dbPath);
+    if (!db)
+        return {db.error().message};
+    auto q = db->exec(select);
+    if (!q)
+        return {q.error().message};
+    QStringList out;
+    while (q->next()) {
+        QStringList cells;
+        for (int i = 0; i < q->record().count(); ++i)
+            cells << (q->value(i).isNull() ? QStringLiteral("-") : q->value(i).toString());
+        out << cells.join(u'|');
+    }
+    return out;
+}
+
 QString digest(const QString &dbPath, const QString &select) {
     auto db = rw::Database::open(dbPath);
     if (!db)

@@ -141,6 +141,9 @@ QString integrityCheck(const QString &dbPath);
 // SHA-256 of the rows `select` returns, every column (NULL told apart from
 // '', bytes as hex), in sorted order: equal digests mean equal multisets of rows.
 QString digest(const QString &dbPath, const QString &select);
+// Each row of `select` as "a|b|c" (NULL as "-"), in its order; the error
+// message alone when it fails.
+QStringList rowsAt(const QString &dbPath, const QString &select);
 
 // Runs `runArgs` (rewindctl run ... --execute --json) with `failpoint` set
 // and makes sure the child died there (its failpoint mark and a crash: a

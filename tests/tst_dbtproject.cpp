@@ -15,7 +15,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
-#include <QSqlRecord>
 #include <QStringBuilder>
 #include <QTest>
 
@@ -55,24 +54,7 @@ void copyTree(const QString &from, const QString &to) {
     }
 }
 
-// Each row of `select` on the database at `url` as "a|b|c" (NULL as "-"),
-// in its order.
-QStringList rowsAt(const QString &url, const QString &select) {
-    auto db = Database::open(url);
-    if (!db)
-        return {db.error().message};
-    auto q = db->exec(select);
-    if (!q)
-        return {q.error().message};
-    QStringList out;
-    while (q->next()) {
-        QStringList cells;
-        for (int i = 0; i < q->record().count(); ++i)
-            cells << (q->value(i).isNull() ? QStringLiteral("-") : q->value(i).toString());
-        out << cells.join(u'|');
-    }
-    return out;
-}
+using testsupport::rowsAt;
 
 } // namespace
 

@@ -8,7 +8,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSqlRecord>
 #include <QTest>
 
 using namespace rw;
@@ -68,23 +67,7 @@ QJsonObject jsonOf(const testsupport::CliResult &r) {
     return QJsonDocument::fromJson(r.out.toUtf8()).object();
 }
 
-// Each row of `select` as "a|b|c" (NULL as "-"), in its order.
-QStringList rowsAt(const QString &dbPath, const QString &select) {
-    auto db = Database::open(dbPath);
-    if (!db)
-        return {db.error().message};
-    auto q = db->exec(select);
-    if (!q)
-        return {q.error().message};
-    QStringList out;
-    while (q->next()) {
-        QStringList cells;
-        for (int i = 0; i < q->record().count(); ++i)
-            cells << (q->value(i).isNull() ? QStringLiteral("-") : q->value(i).toString());
-        out << cells.join(u'|');
-    }
-    return out;
-}
+using testsupport::rowsAt;
 
 } // namespace
 

@@ -687,16 +687,7 @@ QString BatchSql::saveImagesInserted(bool everyStagedRow) const {
     // key (rollbackStatements: keyMatch), so only those columns are kept;
     // the others stay NULL. A backfill into empty partitions otherwise
     // wrote every row twice (10,000 days, 950,000 rows: 103 MB of images).
-    QStringList kept;
-    if (m_cat.key.isEmpty()) {
-        kept = m_cat.columns;
-    } else {
-        if (m_dataset->partitioned())
-            kept << m_dataset->partitionColumn;
-        for (const QString &k : m_cat.key)
-            if (!kept.contains(k))
-                kept << k;
-    }
+    const QStringList kept = m_cat.key.isEmpty() ? m_cat.columns : partitionAndKey();
     const QString into =
         QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" (") %
         columnList(QString(), kept) % QStringLiteral(", rewind_run_id, rewind_op) SELECT ") %
@@ -812,6 +803,16 @@ QString BatchSql::insertStaged(const QString &table, const std::vector<Partition
            columnList(QString(), m_cat.columns) % QStringLiteral(") SELECT ") %
            columnList(QString(), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage) %
            (only ? QStringLiteral(" WHERE ") % scopePredicate(QString(), *only, binds) : QString());
+}
+
+QStringList BatchSql::partitionAndKey() const {
+    QStringList out;
+    if (m_dataset->partitioned())
+        out << m_dataset->partitionColumn;
+    for (const QString &k : m_cat.key)
+        if (!out.contains(k))
+            out << k;
+    return out;
 }
 
 QStringList BatchSql::targetColumns() const {

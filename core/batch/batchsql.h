@@ -387,6 +387,8 @@ private:
     QString runCopyPredicate(const QString &qualifier, QVariantList &binds) const;
     QString insertedByMatch() const; // staged rows (alias s) that matched no target row
     QString stageTable() const;      // rewind_stage, or rewind_match when it holds the staged rows
+    // The partition column (when partitioned), then the key columns not already in it.
+    QStringList partitionAndKey() const;
     bool byIdentity() const { return m_strategy.match != BatchStrategy::Match::ByKey; }
     bool stagedInMatches() const {
         return m_strategy.match == BatchStrategy::Match::StagedWithIdentity;

@@ -85,12 +85,7 @@ BatchSql::rollbackStatements(WriteMode mode, const PartitionRef &p, const QVaria
              QStringLiteral(" AS i WHERE i.rewind_run_id = ? AND i.rewind_op = 'inserted' AND ") %
              keyMatch(target, QStringLiteral("i")) % u')',
          b1});
-    QStringList group;
-    if (m_dataset->partitioned())
-        group << m_dataset->partitionColumn;
-    for (const QString &k : m_cat.key)
-        if (!group.contains(k))
-            group << k;
+    const QStringList group = partitionAndKey();
     // The grouping of `alias`'s rows: by partition and key, the partition
     // being the partition column's hour, day or month where the dataset says
     // so (named as the column, for keyMatch), as the merge matched them.

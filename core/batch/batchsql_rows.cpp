@@ -33,16 +33,8 @@ QString BatchSql::saveImagesDeletedByKey(QVariantList &binds) const {
 }
 
 QString BatchSql::saveImagesStaged() const {
-    QStringList kept;
-    if (m_dataset->write == WriteMode::Append) {
-        kept = m_cat.columns;
-    } else {
-        if (m_dataset->partitioned())
-            kept << m_dataset->partitionColumn;
-        for (const QString &k : m_cat.key)
-            if (!kept.contains(k))
-                kept << k;
-    }
+    const QStringList kept =
+        m_dataset->write == WriteMode::Append ? m_cat.columns : partitionAndKey();
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" (") %
            columnList(QString(), kept) % QStringLiteral(", rewind_run_id, rewind_op) SELECT ") %
            columnList(QStringLiteral("s"), kept) % QStringLiteral(", ?, 'inserted' FROM ") %
