@@ -270,6 +270,11 @@ inline const char *const kSnapshots = R"json("snapshot.shop.customers_snapshot":
     "relation_name": "deletes", "compiled": true, "compiled_code": "select 1",
     "config": {"materialized": "snapshot", "strategy": "timestamp", "unique_key": "id",
                "updated_at": "updated_at", "invalidate_hard_deletes": true}},
+  "snapshot.shop.records": {
+    "unique_id": "snapshot.shop.records", "resource_type": "snapshot", "name": "records",
+    "relation_name": "records", "compiled": true, "compiled_code": "select 1",
+    "config": {"materialized": "snapshot", "strategy": "check", "check_cols": "all",
+               "unique_key": "id", "hard_deletes": "new_record"}},
   "test.shop.not_null_customers_snapshot_id": {
     "unique_id": "test.shop.not_null_customers_snapshot_id", "resource_type": "test",
     "column_name": "id", "attached_node": "snapshot.shop.customers_snapshot",

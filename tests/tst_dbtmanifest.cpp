@@ -326,11 +326,26 @@ private Q_SLOTS:
         QCOMPARE(check.spec["scd2"]["tracked"].dump(), std::string(R"(["tier"])"));
         QCOMPARE(check.spec["scd2"]["valid_to"].get<std::string>(), "valid_to");
 
-        QVERIFY2(by.value(QStringLiteral("snapshot.shop.no_date"))
-                     .reason.contains(QStringLiteral("without updated_at")),
-                 qPrintable(by.value(QStringLiteral("snapshot.shop.no_date")).reason));
-        QVERIFY(by.value(QStringLiteral("snapshot.shop.deletes"))
-                    .reason.contains(QStringLiteral("hard_deletes invalidate")));
+        // A check snapshot without updated_at: dated by its run, the
+        // partition dbt's dbt_updated_at (the run's time), the scd id not
+        // compared (it hashes that time).
+        const dbt::MappedNode byRun = by.value(QStringLiteral("snapshot.shop.no_date"));
+        QVERIFY2(byRun.mapped, qPrintable(byRun.reason));
+        QCOMPARE(byRun.partition, QStringLiteral("dbt_updated_at"));
+        const QString transform =
+            QString::fromStdString(byRun.spec["transform"].get<std::string>());
+        QVERIFY2(transform.contains(QStringLiteral("{snapshot_time} AS \"dbt_updated_at\"")) &&
+                     !transform.contains(QStringLiteral("AS TIMESTAMP")), // on SQLite, ISO text
+                 qPrintable(transform));
+        QCOMPARE(byRun.spec["scd2"]["tracked"].get<std::string>(), "all");
+        QCOMPARE(byRun.spec["scd2"]["not_tracked"].dump(), std::string(R"(["dbt_scd_id"])"));
+        QVERIFY(!byRun.spec["scd2"].contains("hard_deletes"));
+        QVERIFY2(by.value(QStringLiteral("snapshot.shop.deletes"))
+                     .reason.contains(QStringLiteral("hard_deletes invalidate with updated_at")),
+                 qPrintable(by.value(QStringLiteral("snapshot.shop.deletes")).reason));
+        QVERIFY2(by.value(QStringLiteral("snapshot.shop.records"))
+                     .reason.contains(QStringLiteral("hard_deletes new_record")),
+                 qPrintable(by.value(QStringLiteral("snapshot.shop.records")).reason));
     }
 
     // An imported timestamp snapshot on the test's engine: the backfill

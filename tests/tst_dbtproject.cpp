@@ -107,6 +107,22 @@ class TestDbtProject : public QObject {
                 QStringLiteral("--json")};
     }
 
+    // One import for every re-run (dbt compiles the whole project): the
+    // spec's path, empty when it failed.
+    QString importOnce() {
+        const QString spec = m_dir.filePath(QStringLiteral("rerun/rewind.json"));
+        if (m_rerunInit.isEmpty()) {
+            QDir().mkpath(QFileInfo(spec).absolutePath());
+            const auto init = testsupport::runCli(initArgs(spec));
+            if (init.exitCode != 0) {
+                qWarning("init: %s", qPrintable(init.err));
+                return {};
+            }
+            m_rerunInit = init.out;
+        }
+        return spec;
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         if (!testsupport::onPostgres())
@@ -386,6 +402,23 @@ private Q_SLOTS:
             << 6 << QString() << -1 << QStringLiteral("5|view|2025-05-02")
             << QStringLiteral("INSERT INTO raw_events VALUES (8, 'view', '2025-05-03 11:00:00')")
             << QStringLiteral("8|view|");
+        // A table model (rebuilt whole by every dbt run): a customer's tier
+        // changed, one joined, one gone; Rewind overwrites the table.
+        QTest::newRow("table")
+            << QStringLiteral("dim_customers") << QStringLiteral("overwrite_partition")
+            << QStringList()
+            << QStringList{QStringLiteral("UPDATE raw_customers SET tier = 'gold' WHERE "
+                                          "customer_id = 2"),
+                           QStringLiteral("INSERT INTO raw_customers VALUES (5, 'eve', 'bronze', "
+                                          "'2025-05-04 08:00:00')"),
+                           QStringLiteral("DELETE FROM raw_customers WHERE customer_id = 4")}
+            << QStringList() << QStringList()
+            << QStringLiteral("SELECT customer_id, name, tier, orders FROM public.dim_customers "
+                              "ORDER BY 1")
+            << 4 << QString() << -1 << QString()
+            << QStringLiteral("INSERT INTO raw_customers VALUES (6, 'fay', 'silver', '2025-05-05 "
+                              "08:00:00')")
+            << QStringLiteral("6|fay|silver|0");
     }
 
     void reRunEqualsDbt() {
@@ -405,14 +438,8 @@ private Q_SLOTS:
         const QString out = m_dir.filePath(model);
         const QStringList run{QStringLiteral("run"), QStringLiteral("--select"), model};
         dbt(run + build, out + QStringLiteral("-build"));
-        // One import for every row (dbt compiles the whole project).
-        const QString spec = m_dir.filePath(QStringLiteral("rerun/rewind.json"));
-        if (m_rerunInit.isEmpty()) {
-            QDir().mkpath(QFileInfo(spec).absolutePath());
-            const auto init = testsupport::runCli(initArgs(spec));
-            QVERIFY2(init.exitCode == 0, qPrintable(init.err));
-            m_rerunInit = init.out;
-        }
+        const QString spec = importOnce();
+        QVERIFY(!spec.isEmpty());
         const QJsonObject node =
             nodeOf(json(m_rerunInit), QStringLiteral("model.rewind_shop.") + model);
         QVERIFY2(node.value(QStringLiteral("mapped")).toBool(), qPrintable(m_rerunInit));
@@ -489,6 +516,137 @@ private Q_SLOTS:
         QVERIFY2(std::count_if(after.begin(), after.end(),
                                [&](const QString &r) { return r.startsWith(nextRow); }) == 1,
                  qPrintable(after.join(u'\n')));
+    }
+
+    // A snapshot taken again by Rewind equals the same snapshot taken by dbt.
+    // dbt takes it first; the source changes (a tier moved, a name changed,
+    // a customer gone, one new); on copies of the warehouse dbt snapshots
+    // again and Rewind runs the dataset. Equal row for row, with dbt's own
+    // scd ids, and the same columns and types. A check snapshot without
+    // updated_at is dated by each one's run: its times (and the scd ids made
+    // from them) are compared as "the run", and both ids are dbt's hash of
+    // the key and that time. Then dbt's next snapshot continues on
+    // Rewind's table.
+    void snapshotsEqualDbt_data() {
+        QTest::addColumn<QString>("snapshot");
+        QTest::addColumn<QStringList>("changes");
+        QTest::addColumn<bool>("byRun");
+        QTest::addColumn<QString>("next");    // a change for dbt's next snapshot
+        QTest::addColumn<QString>("nextRow"); // the open version it then holds
+        // updated_at dates the versions; a name changed without it moving is
+        // no new version; a customer gone keeps its version (hard_deletes ignore).
+        QTest::newRow("timestamp")
+            << QStringLiteral("customers_history")
+            << QStringList{QStringLiteral(
+                               "UPDATE raw_customers SET tier = 'platinum', updated_at = "
+                               "'2025-05-10 09:00:00' WHERE customer_id = 1"),
+                           QStringLiteral("UPDATE raw_customers SET name = 'bobby' WHERE "
+                                          "customer_id = 2"),
+                           QStringLiteral("DELETE FROM raw_customers WHERE customer_id = 3"),
+                           QStringLiteral("INSERT INTO raw_customers VALUES (7, 'gus', 'bronze', "
+                                          "'2025-05-10 10:00:00')")}
+            << false
+            << QStringLiteral("UPDATE raw_customers SET tier = 'iron', updated_at = '2025-05-20 "
+                              "09:00:00' WHERE customer_id = 7")
+            << QStringLiteral("7|gus|iron");
+        // check_cols all, hard_deletes invalidate: a change to any column is
+        // a version, dated by the run; a customer gone is closed by it.
+        QTest::newRow("check, dated by its run")
+            << QStringLiteral("customer_tiers")
+            << QStringList{QStringLiteral("UPDATE raw_customers SET tier = 'silver' WHERE "
+                                          "customer_id = 1"),
+                           QStringLiteral("UPDATE raw_customers SET name = 'robert' WHERE "
+                                          "customer_id = 2"),
+                           QStringLiteral("DELETE FROM raw_customers WHERE customer_id = 5"),
+                           QStringLiteral("INSERT INTO raw_customers VALUES (8, 'hal', 'gold', "
+                                          "'2025-05-11 10:00:00')")}
+            << true
+            << QStringLiteral("UPDATE raw_customers SET tier = 'iron' WHERE customer_id = 8")
+            << QStringLiteral("8|hal|iron");
+    }
+
+    void snapshotsEqualDbt() {
+        QFETCH(QString, snapshot);
+        QFETCH(QStringList, changes);
+        QFETCH(bool, byRun);
+        QFETCH(QString, next);
+        QFETCH(QString, nextRow);
+        const QString out = m_dir.filePath(snapshot);
+        const QStringList take{QStringLiteral("snapshot"), QStringLiteral("--select"), snapshot};
+        dbt(take, out + QStringLiteral("-first"));
+        const QString spec = importOnce();
+        QVERIFY(!spec.isEmpty());
+        const QJsonObject node =
+            nodeOf(json(m_rerunInit), QStringLiteral("snapshot.rewind_shop.") + snapshot);
+        QVERIFY2(node.value(QStringLiteral("mapped")).toBool(), qPrintable(m_rerunInit));
+        QCOMPARE(node.value(QStringLiteral("write")).toString(), QStringLiteral("scd2"));
+        const QString table = QStringLiteral("public.") + snapshot;
+        const int taken = rowsAt(m_db, QStringLiteral("SELECT 1 FROM ") + table).size();
+        {
+            auto db = Database::open(m_db);
+            QVERIFY(db);
+            QVERIFY(db->execAll(changes));
+        }
+        const QString byDbt =
+            testsupport::copyDatabase(m_db, m_dir, snapshot + QStringLiteral("_dbt"));
+        const QString rewound =
+            testsupport::copyDatabase(m_db, m_dir, snapshot + QStringLiteral("_rw"));
+        dbtOn(byDbt, take, out + QStringLiteral("-again"));
+        const auto rerun =
+            testsupport::runCli({QStringLiteral("run"), QStringLiteral("--db"), rewound,
+                                 QStringLiteral("--spec"), spec, QStringLiteral("--dataset"),
+                                 snapshot, QStringLiteral("--execute"), QStringLiteral("--json")});
+        QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err + rerun.out));
+
+        // A run's time, where the run dates the versions, as "run".
+        const auto at = [&](const QString &column) {
+            return byRun ? QStringLiteral("CASE WHEN %1 = r.t THEN 'run' ELSE "
+                                          "COALESCE(CAST(%1 AS TEXT), '-') END")
+                               .arg(column)
+                         : QStringLiteral("COALESCE(CAST(%1 AS TEXT), '-')").arg(column);
+        };
+        const QString rows =
+            QStringLiteral("SELECT customer_id, name, tier, CASE WHEN %1 = 'run' THEN 'run' ELSE "
+                           "dbt_scd_id END, %1, %2, %3 FROM %4, (SELECT MAX(dbt_updated_at) AS t "
+                           "FROM %4) AS r ORDER BY 1, 6, 7")
+                .arg(at(QStringLiteral("dbt_updated_at")), at(QStringLiteral("dbt_valid_from")),
+                     at(QStringLiteral("dbt_valid_to")), table);
+        const QStringList byRewind = rowsAt(rewound, rows);
+        QVERIFY2(byRewind.size() > taken, qPrintable(byRewind.join(u'\n')));
+        QCOMPARE(byRewind, rowsAt(byDbt, rows));
+        const QString columns =
+            QStringLiteral("SELECT column_name, data_type FROM information_schema.columns WHERE "
+                           "table_schema = 'public' AND table_name = '%1' ORDER BY "
+                           "ordinal_position")
+                .arg(snapshot);
+        QCOMPARE(rowsAt(rewound, columns), rowsAt(byDbt, columns));
+        const QString unhashed =
+            QStringLiteral("SELECT COUNT(*) FROM %1 WHERE dbt_scd_id <> md5(COALESCE(CAST("
+                           "customer_id AS VARCHAR), '') || '|' || COALESCE(CAST(dbt_updated_at "
+                           "AS VARCHAR), ''))")
+                .arg(table);
+        QCOMPARE(rowsAt(byDbt, unhashed), QStringList{QStringLiteral("0")});
+        QCOMPARE(rowsAt(rewound, unhashed), QStringList{QStringLiteral("0")});
+
+        // dbt's next snapshot continues on Rewind's table: one open version
+        // a key, the changed one's new.
+        {
+            auto db = Database::open(rewound);
+            QVERIFY(db);
+            QVERIFY(db->execAll({next}));
+        }
+        dbtOn(rewound, take, out + QStringLiteral("-next"));
+        const QString open = QStringLiteral("SELECT customer_id, name, tier FROM %1 WHERE "
+                                            "dbt_valid_to IS NULL ORDER BY 1")
+                                 .arg(table);
+        const QStringList opened = rowsAt(rewound, open);
+        QVERIFY2(opened.contains(nextRow), qPrintable(opened.join(u'\n')));
+        QCOMPARE(
+            rowsAt(rewound, QStringLiteral("SELECT COUNT(*) FROM (SELECT customer_id FROM %1 WHERE "
+                                           "dbt_valid_to IS NULL GROUP BY customer_id HAVING "
+                                           "COUNT(*) > 1) AS twice")
+                                .arg(table)),
+            QStringList{QStringLiteral("0")});
     }
 };
 

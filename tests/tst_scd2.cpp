@@ -4,6 +4,7 @@
 // when re-run, refuses an out-of-order month, and rolls back.
 #include "core/batch/batch.h"
 #include "core/batch/rollback.h"
+#include "core/util/timeutil.h"
 #include "core/workspace/workspace.h"
 #include "tests/testsupport.h"
 
@@ -481,6 +482,146 @@ private Q_SLOTS:
         QVERIFY(again);
         QCOMPARE(again->totals().inserted, 0);
         QCOMPARE(again->totals().unchanged, again->totals().stagedRows);
+    }
+
+    // A snapshot dated by its run ({snapshot_time}, as a dbt check snapshot
+    // without updated_at): the source is the dimension now; each run's one
+    // partition is its time, which dates the versions it opens and closes. A
+    // preview's time is its plan's: the run publishes exactly it, later.
+    // hard_deletes invalidate closes the versions of keys gone from the
+    // source. "tracked": "all" compares neither the partition column nor
+    // not_tracked ones. Rollback restores the run before.
+    void snapshotDatedByItsRun() {
+        const QString at = testsupport::onPostgres()
+                               ? QStringLiteral("CAST({snapshot_time} AS TIMESTAMP)")
+                               : QStringLiteral("{snapshot_time}");
+        const QByteArray spec =
+            QStringLiteral(
+                R"({"datasets": {"tiers_by_run": {"transform": "SELECT id, name, tier, %1 AS taken_at, 'x' || %1 AS stamp FROM customers",
+                "target": "dim_run", "partition_column": "taken_at", "key": ["id"], "write": "scd2",
+                "scd2": {"tracked": "all", "not_tracked": ["stamp"], "valid_from": "valid_from", "valid_to": "valid_to",
+                         "hard_deletes": "invalidate"}}}})")
+                .arg(at)
+                .toUtf8();
+        testsupport::WorkspaceFixture f(
+            {QStringLiteral("CREATE TABLE customers (id INTEGER, name TEXT, tier TEXT)"),
+             QStringLiteral("INSERT INTO customers VALUES (1, 'ann', 'gold'), (2, 'bob', "
+                            "'silver'), (3, 'cy', 'bronze')")},
+            spec);
+        QVERIFY(f.dataset().datedByRun());
+        const QString versions = QStringLiteral(
+            "SELECT id, tier, CASE WHEN valid_from = taken_at THEN 'from-run' ELSE 'other' END, "
+            "CAST(valid_from AS TEXT), CAST(valid_to AS TEXT) FROM dim_run ORDER BY id, "
+            "valid_from");
+        auto first = run(f.db(), f.dataset(), scope());
+        QVERIFY2(first, qPrintable(first ? QString() : first.error().message));
+        QCOMPARE(first->partitions.size(), std::size_t(1));
+        QCOMPARE(first->partitions.front().versionsOpened.value_or(-1), 3);
+        QCOMPARE(count(f.db(), QStringLiteral("SELECT COUNT(DISTINCT valid_from) FROM dim_run "
+                                              "WHERE valid_to IS NULL AND valid_from = taken_at")),
+                 1);
+
+        // Unchanged: a new run's time, nothing to version (the partition
+        // column and the stamp differ each run, and are not compared).
+        QTest::qWait(5);
+        auto again = run(f.db(), f.dataset(), scope());
+        QVERIFY2(again, qPrintable(again ? QString() : again.error().message));
+        QVERIFY(again->partitions.front().partition != first->partitions.front().partition);
+        QCOMPARE(again->totals().inserted, 0);
+        QCOMPARE(again->totals().updated, 0);
+        QCOMPARE(again->partitions.front().versionsInvalidated.value_or(-1), 0);
+        const QString before =
+            testsupport::digest(f.dbPath, QStringLiteral("SELECT * FROM dim_run"));
+
+        // bob moves tier, cy is gone, dan joins: previewed now, run later
+        // at the preview's time.
+        QVERIFY(
+            f.db().execAll({QStringLiteral("UPDATE customers SET tier = 'gold' WHERE id = 2"),
+                            QStringLiteral("DELETE FROM customers WHERE id = 3"),
+                            QStringLiteral("INSERT INTO customers VALUES (4, 'dan', 'bronze')")}));
+        auto previewed = preview(f.db(), f.dataset(), scope({}, false));
+        QVERIFY2(previewed, qPrintable(previewed ? QString() : previewed.error().message));
+        const PartitionResult &p = previewed->partitions.front();
+        QCOMPARE(p.versionsOpened.value_or(-1), 2);
+        QCOMPARE(p.versionsClosed.value_or(-1), 2);
+        QCOMPARE(p.versionsInvalidated.value_or(-1), 1);
+        QCOMPARE(p.unchanged, 1);
+        QCOMPARE(p.stagedRows, 3);
+        QTest::qWait(5);
+        BatchOptions planned = scope();
+        planned.planId = previewed->planId;
+        auto done = run(f.db(), f.dataset(), planned);
+        QVERIFY2(done, qPrintable(done ? QString() : done.error().message));
+        QCOMPARE(done->partitions.front().partition, p.partition);
+        const QStringList rows = testsupport::rowsAt(f.dbPath, versions);
+        QCOMPARE(rows.size(), 5);
+        const QString t2 = rows.value(2).section(u'|', 3, 3); // bob's new version
+        QVERIFY2(timeutil::parseTimestamp(t2) &&
+                     *timeutil::parseTimestamp(t2) == *timeutil::parseTimestamp(*p.partition),
+                 qPrintable(t2 + QStringLiteral(" / ") + *p.partition));
+        QCOMPARE(rows.value(0).section(u'|', 4), QStringLiteral("-")); // ann: open still
+        QVERIFY(rows.value(0).section(u'|', 3, 3) != t2);
+        QCOMPARE(rows.value(1).section(u'|', 0, 1), QStringLiteral("2|silver"));
+        QCOMPARE(rows.value(1).section(u'|', 4), t2); // bob's old one, closed
+        QCOMPARE(rows.value(2), QStringLiteral("2|gold|from-run|%1|-").arg(t2));
+        QCOMPARE(rows.value(3).section(u'|', 0, 1), QStringLiteral("3|bronze"));
+        QCOMPARE(rows.value(3).section(u'|', 4), t2); // cy's, invalidated
+        QCOMPARE(rows.value(4), QStringLiteral("4|bronze|from-run|%1|-").arg(t2));
+
+        // An earlier run's partition is history, not stale.
+        const auto parts = f.cli({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                                  QStringLiteral("tiers_by_run"), QStringLiteral("--json")});
+        QCOMPARE(parts.exitCode, 0);
+        for (const auto &v : QJsonDocument::fromJson(parts.out.toUtf8())
+                                 .object()[QStringLiteral("partitions")]
+                                 .toArray())
+            QVERIFY2(v.toObject()[QStringLiteral("status")].toString() != QLatin1String("stale"),
+                     qPrintable(parts.out));
+
+        // Its one partition is the run's: no other scope.
+        const auto named =
+            f.cli({QStringLiteral("preview"), QStringLiteral("--dataset"),
+                   QStringLiteral("tiers_by_run"), QStringLiteral("--partition"), *p.partition});
+        QCOMPARE(named.exitCode, 2);
+        QVERIFY2(named.err.contains(u"snapshot dated by its run"), qPrintable(named.err));
+
+        auto undone = rollback(f.db(), f.ws->spec, done->runId.toLongLong(), true);
+        QVERIFY2(undone, qPrintable(undone ? QString() : undone.error().message));
+        QCOMPARE(testsupport::digest(f.dbPath, QStringLiteral("SELECT * FROM dim_run")), before);
+    }
+
+    // What a run-dated snapshot's spec may not say, each refused by name.
+    void snapshotSpecRefusals_data() {
+        QTest::addColumn<QByteArray>("dataset");
+        QTest::addColumn<QString>("says");
+        const QByteArray scd2 =
+            R"("write": "scd2", "partition_column": "t", "key": ["id"], "target": "d", )";
+        QTest::newRow("invalidate without a run's time")
+            << scd2 +
+                   R"("source": "s", "scd2": {"tracked": ["v"], "valid_from": "f", "valid_to": "u", "hard_deletes": "invalidate"})"
+            << QStringLiteral("\"hard_deletes\": \"invalidate\" needs");
+        QTest::newRow("a run's time in a merge")
+            << QByteArray(
+                   R"("transform": "SELECT *, {snapshot_time} AS t FROM s", "target": "d", "key": ["id"])")
+            << QStringLiteral("says {snapshot_time}");
+        QTest::newRow("new_record")
+            << scd2 +
+                   R"("transform": "SELECT *, {snapshot_time} AS t FROM s", "scd2": {"tracked": ["v"], "valid_from": "f", "valid_to": "u", "hard_deletes": "new_record"})"
+            << QStringLiteral("must be \"ignore\" or \"invalidate\"");
+        QTest::newRow("not_tracked with a list")
+            << scd2 +
+                   R"("source": "s", "scd2": {"tracked": ["v"], "not_tracked": ["w"], "valid_from": "f", "valid_to": "u"})"
+            << QStringLiteral("not_tracked");
+    }
+
+    void snapshotSpecRefusals() {
+        QFETCH(QByteArray, dataset);
+        QFETCH(QString, says);
+        auto spec =
+            parseSpec(R"({"datasets": {"snap": {)" + dataset + "}}}", QStringLiteral("t.json"));
+        QVERIFY(!spec);
+        QVERIFY2(spec.error().message.contains(says) && spec.error().message.contains(u"snap"),
+                 qPrintable(spec.error().message));
     }
 };
 

@@ -10,6 +10,7 @@
 #include "core/batch/publish.h"
 #include "core/batch/runs.h"
 #include "core/batch/scd2.h"
+#include "core/util/timeutil.h"
 #include "core/workspace/workspace.h"
 
 #include <QCoreApplication>
@@ -140,6 +141,30 @@ Result<RunResult> finish(const Database &db, RunResult result) {
     if (result.status == RunStatus::StalePlan)
         return fail(Error{Error::Code::StalePlan, result.error});
     return result;
+}
+
+// A snapshot dated by its run at one time for all it reads: its plan's (the
+// one partition the preview took), else now.
+DatasetSpec pinned(const DatasetSpec &dataset, const Plan *plan) {
+    DatasetSpec out = dataset;
+    if (!out.datedByRun() || !out.snapshotTime.isEmpty())
+        return out;
+    QDateTime at = QDateTime::currentDateTimeUtc();
+    if (plan && plan->scope.size() == 1 && plan->scope.front().label)
+        if (auto t = timeutil::parseTimestamp(*plan->scope.front().label))
+            at = *t;
+    out.snapshotTime = snapshotTimeText(at);
+    return out;
+}
+
+Result<DatasetSpec> pinnedToPlan(const Database &db, const DatasetSpec &dataset,
+                                 const QString &planId) {
+    if (!dataset.datedByRun() || planId.isEmpty())
+        return pinned(dataset, nullptr);
+    auto plan = loadPlan(db, planId);
+    if (!plan)
+        return fail(plan.error());
+    return pinned(dataset, &*plan);
 }
 
 // run() past its checks: plans (or loads the plan) and publishes.
@@ -282,8 +307,9 @@ Result<RunResult> previewChecked(const Database &db, const DatasetSpec &dataset,
                                  const DatasetCatalog &catalog, const BatchOptions &options);
 } // namespace
 
-Result<RunResult> preview(const Database &db, const DatasetSpec &dataset,
+Result<RunResult> preview(const Database &db, const DatasetSpec &spec,
                           const BatchOptions &options) {
+    const DatasetSpec dataset = pinned(spec, nullptr);
     if (auto s = requirePreviewPrivileges(db, dataset); !s)
         return fail(s.error());
     auto catalog = DatasetCatalog::resolve(db, dataset, true);
@@ -374,9 +400,13 @@ Result<RunResult> previewChecked(const Database &db, const DatasetSpec &dataset,
 
 } // namespace
 
-Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const BatchOptions &options) {
+Result<RunResult> run(const Database &db, const DatasetSpec &spec, const BatchOptions &options) {
     if (!options.execute)
-        return preview(db, dataset, options);
+        return preview(db, spec, options);
+    auto at = pinnedToPlan(db, spec, options.planId);
+    if (!at)
+        return fail(at.error());
+    const DatasetSpec &dataset = *at;
     if (auto s = refuseFrozen(db, dataset, options); !s)
         return fail(s.error());
     if (auto s = requireRunPrivileges(db, dataset, QStringLiteral("run of ") % dataset.name); !s)
@@ -434,7 +464,7 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
                      plan->dbtChecksum, imported.isEmpty() ? QStringLiteral("(none)") : imported)});
     // The run writes as its plan says (a duplicate recovery's re-run
     // overwrites partitions of a merge dataset), not as the spec says today.
-    DatasetSpec planned = **specDataset;
+    DatasetSpec planned = pinned(**specDataset, &*plan);
     if (plan->mode != planned.write) {
         if (plan->mode == WriteMode::Scd2 || planned.write == WriteMode::Scd2)
             return badInput(QStringLiteral("run %1 cannot resume: it wrote \"%2\" by %3, and the "

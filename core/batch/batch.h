@@ -62,6 +62,9 @@ struct PartitionResult {
     // versions whose end moved when an earlier month is re-applied).
     std::optional<qint64> versionsOpened;
     std::optional<qint64> versionsClosed;
+    // scd2 with hard_deletes invalidate: of those closed, the versions of
+    // keys gone from the source (closed with no successor).
+    std::optional<qint64> versionsInvalidated;
     // delete_insert only: the distinct keys of the staged rows (each one's
     // target rows in the partition deleted, its staged rows inserted).
     std::optional<qint64> keysTouched;

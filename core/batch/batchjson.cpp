@@ -44,6 +44,8 @@ Json partitionJson(const PartitionResult &p) {
         j["versions_opened"] = *p.versionsOpened;
     if (p.versionsClosed)
         j["versions_closed"] = *p.versionsClosed;
+    if (p.versionsInvalidated)
+        j["versions_invalidated"] = *p.versionsInvalidated;
     if (p.keysTouched)
         j["keys_touched"] = *p.keysTouched;
     if (p.samples) {
@@ -77,6 +79,8 @@ PartitionResult partitionFromJson(const QString &json) {
         p.versionsOpened = j.value("versions_opened", 0LL);
     if (j.contains("versions_closed"))
         p.versionsClosed = j.value("versions_closed", 0LL);
+    if (j.contains("versions_invalidated"))
+        p.versionsInvalidated = j.value("versions_invalidated", 0LL);
     if (j.contains("keys_touched"))
         p.keysTouched = j.value("keys_touched", 0LL);
     if (j.value("publish", Json()).is_string())
@@ -113,12 +117,17 @@ Json totalsJson(const RunResult &r) {
            {"unchanged", t.unchanged}};
     if (r.mode == WriteMode::Scd2) {
         qint64 opened = 0, closed = 0;
+        std::optional<qint64> invalidated;
         for (const auto &p : r.partitions) {
             opened += p.versionsOpened.value_or(0);
             closed += p.versionsClosed.value_or(0);
+            if (p.versionsInvalidated)
+                invalidated = invalidated.value_or(0) + *p.versionsInvalidated;
         }
         j["versions_opened"] = opened;
         j["versions_closed"] = closed;
+        if (invalidated)
+            j["versions_invalidated"] = *invalidated;
     }
     if (r.mode == WriteMode::DeleteInsert)
         j["keys_touched"] = t.keysTouched.value_or(0);

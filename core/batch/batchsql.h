@@ -285,6 +285,9 @@ public:
     // version), close_p (close the earlier version at the month), extend_p
     // (the earlier version runs on to e). `dim` is a quoted table name.
     bool isScd2() const { return m_dataset->scd2.has_value(); }
+    bool invalidatesHardDeletes() const {
+        return isScd2() && m_dataset->scd2->invalidateHardDeletes;
+    }
     QStringList createScd2Work(const QString &dim, const PartitionRef &month,
                                QVariantList &binds) const; // 2nd takes binds
     // opened, closed, extended, deleted, keys acted on, keys.

@@ -15,7 +15,8 @@ const QString kSim = QStringLiteral("rewind_sim");
 QStringList BatchSql::trackedAll() const {
     QStringList out;
     for (const QString &c : m_cat.columns)
-        if (!m_cat.key.contains(c))
+        if (!m_cat.key.contains(c) && c != m_dataset->partitionColumn &&
+            !m_dataset->scd2->notTracked.contains(c))
             out << c;
     return out;
 }
@@ -30,12 +31,17 @@ QStringList BatchSql::createScd2Sim(bool fromTarget) const {
     QString select;
     if (fromTarget) {
         // As the target is once a pending schema change is made.
-        select = QStringLiteral("SELECT ") %
-                 readTarget(QStringLiteral("t"), targetColumns()).join(QStringLiteral(", ")) %
-                 QStringLiteral(" FROM ") % qt(m_dataset->target) %
-                 QStringLiteral(" AS t WHERE EXISTS (SELECT 1 FROM ") % q(kStage) %
-                 QStringLiteral(" AS s WHERE ") %
-                 keyEqual(QStringLiteral("t"), QStringLiteral("s")) % u')';
+        select =
+            QStringLiteral("SELECT ") %
+            readTarget(QStringLiteral("t"), targetColumns()).join(QStringLiteral(", ")) %
+            QStringLiteral(" FROM ") % qt(m_dataset->target) %
+            QStringLiteral(" AS t WHERE EXISTS (SELECT 1 FROM ") % q(kStage) %
+            QStringLiteral(" AS s WHERE ") % keyEqual(QStringLiteral("t"), QStringLiteral("s")) %
+            u')' %
+            // The open versions of keys the stage lacks: what an invalidation closes.
+            (v.invalidateHardDeletes
+                 ? QString(QStringLiteral(" OR t.") % q(v.validTo) % QStringLiteral(" IS NULL"))
+                 : QString());
     } else {
         const QString part = q(m_dataset->partitionColumn);
         select = QStringLiteral("SELECT ") % columnList(QString(), m_cat.columns) %
@@ -94,9 +100,29 @@ QStringList BatchSql::createScd2Work(const QString &dim, const PartitionRef &mon
         QStringLiteral(") THEN 1 ELSE 0 END AS close_p, CASE WHEN d.chg = 0 AND d.p_vf IS NOT NULL "
                        "AND NOT (") %
         d.nullSafeEqual(QStringLiteral("d.p_vt"), QStringLiteral("d.e")) %
-        QStringLiteral(") THEN 1 ELSE 0 END AS extend_p FROM (") % inner % QStringLiteral(") AS d");
+        QStringLiteral(") THEN 1 ELSE 0 END AS extend_p, 0 AS gone FROM (") % inner %
+        QStringLiteral(") AS d");
+    // hard_deletes invalidate: the open version of a key the month does not
+    // hold is closed at the month, with no successor (dbt's invalidation).
+    QString gone;
+    if (v.invalidateHardDeletes) {
+        const QString stagedMonth =
+            QStringLiteral("(SELECT MIN(s.") % q(m_dataset->partitionColumn) %
+            QStringLiteral(") AS m FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ") %
+            partitionFilter(QStringLiteral("s"), month, binds) % QStringLiteral(")");
+        gone = QStringLiteral(" UNION ALL SELECT ") % columnList(QStringLiteral("t"), m_cat.key) %
+               QStringLiteral(", mm.m, t.") % vf % QStringLiteral(", t.") % vt %
+               QStringLiteral(", NULL, 1, 0, 0, 1, 0, 1 FROM ") % dim % QStringLiteral(" AS t, ") %
+               stagedMonth % QStringLiteral(" AS mm WHERE t.") % vt %
+               QStringLiteral(" IS NULL AND t.") % vf %
+               QStringLiteral(" < mm.m AND NOT EXISTS (SELECT 1 FROM ") % q(kStage) %
+               QStringLiteral(" AS s WHERE ") % keyEqual(QStringLiteral("s"), QStringLiteral("t")) %
+               QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) %
+               QStringLiteral(" = mm.m)");
+    }
     return {d.dropTempTable(kScd2),
-            QStringLiteral("CREATE TEMP TABLE ") % q(kScd2) % QStringLiteral(" AS ") % select,
+            QStringLiteral("CREATE TEMP TABLE ") % q(kScd2) % QStringLiteral(" AS ") % select %
+                gone,
             d.createTempIndex(QStringLiteral("rewind_scd2_key"), kScd2, m_cat.key.mid(0, 8))};
 }
 
@@ -104,7 +130,8 @@ QString BatchSql::scd2Counts() const {
     return QStringLiteral("SELECT COALESCE(SUM(ins_d), 0), COALESCE(SUM(close_p), 0), "
                           "COALESCE(SUM(extend_p), 0), COALESCE(SUM(del_c), 0), "
                           "COALESCE(SUM(CASE WHEN ins_d + close_p + extend_p + del_c > 0 THEN 1 "
-                          "ELSE 0 END), 0), COUNT(*) FROM ") %
+                          "ELSE 0 END), 0), COUNT(*) - COALESCE(SUM(gone), 0), "
+                          "COALESCE(SUM(gone), 0) FROM ") %
            q(kScd2);
 }
 

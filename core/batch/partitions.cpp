@@ -304,7 +304,10 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
             info.lastPublished = st->publishedAt;
             if (st->status == partitionstate::RecordedStatus::Failed)
                 info.status = PartitionStatus::Failed;
-            else if (st->sourceSig != it->sourceSig) {
+            // (A snapshot dated by its run reads its source at one run's
+            // time only: an earlier run's partition is history, not stale.)
+            else if (st->sourceSig != it->sourceSig &&
+                     !(dataset.datedByRun() && it->sourceRows == 0)) {
                 info.status = PartitionStatus::Stale;
                 info.sourceChanged = true;
             } else if (st->status == partitionstate::RecordedStatus::Final ||

@@ -48,16 +48,19 @@ Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql
             return internalError(QStringLiteral("scd2: no counts"));
         const qint64 opened = q->value(0).toLongLong(), closed = q->value(1).toLongLong(),
                      extended = q->value(2).toLongLong(), deleted = q->value(3).toLongLong(),
-                     acted = q->value(4).toLongLong(), keys = q->value(5).toLongLong();
+                     acted = q->value(4).toLongLong(), keys = q->value(5).toLongLong(),
+                     gone = q->value(6).toLongLong();
         PartitionResult r;
         r.partition = month.label;
         r.stagedRows = keys;
         r.inserted = opened;
         r.updated = closed + extended;
         r.deleted = deleted;
-        r.unchanged = keys - acted;
+        r.unchanged = keys - (acted - gone);
         r.versionsOpened = opened;
         r.versionsClosed = closed;
+        if (sql.invalidatesHardDeletes())
+            r.versionsInvalidated = gone;
         if (samples > 0) {
             Samples s;
             const int width = int(sql.columns().size());

@@ -189,6 +189,36 @@ Result<std::optional<std::vector<PartitionRef>>> namedDirectly(const Database &d
     return out;
 }
 
+// A snapshot dated by its run: the one partition of the source, the run's
+// time (the target's are earlier runs, never re-applied).
+Result<std::vector<PartitionRef>> runPartition(const Database &db, const DatasetSpec &dataset,
+                                               const BatchSql &sql, bool scopeGiven) {
+    if (scopeGiven)
+        return badInput(QStringLiteral("dataset \"%1\" is a snapshot dated by its run: its one "
+                                       "partition is the run's time, so --partition, --from, "
+                                       "--to, --stale and --schema-behind do not apply")
+                            .arg(dataset.name));
+    const QString p = partitionValueSql(db, dataset);
+    const QString cast = sql.targetCast(dataset.partitionColumn);
+    auto known = knownPartitions(
+        db, dataset,
+        QStringLiteral("SELECT DISTINCT ") %
+            (cast.isEmpty()
+                 ? p
+                 : QString(QStringLiteral("CAST(") % p % QStringLiteral(" AS ") % cast % u')')) %
+            QStringLiteral(" AS v FROM ") % sql.catalog().sourceRelation(QStringLiteral("s")));
+    if (!known)
+        return fail(known.error());
+    if (known->size() > 1 || (known->size() == 1 && !known->front().label))
+        return badInput(QStringLiteral("dataset \"%1\" is a snapshot dated by its run, but its "
+                                       "partition_column \"%2\" holds %3 in the source: set it "
+                                       "to {snapshot_time} in the transform")
+                            .arg(dataset.name, dataset.partitionColumn,
+                                 known->size() > 1 ? QStringLiteral("%1 values").arg(known->size())
+                                                   : QStringLiteral("NULL")));
+    return std::move(*known);
+}
+
 } // namespace
 
 Result<std::vector<PartitionRef>> resolveScope(const Database &db, const DatasetSpec &dataset,
@@ -209,6 +239,9 @@ Result<std::vector<PartitionRef>> resolveScope(const Database &db, const Dataset
                                        "--partition, --from/--to and --stale"));
     if (range && (!request.from || !request.to))
         return badInput(QStringLiteral("--from and --to go together (both inclusive)"));
+    if (dataset.datedByRun())
+        return runPartition(db, dataset, sql,
+                            explicitList || range || request.stale || request.schemaBehind);
 
     // A drop of columns must see every partition (below): then the long way.
     const bool dropsColumns = request.publishes &&

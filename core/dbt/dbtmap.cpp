@@ -357,21 +357,24 @@ MappedNode mapSnapshot(const Node &n, const Manifest &m, const MapOptions &o, Ma
     if (strategy != QLatin1String("timestamp") && strategy != QLatin1String("check"))
         return leaveOut(
             QStringLiteral("snapshot strategy %1 is not one Rewind maps").arg(strategy));
-    if (n.updatedAt.isEmpty())
-        return leaveOut(
-            strategy == QLatin1String("check")
-                ? QStringLiteral("a check snapshot without updated_at dates its versions by when "
-                                 "dbt ran: the source holds no date to backfill by")
-                : QStringLiteral("a timestamp snapshot without updated_at"));
-    const QString updatedAt = columnName(n.updatedAt, folds(o));
+    if (n.updatedAt.isEmpty() && strategy != QLatin1String("check"))
+        return leaveOut(QStringLiteral("a timestamp snapshot without updated_at"));
+    // A check snapshot without updated_at dates each version by the run that
+    // took it, as dbt does: the dataset is dated by its run ({snapshot_time}).
+    const bool byRun = n.updatedAt.isEmpty();
+    const QString updatedAt = byRun ? n.updatedAtColumn : columnName(n.updatedAt, folds(o));
     if (updatedAt.isEmpty())
         return leaveOut(QStringLiteral("its updated_at \"%1\" is an expression, not a column")
                             .arg(n.updatedAt));
-    if (n.hardDeletes == QLatin1String("invalidate") ||
-        n.hardDeletes == QLatin1String("new_record"))
-        return leaveOut(QStringLiteral("hard_deletes %1: Rewind's scd2 does not close the versions "
-                                       "of keys gone from the source")
-                            .arg(n.hardDeletes));
+    if (n.hardDeletes == QLatin1String("new_record"))
+        return leaveOut(QStringLiteral("hard_deletes new_record: Rewind closes the versions of "
+                                       "keys gone from the source (invalidate), it adds no "
+                                       "deletion records"));
+    if (n.hardDeletes == QLatin1String("invalidate") && !byRun)
+        return leaveOut(QStringLiteral("hard_deletes invalidate with updated_at: dbt dates an "
+                                       "invalidation by its run, Rewind this snapshot's versions "
+                                       "by %1")
+                            .arg(updatedAt));
     if (!n.validToCurrent.isEmpty())
         return leaveOut(QStringLiteral("dbt_valid_to_current %1: Rewind's current versions have "
                                        "a NULL valid_to")
@@ -402,15 +405,21 @@ MappedNode mapSnapshot(const Node &n, const Manifest &m, const MapOptions &o, Ma
     const QString select = transformOf(n, m, o, why);
     if (select.isEmpty())
         return leaveOut(why);
-    // dbt's snapshot_hash_arguments: md5 of the key and updated_at as text.
-    QStringList hashed, hashArguments = key;
-    hashArguments << updatedAt;
-    for (const QString &c : hashArguments)
+    // dbt's snapshot_hash_arguments: md5 of the key and updated_at (or the
+    // run's time) as text.
+    // (SQLite keeps a time as ISO text; its CAST to TIMESTAMP would make a number.)
+    const QString at = !byRun ? QStringLiteral("s.") % quoted(updatedAt)
+                       : o.engine == QLatin1String("sqlite")
+                           ? QStringLiteral("{snapshot_time}")
+                           : QStringLiteral("CAST({snapshot_time} AS TIMESTAMP)");
+    QStringList hashed;
+    for (const QString &c : key)
         hashed << QStringLiteral("COALESCE(CAST(s.%1 AS VARCHAR), '')").arg(quoted(c));
+    hashed << QStringLiteral("COALESCE(CAST(%1 AS VARCHAR), '')").arg(at);
     const QString transform =
-        QStringLiteral("SELECT s.*, md5(%1) AS %2, s.%3 AS %4 FROM (\n%5\n) AS s")
-            .arg(hashed.join(QStringLiteral(" || '|' || ")), quoted(n.scdIdColumn),
-                 quoted(updatedAt), quoted(n.updatedAtColumn), select);
+        QStringLiteral("SELECT s.*, md5(%1) AS %2, %3 AS %4 FROM (\n%5\n) AS s")
+            .arg(hashed.join(QStringLiteral(" || '|' || ")), quoted(n.scdIdColumn), at,
+                 quoted(n.updatedAtColumn), select);
 
     OJson keyJson = OJson::array();
     for (const QString &c : key)
@@ -425,6 +434,12 @@ MappedNode mapSnapshot(const Node &n, const Manifest &m, const MapOptions &o, Ma
                 {{"tracked", tracked},
                  {"valid_from", s(n.validFromColumn)},
                  {"valid_to", s(n.validToColumn)}}}};
+    if (n.hardDeletes == QLatin1String("invalidate"))
+        spec["scd2"]["hard_deletes"] = "invalidate";
+    // dbt's check of all columns compares the model's own: not the scd id,
+    // which a version dated by its run changes each run.
+    if (byRun && n.checkAll)
+        spec["scd2"]["not_tracked"] = OJson::array({s(n.scdIdColumn)});
     OJson checks = checksOf(n, key, m, o, out.unmappedTests, {n.validFromColumn, n.validToColumn});
     out.checks = int(checks.size());
     if (!checks.empty())

@@ -4,6 +4,7 @@
 #include "core/sql/database.h"
 #include "core/util/timeutil.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -334,6 +335,17 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
         s.validFrom = sf.string("valid_from", true);
         s.validTo = sf.string("valid_to", true);
         s.current = sf.string("current");
+        s.notTracked = sf.strings("not_tracked");
+        if (!s.notTracked.isEmpty() && !s.trackAll)
+            sf.error(QStringLiteral("not_tracked"),
+                     QStringLiteral("is only used with \"tracked\": \"all\""));
+        const QString hardDeletes = sf.string("hard_deletes");
+        if (hardDeletes == QLatin1String("invalidate"))
+            s.invalidateHardDeletes = true;
+        else if (!hardDeletes.isEmpty() && hardDeletes != QLatin1String("ignore"))
+            sf.error(QStringLiteral("hard_deletes"),
+                     QStringLiteral("must be \"ignore\" or \"invalidate\" (not \"%1\")")
+                         .arg(hardDeletes));
         sf.rejectUnknown();
         const QStringList names = s.versionColumns();
         if (QSet<QString>(names.begin(), names.end()).size() != names.size() &&
@@ -348,6 +360,15 @@ DatasetSpec parseDataset(const QString &name, const Json &value, QStringList &er
         f.error(QStringLiteral("scd2"), QStringLiteral("is required for write \"scd2\" (tracked, "
                                                        "valid_from, valid_to, optional current)"));
     }
+    if (d.transform.contains(QLatin1String("{snapshot_time}")) &&
+        (!knownWrite || d.write != WriteMode::Scd2))
+        f.error(QStringLiteral("transform"),
+                QStringLiteral("says {snapshot_time}, which dates the versions of a \"write\": "
+                               "\"scd2\" dataset by its run"));
+    if (d.scd2 && d.scd2->invalidateHardDeletes && !d.datedByRun())
+        f.error(QStringLiteral("scd2"),
+                QStringLiteral("\"hard_deletes\": \"invalidate\" needs the source to be the whole "
+                               "dimension at each run: a transform dated by {snapshot_time}"));
     if (knownWrite && d.write == WriteMode::Scd2 && !d.partitionGranularity.isEmpty())
         f.error(QStringLiteral("partition_granularity"),
                 QStringLiteral("does not apply to write \"scd2\": its partition is the effective "
@@ -662,9 +683,20 @@ Result<Spec> loadSpec(const QString &path) {
 }
 
 QString sourceSelect(const DatasetSpec &dataset, const Database &db) {
+    if (dataset.datedByRun()) {
+        const QString at = !dataset.snapshotTime.isEmpty()
+                               ? dataset.snapshotTime
+                               : snapshotTimeText(QDateTime::currentDateTimeUtc());
+        QString select = dataset.transform;
+        return select.replace(QLatin1String("{snapshot_time}"), u'\'' % at % u'\'');
+    }
     if (!dataset.transform.isEmpty())
         return dataset.transform;
     return QStringLiteral("SELECT * FROM ") % db.quoteTable(dataset.source);
+}
+
+QString snapshotTimeText(const QDateTime &at) {
+    return at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 
 QString sourceRelation(const DatasetSpec &dataset, const Database &db, const QString &alias) {

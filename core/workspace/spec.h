@@ -3,6 +3,7 @@
 #include "core/util/enumnames.h"
 #include "core/util/error.h"
 
+#include <QDateTime>
 #include <QMap>
 #include <QString>
 #include <QStringBuilder>
@@ -71,9 +72,16 @@ template <> struct EnumNames<SchemaChangePolicy> {
 struct Scd2Spec {
     QStringList tracked;
     bool trackAll = false; // "tracked": "all": every column the source yields but the key
+                           // and the partition column (the effective date)
+    // With "all": columns not compared either, derived ones (dbt's dbt_scd_id).
+    QStringList notTracked;
     QString validFrom;
     QString validTo;
     QString current; // optional: without it, a version is current while valid_to is NULL
+    // "invalidate": each partition is the whole dimension as of its date, so
+    // a key with an open version and no row in it is closed at that date
+    // (dbt's hard_deletes: invalidate). Only for a snapshot dated by its run.
+    bool invalidateHardDeletes = false;
     // The columns Rewind writes beside the staged ones: valid_from, valid_to
     // and current where there is one.
     QStringList versionColumns() const {
@@ -162,7 +170,18 @@ struct DatasetSpec {
     QStringList fedBy;
     std::vector<StreamSpec> feeds;
 
+    // Set by the command that runs it, never read from the spec: the time a
+    // snapshot dated by its run takes (below), "YYYY-MM-DD HH:MM:SS.fff" in
+    // UTC. Empty: the time the source is read.
+    QString snapshotTime;
+
     bool partitioned() const { return !partitionColumn.isEmpty(); }
+    // An scd2 dataset whose transform says {snapshot_time}: each run takes
+    // the source as the dimension at that instant (as a dbt snapshot does),
+    // its one partition the run's time (docs/spec.md).
+    bool datedByRun() const {
+        return write == WriteMode::Scd2 && transform.contains(QLatin1String("{snapshot_time}"));
+    }
     bool hasWatermark() const { return allowedLatenessSeconds.has_value(); }
     // delete_insert and append: the staged rows are every source row of the
     // scope, not one per key.
@@ -217,6 +236,9 @@ QString sourceSelect(const DatasetSpec &dataset, const Database &db);
 // sourceSelect as a derived table: "(SELECT ...) AS alias", the one way every
 // query over a dataset's rows reads them (a batch operation reads it from its
 // DatasetCatalog, resolved once).
+// A snapshot time as {snapshot_time} is replaced by (quoted): UTC,
+// "YYYY-MM-DD HH:MM:SS.fff".
+QString snapshotTimeText(const QDateTime &at);
 QString sourceRelation(const DatasetSpec &dataset, const Database &db, const QString &alias);
 
 } // namespace rw

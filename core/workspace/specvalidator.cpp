@@ -225,7 +225,7 @@ private:
                 error(ctx, QStringLiteral("transform"),
                       QStringLiteral("must be a single SELECT, but holds more than one statement"));
             } else {
-                QString select = d.transform.trimmed();
+                QString select = sourceSelect(d, m_db).trimmed();
                 while (select.endsWith(u';'))
                     select.chop(1);
                 auto names = m_db.selectColumns(select);
@@ -281,6 +281,8 @@ private:
                         QStringLiteral("\"") % t %
                             QStringLiteral("\" is part of the key; a tracked attribute cannot be"));
             }
+            for (const QString &c : d.scd2->notTracked)
+                column(ctx, QStringLiteral("scd2.not_tracked"), c, cols, where);
             for (const QString &c : d.scd2->versionColumns())
                 if (cols.contains(c))
                     error(ctx, QStringLiteral("scd2"),
