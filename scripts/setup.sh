@@ -57,17 +57,22 @@ rewind_build() {
   cmake --build "$REWIND_BUILD" --parallel "$(nproc)"
 }
 
-# Address + undefined-behaviour sanitizer build of core, rewindctl and the
-# core tests, in its own tree, then the core tests under it. Skipped with
-# REWIND_SKIP_SANITIZE=1. -O1 -g1: quicker to build than -O2 -g, and enough
-# for stacks with file and line. Debug configuration: Q_ASSERT is live.
-rewind_sanitize() {
-  local dir=${REWIND_ASAN_BUILD:-$REWIND_ROOT/build-asan}
-  local generator=()
+# One clang 16 tree for the sanitizers and the fuzzers: everything built with
+# ASan + UBSan and libFuzzer's coverage hooks (REWIND_FUZZ), the tests at -O1.
+# The fuzz targets need clang; one tree for both instead of a GCC one for the
+# tests and a clang one for the fuzzers saves a whole build of core (about 11
+# of CI's minutes).
+rewind_sanitize_configure() {
+  local dir=$1 generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
   [ -f "$dir/CMakeCache.txt" ] && generator=()
-  cmake -S "$REWIND_ROOT" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
-    -DREWIND_BUILD_GUI=OFF -DREWIND_SANITIZE=ON >/dev/null
+  CC=clang-16 CXX=clang++-16 cmake -S "$REWIND_ROOT" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
+    "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DREWIND_BUILD_GUI=OFF -DREWIND_FUZZ=ON >/dev/null
+}
+
+rewind_sanitize() {
+  local dir=${REWIND_SANITIZE_BUILD:-$REWIND_ROOT/build-sanitize}
+  rewind_sanitize_configure "$dir"
   cmake --build "$dir" --parallel "$(nproc)"
   (
     cd "$dir"
@@ -93,18 +98,14 @@ rewind_sanitize() {
   )
 }
 
-# libFuzzer targets (tests/fuzz) built with clang 16 in their own tree, each
-# run for REWIND_FUZZ_SECONDS (30) over a copy of its seed corpus. A crash,
+# libFuzzer targets (tests/fuzz), in the sanitizer tree, each run for
+# REWIND_FUZZ_SECONDS (30) over a copy of its seed corpus. A crash,
 # sanitizer report, leak or hang fails the stage; the input is printed
 # (base64) and kept in $dir/fuzz-artifacts. Skipped with REWIND_SKIP_FUZZ=1.
 rewind_fuzz() {
-  local dir=${REWIND_FUZZ_BUILD:-$REWIND_ROOT/build-fuzz}
+  local dir=${REWIND_SANITIZE_BUILD:-$REWIND_ROOT/build-sanitize}
   local seconds=${REWIND_FUZZ_SECONDS:-30}
-  local generator=()
-  command -v ninja >/dev/null && generator=(-G Ninja)
-  [ -f "$dir/CMakeCache.txt" ] && generator=()
-  CC=clang-16 CXX=clang++-16 cmake -S "$REWIND_ROOT" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DREWIND_BUILD_GUI=OFF -DREWIND_FUZZ=ON >/dev/null
+  rewind_sanitize_configure "$dir"
   cmake --build "$dir" --parallel "$(nproc)" --target fuzz_spec fuzz_payload fuzz_offsetcsv fuzz_kafka
   local scratch failed=0 target
   rewind_symbolizer_env

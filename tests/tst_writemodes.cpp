@@ -127,6 +127,10 @@ private Q_SLOTS:
         QVERIFY2(parts.exitCode == 0, qPrintable(parts.err));
         for (const auto &v : jsonOf(parts)[QStringLiteral("partitions")].toArray())
             QCOMPARE(v.toObject()[QStringLiteral("duplicate_keys")].toInt(), 0);
+        const auto duplicates = w.cli({QStringLiteral("duplicates"), QStringLiteral("--dataset"),
+                                       QStringLiteral("orders"), QStringLiteral("--json")});
+        QVERIFY2(duplicates.exitCode == 0, qPrintable(duplicates.err));
+        QCOMPARE(jsonOf(duplicates)[QStringLiteral("duplicate_keys")].toInt(), 0);
 
         // The duplicate recovery (one row per key) is refused, naming why.
         const auto recover = w.cli({QStringLiteral("recover"), QStringLiteral("--dataset"),
@@ -230,6 +234,22 @@ private Q_SLOTS:
                 "key": ["k"], "write": "merge", )" +
                 columns + "}}}");
         const QStringList before = rowsAt(w.dbPath, kPricesRows);
+        // The preview's updated row after the merge: the new amount, the
+        // target's note (the merge does not set it).
+        const auto preview =
+            w.cli({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("prices"),
+                   QStringLiteral("--samples"), QStringLiteral("5"), QStringLiteral("--json")});
+        QVERIFY2(preview.exitCode == 0, qPrintable(preview.err));
+        const QJsonArray updated = jsonOf(preview)[QStringLiteral("partitions")]
+                                       .toArray()
+                                       .at(0)
+                                       .toObject()[QStringLiteral("samples")]
+                                       .toObject()[QStringLiteral("updated")]
+                                       .toArray();
+        QCOMPARE(updated.size(), 1);
+        const QJsonObject after = updated.at(0).toObject()[QStringLiteral("after")].toObject();
+        QCOMPARE(after[QStringLiteral("amount")].toInt(), 21);
+        QCOMPARE(after[QStringLiteral("note")].toString(), QStringLiteral("kept"));
         const auto run =
             w.cli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("prices"),
                    QStringLiteral("--execute"), QStringLiteral("--json")});

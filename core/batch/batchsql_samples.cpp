@@ -8,6 +8,10 @@
 
 namespace rw {
 
+namespace {
+const QString kAfter = QStringLiteral("after");
+} // namespace
+
 QString BatchSql::sampleFilter(const QString &qualifier, const std::vector<PartitionRef> &parts,
                                QVariantList &binds) const {
     return parts.size() == 1 ? partitionFilter(qualifier, parts.front(), binds)
@@ -19,9 +23,23 @@ QString BatchSql::sampleSelect(const std::vector<PartitionRef> &parts,
                                const QString &orderQualifier) const {
     const QString orderBy =
         columnList(orderQualifier, m_cat.key.isEmpty() ? m_cat.columns : m_cat.key);
+    // kAfter: a merge's row after its update, each column from the stage
+    // where the merge sets it, from the target where the merge keeps it
+    // (merge_update_columns / merge_exclude_columns).
+    const auto qualified = [&](const QString &qualifier, const QString &c) -> QString {
+        if (qualifier != kAfter)
+            return qualifier % u'.' % q(c);
+        const bool set = m_cat.updated.size() == m_cat.values.size() || m_cat.updated.contains(c) ||
+                         !m_cat.values.contains(c);
+        return (set ? QStringLiteral("s.") : QStringLiteral("t.")) % q(c);
+    };
     QStringList columns;
-    for (const QString &qualifier : qualifiers)
-        columns << columnList(qualifier, m_cat.columns);
+    for (const QString &qualifier : qualifiers) {
+        QStringList one;
+        for (const QString &c : m_cat.columns)
+            one << qualified(qualifier, c);
+        columns << one.join(QStringLiteral(", "));
+    }
     if (parts.size() == 1)
         return QStringLiteral("SELECT ") % columns.join(u", ") % QStringLiteral(" FROM ") %
                fromWhere % QStringLiteral(" ORDER BY ") % orderBy % QStringLiteral(" LIMIT ?");
@@ -33,7 +51,7 @@ QString BatchSql::sampleSelect(const std::vector<PartitionRef> &parts,
     for (const QString &qualifier : qualifiers)
         for (const QString &c : m_cat.columns) {
             const QString alias = QStringLiteral("rewind_c") % QString::number(inner.size());
-            inner << qualifier % u'.' % q(c) % QStringLiteral(" AS ") % alias;
+            inner << qualified(qualifier, c) % QStringLiteral(" AS ") % alias;
             outer << alias % QStringLiteral(" AS ") % q(c);
         }
     const QString p = partExpr(orderQualifier);
@@ -69,7 +87,7 @@ QString BatchSql::sampleInserted(const std::vector<PartitionRef> &parts,
 QString BatchSql::sampleUpdated(const std::vector<PartitionRef> &parts, QVariantList &binds) const {
     const QString where = sampleFilter(QStringLiteral("s"), parts, binds);
     const QString inPart = sampleFilter(QStringLiteral("t"), parts, binds);
-    return sampleSelect(parts, {QStringLiteral("s"), QStringLiteral("t")},
+    return sampleSelect(parts, {kAfter, QStringLiteral("t")},
                         q(kStage) % QStringLiteral(" AS s JOIN ") % tgt() %
                             QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) %
                             QStringLiteral(" WHERE ") % where % QStringLiteral(" AND ") % inPart %

@@ -16,7 +16,9 @@ Result<DuplicateReport> findDuplicates(const Database &db, const DatasetSpec &da
     DuplicateReport out;
     out.dataset = dataset.name;
     out.target = dataset.target;
-    if (!sql.targetExists())
+    // delete_insert and append keep several rows a key by design (as the
+    // partitions view counts them): none is a duplicate key.
+    if (!sql.targetExists() || dataset.keepsEveryRow())
         return out;
     const QStringList cols = identityColumns(dataset, sql);
     const QString where =
