@@ -1,6 +1,7 @@
 // The control schema: created on first open, migrated step by step from an
 // older version with its data kept, a no-op on re-open, and refused when a
 // newer Rewind wrote it. Also the connection set-up it relies on.
+#include "core/sql/bulkload.h"
 #include "core/sql/controlschema.h"
 #include "core/sql/database.h"
 #include "tests/testsupport.h"
@@ -277,6 +278,53 @@ private Q_SLOTS:
         QCOMPARE(attempts, 2);
         QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM t"))->toInt(), 2);
         QCOMPARE(db.scalar(QStringLiteral("SELECT SUM(v) FROM t"))->toInt(), 3);
+    }
+
+    // The same under a COPY (the Kafka replay's bulk load into its staging
+    // table): the session ended mid-load is transient, the connection is
+    // opened again, and the retried transaction loads the rows once.
+    void postgresLostConnectionUnderCopyIsRetried() {
+        if (!testsupport::onPostgres())
+            QSKIP("a PostgreSQL server");
+        QTemporaryDir dir;
+        auto db = testsupport::makeDatabase(dir, QStringLiteral("copy.db"),
+                                            {QStringLiteral("CREATE TABLE t (v INTEGER)")});
+        auto other = Database::open(db.url().text);
+        QVERIFY(other);
+        int attempts = 0;
+        QString firstFailure;
+        const Status written = Database::retryTransient(3, [&] {
+            const Status attempt = db.writeTransaction([&]() -> Status {
+                // (Asked before the COPY: the session answers nothing else during one.)
+                const QVariant pid = *db.scalar(QStringLiteral("SELECT pg_backend_pid()"));
+                auto conn = db.connection();
+                if (!conn)
+                    return fail(conn.error());
+                auto load = BulkLoad::open(*conn, QStringLiteral("t"), {QStringLiteral("v")});
+                if (!load)
+                    return fail(load.error());
+                for (qint64 v = 1; v <= 3; ++v) {
+                    const BulkValue row[] = {BulkValue::of(v)};
+                    if (auto s = (*load)->add(row); !s)
+                        return s;
+                }
+                if (++attempts == 1) {
+                    if (!other->scalar(QStringLiteral("SELECT pg_terminate_backend(?)"), {pid})
+                             ->toBool())
+                        return internalError(QStringLiteral("could not terminate the session"));
+                }
+                return (*load)->finish();
+            });
+            if (!attempt && firstFailure.isEmpty())
+                firstFailure = attempt.error().message;
+            return attempt;
+        });
+        QVERIFY2(written, qPrintable(written ? QString() : written.error().message));
+        QCOMPARE(attempts, 2);
+        QVERIFY2(firstFailure.contains(QStringLiteral("lost the connection")),
+                 qPrintable(firstFailure));
+        QCOMPARE(db.scalar(QStringLiteral("SELECT COUNT(*) FROM t"))->toInt(), 3);
+        QCOMPARE(db.scalar(QStringLiteral("SELECT SUM(v) FROM t"))->toInt(), 6);
     }
 
     void missingFileIsBadInput() {

@@ -86,8 +86,13 @@ Result<std::unique_ptr<BulkLoad>> BulkLoad::open(QSqlDatabase connection, const 
         load = bulkload_detail::openSqlite(connection, table, columns, error);
     else if (connection.driverName() == QLatin1String("QPSQL"))
         load = bulkload_detail::openPostgres(connection, table, columns, error);
-    if (!error.isEmpty())
-        return internalError(QStringLiteral("cannot load rows into %1: %2").arg(table, error));
+    if (!error.isEmpty()) {
+        Error e = Error::internal(QStringLiteral("cannot load rows into %1: %2").arg(table, error));
+        // The server ended the session (the loader closed the connection):
+        // a retry runs on a new one.
+        e.transient = !connection.isOpen();
+        return fail(e);
+    }
     if (!load)
         load = std::make_unique<InsertLoad>(std::move(connection), table, columns);
     return load;

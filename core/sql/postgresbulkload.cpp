@@ -18,8 +18,9 @@ namespace {
 struct PGconn;
 struct PGresult;
 
-constexpr int kCommandOk = 1; // PGRES_COMMAND_OK
-constexpr int kCopyIn = 4;    // PGRES_COPY_IN
+constexpr int kCommandOk = 1;     // PGRES_COMMAND_OK
+constexpr int kCopyIn = 4;        // PGRES_COPY_IN
+constexpr int kConnectionBad = 1; // CONNECTION_BAD
 
 struct Pq {
     PGresult *(*exec)(PGconn *, const char *) = nullptr;
@@ -30,10 +31,11 @@ struct Pq {
     int (*putCopyData)(PGconn *, const char *, int) = nullptr;
     int (*putCopyEnd)(PGconn *, const char *) = nullptr;
     char *(*errorMessage)(const PGconn *) = nullptr;
+    int (*status)(const PGconn *) = nullptr;
 
     bool complete() const {
         return exec && getResult && resultStatus && resultErrorMessage && clear && putCopyData &&
-               putCopyEnd && errorMessage;
+               putCopyEnd && errorMessage && status;
     }
 };
 
@@ -54,6 +56,7 @@ const Pq &pq() {
         resolve(p.putCopyData, "PQputCopyData");
         resolve(p.putCopyEnd, "PQputCopyEnd");
         resolve(p.errorMessage, "PQerrorMessage");
+        resolve(p.status, "PQstatus");
         return p;
     }();
     return resolved;
@@ -73,10 +76,26 @@ QString message(const char *text) {
 // The rows as COPY's text format: tab-separated, \N for NULL, backslash
 // escapes for the separators; bytea in hex (\\x...). Sent in chunks of
 // about a megabyte.
+// The server ended the session under a COPY (a restart, a failover,
+// pg_terminate_backend): as Database::exec does, the connection is closed,
+// so that the next statement opens a new one, and the error is transient,
+// so that the caller's retry runs the transaction again.
+Error lostConnection(QSqlDatabase &connection, const QString &why) {
+    connection.close();
+    Error e = Error::internal(
+        QStringLiteral("lost the connection to the server during a COPY: %1; the transaction was "
+                       "rolled back by the server, a new connection is opened for the next "
+                       "statement")
+            .arg(why));
+    e.transient = true;
+    return e;
+}
+
 class PostgresLoad final : public BulkLoad {
 public:
-    PostgresLoad(PGconn *conn, int columns)
-        : m_conn(conn)
+    PostgresLoad(QSqlDatabase connection, PGconn *conn, int columns)
+        : m_connection(std::move(connection))
+        , m_conn(conn)
         , m_columns(columns) {
         m_buf.reserve(kChunk + 64 * 1024);
     }
@@ -156,6 +175,10 @@ private:
         m_buf.clear();
         if (rc != 1) {
             const QString why = message(pq().errorMessage(m_conn));
+            if (pq().status(m_conn) == kConnectionBad) {
+                m_open = false;
+                return fail(lostConnection(m_connection, why));
+            }
             end("sending failed");
             return internalError(why);
         }
@@ -175,11 +198,15 @@ private:
             first = false;
             pq().clear(r);
         }
-        if (!error.isEmpty())
+        if (!error.isEmpty()) {
+            if (pq().status(m_conn) == kConnectionBad)
+                return fail(lostConnection(m_connection, error));
             return internalError(error);
+        }
         return {};
     }
 
+    QSqlDatabase m_connection; // closed when the server ends the session
     PGconn *m_conn;
     int m_columns;
     std::string m_buf;
@@ -212,9 +239,12 @@ std::unique_ptr<BulkLoad> openPostgres(QSqlDatabase &connection, const QString &
     if (status != kCopyIn)
         error = message(r ? p.resultErrorMessage(r) : p.errorMessage(conn));
     p.clear(r);
-    if (status != kCopyIn)
+    if (status != kCopyIn) {
+        if (p.status(conn) == kConnectionBad)
+            connection.close(); // BulkLoad::open reports it transient
         return nullptr;
-    return std::make_unique<PostgresLoad>(conn, int(columns.size()));
+    }
+    return std::make_unique<PostgresLoad>(connection, conn, int(columns.size()));
 }
 
 } // namespace rw::bulkload_detail
