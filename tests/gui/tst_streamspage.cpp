@@ -22,6 +22,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTest>
 
 using Method = rw::ResetOffsetsDialog::Method;
@@ -104,6 +105,20 @@ private Q_SLOTS:
         QCOMPARE(page.offsetsChart()->barCount(), int(expected->size()));
         QVERIFY(page.resetButton()->isEnabled());
         QVERIFY(page.replayButton()->isEnabled());
+
+        // A log table's groups have no coordinator: no state or members
+        // column; the ones shown fit in the pane, none scrolled off.
+        auto *groups = page.findChild<QTableView *>(QStringLiteral("groupsView"));
+        QVERIFY(groups);
+        QVERIFY(groups->isColumnHidden(rw::ConsumerGroupsModel::StateColumn));
+        QVERIFY(groups->isColumnHidden(rw::ConsumerGroupsModel::MembersColumn));
+        QVERIFY(!groups->isColumnHidden(rw::ConsumerGroupsModel::LastCommitColumn));
+        int shown = 0;
+        for (int c = 0; c < rw::ConsumerGroupsModel::ColumnCount; ++c)
+            if (!groups->isColumnHidden(c))
+                shown += groups->columnWidth(c);
+        QVERIFY2(groups->minimumWidth() >= shown,
+                 qPrintable(QStringLiteral("%1 < %2").arg(groups->minimumWidth()).arg(shown)));
 
         // The other group, at the log end.
         QSignalSpy group(&page, &rw::StreamPage::groupLoaded);

@@ -20,11 +20,13 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace rw {
 
@@ -359,10 +361,7 @@ void StreamPage::refresh() {
             m_model->resetData(std::move(result->partitions));
             style::fitColumns(m_view, StreamPartitionsModel::ColumnCount);
             m_groupsModel->resetData(std::move(result->groups));
-            // A Kafka group's commit time is not known (OffsetFetch has none).
-            m_groupsView->setColumnHidden(ConsumerGroupsModel::LastCommitColumn,
-                                          m_stream->kafka.has_value());
-            style::fitColumns(m_groupsView, ConsumerGroupsModel::ColumnCount, 12);
+            fitGroups();
             m_resetRefusal = result->resetRefusal;
             m_replayRefusal = result->replayRefusal;
             showGroupOffsets(result->group, std::move(result->offsets), result->history);
@@ -431,9 +430,34 @@ void StreamPage::loadGroup(const QString &group, bool quiet) {
             m_resetRefusal = result->resetRefusal;
             m_replayRefusal = result->replayRefusal;
             m_groupsModel->resetData(std::move(result->groups));
+            fitGroups();
             showGroupOffsets(group, std::move(result->offsets), result->history);
             updateHeader();
         });
+}
+
+void StreamPage::fitGroups() {
+    const bool coordinated =
+        std::any_of(m_groupsModel->snapshot().begin(), m_groupsModel->snapshot().end(),
+                    [](const ConsumerGroupInfo &g) { return g.state.has_value(); });
+    m_groupsView->setColumnHidden(ConsumerGroupsModel::StateColumn, !coordinated);
+    m_groupsView->setColumnHidden(ConsumerGroupsModel::MembersColumn, !coordinated);
+    // A Kafka group's commit time is not known (OffsetFetch has none).
+    m_groupsView->setColumnHidden(ConsumerGroupsModel::LastCommitColumn,
+                                  m_stream && m_stream->kafka.has_value());
+    // Sized to its text, the last column too (a stretched one would be as
+    // wide as the pane, which is what is being sized).
+    m_groupsView->horizontalHeader()->setStretchLastSection(false);
+    m_groupsView->resizeColumnsToContents();
+    int width =
+        2 * m_groupsView->frameWidth() + m_groupsView->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < ConsumerGroupsModel::ColumnCount; ++c)
+        if (!m_groupsView->isColumnHidden(c)) {
+            m_groupsView->setColumnWidth(c, m_groupsView->columnWidth(c) + 8);
+            width += m_groupsView->columnWidth(c);
+        }
+    // The pane beside it gives way (up to a point: a long group name scrolls).
+    m_groupsView->setMinimumWidth(std::clamp(width, 330, 600));
 }
 
 void StreamPage::showGroupOffsets(const QString &group, std::vector<PartitionOffsets> offsets,

@@ -105,6 +105,10 @@ private:
     // on the page's banner only.
     void loadGroup(const QString &group, bool quiet = false);
     void showLoadError(const QString &message);
+    // The groups table's columns for what the stream has (a log table's
+    // groups have no coordinator: no state, no members), and wide enough to
+    // show them all.
+    void fitGroups();
     void showGroupOffsets(const QString &group, std::vector<PartitionOffsets> offsets,
                           const std::vector<LagPoint> &history);
     void updateActions();
