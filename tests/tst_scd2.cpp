@@ -500,7 +500,8 @@ private Q_SLOTS:
                 R"({"datasets": {"tiers_by_run": {"transform": "SELECT id, name, tier, %1 AS taken_at, 'x' || %1 AS stamp FROM customers",
                 "target": "dim_run", "partition_column": "taken_at", "key": ["id"], "write": "scd2",
                 "scd2": {"tracked": "all", "not_tracked": ["stamp"], "valid_from": "valid_from", "valid_to": "valid_to",
-                         "hard_deletes": "invalidate"}}}})")
+                         "hard_deletes": "invalidate"},
+                "checks": [{"type": "sql", "name": "every tier known", "query": "SELECT COUNT(*) FROM {staged} WHERE tier IS NULL", "max": 0}]}}})")
                 .arg(at)
                 .toUtf8();
         testsupport::WorkspaceFixture f(
@@ -541,6 +542,8 @@ private Q_SLOTS:
                             QStringLiteral("INSERT INTO customers VALUES (4, 'dan', 'bronze')")}));
         auto previewed = preview(f.db(), f.dataset(), scope({}, false));
         QVERIFY2(previewed, qPrintable(previewed ? QString() : previewed.error().message));
+        QCOMPARE(previewed->checks.size(), std::size_t(1)); // its gate reads the run's rows
+        QVERIFY(previewed->checks.front().passed);
         const PartitionResult &p = previewed->partitions.front();
         QCOMPARE(p.versionsOpened.value_or(-1), 2);
         QCOMPARE(p.versionsClosed.value_or(-1), 2);

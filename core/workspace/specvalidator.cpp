@@ -378,7 +378,7 @@ private:
         } else if (c.type == QLatin1String("total")) {
             column(ctx, QStringLiteral("column"), c.column, cols, where);
         } else if (c.type == QLatin1String("sql")) {
-            QString select = d.transform.isEmpty() ? sourceSelect(d, m_db) : d.transform.trimmed();
+            QString select = sourceSelect(d, m_db).trimmed();
             while (select.endsWith(u';'))
                 select.chop(1);
             QString probe = c.query;
