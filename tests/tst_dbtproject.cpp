@@ -56,6 +56,20 @@ void copyTree(const QString &from, const QString &to) {
 
 using testsupport::rowsAt;
 
+// `statements` run on the database at `url`: false when any fails.
+bool execAt(const QString &url, const QStringList &statements) {
+    auto db = Database::open(url);
+    return db && db->execAll(statements);
+}
+
+// A table's column names and types, in order.
+QString columnsOf(const QString &table) {
+    return QStringLiteral("SELECT column_name, data_type FROM information_schema.columns WHERE "
+                          "table_schema = 'public' AND table_name = '%1' ORDER BY "
+                          "ordinal_position")
+        .arg(table);
+}
+
 } // namespace
 
 class TestDbtProject : public QObject {
@@ -444,11 +458,7 @@ private Q_SLOTS:
             nodeOf(json(m_rerunInit), QStringLiteral("model.rewind_shop.") + model);
         QVERIFY2(node.value(QStringLiteral("mapped")).toBool(), qPrintable(m_rerunInit));
         QCOMPARE(node.value(QStringLiteral("write")).toString(), write);
-        {
-            auto db = Database::open(m_db);
-            QVERIFY(db);
-            QVERIFY(db->execAll(changes));
-        }
+        QVERIFY(execAt(m_db, changes));
         const QString byDbt =
             testsupport::copyDatabase(m_db, m_dir, model + QStringLiteral("_dbt"));
         const QString rewound =
@@ -467,11 +477,7 @@ private Q_SLOTS:
             scope);
         QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err + rerun.out));
 
-        const QString columns =
-            QStringLiteral("SELECT column_name, data_type FROM information_schema.columns WHERE "
-                           "table_schema = "
-                           "'public' AND table_name = '%1' ORDER BY ordinal_position")
-                .arg(model);
+        const QString columns = columnsOf(model);
         const QStringList byRewind = rowsAt(rewound, rows);
         QCOMPARE(byRewind.size(), rowsAfter);
         // A microbatch re-run of a day by dbt-postgres merges the day's rows by
@@ -500,11 +506,7 @@ private Q_SLOTS:
         // dbt's tests pass on Rewind's table; its next run continues on it.
         dbtOn(rewound, {QStringLiteral("test"), QStringLiteral("--select"), model},
               out + QStringLiteral("-test"));
-        {
-            auto db = Database::open(rewound);
-            QVERIFY(db);
-            QVERIFY(db->execAll({next}));
-        }
+        QVERIFY(execAt(rewound, {next}));
         dbtOn(rewound,
               run + (dbtRerun.isEmpty() ? QStringList()
                                         : QStringList{QStringLiteral("--event-time-start"),
@@ -582,11 +584,7 @@ private Q_SLOTS:
         QCOMPARE(node.value(QStringLiteral("write")).toString(), QStringLiteral("scd2"));
         const QString table = QStringLiteral("public.") + snapshot;
         const int taken = rowsAt(m_db, QStringLiteral("SELECT 1 FROM ") + table).size();
-        {
-            auto db = Database::open(m_db);
-            QVERIFY(db);
-            QVERIFY(db->execAll(changes));
-        }
+        QVERIFY(execAt(m_db, changes));
         const QString byDbt =
             testsupport::copyDatabase(m_db, m_dir, snapshot + QStringLiteral("_dbt"));
         const QString rewound =
@@ -614,11 +612,7 @@ private Q_SLOTS:
         const QStringList byRewind = rowsAt(rewound, rows);
         QVERIFY2(byRewind.size() > taken, qPrintable(byRewind.join(u'\n')));
         QCOMPARE(byRewind, rowsAt(byDbt, rows));
-        const QString columns =
-            QStringLiteral("SELECT column_name, data_type FROM information_schema.columns WHERE "
-                           "table_schema = 'public' AND table_name = '%1' ORDER BY "
-                           "ordinal_position")
-                .arg(snapshot);
+        const QString columns = columnsOf(snapshot);
         QCOMPARE(rowsAt(rewound, columns), rowsAt(byDbt, columns));
         const QString unhashed =
             QStringLiteral("SELECT COUNT(*) FROM %1 WHERE dbt_scd_id <> md5(COALESCE(CAST("
@@ -630,11 +624,7 @@ private Q_SLOTS:
 
         // dbt's next snapshot continues on Rewind's table: one open version
         // a key, the changed one's new.
-        {
-            auto db = Database::open(rewound);
-            QVERIFY(db);
-            QVERIFY(db->execAll({next}));
-        }
+        QVERIFY(execAt(rewound, {next}));
         dbtOn(rewound, take, out + QStringLiteral("-next"));
         const QString open = QStringLiteral("SELECT customer_id, name, tier FROM %1 WHERE "
                                             "dbt_valid_to IS NULL ORDER BY 1")
