@@ -23,8 +23,9 @@ namespace rw {
 // Offsets and resets read and commit the group's offsets on the cluster,
 // from outside the group (refused while it has members), and keep the
 // workspace's rewind_offsets in step. Replay fetches each batch's records
-// into a work table of the calling connection (rewind_kafka_events), so the
-// shared replay SQL reads them as it reads a log table; after each batch's
+// into a work table (rewind_kafka_events: the calling connection's, or the
+// batch's scratch file's where the replay stages ahead), so the shared
+// replay SQL reads them as it reads a log table; after each batch's
 // transaction it commits the offsets reached to the group (see replayStart
 // for a crash in between).
 class KafkaLog final : public StreamLog {
@@ -51,6 +52,10 @@ public:
                                                       bool execute) const override;
     Result<bool> prepareReads() const override;
     EventRelation eventRelation() const override;
+    // The work table moves to the scratch schema named (SQLite's staging
+    // ahead): the next batch is fetched on the stager's connection while the
+    // writer's connection writes this one.
+    bool readAside(const QString &schema) override;
     // Reads committed records only (isolation.level read_committed): the
     // records of aborted transactions are passed over and counted
     // (abortedSkipped), by a second read of the ranges that had offsets
@@ -91,6 +96,9 @@ private:
     Result<Reader *> reader() const;
     // Records in [from, to) of each range, committed or not (read_uncommitted).
     Result<qint64> recordsIn(const std::vector<OffsetRange> &ranges) const;
+    // The work table where it lives now, and its CREATE [TEMP] TABLE IF NOT EXISTS.
+    QString workTable() const;
+    Status createWorkTable() const;
 
     Database m_db;
     StreamSpec m_stream;
@@ -98,6 +106,9 @@ private:
     mutable std::unique_ptr<Reader> m_reader; // replay's consumer, made on first read
     mutable std::atomic<qint64> m_aborted{0};
     mutable std::map<qint64, qint64> m_abortedCountedTo; // per partition; under m_readerMutex
+    // The work table: the connection's temporary table, or (readAside) the
+    // table of that name in the scratch schema. Set before reads overlap.
+    QString m_workSchema;
 };
 
 } // namespace rw

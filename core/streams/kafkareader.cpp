@@ -103,24 +103,40 @@ Result<KafkaLog::Reader *> KafkaLog::reader() const {
 }
 
 Result<bool> KafkaLog::prepareReads() const {
+    if (auto s = createWorkTable(); !s)
+        return fail(s.error());
+    return false; // a table of this connection or a scratch file: the workspace is unchanged
+}
+
+QString KafkaLog::workTable() const {
+    return m_workSchema.isEmpty() ? kEventsTable : QString(m_workSchema % u'.' % kEventsTable);
+}
+
+Status KafkaLog::createWorkTable() const {
     const QString big = m_db.dialect().bigintType();
     // key_bytes, headers and raw_value are for the records the replay
     // dead-letters (annotateDeadLetters): the key and headers as they were,
     // and the value's bytes where payload (text) cannot hold them.
     const QString bytes = bytesType(m_db.dialect());
-    auto r =
-        m_db.exec(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS ") % kEventsTable %
-                  QStringLiteral(" (partition_id ") % big % QStringLiteral(", log_offset ") % big %
-                  QStringLiteral(", event_id TEXT, record_ts TEXT, payload TEXT, key_bytes ") %
-                  bytes % QStringLiteral(", headers TEXT, raw_value ") % bytes %
-                  QStringLiteral(", PRIMARY KEY (partition_id, log_offset))"));
+    auto r = m_db.exec((m_workSchema.isEmpty() ? QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS ")
+                                               : QStringLiteral("CREATE TABLE IF NOT EXISTS ")) %
+                       workTable() % QStringLiteral(" (partition_id ") % big %
+                       QStringLiteral(", log_offset ") % big %
+                       QStringLiteral(", event_id TEXT, record_ts TEXT, payload TEXT, key_bytes ") %
+                       bytes % QStringLiteral(", headers TEXT, raw_value ") % bytes %
+                       QStringLiteral(", PRIMARY KEY (partition_id, log_offset))"));
     if (!r)
         return fail(r.error());
-    return false; // a table of this connection only: the workspace is unchanged
+    return {};
+}
+
+bool KafkaLog::readAside(const QString &schema) {
+    m_workSchema = schema;
+    return true;
 }
 
 EventRelation KafkaLog::eventRelation() const {
-    return {kEventsTable, LogColumns{}, true};
+    return {kEventsTable, m_workSchema, LogColumns{}, m_workSchema.isEmpty(), true};
 }
 
 Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
@@ -132,9 +148,10 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
         qCDebug(lcKafka, "read %lld records of %zu ranges in %lld ms", loaded, ranges.size(),
                 clock.elapsed());
     });
-    if (auto p = prepareReads(); !p)
-        return fail(p.error());
-    if (auto r = m_db.exec(QStringLiteral("DELETE FROM ") % kEventsTable); !r)
+    const QString table = workTable();
+    if (auto p = createWorkTable(); !p)
+        return p;
+    if (auto r = m_db.exec(QStringLiteral("DELETE FROM ") % table); !r)
         return fail(r.error());
     auto made = reader();
     if (!made)
@@ -143,7 +160,7 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
     auto conn = m_db.connection();
     if (!conn)
         return fail(conn.error());
-    auto load = BulkLoad::open(*conn, kEventsTable, KafkaEventRows::columns());
+    auto load = BulkLoad::open(*conn, table, KafkaEventRows::columns());
     if (!load)
         return fail(load.error());
     KafkaEventRows rows(m_stream.eventId);
@@ -258,7 +275,7 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
         // uncommitted, less those read, are the aborted records.
         qint64 committed = 0;
         for (const OffsetRange &g : gapped) {
-            auto n = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM ") % kEventsTable %
+            auto n = m_db.scalar(QStringLiteral("SELECT COUNT(*) FROM ") % table %
                                      QStringLiteral(" WHERE partition_id = ? AND log_offset >= ? "
                                                     "AND log_offset < ?"),
                                  {g.partition, g.from, g.to});
@@ -273,7 +290,7 @@ Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {
     }
     if (m_stream.eventId.startsWith(u'$')) {
         auto r = m_db.exec(
-            QStringLiteral("UPDATE ") % kEventsTable % QStringLiteral(" SET event_id = ") %
+            QStringLiteral("UPDATE ") % table % QStringLiteral(" SET event_id = ") %
                 StreamsDialect::of(m_db).jsonTextAt(QStringLiteral("payload"), QStringLiteral("?")),
             {m_stream.eventId});
         if (!r)
@@ -338,7 +355,7 @@ Status KafkaLog::annotateDeadLetters(const QVariant &afterDlqId) const {
     // Set-based, from the batch's work table: the records just dead-lettered
     // by this stream, matched by partition and offset.
     return dlqstore::setKafkaOrigin(m_db, afterDlqId, m_stream.name, m_stream.kafka->topic,
-                                    kEventsTable);
+                                    workTable());
 }
 
 } // namespace rw

@@ -36,15 +36,24 @@ Replayer::Replayer(const Database &db, const StreamSpec &stream, QString group,
     , m_group(std::move(group))
     , m_options(options)
     , m_sd(StreamsDialect::of(db))
-    , m_log(openStreamLog(db, stream))
-    , m_events(m_log->eventRelation()) {
+    , m_log(openStreamLog(db, stream)) {
+    readEventsFrom(m_log->eventRelation());
+}
+
+// The statements' text that names the relation the events are read from.
+void Replayer::readEventsFrom(EventRelation events) {
+    m_events = std::move(events);
     const LogColumns &c = m_events.columns;
-    const QString log = db.quoteTable(m_events.table);
+    const QString log =
+        m_events.schema.isEmpty()
+            ? m_db.quoteTable(m_events.table)
+            : QString(m_db.quote(m_events.schema) % u'.' % m_db.quote(m_events.table));
+    m_eventsSql = log;
     m_slices = m_sd.tempTable(kSlicesTable);
-    m_p = QStringLiteral("l.") % db.quote(c.partitionId);
-    m_o = QStringLiteral("l.") % db.quote(c.logOffset);
-    m_e = QStringLiteral("l.") % db.quote(c.eventId);
-    m_payload = QStringLiteral("l.") % db.quote(c.payload);
+    m_p = QStringLiteral("l.") % m_db.quote(c.partitionId);
+    m_o = QStringLiteral("l.") % m_db.quote(c.logOffset);
+    m_e = QStringLiteral("l.") % m_db.quote(c.eventId);
+    m_payload = QStringLiteral("l.") % m_db.quote(c.payload);
     m_from = QStringLiteral(" FROM ") % m_slices % QStringLiteral(" AS s ") %
              m_sd.fixedOrderJoin() % u' ' % log % QStringLiteral(" AS l ON ") % m_p %
              QStringLiteral(" = s.p AND ") % m_o % QStringLiteral(" >= s.lo AND ") % m_o %
@@ -300,11 +309,24 @@ Status Replayer::execute() {
         if (!prepared)
             return prepared;
     }
-    if (m_batches.size() > 1 && !m_events.thisConnectionOnly)
+    if (m_batches.size() > 1) {
+        // A log fetched into a work table of one connection (Kafka) reads
+        // each batch into the batch's scratch file instead, on the stager,
+        // in order: the next batch is fetched while this one is written.
+        const bool fetched = m_events.thisConnectionOnly;
         m_pipeline = ReplayPipeline::open(
-            m_db, m_batches.size(), [this](std::size_t k, const QString &table) {
+            m_db, m_batches.size(),
+            [this](std::size_t k, const QString &table) {
                 return stageBatch(m_batches[k], QStringLiteral("CREATE TABLE ") % table);
-            });
+            },
+            fetched);
+        if (m_pipeline && fetched) {
+            if (m_log->readAside(ReplayPipeline::stageSchema()))
+                readEventsFrom(m_log->eventRelation());
+            else
+                m_pipeline.reset();
+        }
+    }
     // However the loop ends, the stager stops before the scratch files go.
     const auto stopStager = qScopeGuard([&] { m_pipeline.reset(); });
     if (!m_batches.empty())

@@ -33,6 +33,7 @@ public:
 
 private:
     // replay.cpp: planning, the dry run, the batch loop.
+    void readEventsFrom(EventRelation events);
     Status planSlices();
     Status publishNow(); // publishDeadLetters, counted in the result
     Status dryRun();
@@ -75,6 +76,7 @@ private:
     const StreamsDialect &m_sd;
     std::unique_ptr<StreamLog> m_log;
     EventRelation m_events; // where the batch's SQL reads events
+    QString m_eventsSql;    // m_events as the SQL names it
     QString m_slices, m_p, m_o, m_e, m_payload, m_from, m_countSlices, m_rangeFrom, m_rangeProbe;
     Sql m_stage, m_sinkInsert, m_dlqInsert; // m_stage: the staged batch's SELECT
     Sql m_stageUnguarded;                   // m_stage assuming every payload is JSON

@@ -21,7 +21,7 @@ const QString kBatchTable = QStringLiteral("rewind_replay_batch");
 } // namespace
 
 std::unique_ptr<ReplayPipeline> ReplayPipeline::open(const Database &db, std::size_t batches,
-                                                     Stage stage) {
+                                                     Stage stage, bool inOrder) {
     if (!StreamsDialect::of(db).stagesBatchesAside() || qgetenv("REWIND_REPLAY_PIPELINE") == "0")
         return nullptr;
     if (!db.sharedAcrossConnections())
@@ -39,7 +39,7 @@ std::unique_ptr<ReplayPipeline> ReplayPipeline::open(const Database &db, std::si
             QDir(left.filePath()).removeRecursively();
     }
     std::unique_ptr<ReplayPipeline> pipeline(new ReplayPipeline(
-        db, batches, std::move(stage),
+        db, batches, std::move(stage), inOrder,
         temp.filePath(prefix % QString::number(QCoreApplication::applicationPid()) %
                       QStringLiteral("-XXXXXX"))));
     if (!pipeline->m_scratch.isValid())
@@ -47,10 +47,11 @@ std::unique_ptr<ReplayPipeline> ReplayPipeline::open(const Database &db, std::si
     return pipeline;
 }
 
-ReplayPipeline::ReplayPipeline(const Database &db, std::size_t batches, Stage stage,
+ReplayPipeline::ReplayPipeline(const Database &db, std::size_t batches, Stage stage, bool inOrder,
                                const QString &scratchTemplate)
     : m_db(db)
     , m_stage(std::move(stage))
+    , m_inOrder(inOrder)
     , m_scratch(scratchTemplate)
     , m_ready(batches, false) {}
 
@@ -66,6 +67,10 @@ ReplayPipeline::~ReplayPipeline() {
     m_stager.join();
 }
 
+QString ReplayPipeline::stageSchema() {
+    return kStageSchema;
+}
+
 QString ReplayPipeline::stagedTable() {
     return kStageSchema % u'.' % kBatchTable;
 }
@@ -76,6 +81,8 @@ QString ReplayPipeline::scratchFile(std::size_t k) const {
 
 void ReplayPipeline::start() {
     m_stager = std::thread([this] { stageAhead(); });
+    if (m_inOrder)
+        return;
     // The first batch is staged here while the stager does the second.
     const Status first = stageToFile(0);
     std::lock_guard lock(m_mutex);
@@ -85,11 +92,11 @@ void ReplayPipeline::start() {
         m_ready[0] = true;
 }
 
-// The stager's thread: stages batch after batch from the second, at most
-// one ahead of the batch being written; stops at the first error (kept for
-// the writer to report).
+// The stager's thread: stages batch after batch from the second (in order:
+// the first), at most one ahead of the batch being written; stops at the
+// first error (kept for the writer to report).
 void ReplayPipeline::stageAhead() {
-    for (std::size_t k = 1; k < m_ready.size(); ++k) {
+    for (std::size_t k = m_inOrder ? 0 : 1; k < m_ready.size(); ++k) {
         {
             std::unique_lock lock(m_mutex);
             m_wake.wait(lock, [&] { return m_stop || k <= m_consumed + 1; });
@@ -124,7 +131,15 @@ Status ReplayPipeline::stageToFile(std::size_t k) {
                  QStringLiteral("PRAGMA ") % kStageSchema % QStringLiteral(".synchronous = OFF")});
             !r)
             return r;
-        return m_stage(k, stagedTable());
+        // One transaction for the batch's writes to its scratch file (a Kafka
+        // batch's records are many inserts); deferred, so the workspace's
+        // own file is only read, never locked against the writer.
+        if (auto r = m_db.exec(QStringLiteral("BEGIN")); !r)
+            return fail(r.error());
+        const Status s = m_stage(k, stagedTable());
+        if (auto r = m_db.exec(s ? QStringLiteral("COMMIT") : QStringLiteral("ROLLBACK")); !r && s)
+            return fail(r.error());
+        return s;
     }();
     m_db.exec(QStringLiteral("DETACH DATABASE ") % kStageSchema);
     return staged;

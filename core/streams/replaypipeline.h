@@ -36,15 +36,22 @@ public:
 
     // A pipeline for `batches` batches, or null where it cannot run (not
     // SQLite, REWIND_REPLAY_PIPELINE=0, a database not shared across
-    // connections, no scratch folder).
+    // connections, no scratch folder). `inOrder`: every batch is staged on
+    // the stager, one after another (a log read in sequence, as a Kafka
+    // consumer reads); else the first is staged by start() while the stager
+    // does the second.
     static std::unique_ptr<ReplayPipeline> open(const Database &db, std::size_t batches,
-                                                Stage stage);
+                                                Stage stage, bool inOrder = false);
     ~ReplayPipeline();
 
+    // The schema the batch's scratch file is attached under, while it is
+    // staged and while it is written.
+    static QString stageSchema();
     // The staged batch's table while it is attached, as the batch's statements read it.
     static QString stagedTable();
 
-    // Starts the stager on batch 1 and stages batch 0 on the calling thread.
+    // Starts the stager on batch 1 and stages batch 0 on the calling thread
+    // (in order: starts the stager on batch 0).
     void start();
     // Waits for batch k's scratch file and attaches it (outside any
     // transaction, as SQLite requires).
@@ -53,7 +60,7 @@ public:
     void release(std::size_t k);
 
 private:
-    ReplayPipeline(const Database &db, std::size_t batches, Stage stage,
+    ReplayPipeline(const Database &db, std::size_t batches, Stage stage, bool inOrder,
                    const QString &scratchTemplate);
     QString scratchFile(std::size_t k) const;
     Status stageToFile(std::size_t k);
@@ -61,6 +68,7 @@ private:
 
     const Database &m_db;
     Stage m_stage;
+    bool m_inOrder;
     QTemporaryDir m_scratch;
     std::thread m_stager;
     // The stager writes only m_ready and m_error, under m_mutex.

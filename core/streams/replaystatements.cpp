@@ -205,15 +205,22 @@ Status Replayer::buildStatements() {
     if (!m_rangeFrom.isEmpty()) {
         // Not when a log column takes the position's name (it would range
         // over the column), nor on a table without one (WITHOUT ROWID, a view).
-        auto columns = m_db.columns(m_events.table);
-        if (!columns)
-            return fail(columns.error());
-        const QString pos = m_sd.storageOrderColumn();
-        const bool shadowed = std::ranges::any_of(*columns, [&](const ColumnInfo &c) {
-            return c.name.compare(pos, Qt::CaseInsensitive) == 0;
-        });
-        if (!shadowed && m_db.exec(QStringLiteral("SELECT ") % pos % QStringLiteral(" FROM ") %
-                                   m_db.quoteTable(m_events.table) % QStringLiteral(" LIMIT 0"))) {
+        // Rewind's own work table has the position; it may be attached only
+        // while a batch is staged or written, so it is not looked at here.
+        bool usable = m_events.workTable;
+        if (!usable) {
+            auto columns = m_db.columns(m_events.table);
+            if (!columns)
+                return fail(columns.error());
+            const QString pos = m_sd.storageOrderColumn();
+            const bool shadowed = std::ranges::any_of(*columns, [&](const ColumnInfo &c) {
+                return c.name.compare(pos, Qt::CaseInsensitive) == 0;
+            });
+            usable = !shadowed &&
+                     m_db.exec(QStringLiteral("SELECT ") % pos % QStringLiteral(" FROM ") %
+                               m_db.quoteTable(m_events.table) % QStringLiteral(" LIMIT 0"));
+        }
+        if (usable) {
             m_rangeStage = stageSelect(m_rangeFrom);
             m_rangeStageUnguarded = stageSelect(m_rangeFrom, true);
         }
@@ -277,7 +284,7 @@ Status Replayer::buildStatements() {
     const QString message = badValueMessage(d, stagedValues(QStringLiteral("b")), messageBinds);
     dlq.error << Sql(message, messageBinds) << QStringLiteral(" END");
     dlq.payload = Sql(m_payload);
-    dlq.from << from << u' ' % m_sd.fixedOrderJoin() % u' ' << m_db.quoteTable(m_events.table)
+    dlq.from << from << u' ' % m_sd.fixedOrderJoin() % u' ' << m_eventsSql
              << QStringLiteral(" AS l ON ") << m_p << QStringLiteral(" = b.p AND ") << m_o
              << QStringLiteral(" = b.o WHERE NOT ") << ok
              << QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM rewind_dlq AS d WHERE "

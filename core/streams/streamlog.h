@@ -35,11 +35,16 @@ struct FirstAtOrAfter {
 // Where replay's SQL reads a batch's events: a relation of the workspace
 // with the log's columns (partition, offset, event_id, record_ts, payload).
 struct EventRelation {
-    QString table; // unquoted, as Database::quoteTable takes it
+    QString table;  // unquoted, as Database::quoteTable takes it
+    QString schema; // a work table's schema where it is not found unqualified
     LogColumns columns;
     // A work table that readRange fills on the calling connection only: no
     // other connection (replay's stager) sees its rows.
     bool thisConnectionOnly = false;
+    // Rewind's own work table: its columns as made, with a storage position
+    // (SQLite's rowid) no column shadows; it may be in a schema that is
+    // attached only while a batch is staged or written (StreamLog::readAside).
+    bool workTable = false;
 };
 
 // One kind of log a stream reads: a log table of the workspace (TableLog)
@@ -94,6 +99,16 @@ public:
     // work table). TableLog: nothing to do. May be called from a replay's
     // staging thread, with that thread's connection.
     virtual Status readRange(const std::vector<OffsetRange> &ranges) const = 0;
+    // For a replay that stages its batches ahead on a second connection:
+    // from now on readRange fills the work table in `schema` (a scratch
+    // database attached under that name on the connection that stages a
+    // batch, then on the one that writes it) instead of a table of the
+    // calling connection only, and eventRelation() names it there. False
+    // where the log has no work table (TableLog: every connection reads it).
+    virtual bool readAside(const QString &schema) {
+        Q_UNUSED(schema);
+        return false;
+    }
     // Inside a replay batch's transaction, after it dead-lettered records
     // (rewind_dlq rows above `afterDlqId`): what the log knows of them beyond
     // the payload (KafkaLog: key, headers, topic). TableLog: nothing.

@@ -19,7 +19,9 @@ public:
                   const std::vector<std::pair<qint64, qint64>> &offsets) const override;
 
     Result<bool> prepareReads() const override;
-    EventRelation eventRelation() const override { return {m_stream.log, m_stream.logColumns}; }
+    EventRelation eventRelation() const override {
+        return {m_stream.log, QString(), m_stream.logColumns};
+    }
     Status readRange(const std::vector<OffsetRange> &) const override { return {}; }
     Status followCommitted(const QString &, const std::vector<OffsetRange> &) const override {
         return {};
