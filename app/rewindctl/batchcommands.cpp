@@ -146,6 +146,15 @@ void printRunText(Context &ctx, const RunResult &r) {
                thousands(t.inserted), thousands(t.updated), thousands(t.deleted),
                thousands(t.unchanged), QString()});
     table.print(ctx.out);
+    if (r.mode == WriteMode::Scd2) {
+        // INSERT and UPDATE are rows; a snapshot's reader thinks in versions.
+        ctx.out << "\nVersions: " << thousands(t.versionsOpened.value_or(t.inserted)) << " opened, "
+                << thousands(t.versionsClosed.value_or(t.updated)) << " closed";
+        if (t.versionsInvalidated.value_or(0) > 0)
+            ctx.out << ", of which " << thousands(*t.versionsInvalidated)
+                    << " invalidated (keys gone from the source)";
+        ctx.out << ".\n";
+    }
     int failed = 0;
     for (const auto &c : r.checks) {
         if (c.passed)

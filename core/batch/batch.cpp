@@ -35,8 +35,14 @@ PartitionResult RunResult::totals() const {
         t.updated += p.updated;
         t.deleted += p.deleted;
         t.unchanged += p.unchanged;
-        if (p.keysTouched)
-            t.keysTouched = t.keysTouched.value_or(0) + *p.keysTouched;
+        const auto add = [](std::optional<qint64> &sum, const std::optional<qint64> &part) {
+            if (part)
+                sum = sum.value_or(0) + *part;
+        };
+        add(t.keysTouched, p.keysTouched);
+        add(t.versionsOpened, p.versionsOpened);
+        add(t.versionsClosed, p.versionsClosed);
+        add(t.versionsInvalidated, p.versionsInvalidated);
     }
     return t;
 }

@@ -116,18 +116,10 @@ Json totalsJson(const RunResult &r) {
            {"deleted", t.deleted},
            {"unchanged", t.unchanged}};
     if (r.mode == WriteMode::Scd2) {
-        qint64 opened = 0, closed = 0;
-        std::optional<qint64> invalidated;
-        for (const auto &p : r.partitions) {
-            opened += p.versionsOpened.value_or(0);
-            closed += p.versionsClosed.value_or(0);
-            if (p.versionsInvalidated)
-                invalidated = invalidated.value_or(0) + *p.versionsInvalidated;
-        }
-        j["versions_opened"] = opened;
-        j["versions_closed"] = closed;
-        if (invalidated)
-            j["versions_invalidated"] = *invalidated;
+        j["versions_opened"] = t.versionsOpened.value_or(0);
+        j["versions_closed"] = t.versionsClosed.value_or(0);
+        if (t.versionsInvalidated)
+            j["versions_invalidated"] = *t.versionsInvalidated;
     }
     if (r.mode == WriteMode::DeleteInsert)
         j["keys_touched"] = t.keysTouched.value_or(0);

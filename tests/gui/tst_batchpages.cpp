@@ -26,6 +26,7 @@
 #include "ui/batch/samplesmodel.h"
 #include "ui/common/format.h"
 #include "ui/common/settings.h"
+#include "ui/common/stattile.h"
 #include "ui/window/mainwindow.h"
 
 #include <QFile>
@@ -524,6 +525,48 @@ private Q_SLOTS:
         QVERIFY(std::none_of(columns->begin(), columns->end(), [](const rw::ColumnInfo &c) {
             return c.name == QLatin1String("customer_region");
         }));
+    }
+
+    // A snapshot dated by its run previews the source now, whatever
+    // partition is asked for (the run's time is its one partition), and its
+    // tiles count versions: opened, closed, and closed because a key is gone.
+    void previewOfASnapshotDatedByItsRun() {
+        const QString at = testsupport::onPostgres()
+                               ? QStringLiteral("CAST({snapshot_time} AS TIMESTAMP)")
+                               : QStringLiteral("{snapshot_time}");
+        testsupport::WorkspaceFixture f(
+            {QStringLiteral("CREATE TABLE customers (id INTEGER, tier TEXT)"),
+             QStringLiteral("INSERT INTO customers VALUES (1, 'gold'), (2, 'silver'), (3, "
+                            "'bronze')")},
+            QStringLiteral(
+                R"({"datasets": {"tiers": {"transform": "SELECT id, tier, %1 AS taken_at FROM customers",
+                "target": "dim_tiers", "partition_column": "taken_at", "key": ["id"], "write": "scd2",
+                "scd2": {"tracked": "all", "valid_from": "valid_from", "valid_to": "valid_to",
+                         "hard_deletes": "invalidate"}}}})")
+                .arg(at)
+                .toUtf8());
+        rw::BatchOptions execute;
+        execute.execute = true;
+        auto first = rw::run(f.db(), f.dataset(), execute);
+        QVERIFY2(first, qPrintable(first ? QString() : first.error().message));
+        // bob moves tier, cy is gone, dan joins.
+        QVERIFY(f.db().execAll({QStringLiteral("UPDATE customers SET tier = 'gold' WHERE id = 2"),
+                                QStringLiteral("DELETE FROM customers WHERE id = 3"),
+                                QStringLiteral("INSERT INTO customers VALUES (4, 'bronze')")}));
+        rw::PreviewPage page;
+        page.show();
+        page.preview(f.db(), f.dataset(),
+                     {first->partitions.front().partition.value_or(QString())});
+        QTRY_VERIFY_WITH_TIMEOUT(page.result().has_value(), kTimeoutMs);
+        QCOMPARE(page.result()->partitions.size(), std::size_t(1));
+        QVERIFY(page.result()->partitions.front().partition != first->partitions.front().partition);
+        auto *opened = page.findChild<rw::StatTile *>(QStringLiteral("previewInsertedTile"));
+        auto *closed = page.findChild<rw::StatTile *>(QStringLiteral("previewUpdatedTile"));
+        QVERIFY(opened && closed);
+        QCOMPARE(opened->caption(), QStringLiteral("versions opened"));
+        QCOMPARE(opened->value(), QStringLiteral("2")); // bob's new tier, dan
+        QCOMPARE(closed->caption(), QStringLiteral("versions closed, 1 gone"));
+        QCOMPARE(closed->value(), QStringLiteral("2")); // bob's old tier, cy
     }
 
     // Cancel sets the flag; the worker returns and nothing is left running.

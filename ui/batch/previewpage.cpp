@@ -106,6 +106,8 @@ PreviewPage::PreviewPage(QWidget *parent)
     m_subtitle->setWordWrap(true);
 
     m_runButton->setObjectName(QStringLiteral("runPlanButton"));
+    m_inserted->setObjectName(QStringLiteral("previewInsertedTile"));
+    m_updated->setObjectName(QStringLiteral("previewUpdatedTile"));
     m_runButton->setToolTip(tr("Confirm and execute the plan this preview locked (Ctrl+R)"));
     m_runButton->setStyleSheet(
         QStringLiteral("QPushButton { font-weight: bold; padding: 4px 14px; }"));
@@ -346,14 +348,22 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset,
                         const QStringList &partitions, bool autoPick, bool launchAfter) {
     m_db = db;
     m_dataset = dataset;
-    m_partitions = partitions;
+    // A snapshot dated by its run has one partition, the run's time: it
+    // previews the source as it is now, whichever partitions were chosen.
+    if (dataset.datedByRun()) {
+        m_partitions.clear();
+        autoPick = false;
+    } else {
+        m_partitions = partitions;
+    }
     m_result.reset();
     m_runRefusal.clear();
     m_cancelRequested = false;
     // A few partitions by name; thousands as a count and their first and last
     // (a label of 10,000 names took the GUI thread seconds to lay out).
     const QString scope =
-        autoPick               ? tr("the partition that most needs attention")
+        dataset.datedByRun()   ? tr("the source now, dated by this run")
+        : autoPick             ? tr("the partition that most needs attention")
         : partitions.isEmpty() ? tr("every partition")
         : partitions.size() <= 4
             ? partitions.join(QStringLiteral(", "))
@@ -370,7 +380,8 @@ void PreviewPage::start(const Database &db, const DatasetSpec &dataset,
     setRunning(true, tr("starting"));
     // Starting supersedes the preview in flight: its flag is set, its answer dropped.
     m_previewJobs.start(
-        [db, dataset, partitions, autoPick, this](const JobToken &job) -> Result<Previewed> {
+        [db, dataset, partitions = m_partitions, autoPick,
+         this](const JobToken &job) -> Result<Previewed> {
             BatchOptions options;
             options.samples = kSamples;
             options.cancel = job.cancelFlag();
@@ -462,8 +473,27 @@ void PreviewPage::showResult(RunResult result) {
         m_duplicates->setValue(fmt::number(t.duplicatesDropped));
         m_duplicates->setAlert(t.duplicatesDropped > 0);
     }
-    m_inserted->setValue(fmt::number(t.inserted));
-    m_updated->setValue(fmt::number(t.updated));
+    if (r.mode == WriteMode::Scd2) {
+        // A snapshot's figures are versions: opened (the inserted rows) and
+        // closed, those of keys gone from the source (hard_deletes:
+        // invalidate) named, as they are what an operator checks first.
+        const qint64 gone = t.versionsInvalidated.value_or(0);
+        m_inserted->setCaption(tr("versions opened"));
+        m_inserted->setValue(fmt::number(t.versionsOpened.value_or(t.inserted)));
+        m_updated->setCaption(gone > 0 ? tr("versions closed, %1 gone").arg(fmt::number(gone))
+                                       : tr("versions closed"));
+        m_updated->setValue(
+            fmt::number(t.versionsClosed.value_or(t.updated)),
+            gone > 0 ? tr("%1 closed with no successor: their keys are gone from the source "
+                          "(hard_deletes: invalidate)")
+                           .arg(fmt::number(gone))
+                     : tr("Open versions whose valid_to the run sets"));
+    } else {
+        m_inserted->setCaption(tr("inserted"));
+        m_inserted->setValue(fmt::number(t.inserted));
+        m_updated->setCaption(tr("updated"));
+        m_updated->setValue(fmt::number(t.updated));
+    }
     m_deleted->setValue(fmt::number(t.deleted));
     m_deleted->setAlert(t.deleted > 0);
     m_unchanged->setValue(fmt::number(t.unchanged));

@@ -40,6 +40,10 @@ QString StatTile::value() const {
     return m_value->text();
 }
 
+QString StatTile::caption() const {
+    return m_caption->text();
+}
+
 void StatTile::setCaption(const QString &caption) {
     m_caption->setText(caption);
 }

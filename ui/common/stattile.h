@@ -17,6 +17,7 @@ public:
     // Draws the value in a warning colour when `on`.
     void setAlert(bool on);
     QString value() const;
+    QString caption() const;
 
 private:
     QLabel *m_value;
