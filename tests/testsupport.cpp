@@ -228,6 +228,23 @@ CliResult runCli(const QStringList &arguments) {
     return r;
 }
 
+QString CopiedWorkspace::freshCopy() {
+    return copyDatabase(initial, dir, QStringLiteral("copy%1.db").arg(++m_copies));
+}
+
+ChildResult CopiedWorkspace::rewindctl(const QStringList &command, const QString &db) const {
+    return runRewindctl(command + args(db));
+}
+
+bool hasColumn(const QString &db, const QString &table, const QString &column) {
+    auto handle = rw::Database::open(db);
+    if (!handle)
+        return false;
+    auto columns = handle->columns(table);
+    return columns && std::any_of(columns->begin(), columns->end(),
+                                  [&](const rw::ColumnInfo &c) { return c.name == column; });
+}
+
 ChildResult runRewindctl(const QStringList &arguments, const QString &failpoint) {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -256,6 +273,13 @@ const QList<BatchFailpoint> &batchRunFailpoints() {
         {"last chunk committed, run not closed", "after-commit:6", 6},
     };
     return points;
+}
+
+void addBatchFailpointRows(const QList<BatchFailpoint> &extra) {
+    QTest::addColumn<QString>("failpoint");
+    QTest::addColumn<int>("committed");
+    for (const auto &[label, point, committed] : extra + batchRunFailpoints())
+        QTest::newRow(label) << QString::fromUtf8(point) << committed;
 }
 
 qint64 scalarAt(const QString &dbPath, const QString &sql) {

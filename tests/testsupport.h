@@ -119,6 +119,30 @@ struct ChildResult {
 };
 ChildResult runRewindctl(const QStringList &arguments, const QString &failpoint = QString());
 
+// A warehouse a suite builds once (`initial`, see makeDatabase) with its spec,
+// and a fresh copy of it for each case that writes (the schema suites).
+struct CopiedWorkspace {
+    QTemporaryDir dir;
+    QString initial; // the database every copy starts from (no session may be open on it)
+    QString spec;    // the spec's path
+
+    // A new copy of `initial` (copyDatabase), named in turn.
+    QString freshCopy();
+    // --db `db` --spec spec, for rewindctl.
+    QStringList args(const QString &db) const {
+        return {QStringLiteral("--db"), db, QStringLiteral("--spec"), spec};
+    }
+    // The rewindctl binary, `command` on `db`.
+    ChildResult rewindctl(const QStringList &command, const QString &db) const;
+
+private:
+    int m_copies = 0;
+};
+
+// Whether `table` of the database at `db` has `column`, as the catalog lists
+// it (false when the database does not open).
+bool hasColumn(const QString &db, const QString &table, const QString &column);
+
 // --- The batch crash matrix (tst_crash for merge and overwrite, tst_scd2) ---
 
 // A REWIND_FAILPOINT value of a batch run over 6 partitions, and how many
@@ -131,6 +155,14 @@ struct BatchFailpoint {
 // Every failpoint a batch chunk passes (core/batch.cpp), at chunks spread over
 // a 6-partition run: the first, a middle one, the last.
 const QList<BatchFailpoint> &batchRunFailpoints();
+// A crash matrix's data (columns failpoint, committed): `extra` first, then
+// every row of batchRunFailpoints().
+void addBatchFailpointRows(const QList<BatchFailpoint> &extra = {});
+// A run that changes the target's schema: killed right after the change,
+// nothing committed yet (`label` says what changed), then every batch failpoint.
+inline void addSchemaChangeFailpointRows(const char *label) {
+    addBatchFailpointRows({{label, "after-schema-change", 0}});
+}
 
 // What a test reads back from a database file, each on a connection of its own.
 qint64 scalarAt(const QString &dbPath, const QString &sql); // -1 on an error

@@ -329,15 +329,10 @@ private Q_SLOTS:
     // tst_crash runs it for merge and overwrite) plus the points inside an
     // scd2 month's reconciliation.
     void killedBackfillResumes_data() {
-        QTest::addColumn<QString>("failpoint");
-        QTest::addColumn<int>("committed");
-        for (const auto &[label, point, committed] : testsupport::batchRunFailpoints())
-            QTest::newRow(label) << QString::fromUtf8(point) << committed;
-        QTest::newRow("month 2 before-images saved") << QStringLiteral("scd2-after-images:2") << 1;
-        QTest::newRow("month 3 versions closed, successors not open")
-            << QStringLiteral("scd2-after-close:3") << 2;
-        QTest::newRow("last month versions closed, successors not open")
-            << QStringLiteral("scd2-after-close:6") << 5;
+        testsupport::addBatchFailpointRows(
+            {{"month 2 before-images saved", "scd2-after-images:2", 1},
+             {"month 3 versions closed, successors not open", "scd2-after-close:3", 2},
+             {"last month versions closed, successors not open", "scd2-after-close:6", 5}});
     }
 
     void killedBackfillResumes() {

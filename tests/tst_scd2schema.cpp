@@ -39,13 +39,7 @@ QString oldHistory(const QString &db) {
 }
 
 bool hasTier(const QString &db) {
-    auto handle = Database::open(db);
-    if (!handle)
-        return false;
-    auto columns = handle->columns(QStringLiteral("dim"));
-    return columns && std::any_of(columns->begin(), columns->end(), [](const ColumnInfo &c) {
-               return c.name == QLatin1String("customer_tier");
-           });
+    return testsupport::hasColumn(db, QStringLiteral("dim"), QStringLiteral("customer_tier"));
 }
 
 } // namespace
@@ -54,27 +48,14 @@ class TestScd2Schema : public QObject {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
-    QString m_initial; // dim built month by month with the old spec
-    QString m_spec;
-    QString m_before;  // dim's history in m_initial
-    QString m_scratch; // the history built from scratch with the new spec
-    int m_copies = 0;
+    testsupport::CopiedWorkspace m_ws; // dim built month by month with the old spec
+    QString m_before;                  // dim's history in m_ws.initial
+    QString m_scratch;                 // the history built from scratch with the new spec
 
-    QString freshCopy() {
-        return testsupport::copyDatabase(m_initial, m_dir,
-                                         QStringLiteral("copy%1.db").arg(++m_copies));
-    }
-    QStringList ws(const QString &db) const {
-        return {QStringLiteral("--db"), db, QStringLiteral("--spec"), m_spec};
-    }
-    Proc rewindctl(const QStringList &args, const QString &db) const {
-        return testsupport::runRewindctl(args + ws(db));
-    }
     Proc runAll(const QString &db, const QString &dataset) const {
-        return rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"), dataset,
-                          QStringLiteral("--execute"), QStringLiteral("--json")},
-                         db);
+        return m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"), dataset,
+                               QStringLiteral("--execute"), QStringLiteral("--json")},
+                              db);
     }
 
 private Q_SLOTS:
@@ -83,9 +64,9 @@ private Q_SLOTS:
         // 50 customers over 6 months: the region moves rarely, the tier
         // (which the old spec did not track) more often; some customers
         // join late.
-        m_initial =
+        m_ws.initial =
             testsupport::makeDatabase(
-                m_dir, QStringLiteral("initial.db"),
+                m_ws.dir, QStringLiteral("initial.db"),
                 {
                     QStringLiteral("CREATE TABLE cust (customer_id INTEGER, month TEXT, region "
                                    "TEXT, customer_tier TEXT, updated_at TEXT)"),
@@ -110,8 +91,8 @@ private Q_SLOTS:
                 .arg(QLatin1String(name), QLatin1String(target), QLatin1String(columns),
                      QLatin1String(tracked), QLatin1String(policy));
         };
-        m_spec = testsupport::writeFile(
-            m_dir, QStringLiteral("scd2.json"),
+        m_ws.spec = testsupport::writeFile(
+            m_ws.dir, QStringLiteral("scd2.json"),
             (QStringLiteral(R"({"datasets": {)") +
              QStringList{
                  dataset("dim_v1", "dim", "region", R"("region")"),
@@ -131,15 +112,15 @@ private Q_SLOTS:
         // The dimension as the old spec built it, month by month.
         for (const char *month :
              {"2025-01-01", "2025-02-01", "2025-03-01", "2025-04-01", "2025-05-01", "2025-06-01"}) {
-            const Proc r = rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
-                                      QStringLiteral("dim_v1"), QStringLiteral("--partition"),
-                                      QString::fromLatin1(month), QStringLiteral("--execute")},
-                                     m_initial);
+            const Proc r = m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                           QStringLiteral("dim_v1"), QStringLiteral("--partition"),
+                                           QString::fromLatin1(month), QStringLiteral("--execute")},
+                                          m_ws.initial);
             QVERIFY2(r.exitCode == 0, r.err.constData());
         }
-        QVERIFY(!hasTier(m_initial));
-        m_before = oldHistory(m_initial);
-        const QString scratch = freshCopy();
+        QVERIFY(!hasTier(m_ws.initial));
+        m_before = oldHistory(m_ws.initial);
+        const QString scratch = m_ws.freshCopy();
         const Proc built = runAll(scratch, QStringLiteral("dim_scratch"));
         QVERIFY2(built.exitCode == 0, built.err.constData());
         m_scratch = history(scratch, QStringLiteral("dim_scratch"));
@@ -152,10 +133,10 @@ private Q_SLOTS:
     // new attribute opens and closes: the same counts the run then makes;
     // the run leaves the dimension equal to the one built from scratch.
     void previewThenRunEqualsABuildFromScratch() {
-        const QString db = freshCopy();
-        const Proc p = rewindctl({QStringLiteral("preview"), QStringLiteral("--dataset"),
-                                  QStringLiteral("dim_v2"), QStringLiteral("--json")},
-                                 db);
+        const QString db = m_ws.freshCopy();
+        const Proc p = m_ws.rewindctl({QStringLiteral("preview"), QStringLiteral("--dataset"),
+                                       QStringLiteral("dim_v2"), QStringLiteral("--json")},
+                                      db);
         QVERIFY2(p.exitCode == 0, p.err.constData());
         const QJsonArray add = testsupport::jsonAt(json(p), "schema_change/add").toArray();
         QCOMPARE(add.size(), 1);
@@ -180,9 +161,9 @@ private Q_SLOTS:
         }
         QVERIFY(opened > 0);
         // Re-running the new spec changes nothing more.
-        const Proc again = rewindctl({QStringLiteral("preview"), QStringLiteral("--dataset"),
-                                      QStringLiteral("dim_v2"), QStringLiteral("--json")},
-                                     db);
+        const Proc again = m_ws.rewindctl({QStringLiteral("preview"), QStringLiteral("--dataset"),
+                                           QStringLiteral("dim_v2"), QStringLiteral("--json")},
+                                          db);
         QVERIFY2(again.exitCode == 0, again.err.constData());
         for (const char *count : {"inserted", "updated", "deleted"})
             QCOMPARE(json(again)
@@ -196,21 +177,16 @@ private Q_SLOTS:
     // A kill at each failpoint, then resume: the same dimension; the column
     // comes with the first month's commit, never before.
     void killedThenResumed_data() {
-        QTest::addColumn<QString>("failpoint");
-        QTest::addColumn<int>("committed");
-        QTest::newRow("column added, month 1 uncommitted")
-            << QStringLiteral("after-schema-change") << 0;
-        for (const auto &[label, point, committed] : testsupport::batchRunFailpoints())
-            QTest::newRow(label) << QString::fromUtf8(point) << committed;
+        testsupport::addSchemaChangeFailpointRows("column added, month 1 uncommitted");
     }
     void killedThenResumed() {
         QFETCH(QString, failpoint);
         QFETCH(int, committed);
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const auto resumed = testsupport::killThenResume(
             {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("dim_v2"),
              QStringLiteral("--execute"), QStringLiteral("--json")},
-            ws(db), failpoint, committed, [&]() -> QString {
+            m_ws.args(db), failpoint, committed, [&]() -> QString {
                 if (committed == 0 && (hasTier(db) || oldHistory(db) != m_before))
                     return QStringLiteral("the dimension changed before the first commit");
                 if (committed > 0 && !hasTier(db))
@@ -230,11 +206,11 @@ private Q_SLOTS:
     // a build from scratch; the rollback brings the region back, values
     // and versions, and drops the tier.
     void syncDropsAnAttributeOverEveryMonth() {
-        const QString db = freshCopy();
-        const Proc narrow = rewindctl({QStringLiteral("preview"), QStringLiteral("--dataset"),
-                                       QStringLiteral("dim_tier"), QStringLiteral("--partition"),
-                                       QStringLiteral("2025-03-01")},
-                                      db);
+        const QString db = m_ws.freshCopy();
+        const Proc narrow = m_ws.rewindctl(
+            {QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("dim_tier"),
+             QStringLiteral("--partition"), QStringLiteral("2025-03-01")},
+            db);
         QCOMPARE(narrow.exitCode, 2);
         QVERIFY2(narrow.err.contains("drops column \"region\" from \"dim\""),
                  narrow.err.constData());
@@ -252,9 +228,10 @@ private Q_SLOTS:
         QVERIFY(hasTier(db));
         QCOMPARE(testsupport::scalarAt(db, QStringLiteral("SELECT COUNT(region) FROM dim")), -1);
         const QString runId = QString::number(testsupport::jsonAt(json(r), "run_id").toInteger());
-        const Proc undo = rewindctl({QStringLiteral("rollback"), QStringLiteral("--run"), runId,
-                                     QStringLiteral("--execute"), QStringLiteral("--json")},
-                                    db);
+        const Proc undo =
+            m_ws.rewindctl({QStringLiteral("rollback"), QStringLiteral("--run"), runId,
+                            QStringLiteral("--execute"), QStringLiteral("--json")},
+                           db);
         QVERIFY2(undo.exitCode == 0, undo.err.constData());
         QVERIFY(!hasTier(db));
         QCOMPARE(oldHistory(db), m_before);
@@ -262,13 +239,14 @@ private Q_SLOTS:
 
     // Rolling the run back puts every version back and drops the column.
     void rollbackRestoresTheOldHistory() {
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const Proc r = runAll(db, QStringLiteral("dim_v2"));
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QString runId = QString::number(testsupport::jsonAt(json(r), "run_id").toInteger());
-        const Proc undo = rewindctl({QStringLiteral("rollback"), QStringLiteral("--run"), runId,
-                                     QStringLiteral("--execute"), QStringLiteral("--json")},
-                                    db);
+        const Proc undo =
+            m_ws.rewindctl({QStringLiteral("rollback"), QStringLiteral("--run"), runId,
+                            QStringLiteral("--execute"), QStringLiteral("--json")},
+                           db);
         QVERIFY2(undo.exitCode == 0, undo.err.constData());
         QVERIFY(!hasTier(db));
         QCOMPARE(oldHistory(db), m_before);

@@ -46,35 +46,16 @@ class TestSchemaChange : public QObject {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
-    QString m_initial;
-    QString m_spec;
+    testsupport::CopiedWorkspace m_ws;
     QString m_expected; // the target after an uninterrupted run of every partition
-    int m_copies = 0;
 
-    QString freshCopy() {
-        return testsupport::copyDatabase(m_initial, m_dir,
-                                         QStringLiteral("copy%1.db").arg(++m_copies));
-    }
-    QStringList ws(const QString &db) const {
-        return {QStringLiteral("--db"), db, QStringLiteral("--spec"), m_spec};
-    }
-    Proc rewindctl(const QStringList &args, const QString &db) const {
-        return testsupport::runRewindctl(args + ws(db));
-    }
     // The column's values in fact (-1 on an error: see hasRegion()).
     static qint64 regions(const QString &db, const QString &where = QStringLiteral("1 = 1")) {
         return scalar(db, QStringLiteral("SELECT COUNT(region) FROM fact WHERE ") + where);
     }
     // Whether fact has the column, as the catalog lists it.
     static bool hasRegion(const QString &db) {
-        auto handle = Database::open(db);
-        if (!handle)
-            return false;
-        auto columns = handle->columns(QStringLiteral("fact"));
-        return columns && std::any_of(columns->begin(), columns->end(), [](const ColumnInfo &c) {
-                   return c.name == QLatin1String("region");
-               });
+        return testsupport::hasColumn(db, QStringLiteral("fact"), QStringLiteral("region"));
     }
 
 private Q_SLOTS:
@@ -84,9 +65,9 @@ private Q_SLOTS:
         // the target holds each order's first version and no region.
         // Closed before it is copied: the last connection checkpoints the
         // WAL, so a file copy is the whole database.
-        m_initial =
+        m_ws.initial =
             testsupport::makeDatabase(
-                m_dir, QStringLiteral("initial.db"),
+                m_ws.dir, QStringLiteral("initial.db"),
                 {
                     QStringLiteral("CREATE TABLE cust (cust_id INTEGER, region TEXT)"),
                     QStringLiteral(
@@ -110,8 +91,8 @@ private Q_SLOTS:
                 .url()
                 .text;
         const QString transform = QString::fromLatin1(kTransform);
-        m_spec = testsupport::writeFile(m_dir, QStringLiteral("schema.json"),
-                                        QStringLiteral(R"({"datasets": {
+        m_ws.spec = testsupport::writeFile(m_ws.dir, QStringLiteral("schema.json"),
+                                           QStringLiteral(R"({"datasets": {
   "fact": {"transform": "%1", "target": "fact", "partition_column": "dt", "key": ["order_id"],
     "order_by": "updated_at", "write": "merge", "on_schema_change": "append_new_columns",
     "checks": [{"type": "row_count", "min": 1}]},
@@ -122,14 +103,14 @@ private Q_SLOTS:
   "fact_newkey": {"transform": "%1", "target": "fact", "partition_column": "dt",
     "key": ["order_id", "region"], "order_by": "updated_at", "write": "merge",
     "on_schema_change": "append_new_columns"}}})")
-                                            .arg(transform)
-                                            .toUtf8());
+                                               .arg(transform)
+                                               .toUtf8());
         // The control schema in the template, as on a workspace in use.
-        QVERIFY(rewindctl({QStringLiteral("datasets")}, m_initial).exitCode == 0);
-        const QString baseline = freshCopy();
-        const Proc r = rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
-                                  QStringLiteral("fact"), QStringLiteral("--execute")},
-                                 baseline);
+        QVERIFY(m_ws.rewindctl({QStringLiteral("datasets")}, m_ws.initial).exitCode == 0);
+        const QString baseline = m_ws.freshCopy();
+        const Proc r = m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                       QStringLiteral("fact"), QStringLiteral("--execute")},
+                                      baseline);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         m_expected = digest(baseline);
         QCOMPARE(regions(baseline), 3000);
@@ -139,9 +120,9 @@ private Q_SLOTS:
     // The default refuses the dataset, naming the column and the option
     // that allows it, and writes nothing.
     void failRefusesNamingTheColumnAndTheOption() {
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const qint64 plans = scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_plans"));
-        const Proc r = rewindctl(
+        const Proc r = m_ws.rewindctl(
             {QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("fact_fail")},
             db);
         QCOMPARE(r.exitCode, 2);
@@ -155,8 +136,8 @@ private Q_SLOTS:
     // A new key column would change which rows are the same row: refused
     // whatever the option says.
     void aNewKeyColumnIsRefused() {
-        const QString db = freshCopy();
-        const Proc r = rewindctl(
+        const QString db = m_ws.freshCopy();
+        const Proc r = m_ws.rewindctl(
             {QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("fact_newkey")},
             db);
         QCOMPARE(r.exitCode, 2);
@@ -167,12 +148,12 @@ private Q_SLOTS:
     // The preview names the column and its type, counts each row it fills
     // as updated, shows the new values in its samples, and alters nothing.
     void previewShowsTheChangeAndAltersNothing() {
-        const QString db = freshCopy();
-        const Proc r = rewindctl({QStringLiteral("preview"), QStringLiteral("--dataset"),
-                                  QStringLiteral("fact"), QStringLiteral("--partition"),
-                                  QStringLiteral("2025-05-02"), QStringLiteral("--samples"),
-                                  QStringLiteral("3"), QStringLiteral("--json")},
-                                 db);
+        const QString db = m_ws.freshCopy();
+        const Proc r = m_ws.rewindctl({QStringLiteral("preview"), QStringLiteral("--dataset"),
+                                       QStringLiteral("fact"), QStringLiteral("--partition"),
+                                       QStringLiteral("2025-05-02"), QStringLiteral("--samples"),
+                                       QStringLiteral("3"), QStringLiteral("--json")},
+                                      db);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject preview = json(r);
         QCOMPARE(testsupport::jsonAt(preview, "schema_change/policy").toString(),
@@ -199,8 +180,8 @@ private Q_SLOTS:
     // The run adds the column in its first publish (one audit row says so)
     // and fills it in its scope; a later run changes the schema no more.
     void runAddsTheColumnOnceWithItsFirstPublish() {
-        const QString db = freshCopy();
-        const Proc r = rewindctl(
+        const QString db = m_ws.freshCopy();
+        const Proc r = m_ws.rewindctl(
             {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
              QStringLiteral("--from"), QStringLiteral("2025-05-02"), QStringLiteral("--to"),
              QStringLiteral("2025-05-03"), QStringLiteral("--execute"), QStringLiteral("--json")},
@@ -215,11 +196,11 @@ private Q_SLOTS:
             1);
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM fact")), 3000);
 
-        const Proc again =
-            rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
-                       QStringLiteral("--partition"), QStringLiteral("2025-05-04"),
-                       QStringLiteral("--execute"), QStringLiteral("--json")},
-                      db);
+        const Proc again = m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                           QStringLiteral("fact"), QStringLiteral("--partition"),
+                                           QStringLiteral("2025-05-04"),
+                                           QStringLiteral("--execute"), QStringLiteral("--json")},
+                                          db);
         QVERIFY2(again.exitCode == 0, again.err.constData());
         QVERIFY(testsupport::jsonAt(json(again), "schema_change/add").isArray());
         QCOMPARE(testsupport::jsonAt(json(again), "schema_change/add").toArray().size(), 0);
@@ -234,17 +215,18 @@ private Q_SLOTS:
     // `partitions` names the column for each, and `run --schema-behind`
     // backfills exactly those.
     void partitionsOutsideTheScopeAreBehindTheSchema() {
-        const QString db = freshCopy();
-        const Proc r = rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
-                                  QStringLiteral("fact"), QStringLiteral("--from"),
-                                  QStringLiteral("2025-05-02"), QStringLiteral("--to"),
-                                  QStringLiteral("2025-05-03"), QStringLiteral("--execute")},
-                                 db);
+        const QString db = m_ws.freshCopy();
+        const Proc r = m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                       QStringLiteral("fact"), QStringLiteral("--from"),
+                                       QStringLiteral("2025-05-02"), QStringLiteral("--to"),
+                                       QStringLiteral("2025-05-03"), QStringLiteral("--execute")},
+                                      db);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const auto behind = [&]() {
-            const Proc parts = rewindctl({QStringLiteral("partitions"), QStringLiteral("--dataset"),
-                                          QStringLiteral("fact"), QStringLiteral("--json")},
-                                         db);
+            const Proc parts =
+                m_ws.rewindctl({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                                QStringLiteral("fact"), QStringLiteral("--json")},
+                               db);
             QStringList out;
             for (const auto &p : json(parts).value(QStringLiteral("partitions")).toArray()) {
                 const QJsonArray columns =
@@ -260,18 +242,19 @@ private Q_SLOTS:
                      {QStringLiteral("2025-05-01:region"), QStringLiteral("2025-05-04:region"),
                       QStringLiteral("2025-05-05:region"), QStringLiteral("2025-05-06:region")}));
 
-        const Proc both =
-            rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
-                       QStringLiteral("--schema-behind"), QStringLiteral("--stale")},
-                      db);
+        const Proc both = m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                          QStringLiteral("fact"), QStringLiteral("--schema-behind"),
+                                          QStringLiteral("--stale")},
+                                         db);
         QCOMPARE(both.exitCode, 2);
         QVERIFY2(both.err.contains("--schema-behind chooses its own partitions"),
                  both.err.constData());
 
-        const Proc backfill = rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
-                                         QStringLiteral("fact"), QStringLiteral("--schema-behind"),
-                                         QStringLiteral("--execute"), QStringLiteral("--json")},
-                                        db);
+        const Proc backfill =
+            m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                            QStringLiteral("fact"), QStringLiteral("--schema-behind"),
+                            QStringLiteral("--execute"), QStringLiteral("--json")},
+                           db);
         QVERIFY2(backfill.exitCode == 0, backfill.err.constData());
         QCOMPARE(json(backfill).value(QStringLiteral("partitions")).toArray().size(), 4);
         QCOMPARE(behind(), QStringList());
@@ -282,18 +265,19 @@ private Q_SLOTS:
     // runs (they may have filled it anywhere); a later run's rollback leaves
     // the schema alone.
     void aSchemaChangeRollsBackAfterTheRunsThatFollowedIt() {
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const auto run = [&](const QString &partition) {
-            return rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
-                              QStringLiteral("fact"), QStringLiteral("--partition"), partition,
-                              QStringLiteral("--execute"), QStringLiteral("--json")},
-                             db);
+            return m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                   QStringLiteral("fact"), QStringLiteral("--partition"), partition,
+                                   QStringLiteral("--execute"), QStringLiteral("--json")},
+                                  db);
         };
         const auto rollback = [&](const Proc &r) {
-            return rewindctl({QStringLiteral("rollback"), QStringLiteral("--run"),
-                              QString::number(json(r).value(QStringLiteral("run_id")).toInteger()),
-                              QStringLiteral("--execute"), QStringLiteral("--json")},
-                             db);
+            return m_ws.rewindctl(
+                {QStringLiteral("rollback"), QStringLiteral("--run"),
+                 QString::number(json(r).value(QStringLiteral("run_id")).toInteger()),
+                 QStringLiteral("--execute"), QStringLiteral("--json")},
+                db);
         };
         const QString oldColumns =
             QStringLiteral("SELECT order_id, dt, amount, updated_at FROM fact");
@@ -334,9 +318,9 @@ private Q_SLOTS:
     // preview of the one partition behind reads that partition alone), and
     // the change's rollback waits for its later runs too.
     void aTargetSharedByTwoDatasets() {
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const QString before = testsupport::writeFile(
-            m_dir, QStringLiteral("shared-before.json"),
+            m_ws.dir, QStringLiteral("shared-before.json"),
             R"({"datasets": {"fact_ow": {"transform": "SELECT order_id, dt, amount, updated_at FROM raw",
               "target": "fact", "partition_column": "dt", "key": ["order_id"], "order_by": "updated_at",
               "write": "overwrite_partition"}}})");
@@ -346,13 +330,14 @@ private Q_SLOTS:
                 QStringList{QStringLiteral("run"), QStringLiteral("--dataset"), dataset} + scope +
                 QStringList{QStringLiteral("--execute"), QStringLiteral("--json"),
                             QStringLiteral("--db"), db, QStringLiteral("--spec"),
-                            spec.isEmpty() ? m_spec : spec});
+                            spec.isEmpty() ? m_ws.spec : spec});
         };
         const auto rollback = [&](const Proc &r) {
-            return rewindctl({QStringLiteral("rollback"), QStringLiteral("--run"),
-                              QString::number(json(r).value(QStringLiteral("run_id")).toInteger()),
-                              QStringLiteral("--execute")},
-                             db);
+            return m_ws.rewindctl(
+                {QStringLiteral("rollback"), QStringLiteral("--run"),
+                 QString::number(json(r).value(QStringLiteral("run_id")).toInteger()),
+                 QStringLiteral("--execute")},
+                db);
         };
         const Proc early =
             run(QStringLiteral("fact_ow"),
@@ -365,7 +350,7 @@ private Q_SLOTS:
         QVERIFY(hasRegion(db));
 
         // One partition of six is behind: the preview stages it alone.
-        const Proc preview = rewindctl(
+        const Proc preview = m_ws.rewindctl(
             {QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("fact_ow"),
              QStringLiteral("--schema-behind"), QStringLiteral("--json")},
             db);
@@ -452,10 +437,10 @@ private Q_SLOTS:
 
     // Overwriting partitions takes the column the same way.
     void overwriteTakesTheNewColumn() {
-        const QString db = freshCopy();
-        const Proc r = rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
-                                  QStringLiteral("fact_ow"), QStringLiteral("--execute")},
-                                 db);
+        const QString db = m_ws.freshCopy();
+        const Proc r = m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                       QStringLiteral("fact_ow"), QStringLiteral("--execute")},
+                                      db);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(digest(db), m_expected);
     }
@@ -463,10 +448,10 @@ private Q_SLOTS:
     // A plan made before someone added the column by hand is stale (exit 4),
     // and nothing of it is published.
     void aHandAlterAfterThePreviewMakesThePlanStale() {
-        const QString db = freshCopy();
-        const Proc preview = rewindctl({QStringLiteral("preview"), QStringLiteral("--dataset"),
-                                        QStringLiteral("fact"), QStringLiteral("--json")},
-                                       db);
+        const QString db = m_ws.freshCopy();
+        const Proc preview = m_ws.rewindctl({QStringLiteral("preview"), QStringLiteral("--dataset"),
+                                             QStringLiteral("fact"), QStringLiteral("--json")},
+                                            db);
         QVERIFY2(preview.exitCode == 0, preview.err.constData());
         const QString plan = json(preview).value(QStringLiteral("plan_id")).toString();
         {
@@ -474,10 +459,10 @@ private Q_SLOTS:
             QVERIFY(handle);
             QVERIFY(handle->exec(QStringLiteral("ALTER TABLE fact ADD COLUMN region TEXT")));
         }
-        const Proc run =
-            rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
-                       QStringLiteral("--plan"), plan, QStringLiteral("--execute")},
-                      db);
+        const Proc run = m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                         QStringLiteral("fact"), QStringLiteral("--plan"), plan,
+                                         QStringLiteral("--execute")},
+                                        db);
         QCOMPARE(run.exitCode, 4);
         QVERIFY2(run.err.contains("the target's schema changed since the preview"),
                  run.err.constData());
@@ -490,9 +475,9 @@ private Q_SLOTS:
     // added it puts back the rows and the schema as they were, and the
     // earlier run still rolls back after that.
     void runsBeforeTheChangeAndRollbacksAfterIt() {
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const QString before = testsupport::writeFile(
-            m_dir, QStringLiteral("before.json"),
+            m_ws.dir, QStringLiteral("before.json"),
             R"({"datasets": {"fact": {"transform": "SELECT order_id, dt, amount, updated_at FROM raw", "target": "fact", "partition_column": "dt",
               "key": ["order_id"], "order_by": "updated_at", "write": "merge"}}})");
         const QString oldColumns =
@@ -507,7 +492,7 @@ private Q_SLOTS:
         const QString afterFirst = testsupport::digest(db, oldColumns);
         QVERIFY(afterFirst != initial);
 
-        const Proc second = rewindctl(
+        const Proc second = m_ws.rewindctl(
             {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
              QStringLiteral("--from"), QStringLiteral("2025-05-01"), QStringLiteral("--to"),
              QStringLiteral("2025-05-02"), QStringLiteral("--execute"), QStringLiteral("--json")},
@@ -515,7 +500,7 @@ private Q_SLOTS:
         QVERIFY2(second.exitCode == 0, second.err.constData());
         QCOMPARE(regions(db), 1000);
         const auto rollback = [&](const Proc &run) {
-            return rewindctl(
+            return m_ws.rewindctl(
                 {QStringLiteral("rollback"), QStringLiteral("--run"),
                  QString::number(json(run).value(QStringLiteral("run_id")).toInteger()),
                  QStringLiteral("--execute")},
@@ -540,12 +525,7 @@ private Q_SLOTS:
     // run's. Before the first commit the schema is as it was; after it the
     // column is there, and the resume does not add it again.
     void killedThenResumed_data() {
-        QTest::addColumn<QString>("failpoint");
-        QTest::addColumn<int>("committed");
-        QTest::newRow("column added, chunk 1 uncommitted")
-            << QStringLiteral("after-schema-change") << 0;
-        for (const auto &[label, point, committed] : testsupport::batchRunFailpoints())
-            QTest::newRow(label) << QString::fromUtf8(point) << committed;
+        testsupport::addSchemaChangeFailpointRows("column added, chunk 1 uncommitted");
     }
 
     void killedThenResumed() {
@@ -553,11 +533,11 @@ private Q_SLOTS:
         QFETCH(int, committed);
         qputenv("REWIND_CHUNK_ROWS", "1"); // one partition a chunk: failpoints count partitions
         const auto unset = qScopeGuard([] { qunsetenv("REWIND_CHUNK_ROWS"); });
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const auto resumed = testsupport::killThenResume(
             {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("fact"),
              QStringLiteral("--execute"), QStringLiteral("--json")},
-            ws(db), failpoint, committed, [&]() -> QString {
+            m_ws.args(db), failpoint, committed, [&]() -> QString {
                 const qint64 values = regions(db);
                 if (committed == 0 && hasRegion(db))
                     return QStringLiteral("the column exists before the first commit");

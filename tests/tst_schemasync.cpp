@@ -60,23 +60,10 @@ class TestSchemaSync : public QObject {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
-    QString m_initial;
-    QString m_spec;
+    testsupport::CopiedWorkspace m_ws;
     QString m_before;   // fact as the workspace holds it, every column
     QString m_expected; // fact after an uninterrupted run of "sync"
-    int m_copies = 0;
 
-    QString freshCopy() {
-        return testsupport::copyDatabase(m_initial, m_dir,
-                                         QStringLiteral("copy%1.db").arg(++m_copies));
-    }
-    QStringList ws(const QString &db) const {
-        return {QStringLiteral("--db"), db, QStringLiteral("--spec"), m_spec};
-    }
-    Proc rewindctl(const QStringList &args, const QString &db) const {
-        return testsupport::runRewindctl(args + ws(db));
-    }
     static QString whole(const QString &db) {
         return testsupport::digest(
             db, QStringLiteral("SELECT order_id, dt, qty, note, updated_at FROM fact"));
@@ -86,10 +73,10 @@ private:
             db, QStringLiteral("SELECT order_id, dt, qty, updated_at FROM fact"));
     }
     Proc preview(const QString &db, const QString &dataset, const QStringList &more = {}) const {
-        return rewindctl(QStringList{QStringLiteral("preview"), QStringLiteral("--dataset"),
-                                     dataset, QStringLiteral("--json")} +
-                             more,
-                         db);
+        return m_ws.rewindctl(QStringList{QStringLiteral("preview"), QStringLiteral("--dataset"),
+                                          dataset, QStringLiteral("--json")} +
+                                  more,
+                              db);
     }
 
 private Q_SLOTS:
@@ -97,9 +84,9 @@ private Q_SLOTS:
         REWIND_REQUIRE_ENGINE();
         // 6 daily partitions of 200 orders, 10% re-sent with a later
         // version; the target holds each order's first version, with a note.
-        m_initial =
+        m_ws.initial =
             testsupport::makeDatabase(
-                m_dir, QStringLiteral("initial.db"),
+                m_ws.dir, QStringLiteral("initial.db"),
                 {
                     QStringLiteral("CREATE TABLE raw (order_id INTEGER, dt TEXT, qty INTEGER, "
                                    "note TEXT, updated_at TEXT)"),
@@ -129,8 +116,8 @@ private Q_SLOTS:
         const QString syncing = QString::fromLatin1(kSynced);
         const QString keepsNote =
             QStringLiteral("SELECT order_id, dt, %1 AS qty, note, updated_at FROM raw");
-        m_spec = testsupport::writeFile(
-            m_dir, QStringLiteral("schema.json"),
+        m_ws.spec = testsupport::writeFile(
+            m_ws.dir, QStringLiteral("schema.json"),
             (QStringLiteral(R"({"datasets": {)") +
              QStringList{
                  dataset("sync", syncing, "sync_all_columns"),
@@ -147,15 +134,15 @@ private Q_SLOTS:
              QStringLiteral("}}"))
                 .toUtf8());
         // The control schema in the template, as on a workspace in use.
-        QVERIFY(rewindctl({QStringLiteral("partitions"), QStringLiteral("--dataset"),
-                           QStringLiteral("sync")},
-                          m_initial)
+        QVERIFY(m_ws.rewindctl({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                                QStringLiteral("sync")},
+                               m_ws.initial)
                     .exitCode == 0);
-        m_before = whole(m_initial);
-        const QString baseline = freshCopy();
-        const Proc r = rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
-                                  QStringLiteral("sync"), QStringLiteral("--execute")},
-                                 baseline);
+        m_before = whole(m_ws.initial);
+        const QString baseline = m_ws.freshCopy();
+        const Proc r = m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                       QStringLiteral("sync"), QStringLiteral("--execute")},
+                                      baseline);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         m_expected = synced(baseline);
         QCOMPARE(m_expected, testsupport::digest(baseline, QString::fromLatin1(kByHand)));
@@ -164,7 +151,7 @@ private Q_SLOTS:
     // The preview names the column it drops (with its type) and, on
     // PostgreSQL, the one it widens; it changes nothing.
     void previewShowsTheDropAndTheWidening() {
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const Proc r = preview(db, QStringLiteral("sync"));
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject change = json(r).value(QStringLiteral("schema_change")).toObject();
@@ -192,7 +179,7 @@ private Q_SLOTS:
     // A drop changes every row: a scope of some partitions is refused,
     // naming the column, and nothing is planned.
     void aDropNeedsEveryPartition() {
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const qint64 plans = scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_plans"));
         const Proc r = preview(db, QStringLiteral("sync"),
                                {QStringLiteral("--from"), QStringLiteral("2025-05-01"),
@@ -213,7 +200,7 @@ private Q_SLOTS:
     }
     void failAndAppendRefuseADroppedColumn() {
         QFETCH(QString, dataset);
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const Proc r = preview(db, dataset);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("has column \"note\", which the source no longer yields"),
@@ -226,7 +213,7 @@ private Q_SLOTS:
     // index with it, and a rollback could not make it again): refused,
     // naming the index.
     void aDropOfAnIndexedColumnIsRefused() {
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         {
             auto handle = Database::open(db);
             QVERIFY(handle);
@@ -263,13 +250,13 @@ private Q_SLOTS:
         QFETCH(QString, says);
         if (!testsupport::onPostgres())
             QSKIP("SQLite's columns take any value of their affinity: no type to widen");
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const Proc p = preview(db, dataset);
         QCOMPARE(p.exitCode, 2);
         QVERIFY2(p.err.contains(says.toUtf8()), p.err.constData());
-        const Proc r = rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"), dataset,
-                                  QStringLiteral("--execute")},
-                                 db);
+        const Proc r = m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"), dataset,
+                                       QStringLiteral("--execute")},
+                                      db);
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(whole(db), m_before);
         QCOMPARE(columnType(db, QStringLiteral("qty")), QStringLiteral("integer"));
@@ -279,11 +266,11 @@ private Q_SLOTS:
     // where the transform is; rolling it back puts the column back with
     // every value and the type as it was, in one go.
     void runThenRollbackRestoresTheColumnWithItsValues() {
-        const QString db = freshCopy();
-        const Proc r =
-            rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sync"),
-                       QStringLiteral("--execute"), QStringLiteral("--json")},
-                      db);
+        const QString db = m_ws.freshCopy();
+        const Proc r = m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                       QStringLiteral("sync"), QStringLiteral("--execute"),
+                                       QStringLiteral("--json")},
+                                      db);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(synced(db), testsupport::digest(db, QString::fromLatin1(kByHand)));
         QCOMPARE(columnType(db, QStringLiteral("note")), QString());
@@ -299,15 +286,16 @@ private Q_SLOTS:
                            "SELECT COUNT(*) FROM rewind_audit WHERE action = 'schema change'")),
             1);
         const QString runId = QString::number(testsupport::jsonAt(json(r), "run_id").toInteger());
-        const Proc dry = rewindctl(
+        const Proc dry = m_ws.rewindctl(
             {QStringLiteral("rollback"), QStringLiteral("--run"), runId, QStringLiteral("--json")},
             db);
         QVERIFY2(dry.exitCode == 0, dry.err.constData());
         QCOMPARE(testsupport::jsonAt(json(dry), "schema_change/drop").toArray().size(), 1);
         QCOMPARE(columnType(db, QStringLiteral("note")), QString());
-        const Proc undo = rewindctl({QStringLiteral("rollback"), QStringLiteral("--run"), runId,
-                                     QStringLiteral("--execute"), QStringLiteral("--json")},
-                                    db);
+        const Proc undo =
+            m_ws.rewindctl({QStringLiteral("rollback"), QStringLiteral("--run"), runId,
+                            QStringLiteral("--execute"), QStringLiteral("--json")},
+                           db);
         QVERIFY2(undo.exitCode == 0, undo.err.constData());
         QCOMPARE(whole(db), m_before);
         if (testsupport::onPostgres())
@@ -315,9 +303,9 @@ private Q_SLOTS:
         QCOMPARE(scalar(db, QStringLiteral("SELECT COUNT(*) FROM rewind_schema_changes")), 0);
         QCOMPARE(testsupport::integrityCheck(db), QStringLiteral("ok"));
         // And the change can be made again, as the first time.
-        const Proc again = rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
-                                      QStringLiteral("sync"), QStringLiteral("--execute")},
-                                     db);
+        const Proc again = m_ws.rewindctl({QStringLiteral("run"), QStringLiteral("--dataset"),
+                                           QStringLiteral("sync"), QStringLiteral("--execute")},
+                                          db);
         QVERIFY2(again.exitCode == 0, again.err.constData());
         QCOMPARE(synced(db), m_expected);
     }
@@ -325,23 +313,18 @@ private Q_SLOTS:
     // A kill at each failpoint, then resume: equal to an uninterrupted run;
     // the column is there until the first chunk commits, gone after.
     void killedThenResumed_data() {
-        QTest::addColumn<QString>("failpoint");
-        QTest::addColumn<int>("committed");
-        QTest::newRow("column dropped, chunk 1 uncommitted")
-            << QStringLiteral("after-schema-change") << 0;
-        for (const auto &[label, point, committed] : testsupport::batchRunFailpoints())
-            QTest::newRow(label) << QString::fromUtf8(point) << committed;
+        testsupport::addSchemaChangeFailpointRows("column dropped, chunk 1 uncommitted");
     }
     void killedThenResumed() {
         QFETCH(QString, failpoint);
         QFETCH(int, committed);
         qputenv("REWIND_CHUNK_ROWS", "1"); // one partition a chunk: failpoints count partitions
         const auto unset = qScopeGuard([] { qunsetenv("REWIND_CHUNK_ROWS"); });
-        const QString db = freshCopy();
+        const QString db = m_ws.freshCopy();
         const auto resumed = testsupport::killThenResume(
             {QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("sync"),
              QStringLiteral("--execute"), QStringLiteral("--json")},
-            ws(db), failpoint, committed, [&]() -> QString {
+            m_ws.args(db), failpoint, committed, [&]() -> QString {
                 const bool hasNote = !columnType(db, QStringLiteral("note")).isEmpty();
                 if (committed == 0 && !hasNote)
                     return QStringLiteral("the column is gone before the first commit");
