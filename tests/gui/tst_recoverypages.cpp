@@ -39,56 +39,9 @@ namespace {
 
 constexpr int kTimeoutMs = 120000;
 
-// 4 days of orders with re-sent versions; `clean` is the clean load, then a
-// retry storm writes 30% of days 3 and 4 into the fact a second time.
-const QStringList kRetryStorm = {
-    QStringLiteral("CREATE TABLE raw (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, qty "
-                   "INTEGER, updated_at TEXT)"),
-    QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999) "
-                   "INSERT INTO raw SELECT i / 2, i % 2 + 1, '2025-05-0' || (1 + i / 500), (i * "
-                   "7919) % 10000 / 100.0, 1 + i % 5, "
-                   "'2025-05-10T00:00:00Z' FROM n"),
-    QStringLiteral("INSERT INTO raw SELECT order_id, item_id, dt, amount + 1.25, qty, "
-                   "'2025-05-11T00:00:00Z' FROM raw WHERE order_id % 7 = 0"),
-    QStringLiteral("CREATE TABLE fact (order_id INTEGER, item_id INTEGER, dt TEXT, amount REAL, "
-                   "qty INTEGER, updated_at TEXT)"),
-    QStringLiteral("INSERT INTO fact SELECT order_id, item_id, dt, amount, qty, updated_at FROM "
-                   "(SELECT raw.*, ROW_NUMBER() OVER "
-                   "(PARTITION BY order_id, item_id, dt ORDER BY updated_at DESC) AS n FROM raw) "
-                   "AS latest WHERE n = 1"),
-    QStringLiteral("CREATE TABLE clean AS SELECT * FROM fact"),
-    QStringLiteral("INSERT INTO fact SELECT * FROM fact WHERE dt IN ('2025-05-03', '2025-05-04') "
-                   "AND (order_id * 31 + item_id) % 10 < 3"),
-};
-const QByteArray kStormSpec =
-    R"({"datasets": {"sales": {"source": "raw", "target": "fact", "partition_column": "dt",
-    "key": ["order_id", "item_id"], "order_by": "updated_at", "write": "merge"}}})";
-
 const QByteArray kWarehouseSpec =
     R"({"datasets": {"sales": {"source": "src", "target": "tgt", "partition_column": "dt",
     "key": ["id", "sub"], "order_by": "updated_at", "write": "merge"}}})";
-
-// A table's rows as a sorted multiset: equal content compares equal.
-QString digest(const rw::Database &db, const QString &table) {
-    auto q = db.exec(QStringLiteral("SELECT * FROM ") + db.quote(table));
-    if (!q)
-        return QStringLiteral("error: ") + q.error().message;
-    QStringList rows;
-    while (q->next()) {
-        QStringList cells;
-        for (int i = 0; i < q->record().count(); ++i)
-            cells << (q->value(i).isNull() ? QStringLiteral("<null>") : q->value(i).toString());
-        rows << cells.join(u'|');
-    }
-    rows.sort();
-    return QString::fromLatin1(
-        QCryptographicHash::hash(rows.join(u'\n').toUtf8(), QCryptographicHash::Sha256).toHex());
-}
-
-qint64 count(const rw::Database &db, const QString &sql) {
-    auto v = db.scalar(sql);
-    return v ? v->toLongLong() : -1;
-}
 
 struct Workspace {
     QTemporaryDir dir;
@@ -161,7 +114,7 @@ private Q_SLOTS:
     }
 
     void wizardRecoversARetryStorm() {
-        Workspace f(kRetryStorm, kStormSpec);
+        Workspace f(retryStorm(), kStormSpec);
         const rw::Database &db = f.database();
         const qint64 extra = count(db, QStringLiteral("SELECT COUNT(*) FROM fact")) -
                              count(db, QStringLiteral("SELECT COUNT(*) FROM clean"));
