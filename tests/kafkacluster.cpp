@@ -268,8 +268,17 @@ QMap<int, std::pair<qint64, qint64>> Cluster::watermarks(const QString &topic) {
     const int partitions = int(leaders(topic).size());
     for (int p = 0; p < partitions; ++p) {
         int64_t lo = 0, hi = 0;
-        check(rd_kafka_query_watermark_offsets(c.get(), name.constData(), p, &lo, &hi, 30000),
-              "watermarks");
+        // Just after a broker died its partitions have no leader until the
+        // controller elects one: asked again, as a consumer would.
+        rd_kafka_resp_err_t err;
+        const QDeadlineTimer deadline(60000);
+        do
+            err = rd_kafka_query_watermark_offsets(c.get(), name.constData(), p, &lo, &hi, 30000);
+        while ((err == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
+                err == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
+                err == RD_KAFKA_RESP_ERR__TRANSPORT) &&
+               !deadline.hasExpired() && (QThread::msleep(200), true));
+        check(err, "watermarks");
         out.insert(p, {lo, hi});
     }
     return out;
