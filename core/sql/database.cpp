@@ -342,6 +342,17 @@ Result<QSqlDatabase> Database::connection() const {
     return conn;
 }
 
+void Database::closeThreadConnection() const {
+    const QString name = m_shared->connectionName();
+    {
+        QMutexLocker lock(&m_shared->mutex);
+        if (!m_shared->connectionNames.remove(name))
+            return;
+    }
+    QSqlDatabase::database(name, false).close();
+    QSqlDatabase::removeDatabase(name);
+}
+
 bool Database::sharedAcrossConnections() const {
     const DatabaseUrl &url = m_shared->url;
     if (url.kind != SqlDialect::Kind::Sqlite)

@@ -72,6 +72,9 @@ public:
 
     // This thread's connection, opened (with the dialect's session set-up) on first use.
     Result<QSqlDatabase> connection() const;
+    // Closes this thread's connection, if it has one: a worker thread about
+    // to end (another thread that reuses its id then opens a new session).
+    void closeThreadConnection() const;
     // Whether a connection opened on another thread reaches the same data: a
     // server, or an SQLite file (not an in-memory database).
     bool sharedAcrossConnections() const;

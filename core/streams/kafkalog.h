@@ -52,10 +52,10 @@ public:
                                                       bool execute) const override;
     Result<bool> prepareReads() const override;
     EventRelation eventRelation() const override;
-    // The work table moves to the scratch schema named (SQLite's staging
-    // ahead): the next batch is fetched on the stager's connection while the
-    // writer's connection writes this one.
-    bool readAside(const QString &schema) override;
+    // The work table moves to the replay's scratch (staging ahead): the next
+    // batch is fetched on the stager's connection while the writer's
+    // connection writes this one.
+    bool readAside(const QString &schema, const QString &createTable) override;
     // Reads committed records only (isolation.level read_committed): the
     // records of aborted transactions are passed over and counted
     // (abortedSkipped), by a second read of the ranges that had offsets
@@ -106,9 +106,11 @@ private:
     mutable std::unique_ptr<Reader> m_reader; // replay's consumer, made on first read
     mutable std::atomic<qint64> m_aborted{0};
     mutable std::map<qint64, qint64> m_abortedCountedTo; // per partition; under m_readerMutex
-    // The work table: the connection's temporary table, or (readAside) the
-    // table of that name in the scratch schema. Set before reads overlap.
+    // The work table: the connection's temporary table, or (readAside, when
+    // m_createAside is set) the table of that name in the scratch schema
+    // (or unqualified). Set before reads overlap.
     QString m_workSchema;
+    QString m_createAside;
 };
 
 } // namespace rw

@@ -118,25 +118,26 @@ Status KafkaLog::createWorkTable() const {
     // dead-letters (annotateDeadLetters): the key and headers as they were,
     // and the value's bytes where payload (text) cannot hold them.
     const QString bytes = bytesType(m_db.dialect());
-    auto r = m_db.exec((m_workSchema.isEmpty() ? QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS ")
-                                               : QStringLiteral("CREATE TABLE IF NOT EXISTS ")) %
-                       workTable() % QStringLiteral(" (partition_id ") % big %
-                       QStringLiteral(", log_offset ") % big %
-                       QStringLiteral(", event_id TEXT, record_ts TEXT, payload TEXT, key_bytes ") %
-                       bytes % QStringLiteral(", headers TEXT, raw_value ") % bytes %
-                       QStringLiteral(", PRIMARY KEY (partition_id, log_offset))"));
+    auto r =
+        m_db.exec((m_createAside.isEmpty() ? QStringLiteral("CREATE TEMP TABLE") : m_createAside) %
+                  QStringLiteral(" IF NOT EXISTS ") % workTable() %
+                  QStringLiteral(" (partition_id ") % big % QStringLiteral(", log_offset ") % big %
+                  QStringLiteral(", event_id TEXT, record_ts TEXT, payload TEXT, key_bytes ") %
+                  bytes % QStringLiteral(", headers TEXT, raw_value ") % bytes %
+                  QStringLiteral(", PRIMARY KEY (partition_id, log_offset))"));
     if (!r)
         return fail(r.error());
     return {};
 }
 
-bool KafkaLog::readAside(const QString &schema) {
+bool KafkaLog::readAside(const QString &schema, const QString &createTable) {
     m_workSchema = schema;
+    m_createAside = createTable;
     return true;
 }
 
 EventRelation KafkaLog::eventRelation() const {
-    return {kEventsTable, m_workSchema, LogColumns{}, m_workSchema.isEmpty(), true};
+    return {kEventsTable, m_workSchema, LogColumns{}, m_createAside.isEmpty(), true};
 }
 
 Status KafkaLog::readRange(const std::vector<OffsetRange> &ranges) const {

@@ -23,6 +23,9 @@ public:
                                "RETURN NULL; END $rw$")};
     }
     bool stagesOptimistically() const override { return true; }
+    std::unique_ptr<ReplayScratch> replayScratch(const Database &db, bool inOrder) const override {
+        return inOrder ? postgresReplayScratch(db) : nullptr;
+    }
     QString fixedOrderJoin() const override { return QStringLiteral("JOIN"); }
     QString tempTable(const QString &name) const override {
         return QStringLiteral("pg_temp.") % m_sql->quote(name);

@@ -311,23 +311,23 @@ Status Replayer::execute() {
     }
     if (m_batches.size() > 1) {
         // A log fetched into a work table of one connection (Kafka) reads
-        // each batch into the batch's scratch file instead, on the stager,
+        // each batch into the batch's scratch instead, on the stager,
         // in order: the next batch is fetched while this one is written.
         const bool fetched = m_events.thisConnectionOnly;
         m_pipeline = ReplayPipeline::open(
             m_db, m_batches.size(),
-            [this](std::size_t k, const QString &table) {
-                return stageBatch(m_batches[k], QStringLiteral("CREATE TABLE ") % table);
+            [this](std::size_t k, const QString &createTable) {
+                return stageBatch(m_batches[k], createTable);
             },
             fetched);
         if (m_pipeline && fetched) {
-            if (m_log->readAside(ReplayPipeline::stageSchema()))
+            if (m_log->readAside(m_pipeline->workSchema(), m_pipeline->createTable()))
                 readEventsFrom(m_log->eventRelation());
             else
                 m_pipeline.reset();
         }
     }
-    // However the loop ends, the stager stops before the scratch files go.
+    // However the loop ends, the stager stops before the scratch goes.
     const auto stopStager = qScopeGuard([&] { m_pipeline.reset(); });
     if (!m_batches.empty())
         if (auto b = buildStatements(); !b)
@@ -341,14 +341,15 @@ Status Replayer::execute() {
     for (auto &p : m_result.partitions)
         p.to = p.from; // advanced as batches commit
     m_result.status = ReplayStatus::Succeeded;
-    if (m_pipeline) {
+    if (m_pipeline && m_pipeline->checkpointsAside()) {
         // The stager checkpoints the WAL after each batch it stages, on
         // its core, instead of this connection at its commits.
         if (auto pages = m_db.scalar(QStringLiteral("PRAGMA wal_autocheckpoint"));
             pages && m_db.exec(QStringLiteral("PRAGMA wal_autocheckpoint = 0")))
             m_restoreAutoCheckpoint = pages->toLongLong();
-        m_pipeline->start();
     }
+    if (m_pipeline)
+        m_pipeline->start();
     const auto cancelled = [&] { return m_options.cancel && m_options.cancel->load(); };
     QElapsedTimer clock;
     clock.start();
@@ -394,6 +395,8 @@ Status Replayer::runBatch(const Batch &batch, std::size_t k) {
     });
     const Status s = m_db.writeTransaction([&]() -> Status {
         if (m_pipeline) {
+            if (auto e = m_pipeline->enter(k); !e)
+                return e;
             if (auto f = fillSlices(batch); !f)
                 return f;
         } else {

@@ -47,7 +47,8 @@ Status Replayer::stageBatch(const Batch &batch, const QString &createTable) {
         return f;
     if (auto f = m_log->readRange(batch); !f)
         return f;
-    if (m_sd.stagesOptimistically() && m_db.inWriteTransaction()) {
+    // Inside a transaction: the writer's, or the stager's (a pipeline's).
+    if (m_sd.stagesOptimistically() && (m_pipeline || m_db.inWriteTransaction())) {
         // Most batches are all JSON: every payload parsed by a plain cast,
         // in a savepoint. The first payload that is not JSON fails it; then
         // the batch is staged again with each parse guarded (the DLQ needs
@@ -226,10 +227,9 @@ Status Replayer::buildStatements() {
         }
     }
 
-    const QString from =
-        QStringLiteral(" FROM ") %
-        (m_pipeline ? ReplayPipeline::stagedTable() : m_sd.tempTable(kBatchTable)) %
-        QStringLiteral(" AS b");
+    const QString from = QStringLiteral(" FROM ") %
+                         (m_pipeline ? m_pipeline->stagedTable() : m_sd.tempTable(kBatchTable)) %
+                         QStringLiteral(" AS b");
     const QString ok = stagedValid();
     QStringList cols{QStringLiteral("\"event_id\"")};
     QString sink = QStringLiteral("SELECT b.e");

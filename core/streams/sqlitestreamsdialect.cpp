@@ -58,7 +58,9 @@ public:
                               "JOIN pragma_index_info(il.name) AS ii WHERE il.\"unique\" = 1 AND "
                               "il.partial = 0 ORDER BY il.name, ii.seqno");
     }
-    bool stagesBatchesAside() const override { return true; }
+    std::unique_ptr<ReplayScratch> replayScratch(const Database &db, bool) const override {
+        return sqliteReplayScratch(db);
+    }
     QString pageCacheSize() const override { return QStringLiteral("PRAGMA cache_size"); }
     QString setPageCacheSize(qint64 size) const override {
         return QStringLiteral("PRAGMA cache_size = %1").arg(size);

@@ -99,14 +99,17 @@ public:
     // work table). TableLog: nothing to do. May be called from a replay's
     // staging thread, with that thread's connection.
     virtual Status readRange(const std::vector<OffsetRange> &ranges) const = 0;
-    // For a replay that stages its batches ahead on a second connection:
-    // from now on readRange fills the work table in `schema` (a scratch
+    // For a replay that stages its batches ahead on a second connection
+    // (ReplayScratch): from now on readRange makes the work table with
+    // `createTable` (CREATE [UNLOGGED] TABLE) in `schema` (SQLite: a scratch
     // database attached under that name on the connection that stages a
-    // batch, then on the one that writes it) instead of a table of the
-    // calling connection only, and eventRelation() names it there. False
-    // where the log has no work table (TableLog: every connection reads it).
-    virtual bool readAside(const QString &schema) {
+    // batch, then on the one that writes it; empty: unqualified, where the
+    // batch's transaction finds it) instead of a table of the calling
+    // connection only, and eventRelation() names it there. False where the
+    // log has no work table (TableLog: every connection reads it).
+    virtual bool readAside(const QString &schema, const QString &createTable) {
         Q_UNUSED(schema);
+        Q_UNUSED(createTable);
         return false;
     }
     // Inside a replay batch's transaction, after it dead-lettered records

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sql/database.h"
+#include "core/streams/replayscratch.h"
 
 #include <QList>
 #include <QPair>
@@ -74,12 +75,19 @@ public:
     // Unique indexes of a relation, bound parameter: relation name. Columns "index", "position",
     // "column".
     virtual QString listUniqueIndexColumns() const = 0;
-    // Whether a replay stages its next batch in a scratch database file on a
-    // second connection while it writes the current one (ReplayPipeline):
-    // SQLite, where one process writes and the writer's lock would serialise
-    // a stager on the same file. A server runs the stage and the write in
-    // its own processes already.
-    virtual bool stagesBatchesAside() const { return false; }
+    // Where a replay stages its next batch on a second connection while it
+    // writes the current one (ReplayPipeline), or null where it stages each
+    // batch in turn. `inOrder`: the batches are read in sequence (a Kafka
+    // topic fetched into a work table). SQLite: always (one process writes;
+    // the stage and the write would otherwise share one core). PostgreSQL:
+    // a Kafka log only, whose fetch and COPY run through Rewind's process
+    // in turn with the server's work; a log table's stage already runs in
+    // the server's own process.
+    virtual std::unique_ptr<ReplayScratch> replayScratch(const Database &db, bool inOrder) const {
+        Q_UNUSED(db);
+        Q_UNUSED(inOrder);
+        return nullptr;
+    }
     // Reading and setting this connection's page cache size (SQLite: PRAGMA
     // cache_size; empty where the engine has no such setting).
     virtual QString pageCacheSize() const { return {}; }
