@@ -73,8 +73,8 @@ public:
             return;
         QStringList drops;
         while (names->next())
-            drops << QStringLiteral("DROP SCHEMA IF EXISTS ") % db.quote(names->value(0).toString()) %
-                         QStringLiteral(" CASCADE");
+            drops << QStringLiteral("DROP SCHEMA IF EXISTS ") %
+                         db.quote(names->value(0).toString()) % QStringLiteral(" CASCADE");
         names->finish();
         for (const QString &drop : std::as_const(drops))
             db.exec(drop);
