@@ -221,8 +221,12 @@ void ProduceErrors::install(rd_kafka_conf_t *conf) {
         const struct rd_kafka_err_desc *descs = nullptr;
         size_t count = 0;
         rd_kafka_get_err_descs(&descs, &count);
+        // Only the broker's: a local one (named with a leading '_', as the
+        // purge of what is still in flight when Rewind stops waiting) is
+        // not an answer, and must not hide the broker's last refusal.
         for (size_t i = 0; i < count; ++i)
-            if (descs[i].desc && descs[i].name && description == descs[i].desc) {
+            if (descs[i].desc && descs[i].name && descs[i].name[0] != '_' &&
+                description == descs[i].desc) {
                 const std::lock_guard lock(self->m_mutex);
                 self->m_last = QString::fromUtf8(descs[i].name) % QStringLiteral(" (") %
                                QString::fromUtf8(description) % u')';

@@ -103,8 +103,9 @@ struct RecordView {
 // those librdkafka retries until a message times out without saying why
 // (NOT_ENOUGH_REPLICAS of a partition below min.insync.replicas, say).
 // install() in a connect() tweak: it turns on librdkafka's "msg" debug lines
-// for that client and keeps the newest error one names, by librdkafka's own
-// error table. Must outlive the client. Thread-safe.
+// for that client and keeps the newest broker error one names, by librdkafka's
+// own error table (never a local one, such as the purge of a request still in
+// flight). Must outlive the client. Thread-safe.
 class ProduceErrors {
 public:
     void install(rd_kafka_conf_t *conf);
