@@ -9,6 +9,7 @@
 #include "core/recovery/recovery.h"
 
 #include <QStringBuilder>
+#include <cmath>
 #include <unistd.h>
 
 namespace rw::cli {
@@ -114,6 +115,46 @@ Result<BatchOptions> batchOptions(const Context &ctx, bool withScope) {
     return o;
 }
 
+// A figure of the column summary: whole numbers grouped, others to twelve
+// significant digits (a REAL column's sum without its float dust).
+QString figure(const std::optional<double> &v) {
+    if (!v)
+        return QStringLiteral("-");
+    if (*v == std::trunc(*v) && std::fabs(*v) < 9e15)
+        return thousands(qint64(*v));
+    return QString::number(*v, 'g', 12);
+}
+
+// What the preview would change in each column, over all its partitions.
+void printColumnsText(Context &ctx, const std::vector<ColumnChange> &columns) {
+    ctx.out << "\nColumns (rows whose key the target holds: " << thousands(columns.front().matched)
+            << "):\n";
+    TextTable table({QStringLiteral("COLUMN"), QStringLiteral("CHANGED"), QStringLiteral("%"),
+                     QStringLiteral("ONLY IT"), QStringLiteral("NULLS BEFORE -> AFTER"),
+                     QStringLiteral("SUM BEFORE -> AFTER"), QStringLiteral("EVERY CHANGE")},
+                    {false, true, true, true, false, false, false});
+    for (const ColumnChange &c : columns) {
+        if (c.kind == ColumnKind::Skipped) {
+            table.add({c.column, QStringLiteral("-"), QString(), QString(), QString(), QString(),
+                       QStringLiteral("skipped: %1 values are not compared").arg(c.type)});
+            continue;
+        }
+        QString every;
+        if (const auto ratio = c.ratio())
+            every = QStringLiteral("x") % figure(ratio);
+        else if (const auto offset = c.offset())
+            every = (*offset >= 0 ? QStringLiteral("+") : QString()) % figure(offset);
+        table.add({c.column, thousands(c.changed), QString::number(c.changedPct(), 'f', 2),
+                   thousands(c.onlyThisChanged),
+                   thousands(c.nullsBefore) % QStringLiteral(" -> ") % thousands(c.nullsAfter),
+                   c.kind == ColumnKind::Number
+                       ? QString(figure(c.sumBefore) % QStringLiteral(" -> ") % figure(c.sumAfter))
+                       : QString(),
+                   every});
+    }
+    table.print(ctx.out);
+}
+
 void printRunText(Context &ctx, const RunResult &r) {
     if (!ctx.json && ctx.err.device() != nullptr && ::isatty(STDERR_FILENO))
         ctx.err << "\r\033[K";
@@ -146,6 +187,8 @@ void printRunText(Context &ctx, const RunResult &r) {
                thousands(t.inserted), thousands(t.updated), thousands(t.deleted),
                thousands(t.unchanged), QString()});
     table.print(ctx.out);
+    if (!t.columns.empty())
+        printColumnsText(ctx, t.columns);
     if (r.mode == WriteMode::Scd2) {
         // INSERT and UPDATE are rows; a snapshot's reader thinks in versions.
         ctx.out << "\nVersions: " << thousands(t.versionsOpened.value_or(t.inserted)) << " opened, "

@@ -27,7 +27,9 @@ namespace rw {
 
 PartitionResult RunResult::totals() const {
     PartitionResult t;
+    std::vector<std::vector<ColumnChange>> columns;
     for (const auto &p : partitions) {
+        columns.push_back(p.columns);
         t.sourceRows += p.sourceRows;
         t.stagedRows += p.stagedRows;
         t.duplicatesDropped += p.duplicatesDropped;
@@ -44,6 +46,7 @@ PartitionResult RunResult::totals() const {
         add(t.versionsClosed, p.versionsClosed);
         add(t.versionsInvalidated, p.versionsInvalidated);
     }
+    t.columns = totalColumns(columns);
     return t;
 }
 

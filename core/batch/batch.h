@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/batch/columnchange.h"
 #include "core/batch/schemachange.h"
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
@@ -70,6 +71,10 @@ struct PartitionResult {
     std::optional<qint64> keysTouched;
     QString fingerprint; // of the scoped source rows: count and order-independent checksum
     std::optional<Samples> samples;
+    // A preview's per-column change summary (merge and overwrite into an
+    // existing target): one entry per column the target shares with the
+    // staged rows.
+    std::vector<ColumnChange> columns;
     // How it publishes ("swap" or "rows", PartitionLayout::choose), and why
     // rows where a swap could be expected.
     std::optional<QString> publish;

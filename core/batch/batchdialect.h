@@ -22,9 +22,7 @@ public:
     // Strategy (see each engine's answer for the measurements)
     // Whether a one-partition merge publish stages its rows already joined
     // to their target rows, in one statement (BatchSql::createStageWithMatches),
-    // rather than writing the stage and then matching it, and a preview with
-    // no gates or samples diffs the deduped rows without writing them
-    // (BatchSql::dedupedDiffCounts).
+    // rather than writing the stage and then matching it.
     virtual bool stagesJoinedToTarget() const = 0;
     // Whether the stage is indexed by key before a publish that matches it
     // row by row, or an overwrite's samples, read it by key. SQLite joins by

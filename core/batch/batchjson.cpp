@@ -48,6 +48,8 @@ Json partitionJson(const PartitionResult &p) {
         j["versions_invalidated"] = *p.versionsInvalidated;
     if (p.keysTouched)
         j["keys_touched"] = *p.keysTouched;
+    if (!p.columns.empty())
+        j["columns"] = columnsJson(p.columns);
     if (p.samples) {
         Json updated = Json::array();
         for (const auto &[before, after] : p.samples->updated)
@@ -83,6 +85,8 @@ PartitionResult partitionFromJson(const QString &json) {
         p.versionsInvalidated = j.value("versions_invalidated", 0LL);
     if (j.contains("keys_touched"))
         p.keysTouched = j.value("keys_touched", 0LL);
+    if (j.contains("columns"))
+        p.columns = columnsFromJson(j["columns"]);
     if (j.value("publish", Json()).is_string())
         p.publish = QString::fromStdString(j["publish"].get<std::string>());
     if (j.value("publish_reason", Json()).is_string())
@@ -123,6 +127,8 @@ Json totalsJson(const RunResult &r) {
     }
     if (r.mode == WriteMode::DeleteInsert)
         j["keys_touched"] = t.keysTouched.value_or(0);
+    if (!t.columns.empty())
+        j["columns"] = columnsJson(t.columns);
     return j;
 }
 

@@ -325,7 +325,7 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
 
 QStringList BatchSql::dropWorkTables(bool keepTargetCopy) const {
     const SqlDialect &d = m_db.dialect();
-    QStringList out{d.dropTempTable(kStage), d.dropTempTable(kMatch)};
+    QStringList out{d.dropTempTable(kStage), d.dropTempTable(kMatch), d.dropTempTable(kChanges)};
     if (!keepTargetCopy)
         out << d.dropTempTable(kTgt);
     if (isScd2())
@@ -442,49 +442,6 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds,
                            scopeOn(partExpr(QStringLiteral("s")), *only, binds))
                  : QString()) %
            countGrouping(QStringLiteral("s"), m_strategy.scope);
-}
-
-QString BatchSql::dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat,
-                                    QVariantList &binds) const {
-    // Numbered per partition: the highest number is the partition's count of
-    // staged rows, and join rows beyond it mean the target repeats a key.
-    // In key order within the partition: the numbered rows then come out
-    // in (partition, key) order, which the join with the target's index
-    // uses as is (numbered in no order, PostgreSQL sorted all 950,000 of
-    // them again, on disk: 2.5 s of the diff against 1.9 s).
-    const QString byKey =
-        m_cat.key.isEmpty()
-            ? QString()
-            : QString(QStringLiteral("ORDER BY ") % columnList(QStringLiteral("x"), m_cat.key));
-    const QString numbering = scope.size() == 1 || !m_dataset->partitioned()
-                                  ? QString(QStringLiteral("ROW_NUMBER() OVER (") % byKey % u')')
-                                  : QString(QStringLiteral("ROW_NUMBER() OVER (PARTITION BY ") %
-                                            partExpr(QStringLiteral("x")) %
-                                            (byKey.isEmpty() ? QString() : u' ' % byKey) % u')');
-    const QString staged = QStringLiteral("SELECT ") %
-                           columnList(QStringLiteral("x"), m_cat.columns) % QStringLiteral(", ") %
-                           numbering % QStringLiteral(" AS rewind_sid FROM (") %
-                           stageSelect(scope, binds) % QStringLiteral(") AS x");
-    // The target in this count's partitions (a recount's are fewer than the
-    // strategy's); binds in statement order: the source's, then the target's.
-    const QString inScope = m_strategy.targetDirect
-                                ? scopePredicate(QStringLiteral("t"), scope, binds)
-                                : QStringLiteral("1 = 1");
-    const QString tid = engine().rowIdentity(QStringLiteral("t"));
-    const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") %
-                            rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
-    const QString updated = targetKeysRepeat
-                                ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs %
-                                          QStringLiteral(" THEN s.rewind_sid END)"))
-                                : QString(QStringLiteral("SUM(CASE WHEN ") % differs %
-                                          QStringLiteral(" THEN 1 ELSE 0 END)"));
-    return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), scope) %
-           QStringLiteral("MAX(s.rewind_sid), COUNT(*), SUM(CASE WHEN ") % tid %
-           QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") %
-           anyKeyNull(QStringLiteral("s")) % QStringLiteral(" FROM (") % staged %
-           QStringLiteral(") AS s LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ") %
-           stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope %
-           countGrouping(QStringLiteral("s"), scope);
 }
 
 QStringList BatchSql::createMatches(QVariantList &binds) const {

@@ -3,6 +3,7 @@
 #include "core/batch/batch.h"
 #include "core/batch/batchdialect.h"
 #include "core/batch/catalog.h"
+#include "core/batch/columnchange.h"
 #include "core/sql/database.h"
 #include "core/workspace/spec.h"
 
@@ -180,7 +181,7 @@ public:
     // One row, from one read of that rewind_match: staged rows (the highest
     // row number), join rows (more: the target repeats a key, ask again with
     // targetKeysRepeat), inserted, updated, and 1 when a staged partition or
-    // key is NULL (as dedupedDiffCounts: then write it again null-safe).
+    // key is NULL (then write it again null-safe).
     QString matchSummary(bool targetKeysRepeat) const;
 
     // The counts below (diffCounts, matchCounts, targetCounts, and
@@ -203,17 +204,44 @@ public:
                        const std::vector<PartitionRef> *only = nullptr) const;
     // Per partition (label, is-null): target rows in scope.
     QString targetCounts(QVariantList &binds) const;
+
+    // The per-column change summary of a preview (columnchange.h). Its
+    // columns: the staged ones the target has, in the source's order.
+    struct SummaryColumn {
+        QString name;
+        QString type; // the target's
+        ColumnKind kind = ColumnKind::Other;
+        bool compared = false; // among the columns the write compares and changes
+    };
+    std::vector<SummaryColumn> summaryColumns() const;
+    // Work table rewind_changes: the staged rows the write inserts or
+    // changes (a few of the staged rows, as a rule), each with its
+    // partition's label, its partition and key, its identity in the stage,
+    // whether it matched a target row, and per summary column its value, the
+    // target's and whether it changed; after createTargetCopy, matched as
+    // diffCounts matches (stageKeyMatch: probe for NULL keys first). The last
+    // statement takes binds. A preview's diff counts come from it
+    // (changeStats) instead of diffCounts: one join of the staged rows less.
+    QStringList createChanges(QVariantList &binds) const;
+    // Per partition (label, is-null, as diffCounts): the diff's inserted and
+    // updated rows (each staged row once), then per summary column
+    // changeValues(kind) figures of rewind_changes (batchdiff.cpp reads them
+    // in this order). No row for a partition without changes.
+    QString changeStats() const;
+    static int changeValues(ColumnKind kind);
+    // Per partition (label, is-null, as targetCounts): rows, then per summary
+    // column statValues(kind) plain aggregates (non-NULL values, and for
+    // numbers their sum, minimum and maximum) of the target's rows in scope
+    // (`ofStage` false) or of the staged rows.
+    QString columnStats(bool ofStage, QVariantList &binds) const;
+    static int statValues(ColumnKind kind);
+    // Per partition (as targetCounts): the minimum and maximum of each
+    // number column over the target's rows in scope that rewind_changes does
+    // not change (a merge keeps them as they are).
+    QString keptExtremes(QVariantList &binds) const;
     // One row when the target holds any row in the strategy's scope, none
     // when it does not (an index probe where the target has one).
     QString targetRowProbe(QVariantList &binds) const;
-    // A preview's diff with no stage written (no gates or samples read one):
-    // the deduped rows of `scope`, numbered, joined to the target in one
-    // statement. Per partition (label, is-null, as diffCounts): staged rows,
-    // join rows, inserted, updated, and 1 when a staged partition or key is
-    // NULL (stageKeyMatch must then be null-safe: setStageKeysNotNull(false)
-    // and ask again). After createTargetCopy.
-    QString dedupedDiffCounts(const std::vector<PartitionRef> &scope, bool targetKeysRepeat,
-                              QVariantList &binds) const;
 
     // Samples of the partitions `parts`, LIMIT (rows a partition) bound as
     // the last value. For one partition the columns alone, in key order; for
@@ -339,7 +367,7 @@ public:
     // it means the same and, unlike PostgreSQL's null-safe spelling, lets the
     // planner hash join on the columns themselves and probe their index.
     // Where the stage is written already joined to the target
-    // (createStageWithMatches) or not written (dedupedDiffCounts), no staged
+    // (createStageWithMatches), no staged
     // row exists to look at first: the caller matches on `=` and, when the
     // rows it got hold a NULL partition or key, asks again null-safe.
     QString stageKeyMatch(const QString &a) const;
@@ -403,6 +431,7 @@ private:
     static inline const QString kStage = QStringLiteral("rewind_stage");
     static inline const QString kTgt = QStringLiteral("rewind_tgt");
     static inline const QString kMatch = QStringLiteral("rewind_match");
+    static inline const QString kChanges = QStringLiteral("rewind_changes");
 
     Database m_db;
     const DatasetSpec *m_dataset;

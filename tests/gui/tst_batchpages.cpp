@@ -12,6 +12,7 @@
 #include "ui/audit/auditpage.h"
 #include "ui/audit/auditproxymodel.h"
 #include "ui/batch/checksmodel.h"
+#include "ui/batch/columnsmodel.h"
 #include "ui/batch/diffchart.h"
 #include "ui/batch/launchdialog.h"
 #include "ui/batch/liverunwidget.h"
@@ -38,6 +39,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QTabBar>
 #include <QTableView>
 #include <QTest>
@@ -483,6 +485,75 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w.previewPage()->result().has_value(), kTimeoutMs);
         QCOMPARE(w.previewPage()->diffModel()->index(0, 0).data().toString(), kBadDay);
         QTRY_VERIFY(loaded.count() >= 1);
+    }
+
+    // The bad day's column summary: only the amount changes, every one
+    // halved; choosing it narrows the updated samples to rows where it
+    // changed, its cells highlighted; choosing an untouched column leaves none.
+    void previewColumnsNarrowTheSamples() {
+        auto ws = rw::openWorkspace(m_demo.db(), m_demo.spec());
+        QVERIFY(ws.has_value());
+        rw::PreviewPage page;
+        page.resize(1300, 860);
+        page.show();
+        page.preview(ws->db, *ws->spec.dataset(QStringLiteral("fact_sales")), {kBadDay});
+        QTRY_VERIFY_WITH_TIMEOUT(page.result().has_value(), kTimeoutMs);
+        const rw::PartitionResult t = page.result()->totals();
+        QVERIFY(t.updated > 0);
+        rw::ColumnsModel *columns = page.columnsModel();
+        QCOMPARE(columns->rowCount(), int(t.columns.size()));
+        int amount = -1, customer = -1;
+        for (int r = 0; r < columns->rowCount(); ++r) {
+            const QString name = columns->index(r, rw::ColumnsModel::NameColumn).data().toString();
+            if (name == QLatin1String("amount"))
+                amount = r;
+            if (name == QLatin1String("customer_id"))
+                customer = r;
+        }
+        QVERIFY(amount >= 0 && customer >= 0);
+        // Every matched row of the bad day has its amount doubled: the fix halves them all.
+        QCOMPARE(columns->index(amount, rw::ColumnsModel::ChangedColumn)
+                     .data(rw::ColumnsModel::ShareRole)
+                     .toDouble(),
+                 1.0);
+        QCOMPARE(columns->index(amount, rw::ColumnsModel::EveryColumn).data().toString(),
+                 QStringLiteral("\u00d70.5"));
+        QCOMPARE(columns->index(customer, rw::ColumnsModel::ChangedColumn)
+                     .data(rw::ColumnsModel::SortRole)
+                     .toDouble(),
+                 0.0);
+
+        // Choose amount: the Updated samples, each with its amount changed and highlighted.
+        QTableView *view = page.columnsView();
+        auto *proxy = qobject_cast<QSortFilterProxyModel *>(view->model());
+        QVERIFY(proxy);
+        // The most changed first.
+        QCOMPARE(proxy->index(0, rw::ColumnsModel::NameColumn).data().toString(),
+                 QStringLiteral("amount"));
+        view->selectionModel()->setCurrentIndex(proxy->mapFromSource(columns->index(amount, 0)),
+                                                QItemSelectionModel::ClearAndSelect |
+                                                    QItemSelectionModel::Rows);
+        rw::SamplesModel *samples = page.samplesModel();
+        QCOMPARE(samples->focusColumn(), QStringLiteral("amount"));
+        QCOMPARE(samples->category(), rw::SamplesModel::Category::Updated);
+        QVERIFY(samples->rowCount() > 0);
+        for (int r = 0; r < samples->rowCount(); ++r)
+            for (int c = 1; c < samples->columnCount(); ++c)
+                QCOMPARE(samples->index(r, c).data(rw::SamplesModel::ChangedRole).toBool(),
+                         samples->columnName(c) == QLatin1String("amount"));
+        // Choose customer_id, which no row changes: no sample is left.
+        view->selectionModel()->setCurrentIndex(proxy->mapFromSource(columns->index(customer, 0)),
+                                                QItemSelectionModel::ClearAndSelect |
+                                                    QItemSelectionModel::Rows);
+        QCOMPARE(samples->focusColumn(), QStringLiteral("customer_id"));
+        QCOMPARE(samples->rowCount(), 0);
+        const QString shot = qEnvironmentVariable("REWIND_TEST_SCREENSHOT_DIR");
+        if (!shot.isEmpty()) {
+            view->selectionModel()->setCurrentIndex(proxy->mapFromSource(columns->index(amount, 0)),
+                                                    QItemSelectionModel::ClearAndSelect |
+                                                        QItemSelectionModel::Rows);
+            page.grab().save(shot + QStringLiteral("/preview-columns.png"));
+        }
     }
 
     // A transform that gained a column, with append_new_columns: the page

@@ -3,6 +3,7 @@
 #include "core/batch/batchprivileges.h"
 #include "core/sql/privileges.h"
 #include "ui/batch/checksmodel.h"
+#include "ui/batch/columnsmodel.h"
 #include "ui/batch/diffchart.h"
 #include "ui/batch/launchdialog.h"
 #include "ui/batch/previewdiffmodel.h"
@@ -15,6 +16,7 @@
 #include <QAction>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QPointer>
 #include <QProgressBar>
@@ -98,7 +100,8 @@ PreviewPage::PreviewPage(QWidget *parent)
     , m_gates(new StatTile(tr("gates failed"), this))
     , m_diffModel(new PreviewDiffModel(this))
     , m_checksModel(new ChecksModel(this))
-    , m_samplesModel(new SamplesModel(this)) {
+    , m_samplesModel(new SamplesModel(this))
+    , m_columnsModel(new ColumnsModel(this)) {
     setObjectName(QStringLiteral("previewPage"));
     style::makeTitle(m_title);
     m_subtitle->setStyleSheet(style::textColour(style::Colour::Subtitle));
@@ -194,17 +197,41 @@ PreviewPage::PreviewPage(QWidget *parent)
     m_sampleTabs->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     m_sampleTabs->setExpanding(false);
     connect(m_sampleTabs, &QTabBar::currentChanged, this, &PreviewPage::showSamples);
-    auto *bottom = new QWidget(this);
-    auto *bottomLayout = new QVBoxLayout(bottom);
-    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    auto *samples = new QWidget(this);
+    auto *samplesLayout = new QVBoxLayout(samples);
+    samplesLayout->setContentsMargins(0, 0, 0, 0);
     auto *samplesHeader = new QHBoxLayout;
-    samplesHeader->addWidget(style::sectionLabel(tr("Sample rows"), bottom));
+    samplesHeader->addWidget(style::sectionLabel(tr("Sample rows"), samples));
     samplesHeader->addWidget(m_sampleTabs);
     samplesHeader->addWidget(m_samplesNote, 1);
-    bottomLayout->addLayout(samplesHeader);
-    bottomLayout->addWidget(m_samplesView, 1);
+    samplesLayout->addLayout(samplesHeader);
+    samplesLayout->addWidget(m_samplesView, 1);
 
-    auto *split = style::splitter(Qt::Vertical, {{top, 3}, {bottom, 2}}, this);
+    // What each column would change, over the previewed partitions; choosing
+    // one narrows the updated samples to the rows where it changed.
+    m_columnsView = makeTable(m_columnsModel, QStringLiteral("previewColumnsView"),
+                              ColumnsModel::SortRole, this);
+    m_columnsView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_columnsView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_columnsView->horizontalHeader()->setStretchLastSection(true);
+    m_columnsView->sortByColumn(ColumnsModel::ChangedColumn,
+                                Qt::DescendingOrder); // most changed first
+    connect(m_columnsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                focusColumn(
+                    current.isValid()
+                        ? current.siblingAtColumn(ColumnsModel::NameColumn).data().toString()
+                        : QString());
+            });
+    auto *columns = m_columnsPanel = new QWidget(this);
+    auto *columnsLayout = new QVBoxLayout(columns);
+    columnsLayout->setContentsMargins(0, 0, 0, 0);
+    columnsLayout->addWidget(style::sectionLabel(tr("Columns"), columns));
+    columnsLayout->addWidget(m_columnsView, 1);
+
+    auto *bottom = style::splitter(Qt::Horizontal, {{columns, 1}, {samples, 1}}, this);
+    bottom->setSizes({560, 560});
+    auto *split = style::splitter(Qt::Vertical, {{top, 1}, {bottom, 1}}, this);
 
     auto *content = new QWidget(this);
     auto *contentLayout = new QVBoxLayout(content);
@@ -287,7 +314,9 @@ void PreviewPage::clear() {
     m_partitions.clear();
     m_diffModel->resetData({}, {});
     m_checksModel->resetData({});
+    m_samplesModel->setFocusColumn(QString());
     m_samplesModel->resetData({}, SamplesModel::Category::Inserted, {});
+    m_columnsModel->resetData({});
     m_chart->clear();
     m_title->setText(tr("Preview"));
     m_subtitle->setText(tr("Nothing previewed yet."));
@@ -505,6 +534,11 @@ void PreviewPage::showResult(RunResult result) {
                              : tr("Every gate passes"));
     m_gates->setAlert(failed > 0);
     m_chart->setPartitions(r.partitions);
+    m_samplesModel->setFocusColumn(QString()); // a new preview: every updated row
+    m_columnsModel->resetData(t.columns);
+    // Only a merge or an overwrite into a target that exists has one.
+    m_columnsPanel->setVisible(!t.columns.empty());
+    m_columnsView->resizeColumnsToContents();
 
     qint64 counts[4] = {t.inserted, t.updated, t.deleted, t.unchanged};
     for (int i = 0; i < 4; ++i)
@@ -544,9 +578,24 @@ void PreviewPage::showSamples(int tab) {
     m_samplesNote->setText(
         rows == 0 ? tr("no %1 rows").arg(SamplesModel::categoryName(category).toLower())
         : category == SamplesModel::Category::Updated
-            ? tr("%1; before \u2190 and after \u2192 side by side, changed cells highlighted")
-                  .arg(shown)
+            ? (m_samplesModel->focusColumn().isEmpty()
+                   ? tr("%1; before \u2190 and after \u2192 side by side, changed cells "
+                        "highlighted")
+                         .arg(shown)
+                   : tr("%1 where %2 changed, its cells highlighted")
+                         .arg(shown, m_samplesModel->focusColumn()))
             : tr("%1 (up to %2 per partition)").arg(shown).arg(kSamples));
+}
+
+void PreviewPage::focusColumn(const QString &column) {
+    if (column == m_samplesModel->focusColumn())
+        return;
+    m_samplesModel->setFocusColumn(column);
+    const int updated = int(SamplesModel::Category::Updated);
+    if (!column.isEmpty() && m_sampleTabs->currentIndex() != updated)
+        m_sampleTabs->setCurrentIndex(updated); // shows them
+    else
+        showSamples(m_sampleTabs->currentIndex());
 }
 
 LaunchDialog *PreviewPage::launch() {

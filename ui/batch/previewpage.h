@@ -20,6 +20,7 @@ class QTableView;
 namespace rw {
 
 class ChecksModel;
+class ColumnsModel;
 class DiffChart;
 class LaunchDialog;
 class PreviewDiffModel;
@@ -29,8 +30,10 @@ class StatTile;
 
 // What a re-run would change, before anything is written: runs
 // rw::preview on a worker (progress bar, Cancel), then shows the
-// per-partition diff, a stacked bar chart, sample rows per category (updates
-// before/after with changed cells highlighted) and the gates. "Run this
+// per-partition diff, a stacked bar chart, what each column would change
+// (choosing one narrows the updated samples to the rows where it changed),
+// sample rows per category (updates before/after with changed cells
+// highlighted) and the gates. "Run this
 // plan" opens the LaunchDialog for the plan the preview locked.
 class PreviewPage : public Page {
     Q_OBJECT
@@ -70,6 +73,8 @@ public:
     PreviewDiffModel *diffModel() const { return m_diffModel; }
     ChecksModel *checksModel() const { return m_checksModel; }
     SamplesModel *samplesModel() const { return m_samplesModel; }
+    ColumnsModel *columnsModel() const { return m_columnsModel; }
+    QTableView *columnsView() const { return m_columnsView; }
     DiffChart *chart() const { return m_chart; }
     QTabBar *sampleTabs() const { return m_sampleTabs; }
     QPushButton *cancelButton() const { return m_cancel; }
@@ -85,6 +90,9 @@ private:
                bool autoPick, bool launchAfter);
     void showResult(RunResult result);
     void showSamples(int tab);
+    // The column chosen in the column summary (empty: none): the Updated
+    // samples narrowed to the rows where it changed.
+    void focusColumn(const QString &column);
     void setRunning(bool running, const QString &what = {});
     void showEmpty(const QString &message);
     // The plan's schema change under the title, or nothing when it has none.
@@ -125,12 +133,15 @@ private:
     QTableView *m_diffView;
     QTableView *m_checksView;
     QTableView *m_samplesView;
+    QTableView *m_columnsView;
+    QWidget *m_columnsPanel;
     QTabBar *m_sampleTabs;
     QLabel *m_samplesNote;
     DiffChart *m_chart;
     PreviewDiffModel *m_diffModel;
     ChecksModel *m_checksModel;
     SamplesModel *m_samplesModel;
+    ColumnsModel *m_columnsModel;
 };
 
 } // namespace rw

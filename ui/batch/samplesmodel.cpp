@@ -49,7 +49,7 @@ void SamplesModel::resetData(const std::vector<PartitionResult> &partitions, Cat
                          : category == Category::Deleted ? qint64(s.deleted.size())
                                                          : qint64(s.unchanged.size());
         m_available += n;
-        if (n == 0 || m_rows.size() >= std::size_t(kMaxRows))
+        if (n == 0 || (m_rows.size() >= std::size_t(kMaxRows) && category != Category::Updated))
             continue;
         const QString label = partitionLabel(p.partition);
         switch (category) {
@@ -69,8 +69,12 @@ void SamplesModel::resetData(const std::vector<PartitionResult> &partitions, Cat
         }
         case Category::Updated:
             for (const auto &[before, after] : s.updated) {
+                if (!m_focus.isEmpty() && before.value(m_focus) == after.value(m_focus)) {
+                    --m_available; // not where the focus column changed
+                    continue;
+                }
                 if (m_rows.size() >= std::size_t(kMaxRows))
-                    break;
+                    continue;
                 addColumns(after);
                 m_rows.push_back({label, before, after});
             }
@@ -136,7 +140,8 @@ QVariant SamplesModel::data(const QModelIndex &index, int role) const {
     const bool updated = m_category == Category::Updated;
     const bool after = isAfterColumn(column);
     const QVariant value = cell(updated && !after ? r.before : r.row, name);
-    const bool changed = updated && r.before.value(name) != r.row.value(name);
+    const bool changed = updated && (m_focus.isEmpty() || name == m_focus) &&
+                         r.before.value(name) != r.row.value(name);
     switch (role) {
     case Qt::DisplayRole:
         return value.isNull() ? QStringLiteral("NULL") : value.toString();

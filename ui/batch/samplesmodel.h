@@ -30,7 +30,13 @@ public:
     void resetData(const std::vector<PartitionResult> &partitions, Category category,
                    const QStringList &keyColumns);
     Category category() const { return m_category; }
-    // Every sample of the category in the partitions given, shown or not.
+    // A column chosen in the preview's column summary: the Updated rows
+    // narrowed to those where it changed, only its cells highlighted; empty
+    // for every row. Applies from the next resetData() on; to Updated alone.
+    void setFocusColumn(const QString &column) { m_focus = column; }
+    const QString &focusColumn() const { return m_focus; }
+    // Every sample of the category in the partitions given, shown or not
+    // (where it changed, with a focus column).
     qint64 availableRows() const { return m_available; }
     // The data column behind a view column ("" for the partition column).
     QString columnName(int section) const;
@@ -54,6 +60,7 @@ private:
     QStringList m_columns;
     std::vector<Row> m_rows;
     qint64 m_available = 0;
+    QString m_focus;
 };
 
 } // namespace rw

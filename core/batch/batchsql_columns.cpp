@@ -1,0 +1,199 @@
+// The per-column change summary's SQL. The rows a write inserts or changes
+// are kept apart once (rewind_changes), so that the figures of a change are
+// aggregated over those rows alone; the target's rows and the staged rows
+// are read once each, with plain aggregates. Measured on SQLite, 2,000,000
+// staged rows of 12 columns with 5% changed: the same figures aggregated in
+// the diff's own join took 33.8 s against its 2.6 s (each aggregate is a
+// step per row); see docs/performance.md.
+#include "core/batch/batchsql.h"
+
+#include <QStringBuilder>
+
+namespace rw {
+
+std::vector<BatchSql::SummaryColumn> BatchSql::summaryColumns() const {
+    std::vector<SummaryColumn> out;
+    for (const QString &c : m_cat.columns) {
+        const auto type = m_cat.targetTypes.constFind(c);
+        if (type == m_cat.targetTypes.cend())
+            continue;
+        out.push_back({c, *type, columnKindOf(*type), m_cat.updated.contains(c)});
+    }
+    return out;
+}
+
+int BatchSql::changeValues(ColumnKind kind) {
+    switch (kind) {
+    case ColumnKind::Number:
+        return 21;
+    case ColumnKind::Other:
+        return 5;
+    case ColumnKind::Skipped:
+        return 0;
+    }
+    return 0;
+}
+
+int BatchSql::statValues(ColumnKind kind) {
+    switch (kind) {
+    case ColumnKind::Number:
+        return 4;
+    case ColumnKind::Other:
+        return 1;
+    case ColumnKind::Skipped:
+        return 0;
+    }
+    return 0;
+}
+
+QStringList BatchSql::createChanges(QVariantList &binds) const {
+    const std::vector<SummaryColumn> columns = summaryColumns();
+    const QString tid = engine().rowIdentity(QStringLiteral("t"));
+    // The partition's label (as the counts give it), its partition and key
+    // (by their names: the kept rows' probe matches them), then per column.
+    QStringList select;
+    const QString part = partExpr(QStringLiteral("s"));
+    select << engine().partitionText(part) % QStringLiteral(" AS rewind_label")
+           << QStringLiteral("CASE WHEN ") % part %
+                  QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS rewind_isnull");
+    for (const QString &k : partitionAndKey())
+        select << QStringLiteral("s.") % q(k);
+    select << engine().rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS rewind_srow")
+           << QStringLiteral("CASE WHEN ") % tid %
+                  QStringLiteral(" IS NULL THEN 0 ELSE 1 END AS rewind_m");
+    QStringList changed;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        const SummaryColumn &c = columns[i];
+        if (c.kind == ColumnKind::Skipped)
+            continue;
+        const QString n = QString::number(i);
+        const QString flag =
+            c.compared ? QString(QStringLiteral("CASE WHEN ") % tid %
+                                 QStringLiteral(" IS NOT NULL AND NOT ") %
+                                 m_db.dialect().nullSafeEqual(QStringLiteral("t.") % q(c.name),
+                                                              QStringLiteral("s.") % q(c.name)) %
+                                 QStringLiteral(" THEN 1 ELSE 0 END"))
+                       : QStringLiteral("0");
+        select << QStringLiteral("s.") % q(c.name) % QStringLiteral(" AS rewind_a") % n
+               << QStringLiteral("t.") % q(c.name) % QStringLiteral(" AS rewind_b") % n
+               << flag % QStringLiteral(" AS rewind_d") % n;
+        if (c.compared)
+            changed << flag;
+    }
+    // How many compared columns changed (all of them, those it does not show
+    // included): one says which column alone drives the update.
+    QStringList all;
+    for (const QString &c : m_cat.updated)
+        all << QStringLiteral("CASE WHEN ") % tid % QStringLiteral(" IS NOT NULL AND NOT ") %
+                   m_db.dialect().nullSafeEqual(QStringLiteral("t.") % q(c),
+                                                QStringLiteral("s.") % q(c)) %
+                   QStringLiteral(" THEN 1 ELSE 0 END");
+    select << (all.isEmpty() ? QStringLiteral("0") : all.join(QStringLiteral(" + "))) %
+                  QStringLiteral(" AS rewind_nd");
+    const QString inScope = tgtScope(QStringLiteral("t"), binds);
+    return {m_db.dialect().dropTempTable(kChanges),
+            QStringLiteral("CREATE TEMP TABLE ") % q(kChanges) % QStringLiteral(" AS SELECT ") %
+                select.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % q(kStage) %
+                QStringLiteral(" AS s LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ") %
+                stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope %
+                QStringLiteral(" WHERE ") % tid % QStringLiteral(" IS NULL OR ") %
+                rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))};
+}
+
+QString BatchSql::changeStats() const {
+    const std::vector<SummaryColumn> columns = summaryColumns();
+    // The diff's counts first: inserted rows, and updated ones, each staged
+    // row once (a target repeating its key joins it to each copy).
+    QStringList values = {
+        QStringLiteral("SUM(1 - rewind_m)"),
+        QStringLiteral(
+            "COUNT(DISTINCT CASE WHEN rewind_m = 1 AND rewind_nd > 0 THEN rewind_srow END)")};
+    const auto count = [](const QString &when) {
+        return QString(QStringLiteral("SUM(CASE WHEN ") % when %
+                       QStringLiteral(" THEN 1 ELSE 0 END)"));
+    };
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        const SummaryColumn &c = columns[i];
+        if (c.kind == ColumnKind::Skipped)
+            continue;
+        const QString n = QString::number(i);
+        const QString a = QStringLiteral("rewind_a") % n, b = QStringLiteral("rewind_b") % n;
+        const QString d = QStringLiteral("rewind_d") % n % QStringLiteral(" = 1");
+        values << QStringLiteral("SUM(rewind_d") % n % u')'
+               << count(d % QStringLiteral(" AND rewind_nd = 1"))
+               << count(d % QStringLiteral(" AND ") % b % QStringLiteral(" IS NULL"))
+               << count(d % QStringLiteral(" AND ") % a % QStringLiteral(" IS NULL"))
+               << count(QStringLiteral("rewind_m = 0 AND ") % a % QStringLiteral(" IS NULL"));
+        if (c.kind != ColumnKind::Number)
+            continue;
+        const QString inserted =
+            QStringLiteral("CASE WHEN rewind_m = 0 THEN ") % a % QStringLiteral(" END");
+        const QString change = QStringLiteral("CASE WHEN ") % d % QStringLiteral(" THEN ") % a %
+                               QStringLiteral(" - ") % b % QStringLiteral(" END");
+        const QString ratio = QStringLiteral("CASE WHEN ") % d % QStringLiteral(" AND ") % b %
+                              QStringLiteral(" <> 0 THEN ") % a % QStringLiteral(" * 1.0 / ") % b %
+                              QStringLiteral(" END");
+        const QString after = QStringLiteral("CASE WHEN ") % d % QStringLiteral(" THEN ") % a %
+                              QStringLiteral(" END");
+        const QString before = QStringLiteral("CASE WHEN ") % d % QStringLiteral(" THEN ") % b %
+                               QStringLiteral(" END");
+        values << QStringLiteral("SUM(") % inserted % u')'
+               << QStringLiteral("MIN(") % inserted % u')'
+               << QStringLiteral("MAX(") % inserted % u')'
+               << QStringLiteral("SUM(CASE WHEN ") % d % QStringLiteral(" THEN COALESCE(") % a %
+                      QStringLiteral(", 0) - COALESCE(") % b % QStringLiteral(", 0) END)")
+               << count(d % QStringLiteral(" AND ") % a % QStringLiteral(" > ") % b)
+               << count(d % QStringLiteral(" AND ") % a % QStringLiteral(" < ") % b)
+               << QStringLiteral("MAX(ABS(") % change % QStringLiteral("))")
+               << QStringLiteral("MIN(") % ratio % u')' << QStringLiteral("MAX(") % ratio % u')'
+               << count(d % QStringLiteral(" AND (") % a % QStringLiteral(" IS NULL OR ") % b %
+                        QStringLiteral(" IS NULL OR ") % b % QStringLiteral(" = 0)"))
+               << QStringLiteral("MIN(") % change % u')' << QStringLiteral("MAX(") % change % u')'
+               << QStringLiteral("MIN(") % after % u')' << QStringLiteral("MAX(") % after % u')'
+               << QStringLiteral("MIN(") % before % u')' << QStringLiteral("MAX(") % before % u')';
+    }
+    const bool one = countedPartition().has_value();
+    return QStringLiteral("SELECT ") %
+           (one ? QString() : QStringLiteral("rewind_label, rewind_isnull, ")) %
+           values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % q(kChanges) %
+           (one ? QStringLiteral(" HAVING COUNT(*) > 0")
+                : QStringLiteral(" GROUP BY rewind_label, rewind_isnull"));
+}
+
+QString BatchSql::columnStats(bool ofStage, QVariantList &binds) const {
+    const QString a = ofStage ? QStringLiteral("s") : QStringLiteral("t");
+    QStringList values = {QStringLiteral("COUNT(*)")};
+    for (const SummaryColumn &c : summaryColumns()) {
+        if (c.kind == ColumnKind::Skipped)
+            continue;
+        const QString v = a % u'.' % q(c.name);
+        values << QStringLiteral("COUNT(") % v % u')';
+        if (c.kind == ColumnKind::Number)
+            values << QStringLiteral("SUM(") % v % u')' << QStringLiteral("MIN(") % v % u')'
+                   << QStringLiteral("MAX(") % v % u')';
+    }
+    return QStringLiteral("SELECT ") % countLabels(a, m_strategy.scope) %
+           values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") %
+           (ofStage ? QString(q(kStage) % QStringLiteral(" AS s"))
+                    : QString(tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(a, binds))) %
+           countGrouping(a, m_strategy.scope);
+}
+
+QString BatchSql::keptExtremes(QVariantList &binds) const {
+    QStringList values;
+    for (const SummaryColumn &c : summaryColumns())
+        if (c.kind == ColumnKind::Number)
+            values << QStringLiteral("MIN(t.") % q(c.name) % u')'
+                   << QStringLiteral("MAX(t.") % q(c.name) % u')';
+    if (values.isEmpty())
+        values << QStringLiteral("COUNT(*)");
+    const QString t = QStringLiteral("t");
+    return QStringLiteral("SELECT ") % countLabels(t, m_strategy.scope) %
+           values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % tgt() %
+           QStringLiteral(" AS t WHERE ") % tgtScope(t, binds) %
+           QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % q(kChanges) %
+           QStringLiteral(" AS c WHERE c.rewind_m = 1 AND ") % keyMatch(t, QStringLiteral("c")) %
+           u')' % countGrouping(t, m_strategy.scope);
+}
+
+} // namespace rw

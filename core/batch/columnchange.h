@@ -1,0 +1,63 @@
+#pragma once
+
+#include <QString>
+#include <QVariant>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+namespace rw {
+
+// What a preview's write would do to one column of one partition (or of
+// them all): the per-column change summary. Counted in the diff's own join
+// of staged rows and target rows (BatchSql::diffCountsWithColumns), with
+// the target's figures before the write from one read of its partitions
+// (BatchSql::targetColumnStats).
+enum class ColumnKind {
+    Number,  // sums, minima, maxima, the size of each change
+    Other,   // text, times and the rest: counts of changes and of NULLs
+    Skipped, // cannot be compared (a BLOB): named, no figures
+};
+ColumnKind columnKindOf(const QString &declaredType);
+
+struct ColumnChange {
+    QString column;
+    QString type; // the target's, as declared
+    ColumnKind kind = ColumnKind::Other;
+    qint64 matched = 0;         // staged rows whose key the target holds
+    qint64 changed = 0;         // of those, the rows whose value differs (NULL-safe)
+    qint64 onlyThisChanged = 0; // changed rows in which no other column changed
+    qint64 fromNull = 0;        // changed from NULL to a value
+    qint64 toNull = 0;          // changed from a value to NULL
+    qint64 nullsBefore = 0;     // in the target's rows of the partition
+    qint64 nullsAfter = 0;      // in its rows after the write
+    // Numbers (NULLs left out, as SUM does).
+    std::optional<double> sumBefore, sumAfter, minBefore, minAfter, maxBefore, maxAfter;
+    double sumInserted = 0; // the change in the sum: rows added,
+    double sumDeleted = 0;  // rows removed (an overwrite's unmatched target rows),
+    double sumUpdated = 0;  // and changed values (a NULL counted as 0)
+    qint64 increases = 0, decreases = 0;
+    std::optional<double> largestChange; // the largest |after - before| of a changed value
+    // Every change (before and after non-NULL) the one ratio after / before,
+    // or the one offset after - before: the extremes of each over the
+    // changes, equal when there is one.
+    std::optional<double> ratioMin, ratioMax, offsetMin, offsetMax;
+    qint64 ratioUndefined = 0; // changes with a NULL or a zero before: no ratio
+
+    std::optional<double> ratio() const;
+    std::optional<double> offset() const;
+    double changedPct() const {
+        return matched > 0 ? 100.0 * double(changed) / double(matched) : 0;
+    }
+    // Adds another partition's figures of the same column (totals).
+    void add(const ColumnChange &other);
+};
+
+// The sum of each column's figures over `parts` (one list per partition,
+// columns in the same order).
+std::vector<ColumnChange> totalColumns(const std::vector<std::vector<ColumnChange>> &parts);
+
+nlohmann::ordered_json columnsJson(const std::vector<ColumnChange> &columns);
+std::vector<ColumnChange> columnsFromJson(const nlohmann::ordered_json &json);
+
+} // namespace rw

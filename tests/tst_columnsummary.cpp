@@ -1,0 +1,312 @@
+// A preview's per-column change summary, figure by figure against the same
+// figure computed by a hand query on data whose answer is known: a column
+// halved, one nulled, one shifted by a constant, one text column remapped,
+// one untouched, a BLOB skipped; over an overwrite and a merge, one
+// partition and two.
+#include "core/batch/batch.h"
+#include "core/batch/batchjson.h"
+#include "tests/testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <QTest>
+#include <cmath>
+
+using namespace rw;
+
+namespace {
+
+QString binaryType() {
+    return testsupport::onPostgres() ? QStringLiteral("BYTEA") : QStringLiteral("BLOB");
+}
+
+// d1: 100 target rows; the source halves every amount, nulls cust for ids
+// 1-10, remaps note for ids 1-20 ('n' -> 'm'), leaves qty and raw alone,
+// drops id 100 and adds ids 101-105. d2: 50 rows, the source adds 3600 to
+// every ts_s (a time shifted an hour, in seconds) and nothing else.
+QStringList warehouse(bool indexed = false) {
+    const QString columns =
+        QStringLiteral("(id INTEGER, dt TEXT, amount DOUBLE PRECISION, qty INTEGER, cust INTEGER, "
+                       "note TEXT, ts_s INTEGER, raw %1)")
+            .arg(binaryType());
+    QStringList target, source;
+    for (int id = 1; id <= 100; ++id) {
+        target << QStringLiteral("(%1, 'd1', %2, %3, %4, 'n%1', 1000, NULL)")
+                      .arg(id)
+                      .arg(id * 10)
+                      .arg(id % 9)
+                      .arg(id % 7);
+        if (id == 100)
+            continue;
+        source << QStringLiteral("(%1, 'd1', %2, %3, %4, '%5', 1000, NULL)")
+                      .arg(id)
+                      .arg(id * 5)
+                      .arg(id % 9)
+                      .arg(id <= 10 ? QStringLiteral("NULL") : QString::number(id % 7))
+                      .arg((id <= 20 ? QStringLiteral("m") : QStringLiteral("n")) +
+                           QString::number(id));
+    }
+    for (int id = 101; id <= 105; ++id)
+        source << QStringLiteral("(%1, 'd1', 1000, 1, 1, 'new', 1000, NULL)").arg(id);
+    for (int id = 1; id <= 50; ++id) {
+        target << QStringLiteral("(%1, 'd2', 7, 2, 3, 'same', %2, NULL)").arg(id).arg(id * 60);
+        source
+            << QStringLiteral("(%1, 'd2', 7, 2, 3, 'same', %2, NULL)").arg(id).arg(id * 60 + 3600);
+    }
+    QStringList out = {
+        QStringLiteral("CREATE TABLE src ") % columns,
+        QStringLiteral("CREATE TABLE tgt ") % columns,
+        QStringLiteral("INSERT INTO src VALUES ") % source.join(QStringLiteral(", ")),
+        QStringLiteral("INSERT INTO tgt VALUES ") % target.join(QStringLiteral(", "))};
+    // Indexed on (partition, key): the diff reads the target itself, not a copy.
+    if (indexed)
+        out << QStringLiteral("CREATE INDEX tgt_key ON tgt (dt, id)");
+    return out;
+}
+
+QByteArray spec(const QString &write) {
+    return QStringLiteral(
+               R"({"datasets": {"sales": {"source": "src", "target": "tgt",
+                   "partition_column": "dt", "key": ["id"], "write": "%1"}}})")
+        .arg(write)
+        .toUtf8();
+}
+
+const ColumnChange &column(const std::vector<ColumnChange> &columns, const QString &name) {
+    for (const ColumnChange &c : columns)
+        if (c.column == name)
+            return c;
+    qFatal("no column %s in the summary", qPrintable(name));
+}
+
+// What a user checks by hand: the same figure by its own query.
+double hand(const Database &db, const QString &sql) {
+    auto v = db.scalar(sql);
+    if (!v)
+        qFatal("%s: %s", qPrintable(sql), qPrintable(v.error().message));
+    return v->toDouble();
+}
+
+// Matched rows of a partition: the source and the target joined on the key.
+QString matched(const QString &dt, const QString &where) {
+    return QStringLiteral("FROM src AS s JOIN tgt AS t ON s.id = t.id AND s.dt = t.dt WHERE "
+                          "s.dt = '%1' AND (%2)")
+        .arg(dt, where);
+}
+
+RunResult previewOf(const testsupport::WorkspaceFixture &f, const QStringList &partitions) {
+    BatchOptions o;
+    o.scope.partitions = partitions;
+    auto r = preview(f.db(), f.dataset(), o);
+    if (!r)
+        qFatal("preview: %s", qPrintable(r.error().message));
+    return *r;
+}
+
+} // namespace
+
+class TestColumnSummary : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init() {
+        if (!testsupport::engineUnavailable().isEmpty())
+            QSKIP(qPrintable(testsupport::engineUnavailable()));
+    }
+
+    // Every figure the columns of the bad day d1 get on an overwrite.
+    void overwriteMatchesHandQueries_data() {
+        QTest::addColumn<bool>("indexed");
+        QTest::newRow("target copied") << false;
+        QTest::newRow("target indexed") << true;
+    }
+    void overwriteMatchesHandQueries() {
+        QFETCH(bool, indexed);
+        testsupport::WorkspaceFixture f(warehouse(indexed),
+                                        spec(QStringLiteral("overwrite_partition")));
+        const RunResult r = previewOf(f, {QStringLiteral("d1")});
+        QCOMPARE(r.partitions.size(), std::size_t(1));
+        const PartitionResult &p = r.partitions.front();
+        const Database &db = f.db();
+        QCOMPARE(p.inserted, 5);
+        QCOMPARE(p.deleted, 1);
+
+        const ColumnChange &amount = column(p.columns, QStringLiteral("amount"));
+        QCOMPARE(amount.kind, ColumnKind::Number);
+        QCOMPARE(amount.matched,
+                 qint64(hand(db, QStringLiteral("SELECT COUNT(*) ") %
+                                     matched(QStringLiteral("d1"), QStringLiteral("1 = 1")))));
+        QCOMPARE(amount.changed,
+                 qint64(hand(db, QStringLiteral("SELECT COUNT(*) ") %
+                                     matched(QStringLiteral("d1"),
+                                             QStringLiteral("s.amount <> t.amount")))));
+        QCOMPARE(amount.changed, 99);
+        QCOMPARE(amount.changedPct(), 100.0);
+        // Ids 21-99 changed their amount alone (1-20 their note too).
+        QCOMPARE(amount.onlyThisChanged, 79);
+        QCOMPARE(*amount.sumBefore,
+                 hand(db, QStringLiteral("SELECT SUM(amount) FROM tgt WHERE dt = 'd1'")));
+        QCOMPARE(*amount.sumAfter,
+                 hand(db, QStringLiteral("SELECT SUM(amount) FROM src WHERE dt = 'd1'")));
+        QCOMPARE(*amount.minAfter,
+                 hand(db, QStringLiteral("SELECT MIN(amount) FROM src WHERE dt = 'd1'")));
+        QCOMPARE(*amount.maxBefore,
+                 hand(db, QStringLiteral("SELECT MAX(amount) FROM tgt WHERE dt = 'd1'")));
+        QCOMPARE(*amount.maxAfter,
+                 hand(db, QStringLiteral("SELECT MAX(amount) FROM src WHERE dt = 'd1'")));
+        // The change in the sum, split: 5 rows of 1000 added, id 100's
+        // 1000 gone, and the halving.
+        QCOMPARE(amount.sumInserted, 5000.0);
+        QCOMPARE(amount.sumDeleted, 1000.0);
+        QCOMPARE(amount.sumUpdated,
+                 hand(db, QStringLiteral("SELECT SUM(s.amount - t.amount) ") %
+                              matched(QStringLiteral("d1"), QStringLiteral("1 = 1"))));
+        QCOMPARE(*amount.sumBefore + amount.sumInserted - amount.sumDeleted + amount.sumUpdated,
+                 *amount.sumAfter);
+        QCOMPARE(amount.decreases, 99);
+        QCOMPARE(amount.increases, 0);
+        QCOMPARE(*amount.largestChange,
+                 hand(db, QStringLiteral("SELECT MAX(t.amount - s.amount) ") %
+                              matched(QStringLiteral("d1"), QStringLiteral("1 = 1"))));
+        QVERIFY(amount.ratio());
+        QCOMPARE(*amount.ratio(), 0.5);
+        QVERIFY(!amount.offset()); // halving is no one offset
+
+        const ColumnChange &cust = column(p.columns, QStringLiteral("cust"));
+        QCOMPARE(cust.changed, 10);
+        QCOMPARE(cust.toNull, qint64(hand(db, QStringLiteral("SELECT COUNT(*) ") %
+                                                  matched(QStringLiteral("d1"),
+                                                          QStringLiteral("s.cust IS NULL AND "
+                                                                         "t.cust IS NOT NULL")))));
+        QCOMPARE(cust.toNull, 10);
+        QCOMPARE(cust.fromNull, 0);
+        QCOMPARE(cust.onlyThisChanged, 0); // each also halved its amount
+        QCOMPARE(cust.nullsBefore, 0);
+        QCOMPARE(
+            cust.nullsAfter,
+            qint64(hand(
+                db, QStringLiteral("SELECT COUNT(*) FROM src WHERE dt = 'd1' AND cust IS NULL"))));
+        QVERIFY(!cust.ratio()); // a value to NULL is no ratio
+
+        const ColumnChange &note = column(p.columns, QStringLiteral("note"));
+        QCOMPARE(note.kind, ColumnKind::Other);
+        QCOMPARE(note.changed, qint64(hand(db, QStringLiteral("SELECT COUNT(*) ") %
+                                                   matched(QStringLiteral("d1"),
+                                                           QStringLiteral("s.note <> t.note")))));
+        QCOMPARE(note.changed, 20);
+        QCOMPARE(note.changedPct(), 100.0 * 20 / 99);
+
+        const ColumnChange &qty = column(p.columns, QStringLiteral("qty")); // untouched
+        QCOMPARE(qty.changed, 0);
+        QCOMPARE(*qty.sumBefore,
+                 hand(db, QStringLiteral("SELECT SUM(qty) FROM tgt WHERE dt = 'd1'")));
+        QCOMPARE(*qty.sumAfter,
+                 hand(db, QStringLiteral("SELECT SUM(qty) FROM src WHERE dt = 'd1'")));
+
+        const ColumnChange &raw = column(p.columns, QStringLiteral("raw"));
+        QCOMPARE(raw.kind, ColumnKind::Skipped);
+        QCOMPARE(raw.type.toUpper(), binaryType());
+    }
+
+    // A merge keeps the target's rows no staged row matches: its figures
+    // after are those of the target as the run would leave it.
+    void mergeMatchesHandQueries_data() {
+        QTest::addColumn<bool>("indexed");
+        QTest::newRow("target copied") << false;
+        QTest::newRow("target indexed") << true;
+    }
+    void mergeMatchesHandQueries() {
+        QFETCH(bool, indexed);
+        testsupport::WorkspaceFixture f(warehouse(indexed), spec(QStringLiteral("merge")));
+        const RunResult r = previewOf(f, {QStringLiteral("d1")});
+        const PartitionResult &p = r.partitions.front();
+        const Database &db = f.db();
+        QCOMPARE(p.deleted, 0);
+        const QString after = QStringLiteral(
+            "(SELECT amount, cust FROM src WHERE dt = 'd1' UNION ALL SELECT amount, cust FROM tgt "
+            "AS t WHERE dt = 'd1' AND NOT EXISTS (SELECT 1 FROM src AS s WHERE s.id = t.id AND "
+            "s.dt = t.dt)) AS a");
+        const ColumnChange &amount = column(p.columns, QStringLiteral("amount"));
+        QCOMPARE(*amount.sumAfter, hand(db, QStringLiteral("SELECT SUM(amount) FROM ") % after));
+        QCOMPARE(*amount.maxAfter, hand(db, QStringLiteral("SELECT MAX(amount) FROM ") % after));
+        QCOMPARE(*amount.maxAfter, 1000.0); // id 100, kept, and the new rows
+        QCOMPARE(*amount.minAfter, hand(db, QStringLiteral("SELECT MIN(amount) FROM ") % after));
+        QCOMPARE(amount.sumDeleted, 0.0);
+        QCOMPARE(*amount.sumBefore + amount.sumInserted + amount.sumUpdated, *amount.sumAfter);
+        const ColumnChange &cust = column(p.columns, QStringLiteral("cust"));
+        QCOMPARE(cust.nullsAfter, qint64(hand(db, QStringLiteral("SELECT COUNT(*) FROM ") % after %
+                                                      QStringLiteral(" WHERE cust IS NULL"))));
+    }
+
+    // A constant shift is the one offset; totals over two partitions are the
+    // partitions' figures added.
+    void offsetAndTotals() {
+        testsupport::WorkspaceFixture f(warehouse(), spec(QStringLiteral("merge")));
+        const RunResult r = previewOf(f, {QStringLiteral("d1"), QStringLiteral("d2")});
+        QCOMPARE(r.partitions.size(), std::size_t(2));
+        const PartitionResult *d2 = nullptr;
+        for (const PartitionResult &p : r.partitions)
+            if (p.partition == QStringLiteral("d2"))
+                d2 = &p;
+        QVERIFY(d2);
+        const ColumnChange &ts = column(d2->columns, QStringLiteral("ts_s"));
+        QCOMPARE(ts.changed, 50);
+        QCOMPARE(ts.onlyThisChanged, 50);
+        QVERIFY(ts.offset());
+        QCOMPARE(*ts.offset(), 3600.0);
+        QCOMPARE(ts.increases, 50);
+        QCOMPARE(column(d2->columns, QStringLiteral("amount")).changed, 0);
+
+        const PartitionResult t = r.totals();
+        const Database &db = f.db();
+        QCOMPARE(
+            column(t.columns, QStringLiteral("ts_s")).changed,
+            qint64(hand(db, QStringLiteral("SELECT COUNT(*) FROM src AS s JOIN tgt AS t ON "
+                                           "s.id = t.id AND s.dt = t.dt WHERE s.ts_s <> t.ts_s"))));
+        QCOMPARE(*column(t.columns, QStringLiteral("amount")).sumBefore,
+                 hand(db, QStringLiteral("SELECT SUM(amount) FROM tgt")));
+        // d1 changed no ts_s: over both, still the one offset; and amount's
+        // one ratio of d1 stands over both (d2 changed no amount).
+        QCOMPARE(column(t.columns, QStringLiteral("ts_s")).offset().value_or(0), 3600.0);
+        QCOMPARE(column(t.columns, QStringLiteral("amount")).ratio().value_or(0), 0.5);
+    }
+
+    // What the command line shows: the JSON's "columns" in each partition
+    // and the totals, and the text's table.
+    void cliShowsTheColumns() {
+        testsupport::WorkspaceFixture f(warehouse(), spec(QStringLiteral("overwrite_partition")));
+        const auto json =
+            f.cli({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("sales"),
+                   QStringLiteral("--partition"), QStringLiteral("d1"), QStringLiteral("--json")});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        const QJsonArray totals =
+            o.value(QStringLiteral("totals")).toObject().value(QStringLiteral("columns")).toArray();
+        QJsonObject amount;
+        for (const auto &c : totals)
+            if (c.toObject().value(QStringLiteral("column")).toString() == QStringLiteral("amount"))
+                amount = c.toObject();
+        QCOMPARE(amount.value(QStringLiteral("changed")).toInt(), 99);
+        QCOMPARE(amount.value(QStringLiteral("ratio")).toDouble(), 0.5);
+        QCOMPARE(amount.value(QStringLiteral("sum_after")).toDouble(),
+                 hand(f.db(), QStringLiteral("SELECT SUM(amount) FROM src WHERE dt = 'd1'")));
+        QVERIFY(o.value(QStringLiteral("partitions"))
+                    .toArray()
+                    .at(0)
+                    .toObject()
+                    .value(QStringLiteral("columns"))
+                    .isArray());
+
+        const auto text =
+            f.cli({QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("sales"),
+                   QStringLiteral("--partition"), QStringLiteral("d1")});
+        QCOMPARE(text.exitCode, 0);
+        static const QRegularExpression amountLine(
+            QStringLiteral("\\namount +99 +100\\.00 +79 +0 -> 0 +50,500 -> 29,750 +x0\\.5\\n"));
+        QVERIFY2(amountLine.match(text.out).hasMatch(), qPrintable(text.out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestColumnSummary)
+#include "tst_columnsummary.moc"
