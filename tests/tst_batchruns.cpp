@@ -68,6 +68,9 @@ private Q_SLOTS:
             }
         });
         reader->start();
+        // Connected and reading before the run starts (under load, opening
+        // a PostgreSQL session took longer than the whole run).
+        QTRY_VERIFY_WITH_TIMEOUT(reads.load() > 0, 30000);
         auto r = run(ws->db, ws->spec.datasets[0], execute());
         done = true;
         reader->wait();

@@ -5,8 +5,10 @@
 // partition and two.
 #include "core/batch/batch.h"
 #include "core/batch/batchjson.h"
+#include "core/workspace/workspace.h"
 #include "tests/testsupport.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -65,12 +67,19 @@ QStringList warehouse(bool indexed = false) {
     return out;
 }
 
-QByteArray spec(const QString &write) {
+QByteArray spec(const QString &write, const QString &checks = QStringLiteral("[]")) {
     return QStringLiteral(
                R"({"datasets": {"sales": {"source": "src", "target": "tgt",
-                   "partition_column": "dt", "key": ["id"], "write": "%1"}}})")
-        .arg(write)
+                   "partition_column": "dt", "key": ["id"], "write": "%1", "checks": %2}}})")
+        .arg(write, checks)
         .toUtf8();
+}
+
+const CheckResult &gate(const RunResult &r, const QString &name, const QString &partition) {
+    for (const CheckResult &c : r.checks)
+        if (c.name == name && c.partition == partition)
+            return c;
+    qFatal("no gate %s on %s", qPrintable(name), qPrintable(partition));
 }
 
 const ColumnChange &column(const std::vector<ColumnChange> &columns, const QString &name) {
@@ -270,6 +279,185 @@ private Q_SLOTS:
         // one ratio of d1 stands over both (d2 changed no amount).
         QCOMPARE(column(t.columns, QStringLiteral("ts_s")).offset().value_or(0), 3600.0);
         QCOMPARE(column(t.columns, QStringLiteral("amount")).ratio().value_or(0), 0.5);
+    }
+
+    // A staged NULL key matches the target's NULL key (null-safe, as every
+    // diff of Rewind): an update of its amount, not an insert.
+    void nullKeysMatchTheirRows() {
+        testsupport::WorkspaceFixture f(
+            {QStringLiteral(
+                 "CREATE TABLE src (id INTEGER, sub TEXT, dt TEXT, amount DOUBLE PRECISION)"),
+             QStringLiteral(
+                 "CREATE TABLE tgt (id INTEGER, sub TEXT, dt TEXT, amount DOUBLE PRECISION)"),
+             QStringLiteral("INSERT INTO src VALUES (1, 'a', 'd1', 10), (2, NULL, 'd1', 40), (3, "
+                            "'c', 'd1', 5)"),
+             QStringLiteral("INSERT INTO tgt VALUES (1, 'a', 'd1', 10), (2, NULL, 'd1', 20)")},
+            QByteArrayLiteral(R"({"datasets": {"sales": {"source": "src", "target": "tgt",
+                "partition_column": "dt", "key": ["id", "sub"], "write": "merge"}}})"));
+        const RunResult r = previewOf(f, {QStringLiteral("d1")});
+        const PartitionResult &p = r.partitions.front();
+        QCOMPARE(p.inserted, 1);
+        QCOMPARE(p.updated, 1);
+        QCOMPARE(p.unchanged, 1);
+        const ColumnChange &amount = column(p.columns, QStringLiteral("amount"));
+        QCOMPARE(amount.changed, 1);
+        QCOMPARE(amount.matched, 2);
+        QCOMPARE(*amount.sumAfter, 55.0);
+        QCOMPARE(amount.sumUpdated, 20.0);
+        QCOMPARE(amount.sumInserted, 5.0);
+        QCOMPARE(*amount.ratio(), 2.0);
+    }
+
+    // Gates on the size of a change, in a preview and in the run that
+    // publishes: d1 (every amount halved, 10 customers nulled, 20 notes
+    // remapped) fails those on amount and cust; d2 (a time shifted) passes.
+    void changeSizeGates() {
+        const QString checks = QStringLiteral(
+            R"([{"type": "unchanged", "columns": ["qty"]},
+                {"type": "unchanged", "name": "customers kept", "columns": ["cust", "qty"]},
+                {"type": "max_changed", "column": "note", "max_pct": 25},
+                {"type": "max_changed", "column": "amount", "max_pct": 50},
+                {"type": "delta", "column": "amount", "max_pct": 1}])");
+        testsupport::WorkspaceFixture f(warehouse(), spec(QStringLiteral("merge"), checks));
+        const RunResult r = previewOf(f, {QStringLiteral("d1"), QStringLiteral("d2")});
+        const QString d1 = QStringLiteral("d1"), d2 = QStringLiteral("d2");
+        QVERIFY(gate(r, QStringLiteral("unchanged"), d1).passed);
+        const CheckResult &kept = gate(r, QStringLiteral("customers kept"), d1);
+        QVERIFY(!kept.passed);
+        QVERIFY2(kept.detail.contains(QStringLiteral("cust in 10 rows")), qPrintable(kept.detail));
+        QVERIFY(gate(r, QStringLiteral("customers kept"), d2).passed);
+        const CheckResult &note = gate(r, QStringLiteral("max_changed:note"), d1);
+        QVERIFY2(note.passed, qPrintable(note.detail)); // 20 of 99: 20.2%
+        QVERIFY(note.detail.contains(QStringLiteral("20 of 99")));
+        QVERIFY(!gate(r, QStringLiteral("max_changed:amount"), d1).passed);
+        QVERIFY(gate(r, QStringLiteral("max_changed:amount"), d2).passed);
+        // d1's total moves from 50,500 to 24,750 + 5,000 + 1,000 kept.
+        const CheckResult &delta = gate(r, QStringLiteral("delta:amount"), d1);
+        QVERIFY(!delta.passed);
+        QVERIFY2(delta.detail.contains(QStringLiteral("50,500 -> 30,750")),
+                 qPrintable(delta.detail));
+        QVERIFY(gate(r, QStringLiteral("delta:amount"), d2).passed);
+
+        // The run publishes d2 and leaves d1 as it was.
+        const Database &db = f.db();
+        const double d1Before =
+            hand(db, QStringLiteral("SELECT SUM(amount) FROM tgt WHERE dt = 'd1'"));
+        BatchOptions o;
+        o.execute = true;
+        o.scope.partitions = {d1, d2};
+        auto run = rw::run(db, f.dataset(), o);
+        QVERIFY2(run.has_value(), qPrintable(run ? QString() : run.error().message));
+        QCOMPARE(run->status, RunStatus::CheckFailed);
+        QCOMPARE(hand(db, QStringLiteral("SELECT SUM(amount) FROM tgt WHERE dt = 'd1'")), d1Before);
+        QCOMPARE(
+            hand(db, QStringLiteral(
+                         "SELECT COUNT(*) FROM tgt WHERE dt = 'd2' AND ts_s = id * 60 + 3600")),
+            50.0);
+    }
+
+    // A gate spec that cannot hold is refused before anything runs, naming
+    // the dataset, the gate and the field.
+    void badGateSpecsAreRefused_data() {
+        QTest::addColumn<QString>("write");
+        QTest::addColumn<QString>("checks");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("delta of text")
+            << QStringLiteral("merge")
+            << QStringLiteral(R"([{"type": "delta", "column": "note", "max_pct": 1}])")
+            << QStringLiteral("\"note\" is %1: a delta compares the column's totals")
+                   .arg(testsupport::onPostgres() ? QStringLiteral("text")
+                                                  : QStringLiteral("TEXT"));
+        QTest::newRow("unknown column")
+            << QStringLiteral("merge")
+            << QStringLiteral(R"([{"type": "max_changed", "column": "amt", "max_pct": 5}])")
+            << QStringLiteral("checks[0] \"column\": column \"amt\" is not in");
+        QTest::newRow("no max_pct")
+            << QStringLiteral("merge")
+            << QStringLiteral(R"([{"type": "max_changed", "column": "amount"}])")
+            << QStringLiteral("\"max_pct\": is required");
+        QTest::newRow("a share over 100")
+            << QStringLiteral("merge")
+            << QStringLiteral(R"([{"type": "max_changed", "column": "amount", "max_pct": 150}])")
+            << QStringLiteral("\"max_pct\": is a share of the matched rows");
+        QTest::newRow("the key") << QStringLiteral("merge")
+                                 << QStringLiteral(R"([{"type": "unchanged", "columns": ["id"]}])")
+                                 << QStringLiteral("\"id\" is part of the key");
+        QTest::newRow("append") << QStringLiteral("append")
+                                << QStringLiteral(R"([{"type": "unchanged", "columns": ["qty"]}])")
+                                << QStringLiteral(
+                                       "only for write \"merge\" or \"overwrite_partition\"");
+    }
+    void badGateSpecsAreRefused() {
+        QFETCH(QString, write);
+        QFETCH(QString, checks);
+        QFETCH(QString, message);
+        // A workspace with a good spec, then the bad one in its place (some
+        // are refused as the spec loads, some as the dataset is checked).
+        testsupport::WorkspaceFixture f(warehouse(), spec(QStringLiteral("merge")));
+        const QString before =
+            QString::number(hand(f.db(), QStringLiteral("SELECT SUM(amount) FROM tgt")));
+        QFile file(f.specPath);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(spec(write, checks));
+        file.close();
+        const auto r = f.cli({QStringLiteral("run"), QStringLiteral("--dataset"),
+                              QStringLiteral("sales"), QStringLiteral("--execute")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("dataset \"sales\"")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QCOMPARE(QString::number(hand(f.db(), QStringLiteral("SELECT SUM(amount) FROM tgt"))),
+                 before);
+    }
+
+    // The demo's bad day: its fix (amounts halved) passes the demo's
+    // unchanged gate; a wrong fix that also rewrites customer_id fails it
+    // and publishes nothing.
+    void theDemosWrongFixFailsItsGate() {
+        QTemporaryDir dir;
+        const testsupport::Demo demo = testsupport::buildDemo(dir, QStringLiteral("gates"));
+        const QString badDay = QStringLiteral("2025-05-14");
+        const QStringList args = {QStringLiteral("--db"), demo.db, QStringLiteral("--spec"),
+                                  demo.spec};
+        // `command` of the bad day of fact_sales.
+        const auto onBadDay = [&](const QString &command, const QString &flag) {
+            return testsupport::runCli(QStringList{command, QStringLiteral("--dataset"),
+                                                   QStringLiteral("fact_sales"),
+                                                   QStringLiteral("--partition"), badDay, flag} +
+                                       args);
+        };
+        const auto right = onBadDay(QStringLiteral("preview"), QStringLiteral("--json"));
+        QCOMPARE(right.exitCode, 0);
+        QVERIFY2(right.out.contains(QStringLiteral("no matched row changes customer_id")),
+                 qPrintable(right.out));
+
+        QFile file(demo.spec);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
+        file.close();
+        QJsonObject datasets = root.value(QStringLiteral("datasets")).toObject();
+        QJsonObject sales = datasets.value(QStringLiteral("fact_sales")).toObject();
+        sales.insert(
+            QStringLiteral("transform"),
+            QStringLiteral("SELECT order_id, item_id, dt, customer_id + 1 AS customer_id, amount, "
+                           "updated_at FROM raw_sales"));
+        datasets.insert(QStringLiteral("fact_sales"), sales);
+        root.insert(QStringLiteral("datasets"), datasets);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(QJsonDocument(root).toJson());
+        file.close();
+        auto ws = openWorkspace(demo.db, demo.spec);
+        QVERIFY(ws.has_value());
+        const auto customers = [&] {
+            return hand(ws->db,
+                        QStringLiteral("SELECT SUM(customer_id) FROM fact_sales WHERE dt = '%1'")
+                            .arg(badDay));
+        };
+        const double before = customers();
+        const auto wrong = onBadDay(QStringLiteral("run"), QStringLiteral("--execute"));
+        QCOMPARE(wrong.exitCode, 3);
+        QVERIFY2(wrong.out.contains(QStringLiteral("unchanged: changes customer_id in")),
+                 qPrintable(wrong.out));
+        QCOMPARE(customers(), before);
     }
 
     // What the command line shows: the JSON's "columns" in each partition

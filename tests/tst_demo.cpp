@@ -281,7 +281,7 @@ private Q_SLOTS:
         QVERIFY(ws->spec.stream(QStringLiteral("orders")));
         const auto *events = ws->spec.dataset(QStringLiteral("events"));
         QCOMPARE(events->allowedLatenessSeconds.value_or(0), qint64(7200));
-        QCOMPARE(ws->spec.dataset(QStringLiteral("fact_sales"))->checks.size(), std::size_t(6));
+        QCOMPARE(ws->spec.dataset(QStringLiteral("fact_sales"))->checks.size(), std::size_t(7));
     }
 
     void salesIncidents_data() { fixtures(); }

@@ -38,6 +38,9 @@ public:
     Result<std::vector<CheckResult>> run() {
         for (const CheckSpec &check : m_dataset.checks) {
             Status s;
+            if (check.type == QLatin1String("max_changed") ||
+                check.type == QLatin1String("unchanged") || check.type == QLatin1String("delta"))
+                s = changeSize(check);
             if (check.type == QLatin1String("not_null") ||
                 check.type == QLatin1String("references"))
                 s = rowLevel(check);
@@ -312,6 +315,154 @@ private:
                     QStringLiteral(" vs source ") % number(want) % QStringLiteral(" (") %
                     QString::number(diffPct, 'f', 2) % QStringLiteral("% off, tolerance ") %
                     QString::number(check.tolerancePct) % QStringLiteral("%)"));
+        }
+        return {};
+    }
+
+    // The staged rows against the target's, matched on partition and key
+    // (plain `=` where no staged key is NULL: a hash join or an index probe):
+    // per partition the matched rows, the rows changing each of `columns`,
+    // and for a delta's column the sum of the inserted values, of the matched
+    // rows' changes (a NULL as 0), and of every staged value.
+    struct Matched {
+        qint64 matched = 0;
+        QHash<QString, qint64> changed;
+        double inserted = 0, updated = 0, staged = 0;
+    };
+    Result<QHash<QString, Matched>> matchTarget(const QStringList &columns, const QString &sumOf) {
+        auto nullKey = m_db.exec(m_sql.stageKeysNullProbe());
+        if (!nullKey)
+            return fail(nullKey.error());
+        const QString t = QStringLiteral("t"), s = QStringLiteral("s");
+        QString on;
+        if (nullKey->next()) {
+            on = m_sql.keyMatch(t, s);
+        } else {
+            QStringList terms;
+            if (m_dataset.partitioned())
+                terms << m_sql.partExpr(t) % QStringLiteral(" = ") % m_sql.partExpr(s);
+            for (const QString &k : m_sql.keyColumns())
+                terms << QStringLiteral("t.") % q(k) % QStringLiteral(" = s.") % q(k);
+            on = terms.join(QStringLiteral(" AND "));
+        }
+        nullKey->finish();
+        const QString tid = BatchDialect::of(m_db.dialect()).rowIdentity(t);
+        QStringList values = {QStringLiteral("COUNT(") % tid % u')'};
+        for (const QString &c : columns)
+            values << QStringLiteral("SUM(CASE WHEN ") % tid %
+                          QStringLiteral(" IS NOT NULL AND NOT ") %
+                          m_db.dialect().nullSafeEqual(QStringLiteral("t.") % q(c),
+                                                       QStringLiteral("s.") % q(c)) %
+                          QStringLiteral(" THEN 1 ELSE 0 END)");
+        if (!sumOf.isEmpty()) {
+            const QString a = QStringLiteral("s.") % q(sumOf), b = QStringLiteral("t.") % q(sumOf);
+            values << QStringLiteral("SUM(CASE WHEN ") % tid % QStringLiteral(" IS NULL THEN ") %
+                          a % QStringLiteral(" END)")
+                   << QStringLiteral("SUM(CASE WHEN ") % tid %
+                          QStringLiteral(" IS NOT NULL THEN COALESCE(") % a %
+                          QStringLiteral(", 0) - COALESCE(") % b % QStringLiteral(", 0) END)")
+                   << QStringLiteral("SUM(") % a % u')';
+        }
+        QVariantList binds;
+        const QString sql = QStringLiteral("SELECT ") % m_sql.partLabelColumns(s) %
+                            QStringLiteral(", ") % values.join(QStringLiteral(", ")) %
+                            QStringLiteral(" FROM rewind_stage AS s LEFT JOIN ") %
+                            qt(m_dataset.target) % QStringLiteral(" AS t ON ") % on %
+                            QStringLiteral(" AND ") % m_sql.scopePredicate(t, m_scope, binds) %
+                            m_sql.groupByPart(s);
+        auto query = m_db.exec(sql, binds);
+        if (!query)
+            return fail(query.error());
+        QHash<QString, Matched> out;
+        while (query->next()) {
+            Matched m;
+            int i = 2;
+            m.matched = query->value(i++).toLongLong();
+            for (const QString &c : columns)
+                m.changed.insert(c, query->value(i++).toLongLong());
+            if (!sumOf.isEmpty()) {
+                m.inserted = query->value(i++).toDouble();
+                m.updated = query->value(i++).toDouble();
+                m.staged = query->value(i++).toDouble();
+            }
+            out.insert(query->value(1).toInt() ? QStringLiteral("null")
+                                               : QStringLiteral("v:") % query->value(0).toString(),
+                       m);
+        }
+        return out;
+    }
+
+    // max_changed, unchanged, delta: how much of the target the staged rows
+    // would change, before anything is written.
+    Status changeSize(const CheckSpec &check) {
+        if (!m_sql.targetExists()) {
+            for (const auto &p : m_scope)
+                add(check, p, true,
+                    QStringLiteral("target %1 does not exist yet: nothing to compare")
+                        .arg(m_dataset.target));
+            return {};
+        }
+        const bool delta = check.type == QLatin1String("delta");
+        const QStringList columns =
+            check.type == QLatin1String("unchanged") ? check.columns : QStringList{check.column};
+        auto matched = matchTarget(columns, delta ? check.column : QString());
+        if (!matched)
+            return fail(matched.error());
+        QHash<QString, QVariant> before;
+        if (delta) {
+            QVariantList binds;
+            auto sums = perPartition(
+                QStringLiteral("SELECT ") % m_sql.partLabelColumns(QStringLiteral("t")) %
+                    QStringLiteral(", SUM(t.") % q(check.column) % QStringLiteral(") FROM ") %
+                    qt(m_dataset.target) % QStringLiteral(" AS t WHERE ") %
+                    m_sql.scopePredicate(QStringLiteral("t"), m_scope, binds) %
+                    m_sql.groupByPart(QStringLiteral("t")),
+                binds);
+            if (!sums)
+                return fail(sums.error());
+            before = *sums;
+        }
+        const bool overwrite = m_dataset.write == WriteMode::OverwritePartition;
+        const bool compared = m_sql.catalog().updated.contains(check.column);
+        const auto pct = [](double part, double whole) {
+            return whole == 0 ? (part == 0 ? 0.0 : 100.0) : 100.0 * part / whole;
+        };
+        for (const auto &p : m_scope) {
+            const Matched m = matched->value(labelKey(p.label));
+            if (check.type == QLatin1String("unchanged")) {
+                QStringList touched;
+                for (const QString &c : columns)
+                    if (const qint64 n = m.changed.value(c); n > 0)
+                        touched << c % QStringLiteral(" in ") % number(double(n)) %
+                                       QStringLiteral(" rows");
+                add(check, p, touched.isEmpty(),
+                    touched.isEmpty()
+                        ? QString(QStringLiteral("no matched row changes ") %
+                                  columns.join(QStringLiteral(", ")))
+                        : QString(QStringLiteral("changes ") % touched.join(QStringLiteral(", ")) %
+                                  QStringLiteral(" (of ") % number(double(m.matched)) %
+                                  QStringLiteral(" matched rows)")));
+            } else if (!delta) {
+                const qint64 n = m.changed.value(check.column);
+                const double share = m.matched == 0 ? 0 : pct(double(n), double(m.matched));
+                add(check, p, share <= check.maxPct + 1e-9,
+                    number(double(n)) % QStringLiteral(" of ") % number(double(m.matched)) %
+                        QStringLiteral(" matched rows change ") % check.column %
+                        QStringLiteral(" (") % QString::number(share, 'f', 2) %
+                        QStringLiteral("%, at most ") % QString::number(check.maxPct) %
+                        QStringLiteral("%)"));
+            } else {
+                const double was = before.value(labelKey(p.label)).toDouble();
+                const double will =
+                    overwrite ? m.staged : was + m.inserted + (compared ? m.updated : 0);
+                const double moved = pct(std::fabs(will - was), std::fabs(was));
+                add(check, p, moved <= check.maxPct + 1e-9,
+                    QStringLiteral("target ") % check.column % QStringLiteral(" total ") %
+                        number(was) % QStringLiteral(" -> ") % number(will) % QStringLiteral(" (") %
+                        (will >= was ? QStringLiteral("+") : QStringLiteral("-")) %
+                        QString::number(moved, 'f', 2) % QStringLiteral("%, at most ") %
+                        QString::number(check.maxPct) % QStringLiteral("%)"));
+            }
         }
         return {};
     }

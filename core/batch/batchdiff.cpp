@@ -198,28 +198,28 @@ std::optional<double> greatest(std::initializer_list<std::optional<double>> valu
 // staged rows where an overwrite deletes rows. Else the after is the before
 // with its changes; its minimum and maximum read the rows it keeps only
 // where a changed row held the target's extreme.
-// `changes`: BatchSql::changeStats per partition.
+// `changes`: BatchSql::changeStats per partition; `before`: columnStats of
+// the target.
 Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
-                        const Values &changes, std::vector<PartitionResult> &results) {
+                        const Values &changes, const Values &before,
+                        std::vector<PartitionResult> &results) {
     const std::vector<BatchSql::SummaryColumn> columns = sql.summaryColumns();
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
     const std::optional<QString> one = sql.countedPartition();
-    Values before, after, kept;
+    Values after, kept;
     // The figures after the write: where nothing is deleted (a merge, an
     // overwrite replacing every target row) the target's with the changes;
     // an overwrite deleting rows reads the staged rows (measured on SQLite,
     // 2,000,000 rows of 12 columns: 2.2 s a read).
     const auto readsStage = [&](const PartitionResult &p) { return overwrite && p.deleted > 0; };
     const bool stageRead = std::any_of(results.cbegin(), results.cend(), readsStage);
-    for (const bool ofStage : {false, true}) {
-        if (ofStage && !stageRead)
-            break;
+    if (stageRead) {
         QVariantList binds;
-        const QString text = sql.columnStats(ofStage, binds);
+        const QString text = sql.columnStats(true, binds);
         auto read = valuesBy(db, text, binds, one);
         if (!read)
             return fail(read.error());
-        (ofStage ? after : before) = std::move(*read);
+        after = std::move(*read);
     }
     // A merge whose changed rows held a number column's minimum or maximum
     // before: those of the rows it keeps, read once for every such column.
@@ -227,7 +227,7 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
     for (const PartitionResult &p : results) {
         const QString key = partitionKey(p.partition);
         const QVariantList c = changes.value(key), b = before.value(key);
-        int ci = 2, bi = 1; // after the diff's counts; after the row count
+        int ci = 3, bi = 1; // after the diff's counts; after the row count
         for (const auto &column : columns) {
             if (column.kind == ColumnKind::Number && !readsStage(p)) {
                 const auto oldMin = numberOf(c.value(ci + 19)), oldMax = numberOf(c.value(ci + 20));
@@ -251,7 +251,7 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
         const QString key = partitionKey(p.partition);
         const QVariantList c = changes.value(key), b = before.value(key), a = after.value(key),
                            k = kept.value(key);
-        int ci = 2, bi = 1, ki = 0;
+        int ci = 3, bi = 1, ki = 0;
         p.columns.clear();
         for (const auto &column : columns) {
             ColumnChange x;
@@ -359,9 +359,10 @@ Result<std::vector<PartitionResult>>
 finishResults(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
               const std::vector<PartitionRef> &scope,
               const std::function<Result<SourceStatsMap>()> &sourceStats, const Counts &deduped,
-              const Counts &staged, const Counts &diff) {
-    std::optional<Counts> target;
-    if (dataset.write == WriteMode::OverwritePartition) {
+              const Counts &staged, const Counts &diff,
+              const std::optional<Counts> &targetRows = std::nullopt) {
+    std::optional<Counts> target = targetRows;
+    if (dataset.write == WriteMode::OverwritePartition && !target) {
         auto counts = targetRowCounts(db, sql);
         if (!counts)
             return fail(counts.error());
@@ -686,9 +687,7 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     // diff's counts and asks again null-safe. (Probed for first, it cost a
     // scan of the stage: 36 ms of 95,000 rows on PostgreSQL.) rewind_match
     // keeps no keys to look at, so a match by row identity probes first.
-    // A preview's counts come from the rows it changes (rewind_changes),
-    // matched as the probe decides.
-    if (useMatches || columnSummary) {
+    if (useMatches) {
         auto nullKey = db.exec(sql.stageKeysNullProbe());
         if (!nullKey)
             return fail(nullKey.error());
@@ -709,12 +708,23 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
     if (columnSummary) {
         // The rows inserted or changed, apart: the diff's counts and the
         // figures of their changes from them (one join of the staged rows).
-        binds.clear();
-        const QStringList create = sql.createChanges(binds);
-        for (qsizetype i = 0; i < create.size(); ++i)
-            if (auto r = db.exec(create[i], i == create.size() - 1 ? binds : QVariantList()); !r)
-                return fail(r.error());
-        auto changes = valuesBy(db, sql.changeStats(), {}, sql.countedPartition());
+        // Matched on plain `=`: a staged NULL partition or key is then an
+        // insert, which its figures show; then null-safe, again.
+        const auto keptApart = [&]() -> Result<Values> {
+            binds.clear();
+            const QStringList create = sql.createChanges(binds);
+            for (qsizetype i = 0; i < create.size(); ++i)
+                if (auto r = db.exec(create[i], i == create.size() - 1 ? binds : QVariantList());
+                    !r)
+                    return fail(r.error());
+            return valuesBy(db, sql.changeStats(), {}, sql.countedPartition());
+        };
+        auto changes = keptApart();
+        if (changes && std::any_of(changes->cbegin(), changes->cend(),
+                                   [](const QVariantList &v) { return v.value(2).toInt() != 0; })) {
+            sql.setStageKeysNotNull(false);
+            changes = keptApart();
+        }
         if (!changes)
             return fail(changes.error());
         Counts diff; // join rows (the staged rows: no recount), inserted, updated
@@ -723,10 +733,21 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
             diff.insert(it.key(),
                         {it.value().value(0), c.value(0).toLongLong(), c.value(1).toLongLong()});
         }
-        auto out = finishResults(db, dataset, sql, scope, sourceStats, deduped, staged, diff);
+        // The target's figures before, and its rows (an overwrite deletes
+        // those no staged row replaces).
+        binds.clear();
+        const QString stats = sql.columnStats(false, binds);
+        auto before = valuesBy(db, stats, binds, sql.countedPartition());
+        if (!before)
+            return fail(before.error());
+        Counts targetRows;
+        for (auto it = before->cbegin(); it != before->cend(); ++it)
+            targetRows.insert(it.key(), {it.value().value(0).toLongLong()});
+        auto out = finishResults(db, dataset, sql, scope, sourceStats, deduped, staged, diff,
+                                 overwrite ? std::optional<Counts>(targetRows) : std::nullopt);
         if (!out)
             return fail(out.error());
-        if (auto s = addColumnSummary(db, dataset, sql, *changes, *out); !s)
+        if (auto s = addColumnSummary(db, dataset, sql, *changes, *before, *out); !s)
             return fail(s.error());
         if (options.samples > 0)
             if (auto s = takeSamples(db, sql, scope, options.samples, *out); !s)

@@ -219,12 +219,14 @@ public:
     // partition's label, its partition and key, its identity in the stage,
     // whether it matched a target row, and per summary column its value, the
     // target's and whether it changed; after createTargetCopy, matched as
-    // diffCounts matches (stageKeyMatch: probe for NULL keys first). The last
+    // diffCounts matches (stageKeyMatch). The last
     // statement takes binds. A preview's diff counts come from it
     // (changeStats) instead of diffCounts: one join of the staged rows less.
     QStringList createChanges(QVariantList &binds) const;
     // Per partition (label, is-null, as diffCounts): the diff's inserted and
-    // updated rows (each staged row once), then per summary column
+    // updated rows (each staged row once), 1 when a staged partition or key
+    // is NULL (matched on plain `=`, it was taken for an insert: create the
+    // table again null-safe), then per summary column
     // changeValues(kind) figures of rewind_changes (batchdiff.cpp reads them
     // in this order). No row for a partition without changes.
     QString changeStats() const;

@@ -104,10 +104,13 @@ QString BatchSql::changeStats() const {
     const std::vector<SummaryColumn> columns = summaryColumns();
     // The diff's counts first: inserted rows, and updated ones, each staged
     // row once (a target repeating its key joins it to each copy).
+    // A staged NULL partition or key last: matched on plain `=`, it is among
+    // the inserted rows (see createChanges).
     QStringList values = {
-        QStringLiteral("SUM(1 - rewind_m)"),
+        QStringLiteral("SUM(1 - c.rewind_m)"),
         QStringLiteral(
-            "COUNT(DISTINCT CASE WHEN rewind_m = 1 AND rewind_nd > 0 THEN rewind_srow END)")};
+            "COUNT(DISTINCT CASE WHEN c.rewind_m = 1 AND c.rewind_nd > 0 THEN c.rewind_srow END)"),
+        anyKeyNull(QStringLiteral("c"))};
     const auto count = [](const QString &when) {
         return QString(QStringLiteral("SUM(CASE WHEN ") % when %
                        QStringLiteral(" THEN 1 ELSE 0 END)"));
@@ -117,17 +120,17 @@ QString BatchSql::changeStats() const {
         if (c.kind == ColumnKind::Skipped)
             continue;
         const QString n = QString::number(i);
-        const QString a = QStringLiteral("rewind_a") % n, b = QStringLiteral("rewind_b") % n;
-        const QString d = QStringLiteral("rewind_d") % n % QStringLiteral(" = 1");
-        values << QStringLiteral("SUM(rewind_d") % n % u')'
-               << count(d % QStringLiteral(" AND rewind_nd = 1"))
+        const QString a = QStringLiteral("c.rewind_a") % n, b = QStringLiteral("c.rewind_b") % n;
+        const QString d = QStringLiteral("c.rewind_d") % n % QStringLiteral(" = 1");
+        values << QStringLiteral("SUM(c.rewind_d") % n % u')'
+               << count(d % QStringLiteral(" AND c.rewind_nd = 1"))
                << count(d % QStringLiteral(" AND ") % b % QStringLiteral(" IS NULL"))
                << count(d % QStringLiteral(" AND ") % a % QStringLiteral(" IS NULL"))
-               << count(QStringLiteral("rewind_m = 0 AND ") % a % QStringLiteral(" IS NULL"));
+               << count(QStringLiteral("c.rewind_m = 0 AND ") % a % QStringLiteral(" IS NULL"));
         if (c.kind != ColumnKind::Number)
             continue;
         const QString inserted =
-            QStringLiteral("CASE WHEN rewind_m = 0 THEN ") % a % QStringLiteral(" END");
+            QStringLiteral("CASE WHEN c.rewind_m = 0 THEN ") % a % QStringLiteral(" END");
         const QString change = QStringLiteral("CASE WHEN ") % d % QStringLiteral(" THEN ") % a %
                                QStringLiteral(" - ") % b % QStringLiteral(" END");
         const QString ratio = QStringLiteral("CASE WHEN ") % d % QStringLiteral(" AND ") % b %
@@ -154,10 +157,11 @@ QString BatchSql::changeStats() const {
     }
     const bool one = countedPartition().has_value();
     return QStringLiteral("SELECT ") %
-           (one ? QString() : QStringLiteral("rewind_label, rewind_isnull, ")) %
+           (one ? QString() : QStringLiteral("c.rewind_label, c.rewind_isnull, ")) %
            values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % q(kChanges) %
+           QStringLiteral(" AS c") %
            (one ? QStringLiteral(" HAVING COUNT(*) > 0")
-                : QStringLiteral(" GROUP BY rewind_label, rewind_isnull"));
+                : QStringLiteral(" GROUP BY c.rewind_label, c.rewind_isnull"));
 }
 
 QString BatchSql::columnStats(bool ofStage, QVariantList &binds) const {

@@ -1,25 +1,16 @@
 #include "core/batch/columnchange.h"
 
-#include <QRegularExpression>
+#include "core/sql/sqldialect.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace rw {
 
 ColumnKind columnKindOf(const QString &declaredType) {
-    // By the type's leading word, as both engines spell them (SQLite takes
-    // what a CREATE TABLE declared: "NUMERIC(12,2)", "double precision").
-    static const QRegularExpression number(
-        QStringLiteral("^(int|integer|tinyint|smallint|mediumint|bigint|int2|int4|int8|serial|"
-                       "bigserial|smallserial|real|double|float|float4|float8|numeric|decimal|"
-                       "number|money)\\b"),
-        QRegularExpression::CaseInsensitiveOption);
-    static const QRegularExpression binary(QStringLiteral("^(blob|bytea|binary|varbinary)\\b"),
-                                           QRegularExpression::CaseInsensitiveOption);
-    const QString t = declaredType.trimmed();
-    if (number.match(t).hasMatch())
+    if (isNumberType(declaredType))
         return ColumnKind::Number;
-    if (binary.match(t).hasMatch())
+    if (isBinaryType(declaredType))
         return ColumnKind::Skipped;
     return ColumnKind::Other;
 }

@@ -43,6 +43,9 @@ Json buildSpec() {
          {"name", "no_negative"},
          {"query", "SELECT COUNT(*) FROM {staged} WHERE amount < 0"},
          {"max", 0}},
+        // The bad day's fix halves amounts and nothing else: a re-run that
+        // rewrote whose sale it was is refused before it publishes.
+        {{"type", "unchanged"}, {"columns", {"customer_id"}}},
     });
     Json factSales = {
         {"source", "raw_sales"},

@@ -1,6 +1,7 @@
 #include "core/sql/sqldialect.h"
 
 #include <QDateTime>
+#include <QRegularExpression>
 #include <QStringBuilder>
 
 namespace rw {
@@ -54,6 +55,21 @@ std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind) {
         return makePostgresDialect();
     }
     return nullptr;
+}
+
+bool isNumberType(const QString &declaredType) {
+    static const QRegularExpression number(
+        QStringLiteral("^(int|integer|tinyint|smallint|mediumint|bigint|int2|int4|int8|serial|"
+                       "bigserial|smallserial|real|double|float|float4|float8|numeric|decimal|"
+                       "number|money)\\b"),
+        QRegularExpression::CaseInsensitiveOption);
+    return number.match(declaredType.trimmed()).hasMatch();
+}
+
+bool isBinaryType(const QString &declaredType) {
+    static const QRegularExpression binary(QStringLiteral("^(blob|bytea|binary|varbinary)\\b"),
+                                           QRegularExpression::CaseInsensitiveOption);
+    return binary.match(declaredType.trimmed()).hasMatch();
 }
 
 } // namespace rw

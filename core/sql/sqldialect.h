@@ -163,6 +163,12 @@ public:
 
 std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind);
 
+// A column's declared type (as the catalog lists it on either engine:
+// "NUMERIC(12,2)", "double precision", "bigint") by its leading word: a
+// number's, which sums and orders; raw bytes' (BLOB, bytea), which neither.
+bool isNumberType(const QString &declaredType);
+bool isBinaryType(const QString &declaredType);
+
 // One per engine, in sqlitedialect.cpp and postgresdialect.cpp; makeDialect picks.
 std::shared_ptr<const SqlDialect> makeSqliteDialect();
 std::shared_ptr<const SqlDialect> makePostgresDialect();

@@ -144,9 +144,10 @@ private:
     QStringList m_known;
 };
 
-const QStringList kCheckTypes = {QStringLiteral("not_null"),   QStringLiteral("unique_key"),
-                                 QStringLiteral("references"), QStringLiteral("row_count"),
-                                 QStringLiteral("total"),      QStringLiteral("sql")};
+const QStringList kCheckTypes = {
+    QStringLiteral("not_null"),    QStringLiteral("unique_key"), QStringLiteral("references"),
+    QStringLiteral("row_count"),   QStringLiteral("total"),      QStringLiteral("sql"),
+    QStringLiteral("max_changed"), QStringLiteral("unchanged"),  QStringLiteral("delta")};
 
 CheckSpec parseCheck(const Json &value, const QString &context, const DatasetSpec &dataset,
                      QStringList &errors) {
@@ -201,6 +202,30 @@ CheckSpec parseCheck(const Json &value, const QString &context, const DatasetSpe
             if (*tolerance < 0)
                 f.error(QStringLiteral("tolerance_pct"), QStringLiteral("must not be negative"));
             check.tolerancePct = *tolerance;
+        }
+    } else if (check.type == QLatin1String("max_changed") || check.type == QLatin1String("delta") ||
+               check.type == QLatin1String("unchanged")) {
+        // The size of a change: rows matched by key against the target.
+        if (dataset.write != WriteMode::Merge && dataset.write != WriteMode::OverwritePartition)
+            f.error(QStringLiteral("type"),
+                    QStringLiteral("\"") % check.type %
+                        QStringLiteral("\" compares staged rows with the target's by key: only "
+                                       "for write \"merge\" or \"overwrite_partition\""));
+        if (check.type == QLatin1String("unchanged")) {
+            check.columns = f.strings("columns", true);
+            if (f.has("columns") && check.columns.isEmpty())
+                f.error(QStringLiteral("columns"), QStringLiteral("must name at least one column"));
+        } else {
+            check.column = f.string("column", true);
+            const auto pct = f.number("max_pct");
+            if (!pct && !f.has("max_pct"))
+                f.error(QStringLiteral("max_pct"), QStringLiteral("is required"));
+            else if (pct && *pct < 0)
+                f.error(QStringLiteral("max_pct"), QStringLiteral("must not be negative"));
+            else if (pct && check.type == QLatin1String("max_changed") && *pct > 100)
+                f.error(QStringLiteral("max_pct"),
+                        QStringLiteral("is a share of the matched rows: at most 100"));
+            check.maxPct = pct.value_or(0);
         }
     } else if (check.type == QLatin1String("sql")) {
         check.query = f.string("query", true);

@@ -18,16 +18,18 @@ class Database;
 
 // A quality gate run on the staged rows before publish.
 struct CheckSpec {
-    QString type;              // not_null, unique_key, references, row_count, total, sql
-    QString name;              // defaults to the type (plus the column for single-column checks)
-    QStringList columns;       // not_null
-    QString column;            // references, total
-    QString refTable;          // references: "table"
-    QString refColumn;         // references: "to"
-    std::optional<double> min; // row_count, sql
-    std::optional<double> max; // row_count, sql
-    double tolerancePct = 0;   // total
-    QString query;             // sql: may use {staged}
+    QString type;        // not_null, unique_key, references, row_count, total, sql, max_changed,
+                         // unchanged, delta
+    QString name;        // defaults to the type (plus the column for single-column checks)
+    QStringList columns; // not_null, unchanged
+    QString column;      // references, total, max_changed, delta
+    QString refTable;    // references: "table"
+    QString refColumn;   // references: "to"
+    std::optional<double> min;               // row_count, sql
+    std::optional<double> max;               // row_count, sql
+    double tolerancePct = 0;                 // total
+    double maxPct = 0;                       // max_changed, delta
+    QString query;                           // sql: may use {staged}
     QString onFail = QStringLiteral("fail"); // not_null, references: fail | quarantine
 };
 

@@ -357,6 +357,58 @@ private:
                                  "values)"));
     }
 
+    // A gate on the size of a change: its columns in the source and, where
+    // it exists, the target (whose values it compares); a delta's a number.
+    void changeSize(const QString &ctx, const DatasetSpec &d, const CheckSpec &c,
+                    const QStringList &cols, const QString &where) {
+        const QStringList named =
+            c.type == QLatin1String("unchanged") ? c.columns : QStringList{c.column};
+        const QString field = c.type == QLatin1String("unchanged") ? QStringLiteral("columns")
+                                                                   : QStringLiteral("column");
+        if (c.type != QLatin1String("unchanged"))
+            column(ctx, field, c.column, cols, where);
+        std::optional<std::vector<ColumnInfo>> target;
+        if (!d.target.isEmpty() && exists(d.target))
+            if (auto listed = m_db.columns(d.target))
+                target = *listed;
+        for (const QString &name : named) {
+            if (name.isEmpty() || !cols.contains(name))
+                continue;
+            if (d.key.contains(name) || name == d.partitionColumn)
+                error(ctx, field,
+                      QStringLiteral("\"") % name %
+                          QStringLiteral("\" is part of the key or the partition: a match never "
+                                         "changes it"));
+            QString type;
+            bool inTarget = !target;
+            if (target)
+                for (const ColumnInfo &t : *target)
+                    if (t.name == name) {
+                        inTarget = true;
+                        type = t.type;
+                    }
+            if (!inTarget) {
+                error(ctx, field,
+                      QStringLiteral("column \"") % name %
+                          QStringLiteral("\" is not in target \"") % d.target %
+                          QStringLiteral("\": nothing to compare it with"));
+                continue;
+            }
+            if (c.type != QLatin1String("delta"))
+                continue;
+            if (!target && d.transform.isEmpty() && !d.source.isEmpty())
+                if (auto source = m_db.columns(d.source))
+                    for (const ColumnInfo &sc : *source)
+                        if (sc.name == name)
+                            type = sc.type;
+            if (!type.isEmpty() && !isNumberType(type))
+                error(ctx, field,
+                      QStringLiteral("\"") % name % QStringLiteral("\" is ") % type %
+                          QStringLiteral(": a delta compares the column's totals, so it must be a "
+                                         "number"));
+        }
+    }
+
     void check(const QString &ctx, const DatasetSpec &d, const CheckSpec &c,
                const QStringList &cols, const QString &where) {
         for (const QString &col : c.columns)
@@ -377,6 +429,9 @@ private:
                        QStringLiteral("table \"") % c.refTable % u'"');
         } else if (c.type == QLatin1String("total")) {
             column(ctx, QStringLiteral("column"), c.column, cols, where);
+        } else if (c.type == QLatin1String("max_changed") || c.type == QLatin1String("delta") ||
+                   c.type == QLatin1String("unchanged")) {
+            changeSize(ctx, d, c, cols, where);
         } else if (c.type == QLatin1String("sql")) {
             QString select = sourceSelect(d, m_db).trimmed();
             while (select.endsWith(u';'))
