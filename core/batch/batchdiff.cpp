@@ -108,8 +108,6 @@ Status takeSamples(const Database &db, const BatchSql &sql, const std::vector<Pa
     return {};
 }
 
-// Per-partition counts of a GROUP BY query returning (label, is-null, n...),
-// or, given the key of its one partition, of a query returning (n...).
 // Per partition, the values of a query returning (label, is-null, value...),
 // or, given the key of its one partition, of a query returning (value...).
 Result<QHash<QString, QVariantList>> valuesBy(const Database &db, const QString &sql,
@@ -136,6 +134,8 @@ Result<QHash<QString, QVariantList>> valuesBy(const Database &db, const QString 
     return out;
 }
 
+// Per-partition counts of a GROUP BY query returning (label, is-null, n...),
+// or, given the key of its one partition, of a query returning (n...).
 Result<QHash<QString, QList<qint64>>>
 countsBy(const Database &db, const QString &sql, const QVariantList &binds, int values,
          const std::optional<QString> &onePartition = std::nullopt) {
