@@ -241,8 +241,11 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
     }
     if (readKept) {
         QVariantList binds;
-        const QString text = sql.keptExtremes(binds);
-        auto read = valuesBy(db, text, binds, one);
+        const QStringList text = sql.keptExtremes(binds);
+        for (qsizetype i = 0; i + 1 < text.size(); ++i)
+            if (auto r = db.exec(text[i]); !r)
+                return fail(r.error());
+        auto read = valuesBy(db, text.back(), binds, one);
         if (!read)
             return fail(read.error());
         kept = std::move(*read);

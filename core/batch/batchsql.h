@@ -239,8 +239,9 @@ public:
     static int statValues(ColumnKind kind);
     // Per partition (as targetCounts): the minimum and maximum of each
     // number column over the target's rows in scope that rewind_changes does
-    // not change (a merge keeps them as they are).
-    QString keptExtremes(QVariantList &binds) const;
+    // not change (a merge keeps them as they are). The changed rows' index
+    // first; the last statement takes binds.
+    QStringList keptExtremes(QVariantList &binds) const;
     // One row when the target holds any row in the strategy's scope, none
     // when it does not (an index probe where the target has one).
     QString targetRowProbe(QVariantList &binds) const;

@@ -183,7 +183,7 @@ QString BatchSql::columnStats(bool ofStage, QVariantList &binds) const {
            countGrouping(a, m_strategy.scope);
 }
 
-QString BatchSql::keptExtremes(QVariantList &binds) const {
+QStringList BatchSql::keptExtremes(QVariantList &binds) const {
     QStringList values;
     for (const SummaryColumn &c : summaryColumns())
         if (c.kind == ColumnKind::Number)
@@ -192,12 +192,22 @@ QString BatchSql::keptExtremes(QVariantList &binds) const {
     if (values.isEmpty())
         values << QStringLiteral("COUNT(*)");
     const QString t = QStringLiteral("t");
-    return QStringLiteral("SELECT ") % countLabels(t, m_strategy.scope) %
-           values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % tgt() %
-           QStringLiteral(" AS t WHERE ") % tgtScope(t, binds) %
-           QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % q(kChanges) %
-           QStringLiteral(" AS c WHERE c.rewind_m = 1 AND ") % keyMatch(t, QStringLiteral("c")) %
-           u')' % countGrouping(t, m_strategy.scope);
+    // Each target row probes the changed rows by partition and key (SQLite
+    // scanned all 100,000 of them for each of 2,000,000 rows without it).
+    QStringList indexed;
+    if (m_dataset->partitioned() && m_dataset->partitionGranularity.isEmpty())
+        indexed << m_dataset->partitionColumn;
+    for (const QString &k : m_cat.key)
+        if (!indexed.contains(k))
+            indexed << k;
+    return {m_db.dialect().createTempIndex(QStringLiteral("rewind_changes_key"), kChanges,
+                                           indexed.mid(0, 8)),
+            QStringLiteral("SELECT ") % countLabels(t, m_strategy.scope) %
+                values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % tgt() %
+                QStringLiteral(" AS t WHERE ") % tgtScope(t, binds) %
+                QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % q(kChanges) %
+                QStringLiteral(" AS c WHERE c.rewind_m = 1 AND ") %
+                keyMatch(t, QStringLiteral("c")) % u')' % countGrouping(t, m_strategy.scope)};
 }
 
 } // namespace rw
