@@ -382,6 +382,9 @@ private Q_SLOTS:
         QTest::newRow("the key") << QStringLiteral("merge")
                                  << QStringLiteral(R"([{"type": "unchanged", "columns": ["id"]}])")
                                  << QStringLiteral("\"id\" is part of the key");
+        QTest::newRow("no key") << QStringLiteral("overwrite_partition without a key")
+                                << QStringLiteral(R"([{"type": "unchanged", "columns": ["qty"]}])")
+                                << QStringLiteral("needs the dataset's \"key\"");
         QTest::newRow("append") << QStringLiteral("append")
                                 << QStringLiteral(R"([{"type": "unchanged", "columns": ["qty"]}])")
                                 << QStringLiteral(
@@ -398,7 +401,10 @@ private Q_SLOTS:
             QString::number(hand(f.db(), QStringLiteral("SELECT SUM(amount) FROM tgt")));
         QFile file(f.specPath);
         QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        file.write(spec(write, checks));
+        QByteArray text = spec(write.section(u' ', 0, 0), checks);
+        if (write.endsWith(QLatin1String("without a key")))
+            text.replace(R"("key": ["id"], )", "");
+        file.write(text);
         file.close();
         const auto r = f.cli({QStringLiteral("run"), QStringLiteral("--dataset"),
                               QStringLiteral("sales"), QStringLiteral("--execute")});

@@ -211,6 +211,11 @@ CheckSpec parseCheck(const Json &value, const QString &context, const DatasetSpe
                     QStringLiteral("\"") % check.type %
                         QStringLiteral("\" compares staged rows with the target's by key: only "
                                        "for write \"merge\" or \"overwrite_partition\""));
+        else if (dataset.key.isEmpty())
+            f.error(QStringLiteral("type"), QStringLiteral("\"") % check.type %
+                                                QStringLiteral("\" needs the dataset's \"key\" "
+                                                               "to match staged rows with the "
+                                                               "target's"));
         if (check.type == QLatin1String("unchanged")) {
             check.columns = f.strings("columns", true);
             if (f.has("columns") && check.columns.isEmpty())
