@@ -3,7 +3,7 @@
 #include "core/batch/batchchecks.h"
 #include "core/batch/batchdialect.h"
 #include "core/batch/batchsql.h"
-#include "core/batch/columnchange.h"
+#include "core/batch/columnsummary.h"
 #include "core/batch/partitions.h"
 #include "core/batch/scd2.h"
 #include "core/util/failpoint.h"
@@ -108,219 +108,25 @@ Status takeSamples(const Database &db, const BatchSql &sql, const std::vector<Pa
     return {};
 }
 
-// Per partition, the values of a query returning (label, is-null, value...),
-// or, given the key of its one partition, of a query returning (value...).
-Result<QHash<QString, QVariantList>> valuesBy(const Database &db, const QString &sql,
-                                              const QVariantList &binds,
-                                              const std::optional<QString> &onePartition) {
-    auto q = db.exec(sql, binds);
-    if (!q)
-        return fail(q.error());
-    QHash<QString, QVariantList> out;
-    const int first = onePartition ? 0 : 2;
-    while (q->next()) {
-        QVariantList v;
-        const int width = q->record().count();
-        for (int i = first; i < width; ++i)
-            v << q->value(i);
-        if (onePartition) {
-            out.insert(*onePartition, v);
-            continue;
-        }
-        const std::optional<QString> label =
-            q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
-        out.insert(partitionKey(label), v);
-    }
-    return out;
-}
-
 // Per-partition counts of a GROUP BY query returning (label, is-null, n...),
 // or, given the key of its one partition, of a query returning (n...).
 Result<QHash<QString, QList<qint64>>>
 countsBy(const Database &db, const QString &sql, const QVariantList &binds, int values,
          const std::optional<QString> &onePartition = std::nullopt) {
-    auto q = db.exec(sql, binds);
-    if (!q)
-        return fail(q.error());
+    auto read = valuesBy(db, sql, binds, onePartition);
+    if (!read)
+        return fail(read.error());
     QHash<QString, QList<qint64>> out;
-    const int first = onePartition ? 0 : 2;
-    while (q->next()) {
+    for (auto it = read->cbegin(); it != read->cend(); ++it) {
         QList<qint64> v;
         for (int i = 0; i < values; ++i)
-            v << q->value(first + i).toLongLong();
-        if (onePartition) {
-            out.insert(*onePartition, v);
-            continue;
-        }
-        const std::optional<QString> label =
-            q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
-        out.insert(partitionKey(label), v);
+            v << it.value().value(i).toLongLong();
+        out.insert(it.key(), v);
     }
     return out;
 }
 
 using Counts = QHash<QString, QList<qint64>>; // per partitionKey
-using Values = QHash<QString, QVariantList>;  // per partitionKey
-
-std::optional<double> numberOf(const QVariant &v) {
-    if (!v.isValid() || v.isNull())
-        return std::nullopt;
-    return v.toDouble();
-}
-
-std::optional<double> plus(std::optional<double> a, const std::optional<double> &b) {
-    if (!b)
-        return a;
-    return a.value_or(0) + *b;
-}
-
-std::optional<double> least(std::initializer_list<std::optional<double>> values) {
-    std::optional<double> out;
-    for (const auto &v : values)
-        if (v && (!out || *v < *out))
-            out = v;
-    return out;
-}
-
-std::optional<double> greatest(std::initializer_list<std::optional<double>> values) {
-    std::optional<double> out;
-    for (const auto &v : values)
-        if (v && (!out || *v > *out))
-            out = v;
-    return out;
-}
-
-// What each column of the previewed partitions would change
-// (columnchange.h), after their diff (rewind_stage and the target copy as
-// it left them). The rows inserted or changed are kept apart
-// (createChanges) and their figures read from them; the target's figures
-// before come from one read of its rows, and those after from one of the
-// staged rows where an overwrite deletes rows. Else the after is the before
-// with its changes; its minimum and maximum read the rows it keeps only
-// where a changed row held the target's extreme.
-// `changes`: BatchSql::changeStats per partition; `before`: columnStats of
-// the target.
-Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
-                        const Values &changes, const Values &before,
-                        std::vector<PartitionResult> &results) {
-    const std::vector<BatchSql::SummaryColumn> columns = sql.summaryColumns();
-    const bool overwrite = dataset.write == WriteMode::OverwritePartition;
-    const std::optional<QString> one = sql.countedPartition();
-    Values after, kept;
-    // The figures after the write: where nothing is deleted (a merge, an
-    // overwrite replacing every target row) the target's with the changes;
-    // an overwrite deleting rows reads the staged rows (measured on SQLite,
-    // 2,000,000 rows of 12 columns: 2.2 s a read).
-    const auto readsStage = [&](const PartitionResult &p) { return overwrite && p.deleted > 0; };
-    const bool stageRead = std::any_of(results.cbegin(), results.cend(), readsStage);
-    if (stageRead) {
-        QVariantList binds;
-        const QString text = sql.columnStats(true, binds);
-        auto read = valuesBy(db, text, binds, one);
-        if (!read)
-            return fail(read.error());
-        after = std::move(*read);
-    }
-    // A merge whose changed rows held a number column's minimum or maximum
-    // before: those of the rows it keeps, read once for every such column.
-    bool readKept = false;
-    for (const PartitionResult &p : results) {
-        const QString key = partitionKey(p.partition);
-        const QVariantList c = changes.value(key), b = before.value(key);
-        int ci = 3, bi = 1; // after the diff's counts; after the row count
-        for (const auto &column : columns) {
-            if (column.kind == ColumnKind::Number && !readsStage(p)) {
-                const auto oldMin = numberOf(c.value(ci + 19)), oldMax = numberOf(c.value(ci + 20));
-                if ((oldMin && oldMin <= numberOf(b.value(bi + 2))) ||
-                    (oldMax && oldMax >= numberOf(b.value(bi + 3))))
-                    readKept = true;
-            }
-            ci += BatchSql::changeValues(column.kind);
-            bi += BatchSql::statValues(column.kind);
-        }
-    }
-    if (readKept) {
-        QVariantList binds;
-        const QStringList text = sql.keptExtremes(binds);
-        for (qsizetype i = 0; i + 1 < text.size(); ++i)
-            if (auto r = db.exec(text[i]); !r)
-                return fail(r.error());
-        auto read = valuesBy(db, text.back(), binds, one);
-        if (!read)
-            return fail(read.error());
-        kept = std::move(*read);
-    }
-    for (PartitionResult &p : results) {
-        const QString key = partitionKey(p.partition);
-        const QVariantList c = changes.value(key), b = before.value(key), a = after.value(key),
-                           k = kept.value(key);
-        int ci = 3, bi = 1, ki = 0;
-        p.columns.clear();
-        for (const auto &column : columns) {
-            ColumnChange x;
-            x.column = column.name;
-            x.type = column.type;
-            x.kind = column.kind;
-            if (column.kind == ColumnKind::Skipped) {
-                p.columns.push_back(std::move(x));
-                continue;
-            }
-            const auto C = [&](int i) { return c.value(ci + i); };
-            const qint64 targetRows = b.value(0).toLongLong(), stagedRows = a.value(0).toLongLong();
-            x.matched = p.stagedRows - p.inserted;
-            x.changed = C(0).toLongLong();
-            x.onlyThisChanged = C(1).toLongLong();
-            x.fromNull = C(2).toLongLong();
-            x.toNull = C(3).toLongLong();
-            const qint64 insertedNulls = C(4).toLongLong();
-            x.nullsBefore = targetRows - b.value(bi).toLongLong();
-            x.nullsAfter = readsStage(p) ? stagedRows - a.value(bi).toLongLong()
-                                         : x.nullsBefore + insertedNulls + x.toNull - x.fromNull;
-            if (column.kind == ColumnKind::Number) {
-                const auto insertedSum = numberOf(C(5)), insertedMin = numberOf(C(6)),
-                           insertedMax = numberOf(C(7)), delta = numberOf(C(8));
-                x.increases = C(9).toLongLong();
-                x.decreases = C(10).toLongLong();
-                x.largestChange = numberOf(C(11));
-                x.ratioMin = numberOf(C(12));
-                x.ratioMax = numberOf(C(13));
-                x.ratioUndefined = C(14).toLongLong();
-                x.offsetMin = numberOf(C(15));
-                x.offsetMax = numberOf(C(16));
-                const auto newMin = numberOf(C(17)), newMax = numberOf(C(18)),
-                           oldMin = numberOf(C(19)), oldMax = numberOf(C(20));
-                x.sumBefore = numberOf(b.value(bi + 1));
-                x.minBefore = numberOf(b.value(bi + 2));
-                x.maxBefore = numberOf(b.value(bi + 3));
-                x.sumInserted = insertedSum.value_or(0);
-                x.sumUpdated = delta.value_or(0);
-                if (readsStage(p)) {
-                    x.sumAfter = numberOf(a.value(bi + 1));
-                    x.minAfter = numberOf(a.value(bi + 2));
-                    x.maxAfter = numberOf(a.value(bi + 3));
-                    // What the target's rows no staged row replaces held.
-                    x.sumDeleted = x.sumBefore.value_or(0) + x.sumInserted + x.sumUpdated -
-                                   x.sumAfter.value_or(0);
-                } else {
-                    x.sumAfter = plus(plus(x.sumBefore, insertedSum), delta);
-                    // The rows it keeps: all the target's where no changed
-                    // row held its extreme, else as read.
-                    const bool keptMin = !oldMin || (x.minBefore && *oldMin > *x.minBefore);
-                    const bool keptMax = !oldMax || (x.maxBefore && *oldMax < *x.maxBefore);
-                    x.minAfter =
-                        least({keptMin ? x.minBefore : numberOf(k.value(ki)), newMin, insertedMin});
-                    x.maxAfter = greatest(
-                        {keptMax ? x.maxBefore : numberOf(k.value(ki + 1)), newMax, insertedMax});
-                }
-                ki += 2;
-            }
-            ci += BatchSql::changeValues(column.kind);
-            bi += BatchSql::statValues(column.kind);
-            p.columns.push_back(std::move(x));
-        }
-    }
-    return {};
-}
 
 // Each partition's result from its counts: deduped and staged rows, the diff
 // (join rows, inserted, updated) and, for an overwrite, the target's rows.
@@ -713,7 +519,7 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
         // figures of their changes from them (one join of the staged rows).
         // Matched on plain `=`: a staged NULL partition or key is then an
         // insert, which its figures show; then null-safe, again.
-        const auto keptApart = [&]() -> Result<Values> {
+        const auto keptApart = [&]() -> Result<PartitionValues> {
             binds.clear();
             const QStringList create = sql.createChanges(binds);
             for (qsizetype i = 0; i < create.size(); ++i)

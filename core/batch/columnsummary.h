@@ -1,0 +1,31 @@
+#pragma once
+
+#include "core/batch/batch.h"
+#include "core/batch/batchsql.h"
+#include "core/sql/database.h"
+
+#include <QHash>
+#include <QVariantList>
+#include <optional>
+
+namespace rw {
+
+using PartitionValues = QHash<QString, QVariantList>; // per partitionKey
+
+// Per partition, the values of a query returning (label, is-null, value...),
+// or, given the key of its one partition, of a query returning (value...).
+Result<PartitionValues> valuesBy(const Database &db, const QString &sql, const QVariantList &binds,
+                                 const std::optional<QString> &onePartition);
+
+// What each column of `results` (a preview's partitions, their counts set)
+// would change, after their diff (rewind_stage, rewind_changes and the
+// target copy as it left them): `changes` is BatchSql::changeStats per
+// partition, `before` columnStats of the target. The figures after are the
+// before with the changes, read from the staged rows where an overwrite
+// deletes rows; a merge's minimum and maximum read the rows it keeps only
+// where a changed row held the target's extreme. Same thread as the diff.
+Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
+                        const PartitionValues &changes, const PartitionValues &before,
+                        std::vector<PartitionResult> &results);
+
+} // namespace rw
