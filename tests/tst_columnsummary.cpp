@@ -8,11 +8,13 @@
 #include "core/workspace/workspace.h"
 #include "tests/testsupport.h"
 
+#include <QDateTime>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QTest>
+#include <QTimeZone>
 #include <cmath>
 
 using namespace rw;
@@ -464,6 +466,152 @@ private Q_SLOTS:
         QVERIFY2(wrong.out.contains(QStringLiteral("unchanged: changes customer_id in")),
                  qPrintable(wrong.out));
         QCOMPARE(customers(), before);
+    }
+
+    // Figures that do not add up over partitions, against hand queries: the
+    // most common before -> after pairs of a text column, its distinct
+    // changed values, a timestamp's most common shift, example keys; per
+    // partition and over both (whose top pairs no partition has alone).
+    void pairsShiftsAndExamples() {
+        // d1 (ids 1-40): 6 EU -> EMEA, 5 US -> AMER; ts +1 h on ids 1-30,
+        // -60 s on 31-35. d2 (ids 41-80): 4 US -> AMER, 7 APAC -> ASIA,
+        // one EU -> NULL; no ts changed.
+        const QDateTime base(QDate(2025, 5, 14), QTime(10, 0), QTimeZone::utc());
+        const auto at = [&](qint64 seconds) {
+            return base.addSecs(seconds).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+        };
+        QStringList target, source;
+        for (int id = 1; id <= 80; ++id) {
+            const QString dt = id <= 40 ? QStringLiteral("d1") : QStringLiteral("d2");
+            QString before = QStringLiteral("'X'"), after = QStringLiteral("'X'");
+            const auto pair = [&](const char *b, const char *a) {
+                before = QStringLiteral("'%1'").arg(QLatin1String(b));
+                after = a ? QStringLiteral("'%1'").arg(QLatin1String(a)) : QStringLiteral("NULL");
+            };
+            if (id <= 6)
+                pair("EU", "EMEA");
+            else if (id <= 11)
+                pair("US", "AMER");
+            else if (id >= 41 && id <= 44)
+                pair("US", "AMER");
+            else if (id >= 45 && id <= 51)
+                pair("APAC", "ASIA");
+            else if (id == 52)
+                pair("EU", nullptr);
+            const qint64 shift = id <= 30 ? 3600 : id <= 35 ? -60 : 0;
+            target << QStringLiteral("(%1, '%2', %3, '%4')").arg(id).arg(dt, before, at(id * 60));
+            source << QStringLiteral("(%1, '%2', %3, '%4')")
+                          .arg(id)
+                          .arg(dt, after, at(id * 60 + shift));
+        }
+        const QString columns = QStringLiteral("(id INTEGER, dt TEXT, region TEXT, ts TIMESTAMP)");
+        testsupport::WorkspaceFixture f(
+            {QStringLiteral("CREATE TABLE src ") % columns,
+             QStringLiteral("CREATE TABLE tgt ") % columns,
+             QStringLiteral("INSERT INTO src VALUES ") % source.join(QStringLiteral(", ")),
+             QStringLiteral("INSERT INTO tgt VALUES ") % target.join(QStringLiteral(", "))},
+            spec(QStringLiteral("merge")));
+        const Database &db = f.db();
+        const RunResult r = previewOf(f, {QStringLiteral("d1"), QStringLiteral("d2")});
+        QCOMPARE(r.partitions.size(), std::size_t(2));
+
+        // The hand query's five most common pairs of region, in `where`.
+        const auto handPairs = [&](const QString &where) {
+            auto q = db.exec(
+                QStringLiteral("SELECT t.region, s.region, COUNT(*) FROM src AS s JOIN tgt AS t "
+                               "ON s.id = t.id AND s.dt = t.dt WHERE (%1) AND (s.region <> "
+                               "t.region OR s.region IS NULL) GROUP BY t.region, s.region "
+                               "ORDER BY COUNT(*) DESC, t.region LIMIT 5")
+                    .arg(where));
+            if (!q)
+                qFatal("%s", qPrintable(q.error().message));
+            QStringList out;
+            while (q->next())
+                out << QStringLiteral("%1 -> %2: %3")
+                           .arg(q->value(0).isNull() ? QStringLiteral("NULL")
+                                                     : q->value(0).toString(),
+                                q->value(1).isNull() ? QStringLiteral("NULL")
+                                                     : q->value(1).toString())
+                           .arg(q->value(2).toLongLong());
+            return out;
+        };
+        const auto pairsOf = [](const ColumnChange &c) {
+            QStringList out;
+            for (const ValuePair &p : c.detail.pairs)
+                out << QStringLiteral("%1 -> %2: %3")
+                           .arg(p.before.value_or(QStringLiteral("NULL")),
+                                p.after.value_or(QStringLiteral("NULL")))
+                           .arg(p.rows);
+            return out;
+        };
+        const PartitionResult t = r.totals();
+        const ColumnChange &region = column(t.columns, QStringLiteral("region"));
+        QCOMPARE(region.changed, 23);
+        QCOMPARE(pairsOf(region), handPairs(QStringLiteral("1 = 1")));
+        QCOMPARE(pairsOf(region).value(0), QStringLiteral("US -> AMER: 9")); // 5 + 4
+        for (const PartitionResult &p : r.partitions)
+            QCOMPARE(pairsOf(column(p.columns, QStringLiteral("region"))),
+                     handPairs(QStringLiteral("s.dt = '%1'").arg(*p.partition)));
+        // Distinct values among the changed rows: EU, US, APAC -> EMEA,
+        // AMER, ASIA (a NULL is no value).
+        QCOMPARE(region.detail.distinctBefore.value_or(-1),
+                 qint64(hand(db, QStringLiteral("SELECT COUNT(DISTINCT t.region) ") %
+                                     QStringLiteral("FROM src AS s JOIN tgt AS t ON s.id = t.id "
+                                                    "WHERE s.region <> t.region OR s.region IS "
+                                                    "NULL"))));
+        QCOMPARE(region.detail.distinctBefore.value_or(-1), 3);
+        QCOMPARE(region.detail.distinctAfter.value_or(-1), 3);
+        QCOMPARE(changeShape(region), QStringLiteral("US -> AMER on 9 rows"));
+
+        const ColumnChange &ts = column(t.columns, QStringLiteral("ts"));
+        QCOMPARE(ts.kind, ColumnKind::Time);
+        QCOMPARE(ts.changed, 35);
+        const QString shift = testsupport::onPostgres()
+                                  ? QStringLiteral("EXTRACT(EPOCH FROM s.ts - t.ts)")
+                                  : QStringLiteral("CAST(ROUND((julianday(s.ts) - "
+                                                   "julianday(t.ts)) * 86400) AS INTEGER)");
+        const QString common =
+            QStringLiteral("SELECT %1 FROM src AS s JOIN tgt AS t ON s.id = t.id WHERE s.ts <> "
+                           "t.ts GROUP BY %1 ORDER BY COUNT(*) DESC LIMIT 1")
+                .arg(shift);
+        QCOMPARE(ts.detail.shift.value_or(0), hand(db, common));
+        QCOMPARE(ts.detail.shift.value_or(0), 3600.0);
+        QCOMPARE(ts.detail.shiftRows, 30);
+        QCOMPARE(changeShape(ts), QStringLiteral("+3,600 s on 30 rows"));
+        QCOMPARE(column(r.partitions.back().columns, QStringLiteral("ts")).detail.shift,
+                 std::nullopt); // d2 shifted none
+
+        // The first three keys of rows whose region changed, in key order.
+        const auto ids = [](const ColumnChange &c) {
+            QList<int> out;
+            for (const auto &key : c.detail.examples)
+                out << key.at(0).second.toInt();
+            return out;
+        };
+        QCOMPARE(ids(region), (QList<int>{1, 2, 3}));
+        QCOMPARE(region.detail.examples.at(0).at(0).first, QStringLiteral("id"));
+        QCOMPARE(ids(column(r.partitions.back().columns, QStringLiteral("region"))),
+                 (QList<int>{41, 42, 43}));
+
+        // The plan keeps the totals' summary, and a run of the plan carries
+        // it: what the run was locked to.
+        BatchOptions o;
+        o.planId = r.planId;
+        o.execute = true;
+        auto run = rw::run(db, f.dataset(), o);
+        QVERIFY2(run.has_value(), run ? "" : qPrintable(run.error().message));
+        QCOMPARE(run->status, RunStatus::Succeeded);
+        QCOMPARE(pairsOf(column(run->planColumns, QStringLiteral("region"))), pairsOf(region));
+        QCOMPARE(column(run->planColumns, QStringLiteral("ts")).detail.shift.value_or(0), 3600.0);
+        const QJsonObject json =
+            QJsonDocument::fromJson(QByteArray::fromStdString(toJson(*run).dump())).object();
+        QVERIFY(json.value(QStringLiteral("plan_columns")).isArray());
+        auto report =
+            f.cli({QStringLiteral("run-report"), QStringLiteral("--run"), run->runId.toString()});
+        QCOMPARE(report.exitCode, 0);
+        QVERIFY2(report.out.contains(QStringLiteral("| region | 23 |")), qPrintable(report.out));
+        QVERIFY2(report.out.contains(QStringLiteral("US -> AMER on 9 rows")),
+                 qPrintable(report.out));
     }
 
     // What the command line shows: the JSON's "columns" in each partition

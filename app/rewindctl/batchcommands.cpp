@@ -131,7 +131,7 @@ void printColumnsText(Context &ctx, const std::vector<ColumnChange> &columns) {
             << "):\n";
     TextTable table({QStringLiteral("COLUMN"), QStringLiteral("CHANGED"), QStringLiteral("%"),
                      QStringLiteral("ONLY IT"), QStringLiteral("NULLS BEFORE -> AFTER"),
-                     QStringLiteral("SUM BEFORE -> AFTER"), QStringLiteral("EVERY CHANGE")},
+                     QStringLiteral("SUM BEFORE -> AFTER"), QStringLiteral("CHANGE")},
                     {false, true, true, true, false, false, false});
     for (const ColumnChange &c : columns) {
         if (c.kind == ColumnKind::Skipped) {
@@ -139,18 +139,13 @@ void printColumnsText(Context &ctx, const std::vector<ColumnChange> &columns) {
                        QStringLiteral("skipped: %1 values are not compared").arg(c.type)});
             continue;
         }
-        QString every;
-        if (const auto ratio = c.ratio())
-            every = QStringLiteral("x") % figure(ratio);
-        else if (const auto offset = c.offset())
-            every = (*offset >= 0 ? QStringLiteral("+") : QString()) % figure(offset);
         table.add({c.column, thousands(c.changed), QString::number(c.changedPct(), 'f', 2),
                    thousands(c.onlyThisChanged),
                    thousands(c.nullsBefore) % QStringLiteral(" -> ") % thousands(c.nullsAfter),
                    c.kind == ColumnKind::Number
                        ? QString(figure(c.sumBefore) % QStringLiteral(" -> ") % figure(c.sumAfter))
                        : QString(),
-                   every});
+                   changeShape(c)});
     }
     table.print(ctx.out);
 }

@@ -204,6 +204,8 @@ Json recoveryJson(const RecoveryResult &r) {
            {"report", r.reportPath.isEmpty() ? Json(nullptr) : Json(s(r.reportPath))}};
     for (const QString &c : r.uniqueIndexColumns)
         j["unique_index_columns"].push_back(s(c));
+    if (r.rerun && !r.rerun->planColumns.empty())
+        j["rerun_columns"] = columnsJson(r.rerun->planColumns);
     if (r.after)
         j["after"] = {{"duplicate_keys", r.after->duplicateKeys},
                       {"extra_rows", r.after->extraRows}};

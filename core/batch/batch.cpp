@@ -46,7 +46,7 @@ PartitionResult RunResult::totals() const {
         add(t.versionsClosed, p.versionsClosed);
         add(t.versionsInvalidated, p.versionsInvalidated);
     }
-    t.columns = totalColumns(columns);
+    t.columns = totalColumns(columns, columnDetails);
     return t;
 }
 
@@ -271,6 +271,7 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
     result.dataset = dataset.name;
     result.mode = dataset.write;
     result.planId = plan.id;
+    result.planColumns = plan.columns;
     result.executed = true;
     result.status = RunStatus::Running;
     result.onSchemaChange = dataset.onSchemaChange;
@@ -367,12 +368,14 @@ Result<RunResult> previewChecked(const Database &db, const DatasetSpec &dataset,
     };
     Progress progress;
     progress.partitionsTotal = int(scope->size());
-    auto parts = stageAndDiff(db, dataset, sql, *scope, now, QVariant(), options, true, false,
-                              result.checks, [&](const QString &phase) {
-                                  progress.phase = phase;
-                                  if (options.progress)
-                                      options.progress(progress);
-                              });
+    auto parts = stageAndDiff(
+        db, dataset, sql, *scope, now, QVariant(), options, true, false, result.checks,
+        [&](const QString &phase) {
+            progress.phase = phase;
+            if (options.progress)
+                options.progress(progress);
+        },
+        &result.columnDetails);
     (void)db.execAll(sql.dropWorkTables());
     if (!parts)
         return fail(parts.error());
@@ -511,6 +514,7 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
     result.dataset = info->dataset;
     result.mode = plan->mode;
     result.planId = plan->id;
+    result.planColumns = plan->columns;
     result.runId = runId;
     result.executed = true;
     result.status = RunStatus::Running;

@@ -136,6 +136,12 @@ struct RunResult {
     // A run that published by partition swap: the milliseconds the parent
     // table was locked (ACCESS EXCLUSIVE), over all its swaps.
     std::optional<qint64> lockMs;
+    // A preview of several partitions: the column summary's details of them
+    // all together (ColumnDetail; totals() gives them).
+    std::vector<ColumnDetail> columnDetails;
+    // A run of a stored plan: its preview's column summary (totals), what
+    // the run was locked to.
+    std::vector<ColumnChange> planColumns;
 
     PartitionResult totals() const;
     bool checksPassed() const;

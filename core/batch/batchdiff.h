@@ -32,12 +32,14 @@ Result<std::vector<QJsonObject>> sampleRows(const Database &db, const QString &s
 // rewind_tgt in place for the publish (`publish`: index the stage for it).
 // Gate results are appended to `checks`; `phase` names each step as it starts.
 // Decides how the scope is staged and matched (BatchStrategy) and leaves it
-// on `sql`, where the publish statements read it.
+// on `sql`, where the publish statements read it. A preview's column
+// summary's details of all its partitions together go to `columnTotals`.
 Result<std::vector<PartitionResult>>
 stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
              const std::vector<PartitionRef> &scope,
              const std::function<Result<SourceStatsMap>()> &sourceStats, const QVariant &runId,
              const BatchOptions &options, bool simulate, bool publish,
-             std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase);
+             std::vector<CheckResult> &checks, const std::function<void(const QString &)> &phase,
+             std::vector<ColumnDetail> *columnTotals = nullptr);
 
 } // namespace rw

@@ -177,6 +177,8 @@ Json toJson(const RunResult &r) {
         j["finished_at"] = s(r.finishedAt);
     if (r.executed && r.mode == WriteMode::OverwritePartition)
         j["lock_ms"] = r.lockMs ? Json(*r.lockMs) : Json(nullptr);
+    if (!r.planColumns.empty())
+        j["plan_columns"] = columnsJson(r.planColumns);
     return j;
 }
 

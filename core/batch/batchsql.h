@@ -231,6 +231,22 @@ public:
     // in this order). No row for a partition without changes.
     QString changeStats() const;
     static int changeValues(ColumnKind kind);
+    // The figures of rewind_changes that do not add up over partitions,
+    // per partition (leading label, is-null) or, `whole`, of them all; each
+    // row names its summary column by index (rewind_i). Empty where no
+    // column has such a figure.
+    //   changePairs: Time and Other columns' five most common before ->
+    //     after pairs (as text) of changed values, with their rows;
+    //   changeShifts: Time columns' most common shift (after - before, epoch
+    //     milliseconds) and its rows;
+    //   changeExamples: the first three keys (in key order) of changed rows
+    //     of each compared column (no key: empty).
+    // changeDistinct: of them all, the Time and Other columns' distinct
+    // changed values before and after (changeStats has them per partition).
+    QString changePairs(bool whole) const;
+    QString changeShifts(bool whole) const;
+    QString changeExamples(bool whole) const;
+    QString changeDistinct() const;
     // Per partition (label, is-null, as targetCounts): rows, then per summary
     // column statValues(kind) plain aggregates (non-NULL values, and for
     // numbers their sum, minimum and maximum) of the target's rows in scope

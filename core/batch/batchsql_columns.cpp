@@ -6,6 +6,7 @@
 // the diff's own join took 33.8 s against its 2.6 s (each aggregate is a
 // step per row); see docs/performance.md.
 #include "core/batch/batchsql.h"
+#include "core/sql/timejson.h"
 
 #include <QStringBuilder>
 
@@ -26,8 +27,9 @@ int BatchSql::changeValues(ColumnKind kind) {
     switch (kind) {
     case ColumnKind::Number:
         return 21;
+    case ColumnKind::Time:
     case ColumnKind::Other:
-        return 5;
+        return 7;
     case ColumnKind::Skipped:
         return 0;
     }
@@ -38,6 +40,7 @@ int BatchSql::statValues(ColumnKind kind) {
     switch (kind) {
     case ColumnKind::Number:
         return 4;
+    case ColumnKind::Time:
     case ColumnKind::Other:
         return 1;
     case ColumnKind::Skipped:
@@ -127,8 +130,16 @@ QString BatchSql::changeStats() const {
                << count(d % QStringLiteral(" AND ") % b % QStringLiteral(" IS NULL"))
                << count(d % QStringLiteral(" AND ") % a % QStringLiteral(" IS NULL"))
                << count(QStringLiteral("c.rewind_m = 0 AND ") % a % QStringLiteral(" IS NULL"));
-        if (c.kind != ColumnKind::Number)
+        if (c.kind != ColumnKind::Number) {
+            // Distinct values among the changed rows, before and after.
+            // As text: a PostgreSQL json value has no equality.
+            const SqlDialect &dialect = m_db.dialect();
+            values << QStringLiteral("COUNT(DISTINCT CASE WHEN ") % d % QStringLiteral(" THEN ") %
+                          dialect.castText(b) % QStringLiteral(" END)")
+                   << QStringLiteral("COUNT(DISTINCT CASE WHEN ") % d % QStringLiteral(" THEN ") %
+                          dialect.castText(a) % QStringLiteral(" END)");
             continue;
+        }
         const QString inserted =
             QStringLiteral("CASE WHEN c.rewind_m = 0 THEN ") % a % QStringLiteral(" END");
         const QString change = QStringLiteral("CASE WHEN ") % d % QStringLiteral(" THEN ") % a %
@@ -162,6 +173,125 @@ QString BatchSql::changeStats() const {
            QStringLiteral(" AS c") %
            (one ? QStringLiteral(" HAVING COUNT(*) > 0")
                 : QStringLiteral(" GROUP BY c.rewind_label, c.rewind_isnull"));
+}
+
+namespace {
+
+// The select list's and grouping's leading partition label (none for the
+// whole preview) of a detail query over rewind_changes.
+QString labels(bool whole, const QString &qualifier = QString()) {
+    if (whole)
+        return QString();
+    const QString p = qualifier.isEmpty() ? QString() : QString(qualifier % u'.');
+    return p % QStringLiteral("rewind_label, ") % p % QStringLiteral("rewind_isnull, ");
+}
+
+// The first `keep` rows of each column's (and partition's) groups of
+// `grouped` (labels, rewind_i, `columns`, rewind_rows) by `order`.
+QString ranked(const QString &grouped, bool whole, const QString &columns, const QString &order,
+               int keep) {
+    return QStringLiteral("SELECT ") % labels(whole) % QStringLiteral("rewind_i, ") % columns %
+           QStringLiteral(" FROM (SELECT g.*, ROW_NUMBER() OVER (PARTITION BY ") % labels(whole) %
+           QStringLiteral("rewind_i ORDER BY ") % order %
+           QStringLiteral(") AS rewind_rank FROM (") % grouped %
+           QStringLiteral(") AS g) AS r WHERE rewind_rank <= ") % QString::number(keep) %
+           QStringLiteral(" ORDER BY ") % labels(whole) % QStringLiteral("rewind_i, rewind_rank");
+}
+
+} // namespace
+
+QString BatchSql::changePairs(bool whole) const {
+    const std::vector<SummaryColumn> columns = summaryColumns();
+    const SqlDialect &d = m_db.dialect();
+    QStringList branches;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        if (columns[i].kind != ColumnKind::Other && columns[i].kind != ColumnKind::Time)
+            continue;
+        const QString n = QString::number(i);
+        const QString a = QStringLiteral("c.rewind_a") % n, b = QStringLiteral("c.rewind_b") % n;
+        branches << QStringLiteral("SELECT ") % labels(whole, QStringLiteral("c")) % n %
+                        QStringLiteral(" AS rewind_i, ") % d.castText(b) %
+                        QStringLiteral(" AS rewind_before, ") % d.castText(a) %
+                        QStringLiteral(" AS rewind_after, COUNT(*) AS rewind_rows FROM ") %
+                        q(kChanges) % QStringLiteral(" AS c WHERE c.rewind_d") % n %
+                        QStringLiteral(" = 1 GROUP BY ") % labels(whole, QStringLiteral("c")) %
+                        d.castText(b) % QStringLiteral(", ") % d.castText(a);
+    }
+    if (branches.isEmpty())
+        return QString();
+    return ranked(branches.join(QStringLiteral(" UNION ALL ")), whole,
+                  QStringLiteral("rewind_before, rewind_after, rewind_rows"),
+                  QStringLiteral("rewind_rows DESC, rewind_before, rewind_after"), 5);
+}
+
+QString BatchSql::changeShifts(bool whole) const {
+    const std::vector<SummaryColumn> columns = summaryColumns();
+    const TimeJson &time = TimeJson::of(m_db.dialect());
+    QStringList branches;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        if (columns[i].kind != ColumnKind::Time)
+            continue;
+        const QString n = QString::number(i);
+        branches << QStringLiteral("SELECT ") % labels(whole, QStringLiteral("c")) % n %
+                        QStringLiteral(" AS rewind_i, ") %
+                        time.epochMs(QStringLiteral("c.rewind_a") % n, columns[i].type) %
+                        QStringLiteral(" - ") %
+                        time.epochMs(QStringLiteral("c.rewind_b") % n, columns[i].type) %
+                        QStringLiteral(" AS rewind_shift FROM ") % q(kChanges) %
+                        QStringLiteral(" AS c WHERE c.rewind_d") % n % QStringLiteral(" = 1");
+    }
+    if (branches.isEmpty())
+        return QString();
+    const QString grouped =
+        QStringLiteral("SELECT ") % labels(whole) %
+        QStringLiteral("rewind_i, rewind_shift, COUNT(*) AS rewind_rows FROM (") %
+        branches.join(QStringLiteral(" UNION ALL ")) %
+        QStringLiteral(") AS x WHERE rewind_shift IS NOT NULL GROUP BY ") % labels(whole) %
+        QStringLiteral("rewind_i, rewind_shift");
+    return ranked(grouped, whole, QStringLiteral("rewind_shift, rewind_rows"),
+                  QStringLiteral("rewind_rows DESC, rewind_shift"), 1);
+}
+
+QString BatchSql::changeExamples(bool whole) const {
+    const std::vector<SummaryColumn> columns = summaryColumns();
+    QStringList keys;
+    for (const QString &k : m_cat.key)
+        keys << q(k);
+    if (keys.isEmpty())
+        return QString();
+    QStringList branches;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        if (columns[i].kind == ColumnKind::Skipped || !columns[i].compared)
+            continue;
+        const QString n = QString::number(i);
+        branches << QStringLiteral("SELECT ") % labels(whole, QStringLiteral("c")) % n %
+                        QStringLiteral(" AS rewind_i, c.") % keys.join(QStringLiteral(", c.")) %
+                        QStringLiteral(" FROM ") % q(kChanges) %
+                        QStringLiteral(" AS c WHERE c.rewind_d") % n % QStringLiteral(" = 1");
+    }
+    if (branches.isEmpty())
+        return QString();
+    return ranked(branches.join(QStringLiteral(" UNION ALL ")), whole,
+                  keys.join(QStringLiteral(", ")), keys.join(QStringLiteral(", ")), 3);
+}
+
+QString BatchSql::changeDistinct() const {
+    QStringList values;
+    const std::vector<SummaryColumn> columns = summaryColumns();
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        if (columns[i].kind != ColumnKind::Other && columns[i].kind != ColumnKind::Time)
+            continue;
+        const QString n = QString::number(i);
+        for (const QString side : {QStringLiteral("b"), QStringLiteral("a")})
+            values << QStringLiteral("COUNT(DISTINCT CASE WHEN c.rewind_d") % n %
+                          QStringLiteral(" = 1 THEN ") %
+                          m_db.dialect().castText(QStringLiteral("c.rewind_") % side % n) %
+                          QStringLiteral(" END)");
+    }
+    if (values.isEmpty())
+        return QString();
+    return QStringLiteral("SELECT ") % values.join(QStringLiteral(", ")) %
+           QStringLiteral(" FROM ") % q(kChanges) % QStringLiteral(" AS c");
 }
 
 QString BatchSql::columnStats(bool ofStage, QVariantList &binds) const {

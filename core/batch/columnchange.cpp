@@ -2,6 +2,9 @@
 
 #include "core/sql/sqldialect.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLocale>
 #include <algorithm>
 #include <cmath>
 
@@ -12,6 +15,8 @@ ColumnKind columnKindOf(const QString &declaredType) {
         return ColumnKind::Number;
     if (isBinaryType(declaredType))
         return ColumnKind::Skipped;
+    if (isTimeType(declaredType))
+        return ColumnKind::Time;
     return ColumnKind::Other;
 }
 
@@ -76,9 +81,11 @@ void ColumnChange::add(const ColumnChange &o) {
     pick(offsetMin, o.offsetMin, less);
     pick(offsetMax, o.offsetMax, greater);
     ratioUndefined += o.ratioUndefined;
+    detail = ColumnDetail{};
 }
 
-std::vector<ColumnChange> totalColumns(const std::vector<std::vector<ColumnChange>> &parts) {
+std::vector<ColumnChange> totalColumns(const std::vector<std::vector<ColumnChange>> &parts,
+                                       const std::vector<ColumnDetail> &details) {
     std::vector<ColumnChange> out;
     for (const auto &columns : parts) {
         if (columns.empty())
@@ -90,7 +97,66 @@ std::vector<ColumnChange> totalColumns(const std::vector<std::vector<ColumnChang
         for (std::size_t i = 0; i < columns.size() && i < out.size(); ++i)
             out[i].add(columns[i]);
     }
+    for (std::size_t i = 0; i < details.size() && i < out.size(); ++i)
+        out[i].detail = details[i];
     return out;
+}
+
+namespace {
+
+QString grouped(qint64 v) {
+    static const QLocale english(QLocale::English, QLocale::UnitedStates);
+    return english.toString(v);
+}
+
+// A number as a person reads it: whole ones grouped, others to twelve digits.
+QString shown(double v) {
+    if (v == std::trunc(v) && std::fabs(v) < 9e15)
+        return grouped(qint64(v));
+    return QString::number(v, 'g', 12);
+}
+
+QString signedShown(double v) {
+    return (v >= 0 ? QStringLiteral("+") : QString()) + shown(v);
+}
+
+} // namespace
+
+QString changeShape(const ColumnChange &c) {
+    if (c.kind == ColumnKind::Skipped || c.changed == 0)
+        return QString();
+    if (const auto ratio = c.ratio())
+        return QStringLiteral("x") + shown(*ratio);
+    if (const auto offset = c.offset())
+        return signedShown(*offset);
+    const ColumnDetail &d = c.detail;
+    const auto on = [&](qint64 rows) {
+        return rows == c.changed ? QStringLiteral(" on every row")
+                                 : QStringLiteral(" on %1 rows").arg(grouped(rows));
+    };
+    if (d.shift)
+        return signedShown(*d.shift) + QStringLiteral(" s") + on(d.shiftRows);
+    if (!d.pairs.empty()) {
+        const ValuePair &p = d.pairs.front();
+        const auto text = [](const std::optional<QString> &v) {
+            return v ? *v : QStringLiteral("NULL");
+        };
+        return text(p.before) + QStringLiteral(" -> ") + text(p.after) + on(p.rows);
+    }
+    return QString();
+}
+
+QString columnsInBrief(const std::vector<ColumnChange> &columns) {
+    QStringList out;
+    for (const ColumnChange &c : columns) {
+        if (c.changed == 0)
+            continue;
+        const QString shape = changeShape(c);
+        out << c.column + u' ' + grouped(c.changed) +
+                   (shape.isEmpty() ? QString() : QStringLiteral(" (") + shape + u')');
+    }
+    return out.isEmpty() ? QStringLiteral("no value of a kept row changes")
+                         : out.join(QStringLiteral(", "));
 }
 
 namespace {
@@ -119,12 +185,80 @@ const char *kindName(ColumnKind kind) {
     switch (kind) {
     case ColumnKind::Number:
         return "number";
+    case ColumnKind::Time:
+        return "time";
     case ColumnKind::Other:
         return "other";
     case ColumnKind::Skipped:
         return "skipped";
     }
     return "other";
+}
+
+Json textOrNull(const std::optional<QString> &v) {
+    return v ? Json(v->toStdString()) : Json(nullptr);
+}
+
+std::optional<QString> readText(const Json &j, const char *name) {
+    const auto it = j.find(name);
+    if (it == j.end() || !it->is_string())
+        return std::nullopt;
+    return QString::fromStdString(it->get<std::string>());
+}
+
+void detailJson(const ColumnChange &c, Json &j) {
+    const ColumnDetail &d = c.detail;
+    if (c.kind != ColumnKind::Number) {
+        if (d.distinctBefore)
+            j["distinct_before"] = *d.distinctBefore;
+        if (d.distinctAfter)
+            j["distinct_after"] = *d.distinctAfter;
+        Json pairs = Json::array();
+        for (const ValuePair &p : d.pairs)
+            pairs.push_back({{"before", textOrNull(p.before)},
+                             {"after", textOrNull(p.after)},
+                             {"rows", p.rows}});
+        j["top_changes"] = std::move(pairs);
+    }
+    if (c.kind == ColumnKind::Time) {
+        j["common_shift_seconds"] = optionalNumber(d.shift);
+        j["common_shift_rows"] = d.shiftRows;
+    }
+    Json examples = Json::array();
+    for (const auto &key : d.examples) {
+        Json o = Json::object();
+        for (const auto &[column, value] : key)
+            o[column.toStdString()] = Json::parse(
+                QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact).toStdString())[0];
+        examples.push_back(std::move(o));
+    }
+    j["example_keys"] = std::move(examples);
+}
+
+void detailFromJson(const Json &j, ColumnDetail &d) {
+    if (const auto it = j.find("distinct_before"); it != j.end() && it->is_number())
+        d.distinctBefore = it->get<qint64>();
+    if (const auto it = j.find("distinct_after"); it != j.end() && it->is_number())
+        d.distinctAfter = it->get<qint64>();
+    if (const auto it = j.find("top_changes"); it != j.end() && it->is_array())
+        for (const Json &p : *it)
+            if (p.is_object())
+                d.pairs.push_back(
+                    {readText(p, "before"), readText(p, "after"), p.value("rows", qint64(0))});
+    d.shift = readNumber(j, "common_shift_seconds");
+    d.shiftRows = j.value("common_shift_rows", qint64(0));
+    if (const auto it = j.find("example_keys"); it != j.end() && it->is_array())
+        for (const Json &k : *it)
+            if (k.is_object()) {
+                std::vector<std::pair<QString, QJsonValue>> key;
+                for (const auto &[column, value] : k.items())
+                    key.emplace_back(QString::fromStdString(column),
+                                     QJsonDocument::fromJson(
+                                         QByteArray::fromStdString(Json::array({value}).dump()))
+                                         .array()
+                                         .at(0));
+                d.examples.push_back(std::move(key));
+            }
 }
 
 } // namespace
@@ -164,6 +298,7 @@ Json columnsJson(const std::vector<ColumnChange> &columns) {
             j["ratio"] = optionalNumber(c.ratio());
             j["offset"] = optionalNumber(c.offset());
         }
+        detailJson(c, j);
         out.push_back(std::move(j));
     }
     return out;
@@ -181,6 +316,7 @@ std::vector<ColumnChange> columnsFromJson(const Json &json) {
         c.type = QString::fromStdString(j.value("type", std::string()));
         const std::string kind = j.value("kind", std::string());
         c.kind = kind == "number"    ? ColumnKind::Number
+                 : kind == "time"    ? ColumnKind::Time
                  : kind == "skipped" ? ColumnKind::Skipped
                                      : ColumnKind::Other;
         c.matched = j.value("matched", 0LL);
@@ -209,6 +345,7 @@ std::vector<ColumnChange> columnsFromJson(const Json &json) {
         c.offsetMin = c.offsetMax = readNumber(j, "offset");
         if (!c.ratioMin && c.changed > 0)
             c.ratioUndefined = 1;
+        detailFromJson(j, c.detail);
         out.push_back(std::move(c));
     }
     return out;

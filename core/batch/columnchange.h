@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonValue>
 #include <QString>
 #include <QVariant>
 #include <nlohmann/json.hpp>
@@ -15,10 +16,33 @@ namespace rw {
 // (BatchSql::targetColumnStats).
 enum class ColumnKind {
     Number,  // sums, minima, maxima, the size of each change
-    Other,   // text, times and the rest: counts of changes and of NULLs
+    Time,    // a date or timestamp: as Other, and the most common shift
+    Other,   // text and the rest: counts of changes and of NULLs, value pairs
     Skipped, // cannot be compared (a BLOB): named, no figures
 };
 ColumnKind columnKindOf(const QString &declaredType);
+
+// One before -> after pair of a column's changed values (as text, none for
+// NULL) and the changed rows holding it.
+struct ValuePair {
+    std::optional<QString> before, after;
+    qint64 rows = 0;
+};
+
+// What the figures of a column's changes cannot sum over partitions (the
+// most common pairs and shift, distinct values, example keys): read for
+// each partition of a preview (up to kDetailedPartitions with changes) and
+// for all of them together.
+struct ColumnDetail {
+    // Time and Other: distinct values among the changed rows before and after.
+    std::optional<qint64> distinctBefore, distinctAfter;
+    std::vector<ValuePair> pairs; // Time and Other: the five most common
+    // Time: the most common shift (after - before, seconds) and its rows.
+    std::optional<double> shift;
+    qint64 shiftRows = 0;
+    // Up to three changed rows' keys, each (column, value) in key order.
+    std::vector<std::vector<std::pair<QString, QJsonValue>>> examples;
+};
 
 struct ColumnChange {
     QString column;
@@ -43,19 +67,37 @@ struct ColumnChange {
     // changes, equal when there is one.
     std::optional<double> ratioMin, ratioMax, offsetMin, offsetMax;
     qint64 ratioUndefined = 0; // changes with a NULL or a zero before: no ratio
+    ColumnDetail detail;
 
     std::optional<double> ratio() const;
     std::optional<double> offset() const;
     double changedPct() const {
         return matched > 0 ? 100.0 * double(changed) / double(matched) : 0;
     }
-    // Adds another partition's figures of the same column (totals).
+    // Adds another partition's figures of the same column (totals); the
+    // detail, which does not add up, is cleared.
     void add(const ColumnChange &other);
 };
 
 // The sum of each column's figures over `parts` (one list per partition,
-// columns in the same order).
-std::vector<ColumnChange> totalColumns(const std::vector<std::vector<ColumnChange>> &parts);
+// columns in the same order), with `details` (of all partitions, read
+// together) where given.
+std::vector<ColumnChange> totalColumns(const std::vector<std::vector<ColumnChange>> &parts,
+                                       const std::vector<ColumnDetail> &details = {});
+
+// A preview reads each partition's detail up to this many partitions with
+// changes (their JSON stays bounded); beyond it, the totals' only.
+constexpr std::size_t kDetailedPartitions = 100;
+
+// The shape of a column's change in a few words, for tables: every change
+// one ratio ("x0.5") or one offset ("+3"), else the most common shift of a
+// time ("+3600 s on 9,500 rows") or before -> after pair of other values
+// ("EU -> EMEA on 9,500 rows", NULL as NULL); empty when nothing says more.
+QString changeShape(const ColumnChange &change);
+
+// The columns that change, in a line: "amount 9,500 (x0.5), region 120 (EU
+// -> EMEA on 100 rows)", or that no value changes.
+QString columnsInBrief(const std::vector<ColumnChange> &columns);
 
 nlohmann::ordered_json columnsJson(const std::vector<ColumnChange> &columns);
 std::vector<ColumnChange> columnsFromJson(const nlohmann::ordered_json &json);

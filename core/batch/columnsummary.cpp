@@ -66,9 +66,133 @@ std::optional<double> greatest(std::initializer_list<std::optional<double>> valu
 
 } // namespace
 
+namespace {
+
+// The rows of a detail query (BatchSql::changePairs and the like): per
+// partition, or of them all into `whole`, each row's values past its
+// column's index handed to `take` with the column's detail.
+Status readDetails(const Database &db, const QString &sql, bool perPartition,
+                   const QHash<QString, std::size_t> &partitions,
+                   std::vector<PartitionResult> &results, std::vector<ColumnDetail> &whole,
+                   const std::function<void(const QSqlQuery &, int, ColumnDetail &)> &take) {
+    if (sql.isEmpty())
+        return {};
+    auto q = db.exec(sql);
+    if (!q)
+        return fail(q.error());
+    const int first = perPartition ? 2 : 0;
+    while (q->next()) {
+        const std::size_t column = std::size_t(q->value(first).toLongLong());
+        if (!perPartition) {
+            if (column < whole.size())
+                take(*q, first + 1, whole[column]);
+            continue;
+        }
+        const std::optional<QString> label =
+            q->value(1).toInt() ? std::nullopt : std::optional<QString>(q->value(0).toString());
+        const auto at = partitions.constFind(partitionKey(label));
+        if (at == partitions.cend())
+            continue;
+        std::vector<ColumnChange> &columns = results[*at].columns;
+        if (column < columns.size())
+            take(*q, first + 1, columns[column].detail);
+    }
+    return {};
+}
+
+std::optional<QString> textOf(const QVariant &v) {
+    if (v.isNull())
+        return std::nullopt;
+    return v.toString();
+}
+
+// The figures that do not add up (ColumnDetail): per partition where at
+// most kDetailedPartitions changed (all of them when the preview has one),
+// and of them all into `totals` when there are several.
+Status addDetails(const Database &db, const BatchSql &sql, std::vector<PartitionResult> &results,
+                  std::vector<ColumnDetail> *totals) {
+    const std::vector<BatchSql::SummaryColumn> columns = sql.summaryColumns();
+    QHash<QString, std::size_t> changed;
+    for (std::size_t i = 0; i < results.size(); ++i)
+        for (const ColumnChange &c : results[i].columns)
+            if (c.changed > 0) {
+                changed.insert(partitionKey(results[i].partition), i);
+                break;
+            }
+    if (changed.isEmpty())
+        return {};
+    const bool one = sql.countedPartition().has_value();
+    std::vector<ColumnDetail> whole(columns.size());
+    const auto pairs = [](const QSqlQuery &q, int at, ColumnDetail &d) {
+        d.pairs.push_back(
+            {textOf(q.value(at)), textOf(q.value(at + 1)), q.value(at + 2).toLongLong()});
+    };
+    const auto shifts = [](const QSqlQuery &q, int at, ColumnDetail &d) {
+        d.shift = q.value(at).toDouble() / 1000.0;
+        d.shiftRows = q.value(at + 1).toLongLong();
+    };
+    const int keys = int(sql.catalog().key.size());
+    const auto examples = [&](const QSqlQuery &q, int at, ColumnDetail &d) {
+        const QSqlRecord record = q.record();
+        std::vector<std::pair<QString, QJsonValue>> key;
+        for (int i = at; i < at + keys; ++i)
+            key.emplace_back(record.fieldName(i), db.dialect().jsonValue(record.field(i)));
+        d.examples.push_back(std::move(key));
+    };
+    for (const bool perPartition : {true, false}) {
+        if (perPartition && !one && std::size_t(changed.size()) > kDetailedPartitions)
+            continue;
+        if (!perPartition && (one || !totals))
+            continue;
+        // One partition: its figures are the whole's.
+        const bool grouped = perPartition && !one;
+        if (auto s =
+                readDetails(db, sql.changePairs(!grouped), grouped, changed, results, whole, pairs);
+            !s)
+            return s;
+        if (auto s = readDetails(db, sql.changeShifts(!grouped), grouped, changed, results, whole,
+                                 shifts);
+            !s)
+            return s;
+        if (auto s = readDetails(db, sql.changeExamples(!grouped), grouped, changed, results, whole,
+                                 examples);
+            !s)
+            return s;
+        if (one && perPartition)
+            for (const auto &[key, i] : changed.asKeyValueRange())
+                for (std::size_t c = 0; c < whole.size() && c < results[i].columns.size(); ++c) {
+                    ColumnDetail &d = results[i].columns[c].detail;
+                    d.pairs = whole[c].pairs;
+                    d.shift = whole[c].shift;
+                    d.shiftRows = whole[c].shiftRows;
+                    d.examples = whole[c].examples;
+                }
+    }
+    if (one || !totals)
+        return {};
+    if (const QString text = sql.changeDistinct(); !text.isEmpty()) {
+        auto q = db.exec(text);
+        if (!q)
+            return fail(q.error());
+        if (q->next()) {
+            int at = 0;
+            for (std::size_t c = 0; c < columns.size(); ++c) {
+                if (columns[c].kind != ColumnKind::Other && columns[c].kind != ColumnKind::Time)
+                    continue;
+                whole[c].distinctBefore = q->value(at++).toLongLong();
+                whole[c].distinctAfter = q->value(at++).toLongLong();
+            }
+        }
+    }
+    *totals = std::move(whole);
+    return {};
+}
+
+} // namespace
+
 Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
                         const PartitionValues &changes, const PartitionValues &before,
-                        std::vector<PartitionResult> &results) {
+                        std::vector<PartitionResult> &results, std::vector<ColumnDetail> *totals) {
     const std::vector<BatchSql::SummaryColumn> columns = sql.summaryColumns();
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
     const std::optional<QString> one = sql.countedPartition();
@@ -139,6 +263,10 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
             x.fromNull = C(2).toLongLong();
             x.toNull = C(3).toLongLong();
             const qint64 insertedNulls = C(4).toLongLong();
+            if (column.kind != ColumnKind::Number && !c.isEmpty()) {
+                x.detail.distinctBefore = C(5).toLongLong();
+                x.detail.distinctAfter = C(6).toLongLong();
+            }
             x.nullsBefore = targetRows - b.value(bi).toLongLong();
             x.nullsAfter = readsStage(p) ? stagedRows - a.value(bi).toLongLong()
                                          : x.nullsBefore + insertedNulls + x.toNull - x.fromNull;
@@ -185,7 +313,7 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
             p.columns.push_back(std::move(x));
         }
     }
-    return {};
+    return addDetails(db, sql, results, totals);
 }
 
 } // namespace rw

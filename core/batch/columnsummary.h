@@ -23,9 +23,13 @@ Result<PartitionValues> valuesBy(const Database &db, const QString &sql, const Q
 // partition, `before` columnStats of the target. The figures after are the
 // before with the changes, read from the staged rows where an overwrite
 // deletes rows; a merge's minimum and maximum read the rows it keeps only
-// where a changed row held the target's extreme. Same thread as the diff.
+// where a changed row held the target's extreme. With its details
+// (ColumnDetail), and those of all the partitions together in `totals` when
+// there are several (the totals' figures that do not add up). Same thread
+// as the diff.
 Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
                         const PartitionValues &changes, const PartitionValues &before,
-                        std::vector<PartitionResult> &results);
+                        std::vector<PartitionResult> &results,
+                        std::vector<ColumnDetail> *totals = nullptr);
 
 } // namespace rw

@@ -69,10 +69,10 @@ Status storePlan(const Database &db, const Plan &plan, const QString &summaryJso
 }
 
 Result<Plan> loadPlan(const Database &db, const QString &planId) {
-    auto q =
-        db.exec(QStringLiteral(
-                    "SELECT dataset, scope_json, fingerprint FROM rewind_plans WHERE plan_id = ?"),
-                {planId});
+    auto q = db.exec(
+        QStringLiteral("SELECT dataset, scope_json, fingerprint, summary_json FROM rewind_plans "
+                       "WHERE plan_id = ?"),
+        {planId});
     if (!q)
         return fail(q.error());
     if (!q->next())
@@ -108,6 +108,11 @@ Result<Plan> loadPlan(const Database &db, const QString &planId) {
         plan.stats.insert(it.key(), {qint64(o.value(QStringLiteral("rows")).toDouble()),
                                      o.value(QStringLiteral("fingerprint")).toString()});
     }
+    const auto summary =
+        nlohmann::ordered_json::parse(q->value(3).toString().toStdString(), nullptr, false);
+    if (summary.is_object() && summary.contains("totals") && summary["totals"].is_object())
+        plan.columns =
+            columnsFromJson(summary["totals"].value("columns", nlohmann::ordered_json()));
     return plan;
 }
 

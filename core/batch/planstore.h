@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/batch/columnchange.h"
 #include "core/batch/fingerprint.h"
 #include "core/batch/schemachange.h"
 #include "core/batch/scope.h"
@@ -22,6 +23,9 @@ struct Plan {
     // empty for a dataset written by hand: a run of the plan refuses a
     // dataset imported again from a changed model since.
     QString dbtChecksum;
+    // A stored preview's column summary, over its whole scope (loadPlan:
+    // empty for a plan made by a run, or of a write with no summary).
+    std::vector<ColumnChange> columns;
 };
 
 // The partitions of `plan` whose source fingerprint differs now (empty: fresh).

@@ -4,6 +4,7 @@
 
 #include <QLocale>
 #include <QStringBuilder>
+#include <cmath>
 
 namespace rw {
 
@@ -61,6 +62,33 @@ QString runReportMarkdown(const RunInfo &info, const RunResult &result) {
         row(partitionLabel(p.partition), p.published ? QStringLiteral("yes") : QStringLiteral("no"),
             p);
     row(QStringLiteral("**total**"), QString(), result.totals());
+
+    if (!result.planColumns.empty()) {
+        md += QStringLiteral("\n## What each column changes (as plan %1 previewed it)\n\n"
+                             "| Column | Changed | % of matched | Only it | NULLs before -> after "
+                             "| Sum before -> after | Change |\n|---|--:|--:|--:|---|---|---|\n")
+                  .arg(cell(result.planId));
+        const auto figure = [](const std::optional<double> &v) {
+            if (!v)
+                return QStringLiteral("-");
+            return *v == std::trunc(*v) && std::fabs(*v) < 9e15 ? n(qint64(*v))
+                                                                : QString::number(*v, 'g', 12);
+        };
+        for (const ColumnChange &c : result.planColumns) {
+            if (c.kind == ColumnKind::Skipped) {
+                md += QStringLiteral("| %1 | - | | | | | not compared (%2) |\n")
+                          .arg(cell(c.column), cell(c.type));
+                continue;
+            }
+            md += QStringLiteral("| %1 | %2 | %3 | %4 | %5 -> %6 | %7 | %8 |\n")
+                      .arg(cell(c.column), n(c.changed), QString::number(c.changedPct(), 'f', 2),
+                           n(c.onlyThisChanged), n(c.nullsBefore), n(c.nullsAfter),
+                           c.kind == ColumnKind::Number
+                               ? figure(c.sumBefore) + QStringLiteral(" -> ") + figure(c.sumAfter)
+                               : QString(),
+                           cell(changeShape(c)));
+        }
+    }
 
     md += QStringLiteral("\n## Gates\n\n");
     if (result.checks.empty()) {

@@ -2,6 +2,7 @@
 
 #include "core/batch/batchdialect.h"
 #include "core/batch/batchjson.h"
+#include "core/batch/planstore.h"
 #include "core/batch/scope.h"
 #include "core/workspace/workspace.h"
 
@@ -168,6 +169,11 @@ Result<RunResult> runResult(const Database &db, qint64 runId) {
     r.startedAt = info->startedAt;
     r.finishedAt = info->finishedAt;
     r.checks = info->checks;
+    // What its plan's preview said each column would change (a plan gone,
+    // or made by the run itself, has none).
+    if (!r.planId.isEmpty())
+        if (auto plan = loadPlan(db, r.planId))
+            r.planColumns = plan->columns;
     // Published partitions from their checkpoints; the rest of the plan as not published.
     auto scope =
         db.scalar(QStringLiteral("SELECT scope_json FROM rewind_runs WHERE run_id = ?"), {runId});

@@ -66,6 +66,13 @@ bool isNumberType(const QString &declaredType) {
     return number.match(declaredType.trimmed()).hasMatch();
 }
 
+bool isTimeType(const QString &declaredType) {
+    static const QRegularExpression time(
+        QStringLiteral("^(date|datetime|timestamp|timestamptz)\\b"),
+        QRegularExpression::CaseInsensitiveOption);
+    return time.match(declaredType.trimmed()).hasMatch();
+}
+
 bool isBinaryType(const QString &declaredType) {
     static const QRegularExpression binary(QStringLiteral("^(blob|bytea|binary|varbinary)\\b"),
                                            QRegularExpression::CaseInsensitiveOption);

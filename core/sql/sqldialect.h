@@ -168,6 +168,8 @@ std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind);
 // number's, which sums and orders; raw bytes' (BLOB, bytea), which neither.
 bool isNumberType(const QString &declaredType);
 bool isBinaryType(const QString &declaredType);
+// A date or a timestamp, with or without a zone (not a time of day).
+bool isTimeType(const QString &declaredType);
 
 // One per engine, in sqlitedialect.cpp and postgresdialect.cpp; makeDialect picks.
 std::shared_ptr<const SqlDialect> makeSqliteDialect();

@@ -281,12 +281,17 @@ void RecoverPage::updateViews() {
     // 3. The re-run: its preview, or what the run did.
     if (r.rerun) {
         const PartitionResult t = r.rerun->totals();
-        m_rerunSummary->setText(tr("<b>Run %1 overwrote %2 partition(s):</b> %3 rows written, %4 "
-                                   "inserted, %5 updated, %6 deleted.")
-                                    .arg(r.rerunId.toString())
-                                    .arg(r.rerun->partitions.size())
-                                    .arg(fmt::number(t.stagedRows), fmt::number(t.inserted),
-                                         fmt::number(t.updated), fmt::number(t.deleted)));
+        m_rerunSummary->setText(
+            tr("<b>Run %1 overwrote %2 partition(s):</b> %3 rows written, %4 "
+               "inserted, %5 updated, %6 deleted.")
+                .arg(r.rerunId.toString())
+                .arg(r.rerun->partitions.size())
+                .arg(fmt::number(t.stagedRows), fmt::number(t.inserted), fmt::number(t.updated),
+                     fmt::number(t.deleted)) +
+            (r.rerun->planColumns.empty()
+                 ? QString()
+                 : tr("<br>Columns, as its preview said: %1.")
+                       .arg(columnsInBrief(r.rerun->planColumns).toHtmlEscaped())));
         m_rerunModel->resetData(r.rerun->partitions, r.rerun->checks);
     } else if (m_rerunPreview) {
         const PartitionResult t = m_rerunPreview->totals();
@@ -297,11 +302,14 @@ void RecoverPage::updateViews() {
                                    "partition(s), %3 rows staged from the deduped "
                                    "source.<br><b>%4</b> inserted, <b>%5</b> updated, <b "
                                    "style='color:{error}'>%6</b> deleted, %7 unchanged."))
-                      .arg(m_rerunPreview->planId.toHtmlEscaped())
-                      .arg(m_rerunPreview->partitions.size())
-                      .arg(fmt::number(t.stagedRows), fmt::number(t.inserted),
-                           fmt::number(t.updated), fmt::number(t.deleted),
-                           fmt::number(t.unchanged)));
+                          .arg(m_rerunPreview->planId.toHtmlEscaped())
+                          .arg(m_rerunPreview->partitions.size())
+                          .arg(fmt::number(t.stagedRows), fmt::number(t.inserted),
+                               fmt::number(t.updated), fmt::number(t.deleted),
+                               fmt::number(t.unchanged)) +
+                      (t.columns.empty() ? QString()
+                                         : tr("<br>Columns: %1.")
+                                               .arg(columnsInBrief(t.columns).toHtmlEscaped())));
         m_rerunModel->resetData(m_rerunPreview->partitions, m_rerunPreview->checks);
     } else {
         m_rerunSummary->setText(
