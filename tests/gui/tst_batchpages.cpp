@@ -516,7 +516,7 @@ private Q_SLOTS:
                      .data(rw::ColumnsModel::ShareRole)
                      .toDouble(),
                  1.0);
-        QCOMPARE(columns->index(amount, rw::ColumnsModel::EveryColumn).data().toString(),
+        QCOMPARE(columns->index(amount, rw::ColumnsModel::ShapeColumn).data().toString(),
                  QStringLiteral("\u00d70.5"));
         QCOMPARE(columns->index(customer, rw::ColumnsModel::ChangedColumn)
                      .data(rw::ColumnsModel::SortRole)
@@ -535,6 +535,12 @@ private Q_SLOTS:
                                                     QItemSelectionModel::Rows);
         rw::SamplesModel *samples = page.samplesModel();
         QCOMPARE(samples->focusColumn(), QStringLiteral("amount"));
+        // Its every figure under the table, with the keys of rows it changed.
+        auto *details = page.findChild<QLabel *>(QStringLiteral("previewColumnDetails"));
+        QVERIFY(details && !details->isHidden());
+        QVERIFY2(details->text().contains(QStringLiteral("largest change")) &&
+                     details->text().contains(QStringLiteral("for example the rows of order_id=")),
+                 qPrintable(details->text()));
         QCOMPARE(samples->category(), rw::SamplesModel::Category::Updated);
         QVERIFY(samples->rowCount() > 0);
         for (int r = 0; r < samples->rowCount(); ++r)

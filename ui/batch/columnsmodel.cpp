@@ -26,12 +26,49 @@ QString ColumnsModel::figure(const std::optional<double> &v) {
     return QString::number(*v, 'g', 12);
 }
 
-QString ColumnsModel::everyChange(const ColumnChange &c) {
-    if (const auto r = c.ratio())
-        return QStringLiteral("\u00d7") % figure(r);
-    if (const auto o = c.offset())
-        return (*o >= 0 ? QStringLiteral("+") : QString()) % figure(o);
-    return QString();
+QString ColumnsModel::details(const ColumnChange &c) {
+    if (c.kind == ColumnKind::Skipped)
+        return tr("%1 (%2): its values cannot be compared; skipped")
+            .arg(c.column.toHtmlEscaped(), c.type.toHtmlEscaped());
+    QString tip = tr("<b>%1</b> (%2): %3 of %4 matched rows changed, %5 of them alone; "
+                     "%6 from NULL, %7 to NULL")
+                      .arg(c.column.toHtmlEscaped(), c.type.toHtmlEscaped(), fmt::number(c.changed),
+                           fmt::number(c.matched), fmt::number(c.onlyThisChanged),
+                           fmt::number(c.fromNull), fmt::number(c.toNull));
+    if (c.kind == ColumnKind::Number)
+        tip +=
+            tr("<br>sum %1 \u2192 %2: inserted %3, deleted %4, updated %5"
+               "<br>min %6 \u2192 %7, max %8 \u2192 %9"
+               "<br>%10 increases, %11 decreases, largest change %12")
+                .arg(figure(c.sumBefore), figure(c.sumAfter), figure(c.sumInserted),
+                     figure(-c.sumDeleted), figure(c.sumUpdated), figure(c.minBefore),
+                     figure(c.minAfter), figure(c.maxBefore), figure(c.maxAfter))
+                .arg(fmt::number(c.increases), fmt::number(c.decreases), figure(c.largestChange));
+    const ColumnDetail &d = c.detail;
+    if (d.distinctBefore && d.distinctAfter && c.changed > 0)
+        tip += tr("<br>distinct values of the changed rows: %1 \u2192 %2")
+                   .arg(fmt::number(*d.distinctBefore), fmt::number(*d.distinctAfter));
+    if (d.shift)
+        tip += tr("<br>most common shift %1 s, on %2 rows")
+                   .arg((*d.shift >= 0 ? QStringLiteral("+") : QString()) + figure(d.shift),
+                        fmt::number(d.shiftRows));
+    const auto text = [](const std::optional<QString> &v) {
+        return v ? QString(u'\u201c' + v->toHtmlEscaped() + u'\u201d')
+                 : QStringLiteral("<i>NULL</i>");
+    };
+    for (const ValuePair &p : d.pairs)
+        tip += tr("<br>&nbsp;&nbsp;%1 \u2192 %2: %3 rows")
+                   .arg(text(p.before), text(p.after), fmt::number(p.rows));
+    QStringList keys;
+    for (const auto &key : d.examples) {
+        QStringList parts;
+        for (const auto &[column, value] : key)
+            parts << column + u'=' + value.toVariant().toString();
+        keys << parts.join(QStringLiteral(", ")).toHtmlEscaped();
+    }
+    if (!keys.isEmpty())
+        tip += tr("<br>for example the rows of %1").arg(keys.join(QStringLiteral("; ")));
+    return tip;
 }
 
 ColumnsModel::ColumnsModel(QObject *parent)
@@ -77,10 +114,16 @@ ColumnsModel::ColumnsModel(QObject *parent)
                    return *c.sumAfter - *c.sumBefore;
                },
                tr("The column's total in the partitions before and after the write")},
-              {tr("Every change"), kAlignText,
-               [](const ColumnChange &c) -> QVariant { return everyChange(c); }, nullptr,
+              {tr("Change"), kAlignText,
+               [](const ColumnChange &c) -> QVariant {
+                   if (const auto r = c.ratio(); r && c.changed > 0)
+                       return QString(QStringLiteral("\u00d7") % figure(r));
+                   return changeShape(c);
+               },
+               nullptr,
                tr("The one ratio (after / before) or offset (after \u2212 before) every change "
-                  "shares, where there is one")},
+                  "shares, else a time's most common shift or the most common before \u2192 "
+                  "after pair")},
           },
           parent) {}
 
@@ -110,26 +153,8 @@ QVariant ColumnsModel::cellData(const ColumnChange &c, int column, int role) con
                                               column != SumColumn && column != NullsColumn))
             return QBrush(style::qcolor(style::Colour::Faint));
         return {};
-    case Qt::ToolTipRole: {
-        if (c.kind == ColumnKind::Skipped)
-            return tr("%1 (%2): its values cannot be compared; skipped").arg(c.column, c.type);
-        QString tip =
-            tr("<b>%1</b> (%2): %3 of %4 matched rows changed, %5 of them alone; "
-               "%6 from NULL, %7 to NULL")
-                .arg(c.column.toHtmlEscaped(), c.type.toHtmlEscaped(), fmt::number(c.changed),
-                     fmt::number(c.matched), fmt::number(c.onlyThisChanged),
-                     fmt::number(c.fromNull), fmt::number(c.toNull));
-        if (c.kind == ColumnKind::Number)
-            tip += tr("<br>sum %1 \u2192 %2: inserted %3, deleted %4, updated %5"
-                      "<br>min %6 \u2192 %7, max %8 \u2192 %9"
-                      "<br>%10 increases, %11 decreases, largest change %12")
-                       .arg(figure(c.sumBefore), figure(c.sumAfter), figure(c.sumInserted),
-                            figure(-c.sumDeleted), figure(c.sumUpdated), figure(c.minBefore),
-                            figure(c.minAfter), figure(c.maxBefore), figure(c.maxAfter))
-                       .arg(fmt::number(c.increases), fmt::number(c.decreases),
-                            figure(c.largestChange));
-        return tip;
-    }
+    case Qt::ToolTipRole:
+        return details(c);
     default:
         return {};
     }

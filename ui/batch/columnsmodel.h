@@ -9,9 +9,9 @@ namespace rw {
 
 // A preview's per-column change summary (its totals): one row per column,
 // its changed share drawn as a bar behind the count, the figures an
-// operator checks (NULLs and the sum before and after, every change's one
-// ratio or offset) and the rest in the row's tooltip. Takes an immutable
-// snapshot with resetData().
+// operator checks (NULLs and the sum before and after, the change's shape:
+// one ratio or offset, the most common shift or pair) and the rest in the
+// row's tooltip and details(). Takes an immutable snapshot with resetData().
 class ColumnsModel : public SnapshotTableModel<ColumnChange> {
     Q_OBJECT
 public:
@@ -21,7 +21,7 @@ public:
         OnlyColumn,
         NullsColumn,
         SumColumn,
-        EveryColumn,
+        ShapeColumn,
         ColumnCount
     };
     enum Role { ShareRole = FirstCustomRole }; // the changed share, 0 to 1
@@ -31,8 +31,9 @@ public:
     // A figure as the console shows it: whole numbers grouped, others to
     // twelve significant digits; a dash for none.
     static QString figure(const std::optional<double> &v);
-    // "x0.5", "+3600", or empty when the changes share no one ratio or offset.
-    static QString everyChange(const ColumnChange &c);
+    // Every figure of `c` as rich text: the counts, a number's sums and
+    // extremes, a text or time's most common pairs and shift, example keys.
+    static QString details(const ColumnChange &c);
 
 protected:
     QVariant cellData(const ColumnChange &c, int column, int role) const override;

@@ -216,18 +216,29 @@ PreviewPage::PreviewPage(QWidget *parent)
     m_columnsView->horizontalHeader()->setStretchLastSection(true);
     m_columnsView->sortByColumn(ColumnsModel::ChangedColumn,
                                 Qt::DescendingOrder); // most changed first
-    connect(m_columnsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex &current) {
-                focusColumn(
-                    current.isValid()
-                        ? current.siblingAtColumn(ColumnsModel::NameColumn).data().toString()
-                        : QString());
-            });
+    connect(
+        m_columnsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex &current) {
+            focusColumn(current.isValid()
+                            ? current.siblingAtColumn(ColumnsModel::NameColumn).data().toString()
+                            : QString());
+            m_columnDetails->setText(current.isValid() ? current.data(Qt::ToolTipRole).toString()
+                                                       : QString());
+            m_columnDetails->setVisible(current.isValid());
+        });
+    // The chosen column's every figure (its tooltip's), under the table.
+    m_columnDetails = new QLabel(this);
+    m_columnDetails->setObjectName(QStringLiteral("previewColumnDetails"));
+    m_columnDetails->setTextFormat(Qt::RichText);
+    m_columnDetails->setWordWrap(true);
+    m_columnDetails->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_columnDetails->setVisible(false);
     auto *columns = m_columnsPanel = new QWidget(this);
     auto *columnsLayout = new QVBoxLayout(columns);
     columnsLayout->setContentsMargins(0, 0, 0, 0);
     columnsLayout->addWidget(style::sectionLabel(tr("Columns"), columns));
     columnsLayout->addWidget(m_columnsView, 1);
+    columnsLayout->addWidget(m_columnDetails);
 
     auto *bottom = style::splitter(Qt::Horizontal, {{columns, 1}, {samples, 1}}, this);
     bottom->setSizes({560, 560});
@@ -536,6 +547,7 @@ void PreviewPage::showResult(RunResult result) {
     m_chart->setPartitions(r.partitions);
     m_samplesModel->setFocusColumn(QString()); // a new preview: every updated row
     m_columnsModel->resetData(t.columns);
+    m_columnDetails->setVisible(false);
     // Only a merge or an overwrite into a target that exists has one.
     m_columnsPanel->setVisible(!t.columns.empty());
     m_columnsView->resizeColumnsToContents();

@@ -134,6 +134,7 @@ private:
     QTableView *m_checksView;
     QTableView *m_samplesView;
     QTableView *m_columnsView;
+    QLabel *m_columnDetails = nullptr; // the chosen column's figures
     QWidget *m_columnsPanel;
     QTabBar *m_sampleTabs;
     QLabel *m_samplesNote;
