@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTest>
 #include <QTimeZone>
 #include <cmath>
@@ -248,6 +249,36 @@ private Q_SLOTS:
         const ColumnChange &cust = column(p.columns, QStringLiteral("cust"));
         QCOMPARE(cust.nullsAfter, qint64(hand(db, QStringLiteral("SELECT COUNT(*) FROM ") % after %
                                                       QStringLiteral(" WHERE cust IS NULL"))));
+    }
+
+    // A merge whose changes lower the target's maximum: the rows it keeps
+    // give the maximum after, read apart for a change or two, in the same
+    // read as the figures before for many (1% of the rows or more).
+    void keptExtremesSparseAndDense_data() {
+        QTest::addColumn<int>("changedFrom");
+        QTest::newRow("one row of 200 changed") << 200;
+        QTest::newRow("11 rows of 200 changed") << 190;
+    }
+    void keptExtremesSparseAndDense() {
+        QFETCH(int, changedFrom);
+        QStringList target, source;
+        for (int id = 1; id <= 200; ++id) {
+            target << QStringLiteral("(%1, 'd1', %1)").arg(id);
+            source << QStringLiteral("(%1, 'd1', %2)").arg(id).arg(id >= changedFrom ? -id : id);
+        }
+        testsupport::WorkspaceFixture f(
+            {QStringLiteral("CREATE TABLE src (id INTEGER, dt TEXT, amount INTEGER)"),
+             QStringLiteral("CREATE TABLE tgt (id INTEGER, dt TEXT, amount INTEGER)"),
+             QStringLiteral("INSERT INTO src VALUES ") % source.join(QStringLiteral(", ")),
+             QStringLiteral("INSERT INTO tgt VALUES ") % target.join(QStringLiteral(", "))},
+            spec(QStringLiteral("merge")));
+        const RunResult r = previewOf(f, {QStringLiteral("d1")});
+        const ColumnChange &amount = column(r.partitions.front().columns, QStringLiteral("amount"));
+        QCOMPARE(amount.changed, qint64(201 - changedFrom));
+        QCOMPARE(*amount.maxAfter, hand(f.db(), QStringLiteral("SELECT MAX(amount) FROM src")));
+        QCOMPARE(*amount.maxAfter, double(changedFrom - 1));
+        QCOMPARE(*amount.minAfter, hand(f.db(), QStringLiteral("SELECT MIN(amount) FROM src")));
+        QCOMPARE(*amount.minBefore, 1.0);
     }
 
     // A constant shift is the one offset; totals over two partitions are the
@@ -581,15 +612,23 @@ private Q_SLOTS:
         QCOMPARE(column(r.partitions.back().columns, QStringLiteral("ts")).detail.shift,
                  std::nullopt); // d2 shifted none
 
-        // The first three keys of rows whose region changed, in key order.
+        // Three keys of rows whose region changed: per partition the first
+        // in key order, over both any three.
         const auto ids = [](const ColumnChange &c) {
             QList<int> out;
             for (const auto &key : c.detail.examples)
                 out << key.at(0).second.toInt();
             return out;
         };
-        QCOMPARE(ids(region), (QList<int>{1, 2, 3}));
+        const QList<int> changedRegion = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 41,
+                                          42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52};
+        const QList<int> anyThree = ids(region);
+        QCOMPARE(QSet<int>(anyThree.cbegin(), anyThree.cend()).size(), 3);
+        for (const int id : anyThree)
+            QVERIFY2(changedRegion.contains(id), qPrintable(QString::number(id)));
         QCOMPARE(region.detail.examples.at(0).at(0).first, QStringLiteral("id"));
+        QCOMPARE(ids(column(r.partitions.front().columns, QStringLiteral("region"))),
+                 (QList<int>{1, 2, 3}));
         QCOMPARE(ids(column(r.partitions.back().columns, QStringLiteral("region"))),
                  (QList<int>{41, 42, 43}));
 

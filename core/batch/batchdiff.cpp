@@ -546,7 +546,8 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
         // The target's figures before, and its rows (an overwrite deletes
         // those no staged row replaces).
         binds.clear();
-        const QString stats = sql.columnStats(false, binds);
+        const bool keptInBefore = foldsKept(sql, *changes, staged);
+        const QString stats = sql.columnStats(false, binds, keptInBefore);
         auto before = valuesBy(db, stats, binds, sql.countedPartition());
         if (!before)
             return fail(before.error());
@@ -557,7 +558,9 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
                                  overwrite ? std::optional<Counts>(targetRows) : std::nullopt);
         if (!out)
             return fail(out.error());
-        if (auto s = addColumnSummary(db, dataset, sql, *changes, *before, *out, columnTotals); !s)
+        if (auto s = addColumnSummary(db, dataset, sql, *changes, *before, *out, keptInBefore,
+                                      columnTotals);
+            !s)
             return fail(s.error());
         if (options.samples > 0)
             if (auto s = takeSamples(db, sql, scope, options.samples, *out); !s)

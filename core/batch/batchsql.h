@@ -239,8 +239,9 @@ public:
     //     after pairs (as text) of changed values, with their rows;
     //   changeShifts: Time columns' most common shift (after - before, epoch
     //     milliseconds) and its rows;
-    //   changeExamples: the first three keys (in key order) of changed rows
-    //     of each compared column (no key: empty).
+    //   changeExamples: three keys of changed rows of each compared column
+    //     (per partition the first in key order; of them all the first the
+    //     diff wrote; no key: empty).
     // changeDistinct: of them all, the Time and Other columns' distinct
     // changed values before and after (changeStats has them per partition).
     QString changePairs(bool whole) const;
@@ -251,7 +252,10 @@ public:
     // column statValues(kind) plain aggregates (non-NULL values, and for
     // numbers their sum, minimum and maximum) of the target's rows in scope
     // (`ofStage` false) or of the staged rows.
-    QString columnStats(bool ofStage, QVariantList &binds) const;
+    // `withKept` (of the target): then per number column the minimum and
+    // maximum of the rows rewind_changes does not change (a merge keeps
+    // them), last, in the same read.
+    QString columnStats(bool ofStage, QVariantList &binds, bool withKept = false) const;
     static int statValues(ColumnKind kind);
     // Per partition (as targetCounts): the minimum and maximum of each
     // number column over the target's rows in scope that rewind_changes does

@@ -264,13 +264,21 @@ QString BatchSql::changeExamples(bool whole) const {
         if (columns[i].kind == ColumnKind::Skipped || !columns[i].compared)
             continue;
         const QString n = QString::number(i);
-        branches << QStringLiteral("SELECT ") % labels(whole, QStringLiteral("c")) % n %
-                        QStringLiteral(" AS rewind_i, c.") % keys.join(QStringLiteral(", c.")) %
-                        QStringLiteral(" FROM ") % q(kChanges) %
-                        QStringLiteral(" AS c WHERE c.rewind_d") % n % QStringLiteral(" = 1");
+        const QString branch = QStringLiteral("SELECT ") % labels(whole, QStringLiteral("c")) % n %
+                               QStringLiteral(" AS rewind_i, c.") %
+                               keys.join(QStringLiteral(", c.")) % QStringLiteral(" FROM ") %
+                               q(kChanges) % QStringLiteral(" AS c WHERE c.rewind_d") % n %
+                               QStringLiteral(" = 1");
+        // Of them all: the first three rows the diff wrote, no sort (ordered
+        // by key, 223 ms of 100,000 changed rows on PostgreSQL).
+        branches << (whole ? QString(QStringLiteral("SELECT * FROM (") % branch %
+                                     QStringLiteral(" LIMIT 3) AS e") % n)
+                           : branch);
     }
     if (branches.isEmpty())
         return QString();
+    if (whole)
+        return branches.join(QStringLiteral(" UNION ALL "));
     return ranked(branches.join(QStringLiteral(" UNION ALL ")), whole,
                   keys.join(QStringLiteral(", ")), keys.join(QStringLiteral(", ")), 3);
 }
@@ -294,23 +302,44 @@ QString BatchSql::changeDistinct() const {
            QStringLiteral(" FROM ") % q(kChanges) % QStringLiteral(" AS c");
 }
 
-QString BatchSql::columnStats(bool ofStage, QVariantList &binds) const {
+QString BatchSql::columnStats(bool ofStage, QVariantList &binds, bool withKept) const {
     const QString a = ofStage ? QStringLiteral("s") : QStringLiteral("t");
-    QStringList values = {QStringLiteral("COUNT(*)")};
+    QStringList values = {QStringLiteral("COUNT(*)")}, kept;
     for (const SummaryColumn &c : summaryColumns()) {
         if (c.kind == ColumnKind::Skipped)
             continue;
         const QString v = a % u'.' % q(c.name);
         values << QStringLiteral("COUNT(") % v % u')';
-        if (c.kind == ColumnKind::Number)
-            values << QStringLiteral("SUM(") % v % u')' << QStringLiteral("MIN(") % v % u')'
-                   << QStringLiteral("MAX(") % v % u')';
+        if (c.kind != ColumnKind::Number)
+            continue;
+        values << QStringLiteral("SUM(") % v % u')' << QStringLiteral("MIN(") % v % u')'
+               << QStringLiteral("MAX(") % v % u')';
+        const QString keptValue =
+            QStringLiteral("CASE WHEN c.rewind_hit IS NULL THEN ") % v % QStringLiteral(" END");
+        kept << QStringLiteral("MIN(") % keptValue % u')'
+             << QStringLiteral("MAX(") % keptValue % u')';
+    }
+    if (ofStage)
+        return QStringLiteral("SELECT ") % countLabels(a, m_strategy.scope) %
+               values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % q(kStage) %
+               QStringLiteral(" AS s") % countGrouping(a, m_strategy.scope);
+    // The rows a merge keeps, in the same read: those whose partition and key
+    // no changed row has (once each: a target repeating a key joins a staged
+    // row to each copy).
+    QString from = tgt() % QStringLiteral(" AS t");
+    if (withKept && !kept.isEmpty()) {
+        values << kept;
+        QStringList keys;
+        for (const QString &k : partitionAndKey())
+            keys << q(k);
+        from += QStringLiteral(" LEFT JOIN (SELECT DISTINCT 1 AS rewind_hit, ") %
+                keys.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % q(kChanges) %
+                QStringLiteral(" WHERE rewind_m = 1) AS c ON ") %
+                keyMatch(QStringLiteral("t"), QStringLiteral("c"));
     }
     return QStringLiteral("SELECT ") % countLabels(a, m_strategy.scope) %
-           values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") %
-           (ofStage ? QString(q(kStage) % QStringLiteral(" AS s"))
-                    : QString(tgt() % QStringLiteral(" AS t WHERE ") % tgtScope(a, binds))) %
-           countGrouping(a, m_strategy.scope);
+           values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % from %
+           QStringLiteral(" WHERE ") % tgtScope(a, binds) % countGrouping(a, m_strategy.scope);
 }
 
 QStringList BatchSql::keptExtremes(QVariantList &binds) const {

@@ -190,9 +190,26 @@ Status addDetails(const Database &db, const BatchSql &sql, std::vector<Partition
 
 } // namespace
 
+bool foldsKept(const BatchSql &sql, const PartitionValues &changes,
+               const QHash<QString, QList<qint64>> &staged) {
+    const std::vector<BatchSql::SummaryColumn> columns = sql.summaryColumns();
+    for (auto it = changes.cbegin(); it != changes.cend(); ++it) {
+        const qint64 rows = staged.value(it.key()).value(0);
+        int ci = 3;
+        for (const auto &column : columns) {
+            const qint64 changed = it.value().value(ci).toLongLong();
+            if (column.kind == ColumnKind::Number && changed > 0 && changed * 100 >= rows)
+                return true;
+            ci += BatchSql::changeValues(column.kind);
+        }
+    }
+    return false;
+}
+
 Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
                         const PartitionValues &changes, const PartitionValues &before,
-                        std::vector<PartitionResult> &results, std::vector<ColumnDetail> *totals) {
+                        std::vector<PartitionResult> &results, bool keptInBefore,
+                        std::vector<ColumnDetail> *totals) {
     const std::vector<BatchSql::SummaryColumn> columns = sql.summaryColumns();
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
     const std::optional<QString> one = sql.countedPartition();
@@ -213,8 +230,12 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
     }
     // A merge whose changed rows held a number column's minimum or maximum
     // before: those of the rows it keeps, read once for every such column.
+    // (Read with the target's figures before, where `keptInBefore`: last.)
+    int keptAt = 1;
+    for (const auto &column : columns)
+        keptAt += BatchSql::statValues(column.kind);
     bool readKept = false;
-    for (const PartitionResult &p : results) {
+    for (const PartitionResult &p : keptInBefore ? std::vector<PartitionResult>() : results) {
         const QString key = partitionKey(p.partition);
         const QVariantList c = changes.value(key), b = before.value(key);
         int ci = 3, bi = 1; // after the diff's counts; after the row count
@@ -243,7 +264,7 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
     for (PartitionResult &p : results) {
         const QString key = partitionKey(p.partition);
         const QVariantList c = changes.value(key), b = before.value(key), a = after.value(key),
-                           k = kept.value(key);
+                           k = keptInBefore ? b.mid(keptAt) : kept.value(key);
         int ci = 3, bi = 1, ki = 0;
         p.columns.clear();
         for (const auto &column : columns) {
