@@ -547,7 +547,8 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
         // those no staged row replaces).
         binds.clear();
         const bool keptInBefore = foldsKept(sql, *changes, staged);
-        const QString stats = sql.columnStats(false, binds, keptInBefore);
+        const std::vector<std::size_t> distinct = distinctColumns(sql, *changes);
+        const QString stats = sql.columnStats(false, binds, keptInBefore, distinct);
         auto before = valuesBy(db, stats, binds, sql.countedPartition());
         if (!before)
             return fail(before.error());
@@ -559,7 +560,7 @@ stageAndDiff(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
         if (!out)
             return fail(out.error());
         if (auto s = addColumnSummary(db, dataset, sql, *changes, *before, *out, keptInBefore,
-                                      columnTotals);
+                                      distinct, columnTotals);
             !s)
             return fail(s.error());
         if (options.samples > 0)

@@ -242,20 +242,22 @@ public:
     //   changeExamples: three keys of changed rows of each compared column
     //     (per partition the first in key order; of them all the first the
     //     diff wrote; no key: empty).
-    // changeDistinct: of them all, the Time and Other columns' distinct
-    // changed values before and after (changeStats has them per partition).
+
     QString changePairs(bool whole) const;
     QString changeShifts(bool whole) const;
     QString changeExamples(bool whole) const;
-    QString changeDistinct() const;
     // Per partition (label, is-null, as targetCounts): rows, then per summary
     // column statValues(kind) plain aggregates (non-NULL values, and for
     // numbers their sum, minimum and maximum) of the target's rows in scope
     // (`ofStage` false) or of the staged rows.
     // `withKept` (of the target): then per number column the minimum and
     // maximum of the rows rewind_changes does not change (a merge keeps
-    // them), last, in the same read.
-    QString columnStats(bool ofStage, QVariantList &binds, bool withKept = false) const;
+    // them), in the same read. Last, per summary column index in
+    // `distinct`: its distinct values (as text), and of the target's, also
+    // those of the rows the write keeps and of those among the values
+    // rewind_changes puts in (the partition's after: kept + put in - shared).
+    QString columnStats(bool ofStage, QVariantList &binds, bool withKept = false,
+                        const std::vector<std::size_t> &distinct = {}) const;
     static int statValues(ColumnKind kind);
     // Per partition (as targetCounts): the minimum and maximum of each
     // number column over the target's rows in scope that rewind_changes does

@@ -29,7 +29,7 @@ int BatchSql::changeValues(ColumnKind kind) {
         return 21;
     case ColumnKind::Time:
     case ColumnKind::Other:
-        return 7;
+        return 6;
     case ColumnKind::Skipped:
         return 0;
     }
@@ -131,13 +131,10 @@ QString BatchSql::changeStats() const {
                << count(d % QStringLiteral(" AND ") % a % QStringLiteral(" IS NULL"))
                << count(QStringLiteral("c.rewind_m = 0 AND ") % a % QStringLiteral(" IS NULL"));
         if (c.kind != ColumnKind::Number) {
-            // Distinct values among the changed rows, before and after.
-            // As text: a PostgreSQL json value has no equality.
-            const SqlDialect &dialect = m_db.dialect();
-            values << QStringLiteral("COUNT(DISTINCT CASE WHEN ") % d % QStringLiteral(" THEN ") %
-                          dialect.castText(b) % QStringLiteral(" END)")
-                   << QStringLiteral("COUNT(DISTINCT CASE WHEN ") % d % QStringLiteral(" THEN ") %
-                          dialect.castText(a) % QStringLiteral(" END)");
+            // The distinct values the write puts in (columnStats counts
+            // those of the rows it keeps). As text: a PostgreSQL json value
+            // has no equality.
+            values << QStringLiteral("COUNT(DISTINCT ") % m_db.dialect().castText(a) % u')';
             continue;
         }
         const QString inserted =
@@ -283,29 +280,14 @@ QString BatchSql::changeExamples(bool whole) const {
                   keys.join(QStringLiteral(", ")), keys.join(QStringLiteral(", ")), 3);
 }
 
-QString BatchSql::changeDistinct() const {
-    QStringList values;
+QString BatchSql::columnStats(bool ofStage, QVariantList &binds, bool withKept,
+                              const std::vector<std::size_t> &distinct) const {
     const std::vector<SummaryColumn> columns = summaryColumns();
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-        if (columns[i].kind != ColumnKind::Other && columns[i].kind != ColumnKind::Time)
-            continue;
-        const QString n = QString::number(i);
-        for (const QString side : {QStringLiteral("b"), QStringLiteral("a")})
-            values << QStringLiteral("COUNT(DISTINCT CASE WHEN c.rewind_d") % n %
-                          QStringLiteral(" = 1 THEN ") %
-                          m_db.dialect().castText(QStringLiteral("c.rewind_") % side % n) %
-                          QStringLiteral(" END)");
-    }
-    if (values.isEmpty())
-        return QString();
-    return QStringLiteral("SELECT ") % values.join(QStringLiteral(", ")) %
-           QStringLiteral(" FROM ") % q(kChanges) % QStringLiteral(" AS c");
-}
-
-QString BatchSql::columnStats(bool ofStage, QVariantList &binds, bool withKept) const {
     const QString a = ofStage ? QStringLiteral("s") : QStringLiteral("t");
+    const SqlDialect &dialect = m_db.dialect();
+    const QString isKept = QStringLiteral("c.rewind_hit IS NULL");
     QStringList values = {QStringLiteral("COUNT(*)")}, kept;
-    for (const SummaryColumn &c : summaryColumns()) {
+    for (const SummaryColumn &c : columns) {
         if (c.kind == ColumnKind::Skipped)
             continue;
         const QString v = a % u'.' % q(c.name);
@@ -314,10 +296,35 @@ QString BatchSql::columnStats(bool ofStage, QVariantList &binds, bool withKept) 
             continue;
         values << QStringLiteral("SUM(") % v % u')' << QStringLiteral("MIN(") % v % u')'
                << QStringLiteral("MAX(") % v % u')';
-        const QString keptValue =
-            QStringLiteral("CASE WHEN c.rewind_hit IS NULL THEN ") % v % QStringLiteral(" END");
+        const QString keptValue = QStringLiteral("CASE WHEN ") % isKept % QStringLiteral(" THEN ") %
+                                  v % QStringLiteral(" END");
         kept << QStringLiteral("MIN(") % keptValue % u')'
              << QStringLiteral("MAX(") % keptValue % u')';
+    }
+    if (withKept)
+        values << kept;
+    // Distinct values: of the staged rows, or of the target's, and of the
+    // rows the write keeps, and of those the values it puts in share
+    // (rewind_changes' per partition): the count after is kept + put in -
+    // shared.
+    const bool labelled = !countedPartition();
+    for (const std::size_t i : distinct) {
+        const QString v = dialect.castText(a % u'.' % q(columns[i].name));
+        values << QStringLiteral("COUNT(DISTINCT ") % v % u')';
+        if (ofStage)
+            continue;
+        const QString put = QStringLiteral("SELECT ") %
+                            (labelled ? QStringLiteral("p.rewind_label, ") : QString()) %
+                            dialect.castText(QStringLiteral("p.rewind_a") % QString::number(i)) %
+                            QStringLiteral(" FROM ") % q(kChanges) % QStringLiteral(" AS p");
+        const QString probe = labelled ? QString(u'(' % engine().partitionText(partExpr(a)) %
+                                                 QStringLiteral(", ") % v % u')')
+                                       : v;
+        values << QStringLiteral("COUNT(DISTINCT CASE WHEN ") % isKept % QStringLiteral(" THEN ") %
+                      v % QStringLiteral(" END)")
+               << QStringLiteral("COUNT(DISTINCT CASE WHEN ") % isKept % QStringLiteral(" AND ") %
+                      probe % QStringLiteral(" IN (") % put % QStringLiteral(") THEN ") % v %
+                      QStringLiteral(" END)");
     }
     if (ofStage)
         return QStringLiteral("SELECT ") % countLabels(a, m_strategy.scope) %
@@ -327,8 +334,7 @@ QString BatchSql::columnStats(bool ofStage, QVariantList &binds, bool withKept) 
     // no changed row has (once each: a target repeating a key joins a staged
     // row to each copy).
     QString from = tgt() % QStringLiteral(" AS t");
-    if (withKept && !kept.isEmpty()) {
-        values << kept;
+    if (withKept || !distinct.empty()) {
         QStringList keys;
         for (const QString &k : partitionAndKey())
             keys << q(k);

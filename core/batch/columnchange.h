@@ -30,11 +30,13 @@ struct ValuePair {
 };
 
 // What the figures of a column's changes cannot sum over partitions (the
-// most common pairs and shift, distinct values, example keys): read for
-// each partition of a preview (up to kDetailedPartitions with changes) and
-// for all of them together.
+// most common pairs and shift, example keys: read for each partition of a
+// preview, up to kDetailedPartitions with changes, and for all of them
+// together; distinct values, per partition only).
 struct ColumnDetail {
-    // Time and Other: distinct values among the changed rows before and after.
+    // Time and Other columns a change touches: the partition's distinct
+    // values before and after the write (NULL no value; per partition only,
+    // none in the totals of several).
     std::optional<qint64> distinctBefore, distinctAfter;
     std::vector<ValuePair> pairs; // Time and Other: the five most common
     // Time: the most common shift (after - before, seconds) and its rows.

@@ -170,20 +170,6 @@ Status addDetails(const Database &db, const BatchSql &sql, std::vector<Partition
     }
     if (one || !totals)
         return {};
-    if (const QString text = sql.changeDistinct(); !text.isEmpty()) {
-        auto q = db.exec(text);
-        if (!q)
-            return fail(q.error());
-        if (q->next()) {
-            int at = 0;
-            for (std::size_t c = 0; c < columns.size(); ++c) {
-                if (columns[c].kind != ColumnKind::Other && columns[c].kind != ColumnKind::Time)
-                    continue;
-                whole[c].distinctBefore = q->value(at++).toLongLong();
-                whole[c].distinctAfter = q->value(at++).toLongLong();
-            }
-        }
-    }
     *totals = std::move(whole);
     return {};
 }
@@ -206,9 +192,28 @@ bool foldsKept(const BatchSql &sql, const PartitionValues &changes,
     return false;
 }
 
+std::vector<std::size_t> distinctColumns(const BatchSql &sql, const PartitionValues &changes) {
+    const std::vector<BatchSql::SummaryColumn> columns = sql.summaryColumns();
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        if (columns[i].kind != ColumnKind::Other && columns[i].kind != ColumnKind::Time)
+            continue;
+        int ci = 3;
+        for (std::size_t j = 0; j < i; ++j)
+            ci += BatchSql::changeValues(columns[j].kind);
+        for (const QVariantList &c : changes)
+            if (c.value(ci).toLongLong() > 0) {
+                out.push_back(i);
+                break;
+            }
+    }
+    return out;
+}
+
 Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const BatchSql &sql,
                         const PartitionValues &changes, const PartitionValues &before,
                         std::vector<PartitionResult> &results, bool keptInBefore,
+                        const std::vector<std::size_t> &distinct,
                         std::vector<ColumnDetail> *totals) {
     const std::vector<BatchSql::SummaryColumn> columns = sql.summaryColumns();
     const bool overwrite = dataset.write == WriteMode::OverwritePartition;
@@ -222,7 +227,7 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
     const bool stageRead = std::any_of(results.cbegin(), results.cend(), readsStage);
     if (stageRead) {
         QVariantList binds;
-        const QString text = sql.columnStats(true, binds);
+        const QString text = sql.columnStats(true, binds, false, distinct);
         auto read = valuesBy(db, text, binds, one);
         if (!read)
             return fail(read.error());
@@ -230,10 +235,17 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
     }
     // A merge whose changed rows held a number column's minimum or maximum
     // before: those of the rows it keeps, read once for every such column.
-    // (Read with the target's figures before, where `keptInBefore`: last.)
+    // (Read with the target's figures before, where `keptInBefore`; then
+    // the distinct values.)
     int keptAt = 1;
     for (const auto &column : columns)
         keptAt += BatchSql::statValues(column.kind);
+    const int stageDistinctAt = keptAt;
+    int distinctAt = keptAt;
+    if (keptInBefore)
+        for (const auto &column : columns)
+            if (column.kind == ColumnKind::Number)
+                distinctAt += 2;
     bool readKept = false;
     for (const PartitionResult &p : keptInBefore ? std::vector<PartitionResult>() : results) {
         const QString key = partitionKey(p.partition);
@@ -267,7 +279,8 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
                            k = keptInBefore ? b.mid(keptAt) : kept.value(key);
         int ci = 3, bi = 1, ki = 0;
         p.columns.clear();
-        for (const auto &column : columns) {
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            const BatchSql::SummaryColumn &column = columns[i];
             ColumnChange x;
             x.column = column.name;
             x.type = column.type;
@@ -284,9 +297,15 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
             x.fromNull = C(2).toLongLong();
             x.toNull = C(3).toLongLong();
             const qint64 insertedNulls = C(4).toLongLong();
-            if (column.kind != ColumnKind::Number && !c.isEmpty()) {
-                x.detail.distinctBefore = C(5).toLongLong();
-                x.detail.distinctAfter = C(6).toLongLong();
+            if (const auto at = std::find(distinct.cbegin(), distinct.cend(), i);
+                at != distinct.cend()) {
+                const int di = distinctAt + 3 * int(at - distinct.cbegin());
+                x.detail.distinctBefore = b.value(di).toLongLong();
+                x.detail.distinctAfter =
+                    readsStage(p)
+                        ? a.value(stageDistinctAt + int(at - distinct.cbegin())).toLongLong()
+                        : b.value(di + 1).toLongLong() + C(5).toLongLong() -
+                              b.value(di + 2).toLongLong();
             }
             x.nullsBefore = targetRows - b.value(bi).toLongLong();
             x.nullsAfter = readsStage(p) ? stagedRows - a.value(bi).toLongLong()
