@@ -46,7 +46,7 @@ QString ColumnsModel::details(const ColumnChange &c) {
                 .arg(fmt::number(c.increases), fmt::number(c.decreases), figure(c.largestChange));
     const ColumnDetail &d = c.detail;
     if (d.distinctBefore && d.distinctAfter && c.changed > 0)
-        tip += tr("<br>distinct values of the changed rows: %1 \u2192 %2")
+        tip += tr("<br>distinct values %1 \u2192 %2")
                    .arg(fmt::number(*d.distinctBefore), fmt::number(*d.distinctAfter));
     if (d.shift)
         tip += tr("<br>most common shift %1 s, on %2 rows")
