@@ -296,6 +296,38 @@ private Q_SLOTS:
         QCOMPARE(*amount.minBefore, 1.0);
     }
 
+    // A NULL partition beside another, its text changed: its distinct values
+    // after count the values its kept rows share with those it puts in once.
+    void distinctValuesOfANullPartition() {
+        testsupport::WorkspaceFixture f(
+            {QStringLiteral("CREATE TABLE src (id INTEGER, dt TEXT, region TEXT)"),
+             QStringLiteral("CREATE TABLE tgt (id INTEGER, dt TEXT, region TEXT)"),
+             QStringLiteral("INSERT INTO tgt VALUES (1, NULL, 'a'), (2, NULL, 'b'), (3, NULL, "
+                            "'c'), (4, 'd1', 'a'), (5, 'd1', 'b')"),
+             // id 1 becomes b (which id 2 keeps), id 4 becomes c.
+             QStringLiteral("INSERT INTO src VALUES (1, NULL, 'b'), (2, NULL, 'b'), (3, NULL, "
+                            "'c'), (4, 'd1', 'c'), (5, 'd1', 'b')")},
+            spec(QStringLiteral("merge")));
+        BatchOptions o;
+        auto r = preview(f.db(), f.dataset(), o);
+        QVERIFY2(r.has_value(), r ? "" : qPrintable(r.error().message));
+        QCOMPARE(r->partitions.size(), std::size_t(2));
+        for (const PartitionResult &p : r->partitions) {
+            const QString where = p.partition ? QStringLiteral("dt = '%1'").arg(*p.partition)
+                                              : QStringLiteral("dt IS NULL");
+            const ColumnChange &c = column(p.columns, QStringLiteral("region"));
+            QCOMPARE(c.changed, 1);
+            QCOMPARE(c.detail.distinctBefore.value_or(-1),
+                     qint64(hand(f.db(), QStringLiteral("SELECT COUNT(DISTINCT region) FROM tgt "
+                                                        "WHERE ") %
+                                             where)));
+            QCOMPARE(c.detail.distinctAfter.value_or(-1),
+                     qint64(hand(f.db(), QStringLiteral("SELECT COUNT(DISTINCT region) FROM src "
+                                                        "WHERE ") %
+                                             where)));
+        }
+    }
+
     // A constant shift is the one offset; totals over two partitions are the
     // partitions' figures added.
     void offsetAndTotals() {

@@ -313,13 +313,20 @@ QString BatchSql::columnStats(bool ofStage, QVariantList &binds, bool withKept,
         values << QStringLiteral("COUNT(DISTINCT ") % v % u')';
         if (ofStage)
             continue;
-        const QString put = QStringLiteral("SELECT ") %
-                            (labelled ? QStringLiteral("p.rewind_label, ") : QString()) %
-                            dialect.castText(QStringLiteral("p.rewind_a") % QString::number(i)) %
-                            QStringLiteral(" FROM ") % q(kChanges) % QStringLiteral(" AS p");
-        const QString probe = labelled ? QString(u'(' % engine().partitionText(partExpr(a)) %
-                                                 QStringLiteral(", ") % v % u')')
-                                       : v;
+        // Matched by partition label and is-null (a NULL partition's label
+        // is NULL, which IN would match to nothing).
+        const QString put =
+            QStringLiteral("SELECT ") %
+            (labelled ? QStringLiteral("p.rewind_isnull, COALESCE(p.rewind_label, ''), ")
+                      : QString()) %
+            dialect.castText(QStringLiteral("p.rewind_a") % QString::number(i)) %
+            QStringLiteral(" FROM ") % q(kChanges) % QStringLiteral(" AS p");
+        const QString part = partExpr(a);
+        const QString probe =
+            labelled ? QString(QStringLiteral("(CASE WHEN ") % part %
+                               QStringLiteral(" IS NULL THEN 1 ELSE 0 END, COALESCE(") %
+                               engine().partitionText(part) % QStringLiteral(", ''), ") % v % u')')
+                     : v;
         values << QStringLiteral("COUNT(DISTINCT CASE WHEN ") % isKept % QStringLiteral(" THEN ") %
                       v % QStringLiteral(" END)")
                << QStringLiteral("COUNT(DISTINCT CASE WHEN ") % isKept % QStringLiteral(" AND ") %

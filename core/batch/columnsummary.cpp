@@ -247,7 +247,9 @@ Status addColumnSummary(const Database &db, const DatasetSpec &dataset, const Ba
             if (column.kind == ColumnKind::Number)
                 distinctAt += 2;
     bool readKept = false;
-    for (const PartitionResult &p : keptInBefore ? std::vector<PartitionResult>() : results) {
+    for (const PartitionResult &p : results) {
+        if (keptInBefore)
+            break;
         const QString key = partitionKey(p.partition);
         const QVariantList c = changes.value(key), b = before.value(key);
         int ci = 3, bi = 1; // after the diff's counts; after the row count
