@@ -9,7 +9,6 @@
 #include "core/recovery/recovery.h"
 
 #include <QStringBuilder>
-#include <cmath>
 #include <unistd.h>
 
 namespace rw::cli {
@@ -115,16 +114,6 @@ Result<BatchOptions> batchOptions(const Context &ctx, bool withScope) {
     return o;
 }
 
-// A figure of the column summary: whole numbers grouped, others to twelve
-// significant digits (a REAL column's sum without its float dust).
-QString figure(const std::optional<double> &v) {
-    if (!v)
-        return QStringLiteral("-");
-    if (*v == std::trunc(*v) && std::fabs(*v) < 9e15)
-        return thousands(qint64(*v));
-    return QString::number(*v, 'g', 12);
-}
-
 // What the preview would change in each column, over all its partitions.
 void printColumnsText(Context &ctx, const std::vector<ColumnChange> &columns) {
     ctx.out << "\nColumns (rows whose key the target holds: " << thousands(columns.front().matched)
@@ -143,7 +132,8 @@ void printColumnsText(Context &ctx, const std::vector<ColumnChange> &columns) {
                    thousands(c.onlyThisChanged),
                    thousands(c.nullsBefore) % QStringLiteral(" -> ") % thousands(c.nullsAfter),
                    c.kind == ColumnKind::Number
-                       ? QString(figure(c.sumBefore) % QStringLiteral(" -> ") % figure(c.sumAfter))
+                       ? QString(figureText(c.sumBefore) % QStringLiteral(" -> ") %
+                                 figureText(c.sumAfter))
                        : QString(),
                    changeShape(c)});
     }

@@ -122,6 +122,10 @@ QString signedShown(double v) {
 
 } // namespace
 
+QString figureText(const std::optional<double> &value) {
+    return value ? shown(*value) : QStringLiteral("-");
+}
+
 QString changeShape(const ColumnChange &c) {
     if (c.kind == ColumnKind::Skipped || c.changed == 0)
         return QString();

@@ -91,6 +91,11 @@ std::vector<ColumnChange> totalColumns(const std::vector<std::vector<ColumnChang
 // changes (their JSON stays bounded); beyond it, the totals' only.
 constexpr std::size_t kDetailedPartitions = 100;
 
+// A figure of the summary as people read it: whole numbers grouped
+// (2,538,221), others to twelve significant digits (a REAL column's sum
+// without its float dust); "-" for none.
+QString figureText(const std::optional<double> &value);
+
 // The shape of a column's change in a few words, for tables: every change
 // one ratio ("x0.5") or one offset ("+3"), else the most common shift of a
 // time ("+3600 s on 9,500 rows") or before -> after pair of other values

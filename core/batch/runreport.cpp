@@ -4,7 +4,6 @@
 
 #include <QLocale>
 #include <QStringBuilder>
-#include <cmath>
 
 namespace rw {
 
@@ -68,12 +67,6 @@ QString runReportMarkdown(const RunInfo &info, const RunResult &result) {
                              "| Column | Changed | % of matched | Only it | NULLs before -> after "
                              "| Sum before -> after | Change |\n|---|--:|--:|--:|---|---|---|\n")
                   .arg(cell(result.planId));
-        const auto figure = [](const std::optional<double> &v) {
-            if (!v)
-                return QStringLiteral("-");
-            return *v == std::trunc(*v) && std::fabs(*v) < 9e15 ? n(qint64(*v))
-                                                                : QString::number(*v, 'g', 12);
-        };
         for (const ColumnChange &c : result.planColumns) {
             if (c.kind == ColumnKind::Skipped) {
                 md += QStringLiteral("| %1 | - | | | | | not compared (%2) |\n")
@@ -84,7 +77,8 @@ QString runReportMarkdown(const RunInfo &info, const RunResult &result) {
                       .arg(cell(c.column), n(c.changed), QString::number(c.changedPct(), 'f', 2),
                            n(c.onlyThisChanged), n(c.nullsBefore), n(c.nullsAfter),
                            c.kind == ColumnKind::Number
-                               ? figure(c.sumBefore) + QStringLiteral(" -> ") + figure(c.sumAfter)
+                               ? figureText(c.sumBefore) + QStringLiteral(" -> ") +
+                                     figureText(c.sumAfter)
                                : QString(),
                            cell(changeShape(c)));
         }
