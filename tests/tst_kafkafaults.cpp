@@ -117,7 +117,10 @@ private Q_SLOTS:
         QCOMPARE(json(r.out).value(QStringLiteral("consumed")).toInteger(), 3 * kPerPartition);
         QCOMPARE(json(r.out).value(QStringLiteral("duplicates")).toInteger(), 0);
         QCOMPARE(kafkatest::sinkCount(f.db()), QStringLiteral("%1/%1").arg(3 * kPerPartition));
-        QVERIFY(m_cluster->leaderOf(topic, 0) != killed);
+        // The surviving brokers' metadata may name the killed leader for a
+        // moment after the replay ends (seen once in CI): leadership moved
+        // when they agree it did.
+        QTRY_VERIFY_WITH_TIMEOUT(m_cluster->leaderOf(topic, 0) != killed, 30000);
         const auto committed = m_cluster->committed(QStringLiteral("loader"), topic);
         for (int p = 0; p < 3; ++p)
             QCOMPARE(committed.value(p), kPerPartition);
