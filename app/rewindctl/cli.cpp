@@ -267,7 +267,7 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err) {
                           .arg(name, parser.positionalArguments().constFirst()),
                       QStringLiteral("\nRun 'rewindctl %1 --help'.\n").arg(name));
 
-    Context ctx{parser, out, err, parser.isSet(kJson)};
+    Context ctx{parser, out, err, parser.isSet(kJson), false, name};
     const Status result = command->run(ctx);
     if (result)
         return 0;

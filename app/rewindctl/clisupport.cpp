@@ -113,7 +113,17 @@ Result<Workspace> openFor(const Context &ctx, bool namesAreFilters) {
         if (!namesAreFilters && given.contains(kind))
             for (const QString &name : ctx.parser.values(kind))
                 touches.append({kind, name});
-    return openWorkspace(*db, *spec, touches);
+    auto ws = openWorkspace(*db, *spec, touches);
+    if (!ws)
+        return ws;
+    // A Trino warehouse: the commands that read it so far; the others are
+    // refused before they touch it.
+    static const QStringList onTrino{QStringLiteral("datasets"), QStringLiteral("partitions")};
+    if (ws->db.hasSeparateControl() && !onTrino.contains(ctx.command))
+        return badInput(QStringLiteral("--db %1: %2 does not work on a Trino warehouse yet (what "
+                                       "does: %3; docs/trino.md)")
+                            .arg(ws->db.url().display(), ctx.command, onTrino.join(u", ")));
+    return ws;
 }
 
 } // namespace

@@ -58,6 +58,7 @@ struct Context {
     QTextStream &err;
     bool json = false;
     bool reported = false; // the command already printed its result document
+    QString command = {};  // the command's name, as typed ("partitions")
 
     void print(const Json &document) { out << QString::fromStdString(document.dump(2)) << '\n'; }
     // True when the option was given (safe for options a command does not define).
@@ -85,7 +86,8 @@ inline const QCommandLineOption
         QStringLiteral(
             "Database: a SQLite path, sqlite:PATH, or "
             "postgresql://user@host[:port]/dbname[?sslmode=...], or service=NAME (passwords: "
-            "~/.pgpass, PGPASSWORD; docs/security.md)."),
+            "~/.pgpass, PGPASSWORD; docs/security.md), or trino://user@host[:port]/catalog/schema "
+            "(trinos:// for HTTPS; TRINO_PASSWORD)."),
         QStringLiteral("DB"));
 inline const QCommandLineOption kSpec({QStringLiteral("spec")},
                                       QStringLiteral("Pipeline spec (JSON)."),

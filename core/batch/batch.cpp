@@ -249,7 +249,8 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
                     *scope,
                     {},
                     sql.schemaChange(),
-                    dataset.dbt ? dataset.dbt->checksum : QString()};
+                    dataset.dbt ? dataset.dbt->checksum : QString(),
+                    {}};
     }
     if (auto s = refuseSchemaChange(dataset, sql); !s)
         return fail(s.error());
@@ -389,7 +390,8 @@ Result<RunResult> previewChecked(const Database &db, const DatasetSpec &dataset,
               *scope,
               *stats,
               result.schemaChange,
-              dataset.dbt ? dataset.dbt->checksum : QString()};
+              dataset.dbt ? dataset.dbt->checksum : QString(),
+              {}};
     result.planId = plan.id;
     const Status stored = Database::retryTransient(options.maxAttempts, [&] {
         return db.writeTransaction([&]() -> Status {

@@ -98,13 +98,22 @@ public:
     virtual QVariant partitionBind(const QVariant &value, const QString &text) const = 0;
 };
 
-// One per engine, in sqlitebatchdialect.cpp and postgresbatchdialect.cpp.
+// One per engine, in sqlitebatchdialect.cpp, postgresbatchdialect.cpp and
+// trinobatchdialect.cpp.
 const BatchDialect &sqliteBatchDialect();
 const BatchDialect &postgresBatchDialect();
+const BatchDialect &trinoBatchDialect();
 
 inline const BatchDialect &BatchDialect::of(const SqlDialect &dialect) {
-    return dialect.kind() == SqlDialect::Kind::Postgres ? postgresBatchDialect()
-                                                        : sqliteBatchDialect();
+    switch (dialect.kind()) {
+    case SqlDialect::Kind::Postgres:
+        return postgresBatchDialect();
+    case SqlDialect::Kind::Trino:
+        return trinoBatchDialect();
+    case SqlDialect::Kind::Sqlite:
+        break;
+    }
+    return sqliteBatchDialect();
 }
 
 } // namespace rw

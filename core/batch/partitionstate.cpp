@@ -31,10 +31,11 @@ Result<QStringList> parts(const Database &db, const QString &dataset, const QStr
 } // namespace
 
 Result<std::vector<Row>> read(const Database &db, const QString &dataset) {
-    auto q = db.exec(QStringLiteral("SELECT part, part_is_null, status, source_sig, published_at, "
-                                    "finalized_at, last_run_id "
-                                    "FROM rewind_partition_state WHERE dataset = ?"),
-                     {dataset});
+    auto q = db.control().exec(
+        QStringLiteral("SELECT part, part_is_null, status, source_sig, published_at, "
+                       "finalized_at, last_run_id "
+                       "FROM rewind_partition_state WHERE dataset = ?"),
+        {dataset});
     if (!q)
         return fail(q.error());
     std::vector<Row> out;

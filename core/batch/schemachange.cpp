@@ -113,10 +113,11 @@ Status recordApplied(const Database &db, const QString &dataset, const QVariant 
 }
 
 Result<std::vector<Applied>> applied(const Database &db, const QString &target) {
-    auto q = db.exec(QStringLiteral("SELECT run_id, applied_at, target, added_json, change_json "
-                                    "FROM rewind_schema_changes WHERE target = ? ORDER BY "
-                                    "applied_at"),
-                     {target});
+    auto q = db.control().exec(
+        QStringLiteral("SELECT run_id, applied_at, target, added_json, change_json "
+                       "FROM rewind_schema_changes WHERE target = ? ORDER BY "
+                       "applied_at"),
+        {target});
     if (!q)
         return fail(q.error());
     std::vector<Applied> out;

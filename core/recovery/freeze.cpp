@@ -24,7 +24,7 @@ QString nowIso() {
 } // namespace
 
 Result<std::optional<FreezeInfo>> freezeInfo(const Database &db, const QString &dataset) {
-    auto q = db.exec(
+    auto q = db.control().exec(
         QStringLiteral("SELECT frozen_at, os_user, reason FROM rewind_frozen WHERE dataset = ?"),
         {dataset});
     if (!q)

@@ -42,7 +42,7 @@ void forget(const DatabaseUrl &url) {
 
 QString takePassword(const QString &dbText) {
     auto url = DatabaseUrl::parse(dbText);
-    if (!url || url->kind != SqlDialect::Kind::Postgres || url->password.isEmpty())
+    if (!url || url->kind == SqlDialect::Kind::Sqlite || url->password.isEmpty())
         return dbText;
     remember(*url, url->password);
     return url->withoutPassword();

@@ -180,6 +180,7 @@ struct Database::Shared {
     QSet<QString> inTransaction; // connections inside writeTransaction()
     bool writerTable = false; // SQLite: rewind_writer exists (a frozen target's triggers read it)
     QHash<QString, QString> quotedTables; // quoteTable() answers that needed the catalog
+    std::shared_ptr<Shared> control;      // attachControl(): the control tables' store
 
     ~Shared() {
         // Only the current thread's connection can be closed safely here; the
@@ -203,6 +204,21 @@ const SqlDialect &Database::dialect() const {
 }
 const DatabaseUrl &Database::url() const {
     return m_shared->url;
+}
+
+Database Database::control() const {
+    QMutexLocker lock(&m_shared->mutex);
+    return m_shared->control ? Database(m_shared->control) : *this;
+}
+
+void Database::attachControl(const Database &store) {
+    QMutexLocker lock(&m_shared->mutex);
+    m_shared->control = store.m_shared;
+}
+
+bool Database::hasSeparateControl() const {
+    QMutexLocker lock(&m_shared->mutex);
+    return m_shared->control != nullptr;
 }
 
 Result<Database> Database::open(const QString &text, OpenMode mode) {
@@ -275,7 +291,12 @@ Result<QSqlDatabase> Database::connection() const {
         conn.setHostName(url.host);
         conn.setPort(url.port);
         conn.setUserName(url.user);
-        conn.setPassword(url.password.isEmpty() ? credentials::lookup(url) : url.password);
+        // The URL's, else the console's prompt's (core/sql/credentials.h);
+        // Trino's, else TRINO_PASSWORD as Trino's own CLI reads it.
+        QString password = url.password.isEmpty() ? credentials::lookup(url) : url.password;
+        if (password.isEmpty() && url.kind == SqlDialect::Kind::Trino)
+            password = qEnvironmentVariable("TRINO_PASSWORD");
+        conn.setPassword(password);
         conn.setDatabaseName(url.databaseName);
         if (!url.connectOptions.isEmpty())
             conn.setConnectOptions(url.connectOptions);
@@ -376,7 +397,8 @@ Result<QSqlQuery> Database::exec(const QString &sql, const QVariantList &binds) 
         // sends anyway), because PostgreSQL prepares only DML (the core binds
         // values into CREATE TABLE ... AS too) and infers a literal's type from
         // its context where a bare parameter ("SELECT ?") has none.
-        if (dialect().kind() == SqlDialect::Kind::Postgres) {
+        // Trino prepares nothing either: its statements carry literals too.
+        if (dialect().kind() != SqlDialect::Kind::Sqlite) {
             auto text = withLiterals(sql, binds, *conn->driver());
             if (!text)
                 return fail(text.error());

@@ -79,6 +79,16 @@ public:
     // server, or an SQLite file (not an in-memory database).
     bool sharedAcrossConnections() const;
 
+    // Where Rewind's control tables live (plans, runs, checkpoints, partition
+    // states, audit): this database itself on SQLite and PostgreSQL, whose
+    // transactions then cover a data write and its control rows together;
+    // for a Trino warehouse, which commits one statement at a time, the
+    // transactional store attached to it (attachControl).
+    Database control() const;
+    void attachControl(const Database &store);
+    // Whether control() is another database than this one.
+    bool hasSeparateControl() const;
+
     // Runs one statement with positional bound values. Errors name the statement.
     Result<QSqlQuery> exec(const QString &sql, const QVariantList &binds = {}) const;
     // First column of the first row, or a null QVariant when there is no row.

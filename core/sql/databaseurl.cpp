@@ -86,8 +86,8 @@ std::optional<QList<std::pair<QString, QString>>> conninfoPairs(const QString &t
 Result<DatabaseUrl> DatabaseUrl::parse(const QString &text) {
     DatabaseUrl url;
     if (text.trimmed().isEmpty())
-        return badInput(QStringLiteral(
-            "--db: no database given (a SQLite path, sqlite:PATH or postgresql://...)"));
+        return badInput(QStringLiteral("--db: no database given (a SQLite path, sqlite:PATH, "
+                                       "postgresql://... or trino://...)"));
     QStringList options;
     const auto pass = [&](const QString &key, const QString &value) -> Status {
         if (!passedThrough().contains(key))
@@ -121,6 +121,35 @@ Result<DatabaseUrl> DatabaseUrl::parse(const QString &text) {
             if (auto s = pass(key, value); !s)
                 return fail(s.error());
         url.connectOptions = options.join(u';');
+        return url;
+    }
+    if (text.startsWith(QLatin1String("trino://")) || text.startsWith(QLatin1String("trinos://"))) {
+        const QUrl parsed(text, QUrl::TolerantMode);
+        const QStringList path =
+            parsed.path(QUrl::FullyDecoded).mid(1).split(u'/', Qt::KeepEmptyParts);
+        if (!parsed.isValid() || parsed.host().isEmpty() || path.size() != 2 || path[0].isEmpty() ||
+            path[1].isEmpty() || parsed.userName().isEmpty())
+            return badInput(QStringLiteral("--db: malformed Trino URL (expected "
+                                           "trino://user@host[:port]/catalog/schema, trinos:// "
+                                           "for HTTPS)"));
+        const bool tls = parsed.scheme() == QLatin1String("trinos");
+        url.kind = SqlDialect::Kind::Trino;
+        url.text = text;
+        url.host = parsed.host();
+        url.port = parsed.port(tls ? 443 : 8080);
+        url.user = parsed.userName(QUrl::FullyDecoded);
+        url.password = parsed.password(QUrl::FullyDecoded);
+        url.databaseName = path.join(u'/');
+        // Trino takes a password over HTTPS only; it never reaches a plain
+        // HTTP server from Rewind either.
+        if (!url.password.isEmpty() && !tls)
+            return badInput(QStringLiteral("--db %1: a password is sent over HTTPS only: write "
+                                           "trinos://")
+                                .arg(url.display()));
+        if (parsed.hasQuery())
+            return badInput(QStringLiteral("--db %1: a Trino URL takes no parameters (\"%2\")")
+                                .arg(url.display(), parsed.query()));
+        url.connectOptions = tls ? QStringLiteral("tls=1") : QString();
         return url;
     }
     if (!text.startsWith(QLatin1String("sqlite:"))) {
@@ -170,6 +199,10 @@ Result<DatabaseUrl> DatabaseUrl::parse(const QString &text) {
 QString DatabaseUrl::display() const {
     if (kind == SqlDialect::Kind::Sqlite)
         return path;
+    if (kind == SqlDialect::Kind::Trino)
+        return (connectOptions.isEmpty() ? QStringLiteral("trino://")
+                                         : QStringLiteral("trinos://")) %
+               user % u'@' % host % u':' % QString::number(port) % u'/' % databaseName;
     QString out = QStringLiteral("postgresql://") % (user.isEmpty() ? QString() : user % u'@') %
                   host % (port < 0 ? QString() : u':' % QString::number(port)) % u'/' %
                   databaseName;
@@ -183,7 +216,7 @@ QString DatabaseUrl::display() const {
 QString DatabaseUrl::withoutPassword() const {
     if (kind == SqlDialect::Kind::Sqlite || password.isEmpty())
         return text;
-    if (text.startsWith(QLatin1String("postgres"))) {
+    if (text.startsWith(QLatin1String("postgres")) || kind == SqlDialect::Kind::Trino) {
         QUrl parsed(text, QUrl::TolerantMode);
         parsed.setPassword(QString());
         return parsed.toString();

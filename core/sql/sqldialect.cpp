@@ -53,6 +53,8 @@ std::shared_ptr<const SqlDialect> makeDialect(SqlDialect::Kind kind) {
         return makeSqliteDialect();
     case SqlDialect::Kind::Postgres:
         return makePostgresDialect();
+    case SqlDialect::Kind::Trino:
+        return makeTrinoDialect();
     }
     return nullptr;
 }

@@ -22,7 +22,7 @@ namespace rw {
 // DemoDialect), each with one file per engine.
 class SqlDialect {
 public:
-    enum class Kind { Sqlite, Postgres };
+    enum class Kind { Sqlite, Postgres, Trino };
 
     virtual ~SqlDialect() = default;
 
@@ -41,6 +41,11 @@ public:
     // Statements run at the start of a control-schema migration's
     // transaction, so that its tables land where the control schema lives.
     virtual QStringList controlSchemaSetup() const { return {}; }
+
+    // Whether Rewind's control tables live in a store of their own
+    // (Database::control()): an engine without transactions spanning several
+    // statements (Trino over Iceberg). Elsewhere they share the data's.
+    virtual bool keepsControlApart() const { return false; }
 
     // Whether the engine runs in this process and calls C++ functions Rewind
     // registers on each connection (rewind_lateness, rewind_dlq_signature):
@@ -171,8 +176,10 @@ bool isBinaryType(const QString &declaredType);
 // A date or a timestamp, with or without a zone (not a time of day).
 bool isTimeType(const QString &declaredType);
 
-// One per engine, in sqlitedialect.cpp and postgresdialect.cpp; makeDialect picks.
+// One per engine, in sqlitedialect.cpp, postgresdialect.cpp and trinodialect.cpp;
+// makeDialect picks.
 std::shared_ptr<const SqlDialect> makeSqliteDialect();
 std::shared_ptr<const SqlDialect> makePostgresDialect();
+std::shared_ptr<const SqlDialect> makeTrinoDialect();
 
 } // namespace rw

@@ -55,12 +55,21 @@ public:
     virtual QString jsonObject(const QStringList &namesAndExpressions) const = 0;
 };
 
-// One per engine, in sqlitetimejson.cpp and postgrestimejson.cpp.
+// One per engine, in sqlitetimejson.cpp, postgrestimejson.cpp and trinotimejson.cpp.
 const TimeJson &sqliteTimeJson();
 const TimeJson &postgresTimeJson();
+const TimeJson &trinoTimeJson();
 
 inline const TimeJson &TimeJson::of(const SqlDialect &dialect) {
-    return dialect.kind() == SqlDialect::Kind::Postgres ? postgresTimeJson() : sqliteTimeJson();
+    switch (dialect.kind()) {
+    case SqlDialect::Kind::Postgres:
+        return postgresTimeJson();
+    case SqlDialect::Kind::Trino:
+        return trinoTimeJson();
+    case SqlDialect::Kind::Sqlite:
+        break;
+    }
+    return sqliteTimeJson();
 }
 
 } // namespace rw

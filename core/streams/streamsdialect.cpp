@@ -10,6 +10,8 @@ const StreamsDialect &StreamsDialect::of(const Database &db) {
         return sqliteStreamsDialect();
     case SqlDialect::Kind::Postgres:
         return postgresStreamsDialect();
+    case SqlDialect::Kind::Trino:
+        break; // no stream reaches a Trino warehouse (refused by openWorkspace)
     }
     return sqliteStreamsDialect();
 }

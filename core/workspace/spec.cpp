@@ -683,6 +683,16 @@ Result<Spec> parseSpec(const QByteArray &json, const QString &origin) {
         spec.dbtManifest = QFileInfo(manifest).isAbsolute()
                                ? manifest
                                : QFileInfo(origin).dir().filePath(manifest);
+    // "control_db": where a Trino warehouse's workspace keeps its control
+    // tables (a SQLite path, resolved against the spec's folder, or a
+    // PostgreSQL URL); openWorkspace checks it against --db.
+    if (const QString control = top.string("control_db"); !control.isEmpty()) {
+        const bool url = control.contains(QLatin1String("://")) ||
+                         control.startsWith(QLatin1String("sqlite:")) || control.contains(u'=');
+        spec.controlDb = url || QFileInfo(control).isAbsolute()
+                             ? control
+                             : QFileInfo(origin).dir().filePath(control);
+    }
     top.rejectUnknown();
     if (!datasets && !streams && errors.isEmpty())
         errors << QStringLiteral("spec: defines no \"datasets\" and no \"streams\"");

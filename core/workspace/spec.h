@@ -198,6 +198,11 @@ struct Spec {
     // (rewindctl init --dbt writes it), resolved against the spec's folder;
     // empty when it names none.
     QString dbtManifest;
+    // "control_db": the transactional store a Trino warehouse's control
+    // tables (plans, runs, checkpoints, audit) live in, as a --db names a
+    // database (a SQLite path resolved against the spec's folder, or
+    // postgresql://...); empty when it names none. Only with a Trino --db.
+    QString controlDb;
     std::vector<DatasetSpec> datasets;
     std::vector<StreamSpec> streams;
     // Datasets and streams whose names do not resolve against the catalog
