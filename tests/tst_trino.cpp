@@ -48,6 +48,16 @@ QString uniqueTable(const char *stem) {
         .arg(++n);
 }
 
+// Writes `json` into `dir` as `name`; its path.
+QString writeFile(const QTemporaryDir &dir, const QString &name, const QString &json) {
+    const QString path = dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        qFatal("cannot write %s", qPrintable(path));
+    file.write(json.toUtf8());
+    return path;
+}
+
 // A stand-in for Trino's coordinator that answers POST /v1/statement with
 // 503 `failures` times, then with one page holding a column x = 7.
 class FlakyCoordinator : public QTcpServer {
@@ -140,6 +150,28 @@ private Q_SLOTS:
         QVERIFY2(x, x ? "" : qPrintable(x.error().message));
         QCOMPARE(x->toInt(), 7);
         QCOMPARE(server.posts, 3); // two 503s, then the answer
+    }
+
+    // Writes to the warehouse are refused where every data write starts,
+    // whatever asks (the console's actions too), before anything runs.
+    void writesAreRefusedBeforeTheyStart() {
+        FlakyCoordinator server;
+        server.failures = 0;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        auto db = Database::open(
+            QStringLiteral("trino://rewind@127.0.0.1:%1/iceberg/rewind").arg(server.serverPort()));
+        QVERIFY(db);
+        bool ran = false;
+        const Status written = db->writeTransaction([&]() -> Status {
+            ran = true;
+            return {};
+        });
+        QVERIFY(!written);
+        QCOMPARE(written.error().code, Error::Code::BadInput);
+        QVERIFY2(written.error().message.contains(QLatin1String("nothing was written")),
+                 qPrintable(written.error().message));
+        QVERIFY(!ran);
+        QCOMPARE(server.posts, 0);
     }
 
     void unreachableServerNamesIt() {
@@ -284,17 +316,13 @@ private Q_SLOTS:
             QVERIFY2(db->exec(statement), qPrintable(statement));
 
         QTemporaryDir dir;
-        const QString spec = dir.filePath(QStringLiteral("w.json"));
-        QFile file(spec);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QStringLiteral(R"({"control_db": "control.db", "datasets": {
+        const QString spec = writeFile(dir, QStringLiteral("w.json"),
+                                       QStringLiteral(R"({"control_db": "control.db", "datasets": {
             "sales": {"source": "%1", "target": "%2", "partition_column": "dt",
                       "key": ["order_id"], "order_by": "updated_at", "write": "merge"},
             "events": {"transform": "SELECT id, ts FROM %3", "target": "%3", "partition_column": "ts",
                        "partition_granularity": "day", "key": ["id"], "write": "merge"}}})")
-                       .arg(src, tgt, ev)
-                       .toUtf8());
-        file.close();
+                                           .arg(src, tgt, ev));
         const QStringList args{QStringLiteral("--db"), trinoUrl(), QStringLiteral("--spec"), spec,
                                QStringLiteral("--json")};
 
@@ -366,19 +394,140 @@ private Q_SLOTS:
         auto count = db->scalar(QStringLiteral("SELECT COUNT(*) FROM %1").arg(tgt));
         QVERIFY(count);
         QCOMPARE(count->toLongLong(), 4LL);
-        QFile bare(dir.filePath(QStringLiteral("bare.json")));
-        QVERIFY(bare.open(QIODevice::WriteOnly));
-        bare.write(QStringLiteral(R"({"datasets": {"sales": {"source": "%1", "target": "%2",
+        const QString bare =
+            writeFile(dir, QStringLiteral("bare.json"),
+                      QStringLiteral(R"({"datasets": {"sales": {"source": "%1", "target": "%2",
             "partition_column": "dt", "key": ["order_id"], "write": "merge"}}})")
-                       .arg(src, tgt)
-                       .toUtf8());
-        bare.close();
+                          .arg(src, tgt));
         CliResult noControl = runCli({QStringLiteral("partitions"), QStringLiteral("--dataset"),
                                       QStringLiteral("sales"), QStringLiteral("--db"), trinoUrl(),
-                                      QStringLiteral("--spec"), bare.fileName()});
+                                      QStringLiteral("--spec"), bare});
         QCOMPARE(noControl.exitCode, 2);
         QVERIFY2(noControl.err.contains(QLatin1String("control_db")), qPrintable(noControl.err));
         for (const QString &t : {src, tgt, ev})
+            QVERIFY(db->exec(QStringLiteral("DROP TABLE %1").arg(t)));
+    }
+
+    // preview of a merge into an Iceberg day: the counts and the column
+    // summary as hand SQL on Trino finds them, the target untouched, the
+    // plan in the control store, and no work table left in the warehouse.
+    void previewOfAnIcebergDay() {
+        REQUIRE_TRINO();
+        auto db = Database::open(trinoUrl());
+        QVERIFY(db);
+        const QString src = uniqueTable("psrc"), tgt = uniqueTable("ptgt");
+        for (const QString &statement :
+             {QStringLiteral("CREATE TABLE %1 (order_id BIGINT, dt DATE, amount DOUBLE, "
+                             "region VARCHAR, updated_at TIMESTAMP(6)) WITH (partitioning = "
+                             "ARRAY['dt'])")
+                  .arg(src),
+              QStringLiteral("CREATE TABLE %1 (order_id BIGINT, dt DATE, amount DOUBLE, "
+                             "region VARCHAR, updated_at TIMESTAMP(6)) WITH (partitioning = "
+                             "ARRAY['dt'])")
+                  .arg(tgt),
+              // Day 14: key 1 re-sent twice (the later halves its amount),
+              // 2 the same, 3 new; the target also holds 4, which a merge keeps.
+              QStringLiteral("INSERT INTO %1 VALUES (1, DATE '2025-05-14', 20, 'EU', TIMESTAMP "
+                             "'2025-05-14 09:00:00'), (1, DATE '2025-05-14', 10, 'EU', "
+                             "TIMESTAMP '2025-05-14 12:00:00'), (2, DATE '2025-05-14', 5, 'US', "
+                             "TIMESTAMP '2025-05-14 10:00:00'), (3, DATE '2025-05-14', 7, NULL, "
+                             "TIMESTAMP '2025-05-14 10:00:00'), (5, DATE '2025-05-15', 1, 'US', "
+                             "TIMESTAMP '2025-05-15 10:00:00')")
+                  .arg(src),
+              QStringLiteral("INSERT INTO %1 VALUES (1, DATE '2025-05-14', 20, 'EU', TIMESTAMP "
+                             "'2025-05-14 09:00:00'), (2, DATE '2025-05-14', 5, 'US', TIMESTAMP "
+                             "'2025-05-14 10:00:00'), (4, DATE '2025-05-14', 3, 'US', TIMESTAMP "
+                             "'2025-05-14 08:00:00')")
+                  .arg(tgt)})
+            QVERIFY2(db->exec(statement), qPrintable(statement));
+
+        QTemporaryDir dir;
+        const QString spec = writeFile(dir, QStringLiteral("w.json"),
+                                       QStringLiteral(R"({"control_db": "control.db", "datasets": {
+            "sales": {"source": "%1", "target": "%2", "partition_column": "dt",
+                      "key": ["order_id"], "order_by": "updated_at", "write": "merge"}}})")
+                                           .arg(src, tgt));
+        CliResult preview = runCli(
+            {QStringLiteral("preview"), QStringLiteral("--dataset"), QStringLiteral("sales"),
+             QStringLiteral("--partition"), QStringLiteral("2025-05-14"), QStringLiteral("--db"),
+             trinoUrl(), QStringLiteral("--spec"), spec, QStringLiteral("--json")});
+        QVERIFY2(preview.exitCode == 0, qPrintable(preview.err + preview.out));
+        const QJsonObject doc = QJsonDocument::fromJson(preview.out.toUtf8()).object();
+        const QJsonObject day = doc.value(QStringLiteral("partitions")).toArray().at(0).toObject();
+
+        // By hand: the latest row per key of the day, against the target's rows.
+        auto hand = db->exec(
+            QStringLiteral(
+                "WITH s AS (SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY order_id "
+                "ORDER BY updated_at DESC) AS rn FROM %1 WHERE dt = DATE '2025-05-14') WHERE rn = "
+                "1), t AS (SELECT * FROM %2 WHERE dt = DATE '2025-05-14') SELECT "
+                "COUNT_IF(t.order_id IS NULL), COUNT_IF(t.order_id IS NOT NULL AND (s.amount <> "
+                "t.amount OR s.region IS DISTINCT FROM t.region OR s.updated_at <> t.updated_at)), "
+                "COUNT_IF(t.order_id IS NOT NULL AND s.amount = t.amount AND s.region IS NOT "
+                "DISTINCT FROM t.region AND s.updated_at = t.updated_at), COUNT(*) FROM s LEFT "
+                "JOIN t ON s.order_id = t.order_id")
+                .arg(src, tgt));
+        QVERIFY2(hand && hand->next(), hand ? "" : qPrintable(hand.error().message));
+        QCOMPARE(day.value(QStringLiteral("inserted")).toInteger(), hand->value(0).toLongLong());
+        QCOMPARE(day.value(QStringLiteral("updated")).toInteger(), hand->value(1).toLongLong());
+        QCOMPARE(day.value(QStringLiteral("unchanged")).toInteger(), hand->value(2).toLongLong());
+        QCOMPARE(day.value(QStringLiteral("staged_rows")).toInteger(), hand->value(3).toLongLong());
+        QCOMPARE(day.value(QStringLiteral("duplicates_dropped")).toInteger(), 1);
+        QCOMPARE(day.value(QStringLiteral("deleted")).toInteger(), 0);
+        // amount: one row changed, 20 -> 10; the day's sum 28 -> 25 with key 3's 7 put in.
+        const QJsonArray columns = day.value(QStringLiteral("columns")).toArray();
+        QJsonObject amount;
+        for (const QJsonValue &c : columns)
+            if (c.toObject().value(QStringLiteral("column")).toString() == QLatin1String("amount"))
+                amount = c.toObject();
+        QVERIFY2(!amount.isEmpty(), qPrintable(preview.out));
+        QCOMPARE(amount.value(QStringLiteral("changed")).toInteger(), 1);
+        QCOMPARE(amount.value(QStringLiteral("sum_before")).toDouble(), 28.0);
+        QCOMPARE(amount.value(QStringLiteral("sum_after")).toDouble(), 25.0);
+
+        // Nothing written to the warehouse: the target as it was, no work
+        // table or scratch schema left; the plan is in control.db.
+        auto rows = db->scalar(QStringLiteral("SELECT COUNT(*) FROM %1").arg(tgt));
+        QVERIFY(rows);
+        QCOMPARE(rows->toLongLong(), 3LL);
+        auto scratch = db->scalar(QStringLiteral("SELECT COUNT(*) FROM information_schema.schemata "
+                                                 "WHERE schema_name LIKE 'rewind_work%'"));
+        QVERIFY(scratch);
+        QCOMPARE(scratch->toLongLong(), 0LL);
+        auto control = Database::open(dir.filePath(QStringLiteral("control.db")));
+        QVERIFY(control);
+        auto plans = control->scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_plans"));
+        QVERIFY(plans);
+        QCOMPARE(plans->toLongLong(), 1LL);
+        // The audit log and the runs, read from the control store.
+        const QStringList ws{QStringLiteral("--db"), trinoUrl(), QStringLiteral("--spec"), spec,
+                             QStringLiteral("--json")};
+        CliResult audit = runCli(QStringList{QStringLiteral("audit")} + ws);
+        QVERIFY2(audit.exitCode == 0, qPrintable(audit.err));
+        const QJsonArray entries = QJsonDocument::fromJson(audit.out.toUtf8())
+                                       .object()
+                                       .value(QStringLiteral("audit"))
+                                       .toArray();
+        QCOMPARE(entries.size(), 1);
+        QCOMPARE(entries.at(0).toObject().value(QStringLiteral("action")).toString(),
+                 QStringLiteral("preview"));
+        QCOMPARE(entries.at(0).toObject().value(QStringLiteral("dataset")).toString(),
+                 QStringLiteral("sales"));
+        CliResult verified =
+            runCli(QStringList{QStringLiteral("audit"), QStringLiteral("--verify")} + ws);
+        QVERIFY2(verified.exitCode == 0, qPrintable(verified.err));
+        QVERIFY(QJsonDocument::fromJson(verified.out.toUtf8())
+                    .object()
+                    .value(QStringLiteral("verified"))
+                    .toBool());
+        CliResult runs = runCli(QStringList{QStringLiteral("runs")} + ws);
+        QVERIFY2(runs.exitCode == 0, qPrintable(runs.err));
+        QVERIFY(QJsonDocument::fromJson(runs.out.toUtf8())
+                    .object()
+                    .value(QStringLiteral("runs"))
+                    .toArray()
+                    .isEmpty());
+        for (const QString &t : {src, tgt})
             QVERIFY(db->exec(QStringLiteral("DROP TABLE %1").arg(t)));
     }
 

@@ -41,7 +41,7 @@ Json detailJson(const QString &text) {
 }
 
 Status verifyAudit(Context &ctx, const Workspace &ws) {
-    auto check = verifyAuditChain(ws.db);
+    auto check = verifyAuditChain(ws.db.control());
     if (!check)
         return fail(check.error());
     if (ctx.json) {
@@ -81,7 +81,7 @@ Status runAudit(Context &ctx) {
             return fail(ws.error());
         if (verify)
             return verifyAudit(ctx, *ws);
-        auto h = auditHead(ws->db);
+        auto h = auditHead(ws->db.control());
         if (!h)
             return fail(h.error());
         if (ctx.json)
@@ -110,7 +110,7 @@ Status runAudit(Context &ctx) {
         if (!ws->spec.dataset(filter.dataset)) // a broken dataset's history is still readable
             if (auto d = ws->spec.requireDataset(filter.dataset); !d)
                 return fail(d.error());
-    auto rows = listAudit(ws->db, filter, *limit);
+    auto rows = listAudit(ws->db.control(), filter, *limit);
     if (!rows)
         return fail(rows.error());
     if (ctx.json) {

@@ -140,7 +140,8 @@ void printColumnsText(Context &ctx, const std::vector<ColumnChange> &columns) {
     table.print(ctx.out);
 }
 
-void printRunText(Context &ctx, const RunResult &r) {
+// `canRun`: the workspace runs plans (a Trino warehouse runs none yet).
+void printRunText(Context &ctx, const RunResult &r, bool canRun) {
     if (!ctx.json && ctx.err.device() != nullptr && ::isatty(STDERR_FILENO))
         ctx.err << "\r\033[K";
     ctx.out << r.dataset << " (" << enumName(r.mode) << "): " << enumName(r.status);
@@ -196,7 +197,11 @@ void printRunText(Context &ctx, const RunResult &r) {
         ctx.out << '\n' << r.checks.size() << " checks passed.\n";
     if (!r.error.isEmpty())
         ctx.out << "\nError: " << r.error << '\n';
-    if (!r.executed)
+    if (!r.executed && !canRun)
+        ctx.out << "\nNothing was written but plan " << r.planId
+                << " (in the spec's control_db). Runs on a Trino warehouse are not built yet: "
+                   "docs/trino.md.\n";
+    else if (!r.executed)
         ctx.out << "\nNothing was written but plan " << r.planId
                 << ". To publish exactly this:\n  rewindctl run --db " << shownDb(ctx) << " --spec "
                 << ctx.parser.value(kSpec) << " --dataset " << r.dataset << " --plan " << r.planId
@@ -207,11 +212,11 @@ void printRunText(Context &ctx, const RunResult &r) {
 }
 
 // Prints a run result and turns its status into the exit code.
-Status report(Context &ctx, const RunResult &r) {
+Status report(Context &ctx, const RunResult &r, bool canRun = true) {
     if (ctx.json)
         ctx.print(toJson(r));
     else
-        printRunText(ctx, r);
+        printRunText(ctx, r, canRun);
     const int code = exitCodeOf(r);
     if (code == 0)
         return {};
@@ -243,7 +248,7 @@ Status runBatch(Context &ctx, bool forcePreview) {
     if (!result)
         return fail(result.error());
     ctx.reported = true;
-    return report(ctx, *result);
+    return report(ctx, *result, !ws.db.hasSeparateControl());
 }
 
 Status runPreview(Context &ctx) {
@@ -276,7 +281,7 @@ Status runResume(Context &ctx) {
         j["recovery"] = recoveryJson(recovery);
         ctx.print(j);
     } else {
-        printRunText(ctx, result->run);
+        printRunText(ctx, result->run, true);
         ctx.out << "\nThe duplicate recovery this run belongs to, carried on:\n";
         printRecoveryText(ctx, recovery);
     }
@@ -294,7 +299,7 @@ Status runRuns(Context &ctx) {
     auto ws = workspace(ctx);
     if (!ws)
         return fail(ws.error());
-    auto runs = listRuns(ws->db, *limit);
+    auto runs = listRuns(ws->db.control(), *limit);
     if (!runs)
         return fail(runs.error());
     if (ctx.json) {
@@ -338,7 +343,7 @@ Status runShow(Context &ctx) {
         ctx.print(toJson(*result));
         return {};
     }
-    printRunText(ctx, *result);
+    printRunText(ctx, *result, true);
     return {};
 }
 

@@ -393,13 +393,16 @@ Result<RunResult> previewChecked(const Database &db, const DatasetSpec &dataset,
               dataset.dbt ? dataset.dbt->checksum : QString(),
               {}};
     result.planId = plan.id;
+    // In the control tables' store (the database itself but on Trino).
+    const Database control = db.control();
     const Status stored = Database::retryTransient(options.maxAttempts, [&] {
-        return db.writeTransaction([&]() -> Status {
-            if (auto s =
-                    storePlan(db, plan, QString::fromStdString(planSummaryJson(result).dump()));
+        return control.writeTransaction([&]() -> Status {
+            if (auto s = storePlan(control, plan,
+                                   QString::fromStdString(planSummaryJson(result).dump()));
                 !s)
                 return s;
-            return writeAudit(db, QStringLiteral("preview"), dataset.name, QString(), QVariant(),
+            return writeAudit(control, QStringLiteral("preview"), dataset.name, QString(),
+                              QVariant(),
                               QString::fromStdString(
                                   nlohmann::ordered_json{{"plan_id", plan.id.toStdString()},
                                                          {"partitions", scope->size()},

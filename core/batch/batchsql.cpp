@@ -181,8 +181,7 @@ QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantLi
 QStringList BatchSql::createStage(const std::vector<PartitionRef> &scope,
                                   QVariantList &binds) const {
     const QString select = stageSelect(scope, binds);
-    return {m_db.dialect().dropTempTable(kStage),
-            QStringLiteral("CREATE TEMP TABLE ") % q(kStage) % QStringLiteral(" AS ") % select};
+    return {m_db.dialect().dropTempTable(kStage), createWork(kStage) % select};
 }
 
 QString BatchSql::stageSelect(const std::vector<PartitionRef> &scope, QVariantList &binds) const {
@@ -221,7 +220,7 @@ QString BatchSql::indexStage() const {
 }
 
 QString BatchSql::tgt() const {
-    return m_strategy.targetDirect ? qt(m_dataset->target) : q(kTgt);
+    return m_strategy.targetDirect ? qt(m_dataset->target) : w(kTgt);
 }
 
 QString BatchSql::tgtScope(const QString &qualifier, QVariantList &binds) const {
@@ -317,9 +316,8 @@ QStringList BatchSql::createTargetCopy(QVariantList &binds) const {
             (m_runCopyScope.empty() ? scopePredicate(QStringLiteral("t"), m_strategy.scope, binds)
                                     : runCopyPredicate(QStringLiteral("t"), binds));
     else
-        select = QStringLiteral("SELECT * FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0");
-    return {d.dropTempTable(kTgt),
-            QStringLiteral("CREATE TEMP TABLE ") % q(kTgt) % QStringLiteral(" AS ") % select,
+        select = QStringLiteral("SELECT * FROM ") % w(kStage) % QStringLiteral(" WHERE 1 = 0");
+    return {d.dropTempTable(kTgt), createWork(kTgt) % select,
             d.createTempIndex(QStringLiteral("rewind_tgt_key"), kTgt, indexCols)};
 }
 
@@ -331,6 +329,8 @@ QStringList BatchSql::dropWorkTables(bool keepTargetCopy) const {
     if (isScd2())
         out << d.dropTempTable(QStringLiteral("rewind_scd2"))
             << d.dropTempTable(QStringLiteral("rewind_sim"));
+    if (!keepTargetCopy)
+        out << d.dropWorkSpace();
     return out;
 }
 
@@ -365,7 +365,7 @@ QString BatchSql::stageKeysNullProbe() const {
         terms << partExpr(QString()) % QStringLiteral(" IS NULL");
     for (const QString &k : m_cat.key)
         terms << q(k) % QStringLiteral(" IS NULL");
-    return QStringLiteral("SELECT 1 FROM ") % q(kStage) % QStringLiteral(" WHERE ") %
+    return QStringLiteral("SELECT 1 FROM ") % w(kStage) % QStringLiteral(" WHERE ") %
            terms.join(QStringLiteral(" OR ")) % QStringLiteral(" LIMIT 1");
 }
 
@@ -388,12 +388,12 @@ QString BatchSql::rowsDiffer(const QString &a, const QString &b) const {
 
 QString BatchSql::stagedCounts() const {
     return QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("s")) %
-           QStringLiteral(", COUNT(*) FROM ") % q(kStage) % QStringLiteral(" AS s") %
+           QStringLiteral(", COUNT(*) FROM ") % w(kStage) % QStringLiteral(" AS s") %
            groupByPart(QStringLiteral("s"));
 }
 
 QString BatchSql::stagedTotal() const {
-    return QStringLiteral("SELECT COUNT(*) FROM ") % q(kStage);
+    return QStringLiteral("SELECT COUNT(*) FROM ") % w(kStage);
 }
 
 QString BatchSql::targetCounts(QVariantList &binds) const {
@@ -435,7 +435,7 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds,
     return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), m_strategy.scope) %
            QStringLiteral("COUNT(*), SUM(CASE WHEN ") % tid %
            QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") %
-           anyKeyNull(QStringLiteral("s")) % QStringLiteral(" FROM ") % q(kStage) %
+           anyKeyNull(QStringLiteral("s")) % QStringLiteral(" FROM ") % w(kStage) %
            QStringLiteral(" AS s LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ") %
            stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope %
            (only ? QString(QStringLiteral(" WHERE ") %
@@ -453,13 +453,12 @@ QStringList BatchSql::createMatches(QVariantList &binds) const {
                                        q(m_dataset->partitionColumn) % QStringLiteral(", "))
                              : QString();
     return {d.dropTempTable(kMatch),
-            QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") %
-                part % engine().rowIdentity(QStringLiteral("s")) %
-                QStringLiteral(" AS rewind_sid, ") % tid %
-                QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid %
+            createWork(kMatch) % QStringLiteral("SELECT ") % part %
+                engine().rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS rewind_sid, ") %
+                tid % QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid %
                 QStringLiteral(" IS NOT NULL AND ") %
                 rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) %
-                QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM ") % q(kStage) %
+                QStringLiteral(" THEN 1 ELSE 0 END AS rewind_d FROM ") % w(kStage) %
                 QStringLiteral(" AS s LEFT JOIN ") % qt(m_dataset->target) %
                 QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) %
                 QStringLiteral(" AND ") % inScope};
@@ -480,7 +479,7 @@ QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &sc
         old << QStringLiteral("t.") % q(m_cat.columns[i]) % QStringLiteral(" AS rewind_o") %
                    QString::number(i + 1);
     return {d.dropTempTable(kStage), d.dropTempTable(kMatch),
-            QStringLiteral("CREATE TEMP TABLE ") % q(kMatch) % QStringLiteral(" AS SELECT ") %
+            createWork(kMatch) % QStringLiteral("SELECT ") %
                 columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(", ") %
                 old.join(u", ") % QStringLiteral(", s.rewind_sid, ") % tid %
                 QStringLiteral(" AS rewind_tid, CASE WHEN ") % tid %
@@ -495,7 +494,7 @@ QStringList BatchSql::createStageWithMatches(const std::vector<PartitionRef> &sc
 }
 
 QString BatchSql::stageTable() const {
-    return stagedInMatches() ? q(kMatch) : q(kStage);
+    return stagedInMatches() ? w(kMatch) : w(kStage);
 }
 
 QString BatchSql::anyKeyNull(const QString &qualifier) const {
@@ -518,7 +517,7 @@ QString BatchSql::matchSummary(bool targetKeysRepeat) const {
     return QStringLiteral("SELECT COALESCE(MAX(m.rewind_sid), 0), COUNT(*), SUM(CASE WHEN "
                           "m.rewind_tid IS NULL THEN 1 ELSE 0 END), ") %
            updated % QStringLiteral(", ") % anyKeyNull(QStringLiteral("m")) %
-           QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m");
+           QStringLiteral(" FROM ") % w(kMatch) % QStringLiteral(" AS m");
 }
 
 QString BatchSql::matchCounts(bool targetKeysRepeat) const {
@@ -528,7 +527,7 @@ QString BatchSql::matchCounts(bool targetKeysRepeat) const {
             : QStringLiteral("SUM(m.rewind_d)");
     return QStringLiteral("SELECT ") % countLabels(QStringLiteral("m"), m_strategy.scope) %
            QStringLiteral("COUNT(*), SUM(CASE WHEN m.rewind_tid IS NULL THEN 1 ELSE 0 END), ") %
-           updated % QStringLiteral(" FROM ") % q(kMatch) % QStringLiteral(" AS m") %
+           updated % QStringLiteral(" FROM ") % w(kMatch) % QStringLiteral(" AS m") %
            countGrouping(QStringLiteral("m"), m_strategy.scope);
 }
 
@@ -558,7 +557,7 @@ QStringList BatchSql::createTargetIfMissing() const {
                     (v.current.isEmpty()
                          ? QString()
                          : QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current)) %
-                    QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0"),
+                    QStringLiteral(" FROM ") % w(kStage) % QStringLiteral(" WHERE 1 = 0"),
                 QStringLiteral("CREATE INDEX ") %
                     q(QStringLiteral("rewind_key_") % m_dataset->target) % QStringLiteral(" ON ") %
                     qt(m_dataset->target) % QStringLiteral(" (") % indexCols.join(u", ") % u')'};
@@ -569,7 +568,7 @@ QStringList BatchSql::createTargetIfMissing() const {
     for (const QString &k : m_cat.key.mid(0, 8))
         indexCols << q(k);
     return {QStringLiteral("CREATE TABLE ") % qt(m_dataset->target) %
-                QStringLiteral(" AS SELECT * FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0"),
+                QStringLiteral(" AS SELECT * FROM ") % w(kStage) % QStringLiteral(" WHERE 1 = 0"),
             QStringLiteral("CREATE INDEX ") % q(QStringLiteral("rewind_key_") % m_dataset->target) %
                 QStringLiteral(" ON ") % qt(m_dataset->target) % QStringLiteral(" (") %
                 indexCols.join(u", ") % u')'};
@@ -599,7 +598,7 @@ QStringList BatchSql::createImagesIfMissing(bool beforeStage) const {
                 currentItem(QStringLiteral("CAST(1 AS INTEGER)"), CurrentAs::Named) %
                 QStringLiteral(", CAST(NULL AS ") % m_db.dialect().bigintType() %
                 QStringLiteral(") AS rewind_run_id, CAST(NULL AS TEXT) AS rewind_op, ") % part %
-                QStringLiteral(" AS rewind_part FROM ") % q(kStage) %
+                QStringLiteral(" AS rewind_part FROM ") % w(kStage) %
                 QStringLiteral(" WHERE 1 = 0")};
     }
     // Before-images of what a publish replaced, typed like the staged rows.

@@ -411,6 +411,11 @@ public:
 
 private:
     QString q(const QString &identifier) const { return m_db.quote(identifier); }
+    // A work table of this session (kStage, kMatch, ...): SqlDialect::workTable.
+    QString w(const QString &table) const { return m_db.dialect().workTable(table); }
+    QString createWork(const QString &table) const {
+        return m_db.dialect().createWorkTableAs(table);
+    }
     const BatchDialect &engine() const { return BatchDialect::of(m_db.dialect()); }
     QString qt(const QString &table) const { return m_db.quoteTable(table); }
     QString columnList(const QString &qualifier, const QStringList &columns) const;

@@ -95,11 +95,11 @@ QStringList BatchSql::createChanges(QVariantList &binds) const {
                   QStringLiteral(" AS rewind_nd");
     const QString inScope = tgtScope(QStringLiteral("t"), binds);
     return {m_db.dialect().dropTempTable(kChanges),
-            QStringLiteral("CREATE TEMP TABLE ") % q(kChanges) % QStringLiteral(" AS SELECT ") %
-                select.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % q(kStage) %
-                QStringLiteral(" AS s LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ") %
-                stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope %
-                QStringLiteral(" WHERE ") % tid % QStringLiteral(" IS NULL OR ") %
+            createWork(kChanges) % QStringLiteral("SELECT ") % select.join(QStringLiteral(", ")) %
+                QStringLiteral(" FROM ") % w(kStage) % QStringLiteral(" AS s LEFT JOIN ") % tgt() %
+                QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) %
+                QStringLiteral(" AND ") % inScope % QStringLiteral(" WHERE ") % tid %
+                QStringLiteral(" IS NULL OR ") %
                 rowsDiffer(QStringLiteral("t"), QStringLiteral("s"))};
 }
 
@@ -166,7 +166,7 @@ QString BatchSql::changeStats() const {
     const bool one = countedPartition().has_value();
     return QStringLiteral("SELECT ") %
            (one ? QString() : QStringLiteral("c.rewind_label, c.rewind_isnull, ")) %
-           values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % q(kChanges) %
+           values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % w(kChanges) %
            QStringLiteral(" AS c") %
            (one ? QStringLiteral(" HAVING COUNT(*) > 0")
                 : QStringLiteral(" GROUP BY c.rewind_label, c.rewind_isnull"));
@@ -210,7 +210,7 @@ QString BatchSql::changePairs(bool whole) const {
                         QStringLiteral(" AS rewind_i, ") % d.castText(b) %
                         QStringLiteral(" AS rewind_before, ") % d.castText(a) %
                         QStringLiteral(" AS rewind_after, COUNT(*) AS rewind_rows FROM ") %
-                        q(kChanges) % QStringLiteral(" AS c WHERE c.rewind_d") % n %
+                        w(kChanges) % QStringLiteral(" AS c WHERE c.rewind_d") % n %
                         QStringLiteral(" = 1 GROUP BY ") % labels(whole, QStringLiteral("c")) %
                         d.castText(b) % QStringLiteral(", ") % d.castText(a);
     }
@@ -234,7 +234,7 @@ QString BatchSql::changeShifts(bool whole) const {
                         time.epochMs(QStringLiteral("c.rewind_a") % n, columns[i].type) %
                         QStringLiteral(" - ") %
                         time.epochMs(QStringLiteral("c.rewind_b") % n, columns[i].type) %
-                        QStringLiteral(" AS rewind_shift FROM ") % q(kChanges) %
+                        QStringLiteral(" AS rewind_shift FROM ") % w(kChanges) %
                         QStringLiteral(" AS c WHERE c.rewind_d") % n % QStringLiteral(" = 1");
     }
     if (branches.isEmpty())
@@ -264,7 +264,7 @@ QString BatchSql::changeExamples(bool whole) const {
         const QString branch = QStringLiteral("SELECT ") % labels(whole, QStringLiteral("c")) % n %
                                QStringLiteral(" AS rewind_i, c.") %
                                keys.join(QStringLiteral(", c.")) % QStringLiteral(" FROM ") %
-                               q(kChanges) % QStringLiteral(" AS c WHERE c.rewind_d") % n %
+                               w(kChanges) % QStringLiteral(" AS c WHERE c.rewind_d") % n %
                                QStringLiteral(" = 1");
         // Of them all: the first three rows the diff wrote, no sort (ordered
         // by key, 223 ms of 100,000 changed rows on PostgreSQL).
@@ -320,7 +320,7 @@ QString BatchSql::columnStats(bool ofStage, QVariantList &binds, bool withKept,
             (labelled ? QStringLiteral("p.rewind_isnull, COALESCE(p.rewind_label, ''), ")
                       : QString()) %
             dialect.castText(QStringLiteral("p.rewind_a") % QString::number(i)) %
-            QStringLiteral(" FROM ") % q(kChanges) % QStringLiteral(" AS p");
+            QStringLiteral(" FROM ") % w(kChanges) % QStringLiteral(" AS p");
         const QString part = partExpr(a);
         const QString probe =
             labelled ? QString(QStringLiteral("(CASE WHEN ") % part %
@@ -335,7 +335,7 @@ QString BatchSql::columnStats(bool ofStage, QVariantList &binds, bool withKept,
     }
     if (ofStage)
         return QStringLiteral("SELECT ") % countLabels(a, m_strategy.scope) %
-               values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % q(kStage) %
+               values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % w(kStage) %
                QStringLiteral(" AS s") % countGrouping(a, m_strategy.scope);
     // The rows a merge keeps, in the same read: those whose partition and key
     // no changed row has (once each: a target repeating a key joins a staged
@@ -346,7 +346,7 @@ QString BatchSql::columnStats(bool ofStage, QVariantList &binds, bool withKept,
         for (const QString &k : partitionAndKey())
             keys << q(k);
         from += QStringLiteral(" LEFT JOIN (SELECT DISTINCT 1 AS rewind_hit, ") %
-                keys.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % q(kChanges) %
+                keys.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % w(kChanges) %
                 QStringLiteral(" WHERE rewind_m = 1) AS c ON ") %
                 keyMatch(QStringLiteral("t"), QStringLiteral("c"));
     }
@@ -377,7 +377,7 @@ QStringList BatchSql::keptExtremes(QVariantList &binds) const {
             QStringLiteral("SELECT ") % countLabels(t, m_strategy.scope) %
                 values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % tgt() %
                 QStringLiteral(" AS t WHERE ") % tgtScope(t, binds) %
-                QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % q(kChanges) %
+                QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % w(kChanges) %
                 QStringLiteral(" AS c WHERE c.rewind_m = 1 AND ") %
                 keyMatch(t, QStringLiteral("c")) % u')' % countGrouping(t, m_strategy.scope)};
 }

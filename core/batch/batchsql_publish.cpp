@@ -21,18 +21,18 @@ QString BatchSql::saveImagesUpdated(QVariantList &binds) const {
         for (qsizetype i = 0; i < m_cat.columns.size(); ++i)
             old << QStringLiteral("m.rewind_o") % QString::number(i + 1);
         return imagesInsert() % old.join(u", ") % QStringLiteral(", ?, 'updated' FROM ") %
-               q(kMatch) % QStringLiteral(" AS m WHERE m.rewind_d = 1");
+               w(kMatch) % QStringLiteral(" AS m WHERE m.rewind_d = 1");
     }
     if (byIdentity())
         return imagesInsert() % columnList(QStringLiteral("t"), m_cat.columns) %
                QStringLiteral(", ?, 'updated' FROM ") % qt(m_dataset->target) %
                QStringLiteral(" AS t WHERE ") % engine().rowIdentity(QStringLiteral("t")) %
-               QStringLiteral(" IN (SELECT m.rewind_tid FROM ") % q(kMatch) %
+               QStringLiteral(" IN (SELECT m.rewind_tid FROM ") % w(kMatch) %
                QStringLiteral(" AS m WHERE m.rewind_d = 1)");
     return imagesInsert() % columnList(QStringLiteral("t"), m_cat.columns) %
            QStringLiteral(", ?, 'updated' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") %
            tgtScope(QStringLiteral("t"), binds) % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") %
-           q(kStage) % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) %
+           w(kStage) % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) %
            QStringLiteral(" AND ") % rowsDiffer(QStringLiteral("t"), QStringLiteral("s")) % u')';
 }
 
@@ -49,7 +49,7 @@ QString BatchSql::saveImagesInserted(bool everyStagedRow) const {
     if (byIdentity())
         return into % stageTable() % QStringLiteral(" AS s") %
                (everyStagedRow ? QString() : QStringLiteral(" WHERE ") % insertedByMatch());
-    return into % q(kStage) % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() %
+    return into % w(kStage) % QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() %
            QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')';
 }
 
@@ -83,7 +83,7 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const {
         // TID scan per row took 960-975; at 10M, see the dialect.
         const QString update =
             QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") %
-            sets.join(u", ") % QStringLiteral(" FROM ") % q(kMatch) %
+            sets.join(u", ") % QStringLiteral(" FROM ") % w(kMatch) %
             QStringLiteral(" AS s WHERE s.rewind_d = 1 AND ") %
             scopePredicate(QStringLiteral("t"), m_strategy.scope, binds) % QStringLiteral(" AND ") %
             engine().rowIdentity(QStringLiteral("t")) % QStringLiteral(" = s.rewind_tid");
@@ -99,8 +99,8 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const {
     if (byIdentity()) {
         const QString changed =
             QStringLiteral("SELECT m.rewind_tid, ") %
-            columnList(QStringLiteral("x"), m_cat.updated) % QStringLiteral(" FROM ") % q(kMatch) %
-            QStringLiteral(" AS m JOIN ") % q(kStage) % QStringLiteral(" AS x ON ") %
+            columnList(QStringLiteral("x"), m_cat.updated) % QStringLiteral(" FROM ") % w(kMatch) %
+            QStringLiteral(" AS m JOIN ") % w(kStage) % QStringLiteral(" AS x ON ") %
             engine().rowIdentity(QStringLiteral("x")) %
             QStringLiteral(" = m.rewind_sid WHERE m.rewind_d = 1");
         return {{QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") %
@@ -111,7 +111,7 @@ std::vector<std::pair<QString, QVariantList>> BatchSql::mergeUpdate() const {
     }
     const QString update =
         QStringLiteral("UPDATE ") % qt(m_dataset->target) % QStringLiteral(" AS t SET ") %
-        sets.join(u", ") % QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ") %
+        sets.join(u", ") % QStringLiteral(" FROM ") % w(kStage) % QStringLiteral(" AS s WHERE ") %
         scopePredicate(QStringLiteral("t"), m_strategy.scope, binds) % QStringLiteral(" AND ") %
         stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") %
         rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
@@ -122,7 +122,7 @@ QString BatchSql::insertedByMatch() const {
     if (stagedInMatches()) // an unmatched staged row is one row of rewind_match
         return QStringLiteral("s.rewind_tid IS NULL");
     return engine().rowIdentity(QStringLiteral("s")) %
-           QStringLiteral(" IN (SELECT m.rewind_sid FROM ") % q(kMatch) %
+           QStringLiteral(" IN (SELECT m.rewind_sid FROM ") % w(kMatch) %
            QStringLiteral(" AS m WHERE m.rewind_tid IS NULL)");
 }
 
@@ -135,7 +135,7 @@ QString BatchSql::mergeInsert(bool everyStagedRow) const {
                (everyStagedRow ? QString() : QStringLiteral(" WHERE ") % insertedByMatch());
     return QStringLiteral("INSERT INTO ") % qt(m_dataset->target) % QStringLiteral(" (") %
            columnList(QString(), m_cat.columns) % QStringLiteral(") SELECT ") %
-           columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage) %
+           columnList(QStringLiteral("s"), m_cat.columns) % QStringLiteral(" FROM ") % w(kStage) %
            QStringLiteral(" AS s WHERE NOT EXISTS (SELECT 1 FROM ") % tgt() %
            QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')';
 }
@@ -155,7 +155,7 @@ QString BatchSql::insertStaged(const QString &table, const std::vector<Partition
                                QVariantList &binds) const {
     return QStringLiteral("INSERT INTO ") % table % QStringLiteral(" (") %
            columnList(QString(), m_cat.columns) % QStringLiteral(") SELECT ") %
-           columnList(QString(), m_cat.columns) % QStringLiteral(" FROM ") % q(kStage) %
+           columnList(QString(), m_cat.columns) % QStringLiteral(" FROM ") % w(kStage) %
            (only ? QStringLiteral(" WHERE ") % scopePredicate(QString(), *only, binds) : QString());
 }
 

@@ -13,7 +13,7 @@ QString BatchSql::stagedKeyCounts() const {
     return QStringLiteral("SELECT x.rewind_pl, x.rewind_pn, COUNT(*) FROM (SELECT DISTINCT ") %
            engine().partitionText(p) % QStringLiteral(" AS rewind_pl, CASE WHEN ") % p %
            QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS rewind_pn, ") %
-           columnList(QStringLiteral("s"), m_cat.key) % QStringLiteral(" FROM ") % q(kStage) %
+           columnList(QStringLiteral("s"), m_cat.key) % QStringLiteral(" FROM ") % w(kStage) %
            QStringLiteral(" AS s) AS x GROUP BY x.rewind_pl, x.rewind_pn");
 }
 
@@ -21,7 +21,7 @@ QString BatchSql::keyedTargetCounts(QVariantList &binds) const {
     return QStringLiteral("SELECT ") % countLabels(QStringLiteral("t"), m_strategy.scope) %
            QStringLiteral("COUNT(*) FROM ") % tgt() % QStringLiteral(" AS t WHERE ") %
            tgtScope(QStringLiteral("t"), binds) % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") %
-           q(kStage) % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')' %
+           w(kStage) % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')' %
            countGrouping(QStringLiteral("t"), m_strategy.scope);
 }
 
@@ -29,7 +29,7 @@ QString BatchSql::saveImagesDeletedByKey(QVariantList &binds) const {
     return imagesInsert() % columnList(QStringLiteral("t"), m_cat.columns) %
            QStringLiteral(", ?, 'deleted' FROM ") % tgt() % QStringLiteral(" AS t WHERE ") %
            tgtScope(QStringLiteral("t"), binds) % QStringLiteral(" AND EXISTS (SELECT 1 FROM ") %
-           q(kStage) % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')';
+           w(kStage) % QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')';
 }
 
 QString BatchSql::saveImagesStaged() const {
@@ -38,14 +38,14 @@ QString BatchSql::saveImagesStaged() const {
     return QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" (") %
            columnList(QString(), kept) % QStringLiteral(", rewind_run_id, rewind_op) SELECT ") %
            columnList(QStringLiteral("s"), kept) % QStringLiteral(", ?, 'inserted' FROM ") %
-           q(kStage) % QStringLiteral(" AS s");
+           w(kStage) % QStringLiteral(" AS s");
 }
 
 QString BatchSql::deleteByStagedKeys(QVariantList &binds) const {
     const QString target = qt(m_dataset->target);
     return QStringLiteral("DELETE FROM ") % target % QStringLiteral(" WHERE ") %
            scopePredicate(target, m_strategy.scope, binds) %
-           QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage) %
+           QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % w(kStage) %
            QStringLiteral(" AS s WHERE ") % stageKeyMatch(target) % u')';
 }
 

@@ -73,10 +73,10 @@ QString BatchSql::sampleInserted(const std::vector<PartitionRef> &parts,
     const QString where = sampleFilter(QStringLiteral("s"), parts, binds);
     if (keepsEveryRow()) // every staged row is inserted
         return sampleSelect(parts, {QStringLiteral("s")},
-                            q(kStage) % QStringLiteral(" AS s WHERE ") % where,
+                            w(kStage) % QStringLiteral(" AS s WHERE ") % where,
                             QStringLiteral("s"));
     return sampleSelect(parts, {QStringLiteral("s")},
-                        q(kStage) % QStringLiteral(" AS s WHERE ") % where %
+                        w(kStage) % QStringLiteral(" AS s WHERE ") % where %
                             QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % tgt() %
                             QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) %
                             QStringLiteral(" AND ") %
@@ -88,7 +88,7 @@ QString BatchSql::sampleUpdated(const std::vector<PartitionRef> &parts, QVariant
     const QString where = sampleFilter(QStringLiteral("s"), parts, binds);
     const QString inPart = sampleFilter(QStringLiteral("t"), parts, binds);
     return sampleSelect(parts, {kAfter, QStringLiteral("t")},
-                        q(kStage) % QStringLiteral(" AS s JOIN ") % tgt() %
+                        w(kStage) % QStringLiteral(" AS s JOIN ") % tgt() %
                             QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) %
                             QStringLiteral(" WHERE ") % where % QStringLiteral(" AND ") % inPart %
                             QStringLiteral(" AND ") %
@@ -102,7 +102,7 @@ QString BatchSql::sampleUnchanged(const std::vector<PartitionRef> &parts,
     const QString inPart1 = sampleFilter(QStringLiteral("t"), parts, binds);
     const QString inPart2 = sampleFilter(QStringLiteral("t"), parts, binds);
     return sampleSelect(parts, {QStringLiteral("s")},
-                        q(kStage) % QStringLiteral(" AS s WHERE ") % where %
+                        w(kStage) % QStringLiteral(" AS s WHERE ") % where %
                             QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % tgt() %
                             QStringLiteral(" AS t WHERE ") % stageKeyMatch(QStringLiteral("t")) %
                             QStringLiteral(" AND ") % inPart1 %
@@ -118,14 +118,14 @@ QString BatchSql::sampleDeleted(const std::vector<PartitionRef> &parts, QVariant
         return sampleSelect(parts, {QStringLiteral("t")},
                             tgt() % QStringLiteral(" AS t WHERE ") %
                                 sampleFilter(QStringLiteral("t"), parts, binds) %
-                                QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % q(kStage) %
+                                QStringLiteral(" AND EXISTS (SELECT 1 FROM ") % w(kStage) %
                                 QStringLiteral(" AS s WHERE ") %
                                 stageKeyMatch(QStringLiteral("t")) % u')',
                             QStringLiteral("t"));
     return sampleSelect(
         parts, {QStringLiteral("t")},
         tgt() % QStringLiteral(" AS t WHERE ") % sampleFilter(QStringLiteral("t"), parts, binds) %
-            QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % q(kStage) %
+            QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % w(kStage) %
             QStringLiteral(" AS s WHERE ") % stageKeyMatch(QStringLiteral("t")) % u')',
         QStringLiteral("t"));
 }

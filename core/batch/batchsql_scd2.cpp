@@ -22,7 +22,7 @@ QStringList BatchSql::trackedAll() const {
 }
 
 QString BatchSql::scd2SimTable() const {
-    return q(kSim);
+    return w(kSim);
 }
 
 QStringList BatchSql::createScd2Sim(bool fromTarget) const {
@@ -35,7 +35,7 @@ QStringList BatchSql::createScd2Sim(bool fromTarget) const {
             QStringLiteral("SELECT ") %
             readTarget(QStringLiteral("t"), targetColumns()).join(QStringLiteral(", ")) %
             QStringLiteral(" FROM ") % qt(m_dataset->target) %
-            QStringLiteral(" AS t WHERE EXISTS (SELECT 1 FROM ") % q(kStage) %
+            QStringLiteral(" AS t WHERE EXISTS (SELECT 1 FROM ") % w(kStage) %
             QStringLiteral(" AS s WHERE ") % keyEqual(QStringLiteral("t"), QStringLiteral("s")) %
             u')' %
             // The open versions of keys the stage lacks: what an invalidation closes.
@@ -49,12 +49,11 @@ QStringList BatchSql::createScd2Sim(bool fromTarget) const {
                  QStringLiteral(", ") % part % QStringLiteral(" AS ") % q(v.validTo) %
                  (v.current.isEmpty() ? QString()
                                       : QStringLiteral(", CAST(1 AS INTEGER) AS ") % q(v.current)) %
-                 QStringLiteral(" FROM ") % q(kStage) % QStringLiteral(" WHERE 1 = 0");
+                 QStringLiteral(" FROM ") % w(kStage) % QStringLiteral(" WHERE 1 = 0");
     }
     QStringList indexCols = m_cat.key.mid(0, 8);
     indexCols << v.validFrom;
-    return {d.dropTempTable(kSim),
-            QStringLiteral("CREATE TEMP TABLE ") % q(kSim) % QStringLiteral(" AS ") % select,
+    return {d.dropTempTable(kSim), createWork(kSim) % select,
             d.createTempIndex(QStringLiteral("rewind_sim_key"), kSim, indexCols)};
 }
 
@@ -81,7 +80,7 @@ QStringList BatchSql::createScd2Work(const QString &dim, const PartitionRef &mon
         QStringLiteral(") THEN 1 ELSE 0 END AS chg, CASE WHEN c.") % vf %
         QStringLiteral(" IS NULL THEN 0 ELSE 1 END AS c_exists, CASE WHEN ") %
         trackedEqual(QStringLiteral("c")) % QStringLiteral(" THEN 1 ELSE 0 END AS c_same FROM ") %
-        q(kStage) % QStringLiteral(" AS s LEFT JOIN ") % dim % QStringLiteral(" AS p ON ") %
+        w(kStage) % QStringLiteral(" AS s LEFT JOIN ") % dim % QStringLiteral(" AS p ON ") %
         keyEqual(QStringLiteral("p"), QStringLiteral("s")) % QStringLiteral(" AND p.") % vf %
         QStringLiteral(" < ") % part % QStringLiteral(" AND (p.") % vt %
         QStringLiteral(" IS NULL OR p.") % vt % QStringLiteral(" >= ") % part %
@@ -108,21 +107,19 @@ QStringList BatchSql::createScd2Work(const QString &dim, const PartitionRef &mon
     if (v.invalidateHardDeletes) {
         const QString stagedMonth =
             QStringLiteral("(SELECT MIN(s.") % q(m_dataset->partitionColumn) %
-            QStringLiteral(") AS m FROM ") % q(kStage) % QStringLiteral(" AS s WHERE ") %
+            QStringLiteral(") AS m FROM ") % w(kStage) % QStringLiteral(" AS s WHERE ") %
             partitionFilter(QStringLiteral("s"), month, binds) % QStringLiteral(")");
         gone = QStringLiteral(" UNION ALL SELECT ") % columnList(QStringLiteral("t"), m_cat.key) %
                QStringLiteral(", mm.m, t.") % vf % QStringLiteral(", t.") % vt %
                QStringLiteral(", NULL, 1, 0, 0, 1, 0, 1 FROM ") % dim % QStringLiteral(" AS t, ") %
                stagedMonth % QStringLiteral(" AS mm WHERE t.") % vt %
                QStringLiteral(" IS NULL AND t.") % vf %
-               QStringLiteral(" < mm.m AND NOT EXISTS (SELECT 1 FROM ") % q(kStage) %
+               QStringLiteral(" < mm.m AND NOT EXISTS (SELECT 1 FROM ") % w(kStage) %
                QStringLiteral(" AS s WHERE ") % keyEqual(QStringLiteral("s"), QStringLiteral("t")) %
                QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) %
                QStringLiteral(" = mm.m)");
     }
-    return {d.dropTempTable(kScd2),
-            QStringLiteral("CREATE TEMP TABLE ") % q(kScd2) % QStringLiteral(" AS ") % select %
-                gone,
+    return {d.dropTempTable(kScd2), createWork(kScd2) % select % gone,
             d.createTempIndex(QStringLiteral("rewind_scd2_key"), kScd2, m_cat.key.mid(0, 8))};
 }
 
@@ -132,27 +129,28 @@ QString BatchSql::scd2Counts() const {
                           "COALESCE(SUM(CASE WHEN ins_d + close_p + extend_p + del_c > 0 THEN 1 "
                           "ELSE 0 END), 0), COUNT(*) - COALESCE(SUM(gone), 0), "
                           "COALESCE(SUM(gone), 0) FROM ") %
-           q(kScd2);
+           w(kScd2);
 }
 
 QStringList BatchSql::scd2Apply(const QString &dim) const {
     const Scd2Spec &v = *m_dataset->scd2;
     const QString vf = q(v.validFrom), vt = q(v.validTo);
-    const QString w = q(kScd2);
+    const QString work = w(kScd2);
     return {
-        QStringLiteral("DELETE FROM ") % dim % QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") % w %
-            QStringLiteral(" AS w WHERE w.del_c = 1 AND ") % keyEqual(dim, QStringLiteral("w")) %
-            QStringLiteral(" AND ") % dim % u'.' % vf % QStringLiteral(" = w.m)"),
+        QStringLiteral("DELETE FROM ") % dim % QStringLiteral(" WHERE EXISTS (SELECT 1 FROM ") %
+            work % QStringLiteral(" AS w WHERE w.del_c = 1 AND ") %
+            keyEqual(dim, QStringLiteral("w")) % QStringLiteral(" AND ") % dim % u'.' % vf %
+            QStringLiteral(" = w.m)"),
         QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt %
             QStringLiteral(" = w.m") % currentItem(QStringLiteral("0"), CurrentAs::Assigned) %
-            QStringLiteral(" FROM ") % w % QStringLiteral(" AS w WHERE w.close_p = 1 AND ") %
+            QStringLiteral(" FROM ") % work % QStringLiteral(" AS w WHERE w.close_p = 1 AND ") %
             keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf %
             QStringLiteral(" = w.p_vf"),
         QStringLiteral("UPDATE ") % dim % QStringLiteral(" AS t SET ") % vt %
             QStringLiteral(" = w.e") %
             currentItem(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END"),
                         CurrentAs::Assigned) %
-            QStringLiteral(" FROM ") % w % QStringLiteral(" AS w WHERE w.extend_p = 1 AND ") %
+            QStringLiteral(" FROM ") % work % QStringLiteral(" AS w WHERE w.extend_p = 1 AND ") %
             keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf %
             QStringLiteral(" = w.p_vf"),
         QStringLiteral("INSERT INTO ") % dim % QStringLiteral(" (") %
@@ -161,7 +159,7 @@ QStringList BatchSql::scd2Apply(const QString &dim) const {
             q(m_dataset->partitionColumn) % QStringLiteral(", w.e") %
             currentItem(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END"),
                         CurrentAs::Value) %
-            QStringLiteral(" FROM ") % w % QStringLiteral(" AS w JOIN ") % q(kStage) %
+            QStringLiteral(" FROM ") % work % QStringLiteral(" AS w JOIN ") % w(kStage) %
             QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) %
             QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) %
             QStringLiteral(" = w.m WHERE w.ins_d = 1"),
@@ -171,19 +169,19 @@ QStringList BatchSql::scd2Apply(const QString &dim) const {
 QStringList BatchSql::scd2SaveImages() const {
     const Scd2Spec &v = *m_dataset->scd2;
     const QString vf = q(v.validFrom);
-    const QString w = q(kScd2);
+    const QString work = w(kScd2);
     const QString into = QStringLiteral("INSERT INTO ") % q(imagesTable()) % QStringLiteral(" (") %
                          columnList(QString(), targetColumns()) %
                          QStringLiteral(", rewind_run_id, rewind_op, rewind_part) SELECT ");
     const QString target = qt(m_dataset->target);
     return {
         into % columnList(QStringLiteral("t"), targetColumns()) %
-            QStringLiteral(", ?, 'deleted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ") %
+            QStringLiteral(", ?, 'deleted', w.m FROM ") % work % QStringLiteral(" AS w JOIN ") %
             target % QStringLiteral(" AS t ON ") %
             keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf %
             QStringLiteral(" = w.m WHERE w.del_c = 1"),
         into % columnList(QStringLiteral("t"), targetColumns()) %
-            QStringLiteral(", ?, 'updated', w.m FROM ") % w % QStringLiteral(" AS w JOIN ") %
+            QStringLiteral(", ?, 'updated', w.m FROM ") % work % QStringLiteral(" AS w JOIN ") %
             target % QStringLiteral(" AS t ON ") %
             keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") % vf %
             QStringLiteral(" = w.p_vf WHERE w.close_p = 1 OR w.extend_p = 1"),
@@ -191,8 +189,8 @@ QStringList BatchSql::scd2SaveImages() const {
             q(m_dataset->partitionColumn) % QStringLiteral(", w.e") %
             currentItem(QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END"),
                         CurrentAs::Value) %
-            QStringLiteral(", ?, 'inserted', w.m FROM ") % w % QStringLiteral(" AS w JOIN ") %
-            q(kStage) % QStringLiteral(" AS s ON ") %
+            QStringLiteral(", ?, 'inserted', w.m FROM ") % work % QStringLiteral(" AS w JOIN ") %
+            w(kStage) % QStringLiteral(" AS s ON ") %
             keyEqual(QStringLiteral("s"), QStringLiteral("w")) % QStringLiteral(" AND s.") %
             q(m_dataset->partitionColumn) % QStringLiteral(" = w.m WHERE w.ins_d = 1"),
     };
@@ -200,7 +198,7 @@ QStringList BatchSql::scd2SaveImages() const {
 
 QString BatchSql::scd2SampleOpened() const {
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) %
-           QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ") % q(kStage) %
+           QStringLiteral(" FROM ") % w(kScd2) % QStringLiteral(" AS w JOIN ") % w(kStage) %
            QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) %
            QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) %
            QStringLiteral(" = w.m WHERE w.ins_d = 1 ORDER BY ") %
@@ -209,7 +207,7 @@ QString BatchSql::scd2SampleOpened() const {
 
 QString BatchSql::scd2SampleUnchanged() const {
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) %
-           QStringLiteral(" FROM ") % q(kScd2) % QStringLiteral(" AS w JOIN ") % q(kStage) %
+           QStringLiteral(" FROM ") % w(kScd2) % QStringLiteral(" AS w JOIN ") % w(kStage) %
            QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) %
            QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) %
            QStringLiteral(" = w.m WHERE w.ins_d + w.close_p + w.extend_p + w.del_c = 0 ORDER BY ") %
@@ -226,7 +224,7 @@ QString BatchSql::scd2SampleClosed(const QString &dim) const {
     if (!v.current.isEmpty())
         after << QStringLiteral("0 AS ") % q(v.current);
     return QStringLiteral("SELECT ") % columnList(QStringLiteral("t"), targetColumns()) %
-           QStringLiteral(", ") % after.join(u", ") % QStringLiteral(" FROM ") % q(kScd2) %
+           QStringLiteral(", ") % after.join(u", ") % QStringLiteral(" FROM ") % w(kScd2) %
            QStringLiteral(" AS w JOIN ") % dim % QStringLiteral(" AS t ON ") %
            keyEqual(QStringLiteral("t"), QStringLiteral("w")) % QStringLiteral(" AND t.") %
            q(v.validFrom) % QStringLiteral(" = w.p_vf WHERE w.close_p = 1 ORDER BY ") %

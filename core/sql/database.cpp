@@ -2,6 +2,7 @@
 
 #include "core/sql/credentials.h"
 #include "core/sql/sqlitefunctions.h"
+#include "core/sql/trinodriver.h"
 
 #include <QAtomicInteger>
 #include <QCoreApplication>
@@ -37,9 +38,12 @@ QAtomicInteger<quint64> g_nextDatabaseId{1};
 // server, and a later thread given the same id (the connection's name
 // carries it) opens its own instead of finding one that Qt says belongs to
 // another thread. The main thread's connections live as long as the process.
+thread_local bool t_ending = false;
+
 struct ThreadConnections {
     QStringList names;
     ~ThreadConnections() {
+        t_ending = true;
         // Removing the last handle deletes the driver, which closes it.
         for (const QString &name : std::as_const(names))
             QSqlDatabase::removeDatabase(name);
@@ -170,6 +174,10 @@ Result<QString> withLiterals(const QString &sql, const QVariantList &binds,
 }
 
 } // namespace
+
+bool threadEnding() {
+    return t_ending;
+}
 
 struct Database::Shared {
     quint64 id = 0;
@@ -480,6 +488,13 @@ Status Database::execRows(const QString &head, const QString &row, int columns,
 }
 
 Status Database::writeTransaction(const std::function<Status()> &body) const {
+    // A Trino warehouse's writes (one statement, one Iceberg snapshot each)
+    // are not built yet: every write of its data is refused here, before it
+    // starts, whatever asks for it (the console's actions included).
+    if (dialect().keepsControlApart())
+        return badInput(QStringLiteral("%1: writes to a Trino warehouse are not built yet "
+                                       "(docs/trino.md); nothing was written")
+                            .arg(url().display()));
     const QString name = m_shared->connectionName();
     {
         QMutexLocker lock(&m_shared->mutex);

@@ -93,8 +93,20 @@ public:
     QString quote(const QString &identifier) const;
     virtual QString nullSafeEqual(const QString &a, const QString &b) const = 0;
     virtual QString castText(const QString &expr) const = 0;
-    // Per-connection temporary work tables.
+    // Per-connection temporary work tables (a preview's staged rows).
+    // `name` as statements write it: on SQLite and PostgreSQL the temporary
+    // table's quoted name; on Trino, which has none, a table of the
+    // session's own scratch schema (core/sql/trinodriver.h).
+    virtual QString workTable(const QString &name) const { return quote(name); }
+    // The head of the statement that makes work table `name` from the
+    // SELECT that follows ("CREATE TEMP TABLE name AS ").
+    virtual QString createWorkTableAs(const QString &name) const {
+        return QStringLiteral("CREATE TEMP TABLE ") + quote(name) + QStringLiteral(" AS ");
+    }
     virtual QString dropTempTable(const QString &name) const = 0;
+    // Run once a job's last work table is dropped: what removes their home
+    // (Trino: the session's scratch schema; elsewhere nothing).
+    virtual QStringList dropWorkSpace() const { return {}; }
     virtual QString createTempIndex(const QString &index, const QString &table,
                                     const QStringList &columns) const = 0;
     // Upsert tail for a table whose conflict target is `conflictColumns`:

@@ -58,17 +58,25 @@ public:
     QString castText(const QString &expr) const override {
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS VARCHAR)");
     }
-    // No temporary tables: work tables are tables of the session's schema,
-    // dropped by name.
-    QString dropTempTable(const QString &name) const override {
-        return QStringLiteral("DROP TABLE IF EXISTS ") % quote(name);
+    // No temporary tables: work tables are tables of the session's scratch
+    // schema, which the driver names for each connection in place of
+    // kTrinoSessionSchema, creates on first use and drops with the session.
+    QString workTable(const QString &name) const override {
+        return quote(QString::fromLatin1(kTrinoSessionSchema)) % u'.' % quote(name);
     }
-    QString createTempIndex(const QString &index, const QString &table,
-                            const QStringList &columns) const override {
-        Q_UNUSED(index);
-        Q_UNUSED(columns);
-        // Nothing to index: a statement that does nothing, so callers need no case.
-        return QStringLiteral("SELECT 1 FROM ") % quote(table) % QStringLiteral(" WHERE 1 = 0");
+    QString createWorkTableAs(const QString &name) const override {
+        return QStringLiteral("CREATE TABLE ") % workTable(name) % QStringLiteral(" AS ");
+    }
+    QStringList dropWorkSpace() const override {
+        return {QStringLiteral("DROP SCHEMA IF EXISTS ") %
+                quote(QString::fromLatin1(kTrinoSessionSchema)) % QStringLiteral(" CASCADE")};
+    }
+    QString dropTempTable(const QString &name) const override {
+        return QStringLiteral("DROP TABLE IF EXISTS ") % workTable(name);
+    }
+    // Nothing to index: a statement that does nothing, so callers need no case.
+    QString createTempIndex(const QString &, const QString &, const QStringList &) const override {
+        return QStringLiteral("SELECT 1 WHERE 1 = 0");
     }
 
     // errorSignature() in SQL, as on PostgreSQL (Trino's regexp_replace is

@@ -11,6 +11,7 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QPointer>
+#include <QRandomGenerator>
 #include <QSqlDriver>
 #include <QSqlDriverCreator>
 #include <QSqlError>
@@ -226,8 +227,111 @@ public:
     }
 
     void close() override {
+        if (!m_scratch.isEmpty() && threadEnding()) {
+            qCDebug(lcTrino).noquote() << "left the scratch schema" << m_scratch
+                                       << "to a later session's sweep (its thread is ending)";
+        } else if (!m_scratch.isEmpty()) {
+            QString why;
+            if (!runToEnd(QStringLiteral("DROP SCHEMA IF EXISTS ") %
+                              escapeIdentifier(m_scratch, TableName) % QStringLiteral(" CASCADE"),
+                          why))
+                qCWarning(lcTrino).noquote()
+                    << "could not drop the scratch schema" << m_scratch << ":" << why;
+            m_scratch.clear();
+        }
         setOpen(false);
         setOpenError(false);
+    }
+
+    // `sql` with kTrinoSessionSchema replaced by this connection's scratch
+    // schema, made on first use; empty with `why` when it cannot be made.
+    QString withScratch(const QString &sql, QString &why) const {
+        const QString token = escapeIdentifier(QString::fromLatin1(kTrinoSessionSchema), TableName);
+        if (!sql.contains(token))
+            return sql;
+        // The job's work tables are gone: their schema goes too (made again
+        // on its next use), or nothing happens if it was never made.
+        if (sql.startsWith(QLatin1String("DROP SCHEMA"))) {
+            if (m_scratch.isEmpty())
+                return QStringLiteral("SELECT 1 WHERE 1 = 0");
+            QString out = sql;
+            out.replace(token, escapeIdentifier(m_scratch, TableName));
+            m_scratch.clear();
+            return out;
+        }
+        if (m_scratch.isEmpty()) {
+            const QString name =
+                QStringLiteral("rewind_work_") %
+                QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMddHHmm")) % u'_' %
+                QString::number(QRandomGenerator::global()->generate64() & 0xffffffffffULL, 16);
+            if (!runToEnd(QStringLiteral("CREATE SCHEMA IF NOT EXISTS ") %
+                              escapeIdentifier(name, TableName),
+                          why)) {
+                why = QStringLiteral(
+                          "cannot make the scratch schema %1 for the session's work tables: %2")
+                          .arg(name, why);
+                return {};
+            }
+            m_scratch = name;
+            sweepScratch();
+        }
+        QString out = sql;
+        out.replace(token, escapeIdentifier(m_scratch, TableName));
+        return out;
+    }
+
+    // The scratch schemas of sessions that ended without dropping theirs (a
+    // process killed), made more than a day ago: no preview lasts that long.
+    void sweepScratch() const {
+        QString why;
+        std::vector<Json> rows;
+        if (!runToEnd(QStringLiteral("SELECT schema_name FROM information_schema.schemata WHERE "
+                                     "schema_name LIKE 'rewind\\_work\\_%' ESCAPE '\\'"),
+                      why, &rows))
+            return;
+        const QDateTime dayAgo = QDateTime::currentDateTimeUtc().addDays(-1);
+        for (const Json &row : rows) {
+            const QString name = row.is_array() && !row.empty() && row[0].is_string()
+                                     ? QString::fromStdString(row[0].get<std::string>())
+                                     : QString();
+            QDateTime made =
+                QDateTime::fromString(name.mid(12, 12), QStringLiteral("yyyyMMddHHmm"));
+            made.setTimeZone(QTimeZone::utc());
+            if (made.isValid() && made < dayAgo && name != m_scratch &&
+                !runToEnd(QStringLiteral("DROP SCHEMA IF EXISTS ") %
+                              escapeIdentifier(name, TableName) % QStringLiteral(" CASCADE"),
+                          why))
+                qCWarning(lcTrino).noquote()
+                    << "could not drop the stale scratch schema" << name << ":" << why;
+        }
+    }
+
+    // Runs a statement to its end, its rows into `rows` when given; false
+    // with Trino's message in `why`.
+    bool runToEnd(const QString &sql, QString &why, std::vector<Json> *rows = nullptr) const {
+        QByteArray body;
+        int status = 0;
+        if (!send("POST", statementUrl(), sql.toUtf8(), body, status, why))
+            return false;
+        for (;;) {
+            const Json page = Json::parse(body.constData(), nullptr, false);
+            if (!page.is_object()) {
+                why = QStringLiteral("Trino sent a reply that is not JSON");
+                return false;
+            }
+            if (const auto e = page.find("error"); e != page.end() && e->is_object()) {
+                why = str(*e, "message") % QStringLiteral(" (") % str(*e, "errorName") % u')';
+                return false;
+            }
+            if (const auto d = page.find("data"); rows && d != page.end() && d->is_array())
+                for (const Json &row : *d)
+                    rows->push_back(row);
+            const QString next = str(page, "nextUri");
+            if (next.isEmpty())
+                return true;
+            if (!send("GET", QUrl(next), {}, body, status, why))
+                return false;
+        }
     }
 
     QSqlResult *createResult() const override { return new TrinoResult(this); }
@@ -381,6 +485,7 @@ private:
         }
     }
 
+    mutable QString m_scratch; // this connection's scratch schema, once made
     QNetworkAccessManager *m_nam = nullptr;
     QUrl m_base;
     QString m_user, m_password;
@@ -460,7 +565,12 @@ bool TrinoResult::reset(const QString &query) {
     QByteArray body;
     int status = 0;
     QString why;
-    if (!driver()->send("POST", driver()->statementUrl(), query.toUtf8(), body, status, why)) {
+    const QString text = driver()->withScratch(query, why);
+    if (text.isEmpty()) {
+        setLastError(QSqlError(QStringLiteral("Trino"), why, QSqlError::StatementError));
+        return false;
+    }
+    if (!driver()->send("POST", driver()->statementUrl(), text.toUtf8(), body, status, why)) {
         setLastError(QSqlError(why, QString(), QSqlError::ConnectionError));
         return false;
     }

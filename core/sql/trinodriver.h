@@ -15,6 +15,23 @@ namespace rw {
 // Rows are read a page at a time, as the server sends them.
 inline constexpr char kTrinoDriver[] = "QREWIND_TRINO";
 
+// Trino has no temporary tables. A statement that names this schema (as a
+// quoted identifier: "rewind_session_work"."rewind_stage") means the
+// connection's own scratch schema in the session's catalog,
+// rewind_work_<random>: the driver creates it before the first such
+// statement, writes its name in, and drops it (CASCADE) when the connection
+// closes, or sooner: a statement dropping kTrinoSessionSchema itself
+// (SqlDialect::dropWorkSpace, once a job's work tables are dropped) drops
+// the connection's scratch schema, made again on its next use. A worker
+// thread's connection closing as the thread ends (threadEnding()) leaves
+// it, as does a process killed: a session making its own drops those made
+// more than a day before (rewind_work_<yyyyMMddHHmm>_...).
+inline constexpr char kTrinoSessionSchema[] = "rewind_session_work";
+
+// True while this thread's connections close because the thread is ending
+// (database.cpp): no network round trip can run then.
+bool threadEnding();
+
 // Makes kTrinoDriver available to QSqlDatabase::addDatabase (once).
 void registerTrinoDriver();
 
