@@ -174,6 +174,20 @@ private Q_SLOTS:
         QCOMPARE(server.posts, 0);
     }
 
+    // TRINO_PASSWORD with a plain-HTTP URL: refused before any request.
+    void noPasswordOverPlainHttp() {
+        FlakyCoordinator server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        qputenv("TRINO_PASSWORD", "s3cret");
+        auto db = Database::open(
+            QStringLiteral("trino://rewind@127.0.0.1:%1/iceberg/rewind").arg(server.serverPort()));
+        qunsetenv("TRINO_PASSWORD");
+        QVERIFY(!db);
+        QVERIFY2(db.error().message.contains(QLatin1String("HTTPS only")),
+                 qPrintable(db.error().message));
+        QCOMPARE(server.posts, 0);
+    }
+
     void unreachableServerNamesIt() {
         QTcpServer probe; // a port nothing listens on once closed
         QVERIFY(probe.listen(QHostAddress::LocalHost));

@@ -99,6 +99,10 @@ QDateTime timestampOf(const QString &text) {
 QVariant valueOf(const Json &v, const QString &trinoType, QMetaType type) {
     if (v.is_null())
         return QVariant(type);
+    const bool textual = type.id() == QMetaType::QDate || type.id() == QMetaType::QDateTime ||
+                         type.id() == QMetaType::QTime || type.id() == QMetaType::QByteArray;
+    if (textual && !v.is_string()) // not as Trino's protocol sends these: its JSON as text
+        return QString::fromStdString(v.dump());
     switch (type.id()) {
     case QMetaType::Bool:
         return v.is_boolean() ? QVariant(v.get<bool>()) : QVariant(type);
@@ -203,6 +207,16 @@ public:
         m_base.setScheme(tls ? QStringLiteral("https") : QStringLiteral("http"));
         m_base.setHost(host);
         m_base.setPort(port > 0 ? port : (tls ? 443 : 8080));
+        // A password (the URL's, the prompt's or TRINO_PASSWORD) never
+        // crosses plain HTTP.
+        if (!password.isEmpty() && !tls) {
+            setLastError(QSqlError(QStringLiteral("a password for %1 is sent over HTTPS only: "
+                                                  "write trinos://")
+                                       .arg(m_base.toString()),
+                                   QString(), QSqlError::ConnectionError));
+            setOpenError(true);
+            return false;
+        }
         m_nam = new QNetworkAccessManager(this);
         QByteArray body;
         int status = 0;
@@ -432,10 +446,10 @@ public:
             const QString errorText = reply->errorString();
             if (status == 200) {
                 takeHeaders(*reply);
-                reply->deleteLater();
+                delete reply; // not inside one of its signals: deleted now
                 return true;
             }
-            reply->deleteLater();
+            delete reply; // not inside one of its signals: deleted now
             const bool transient = status == 502 || status == 503 || status == 504;
             if (transient && attempt < 8) {
                 const int waitMs = std::min(100 << attempt, 3000);
@@ -501,7 +515,9 @@ TrinoDriver *TrinoResult::driver() const {
 }
 
 void TrinoResult::cancel() {
-    if (m_nextUri.isEmpty() || !driver())
+    // (A thread that is ending can make no round trip: the server ends
+    // an abandoned statement itself.)
+    if (m_nextUri.isEmpty() || !driver() || threadEnding())
         return;
     QByteArray body;
     int status = 0;
