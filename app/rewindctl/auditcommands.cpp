@@ -159,10 +159,10 @@ Status runReport(Context &ctx) {
     auto ws = workspace(ctx);
     if (!ws)
         return fail(ws.error());
-    auto info = loadRun(ws->db, id);
+    auto info = loadRun(ws->db.control(), id);
     if (!info)
         return fail(info.error());
-    auto result = runResult(ws->db, id);
+    auto result = runResult(ws->db.control(), id);
     if (!result)
         return fail(result.error());
     if (ctx.json || format == QLatin1String("json")) {

@@ -140,7 +140,8 @@ void printColumnsText(Context &ctx, const std::vector<ColumnChange> &columns) {
     table.print(ctx.out);
 }
 
-// `canRun`: the workspace runs plans (a Trino warehouse runs none yet).
+// `canRun`: the workspace runs this plan (a Trino warehouse runs merge and
+// overwrite_partition plans only, so far).
 void printRunText(Context &ctx, const RunResult &r, bool canRun) {
     if (!ctx.json && ctx.err.device() != nullptr && ::isatty(STDERR_FILENO))
         ctx.err << "\r\033[K";
@@ -198,9 +199,9 @@ void printRunText(Context &ctx, const RunResult &r, bool canRun) {
     if (!r.error.isEmpty())
         ctx.out << "\nError: " << r.error << '\n';
     if (!r.executed && !canRun)
-        ctx.out << "\nNothing was written but plan " << r.planId
-                << " (in the spec's control_db). Runs on a Trino warehouse are not built yet: "
-                   "docs/trino.md.\n";
+        ctx.out << "\nNothing was written but plan " << r.planId << " (in the spec's control_db). "
+                << enumName(r.mode)
+                << " runs on a Trino warehouse are not built yet: docs/trino.md.\n";
     else if (!r.executed)
         ctx.out << "\nNothing was written but plan " << r.planId
                 << ". To publish exactly this:\n  rewindctl run --db " << shownDb(ctx) << " --spec "
@@ -248,7 +249,9 @@ Status runBatch(Context &ctx, bool forcePreview) {
     if (!result)
         return fail(result.error());
     ctx.reported = true;
-    return report(ctx, *result, !ws.db.hasSeparateControl());
+    return report(ctx, *result,
+                  !ws.db.hasSeparateControl() || result->mode == WriteMode::Merge ||
+                      result->mode == WriteMode::OverwritePartition);
 }
 
 Status runPreview(Context &ctx) {
@@ -336,7 +339,7 @@ Status runShow(Context &ctx) {
     auto ws = workspace(ctx);
     if (!ws)
         return fail(ws.error());
-    auto result = runResult(ws->db, *id);
+    auto result = runResult(ws->db.control(), *id);
     if (!result)
         return fail(result.error());
     if (ctx.json) {

@@ -116,11 +116,12 @@ Result<Workspace> openFor(const Context &ctx, bool namesAreFilters) {
     auto ws = openWorkspace(*db, *spec, touches);
     if (!ws)
         return ws;
-    // A Trino warehouse: the commands that read it (and its control store)
-    // so far; the others are refused before they touch it.
+    // A Trino warehouse: the commands built for it so far; the others are
+    // refused before they touch it.
     static const QStringList onTrino{QStringLiteral("datasets"), QStringLiteral("partitions"),
-                                     QStringLiteral("preview"), QStringLiteral("audit"),
-                                     QStringLiteral("runs")};
+                                     QStringLiteral("preview"),  QStringLiteral("run"),
+                                     QStringLiteral("resume"),   QStringLiteral("rollback"),
+                                     QStringLiteral("audit"),    QStringLiteral("runs")};
     if (ws->db.hasSeparateControl() && !onTrino.contains(ctx.command))
         return badInput(QStringLiteral("--db %1: %2 does not work on a Trino warehouse yet (what "
                                        "does: %3; docs/trino.md)")

@@ -346,6 +346,10 @@ Status runPartitions(Context &ctx) {
                 list[i]["leaf"] = s(p.leaf);
                 list[i]["leaf_bounds"] = s(p.leafBounds);
             }
+            if (!p.snapshot.isEmpty())
+                list[i]["last_snapshot"] = {{"snapshot_id", s(p.snapshot)},
+                                            {"committed_at", s(p.snapshotAt)},
+                                            {"committed_by", s(p.snapshotBy)}};
             if (results) {
                 const auto why = dbtFailure(p);
                 list[i]["dbt_failed"] = why.has_value();
@@ -380,6 +384,13 @@ Status runPartitions(Context &ctx) {
         header << QStringLiteral("LEAF") << QStringLiteral("BOUNDS");
         numeric << false << false;
     }
+    // An Iceberg target (Trino): each partition's last snapshot and what committed it.
+    const bool snapshots = std::any_of(
+        parts->begin(), parts->end(), [](const PartitionInfo &p) { return !p.snapshot.isEmpty(); });
+    if (snapshots) {
+        header << QStringLiteral("LAST SNAPSHOT") << QStringLiteral("COMMITTED BY");
+        numeric << false << false;
+    }
     if (results) {
         header << QStringLiteral("DBT");
         numeric << false;
@@ -402,6 +413,9 @@ Status runPartitions(Context &ctx) {
                 << (p.leafBounds.isEmpty()
                         ? QStringLiteral("-")
                         : QString(p.leafBounds).remove(QStringLiteral("FOR VALUES ")));
+        if (snapshots)
+            row << (p.snapshotAt.isEmpty() ? QStringLiteral("-") : p.snapshotAt)
+                << (p.snapshotBy.isEmpty() ? QStringLiteral("-") : p.snapshotBy);
         if (results) {
             const auto why = dbtFailure(p);
             row << (why ? QStringLiteral("failed") : QStringLiteral("-"));

@@ -5,6 +5,7 @@
 #include "core/batch/batchjson.h"
 #include "core/batch/batchprivileges.h"
 #include "core/batch/batchsql.h"
+#include "core/batch/iceberg.h"
 #include "core/batch/partitions.h"
 #include "core/batch/planstore.h"
 #include "core/batch/publish.h"
@@ -98,7 +99,7 @@ Status setRunStatus(const Database &db, const RunResult &result, const QString &
 Status refuseFrozen(const Database &db, const DatasetSpec &dataset, const BatchOptions &options) {
     if (options.ignoreFreeze)
         return {};
-    auto frozen = db.exec(
+    auto frozen = db.control().exec(
         QStringLiteral("SELECT frozen_at, os_user, reason FROM rewind_frozen WHERE dataset = ?"),
         {dataset.name});
     if (!frozen)
@@ -144,8 +145,45 @@ Status refuseSchemaChange(const DatasetSpec &dataset, const BatchSql &sql) {
     return {};
 }
 
+// What a run on a Trino warehouse does not do yet, refused before it writes.
+Status refuseIcebergRun(const Database &db, const DatasetSpec &dataset, const BatchSql &sql) {
+    if (!db.dialect().keepsControlApart())
+        return {};
+    if (dataset.write != WriteMode::Merge && dataset.write != WriteMode::OverwritePartition)
+        return badInput(QStringLiteral("dataset \"%1\": %2 runs on a Trino warehouse are not built "
+                                       "yet (%3 and %4 are; docs/trino.md); nothing was written")
+                            .arg(dataset.name, enumName(dataset.write), enumName(WriteMode::Merge),
+                                 enumName(WriteMode::OverwritePartition)));
+    if (!sql.targetExists())
+        return badInput(QStringLiteral("dataset \"%1\": target %2 does not exist: on a Trino "
+                                       "warehouse Rewind writes into an Iceberg table made "
+                                       "beforehand (its partitioning is the team's to choose); "
+                                       "nothing was written")
+                            .arg(dataset.name, dataset.target));
+    if (!sql.schemaChange().empty())
+        return badInput(QStringLiteral("dataset \"%1\": the run %2, and schema changes on a Trino "
+                                       "warehouse are not built yet; nothing was written")
+                            .arg(dataset.name, sql.schemaChange().describe()));
+    return {};
+}
+
+// On a Trino warehouse, the snapshot locks of a new plan, with `sql` reading
+// the source as of its snapshot.
+Result<iceberg::Locks> lockToSnapshots(const Database &db, const DatasetSpec &dataset,
+                                       BatchSql &sql) {
+    if (!db.dialect().keepsControlApart())
+        return iceberg::Locks{};
+    auto locks = iceberg::readLocks(db, dataset, sql.targetExists());
+    if (!locks)
+        return fail(locks.error());
+    DatasetCatalog locked = sql.catalog();
+    iceberg::lockSource(locked, db, dataset, locks->source);
+    sql.restoreCatalog(std::move(locked));
+    return locks;
+}
+
 Result<RunResult> finish(const Database &db, RunResult result) {
-    if (auto s = setRunStatus(db, result, result.error); !s)
+    if (auto s = setRunStatus(db.control(), result, result.error); !s)
         return fail(s.error());
     if (result.status == RunStatus::StalePlan)
         return fail(Error{Error::Code::StalePlan, result.error});
@@ -170,7 +208,7 @@ Result<DatasetSpec> pinnedToPlan(const Database &db, const DatasetSpec &dataset,
                                  const QString &planId) {
     if (!dataset.datedByRun() || planId.isEmpty())
         return pinned(dataset, nullptr);
-    auto plan = loadPlan(db, planId);
+    auto plan = loadPlan(db.control(), planId);
     if (!plan)
         return fail(plan.error());
     return pinned(dataset, &*plan);
@@ -180,6 +218,9 @@ Result<DatasetSpec> pinnedToPlan(const Database &db, const DatasetSpec &dataset,
 Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
                           const DatasetCatalog &catalog, const BatchOptions &options) {
     BatchSql sql(db, dataset, catalog);
+    const Database ctl = db.control();
+    if (auto s = refuseIcebergRun(db, dataset, sql); !s)
+        return fail(s.error());
 
     Plan plan;
     if (!options.planId.isEmpty()) {
@@ -188,7 +229,7 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
             return badInput(
                 QStringLiteral("--plan fixes the scope: drop --partition, --from, --to, "
                                "--stale and --schema-behind"));
-        auto loaded = loadPlan(db, options.planId);
+        auto loaded = loadPlan(ctl, options.planId);
         if (!loaded)
             return fail(loaded.error());
         if (loaded->dataset != dataset.name)
@@ -227,6 +268,25 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
                          loaded->dbtChecksum.isEmpty() ? QStringLiteral("(none)")
                                                        : loaded->dbtChecksum,
                          imported.isEmpty() ? QStringLiteral("(none)") : imported)});
+        if (!loaded->targetSnapshot.isEmpty()) {
+            // Trino: the target as the preview saw it, and the source as of
+            // the snapshot the preview read.
+            auto current = iceberg::currentSnapshot(db, dataset.target);
+            if (!current)
+                return fail(current.error());
+            if (*current != loaded->targetSnapshot)
+                return fail(
+                    Error{Error::Code::StalePlan,
+                          QStringLiteral("plan %1 is stale: target %2 moved since the "
+                                         "preview (snapshot %3 then, %4 now); preview again")
+                              .arg(options.planId, dataset.target, loaded->targetSnapshot,
+                                   current->isEmpty() ? QStringLiteral("none") : *current)});
+        }
+        if (!loaded->sourceSnapshot.isEmpty()) {
+            DatasetCatalog locked = sql.catalog();
+            iceberg::lockSource(locked, db, dataset, loaded->sourceSnapshot);
+            sql.restoreCatalog(std::move(locked));
+        }
         auto stale = stalePartitions(db, sql, *loaded);
         if (!stale)
             return fail(stale.error());
@@ -240,6 +300,9 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
     } else {
         // Planned afresh: each chunk fingerprints its partition inside its
         // own transaction, so no separate pass over the source is needed.
+        auto locks = lockToSnapshots(db, dataset, sql);
+        if (!locks)
+            return fail(locks.error());
         auto scope = resolveScope(db, dataset, sql, publishing(options.scope));
         if (!scope)
             return fail(scope.error());
@@ -250,7 +313,9 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
                     {},
                     sql.schemaChange(),
                     dataset.dbt ? dataset.dbt->checksum : QString(),
-                    {}};
+                    {},
+                    locks->source,
+                    locks->target};
     }
     if (auto s = refuseSchemaChange(dataset, sql); !s)
         return fail(s.error());
@@ -279,11 +344,11 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
     result.schemaChange.target = dataset.target;
     result.startedAt = nowIso();
     const Status started = Database::retryTransient(options.maxAttempts, [&] {
-        return db.writeTransaction([&]() -> Status {
-            if (auto s = refuseConcurrentRun(db, dataset.name); !s)
+        return ctl.writeTransaction([&]() -> Status {
+            if (auto s = refuseConcurrentRun(ctl, dataset.name); !s)
                 return s;
             if (options.planId.isEmpty())
-                if (auto s = storePlan(db, plan, QString()); !s)
+                if (auto s = storePlan(ctl, plan, QString()); !s)
                     return s;
             runstore::NewRun row;
             row.dataset = dataset.name;
@@ -293,11 +358,11 @@ Result<RunResult> execute(const Database &db, const DatasetSpec &dataset,
             row.status = result.status;
             row.startedAt = result.startedAt;
             row.scopeJson = scopeToJson(plan.scope);
-            auto id = runstore::startRun(db, row);
+            auto id = runstore::startRun(ctl, row);
             if (!id)
                 return fail(id.error());
             result.runId = *id;
-            return writeAudit(db, QStringLiteral("run started"), dataset.name, QString(),
+            return writeAudit(ctl, QStringLiteral("run started"), dataset.name, QString(),
                               result.runId,
                               QString::fromStdString(nlohmann::ordered_json{
                                   {"plan_id", plan.id.toStdString()},
@@ -343,6 +408,9 @@ Result<RunResult> previewChecked(const Database &db, const DatasetSpec &dataset,
     BatchSql sql(db, dataset, catalog);
     if (!options.planId.isEmpty())
         return badInput(QStringLiteral("--plan is for executing a stored plan: add --execute"));
+    auto locks = lockToSnapshots(db, dataset, sql);
+    if (!locks)
+        return fail(locks.error());
     auto scope = resolveScope(db, dataset, sql, publishing(options.scope));
     if (!scope)
         return fail(scope.error());
@@ -391,7 +459,9 @@ Result<RunResult> previewChecked(const Database &db, const DatasetSpec &dataset,
               *stats,
               result.schemaChange,
               dataset.dbt ? dataset.dbt->checksum : QString(),
-              {}};
+              {},
+              locks->source,
+              locks->target};
     result.planId = plan.id;
     // In the control tables' store (the database itself but on Trino).
     const Database control = db.control();
@@ -447,7 +517,8 @@ Result<RunResult> run(const Database &db, const DatasetSpec &dataset, const Data
 
 Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
                          const BatchOptions &options) {
-    auto info = loadRun(db, runId);
+    const Database ctl = db.control();
+    auto info = loadRun(ctl, runId);
     if (!info)
         return fail(info.error());
     if (info->status == RunStatus::Succeeded)
@@ -464,7 +535,7 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
         return fail(specDataset.error());
     if (!options.execute)
         return badInput(QStringLiteral("resume publishes: add --execute"));
-    auto plan = loadPlan(db, info->planId);
+    auto plan = loadPlan(ctl, info->planId);
     if (!plan)
         return fail(plan.error());
     // A dbt dataset imported again from a changed model since: the rest of
@@ -508,6 +579,13 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
                               .arg(sql->schemaChange().describe(), plan->id)});
     if (auto s = refuseSchemaChange(planned, *sql); !s)
         return fail(s.error());
+    if (auto s = refuseIcebergRun(db, planned, *sql); !s)
+        return fail(s.error());
+    if (!plan->sourceSnapshot.isEmpty()) { // Trino: the source as of the plan's snapshot
+        DatasetCatalog locked = sql->catalog();
+        iceberg::lockSource(locked, db, planned, plan->sourceSnapshot);
+        sql->restoreCatalog(std::move(locked));
+    }
     if (!sql->schemaChange().empty())
         if (auto s =
                 requireRunPrivileges(db, planned, QStringLiteral("resume of run %1").arg(runId),
@@ -553,19 +631,20 @@ Result<RunResult> resume(const Database &db, const Spec &spec, qint64 runId,
         if (auto s = options.beforeResume(); !s)
             return fail(s.error());
     const Status marked = Database::retryTransient(options.maxAttempts, [&] {
-        return db.writeTransaction([&]() -> Status {
-            if (auto s = refuseConcurrentRun(db, info->dataset, runId); !s)
+        return ctl.writeTransaction([&]() -> Status {
+            if (auto s = refuseConcurrentRun(ctl, info->dataset, runId); !s)
                 return s;
-            if (auto s = runstore::markResumed(db, runId, result.status); !s)
+            if (auto s = runstore::markResumed(ctl, runId, result.status); !s)
                 return s;
             return writeAudit(
-                db, QStringLiteral("run resumed"), info->dataset, QString(), runId,
+                ctl, QStringLiteral("run resumed"), info->dataset, QString(), runId,
                 QString::fromStdString(nlohmann::ordered_json{{"remaining", todo.size()}}.dump()));
         });
     });
     if (!marked)
         return fail(marked.error());
-    publishChunks(db, planned, *sql, *plan, todo, options, result, int(result.partitions.size()));
+    publishChunks(db, planned, *sql, *plan, todo, options, result, int(result.partitions.size()),
+                  info->publishing);
     // Keep the plan's order in the result.
     sortByPartition(result.partitions, [](const PartitionResult &p) { return p.partition; });
     return finish(db, std::move(result));

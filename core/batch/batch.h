@@ -79,6 +79,13 @@ struct PartitionResult {
     // rows where a swap could be expected.
     std::optional<QString> publish;
     QString publishReason;
+    // Trino over Iceberg: the target's snapshot before the publish (what a
+    // rollback restores the partition from) and the snapshot the publish
+    // committed (empty: nothing to write); `recognised`: a resume found that
+    // commit landed before the run was stopped, and recorded it.
+    QString snapshotBefore;
+    QString snapshotAfter;
+    bool recognised = false;
 };
 
 // How a run stands: a preview's result, a run's result, and the status

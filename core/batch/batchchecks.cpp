@@ -479,13 +479,14 @@ private:
                 filter = m_sql.partExpr(QString()) % QStringLiteral(" = ?");
             }
             QString query = check.query;
-            const QString staged = QStringLiteral("(SELECT * FROM rewind_stage WHERE ") % filter %
+            const QString staged = QStringLiteral("(SELECT * FROM ") % m_sql.workStage() %
+                                   QStringLiteral(" WHERE ") % filter %
                                    QStringLiteral(") AS staged");
             const int uses = int(query.count(QLatin1String("{staged}")));
             query.replace(QLatin1String("{staged}"), staged);
             if (m_dataset.partitioned() && !p.value.isNull())
                 for (int i = 0; i < uses; ++i)
-                    binds << p.value;
+                    binds << m_sql.bindOf(p);
             auto value = m_db.scalar(query, binds);
             if (!value)
                 return fail(value.error());

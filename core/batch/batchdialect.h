@@ -96,6 +96,13 @@ public:
     // it, `text` its partitionText() form), as bound again to select the rows
     // of that partition.
     virtual QVariant partitionBind(const QVariant &value, const QString &text) const = 0;
+    // A partition value as a plan or a run stored it (JSON: a number or a
+    // text), bound again against a column of `type` (the catalog's name for
+    // it): as is, but where the engine compares a value with a literal of
+    // the column's own type only (Trino).
+    virtual QVariant storedPartitionBind(const QVariant &stored, const QString &) const {
+        return stored;
+    }
 };
 
 // One per engine, in sqlitebatchdialect.cpp, postgresbatchdialect.cpp and

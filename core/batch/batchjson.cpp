@@ -40,6 +40,12 @@ Json partitionJson(const PartitionResult &p) {
         if (!p.publishReason.isEmpty())
             j["publish_reason"] = s(p.publishReason);
     }
+    if (!p.snapshotBefore.isEmpty())
+        j["snapshot_before"] = s(p.snapshotBefore);
+    if (!p.snapshotAfter.isEmpty())
+        j["snapshot_after"] = s(p.snapshotAfter);
+    if (p.recognised)
+        j["recognised"] = true;
     if (p.versionsOpened)
         j["versions_opened"] = *p.versionsOpened;
     if (p.versionsClosed)
@@ -89,6 +95,11 @@ PartitionResult partitionFromJson(const QString &json) {
         p.columns = columnsFromJson(j["columns"]);
     if (j.value("publish", Json()).is_string())
         p.publish = QString::fromStdString(j["publish"].get<std::string>());
+    if (j.value("snapshot_before", Json()).is_string())
+        p.snapshotBefore = QString::fromStdString(j["snapshot_before"].get<std::string>());
+    if (j.value("snapshot_after", Json()).is_string())
+        p.snapshotAfter = QString::fromStdString(j["snapshot_after"].get<std::string>());
+    p.recognised = j.value("recognised", false);
     if (j.value("publish_reason", Json()).is_string())
         p.publishReason = QString::fromStdString(j["publish_reason"].get<std::string>());
     return p;

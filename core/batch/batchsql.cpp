@@ -125,7 +125,7 @@ QString BatchSql::scopeOn(const QString &p, const std::vector<PartitionRef> &sco
             continue;
         }
         marks << QStringLiteral("?");
-        binds << ref.value;
+        binds << bindOf(ref);
     }
     QStringList terms;
     if (!marks.isEmpty())
@@ -143,8 +143,16 @@ QString BatchSql::partitionFilter(const QString &qualifier, const PartitionRef &
         return QStringLiteral("1 = 1");
     if (p.value.isNull())
         return partExpr(qualifier) % QStringLiteral(" IS NULL");
-    binds << p.value;
+    binds << bindOf(p);
     return partExpr(qualifier) % QStringLiteral(" = ?");
+}
+
+QVariant BatchSql::bindOf(const PartitionRef &p) const {
+    // A grain's value is its text label; a column's, of the column's type.
+    return engine().storedPartitionBind(p.value,
+                                        m_dataset->partitionGranularity.isEmpty()
+                                            ? m_cat.targetTypes.value(m_dataset->partitionColumn)
+                                            : QStringLiteral("varchar"));
 }
 
 QString BatchSql::scopedSource(const std::vector<PartitionRef> &scope, QVariantList &binds) const {

@@ -160,6 +160,28 @@ public:
     // which the before-images hold, those they do not (what a rollback restores).
     QStringList targetHeldColumns() const;
     void setImagesColumns(QStringList columns) { m_imagesColumns = std::move(columns); }
+    // A partition's value as bound in a statement (BatchDialect::storedPartitionBind).
+    QVariant bindOf(const PartitionRef &p) const;
+    // The staged rows' work table as a statement names it (rewind_stage; on
+    // Trino, in the session's scratch schema).
+    QString workStage() const { return w(kStage); }
+
+    // Trino over Iceberg (batchsql_iceberg.cpp). A chunk's publish as one
+    // statement, one snapshot: a MERGE of the staged rows (merge; overwrite
+    // and delete_insert, whose deletes go by marker rows) or an INSERT
+    // (append). `chunk`: the staged partitions.
+    std::pair<QString, QVariantList> icebergPublish(const std::vector<PartitionRef> &chunk) const;
+    // A rollback's restore, one MERGE for all `parts`: each partition's
+    // `columns` as the target held them at its snapshot (the second of each
+    // pair), every row it holds now removed.
+    std::pair<QString, QVariantList>
+    icebergRestore(const std::vector<std::pair<PartitionRef, QString>> &parts,
+                   const QStringList &columns) const;
+    // How many rows of partition `p` of relation `from` (a table, or one as
+    // of a snapshot) `other` has not, as multisets: a count of `columns`.
+    std::pair<QString, QVariantList> icebergRowsOnlyIn(const QString &from, const QString &other,
+                                                       const PartitionRef &p,
+                                                       const QStringList &columns) const;
     // The catalog as it was before an attempt whose transaction rolled back.
     void restoreCatalog(DatasetCatalog catalog) { m_cat = std::move(catalog); }
 
@@ -411,6 +433,10 @@ public:
 
 private:
     QString q(const QString &identifier) const { return m_db.quote(identifier); }
+    QString icebergInsertMatched(const QStringList &columns) const;
+    QString icebergPartitionMarkers(const std::vector<PartitionRef> &parts, qsizetype columns,
+                                    QVariantList &binds) const;
+    QString icebergPartitionMatch() const;
     // A work table of this session (kStage, kMatch, ...): SqlDialect::workTable.
     QString w(const QString &table) const { return m_db.dialect().workTable(table); }
     QString createWork(const QString &table) const {

@@ -1,14 +1,19 @@
 #include "core/batch/partitions.h"
 
 #include "core/batch/batchdialect.h"
+#include "core/batch/batchjson.h"
 #include "core/batch/batchsql.h"
+#include "core/batch/iceberg.h"
 #include "core/batch/partitionstate.h"
 #include "core/batch/partitionswap.h"
+#include "core/batch/runs.h"
 #include "core/batch/schemachange.h"
+#include "core/batch/scope.h"
 
 #include <QMap>
 #include <QStringBuilder>
 #include <future>
+#include <nlohmann/json.hpp>
 
 namespace rw {
 
@@ -363,6 +368,55 @@ Result<std::vector<PartitionInfo>> listPartitions(const Database &db, const Data
                 info.leaf = leaf->first;
                 info.leafBounds = leaf->second;
             }
+    }
+
+    // 6. An Iceberg target (Trino): the last snapshot of each partition,
+    // and the run (or the rollback) that committed it, if Rewind did.
+    if (sql && sql->targetExists() && db.dialect().keepsControlApart()) {
+        auto last = iceberg::lastSnapshots(db, dataset);
+        if (!last)
+            return fail(last.error());
+        // Snapshot ids are unique to the table: any dataset's run into the
+        // same target, or its rollback, may have made one.
+        const auto whose = [&](const QVariant &runId, const QString &runDataset) {
+            return runDataset == dataset.name
+                       ? QStringLiteral("run %1").arg(runId.toLongLong())
+                       : QStringLiteral("run %1 of %2").arg(runId.toLongLong()).arg(runDataset);
+        };
+        QHash<QString, QString> madeBy; // snapshot -> "run 12", "rollback of run 12"
+        auto cp = db.control().exec(
+            QStringLiteral("SELECT c.run_id, r.dataset, c.counts_json FROM rewind_checkpoints AS c "
+                           "JOIN rewind_runs AS r ON r.run_id = c.run_id WHERE c.status = ? AND "
+                           "c.counts_json LIKE '%snapshot_after%'"),
+            {enumName(CheckpointStatus::Done)});
+        if (!cp)
+            return fail(cp.error());
+        while (cp->next())
+            if (const QString after = partitionFromJson(cp->value(2).toString()).snapshotAfter;
+                !after.isEmpty())
+                madeBy.insert(after, whose(cp->value(0), cp->value(1).toString()));
+        auto rollbacks = db.control().exec(
+            QStringLiteral("SELECT run_id, dataset, detail_json FROM rewind_audit WHERE action = "
+                           "'rollback' AND detail_json LIKE '%snapshot%'"));
+        if (!rollbacks)
+            return fail(rollbacks.error());
+        while (rollbacks->next()) {
+            const auto detail =
+                nlohmann::json::parse(rollbacks->value(2).toString().toStdString(), nullptr, false);
+            if (detail.is_object() && detail.value("snapshot", nlohmann::json()).is_string())
+                madeBy.insert(QString::fromStdString(detail["snapshot"].get<std::string>()),
+                              QStringLiteral("rollback of ") %
+                                  whose(rollbacks->value(0), rollbacks->value(1).toString()));
+        }
+        for (PartitionInfo &info : out) {
+            const auto it = last->constFind(partitionKey(info.partition));
+            if (it == last->cend())
+                continue;
+            info.snapshot = it->snapshot;
+            info.snapshotAt = it->committedAt;
+            info.snapshotBy =
+                madeBy.value(it->snapshot, QStringLiteral("%1 by %2").arg(it->operation, it->user));
+        }
     }
     return out;
 }

@@ -59,6 +59,13 @@ struct PartitionInfo {
     // and its bound ("FOR VALUES FROM (...) TO (...)", "DEFAULT"); empty otherwise.
     QString leaf;
     QString leafBounds;
+    // An Iceberg target on Trino: the last snapshot that wrote the
+    // partition's files, when, and what committed it ("run 12" or "rollback
+    // of run 12" for Rewind's, else the operation and the Trino user). Empty
+    // elsewhere.
+    QString snapshot;
+    QString snapshotAt;
+    QString snapshotBy;
     // Set by a caller that read dbt's run results (dbt::failureOf): why
     // dbt's last run left the partition to redo. listPartitions leaves it unset.
     std::optional<QString> dbtFailure;

@@ -46,6 +46,10 @@ Status storePlan(const Database &db, const Plan &plan, const QString &summaryJso
                        QJsonDocument::fromJson(scopeToJson(plan.scope).toUtf8()).array()}};
     if (!plan.dbtChecksum.isEmpty())
         scope.insert(QStringLiteral("dbt_checksum"), plan.dbtChecksum);
+    if (!plan.sourceSnapshot.isEmpty())
+        scope.insert(QStringLiteral("source_snapshot"), plan.sourceSnapshot);
+    if (!plan.targetSnapshot.isEmpty())
+        scope.insert(QStringLiteral("target_snapshot"), plan.targetSnapshot);
     if (!plan.schemaChange.empty()) {
         auto change = plan.schemaChange.toJson(SchemaChangePolicy::Fail);
         change.erase("policy"); // the spec's, not the plan's
@@ -94,6 +98,8 @@ Result<Plan> loadPlan(const Database &db, const QString &planId) {
     plan.schemaChange =
         SchemaChange::fromJson(scope.value(QStringLiteral("schema_change")).toObject());
     plan.dbtChecksum = scope.value(QStringLiteral("dbt_checksum")).toString();
+    plan.sourceSnapshot = scope.value(QStringLiteral("source_snapshot")).toString();
+    plan.targetSnapshot = scope.value(QStringLiteral("target_snapshot")).toString();
     plan.scope = scopeFromJson(QString::fromUtf8(
         QJsonDocument(scope.value(QStringLiteral("partitions")).toArray()).toJson()));
     const QJsonObject fps = QJsonDocument::fromJson(q->value(2).toString().toUtf8()).object();

@@ -26,6 +26,12 @@ struct Plan {
     // A stored preview's column summary, over its whole scope (loadPlan:
     // empty for a plan made by a run, or of a write with no summary).
     std::vector<ColumnChange> columns;
+    // On a Trino warehouse: the source table's Iceberg snapshot the plan
+    // reads (a run reads the source as of it, whatever was written since)
+    // and the target's when it was made (a run refuses a target that moved
+    // since). Empty elsewhere, and for a transform's source.
+    QString sourceSnapshot;
+    QString targetSnapshot;
 };
 
 // The partitions of `plan` whose source fingerprint differs now (empty: fresh).

@@ -7,6 +7,7 @@
 #include "core/batch/partitions.h"
 #include "core/batch/partitionstate.h"
 #include "core/batch/partitionswap.h"
+#include "core/batch/publishdetail.h"
 #include "core/batch/runs.h"
 #include "core/batch/scd2.h"
 #include "core/util/failpoint.h"
@@ -49,78 +50,8 @@ QString nowIso() {
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
 }
 
-// What stops a chunk's transaction, and why.
-enum class ChunkStop { None, CheckFailed, StalePlan, Cancelled };
+} // namespace
 
-// How many of the partitions from `at` the next chunk takes: as many as
-// `budget` source rows hold. A partition's rows come from the plan's stats
-// where it has them (a stored plan, a resume); else they are estimated from
-// the chunk before (its source rows per partition); the first chunk of a run
-// planned afresh is one partition, which gives the first estimate.
-class ChunkSizer {
-public:
-    ChunkSizer(bool onePerChunk, const SourceStatsMap &stats, qint64 budget)
-        : m_onePerChunk(onePerChunk)
-        , m_stats(stats)
-        , m_budget(budget) {}
-
-    std::size_t next(const std::vector<PartitionRef> &todo, std::size_t at) const {
-        const std::size_t left = todo.size() - at;
-        if (m_onePerChunk || left <= 1)
-            return std::min<std::size_t>(left, 1);
-        const std::size_t cap = std::min<std::size_t>(left, kMaxChunkPartitions);
-        std::size_t n = 0;
-        qint64 rows = 0;
-        while (n < cap) {
-            const qint64 r = rowsOf(todo[at + n]);
-            if (r < 0)
-                return std::max<std::size_t>(n, 1); // no estimate yet: this one alone
-            if (n > 0 && rows + r > m_budget)
-                break;
-            rows += r;
-            ++n;
-        }
-        return std::max<std::size_t>(n, 1);
-    }
-
-    // The partitions from `at` on, at least `least`, whose estimated rows
-    // stay within `rows` (and `partitions`): a run copy's window.
-    std::size_t window(const std::vector<PartitionRef> &todo, std::size_t at, std::size_t least,
-                       qint64 rows, std::size_t partitions) const {
-        std::size_t n = 0;
-        qint64 sum = 0;
-        while (at + n < todo.size() && n < partitions) {
-            const qint64 r = rowsOf(todo[at + n]);
-            if (n >= least && (r < 0 || sum + r > rows))
-                break;
-            sum += std::max<qint64>(r, 0);
-            ++n;
-        }
-        return std::max(n, std::min(least, todo.size() - at));
-    }
-
-    qint64 budget() const { return m_budget; }
-
-    // A chunk of `partitions` partitions read `sourceRows` source rows.
-    void observe(std::size_t partitions, qint64 sourceRows) {
-        if (partitions > 0)
-            m_estimate = std::max<qint64>(1, sourceRows / qint64(partitions));
-    }
-
-private:
-    qint64 rowsOf(const PartitionRef &p) const {
-        const auto it = m_stats.constFind(partitionKey(p.label));
-        return it != m_stats.constEnd() ? it->rows : m_estimate;
-    }
-
-    bool m_onePerChunk;
-    const SourceStatsMap &m_stats;
-    qint64 m_budget;
-    qint64 m_estimate = -1;
-};
-
-// The rows a chunk's publish records: per partition its checkpoint, state
-// and audit row, and the chunk's gate results. Inside its transaction.
 Status recordPublished(const Database &db, const DatasetSpec &dataset, const RunResult &result,
                        const std::vector<PartitionResult> &parts,
                        const std::vector<CheckResult> &checks) {
@@ -146,6 +77,98 @@ Status recordPublished(const Database &db, const DatasetSpec &dataset, const Run
         return s;
     return writeAudits(db, QStringLiteral("publish"), dataset.name, result.runId, details);
 }
+
+Status recordCheckFailed(const Database &db, const DatasetSpec &dataset, const RunResult &result,
+                         const PartitionRef &p, const PartitionResult &partResult,
+                         const std::vector<CheckResult> &checks, int maxAttempts) {
+    return Database::retryTransient(maxAttempts, [&] {
+        return db.writeTransaction([&]() -> Status {
+            const QString at = nowIso();
+            const qint64 runId = result.runId.toLongLong();
+            if (auto s = runstore::recordCheckResults(db, runId, checks, at); !s)
+                return s;
+            if (auto s = runstore::recordCheckpoints(
+                    db, runId,
+                    {{p.label, CheckpointStatus::CheckFailed, at,
+                      QString::fromStdString(partitionJson(partResult).dump())}});
+                !s)
+                return s;
+            if (auto s = partitionstate::markFailed(
+                    db, dataset.name, p.label.value_or(kNullPartText), !p.label, result.runId);
+                !s)
+                return s;
+            return writeAudit(db, QStringLiteral("check failed"), dataset.name, QString(),
+                              result.runId, QString::fromStdString(checksJson(checks).dump()));
+        });
+    });
+}
+
+void markChunkFailed(const Database &db, const DatasetSpec &dataset, const RunResult &result,
+                     const std::vector<PartitionRef> &chunk, int maxAttempts) {
+    // Shown as failed, as a failed check is, when the database still
+    // answers (after a lost connection or a full disk it may not: the run's
+    // own status says it then).
+    (void)Database::retryTransient(maxAttempts, [&] {
+        return db.writeTransaction([&]() -> Status {
+            for (const PartitionRef &q : chunk)
+                if (auto s = partitionstate::markFailed(
+                        db, dataset.name, q.label.value_or(kNullPartText), !q.label, result.runId);
+                    !s)
+                    return s;
+            return {};
+        });
+    });
+}
+
+bool unpublishedChunk(const Database &ctl, const DatasetSpec &dataset, const Plan &plan,
+                      const BatchOptions &options, const std::vector<PartitionRef> &chunk,
+                      const std::vector<PartitionResult> &parts,
+                      const std::vector<CheckResult> &checks, ChunkStop stop,
+                      const QString &staleDetail, const Status &outcome, RunResult &result) {
+    const PartitionRef &p = chunk.front();
+    result.checks.insert(result.checks.end(), checks.begin(), checks.end());
+    if (stop == ChunkStop::CheckFailed) {
+        PartitionResult partResult = parts.empty() ? PartitionResult{} : parts.front();
+        partResult.partition = p.label;
+        partResult.published = false;
+        result.partitions.push_back(partResult);
+        // Recorded on its own: the partition's data is untouched.
+        const Status recorded =
+            recordCheckFailed(ctl, dataset, result, p, partResult, checks, options.maxAttempts);
+        if (recorded)
+            return true;
+        result.status = RunStatus::Failed;
+        result.error = recorded.error().message;
+        return false;
+    }
+    if (stop == ChunkStop::StalePlan) {
+        result.status = RunStatus::StalePlan;
+        result.error =
+            QStringLiteral(
+                "the source of partition %1 changed since plan %2 was made: preview again")
+                .arg(staleDetail, plan.id);
+        return false;
+    }
+    if (stop == ChunkStop::Cancelled || cancelled(options)) {
+        result.status = RunStatus::Cancelled;
+        return false;
+    }
+    const QString where =
+        chunk.size() > 1 ? QStringLiteral("partitions %1 to %2")
+                               .arg(partitionLabel(p.label), partitionLabel(chunk.back().label))
+                         : QStringLiteral("partition %1").arg(partitionLabel(p.label));
+    result.status = RunStatus::Failed;
+    result.error = outcome.error().transient
+                       ? QStringLiteral("%1: the database stayed busy after %2 attempts: %3")
+                             .arg(where)
+                             .arg(options.maxAttempts)
+                             .arg(outcome.error().message)
+                       : QStringLiteral("%1: %2").arg(where, outcome.error().message);
+    markChunkFailed(ctl, dataset, result, chunk, options.maxAttempts);
+    return false;
+}
+
+namespace {
 
 // The data write of the chunk staged and diffed in the work tables:
 // before-images of what changes, then the write itself.
@@ -268,25 +291,17 @@ Status writeChunk(const Database &db, const DatasetSpec &dataset, BatchSql &sql,
 
 void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql, const Plan &plan,
                    const std::vector<PartitionRef> &todo, const BatchOptions &options,
-                   RunResult &result, int alreadyDone) {
-    Progress progress;
-    progress.partitionsTotal = int(todo.size()) + alreadyDone;
-    progress.partitionsDone = alreadyDone;
-    for (const auto &pr : result.partitions)
-        progress.rowsDone += pr.stagedRows;
-    auto report = [&](const QString &phase) {
-        progress.phase = phase;
-        if (options.progress)
-            options.progress(progress);
-    };
+                   RunResult &result, int alreadyDone,
+                   const QHash<QString, PartitionResult> &intended) {
+    if (db.dialect().keepsControlApart())
+        return publishIcebergChunks(db, dataset, sql, plan, todo, options, result, alreadyDone,
+                                    intended);
+    ChunkProgress progress(options, result, todo.size(), alreadyDone);
+    const auto report = [&](const QString &phase) { progress.report(phase); };
     bool anyCheckFailed = false;
     SourceStatsReader fingerprints(db); // one second connection for the run's chunks
     ChunkSizer sizer(sql.isScd2(), plan.stats, chunkRowBudget());
     // The partition's state: this run failed on it (its data untouched).
-    const auto markFailed = [&](const PartitionRef &p) -> Status {
-        return partitionstate::markFailed(db, dataset.name, p.label.value_or(kNullPartText),
-                                          !p.label, result.runId);
-    };
 
     // The before-images table holds every column the run writes (another
     // dataset of the same target, or a hand ALTER, may have added some
@@ -311,7 +326,7 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         0; // partitions before this index go one per chunk (a chunk retried partition by partition)
     for (std::size_t at = 0; at < todo.size();) {
         failpoint("chunk-start");
-        progress.partition = partitionLabel(todo[at].label);
+        progress.setPartition(todo[at].label);
         if (cancelled(options)) {
             result.status = RunStatus::Cancelled;
             break;
@@ -493,8 +508,8 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
                 attempt < options.maxAttempts) {
                 sql.setTargetExists(targetExisted);
                 const int wait = Database::backoffMs(attempt);
-                qCInfo(lcBatch) << "partition" << progress.partition << "busy, retrying in" << wait
-                                << "ms (attempt" << attempt << ")";
+                qCInfo(lcBatch) << "partition" << progress.partition() << "busy, retrying in"
+                                << wait << "ms (attempt" << attempt << ")";
                 QThread::msleep(wait);
                 continue;
             }
@@ -505,16 +520,7 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         (void)db.execAll(sql.dropWorkTables(runCopyMade));
 
         if (outcome) {
-            result.checks.insert(result.checks.end(), checks.begin(), checks.end());
-            qint64 sourceRows = 0;
-            for (const PartitionResult &p : parts) {
-                result.partitions.push_back(p);
-                sourceRows += p.sourceRows;
-                progress.partition = partitionLabel(p.partition);
-                ++progress.partitionsDone;
-                progress.rowsDone += p.stagedRows;
-                report(QStringLiteral("published"));
-            }
+            const qint64 sourceRows = progress.published(result, parts, checks);
             sizer.observe(parts.size(), sourceRows);
             at += n;
             continue;
@@ -528,83 +534,18 @@ void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql
         if (n > 1 && (stop == ChunkStop::CheckFailed ||
                       (stop == ChunkStop::None && !outcome.error().transient &&
                        outcome.error().sqlState != QLatin1String("55P03")))) {
-            qCInfo(lcBatch) << "chunk of" << n << "partitions from" << progress.partition
+            qCInfo(lcBatch) << "chunk of" << n << "partitions from" << progress.partition()
                             << "failed; publishing them one by one";
             singlesUntil = at + n;
             continue;
         }
-        const PartitionRef &p = chunk.front();
-        result.checks.insert(result.checks.end(), checks.begin(), checks.end());
-        if (stop == ChunkStop::CheckFailed) {
+        if (unpublishedChunk(db, dataset, plan, options, chunk, parts, checks, stop, staleDetail,
+                             outcome, result)) {
             anyCheckFailed = true;
-            PartitionResult partResult = parts.empty() ? PartitionResult{} : parts.front();
-            partResult.partition = p.label;
-            partResult.published = false;
-            result.partitions.push_back(partResult);
-            // Record the failure on its own: the partition's data is untouched.
-            const Status recorded = Database::retryTransient(options.maxAttempts, [&] {
-                return db.writeTransaction([&]() -> Status {
-                    const QString at = nowIso();
-                    const qint64 runId = result.runId.toLongLong();
-                    if (auto s = runstore::recordCheckResults(db, runId, checks, at); !s)
-                        return s;
-                    if (auto s = runstore::recordCheckpoints(
-                            db, runId,
-                            {{p.label, CheckpointStatus::CheckFailed, at,
-                              QString::fromStdString(partitionJson(partResult).dump())}});
-                        !s)
-                        return s;
-                    if (auto s = markFailed(p); !s)
-                        return s;
-                    return writeAudit(db, QStringLiteral("check failed"), dataset.name, QString(),
-                                      result.runId,
-                                      QString::fromStdString(checksJson(checks).dump()));
-                });
-            });
-            if (!recorded) {
-                result.status = RunStatus::Failed;
-                result.error = recorded.error().message;
-                break;
-            }
-            ++progress.partitionsDone;
-            report(QStringLiteral("check failed"));
+            progress.checkFailed();
             ++at;
             continue;
         }
-        if (stop == ChunkStop::StalePlan) {
-            result.status = RunStatus::StalePlan;
-            result.error =
-                QStringLiteral(
-                    "the source of partition %1 changed since plan %2 was made: preview again")
-                    .arg(staleDetail, plan.id);
-            break;
-        }
-        if (stop == ChunkStop::Cancelled || cancelled(options)) {
-            result.status = RunStatus::Cancelled;
-            break;
-        }
-        const QString where =
-            n > 1 ? QStringLiteral("partitions %1 to %2")
-                        .arg(partitionLabel(p.label), partitionLabel(chunk.back().label))
-                  : QStringLiteral("partition %1").arg(partitionLabel(p.label));
-        result.status = RunStatus::Failed;
-        result.error = outcome.error().transient
-                           ? QStringLiteral("%1: the database stayed busy after %2 attempts: %3")
-                                 .arg(where)
-                                 .arg(options.maxAttempts)
-                                 .arg(outcome.error().message)
-                           : QStringLiteral("%1: %2").arg(where, outcome.error().message);
-        // Shown as failed, as a failed check is, when the database still
-        // answers (after a lost connection or a full disk it may not: the
-        // run's own status says it then).
-        (void)Database::retryTransient(options.maxAttempts, [&] {
-            return db.writeTransaction([&]() -> Status {
-                for (const PartitionRef &q : chunk)
-                    if (auto s = markFailed(q); !s)
-                        return s;
-                return {};
-            });
-        });
         break;
     }
     if (result.status == RunStatus::Running)

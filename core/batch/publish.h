@@ -19,10 +19,15 @@ class BatchSql;
 // is rolled back and its partitions published one per chunk, so a failed gate
 // keeps only its own partition unpublished and an error names its partition.
 // Progress is reported per partition. `alreadyDone`: partitions of the run
-// published before (resume).
+// published before (resume). On a Trino warehouse each chunk is one
+// statement and one Iceberg snapshot, its checkpoints recorded in the
+// control store before (publishing) and after (done) it commits;
+// `intended`: the commits a stopped run recorded as about to be made
+// (RunInfo::publishing), which a resume recognises when they landed.
 void publishChunks(const Database &db, const DatasetSpec &dataset, BatchSql &sql, const Plan &plan,
                    const std::vector<PartitionRef> &todo, const BatchOptions &options,
-                   RunResult &result, int alreadyDone);
+                   RunResult &result, int alreadyDone,
+                   const QHash<QString, PartitionResult> &intended = {});
 
 // Source rows a chunk aims at: REWIND_CHUNK_ROWS when set (a whole number
 // from 1; anything else is warned about and ignored), else 200,000. Bounds the stage, the

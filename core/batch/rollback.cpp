@@ -4,6 +4,7 @@
 #include "core/batch/partitions.h"
 #include "core/batch/partitionstate.h"
 #include "core/batch/partitionswap.h"
+#include "core/batch/rollbackdetail.h"
 #include "core/batch/runs.h"
 #include "core/batch/schemachange.h"
 #include "core/batch/scope.h"
@@ -18,14 +19,14 @@
 
 namespace rw {
 
-namespace {
-
 Result<qint64> countOf(const Database &db, const std::pair<QString, QVariantList> &query) {
     auto v = db.scalar(query.first, query.second);
     if (!v)
         return fail(v.error());
     return v->toLongLong();
 }
+
+namespace {
 
 // Later runs of `datasets` that published what `runId` published
 // (`anyPartition`: anything at all).
@@ -69,6 +70,8 @@ Result<QStringList> laterRuns(const Database &db, const QStringList &datasets, q
     return out;
 }
 
+} // namespace
+
 Status restorePartitionState(const Database &db, const QString &dataset, const PartitionRef &p,
                              qint64 runId) {
     const QString part = p.label.value_or(QString());
@@ -88,6 +91,8 @@ Status restorePartitionState(const Database &db, const QString &dataset, const P
     return partitionstate::forgetPublish(db, dataset, part, isNull);
 }
 
+namespace {
+
 // Inside each of a rollback's transactions: a prune that committed since the
 // rollback began would leave the partitions still to restore with no images
 // (an overwrite's would be emptied).
@@ -106,7 +111,8 @@ Status imagesStillKept(const Database &db, qint64 runId) {
     return {};
 }
 
-// The audit row of one partition's rollback, in its transaction.
+} // namespace
+
 Status auditRestored(const Database &db, const QString &dataset, qint64 runId,
                      const RollbackPartition &rp, bool swapped) {
     nlohmann::ordered_json detail{
@@ -119,8 +125,6 @@ Status auditRestored(const Database &db, const QString &dataset, qint64 runId,
     return writeAudit(db, QStringLiteral("rollback partition"), dataset, QString(), runId,
                       QString::fromStdString(detail.dump()));
 }
-
-} // namespace
 
 Status requireRollbackPrivileges(const Database &db, const DatasetSpec &ds,
                                  const QString &operation, bool altersTarget) {
@@ -149,7 +153,9 @@ Status requireRollbackPrivileges(const Database &db, const DatasetSpec &ds,
 }
 
 Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 runId, bool execute) {
-    auto info = loadRun(db, runId);
+    // The run log: the database itself, but on a Trino warehouse.
+    const Database ctl = db.control();
+    auto info = loadRun(ctl, runId);
     if (!info)
         return fail(info.error());
     if (info->status == RunStatus::Running)
@@ -187,7 +193,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
 
     // The partitions it published, in its scope's order, with their stored values.
     auto scopeJson =
-        db.scalar(QStringLiteral("SELECT scope_json FROM rewind_runs WHERE run_id = ?"), {runId});
+        ctl.scalar(QStringLiteral("SELECT scope_json FROM rewind_runs WHERE run_id = ?"), {runId});
     if (!scopeJson)
         return fail(scopeJson.error());
     std::vector<PartitionRef> todo;
@@ -201,7 +207,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
         if (info->status == RunStatus::RolledBack)
             return badInput(QStringLiteral("run %1 was already rolled back").arg(runId));
     } else {
-        auto later = laterRuns(db, {ds.name}, runId, mode == WriteMode::Scd2);
+        auto later = laterRuns(ctl, {ds.name}, runId, mode == WriteMode::Scd2);
         if (!later)
             return fail(later.error());
         if (!later->isEmpty())
@@ -218,7 +224,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
 
     // The columns the run added (on_schema_change) go with it, unless a
     // later run may have filled them in any partition.
-    auto changes = schemachanges::applied(db, ds.target);
+    auto changes = schemachanges::applied(ctl, ds.target);
     if (!changes)
         return fail(changes.error());
     for (const schemachanges::Applied &a : *changes)
@@ -229,7 +235,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
         for (const DatasetSpec &d : spec.datasets)
             if (d.target == ds.target)
                 sameTarget << d.name;
-        auto later = laterRuns(db, sameTarget, runId, true);
+        auto later = laterRuns(ctl, sameTarget, runId, true);
         if (!later)
             return fail(later.error());
         if (!later->isEmpty())
@@ -246,9 +252,9 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
     // forbids, and the restore would fail halfway through its statements.
     if (!todo.empty()) {
         auto added =
-            db.exec(QStringLiteral("SELECT detail_json FROM rewind_audit WHERE action = 'recover "
-                                   "unique index' AND run_id = ? AND dataset = ?"),
-                    {runId, ds.name});
+            ctl.exec(QStringLiteral("SELECT detail_json FROM rewind_audit WHERE action = 'recover "
+                                    "unique index' AND run_id = ? AND dataset = ?"),
+                     {runId, ds.name});
         if (!added)
             return fail(added.error());
         QStringList indexes;
@@ -279,7 +285,7 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
 
     // A rollback is a writer: it honours a freeze.
     if (execute) {
-        auto frozen = db.exec(
+        auto frozen = ctl.exec(
             QStringLiteral("SELECT frozen_at, os_user FROM rewind_frozen WHERE dataset = ?"),
             {ds.name});
         if (!frozen)
@@ -290,6 +296,10 @@ Result<RollbackResult> rollback(const Database &db, const Spec &spec, qint64 run
                                "rewindctl unfreeze")
                     .arg(ds.name, frozen->value(0).toString(), frozen->value(1).toString()));
     }
+
+    // On Trino, from the target's own snapshots (rollbackiceberg.cpp).
+    if (db.dialect().keepsControlApart())
+        return rollbackIceberg(db, ds, *info, todo, std::move(result));
 
     // Partitions published by swap: the leaf the run detached is put back.
     auto swapped = swapstore::ofRun(db, runId, ds.name);

@@ -100,15 +100,17 @@ Result<RunInfo> loadRun(const Database &db, qint64 runId) {
     if (!row)
         return fail(row.error());
     RunInfo info = std::move(*row);
-    auto cp = db.exec(QStringLiteral("SELECT part, part_is_null, counts_json FROM "
-                                     "rewind_checkpoints WHERE run_id = ? AND status = ?"),
-                      {runId, enumName(CheckpointStatus::Done)});
+    auto cp =
+        db.exec(QStringLiteral("SELECT part, part_is_null, counts_json, status FROM "
+                               "rewind_checkpoints WHERE run_id = ? AND status IN (?, ?)"),
+                {runId, enumName(CheckpointStatus::Done), enumName(CheckpointStatus::Publishing)});
     if (!cp)
         return fail(cp.error());
     while (cp->next()) {
         const std::optional<QString> label =
             cp->value(1).toInt() ? std::nullopt : std::optional<QString>(cp->value(0).toString());
-        info.done.insert(partitionKey(label), partitionFromJson(cp->value(2).toString()));
+        (cp->value(3).toString() == enumName(CheckpointStatus::Done) ? info.done : info.publishing)
+            .insert(partitionKey(label), partitionFromJson(cp->value(2).toString()));
     }
     // In the order they were written: rows of this table are never updated,
     // so the row identity (SQLite rowid, PostgreSQL ctid) follows insertion.

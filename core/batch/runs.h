@@ -14,17 +14,22 @@
 namespace rw {
 
 // A run's record of one partition (rewind_checkpoints.status): published
-// (done), held back by a failed check, or undone by a rollback.
+// (done), held back by a failed check, or undone by a rollback; on Trino,
+// where the data write and its checkpoint cannot share a transaction, also
+// the commit a publish is about to make (publishing: recorded first, then
+// done once the snapshot committed, or recognised by a resume).
 enum class CheckpointStatus {
     Done,
     CheckFailed,
     RolledBack,
+    Publishing,
 };
 template <> struct EnumNames<CheckpointStatus> {
     static constexpr std::pair<CheckpointStatus, std::string_view> names[] = {
         {CheckpointStatus::Done, "done"},
         {CheckpointStatus::CheckFailed, "check_failed"},
-        {CheckpointStatus::RolledBack, "rolled_back"}};
+        {CheckpointStatus::RolledBack, "rolled_back"},
+        {CheckpointStatus::Publishing, "publishing"}};
 };
 
 struct RunInfo {
@@ -44,7 +49,10 @@ struct RunInfo {
     QString host;
     QString imagesPrunedAt; // when its before-images were dropped (prune.h); empty: kept
     QHash<QString, PartitionResult>
-        done;                        // published partitions (checkpoints done), by partitionKey()
+        done; // published partitions (checkpoints done), by partitionKey()
+    // Trino: partitions whose commit was recorded as about to be made, and
+    // not as made (the run stopped in between), by partitionKey().
+    QHash<QString, PartitionResult> publishing;
     std::vector<CheckResult> checks; // every recorded gate result
 };
 

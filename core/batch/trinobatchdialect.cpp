@@ -1,6 +1,9 @@
 #include "core/batch/batchdialect.h"
 
+#include <QDate>
+#include <QDateTime>
 #include <QStringBuilder>
+#include <QTimeZone>
 
 namespace rw {
 
@@ -75,6 +78,26 @@ public:
     // driver typed it, written back as such a literal.
     QVariant partitionBind(const QVariant &value, const QString &text) const override {
         return value.isNull() && !text.isEmpty() ? QVariant(text) : value;
+    }
+    QVariant storedPartitionBind(const QVariant &stored, const QString &type) const override {
+        if (stored.typeId() != QMetaType::QString)
+            return stored;
+        const QString text = stored.toString();
+        const QString t = type.toLower();
+        if (t == QLatin1String("date"))
+            if (const QDate d = QDate::fromString(text, Qt::ISODate); d.isValid())
+                return d;
+        if (t.startsWith(QLatin1String("timestamp")))
+            if (QDateTime at = QDateTime::fromString(text, Qt::ISODateWithMs); at.isValid())
+                return at.timeSpec() == Qt::LocalTime
+                           ? QDateTime(at.date(), at.time(), QTimeZone::utc())
+                           : at;
+        bool ok = false;
+        if (t == QLatin1String("bigint") || t == QLatin1String("integer") ||
+            t == QLatin1String("smallint") || t == QLatin1String("tinyint"))
+            if (const qlonglong n = text.toLongLong(&ok); ok)
+                return n;
+        return stored;
     }
 };
 

@@ -13,7 +13,7 @@ using namespace recovery_detail;
 
 Result<ResumedRun> resumeRun(const Database &db, const Spec &spec, qint64 runId,
                              const BatchOptions &options, const RecoverOptions &recoverOptions) {
-    auto info = loadRun(db, runId);
+    auto info = loadRun(db.control(), runId);
     if (!info)
         return fail(info.error());
     if (info->kind != RunKind::Recover) {

@@ -488,12 +488,15 @@ Status Database::execRows(const QString &head, const QString &row, int columns,
 }
 
 Status Database::writeTransaction(const std::function<Status()> &body) const {
-    // A Trino warehouse's writes (one statement, one Iceberg snapshot each)
-    // are not built yet: every write of its data is refused here, before it
-    // starts, whatever asks for it (the console's actions included).
+    // A Trino warehouse commits one statement at a time: its writes (a run's
+    // publish, a rollback) go one statement per Iceberg snapshot, never
+    // through here. Any other write of its data is not built yet, and is
+    // refused here before it starts, whatever asks for it (the console's
+    // actions included).
     if (dialect().keepsControlApart())
-        return badInput(QStringLiteral("%1: writes to a Trino warehouse are not built yet "
-                                       "(docs/trino.md); nothing was written")
+        return badInput(QStringLiteral("%1: this write to a Trino warehouse is not built yet (runs "
+                                       "of merge and overwrite_partition datasets, their resumes "
+                                       "and rollbacks are: docs/trino.md); nothing was written")
                             .arg(url().display()));
     const QString name = m_shared->connectionName();
     {

@@ -38,6 +38,8 @@ namespace {
 
 using Json = nlohmann::json;
 
+thread_local QString t_lastQueryId; // lastTrinoQueryId()
+
 QString str(const Json &j, const char *key) {
     const auto it = j.find(key);
     return it != j.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
@@ -541,6 +543,8 @@ bool TrinoResult::take(const Json &page) {
         m_nextUri.clear();
         return false;
     }
+    if (const QString id = str(page, "id"); !id.isEmpty())
+        t_lastQueryId = id;
     if (m_columns.empty())
         if (const auto c = page.find("columns"); c != page.end() && c->is_array())
             for (const Json &column : *c) {
@@ -655,6 +659,10 @@ QSqlRecord TrinoResult::record() const {
 }
 
 } // namespace
+
+QString lastTrinoQueryId() {
+    return t_lastQueryId;
+}
 
 void registerTrinoDriver() {
     static QMutex mutex;

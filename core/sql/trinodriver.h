@@ -32,6 +32,11 @@ inline constexpr char kTrinoSessionSchema[] = "rewind_session_work";
 // (database.cpp): no network round trip can run then.
 bool threadEnding();
 
+// The query id Trino gave the last statement this thread sent (empty before
+// any): what an Iceberg snapshot's summary records as trino_query_id, so a
+// write's own snapshot can be found in the table's $snapshots.
+QString lastTrinoQueryId();
+
 // Makes kTrinoDriver available to QSqlDatabase::addDatabase (once).
 void registerTrinoDriver();
 

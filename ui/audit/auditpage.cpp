@@ -152,12 +152,12 @@ void AuditPage::refresh() {
     startLoad(
         tr("Loading the audit log\u2026"),
         [db = *m_db, since = m_chainCheck]() -> Result<Loaded> {
-            auto rows = listAudit(db, {}, kLimit);
+            auto rows = listAudit(db.control(), {}, kLimit);
             if (!rows)
                 return fail(rows.error());
             // Off the GUI thread: every row the first time, then the rows
             // since the head that held.
-            auto chain = verifyAuditChain(db, since ? &*since : nullptr);
+            auto chain = verifyAuditChain(db.control(), since ? &*since : nullptr);
             if (!chain)
                 return fail(chain.error());
             return Loaded{std::move(*rows), std::move(*chain)};

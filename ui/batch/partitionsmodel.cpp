@@ -6,6 +6,7 @@
 
 #include <QBrush>
 #include <QFont>
+#include <QStringBuilder>
 #include <algorithm>
 #include <numeric>
 
@@ -63,6 +64,13 @@ PartitionsModel::PartitionsModel(QObject *parent)
                    return p.leaf.isEmpty() ? QStringLiteral("\u2014") : p.leaf;
                },
                [](const PartitionInfo &p) { return p.leaf; }},
+              {tr("Last snapshot"), kAlignText,
+               [](const PartitionInfo &p) {
+                   return p.snapshot.isEmpty() ? QStringLiteral("\u2014")
+                                               : timestampText(p.snapshotAt) %
+                                                     QStringLiteral(" \u00b7 ") % p.snapshotBy;
+               },
+               [](const PartitionInfo &p) { return p.snapshotAt; }},
               // Columns a schema change added since the partition was
               // published: NULL in its rows (run --schema-behind).
               {tr("Schema behind"), kAlignText,
@@ -165,6 +173,12 @@ QVariant PartitionsModel::toolTip(const PartitionInfo &p, int column) const {
                         "where it can)")
                    : tr("Leaf partition %1 of the partitioned target, %2")
                          .arg(p.leaf, p.leafBounds);
+    case SnapshotColumn:
+        return p.snapshot.isEmpty()
+                   ? QVariant()
+                   : tr("Iceberg snapshot %1, committed %2 (%3): the last to write this "
+                        "partition's files")
+                         .arg(p.snapshot, p.snapshotAt, p.snapshotBy);
     case DbtColumn:
         return p.dbtFailure ? QVariant(*p.dbtFailure) : QVariant();
     case DuplicateKeysColumn:

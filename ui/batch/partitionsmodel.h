@@ -21,7 +21,8 @@ public:
         DuplicateKeysColumn,
         LastRunColumn,
         LastPublishedColumn,
-        LeafColumn, // a partitioned PostgreSQL target's leaf (its bound in the tooltip)
+        LeafColumn,     // a partitioned PostgreSQL target's leaf (its bound in the tooltip)
+        SnapshotColumn, // an Iceberg target's last snapshot of the partition, and who made it
         SchemaBehindColumn,
         DbtColumn, // dbt's run failed it (PartitionsPage::loadDbtResults); hidden until then
         ColumnCount

@@ -38,7 +38,8 @@ struct Ranked {
     std::vector<PartitionInfo> rows;
     std::vector<int> ranks;
     std::optional<FreezeInfo> frozen;
-    bool leaves = false; // a partitioned PostgreSQL target: the Leaf column is shown
+    bool leaves = false;    // a partitioned PostgreSQL target: the Leaf column is shown
+    bool snapshots = false; // an Iceberg target: the Last snapshot column is shown
     // With dbt's run results: the partitions they mark, and how the file reads.
     QStringList dbtFailed;
     QString dbtSummary;
@@ -215,6 +216,12 @@ PartitionsPage::PartitionsPage(QWidget *parent)
     m_view->horizontalHeader()->moveSection(PartitionsModel::LeafColumn,
                                             PartitionsModel::PartitionColumn + 1);
     m_view->setColumnHidden(PartitionsModel::LeafColumn, true);
+    // An Iceberg target's last snapshot of each partition beside its status:
+    // what last wrote it (hidden for other targets).
+    m_view->horizontalHeader()->moveSection(
+        m_view->horizontalHeader()->visualIndex(PartitionsModel::SnapshotColumn),
+        m_view->horizontalHeader()->visualIndex(PartitionsModel::StatusColumn) + 1);
+    m_view->setColumnHidden(PartitionsModel::SnapshotColumn, true);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     style::setupTable(m_view, 10);
 
@@ -387,8 +394,11 @@ void PartitionsPage::refresh() {
             const bool leaves = std::any_of(rows->begin(), rows->end(), [](const PartitionInfo &p) {
                 return !p.leaf.isEmpty();
             });
-            return Ranked{std::move(*rows), std::move(ranks),     std::move(*frozen),
-                          leaves,           std::move(dbtFailed), std::move(dbtSummary)};
+            const bool snapshots =
+                std::any_of(rows->begin(), rows->end(),
+                            [](const PartitionInfo &p) { return !p.snapshot.isEmpty(); });
+            return Ranked{std::move(*rows), std::move(ranks),     std::move(*frozen),   leaves,
+                          snapshots,        std::move(dbtFailed), std::move(dbtSummary)};
         },
         [this](Result<Ranked> result) {
             if (!result) {
@@ -403,6 +413,7 @@ void PartitionsPage::refresh() {
             }
             m_model->resetData(std::move(result->rows), std::move(result->ranks));
             m_view->setColumnHidden(PartitionsModel::LeafColumn, !result->leaves);
+            m_view->setColumnHidden(PartitionsModel::SnapshotColumn, !result->snapshots);
             m_view->setColumnHidden(PartitionsModel::DbtColumn, m_dbtResults.isEmpty());
             m_dbtNote->setVisible(!m_dbtResults.isEmpty());
             m_dbtNote->setText(result->dbtSummary);

@@ -172,7 +172,7 @@ void RunReportView::showRun(const RunInfo &info, const Database &db) {
     }
     m_jobs.start(
         [info, db]() -> Result<RunReportSnapshot> {
-            auto result = runResult(db, info.runId);
+            auto result = runResult(db.control(), info.runId);
             if (!result)
                 return fail(result.error());
             result->status = info.status; // "interrupted" is derived in listRuns

@@ -195,13 +195,13 @@ void RunsPage::refresh() {
     startLoad(
         tr("Loading runs\u2026"),
         [db = *m_db, spec = m_spec]() -> Result<Loaded> {
-            auto runs = listRuns(db, 200);
+            auto runs = listRuns(db.control(), 200);
             if (!runs)
                 return fail(runs.error());
             Loaded out;
             out.runs.reserve(runs->size());
             for (RunInfo &info : *runs) {
-                auto result = runResult(db, info.runId);
+                auto result = runResult(db.control(), info.runId);
                 if (!result)
                     return fail(result.error());
                 // Whether this role may resume or roll back runs of its dataset.
@@ -461,7 +461,7 @@ bool RunsPage::exportReport(qint64 runId, const QString &path, ReportFormat form
     tasks().start(
         [info = m_model->snapshot()[std::size_t(row)].info, db = *m_db, path,
          format]() -> Result<bool> {
-            auto result = runResult(db, info.runId);
+            auto result = runResult(db.control(), info.runId);
             if (!result)
                 return fail(result.error());
             result->status = info.status; // "interrupted" is derived in listRuns
