@@ -393,6 +393,17 @@ private Q_SLOTS:
         QCOMPARE(w.control(QStringLiteral("SELECT count(*) FROM rewind_checkpoints WHERE run_id = "
                                           "1 AND status = 'done'")),
                  4LL);
+        // Every day loaded, the recognised one too: its state holds the
+        // fingerprint of the rows it published (not stale).
+        CliResult listed =
+            runCli(QStringList{QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                               QStringLiteral("sales_days")} +
+                   w.json());
+        QVERIFY2(listed.exitCode == 0, qPrintable(listed.err));
+        for (const QJsonValue &v :
+             jsonOf(listed.out.toUtf8()).value(QStringLiteral("partitions")).toArray())
+            QCOMPARE(v.toObject().value(QStringLiteral("status")).toString(),
+                     QStringLiteral("loaded"));
     }
 
     // With nothing written since, a rollback puts the table back to its
@@ -452,6 +463,73 @@ private Q_SLOTS:
         QCOMPARE(w.control(QStringLiteral("SELECT count(*) FROM rewind_runs WHERE status = "
                                           "'rolled_back'")),
                  2LL);
+    }
+
+    // A run whose snapshot before has been expired cannot be rolled back:
+    // said by name, nothing changed.
+    void expiredSnapshotMeansNoRollback() {
+        REQUIRE_TRINO();
+        Warehouse w;
+        ChildResult run =
+            runRewindctl(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"),
+                                     QStringLiteral("sales"), QStringLiteral("--execute")} +
+                         w.json());
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY(db(w).exec(
+            QStringLiteral("ALTER TABLE %1 EXECUTE expire_snapshots(retention_threshold => '0s')")
+                .arg(w.tgt)));
+        const QString current = w.current();
+        CliResult back = runCli(QStringList{QStringLiteral("rollback"), QStringLiteral("--run"),
+                                            QStringLiteral("1"), QStringLiteral("--execute")} +
+                                w.json());
+        QCOMPARE(back.exitCode, 2);
+        QVERIFY2(back.err.contains(QLatin1String("has been expired")), qPrintable(back.err));
+        QCOMPARE(w.current(), current);
+        QCOMPARE(w.control(QStringLiteral("SELECT count(*) FROM rewind_runs WHERE status = "
+                                          "'rolled_back'")),
+                 0LL);
+    }
+
+    // duplicates reads the target's repeated keys as a hand GROUP BY on
+    // Trino counts them; run-report reads the run from the control store.
+    void duplicatesAndReport() {
+        REQUIRE_TRINO();
+        Warehouse w;
+        QVERIFY(
+            db(w).exec(QStringLiteral("INSERT INTO %1 VALUES (2, DATE '2025-05-14', 6, 'US', "
+                                      "TIMESTAMP '2025-05-14 11:00:00'), (9, DATE '2025-05-15', "
+                                      "1, 'US', TIMESTAMP '2025-05-15 01:00:00'), (9, DATE "
+                                      "'2025-05-15', 2, 'US', TIMESTAMP '2025-05-15 02:00:00')")
+                           .arg(w.tgt)));
+        CliResult dupes = runCli(QStringList{QStringLiteral("duplicates"),
+                                             QStringLiteral("--dataset"), QStringLiteral("sales")} +
+                                 w.json());
+        QVERIFY2(dupes.exitCode == 0, qPrintable(dupes.err));
+        const QJsonObject found = jsonOf(dupes.out.toUtf8());
+        auto hand =
+            w.db->exec(QStringLiteral("SELECT count(*), sum(n - 1) FROM (SELECT count(*) AS n "
+                                      "FROM %1 GROUP BY dt, order_id HAVING count(*) > 1)")
+                           .arg(w.tgt));
+        QVERIFY(hand && hand->next());
+        QCOMPARE(found.value(QStringLiteral("duplicate_keys")).toInteger(),
+                 hand->value(0).toLongLong());
+        QCOMPARE(found.value(QStringLiteral("extra_rows")).toInteger(),
+                 hand->value(1).toLongLong());
+        QCOMPARE(hand->value(0).toLongLong(), 2LL);
+
+        ChildResult run =
+            runRewindctl(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"),
+                                     QStringLiteral("sales_days"), QStringLiteral("--execute")} +
+                         w.json());
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        CliResult report = runCli(QStringList{QStringLiteral("run-report"), QStringLiteral("--run"),
+                                              QStringLiteral("1")} +
+                                  w.json());
+        QVERIFY2(report.exitCode == 0, qPrintable(report.err));
+        QCOMPARE(jsonOf(report.out.toUtf8()).value(QStringLiteral("status")).toString(),
+                 QStringLiteral("succeeded"));
+        QCOMPARE(jsonOf(report.out.toUtf8()).value(QStringLiteral("partitions")).toArray().size(),
+                 4);
     }
 
     // What is not built on Trino yet is refused before anything is written.

@@ -436,7 +436,9 @@ private:
     QString icebergInsertMatched(const QStringList &columns) const;
     QString icebergPartitionMarkers(const std::vector<PartitionRef> &parts, qsizetype columns,
                                     QVariantList &binds) const;
-    QString icebergPartitionMatch() const;
+    QString icebergPartitionMatch(const std::vector<PartitionRef> &parts) const;
+    QString icebergNullSafeEqual(const QString &a, const QString &b) const;
+    QString icebergKeyMatch() const;
     // A work table of this session (kStage, kMatch, ...): SqlDialect::workTable.
     QString w(const QString &table) const { return m_db.dialect().workTable(table); }
     QString createWork(const QString &table) const {

@@ -136,7 +136,9 @@ void publishIcebergChunks(const Database &db, const DatasetSpec &dataset, BatchS
                 if (it == intended.cend() || !writesNothing(p))
                     continue;
                 const QString before = it->snapshotBefore;
+                const QString fingerprint = p.fingerprint; // the intent's JSON keeps none
                 p = *it;
+                p.fingerprint = fingerprint;
                 p.recognised = true;
                 p.published = true;
                 if (!before.isEmpty()) {
