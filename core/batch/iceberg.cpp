@@ -96,10 +96,11 @@ QString asOf(const QString &quotedTable, const QString &snapshot) {
 Result<Locks> readLocks(const Database &db, const DatasetSpec &dataset, bool targetExists) {
     Locks locks;
     if (dataset.transform.isEmpty() && !dataset.source.isEmpty()) {
-        auto source = currentSnapshot(db, dataset.source);
-        if (!source)
-            return fail(source.error());
-        locks.source = *source;
+        // A source that is not an Iceberg table (a view, another
+        // connector's table) has no snapshots: its fingerprints lock it, as
+        // a transform's do. A lost server fails the statements that follow.
+        if (auto source = currentSnapshot(db, dataset.source))
+            locks.source = *source;
     }
     if (targetExists) {
         auto target = currentSnapshot(db, dataset.target);
