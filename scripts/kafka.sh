@@ -94,7 +94,7 @@ EOF
 
 rewind_kafka_start() {
   unset REWIND_TEST_KAFKA_BOOTSTRAP REWIND_TEST_KAFKA_DIR REWIND_TEST_KAFKA_BIN
-  local started=$SECONDS cache java libs ports voters bootstrap id node cluster_id
+  local started=$SECONDS cache java libs ports voters bootstrap id node cluster_id pid formats=()
   cache=$(rewind_kafka_fetch) || return 1
   java=$(rewind_kafka_java) || { echo "rewind: no java to run Kafka with" >&2; return 1; }
   libs=$cache/libs
@@ -107,7 +107,12 @@ rewind_kafka_start() {
     voters+="${voters:+,}$id@127.0.0.1:${ports[$((id + 2))]}"
     bootstrap+="${bootstrap:+,}127.0.0.1:${ports[$((id - 1))]}"
   done
-  cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+  # A random UUID as Kafka writes one (URL-safe base64), never starting with
+  # '-': kafka-storage would read such an id as an option and refuse it.
+  cluster_id=-
+  while [ "${cluster_id#-}" != "$cluster_id" ]; do
+    cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+  done
   rewind_kafka_tools "$REWIND_KAFKA_DIR" "$java" "$libs"
   for id in 1 2 3; do
     node=$REWIND_KAFKA_DIR/node$id
@@ -155,16 +160,21 @@ EOF
     chmod +x "$node/start"
     "$REWIND_KAFKA_DIR/bin/kafka-storage" format -t "$cluster_id" -c "$node/server.properties" \
       >"$node/format.log" 2>&1 &
+    formats+=($!)
   done
-  if ! wait; then
-    echo "rewind: formatting Kafka's storage failed: $(grep -m1 -iE 'error|exception' "$REWIND_KAFKA_DIR"/node*/format.log)" >&2
-    return 1
-  fi
+  # Each format's own status: a bare `wait` returns 0 whatever they did.
+  for pid in "${formats[@]}"; do
+    if ! wait "$pid"; then
+      echo "rewind: formatting Kafka's storage failed: $(grep -h -m1 -iE 'error|exception' "$REWIND_KAFKA_DIR"/node*/format.log | head -n 1)" >&2
+      return 1
+    fi
+  done
   for id in 1 2 3; do "$REWIND_KAFKA_DIR/node$id/start"; done
   if ! rewind_kafka_wait "$bootstrap" 120; then
     local why
-    why=$(grep -h -m1 -E '\] (ERROR|FATAL) |^Exception|Error:' "$REWIND_KAFKA_DIR"/node*/server.log "$REWIND_KAFKA_DIR"/node*/console.log 2>/dev/null | head -n 1)
-    echo "rewind: the Kafka cluster did not start within 120 s: ${why:-no error logged (logs in $REWIND_KAFKA_DIR/node*/server.log)}" >&2
+    # The fatal line and the exception under it (the cause is on the second).
+    why=$(grep -h -m1 -A1 -E '\] (ERROR|FATAL) |^Exception|Error:' "$REWIND_KAFKA_DIR"/node*/server.log "$REWIND_KAFKA_DIR"/node*/console.log 2>/dev/null | head -n 2 | tr '\n' ' ')
+    echo "rewind: the Kafka cluster did not start (waited up to 120 s): ${why:-no error logged} (logs in $REWIND_KAFKA_DIR/node*/server.log)" >&2
     return 1
   fi
   export REWIND_TEST_KAFKA_BOOTSTRAP=$bootstrap REWIND_TEST_KAFKA_DIR=$REWIND_KAFKA_DIR REWIND_TEST_KAFKA_BIN=$REWIND_KAFKA_DIR/bin
