@@ -378,7 +378,7 @@ private Q_SLOTS:
 
         // A command not yet on Trino is refused before it changes anything;
         // so is a Trino workspace without a control_db.
-        CliResult run = runCli(QStringList{QStringLiteral("finalize"), QStringLiteral("--dataset"),
+        CliResult run = runCli(QStringList{QStringLiteral("prune"), QStringLiteral("--dataset"),
                                            QStringLiteral("sales"), QStringLiteral("--execute")} +
                                args);
         QCOMPARE(run.exitCode, 2);

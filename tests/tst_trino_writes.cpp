@@ -4,7 +4,8 @@
 // one snapshot, readers never seeing half a publish; a plan locked to the
 // source's and the target's snapshots; a run killed before, during and
 // after a partition's commit resumed equal to an uninterrupted run, no
-// partition published twice; rollbacks with and without later writes.
+// partition published twice; rollbacks with and without later writes; a
+// duplicate incident's recovery, freeze, finalize and lag on Iceberg.
 #include "core/sql/database.h"
 #include "tests/testsupport.h"
 #include "tests/trinosupport.h"
@@ -530,6 +531,175 @@ private Q_SLOTS:
                  QStringLiteral("succeeded"));
         QCOMPARE(jsonOf(report.out.toUtf8()).value(QStringLiteral("partitions")).toArray().size(),
                  4);
+    }
+
+    // A duplicate incident on Iceberg: recover freezes the dataset (in the
+    // control store), re-runs the days holding repeated keys by overwrite,
+    // checks totals, says why no unique index is added, and unfreezes; the
+    // days equal the deduped source, the others are untouched.
+    void recoverDuplicateIncident() {
+        REQUIRE_TRINO();
+        Warehouse w;
+        QVERIFY(
+            db(w).exec(QStringLiteral("INSERT INTO %1 VALUES (2, DATE '2025-05-14', 6, 'US', "
+                                      "TIMESTAMP '2025-05-14 11:00:00'), (9, DATE '2025-05-15', "
+                                      "1, 'US', TIMESTAMP '2025-05-15 01:00:00'), (7, DATE "
+                                      "'2025-05-13', 1, 'US', TIMESTAMP '2025-05-13 01:00:00')")
+                           .arg(w.tgt)));
+        const QString start = w.current();
+        CliResult dry = runCli(QStringList{QStringLiteral("recover"), QStringLiteral("--dataset"),
+                                           QStringLiteral("sales")} +
+                               w.json());
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+        QCOMPARE(jsonOf(dry.out.toUtf8()).value(QStringLiteral("duplicate_keys")).toInteger(), 2);
+        QCOMPARE(w.current(), start); // a dry run writes nothing
+
+        CliResult done =
+            runCli(QStringList{QStringLiteral("recover"), QStringLiteral("--dataset"),
+                               QStringLiteral("sales"), QStringLiteral("--execute"),
+                               QStringLiteral("--report"), w.dir.filePath(QStringLiteral("r.md"))} +
+                   w.json());
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        const QJsonObject r = jsonOf(done.out.toUtf8());
+        QCOMPARE(r.value(QStringLiteral("status")).toString(), QStringLiteral("recovered"));
+        QVERIFY(r.value(QStringLiteral("totals_match")).toBool());
+        QVERIFY(!r.value(QStringLiteral("unique_index_added")).toBool());
+        QCOMPARE(r.value(QStringLiteral("after"))
+                     .toObject()
+                     .value(QStringLiteral("duplicate_keys"))
+                     .toInteger(),
+                 0);
+        // The 14th and the 15th are the deduped source's; the 13th (no
+        // repeated key) is as it was.
+        QCOMPARE(difference(*w.db,
+                            all(w.tgt) % QStringLiteral(" WHERE dt IN (DATE '2025-05-14', DATE "
+                                                        "'2025-05-15')"),
+                            QStringLiteral("SELECT * FROM (%1) WHERE dt IN (DATE '2025-05-14', "
+                                           "DATE '2025-05-15')")
+                                .arg(latestPerKey(w.src))),
+                 0LL);
+        QCOMPARE(scalarOf(*w.db, QStringLiteral("SELECT count(*) FROM %1 WHERE dt = DATE "
+                                                "'2025-05-13'")
+                                     .arg(w.tgt)),
+                 1LL);
+        QCOMPARE(w.control(QStringLiteral("SELECT count(*) FROM rewind_frozen")), 0LL);
+        QCOMPARE(w.control(QStringLiteral("SELECT count(*) FROM rewind_audit WHERE action IN "
+                                          "('recover freeze', 'recover unfreeze')")),
+                 2LL);
+        QVERIFY(QFile::exists(w.dir.filePath(QStringLiteral("r.md"))));
+    }
+
+    // A freeze on Trino lives in the control store: Rewind's runs refuse
+    // the dataset, and the output says other writers are not stopped.
+    void freezeRefusesRuns() {
+        REQUIRE_TRINO();
+        Warehouse w;
+        const QString start = w.current();
+        CliResult frozen =
+            runCli(QStringList{QStringLiteral("freeze"), QStringLiteral("--dataset"),
+                               QStringLiteral("sales"), QStringLiteral("--execute")} +
+                   w.json());
+        QVERIFY2(frozen.exitCode == 0, qPrintable(frozen.err));
+        QVERIFY(jsonOf(frozen.out.toUtf8()).value(QStringLiteral("frozen")).toBool());
+        QVERIFY(
+            !jsonOf(frozen.out.toUtf8()).value(QStringLiteral("other_writers_refused")).toBool());
+        CliResult run = runCli(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"),
+                                           QStringLiteral("sales"), QStringLiteral("--execute")} +
+                               w.json());
+        QVERIFY(run.exitCode != 0);
+        QVERIFY2(run.err.contains(QLatin1String("is frozen")), qPrintable(run.err));
+        QCOMPARE(w.current(), start);
+        CliResult thawed =
+            runCli(QStringList{QStringLiteral("unfreeze"), QStringLiteral("--dataset"),
+                               QStringLiteral("sales"), QStringLiteral("--execute")} +
+                   w.json());
+        QVERIFY2(thawed.exitCode == 0, qPrintable(thawed.err));
+        run = runCli(QStringList{QStringLiteral("run"), QStringLiteral("--dataset"),
+                                 QStringLiteral("sales"), QStringLiteral("--execute")} +
+                     w.json());
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY(w.current() != start);
+    }
+
+    // finalize on Trino: the watermark from the source, the days it passed
+    // published and marked final in the control store, the others not.
+    void finalizePublishesPassedDays() {
+        REQUIRE_TRINO();
+        Warehouse w(QStringLiteral(R"(, "event_time": "updated_at", "allowed_lateness": "2h")"));
+        CliResult fin = runCli(QStringList{QStringLiteral("finalize"), QStringLiteral("--dataset"),
+                                           QStringLiteral("sales"), QStringLiteral("--execute")} +
+                               w.json());
+        QVERIFY2(fin.exitCode == 0, qPrintable(fin.err));
+        const QJsonObject f = jsonOf(fin.out.toUtf8());
+        // The latest event is 05:00 on the 17th: the watermark 03:00 passes
+        // the 14th to the 16th, not the 17th.
+        QCOMPARE(f.value(QStringLiteral("watermark")).toString(),
+                 QStringLiteral("2025-05-17T03:00:00Z"));
+        QCOMPARE(f.value(QStringLiteral("finalized")).toArray(),
+                 QJsonArray({QStringLiteral("2025-05-14"), QStringLiteral("2025-05-15"),
+                             QStringLiteral("2025-05-16")}));
+        const QString days =
+            QStringLiteral(" WHERE dt BETWEEN DATE '2025-05-14' AND DATE '2025-05-16'");
+        QCOMPARE(
+            difference(*w.db, all(w.tgt) % days,
+                       QStringLiteral("SELECT * FROM (%1)").arg(handMerge(w.src, w.tgt)) % days),
+            0LL);
+        QCOMPARE(scalarOf(*w.db, QStringLiteral("SELECT count(*) FROM %1 WHERE dt = DATE "
+                                                "'2025-05-17'")
+                                     .arg(w.tgt)),
+                 0LL);
+        CliResult parts = runCli(QStringList{QStringLiteral("partitions"),
+                                             QStringLiteral("--dataset"), QStringLiteral("sales")} +
+                                 w.json());
+        QVERIFY2(parts.exitCode == 0, qPrintable(parts.err));
+        QHash<QString, QString> status;
+        for (const auto &p :
+             jsonOf(parts.out.toUtf8()).value(QStringLiteral("partitions")).toArray())
+            status.insert(p.toObject().value(QStringLiteral("partition")).toString(),
+                          p.toObject().value(QStringLiteral("status")).toString());
+        QCOMPARE(status.value(QStringLiteral("2025-05-16")), QStringLiteral("final"));
+        QCOMPARE(status.value(QStringLiteral("2025-05-17")), QStringLiteral("unloaded"));
+        QCOMPARE(w.control(QStringLiteral("SELECT count(*) FROM rewind_audit WHERE action = "
+                                          "'finalize'")),
+                 1LL);
+    }
+
+    // lag on Trino: lateness percentiles by nearest rank, from one GROUP BY
+    // in the engine.
+    void lagPercentiles() {
+        REQUIRE_TRINO();
+        Warehouse w;
+        const QString late = uniqueTable("late");
+        QStringList rows;
+        for (int i = 1; i <= 10; ++i) // lateness 1 s .. 10 s
+            rows << QStringLiteral("(%1, TIMESTAMP '2025-05-14 10:00:00', TIMESTAMP '2025-05-14 "
+                                   "10:00:%2')")
+                        .arg(i)
+                        .arg(i, 2, 10, QLatin1Char('0'));
+        rows << QStringLiteral("(11, TIMESTAMP '2025-05-14 10:00:00', TIMESTAMP '2025-05-14 "
+                               "11:00:00')"); // an hour late
+        QVERIFY(db(w).exec(QStringLiteral("CREATE TABLE %1 (id BIGINT, event_ts TIMESTAMP(6), "
+                                          "ingest_ts TIMESTAMP(6))")
+                               .arg(late)));
+        QVERIFY(db(w).exec(QStringLiteral("INSERT INTO %1 VALUES %2").arg(late, rows.join(u','))));
+        const QString spec = writeFile(w.dir, QStringLiteral("l.json"),
+                                       QStringLiteral(R"({"control_db": "control.db", "datasets": {
+            "events": {"source": "%1", "target": "%1_out", "key": ["id"], "write": "merge",
+                       "event_time": "event_ts", "ingest_time": "ingest_ts",
+                       "allowed_lateness": "1m"}}})")
+                                           .arg(late));
+        CliResult lag = runCli({QStringLiteral("lag"), QStringLiteral("--dataset"),
+                                QStringLiteral("events"), QStringLiteral("--db"), trinoUrl(),
+                                QStringLiteral("--spec"), spec, QStringLiteral("--json")});
+        (void)db(w).exec(QStringLiteral("DROP TABLE %1").arg(late));
+        QVERIFY2(lag.exitCode == 0, qPrintable(lag.err));
+        const QJsonObject l = jsonOf(lag.out.toUtf8());
+        QCOMPARE(l.value(QStringLiteral("count")).toInteger(), 11);
+        const QJsonObject p = l.value(QStringLiteral("percentiles_seconds")).toObject();
+        QCOMPARE(p.value(QStringLiteral("p50")).toInteger(), 6);  // the 6th of 11
+        QCOMPARE(p.value(QStringLiteral("p90")).toInteger(), 10); // the 10th
+        QCOMPARE(p.value(QStringLiteral("max")).toInteger(), 3600);
+        QCOMPARE(l.value(QStringLiteral("late_fraction")).toDouble(), 1.0 / 11.0);
     }
 
     // What is not built on Trino yet is refused before anything is written.

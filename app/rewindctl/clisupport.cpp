@@ -118,11 +118,12 @@ Result<Workspace> openFor(const Context &ctx, bool namesAreFilters) {
         return ws;
     // A Trino warehouse: the commands built for it so far; the others are
     // refused before they touch it.
-    static const QStringList onTrino{QStringLiteral("datasets"),   QStringLiteral("partitions"),
-                                     QStringLiteral("duplicates"), QStringLiteral("preview"),
-                                     QStringLiteral("run"),        QStringLiteral("resume"),
-                                     QStringLiteral("rollback"),   QStringLiteral("audit"),
-                                     QStringLiteral("runs"),       QStringLiteral("run-report")};
+    static const QStringList onTrino{
+        QStringLiteral("datasets"),   QStringLiteral("partitions"), QStringLiteral("duplicates"),
+        QStringLiteral("preview"),    QStringLiteral("run"),        QStringLiteral("resume"),
+        QStringLiteral("rollback"),   QStringLiteral("audit"),      QStringLiteral("runs"),
+        QStringLiteral("run-report"), QStringLiteral("lag"),        QStringLiteral("finalize"),
+        QStringLiteral("freeze"),     QStringLiteral("unfreeze"),   QStringLiteral("recover")};
     if (ws->db.hasSeparateControl() && !onTrino.contains(ctx.command))
         return badInput(QStringLiteral("--db %1: %2 does not work on a Trino warehouse yet (what "
                                        "does: %3; docs/trino.md)")

@@ -128,12 +128,12 @@ Status runFreeze(Context &ctx, bool freezing) {
             return fail(state.error());
     }
     const bool frozenNow = execute ? state->has_value() : wasFrozen;
+    // Iceberg tables (Trino) have no triggers: the freeze binds Rewind alone.
+    const bool inDatabase = !db.dialect().keepsControlApart();
     if (ctx.json) {
-        Json j{{"dataset", s(name)},
-               {"executed", execute},
-               {"frozen", frozenNow},
-               {"was_frozen", wasFrozen},
-               {"changed", changed}};
+        Json j{{"dataset", s(name)},  {"executed", execute},
+               {"frozen", frozenNow}, {"was_frozen", wasFrozen},
+               {"changed", changed},  {"other_writers_refused", frozenNow && inDatabase}};
         if (*state) {
             j["frozen_at"] = s((*state)->frozenAt);
             j["os_user"] = s((*state)->osUser);
@@ -154,12 +154,17 @@ Status runFreeze(Context &ctx, bool freezing) {
     if (!changed)
         ctx.out << name << " was " << (wasFrozen ? "already frozen" : "not frozen")
                 << ": nothing changed.\n";
+    else if (!freezing)
+        ctx.out << name << " is unfrozen.\n";
+    else if (inDatabase)
+        ctx.out << name
+                << " is frozen: every other writer's INSERT, UPDATE and DELETE on its "
+                   "target is refused in the database, "
+                   "and Rewind's runs refuse it, until rewindctl unfreeze.\n";
     else
         ctx.out << name
-                << (freezing ? " is frozen: every other writer's INSERT, UPDATE and DELETE on its "
-                               "target is refused in the database, "
-                               "and Rewind's runs refuse it, until rewindctl unfreeze.\n"
-                             : " is unfrozen.\n");
+                << " is frozen: Rewind's runs refuse it until rewindctl unfreeze. Iceberg "
+                   "tables have no triggers: writers outside Rewind are not stopped.\n";
     return {};
 }
 

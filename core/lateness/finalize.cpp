@@ -37,7 +37,7 @@ Result<std::optional<qint64>> lastFinalizeWatermark(const Database &db, const QS
     AuditFilter filter;
     filter.dataset = dataset;
     filter.action = QStringLiteral("finalize");
-    auto rows = listAudit(db, filter, 1);
+    auto rows = listAudit(db.control(), filter, 1);
     if (!rows)
         return fail(rows.error());
     if (rows->empty())
@@ -225,7 +225,9 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
     if (!parts)
         return fail(parts.error());
     QSet<QString> finalizedBefore;
-    auto finalizedParts = partitionstate::finalizedParts(db, dataset.name);
+    // Rewind's own tables live in the control store (on Trino, apart from the data).
+    const Database ctl = db.control();
+    auto finalizedParts = partitionstate::finalizedParts(ctl, dataset.name);
     if (!finalizedParts)
         return fail(finalizedParts.error());
     for (const QString &part : std::as_const(*finalizedParts))
@@ -264,7 +266,7 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
     // A plan is checked whether or not anything is eligible: an unknown one,
     // or one covering a day that is not, is refused (exit 2), dry run or not.
     if (!options.planId.isEmpty()) {
-        auto plan = loadPlan(db, options.planId);
+        auto plan = loadPlan(ctl, options.planId);
         if (!plan)
             return fail(plan.error());
         QStringList outside;
@@ -305,16 +307,16 @@ Result<FinalizeResult> finalize(const Database &db, const DatasetSpec &dataset,
     result.run = *run;
 
     if (!result.finalized.isEmpty()) {
-        const Status marked = db.writeTransaction([&]() -> Status {
+        const Status marked = ctl.writeTransaction([&]() -> Status {
             // A partition published moments ago has a state row; the run
             // recorded its fingerprint, so late data arriving since shows as stale.
-            if (auto s = partitionstate::markFinal(db, dataset.name, result.finalized, nowIso());
+            if (auto s = partitionstate::markFinal(ctl, dataset.name, result.finalized, nowIso());
                 !s)
                 return s;
             const Json detail = {{"watermark", isoUtc(*result.watermarkMs).toStdString()},
                                  {"allowed_lateness_seconds", result.allowedLatenessSeconds},
                                  {"partitions", list(result.finalized)}};
-            return writeAudit(db, QStringLiteral("finalize"), dataset.name, QString(), run->runId,
+            return writeAudit(ctl, QStringLiteral("finalize"), dataset.name, QString(), run->runId,
                               QString::fromStdString(detail.dump()));
         });
         if (!marked)

@@ -67,56 +67,66 @@ namespace {
 // and, when the row changed, the audit row. True when the row changed.
 Result<bool> setFrozen(const Database &db, const DatasetSpec &dataset, bool frozen,
                        const QString &reason, const QString &action) {
+    // On Trino the freeze is the control store's row alone: Iceberg tables
+    // have no triggers, so it holds against Rewind's writers, not others.
+    const bool triggers = !db.dialect().keepsControlApart();
+    const Database ctl = db.control();
     std::vector<privileges::Need> needs;
-    // Making the triggers needs TRIGGER (on each partition too: the row
-    // trigger is made on every one); dropping them, owning the table, and a
-    // freeze drops the ones already there before it makes them again.
-    auto present = RecoveryDialect::of(db.dialect()).frozenTriggersNeedOwner(db, dataset.target);
-    if (!present)
-        return fail(present.error());
-    if (frozen)
-        privileges::addTable(needs, dataset.target, QStringLiteral("TRIGGER"),
-                             QStringLiteral("the target"), true);
-    if (!frozen || *present)
-        privileges::addTable(needs, dataset.target, QStringLiteral("OWNER"),
-                             frozen ? QStringLiteral("the target, whose freeze triggers are "
-                                                     "made again")
-                                    : QStringLiteral("the target"));
+    if (triggers) {
+        // Making the triggers needs TRIGGER (on each partition too: the row
+        // trigger is made on every one); dropping them, owning the table, and a
+        // freeze drops the ones already there before it makes them again.
+        auto present =
+            RecoveryDialect::of(db.dialect()).frozenTriggersNeedOwner(db, dataset.target);
+        if (!present)
+            return fail(present.error());
+        if (frozen)
+            privileges::addTable(needs, dataset.target, QStringLiteral("TRIGGER"),
+                                 QStringLiteral("the target"), true);
+        if (!frozen || *present)
+            privileges::addTable(needs, dataset.target, QStringLiteral("OWNER"),
+                                 frozen ? QStringLiteral("the target, whose freeze triggers are "
+                                                         "made again")
+                                        : QStringLiteral("the target"));
+    }
     privileges::addControl(needs, {QStringLiteral("rewind_frozen")},
                            frozen ? QStringLiteral("SELECT, INSERT")
                                   : QStringLiteral("SELECT, DELETE"));
     privileges::addControl(needs, {QStringLiteral("rewind_audit")}, QStringLiteral("INSERT"));
-    if (auto s = privileges::require(db, action % QStringLiteral(" of ") % dataset.name, needs); !s)
+    if (auto s = privileges::require(ctl, action % QStringLiteral(" of ") % dataset.name, needs);
+        !s)
         return fail(s.error());
     bool changed = false;
     const Status s = Database::retryTransient(5, [&] {
-        return db.writeTransaction([&]() -> Status {
+        return ctl.writeTransaction([&]() -> Status {
             auto present =
-                db.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"),
-                          {dataset.name});
+                ctl.scalar(QStringLiteral("SELECT COUNT(*) FROM rewind_frozen WHERE dataset = ?"),
+                           {dataset.name});
             if (!present)
                 return fail(present.error());
             changed = (present->toLongLong() > 0) != frozen;
-            auto exists = db.hasRelation(dataset.target);
-            if (!exists)
-                return fail(exists.error());
-            if (*exists)
-                if (auto t = db.execAll(frozen ? freezeTriggers(db, dataset, reason)
-                                               : thawTriggers(db, dataset));
-                    !t)
-                    return t;
+            if (triggers) {
+                auto exists = db.hasRelation(dataset.target);
+                if (!exists)
+                    return fail(exists.error());
+                if (*exists)
+                    if (auto t = db.execAll(frozen ? freezeTriggers(db, dataset, reason)
+                                                   : thawTriggers(db, dataset));
+                        !t)
+                        return t;
+            }
             if (!changed)
                 return {};
             auto r =
-                frozen ? db.exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, "
-                                                "frozen_at, os_user, reason) VALUES (?, ?, ?, ?)"),
-                                 {dataset.name, nowIso(), osUser(), reason})
-                       : db.exec(QStringLiteral("DELETE FROM rewind_frozen WHERE dataset = ?"),
-                                 {dataset.name});
+                frozen ? ctl.exec(QStringLiteral("INSERT INTO rewind_frozen (dataset, "
+                                                 "frozen_at, os_user, reason) VALUES (?, ?, ?, ?)"),
+                                  {dataset.name, nowIso(), osUser(), reason})
+                       : ctl.exec(QStringLiteral("DELETE FROM rewind_frozen WHERE dataset = ?"),
+                                  {dataset.name});
             if (!r)
                 return fail(r.error());
             return writeAudit(
-                db, action, dataset.name, QString(), QVariant(),
+                ctl, action, dataset.name, QString(), QVariant(),
                 QString::fromStdString(Json{{"reason", reason.toStdString()}}.dump()));
         });
     });

@@ -36,9 +36,10 @@ QString quotedList(const Database &db, const QStringList &columns, const QString
 
 Status auditStep(const Database &db, const QString &dataset, const QString &action,
                  const QVariant &runId, const Json &detail) {
+    const Database ctl = db.control(); // the audit log lives in the control store
     return Database::retryTransient(5, [&] {
-        return db.writeTransaction([&]() -> Status {
-            return writeAudit(db, action, dataset, QString(), runId,
+        return ctl.writeTransaction([&]() -> Status {
+            return writeAudit(ctl, action, dataset, QString(), runId,
                               QString::fromStdString(detail.dump()));
         });
     });
@@ -143,10 +144,14 @@ Result<std::vector<RecoveryStepResult>> Recovery::plannedSteps() const {
              .arg(recovery_detail::affectedText(plan))},
         {RecoveryStep::Totals, RecoveryStepStatus::Planned,
          QStringLiteral("row counts and sums of numeric columns against the source")},
-        {RecoveryStep::UniqueIndex, RecoveryStepStatus::Planned,
-         has ? QStringLiteral("%1 already exists").arg(plan.uniqueIndex)
-             : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)")
-                   .arg(plan.uniqueIndex, m_dataset.target, plan.uniqueIndexColumns.join(u", "))},
+        m_db.dialect().keepsControlApart()
+            ? RecoveryStepResult{RecoveryStep::UniqueIndex, RecoveryStepStatus::Skipped,
+                                 kNoIcebergIndex}
+            : RecoveryStepResult{RecoveryStep::UniqueIndex, RecoveryStepStatus::Planned,
+                                 has ? QStringLiteral("%1 already exists").arg(plan.uniqueIndex)
+                                     : QStringLiteral("CREATE UNIQUE INDEX %1 ON %2 (%3)")
+                                           .arg(plan.uniqueIndex, m_dataset.target,
+                                                plan.uniqueIndexColumns.join(u", "))},
         {RecoveryStep::Unfreeze, RecoveryStepStatus::Planned, QStringLiteral("lift the freeze")},
     };
 }

@@ -251,7 +251,8 @@ public:
     // 4. Compares business totals of the scope with the source (totals.cpp).
     Status totals();
     // 5. Adds the unique index on (partition, key), unfreezes; status
-    // "recovered" (uniqueindex.cpp).
+    // "recovered" (uniqueindex.cpp). On Trino (Iceberg has no indexes) the
+    // index is skipped and the absence of duplicates checked instead.
     Status uniqueIndex(int samples = 5);
 
     const RecoveryResult &result() const { return m_result; }
@@ -270,6 +271,8 @@ private:
     Status recordRerun(RunResult rerun);
     // Finds the duplicates, the affected partitions as stored and their totals.
     Status findAffected(int samples);
+    // Lifts the freeze: the recovery's last step (uniqueindex.cpp).
+    Status unfreezeAfter();
 
     Database m_db;
     DatasetSpec m_dataset;

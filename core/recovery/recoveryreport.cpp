@@ -114,8 +114,10 @@ Status writeRecoveryReport(const Database &db, const DatasetSpec &dataset, Recov
                            const QString &path) {
     result.reportPath = path;
     if (result.reportPath.isEmpty()) {
-        const QFileInfo dbFile(db.url().path);
-        const QString dir = db.url().path.isEmpty() ? QDir::currentPath() : dbFile.absolutePath();
+        // Beside the workspace's SQLite file (on Trino, its control store's),
+        // else in the current folder.
+        const QString file = db.control().url().path; // a SQLite file's only
+        const QString dir = file.isEmpty() ? QDir::currentPath() : QFileInfo(file).absolutePath();
         // Never over an earlier report (two recoveries in one second): -2, -3, ...
         const QString stem =
             dir % QStringLiteral("/recovery-") % dataset.name % u'-' %

@@ -90,11 +90,11 @@ Result<std::vector<TotalsRow>> compareTotals(const Database &db, const DatasetSp
     for (qsizetype i = 0; i < stage.size(); ++i)
         if (auto r = db.exec(stage[i], i == 1 ? binds : QVariantList()); !r)
             return fail(r.error());
-    auto source = collect(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("x")) %
-                              QStringLiteral(", ") % aggregates % QStringLiteral(" FROM ") %
-                              db.quote(QStringLiteral("rewind_stage")) % QStringLiteral(" AS x") %
-                              sql.groupByPart(QStringLiteral("x")),
-                          {});
+    auto source =
+        collect(QStringLiteral("SELECT ") % sql.partLabelColumns(QStringLiteral("x")) %
+                    QStringLiteral(", ") % aggregates % QStringLiteral(" FROM ") % sql.workStage() %
+                    QStringLiteral(" AS x") % sql.groupByPart(QStringLiteral("x")),
+                {});
     (void)db.execAll(sql.dropWorkTables());
     if (!source)
         return fail(source.error());

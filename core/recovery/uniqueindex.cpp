@@ -28,6 +28,24 @@ Status Recovery::uniqueIndex(int samples) {
     const BatchSql sql = batchSql();
     if (auto s = require(RecoveryStep::UniqueIndex, RecoveryStep::Totals); !s)
         return s;
+    if (m_db.dialect().keepsControlApart()) {
+        // Iceberg (Trino) has no indexes: what the index would have checked,
+        // that no key repeats, is checked once more and said.
+        auto after = findDuplicates(m_db, m_dataset, sql, samples);
+        if (!after)
+            return fail(after.error());
+        m_result.after = *after;
+        if (after->duplicateKeys > 0) {
+            stop(RecoveryStep::UniqueIndex,
+                 QStringLiteral("%1 duplicate keys remain (%2 extra rows) after the re-run")
+                     .arg(after->duplicateKeys)
+                     .arg(after->extraRows));
+            return {};
+        }
+        m_result.steps.push_back(
+            {RecoveryStep::UniqueIndex, RecoveryStepStatus::Skipped, kNoIcebergIndex});
+        return unfreezeAfter();
+    }
     if (!m_dataset.partitionGranularity.isEmpty() &&
         !m_dataset.key.contains(m_dataset.partitionColumn)) {
         stop(RecoveryStep::UniqueIndex,
@@ -113,6 +131,11 @@ Status Recovery::uniqueIndex(int samples) {
         m_result.steps.push_back({RecoveryStep::UniqueIndex, RecoveryStepStatus::Skipped,
                                   QStringLiteral("the target does not exist yet")});
     }
+    return unfreezeAfter();
+}
+
+// The last step: the freeze lifted, the recovery done.
+Status Recovery::unfreezeAfter() {
     auto lifted = unfreeze(m_db, m_dataset, QStringLiteral("recover finished"),
                            QStringLiteral("recover unfreeze"));
     if (!lifted)
