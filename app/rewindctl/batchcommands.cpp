@@ -140,8 +140,8 @@ void printColumnsText(Context &ctx, const std::vector<ColumnChange> &columns) {
     table.print(ctx.out);
 }
 
-// `canRun`: the workspace runs this plan (a Trino warehouse runs merge and
-// overwrite_partition plans only, so far).
+// `canRun`: the workspace runs this plan (a Trino warehouse runs no scd2
+// plan, so far).
 void printRunText(Context &ctx, const RunResult &r, bool canRun) {
     if (!ctx.json && ctx.err.device() != nullptr && ::isatty(STDERR_FILENO))
         ctx.err << "\r\033[K";
@@ -249,9 +249,7 @@ Status runBatch(Context &ctx, bool forcePreview) {
     if (!result)
         return fail(result.error());
     ctx.reported = true;
-    return report(ctx, *result,
-                  !ws.db.hasSeparateControl() || result->mode == WriteMode::Merge ||
-                      result->mode == WriteMode::OverwritePartition);
+    return report(ctx, *result, !ws.db.hasSeparateControl() || result->mode != WriteMode::Scd2);
 }
 
 Status runPreview(Context &ctx) {

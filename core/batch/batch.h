@@ -86,6 +86,10 @@ struct PartitionResult {
     QString snapshotBefore;
     QString snapshotAfter;
     bool recognised = false;
+    // Trino: the tag its chunk's statement began with and the query id
+    // Trino gave that statement (iceberg::findCommit looks for both).
+    QString commitTag;
+    QString commitQuery;
 };
 
 // How a run stands: a preview's result, a run's result, and the status

@@ -46,6 +46,10 @@ Json partitionJson(const PartitionResult &p) {
         j["snapshot_after"] = s(p.snapshotAfter);
     if (p.recognised)
         j["recognised"] = true;
+    if (!p.commitTag.isEmpty())
+        j["commit_tag"] = s(p.commitTag);
+    if (!p.commitQuery.isEmpty())
+        j["commit_query"] = s(p.commitQuery);
     if (p.versionsOpened)
         j["versions_opened"] = *p.versionsOpened;
     if (p.versionsClosed)
@@ -100,6 +104,10 @@ PartitionResult partitionFromJson(const QString &json) {
     if (j.value("snapshot_after", Json()).is_string())
         p.snapshotAfter = QString::fromStdString(j["snapshot_after"].get<std::string>());
     p.recognised = j.value("recognised", false);
+    if (j.value("commit_tag", Json()).is_string())
+        p.commitTag = QString::fromStdString(j["commit_tag"].get<std::string>());
+    if (j.value("commit_query", Json()).is_string())
+        p.commitQuery = QString::fromStdString(j["commit_query"].get<std::string>());
     if (j.value("publish_reason", Json()).is_string())
         p.publishReason = QString::fromStdString(j["publish_reason"].get<std::string>());
     return p;

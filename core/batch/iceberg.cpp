@@ -4,6 +4,7 @@
 #include "core/batch/scope.h"
 
 #include <QStringBuilder>
+#include <QThread>
 
 namespace rw::iceberg {
 
@@ -86,6 +87,117 @@ Result<std::vector<Commit>> commitsSince(const Database &db, const QString &tabl
         out.push_back({q->value(0).toString(), q->value(1).toString(), q->value(2).toString(),
                        q->value(3).toString(), q->value(4).toString()});
     return out;
+}
+
+QString commentOf(const QString &tag) {
+    return QStringLiteral("/* rewind commit ") % tag % QStringLiteral(" */ ");
+}
+
+namespace {
+
+bool running(const QString &state) {
+    return state != QLatin1String("FINISHED") && state != QLatin1String("FAILED");
+}
+
+// The state of the statement tagged `tag` (its id set when found), or of
+// `queryId`, from the coordinator's memory of its queries; empty when it
+// holds neither (never sent, or forgotten: finished long ago, or the
+// coordinator restarted).
+Result<QString> statementState(const Database &db, const QString &tag, QString &queryId) {
+    auto q = db.exec(
+        QStringLiteral("SELECT query_id, state FROM system.runtime.queries WHERE query_id = ? OR "
+                       "starts_with(query, ?) ORDER BY created DESC LIMIT 1"),
+        {queryId, commentOf(tag)});
+    if (!q)
+        return fail(q.error());
+    if (!q->next())
+        return QString();
+    queryId = q->value(0).toString();
+    return q->value(1).toString();
+}
+
+// The snapshots of `table`'s main branch made current after `before` (all
+// of them when `before` is empty).
+Result<std::vector<Commit>> ancestorsSince(const Database &db, const QString &table,
+                                           const QString &before) {
+    if (!before.isEmpty())
+        return commitsSince(db, table, before);
+    auto q = db.exec(QStringLiteral("SELECT CAST(h.snapshot_id AS VARCHAR), s.summary["
+                                    "'trino_query_id'] FROM ") %
+                     metadataTable(db, table, QStringLiteral("$history")) %
+                     QStringLiteral(" AS h JOIN ") %
+                     metadataTable(db, table, QStringLiteral("$snapshots")) %
+                     QStringLiteral(" AS s ON s.snapshot_id = h.snapshot_id WHERE "
+                                    "h.is_current_ancestor ORDER BY h.made_current_at"));
+    if (!q)
+        return fail(q.error());
+    std::vector<Commit> out;
+    while (q->next()) {
+        Commit c;
+        c.snapshot = q->value(0).toString();
+        c.queryId = q->value(1).toString();
+        out.push_back(c);
+    }
+    return out;
+}
+
+} // namespace
+
+Result<CommitFound> findCommit(const Database &db, const QString &table, const QString &before,
+                               const QString &tag, QString queryId) {
+    using Outcome = CommitFound::Outcome;
+    CommitFound found;
+    auto state = statementState(db, tag, queryId);
+    if (!state)
+        return fail(state.error());
+    if (running(*state) && !state->isEmpty()) {
+        // Still queued or running: stopped, and waited for, before anything
+        // is decided (a commit in flight may yet land).
+        (void)db.exec(QStringLiteral("CALL system.runtime.kill_query(query_id => ?, message => "
+                                     "'Rewind: the run that sent it is being resumed')"),
+                      {queryId});
+        for (int i = 0; i < 120 && running(*state) && !state->isEmpty(); ++i) {
+            QThread::msleep(250);
+            state = statementState(db, tag, queryId);
+            if (!state)
+                return fail(state.error());
+        }
+        if (running(*state) && !state->isEmpty()) {
+            found.queryId = queryId;
+            found.detail = QStringLiteral("its statement (Trino query %1) is still %2 after 30 s")
+                               .arg(queryId, *state);
+            return found;
+        }
+    }
+    found.queryId = queryId;
+    if (queryId.isEmpty()) {
+        // No id recorded and none found by the tag: the statement was never
+        // submitted (an id is recorded before it is), so it never ran.
+        found.outcome = Outcome::NotLanded;
+        return found;
+    }
+    auto since = ancestorsSince(db, table, before);
+    if (!since)
+        return fail(since.error());
+    for (const Commit &c : *since)
+        if (c.queryId == queryId) {
+            found.outcome = Outcome::Landed;
+            found.snapshot = c.snapshot;
+            return found;
+        }
+    auto elsewhere = snapshotOfQuery(db, table, queryId);
+    if (!elsewhere)
+        return fail(elsewhere.error());
+    if (!elsewhere->isEmpty()) {
+        found.detail = QStringLiteral("its statement (Trino query %1) committed snapshot %2, "
+                                      "which is no longer in the table's current history")
+                           .arg(queryId, *elsewhere);
+        return found;
+    }
+    // Not running, and no snapshot of it: it failed, was cancelled, or was
+    // never submitted.
+    found.outcome = Outcome::NotLanded;
+    return found;
 }
 
 QString asOf(const QString &quotedTable, const QString &snapshot) {

@@ -38,6 +38,29 @@ struct Commit {
 Result<std::vector<Commit>> commitsSince(const Database &db, const QString &table,
                                          const QString &snapshot);
 
+// Whether the one-statement commit a run recorded as about to be made
+// landed in `table`, for a write whose effect cannot be recognised in the
+// data (an append adds its rows again). The intent recorded `before` (the
+// snapshot current then, empty for a table with none), `tag` (the comment
+// its statement began with, commentOf()) and `queryId`, which is recorded
+// before Trino submits the statement (TrinoQueryWatch). A statement still
+// queued or running (found by its id or tag in system.runtime.queries) is
+// killed and waited for; then a snapshot of its query id among the main
+// branch's ancestors since `before` means it landed, none that it did not
+// (no id recorded: it was never submitted). Unknown, with `detail`, for a
+// statement that would not stop, or whose snapshot is no longer in the
+// branch's history.
+struct CommitFound {
+    enum class Outcome { Landed, NotLanded, Unknown } outcome = Outcome::Unknown;
+    QString snapshot; // Landed: the snapshot it committed
+    QString queryId;
+    QString detail;
+};
+Result<CommitFound> findCommit(const Database &db, const QString &table, const QString &before,
+                               const QString &tag, QString queryId);
+// The comment a tagged statement begins with.
+QString commentOf(const QString &tag);
+
 // `select` (SELECT * FROM "t") reading the table as of `snapshot`.
 QString asOf(const QString &quotedTable, const QString &snapshot);
 

@@ -9,8 +9,11 @@
 //      partition's checkpoint as "publishing", with its counts and the
 //      target's snapshot before it;
 //   3. one statement (BatchSql::icebergPublish: a MERGE, or an INSERT for
-//      append) writes the chunk: one Iceberg snapshot, atomic, so a reader
-//      sees each partition before it or after it, never in between;
+//      append), beginning with a comment that tags it, writes the chunk: one
+//      Iceberg snapshot, atomic, so a reader sees each partition before it
+//      or after it, never in between; the query id Trino gives it is
+//      recorded with the intent before Trino submits it (TrinoQueryWatch):
+//      a statement whose id could not be recorded never runs;
 //   4. the control store records the checkpoints as done, with the
 //      snapshot committed (found in $snapshots by the statement's query id),
 //      the partitions' states and the audit rows, in one transaction.
@@ -19,9 +22,14 @@
 // resume stages each such partition again (from the same source snapshot
 // the plan locked) and diffs it against the target: a merge or an
 // overwrite applied once more changes nothing, so a partition with nothing
-// left to write is one whose commit landed; it is recorded as done, with
-// the counts its intent recorded (recognised), and written again otherwise.
-// Either way no partition is published twice and none is lost.
+// left to write is one whose commit landed. An append (or a delete+insert)
+// would write again, so its statement is looked for instead: by its
+// recorded query id among the table's snapshots, after one still running is
+// killed and waited for (iceberg::findCommit); no id recorded means the
+// statement never ran. A partition whose commit landed is recorded as
+// done, with the counts its intent recorded (recognised), and written again
+// otherwise; one that cannot be told stops the run, nothing written. Either
+// way no partition is published twice and none is lost.
 #include "core/batch/batchdiff.h"
 #include "core/batch/batchjson.h"
 #include "core/batch/batchsql.h"
@@ -37,6 +45,7 @@
 
 #include <QDateTime>
 #include <QLoggingCategory>
+#include <QRandomGenerator>
 
 Q_DECLARE_LOGGING_CATEGORY(lcBatch)
 
@@ -63,6 +72,67 @@ Status recordIntent(const Database &ctl, const RunResult &result,
     return ctl.writeTransaction([&]() -> Status {
         return runstore::recordCheckpoints(ctl, result.runId.toLongLong(), rows);
     });
+}
+
+// The partitions of `parts` whose commit a stopped run recorded as about to
+// be made (`intended`) and which landed: recorded as done with the counts of
+// the intent (recognised). A merge or an overwrite applied again changes
+// nothing, so the data says it: nothing left to write means it landed. An
+// append or a delete+insert would write again: its statement says it
+// (iceberg::findCommit), and a commit that cannot be tied to it or ruled
+// out stops the run before anything is written. How many were recognised.
+Result<std::size_t> recogniseLanded(const Database &db, const DatasetSpec &dataset,
+                                    const QHash<QString, PartitionResult> &intended,
+                                    std::vector<PartitionResult> &parts) {
+    const bool byData =
+        dataset.write == WriteMode::Merge || dataset.write == WriteMode::OverwritePartition;
+    QHash<QString, iceberg::CommitFound> statements; // by tag
+    std::size_t recognised = 0;
+    for (PartitionResult &p : parts) {
+        const auto it = intended.constFind(partitionKey(p.partition));
+        if (it == intended.cend())
+            continue;
+        QString landed;
+        if (byData) {
+            if (!writesNothing(p))
+                continue;
+            if (!it->snapshotBefore.isEmpty()) {
+                auto since = iceberg::commitsSince(db, dataset.target, it->snapshotBefore);
+                if (since && !since->empty())
+                    landed = since->front().snapshot;
+            }
+        } else {
+            auto found = statements.find(it->commitTag);
+            if (found == statements.end()) {
+                auto f = iceberg::findCommit(db, dataset.target, it->snapshotBefore, it->commitTag,
+                                             it->commitQuery);
+                if (!f)
+                    return fail(f.error());
+                found = statements.insert(it->commitTag, *f);
+            }
+            if (found->outcome == iceberg::CommitFound::Outcome::NotLanded)
+                continue;
+            if (found->outcome == iceberg::CommitFound::Outcome::Unknown)
+                return badInput(
+                    QStringLiteral("cannot tell whether the commit this run was making when it "
+                                   "stopped (%1 of %2, its snapshot before %3) landed: %4. "
+                                   "Nothing more was written; compare the table's $snapshots "
+                                   "with the run's checkpoints before resuming it again")
+                        .arg(enumName(dataset.write), dataset.target,
+                             it->snapshotBefore.isEmpty() ? QStringLiteral("none")
+                                                          : it->snapshotBefore,
+                             found->detail));
+            landed = found->snapshot;
+        }
+        const QString fingerprint = p.fingerprint; // the intent's JSON keeps none
+        p = *it;
+        p.fingerprint = fingerprint;
+        p.recognised = true;
+        p.published = true;
+        p.snapshotAfter = landed;
+        ++recognised;
+    }
+    return recognised;
 }
 
 } // namespace
@@ -130,28 +200,20 @@ void publishIcebergChunks(const Database &db, const DatasetSpec &dataset, BatchS
         } else {
             parts = std::move(*diffed);
             // Commits a stopped run recorded as about to be made, which landed.
-            std::size_t recognised = 0;
-            for (PartitionResult &p : parts) {
-                const auto it = intended.constFind(partitionKey(p.partition));
-                if (it == intended.cend() || !writesNothing(p))
-                    continue;
-                const QString before = it->snapshotBefore;
-                const QString fingerprint = p.fingerprint; // the intent's JSON keeps none
-                p = *it;
-                p.fingerprint = fingerprint;
-                p.recognised = true;
-                p.published = true;
-                if (!before.isEmpty()) {
-                    auto since = iceberg::commitsSince(db, dataset.target, before);
-                    if (since && !since->empty())
-                        p.snapshotAfter = since->front().snapshot;
-                }
-                ++recognised;
+            auto recognised = recogniseLanded(db, dataset, intended, parts);
+            if (!recognised) {
+                outcome = fail(recognised.error());
+                dropWork();
+                if (!unpublishedChunk(ctl, dataset, plan, options, chunk, parts, checks, stop,
+                                      staleDetail, outcome, result))
+                    break;
+                ++at;
+                continue;
             }
             const bool anyToWrite = std::any_of(parts.begin(), parts.end(), [](const auto &p) {
                 return !p.recognised && !writesNothing(p);
             });
-            if (recognised > 0 && recognised < parts.size() && anyToWrite && n > 1) {
+            if (*recognised > 0 && *recognised < parts.size() && anyToWrite && n > 1) {
                 // The statement writes the whole stage: a partition already
                 // written must not be in it. One by one.
                 splitChunk = true;
@@ -165,16 +227,34 @@ void publishIcebergChunks(const Database &db, const DatasetSpec &dataset, BatchS
                     auto before = iceberg::currentSnapshot(db, dataset.target);
                     if (!before)
                         return fail(before.error());
-                    for (PartitionResult &p : parts)
+                    // The statement's tag: unique to this commit.
+                    const QString tag =
+                        QStringLiteral("run-%1-%2")
+                            .arg(result.runId.toString(),
+                                 QString::number(QRandomGenerator::system()->generate64(), 36));
+                    for (PartitionResult &p : parts) {
                         p.snapshotBefore = *before;
+                        p.commitTag = tag;
+                    }
                     // Step 2.
                     if (auto s = recordIntent(ctl, result, parts); !s)
                         return s;
                     failpoint("before-publish");
                     report(QStringLiteral("publish"));
-                    // Step 3.
+                    // Step 3, its query id recorded before Trino submits it.
+                    const QString comment = iceberg::commentOf(tag);
+                    const TrinoQueryWatch watch(comment, [&](const QString &id) -> QString {
+                        // (Stopped here, the statement was registered and
+                        // never submitted: it never runs.)
+                        failpoint("query-queued");
+                        for (PartitionResult &p : parts)
+                            p.commitQuery = id;
+                        if (auto s = recordIntent(ctl, result, parts); !s)
+                            return s.error().message;
+                        return {};
+                    });
                     const auto [text, binds] = sql.icebergPublish(chunk);
-                    if (auto r = db.exec(text, binds); !r)
+                    if (auto r = db.exec(comment % text, binds); !r)
                         return fail(r.error());
                     failpoint("after-write");
                     auto after = iceberg::snapshotOfQuery(db, dataset.target, lastTrinoQueryId());

@@ -38,7 +38,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-thread_local QString t_lastQueryId; // lastTrinoQueryId()
+thread_local QString t_lastQueryId;                    // lastTrinoQueryId()
+thread_local const TrinoQueryWatch *t_watch = nullptr; // the innermost watch alive
 
 QString str(const Json &j, const char *key) {
     const auto it = j.find(key);
@@ -596,6 +597,14 @@ bool TrinoResult::reset(const QString &query) {
     }
     if (!take(Json::parse(body.constData(), nullptr, false)))
         return false;
+    // Registered, not yet submitted (that waits for the first nextUri): a
+    // watch learns its id now, before it can run.
+    if (t_watch && query.startsWith(t_watch->prefix()) && !t_lastQueryId.isEmpty())
+        if (const QString why = t_watch->started(t_lastQueryId); !why.isEmpty()) {
+            cancel();
+            setLastError(QSqlError(QStringLiteral("Trino"), why, QSqlError::StatementError));
+            return false;
+        }
     // Until its first rows or its end: an error, a statement that writes
     // (its count comes last), or DDL runs to completion here.
     while (m_rows.empty() && !m_nextUri.isEmpty())
@@ -662,6 +671,21 @@ QSqlRecord TrinoResult::record() const {
 
 QString lastTrinoQueryId() {
     return t_lastQueryId;
+}
+
+TrinoQueryWatch::TrinoQueryWatch(QString prefix, std::function<QString(const QString &)> started)
+    : m_prefix(std::move(prefix))
+    , m_started(std::move(started))
+    , m_outer(t_watch) {
+    t_watch = this;
+}
+
+TrinoQueryWatch::~TrinoQueryWatch() {
+    t_watch = m_outer;
+}
+
+QString TrinoQueryWatch::started(const QString &queryId) const {
+    return m_started ? m_started(queryId) : QString();
 }
 
 void registerTrinoDriver() {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <functional>
 
 namespace rw {
 
@@ -36,6 +37,30 @@ bool threadEnding();
 // any): what an Iceberg snapshot's summary records as trino_query_id, so a
 // write's own snapshot can be found in the table's $snapshots.
 QString lastTrinoQueryId();
+
+// While alive, tells `started` (on this thread) the query id Trino gives
+// each statement whose text begins with `prefix`, as soon as the POST that
+// registers it returns: Trino submits a statement for execution only when
+// its client first follows nextUri, so the id is known before the statement
+// can run, let alone commit. A non-empty return from `started` (why the id
+// could not be kept) cancels the statement unrun, and the statement fails
+// with that message. What a write records first, so that its snapshot can
+// be found by that id were the process killed.
+class TrinoQueryWatch {
+public:
+    TrinoQueryWatch(QString prefix, std::function<QString(const QString &)> started);
+    ~TrinoQueryWatch();
+    TrinoQueryWatch(const TrinoQueryWatch &) = delete;
+    TrinoQueryWatch &operator=(const TrinoQueryWatch &) = delete;
+
+    const QString &prefix() const { return m_prefix; }
+    QString started(const QString &queryId) const;
+
+private:
+    QString m_prefix;
+    std::function<QString(const QString &)> m_started;
+    const TrinoQueryWatch *m_outer;
+};
 
 // Makes kTrinoDriver available to QSqlDatabase::addDatabase (once).
 void registerTrinoDriver();
