@@ -166,6 +166,14 @@ void RecoverPage::setDataset(const Database &db, const DatasetSpec &dataset) {
                                             : tr("unpartitioned"),
                       tr("mode %1").arg(enumName(dataset.write))};
     m_subtitle->setText(facts.join(QStringLiteral("  \u00b7  ")));
+    // What a freeze and step 5 do depends on the engine (Iceberg: no
+    // triggers, no indexes).
+    m_freezeExplanation->setText(freezeExplanation());
+    m_indexExplanation->setText(indexExplanation());
+    const QString fifth =
+        onIceberg() ? tr("5  Check keys, unfreeze") : tr("5  Unique index, unfreeze");
+    m_steps->item(IndexStep)->setData(Qt::UserRole, fifth);
+    m_steps->item(IndexStep)->setText(fifth);
     updateViews();
     showStep(FreezeStep);
     refresh();
@@ -335,7 +343,8 @@ void RecoverPage::updateButtons() {
         m_action->setText(tr("Check totals"));
         break;
     default:
-        m_action->setText(tr("Add unique index and unfreeze"));
+        m_action->setText(onIceberg() ? tr("Check keys and unfreeze")
+                                      : tr("Add unique index and unfreeze"));
         break;
     }
     m_action->setVisible(m_shown < ReportStep);
@@ -472,8 +481,11 @@ void RecoverPage::executeStep(Step step, const QString &planId) {
         "Freezing %1\u2026", "Identifying duplicate keys in %1\u2026", "Re-running %1\u2026",
         "Comparing business totals of %1 with the source\u2026",
         "Adding the unique index to %1\u2026"};
-    setBusy(true,
-            tr(busyTexts[step]).arg(step == FreezeStep ? m_dataset->name : m_dataset->target));
+    setBusy(
+        true,
+        step == IndexStep && onIceberg()
+            ? tr("Checking %1 for repeated keys\u2026").arg(m_dataset->target)
+            : tr(busyTexts[step]).arg(step == FreezeStep ? m_dataset->name : m_dataset->target));
     m_banner->dismiss();
     RecoveryRerunOptions options;
     options.planId = planId;
@@ -536,11 +548,16 @@ void RecoverPage::executeStep(Step step, const QString &planId) {
                 m_banner->showError(
                     tr("Step %1 failed: %2").arg(int(step) + 1).arg(m_result->error));
             else if (step == IndexStep)
-                m_banner->showMessage(ErrorBanner::Level::Info,
-                                      tr("%1 is recovered: duplicates removed, totals match, "
-                                         "unique index %2 in place, "
-                                         "writers may publish again.")
-                                          .arg(m_result->dataset, m_result->uniqueIndex));
+                m_banner->showMessage(
+                    ErrorBanner::Level::Info,
+                    m_result->uniqueIndexAdded
+                        ? tr("%1 is recovered: duplicates removed, totals match, "
+                             "unique index %2 in place, "
+                             "writers may publish again.")
+                              .arg(m_result->dataset, m_result->uniqueIndex)
+                        : tr("%1 is recovered: duplicates removed, totals match, no key "
+                             "repeats, writers may publish again.")
+                              .arg(m_result->dataset));
             updateViews();
             updateSteps();
             updateButtons();

@@ -110,6 +110,11 @@ private:
         QString refused;
     };
 
+    // A Trino warehouse (Iceberg): a freeze binds Rewind only, and step 5
+    // checks the keys instead of adding an index.
+    bool onIceberg() const;
+    QString freezeExplanation() const;
+    QString indexExplanation() const;
     QWidget *buildFreezePage();
     QWidget *buildIdentifyPage();
     QWidget *buildRerunPage();
@@ -160,6 +165,8 @@ private:
     QLabel *m_totalsCaption;
     QTableView *m_totalsView;
     QLabel *m_indexText;
+    QLabel *m_freezeExplanation = nullptr;
+    QLabel *m_indexExplanation = nullptr;
     MarkdownView *m_report;
     QPushButton *m_saveReport;
     QPushButton *m_back;

@@ -41,7 +41,8 @@ QTableView *table(QWidget *parent, const QString &objectName) {
     return view;
 }
 
-QWidget *stepPage(const QString &heading, const QString &explanation, QVBoxLayout *&layout) {
+QWidget *stepPage(const QString &heading, const QString &explanation, QVBoxLayout *&layout,
+                  QLabel **explanationLabel = nullptr) {
     auto *page = new QWidget;
     layout = new QVBoxLayout(page);
     layout->setContentsMargins(12, 0, 0, 0);
@@ -53,6 +54,8 @@ QWidget *stepPage(const QString &heading, const QString &explanation, QVBoxLayou
     e->setText(explanation);
     e->setStyleSheet(style::textColour(style::Colour::Subtitle));
     layout->addWidget(e);
+    if (explanationLabel)
+        *explanationLabel = e;
     return page;
 }
 
@@ -68,15 +71,38 @@ QString recoverpage_detail::partitionsText(const QStringList &labels) {
         .arg(labels.first(), labels.last());
 }
 
+bool RecoverPage::onIceberg() const {
+    return m_db && m_db->dialect().keepsControlApart();
+}
+
+QString RecoverPage::freezeExplanation() const {
+    if (onIceberg())
+        return tr("Freezes the dataset while it is repaired: Rewind's runs, resumes, rollbacks and "
+                  "replays refuse it; the recovery's own writes go through. Iceberg tables have "
+                  "no triggers, so writers outside Rewind (the loader still running, dbt) are "
+                  "not stopped: pause them. Previews still work. Every step is recorded in the "
+                  "audit log.");
+    return tr("Freezes the target while it is repaired, so the duplicates stop "
+              "moving: the database refuses every other writer (the loader "
+              "still running, dbt, psql) and Rewind's runs, resumes, rollbacks "
+              "and replays refuse it; the recovery's own writes go through. "
+              "Previews still work. Every step is recorded in the audit log.");
+}
+
+QString RecoverPage::indexExplanation() const {
+    if (onIceberg())
+        return tr("Iceberg tables have no unique indexes: checks that no key repeats after the "
+                  "re-run, then lifts the freeze. rewindctl duplicates checks it later.");
+    return tr("Adds a unique index on (partition, key) so the database itself "
+              "refuses a second row for a key, "
+              "whoever writes it, then lifts the freeze. Refused if a key column "
+              "holds NULL (a unique index treats "
+              "NULLs as distinct) or duplicates remain.");
+}
+
 QWidget *RecoverPage::buildFreezePage() {
     QVBoxLayout *l = nullptr;
-    QWidget *page = stepPage(tr("1. Freeze writers"),
-                             tr("Freezes the target while it is repaired, so the duplicates stop "
-                                "moving: the database refuses every other writer (the loader "
-                                "still running, dbt, psql) and Rewind's runs, resumes, rollbacks "
-                                "and replays refuse it; the recovery's own writes go through. "
-                                "Previews still work. Every step is recorded in the audit log."),
-                             l);
+    QWidget *page = stepPage(tr("1. Freeze writers"), freezeExplanation(), l, &m_freezeExplanation);
     m_incident = style::richLabel(page, QStringLiteral("recoverIncident"));
     m_plan = style::richLabel(page, QStringLiteral("recoverPlan"));
     m_state[FreezeStep] = style::richLabel(page);
@@ -150,13 +176,8 @@ QWidget *RecoverPage::buildTotalsPage() {
 
 QWidget *RecoverPage::buildIndexPage() {
     QVBoxLayout *l = nullptr;
-    QWidget *page = stepPage(tr("5. Prevent a recurrence, then unfreeze"),
-                             tr("Adds a unique index on (partition, key) so the database itself "
-                                "refuses a second row for a key, "
-                                "whoever writes it, then lifts the freeze. Refused if a key column "
-                                "holds NULL (a unique index treats "
-                                "NULLs as distinct) or duplicates remain."),
-                             l);
+    QWidget *page = stepPage(tr("5. Prevent a recurrence, then unfreeze"), indexExplanation(), l,
+                             &m_indexExplanation);
     m_indexText = style::richLabel(page, QStringLiteral("indexText"));
     m_state[IndexStep] = style::richLabel(page);
     l->addWidget(m_indexText);
