@@ -397,6 +397,19 @@ private Q_SLOTS:
                                       QStringLiteral("--spec"), bare});
         QCOMPARE(noControl.exitCode, 2);
         QVERIFY2(noControl.err.contains(QLatin1String("control_db")), qPrintable(noControl.err));
+        // A dataset the spec lacks is refused before the control store is made.
+        const QString fresh =
+            writeFile(dir, QStringLiteral("fresh.json"),
+                      QStringLiteral(R"({"control_db": "fresh.db", "datasets": {"sales": {
+            "source": "%1", "target": "%2", "partition_column": "dt", "key": ["order_id"],
+            "write": "merge"}}})")
+                          .arg(src, tgt));
+        CliResult unknown = runCli({QStringLiteral("partitions"), QStringLiteral("--dataset"),
+                                    QStringLiteral("nosuch"), QStringLiteral("--db"), trinoUrl(),
+                                    QStringLiteral("--spec"), fresh});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains(QLatin1String("nosuch")), qPrintable(unknown.err));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("fresh.db"))));
         for (const QString &t : {src, tgt, ev})
             QVERIFY(db->exec(QStringLiteral("DROP TABLE %1").arg(t)));
     }

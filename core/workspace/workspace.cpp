@@ -23,6 +23,16 @@ Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath,
     if (!problems)
         return fail(problems.error());
     spec->broken = std::move(*problems);
+    // What the command names is checked before anything is made (a Trino
+    // workspace's control_db included).
+    for (const Touch &t : touches) {
+        if (t.kind == QLatin1String("stream")) {
+            if (auto s = spec->requireStream(t.name); !s)
+                return fail(s.error());
+        } else if (auto d = spec->requireDataset(t.name); !d) {
+            return fail(d.error());
+        }
+    }
     // A Trino warehouse keeps its control tables in a transactional store
     // of its own; SQLite and PostgreSQL keep them beside the data.
     if (db->dialect().keepsControlApart()) {
@@ -45,14 +55,6 @@ Result<Workspace> openWorkspace(const QString &dbUrl, const QString &specPath,
         return badInput(QStringLiteral("spec %1: \"control_db\" is for a Trino --db; on %2 the "
                                        "control tables live in the database itself")
                             .arg(spec->path, db->dialect().name()));
-    }
-    for (const Touch &t : touches) {
-        if (t.kind == QLatin1String("stream")) {
-            if (auto s = spec->requireStream(t.name); !s)
-                return fail(s.error());
-        } else if (auto d = spec->requireDataset(t.name); !d) {
-            return fail(d.error());
-        }
     }
     const bool nothingResolves =
         !spec->broken.isEmpty() &&
