@@ -758,26 +758,120 @@ private Q_SLOTS:
         }
     }
 
-    // What is not built on Trino yet is refused before anything is written.
-    void scd2IsRefused() {
+    // An scd2 dimension on Iceberg equals the same dimension Rewind builds
+    // on SQLite from the same rows: three months (the run killed after its
+    // second month's commit and resumed, that commit recognised), then a
+    // backfill of the middle month re-run from the first; rolling the
+    // backfill back puts the dimension back exactly as before it.
+    void scd2EqualsSqlite() {
         REQUIRE_TRINO();
         Warehouse w;
-        const QString start = w.current();
-        const QString spec = writeFile(w.dir, QStringLiteral("a.json"),
-                                       QStringLiteral(R"({"control_db": "control.db", "datasets": {
-            "dim": {"source": "%1", "target": "%2", "partition_column": "dt",
-                    "key": ["order_id"], "write": "scd2",
-                    "scd2": {"tracked": ["region"], "valid_from": "valid_from",
-                             "valid_to": "valid_to"}}}})")
-                                           .arg(w.src, w.tgt));
-        CliResult run =
-            runCli({QStringLiteral("run"), QStringLiteral("--dataset"), QStringLiteral("dim"),
-                    QStringLiteral("--execute"), QStringLiteral("--db"), trinoUrl(),
-                    QStringLiteral("--spec"), spec});
-        QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.err.contains(QLatin1String("scd2 runs on a Trino warehouse are not built")),
-                 qPrintable(run.err));
-        QCOMPARE(w.current(), start);
+        const QString src = uniqueTable("tiers"), dim = uniqueTable("dim");
+        const QString rows =
+            QStringLiteral("(1, 'gold', DATE '2025-01-01', TIMESTAMP '2025-01-01 00:00:00'), (2, "
+                           "'silver', DATE '2025-01-01', TIMESTAMP '2025-01-01 00:00:00'), (1, "
+                           "'gold', DATE '2025-02-01', TIMESTAMP '2025-02-01 00:00:00'), (2, "
+                           "'gold', DATE '2025-02-01', TIMESTAMP '2025-02-01 00:00:00'), (3, "
+                           "'bronze', DATE '2025-02-01', TIMESTAMP '2025-02-01 00:00:00'), (1, "
+                           "'silver', DATE '2025-03-01', TIMESTAMP '2025-03-01 00:00:00'), (2, "
+                           "'gold', DATE '2025-03-01', TIMESTAMP '2025-03-01 00:00:00')");
+        const QString late = QStringLiteral(
+            "(1, 'platinum', DATE '2025-02-01', TIMESTAMP '2025-02-02 00:00:00'), (4, 'gold', "
+            "DATE '2025-01-01', TIMESTAMP '2025-01-02 00:00:00')");
+        for (const QString &statement :
+             {QStringLiteral("CREATE TABLE %1 (customer_id BIGINT, tier VARCHAR, month DATE, "
+                             "updated_at TIMESTAMP(6)) WITH (partitioning = ARRAY['month'])")
+                  .arg(src),
+              QStringLiteral("CREATE TABLE %1 (customer_id BIGINT, tier VARCHAR, month DATE, "
+                             "updated_at TIMESTAMP(6), valid_from DATE, valid_to DATE, "
+                             "is_current INTEGER)")
+                  .arg(dim),
+              QStringLiteral("INSERT INTO %1 VALUES %2").arg(src, rows)})
+            QVERIFY2(db(w).exec(statement), qPrintable(statement));
+        // The same rows on SQLite (dates as text, as SQLite keeps them).
+        QString liteRows = rows, liteLate = late;
+        for (QString *r : {&liteRows, &liteLate})
+            r->replace(QLatin1String("DATE "), QString())
+                .replace(QLatin1String("TIMESTAMP "), QString());
+        Database lite =
+            makeDatabase(w.dir, QStringLiteral("lite.db"),
+                         {QStringLiteral("CREATE TABLE tiers (customer_id INTEGER, tier TEXT, "
+                                         "month TEXT, updated_at TEXT)"),
+                          QStringLiteral("INSERT INTO tiers VALUES %1").arg(liteRows)});
+        const QString dataset = QStringLiteral(
+            R"("tiers": {"source": "%1", "target": "%2", "partition_column": "month",
+                "key": ["customer_id"], "order_by": "updated_at", "write": "scd2",
+                "scd2": {"tracked": ["tier"], "valid_from": "valid_from", "valid_to": "valid_to",
+                         "current": "is_current"}})");
+        const QString trinoSpec =
+            writeFile(w.dir, QStringLiteral("scd2.json"),
+                      QStringLiteral(R"({"control_db": "control.db", "datasets": {%1}})")
+                          .arg(dataset.arg(src, dim)));
+        const QString liteSpec =
+            writeFile(w.dir, QStringLiteral("lite.json"),
+                      QStringLiteral(R"({"datasets": {%1}})")
+                          .arg(dataset.arg(QStringLiteral("tiers"), QStringLiteral("dim"))));
+        const QStringList onTrino{QStringLiteral("--db"), trinoUrl(), QStringLiteral("--spec"),
+                                  trinoSpec, QStringLiteral("--json")};
+        const QStringList onLite{QStringLiteral("--db"), lite.url().path, QStringLiteral("--spec"),
+                                 liteSpec, QStringLiteral("--json")};
+        const auto versions = [](const Database &on, const QString &table) {
+            QStringList out;
+            auto q = on.exec(QStringLiteral("SELECT CAST(customer_id AS VARCHAR) || '|' || tier || "
+                                            "'|' || CAST(valid_from AS VARCHAR) || '|' || "
+                                            "COALESCE(CAST(valid_to AS VARCHAR), '-') || '|' || "
+                                            "CAST(is_current AS VARCHAR) FROM %1")
+                                 .arg(table));
+            while (q && q->next())
+                out << q->value(0).toString();
+            out.sort();
+            return out;
+        };
+        const QStringList run{QStringLiteral("run"), QStringLiteral("--dataset"),
+                              QStringLiteral("tiers"), QStringLiteral("--execute")};
+
+        // Three months, the Trino run killed after its second month's commit.
+        CliResult reference = runCli(run + onLite);
+        QVERIFY2(reference.exitCode == 0, qPrintable(reference.err));
+        ChildResult killed = runRewindctl(run + onTrino, QStringLiteral("after-write:2"));
+        QVERIFY2(killed.crashed, killed.err.constData());
+        ChildResult resumed =
+            runRewindctl(QStringList{QStringLiteral("resume"), QStringLiteral("--run"),
+                                     QStringLiteral("1"), QStringLiteral("--execute")} +
+                         onTrino);
+        QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+        QVERIFY(jsonOf(resumed.out)
+                    .value(QStringLiteral("partitions"))
+                    .toArray()
+                    .at(1)
+                    .toObject()
+                    .value(QStringLiteral("recognised"))
+                    .toBool());
+        const QStringList threeMonths = versions(lite, QStringLiteral("dim"));
+        QCOMPARE(threeMonths.size(), 5);
+        QCOMPARE(versions(db(w), dim), threeMonths);
+
+        // The backfill: a late February change and a late January key.
+        QVERIFY(lite.exec(QStringLiteral("INSERT INTO tiers VALUES %1").arg(liteLate)));
+        QVERIFY(db(w).exec(QStringLiteral("INSERT INTO %1 VALUES %2").arg(src, late)));
+        const QStringList backfill =
+            run + QStringList{QStringLiteral("--from"), QStringLiteral("2025-01-01"),
+                              QStringLiteral("--to"), QStringLiteral("2025-03-01")};
+        CliResult liteBackfill = runCli(backfill + onLite);
+        QVERIFY2(liteBackfill.exitCode == 0, qPrintable(liteBackfill.err));
+        CliResult trinoBackfill = runCli(backfill + onTrino);
+        QVERIFY2(trinoBackfill.exitCode == 0, qPrintable(trinoBackfill.err));
+        QCOMPARE(versions(lite, QStringLiteral("dim")).size(), 7);
+        QCOMPARE(versions(db(w), dim), versions(lite, QStringLiteral("dim")));
+
+        // Rolled back: the three months' dimension again.
+        CliResult back = runCli(QStringList{QStringLiteral("rollback"), QStringLiteral("--run"),
+                                            QStringLiteral("2"), QStringLiteral("--execute")} +
+                                onTrino);
+        QVERIFY2(back.exitCode == 0, qPrintable(back.err));
+        QCOMPARE(versions(db(w), dim), threeMonths);
+        for (const QString &t : {src, dim})
+            (void)db(w).exec(QStringLiteral("DROP TABLE %1").arg(t));
     }
 
 private:

@@ -140,9 +140,7 @@ void printColumnsText(Context &ctx, const std::vector<ColumnChange> &columns) {
     table.print(ctx.out);
 }
 
-// `canRun`: the workspace runs this plan (a Trino warehouse runs no scd2
-// plan, so far).
-void printRunText(Context &ctx, const RunResult &r, bool canRun) {
+void printRunText(Context &ctx, const RunResult &r) {
     if (!ctx.json && ctx.err.device() != nullptr && ::isatty(STDERR_FILENO))
         ctx.err << "\r\033[K";
     ctx.out << r.dataset << " (" << enumName(r.mode) << "): " << enumName(r.status);
@@ -198,11 +196,7 @@ void printRunText(Context &ctx, const RunResult &r, bool canRun) {
         ctx.out << '\n' << r.checks.size() << " checks passed.\n";
     if (!r.error.isEmpty())
         ctx.out << "\nError: " << r.error << '\n';
-    if (!r.executed && !canRun)
-        ctx.out << "\nNothing was written but plan " << r.planId << " (in the spec's control_db). "
-                << enumName(r.mode)
-                << " runs on a Trino warehouse are not built yet: docs/trino.md.\n";
-    else if (!r.executed)
+    if (!r.executed)
         ctx.out << "\nNothing was written but plan " << r.planId
                 << ". To publish exactly this:\n  rewindctl run --db " << shownDb(ctx) << " --spec "
                 << ctx.parser.value(kSpec) << " --dataset " << r.dataset << " --plan " << r.planId
@@ -213,11 +207,11 @@ void printRunText(Context &ctx, const RunResult &r, bool canRun) {
 }
 
 // Prints a run result and turns its status into the exit code.
-Status report(Context &ctx, const RunResult &r, bool canRun = true) {
+Status report(Context &ctx, const RunResult &r) {
     if (ctx.json)
         ctx.print(toJson(r));
     else
-        printRunText(ctx, r, canRun);
+        printRunText(ctx, r);
     const int code = exitCodeOf(r);
     if (code == 0)
         return {};
@@ -249,7 +243,7 @@ Status runBatch(Context &ctx, bool forcePreview) {
     if (!result)
         return fail(result.error());
     ctx.reported = true;
-    return report(ctx, *result, !ws.db.hasSeparateControl() || result->mode != WriteMode::Scd2);
+    return report(ctx, *result);
 }
 
 Status runPreview(Context &ctx) {
@@ -282,7 +276,7 @@ Status runResume(Context &ctx) {
         j["recovery"] = recoveryJson(recovery);
         ctx.print(j);
     } else {
-        printRunText(ctx, result->run, true);
+        printRunText(ctx, result->run);
         ctx.out << "\nThe duplicate recovery this run belongs to, carried on:\n";
         printRecoveryText(ctx, recovery);
     }
@@ -344,7 +338,7 @@ Status runShow(Context &ctx) {
         ctx.print(toJson(*result));
         return {};
     }
-    printRunText(ctx, *result, true);
+    printRunText(ctx, *result);
     return {};
 }
 

@@ -149,10 +149,6 @@ Status refuseSchemaChange(const DatasetSpec &dataset, const BatchSql &sql) {
 Status refuseIcebergRun(const Database &db, const DatasetSpec &dataset, const BatchSql &sql) {
     if (!db.dialect().keepsControlApart())
         return {};
-    if (dataset.write == WriteMode::Scd2)
-        return badInput(QStringLiteral("dataset \"%1\": scd2 runs on a Trino warehouse are not "
-                                       "built yet (docs/trino.md); nothing was written")
-                            .arg(dataset.name));
     if (!sql.targetExists())
         return badInput(QStringLiteral("dataset \"%1\": target %2 does not exist: on a Trino "
                                        "warehouse Rewind writes into an Iceberg table made "

@@ -360,6 +360,8 @@ public:
     // version), close_p (close the earlier version at the month), extend_p
     // (the earlier version runs on to e). `dim` is a quoted table name.
     bool isScd2() const { return m_dataset->scd2.has_value(); }
+    // A Trino warehouse: a publish is one statement (icebergPublish).
+    bool publishesInOneStatement() const { return m_db.dialect().keepsControlApart(); }
     bool invalidatesHardDeletes() const {
         return isScd2() && m_dataset->scd2->invalidateHardDeletes;
     }
@@ -370,6 +372,10 @@ public:
     // Statements reconciling `dim` with the month in rewind_scd2, in order:
     // delete, close, extend, insert (run each only when its count is > 0).
     QStringList scd2Apply(const QString &dim) const;
+    // The same as one MERGE (Trino, where a publish is one statement and
+    // UPDATE has no FROM): each work row's delete, close, extend and insert
+    // as rows of its source, every version matched by (key, valid_from).
+    QString scd2Merge(const QString &dim) const;
     // Before-images of what scd2Apply changes in the target: deleted,
     // updated (closed or extended), inserted. Each binds the run id.
     QStringList scd2SaveImages() const;

@@ -133,8 +133,9 @@ BatchSql::icebergPublish(const std::vector<PartitionRef> &chunk) const {
                     icebergInsertMatched(m_cat.columns),
                 binds};
     }
-    case WriteMode::Merge:
     case WriteMode::Scd2:
+        return {scd2Merge(target), binds};
+    case WriteMode::Merge:
         break;
     }
     // merge: a changed row updated, a new key inserted, by the key.

@@ -166,6 +166,52 @@ QStringList BatchSql::scd2Apply(const QString &dim) const {
     };
 }
 
+QString BatchSql::scd2Merge(const QString &dim) const {
+    const Scd2Spec &v = *m_dataset->scd2;
+    const QString vf = q(v.validFrom), vt = q(v.validTo);
+    const QString work = w(kScd2);
+    const qsizetype n = m_cat.columns.size();
+    // The staged columns of a row that only matches: its key, NULL elsewhere.
+    QStringList keyed;
+    for (const QString &c : m_cat.columns)
+        keyed << (m_cat.key.contains(c) ? QStringLiteral("w.") % q(c) : QStringLiteral("NULL"));
+    const QString cols = keyed.join(QStringLiteral(", "));
+    const QString current = QStringLiteral("CASE WHEN w.e IS NULL THEN 1 ELSE 0 END");
+    // Branch by branch: insert (first: its values type the union), delete,
+    // close, extend; rewind_op says which.
+    const QString using_ =
+        QStringLiteral("SELECT ") % columnList(QStringLiteral("s"), m_cat.columns) %
+        QStringLiteral(", w.m AS rewind_match, 4 AS rewind_op, w.e AS rewind_vt, ") % current %
+        QStringLiteral(" AS rewind_cur FROM ") % work % QStringLiteral(" AS w JOIN ") % w(kStage) %
+        QStringLiteral(" AS s ON ") % keyEqual(QStringLiteral("s"), QStringLiteral("w")) %
+        QStringLiteral(" AND s.") % q(m_dataset->partitionColumn) %
+        QStringLiteral(" = w.m WHERE w.ins_d = 1 UNION ALL SELECT ") % cols %
+        QStringLiteral(", w.m, 1, w.m, 0 FROM ") % work %
+        QStringLiteral(" AS w WHERE w.del_c = 1 UNION ALL SELECT ") % cols %
+        QStringLiteral(", w.p_vf, 2, w.m, 0 FROM ") % work %
+        QStringLiteral(" AS w WHERE w.close_p = 1 UNION ALL SELECT ") % cols %
+        QStringLiteral(", w.p_vf, 3, w.e, ") % current % QStringLiteral(" FROM ") % work %
+        QStringLiteral(" AS w WHERE w.extend_p = 1");
+    QStringList values;
+    for (qsizetype i = 0; i < n; ++i)
+        values << QStringLiteral("s.") % q(m_cat.columns[i]);
+    values << QStringLiteral("s.") % q(m_dataset->partitionColumn) << QStringLiteral("s.rewind_vt");
+    if (!v.current.isEmpty())
+        values << currentFlag(QStringLiteral("s.rewind_cur"));
+    return QStringLiteral("MERGE INTO ") % dim % QStringLiteral(" AS t USING (") % using_ %
+           QStringLiteral(") AS s ON s.rewind_op < 4 AND ") %
+           keyEqual(QStringLiteral("t"), QStringLiteral("s")) % QStringLiteral(" AND t.") % vf %
+           QStringLiteral(" = s.rewind_match WHEN MATCHED AND s.rewind_op = 1 THEN DELETE WHEN "
+                          "MATCHED THEN UPDATE SET ") %
+           vt % QStringLiteral(" = s.rewind_vt") %
+           (v.current.isEmpty() ? QString()
+                                : QStringLiteral(", ") % q(v.current) % QStringLiteral(" = ") %
+                                      currentFlag(QStringLiteral("s.rewind_cur"))) %
+           QStringLiteral(" WHEN NOT MATCHED AND s.rewind_op = 4 THEN INSERT (") %
+           columnList(QString(), targetColumns()) % QStringLiteral(") VALUES (") %
+           values.join(QStringLiteral(", ")) % u')';
+}
+
 QStringList BatchSql::scd2SaveImages() const {
     const Scd2Spec &v = *m_dataset->scd2;
     const QString vf = q(v.validFrom);

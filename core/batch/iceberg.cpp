@@ -3,6 +3,7 @@
 #include "core/batch/batchdialect.h"
 #include "core/batch/scope.h"
 
+#include <QSqlRecord>
 #include <QStringBuilder>
 #include <QThread>
 
@@ -268,6 +269,15 @@ Result<QHash<QString, PartitionSnapshot>> lastSnapshots(const Database &db,
                                                         const DatasetSpec &dataset) {
     QHash<QString, PartitionSnapshot> out;
     if (!dataset.partitioned())
+        return out;
+    // An unpartitioned Iceberg table (a dimension, say) has no partition
+    // struct: its $partitions table then has no "partition" column.
+    auto layout = db.exec(QStringLiteral("SELECT * FROM ") %
+                          metadataTable(db, dataset.target, QStringLiteral("$partitions")) %
+                          QStringLiteral(" LIMIT 0"));
+    if (!layout)
+        return fail(layout.error());
+    if (layout->record().indexOf(QStringLiteral("partition")) < 0)
         return out;
     const QString entries = metadataTable(db, dataset.target, QStringLiteral("$entries"));
     auto type = db.scalar(QStringLiteral("SELECT typeof(data_file.partition) FROM ") % entries %

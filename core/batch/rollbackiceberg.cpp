@@ -76,6 +76,32 @@ Result<RollbackResult> rollbackIceberg(const Database &db, const DatasetSpec &da
                                 .arg(dataset.target, before, partitionLabel(p.label)));
     }
 
+    // What else committed since the run's first snapshot (not the run).
+    const QString first = firsts.size() == 1 ? *firsts.cbegin() : QString();
+    QStringList others;
+    if (!restore.empty()) {
+        if (first.isEmpty()) {
+            others << QStringLiteral("(between the run's commits)");
+        } else {
+            auto since = iceberg::commitsSince(db, dataset.target, first);
+            if (!since)
+                return fail(since.error());
+            for (const iceberg::Commit &c : *since)
+                if (!own.contains(c.snapshot))
+                    others << c.snapshot;
+        }
+    }
+    // An scd2 month also closes versions opened in earlier months: restoring
+    // the run's months alone would leave those closed. Only the whole table
+    // put back (nothing else written since) undoes it.
+    if (dataset.write == WriteMode::Scd2 && !others.isEmpty())
+        return badInput(QStringLiteral("run %1 of %2 (scd2) cannot be rolled back here: its months "
+                                       "closed versions of earlier months too, and %3 has other "
+                                       "commits since (%4), so the table cannot simply go back "
+                                       "to its snapshot before the run; nothing was changed")
+                            .arg(runId)
+                            .arg(dataset.name, dataset.target, others.join(QStringLiteral(", "))));
+
     std::vector<RollbackPartition> parts;
     for (const PartitionRef &p : todo) {
         RollbackPartition rp;
@@ -105,18 +131,6 @@ Result<RollbackResult> rollbackIceberg(const Database &db, const DatasetSpec &da
     // The commit.
     QString how = QStringLiteral("nothing to write");
     if (!restore.empty()) {
-        const QString first = firsts.size() == 1 ? *firsts.cbegin() : QString();
-        QStringList others;
-        if (first.isEmpty()) {
-            others << QStringLiteral("(between the run's commits)");
-        } else {
-            auto since = iceberg::commitsSince(db, dataset.target, first);
-            if (!since)
-                return fail(since.error());
-            for (const iceberg::Commit &c : *since)
-                if (!own.contains(c.snapshot))
-                    others << c.snapshot;
-        }
         if (others.isEmpty()) {
             how = QStringLiteral("rollback_to_snapshot");
             if (auto r = db.exec(QStringLiteral("ALTER TABLE ") % target %

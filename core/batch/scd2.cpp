@@ -84,7 +84,11 @@ Result<std::vector<PartitionResult>> scd2Diff(const Database &db, const BatchSql
             r.samples = s;
         }
         // A preview applies the month to its copy so the next month sees it.
-        if (simulate && i + 1 < scope.size()) {
+        if (simulate && i + 1 < scope.size() && sql.publishesInOneStatement()) {
+            if (opened + closed + extended + deleted > 0)
+                if (auto a = db.exec(sql.scd2Merge(dim)); !a)
+                    return fail(a.error());
+        } else if (simulate && i + 1 < scope.size()) {
             const QStringList apply = sql.scd2Apply(dim);
             const qint64 needed[] = {deleted, closed, extended, opened};
             for (qsizetype k = 0; k < apply.size(); ++k)
@@ -133,7 +137,7 @@ Status refuseScd2OutOfOrder(const Database &db, const DatasetSpec &dataset, cons
                                            "date (%2 is NULL); scd2 needs one per row")
                                 .arg(dataset.name, dataset.partitionColumn));
     // Months already applied: recorded by Rewind, or present as versions.
-    auto published = partitionstate::publishedParts(db, dataset.name);
+    auto published = partitionstate::publishedParts(db.control(), dataset.name);
     if (!published)
         return fail(published.error());
     QStringList applied = *published;
