@@ -103,6 +103,46 @@ public:
     virtual QVariant storedPartitionBind(const QVariant &stored, const QString &) const {
         return stored;
     }
+
+    // Work tables
+    // Run once a job's last work table is dropped: what removes their home
+    // (Trino: the session's scratch schema; elsewhere nothing).
+    virtual QStringList dropWorkSpace() const { return {}; }
+
+    // Types (a transform's columns against the target's)
+    // One row naming the type of each of `quotedColumns` of the SELECT
+    // `select`, in order (engines whose columns hold what they are given
+    // need none: empty). And whether a value of type `from` (as that row
+    // names it) must be cast to be compared with and written to a column
+    // declared `to` (as listColumns names it).
+    virtual QString selectColumnTypes(const QString &select,
+                                      const QStringList &quotedColumns) const {
+        Q_UNUSED(select);
+        Q_UNUSED(quotedColumns);
+        return {};
+    }
+    virtual bool needsCast(const QString &from, const QString &to) const {
+        Q_UNUSED(from);
+        Q_UNUSED(to);
+        return false;
+    }
+    // How the transform's type `to` of a column (as a new table would
+    // declare it) relates to its type `from` in the target: the same, or
+    // types of unrelated kinds (a text column read into a date, cast as
+    // needsCast says: Same); a wider one, whose every value `to` holds
+    // (Widens: integer to bigint, numeric(10,2) to numeric(12,2), varchar(n)
+    // to text); a narrower one (Narrows); or neither holding every value of
+    // the other (Incompatible: bigint against double precision). Engines
+    // whose columns hold any value (SQLite's affinity): always Same.
+    enum class TypeChange { Same, Widens, Narrows, Incompatible };
+    // typeChange() ever says anything but Same: a column's type is worth
+    // comparing with the transform's.
+    virtual bool typesHaveWidths() const { return false; }
+    virtual TypeChange typeChange(const QString &from, const QString &to) const {
+        Q_UNUSED(from);
+        Q_UNUSED(to);
+        return TypeChange::Same;
+    }
 };
 
 // One per engine, in sqlitebatchdialect.cpp, postgresbatchdialect.cpp and

@@ -338,7 +338,7 @@ QStringList BatchSql::dropWorkTables(bool keepTargetCopy) const {
         out << d.dropTempTable(QStringLiteral("rewind_scd2"))
             << d.dropTempTable(QStringLiteral("rewind_sim"));
     if (!keepTargetCopy)
-        out << d.dropWorkSpace();
+        out << engine().dropWorkSpace();
     return out;
 }
 

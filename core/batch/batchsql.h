@@ -177,10 +177,12 @@ public:
     std::pair<QString, QVariantList>
     icebergRestore(const std::vector<std::pair<PartitionRef, QString>> &parts,
                    const QStringList &columns) const;
-    // How many rows of partition `p` of relation `from` (a table, or one as
-    // of a snapshot) `other` has not, as multisets: a count of `columns`.
+    // How many rows of each of the partitions `parts` of relation `from` (a
+    // table, or one as of a snapshot) `other` has not, as multisets of
+    // `columns`: one row per partition that has any (partLabelColumns,
+    // then the count).
     std::pair<QString, QVariantList> icebergRowsOnlyIn(const QString &from, const QString &other,
-                                                       const PartitionRef &p,
+                                                       const std::vector<PartitionRef> &parts,
                                                        const QStringList &columns) const;
     // The catalog as it was before an attempt whose transaction rolled back.
     void restoreCatalog(DatasetCatalog catalog) { m_cat = std::move(catalog); }

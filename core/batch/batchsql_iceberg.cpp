@@ -183,18 +183,19 @@ BatchSql::icebergRestore(const std::vector<std::pair<PartitionRef, QString>> &pa
 
 std::pair<QString, QVariantList> BatchSql::icebergRowsOnlyIn(const QString &from,
                                                              const QString &other,
-                                                             const PartitionRef &p,
+                                                             const std::vector<PartitionRef> &parts,
                                                              const QStringList &columns) const {
     QVariantList binds;
     const QString cols = columnList(QString(), columns);
     const QString a = QStringLiteral("SELECT ") % cols % QStringLiteral(" FROM ") % from %
                       QStringLiteral(" AS x WHERE ") %
-                      partitionFilter(QStringLiteral("x"), p, binds);
+                      scopePredicate(QStringLiteral("x"), parts, binds);
     const QString b = QStringLiteral("SELECT ") % cols % QStringLiteral(" FROM ") % other %
                       QStringLiteral(" AS x WHERE ") %
-                      partitionFilter(QStringLiteral("x"), p, binds);
-    return {QStringLiteral("SELECT count(*) FROM (") % a % QStringLiteral(" EXCEPT ALL ") % b %
-                u')',
+                      scopePredicate(QStringLiteral("x"), parts, binds);
+    return {QStringLiteral("SELECT ") % partLabelColumns(QStringLiteral("d")) %
+                QStringLiteral(", count(*) FROM (") % a % QStringLiteral(" EXCEPT ALL ") % b %
+                QStringLiteral(") AS d") % groupByPart(QStringLiteral("d")),
             binds};
 }
 

@@ -54,7 +54,7 @@ BatchSql::applySchemaChange(const QVariant &runId, const std::vector<ColumnInfo>
         const auto held = std::find_if(imagesColumns.begin(), imagesColumns.end(),
                                        [&](const ColumnInfo &i) { return i.name == w.column; });
         if (held != imagesColumns.end() &&
-            m_db.dialect().typeChange(held->type, w.to) == SqlDialect::TypeChange::Widens)
+            engine().typeChange(held->type, w.to) == BatchDialect::TypeChange::Widens)
             out.push_back({QStringLiteral("ALTER TABLE ") % images %
                                QStringLiteral(" ALTER COLUMN ") % q(w.column) %
                                QStringLiteral(" TYPE ") % w.to,
@@ -74,7 +74,7 @@ QStringList BatchSql::alignImages(const std::vector<ColumnInfo> &imagesColumns) 
                        QStringLiteral(" ADD COLUMN ") % q(c) %
                        (type.isEmpty() ? QString() : QString(u' ' % type));
         else if (!type.isEmpty() &&
-                 m_db.dialect().typeChange(held->type, type) == SqlDialect::TypeChange::Widens)
+                 engine().typeChange(held->type, type) == BatchDialect::TypeChange::Widens)
             out << QStringLiteral("ALTER TABLE ") % q(imagesTable()) %
                        QStringLiteral(" ALTER COLUMN ") % q(c) % QStringLiteral(" TYPE ") % type;
     }

@@ -129,7 +129,7 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     const SqlDialect &d = db.dialect();
     // Only a preview, a run or a resume compares them (the others read the
     // target as it is, and may be on a role that cannot make a temporary table).
-    const bool typesHaveWidths = compareTypes && d.typesHaveWidths();
+    const bool typesHaveWidths = compareTypes && BatchDialect::of(d).typesHaveWidths();
     QHash<QString, QString> shape;
     if (!missing.isEmpty() || typesHaveWidths) {
         auto made = newTableTypes(db, c.source);
@@ -160,16 +160,16 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
             const QString both = QStringLiteral("column \"%1\" of table \"%2\" is %3 and the "
                                                 "transform yields %4")
                                      .arg(col, dataset.target, from, to);
-            switch (d.typeChange(from, to)) {
-            case SqlDialect::TypeChange::Same:
+            switch (BatchDialect::of(d).typeChange(from, to)) {
+            case BatchDialect::TypeChange::Same:
                 break;
-            case SqlDialect::TypeChange::Widens:
+            case BatchDialect::TypeChange::Widens:
                 c.schemaChange.widened.push_back({col, from, to});
                 break;
             // Under fail and append_new_columns the target keeps its type and
             // the stage casts to it, as always; sync_all_columns asks the
             // target to follow the transform, which Rewind does only by widening.
-            case SqlDialect::TypeChange::Narrows:
+            case BatchDialect::TypeChange::Narrows:
                 if (dataset.onSchemaChange == SchemaChangePolicy::SyncAllColumns &&
                     c.refusal.isEmpty())
                     c.refusal = QStringLiteral("dataset \"%1\": %2, which is narrower: "
@@ -178,7 +178,7 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
                                                "(CAST(%3 AS %4)) to keep the column as it is")
                                     .arg(dataset.name, both, col, from);
                 break;
-            case SqlDialect::TypeChange::Incompatible:
+            case BatchDialect::TypeChange::Incompatible:
                 if (dataset.onSchemaChange == SchemaChangePolicy::SyncAllColumns &&
                     c.refusal.isEmpty())
                     c.refusal = QStringLiteral("dataset \"%1\": %2, and neither holds every value "
@@ -193,14 +193,15 @@ Result<DatasetCatalog> DatasetCatalog::resolve(const Database &db, const Dataset
     QStringList quoted;
     for (const QString &col : *columns)
         quoted << db.quote(col);
-    if (const QString typesSql = d.selectColumnTypes(c.source, quoted); !typesSql.isEmpty()) {
+    if (const QString typesSql = BatchDialect::of(d).selectColumnTypes(c.source, quoted);
+        !typesSql.isEmpty()) {
         auto sourceTypes = db.exec(typesSql);
         if (!sourceTypes)
             return fail(sourceTypes.error());
         if (sourceTypes->next())
             for (qsizetype i = 0; i < columns->size(); ++i) {
                 const QString want = c.targetTypes.value(columns->at(i));
-                if (d.needsCast(sourceTypes->value(int(i)).toString(), want) &&
+                if (BatchDialect::of(d).needsCast(sourceTypes->value(int(i)).toString(), want) &&
                     !c.schemaChange.widening(columns->at(i)))
                     c.casts.insert(columns->at(i), want);
             }

@@ -26,6 +26,7 @@
 #include <QSet>
 #include <QStringBuilder>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 namespace rw {
 
@@ -102,22 +103,33 @@ Result<RollbackResult> rollbackIceberg(const Database &db, const DatasetSpec &da
                             .arg(runId)
                             .arg(dataset.name, dataset.target, others.join(QStringLiteral(", "))));
 
+    // Rows each partition loses and gets back: two grouped queries per
+    // snapshot the run's partitions go back to (usually one).
+    QHash<QString, std::vector<PartitionRef>> bySnapshot;
+    for (const auto &[p, before] : restore)
+        bySnapshot[before].push_back(p);
+    QHash<QString, qint64> removed, restored; // by partitionKey
+    for (auto it = bySnapshot.cbegin(); it != bySnapshot.cend(); ++it) {
+        const QString before = iceberg::asOf(target, it.key());
+        for (const auto &[counts, from, other] :
+             {std::tuple{&removed, target, before}, std::tuple{&restored, before, target}}) {
+            const auto [text, binds] = sql->icebergRowsOnlyIn(from, other, it.value(), names);
+            auto q = db.exec(text, binds);
+            if (!q)
+                return fail(q.error());
+            while (q->next())
+                counts->insert(partitionKey(q->value(1).toInt()
+                                                ? std::nullopt
+                                                : std::optional<QString>(q->value(0).toString())),
+                               q->value(2).toLongLong());
+        }
+    }
     std::vector<RollbackPartition> parts;
     for (const PartitionRef &p : todo) {
         RollbackPartition rp;
         rp.partition = p.label;
-        const PartitionResult done = run.done.value(partitionKey(p.label));
-        if (!done.snapshotBefore.isEmpty() && !done.snapshotAfter.isEmpty()) {
-            const QString before = iceberg::asOf(target, done.snapshotBefore);
-            auto removed = countOf(db, sql->icebergRowsOnlyIn(target, before, p, names));
-            if (!removed)
-                return fail(removed.error());
-            auto restored = countOf(db, sql->icebergRowsOnlyIn(before, target, p, names));
-            if (!restored)
-                return fail(restored.error());
-            rp.rowsRemoved = *removed;
-            rp.rowsRestored = *restored;
-        }
+        rp.rowsRemoved = removed.value(partitionKey(p.label));
+        rp.rowsRestored = restored.value(partitionKey(p.label));
         parts.push_back(rp);
     }
     if (!result.executed) {

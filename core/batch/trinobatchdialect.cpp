@@ -1,4 +1,5 @@
 #include "core/batch/batchdialect.h"
+#include "core/sql/trinodriver.h"
 
 #include <QDate>
 #include <QDateTime>
@@ -19,6 +20,11 @@ public:
     bool indexesStageForJoins() const override { return false; }
     // CREATE TABLE ... AS answers with the rows it wrote (its update count).
     bool createdTableReportsRows() const override { return true; }
+    // The work tables' scratch schema (core/sql/trinodriver.h) goes with them.
+    QStringList dropWorkSpace() const override {
+        return {QStringLiteral("DROP SCHEMA IF EXISTS \"") %
+                QString::fromLatin1(kTrinoSessionSchema) % QStringLiteral("\" CASCADE")};
+    }
     QString latestPerKey(const QString &outer, const QString &inner, const QStringList &partitionBy,
                          const QStringList &orderBy, const QString &from) const override {
         return QStringLiteral("SELECT ") % outer % QStringLiteral(" FROM (SELECT ") % inner %

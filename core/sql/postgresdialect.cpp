@@ -16,69 +16,6 @@ namespace {
 // control-table names resolve there, unqualified user tables (and tables
 // Rewind creates for the user, like replay sinks) resolve as they would in
 // psql. Temporary tables live in pg_temp, searched first as always.
-// A numeric or character type as format_type spells it, placed on the
-// ladder widening climbs: integers (by decimal digits), numeric (precision
-// and scale; unbounded when bare), floats (by mantissa bits), character
-// varying (by length; text and bare varchar unbounded). Other types (dates,
-// json, character(n) with its padding) are not on it.
-struct Rung {
-    enum Family { None, Integer, Numeric, Float, Varchar } family = None;
-    int size = 0;  // integer digits, numeric precision, float bits, varchar length
-    int scale = 0; // numeric
-    bool unbounded = false;
-};
-
-Rung rungOf(const QString &type) {
-    static const QRegularExpression shape(
-        QStringLiteral("^([a-z ]+?)\\s*(?:\\(\\s*(\\d+)\\s*(?:,\\s*(\\d+)\\s*)?\\))?$"));
-    const auto m = shape.match(type.simplified().toLower());
-    if (!m.hasMatch())
-        return {};
-    const QString base = m.captured(1);
-    const bool sized = m.hasCaptured(2) && !m.captured(2).isEmpty();
-    const int n = m.captured(2).toInt();
-    if (base == QLatin1String("smallint"))
-        return {Rung::Integer, 5};
-    if (base == QLatin1String("integer"))
-        return {Rung::Integer, 10};
-    if (base == QLatin1String("bigint"))
-        return {Rung::Integer, 19};
-    if (base == QLatin1String("numeric"))
-        return {Rung::Numeric, n, m.captured(3).toInt(), !sized};
-    if (base == QLatin1String("real"))
-        return {Rung::Float, 24};
-    if (base == QLatin1String("double precision"))
-        return {Rung::Float, 53};
-    if (base == QLatin1String("character varying"))
-        return {Rung::Varchar, n, 0, !sized};
-    if (base == QLatin1String("text") && !sized)
-        return {Rung::Varchar, 0, 0, true};
-    return {};
-}
-
-// Every value of type `a` is a value of type `b`.
-bool holds(const Rung &b, const Rung &a) {
-    // Decimal digits an integer type takes, mantissa bits a float keeps.
-    const auto floatDigits = [](int bits) { return bits == 24 ? 6 : 15; };
-    switch (a.family) {
-    case Rung::Integer:
-        if (b.family == Rung::Integer)
-            return a.size <= b.size;
-        if (b.family == Rung::Numeric)
-            return b.unbounded || b.size - b.scale >= a.size;
-        return b.family == Rung::Float && a.size <= floatDigits(b.size);
-    case Rung::Numeric:
-        return b.family == Rung::Numeric && (b.unbounded || (!a.unbounded && a.scale <= b.scale &&
-                                                             a.size - a.scale <= b.size - b.scale));
-    case Rung::Float:
-        return b.family == Rung::Float && a.size <= b.size;
-    case Rung::Varchar:
-        return b.family == Rung::Varchar && (b.unbounded || (!a.unbounded && a.size <= b.size));
-    case Rung::None:
-        break;
-    }
-    return false;
-}
 
 class PostgresDialect final : public SqlDialect {
 public:
@@ -189,45 +126,6 @@ public:
     }
     QString castText(const QString &expr) const override {
         return QStringLiteral("CAST(") % expr % QStringLiteral(" AS TEXT)");
-    }
-    // pg_typeof of a column of an empty outer-joined row: its declared type,
-    // without a modifier (numeric, not numeric(12,2)).
-    QString selectColumnTypes(const QString &select,
-                              const QStringList &quotedColumns) const override {
-        QStringList types;
-        for (const QString &c : quotedColumns)
-            types << QStringLiteral("CAST(pg_typeof(s.") % c % QStringLiteral(") AS TEXT)");
-        return QStringLiteral("SELECT ") % types.join(u", ") %
-               QStringLiteral(" FROM (SELECT 1) AS rewind_one LEFT JOIN (SELECT * FROM (") %
-               select % QStringLiteral(") AS x LIMIT 0) AS s ON true");
-    }
-    // Types that differ beyond their modifier: text against a date, say,
-    // which PostgreSQL neither compares nor assigns implicitly.
-    bool needsCast(const QString &from, const QString &to) const override {
-        static const QRegularExpression modifier(QStringLiteral("\\([0-9, ]*\\)"));
-        QString base = to;
-        base.remove(modifier);
-        return !from.isEmpty() && !to.isEmpty() &&
-               from.simplified().compare(base.simplified(), Qt::CaseInsensitive) != 0;
-    }
-    bool typesHaveWidths() const override { return true; }
-    TypeChange typeChange(const QString &from, const QString &to) const override {
-        const Rung a = rungOf(from), b = rungOf(to);
-        if (a.family == Rung::None || b.family == Rung::None ||
-            from.simplified().compare(to.simplified(), Qt::CaseInsensitive) == 0)
-            return TypeChange::Same;
-        const bool widens = holds(b, a), narrows = holds(a, b);
-        if (widens && narrows) // spelled differently, the same values (text, varchar)
-            return TypeChange::Same;
-        if (widens)
-            return TypeChange::Widens;
-        if (narrows)
-            return TypeChange::Narrows;
-        // A string against a number: a cast, as before (raw text read into a
-        // typed column).
-        if ((a.family == Rung::Varchar) != (b.family == Rung::Varchar))
-            return TypeChange::Same;
-        return TypeChange::Incompatible;
     }
     // The driver hands a timestamptz over in the process's local time and a
     // timestamp as its wall time, both as local QDateTimes: tell them apart

@@ -67,10 +67,6 @@ public:
     QString createWorkTableAs(const QString &name) const override {
         return QStringLiteral("CREATE TABLE ") % workTable(name) % QStringLiteral(" AS ");
     }
-    QStringList dropWorkSpace() const override {
-        return {QStringLiteral("DROP SCHEMA IF EXISTS ") %
-                quote(QString::fromLatin1(kTrinoSessionSchema)) % QStringLiteral(" CASCADE")};
-    }
     QString dropTempTable(const QString &name) const override {
         return QStringLiteral("DROP TABLE IF EXISTS ") % workTable(name);
     }

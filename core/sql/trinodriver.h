@@ -22,7 +22,7 @@ inline constexpr char kTrinoDriver[] = "QREWIND_TRINO";
 // rewind_work_<random>: the driver creates it before the first such
 // statement, writes its name in, and drops it (CASCADE) when the connection
 // closes, or sooner: a statement dropping kTrinoSessionSchema itself
-// (SqlDialect::dropWorkSpace, once a job's work tables are dropped) drops
+// (BatchDialect::dropWorkSpace, once a job's work tables are dropped) drops
 // the connection's scratch schema, made again on its next use. A worker
 // thread's connection closing as the thread ends (threadEnding()) leaves
 // it, as does a process killed: a session making its own drops those made
