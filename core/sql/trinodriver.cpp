@@ -591,6 +591,7 @@ bool TrinoResult::reset(const QString &query) {
         setLastError(QSqlError(QStringLiteral("Trino"), why, QSqlError::StatementError));
         return false;
     }
+    t_lastQueryId.clear(); // this statement's, or none: never an earlier one's
     if (!driver()->send("POST", driver()->statementUrl(), text.toUtf8(), body, status, why)) {
         setLastError(QSqlError(why, QString(), QSqlError::ConnectionError));
         return false;
