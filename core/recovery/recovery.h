@@ -273,6 +273,8 @@ private:
     Status findAffected(int samples);
     // Lifts the freeze: the recovery's last step (uniqueindex.cpp).
     Status unfreezeAfter();
+    // Step 5's check that no key repeats (uniqueindex.cpp).
+    Result<bool> noKeyRepeats(const BatchSql &sql, int samples, const QString &then);
 
     Database m_db;
     DatasetSpec m_dataset;

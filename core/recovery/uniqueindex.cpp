@@ -24,6 +24,22 @@ Result<bool> uniqueIndexExists(const Database &db, const DatasetSpec &dataset,
 
 using namespace recovery_detail;
 
+// The target's duplicates after the re-run (m_result.after): true when no
+// key repeats; else the recovery stops there, saying so, `then` after it.
+Result<bool> Recovery::noKeyRepeats(const BatchSql &sql, int samples, const QString &then) {
+    auto after = findDuplicates(m_db, m_dataset, sql, samples);
+    if (!after)
+        return fail(after.error());
+    m_result.after = *after;
+    if (after->duplicateKeys == 0)
+        return true;
+    stop(RecoveryStep::UniqueIndex, QStringLiteral("%1 duplicate keys remain (%2 extra rows)%3")
+                                        .arg(after->duplicateKeys)
+                                        .arg(after->extraRows)
+                                        .arg(then));
+    return false;
+}
+
 Status Recovery::uniqueIndex(int samples) {
     const BatchSql sql = batchSql();
     if (auto s = require(RecoveryStep::UniqueIndex, RecoveryStep::Totals); !s)
@@ -31,17 +47,11 @@ Status Recovery::uniqueIndex(int samples) {
     if (m_db.dialect().keepsControlApart()) {
         // Iceberg (Trino) has no indexes: what the index would have checked,
         // that no key repeats, is checked once more and said.
-        auto after = findDuplicates(m_db, m_dataset, sql, samples);
-        if (!after)
-            return fail(after.error());
-        m_result.after = *after;
-        if (after->duplicateKeys > 0) {
-            stop(RecoveryStep::UniqueIndex,
-                 QStringLiteral("%1 duplicate keys remain (%2 extra rows) after the re-run")
-                     .arg(after->duplicateKeys)
-                     .arg(after->extraRows));
+        auto clean = noKeyRepeats(sql, samples, QStringLiteral(" after the re-run"));
+        if (!clean)
+            return fail(clean.error());
+        if (!*clean)
             return {};
-        }
         m_result.steps.push_back(
             {RecoveryStep::UniqueIndex, RecoveryStepStatus::Skipped, kNoIcebergIndex});
         return unfreezeAfter();
@@ -82,18 +92,12 @@ Status Recovery::uniqueIndex(int samples) {
                      .arg(nullable.join(QStringLiteral(", "))));
             return {};
         }
-        auto after = findDuplicates(m_db, m_dataset, sql, samples);
-        if (!after)
-            return fail(after.error());
-        m_result.after = *after;
-        if (after->duplicateKeys > 0) {
-            stop(RecoveryStep::UniqueIndex,
-                 QStringLiteral(
-                     "%1 duplicate keys remain (%2 extra rows): the unique index cannot be added")
-                     .arg(after->duplicateKeys)
-                     .arg(after->extraRows));
+        auto clean =
+            noKeyRepeats(sql, samples, QStringLiteral(": the unique index cannot be added"));
+        if (!clean)
+            return fail(clean.error());
+        if (!*clean)
             return {};
-        }
         auto has = uniqueIndexExists(m_db, m_dataset, m_result.uniqueIndex);
         if (!has)
             return fail(has.error());
