@@ -2,6 +2,7 @@
 
 #include "app/rewindctl/cli.h"
 #include "core/demo/demo.h"
+#include "core/workspace/spec.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -367,6 +368,18 @@ QString digest(const QString &dbPath, const QString &select) {
         .arg(QString::fromLatin1(h.result().toHex()));
 }
 
+QString controlStore(const QStringList &workspaceArgs) {
+    const QString db = workspaceArgs.value(workspaceArgs.indexOf(QStringLiteral("--db")) + 1);
+    if (!db.startsWith(QLatin1String("trino://")))
+        return db;
+    const QString specPath =
+        workspaceArgs.value(workspaceArgs.indexOf(QStringLiteral("--spec")) + 1);
+    auto spec = rw::loadSpec(specPath);
+    if (!spec)
+        qFatal("%s", qPrintable(spec.error().message));
+    return spec->controlDb;
+}
+
 Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceArgs,
                        const QString &failpoint, int committed,
                        const std::function<QString()> &atKill) {
@@ -415,11 +428,11 @@ Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceA
         return out;
     }
     // Nothing half-published: the chunks committed before the kill, no more.
-    const QString dbPath = workspaceArgs.value(workspaceArgs.indexOf(QStringLiteral("--db")) + 1);
-    const qint64 done = scalarAt(
-        dbPath, QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done' "
-                               "AND run_id = %1")
-                    .arg(out.runId));
+    const qint64 done =
+        scalarAt(controlStore(workspaceArgs),
+                 QStringLiteral("SELECT COUNT(*) FROM rewind_checkpoints WHERE status = 'done' "
+                                "AND run_id = %1")
+                     .arg(out.runId));
     if (done != committed) {
         out.problem = QStringLiteral("killed at %1: %2 checkpoints, expected %3")
                           .arg(failpoint)

@@ -177,6 +177,11 @@ QString digest(const QString &dbPath, const QString &select);
 // message alone when it fails.
 QStringList rowsAt(const QString &dbPath, const QString &select);
 
+// Where the control tables (runs, checkpoints, audit) of the workspace
+// `workspaceArgs` (--db D --spec S) are: D itself, or for a Trino warehouse
+// the spec's control_db.
+QString controlStore(const QStringList &workspaceArgs);
+
 // Runs `runArgs` (rewindctl run ... --execute --json) with `failpoint` set
 // and makes sure the child died there (its failpoint mark and a crash: a
 // failpoint the run never reaches is a problem, never a pass), that `runs`
@@ -197,7 +202,8 @@ Resumed killThenResume(const QStringList &runArgs, const QStringList &workspaceA
 // The run ledger after a batch run `runId` of `dataset` over `partitions`
 // partitions finished: the run succeeded and is the only run, no run is left
 // running; each partition has one 'done' checkpoint, one publish audit row
-// and a published state naming the run. Empty when consistent, else what is not.
+// and a published state naming the run. Empty when consistent, else what is
+// not. `dbPath`: where the control tables are (controlStore).
 QString ledgerProblems(const QString &dbPath, const QString &dataset, qint64 runId, int partitions);
 
 } // namespace testsupport
