@@ -61,6 +61,14 @@ public:
     // row, so it also marks which side of an outer join matched); with no
     // alias, of the statement's one table.
     virtual QString rowIdentity(const QString &alias) const = 0;
+    // A work table's rows (the stage's), each with an identity no other row
+    // of it shares: the FROM item reading `table` as `alias`, and that
+    // identity. rowIdentity where the engine's names one row; Trino's names
+    // a data file, so its rows are numbered there.
+    virtual std::pair<QString, QString> identifiedRows(const QString &table,
+                                                       const QString &alias) const {
+        return {table + QStringLiteral(" AS ") + alias, rowIdentity(alias)};
+    }
     // Statements before and after an UPDATE that joins the target to a work
     // table on rowIdentity for many rows, so that the engine hashes the
     // identities of the rows it scans rather than looking each one up (empty

@@ -434,17 +434,20 @@ QString BatchSql::diffCounts(bool targetKeysRepeat, QVariantList &binds,
     const QString tid = engine().rowIdentity(QStringLiteral("t"));
     const QString differs = tid % QStringLiteral(" IS NOT NULL AND ") %
                             rowsDiffer(QStringLiteral("t"), QStringLiteral("s"));
-    const QString updated = targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") %
-                                                       differs % QStringLiteral(" THEN ") %
-                                                       engine().rowIdentity(QStringLiteral("s")) %
-                                                       QStringLiteral(" END)"))
-                                             : QString(QStringLiteral("SUM(CASE WHEN ") % differs %
-                                                       QStringLiteral(" THEN 1 ELSE 0 END)"));
+    const auto [staged, stagedRow] =
+        targetKeysRepeat
+            ? engine().identifiedRows(w(kStage), QStringLiteral("s"))
+            : std::pair<QString, QString>(w(kStage) % QStringLiteral(" AS s"), QString());
+    const QString updated =
+        targetKeysRepeat ? QString(QStringLiteral("COUNT(DISTINCT CASE WHEN ") % differs %
+                                   QStringLiteral(" THEN ") % stagedRow % QStringLiteral(" END)"))
+                         : QString(QStringLiteral("SUM(CASE WHEN ") % differs %
+                                   QStringLiteral(" THEN 1 ELSE 0 END)"));
     return QStringLiteral("SELECT ") % countLabels(QStringLiteral("s"), m_strategy.scope) %
            QStringLiteral("COUNT(*), SUM(CASE WHEN ") % tid %
            QStringLiteral(" IS NULL THEN 1 ELSE 0 END), ") % updated % QStringLiteral(", ") %
-           anyKeyNull(QStringLiteral("s")) % QStringLiteral(" FROM ") % w(kStage) %
-           QStringLiteral(" AS s LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ") %
+           anyKeyNull(QStringLiteral("s")) % QStringLiteral(" FROM ") % staged %
+           QStringLiteral(" LEFT JOIN ") % tgt() % QStringLiteral(" AS t ON ") %
            stageKeyMatch(QStringLiteral("t")) % QStringLiteral(" AND ") % inScope %
            (only ? QString(QStringLiteral(" WHERE ") %
                            scopeOn(partExpr(QStringLiteral("s")), *only, binds))

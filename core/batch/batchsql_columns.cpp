@@ -61,7 +61,8 @@ QStringList BatchSql::createChanges(QVariantList &binds) const {
                   QStringLiteral(" IS NULL THEN 1 ELSE 0 END AS rewind_isnull");
     for (const QString &k : partitionAndKey())
         select << QStringLiteral("s.") % q(k);
-    select << engine().rowIdentity(QStringLiteral("s")) % QStringLiteral(" AS rewind_srow")
+    const auto [staged, stagedRow] = engine().identifiedRows(w(kStage), QStringLiteral("s"));
+    select << stagedRow % QStringLiteral(" AS rewind_srow")
            << QStringLiteral("CASE WHEN ") % tid %
                   QStringLiteral(" IS NULL THEN 0 ELSE 1 END AS rewind_m");
     QStringList changed;
@@ -96,7 +97,7 @@ QStringList BatchSql::createChanges(QVariantList &binds) const {
     const QString inScope = tgtScope(QStringLiteral("t"), binds);
     return {m_db.dialect().dropTempTable(kChanges),
             createWork(kChanges) % QStringLiteral("SELECT ") % select.join(QStringLiteral(", ")) %
-                QStringLiteral(" FROM ") % w(kStage) % QStringLiteral(" AS s LEFT JOIN ") % tgt() %
+                QStringLiteral(" FROM ") % staged % QStringLiteral(" LEFT JOIN ") % tgt() %
                 QStringLiteral(" AS t ON ") % stageKeyMatch(QStringLiteral("t")) %
                 QStringLiteral(" AND ") % inScope % QStringLiteral(" WHERE ") % tid %
                 QStringLiteral(" IS NULL OR ") %

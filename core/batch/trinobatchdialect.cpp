@@ -53,6 +53,14 @@ public:
     QString rowIdentity(const QString &alias) const override {
         return alias.isEmpty() ? QStringLiteral("\"$path\"") : alias % QStringLiteral(".\"$path\"");
     }
+    // A file holds many staged rows: counting changed rows by $path counted
+    // files (10M-row bench: one update where 4,110 rows changed).
+    std::pair<QString, QString> identifiedRows(const QString &table,
+                                               const QString &alias) const override {
+        return {QStringLiteral("(SELECT *, row_number() OVER () AS rewind_rowid FROM ") % table %
+                    QStringLiteral(") AS ") % alias,
+                alias % QStringLiteral(".rewind_rowid")};
+    }
     std::pair<QString, QString> aroundHashedIdentityJoin() const override { return {}; }
     // xxhash64 of the values' text forms, each marked as a value or a NULL
     // (NULL and '' differ), cut to 32 bits as on the other engines.
