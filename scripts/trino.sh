@@ -109,6 +109,10 @@ rewind_trino_start() {
   rewind_trino_stop
   unset REWIND_TEST_TRINO_URL REWIND_TEST_TRINO_DIR REWIND_TEST_TRINO_CLI
   local started=$SECONDS cache java port pg pg_user pg_address server name
+  # The server's heap: REWIND_TRINO_HEAP, whole gigabytes (2G by default).
+  local heap=${REWIND_TRINO_HEAP:-2G}
+  heap=${heap%G}
+  case $heap in ''|*[!0-9]*|0) echo "rewind: REWIND_TRINO_HEAP must be whole gigabytes (2G), not ${REWIND_TRINO_HEAP}" >&2; return 1 ;; esac
   if [ -z "${REWIND_TEST_PG_URL:-}" ]; then
     echo "rewind: Trino's Iceberg catalog needs the throwaway PostgreSQL (rewind_pg_start): ${REWIND_TEST_PG_SKIP:-not started}" >&2
     return 1
@@ -169,11 +173,11 @@ node.internal-address=127.0.0.1
 EOF
   # Trino's recommended flags (docs: installation/deployment) with a modest
   # heap: the machine's 2 cores and 24 GB are shared with PostgreSQL, the
-  # Kafka cluster and the tests. No heap dump on OOM: the folder is thrown
-  # away.
+  # Kafka cluster and the tests (REWIND_TRINO_HEAP above, for a bench of
+  # larger tables). No heap dump on OOM: the folder is thrown away.
   cat >"$REWIND_TRINO_DIR/etc/jvm.config" <<EOF
 -server
--Xmx2G
+-Xmx${heap}G
 -XX:+UseG1GC
 -XX:G1HeapRegionSize=32M
 -XX:+ExplicitGCInvokesConcurrent
@@ -188,15 +192,16 @@ EOF
 -XX:+EnableDynamicAgentLoading
 -Djava.io.tmpdir=$REWIND_TRINO_DIR/tmp
 EOF
-  # Small queries only: query memory well under the heap less Trino's
-  # headroom (30 % of it).
+  # Query memory half the heap (at least 1 GB): well under the heap less
+  # Trino's headroom (30 % of it).
+  local query_memory=$(( heap / 2 > 1 ? heap / 2 : 1 ))
   cat >"$REWIND_TRINO_DIR/etc/config.properties" <<EOF
 coordinator=true
 node-scheduler.include-coordinator=true
 http-server.http.port=$port
 discovery.uri=http://127.0.0.1:$port
-query.max-memory=1GB
-query.max-memory-per-node=1GB
+query.max-memory=${query_memory}GB
+query.max-memory-per-node=${query_memory}GB
 task.concurrency=2
 catalog.config-dir=$REWIND_TRINO_DIR/etc/catalog
 plugin.dir=$REWIND_TRINO_DIR/plugin

@@ -91,6 +91,16 @@ public:
         return rowHash(quotedExpressions);
     }
 
+    // An order-independent checksum of the rows a group holds, of the
+    // columns `quotedExpressions` (types as rowHash takes them): a number or
+    // text, never NULL (0 for no rows). The sum of rowHash; Trino's own
+    // checksum() aggregate.
+    virtual QString rowsChecksum(const QStringList &quotedExpressions,
+                                 const QList<int> &nativeTypes) const {
+        return QStringLiteral("COALESCE(SUM(") + rowHash(quotedExpressions, nativeTypes) +
+               QStringLiteral("), 0)");
+    }
+
     // Partition labels
     // The label of a partition value `expr`: the text partitions are listed,
     // chosen (--partition, --from, --to) and recorded by. Its castText()

@@ -168,8 +168,7 @@ QString BatchSql::fingerprintExpr() const {
         cols << q(c);
     const SqlDialect &d = m_db.dialect();
     return d.castText(QStringLiteral("COUNT(*)")) % QStringLiteral(" || ':' || ") %
-           d.castText(QStringLiteral("COALESCE(SUM(") % engine().rowHash(cols, m_cat.columnTypes) %
-                      QStringLiteral("), 0)"));
+           d.castText(engine().rowsChecksum(cols, m_cat.columnTypes));
 }
 
 QString BatchSql::sourceStats(const std::vector<PartitionRef> &scope, QVariantList &binds) const {
@@ -355,15 +354,14 @@ QString BatchSql::keyMatch(const QString &a, const QString &b) const {
     return terms.join(QStringLiteral(" AND "));
 }
 
-QString BatchSql::stageKeyMatch(const QString &a) const {
-    const QString s = QStringLiteral("s");
+QString BatchSql::stageKeyMatch(const QString &a, const QString &s) const {
     if (!m_strategy.stageKeysNotNull)
         return keyMatch(a, s);
     QStringList terms;
     if (m_dataset->partitioned())
         terms << partExpr(a) % QStringLiteral(" = ") % partExpr(s);
     for (const QString &k : m_cat.key)
-        terms << a % u'.' % q(k) % QStringLiteral(" = s.") % q(k);
+        terms << a % u'.' % q(k) % QStringLiteral(" = ") % s % u'.' % q(k);
     return terms.join(QStringLiteral(" AND "));
 }
 

@@ -417,7 +417,8 @@ public:
     QString targetCast(const QString &column) const { return m_cat.casts.value(column); }
 
     QString keyMatch(const QString &a, const QString &b) const; // partition + key, null-safe
-    // keyMatch of `a` with the staged row `s`: plain equality while the
+    // keyMatch of `a` with the staged row `s` (or rows of the stage's keys,
+    // rewind_changes', aliased `s`): plain equality while the
     // strategy says no staged partition or key is NULL, where
     // it means the same and, unlike PostgreSQL's null-safe spelling, lets the
     // planner hash join on the columns themselves and probe their index.
@@ -425,7 +426,7 @@ public:
     // (createStageWithMatches), no staged
     // row exists to look at first: the caller matches on `=` and, when the
     // rows it got hold a NULL partition or key, asks again null-safe.
-    QString stageKeyMatch(const QString &a) const;
+    QString stageKeyMatch(const QString &a, const QString &s = QStringLiteral("s")) const;
     // One row when a staged row's partition or a key column is NULL (before
     // createMatches, whose table keeps no keys to look at afterwards).
     QString stageKeysNullProbe() const;

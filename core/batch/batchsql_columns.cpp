@@ -349,7 +349,7 @@ QString BatchSql::columnStats(bool ofStage, QVariantList &binds, bool withKept,
         from += QStringLiteral(" LEFT JOIN (SELECT DISTINCT 1 AS rewind_hit, ") %
                 keys.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % w(kChanges) %
                 QStringLiteral(" WHERE rewind_m = 1) AS c ON ") %
-                keyMatch(QStringLiteral("t"), QStringLiteral("c"));
+                stageKeyMatch(QStringLiteral("t"), QStringLiteral("c"));
     }
     return QStringLiteral("SELECT ") % countLabels(a, m_strategy.scope) %
            values.join(QStringLiteral(", ")) % QStringLiteral(" FROM ") % from %
@@ -380,7 +380,7 @@ QStringList BatchSql::keptExtremes(QVariantList &binds) const {
                 QStringLiteral(" AS t WHERE ") % tgtScope(t, binds) %
                 QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM ") % w(kChanges) %
                 QStringLiteral(" AS c WHERE c.rewind_m = 1 AND ") %
-                keyMatch(t, QStringLiteral("c")) % u')' % countGrouping(t, m_strategy.scope)};
+                stageKeyMatch(t, QStringLiteral("c")) % u')' % countGrouping(t, m_strategy.scope)};
 }
 
 } // namespace rw

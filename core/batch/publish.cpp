@@ -25,10 +25,9 @@ Q_DECLARE_LOGGING_CATEGORY(lcBatch)
 
 namespace rw {
 
-qint64 chunkRowBudget() {
-    constexpr qint64 kDefault = 200000;
+qint64 chunkRowBudget(qint64 fallback) {
     if (!qEnvironmentVariableIsSet("REWIND_CHUNK_ROWS"))
-        return kDefault;
+        return fallback;
     bool ok = false;
     const QString text = qEnvironmentVariable("REWIND_CHUNK_ROWS");
     const qint64 rows = text.toLongLong(&ok);
@@ -37,8 +36,8 @@ qint64 chunkRowBudget() {
     qCWarning(lcBatch).noquote()
         << QStringLiteral("REWIND_CHUNK_ROWS=%1: expected a whole number from 1; using %2")
                .arg(text)
-               .arg(kDefault);
-    return kDefault;
+               .arg(fallback);
+    return fallback;
 }
 
 namespace {

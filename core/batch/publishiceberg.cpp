@@ -146,7 +146,8 @@ void publishIcebergChunks(const Database &db, const DatasetSpec &dataset, BatchS
     const auto report = [&](const QString &phase) { progress.report(phase); };
     bool anyCheckFailed = false;
     SourceStatsReader fingerprints(db);
-    ChunkSizer sizer(sql.isScd2(), plan.stats, chunkRowBudget()); // scd2: a month a chunk
+    ChunkSizer sizer(sql.isScd2(), plan.stats,
+                     chunkRowBudget(kIcebergChunkRows)); // scd2: a month a chunk
     std::size_t singlesUntil = 0; // partitions before this index go one per chunk
     const auto dropWork = [&] { (void)db.execAll(sql.dropWorkTables()); };
     for (std::size_t at = 0; at < todo.size();) {

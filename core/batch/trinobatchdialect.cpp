@@ -72,6 +72,13 @@ public:
         return QStringLiteral("bitwise_and(from_big_endian_64(xxhash64(to_utf8(array_join(ARRAY[") %
                parts.join(u", ") % QStringLiteral("], chr(31))))), 4294967295)");
     }
+    // Trino's checksum() of the rows: twice as fast as summing rowHash,
+    // which formats every value as text (a year of 10.5M source rows: 3.2 s
+    // against 6.6 s for the fingerprints of `partitions`).
+    QString rowsChecksum(const QStringList &quotedExpressions, const QList<int> &) const override {
+        return QStringLiteral("COALESCE(to_hex(checksum(ROW(") % quotedExpressions.join(u", ") %
+               QStringLiteral("))), '0')");
+    }
     // As on PostgreSQL: a timestamp's label in ISO-8601 with a T, its
     // fraction only when there is one, an instant with a Z; any other value
     // its text. typeof() is known when the statement is planned, so the
