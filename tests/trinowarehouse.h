@@ -14,6 +14,7 @@
 #include <QStringBuilder>
 #include <QStringList>
 #include <QTemporaryDir>
+#include <functional>
 #include <optional>
 
 namespace trinotest {
@@ -75,6 +76,22 @@ inline QString handOverwrite(const QString &src, const QString &tgt) {
                .arg(tgt, src);
 }
 
+// What an append of every row of `src` to `tgt` leaves, by hand.
+inline QString handAppend(const QString &src, const QString &tgt) {
+    return QStringLiteral("SELECT order_id, dt, amount, region, updated_at FROM %1 UNION ALL "
+                          "SELECT order_id, dt, amount, region, updated_at FROM %2")
+        .arg(tgt, src);
+}
+
+// What a delete_insert of every row of `src` into `tgt` leaves, by hand: the
+// target's rows of each staged (day, key) replaced by every staged row of it.
+inline QString handDeleteInsert(const QString &src, const QString &tgt) {
+    return QStringLiteral("SELECT order_id, dt, amount, region, updated_at FROM %2 UNION ALL "
+                          "SELECT t.* FROM %1 AS t WHERE NOT EXISTS (SELECT 1 FROM %2 AS s "
+                          "WHERE s.dt = t.dt AND s.order_id = t.order_id)")
+        .arg(tgt, src);
+}
+
 // Rows one side has and the other has not, both ways (0: equal multisets).
 inline qint64 difference(const Database &db, const QString &a, const QString &b) {
     auto v = db.scalar(
@@ -102,39 +119,38 @@ inline QJsonObject jsonOf(const QByteArray &out) {
     return QJsonDocument::fromJson(out).object();
 }
 
-// A workspace over two fresh tables: `merge` and `overwrite` datasets of
-// the same source and target, a control store of its own.
-struct Warehouse {
+// A workspace over two fresh Iceberg tables, a source and a target made by
+// `statements(src, tgt)`, its spec `specJson(src, tgt)` (whose control
+// store, control.db, is its own), dropped at the end.
+struct IcebergWorkspace {
+    using Make = std::function<QStringList(const QString &src, const QString &tgt)>;
+    using Spec = std::function<QString(const QString &src, const QString &tgt)>;
     QTemporaryDir dir;
-    QString src = uniqueTable("wsrc");
-    QString tgt = uniqueTable("wtgt");
+    QString src;
+    QString tgt;
     QString spec;
     std::optional<Database> db;
 
-    explicit Warehouse(const QString &gate = QString()) {
+    IcebergWorkspace(const char *srcStem, const char *tgtStem, const Make &statements,
+                     const Spec &specJson)
+        : src(uniqueTable(srcStem))
+        , tgt(uniqueTable(tgtStem)) {
         auto opened = Database::open(trinoUrl());
         if (!opened)
             qFatal("%s", qPrintable(opened.error().message));
         db = *opened;
-        for (const QString &statement : warehouse(src, tgt))
+        for (const QString &statement : statements(src, tgt))
             if (auto r = db->exec(statement); !r)
                 qFatal("%s", qPrintable(r.error().message));
-        spec = writeFile(dir, QStringLiteral("w.json"),
-                         QStringLiteral(R"({"control_db": "control.db", "datasets": {
-            "sales": {"source": "%1", "target": "%2", "partition_column": "dt",
-                      "key": ["order_id"], "order_by": "updated_at", "write": "merge"%3},
-            "sales_days": {"source": "%1", "target": "%2", "partition_column": "dt",
-                      "key": ["order_id"], "order_by": "updated_at",
-                      "write": "overwrite_partition"},
-            "more": {"source": "%1", "target": "%2", "partition_column": "dt", "write": "append"},
-            "redo": {"source": "%1", "target": "%2", "partition_column": "dt",
-                     "key": ["order_id"], "write": "delete_insert"}}})")
-                             .arg(src, tgt, gate));
+        spec = writeFile(dir, QStringLiteral("w.json"), specJson(src, tgt));
     }
-    ~Warehouse() {
+    ~IcebergWorkspace() {
         for (const QString &t : {src, tgt})
             (void)db->exec(QStringLiteral("DROP TABLE IF EXISTS %1").arg(t));
     }
+    IcebergWorkspace(const IcebergWorkspace &) = delete;
+    IcebergWorkspace &operator=(const IcebergWorkspace &) = delete;
+
     QStringList args() const {
         return {QStringLiteral("--db"), trinoUrl(), QStringLiteral("--spec"), spec};
     }
@@ -155,6 +171,25 @@ struct Warehouse {
             qFatal("%s", qPrintable(c.error().message));
         return scalarOf(*c, sql);
     }
+};
+
+// The warehouse above (warehouse()) with `merge`, `overwrite_partition`,
+// `append` and `delete_insert` datasets of the same source and target
+// (sales, sales_days, more, redo), `gate` added to sales.
+struct Warehouse : IcebergWorkspace {
+    explicit Warehouse(const QString &gate = QString())
+        : IcebergWorkspace("wsrc", "wtgt", warehouse, [&gate](const QString &s, const QString &t) {
+            return QStringLiteral(R"({"control_db": "control.db", "datasets": {
+            "sales": {"source": "%1", "target": "%2", "partition_column": "dt",
+                      "key": ["order_id"], "order_by": "updated_at", "write": "merge"%3},
+            "sales_days": {"source": "%1", "target": "%2", "partition_column": "dt",
+                      "key": ["order_id"], "order_by": "updated_at",
+                      "write": "overwrite_partition"},
+            "more": {"source": "%1", "target": "%2", "partition_column": "dt", "write": "append"},
+            "redo": {"source": "%1", "target": "%2", "partition_column": "dt",
+                     "key": ["order_id"], "write": "delete_insert"}}})")
+                .arg(s, t, gate);
+        }) {}
 };
 
 } // namespace trinotest

@@ -53,23 +53,10 @@ QStringList sixDays(const QString &src, const QString &tgt) {
 
 // A six-day warehouse with a dataset per write mode and a control store of
 // its own.
-struct SixDays {
-    QTemporaryDir dir;
-    QString src = uniqueTable("csrc");
-    QString tgt = uniqueTable("ctgt");
-    QString spec;
-    std::optional<Database> db;
-
-    SixDays() {
-        auto opened = Database::open(trinoUrl());
-        if (!opened)
-            qFatal("%s", qPrintable(opened.error().message));
-        db = *opened;
-        for (const QString &statement : sixDays(src, tgt))
-            if (auto r = db->exec(statement); !r)
-                qFatal("%s", qPrintable(r.error().message));
-        spec = trinotest::writeFile(dir, QStringLiteral("w.json"),
-                                    QStringLiteral(R"({"control_db": "control.db", "datasets": {
+struct SixDays : IcebergWorkspace {
+    SixDays()
+        : IcebergWorkspace("csrc", "ctgt", sixDays, [](const QString &s, const QString &t) {
+            return QStringLiteral(R"({"control_db": "control.db", "datasets": {
             "merge": {"source": "%1", "target": "%2", "partition_column": "dt",
                       "key": ["order_id"], "order_by": "updated_at", "write": "merge"},
             "overwrite_partition": {"source": "%1", "target": "%2", "partition_column": "dt",
@@ -78,23 +65,9 @@ struct SixDays {
             "append": {"source": "%1", "target": "%2", "partition_column": "dt", "write": "append"},
             "delete_insert": {"source": "%1", "target": "%2", "partition_column": "dt",
                      "key": ["order_id"], "write": "delete_insert"}}})")
-                                        .arg(src, tgt));
-    }
-    ~SixDays() {
-        for (const QString &t : {src, tgt})
-            (void)db->exec(QStringLiteral("DROP TABLE IF EXISTS %1").arg(t));
-    }
-    QStringList args() const {
-        return {QStringLiteral("--db"), trinoUrl(), QStringLiteral("--spec"), spec};
-    }
+                .arg(s, t);
+        }) {}
     qint64 scalar(const QString &sql) const { return scalarOf(*db, sql); }
-    QString current() const {
-        auto v = db->scalar(
-            QStringLiteral("SELECT CAST(snapshot_id AS VARCHAR) FROM \"%1$refs\" WHERE name = "
-                           "'main'")
-                .arg(tgt));
-        return v ? v->toString() : QString();
-    }
 
     // What an uninterrupted run of `mode` leaves, by hand, from the target
     // as of snapshot `start`.
@@ -105,11 +78,8 @@ struct SixDays {
         if (mode == QLatin1String("overwrite_partition"))
             return handOverwrite(src, before);
         if (mode == QLatin1String("append"))
-            return all(before) % QStringLiteral(" UNION ALL ") % all(src);
-        return all(src) % QStringLiteral(" UNION ALL SELECT t.* FROM %1 AS t WHERE NOT EXISTS "
-                                         "(SELECT 1 FROM %2 AS s WHERE s.dt = t.dt AND "
-                                         "s.order_id = t.order_id)")
-                              .arg(before, src);
+            return handAppend(src, before);
+        return handDeleteInsert(src, before);
     }
 };
 
