@@ -14,6 +14,7 @@
 #include <QStringBuilder>
 #include <QStringList>
 #include <QTemporaryDir>
+#include <array>
 #include <functional>
 #include <optional>
 
@@ -173,22 +174,31 @@ struct IcebergWorkspace {
     }
 };
 
+// A spec with a dataset per write mode, each of source `src` and target
+// `tgt` by day, named `names` (merge, overwrite_partition, append,
+// delete_insert), `gate` added to the merge; a control store of its own.
+inline QString fourWritesSpec(const QString &src, const QString &tgt,
+                              const std::array<const char *, 4> &names,
+                              const QString &gate = QString()) {
+    return QStringLiteral(R"({"control_db": "control.db", "datasets": {
+        "%3": {"source": "%1", "target": "%2", "partition_column": "dt",
+               "key": ["order_id"], "order_by": "updated_at", "write": "merge"%7},
+        "%4": {"source": "%1", "target": "%2", "partition_column": "dt",
+               "key": ["order_id"], "order_by": "updated_at", "write": "overwrite_partition"},
+        "%5": {"source": "%1", "target": "%2", "partition_column": "dt", "write": "append"},
+        "%6": {"source": "%1", "target": "%2", "partition_column": "dt",
+               "key": ["order_id"], "write": "delete_insert"}}})")
+        .arg(src, tgt, QLatin1String(names[0]), QLatin1String(names[1]), QLatin1String(names[2]),
+             QLatin1String(names[3]), gate);
+}
+
 // The warehouse above (warehouse()) with `merge`, `overwrite_partition`,
 // `append` and `delete_insert` datasets of the same source and target
 // (sales, sales_days, more, redo), `gate` added to sales.
 struct Warehouse : IcebergWorkspace {
     explicit Warehouse(const QString &gate = QString())
         : IcebergWorkspace("wsrc", "wtgt", warehouse, [&gate](const QString &s, const QString &t) {
-            return QStringLiteral(R"({"control_db": "control.db", "datasets": {
-            "sales": {"source": "%1", "target": "%2", "partition_column": "dt",
-                      "key": ["order_id"], "order_by": "updated_at", "write": "merge"%3},
-            "sales_days": {"source": "%1", "target": "%2", "partition_column": "dt",
-                      "key": ["order_id"], "order_by": "updated_at",
-                      "write": "overwrite_partition"},
-            "more": {"source": "%1", "target": "%2", "partition_column": "dt", "write": "append"},
-            "redo": {"source": "%1", "target": "%2", "partition_column": "dt",
-                     "key": ["order_id"], "write": "delete_insert"}}})")
-                .arg(s, t, gate);
+            return fourWritesSpec(s, t, {"sales", "sales_days", "more", "redo"}, gate);
         }) {}
 };
 

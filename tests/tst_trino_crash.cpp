@@ -56,16 +56,8 @@ QStringList sixDays(const QString &src, const QString &tgt) {
 struct SixDays : IcebergWorkspace {
     SixDays()
         : IcebergWorkspace("csrc", "ctgt", sixDays, [](const QString &s, const QString &t) {
-            return QStringLiteral(R"({"control_db": "control.db", "datasets": {
-            "merge": {"source": "%1", "target": "%2", "partition_column": "dt",
-                      "key": ["order_id"], "order_by": "updated_at", "write": "merge"},
-            "overwrite_partition": {"source": "%1", "target": "%2", "partition_column": "dt",
-                      "key": ["order_id"], "order_by": "updated_at",
-                      "write": "overwrite_partition"},
-            "append": {"source": "%1", "target": "%2", "partition_column": "dt", "write": "append"},
-            "delete_insert": {"source": "%1", "target": "%2", "partition_column": "dt",
-                     "key": ["order_id"], "write": "delete_insert"}}})")
-                .arg(s, t);
+            return fourWritesSpec(s, t,
+                                  {"merge", "overwrite_partition", "append", "delete_insert"});
         }) {}
     qint64 scalar(const QString &sql) const { return scalarOf(*db, sql); }
 
